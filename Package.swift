@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
+// Simulation and Metrics sit on those; Reporting on both; the `echolab` executable on top.
+let package = Package(
+    name: "EchoLab",
+    products: [
+        .executable(name: "echolab", targets: ["echolab"]),
+        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "Simulation", "Metrics", "Reporting"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // Thin system-library targets: a module map and a shim header each, found through pkg-config.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+
+        .target(name: "VirtualTime"),
+        .target(name: "AudioCore"),
+        .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW"]),
+        .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
+        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
+        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioCore"]),
+        .executableTarget(name: "echolab", dependencies: [
+            "Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore"], path: "Benchmarks/EchoLabBench"),
+
+        .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime"]),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
+        .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
+        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore"]),
+    ]
+)

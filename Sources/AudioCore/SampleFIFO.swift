@@ -1,0 +1,122 @@
+/// A fixed-capacity ring of mono Float32 samples between two cadences (the app's 20 ms pushes
+/// and the engine's 10 ms ticks, say), with explicit policies and counters:
+/// - reading more than is buffered fills the rest with silence and counts an underrun;
+/// - writing past capacity drops the oldest samples and counts an overrun.
+/// Every sample written is therefore either read or counted in `droppedSamples` (or still held),
+/// which is the conservation law the tests check: `written == read + dropped + count`.
+/// Storage is allocated once, in `init`; reads and writes copy and never allocate.
+public struct SampleFIFO: Sendable {
+    public private(set) var capacity: Int
+    private var storage: [Float]
+    private var head = 0            // index of the oldest sample
+    public private(set) var count = 0
+
+    /// Samples accepted by `write`, in total.
+    public private(set) var writtenSamples: Int64 = 0
+    /// Real samples handed out by `read` (silence filled on underrun not included).
+    public private(set) var readSamples: Int64 = 0
+    /// Samples thrown away by overruns (oldest first) or by `clear()`.
+    public private(set) var droppedSamples: Int64 = 0
+    /// Silent samples `read` had to make up.
+    public private(set) var missingSamples: Int64 = 0
+    /// Reads that found fewer samples than asked for.
+    public private(set) var underruns = 0
+    /// Writes that did not fit and dropped the oldest samples.
+    public private(set) var overruns = 0
+
+    public init(capacity: Int) {
+        precondition(capacity > 0, "FIFO capacity must be positive")
+        self.capacity = capacity
+        storage = [Float](repeating: 0, count: capacity)
+    }
+
+    public var isEmpty: Bool { count == 0 }
+    public var freeSpace: Int { capacity - count }
+
+    /// Appends `frameCount` samples of `source` starting at `offset`; drops the oldest on overflow.
+    public mutating func write(_ source: [Float], from offset: Int = 0, count frameCount: Int) {
+        precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= source.count)
+        writtenSamples += Int64(frameCount)
+        var start = offset
+        var n = frameCount
+        if n > capacity {            // only the newest `capacity` samples can survive
+            droppedSamples += Int64(n - capacity)
+            start += n - capacity
+            n = capacity
+            if count > 0 { dropOldest(count) }
+            overruns += 1
+        } else if n > freeSpace {
+            dropOldest(n - freeSpace)
+            overruns += 1
+        }
+        var tail = (head + count) % capacity
+        for i in 0..<n {
+            storage[tail] = source[start + i]
+            tail += 1
+            if tail == capacity { tail = 0 }
+        }
+        count += n
+    }
+
+    /// Appends silence (used when a device must keep its cadence with nothing to say).
+    public mutating func writeSilence(count frameCount: Int) {
+        precondition(frameCount >= 0)
+        writtenSamples += Int64(frameCount)
+        var n = frameCount
+        if n > capacity { droppedSamples += Int64(n - capacity); n = capacity; if count > 0 { dropOldest(count) }; overruns += 1 }
+        else if n > freeSpace { dropOldest(n - freeSpace); overruns += 1 }
+        var tail = (head + count) % capacity
+        for _ in 0..<n {
+            storage[tail] = 0
+            tail += 1
+            if tail == capacity { tail = 0 }
+        }
+        count += n
+    }
+
+    /// Fills `destination[offset..<offset+frameCount]`; missing samples become silence (an underrun).
+    /// Returns how many real samples were read.
+    @discardableResult
+    public mutating func read(into destination: inout [Float], at offset: Int = 0, count frameCount: Int) -> Int {
+        precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= destination.count)
+        let available = Swift.min(frameCount, count)
+        for i in 0..<available {
+            destination[offset + i] = storage[head]
+            head += 1
+            if head == capacity { head = 0 }
+        }
+        count -= available
+        readSamples += Int64(available)
+        if available < frameCount {
+            for i in available..<frameCount { destination[offset + i] = 0 }
+            missingSamples += Int64(frameCount - available)
+            underruns += 1
+        }
+        return available
+    }
+
+    /// Reads up to `frameCount` samples without making up silence or counting an underrun.
+    @discardableResult
+    public mutating func readAvailable(into destination: inout [Float], at offset: Int = 0, count frameCount: Int) -> Int {
+        let available = Swift.min(frameCount, count)
+        for i in 0..<available {
+            destination[offset + i] = storage[head]
+            head += 1
+            if head == capacity { head = 0 }
+        }
+        count -= available
+        readSamples += Int64(available)
+        return available
+    }
+
+    /// Drops everything buffered (a device reset); the samples are counted as dropped.
+    public mutating func clear() {
+        dropOldest(count)
+    }
+
+    private mutating func dropOldest(_ n: Int) {
+        head = (head + n) % capacity
+        count -= n
+        droppedSamples += Int64(n)
+    }
+}

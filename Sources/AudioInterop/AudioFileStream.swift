@@ -1,0 +1,123 @@
+import AudioCore
+
+/// A mono stream at a target rate from any file libsndfile reads: channel selection is explicit,
+/// the rate is converted through `Resampler` when it differs. `read` hands out exactly the number
+/// of frames asked for until the file (and the resampler's tail) is exhausted, so callers can pull
+/// fixed 10 ms blocks whatever the file's native rate and block size.
+public final class AudioFileStream {
+    public let reader: SoundFileReader
+    public let targetRate: Int
+    public let selection: ChannelSelection
+    private let resampler: Resampler?
+    private var interleaved: [Float]
+    private var mono: [Float]
+    private var monoStart = 0
+    private var monoEnd = 0
+    private var sourceExhausted = false
+    private var flushed = false
+    private let chunkFrames = 1024
+
+    public init(path: String, targetRate: Int, selection: ChannelSelection = .monoOnly,
+                quality: ResamplerQuality = .best) throws {
+        reader = try SoundFileReader(path: path)
+        self.targetRate = targetRate
+        self.selection = selection
+        switch selection {
+        case .monoOnly where reader.channelCount != 1:
+            throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
+        case .channel(let index) where index < 0 || index >= reader.channelCount:
+            throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
+        default: break
+        }
+        resampler = reader.sampleRate == targetRate ? nil
+            : try Resampler(inputRate: reader.sampleRate, outputRate: targetRate, quality: quality)
+        interleaved = [Float](repeating: 0, count: chunkFrames * reader.channelCount)
+        mono = [Float](repeating: 0, count: chunkFrames)
+        pending = [Float](repeating: 0, count: chunkFrames * 2 + 64)
+    }
+
+    /// Resampled output not yet handed out.
+    private var pending: [Float]
+    private var pendingStart = 0
+    private var pendingEnd = 0
+
+    /// Frames the stream will deliver in total, estimated from the file's length and the rate ratio.
+    public var estimatedFrameCount: Int64 {
+        reader.frameCount * Int64(targetRate) / Int64(reader.sampleRate)
+    }
+
+    /// Fills `buffer[offset..<offset+frames]` and returns how many frames were real; the rest
+    /// (at the end of the file) is zeroed.
+    @discardableResult
+    public func read(into buffer: inout [Float], at offset: Int = 0, frames: Int) throws -> Int {
+        var filled = 0
+        while filled < frames {
+            if pendingStart == pendingEnd {
+                guard try refill() else { break }
+            }
+            let n = min(frames - filled, pendingEnd - pendingStart)
+            for i in 0..<n { buffer[offset + filled + i] = pending[pendingStart + i] }
+            pendingStart += n
+            filled += n
+        }
+        for i in filled..<frames { buffer[offset + i] = 0 }
+        return filled
+    }
+
+    /// Starts again from the first frame (a looping file microphone).
+    public func rewind() throws {
+        try reader.seek(toFrame: 0)
+        resampler?.reset()
+        monoStart = 0; monoEnd = 0; pendingStart = 0; pendingEnd = 0
+        sourceExhausted = false; flushed = false
+    }
+
+    /// Produces more output into `pending`; false when nothing more will come.
+    private func refill() throws -> Bool {
+        pendingStart = 0; pendingEnd = 0
+        if monoStart == monoEnd && !sourceExhausted {
+            let got = try reader.read(into: &interleaved, frames: chunkFrames)
+            if got == 0 { sourceExhausted = true }
+            switch selection {
+            case .monoOnly, .downmix:
+                SampleConversion.downmix(interleaved: interleaved, channelCount: reader.channelCount, frameCount: got, into: &mono)
+            case .channel(let index):
+                SampleConversion.extract(channel: index, interleaved: interleaved, channelCount: reader.channelCount, frameCount: got, into: &mono)
+            }
+            monoStart = 0; monoEnd = got
+        }
+        guard let resampler else {
+            if monoStart == monoEnd { return false }
+            let n = monoEnd - monoStart
+            for i in 0..<n { pending[i] = mono[monoStart + i] }
+            monoStart = monoEnd
+            pendingEnd = n
+            return true
+        }
+        if sourceExhausted && monoStart == monoEnd && flushed { return false }
+        let (consumed, produced) = try resampler.process(mono, inputOffset: monoStart, inputFrames: monoEnd - monoStart,
+                                                         into: &pending, outputCapacity: pending.count,
+                                                         endOfInput: sourceExhausted)
+        monoStart += consumed
+        pendingEnd = produced
+        if sourceExhausted && monoStart == monoEnd && produced == 0 { flushed = true; return false }
+        return true
+    }
+
+    /// Reads a whole file as mono at `targetRate`.
+    public static func readAll(path: String, targetRate: Int? = nil, selection: ChannelSelection = .monoOnly) throws -> (samples: [Float], sampleRate: Int) {
+        let probe = try SoundFileReader(path: path)
+        let rate = targetRate ?? probe.sampleRate
+        let stream = try AudioFileStream(path: path, targetRate: rate, selection: selection)
+        var out = [Float](repeating: 0, count: Int(stream.estimatedFrameCount) + 4096)
+        var total = 0
+        while true {
+            if total + 4096 > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
+            let got = try stream.read(into: &out, at: total, frames: 4096)
+            total += got
+            if got < 4096 { break }
+        }
+        out.removeLast(out.count - total)
+        return (out, rate)
+    }
+}

@@ -1,0 +1,95 @@
+internal import CFFTW
+import Foundation
+
+/// FFTW's planner is not thread-safe: every plan creation and destruction goes through this lock.
+/// Executing a plan on its own buffers is safe from any thread.
+private let plannerLock = NSLock()
+
+/// A real-input FFT of one size over fftw3f (single precision), planned once with FFTW_ESTIMATE
+/// (deterministic plans, so results are bit-identical run to run). Owns its plans and aligned
+/// buffers; spectra are handed over as separate real and imaginary arrays of `size/2 + 1` bins.
+/// One instance is used by one thread at a time.
+public final class RealFFT: @unchecked Sendable {
+    public let size: Int
+    public var binCount: Int { size / 2 + 1 }
+    private let timeBuffer: UnsafeMutablePointer<Float>
+    private let frequencyBuffer: UnsafeMutablePointer<fftwf_complex>
+    private let forwardPlan: fftwf_plan
+    private let inversePlan: fftwf_plan
+
+    public init(size: Int) {
+        precondition(size >= 2 && size % 2 == 0, "FFT size must be even and at least 2")
+        self.size = size
+        let time = fftwf_alloc_real(size)!
+        let frequency = fftwf_alloc_complex(size / 2 + 1)!
+        timeBuffer = time
+        frequencyBuffer = frequency
+        plannerLock.lock()
+        forwardPlan = fftwf_plan_dft_r2c_1d(Int32(size), time, frequency, UInt32(FFTW_ESTIMATE))!
+        inversePlan = fftwf_plan_dft_c2r_1d(Int32(size), frequency, time, UInt32(FFTW_ESTIMATE))!
+        plannerLock.unlock()
+    }
+
+    deinit {
+        plannerLock.lock()
+        fftwf_destroy_plan(forwardPlan)
+        fftwf_destroy_plan(inversePlan)
+        plannerLock.unlock()
+        fftwf_free(timeBuffer)
+        fftwf_free(frequencyBuffer)
+    }
+
+    /// Forward transform of `input[offset..<offset+size]`, optionally multiplied by `window`
+    /// (length `size`) on the way in.
+    public func forward(_ input: [Float], offset: Int = 0, window: [Float]? = nil,
+                        real: inout [Float], imaginary: inout [Float]) {
+        loadTime(input, offset: offset, window: window)
+        fftwf_execute(forwardPlan)
+        let bins = binCount
+        frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
+            for k in 0..<bins {
+                real[k] = spectrum[2 * k]
+                imaginary[k] = spectrum[2 * k + 1]
+            }
+        }
+    }
+
+    /// |X[k]|² of the (windowed) frame at `input[offset...]`, into `power[0..<binCount]`.
+    public func powerSpectrum(_ input: [Float], offset: Int = 0, window: [Float]? = nil, into power: inout [Float]) {
+        loadTime(input, offset: offset, window: window)
+        fftwf_execute(forwardPlan)
+        let bins = binCount
+        frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
+            for k in 0..<bins {
+                let re = spectrum[2 * k], im = spectrum[2 * k + 1]
+                power[k] = re * re + im * im
+            }
+        }
+    }
+
+    /// Inverse transform (unnormalised, as FFTW: forward then inverse multiplies by `size`).
+    public func inverse(real: [Float], imaginary: [Float], output: inout [Float], offset: Int = 0) {
+        let bins = binCount
+        frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
+            for k in 0..<bins {
+                spectrum[2 * k] = real[k]
+                spectrum[2 * k + 1] = imaginary[k]
+            }
+        }
+        fftwf_execute(inversePlan)
+        for i in 0..<size { output[offset + i] = timeBuffer[i] }
+    }
+
+    private func loadTime(_ input: [Float], offset: Int, window: [Float]?) {
+        precondition(offset >= 0 && offset + size <= input.count, "FFT frame out of range")
+        input.withUnsafeBufferPointer { source in
+            if let window {
+                window.withUnsafeBufferPointer { w in
+                    for i in 0..<size { timeBuffer[i] = source[offset + i] * w[i] }
+                }
+            } else {
+                for i in 0..<size { timeBuffer[i] = source[offset + i] }
+            }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+internal import CSpeexDSP
+import AudioCore
+
+/// speexdsp's MDF echo canceller (`speex_echo_state_init_mc`). It takes Int16 frames only:
+/// `capture` is what the microphone picked up, `reference` what the loudspeaker played for the
+/// same frame; `output` receives the capture with the estimated echo removed.
+public final class SpeexEchoCanceller {
+    public let frameSize: Int
+    public let filterLength: Int
+    public let sampleRate: Int
+    let state: OpaquePointer
+
+    /// - Parameters:
+    ///   - frameSize: samples per call (10–20 ms is what speex is tuned for).
+    ///   - filterLength: the echo tail the adaptive filter can model, in samples (a room: 100–500 ms).
+    public init(frameSize: Int, filterLength: Int, sampleRate: Int) throws {
+        guard frameSize > 0, filterLength >= frameSize, sampleRate > 0 else {
+            throw AudioIOError.invalidArgument("speex echo canceller: frame \(frameSize), filter \(filterLength), rate \(sampleRate) are not valid")
+        }
+        guard let state = speex_echo_state_init(Int32(frameSize), Int32(filterLength)) else {
+            throw AudioIOError.invalidArgument("speex echo canceller: cannot allocate state")
+        }
+        var rate = Int32(sampleRate)
+        speex_echo_ctl(state, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
+        self.state = state
+        self.frameSize = frameSize
+        self.filterLength = filterLength
+        self.sampleRate = sampleRate
+    }
+
+    deinit { speex_echo_state_destroy(state) }
+
+    /// Cancels one frame; all three buffers hold at least `frameSize` samples.
+    public func cancel(capture: [Int16], reference: [Int16], output: inout [Int16]) {
+        precondition(capture.count >= frameSize && reference.count >= frameSize && output.count >= frameSize)
+        capture.withUnsafeBufferPointer { rec in
+            reference.withUnsafeBufferPointer { play in
+                output.withUnsafeMutableBufferPointer { out in
+                    speex_echo_cancellation(state, rec.baseAddress, play.baseAddress, out.baseAddress)
+                }
+            }
+        }
+    }
+
+    /// Forgets the adapted filter (a device reset or route change).
+    public func reset() { speex_echo_state_reset(state) }
+}
+
+/// speexdsp's preprocessor: noise suppression, automatic gain control and, when linked to an
+/// echo canceller, residual echo suppression. Processes Int16 frames in place.
+public final class SpeexPreprocessor {
+    public let frameSize: Int
+    public let sampleRate: Int
+    private let state: OpaquePointer
+    private var echoCanceller: SpeexEchoCanceller?   // kept alive while linked
+
+    public init(frameSize: Int, sampleRate: Int) throws {
+        guard let state = speex_preprocess_state_init(Int32(frameSize), Int32(sampleRate)) else {
+            throw AudioIOError.invalidArgument("speex preprocessor: cannot allocate state for frame \(frameSize) at \(sampleRate) Hz")
+        }
+        self.state = state
+        self.frameSize = frameSize
+        self.sampleRate = sampleRate
+        // Off unless asked: the preprocessor denoises by default.
+        setNoiseSuppression(enabled: false)
+        setAutomaticGainControl(enabled: false)
+    }
+
+    deinit { speex_preprocess_state_destroy(state) }
+
+    public func setNoiseSuppression(enabled: Bool, maxAttenuationDB: Int = -15) {
+        var on: Int32 = enabled ? 1 : 0
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &on)
+        var level = Int32(maxAttenuationDB)
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &level)
+    }
+
+    /// AGC towards `targetLevel` (speex's integer level, 8000 ≈ −12 dBFS RMS for speech).
+    public func setAutomaticGainControl(enabled: Bool, targetLevel: Int = 8000, maxGainDB: Int = 30) {
+        var on: Int32 = enabled ? 1 : 0
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC, &on)
+        var target = Int32(targetLevel)
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_TARGET, &target)
+        var gain = Int32(maxGainDB)
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_AGC_MAX_GAIN, &gain)
+    }
+
+    /// Links residual echo suppression to `canceller` (nil unlinks), with the attenuation in dB
+    /// applied to residual echo alone and while the near end talks too (double talk).
+    public func linkEchoSuppression(to canceller: SpeexEchoCanceller?, suppressDB: Int = -40, suppressActiveDB: Int = -15) {
+        echoCanceller = canceller
+        var pointer = canceller.map { UnsafeMutableRawPointer($0.state) }
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, pointer)
+        _ = pointer
+        pointer = nil
+        var suppress = Int32(suppressDB)
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &suppress)
+        var active = Int32(suppressActiveDB)
+        speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS_ACTIVE, &active)
+    }
+
+    /// Processes `frame` in place; returns speex's voice-activity decision.
+    @discardableResult
+    public func process(_ frame: inout [Int16]) -> Bool {
+        precondition(frame.count >= frameSize)
+        return frame.withUnsafeMutableBufferPointer { speex_preprocess_run(state, $0.baseAddress) } != 0
+    }
+}

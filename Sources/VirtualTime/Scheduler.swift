@@ -1,0 +1,155 @@
+/// A handle to a scheduled event, for cancellation.
+public struct ScheduledEventID: Hashable, Sendable {
+    public let sequence: UInt64
+}
+
+/// A deterministic discrete-event scheduler on virtual time, in the spirit of SwiftNIO's
+/// `EmbeddedEventLoop`: nothing runs until the clock is advanced; `advance(to:)` sets `now`
+/// to each event's deadline before calling it; events are ordered by `(time, phase, sequence)`,
+/// so same-instant work runs in phase order and, within a phase, in scheduling order; an event
+/// that schedules more work at `now` sees it run in the same pass.
+///
+/// Single-threaded by design (one simulation, one scheduler); parallelism lives a level up.
+public final class Scheduler {
+    public private(set) var now: VirtualInstant
+    private var queue = EventHeap()
+    private var cancelled = Set<UInt64>()
+    private var nextSequence: UInt64 = 0
+    /// Events run so far, for diagnostics and tests.
+    public private(set) var executedCount: Int64 = 0
+
+    public init(start: VirtualInstant = .zero) {
+        now = start
+    }
+
+    /// Events still waiting (cancelled ones excluded).
+    public var pendingCount: Int { queue.count - cancelled.count }
+
+    /// The deadline of the next event that will run, if any.
+    public var nextDeadline: VirtualInstant? {
+        discardCancelledHead()
+        return queue.peek()?.deadline
+    }
+
+    /// Schedules `action` at `deadline`. Scheduling in the past is a programming error.
+    @discardableResult
+    public func schedule(at deadline: VirtualInstant, phase: SchedulerPhase = .process,
+                         _ action: @escaping () -> Void) -> ScheduledEventID {
+        precondition(deadline >= now, "scheduled at \(deadline), which is before now (\(now))")
+        let sequence = nextSequence
+        nextSequence += 1
+        queue.push(ScheduledEvent(deadline: deadline, phase: phase, sequence: sequence, action: action))
+        return ScheduledEventID(sequence: sequence)
+    }
+
+    @discardableResult
+    public func schedule(after delay: VirtualDuration, phase: SchedulerPhase = .process,
+                         _ action: @escaping () -> Void) -> ScheduledEventID {
+        schedule(at: now + delay, phase: phase, action)
+    }
+
+    /// Cancels a pending event; cancelling one that already ran or was cancelled does nothing.
+    public func cancel(_ id: ScheduledEventID) {
+        if queue.contains(sequence: id.sequence) { cancelled.insert(id.sequence) }
+    }
+
+    /// Runs every event with a deadline ≤ `deadline`, in order, then sets `now` to `deadline`.
+    public func advance(to deadline: VirtualInstant) {
+        precondition(deadline >= now, "cannot advance backwards from \(now) to \(deadline)")
+        while let next = queue.peek(), next.deadline <= deadline {
+            let event = queue.pop()!
+            if cancelled.remove(event.sequence) != nil { continue }
+            now = event.deadline
+            executedCount += 1
+            event.action()
+        }
+        now = deadline
+    }
+
+    public func advance(by duration: VirtualDuration) {
+        advance(to: now + duration)
+    }
+
+    /// Runs events until the queue is empty or the next event is past `limit`; `now` stays at
+    /// the last event run (unlike `advance(to:)`, which moves the clock to its argument).
+    public func run(until limit: VirtualInstant) {
+        while let next = queue.peek(), next.deadline <= limit {
+            let event = queue.pop()!
+            if cancelled.remove(event.sequence) != nil { continue }
+            now = event.deadline
+            executedCount += 1
+            event.action()
+        }
+    }
+
+    /// Drops every pending event and returns how many there were, so that a teardown can report
+    /// leftovers instead of silently leaking scheduled work.
+    @discardableResult
+    public func drain() -> Int {
+        let leftovers = pendingCount
+        queue = EventHeap()
+        cancelled.removeAll()
+        return leftovers
+    }
+
+    private func discardCancelledHead() {
+        while let head = queue.peek(), cancelled.contains(head.sequence) {
+            _ = queue.pop()
+            cancelled.remove(head.sequence)
+        }
+    }
+}
+
+struct ScheduledEvent {
+    let deadline: VirtualInstant
+    let phase: SchedulerPhase
+    let sequence: UInt64
+    let action: () -> Void
+
+    func precedes(_ other: ScheduledEvent) -> Bool {
+        if deadline != other.deadline { return deadline < other.deadline }
+        if phase != other.phase { return phase < other.phase }
+        return sequence < other.sequence
+    }
+}
+
+/// A binary min-heap on `(deadline, phase, sequence)`; the sequence makes every key unique,
+/// so the order is total and stable.
+struct EventHeap {
+    private var items: [ScheduledEvent] = []
+    private var live = Set<UInt64>()
+
+    var count: Int { items.count }
+    func peek() -> ScheduledEvent? { items.first }
+    func contains(sequence: UInt64) -> Bool { live.contains(sequence) }
+
+    mutating func push(_ event: ScheduledEvent) {
+        items.append(event)
+        live.insert(event.sequence)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].precedes(items[parent]) else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func pop() -> ScheduledEvent? {
+        guard !items.isEmpty else { return nil }
+        items.swapAt(0, items.count - 1)
+        let top = items.removeLast()
+        live.remove(top.sequence)
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < items.count, items[left].precedes(items[smallest]) { smallest = left }
+            if right < items.count, items[right].precedes(items[smallest]) { smallest = right }
+            if smallest == parent { break }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return top
+    }
+}
