@@ -1,0 +1,64 @@
+import Foundation
+
+/// `intensityAdaptive`: every half second, measure the echo path and the talk situation and pick
+/// the residual suppression, instead of fixing it in advance:
+/// - ERL estimate = reference power / capture power over frames where the far end is active.
+///   Strong echo (ERL < 6 dB, a loud speakerphone) needs −60/−25 dB; moderate echo (6–20 dB) the
+///   recommended −40/−15 dB; weak echo (≥ 20 dB, a headset) only −20/−10 dB, sparing the near end.
+/// - Double talk = share of far-end-active frames where the linear filter removes less than
+///   3 dB although it had removed ≥ 10 dB on average (the near end is talking over the echo).
+///   Above 30 %, the double-talk suppression is relaxed by 10 dB so the near end stays audible.
+/// The decisions are logged with their measurements so reports can show why suppression changed.
+final class AdaptiveIntensity {
+    struct Decision: Sendable, Equatable {
+        let frame: Int64
+        let erlEstimateDB: Double
+        let doubleTalkShare: Double
+        let suppressionDB: Int
+        let doubleTalkSuppressionDB: Int
+    }
+
+    private let framesPerWindow: Int
+    private var frame: Int64 = 0
+    private var referenceSum: Double = 0
+    private var captureSum: Double = 0
+    private var activeFrames = 0
+    private var doubleTalkFrames = 0
+    private var smoothedAttenuationDB = 0.0
+    private(set) var decisions: [Decision] = []
+    private let apply: (Int, Int) -> Void
+    private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
+
+    init(framesPerWindow: Int, apply: @escaping (Int, Int) -> Void) {
+        self.framesPerWindow = framesPerWindow
+        self.apply = apply
+        decisions.reserveCapacity(1024)
+    }
+
+    func observe(reference: Float, capture: Float, linearOutput: Float) {
+        frame += 1
+        if reference > activityThreshold && capture > 0 {
+            activeFrames += 1
+            referenceSum += Double(reference)
+            captureSum += Double(capture)
+            let attenuation = 10 * log10(Double(capture) / max(Double(linearOutput), 1e-12))
+            smoothedAttenuationDB = 0.98 * smoothedAttenuationDB + 0.02 * attenuation
+            if smoothedAttenuationDB >= 10 && attenuation < 3 { doubleTalkFrames += 1 }
+        }
+        if frame % Int64(framesPerWindow) == 0 { decide() }
+    }
+
+    private func decide() {
+        defer { referenceSum = 0; captureSum = 0; activeFrames = 0; doubleTalkFrames = 0 }
+        guard activeFrames >= framesPerWindow / 4, captureSum > 0 else { return }
+        let erl = 10 * log10(referenceSum / captureSum)
+        let share = Double(doubleTalkFrames) / Double(activeFrames)
+        var (suppression, active) = erl < 6 ? (-60, -25) : erl < 20 ? (-40, -15) : (-20, -10)
+        if share > 0.3 { active += 10 }
+        if decisions.last.map({ $0.suppressionDB != suppression || $0.doubleTalkSuppressionDB != active }) ?? true {
+            decisions.append(Decision(frame: frame, erlEstimateDB: erl, doubleTalkShare: share,
+                                      suppressionDB: suppression, doubleTalkSuppressionDB: active))
+            apply(suppression, active)
+        }
+    }
+}

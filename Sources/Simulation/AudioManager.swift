@@ -1,0 +1,98 @@
+/// A physical audio device the default mic or speaker can be switched to.
+public struct AudioDevice: Hashable, Sendable, CustomStringConvertible {
+    public var name: String
+    public init(name: String) { self.name = name }
+    public static let builtInMicrophone = AudioDevice(name: "built-in microphone")
+    public static let builtInSpeaker = AudioDevice(name: "built-in speaker")
+    public var description: String { name }
+}
+
+/// Errors of device selection, with PlanetKit's codes.
+public enum AudioManagerError: Error, CustomStringConvertible, Equatable {
+    /// 5004: a mic device cannot be selected while a custom mic is in use.
+    case customMicInUse
+    /// 5005: a speaker device cannot be selected while a custom speaker is in use.
+    case customSpeakerInUse
+
+    public var code: Int { self == .customMicInUse ? 5004 : 5005 }
+
+    public var description: String {
+        switch self {
+        case .customMicInUse: "error 5004: a custom mic is in use; reset it to the default mic before selecting a mic device"
+        case .customSpeakerInUse: "error 5005: a custom speaker is in use; reset it to the default speaker before selecting a speaker device"
+        }
+    }
+}
+
+/// PlanetKit's `PlanetKitAudioManager`: which mic and speaker the call uses. Changes apply at the
+/// next engine tick; the engine makes the switch without a gap (see `SimulatedCall`).
+public final class AudioManager {
+    public private(set) var customMic: CustomMic?
+    public private(set) var customSpeaker: CustomSpeaker?
+    public private(set) var selectedMic: AudioDevice = .builtInMicrophone
+    public private(set) var selectedSpeaker: AudioDevice = .builtInSpeaker
+    /// Called with a line for the call's event log.
+    var onChange: ((String) -> Void)?
+
+    init() {}
+
+    public func setCustomMic(_ mic: CustomMic) {
+        if let customMic, customMic !== mic { detach(customMic) }
+        customMic = mic
+        if !mic.isInUse {
+            mic.isInUse = true
+            mic.buffer.reset()
+            mic.didStartCapturing()
+        }
+        onChange?("set custom mic \(mic.deviceName)")
+    }
+
+    public func resetCustomMicToDefaultMic() {
+        guard let customMic else { return }
+        detach(customMic)
+        self.customMic = nil
+        onChange?("reset custom mic to default mic")
+    }
+
+    public func setCustomSpeaker(_ speaker: CustomSpeaker) {
+        if let customSpeaker, customSpeaker !== speaker { detach(customSpeaker) }
+        customSpeaker = speaker
+        if !speaker.isInUse {
+            speaker.isInUse = true
+            speaker.playout.clear()
+            speaker.conditioner.restart()
+            speaker.didStartPlaying()
+        }
+        onChange?("set custom speaker \(speaker.deviceName)")
+    }
+
+    public func resetCustomSpeakerToDefaultSpeaker() {
+        guard let customSpeaker else { return }
+        detach(customSpeaker)
+        self.customSpeaker = nil
+        onChange?("reset custom speaker to default speaker")
+    }
+
+    /// Selects a physical mic; an error while a custom mic is in use.
+    public func selectMic(_ device: AudioDevice) throws {
+        guard customMic == nil else { throw AudioManagerError.customMicInUse }
+        selectedMic = device
+    }
+
+    /// Selects a physical speaker; an error while a custom speaker is in use.
+    public func selectSpeaker(_ device: AudioDevice) throws {
+        guard customSpeaker == nil else { throw AudioManagerError.customSpeakerInUse }
+        selectedSpeaker = device
+    }
+
+    private func detach(_ mic: CustomMic) {
+        mic.isInUse = false
+        mic.didStopCapturing()
+    }
+
+    private func detach(_ speaker: CustomSpeaker) {
+        speaker.isInUse = false
+        speaker.playout.clear()
+        speaker.didStopPlaying()
+    }
+}

@@ -1,0 +1,44 @@
+import AudioCore
+
+/// A custom audio source (PlanetKit's `PlanetKitCustomMic`, Agora's external audio source):
+/// subclass it, run your own timer (a `RepeatingTimer` on the call's scheduler stands in for
+/// `DispatchSourceTimer`) and call `sendAudio(_:)` with whatever you have — Float32 or Int16,
+/// any frame count, any sample rate, mono or interleaved stereo (downmixed).
+///
+/// While this mic is selected (`AudioManager.setCustomMic`), the engine reads it every 10 ms
+/// through a `CadenceBuffer`: it starts once one of your bursts plus one tick is buffered, goes
+/// silent and counts an underrun when you fall behind, drops the oldest audio and counts an
+/// overrun when you run ahead by more than a second.
+open class CustomMic {
+    let conditioner = InputConditioner(engineRate: AudioFormat.engine.sampleRate)
+    var buffer = CadenceBuffer(capacity: AudioFormat.engine.sampleRate)
+    /// True while the engine reads this mic.
+    public internal(set) var isInUse = false
+    /// Frames pushed while the mic was not selected: ignored, as the SDK ignores them.
+    public private(set) var ignoredFrames: Int64 = 0
+
+    public init() {}
+
+    /// Whether this source is a real microphone (it picks up the loudspeaker, so echo
+    /// cancellation is needed). Files, streams and TTS are not; the lint checks AEC against it.
+    open var isRealMicrophone: Bool { false }
+
+    /// A name for reports.
+    open var deviceName: String { String(describing: type(of: self)) }
+
+    /// Pushes audio to the call. Returns false (and ignores the audio) while not selected.
+    @discardableResult
+    public final func sendAudio<Sample: PCMSample>(_ audioBuffer: PCMBuffer<Sample>) -> Bool {
+        guard isInUse else {
+            ignoredFrames += Int64(audioBuffer.frameCount)
+            return false
+        }
+        conditioner.append(audioBuffer, to: &buffer)
+        return true
+    }
+
+    /// Called when the engine starts reading this mic.
+    open func didStartCapturing() {}
+    /// Called when the engine stops reading this mic (reset to the default mic, or the call ended).
+    open func didStopCapturing() {}
+}

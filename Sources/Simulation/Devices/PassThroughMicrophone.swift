@@ -1,0 +1,36 @@
+import VirtualTime
+
+/// The app captures the physical microphone itself and pushes it as a custom mic (Agora's
+/// `AudioController` → `pushExternalAudioFrame` case). Echo from the loudspeaker still reaches
+/// it, so it is a real microphone: AEC must stay on.
+public final class PassThroughMicrophone: CustomMic {
+    private let call: SimulatedCall
+    private var frame: AppFrameBuffer
+    private var timer: RepeatingTimer?
+
+    public init(call: SimulatedCall, options: AppDeviceOptions = AppDeviceOptions()) {
+        self.call = call
+        frame = AppFrameBuffer(options: options)
+    }
+
+    public override var isRealMicrophone: Bool { true }
+    public override var deviceName: String { "pass-through microphone" }
+
+    public func start() {
+        guard timer == nil else { return }
+        call.microphone.open()
+        let timer = frame.options.makeTimer(on: call.scheduler, phase: .capture)
+        timer.setEventHandler { [unowned self] in
+            frame.capture(from: call.microphone)
+            frame.send(to: self)
+        }
+        timer.schedule()
+        self.timer = timer
+    }
+
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+        call.microphone.close()
+    }
+}

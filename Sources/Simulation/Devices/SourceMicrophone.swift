@@ -1,0 +1,66 @@
+import AudioCore
+import VirtualTime
+
+/// A custom mic that plays a `SignalSource` on its own timer — the reference document's
+/// `AudioFileMicrophone`: every period it reads the next frames and `sendAudio`s them.
+/// `FileMicrophone` and `GeneratorMicrophone` are this with a file or a generator.
+public class SourceMicrophone: CustomMic {
+    private let source: BlockSource
+    private var frame: AppFrameBuffer
+    private let scheduler: Scheduler
+    private var timer: RepeatingTimer?
+    private let name: String
+    /// The first error reading the source, if any (the timer stops then).
+    public private(set) var failure: Error?
+
+    init(call: SimulatedCall, source: SignalSource, loops: Bool, options: AppDeviceOptions, name: String) throws {
+        self.source = try BlockSource(source, sampleRate: options.sampleRate, loops: loops)
+        frame = AppFrameBuffer(options: options)
+        scheduler = call.scheduler
+        self.name = name
+    }
+
+    public override var deviceName: String { name }
+
+    /// Starts sending (`playFile(url:)` in the reference code).
+    public func start() {
+        guard timer == nil else { return }
+        let timer = frame.options.makeTimer(on: scheduler, phase: .capture)
+        timer.setEventHandler { [unowned self] in sendNextFrame() }
+        timer.schedule()
+        self.timer = timer
+    }
+
+    /// Stops sending (`stopPlayback()`).
+    public func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func sendNextFrame() {
+        do {
+            try source.read(into: &frame.mono, count: frame.frameCount)
+        } catch {
+            failure = error
+            stop()
+            return
+        }
+        frame.packMono()
+        frame.send(to: self)
+    }
+}
+
+/// A WAV (any libsndfile format) as the microphone; silence after its end unless it loops.
+public final class FileMicrophone: SourceMicrophone {
+    public init(call: SimulatedCall, path: String, channel: ChannelSelection = .monoOnly, loops: Bool = false,
+                options: AppDeviceOptions = AppDeviceOptions()) throws {
+        try super.init(call: call, source: .file(path: path, channel: channel), loops: loops, options: options, name: "file microphone")
+    }
+}
+
+/// A tone or noise generator as the microphone (TTS and test-signal sources).
+public final class GeneratorMicrophone: SourceMicrophone {
+    public init(call: SimulatedCall, signal: SignalKind, seed: UInt64 = 0, options: AppDeviceOptions = AppDeviceOptions()) throws {
+        try super.init(call: call, source: .generator(signal, seed: seed), loops: false, options: options, name: "generator microphone")
+    }
+}

@@ -1,0 +1,64 @@
+import AudioCore
+import AudioInterop
+
+/// Turns whatever an app pushes (Float32 or Int16, mono or interleaved, any rate, any size) into
+/// the engine's 48 kHz mono Float32 and appends it to a `CadenceBuffer`.
+/// Scratch storage grows to the largest burst seen and is then reused; a resampler is created
+/// only when the app's rate changes — so steady pushing allocates nothing.
+final class InputConditioner {
+    let engineRate: Int
+    private var mono: [Float] = []
+    private var resampled: [Float] = []
+    private var resampler: Resampler?
+    private(set) var lastFormat: AudioFormat?
+    /// Pushes refused (a rate libsamplerate cannot convert).
+    private(set) var rejectedPushes = 0
+
+    init(engineRate: Int) {
+        self.engineRate = engineRate
+    }
+
+    func append<S: PCMSample>(_ buffer: PCMBuffer<S>, to destination: inout CadenceBuffer) {
+        let frames = min(buffer.frameCount, buffer.samples.count / buffer.channelCount)
+        guard frames > 0 else { return }
+        if mono.count < frames { mono = [Float](repeating: 0, count: frames) }
+        let channels = buffer.channelCount
+        if channels == 1 {
+            for i in 0..<frames { mono[i] = buffer.samples[i].engineValue }
+        } else {
+            let gain = 1 / Float(channels)
+            for frame in 0..<frames {
+                var sum: Float = 0
+                for c in 0..<channels { sum += buffer.samples[frame * channels + c].engineValue }
+                mono[frame] = sum * gain
+            }
+        }
+        if buffer.sampleRate == engineRate {
+            resampler = nil
+            lastFormat = buffer.format
+            destination.write(mono, count: frames)
+            return
+        }
+        if resampler?.inputRate != buffer.sampleRate {
+            guard let made = try? Resampler(inputRate: buffer.sampleRate, outputRate: engineRate, quality: .medium) else {
+                rejectedPushes += 1
+                return
+            }
+            resampler = made
+        }
+        lastFormat = buffer.format
+        let capacity = frames * engineRate / buffer.sampleRate + 64
+        if resampled.count < capacity { resampled = [Float](repeating: 0, count: capacity) }
+        var consumed = 0
+        while consumed < frames {
+            guard let (used, produced) = try? resampler!.process(mono, inputOffset: consumed, inputFrames: frames - consumed,
+                                                                 into: &resampled, outputCapacity: capacity) else {
+                rejectedPushes += 1
+                return
+            }
+            destination.write(resampled, count: produced)
+            consumed += used
+            if used == 0 && produced == 0 { break }
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import AudioCore
+import VirtualTime
+
+/// One simulated call, as read from a scenario file. Paths are already resolved against the
+/// scenario file's folder. See README "Scenario format" for the JSON keys.
+public struct Scenario: Sendable {
+    public var name: String
+    /// The file the scenario came from, for error messages ("" when built in code).
+    public var file: String
+    /// What the peer says (the receive path). nil: silence.
+    public var farEnd: SignalSource?
+    /// The local talker at the microphone. nil: silence.
+    public var nearEnd: SignalSource?
+    public var noise: NoiseSettings?
+    public var echoPath: EchoPathSettings
+    public var voiceProcessing: VoiceProcessingSettings
+    /// How long the call lasts; nil: as long as the longest input file.
+    public var duration: VirtualDuration?
+    /// The microphone in use when the call starts (`default` is the physical mic).
+    public var mic: MicDevice
+    /// The speaker in use when the call starts.
+    public var speaker: SpeakerDevice
+    /// Whether the app has started the user AEC reference when the call starts.
+    public var userReferenceStarted: Bool
+    public var timeline: [TimelineEvent]
+
+    public init(name: String, file: String = "", farEnd: SignalSource? = nil, nearEnd: SignalSource? = nil,
+                noise: NoiseSettings? = nil, echoPath: EchoPathSettings = EchoPathSettings(),
+                voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
+                duration: VirtualDuration? = nil, mic: MicDevice = .default, speaker: SpeakerDevice = .default,
+                userReferenceStarted: Bool = false, timeline: [TimelineEvent] = []) {
+        self.name = name
+        self.file = file
+        self.farEnd = farEnd
+        self.nearEnd = nearEnd
+        self.noise = noise
+        self.echoPath = echoPath
+        self.voiceProcessing = voiceProcessing
+        self.duration = duration
+        self.mic = mic
+        self.speaker = speaker
+        self.userReferenceStarted = userReferenceStarted
+        self.timeline = timeline
+    }
+}
+
+/// Where a stream of samples comes from: a file (any format libsndfile reads, resampled to the
+/// engine rate), or a seeded generator.
+public enum SignalSource: Hashable, Sendable, CustomStringConvertible {
+    case file(path: String, channel: ChannelSelection)
+    case generator(SignalKind, seed: UInt64)
+
+    public var description: String {
+        switch self {
+        case .file(let path, _): path
+        case .generator(let kind, let seed): "\(kind), seed \(seed)"
+        }
+    }
+}
+
+public struct NoiseSettings: Hashable, Sendable {
+    /// RMS level of the white noise added at the microphone.
+    public var levelDBFS: Double
+    public var seed: UInt64
+    public init(levelDBFS: Double, seed: UInt64) {
+        self.levelDBFS = levelDBFS
+        self.seed = seed
+    }
+}
+
+/// The loudspeaker → microphone path: loudspeaker clipping, room response, bulk delay, gain.
+public struct EchoPathSettings: Hashable, Sendable {
+    public var delayMilliseconds: Double
+    public var gainDB: Double
+    public var impulseResponse: ImpulseResponseSource?
+    /// Peak level the loudspeaker drive is clipped at (an overdriven speaker); nil: linear.
+    public var clipDBFS: Double?
+
+    public init(delayMilliseconds: Double = 0, gainDB: Double = 0, impulseResponse: ImpulseResponseSource? = nil, clipDBFS: Double? = nil) {
+        self.delayMilliseconds = delayMilliseconds
+        self.gainDB = gainDB
+        self.impulseResponse = impulseResponse
+        self.clipDBFS = clipDBFS
+    }
+}
+
+public enum ImpulseResponseSource: Hashable, Sendable {
+    /// A measured response from a file, used as it is (not normalised).
+    case file(path: String, channel: ChannelSelection)
+    /// A seeded synthetic room: direct path plus an exponentially decaying diffuse tail with
+    /// the given RT60, normalised to unit energy so `gain_db` alone sets the ERL of white noise.
+    case synthetic(rt60Milliseconds: Double, seed: UInt64)
+}
+
+/// The send voice processor's settings when the call starts.
+public struct VoiceProcessingSettings: Hashable, Sendable {
+    public var echoCancellerMode: EchoCancellerMode
+    public var backend: EchoCancellerBackend
+    /// Overrides the mode's adaptive-filter length.
+    public var filterMilliseconds: Int?
+    public var noiseSuppressor: NoiseSuppressorMode
+    public var autoGainControl: AutoGainControlMode
+
+    public init(echoCancellerMode: EchoCancellerMode = .intensityRecommended, backend: EchoCancellerBackend = .speex,
+                filterMilliseconds: Int? = nil, noiseSuppressor: NoiseSuppressorMode = .disabled,
+                autoGainControl: AutoGainControlMode = .disabled) {
+        self.echoCancellerMode = echoCancellerMode
+        self.backend = backend
+        self.filterMilliseconds = filterMilliseconds
+        self.noiseSuppressor = noiseSuppressor
+        self.autoGainControl = autoGainControl
+    }
+}

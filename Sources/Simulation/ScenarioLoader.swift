@@ -1,0 +1,238 @@
+import AudioCore
+import Foundation
+import VirtualTime
+
+/// Reads a scenario file (JSON) strictly: unknown keys, wrong types, impossible values and
+/// missing input files are errors naming the file and the key. Paths are relative to the file.
+public enum ScenarioLoader {
+    public static func load(path: String) throws -> Scenario {
+        let url = URL(fileURLWithPath: path)
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ScenarioError(file: path, key: nil, problem: FileManager.default.fileExists(atPath: path)
+                                ? "cannot read the file" : "no such file")
+        }
+        return try parse(data: data, file: path)
+    }
+
+    public static func parse(data: Data, file: String) throws -> Scenario {
+        let root = try JSONObjectReader.parse(data: data, file: file)
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        let context = Context(folder: folder)
+        var scenario = Scenario(name: try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
+                                file: file)
+        scenario.farEnd = try context.signalSource(root, "far_end")
+        scenario.nearEnd = try context.signalSource(root, "near_end")
+        if let noise = try root.object("noise") {
+            scenario.noise = NoiseSettings(levelDBFS: try noise.number("level_dbfs", in: -200...0) ?? -60,
+                                           seed: UInt64(try noise.integer("seed", in: 0...Int64.max) ?? 0))
+            try noise.finish()
+        }
+        if let path = try root.object("echo_path") {
+            var echo = EchoPathSettings()
+            echo.delayMilliseconds = try path.number("delay_ms", in: 0...2000) ?? 0
+            echo.gainDB = try path.number("gain_db", in: -200...40) ?? 0
+            echo.clipDBFS = try path.number("clip_dbfs", in: -60...0)
+            if path.has("impulse_response") && path.has("synthetic_room") {
+                throw path.fail("impulse_response", "give either impulse_response or synthetic_room, not both")
+            }
+            if let ir = try context.fileReference(path, "impulse_response") {
+                echo.impulseResponse = .file(path: ir.path, channel: ir.channel)
+            }
+            if let room = try path.object("synthetic_room") {
+                echo.impulseResponse = .synthetic(rt60Milliseconds: try room.number("rt60_ms", in: 10...2000) ?? 300,
+                                                  seed: UInt64(try room.integer("seed", in: 0...Int64.max) ?? 0))
+                try room.finish()
+            }
+            try path.finish()
+            scenario.echoPath = echo
+        }
+        var processing = VoiceProcessingSettings()
+        if let aec = try root.object("aec") {
+            if let mode = try aec.string("mode") { processing.echoCancellerMode = try choice(mode, aec, "mode") }
+            if let backend = try aec.string("backend") { processing.backend = try choice(backend, aec, "backend") }
+            processing.filterMilliseconds = try aec.integer("filter_ms", in: 10...2000).map(Int.init)
+            try aec.finish()
+        }
+        if let ns = try root.string("noise_suppressor") { processing.noiseSuppressor = try choice(ns, root, "noise_suppressor") }
+        if let agc = try root.string("auto_gain_control") { processing.autoGainControl = try choice(agc, root, "auto_gain_control") }
+        scenario.voiceProcessing = processing
+        if let seconds = try root.number("duration_s", in: 0.01...86_400) {
+            scenario.duration = .nanoseconds(Int64((seconds * 1e9).rounded()))
+        }
+        if let mic = try root.object("mic") { scenario.mic = try context.micDevice(mic) }
+        if let speaker = try root.object("speaker") { scenario.speaker = try context.speakerDevice(speaker) }
+        scenario.userReferenceStarted = try root.bool("user_reference") ?? false
+        if let events = try root.objects("timeline") {
+            scenario.timeline = try events.map { try context.timelineEvent($0) }
+            if let duration = scenario.duration, let late = scenario.timeline.first(where: { $0.at >= duration }) {
+                throw root.fail("timeline", "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
+            }
+        }
+        try root.finish()
+        if scenario.duration == nil && scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
+            throw root.fail("duration_s", "required when neither far_end nor near_end is a file")
+        }
+        return scenario
+    }
+
+    static func choice<T: RawRepresentable & CaseIterable>(_ raw: String, _ reader: JSONObjectReader, _ key: String) throws -> T where T.RawValue == String {
+        guard let value = T(rawValue: raw) else {
+            throw reader.fail(key, "'\(raw)' is not one of \(T.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return value
+    }
+
+    struct Context {
+        let folder: URL
+
+        func resolve(_ path: String) -> String {
+            path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardized.path
+        }
+
+        /// A file key: a path string, or {"file": path, "channel": N | "downmix"}.
+        func fileReference(_ reader: JSONObjectReader, _ key: String) throws -> (path: String, channel: ChannelSelection)? {
+            guard reader.has(key) else { _ = reader.any(key); return nil }
+            if let value = reader.any(key) as? String {
+                return (try existing(value, reader, key), .monoOnly)
+            }
+            guard let object = try reader.object(key) else { return nil }
+            guard let file = try object.string("file") else { throw object.fail("file", "missing") }
+            let channel = try channelSelection(object)
+            try object.finish()
+            return (try existing(file, object, "file"), channel)
+        }
+
+        func existing(_ path: String, _ reader: JSONObjectReader, _ key: String) throws -> String {
+            let resolved = resolve(path)
+            guard FileManager.default.fileExists(atPath: resolved) else { throw reader.fail(key, "no such file: \(resolved)") }
+            return resolved
+        }
+
+        func channelSelection(_ reader: JSONObjectReader) throws -> ChannelSelection {
+            guard let value = reader.any("channel") else { return .monoOnly }
+            if let text = value as? String {
+                guard text == "downmix" else { throw reader.fail("channel", "expected a channel number from 0 or \"downmix\"") }
+                return .downmix
+            }
+            guard let index = try reader.integer("channel", in: 0...63) else { return .monoOnly }
+            return .channel(Int(index))
+        }
+
+        /// A signal key: a file path, {"file": …, "channel": …}, or {"generator": kind, …}.
+        func signalSource(_ reader: JSONObjectReader, _ key: String) throws -> SignalSource? {
+            if let object = reader.any(key) as? [String: Any], object["generator"] != nil {
+                return try generator(JSONObjectReader(object, file: reader.file, path: reader.keyPath(key)))
+            }
+            return try fileReference(reader, key).map { .file(path: $0.path, channel: $0.channel) }
+        }
+
+        func generator(_ reader: JSONObjectReader) throws -> SignalSource {
+            let (kind, seed) = try signalKind(reader, key: "generator")
+            try reader.finish()
+            return .generator(kind, seed: seed)
+        }
+
+        func signalKind(_ reader: JSONObjectReader, key: String) throws -> (SignalKind, UInt64) {
+            let name = try reader.string(key) ?? "white_noise"
+            let level = try reader.number("level_dbfs", in: -120...0) ?? -20
+            let seed = UInt64(try reader.integer("seed", in: 0...Int64.max) ?? 0)
+            let kind: SignalKind
+            switch name {
+            case "white_noise": kind = .whiteNoise(levelDBFS: level)
+            case "tone": kind = .tone(frequency: try reader.number("frequency_hz", in: 1...24_000) ?? 1000, levelDBFS: level)
+            case "speech": kind = .speechLike(levelDBFS: level, pitchHz: try reader.number("pitch_hz", in: 50...500) ?? 140)
+            case "music": kind = .musicLike(levelDBFS: level)
+            case "silence": kind = .silence
+            default: throw reader.fail(key, "'\(name)' is not one of white_noise, tone, speech, music, silence")
+            }
+            return (kind, seed)
+        }
+
+        func appOptions(_ reader: JSONObjectReader) throws -> AppDeviceOptions {
+            var options = AppDeviceOptions()
+            options.periodMilliseconds = Int(try reader.integer("period_ms", in: 1...1000) ?? 20)
+            options.leewayMilliseconds = Int(try reader.integer("leeway_ms", in: 0...100) ?? 2)
+            options.jitterMilliseconds = try reader.number("jitter_ms", in: 0...100) ?? 0
+            options.jitterSeed = UInt64(try reader.integer("jitter_seed", in: 0...Int64.max) ?? 0)
+            options.sampleRate = Int(try reader.integer("sample_rate", in: 8000...192_000) ?? 48_000)
+            options.channelCount = Int(try reader.integer("channels", in: 1...8) ?? 1)
+            if let type = try reader.string("sample_type") { options.sampleType = try ScenarioLoader.choice(type, reader, "sample_type") }
+            if options.jitterMilliseconds * 2 >= Double(options.periodMilliseconds) {
+                throw reader.fail("jitter_ms", "must be less than half of period_ms (\(options.periodMilliseconds))")
+            }
+            return options
+        }
+
+        func micDevice(_ reader: JSONObjectReader) throws -> MicDevice {
+            guard let name = try reader.string("device") else { throw reader.fail("device", "missing (default, file, generator or passthrough)") }
+            let device: MicDevice
+            switch name {
+            case "default": device = .default
+            case "file":
+                guard let source = try signalSource(reader, "file") else { throw reader.fail("file", "missing") }
+                device = .file(source, loops: try reader.bool("loop") ?? false, options: try appOptions(reader))
+            case "generator":
+                let (kind, seed) = try signalKind(reader, key: "signal")
+                device = .generator(kind, seed: seed, options: try appOptions(reader))
+            case "passthrough": device = .passThrough(options: try appOptions(reader))
+            default: throw reader.fail("device", "'\(name)' is not one of default, file, generator, passthrough")
+            }
+            try reader.finish()
+            return device
+        }
+
+        func speakerDevice(_ reader: JSONObjectReader) throws -> SpeakerDevice {
+            guard let name = try reader.string("device") else { throw reader.fail("device", "missing (default, recording, mixing or passthrough)") }
+            let device: SpeakerDevice
+            switch name {
+            case "default": device = .default
+            case "recording":
+                let file = try reader.string("file") ?? "recording.wav"
+                guard !file.contains("/") else { throw reader.fail("file", "a file name in the output folder, without a path") }
+                device = .recording(fileName: file, options: try appOptions(reader))
+            case "mixing":
+                guard let music = try signalSource(reader, "music") else { throw reader.fail("music", "missing") }
+                device = .mixing(music: music, musicGainDB: try reader.number("music_gain_db", in: -120...20) ?? 0,
+                                 putsReference: try reader.bool("aec_reference") ?? false, options: try appOptions(reader))
+            case "passthrough":
+                device = .passThrough(putsReference: try reader.bool("aec_reference") ?? false, options: try appOptions(reader))
+            default: throw reader.fail("device", "'\(name)' is not one of default, recording, mixing, passthrough")
+            }
+            try reader.finish()
+            return device
+        }
+
+        func timelineEvent(_ reader: JSONObjectReader) throws -> TimelineEvent {
+            guard let at = try reader.number("at_ms", in: 0...86_400_000) else { throw reader.fail("at_ms", "missing") }
+            guard let name = try reader.string("action") else { throw reader.fail("action", "missing") }
+            let action: TimelineAction
+            switch name {
+            case "set_custom_mic": action = .setCustomMic(try micDevice(reader))
+            case "reset_custom_mic": action = .resetCustomMic
+            case "set_custom_speaker": action = .setCustomSpeaker(try speakerDevice(reader))
+            case "reset_custom_speaker": action = .resetCustomSpeaker
+            case "set_aec": action = .setEchoCanceller(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
+            case "set_ns": action = .setNoiseSuppressor(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
+            case "set_agc": action = .setAutoGainControl(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
+            case "start_user_reference": action = .startUserReference
+            case "stop_user_reference": action = .stopUserReference
+            case "mute": action = .mute
+            case "unmute": action = .unmute
+            default:
+                throw reader.fail("action", "'\(name)' is not one of set_custom_mic, reset_custom_mic, set_custom_speaker, reset_custom_speaker, set_aec, set_ns, set_agc, start_user_reference, stop_user_reference, mute, unmute")
+            }
+            try reader.finish()
+            return TimelineEvent(at: .nanoseconds(Int64((at * 1e6).rounded())), action: action)
+        }
+    }
+}
+
+private extension Optional where Wrapped == SignalSource {
+    var isNotFile: Bool {
+        if case .file? = self { return false }
+        return true
+    }
+}

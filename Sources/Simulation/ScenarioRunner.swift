@@ -1,0 +1,213 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import VirtualTime
+
+/// Everything one simulated call produced, for the metrics and the reports.
+public struct CallRun: Sendable {
+    public var scenario: Scenario
+    public var sampleRate: Int
+    public var duration: VirtualDuration
+    public var recording: CallRecording
+    public var counters: PipelineCounters
+    public var events: [CallEvent]
+    public var deviceStates: [DeviceState]
+    /// Frames at which the timeline acted (segment boundaries).
+    public var timelineFrames: [Int64]
+    public var adaptiveDecisions: [AdaptiveDecision]
+}
+
+/// Why `intensityAdaptive` changed suppression.
+public struct AdaptiveDecision: Hashable, Sendable {
+    public var frame: Int64
+    public var erlEstimateDB: Double
+    public var doubleTalkShare: Double
+    public var suppressionDB: Int
+    public var doubleTalkSuppressionDB: Int
+}
+
+/// Builds a `SimulatedCall` from a `Scenario` — world, voice processing, the devices selected at
+/// the start and on the timeline, each driven by its own app timer — and runs it to the end.
+public struct ScenarioRunner {
+    public var scenario: Scenario
+    /// Where device outputs (a recording speaker's WAV) go; nil: a temporary folder.
+    public var outputDirectory: String?
+    public var recordTaps = true
+
+    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true) {
+        self.scenario = scenario
+        self.outputDirectory = outputDirectory
+        self.recordTaps = recordTaps
+    }
+
+    /// The call's length: the scenario's duration, or the longest input file rounded up to a tick.
+    public func duration() throws -> VirtualDuration {
+        if let duration = scenario.duration { return duration }
+        var longest: Int64 = 0
+        for source in [scenario.farEnd, scenario.nearEnd].compactMap({ $0 }) {
+            if case .file(let path, _) = source {
+                let reader = try SoundFileReader(path: path)
+                longest = max(longest, reader.frameCount * 1_000_000_000 / Int64(reader.sampleRate))
+            }
+        }
+        let tick = SimulatedCall.tickDuration.nanoseconds
+        return .nanoseconds((longest + tick - 1) / tick * tick)
+    }
+
+    public func run() throws -> CallRun {
+        let duration = try duration()
+        let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
+        let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
+                                     recordTaps: recordTaps, expectedDuration: duration)
+        let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)
+        if scenario.userReferenceStarted { call.startUserAcousticEchoCancellerReference() }
+        try devices.apply(.setCustomMic(scenario.mic))
+        try devices.apply(.setCustomSpeaker(scenario.speaker))
+        var timelineFrames: [Int64] = []
+        var timelineError: Error?
+        for event in scenario.timeline {
+            timelineFrames.append(event.at.nanoseconds * Int64(SimulatedCall.sampleRate) / 1_000_000_000)
+            call.scheduler.schedule(at: .zero + event.at, phase: .transition) {
+                call.log("timeline", event.action.description)
+                do { try devices.apply(event.action) } catch { timelineError = timelineError ?? error }
+            }
+        }
+        try call.start()
+        try call.run(for: duration)
+        if let timelineError { throw timelineError }
+        try devices.finish()
+        let counters = call.end()
+        let decisions = call.sendVoiceProcessor.adaptiveDecisions.map {
+            AdaptiveDecision(frame: $0.frame * Int64(SimulatedCall.tickFrames), erlEstimateDB: $0.erlDB, doubleTalkShare: $0.doubleTalkShare,
+                             suppressionDB: $0.suppressionDB, doubleTalkSuppressionDB: $0.doubleTalkSuppressionDB)
+        }
+        return CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
+                       counters: counters, events: call.events, deviceStates: call.deviceStates,
+                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: decisions)
+    }
+}
+
+/// Creates, starts and stops the shipped devices the way an app would: set the device, start
+/// its timer; on reset, stop the timer and reset to the default device.
+final class DeviceDriver {
+    let call: SimulatedCall
+    let outputDirectory: String
+    let scenarioFile: String
+    private var mic: CustomMic?
+    private var speaker: CustomSpeaker?
+    private var recorders: [RecordingSpeaker] = []
+    private var devices: [TimerDrivenDevice] = []
+
+    init(call: SimulatedCall, outputDirectory: String, scenarioFile: String) {
+        self.call = call
+        self.outputDirectory = outputDirectory
+        self.scenarioFile = scenarioFile
+    }
+
+    func apply(_ action: TimelineAction) throws {
+        let processor = call.sendVoiceProcessor
+        switch action {
+        case .setCustomMic(.default), .resetCustomMic:
+            stopMic()
+            call.audioManager.resetCustomMicToDefaultMic()
+        case .setCustomMic(let device):
+            stopMic()
+            let made = try makeMic(device)
+            call.audioManager.setCustomMic(made)
+            startMic(made)
+            mic = made
+        case .setCustomSpeaker(.default), .resetCustomSpeaker:
+            stopSpeaker()
+            call.audioManager.resetCustomSpeakerToDefaultSpeaker()
+        case .setCustomSpeaker(let device):
+            stopSpeaker()
+            let made = try makeSpeaker(device)
+            call.audioManager.setCustomSpeaker(made)
+            try startSpeaker(made)
+            speaker = made
+        case .setEchoCanceller(let mode):
+            try processor.setAcousticEchoCanceller(mode: mode)
+            call.log("aec", "mode \(mode)")
+        case .setNoiseSuppressor(let mode):
+            try processor.setNoiseSuppressor(mode: mode)
+            call.log("ns", "mode \(mode)")
+        case .setAutoGainControl(let mode):
+            try processor.setAutoGainControl(mode: mode)
+            call.log("agc", "mode \(mode)")
+        case .startUserReference: call.startUserAcousticEchoCancellerReference()
+        case .stopUserReference: call.stopUserAcousticEchoCancellerReference()
+        case .mute: call.mute()
+        case .unmute: call.unmute()
+        }
+    }
+
+    /// Closes recordings and reports the first device failure.
+    func finish() throws {
+        stopMic()
+        stopSpeaker()
+        for recorder in recorders { try recorder.finish() }
+        for device in devices { if let error = device.failure { throw error } }
+    }
+
+    private func makeMic(_ device: MicDevice) throws -> CustomMic {
+        switch device {
+        case .default: preconditionFailure("the default mic is not a custom mic")
+        case .file(let source, let loops, let options):
+            let mic: SourceMicrophone
+            if case .file(let path, let channel) = source {
+                mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options)
+            } else if case .generator(let kind, let seed) = source {
+                mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
+            } else { preconditionFailure() }
+            devices.append(mic)
+            return mic
+        case .generator(let kind, let seed, let options):
+            let mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
+            devices.append(mic)
+            return mic
+        case .passThrough(let options):
+            let mic = PassThroughMicrophone(call: call, options: options)
+            devices.append(mic)
+            return mic
+        }
+    }
+
+    private func makeSpeaker(_ device: SpeakerDevice) throws -> CustomSpeaker {
+        switch device {
+        case .default: preconditionFailure("the default speaker is not a custom speaker")
+        case .recording(let fileName, let options):
+            let path = URL(fileURLWithPath: outputDirectory).appendingPathComponent(fileName).path
+            if let existing = recorders.first(where: { $0.path == path }) { return existing }
+            let recorder = RecordingSpeaker(call: call, path: path, options: options)
+            recorders.append(recorder)
+            devices.append(recorder)
+            return recorder
+        case .mixing(let music, let gain, let putsReference, let options):
+            let mixer = try MixingSpeaker(call: call, music: music, musicGainDB: gain, putsReference: putsReference, options: options)
+            devices.append(mixer)
+            return mixer
+        case .passThrough(let putsReference, let options):
+            let speaker = PassThroughSpeaker(call: call, putsReference: putsReference, options: options)
+            devices.append(speaker)
+            return speaker
+        }
+    }
+
+    private func startMic(_ mic: CustomMic) {
+        try? (mic as? TimerDrivenDevice)?.start()
+    }
+
+    private func stopMic() {
+        (mic as? TimerDrivenDevice)?.stop()
+        mic = nil
+    }
+
+    private func startSpeaker(_ speaker: CustomSpeaker) throws {
+        try (speaker as? TimerDrivenDevice)?.start()
+    }
+
+    private func stopSpeaker() {
+        (speaker as? TimerDrivenDevice)?.stop()
+        speaker = nil
+    }
+}

@@ -1,0 +1,346 @@
+import AudioCore
+import AudioInterop
+import VirtualTime
+
+/// The simulated world of one call: what the peer says, the local talker, the noise at the mic
+/// and the loudspeaker → microphone path.
+public struct CallWorld {
+    public var farEnd: SignalSource?
+    public var nearEnd: SignalSource?
+    public var noise: NoiseSettings?
+    public var echoPath: EchoPathSettings
+
+    public init(farEnd: SignalSource? = nil, nearEnd: SignalSource? = nil, noise: NoiseSettings? = nil,
+                echoPath: EchoPathSettings = EchoPathSettings()) {
+        self.farEnd = farEnd
+        self.nearEnd = nearEnd
+        self.noise = noise
+        self.echoPath = echoPath
+    }
+}
+
+/// Errors raised while a call runs.
+public enum CallError: Error, CustomStringConvertible {
+    case input(String)
+    case alreadyStarted
+
+    public var description: String {
+        switch self {
+        case .input(let message): message
+        case .alreadyStarted: "the call is already running"
+        }
+    }
+}
+
+/// One call on the virtual clock: the simulated SDK engine (receive path, playout, capture, send
+/// voice processor) and the room around it, ticking every 10 ms at 48 kHz.
+///
+/// Each tick, at the `process` phase (after the instant's transitions, render pulls and capture
+/// pushes have run):
+/// 1. the receive path takes 10 ms of the far end (the downlink);
+/// 2. playout: the default speaker plays it; a custom speaker gets it in its playout FIFO;
+///    the loudspeaker emits the default playout plus whatever the app played on `loudspeaker`;
+/// 3. the room: echo = echo path(loudspeaker), plus the near-end talker and noise, at the mic;
+/// 4. capture: the physical mic, or the custom mic's buffered pushes. A switch of source is
+///    make-before-break: the old source keeps feeding until the new one has primed (200 ms at
+///    most), then one tick crossfades — no gap, no repeated audio;
+/// 5. the echo canceller's reference: the downlink, or the app's user reference while started;
+/// 6. the send voice processor (AEC → NS → AGC), mute, and the taps.
+public final class SimulatedCall {
+    public static let sampleRate = AudioFormat.engine.sampleRate
+    /// One engine tick: 10 ms at 48 kHz.
+    public static let tickFrames = sampleRate / 100
+    public static let tickDuration = VirtualDuration.milliseconds(10)
+    private static let switchTimeoutTicks = 20
+
+    public let scheduler: Scheduler
+    public let audioManager = AudioManager()
+    public let sendVoiceProcessor: SendVoiceProcessor
+    /// The real loudspeaker, for apps that drive it themselves.
+    public let loudspeaker = Loudspeaker()
+    /// The real microphone, for apps that capture it themselves.
+    public let microphone = Microphone()
+    public private(set) var isMuted = false
+    public private(set) var isUserReferenceStarted = false
+    public private(set) var events: [CallEvent] = []
+    public private(set) var deviceStates: [DeviceState] = []
+    public private(set) var recording: CallRecording
+    public let recordsTaps: Bool
+
+    private let farEnd: BlockSource?
+    private let nearEnd: BlockSource?
+    private var noise: SignalGenerator?
+    private let echoPath: AcousticEchoPath
+    private var userReference = CadenceBuffer(capacity: SimulatedCall.sampleRate)
+    private let userReferenceConditioner = InputConditioner(engineRate: SimulatedCall.sampleRate)
+    private var ignoredReferenceFrames: Int64 = 0
+    private var tickTimer: RepeatingTimer?
+    private var failure: Error?
+    public private(set) var tickCount: Int64 = 0
+
+    // The capture source the engine reads now (nil: physical mic) and a pending switch.
+    private var activeMic: CustomMic?
+    private var pendingTicks = 0
+    private var retiredMics: [CustomMic] = []
+
+    // Per-tick blocks, allocated once.
+    private var downlink: [Float]
+    private var drive: [Float]
+    private var emission: [Float]
+    private var echo: [Float]
+    private var near: [Float]
+    private var noiseBlock: [Float]
+    private var physical: [Float]
+    private var capture: [Float]
+    private var incoming: [Float]
+    private var reference: [Float]
+    private var sent: [Float]
+    private let fadeIn: [Float]
+
+    public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
+                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil) throws {
+        let rate = Self.sampleRate, n = Self.tickFrames
+        scheduler = Scheduler()
+        farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate) }
+        nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate) }
+        noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }
+        let path = world.echoPath
+        let response: [Float]?
+        switch path.impulseResponse {
+        case .none: response = nil
+        case .file(let file, let channel)?:
+            response = try AudioFileStream.readAll(path: file, targetRate: rate, selection: channel).samples
+            if response?.isEmpty ?? true { throw CallError.input("\(file): impulse response is empty") }
+        case .synthetic(let rt60, let seed)?:
+            response = SyntheticRoom.impulseResponse(rt60Milliseconds: rt60, sampleRate: rate, seed: seed)
+        }
+        echoPath = AcousticEchoPath(blockSize: n, delayFrames: Int((path.delayMilliseconds * Double(rate) / 1000).rounded()),
+                                    gain: Float(Decibels.amplitude(fromDB: path.gainDB)), impulseResponse: response,
+                                    clipLevel: path.clipDBFS.map { Float(Decibels.amplitude(fromDB: $0)) })
+        sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
+                                                filterOverride: voiceProcessing.filterMilliseconds)
+        try sendVoiceProcessor.setAcousticEchoCanceller(mode: voiceProcessing.echoCancellerMode)
+        try sendVoiceProcessor.setNoiseSuppressor(mode: voiceProcessing.noiseSuppressor)
+        try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)
+        recordsTaps = recordTaps
+        let capacity = recordTaps ? Int((expectedDuration?.nanoseconds ?? 0) / 1_000_000_000 * Int64(rate)) + n : 0
+        recording = CallRecording(reserving: capacity)
+        let block = [Float](repeating: 0, count: n)
+        downlink = block; drive = block; emission = block; echo = block; near = block; noiseBlock = block
+        physical = block; capture = block; incoming = block; reference = block; sent = block
+        fadeIn = (0..<n).map { Float($0 + 1) / Float(n + 1) }
+        audioManager.onChange = { [unowned self] in log("device", $0) }
+    }
+
+    /// The current frame (sample index at 48 kHz) on the virtual clock.
+    public var currentFrame: Int64 { scheduler.now.nanoseconds * Int64(Self.sampleRate) / 1_000_000_000 }
+
+    /// Appends a line to the event log at the current instant.
+    public func log(_ kind: String, _ detail: String) {
+        events.append(CallEvent(frame: currentFrame, kind: kind, detail: detail))
+    }
+
+    // MARK: - Application API (PlanetKit's call session)
+
+    public func startUserAcousticEchoCancellerReference() {
+        guard !isUserReferenceStarted else { return }
+        isUserReferenceStarted = true
+        userReference.reset()
+        log("aec", "start user AEC reference")
+    }
+
+    /// Gives the canceller what the loudspeaker really plays (Float32 or Int16, any size, rate and
+    /// channel count). Ignored (returns false) unless the user reference is started.
+    @discardableResult
+    public func putUserAcousticEchoCancellerReference<Sample: PCMSample>(_ audioBuffer: PCMBuffer<Sample>) -> Bool {
+        guard isUserReferenceStarted else {
+            ignoredReferenceFrames += Int64(audioBuffer.frameCount)
+            return false
+        }
+        userReferenceConditioner.append(audioBuffer, to: &userReference)
+        return true
+    }
+
+    public func stopUserAcousticEchoCancellerReference() {
+        guard isUserReferenceStarted else { return }
+        isUserReferenceStarted = false
+        userReference.reset()
+        log("aec", "stop user AEC reference")
+    }
+
+    public func mute() { if !isMuted { isMuted = true; log("call", "mute") } }
+    public func unmute() { if isMuted { isMuted = false; log("call", "unmute") } }
+
+    // MARK: - Running
+
+    /// Starts the engine's 10 ms tick at the current instant.
+    public func start() throws {
+        guard tickTimer == nil else { throw CallError.alreadyStarted }
+        let timer = RepeatingTimer(scheduler: scheduler, periodFrames: Int64(Self.tickFrames), sampleRate: Self.sampleRate, phase: .process)
+        timer.setEventHandler { [unowned self] in
+            do { try tick() } catch {
+                failure = error
+                tickTimer?.cancel()
+            }
+        }
+        timer.schedule()
+        tickTimer = timer
+    }
+
+    /// Runs the call for `duration` of virtual time: every event in `[now, now + duration)`, so
+    /// `duration / 10 ms` ticks. The clock stops one nanosecond short of the end, so the tick due
+    /// exactly at the end belongs to the next `run`.
+    public func run(for duration: VirtualDuration) throws {
+        scheduler.advance(to: scheduler.now + duration - .nanoseconds(1))
+        if let failure { throw failure }
+    }
+
+    /// Stops the engine, detaches the devices and returns the pipeline counters. Events still
+    /// scheduled (app timers) are dropped and logged.
+    public func end() -> PipelineCounters {
+        tickTimer?.cancel()
+        tickTimer = nil
+        if let mic = audioManager.customMic { mic.isInUse = false; mic.didStopCapturing() }
+        if let speaker = audioManager.customSpeaker { speaker.isInUse = false; speaker.didStopPlaying() }
+        let leftovers = scheduler.drain()
+        if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
+        return counters
+    }
+
+    /// Counters so far.
+    public var counters: PipelineCounters {
+        var c = PipelineCounters()
+        c.frames = tickCount
+        let mics = retiredMics + [activeMic, audioManager.customMic].compactMap { $0 }
+        var seen = Set<ObjectIdentifier>()
+        for mic in mics where seen.insert(ObjectIdentifier(mic)).inserted {
+            c.uplink.add(mic.buffer)
+            c.ignoredFrames += mic.ignoredFrames
+        }
+        if let speaker = audioManager.customSpeaker {
+            c.playout.add(speaker.playout)
+            c.playout.underruns += speaker.conditioner.underruns
+            c.playout.primingSamples += speaker.conditioner.primingSamples
+        }
+        c.userReference.add(userReference)
+        c.ignoredFrames += ignoredReferenceFrames
+        c.loudspeaker.add(loudspeaker.buffer)
+        return c
+    }
+
+    private func tick() throws {
+        let n = Self.tickFrames
+        // 1. Receive path.
+        if let farEnd { try farEnd.read(into: &downlink, count: n) }
+        // 2. Playout and the loudspeaker.
+        let speaker = audioManager.customSpeaker
+        speaker?.playout.write(downlink, count: n)
+        loudspeaker.buffer.read(into: &emission, count: n)
+        if speaker == nil {
+            for i in 0..<n { drive[i] = downlink[i] + emission[i] }
+        } else {
+            for i in 0..<n { drive[i] = emission[i] }
+        }
+        // 3. The room.
+        echoPath.process(drive, into: &echo)
+        if let nearEnd { try nearEnd.read(into: &near, count: n) } else { for i in 0..<n { near[i] = 0 } }
+        if noise != nil {
+            noise!.fill(&noiseBlock, count: n)
+            for i in 0..<n { near[i] += noiseBlock[i] }
+        }
+        for i in 0..<n { physical[i] = echo[i] + near[i] }
+        if microphone.isOpen { microphone.fifo.write(physical, count: n) }
+        // 4. Capture, switching sources make-before-break.
+        readCapture()
+        // 5. Reference.
+        if isUserReferenceStarted {
+            userReference.read(into: &reference, count: n)
+        } else {
+            for i in 0..<n { reference[i] = downlink[i] }
+        }
+        // 6. Send voice processing.
+        sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
+        if isMuted { for i in 0..<n { sent[i] = 0 } }
+        if recordsTaps {
+            recording.mic.append(contentsOf: capture)
+            recording.reference.append(contentsOf: reference)
+            recording.echo.append(contentsOf: echo)
+            recording.nearEnd.append(contentsOf: near)
+            recording.played.append(contentsOf: drive)
+            recording.sent.append(contentsOf: sent)
+        }
+        noteDeviceState()
+        tickCount += 1
+    }
+
+    private func readCapture() {
+        let n = Self.tickFrames
+        let wanted = audioManager.customMic
+        if wanted === activeMic {
+            read(from: activeMic, into: &capture)
+            return
+        }
+        let ready = wanted.map { $0.buffer.canRead(count: n) } ?? true
+        pendingTicks += 1
+        if !ready && pendingTicks <= Self.switchTimeoutTicks {
+            read(from: activeMic, into: &capture)     // keep the old source until the new one is ready
+            return
+        }
+        read(from: activeMic, into: &capture)
+        read(from: wanted, into: &incoming)
+        for i in 0..<n { capture[i] += (incoming[i] - capture[i]) * fadeIn[i] }
+        if let old = activeMic {
+            old.buffer.reset()
+            if !retiredMics.contains(where: { $0 === old }) { retiredMics.append(old) }
+        }
+        log("capture", "switched from \(activeMic?.deviceName ?? "default mic") to \(wanted?.deviceName ?? "default mic")"
+            + (ready ? "" : " (new source not ready after \(pendingTicks * 10) ms)"))
+        activeMic = wanted
+        pendingTicks = 0
+    }
+
+    private func read(from mic: CustomMic?, into block: inout [Float]) {
+        if let mic {
+            mic.buffer.read(into: &block, count: Self.tickFrames)
+        } else {
+            for i in 0..<Self.tickFrames { block[i] = physical[i] }
+        }
+    }
+
+    private func noteDeviceState() {
+        let mic = activeMic, speaker = audioManager.customSpeaker
+        let state = DeviceState(frame: tickCount * Int64(Self.tickFrames),
+                                customMic: mic?.deviceName, customMicIsRealMicrophone: mic?.isRealMicrophone ?? true,
+                                customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
+                                customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
+                                echoCancellerMode: sendVoiceProcessor.echoCancellerMode,
+                                userReferenceStarted: isUserReferenceStarted, muted: isMuted)
+        if let last = deviceStates.last, last.sameDevices(as: state) { return }
+        deviceStates.append(state)
+    }
+}
+
+extension DeviceState {
+    func sameDevices(as other: DeviceState) -> Bool {
+        var a = self, b = other
+        a.frame = 0; b.frame = 0
+        return a == b
+    }
+}
+
+extension BufferCounters {
+    mutating func add(_ fifo: SampleFIFO) {
+        written += fifo.writtenSamples
+        read += fifo.readSamples
+        dropped += fifo.droppedSamples
+        buffered += Int64(fifo.count)
+        underruns += fifo.underruns
+        overruns += fifo.overruns
+    }
+
+    mutating func add(_ buffer: CadenceBuffer) {
+        add(buffer.fifo)
+        underruns += buffer.underruns
+        primingSamples += buffer.primingSamples
+    }
+}
