@@ -98,6 +98,7 @@ public struct SampleFIFO: Sendable {
     /// Reads up to `frameCount` samples without making up silence or counting an underrun.
     @discardableResult
     public mutating func readAvailable(into destination: inout [Float], at offset: Int = 0, count frameCount: Int) -> Int {
+        precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= destination.count)
         let available = Swift.min(frameCount, count)
         for i in 0..<available {
             destination[offset + i] = storage[head]

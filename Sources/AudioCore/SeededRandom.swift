@@ -49,8 +49,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     /// Uniform integer in `range` without modulo bias that matters at these sizes.
     @inlinable
     public mutating func nextInt(in range: ClosedRange<Int64>) -> Int64 {
-        let width = UInt64(range.upperBound - range.lowerBound) &+ 1
+        // The width is formed in two's complement so that ranges wider than Int64.max (down to
+        // the full Int64 range, whose width wraps to 0) do not trap.
+        let width = UInt64(bitPattern: range.upperBound &- range.lowerBound) &+ 1
         if width == 0 { return Int64(bitPattern: nextValue()) }
-        return range.lowerBound + Int64(nextValue() % width)
+        return range.lowerBound &+ Int64(bitPattern: nextValue() % width)
     }
 }

@@ -1,5 +1,6 @@
 internal import CSndFile
 import AudioCore
+import Foundation
 
 /// Streaming reader over libsndfile: any container and subtype libsndfile reads, delivered as
 /// interleaved Float32 in [-1, 1]. Owns its `SNDFILE*` and closes it in `deinit`.
@@ -26,9 +27,12 @@ public final class SoundFileReader {
         channelCount = Int(info.channels)
         frameCount = info.frames
         formatCode = info.format
-        // libsndfile opens a file whose data chunk is cut short and quietly reads what is there;
-        // its log says so. A truncated recording would skew every metric, so refuse it.
-        if let problem = Self.truncationProblem(in: Self.log(of: handle)) {
+        // libsndfile opens a file whose data chunk is cut short and quietly reads what is there
+        // (frameCount shrinks to match). A truncated recording would skew every metric, so refuse
+        // it: for RIFF/WAVE the header's data chunk size is checked against the file size
+        // directly; for every format libsndfile's own log is checked too (1.2 writes
+        // "data : 192000 (should be 95960)" for a WAV cut in half).
+        if let problem = Self.riffDataShortfall(path: path) ?? Self.truncationProblem(in: Self.log(of: handle)) {
             sf_close(handle)
             throw AudioIOError.truncated(path: path, detail: problem)
         }
@@ -44,7 +48,8 @@ public final class SoundFileReader {
 
     /// Reads up to `frames` interleaved frames into `buffer[offset...]`; returns frames read (0 at the end).
     public func read(into buffer: inout [Float], at offset: Int = 0, frames: Int) throws -> Int {
-        precondition(offset + frames * channelCount <= buffer.count, "buffer too small")
+        precondition(offset >= 0 && frames >= 0 && offset + frames * channelCount <= buffer.count, "buffer too small")
+        if frames == 0 { return 0 }
         let got = buffer.withUnsafeMutableBufferPointer { pointer in
             sf_readf_float(handle, pointer.baseAddress! + offset, sf_count_t(frames))
         }
@@ -76,13 +81,49 @@ public final class SoundFileReader {
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// The log lines libsndfile writes when a header promises more data than the file holds.
+    /// The log line libsndfile writes when a header promises more audio than the file holds:
+    /// "data : 192000 (should be 95960)" (WAV, W64, CAF), "SSND : … (should be …)" (AIFF), or a
+    /// line saying "truncated" / "exceeds file". A "should be" on the container line alone
+    /// ("RIFF : 192072 (should be 96032)") is not enough: it also appears when only a trailing
+    /// metadata chunk is cut and every sample is intact, and a cut data chunk always logs its own line.
     static func truncationProblem(in log: String) -> String? {
         for line in log.split(separator: "\n") {
             let lower = line.lowercased()
-            if lower.contains("should be") || lower.contains("truncat") || lower.contains("exceeds file") {
+            if lower.contains("truncat") || lower.contains("exceeds file") {
                 return line.trimmingCharacters()
             }
+            guard lower.contains("should be") else { continue }
+            let tag = line.trimmingCharacters().lowercased().prefix { $0 != " " && $0 != ":" }
+            if tag == "data" || tag == "ssnd" { return line.trimmingCharacters() }
+        }
+        return nil
+    }
+
+    /// For a RIFF/WAVE file, whether the data chunk's declared size runs past the end of the file.
+    /// Works on the bytes directly, so it does not depend on the wording of libsndfile's log.
+    /// A size of 0 or 0xFFFFFFFF (a writer that never went back to patch the header) is not a
+    /// promise and is not checked; neither are RF64 files, whose sizes live in a `ds64` chunk.
+    static func riffDataShortfall(path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        guard let fileLength = try? file.seekToEnd(), (try? file.seek(toOffset: 0)) != nil,
+              let header = try? file.read(upToCount: 12), header.count == 12,
+              header.prefix(4).elementsEqual("RIFF".utf8), header.suffix(4).elementsEqual("WAVE".utf8)
+        else { return nil }
+        var offset: UInt64 = 12
+        while offset + 8 <= fileLength {
+            guard (try? file.seek(toOffset: offset)) != nil,
+                  let chunk = try? file.read(upToCount: 8), chunk.count == 8 else { return nil }
+            let bytes = [UInt8](chunk)
+            let size = UInt64(bytes[4]) | UInt64(bytes[5]) << 8 | UInt64(bytes[6]) << 16 | UInt64(bytes[7]) << 24
+            if bytes[0..<4].elementsEqual("data".utf8) {
+                guard size != 0, size != 0xFFFF_FFFF else { return nil }
+                let available = fileLength - (offset + 8)
+                guard size > available else { return nil }
+                return "header declares \(size) bytes of audio data but the file holds \(available) "
+                    + "(\(100 * available / size)%); the file was cut short"
+            }
+            offset += 8 + size + (size & 1)      // chunks are padded to an even size
         }
         return nil
     }

@@ -44,6 +44,9 @@ public final class SoundFileWriter {
         }
         // Float → PCM writes clip rather than wrap around.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))
+        // Float WAVs get a PEAK chunk whose timestamp is the wall clock: leave it out so the same
+        // samples always give the same bytes (golden hashes depend on it).
+        sf_command(handle, Int32(SFC_SET_ADD_PEAK_CHUNK), nil, Int32(SF_FALSE))
         self.handle = handle
     }
 
@@ -57,7 +60,8 @@ public final class SoundFileWriter {
     /// Appends `frames` interleaved frames from `samples[offset...]`.
     public func write(_ samples: [Float], from offset: Int = 0, frames: Int) throws {
         guard let handle else { throw AudioIOError.cannotWrite(path: path, reason: "already finished") }
-        precondition(offset + frames * channelCount <= samples.count, "not enough samples")
+        precondition(offset >= 0 && frames >= 0 && offset + frames * channelCount <= samples.count, "not enough samples")
+        if frames == 0 { return }
         let written = samples.withUnsafeBufferPointer { pointer in
             sf_writef_float(handle, pointer.baseAddress! + offset, sf_count_t(frames))
         }

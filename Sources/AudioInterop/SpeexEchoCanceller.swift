@@ -53,8 +53,13 @@ public final class SpeexPreprocessor {
     public let sampleRate: Int
     private let state: OpaquePointer
     private var echoCanceller: SpeexEchoCanceller?   // kept alive while linked
+    private var noiseSuppressionEnabled = false
+    private var noiseSuppressionDB = -15
 
     public init(frameSize: Int, sampleRate: Int) throws {
+        guard frameSize > 0, sampleRate > 0 else {
+            throw AudioIOError.invalidArgument("speex preprocessor: frame \(frameSize), rate \(sampleRate) are not valid")
+        }
         guard let state = speex_preprocess_state_init(Int32(frameSize), Int32(sampleRate)) else {
             throw AudioIOError.invalidArgument("speex preprocessor: cannot allocate state for frame \(frameSize) at \(sampleRate) Hz")
         }
@@ -68,10 +73,23 @@ public final class SpeexPreprocessor {
 
     deinit { speex_preprocess_state_destroy(state) }
 
+    /// Noise suppression up to `maxAttenuationDB` (negative). While an echo canceller is linked,
+    /// turning noise suppression off keeps residual echo suppression working (see `linkEchoSuppression`).
     public func setNoiseSuppression(enabled: Bool, maxAttenuationDB: Int = -15) {
-        var on: Int32 = enabled ? 1 : 0
+        noiseSuppressionEnabled = enabled
+        noiseSuppressionDB = maxAttenuationDB
+        applySpectralGainStage()
+    }
+
+    /// speexdsp applies its spectral gain, which carries both noise suppression and residual echo
+    /// suppression, only while `SPEEX_PREPROCESS_SET_DENOISE` is on (`speex_preprocess_run` resets
+    /// the gains to 1 otherwise). So the stage is on whenever either is wanted; with noise
+    /// suppression off but an echo canceller linked, the noise floor is set to 0 dB so that only
+    /// the residual echo is attenuated.
+    private func applySpectralGainStage() {
+        var on: Int32 = (noiseSuppressionEnabled || echoCanceller != nil) ? 1 : 0
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_DENOISE, &on)
-        var level = Int32(maxAttenuationDB)
+        var level = Int32(noiseSuppressionEnabled ? noiseSuppressionDB : 0)
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_NOISE_SUPPRESS, &level)
     }
 
@@ -87,12 +105,14 @@ public final class SpeexPreprocessor {
 
     /// Links residual echo suppression to `canceller` (nil unlinks), with the attenuation in dB
     /// applied to residual echo alone and while the near end talks too (double talk).
+    /// Residual echo suppression needs speex's spectral gain stage, so linking turns that stage on
+    /// even when noise suppression is off (with a 0 dB noise floor, so noise is left alone).
     public func linkEchoSuppression(to canceller: SpeexEchoCanceller?, suppressDB: Int = -40, suppressActiveDB: Int = -15) {
         echoCanceller = canceller
-        var pointer = canceller.map { UnsafeMutableRawPointer($0.state) }
+        // SET_ECHO_STATE takes the SpeexEchoState* itself as the argument (nil unlinks).
+        let pointer = canceller.map { UnsafeMutableRawPointer($0.state) }
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_STATE, pointer)
-        _ = pointer
-        pointer = nil
+        applySpectralGainStage()
         var suppress = Int32(suppressDB)
         speex_preprocess_ctl(state, SPEEX_PREPROCESS_SET_ECHO_SUPPRESS, &suppress)
         var active = Int32(suppressActiveDB)

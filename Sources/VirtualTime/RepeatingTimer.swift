@@ -54,6 +54,7 @@ public final class RepeatingTimer {
     private init(scheduler: Scheduler, periodNanoseconds: Int64, per denominator: Int64,
                  leeway: VirtualDuration, jitter: TimerJitter?, phase: SchedulerPhase) {
         precondition(periodNanoseconds > 0 && denominator > 0, "timer period must be positive")
+        precondition(leeway.nanoseconds >= 0, "timer leeway must not be negative")
         self.scheduler = scheduler
         self.periodNumerator = periodNanoseconds
         self.periodDenominator = denominator
@@ -71,7 +72,10 @@ public final class RepeatingTimer {
         self.handler = handler
     }
 
-    /// Starts firing at `deadline` (default: now), then every period.
+    /// Starts firing at `deadline` (default: now), then every period. The first tick is at the
+    /// deadline itself, so advancing the clock over n whole periods fires n + 1 times. Calling it
+    /// again (also from the handler) restarts the cadence from the new deadline; a deadline in
+    /// the past is clamped to now.
     public func schedule(deadline: VirtualInstant? = nil) {
         cancel()
         start = deadline ?? scheduler.now
@@ -80,6 +84,7 @@ public final class RepeatingTimer {
         arm()
     }
 
+    /// Stops the timer; safe to call from its own handler (the next tick, already armed, is withdrawn).
     public func cancel() {
         if let pending { scheduler.cancel(pending) }
         pending = nil
@@ -90,9 +95,11 @@ public final class RepeatingTimer {
     /// The nominal (jitter-free) deadline of tick `k`.
     public func nominalDeadline(ofTick k: Int64) -> VirtualInstant {
         // k·num may exceed Int64 after ~290 years at 1 ns; split to keep hours and days exact.
+        // rest·num can itself overflow for long periods at high rates (2 s at 96 kHz), so that
+        // product is formed in 128 bits; the quotient is < num and always fits.
         let whole = k / periodDenominator, rest = k % periodDenominator
-        let ns = whole * periodNumerator + (rest * periodNumerator) / periodDenominator
-        return start + .nanoseconds(ns)
+        let fraction = periodDenominator.dividingFullWidth(rest.multipliedFullWidth(by: periodNumerator)).quotient
+        return start + .nanoseconds(whole * periodNumerator + fraction)
     }
 
     private func arm() {
@@ -129,7 +136,8 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
     mutating func nextInt(in range: ClosedRange<Int64>) -> Int64 {
-        let width = UInt64(range.upperBound - range.lowerBound) &+ 1
-        return range.lowerBound + Int64(next() % width)
+        let width = UInt64(bitPattern: range.upperBound &- range.lowerBound) &+ 1
+        if width == 0 { return Int64(bitPattern: next()) }
+        return range.lowerBound &+ Int64(bitPattern: next() % width)
     }
 }

@@ -31,9 +31,16 @@ public struct VirtualDuration: Hashable, Comparable, Sendable, CustomStringConve
     public static func microseconds(_ n: Int64) -> Self { Self(nanoseconds: n * 1_000) }
     public static func milliseconds(_ n: Int64) -> Self { Self(nanoseconds: n * 1_000_000) }
     public static func seconds(_ n: Int64) -> Self { Self(nanoseconds: n * 1_000_000_000) }
-    /// The duration of `frames` samples at `sampleRate`, rounded down to a nanosecond.
+    /// The duration of `frames` samples at `sampleRate`, rounded down to a nanosecond
+    /// (`floor(frames·10⁹/sampleRate)`, exact for any length that fits in nanoseconds).
     public static func frames(_ frames: Int64, sampleRate: Int) -> Self {
-        Self(nanoseconds: frames * 1_000_000_000 / Int64(sampleRate))
+        precondition(sampleRate > 0, "sample rate must be positive")
+        // frames·10⁹ overflows Int64 past ~53 h at 48 kHz; split into whole seconds and a remainder.
+        let rate = Int64(sampleRate)
+        let (seconds, rest) = frames.quotientAndRemainder(dividingBy: rate)
+        var ns = seconds * 1_000_000_000 + rest * 1_000_000_000 / rate
+        if rest < 0 && (rest * 1_000_000_000) % rate != 0 { ns -= 1 }   // floor, also for negative counts
+        return Self(nanoseconds: ns)
     }
 
     public static func < (lhs: Self, rhs: Self) -> Bool { lhs.nanoseconds < rhs.nanoseconds }

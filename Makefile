@@ -1,0 +1,44 @@
+# EchoLab — the two commands a new machine needs: `make eval` and `make test`.
+SWIFT ?= swift
+APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev
+ECHOLAB := .build/release/echolab
+VECTORS ?= vectors
+REPORTS ?= reports
+JOBS ?= 2
+
+.PHONY: all deps build test eval bench vectors golden clean
+
+all: build
+
+## deps: install the Debian packages EchoLab links against, if any is missing
+deps:
+	@scripts/install-deps.sh $(APT_PACKAGES)
+
+## build: release build of the echolab command
+build: deps
+	$(SWIFT) build -c release --product echolab
+
+## test: build and run every test, golden vectors included
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+## eval: run every scenario in vectors/scenarios and write reports/
+eval: build
+	$(ECHOLAB) eval $(VECTORS)/scenarios --out $(REPORTS) --jobs $(JOBS)
+
+## bench: speed figures (release build, single thread)
+bench: deps
+	$(SWIFT) build -c release --product echolab-bench
+	.build/release/echolab-bench
+
+## vectors: regenerate the seeded input signals and scenarios in vectors/
+vectors: build
+	$(ECHOLAB) vectors generate --out $(VECTORS)
+
+## golden: re-measure vectors/golden.json after an intended change (review the diff!)
+golden: build
+	$(ECHOLAB) vectors bless --vectors $(VECTORS)
+
+clean:
+	rm -rf .build $(REPORTS)/*/ $(REPORTS)/summary.*

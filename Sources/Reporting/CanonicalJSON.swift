@@ -1,0 +1,106 @@
+import Foundation
+
+/// A JSON value printed canonically: keys sorted, two-space indent, numbers with at most four
+/// decimals (integral values without a fraction), `null` kept. The same value prints to the
+/// same bytes on every machine, which is what lets golden files and CI diffs compare reports.
+public indirect enum JSONValue: Equatable, Sendable, Decodable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() { self = .null }
+        else if let value = try? container.decode(Bool.self) { self = .bool(value) }
+        else if let value = try? container.decode(Double.self) { self = .number(value) }
+        else if let value = try? container.decode(String.self) { self = .string(value) }
+        else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+        else { self = .object(try container.decode([String: JSONValue].self)) }
+    }
+
+    /// Any `Encodable` as a JSON value (through `JSONEncoder`, so `CodingKeys` apply).
+    public init<T: Encodable>(encoding value: T) throws {
+        let data = try JSONEncoder().encode(value)
+        self = try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    public subscript(key: String) -> JSONValue? {
+        if case .object(let object) = self { return object[key] }
+        return nil
+    }
+
+    public var doubleValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The canonical text, ending in a newline.
+    public func canonicalText() -> String {
+        var out = ""
+        write(to: &out, indent: 0)
+        out += "\n"
+        return out
+    }
+
+    private func write(to out: inout String, indent: Int) {
+        switch self {
+        case .null: out += "null"
+        case .bool(let value): out += value ? "true" : "false"
+        case .number(let value): out += Self.format(value)
+        case .string(let value): Self.writeString(value, to: &out)
+        case .array(let values):
+            if values.isEmpty { out += "[]"; return }
+            out += "[\n"
+            for (index, value) in values.enumerated() {
+                out += String(repeating: "  ", count: indent + 1)
+                value.write(to: &out, indent: indent + 1)
+                out += index == values.count - 1 ? "\n" : ",\n"
+            }
+            out += String(repeating: "  ", count: indent) + "]"
+        case .object(let object):
+            if object.isEmpty { out += "{}"; return }
+            out += "{\n"
+            let keys = object.keys.sorted()
+            for (index, key) in keys.enumerated() {
+                out += String(repeating: "  ", count: indent + 1)
+                Self.writeString(key, to: &out)
+                out += ": "
+                object[key]!.write(to: &out, indent: indent + 1)
+                out += index == keys.count - 1 ? "\n" : ",\n"
+            }
+            out += String(repeating: "  ", count: indent) + "}"
+        }
+    }
+
+    /// Four decimals at most, no trailing zeros, no exponent; non-finite values become null.
+    static func format(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        let rounded = (value * 10_000).rounded() / 10_000
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 {
+            return String(Int64(rounded))
+        }
+        var text = String(format: "%.4f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text == "-0" ? "0" : text
+    }
+
+    private static func writeString(_ value: String, to out: inout String) {
+        out += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        out += "\""
+    }
+}

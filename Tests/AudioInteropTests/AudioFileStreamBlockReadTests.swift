@@ -1,0 +1,80 @@
+import XCTest
+@testable import AudioInterop
+
+/// Block-wise reads agree with `readAll` whatever the block size; `rewind()` restarts identically.
+final class AudioFileStreamBlockReadTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    private func readInBlocks(_ stream: AudioFileStream, block: Int) throws -> [Float] {
+        var out: [Float] = []
+        var buffer = [Float](repeating: .nan, count: block + 3)
+        while true {
+            let got = try stream.read(into: &buffer, at: 3, frames: block)
+            out += buffer[3..<(3 + got)]
+            XCTAssertTrue(buffer[(3 + got)..<(3 + block)].allSatisfy { $0 == 0 }, "the unfilled rest is zeroed")
+            if got < block { break }
+        }
+        // After the end, reads keep returning 0 and silence.
+        var tail = [Float](repeating: 1, count: 17)
+        XCTAssertEqual(try stream.read(into: &tail, frames: 17), 0)
+        XCTAssertEqual(tail, [Float](repeating: 0, count: 17))
+        return out
+    }
+
+    func testOddBlockSizesMatchReadAllWithAndWithoutResampling() throws {
+        let path = dir.file("noise-44k1.wav")
+        try SoundFileWriter.write(Signals.noise(seed: 21, count: 30_011), to: path, sampleRate: 44_100)
+        for target in [44_100, 48_000, 16_000] {
+            let reference = try AudioFileStream.readAll(path: path, targetRate: target).samples
+            XCTAssertFalse(reference.isEmpty)
+            for block in [1, 37, 480, 1_000, 4_096, 100_000] {
+                let stream = try AudioFileStream(path: path, targetRate: target)
+                let blocks = try readInBlocks(stream, block: block)
+                XCTAssertEqual(blocks.count, reference.count, "block \(block) at \(target) Hz")
+                XCTAssertEqual(blocks, reference, "block \(block) at \(target) Hz")
+            }
+        }
+    }
+
+    func testRewindRestartsIdentically() throws {
+        let path = dir.file("rewind.wav")
+        try SoundFileWriter.write(Signals.sine(frequency: 700, sampleRate: 44_100, count: 10_000), to: path, sampleRate: 44_100)
+        for target in [44_100, 48_000] {
+            let stream = try AudioFileStream(path: path, targetRate: target)
+            let first = try readInBlocks(stream, block: 480)
+            try stream.rewind()
+            let second = try readInBlocks(stream, block: 480)
+            XCTAssertEqual(first, second, "full pass, \(target) Hz")
+
+            // Rewind from the middle, too.
+            try stream.rewind()
+            var partial = [Float](repeating: 0, count: 1_234)
+            _ = try stream.read(into: &partial, frames: 1_234)
+            try stream.rewind()
+            XCTAssertEqual(try readInBlocks(stream, block: 333), first, "mid-stream rewind, \(target) Hz")
+        }
+    }
+
+    func testLoopingFileMicrophone() throws {
+        // A file shorter than one block, looped by rewinding at the end, as a looping mic does.
+        let path = dir.file("short.wav")
+        let clip = Signals.noise(seed: 5, count: 300)
+        try SoundFileWriter.write(clip, to: path, sampleRate: 48_000)
+        let stream = try AudioFileStream(path: path, targetRate: 48_000)
+        var block = [Float](repeating: 0, count: 480)
+        var collected: [Float] = []
+        for _ in 0..<3 {
+            var filled = 0
+            while filled < 480 {
+                let got = try stream.read(into: &block, at: filled, frames: 480 - filled)
+                filled += got
+                if got == 0 { try stream.rewind() }
+            }
+            collected += block
+        }
+        let expected = (0..<1_440).map { clip[$0 % 300] }
+        XCTAssertEqual(collected, expected)
+    }
+}

@@ -1,0 +1,134 @@
+import XCTest
+import Foundation
+@testable import AudioInterop
+
+/// Bad input: not audio, missing, truncated, NaN. Every error names the file.
+final class SoundFileReaderErrorTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    private func validWAV(_ name: String, encoding: SoundFileEncoding = .float32, seconds: Int = 1) throws -> String {
+        let path = dir.file(name)
+        try SoundFileWriter.write(Signals.noise(seed: 9, count: 48_000 * seconds), to: path, sampleRate: 48_000, encoding: encoding)
+        return path
+    }
+
+    private func truncate(_ path: String, toBytes length: Int) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        try data.prefix(length).write(to: URL(fileURLWithPath: path))
+    }
+
+    private func size(_ path: String) throws -> Int {
+        (try FileManager.default.attributesOfItem(atPath: path)[.size] as! NSNumber).intValue
+    }
+
+    func testTextFileNamedWavIsCannotOpenNamingThePath() throws {
+        let path = dir.file("x.wav")
+        try "this is not audio\n".write(toFile: path, atomically: false, encoding: .utf8)
+        XCTAssertThrowsError(try SoundFileReader(path: path)) { error in
+            guard case .cannotOpen(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertFalse(reason.isEmpty)
+            XCTAssertTrue("\(error)".contains(path))
+        }
+    }
+
+    func testMissingFileIsCannotOpenNamingThePath() {
+        let path = dir.file("does-not-exist.wav")
+        XCTAssertThrowsError(try SoundFileReader(path: path)) { error in
+            guard case .cannotOpen(let p, _)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertTrue("\(error)".contains("does-not-exist.wav"))
+        }
+        XCTAssertThrowsError(try AudioFileStream(path: path, targetRate: 48_000))
+    }
+
+    func testWAVCutInHalfIsTruncatedForEveryEncoding() throws {
+        for encoding in SoundFileEncoding.allCases {
+            let path = try validWAV("half-\(encoding).wav", encoding: encoding)
+            try truncate(path, toBytes: try size(path) / 2)
+            XCTAssertThrowsError(try SoundFileReader(path: path), "\(encoding)") { error in
+                guard case .truncated(let p, let detail)? = error as? AudioIOError else { return XCTFail("\(encoding): \(error)") }
+                XCTAssertEqual(p, path)
+                XCTAssertFalse(detail.isEmpty)
+                XCTAssertTrue("\(error)".contains(path))
+                XCTAssertTrue("\(error)".contains("truncated"))
+            }
+            XCTAssertThrowsError(try AudioFileStream(path: path, targetRate: 16_000), "\(encoding)") { error in
+                guard case .truncated? = error as? AudioIOError else { return XCTFail("\(encoding): \(error)") }
+            }
+        }
+    }
+
+    func testWAVCutByOneByteOrRightAfterTheHeaderIsTruncated() throws {
+        let path = try validWAV("cut.wav", encoding: .pcm16)
+        let full = try size(path)
+        for cut in [full - 1, full - 100, 60] {
+            let copy = dir.file("cut-\(cut).wav")
+            try FileManager.default.copyItem(atPath: path, toPath: copy)
+            try truncate(copy, toBytes: cut)
+            XCTAssertThrowsError(try SoundFileReader(path: copy), "cut to \(cut) of \(full) bytes") { error in
+                guard case .truncated(let p, _)? = error as? AudioIOError else { return XCTFail("cut \(cut): \(error)") }
+                XCTAssertEqual(p, copy)
+            }
+        }
+    }
+
+    func testIntactFileWithTrailingBytesIsNotTruncated() throws {
+        let path = try validWAV("trailing.wav", encoding: .pcm16)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(repeating: 0x55, count: 37))
+        try handle.close()
+        let reader = try SoundFileReader(path: path)
+        XCTAssertEqual(reader.frameCount, 48_000)
+    }
+
+    func testCutTrailingMetadataChunkIsNotTruncatedAudio() throws {
+        // Every sample is there; only a LIST chunk after the data is short. The RIFF size then
+        // overstates the file ("RIFF : … (should be …)") but the audio is complete.
+        let path = try validWAV("list.wav", encoding: .pcm16)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        data += Data("LIST".utf8) + Data([200, 0, 0, 0]) + Data(repeating: 0, count: 20)   // claims 200, holds 20
+        let riff = UInt32(data.count - 8 + 180)
+        data.replaceSubrange(4..<8, with: withUnsafeBytes(of: riff.littleEndian) { Data($0) })
+        try data.write(to: URL(fileURLWithPath: path))
+        let reader = try SoundFileReader(path: path)
+        XCTAssertEqual(reader.frameCount, 48_000)
+    }
+
+    func testTruncationProblemRecognisesLibsndfileLogLines() {
+        XCTAssertEqual(SoundFileReader.truncationProblem(in: "File : a.wav\nRIFF : 192072 (should be 96032)\nWAVE\ndata : 192000 (should be 95960)\nEnd\n"),
+                       "data : 192000 (should be 95960)")
+        XCTAssertEqual(SoundFileReader.truncationProblem(in: "FORM : 100 (should be 50)\n SSND : 80 (should be 30)\n"),
+                       "SSND : 80 (should be 30)")
+        XCTAssertNotNil(SoundFileReader.truncationProblem(in: "*** File appears truncated.\n"))
+        XCTAssertNil(SoundFileReader.truncationProblem(in: "File : ok.wav\nLength : 480\nRIFF : 472\nWAVE\ndata : 400\nEnd\n"))
+        XCTAssertNil(SoundFileReader.truncationProblem(in: "RIFF : 192072 (should be 96032)\ndata : 400\n"))
+    }
+
+    func testNaNInAFloatWAVIsInvalidSamplesAtTheRightFrame() throws {
+        let path = dir.file("nan.wav")
+        var samples = Signals.noise(seed: 4, count: 2_000)
+        samples[1_500] = .nan
+        try SoundFileWriter.write(samples, to: path, sampleRate: 48_000)
+        let reader = try SoundFileReader(path: path)
+        var buffer = [Float](repeating: 0, count: 1_000)
+        XCTAssertEqual(try reader.read(into: &buffer, frames: 1_000), 1_000)
+        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 1_500), try reader.read(into: &buffer, frames: 1_000))
+        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 1_500), try AudioFileStream.readAll(path: path))
+    }
+
+    func testInfinityInAStereoFloatWAVReportsTheFrame() throws {
+        let path = dir.file("inf.wav")
+        let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 2)
+        var samples = [Float](repeating: 0.1, count: 200)
+        samples[151] = -.infinity          // frame 75, right channel
+        try writer.write(samples, frames: 100)
+        try writer.finish()
+        let reader = try SoundFileReader(path: path)
+        var buffer = [Float](repeating: 0, count: 200)
+        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 75), try reader.read(into: &buffer, frames: 100))
+    }
+}

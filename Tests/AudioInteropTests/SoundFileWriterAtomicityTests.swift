@@ -1,0 +1,97 @@
+import XCTest
+import Foundation
+@testable import AudioInterop
+
+/// No half-written file under the final name; failures name the path.
+final class SoundFileWriterAtomicityTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    func testFinalFileAppearsOnlyOnFinish() throws {
+        let path = dir.file("out.wav")
+        let writer = try SoundFileWriter(path: path, sampleRate: 48_000)
+        try writer.write(Signals.noise(seed: 3, count: 4_800), frames: 4_800)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(dir.contents(), [".out.wav.partial"])
+        try writer.finish()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path))
+        XCTAssertEqual(dir.contents(), ["out.wav"])
+        XCTAssertEqual(try SoundFileReader(path: path).frameCount, 4_800)
+    }
+
+    func testDroppedWriterRemovesItsPartialFile() throws {
+        let path = dir.file("abandoned.wav")
+        do {
+            let writer = try SoundFileWriter(path: path, sampleRate: 48_000, encoding: .pcm16)
+            try writer.write([0.1, 0.2, 0.3], frames: 3)
+            XCTAssertEqual(dir.contents(), [".abandoned.wav.partial"])
+        }
+        XCTAssertEqual(dir.contents(), [], "neither the partial nor the final file may remain")
+    }
+
+    func testAnExistingFileIsReplacedOnlyOnFinish() throws {
+        let path = dir.file("replace.wav")
+        try SoundFileWriter.write([Float](repeating: 0.25, count: 10), to: path, sampleRate: 8_000)
+        let writer = try SoundFileWriter(path: path, sampleRate: 8_000)
+        try writer.write([Float](repeating: -0.5, count: 20), frames: 20)
+        XCTAssertEqual(try SoundFileReader(path: path).frameCount, 10, "old file intact while writing")
+        try writer.finish()
+        let (samples, rate) = try AudioFileStream.readAll(path: path)
+        XCTAssertEqual(rate, 8_000)
+        XCTAssertEqual(samples, [Float](repeating: -0.5, count: 20))
+    }
+
+    func testWriteAfterFinishThrows() throws {
+        let path = dir.file("done.wav")
+        let writer = try SoundFileWriter(path: path, sampleRate: 48_000)
+        try writer.finish()
+        XCTAssertThrowsError(try writer.write([0], frames: 1)) { error in
+            guard case .cannotWrite(let p, _)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+        }
+    }
+
+    func testMissingDirectoryThrowsCannotWriteNamingThePath() throws {
+        let path = dir.file("no/such/dir/out.wav")
+        XCTAssertThrowsError(try SoundFileWriter(path: path, sampleRate: 48_000)) { error in
+            guard case .cannotWrite(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertFalse(reason.isEmpty)
+            XCTAssertTrue("\(error)".contains(path))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dir.file("no")))
+    }
+
+    func testUnwritableLocationThrowsCannotWriteNamingThePath() throws {
+        // A regular file as the parent "directory" is unwritable even for root.
+        let blocker = dir.file("blocker")
+        XCTAssertTrue(FileManager.default.createFile(atPath: blocker, contents: Data("x".utf8)))
+        let path = blocker + "/out.wav"
+        XCTAssertThrowsError(try SoundFileWriter.write([0.5], to: path, sampleRate: 48_000)) { error in
+            guard case .cannotWrite(let p, _)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertTrue("\(error)".contains(path))
+        }
+        // Permission bits only stop non-root users; check them when they apply.
+        if geteuid() != 0 {
+            let locked = dir.file("locked")
+            try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false,
+                                                    attributes: [.posixPermissions: 0o555])
+            defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: locked) }
+            XCTAssertThrowsError(try SoundFileWriter(path: locked + "/out.wav", sampleRate: 48_000)) { error in
+                guard case .cannotWrite(let p, _)? = error as? AudioIOError else { return XCTFail("\(error)") }
+                XCTAssertEqual(p, locked + "/out.wav")
+            }
+        }
+    }
+
+    func testUnsupportedFormatThrowsCannotWrite() {
+        let path = dir.file("bad.wav")
+        XCTAssertThrowsError(try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 0)) { error in
+            guard case .cannotWrite(let p, _)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+        }
+        XCTAssertEqual(dir.contents(), [])
+    }
+}
