@@ -31,6 +31,10 @@ let package = Package(
         ]),
         .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore"], path: "Benchmarks/EchoLabBench"),
 
+        // Written the way PlanetKit's guide writes its AudioFileMicrophone and AudioFileRecorder.
+        .executableTarget(name: "CustomDevicesExample", dependencies: ["Simulation", "AudioCore", "AudioInterop", "VirtualTime"],
+                          path: "Examples/CustomDevices"),
+
         .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime"]),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
