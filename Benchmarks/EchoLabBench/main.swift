@@ -1,1 +1,134 @@
-print("todo")
+// `make bench`: speed of a 60 s call at 48 kHz, single thread, release build.
+// Targets (issue #2): AEC disabled ≥ 500× real time for the whole run (simulation + taps +
+// metrics); with the speex AEC ≥ 85 % of the throughput of a bare loop calling the speex
+// canceller (+ preprocessor) on the same frames. Exit code 3 when a target is missed.
+import AudioCore
+import AudioInterop
+import Foundation
+import Metrics
+import Reporting
+import Simulation
+
+let seconds = 60.0
+let rate = 48_000
+let repetitions = 3
+let work = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-bench-\(getpid())").path
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+func path(_ name: String) -> String { (work as NSString).appendingPathComponent(name) }
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+func best(_ body: () throws -> Void) rethrows -> Double {
+    var fastest = Double.infinity
+    for _ in 0..<repetitions {
+        let start = now()
+        try body()
+        fastest = min(fastest, Double(now() - start) / 1e9)
+    }
+    return fastest
+}
+
+// Inputs: 60 s of speech-like far end and near end (double talk in the middle), as WAV files.
+let count = Int(seconds) * rate
+var near = SignalGenerator.render(.speechLike(levelDBFS: -26, pitchHz: 210), sampleRate: rate, count: count, seed: 2)
+for i in near.indices where !(20 * rate..<30 * rate).contains(i) { near[i] = 0 }
+try SoundFileWriter.write(SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 1),
+                          to: path("far.wav"), sampleRate: rate)
+try SoundFileWriter.write(near, to: path("near.wav"), sampleRate: rate)
+
+func scenario(_ mode: EchoCancellerMode) -> Scenario {
+    Scenario(name: "bench-\(mode)", farEnd: .file(path: path("far.wav"), channel: .monoOnly),
+             nearEnd: .file(path: path("near.wav"), channel: .monoOnly), noise: NoiseSettings(levelDBFS: -60, seed: 3),
+             echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6, impulseResponse: .synthetic(rt60Milliseconds: 250, seed: 4)),
+             voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode, filterMilliseconds: 200),
+             duration: .seconds(Int64(seconds)))
+}
+
+func wholeRun(_ mode: EchoCancellerMode) throws -> Double {
+    var output = RunOutput(scenario: scenario(mode), outputDirectory: path("run-\(mode)"))
+    output.evaluator.analyzer.configuration.threads = 1
+    return try best { try output.run() }
+}
+
+func stages(_ mode: EchoCancellerMode) throws -> (simulation: Double, taps: Double, metrics: Double) {
+    var run: CallRun?
+    let simulation = try best { run = try ScenarioRunner(scenario: scenario(mode)).run() }
+    let taps = try best {
+        for (name, samples) in run!.recording.taps where CallRecording.standardTapNames.contains(name) { try SoundFileWriter.write(samples, to: path("stage-\(name).wav"), sampleRate: rate) }
+    }
+    var evaluator = RunEvaluator()
+    evaluator.analyzer.configuration.threads = 1
+    let metrics = best { _ = evaluator.evaluate(run!, wallSeconds: 0) }
+    return (simulation, taps, metrics)
+}
+
+/// The floor: speex alone on the AEC run's own mic and reference frames.
+func bareSpeexLoop() throws -> Double {
+    let mic = try AudioFileStream.readAll(path: path("run-intensityRecommended/mic.wav")).samples
+    let reference = try AudioFileStream.readAll(path: path("run-intensityRecommended/reference.wav")).samples
+    let frame = rate / 100
+    let frames = mic.count / frame
+    var micInt = [Int16](repeating: 0, count: mic.count), referenceInt = micInt
+    for i in mic.indices {
+        micInt[i] = SampleConversion.int16(fromFloat: mic[i])
+        referenceInt[i] = SampleConversion.int16(fromFloat: reference[i])
+    }
+    var capture = [Int16](repeating: 0, count: frame), played = capture, output = capture
+    return try best {
+        let settings = EchoCancellerSettings.forMode(.intensityRecommended, filterOverride: 200)!
+        let canceller = try SpeexEchoCanceller(frameSize: frame, filterLength: settings.filterMilliseconds * rate / 1000, sampleRate: rate)
+        let preprocessor = try SpeexPreprocessor(frameSize: frame, sampleRate: rate)
+        preprocessor.linkEchoSuppression(to: canceller, suppressDB: settings.suppressionDB, suppressActiveDB: settings.doubleTalkSuppressionDB)
+        for f in 0..<frames {
+            for i in 0..<frame { capture[i] = micInt[f * frame + i]; played[i] = referenceInt[f * frame + i] }
+            canceller.cancel(capture: capture, reference: played, output: &output)
+            preprocessor.process(&output)
+        }
+    }
+}
+
+/// The I/O floor: libsndfile reading and writing the six taps.
+func ioFloor() throws -> Double {
+    let names = CallRecording.standardTapNames.sorted().map { path("run-disabled/\($0).wav") }
+    return try best {
+        for name in names {
+            let samples = try AudioFileStream.readAll(path: name).samples
+            try SoundFileWriter.write(samples, to: path("io.wav"), sampleRate: rate)
+        }
+    }
+}
+
+func row(_ label: String, _ wall: Double) -> String {
+    label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f ms %9.0f× real time", wall * 1000, seconds / wall)
+}
+
+let disabled = try wholeRun(.disabled)
+let enabled = try wholeRun(.intensityRecommended)
+let bare = try bareSpeexLoop()
+let io = try ioFloor()
+let disabledStages = try stages(.disabled)
+let enabledStages = try stages(.intensityRecommended)
+let ratio = bare / enabled
+var usage = rusage()
+getrusage(RUSAGE_SELF.rawValue, &usage)
+
+print("EchoLab benchmark: \(Int(seconds)) s call at \(rate) Hz, one thread, best of \(repetitions)")
+print(row("whole run, AEC disabled", disabled))
+print(row("  simulation", disabledStages.simulation))
+print(row("  taps (4 WAVs)", disabledStages.taps))
+print(row("  metrics + lint + glitches", disabledStages.metrics))
+print(row("whole run, speex intensityRecommended", enabled))
+print(row("  simulation", enabledStages.simulation))
+print(row("  taps (4 WAVs)", enabledStages.taps))
+print(row("  metrics + lint + glitches", enabledStages.metrics))
+print(row("bare speex loop (canceller + preprocessor)", bare))
+print(row("libsndfile floor (read + write 4 taps)", io))
+print(String(format: "speex run throughput / bare loop throughput: %.1f %%", ratio * 100))
+print("peak memory: \(usage.ru_maxrss / 1024) MiB")
+let disabledFactor = seconds / disabled
+var missed: [String] = []
+if disabledFactor < 500 { missed.append(String(format: "AEC disabled ran at %.0f× real time (target ≥ 500×)", disabledFactor)) }
+if ratio < 0.85 { missed.append(String(format: "speex run reached %.1f %% of the bare loop (target ≥ 85 %%)", ratio * 100)) }
+for line in missed { print("MISSED: \(line)") }
+print(missed.isEmpty ? "targets: met" : "targets: missed")
+exit(missed.isEmpty ? 0 : 3)

@@ -56,7 +56,7 @@ public final class AudioFileStream {
                 guard try refill() else { break }
             }
             let n = min(frames - filled, pendingEnd - pendingStart)
-            for i in 0..<n { buffer[offset + filled + i] = pending[pendingStart + i] }
+            VectorMath.copy(pending, from: pendingStart, into: &buffer, at: offset + filled, count: n)
             pendingStart += n
             filled += n
         }
@@ -89,7 +89,7 @@ public final class AudioFileStream {
         guard let resampler else {
             if monoStart == monoEnd { return false }
             let n = monoEnd - monoStart
-            for i in 0..<n { pending[i] = mono[monoStart + i] }
+            VectorMath.copy(mono, from: monoStart, into: &pending, count: n)
             monoStart = monoEnd
             pendingEnd = n
             return true

@@ -1,9 +1,6 @@
 internal import CFFTW
 import Foundation
 
-/// FFTW's planner is not thread-safe: every plan creation and destruction goes through this lock.
-/// Executing a plan on its own buffers is safe from any thread.
-private let plannerLock = NSLock()
 
 /// A real-input FFT of one size over fftw3f (single precision), planned once with FFTW_ESTIMATE
 /// (deterministic plans, so results are bit-identical run to run). Owns its plans and aligned
@@ -17,24 +14,28 @@ public final class RealFFT: @unchecked Sendable {
     private let forwardPlan: fftwf_plan
     private let inversePlan: fftwf_plan
 
-    public init(size: Int) {
+    /// - Parameter portable: plan without SIMD codelets (`FFTW_NO_SIMD`), so the result is the same
+    ///   bit for bit on every x86-64 CPU (AVX or not). Slower; for signals whose bytes are hashed.
+    public init(size: Int, portable: Bool = false) {
         precondition(size >= 2 && size % 2 == 0, "FFT size must be even and at least 2")
         self.size = size
         let time = fftwf_alloc_real(size)!
         let frequency = fftwf_alloc_complex(size / 2 + 1)!
         timeBuffer = time
         frequencyBuffer = frequency
-        plannerLock.lock()
-        forwardPlan = fftwf_plan_dft_r2c_1d(Int32(size), time, frequency, UInt32(FFTW_ESTIMATE))!
-        inversePlan = fftwf_plan_dft_c2r_1d(Int32(size), frequency, time, UInt32(FFTW_ESTIMATE))!
-        plannerLock.unlock()
+        let flags = UInt32(FFTW_ESTIMATE) | (portable ? UInt32(FFTW_NO_SIMD) : 0)
+        // Executing a plan on its own buffers is safe from any thread; planning is not.
+        (forwardPlan, inversePlan) = FFTWPlanner.withLock {
+            (fftwf_plan_dft_r2c_1d(Int32(size), time, frequency, flags)!,
+             fftwf_plan_dft_c2r_1d(Int32(size), frequency, time, flags)!)
+        }
     }
 
     deinit {
-        plannerLock.lock()
-        fftwf_destroy_plan(forwardPlan)
-        fftwf_destroy_plan(inversePlan)
-        plannerLock.unlock()
+        FFTWPlanner.withLock {
+            fftwf_destroy_plan(forwardPlan)
+            fftwf_destroy_plan(inversePlan)
+        }
         fftwf_free(timeBuffer)
         fftwf_free(frequencyBuffer)
     }
@@ -83,12 +84,15 @@ public final class RealFFT: @unchecked Sendable {
     private func loadTime(_ input: [Float], offset: Int, window: [Float]?) {
         precondition(offset >= 0 && offset + size <= input.count, "FFT frame out of range")
         input.withUnsafeBufferPointer { source in
+            let start = source.baseAddress! + offset
             if let window {
+                precondition(window.count >= size, "window shorter than the FFT")
                 window.withUnsafeBufferPointer { w in
-                    for i in 0..<size { timeBuffer[i] = source[offset + i] * w[i] }
+                    let weights = w.baseAddress!
+                    for i in 0..<size { timeBuffer[i] = start[i] * weights[i] }
                 }
             } else {
-                for i in 0..<size { timeBuffer[i] = source[offset + i] }
+                timeBuffer.update(from: start, count: size)
             }
         }
     }

@@ -5,9 +5,9 @@ import AudioInterop
 /// loudspeaker, which no linear canceller can model), convolved with the room response,
 /// delayed by the bulk delay and scaled by the gain.
 ///
-/// The room response is applied by uniformly partitioned overlap-save convolution (blocks of one
-/// engine tick, FFTs of two), so a one-second response costs a few FFTs per tick rather than
-/// 48 000 multiply-adds per sample. Everything is preallocated; `process` allocates nothing.
+/// The room response is applied by `PartitionedConvolver` (blocks of one engine tick), so a
+/// one-second response costs a few FFTs per tick. Everything is preallocated; `process`
+/// allocates nothing.
 final class AcousticEchoPath {
     let blockSize: Int
     private let gain: Float
@@ -35,103 +35,36 @@ final class AcousticEchoPath {
 
     /// Echo at the microphone for one block of loudspeaker drive.
     func process(_ drive: [Float], into echo: inout [Float]) {
+        let n = blockSize
         if let clipLevel {
-            for i in 0..<blockSize { clipped[i] = min(max(drive[i], -clipLevel), clipLevel) }
+            VectorMath.clip(drive, limit: clipLevel, into: &clipped, count: n)
         } else {
-            for i in 0..<blockSize { clipped[i] = drive[i] }
+            VectorMath.copy(drive, into: &clipped, count: n)
         }
         if let convolver {
             convolver.process(clipped, into: &roomOutput)
         } else {
-            for i in 0..<blockSize { roomOutput[i] = clipped[i] }
+            VectorMath.copy(clipped, into: &roomOutput, count: n)
         }
-        // Write the block into the ring, then read the block that is `delayFrames` old.
-        let ringCount = delayRing.count
-        for i in 0..<blockSize {
-            delayRing[(delayWrite + i) % ringCount] = roomOutput[i]
-        }
-        let readStart = (delayWrite + ringCount - delayFrames) % ringCount
-        for i in 0..<blockSize {
-            echo[i] = delayRing[(readStart + i) % ringCount] * gain
-        }
-        delayWrite = (delayWrite + blockSize) % ringCount
-    }
-}
-
-/// Uniformly partitioned overlap-save convolution with a frequency-domain delay line.
-final class PartitionedConvolver {
-    private let blockSize: Int
-    private let partitions: Int
-    private let fft: RealFFT
-    private let bins: Int
-    private var filterReal: [Float]      // partitions × bins
-    private var filterImaginary: [Float]
-    private var historyReal: [Float]     // frequency-domain delay line, partitions × bins
-    private var historyImaginary: [Float]
-    private var newest = 0
-    private var window: [Float]          // previous block + current block
-    private var spectrumReal: [Float]
-    private var spectrumImaginary: [Float]
-    private var accumulatorReal: [Float]
-    private var accumulatorImaginary: [Float]
-    private var timeOutput: [Float]
-    private let scale: Float
-
-    init(impulseResponse: [Float], blockSize: Int) {
-        self.blockSize = blockSize
-        partitions = max(1, (impulseResponse.count + blockSize - 1) / blockSize)
-        fft = RealFFT(size: 2 * blockSize)
-        bins = fft.binCount
-        filterReal = [Float](repeating: 0, count: partitions * bins)
-        filterImaginary = filterReal
-        historyReal = filterReal
-        historyImaginary = filterReal
-        window = [Float](repeating: 0, count: 2 * blockSize)
-        spectrumReal = [Float](repeating: 0, count: bins)
-        spectrumImaginary = spectrumReal
-        accumulatorReal = spectrumReal
-        accumulatorImaginary = spectrumReal
-        timeOutput = [Float](repeating: 0, count: 2 * blockSize)
-        scale = 1 / Float(2 * blockSize)
-        var padded = [Float](repeating: 0, count: 2 * blockSize)
-        for p in 0..<partitions {
-            for i in 0..<(2 * blockSize) { padded[i] = 0 }
-            for i in 0..<blockSize where p * blockSize + i < impulseResponse.count {
-                padded[i] = impulseResponse[p * blockSize + i]
-            }
-            fft.forward(padded, real: &spectrumReal, imaginary: &spectrumImaginary)
-            for k in 0..<bins {
-                filterReal[p * bins + k] = spectrumReal[k]
-                filterImaginary[p * bins + k] = spectrumImaginary[k]
-            }
-        }
+        Self.delay(roomOutput, ring: &delayRing, writeIndex: &delayWrite, delay: delayFrames, gain: gain, into: &echo, count: n)
     }
 
-    func process(_ input: [Float], into output: inout [Float]) {
-        for i in 0..<blockSize {
-            window[i] = window[blockSize + i]
-            window[blockSize + i] = input[i]
+    /// Writes the block into the ring, then reads the block written `delay` samples earlier, scaled.
+    private static func delay(_ input: [Float], ring: inout [Float], writeIndex: inout Int, delay: Int, gain: Float,
+                              into output: inout [Float], count: Int) {
+        let ringCount = ring.count
+        var write = writeIndex
+        for i in 0..<count {
+            ring[write] = input[i]
+            write += 1
+            if write == ringCount { write = 0 }
         }
-        fft.forward(window, real: &spectrumReal, imaginary: &spectrumImaginary)
-        newest = (newest + partitions - 1) % partitions
-        let base = newest * bins
-        for k in 0..<bins {
-            historyReal[base + k] = spectrumReal[k]
-            historyImaginary[base + k] = spectrumImaginary[k]
-            accumulatorReal[k] = 0
-            accumulatorImaginary[k] = 0
+        var read = (writeIndex + ringCount - delay) % ringCount
+        for i in 0..<count {
+            output[i] = ring[read] * gain
+            read += 1
+            if read == ringCount { read = 0 }
         }
-        for p in 0..<partitions {
-            let h = ((newest + p) % partitions) * bins     // input spectrum p blocks old
-            let f = p * bins
-            for k in 0..<bins {
-                let xr = historyReal[h + k], xi = historyImaginary[h + k]
-                let hr = filterReal[f + k], hi = filterImaginary[f + k]
-                accumulatorReal[k] += xr * hr - xi * hi
-                accumulatorImaginary[k] += xr * hi + xi * hr
-            }
-        }
-        fft.inverse(real: accumulatorReal, imaginary: accumulatorImaginary, output: &timeOutput)
-        for i in 0..<blockSize { output[i] = timeOutput[blockSize + i] * scale }
+        writeIndex = write
     }
 }

@@ -18,21 +18,26 @@ final class InputConditioner {
         self.engineRate = engineRate
     }
 
+    /// Averages interleaved channels into engine Float32.
+    static func downmix<S: PCMSample>(_ buffer: PCMBuffer<S>, frames: Int, into mono: inout [Float]) {
+        let channels = buffer.channelCount
+        if channels == 1 {
+            for i in 0..<frames { mono[i] = buffer.samples[i].engineValue }
+            return
+        }
+        let gain = 1 / Float(channels)
+        for frame in 0..<frames {
+            var sum: Float = 0
+            for c in 0..<channels { sum += buffer.samples[frame * channels + c].engineValue }
+            mono[frame] = sum * gain
+        }
+    }
+
     func append<S: PCMSample>(_ buffer: PCMBuffer<S>, to destination: inout CadenceBuffer) {
         let frames = min(buffer.frameCount, buffer.samples.count / buffer.channelCount)
         guard frames > 0 else { return }
         if mono.count < frames { mono = [Float](repeating: 0, count: frames) }
-        let channels = buffer.channelCount
-        if channels == 1 {
-            for i in 0..<frames { mono[i] = buffer.samples[i].engineValue }
-        } else {
-            let gain = 1 / Float(channels)
-            for frame in 0..<frames {
-                var sum: Float = 0
-                for c in 0..<channels { sum += buffer.samples[frame * channels + c].engineValue }
-                mono[frame] = sum * gain
-            }
-        }
+        Self.downmix(buffer, frames: frames, into: &mono)
         if buffer.sampleRate == engineRate {
             resampler = nil
             lastFormat = buffer.format

@@ -55,7 +55,7 @@ final class JSONObjectReader {
 
     func number(_ key: String, in range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let value = raw(key) else { return nil }
-        guard !(value is Bool), let number = (value as? NSNumber)?.doubleValue, number.isFinite else {
+        guard !Self.isBoolean(value), let number = (value as? NSNumber)?.doubleValue, number.isFinite else {
             throw fail(key, "expected a number")
         }
         if let range, !range.contains(number) {
@@ -76,7 +76,7 @@ final class JSONObjectReader {
 
     func bool(_ key: String) throws -> Bool? {
         guard let value = raw(key) else { return nil }
-        guard let bool = value as? Bool else {
+        guard Self.isBoolean(value), let bool = value as? Bool else {
             throw fail(key, "expected true or false")
         }
         return bool
@@ -95,6 +95,13 @@ final class JSONObjectReader {
             guard let object = element as? [String: Any] else { throw fail("\(key)[\(index)]", "expected an object") }
             return JSONObjectReader(object, file: file, path: keyPath("\(key)[\(index)]"))
         }
+    }
+
+    /// JSON `true`/`false`, not a number: on Linux Foundation bridges 0 and 1 to `Bool` too, so
+    /// ask the NSNumber for its storage type (`c` is how booleans are stored).
+    static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return false }
+        return String(cString: number.objCType) == "c"
     }
 
     /// Accepts a value of any JSON type (for polymorphic keys); the caller interprets it.

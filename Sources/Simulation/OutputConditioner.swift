@@ -44,12 +44,17 @@ final class OutputConditioner {
         } else {
             real = resample(from: &fifo, frames: frames, rate: buffer.sampleRate)
         }
+        Self.spread(engineBlock, frames: frames, into: &buffer)
+        return real
+    }
+
+    /// Engine Float32 mono into every channel of the app's buffer, in its sample type.
+    static func spread<S: PCMSample>(_ mono: [Float], frames: Int, into buffer: inout PCMBuffer<S>) {
         let channels = buffer.channelCount
         for frame in 0..<frames {
-            let value = S(engineValue: engineBlock[frame])
+            let value = S(engineValue: mono[frame])
             for c in 0..<channels { buffer.samples[frame * channels + c] = value }
         }
-        return real
     }
 
     private func take(from fifo: inout SampleFIFO, frames: Int, into block: inout [Float]) -> Int {

@@ -92,12 +92,12 @@ public final class SendVoiceProcessor {
         if let canceller {
             canceller.process(capture: capture, reference: reference, output: &sent)
         } else {
-            for i in 0..<frameSize { sent[i] = capture[i] }
+            VectorMath.copy(capture, into: &sent, count: frameSize)
         }
         if let enhancer {
-            for i in 0..<frameSize { enhancerFrame[i] = SampleConversion.int16(fromFloat: sent[i]) }
+            VectorMath.convert(sent, into: &enhancerFrame, count: frameSize)
             enhancer.process(&enhancerFrame)
-            for i in 0..<frameSize { sent[i] = SampleConversion.float(fromInt16: enhancerFrame[i]) }
+            VectorMath.convert(enhancerFrame, into: &sent, count: frameSize)
         }
     }
 }

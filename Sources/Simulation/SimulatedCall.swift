@@ -124,7 +124,7 @@ public final class SimulatedCall {
         try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)
         recordsTaps = recordTaps
         let capacity = recordTaps ? Int((expectedDuration?.nanoseconds ?? 0) / 1_000_000_000 * Int64(rate)) + n : 0
-        recording = CallRecording(reserving: capacity)
+        recording = CallRecording(capacity: capacity)
         let block = [Float](repeating: 0, count: n)
         downlink = block; drive = block; emission = block; echo = block; near = block; noiseBlock = block
         physical = block; capture = block; incoming = block; reference = block; sent = block
@@ -202,6 +202,7 @@ public final class SimulatedCall {
         tickTimer = nil
         if let mic = audioManager.customMic { mic.isInUse = false; mic.didStopCapturing() }
         if let speaker = audioManager.customSpeaker { speaker.isInUse = false; speaker.didStopPlaying() }
+        recording.trim()
         let leftovers = scheduler.drain()
         if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
         return counters
@@ -237,18 +238,18 @@ public final class SimulatedCall {
         speaker?.playout.write(downlink, count: n)
         loudspeaker.buffer.read(into: &emission, count: n)
         if speaker == nil {
-            for i in 0..<n { drive[i] = downlink[i] + emission[i] }
+            VectorMath.add(downlink, emission, into: &drive, count: n)
         } else {
-            for i in 0..<n { drive[i] = emission[i] }
+            VectorMath.copy(emission, into: &drive, count: n)
         }
         // 3. The room.
         echoPath.process(drive, into: &echo)
-        if let nearEnd { try nearEnd.read(into: &near, count: n) } else { for i in 0..<n { near[i] = 0 } }
+        if let nearEnd { try nearEnd.read(into: &near, count: n) } else { VectorMath.fill(&near, count: n) }
         if noise != nil {
             noise!.fill(&noiseBlock, count: n)
-            for i in 0..<n { near[i] += noiseBlock[i] }
+            VectorMath.accumulate(noiseBlock, into: &near, count: n)
         }
-        for i in 0..<n { physical[i] = echo[i] + near[i] }
+        VectorMath.add(echo, near, into: &physical, count: n)
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
         readCapture()
@@ -256,18 +257,13 @@ public final class SimulatedCall {
         if isUserReferenceStarted {
             userReference.read(into: &reference, count: n)
         } else {
-            for i in 0..<n { reference[i] = downlink[i] }
+            VectorMath.copy(downlink, into: &reference, count: n)
         }
         // 6. Send voice processing.
         sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
-        if isMuted { for i in 0..<n { sent[i] = 0 } }
+        if isMuted { VectorMath.fill(&sent, count: n) }
         if recordsTaps {
-            recording.mic.append(contentsOf: capture)
-            recording.reference.append(contentsOf: reference)
-            recording.echo.append(contentsOf: echo)
-            recording.nearEnd.append(contentsOf: near)
-            recording.played.append(contentsOf: drive)
-            recording.sent.append(contentsOf: sent)
+            recording.record(mic: capture, reference: reference, echo: echo, nearEnd: near, played: drive, sent: sent, frames: n)
         }
         noteDeviceState()
         tickCount += 1
@@ -288,7 +284,7 @@ public final class SimulatedCall {
         }
         read(from: activeMic, into: &capture)
         read(from: wanted, into: &incoming)
-        for i in 0..<n { capture[i] += (incoming[i] - capture[i]) * fadeIn[i] }
+        VectorMath.crossfade(from: capture, to: incoming, ramp: fadeIn, into: &capture, count: n)
         if let old = activeMic {
             old.buffer.reset()
             if !retiredMics.contains(where: { $0 === old }) { retiredMics.append(old) }
@@ -303,7 +299,7 @@ public final class SimulatedCall {
         if let mic {
             mic.buffer.read(into: &block, count: Self.tickFrames)
         } else {
-            for i in 0..<Self.tickFrames { block[i] = physical[i] }
+            VectorMath.copy(physical, into: &block, count: Self.tickFrames)
         }
     }
 

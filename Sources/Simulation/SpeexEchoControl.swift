@@ -31,24 +31,17 @@ public final class SpeexEchoControl: EchoCanceller {
     }
 
     public func process(capture: [Float], reference: [Float], output: inout [Float]) {
-        for i in 0..<frameSize {
-            captureInt[i] = SampleConversion.int16(fromFloat: capture[i])
-            referenceInt[i] = SampleConversion.int16(fromFloat: reference[i])
-        }
+        let n = frameSize
+        VectorMath.convert(capture, into: &captureInt, count: n)
+        VectorMath.convert(reference, into: &referenceInt, count: n)
         canceller.cancel(capture: captureInt, reference: referenceInt, output: &outputInt)
         if let observer {
-            var r: Float = 0, c: Float = 0, o: Float = 0
-            for i in 0..<frameSize {
-                r += reference[i] * reference[i]
-                c += capture[i] * capture[i]
-                let y = SampleConversion.float(fromInt16: outputInt[i])
-                o += y * y
-            }
-            let n = Float(frameSize)
-            observer(r / n, c / n, o / n)
+            VectorMath.convert(outputInt, into: &output, count: n)   // the linear stage's output
+            observer(VectorMath.meanSquare(reference, count: n), VectorMath.meanSquare(capture, count: n),
+                     VectorMath.meanSquare(output, count: n))
         }
         suppressor.process(&outputInt)
-        for i in 0..<frameSize { output[i] = SampleConversion.float(fromInt16: outputInt[i]) }
+        VectorMath.convert(outputInt, into: &output, count: n)
     }
 
     /// Changes residual suppression in place (the filter keeps what it learned).

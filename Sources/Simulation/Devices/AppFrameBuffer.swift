@@ -18,6 +18,11 @@ struct AppFrameBuffer {
 
     var frameCount: Int { mono.count }
 
+    /// Adds `other × gain` into `mono`.
+    mutating func mix(_ other: [Float], gain: Float) {
+        for i in 0..<mono.count { mono[i] += other[i] * gain }
+    }
+
     /// Copies `mono` into the typed buffer, every channel the same.
     mutating func packMono() {
         let channels = options.channelCount

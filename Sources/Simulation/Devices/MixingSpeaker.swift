@@ -52,7 +52,7 @@ public final class MixingSpeaker: CustomSpeaker {
             stop()
             return
         }
-        for i in 0..<frame.frameCount { frame.mono[i] += musicBlock[i] * musicGain }
+        frame.mix(musicBlock, gain: musicGain)
         frame.packMono()
         if putsReference { frame.putReference(to: call) }
         frame.play(on: call.loudspeaker)

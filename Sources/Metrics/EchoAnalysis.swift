@@ -1,0 +1,57 @@
+/// The result of one analysis: whole-file metrics, per-segment metrics, and the per-frame ledger
+/// they were aggregated from, so further questions (another range, re-convergence after an
+/// instant) are answered without touching the audio again.
+public struct EchoAnalysis: Sendable {
+    /// Metrics of the whole analysed length.
+    public let whole: EchoMetrics
+    /// One entry per requested segment, in the order given (clipped to the analysed length).
+    public let segments: [SegmentMetrics]
+    public let sampleRate: Int
+    /// Samples analysed: the shortest common length of the inputs.
+    public let sampleCount: Int
+    let ledger: FrameLedger
+    let configuration: EchoMetricsConfiguration
+
+    init(whole: EchoMetrics, segmentRanges: [Range<Int>], sampleCount: Int, ledger: FrameLedger,
+         configuration: EchoMetricsConfiguration) {
+        self.whole = whole
+        self.sampleRate = ledger.sampleRate
+        self.sampleCount = sampleCount
+        self.ledger = ledger
+        self.configuration = configuration
+        segments = segmentRanges.map {
+            Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+        }
+    }
+
+    /// ERL/ERLE/steady/convergence over the Welch frames wholly inside `range` (clipped to the
+    /// analysed length), with the ERLE series restarted at `range.lowerBound`: convergence is
+    /// relative to the start of the range.
+    public func metrics(in range: Range<Int>) -> SegmentMetrics {
+        Self.metrics(in: range, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+    }
+
+    private static func metrics(in range: Range<Int>, ledger: FrameLedger, sampleCount: Int,
+                                configuration: EchoMetricsConfiguration) -> SegmentMetrics {
+        let sampleRate = ledger.sampleRate
+        let clipped = range.clamped(to: 0..<sampleCount)
+        let summary = ledger.summary(in: clipped,
+                                     stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
+                                     toleranceDB: configuration.convergenceToleranceDB)
+        return SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
+                              erlDB: summary.erlDB, erleDB: summary.erleDB, erleSteadyDB: summary.erleSteadyDB,
+                              convergenceSeconds: summary.convergenceSeconds,
+                              singleTalkFrames: summary.singleTalkFrames)
+    }
+
+    /// Re-convergence after an instant (an echo-path change, a route switch): seconds from
+    /// `sample` until the ERLE series restarted at `sample` (0.5 s windows) stays within the
+    /// tolerance of the steady-state ERLE of the stretch after `sample`. That stretch ends at the
+    /// end of the requested segment containing `sample`, or at the end of the file when no
+    /// segment contains it. nil when the stretch has no far-end single talk or never settles.
+    public func reconvergenceSeconds(after sample: Int) -> Double? {
+        guard sample >= 0, sample < sampleCount else { return nil }
+        let end = segments.first { ($0.startSample..<$0.endSample).contains(sample) }?.endSample ?? sampleCount
+        return metrics(in: sample..<end).convergenceSeconds
+    }
+}

@@ -1,0 +1,188 @@
+/// Codable result types. Every dB value is optional: nil (JSON `null`, key always present) when
+/// there were no gated frames or a power was zero; no number is ever made up. Keys are the
+/// snake_case names the report uses.
+
+/// Echo metrics of a whole file.
+public struct EchoMetrics: Codable, Equatable, Sendable {
+    /// Echo return loss: 10·log10(P_reference / P_echo_at_mic) over the far-end single-talk frames,
+    /// whole band (DC excluded). The reference is first shifted by the estimated bulk delay (whole
+    /// samples) so a pure delay does not bias it. Echo at the mic is the `echo` track when given,
+    /// otherwise the mic itself.
+    public var erlDB: Double?
+    /// Echo return loss enhancement: 10·log10(P_mic / P_processed) over the far-end single-talk
+    /// frames, whole band (mic and processed are time-aligned; no shift).
+    public var erleDB: Double?
+    /// ERLE over the last half (by count, in time order) of the far-end single-talk frames.
+    public var erleSteadyDB: Double?
+    /// Earliest series time t such that the series value at t is non-nil and every later non-nil
+    /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
+    public var convergenceSeconds: Double?
+    /// Bulk delay reference→mic estimated by GCC-PHAT, in milliseconds; nil without far-end activity.
+    public var delayMilliseconds: Double?
+    /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
+    /// contains its first sample. Windows without single-talk frames have a nil value.
+    public var erleSeries: [ERLEPoint]
+    /// ERLE per octave band [125, 250) … [8000, 16000) Hz over all single-talk frames; bands
+    /// starting at or above Nyquist are left out.
+    public var erleBands: [BandERLE]
+    /// How frames were classified.
+    public var gate: ActivityGateSummary
+
+    public init(erlDB: Double?, erleDB: Double?, erleSteadyDB: Double?, convergenceSeconds: Double?,
+                delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
+                gate: ActivityGateSummary) {
+        self.erlDB = erlDB
+        self.erleDB = erleDB
+        self.erleSteadyDB = erleSteadyDB
+        self.convergenceSeconds = convergenceSeconds
+        self.delayMilliseconds = delayMilliseconds
+        self.erleSeries = erleSeries
+        self.erleBands = erleBands
+        self.gate = gate
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
+        case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
+        case erleSeries = "erle_series", erleBands = "erle_bands", gate
+    }
+
+    // Written out so that nil values appear as explicit nulls (encodeIfPresent would drop the key).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(erlDB, forKey: .erlDB)
+        try container.encode(erleDB, forKey: .erleDB)
+        try container.encode(erleSteadyDB, forKey: .erleSteadyDB)
+        try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
+        try container.encode(delayMilliseconds, forKey: .delayMilliseconds)
+        try container.encode(erleSeries, forKey: .erleSeries)
+        try container.encode(erleBands, forKey: .erleBands)
+        try container.encode(gate, forKey: .gate)
+    }
+}
+
+/// One point of the ERLE time series: the window starting at `timeSeconds`.
+public struct ERLEPoint: Codable, Equatable, Sendable {
+    public var timeSeconds: Double
+    public var erleDB: Double?
+
+    public init(timeSeconds: Double, erleDB: Double?) {
+        self.timeSeconds = timeSeconds
+        self.erleDB = erleDB
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case timeSeconds = "t_s", erleDB = "erle_db"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(timeSeconds, forKey: .timeSeconds)
+        try container.encode(erleDB, forKey: .erleDB)
+    }
+}
+
+/// ERLE in one octave band [lowHz, highHz): bins whose centre frequency lies in the band.
+public struct BandERLE: Codable, Equatable, Sendable {
+    public var lowHz: Double
+    public var highHz: Double
+    public var erleDB: Double?
+
+    public init(lowHz: Double, highHz: Double, erleDB: Double?) {
+        self.lowHz = lowHz
+        self.highHz = highHz
+        self.erleDB = erleDB
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case lowHz = "low_hz", highHz = "high_hz", erleDB = "erle_db"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(lowHz, forKey: .lowHz)
+        try container.encode(highHz, forKey: .highHz)
+        try container.encode(erleDB, forKey: .erleDB)
+    }
+}
+
+/// Where the near-end-silence decision came from, so a reader knows how much to trust the gate.
+public enum ActivityGateMethod: String, Codable, Sendable {
+    /// The near-end track itself was measured.
+    case nearEndTrack = "near_end_track"
+    /// The near end was estimated as mic − echo, sample by sample.
+    case micMinusEcho = "mic_minus_echo"
+    /// Nothing told near end from echo: every far-end-active frame counts as single talk.
+    case farEndOnly = "far_end_only"
+}
+
+/// Frame counts per class. `singleTalkFrames + doubleTalkFrames == farEndActiveFrames`.
+public struct ActivityGateSummary: Codable, Equatable, Sendable {
+    public var method: ActivityGateMethod
+    /// All Welch frames of the analysed length.
+    public var frames: Int
+    /// Frames whose delay-aligned reference is at or above the far-end threshold.
+    public var farEndActiveFrames: Int
+    /// Far-end active and near end silent: the frames ERL and ERLE are measured over.
+    public var singleTalkFrames: Int
+    /// Far-end active while the near end talks: excluded from ERL and ERLE.
+    public var doubleTalkFrames: Int
+
+    public init(method: ActivityGateMethod, frames: Int, farEndActiveFrames: Int,
+                singleTalkFrames: Int, doubleTalkFrames: Int) {
+        self.method = method
+        self.frames = frames
+        self.farEndActiveFrames = farEndActiveFrames
+        self.singleTalkFrames = singleTalkFrames
+        self.doubleTalkFrames = doubleTalkFrames
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case method, frames
+        case farEndActiveFrames = "far_end_active_frames"
+        case singleTalkFrames = "single_talk_frames"
+        case doubleTalkFrames = "double_talk_frames"
+    }
+}
+
+/// Metrics of one part of a file (a timeline segment), over the Welch frames lying wholly
+/// inside `startSample..<endSample`. Times are relative to `startSample`.
+public struct SegmentMetrics: Codable, Equatable, Sendable {
+    public var startSample: Int
+    public var endSample: Int
+    public var erlDB: Double?
+    public var erleDB: Double?
+    public var erleSteadyDB: Double?
+    /// Seconds after `startSample` at which ERLE settles within tolerance of the segment's steady state.
+    public var convergenceSeconds: Double?
+    /// Far-end single-talk frames inside the segment.
+    public var singleTalkFrames: Int
+
+    public init(startSample: Int, endSample: Int, erlDB: Double?, erleDB: Double?, erleSteadyDB: Double?,
+                convergenceSeconds: Double?, singleTalkFrames: Int) {
+        self.startSample = startSample
+        self.endSample = endSample
+        self.erlDB = erlDB
+        self.erleDB = erleDB
+        self.erleSteadyDB = erleSteadyDB
+        self.convergenceSeconds = convergenceSeconds
+        self.singleTalkFrames = singleTalkFrames
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case startSample = "start_sample", endSample = "end_sample"
+        case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
+        case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_frames"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(startSample, forKey: .startSample)
+        try container.encode(endSample, forKey: .endSample)
+        try container.encode(erlDB, forKey: .erlDB)
+        try container.encode(erleDB, forKey: .erleDB)
+        try container.encode(erleSteadyDB, forKey: .erleSteadyDB)
+        try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
+        try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Every threshold and size the echo metrics use, with the defaults the README documents.
+/// Sizes left nil are derived from the sample rate so that a 16 kHz and a 48 kHz recording are
+/// measured over the same durations.
+public struct EchoMetricsConfiguration: Sendable, Equatable {
+    /// Welch frame length in samples; nil means the next power of two ≥ 21.3 ms (1024 at 48 kHz,
+    /// 512 at 16 kHz). The hop is always half a frame (50 % overlap, Hann window).
+    public var frameSize: Int?
+    /// A frame has far-end activity when the (delay-aligned) reference frame's mean square is at
+    /// least this level (mean square 1.0 is 0 dBFS).
+    public var farEndActiveDBFS: Double
+    /// The near end counts as silent in a frame when its estimate's mean square is below this.
+    public var nearEndSilentDBFS: Double
+    /// Length of the non-overlapping windows of the ERLE time series.
+    public var seriesStepSeconds: Double
+    /// Convergence means "stays within this many dB of the steady-state ERLE".
+    public var convergenceToleranceDB: Double
+    /// Largest reference→mic delay the GCC-PHAT search considers (lags 0…this).
+    public var maxDelayMilliseconds: Double
+    /// GCC-PHAT block length in samples; nil means the next power of two ≥ 341.3 ms
+    /// (16384 at 48 kHz). The hop between candidate blocks is half a block.
+    public var delayBlockSize: Int?
+    /// At most this many far-end-active blocks, spread evenly over the file, enter the delay estimate.
+    public var maxDelayBlocks: Int
+    /// Threads the analysis may use; nil: one per core. Results do not depend on it (parts are
+    /// fixed and combined in order); 1 keeps a run on one core, as benchmarks and `eval --jobs` want.
+    public var threads: Int?
+
+    public init(frameSize: Int? = nil,
+                farEndActiveDBFS: Double = -50,
+                nearEndSilentDBFS: Double = -55,
+                seriesStepSeconds: Double = 0.5,
+                convergenceToleranceDB: Double = 3,
+                maxDelayMilliseconds: Double = 500,
+                delayBlockSize: Int? = nil,
+                maxDelayBlocks: Int = 32,
+                threads: Int? = nil) {
+        self.frameSize = frameSize
+        self.farEndActiveDBFS = farEndActiveDBFS
+        self.nearEndSilentDBFS = nearEndSilentDBFS
+        self.seriesStepSeconds = seriesStepSeconds
+        self.convergenceToleranceDB = convergenceToleranceDB
+        self.maxDelayMilliseconds = maxDelayMilliseconds
+        self.delayBlockSize = delayBlockSize
+        self.maxDelayBlocks = maxDelayBlocks
+        self.threads = threads
+    }
+
+    /// Threads to use now.
+    var threadCount: Int { max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount) }
+
+    public static let `default` = EchoMetricsConfiguration()
+
+    /// The Welch frame length used at `sampleRate` (even, at least 16).
+    public func frameSize(forSampleRate sampleRate: Int) -> Int {
+        if let frameSize { return max(16, frameSize + frameSize % 2) }
+        return nextPowerOfTwo(atLeast: Int((0.0213 * Double(sampleRate)).rounded(.up)))
+    }
+
+    /// The GCC-PHAT block length used at `sampleRate` (even, at least 64).
+    public func delayBlockSize(forSampleRate sampleRate: Int) -> Int {
+        if let delayBlockSize { return max(64, delayBlockSize + delayBlockSize % 2) }
+        return nextPowerOfTwo(atLeast: Int((0.3413 * Double(sampleRate)).rounded(.up)))
+    }
+
+    /// Samples per ERLE-series window at `sampleRate` (at least one).
+    func seriesStepSamples(forSampleRate sampleRate: Int) -> Int {
+        max(1, Int((seriesStepSeconds * Double(sampleRate)).rounded()))
+    }
+}
+
+/// Smallest power of two ≥ `value` (and ≥ 16).
+func nextPowerOfTwo(atLeast value: Int) -> Int {
+    var size = 16
+    while size < value { size *= 2 }
+    return size
+}

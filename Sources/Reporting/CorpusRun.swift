@@ -1,0 +1,130 @@
+import Dispatch
+import Foundation
+import Simulation
+import Synchronization
+
+/// Finds scenario files: files as given, folders searched recursively for `*.json`, in sorted order.
+public enum ScenarioDiscovery {
+    public struct NotFound: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String { "\(path): no such file or folder" }
+    }
+
+    public static func files(in paths: [String]) throws -> [String] {
+        var found: [String] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw NotFound(path: path) }
+            if !isDirectory.boolValue { found.append(path); continue }
+            let enumerator = FileManager.default.enumerator(atPath: path)
+            var inFolder: [String] = []
+            while let item = enumerator?.nextObject() as? String {
+                if item.hasSuffix(".json") { inFolder.append((path as NSString).appendingPathComponent(item)) }
+            }
+            found += inFolder.sorted()
+        }
+        return found
+    }
+}
+
+/// Runs many scenarios, `jobs` at a time, each into OUT/NAME/. One bad scenario is an error line
+/// for that item; the others still run. Results are in input order whatever the job count, and
+/// each item's files are the same as a single `echolab run` would write.
+public struct CorpusRun {
+    public struct Item: Sendable {
+        public var name: String
+        public var file: String
+        public var report: RunReport?
+        public var error: String?
+    }
+
+    public struct Outcome: Sendable {
+        public var items: [Item]
+
+        /// `summary.json` and `summary.md` in `directory`, written atomically.
+        public func writeSummary(to directory: String) throws {
+            func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+            let json = JSONValue.object([
+                "schema": .string("echolab.summary/1"),
+                "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
+                "scenarios": .array(items.map { item in
+                    var object: [String: JSONValue] = ["name": .string(item.name), "file": .string(item.file),
+                                                       "error": item.error.map(JSONValue.string) ?? .null]
+                    if let report = item.report {
+                        object["aec_mode"] = .string(report.aecMode)
+                        object["erl_db"] = optional(report.metrics.erlDB)
+                        object["erle_db"] = optional(report.metrics.erleDB)
+                        object["erle_steady_db"] = optional(report.metrics.erleSteadyDB)
+                        object["convergence_s"] = optional(report.metrics.convergenceSeconds)
+                        object["delay_ms"] = optional(report.metrics.delayMilliseconds)
+                        object["underruns"] = .number(Double(report.pipeline.underruns))
+                        object["findings"] = .array(report.findings.map { .string($0.rule) })
+                    }
+                    return .object(object)
+                }),
+            ])
+            try AtomicFile.write(json.canonicalText(), to: (directory as NSString).appendingPathComponent("summary.json"))
+            var md = "# EchoLab evaluation\n\n| scenario | AEC | ERL | ERLE | steady ERLE | convergence | delay | underruns | findings |\n|---|---|---|---|---|---|---|---|---|\n"
+            for item in items {
+                guard let r = item.report else {
+                    md += "| \(item.name) | **failed**: \(item.error ?? "") | | | | | | | |\n"
+                    continue
+                }
+                let m = r.metrics
+                md += "| [\(item.name)](\(item.name)/report.md) | \(r.aecMode) | \(ReportFormatting.db(m.erlDB)) | \(ReportFormatting.db(m.erleDB)) | "
+                md += "\(ReportFormatting.db(m.erleSteadyDB)) | \(ReportFormatting.seconds(m.convergenceSeconds)) | "
+                md += "\(ReportFormatting.number(m.delayMilliseconds, digits: 1, unit: " ms")) | \(r.pipeline.underruns) | "
+                md += "\(r.findings.map(\.rule).joined(separator: ", ")) |\n"
+            }
+            try AtomicFile.write(md, to: (directory as NSString).appendingPathComponent("summary.md"))
+        }
+    }
+
+    public var scenarioFiles: [String]
+    public var outputDirectory: String
+    public var jobs: Int
+    public var taps: TapSelection
+
+    public init(scenarioFiles: [String], outputDirectory: String, jobs: Int = 1, taps: TapSelection = .standard) {
+        self.scenarioFiles = scenarioFiles
+        self.outputDirectory = outputDirectory
+        self.jobs = jobs
+        self.taps = taps
+    }
+
+    /// Runs them all; `progress(done, total, item)` is called as items finish (from any thread, serialised).
+    public func run(progress: @escaping @Sendable (Int, Int, Item) -> Void = { _, _, _ in }) -> Outcome {
+        let files = scenarioFiles
+        let results = Mutex<[Item?]>(Array(repeating: nil, count: files.count))
+        let done = Mutex(0)
+        let next = Mutex(0)
+        let directory = outputDirectory, taps = self.taps
+        let workers = max(1, min(jobs, files.count))
+        let threadsPerRun = jobs > 1 ? 1 : nil as Int?
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index: Int = next.withLock { value in defer { value += 1 }; return value }
+                guard index < files.count else { return }
+                let item = Self.runOne(file: files[index], directory: directory, taps: taps, threads: threadsPerRun)
+                results.withLock { $0[index] = item }
+                let count = done.withLock { value in value += 1; return value }
+                progress(count, files.count, item)
+            }
+        }
+        return Outcome(items: results.withLock { $0.map { $0! } })
+    }
+
+    static func runOne(file: String, directory: String, taps: TapSelection, threads: Int?) -> Item {
+        let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        do {
+            let scenario = try ScenarioLoader.load(path: file)
+            let folder = (directory as NSString).appendingPathComponent(scenario.name)
+            var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps)
+            output.evaluator.analyzer.configuration.threads = threads
+            let report = try output.run()
+            return Item(name: scenario.name, file: file, report: report, error: nil)
+        } catch {
+            return Item(name: fallbackName, file: file, report: nil, error: String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Simulation
+
+/// The AEC rules of PlanetKit's custom audio device guide ("Key considerations"), checked against
+/// the device timeline of a call. Each finding covers the stretch of the call where the rule is
+/// broken; the report puts the measured consequence beside it.
+public enum LintRule: String, CaseIterable, Sendable {
+    /// Case 1: a custom source that is not a real microphone (file, stream, TTS) with AEC still on.
+    /// Nothing echoes into a file, so the canceller can only damage it.
+    case aecOnNonMicrophoneSource = "aec-on-non-microphone-source"
+    /// Case 1, sink side: a custom speaker that plays nothing into the room (recording) with AEC on.
+    case aecOnWithoutLoudspeaker = "aec-on-without-loudspeaker"
+    /// Case 2: a custom speaker that changes what is played (mixing) without the user AEC
+    /// reference, while a real microphone is in use: the canceller cannot know the added audio.
+    case alteredPlayoutWithoutReference = "altered-playout-without-reference"
+    /// AEC disabled while a real microphone and loudspeaker are in use: the peer hears itself.
+    case aecDisabledWithRealDevices = "aec-disabled-with-real-devices"
+
+    public var advice: String {
+        switch self {
+        case .aecOnNonMicrophoneSource:
+            "the custom mic is not a real microphone but AEC is on: call setAcousticEchoCanceller(mode: .disabled) after setting it"
+        case .aecOnWithoutLoudspeaker:
+            "the custom speaker plays nothing into the room but AEC is on: call setAcousticEchoCanceller(mode: .disabled) after setting it"
+        case .alteredPlayoutWithoutReference:
+            "the custom speaker changes what is played without the user AEC reference: call startUserAcousticEchoCancellerReference() and put what you play"
+        case .aecDisabledWithRealDevices:
+            "AEC is disabled while a real microphone and loudspeaker are in use: call setAcousticEchoCanceller(mode: .intensityRecommended)"
+        }
+    }
+
+    func isBroken(by state: DeviceState) -> Bool {
+        let aecOn = state.echoCancellerMode != .disabled
+        switch self {
+        case .aecOnNonMicrophoneSource: return aecOn && !state.realMicrophoneInUse
+        case .aecOnWithoutLoudspeaker: return aecOn && state.realMicrophoneInUse && !state.loudspeakerInUse
+        case .alteredPlayoutWithoutReference:
+            return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
+        case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
+        }
+    }
+}
+
+/// One broken rule over a stretch of the call.
+public struct LintFinding: Hashable, Sendable {
+    public var rule: LintRule
+    public var frames: Range<Int>
+    public var message: String
+}
+
+public enum Linter {
+    /// Findings in time order (then rule order) over `0..<endFrame`.
+    public static func findings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        for rule in LintRule.allCases {
+            var start: Int?
+            for (index, state) in states.enumerated() {
+                let from = Int(state.frame)
+                let to = index + 1 < states.count ? Int(states[index + 1].frame) : endFrame
+                if rule.isBroken(by: state) {
+                    if start == nil { start = from }
+                } else if let open = start {
+                    findings.append(LintFinding(rule: rule, frames: open..<from, message: rule.advice))
+                    start = nil
+                }
+                if index == states.count - 1, let open = start, to > open {
+                    findings.append(LintFinding(rule: rule, frames: open..<to, message: rule.advice))
+                }
+            }
+        }
+        return findings.sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
+    }
+}

@@ -1,0 +1,126 @@
+import AudioCore
+import Foundation
+import Metrics
+import Simulation
+
+/// What `echolab run` reports about one call. `json()` is the `report.json` schema
+/// (`echolab.run/1`); everything but `performance` is a pure function of the inputs.
+public struct RunReport: Sendable {
+    public static let schema = "echolab.run/1"
+
+    public struct Segment: Sendable {
+        public var startSeconds: Double
+        public var endSeconds: Double
+        /// Timeline actions that opened this segment.
+        public var events: [String]
+        public var metrics: SegmentMetrics
+        /// Seconds until ERLE settled again after the segment's start (nil: never, or no far end).
+        public var reconvergenceSeconds: Double?
+        /// Clicks in `sent` within ±10 ms of the segment's start.
+        public var clicksAtStart: Int
+    }
+
+    public struct Finding: Sendable {
+        public var rule: String
+        public var atSeconds: Double
+        public var untilSeconds: Double
+        public var message: String
+        /// The measured consequence: which metric, its value, and what it means.
+        public var consequenceMetric: String
+        public var consequenceDB: Double?
+        public var consequence: String
+    }
+
+    public var scenarioName: String
+    public var scenarioFile: String
+    public var sampleRate: Int
+    public var durationSeconds: Double
+    public var aecMode: String
+    public var aecBackend: String
+    public var aecSettings: EchoCancellerSettings?
+    public var noiseSuppressor: String
+    public var autoGainControl: String
+    public var metrics: EchoMetrics
+    public var segments: [Segment]
+    public var events: [CallEvent]
+    public var findings: [Finding]
+    public var pipeline: PipelineCounters
+    public var sentClicks: Int
+    public var sentGaps: Int
+    public var adaptiveDecisions: [AdaptiveDecision]
+    public var taps: [String: String]
+    public var wallSeconds: Double
+
+    public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
+
+    /// `report.json`'s content.
+    public func json() throws -> JSONValue {
+        let rate = Double(sampleRate)
+        func seconds(_ frames: Int64) -> JSONValue { .number(Double(frames) / rate) }
+        func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
+        func counters(_ c: BufferCounters) -> JSONValue {
+            .object(["written": .number(Double(c.written)), "read": .number(Double(c.read)),
+                     "dropped": .number(Double(c.dropped)), "buffered": .number(Double(c.buffered)),
+                     "underruns": .number(Double(c.underruns)), "overruns": .number(Double(c.overruns)),
+                     "priming_samples": .number(Double(c.primingSamples)), "conserved": .bool(c.isConserved)])
+        }
+        var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
+        if let settings = aecSettings {
+            aec["filter_ms"] = .number(Double(settings.filterMilliseconds))
+            aec["suppression_db"] = .number(Double(settings.suppressionDB))
+            aec["double_talk_suppression_db"] = .number(Double(settings.doubleTalkSuppressionDB))
+        }
+        return .object([
+            "schema": .string(Self.schema),
+            "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
+            "scenario": .string(scenarioName),
+            "scenario_file": .string(scenarioFile),
+            "sample_rate": .number(rate),
+            "duration_s": .number(durationSeconds),
+            "aec": .object(aec),
+            "noise_suppressor": .string(noiseSuppressor),
+            "auto_gain_control": .string(autoGainControl),
+            "metrics": try JSONValue(encoding: metrics),
+            "segments": .array(try segments.map { segment in
+                var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
+                                                   "events": .array(segment.events.map(JSONValue.string)),
+                                                   "reconvergence_s": optional(segment.reconvergenceSeconds),
+                                                   "clicks_at_start": .number(Double(segment.clicksAtStart))]
+                if case .object(let metrics) = try JSONValue(encoding: segment.metrics) {
+                    for (key, value) in metrics where key != "start_sample" && key != "end_sample" { object[key] = value }
+                }
+                return .object(object)
+            }),
+            "events": .array(events.map { .object(["t_s": seconds($0.frame), "kind": .string($0.kind), "detail": .string($0.detail)]) }),
+            "findings": .array(findings.map { finding in
+                .object(["rule": .string(finding.rule), "at_s": .number(finding.atSeconds), "until_s": .number(finding.untilSeconds),
+                         "message": .string(finding.message),
+                         "consequence": .object(["metric": .string(finding.consequenceMetric),
+                                                 "value_db": optional(finding.consequenceDB),
+                                                 "meaning": .string(finding.consequence)])])
+            }),
+            "pipeline": .object([
+                "frames": .number(Double(pipeline.frames)),
+                "underruns": .number(Double(pipeline.underruns)),
+                "overruns": .number(Double(pipeline.overruns)),
+                "ignored_frames": .number(Double(pipeline.ignoredFrames)),
+                "uplink": counters(pipeline.uplink), "playout": counters(pipeline.playout),
+                "user_reference": counters(pipeline.userReference), "loudspeaker": counters(pipeline.loudspeaker),
+                "sent_clicks": .number(Double(sentClicks)), "sent_gaps": .number(Double(sentGaps)),
+            ]),
+            "adaptive_aec": .array(adaptiveDecisions.map { decision in
+                .object(["t_s": seconds(decision.frame), "erl_estimate_db": .number(decision.erlEstimateDB),
+                         "double_talk_share": .number(decision.doubleTalkShare),
+                         "suppression_db": .number(Double(decision.suppressionDB)),
+                         "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
+            }),
+            "taps": .object(taps.mapValues(JSONValue.string)),
+            "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
+        ])
+    }
+}
+
+/// The tool's version, reported in every file it writes.
+public enum EchoLabVersion {
+    public static let current = "0.1.0"
+}

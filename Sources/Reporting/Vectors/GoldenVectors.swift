@@ -1,0 +1,107 @@
+import Foundation
+import Simulation
+
+/// `vectors/golden.json`: for each vector scenario, the metrics it must reproduce (value and
+/// tolerance), its lint findings, its pipeline counters and the SHA-256 of its output taps.
+/// `bless()` measures them; `verify()` re-runs every scenario and lists what differs.
+public struct GoldenVectors {
+    public var directory: String
+    /// Metric tolerance written by `bless()`: results are bit-identical on one architecture, the
+    /// slack only absorbs FFT code paths that differ between CPUs.
+    public static let tolerance = 0.05
+    static let metricKeys = ["erl_db", "erle_db", "erle_steady_db", "convergence_s", "delay_ms"]
+
+    public init(directory: String) {
+        self.directory = directory
+    }
+
+    var goldenPath: String { (directory as NSString).appendingPathComponent("golden.json") }
+    var scenariosDirectory: String { (directory as NSString).appendingPathComponent("scenarios") }
+
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Runs every scenario and writes golden.json.
+    public func bless() throws {
+        var entries: [String: JSONValue] = [:]
+        for file in try ScenarioDiscovery.files(in: [scenariosDirectory]) {
+            let (name, measured) = try measure(file)
+            entries[name] = measured
+        }
+        let golden = JSONValue.object(["schema": .string("echolab.golden/1"), "scenarios": .object(entries)])
+        try AtomicFile.write(golden.canonicalText(), to: goldenPath)
+    }
+
+    /// One line per difference; empty when everything matches.
+    public func verify() throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: goldenPath) else {
+            throw Failure(description: "\(goldenPath): missing; run `make golden` to create it")
+        }
+        let golden = try JSONDecoder().decode(JSONValue.self, from: data)
+        guard case .object(let expected)? = golden["scenarios"] else {
+            throw Failure(description: "\(goldenPath): no \"scenarios\" object")
+        }
+        var problems: [String] = []
+        var seen = Set<String>()
+        for file in try ScenarioDiscovery.files(in: [scenariosDirectory]) {
+            let (name, measured) = try measure(file)
+            seen.insert(name)
+            guard let want = expected[name] else {
+                problems.append("\(file): scenario \(name) has no golden entry")
+                continue
+            }
+            problems += compare(measured, want, file: file)
+        }
+        for name in expected.keys.sorted() where !seen.contains(name) {
+            problems.append("\(goldenPath): golden entry \(name) has no scenario file")
+        }
+        return problems
+    }
+
+    private func compare(_ measured: JSONValue, _ want: JSONValue, file: String) -> [String] {
+        var problems: [String] = []
+        for key in Self.metricKeys {
+            let got = measured["metrics"]?[key]
+            guard let expected = want["metrics"]?[key] else { continue }
+            switch (got?["value"], expected["value"]) {
+            case (.number(let a)?, .number(let b)?):
+                let tolerance = expected["tolerance"]?.doubleValue ?? Self.tolerance
+                if abs(a - b) > tolerance { problems.append("\(file): \(key) \(a) differs from golden \(b) ± \(tolerance)") }
+            case (.null?, .null?), (nil, nil): break
+            default: problems.append("\(file): \(key) is \(String(describing: got?["value"])) but golden has \(String(describing: expected["value"]))")
+            }
+        }
+        for key in ["findings", "pipeline", "taps_sha256"] where measured[key] != want[key] {
+            problems.append("\(file): \(key) differ from golden: got \(measured[key]?.canonicalText().replacingOccurrences(of: "\n", with: " ") ?? "nothing")")
+        }
+        return problems
+    }
+
+    /// Runs one scenario into a temporary folder and returns its golden entry.
+    private func measure(_ file: String) throws -> (String, JSONValue) {
+        let scenario = try ScenarioLoader.load(path: file)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-golden-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var output = RunOutput(scenario: scenario, outputDirectory: folder)
+        output.evaluator.analyzer.configuration.threads = 1
+        let report = try output.run()
+        let json = try report.json()
+        var metrics: [String: JSONValue] = [:]
+        for key in Self.metricKeys {
+            metrics[key] = .object(["value": json["metrics"]?[key] ?? .null, "tolerance": .number(Self.tolerance)])
+        }
+        var hashes: [String: JSONValue] = [:]
+        for (_, tap) in report.taps.sorted(by: { $0.key < $1.key }) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(tap))
+            hashes[tap] = .string(SHA256.hex(of: data))
+        }
+        let pipeline = JSONValue.object(["frames": json["pipeline"]?["frames"] ?? .null,
+                                         "underruns": json["pipeline"]?["underruns"] ?? .null,
+                                         "overruns": json["pipeline"]?["overruns"] ?? .null])
+        return (scenario.name, .object(["metrics": .object(metrics),
+                                        "findings": .array(report.findings.map { .string($0.rule) }),
+                                        "pipeline": pipeline,
+                                        "taps_sha256": .object(hashes)]))
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Reporting
+import Simulation
+
+struct RunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Simulate one call from a scenario file and write its taps and reports.",
+        discussion: """
+        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav
+        (plus near.wav and played.wav with --all-taps, none with --no-taps), report.json,
+        report.md and report.html. Files are written atomically; on error nothing new is left
+        behind and the exit code is 1.
+        """
+    )
+
+    @Argument(help: "The scenario file (JSON).")
+    var scenario: String
+
+    @Option(name: .shortAndLong, help: "Output folder (created if needed).")
+    var out: String
+
+    @Flag(help: "Do not write the WAV taps, only the reports.")
+    var noTaps = false
+
+    @Flag(help: "Also write near.wav (near end + noise at the mic) and played.wav (the loudspeaker).")
+    var allTaps = false
+
+    func validate() throws {
+        if noTaps && allTaps { throw ValidationError("--no-taps and --all-taps exclude each other") }
+    }
+
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule.")
+    var strict = false
+
+    func run() throws {
+        do {
+            let loaded = try ScenarioLoader.load(path: scenario)
+            if showsProgress { standardError("echolab: running \(loaded.name)…") }
+            let report = try RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard).run()
+            if showsProgress {
+                standardError("echolab: \(loaded.name): ERLE \(report.metrics.erleDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
+                              + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)")
+            }
+            if strict && !report.findings.isEmpty { throw ExitCode(3) }
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            throw CommandFailure.exit(error)
+        }
+    }
+}

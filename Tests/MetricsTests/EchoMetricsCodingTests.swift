@@ -1,0 +1,34 @@
+import Foundation
+import Metrics
+import XCTest
+
+final class EchoMetricsCodingTests: XCTestCase {
+    func testKeysAreSnakeCaseAndNilsAreExplicitNulls() throws {
+        let metrics = EchoMetrics(
+            erlDB: 6, erleDB: nil, erleSteadyDB: 30, convergenceSeconds: nil, delayMilliseconds: 40,
+            erleSeries: [ERLEPoint(timeSeconds: 0, erleDB: nil), ERLEPoint(timeSeconds: 0.5, erleDB: 12)],
+            erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil)],
+            gate: ActivityGateSummary(method: .farEndOnly, frames: 10, farEndActiveFrames: 8,
+                                      singleTalkFrames: 8, doubleTalkFrames: 0))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = String(decoding: try encoder.encode(metrics), as: UTF8.self)
+        XCTAssertEqual(json, """
+            {"convergence_s":null,"delay_ms":40,"erl_db":6,"erle_bands":[{"erle_db":null,"high_hz":250,"low_hz":125}],\
+            "erle_db":null,"erle_series":[{"erle_db":null,"t_s":0},{"erle_db":12,"t_s":0.5}],"erle_steady_db":30,\
+            "gate":{"double_talk_frames":0,"far_end_active_frames":8,"frames":10,"method":"far_end_only","single_talk_frames":8}}
+            """)
+        XCTAssertEqual(try JSONDecoder().decode(EchoMetrics.self, from: Data(json.utf8)), metrics)
+    }
+
+    func testSegmentMetricsEncodeNulls() throws {
+        let segment = SegmentMetrics(startSample: 0, endSample: 100, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
+                                     convergenceSeconds: nil, singleTalkFrames: 0)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        XCTAssertEqual(String(decoding: try encoder.encode(segment), as: UTF8.self), """
+            {"convergence_s":null,"end_sample":100,"erl_db":null,"erle_db":null,"erle_steady_db":null,\
+            "single_talk_frames":0,"start_sample":0}
+            """)
+    }
+}
