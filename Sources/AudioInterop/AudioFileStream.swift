@@ -51,6 +51,11 @@ public final class AudioFileStream {
     @discardableResult
     public func read(into buffer: inout [Float], at offset: Int = 0, frames: Int) throws -> Int {
         var filled = 0
+        // Mono at the target rate with nothing pending: libsndfile can fill the caller's buffer directly.
+        if resampler == nil && reader.channelCount == 1 && pendingStart == pendingEnd && !sourceExhausted {
+            filled = try reader.read(into: &buffer, at: offset, frames: frames)
+            if filled < frames { sourceExhausted = true }
+        }
         while filled < frames {
             if pendingStart == pendingEnd {
                 guard try refill() else { break }

@@ -17,7 +17,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Earliest series time t such that the series value at t is non-nil and every later non-nil
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
-    /// Bulk delay reference→mic estimated by GCC-PHAT, in milliseconds; nil without far-end activity.
+    /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
+    /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity.
     public var delayMilliseconds: Double?
     /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
     /// contains its first sample. Windows without single-talk frames have a nil value.

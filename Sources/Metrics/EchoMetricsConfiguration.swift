@@ -21,11 +21,13 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// GCC-PHAT block length in samples; nil means the next power of two ≥ 341.3 ms
     /// (16384 at 48 kHz). The hop between candidate blocks is half a block.
     public var delayBlockSize: Int?
-    /// At most this many far-end-active blocks, spread evenly over the file, enter the delay estimate.
+    /// The delay is estimated from the first this many far-end-active blocks of the call.
     public var maxDelayBlocks: Int
-    /// Threads the analysis may use; nil: one per core. Results do not depend on it (parts are
-    /// fixed and combined in order); 1 keeps a run on one core, as benchmarks and `eval --jobs` want.
-    public var threads: Int?
+    /// Longest stretch from the start of the call that a stream buffers while it waits for those
+    /// blocks (the gate and the ERL need the delay before any frame can be scored). When it is
+    /// reached first, the delay is estimated from the blocks found so far. 12 s holds 32 blocks of
+    /// continuous far-end speech (~6 s) with room for silences.
+    public var delayWarmupSeconds: Double
 
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,
@@ -35,7 +37,7 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
                 maxDelayMilliseconds: Double = 500,
                 delayBlockSize: Int? = nil,
                 maxDelayBlocks: Int = 32,
-                threads: Int? = nil) {
+                delayWarmupSeconds: Double = 12) {
         self.frameSize = frameSize
         self.farEndActiveDBFS = farEndActiveDBFS
         self.nearEndSilentDBFS = nearEndSilentDBFS
@@ -44,11 +46,8 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
         self.maxDelayMilliseconds = maxDelayMilliseconds
         self.delayBlockSize = delayBlockSize
         self.maxDelayBlocks = maxDelayBlocks
-        self.threads = threads
+        self.delayWarmupSeconds = delayWarmupSeconds
     }
-
-    /// Threads to use now.
-    var threadCount: Int { max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount) }
 
     public static let `default` = EchoMetricsConfiguration()
 
@@ -62,6 +61,11 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     public func delayBlockSize(forSampleRate sampleRate: Int) -> Int {
         if let delayBlockSize { return max(64, delayBlockSize + delayBlockSize % 2) }
         return nextPowerOfTwo(atLeast: Int((0.3413 * Double(sampleRate)).rounded(.up)))
+    }
+
+    /// Samples a stream may buffer before it must fix the delay (at least 0).
+    func delayWarmupSamples(forSampleRate sampleRate: Int) -> Int {
+        max(0, Int((delayWarmupSeconds * Double(sampleRate)).rounded()))
     }
 
     /// Samples per ERLE-series window at `sampleRate` (at least one).

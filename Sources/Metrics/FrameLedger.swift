@@ -1,29 +1,51 @@
 import AudioCore
 
-/// Band powers of the far-end single-talk frames, in time order, in flat tables (row = frame,
-/// column 0 = whole band, 1… = octave bands). Everything the metrics report is a sum over some
-/// of these rows, so segments, series and re-convergence are aggregated from this once-computed
-/// ledger instead of re-running FFTs; full spectra are never kept.
+/// What is kept of the far-end single-talk frames, in time order, one compact row per frame:
+/// its index and the whole-band powers of the delay-aligned reference, the echo at the mic, the
+/// mic and the processed signal (Float32: the values are only ever summed, in Double). Everything
+/// the metrics report for a sample range is a sum over some of these rows, so segments, series
+/// and re-convergence are aggregated from this ledger instead of re-running FFTs. Octave bands
+/// are only reported over the whole call, so they are summed as frames arrive, not kept per row.
+/// The ledger is the only part of a stream that grows with the call's length (20 bytes a frame,
+/// ~0.1 MB a minute at 48 kHz).
 struct FrameLedger: Sendable {
     let sampleRate: Int
-    let frames: WelchFrames
     let bands: [OctaveBand]
-    var columns: Int { 1 + bands.count }
+    /// Frame layout of the analysed length; set when the stream finishes.
+    var frames: WelchFrames
     /// Welch frame index of each row, ascending.
-    var frameIndices: [Int] = []
-    /// Delay-aligned reference, echo at the mic, mic and processed band powers.
-    var reference: [Double] = []
-    var echo: [Double] = []
-    var mic: [Double] = []
-    var processed: [Double] = []
+    private(set) var frameIndices: [Int32] = []
+    private(set) var reference: [Float] = []
+    private(set) var echo: [Float] = []
+    private(set) var mic: [Float] = []
+    private(set) var processed: [Float] = []
+    /// Σ over rows of the mic's and the processed signal's power in each octave band.
+    private(set) var micBandSums: [Double]
+    private(set) var processedBandSums: [Double]
 
-    init(sampleRate: Int, frames: WelchFrames, bands: [OctaveBand]) {
+    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand]) {
         self.sampleRate = sampleRate
-        self.frames = frames
         self.bands = bands
+        frames = WelchFrames(length: 0, frameSize: frameSize)
+        micBandSums = [Double](repeating: 0, count: bands.count)
+        processedBandSums = micBandSums
     }
 
     var rowCount: Int { frameIndices.count }
+
+    /// Adds one single-talk frame (frames arrive in ascending order).
+    mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double,
+                         micBands: [Double], processedBands: [Double]) {
+        frameIndices.append(Int32(truncatingIfNeeded: frame))
+        self.reference.append(Float(reference))
+        self.echo.append(Float(echo))
+        self.mic.append(Float(mic))
+        self.processed.append(Float(processed))
+        for band in micBandSums.indices {
+            micBandSums[band] += micBands[band]
+            processedBandSums[band] += processedBands[band]
+        }
+    }
 
     /// What the metrics of one sample range are.
     struct RangeSummary {
@@ -40,10 +62,9 @@ struct FrameLedger: Sendable {
     func summary(in range: Range<Int>, stepSamples: Int, toleranceDB: Double) -> RangeSummary {
         let inside = frames.frames(inside: range)
         let rows = rowRange(frameIndices: inside)
-        let columns = self.columns
-        func total(_ table: [Double], _ rows: Range<Int>) -> Double {
+        func total(_ column: [Float], _ rows: Range<Int>) -> Double {
             var sum = 0.0
-            for row in rows { sum += table[row * columns] }
+            for row in rows { sum += Double(column[row]) }
             return sum
         }
         let erl = Decibels.powerRatio(total(reference, rows), total(echo, rows))
@@ -58,9 +79,9 @@ struct FrameLedger: Sendable {
             var micSum = [Double](repeating: 0, count: windowCount)
             var processedSum = micSum
             for row in rows {
-                let window = (frames.start(of: frameIndices[row]) - range.lowerBound) / stepSamples
-                micSum[window] += mic[row * columns]
-                processedSum[window] += processed[row * columns]
+                let window = (frames.start(of: Int(frameIndices[row])) - range.lowerBound) / stepSamples
+                micSum[window] += Double(mic[row])
+                processedSum[window] += Double(processed[row])
             }
             series = (0..<windowCount).map { window in
                 ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate),
@@ -74,14 +95,9 @@ struct FrameLedger: Sendable {
 
     /// ERLE per octave band over every single-talk frame.
     func bandERLE() -> [BandERLE] {
-        bands.enumerated().map { index, band in
-            var micSum = 0.0, processedSum = 0.0
-            for row in 0..<rowCount {
-                micSum += mic[row * columns + 1 + index]
-                processedSum += processed[row * columns + 1 + index]
-            }
-            return BandERLE(lowHz: band.lowHz, highHz: band.highHz,
-                            erleDB: Decibels.powerRatio(micSum, processedSum))
+        bands.indices.map { index in
+            BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz,
+                     erleDB: Decibels.powerRatio(micBandSums[index], processedBandSums[index]))
         }
     }
 
@@ -98,7 +114,7 @@ struct FrameLedger: Sendable {
         return earliest
     }
 
-    /// Rows whose frame index lies in `frameIndices` (both ascending, so two binary searches).
+    /// Rows whose frame index lies in `wanted` (both ascending, so two binary searches).
     private func rowRange(frameIndices wanted: Range<Int>) -> Range<Int> {
         let first = lowerBound(of: wanted.lowerBound)
         let end = lowerBound(of: wanted.upperBound)
@@ -109,7 +125,7 @@ struct FrameLedger: Sendable {
         var low = 0, high = frameIndices.count
         while low < high {
             let middle = (low + high) / 2
-            if frameIndices[middle] < frame { low = middle + 1 } else { high = middle }
+            if Int(frameIndices[middle]) < frame { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -100,12 +100,11 @@ public struct CorpusRun {
         let next = Mutex(0)
         let directory = outputDirectory, taps = self.taps
         let workers = max(1, min(jobs, files.count))
-        let threadsPerRun = jobs > 1 ? 1 : nil as Int?
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
                 guard index < files.count else { return }
-                let item = Self.runOne(file: files[index], directory: directory, taps: taps, threads: threadsPerRun)
+                let item = Self.runOne(file: files[index], directory: directory, taps: taps)
                 results.withLock { $0[index] = item }
                 let count = done.withLock { value in value += 1; return value }
                 progress(count, files.count, item)
@@ -114,14 +113,13 @@ public struct CorpusRun {
         return Outcome(items: results.withLock { $0.map { $0! } })
     }
 
-    static func runOne(file: String, directory: String, taps: TapSelection, threads: Int?) -> Item {
+    static func runOne(file: String, directory: String, taps: TapSelection) -> Item {
         let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         do {
             let scenario = try ScenarioLoader.load(path: file)
             let folder = (directory as NSString).appendingPathComponent(scenario.name)
-            var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps)
-            output.evaluator.analyzer.configuration.threads = threads
-            let report = try output.run()
+            let output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps)
+                        let report = try output.run()
             return Item(name: scenario.name, file: file, report: report, error: nil)
         } catch {
             return Item(name: fallbackName, file: file, report: nil, error: String(describing: error))

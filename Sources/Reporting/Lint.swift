@@ -48,8 +48,19 @@ public struct LintFinding: Hashable, Sendable {
 }
 
 public enum Linter {
-    /// Findings in time order (then rule order) over `0..<endFrame`.
-    public static func findings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
+    /// A rule must stay broken this long to be a finding. An app switches a device and the AEC
+    /// mode in two calls, and the engine hands capture over only once the new source has primed
+    /// (up to 200 ms): overlaps shorter than that are transitions, not configurations.
+    public static let minimumDurationSeconds = 0.25
+
+    /// Findings in time order (then rule order) over `0..<endFrame`, at least
+    /// `minimumDurationSeconds` long.
+    public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000) -> [LintFinding] {
+        let minimum = Int(minimumDurationSeconds * Double(sampleRate))
+        return allFindings(states: states, endFrame: endFrame).filter { $0.frames.count >= minimum }
+    }
+
+    static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
         var findings: [LintFinding] = []
         for rule in LintRule.allCases {
             var start: Int?

@@ -5,24 +5,29 @@ import Simulation
 
 /// Scores a finished call: echo metrics over the whole call and each timeline segment, clicks at
 /// the transitions, lint findings with their measured consequences.
-/// Works on the call's recorded signals only, as it would on WAVs read back from disk.
+/// Works on the call's signals only (streamed while it ran, or replayed from memory), as it
+/// would on WAVs read back from disk.
 public struct RunEvaluator: Sendable {
-    public var analyzer: EchoAnalyzer
+    public var configuration: EchoMetricsConfiguration
 
-    public init(analyzer: EchoAnalyzer = EchoAnalyzer()) {
-        self.analyzer = analyzer
+    public init(configuration: EchoMetricsConfiguration = .default) {
+        self.configuration = configuration
     }
 
+    /// Scores a call whose signals are in memory (`CallRun.recording`), by replaying them.
     public func evaluate(_ run: CallRun, wallSeconds: Double, taps: [String: String] = [:]) -> RunReport {
-        let recording = run.recording
-        let length = recording.sent.count
+        let measurement = CallMeasurement.measuring(run.recording, sampleRate: run.sampleRate, tickFrames: run.sampleRate / 100,
+                                                    configuration: configuration)
+        return evaluate(run, measurement: measurement, wallSeconds: wallSeconds, taps: taps)
+    }
+
+    /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).
+    public func evaluate(_ run: CallRun, measurement: CallMeasurement, wallSeconds: Double, taps: [String: String] = [:]) -> RunReport {
+        let length = Int(run.counters.frames) * (run.sampleRate / 100)
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }
-        let signals = EchoSignals(sampleRate: run.sampleRate, reference: recording.reference, mic: recording.mic,
-                                  processed: recording.sent, echo: nil, nearEnd: recording.nearEnd)
-        let analysis = analyzer.analyze(signals, segments: ranges)
-        let glitches = GlitchDetector(sampleRate: run.sampleRate).analyze(recording.sent)
+        let (analysis, glitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
 
         let segments = zip(ranges, analysis.segments).map { range, metrics in
@@ -33,8 +38,8 @@ public struct RunEvaluator: Sendable {
                               reconvergenceSeconds: range.lowerBound == 0 ? metrics.convergenceSeconds : analysis.reconvergenceSeconds(after: range.lowerBound),
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
-        let findings = Linter.findings(states: run.deviceStates, endFrame: length).map { finding in
-            consequence(of: finding, recording: recording, analysis: analysis, rate: rate)
+        let findings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate).map { finding in
+            consequence(of: finding, measurement: measurement, analysis: analysis, rate: rate)
         }
         let processing = run.scenario.voiceProcessing
         return RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
@@ -47,14 +52,14 @@ public struct RunEvaluator: Sendable {
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
     }
 
-    private func consequence(of finding: LintFinding, recording: CallRecording, analysis: EchoAnalysis, rate: Double) -> RunReport.Finding {
+    private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis, rate: Double) -> RunReport.Finding {
         let range = finding.frames
         var report = RunReport.Finding(rule: finding.rule.rawValue, atSeconds: Double(range.lowerBound) / rate,
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
                                        consequenceMetric: "", consequenceDB: nil, consequence: "")
         switch finding.rule {
         case .aecOnNonMicrophoneSource, .aecOnWithoutLoudspeaker:
-            let error = Self.errorDB(recording.sent, against: recording.mic, in: range)
+            let error = measurement.sentErrorDB(in: range)
             report.consequenceMetric = "sent_error_db"
             report.consequenceDB = error
             report.consequence = error.map { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source" }
@@ -73,17 +78,6 @@ public struct RunEvaluator: Sendable {
                 ?? "no far-end single talk to measure"
         }
         return report
-    }
-
-    /// 10·log10(Σ(a−b)² / Σb²) over `range`; nil when a equals b there (or b is silent).
-    static func errorDB(_ a: [Float], against b: [Float], in range: Range<Int>) -> Double? {
-        var error = 0.0, power = 0.0
-        for i in range.clamped(to: 0..<min(a.count, b.count)) {
-            let d = Double(a[i]) - Double(b[i])
-            error += d * d
-            power += Double(b[i]) * Double(b[i])
-        }
-        return Decibels.powerRatio(error, power)
     }
 
     static func format(_ value: Double) -> String { String(format: "%.1f", value) }

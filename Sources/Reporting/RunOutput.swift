@@ -39,14 +39,18 @@ public struct RunOutput {
     public func run() throws -> RunReport {
         try AtomicFile.prepareDirectory(outputDirectory)
         let started = DispatchTime.now()
-        let run = try ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory).run()
-        var taps: [String: String] = [:]
-        for (name, samples) in run.recording.taps where self.taps.includes(name) {
-            let file = "\(name).wav"
-            try SoundFileWriter.write(samples, to: path(file), sampleRate: run.sampleRate)
-            taps[name] = file
-        }
-        var report = evaluator.evaluate(run, wallSeconds: 0, taps: taps)
+        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
+        let duration = try runner.duration()
+        let rate = SimulatedCall.sampleRate
+        let names = CallRecording.tapNames.filter(taps.includes)
+        let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
+        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration,
+                                          expectedTicks: Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1)
+        var streaming = runner
+        streaming.taps = [measurement] + (writer.map { [$0] } ?? [])
+        let run = try streaming.run()
+        try writer?.finish()
+        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: writer?.files ?? [:])
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         try AtomicFile.write(try report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))

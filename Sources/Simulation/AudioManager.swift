@@ -31,6 +31,11 @@ public final class AudioManager {
     public private(set) var customSpeaker: CustomSpeaker?
     public private(set) var selectedMic: AudioDevice = .builtInMicrophone
     public private(set) var selectedSpeaker: AudioDevice = .builtInSpeaker
+    /// Every custom mic ever set, so the call's counters include mics reset before the engine
+    /// switched to them (their pushes would otherwise vanish from the uplink counters).
+    private(set) var attachedMics: [CustomMic] = []
+    /// Every custom speaker ever set, so the playout counters survive a reset to the default speaker.
+    private(set) var attachedSpeakers: [CustomSpeaker] = []
     /// Called with a line for the call's event log.
     var onChange: ((String) -> Void)?
 
@@ -39,6 +44,7 @@ public final class AudioManager {
     public func setCustomMic(_ mic: CustomMic) {
         if let customMic, customMic !== mic { detach(customMic) }
         customMic = mic
+        if !attachedMics.contains(where: { $0 === mic }) { attachedMics.append(mic) }
         if !mic.isInUse {
             mic.isInUse = true
             mic.buffer.reset()
@@ -57,6 +63,7 @@ public final class AudioManager {
     public func setCustomSpeaker(_ speaker: CustomSpeaker) {
         if let customSpeaker, customSpeaker !== speaker { detach(customSpeaker) }
         customSpeaker = speaker
+        if !attachedSpeakers.contains(where: { $0 === speaker }) { attachedSpeakers.append(speaker) }
         if !speaker.isInUse {
             speaker.isInUse = true
             speaker.playout.clear()

@@ -21,8 +21,9 @@ open class CustomSpeaker {
 
     /// Fills `audioBuffer` with the peer's audio, converted to its rate, channel count and sample
     /// type, and returns the number of **bytes** that hold call audio (PlanetKit's meaning: divide
-    /// by the bytes per frame for frames). The rest of the buffer is zeroed: silence before the
-    /// first audio (startup latency) or after it (an underrun, counted). Returns 0 while not selected.
+    /// by the bytes per frame for frames). Silence before the first audio (startup latency) is part
+    /// of the stream and counted in the bytes; after an underrun the rest of the buffer is zeroed
+    /// and not counted. Returns 0 while not selected.
     @discardableResult
     public final func playAudio<Sample: PCMSample>(into audioBuffer: inout PCMBuffer<Sample>) -> Int {
         guard isInUse else {

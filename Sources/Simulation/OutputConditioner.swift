@@ -3,8 +3,9 @@ import AudioInterop
 
 /// Hands engine audio (48 kHz mono, from a FIFO the engine fills every tick) to an app that
 /// pulls buffers of its own size, rate, channel count and sample type.
-/// The first pull after attaching finds the FIFO not yet filled to the app's burst: the shortfall
-/// is put *before* the audio as priming silence (startup latency), so the stream stays continuous;
+/// The first pulls after attaching find the FIFO not yet filled to the app's burst: the shortfall
+/// is put *before* the audio as priming silence (startup latency, reported as delivered frames),
+/// so the stream stays continuous, and one engine block stays in reserve against early pulls;
 /// later shortfalls are underruns, zero-filled at the end and counted.
 final class OutputConditioner {
     let engineRate: Int
@@ -59,11 +60,23 @@ final class OutputConditioner {
 
     private func take(from fifo: inout SampleFIFO, frames: Int, into block: inout [Float]) -> Int {
         if !primed {
+            // Prime at the first pull that finds one engine block, and keep that block in reserve:
+            // a pull up to one engine period early (jitter + leeway) then still finds its audio.
+            // Pulls before that are all silence. The silence is startup latency, part of the
+            // stream, so it counts as delivered: an app that keeps only the returned frames (the
+            // reference's `frameLength = bytes / 4`) must get it, not lose the audio behind it.
+            let reserve = engineRate / 100
+            guard fifo.count >= reserve else {
+                for i in 0..<frames { block[i] = 0 }
+                primingSamples += Int64(frames)
+                return frames
+            }
             primed = true
-            let shortfall = max(0, frames - fifo.count)
+            let real = min(frames, fifo.count - reserve)
+            let shortfall = frames - real
             for i in 0..<shortfall { block[i] = 0 }
             primingSamples += Int64(shortfall)
-            return fifo.readAvailable(into: &block, at: shortfall, count: frames - shortfall)
+            return shortfall + fifo.readAvailable(into: &block, at: shortfall, count: real)
         }
         let got = fifo.readAvailable(into: &block, count: frames)
         if got < frames {

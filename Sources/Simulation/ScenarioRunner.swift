@@ -32,12 +32,16 @@ public struct ScenarioRunner {
     public var scenario: Scenario
     /// Where device outputs (a recording speaker's WAV) go; nil: a temporary folder.
     public var outputDirectory: String?
+    /// Keep every signal in memory (`CallRun.recording`); off when `taps` stream them instead.
     public var recordTaps = true
+    /// Tick consumers attached to the call before it starts.
+    public var taps: [CallTap] = []
 
-    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true) {
+    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = []) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.recordTaps = recordTaps
+        self.taps = taps
     }
 
     /// The call's length: the scenario's duration, or the longest input file rounded up to a tick.
@@ -59,6 +63,7 @@ public struct ScenarioRunner {
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
                                      recordTaps: recordTaps, expectedDuration: duration)
+        call.taps = taps
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)
         if scenario.userReferenceStarted { call.startUserAcousticEchoCancellerReference() }
         try devices.apply(.setCustomMic(scenario.mic))

@@ -64,8 +64,12 @@ public final class SimulatedCall {
     public private(set) var isUserReferenceStarted = false
     public private(set) var events: [CallEvent] = []
     public private(set) var deviceStates: [DeviceState] = []
+    /// Every tick in memory (when `recordTaps`); for tests and short calls. Long runs stream
+    /// through `taps` instead.
     public private(set) var recording: CallRecording
     public let recordsTaps: Bool
+    /// Consumers of every tick, in order (WAV writers, streaming metrics).
+    public var taps: [CallTap] = []
 
     private let farEnd: BlockSource?
     private let nearEnd: BlockSource?
@@ -212,13 +216,13 @@ public final class SimulatedCall {
     public var counters: PipelineCounters {
         var c = PipelineCounters()
         c.frames = tickCount
-        let mics = retiredMics + [activeMic, audioManager.customMic].compactMap { $0 }
+        let mics = retiredMics + [activeMic, audioManager.customMic].compactMap { $0 } + audioManager.attachedMics
         var seen = Set<ObjectIdentifier>()
         for mic in mics where seen.insert(ObjectIdentifier(mic)).inserted {
             c.uplink.add(mic.buffer)
             c.ignoredFrames += mic.ignoredFrames
         }
-        if let speaker = audioManager.customSpeaker {
+        for speaker in audioManager.attachedSpeakers {
             c.playout.add(speaker.playout)
             c.playout.underruns += speaker.conditioner.underruns
             c.playout.primingSamples += speaker.conditioner.primingSamples
@@ -265,6 +269,11 @@ public final class SimulatedCall {
         if recordsTaps {
             recording.record(mic: capture, reference: reference, echo: echo, nearEnd: near, played: drive, sent: sent, frames: n)
         }
+        if !taps.isEmpty {
+            let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
+                                      nearEnd: near, played: drive, sent: sent)
+            for tap in taps { try tap.record(signals) }
+        }
         noteDeviceState()
         tickCount += 1
     }
@@ -273,6 +282,15 @@ public final class SimulatedCall {
         let n = Self.tickFrames
         let wanted = audioManager.customMic
         if wanted === activeMic {
+            pendingTicks = 0                          // a switch abandoned before it happened
+            read(from: activeMic, into: &capture)
+            return
+        }
+        if tickCount == 0 {
+            // Selected before the call started: nothing to hand over from, use it from the start
+            // (its priming is the call's startup latency; the physical mic is never opened).
+            activeMic = wanted
+            if let wanted { log("capture", "starts on \(wanted.deviceName)") }
             read(from: activeMic, into: &capture)
             return
         }

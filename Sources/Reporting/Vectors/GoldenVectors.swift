@@ -83,9 +83,8 @@ public struct GoldenVectors {
         let scenario = try ScenarioLoader.load(path: file)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-golden-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var output = RunOutput(scenario: scenario, outputDirectory: folder)
-        output.evaluator.analyzer.configuration.threads = 1
-        let report = try output.run()
+        let output = RunOutput(scenario: scenario, outputDirectory: folder)
+                let report = try output.run()
         let json = try report.json()
         var metrics: [String: JSONValue] = [:]
         for key in Self.metricKeys {

@@ -1,0 +1,137 @@
+import AudioInterop
+
+/// Feeds GCC-PHAT blocks to the delay estimate while a stream warms up: finds the far-end-active
+/// blocks as the reference arrives and adds each block's whitened cross-spectrum as soon as its
+/// mic window is complete, so blocks enter the sum in time order whatever the append sizes.
+/// Reads the stream's histories, which hold everything from sample 0 during the warm-up.
+struct DelayBlockCollector {
+    let estimator: DelayEstimator
+    /// Sum of squares of the reference per hop (half a block), as far as it has arrived.
+    private var hopEnergies: [Double] = []
+    /// Starts of the first `maxBlocks` far-end-active blocks, ascending.
+    private var eligibleStarts: [Int] = []
+    /// How many of `eligibleStarts` are in the sums.
+    private var accumulated = 0
+    private let fft: RealFFT
+    private var referenceBlock: [Float]
+    private var micWindow: [Float]
+    private var referenceReal: [Float], referenceImaginary: [Float]
+    private var micReal: [Float], micImaginary: [Float]
+    private var sumReal: [Double], sumImaginary: [Double]
+    private var referenceFilled = 0, micFilled = 0
+
+    init(estimator: DelayEstimator) {
+        self.estimator = estimator
+        fft = RealFFT(size: estimator.fftSize)
+        let bins = fft.binCount
+        referenceBlock = [Float](repeating: 0, count: estimator.fftSize)
+        micWindow = referenceBlock
+        referenceReal = [Float](repeating: 0, count: bins)
+        referenceImaginary = referenceReal
+        micReal = referenceReal
+        micImaginary = referenceReal
+        sumReal = [Double](repeating: 0, count: bins)
+        sumImaginary = sumReal
+        hopEnergies.reserveCapacity(64)
+        eligibleStarts.reserveCapacity(estimator.maxBlocks)
+    }
+
+    /// True once the first `maxBlocks` active blocks are all in the sums: more audio cannot
+    /// change the estimate.
+    var isComplete: Bool { eligibleStarts.count == estimator.maxBlocks && accumulated == estimator.maxBlocks }
+
+    /// Takes in everything up to absolute sample `available` (histories start at sample 0).
+    mutating func advance(reference: SampleHistory, mic: SampleHistory, available: Int) {
+        let hop = estimator.hop
+        while (hopEnergies.count + 1) * hop <= available {
+            let first = hopEnergies.count * hop
+            hopEnergies.append(PowerSums.sumOfSquares(reference.samples, reference.local(first)..<reference.local(first + hop)))
+            // A block is two consecutive hops; it is known once its second hop is.
+            let block = hopEnergies.count - 2
+            if block >= 0, eligibleStarts.count < estimator.maxBlocks,
+               (hopEnergies[block] + hopEnergies[block + 1]) / Double(estimator.blockSize) >= estimator.activeMeanSquare {
+                eligibleStarts.append(block * hop)
+            }
+        }
+        while accumulated < eligibleStarts.count, eligibleStarts[accumulated] + estimator.fftSize <= available {
+            let start = eligibleStarts[accumulated]
+            accumulate(reference: reference, mic: mic, start: start,
+                       referenceCount: estimator.blockSize, micCount: estimator.fftSize)
+            accumulated += 1
+        }
+    }
+
+    /// The estimate from the audio before absolute sample `end` (the end of the stream or of the
+    /// warm-up): blocks whose mic window runs past `end` enter with the window cut there, and a
+    /// stretch shorter than a block counts as one zero-padded block at 0 when it is active.
+    mutating func finish(reference: SampleHistory, mic: SampleHistory, end: Int) -> Double? {
+        advance(reference: reference, mic: mic, available: end)
+        while accumulated < eligibleStarts.count {
+            let start = eligibleStarts[accumulated]
+            accumulate(reference: reference, mic: mic, start: start,
+                       referenceCount: estimator.blockSize, micCount: min(estimator.fftSize, end - start))
+            accumulated += 1
+        }
+        if end < estimator.blockSize && end > 0 && accumulated == 0 {
+            let energy = PowerSums.sumOfSquares(reference.samples, reference.local(0)..<reference.local(end))
+            if energy / Double(end) >= estimator.activeMeanSquare {
+                accumulate(reference: reference, mic: mic, start: 0, referenceCount: end,
+                           micCount: min(estimator.fftSize, end))
+                accumulated = 1
+            }
+        }
+        guard accumulated > 0 else { return nil }
+        return estimator.peakLag(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft)
+    }
+
+    /// Adds the PHAT-weighted cross-spectrum X_mic·conj(X_ref)/|…| of the block at `start`.
+    private mutating func accumulate(reference: SampleHistory, mic: SampleHistory, start: Int,
+                                     referenceCount: Int, micCount: Int) {
+        Self.load(reference.samples, from: reference.local(start), count: referenceCount, into: &referenceBlock,
+                  filled: &referenceFilled)
+        Self.load(mic.samples, from: mic.local(start), count: micCount, into: &micWindow, filled: &micFilled)
+        fft.forward(referenceBlock, real: &referenceReal, imaginary: &referenceImaginary)
+        fft.forward(micWindow, real: &micReal, imaginary: &micImaginary)
+        Self.addWhitened(referenceReal: referenceReal, referenceImaginary: referenceImaginary,
+                         micReal: micReal, micImaginary: micImaginary, sumReal: &sumReal, sumImaginary: &sumImaginary)
+    }
+
+    private static func addWhitened(referenceReal: [Float], referenceImaginary: [Float], micReal: [Float],
+                                    micImaginary: [Float], sumReal: inout [Double], sumImaginary: inout [Double]) {
+        let bins = referenceReal.count
+        referenceReal.withUnsafeBufferPointer { rr in referenceImaginary.withUnsafeBufferPointer { ri in
+        micReal.withUnsafeBufferPointer { mr in micImaginary.withUnsafeBufferPointer { mi in
+        sumReal.withUnsafeMutableBufferPointer { sr in sumImaginary.withUnsafeMutableBufferPointer { si in
+            addWhitened(bins: bins, rr.baseAddress!, ri.baseAddress!, mr.baseAddress!, mi.baseAddress!,
+                        sr.baseAddress!, si.baseAddress!)
+        } } } } } }
+    }
+
+    private static func addWhitened(bins: Int, _ referenceReal: UnsafePointer<Float>, _ referenceImaginary: UnsafePointer<Float>,
+                                    _ micReal: UnsafePointer<Float>, _ micImaginary: UnsafePointer<Float>,
+                                    _ sumReal: UnsafeMutablePointer<Double>, _ sumImaginary: UnsafeMutablePointer<Double>) {
+        // DC carries offsets, not delay: it stays out.
+        for bin in 1..<bins {
+            let rr = Double(referenceReal[bin]), ri = Double(referenceImaginary[bin])
+            let mr = Double(micReal[bin]), mi = Double(micImaginary[bin])
+            let crossReal = mr * rr + mi * ri
+            let crossImaginary = mi * rr - mr * ri
+            let magnitude = (crossReal * crossReal + crossImaginary * crossImaginary).squareRoot()
+            // Bins with (almost) no energy have no phase worth a vote (branch-free select).
+            let weight = magnitude > 1e-30 ? 1 / magnitude : 0
+            sumReal[bin] += crossReal * weight
+            sumImaginary[bin] += crossImaginary * weight
+        }
+    }
+
+    /// Copies `count` samples from `source[from...]` to the front of `buffer` and zeroes what an
+    /// earlier load left beyond them; `filled` tracks how far non-zero data may extend, so the
+    /// zero padding is written once rather than per block.
+    private static func load(_ source: [Float], from: Int, count: Int, into buffer: inout [Float], filled: inout Int) {
+        buffer.replaceSubrange(0..<count, with: source[from..<(from + count)])
+        if filled > count {
+            buffer.replaceSubrange(count..<filled, with: repeatElement(0, count: filled - count))
+        }
+        filled = count
+    }
+}

@@ -1,0 +1,85 @@
+/// Incremental echo analysis: append blocks of equal length of all signals (e.g. each 10 ms
+/// engine tick), then finish. The result is the same, bit for bit, whatever the block sizes, and
+/// the same as `EchoAnalyzer.analyze` (which is built on this stream).
+///
+/// Memory: after the warm-up the stream holds about a frame of each signal (plus the bulk delay
+/// of the reference) and a 20-byte row per far-end single-talk frame, however long the call.
+///
+/// Delay warm-up: the ERL and the far-end gate read the reference shifted by the bulk delay,
+/// which is not known when the call starts. The stream therefore buffers the signals from the
+/// start until the GCC-PHAT estimate has its blocks: the delay is estimated from the first
+/// `configuration.maxDelayBlocks` (32) far-end-active blocks of the call (~6 s of continuous
+/// far-end audio at any rate). Buffering is capped at `configuration.delayWarmupSeconds`
+/// (12 s); if the cap or `finish` comes first, the delay is estimated from the blocks collected
+/// so far (none: no delay is reported and the reference is not shifted). Then the buffered
+/// frames are scored and the stream continues with small histories.
+///
+/// Single-threaded; one stream is used by one thread at a time.
+public final class EchoAnalysisStream {
+    private var core: EchoStreamCore
+    private var finished = false
+
+    /// - Parameters:
+    ///   - includesEcho: whether `append` will be given the echo track (echo alone at the mic).
+    ///   - includesNearEnd: whether `append` will be given the near-end track.
+    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
+                includesEcho: Bool, includesNearEnd: Bool) {
+        core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration,
+                              hasEcho: includesEcho, hasNearEnd: includesNearEnd)
+    }
+
+    /// Appends `count` samples from index 0 of each array (arrays may be longer). echo/nearEnd must be
+    /// non-nil iff declared at init. Any block size, including sizes that do not divide the Welch hop.
+    public func append(reference: [Float], mic: [Float], processed: [Float], echo: [Float]?, nearEnd: [Float]?,
+                       count: Int) {
+        append(reference: reference, mic: mic, processed: processed, echo: echo, nearEnd: nearEnd,
+               from: 0, count: count)
+    }
+
+    /// `append` from `offset` on, so batch callers can feed slices of whole buffers without copying.
+    func append(reference: [Float], mic: [Float], processed: [Float], echo: [Float]?, nearEnd: [Float]?,
+                from offset: Int, count: Int) {
+        precondition(!finished, "EchoAnalysisStream: append after finish")
+        precondition((echo != nil) == core.hasEcho, "EchoAnalysisStream: echo given iff declared at init")
+        precondition((nearEnd != nil) == core.hasNearEnd, "EchoAnalysisStream: nearEnd given iff declared at init")
+        precondition(count >= 0 && offset >= 0, "EchoAnalysisStream: negative count")
+        let end = offset + count
+        precondition(reference.count >= end && mic.count >= end && processed.count >= end
+                     && (echo?.count ?? end) >= end && (nearEnd?.count ?? end) >= end,
+                     "EchoAnalysisStream: an array is shorter than count")
+        guard count > 0 else { return }
+        core.append(reference: reference, mic: mic, processed: processed, echo: echo, nearEnd: nearEnd,
+                    from: offset, count: count)
+    }
+
+    /// Samples appended so far.
+    public var sampleCount: Int { core.received }
+
+    /// Samples the stream's signal buffers have allocated (not the ledger); for memory tests.
+    var retainedSampleCapacity: Int { core.retainedSampleCapacity }
+
+    /// Ends the stream; `segments` as in the batch API: sample ranges that get their own
+    /// ERL/ERLE/steady/convergence, relative to each segment's start. No append may follow;
+    /// finishing again gives the same analysis (with other segments if asked).
+    public func finish(segments: [Range<Int>] = []) -> EchoAnalysis {
+        if !finished {
+            core.finish()
+            finished = true
+        }
+        let configuration = core.configuration
+        let sampleRate = core.sampleRate
+        var ledger = core.ledger
+        ledger.frames = core.frames
+        let length = core.received
+        let summary = ledger.summary(in: 0..<length,
+                                     stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
+                                     toleranceDB: configuration.convergenceToleranceDB)
+        let whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleSteadyDB: summary.erleSteadyDB,
+                                convergenceSeconds: summary.convergenceSeconds,
+                                delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
+                                erleSeries: summary.series, erleBands: ledger.bandERLE(),
+                                gate: core.gateSummary)
+        return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
+                            configuration: configuration)
+    }
+}

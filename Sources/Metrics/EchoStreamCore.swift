@@ -1,0 +1,225 @@
+import Foundation
+
+/// The state and work of an `EchoAnalysisStream`, as a struct: the class holds one of these and
+/// calls its mutating methods, so all buffers are reached through one `inout` access per call
+/// instead of a dynamic exclusivity check per element.
+///
+/// Two phases:
+/// - Warm-up: the delay is not known, so nothing can be gated yet. Every signal is kept from
+///   sample 0 while `DelayBlockCollector` gathers the first active GCC-PHAT blocks. The phase
+///   ends when those blocks are complete, when `delayWarmupSamples` are held (the estimate then
+///   uses the audio so far), or when the stream finishes.
+/// - Streaming: with the shift fixed, the held audio is scored, then each hop (half a frame) is
+///   scored as it completes, and the histories keep only what the next frame needs (a frame, plus
+///   the shift for the reference).
+struct EchoStreamCore {
+    let sampleRate: Int
+    let configuration: EchoMetricsConfiguration
+    let frameSize: Int
+    let hop: Int
+    let hasEcho: Bool
+    let hasNearEnd: Bool
+    private let warmupSamples: Int
+    /// Appends are taken in pieces of at most this many samples once streaming.
+    private let chunk: Int
+
+    private var reference: SampleHistory
+    private var mic: SampleHistory
+    private var processed: SampleHistory
+    private var echo: SampleHistory
+    private var nearEnd: SampleHistory
+    private(set) var received = 0
+
+    private var collector: DelayBlockCollector?
+    /// Estimated delay in samples (fractional), once fixed; nil also when it could not be estimated.
+    private(set) var delaySamples: Double?
+    /// Whole-sample reference shift; nil during the warm-up.
+    private(set) var shift: Int?
+
+    /// Next hop (half-frame block) to measure; frame f is scored once hop f + 1 is measured.
+    private var nextHop = 0
+    private var previousHop = HopMeasures()
+    private var gate: ActivityGate
+    private var meter: FrameBandMeter
+    /// The mic's band powers of the frame being scored.
+    private var micBands: [Double]
+    private(set) var ledger: FrameLedger
+
+    /// What a hop contributes to the frames containing it.
+    private struct HopMeasures {
+        var farEndEnergy = 0.0
+        var nearEndEnergy = 0.0
+        /// processed is mic, bit for bit, over the hop (no canceller ran).
+        var processedIsMic = false
+    }
+
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool) {
+        self.sampleRate = max(1, sampleRate)
+        self.configuration = configuration
+        frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
+        hop = frameSize / 2
+        self.hasEcho = hasEcho
+        self.hasNearEnd = hasNearEnd
+        warmupSamples = configuration.delayWarmupSamples(forSampleRate: self.sampleRate)
+        chunk = max(4096, 4 * frameSize)
+        reference = SampleHistory(limit: warmupSamples)
+        mic = SampleHistory(limit: warmupSamples)
+        processed = SampleHistory(limit: warmupSamples)
+        echo = SampleHistory(limit: hasEcho ? warmupSamples : 0)
+        nearEnd = SampleHistory(limit: hasNearEnd ? warmupSamples : 0)
+        let estimator = DelayEstimator(sampleRate: self.sampleRate, configuration: configuration)
+        collector = DelayBlockCollector(estimator: estimator)
+        gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, frameSize: frameSize, configuration: configuration)
+        meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
+        micBands = [Double](repeating: 0, count: meter.bands.count)
+        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands)
+        if warmupSamples == 0 { fixDelay(end: 0) }
+    }
+
+    /// Samples currently allocated across all histories (the warm-up's, or the steady state's).
+    var retainedSampleCapacity: Int {
+        reference.capacity + mic.capacity + processed.capacity + echo.capacity + nearEnd.capacity
+    }
+
+    /// Takes `count` samples from `from` on in each array, in pieces that fit the histories.
+    mutating func append(reference referenceSource: [Float], mic micSource: [Float], processed processedSource: [Float],
+                         echo echoSource: [Float]?, nearEnd nearEndSource: [Float]?, from: Int, count: Int) {
+        var done = 0
+        while done < count {
+            let piece = min(count - done, room())
+            let offset = from + done
+            reference.append(referenceSource, from: offset, count: piece)
+            mic.append(micSource, from: offset, count: piece)
+            processed.append(processedSource, from: offset, count: piece)
+            if let echoSource { echo.append(echoSource, from: offset, count: piece) }
+            if let nearEndSource { nearEnd.append(nearEndSource, from: offset, count: piece) }
+            received += piece
+            done += piece
+            advance()
+        }
+    }
+
+    /// Ends the warm-up if it is still running and scores what is left.
+    mutating func finish() {
+        if shift == nil { fixDelay(end: received) }
+    }
+
+    /// Samples that may be appended now without overflowing a history.
+    private mutating func room() -> Int {
+        guard let shift else { return warmupSamples - received }
+        let keep = max(0, nextHop - 1) * hop
+        var room = reference.room(keepingFrom: max(0, keep - shift), minimum: chunk)
+        room = min(room, mic.room(keepingFrom: keep, minimum: chunk))
+        room = min(room, processed.room(keepingFrom: keep, minimum: chunk))
+        if hasEcho { room = min(room, echo.room(keepingFrom: keep, minimum: chunk)) }
+        if hasNearEnd { room = min(room, nearEnd.room(keepingFrom: keep, minimum: chunk)) }
+        return room
+    }
+
+    private mutating func advance() {
+        if shift != nil {
+            scoreCompleteHops()
+        } else if var collector {
+            self.collector = nil    // keep the collector's buffers uniquely referenced while it works
+            collector.advance(reference: reference, mic: mic, available: received)
+            let complete = collector.isComplete
+            self.collector = collector
+            if complete || received >= warmupSamples { fixDelay(end: received) }
+        }
+    }
+
+    /// Ends the warm-up: fixes the shift from the blocks before `end`, scores the held audio, and
+    /// trades the warm-up's histories for small steady-state ones.
+    private mutating func fixDelay(end: Int) {
+        if var collector {
+            self.collector = nil
+            delaySamples = collector.finish(reference: reference, mic: mic, end: end)
+        }
+        // The reference is shifted by whole samples; the fraction only matters for reporting.
+        let shift = min(end, Int((delaySamples ?? 0).rounded()))
+        self.shift = shift
+        scoreCompleteHops()
+        // Steady state: the next frame (less than two hops) plus free space for a chunk; the
+        // reference also keeps the shift.
+        let keep = max(0, nextHop - 1) * hop
+        let limit = frameSize + 2 * chunk
+        reference.shrink(keepingFrom: max(0, keep - shift), limit: limit + shift)
+        mic.shrink(keepingFrom: keep, limit: limit)
+        processed.shrink(keepingFrom: keep, limit: limit)
+        echo.shrink(keepingFrom: keep, limit: hasEcho ? limit : 0)
+        nearEnd.shrink(keepingFrom: keep, limit: hasNearEnd ? limit : 0)
+    }
+
+    /// Measures every hop that has fully arrived and scores each frame it completes.
+    private mutating func scoreCompleteHops() {
+        guard let shift else { return }
+        while (nextHop + 1) * hop <= received {
+            let start = nextHop * hop
+            let measures = measureHop(start: start, shift: shift)
+            if nextHop >= 1 {
+                scoreFrame(nextHop - 1, shift: shift, first: previousHop, second: measures)
+            }
+            previousHop = measures
+            nextHop += 1
+        }
+    }
+
+    private func measureHop(start: Int, shift: Int) -> HopMeasures {
+        var measures = HopMeasures()
+        // Reference samples before 0 are the silence before the far end started.
+        let referenceFirst = max(0, start - shift), referenceEnd = start + hop - shift
+        if referenceFirst < referenceEnd {
+            measures.farEndEnergy = PowerSums.sumOfSquares(
+                reference.samples, reference.local(referenceFirst)..<reference.local(referenceEnd))
+        }
+        let range = mic.local(start)..<mic.local(start + hop)
+        if hasNearEnd {
+            measures.nearEndEnergy = PowerSums.sumOfSquares(nearEnd.samples, nearEnd.local(start)..<nearEnd.local(start + hop))
+        } else if hasEcho {
+            precondition(echo.origin == mic.origin)
+            measures.nearEndEnergy = PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, range)
+        }
+        precondition(processed.origin == mic.origin)
+        measures.processedIsMic = Self.bitwiseEqual(mic.samples, processed.samples, range)
+        return measures
+    }
+
+    /// Gates frame `frame` and, for far-end single talk, measures it into the ledger. Reference
+    /// and echo need only their whole-band power (Parseval, no FFT); mic and processed get a
+    /// spectrum each, except that processed reuses the mic's when the two are the same samples.
+    private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
+        guard gate.classify(farEndEnergy: first.farEndEnergy + second.farEndEnergy,
+                            nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy) else { return }
+        let start = frame * hop
+        let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))
+        let micPower = meter.measureBands(mic.samples, offset: mic.local(start))
+        // Copied element by element into a preallocated row: assigning the array would share its
+        // buffer, and the next measurement would then copy it (an allocation per frame).
+        for band in micBands.indices { micBands[band] = meter.bandPowers[band] }
+        // Without an echo track the echo at the mic is the mic.
+        let echoPower = hasEcho ? meter.wholeBandPower(echo.samples, offset: echo.local(start)) : micPower
+        if first.processedIsMic && second.processedIsMic {
+            ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
+                          processed: micPower, micBands: micBands, processedBands: micBands)
+        } else {
+            let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
+            ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
+                          processed: processedPower, micBands: micBands, processedBands: meter.bandPowers)
+        }
+    }
+
+    /// Whether `a` and `b` hold the same bits over `range` (same samples: same spectrum).
+    private static func bitwiseEqual(_ a: [Float], _ b: [Float], _ range: Range<Int>) -> Bool {
+        a.withUnsafeBytes { x in
+            b.withUnsafeBytes { y in
+                let size = MemoryLayout<Float>.stride
+                return memcmp(x.baseAddress! + range.lowerBound * size, y.baseAddress! + range.lowerBound * size,
+                              range.count * size) == 0
+            }
+        }
+    }
+
+    /// The frame layout of everything received, for the final aggregation.
+    var frames: WelchFrames { WelchFrames(length: received, frameSize: frameSize) }
+    var gateSummary: ActivityGateSummary { gate.summary() }
+}

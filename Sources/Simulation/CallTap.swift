@@ -1,0 +1,44 @@
+/// One engine tick's signals, handed to every `CallTap` as the call runs (see `CallRecording`
+/// for what each signal is). The arrays are the engine's own blocks: read them during `record`,
+/// do not keep them.
+public struct TickSignals {
+    /// Index of the tick's first sample at the engine rate.
+    public let frame: Int64
+    public let count: Int
+    public let mic: [Float]
+    public let reference: [Float]
+    public let echo: [Float]
+    public let nearEnd: [Float]
+    public let played: [Float]
+    public let sent: [Float]
+
+    public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
+                played: [Float], sent: [Float]) {
+        self.frame = frame
+        self.count = count
+        self.mic = mic
+        self.reference = reference
+        self.echo = echo
+        self.nearEnd = nearEnd
+        self.played = played
+        self.sent = sent
+    }
+
+    /// The signal a tap name refers to (`CallRecording.tapNames`).
+    public func signal(named name: String) -> [Float] {
+        switch name {
+        case "mic": mic
+        case "reference": reference
+        case "echo": echo
+        case "near": nearEnd
+        case "played": played
+        default: sent
+        }
+    }
+}
+
+/// Something that consumes a call tick by tick: WAV writers, streaming metrics, an in-memory
+/// recording. Streaming keeps a call's memory independent of its length. An error stops the call.
+public protocol CallTap: AnyObject {
+    func record(_ tick: TickSignals) throws
+}

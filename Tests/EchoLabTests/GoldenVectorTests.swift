@@ -1,0 +1,28 @@
+import Foundation
+import Reporting
+import XCTest
+
+/// Every scenario in vectors/scenarios reproduces vectors/golden.json: metrics within their
+/// tolerances, the same lint findings and pipeline counters, and byte-identical output taps.
+final class GoldenVectorTests: XCTestCase {
+    func testVectorsMatchGolden() throws {
+        let mismatches = try GoldenVectors(directory: packageRoot.appendingPathComponent("vectors").path).verify()
+        XCTAssertEqual(mismatches, [], mismatches.joined(separator: "\n"))
+    }
+
+    /// `echolab vectors generate` recreates the committed inputs bit for bit.
+    func testGeneratorRecreatesTheCommittedInputs() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try VectorCorpus.generate(into: folder.path)
+        let committed = packageRoot.appendingPathComponent("vectors")
+        for sub in ["inputs", "scenarios"] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: committed.appendingPathComponent(sub).path).sorted()
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(sub).path).sorted(), names)
+            for name in names {
+                XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent(sub).appendingPathComponent(name)),
+                               try Data(contentsOf: committed.appendingPathComponent(sub).appendingPathComponent(name)), "\(sub)/\(name)")
+            }
+        }
+    }
+}

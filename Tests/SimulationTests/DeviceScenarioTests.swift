@@ -1,0 +1,99 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import VirtualTime
+import XCTest
+@testable import Simulation
+
+/// Custom devices driven by a scenario file's timeline, through `ScenarioLoader.parse`.
+final class DeviceScenarioTests: XCTestCase {
+    private func parse(_ json: String, in folder: URL, name: String = "scenario.json") throws -> Scenario {
+        let path = folder.appendingPathComponent(name).path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return try ScenarioLoader.parse(data: Data(json.utf8), file: path)
+    }
+
+    func testTimelineWithFileMicAECRecordingAndMute() throws {
+        let folder = try makeTemporaryDirectory()
+        try writeWAV(SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 48_000 * 4, seed: 1), in: folder, "far.wav")
+        try writeWAV(SignalGenerator.render(.tone(frequency: 441.7, levelDBFS: -20), sampleRate: 44_100, count: 44_100 * 4, seed: 0), in: folder, "mic.wav",
+                     rate: 44_100, encoding: .pcm16)
+        let output = folder.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        let scenario = try parse("""
+        {
+          "name": "devices",
+          "far_end": "far.wav",
+          "echo_path": {"delay_ms": 40, "gain_db": -6},
+          "duration_s": 4,
+          "timeline": [
+            {"at_ms": 500, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop": true},
+            {"at_ms": 500, "action": "set_aec", "mode": "disabled"},
+            {"at_ms": 1000, "action": "set_custom_speaker", "device": "recording", "file": "peer.wav"},
+            {"at_ms": 1500, "action": "mute"},
+            {"at_ms": 2000, "action": "unmute"},
+            {"at_ms": 2500, "action": "reset_custom_mic"},
+            {"at_ms": 2500, "action": "set_aec", "mode": "intensityRecommended"},
+            {"at_ms": 3000, "action": "reset_custom_speaker"}
+          ]
+        }
+        """, in: folder)
+        XCTAssertEqual(scenario.timeline.count, 8)
+        let run = try ScenarioRunner(scenario: scenario, outputDirectory: output.path).run()
+        let sent = run.recording.sent
+
+        // Muted: exactly zero from 1500 ms to 2000 ms, and only then.
+        XCTAssertTrue(sent[(1500 * 48)..<(2000 * 48)].allSatisfy { $0 == 0 })
+        XCTAssertGreaterThan(meanSquare(sent[(1400 * 48)..<(1500 * 48)]), 1e-4)
+        XCTAssertGreaterThan(meanSquare(sent[(2000 * 48)..<(2100 * 48)]), 1e-4)
+        // The file mic is what is sent while selected (AEC off), not the echo.
+        XCTAssertGreaterThan(goertzelShare(sent, in: (1000 * 48)..<(1400 * 48), frequency: 441.7), 0.999)
+        // The modes the timeline set, in the device-state log.
+        let modes = run.deviceStates.map(\.echoCancellerMode)
+        XCTAssertEqual(modes.first, .intensityRecommended)
+        XCTAssertTrue(modes.contains(.disabled))
+        XCTAssertEqual(modes.last, .intensityRecommended)
+        XCTAssertTrue(run.deviceStates.contains { $0.customSpeaker == "recording speaker" && !$0.loudspeakerInUse })
+
+        // The recording: one 20 ms pull from 1000 ms up to (not at) 3000 ms: 100 × 960 frames.
+        let recording = output.appendingPathComponent("peer.wav").path
+        let reader = try SoundFileReader(path: recording)
+        XCTAssertEqual(reader.sampleRate, 48_000)
+        XCTAssertEqual(reader.frameCount, 100 * 960)
+        let samples = try AudioFileStream.readAll(path: recording).samples
+        XCTAssertGreaterThan(meanSquare(samples[4800...]), 1e-3, "the peer was recorded")
+        XCTAssertTrue(run.counters.playout.isConserved)
+        XCTAssertTrue(run.counters.uplink.isConserved)
+        XCTAssertEqual(run.counters.uplink.underruns, 0)
+    }
+
+    func testUnknownKeysInTimelineEventsAndDevicesNameTheKeyPath() throws {
+        let folder = try makeTemporaryDirectory()
+        try writeWAV([Float](repeating: 0.1, count: 4800), in: folder, "mic.wav")
+        let cases: [(json: String, key: String)] = [
+            ("""
+             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "mute"},
+                                            {"at_ms": 500, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop_x": true}]}
+             """, "timeline[1].loop_x"),
+            ("""
+             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_custom_speaker", "device": "recording", "period": 20}]}
+             """, "timeline[0].period"),
+            ("""
+             {"duration_s": 2, "mic": {"device": "file", "file": "mic.wav", "jitter": 2}}
+             """, "mic.jitter"),
+            ("""
+             {"duration_s": 2, "speaker": {"device": "passthrough", "aec_ref": true}}
+             """, "speaker.aec_ref"),
+        ]
+        for (index, item) in cases.enumerated() {
+            let name = "bad\(index).json"
+            XCTAssertThrowsError(try parse(item.json, in: folder, name: name)) { error in
+                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.key, item.key)
+                XCTAssertTrue(error.description.contains(item.key), error.description)
+                XCTAssertTrue(error.description.contains(name), error.description)
+                XCTAssertTrue(error.description.contains("unknown key"), error.description)
+            }
+        }
+    }
+}
