@@ -96,31 +96,34 @@ struct DelayBlockCollector {
                          micReal: micReal, micImaginary: micImaginary, sumReal: &sumReal, sumImaginary: &sumImaginary)
     }
 
+    /// Bins more than this far below the block's strongest bin (in power) do not vote: PHAT gives
+    /// every bin the same weight, so bins where a signal has no real content (a 16 kHz far end
+    /// resampled to 48 kHz is at −157 dB above 8 kHz) would otherwise vote with the phase of
+    /// rounding noise and resampler artefacts — measured to pull the estimate to lag 0.
+    static let votingFloor = 1e-6   // −60 dB
+
     private static func addWhitened(referenceReal: [Float], referenceImaginary: [Float], micReal: [Float],
                                     micImaginary: [Float], sumReal: inout [Double], sumImaginary: inout [Double]) {
         let bins = referenceReal.count
-        referenceReal.withUnsafeBufferPointer { rr in referenceImaginary.withUnsafeBufferPointer { ri in
-        micReal.withUnsafeBufferPointer { mr in micImaginary.withUnsafeBufferPointer { mi in
-        sumReal.withUnsafeMutableBufferPointer { sr in sumImaginary.withUnsafeMutableBufferPointer { si in
-            addWhitened(bins: bins, rr.baseAddress!, ri.baseAddress!, mr.baseAddress!, mi.baseAddress!,
-                        sr.baseAddress!, si.baseAddress!)
-        } } } } } }
-    }
-
-    private static func addWhitened(bins: Int, _ referenceReal: UnsafePointer<Float>, _ referenceImaginary: UnsafePointer<Float>,
-                                    _ micReal: UnsafePointer<Float>, _ micImaginary: UnsafePointer<Float>,
-                                    _ sumReal: UnsafeMutablePointer<Double>, _ sumImaginary: UnsafeMutablePointer<Double>) {
+        var referencePeak = 0.0, micPeak = 0.0
+        for bin in 1..<bins {
+            let rr = Double(referenceReal[bin]), ri = Double(referenceImaginary[bin])
+            let mr = Double(micReal[bin]), mi = Double(micImaginary[bin])
+            referencePeak = max(referencePeak, rr * rr + ri * ri)
+            micPeak = max(micPeak, mr * mr + mi * mi)
+        }
+        let referenceFloor = referencePeak * votingFloor, micFloor = micPeak * votingFloor
         // DC carries offsets, not delay: it stays out.
         for bin in 1..<bins {
             let rr = Double(referenceReal[bin]), ri = Double(referenceImaginary[bin])
             let mr = Double(micReal[bin]), mi = Double(micImaginary[bin])
+            guard rr * rr + ri * ri > referenceFloor, mr * mr + mi * mi > micFloor else { continue }
             let crossReal = mr * rr + mi * ri
             let crossImaginary = mi * rr - mr * ri
             let magnitude = (crossReal * crossReal + crossImaginary * crossImaginary).squareRoot()
-            // Bins with (almost) no energy have no phase worth a vote (branch-free select).
-            let weight = magnitude > 1e-30 ? 1 / magnitude : 0
-            sumReal[bin] += crossReal * weight
-            sumImaginary[bin] += crossImaginary * weight
+            guard magnitude > 1e-30 else { continue }
+            sumReal[bin] += crossReal / magnitude
+            sumImaginary[bin] += crossImaginary / magnitude
         }
     }
 

@@ -94,3 +94,18 @@ final class CustomDeviceEchoTests: XCTestCase {
         XCTAssertTrue(html.contains("class=\"event\""), "events are marked on the ERLE plot")
     }
 }
+
+/// A regression pinned on the vector that exposed it: a pass-through mic through a 44.1 kHz Int16
+/// round trip has no content above 22 kHz and a 16 kHz far end none above 8 kHz; GCC-PHAT's
+/// whitened bins there held only block-edge leakage aligned at lag 0 and outvoted the echo
+/// (0.02 ms was reported). Bins > 60 dB below a block's peak no longer vote.
+final class PassThroughDelayTests: XCTestCase {
+    func testPassThroughMicDelayIsTheEchoPathPlusCaptureLatency() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = try ScenarioLoader.load(path: packageRoot.appendingPathComponent("vectors/scenarios/passthrough-jittery.json").path)
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.path, taps: .none).run()
+        // 60 ms of echo path + 60 ms of capture (app timer, two cadence buffers, two resamplers).
+        XCTAssertEqual(try XCTUnwrap(report.metrics.delayMilliseconds), 120, accuracy: 1)
+    }
+}
