@@ -37,21 +37,10 @@ public struct SampleFIFO: Sendable {
     public mutating func write(_ source: [Float], from offset: Int = 0, count frameCount: Int) {
         precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= source.count)
         writtenSamples += Int64(frameCount)
-        var start = offset
-        var n = frameCount
-        if n > capacity {            // only the newest `capacity` samples can survive
-            droppedSamples += Int64(n - capacity)
-            start += n - capacity
-            n = capacity
-            if count > 0 { dropOldest(count) }
-            overruns += 1
-        } else if n > freeSpace {
-            dropOldest(n - freeSpace)
-            overruns += 1
-        }
+        let (skip, n) = makeRoom(for: frameCount)
         var tail = (head + count) % capacity
         for i in 0..<n {
-            storage[tail] = source[start + i]
+            storage[tail] = source[offset + skip + i]
             tail += 1
             if tail == capacity { tail = 0 }
         }
@@ -62,9 +51,7 @@ public struct SampleFIFO: Sendable {
     public mutating func writeSilence(count frameCount: Int) {
         precondition(frameCount >= 0)
         writtenSamples += Int64(frameCount)
-        var n = frameCount
-        if n > capacity { droppedSamples += Int64(n - capacity); n = capacity; if count > 0 { dropOldest(count) }; overruns += 1 }
-        else if n > freeSpace { dropOldest(n - freeSpace); overruns += 1 }
+        let (_, n) = makeRoom(for: frameCount)
         var tail = (head + count) % capacity
         for _ in 0..<n {
             storage[tail] = 0
@@ -74,19 +61,28 @@ public struct SampleFIFO: Sendable {
         count += n
     }
 
+    /// Applies the overrun policy before writing `frameCount` samples: drops the oldest buffered
+    /// samples that will not fit and, for a write longer than the whole FIFO, its own oldest part.
+    /// Returns how many of the new samples to skip and how many to store.
+    private mutating func makeRoom(for frameCount: Int) -> (skip: Int, store: Int) {
+        if frameCount > capacity {            // only the newest `capacity` samples can survive
+            droppedSamples += Int64(frameCount - capacity)
+            if count > 0 { dropOldest(count) }
+            overruns += 1
+            return (frameCount - capacity, capacity)
+        }
+        if frameCount > freeSpace {
+            dropOldest(frameCount - freeSpace)
+            overruns += 1
+        }
+        return (0, frameCount)
+    }
+
     /// Fills `destination[offset..<offset+frameCount]`; missing samples become silence (an underrun).
     /// Returns how many real samples were read.
     @discardableResult
     public mutating func read(into destination: inout [Float], at offset: Int = 0, count frameCount: Int) -> Int {
-        precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= destination.count)
-        let available = Swift.min(frameCount, count)
-        for i in 0..<available {
-            destination[offset + i] = storage[head]
-            head += 1
-            if head == capacity { head = 0 }
-        }
-        count -= available
-        readSamples += Int64(available)
+        let available = readAvailable(into: &destination, at: offset, count: frameCount)
         if available < frameCount {
             for i in available..<frameCount { destination[offset + i] = 0 }
             missingSamples += Int64(frameCount - available)

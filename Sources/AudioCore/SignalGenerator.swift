@@ -60,8 +60,10 @@ public struct SignalGenerator: Sendable {
             for i in 0..<count {
                 let n = position + Int64(i)
                 let t = Double(n) / rate
-                let syllable = max(0, sin(2 * Double.pi * 4 * t))                // 4 syllables a second
-                let phrase = (Int(t / 1.5) % 5 == 4) ? 0.0 : 1.0                   // a pause every 7.5 s
+                // 4 syllables a second and a pause every 7.5 s, never quite silent: real speech has
+                // a breath and room floor (−34 dB), and exact digital zeros would read as dropouts.
+                let syllable = max(0.02, sin(2 * Double.pi * 4 * t))
+                let phrase = (Int(t / 1.5) % 5 == 4) ? 0.02 : 1.0
                 let f0 = pitch * (1 + 0.08 * sin(2 * Double.pi * 0.7 * t))
                 var voiced = 0.0
                 for h in 1...6 {

@@ -66,11 +66,12 @@ public final class SoundFileReader {
     }
 
     /// Index of the first NaN or infinity in `range`, if any. The common all-finite case is one
-    /// vectorisable pass: x·0 is 0 for finite x and NaN otherwise, so the sum is NaN iff one is bad.
+    /// vectorisable pass over the bit patterns (an all-ones exponent is NaN or infinity); integer
+    /// ORs can be reordered freely, a floating-point sum could not.
     static func firstNonFinite(_ samples: [Float], in range: Range<Int>) -> Int? {
-        var probe: Float = 0
-        for i in range { probe += samples[i] * 0 }
-        guard probe.isNaN else { return nil }
+        var seen: UInt32 = 0
+        for i in range { seen |= (samples[i].bitPattern & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0 }
+        guard seen != 0 else { return nil }
         return range.first { !samples[$0].isFinite }
     }
 

@@ -51,31 +51,24 @@ struct ClickFinder {
             // Room for the next piece: forget what no decision will read again.
             if count + 1 - base >= capacity {
                 let keep = max(base, nextDecision - halfContext - 2)
-                Self.shift(&prefix, by: keep - base, keeping: count + 1 - keep)
-                Self.shift(&differences, by: keep - base, keeping: count - keep)
+                Self.shift(&prefix, by: keep - base)
+                Self.shift(&differences, by: keep - base)
                 base = keep
             }
             let piece = min(blockCount - done, capacity - (count + 1 - base))
-            // The windows are taken out of `self` and handed over as raw pointers, so the loops
-            // keep their values in registers and may still record events into `self`.
+            // The windows are taken out of `self` and handed over as `inout` arrays (no per-element
+            // exclusivity or uniqueness check), so the loops keep their values in registers and
+            // may still record events into `self`.
             var prefixWindow: [Double] = [], differenceWindow: [Double] = []
             swap(&prefixWindow, &prefix)
             swap(&differenceWindow, &differences)
-            signal.withUnsafeBufferPointer { source in
-                prefixWindow.withUnsafeMutableBufferPointer { prefix in
-                    differenceWindow.withUnsafeMutableBufferPointer { differences in
-                        let start = source.baseAddress! + from + done
-                        if count >= 2 * halfContext + 2 && nextDecision == count - halfContext {
-                            accumulateAndScreen(start, count: piece, prefix: prefix.baseAddress!,
-                                                differences: differences.baseAddress!)
-                        } else {
-                            accumulate(start, count: piece, prefix: prefix.baseAddress!, differences: differences.baseAddress!)
-                        }
-                        decide(upTo: count - halfContext, total: count, prefix: prefix.baseAddress!,
-                               differences: differences.baseAddress!)
-                    }
-                }
+            let start = from + done
+            if count >= 2 * halfContext + 2 && nextDecision == count - halfContext {
+                accumulateAndScreen(signal, from: start, count: piece, prefix: &prefixWindow, differences: &differenceWindow)
+            } else {
+                accumulate(signal, from: start, count: piece, prefix: &prefixWindow, differences: &differenceWindow)
             }
+            decide(upTo: count - halfContext, total: count, prefix: prefixWindow, differences: differenceWindow)
             swap(&prefixWindow, &prefix)
             swap(&differenceWindow, &differences)
             done += piece
@@ -87,45 +80,47 @@ struct ClickFinder {
         var prefixWindow: [Double] = [], differenceWindow: [Double] = []
         swap(&prefixWindow, &prefix)
         swap(&differenceWindow, &differences)
-        prefixWindow.withUnsafeMutableBufferPointer { prefix in
-            differenceWindow.withUnsafeMutableBufferPointer { differences in
-                decide(upTo: count, total: count, prefix: prefix.baseAddress!, differences: differences.baseAddress!)
-            }
-        }
+        decide(upTo: count, total: count, prefix: prefixWindow, differences: differenceWindow)
         swap(&prefixWindow, &prefix)
         swap(&differenceWindow, &differences)
     }
 
-    private static func shift(_ window: inout [Double], by drop: Int, keeping kept: Int) {
+    /// Moves the window's values from `drop` on to the front (a memmove); the length stays
+    /// `capacity`, and the zeros appended at the back are overwritten before they are read.
+    private static func shift(_ window: inout [Double], by drop: Int) {
         guard drop > 0 else { return }
-        window.withUnsafeMutableBufferPointer { buffer in
-            buffer.baseAddress!.update(from: buffer.baseAddress! + drop, count: kept)
-        }
+        window.removeFirst(drop)
+        window.append(contentsOf: repeatElement(0, count: drop))
     }
 
-    /// Pass 1: d and the running sum of d² for `pieceCount` new samples.
-    private mutating func accumulate(_ source: UnsafePointer<Float>, count pieceCount: Int,
-                                     prefix: UnsafeMutablePointer<Double>, differences: UnsafeMutablePointer<Double>) {
+    /// Pass 1: d and the running sum of d² for `source[from..<from+pieceCount]`.
+    private mutating func accumulate(_ source: [Float], from: Int, count pieceCount: Int,
+                                     prefix: inout [Double], differences: inout [Double]) {
         var running = self.running, previous = self.previous, beforePrevious = self.beforePrevious
         var n = count, index = 0
         // Samples 0 and 1 have no second difference.
         while index < pieceCount && n < 2 {
             prefix[n + 1 - base] = 0
             beforePrevious = previous
-            previous = Double(source[index])
+            previous = Double(source[from + index])
             n += 1
             index += 1
         }
         let offset = n - base
         let remaining = pieceCount - index
-        for step in 0..<remaining {
-            let x = Double(source[index &+ step])
+        // Spans: their length sits in a register, where an array's is reloaded after each store.
+        let input = source.span.extracting((from + index)..<(from + pieceCount))
+        var sums = prefix.mutableSpan, values = differences.mutableSpan
+        var step = 0
+        while step < remaining {
+            let x = Double(input[step])
             let d = x - 2 * previous + beforePrevious
             running += d * d
-            differences[offset &+ step] = d
-            prefix[offset &+ step &+ 1] = running
+            values[offset &+ step] = d
+            sums[offset &+ step &+ 1] = running
             beforePrevious = previous
             previous = x
+            step &+= 1
         }
         self.running = running
         self.previous = previous
@@ -133,51 +128,50 @@ struct ClickFinder {
         count = n + remaining
     }
 
-    /// Pass 1 fused with the screen of pass 2, once the stream is past its first context: the
-    /// running sum is a serial chain of additions (latency-bound), and the screen of the index
-    /// whose context the new sample completes fits in the idle execution units beside it. When
-    /// nothing in the piece passes the screen, the piece is decided at once.
-    private mutating func accumulateAndScreen(_ source: UnsafePointer<Float>, count pieceCount: Int,
-                                              prefix: UnsafeMutablePointer<Double>,
-                                              differences: UnsafeMutablePointer<Double>) {
-        let halfContext = self.halfContext, floorSquared = self.floorSquared
-        let rejectScale = factor > 0 ? factor * factor * 0.999_999 / Double(interiorSamples) : 0
-        var running = self.running, previous = self.previous, beforePrevious = self.beforePrevious
-        let offset = count - base
-        var candidates = 0
-        for step in 0..<pieceCount {
-            let x = Double(source[step])
-            let d = x - 2 * previous + beforePrevious
-            running += d * d
-            let at = offset &+ step
-            differences[at] = d
-            prefix[at &+ 1] = running
-            beforePrevious = previous
-            previous = x
-            // Index (count + step) − halfContext now has its whole context.
-            let decided = at &- halfContext
-            let old = differences[decided]
-            let oldSquared = old * old
-            let energy = (prefix[at &+ 1] - prefix[decided &- halfContext]) - (prefix[decided &+ 3] - prefix[decided &- 2])
-            candidates &+= Swift.min(oldSquared - floorSquared, oldSquared - rejectScale * energy) >= 0 ? 1 : 0
-        }
-        self.running = running
-        self.previous = previous
-        self.beforePrevious = beforePrevious
-        count += pieceCount
+    /// Pass 1 followed by the screen of pass 2 over the indices whose context the piece
+    /// completed, once the stream is past its first context. When nothing in the piece passes the
+    /// screen, the piece is decided at once.
+    private mutating func accumulateAndScreen(_ source: [Float], from: Int, count pieceCount: Int,
+                                              prefix: inout [Double], differences: inout [Double]) {
+        let first = count - halfContext
+        accumulate(source, from: from, count: pieceCount, prefix: &prefix, differences: &differences)
+        let candidates = screen(first..<(first + pieceCount), prefix: prefix.span, differences: differences.span)
         // Non-finite values void the screen; then everything goes through the exact test.
         if candidates == 0 && running.isFinite { nextDecision = count - halfContext }
     }
 
+    /// How many interior indices in `indices` pass a square-root-free screen that can only say
+    /// "no click here": d² < factor² · energy / samples (with a margin far above rounding) means
+    /// the exact test |d| > factor · √(energy / samples) fails. min(d² − floor², d² −
+    /// scale·energy) < 0 means "not a click" (the signs of these differences are exact). Needs
+    /// finite values. Each term is read from a span of exactly the chunk's length, so the optimiser
+    /// can drop the bounds checks and vectorise the branch-free count.
+    private func screen(_ indices: Range<Int>, prefix: Span<Double>, differences: Span<Double>) -> Int {
+        let halfContext = self.halfContext, floorSquared = self.floorSquared
+        let rejectScale = factor > 0 ? factor * factor * 0.999_999 / Double(interiorSamples) : 0
+        let first = indices.lowerBound - base, length = indices.count
+        let values = differences.extracting(first..<(first + length))
+        let high = prefix.extracting((first + halfContext + 1)..<(first + halfContext + 1 + length))
+        let low = prefix.extracting((first - halfContext)..<(first - halfContext + length))
+        let guardHigh = prefix.extracting((first + 3)..<(first + 3 + length))
+        let guardLow = prefix.extracting((first - 2)..<(first - 2 + length))
+        // A `while` with a wrapping step: a `for … in 0..<length` keeps its overflow-checked
+        // increment and bounds checks in the loop, and then it does not vectorise.
+        var candidates = 0, step = 0
+        while step < length {
+            let d = values[step]
+            let dSquared = d * d
+            let energy = (high[step] - low[step]) - (guardHigh[step] - guardLow[step])
+            candidates &+= Swift.min(dSquared - floorSquared, dSquared - rejectScale * energy) >= 0 ? 1 : 0
+            step &+= 1
+        }
+        return candidates
+    }
+
     /// Pass 2: decides the indices from `nextDecision` up to (not including) `end`, with the
     /// first `total` samples known (`total` cuts the context at the end of the signal).
-    private mutating func decide(upTo end: Int, total: Int, prefix: UnsafeMutablePointer<Double>,
-                                 differences: UnsafeMutablePointer<Double>) {
-        let halfContext = self.halfContext, floorSquared = self.floorSquared
-        // d² < factor² · energy / samples (with a margin far above rounding) means the exact
-        // test |d| > factor · √(energy / samples) fails; only chunks where some index passes
-        // this screen go through the exact test.
-        let rejectScale = factor > 0 ? factor * factor * 0.999_999 / Double(interiorSamples) : 0
+    private mutating func decide(upTo end: Int, total: Int, prefix: [Double], differences: [Double]) {
+        let halfContext = self.halfContext
         // The screen needs finite values; the running sum of d² is finite exactly when every d
         // and every prefix so far is.
         let screenable = running.isFinite
@@ -186,18 +180,8 @@ struct ClickFinder {
             // Interior indices: the whole context lies inside the signal.
             if index - halfContext >= 2 && index + halfContext + 1 <= total && screenable {
                 let stop = min(end, index + 64, total - halfContext)
-                // min(d² − floor², d² − scale·energy) < 0 means "not a click" (the signs of
-                // these differences are exact); a branch-free count over the chunk vectorises.
-                var candidates = 0
-                let local = index - base
-                for step in 0..<(stop - index) {
-                    let at = local &+ step
-                    let d = differences[at]
-                    let dSquared = d * d
-                    let energy = (prefix[at &+ halfContext &+ 1] - prefix[at &- halfContext])
-                        - (prefix[at &+ 3] - prefix[at &- 2])
-                    candidates &+= Swift.min(dSquared - floorSquared, dSquared - rejectScale * energy) >= 0 ? 1 : 0
-                }
+                // Only chunks where some index passes the screen go through the exact test.
+                let candidates = screen(index..<stop, prefix: prefix.span, differences: differences.span)
                 if candidates > 0 {
                     for candidate in index..<stop { decideOne(candidate, total: total, prefix: prefix, differences: differences) }
                 }
@@ -211,8 +195,7 @@ struct ClickFinder {
     }
 
     /// The exact test for one index, as the whole-signal pass has it.
-    private mutating func decideOne(_ index: Int, total: Int, prefix: UnsafeMutablePointer<Double>,
-                                    differences: UnsafeMutablePointer<Double>) {
+    private mutating func decideOne(_ index: Int, total: Int, prefix: [Double], differences: [Double]) {
         let d = differences[index - base]
         guard d * d > floorSquared else { return }
         let magnitude = abs(d)

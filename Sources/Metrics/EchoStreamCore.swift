@@ -208,15 +208,14 @@ struct EchoStreamCore {
         }
     }
 
-    /// Whether `a` and `b` hold the same bits over `range` (same samples: same spectrum).
+    /// Whether `a` and `b` hold the same bits over `range` (same samples: same spectrum). The
+    /// differing bits are OR-ed over the whole range without an early exit, so the loop
+    /// vectorises; equal hops (AEC off) have to be read to the end anyway.
     private static func bitwiseEqual(_ a: [Float], _ b: [Float], _ range: Range<Int>) -> Bool {
-        a.withUnsafeBytes { x in
-            b.withUnsafeBytes { y in
-                let size = MemoryLayout<Float>.stride
-                return memcmp(x.baseAddress! + range.lowerBound * size, y.baseAddress! + range.lowerBound * size,
-                              range.count * size) == 0
-            }
-        }
+        let x = a.span.extracting(range), y = b.span.extracting(range)
+        var differing: UInt32 = 0
+        for index in 0..<range.count { differing |= x[index].bitPattern ^ y[index].bitPattern }
+        return differing == 0
     }
 
     /// The frame layout of everything received, for the final aggregation.

@@ -61,21 +61,18 @@ struct FrameBandMeter {
 
     private static func parseval(_ signal: [Float], offset: Int, window: [Float], size: Int) -> Double {
         precondition(offset >= 0 && offset + size <= signal.count, "frame out of range")
-        return signal.withUnsafeBufferPointer { samples in
-            window.withUnsafeBufferPointer { weights in
-                let x = samples.baseAddress! + offset, w = weights.baseAddress!
-                // Windowed in Float, as the FFT input is; summed in Double, two chains each.
-                var squaresEven = 0.0, squaresOdd = 0.0, even = 0.0, odd = 0.0
-                var index = 0
-                while index < size {
-                    let a = Double(x[index] * w[index]), b = Double(x[index + 1] * w[index + 1])
-                    squaresEven += a * a; squaresOdd += b * b
-                    even += a; odd += b
-                    index += 2
-                }
-                let dc = even + odd, nyquist = even - odd
-                return max(0, (Double(size) * (squaresEven + squaresOdd) - dc * dc + nyquist * nyquist) / 2)
-            }
+        // Spans of exactly one frame, so the loop's bounds checks are against one known count.
+        let x = signal.span.extracting(offset..<(offset + size)), w = window.span.extracting(0..<size)
+        // Windowed in Float, as the FFT input is; summed in Double, two chains each.
+        var squaresEven = 0.0, squaresOdd = 0.0, even = 0.0, odd = 0.0
+        var index = 0
+        while index < size {
+            let a = Double(x[index] * w[index]), b = Double(x[index + 1] * w[index + 1])
+            squaresEven += a * a; squaresOdd += b * b
+            even += a; odd += b
+            index += 2
         }
+        let dc = even + odd, nyquist = even - odd
+        return max(0, (Double(size) * (squaresEven + squaresOdd) - dc * dc + nyquist * nyquist) / 2)
     }
 }

@@ -34,50 +34,49 @@ struct GapFinder {
     }
 
     /// Most samples are audio with no run in progress and no gap waiting: those only go into the
-    /// ring. The ring is taken out of `self` and handed to `scan` as a raw pointer, so that loop
-    /// keeps its values in registers and the rare samples that need more can still mutate `self`.
+    /// ring. The ring is taken out of `self` and handed to `scan` as an `inout` array, so that
+    /// loop keeps its values in registers and the rare samples that need more can still mutate
+    /// `self`.
     mutating func append(_ signal: [Float], from: Int, count blockCount: Int) {
         guard blockCount > 0 else { return }
         var ring: [Float] = []
         swap(&ring, &recent)
-        signal.withUnsafeBufferPointer { source in
-            ring.withUnsafeMutableBufferPointer { recent in
-                scan(source.baseAddress! + from, count: blockCount, recent: recent.baseAddress!)
-            }
-        }
+        scan(signal, from: from, count: blockCount, recent: &ring)
         swap(&ring, &recent)
     }
 
-    private mutating func scan(_ source: UnsafePointer<Float>, count blockCount: Int, recent: UnsafeMutablePointer<Float>) {
+    private mutating func scan(_ signal: [Float], from: Int, count blockCount: Int, recent: inout [Float]) {
         let mask = self.mask, silence = self.silence
         // Pieces no longer than the ring, so a piece is copied in at most two parts.
         let pieceLength = min(256, mask + 1)
         var n = count
         var busy = runStart != nil || !pending.isEmpty
-        var index = 0
-        while index < blockCount {
-            let stop = min(blockCount, index + pieceLength)
+        var index = from
+        let blockEnd = from + blockCount
+        while index < blockEnd {
+            let stop = min(blockEnd, index + pieceLength)
             if !busy {
                 // Nothing in progress: a piece without a silent sample only goes into the ring
                 // (a vectorised screen and a copy instead of a test per sample).
-                var silent = 0
-                for at in index..<stop { silent &+= abs(source[at]) < silence ? 1 : 0 }
-                if silent == 0 {
+                if !Self.hasSilence(signal.span.extracting(index..<stop), below: silence) {
                     let length = stop - index, first = n & mask
                     let head = min(length, mask + 1 - first)
-                    (recent + first).update(from: source + index, count: head)
-                    if head < length { recent.update(from: source + index + head, count: length - head) }
+                    // Range assignments from a slice are memcpys.
+                    recent[first..<(first + head)] = signal[index..<(index + head)]
+                    if head < length { recent[0..<(length - head)] = signal[(index + head)..<stop] }
                     n += length
                     index = stop
                     continue
                 }
             }
+            // One uniqueness check for the piece instead of one per store.
+            var ring = recent.mutableSpan
             for at in index..<stop {
-                let x = source[at]
+                let x = signal[at]
                 if busy || abs(x) < silence {
-                    busy = step(x, at: n, recent: recent)
+                    busy = step(x, at: n, recent: ring.span)
                 }
-                recent[n & mask] = x
+                ring[n & mask] = x
                 n += 1
             }
             index = stop
@@ -85,8 +84,16 @@ struct GapFinder {
         count = n
     }
 
+    /// Whether any sample of `piece` is below `silence` in magnitude; counted without a branch,
+    /// so the loop vectorises.
+    private static func hasSilence(_ piece: Span<Float>, below silence: Float) -> Bool {
+        var silent = 0
+        for at in 0..<piece.count { silent &+= abs(piece[at]) < silence ? 1 : 0 }
+        return silent > 0
+    }
+
     /// Follows runs and waiting gaps through sample `n`; returns whether anything is in progress.
-    private mutating func step(_ x: Float, at n: Int, recent: UnsafeMutablePointer<Float>) -> Bool {
+    private mutating func step(_ x: Float, at n: Int, recent: Span<Float>) -> Bool {
         if abs(x) < silence {
             if runStart == nil { runStart = n; runQualified = false }
             // Long enough now: judge the audio before it while the ring still holds it.

@@ -62,13 +62,24 @@ public final class CallMeasurement: CallTap {
         return Decibels.powerRatio(tickError[first..<last].reduce(0, +), tickPower[first..<last].reduce(0, +))
     }
 
+    /// Σ(sent−mic)² and Σmic² of one tick: four Float lanes (vectorisable; a tick is short enough
+    /// for Float), added up in Double by the caller's per-tick sums.
     private static func energies(_ sent: [Float], _ mic: [Float], count: Int) -> (Double, Double) {
-        var error = 0.0, power = 0.0
-        for i in 0..<count {
-            let d = Double(sent[i]) - Double(mic[i])
-            error += d * d
-            power += Double(mic[i]) * Double(mic[i])
+        var e0: Float = 0, e1: Float = 0, e2: Float = 0, e3: Float = 0
+        var p0: Float = 0, p1: Float = 0, p2: Float = 0, p3: Float = 0
+        var i = 0
+        while i + 4 <= count {
+            let d0 = sent[i] - mic[i], d1 = sent[i + 1] - mic[i + 1], d2 = sent[i + 2] - mic[i + 2], d3 = sent[i + 3] - mic[i + 3]
+            e0 += d0 * d0; e1 += d1 * d1; e2 += d2 * d2; e3 += d3 * d3
+            p0 += mic[i] * mic[i]; p1 += mic[i + 1] * mic[i + 1]; p2 += mic[i + 2] * mic[i + 2]; p3 += mic[i + 3] * mic[i + 3]
+            i += 4
         }
-        return (error, power)
+        while i < count {
+            let d = sent[i] - mic[i]
+            e0 += d * d
+            p0 += mic[i] * mic[i]
+            i += 1
+        }
+        return (Double((e0 + e1) + (e2 + e3)), Double((p0 + p1) + (p2 + p3)))
     }
 }

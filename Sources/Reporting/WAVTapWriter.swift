@@ -50,6 +50,6 @@ public final class WAVTapWriter: CallTap {
     }
 
     private static func append(_ source: [Float], from offset: Int, count: Int, to chunk: inout [Float], at position: Int) {
-        for i in 0..<count { chunk[position + i] = source[offset + i] }
+        chunk.replaceSubrange(position..<(position + count), with: source[offset..<(offset + count)])
     }
 }

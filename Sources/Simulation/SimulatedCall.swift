@@ -240,7 +240,11 @@ public final class SimulatedCall {
         // 2. Playout and the loudspeaker.
         let speaker = audioManager.customSpeaker
         speaker?.playout.write(downlink, count: n)
-        loudspeaker.buffer.read(into: &emission, count: n)
+        if loudspeaker.buffer.fifo.writtenSamples > 0 {
+            loudspeaker.buffer.read(into: &emission, count: n)
+        } else {
+            VectorMath.fill(&emission, count: n)   // the app never played: idle, nothing to count
+        }
         if speaker == nil {
             VectorMath.add(downlink, emission, into: &drive, count: n)
         } else {

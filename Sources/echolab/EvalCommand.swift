@@ -7,11 +7,7 @@ struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
         abstract: "Run every scenario of a corpus and write one report folder each plus a summary.",
-        discussion: """
-        PATH is a scenario file or a folder of them (*.json, searched recursively). Each scenario
-        writes OUT/NAME/; OUT/summary.json and OUT/summary.md list them all. A broken scenario is
-        reported in one line and the others still run; the exit code is then 1.
-        """
+        discussion: "PATH is a scenario file or a folder of them (*.json, searched recursively). Each scenario writes OUT/NAME/; OUT/summary.json and OUT/summary.md list them all. A broken scenario is reported in one line and the others still run; the exit code is then 1."
     )
 
     @Argument(help: "Scenario files or folders.")

@@ -7,11 +7,7 @@ struct MetricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Score echo cancellation from WAV files; prints the metrics object as JSON.",
-        discussion: """
-        All files must share one sample rate and be mono. ERL = reference power over echo power at
-        the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic
-        power over processed power over the same frames. See README "Metrics" for every definition.
-        """
+        discussion: "All files must share one sample rate and be mono. ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. See README \"Metrics\" for every definition."
     )
 
     @Option(help: "What the loudspeaker played (the far end).")

@@ -7,12 +7,7 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Simulate one call from a scenario file and write its taps and reports.",
-        discussion: """
-        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav
-        (plus near.wav and played.wav with --all-taps, none with --no-taps), report.json,
-        report.md and report.html. Files are written atomically; on error nothing new is left
-        behind and the exit code is 1.
-        """
+        discussion: "Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus near.wav and played.wav with --all-taps, none with --no-taps), report.json, report.md and report.html. Files are written atomically; on error nothing new is left behind and the exit code is 1."
     )
 
     @Argument(help: "The scenario file (JSON).")

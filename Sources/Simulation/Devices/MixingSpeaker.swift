@@ -1,38 +1,28 @@
 import AudioCore
 import VirtualTime
 
-/// The reference document's `CustomMixingSpeaker`: every period (50 ms there) it pulls the peer,
-/// mixes background music in, plays the mix on the loudspeaker and — when `putsReference` —
-/// starts the user AEC reference and puts the mix as reference, so the canceller knows about
-/// the music. Without it, the music echoes back to the peer.
-public final class MixingSpeaker: CustomSpeaker {
-    private let call: SimulatedCall
-    private let music: BlockSource
-    private let musicGain: Float
+/// A custom speaker driven by the app that plays into the room itself, as the guide's
+/// `CustomMixingSpeaker` does: every period it pulls the peer, lets a subclass change the block
+/// (`render`), plays the result on the call's loudspeaker and — when `putsReference` — starts the
+/// user AEC reference and puts exactly what it plays, so the canceller knows what the room hears.
+public class AppDrivenSpeaker: CustomSpeaker {
+    let call: SimulatedCall
     public let putsReference: Bool
-    private var frame: AppFrameBuffer
-    private var musicBlock: [Float]
+    var frame: AppFrameBuffer
     private var timer: RepeatingTimer?
     public private(set) var failure: Error?
 
-    public init(call: SimulatedCall, music: SignalSource, musicGainDB: Double = 0, putsReference: Bool,
-                options: AppDeviceOptions = AppDeviceOptions()) throws {
+    init(call: SimulatedCall, putsReference: Bool, options: AppDeviceOptions) {
         self.call = call
-        self.music = try BlockSource(music, sampleRate: options.sampleRate, loops: true)
-        musicGain = Float(Decibels.amplitude(fromDB: musicGainDB))
         self.putsReference = putsReference
         frame = AppFrameBuffer(options: options)
-        musicBlock = [Float](repeating: 0, count: frame.frameCount)
     }
-
-    public override var altersPlayout: Bool { true }
-    public override var deviceName: String { putsReference ? "mixing speaker (with AEC reference)" : "mixing speaker" }
 
     public func start() {
         guard timer == nil else { return }
         if putsReference { call.startUserAcousticEchoCancellerReference() }
         let timer = frame.options.makeTimer(on: call.scheduler, phase: .render)
-        timer.setEventHandler { [unowned self] in mix() }
+        timer.setEventHandler { [unowned self] in playNextBlock() }
         timer.schedule()
         self.timer = timer
     }
@@ -43,55 +33,54 @@ public final class MixingSpeaker: CustomSpeaker {
         if putsReference { call.stopUserAcousticEchoCancellerReference() }
     }
 
-    private func mix() {
+    /// Changes the pulled block (`frame.mono`) before it is played; the default plays it as is.
+    func render() throws {}
+
+    private func playNextBlock() {
         frame.pull(from: self)
         do {
-            try music.read(into: &musicBlock, count: frame.frameCount)
+            try render()
         } catch {
             failure = error
             stop()
             return
         }
-        frame.mix(musicBlock, gain: musicGain)
         frame.packMono()
         if putsReference { frame.putReference(to: call) }
         frame.play(on: call.loudspeaker)
     }
 }
 
+/// The guide's `CustomMixingSpeaker`: peer + background music to the loudspeaker. Without the
+/// user AEC reference, the music echoes back to the peer.
+public final class MixingSpeaker: AppDrivenSpeaker {
+    private let music: BlockSource
+    private let musicGain: Float
+    private var musicBlock: [Float]
+
+    public init(call: SimulatedCall, music: SignalSource, musicGainDB: Double = 0, putsReference: Bool,
+                options: AppDeviceOptions = AppDeviceOptions()) throws {
+        self.music = try BlockSource(music, sampleRate: options.sampleRate, loops: true)
+        musicGain = Float(Decibels.amplitude(fromDB: musicGainDB))
+        musicBlock = [Float](repeating: 0, count: options.framesPerPeriod)
+        super.init(call: call, putsReference: putsReference, options: options)
+    }
+
+    public override var altersPlayout: Bool { true }
+    public override var deviceName: String { putsReference ? "mixing speaker (with AEC reference)" : "mixing speaker" }
+
+    override func render() throws {
+        try music.read(into: &musicBlock, count: frame.frameCount)
+        frame.mix(musicBlock, gain: musicGain)
+    }
+}
+
 /// Plays the peer unchanged on the loudspeaker through the app (an app that "directly controls
 /// the speaker device"), optionally putting the same audio as user AEC reference.
-public final class PassThroughSpeaker: CustomSpeaker {
-    private let call: SimulatedCall
-    public let putsReference: Bool
-    private var frame: AppFrameBuffer
-    private var timer: RepeatingTimer?
-
-    public init(call: SimulatedCall, putsReference: Bool, options: AppDeviceOptions = AppDeviceOptions()) {
-        self.call = call
-        self.putsReference = putsReference
-        frame = AppFrameBuffer(options: options)
+public final class PassThroughSpeaker: AppDrivenSpeaker {
+    public override init(call: SimulatedCall, putsReference: Bool, options: AppDeviceOptions = AppDeviceOptions()) {
+        super.init(call: call, putsReference: putsReference, options: options)
     }
 
     public override var deviceName: String { "pass-through speaker" }
-
-    public func start() {
-        guard timer == nil else { return }
-        if putsReference { call.startUserAcousticEchoCancellerReference() }
-        let timer = frame.options.makeTimer(on: call.scheduler, phase: .render)
-        timer.setEventHandler { [unowned self] in
-            frame.pull(from: self)
-            frame.packMono()
-            if putsReference { frame.putReference(to: call) }
-            frame.play(on: call.loudspeaker)
-        }
-        timer.schedule()
-        self.timer = timer
-    }
-
-    public func stop() {
-        timer?.cancel()
-        timer = nil
-        if putsReference { call.stopUserAcousticEchoCancellerReference() }
-    }
 }

@@ -10,9 +10,6 @@ public protocol TimerDrivenDevice: AnyObject {
 extension PassThroughMicrophone: TimerDrivenDevice {
     public var failure: Error? { nil }
 }
-extension PassThroughSpeaker: TimerDrivenDevice {
-    public var failure: Error? { nil }
-}
 extension SourceMicrophone: TimerDrivenDevice {}
-extension MixingSpeaker: TimerDrivenDevice {}
+extension AppDrivenSpeaker: TimerDrivenDevice {}
 extension RecordingSpeaker: TimerDrivenDevice {}
