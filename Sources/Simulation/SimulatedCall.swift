@@ -86,6 +86,7 @@ public final class SimulatedCall {
     private var activeMic: CustomMic?
     private var pendingTicks = 0
     private var retiredMics: [CustomMic] = []
+    private var lastDeviceStateKey: DeviceStateKey?
 
     // Per-tick blocks, allocated once.
     private var downlink: [Float]
@@ -325,25 +326,29 @@ public final class SimulatedCall {
         }
     }
 
+    /// Records the devices and modes in use when they change. The per-tick check compares
+    /// identities and flags only; names are built for the (rare) new entry.
     private func noteDeviceState() {
         let mic = activeMic, speaker = audioManager.customSpeaker
-        let state = DeviceState(frame: tickCount * Int64(Self.tickFrames),
-                                customMic: mic?.deviceName, customMicIsRealMicrophone: mic?.isRealMicrophone ?? true,
-                                customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
-                                customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
-                                echoCancellerMode: sendVoiceProcessor.echoCancellerMode,
-                                userReferenceStarted: isUserReferenceStarted, muted: isMuted)
-        if let last = deviceStates.last, last.sameDevices(as: state) { return }
-        deviceStates.append(state)
+        let key = DeviceStateKey(mic: mic.map(ObjectIdentifier.init), speaker: speaker.map(ObjectIdentifier.init),
+                                 mode: sendVoiceProcessor.echoCancellerMode, userReference: isUserReferenceStarted, muted: isMuted)
+        guard key != lastDeviceStateKey else { return }
+        lastDeviceStateKey = key
+        deviceStates.append(DeviceState(frame: tickCount * Int64(Self.tickFrames),
+                                        customMic: mic?.deviceName, customMicIsRealMicrophone: mic?.isRealMicrophone ?? true,
+                                        customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
+                                        customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
+                                        echoCancellerMode: key.mode, userReferenceStarted: key.userReference, muted: key.muted))
     }
 }
 
-extension DeviceState {
-    func sameDevices(as other: DeviceState) -> Bool {
-        var a = self, b = other
-        a.frame = 0; b.frame = 0
-        return a == b
-    }
+/// What `noteDeviceState` compares each tick.
+struct DeviceStateKey: Equatable {
+    var mic: ObjectIdentifier?
+    var speaker: ObjectIdentifier?
+    var mode: EchoCancellerMode
+    var userReference: Bool
+    var muted: Bool
 }
 
 extension BufferCounters {

@@ -33,6 +33,8 @@ public final class RepeatingTimer {
     private var tick: Int64 = 0
     private var pending: ScheduledEventID?
     private var lastFire: VirtualInstant?
+    /// Made once and reused for every firing, so a running timer allocates nothing per tick.
+    private lazy var fireAction: () -> Void = { [weak self] in self?.fire() }
     /// How many times the handler ran.
     public private(set) var fireCount: Int64 = 0
 
@@ -111,7 +113,7 @@ public final class RepeatingTimer {
         }
         if let lastFire, deadline < lastFire { deadline = lastFire }
         if deadline < scheduler.now { deadline = scheduler.now }
-        pending = scheduler.schedule(at: deadline, phase: phase) { [weak self] in self?.fire() }
+        pending = scheduler.schedule(at: deadline, phase: phase, fireAction)
     }
 
     private func fire() {
