@@ -34,7 +34,7 @@ bench: deps
 
 ## vectors: regenerate the seeded input signals and scenarios in vectors/
 vectors: build
-	$(ECHOLAB) vectors generate --out $(VECTORS)
+	$(ECHOLAB) vectors generate --vectors $(VECTORS)
 
 ## golden: re-measure vectors/golden.json after an intended change (review the diff!)
 golden: build

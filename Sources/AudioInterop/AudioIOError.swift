@@ -15,8 +15,10 @@ public enum AudioIOError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .cannotOpen(let path, let reason): "\(path): cannot open audio file: \(reason)"
         case .truncated(let path, let detail): "\(path): truncated audio file: \(detail)"
-        case .unsupportedChannels(let path, let count, let selection):
-            "\(path): has \(count) channels; choose one explicitly (channel: N or downmix) — current choice: \(selection)"
+        case .unsupportedChannels(let path, let count, .channel(let index)):
+            "\(path): has no channel \(index) (it has \(count), counted from 0)"
+        case .unsupportedChannels(let path, let count, _):
+            "\(path): has \(count) channels; choose one (channel N, counted from 0) or downmix"
         case .invalidSamples(let path, let frame): "\(path): NaN or infinite sample at frame \(frame)"
         case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
         case .resampler(let reason): "resampler: \(reason)"

@@ -45,8 +45,11 @@ struct DelayEstimator {
         }
     }
 
+    /// How many standard deviations above the correlation's mean a peak must be to be a delay.
+    static let significance = 8.0
+
     /// The delay in (fractional) samples from the summed whitened cross-spectrum; nil when the
-    /// correlation has no positive peak (nothing correlated).
+    /// correlation has no peak standing `significance` σ out of its floor (nothing correlated).
     func peakLag(sumReal: [Double], sumImaginary: [Double], fft: RealFFT) -> Double? {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
@@ -56,6 +59,19 @@ struct DelayEstimator {
             peak = lag
         }
         guard correlation[peak] > 0 else { return nil }
+        // A delay is only reported when the peak stands out of the correlation floor: for
+        // unrelated signals (a file as the mic, a recorder as the speaker) the highest of
+        // thousands of noise-like lags sits ~4–5 σ up; an echo stands far above that.
+        var sum = 0.0, sumOfSquares = 0.0
+        for lag in 0...searchEnd {
+            let value = Double(correlation[lag])
+            sum += value
+            sumOfSquares += value * value
+        }
+        let count = Double(searchEnd + 1)
+        let mean = sum / count
+        let deviation = max(0, sumOfSquares / count - mean * mean).squareRoot()
+        guard Double(correlation[peak]) - mean >= Self.significance * deviation else { return nil }
 
         // Parabola through the peak and its neighbours (lag −1 is the last element of the
         // circular result) for sub-sample precision.

@@ -34,6 +34,15 @@ public enum AtomicFile {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw WriteError(path: path, reason: "exists and is not a folder") }
         } else {
+            // Name the ancestor that is in the way rather than relaying Foundation's generic error.
+            var ancestor = (path as NSString).deletingLastPathComponent
+            while !ancestor.isEmpty && ancestor != "/" && !FileManager.default.fileExists(atPath: ancestor) {
+                ancestor = (ancestor as NSString).deletingLastPathComponent
+            }
+            var ancestorIsFolder: ObjCBool = false
+            if !ancestor.isEmpty, FileManager.default.fileExists(atPath: ancestor, isDirectory: &ancestorIsFolder), !ancestorIsFolder.boolValue {
+                throw WriteError(path: path, reason: "\(ancestor) is a file, not a folder")
+            }
             do {
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             } catch {

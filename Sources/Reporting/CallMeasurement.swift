@@ -3,7 +3,7 @@ import Metrics
 import Simulation
 
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,
-/// mic, sent, near end), streaming click/gap detection on the sent audio, and per-tick energies
+/// mic, sent, echo at the mic, near end) — ERL is the acoustic one, reference over the echo tap — streaming click/gap detection on the sent audio, and per-tick energies
 /// of `sent − mic` and `mic` so the lint can state what a canceller did to a stretch of the call.
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
@@ -15,14 +15,14 @@ public final class CallMeasurement: CallTap {
 
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0) {
         self.sampleRate = sampleRate
-        analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: false, includesNearEnd: true)
+        analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
         glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
         tickError.reserveCapacity(expectedTicks)
         tickPower.reserveCapacity(expectedTicks)
     }
 
     public func record(_ tick: TickSignals) throws {
-        analysis.append(reference: tick.reference, mic: tick.mic, processed: tick.sent, echo: nil, nearEnd: tick.nearEnd, count: tick.count)
+        analysis.append(reference: tick.reference, mic: tick.mic, processed: tick.sent, echo: tick.echo, nearEnd: tick.nearEnd, count: tick.count)
         glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, tick.mic, count: tick.count)
         tickError.append(error)

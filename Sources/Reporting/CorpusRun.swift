@@ -100,11 +100,25 @@ public struct CorpusRun {
         let next = Mutex(0)
         let directory = outputDirectory, taps = self.taps
         let workers = max(1, min(jobs, files.count))
+        // Each scenario writes OUT/NAME/: two scenarios with one name would overwrite each other.
+        var firstFileOfName: [String: String] = [:]
+        var duplicates: [Int: String] = [:]
+        for (index, file) in files.enumerated() {
+            guard let name = try? ScenarioLoader.load(path: file).name else { continue }
+            if let first = firstFileOfName[name] {
+                duplicates[index] = "\(file): name: '\(name)' is already used by \(first)"
+            } else {
+                firstFileOfName[name] = file
+            }
+        }
+        let refused = duplicates
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
                 guard index < files.count else { return }
-                let item = Self.runOne(file: files[index], directory: directory, taps: taps)
+                let item = refused[index].map { Item(name: URL(fileURLWithPath: files[index]).deletingPathExtension().lastPathComponent,
+                                                     file: files[index], report: nil, error: $0) }
+                    ?? Self.runOne(file: files[index], directory: directory, taps: taps)
                 results.withLock { $0[index] = item }
                 let count = done.withLock { value in value += 1; return value }
                 progress(count, files.count, item)

@@ -13,15 +13,15 @@ public enum HTMLReport {
         body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#222}
         svg{background:#fafafa;border:1px solid #ddd} .axis{stroke:#999;stroke-width:1} .grid{stroke:#eee}
         .series{fill:none;stroke:#1565c0;stroke-width:2} .event{stroke:#c62828;stroke-dasharray:4 3}
-        .bar{fill:#2e7d32} text{font-size:11px;fill:#555} pre{white-space:pre-wrap;background:#f6f6f6;padding:1rem}
+        .bar{fill:#2e7d32} text{font-size:11px;fill:#555} table{border-collapse:collapse;margin:.5rem 0}
+        td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left} code{background:#f3f3f3}
         </style></head><body>
         <h1>EchoLab run: \(escape(report.scenarioName))</h1>
         <h2>ERLE over time</h2>
         \(seriesPlot(report))
         <h2>ERLE per octave band</h2>
         \(bandPlot(report.metrics.erleBands))
-        <h2>Details</h2>
-        <pre>\(escape(markdownTables))</pre>
+        \(html(fromReportMarkdown: markdownTables))
         </body></html>
 
         """
@@ -67,6 +67,62 @@ public enum HTMLReport {
             svg += "<text x=\"\(x + 4)\" y=\"\(height - 28 - barHeight)\">\(band.erleDB.map { String(format: "%.1f", $0) } ?? "—")</text>"
         }
         return svg + "</svg>"
+    }
+
+    /// The Markdown report's own subset (headings, tables, bullets, paragraphs, `code`, **bold**)
+    /// as HTML, so the page carries the same details without a Markdown renderer.
+    static func html(fromReportMarkdown markdown: String) -> String {
+        var out = "", inTable = false, inList = false
+        func close() {
+            if inTable { out += "</table>\n"; inTable = false }
+            if inList { out += "</ul>\n"; inList = false }
+        }
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("# ") { close(); continue }   // the page has its own title
+            if line.hasPrefix("#") {
+                close()
+                let level = min(4, line.prefix { $0 == "#" }.count + 0)
+                out += "<h\(level)>\(inline(String(line.drop { $0 == "#" || $0 == " " })))</h\(level)>\n"
+            } else if line.hasPrefix("|") {
+                if line.contains("|---") { continue }
+                let cells = line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                    .map { inline($0.trimmingCharacters(in: .whitespaces)) }
+                if !inTable { close(); out += "<table>\n"; inTable = true }
+                out += "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>\n"
+            } else if line.hasPrefix("- ") {
+                if !inList { close(); out += "<ul>\n"; inList = true }
+                out += "<li>\(inline(String(line.dropFirst(2))))</li>\n"
+            } else if line.isEmpty {
+                close()
+            } else {
+                close()
+                out += "<p>\(inline(line))</p>\n"
+            }
+        }
+        close()
+        return out
+    }
+
+    /// `code` and **bold** inside escaped text.
+    static func inline(_ text: String) -> String {
+        var out = "", code = false, index = text.startIndex
+        let escaped = escape(text)
+        index = escaped.startIndex
+        var bold = false
+        while index < escaped.endIndex {
+            if escaped[index] == "`" {
+                out += code ? "</code>" : "<code>"
+                code.toggle()
+            } else if escaped[index...].hasPrefix("**") {
+                out += bold ? "</strong>" : "<strong>"
+                bold.toggle()
+                index = escaped.index(after: index)
+            } else {
+                out.append(escaped[index])
+            }
+            index = escaped.index(after: index)
+        }
+        return out
     }
 
     static func escape(_ text: String) -> String {

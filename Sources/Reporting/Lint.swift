@@ -14,6 +14,9 @@ public enum LintRule: String, CaseIterable, Sendable {
     case alteredPlayoutWithoutReference = "altered-playout-without-reference"
     /// AEC disabled while a real microphone and loudspeaker are in use: the peer hears itself.
     case aecDisabledWithRealDevices = "aec-disabled-with-real-devices"
+    /// The user AEC reference is started but (almost) nothing is put: the canceller's reference
+    /// is silence, so nothing is cancelled — and every echo metric goes quiet with it.
+    case userReferenceNotFed = "user-reference-not-fed"
 
     public var advice: String {
         switch self {
@@ -25,6 +28,8 @@ public enum LintRule: String, CaseIterable, Sendable {
             "the custom speaker changes what is played without the user AEC reference: call startUserAcousticEchoCancellerReference() and put what you play"
         case .aecDisabledWithRealDevices:
             "AEC is disabled while a real microphone and loudspeaker are in use: call setAcousticEchoCanceller(mode: .intensityRecommended)"
+        case .userReferenceNotFed:
+            "the user AEC reference is started but nothing (or too little) is put: call putUserAcousticEchoCancellerReference with what you play, or stop it"
         }
     }
 
@@ -36,6 +41,7 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .alteredPlayoutWithoutReference:
             return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
+        case .userReferenceNotFed: return aecOn && state.userReferenceStarted
         }
     }
 }
@@ -55,9 +61,18 @@ public enum Linter {
 
     /// Findings in time order (then rule order) over `0..<endFrame`, at least
     /// `minimumDurationSeconds` long.
-    public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000) -> [LintFinding] {
+    /// `referenceSamplesRead`: real samples the engine took from the user reference (the
+    /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
+    public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
+                                referenceSamplesRead: Int64 = .max) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
-        return allFindings(states: states, endFrame: endFrame).filter { $0.frames.count >= minimum }
+        return allFindings(states: states, endFrame: endFrame).filter { finding in
+            guard finding.frames.count >= minimum else { return false }
+            guard finding.rule == .userReferenceNotFed else { return true }
+            let started = allFindings(states: states, endFrame: endFrame).filter { $0.rule == .userReferenceNotFed }
+                .reduce(0) { $0 + $1.frames.count }
+            return referenceSamplesRead < Int64(started / 2)
+        }
     }
 
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {

@@ -34,7 +34,9 @@ public enum MarkdownReport {
         }
         if !report.findings.isEmpty { out += "\n" }
         let p = report.pipeline
-        out += "## Pipeline\n\n\(p.frames) frames · \(p.underruns) underruns · \(p.overruns) overruns · \(report.sentClicks) clicks and \(report.sentGaps) gaps in the sent audio · \(p.ignoredFrames) frames pushed to unselected devices\n\n"
+        out += "## Pipeline\n\n\(count(p.frames, "frame")) · \(count(p.underruns, "underrun")) · \(count(p.overruns, "overrun")) · "
+        out += "\(count(report.sentClicks, "click")) and \(count(report.sentGaps, "gap")) in the sent audio · "
+        out += "\(count(p.ignoredFrames, "frame")) pushed to unselected devices\n\n"
         out += "| buffer | written | read | dropped | buffered | underruns | overruns | priming | conserved |\n|---|---|---|---|---|---|---|---|---|\n"
         for (name, c) in [("uplink (custom mic)", p.uplink), ("playout (custom speaker)", p.playout),
                           ("user AEC reference", p.userReference), ("app loudspeaker", p.loudspeaker)] {
@@ -55,6 +57,8 @@ public enum MarkdownReport {
         out += "\nPerformance: \(F.number(report.wallSeconds, digits: 3)) s wall, \(F.number(report.realtimeFactor, digits: 0))× real time.\n"
         return out
     }
+
+    static func count<N: BinaryInteger>(_ n: N, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// ERLE over time as a one-line sparkline (0–40 dB), one character per point; · for none.
     static func sparkline(_ series: [ERLEPoint]) -> String {

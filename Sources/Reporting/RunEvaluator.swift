@@ -38,7 +38,8 @@ public struct RunEvaluator: Sendable {
                               reconvergenceSeconds: range.lowerBound == 0 ? metrics.convergenceSeconds : analysis.reconvergenceSeconds(after: range.lowerBound),
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
-        let findings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate).map { finding in
+        let findings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
+                                       referenceSamplesRead: run.counters.userReference.read).map { finding in
             consequence(of: finding, measurement: measurement, analysis: analysis, rate: rate)
         }
         let processing = run.scenario.voiceProcessing
@@ -70,6 +71,12 @@ public struct RunEvaluator: Sendable {
             report.consequenceDB = erle
             report.consequence = erle.map { "echo reduced by only \(Self.format($0)) dB: the played audio the canceller was not told about echoes to the peer" }
                 ?? "no far-end single talk to measure"
+        case .userReferenceNotFed:
+            let seconds = Double(range.count) / rate
+            report.consequenceMetric = "erle_db"
+            report.consequenceDB = analysis.metrics(in: range).erleDB
+            report.consequence = "the canceller's reference was silence for most of \(Self.format(seconds)) s: the echo went to the peer uncancelled"
+                + (report.consequenceDB == nil ? " (and no ERLE can be measured against a silent reference)" : "")
         case .aecDisabledWithRealDevices:
             let erl = analysis.metrics(in: range).erlDB
             report.consequenceMetric = "erl_db"

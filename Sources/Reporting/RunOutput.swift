@@ -37,6 +37,17 @@ public struct RunOutput {
 
     @discardableResult
     public func run() throws -> RunReport {
+        let existed = FileManager.default.fileExists(atPath: outputDirectory)
+        do {
+            return try runInto()
+        } catch {
+            // A folder this run created holds nothing worth keeping after a failure.
+            if !existed { try? FileManager.default.removeItem(atPath: outputDirectory) }
+            throw error
+        }
+    }
+
+    private func runInto() throws -> RunReport {
         try AtomicFile.prepareDirectory(outputDirectory)
         let started = DispatchTime.now()
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
@@ -50,6 +61,11 @@ public struct RunOutput {
         streaming.taps = [measurement] + (writer.map { [$0] } ?? [])
         let run = try streaming.run()
         try writer?.finish()
+        // Taps of an earlier run into the same folder that this run did not write would
+        // contradict its report: remove them (only EchoLab's own tap names).
+        for name in CallRecording.tapNames where !names.contains(name) {
+            try? FileManager.default.removeItem(atPath: path("\(name).wav"))
+        }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: writer?.files ?? [:])
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         try AtomicFile.write(try report.json().canonicalText(), to: path("report.json"))

@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import Foundation
 import VirtualTime
 
@@ -21,8 +22,13 @@ public enum ScenarioLoader {
         let root = try JSONObjectReader.parse(data: data, file: file)
         let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
         let context = Context(folder: folder)
-        var scenario = Scenario(name: try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent,
-                                file: file)
+        let name = try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        // The name is a folder under the output folder: one path component, nothing hidden.
+        guard !name.isEmpty, !name.hasPrefix("."), name.count <= 128,
+              name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.+".unicodeScalars.contains($0) }) else {
+            throw root.fail("name", "'\(name)' must be letters, digits, '-', '_', '.' or '+', not starting with '.'")
+        }
+        var scenario = Scenario(name: name, file: file)
         scenario.farEnd = try context.signalSource(root, "far_end")
         scenario.nearEnd = try context.signalSource(root, "near_end")
         if let noise = try root.object("noise") {
@@ -96,19 +102,41 @@ public enum ScenarioLoader {
         func fileReference(_ reader: JSONObjectReader, _ key: String) throws -> (path: String, channel: ChannelSelection)? {
             guard reader.has(key) else { _ = reader.any(key); return nil }
             if let value = reader.any(key) as? String {
-                return (try existing(value, reader, key), .monoOnly)
+                let path = try existing(value, reader, key)
+                try probe(path, channel: .monoOnly, reader, key)
+                return (path, .monoOnly)
             }
             guard let object = try reader.object(key) else { return nil }
             guard let file = try object.string("file") else { throw object.fail("file", "missing") }
             let channel = try channelSelection(object)
             try object.finish()
-            return (try existing(file, object, "file"), channel)
+            let path = try existing(file, object, "file")
+            try probe(path, channel: channel, object, "file")
+            return (path, channel)
         }
 
         func existing(_ path: String, _ reader: JSONObjectReader, _ key: String) throws -> String {
             let resolved = resolve(path)
             guard FileManager.default.fileExists(atPath: resolved) else { throw reader.fail(key, "no such file: \(resolved)") }
             return resolved
+        }
+
+        /// Opens the file now, so a broken or odd one is reported with the scenario and the key,
+        /// before anything runs.
+        func probe(_ path: String, channel: ChannelSelection, _ reader: JSONObjectReader, _ key: String) throws {
+            let audio: SoundFileReader
+            do {
+                audio = try SoundFileReader(path: path)
+            } catch {
+                throw reader.fail(key, String(describing: error))
+            }
+            switch channel {
+            case .monoOnly where audio.channelCount != 1:
+                throw reader.fail(key, "\(path) has \(audio.channelCount) channels; add \"channel\": N (counted from 0) or \"downmix\"")
+            case .channel(let index) where index >= audio.channelCount:
+                throw reader.fail(key, "\(path) has no channel \(index) (it has \(audio.channelCount), counted from 0)")
+            default: break
+            }
         }
 
         func channelSelection(_ reader: JSONObjectReader) throws -> ChannelSelection {
@@ -139,6 +167,8 @@ public enum ScenarioLoader {
             let name = try reader.string(key) ?? "white_noise"
             let level = try reader.number("level_dbfs", in: -120...0) ?? -20
             let seed = UInt64(try reader.integer("seed", in: 0...Int64.max) ?? 0)
+            if name != "tone", reader.has("frequency_hz") { throw reader.fail("frequency_hz", "applies to the tone generator only") }
+            if name != "speech", reader.has("pitch_hz") { throw reader.fail("pitch_hz", "applies to the speech generator only") }
             let kind: SignalKind
             switch name {
             case "white_noise": kind = .whiteNoise(levelDBFS: level)
@@ -191,7 +221,13 @@ public enum ScenarioLoader {
             case "default": device = .default
             case "recording":
                 let file = try reader.string("file") ?? "recording.wav"
-                guard !file.contains("/") else { throw reader.fail("file", "a file name in the output folder, without a path") }
+                guard !file.contains("/"), !file.hasPrefix("."), file.lowercased().hasSuffix(".wav") else {
+                    throw reader.fail("file", "a .wav file name in the output folder, without a path")
+                }
+                let reserved = CallRecording.tapNames.map { "\($0).wav" } + ["report.wav"]
+                guard !reserved.contains(file.lowercased()) else {
+                    throw reader.fail("file", "'\(file)' is the name of a tap the run writes; choose another")
+                }
                 device = .recording(fileName: file, options: try appOptions(reader))
             case "mixing":
                 guard let music = try signalSource(reader, "music") else { throw reader.fail("music", "missing") }

@@ -60,6 +60,10 @@ public struct ScenarioRunner {
 
     public func run() throws -> CallRun {
         let duration = try duration()
+        if let late = scenario.timeline.first(where: { $0.at >= duration }) {
+            throw ScenarioError(file: scenario.file, key: "timeline",
+                                problem: "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
+        }
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
                                      recordTaps: recordTaps, expectedDuration: duration)

@@ -48,7 +48,8 @@ struct EvalCommand: ParsableCommand {
         } catch {
             throw CommandFailure.exit(error)
         }
-        if showsProgress { standardError("echolab: \(outcome.items.count) scenarios → \(out)/summary.md") }
+        let failed = outcome.items.filter { $0.error != nil }.count
+        print("\(outcome.items.count - failed) of \(outcome.items.count) scenarios ran → \(out)/summary.md")
         if outcome.items.contains(where: { $0.error != nil }) { throw ExitCode(1) }
     }
 }

@@ -34,11 +34,17 @@ struct RunCommand: ParsableCommand {
             let loaded = try ScenarioLoader.load(path: scenario)
             if showsProgress { standardError("echolab: running \(loaded.name)…") }
             let report = try RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard).run()
-            if showsProgress {
-                standardError("echolab: \(loaded.name): ERLE \(report.metrics.erleDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
-                              + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)")
+            let m = report.metrics
+            print("\(loaded.name): ERL \(m.erlDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
+                  + "ERLE \(m.erleDB.map { String(format: "%.1f dB", $0) } ?? "—") "
+                  + "(steady \(m.erleSteadyDB.map { String(format: "%.1f dB", $0) } ?? "—")), "
+                  + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), "
+                  + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md")
+            if strict && !report.findings.isEmpty {
+                standardError("echolab: \(report.findings.count) lint finding(s) in \(out)/report.md: "
+                              + report.findings.map(\.rule).joined(separator: ", "))
+                throw ExitCode(3)
             }
-            if strict && !report.findings.isEmpty { throw ExitCode(3) }
         } catch let exit as ExitCode {
             throw exit
         } catch {

@@ -13,10 +13,11 @@ struct VectorsCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write the seeded input signals and scenario files (bit-identical every time).")
         @Option(help: "The vectors folder.")
-        var out: String = "vectors"
+        var vectors: String = "vectors"
 
         func run() throws {
-            do { try VectorCorpus.generate(into: out) } catch { throw CommandFailure.exit(error) }
+            do { try VectorCorpus.generate(into: vectors) } catch { throw CommandFailure.exit(error) }
+            print("vectors: inputs and scenarios written to \(vectors)")
         }
     }
 
@@ -29,6 +30,7 @@ struct VectorsCommand: ParsableCommand {
 
         func run() throws {
             do { try GoldenVectors(directory: vectors).bless() } catch { throw CommandFailure.exit(error) }
+            print("vectors: \(vectors)/golden.json re-measured; review its diff")
         }
     }
 
