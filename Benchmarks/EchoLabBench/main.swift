@@ -11,7 +11,7 @@ import Simulation
 
 let seconds = 60.0
 let rate = 48_000
-let repetitions = 3
+let repetitions = 5
 /// Short runs vary more on a shared machine; they get more tries (the best is reported).
 let shortRunRepetitions = 7
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-bench-\(getpid())").path
