@@ -100,25 +100,29 @@ public struct CorpusRun {
         let next = Mutex(0)
         let directory = outputDirectory, taps = self.taps
         let workers = max(1, min(jobs, files.count))
-        // Each scenario writes OUT/NAME/: two scenarios with one name would overwrite each other.
+        // Load everything first: each scenario writes OUT/NAME/, so two with one name would
+        // overwrite each other; the second is refused.
         var firstFileOfName: [String: String] = [:]
-        var duplicates: [Int: String] = [:]
-        for (index, file) in files.enumerated() {
-            guard let name = try? ScenarioLoader.load(path: file).name else { continue }
-            if let first = firstFileOfName[name] {
-                duplicates[index] = "\(file): name: '\(name)' is already used by \(first)"
-            } else {
-                firstFileOfName[name] = file
+        var loaded: [Result<Scenario, ItemError>] = []
+        for file in files {
+            do {
+                let scenario = try ScenarioLoader.load(path: file)
+                if let first = firstFileOfName[scenario.name] {
+                    loaded.append(.failure(ItemError(description: "\(file): name: '\(scenario.name)' is already used by \(first)")))
+                } else {
+                    firstFileOfName[scenario.name] = file
+                    loaded.append(.success(scenario))
+                }
+            } catch {
+                loaded.append(.failure(ItemError(description: String(describing: error))))
             }
         }
-        let refused = duplicates
+        let scenarios = loaded
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
                 guard index < files.count else { return }
-                let item = refused[index].map { Item(name: URL(fileURLWithPath: files[index]).deletingPathExtension().lastPathComponent,
-                                                     file: files[index], report: nil, error: $0) }
-                    ?? Self.runOne(file: files[index], directory: directory, taps: taps)
+                let item = Self.runOne(scenarios[index], file: files[index], directory: directory, taps: taps)
                 results.withLock { $0[index] = item }
                 let count = done.withLock { value in value += 1; return value }
                 progress(count, files.count, item)
@@ -127,16 +131,20 @@ public struct CorpusRun {
         return Outcome(items: results.withLock { $0.map { $0! } })
     }
 
-    static func runOne(file: String, directory: String, taps: TapSelection) -> Item {
+    static func runOne(_ loaded: Result<Scenario, ItemError>, file: String, directory: String, taps: TapSelection) -> Item {
         let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         do {
-            let scenario = try ScenarioLoader.load(path: file)
+            let scenario = try loaded.get()
             let folder = (directory as NSString).appendingPathComponent(scenario.name)
-            let output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps)
-                        let report = try output.run()
+            let report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps).run()
             return Item(name: scenario.name, file: file, report: report, error: nil)
         } catch {
             return Item(name: fallbackName, file: file, report: nil, error: String(describing: error))
         }
+    }
+
+    /// A corpus item that could not be loaded, as its one-line message.
+    struct ItemError: Error, CustomStringConvertible, Sendable {
+        let description: String
     }
 }

@@ -66,13 +66,10 @@ public enum Linter {
     public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
                                 referenceSamplesRead: Int64 = .max) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
-        return allFindings(states: states, endFrame: endFrame).filter { finding in
-            guard finding.frames.count >= minimum else { return false }
-            guard finding.rule == .userReferenceNotFed else { return true }
-            let started = allFindings(states: states, endFrame: endFrame).filter { $0.rule == .userReferenceNotFed }
-                .reduce(0) { $0 + $1.frames.count }
-            return referenceSamplesRead < Int64(started / 2)
-        }
+        let all = allFindings(states: states, endFrame: endFrame)
+        let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
+        let starved = referenceSamplesRead < Int64(started / 2)
+        return all.filter { $0.frames.count >= minimum && ($0.rule != .userReferenceNotFed || starved) }
     }
 
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {

@@ -35,7 +35,9 @@ public struct RunEvaluator: Sendable {
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
                               metrics: metrics,
-                              reconvergenceSeconds: range.lowerBound == 0 ? metrics.convergenceSeconds : analysis.reconvergenceSeconds(after: range.lowerBound),
+                              // Segment metrics restart the ERLE series at the segment's start: their
+                              // convergence is the re-convergence after the event that opened it.
+                              reconvergenceSeconds: metrics.convergenceSeconds,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
         let findings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
