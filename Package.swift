@@ -29,7 +29,8 @@ let package = Package(
             "Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore"], path: "Benchmarks/EchoLabBench"),
+        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore", "VirtualTime"],
+                          path: "Benchmarks/EchoLabBench"),
 
         // Written the way PlanetKit's guide writes its AudioFileMicrophone and AudioFileRecorder.
         .executableTarget(name: "CustomDevicesExample", dependencies: ["Simulation", "AudioCore", "AudioInterop", "VirtualTime"],
