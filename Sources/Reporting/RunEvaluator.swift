@@ -60,31 +60,29 @@ public struct RunEvaluator: Sendable {
         var report = RunReport.Finding(rule: finding.rule.rawValue, atSeconds: Double(range.lowerBound) / rate,
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
                                        consequenceMetric: "", consequenceDB: nil, consequence: "")
+        /// Fills the consequence: the metric, its value and what it means (or why there is none).
+        func measured(_ metric: String, _ value: Double?, _ meaning: (String) -> String, otherwise: String) {
+            report.consequenceMetric = metric
+            report.consequenceDB = value
+            report.consequence = value.map { meaning(Self.format($0)) } ?? otherwise
+        }
+        let noSingleTalk = "no far-end single talk to measure"
         switch finding.rule {
         case .aecOnNonMicrophoneSource, .aecOnWithoutLoudspeaker:
-            let error = measurement.sentErrorDB(in: range)
-            report.consequenceMetric = "sent_error_db"
-            report.consequenceDB = error
-            report.consequence = error.map { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source" }
-                ?? "the sent audio equals the source here"
+            measured("sent_error_db", measurement.sentErrorDB(in: range),
+                     { "the canceller altered what was sent: error energy \($0) dB relative to the source" },
+                     otherwise: "the sent audio equals the source here")
         case .alteredPlayoutWithoutReference:
-            let erle = analysis.metrics(in: range).erleDB
-            report.consequenceMetric = "erle_db"
-            report.consequenceDB = erle
-            report.consequence = erle.map { "echo reduced by only \(Self.format($0)) dB: the played audio the canceller was not told about echoes to the peer" }
-                ?? "no far-end single talk to measure"
+            measured("erle_db", analysis.metrics(in: range).erleDB,
+                     { "echo reduced by only \($0) dB: the played audio the canceller was not told about echoes to the peer" },
+                     otherwise: noSingleTalk)
         case .userReferenceNotFed:
-            let seconds = Double(range.count) / rate
-            report.consequenceMetric = "erle_db"
-            report.consequenceDB = analysis.metrics(in: range).erleDB
-            report.consequence = "the canceller's reference was silence for most of \(Self.format(seconds)) s: the echo went to the peer uncancelled"
-                + (report.consequenceDB == nil ? " (and no ERLE can be measured against a silent reference)" : "")
+            let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
+            measured("erle_db", analysis.metrics(in: range).erleDB, { _ in silent },
+                     otherwise: silent + " (and no ERLE can be measured against a silent reference)")
         case .aecDisabledWithRealDevices:
-            let erl = analysis.metrics(in: range).erlDB
-            report.consequenceMetric = "erl_db"
-            report.consequenceDB = erl
-            report.consequence = erl.map { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }
-                ?? "no far-end single talk to measure"
+            measured("erl_db", analysis.metrics(in: range).erlDB,
+                     { "nothing removes the echo: the peer hears itself \($0) dB down" }, otherwise: noSingleTalk)
         }
         return report
     }

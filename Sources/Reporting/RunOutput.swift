@@ -59,7 +59,7 @@ public struct RunOutput {
                                           expectedTicks: Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1)
         var streaming = runner
         streaming.taps = [measurement] + (writer.map { [$0] } ?? [])
-        let run = try streaming.run()
+        let run = try streaming.run(for: duration)
         try writer?.finish()
         // Taps of an earlier run into the same folder that this run did not write would
         // contradict its report: remove them (only EchoLab's own tap names).

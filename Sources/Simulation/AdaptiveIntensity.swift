@@ -10,27 +10,21 @@ import Foundation
 ///   Above 30 %, the double-talk suppression is relaxed by 10 dB so the near end stays audible.
 /// The decisions are logged with their measurements so reports can show why suppression changed.
 final class AdaptiveIntensity {
-    struct Decision: Sendable, Equatable {
-        let frame: Int64
-        let erlEstimateDB: Double
-        let doubleTalkShare: Double
-        let suppressionDB: Int
-        let doubleTalkSuppressionDB: Int
-    }
-
     private let framesPerWindow: Int
+    private let samplesPerFrame: Int
     private var frame: Int64 = 0
     private var referenceSum: Double = 0
     private var captureSum: Double = 0
     private var activeFrames = 0
     private var doubleTalkFrames = 0
     private var smoothedAttenuationDB = 0.0
-    private(set) var decisions: [Decision] = []
+    private(set) var decisions: [AdaptiveDecision] = []
     private let apply: (Int, Int) -> Void
     private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
 
-    init(framesPerWindow: Int, apply: @escaping (Int, Int) -> Void) {
+    init(framesPerWindow: Int, samplesPerFrame: Int, apply: @escaping (Int, Int) -> Void) {
         self.framesPerWindow = framesPerWindow
+        self.samplesPerFrame = samplesPerFrame
         self.apply = apply
         decisions.reserveCapacity(1024)
     }
@@ -56,9 +50,19 @@ final class AdaptiveIntensity {
         var (suppression, active) = erl < 6 ? (-60, -25) : erl < 20 ? (-40, -15) : (-20, -10)
         if share > 0.3 { active += 10 }
         if decisions.last.map({ $0.suppressionDB != suppression || $0.doubleTalkSuppressionDB != active }) ?? true {
-            decisions.append(Decision(frame: frame, erlEstimateDB: erl, doubleTalkShare: share,
+            decisions.append(AdaptiveDecision(frame: frame * Int64(samplesPerFrame), erlEstimateDB: erl, doubleTalkShare: share,
                                       suppressionDB: suppression, doubleTalkSuppressionDB: active))
             apply(suppression, active)
         }
     }
+}
+
+/// Why `intensityAdaptive` changed suppression, with what it measured.
+public struct AdaptiveDecision: Hashable, Sendable {
+    /// Sample index (engine rate) at which the decision took effect.
+    public var frame: Int64
+    public var erlEstimateDB: Double
+    public var doubleTalkShare: Double
+    public var suppressionDB: Int
+    public var doubleTalkSuppressionDB: Int
 }

@@ -20,6 +20,14 @@ public struct AppDeviceOptions: Hashable, Sendable {
     /// Frames in one timer period at the app's rate.
     public var framesPerPeriod: Int { sampleRate * periodMilliseconds / 1000 }
 
+    /// The app's timer, firing `handler` from now on (`schedule` + `resume` of the reference code).
+    func startTimer(on scheduler: Scheduler, phase: SchedulerPhase, _ handler: @escaping () -> Void) -> RepeatingTimer {
+        let timer = makeTimer(on: scheduler, phase: phase)
+        timer.setEventHandler(handler)
+        timer.schedule()
+        return timer
+    }
+
     func makeTimer(on scheduler: Scheduler, phase: SchedulerPhase) -> RepeatingTimer {
         let jitter = jitterMilliseconds > 0
             ? TimerJitter(amplitude: .nanoseconds(Int64(jitterMilliseconds * 1e6)), seed: jitterSeed) : nil

@@ -17,15 +17,6 @@ public struct CallRun: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
 }
 
-/// Why `intensityAdaptive` changed suppression.
-public struct AdaptiveDecision: Hashable, Sendable {
-    public var frame: Int64
-    public var erlEstimateDB: Double
-    public var doubleTalkShare: Double
-    public var suppressionDB: Int
-    public var doubleTalkSuppressionDB: Int
-}
-
 /// Builds a `SimulatedCall` from a `Scenario` — world, voice processing, the devices selected at
 /// the start and on the timeline, each driven by its own app timer — and runs it to the end.
 public struct ScenarioRunner {
@@ -59,7 +50,11 @@ public struct ScenarioRunner {
     }
 
     public func run() throws -> CallRun {
-        let duration = try duration()
+        try run(for: duration())
+    }
+
+    /// Runs the call for `duration` (when the caller already computed `duration()`).
+    public func run(for duration: VirtualDuration) throws -> CallRun {
         if let late = scenario.timeline.first(where: { $0.at >= duration }) {
             throw ScenarioError(file: scenario.file, key: "timeline",
                                 problem: "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
@@ -86,13 +81,9 @@ public struct ScenarioRunner {
         if let timelineError { throw timelineError }
         try devices.finish()
         let counters = call.end()
-        let decisions = call.sendVoiceProcessor.adaptiveDecisions.map {
-            AdaptiveDecision(frame: $0.frame * Int64(SimulatedCall.tickFrames), erlEstimateDB: $0.erlDB, doubleTalkShare: $0.doubleTalkShare,
-                             suppressionDB: $0.suppressionDB, doubleTalkSuppressionDB: $0.doubleTalkSuppressionDB)
-        }
         return CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
                        counters: counters, events: call.events, deviceStates: call.deviceStates,
-                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: decisions)
+                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions)
     }
 }
 

@@ -20,9 +20,7 @@ public final class SendVoiceProcessor {
     private var enhancer: SpeexPreprocessor?
     private var enhancerFrame: [Int16]
     /// Why adaptive suppression changed, in order.
-    public var adaptiveDecisions: [(frame: Int64, erlDB: Double, doubleTalkShare: Double, suppressionDB: Int, doubleTalkSuppressionDB: Int)] {
-        (adaptive?.decisions ?? []).map { ($0.frame, $0.erlEstimateDB, $0.doubleTalkShare, $0.suppressionDB, $0.doubleTalkSuppressionDB) }
-    }
+    public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
 
     init(frameSize: Int, sampleRate: Int, backend: EchoCancellerBackend, filterOverride: Int?) {
         self.frameSize = frameSize
@@ -47,7 +45,7 @@ public final class SendVoiceProcessor {
         }
         echoCancellerMode = mode
         if mode == .intensityAdaptive, let speex = canceller as? SpeexEchoControl {
-            let adaptive = AdaptiveIntensity(framesPerWindow: sampleRate / 2 / frameSize) { [unowned speex] suppression, active in
+            let adaptive = AdaptiveIntensity(framesPerWindow: sampleRate / 2 / frameSize, samplesPerFrame: frameSize) { [unowned speex] suppression, active in
                 speex.updateSuppression(suppression, doubleTalk: active)
             }
             speex.observer = { adaptive.observe(reference: $0, capture: $1, linearOutput: $2) }

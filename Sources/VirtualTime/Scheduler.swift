@@ -56,13 +56,7 @@ public final class Scheduler {
     /// Runs every event with a deadline ≤ `deadline`, in order, then sets `now` to `deadline`.
     public func advance(to deadline: VirtualInstant) {
         precondition(deadline >= now, "cannot advance backwards from \(now) to \(deadline)")
-        while let next = queue.peek(), next.deadline <= deadline {
-            let event = queue.pop()!
-            if cancelled.remove(event.sequence) != nil { continue }
-            now = event.deadline
-            executedCount += 1
-            event.action()
-        }
+        runEvents(through: deadline)
         now = deadline
     }
 
@@ -73,6 +67,12 @@ public final class Scheduler {
     /// Runs events until the queue is empty or the next event is past `limit`; `now` stays at
     /// the last event run (unlike `advance(to:)`, which moves the clock to its argument).
     public func run(until limit: VirtualInstant) {
+        runEvents(through: limit)
+    }
+
+    /// The one event loop: pops in (time, phase, sequence) order, skips cancelled events, sets
+    /// `now` to each deadline before its action (which may schedule more at `now`).
+    private func runEvents(through limit: VirtualInstant) {
         while let next = queue.peek(), next.deadline <= limit {
             let event = queue.pop()!
             if cancelled.remove(event.sequence) != nil { continue }

@@ -21,10 +21,7 @@ public class AppDrivenSpeaker: CustomSpeaker {
     public func start() {
         guard timer == nil else { return }
         if putsReference { call.startUserAcousticEchoCancellerReference() }
-        let timer = frame.options.makeTimer(on: call.scheduler, phase: .render)
-        timer.setEventHandler { [unowned self] in playNextBlock() }
-        timer.schedule()
-        self.timer = timer
+        timer = frame.options.startTimer(on: call.scheduler, phase: .render) { [unowned self] in playNextBlock() }
     }
 
     public func stop() {

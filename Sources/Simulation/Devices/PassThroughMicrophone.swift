@@ -19,13 +19,10 @@ public final class PassThroughMicrophone: CustomMic {
     public func start() {
         guard timer == nil else { return }
         call.microphone.open()
-        let timer = frame.options.makeTimer(on: call.scheduler, phase: .capture)
-        timer.setEventHandler { [unowned self] in
+        timer = frame.options.startTimer(on: call.scheduler, phase: .capture) { [unowned self] in
             frame.capture(from: call.microphone)
             frame.send(to: self)
         }
-        timer.schedule()
-        self.timer = timer
     }
 
     public func stop() {

@@ -26,10 +26,7 @@ public final class RecordingSpeaker: CustomSpeaker {
         if writer == nil {
             writer = try SoundFileWriter(path: path, sampleRate: frame.options.sampleRate, channelCount: 1)
         }
-        let timer = frame.options.makeTimer(on: scheduler, phase: .render)
-        timer.setEventHandler { [unowned self] in record() }
-        timer.schedule()
-        self.timer = timer
+        timer = frame.options.startTimer(on: scheduler, phase: .render) { [unowned self] in record() }
     }
 
     /// Stops pulling; the file stays open for a later `start()` until `finish()`.

@@ -25,10 +25,7 @@ public class SourceMicrophone: CustomMic {
     /// Starts sending (`playFile(url:)` in the reference code).
     public func start() {
         guard timer == nil else { return }
-        let timer = frame.options.makeTimer(on: scheduler, phase: .capture)
-        timer.setEventHandler { [unowned self] in sendNextFrame() }
-        timer.schedule()
-        self.timer = timer
+        timer = frame.options.startTimer(on: scheduler, phase: .capture) { [unowned self] in sendNextFrame() }
     }
 
     /// Stops sending (`stopPlayback()`).
