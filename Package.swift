@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
-        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioCore"]),
+        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore"]),
         .executableTarget(name: "echolab", dependencies: [
             "Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -41,6 +41,6 @@ let package = Package(
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
-        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore"]),
+        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore", "CSndFile"]),
     ]
 )

@@ -18,9 +18,9 @@ public final class SoundFileReader {
     public init(path: String) throws {
         self.path = path
         var info = SF_INFO()
+        if let problem = InputFile.problem(at: path) { throw AudioIOError.cannotOpen(path: path, reason: problem) }
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            let reason = String(cString: sf_strerror(nil))
-            throw AudioIOError.cannotOpen(path: path, reason: reason)
+            throw AudioIOError.cannotOpen(path: path, reason: Self.openFailure(String(cString: sf_strerror(nil))))
         }
         self.handle = handle
         sampleRate = Int(info.samplerate)
@@ -32,7 +32,15 @@ public final class SoundFileReader {
         // it: for RIFF/WAVE the header's data chunk size is checked against the file size
         // directly; for every format libsndfile's own log is checked too (1.2 writes
         // "data : 192000 (should be 95960)" for a WAV cut in half).
-        if let problem = Self.riffDataShortfall(path: path) ?? Self.truncationProblem(in: Self.log(of: handle)) {
+        // For RIFF/WAVE the byte check is the authority: libsndfile's log also warns "data chunk
+        // seems to be truncated" when only the last codec block is short (its own GSM 6.10 files).
+        let riff = Self.riffDataCheck(path: path)
+        let problem: String? = switch riff {
+        case .short(let detail): detail
+        case .complete: nil
+        case .notRIFF: Self.truncationProblem(in: Self.log(of: handle))
+        }
+        if let problem {
             sf_close(handle)
             throw AudioIOError.truncated(path: path, detail: problem)
         }
@@ -109,33 +117,46 @@ public final class SoundFileReader {
         return nil
     }
 
+    /// libsndfile's message, or what it means where libsndfile's wording misleads.
+    static func openFailure(_ reason: String) -> String {
+        // Raised when the header gives a sample rate or a channel count of 0.
+        if reason.contains("SF_INFO struct incomplete") { return "the header gives a sample rate or channel count of 0" }
+        return reason
+    }
+
+    enum RIFFDataCheck: Equatable {
+        case notRIFF
+        case complete
+        case short(String)
+    }
+
     /// For a RIFF/WAVE file, whether the data chunk's declared size runs past the end of the file.
     /// Works on the bytes directly, so it does not depend on the wording of libsndfile's log.
     /// A size of 0 or 0xFFFFFFFF (a writer that never went back to patch the header) is not a
     /// promise and is not checked; neither are RF64 files, whose sizes live in a `ds64` chunk.
-    static func riffDataShortfall(path: String) -> String? {
-        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+    static func riffDataCheck(path: String) -> RIFFDataCheck {
+        guard let file = FileHandle(forReadingAtPath: path) else { return .notRIFF }
         defer { try? file.close() }
         guard let fileLength = try? file.seekToEnd(), (try? file.seek(toOffset: 0)) != nil,
               let header = try? file.read(upToCount: 12), header.count == 12,
               header.prefix(4).elementsEqual("RIFF".utf8), header.suffix(4).elementsEqual("WAVE".utf8)
-        else { return nil }
+        else { return .notRIFF }
         var offset: UInt64 = 12
         while offset + 8 <= fileLength {
             guard (try? file.seek(toOffset: offset)) != nil,
-                  let chunk = try? file.read(upToCount: 8), chunk.count == 8 else { return nil }
+                  let chunk = try? file.read(upToCount: 8), chunk.count == 8 else { return .notRIFF }
             let bytes = [UInt8](chunk)
             let size = UInt64(bytes[4]) | UInt64(bytes[5]) << 8 | UInt64(bytes[6]) << 16 | UInt64(bytes[7]) << 24
             if bytes[0..<4].elementsEqual("data".utf8) {
-                guard size != 0, size != 0xFFFF_FFFF else { return nil }
+                guard size != 0, size != 0xFFFF_FFFF else { return .notRIFF }
                 let available = fileLength - (offset + 8)
-                guard size > available else { return nil }
-                return "header declares \(size) bytes of audio data but the file holds \(available) "
-                    + "(\(100 * available / size)%); the file was cut short"
+                guard size > available else { return .complete }
+                return .short("header declares \(size) bytes of audio data but the file holds \(available) "
+                    + "(\(100 * available / size)%); the file was cut short")
             }
             offset += 8 + size + (size & 1)      // chunks are padded to an even size
         }
-        return nil
+        return .notRIFF
     }
 }
 

@@ -6,7 +6,7 @@ public enum AtomicFile {
     public struct WriteError: Error, CustomStringConvertible {
         public let path: String
         public let reason: String
-        public var description: String { "\(path): cannot write: \(reason)" }
+        public var description: String { "\(path): \(reason)" }
     }
 
     public static func write(_ text: String, to path: String) throws {
@@ -19,37 +19,44 @@ public enum AtomicFile {
         do {
             try data.write(to: temporary)
         } catch {
-            throw WriteError(path: path, reason: Self.reason(error))
+            throw WriteError(path: path, reason: "cannot write: " + Self.reason(error))
         }
         guard rename(temporary.path, url.path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary.path)
-            throw WriteError(path: path, reason: reason)
+            throw WriteError(path: path, reason: "cannot write: " + reason)
         }
     }
 
-    /// Creates `path` (and parents) if needed and checks it is a writable folder.
+    /// Creates `path` (and parents) if needed and checks it is a writable folder. Each missing
+    /// folder is made with mkdir(2), so a failure names the folder and the system's reason
+    /// ("Permission denied", "Read-only file system", "… is a file, not a folder").
     public static func prepareDirectory(_ path: String) throws {
+        guard !path.isEmpty else { throw WriteError(path: path, reason: "cannot create the folder: an empty string is not a folder") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else { throw WriteError(path: path, reason: "exists and is not a folder") }
+            guard isDirectory.boolValue else { throw WriteError(path: path, reason: "cannot write: exists and is not a folder") }
         } else {
-            // Name the ancestor that is in the way rather than relaying Foundation's generic error.
-            var ancestor = (path as NSString).deletingLastPathComponent
-            while !ancestor.isEmpty && ancestor != "/" && !FileManager.default.fileExists(atPath: ancestor) {
-                ancestor = (ancestor as NSString).deletingLastPathComponent
+            // The missing folders, outermost first.
+            var missing: [String] = []
+            var current = path
+            while !current.isEmpty && current != "/" && !FileManager.default.fileExists(atPath: current) {
+                missing.insert(current, at: 0)
+                let parent = (current as NSString).deletingLastPathComponent
+                if parent == current { break }
+                current = parent
             }
             var ancestorIsFolder: ObjCBool = false
-            if !ancestor.isEmpty, FileManager.default.fileExists(atPath: ancestor, isDirectory: &ancestorIsFolder), !ancestorIsFolder.boolValue {
-                throw WriteError(path: path, reason: "\(ancestor) is a file, not a folder")
+            if !current.isEmpty, FileManager.default.fileExists(atPath: current, isDirectory: &ancestorIsFolder), !ancestorIsFolder.boolValue {
+                throw WriteError(path: path, reason: "cannot create the folder: \(current) is a file, not a folder")
             }
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw WriteError(path: path, reason: Self.reason(error))
+            for folder in missing where mkdir(folder, 0o777) != 0 && errno != EEXIST {
+                let reason = String(cString: strerror(errno))
+                throw WriteError(path: path, reason: folder == path ? "cannot create the folder: \(reason)"
+                                                                    : "cannot create the folder \(folder): \(reason)")
             }
         }
-        guard access(path, W_OK) == 0 else { throw WriteError(path: path, reason: "folder is not writable") }
+        guard access(path, W_OK) == 0 else { throw WriteError(path: path, reason: "cannot write: the folder is not writable") }
     }
 
     static func reason(_ error: Error) -> String {

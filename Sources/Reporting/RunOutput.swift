@@ -21,22 +21,31 @@ public enum TapSelection: Sendable {
 
 /// Runs a scenario and writes its folder: the taps (see `TapSelection`), `report.json`,
 /// `report.md` and `report.html`.
-/// Nothing is half-written: the folder is checked first, everything is computed in memory, and
-/// each file is written under a temporary name and renamed into place.
+/// Nothing is half-written and nothing of the inputs is touched: the folder is checked first
+/// (`OutputFolder`), everything is computed in memory or streamed to hidden temporary files, and
+/// each file is renamed into place at the end.
 public struct RunOutput {
     public var scenario: Scenario
     public var outputDirectory: String
     public var taps: TapSelection
     public var evaluator = RunEvaluator()
+    /// Checked every engine tick: a cancelled run throws `RunCancelled` and leaves nothing new.
+    public var cancellation: RunCancellation?
+    /// Called now and then while the call runs with the fraction of the call done (0…1).
+    public var progress: ((Double) -> Void)?
 
-    public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard) {
+    public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
+                cancellation: RunCancellation? = nil, progress: ((Double) -> Void)? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.taps = taps
+        self.cancellation = cancellation
+        self.progress = progress
     }
 
     @discardableResult
     public func run() throws -> RunReport {
+        try OutputFolder.check(outputDirectory, for: scenario)
         let existed = FileManager.default.fileExists(atPath: outputDirectory)
         do {
             return try runInto()
@@ -49,30 +58,55 @@ public struct RunOutput {
 
     private func runInto() throws -> RunReport {
         try AtomicFile.prepareDirectory(outputDirectory)
+        let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         let started = DispatchTime.now()
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)
         let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
-        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration,
-                                          expectedTicks: Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1)
+        let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
+        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
         var streaming = runner
         streaming.taps = [measurement] + (writer.map { [$0] } ?? [])
+        if cancellation != nil || progress != nil {
+            streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
+        }
         let run = try streaming.run(for: duration)
         try writer?.finish()
-        // Taps of an earlier run into the same folder that this run did not write would
-        // contradict its report: remove them (only EchoLab's own tap names).
-        for name in CallRecording.tapNames where !names.contains(name) {
-            try? FileManager.default.removeItem(atPath: path("\(name).wav"))
-        }
-        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: writer?.files ?? [:])
+        var outputs = writer?.files ?? [:]
+        for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
+        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         try AtomicFile.write(try report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
         try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
+        // Outputs of an earlier run into this folder that this run did not write would
+        // contradict its report: remove them — only those that run's report listed as its own.
+        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
         return report
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
+}
+
+/// A tick consumer that stops the call when cancelled and reports progress every 100 ticks
+/// (one second of call), so neither costs more than a load and a compare per tick.
+final class RunWatcher: CallTap {
+    private let cancellation: RunCancellation?
+    private let progress: ((Double) -> Void)?
+    private let totalTicks: Int
+    private var ticks = 0
+
+    init(cancellation: RunCancellation?, progress: ((Double) -> Void)?, totalTicks: Int) {
+        self.cancellation = cancellation
+        self.progress = progress
+        self.totalTicks = max(1, totalTicks)
+    }
+
+    func record(_ tick: TickSignals) throws {
+        if cancellation?.isCancelled == true { throw RunCancelled() }
+        ticks += 1
+        if ticks % 100 == 0, let progress { progress(min(1, Double(ticks) / Double(totalTicks))) }
+    }
 }

@@ -6,31 +6,27 @@ import Foundation
 final class JSONObjectReader {
     let file: String
     let path: String
-    private let object: [String: Any]
+    private let members: [String: ScenarioJSON]
     private var used = Set<String>()
 
-    init(_ object: [String: Any], file: String, path: String = "") {
-        self.object = object
+    init(_ members: [(key: String, value: ScenarioJSON)], file: String, path: String = "") {
+        // Keys are unique: the parser refuses duplicates.
+        self.members = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
         self.file = file
         self.path = path
     }
 
     static func parse(data: Data, file: String) throws -> JSONObjectReader {
-        let value: Any
+        let value: ScenarioJSON
         do {
-            value = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw ScenarioError(file: file, key: nil, problem: "not valid JSON (\(Self.shortReason(error)))")
+            value = try ScenarioJSON.parse([UInt8](data))
+        } catch let error as ScenarioJSON.SyntaxError {
+            throw ScenarioError(file: file, key: nil, problem: "not valid JSON: \(error)")
         }
-        guard let object = value as? [String: Any] else {
-            throw ScenarioError(file: file, key: nil, problem: "the top level must be a JSON object")
+        guard case .object(let members) = value else {
+            throw ScenarioError(file: file, key: nil, problem: "the top level must be a JSON object, not \(value.typeName)")
         }
-        return JSONObjectReader(object, file: file)
-    }
-
-    private static func shortReason(_ error: Error) -> String {
-        let text = "\((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error.localizedDescription)"
-        return text.split(separator: "\n").first.map(String.init) ?? text
+        return JSONObjectReader(members, file: file)
     }
 
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
@@ -39,25 +35,26 @@ final class JSONObjectReader {
         ScenarioError(file: file, key: key.map(keyPath), problem: problem)
     }
 
-    func has(_ key: String) -> Bool { object[key] != nil && !(object[key] is NSNull) }
+    func has(_ key: String) -> Bool {
+        guard let value = members[key] else { return false }
+        return value != .null
+    }
 
-    private func raw(_ key: String) -> Any? {
+    private func raw(_ key: String) -> ScenarioJSON? {
         used.insert(key)
-        guard let value = object[key], !(value is NSNull) else { return nil }
+        guard let value = members[key], value != .null else { return nil }
         return value
     }
 
     func string(_ key: String) throws -> String? {
         guard let value = raw(key) else { return nil }
-        guard let string = value as? String else { throw fail(key, "expected a string") }
+        guard case .string(let string) = value else { throw fail(key, "expected a string, found \(value.typeName)") }
         return string
     }
 
     func number(_ key: String, in range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let value = raw(key) else { return nil }
-        guard !Self.isBoolean(value), let number = (value as? NSNumber)?.doubleValue, number.isFinite else {
-            throw fail(key, "expected a number")
-        }
+        guard case .number(let number) = value else { throw fail(key, "expected a number, found \(value.typeName)") }
         if let range, !range.contains(number) {
             throw fail(key, "\(Self.format(number)) is out of range \(Self.format(range.lowerBound))…\(Self.format(range.upperBound))")
         }
@@ -76,40 +73,31 @@ final class JSONObjectReader {
 
     func bool(_ key: String) throws -> Bool? {
         guard let value = raw(key) else { return nil }
-        guard Self.isBoolean(value), let bool = value as? Bool else {
-            throw fail(key, "expected true or false")
-        }
+        guard case .bool(let bool) = value else { throw fail(key, "expected true or false, found \(value.typeName)") }
         return bool
     }
 
     func object(_ key: String) throws -> JSONObjectReader? {
         guard let value = raw(key) else { return nil }
-        guard let object = value as? [String: Any] else { throw fail(key, "expected an object") }
-        return JSONObjectReader(object, file: file, path: keyPath(key))
+        guard case .object(let members) = value else { throw fail(key, "expected an object, found \(value.typeName)") }
+        return JSONObjectReader(members, file: file, path: keyPath(key))
     }
 
     func objects(_ key: String) throws -> [JSONObjectReader]? {
         guard let value = raw(key) else { return nil }
-        guard let array = value as? [Any] else { throw fail(key, "expected an array") }
+        guard case .array(let array) = value else { throw fail(key, "expected an array, found \(value.typeName)") }
         return try array.enumerated().map { index, element in
-            guard let object = element as? [String: Any] else { throw fail("\(key)[\(index)]", "expected an object") }
-            return JSONObjectReader(object, file: file, path: keyPath("\(key)[\(index)]"))
+            guard case .object(let members) = element else { throw fail("\(key)[\(index)]", "expected an object, found \(element.typeName)") }
+            return JSONObjectReader(members, file: file, path: keyPath("\(key)[\(index)]"))
         }
     }
 
-    /// JSON `true`/`false`, not a number: on Linux Foundation bridges 0 and 1 to `Bool` too, so
-    /// ask the NSNumber for its storage type (`c` is how booleans are stored).
-    static func isBoolean(_ value: Any) -> Bool {
-        guard let number = value as? NSNumber else { return false }
-        return String(cString: number.objCType) == "c"
-    }
-
     /// Accepts a value of any JSON type (for polymorphic keys); the caller interprets it.
-    func any(_ key: String) -> Any? { raw(key) }
+    func any(_ key: String) -> ScenarioJSON? { raw(key) }
 
     /// Throws on the first key (in sorted order, for stable messages) nobody read.
     func finish() throws {
-        let unknown = object.keys.filter { !used.contains($0) }.sorted()
+        let unknown = members.keys.filter { !used.contains($0) }.sorted()
         if let first = unknown.first {
             throw fail(first, "unknown key" + (unknown.count > 1 ? " (and \(unknown.count - 1) more: \(unknown.dropFirst().joined(separator: ", ")))" : ""))
         }

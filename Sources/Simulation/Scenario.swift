@@ -23,6 +23,9 @@ public struct Scenario: Sendable {
     /// Whether the app has started the user AEC reference when the call starts.
     public var userReferenceStarted: Bool
     public var timeline: [TimelineEvent]
+    /// Every file the scenario reads, with the key that names it (filled by the loader), so that
+    /// an output folder can be checked against them and a read error can name the key.
+    public var inputs: [ScenarioInput] = []
 
     public init(name: String, file: String = "", farEnd: SignalSource? = nil, nearEnd: SignalSource? = nil,
                 noise: NoiseSettings? = nil, echoPath: EchoPathSettings = EchoPathSettings(),
@@ -41,6 +44,32 @@ public struct Scenario: Sendable {
         self.speaker = speaker
         self.userReferenceStarted = userReferenceStarted
         self.timeline = timeline
+    }
+}
+
+extension Scenario {
+    /// The files the scenario's devices write into the output folder (recording speakers'
+    /// WAVs), at the start or on the timeline.
+    public var deviceOutputFiles: [String] {
+        var speakers = [speaker]
+        for event in timeline { if case .setCustomSpeaker(let device) = event.action { speakers.append(device) } }
+        var names: [String] = []
+        for case .recording(let fileName, _) in speakers where !names.contains(fileName) { names.append(fileName) }
+        return names
+    }
+}
+
+/// A file a scenario reads: the dotted key that names it (`far_end`, `timeline[2].file`), the
+/// resolved path and its length in frames at the file's own rate.
+public struct ScenarioInput: Hashable, Sendable {
+    public var keyPath: String
+    public var path: String
+    public var frameCount: Int64
+
+    public init(keyPath: String, path: String, frameCount: Int64) {
+        self.keyPath = keyPath
+        self.path = path
+        self.frameCount = frameCount
     }
 }
 

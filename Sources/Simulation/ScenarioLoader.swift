@@ -7,21 +7,26 @@ import VirtualTime
 /// missing input files are errors naming the file and the key. Paths are relative to the file.
 public enum ScenarioLoader {
     public static func load(path: String) throws -> Scenario {
-        let url = URL(fileURLWithPath: path)
+        // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is
+        // a file too large to be a scenario.
+        if let problem = InputFile.problem(at: path) { throw ScenarioError(file: path, key: nil, problem: problem) }
+        if let size = InputFile.size(at: path), size > Int64(ScenarioJSON.maximumBytes) {
+            throw ScenarioError(file: path, key: nil, problem: "the file is \(size) bytes; a scenario is at most \(ScenarioJSON.maximumBytes >> 20) MiB")
+        }
         let data: Data
         do {
-            data = try Data(contentsOf: url)
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw ScenarioError(file: path, key: nil, problem: FileManager.default.fileExists(atPath: path)
-                                ? "cannot read the file" : "no such file")
+            throw ScenarioError(file: path, key: nil, problem: "cannot read the file")
         }
         return try parse(data: data, file: path)
     }
 
     public static func parse(data: Data, file: String) throws -> Scenario {
         let root = try JSONObjectReader.parse(data: data, file: file)
-        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
-        let context = Context(folder: folder)
+        // Paths in the file are relative to the file's own folder, made absolute first: `..` in
+        // them must be resolved by the kernel from there, whatever the current folder is.
+        let context = Context(folder: (InputFile.absolute(file) as NSString).deletingLastPathComponent)
         let name = try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         // The name is a folder under the output folder: one path component, nothing hidden.
         guard !name.isEmpty, !name.hasPrefix("."), name.count <= 128,
@@ -45,6 +50,9 @@ public enum ScenarioLoader {
                 throw path.fail("impulse_response", "give either impulse_response or synthetic_room, not both")
             }
             if let ir = try context.fileReference(path, "impulse_response") {
+                if context.inputs.items.last?.frameCount == 0 {
+                    throw path.fail("impulse_response", "\(ir.path) holds no samples (an empty room response)")
+                }
                 echo.impulseResponse = .file(path: ir.path, channel: ir.channel)
             }
             if let room = try path.object("synthetic_room") {
@@ -78,9 +86,17 @@ public enum ScenarioLoader {
             }
         }
         try root.finish()
-        if scenario.duration == nil && scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
-            throw root.fail("duration_s", "required when neither far_end nor near_end is a file")
+        if scenario.duration == nil {
+            if scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
+                throw root.fail("duration_s", "required when neither far_end nor near_end is a file")
+            }
+            // The call lasts as long as the longer file: two empty files would make an empty call.
+            let lengths = ["far_end", "near_end"].compactMap { key in context.inputs.items.first { $0.keyPath == key } }
+            if !lengths.isEmpty, lengths.allSatisfy({ $0.frameCount == 0 }) {
+                throw root.fail(lengths[0].keyPath, "\(lengths[0].path) holds no audio (0 frames), so the call would be empty; give duration_s")
+            }
         }
+        scenario.inputs = context.inputs.items
         return scenario
     }
 
@@ -91,17 +107,24 @@ public enum ScenarioLoader {
         return value
     }
 
+    /// The files a scenario reads, gathered while it loads (a class: `Context` is passed by value).
+    final class InputList {
+        var items: [ScenarioInput] = []
+    }
+
     struct Context {
-        let folder: URL
+        /// The scenario file's folder, absolute.
+        let folder: String
+        let inputs = InputList()
 
         func resolve(_ path: String) -> String {
-            path.hasPrefix("/") ? path : folder.appendingPathComponent(path).standardized.path
+            path.hasPrefix("/") ? path : (folder.hasSuffix("/") ? folder : folder + "/") + path
         }
 
         /// A file key: a path string, or {"file": path, "channel": N | "downmix"}.
         func fileReference(_ reader: JSONObjectReader, _ key: String) throws -> (path: String, channel: ChannelSelection)? {
             guard reader.has(key) else { _ = reader.any(key); return nil }
-            if let value = reader.any(key) as? String {
+            if case .string(let value)? = reader.any(key) {
                 let path = try existing(value, reader, key)
                 try probe(path, channel: .monoOnly, reader, key)
                 return (path, .monoOnly)
@@ -116,8 +139,9 @@ public enum ScenarioLoader {
         }
 
         func existing(_ path: String, _ reader: JSONObjectReader, _ key: String) throws -> String {
+            guard !path.isEmpty else { throw reader.fail(key, "empty file name") }
             let resolved = resolve(path)
-            guard FileManager.default.fileExists(atPath: resolved) else { throw reader.fail(key, "no such file: \(resolved)") }
+            if let problem = InputFile.problem(at: resolved) { throw reader.fail(key, "\(resolved): \(problem)") }
             return resolved
         }
 
@@ -130,6 +154,7 @@ public enum ScenarioLoader {
             } catch {
                 throw reader.fail(key, String(describing: error))
             }
+            inputs.items.append(ScenarioInput(keyPath: reader.keyPath(key), path: path, frameCount: audio.frameCount))
             switch channel {
             case .monoOnly where audio.channelCount != 1:
                 throw reader.fail(key, "\(path) has \(audio.channelCount) channels; add \"channel\": N (counted from 0) or \"downmix\"")
@@ -141,7 +166,7 @@ public enum ScenarioLoader {
 
         func channelSelection(_ reader: JSONObjectReader) throws -> ChannelSelection {
             guard let value = reader.any("channel") else { return .monoOnly }
-            if let text = value as? String {
+            if case .string(let text) = value {
                 guard text == "downmix" else { throw reader.fail("channel", "expected a channel number from 0 or \"downmix\"") }
                 return .downmix
             }
@@ -151,8 +176,8 @@ public enum ScenarioLoader {
 
         /// A signal key: a file path, {"file": …, "channel": …}, or {"generator": kind, …}.
         func signalSource(_ reader: JSONObjectReader, _ key: String) throws -> SignalSource? {
-            if let object = reader.any(key) as? [String: Any], object["generator"] != nil {
-                return try generator(JSONObjectReader(object, file: reader.file, path: reader.keyPath(key)))
+            if case .object(let members)? = reader.any(key), members.contains(where: { $0.key == "generator" }) {
+                return try generator(JSONObjectReader(members, file: reader.file, path: reader.keyPath(key)))
             }
             return try fileReference(reader, key).map { .file(path: $0.path, channel: $0.channel) }
         }

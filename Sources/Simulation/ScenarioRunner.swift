@@ -45,6 +45,10 @@ public struct ScenarioRunner {
                 longest = max(longest, reader.frameCount * 1_000_000_000 / Int64(reader.sampleRate))
             }
         }
+        guard longest > 0 else {
+            throw ScenarioError(file: scenario.file, key: "duration_s",
+                                problem: "the far-end and near-end files hold no audio, so the call would be empty; give duration_s")
+        }
         let tick = SimulatedCall.tickDuration.nanoseconds
         return .nanoseconds((longest + tick - 1) / tick * tick)
     }
@@ -53,8 +57,19 @@ public struct ScenarioRunner {
         try run(for: duration())
     }
 
-    /// Runs the call for `duration` (when the caller already computed `duration()`).
+    /// Runs the call for `duration` (when the caller already computed `duration()`). An audio
+    /// file that fails while the call reads it (NaN samples, a read error) is reported with the
+    /// scenario file and the key that names it.
     public func run(for duration: VirtualDuration) throws -> CallRun {
+        do {
+            return try simulate(for: duration)
+        } catch let error as AudioIOError {
+            guard let input = scenario.inputs.first(where: { error.description.hasPrefix($0.path + ":") }) else { throw error }
+            throw ScenarioError(file: scenario.file, key: input.keyPath, problem: error.description)
+        }
+    }
+
+    private func simulate(for duration: VirtualDuration) throws -> CallRun {
         if let late = scenario.timeline.first(where: { $0.at >= duration }) {
             throw ScenarioError(file: scenario.file, key: "timeline",
                                 problem: "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")

@@ -7,7 +7,9 @@ struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
         abstract: "Simulate one call from a scenario file and write its taps and reports.",
-        discussion: "Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus near.wav and played.wav with --all-taps, none with --no-taps), report.json, report.md and report.html. Files are written atomically; on error nothing new is left behind and the exit code is 1."
+        discussion: """
+        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus near.wav and played.wav         with --all-taps, none with --no-taps), report.json, report.md and report.html. Files are written atomically; on         error nothing new is left behind. The output folder must not hold the scenario or any file it reads; files of an         earlier run there are replaced, and deleted only if that run's report.json lists them as its own. Exit codes: 0         success; 1 bad input or a failed run; 3 lint findings with --strict; 64 usage error; 130/143 interrupted by         SIGINT/SIGTERM (nothing new left behind).
+        """
     )
 
     @Argument(help: "The scenario file (JSON).")
@@ -24,16 +26,29 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noTaps && allTaps { throw ValidationError("--no-taps and --all-taps exclude each other") }
+        guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
 
     @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule.")
     var strict = false
 
     func run() throws {
+        Interrupts.install()
         do {
             let loaded = try ScenarioLoader.load(path: scenario)
-            if showsProgress { standardError("echolab: running \(loaded.name)…") }
-            let report = try RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard).run()
+            let progress = ProgressLine(label: loaded.name)
+            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard,
+                                   cancellation: Interrupts.cancellation,
+                                   progress: progress.isEnabled ? { fraction in progress.update(fraction: fraction) } : nil)
+            let report: RunReport
+            do {
+                report = try output.run()
+                progress.finish()
+            } catch is RunCancelled {
+                progress.finish()
+                standardError("echolab: \(scenario): interrupted; nothing written")
+                throw ExitCode(Interrupts.exitCode ?? 130)
+            }
             let m = report.metrics
             print("\(loaded.name): ERL \(m.erlDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
                   + "ERLE \(m.erleDB.map { String(format: "%.1f dB", $0) } ?? "—") "

@@ -28,24 +28,66 @@ struct CommandResult {
     let standardError: String
 }
 
-/// Runs the built `echolab` (next to the test bundle) with `arguments`.
-func runEchoLab(_ arguments: [String]) throws -> CommandResult {
+/// The built `echolab` next to the test bundle.
+func echoLabBinary() throws -> URL {
     let binary = [Bundle.main.bundleURL, Bundle(for: CommandMarker.self).bundleURL.deletingLastPathComponent()]
         .map { $0.appendingPathComponent("echolab") }
         .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     guard let binary else { throw XCTSkip("echolab binary not built next to the tests") }
+    return binary
+}
+
+/// Runs the built `echolab` with `arguments`, from `directory` (the test process's current
+/// folder when nil), with no standard input, as a user or CI would.
+func runEchoLab(_ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 300) throws -> CommandResult {
     let process = Process()
-    process.executableURL = binary
+    process.executableURL = try echoLabBinary()
     process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
     let out = Pipe(), err = Pipe()
+    process.standardInput = FileHandle.nullDevice
     process.standardOutput = out
     process.standardError = err
     try process.run()
+    // A hang is a failure, not a stuck test run: end it and let the caller see the signal.
+    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
+    // Read both pipes at once: a child that fills one while we wait on the other would block.
+    let errData = LockedData()
+    let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
+    while !errData.isSet { usleep(1000) }
     return CommandResult(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-                         standardError: String(decoding: errData, as: UTF8.self))
+                         standardError: String(decoding: errData.value, as: UTF8.self))
+}
+
+final class LockedData: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: Data?
+    func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return data != nil }
+    var value: Data { lock.lock(); defer { lock.unlock() }; return data ?? Data() }
+}
+
+/// SHA-256-free fingerprint of every regular file under `folder` (path → bytes), to assert that
+/// a run left its inputs byte-identical.
+func snapshot(_ folder: URL) throws -> [String: Data] {
+    var files: [String: Data] = [:]
+    let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+    while let url = enumerator?.nextObject() as? URL {
+        guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true else { continue }
+        files[String(url.path.dropFirst(folder.path.count))] = try Data(contentsOf: url)
+    }
+    return files
+}
+
+/// Every file name under `folder`, recursively (hidden ones included), relative to it.
+func allFiles(under folder: URL) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+    return enumerator.compactMap { $0 as? String }.sorted()
 }
 
 final class CommandMarker {}

@@ -36,7 +36,9 @@ public struct GoldenVectors {
     /// One line per difference; empty when everything matches.
     public func verify() throws -> [String] {
         guard let data = FileManager.default.contents(atPath: goldenPath) else {
-            throw Failure(description: "\(goldenPath): missing; run `make golden` to create it")
+            // Not "run make golden": blessing where expectations are missing would record whatever
+            // the code does now, hiding the regressions `verify` exists to catch.
+            throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/)")
         }
         let golden = try JSONDecoder().decode(JSONValue.self, from: data)
         guard case .object(let expected)? = golden["scenarios"] else {

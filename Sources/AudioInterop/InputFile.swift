@@ -1,0 +1,66 @@
+import Foundation
+
+/// Checks a path before anything opens it: an input must be a regular file. Opening a folder,
+/// a device such as /dev/zero or a named pipe through libsndfile or `Data(contentsOf:)` gives a
+/// misleading message ("Format not recognised"), reads forever, or blocks.
+public enum InputFile {
+    /// Why `path` cannot be read as an input file, or nil when it is a readable regular file.
+    /// Symbolic links are followed (a loop is reported as such).
+    public static func problem(at path: String) -> String? {
+        if path.isEmpty { return "empty path" }
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            switch errno {
+            case ENOENT: return "no such file"
+            case ENOTDIR: return "no such file (a part of the path is not a folder)"
+            case ELOOP: return "symbolic link loop"
+            default: return String(cString: strerror(errno))
+            }
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: return "is a folder, not a file"
+        default: return "is not a regular file (a device, pipe or socket)"
+        }
+        guard access(path, R_OK) == 0 else { return "not readable: \(String(cString: strerror(errno)))" }
+        return nil
+    }
+
+    /// The size in bytes of a regular file (nil when it cannot be read).
+    public static func size(at path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_size)
+    }
+
+    /// `path` made absolute against the current folder, without resolving `..` or links (the
+    /// kernel resolves them: `a/link/../b` is not `a/b` when `link` points elsewhere).
+    public static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        let cwd = FileManager.default.currentDirectoryPath
+        if path.isEmpty || path == "." { return cwd }
+        return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
+    }
+
+    /// The canonical path (links and `..` resolved by the kernel) of `path`, or of its nearest
+    /// existing ancestor followed by the rest, for a path that does not exist yet.
+    public static func canonical(_ path: String) -> String {
+        var head = absolute(path)
+        var tail: [String] = []
+        while true {
+            if let resolved = realpath(head, nil) {
+                defer { free(resolved) }
+                // The missing part holds no links, so `.` and `..` there can be resolved by hand.
+                var components = String(cString: resolved).split(separator: "/").map(String.init)
+                for component in tail.reversed() {
+                    if component == ".." { _ = components.popLast() } else if component != "." && !component.isEmpty { components.append(component) }
+                }
+                return "/" + components.joined(separator: "/")
+            }
+            let parent = (head as NSString).deletingLastPathComponent
+            if parent == head || parent.isEmpty { return absolute(path) }
+            tail.append((head as NSString).lastPathComponent)
+            head = parent
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import AudioInterop
+import Foundation
+import Simulation
+
+/// The rules for a run's output folder, so that no run can overwrite or delete its own inputs:
+/// - a folder that is, or contains, a file the scenario reads (its inputs, the scenario file
+///   itself) is refused before anything is written;
+/// - a file left by an earlier run is deleted only when that run's `report.json` lists it as one
+///   of its own outputs (and this run did not write it again).
+public enum OutputFolder {
+    /// Why a folder cannot take a run's outputs.
+    public struct Conflict: Error, CustomStringConvertible, Equatable {
+        public let folder: String
+        public let input: String
+        /// The scenario key that names the input (nil: the scenario file itself).
+        public let key: String?
+        public let scenarioFile: String
+
+        public var description: String {
+            let what = key.map { "the input \(input) (\(scenarioFile): \($0))" } ?? "the scenario file \(input)"
+            return "\(folder): output folder holds \(what); choose a folder that holds no input"
+        }
+    }
+
+    /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `scenario`'s files.
+    public static func check(_ folder: String, for scenario: Scenario) throws {
+        let base = InputFile.canonical(folder)
+        let prefix = base == "/" ? "/" : base + "/"
+        var files = scenario.inputs.map { (path: $0.path, key: Optional($0.keyPath)) }
+        if !scenario.file.isEmpty { files.insert((scenario.file, nil), at: 0) }
+        for file in files {
+            let canonical = InputFile.canonical(file.path)
+            if canonical == base || canonical.hasPrefix(prefix) {
+                throw Conflict(folder: folder, input: file.path, key: file.key, scenarioFile: scenario.file)
+            }
+        }
+    }
+
+    /// The files the `report.json` in `folder` lists as its run's own (its taps and device
+    /// recordings), if that file is an EchoLab run report; empty otherwise.
+    static func filesOfPreviousRun(in folder: String) -> [String] {
+        let reportPath = (folder as NSString).appendingPathComponent("report.json")
+        guard InputFile.problem(at: reportPath) == nil,
+              let data = FileManager.default.contents(atPath: reportPath),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let schema = object["schema"] as? String, schema.hasPrefix("echolab.run/"),
+              let taps = object["taps"] as? [String: Any] else { return [] }
+        // Only plain file names in the folder itself: a report is data, not an instruction to
+        // delete anything elsewhere.
+        return taps.values.compactMap { $0 as? String }.filter { name in
+            !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+        }
+    }
+
+    /// Deletes the files the previous run in `folder` listed as its own that this run did not
+    /// write again (they would contradict the new report).
+    static func removeStaleOutputs(in folder: String, previous: [String], written: Set<String>) {
+        for name in previous where !written.contains(name) {
+            let path = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+}

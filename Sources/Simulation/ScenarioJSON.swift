@@ -1,0 +1,294 @@
+/// A JSON value as a scenario file holds it. Objects keep their keys in file order.
+///
+/// Scenario files are read with this small strict parser rather than `JSONSerialization`, which
+/// keeps the last of two equal keys without a word, bridges `0`/`1` to booleans, and has no
+/// bound on nesting. Here a duplicate key, nesting deeper than `maximumDepth`, a file larger than
+/// `maximumBytes` and every syntax error are errors with the line and column.
+enum ScenarioJSON: Equatable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([ScenarioJSON])
+    case object([(key: String, value: ScenarioJSON)])
+
+    /// Deeper than any scenario needs (a timeline event's device options are 4 levels down), far
+    /// below what the recursive parser's stack could take.
+    static let maximumDepth = 32
+    /// A scenario is a few kilobytes; a larger file is a mistake (a WAV named .json, a log).
+    static let maximumBytes = 4 << 20
+
+    static func == (lhs: ScenarioJSON, rhs: ScenarioJSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.number(let a), .number(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
+        default: false
+        }
+    }
+
+    /// Why a text is not a scenario's JSON, with the position (lines and columns from 1).
+    struct SyntaxError: Error, CustomStringConvertible {
+        let line: Int
+        let column: Int
+        let problem: String
+        var description: String { "line \(line), column \(column): \(problem)" }
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> ScenarioJSON {
+        guard bytes.count <= maximumBytes else {
+            throw SyntaxError(line: 1, column: 1, problem: "the file is \(bytes.count) bytes; a scenario is at most \(maximumBytes >> 20) MiB")
+        }
+        var parser = Parser(bytes: bytes)
+        parser.skipByteOrderMark()
+        parser.skipWhitespace()
+        let value = try parser.value(depth: 0)
+        parser.skipWhitespace()
+        guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
+        return value
+    }
+
+    var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+private struct Parser {
+    let bytes: [UInt8]
+    var index = 0
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    var atEnd: Bool { index >= bytes.count }
+    var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    /// The error at the current position.
+    func error(_ problem: String, at position: Int? = nil) -> ScenarioJSON.SyntaxError {
+        let end = min(position ?? index, bytes.count)
+        var line = 1, lineStart = 0
+        for i in 0..<end where bytes[i] == UInt8(ascii: "\n") {
+            line += 1
+            lineStart = i + 1
+        }
+        // Columns count characters, not bytes (UTF-8 continuation bytes are not new characters).
+        let column = 1 + bytes[lineStart..<end].filter { $0 & 0xC0 != 0x80 }.count
+        return ScenarioJSON.SyntaxError(line: line, column: column, problem: problem)
+    }
+
+    mutating func skipByteOrderMark() {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+    }
+
+    mutating func skipWhitespace() {
+        while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    mutating func value(depth: Int) throws -> ScenarioJSON {
+        guard let byte = peek else { throw error("the file ends where a value should be") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
+        default: throw error("expected a value, found \(describe(byte))")
+        }
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        (0x21...0x7E).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
+    }
+
+    private mutating func literal(_ word: String) throws {
+        let expected = Array(word.utf8)
+        guard index + expected.count <= bytes.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            throw error("expected a value (true, false, null, a number, a string, an array or an object)")
+        }
+        index += expected.count
+    }
+
+    private mutating func nested(_ depth: Int) throws {
+        if depth > ScenarioJSON.maximumDepth {
+            throw error("nested deeper than \(ScenarioJSON.maximumDepth) levels")
+        }
+    }
+
+    private mutating func object(depth: Int) throws -> ScenarioJSON {
+        try nested(depth)
+        index += 1
+        var members: [(key: String, value: ScenarioJSON)] = []
+        var keys = Set<String>()
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
+            let keyStart = index
+            let key = try string()
+            guard keys.insert(key).inserted else {
+                throw error("duplicate key '\(key)' (JSON readers disagree on which one wins; give it once)", at: keyStart)
+            }
+            skipWhitespace()
+            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key '\(key)'") }
+            index += 1
+            skipWhitespace()
+            members.append((key, try value(depth: depth)))
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case nil: throw error("the file ends inside an object")
+            default: throw error("expected ',' or '}' after a member")
+            }
+        }
+    }
+
+    private mutating func array(depth: Int) throws -> ScenarioJSON {
+        try nested(depth)
+        index += 1
+        var elements: [ScenarioJSON] = []
+        skipWhitespace()
+        if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth))
+            skipWhitespace()
+            switch peek {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case nil: throw error("the file ends inside an array")
+            default: throw error("expected ',' or ']' after an element")
+            }
+        }
+    }
+
+    private mutating func string() throws -> String {
+        let start = index
+        index += 1
+        var scalars = String.UnicodeScalarView()
+        var runStart = index
+        func flushRun() throws {
+            guard runStart < index else { return }
+            guard let text = String(validating: bytes[runStart..<index], as: UTF8.self) else {
+                throw error("invalid UTF-8 in a string", at: runStart)
+            }
+            scalars.append(contentsOf: text.unicodeScalars)
+        }
+        while true {
+            guard let byte = peek else { throw error("the file ends inside a string", at: start) }
+            switch byte {
+            case UInt8(ascii: "\""):
+                try flushRun()
+                index += 1
+                return String(scalars)
+            case UInt8(ascii: "\\"):
+                try flushRun()
+                index += 1
+                scalars.append(try escape())
+                runStart = index
+            case 0..<0x20:
+                throw error("control character in a string (escape it)")
+            default:
+                index += 1
+            }
+        }
+    }
+
+    private mutating func escape() throws -> Unicode.Scalar {
+        guard let byte = peek else { throw error("the file ends inside a string") }
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""): return "\""
+        case UInt8(ascii: "\\"): return "\\"
+        case UInt8(ascii: "/"): return "/"
+        case UInt8(ascii: "b"): return "\u{08}"
+        case UInt8(ascii: "f"): return "\u{0C}"
+        case UInt8(ascii: "n"): return "\n"
+        case UInt8(ascii: "r"): return "\r"
+        case UInt8(ascii: "t"): return "\t"
+        case UInt8(ascii: "u"):
+            let first = try hexQuad()
+            if (0xD800..<0xDC00).contains(first) {
+                guard peek == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw error("a lone UTF-16 surrogate in \\u escapes")
+                }
+                index += 2
+                let second = try hexQuad()
+                guard (0xDC00..<0xE000).contains(second) else { throw error("a lone UTF-16 surrogate in \\u escapes") }
+                return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+            }
+            guard let scalar = Unicode.Scalar(first) else { throw error("a lone UTF-16 surrogate in \\u escapes") }
+            return scalar
+        default:
+            throw error("unknown escape '\\\(Character(UnicodeScalar(byte)))'", at: index - 2)
+        }
+    }
+
+    private mutating func hexQuad() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("the file ends inside a \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("expected four hex digits after \\u")
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// RFC 8259 number grammar; the text is converted by the standard library (correctly rounded).
+    private mutating func number() throws -> Double {
+        let start = index
+        if peek == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw error("expected a digit")
+        }
+        if first == UInt8(ascii: "0") {
+            index += 1
+            if let next = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(next) {
+                throw error("a number cannot start with 0 followed by digits")
+            }
+        } else {
+            skipDigits()
+        }
+        if peek == UInt8(ascii: ".") {
+            index += 1
+            guard skipDigits() > 0 else { throw error("expected digits after the decimal point") }
+        }
+        if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
+            index += 1
+            if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
+            guard skipDigits() > 0 else { throw error("expected digits in the exponent") }
+        }
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw error("the number \(text.prefix(40)) is out of range", at: start)
+        }
+        return value
+    }
+
+    @discardableResult
+    private mutating func skipDigits() -> Int {
+        let start = index
+        while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
+        return index - start
+    }
+}

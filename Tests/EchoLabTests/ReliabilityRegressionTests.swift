@@ -1,0 +1,278 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import XCTest
+
+/// The defects found when EchoLab was tried as a new user would (issue "Reliability and
+/// scale"), each through the real binary, called from the folders people call it from. Every
+/// test also asserts that the inputs are byte-identical afterwards.
+final class ReliabilityRegressionTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// corpus/inputs/{far,near}.wav (16 kHz Int16, 2 s) and corpus/scenarios/{a,b}.json naming
+    /// them as `../inputs/…`, the layout of the shipped vectors.
+    private func makeCorpus() throws -> URL {
+        let corpus = root.appendingPathComponent("corpus")
+        let inputs = corpus.appendingPathComponent("inputs"), scenarios = corpus.appendingPathComponent("scenarios")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        try writeWAV(inputs.appendingPathComponent("far.wav"), .speechLike(levelDBFS: -20, pitchHz: 120), seconds: 2, seed: 1)
+        try writeWAV(inputs.appendingPathComponent("near.wav"), .speechLike(levelDBFS: -26, pitchHz: 210), seconds: 2, seed: 2)
+        for (name, mode) in [("a", "disabled"), ("b", "intensityMin")] {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": "../inputs/far.wav", "near_end": "../inputs/near.wav",
+                 "echo_path": {"delay_ms": 30, "gain_db": -10}, "aec": {"mode": "\(mode)"}}
+                """, named: "\(name).json", in: scenarios)
+        }
+        return corpus
+    }
+
+    private func writeWAV(_ url: URL, _ kind: SignalKind, seconds: Double, seed: UInt64, rate: Int = 16_000) throws {
+        let samples = SignalGenerator.render(kind, sampleRate: rate, count: Int(seconds * Double(rate)), seed: seed)
+        try SoundFileWriter.write(samples, to: url.path, sampleRate: rate, encoding: .pcm16)
+    }
+
+    private func assertOneLineError(_ result: CommandResult, status: Int32 = 1, mentions needles: [String],
+                                    file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
+        XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "one line expected: \(result.standardError)", file: file, line: line)
+        for needle in needles {
+            XCTAssertTrue(result.standardError.contains(needle), "'\(result.standardError)' should mention \(needle)", file: file, line: line)
+        }
+    }
+
+    // MARK: 1. `..` in scenario paths
+
+    func testParentFolderPathsResolveFromEveryWorkingFolder() throws {
+        let corpus = try makeCorpus()
+        let before = try snapshot(corpus)
+        let scenarios = corpus.appendingPathComponent("scenarios")
+        // From inside the scenario's folder, relative scenario and output paths.
+        let inside = try runEchoLab(["run", "a.json", "--out", "../../out-inside", "--no-taps"], in: scenarios)
+        XCTAssertEqual(inside.status, 0, inside.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out-inside/report.json").path))
+        // From the corpus folder: `eval scenarios`.
+        let fromCorpus = try runEchoLab(["eval", "scenarios", "--out", "../out-eval", "--no-taps"], in: corpus)
+        XCTAssertEqual(fromCorpus.status, 0, fromCorpus.standardError)
+        XCTAssertTrue(fromCorpus.standardOutput.hasPrefix("2 of 2 scenarios ran"), fromCorpus.standardOutput)
+        // From an unrelated folder with absolute paths, and with a path that itself holds `..`.
+        let elsewhere = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let absolute = try runEchoLab(["run", scenarios.appendingPathComponent("b.json").path, "--out", "out", "--no-taps"], in: elsewhere)
+        XCTAssertEqual(absolute.status, 0, absolute.standardError)
+        let dotted = try runEchoLab(["run", "corpus/inputs/../scenarios/a.json", "--out", "out-dotted", "--no-taps"], in: root)
+        XCTAssertEqual(dotted.status, 0, dotted.standardError)
+        // The scenario file's folder is what counts, also when it is reached through a link.
+        try FileManager.default.createSymbolicLink(at: root.appendingPathComponent("link"), withDestinationURL: scenarios)
+        let linked = try runEchoLab(["run", "link/a.json", "--out", "out-link", "--no-taps"], in: root)
+        XCTAssertEqual(linked.status, 0, linked.standardError)
+        XCTAssertEqual(try snapshot(corpus), before)
+    }
+
+    // MARK: 2. `--out` that holds the inputs
+
+    func testOutputFolderHoldingAnInputIsRefusedAndNothingIsTouched() throws {
+        let folder = root.appendingPathComponent("call")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try writeWAV(folder.appendingPathComponent("mic.wav"), .whiteNoise(levelDBFS: -20), seconds: 1, seed: 3, rate: 48_000)
+        try writeWAV(folder.appendingPathComponent("near.wav"), .whiteNoise(levelDBFS: -30), seconds: 1, seed: 4, rate: 48_000)
+        let scenario = try writeScenario("""
+            {"name": "clobber", "far_end": "mic.wav", "near_end": "near.wav", "aec": {"mode": "disabled"}}
+            """, in: folder)
+        let before = try snapshot(folder)
+        for out in [folder.path, ".", root.path] {
+            let result = try runEchoLab(["run", scenario, "--out", out], in: folder)
+            assertOneLineError(result, mentions: ["output folder holds", "choose a folder"])
+            XCTAssertEqual(try snapshot(folder), before, "inputs changed with --out \(out)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder.appendingPathComponent("report.json").path))
+    }
+
+    func testOnlyFilesAPreviousReportListsAreDeleted() throws {
+        let corpus = try makeCorpus()
+        let out = root.appendingPathComponent("out")
+        let first = try runEchoLab(["run", "corpus/scenarios/a.json", "--out", "out", "--all-taps"], in: root)
+        XCTAssertEqual(first.status, 0, first.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("played.wav").path))
+        // A user's file that happens to have a tap's name, and one of their own, both unlisted.
+        let report = try loadJSON(out.appendingPathComponent("report.json").path)
+        var taps = report["taps"] as! [String: String]
+        taps.removeValue(forKey: "near")
+        var edited = report
+        edited["taps"] = taps
+        try JSONSerialization.data(withJSONObject: edited).write(to: out.appendingPathComponent("report.json"))
+        try Data("mine".utf8).write(to: out.appendingPathComponent("notes.wav"))
+        let corpusBefore = try snapshot(corpus)
+        let second = try runEchoLab(["run", "corpus/scenarios/a.json", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(second.status, 0, second.standardError)
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: out.path))
+        // Listed taps are gone; near.wav was no longer listed, so it stays, as does notes.wav.
+        XCTAssertEqual(left, ["report.json", "report.md", "report.html", "near.wav", "notes.wav"])
+        XCTAssertEqual(try snapshot(corpus), corpusBefore)
+    }
+
+    // MARK: 3. A WAV with a valid header and no frames
+
+    func testZeroFrameWAVSettingTheCallLengthIsAnErrorNotACrash() throws {
+        let folder = root.appendingPathComponent("zero")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try SoundFileWriter.write([], to: folder.appendingPathComponent("empty.wav").path, sampleRate: 48_000)
+        try writeWAV(folder.appendingPathComponent("ok.wav"), .whiteNoise(levelDBFS: -20), seconds: 1, seed: 5)
+        _ = try writeScenario(#"{"name": "empty", "far_end": "empty.wav"}"#, named: "1-empty.json", in: folder)
+        _ = try writeScenario(#"{"name": "fine", "far_end": "ok.wav", "aec": {"mode": "disabled"}}"#, named: "2-fine.json", in: folder)
+        _ = try writeScenario(#"{"name": "empty-fixed", "far_end": "empty.wav", "duration_s": 0.5, "aec": {"mode": "disabled"}}"#,
+                              named: "3-empty-fixed.json", in: folder)
+        let before = try snapshot(folder)
+        let single = try runEchoLab(["run", "1-empty.json", "--out", "../out-single"], in: folder)
+        assertOneLineError(single, mentions: ["1-empty.json", "far_end", "0 frames", "duration_s"])
+        XCTAssertEqual(allFiles(under: root).filter { $0.contains("partial") }, [])
+        let corpus = try runEchoLab(["eval", "zero", "--out", "out-eval", "--no-taps"], in: root)
+        XCTAssertEqual(corpus.status, 1)
+        XCTAssertTrue(corpus.standardError.contains("1-empty.json: far_end"), corpus.standardError)
+        XCTAssertTrue(corpus.standardOutput.hasPrefix("2 of 3 scenarios ran"), corpus.standardOutput)
+        XCTAssertEqual(try snapshot(folder), before)
+    }
+
+    // MARK: 5, 6. eval reads its own outputs; an empty corpus
+
+    func testEvalTwiceOverAFolderHoldingItsOwnReports() throws {
+        let corpus = try makeCorpus()
+        let before = try snapshot(corpus.appendingPathComponent("inputs"))
+        // `.` holds the default --out reports/ after the first run, and a golden.json.
+        try Data(#"{"schema": "echolab.golden/1", "scenarios": {}}"#.utf8).write(to: corpus.appendingPathComponent("golden.json"))
+        for _ in 0..<2 {
+            let result = try runEchoLab(["eval", ".", "--no-taps"], in: corpus)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.hasPrefix("2 of 2 scenarios ran"), result.standardOutput)
+        }
+        let summary = try loadJSON(corpus.appendingPathComponent("reports/summary.json").path)
+        XCTAssertEqual((summary["scenarios"] as! [[String: Any]]).map { $0["name"] as! String }, ["a", "b"])
+        XCTAssertEqual(summary["complete"] as? Bool, true)
+        // An output folder that holds the corpus is refused before anything runs.
+        let inside = try runEchoLab(["eval", "scenarios", "--out", "."], in: corpus)
+        assertOneLineError(inside, mentions: ["output folder holds the corpus"])
+        XCTAssertEqual(try snapshot(corpus.appendingPathComponent("inputs")), before)
+    }
+
+    func testEvalOfAFolderWithoutScenariosFails() throws {
+        let empty = root.appendingPathComponent("nothing")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let result = try runEchoLab(["eval", "nothing", "--out", "out"], in: root)
+        assertOneLineError(result, mentions: ["nothing", "no scenario files"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/summary.json").path))
+    }
+
+    // MARK: 8. Duplicate keys
+
+    func testDuplicateKeyIsRefusedWithItsLine() throws {
+        let path = try writeScenario("""
+            {"name": "dup",
+             "duration_s": 1,
+             "echo_path": {"delay_ms": 10, "delay_ms": 20}}
+            """, in: root)
+        let result = try runEchoLab(["run", path, "--out", root.appendingPathComponent("out").path])
+        assertOneLineError(result, mentions: ["scenario.json", "duplicate key 'delay_ms'", "line 3"])
+    }
+
+    // MARK: 9. Messages that mislead
+
+    func testMessagesSayWhatIsWrong() throws {
+        let folder = root.appendingPathComponent("m")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("a-folder.wav"), withIntermediateDirectories: true)
+        try SoundFileWriter.write([], to: folder.appendingPathComponent("empty-ir.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write([0.1, .nan, 0.1, 0.2], to: folder.appendingPathComponent("nan.wav").path, sampleRate: 48_000)
+        let cases: [(json: String, needles: [String])] = [
+            (#"{"far_end": "a-folder.wav", "duration_s": 1}"#, ["far_end", "a-folder.wav", "is a folder"]),
+            (#"{"echo_path": {"impulse_response": "empty-ir.wav"}, "duration_s": 1}"#, ["echo_path.impulse_response", "no samples"]),
+            (#"{"near_end": "nan.wav", "duration_s": 1, "aec": {"mode": "disabled"}}"#, ["scenario.json", "near_end", "nan.wav", "NaN"]),
+            (#"{"far_end": "", "duration_s": 1}"#, ["far_end", "empty file name"]),
+        ]
+        for (json, needles) in cases {
+            let path = try writeScenario(json, in: folder)
+            assertOneLineError(try runEchoLab(["run", path, "--out", root.appendingPathComponent("out").path]), mentions: needles)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+        }
+        let scenario = try writeScenario(#"{"duration_s": 1, "aec": {"mode": "disabled"}}"#, in: folder)
+        // A usage error is swift-argument-parser's: the message first, then the usage lines.
+        let emptyOut = try runEchoLab(["run", scenario, "--out", ""])
+        XCTAssertEqual(emptyOut.status, 64)
+        XCTAssertTrue(emptyOut.standardError.hasPrefix("Error: --out must name a folder (got an empty string)"), emptyOut.standardError)
+        assertOneLineError(try runEchoLab(["run", scenario, "--out", scenario + "/sub"]), mentions: ["cannot create the folder", "is a file, not a folder"])
+        let jobs = try runEchoLab(["eval", folder.path, "--jobs", "-1"])
+        XCTAssertEqual(jobs.status, 64)
+        XCTAssertTrue(jobs.standardError.contains("--jobs must be at least 1 (got -1)"), jobs.standardError)
+        let verify = try runEchoLab(["vectors", "verify"], in: root)
+        assertOneLineError(verify, mentions: ["golden.json", "--vectors"])
+        XCTAssertFalse(verify.standardError.contains("make golden"))
+    }
+
+    // MARK: 10. SIGINT / SIGTERM
+
+    func testInterruptedEvalWritesAnIncompleteSummaryAndNoPartialFiles() throws {
+        for (signalNumber, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let corpus = root.appendingPathComponent("long-\(signalNumber)")
+            try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+            for index in 0..<6 {
+                _ = try writeScenario("""
+                    {"name": "long\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
+                     "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": 120}
+                    """, named: "long\(index).json", in: corpus)
+            }
+            let out = root.appendingPathComponent("out-\(signalNumber)")
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["eval", corpus.path, "--out", out.path, "--jobs", "1"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Interrupt once the first item has finished and the second is running.
+            let deadline = Date().addingTimeInterval(120)
+            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/report.json").path), Date() < deadline {
+                usleep(20_000)
+            }
+            usleep(200_000)
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status)
+            let summary = try loadJSON(out.appendingPathComponent("summary.json").path)
+            XCTAssertEqual(summary["complete"] as? Bool, false)
+            let names = (summary["scenarios"] as! [[String: Any]]).map { $0["name"] as! String }
+            XCTAssertTrue(names.first == "long0" && names.count < 6, "\(names)")
+            let files = allFiles(under: out)
+            XCTAssertEqual(files.filter { $0.contains(".partial") }, [])
+            // Every item folder left is a finished one, listed in the summary.
+            let folders = Set(files.filter { !$0.contains("/") && !$0.hasPrefix("summary") })
+            XCTAssertEqual(folders, Set(names))
+        }
+    }
+
+    func testInterruptedRunLeavesNothing() throws {
+        let path = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, in: root)
+        let out = root.appendingPathComponent("out")
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = ["run", path, "--out", out.path]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while allFiles(under: out).isEmpty, Date() < deadline { usleep(10_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 143)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
+    }
+}
