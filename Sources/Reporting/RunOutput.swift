@@ -31,11 +31,11 @@ public struct RunOutput {
     public var evaluator = RunEvaluator()
     /// Checked every engine tick: a cancelled run throws `RunCancelled` and leaves nothing new.
     public var cancellation: RunCancellation?
-    /// Called now and then while the call runs with the fraction of the call done (0…1).
-    public var progress: ((Double) -> Void)?
+    /// Called every second of call time while the call runs.
+    public var progress: ((RunProgress) -> Void)?
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
-                cancellation: RunCancellation? = nil, progress: ((Double) -> Void)? = nil) {
+                cancellation: RunCancellation? = nil, progress: ((RunProgress) -> Void)? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.taps = taps
@@ -90,15 +90,24 @@ public struct RunOutput {
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
 }
 
+/// How far a running call is.
+public struct RunProgress: Sendable {
+    /// Call time simulated so far.
+    public var callSeconds: Double
+    /// The call's length.
+    public var totalSeconds: Double
+    public var fraction: Double { totalSeconds > 0 ? min(1, callSeconds / totalSeconds) : 1 }
+}
+
 /// A tick consumer that stops the call when cancelled and reports progress every 100 ticks
 /// (one second of call), so neither costs more than a load and a compare per tick.
 final class RunWatcher: CallTap {
     private let cancellation: RunCancellation?
-    private let progress: ((Double) -> Void)?
+    private let progress: ((RunProgress) -> Void)?
     private let totalTicks: Int
     private var ticks = 0
 
-    init(cancellation: RunCancellation?, progress: ((Double) -> Void)?, totalTicks: Int) {
+    init(cancellation: RunCancellation?, progress: ((RunProgress) -> Void)?, totalTicks: Int) {
         self.cancellation = cancellation
         self.progress = progress
         self.totalTicks = max(1, totalTicks)
@@ -107,6 +116,8 @@ final class RunWatcher: CallTap {
     func record(_ tick: TickSignals) throws {
         if cancellation?.isCancelled == true { throw RunCancelled() }
         ticks += 1
-        if ticks % 100 == 0, let progress { progress(min(1, Double(ticks) / Double(totalTicks))) }
+        if ticks % 100 == 0, let progress {
+            progress(RunProgress(callSeconds: Double(ticks) / 100, totalSeconds: Double(totalTicks) / 100))
+        }
     }
 }

@@ -39,7 +39,11 @@ struct RunCommand: ParsableCommand {
             let progress = ProgressLine(label: loaded.name)
             let output = RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard,
                                    cancellation: Interrupts.cancellation,
-                                   progress: progress.isEnabled ? { fraction in progress.update(fraction: fraction) } : nil)
+                                   progress: progress.isEnabled ? { done in
+                                       progress.update(fraction: done.fraction, detail: String(
+                                           format: "%.0f of %.0f s, %.0f× real time", done.callSeconds, done.totalSeconds,
+                                           done.callSeconds / max(progress.elapsedSeconds, 1e-9)))
+                                   } : nil)
             let report: RunReport
             do {
                 report = try output.run()

@@ -275,4 +275,33 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 143)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
     }
+
+    // MARK: Progress: on a terminal only
+
+    func testProgressShowsOnATerminalAndNowhereElse() throws {
+        let path = try writeScenario("""
+            {"name": "progress", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 30}
+            """, in: root)
+        let piped = try runEchoLab(["run", path, "--out", root.appendingPathComponent("piped").path, "--no-taps"])
+        XCTAssertEqual(piped.status, 0)
+        XCTAssertEqual(piped.standardError, "", "nothing on stderr when it is not a terminal")
+        // util-linux `script` gives the command a pseudo-terminal.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no /usr/bin/script") }
+        let command = [try echoLabBinary().path, "run", path, "--out", root.appendingPathComponent("tty").path, "--no-taps"]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let out = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains("% "), text)
+        XCTAssertTrue(text.contains("× real time  ETA"), text)
+        XCTAssertTrue(text.contains("of 30 s"), text)
+    }
 }
