@@ -1,6 +1,6 @@
 # EchoLab — the two commands a new machine needs: `make eval` and `make test`.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev
+APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev
 ECHOLAB := .build/release/echolab
 VECTORS ?= vectors
 REPORTS ?= reports

@@ -18,10 +18,16 @@ let package = Package(
         .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         .systemLibrary(name: "CFFTW", pkgConfig: "fftw3f", providers: [.apt(["libfftw3-dev"])]),
+        // webrtc-audio-processing is C++: the system library only carries its pkg-config flags to
+        // a tiny extern "C" shim, which is all Swift sees.
+        .systemLibrary(name: "CWebRTCAudioProcessing", pkgConfig: "webrtc-audio-processing",
+                       providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+        .target(name: "CWebRTCShim", dependencies: ["CWebRTCAudioProcessing"],
+                cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_LINUX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
 
         .target(name: "VirtualTime"),
         .target(name: "AudioCore"),
-        .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW"]),
+        .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
         .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore"]),

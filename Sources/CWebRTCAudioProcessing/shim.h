@@ -1,0 +1,1 @@
+// Intentionally empty: the C++ headers are included by CWebRTCShim only.
