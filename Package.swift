@@ -7,7 +7,7 @@ let package = Package(
     name: "EchoLab",
     products: [
         .executable(name: "echolab", targets: ["echolab"]),
-        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "Simulation", "Metrics", "Reporting"]),
+        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,11 +26,13 @@ let package = Package(
                 cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_LINUX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
 
         .target(name: "VirtualTime"),
+        // JSON values: the strict reader for files people write, the canonical writer for reports.
+        .target(name: "EchoLabJSON"),
         .target(name: "AudioCore"),
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
-        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
-        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore"]),
+        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
+        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         .executableTarget(name: "echolab", dependencies: [
             "Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Foundation
 
 /// Reads one JSON object strictly: every key must be asked for by the code that reads it, so
@@ -6,21 +7,20 @@ import Foundation
 final class JSONObjectReader {
     let file: String
     let path: String
-    private let members: [String: ScenarioJSON]
+    private let members: [String: JSONValue]
     private var used = Set<String>()
 
-    init(_ members: [(key: String, value: ScenarioJSON)], file: String, path: String = "") {
-        // Keys are unique: the parser refuses duplicates.
-        self.members = Dictionary(members.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    init(_ members: [String: JSONValue], file: String, path: String = "") {
+        self.members = members
         self.file = file
         self.path = path
     }
 
     static func parse(data: Data, file: String) throws -> JSONObjectReader {
-        let value: ScenarioJSON
+        let value: JSONValue
         do {
-            value = try ScenarioJSON.parse([UInt8](data))
-        } catch let error as ScenarioJSON.SyntaxError {
+            value = try JSONValue.parse([UInt8](data))
+        } catch {
             throw ScenarioError(file: file, key: nil, problem: "not valid JSON: \(error)")
         }
         guard case .object(let members) = value else {
@@ -40,7 +40,7 @@ final class JSONObjectReader {
         return value != .null
     }
 
-    private func raw(_ key: String) -> ScenarioJSON? {
+    private func raw(_ key: String) -> JSONValue? {
         used.insert(key)
         guard let value = members[key], value != .null else { return nil }
         return value
@@ -93,7 +93,7 @@ final class JSONObjectReader {
     }
 
     /// Accepts a value of any JSON type (for polymorphic keys); the caller interprets it.
-    func any(_ key: String) -> ScenarioJSON? { raw(key) }
+    func any(_ key: String) -> JSONValue? { raw(key) }
 
     /// Throws on the first key (in sorted order, for stable messages) nobody read.
     func finish() throws {

@@ -1,5 +1,6 @@
 import AudioCore
 import AudioInterop
+import EchoLabJSON
 import Foundation
 import VirtualTime
 
@@ -10,8 +11,8 @@ public enum ScenarioLoader {
         // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is
         // a file too large to be a scenario.
         if let problem = InputFile.problem(at: path) { throw ScenarioError(file: path, key: nil, problem: problem) }
-        if let size = InputFile.size(at: path), size > Int64(ScenarioJSON.maximumBytes) {
-            throw ScenarioError(file: path, key: nil, problem: "the file is \(size) bytes; a scenario is at most \(ScenarioJSON.maximumBytes >> 20) MiB")
+        if let size = InputFile.size(at: path), size > Int64(JSONValue.maximumBytes) {
+            throw ScenarioError(file: path, key: nil, problem: "the file is \(size) bytes; a scenario is at most \(JSONValue.maximumBytes >> 20) MiB")
         }
         let data: Data
         do {
@@ -176,7 +177,7 @@ public enum ScenarioLoader {
 
         /// A signal key: a file path, {"file": …, "channel": …}, or {"generator": kind, …}.
         func signalSource(_ reader: JSONObjectReader, _ key: String) throws -> SignalSource? {
-            if case .object(let members)? = reader.any(key), members.contains(where: { $0.key == "generator" }) {
+            if case .object(let members)? = reader.any(key), members["generator"] != nil {
                 return try generator(JSONObjectReader(members, file: reader.file, path: reader.keyPath(key)))
             }
             return try fileReference(reader, key).map { .file(path: $0.path, channel: $0.channel) }

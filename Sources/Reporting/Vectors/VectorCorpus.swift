@@ -40,8 +40,9 @@ public enum VectorCorpus {
         }
         let room = SyntheticRoom.impulseResponse(rt60Milliseconds: 250, sampleRate: 48_000, seed: 11)
         try SoundFileWriter.write(room, to: (inputsDirectory as NSString).appendingPathComponent("room_rir_48k.wav"), sampleRate: 48_000)
-        for (name, scenario) in scenarios {
-            try AtomicFile.write(scenario.canonicalText(), to: (scenariosDirectory as NSString).appendingPathComponent("\(name).json"))
+        for scenario in scenarios {
+            try AtomicFile.write(ScenarioEncoder.text(scenario, relativeTo: folder),
+                                 to: (scenariosDirectory as NSString).appendingPathComponent("\(scenario.name).json"))
         }
     }
 
@@ -61,79 +62,93 @@ public enum VectorCorpus {
 
     // MARK: - Scenarios
 
-    private static func object(_ pairs: [String: JSONValue]) -> JSONValue { .object(pairs) }
-    private static func n(_ value: Double) -> JSONValue { .number(value) }
-    private static func s(_ value: String) -> JSONValue { .string(value) }
+    /// Typed scenarios, encoded by `ScenarioEncoder` (the loader's own format). Paths are given
+    /// under this stand-in folder so that they encode as `../inputs/…`, relative to the file.
+    static let folder = "/vectors/scenarios"
+    static func input(_ name: String) -> String { "\(folder)/../inputs/\(name)" }
 
-    static let whiteNoise = object(["generator": s("white_noise"), "level_dbfs": n(-20), "seed": n(1)])
-    static let farEndSpeech = s("../inputs/farend_speech_16k.wav")
-    static let nearEndSpeech = s("../inputs/nearend_speech_16k.wav")
-    static let micNoise = object(["level_dbfs": n(-60), "seed": n(7)])
-    static let roomPath = object(["delay_ms": n(60), "gain_db": n(-10), "impulse_response": s("../inputs/room_rir_48k.wav")])
-    static func aec(_ mode: String) -> JSONValue { object(["mode": s(mode), "backend": s("speex")]) }
+    static let whiteNoise = SignalSource.generator(.whiteNoise(levelDBFS: -20), seed: 1)
+    static let farEndSpeech = SignalSource.file(path: input("farend_speech_16k.wav"), channel: .monoOnly)
+    static let nearEndSpeech = SignalSource.file(path: input("nearend_speech_16k.wav"), channel: .monoOnly)
+    static let fileMic = SignalSource.file(path: input("file_mic_44k.wav"), channel: .monoOnly)
+    static let music = SignalSource.file(path: input("music_22k.wav"), channel: .monoOnly)
+    static let micNoise = NoiseSettings(levelDBFS: -60, seed: 7)
+    static let roomPath = EchoPathSettings(delayMilliseconds: 60, gainDB: -10,
+                                           impulseResponse: .file(path: input("room_rir_48k.wav"), channel: .monoOnly))
+    static let delayPath = EchoPathSettings(delayMilliseconds: 40, gainDB: -6)
 
-    static func speechCall(_ name: String, aecMode: String, extra: [String: JSONValue] = [:]) -> JSONValue {
-        var fields: [String: JSONValue] = ["name": s(name), "far_end": farEndSpeech, "near_end": nearEndSpeech,
-                                           "noise": micNoise, "echo_path": roomPath, "aec": aec(aecMode), "duration_s": n(10)]
-        for (key, value) in extra { fields[key] = value }
-        return object(fields)
+    static func aec(_ mode: EchoCancellerMode, filter: Int? = nil) -> VoiceProcessingSettings {
+        VoiceProcessingSettings(echoCancellerMode: mode, backend: .speex, filterMilliseconds: filter)
     }
 
-    static var scenarios: [(String, JSONValue)] {
+    static func options(_ change: (inout AppDeviceOptions) -> Void) -> AppDeviceOptions {
+        var options = AppDeviceOptions()
+        change(&options)
+        return options
+    }
+
+    static func speechCall(_ name: String, aecMode: EchoCancellerMode, change: (inout Scenario) -> Void = { _ in }) -> Scenario {
+        var scenario = Scenario(name: name, farEnd: farEndSpeech, nearEnd: nearEndSpeech, noise: micNoise, echoPath: roomPath,
+                                voiceProcessing: aec(aecMode), duration: .seconds(10))
+        change(&scenario)
+        return scenario
+    }
+
+    static var scenarios: [Scenario] {
         [
-            ("fst-delay40-noaec", object(["name": s("fst-delay40-noaec"), "far_end": whiteNoise, "noise": micNoise,
-                                          "echo_path": object(["delay_ms": n(40), "gain_db": n(-6)]),
-                                          "aec": aec("disabled"), "duration_s": n(6)])),
-            ("fst-delay40-speex", object(["name": s("fst-delay40-speex"), "far_end": whiteNoise, "noise": micNoise,
-                                          "echo_path": object(["delay_ms": n(40), "gain_db": n(-6)]),
-                                          "aec": object(["mode": s("intensityRecommended"), "backend": s("speex"), "filter_ms": n(200)]),
-                                          "duration_s": n(10)])),
-            ("nearend-only", object(["name": s("nearend-only"), "near_end": nearEndSpeech, "noise": micNoise,
-                                     "echo_path": roomPath, "aec": aec("intensityRecommended"), "duration_s": n(6)])),
-            ("speech-room-doubletalk", speechCall("speech-room-doubletalk", aecMode: "intensityRecommended")),
-            ("speech-room-min", speechCall("speech-room-min", aecMode: "intensityMin")),
-            ("speech-clipped-max", object(["name": s("speech-clipped-max"), "far_end": farEndSpeech, "noise": micNoise,
-                                           "echo_path": object(["delay_ms": n(30), "gain_db": n(-3), "clip_dbfs": n(-12),
-                                                                "synthetic_room": object(["rt60_ms": n(400), "seed": n(3)])]),
-                                           "aec": aec("intensityMax"), "duration_s": n(10)])),
-            ("speech-adaptive-ns-agc", speechCall("speech-adaptive-ns-agc", aecMode: "intensityAdaptive",
-                                                  extra: ["noise_suppressor": s("enabled"), "auto_gain_control": s("software")])),
-            ("file-mic-aec-off", object(["name": s("file-mic-aec-off"), "far_end": farEndSpeech, "noise": micNoise, "echo_path": roomPath,
-                                         "aec": aec("disabled"), "duration_s": n(6),
-                                         "mic": object(["device": s("file"), "file": s("../inputs/file_mic_44k.wav"),
-                                                        "sample_rate": n(44_100), "sample_type": s("int16")])])),
-            ("file-mic-aec-on", object(["name": s("file-mic-aec-on"), "far_end": farEndSpeech, "noise": micNoise, "echo_path": roomPath,
-                                        "aec": aec("intensityRecommended"), "duration_s": n(6),
-                                        "mic": object(["device": s("file"), "file": s("../inputs/file_mic_44k.wav")])])),
-            ("generator-mic", object(["name": s("generator-mic"), "far_end": farEndSpeech, "echo_path": roomPath,
-                                      "aec": aec("disabled"), "duration_s": n(4),
-                                      "mic": object(["device": s("generator"), "signal": s("white_noise"), "level_dbfs": n(-26), "seed": n(9),
-                                                     "period_ms": n(10)])])),
-            ("recording-speaker", speechCall("recording-speaker", aecMode: "disabled",
-                                             extra: ["speaker": object(["device": s("recording"), "file": s("peer.wav")])])),
-            ("mixing-speaker-no-reference", speechCall("mixing-speaker-no-reference", aecMode: "intensityRecommended",
-                                                       extra: ["speaker": object(["device": s("mixing"), "music": s("../inputs/music_22k.wav"),
-                                                                                  "aec_reference": .bool(false), "period_ms": n(50)])])),
-            ("mixing-speaker-with-reference", speechCall("mixing-speaker-with-reference", aecMode: "intensityRecommended",
-                                                         extra: ["speaker": object(["device": s("mixing"), "music": s("../inputs/music_22k.wav"),
-                                                                                    "aec_reference": .bool(true), "period_ms": n(50)])])),
-            ("passthrough-jittery", speechCall("passthrough-jittery", aecMode: "intensityRecommended",
-                                               extra: ["mic": object(["device": s("passthrough"), "jitter_ms": n(2), "jitter_seed": n(5),
-                                                                      "sample_rate": n(44_100), "channels": n(2), "sample_type": s("int16")]),
-                                                       "speaker": object(["device": s("passthrough"), "aec_reference": .bool(true),
-                                                                          "period_ms": n(50), "jitter_ms": n(2), "jitter_seed": n(6)])])),
-            ("device-transitions", speechCall("device-transitions", aecMode: "intensityRecommended", extra: [
-                "timeline": .array([
-                    object(["at_ms": n(2000), "action": s("set_custom_mic"), "device": s("file"), "file": s("../inputs/file_mic_44k.wav")]),
-                    object(["at_ms": n(2000), "action": s("set_aec"), "mode": s("disabled")]),
-                    object(["at_ms": n(4500), "action": s("reset_custom_mic")]),
-                    object(["at_ms": n(4500), "action": s("set_aec"), "mode": s("intensityRecommended")]),
-                    object(["at_ms": n(6000), "action": s("set_custom_speaker"), "device": s("mixing"),
-                            "music": s("../inputs/music_22k.wav"), "aec_reference": .bool(true)]),
-                    object(["at_ms": n(8000), "action": s("mute")]),
-                    object(["at_ms": n(8500), "action": s("unmute")]),
-                ]),
-            ])),
+            Scenario(name: "fst-delay40-noaec", farEnd: whiteNoise, noise: micNoise, echoPath: delayPath,
+                     voiceProcessing: aec(.disabled), duration: .seconds(6)),
+            Scenario(name: "fst-delay40-speex", farEnd: whiteNoise, noise: micNoise, echoPath: delayPath,
+                     voiceProcessing: aec(.intensityRecommended, filter: 200), duration: .seconds(10)),
+            Scenario(name: "nearend-only", nearEnd: nearEndSpeech, noise: micNoise, echoPath: roomPath,
+                     voiceProcessing: aec(.intensityRecommended), duration: .seconds(6)),
+            speechCall("speech-room-doubletalk", aecMode: .intensityRecommended),
+            speechCall("speech-room-min", aecMode: .intensityMin),
+            Scenario(name: "speech-clipped-max", farEnd: farEndSpeech, noise: micNoise,
+                     echoPath: EchoPathSettings(delayMilliseconds: 30, gainDB: -3, impulseResponse: .synthetic(rt60Milliseconds: 400, seed: 3),
+                                                clipDBFS: -12),
+                     voiceProcessing: aec(.intensityMax), duration: .seconds(10)),
+            speechCall("speech-adaptive-ns-agc", aecMode: .intensityAdaptive) {
+                $0.voiceProcessing.noiseSuppressor = .enabled
+                $0.voiceProcessing.autoGainControl = .software
+            },
+            Scenario(name: "file-mic-aec-off", farEnd: farEndSpeech, noise: micNoise, echoPath: roomPath, voiceProcessing: aec(.disabled),
+                     duration: .seconds(6),
+                     mic: .file(fileMic, loops: false, options: options { $0.sampleRate = 44_100; $0.sampleType = .int16 })),
+            Scenario(name: "file-mic-aec-on", farEnd: farEndSpeech, noise: micNoise, echoPath: roomPath,
+                     voiceProcessing: aec(.intensityRecommended), duration: .seconds(6),
+                     mic: .file(fileMic, loops: false, options: AppDeviceOptions())),
+            Scenario(name: "generator-mic", farEnd: farEndSpeech, echoPath: roomPath, voiceProcessing: aec(.disabled), duration: .seconds(4),
+                     mic: .generator(.whiteNoise(levelDBFS: -26), seed: 9, options: options { $0.periodMilliseconds = 10 })),
+            speechCall("recording-speaker", aecMode: .disabled) {
+                $0.speaker = .recording(fileName: "peer.wav", options: AppDeviceOptions())
+            },
+            speechCall("mixing-speaker-no-reference", aecMode: .intensityRecommended) {
+                $0.speaker = .mixing(music: music, musicGainDB: 0, putsReference: false, options: options { $0.periodMilliseconds = 50 })
+            },
+            speechCall("mixing-speaker-with-reference", aecMode: .intensityRecommended) {
+                $0.speaker = .mixing(music: music, musicGainDB: 0, putsReference: true, options: options { $0.periodMilliseconds = 50 })
+            },
+            speechCall("passthrough-jittery", aecMode: .intensityRecommended) {
+                $0.mic = .passThrough(options: options {
+                    $0.jitterMilliseconds = 2; $0.jitterSeed = 5; $0.sampleRate = 44_100; $0.channelCount = 2; $0.sampleType = .int16
+                })
+                $0.speaker = .passThrough(putsReference: true, options: options {
+                    $0.periodMilliseconds = 50; $0.jitterMilliseconds = 2; $0.jitterSeed = 6
+                })
+            },
+            speechCall("device-transitions", aecMode: .intensityRecommended) {
+                $0.timeline = [
+                    TimelineEvent(at: .milliseconds(2000), action: .setCustomMic(.file(fileMic, loops: false, options: AppDeviceOptions()))),
+                    TimelineEvent(at: .milliseconds(2000), action: .setEchoCanceller(.disabled)),
+                    TimelineEvent(at: .milliseconds(4500), action: .resetCustomMic),
+                    TimelineEvent(at: .milliseconds(4500), action: .setEchoCanceller(.intensityRecommended)),
+                    TimelineEvent(at: .milliseconds(6000), action: .setCustomSpeaker(
+                        .mixing(music: music, musicGainDB: 0, putsReference: true, options: AppDeviceOptions()))),
+                    TimelineEvent(at: .milliseconds(8000), action: .mute),
+                    TimelineEvent(at: .milliseconds(8500), action: .unmute),
+                ]
+            },
         ]
     }
 }

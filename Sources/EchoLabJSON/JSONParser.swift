@@ -1,46 +1,18 @@
-/// A JSON value as a scenario file holds it. Objects keep their keys in file order.
-///
-/// Scenario files are read with this small strict parser rather than `JSONSerialization`, which
-/// keeps the last of two equal keys without a word, bridges `0`/`1` to booleans, and has no
-/// bound on nesting. Here a duplicate key, nesting deeper than `maximumDepth`, a file larger than
-/// `maximumBytes` and every syntax error are errors with the line and column.
-enum ScenarioJSON: Equatable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([ScenarioJSON])
-    case object([(key: String, value: ScenarioJSON)])
-
+/// A strict JSON reader for files people write (scenarios, manifests): RFC 8259 exactly, and
+/// more careful than `JSONSerialization`, which keeps the last of two equal keys without a word,
+/// bridges `0`/`1` to booleans, and has no bound on nesting. Here a duplicate key, nesting deeper
+/// than `maximumDepth`, a text larger than `maximumBytes` and every syntax error are
+/// `JSONSyntaxError`s with the line and column.
+extension JSONValue {
     /// Deeper than any scenario needs (a timeline event's device options are 4 levels down), far
     /// below what the recursive parser's stack could take.
-    static let maximumDepth = 32
+    public static let maximumDepth = 32
     /// A scenario is a few kilobytes; a larger file is a mistake (a WAV named .json, a log).
-    static let maximumBytes = 4 << 20
+    public static let maximumBytes = 4 << 20
 
-    static func == (lhs: ScenarioJSON, rhs: ScenarioJSON) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.bool(let a), .bool(let b)): a == b
-        case (.number(let a), .number(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.array(let a), .array(let b)): a == b
-        case (.object(let a), .object(let b)): a.map(\.key) == b.map(\.key) && a.map(\.value) == b.map(\.value)
-        default: false
-        }
-    }
-
-    /// Why a text is not a scenario's JSON, with the position (lines and columns from 1).
-    struct SyntaxError: Error, CustomStringConvertible {
-        let line: Int
-        let column: Int
-        let problem: String
-        var description: String { "line \(line), column \(column): \(problem)" }
-    }
-
-    static func parse(_ bytes: [UInt8]) throws -> ScenarioJSON {
+    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         guard bytes.count <= maximumBytes else {
-            throw SyntaxError(line: 1, column: 1, problem: "the file is \(bytes.count) bytes; a scenario is at most \(maximumBytes >> 20) MiB")
+            throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(maximumBytes >> 20) MiB are read")
         }
         var parser = Parser(bytes: bytes)
         parser.skipByteOrderMark()
@@ -51,7 +23,8 @@ enum ScenarioJSON: Equatable {
         return value
     }
 
-    var typeName: String {
+    /// What a value is, for messages ("expected a number, found a string").
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "a boolean"
@@ -61,6 +34,14 @@ enum ScenarioJSON: Equatable {
         case .object: "an object"
         }
     }
+}
+
+/// Why a text is not JSON, with the position (lines and columns from 1).
+public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable {
+    public let line: Int
+    public let column: Int
+    public let problem: String
+    public var description: String { "line \(line), column \(column): \(problem)" }
 }
 
 private struct Parser {
@@ -73,7 +54,7 @@ private struct Parser {
     var peek: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     /// The error at the current position.
-    func error(_ problem: String, at position: Int? = nil) -> ScenarioJSON.SyntaxError {
+    func error(_ problem: String, at position: Int? = nil) -> JSONSyntaxError {
         let end = min(position ?? index, bytes.count)
         var line = 1, lineStart = 0
         for i in 0..<end where bytes[i] == UInt8(ascii: "\n") {
@@ -82,7 +63,7 @@ private struct Parser {
         }
         // Columns count characters, not bytes (UTF-8 continuation bytes are not new characters).
         let column = 1 + bytes[lineStart..<end].filter { $0 & 0xC0 != 0x80 }.count
-        return ScenarioJSON.SyntaxError(line: line, column: column, problem: problem)
+        return JSONSyntaxError(line: line, column: column, problem: problem)
     }
 
     mutating func skipByteOrderMark() {
@@ -93,7 +74,7 @@ private struct Parser {
         while let byte = peek, byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
     }
 
-    mutating func value(depth: Int) throws -> ScenarioJSON {
+    mutating func value(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         guard let byte = peek else { throw error("the file ends where a value should be") }
         switch byte {
         case UInt8(ascii: "{"): return try object(depth: depth + 1)
@@ -111,7 +92,7 @@ private struct Parser {
         (0x21...0x7E).contains(byte) ? "'\(Character(UnicodeScalar(byte)))'" : String(format: "byte 0x%02X", byte)
     }
 
-    private mutating func literal(_ word: String) throws {
+    private mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let expected = Array(word.utf8)
         guard index + expected.count <= bytes.count, Array(bytes[index..<(index + expected.count)]) == expected else {
             throw error("expected a value (true, false, null, a number, a string, an array or an object)")
@@ -119,17 +100,16 @@ private struct Parser {
         index += expected.count
     }
 
-    private mutating func nested(_ depth: Int) throws {
-        if depth > ScenarioJSON.maximumDepth {
-            throw error("nested deeper than \(ScenarioJSON.maximumDepth) levels")
+    private mutating func nested(_ depth: Int) throws(JSONSyntaxError) {
+        if depth > JSONValue.maximumDepth {
+            throw error("nested deeper than \(JSONValue.maximumDepth) levels")
         }
     }
 
-    private mutating func object(depth: Int) throws -> ScenarioJSON {
+    private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         try nested(depth)
         index += 1
-        var members: [(key: String, value: ScenarioJSON)] = []
-        var keys = Set<String>()
+        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
         while true {
@@ -137,14 +117,14 @@ private struct Parser {
             guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
             let keyStart = index
             let key = try string()
-            guard keys.insert(key).inserted else {
+            guard members[key] == nil else {
                 throw error("duplicate key '\(key)' (JSON readers disagree on which one wins; give it once)", at: keyStart)
             }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key '\(key)'") }
             index += 1
             skipWhitespace()
-            members.append((key, try value(depth: depth)))
+            members[key] = try value(depth: depth)
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
@@ -155,10 +135,10 @@ private struct Parser {
         }
     }
 
-    private mutating func array(depth: Int) throws -> ScenarioJSON {
+    private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         try nested(depth)
         index += 1
-        var elements: [ScenarioJSON] = []
+        var elements: [JSONValue] = []
         skipWhitespace()
         if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
         while true {
@@ -174,12 +154,12 @@ private struct Parser {
         }
     }
 
-    private mutating func string() throws -> String {
+    private mutating func string() throws(JSONSyntaxError) -> String {
         let start = index
         index += 1
         var scalars = String.UnicodeScalarView()
         var runStart = index
-        func flushRun() throws {
+        func flushRun() throws(JSONSyntaxError) {
             guard runStart < index else { return }
             guard let text = String(validating: bytes[runStart..<index], as: UTF8.self) else {
                 throw error("invalid UTF-8 in a string", at: runStart)
@@ -206,7 +186,7 @@ private struct Parser {
         }
     }
 
-    private mutating func escape() throws -> Unicode.Scalar {
+    private mutating func escape() throws(JSONSyntaxError) -> Unicode.Scalar {
         guard let byte = peek else { throw error("the file ends inside a string") }
         index += 1
         switch byte {
@@ -236,7 +216,7 @@ private struct Parser {
         }
     }
 
-    private mutating func hexQuad() throws -> UInt32 {
+    private mutating func hexQuad() throws(JSONSyntaxError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("the file ends inside a \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -255,7 +235,7 @@ private struct Parser {
     }
 
     /// RFC 8259 number grammar; the text is converted by the standard library (correctly rounded).
-    private mutating func number() throws -> Double {
+    private mutating func number() throws(JSONSyntaxError) -> Double {
         let start = index
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {

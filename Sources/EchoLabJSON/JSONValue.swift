@@ -37,26 +37,34 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         return nil
     }
 
+    /// How numbers are written.
+    public enum NumberStyle: Sendable {
+        /// At most four decimals: measurements, whose last digits are noise between CPUs.
+        case fourDecimals
+        /// The shortest text that reads back as the same Double: settings people wrote.
+        case exact
+    }
+
     /// The canonical text, ending in a newline.
-    public func canonicalText() -> String {
+    public func canonicalText(numbers: NumberStyle = .fourDecimals) -> String {
         var out = ""
-        write(to: &out, indent: 0)
+        write(to: &out, indent: 0, numbers: numbers)
         out += "\n"
         return out
     }
 
-    private func write(to out: inout String, indent: Int) {
+    private func write(to out: inout String, indent: Int, numbers: NumberStyle) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
-        case .number(let value): out += Self.format(value)
+        case .number(let value): out += numbers == .exact ? Self.exactText(value) : Self.format(value)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
             if values.isEmpty { out += "[]"; return }
             out += "[\n"
             for (index, value) in values.enumerated() {
                 out += String(repeating: "  ", count: indent + 1)
-                value.write(to: &out, indent: indent + 1)
+                value.write(to: &out, indent: indent + 1, numbers: numbers)
                 out += index == values.count - 1 ? "\n" : ",\n"
             }
             out += String(repeating: "  ", count: indent) + "]"
@@ -68,7 +76,7 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
                 out += String(repeating: "  ", count: indent + 1)
                 Self.writeString(key, to: &out)
                 out += ": "
-                object[key]!.write(to: &out, indent: indent + 1)
+                object[key]!.write(to: &out, indent: indent + 1, numbers: numbers)
                 out += index == keys.count - 1 ? "\n" : ",\n"
             }
             out += String(repeating: "  ", count: indent) + "}"
@@ -86,6 +94,13 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
+    }
+
+    /// Integral values without a fraction; others as Swift's shortest round-trip text.
+    static func exactText(_ value: Double) -> String {
+        guard value.isFinite else { return "null" }
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
     }
 
     private static func writeString(_ value: String, to out: inout String) {

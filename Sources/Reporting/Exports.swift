@@ -1,0 +1,2 @@
+// Reports are JSON values: users of Reporting get `JSONValue` with it.
+@_exported import EchoLabJSON
