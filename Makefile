@@ -4,6 +4,8 @@ APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev li
 ECHOLAB := .build/release/echolab
 VECTORS ?= vectors
 REPORTS ?= reports
+CORPUS ?= $(VECTORS)/scenarios
+MODES ?= all
 JOBS ?= 2
 
 .PHONY: all deps build test eval bench vectors golden clean
@@ -23,9 +25,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## eval: run every scenario in vectors/scenarios and write reports/
+## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/
 eval: build
-	$(ECHOLAB) eval $(VECTORS)/scenarios --out $(REPORTS) --jobs $(JOBS)
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS)
 
 ## bench: speed figures (release build, single thread)
 bench: deps
@@ -41,4 +43,4 @@ golden: build
 	$(ECHOLAB) vectors bless --vectors $(VECTORS)
 
 clean:
-	rm -rf .build $(REPORTS)/*/ $(REPORTS)/summary.*
+	rm -rf .build $(REPORTS)/*/ $(REPORTS)/eval.*

@@ -31,9 +31,12 @@ public enum AtomicFile {
     /// Creates `path` (and parents) if needed and checks it is a writable folder. Each missing
     /// folder is made with mkdir(2), so a failure names the folder and the system's reason
     /// ("Permission denied", "Read-only file system", "… is a file, not a folder").
-    public static func prepareDirectory(_ path: String) throws {
+    /// Returns the folders it created, outermost first (empty when `path` existed).
+    @discardableResult
+    public static func prepareDirectory(_ path: String) throws -> [String] {
         guard !path.isEmpty else { throw WriteError(path: path, reason: "cannot create the folder: an empty string is not a folder") }
         var isDirectory: ObjCBool = false
+        var created: [String] = []
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
             guard isDirectory.boolValue else { throw WriteError(path: path, reason: "cannot write: exists and is not a folder") }
         } else {
@@ -50,13 +53,26 @@ public enum AtomicFile {
             if !current.isEmpty, FileManager.default.fileExists(atPath: current, isDirectory: &ancestorIsFolder), !ancestorIsFolder.boolValue {
                 throw WriteError(path: path, reason: "cannot create the folder: \(current) is a file, not a folder")
             }
-            for folder in missing where mkdir(folder, 0o777) != 0 && errno != EEXIST {
+            for folder in missing {
+                if mkdir(folder, 0o777) == 0 { created.append(folder); continue }
+                if errno == EEXIST { continue }     // made meanwhile by a parallel run
                 let reason = String(cString: strerror(errno))
+                removeEmptyFolders(created)
                 throw WriteError(path: path, reason: folder == path ? "cannot create the folder: \(reason)"
                                                                     : "cannot create the folder \(folder): \(reason)")
             }
         }
-        guard access(path, W_OK) == 0 else { throw WriteError(path: path, reason: "cannot write: the folder is not writable") }
+        guard access(path, W_OK) == 0 else {
+            removeEmptyFolders(created)
+            throw WriteError(path: path, reason: "cannot write: the folder is not writable")
+        }
+        return created
+    }
+
+    /// Removes `folders` (outermost first, as `prepareDirectory` returns them) innermost first,
+    /// each only if empty: a parallel run may have put its own files in a shared parent.
+    public static func removeEmptyFolders(_ folders: [String]) {
+        for folder in folders.reversed() { rmdir(folder) }
     }
 
     static func reason(_ error: Error) -> String {

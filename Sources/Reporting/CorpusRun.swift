@@ -1,205 +1,171 @@
-import AudioInterop
 import Dispatch
 import Foundation
 import Simulation
 import Synchronization
 
-/// Finds scenario files: files as given, folders searched recursively for `*.json`, in sorted
-/// order. Inside folders it passes over what EchoLab itself writes, so a corpus can be evaluated
-/// again with its reports beside it: the output folder, hidden files (`.x.partial`), and JSON
-/// files whose top-level `schema` is EchoLab's (`echolab.run/…`, `echolab.summary/…`,
-/// `echolab.golden/…`). A file named explicitly is taken as a scenario whatever it holds.
-public enum ScenarioDiscovery {
-    public struct NotFound: Error, CustomStringConvertible {
-        public let path: String
-        public var problem = "no such file or folder"
-        public var description: String { "\(path): \(problem)" }
-    }
-
-    /// Why nothing was found: a corpus that runs nothing must not pass a CI gate.
-    public struct Empty: Error, CustomStringConvertible {
-        public let paths: [String]
-        public init(paths: [String]) { self.paths = paths }
-        public var description: String {
-            "\(paths.joined(separator: ", ")): no scenario files (*.json) found"
-        }
-    }
-
-    public static func files(in paths: [String], excluding outputFolder: String? = nil) throws -> [String] {
-        let excluded = outputFolder.map(InputFile.canonical)
-        var found: [String] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw NotFound(path: path, problem: InputFile.problem(at: path) ?? "no such file or folder")
-            }
-            if !isDirectory.boolValue {
-                if let problem = InputFile.problem(at: path) { throw NotFound(path: path, problem: problem) }
-                found.append(path)
-                continue
-            }
-            var inFolder: [String] = []
-            let enumerator = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil,
-                                                            options: [.skipsHiddenFiles])
-            while let url = enumerator?.nextObject() as? URL {
-                let relative = String(url.path.dropFirst(URL(fileURLWithPath: path).path.count)).drop { $0 == "/" }
-                let item = (path as NSString).appendingPathComponent(String(relative))
-                if let excluded, InputFile.canonical(item) == excluded {
-                    enumerator?.skipDescendants()
-                    continue
-                }
-                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) { inFolder.append(item) }
-            }
-            found += inFolder.sorted()
-        }
-        return found
-    }
-
-    /// Whether `path` is a JSON file EchoLab wrote (its top-level `schema` names one of its formats).
-    public static func isEchoLabOutput(_ path: String) -> Bool {
-        guard let size = InputFile.size(at: path), size <= 64 << 20,
-              let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let schema = object["schema"] as? String else { return false }
-        return schema.hasPrefix("echolab.")
-    }
-}
-
-/// Runs many scenarios, `jobs` at a time, each into OUT/NAME/. One bad scenario is an error line
-/// for that item; the others still run. Results are in input order whatever the job count, and
-/// each item's files are the same as a single `echolab run` would write.
+/// Runs a corpus: every item (a scenario) in every AEC mode asked for, `jobs` runs at a time,
+/// each into OUT/ITEM/MODE/ (the files one `echolab run` writes). Without modes each scenario
+/// runs in its own. One bad item is an error entry; the others still run. Results are in plan
+/// order (items in input order, modes in the order given) whatever the job count, so the
+/// outcome — and `eval.json` — does not depend on it.
 public struct CorpusRun {
-    public struct Item: Sendable {
-        public var name: String
+    /// One item × mode of the plan.
+    public struct Entry: Sendable, Equatable {
+        public var item: Int
+        public var mode: EchoControlMode?
+    }
+
+    /// What one entry produced.
+    public struct Result: Sendable {
+        /// The item's position in `scenarioFiles`.
+        public var itemIndex: Int
+        public var item: String
         public var file: String
+        /// The mode it ran in (the scenario's own when no modes were asked for).
+        public var mode: EchoControlMode?
+        /// OUT-relative folder of its files.
+        public var folder: String
         public var report: RunReport?
         public var error: String?
         var wasCancelled = false
     }
 
     public struct Outcome: Sendable {
-        /// The items that ran (or failed), in input order; after an interruption, only those.
-        public var items: [Item]
-        /// Items of the corpus, run or not.
+        /// The entries that ran (or failed), in plan order; after an interruption, only those.
+        public var results: [Result]
+        /// Entries of the plan, run or not.
         public var plannedCount: Int
-        /// False when the run was interrupted before every item ran.
-        public var isComplete: Bool { items.count == plannedCount }
+        /// The modes asked for (nil: each scenario as written).
+        public var modes: [EchoControlMode]?
+        /// The shard this run was (`--shard K/N`), if any.
+        public var shard: Shard?
+        /// False when the run was interrupted before every entry ran.
+        public var isComplete: Bool { results.count == plannedCount }
+        public var failedCount: Int { results.filter { $0.error != nil }.count }
+    }
 
-        /// `summary.json` and `summary.md` in `directory`, written atomically.
-        public func writeSummary(to directory: String) throws {
-            func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
-            let json = JSONValue.object([
-                "schema": .string("echolab.summary/1"),
-                "complete": .bool(isComplete),
-                "planned": .number(Double(plannedCount)),
-                "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
-                "scenarios": .array(items.map { item in
-                    var object: [String: JSONValue] = ["name": .string(item.name), "file": .string(item.file),
-                                                       "error": item.error.map(JSONValue.string) ?? .null]
-                    if let report = item.report {
-                        object["aec_mode"] = .string(report.aecMode)
-                        object["erl_db"] = optional(report.metrics.erlDB)
-                        object["erle_db"] = optional(report.metrics.erleDB)
-                        object["erle_steady_db"] = optional(report.metrics.erleSteadyDB)
-                        object["convergence_s"] = optional(report.metrics.convergenceSeconds)
-                        object["delay_ms"] = optional(report.metrics.delayMilliseconds)
-                        object["underruns"] = .number(Double(report.pipeline.underruns))
-                        object["findings"] = .array(report.findings.map { .string($0.rule) })
-                    }
-                    return .object(object)
-                }),
-            ])
-            try AtomicFile.write(json.canonicalText(), to: (directory as NSString).appendingPathComponent("summary.json"))
-            var md = "# EchoLab evaluation\n\n"
-            if !isComplete { md += "**Interrupted:** \(items.count) of \(plannedCount) scenarios ran; the others are not listed.\n\n" }
-            md += "| scenario | AEC | ERL | ERLE | steady ERLE | convergence | delay | underruns | findings |\n|---|---|---|---|---|---|---|---|---|\n"
-            for item in items {
-                guard let r = item.report else {
-                    md += "| \(item.name) | **failed**: \(item.error ?? "") | | | | | | | |\n"
-                    continue
-                }
-                let m = r.metrics
-                md += "| [\(item.name)](\(item.name)/report.md) | \(r.aecMode) | \(ReportFormatting.db(m.erlDB)) | \(ReportFormatting.db(m.erleDB)) | "
-                md += "\(ReportFormatting.db(m.erleSteadyDB)) | \(ReportFormatting.seconds(m.convergenceSeconds)) | "
-                md += "\(ReportFormatting.number(m.delayMilliseconds, digits: 1, unit: " ms")) | \(r.pipeline.underruns) | "
-                md += "\(r.findings.map(\.rule).joined(separator: ", ")) |\n"
+    /// The K-th of N deterministic slices of a plan: entry i belongs to slice i mod N + 1.
+    public struct Shard: Sendable, Equatable, CustomStringConvertible {
+        public let index: Int
+        public let count: Int
+
+        public init(index: Int, count: Int) throws {
+            guard count >= 1, (1...count).contains(index) else {
+                throw ShardError(text: "\(index)/\(count)")
             }
-            try AtomicFile.write(md, to: (directory as NSString).appendingPathComponent("summary.md"))
+            self.index = index
+            self.count = count
         }
+
+        /// Reads `K/N`.
+        public init(parsing text: String) throws {
+            let parts = text.split(separator: "/").map { Int($0) }
+            guard parts.count == 2, let index = parts[0], let count = parts[1] else { throw ShardError(text: text) }
+            try self.init(index: index, count: count)
+        }
+
+        public var description: String { "\(index)/\(count)" }
+        func contains(_ position: Int) -> Bool { position % count == index - 1 }
+    }
+
+    public struct ShardError: Error, CustomStringConvertible {
+        public let text: String
+        public var description: String { "'\(text)': a shard is K/N with 1 ≤ K ≤ N" }
     }
 
     public var scenarioFiles: [String]
     public var outputDirectory: String
+    public var modes: [EchoControlMode]?
+    public var shard: Shard?
     public var jobs: Int
     public var taps: TapSelection
-    /// When cancelled, no new item starts and running ones stop at their next tick, leaving
+    /// When cancelled, no new entry starts and running ones stop at their next tick, leaving
     /// nothing behind; the outcome lists what finished.
     public var cancellation: RunCancellation?
 
-    public init(scenarioFiles: [String], outputDirectory: String, jobs: Int = 1, taps: TapSelection = .standard,
-                cancellation: RunCancellation? = nil) {
+    public init(scenarioFiles: [String], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
+                jobs: Int = 1, taps: TapSelection = .standard, cancellation: RunCancellation? = nil) {
         self.scenarioFiles = scenarioFiles
         self.outputDirectory = outputDirectory
+        self.modes = modes
+        self.shard = shard
         self.jobs = jobs
         self.taps = taps
         self.cancellation = cancellation
     }
 
-    /// Runs them all; `progress(done, total, item)` is called as items finish (from any thread, serialised).
-    public func run(progress: @escaping @Sendable (Int, Int, Item) -> Void = { _, _, _ in }) -> Outcome {
-        let files = scenarioFiles
-        let results = Mutex<[Item?]>(Array(repeating: nil, count: files.count))
+    /// Items × modes in plan order, this shard's slice only.
+    public var plan: [Entry] {
+        let modes: [EchoControlMode?] = self.modes ?? [nil]
+        let all = scenarioFiles.indices.flatMap { item in modes.map { Entry(item: item, mode: $0) } }
+        guard let shard else { return all }
+        return all.enumerated().filter { shard.contains($0.offset) }.map { $0.element }
+    }
+
+    /// Runs the plan; `progress(done, total, result)` is called as entries finish (from any
+    /// thread, serialised).
+    public func run(progress: @escaping @Sendable (Int, Int, Result) -> Void = { _, _, _ in }) -> Outcome {
+        let entries = plan
+        let scenarios = loadScenarios()
+        let results = Mutex<[Result?]>(Array(repeating: nil, count: entries.count))
         let done = Mutex(0)
         let next = Mutex(0)
-        let directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
-        let workers = max(1, min(jobs, files.count))
-        // Load everything first: each scenario writes OUT/NAME/, so two with one name would
-        // overwrite each other; the second is refused.
-        var firstFileOfName: [String: String] = [:]
-        var loaded: [Result<Scenario, ItemError>] = []
-        for file in files {
-            do {
-                let scenario = try ScenarioLoader.load(path: file)
-                if let first = firstFileOfName[scenario.name] {
-                    loaded.append(.failure(ItemError(description: "\(file): name: '\(scenario.name)' is already used by \(first)")))
-                } else {
-                    firstFileOfName[scenario.name] = file
-                    loaded.append(.success(scenario))
-                }
-            } catch {
-                loaded.append(.failure(ItemError(description: String(describing: error))))
-            }
-        }
-        let scenarios = loaded
+        let files = scenarioFiles, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
+        let workers = max(1, min(jobs, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
-                guard index < files.count, cancellation?.isCancelled != true else { return }
-                let item = Self.runOne(scenarios[index], file: files[index], directory: directory, taps: taps,
-                                       cancellation: cancellation)
-                // An item stopped by the interruption did not finish: it is not part of the outcome.
-                if item.wasCancelled { return }
-                results.withLock { $0[index] = item }
+                guard index < entries.count, cancellation?.isCancelled != true else { return }
+                let entry = entries[index]
+                let result = Self.run(entry, scenarios[entry.item], file: files[entry.item], directory: directory, taps: taps,
+                                      cancellation: cancellation)
+                // An entry stopped by the interruption did not finish: it is not part of the outcome.
+                if result.wasCancelled { return }
+                results.withLock { $0[index] = result }
                 let count = done.withLock { value in value += 1; return value }
-                progress(count, files.count, item)
+                progress(count, entries.count, result)
             }
         }
-        return Outcome(items: results.withLock { $0.compactMap { $0 } }, plannedCount: files.count)
+        return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
     }
 
-    static func runOne(_ loaded: Result<Scenario, ItemError>, file: String, directory: String, taps: TapSelection,
-                       cancellation: RunCancellation?) -> Item {
-        let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        do {
-            let scenario = try loaded.get()
-            let folder = (directory as NSString).appendingPathComponent(scenario.name)
-            let report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
-            return Item(name: scenario.name, file: file, report: report, error: nil)
-        } catch is RunCancelled {
-            return Item(name: fallbackName, file: file, report: nil, error: nil, wasCancelled: true)
-        } catch {
-            return Item(name: fallbackName, file: file, report: nil, error: String(describing: error))
+    /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with
+    /// one name would overwrite each other: the second is refused.
+    private func loadScenarios() -> [Swift.Result<Scenario, ItemError>] {
+        var firstFileOfName: [String: String] = [:]
+        return scenarioFiles.map { file in
+            do {
+                let scenario = try ScenarioLoader.load(path: file)
+                if let first = firstFileOfName[scenario.name] {
+                    return .failure(ItemError(description: "\(file): name: '\(scenario.name)' is already used by \(first)"))
+                }
+                firstFileOfName[scenario.name] = file
+                return .success(scenario)
+            } catch {
+                return .failure(ItemError(description: String(describing: error)))
+            }
         }
+    }
+
+    static func run(_ entry: Entry, _ loaded: Swift.Result<Scenario, ItemError>, file: String, directory: String,
+                    taps: TapSelection, cancellation: RunCancellation?) -> Result {
+        let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, report: nil, error: nil)
+        do {
+            let written = try loaded.get()
+            let scenario = entry.mode.map(written.running) ?? written
+            let mode = scenario.echoControlMode
+            result.item = scenario.name
+            result.mode = mode
+            result.folder = "\(scenario.name)/\(mode.folderName)"
+            let folder = (directory as NSString).appendingPathComponent(result.folder)
+            result.report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
+        } catch is RunCancelled {
+            result.wasCancelled = true
+        } catch {
+            result.error = String(describing: error)
+        }
+        return result
     }
 
     /// A corpus item that could not be loaded, as its one-line message.

@@ -47,17 +47,22 @@ public struct RunOutput {
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
         let existed = FileManager.default.fileExists(atPath: outputDirectory)
+        var created: [String] = []
         do {
+            created = try AtomicFile.prepareDirectory(outputDirectory)
             return try runInto()
         } catch {
-            // A folder this run created holds nothing worth keeping after a failure.
-            if !existed { try? FileManager.default.removeItem(atPath: outputDirectory) }
+            // A folder this run created holds nothing worth keeping after a failure; parents it
+            // created go too, if nothing else was put in them.
+            if !existed {
+                try? FileManager.default.removeItem(atPath: outputDirectory)
+                AtomicFile.removeEmptyFolders(created)
+            }
             throw error
         }
     }
 
     private func runInto() throws -> RunReport {
-        try AtomicFile.prepareDirectory(outputDirectory)
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         let started = DispatchTime.now()
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)

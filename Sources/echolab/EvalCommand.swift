@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioInterop
+import Dispatch
 import Foundation
 import Reporting
 import Simulation
@@ -7,13 +8,16 @@ import Simulation
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
-        abstract: "Run every scenario of a corpus and write one report folder each plus a summary.",
+        abstract: "Run a corpus in one or more AEC modes and write a report per run plus eval.json and eval.md.",
         discussion: """
         PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files and \
-        EchoLab's own JSON outputs — reports, summaries, golden.json — are passed over). Each scenario writes OUT/NAME/; \
-        OUT/summary.json and OUT/summary.md list them all. A broken scenario is reported in one line and the others still \
-        run. Exit codes: 0 all ran; 1 a scenario failed, or the corpus holds no scenario; 64 usage error; 130/143 \
-        interrupted by SIGINT/SIGTERM (the summary then lists what finished and says "complete": false).
+        EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over). Every item runs in every mode of \
+        --modes (each scenario's own aec without it) into OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. \
+        OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median and 10th \
+        percentile of steady-state ERLE and convergence and its wins; their bytes do not depend on --jobs (but for \
+        timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
+        or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \
+        what finished and says "complete": false).
         """
     )
 
@@ -23,8 +27,16 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the corpus).")
     var out: String = "reports"
 
+    @Option(help: ArgumentHelp("AEC modes to compare, comma-separated: disabled or BACKEND:INTENSITY (e.g. speex:intensityMax), or all.",
+                               discussion: "Overrides each scenario's own aec (a timeline set_aec that enables the canceller takes the mode's intensity; one that disables it stays).",
+                               valueName: "modes"))
+    var modes: String?
+
+    @Option(help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N).", valueName: "K/N"))
+    var shard: String?
+
     // `.unconditional`: `--jobs -1` is a bad value to report, not a missing one.
-    @Option(parsing: .unconditional, help: "Scenarios run at once, at least 1 (results do not depend on it).")
+    @Option(parsing: .unconditional, help: "Runs at once, at least 1 (results do not depend on it).")
     var jobs: Int = 1
 
     @Flag(help: "Do not write the WAV taps.")
@@ -34,48 +46,73 @@ struct EvalCommand: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
         guard !paths.isEmpty else { throw ValidationError("give at least one scenario file or folder") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
+        _ = try parsedModes()
+        _ = try parsedShard()
+    }
+
+    func parsedModes() throws -> [EchoControlMode]? {
+        guard let modes else { return nil }
+        if modes == "all" { return EchoControlMode.all }
+        var parsed: [EchoControlMode] = []
+        for text in modes.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            do {
+                let mode = try EchoControlMode(parsing: text)
+                guard !parsed.contains(mode) else { throw ValidationError("--modes: \(mode) is given twice") }
+                parsed.append(mode)
+            } catch let error as EchoControlMode.ParseError {
+                throw ValidationError("--modes: \(error)")
+            }
+        }
+        return parsed
+    }
+
+    func parsedShard() throws -> CorpusRun.Shard? {
+        guard let shard else { return nil }
+        do { return try CorpusRun.Shard(parsing: shard) } catch { throw ValidationError("--shard \(error)") }
     }
 
     func run() throws {
         Interrupts.install()
+        let started = DispatchTime.now()
         let files: [String]
         do {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
             files = try ScenarioDiscovery.files(in: paths, excluding: out)
             guard !files.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
             try AtomicFile.prepareDirectory(out)
-            Self.removeStaleSummary(in: out)
+            Self.removeStaleReport(in: out)
         } catch {
             throw CommandFailure.exit(error)
         }
-        let corpus = CorpusRun(scenarioFiles: files, outputDirectory: out, jobs: jobs, taps: noTaps ? .none : .standard,
-                               cancellation: Interrupts.cancellation)
+        let corpus = CorpusRun(scenarioFiles: files, outputDirectory: out, modes: try parsedModes(), shard: try parsedShard(),
+                               jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
         let progress = ProgressLine(label: "eval")
         let audioSeconds = AudioSecondsCounter()
-        let outcome = corpus.run { done, total, item in
+        let outcome = corpus.run { done, total, result in
             guard progress.isEnabled else { return }
-            if let error = item.error { progress.print("echolab: \(error)") }
-            let seconds = audioSeconds.add(item.report?.durationSeconds ?? 0)
+            if let error = result.error { progress.print("echolab: \(error)") }
+            let seconds = audioSeconds.add(result.report?.durationSeconds ?? 0)
             let speed = seconds / max(progress.elapsedSeconds, 1e-9)
             progress.update(fraction: Double(done) / Double(total),
-                            detail: "\(done)/\(total) scenarios, \(String(format: "%.0f", speed))× real time", force: true)
+                            detail: "\(done)/\(total) runs, \(String(format: "%.0f", speed))× real time", force: true)
         }
         progress.finish()
         // On a terminal the errors were printed as they came; elsewhere (CI logs) they come here.
         if !progress.isEnabled {
-            for item in outcome.items { if let error = item.error { standardError("echolab: \(error)") } }
+            for result in outcome.results { if let error = result.error { standardError("echolab: \(error)") } }
         }
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         do {
-            try outcome.writeSummary(to: out)
+            try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out)
         } catch {
             throw CommandFailure.exit(error)
         }
-        let failed = outcome.items.filter { $0.error != nil }.count
         if let code = Interrupts.exitCode {
-            standardError("echolab: interrupted: \(outcome.items.count) of \(outcome.plannedCount) scenarios finished; \(out)/summary.json says \"complete\": false")
+            standardError("echolab: interrupted: \(outcome.results.count) of \(outcome.plannedCount) runs finished; \(out)/eval.json says \"complete\": false")
             throw ExitCode(code)
         }
-        print("\(outcome.items.count - failed) of \(outcome.items.count) scenarios ran → \(out)/summary.md")
+        let failed = outcome.failedCount
+        print("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md")
         if failed > 0 { throw ExitCode(1) }
     }
 
@@ -97,13 +134,13 @@ struct EvalCommand: ParsableCommand {
         var description: String { "\(out): output folder holds the corpus \(corpus); choose a folder outside it (e.g. reports/)" }
     }
 
-    /// A summary of an earlier run would describe other scenarios if this one is killed before
-    /// it writes its own: remove it first (only EchoLab's own).
-    static func removeStaleSummary(in folder: String) {
-        let json = (folder as NSString).appendingPathComponent("summary.json")
+    /// An eval.json of an earlier run would describe other runs if this one is killed before it
+    /// writes its own: remove it first (only EchoLab's own).
+    static func removeStaleReport(in folder: String) {
+        let json = (folder as NSString).appendingPathComponent("eval.json")
         guard ScenarioDiscovery.isEchoLabOutput(json) else { return }
         try? FileManager.default.removeItem(atPath: json)
-        try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("summary.md"))
+        try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.md"))
     }
 }
 

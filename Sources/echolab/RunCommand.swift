@@ -26,16 +26,24 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if noTaps && allTaps { throw ValidationError("--no-taps and --all-taps exclude each other") }
+        if let aec {
+            do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
+        }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
 
     @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule.")
     var strict = false
 
+    @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec: disabled or BACKEND:INTENSITY (e.g. speex:intensityMax).",
+                               valueName: "mode"))
+    var aec: String?
+
     func run() throws {
         Interrupts.install()
         do {
-            let loaded = try ScenarioLoader.load(path: scenario)
+            let written = try ScenarioLoader.load(path: scenario)
+            let loaded = try aec.map { written.running(try EchoControlMode(parsing: $0)) } ?? written
             let progress = ProgressLine(label: loaded.name)
             let output = RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard,
                                    cancellation: Interrupts.cancellation,

@@ -104,8 +104,9 @@ final class BadInputTests: XCTestCase {
         let result = try runEchoLab(["eval", corpus.path, "--out", out.path])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.standardError.contains("broken.json: duration_s: expected a number"), result.standardError)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("delay40-disabled/report.json").path))
-        let summary = try loadJSON(out.appendingPathComponent("summary.json").path)
-        XCTAssertEqual((summary["scenarios"] as? [Any])?.count, 2)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("delay40-disabled/disabled/report.json").path))
+        let eval = try loadJSON(out.appendingPathComponent("eval.json").path)
+        XCTAssertEqual((eval["items"] as? [Any])?.count, 2)
+        XCTAssertEqual(eval["failed"] as? Int, 1)
     }
 }

@@ -62,7 +62,7 @@ final class ReliabilityRegressionTests: XCTestCase {
         // From the corpus folder: `eval scenarios`.
         let fromCorpus = try runEchoLab(["eval", "scenarios", "--out", "../out-eval", "--no-taps"], in: corpus)
         XCTAssertEqual(fromCorpus.status, 0, fromCorpus.standardError)
-        XCTAssertTrue(fromCorpus.standardOutput.hasPrefix("2 of 2 scenarios ran"), fromCorpus.standardOutput)
+        XCTAssertTrue(fromCorpus.standardOutput.hasPrefix("2 of 2 runs succeeded"), fromCorpus.standardOutput)
         // From an unrelated folder with absolute paths, and with a path that itself holds `..`.
         let elsewhere = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: elsewhere) }
@@ -137,7 +137,7 @@ final class ReliabilityRegressionTests: XCTestCase {
         let corpus = try runEchoLab(["eval", "zero", "--out", "out-eval", "--no-taps"], in: root)
         XCTAssertEqual(corpus.status, 1)
         XCTAssertTrue(corpus.standardError.contains("1-empty.json: far_end"), corpus.standardError)
-        XCTAssertTrue(corpus.standardOutput.hasPrefix("2 of 3 scenarios ran"), corpus.standardOutput)
+        XCTAssertTrue(corpus.standardOutput.hasPrefix("2 of 3 runs succeeded"), corpus.standardOutput)
         XCTAssertEqual(try snapshot(folder), before)
     }
 
@@ -151,11 +151,11 @@ final class ReliabilityRegressionTests: XCTestCase {
         for _ in 0..<2 {
             let result = try runEchoLab(["eval", ".", "--no-taps"], in: corpus)
             XCTAssertEqual(result.status, 0, result.standardError)
-            XCTAssertTrue(result.standardOutput.hasPrefix("2 of 2 scenarios ran"), result.standardOutput)
+            XCTAssertTrue(result.standardOutput.hasPrefix("2 of 2 runs succeeded"), result.standardOutput)
         }
-        let summary = try loadJSON(corpus.appendingPathComponent("reports/summary.json").path)
-        XCTAssertEqual((summary["scenarios"] as! [[String: Any]]).map { $0["name"] as! String }, ["a", "b"])
-        XCTAssertEqual(summary["complete"] as? Bool, true)
+        let eval = try loadJSON(corpus.appendingPathComponent("reports/eval.json").path)
+        XCTAssertEqual((eval["items"] as! [[String: Any]]).map { $0["name"] as! String }, ["a", "b"])
+        XCTAssertEqual(eval["complete"] as? Bool, true)
         // An output folder that holds the corpus is refused before anything runs.
         let inside = try runEchoLab(["eval", "scenarios", "--out", "."], in: corpus)
         assertOneLineError(inside, mentions: ["output folder holds the corpus"])
@@ -167,7 +167,7 @@ final class ReliabilityRegressionTests: XCTestCase {
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         let result = try runEchoLab(["eval", "nothing", "--out", "out"], in: root)
         assertOneLineError(result, mentions: ["nothing", "no scenario files"])
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/summary.json").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))
     }
 
     // MARK: 8. Duplicate keys
@@ -236,21 +236,21 @@ final class ReliabilityRegressionTests: XCTestCase {
             try process.run()
             // Interrupt once the first item has finished and the second is running.
             let deadline = Date().addingTimeInterval(120)
-            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/report.json").path), Date() < deadline {
+            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
                 usleep(20_000)
             }
             usleep(200_000)
             kill(process.processIdentifier, signalNumber)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, status)
-            let summary = try loadJSON(out.appendingPathComponent("summary.json").path)
-            XCTAssertEqual(summary["complete"] as? Bool, false)
-            let names = (summary["scenarios"] as! [[String: Any]]).map { $0["name"] as! String }
+            let eval = try loadJSON(out.appendingPathComponent("eval.json").path)
+            XCTAssertEqual(eval["complete"] as? Bool, false)
+            let names = (eval["items"] as! [[String: Any]]).map { $0["name"] as! String }
             XCTAssertTrue(names.first == "long0" && names.count < 6, "\(names)")
             let files = allFiles(under: out)
             XCTAssertEqual(files.filter { $0.contains(".partial") }, [])
-            // Every item folder left is a finished one, listed in the summary.
-            let folders = Set(files.filter { !$0.contains("/") && !$0.hasPrefix("summary") })
+            // Every item folder left is a finished one, listed in eval.json.
+            let folders = Set(files.filter { !$0.contains("/") && !$0.hasPrefix("eval.") })
             XCTAssertEqual(folders, Set(names))
         }
     }
