@@ -1,0 +1,133 @@
+import AudioInterop
+import Foundation
+
+/// A recorded call to score: the microphone and the loopback (what the loudspeaker played),
+/// and, where the corpus has them, the echo and the near-end talker alone (a synthetic corpus's
+/// ground truth). Recordings are not simulated: they go straight to the canceller.
+public struct RecordingItem: Sendable, Hashable {
+    public var name: String
+    public var mic: String
+    /// The far end as played (the canceller's reference); nil for near-end single talk.
+    public var loopback: String?
+    public var echo: String?
+    public var nearEnd: String?
+    public var talkType: TalkType?
+
+    public init(name: String, mic: String, loopback: String?, echo: String? = nil, nearEnd: String? = nil, talkType: TalkType? = nil) {
+        self.name = name
+        self.mic = mic
+        self.loopback = loopback
+        self.echo = echo
+        self.nearEnd = nearEnd
+        self.talkType = talkType
+    }
+}
+
+/// Who talks in a recording, as the AEC-Challenge names its real recordings.
+public enum TalkType: String, Sendable, Hashable, CaseIterable {
+    case farEndSingleTalk = "farend_singletalk"
+    case farEndSingleTalkWithMovement = "farend_singletalk_with_movement"
+    case doubleTalk = "doubletalk"
+    case doubleTalkWithMovement = "doubletalk_with_movement"
+    case nearEndSingleTalk = "nearend_singletalk"
+}
+
+/// Reads recordings laid out as the Microsoft AEC-Challenge ships them, as they are:
+/// - **synthetic**: `farend_speech/farend_speech_fileid_N.wav`, `nearend_mic_signal/nearend_mic_fileid_N.wav`,
+///   `echo_signal/echo_fileid_N.wav`, `nearend_speech/nearend_speech_fileid_N.wav` (and `meta.csv`);
+///   item `fileid_N`, with the echo and near end as ground truth;
+/// - **real**: `GUID_<talk type>_lpb.wav` + `GUID_<talk type>_mic.wav` (near-end single talk: the
+///   mic alone); item `GUID_<talk type>`.
+/// Items come in a stable order (file ids numerically, names by byte order), so a corpus's
+/// plan — and its shards — are the same on every machine.
+public enum RecordingCorpus {
+    public enum Layout: String, Sendable { case synthetic, real }
+
+    /// Why a folder is not a usable recording corpus.
+    public struct LayoutError: Error, CustomStringConvertible, Equatable {
+        public let path: String
+        public let problem: String
+        public var description: String { "\(path): \(problem)" }
+    }
+
+    /// The layout of `folder`, if it is one of the AEC-Challenge layouts.
+    public static func layout(of folder: String) -> Layout? {
+        var isDirectory: ObjCBool = false
+        let mics = (folder as NSString).appendingPathComponent("nearend_mic_signal")
+        if FileManager.default.fileExists(atPath: mics, isDirectory: &isDirectory), isDirectory.boolValue { return .synthetic }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return names.contains { realName(of: $0)?.role == .mic } ? .real : nil
+    }
+
+    /// The items of an AEC-Challenge folder; a missing partner file is a `LayoutError` naming it.
+    public static func items(in folder: String) throws -> [RecordingItem] {
+        switch layout(of: folder) {
+        case .synthetic: try syntheticItems(in: folder)
+        case .real: try realItems(in: folder)
+        case nil: throw LayoutError(path: folder, problem: "not an AEC-Challenge layout (no nearend_mic_signal/ folder, no *_mic.wav files)")
+        }
+    }
+
+    static func syntheticItems(in folder: String) throws -> [RecordingItem] {
+        func path(_ sub: String, _ prefix: String, _ id: String) -> String {
+            ((folder as NSString).appendingPathComponent(sub) as NSString).appendingPathComponent("\(prefix)_fileid_\(id).wav")
+        }
+        let micFolder = (folder as NSString).appendingPathComponent("nearend_mic_signal")
+        let ids = try FileManager.default.contentsOfDirectory(atPath: micFolder).compactMap { name -> String? in
+            guard name.hasPrefix("nearend_mic_fileid_"), name.hasSuffix(".wav") else { return nil }
+            let id = String(name.dropFirst("nearend_mic_fileid_".count).dropLast(4))
+            return id.isEmpty ? nil : id
+        }
+        guard !ids.isEmpty else { throw LayoutError(path: micFolder, problem: "no nearend_mic_fileid_N.wav files") }
+        return try ids.sorted(by: numericOrder).map { id in
+            let loopback = path("farend_speech", "farend_speech", id)
+            guard InputFile.problem(at: loopback) == nil else {
+                throw LayoutError(path: loopback, problem: "missing: the far end of nearend_mic_fileid_\(id).wav")
+            }
+            let echo = path("echo_signal", "echo", id), nearEnd = path("nearend_speech", "nearend_speech", id)
+            return RecordingItem(name: "fileid_\(id)", mic: path("nearend_mic_signal", "nearend_mic", id), loopback: loopback,
+                                 echo: InputFile.problem(at: echo) == nil ? echo : nil,
+                                 nearEnd: InputFile.problem(at: nearEnd) == nil ? nearEnd : nil)
+        }
+    }
+
+    enum Role { case mic, loopback }
+
+    /// `GUID_<talk type>_mic.wav` → (item `GUID_<talk type>`, talk type, role).
+    static func realName(of file: String) -> (item: String, talkType: TalkType, role: Role)? {
+        for (suffix, role) in [("_mic.wav", Role.mic), ("_lpb.wav", Role.loopback)] where file.hasSuffix(suffix) {
+            let item = String(file.dropLast(suffix.count))
+            // The longest talk type that ends the name (…_singletalk_with_movement before …_singletalk).
+            let type = TalkType.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+                .first { item.hasSuffix("_" + $0.rawValue) && item.count > $0.rawValue.count + 1 }
+            if let type { return (item, type, role) }
+        }
+        return nil
+    }
+
+    static func realItems(in folder: String) throws -> [RecordingItem] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        var items: [RecordingItem] = []
+        for name in names.sorted() {
+            guard let parsed = realName(of: name), parsed.role == .mic else { continue }
+            let mic = (folder as NSString).appendingPathComponent(name)
+            let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
+            let hasLoopback = InputFile.problem(at: loopback) == nil
+            if !hasLoopback && parsed.talkType != .nearEndSingleTalk {
+                throw LayoutError(path: loopback, problem: "missing: the loopback of \(name) (\(parsed.talkType.rawValue) needs one)")
+            }
+            items.append(RecordingItem(name: parsed.item, mic: mic, loopback: hasLoopback ? loopback : nil, talkType: parsed.talkType))
+        }
+        return items
+    }
+
+    /// File ids in numeric order (2 before 10), then by text for ids that are not numbers.
+    static func numericOrder(_ a: String, _ b: String) -> Bool {
+        switch (Int(a), Int(b)) {
+        case let (x?, y?): x < y
+        case (.some, nil): true
+        case (nil, .some): false
+        case (nil, nil): a < b
+        }
+    }
+}

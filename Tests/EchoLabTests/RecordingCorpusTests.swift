@@ -1,0 +1,68 @@
+import AudioInterop
+import Foundation
+@testable import Reporting
+import XCTest
+
+/// The AEC-Challenge layouts, read as they are: item names, partner files, order, and a
+/// missing partner named.
+final class RecordingCorpusTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private func wav(_ relative: String) throws {
+        let url = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try SoundFileWriter.write([Float](repeating: 0.01, count: 1600), to: url.path, sampleRate: 16_000, encoding: .pcm16)
+    }
+
+    func testSyntheticLayout() throws {
+        for id in ["10", "2", "1"] {
+            try wav("syn/farend_speech/farend_speech_fileid_\(id).wav")
+            try wav("syn/nearend_mic_signal/nearend_mic_fileid_\(id).wav")
+            try wav("syn/nearend_speech/nearend_speech_fileid_\(id).wav")
+            if id != "2" { try wav("syn/echo_signal/echo_fileid_\(id).wav") }
+        }
+        try Data("fileid,ser\n1,0\n".utf8).write(to: root.appendingPathComponent("syn/meta.csv"))
+        let folder = root.appendingPathComponent("syn").path
+        XCTAssertEqual(RecordingCorpus.layout(of: folder), .synthetic)
+        let items = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(items.map(\.name), ["fileid_1", "fileid_2", "fileid_10"])
+        XCTAssertEqual(items[0].mic, folder + "/nearend_mic_signal/nearend_mic_fileid_1.wav")
+        XCTAssertEqual(items[0].loopback, folder + "/farend_speech/farend_speech_fileid_1.wav")
+        XCTAssertEqual(items[0].echo, folder + "/echo_signal/echo_fileid_1.wav")
+        XCTAssertEqual(items[0].nearEnd, folder + "/nearend_speech/nearend_speech_fileid_1.wav")
+        XCTAssertNil(items[1].echo, "fileid_2 has no echo track")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("syn/farend_speech/farend_speech_fileid_10.wav"))
+        XCTAssertThrowsError(try RecordingCorpus.items(in: folder)) { error in
+            XCTAssertTrue("\(error)".contains("farend_speech_fileid_10.wav: missing"), "\(error)")
+        }
+    }
+
+    func testRealLayout() throws {
+        try wav("real/0AB_doubletalk_mic.wav")
+        try wav("real/0AB_doubletalk_lpb.wav")
+        try wav("real/1CD_farend_singletalk_with_movement_mic.wav")
+        try wav("real/1CD_farend_singletalk_with_movement_lpb.wav")
+        try wav("real/2EF_nearend_singletalk_mic.wav")
+        try Data("notes".utf8).write(to: root.appendingPathComponent("real/readme.txt"))
+        let folder = root.appendingPathComponent("real").path
+        XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)
+        let items = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(items.map(\.name), ["0AB_doubletalk", "1CD_farend_singletalk_with_movement", "2EF_nearend_singletalk"])
+        XCTAssertEqual(items.map(\.talkType), [.doubleTalk, .farEndSingleTalkWithMovement, .nearEndSingleTalk])
+        XCTAssertEqual(items[0].loopback, folder + "/0AB_doubletalk_lpb.wav")
+        XCTAssertNil(items[2].loopback, "near-end single talk is the mic alone")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("real/0AB_doubletalk_lpb.wav"))
+        XCTAssertThrowsError(try RecordingCorpus.items(in: folder)) { error in
+            XCTAssertTrue("\(error)".contains("0AB_doubletalk_lpb.wav: missing"), "\(error)")
+        }
+    }
+
+    func testAFolderOfScenariosIsNoRecordingLayout() throws {
+        try Data("{}".utf8).write(to: root.appendingPathComponent("a.json"))
+        XCTAssertNil(RecordingCorpus.layout(of: root.path))
+        XCTAssertThrowsError(try RecordingCorpus.items(in: root.path))
+    }
+}
