@@ -62,7 +62,8 @@ public struct RunReport: Sendable {
             .object(["written": .number(Double(c.written)), "read": .number(Double(c.read)),
                      "dropped": .number(Double(c.dropped)), "buffered": .number(Double(c.buffered)),
                      "underruns": .number(Double(c.underruns)), "overruns": .number(Double(c.overruns)),
-                     "priming_samples": .number(Double(c.primingSamples)), "conserved": .bool(c.isConserved)])
+                     "priming_samples": .number(Double(c.primingSamples)), "rejected_frames": .number(Double(c.rejectedFrames)),
+                     "conserved": .bool(c.isConserved)])
         }
         var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
         if let settings = aecSettings {

@@ -80,6 +80,18 @@ public final class AudioManager {
         onChange?("reset custom speaker to default speaker")
     }
 
+    /// Forgets every device (at the end of the call): detaches the ones in use and drops the
+    /// lists kept for the counters, which the call has read by then.
+    func detachAll() {
+        if let customMic { detach(customMic) }
+        if let customSpeaker { detach(customSpeaker) }
+        customMic = nil
+        customSpeaker = nil
+        attachedMics.removeAll()
+        attachedSpeakers.removeAll()
+        onChange = nil
+    }
+
     /// Selects a physical mic; an error while a custom mic is in use.
     public func selectMic(_ device: AudioDevice) throws {
         guard customMic == nil else { throw AudioManagerError.customMicInUse }

@@ -9,8 +9,6 @@ final class BlockSource {
     private var generator: SignalGenerator?
     let loops: Bool
     private(set) var isExhausted = false
-    /// Frames of real content delivered so far.
-    private(set) var deliveredFrames: Int64 = 0
 
     init(_ source: SignalSource, sampleRate: Int, loops: Bool = false) throws {
         self.source = source
@@ -30,7 +28,6 @@ final class BlockSource {
     func read(into buffer: inout [Float], at offset: Int = 0, count: Int) throws {
         if generator != nil {
             generator!.fill(&buffer, at: offset, count: count)
-            deliveredFrames += Int64(count)
             return
         }
         guard let file else { return }
@@ -42,7 +39,6 @@ final class BlockSource {
             }
             let got = try file.read(into: &buffer, at: offset + filled, frames: count - filled)
             filled += got
-            deliveredFrames += Int64(got)
             if filled < count {
                 if loops && got + filled > 0 && file.estimatedFrameCount > 0 {
                     try file.rewind()

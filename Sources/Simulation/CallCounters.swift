@@ -7,10 +7,14 @@ public struct BufferCounters: Hashable, Sendable {
     public var underruns = 0
     public var overruns = 0
     public var primingSamples: Int64 = 0
+    /// Frames (at the app's rate) the resampler between the app and this buffer refused: they
+    /// never reached it (pushes) or were replaced by silence (pulls). Counted drops.
+    public var rejectedFrames: Int64 = 0
 
     public init() {}
 
-    /// written = read + dropped + buffered: nothing vanished without a counter.
+    /// written = read + dropped + buffered: nothing that reached the buffer vanished without a
+    /// counter (what never reached it is in `rejectedFrames`).
     public var isConserved: Bool { written == read + dropped + buffered }
 }
 

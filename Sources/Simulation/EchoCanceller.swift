@@ -8,8 +8,6 @@ public protocol EchoCanceller: AnyObject {
     var settings: EchoCancellerSettings { get }
     /// Cancels echo of `reference` from `capture` into `output` (all `frameSize` long).
     func process(capture: [Float], reference: [Float], output: inout [Float])
-    /// Forgets what was learned (after a device reset, when asked).
-    func reset()
 }
 
 /// What an AEC intensity means for a backend: how long an echo tail the adaptive filter models

@@ -10,9 +10,9 @@ final class InputConditioner {
     private var mono: [Float] = []
     private var resampled: [Float] = []
     private var resampler: Resampler?
-    private(set) var lastFormat: AudioFormat?
-    /// Pushes refused (a rate libsamplerate cannot convert).
-    private(set) var rejectedPushes = 0
+    /// Frames (at the app's rate) of pushes refused: a rate libsamplerate cannot convert. They
+    /// never reach the buffer, so they are counted here — dropped, not lost without a word.
+    private(set) var rejectedFrames: Int64 = 0
 
     init(engineRate: Int) {
         self.engineRate = engineRate
@@ -40,25 +40,23 @@ final class InputConditioner {
         Self.downmix(buffer, frames: frames, into: &mono)
         if buffer.sampleRate == engineRate {
             resampler = nil
-            lastFormat = buffer.format
             destination.write(mono, count: frames)
             return
         }
         if resampler?.inputRate != buffer.sampleRate {
             guard let made = try? Resampler(inputRate: buffer.sampleRate, outputRate: engineRate, quality: .medium) else {
-                rejectedPushes += 1
+                rejectedFrames += Int64(frames)
                 return
             }
             resampler = made
         }
-        lastFormat = buffer.format
         let capacity = frames * engineRate / buffer.sampleRate + 64
         if resampled.count < capacity { resampled = [Float](repeating: 0, count: capacity) }
         var consumed = 0
         while consumed < frames {
             guard let (used, produced) = try? resampler!.process(mono, inputOffset: consumed, inputFrames: frames - consumed,
                                                                  into: &resampled, outputCapacity: capacity) else {
-                rejectedPushes += 1
+                rejectedFrames += Int64(frames - consumed)
                 return
             }
             destination.write(resampled, count: produced)

@@ -19,7 +19,9 @@ final class OutputConditioner {
     private(set) var primingSamples: Int64 = 0
     private(set) var underruns = 0
     private(set) var missingSamples: Int64 = 0
-    private(set) var rejectedPulls = 0
+    /// Frames (at the app's rate) of pulls filled with silence because the resampler refused
+    /// the app's rate: engine audio not delivered, counted.
+    private(set) var rejectedFrames: Int64 = 0
 
     init(engineRate: Int) {
         self.engineRate = engineRate
@@ -90,7 +92,7 @@ final class OutputConditioner {
     private func resample(from fifo: inout SampleFIFO, frames: Int, rate: Int) -> Int {
         if resampler?.outputRate != rate {
             guard let made = try? Resampler(inputRate: engineRate, outputRate: rate, quality: .medium) else {
-                rejectedPulls += 1
+                rejectedFrames += Int64(frames)
                 for i in 0..<frames { engineBlock[i] = 0 }
                 return 0
             }
@@ -108,7 +110,7 @@ final class OutputConditioner {
             }
             guard let (used, made) = try? resampler!.process(staging, inputOffset: stagingStart, inputFrames: stagingEnd - stagingStart,
                                                               into: &engineBlock, outputOffset: produced, outputCapacity: frames - produced) else {
-                rejectedPulls += 1
+                rejectedFrames += Int64(frames - produced)
                 break
             }
             stagingStart += used

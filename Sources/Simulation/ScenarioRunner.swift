@@ -129,7 +129,7 @@ final class DeviceDriver {
             stopMic()
             let made = try makeMic(device)
             call.audioManager.setCustomMic(made)
-            startMic(made)
+            try startMic(made)
             mic = made
         case .setCustomSpeaker(.default), .resetCustomSpeaker:
             stopSpeaker()
@@ -208,8 +208,8 @@ final class DeviceDriver {
         }
     }
 
-    private func startMic(_ mic: CustomMic) {
-        try? (mic as? TimerDrivenDevice)?.start()
+    private func startMic(_ mic: CustomMic) throws {
+        try (mic as? TimerDrivenDevice)?.start()
     }
 
     private func stopMic() {

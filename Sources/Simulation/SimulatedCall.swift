@@ -193,10 +193,10 @@ public final class SimulatedCall {
     }
 
     /// Runs the call for `duration` of virtual time: every event in `[now, now + duration)`, so
-    /// `duration / 10 ms` ticks. The clock stops one nanosecond short of the end, so the tick due
-    /// exactly at the end belongs to the next `run`.
+    /// `duration / 10 ms` ticks, and the clock ends exactly at `now + duration`; the tick due at
+    /// that instant belongs to the next `run`.
     public func run(for duration: VirtualDuration) throws {
-        scheduler.advance(to: scheduler.now + duration - .nanoseconds(1))
+        scheduler.run(before: scheduler.now + duration)
         if let failure { throw failure }
     }
 
@@ -210,25 +210,43 @@ public final class SimulatedCall {
         recording.trim()
         let leftovers = scheduler.drain()
         if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
-        return counters
+        // The counters are final now; then let go of every device, so nothing the devices hold
+        // (timers, resamplers, files) keeps the call's FFT plans and canceller state alive.
+        let final = counters
+        endCounters = final
+        audioManager.detachAll()
+        activeMic = nil
+        retiredMics.removeAll()
+        taps.removeAll()
+        return final
     }
 
-    /// Counters so far.
+    /// The counters `end()` returned, once the call has ended (its devices are gone by then).
+    private var endCounters: PipelineCounters?
+
+    /// Counters so far; after `end()`, the final ones.
     public var counters: PipelineCounters {
+        endCounters ?? liveCounters
+    }
+
+    private var liveCounters: PipelineCounters {
         var c = PipelineCounters()
         c.frames = tickCount
         let mics = retiredMics + [activeMic, audioManager.customMic].compactMap { $0 } + audioManager.attachedMics
         var seen = Set<ObjectIdentifier>()
         for mic in mics where seen.insert(ObjectIdentifier(mic)).inserted {
             c.uplink.add(mic.buffer)
+            c.uplink.rejectedFrames += mic.conditioner.rejectedFrames
             c.ignoredFrames += mic.ignoredFrames
         }
         for speaker in audioManager.attachedSpeakers {
             c.playout.add(speaker.playout)
             c.playout.underruns += speaker.conditioner.underruns
             c.playout.primingSamples += speaker.conditioner.primingSamples
+            c.playout.rejectedFrames += speaker.conditioner.rejectedFrames
         }
         c.userReference.add(userReference)
+        c.userReference.rejectedFrames += userReferenceConditioner.rejectedFrames
         c.ignoredFrames += ignoredReferenceFrames
         c.loudspeaker.add(loudspeaker.buffer)
         return c

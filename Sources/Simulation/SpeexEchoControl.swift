@@ -52,5 +52,4 @@ public final class SpeexEchoControl: EchoCanceller {
         suppressor.linkEchoSuppression(to: canceller, suppressDB: suppressionDB, suppressActiveDB: doubleTalk)
     }
 
-    public func reset() { canceller.reset() }
 }

@@ -64,6 +64,16 @@ public final class Scheduler {
         advance(to: now + duration)
     }
 
+    /// Runs every event with a deadline strictly before `limit`, in order, then sets `now` to
+    /// `limit`: the half-open interval `[now, limit)`. Events due exactly at `limit` stay for the
+    /// next call, so consecutive `run(before:)` calls tile time without overlap or gap (where
+    /// `advance(to:)` includes its end instant).
+    public func run(before limit: VirtualInstant) {
+        precondition(limit >= now, "cannot run backwards from \(now) to \(limit)")
+        runEvents(before: limit)
+        now = limit
+    }
+
     /// Runs events until the queue is empty or the next event is past `limit`; `now` stays at
     /// the last event run (unlike `advance(to:)`, which moves the clock to its argument).
     public func run(until limit: VirtualInstant) {
@@ -73,7 +83,15 @@ public final class Scheduler {
     /// The one event loop: pops in (time, phase, sequence) order, skips cancelled events, sets
     /// `now` to each deadline before its action (which may schedule more at `now`).
     private func runEvents(through limit: VirtualInstant) {
-        while let next = queue.peek(), next.deadline <= limit {
+        runEvents { $0 <= limit }
+    }
+
+    private func runEvents(before limit: VirtualInstant) {
+        runEvents { $0 < limit }
+    }
+
+    private func runEvents(while isDue: (VirtualInstant) -> Bool) {
+        while let next = queue.peek(), isDue(next.deadline) {
             let event = queue.pop()!
             if cancelled.remove(event.sequence) != nil { continue }
             now = event.deadline

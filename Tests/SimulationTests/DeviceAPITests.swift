@@ -73,7 +73,7 @@ final class DeviceAPITests: XCTestCase {
         try call.start()
         try call.run(for: .seconds(2))
         let counters = call.end()
-        XCTAssertEqual(mic.conditioner.rejectedPushes, 0)
+        XCTAssertEqual(mic.conditioner.rejectedFrames, 0)
         XCTAssertEqual(counters.uplink.underruns, 0)
         let sent = call.recording.sent
         let window = 48_000..<(48_000 + 4800 * 8)

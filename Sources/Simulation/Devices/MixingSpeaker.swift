@@ -6,7 +6,9 @@ import VirtualTime
 /// (`render`), plays the result on the call's loudspeaker and — when `putsReference` — starts the
 /// user AEC reference and puts exactly what it plays, so the canceller knows what the room hears.
 public class AppDrivenSpeaker: CustomSpeaker {
-    let call: SimulatedCall
+    /// Weak: the call keeps its devices (for the counters) until it ends; a strong reference
+    /// back would keep every call with such a device alive forever.
+    weak var call: SimulatedCall?
     public let putsReference: Bool
     var frame: AppFrameBuffer
     private var timer: RepeatingTimer?
@@ -19,7 +21,7 @@ public class AppDrivenSpeaker: CustomSpeaker {
     }
 
     public func start() {
-        guard timer == nil else { return }
+        guard timer == nil, let call else { return }
         if putsReference { call.startUserAcousticEchoCancellerReference() }
         timer = frame.options.startTimer(on: call.scheduler, phase: .render) { [unowned self] in playNextBlock() }
     }
@@ -27,13 +29,14 @@ public class AppDrivenSpeaker: CustomSpeaker {
     public func stop() {
         timer?.cancel()
         timer = nil
-        if putsReference { call.stopUserAcousticEchoCancellerReference() }
+        if putsReference { call?.stopUserAcousticEchoCancellerReference() }
     }
 
     /// Changes the pulled block (`frame.mono`) before it is played; the default plays it as is.
     func render() throws {}
 
     private func playNextBlock() {
+        guard let call else { return }
         frame.pull(from: self)
         do {
             try render()

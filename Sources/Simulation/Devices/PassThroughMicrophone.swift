@@ -4,7 +4,9 @@ import VirtualTime
 /// `AudioController` → `pushExternalAudioFrame` case). Echo from the loudspeaker still reaches
 /// it, so it is a real microphone: AEC must stay on.
 public final class PassThroughMicrophone: CustomMic {
-    private let call: SimulatedCall
+    /// Weak: the call keeps its devices (for the counters) until it ends; a strong reference
+    /// back would keep every call with such a device alive forever.
+    private weak var call: SimulatedCall?
     private var frame: AppFrameBuffer
     private var timer: RepeatingTimer?
 
@@ -17,9 +19,9 @@ public final class PassThroughMicrophone: CustomMic {
     public override var deviceName: String { "pass-through microphone" }
 
     public func start() {
-        guard timer == nil else { return }
+        guard timer == nil, let call else { return }
         call.microphone.open()
-        timer = frame.options.startTimer(on: call.scheduler, phase: .capture) { [unowned self] in
+        timer = frame.options.startTimer(on: call.scheduler, phase: .capture) { [unowned self, unowned call] in
             frame.capture(from: call.microphone)
             frame.send(to: self)
         }
@@ -28,6 +30,6 @@ public final class PassThroughMicrophone: CustomMic {
     public func stop() {
         timer?.cancel()
         timer = nil
-        call.microphone.close()
+        call?.microphone.close()
     }
 }

@@ -1,0 +1,130 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import VirtualTime
+import XCTest
+@testable import Simulation
+
+/// A call is freed when it ends, whatever devices it had; audio the resamplers refuse is
+/// counted; `run(for:)` tiles time exactly.
+final class CallLifecycleTests: XCTestCase {
+    private func makeCall(seconds: Int = 1) throws -> SimulatedCall {
+        try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1),
+                                           echoPath: EchoPathSettings(delayMilliseconds: 10, gainDB: -10)),
+                          voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended))
+    }
+
+    /// Every shipped device kind, set, run, reset or left in use at the end: the call and its
+    /// devices are gone once the caller lets go.
+    func testCallWithAppDrivenDevicesIsFreedAfterEnd() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        typealias Attach = (SimulatedCall) throws -> [AnyObject]
+        let cases: [(String, Attach)] = [
+            ("pass-through mic", { call in
+                let mic = PassThroughMicrophone(call: call)
+                call.audioManager.setCustomMic(mic)
+                mic.start()
+                return [mic]
+            }),
+            ("pass-through speaker", { call in
+                let speaker = PassThroughSpeaker(call: call, putsReference: true)
+                call.audioManager.setCustomSpeaker(speaker)
+                speaker.start()
+                return [speaker]
+            }),
+            ("mixing speaker, reset mid-call", { call in
+                let speaker = try MixingSpeaker(call: call, music: .generator(.musicLike(levelDBFS: -30), seed: 2), putsReference: false)
+                call.audioManager.setCustomSpeaker(speaker)
+                speaker.start()
+                call.scheduler.schedule(at: .zero + .milliseconds(500), phase: .transition) {
+                    speaker.stop()
+                    call.audioManager.resetCustomSpeakerToDefaultSpeaker()
+                }
+                return [speaker]
+            }),
+            ("generator mic and recording speaker", { call in
+                let mic = try GeneratorMicrophone(call: call, signal: .tone(frequency: 440, levelDBFS: -20))
+                let speaker = RecordingSpeaker(call: call, path: folder.appendingPathComponent("peer.wav").path)
+                call.audioManager.setCustomMic(mic)
+                call.audioManager.setCustomSpeaker(speaker)
+                mic.start()
+                try speaker.start()
+                return [mic, speaker]
+            }),
+        ]
+        for (name, attach) in cases {
+            weak var weakCall: SimulatedCall?
+            var weakDevices: [() -> AnyObject?] = []
+            // Everything strong lives in this closure's scope only.
+            try { () throws -> Void in
+                let call = try makeCall()
+                weakCall = call
+                for device in try attach(call) {
+                    weak var weakDevice = device
+                    weakDevices.append { weakDevice }
+                }
+                try call.start()
+                try call.run(for: .seconds(1))
+                let counters = call.end()
+                XCTAssertEqual(counters.frames, 100, name)
+                XCTAssertEqual(call.counters, counters, "\(name): the counters stay readable after end()")
+            }()
+            XCTAssertNil(weakCall, "\(name): the call outlived its end")
+            XCTAssertTrue(weakDevices.allSatisfy { $0() == nil }, "\(name): a device outlived its call")
+        }
+    }
+
+    /// Pushes at a rate libsamplerate cannot convert (ratio beyond 256) never reach the buffer:
+    /// they are counted as rejected frames in the uplink, not lost without a word.
+    func testRefusedPushesAndPullsAreCounted() throws {
+        let call = try makeCall()
+        let mic = CustomMic(), speaker = CustomSpeaker()
+        call.audioManager.setCustomMic(mic)
+        call.audioManager.setCustomSpeaker(speaker)
+        XCTAssertTrue(mic.sendAudio(PCMBuffer<Float>(samples: [Float](repeating: 0.1, count: 7), sampleRate: 20)))
+        XCTAssertTrue(mic.sendAudio(PCMBuffer<Float>(samples: [Float](repeating: 0.1, count: 480), sampleRate: 48_000)))
+        try call.start()
+        try call.run(for: .milliseconds(100))
+        var pulled = PCMBuffer<Int16>(frameCount: 5, sampleRate: 100)
+        _ = speaker.playAudio(into: &pulled)
+        let counters = call.end()
+        XCTAssertEqual(counters.uplink.rejectedFrames, 7)
+        XCTAssertEqual(counters.uplink.written, 480)
+        XCTAssertTrue(counters.uplink.isConserved)
+        XCTAssertEqual(counters.playout.rejectedFrames, 5)
+    }
+
+    /// Two `run(for: 1 s)` calls: the clock is at exactly 2 s, the app action scheduled between
+    /// them is logged at sample 48 000, and the tick due at 1 s ran in the second run.
+    func testRunForTilesTimeExactly() throws {
+        let call = try makeCall()
+        try call.start()
+        try call.run(for: .seconds(1))
+        XCTAssertEqual(call.scheduler.now, .zero + .seconds(1))
+        XCTAssertEqual(call.tickCount, 100)
+        call.mute()
+        try call.run(for: .seconds(1))
+        XCTAssertEqual(call.scheduler.now, .zero + .seconds(2))
+        XCTAssertEqual(call.tickCount, 200)
+        XCTAssertEqual(call.events.last { $0.detail == "mute" }?.frame, 48_000)
+        // The muted second: the tick at exactly 1 s is already muted.
+        _ = call.end()
+        XCTAssertEqual(call.recording.sent[48_000..<96_000].allSatisfy { $0 == 0 }, true)
+        XCTAssertGreaterThan(call.recording.sent[0..<48_000].map { $0 * $0 }.reduce(0, +), 0)
+    }
+
+    func testSchedulerRunBeforeIsHalfOpen() {
+        let scheduler = Scheduler()
+        var ran: [Int64] = []
+        for ms in [0, 5, 10, 15] as [Int64] {
+            scheduler.schedule(at: .zero + .milliseconds(ms)) { ran.append(ms) }
+        }
+        scheduler.run(before: .zero + .milliseconds(10))
+        XCTAssertEqual(ran, [0, 5])
+        XCTAssertEqual(scheduler.now, .zero + .milliseconds(10))
+        scheduler.run(before: .zero + .milliseconds(10))
+        XCTAssertEqual(ran, [0, 5], "an empty interval runs nothing")
+        scheduler.run(before: .zero + .milliseconds(20))
+        XCTAssertEqual(ran, [0, 5, 10, 15])
+    }
+}
