@@ -39,6 +39,19 @@ public enum VectorMath {
         for i in 0..<count { destination[i] = min(max(source[i], -limit), limit) }
     }
 
+    /// Saturates at full scale (±1, what a DAC or ADC can represent) in place; returns how many
+    /// samples were beyond it. One pass, no branch (vectorises).
+    @inlinable
+    public static func saturate(_ x: inout [Float], count: Int) -> Int {
+        var over = 0
+        for i in 0..<count {
+            let value = x[i], clamped = min(max(value, -1), 1)
+            over &+= clamped == value ? 0 : 1
+            x[i] = clamped
+        }
+        return over
+    }
+
     /// Mean square of the first `count` samples.
     @inlinable
     public static func meanSquare(_ x: [Float], count: Int) -> Float {

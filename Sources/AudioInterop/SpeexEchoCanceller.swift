@@ -1,4 +1,5 @@
 internal import CSpeexDSP
+internal import CSpeexWarnings
 import AudioCore
 
 /// speexdsp's MDF echo canceller (`speex_echo_state_init_mc`). It takes Int16 frames only:
@@ -9,6 +10,9 @@ public final class SpeexEchoCanceller {
     public let filterLength: Int
     public let sampleRate: Int
     let state: OpaquePointer
+    /// Times speexdsp reset the filter because it diverged ("acting funny and got slapped"):
+    /// counted here, never printed (see CSpeexWarnings).
+    public private(set) var divergenceResets = 0
 
     /// - Parameters:
     ///   - frameSize: samples per call (10–20 ms is what speex is tuned for).
@@ -40,6 +44,8 @@ public final class SpeexEchoCanceller {
                 }
             }
         }
+        // Thread-local, read right after the call: only this canceller's resets are in it.
+        divergenceResets += Int(echolab_take_speex_resets())
     }
 
     /// Forgets the adapted filter (a device reset or route change).

@@ -17,6 +17,12 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// The user AEC reference is started but (almost) nothing is put: the canceller's reference
     /// is silence, so nothing is cancelled — and every echo metric goes quiet with it.
     case userReferenceNotFed = "user-reference-not-fed"
+    /// The loudspeaker is driven past full scale: it clips, a nonlinearity no linear canceller
+    /// models, so the echo it leaves grows with the clipping.
+    case loudspeakerClipping = "loudspeaker-clipping"
+    /// The microphone saturates (echo or near end too loud for its range): the canceller sees a
+    /// clipped mix it cannot subtract the echo from.
+    case micClipping = "mic-clipping"
 
     public var advice: String {
         switch self {
@@ -30,6 +36,10 @@ public enum LintRule: String, CaseIterable, Sendable {
             "AEC is disabled while a real microphone and loudspeaker are in use: call setAcousticEchoCanceller(mode: .intensityRecommended)"
         case .userReferenceNotFed:
             "the user AEC reference is started but nothing (or too little) is put: call putUserAcousticEchoCancellerReference with what you play, or stop it"
+        case .loudspeakerClipping:
+            "the loudspeaker is driven past full scale and clips: lower the playout level (the far end or what the app mixes in)"
+        case .micClipping:
+            "the microphone saturates: the echo or the near end is too loud for its range; lower the echo path's or the talker's level"
         }
     }
 
@@ -42,6 +52,7 @@ public enum LintRule: String, CaseIterable, Sendable {
             return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
         case .userReferenceNotFed: return aecOn && state.userReferenceStarted
+        case .loudspeakerClipping, .micClipping: return false     // signal rules: see `Linter.clippingFindings`
         }
     }
 }
@@ -70,6 +81,21 @@ public enum Linter {
         let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
         let starved = referenceSamplesRead < Int64(started / 2)
         return all.filter { $0.frames.count >= minimum && ($0.rule != .userReferenceNotFed || starved) }
+    }
+
+    /// Clipping is a fact of the signal, not of the device timeline: any clipped sample is a
+    /// finding, over the stretch from the first to the last tick that clipped.
+    public static func clippingFindings(_ clipped: ClippedSamples) -> [LintFinding] {
+        var findings: [LintFinding] = []
+        if let stretch = clipped.loudspeakerStretch, clipped.playout + clipped.loudspeaker > 0 {
+            findings.append(LintFinding(rule: .loudspeakerClipping, frames: Int(stretch.lowerBound)..<Int(stretch.upperBound),
+                                        message: LintRule.loudspeakerClipping.advice))
+        }
+        if let stretch = clipped.micStretch, clipped.mic > 0 {
+            findings.append(LintFinding(rule: .micClipping, frames: Int(stretch.lowerBound)..<Int(stretch.upperBound),
+                                        message: LintRule.micClipping.advice))
+        }
+        return findings
     }
 
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {

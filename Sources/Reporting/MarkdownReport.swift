@@ -36,11 +36,14 @@ public enum MarkdownReport {
         let p = report.pipeline
         out += "## Pipeline\n\n\(count(p.frames, "frame")) · \(count(p.underruns, "underrun")) · \(count(p.overruns, "overrun")) · "
         out += "\(count(report.sentClicks, "click")) and \(count(report.sentGaps, "gap")) in the sent audio · "
-        out += "\(count(p.ignoredFrames, "frame")) pushed to unselected devices\n\n"
-        out += "| buffer | written | read | dropped | buffered | underruns | overruns | priming | conserved |\n|---|---|---|---|---|---|---|---|---|\n"
+        out += "\(count(p.ignoredFrames, "frame")) pushed to unselected devices · "
+        let c = p.clippedSamples
+        out += "clipped at full scale: playout \(c.playout), loudspeaker \(c.loudspeaker), mic \(c.mic), capture \(c.capture), reference \(c.reference) samples · "
+        out += "\(count(p.cancellerResets, "canceller reset"))\n\n"
+        out += "| buffer | written | read | dropped | buffered | underruns | overruns | priming | rejected | conserved |\n|---|---|---|---|---|---|---|---|---|---|\n"
         for (name, c) in [("uplink (custom mic)", p.uplink), ("playout (custom speaker)", p.playout),
                           ("user AEC reference", p.userReference), ("app loudspeaker", p.loudspeaker)] {
-            out += "| \(name) | \(c.written) | \(c.read) | \(c.dropped) | \(c.buffered) | \(c.underruns) | \(c.overruns) | \(c.primingSamples) | \(c.isConserved ? "yes" : "**no**") |\n"
+            out += "| \(name) | \(c.written) | \(c.read) | \(c.dropped) | \(c.buffered) | \(c.underruns) | \(c.overruns) | \(c.primingSamples) | \(c.rejectedFrames) | \(c.isConserved ? "yes" : "**no**") |\n"
         }
         if !report.adaptiveDecisions.isEmpty {
             out += "\n## Adaptive AEC decisions\n\n| at | ERL estimate | double talk | suppression |\n|---|---|---|---|\n"

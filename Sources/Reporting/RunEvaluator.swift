@@ -40,10 +40,11 @@ public struct RunEvaluator: Sendable {
                               reconvergenceSeconds: metrics.convergenceSeconds,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
-        let findings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
-                                       referenceSamplesRead: run.counters.userReference.read).map { finding in
-            consequence(of: finding, measurement: measurement, analysis: analysis, rate: rate)
-        }
+        let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
+                                             referenceSamplesRead: run.counters.userReference.read)
+        let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples))
+            .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
+            .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
         let processing = run.scenario.voiceProcessing
         return RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
@@ -55,7 +56,8 @@ public struct RunEvaluator: Sendable {
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
     }
 
-    private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis, rate: Double) -> RunReport.Finding {
+    private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis,
+                             counters: PipelineCounters, rate: Double) -> RunReport.Finding {
         let range = finding.frames
         var report = RunReport.Finding(rule: finding.rule.rawValue, atSeconds: Double(range.lowerBound) / rate,
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
@@ -80,6 +82,14 @@ public struct RunEvaluator: Sendable {
             let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
             measured("erle_db", analysis.metrics(in: range).erleDB, { _ in silent },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
+        case .loudspeakerClipping, .micClipping:
+            let clipped = counters.clippedSamples
+            let samples = finding.rule == .loudspeakerClipping ? clipped.playout + clipped.loudspeaker : clipped.mic
+            let share = Self.format(100 * Double(samples) / Double(max(1, range.count)))
+            let stage = finding.rule == .loudspeakerClipping ? "loudspeaker" : "microphone"
+            measured("erle_db", analysis.metrics(in: range).erleDB,
+                     { "\(samples) \(stage) samples clipped (\(share) % of the stretch); echo reduced by \($0) dB there" },
+                     otherwise: "\(samples) \(stage) samples clipped (\(share) % of the stretch); " + noSingleTalk)
         case .aecDisabledWithRealDevices:
             measured("erl_db", analysis.metrics(in: range).erlDB,
                      { "nothing removes the echo: the peer hears itself \($0) dB down" }, otherwise: noSingleTalk)

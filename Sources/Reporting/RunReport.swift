@@ -108,6 +108,14 @@ public struct RunReport: Sendable {
                 "uplink": counters(pipeline.uplink), "playout": counters(pipeline.playout),
                 "user_reference": counters(pipeline.userReference), "loudspeaker": counters(pipeline.loudspeaker),
                 "sent_clicks": .number(Double(sentClicks)), "sent_gaps": .number(Double(sentGaps)),
+                "clipped_samples": .object([
+                    "playout": .number(Double(pipeline.clippedSamples.playout)),
+                    "loudspeaker": .number(Double(pipeline.clippedSamples.loudspeaker)),
+                    "mic": .number(Double(pipeline.clippedSamples.mic)),
+                    "capture": .number(Double(pipeline.clippedSamples.capture)),
+                    "reference": .number(Double(pipeline.clippedSamples.reference)),
+                ]),
+                "aec_resets": .number(Double(pipeline.cancellerResets)),
             ]),
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": seconds(decision.frame), "erl_estimate_db": .number(decision.erlEstimateDB),

@@ -18,6 +18,31 @@ public struct BufferCounters: Hashable, Sendable {
     public var isConserved: Bool { written == read + dropped + buffered }
 }
 
+/// Samples beyond full scale (±1), saturated, per stage: the engine models the device's DAC and
+/// ADC, which cannot go past full scale, so a too-loud signal is clipped where a real one is —
+/// and counted — instead of passing linearly and saturating later inside the canceller.
+public struct ClippedSamples: Hashable, Sendable {
+    /// The far end as the engine plays it out (downlink above full scale).
+    public var playout: Int64 = 0
+    /// The loudspeaker drive: the playout plus what the app plays.
+    public var loudspeaker: Int64 = 0
+    /// The microphone's ADC: echo + near end + noise.
+    public var mic: Int64 = 0
+    /// The send path's input (a custom mic pushing audio above full scale).
+    public var capture: Int64 = 0
+    /// The canceller's reference (a user reference above full scale).
+    public var reference: Int64 = 0
+    /// From the first to the end of the last tick in which the playout or the loudspeaker drive
+    /// clipped (engine samples).
+    public var loudspeakerStretch: Range<Int64>?
+    /// The same for the microphone.
+    public var micStretch: Range<Int64>?
+
+    public init() {}
+
+    public var total: Int64 { playout + loudspeaker + mic + capture + reference }
+}
+
 /// The pipeline's health for one call.
 public struct PipelineCounters: Hashable, Sendable {
     /// Engine ticks (10 ms frames) processed.
@@ -32,6 +57,10 @@ public struct PipelineCounters: Hashable, Sendable {
     public var loudspeaker = BufferCounters()
     /// Audio the app pushed while its device was not selected (ignored by the SDK).
     public var ignoredFrames: Int64 = 0
+    /// Samples saturated at full scale, per stage.
+    public var clippedSamples = ClippedSamples()
+    /// Times the canceller reset its diverged filter (speexdsp's "got slapped").
+    public var cancellerResets = 0
 
     public init() {}
 

@@ -8,6 +8,9 @@ public protocol EchoCanceller: AnyObject {
     var settings: EchoCancellerSettings { get }
     /// Cancels echo of `reference` from `capture` into `output` (all `frameSize` long).
     func process(capture: [Float], reference: [Float], output: inout [Float])
+    /// Times the backend threw away its adapted filter because it diverged (0 for backends
+    /// that never do).
+    var divergenceResets: Int { get }
 }
 
 /// What an AEC intensity means for a backend: how long an echo tail the adaptive filter models

@@ -15,7 +15,12 @@ public final class SendVoiceProcessor {
     public private(set) var autoGainControlMode: AutoGainControlMode = .disabled
     /// A fixed filter length from the scenario (`aec.filter_ms`), overriding the mode's.
     public let filterOverride: Int?
-    public private(set) var canceller: EchoCanceller?
+    public private(set) var canceller: EchoCanceller? {
+        willSet { if let canceller, canceller !== newValue { retiredResets += canceller.divergenceResets } }
+    }
+    private var retiredResets = 0
+    /// Times a canceller of this call reset its diverged filter, over every mode it ran in.
+    public var cancellerResets: Int { retiredResets + (canceller?.divergenceResets ?? 0) }
     private var adaptive: AdaptiveIntensity?
     private var enhancer: SpeexPreprocessor?
     private var enhancerFrame: [Int16]

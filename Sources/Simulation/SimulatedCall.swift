@@ -80,6 +80,7 @@ public final class SimulatedCall {
     private var ignoredReferenceFrames: Int64 = 0
     private var tickTimer: RepeatingTimer?
     private var failure: Error?
+    private var clipped = ClippedSamples()
     public private(set) var tickCount: Int64 = 0
 
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
@@ -249,6 +250,8 @@ public final class SimulatedCall {
         c.userReference.rejectedFrames += userReferenceConditioner.rejectedFrames
         c.ignoredFrames += ignoredReferenceFrames
         c.loudspeaker.add(loudspeaker.buffer)
+        c.clippedSamples = clipped
+        c.cancellerResets = sendVoiceProcessor.cancellerResets
         return c
     }
 
@@ -256,6 +259,9 @@ public final class SimulatedCall {
         let n = Self.tickFrames
         // 1. Receive path.
         if let farEnd { try farEnd.read(into: &downlink, count: n) }
+        // Played out through a device, the far end cannot exceed full scale (nor can the
+        // canceller's reference, which is this same downlink).
+        let playoutClipped = VectorMath.saturate(&downlink, count: n)
         // 2. Playout and the loudspeaker.
         let speaker = audioManager.customSpeaker
         speaker?.playout.write(downlink, count: n)
@@ -269,6 +275,13 @@ public final class SimulatedCall {
         } else {
             VectorMath.copy(emission, into: &drive, count: n)
         }
+        let tickStart = tickCount * Int64(n)
+        let loudspeakerClipped = VectorMath.saturate(&drive, count: n)
+        if playoutClipped + loudspeakerClipped > 0 {
+            clipped.playout += Int64(playoutClipped)
+            clipped.loudspeaker += Int64(loudspeakerClipped)
+            clipped.loudspeakerStretch = (clipped.loudspeakerStretch?.lowerBound ?? tickStart)..<(tickStart + Int64(n))
+        }
         // 3. The room.
         echoPath.process(drive, into: &echo)
         if let nearEnd { try nearEnd.read(into: &near, count: n) } else { VectorMath.fill(&near, count: n) }
@@ -277,6 +290,12 @@ public final class SimulatedCall {
             VectorMath.accumulate(noiseBlock, into: &near, count: n)
         }
         VectorMath.add(echo, near, into: &physical, count: n)
+        // The microphone's ADC saturates at full scale.
+        let micClipped = VectorMath.saturate(&physical, count: n)
+        if micClipped > 0 {
+            clipped.mic += Int64(micClipped)
+            clipped.micStretch = (clipped.micStretch?.lowerBound ?? tickStart)..<(tickStart + Int64(n))
+        }
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
         readCapture()
@@ -286,7 +305,9 @@ public final class SimulatedCall {
         } else {
             VectorMath.copy(downlink, into: &reference, count: n)
         }
-        // 6. Send voice processing.
+        // 6. Send voice processing, whose input and reference are full-scale PCM.
+        clipped.capture += Int64(VectorMath.saturate(&capture, count: n))
+        clipped.reference += Int64(VectorMath.saturate(&reference, count: n))
         sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
         if isMuted { VectorMath.fill(&sent, count: n) }
         if recordsTaps {

@@ -44,6 +44,8 @@ public final class SpeexEchoControl: EchoCanceller {
         VectorMath.convert(outputInt, into: &output, count: n)
     }
 
+    public var divergenceResets: Int { canceller.divergenceResets }
+
     /// Changes residual suppression in place (the filter keeps what it learned).
     func updateSuppression(_ suppressionDB: Int, doubleTalk: Int) {
         guard suppressionDB != settings.suppressionDB || doubleTalk != settings.doubleTalkSuppressionDB else { return }

@@ -304,4 +304,56 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertTrue(text.contains("× real time  ETA"), text)
         XCTAssertTrue(text.contains("of 30 s"), text)
     }
+
+    // MARK: 4. Audio above full scale
+
+    /// The issue's two cases: the echo path's +40 dB drives the mic past full scale; a float far
+    /// end at +25 dBFS drives the playout past it. Both are saturated where a device would clip,
+    /// counted per stage, linted — and speexdsp's reset warnings are counted, never printed.
+    func testAudioAboveFullScaleIsSaturatedCountedAndLinted() throws {
+        let folder = root.appendingPathComponent("loud")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try SoundFileWriter.write(SignalGenerator.render(.whiteNoise(levelDBFS: 25), sampleRate: 48_000, count: 48_000 * 6, seed: 4),
+                                  to: folder.appendingPathComponent("loud.wav").path, sampleRate: 48_000)
+        _ = try writeScenario("""
+            {"name": "gain40", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": 40}, "aec": {"mode": "intensityRecommended"}, "duration_s": 6}
+            """, named: "gain40.json", in: folder)
+        _ = try writeScenario("""
+            {"name": "loud-far-end", "far_end": "loud.wav", "noise": {"level_dbfs": -60, "seed": 2},
+             "echo_path": {"delay_ms": 40, "gain_db": -20}, "aec": {"mode": "intensityRecommended"}}
+            """, named: "loud.json", in: folder)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 6), named: "quiet.json", in: folder)
+        let before = try snapshot(folder)
+        var reports: [String: [String: Any]] = [:]
+        for name in ["gain40", "loud", "quiet"] {
+            let result = try runEchoLab(["run", "loud/\(name).json", "--out", "out-\(name)", "--no-taps"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertEqual(result.standardError, "", "nothing printed by the C library")
+            reports[name] = try loadJSON(root.appendingPathComponent("out-\(name)/report.json").path)
+        }
+        func clipped(_ name: String) -> [String: Int] { (reports[name]!["pipeline"] as! [String: Any])["clipped_samples"] as! [String: Int] }
+        func rules(_ name: String) -> [String] { (reports[name]!["findings"] as! [[String: Any]]).map { $0["rule"] as! String } }
+        // +20 dBFS of echo at the mic: most samples saturate there, nowhere else.
+        XCTAssertGreaterThan(clipped("gain40")["mic"]!, 6 * 48_000 / 2)
+        XCTAssertEqual(clipped("gain40")["playout"], 0)
+        XCTAssertEqual(rules("gain40"), ["mic-clipping"])
+        // speexdsp diverged on it and reset itself: counted (its warning was not printed, above).
+        XCTAssertGreaterThan((reports["gain40"]!["pipeline"] as! [String: Any])["aec_resets"] as! Int, 0)
+        // The canceller cannot cancel a saturated mic: ERLE is what it really removes, near 0,
+        // not the 20 dB that Int16 saturation inside the canceller used to show.
+        let gainMetrics = reports["gain40"]!["metrics"] as! [String: Any]
+        XCTAssertLessThan(gainMetrics["erle_db"] as! Double, 3)
+        // +25 dBFS float far end: the playout saturates (and so the reference, the same signal).
+        XCTAssertGreaterThan(clipped("loud")["playout"]!, 48_000)
+        XCTAssertEqual(clipped("loud")["mic"], 0)
+        XCTAssertEqual(rules("loud"), ["loudspeaker-clipping"])
+        let finding = (reports["loud"]!["findings"] as! [[String: Any]])[0]["consequence"] as! [String: Any]
+        XCTAssertEqual(finding["metric"] as? String, "erle_db")
+        XCTAssertTrue((finding["meaning"] as! String).contains("loudspeaker samples clipped"), "\(finding)")
+        XCTAssertEqual(clipped("quiet"), ["playout": 0, "loudspeaker": 0, "mic": 0, "capture": 0, "reference": 0])
+        XCTAssertEqual(rules("quiet"), [])
+        XCTAssertEqual((reports["quiet"]!["pipeline"] as! [String: Any])["aec_resets"] as? Int, 0)
+        XCTAssertEqual(try snapshot(folder), before)
+    }
 }
