@@ -1,6 +1,6 @@
 /// SHA-256 (FIPS 180-4), for the golden hashes of output taps. Small and dependency-free so
 /// the hash of a WAV is the same on every machine without pulling a crypto package into CI.
-public struct SHA256 {
+struct SHA256 {
     private var state: [UInt32] = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]
     private var buffer: [UInt8] = []
     private var length: UInt64 = 0
@@ -16,9 +16,9 @@ public struct SHA256 {
         0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
     ]
 
-    public init() {}
+    init() {}
 
-    public mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    mutating func update<Bytes: Sequence>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         for byte in bytes {
             buffer.append(byte)
             length += 1
@@ -26,7 +26,7 @@ public struct SHA256 {
         }
     }
 
-    public mutating func finalize() -> String {
+    mutating func finalize() -> String {
         let bitLength = length &* 8
         update([0x80])
         while buffer.count != 56 { update([0]) }
@@ -39,7 +39,7 @@ public struct SHA256 {
         }.joined()
     }
 
-    public static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    static func hex<Bytes: Sequence>(of bytes: Bytes) -> String where Bytes.Element == UInt8 {
         var hasher = SHA256()
         hasher.update(bytes)
         return hasher.finalize()
