@@ -9,7 +9,15 @@ public enum MarkdownReport {
         let m = report.metrics
         var out = "# EchoLab run: \(report.scenarioName)\n\n"
         out += "Scenario `\(report.scenarioFile)` · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz · "
-        out += "AEC `\(report.aecMode)` (\(report.aecBackend)\(report.aecSettings.map { ", \($0)" } ?? "")) · "
+        let settings = report.aecSettings.keys.sorted().map { key -> String in
+            switch report.aecSettings[key]! {
+            case .number(let value): "\(key) \(F.number(value, digits: 0))"
+            case .text(let value): "\(key) \(value)"
+            case .flag(let value): "\(key) \(value ? "on" : "off")"
+            }
+        }
+        let described = ([report.aecBackend] + settings).joined(separator: ", ")
+        out += "AEC `\(report.aecMode)` (\(described)) · "
         out += "NS `\(report.noiseSuppressor)` · AGC `\(report.autoGainControl)`\n\n"
         out += "## Echo\n\n| metric | value |\n|---|---|\n"
         out += "| ERL | \(F.db(m.erlDB)) |\n| ERLE (whole call) | \(F.db(m.erleDB)) |\n"

@@ -37,7 +37,8 @@ public struct RunReport: Sendable {
     public var durationSeconds: Double
     public var aecMode: String
     public var aecBackend: String
-    public var aecSettings: EchoCancellerSettings?
+    /// How the starting mode maps onto the backend (`filter_ms`, `suppression_level` …).
+    public var aecSettings: [String: EchoControlSetting]
     public var noiseSuppressor: String
     public var autoGainControl: String
     public var metrics: EchoMetrics
@@ -66,11 +67,7 @@ public struct RunReport: Sendable {
                      "conserved": .bool(c.isConserved)])
         }
         var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
-        if let settings = aecSettings {
-            aec["filter_ms"] = .number(Double(settings.filterMilliseconds))
-            aec["suppression_db"] = .number(Double(settings.suppressionDB))
-            aec["double_talk_suppression_db"] = .number(Double(settings.doubleTalkSuppressionDB))
-        }
+        for (key, value) in aecSettings { aec[key] = JSONValue(value) }
         return .object([
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
@@ -126,6 +123,16 @@ public struct RunReport: Sendable {
             "taps": .object(taps.mapValues(JSONValue.string)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ])
+    }
+}
+
+extension JSONValue {
+    init(_ setting: EchoControlSetting) {
+        switch setting {
+        case .number(let value): self = .number(value)
+        case .text(let value): self = .string(value)
+        case .flag(let value): self = .bool(value)
+        }
     }
 }
 

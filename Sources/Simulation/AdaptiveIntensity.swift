@@ -29,15 +29,19 @@ final class AdaptiveIntensity {
         decisions.reserveCapacity(1024)
     }
 
-    func observe(reference: Float, capture: Float, linearOutput: Float) {
+    /// One frame's mean squares; `linearOutput` nil where the backend has no linear stage to
+    /// show (then double talk is not measured and the share stays 0).
+    func observe(reference: Float, capture: Float, linearOutput: Float?) {
         frame += 1
         if reference > activityThreshold && capture > 0 {
             activeFrames += 1
             referenceSum += Double(reference)
             captureSum += Double(capture)
-            let attenuation = 10 * log10(Double(capture) / max(Double(linearOutput), 1e-12))
-            smoothedAttenuationDB = 0.98 * smoothedAttenuationDB + 0.02 * attenuation
-            if smoothedAttenuationDB >= 10 && attenuation < 3 { doubleTalkFrames += 1 }
+            if let linearOutput {
+                let attenuation = 10 * log10(Double(capture) / max(Double(linearOutput), 1e-12))
+                smoothedAttenuationDB = 0.98 * smoothedAttenuationDB + 0.02 * attenuation
+                if smoothedAttenuationDB >= 10 && attenuation < 3 { doubleTalkFrames += 1 }
+            }
         }
         if frame % Int64(framesPerWindow) == 0 { decide() }
     }

@@ -3,9 +3,7 @@ import AudioInterop
 
 /// The call's send-side voice quality engine (PlanetKit's `sendVoiceProcessor`):
 /// capture → AEC (mode, backend) → noise suppression → AGC → sent.
-/// Mode changes take effect on the next tick; a new intensity with a different filter length
-/// starts a new filter (it re-converges, as a real engine does), one with the same filter keeps
-/// what it learned and only changes suppression.
+/// Mode changes take effect on the next tick.
 public final class SendVoiceProcessor {
     public let frameSize: Int
     public let sampleRate: Int
@@ -15,12 +13,12 @@ public final class SendVoiceProcessor {
     public private(set) var autoGainControlMode: AutoGainControlMode = .disabled
     /// A fixed filter length from the scenario (`aec.filter_ms`), overriding the mode's.
     public let filterOverride: Int?
-    public private(set) var canceller: EchoCanceller? {
-        willSet { if let canceller, canceller !== newValue { retiredResets += canceller.divergenceResets } }
+    public private(set) var canceller: EchoControl? {
+        willSet { if let canceller, canceller !== newValue { retiredResets += canceller.metrics.divergenceResets } }
     }
     private var retiredResets = 0
     /// Times a canceller of this call reset its diverged filter, over every mode it ran in.
-    public var cancellerResets: Int { retiredResets + (canceller?.divergenceResets ?? 0) }
+    public var cancellerResets: Int { retiredResets + (canceller?.metrics.divergenceResets ?? 0) }
     private var adaptive: AdaptiveIntensity?
     private var enhancer: SpeexPreprocessor?
     private var enhancerFrame: [Int16]
@@ -35,35 +33,23 @@ public final class SendVoiceProcessor {
         enhancerFrame = [Int16](repeating: 0, count: frameSize)
     }
 
-    /// `setAcousticEchoCanceller(mode:)`.
+    /// `setAcousticEchoCanceller(mode:)`. A backend that can switch in place keeps what it
+    /// learned (speex: same filter length; WebRTC: always); otherwise a new canceller starts and
+    /// re-converges, as a real engine does.
     public func setAcousticEchoCanceller(mode: EchoCancellerMode) throws {
-        guard let settings = EchoCancellerSettings.forMode(mode, filterOverride: filterOverride) else {
+        if mode == .disabled {
             canceller = nil
-            adaptive = nil
-            echoCancellerMode = .disabled
-            return
-        }
-        if let speex = canceller as? SpeexEchoControl, speex.settings.filterMilliseconds == settings.filterMilliseconds {
-            speex.updateSuppression(settings.suppressionDB, doubleTalk: settings.doubleTalkSuppressionDB)
-        } else {
-            canceller = try makeCanceller(settings)
+        } else if canceller?.changeIntensity(to: mode) != true {
+            canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
+                                                    frameSize: frameSize, filterOverride: filterOverride)
         }
         echoCancellerMode = mode
-        if mode == .intensityAdaptive, let speex = canceller as? SpeexEchoControl {
-            let adaptive = AdaptiveIntensity(framesPerWindow: sampleRate / 2 / frameSize, samplesPerFrame: frameSize) { [unowned speex] suppression, active in
-                speex.updateSuppression(suppression, doubleTalk: active)
+        if mode == .intensityAdaptive, let suppression = canceller?.residualSuppression {
+            adaptive = AdaptiveIntensity(framesPerWindow: sampleRate / 2 / frameSize, samplesPerFrame: frameSize) { [unowned suppression] single, double in
+                suppression.setSuppression(single, doubleTalk: double)
             }
-            speex.observer = { adaptive.observe(reference: $0, capture: $1, linearOutput: $2) }
-            self.adaptive = adaptive
         } else {
-            (canceller as? SpeexEchoControl)?.observer = nil
             adaptive = nil
-        }
-    }
-
-    private func makeCanceller(_ settings: EchoCancellerSettings) throws -> EchoCanceller {
-        switch backend {
-        case .speex: try SpeexEchoControl(frameSize: frameSize, sampleRate: sampleRate, settings: settings)
         }
     }
 
@@ -91,9 +77,15 @@ public final class SendVoiceProcessor {
     }
 
     /// One tick: `capture` and `reference` in, `sent` out (all `frameSize` long).
-    func process(capture: [Float], reference: [Float], sent: inout [Float]) {
+    func process(capture: [Float], reference: [Float], sent: inout [Float]) throws {
         if let canceller {
-            canceller.process(capture: capture, reference: reference, output: &sent)
+            try canceller.analyzeRender(reference)
+            try canceller.processCapture(capture, into: &sent)
+            if let adaptive {
+                adaptive.observe(reference: VectorMath.meanSquare(reference, count: frameSize),
+                                 capture: VectorMath.meanSquare(capture, count: frameSize),
+                                 linearOutput: canceller.linearOutput.map { VectorMath.meanSquare($0, count: frameSize) })
+            }
         } else {
             VectorMath.copy(capture, into: &sent, count: frameSize)
         }

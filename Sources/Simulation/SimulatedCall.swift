@@ -308,7 +308,7 @@ public final class SimulatedCall {
         // 6. Send voice processing, whose input and reference are full-scale PCM.
         clipped.capture += Int64(VectorMath.saturate(&capture, count: n))
         clipped.reference += Int64(VectorMath.saturate(&reference, count: n))
-        sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
+        try sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
         if isMuted { VectorMath.fill(&sent, count: n) }
         if recordsTaps {
             recording.record(mic: capture, reference: reference, echo: echo, nearEnd: near, played: drive, sent: sent, frames: n)

@@ -9,10 +9,14 @@ public enum EchoCancellerMode: String, Hashable, Sendable, CaseIterable, CustomS
     public var description: String { rawValue }
 }
 
-/// Echo canceller implementations behind the `EchoCanceller` protocol.
+/// Echo canceller implementations behind the `EchoControl` protocol.
 public enum EchoCancellerBackend: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     /// speexdsp's MDF canceller with the preprocessor's residual echo suppression.
     case speex
+    /// webrtc-audio-processing 0.3's AEC (the legacy desktop canceller, with its non-linear processor).
+    case webrtc
+    /// webrtc-audio-processing 0.3's AECM, the mobile canceller (runs at 16 kHz, resampled around).
+    case webrtcMobile = "webrtc-mobile"
 
     public var description: String { rawValue }
 }

@@ -1,0 +1,114 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import Simulation
+
+/// Runs a canceller on recordings, as WebRTC's `audioproc_f` does: the recorded microphone and
+/// loopback (what the loudspeaker played) go straight to the canceller — nothing is simulated —
+/// and the output is written aligned sample for sample with the microphone: the canceller's
+/// processing latency is removed (and reported). Streams block by block, so a recording of any
+/// length runs in the same memory.
+///
+/// It runs at the microphone's rate when the backend does (speex at any rate, WebRTC's AEC at 8,
+/// 16, 32 or 48 kHz, AECM at any rate through its own resampling); otherwise at 48 kHz, with the
+/// output resampled back to the microphone's rate. The loopback is resampled to that rate.
+public struct RecordingProcessor {
+    public var mode: EchoControlMode
+
+    public init(mode: EchoControlMode) {
+        self.mode = mode
+    }
+
+    /// What a run did.
+    public struct Outcome: Sendable, Equatable {
+        /// The rate the canceller ran at.
+        public var processingRate: Int
+        /// The microphone's rate, which the output has too.
+        public var sampleRate: Int
+        /// Output samples (= the microphone's).
+        public var frames: Int64
+        /// The canceller's latency that was removed, at the processing rate.
+        public var latencySamples: Int
+        public var divergenceResets: Int
+    }
+
+    static func runsNatively(_ backend: EchoCancellerBackend, at rate: Int) -> Bool {
+        switch backend {
+        case .speex, .webrtcMobile: rate % 100 == 0
+        case .webrtc: [8000, 16_000, 32_000, 48_000].contains(rate)
+        }
+    }
+
+    public func process(mic: String, reference: String, output: String) throws -> Outcome {
+        for input in [mic, reference] where InputFile.canonical(input) == InputFile.canonical(output) {
+            throw AtomicFile.WriteError(path: output, reason: "cannot write: it is an input (\(input)); choose another file")
+        }
+        let micProbe = try SoundFileReader(path: mic)
+        let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
+        let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000
+        let frame = rate / 100
+        let micStream = try AudioFileStream(path: mic, targetRate: rate)
+        let referenceStream = try AudioFileStream(path: reference, targetRate: rate)
+        let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
+        let latency = control?.latencySamples ?? 0
+        let writer = try SoundFileWriter(path: output, sampleRate: micRate)
+        let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
+        var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture
+        var resampled = [Float](repeating: 0, count: frame * micRate / rate + 64)
+        // Output sample j is mic sample j − latency: skip the first `latency` output samples, and
+        // after the mic's end feed silence until every mic sample has its output.
+        var micFrames = 0, produced = 0, written = 0, micEnded = false
+        while true {
+            let got = micEnded ? 0 : try micStream.read(into: &capture, frames: frame)
+            micFrames += got
+            if got < frame {
+                micEnded = true
+                for i in got..<frame { capture[i] = 0 }
+            }
+            let referenceGot = try referenceStream.read(into: &render, frames: frame)
+            for i in referenceGot..<frame { render[i] = 0 }
+            if let control {
+                try control.analyzeRender(render)
+                try control.processCapture(capture, into: &processed)
+            } else {
+                VectorMath.copy(capture, into: &processed, count: frame)
+            }
+            let first = produced
+            produced += frame
+            let start = max(first, latency + written), end = min(produced, latency + micFrames)
+            if end > start {
+                try write(processed, from: start - first, count: end - start, to: writer, through: back, buffer: &resampled, limit: micLength)
+                written += end - start
+            }
+            if micEnded && written >= micFrames { break }
+        }
+        if let back {
+            // Flush the resampler's tail; then the output is exactly as long as the mic (the
+            // round trip through 48 kHz may differ by a sample of rounding).
+            let (_, produced) = try back.process([], inputFrames: 0, into: &resampled, outputCapacity: resampled.count, endOfInput: true)
+            try writer.write(resampled, frames: Int(min(Int64(produced), micLength - writer.framesWritten)))
+            let missing = Int(micLength - writer.framesWritten)
+            if missing > 0 { try writer.write([Float](repeating: 0, count: missing), frames: missing) }
+        }
+        try writer.finish()
+        return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
+                       divergenceResets: control?.metrics.divergenceResets ?? 0)
+    }
+
+    /// Writes at most up to `limit` frames in all (the mic's length).
+    private func write(_ samples: [Float], from offset: Int, count: Int, to writer: SoundFileWriter, through resampler: Resampler?,
+                       buffer: inout [Float], limit: Int64) throws {
+        guard let resampler else {
+            try writer.write(samples, from: offset, frames: count)
+            return
+        }
+        var consumed = 0
+        while consumed < count {
+            let (used, produced) = try resampler.process(samples, inputOffset: offset + consumed, inputFrames: count - consumed,
+                                                         into: &buffer, outputCapacity: buffer.count)
+            try writer.write(buffer, frames: Int(min(Int64(produced), limit - writer.framesWritten)))
+            consumed += used
+            if used == 0 && produced == 0 { break }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import AudioCore
+import Synchronization
+
+/// How late a canceller's output comes out, measured the only way that covers everything inside
+/// it (block buffering, band-splitting filters, resampling): a noise burst captured with nothing
+/// played goes through a fresh instance, and the lag of the output's largest correlation with the
+/// burst is the latency. The canceller is quiet while nothing is played, so the burst passes.
+/// Results are cached per configuration: they depend on nothing else, and a call makes a new
+/// canceller at every intensity change.
+enum EchoControlLatency {
+    private static let cache = Mutex<[String: Int]>([:])
+
+    /// `make` builds a fresh instance of the configuration named `key`.
+    static func measure(key: String, frameSize: Int, make: () throws -> EchoControl) throws -> Int {
+        if let known = cache.withLock({ $0[key] }) { return known }
+        let control = try make()
+        var random = SeededRandom(seed: 1)
+        let burst = (0..<frameSize).map { _ in random.nextSignedFloat() * 0.25 }
+        let silence = [Float](repeating: 0, count: frameSize)
+        var output = silence, received: [Float] = []
+        // Cancellers mute or settle at first (AECM mutes its first frames): the burst comes later.
+        let burstTick = 50, ticks = 70
+        received.reserveCapacity(ticks * frameSize)
+        for tick in 0..<ticks {
+            try control.analyzeRender(silence)
+            try control.processCapture(tick == burstTick ? burst : silence, into: &output)
+            received += output
+        }
+        let start = burstTick * frameSize
+        var best = (lag: 0, value: -Double.infinity)
+        for lag in 0...(received.count - start - frameSize) {
+            var sum = 0.0
+            for i in 0..<frameSize { sum += Double(burst[i] * received[start + lag + i]) }
+            if sum > best.value { best = (lag, sum) }
+        }
+        cache.withLock { $0[key] = best.lag }
+        return best.lag
+    }
+}

@@ -1,0 +1,179 @@
+import AudioCore
+import AudioInterop
+
+/// The webrtc-mobile backend: webrtc-audio-processing 0.3's AECM, which runs at 8 or 16 kHz only,
+/// so both sides are resampled to 16 kHz (libsamplerate) around it and the output back to the
+/// engine's rate. The resampling and AECM's own block buffering delay the output by a fixed
+/// `latencySamples` (measured: `EchoControlLatency`), so that a caller can align the output with
+/// the capture (`echolab process` does).
+///
+/// Intensities map onto AECM's routing mode, its expected echo level:
+/// - `intensityMin` → earpiece (a phone at the ear: weak, short echo),
+/// - `intensityRecommended` and `intensityAdaptive` (start) → speakerphone,
+/// - `intensityMax` → loud speakerphone.
+/// AECM has no linear output to show and no suppression in dB: `intensityAdaptive` steers the
+/// routing mode from its ERL estimate (strong echo → louder mode).
+public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionControl {
+    public let backend = EchoCancellerBackend.webrtcMobile
+    public let sampleRate: Int
+    public let frameSize: Int
+    public private(set) var intensity: EchoCancellerMode
+    public let latencySamples: Int
+    /// AECM's own rate.
+    public static let innerRate = 16_000
+    private let processor: WebRTCEchoProcessor
+    private let render: RateBridge
+    private let capture: RateBridge
+
+    /// `latencySamples`: as measured by the factory (`EchoControlLatency`).
+    init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, latencySamples: Int) throws {
+        guard let mode = Self.routingMode(for: intensity) else {
+            throw AudioIOError.invalidArgument("webrtc-mobile: no canceller for \(intensity)")
+        }
+        var settings = WebRTCEchoProcessor.Settings()
+        settings.routingMode = mode
+        processor = try WebRTCEchoProcessor(kind: .aecm, sampleRate: Self.innerRate, settings: settings)
+        let inner = processor.frameSize
+        let priming = try RateBridge.priming(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner)
+        render = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: 0)
+        capture = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: priming)
+        self.latencySamples = latencySamples
+        self.sampleRate = sampleRate
+        self.frameSize = frameSize
+        self.intensity = intensity
+    }
+
+    static func routingMode(for intensity: EchoCancellerMode) -> WebRTCEchoProcessor.RoutingMode? {
+        switch intensity {
+        case .disabled: nil
+        case .intensityMin: .earpiece
+        case .intensityRecommended, .intensityAdaptive: .speakerphone
+        case .intensityMax: .loudSpeakerphone
+        }
+    }
+
+    static let routingNames: [WebRTCEchoProcessor.RoutingMode: String] = [
+        .quietEarpieceOrHeadset: "quiet_earpiece_or_headset", .earpiece: "earpiece", .loudEarpiece: "loud_earpiece",
+        .speakerphone: "speakerphone", .loudSpeakerphone: "loud_speakerphone",
+    ]
+
+    static func settings(for intensity: EchoCancellerMode) -> [String: EchoControlSetting] {
+        ["routing_mode": .text(routingNames[routingMode(for: intensity) ?? .speakerphone]!), "rate_hz": .number(Double(innerRate))]
+    }
+
+    public var settings: [String: EchoControlSetting] {
+        ["routing_mode": .text(Self.routingNames[processor.settings.routingMode]!), "rate_hz": .number(Double(Self.innerRate)),
+         "latency_samples": .number(Double(latencySamples))]
+    }
+
+    public func analyzeRender(_ frame: [Float]) throws {
+        try render.push(frame) { inner, _ in try processor.render(inner) }
+    }
+
+    public func processCapture(_ frame: [Float], into output: inout [Float]) throws {
+        try capture.push(frame) { inner, out in try processor.capture(inner, into: &out, delayMilliseconds: 0) }
+        capture.pull(into: &output)
+    }
+
+    public var linearOutput: [Float]? { nil }
+    public var metrics: EchoControlMetrics { EchoControlMetrics() }
+    public var residualSuppression: ResidualSuppressionControl? { self }
+
+    /// The routing mode as dB, in the scale the adaptive intensity speaks (earpiece −20 …
+    /// loud speakerphone −60).
+    public var suppressionDB: Int { [-10, -20, -30, -40, -60][Int(processor.settings.routingMode.rawValue)] }
+    public var doubleTalkSuppressionDB: Int { suppressionDB / 2 }
+
+    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+        let mode: WebRTCEchoProcessor.RoutingMode = suppressionDB > -30 ? .earpiece : suppressionDB > -50 ? .speakerphone : .loudSpeakerphone
+        guard mode != processor.settings.routingMode else { return }
+        var settings = processor.settings
+        settings.routingMode = mode
+        try? processor.update(settings)
+    }
+
+    public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
+        guard let mode = Self.routingMode(for: intensity) else { return false }
+        var settings = processor.settings
+        settings.routingMode = mode
+        guard (try? processor.update(settings)) != nil else { return false }
+        self.intensity = intensity
+        return true
+    }
+}
+
+/// Frames at the engine's rate in, frames at a canceller's own rate processed, frames at the
+/// engine's rate out: a libsamplerate converter each way and a FIFO on each side. The output
+/// FIFO starts with `priming` zeros so that every pull finds a whole frame: the resamplers hold
+/// back their first output until they have seen enough input. Allocates nothing per frame.
+final class RateBridge {
+    let outerFrame: Int
+    let innerFrame: Int
+    private let down: Resampler
+    private let up: Resampler
+    private var downOut: [Float]
+    private var innerFIFO: SampleFIFO
+    private var innerIn: [Float]
+    private var innerOut: [Float]
+    private var upOut: [Float]
+    private var outerFIFO: SampleFIFO
+
+    init(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int, priming: Int) throws {
+        self.outerFrame = outerFrame
+        self.innerFrame = innerFrame
+        down = try Resampler(inputRate: outerRate, outputRate: innerRate, quality: .medium)
+        up = try Resampler(inputRate: innerRate, outputRate: outerRate, quality: .medium)
+        downOut = [Float](repeating: 0, count: outerFrame * innerRate / outerRate + 64)
+        innerFIFO = SampleFIFO(capacity: innerRate)
+        innerIn = [Float](repeating: 0, count: innerFrame)
+        innerOut = innerIn
+        upOut = [Float](repeating: 0, count: innerFrame * outerRate / innerRate + 64)
+        outerFIFO = SampleFIFO(capacity: outerRate)
+        outerFIFO.writeSilence(count: priming)
+    }
+
+    /// Resamples `frame` down and runs `process` on every whole inner frame (in, out); the outs
+    /// are resampled back up into the output FIFO.
+    func push(_ frame: [Float], process: (_ input: [Float], _ output: inout [Float]) throws -> Void) throws {
+        var consumed = 0
+        while consumed < outerFrame {
+            let (used, produced) = try down.process(frame, inputOffset: consumed, inputFrames: outerFrame - consumed,
+                                                    into: &downOut, outputCapacity: downOut.count)
+            innerFIFO.write(downOut, count: produced)
+            consumed += used
+            if used == 0 && produced == 0 { break }
+        }
+        while innerFIFO.count >= innerFrame {
+            _ = innerFIFO.read(into: &innerIn, count: innerFrame)
+            try process(innerIn, &innerOut)
+            var sent = 0
+            while sent < innerFrame {
+                let (used, produced) = try up.process(innerOut, inputOffset: sent, inputFrames: innerFrame - sent,
+                                                      into: &upOut, outputCapacity: upOut.count)
+                outerFIFO.write(upOut, count: produced)
+                sent += used
+                if used == 0 && produced == 0 { break }
+            }
+        }
+    }
+
+    /// One output frame: what the FIFO holds, zeros for any shortfall (none once primed).
+    func pull(into output: inout [Float]) {
+        let got = outerFIFO.readAvailable(into: &output, count: outerFrame)
+        for i in got..<outerFrame { output[i] = 0 }
+    }
+
+    /// The smallest priming that never leaves a pull short: a dry run of the chain on silence.
+    static func priming(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int) throws -> Int {
+        let bridge = try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: innerFrame, priming: 0)
+        let silence = [Float](repeating: 0, count: outerFrame)
+        var pushed = 0, shortest = 0
+        for _ in 0..<50 {
+            try bridge.push(silence) { input, output in for i in 0..<input.count { output[i] = input[i] } }
+            pushed += outerFrame
+            shortest = max(shortest, pushed - Int(bridge.outerFIFO.writtenSamples))
+            _ = bridge.outerFIFO.readAvailable(into: &bridge.upOut, count: min(outerFrame, bridge.outerFIFO.count))
+        }
+        return shortest
+    }
+}

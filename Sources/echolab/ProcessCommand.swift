@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import Reporting
+import Simulation
+
+struct ProcessCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "process",
+        abstract: "Run a canceller on a recorded mic and loopback and write its output (WebRTC's audioproc_f job).",
+        discussion: """
+        Nothing is simulated: the recorded microphone and the loopback (what the loudspeaker played) go straight to the \
+        canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
+        canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
+        (speex: any; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any, resampled to 16 kHz inside), else at 48 kHz and \
+        back. Score the result with `echolab metrics --reference R --mic M --processed OUT`. Exit codes: 0 done; 1 bad \
+        input or an unwritable output (one line naming the file); 64 usage error.
+        """
+    )
+
+    @Option(help: "The recorded microphone (the canceller's capture input).")
+    var mic: String
+
+    @Option(help: "The loopback: what the loudspeaker played (the canceller's reference).")
+    var reference: String
+
+    @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; written atomically).")
+    var out: String
+
+    @Option(help: ArgumentHelp("The canceller: disabled or BACKEND:INTENSITY (speex, webrtc, webrtc-mobile × intensityMin, intensityRecommended, intensityMax, intensityAdaptive).",
+                               valueName: "mode"))
+    var aec: String = "speex:intensityRecommended"
+
+    func validate() throws {
+        do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
+        guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
+    }
+
+    func run() throws {
+        do {
+            let mode = try EchoControlMode(parsing: aec)
+            let outcome = try RecordingProcessor(mode: mode).process(mic: mic, reference: reference, output: out)
+            print("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
+                  + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)")
+        } catch {
+            throw CommandFailure.exit(error)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import AudioCore
+import AudioInterop
+import Foundation
+import XCTest
+
+/// `echolab process`: recordings straight to the canceller, output aligned with the mic.
+final class ProcessCommandTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private func samples(_ name: String) throws -> (samples: [Float], rate: Int) {
+        let reader = try SoundFileReader(path: root.appendingPathComponent(name).path)
+        var buffer = [Float](repeating: 0, count: Int(reader.frameCount))
+        _ = try reader.read(into: &buffer, frames: buffer.count)
+        return (buffer, reader.sampleRate)
+    }
+
+    /// A simulated call's mic and reference taps through `process` give the call's own sent
+    /// audio, bit for bit — the same canceller on the same frames — one frame earlier: `process`
+    /// removes the speex preprocessor's frame of latency, the call's sent stream has it.
+    func testProcessingACallsTapsReproducesItsSentAudio() throws {
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), in: root)
+        let run = try runEchoLab(["run", "scenario.json", "--out", "call"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let before = try snapshot(root.appendingPathComponent("call"))
+        let processed = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "out.wav",
+                                        "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        XCTAssertTrue(processed.standardOutput.contains("latency 480 samples removed"), processed.standardOutput)
+        let out = try samples("out.wav").samples, sent = try samples("call/sent.wav").samples
+        XCTAssertEqual(out.count, sent.count)
+        XCTAssertEqual(Array(out[0..<(out.count - 480)]), Array(sent[480...]))
+        let disabled = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "off.wav",
+                                       "--aec", "disabled"], in: root)
+        XCTAssertEqual(disabled.status, 0, disabled.standardError)
+        XCTAssertEqual(try samples("off.wav").samples, try samples("call/mic.wav").samples)
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), before, "inputs untouched")
+    }
+
+    /// AECM runs at 16 kHz inside and delays its output; with nothing played it passes the mic,
+    /// and the written output lines up with the mic at lag 0 and has its length and rate — at a
+    /// 16 kHz mic (native) and a 44.1 kHz one (processed at 48 kHz and resampled back).
+    func testOutputIsAlignedWithTheMicAtItsRate() throws {
+        for (rate, backend) in [(16_000, "webrtc-mobile"), (44_100, "webrtc-mobile"), (44_100, "webrtc"), (16_000, "webrtc"),
+                                (48_000, "webrtc"), (44_100, "speex")] {
+            var random = SeededRandom(seed: 3)
+            let talk = (0..<(rate * 3)).map { i in random.nextSignedFloat() * 0.2 * (i / (rate / 5) % 2 == 0 ? 1 : 0.1) }
+            try SoundFileWriter.write(talk, to: root.appendingPathComponent("mic.wav").path, sampleRate: rate)
+            try SoundFileWriter.write([Float](repeating: 0, count: rate * 3), to: root.appendingPathComponent("lpb.wav").path, sampleRate: rate)
+            let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav",
+                                         "--aec", "\(backend):intensityRecommended"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let out = try samples("out.wav")
+            XCTAssertEqual(out.rate, rate)
+            XCTAssertEqual(out.samples.count, talk.count, "\(rate) Hz \(backend)")
+            let window = rate..<(rate + rate / 10)
+            let correlations = (-50...50).map { lag in window.reduce(0.0) { $0 + Double(talk[$1] * out.samples[$1 + lag]) } }
+            XCTAssertEqual(correlations.indices.max { correlations[$0] < correlations[$1] }! - 50, 0, "\(rate) Hz \(backend): lag")
+        }
+    }
+
+    func testBadArguments() throws {
+        try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "mic.wav"], in: root)
+        XCTAssertEqual(same.status, 1)
+        XCTAssertTrue(same.standardError.contains("it is an input"), same.standardError)
+        let missing = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "none.wav", "--out", "o.wav"], in: root)
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.standardError.contains("none.wav"), missing.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o.wav").path))
+        let mode = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "o.wav", "--aec", "webrtc:loud"], in: root)
+        XCTAssertEqual(mode.status, 64)
+    }
+}
