@@ -42,6 +42,25 @@ public enum InputFile {
         return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
     }
 
+    /// The folder part of `path` ("a/b" → "a", "b" → "", "/b" → "/"), as text. Foundation's
+    /// `NSString.deletingLastPathComponent` traps on a one-character relative path ("o") in this
+    /// toolchain, so paths a user types are never given to it.
+    public static func parent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return "" }
+        if slash == trimmed.startIndex { return "/" }
+        return String(trimmed[..<slash])
+    }
+
+    /// The last part of `path` ("a/b/" → "b").
+    public static func lastComponent(of path: String) -> String {
+        var trimmed = Substring(path)
+        while trimmed.count > 1, trimmed.hasSuffix("/") { trimmed = trimmed.dropLast() }
+        guard let slash = trimmed.lastIndex(of: "/") else { return String(trimmed) }
+        return String(trimmed[trimmed.index(after: slash)...])
+    }
+
     /// The canonical path (links and `..` resolved by the kernel) of `path`, or of its nearest
     /// existing ancestor followed by the rest, for a path that does not exist yet.
     public static func canonical(_ path: String) -> String {
@@ -57,9 +76,9 @@ public enum InputFile {
                 }
                 return "/" + components.joined(separator: "/")
             }
-            let parent = (head as NSString).deletingLastPathComponent
+            let parent = Self.parent(of: head)
             if parent == head || parent.isEmpty { return absolute(path) }
-            tail.append((head as NSString).lastPathComponent)
+            tail.append(Self.lastComponent(of: head))
             head = parent
         }
     }

@@ -1,3 +1,4 @@
+import AudioInterop
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
@@ -45,7 +46,7 @@ public enum AtomicFile {
             var current = path
             while !current.isEmpty && current != "/" && !FileManager.default.fileExists(atPath: current) {
                 missing.insert(current, at: 0)
-                let parent = (current as NSString).deletingLastPathComponent
+                let parent = InputFile.parent(of: current)
                 if parent == current { break }
                 current = parent
             }

@@ -60,17 +60,22 @@ extension Scenario {
 }
 
 /// A file a scenario reads: the dotted key that names it (`far_end`, `timeline[2].file`), the
-/// resolved path and its length in frames at the file's own rate.
+/// resolved path, its length in frames and its rate.
 public struct ScenarioInput: Hashable, Sendable {
     public var keyPath: String
     public var path: String
     public var frameCount: Int64
+    public var sampleRate: Int
 
-    public init(keyPath: String, path: String, frameCount: Int64) {
+    public init(keyPath: String, path: String, frameCount: Int64, sampleRate: Int) {
         self.keyPath = keyPath
         self.path = path
         self.frameCount = frameCount
+        self.sampleRate = sampleRate
     }
+
+    /// Whole seconds the file lasts.
+    public var seconds: Int64 { frameCount / Int64(max(1, sampleRate)) }
 }
 
 /// Where a stream of samples comes from: a file (any format libsndfile reads, resampled to the

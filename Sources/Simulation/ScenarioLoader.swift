@@ -27,7 +27,7 @@ public enum ScenarioLoader {
         let root = try JSONObjectReader.parse(data: data, file: file)
         // Paths in the file are relative to the file's own folder, made absolute first: `..` in
         // them must be resolved by the kernel from there, whatever the current folder is.
-        let context = Context(folder: (InputFile.absolute(file) as NSString).deletingLastPathComponent)
+        let context = Context(folder: InputFile.parent(of: InputFile.absolute(file)))
         let name = try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         // The name is a folder under the output folder: one path component, nothing hidden.
         guard !name.isEmpty, !name.hasPrefix("."), name.count <= 128,
@@ -96,6 +96,9 @@ public enum ScenarioLoader {
             if !lengths.isEmpty, lengths.allSatisfy({ $0.frameCount == 0 }) {
                 throw root.fail(lengths[0].keyPath, "\(lengths[0].path) holds no audio (0 frames), so the call would be empty; give duration_s")
             }
+            if let long = lengths.first(where: { $0.seconds > ScenarioRunner.longestCallSeconds }) {
+                throw root.fail(long.keyPath, "\(long.path) lasts \(long.seconds) s; a call is at most 24 h: give duration_s")
+            }
         }
         scenario.inputs = context.inputs.items
         return scenario
@@ -155,7 +158,8 @@ public enum ScenarioLoader {
             } catch {
                 throw reader.fail(key, String(describing: error))
             }
-            inputs.items.append(ScenarioInput(keyPath: reader.keyPath(key), path: path, frameCount: audio.frameCount))
+            inputs.items.append(ScenarioInput(keyPath: reader.keyPath(key), path: path, frameCount: audio.frameCount,
+                                              sampleRate: audio.sampleRate))
             switch channel {
             case .monoOnly where audio.channelCount != 1:
                 throw reader.fail(key, "\(path) has \(audio.channelCount) channels; add \"channel\": N (counted from 0) or \"downmix\"")

@@ -35,6 +35,9 @@ public struct ScenarioRunner {
         self.taps = taps
     }
 
+    /// The longest call a scenario may describe (`duration_s` allows as much).
+    public static let longestCallSeconds: Int64 = 86_400
+
     /// The call's length: the scenario's duration, or the longest input file rounded up to a tick.
     public func duration() throws -> VirtualDuration {
         if let duration = scenario.duration { return duration }
@@ -42,7 +45,15 @@ public struct ScenarioRunner {
         for source in [scenario.farEnd, scenario.nearEnd].compactMap({ $0 }) {
             if case .file(let path, _) = source {
                 let reader = try SoundFileReader(path: path)
-                longest = max(longest, reader.frameCount * 1_000_000_000 / Int64(reader.sampleRate))
+                // In two parts: frames × 10⁹ overflows Int64 past 9.2·10⁹ frames (a lying header).
+                let rate = Int64(reader.sampleRate)
+                let (seconds, rest) = reader.frameCount.quotientAndRemainder(dividingBy: rate)
+                let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+                guard !nanoseconds.overflow, seconds <= Self.longestCallSeconds else {
+                    throw ScenarioError(file: scenario.file, key: "duration_s",
+                                        problem: "\(path) lasts \(seconds) s; a call is at most \(Self.longestCallSeconds) s (24 h): give duration_s")
+                }
+                longest = max(longest, nanoseconds.partialValue + rest * 1_000_000_000 / rate)
             }
         }
         guard longest > 0 else {
