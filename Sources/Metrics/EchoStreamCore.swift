@@ -72,7 +72,8 @@ struct EchoStreamCore {
         gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
-        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands)
+        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
+                             maximumSeriesPoints: configuration.maximumSeriesPoints)
         if warmupSamples == 0 { fixDelay(end: 0) }
     }
 
