@@ -53,7 +53,8 @@ struct EchoStreamCore {
         var processedIsMic = false
     }
 
-    init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool) {
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool,
+         ledgerResidentRows: Int = 16_384) {
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
@@ -73,7 +74,7 @@ struct EchoStreamCore {
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
-                             maximumSeriesPoints: configuration.maximumSeriesPoints)
+                             maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
     }
 

@@ -17,14 +17,16 @@ struct FrameLedger: Sendable {
     /// Frame layout of the analysed length; set when the stream finishes.
     var frames: WelchFrames
     /// Columns: frame index (Int32 bits), reference, echo, mic, processed (Float bits).
-    private let rows = SpillingRows<UInt32>(width: 5)
+    private let rows: SpillingRows<UInt32>
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]
     /// A series longer than this many windows gets wider windows (see `seriesStep`).
     let maximumSeriesPoints: Int
 
-    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], maximumSeriesPoints: Int) {
+    /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
+    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], maximumSeriesPoints: Int, residentRows: Int = 16_384) {
+        rows = SpillingRows(width: 5, residentRows: residentRows)
         self.sampleRate = sampleRate
         self.bands = bands
         self.maximumSeriesPoints = max(1, maximumSeriesPoints)
