@@ -90,9 +90,10 @@ public final class SpillingRows<Element: BitwiseCopyable>: @unchecked Sendable {
     private func spill() {
         do {
             if file == nil { file = try Self.temporaryFile() }
-            let data = resident.withUnsafeBytes { Data($0) }
-            try file!.seekToEnd()
-            try file!.write(contentsOf: data)
+            let file = file!
+            try file.seekToEnd()
+            // Straight from the buffer: no copy into a `Data`.
+            try resident.withUnsafeBytes { try file.write(contentsOf: $0) }
         } catch {
             // Metrics cannot be completed without their rows: a full or unwritable temporary
             // directory is fatal to the measurement, and said so.
