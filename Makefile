@@ -29,8 +29,9 @@ test: deps
 eval: build
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS)
 
-## bench: speed figures (release build, single thread)
+## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps
+	$(SWIFT) build -c release --product echolab
 	$(SWIFT) build -c release --product echolab-bench
 	.build/release/echolab-bench
 

@@ -9,6 +9,9 @@ public struct EchoAnalysis: Sendable {
     public let sampleRate: Int
     /// Samples analysed: the shortest common length of the inputs.
     public let sampleCount: Int
+    /// Set by `EchoAnalyzer.analyzeFiles` when the files differ in length (within the
+    /// tolerance): only the overlap, `sampleCount` samples, was scored.
+    public internal(set) var lengthMismatch: LengthMismatch?
     let ledger: FrameLedger
     let configuration: EchoMetricsConfiguration
 
@@ -53,5 +56,31 @@ public struct EchoAnalysis: Sendable {
         guard sample >= 0, sample < sampleCount else { return nil }
         let end = segments.first { ($0.startSample..<$0.endSample).contains(sample) }?.endSample ?? sampleCount
         return metrics(in: sample..<end).convergenceSeconds
+    }
+}
+
+/// Files of different lengths scored on their overlap: what was analysed and each file's length.
+public struct LengthMismatch: Codable, Equatable, Sendable {
+    public struct File: Codable, Equatable, Sendable {
+        public var file: String
+        public var samples: Int
+
+        public init(file: String, samples: Int) {
+            self.file = file
+            self.samples = samples
+        }
+    }
+    /// Samples scored: the shortest file's length.
+    public var analysedSamples: Int
+    /// Every input in command-line order (reference, mic, processed, echo, near end).
+    public var files: [File]
+
+    public init(analysedSamples: Int, files: [File]) {
+        self.analysedSamples = analysedSamples
+        self.files = files
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case analysedSamples = "analysed_samples", files
     }
 }

@@ -3,7 +3,8 @@
 /// the same as `EchoAnalyzer.analyze` (which is built on this stream).
 ///
 /// Memory: after the warm-up the stream holds about a frame of each signal (plus the bulk delay
-/// of the reference) and a 20-byte row per far-end single-talk frame, however long the call.
+/// of the reference) and the newest ~3 minutes of 20-byte rows per far-end single-talk frame
+/// (older rows spill to a temporary file, `SpillingRows`), however long the call.
 ///
 /// Delay warm-up: the ERL and the far-end gate read the reference shifted by the bulk delay,
 /// which is not known when the call starts. The stream therefore buffers the signals from the
@@ -26,6 +27,13 @@ public final class EchoAnalysisStream {
                 includesEcho: Bool, includesNearEnd: Bool) {
         core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration,
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd)
+    }
+
+    /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, includesEcho: Bool,
+         includesNearEnd: Bool, ledgerResidentRows: Int) {
+        core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration, hasEcho: includesEcho,
+                              hasNearEnd: includesNearEnd, ledgerResidentRows: ledgerResidentRows)
     }
 
     /// Appends `count` samples from index 0 of each array (arrays may be longer). echo/nearEnd must be

@@ -7,7 +7,9 @@ import AudioInterop
 /// same result, bit for bit).
 ///
 /// Method (each step is documented where it is implemented):
-/// 1. The analysed length is the shortest common length of the inputs.
+/// 1. The analysed length is the shortest common length of the inputs; files that differ by more
+///    than `lengthTolerance` (1 s or 10 %, the smaller) are refused, smaller differences are
+///    reported in `EchoAnalysis.lengthMismatch`.
 /// 2. Bulk delay reference→mic by GCC-PHAT (`delay_ms`), from the first 32 far-end-active
 ///    blocks of the call (`DelayEstimator`, `DelayBlockCollector`).
 /// 3. Welch frames (Hann, 21.3 ms, 50 % overlap) are classified: far end active when the
@@ -45,9 +47,16 @@ public struct EchoAnalyzer: Sendable {
         return stream.finish(segments: segments)
     }
 
+    /// Largest length difference (samples) that `analyzeFiles` scores on the overlap: 1 s or 10 %
+    /// of the longest file, the smaller. Beyond it the files are not the same call (a wrong or cut
+    /// file), and scoring a part of them would be a silent guess.
+    public static func lengthTolerance(longestSamples: Int, sampleRate: Int) -> Int {
+        min(sampleRate, longestSamples / 10)
+    }
+
     /// Streams the files (mono, native rate; all must share the reference's rate) through an
     /// `EchoAnalysisStream` in blocks, never holding them whole. Throws `MetricsError` naming the
-    /// offending file.
+    /// offending file (a rate that differs, a length that differs beyond `lengthTolerance`).
     public func analyzeFiles(reference: String, mic: String, processed: String, echo: String? = nil,
                              nearEnd: String? = nil, segments: [Range<Int>] = []) throws -> EchoAnalysis {
         // Rates are checked on the headers first, so a mismatch fails before any audio is read.
@@ -60,6 +69,15 @@ public struct EchoAnalyzer: Sendable {
             }
         }
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
+        // Lengths from the headers, also before any audio is read.
+        let lengths = try paths.map { path in try Self.withFileErrors(path) { Int(try SoundFileReader(path: path).frameCount) } }
+        let longest = lengths.indices.max { lengths[$0] < lengths[$1] }!
+        let shortest = lengths.indices.min { lengths[$0] < lengths[$1] }!
+        let tolerance = Self.lengthTolerance(longestSamples: lengths[longest], sampleRate: referenceRate)
+        guard lengths[longest] - lengths[shortest] <= tolerance else {
+            throw MetricsError.lengthMismatch(path: paths[shortest], samples: lengths[shortest], longestPath: paths[longest],
+                                              longestSamples: lengths[longest], toleranceSamples: tolerance)
+        }
         let files = try paths.map { path in
             try Self.withFileErrors(path) { try AudioFileStream(path: path, targetRate: referenceRate) }
         }
@@ -82,7 +100,12 @@ public struct EchoAnalyzer: Sendable {
                           nearEnd: nearEndBlock, count: count)
             if count < Self.blockSize { break }
         }
-        return stream.finish(segments: segments)
+        var analysis = stream.finish(segments: segments)
+        if lengths[longest] != lengths[shortest] {
+            analysis.lengthMismatch = LengthMismatch(analysedSamples: analysis.sampleCount,
+                                                     files: zip(paths, lengths).map { .init(file: $0, samples: $1) })
+        }
+        return analysis
     }
 
     private static func sampleRate(of path: String) throws -> Int {

@@ -14,6 +14,9 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     public var nearEndSilentDBFS: Double
     /// Length of the non-overlapping windows of the ERLE time series.
     public var seriesStepSeconds: Double
+    /// Most windows an ERLE series has: a longer range (a call over an hour at 0.5 s) gets its
+    /// window widened by the smallest whole factor that fits, so the series stays bounded.
+    public var maximumSeriesPoints: Int
     /// Convergence means "stays within this many dB of the steady-state ERLE".
     public var convergenceToleranceDB: Double
     /// Largest reference→mic delay the GCC-PHAT search considers (lags 0…this).
@@ -37,7 +40,8 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
                 maxDelayMilliseconds: Double = 500,
                 delayBlockSize: Int? = nil,
                 maxDelayBlocks: Int = 32,
-                delayWarmupSeconds: Double = 12) {
+                delayWarmupSeconds: Double = 12,
+                maximumSeriesPoints: Int = 7200) {
         self.frameSize = frameSize
         self.farEndActiveDBFS = farEndActiveDBFS
         self.nearEndSilentDBFS = nearEndSilentDBFS
@@ -47,6 +51,7 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
         self.delayBlockSize = delayBlockSize
         self.maxDelayBlocks = maxDelayBlocks
         self.delayWarmupSeconds = delayWarmupSeconds
+        self.maximumSeriesPoints = maximumSeriesPoints
     }
 
     public static let `default` = EchoMetricsConfiguration()

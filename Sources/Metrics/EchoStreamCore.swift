@@ -53,7 +53,8 @@ struct EchoStreamCore {
         var processedIsMic = false
     }
 
-    init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool) {
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool,
+         ledgerResidentRows: Int = 16_384) {
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
@@ -72,7 +73,8 @@ struct EchoStreamCore {
         gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
-        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands)
+        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
+                             maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
     }
 

@@ -6,45 +6,55 @@ import AudioCore
 /// the metrics report for a sample range is a sum over some of these rows, so segments, series
 /// and re-convergence are aggregated from this ledger instead of re-running FFTs. Octave bands
 /// are only reported over the whole call, so they are summed as frames arrive, not kept per row.
-/// The ledger is the only part of a stream that grows with the call's length (20 bytes a frame,
-/// ~0.1 MB a minute at 48 kHz).
+///
+/// The rows (20 bytes a frame, ~0.1 MB a minute at 48 kHz) are the only part of a stream that
+/// grows with the call's length; they live in `SpillingRows`, which keeps the newest ~3 minutes
+/// in memory and spills older blocks to an unlinked temporary file, so memory stays flat for a
+/// call of any length and every sum is the same, bit for bit, as over one in-memory array.
 struct FrameLedger: Sendable {
     let sampleRate: Int
     let bands: [OctaveBand]
     /// Frame layout of the analysed length; set when the stream finishes.
     var frames: WelchFrames
-    /// Welch frame index of each row, ascending.
-    private(set) var frameIndices: [Int32] = []
-    private(set) var reference: [Float] = []
-    private(set) var echo: [Float] = []
-    private(set) var mic: [Float] = []
-    private(set) var processed: [Float] = []
+    /// Columns: frame index (Int32 bits), reference, echo, mic, processed (Float bits).
+    private let rows: SpillingRows<UInt32>
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]
+    /// A series longer than this many windows gets wider windows (see `seriesStep`).
+    let maximumSeriesPoints: Int
 
-    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand]) {
+    /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
+    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], maximumSeriesPoints: Int, residentRows: Int = 16_384) {
+        rows = SpillingRows(width: 5, residentRows: residentRows)
         self.sampleRate = sampleRate
         self.bands = bands
+        self.maximumSeriesPoints = max(1, maximumSeriesPoints)
         frames = WelchFrames(length: 0, frameSize: frameSize)
         micBandSums = [Double](repeating: 0, count: bands.count)
         processedBandSums = micBandSums
     }
 
-    var rowCount: Int { frameIndices.count }
+    var rowCount: Int { rows.count }
 
     /// Adds one single-talk frame (frames arrive in ascending order).
     mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double,
                          micBands: [Double], processedBands: [Double]) {
-        frameIndices.append(Int32(truncatingIfNeeded: frame))
-        self.reference.append(Float(reference))
-        self.echo.append(Float(echo))
-        self.mic.append(Float(mic))
-        self.processed.append(Float(processed))
+        rows.append(UInt32(bitPattern: Int32(truncatingIfNeeded: frame)), Float(reference).bitPattern,
+                    Float(echo).bitPattern, Float(mic).bitPattern, Float(processed).bitPattern)
         for band in micBandSums.indices {
             micBandSums[band] += micBands[band]
             processedBandSums[band] += processedBands[band]
         }
+    }
+
+    /// The series window for a range of `length` samples: `stepSamples` (0.5 s), widened by a
+    /// whole factor when the range would otherwise have more than `maximumSeriesPoints`
+    /// windows (7200: one hour), so a day-long call reports a bounded series.
+    func seriesStep(forLength length: Int, stepSamples: Int) -> Int {
+        let windows = (max(0, length) + stepSamples - 1) / stepSamples
+        let factor = max(1, (windows + maximumSeriesPoints - 1) / maximumSeriesPoints)
+        return stepSamples * factor
     }
 
     /// What the metrics of one sample range are.
@@ -58,39 +68,44 @@ struct FrameLedger: Sendable {
     }
 
     /// Metrics over the frames wholly inside `range`, with series windows of `stepSamples`
-    /// starting at `range.lowerBound` and times relative to it.
-    func summary(in range: Range<Int>, stepSamples: Int, toleranceDB: Double) -> RangeSummary {
+    /// (widened by `seriesStep` for very long ranges) starting at `range.lowerBound` and times
+    /// relative to it. Each sum adds its rows in time order from 0, as one loop over an array would.
+    func summary(in range: Range<Int>, stepSamples requestedStep: Int, toleranceDB: Double) -> RangeSummary {
         let inside = frames.frames(inside: range)
-        let rows = rowRange(frameIndices: inside)
-        func total(_ column: [Float], _ rows: Range<Int>) -> Double {
-            var sum = 0.0
-            for row in rows { sum += Double(column[row]) }
-            return sum
+        let selected = rowRange(frameIndices: inside)
+        let stepSamples = seriesStep(forLength: range.count, stepSamples: requestedStep)
+        let windowCount = inside.isEmpty ? 0 : (frames.start(of: inside.upperBound - 1) - range.lowerBound) / stepSamples + 1
+        var micSum = [Double](repeating: 0, count: windowCount)
+        var processedSum = micSum
+        var referenceTotal = 0.0, echoTotal = 0.0, micTotal = 0.0, processedTotal = 0.0
+        let frames = self.frames
+        rows.forEachRow(in: selected) { row, at in
+            let reference = Double(Float(bitPattern: row[at + 1])), echo = Double(Float(bitPattern: row[at + 2]))
+            let mic = Double(Float(bitPattern: row[at + 3])), processed = Double(Float(bitPattern: row[at + 4]))
+            referenceTotal += reference
+            echoTotal += echo
+            micTotal += mic
+            processedTotal += processed
+            let window = (frames.start(of: Int(Int32(bitPattern: row[at]))) - range.lowerBound) / stepSamples
+            micSum[window] += mic
+            processedSum[window] += processed
         }
-        let erl = Decibels.powerRatio(total(reference, rows), total(echo, rows))
-        let erle = Decibels.powerRatio(total(mic, rows), total(processed, rows))
+        let erl = Decibels.powerRatio(referenceTotal, echoTotal)
+        let erle = Decibels.powerRatio(micTotal, processedTotal)
         // Last half by count; with an odd count the middle frame belongs to the last half.
-        let steadyRows = (rows.lowerBound + rows.count / 2)..<rows.upperBound
-        let steady = Decibels.powerRatio(total(mic, steadyRows), total(processed, steadyRows))
-
-        var series: [ERLEPoint] = []
-        if !inside.isEmpty {
-            let windowCount = (frames.start(of: inside.upperBound - 1) - range.lowerBound) / stepSamples + 1
-            var micSum = [Double](repeating: 0, count: windowCount)
-            var processedSum = micSum
-            for row in rows {
-                let window = (frames.start(of: Int(frameIndices[row])) - range.lowerBound) / stepSamples
-                micSum[window] += Double(mic[row])
-                processedSum[window] += Double(processed[row])
-            }
-            series = (0..<windowCount).map { window in
-                ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate),
-                          erleDB: Decibels.powerRatio(micSum[window], processedSum[window]))
-            }
+        var steadyMic = 0.0, steadyProcessed = 0.0
+        rows.forEachRow(in: (selected.lowerBound + selected.count / 2)..<selected.upperBound) { row, at in
+            steadyMic += Double(Float(bitPattern: row[at + 3]))
+            steadyProcessed += Double(Float(bitPattern: row[at + 4]))
+        }
+        let steady = Decibels.powerRatio(steadyMic, steadyProcessed)
+        let series = (0..<windowCount).map { window in
+            ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate),
+                      erleDB: Decibels.powerRatio(micSum[window], processedSum[window]))
         }
         return RangeSummary(erlDB: erl, erleDB: erle, erleSteadyDB: steady,
                             convergenceSeconds: Self.convergence(series, steady: steady, toleranceDB: toleranceDB),
-                            series: series, singleTalkFrames: rows.count)
+                            series: series, singleTalkFrames: selected.count)
     }
 
     /// ERLE per octave band over every single-talk frame.
@@ -122,10 +137,10 @@ struct FrameLedger: Sendable {
     }
 
     private func lowerBound(of frame: Int) -> Int {
-        var low = 0, high = frameIndices.count
+        var low = 0, high = rows.count
         while low < high {
             let middle = (low + high) / 2
-            if Int(frameIndices[middle]) < frame { low = middle + 1 } else { high = middle }
+            if Int(Int32(bitPattern: rows.element(row: middle, column: 0))) < frame { low = middle + 1 } else { high = middle }
         }
         return low
     }

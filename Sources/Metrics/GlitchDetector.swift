@@ -81,12 +81,6 @@ public struct GlitchDetector: Sendable {
         return stream.finish()
     }
 
-    /// Clicks of `signal` whose sample lies in `range`; detection looks at the whole signal so
-    /// the local context around the range is the real one.
-    public func count(in signal: [Float], range: Range<Int>) -> Int {
-        analyze(signal).count(in: range)
-    }
-
     /// Click events of `signal` in time order.
     public func clicks(in signal: [Float]) -> [GlitchEvent] {
         analyze(signal).events

@@ -7,6 +7,10 @@ public enum MetricsError: Error, CustomStringConvertible, Equatable {
     case sampleRateMismatch(path: String, sampleRate: Int, referencePath: String, referenceRate: Int)
     /// Reading `path` failed (missing, unreadable, truncated, multichannel …).
     case unreadableFile(path: String, reason: String)
+    /// `path` has `samples` samples, fewer than `longestPath`'s `longestSamples` by more than
+    /// `toleranceSamples` (`EchoAnalyzer.lengthTolerance`): scoring only the overlap would drop
+    /// too much of the call to be what the user meant.
+    case lengthMismatch(path: String, samples: Int, longestPath: String, longestSamples: Int, toleranceSamples: Int)
 
     public var description: String {
         switch self {
@@ -14,6 +18,9 @@ public enum MetricsError: Error, CustomStringConvertible, Equatable {
             "\(path): sample rate \(rate) Hz differs from the reference \(referencePath) (\(referenceRate) Hz)"
         case .unreadableFile(let path, let reason):
             "\(path): \(reason)"
+        case .lengthMismatch(let path, let samples, let longestPath, let longestSamples, let tolerance):
+            "\(path): \(samples) samples, \(longestSamples - samples) fewer than \(longestPath) (\(longestSamples)); "
+                + "more than the \(tolerance)-sample tolerance (1 s or 10 %, the smaller), so the files do not hold the same call"
         }
     }
 }

@@ -3,50 +3,32 @@ import Metrics
 import Simulation
 
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,
-/// mic, sent, echo at the mic, near end) — ERL is the acoustic one, reference over the echo tap — streaming click/gap detection on the sent audio, and per-tick energies
-/// of `sent − mic` and `mic` so the lint can state what a canceller did to a stretch of the call.
+/// mic, sent, echo at the mic, near end) — ERL is the acoustic one, reference over the echo
+/// tap — streaming click/gap detection on the sent audio, and per-tick energies of `sent − mic`
+/// and `mic` so the lint can state what a canceller did to a stretch of the call.
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
     private let analysis: EchoAnalysisStream
     private let glitches: GlitchStream
-    private var tickError: [Double] = []
-    private var tickPower: [Double] = []
+    /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
+    private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
 
+    /// `expectedTicks` is accepted for source compatibility and no longer used: nothing is
+    /// reserved up front, since the per-tick rows spill to disk (a day-long call would otherwise
+    /// reserve 138 MB).
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0) {
         self.sampleRate = sampleRate
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
         glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
-        tickError.reserveCapacity(expectedTicks)
-        tickPower.reserveCapacity(expectedTicks)
     }
 
     public func record(_ tick: TickSignals) throws {
         analysis.append(reference: tick.reference, mic: tick.mic, processed: tick.sent, echo: tick.echo, nearEnd: tick.nearEnd, count: tick.count)
         glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, tick.mic, count: tick.count)
-        tickError.append(error)
-        tickPower.append(power)
+        tickEnergies.append(error, power)
         tickFrames = tick.count
-    }
-
-    /// Replays an in-memory recording, tick by tick, as if measured live.
-    public static func measuring(_ recording: CallRecording, sampleRate: Int, tickFrames: Int,
-                                 configuration: EchoMetricsConfiguration = .default) -> CallMeasurement {
-        let measurement = CallMeasurement(sampleRate: sampleRate, configuration: configuration, expectedTicks: recording.count / tickFrames + 1)
-        var blocks = [[Float]](repeating: [Float](repeating: 0, count: tickFrames), count: 6)
-        var start = 0
-        while start < recording.count {
-            let n = min(tickFrames, recording.count - start)
-            for (index, (_, samples)) in recording.taps.enumerated() {
-                VectorMath.copy(samples, from: start, into: &blocks[index], count: n)
-            }
-            let tick = TickSignals(frame: Int64(start), count: n, mic: blocks[0], reference: blocks[1], echo: blocks[2],
-                                   nearEnd: blocks[3], played: blocks[4], sent: blocks[5])
-            try? measurement.record(tick)
-            start += n
-        }
-        return measurement
     }
 
     /// Ends the measurement.
@@ -57,9 +39,15 @@ public final class CallMeasurement: CallTap {
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.
     func sentErrorDB(in range: Range<Int>) -> Double? {
         guard tickFrames > 0 else { return nil }
-        let first = range.lowerBound / tickFrames, last = min(tickError.count, (range.upperBound + tickFrames - 1) / tickFrames)
+        let first = range.lowerBound / tickFrames, last = min(tickEnergies.count, (range.upperBound + tickFrames - 1) / tickFrames)
         guard first < last else { return nil }
-        return Decibels.powerRatio(tickError[first..<last].reduce(0, +), tickPower[first..<last].reduce(0, +))
+        // Summed in tick order from 0, as over arrays.
+        var error = 0.0, power = 0.0
+        tickEnergies.forEachRow(in: first..<last) { row, at in
+            error += row[at]
+            power += row[at + 1]
+        }
+        return Decibels.powerRatio(error, power)
     }
 
     /// Σ(sent−mic)² and Σmic² of one tick: four Float lanes (vectorisable; a tick is short enough

@@ -5,20 +5,13 @@ import Simulation
 
 /// Scores a finished call: echo metrics over the whole call and each timeline segment, clicks at
 /// the transitions, lint findings with their measured consequences.
-/// Works on the call's signals only (streamed while it ran, or replayed from memory), as it
-/// would on WAVs read back from disk.
+/// Works on the call's signals only, measured while it ran (`CallMeasurement` attached as a
+/// tap), as it would on WAVs read back from disk.
 public struct RunEvaluator: Sendable {
     public var configuration: EchoMetricsConfiguration
 
     public init(configuration: EchoMetricsConfiguration = .default) {
         self.configuration = configuration
-    }
-
-    /// Scores a call whose signals are in memory (`CallRun.recording`), by replaying them.
-    public func evaluate(_ run: CallRun, wallSeconds: Double, taps: [String: String] = [:]) -> RunReport {
-        let measurement = CallMeasurement.measuring(run.recording, sampleRate: run.sampleRate, tickFrames: run.sampleRate / 100,
-                                                    configuration: configuration)
-        return evaluate(run, measurement: measurement, wallSeconds: wallSeconds, taps: taps)
     }
 
     /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).

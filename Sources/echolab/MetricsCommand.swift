@@ -7,7 +7,7 @@ struct MetricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Score echo cancellation from WAV files; prints the metrics object as JSON.",
-        discussion: "All files must share one sample rate and be mono. ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. See README \"Metrics\" for every definition."
+        discussion: "All files must share one sample rate and be mono. Files of different lengths are scored on their overlap, with a warning on stderr and a length_mismatch object in the JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an error (exit 1). ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. See README \"Metrics\" for every definition."
     )
 
     @Option(help: "What the loudspeaker played (the far end).")
@@ -25,7 +25,14 @@ struct MetricsCommand: ParsableCommand {
         do {
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd)
-            print(try JSONValue(encoding: analysis.whole).canonicalText(), terminator: "")
+            var json = try JSONValue(encoding: analysis.whole)
+            if let mismatch = analysis.lengthMismatch, case .object(var object) = json {
+                let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
+                FileHandle.standardError.write(Data("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only\n".utf8))
+                object["length_mismatch"] = try JSONValue(encoding: mismatch)
+                json = .object(object)
+            }
+            print(json.canonicalText(), terminator: "")
         } catch {
             throw CommandFailure.exit(error)
         }

@@ -1,3 +1,4 @@
+import AudioInterop
 import Foundation
 import XCTest
 
@@ -19,6 +20,42 @@ final class MetricsCommandTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metrics["delay_ms"] as? Double), 40.0, accuracy: 0.5)
         XCTAssertNotNil(metrics["erle_series"] as? [Any])
         XCTAssertEqual((metrics["erle_bands"] as? [Any])?.count, 7)
+    }
+
+    /// Through the real binary: a sent tap cut 0.25 s short of 4 s (tolerance: 10 %, 0.4 s) is scored on the overlap with a
+    /// warning naming the files and a `length_mismatch` object; cut to 2 s it is refused (exit 1,
+    /// one line naming the file).
+    func testMetricsCommandReportsAndRefusesLengthMismatch() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("out")
+        let run = try runEchoLab(["run", try writeScenario(delayScenario(aec: "disabled", seconds: 4), in: folder), "--out", out.path])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        func tap(_ name: String) -> String { out.appendingPathComponent("\(name).wav").path }
+        func cut(to samples: Int) throws -> String {
+            let sent = try AudioFileStream.readAll(path: tap("sent")).samples
+            let path = folder.appendingPathComponent("sent-\(samples).wav").path
+            try SoundFileWriter.write(Array(sent.prefix(samples)), to: path, sampleRate: 48_000)
+            return path
+        }
+        let short = try cut(to: 180_000)
+        let scored = try runEchoLab(["metrics", "--reference", tap("reference"), "--mic", tap("mic"), "--processed", short])
+        XCTAssertEqual(scored.status, 0, scored.standardError)
+        XCTAssertEqual(scored.standardError, "echolab metrics: warning: inputs differ in length (\(tap("reference")) 192000, "
+                       + "\(tap("mic")) 192000, \(short) 180000 samples); scored the first 180000 samples only\n")
+        let metrics = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Any])
+        let mismatch = try XCTUnwrap(metrics["length_mismatch"] as? [String: Any])
+        XCTAssertEqual(mismatch["analysed_samples"] as? Int, 180_000)
+        XCTAssertEqual((mismatch["files"] as? [[String: Any]])?.compactMap { $0["samples"] as? Int }, [192_000, 192_000, 180_000])
+        XCTAssertEqual(try XCTUnwrap(metrics["erle_db"] as? Double), 0, accuracy: 0.01)   // AEC disabled
+
+        let tooShort = try cut(to: 96_000)
+        let refused = try runEchoLab(["metrics", "--reference", tap("reference"), "--mic", tap("mic"), "--processed", tooShort])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertEqual(refused.standardOutput, "")
+        XCTAssertTrue(refused.standardError.hasPrefix("echolab: \(tooShort): 96000 samples, 96000 fewer than \(tap("reference")) (192000)"),
+                      refused.standardError)
+        XCTAssertEqual(refused.standardError.split(separator: "\n").count, 1, refused.standardError)
     }
 
     func testHelpIsComplete() throws {

@@ -36,6 +36,39 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(fromFiles.whole.erleDB), 15, accuracy: 0.1)
     }
 
+    /// A processed file 0.25 s short of 4 s (within 10 % and 1 s): scored on the overlap, which
+    /// is exactly what scoring the cut buffers gives, and the lengths are reported.
+    func testSmallLengthDifferenceIsScoredOnTheOverlapAndReported() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 4)
+        let processed = Array(TestSignals.scaled(echo, gainDB: -12).prefix(180_000))
+        let paths = try (write(reference, "ref.wav"), write(echo, "mic.wav"), write(processed, "out.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2)
+        XCTAssertEqual(analysis.sampleCount, 180_000)
+        XCTAssertEqual(analysis.lengthMismatch, LengthMismatch(analysedSamples: 180_000, files: [
+            .init(file: paths.0, samples: 192_000), .init(file: paths.1, samples: 192_000), .init(file: paths.2, samples: 180_000)]))
+        let cut = EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: Array(reference.prefix(180_000)),
+                                                     mic: Array(echo.prefix(180_000)), processed: processed))
+        XCTAssertEqual(analysis.whole, cut.whole)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erleDB), 12, accuracy: 0.1)
+        // Equal lengths report nothing.
+        XCTAssertNil(try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.1).lengthMismatch)
+    }
+
+    /// A short echo file (1.5 s of 4 s: more than 1 s and 10 % short) is refused, naming it.
+    func testLargeLengthDifferenceIsRefusedNamingTheFile() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 4)
+        let referencePath = try write(reference, "ref.wav"), micPath = try write(echo, "mic.wav")
+        let echoPath = try write(Array(echo.prefix(72_000)), "echo.wav")
+        XCTAssertThrowsError(try EchoAnalyzer().analyzeFiles(reference: referencePath, mic: micPath, processed: micPath,
+                                                             echo: echoPath)) { error in
+            XCTAssertEqual(error as? MetricsError, .lengthMismatch(path: echoPath, samples: 72_000, longestPath: referencePath,
+                                                                   longestSamples: 192_000, toleranceSamples: 19_200))
+            XCTAssertTrue("\(error)".hasPrefix(echoPath + ": 72000 samples"), "\(error)")
+        }
+        XCTAssertEqual(EchoAnalyzer.lengthTolerance(longestSamples: 48_000 * 60, sampleRate: 48_000), 48_000)
+        XCTAssertEqual(EchoAnalyzer.lengthTolerance(longestSamples: 48_000 * 4, sampleRate: 48_000), 19_200)
+    }
+
     func testMismatchedRateNamesTheFile() throws {
         let reference = TestSignals.noise(count: 4_800, dbfs: -20, seed: 1)
         let referencePath = try write(reference, "ref.wav")

@@ -34,8 +34,8 @@ final class GlitchDetectorTests: XCTestCase {
             XCTAssertGreaterThan(event.strengthDB, 20 * log10(8))
         }
         // ±10 ms around an instant.
-        XCTAssertEqual(detector.count(in: signal, range: (25_000 - 480)..<(25_000 + 481)), 1)
-        XCTAssertEqual(detector.count(in: signal, range: 30_000..<35_000), 0)
+        XCTAssertEqual(detector.analyze(signal).count(in: (25_000 - 480)..<(25_000 + 481)), 1)
+        XCTAssertEqual(detector.analyze(signal).count(in: 30_000..<35_000), 0)
         XCTAssertEqual(detector.analyze(signal).count(in: 0..<sampleRate), 3)
     }
 

@@ -1,0 +1,139 @@
+import Foundation
+
+/// An append-only table of fixed-width rows (`width` elements each) whose memory stays bounded
+/// however long a call runs: the newest `residentRows` rows are kept in memory, and each time that
+/// buffer fills it is written, as one block, to an unlinked temporary file. Reading walks the rows
+/// in order, a block at a time, so sums over any row range come out bit for bit as they would
+/// from one in-memory array (same values, same order of additions).
+///
+/// A call of a few minutes never touches the disk. A 24-hour call spills ~160 MB of metric rows
+/// (page cache, not the process's memory); the file disappears with the table (or the process).
+///
+/// Appends come from one thread; reads (after the last append) are serialised by a lock, so a
+/// finished table may be shared (`EchoAnalysis` is `Sendable`).
+public final class SpillingRows<Element: BitwiseCopyable>: @unchecked Sendable {
+    public let width: Int
+    public let residentRows: Int
+    /// The newest rows, not yet spilled (`width` elements each).
+    private var resident: [Element] = []
+    /// Rows already in the file.
+    private var spilledRows = 0
+    private var file: FileHandle?
+    /// Reused when reading spilled blocks; holds block `loadedBlock`.
+    private var readBuffer: [Element] = []
+    private var loadedBlock = -1
+    private let lock = NSLock()
+
+    /// - Parameter residentRows: rows held in memory before a block is written to disk.
+    public init(width: Int, residentRows: Int = 16_384) {
+        precondition(width > 0 && residentRows > 0)
+        self.width = width
+        self.residentRows = residentRows
+        resident.reserveCapacity(width * residentRows)
+    }
+
+    deinit { try? file?.close() }
+
+    public var count: Int { spilledRows + resident.count / width }
+
+    /// Appends one row of a two-column table.
+    @inline(__always)
+    public func append(_ a: Element, _ b: Element) {
+        precondition(width == 2)
+        resident.append(a); resident.append(b)
+        if resident.count == width * residentRows { spill() }
+    }
+
+    /// Appends one row of a five-column table.
+    @inline(__always)
+    public func append(_ a: Element, _ b: Element, _ c: Element, _ d: Element, _ e: Element) {
+        precondition(width == 5)
+        resident.append(a); resident.append(b); resident.append(c); resident.append(d); resident.append(e)
+        if resident.count == width * residentRows { spill() }
+    }
+
+    /// Calls `body` with the element buffer and the offset of each row in `rows`, in order. The
+    /// buffer is only valid inside the call.
+    public func forEachRow(in rows: Range<Int>, _ body: ([Element], Int) -> Void) {
+        let rows = rows.clamped(to: 0..<count)
+        guard !rows.isEmpty else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        var row = rows.lowerBound
+        while row < min(rows.upperBound, spilledRows) {
+            let block = row / residentRows
+            let blockStart = block * residentRows
+            readBlock(block)
+            let end = min(rows.upperBound, blockStart + residentRows)
+            while row < end {
+                body(readBuffer, (row - blockStart) * width)
+                row += 1
+            }
+        }
+        while row < rows.upperBound {
+            body(resident, (row - spilledRows) * width)
+            row += 1
+        }
+    }
+
+    /// One element of one row (a random access: loads the row's block if it was spilled).
+    public func element(row: Int, column: Int) -> Element {
+        precondition(row >= 0 && row < count && column >= 0 && column < width)
+        lock.lock()
+        defer { lock.unlock() }
+        if row >= spilledRows { return resident[(row - spilledRows) * width + column] }
+        readBlock(row / residentRows)
+        return readBuffer[(row % residentRows) * width + column]
+    }
+
+    /// Writes the resident rows to the file as one block and empties the buffer (its capacity kept).
+    private func spill() {
+        do {
+            if file == nil { file = try Self.temporaryFile() }
+            let file = file!
+            try file.seekToEnd()
+            // Straight from the buffer: no copy into a `Data`.
+            try resident.withUnsafeBytes { try file.write(contentsOf: $0) }
+        } catch {
+            // Metrics cannot be completed without their rows: a full or unwritable temporary
+            // directory is fatal to the measurement, and said so.
+            fatalError("EchoLab: cannot spill metric rows to \(FileManager.default.temporaryDirectory.path): \(error)")
+        }
+        spilledRows += residentRows
+        resident.removeAll(keepingCapacity: true)
+    }
+
+    private func readBlock(_ block: Int) {
+        guard block != loadedBlock else { return }
+        let bytes = residentRows * width * MemoryLayout<Element>.stride
+        do {
+            try file!.seek(toOffset: UInt64(block * bytes))
+            let data = try file!.read(upToCount: bytes) ?? Data()
+            guard data.count == bytes else {
+                fatalError("EchoLab: metric rows file shorter than written (\(data.count) of \(bytes) bytes)")
+            }
+            if readBuffer.count != residentRows * width {
+                // Plain bits, entirely overwritten just below.
+                readBuffer = Array(unsafeUninitializedCapacity: residentRows * width) { _, initialized in
+                    initialized = residentRows * width
+                }
+            }
+            readBuffer.withUnsafeMutableBytes { target in data.withUnsafeBytes { target.copyMemory(from: $0) } }
+            loadedBlock = block
+        } catch {
+            fatalError("EchoLab: cannot read spilled metric rows: \(error)")
+        }
+    }
+
+    /// An open, already unlinked file in the temporary directory: nothing is left behind.
+    private static func temporaryFile() throws -> FileHandle {
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("echolab-rows-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: path, contents: nil) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
+        }
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try FileManager.default.removeItem(atPath: path)
+        return handle
+    }
+}
