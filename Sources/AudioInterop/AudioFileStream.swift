@@ -42,8 +42,11 @@ public final class AudioFileStream {
     private var pendingEnd = 0
 
     /// Frames the stream will deliver in total, estimated from the file's length and the rate ratio.
+    /// The length is the header's word (a compressed stream may claim up to `Int64.max` frames),
+    /// so the product saturates instead of overflowing.
     public var estimatedFrameCount: Int64 {
-        reader.frameCount * Int64(targetRate) / Int64(reader.sampleRate)
+        let (product, overflow) = reader.frameCount.multipliedReportingOverflow(by: Int64(targetRate))
+        return overflow ? Int64.max : product / Int64(reader.sampleRate)
     }
 
     /// Fills `buffer[offset..<offset+frames]` and returns how many frames were real; the rest
@@ -109,12 +112,17 @@ public final class AudioFileStream {
         return true
     }
 
+    /// How many frames `readAll` reserves at most before reading (10 minutes at 48 kHz, 115 MB).
+    static let initialReadAllFrames: Int64 = 48_000 * 600
+
     /// Reads a whole file as mono at `targetRate`.
     public static func readAll(path: String, targetRate: Int? = nil, selection: ChannelSelection = .monoOnly) throws -> (samples: [Float], sampleRate: Int) {
         let probe = try SoundFileReader(path: path)
         let rate = targetRate ?? probe.sampleRate
         let stream = try AudioFileStream(path: path, targetRate: rate, selection: selection)
-        var out = [Float](repeating: 0, count: Int(stream.estimatedFrameCount) + 4096)
+        // Reserve what the header promises, up to a bound: the header may lie (a broken Ogg page
+        // can claim 2^63 frames), and the buffer grows as the real audio arrives anyway.
+        var out = [Float](repeating: 0, count: Int(min(stream.estimatedFrameCount, initialReadAllFrames)) + 4096)
         var total = 0
         while true {
             if total + 4096 > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }

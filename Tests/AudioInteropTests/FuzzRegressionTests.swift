@@ -1,0 +1,53 @@
+import XCTest
+import Foundation
+import AudioCore
+@testable import AudioInterop
+
+/// Inputs the fuzzer (`make fuzz`, Fuzz/) found trapping the audio reader path, kept as real files
+/// in Fuzz/corpus/regressions/audio: each must now open and read to the end, or throw an
+/// `AudioIOError` that names the file — the same contract the fuzz target checks.
+final class FuzzRegressionTests: XCTestCase {
+    static let regressions = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/corpus/regressions/audio")
+
+    private func regression(_ name: String) -> String { Self.regressions.appendingPathComponent(name).path }
+
+    /// An Ogg/Vorbis stream whose last page's granule position claims 2^63 - 1 frames: the
+    /// estimate of the resampled length (frames × 48000 / rate) overflowed and trapped, and
+    /// `readAll` reserved a buffer of the header's size.
+    func testOggClaimingAnAbsurdLengthDoesNotTrap() throws {
+        let path = regression("ogg-granule-claims-2e63-frames.ogg")
+        let reader = try SoundFileReader(path: path)
+        XCTAssertEqual(reader.sampleRate, 44_100)
+        XCTAssertGreaterThan(reader.frameCount, Int64.max / 48_000, "the header's claim the estimate must survive")
+        let stream = try AudioFileStream(path: path, targetRate: 48_000)
+        XCTAssertEqual(stream.estimatedFrameCount, Int64.max, "saturates instead of overflowing")
+        // The real audio is short; reading it whole reserves a bounded buffer and returns what is there.
+        let all = try AudioFileStream.readAll(path: path, targetRate: 48_000)
+        XCTAssertEqual(all.sampleRate, 48_000)
+        XCTAssertLessThan(all.samples.count, 48_000, "far less than the header claims")
+    }
+
+    /// Every committed regression input, through the fuzz target's steps.
+    func testEveryRegressionInputReadsOrThrowsATypedErrorNamingTheFile() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.regressions.path).sorted()
+        XCTAssertFalse(names.isEmpty)
+        for name in names {
+            let path = regression(name)
+            do {
+                let reader = try SoundFileReader(path: path)
+                XCTAssertGreaterThan(reader.sampleRate, 0, name)
+                XCTAssertGreaterThan(reader.channelCount, 0, name)
+                let stream = try AudioFileStream(path: path, targetRate: 48_000, selection: .downmix)
+                var block = [Float](repeating: 0, count: 480)
+                var total = 0
+                while total < 48_000 * 60, try stream.read(into: &block, frames: 480) == 480 { total += 480 }
+                _ = try AudioFileStream.readAll(path: path, targetRate: 48_000, selection: .downmix)
+            } catch let error as AudioIOError {
+                if case .resampler = error { continue }
+                XCTAssertTrue(error.description.contains(path), "\(name): \(error)")
+            }
+        }
+    }
+}
