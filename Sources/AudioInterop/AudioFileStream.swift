@@ -29,8 +29,14 @@ public final class AudioFileStream {
             throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
         default: break
         }
-        resampler = reader.sampleRate == targetRate ? nil
-            : try Resampler(inputRate: reader.sampleRate, outputRate: targetRate, quality: quality)
+        // A header may carry any rate (1 Hz, 20 MHz): one libsamplerate cannot convert is this
+        // file's problem, so the error names the file, not only the ratio.
+        do {
+            resampler = reader.sampleRate == targetRate ? nil
+                : try Resampler(inputRate: reader.sampleRate, outputRate: targetRate, quality: quality)
+        } catch AudioIOError.resampler(let reason) {
+            throw AudioIOError.cannotOpen(path: path, reason: "cannot convert its \(reader.sampleRate) Hz to \(targetRate) Hz: \(reason)")
+        }
         interleaved = [Float](repeating: 0, count: chunkFrames * reader.channelCount)
         mono = [Float](repeating: 0, count: chunkFrames)
         pending = [Float](repeating: 0, count: chunkFrames * 2 + 64)
@@ -103,9 +109,14 @@ public final class AudioFileStream {
             return true
         }
         if sourceExhausted && monoStart == monoEnd && flushed { return false }
-        let (consumed, produced) = try resampler.process(mono, inputOffset: monoStart, inputFrames: monoEnd - monoStart,
+        let (consumed, produced): (Int, Int)
+        do {
+            (consumed, produced) = try resampler.process(mono, inputOffset: monoStart, inputFrames: monoEnd - monoStart,
                                                          into: &pending, outputCapacity: pending.count,
                                                          endOfInput: sourceExhausted)
+        } catch AudioIOError.resampler(let reason) {
+            throw AudioIOError.cannotOpen(path: reader.path, reason: "resampling to \(targetRate) Hz failed: \(reason)")
+        }
         monoStart += consumed
         pendingEnd = produced
         if sourceExhausted && monoStart == monoEnd && produced == 0 { flushed = true; return false }

@@ -51,3 +51,46 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 }
+
+/// A header's sample rate that libsamplerate cannot convert to the engine's rate (the fuzzer's
+/// seeds `broken-rate-1.wav`): the error used to be "resampler: ratio 48000/1 is outside
+/// libsamplerate's range", naming no file.
+final class UnconvertibleSampleRateTests: XCTestCase {
+    var dir: TemporaryDirectory!
+    override func setUpWithError() throws { dir = try TemporaryDirectory() }
+    override func tearDown() { dir.remove() }
+
+    /// A real WAV from the project's writer with its header's rate (and byte rate) rewritten.
+    private func wav(claimingRate rate: UInt32) throws -> String {
+        let path = dir.file("rate-\(rate).wav")
+        try SoundFileWriter.write(Signals.noise(seed: 3, count: 400), to: path, sampleRate: 48_000, encoding: .pcm16)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        XCTAssertEqual(data[12..<16], Data("fmt ".utf8), "fmt is the first chunk: the rate is at byte 24")
+        data.replaceSubrange(24..<28, with: withUnsafeBytes(of: rate.littleEndian) { Data($0) })
+        data.replaceSubrange(28..<32, with: withUnsafeBytes(of: (rate &* 2).littleEndian) { Data($0) })
+        try data.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func testRatesLibsamplerateCannotConvertAreErrorsNamingTheFileAndTheRate() throws {
+        for rate: UInt32 in [1, 100, 20_000_000] {
+            let path = try wav(claimingRate: rate)
+            XCTAssertEqual(try SoundFileReader(path: path).sampleRate, Int(rate), "libsndfile opens it as it is")
+            XCTAssertThrowsError(try AudioFileStream(path: path, targetRate: 48_000)) { error in
+                guard case .cannotOpen(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(rate): \(error)") }
+                XCTAssertEqual(p, path)
+                XCTAssertTrue(reason.contains("\(rate) Hz to 48000 Hz"), reason)
+                XCTAssertTrue("\(error)".hasPrefix(path + ": "), "\(error)")
+            }
+            XCTAssertThrowsError(try AudioFileStream.readAll(path: path, targetRate: 48_000)) { error in
+                XCTAssertTrue("\(error)".contains(path), "\(error)")
+            }
+        }
+    }
+
+    func testAConvertibleOddRateStillReads() throws {
+        let path = try wav(claimingRate: 8_000)
+        let all = try AudioFileStream.readAll(path: path, targetRate: 48_000)
+        XCTAssertEqual(all.samples.count, 2_400, accuracy: 8, "400 frames at 8 kHz are 2400 at 48 kHz")
+    }
+}
