@@ -14,19 +14,25 @@ final class FuzzRegressionTests: XCTestCase {
     private func regression(_ name: String) -> String { Self.regressions.appendingPathComponent(name).path }
 
     /// An Ogg/Vorbis stream whose last page's granule position claims 2^63 - 1 frames: the
-    /// estimate of the resampled length (frames × 48000 / rate) overflowed and trapped, and
-    /// `readAll` reserved a buffer of the header's size.
-    func testOggClaimingAnAbsurdLengthDoesNotTrap() throws {
+    /// estimate of the resampled length (frames × 48000 / rate) overflowed and trapped, `readAll`
+    /// reserved a buffer of the header's size, and `echolab run` without `duration_s` trapped
+    /// computing the call's length. Such a header is refused when the file is opened.
+    func testOggClaimingAnAbsurdLengthIsRefusedNamingTheFile() throws {
         let path = regression("ogg-granule-claims-2e63-frames.ogg")
-        let reader = try SoundFileReader(path: path)
-        XCTAssertEqual(reader.sampleRate, 44_100)
-        XCTAssertGreaterThan(reader.frameCount, Int64.max / 48_000, "the header's claim the estimate must survive")
-        let stream = try AudioFileStream(path: path, targetRate: 48_000)
-        XCTAssertEqual(stream.estimatedFrameCount, Int64.max, "saturates instead of overflowing")
-        // The real audio is short; reading it whole reserves a bounded buffer and returns what is there.
-        let all = try AudioFileStream.readAll(path: path, targetRate: 48_000)
-        XCTAssertEqual(all.sampleRate, 48_000)
-        XCTAssertLessThan(all.samples.count, 48_000, "far less than the header claims")
+        for open in [{ _ = try SoundFileReader(path: path) }, { _ = try AudioFileStream(path: path, targetRate: 48_000) },
+                     { _ = try AudioFileStream.readAll(path: path, targetRate: 48_000) }] {
+            XCTAssertThrowsError(try open()) { error in
+                guard case .cannotOpen(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(error)") }
+                XCTAssertEqual(p, path)
+                XCTAssertTrue(reason.contains("frames at 44100 Hz"), reason)
+                XCTAssertTrue(reason.contains("header is broken"), reason)
+            }
+        }
+    }
+
+    func testTheLongestAcceptedLengthFitsInNanoseconds() {
+        XCTAssertEqual(SoundFileReader.maximumSeconds, 9_223_372_036)
+        XCTAssertFalse(SoundFileReader.maximumSeconds.multipliedReportingOverflow(by: 1_000_000_000).overflow)
     }
 
     /// Every committed regression input, through the fuzz target's steps.
