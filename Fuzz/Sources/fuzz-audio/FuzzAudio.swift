@@ -46,8 +46,11 @@ private func exercise(path: String) {
     precondition(reader.sampleRate > 0 && reader.channelCount > 0 && reader.frameCount >= 0,
                  "opened with \(reader.sampleRate) Hz × \(reader.channelCount), \(reader.frameCount) frames")
     // Downmix reads every channel; the last channel alone (extract) or mono-only takes one more pass.
-    let selections: [ChannelSelection] = [.downmix, reader.channelCount == 1 ? .monoOnly : .channel(reader.channelCount - 1)]
-    for (selection, quality, cap) in zip(selections, [ResamplerQuality.best, .fastest], [4_800, maxOutputFrames]) {
+    let passes: [(selection: ChannelSelection, quality: ResamplerQuality, cap: Int)] = [
+        (.downmix, .best, 4_800),
+        (reader.channelCount == 1 ? .monoOnly : .channel(reader.channelCount - 1), .fastest, maxOutputFrames),
+    ]
+    for (selection, quality, cap) in passes {
         do {
             let stream = try AudioFileStream(path: path, targetRate: 48_000, selection: selection, quality: quality)
             _ = stream.estimatedFrameCount
