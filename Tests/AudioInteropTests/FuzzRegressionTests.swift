@@ -13,19 +13,19 @@ final class FuzzRegressionTests: XCTestCase {
 
     private func regression(_ name: String) -> String { Self.regressions.appendingPathComponent(name).path }
 
-    /// An Ogg/Vorbis stream whose last page's granule position claims 2^63 - 1 frames: the
+    /// An Ogg/Vorbis stream libsndfile cannot find the length of (it reports 2^63 - 1 frames): the
     /// estimate of the resampled length (frames × 48000 / rate) overflowed and trapped, `readAll`
-    /// reserved a buffer of the header's size, and `echolab run` without `duration_s` trapped
-    /// computing the call's length. Such a header is refused when the file is opened.
+    /// reserved a buffer of that size, and `echolab run` without `duration_s` trapped computing the
+    /// call's length. Such a file is refused when it is opened.
     func testOggClaimingAnAbsurdLengthIsRefusedNamingTheFile() throws {
-        let path = regression("ogg-granule-claims-2e63-frames.ogg")
+        let path = regression("ogg-length-unknown.ogg")
         for open in [{ _ = try SoundFileReader(path: path) }, { _ = try AudioFileStream(path: path, targetRate: 48_000) },
                      { _ = try AudioFileStream.readAll(path: path, targetRate: 48_000) }] {
             XCTAssertThrowsError(try open()) { error in
                 guard case .cannotOpen(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(error)") }
                 XCTAssertEqual(p, path)
-                XCTAssertTrue(reason.contains("frames at 44100 Hz"), reason)
-                XCTAssertTrue(reason.contains("header is broken"), reason)
+                XCTAssertTrue(reason.contains("length cannot be determined"), reason)
+                XCTAssertTrue(reason.contains("the stream is broken"), reason)
             }
         }
     }
@@ -98,5 +98,21 @@ final class UnconvertibleSampleRateTests: XCTestCase {
         let path = try wav(claimingRate: 8_000)
         let all = try AudioFileStream.readAll(path: path, targetRate: 48_000)
         XCTAssertEqual(all.samples.count, 2_400, accuracy: 8, "400 frames at 8 kHz are 2400 at 48 kHz")
+    }
+}
+
+/// A real FLAC whose STREAMINFO claims 2^36 - 1 frames (18 days at 44.1 kHz) but holds 2000: a
+/// length the reader accepts, so `readAll` must not reserve memory by the header's word
+/// (75 billion frames at 48 kHz) and hands back the audio that is really there.
+final class LyingLengthHeaderTests: XCTestCase {
+    func testReadAllOfAFLACClaiming18DaysReturnsTheAudioThatIsThere() throws {
+        let path = FuzzRegressionTests.regressions.appendingPathComponent("flac-streaminfo-claims-2e36-frames.flac").path
+        let reader = try SoundFileReader(path: path)
+        XCTAssertEqual(reader.frameCount, (1 << 36) - 1)
+        XCTAssertEqual(reader.sampleRate, 44_100)
+        let stream = try AudioFileStream(path: path, targetRate: 48_000)
+        XCTAssertEqual(stream.estimatedFrameCount, ((1 << 36) - 1) * 48_000 / 44_100)
+        let all = try AudioFileStream.readAll(path: path, targetRate: 48_000)
+        XCTAssertEqual(Double(all.samples.count), 2_000.0 * 48_000 / 44_100, accuracy: 8)
     }
 }
