@@ -8,7 +8,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps build test eval bench vectors golden clean
+.PHONY: all deps build test eval bench vectors golden fuzz fuzz-smoke clean
 
 all: build
 
@@ -35,6 +35,18 @@ bench: deps
 	$(SWIFT) build -c release --product echolab-bench
 	.build/release/echolab-bench
 
+## fuzz: build the libFuzzer targets (Fuzz/, ASan) and run each for FUZZ_SECONDS (60) with the
+##       seed corpus; exits non-zero on a crash (input in .build-fuzz/artifacts/TARGET/).
+##       FUZZ_TARGETS="scenario audio" picks targets; FUZZ_FLAGS passes libFuzzer flags.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= scenario audio
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_TARGETS)
+
+## fuzz-smoke: the same for 10 s per target (CI)
+fuzz-smoke: deps
+	FUZZ_SECONDS=10 SWIFT=$(SWIFT) scripts/fuzz.sh $(FUZZ_TARGETS)
+
 ## vectors: regenerate the seeded input signals and scenarios in vectors/
 vectors: build
 	$(ECHOLAB) vectors generate --vectors $(VECTORS)
@@ -44,4 +56,4 @@ golden: build
 	$(ECHOLAB) vectors bless --vectors $(VECTORS)
 
 clean:
-	rm -rf .build $(REPORTS)/*/ $(REPORTS)/eval.*
+	rm -rf .build .build-fuzz $(REPORTS)/*/ $(REPORTS)/eval.*

@@ -29,8 +29,14 @@ public final class AudioFileStream {
             throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
         default: break
         }
-        resampler = reader.sampleRate == targetRate ? nil
-            : try Resampler(inputRate: reader.sampleRate, outputRate: targetRate, quality: quality)
+        // A header may carry any rate (1 Hz, 20 MHz): one libsamplerate cannot convert is this
+        // file's problem, so the error names the file, not only the ratio.
+        do {
+            resampler = reader.sampleRate == targetRate ? nil
+                : try Resampler(inputRate: reader.sampleRate, outputRate: targetRate, quality: quality)
+        } catch AudioIOError.resampler(let reason) {
+            throw AudioIOError.cannotOpen(path: path, reason: "cannot convert its \(reader.sampleRate) Hz to \(targetRate) Hz: \(reason)")
+        }
         interleaved = [Float](repeating: 0, count: chunkFrames * reader.channelCount)
         mono = [Float](repeating: 0, count: chunkFrames)
         pending = [Float](repeating: 0, count: chunkFrames * 2 + 64)
@@ -42,8 +48,11 @@ public final class AudioFileStream {
     private var pendingEnd = 0
 
     /// Frames the stream will deliver in total, estimated from the file's length and the rate ratio.
+    /// The length is the header's word (a compressed stream may claim up to `Int64.max` frames),
+    /// so the product saturates instead of overflowing.
     public var estimatedFrameCount: Int64 {
-        reader.frameCount * Int64(targetRate) / Int64(reader.sampleRate)
+        let (product, overflow) = reader.frameCount.multipliedReportingOverflow(by: Int64(targetRate))
+        return overflow ? Int64.max : product / Int64(reader.sampleRate)
     }
 
     /// Fills `buffer[offset..<offset+frames]` and returns how many frames were real; the rest
@@ -100,21 +109,31 @@ public final class AudioFileStream {
             return true
         }
         if sourceExhausted && monoStart == monoEnd && flushed { return false }
-        let (consumed, produced) = try resampler.process(mono, inputOffset: monoStart, inputFrames: monoEnd - monoStart,
+        let (consumed, produced): (Int, Int)
+        do {
+            (consumed, produced) = try resampler.process(mono, inputOffset: monoStart, inputFrames: monoEnd - monoStart,
                                                          into: &pending, outputCapacity: pending.count,
                                                          endOfInput: sourceExhausted)
+        } catch AudioIOError.resampler(let reason) {
+            throw AudioIOError.cannotOpen(path: reader.path, reason: "resampling to \(targetRate) Hz failed: \(reason)")
+        }
         monoStart += consumed
         pendingEnd = produced
         if sourceExhausted && monoStart == monoEnd && produced == 0 { flushed = true; return false }
         return true
     }
 
+    /// How many frames `readAll` reserves at most before reading (10 minutes at 48 kHz, 115 MB).
+    static let initialReadAllFrames: Int64 = 48_000 * 600
+
     /// Reads a whole file as mono at `targetRate`.
     public static func readAll(path: String, targetRate: Int? = nil, selection: ChannelSelection = .monoOnly) throws -> (samples: [Float], sampleRate: Int) {
         let probe = try SoundFileReader(path: path)
         let rate = targetRate ?? probe.sampleRate
         let stream = try AudioFileStream(path: path, targetRate: rate, selection: selection)
-        var out = [Float](repeating: 0, count: Int(stream.estimatedFrameCount) + 4096)
+        // Reserve what the header promises, up to a bound: the header may lie (a broken Ogg page
+        // can claim 2^63 frames), and the buffer grows as the real audio arrives anyway.
+        var out = [Float](repeating: 0, count: Int(min(stream.estimatedFrameCount, initialReadAllFrames)) + 4096)
         var total = 0
         while true {
             if total + 4096 > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }

@@ -48,9 +48,22 @@ public final class SoundFileReader {
             sf_close(handle)
             throw AudioIOError.cannotOpen(path: path, reason: "invalid sample rate or channel count")
         }
+        // A compressed stream's length is the header's word, and libsndfile reports 2^63 - 1
+        // frames when it cannot find one (a broken Ogg stream). A length EchoLab's
+        // integer-nanosecond clock cannot hold — 292 years — is a broken file, not audio; refuse
+        // it rather than let arithmetic on it trap.
+        guard frameCount >= 0, frameCount / Int64(sampleRate) <= Self.maximumSeconds else {
+            sf_close(handle)
+            throw AudioIOError.cannotOpen(path: path, reason: frameCount == Int64.max
+                ? "its length cannot be determined (libsndfile reports 2^63 - 1 frames); the stream is broken"
+                : "the header claims \(frameCount) frames at \(sampleRate) Hz, longer than \(Self.maximumSeconds / 31_557_600) years; the header is broken")
+        }
     }
 
     deinit { sf_close(handle) }
+
+    /// The longest file the reader accepts: what fits in `Int64` nanoseconds.
+    static let maximumSeconds = Int64.max / 1_000_000_000
 
     public var duration: Double { Double(frameCount) / Double(sampleRate) }
 
