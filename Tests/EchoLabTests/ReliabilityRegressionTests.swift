@@ -356,4 +356,20 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual((reports["quiet"]!["pipeline"] as! [String: Any])["aec_resets"] as? Int, 0)
         XCTAssertEqual(try snapshot(folder), before)
     }
+
+    // MARK: Found later: by the fuzzer and by the speed work
+
+    /// A FLAC whose header claims 2^36 − 1 frames (18 days) setting the call's length trapped on
+    /// an overflow; and a one-character output folder trapped inside Foundation.
+    func testLyingLengthAndOneCharacterFolderAreNoCrash() throws {
+        let reproducer = packageRoot.appendingPathComponent("Fuzz/corpus/regressions/scenario-runner-duration-overflow")
+        let before = try snapshot(reproducer)
+        let lying = try runEchoLab(["run", reproducer.appendingPathComponent("scenario.json").path, "--out", "x"], in: root)
+        assertOneLineError(lying, mentions: ["far_end", "peer.flac", "a call is at most 24 h"])
+        XCTAssertEqual(try snapshot(reproducer), before)
+        _ = try writeScenario(#"{"duration_s": 0.5, "aec": {"mode": "disabled"}}"#, named: "s.json", in: root)
+        let short = try runEchoLab(["run", "s.json", "--out", "o", "--no-taps"], in: root)
+        XCTAssertEqual(short.status, 0, short.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("o/report.json").path))
+    }
 }
