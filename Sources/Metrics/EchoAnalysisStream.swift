@@ -63,6 +63,10 @@ public final class EchoAnalysisStream {
     /// Samples appended so far.
     public var sampleCount: Int { core.received }
 
+    /// Set when the ledger of a long call could not be spilled to the temporary folder; the
+    /// stream keeps working in memory, the owner should stop and report it.
+    public var spillError: SpillError? { core.ledger.spillError }
+
     /// Samples the stream's signal buffers have allocated (not the ledger); for memory tests.
     var retainedSampleCapacity: Int { core.retainedSampleCapacity }
 

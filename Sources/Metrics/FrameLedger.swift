@@ -18,6 +18,8 @@ struct FrameLedger: Sendable {
     var frames: WelchFrames
     /// Columns: frame index (Int32 bits), reference, echo, mic, processed (Float bits).
     private let rows: SpillingRows<UInt32>
+    /// Set when older rows could not be spilled to disk (see `SpillingRows`).
+    var spillError: SpillError? { rows.spillError }
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]

@@ -1,5 +1,14 @@
 import Foundation
 
+/// A long call's metric rows could not be written to the temporary folder.
+public struct SpillError: Error, CustomStringConvertible, Sendable {
+    public let directory: String
+    public let reason: String
+    public var description: String {
+        "\(directory): cannot write the metric rows of a long call there: \(reason) (free space, or point TMPDIR elsewhere)"
+    }
+}
+
 /// An append-only table of fixed-width rows (`width` elements each) whose memory stays bounded
 /// however long a call runs: the newest `residentRows` rows are kept in memory, and each time that
 /// buffer fills it is written, as one block, to an unlinked temporary file. Reading walks the rows
@@ -23,6 +32,9 @@ public final class SpillingRows<Element: BitwiseCopyable>: @unchecked Sendable {
     private var readBuffer: [Element] = []
     private var loadedBlock = -1
     private let lock = NSLock()
+    /// Why a block could not be written (a full or unwritable temporary folder). The rows then
+    /// stay in memory — nothing is lost — and the owner reports the error (the call stops).
+    public private(set) var spillError: SpillError?
 
     /// - Parameter residentRows: rows held in memory before a block is written to disk.
     public init(width: Int, residentRows: Int = 16_384) {
@@ -91,16 +103,29 @@ public final class SpillingRows<Element: BitwiseCopyable>: @unchecked Sendable {
         do {
             if file == nil { file = try Self.temporaryFile() }
             let file = file!
-            try file.seekToEnd()
+            let start = try file.seekToEnd()
             // Straight from the buffer: no copy into a `Data`.
-            try resident.withUnsafeBytes { try file.write(contentsOf: $0) }
+            do {
+                try resident.withUnsafeBytes { try file.write(contentsOf: $0) }
+            } catch {
+                try? file.truncate(atOffset: start)     // a half-written block is not a block
+                throw error
+            }
         } catch {
-            // Metrics cannot be completed without their rows: a full or unwritable temporary
-            // directory is fatal to the measurement, and said so.
-            fatalError("EchoLab: cannot spill metric rows to \(FileManager.default.temporaryDirectory.path): \(error)")
+            // Keep the rows in memory (the appends go on past the block size) and let the owner
+            // stop the call with a clear error.
+            spillError = SpillError(directory: FileManager.default.temporaryDirectory.path, reason: Self.reason(error))
+            return
         }
         spilledRows += residentRows
         resident.removeAll(keepingCapacity: true)
+    }
+
+    private static func reason(_ error: Error) -> String {
+        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return (error as NSError).localizedDescription
     }
 
     private func readBlock(_ block: Int) {

@@ -29,6 +29,9 @@ public final class CallMeasurement: CallTap {
         let (error, power) = Self.energies(tick.sent, tick.mic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
+        // Checked once a tick (two loads): a temporary folder that filled up mid-call stops the
+        // call with its reason instead of failing later.
+        if let failure = analysis.spillError ?? tickEnergies.spillError { throw failure }
     }
 
     /// Ends the measurement.

@@ -372,4 +372,44 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual(short.status, 0, short.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("o/report.json").path))
     }
+
+    /// A long call spills its metric rows to the temporary folder; when that folder is full the
+    /// call stops with the folder and the reason, not a crash (needs a small tmpfs: root only).
+    func testFullTemporaryFolderStopsALongCallWithItsReason() throws {
+        let mount = root.appendingPathComponent("tmpfs")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = Process()
+        mounted.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mounted.arguments = ["-t", "tmpfs", "-o", "size=16k", "tmpfs", mount.path]
+        mounted.standardError = FileHandle.nullDevice
+        try mounted.run()
+        mounted.waitUntilExit()
+        guard mounted.terminationStatus == 0 else { throw XCTSkip("cannot mount a tmpfs here") }
+        defer {
+            let unmount = Process()
+            unmount.executableURL = URL(fileURLWithPath: "/bin/umount")
+            unmount.arguments = [mount.path]
+            try? unmount.run()
+            unmount.waitUntilExit()
+        }
+        _ = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 420}
+            """, in: root)
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = ["run", "scenario.json", "--out", "out", "--no-taps"]
+        process.currentDirectoryURL = root
+        process.environment = ["TMPDIR": mount.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+        XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+    }
 }
