@@ -70,4 +70,18 @@ public final class Resampler {
     }
 
     public func reset() { src_reset(state) }
+
+    /// Converts all `count` frames from `input[offset...]`, handing each piece of output to
+    /// `emit(scratch, frames)` as it comes (`scratch` is reused: read it inside `emit`).
+    public func convert(_ input: [Float], from offset: Int = 0, count: Int, scratch: inout [Float],
+                        emit: (_ output: [Float], _ frames: Int) throws -> Void) throws {
+        var consumed = 0
+        while consumed < count {
+            let (used, produced) = try process(input, inputOffset: offset + consumed, inputFrames: count - consumed,
+                                               into: &scratch, outputCapacity: scratch.count / channelCount)
+            try emit(scratch, produced)
+            consumed += used
+            if used == 0 && produced == 0 { break }
+        }
+    }
 }

@@ -102,13 +102,8 @@ public struct RecordingProcessor {
             try writer.write(samples, from: offset, frames: count)
             return
         }
-        var consumed = 0
-        while consumed < count {
-            let (used, produced) = try resampler.process(samples, inputOffset: offset + consumed, inputFrames: count - consumed,
-                                                         into: &buffer, outputCapacity: buffer.count)
-            try writer.write(buffer, frames: Int(min(Int64(produced), limit - writer.framesWritten)))
-            consumed += used
-            if used == 0 && produced == 0 { break }
+        try resampler.convert(samples, from: offset, count: count, scratch: &buffer) { output, frames in
+            try writer.write(output, frames: Int(min(Int64(frames), limit - writer.framesWritten)))
         }
     }
 }

@@ -135,25 +135,11 @@ final class RateBridge {
     /// Resamples `frame` down and runs `process` on every whole inner frame (in, out); the outs
     /// are resampled back up into the output FIFO.
     func push(_ frame: [Float], process: (_ input: [Float], _ output: inout [Float]) throws -> Void) throws {
-        var consumed = 0
-        while consumed < outerFrame {
-            let (used, produced) = try down.process(frame, inputOffset: consumed, inputFrames: outerFrame - consumed,
-                                                    into: &downOut, outputCapacity: downOut.count)
-            innerFIFO.write(downOut, count: produced)
-            consumed += used
-            if used == 0 && produced == 0 { break }
-        }
+        try down.convert(frame, count: outerFrame, scratch: &downOut) { innerFIFO.write($0, count: $1) }
         while innerFIFO.count >= innerFrame {
             _ = innerFIFO.read(into: &innerIn, count: innerFrame)
             try process(innerIn, &innerOut)
-            var sent = 0
-            while sent < innerFrame {
-                let (used, produced) = try up.process(innerOut, inputOffset: sent, inputFrames: innerFrame - sent,
-                                                      into: &upOut, outputCapacity: upOut.count)
-                outerFIFO.write(upOut, count: produced)
-                sent += used
-                if used == 0 && produced == 0 { break }
-            }
+            try up.convert(innerOut, count: innerFrame, scratch: &upOut) { outerFIFO.write($0, count: $1) }
         }
     }
 
