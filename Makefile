@@ -26,8 +26,10 @@ test: deps
 	$(SWIFT) test --skip-build
 
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/
+##       without WAV taps (13 modes × 15 items would write 1.5 GB); TAPS=1 writes them
+TAPS ?=
 eval: build
-	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS)
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps)
 
 ## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps
