@@ -5,7 +5,9 @@ import Simulation
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,
 /// mic, sent, echo at the mic, near end) — ERL is the acoustic one, reference over the echo
 /// tap — streaming click/gap detection on the sent audio, and per-tick energies of `sent − mic`
-/// and `mic` so the lint can state what a canceller did to a stretch of the call.
+/// and `mic` so the lint can state what a canceller did to a stretch of the call. The mic is
+/// lined up with `sent` first (the send path's latency, `TickSignals.sendLatency`): a canceller
+/// that only delays its input has altered nothing.
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
     private let analysis: EchoAnalysisStream
@@ -13,6 +15,11 @@ public final class CallMeasurement: CallTap {
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
+    /// The recent mic samples (a ring of `micHistory.count`, a power of two) and the mic as it
+    /// lines up with this tick's `sent`.
+    private var micHistory = [Float](repeating: 0, count: 8192)
+    private var micWritten = 0
+    private var alignedMic: [Float] = []
 
     /// `expectedTicks` is accepted for source compatibility and no longer used: nothing is
     /// reserved up front, since the per-tick rows spill to disk (a day-long call would otherwise
@@ -26,12 +33,28 @@ public final class CallMeasurement: CallTap {
     public func record(_ tick: TickSignals) throws {
         analysis.append(reference: tick.reference, mic: tick.mic, processed: tick.sent, echo: tick.echo, nearEnd: tick.nearEnd, count: tick.count)
         glitches.append(tick.sent, count: tick.count)
-        let (error, power) = Self.energies(tick.sent, tick.mic, count: tick.count)
+        if alignedMic.count < tick.count { alignedMic = [Float](repeating: 0, count: tick.count) }
+        Self.align(tick.mic, count: tick.count, latency: tick.sendLatency, history: &micHistory, written: &micWritten, into: &alignedMic)
+        let (error, power) = Self.energies(tick.sent, alignedMic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
         // Checked once a tick (two loads): a temporary folder that filled up mid-call stops the
         // call with its reason instead of failing later.
         if let failure = analysis.spillError ?? tickEnergies.spillError { throw failure }
+    }
+
+    /// Appends `mic` to the ring and writes into `aligned` the mic samples `latency` earlier
+    /// (silence before the call's start).
+    private static func align(_ mic: [Float], count: Int, latency: Int, history: inout [Float], written: inout Int,
+                              into aligned: inout [Float]) {
+        let mask = history.count - 1
+        for i in 0..<count { history[(written + i) & mask] = mic[i] }
+        let lag = min(latency, history.count - count)
+        for i in 0..<count {
+            let index = written + i - lag
+            aligned[i] = index < 0 ? 0 : history[index & mask]
+        }
+        written += count
     }
 
     /// Ends the measurement.

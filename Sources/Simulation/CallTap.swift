@@ -11,9 +11,12 @@ public struct TickSignals {
     public let nearEnd: [Float]
     public let played: [Float]
     public let sent: [Float]
+    /// Samples by which `sent` lags `mic` in this tick: the send path's processing latency
+    /// (the canceller's and the noise suppressor's), so a measurement can line the two up.
+    public let sendLatency: Int
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
-                played: [Float], sent: [Float]) {
+                played: [Float], sent: [Float], sendLatency: Int = 0) {
         self.frame = frame
         self.count = count
         self.mic = mic
@@ -22,6 +25,7 @@ public struct TickSignals {
         self.nearEnd = nearEnd
         self.played = played
         self.sent = sent
+        self.sendLatency = sendLatency
     }
 
     /// The signal a tap name refers to (`CallRecording.tapNames`).

@@ -22,6 +22,9 @@ public final class SendVoiceProcessor {
     private var adaptive: AdaptiveIntensity?
     private var enhancer: SpeexPreprocessor?
     private var enhancerFrame: [Int16]
+    /// Samples by which `sent` lags the capture now: the canceller's latency, and one frame for
+    /// the speexdsp preprocessor (noise suppression, AGC), whose overlap-add outputs a frame late.
+    public var latencySamples: Int { (canceller?.latencySamples ?? 0) + (enhancer == nil ? 0 : frameSize) }
     /// Why adaptive suppression changed, in order.
     public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
 

@@ -315,7 +315,7 @@ public final class SimulatedCall {
         }
         if !taps.isEmpty {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
-                                      nearEnd: near, played: drive, sent: sent)
+                                      nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples)
             for tap in taps { try tap.record(signals) }
         }
         noteDeviceState()
