@@ -71,6 +71,16 @@ public final class WebRTCEchoProcessor {
         self.settings = settings
     }
 
+    /// Changes one setting in place; false (settings unchanged) when WebRTC refuses it. Setting
+    /// what is already set does nothing.
+    @discardableResult
+    public func changeSettings(_ change: (inout Settings) -> Void) -> Bool {
+        var wanted = settings
+        change(&wanted)
+        guard wanted != settings else { return true }
+        return (try? update(wanted)) != nil
+    }
+
     /// The far end as played: one frame of `frameSize` samples.
     public func render(_ frame: [Float]) throws {
         precondition(frame.count >= frameSize)

@@ -82,17 +82,11 @@ public final class WebRTCEchoControl: EchoControl, ResidualSuppressionControl {
     /// WebRTC has one level for both situations: the nearest to `suppressionDB`.
     public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
         let level: WebRTCEchoProcessor.SuppressionLevel = suppressionDB > -30 ? .low : suppressionDB > -50 ? .moderate : .high
-        guard level != processor.settings.suppressionLevel else { return }
-        var settings = processor.settings
-        settings.suppressionLevel = level
-        try? processor.update(settings)
+        processor.changeSettings { $0.suppressionLevel = level }
     }
 
     public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
-        guard let level = Self.level(for: intensity) else { return false }
-        var settings = processor.settings
-        settings.suppressionLevel = level
-        guard (try? processor.update(settings)) != nil else { return false }
+        guard let level = Self.level(for: intensity), processor.changeSettings({ $0.suppressionLevel = level }) else { return false }
         self.intensity = intensity
         return true
     }

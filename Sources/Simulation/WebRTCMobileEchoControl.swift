@@ -86,17 +86,11 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
 
     public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
         let mode: WebRTCEchoProcessor.RoutingMode = suppressionDB > -30 ? .earpiece : suppressionDB > -50 ? .speakerphone : .loudSpeakerphone
-        guard mode != processor.settings.routingMode else { return }
-        var settings = processor.settings
-        settings.routingMode = mode
-        try? processor.update(settings)
+        processor.changeSettings { $0.routingMode = mode }
     }
 
     public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
-        guard let mode = Self.routingMode(for: intensity) else { return false }
-        var settings = processor.settings
-        settings.routingMode = mode
-        guard (try? processor.update(settings)) != nil else { return false }
+        guard let mode = Self.routingMode(for: intensity), processor.changeSettings({ $0.routingMode = mode }) else { return false }
         self.intensity = intensity
         return true
     }
