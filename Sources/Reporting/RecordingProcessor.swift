@@ -14,9 +14,12 @@ import Simulation
 /// output resampled back to the microphone's rate. The loopback is resampled to that rate.
 public struct RecordingProcessor {
     public var mode: EchoControlMode
+    /// Which channel of multichannel recordings to take (mono files need none).
+    public var channel: ChannelSelection
 
-    public init(mode: EchoControlMode) {
+    public init(mode: EchoControlMode, channel: ChannelSelection = .monoOnly) {
         self.mode = mode
+        self.channel = channel
     }
 
     /// What a run did.
@@ -47,8 +50,9 @@ public struct RecordingProcessor {
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
         let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000
         let frame = rate / 100
-        let micStream = try AudioFileStream(path: mic, targetRate: rate)
-        let referenceStream = try AudioFileStream(path: reference, targetRate: rate)
+        let micStream = try AudioFileStream(path: mic, targetRate: rate, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
+        let referenceStream = try AudioFileStream(path: reference, targetRate: rate,
+                                                  selection: try SoundFileReader(path: reference).channelCount == 1 ? .monoOnly : channel)
         let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         let latency = control?.latencySamples ?? 0
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)

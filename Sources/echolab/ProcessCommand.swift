@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCore
 import Foundation
 import Reporting
 import Simulation
@@ -30,15 +31,26 @@ struct ProcessCommand: ParsableCommand {
                                valueName: "mode"))
     var aec: String = "speex:intensityRecommended"
 
+    @Option(help: ArgumentHelp("For multichannel recordings: the channel to take, counted from 0, or downmix.", valueName: "N|downmix"))
+    var channel: String?
+
+    func channelSelection() throws -> ChannelSelection {
+        guard let channel else { return .monoOnly }
+        if channel == "downmix" { return .downmix }
+        guard let index = Int(channel), index >= 0 else { throw ValidationError("--channel takes a channel number from 0 or downmix (got \(channel))") }
+        return .channel(index)
+    }
+
     func validate() throws {
         do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
+        _ = try channelSelection()
     }
 
     func run() throws {
         do {
             let mode = try EchoControlMode(parsing: aec)
-            let outcome = try RecordingProcessor(mode: mode).process(mic: mic, reference: reference, output: out)
+            let outcome = try RecordingProcessor(mode: mode, channel: try channelSelection()).process(mic: mic, reference: reference, output: out)
             print("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
                   + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)")
         } catch {

@@ -61,6 +61,22 @@ final class ProcessCommandTests: XCTestCase {
         }
     }
 
+    /// A stereo recording: `--channel` picks one (without it, the one-line error says to).
+    func testChannelOfAStereoRecording() throws {
+        let frames = 4800
+        let stereo = (0..<(frames * 2)).map { i in i % 2 == 0 ? Float(0.1) : Float(i % 200) / 1000 }
+        let writer = try SoundFileWriter(path: root.appendingPathComponent("stereo.wav").path, sampleRate: 48_000, channelCount: 2)
+        try writer.write(stereo, frames: frames)
+        try writer.finish()
+        let refused = try runEchoLab(["process", "--mic", "stereo.wav", "--reference", "stereo.wav", "--out", "o.wav", "--aec", "disabled"], in: root)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.standardError.contains("has 2 channels"), refused.standardError)
+        let picked = try runEchoLab(["process", "--mic", "stereo.wav", "--reference", "stereo.wav", "--out", "o.wav", "--aec", "disabled",
+                                     "--channel", "1"], in: root)
+        XCTAssertEqual(picked.status, 0, picked.standardError)
+        XCTAssertEqual(try samples("o.wav").samples, (0..<frames).map { stereo[2 * $0 + 1] })
+    }
+
     func testBadArguments() throws {
         try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
         let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "mic.wav"], in: root)
