@@ -3,9 +3,23 @@ import Foundation
 import Simulation
 import Synchronization
 
-/// Runs a corpus: every item (a scenario) in every AEC mode asked for, `jobs` runs at a time,
+/// One item of a corpus: a scenario file (simulated), or a recording (straight to the canceller).
+public enum CorpusItem: Sendable, Hashable {
+    case scenario(String)
+    case recording(RecordingItem)
+
+    /// The file that names it in messages and eval.json (the scenario, or the recording's mic).
+    public var file: String {
+        switch self {
+        case .scenario(let file): file
+        case .recording(let item): item.mic
+        }
+    }
+}
+
+/// Runs a corpus: every item (a scenario or a recording) in every AEC mode asked for, `jobs` runs at a time,
 /// each into OUT/ITEM/MODE/ (the files one `echolab run` writes). Without modes each scenario
-/// runs in its own. One bad item is an error entry; the others still run. Results are in plan
+/// runs in its own (a recording, which has none, in `speex:intensityRecommended`). One bad item is an error entry; the others still run. Results are in plan
 /// order (items in input order, modes in the order given) whatever the job count, so the
 /// outcome — and `eval.json` — does not depend on it.
 public struct CorpusRun {
@@ -17,7 +31,7 @@ public struct CorpusRun {
 
     /// What one entry produced.
     public struct Result: Sendable {
-        /// The item's position in `scenarioFiles`.
+        /// The item's position in `items`.
         public var itemIndex: Int
         public var item: String
         public var file: String
@@ -25,7 +39,8 @@ public struct CorpusRun {
         public var mode: EchoControlMode?
         /// OUT-relative folder of its files.
         public var folder: String
-        public var report: RunReport?
+        /// What eval needs of the run (nil when it failed).
+        public var summary: RunSummary?
         public var error: String?
         var wasCancelled = false
     }
@@ -73,7 +88,7 @@ public struct CorpusRun {
         public var description: String { "'\(text)': a shard is K/N with 1 ≤ K ≤ N" }
     }
 
-    public var scenarioFiles: [String]
+    public var items: [CorpusItem]
     public var outputDirectory: String
     public var modes: [EchoControlMode]?
     public var shard: Shard?
@@ -83,9 +98,9 @@ public struct CorpusRun {
     /// nothing behind; the outcome lists what finished.
     public var cancellation: RunCancellation?
 
-    public init(scenarioFiles: [String], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
+    public init(items: [CorpusItem], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
                 jobs: Int = 1, taps: TapSelection = .standard, cancellation: RunCancellation? = nil) {
-        self.scenarioFiles = scenarioFiles
+        self.items = items
         self.outputDirectory = outputDirectory
         self.modes = modes
         self.shard = shard
@@ -97,7 +112,7 @@ public struct CorpusRun {
     /// Items × modes in plan order, this shard's slice only.
     public var plan: [Entry] {
         let modes: [EchoControlMode?] = self.modes ?? [nil]
-        let all = scenarioFiles.indices.flatMap { item in modes.map { Entry(item: item, mode: $0) } }
+        let all = items.indices.flatMap { item in modes.map { Entry(item: item, mode: $0) } }
         guard let shard else { return all }
         return all.enumerated().filter { shard.contains($0.offset) }.map { $0.element }
     }
@@ -110,14 +125,14 @@ public struct CorpusRun {
         let results = Mutex<[Result?]>(Array(repeating: nil, count: entries.count))
         let done = Mutex(0)
         let next = Mutex(0)
-        let files = scenarioFiles, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
+        let items = self.items, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
         let workers = max(1, min(jobs, entries.count))
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
                 guard index < entries.count, cancellation?.isCancelled != true else { return }
                 let entry = entries[index]
-                let result = Self.run(entry, scenarios[entry.item], file: files[entry.item], directory: directory, taps: taps,
+                let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       cancellation: cancellation)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
@@ -131,35 +146,66 @@ public struct CorpusRun {
 
     /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with
     /// one name would overwrite each other: the second is refused.
-    private func loadScenarios() -> [Swift.Result<Scenario, ItemError>] {
+    /// A loaded item: a scenario, or a recording as it is.
+    enum Loaded: Sendable {
+        case scenario(Scenario)
+        case recording(RecordingItem)
+    }
+
+    /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with
+    /// one name would overwrite each other: the second is refused.
+    private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
         var firstFileOfName: [String: String] = [:]
-        return scenarioFiles.map { file in
+        return items.map { item in
             do {
-                let scenario = try ScenarioLoader.load(path: file)
-                if let first = firstFileOfName[scenario.name] {
-                    return .failure(ItemError(description: "\(file): name: '\(scenario.name)' is already used by \(first)"))
+                let loaded: Loaded
+                let name: String
+                switch item {
+                case .scenario(let file):
+                    let scenario = try ScenarioLoader.load(path: file)
+                    (loaded, name) = (.scenario(scenario), scenario.name)
+                case .recording(let recording):
+                    (loaded, name) = (.recording(recording), recording.name)
                 }
-                firstFileOfName[scenario.name] = file
-                return .success(scenario)
+                if let first = firstFileOfName[name] {
+                    return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
+                }
+                firstFileOfName[name] = item.file
+                return .success(loaded)
             } catch {
                 return .failure(ItemError(description: String(describing: error)))
             }
         }
     }
 
-    static func run(_ entry: Entry, _ loaded: Swift.Result<Scenario, ItemError>, file: String, directory: String,
+    /// Recordings have no `aec` of their own: without modes they run in this one.
+    public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
+
+    static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, cancellation: RunCancellation?) -> Result {
+        let file = item.file
         let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, report: nil, error: nil)
+        var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, summary: nil, error: nil)
         do {
-            let written = try loaded.get()
-            let scenario = entry.mode.map(written.running) ?? written
-            let mode = scenario.echoControlMode
-            result.item = scenario.name
-            result.mode = mode
-            result.folder = "\(scenario.name)/\(mode.folderName)"
-            let folder = (directory as NSString).appendingPathComponent(result.folder)
-            result.report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
+            switch try loaded.get() {
+            case .scenario(let written):
+                let scenario = entry.mode.map(written.running) ?? written
+                let mode = scenario.echoControlMode
+                result.item = scenario.name
+                result.mode = mode
+                result.folder = "\(scenario.name)/\(mode.folderName)"
+                let folder = (directory as NSString).appendingPathComponent(result.folder)
+                let report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
+                result.summary = try RunSummary(report)
+            case .recording(let recording):
+                if cancellation?.isCancelled == true { throw RunCancelled() }
+                let mode = entry.mode ?? Self.recordingDefaultMode
+                result.item = recording.name
+                result.mode = mode
+                result.folder = "\(recording.name)/\(mode.folderName)"
+                let folder = (directory as NSString).appendingPathComponent(result.folder)
+                result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder).run()
+            }
         } catch is RunCancelled {
             result.wasCancelled = true
         } catch {

@@ -61,13 +61,16 @@ public struct EvalReport {
         var object: [String: JSONValue] = ["mode": result.mode.map { .string($0.description) } ?? .null,
                                            "folder": .string(result.folder),
                                            "error": result.error.map(JSONValue.string) ?? .null]
-        if let report = result.report, case .object(let full)? = try? report.json() {
-            var metrics = full["metrics"]?.objectValue ?? [:]
-            metrics.removeValue(forKey: "erle_series")      // in the item's report.json; eval.json stays small
-            object["metrics"] = .object(metrics)
-            object["pipeline"] = full["pipeline"] ?? .null
-            object["findings"] = .array(report.findings.map { .string($0.rule) })
-            object["duration_s"] = .number(report.durationSeconds)
+        if let summary = result.summary {
+            if var metrics = summary.metricsJSON.objectValue {
+                metrics.removeValue(forKey: "erle_series")      // in the item's report.json; eval.json stays small
+                object["metrics"] = .object(metrics)
+            } else {
+                object["metrics"] = .null
+            }
+            object["pipeline"] = summary.pipeline
+            object["findings"] = .array(summary.findings.map(JSONValue.string))
+            object["duration_s"] = .number(summary.durationSeconds)
         }
         return .object(object)
     }
@@ -77,7 +80,7 @@ public struct EvalReport {
     /// ERLE is the highest of all modes, ties counting for each).
     func summaryJSON(for mode: EchoControlMode) -> JSONValue {
         let results = outcome.results.filter { $0.mode == mode }
-        let reports = results.compactMap(\.report)
+        let reports = results.compactMap(\.summary)
         func statistics(_ values: [Double?]) -> JSONValue {
             let present = values.compactMap { $0 }
             guard !present.isEmpty else { return .object(["mean": .null, "median": .null, "p10": .null, "count": .number(0)]) }
@@ -89,16 +92,16 @@ public struct EvalReport {
             "mode": .string(mode.description),
             "ran": .number(Double(reports.count)),
             "failed": .number(Double(results.count - reports.count)),
-            "erle_steady_db": statistics(reports.map(\.metrics.erleSteadyDB)),
-            "erle_db": statistics(reports.map(\.metrics.erleDB)),
-            "convergence_s": statistics(reports.map(\.metrics.convergenceSeconds)),
+            "erle_steady_db": statistics(reports.map { $0.metrics?.erleSteadyDB }),
+            "erle_db": statistics(reports.map { $0.metrics?.erleDB }),
+            "convergence_s": statistics(reports.map { $0.metrics?.convergenceSeconds }),
             "wins": .number(Double(wins(for: mode))),
         ])
     }
 
     func wins(for mode: EchoControlMode) -> Int {
         items.filter { item in
-            let values = item.results.compactMap { result in result.report?.metrics.erleSteadyDB.map { (result.mode, $0) } }
+            let values = item.results.compactMap { result in result.summary?.metrics?.erleSteadyDB.map { (result.mode, $0) } }
             guard let best = values.map(\.1).max(), values.count > 1 else { return false }
             return values.contains { $0.0 == mode && $0.1 == best }
         }.count
@@ -138,8 +141,8 @@ public struct EvalReport {
             md += "| \(item.name) |"
             for mode in modes {
                 guard let result = item.results.first(where: { $0.mode == mode }) else { md += " |"; continue }
-                if let report = result.report {
-                    md += " [\(ReportFormatting.db(report.metrics.erleSteadyDB))](\(result.folder)/report.md) |"
+                if let summary = result.summary {
+                    md += " [\(ReportFormatting.db(summary.metrics?.erleSteadyDB))](\(result.folder)/report.md) |"
                 } else {
                     md += " **failed** |"
                 }

@@ -42,8 +42,9 @@ public struct RecordingProcessor {
         }
     }
 
-    public func process(mic: String, reference: String, output: String) throws -> Outcome {
-        for input in [mic, reference] where InputFile.canonical(input) == InputFile.canonical(output) {
+    /// `reference` nil: nothing was played (near-end single talk); the canceller gets silence.
+    public func process(mic: String, reference: String?, output: String) throws -> Outcome {
+        for input in [mic, reference].compactMap({ $0 }) where InputFile.canonical(input) == InputFile.canonical(output) {
             throw AtomicFile.WriteError(path: output, reason: "cannot write: it is an input (\(input)); choose another file")
         }
         let micProbe = try SoundFileReader(path: mic)
@@ -51,8 +52,9 @@ public struct RecordingProcessor {
         let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000
         let frame = rate / 100
         let micStream = try AudioFileStream(path: mic, targetRate: rate, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
-        let referenceStream = try AudioFileStream(path: reference, targetRate: rate,
-                                                  selection: try SoundFileReader(path: reference).channelCount == 1 ? .monoOnly : channel)
+        let referenceStream = try reference.map { path in
+            try AudioFileStream(path: path, targetRate: rate, selection: try SoundFileReader(path: path).channelCount == 1 ? .monoOnly : channel)
+        }
         let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         let latency = control?.latencySamples ?? 0
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
@@ -69,7 +71,7 @@ public struct RecordingProcessor {
                 micEnded = true
                 for i in got..<frame { capture[i] = 0 }
             }
-            let referenceGot = try referenceStream.read(into: &render, frames: frame)
+            let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
             for i in referenceGot..<frame { render[i] = 0 }
             if let control {
                 try control.analyzeRender(render)

@@ -11,8 +11,11 @@ struct EvalCommand: ParsableCommand {
         abstract: "Run a corpus in one or more AEC modes and write a report per run plus eval.json and eval.md.",
         discussion: """
         PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files and \
-        EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over). Every item runs in every mode of \
-        --modes (each scenario's own aec without it) into OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. \
+        EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), or a folder of recordings in an \
+        AEC-Challenge layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/; real: \
+        GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight through the canceller. Every item runs \
+        in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \
+        OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. \
         OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median and 10th \
         percentile of steady-state ERLE and convergence and its wins; their bytes do not depend on --jobs (but for \
         timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
@@ -21,7 +24,7 @@ struct EvalCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Scenario files or folders.")
+    @Argument(help: "Scenario files or folders, or AEC-Challenge recording folders.")
     var paths: [String]
 
     @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the corpus).")
@@ -74,24 +77,24 @@ struct EvalCommand: ParsableCommand {
     func run() throws {
         Interrupts.install()
         let started = DispatchTime.now()
-        let files: [String]
+        let items: [CorpusItem]
         do {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
-            files = try ScenarioDiscovery.files(in: paths, excluding: out)
-            guard !files.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
+            items = try Self.corpusItems(in: paths, excluding: out)
+            guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
             try AtomicFile.prepareDirectory(out)
             Self.removeStaleReport(in: out)
         } catch {
             throw CommandFailure.exit(error)
         }
-        let corpus = CorpusRun(scenarioFiles: files, outputDirectory: out, modes: try parsedModes(), shard: try parsedShard(),
+        let corpus = CorpusRun(items: items, outputDirectory: out, modes: try parsedModes(), shard: try parsedShard(),
                                jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
         let progress = ProgressLine(label: "eval")
         let audioSeconds = AudioSecondsCounter()
         let outcome = corpus.run { done, total, result in
             guard progress.isEnabled else { return }
             if let error = result.error { progress.print("echolab: \(error)") }
-            let seconds = audioSeconds.add(result.report?.durationSeconds ?? 0)
+            let seconds = audioSeconds.add(result.summary?.durationSeconds ?? 0)
             let speed = seconds / max(progress.elapsedSeconds, 1e-9)
             progress.update(fraction: Double(done) / Double(total),
                             detail: "\(done)/\(total) runs, \(String(format: "%.0f", speed))× real time", force: true)
@@ -114,6 +117,22 @@ struct EvalCommand: ParsableCommand {
         let failed = outcome.failedCount
         print("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md")
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// A folder in an AEC-Challenge layout is a corpus of recordings; anything else is searched
+    /// for scenarios.
+    static func corpusItems(in paths: [String], excluding out: String) throws -> [CorpusItem] {
+        var items: [CorpusItem] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
+               RecordingCorpus.layout(of: path) != nil {
+                items += try RecordingCorpus.items(in: path).map(CorpusItem.recording)
+            } else {
+                items += try ScenarioDiscovery.files(in: [path], excluding: out).map(CorpusItem.scenario)
+            }
+        }
+        return items
     }
 
     /// An output folder that is, or holds, a corpus folder would write reports among the

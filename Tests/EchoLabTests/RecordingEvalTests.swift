@@ -1,0 +1,80 @@
+import AudioInterop
+import Foundation
+import XCTest
+
+/// `eval` over recordings in the AEC-Challenge layouts, made here from a simulated call's taps:
+/// read as they are, run straight through the canceller, scored — with the synthetic layout's
+/// echo and near-end tracks the numbers match the simulated call's own.
+final class RecordingEvalTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private func copy(_ from: String, to relative: String) throws {
+        let target = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent(from), to: target)
+    }
+
+    func testAECChallengeLayoutsRunAndScore() throws {
+        _ = try writeScenario("""
+            {"name": "call", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "pitch_hz": 210, "seed": 5},
+             "noise": {"level_dbfs": -65, "seed": 2}, "echo_path": {"delay_ms": 30, "gain_db": -8}, "duration_s": 8}
+            """, in: root)
+        let taps = try runEchoLab(["run", "scenario.json", "--aec", "disabled", "--all-taps", "--out", "taps"], in: root)
+        XCTAssertEqual(taps.status, 0, taps.standardError)
+        try copy("taps/reference.wav", to: "syn/farend_speech/farend_speech_fileid_1.wav")
+        try copy("taps/mic.wav", to: "syn/nearend_mic_signal/nearend_mic_fileid_1.wav")
+        try copy("taps/echo.wav", to: "syn/echo_signal/echo_fileid_1.wav")
+        try copy("taps/near.wav", to: "syn/nearend_speech/nearend_speech_fileid_1.wav")
+        try copy("taps/mic.wav", to: "real/AB_doubletalk_mic.wav")
+        try copy("taps/reference.wav", to: "real/AB_doubletalk_lpb.wav")
+        try copy("taps/near.wav", to: "real/CD_nearend_singletalk_mic.wav")
+        let before = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
+
+        let eval = try runEchoLab(["eval", "syn", "real", "--modes", "speex:intensityRecommended", "--out", "out"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("3 of 3 runs succeeded"), eval.standardOutput)
+        let report = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        let items = report["items"] as! [[String: Any]]
+        XCTAssertEqual(items.map { $0["name"] as! String }, ["fileid_1", "AB_doubletalk", "CD_nearend_singletalk"])
+        func metrics(_ index: Int) -> [String: Any]? { (items[index]["results"] as! [[String: Any]])[0]["metrics"] as? [String: Any] }
+
+        // The synthetic item has the echo and near-end tracks: the same gate and ERL as the
+        // simulated call. Its ERLE is scored on `sent` lined up with the mic; the simulated call
+        // scores its sent one speex frame late, which costs it (measured: 4.7 vs 6.5 dB here) —
+        // a bias of the simulated metrics still to remove, so only the direction is asserted.
+        let simulated = try runEchoLab(["run", "scenario.json", "--aec", "speex:intensityRecommended", "--no-taps", "--out", "sim"], in: root)
+        XCTAssertEqual(simulated.status, 0, simulated.standardError)
+        let truth = (try loadJSON(root.appendingPathComponent("sim/report.json").path))["metrics"] as! [String: Any]
+        let synthetic = try XCTUnwrap(metrics(0))
+        XCTAssertEqual((synthetic["gate"] as! [String: Any])["method"] as? String, "near_end_track")
+        XCTAssertEqual(synthetic["erl_db"] as! Double, truth["erl_db"] as! Double, accuracy: 0.1)
+        XCTAssertGreaterThanOrEqual(synthetic["erle_db"] as! Double, truth["erle_db"] as! Double)
+        // eval's numbers are `echolab metrics` on the files it wrote.
+        let scored = try runEchoLab(["metrics", "--reference", "syn/farend_speech/farend_speech_fileid_1.wav",
+                                     "--mic", "syn/nearend_mic_signal/nearend_mic_fileid_1.wav",
+                                     "--processed", "out/fileid_1/speex-intensityRecommended/sent.wav",
+                                     "--echo", "syn/echo_signal/echo_fileid_1.wav", "--near-end", "syn/nearend_speech/nearend_speech_fileid_1.wav"],
+                                    in: root)
+        XCTAssertEqual(scored.status, 0, scored.standardError)
+        let independent = try JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as! [String: Any]
+        XCTAssertEqual(independent["erle_db"] as? Double, synthetic["erle_db"] as? Double)
+        XCTAssertEqual(independent["erle_steady_db"] as? Double, synthetic["erle_steady_db"] as? Double)
+        // The real item has mic and loopback only: the gate falls back to far-end activity.
+        XCTAssertEqual((try XCTUnwrap(metrics(1))["gate"] as! [String: Any])["method"] as? String, "far_end_only")
+        // Near-end single talk: processed, nothing to measure.
+        XCTAssertNil(metrics(2))
+        for folder in ["fileid_1", "AB_doubletalk", "CD_nearend_singletalk"] {
+            let sent = try SoundFileReader(path: root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/sent.wav").path)
+            XCTAssertEqual(sent.frameCount, 48_000 * 8, folder)
+            let own = try loadJSON(root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/report.json").path)
+            XCTAssertEqual(own["schema"] as? String, "echolab.recording/1")
+            XCTAssertEqual(own["latency_samples"] as? Int, 480)
+        }
+        let after = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
+        XCTAssertEqual(after, before, "recordings are read, never written")
+    }
+}
