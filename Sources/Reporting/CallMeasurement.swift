@@ -5,9 +5,10 @@ import Simulation
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,
 /// mic, sent, echo at the mic, near end) — ERL is the acoustic one, reference over the echo
 /// tap — streaming click/gap detection on the sent audio, and per-tick energies of `sent − mic`
-/// and `mic` so the lint can state what a canceller did to a stretch of the call. The mic is
-/// lined up with `sent` first (the send path's latency, `TickSignals.sendLatency`): a canceller
-/// that only delays its input has altered nothing.
+/// and `mic` so the lint can state what a canceller did to a stretch of the call. Every signal
+/// is lined up with `sent` first — delayed by the send path's latency (`TickSignals.sendLatency`:
+/// speex one frame, WebRTC 7 ms, AECM 20 ms) — so a canceller is scored on what it removed, not
+/// on its delay (scored as they are, speex's ERLE on a double-talk call read 4.7 dB for 6.5).
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
     private let analysis: EchoAnalysisStream
@@ -15,11 +16,9 @@ public final class CallMeasurement: CallTap {
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
-    /// The recent mic samples (a ring of `micHistory.count`, a power of two) and the mic as it
-    /// lines up with this tick's `sent`.
-    private var micHistory = [Float](repeating: 0, count: 8192)
-    private var micWritten = 0
-    private var alignedMic: [Float] = []
+    /// The recent input signals (rings of a power-of-two size) and each as it lines up with this
+    /// tick's `sent`.
+    private var history = AlignmentHistory()
 
     /// `expectedTicks` is accepted for source compatibility and no longer used: nothing is
     /// reserved up front, since the per-tick rows spill to disk (a day-long call would otherwise
@@ -31,30 +30,16 @@ public final class CallMeasurement: CallTap {
     }
 
     public func record(_ tick: TickSignals) throws {
-        analysis.append(reference: tick.reference, mic: tick.mic, processed: tick.sent, echo: tick.echo, nearEnd: tick.nearEnd, count: tick.count)
+        history.line(up: tick)
+        analysis.append(reference: history.reference, mic: history.mic, processed: tick.sent, echo: history.echo,
+                        nearEnd: history.nearEnd, count: tick.count)
         glitches.append(tick.sent, count: tick.count)
-        if alignedMic.count < tick.count { alignedMic = [Float](repeating: 0, count: tick.count) }
-        Self.align(tick.mic, count: tick.count, latency: tick.sendLatency, history: &micHistory, written: &micWritten, into: &alignedMic)
-        let (error, power) = Self.energies(tick.sent, alignedMic, count: tick.count)
+        let (error, power) = Self.energies(tick.sent, history.mic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
         // Checked once a tick (two loads): a temporary folder that filled up mid-call stops the
         // call with its reason instead of failing later.
         if let failure = analysis.spillError ?? tickEnergies.spillError { throw failure }
-    }
-
-    /// Appends `mic` to the ring and writes into `aligned` the mic samples `latency` earlier
-    /// (silence before the call's start).
-    private static func align(_ mic: [Float], count: Int, latency: Int, history: inout [Float], written: inout Int,
-                              into aligned: inout [Float]) {
-        let mask = history.count - 1
-        for i in 0..<count { history[(written + i) & mask] = mic[i] }
-        let lag = min(latency, history.count - count)
-        for i in 0..<count {
-            let index = written + i - lag
-            aligned[i] = index < 0 ? 0 : history[index & mask]
-        }
-        written += count
     }
 
     /// Ends the measurement.
@@ -95,5 +80,41 @@ public final class CallMeasurement: CallTap {
             i += 1
         }
         return (Double((e0 + e1) + (e2 + e3)), Double((p0 + p1) + (p2 + p3)))
+    }
+}
+
+/// The tick's input signals delayed by the send path's latency, so they line up with `sent`.
+/// Rings of 8192 samples (a latency up to 8192 − a tick); allocates only on the first tick.
+struct AlignmentHistory {
+    private var rings = [[Float]](repeating: [Float](repeating: 0, count: 8192), count: 4)
+    private var written = 0
+    private(set) var reference: [Float] = []
+    private(set) var mic: [Float] = []
+    private(set) var echo: [Float] = []
+    private(set) var nearEnd: [Float] = []
+
+    mutating func line(up tick: TickSignals) {
+        let n = tick.count
+        if mic.count < n {
+            reference = [Float](repeating: 0, count: n)
+            mic = reference; echo = reference; nearEnd = reference
+        }
+        let lag = min(tick.sendLatency, rings[0].count - n)
+        Self.delay(tick.reference, ring: &rings[0], written: written, lag: lag, count: n, into: &reference)
+        Self.delay(tick.mic, ring: &rings[1], written: written, lag: lag, count: n, into: &mic)
+        Self.delay(tick.echo, ring: &rings[2], written: written, lag: lag, count: n, into: &echo)
+        Self.delay(tick.nearEnd, ring: &rings[3], written: written, lag: lag, count: n, into: &nearEnd)
+        written += n
+    }
+
+    /// Appends `signal` to `ring` and writes into `output` the samples `lag` earlier (silence
+    /// before the call's start). With no lag the output is the input, bit for bit.
+    private static func delay(_ signal: [Float], ring: inout [Float], written: Int, lag: Int, count: Int, into output: inout [Float]) {
+        let mask = ring.count - 1
+        for i in 0..<count { ring[(written + i) & mask] = signal[i] }
+        for i in 0..<count {
+            let index = written + i - lag
+            output[i] = index < 0 ? 0 : ring[index & mask]
+        }
     }
 }
