@@ -24,15 +24,39 @@ public enum OutputFolder {
 
     /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `scenario`'s files.
     public static func check(_ folder: String, for scenario: Scenario) throws {
-        let base = InputFile.canonical(folder)
-        let prefix = base == "/" ? "/" : base + "/"
         var files = scenario.inputs.map { (path: $0.path, key: Optional($0.keyPath)) }
         if !scenario.file.isEmpty { files.insert((scenario.file, nil), at: 0) }
+        try check(folder, holdsNone: files, of: scenario.file)
+    }
+
+    /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `files` (each
+    /// with the key that names it; nil for the owner's own file), which belong to `owner`.
+    static func check(_ folder: String, holdsNone files: [(path: String, key: String?)], of owner: String) throws {
+        let base = InputFile.canonical(folder)
+        let prefix = base == "/" ? "/" : base + "/"
         for file in files {
             let canonical = InputFile.canonical(file.path)
             if canonical == base || canonical.hasPrefix(prefix) {
-                throw Conflict(folder: folder, input: file.path, key: file.key, scenarioFile: scenario.file)
+                throw Conflict(folder: folder, input: file.path, key: file.key, scenarioFile: owner)
             }
+        }
+    }
+
+    /// Runs `body`, which writes into `folder` (created with its missing parents first). If it
+    /// fails, a folder this call created holds nothing worth keeping: it goes, and so do parents
+    /// it created, if nothing else was put in them (parallel runs share an item's folder).
+    static func writing<T>(into folder: String, _ body: () throws -> T) throws -> T {
+        let existed = FileManager.default.fileExists(atPath: folder)
+        var created: [String] = []
+        do {
+            created = try AtomicFile.prepareDirectory(folder)
+            return try body()
+        } catch {
+            if !existed {
+                try? FileManager.default.removeItem(atPath: folder)
+                AtomicFile.removeEmptyFolders(created)
+            }
+            throw error
         }
     }
 

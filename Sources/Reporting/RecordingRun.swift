@@ -16,7 +16,7 @@ public struct RunSummary: Sendable {
     init(_ report: RunReport) throws {
         metrics = report.metrics
         metricsJSON = try JSONValue(encoding: report.metrics)
-        pipeline = (try report.json())["pipeline"] ?? .null
+        pipeline = report.pipelineJSON()
         findings = report.findings.map(\.rule)
         durationSeconds = report.durationSeconds
     }
@@ -47,23 +47,10 @@ public struct RecordingRun {
     }
 
     public func run() throws -> RunSummary {
-        let inputs = [item.mic, item.loopback, item.echo, item.nearEnd].compactMap { $0 }
-        let folder = InputFile.canonical(outputDirectory)
-        for input in inputs where InputFile.canonical(input).hasPrefix(folder + "/") {
-            throw OutputFolder.Conflict(folder: outputDirectory, input: input, key: nil, scenarioFile: item.name)
-        }
-        let existed = FileManager.default.fileExists(atPath: outputDirectory)
-        var created: [String] = []
-        do {
-            created = try AtomicFile.prepareDirectory(outputDirectory)
-            return try runInto()
-        } catch {
-            if !existed {
-                try? FileManager.default.removeItem(atPath: outputDirectory)
-                AtomicFile.removeEmptyFolders(created)
-            }
-            throw error
-        }
+        let inputs = [("mic", item.mic), ("loopback", item.loopback), ("echo", item.echo), ("near_end", item.nearEnd)]
+            .compactMap { key, path in path.map { (path: $0, key: Optional(key)) } }
+        try OutputFolder.check(outputDirectory, holdsNone: inputs, of: item.name)
+        return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 
     private func runInto() throws -> RunSummary {

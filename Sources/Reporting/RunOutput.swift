@@ -46,20 +46,7 @@ public struct RunOutput {
     @discardableResult
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
-        let existed = FileManager.default.fileExists(atPath: outputDirectory)
-        var created: [String] = []
-        do {
-            created = try AtomicFile.prepareDirectory(outputDirectory)
-            return try runInto()
-        } catch {
-            // A folder this run created holds nothing worth keeping after a failure; parents it
-            // created go too, if nothing else was put in them.
-            if !existed {
-                try? FileManager.default.removeItem(atPath: outputDirectory)
-                AtomicFile.removeEmptyFolders(created)
-            }
-            throw error
-        }
+        return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 
     private func runInto() throws -> RunReport {

@@ -59,13 +59,6 @@ public struct RunReport: Sendable {
         let rate = Double(sampleRate)
         func seconds(_ frames: Int64) -> JSONValue { .number(Double(frames) / rate) }
         func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
-        func counters(_ c: BufferCounters) -> JSONValue {
-            .object(["written": .number(Double(c.written)), "read": .number(Double(c.read)),
-                     "dropped": .number(Double(c.dropped)), "buffered": .number(Double(c.buffered)),
-                     "underruns": .number(Double(c.underruns)), "overruns": .number(Double(c.overruns)),
-                     "priming_samples": .number(Double(c.primingSamples)), "rejected_frames": .number(Double(c.rejectedFrames)),
-                     "conserved": .bool(c.isConserved)])
-        }
         var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
         for (key, value) in aecSettings { aec[key] = JSONValue(value) }
         return .object([
@@ -97,23 +90,7 @@ public struct RunReport: Sendable {
                                                  "value_db": optional(finding.consequenceDB),
                                                  "meaning": .string(finding.consequence)])])
             }),
-            "pipeline": .object([
-                "frames": .number(Double(pipeline.frames)),
-                "underruns": .number(Double(pipeline.underruns)),
-                "overruns": .number(Double(pipeline.overruns)),
-                "ignored_frames": .number(Double(pipeline.ignoredFrames)),
-                "uplink": counters(pipeline.uplink), "playout": counters(pipeline.playout),
-                "user_reference": counters(pipeline.userReference), "loudspeaker": counters(pipeline.loudspeaker),
-                "sent_clicks": .number(Double(sentClicks)), "sent_gaps": .number(Double(sentGaps)),
-                "clipped_samples": .object([
-                    "playout": .number(Double(pipeline.clippedSamples.playout)),
-                    "loudspeaker": .number(Double(pipeline.clippedSamples.loudspeaker)),
-                    "mic": .number(Double(pipeline.clippedSamples.mic)),
-                    "capture": .number(Double(pipeline.clippedSamples.capture)),
-                    "reference": .number(Double(pipeline.clippedSamples.reference)),
-                ]),
-                "aec_resets": .number(Double(pipeline.cancellerResets)),
-            ]),
+            "pipeline": pipelineJSON(),
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": seconds(decision.frame), "erl_estimate_db": .number(decision.erlEstimateDB),
                          "double_talk_share": .number(decision.doubleTalkShare),
@@ -122,6 +99,34 @@ public struct RunReport: Sendable {
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
+        ])
+    }
+
+    /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).
+    public func pipelineJSON() -> JSONValue {
+        func counters(_ c: BufferCounters) -> JSONValue {
+            .object(["written": .number(Double(c.written)), "read": .number(Double(c.read)),
+                     "dropped": .number(Double(c.dropped)), "buffered": .number(Double(c.buffered)),
+                     "underruns": .number(Double(c.underruns)), "overruns": .number(Double(c.overruns)),
+                     "priming_samples": .number(Double(c.primingSamples)), "rejected_frames": .number(Double(c.rejectedFrames)),
+                     "conserved": .bool(c.isConserved)])
+        }
+        return .object([
+            "frames": .number(Double(pipeline.frames)),
+            "underruns": .number(Double(pipeline.underruns)),
+            "overruns": .number(Double(pipeline.overruns)),
+            "ignored_frames": .number(Double(pipeline.ignoredFrames)),
+            "uplink": counters(pipeline.uplink), "playout": counters(pipeline.playout),
+            "user_reference": counters(pipeline.userReference), "loudspeaker": counters(pipeline.loudspeaker),
+            "sent_clicks": .number(Double(sentClicks)), "sent_gaps": .number(Double(sentGaps)),
+            "clipped_samples": .object([
+                "playout": .number(Double(pipeline.clippedSamples.playout)),
+                "loudspeaker": .number(Double(pipeline.clippedSamples.loudspeaker)),
+                "mic": .number(Double(pipeline.clippedSamples.mic)),
+                "capture": .number(Double(pipeline.clippedSamples.capture)),
+                "reference": .number(Double(pipeline.clippedSamples.reference)),
+            ]),
+            "aec_resets": .number(Double(pipeline.cancellerResets)),
         ])
     }
 }

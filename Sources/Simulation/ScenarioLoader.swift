@@ -74,7 +74,7 @@ public enum ScenarioLoader {
         if let ns = try root.string("noise_suppressor") { processing.noiseSuppressor = try choice(ns, root, "noise_suppressor") }
         if let agc = try root.string("auto_gain_control") { processing.autoGainControl = try choice(agc, root, "auto_gain_control") }
         scenario.voiceProcessing = processing
-        if let seconds = try root.number("duration_s", in: 0.01...86_400) {
+        if let seconds = try root.number("duration_s", in: 0.01...Double(ScenarioRunner.longestCallSeconds)) {
             scenario.duration = .nanoseconds(Int64((seconds * 1e9).rounded()))
         }
         if let mic = try root.object("mic") { scenario.mic = try context.micDevice(mic) }
