@@ -8,7 +8,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps build test eval bench vectors golden fuzz fuzz-smoke clean
+.PHONY: all deps build test eval baseline bench vectors golden fuzz fuzz-smoke clean
 
 all: build
 
@@ -25,11 +25,23 @@ test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 
-## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/
-##       without WAV taps (13 modes × 15 items would write 1.5 GB); TAPS=1 writes them
+## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
+##       without WAV taps (13 modes × 15 items would write 1.5 GB; TAPS=1 writes them), then gate it: compare
+##       reports/eval.json with the committed reports/baseline.json and fail when a run regressed by more than
+##       MAX_REGRESSION_DB (or a fault counter rose). The default corpus × all modes is gated by default;
+##       BASELINE=file gates any other run, BASELINE= skips the gate. `make baseline` re-blesses it (review the diff!).
 TAPS ?=
+MAX_REGRESSION_DB ?= 0.5
+DEFAULT_EVAL := $(and $(filter $(VECTORS)/scenarios,$(CORPUS)),$(filter all,$(MODES)))
+BASELINE ?= $(if $(DEFAULT_EVAL),$(REPORTS)/baseline.json,)
 eval: build
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps)
+	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --markdown $(REPORTS)/compare.md)
+
+## baseline: run the default corpus × all modes and make its eval.json the committed baseline
+baseline: build
+	$(ECHOLAB) eval $(VECTORS)/scenarios --modes all --out $(REPORTS) --jobs $(JOBS) --no-taps
+	cp $(REPORTS)/eval.json $(REPORTS)/baseline.json
 
 ## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps

@@ -10,9 +10,10 @@ extension JSONValue {
     /// A scenario is a few kilobytes; a larger file is a mistake (a WAV named .json, a log).
     public static let maximumBytes = 4 << 20
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
-        guard bytes.count <= maximumBytes else {
-            throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(maximumBytes >> 20) MiB are read")
+    /// - Parameter limit: the largest text read (EchoLab's own reports of big corpora pass more).
+    public static func parse(_ bytes: [UInt8], maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> JSONValue {
+        guard bytes.count <= limit else {
+            throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(limit >> 20) MiB are read")
         }
         var parser = Parser(bytes: bytes)
         parser.skipByteOrderMark()

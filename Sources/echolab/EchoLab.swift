@@ -7,6 +7,6 @@ struct EchoLab: ParsableCommand {
         abstract: "Runs VoIP custom-audio-device pipelines offline on a virtual clock and measures echo cancellation.",
         discussion: "A scenario file describes one call: far end, near end, noise, echo path, AEC mode, the custom mic and speaker in use and a timeline of device switches. `echolab run` simulates it much faster than real time, bit-for-bit reproducibly, and writes the taps and a report. `echolab metrics` scores any recorded WAVs the same way. Exit codes: 0 success, 1 bad input or a failed run, 64 usage error, 3 a check failed (golden vectors, findings with --strict).",
         version: "0.1.0",
-        subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, VectorsCommand.self]
+        subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, MergeCommand.self, CompareCommand.self, VectorsCommand.self]
     )
 }

@@ -1,0 +1,198 @@
+import Foundation
+
+/// The regression gate: two `eval.json` files (a committed baseline and the current run)
+/// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its
+/// near-end attenuation rose, by more than the threshold; when a fault counter of its pipeline
+/// (underruns, drops, clipped samples, canceller resets, clicks, gaps …) rose at all, or a buffer
+/// stopped conserving samples; when it failed where the baseline ran; or when it is missing from
+/// the current run (a gate must not pass on less work). Runs new in the current file are listed,
+/// not judged. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
+/// both have.
+public struct EvalComparison: Sendable {
+    /// One item × mode, as eval.json names it.
+    public struct RunKey: Hashable, Sendable, Comparable, CustomStringConvertible {
+        public var item: String
+        public var mode: String
+        public var description: String { "\(item) × \(mode)" }
+        public static func < (a: RunKey, b: RunKey) -> Bool { (a.item, a.mode) < (b.item, b.mode) }
+    }
+
+    /// A difference between the two files for one run.
+    public struct Change: Sendable {
+        public var run: RunKey
+        /// What changed: a metric key, a counter path, or `run`.
+        public var what: String
+        public var baseline: String
+        public var current: String
+        /// Signed change in the metric's unit (dB, or a count), when both are numbers.
+        public var delta: Double?
+    }
+
+    public var baselineRuns: Int
+    public var currentRuns: Int
+    public var maxRegressionDB: Double
+    public var regressions: [Change] = []
+    public var improvements: [Change] = []
+    /// Runs of the current file that the baseline does not have.
+    public var added: [RunKey] = []
+    /// Per mode: mean steady ERLE in the baseline and now (nil where a file has none).
+    public var modeMeans: [(mode: String, baseline: Double?, current: Double?)] = []
+    /// The current file says `"complete": false` (an interrupted run).
+    public var currentIsIncomplete = false
+
+    public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete }
+
+    /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under `metrics`.
+    static let higherIsBetter = ["erle_steady_db", "erle_db"]
+    static let lowerIsBetter = ["near_end.attenuation_db"]
+    /// Pipeline counters that count faults: any rise is a regression. (Written, read, buffered,
+    /// priming and tick counts measure volume, not faults.)
+    static let faultCounters: Set<String> = ["underruns", "overruns", "ignored_frames", "dropped", "rejected_frames",
+                                             "sent_clicks", "sent_gaps", "aec_resets"]
+
+    public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double) {
+        self.maxRegressionDB = maxRegressionDB
+        let old = Self.runs(in: baseline), new = Self.runs(in: current)
+        baselineRuns = old.count
+        currentRuns = new.count
+        currentIsIncomplete = current["complete"]?.boolValue == false
+        for key in old.keys.sorted() {
+            let before = old[key]!
+            guard let after = new[key] else {
+                regressions.append(Change(run: key, what: "run", baseline: "ran", current: "missing", delta: nil))
+                continue
+            }
+            compare(key, before, after)
+        }
+        added = new.keys.filter { old[$0] == nil }.sorted()
+        modeMeans = Self.modeNames(baseline, current).map { mode in
+            (mode, Self.modeMean(baseline, mode), Self.modeMean(current, mode))
+        }
+    }
+
+    private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
+        let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
+        switch (failedBefore, failedAfter) {
+        case (nil, let error?):
+            regressions.append(Change(run: key, what: "run", baseline: "ran", current: "failed: \(error)", delta: nil))
+            return
+        case (_?, nil):
+            improvements.append(Change(run: key, what: "run", baseline: "failed", current: "ran", delta: nil))
+            return
+        case (_?, _?):
+            return
+        case (nil, nil):
+            break
+        }
+        for metric in Self.higherIsBetter + Self.lowerIsBetter {
+            let sign = Self.higherIsBetter.contains(metric) ? 1.0 : -1.0
+            let was = before.value(at: "metrics.\(metric)"), now = after.value(at: "metrics.\(metric)")
+            switch (was?.doubleValue, now?.doubleValue) {
+            case (let a?, let b?):
+                let gain = sign * (b - a)
+                let change = Change(run: key, what: metric, baseline: Self.db(a), current: Self.db(b), delta: b - a)
+                if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
+            case (let a?, nil) where now != nil:
+                // Measured before, not now (no gated frames left): the run can no longer be judged.
+                regressions.append(Change(run: key, what: metric, baseline: Self.db(a), current: "not measured", delta: nil))
+            default:
+                break   // not measured in the baseline, or a key one version does not write
+            }
+        }
+        var counters: [(String, JSONValue, JSONValue)] = []
+        Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
+        for (path, was, now) in counters {
+            if let a = was.doubleValue, let b = now.doubleValue, b > a {
+                regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: Self.count(a), current: Self.count(b), delta: b - a))
+            } else if let a = was.doubleValue, let b = now.doubleValue, b < a {
+                improvements.append(Change(run: key, what: "pipeline.\(path)", baseline: Self.count(a), current: Self.count(b), delta: b - a))
+            } else if was.boolValue == true, now.boolValue == false {
+                regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: "true", current: "false", delta: nil))
+            }
+        }
+    }
+
+    /// Pairs of fault counters (and `conserved` flags) present in both pipelines, by dotted path.
+    static func collectCounters(_ before: JSONValue?, _ after: JSONValue?, path: String, into out: inout [(String, JSONValue, JSONValue)]) {
+        guard let before = before?.objectValue, let after = after?.objectValue else { return }
+        for key in before.keys.sorted() {
+            guard let was = before[key], let now = after[key] else { continue }
+            let here = path.isEmpty ? key : "\(path).\(key)"
+            if was.objectValue != nil {
+                // Every count under clipped_samples is a fault.
+                if key == "clipped_samples", let stages = was.objectValue {
+                    for stage in stages.keys.sorted() {
+                        if let a = stages[stage], let b = now[stage] { out.append(("\(here).\(stage)", a, b)) }
+                    }
+                } else {
+                    collectCounters(was, now, path: here, into: &out)
+                }
+            } else if faultCounters.contains(key) || key == "conserved" {
+                out.append((here, was, now))
+            }
+        }
+    }
+
+    /// Every item × mode result of an eval.json, by key.
+    static func runs(in eval: JSONValue) -> [RunKey: JSONValue] {
+        var runs: [RunKey: JSONValue] = [:]
+        for item in eval["items"]?.arrayValue ?? [] {
+            let name = item["name"]?.stringValue ?? "?"
+            for result in item["results"]?.arrayValue ?? [] {
+                runs[RunKey(item: name, mode: result["mode"]?.stringValue ?? "as written")] = result
+            }
+        }
+        return runs
+    }
+
+    static func modeNames(_ a: JSONValue, _ b: JSONValue) -> [String] {
+        var names: [String] = []
+        for eval in [a, b] {
+            for summary in eval["mode_summary"]?.arrayValue ?? [] {
+                if let mode = summary["mode"]?.stringValue, !names.contains(mode) { names.append(mode) }
+            }
+        }
+        return names
+    }
+
+    static func modeMean(_ eval: JSONValue, _ mode: String) -> Double? {
+        eval["mode_summary"]?.arrayValue?.first { $0["mode"]?.stringValue == mode }?.value(at: "erle_steady_db.mean")?.doubleValue
+    }
+
+    static func db(_ value: Double) -> String { String(format: "%.2f dB", value) }
+    static func count(_ value: Double) -> String { String(Int(value)) }
+
+    // MARK: Markdown
+
+    /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
+    public func markdown(baselineName: String, currentName: String) -> String {
+        var md = "# EchoLab comparison\n\n"
+        md += "Baseline `\(baselineName)` (\(baselineRuns) runs) · current `\(currentName)` (\(currentRuns) runs) · "
+        md += "threshold \(String(format: "%.2f", maxRegressionDB)) dB on ERLE and near-end attenuation, any rise of a fault counter\n\n"
+        if currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
+        md += regressions.isEmpty ? "**No regression.**" : "**\(regressions.count) regression\(regressions.count == 1 ? "" : "s").**"
+        md += " \(improvements.count) improvement\(improvements.count == 1 ? "" : "s") beyond the threshold.\n"
+        if !modeMeans.isEmpty {
+            md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
+            for (mode, was, now) in modeMeans {
+                let change = was.flatMap { a in now.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
+                md += "| \(mode) | \(was.map(Self.db) ?? "—") | \(now.map(Self.db) ?? "—") | \(change) |\n"
+            }
+        }
+        func table(_ title: String, _ changes: [Change]) {
+            guard !changes.isEmpty else { return }
+            md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
+            for change in changes {
+                let delta = change.delta.map { change.what.hasPrefix("pipeline.") ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
+                md += "| \(change.run.item) | \(change.run.mode) | \(change.what) | \(change.baseline) | \(change.current) | \(delta) |\n"
+            }
+        }
+        table("Regressions", regressions)
+        table("Improvements", improvements)
+        if !added.isEmpty {
+            md += "\n## New runs (not in the baseline, not judged)\n\n"
+            for run in added { md += "- \(run)\n" }
+        }
+        return md
+    }
+}

@@ -1,0 +1,176 @@
+import AudioInterop
+import Foundation
+
+/// `eval.json` as the model of a corpus run: the per-mode statistics are computed from its item
+/// entries and eval.md is rendered from it, so a run, a merge of shards and any later reader see
+/// the same numbers from the same bytes.
+///
+/// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
+/// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
+/// (items where the mode's steady ERLE is the highest of all modes, ties counting for each).
+public enum EvalDocument {
+    public static let schema = "echolab.eval/1"
+
+    /// The statistics eval.json gives per mode: its key, and the path under a result's `metrics`.
+    static let statistics: [(key: String, path: String)] = [
+        ("erle_steady_db", "erle_steady_db"), ("erle_db", "erle_db"), ("convergence_s", "convergence_s"),
+        ("near_end_attenuation_db", "near_end.attenuation_db"),
+    ]
+
+    /// The whole document from its item entries (in plan order, results in mode order).
+    static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
+                     shard: String?, wallSeconds: Double) -> JSONValue {
+        // The statistics are computed from the numbers as eval.json prints them (four decimals), so
+        // a document recomputed from the file (a merge of shards) has the same bytes.
+        let items = (try? JSONValue.parse(Array(JSONValue.array(items).canonicalText().utf8), maximumBytes: .max))?.arrayValue ?? items
+        let failed = items.reduce(0) { count, item in
+            count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
+        }
+        var object: [String: JSONValue] = [
+            "schema": .string(schema),
+            "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
+            "complete": .bool(complete),
+            "planned": .number(Double(planned)),
+            "failed": .number(Double(failed)),
+            "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
+            "items": .array(items),
+            "mode_summary": .array(modes.map { summary(for: $0, items: items) }),
+            "timing": .object(["wall_s": .number(wallSeconds)]),
+        ]
+        object["shard"] = shard.map(JSONValue.string)
+        return .object(object)
+    }
+
+    /// The modes of a document, in its order.
+    static func modes(of eval: JSONValue) -> [String] {
+        if let asked = eval["modes"]?.arrayValue { return asked.compactMap(\.stringValue) }
+        var seen: [String] = []
+        for item in eval["items"]?.arrayValue ?? [] {
+            for result in item["results"]?.arrayValue ?? [] {
+                if let mode = result["mode"]?.stringValue, !seen.contains(mode) { seen.append(mode) }
+            }
+        }
+        return seen
+    }
+
+    static func summary(for mode: String, items: [JSONValue]) -> JSONValue {
+        let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
+        let ran = results.filter { $0["error"]?.stringValue == nil }
+        var object: [String: JSONValue] = [
+            "mode": .string(mode),
+            "ran": .number(Double(ran.count)),
+            "failed": .number(Double(results.count - ran.count)),
+            "wins": .number(Double(wins(for: mode, items: items))),
+        ]
+        for (key, path) in statistics {
+            object[key] = statisticsJSON(ran.compactMap { $0.value(at: "metrics.\(path)")?.doubleValue })
+        }
+        return .object(object)
+    }
+
+    static func statisticsJSON(_ values: [Double]) -> JSONValue {
+        guard !values.isEmpty else { return .object(["mean": .null, "median": .null, "p10": .null, "count": .number(0)]) }
+        return .object(["mean": .number(values.reduce(0, +) / Double(values.count)),
+                        "median": .number(percentile(values, 50)), "p10": .number(percentile(values, 10)),
+                        "count": .number(Double(values.count))])
+    }
+
+    static func wins(for mode: String, items: [JSONValue]) -> Int {
+        items.filter { item in
+            let values = (item["results"]?.arrayValue ?? []).compactMap { result -> (String, Double)? in
+                guard let mode = result["mode"]?.stringValue, let erle = result.value(at: "metrics.erle_steady_db")?.doubleValue else { return nil }
+                return (mode, erle)
+            }
+            guard let best = values.map(\.1).max(), values.count > 1 else { return false }
+            return values.contains { $0.0 == mode && $0.1 == best }
+        }.count
+    }
+
+    /// The p-th percentile by linear interpolation between the closest ranks (p in 0…100).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        let position = p / 100 * Double(sorted.count - 1)
+        let low = Int(position.rounded(.down)), high = Int(position.rounded(.up))
+        return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+    }
+
+    // MARK: eval.md
+
+    /// The pull-request view: per-mode statistics, then steady ERLE items × modes (each cell
+    /// linking to the run's report), then failures.
+    public static func markdown(_ eval: JSONValue) -> String {
+        var md = "# EchoLab evaluation\n\n"
+        let items = eval["items"]?.arrayValue ?? []
+        let ran = items.reduce(0) { $0 + ($1["results"]?.arrayValue?.count ?? 0) }
+        let planned = Int(eval["planned"]?.doubleValue ?? 0)
+        if eval["complete"]?.boolValue == false {
+            md += "**Interrupted:** \(ran) of \(planned) runs finished; the others are not listed.\n\n"
+        }
+        if let shard = eval["shard"]?.stringValue { md += "Shard \(shard) of the plan.\n\n" }
+        let modes = self.modes(of: eval)
+        let summaries = eval["mode_summary"]?.arrayValue ?? []
+        md += "## Modes\n\n| mode | ran | failed | steady ERLE mean | median | p10 | convergence median | near-end attenuation median | wins |\n"
+        md += "|---|---|---|---|---|---|---|---|---|\n"
+        for summary in summaries {
+            func stat(_ key: String, _ field: String, unit: String) -> String {
+                summary[key]?[field]?.doubleValue.map { String(format: "%.1f", $0) + unit } ?? "—"
+            }
+            func count(_ key: String) -> Int { Int(summary[key]?.doubleValue ?? 0) }
+            md += "| \(summary["mode"]?.stringValue ?? "?") | \(count("ran")) | \(count("failed")) | "
+            md += "\(stat("erle_steady_db", "mean", unit: " dB")) | \(stat("erle_steady_db", "median", unit: " dB")) | "
+            md += "\(stat("erle_steady_db", "p10", unit: " dB")) | \(stat("convergence_s", "median", unit: " s")) | "
+            md += "\(stat("near_end_attenuation_db", "median", unit: " dB")) | \(count("wins")) |\n"
+        }
+        md += "\n## Steady-state ERLE, items × modes\n\n| item | " + modes.joined(separator: " | ") + " |\n"
+        md += "|---|" + String(repeating: "---|", count: modes.count) + "\n"
+        var failures: [String] = []
+        for item in items {
+            let name = item["name"]?.stringValue ?? "?"
+            let results = item["results"]?.arrayValue ?? []
+            md += "| \(name) |"
+            for mode in modes {
+                guard let result = results.first(where: { $0["mode"]?.stringValue == mode }) else { md += " |"; continue }
+                if let error = result["error"]?.stringValue {
+                    md += " **failed** |"
+                    failures.append("- \(name) (\(mode)): \(error)")
+                } else {
+                    let erle = result.value(at: "metrics.erle_steady_db")?.doubleValue
+                    md += " [\(ReportFormatting.db(erle))](\(result["folder"]?.stringValue ?? "")/report.md) |"
+                }
+            }
+            md += "\n"
+        }
+        if !failures.isEmpty { md += "\n## Failures\n\n" + failures.joined(separator: "\n") + "\n" }
+        return md
+    }
+
+    /// Writes `eval.json` and `eval.md` into `directory`, atomically.
+    public static func write(_ eval: JSONValue, to directory: String) throws {
+        try AtomicFile.write(eval.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
+        try AtomicFile.write(markdown(eval), to: (directory as NSString).appendingPathComponent("eval.md"))
+    }
+
+    // MARK: Reading
+
+    /// Reads an `eval.json` EchoLab wrote (any `echolab.eval/` schema version).
+    public static func read(_ path: String) throws -> JSONValue {
+        if let problem = InputFile.problem(at: path) { throw ReadError(path: path, problem: problem) }
+        guard let data = FileManager.default.contents(atPath: path) else { throw ReadError(path: path, problem: "cannot be read") }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(data), maximumBytes: 1 << 30)
+        } catch {
+            throw ReadError(path: path, problem: "not JSON: \(error)")
+        }
+        guard let schema = value["schema"]?.stringValue, schema.hasPrefix("echolab.eval/") else {
+            throw ReadError(path: path, problem: "not an EchoLab eval.json (its schema is not echolab.eval/…)")
+        }
+        return value
+    }
+
+    public struct ReadError: Error, CustomStringConvertible {
+        public var path: String
+        public var problem: String
+        public var description: String { "\(path): \(problem)" }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import Reporting
+
+/// The CI gate: `eval.json` of this change against a committed baseline.
+struct CompareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Compare two eval.json files item × mode; print a Markdown diff and fail on a regression.",
+        discussion: """
+        A run regressed when its steady-state or whole ERLE fell, or its near-end attenuation rose, by more than \
+        --max-regression-db; when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, clipped \
+        samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; when it \
+        failed where the baseline ran; or when it is missing from CURRENT. Runs only CURRENT has are listed, not judged. \
+        An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
+        included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
+        """
+    )
+
+    @Argument(help: "The reference eval.json (e.g. the committed reports/baseline.json).")
+    var baseline: String
+
+    @Argument(help: "The eval.json to judge (e.g. reports/eval.json of this change).")
+    var current: String
+
+    @Option(help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
+    var maxRegressionDB: Double = 0.5
+
+    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (atomically).", valueName: "file"))
+    var markdown: String?
+
+    func validate() throws {
+        guard maxRegressionDB.isFinite, maxRegressionDB >= 0 else {
+            throw ValidationError("--max-regression-db must be a number ≥ 0 (got \(maxRegressionDB))")
+        }
+    }
+
+    func run() throws {
+        let comparison: EvalComparison
+        do {
+            comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
+                                        maxRegressionDB: maxRegressionDB)
+        } catch {
+            throw CommandFailure.exit(error, code: 2)
+        }
+        let text = comparison.markdown(baselineName: baseline, currentName: current)
+        print(text, terminator: "")
+        if let markdown {
+            do { try AtomicFile.write(text, to: markdown) } catch { throw CommandFailure.exit(error, code: 2) }
+        }
+        if comparison.hasRegression { throw ExitCode(1) }
+    }
+}

@@ -1,0 +1,201 @@
+import Foundation
+import XCTest
+
+/// The CI gate and shards, through the real binary: `compare` passes an equal report and fails a
+/// worse one; shards 1/N … N/N merged equal the unsharded run (timing aside) for N = 2 and 3;
+/// `make eval` fails when the baseline is beaten by more than the threshold.
+final class EvalGateTests: XCTestCase {
+    private var root: URL!
+    private static let modes = "disabled,speex:intensityMin,webrtc:intensityRecommended"
+
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 3), named: "delay.json", in: corpus)
+        _ = try writeScenario("""
+            {"name": "speech", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 9}, "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 25, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+             "aec": {"mode": "intensityMin"}, "duration_s": 3}
+            """, named: "speech.json", in: corpus)
+        let eval = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "whole", "--jobs", "2", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// eval.json with its values edited by `edit`, written to `name`.
+    private func doctored(_ name: String, _ edit: (inout [String: Any]) -> Void) throws -> String {
+        var eval = try loadJSON(path("whole/eval.json"))
+        edit(&eval)
+        try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent(name))
+        return name
+    }
+
+    private static func editResult(_ eval: inout [String: Any], item: Int, mode: Int, _ edit: (inout [String: Any]) -> Void) {
+        var items = eval["items"] as! [[String: Any]]
+        var results = items[item]["results"] as! [[String: Any]]
+        edit(&results[mode])
+        items[item]["results"] = results
+        eval["items"] = items
+    }
+
+    func testAnEqualReportPasses() throws {
+        let result = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("**No regression.**"), result.standardOutput)
+        // The per-mode table lists every mode with a zero change.
+        for mode in Self.modes.split(separator: ",") { XCTAssertTrue(result.standardOutput.contains("| \(mode) |"), "\(mode)") }
+    }
+
+    func testLowerERLEBeyondTheThresholdFailsAndWithinItPasses() throws {
+        var before = 0.0
+        let worse = try doctored("worse.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                before = metrics["erle_steady_db"] as! Double
+                metrics["erle_steady_db"] = before - 0.8
+                result["metrics"] = metrics
+            }
+        }
+        let failing = try runEchoLab(["compare", "whole/eval.json", worse, "--max-regression-db", "0.5", "--markdown", "diff.md"], in: root)
+        XCTAssertEqual(failing.status, 1, failing.standardOutput + failing.standardError)
+        XCTAssertTrue(failing.standardOutput.contains("**1 regression.**"), failing.standardOutput)
+        XCTAssertTrue(failing.standardOutput.contains("| delay40-intensityRecommended | speex:intensityMin | erle_steady_db | \(String(format: "%.2f dB", before))"),
+                      failing.standardOutput)
+        XCTAssertTrue(failing.standardOutput.contains("| -0.80 dB |"), failing.standardOutput)
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("diff.md"), encoding: .utf8), failing.standardOutput)
+
+        let passing = try runEchoLab(["compare", "whole/eval.json", worse, "--max-regression-db", "1"], in: root)
+        XCTAssertEqual(passing.status, 0, passing.standardOutput)
+        // The other way round it is an improvement, not a regression.
+        let better = try runEchoLab(["compare", worse, "whole/eval.json", "--max-regression-db", "0.5"], in: root)
+        XCTAssertEqual(better.status, 0, better.standardOutput)
+        XCTAssertTrue(better.standardOutput.contains("1 improvement beyond the threshold"), better.standardOutput)
+    }
+
+    func testARisingFaultCounterAFailedRunAndAMissingRunFail() throws {
+        let counters = try doctored("counters.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                var uplink = pipeline["uplink"] as! [String: Any]
+                uplink["dropped"] = (uplink["dropped"] as! Double) + 480
+                pipeline["uplink"] = uplink
+                pipeline["aec_resets"] = (pipeline["aec_resets"] as! Double) + 1
+                result["pipeline"] = pipeline
+            }
+        }
+        let rose = try runEchoLab(["compare", "whole/eval.json", counters], in: root)
+        XCTAssertEqual(rose.status, 1, rose.standardOutput)
+        XCTAssertTrue(rose.standardOutput.contains("| speech | disabled | pipeline.uplink.dropped | 0 | 480 | +480 |"), rose.standardOutput)
+        XCTAssertTrue(rose.standardOutput.contains("pipeline.aec_resets"), rose.standardOutput)
+
+        let failed = try doctored("failed.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 2) { $0["error"] = "x.wav: broken" }
+        }
+        let failure = try runEchoLab(["compare", "whole/eval.json", failed], in: root)
+        XCTAssertEqual(failure.status, 1)
+        XCTAssertTrue(failure.standardOutput.contains("| ran | failed: x.wav: broken |"), failure.standardOutput)
+
+        let missing = try doctored("missing.json") { eval in
+            var items = eval["items"] as! [[String: Any]]
+            items.removeLast()
+            eval["items"] = items
+        }
+        let lost = try runEchoLab(["compare", "whole/eval.json", missing], in: root)
+        XCTAssertEqual(lost.status, 1)
+        XCTAssertTrue(lost.standardOutput.contains("**3 regressions.**"), "every mode of the dropped item: \(lost.standardOutput)")
+        // A gate must not pass on nothing: the baseline's runs are all missing from an empty report.
+        let interrupted = try doctored("interrupted.json") { $0["complete"] = false }
+        XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", interrupted], in: root).status, 1)
+    }
+
+    func testUnreadableInputsExitTwoNamingTheFile() throws {
+        try Data("{\"schema\": \"echolab.run/1\"}".utf8).write(to: root.appendingPathComponent("run.json"))
+        for (file, problem) in [("nothing.json", "no such file"), ("corpus", "is a folder"), ("run.json", "not an EchoLab eval.json"),
+                                ("corpus/delay.json", "not an EchoLab eval.json")] {
+            let result = try runEchoLab(["compare", file, "whole/eval.json"], in: root)
+            XCTAssertEqual(result.status, 2, file)
+            XCTAssertEqual(result.standardError, "echolab: \(file): \(problem)\(problem == "is a folder" ? ", not a file" : problem.hasPrefix("not an") ? " (its schema is not echolab.eval/…)" : "")\n")
+        }
+        XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", "whole/eval.json", "--max-regression-db", "-1"], in: root).status, 64)
+    }
+
+    /// eval.json without timing, as text.
+    private func withoutTiming(_ file: String) throws -> String {
+        try String(contentsOfFile: path(file), encoding: .utf8).split(separator: "\n").filter { !$0.contains("\"wall_s\"") }.joined(separator: "\n")
+    }
+
+    func testMergedShardsEqualTheUnshardedRun() throws {
+        for count in [2, 3] {
+            var folders: [String] = []
+            for index in 1...count {
+                let folder = "shard-\(count)-\(index)"
+                let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", folder, "--shard", "\(index)/\(count)", "--no-taps"], in: root)
+                XCTAssertEqual(shard.status, 0, shard.standardError)
+                folders.append(folder)
+            }
+            // Given in any order.
+            let merged = try runEchoLab(["merge"] + folders.reversed() + ["--out", "merged-\(count)"], in: root)
+            XCTAssertEqual(merged.status, 0, merged.standardError)
+            XCTAssertEqual(merged.standardOutput, "merged \(count) shards: 6 of 6 runs succeeded → merged-\(count)/eval.md\n")
+            XCTAssertEqual(try withoutTiming("merged-\(count)/eval.json"), try withoutTiming("whole/eval.json"), "N = \(count)")
+            XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("merged-\(count)/eval.md")),
+                           try Data(contentsOf: root.appendingPathComponent("whole/eval.md")))
+            // Every run's folder came along.
+            let runs = allFiles(under: root.appendingPathComponent("merged-\(count)")).filter { $0.hasSuffix("/report.json") }
+            XCTAssertEqual(runs.count, 6, "\(runs)")
+            // The merge passes the gate against the unsharded run.
+            XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", "merged-\(count)/eval.json"], in: root).status, 0)
+        }
+        let incomplete = try runEchoLab(["merge", "shard-3-1", "shard-3-3", "--out", "bad"], in: root)
+        XCTAssertEqual(incomplete.status, 1)
+        XCTAssertEqual(incomplete.standardError, "echolab: merge: shard 2/3 is missing (got 1/3, 3/3)\n")
+        let mixed = try runEchoLab(["merge", "shard-3-1", "shard-2-2", "--out", "bad"], in: root)
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.standardError, "echolab: shard-2-2/eval.json: shard 2/2 is not one of 3 like shard-3-1/eval.json\n")
+        let whole = try runEchoLab(["merge", "whole", "--out", "bad"], in: root)
+        XCTAssertEqual(whole.standardError, "echolab: whole/eval.json: not a shard's eval.json (it has no \"shard\": \"K/N\")\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad/eval.json")))
+    }
+
+    /// `make eval` gates: the Makefile's recipe (the built debug binary standing in for the
+    /// release one) exits non-zero when a run is worse than the baseline by more than the threshold.
+    func testMakeEvalFailsWhenTheBaselineIsBeaten() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/make") else { throw XCTSkip("make is not installed") }
+        // A baseline that claims 3 dB more steady ERLE than this code gets in one run.
+        let better = try doctored("baseline.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                metrics["erle_steady_db"] = (metrics["erle_steady_db"] as! Double) + 3
+                result["metrics"] = metrics
+            }
+        }
+        func make(_ baseline: String) throws -> CommandResult {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+            process.arguments = ["--no-print-directory", "-C", packageRoot.path, "-o", "build", "-o", "deps", "eval",
+                                 "ECHOLAB=\(try echoLabBinary().path)", "CORPUS=\(path("corpus"))", "MODES=\(Self.modes)",
+                                 "REPORTS=\(path("make-reports"))", "BASELINE=\(baseline)"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return CommandResult(status: process.terminationStatus, standardOutput: text, standardError: "")
+        }
+        let beaten = try make(path(better))
+        XCTAssertNotEqual(beaten.status, 0, beaten.standardOutput)
+        XCTAssertTrue(beaten.standardOutput.contains("**1 regression.**"), beaten.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("make-reports/compare.md")))
+        let equal = try make(path("whole/eval.json"))
+        XCTAssertEqual(equal.status, 0, equal.standardOutput)
+        XCTAssertTrue(equal.standardOutput.contains("**No regression.**"), equal.standardOutput)
+    }
+}
