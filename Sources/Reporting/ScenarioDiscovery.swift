@@ -5,7 +5,7 @@ import Foundation
 /// order. Inside folders it passes over what EchoLab itself writes, so a corpus can be evaluated
 /// again with its reports beside it: the output folder, hidden files (`.x.partial`), and JSON
 /// files whose top-level `schema` is EchoLab's (`echolab.run/…`, `echolab.eval/…`,
-/// `echolab.golden/…`). A file named explicitly is taken as a scenario whatever it holds.
+/// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file named explicitly is taken as a scenario whatever it holds.
 public enum ScenarioDiscovery {
     public struct NotFound: Error, CustomStringConvertible {
         public let path: String
@@ -45,7 +45,9 @@ public enum ScenarioDiscovery {
                     enumerator?.skipDescendants()
                     continue
                 }
-                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) { inFolder.append(item) }
+                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item), !CorpusManifest.isManifest(item) {
+                    inFolder.append(item)
+                }
             }
             found += inFolder.sorted()
         }

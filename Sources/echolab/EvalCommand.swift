@@ -10,8 +10,10 @@ struct EvalCommand: ParsableCommand {
         commandName: "eval",
         abstract: "Run a corpus in one or more AEC modes and write a report per run plus eval.json and eval.md.",
         discussion: """
-        PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files and \
-        EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), or a folder of recordings in an \
+        PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files, \
+        manifests and EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), a manifest (a JSON \
+        file {"corpus": [...]} listing scenario files, folders and recordings {"name", "mic", "loopback", "echo", \
+        "near_end", "talk_type"}, paths relative to it; see README), or a folder of recordings in an \
         AEC-Challenge layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/; real: \
         GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight through the canceller. Every item runs \
         in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \
@@ -24,7 +26,7 @@ struct EvalCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Scenario files or folders, or AEC-Challenge recording folders.")
+    @Argument(help: "Scenario files or folders, corpus manifests, or AEC-Challenge recording folders.")
     var paths: [String]
 
     @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the corpus).")
@@ -119,20 +121,8 @@ struct EvalCommand: ParsableCommand {
         if failed > 0 { throw ExitCode(1) }
     }
 
-    /// A folder in an AEC-Challenge layout is a corpus of recordings; anything else is searched
-    /// for scenarios.
     static func corpusItems(in paths: [String], excluding out: String) throws -> [CorpusItem] {
-        var items: [CorpusItem] = []
-        for path in paths {
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue,
-               RecordingCorpus.layout(of: path) != nil {
-                items += try RecordingCorpus.items(in: path).map(CorpusItem.recording)
-            } else {
-                items += try ScenarioDiscovery.files(in: [path], excluding: out).map(CorpusItem.scenario)
-            }
-        }
-        return items
+        try Corpus.items(in: paths, excluding: out)
     }
 
     /// An output folder that is, or holds, a corpus folder would write reports among the

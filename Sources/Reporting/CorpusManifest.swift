@@ -1,0 +1,138 @@
+import AudioInterop
+import Foundation
+
+/// A corpus written down: a JSON file whose `corpus` array lists what to run, for corpora that
+/// are not one folder (scenarios from several places, recordings named any way).
+///
+///     {"corpus": [
+///       "scenarios/speech-room.json",                  a scenario file
+///       "more-scenarios",                              a folder of scenarios, or an AEC-Challenge folder
+///       "other-manifest.json",                         another manifest
+///       {"name": "office-1", "mic": "rec/office1_mic.wav", "loopback": "rec/office1_lpb.wav",
+///        "echo": "rec/office1_echo.wav", "near_end": "rec/office1_near.wav", "talk_type": "doubletalk"}
+///     ]}
+///
+/// An object is one recording: `name` and `mic` required; `loopback` (absent only for near-end
+/// single talk), `echo` and `near_end` (the ground truth, when known) and `talk_type` (an
+/// AEC-Challenge talk type) optional. Relative paths are read from the manifest's folder, so the
+/// corpus runs from anywhere. Read strictly: unknown keys, wrong types, missing files and a
+/// manifest that includes itself are errors naming the manifest and the entry.
+public enum CorpusManifest {
+    public struct ManifestError: Error, CustomStringConvertible {
+        public let path: String
+        public let problem: String
+        public var description: String { "\(path): \(problem)" }
+    }
+
+    /// Whether `path` is a manifest (a JSON object with a `corpus` key) rather than a scenario.
+    public static func isManifest(_ path: String) -> Bool {
+        guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= JSONValue.maximumBytes,
+              let data = FileManager.default.contents(atPath: path),
+              let value = try? JSONValue.parse(Array(data)) else { return false }
+        return value["corpus"] != nil
+    }
+
+    /// The items a manifest lists, in its order.
+    public static func items(in path: String, excluding out: String?, visiting: Set<String> = []) throws -> [CorpusItem] {
+        let canonical = InputFile.canonical(path)
+        if let problem = InputFile.problem(at: path) { throw ManifestError(path: path, problem: problem) }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()))
+        } catch {
+            throw ManifestError(path: path, problem: "\(error)")
+        }
+        guard let object = value.objectValue else { throw ManifestError(path: path, problem: "expected an object, found \(value.typeName)") }
+        if let unknown = object.keys.sorted().first(where: { !["corpus", "description"].contains($0) }) {
+            throw ManifestError(path: path, problem: "unknown key '\(unknown)' (a manifest has corpus and description)")
+        }
+        guard let entries = object["corpus"]?.arrayValue else {
+            throw ManifestError(path: path, problem: "corpus: expected an array, found \(object["corpus"]?.typeName ?? "nothing")")
+        }
+        let folder = InputFile.parent(of: InputFile.absolute(path))
+        func resolve(_ file: String) -> String { file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file) }
+        var items: [CorpusItem] = []
+        for (index, entry) in entries.enumerated() {
+            let key = "corpus[\(index)]"
+            switch entry {
+            case .string(let relative):
+                let target = resolve(relative)
+                guard FileManager.default.fileExists(atPath: target) else {
+                    throw ManifestError(path: path, problem: "\(key): \(relative): \(InputFile.problem(at: target) ?? "no such file or folder")")
+                }
+                let including = visiting.union([canonical])
+                if including.contains(InputFile.canonical(target)) {
+                    throw ManifestError(path: path, problem: "\(key): \(relative): a cycle of manifests (it is being read already)")
+                }
+                items += try Corpus.items(in: [target], excluding: out, visiting: including)
+            case .object(let fields):
+                items.append(.recording(try recording(fields, key: key, manifest: path, resolve: resolve)))
+            default:
+                throw ManifestError(path: path, problem: "\(key): expected a path or a recording object, found \(entry.typeName)")
+            }
+        }
+        return items
+    }
+
+    static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
+        let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type"]
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ManifestError(path: manifest, problem: "\(key): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
+        }
+        func text(_ name: String, required: Bool) throws -> String? {
+            switch fields[name] {
+            case nil, .null?:
+                if required { throw ManifestError(path: manifest, problem: "\(key).\(name): missing") }
+                return nil
+            case .string(let value)?: return value
+            case let other?: throw ManifestError(path: manifest, problem: "\(key).\(name): expected a string, found \(other.typeName)")
+            }
+        }
+        func file(_ name: String, required: Bool = false) throws -> String? {
+            guard let relative = try text(name, required: required) else { return nil }
+            let path = resolve(relative)
+            if let problem = InputFile.problem(at: path) {
+                throw ManifestError(path: manifest, problem: "\(key).\(name): \(relative): \(problem)")
+            }
+            return path
+        }
+        let name = try text("name", required: true)!
+        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+            throw ManifestError(path: manifest, problem: "\(key).name: '\(name)' cannot name a folder")
+        }
+        var talkType: TalkType?
+        if let type = try text("talk_type", required: false) {
+            guard let parsed = TalkType(rawValue: type) else {
+                throw ManifestError(path: manifest, problem: "\(key).talk_type: '\(type)' is not one of \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            talkType = parsed
+        }
+        let mic = try file("mic", required: true)!
+        let loopback = try file("loopback")
+        if loopback == nil, talkType != .nearEndSingleTalk {
+            throw ManifestError(path: manifest, problem: "\(key).loopback: missing (only near-end single talk has none)")
+        }
+        return RecordingItem(name: name, mic: mic, loopback: loopback,
+                             echo: try file("echo"), nearEnd: try file("near_end"), talkType: talkType)
+    }
+}
+
+/// What `eval PATH…` runs: each path a scenario file, a manifest, a folder of scenarios, or a
+/// folder in an AEC-Challenge layout, in the order given.
+public enum Corpus {
+    public static func items(in paths: [String], excluding out: String?, visiting: Set<String> = []) throws -> [CorpusItem] {
+        var items: [CorpusItem] = []
+        for path in paths {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
+                items += try RecordingCorpus.items(in: path).map(CorpusItem.recording)
+            } else if exists, !isDirectory.boolValue, CorpusManifest.isManifest(path) {
+                items += try CorpusManifest.items(in: path, excluding: out, visiting: visiting)
+            } else {
+                items += try ScenarioDiscovery.files(in: [path], excluding: out).map(CorpusItem.scenario)
+            }
+        }
+        return items
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import XCTest
+
+/// A corpus manifest lists scenarios, folders and recordings from anywhere; its paths are read
+/// from its own folder, so `eval` runs it from any working folder; mistakes name the manifest and
+/// the entry.
+final class CorpusManifestTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private func write(_ text: String, to relative: String) throws {
+        let url = root.appendingPathComponent(relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func testAManifestOfScenariosFoldersAndRecordingsRunsFromAnyFolder() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 2), to: "a/delay.json")
+        try write(delayScenario(aec: "intensityMax", seconds: 2), to: "b/nested/max.json")
+        _ = try writeScenario("""
+            {"name": "call", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 5},
+             "noise": {"level_dbfs": -65, "seed": 2}, "echo_path": {"delay_ms": 30, "gain_db": -8}, "duration_s": 3}
+            """, in: root)
+        let taps = try runEchoLab(["run", "scenario.json", "--aec", "disabled", "--all-taps", "--out", "rec"], in: root)
+        XCTAssertEqual(taps.status, 0, taps.standardError)
+        try write("""
+            {"description": "two places and a recording",
+             "corpus": ["../a/delay.json", "../b",
+                        {"name": "office", "mic": "../rec/mic.wav", "loopback": "../rec/reference.wav",
+                         "echo": "../rec/echo.wav", "near_end": "../rec/near.wav", "talk_type": "doubletalk"}]}
+            """, to: "lists/corpus.json")
+        // A manifest inside a scenario folder is not taken for a scenario.
+        try write("{\"corpus\": [\"delay.json\"]}", to: "a/manifest.json")
+        let inputs = try snapshot(root)
+
+        let elsewhere = try temporaryDirectory("elsewhere")
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        let eval = try runEchoLab(["eval", root.appendingPathComponent("lists/corpus.json").path, "--modes", "speex:intensityMin",
+                                   "--out", "out", "--no-taps"], in: elsewhere)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("3 of 3 runs succeeded"), eval.standardOutput)
+        let report = try loadJSON(elsewhere.appendingPathComponent("out/eval.json").path)
+        let items = report["items"] as! [[String: Any]]
+        XCTAssertEqual(items.map { $0["name"] as! String }, ["delay40-intensityMin", "delay40-intensityMax", "office"])
+        // The recording ran with its ground truth: the gate is exact.
+        let office = (items[2]["results"] as! [[String: Any]])[0]["metrics"] as! [String: Any]
+        XCTAssertEqual((office["gate"] as! [String: Any])["method"] as? String, "near_end_track")
+        XCTAssertGreaterThan(office["erl_db"] as! Double, 7)
+
+        // The folder alone: the manifest inside it is passed over, not run as a scenario.
+        let folder = try runEchoLab(["eval", "a", "--out", "out-a", "--no-taps"], in: root)
+        XCTAssertEqual(folder.status, 0, folder.standardError)
+        XCTAssertTrue(folder.standardOutput.hasPrefix("1 of 1 runs succeeded"), folder.standardOutput)
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out-a"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
+    }
+
+    func testMistakesNameTheManifestAndTheEntry() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "delay.json")
+        let cases: [(String, String)] = [
+            ("{\"corpus\": [\"nothing.json\"]}", "corpus[0]: nothing.json: no such file"),
+            ("{\"corpus\": [1]}", "corpus[0]: expected a path or a recording object, found a number"),
+            ("{\"corpus\": \"delay.json\"}", "corpus: expected an array, found a string"),
+            ("{\"corpus\": [], \"extra\": 1}", "unknown key 'extra' (a manifest has corpus and description)"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
+             "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type)"),
+            ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0].mic: missing"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"m.wav\", \"loopback\": \"l.wav\"}]}", "corpus[0].mic: m.wav: no such file"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\"}]}", "corpus[0].loopback: missing (only near-end single talk has none)"),
+            ("{\"corpus\": [{\"name\": \"../r\", \"mic\": \"delay.json\", \"talk_type\": \"nearend_singletalk\"}]}", "corpus[0].name: '../r' cannot name a folder"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"talk_type\": \"monologue\"}]}",
+             "corpus[0].talk_type: 'monologue' is not one of farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, nearend_singletalk"),
+            ("{\"corpus\": [\"manifest.json\"]}", "corpus[0]: manifest.json: a cycle of manifests (it is being read already)"),
+            ("{\"corpus\": [], \"corpus\": []}", "not valid JSON: line 1, column 16: duplicate key 'corpus' (JSON readers disagree on which one wins; give it once)"),
+        ]
+        for (text, problem) in cases {
+            try write(text, to: "manifest.json")
+            let result = try runEchoLab(["eval", "manifest.json", "--out", "out"], in: root)
+            XCTAssertEqual(result.status, 1, text)
+            XCTAssertEqual(result.standardError, "echolab: manifest.json: \(problem)\n", text)
+        }
+    }
+}
