@@ -40,6 +40,13 @@ final class ModeComparisonTests: XCTestCase {
         let two = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "two", "--jobs", "2", "--no-taps"], in: root)
         XCTAssertEqual(two.status, 0, two.standardError)
         XCTAssertEqual(try evalWithoutTiming(root.appendingPathComponent("one")), try evalWithoutTiming(root.appendingPathComponent("two")))
+        // Every backend and intensity (13 modes), one job and two: the same bytes but for timing.
+        for jobs in ["1", "2"] {
+            let all = try runEchoLab(["eval", "corpus", "--modes", "all", "--out", "all\(jobs)", "--jobs", jobs, "--no-taps"], in: root)
+            XCTAssertEqual(all.status, 0, all.standardError)
+            XCTAssertTrue(all.standardOutput.hasPrefix("26 of 26 runs succeeded"), all.standardOutput)
+        }
+        XCTAssertEqual(try evalWithoutTiming(root.appendingPathComponent("all1")), try evalWithoutTiming(root.appendingPathComponent("all2")))
 
         let eval = try loadJSON(root.appendingPathComponent("one/eval.json").path)
         XCTAssertEqual(eval["modes"] as? [String], ["disabled", "speex:intensityMin", "speex:intensityMax"])
