@@ -35,7 +35,7 @@ final class DefaultCorpusEvalTests: XCTestCase {
             }
             XCTAssertLessThanOrEqual(erle[0], erle[1], "\(backend): echo removal Min ≤ Recommended (\(erle))")
             XCTAssertLessThanOrEqual(erle[1], erle[2], "\(backend): echo removal Recommended ≤ Max (\(erle))")
-            XCTAssertGreaterThan(erle[0], 5, "\(backend) removes echo at all")
+            XCTAssertGreaterThan(erle[0], (mean("disabled", "erle_steady_db") ?? .infinity) + 5, "\(backend) removes echo at all")
             let attenuation = ["intensityMin", "intensityRecommended", "intensityMax"].compactMap { mean("\(backend):\($0)", "near_end_attenuation_db") }
             XCTAssertEqual(attenuation.count, 3, "\(backend): near-end attenuation for every intensity")
             if attenuation.count == 3 {
@@ -43,7 +43,8 @@ final class DefaultCorpusEvalTests: XCTestCase {
                 XCTAssertLessThanOrEqual(attenuation[1], attenuation[2], "\(backend): near end kept Recommended ≥ Max (\(attenuation))")
             }
         }
-        XCTAssertEqual(mean("disabled", "erle_steady_db"), 0, "no canceller removes nothing")
+        // Without a canceller only the noise suppressor of one scenario changes sent: about 0 dB.
+        XCTAssertEqual(try XCTUnwrap(mean("disabled", "erle_steady_db")), 0, accuracy: 0.5)
 
         // The committed baseline is this code's output: equal within 0.05 dB both ways, no counter
         // moved, no run missing (a stale baseline would make `make eval` judge against old numbers).
