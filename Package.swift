@@ -2,12 +2,14 @@
 import PackageDescription
 
 // Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
-// Simulation and Metrics sit on those; Reporting on both; the `echolab` executable on top.
+// Simulation and Metrics sit on those; Reporting renders their values (JSON, Markdown, HTML);
+// Evaluation runs things — a call, a recording, a corpus, the gate — and hands results to
+// Reporting; the `echolab` executable is a thin layer of commands on top.
 let package = Package(
     name: "EchoLab",
     products: [
         .executable(name: "echolab", targets: ["echolab"]),
-        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting"]),
+        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -35,11 +37,12 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
         .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
+        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         .executableTarget(name: "echolab", dependencies: [
-            "Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore",
+            "Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore", "VirtualTime"],
+        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "VirtualTime"],
                           path: "Benchmarks/EchoLabBench"),
 
         // Written the way PlanetKit's guide writes its AudioFileMicrophone and AudioFileRecorder.
@@ -51,6 +54,6 @@ let package = Package(
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
-        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "AudioInterop", "AudioCore", "CSndFile"]),
+        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "CSndFile"]),
     ]
 )

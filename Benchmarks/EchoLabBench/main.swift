@@ -9,6 +9,7 @@ import AudioCore
 import AudioInterop
 import Foundation
 import Metrics
+import Evaluation
 import Reporting
 import Simulation
 import VirtualTime

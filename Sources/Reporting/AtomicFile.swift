@@ -8,6 +8,10 @@ public enum AtomicFile {
         public let path: String
         public let reason: String
         public var description: String { "\(path): \(reason)" }
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
     }
 
     public static func write(_ text: String, to path: String) throws {

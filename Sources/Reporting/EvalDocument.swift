@@ -18,7 +18,7 @@ public enum EvalDocument {
     ]
 
     /// The whole document from its item entries (in plan order, results in mode order).
-    static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
+    public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
                      shard: String?, wallSeconds: Double) -> JSONValue {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
@@ -42,7 +42,7 @@ public enum EvalDocument {
     }
 
     /// The modes of a document, in its order.
-    static func modes(of eval: JSONValue) -> [String] {
+    public static func modes(of eval: JSONValue) -> [String] {
         if let asked = eval["modes"]?.arrayValue { return asked.compactMap(\.stringValue) }
         var seen: [String] = []
         for item in eval["items"]?.arrayValue ?? [] {

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Number formatting shared by the human-readable reports: one decimal for dB, "—" for none.
-enum ReportFormatting {
-    static func db(_ value: Double?) -> String { value.map { String(format: "%.1f dB", $0) } ?? "—" }
-    static func number(_ value: Double?, digits: Int = 2, unit: String = "") -> String {
+public enum ReportFormatting {
+    public static func db(_ value: Double?) -> String { value.map { String(format: "%.1f dB", $0) } ?? "—" }
+    public static func number(_ value: Double?, digits: Int = 2, unit: String = "") -> String {
         value.map { String(format: "%.\(digits)f", $0) + unit } ?? "—"
     }
-    static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
+    public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
 }

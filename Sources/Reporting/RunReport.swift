@@ -18,6 +18,16 @@ public struct RunReport: Sendable {
         public var reconvergenceSeconds: Double?
         /// Clicks in `sent` within ±10 ms of the segment's start.
         public var clicksAtStart: Int
+
+        public init(startSeconds: Double, endSeconds: Double, events: [String], metrics: SegmentMetrics,
+                    reconvergenceSeconds: Double?, clicksAtStart: Int) {
+            self.startSeconds = startSeconds
+            self.endSeconds = endSeconds
+            self.events = events
+            self.metrics = metrics
+            self.reconvergenceSeconds = reconvergenceSeconds
+            self.clicksAtStart = clicksAtStart
+        }
     }
 
     public struct Finding: Sendable {
@@ -29,6 +39,17 @@ public struct RunReport: Sendable {
         public var consequenceMetric: String
         public var consequenceDB: Double?
         public var consequence: String
+
+        public init(rule: String, atSeconds: Double, untilSeconds: Double, message: String, consequenceMetric: String,
+                    consequenceDB: Double?, consequence: String) {
+            self.rule = rule
+            self.atSeconds = atSeconds
+            self.untilSeconds = untilSeconds
+            self.message = message
+            self.consequenceMetric = consequenceMetric
+            self.consequenceDB = consequenceDB
+            self.consequence = consequence
+        }
     }
 
     public var scenarioName: String
@@ -51,6 +72,32 @@ public struct RunReport: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
     public var wallSeconds: Double
+
+    // Evaluation builds run reports; Reporting renders them.
+    public init(scenarioName: String, scenarioFile: String, sampleRate: Int, durationSeconds: Double, aecMode: String,
+                aecBackend: String, aecSettings: [String: EchoControlSetting], noiseSuppressor: String, autoGainControl: String,
+                metrics: EchoMetrics, segments: [Segment], events: [CallEvent], findings: [Finding], pipeline: PipelineCounters,
+                sentClicks: Int, sentGaps: Int, adaptiveDecisions: [AdaptiveDecision], taps: [String: String], wallSeconds: Double) {
+        self.scenarioName = scenarioName
+        self.scenarioFile = scenarioFile
+        self.sampleRate = sampleRate
+        self.durationSeconds = durationSeconds
+        self.aecMode = aecMode
+        self.aecBackend = aecBackend
+        self.aecSettings = aecSettings
+        self.noiseSuppressor = noiseSuppressor
+        self.autoGainControl = autoGainControl
+        self.metrics = metrics
+        self.segments = segments
+        self.events = events
+        self.findings = findings
+        self.pipeline = pipeline
+        self.sentClicks = sentClicks
+        self.sentGaps = sentGaps
+        self.adaptiveDecisions = adaptiveDecisions
+        self.taps = taps
+        self.wallSeconds = wallSeconds
+    }
 
     public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Evaluation
 import Reporting
 
 /// The CI gate: `eval.json` of this change against a committed baseline.

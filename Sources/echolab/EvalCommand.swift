@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioInterop
 import Dispatch
 import Foundation
+import Evaluation
 import Reporting
 import Simulation
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Evaluation
 import Reporting
 
 /// SIGINT and SIGTERM stop a run cleanly instead of killing it mid-write: the first one cancels

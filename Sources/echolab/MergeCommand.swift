@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioInterop
 import Foundation
+import Evaluation
 import Reporting
 
 /// Joins the outputs of `eval --shard 1/N … N/N` (CI-matrix jobs, Kubernetes Indexed Job pods).

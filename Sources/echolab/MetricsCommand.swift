@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Metrics
+import Evaluation
 import Reporting
 
 struct MetricsCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioCore
 import Foundation
+import Evaluation
 import Reporting
 import Simulation
 

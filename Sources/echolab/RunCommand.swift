@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Evaluation
 import Reporting
 import Simulation
 

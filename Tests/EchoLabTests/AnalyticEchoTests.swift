@@ -1,6 +1,7 @@
 import AudioInterop
 import Foundation
 import Metrics
+import Evaluation
 import Reporting
 import Simulation
 import XCTest

@@ -1,6 +1,7 @@
 import AudioInterop
 import Foundation
-@testable import Reporting
+@testable import Evaluation
+import Reporting
 import XCTest
 
 /// The AEC-Challenge layouts, read as they are: item names, partner files, order, and a

@@ -1,6 +1,7 @@
 import AudioCore
 import AudioInterop
 import Foundation
+import Evaluation
 import Reporting
 import Simulation
 import XCTest

@@ -1,4 +1,5 @@
-@testable import Reporting
+@testable import Evaluation
+import Reporting
 import XCTest
 
 /// Known answers from NIST's SHA-256 examples (FIPS 180-2 appendix B and the CAVP short and long

@@ -1,5 +1,7 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
+import Reporting
 import Simulation
 
 /// Which WAV taps a run writes.

@@ -1,6 +1,8 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
 import Metrics
+import Reporting
 import Simulation
 
 /// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's

@@ -1,5 +1,7 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
+import Reporting
 
 /// A corpus written down: a JSON file whose `corpus` array lists what to run, for corpora that
 /// are not one folder (scenarios from several places, recordings named any way).

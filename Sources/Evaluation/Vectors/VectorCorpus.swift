@@ -1,6 +1,8 @@
 import AudioCore
 import AudioInterop
+import EchoLabJSON
 import Foundation
+import Reporting
 import Simulation
 
 /// The default corpus in `vectors/`: seeded input signals (recreated bit for bit by

@@ -1,5 +1,7 @@
 import Dispatch
+import EchoLabJSON
 import Foundation
+import Reporting
 import Simulation
 import Synchronization
 

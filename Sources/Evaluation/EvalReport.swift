@@ -1,5 +1,7 @@
+import EchoLabJSON
 import Foundation
 import Metrics
+import Reporting
 import Simulation
 
 /// A corpus run's `eval.json` (see `EvalDocument`, which computes the per-mode statistics and

@@ -1,4 +1,6 @@
+import EchoLabJSON
 import Foundation
+import Reporting
 import Simulation
 
 /// `vectors/golden.json`: for each vector scenario, the metrics it must reproduce (value and

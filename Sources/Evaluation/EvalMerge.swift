@@ -1,4 +1,6 @@
+import EchoLabJSON
 import Foundation
+import Reporting
 
 /// Joins the `eval.json` of shards 1/N … N/N of one plan into the document one unsharded run
 /// writes (bytes equal but for `timing`): items by their corpus index, each item's results in

@@ -1,3 +1,6 @@
+import EchoLabJSON
+import Reporting
+
 /// SHA-256 (FIPS 180-4), for the golden hashes of output taps. Small and dependency-free so
 /// the hash of a WAV is the same on every machine without pulling a crypto package into CI.
 struct SHA256 {

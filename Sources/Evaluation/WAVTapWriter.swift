@@ -1,5 +1,7 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
+import Reporting
 import Simulation
 
 /// Streams the selected taps of a call into WAV files as it runs: blocks are gathered to

@@ -1,4 +1,6 @@
+import EchoLabJSON
 import Foundation
+import Reporting
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its

@@ -1,5 +1,7 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
+import Reporting
 
 /// A recorded call to score: the microphone and the loopback (what the loudspeaker played),
 /// and, where the corpus has them, the echo and the near-end talker alone (a synthetic corpus's

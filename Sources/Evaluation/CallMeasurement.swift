@@ -1,5 +1,7 @@
 import AudioCore
+import EchoLabJSON
 import Metrics
+import Reporting
 import Simulation
 
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,
