@@ -1,7 +1,8 @@
 import AudioCore
 import AudioInterop
 
-/// A stream of engine-rate mono blocks from a `SignalSource`: a file (resampled, channel chosen
+/// A stream of engine-rate mono blocks from a `SignalSource`: a file (resampled with the medium
+/// sinc converter — see README "Scenario format" for why — channel chosen
 /// explicitly) or a seeded generator. Reads past the end give silence, or start over when looping.
 final class BlockSource {
     let source: SignalSource
@@ -15,7 +16,7 @@ final class BlockSource {
         self.loops = loops
         switch source {
         case .file(let path, let channel):
-            file = try AudioFileStream(path: path, targetRate: sampleRate, selection: channel)
+            file = try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
         case .generator(let kind, let seed):
             file = nil
             generator = SignalGenerator(kind: kind, sampleRate: sampleRate, seed: seed)
