@@ -7,7 +7,7 @@ import Simulation
 /// won. Everything but `timing` is a pure function of the results, in plan order, so the bytes
 /// do not depend on `--jobs`.
 public struct EvalReport {
-    public static let schema = "echolab.eval/1"
+    public static let schema = "echolab.eval/2"
 
     public var outcome: CorpusRun.Outcome
     public var wallSeconds: Double

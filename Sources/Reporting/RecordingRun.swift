@@ -13,17 +13,17 @@ public struct RunSummary: Sendable {
     public var findings: [String]
     public var durationSeconds: Double
 
-    init(_ report: RunReport) throws {
+    init(_ report: RunReport) {
         metrics = report.metrics
-        metricsJSON = try JSONValue(encoding: report.metrics)
+        metricsJSON = report.metrics.json
         pipeline = report.pipelineJSON()
         findings = report.findings.map(\.rule)
         durationSeconds = report.durationSeconds
     }
 
-    init(metrics: EchoMetrics?, durationSeconds: Double) throws {
+    init(metrics: EchoMetrics?, durationSeconds: Double) {
         self.metrics = metrics
-        metricsJSON = try metrics.map { try JSONValue(encoding: $0) } ?? .null
+        metricsJSON = metrics?.json ?? .null
         pipeline = .null
         findings = []
         self.durationSeconds = durationSeconds
@@ -35,7 +35,7 @@ public struct RunSummary: Sendable {
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
 public struct RecordingRun {
-    public static let schema = "echolab.recording/1"
+    public static let schema = "echolab.recording/2"
     public var item: RecordingItem
     public var mode: EchoControlMode
     public var outputDirectory: String
@@ -78,7 +78,7 @@ public struct RecordingRun {
             "latency_samples": .number(Double(outcome.latencySamples)),
             "aec_resets": .number(Double(outcome.divergenceResets)),
             "duration_s": .number(duration),
-            "metrics": try metrics.map { try JSONValue(encoding: $0) } ?? .null,
+            "metrics": metrics?.json ?? .null,
         ])
         try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
         var md = "# \(item.name) — \(mode)\n\nA recording through the canceller (nothing simulated); `sent.wav` is aligned with the mic "
@@ -90,6 +90,6 @@ public struct RecordingRun {
             md += "No loopback (near-end single talk): no echo metric to measure.\n"
         }
         try AtomicFile.write(md, to: (outputDirectory as NSString).appendingPathComponent("report.md"))
-        return try RunSummary(metrics: metrics, durationSeconds: duration)
+        return RunSummary(metrics: metrics, durationSeconds: duration)
     }
 }

@@ -70,7 +70,7 @@ public struct RunOutput {
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        try AtomicFile.write(try report.json().canonicalText(), to: path("report.json"))
+        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
         try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
         // Outputs of an earlier run into this folder that this run did not write would

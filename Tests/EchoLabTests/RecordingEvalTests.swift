@@ -71,7 +71,7 @@ final class RecordingEvalTests: XCTestCase {
             let sent = try SoundFileReader(path: root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/sent.wav").path)
             XCTAssertEqual(sent.frameCount, 48_000 * 8, folder)
             let own = try loadJSON(root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/report.json").path)
-            XCTAssertEqual(own["schema"] as? String, "echolab.recording/1")
+            XCTAssertEqual(own["schema"] as? String, "echolab.recording/2")
             XCTAssertEqual(own["latency_samples"] as? Int, 480)
         }
         let after = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
