@@ -2,7 +2,7 @@ import Foundation
 import Metrics
 import Simulation
 
-/// `eval.json` and `eval.md`: every item × mode's metrics, pipeline counters and findings, and
+/// `eval.json`, `eval.md` and `eval.html`: every item × mode's metrics, pipeline counters and findings, and
 /// per mode the mean, median and 10th percentile of the headline metrics and how many items it
 /// won. Everything but `timing` is a pure function of the results, in plan order, so the bytes
 /// do not depend on `--jobs`.
@@ -115,52 +115,23 @@ public struct EvalReport {
         return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
     }
 
-    // MARK: eval.md
+    // MARK: eval.md, eval.html
 
-    public func markdown() -> String {
-        var md = "# EchoLab evaluation\n\n"
-        if !outcome.isComplete {
-            md += "**Interrupted:** \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.\n\n"
-        }
-        if let shard = outcome.shard { md += "Shard \(shard) of the plan.\n\n" }
-        let modes = self.modes
-        md += "## Modes\n\n| mode | ran | failed | steady ERLE mean | median | p10 | convergence median | wins |\n|---|---|---|---|---|---|---|---|\n"
-        for mode in modes {
-            let summary = summaryJSON(for: mode)
-            func stat(_ key: String, _ field: String, unit: String) -> String {
-                summary[key]?[field]?.doubleValue.map { String(format: "%.1f", $0) + unit } ?? "—"
-            }
-            md += "| \(mode) | \(summary["ran"]?.doubleValue.map { Int($0) } ?? 0) | \(summary["failed"]?.doubleValue.map { Int($0) } ?? 0) | "
-            md += "\(stat("erle_steady_db", "mean", unit: " dB")) | \(stat("erle_steady_db", "median", unit: " dB")) | "
-            md += "\(stat("erle_steady_db", "p10", unit: " dB")) | \(stat("convergence_s", "median", unit: " s")) | "
-            md += "\(wins(for: mode)) |\n"
-        }
-        md += "\n## Steady-state ERLE, items × modes\n\n| item | " + modes.map(\.description).joined(separator: " | ") + " |\n"
-        md += "|---|" + String(repeating: "---|", count: modes.count) + "\n"
-        for item in items {
-            md += "| \(item.name) |"
-            for mode in modes {
-                guard let result = item.results.first(where: { $0.mode == mode }) else { md += " |"; continue }
-                if let summary = result.summary {
-                    md += " [\(ReportFormatting.db(summary.metrics?.erleSteadyDB))](\(result.folder)/report.md) |"
-                } else {
-                    md += " **failed** |"
-                }
-            }
-            md += "\n"
-        }
-        let failures = outcome.results.filter { $0.error != nil }
-        if !failures.isEmpty {
-            md += "\n## Failures\n\n"
-            for failure in failures { md += "- \(failure.item) (\(failure.mode?.description ?? "as written")): \(failure.error ?? "")\n" }
-        }
-        return md
+    /// `eval.md`: the pull-request view (see `EvalReportDocument`).
+    public func markdown(directory: String = ".") -> String {
+        MarkdownWriter.render(EvalReportDocument.make(self, detail: .summary, directory: directory))
     }
 
-    /// Writes `eval.json` and `eval.md` into `directory`, atomically.
+    /// `eval.html`: every run, sortable, and per item its plots and audio (see `EvalReportDocument`).
+    public func html(directory: String = ".") -> String {
+        HTMLWriter.render(EvalReportDocument.make(self, detail: .full, directory: directory))
+    }
+
+    /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically.
     public func write(to directory: String) throws {
         try AtomicFile.write(json().canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        try AtomicFile.write(markdown(), to: (directory as NSString).appendingPathComponent("eval.md"))
+        try AtomicFile.write(markdown(directory: directory), to: (directory as NSString).appendingPathComponent("eval.md"))
+        try AtomicFile.write(html(directory: directory), to: (directory as NSString).appendingPathComponent("eval.html"))
     }
 }
 

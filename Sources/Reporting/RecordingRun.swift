@@ -12,6 +12,10 @@ public struct RunSummary: Sendable {
     public var pipeline: JSONValue
     public var findings: [String]
     public var durationSeconds: Double
+    /// The WAVs written into the run's folder, by tap name (`sent` → `sent.wav`), for the players.
+    public var taps: [String: String] = [:]
+    /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
+    public var micFile: String?
 
     init(_ report: RunReport) {
         metrics = report.metrics
@@ -19,6 +23,7 @@ public struct RunSummary: Sendable {
         pipeline = report.pipelineJSON()
         findings = report.findings.map(\.rule)
         durationSeconds = report.durationSeconds
+        taps = report.taps.filter { $0.value.hasSuffix(".wav") }
     }
 
     init(metrics: EchoMetrics?, durationSeconds: Double) {
@@ -90,6 +95,9 @@ public struct RecordingRun {
             md += "No loopback (near-end single talk): no echo metric to measure.\n"
         }
         try AtomicFile.write(md, to: (outputDirectory as NSString).appendingPathComponent("report.md"))
-        return RunSummary(metrics: metrics, durationSeconds: duration)
+        var summary = RunSummary(metrics: metrics, durationSeconds: duration)
+        summary.taps = ["sent": "sent.wav"]
+        summary.micFile = item.mic
+        return summary
     }
 }

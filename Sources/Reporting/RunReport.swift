@@ -51,6 +51,8 @@ public struct RunReport: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
     public var wallSeconds: Double
+    /// Signal levels per 0.5 s window (empty when not measured).
+    public var levels: [LevelPoint] = []
 
     public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
 
@@ -98,6 +100,7 @@ public struct RunReport: Sendable {
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
+            "levels_series": .array(levels.map(\.json)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ])
     }
