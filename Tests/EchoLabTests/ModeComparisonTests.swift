@@ -40,6 +40,10 @@ final class ModeComparisonTests: XCTestCase {
         let two = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "two", "--jobs", "2", "--no-taps"], in: root)
         XCTAssertEqual(two.status, 0, two.standardError)
         XCTAssertEqual(try evalWithoutTiming(root.appendingPathComponent("one")), try evalWithoutTiming(root.appendingPathComponent("two")))
+        for page in ["eval.md", "eval.html"] {   // the pages for people carry no timing at all
+            XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("one/\(page)")),
+                           try Data(contentsOf: root.appendingPathComponent("two/\(page)")), page)
+        }
 
         let eval = try loadJSON(root.appendingPathComponent("one/eval.json").path)
         XCTAssertEqual(eval["modes"] as? [String], ["disabled", "speex:intensityMin", "speex:intensityMax"])
