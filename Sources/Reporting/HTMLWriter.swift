@@ -103,7 +103,7 @@ public enum HTMLWriter {
     h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}h3{margin-top:1.5rem}
     table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
     th{background:#f4f4f4}td[data-value]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-    table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
+    table.sortable th{cursor:pointer;user-select:none}table.sortable td:first-child{white-space:nowrap}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
     code{background:#f3f3f3;padding:0 .2rem}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.4rem .7rem}
     svg.chart{display:block;background:#fff;border:1px solid #ddd;margin:.5rem 0;max-width:100%;height:auto}
     svg text{font-size:11px;fill:#444;font-family:inherit}svg .chart-title{font-size:13px;font-weight:600;fill:#222}
