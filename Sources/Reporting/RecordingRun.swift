@@ -36,7 +36,7 @@ public struct RunSummary: Sendable {
 }
 
 /// One recording in one mode, into a folder: `sent.wav` (the canceller's output, aligned with the
-/// mic) and `report.json` / `report.md` with the metrics from the loopback, the mic and `sent`
+/// mic) and `report.json` / `report.md` / `report.html` with the metrics from the loopback, the mic and `sent`
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
 public struct RecordingRun {
@@ -86,15 +86,10 @@ public struct RecordingRun {
             "metrics": metrics?.json ?? .null,
         ])
         try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
-        var md = "# \(item.name) — \(mode)\n\nA recording through the canceller (nothing simulated); `sent.wav` is aligned with the mic "
-        md += "(\(outcome.latencySamples) samples of latency removed).\n\n"
-        if let metrics {
-            md += "ERL \(ReportFormatting.db(metrics.erlDB)) · ERLE \(ReportFormatting.db(metrics.erleDB)) · "
-            md += "steady ERLE \(ReportFormatting.db(metrics.erleSteadyDB)) · gate `\(metrics.gate.method)`\n"
-        } else {
-            md += "No loopback (near-end single talk): no echo metric to measure.\n"
-        }
-        try AtomicFile.write(md, to: (outputDirectory as NSString).appendingPathComponent("report.md"))
+        let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
+                                                    latencySamples: outcome.latencySamples, folder: outputDirectory)
+        try AtomicFile.write(MarkdownWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.md"))
+        try AtomicFile.write(HTMLWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.html"))
         var summary = RunSummary(metrics: metrics, durationSeconds: duration)
         summary.taps = ["sent": "sent.wav"]
         summary.micFile = item.mic
