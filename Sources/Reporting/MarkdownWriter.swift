@@ -38,12 +38,17 @@ public enum MarkdownWriter {
 
     static func timeChart(_ chart: ReportDocument.TimeChart) -> String {
         guard chart.hasValues else { return "**\(escape(chart.title))**: \(escape(chart.emptyNote))\n" }
-        let low = chart.sparkRange.lowerBound, high = chart.sparkRange.upperBound
-        var out = "**\(escape(chart.title))** (\(escape(chart.yLabel)), \(format(low))…\(format(high)), one mark per point; · none)\n\n"
-        let width = chart.lines.map(\.name.count).max() ?? 0
-        for line in chart.lines {
+        // Dashed lines are references (a steady state): a sparkline of two points says nothing.
+        let lines = chart.lines.filter { !$0.isDashed }
+        // The range widens to show what was measured (negative ERLE included), in steps of 10.
+        let values = lines.flatMap { $0.points.compactMap(\.value) }
+        let low = min(chart.sparkRange.lowerBound, ((values.min() ?? 0) / 10).rounded(.down) * 10)
+        let high = max(chart.sparkRange.upperBound, ((values.max() ?? 0) / 10).rounded(.up) * 10)
+        var out = "**\(escape(chart.title))** — \(escape(chart.yLabel)) from \(format(low)) to \(format(high)), one mark per point, · where none\n\n"
+        let width = lines.map(\.name.count).max() ?? 0
+        for line in lines {
             let name = line.name.padding(toLength: width, withPad: " ", startingAt: 0)
-            out += "    \(name) \(sparkline(line.points.map(\.value), range: chart.sparkRange))\n"
+            out += "    \(name) \(sparkline(line.points.map(\.value), range: low...high))\n"
         }
         if !chart.markers.isEmpty {
             out += "\nEvents: " + chart.markers.map { "\(String(format: "%.2f", $0.t)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
