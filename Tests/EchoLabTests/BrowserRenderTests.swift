@@ -53,6 +53,10 @@ final class BrowserRenderTests: XCTestCase {
         XCTAssertTrue(evalDOM.contains("data-series=\"disabled\"") && evalDOM.contains("data-series=\"speex:intensityRecommended\""))
         XCTAssertTrue(evalDOM.contains("data-sort-ready=\"true\""), "the sort script did not run")
         XCTAssertTrue(evalDOM.contains("No far-end single talk in this item"), "the silent far end says there is nothing to measure")
+        // Clicking "steady ERLE" sorts the runs by it, ascending then (second click) descending: the
+        // page lists `disabled` first, so only a working sort puts it last.
+        XCTAssertEqual(try browser.modesAfterSorting(evalPage, column: 2, clicks: 1), ["disabled", "speex:intensityRecommended"])
+        XCTAssertEqual(try browser.modesAfterSorting(evalPage, column: 2, clicks: 2), ["speex:intensityRecommended", "disabled"])
         let evalAudio = evalDOM.attributes("src", of: "audio")
         XCTAssertEqual(Set(evalAudio), ["talk/disabled/mic.wav", "talk/disabled/sent.wav", "talk/speex-intensityRecommended/sent.wav",
                                         "quiet/disabled/mic.wav", "quiet/disabled/sent.wav", "quiet/speex-intensityRecommended/sent.wav"])
@@ -153,6 +157,37 @@ struct Chromium {
         let profile = try profile()
         defer { try? FileManager.default.removeItem(at: profile) }
         return try run(["--virtual-time-budget=5000", "--dump-dom", page.absoluteString], profile: profile)
+    }
+
+    /// Loads `page` in a frame, clicks the last sortable table's header `column` `clicks` times and
+    /// returns the second column's texts (the modes) of the runs with a value in that column, in
+    /// the order the page then shows them.
+    func modesAfterSorting(_ page: URL, column: Int, clicks: Int) throws -> [String] {
+        let probe = page.deletingLastPathComponent().appendingPathComponent("sort-probe-\(column)-\(clicks).html")
+        try Data("""
+            <!doctype html><html><body><pre id="order">pending</pre>
+            <iframe id="page" src="\(page.lastPathComponent)" width="1000" height="800"></iframe>
+            <script>
+            document.getElementById("page").addEventListener("load", function () {
+              var tables = this.contentDocument.querySelectorAll("table.sortable[data-sort-ready]"), table = tables[tables.length - 1];
+              var header = table.querySelector("th[data-column='\(column)']");
+              for (var i = 0; i < \(clicks); i++) header.click();
+              var order = Array.prototype.slice.call(table.tBodies[0].rows)
+                .filter(function (row) { return row.cells[\(column)].dataset.value !== undefined; })
+                .map(function (row) { return row.cells[1].textContent; });
+              document.getElementById("order").textContent = JSON.stringify(order);
+            });
+            </script></body></html>
+            """.utf8).write(to: probe)
+        defer { try? FileManager.default.removeItem(at: probe) }
+        let profile = try profile()
+        defer { try? FileManager.default.removeItem(at: profile) }
+        let dom = try run(["--allow-file-access-from-files", "--virtual-time-budget=5000", "--dump-dom", probe.absoluteString], profile: profile)
+        guard let start = dom.range(of: "<pre id=\"order\">"), let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex),
+              let order = try? JSONSerialization.jsonObject(with: Data(dom[start.upperBound..<end.lowerBound].utf8)) as? [String] else {
+            throw Failed(description: "the sort probe of \(page.path) did not run: \(dom.prefix(300))")
+        }
+        return order
     }
 
     struct PixelStatistics: CustomStringConvertible {
