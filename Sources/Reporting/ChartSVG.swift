@@ -93,16 +93,31 @@ struct TimeChartSVG {
         svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 33))\" text-anchor=\"middle\">time (s)</text></g>\n"
         // Lines.
         for (index, line) in chart.lines.enumerated() {
+            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
             var path = "", open = false
-            for point in line.points {
+            for (at, point) in line.points.enumerated() {
                 guard let value = point.value else { open = false; continue }
+                if !open, at + 1 == line.points.count || line.points[at + 1].value == nil {
+                    // A window alone between gaps: a dot, or it would not show.
+                    svg += "<circle class=\"lone\" cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"3\" fill=\"\(colour)\"/>"
+                    continue
+                }
                 path += (open ? "L" : "M") + "\(A.f(x(point.t))),\(A.f(y(value)))"
-                if !open { path += "l0.01,0" }   // a lone point still shows as a dot (round caps)
                 open = true
             }
             guard !path.isEmpty else { continue }
-            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
             svg += "<path class=\"series\(line.isDashed ? " dashed" : "")\" data-series=\"\(HTMLWriter.escape(line.name))\" stroke=\"\(colour)\" d=\"\(path)\"><title>\(HTMLWriter.escape(line.name))</title></path>\n"
+        }
+        // Points a reader can hover for their value (left out past 600: a long call's plot stays light).
+        if chart.lines.reduce(0, { $0 + $1.points.count }) <= 600 {
+            svg += "<g class=\"points\">"
+            for line in chart.lines where !line.isDashed {
+                for point in line.points {
+                    guard let value = point.value else { continue }
+                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\"><title>\(HTMLWriter.escape(line.name)) at \(String(format: "%.2f", point.t)) s: \(String(format: "%.1f", value))</title></circle>"
+                }
+            }
+            svg += "</g>\n"
         }
         // Events: a dashed line and its label, staggered so neighbours stay readable.
         for (index, marker) in chart.markers.enumerated() {

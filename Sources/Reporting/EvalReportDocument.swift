@@ -111,14 +111,23 @@ public enum EvalReportDocument {
                                               .paragraph([.text("From "), .code(item.file)])]
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
-        blocks.append(.timeChart(.init(
+        var chart = ReportDocument.TimeChart(
             title: "\(item.name): ERLE over time, one line per mode", yLabel: "ERLE (dB)", durationSeconds: max(duration, 0.5),
             lines: ran.map { result in
                 let series = result.summary?.metrics?.erleSeries ?? []
                 let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
                 return .init(name: result.mode?.description ?? "as written", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })
             },
-            emptyNote: "No far-end single talk in this item: no ERLE to measure")))
+            emptyNote: "No far-end single talk in this item: no ERLE to measure")
+        // The timeline is the scenario's, the same in every mode but for the intensity a mode
+        // gives set_aec: an action that reads differently between modes is labelled by its verb.
+        let timelines = ran.compactMap { $0.summary?.timeline }
+        chart.markers = (timelines.first ?? []).enumerated().map { index, event in
+            let same = timelines.allSatisfy { index < $0.count && $0[index].action == event.action }
+            let verb = event.action.split(separator: " ").first.map(String.init) ?? event.action
+            return .init(t: event.seconds, label: same ? event.action : "\(verb) (each mode's)")
+        }
+        blocks.append(.timeChart(chart))
         let bands = ran.compactMap { $0.summary?.metrics?.erleBands }.max { $0.count < $1.count } ?? []
         blocks.append(.bandChart(.init(
             title: "\(item.name): ERLE per octave band, per mode", yLabel: "ERLE (dB)", bands: bands.map { ($0.lowHz, $0.highHz) },

@@ -16,6 +16,8 @@ public struct RunSummary: Sendable {
     public var taps: [String: String] = [:]
     /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
     public var micFile: String?
+    /// A simulated call's timeline actions: when (seconds) and what, for the plots.
+    public var timeline: [(seconds: Double, action: String)] = []
 
     init(_ report: RunReport) {
         metrics = report.metrics
@@ -24,6 +26,7 @@ public struct RunSummary: Sendable {
         findings = report.findings.map(\.rule)
         durationSeconds = report.durationSeconds
         taps = report.taps.filter { $0.value.hasSuffix(".wav") }
+        timeline = report.events.filter { $0.kind == "timeline" }.map { (Double($0.frame) / Double(report.sampleRate), $0.detail) }
     }
 
     init(metrics: EchoMetrics?, durationSeconds: Double) {

@@ -52,6 +52,7 @@ final class BrowserRenderTests: XCTestCase {
         XCTAssertTrue(evalDOM.contains(">time (s)</text>") && evalDOM.contains(">ERLE (dB)</text>"))
         XCTAssertTrue(evalDOM.contains("data-series=\"disabled\"") && evalDOM.contains("data-series=\"speex:intensityRecommended\""))
         XCTAssertTrue(evalDOM.contains("data-sort-ready=\"true\""), "the sort script did not run")
+        XCTAssertTrue(evalDOM.contains("class=\"event-label\""), "the item's timeline event is labelled on its plot")
         XCTAssertTrue(evalDOM.contains("No far-end single talk in this item"), "the silent far end says there is nothing to measure")
         // Clicking "steady ERLE" sorts the runs by it, ascending then (second click) descending: the
         // page lists `disabled` first, so only a working sort puts it last.
