@@ -90,7 +90,9 @@ public enum HTMLWriter {
 
     /// A relative path as a URL path (spaces and the like percent-encoded).
     static func linkTarget(_ path: String) -> String {
-        path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        // "#anchor" is a link within the page: only its name is encoded.
+        if path.hasPrefix("#") { return "#" + (path.dropFirst().addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "") }
+        return path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
     }
 
     /// Line and bar colours: distinct for up to 13 modes, the first ones readable by most

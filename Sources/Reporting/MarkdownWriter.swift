@@ -103,7 +103,9 @@ public enum MarkdownWriter {
     static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
 
     static func linkTarget(_ path: String) -> String {
-        path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        // "#anchor" is a link within the page: only its name is encoded.
+        if path.hasPrefix("#") { return "#" + (path.dropFirst().addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "") }
+        return path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
     }
 
     static func format(_ value: Double) -> String { String(format: "%g", value) }

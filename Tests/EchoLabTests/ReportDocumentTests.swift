@@ -57,6 +57,8 @@ final class ReportDocumentTests: XCTestCase {
                                                                             series: [.init(name: "a", values: [1, -2]), .init(name: "b", values: [nil, 4])],
                                                                             emptyNote: "none"))])
         XCTAssertEqual(HTMLWriter.render(document), HTMLWriter.render(document))
+        let links = HTMLWriter.render(ReportDocument(title: "t", blocks: [.paragraph([.link("item", href: "#item-a"), .link("run", href: "a b/report.html")])]))
+        XCTAssertTrue(links.contains("<a href=\"#item-a\">item</a>") && links.contains("<a href=\"a%20b/report.html\">run</a>"), links)
         XCTAssertTrue(HTMLWriter.render(document).contains("a 250–500 Hz: -2.0 dB"), "a negative band value is drawn")
     }
 }
