@@ -1,6 +1,8 @@
 # EchoLab — the two commands a new machine needs: `make eval` and `make test`.
 SWIFT ?= swift
 APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev
+# Only the tests need these: headless Chromium renders eval.html and report.html (BrowserRenderTests).
+TEST_APT_PACKAGES := chromium
 ECHOLAB := .build/release/echolab
 VECTORS ?= vectors
 REPORTS ?= reports
@@ -8,7 +10,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps build test eval baseline bench vectors golden fuzz fuzz-smoke clean
+.PHONY: all deps test-deps build test eval baseline bench vectors golden fuzz fuzz-smoke clean
 
 all: build
 
@@ -16,12 +18,17 @@ all: build
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
 
+## test-deps: install what the tests need besides the build (Chromium). Where it cannot be installed
+##            (no root, no sudo) the browser test skips — except in CI (CI=true), where it must run.
+test-deps:
+	@scripts/install-deps.sh $(TEST_APT_PACKAGES) || [ "$$CI" != "true" ]
+
 ## build: release build of the echolab command
 build: deps
 	$(SWIFT) build -c release --product echolab
 
 ## test: build and run every test, golden vectors included
-test: deps
+test: deps test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

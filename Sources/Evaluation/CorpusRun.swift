@@ -198,7 +198,7 @@ public struct CorpusRun {
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 let report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
-                result.summary = try RunSummary(report)
+                result.summary = try RunSummary(reading: report.json())
             case .recording(let recording):
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 let mode = entry.mode ?? Self.recordingDefaultMode

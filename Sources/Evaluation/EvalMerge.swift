@@ -1,20 +1,26 @@
+import AudioInterop
 import EchoLabJSON
 import Foundation
+import Metrics
 import Reporting
+import Simulation
 
-/// Joins the `eval.json` of shards 1/N … N/N of one plan into the document one unsharded run
-/// writes (bytes equal but for `timing`): items by their corpus index, each item's results in
-/// the order of the modes, statistics recomputed over all of them.
+/// Joins shards 1/N … N/N of one plan into what one unsharded run writes (bytes equal but for
+/// `timing`): the results of every shard's eval.json, each summarised from its run's report.json
+/// in the shard's folder (as an unsharded run summarises it), ordered by corpus index then mode.
 ///
 /// Refused, naming the file: a document that is not a shard, shards of different N, modes or
 /// EchoLab versions, a shard given twice or missing, two shards that ran the same item × mode,
 /// or an item index that names different files in two shards (different corpora).
 public enum EvalMerge {
     public struct Shard {
+        /// Its eval.json, and the folder holding its runs' folders.
         public var path: String
+        public var folder: String
         public var eval: JSONValue
-        public init(path: String, eval: JSONValue) {
+        public init(path: String, folder: String, eval: JSONValue) {
             self.path = path
+            self.folder = folder
             self.eval = eval
         }
     }
@@ -23,7 +29,7 @@ public enum EvalMerge {
         public var description: String
     }
 
-    public static func merge(_ shards: [Shard]) throws -> JSONValue {
+    public static func merge(_ shards: [Shard]) throws -> EvalReport {
         guard let first = shards.first else { throw MergeError(description: "merge: give the folders of shards 1/N … N/N") }
         var count: Int?
         var seen: [Int: String] = [:]
@@ -49,41 +55,57 @@ public enum EvalMerge {
             throw MergeError(description: "merge: shard \(missing)/\(total) is missing (got \(seen.keys.sorted().map { "\($0)/\(total)" }.joined(separator: ", ")))")
         }
 
-        let modes = EvalDocument.modes(of: first.eval)
-        let modeOrder = Dictionary(modes.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        var itemsByIndex: [Int: (entry: [String: JSONValue], results: [JSONValue], path: String)] = [:]
+        let modeNames = EvalDocument.modes(of: first.eval)
+        let modeOrder = Dictionary(modeNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        var results: [CorpusRun.Result] = []
+        var fileOfIndex: [Int: (file: String, path: String)] = [:]
+        var taken: [String: String] = [:]
         for shard in shards {
             for item in shard.eval["items"]?.arrayValue ?? [] {
-                guard var entry = item.objectValue, let index = item["index"]?.doubleValue.map(Int.init) else {
-                    throw MergeError(description: "\(shard.path): an item has no index (written by an older EchoLab?)")
+                guard let index = item["index"]?.doubleValue.map(Int.init), let name = item["name"]?.stringValue,
+                      let file = item["file"]?.stringValue else {
+                    throw MergeError(description: "\(shard.path): an item has no index, name or file (written by an older EchoLab?)")
                 }
-                let results = entry.removeValue(forKey: "results")?.arrayValue ?? []
-                if let existing = itemsByIndex[index] {
-                    guard existing.entry["file"] == entry["file"] else {
-                        throw MergeError(description: "\(shard.path): item \(index) is \(entry["file"]?.stringValue ?? "?") here but \(existing.entry["file"]?.stringValue ?? "?") in \(existing.path): shards of different corpora")
+                if let other = fileOfIndex[index], other.file != file {
+                    throw MergeError(description: "\(shard.path): item \(index) is \(file) here but \(other.file) in \(other.path): shards of different corpora")
+                }
+                fileOfIndex[index] = (file, shard.path)
+                for entry in item["results"]?.arrayValue ?? [] {
+                    let modeName = entry["mode"]?.stringValue
+                    let folder = entry["folder"]?.stringValue ?? name
+                    if let other = taken[folder] {
+                        throw MergeError(description: "\(shard.path): \(name) × \(modeName ?? "as written") also ran in \(other)")
                     }
-                    let taken = Set(existing.results.compactMap { $0["mode"]?.stringValue })
-                    if let repeated = results.first(where: { taken.contains($0["mode"]?.stringValue ?? "") }) {
-                        throw MergeError(description: "\(shard.path): \(entry["name"]?.stringValue ?? "?") × \(repeated["mode"]?.stringValue ?? "?") also ran in \(existing.path)")
+                    taken[folder] = shard.path
+                    var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
+                                                  mode: try modeName.map { try EchoControlMode(parsing: $0) }, folder: folder,
+                                                  summary: nil, error: entry["error"]?.stringValue)
+                    if result.error == nil {
+                        let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
+                        result.summary = try RunSummary(reading: try readReport(report))
                     }
-                    itemsByIndex[index]!.results += results
-                } else {
-                    itemsByIndex[index] = (entry, results, shard.path)
+                    results.append(result)
                 }
             }
         }
-        let items: [JSONValue] = itemsByIndex.keys.sorted().map { index in
-            var (entry, results, _) = itemsByIndex[index]!
-            results.sort { (modeOrder[$0["mode"]?.stringValue ?? ""] ?? .max) < (modeOrder[$1["mode"]?.stringValue ?? ""] ?? .max) }
-            entry["results"] = .array(results)
-            return .object(entry)
+        results.sort { a, b in
+            (a.itemIndex, modeOrder[a.mode?.description ?? ""] ?? 0) < (b.itemIndex, modeOrder[b.mode?.description ?? ""] ?? 0)
         }
         let planned = shards.reduce(0) { $0 + Int($1.eval["planned"]?.doubleValue ?? 0) }
-        let complete = shards.allSatisfy { $0.eval["complete"]?.boolValue == true }
+        let modes = first.eval["modes"]?.arrayValue != nil ? try modeNames.map { try EchoControlMode(parsing: $0) } : nil
         // Shards run side by side: the merged run took as long as the slowest.
         let wall = shards.compactMap { $0.eval.value(at: "timing.wall_s")?.doubleValue }.max() ?? 0
-        return EvalDocument.make(items: items, modes: modes, modesAsked: first.eval["modes"]?.arrayValue != nil,
-                                 planned: planned, complete: complete, shard: nil, wallSeconds: wall)
+        return EvalReport(outcome: CorpusRun.Outcome(results: results, plannedCount: planned, modes: modes, shard: nil), wallSeconds: wall)
+    }
+
+    static func readReport(_ path: String) throws -> JSONValue {
+        if let problem = InputFile.problem(at: path) { throw MergeError(description: "\(path): \(problem) (the shard's run folder must come with its eval.json)") }
+        guard let data = FileManager.default.contents(atPath: path),
+              let value = try? JSONValue.parse(Array(data), maximumBytes: 1 << 30),
+              value["schema"]?.stringValue?.hasPrefix("echolab.") == true else {
+            throw MergeError(description: "\(path): not a run report EchoLab wrote")
+        }
+        return value
     }
 
     /// The OUT-relative folders of every run a document lists (ITEM/MODE).

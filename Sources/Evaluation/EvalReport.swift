@@ -4,8 +4,8 @@ import Metrics
 import Reporting
 import Simulation
 
-/// A corpus run's `eval.json` (see `EvalDocument`, which computes the per-mode statistics and
-/// renders eval.md from it): every item × mode's metrics, pipeline counters and findings.
+/// A corpus run's `eval.json` (see `EvalDocument`, which computes the per-mode statistics from
+/// it), `eval.md` and `eval.html`: every item × mode's metrics, pipeline counters and findings.
 /// Everything but `timing` is a pure function of the results, in plan order, so the bytes do not
 /// depend on `--jobs`.
 public struct EvalReport {
@@ -66,12 +66,31 @@ public struct EvalReport {
         return .object(object)
     }
 
-    // MARK: eval.md
+    // MARK: eval.md, eval.html
 
-    public func markdown() -> String { EvalDocument.markdown(json()) }
+    /// eval.json's per-mode statistics, by mode (what eval.md and eval.html show).
+    func modeSummaries() -> [String: JSONValue] {
+        var summaries: [String: JSONValue] = [:]
+        for summary in json()["mode_summary"]?.arrayValue ?? [] {
+            if let mode = summary["mode"]?.stringValue { summaries[mode] = summary }
+        }
+        return summaries
+    }
 
-    /// Writes `eval.json` and `eval.md` into `directory`, atomically.
+    /// `eval.md`: the pull-request view (see `EvalReportDocument`).
+    public func markdown(directory: String = ".") -> String {
+        MarkdownWriter.render(EvalReportDocument.make(self, detail: .summary, directory: directory))
+    }
+
+    /// `eval.html`: every run, sortable, and per item its plots and audio (see `EvalReportDocument`).
+    public func html(directory: String = ".") -> String {
+        HTMLWriter.render(EvalReportDocument.make(self, detail: .full, directory: directory))
+    }
+
+    /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically.
     public func write(to directory: String) throws {
-        try EvalDocument.write(json(), to: directory)
+        try AtomicFile.write(json().canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
+        try AtomicFile.write(markdown(directory: directory), to: (directory as NSString).appendingPathComponent("eval.md"))
+        try AtomicFile.write(html(directory: directory), to: (directory as NSString).appendingPathComponent("eval.html"))
     }
 }

@@ -5,39 +5,12 @@ import Metrics
 import Reporting
 import Simulation
 
-/// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's
-/// `metrics` object), pipeline counters where there are any, lint findings, length.
-public struct RunSummary: Sendable {
-    /// nil where there is nothing to measure (a recording without a loopback).
-    public var metrics: EchoMetrics?
-    public var metricsJSON: JSONValue
-    public var pipeline: JSONValue
-    public var findings: [String]
-    public var durationSeconds: Double
-
-    init(_ report: RunReport) throws {
-        metrics = report.metrics
-        metricsJSON = try JSONValue(encoding: report.metrics)
-        pipeline = report.pipelineJSON()
-        findings = report.findings.map(\.rule)
-        durationSeconds = report.durationSeconds
-    }
-
-    init(metrics: EchoMetrics?, durationSeconds: Double) throws {
-        self.metrics = metrics
-        metricsJSON = try metrics.map { try JSONValue(encoding: $0) } ?? .null
-        pipeline = .null
-        findings = []
-        self.durationSeconds = durationSeconds
-    }
-}
-
 /// One recording in one mode, into a folder: `sent.wav` (the canceller's output, aligned with the
-/// mic) and `report.json` / `report.md` with the metrics from the loopback, the mic and `sent`
+/// mic) and `report.json` / `report.md` / `report.html` with the metrics from the loopback, the mic and `sent`
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
 public struct RecordingRun {
-    public static let schema = "echolab.recording/1"
+    public static let schema = "echolab.recording/2"
     public var item: RecordingItem
     public var mode: EchoControlMode
     public var outputDirectory: String
@@ -80,18 +53,13 @@ public struct RecordingRun {
             "latency_samples": .number(Double(outcome.latencySamples)),
             "aec_resets": .number(Double(outcome.divergenceResets)),
             "duration_s": .number(duration),
-            "metrics": try metrics.map { try JSONValue(encoding: $0) } ?? .null,
+            "metrics": metrics?.json ?? .null,
         ])
         try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
-        var md = "# \(item.name) — \(mode)\n\nA recording through the canceller (nothing simulated); `sent.wav` is aligned with the mic "
-        md += "(\(outcome.latencySamples) samples of latency removed).\n\n"
-        if let metrics {
-            md += "ERL \(ReportFormatting.db(metrics.erlDB)) · ERLE \(ReportFormatting.db(metrics.erleDB)) · "
-            md += "steady ERLE \(ReportFormatting.db(metrics.erleSteadyDB)) · gate `\(metrics.gate.method)`\n"
-        } else {
-            md += "No loopback (near-end single talk): no echo metric to measure.\n"
-        }
-        try AtomicFile.write(md, to: (outputDirectory as NSString).appendingPathComponent("report.md"))
-        return try RunSummary(metrics: metrics, durationSeconds: duration)
+        let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
+                                                    latencySamples: outcome.latencySamples, folder: outputDirectory)
+        try AtomicFile.write(MarkdownWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.md"))
+        try AtomicFile.write(HTMLWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.html"))
+        return try RunSummary(reading: report)
     }
 }

@@ -62,7 +62,8 @@ public struct RunOutput {
         let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
         let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
         var streaming = runner
-        streaming.taps = [measurement] + (writer.map { [$0] } ?? [])
+        let levels = LevelMeter(sampleRate: rate)
+        streaming.taps = [measurement, levels] + (writer.map { [$0] } ?? [])
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
@@ -71,8 +72,9 @@ public struct RunOutput {
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
+        report.levels = levels.points
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        try AtomicFile.write(try report.json().canonicalText(), to: path("report.json"))
+        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
         try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
         // Outputs of an earlier run into this folder that this run did not write would

@@ -139,10 +139,11 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case method, frames
-        case farEndActiveFrames = "far_end_active_frames"
-        case singleTalkFrames = "single_talk_frames"
-        case doubleTalkFrames = "double_talk_frames"
+        // Welch analysis frames, named so: a "frame" in the reports is only ever a PCM frame.
+        case method, frames = "analysis_frames"
+        case farEndActiveFrames = "far_end_active_analysis_frames"
+        case singleTalkFrames = "single_talk_analysis_frames"
+        case doubleTalkFrames = "double_talk_analysis_frames"
     }
 }
 
@@ -173,7 +174,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case startSample = "start_sample", endSample = "end_sample"
         case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
-        case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_frames"
+        case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,15 +1,15 @@
 import AudioInterop
 import Foundation
 
-/// `eval.json` as the model of a corpus run: the per-mode statistics are computed from its item
-/// entries and eval.md is rendered from it, so a run, a merge of shards and any later reader see
-/// the same numbers from the same bytes.
+/// `eval.json` as a document: the per-mode statistics are computed from its item entries as the
+/// file prints them, so a run, a merge of shards and any later reader see the same numbers from
+/// the same bytes. (eval.md and eval.html are rendered from the same results: `EvalReport`.)
 ///
 /// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
 /// (items where the mode's steady ERLE is the highest of all modes, ties counting for each).
 public enum EvalDocument {
-    public static let schema = "echolab.eval/1"
+    public static let schema = "echolab.eval/2"
 
     /// The statistics eval.json gives per mode: its key, and the path under a result's `metrics`.
     static let statistics: [(key: String, path: String)] = [
@@ -53,7 +53,7 @@ public enum EvalDocument {
         return seen
     }
 
-    static func summary(for mode: String, items: [JSONValue]) -> JSONValue {
+    public static func summary(for mode: String, items: [JSONValue]) -> JSONValue {
         let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
         let ran = results.filter { $0["error"]?.stringValue == nil }
         var object: [String: JSONValue] = [
@@ -92,62 +92,6 @@ public enum EvalDocument {
         let position = p / 100 * Double(sorted.count - 1)
         let low = Int(position.rounded(.down)), high = Int(position.rounded(.up))
         return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
-    }
-
-    // MARK: eval.md
-
-    /// The pull-request view: per-mode statistics, then steady ERLE items × modes (each cell
-    /// linking to the run's report), then failures.
-    public static func markdown(_ eval: JSONValue) -> String {
-        var md = "# EchoLab evaluation\n\n"
-        let items = eval["items"]?.arrayValue ?? []
-        let ran = items.reduce(0) { $0 + ($1["results"]?.arrayValue?.count ?? 0) }
-        let planned = Int(eval["planned"]?.doubleValue ?? 0)
-        if eval["complete"]?.boolValue == false {
-            md += "**Interrupted:** \(ran) of \(planned) runs finished; the others are not listed.\n\n"
-        }
-        if let shard = eval["shard"]?.stringValue { md += "Shard \(shard) of the plan.\n\n" }
-        let modes = self.modes(of: eval)
-        let summaries = eval["mode_summary"]?.arrayValue ?? []
-        md += "## Modes\n\n| mode | ran | failed | steady ERLE mean | median | p10 | convergence median | near-end attenuation median | wins |\n"
-        md += "|---|---|---|---|---|---|---|---|---|\n"
-        for summary in summaries {
-            func stat(_ key: String, _ field: String, unit: String) -> String {
-                summary[key]?[field]?.doubleValue.map { String(format: "%.1f", $0) + unit } ?? "—"
-            }
-            func count(_ key: String) -> Int { Int(summary[key]?.doubleValue ?? 0) }
-            md += "| \(summary["mode"]?.stringValue ?? "?") | \(count("ran")) | \(count("failed")) | "
-            md += "\(stat("erle_steady_db", "mean", unit: " dB")) | \(stat("erle_steady_db", "median", unit: " dB")) | "
-            md += "\(stat("erle_steady_db", "p10", unit: " dB")) | \(stat("convergence_s", "median", unit: " s")) | "
-            md += "\(stat("near_end_attenuation_db", "median", unit: " dB")) | \(count("wins")) |\n"
-        }
-        md += "\n## Steady-state ERLE, items × modes\n\n| item | " + modes.joined(separator: " | ") + " |\n"
-        md += "|---|" + String(repeating: "---|", count: modes.count) + "\n"
-        var failures: [String] = []
-        for item in items {
-            let name = item["name"]?.stringValue ?? "?"
-            let results = item["results"]?.arrayValue ?? []
-            md += "| \(name) |"
-            for mode in modes {
-                guard let result = results.first(where: { $0["mode"]?.stringValue == mode }) else { md += " |"; continue }
-                if let error = result["error"]?.stringValue {
-                    md += " **failed** |"
-                    failures.append("- \(name) (\(mode)): \(error)")
-                } else {
-                    let erle = result.value(at: "metrics.erle_steady_db")?.doubleValue
-                    md += " [\(ReportFormatting.db(erle))](\(result["folder"]?.stringValue ?? "")/report.md) |"
-                }
-            }
-            md += "\n"
-        }
-        if !failures.isEmpty { md += "\n## Failures\n\n" + failures.joined(separator: "\n") + "\n" }
-        return md
-    }
-
-    /// Writes `eval.json` and `eval.md` into `directory`, atomically.
-    public static func write(_ eval: JSONValue, to directory: String) throws {
-        try AtomicFile.write(eval.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        try AtomicFile.write(markdown(eval), to: (directory as NSString).appendingPathComponent("eval.md"))
     }
 
     // MARK: Reading

@@ -4,9 +4,9 @@ import Metrics
 import Simulation
 
 /// What `echolab run` reports about one call. `json()` is the `report.json` schema
-/// (`echolab.run/1`); everything but `performance` is a pure function of the inputs.
+/// (`echolab.run/2`); everything but `performance` is a pure function of the inputs.
 public struct RunReport: Sendable {
-    public static let schema = "echolab.run/1"
+    public static let schema = "echolab.run/2"
 
     public struct Segment: Sendable {
         public var startSeconds: Double
@@ -72,6 +72,8 @@ public struct RunReport: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
     public var wallSeconds: Double
+    /// Signal levels per 0.5 s window (empty when not measured).
+    public var levels: [LevelPoint] = []
 
     // Evaluation builds run reports; Reporting renders them.
     public init(scenarioName: String, scenarioFile: String, sampleRate: Int, durationSeconds: Double, aecMode: String,
@@ -102,7 +104,7 @@ public struct RunReport: Sendable {
     public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
 
     /// `report.json`'s content.
-    public func json() throws -> JSONValue {
+    public func json() -> JSONValue {
         let rate = Double(sampleRate)
         func seconds(_ frames: Int64) -> JSONValue { .number(Double(frames) / rate) }
         func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
@@ -118,18 +120,18 @@ public struct RunReport: Sendable {
             "aec": .object(aec),
             "noise_suppressor": .string(noiseSuppressor),
             "auto_gain_control": .string(autoGainControl),
-            "metrics": try JSONValue(encoding: metrics),
-            "segments": .array(try segments.map { segment in
+            "metrics": metrics.json,
+            "segments": .array(segments.map { segment in
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
                                                    "reconvergence_s": optional(segment.reconvergenceSeconds),
                                                    "clicks_at_start": .number(Double(segment.clicksAtStart))]
-                if case .object(let metrics) = try JSONValue(encoding: segment.metrics) {
-                    for (key, value) in metrics where key != "start_sample" && key != "end_sample" { object[key] = value }
-                }
+                for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
                 return .object(object)
             }),
-            "events": .array(events.map { .object(["t_s": seconds($0.frame), "kind": .string($0.kind), "detail": .string($0.detail)]) }),
+            // `sample`: the event's sample index at the call's rate (exact; `t_s` is for people).
+            "events": .array(events.map { .object(["t_s": seconds($0.frame), "sample": .number(Double($0.frame)),
+                                                   "kind": .string($0.kind), "detail": .string($0.detail)]) }),
             "findings": .array(findings.map { finding in
                 .object(["rule": .string(finding.rule), "at_s": .number(finding.atSeconds), "until_s": .number(finding.untilSeconds),
                          "message": .string(finding.message),
@@ -145,6 +147,7 @@ public struct RunReport: Sendable {
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
+            "levels_series": .array(levels.map(\.json)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ])
     }
@@ -159,7 +162,8 @@ public struct RunReport: Sendable {
                      "conserved": .bool(c.isConserved)])
         }
         return .object([
-            "frames": .number(Double(pipeline.frames)),
+            // Engine ticks (10 ms each); `ignored_frames` and `rejected_frames` count PCM frames.
+            "ticks": .number(Double(pipeline.frames)),
             "underruns": .number(Double(pipeline.underruns)),
             "overruns": .number(Double(pipeline.overruns)),
             "ignored_frames": .number(Double(pipeline.ignoredFrames)),

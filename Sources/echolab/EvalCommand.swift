@@ -9,7 +9,7 @@ import Simulation
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
-        abstract: "Run a corpus in one or more AEC modes and write a report per run plus eval.json and eval.md.",
+        abstract: "Run a corpus in one or more AEC modes and write a report per run plus eval.json, eval.md and eval.html.",
         discussion: """
         PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files, \
         manifests and EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), a manifest (a JSON \
@@ -20,8 +20,9 @@ struct EvalCommand: ParsableCommand {
         in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \
         OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. \
         OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median and 10th \
-        percentile of steady-state ERLE and convergence and its wins; their bytes do not depend on --jobs (but for \
-        timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
+        percentile of steady-state ERLE and convergence and its wins; OUT/eval.html (self-contained) adds a sortable \
+        table of every run and per item ERLE over time and per band for each mode, with players for the audio taps; \
+        their bytes do not depend on --jobs (but for timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
         or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \
         what finished and says "complete": false).
         """
@@ -151,6 +152,7 @@ struct EvalCommand: ParsableCommand {
         guard ScenarioDiscovery.isEchoLabOutput(json) else { return }
         try? FileManager.default.removeItem(atPath: json)
         try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.md"))
+        try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.html"))
     }
 }
 

@@ -39,7 +39,7 @@ struct MergeCommand: ParsableCommand {
                 let file = isFolder ? (path as NSString).appendingPathComponent("eval.json") : path
                 let folder = isFolder ? path : InputFile.parent(of: path)
                 guard InputFile.canonical(folder) != InputFile.canonical(out) else { throw OutIsShard(out: out) }
-                loaded.append((folder, EvalMerge.Shard(path: file, eval: try EvalDocument.read(file))))
+                loaded.append((folder, EvalMerge.Shard(path: file, folder: folder, eval: try EvalDocument.read(file))))
             }
             let merged = try EvalMerge.merge(loaded.map(\.shard))
             try AtomicFile.prepareDirectory(out)
@@ -49,9 +49,9 @@ struct MergeCommand: ParsableCommand {
                                      to: (out as NSString).appendingPathComponent(run))
                 }
             }
-            try EvalDocument.write(merged, to: out)
-            let runs = EvalMerge.runFolders(of: merged).count
-            let failed = Int(merged["failed"]?.doubleValue ?? 0)
+            try merged.write(to: out)
+            let runs = merged.outcome.results.count
+            let failed = merged.outcome.failedCount
             print("merged \(loaded.count) shards: \(runs - failed) of \(runs) runs succeeded → \(out)/eval.md")
         } catch {
             throw CommandFailure.exit(error)

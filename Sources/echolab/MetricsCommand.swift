@@ -26,11 +26,11 @@ struct MetricsCommand: ParsableCommand {
         do {
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd)
-            var json = try JSONValue(encoding: analysis.whole)
+            var json = analysis.whole.json
             if let mismatch = analysis.lengthMismatch, case .object(var object) = json {
                 let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
                 FileHandle.standardError.write(Data("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only\n".utf8))
-                object["length_mismatch"] = try JSONValue(encoding: mismatch)
+                object["length_mismatch"] = mismatch.json
                 json = .object(object)
             }
             print(json.canonicalText(), terminator: "")

@@ -145,8 +145,10 @@ final class EvalGateTests: XCTestCase {
             XCTAssertEqual(merged.status, 0, merged.standardError)
             XCTAssertEqual(merged.standardOutput, "merged \(count) shards: 6 of 6 runs succeeded → merged-\(count)/eval.md\n")
             XCTAssertEqual(try withoutTiming("merged-\(count)/eval.json"), try withoutTiming("whole/eval.json"), "N = \(count)")
-            XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("merged-\(count)/eval.md")),
-                           try Data(contentsOf: root.appendingPathComponent("whole/eval.md")))
+            for page in ["eval.md", "eval.html"] {
+                XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("merged-\(count)/\(page)")),
+                               try Data(contentsOf: root.appendingPathComponent("whole/\(page)")), page)
+            }
             // Every run's folder came along.
             let runs = allFiles(under: root.appendingPathComponent("merged-\(count)")).filter { $0.hasSuffix("/report.json") }
             XCTAssertEqual(runs.count, 6, "\(runs)")

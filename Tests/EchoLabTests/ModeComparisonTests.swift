@@ -40,6 +40,10 @@ final class ModeComparisonTests: XCTestCase {
         let two = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "two", "--jobs", "2", "--no-taps"], in: root)
         XCTAssertEqual(two.status, 0, two.standardError)
         XCTAssertEqual(try evalWithoutTiming(root.appendingPathComponent("one")), try evalWithoutTiming(root.appendingPathComponent("two")))
+        for page in ["eval.md", "eval.html"] {   // the pages for people carry no timing at all
+            XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("one/\(page)")),
+                           try Data(contentsOf: root.appendingPathComponent("two/\(page)")), page)
+        }
         // Every backend and intensity (13 modes), one job and two: the same bytes but for timing.
         for jobs in ["1", "2"] {
             let all = try runEchoLab(["eval", "corpus", "--modes", "all", "--out", "all\(jobs)", "--jobs", jobs, "--no-taps"], in: root)

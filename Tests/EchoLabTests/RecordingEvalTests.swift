@@ -71,9 +71,19 @@ final class RecordingEvalTests: XCTestCase {
             let sent = try SoundFileReader(path: root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/sent.wav").path)
             XCTAssertEqual(sent.frameCount, 48_000 * 8, folder)
             let own = try loadJSON(root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/report.json").path)
-            XCTAssertEqual(own["schema"] as? String, "echolab.recording/1")
+            XCTAssertEqual(own["schema"] as? String, "echolab.recording/2")
             XCTAssertEqual(own["latency_samples"] as? Int, 480)
         }
+        // eval.html's players link each recording's own mic (outside out/) and each run's sent.wav.
+        let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        let sources = page.attributes("src", of: "audio")
+        XCTAssertEqual(sources.count, 6, "a mic and a sent per item")
+        XCTAssertTrue(sources.contains("../syn/nearend_mic_signal/nearend_mic_fileid_1.wav"), "\(sources)")
+        for source in sources {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/\(source)").path), source)
+        }
+        let runPage = try String(contentsOf: root.appendingPathComponent("out/AB_doubletalk/speex-intensityRecommended/report.html"), encoding: .utf8)
+        XCTAssertTrue(runPage.contains("src=\"../../../real/AB_doubletalk_mic.wav\""), "the recording's report links its mic")
         let after = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
         XCTAssertEqual(after, before, "recordings are read, never written")
     }

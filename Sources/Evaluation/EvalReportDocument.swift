@@ -1,0 +1,213 @@
+import EchoLabJSON
+import Foundation
+import Metrics
+import Reporting
+import Simulation
+
+/// `eval.md` and `eval.html`, built as one `ReportDocument` from the eval's results in plan
+/// order (so the bytes do not depend on `--jobs`). The Markdown is the pull-request view: per
+/// mode summary, steady ERLE items × modes, failures. The HTML page adds a sortable table of
+/// every run and, per item, ERLE over time and per band with one line/bar per mode and audio
+/// players for the mic and each mode's `sent.wav`.
+public enum EvalReportDocument {
+    public enum Detail: Sendable { case summary, full }
+
+    /// `directory`: where the eval's files are written (links to a recording's own mic are made
+    /// relative to it).
+    public static func make(_ report: EvalReport, detail: Detail, directory: String = ".") -> ReportDocument {
+        typealias F = ReportFormatting
+        let outcome = report.outcome, modes = report.modes, items = report.items
+        let summaries = report.modeSummaries()
+        var blocks: [ReportDocument.Block] = []
+        if !outcome.isComplete {
+            blocks.append(.note([.strong("Interrupted:"),
+                                 .text(" \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.")]))
+        }
+        if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
+        blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
+                                        + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
+                                        + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo.")]))
+        let hasNearEnd = outcome.results.contains { nearEndAttenuation($0) != nil }
+
+        blocks.append(.heading("Modes", level: 2, id: "modes"))
+        var header = ["mode", "ran", "failed", "steady ERLE mean", "median", "p10", "convergence median"]
+        if hasNearEnd { header.append("near-end attenuation mean") }
+        header += ["wins", "runs with pipeline issues"]
+        blocks.append(.table(.init(header: header, rows: modes.map { mode in
+            let summary = summaries[mode.description] ?? .null
+            func stat(_ key: String, _ field: String, _ unit: String) -> ReportDocument.Cell {
+                let value = summary[key]?[field]?.doubleValue
+                return .init(F.number(value, digits: 1, unit: unit), value: value)
+            }
+            let results = outcome.results.filter { $0.mode == mode }
+            var row: [ReportDocument.Cell] = [.init([.code(mode.description)]),
+                                              .init("\(results.filter { $0.summary != nil }.count)"),
+                                              .init("\(results.filter { $0.error != nil }.count)"),
+                                              stat("erle_steady_db", "mean", " dB"), stat("erle_steady_db", "median", " dB"),
+                                              stat("erle_steady_db", "p10", " dB"), stat("convergence_s", "median", " s")]
+            if hasNearEnd {
+                let values = results.compactMap(nearEndAttenuation)
+                let mean = values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+                row.append(.init(F.number(mean, digits: 1, unit: " dB"), value: mean))
+            }
+            row.append(.init("\(Int(summary["wins"]?.doubleValue ?? 0))"))
+            row.append(.init("\(results.filter { health($0).issues > 0 }.count)"))
+            return row
+        }, isSortable: detail == .full)))
+
+        switch detail {
+        case .summary:
+            blocks.append(.heading("Steady-state ERLE, items × modes", level: 2, id: "matrix"))
+            blocks.append(.paragraph([.text("The best mode of each item in bold; each value links to its run's report.")]))
+            blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.map { item in
+                let best = item.results.compactMap { $0.summary?.metrics?.erleSteadyDB }.max()
+                return [.init(item.name)] + modes.map { mode -> ReportDocument.Cell in
+                    guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
+                    guard let summary = result.summary else { return .init([.strong("failed")]) }
+                    let value = summary.metrics?.erleSteadyDB
+                    let text = F.db(value)
+                    if value != nil, value == best, item.results.count > 1 {
+                        return .init([.strongLink(text, href: "\(result.folder)/report.md")], value: value)
+                    }
+                    return .init([.link(text, href: "\(result.folder)/report.md")], value: value)
+                }
+            })))
+            blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
+        case .full:
+            blocks.append(.heading("Every run", level: 2, id: "runs"))
+            blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
+            var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
+            if hasNearEnd { runHeader.append("near-end attenuation") }
+            runHeader.append("pipeline health")
+            blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
+                item.results.map { result -> [ReportDocument.Cell] in
+                    let m = result.summary?.metrics
+                    var row: [ReportDocument.Cell] = [.init([.link(item.name, href: "#\(anchor(item.name))")]),
+                                                      .init([.link(result.mode?.description ?? "as written", href: "\(result.folder)/report.html")])]
+                    if result.summary == nil {
+                        row += [.init([.strong("failed")])] + Array(repeating: ReportDocument.Cell(""), count: runHeader.count - 3)
+                        return row
+                    }
+                    row += [.init(F.db(m?.erleSteadyDB), value: m?.erleSteadyDB), .init(F.db(m?.erleDB), value: m?.erleDB),
+                            .init(F.db(m?.erlDB), value: m?.erlDB), .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
+                    if hasNearEnd { let value = nearEndAttenuation(result); row.append(.init(F.db(value), value: value)) }
+                    let (issues, text) = health(result)
+                    row.append(.init(text, value: Double(issues)))
+                    return row
+                }
+            }, isSortable: true)))
+            for item in items { blocks += itemBlocks(item, modes: modes, directory: directory) }
+        }
+
+        let failures = outcome.results.filter { $0.error != nil }
+        if !failures.isEmpty {
+            blocks.append(.heading("Failures", level: 2, id: "failures"))
+            blocks.append(.list(failures.map { [.text("\($0.item) (\($0.mode?.description ?? "as written")): \($0.error ?? "")")] }))
+        }
+        return ReportDocument(title: "EchoLab evaluation", blocks: blocks)
+    }
+
+    /// One item: its ERLE over time and per band, one line / bar per mode, and its audio.
+    static func itemBlocks(_ item: (index: Int, name: String, file: String, results: [CorpusRun.Result]), modes: [EchoControlMode],
+                           directory: String) -> [ReportDocument.Block] {
+        var blocks: [ReportDocument.Block] = [.heading(item.name, level: 3, id: anchor(item.name)),
+                                              .paragraph([.text("From "), .code(item.file)])]
+        let ran = item.results.filter { $0.summary != nil }
+        let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
+        var chart = ReportDocument.TimeChart(
+            title: "\(item.name): ERLE over time, one line per mode", yLabel: "ERLE (dB)", durationSeconds: max(duration, 0.5),
+            lines: ran.map { result in
+                let series = result.summary?.metrics?.erleSeries ?? []
+                let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
+                return .init(name: result.mode?.description ?? "as written", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })
+            },
+            emptyNote: "No far-end single talk in this item: no ERLE to measure")
+        // The timeline is the scenario's, the same in every mode but for the intensity a mode
+        // gives set_aec: an action that reads differently between modes is labelled by its verb.
+        let timelines = ran.compactMap { $0.summary?.timeline }
+        chart.markers = (timelines.first ?? []).enumerated().map { index, event in
+            let same = timelines.allSatisfy { index < $0.count && $0[index].action == event.action }
+            let verb = event.action.split(separator: " ").first.map(String.init) ?? event.action
+            return .init(t: event.seconds, label: same ? event.action : "\(verb) (each mode's)")
+        }
+        blocks.append(.timeChart(chart))
+        let bands = ran.compactMap { $0.summary?.metrics?.erleBands }.max { $0.count < $1.count } ?? []
+        blocks.append(.bandChart(.init(
+            title: "\(item.name): ERLE per octave band, per mode", yLabel: "ERLE (dB)", bands: bands.map { ($0.lowHz, $0.highHz) },
+            series: ran.map { result in
+                .init(name: result.mode?.description ?? "as written", values: (result.summary?.metrics?.erleBands ?? []).map(\.erleDB))
+            },
+            emptyNote: "No far-end single talk in this item: no band to measure")))
+        var clips: [ReportDocument.AudioClip] = []
+        if let recordingMic = ran.first(where: { $0.summary?.micFile != nil })?.summary?.micFile {
+            clips.append(.init(label: "mic (recording)", path: relativePath(from: directory, to: recordingMic)))
+        } else if let withMic = ran.first(where: { $0.summary?.taps["mic"] != nil }) {
+            clips.append(.init(label: "mic (canceller input)", path: "\(withMic.folder)/\(withMic.summary!.taps["mic"]!)"))
+        }
+        for result in ran {
+            if let sent = result.summary?.taps["sent"] {
+                clips.append(.init(label: "sent: \(result.mode?.description ?? "as written")", path: "\(result.folder)/\(sent)"))
+            }
+        }
+        if clips.count <= 1 && ran.allSatisfy({ $0.summary?.taps["sent"] == nil }) {
+            blocks.append(.note([.text("No audio taps were written (--no-taps): nothing to listen to for this item.")]))
+        } else {
+            blocks.append(.audio(clips))
+        }
+        return blocks
+    }
+
+    /// Pipeline health of a run: how many things went wrong, and which.
+    static func health(_ result: CorpusRun.Result) -> (issues: Int, text: String) {
+        guard let summary = result.summary else { return (0, "") }
+        var parts: [String] = []
+        var issues = 0
+        func count(_ key: String, _ noun: String) {
+            let n = Int(summary.pipeline[key]?.doubleValue ?? 0)
+            if n > 0 { issues += n; parts.append("\(n) \(noun)\(n == 1 ? "" : "s")") }
+        }
+        count("underruns", "underrun"); count("overruns", "overrun"); count("sent_clicks", "click"); count("sent_gaps", "gap")
+        count("aec_resets", "canceller reset")
+        for buffer in ["uplink", "playout", "user_reference", "loudspeaker"] where summary.pipeline[buffer]?["conserved"] == .bool(false) {
+            issues += 1
+            parts.append("\(buffer) not conserved")
+        }
+        if !summary.findings.isEmpty {
+            issues += summary.findings.count
+            var rules: [String] = []
+            for rule in summary.findings where !rules.contains(rule) { rules.append(rule) }
+            parts.append("findings: " + rules.map { rule in
+                let n = summary.findings.filter { $0 == rule }.count
+                return n > 1 ? "\(rule) ×\(n)" : rule
+            }.joined(separator: ", "))
+        }
+        return (issues, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
+    }
+
+    /// Near-end attenuation in dB where the metrics have a `near_end` object: its
+    /// `attenuation_db`, else its first `…_db` value (keys sorted).
+    static func nearEndAttenuation(_ result: CorpusRun.Result) -> Double? {
+        guard case .object(let nearEnd)? = result.summary?.metricsJSON["near_end"] else { return nil }
+        if let value = nearEnd["attenuation_db"]?.doubleValue { return value }
+        return nearEnd.keys.sorted().filter { $0.hasSuffix("_db") }.lazy.compactMap { nearEnd[$0]?.doubleValue }.first
+    }
+
+    static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }
+
+    /// `target` relative to the folder `base` (both made absolute first).
+    static func relativePath(from base: String, to target: String) -> String {
+        func components(_ path: String) -> [String] {
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            var out: [String] = []
+            for part in absolute.split(separator: "/") {
+                if part == "." || part.isEmpty { continue }
+                if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
+            }
+            return out
+        }
+        let from = components(base), to = components(target)
+        var shared = 0
+        while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
+        return (Array(repeating: "..", count: from.count - shared) + to[shared...]).joined(separator: "/")
+    }
+}

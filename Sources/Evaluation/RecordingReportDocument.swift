@@ -1,0 +1,46 @@
+import EchoLabJSON
+import Foundation
+import Metrics
+import Reporting
+import Simulation
+
+/// `report.md` and `report.html` of a recording run through the canceller (`RecordingRun`):
+/// its metrics, ERLE over time and per band, and players for the mic, the loopback and `sent.wav`.
+public enum RecordingReportDocument {
+    /// `folder`: the run's folder (the recording's own files are linked relative to it).
+    public static func make(item: RecordingItem, mode: EchoControlMode, metrics: EchoMetrics?, durationSeconds: Double,
+                            latencySamples: Int, folder: String) -> ReportDocument {
+        typealias F = ReportFormatting
+        var blocks: [ReportDocument.Block] = [
+            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description),
+                        .text("; "), .code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]),
+        ]
+        if let metrics {
+            blocks.append(.table(.init(header: ["metric", "value"], rows: [
+                [.init("ERL"), .init(F.db(metrics.erlDB))], [.init("ERLE (whole recording)"), .init(F.db(metrics.erleDB))],
+                [.init("ERLE steady state"), .init(F.db(metrics.erleSteadyDB))], [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
+                [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
+                [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
+                                                .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames")])],
+            ])))
+            let series = metrics.erleSeries
+            let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
+            blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",
+                                           durationSeconds: max(durationSeconds, 0.5),
+                                           lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
+                                           emptyNote: "No far-end single talk: no ERLE to measure")))
+            blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
+                                           series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB))],
+                                           emptyNote: "No far-end single talk: no band to measure")))
+        } else {
+            blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))
+        }
+        var clips = [ReportDocument.AudioClip(label: "mic (recording)", path: EvalReportDocument.relativePath(from: folder, to: item.mic))]
+        if let loopback = item.loopback {
+            clips.append(.init(label: "loopback (far end)", path: EvalReportDocument.relativePath(from: folder, to: loopback)))
+        }
+        clips.append(.init(label: "sent (canceller output)", path: "sent.wav"))
+        blocks += [.heading("Listen", level: 2, id: "listen"), .audio(clips)]
+        return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
+    }
+}

@@ -1,0 +1,65 @@
+import EchoLabJSON
+import Foundation
+import Metrics
+
+/// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's
+/// `metrics` object), pipeline counters where there are any, lint findings, length, taps.
+///
+/// Always read from the run's `report.json` value as that file prints it (numbers to four
+/// decimals): a run that just finished and a run read back from disk (`merge` of shards) give
+/// the same summary, so eval.json, eval.md and eval.html have the same bytes either way.
+public struct RunSummary: Sendable {
+    /// nil where there is nothing to measure (a recording without a loopback).
+    public var metrics: EchoMetrics?
+    public var metricsJSON: JSONValue
+    public var pipeline: JSONValue
+    public var findings: [String]
+    public var durationSeconds: Double
+    /// The WAVs written into the run's folder, by tap name (`sent` → `sent.wav`), for the players.
+    public var taps: [String: String] = [:]
+    /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
+    public var micFile: String?
+    /// A simulated call's timeline actions: when (seconds) and what, for the plots.
+    public var timeline: [(seconds: Double, action: String)] = []
+
+    /// A report that cannot be read back as one EchoLab wrote.
+    public struct ReadError: Error, CustomStringConvertible {
+        public let problem: String
+        public var description: String { "run report: \(problem)" }
+    }
+
+    /// From a `report.json` value (`echolab.run/…` or `echolab.recording/…`), first rounded as
+    /// its file prints it.
+    public init(reading report: JSONValue) throws {
+        let text = report.canonicalText()
+        let value: JSONValue
+        do { value = try JSONValue.parse(Array(text.utf8), maximumBytes: .max) } catch { throw ReadError(problem: "\(error)") }
+        let schema = value["schema"]?.stringValue ?? ""
+        metricsJSON = value["metrics"] ?? .null
+        if case .object = metricsJSON {
+            do {
+                metrics = try JSONDecoder().decode(EchoMetrics.self, from: Data(metricsJSON.canonicalText().utf8))
+            } catch {
+                throw ReadError(problem: "metrics: \(error)")
+            }
+        }
+        durationSeconds = value["duration_s"]?.doubleValue ?? 0
+        if schema.hasPrefix("echolab.recording/") {
+            pipeline = .null
+            findings = []
+            micFile = value.value(at: "files.mic")?.stringValue
+            if let sent = value.value(at: "files.sent")?.stringValue { taps = ["sent": sent] }
+        } else {
+            pipeline = value["pipeline"] ?? .null
+            findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
+            for (name, file) in value["taps"]?.objectValue ?? [:] {
+                if let file = file.stringValue, file.hasSuffix(".wav") { taps[name] = file }
+            }
+            timeline = (value["events"]?.arrayValue ?? []).compactMap { event in
+                guard event["kind"]?.stringValue == "timeline", let t = event["t_s"]?.doubleValue,
+                      let detail = event["detail"]?.stringValue else { return nil }
+                return (t, detail)
+            }
+        }
+    }
+}

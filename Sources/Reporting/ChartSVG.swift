@@ -1,0 +1,226 @@
+import Foundation
+
+/// Axis arithmetic shared by the charts: "nice" tick steps (1, 2, 5 × 10ⁿ) and fixed-decimal
+/// coordinates, so the same values always draw the same bytes.
+enum ChartAxis {
+    /// The smallest 1/2/5 × 10ⁿ step that splits `span` into at most `count` intervals.
+    static func step(for span: Double, count: Int) -> Double {
+        guard span > 0, span.isFinite else { return 1 }
+        let raw = span / Double(max(1, count))
+        let magnitude = pow(10, floor(log10(raw)))
+        for factor in [1.0, 2, 5, 10] where factor * magnitude >= raw { return factor * magnitude }
+        return 10 * magnitude
+    }
+
+    /// Tick values from `low` to `high` by `step` (both ends snapped outward to a step).
+    static func ticks(low: Double, high: Double, step: Double) -> [Double] {
+        let first = (low / step).rounded(.down), last = (high / step).rounded(.up)
+        return stride(from: first, through: last, by: 1).map { $0 * step }
+    }
+
+    static func label(_ value: Double, step: Double) -> String {
+        let digits = step >= 1 ? 0 : Int(ceil(-log10(step)))
+        let text = String(format: "%.\(digits)f", value)
+        return text.hasPrefix("-") && Double(text) == 0 ? String(text.dropFirst()) : text
+    }
+
+    static func f(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Legend entries flowed left to right from `left`, wrapping before `right`: each entry's
+    /// position (its baseline) from its name's length (≈ 6.5 px a character at 11 px), and the rows used.
+    static func legendLayout(_ names: [String], left: Double, right: Double) -> (positions: [(x: Double, y: Double)], rows: Int) {
+        var positions: [(x: Double, y: Double)] = []
+        var x = left, row = 0
+        for name in names {
+            let width = 22 + 6.5 * Double(name.count) + 18
+            if x > left, x + width > right { x = left; row += 1 }
+            positions.append((x, 30 + Double(row) * 16))
+            x += width
+        }
+        return (positions, names.isEmpty ? 0 : row + 1)
+    }
+}
+
+/// Draws a `ReportDocument.TimeChart`: title, legend, y axis with its unit, time axis with
+/// ticks and "time (s)", shaded segments, labelled event markers, one path per line (negative
+/// values drawn, nothing clamped), activity lanes under the plot, and a note where nothing
+/// was measured.
+struct TimeChartSVG {
+    let chart: ReportDocument.TimeChart
+    init(_ chart: ReportDocument.TimeChart) { self.chart = chart }
+
+    let width = 880.0, left = 100.0, right = 16.0
+    var legendRows: Int { ChartAxis.legendLayout(chart.lines.map(\.name), left: left, right: width - right).rows }
+    var top: Double { 30 + Double(legendRows) * 16 }
+    let plotHeight = 210.0
+    var bottom: Double { top + plotHeight }
+    var lanesTop: Double { bottom + 44 }
+    var height: Double { lanesTop + Double(chart.lanes.count) * 16 + (chart.lanes.isEmpty ? 0 : 8) }
+
+    func x(_ t: Double) -> Double { left + (width - left - right) * t / max(chart.durationSeconds, 0.001) }
+
+    func render() -> String {
+        typealias A = ChartAxis
+        let values = chart.lines.flatMap { $0.points.compactMap(\.value) }
+        let rawLow = min(chart.yFloor, values.min() ?? chart.yFloor), rawHigh = max(chart.yCeiling, values.max() ?? chart.yCeiling)
+        let yStep = A.step(for: rawHigh - rawLow, count: 6)
+        let yTicks = A.ticks(low: rawLow, high: rawHigh, step: yStep)
+        let low = yTicks.first ?? rawLow, high = yTicks.last ?? rawHigh
+        func y(_ value: Double) -> Double { bottom - plotHeight * (value - low) / max(high - low, 1e-9) }
+
+        var svg = "<svg class=\"chart time-chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTMLWriter.escape(chart.title))\">\n"
+        svg += "<text class=\"chart-title\" x=\"\(A.f(left))\" y=\"18\">\(HTMLWriter.escape(chart.title))</text>\n"
+        svg += legend()
+        // Segments first, so lines and markers draw over them.
+        for (index, band) in chart.shading.enumerated() where index % 2 == 1 {
+            svg += "<rect class=\"segment\" x=\"\(A.f(x(band.start)))\" y=\"\(A.f(top))\" width=\"\(A.f(max(0, x(band.end) - x(band.start))))\" height=\"\(A.f(plotHeight))\"><title>\(HTMLWriter.escape(band.label))</title></rect>\n"
+        }
+        // y axis: grid, ticks, unit.
+        svg += "<g class=\"axis y-axis\">"
+        for tick in yTicks {
+            svg += "<line class=\"\(tick == 0 ? "zero" : "grid")\" x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(y(tick)))\" y2=\"\(A.f(y(tick)))\"/>"
+            svg += "<text x=\"\(A.f(left - 6))\" y=\"\(A.f(y(tick) + 4))\" text-anchor=\"end\">\(A.label(tick, step: yStep))</text>"
+        }
+        svg += "<line x1=\"\(A.f(left))\" x2=\"\(A.f(left))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"/>"
+        svg += "<text class=\"axis-title\" transform=\"translate(\(A.f(left - 40)) \(A.f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.yLabel))</text></g>\n"
+        // Time axis.
+        let tStep = A.step(for: chart.durationSeconds, count: 10)
+        svg += "<g class=\"axis x-axis\"><line x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom))\"/>"
+        for tick in A.ticks(low: 0, high: chart.durationSeconds, step: tStep) where tick <= chart.durationSeconds + 1e-9 {
+            svg += "<line x1=\"\(A.f(x(tick)))\" x2=\"\(A.f(x(tick)))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom + 5))\"/>"
+            svg += "<text x=\"\(A.f(x(tick)))\" y=\"\(A.f(bottom + 17))\" text-anchor=\"middle\">\(A.label(tick, step: tStep))</text>"
+        }
+        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 33))\" text-anchor=\"middle\">time (s)</text></g>\n"
+        // Lines.
+        for (index, line) in chart.lines.enumerated() {
+            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
+            var path = "", open = false
+            for (at, point) in line.points.enumerated() {
+                guard let value = point.value else { open = false; continue }
+                if !open, at + 1 == line.points.count || line.points[at + 1].value == nil {
+                    // A window alone between gaps: a dot, or it would not show.
+                    svg += "<circle class=\"lone\" cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"3\" fill=\"\(colour)\"/>"
+                    continue
+                }
+                path += (open ? "L" : "M") + "\(A.f(x(point.t))),\(A.f(y(value)))"
+                open = true
+            }
+            guard !path.isEmpty else { continue }
+            svg += "<path class=\"series\(line.isDashed ? " dashed" : "")\" data-series=\"\(HTMLWriter.escape(line.name))\" stroke=\"\(colour)\" d=\"\(path)\"><title>\(HTMLWriter.escape(line.name))</title></path>\n"
+        }
+        // Points a reader can hover for their value (left out past 600: a long call's plot stays light).
+        if chart.lines.reduce(0, { $0 + $1.points.count }) <= 600 {
+            svg += "<g class=\"points\">"
+            for line in chart.lines where !line.isDashed {
+                for point in line.points {
+                    guard let value = point.value else { continue }
+                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\"><title>\(HTMLWriter.escape(line.name)) at \(String(format: "%.2f", point.t)) s: \(String(format: "%.1f", value))</title></circle>"
+                }
+            }
+            svg += "</g>\n"
+        }
+        // Events: a dashed line and its label, staggered so neighbours stay readable.
+        for (index, marker) in chart.markers.enumerated() {
+            let mx = x(marker.t)
+            svg += "<line class=\"event\" x1=\"\(A.f(mx))\" x2=\"\(A.f(mx))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"><title>\(HTMLWriter.escape(marker.label)) at \(String(format: "%.2f", marker.t)) s</title></line>"
+            let anchor = mx > width - 160 ? "end" : "start"
+            let lx = anchor == "end" ? mx - 3 : mx + 3
+            svg += "<text class=\"event-label\" x=\"\(A.f(lx))\" y=\"\(A.f(top + 11 + Double(index % 3) * 12))\" text-anchor=\"\(anchor)\">\(HTMLWriter.escape(marker.label))</text>\n"
+        }
+        if !chart.hasValues {
+            svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
+        }
+        // Activity lanes, on the same time axis.
+        for (index, lane) in chart.lanes.enumerated() {
+            let ly = lanesTop + Double(index) * 16
+            let colour = ["#1f77b4", "#2ca02c", "#d62728"][index % 3]
+            svg += "<g class=\"lane\"><text class=\"lane-label\" x=\"\(A.f(left - 6))\" y=\"\(A.f(ly + 10))\" text-anchor=\"end\">\(HTMLWriter.escape(lane.name))</text>"
+            svg += "<rect x=\"\(A.f(left))\" y=\"\(A.f(ly))\" width=\"\(A.f(width - left - right))\" height=\"12\" fill=\"#f5f5f5\"/>"
+            for stretch in lane.stretches {
+                svg += "<rect x=\"\(A.f(x(stretch.start)))\" y=\"\(A.f(ly))\" width=\"\(A.f(max(0.5, x(stretch.end) - x(stretch.start))))\" height=\"12\" fill=\"\(colour)\" fill-opacity=\"0.7\"/>"
+            }
+            svg += "</g>\n"
+        }
+        return svg + "</svg>\n"
+    }
+
+    func legend() -> String {
+        guard !chart.lines.isEmpty else { return "" }
+        var svg = "<g class=\"legend\">"
+        let layout = ChartAxis.legendLayout(chart.lines.map(\.name), left: left, right: width - right)
+        for (index, line) in chart.lines.enumerated() {
+            let (lx, ly) = layout.positions[index]
+            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
+            svg += "<line class=\"series\(line.isDashed ? " dashed" : "")\" x1=\"\(ChartAxis.f(lx))\" x2=\"\(ChartAxis.f(lx + 18))\" y1=\"\(ChartAxis.f(ly - 4))\" y2=\"\(ChartAxis.f(ly - 4))\" stroke=\"\(colour)\"/>"
+            svg += "<text x=\"\(ChartAxis.f(lx + 22))\" y=\"\(ChartAxis.f(ly))\">\(HTMLWriter.escape(line.name))</text>"
+        }
+        return svg + "</g>\n"
+    }
+}
+
+/// Draws a `ReportDocument.BandChart`: grouped bars per octave band from a zero line (negative
+/// values go down), y axis in dB with ticks, band labels, legend, a note where nothing was measured.
+struct BandChartSVG {
+    let chart: ReportDocument.BandChart
+    init(_ chart: ReportDocument.BandChart) { self.chart = chart }
+
+    let width = 880.0, left = 100.0, right = 16.0, plotHeight = 190.0
+    var legendRows: Int { ChartAxis.legendLayout(chart.series.map(\.name), left: left, right: width - right).rows }
+    var top: Double { 30 + Double(legendRows) * 16 }
+    var bottom: Double { top + plotHeight }
+    var height: Double { bottom + 40 }
+
+    func render() -> String {
+        typealias A = ChartAxis
+        let values = chart.series.flatMap { $0.values.compactMap { $0 } }
+        let rawLow = min(0, values.min() ?? 0), rawHigh = max(30, values.max() ?? 30)
+        let yStep = A.step(for: rawHigh - rawLow, count: 6)
+        let yTicks = A.ticks(low: rawLow, high: rawHigh, step: yStep)
+        let low = yTicks.first ?? rawLow, high = yTicks.last ?? rawHigh
+        func y(_ value: Double) -> Double { bottom - plotHeight * (value - low) / max(high - low, 1e-9) }
+        let group = (width - left - right) / Double(max(chart.bands.count, 1))
+        let barWidth = group * 0.8 / Double(max(chart.series.count, 1))
+
+        var svg = "<svg class=\"chart band-chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTMLWriter.escape(chart.title))\">\n"
+        svg += "<text class=\"chart-title\" x=\"\(A.f(left))\" y=\"18\">\(HTMLWriter.escape(chart.title))</text>\n"
+        if !chart.series.isEmpty {
+            svg += "<g class=\"legend\">"
+            let layout = ChartAxis.legendLayout(chart.series.map(\.name), left: left, right: width - right)
+            for (index, series) in chart.series.enumerated() {
+                let (lx, ly) = layout.positions[index]
+                svg += "<rect x=\"\(A.f(lx))\" y=\"\(A.f(ly - 9))\" width=\"12\" height=\"10\" fill=\"\(HTMLWriter.palette[index % HTMLWriter.palette.count])\"/>"
+                svg += "<text x=\"\(A.f(lx + 16))\" y=\"\(A.f(ly))\">\(HTMLWriter.escape(series.name))</text>"
+            }
+            svg += "</g>\n"
+        }
+        svg += "<g class=\"axis y-axis\">"
+        for tick in yTicks {
+            svg += "<line class=\"\(tick == 0 ? "zero" : "grid")\" x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(y(tick)))\" y2=\"\(A.f(y(tick)))\"/>"
+            svg += "<text x=\"\(A.f(left - 6))\" y=\"\(A.f(y(tick) + 4))\" text-anchor=\"end\">\(A.label(tick, step: yStep))</text>"
+        }
+        svg += "<line x1=\"\(A.f(left))\" x2=\"\(A.f(left))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"/>"
+        svg += "<text class=\"axis-title\" transform=\"translate(\(A.f(left - 40)) \(A.f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.yLabel))</text></g>\n"
+        svg += "<g class=\"axis x-axis\"><line x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom))\"/>"
+        for (index, band) in chart.bands.enumerated() {
+            svg += "<text x=\"\(A.f(left + group * (Double(index) + 0.5)))\" y=\"\(A.f(bottom + 16))\" text-anchor=\"middle\">\(Int(band.low))–\(Int(band.high))</text>"
+        }
+        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32))\" text-anchor=\"middle\">octave band (Hz)</text></g>\n"
+        for (s, series) in chart.series.enumerated() {
+            let colour = HTMLWriter.palette[s % HTMLWriter.palette.count]
+            for (b, value) in series.values.enumerated() where b < chart.bands.count {
+                guard let value else { continue }
+                let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)
+                let y0 = y(0), y1 = y(value)
+                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(String(format: "%.1f", value)) dB</title></rect>"
+                if chart.series.count <= 2 {
+                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(String(format: "%.1f", value))</text>"
+                }
+            }
+            svg += "\n"
+        }
+        if !chart.hasValues {
+            svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
+        }
+        return svg + "</svg>\n"
+    }
+}

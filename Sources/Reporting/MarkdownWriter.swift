@@ -1,0 +1,112 @@
+import Foundation
+
+/// Renders a `ReportDocument` as Markdown (GitHub's dialect): charts become one-line sparklines
+/// (time) or tables (bands), audio becomes links.
+public enum MarkdownWriter {
+    public static func render(_ document: ReportDocument) -> String {
+        var out = "# \(escape(document.title))\n"
+        for block in document.blocks {
+            out += "\n"
+            switch block {
+            case .heading(let text, let level, _):
+                out += String(repeating: "#", count: max(2, min(level, 4))) + " \(escape(text))\n"
+            case .paragraph(let spans):
+                out += inline(spans) + "\n"
+            case .note(let spans):
+                out += "> " + inline(spans) + "\n"
+            case .list(let items):
+                for item in items { out += "- " + inline(item) + "\n" }
+            case .table(let table):
+                out += Self.table(table)
+            case .timeChart(let chart):
+                out += Self.timeChart(chart)
+            case .bandChart(let chart):
+                out += Self.bandChart(chart)
+            case .audio(let clips):
+                out += "Listen: " + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: " · ") + "\n"
+            }
+        }
+        return out
+    }
+
+    static func table(_ table: ReportDocument.Table) -> String {
+        var out = "| " + table.header.map(cellText).joined(separator: " | ") + " |\n"
+        out += "|" + String(repeating: "---|", count: table.header.count) + "\n"
+        for row in table.rows { out += "| " + row.map { cellText(inline($0.spans)) }.joined(separator: " | ") + " |\n" }
+        return out
+    }
+
+    static func timeChart(_ chart: ReportDocument.TimeChart) -> String {
+        guard chart.hasValues else { return "**\(escape(chart.title))**: \(escape(chart.emptyNote))\n" }
+        // Dashed lines are references (a steady state): a sparkline of two points says nothing.
+        let lines = chart.lines.filter { !$0.isDashed }
+        // The range widens to show what was measured (negative ERLE included), in steps of 10.
+        let values = lines.flatMap { $0.points.compactMap(\.value) }
+        let low = min(chart.sparkRange.lowerBound, ((values.min() ?? 0) / 10).rounded(.down) * 10)
+        let high = max(chart.sparkRange.upperBound, ((values.max() ?? 0) / 10).rounded(.up) * 10)
+        var out = "**\(escape(chart.title))** — \(escape(chart.yLabel)) from \(format(low)) to \(format(high)), one mark per point, · where none\n\n"
+        let width = lines.map(\.name.count).max() ?? 0
+        for line in lines {
+            let name = line.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            out += "    \(name) \(sparkline(line.points.map(\.value), range: low...high))\n"
+        }
+        if !chart.markers.isEmpty {
+            out += "\nEvents: " + chart.markers.map { "\(String(format: "%.2f", $0.t)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
+        }
+        return out
+    }
+
+    static func bandChart(_ chart: ReportDocument.BandChart) -> String {
+        guard chart.hasValues else { return "**\(escape(chart.title))**: \(escape(chart.emptyNote))\n" }
+        var out = "**\(escape(chart.title))**\n\n| band | " + chart.series.map { cellText($0.name) }.joined(separator: " | ") + " |\n"
+        out += "|---|" + String(repeating: "---:|", count: chart.series.count) + "\n"
+        for (index, band) in chart.bands.enumerated() {
+            out += "| \(Int(band.low))–\(Int(band.high)) Hz | "
+            out += chart.series.map { ReportFormatting.db(index < $0.values.count ? $0.values[index] : nil) }.joined(separator: " | ") + " |\n"
+        }
+        return out
+    }
+
+    /// One character per value, eight levels across `range` (clamped: the table says the value).
+    static func sparkline(_ values: [Double?], range: ClosedRange<Double>) -> String {
+        let levels = Array("▁▂▃▄▅▆▇█")
+        let span = range.upperBound - range.lowerBound
+        return "`" + String(values.map { value -> Character in
+            guard let value else { return "·" }
+            let share = (min(max(value, range.lowerBound), range.upperBound) - range.lowerBound) / span
+            return levels[Int((share * Double(levels.count - 1)).rounded())]
+        }) + "`"
+    }
+
+    static func inline(_ spans: [ReportDocument.Span]) -> String {
+        spans.map { span in
+            switch span {
+            case .text(let text): escape(text)
+            case .code(let text): "`\(text.replacingOccurrences(of: "`", with: "'"))`"
+            case .strong(let text): "**\(escape(text))**"
+            case .link(let text, let href): "[\(escape(text))](\(linkTarget(href)))"
+            case .strongLink(let text, let href): "[**\(escape(text))**](\(linkTarget(href)))"
+            }
+        }.joined()
+    }
+
+    /// Markdown's own characters in text would start emphasis or links: escaped.
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for character in text {
+            if "\\`*_[]<>".contains(character) { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+
+    static func linkTarget(_ path: String) -> String {
+        // "#anchor" is a link within the page: only its name is encoded.
+        if path.hasPrefix("#") { return "#" + (path.dropFirst().addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "") }
+        return path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%g", value) }
+}

@@ -1,0 +1,153 @@
+/// The one model every report for people is rendered from: `MarkdownWriter` and `HTMLWriter`
+/// each render a `ReportDocument`, built once from the results (`RunReportDocument`,
+/// `EvalReportDocument`) — no writer parses another's output. `report.json` and `eval.json`
+/// are rendered from the same result values (`RunReport.json()`, `EvalReport.json()`).
+public struct ReportDocument: Sendable {
+    public var title: String
+    public var blocks: [Block]
+
+    public init(title: String, blocks: [Block] = []) {
+        self.title = title
+        self.blocks = blocks
+    }
+
+    public enum Block: Sendable {
+        /// A section heading (level 2 or 3); `id` anchors it for links.
+        case heading(String, level: Int, id: String? = nil)
+        case paragraph([Span])
+        /// Something a reader must not take for a result: nothing to measure, a run interrupted.
+        case note([Span])
+        case list([[Span]])
+        case table(Table)
+        case timeChart(TimeChart)
+        case bandChart(BandChart)
+        case audio([AudioClip])
+    }
+
+    /// Inline text.
+    public enum Span: Sendable, Equatable {
+        case text(String)
+        case code(String)
+        case strong(String)
+        case link(String, href: String)
+        /// A link that stands out (the best value of a row).
+        case strongLink(String, href: String)
+    }
+
+    public struct Table: Sendable {
+        public var header: [String]
+        public var rows: [[Cell]]
+        /// The HTML page lets the reader sort it by any column (numeric cells by their value).
+        public var isSortable = false
+        public init(header: [String], rows: [[Cell]], isSortable: Bool = false) {
+            self.header = header
+            self.rows = rows
+            self.isSortable = isSortable
+        }
+    }
+
+    public struct Cell: Sendable {
+        public var spans: [Span]
+        /// The number a sortable table orders this cell by (nil: text, or nothing measured).
+        public var value: Double?
+        public init(_ spans: [Span], value: Double? = nil) {
+            self.spans = spans
+            self.value = value
+        }
+        public init(_ text: String, value: Double? = nil) { self.init([.text(text)], value: value) }
+    }
+
+    /// Lines over call time (seconds), sharing one y axis; gaps where a value is nil.
+    public struct TimeChart: Sendable {
+        public struct Line: Sendable {
+            public var name: String
+            public var points: [(t: Double, value: Double?)]
+            /// Drawn dashed (a reference level rather than a result).
+            public var isDashed = false
+            public init(name: String, points: [(t: Double, value: Double?)], isDashed: Bool = false) {
+                self.name = name
+                self.points = points
+                self.isDashed = isDashed
+            }
+        }
+        /// A marked instant (a timeline event), labelled on the plot.
+        public struct Marker: Sendable {
+            public var t: Double
+            public var label: String
+            public init(t: Double, label: String) { self.t = t; self.label = label }
+        }
+        /// A shaded stretch (a segment, or where a party talks).
+        public struct Band: Sendable {
+            public var start: Double
+            public var end: Double
+            public var label: String
+            public init(start: Double, end: Double, label: String) { self.start = start; self.end = end; self.label = label }
+        }
+        /// Rows of on/off stretches under the plot (far end talks, near end talks).
+        public struct Lane: Sendable {
+            public var name: String
+            public var stretches: [Band]
+            public init(name: String, stretches: [Band]) { self.name = name; self.stretches = stretches }
+        }
+
+        public var title: String
+        public var yLabel: String
+        public var durationSeconds: Double
+        public var lines: [Line]
+        public var markers: [Marker] = []
+        public var shading: [Band] = []
+        public var lanes: [Lane] = []
+        /// Shown in place of the plot's content when no line has a value.
+        public var emptyNote: String
+        /// Lowest and highest y the axis always shows (values outside widen it).
+        public var yFloor: Double
+        public var yCeiling: Double
+        /// How a point's value is written in Markdown (one mark per point).
+        public var sparkRange: ClosedRange<Double>
+
+        public init(title: String, yLabel: String, durationSeconds: Double, lines: [Line], emptyNote: String,
+                    yFloor: Double = 0, yCeiling: Double = 30, sparkRange: ClosedRange<Double> = 0...40) {
+            self.title = title
+            self.yLabel = yLabel
+            self.durationSeconds = durationSeconds
+            self.lines = lines
+            self.emptyNote = emptyNote
+            self.yFloor = yFloor
+            self.yCeiling = yCeiling
+            self.sparkRange = sparkRange
+        }
+
+        public var hasValues: Bool { lines.contains { $0.points.contains { $0.value != nil } } }
+    }
+
+    /// Values per octave band, one bar per series in each band.
+    public struct BandChart: Sendable {
+        public struct Series: Sendable {
+            public var name: String
+            /// One value per band (nil: nothing measured there).
+            public var values: [Double?]
+            public init(name: String, values: [Double?]) { self.name = name; self.values = values }
+        }
+        public var title: String
+        public var yLabel: String
+        /// Band edges in Hz.
+        public var bands: [(low: Double, high: Double)]
+        public var series: [Series]
+        public var emptyNote: String
+        public init(title: String, yLabel: String, bands: [(low: Double, high: Double)], series: [Series], emptyNote: String) {
+            self.title = title
+            self.yLabel = yLabel
+            self.bands = bands
+            self.series = series
+            self.emptyNote = emptyNote
+        }
+        public var hasValues: Bool { series.contains { $0.values.contains { $0 != nil } } }
+    }
+
+    /// A WAV the report links to, relative to the report's folder.
+    public struct AudioClip: Sendable {
+        public var label: String
+        public var path: String
+        public init(label: String, path: String) { self.label = label; self.path = path }
+    }
+}

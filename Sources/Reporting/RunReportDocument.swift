@@ -1,0 +1,185 @@
+import Foundation
+import Metrics
+import Simulation
+
+/// `report.md` and `report.html` of one run, built once as a `ReportDocument`, in the order an
+/// audio engineer asks: did the echo go away (ERLE over time, with the events, the segments and
+/// who was talking under it), at what levels, in which bands, what it sounds like, what broke in
+/// the pipeline, which rule the app breaks.
+public enum RunReportDocument {
+    public static func make(_ report: RunReport) -> ReportDocument {
+        typealias F = ReportFormatting
+        let m = report.metrics
+        var blocks: [ReportDocument.Block] = []
+        let settings = report.aecSettings.keys.sorted().map { key -> String in
+            switch report.aecSettings[key]! {
+            case .number(let value): "\(key) \(F.number(value, digits: 0))"
+            case .text(let value): "\(key) \(value)"
+            case .flag(let value): "\(key) \(value ? "on" : "off")"
+            }
+        }
+        blocks.append(.paragraph([.text("Scenario "), .code(report.scenarioFile),
+                                  .text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz · AEC "),
+                                  .code(report.aecMode), .text(" (\(([report.aecBackend] + settings).joined(separator: ", "))) · NS "),
+                                  .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
+
+        blocks.append(.heading("Echo", level: 2, id: "echo"))
+        blocks.append(.table(.init(header: ["metric", "value"], rows: [
+            [.init("ERL"), .init(F.db(m.erlDB))],
+            [.init("ERLE (whole call)"), .init(F.db(m.erleDB))],
+            [.init("ERLE steady state"), .init(F.db(m.erleSteadyDB))],
+            [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
+            [.init("bulk delay reference→mic"), .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
+            [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
+        ])))
+        if m.gate.singleTalkFrames == 0 {
+            blocks.append(.note([.text(nothingToMeasure(report))]))
+        }
+        blocks.append(.timeChart(erleChart(report)))
+        if !report.levels.isEmpty {
+            blocks.append(.paragraph([.text("Levels per 0.5 s window. The gap between the far end and the echo at the mic is the ERL; what is sent while only the far end talks is the residual echo.")]))
+            blocks.append(.timeChart(levelChart(report)))
+        }
+        blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)",
+                                       bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
+                                       series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB))],
+                                       emptyNote: "No far-end single talk: no band to measure")))
+
+        blocks.append(.heading("Listen", level: 2, id: "listen"))
+        let clips = audioClips(report.taps)
+        if clips.isEmpty {
+            blocks.append(.note([.text("No audio taps were written (--no-taps): run without it to get mic.wav, sent.wav and the others beside this report.")]))
+        } else {
+            blocks.append(.audio(clips))
+        }
+
+        if !report.segments.isEmpty {
+            blocks.append(.heading("Segments", level: 2, id: "segments"))
+            blocks.append(.table(.init(header: ["from", "to", "opened by", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
+                                       rows: report.segments.map { s in
+                [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
+                 .init(F.db(s.metrics.erlDB)), .init(F.db(s.metrics.erleDB)), .init(F.db(s.metrics.erleSteadyDB)),
+                 .init(F.seconds(s.reconvergenceSeconds)), .init("\(s.clicksAtStart)")]
+            })))
+        }
+
+        blocks.append(.heading("Findings", level: 2, id: "findings"))
+        if report.findings.isEmpty {
+            blocks.append(.paragraph([.text("None: the AEC rules of the custom audio device guide hold.")]))
+        } else {
+            blocks.append(.list(report.findings.map { f in
+                [.strong(f.rule), .text(" \(F.seconds(f.atSeconds))–\(F.seconds(f.untilSeconds)): \(f.message). Measured: \(f.consequence).")]
+            }))
+        }
+
+        let p = report.pipeline, c = p.clippedSamples
+        blocks.append(.heading("Pipeline", level: 2, id: "pipeline"))
+        blocks.append(.paragraph([.text("\(count(p.frames, "tick")) of 10 ms · \(count(p.underruns, "underrun")) · \(count(p.overruns, "overrun")) · "
+            + "\(count(report.sentClicks, "click")) and \(count(report.sentGaps, "gap")) in the sent audio · "
+            + "\(count(p.ignoredFrames, "frame")) pushed to unselected devices · "
+            + "clipped at full scale: playout \(c.playout), loudspeaker \(c.loudspeaker), mic \(c.mic), capture \(c.capture), reference \(c.reference) samples · "
+            + count(p.cancellerResets, "canceller reset"))]))
+        blocks.append(.table(.init(header: ["buffer", "written", "read", "dropped", "buffered", "underruns", "overruns", "priming", "rejected", "conserved"],
+                                   rows: [("uplink (custom mic)", p.uplink), ("playout (custom speaker)", p.playout),
+                                          ("user AEC reference", p.userReference), ("app loudspeaker", p.loudspeaker)].map { name, c in
+            [.init(name)] + [c.written, c.read, c.dropped, c.buffered, c.underruns, c.overruns, c.primingSamples, c.rejectedFrames].map { .init("\($0)") }
+                + [c.isConserved ? .init("yes") : .init([.strong("no")])]
+        })))
+        if !report.adaptiveDecisions.isEmpty {
+            blocks.append(.heading("Adaptive AEC decisions", level: 2, id: "adaptive"))
+            blocks.append(.table(.init(header: ["at", "ERL estimate", "double talk", "suppression"], rows: report.adaptiveDecisions.map { d in
+                [.init(F.seconds(Double(d.frame) / Double(report.sampleRate))), .init(F.db(d.erlEstimateDB)),
+                 .init("\(Int(d.doubleTalkShare * 100)) %"), .init("\(d.suppressionDB)/\(d.doubleTalkSuppressionDB) dB")]
+            })))
+        }
+        if !report.events.isEmpty {
+            blocks.append(.heading("Events", level: 2, id: "events"))
+            blocks.append(.list(report.events.map { e in
+                [.text("\(F.seconds(Double(e.frame) / Double(report.sampleRate))) \(e.kind): \(e.detail)")]
+            }))
+        }
+        blocks.append(.paragraph([.text("Performance: \(F.number(report.wallSeconds, digits: 3)) s wall, \(F.number(report.realtimeFactor, digits: 0))× real time.")]))
+        return ReportDocument(title: "EchoLab run: \(report.scenarioName)", blocks: blocks)
+    }
+
+    /// Why there is no ERLE: which party was missing.
+    static func nothingToMeasure(_ report: RunReport) -> String {
+        let gate = report.metrics.gate
+        if gate.farEndActiveFrames == 0 {
+            return "Nothing to measure: the far end never talks (its reference stays below −50 dBFS), so there is no echo to cancel and no ERL or ERLE."
+        }
+        return "Nothing to measure: the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk), so ERL and ERLE are not measured."
+    }
+
+    static func erleChart(_ report: RunReport) -> ReportDocument.TimeChart {
+        let series = report.metrics.erleSeries
+        let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
+        var chart = ReportDocument.TimeChart(
+            title: "ERLE over time (\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, far-end single talk only)",
+            yLabel: "ERLE (dB)", durationSeconds: max(report.durationSeconds, 0.5),
+            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
+            emptyNote: "No far-end single talk: no ERLE to measure", yFloor: 0, yCeiling: 30)
+        if let steady = report.metrics.erleSteadyDB {
+            chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
+        }
+        chart.markers = timelineMarkers(report)
+        chart.shading = report.segments.map { .init(start: $0.startSeconds, end: $0.endSeconds,
+                                                   label: $0.events.isEmpty ? "start" : $0.events.joined(separator: ", ")) }
+        chart.lanes = activityLanes(report.levels, duration: report.durationSeconds)
+        return chart
+    }
+
+    static func levelChart(_ report: RunReport) -> ReportDocument.TimeChart {
+        let levels = report.levels
+        let step = levels.count >= 2 ? levels[1].timeSeconds - levels[0].timeSeconds : 0.5
+        func line(_ name: String, _ value: (LevelPoint) -> Double?) -> ReportDocument.TimeChart.Line {
+            .init(name: name, points: levels.map { ($0.timeSeconds + step / 2, value($0).map { max($0, -100) }) })
+        }
+        var chart = ReportDocument.TimeChart(
+            title: "Levels: far end, echo at the mic, near end, sent", yLabel: "level (dBFS)",
+            durationSeconds: max(report.durationSeconds, 0.5),
+            lines: [line("far end (reference)", \.farEndDBFS), line("echo at mic", \.echoDBFS),
+                    line("near end", \.nearEndDBFS), line("sent", \.sentDBFS)],
+            emptyNote: "Digital silence throughout", yFloor: -80, yCeiling: 0, sparkRange: -80...0)
+        chart.markers = timelineMarkers(report)
+        return chart
+    }
+
+    static func timelineMarkers(_ report: RunReport) -> [ReportDocument.TimeChart.Marker] {
+        report.events.filter { $0.kind == "timeline" }
+            .map { .init(t: Double($0.frame) / Double(report.sampleRate), label: $0.detail) }
+    }
+
+    /// Far end, near end and both (double talk) as stretches of windows at or above the gate's thresholds.
+    static func activityLanes(_ levels: [LevelPoint], duration: Double) -> [ReportDocument.TimeChart.Lane] {
+        guard !levels.isEmpty else { return [] }
+        func stretches(_ active: (LevelPoint) -> Bool) -> [ReportDocument.TimeChart.Band] {
+            var out: [ReportDocument.TimeChart.Band] = []
+            for (index, point) in levels.enumerated() where active(point) {
+                let end = index + 1 < levels.count ? levels[index + 1].timeSeconds : duration
+                if let last = out.last, last.end == point.timeSeconds {
+                    out[out.count - 1].end = end
+                } else {
+                    out.append(.init(start: point.timeSeconds, end: end, label: ""))
+                }
+            }
+            return out
+        }
+        return [.init(name: "far end talks", stretches: stretches(\.isFarEndActive)),
+                .init(name: "near end talks", stretches: stretches(\.isNearEndActive)),
+                .init(name: "double talk", stretches: stretches { $0.isFarEndActive && $0.isNearEndActive })]
+    }
+
+    /// The taps in listening order (what the mic heard, what was sent, then the rest), as clips.
+    static func audioClips(_ taps: [String: String]) -> [ReportDocument.AudioClip] {
+        let order = ["mic": "mic (canceller input)", "sent": "sent (to the peer)", "reference": "reference (far end)",
+                     "echo": "echo at the mic", "near": "near end + noise", "played": "loudspeaker"]
+        let known = ["mic", "sent", "reference", "echo", "near", "played"].compactMap { name in
+            taps[name].map { ReportDocument.AudioClip(label: order[name]!, path: $0) }
+        }
+        let others = taps.keys.filter { order[$0] == nil }.sorted().map { ReportDocument.AudioClip(label: $0, path: taps[$0]!) }
+        return known + others.filter { $0.path.hasSuffix(".wav") }
+    }
+
+    static func count<N: BinaryInteger>(_ n: N, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+}

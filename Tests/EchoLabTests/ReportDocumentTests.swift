@@ -1,0 +1,64 @@
+import Foundation
+import Reporting
+import XCTest
+
+/// The writers of the one report model: what a chart shows (negative values, events, empty
+/// plots), how Markdown escapes, and that the same document gives the same bytes.
+final class ReportDocumentTests: XCTestCase {
+    private func chart(_ values: [Double?]) -> ReportDocument.TimeChart {
+        var chart = ReportDocument.TimeChart(title: "ERLE over time", yLabel: "ERLE (dB)", durationSeconds: Double(values.count) * 0.5,
+                                             lines: [.init(name: "ERLE", points: values.enumerated().map { (Double($0.offset) * 0.5 + 0.25, $0.element) })],
+                                             emptyNote: "nothing to measure")
+        chart.markers = [.init(t: 1, label: "set_aec <Max>")]
+        return chart
+    }
+
+    func testNegativeERLEIsDrawnBelowTheZeroLineNotClamped() {
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([12, -7, 3]))]))
+        // The y axis reaches below −7 with a labelled tick and a zero line.
+        XCTAssertTrue(html.contains(">-10</text>"), "axis extends to the negative value")
+        XCTAssertTrue(html.contains("class=\"zero\""))
+        // The point at −7 lies below the zero line (SVG y grows downwards).
+        let zeroY = Double(html.components(separatedBy: "class=\"zero\" ")[1].components(separatedBy: "y1=\"")[1].prefix { $0 != "\"" })!
+        let path = html.components(separatedBy: "data-series=\"ERLE\"")[1].components(separatedBy: " d=\"")[1].prefix { $0 != "\"" }
+        let ys = path.replacingOccurrences(of: "l0.01,0", with: "").split(whereSeparator: { "ML".contains($0) }).compactMap { point -> Double? in
+            let parts = point.split(separator: ","); return parts.count == 2 ? Double(parts[1].prefix { $0 != "l" }) : nil
+        }
+        XCTAssertEqual(ys.count, 3, String(path))
+        XCTAssertGreaterThan(ys[1], zeroY, "−7 dB drawn under 0 dB")
+        XCTAssertLessThan(ys[0], zeroY)
+        XCTAssertTrue(html.contains(">set_aec &lt;Max&gt;</text>"), "events labelled, escaped")
+        XCTAssertTrue(html.contains(">time (s)</text>") && html.contains(">ERLE (dB)</text>"))
+    }
+
+    func testAnEmptyChartSaysWhyInsteadOfDrawingZero() {
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([nil, nil]))]))
+        XCTAssertTrue(html.contains("class=\"empty-note\""))
+        XCTAssertFalse(html.contains("class=\"series\" data-series"), "no line drawn")
+        let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([nil, nil]))]))
+        XCTAssertTrue(markdown.contains("**ERLE over time**: nothing to measure"), markdown)
+    }
+
+    func testMarkdownEscapesAndKeepsTablesAligned() {
+        let document = ReportDocument(title: "run *a*", blocks: [
+            .table(.init(header: ["item", "value"], rows: [[.init("x|y"), .init([.strongLink("1.0 dB", href: "a b/report.md")])]])),
+            .timeChart(chart([0, 40, nil])),
+        ])
+        let markdown = MarkdownWriter.render(document)
+        XCTAssertTrue(markdown.hasPrefix("# run \\*a\\*\n"), markdown)
+        XCTAssertTrue(markdown.contains("| x\\|y | [**1.0 dB**](a%20b/report.md) |"), markdown)
+        XCTAssertTrue(markdown.contains("`▁█·`"), markdown)
+        XCTAssertTrue(markdown.contains("Events: 1.00 s set\\_aec \\<Max\\>"), markdown)
+    }
+
+    func testTheSameDocumentRendersToTheSameBytes() {
+        let document = ReportDocument(title: "t", blocks: [.timeChart(chart([1, 2, 3])),
+                                                           .bandChart(.init(title: "b", yLabel: "dB", bands: [(125, 250), (250, 500)],
+                                                                            series: [.init(name: "a", values: [1, -2]), .init(name: "b", values: [nil, 4])],
+                                                                            emptyNote: "none"))])
+        XCTAssertEqual(HTMLWriter.render(document), HTMLWriter.render(document))
+        let links = HTMLWriter.render(ReportDocument(title: "t", blocks: [.paragraph([.link("item", href: "#item-a"), .link("run", href: "a b/report.html")])]))
+        XCTAssertTrue(links.contains("<a href=\"#item-a\">item</a>") && links.contains("<a href=\"a%20b/report.html\">run</a>"), links)
+        XCTAssertTrue(HTMLWriter.render(document).contains("a 250–500 Hz: -2.0 dB"), "a negative band value is drawn")
+    }
+}
