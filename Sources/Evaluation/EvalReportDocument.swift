@@ -92,7 +92,7 @@ public enum EvalReportDocument {
                             .init(F.db(m?.erlDB), value: m?.erlDB), .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd { let value = nearEndAttenuation(result); row.append(.init(F.db(value), value: value)) }
                     let (issues, text) = health(result)
-                    row.append(.init(text, value: Double(issues)))
+                    row.append(.init(text, value: Double(issues), isNumeric: false))
                     return row
                 }
             }, isSortable: true)))

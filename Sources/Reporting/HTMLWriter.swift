@@ -55,7 +55,7 @@ public enum HTMLWriter {
             out += "<tr>"
             for cell in row {
                 let value = cell.value.map { " data-value=\"\(String(format: "%.4f", $0))\"" } ?? ""
-                out += "<td\(value)>\(inline(cell.spans))</td>"
+                out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)>\(inline(cell.spans))</td>"
             }
             out += "</tr>\n"
         }
@@ -103,9 +103,9 @@ public enum HTMLWriter {
     static let style = """
     body{font-family:system-ui,-apple-system,"DejaVu Sans",sans-serif;max-width:64rem;margin:1.5rem auto;padding:0 1rem;color:#222;line-height:1.4}
     h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}h3{margin-top:1.5rem}
-    table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
-    th{background:#f4f4f4}td[data-value]{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
-    table.sortable th{cursor:pointer;user-select:none}table.sortable td:first-child{white-space:nowrap}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
+    table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
+    th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+    table.sortable th{cursor:pointer;user-select:none}table.sortable td:first-child,table.sortable td:nth-child(2){white-space:nowrap}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
     code{background:#f3f3f3;padding:0 .2rem}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.4rem .7rem}
     svg.chart{display:block;background:#fff;border:1px solid #ddd;margin:.5rem 0;max-width:100%;height:auto}
     svg text{font-size:11px;fill:#444;font-family:inherit}svg .chart-title{font-size:13px;font-weight:600;fill:#222}

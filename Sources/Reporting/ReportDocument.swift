@@ -50,11 +50,14 @@ public struct ReportDocument: Sendable {
         public var spans: [Span]
         /// The number a sortable table orders this cell by (nil: text, or nothing measured).
         public var value: Double?
-        public init(_ spans: [Span], value: Double? = nil) {
+        /// A measurement, set right-aligned in one line; false for prose that sorts by a number.
+        public var isNumeric: Bool
+        public init(_ spans: [Span], value: Double? = nil, isNumeric: Bool = true) {
             self.spans = spans
             self.value = value
+            self.isNumeric = isNumeric && value != nil
         }
-        public init(_ text: String, value: Double? = nil) { self.init([.text(text)], value: value) }
+        public init(_ text: String, value: Double? = nil, isNumeric: Bool = true) { self.init([.text(text)], value: value, isNumeric: isNumeric) }
     }
 
     /// Lines over call time (seconds), sharing one y axis; gaps where a value is nil.
