@@ -26,6 +26,20 @@ enum ChartAxis {
 
     static func f(_ value: Double) -> String { String(format: "%.1f", value) }
 
+    /// The y axis both charts draw: grid lines (the zero line marked), tick labels, the axis line
+    /// and its title, rotated along it.
+    static func yAxis(ticks: [Double], step: Double, left: Double, right: Double, top: Double, bottom: Double,
+                      title: String, y: (Double) -> Double) -> String {
+        var svg = "<g class=\"axis y-axis\">"
+        for tick in ticks {
+            svg += "<line class=\"\(tick == 0 ? "zero" : "grid")\" x1=\"\(f(left))\" x2=\"\(f(right))\" y1=\"\(f(y(tick)))\" y2=\"\(f(y(tick)))\"/>"
+            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(y(tick) + 4))\" text-anchor=\"end\">\(label(tick, step: step))</text>"
+        }
+        svg += "<line x1=\"\(f(left))\" x2=\"\(f(left))\" y1=\"\(f(top))\" y2=\"\(f(bottom))\"/>"
+        svg += "<text class=\"axis-title\" transform=\"translate(\(f(left - 40)) \(f(top + (bottom - top) / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLWriter.escape(title))</text></g>\n"
+        return svg
+    }
+
     /// Legend entries flowed left to right from `left`, wrapping before `right`: each entry's
     /// position (its baseline) from its name's length (≈ 6.5 px a character at 11 px), and the rows used.
     static func legendLayout(_ names: [String], left: Double, right: Double) -> (positions: [(x: Double, y: Double)], rows: Int) {
@@ -76,13 +90,8 @@ struct TimeChartSVG {
             svg += "<rect class=\"segment\" x=\"\(A.f(x(band.start)))\" y=\"\(A.f(top))\" width=\"\(A.f(max(0, x(band.end) - x(band.start))))\" height=\"\(A.f(plotHeight))\"><title>\(HTMLWriter.escape(band.label))</title></rect>\n"
         }
         // y axis: grid, ticks, unit.
-        svg += "<g class=\"axis y-axis\">"
-        for tick in yTicks {
-            svg += "<line class=\"\(tick == 0 ? "zero" : "grid")\" x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(y(tick)))\" y2=\"\(A.f(y(tick)))\"/>"
-            svg += "<text x=\"\(A.f(left - 6))\" y=\"\(A.f(y(tick) + 4))\" text-anchor=\"end\">\(A.label(tick, step: yStep))</text>"
-        }
-        svg += "<line x1=\"\(A.f(left))\" x2=\"\(A.f(left))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"/>"
-        svg += "<text class=\"axis-title\" transform=\"translate(\(A.f(left - 40)) \(A.f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.yLabel))</text></g>\n"
+        svg += A.yAxis(ticks: yTicks, step: yStep, left: left, right: width - right, top: top, bottom: bottom,
+                       title: chart.yLabel, y: y)
         // Time axis.
         let tStep = A.step(for: chart.durationSeconds, count: 10)
         svg += "<g class=\"axis x-axis\"><line x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom))\"/>"
@@ -193,13 +202,8 @@ struct BandChartSVG {
             }
             svg += "</g>\n"
         }
-        svg += "<g class=\"axis y-axis\">"
-        for tick in yTicks {
-            svg += "<line class=\"\(tick == 0 ? "zero" : "grid")\" x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(y(tick)))\" y2=\"\(A.f(y(tick)))\"/>"
-            svg += "<text x=\"\(A.f(left - 6))\" y=\"\(A.f(y(tick) + 4))\" text-anchor=\"end\">\(A.label(tick, step: yStep))</text>"
-        }
-        svg += "<line x1=\"\(A.f(left))\" x2=\"\(A.f(left))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"/>"
-        svg += "<text class=\"axis-title\" transform=\"translate(\(A.f(left - 40)) \(A.f(top + plotHeight / 2))) rotate(-90)\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.yLabel))</text></g>\n"
+        svg += A.yAxis(ticks: yTicks, step: yStep, left: left, right: width - right, top: top, bottom: bottom,
+                       title: chart.yLabel, y: y)
         svg += "<g class=\"axis x-axis\"><line x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom))\"/>"
         for (index, band) in chart.bands.enumerated() {
             svg += "<text x=\"\(A.f(left + group * (Double(index) + 0.5)))\" y=\"\(A.f(bottom + 16))\" text-anchor=\"middle\">\(Int(band.low))–\(Int(band.high))</text>"
