@@ -58,15 +58,16 @@ public enum VectorMath {
     @inlinable
     public static func saturate(_ x: inout [Float], count: Int) -> Int {
         var values = x.mutableSpan
-        precondition(count <= values.count)
-        var over = 0, i = 0
+        precondition(count <= values.count && count <= Int(UInt32.max))
+        // A 32-bit count fills the vector lanes beside the Float compares (a 64-bit one halves them).
+        var over: UInt32 = 0, i = 0
         while i < count {
             let value = values[i], clamped = min(max(value, -1), 1)
             over &+= clamped == value ? 0 : 1
             values[i] = clamped
             i &+= 1
         }
-        return over
+        return Int(over)
     }
 
     /// Mean square of the first `count` samples.
