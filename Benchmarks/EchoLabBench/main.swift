@@ -4,7 +4,9 @@
 // (fork/exec, scenario load, 4 taps, reports); with the speex AEC ≥ 90 % of the throughput of a
 // bare loop calling the speex canceller (+ preprocessor) on the same frames; peak RSS of a 1 h
 // call ≤ 100 MB and within 10 % of a 1 min call's, and a 24 h call in that same memory (each
-// call an `echolab run` child process, its own ru_maxrss). Exit code 3 when a target is missed.
+// call an `echolab run` child process, its own ru_maxrss). Issue #7: the webrtc and webrtc-mobile
+// modes ≥ 90 % of a bare loop of their own canceller calls (AECM with its resampling) on the same
+// frames, and `echolab eval` with 2 jobs ≥ 1.8× as fast as with 1. Exit code 3 when a target is missed.
 import AudioCore
 import AudioInterop
 import Foundation
@@ -116,17 +118,23 @@ try SoundFileWriter.write(near, to: path("near.wav"), sampleRate: rate)
 
 /// The targets are measured on the issue's echo path (40 ms, −6 dB); `room` adds a 250 ms
 /// synthetic room response, reported beside them (its convolution is a cost of its own).
-func scenario(_ mode: EchoCancellerMode, room: Bool = false) -> Scenario {
+func scenario(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) -> Scenario {
     Scenario(name: "bench-\(mode)\(room ? "-room" : "")", farEnd: .file(path: path("far.wav"), channel: .monoOnly),
              nearEnd: .file(path: path("near.wav"), channel: .monoOnly), noise: NoiseSettings(levelDBFS: -60, seed: 3),
              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6,
                                         impulseResponse: room ? .synthetic(rt60Milliseconds: 250, seed: 4) : nil),
-             voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode, filterMilliseconds: 200),
+             voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode, backend: backend, filterMilliseconds: 200),
              duration: .seconds(Int64(seconds)))
 }
 
-func wholeRun(_ mode: EchoCancellerMode, room: Bool = false) throws -> Double {
-    let output = RunOutput(scenario: scenario(mode, room: room), outputDirectory: path("run-\(mode)\(room ? "-room" : "")"))
+/// The run's output folder: `run-MODE` for speex (and disabled), `run-BACKEND-MODE` otherwise.
+func runFolder(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) -> String {
+    path("run-\(backend == .speex ? "" : "\(backend)-")\(mode)\(room ? "-room" : "")")
+}
+
+func wholeRun(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) throws -> Double {
+    let output = RunOutput(scenario: scenario(mode, backend: backend, room: room),
+                           outputDirectory: runFolder(mode, backend: backend, room: room))
     return try best(times: mode == .disabled ? shortRunRepetitions : repetitions) { try output.run() }
 }
 
@@ -175,6 +183,85 @@ func bareSpeexLoop() throws -> Double {
             preprocessor.process(&output)
         }
     }
+}
+
+/// A run's canceller input: its mic and reference taps, cut into 10 ms frames.
+func cancellerFrames(_ folder: String) throws -> (mic: [[Float]], reference: [[Float]]) {
+    let mic = try AudioFileStream.readAll(path: (folder as NSString).appendingPathComponent("mic.wav")).samples
+    let reference = try AudioFileStream.readAll(path: (folder as NSString).appendingPathComponent("reference.wav")).samples
+    let frame = rate / 100
+    let frames = mic.count / frame
+    return ((0..<frames).map { Array(mic[$0 * frame..<($0 + 1) * frame]) },
+            (0..<frames).map { Array(reference[$0 * frame..<($0 + 1) * frame]) })
+}
+
+/// The floor of the webrtc mode: WebRTC's AEC alone (as the webrtc backend sets it up for
+/// intensityRecommended) on that run's own mic and reference frames.
+func bareWebRTCLoop() throws -> Double {
+    let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .webrtc))
+    var output = [Float](repeating: 0, count: rate / 100)
+    return try best {
+        var settings = WebRTCEchoProcessor.Settings()
+        settings.extendedFilter = true
+        settings.delayAgnostic = true
+        settings.suppressionLevel = .moderate
+        let processor = try WebRTCEchoProcessor(kind: .aec, sampleRate: rate, settings: settings)
+        for index in mic.indices {
+            try processor.render(reference[index])
+            try processor.capture(mic[index], into: &output, delayMilliseconds: 0)
+        }
+    }
+}
+
+/// The floor of the webrtc-mobile mode: AECM at 16 kHz with its resampling (libsamplerate
+/// medium, 48 → 16 kHz for both sides and 16 → 48 kHz back, FIFOs between the frame sizes),
+/// on that run's own mic and reference frames.
+func bareAECMLoop() throws -> Double {
+    let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .webrtcMobile))
+    let inner = 16_000, outerFrame = rate / 100
+    return try best {
+        var settings = WebRTCEchoProcessor.Settings()
+        settings.routingMode = .speakerphone
+        let processor = try WebRTCEchoProcessor(kind: .aecm, sampleRate: inner, settings: settings)
+        let innerFrame = processor.frameSize
+        let renderDown = try Resampler(inputRate: rate, outputRate: inner, quality: .medium)
+        let captureDown = try Resampler(inputRate: rate, outputRate: inner, quality: .medium)
+        let captureUp = try Resampler(inputRate: inner, outputRate: rate, quality: .medium)
+        var renderFIFO = SampleFIFO(capacity: inner), captureFIFO = SampleFIFO(capacity: inner)
+        var outputFIFO = SampleFIFO(capacity: rate)
+        var scratch = [Float](repeating: 0, count: outerFrame), upScratch = [Float](repeating: 0, count: outerFrame + 64)
+        var innerIn = [Float](repeating: 0, count: innerFrame), innerOut = innerIn
+        var output = [Float](repeating: 0, count: outerFrame)
+        for index in mic.indices {
+            try renderDown.convert(reference[index], count: outerFrame, scratch: &scratch) { renderFIFO.write($0, count: $1) }
+            while renderFIFO.count >= innerFrame {
+                _ = renderFIFO.read(into: &innerIn, count: innerFrame)
+                try processor.render(innerIn)
+            }
+            try captureDown.convert(mic[index], count: outerFrame, scratch: &scratch) { captureFIFO.write($0, count: $1) }
+            while captureFIFO.count >= innerFrame {
+                _ = captureFIFO.read(into: &innerIn, count: innerFrame)
+                try processor.capture(innerIn, into: &innerOut, delayMilliseconds: 0)
+                try captureUp.convert(innerOut, count: innerFrame, scratch: &upScratch) { outputFIFO.write($0, count: $1) }
+            }
+            _ = outputFIFO.readAvailable(into: &output, count: outerFrame)
+        }
+    }
+}
+
+/// Issue #7's scaling row: `echolab eval` of the default corpus in a fixed set of modes without
+/// taps, with one job and with two (each the best of three). Nil when the corpus is not in the
+/// working folder (`make bench` runs from the repository).
+let evalModes = "disabled,speex:intensityRecommended,webrtc:intensityRecommended,webrtc-mobile:intensityRecommended"
+func evalScaling() -> (one: Double, two: Double)? {
+    let corpus = FileManager.default.currentDirectoryPath + "/vectors/scenarios"
+    guard FileManager.default.fileExists(atPath: corpus) else { return nil }
+    func eval(_ jobs: Int) -> Double {
+        (0..<3).map { _ in
+            runEcholab(["eval", corpus, "--modes", evalModes, "--out", path("eval-\(jobs)"), "--jobs", "\(jobs)", "--no-taps"]).wall
+        }.min()!
+    }
+    return (eval(1), eval(2))
 }
 
 /// The I/O floor: libsndfile reading and writing the six taps.
@@ -262,6 +349,11 @@ let enabled = try wholeRun(.intensityRecommended)
 let disabledRoom = try wholeRun(.disabled, room: true)
 let enabledRoom = try wholeRun(.intensityRecommended, room: true)
 let bare = try bareSpeexLoop()
+let webrtcRun = try wholeRun(.intensityRecommended, backend: .webrtc)
+let webrtcBare = try bareWebRTCLoop()
+let aecmRun = try wholeRun(.intensityRecommended, backend: .webrtcMobile)
+let aecmBare = try bareAECMLoop()
+let scaling = evalScaling()
 let io = try ioFloor()
 let disabledStages = try stages(.disabled)
 let enabledStages = try stages(.intensityRecommended)
@@ -284,6 +376,10 @@ print(row("  + streaming metrics, glitches, lint", enabledStages.metrics))
 print(row("whole run, AEC disabled, 250 ms room", disabledRoom))
 print(row("whole run, speex, 250 ms room", enabledRoom))
 print(row("bare speex loop (canceller + preprocessor)", bare))
+print(row("whole run, webrtc intensityRecommended", webrtcRun))
+print(row("bare WebRTC AEC loop", webrtcBare))
+print(row("whole run, webrtc-mobile intensityRecommended", aecmRun))
+print(row("bare AECM loop (with its 16 kHz resampling)", aecmBare))
 print(row("libsndfile floor (read + write 4 taps)", io))
 print(row("echolab run process, AEC disabled, 4 taps", process))
 print(row("metrics stream alone, processed == mic", streams.same))
@@ -299,6 +395,14 @@ print(String(format: "peak RSS 1 h / 1 min: %.1f %%, 24 h / 1 min: %.1f %% (benc
 print(String(format: "1 h virtual, custom mic 20 ms ± 2 ms pushes: %.2f s wall, conserved: %@, underruns: %d",
              hour.wall, hour.conserved ? "yes" : "NO", hour.underruns))
 print(String(format: "speex run throughput / bare loop throughput: %.1f %%", ratio * 100))
+print(String(format: "webrtc run throughput / bare loop throughput: %.1f %%", webrtcBare / webrtcRun * 100))
+print(String(format: "webrtc-mobile run throughput / bare loop throughput: %.1f %%", aecmBare / aecmRun * 100))
+if let scaling {
+    print(String(format: "echolab eval vectors/scenarios --modes %@ --no-taps: --jobs 1 %.2f s, --jobs 2 %.2f s: %.2f× faster",
+                 evalModes, scaling.one, scaling.two, scaling.one / scaling.two))
+} else {
+    print("echolab eval scaling: not measured (run from the repository: vectors/scenarios not found)")
+}
 print("peak memory: \(usage.ru_maxrss / 1024) MiB")
 let disabledFactor = seconds / disabled
 var missed: [String] = []
@@ -316,6 +420,15 @@ if hourPeak > minutePeak * 1.1 || dayPeak > minutePeak * 1.1 {
 }
 if !hour.conserved || hour.underruns != 0 { missed.append("the hour of jittered pushes lost samples or underran") }
 if ratio < 0.90 { missed.append(String(format: "speex run reached %.1f %% of the bare loop (target ≥ 90 %%)", ratio * 100)) }
+if webrtcBare / webrtcRun < 0.90 {
+    missed.append(String(format: "webrtc run reached %.1f %% of the bare loop (target ≥ 90 %%)", webrtcBare / webrtcRun * 100))
+}
+if aecmBare / aecmRun < 0.90 {
+    missed.append(String(format: "webrtc-mobile run reached %.1f %% of the bare loop (target ≥ 90 %%)", aecmBare / aecmRun * 100))
+}
+if let scaling, scaling.one / scaling.two < 1.8 {
+    missed.append(String(format: "eval with 2 jobs ran %.2f× as fast as with 1 (target ≥ 1.8×)", scaling.one / scaling.two))
+}
 for line in missed { print("MISSED: \(line)") }
 print(missed.isEmpty ? "targets: met" : "targets: missed")
 exit(missed.isEmpty ? 0 : 3)

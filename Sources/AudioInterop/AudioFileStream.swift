@@ -16,6 +16,8 @@ public final class AudioFileStream {
     private var sourceExhausted = false
     private var flushed = false
     private let chunkFrames = 1024
+    /// Frames per file read.
+    private let readFrames: Int
 
     public init(path: String, targetRate: Int, selection: ChannelSelection = .monoOnly,
                 quality: ResamplerQuality = .best) throws {
@@ -37,8 +39,12 @@ public final class AudioFileStream {
         } catch AudioIOError.resampler(let reason) {
             throw AudioIOError.cannotOpen(path: path, reason: "cannot convert its \(reader.sampleRate) Hz to \(targetRate) Hz: \(reason)")
         }
-        interleaved = [Float](repeating: 0, count: chunkFrames * reader.channelCount)
-        mono = [Float](repeating: 0, count: chunkFrames)
+        // Without a resampler the file is read in large chunks (a read(2) per 64 KiB, not per
+        // 10 ms block) and handed out from `mono`; with one, the resampler's 1024-frame chunks
+        // are kept (its output is pinned by the golden vectors).
+        readFrames = resampler == nil ? 16_384 : chunkFrames
+        interleaved = [Float](repeating: 0, count: readFrames * reader.channelCount)
+        mono = [Float](repeating: 0, count: readFrames)
         pending = [Float](repeating: 0, count: chunkFrames * 2 + 64)
     }
 
@@ -60,10 +66,23 @@ public final class AudioFileStream {
     @discardableResult
     public func read(into buffer: inout [Float], at offset: Int = 0, frames: Int) throws -> Int {
         var filled = 0
-        // Mono at the target rate with nothing pending: libsndfile can fill the caller's buffer directly.
-        if resampler == nil && reader.channelCount == 1 && pendingStart == pendingEnd && !sourceExhausted {
-            filled = try reader.read(into: &buffer, at: offset, frames: frames)
-            if filled < frames { sourceExhausted = true }
+        if resampler == nil {
+            // A large read of a mono file with nothing held: libsndfile fills the caller's buffer directly.
+            if reader.channelCount == 1 && frames >= readFrames && monoStart == monoEnd && !sourceExhausted {
+                filled = try reader.read(into: &buffer, at: offset, frames: frames)
+                if filled < frames { sourceExhausted = true }
+            }
+            while filled < frames {
+                if monoStart == monoEnd {
+                    guard try readChunk() else { break }
+                }
+                let n = min(frames - filled, monoEnd - monoStart)
+                VectorMath.copy(mono, from: monoStart, into: &buffer, at: offset + filled, count: n)
+                monoStart += n
+                filled += n
+            }
+            for i in filled..<frames { buffer[offset + i] = 0 }
+            return filled
         }
         while filled < frames {
             if pendingStart == pendingEnd {
@@ -86,28 +105,32 @@ public final class AudioFileStream {
         sourceExhausted = false; flushed = false
     }
 
-    /// Produces more output into `pending`; false when nothing more will come.
-    private func refill() throws -> Bool {
-        pendingStart = 0; pendingEnd = 0
-        if monoStart == monoEnd && !sourceExhausted {
-            let got = try reader.read(into: &interleaved, frames: chunkFrames)
-            if got == 0 { sourceExhausted = true }
+    /// Reads the next chunk of the file into `mono`; false at the end of the file.
+    @discardableResult
+    private func readChunk() throws -> Bool {
+        guard !sourceExhausted else { return false }
+        let got: Int
+        if reader.channelCount == 1 {
+            got = try reader.read(into: &mono, frames: readFrames)
+        } else {
+            got = try reader.read(into: &interleaved, frames: readFrames)
             switch selection {
             case .monoOnly, .downmix:
                 SampleConversion.downmix(interleaved: interleaved, channelCount: reader.channelCount, frameCount: got, into: &mono)
             case .channel(let index):
                 SampleConversion.extract(channel: index, interleaved: interleaved, channelCount: reader.channelCount, frameCount: got, into: &mono)
             }
-            monoStart = 0; monoEnd = got
         }
-        guard let resampler else {
-            if monoStart == monoEnd { return false }
-            let n = monoEnd - monoStart
-            VectorMath.copy(mono, from: monoStart, into: &pending, count: n)
-            monoStart = monoEnd
-            pendingEnd = n
-            return true
-        }
+        if got == 0 { sourceExhausted = true }
+        monoStart = 0; monoEnd = got
+        return got > 0
+    }
+
+    /// Produces more resampled output into `pending`; false when nothing more will come.
+    private func refill() throws -> Bool {
+        guard let resampler else { return false }
+        pendingStart = 0; pendingEnd = 0
+        if monoStart == monoEnd { try readChunk() }
         if sourceExhausted && monoStart == monoEnd && flushed { return false }
         let (consumed, produced): (Int, Int)
         do {
@@ -133,13 +156,14 @@ public final class AudioFileStream {
         let stream = try AudioFileStream(path: path, targetRate: rate, selection: selection)
         // Reserve what the header promises, up to a bound: the header may lie (a broken Ogg page
         // can claim 2^63 frames), and the buffer grows as the real audio arrives anyway.
-        var out = [Float](repeating: 0, count: Int(min(stream.estimatedFrameCount, initialReadAllFrames)) + 4096)
+        let step = 65_536
+        var out = [Float](repeating: 0, count: Int(min(stream.estimatedFrameCount, initialReadAllFrames)) + step)
         var total = 0
         while true {
-            if total + 4096 > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
-            let got = try stream.read(into: &out, at: total, frames: 4096)
+            if total + step > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
+            let got = try stream.read(into: &out, at: total, frames: step)
             total += got
-            if got < 4096 { break }
+            if got < step { break }
         }
         out.removeLast(out.count - total)
         return (out, rate)

@@ -32,11 +32,18 @@ public final class CallMeasurement: CallTap {
     }
 
     public func record(_ tick: TickSignals) throws {
-        history.line(up: tick)
-        analysis.append(reference: history.reference, mic: history.mic, processed: tick.sent, echo: history.echo,
-                        nearEnd: history.nearEnd, count: tick.count)
+        let mic: [Float]
+        if history.line(up: tick) {
+            mic = history.mic
+            analysis.append(reference: history.reference, mic: mic, processed: tick.sent, echo: history.echo,
+                            nearEnd: history.nearEnd, count: tick.count)
+        } else {
+            mic = tick.mic
+            analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
+                            nearEnd: tick.nearEnd, count: tick.count)
+        }
         glitches.append(tick.sent, count: tick.count)
-        let (error, power) = Self.energies(tick.sent, history.mic, count: tick.count)
+        let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
         // Checked once a tick (two loads): a temporary folder that filled up mid-call stops the
@@ -87,36 +94,64 @@ public final class CallMeasurement: CallTap {
 
 /// The tick's input signals delayed by the send path's latency, so they line up with `sent`.
 /// Rings of 8192 samples (a latency up to 8192 − a tick); allocates only on the first tick.
+/// Block copies (at most two memcpys per signal and direction) rather than a masked index per
+/// sample; with no lag the tick's own arrays are used and nothing is copied out.
 struct AlignmentHistory {
     private var rings = [[Float]](repeating: [Float](repeating: 0, count: 8192), count: 4)
     private var written = 0
+    /// The last tick's signals, delayed; valid when `line(up:)` returned true.
     private(set) var reference: [Float] = []
     private(set) var mic: [Float] = []
     private(set) var echo: [Float] = []
     private(set) var nearEnd: [Float] = []
 
-    mutating func line(up tick: TickSignals) {
+    /// Stores the tick; returns whether it lags (then the delayed signals are in `reference`,
+    /// `mic`, `echo`, `nearEnd`; else they are the tick's own, bit for bit).
+    mutating func line(up tick: TickSignals) -> Bool {
         let n = tick.count
-        if mic.count < n {
-            reference = [Float](repeating: 0, count: n)
-            mic = reference; echo = reference; nearEnd = reference
-        }
         let lag = min(tick.sendLatency, rings[0].count - n)
-        Self.delay(tick.reference, ring: &rings[0], written: written, lag: lag, count: n, into: &reference)
-        Self.delay(tick.mic, ring: &rings[1], written: written, lag: lag, count: n, into: &mic)
-        Self.delay(tick.echo, ring: &rings[2], written: written, lag: lag, count: n, into: &echo)
-        Self.delay(tick.nearEnd, ring: &rings[3], written: written, lag: lag, count: n, into: &nearEnd)
+        // The rings are kept up to date even without a lag: a mode change mid-call may add one.
+        Self.store(tick.reference, ring: &rings[0], written: written, count: n)
+        Self.store(tick.mic, ring: &rings[1], written: written, count: n)
+        Self.store(tick.echo, ring: &rings[2], written: written, count: n)
+        Self.store(tick.nearEnd, ring: &rings[3], written: written, count: n)
+        if lag > 0 {
+            if mic.count < n {
+                reference = [Float](repeating: 0, count: n)
+                mic = reference; echo = reference; nearEnd = reference
+            }
+            Self.load(ring: rings[0], written: written, lag: lag, count: n, into: &reference)
+            Self.load(ring: rings[1], written: written, lag: lag, count: n, into: &mic)
+            Self.load(ring: rings[2], written: written, lag: lag, count: n, into: &echo)
+            Self.load(ring: rings[3], written: written, lag: lag, count: n, into: &nearEnd)
+        }
         written += n
+        return lag > 0
     }
 
-    /// Appends `signal` to `ring` and writes into `output` the samples `lag` earlier (silence
-    /// before the call's start). With no lag the output is the input, bit for bit.
-    private static func delay(_ signal: [Float], ring: inout [Float], written: Int, lag: Int, count: Int, into output: inout [Float]) {
-        let mask = ring.count - 1
-        for i in 0..<count { ring[(written + i) & mask] = signal[i] }
-        for i in 0..<count {
-            let index = written + i - lag
-            output[i] = index < 0 ? 0 : ring[index & mask]
+    /// Appends `signal[0..<count]` to `ring` at position `written` (in two parts at the wrap).
+    private static func store(_ signal: [Float], ring: inout [Float], written: Int, count: Int) {
+        let size = ring.count, start = written & (size - 1)
+        let head = min(count, size - start)
+        ring[start..<(start + head)] = signal[0..<head]
+        if head < count { ring[0..<(count - head)] = signal[head..<count] }
+    }
+
+    /// Writes into `output` the `count` samples stored `lag` before position `written` (silence
+    /// before the call's start).
+    private static func load(ring: [Float], written: Int, lag: Int, count: Int, into output: inout [Float]) {
+        let size = ring.count
+        var first = written - lag, at = 0
+        if first < 0 {
+            at = min(count, -first)
+            for i in 0..<at { output[i] = 0 }
+            first = 0
+        }
+        while at < count {
+            let start = first & (size - 1), length = min(count - at, size - start)
+            output[at..<(at + length)] = ring[start..<(start + length)]
+            at += length
+            first += length
         }
     }
 }

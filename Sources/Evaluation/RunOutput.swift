@@ -68,11 +68,13 @@ public struct RunOutput {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
         let run = try streaming.run(for: duration)
-        try writer?.finish()
+        // The taps are closed on the writer's thread while the call is scored.
+        try writer?.beginFinishing()
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.levels = levels.points
+        try writer?.finish()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))

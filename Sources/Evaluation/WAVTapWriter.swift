@@ -14,6 +14,8 @@ import Simulation
 /// flight: each file gets the same bytes, in the same order, as with synchronous writes.
 public final class WAVTapWriter: CallTap {
     private let names: [String]
+    /// Each name's signal, resolved once (a string compare per tap per tick otherwise).
+    private let signals: [KeyPath<TickSignals, [Float]>]
     /// The set being filled by the call.
     private var chunks: [[Float]]
     private var filled = 0
@@ -24,6 +26,7 @@ public final class WAVTapWriter: CallTap {
 
     public init(directory: String, names: [String], sampleRate: Int, chunkFrames: Int = 8192) throws {
         self.names = names
+        signals = names.map(TickSignals.signal(named:))
         self.chunkFrames = chunkFrames
         let writers = try names.map {
             try SoundFileWriter(path: (directory as NSString).appendingPathComponent("\($0).wav"), sampleRate: sampleRate)
@@ -40,7 +43,7 @@ public final class WAVTapWriter: CallTap {
         while offset < tick.count {
             let n = min(tick.count - offset, chunkFrames - filled)
             for index in names.indices {
-                Self.append(tick.signal(named: names[index]), from: offset, count: n, to: &chunks[index], at: filled)
+                Self.append(tick[keyPath: signals[index]], from: offset, count: n, to: &chunks[index], at: filled)
             }
             filled += n
             offset += n
@@ -50,9 +53,21 @@ public final class WAVTapWriter: CallTap {
 
     /// Writes what is left and moves the files to their final names.
     public func finish() throws {
-        try flush()
+        try beginFinishing()
         try background.finish()
     }
+
+    /// Hands what is left, and the closing and renaming of the files, to the writer thread and
+    /// returns at once, so the caller can score the call meanwhile (replacing a previous run's
+    /// taps costs the kernel milliseconds per file); `finish()` then waits and reports any error.
+    public func beginFinishing() throws {
+        guard !finishing else { return }
+        finishing = true
+        try flush()
+        background.beginClosing()
+    }
+
+    private var finishing = false
 
     /// Hands the filled chunks to the writer thread and takes its spare set back (a swap of
     /// array references: no allocation, no copy).
@@ -76,7 +91,10 @@ private final class BackgroundWrites: @unchecked Sendable {
     private var pendingFrames = 0
     private var failure: (any Error)?
     private var stopping = false
+    /// Set with `stopping` when the thread is to close the files (rename them into place) as it ends.
+    private var closing = false
     private var running = true
+    private var exitSeen = false
     private let work = DispatchSemaphore(value: 0)
     private let idle = DispatchSemaphore(value: 1)
     private let exited = DispatchSemaphore(value: 0)
@@ -92,7 +110,12 @@ private final class BackgroundWrites: @unchecked Sendable {
     private func loop() {
         while true {
             work.wait()
-            if stopping { break }
+            if stopping {
+                if closing && failure == nil {
+                    do { for writer in writers { try writer.finish() } } catch { failure = error }
+                }
+                break
+            }
             if failure == nil {
                 do {
                     for index in writers.indices { try writers[index].write(pending[index], frames: pendingFrames) }
@@ -118,21 +141,42 @@ private final class BackgroundWrites: @unchecked Sendable {
         work.signal()
     }
 
-    /// Waits for the last batch, stops the thread and closes the files (renaming them into place).
-    func finish() throws {
-        stop()
-        if let failure { throw failure }
-        for writer in writers { try writer.finish() }
-    }
-
-    /// Ends the thread after the batch in flight (idempotent).
-    func stop() {
+    /// Lets the thread finish the batch in flight, close the files and end, without waiting.
+    func beginClosing() {
         guard running else { return }
         running = false
         idle.wait()
+        closing = true
         stopping = true
         work.signal()
+    }
+
+    /// Waits for the last batch and the closing of the files (renamed into place) and reports
+    /// the first error.
+    func finish() throws {
+        beginClosing()
+        waitForExit()
+        if let failure { throw failure }
+    }
+
+    /// Ends the thread after the batch in flight (idempotent); files not yet closed stay
+    /// unfinished (their writers remove them).
+    func stop() {
+        if running {
+            running = false
+            idle.wait()
+            stopping = true
+            work.signal()
+        }
+        waitForExit()
+    }
+
+    private func waitForExit() {
+        guard !exitSeen else { return }
         exited.wait()
+        // The semaphore taken before stopping is given back: libdispatch traps when a semaphore
+        // is released holding less than its initial value.
         idle.signal()
+        exitSeen = true
     }
 }

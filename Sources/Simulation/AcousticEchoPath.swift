@@ -50,21 +50,32 @@ final class AcousticEchoPath {
     }
 
     /// Writes the block into the ring, then reads the block written `delay` samples earlier, scaled.
+    /// Each side is at most two contiguous runs (split at the ring's end), copied or scaled as
+    /// whole runs instead of with a wrap test per sample.
     private static func delay(_ input: [Float], ring: inout [Float], writeIndex: inout Int, delay: Int, gain: Float,
                               into output: inout [Float], count: Int) {
         let ringCount = ring.count
-        var write = writeIndex
-        for i in 0..<count {
-            ring[write] = input[i]
-            write += 1
-            if write == ringCount { write = 0 }
-        }
+        let start = writeIndex
+        let head = min(count, ringCount - start)
+        ring[start..<(start + head)] = input[0..<head]
+        if head < count { ring[0..<(count - head)] = input[head..<count] }
         var read = (writeIndex + ringCount - delay) % ringCount
-        for i in 0..<count {
-            output[i] = ring[read] * gain
-            read += 1
-            if read == ringCount { read = 0 }
+        var done = 0
+        while done < count {
+            let run = min(count - done, ringCount - read)
+            scale(ring, from: read, by: gain, into: &output, at: done, count: run)
+            done += run
+            read = (read + run) % ringCount
         }
-        writeIndex = write
+        writeIndex = (start + count) % ringCount
+    }
+
+    /// `output[at..<at+count] = source[from..<from+count] · gain`.
+    private static func scale(_ source: [Float], from: Int, by gain: Float, into output: inout [Float], at: Int, count: Int) {
+        let input = source.span.extracting(from..<(from + count))
+        var values = output.mutableSpan
+        precondition(at + count <= values.count)
+        var i = 0
+        while i < count { values[at &+ i] = input[i] * gain; i &+= 1 }
     }
 }

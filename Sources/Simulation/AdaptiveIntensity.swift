@@ -18,7 +18,12 @@ final class AdaptiveIntensity {
     private var activeFrames = 0
     private var doubleTalkFrames = 0
     private var smoothedAttenuationDB = 0.0
+    /// The decisions, bounded: the first `maximumDecisions − 1` and, in the last slot, the
+    /// latest (a day-long call switching every half second would otherwise keep 172 800).
     private(set) var decisions: [AdaptiveDecision] = []
+    /// Every decision taken, including those no longer listed.
+    private(set) var decisionCount = 0
+    static let maximumDecisions = 1024
     private let apply: (Int, Int) -> Void
     private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
 
@@ -26,7 +31,7 @@ final class AdaptiveIntensity {
         self.framesPerWindow = framesPerWindow
         self.samplesPerFrame = samplesPerFrame
         self.apply = apply
-        decisions.reserveCapacity(1024)
+        decisions.reserveCapacity(Self.maximumDecisions)
     }
 
     /// One frame's mean squares; `linearOutput` nil where the backend has no linear stage to
@@ -54,8 +59,14 @@ final class AdaptiveIntensity {
         var (suppression, active) = erl < 6 ? (-60, -25) : erl < 20 ? (-40, -15) : (-20, -10)
         if share > 0.3 { active += 10 }
         if decisions.last.map({ $0.suppressionDB != suppression || $0.doubleTalkSuppressionDB != active }) ?? true {
-            decisions.append(AdaptiveDecision(frame: frame * Int64(samplesPerFrame), erlEstimateDB: erl, doubleTalkShare: share,
-                                      suppressionDB: suppression, doubleTalkSuppressionDB: active))
+            let decision = AdaptiveDecision(frame: frame * Int64(samplesPerFrame), erlEstimateDB: erl, doubleTalkShare: share,
+                                            suppressionDB: suppression, doubleTalkSuppressionDB: active)
+            if decisions.count < Self.maximumDecisions {
+                decisions.append(decision)
+            } else {
+                decisions[decisions.count - 1] = decision
+            }
+            decisionCount += 1
             apply(suppression, active)
         }
     }

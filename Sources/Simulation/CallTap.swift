@@ -29,14 +29,17 @@ public struct TickSignals {
     }
 
     /// The signal a tap name refers to (`CallRecording.tapNames`).
-    public func signal(named name: String) -> [Float] {
+    public func signal(named name: String) -> [Float] { self[keyPath: Self.signal(named: name)] }
+
+    /// The property a tap name refers to, for consumers that resolve their names once.
+    public static func signal(named name: String) -> KeyPath<TickSignals, [Float]> {
         switch name {
-        case "mic": mic
-        case "reference": reference
-        case "echo": echo
-        case "near": nearEnd
-        case "played": played
-        default: sent
+        case "mic": \.mic
+        case "reference": \.reference
+        case "echo": \.echo
+        case "near": \.nearEnd
+        case "played": \.played
+        default: \.sent
         }
     }
 }

@@ -25,8 +25,11 @@ public final class SendVoiceProcessor {
     /// Samples by which `sent` lags the capture now: the canceller's latency, and one frame for
     /// the speexdsp preprocessor (noise suppression, AGC), whose overlap-add outputs a frame late.
     public var latencySamples: Int { (canceller?.latencySamples ?? 0) + (enhancer == nil ? 0 : frameSize) }
-    /// Why adaptive suppression changed, in order.
+    /// Why adaptive suppression changed, in order: the first 1023 decisions and the latest
+    /// (bounded, so a day-long call's list stays small; `adaptiveDecisionCount` counts them all).
     public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
+    /// How many decisions adaptive suppression took, listed or not.
+    public var adaptiveDecisionCount: Int { adaptive?.decisionCount ?? 0 }
 
     init(frameSize: Int, sampleRate: Int, backend: EchoCancellerBackend, filterOverride: Int?) {
         self.frameSize = frameSize
