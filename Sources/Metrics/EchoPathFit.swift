@@ -77,7 +77,7 @@ final class EchoPathFit {
         }
     }
 
-    /// Refines the path (spectrum, updated in place) by `iterations` preconditioned CG steps on
+    /// Refines the path (spectrum, updated in place) by at most `iterations` preconditioned CG steps on
     /// the weighted error against `mic[0..<segments·L]`; `prediction` holds ŷ of the current path
     /// on entry and is kept up to date.
     func refine(pathReal: inout [Float], pathImaginary: inout [Float], mic: [Float], weights: [Float],
@@ -108,11 +108,17 @@ final class EchoPathFit {
             }
             guard denominator > 0 else { return }
             let alpha = Float(numerator / denominator)
+            // The step removes numerator²/denominator of the weighted error energy; once that is
+            // under 0.1 % of what is left, further steps change nothing the gate could see.
+            var energy = 0.0
+            for n in 0..<span { energy += Double(error[n]) * Double(error[n]) }
+            let converged = numerator * numerator / denominator < 1e-3 * energy
             for k in 0..<bins {
                 pathReal[k] += alpha * directionReal[k]
                 pathImaginary[k] += alpha * directionImaginary[k]
             }
             for n in 0..<span { prediction[n] += alpha * step[n] }
+            if converged { return }
         }
     }
 

@@ -75,9 +75,10 @@ public struct EvalReport {
         return .object(object)
     }
 
-    /// Per mode: how many items ran or failed, statistics of steady ERLE, whole ERLE and
-    /// convergence over the items that have a value, and wins (items where the mode's steady
-    /// ERLE is the highest of all modes, ties counting for each).
+    /// Per mode: how many items ran or failed, statistics of steady ERLE, whole ERLE,
+    /// convergence and near-end attenuation and distortion in double talk (the other axis:
+    /// what the canceller leaves of the near talker) over the items that have a value, and
+    /// wins (items where the mode's steady ERLE is the highest of all modes, ties counting for each).
     func summaryJSON(for mode: EchoControlMode) -> JSONValue {
         let results = outcome.results.filter { $0.mode == mode }
         let reports = results.compactMap(\.summary)
@@ -95,6 +96,8 @@ public struct EvalReport {
             "erle_steady_db": statistics(reports.map { $0.metrics?.erleSteadyDB }),
             "erle_db": statistics(reports.map { $0.metrics?.erleDB }),
             "convergence_s": statistics(reports.map { $0.metrics?.convergenceSeconds }),
+            "near_end_attenuation_db": statistics(reports.map { $0.metrics?.nearEnd?.attenuationDB }),
+            "near_end_distortion_db": statistics(reports.map { $0.metrics?.nearEnd?.distortionDB }),
             "wins": .number(Double(wins(for: mode))),
         ])
     }
@@ -124,7 +127,7 @@ public struct EvalReport {
         }
         if let shard = outcome.shard { md += "Shard \(shard) of the plan.\n\n" }
         let modes = self.modes
-        md += "## Modes\n\n| mode | ran | failed | steady ERLE mean | median | p10 | convergence median | wins |\n|---|---|---|---|---|---|---|---|\n"
+        md += "## Modes\n\n| mode | ran | failed | steady ERLE mean | median | p10 | convergence median | near-end attenuation mean | median | p10 | wins |\n|---|---|---|---|---|---|---|---|---|---|---|\n"
         for mode in modes {
             let summary = summaryJSON(for: mode)
             func stat(_ key: String, _ field: String, unit: String) -> String {
@@ -133,8 +136,12 @@ public struct EvalReport {
             md += "| \(mode) | \(summary["ran"]?.doubleValue.map { Int($0) } ?? 0) | \(summary["failed"]?.doubleValue.map { Int($0) } ?? 0) | "
             md += "\(stat("erle_steady_db", "mean", unit: " dB")) | \(stat("erle_steady_db", "median", unit: " dB")) | "
             md += "\(stat("erle_steady_db", "p10", unit: " dB")) | \(stat("convergence_s", "median", unit: " s")) | "
+            md += "\(stat("near_end_attenuation_db", "mean", unit: " dB")) | \(stat("near_end_attenuation_db", "median", unit: " dB")) | "
+            md += "\(stat("near_end_attenuation_db", "p10", unit: " dB")) | "
             md += "\(wins(for: mode)) |\n"
         }
+        md += "\nNear-end attenuation: how far below its own level the near talker reaches the peer in double talk "
+        md += "(from the near-end track; lower is better; — where a run has none).\n"
         md += "\n## Steady-state ERLE, items × modes\n\n| item | " + modes.map(\.description).joined(separator: " | ") + " |\n"
         md += "|---|" + String(repeating: "---|", count: modes.count) + "\n"
         for item in items {

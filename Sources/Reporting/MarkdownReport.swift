@@ -23,7 +23,8 @@ public enum MarkdownReport {
         out += "| ERL | \(F.db(m.erlDB)) |\n| ERLE (whole call) | \(F.db(m.erleDB)) |\n"
         out += "| ERLE steady state | \(F.db(m.erleSteadyDB)) |\n| convergence | \(F.seconds(m.convergenceSeconds)) |\n"
         out += "| bulk delay reference→mic | \(F.number(m.delayMilliseconds, digits: 2, unit: " ms")) |\n"
-        out += "| activity gate | \(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) frames, \(m.gate.doubleTalkFrames) double-talk |\n\n"
+        out += "| activity gate | \(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) frames, \(m.gate.doubleTalkFrames) double-talk |\n"
+        out += nearEndRows(m.nearEnd) + "\n"
         out += "### ERLE per octave band\n\n| band | ERLE |\n|---|---|\n"
         for band in m.erleBands { out += "| \(Int(band.lowHz))–\(Int(band.highHz)) Hz | \(F.db(band.erleDB)) |\n" }
         out += "\n### ERLE over time\n\n" + sparkline(m.erleSeries) + "\n\n"
@@ -66,6 +67,17 @@ public enum MarkdownReport {
             }
         }
         out += "\nPerformance: \(F.number(report.wallSeconds, digits: 3)) s wall, \(F.number(report.realtimeFactor, digits: 0))× real time.\n"
+        return out
+    }
+
+    /// The near-end preservation rows of the metrics table (the other axis beside ERLE).
+    static func nearEndRows(_ nearEnd: NearEndPreservation?) -> String {
+        typealias F = ReportFormatting
+        guard let n = nearEnd else { return "| near-end preservation | no near-end track: not measured |\n" }
+        var out = "| near-end attenuation, double talk | \(F.db(n.attenuationDB)) (\(n.doubleTalkFrames) frames) |\n"
+        out += "| near-end distortion, double talk (includes residual echo) | \(F.db(n.distortionDB)) |\n"
+        out += "| near-end attenuation, near-end single talk | \(F.db(n.singleTalkAttenuationDB)) (\(n.singleTalkFrames) frames) |\n"
+        out += "| near-end distortion, near-end single talk | \(F.db(n.singleTalkDistortionDB)) |\n"
         return out
     }
 

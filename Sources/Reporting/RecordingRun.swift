@@ -86,6 +86,11 @@ public struct RecordingRun {
         if let metrics {
             md += "ERL \(ReportFormatting.db(metrics.erlDB)) · ERLE \(ReportFormatting.db(metrics.erleDB)) · "
             md += "steady ERLE \(ReportFormatting.db(metrics.erleSteadyDB)) · gate `\(metrics.gate.method)`\n"
+            if let nearEnd = metrics.nearEnd {
+                md += "\nNear end (from the corpus's near-end track): attenuation \(ReportFormatting.db(nearEnd.attenuationDB)) and "
+                md += "distortion \(ReportFormatting.db(nearEnd.distortionDB)) over \(nearEnd.doubleTalkFrames) double-talk frames; "
+                md += "attenuation \(ReportFormatting.db(nearEnd.singleTalkAttenuationDB)) over \(nearEnd.singleTalkFrames) near-end single-talk frames.\n"
+            }
         } else {
             md += "No loopback (near-end single talk): no echo metric to measure.\n"
         }
