@@ -31,7 +31,7 @@ public enum EvalReportDocument {
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         var header = ["mode", "ran", "failed", "steady ERLE mean", "median", "p10", "convergence median"]
-        if hasNearEnd { header.append("near-end attenuation mean") }
+        if hasNearEnd { header += ["near-end attenuation mean", "median", "near-end distortion median"] }
         header += ["wins", "runs with pipeline issues"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries[mode.description] ?? .null
@@ -46,9 +46,8 @@ public enum EvalReportDocument {
                                               stat("erle_steady_db", "mean", " dB"), stat("erle_steady_db", "median", " dB"),
                                               stat("erle_steady_db", "p10", " dB"), stat("convergence_s", "median", " s")]
             if hasNearEnd {
-                let values = results.compactMap(nearEndAttenuation)
-                let mean = values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
-                row.append(.init(F.number(mean, digits: 1, unit: " dB"), value: mean))
+                row += [stat("near_end_attenuation_db", "mean", " dB"), stat("near_end_attenuation_db", "median", " dB"),
+                        stat("near_end_distortion_db", "median", " dB")]
             }
             row.append(.init("\(Int(summary["wins"]?.doubleValue ?? 0))"))
             row.append(.init("\(results.filter { health($0).issues > 0 }.count)"))

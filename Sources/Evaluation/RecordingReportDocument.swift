@@ -22,7 +22,7 @@ public enum RecordingReportDocument {
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames")])],
-            ])))
+            ] + RunReportDocument.nearEndRows(metrics.nearEnd))))
             let series = metrics.erleSeries
             let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
             blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",

@@ -14,25 +14,50 @@ struct ActivityGate {
     private(set) var farEndActiveFrames = 0
     private(set) var singleTalkFrames = 0
 
-    /// The near end is judged from its own track when given, else from mic − echo, else not at all.
-    init(hasEcho: Bool, hasNearEnd: Bool, frameSize: Int, configuration: EchoMetricsConfiguration) {
-        method = hasNearEnd ? .nearEndTrack : hasEcho ? .micMinusEcho : .farEndOnly
+    /// Per-frame near-end decisions made before the stream (`EchoPathGate`), when there are no tracks.
+    private let nearEndActivity: FrameBits?
+
+    /// The near end is judged from its own track when given, else from mic − echo, else from the
+    /// offline echo-path fit's decisions when given, else not at all.
+    init(hasEcho: Bool, hasNearEnd: Bool, nearEndActivity: FrameBits? = nil, frameSize: Int,
+         configuration: EchoMetricsConfiguration) {
+        method = hasNearEnd ? .nearEndTrack : hasEcho ? .micMinusEcho : nearEndActivity != nil ? .echoPathFit : .farEndOnly
+        self.nearEndActivity = nearEndActivity
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
         self.frameSize = frameSize
     }
 
     /// Classifies the next frame from its energies (sums of squares over the frame): the
-    /// delay-aligned reference, and the near-end estimate (ignored for `.farEndOnly`).
+    /// delay-aligned reference, and the near-end estimate (ignored for `.farEndOnly` and
+    /// `.echoPathFit`, which reads its decision for frame `frames`, the frame being classified).
     /// Returns whether it is far-end single talk.
     mutating func classify(farEndEnergy: Double, nearEndEnergy: Double) -> Bool {
+        let frame = frames
         frames += 1
-        guard farEndEnergy / Double(frameSize) >= activeMeanSquare else { return false }
+        let nearEndActive: Bool
+        switch method {
+        case .farEndOnly: nearEndActive = false
+        case .echoPathFit: nearEndActive = nearEndActivity?[frame] ?? false
+        case .nearEndTrack, .micMinusEcho: nearEndActive = nearEndEnergy / Double(frameSize) >= silentMeanSquare
+        }
+        guard farEndEnergy / Double(frameSize) >= activeMeanSquare else {
+            lastTalk = nearEndActive ? .nearEndSingleTalk : .silence
+            return false
+        }
         farEndActiveFrames += 1
-        guard method == .farEndOnly || nearEndEnergy / Double(frameSize) < silentMeanSquare else { return false }
+        guard !nearEndActive else {
+            lastTalk = .doubleTalk
+            return false
+        }
+        lastTalk = .farEndSingleTalk
         singleTalkFrames += 1
         return true
     }
+
+    /// Who talked in the frame `classify` last saw.
+    enum Talk { case silence, farEndSingleTalk, nearEndSingleTalk, doubleTalk }
+    private(set) var lastTalk = Talk.silence
 
     func summary() -> ActivityGateSummary {
         ActivityGateSummary(method: method, frames: frames, farEndActiveFrames: farEndActiveFrames,

@@ -23,10 +23,12 @@ public final class EchoAnalysisStream {
     /// - Parameters:
     ///   - includesEcho: whether `append` will be given the echo track (echo alone at the mic).
     ///   - includesNearEnd: whether `append` will be given the near-end track.
+    ///   - nearEndActivity: without either track, the near-end decision per Welch frame from an
+    ///     offline pre-pass (`EchoAnalyzer` makes it with the echo-path fit); nil: far end only.
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
-                includesEcho: Bool, includesNearEnd: Bool) {
+                includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil) {
         core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration,
-                              hasEcho: includesEcho, hasNearEnd: includesNearEnd)
+                              hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
     }
 
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).
@@ -90,7 +92,7 @@ public final class EchoAnalysisStream {
                                 convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
-                                gate: core.gateSummary)
+                                gate: core.gateSummary, nearEnd: core.nearEndPreservation)
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration)
     }

@@ -14,7 +14,9 @@ import AudioInterop
 ///    blocks of the call (`DelayEstimator`, `DelayBlockCollector`).
 /// 3. Welch frames (Hann, 21.3 ms, 50 % overlap) are classified: far end active when the
 ///    delay-aligned reference frame is ≥ −50 dBFS; near end silent from the near-end track, else
-///    from mic − echo, else assumed (`gate.method = "far_end_only"`). Single talk = both.
+///    from mic − echo, else — recordings: mic and loopback only — from the mic's residual after
+///    an echo path fitted offline over the whole call (`EchoPathGate`, a first pass over
+///    reference and mic; `gate.method = "echo_path_fit"`). Single talk = both.
 /// 4. Only single-talk frames are measured: mic and processed get one power spectrum each,
 ///    reduced at once to whole-band and octave-band powers; the reference and the echo track only
 ///    their whole-band power (by Parseval, no transform).
@@ -35,8 +37,21 @@ public struct EchoAnalyzer: Sendable {
     /// that get their own ERL/ERLE/steady/convergence, relative to each segment's start.
     public func analyze(_ signals: EchoSignals, segments: [Range<Int>] = []) -> EchoAnalysis {
         let length = max(0, signals.commonLength)
+        var activity: FrameBits?
+        if signals.echo == nil && signals.nearEnd == nil {
+            // No tracks: the offline echo-path gate, a pass over reference and mic first.
+            var gate = EchoPathGate(sampleRate: signals.sampleRate, configuration: configuration)
+            var offset = 0
+            while offset < length {
+                let count = min(Self.blockSize, length - offset)
+                gate.append(reference: signals.reference, mic: signals.mic, from: offset, count: count)
+                offset += count
+            }
+            activity = gate.finish()
+        }
         let stream = EchoAnalysisStream(sampleRate: signals.sampleRate, configuration: configuration,
-                                        includesEcho: signals.echo != nil, includesNearEnd: signals.nearEnd != nil)
+                                        includesEcho: signals.echo != nil, includesNearEnd: signals.nearEnd != nil,
+                                        nearEndActivity: activity)
         var offset = 0
         while offset < length {
             let count = min(Self.blockSize, length - offset)
@@ -81,9 +96,31 @@ public struct EchoAnalyzer: Sendable {
         let files = try paths.map { path in
             try Self.withFileErrors(path) { try AudioFileStream(path: path, targetRate: referenceRate) }
         }
-        let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
-                                        includesEcho: echo != nil, includesNearEnd: nearEnd != nil)
         var blocks = [[Float]](repeating: [Float](repeating: 0, count: Self.blockSize), count: files.count)
+        var activity: FrameBits?
+        if echo == nil && nearEnd == nil {
+            // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
+            var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
+            while true {
+                var count = Self.blockSize
+                for index in 0..<2 {
+                    let got = try Self.withFileErrors(paths[index]) {
+                        try files[index].read(into: &blocks[index], frames: Self.blockSize)
+                    }
+                    count = min(count, got)
+                }
+                // The analysed length is the shortest of all files, the processed one included.
+                let limit = lengths.min()! - gate.received
+                count = min(count, max(0, limit))
+                gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
+                if count < Self.blockSize { break }
+            }
+            activity = gate.finish()
+            for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
+        }
+        let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
+                                        includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
+                                        nearEndActivity: activity)
         while true {
             // The analysed length is the shortest file's: stop at the first short read.
             var count = Self.blockSize

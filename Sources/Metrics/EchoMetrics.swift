@@ -28,10 +28,14 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     public var erleBands: [BandERLE]
     /// How frames were classified.
     public var gate: ActivityGateSummary
+    /// How the near-end talker survives (attenuation, distortion in double talk and in near-end
+    /// single talk); nil without a clean near-end track, when there is nothing to compare with.
+    public var nearEnd: NearEndPreservation?
 
     public init(erlDB: Double?, erleDB: Double?, erleSteadyDB: Double?, convergenceSeconds: Double?,
                 delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
-                gate: ActivityGateSummary) {
+                gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil) {
+        self.nearEnd = nearEnd
         self.erlDB = erlDB
         self.erleDB = erleDB
         self.erleSteadyDB = erleSteadyDB
@@ -45,7 +49,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
-        case erleSeries = "erle_series", erleBands = "erle_bands", gate
+        case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end"
     }
 
     // Written out so that nil values appear as explicit nulls (encodeIfPresent would drop the key).
@@ -59,6 +63,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         try container.encode(erleSeries, forKey: .erleSeries)
         try container.encode(erleBands, forKey: .erleBands)
         try container.encode(gate, forKey: .gate)
+        try container.encode(nearEnd, forKey: .nearEnd)
     }
 }
 
@@ -113,6 +118,9 @@ public enum ActivityGateMethod: String, Codable, Sendable {
     case nearEndTrack = "near_end_track"
     /// The near end was estimated as mic − echo, sample by sample.
     case micMinusEcho = "mic_minus_echo"
+    /// No tracks: the echo path reference → mic was fitted offline over the whole call and the
+    /// near end judged from the mic's residual after the predicted echo (`EchoPathGate`).
+    case echoPathFit = "echo_path_fit"
     /// Nothing told near end from echo: every far-end-active frame counts as single talk.
     case farEndOnly = "far_end_only"
 }

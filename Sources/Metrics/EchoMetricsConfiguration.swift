@@ -31,6 +31,10 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// reached first, the delay is estimated from the blocks found so far. 12 s holds 32 blocks of
     /// continuous far-end speech (~6 s) with room for silences.
     public var delayWarmupSeconds: Double
+    /// Without echo or near-end tracks (`gate.method = "echo_path_fit"`): a frame is near-end
+    /// active when the mic's residual after the fitted echo is within this many dB below the
+    /// predicted echo or above it (and above `nearEndSilentDBFS`). See `EchoPathGate`.
+    public var echoPathResidualDB: Double
 
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,
@@ -41,7 +45,8 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
                 delayBlockSize: Int? = nil,
                 maxDelayBlocks: Int = 32,
                 delayWarmupSeconds: Double = 12,
-                maximumSeriesPoints: Int = 7200) {
+                maximumSeriesPoints: Int = 7200,
+                echoPathResidualDB: Double = 30) {
         self.frameSize = frameSize
         self.farEndActiveDBFS = farEndActiveDBFS
         self.nearEndSilentDBFS = nearEndSilentDBFS
@@ -52,6 +57,7 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
         self.maxDelayBlocks = maxDelayBlocks
         self.delayWarmupSeconds = delayWarmupSeconds
         self.maximumSeriesPoints = maximumSeriesPoints
+        self.echoPathResidualDB = echoPathResidualDB
     }
 
     public static let `default` = EchoMetricsConfiguration()

@@ -44,6 +44,10 @@ struct EchoStreamCore {
     /// The mic's band powers of the frame being scored.
     private var micBands: [Double]
     private(set) var ledger: FrameLedger
+    /// Near-end preservation sums (with a near-end track only), over double-talk and near-end
+    /// single-talk frames.
+    private(set) var doubleTalkSums = NearEndPreservation.Sums()
+    private(set) var nearEndSingleTalkSums = NearEndPreservation.Sums()
 
     /// What a hop contributes to the frames containing it.
     private struct HopMeasures {
@@ -51,10 +55,15 @@ struct EchoStreamCore {
         var nearEndEnergy = 0.0
         /// processed is mic, bit for bit, over the hop (no canceller ran).
         var processedIsMic = false
+        /// Σ processed·nearEnd, Σ nearEnd², Σ processed² (with a near-end track).
+        var sentNear = 0.0
+        var sentSent = 0.0
     }
 
+    /// `nearEndActivity`: the offline gate's per-frame near-end decisions, used when there is
+    /// neither an echo nor a near-end track.
     init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool,
-         ledgerResidentRows: Int = 16_384) {
+         nearEndActivity: FrameBits? = nil, ledgerResidentRows: Int = 16_384) {
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
@@ -70,7 +79,8 @@ struct EchoStreamCore {
         nearEnd = SampleHistory(limit: hasNearEnd ? warmupSamples : 0)
         let estimator = DelayEstimator(sampleRate: self.sampleRate, configuration: configuration)
         collector = DelayBlockCollector(estimator: estimator)
-        gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, frameSize: frameSize, configuration: configuration)
+        gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, nearEndActivity: nearEndActivity,
+                            frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
@@ -175,13 +185,17 @@ struct EchoStreamCore {
                 reference.samples, reference.local(referenceFirst)..<reference.local(referenceEnd))
         }
         let range = mic.local(start)..<mic.local(start + hop)
+        precondition(processed.origin == mic.origin)
         if hasNearEnd {
-            measures.nearEndEnergy = PowerSums.sumOfSquares(nearEnd.samples, nearEnd.local(start)..<nearEnd.local(start + hop))
+            let nearRange = nearEnd.local(start)..<nearEnd.local(start + hop)
+            measures.nearEndEnergy = PowerSums.sumOfSquares(nearEnd.samples, nearRange)
+            precondition(nearEnd.origin == processed.origin)
+            measures.sentNear = PowerSums.dot(processed.samples, nearEnd.samples, nearRange)
+            measures.sentSent = PowerSums.sumOfSquares(processed.samples, nearRange)
         } else if hasEcho {
             precondition(echo.origin == mic.origin)
             measures.nearEndEnergy = PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, range)
         }
-        precondition(processed.origin == mic.origin)
         measures.processedIsMic = Self.bitwiseEqual(mic.samples, processed.samples, range)
         return measures
     }
@@ -190,8 +204,16 @@ struct EchoStreamCore {
     /// and echo need only their whole-band power (Parseval, no FFT); mic and processed get a
     /// spectrum each, except that processed reuses the mic's when the two are the same samples.
     private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
-        guard gate.classify(farEndEnergy: first.farEndEnergy + second.farEndEnergy,
-                            nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy) else { return }
+        let singleTalk = gate.classify(farEndEnergy: first.farEndEnergy + second.farEndEnergy,
+                                       nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy)
+        if hasNearEnd {
+            switch gate.lastTalk {
+            case .doubleTalk: Self.add(first, second, to: &doubleTalkSums)
+            case .nearEndSingleTalk: Self.add(first, second, to: &nearEndSingleTalkSums)
+            case .silence, .farEndSingleTalk: break
+            }
+        }
+        guard singleTalk else { return }
         let start = frame * hop
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))
         let micPower = meter.measureBands(mic.samples, offset: mic.local(start))
@@ -208,6 +230,18 @@ struct EchoStreamCore {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
                           processed: processedPower, micBands: micBands, processedBands: meter.bandPowers)
         }
+    }
+
+    private static func add(_ first: HopMeasures, _ second: HopMeasures, to sums: inout NearEndPreservation.Sums) {
+        sums.sentNear += first.sentNear + second.sentNear
+        sums.nearNear += first.nearEndEnergy + second.nearEndEnergy
+        sums.sentSent += first.sentSent + second.sentSent
+        sums.frames += 1
+    }
+
+    /// Near-end preservation so far; nil without a near-end track.
+    var nearEndPreservation: NearEndPreservation? {
+        hasNearEnd ? NearEndPreservation(doubleTalk: doubleTalkSums, singleTalk: nearEndSingleTalkSums) : nil
     }
 
     /// Whether `a` and `b` hold the same bits over `range` (same samples: same spectrum). The

@@ -47,4 +47,18 @@ enum PowerSums {
         while index < end { let v = Double(x[index] - y[index]); a += v * v; index += 1 }
         return (a + b) + (c + d)
     }
+
+    /// Σ x[i]·y[i] over `range`, in Double.
+    static func dot(_ x: [Float], _ y: [Float], _ range: Range<Int>) -> Double {
+        var a = 0.0, b = 0.0, c = 0.0, d = 0.0
+        var index = range.lowerBound
+        let end = range.upperBound
+        while index + 4 <= end {
+            a += Double(x[index]) * Double(y[index]); b += Double(x[index + 1]) * Double(y[index + 1])
+            c += Double(x[index + 2]) * Double(y[index + 2]); d += Double(x[index + 3]) * Double(y[index + 3])
+            index += 4
+        }
+        while index < end { a += Double(x[index]) * Double(y[index]); index += 1 }
+        return (a + b) + (c + d)
+    }
 }

@@ -14,7 +14,7 @@ public enum EvalDocument {
     /// The statistics eval.json gives per mode: its key, and the path under a result's `metrics`.
     static let statistics: [(key: String, path: String)] = [
         ("erle_steady_db", "erle_steady_db"), ("erle_db", "erle_db"), ("convergence_s", "convergence_s"),
-        ("near_end_attenuation_db", "near_end.attenuation_db"),
+        ("near_end_attenuation_db", "near_end.attenuation_db"), ("near_end_distortion_db", "near_end.distortion_db"),
     ]
 
     /// The whole document from its item entries (in plan order, results in mode order).

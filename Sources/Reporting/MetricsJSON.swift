@@ -24,7 +24,18 @@ extension EchoMetrics {
             "erle_series": .array(erleSeries.map(\.json)),
             "erle_bands": .array(erleBands.map(\.json)),
             "gate": gate.json,
+            "near_end": nearEnd?.json ?? .null,
         ])
+    }
+}
+
+extension NearEndPreservation {
+    /// The report's `metrics.near_end` object (the other axis beside ERLE).
+    public var json: JSONValue {
+        .object(["attenuation_db": attenuationDB.json, "distortion_db": distortionDB.json,
+                 "double_talk_analysis_frames": doubleTalkFrames.json,
+                 "single_talk_attenuation_db": singleTalkAttenuationDB.json, "single_talk_distortion_db": singleTalkDistortionDB.json,
+                 "single_talk_analysis_frames": singleTalkFrames.json])
     }
 }
 

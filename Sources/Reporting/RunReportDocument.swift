@@ -31,7 +31,7 @@ public enum RunReportDocument {
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
             [.init("bulk delay reference→mic"), .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
-        ])))
+        ] + RunReportDocument.nearEndRows(m.nearEnd))))
         if m.gate.singleTalkFrames == 0 {
             blocks.append(.note([.text(nothingToMeasure(report))]))
         }
@@ -182,4 +182,16 @@ public enum RunReportDocument {
     }
 
     static func count<N: BinaryInteger>(_ n: N, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// The near-end preservation rows of a metrics table: the other axis beside ERLE.
+    public static func nearEndRows(_ nearEnd: NearEndPreservation?) -> [[ReportDocument.Cell]] {
+        typealias F = ReportFormatting
+        guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
+        return [
+            [.init("near-end attenuation, double talk"), .init("\(F.db(n.attenuationDB)) (\(n.doubleTalkFrames) analysis frames)", value: n.attenuationDB)],
+            [.init("near-end distortion, double talk (includes residual echo)"), .init(F.db(n.distortionDB), value: n.distortionDB)],
+            [.init("near-end attenuation, near-end single talk"), .init("\(F.db(n.singleTalkAttenuationDB)) (\(n.singleTalkFrames) analysis frames)", value: n.singleTalkAttenuationDB)],
+            [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
+        ]
+    }
 }

@@ -8,7 +8,7 @@ struct MetricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Score echo cancellation from WAV files; prints the metrics object as JSON.",
-        discussion: "All files must share one sample rate and be mono. Files of different lengths are scored on their overlap, with a warning on stderr and a length_mismatch object in the JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an error (exit 1). ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. See README \"Metrics\" for every definition."
+        discussion: "All files must share one sample rate and be mono. Files of different lengths are scored on their overlap, with a warning on stderr and a length_mismatch object in the JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an error (exit 1). ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. Without --echo and --near-end (a recording: mic and loopback only) double talk is found by an offline fit of the echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot explain is near-end speech. With --near-end, near_end reports the near talker's attenuation and distortion in double talk. See README \"Metrics\" for every definition."
     )
 
     @Option(help: "What the loudspeaker played (the far end).")

@@ -1,0 +1,41 @@
+import AudioCore
+@testable import Metrics
+import XCTest
+
+/// The tap-free gate on analytic signals: a path that changes mid-call is no talker, a talker
+/// under an unchanged path is found, and the decisions are packed one bit per frame.
+final class EchoPathGateTests: XCTestCase {
+    func testFrameBitsPackOneBitPerFrame() {
+        var bits = FrameBits()
+        let pattern = (0..<200).map { $0 % 3 == 0 || $0 == 130 }
+        for bit in pattern { bits.append(bit) }
+        XCTAssertEqual(bits.count, 200)
+        XCTAssertEqual((0..<200).map { bits[$0] }, pattern)
+        XCTAssertEqual(bits.setCount, pattern.filter { $0 }.count)
+        XCTAssertFalse(bits[200], "past the end: no decision, no talk")
+        XCTAssertFalse(bits[-1])
+    }
+
+    /// 12 s of white noise far end; the echo path is 40 ms / −6 dB for 6 s, then 25 ms / −2 dB
+    /// with a reflection; no near end. Every far-end frame is single talk, and ERL is the mix of
+    /// the two paths' losses, as the echo track gives it.
+    func testAnEchoPathChangeIsNotTakenForTalk() throws {
+        let rate = 48_000, change = 6 * rate
+        let (reference, _) = TestSignals.farEndScene(seconds: 12)
+        let first = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let direct = TestSignals.delayed(reference, by: 1200, gainDB: -2)
+        let reflection = TestSignals.delayed(reference, by: 1700, gainDB: -12)
+        let echo = reference.indices.map { $0 < change ? first[$0] : direct[$0] + reflection[$0] }
+        let mic = TestSignals.sum(echo, TestSignals.noise(count: echo.count, dbfs: -65, seed: 3))
+        let processed = TestSignals.scaled(mic, gainDB: -20)
+        let analyzer = EchoAnalyzer()
+        let tapped = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed,
+                                                  echo: echo)).whole
+        let tapFree = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed)).whole
+        XCTAssertEqual(tapFree.gate.method, .echoPathFit)
+        // The frames straddling the change mix both paths within one frame; at most those few.
+        XCTAssertLessThanOrEqual(tapFree.gate.doubleTalkFrames, 3)
+        XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), try XCTUnwrap(tapped.erlDB), accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), 20, accuracy: 0.01)
+    }
+}

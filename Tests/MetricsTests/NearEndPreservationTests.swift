@@ -1,0 +1,71 @@
+import AudioCore
+import Metrics
+import XCTest
+
+/// Near-end attenuation and distortion on analytic cases: the gain and the error are known.
+final class NearEndPreservationTests: XCTestCase {
+    let analyzer = EchoAnalyzer()
+
+    /// Far end active throughout (white noise), the near end talking from 2 s to 4 s of 6 s.
+    func scene() -> (reference: [Float], echo: [Float], near: [Float], talk: Range<Int>) {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6)
+        let talk = 96_000..<192_000
+        let speech = TestSignals.noise(count: echo.count, dbfs: -26, seed: 9)
+        return (reference, echo, speech.indices.map { talk.contains($0) ? speech[$0] : 0 }, talk)
+    }
+
+    func testHalfTheNearEndIsSixDecibelsOfAttenuationAndNoDistortion() throws {
+        let (reference, echo, near, _) = scene()
+        let mic = TestSignals.sum(echo, near)
+        let sent = near.map { $0 * 0.5 }     // echo removed, near end kept at half its level
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic, processed: sent,
+                                                   echo: echo, nearEnd: near)).whole
+        let preservation = try XCTUnwrap(metrics.nearEnd)
+        XCTAssertEqual(try XCTUnwrap(preservation.attenuationDB), 20 * log10(2), accuracy: 1e-6)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(preservation.distortionDB), -100)
+        XCTAssertEqual(preservation.doubleTalkFrames, metrics.gate.doubleTalkFrames)
+        XCTAssertGreaterThan(preservation.doubleTalkFrames, 180)
+        // The far end never stops: no near-end single talk, nothing made up.
+        XCTAssertEqual(preservation.singleTalkFrames, 0)
+        XCTAssertNil(preservation.singleTalkAttenuationDB)
+        XCTAssertNil(preservation.singleTalkDistortionDB)
+    }
+
+    func testUncorrelatedNoiseInSentIsItsLevelOfDistortion() throws {
+        let (reference, echo, near, talk) = scene()
+        // Sent keeps the near end and adds noise 14 dB under it while it talks (−26 vs −40 dBFS).
+        let noise = TestSignals.noise(count: near.count, dbfs: -40, seed: 21)
+        let sent = near.indices.map { talk.contains($0) ? near[$0] + noise[$0] : 0 }
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference,
+                                                   mic: TestSignals.sum(echo, near), processed: sent,
+                                                   echo: echo, nearEnd: near)).whole
+        let preservation = try XCTUnwrap(metrics.nearEnd)
+        XCTAssertEqual(try XCTUnwrap(preservation.attenuationDB), 0, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(preservation.distortionDB), -14, accuracy: 0.3)
+    }
+
+    func testNearEndSingleTalkIsMeasuredApart() throws {
+        // The far end stops at 3 s; the near end talks from 2 s to 4 s; sent halves it while the
+        // far end plays and keeps it whole after: double talk 6 dB, single talk 0 dB.
+        var (reference, echo, near, _) = scene()
+        for i in 144_000..<reference.count { reference[i] = 0 }
+        for i in (144_000 + 1920)..<echo.count { echo[i] = 0 }
+        let sent = near.indices.map { near[$0] * ($0 < 144_000 + 1920 ? 0.5 : 1) }
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference,
+                                                   mic: TestSignals.sum(echo, near), processed: sent,
+                                                   echo: echo, nearEnd: near)).whole
+        let preservation = try XCTUnwrap(metrics.nearEnd)
+        XCTAssertGreaterThan(preservation.singleTalkFrames, 80)
+        XCTAssertEqual(try XCTUnwrap(preservation.singleTalkAttenuationDB), 0, accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(preservation.attenuationDB), 20 * log10(2), accuracy: 0.3)
+    }
+
+    func testNoNearEndTrackIsNull() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 3)
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo,
+                                                   echo: echo)).whole
+        XCTAssertNil(metrics.nearEnd)
+        let json = String(decoding: try JSONEncoder().encode(metrics), as: UTF8.self)
+        XCTAssertTrue(json.contains("\"near_end\":null"), json)
+    }
+}
