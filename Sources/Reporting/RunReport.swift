@@ -51,6 +51,9 @@ public struct RunReport: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
     public var wallSeconds: Double
+    /// The audio hardware and session (nil: the scenario models none; `report.json` then has no
+    /// `hardware` key).
+    public var hardware: HardwareReport? = nil
 
     public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
 
@@ -61,7 +64,7 @@ public struct RunReport: Sendable {
         func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
         for (key, value) in aecSettings { aec[key] = JSONValue(value) }
-        return .object([
+        var root: [String: JSONValue] = [
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
             "scenario": .string(scenarioName),
@@ -99,7 +102,9 @@ public struct RunReport: Sendable {
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
-        ])
+        ]
+        addHardware(to: &root)
+        return .object(root)
     }
 
     /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).
