@@ -65,6 +65,8 @@ public final class CallHardware {
     private var isConnected = false
     private var appRouteBeforeConnect: AudioRoute?
     private var frame: Int64 = 0
+    /// One tick, so a stream never writes into the array it reads (which would copy it).
+    private var scratch: [Float]
     private var customDeviceInUse = false
     private var segments: [RouteSegment] = []
     private var session = SessionCounters()
@@ -80,6 +82,7 @@ public final class CallHardware {
         self.configuration = configuration
         self.engineRate = engineRate
         self.tickFrames = tickFrames
+        scratch = [Float](repeating: 0, count: tickFrames)
         route = configuration.route
         inputDataSource = configuration.inputDataSource
         isActive = configuration.activeAtStart
@@ -238,7 +241,7 @@ public final class CallHardware {
     /// Tick step 2: the engine's loudspeaker drive through the output device.
     func play(_ drive: inout [Float], count: Int) throws {
         guard isFlowing else { return VectorMath.fill(&drive, count: count) }
-        try output.process(drive, into: &drive, count: count)
+        try pass(output, &drive, count: count)
         noteLatency()
     }
 
@@ -251,9 +254,9 @@ public final class CallHardware {
             VectorMath.fill(&nearEnd, count: count)
             return
         }
-        try captureMic.process(mic, into: &mic, count: count)
-        try captureEcho.process(echo, into: &echo, count: count)
-        try captureNear.process(nearEnd, into: &nearEnd, count: count)
+        try pass(captureMic, &mic, count: count)
+        try pass(captureEcho, &echo, count: count)
+        try pass(captureNear, &nearEnd, count: count)
         noteLatency()
     }
 
@@ -267,6 +270,11 @@ public final class CallHardware {
         if customDeviceInUse, let issue = open[.deactivatedWithCustomDevice] {
             open[issue.kind]!.samples += customMicInUse ? Int64(count) : 0
         }
+    }
+
+    private func pass(_ stream: HardwareStream, _ block: inout [Float], count: Int) throws {
+        try stream.process(block, into: &scratch, count: count)
+        VectorMath.copy(scratch, into: &block, count: count)
     }
 
     private func noteLatency() {
