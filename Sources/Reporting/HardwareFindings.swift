@@ -72,8 +72,7 @@ extension RunReport {
         guard let hardware else { return nil }
         let rate = Double(sampleRate)
         func format(_ f: HardwareFormat) -> JSONValue {
-            .object(["sample_rate": .number(Double(f.sampleRate)), "io_buffer_frames": .number(Double(f.ioBufferFrames)),
-                     "io_buffer_ms": .number(f.ioBufferMilliseconds)])
+            .object(["sample_rate": .number(Double(f.sampleRate)), "io_buffer_frames": .number(Double(f.ioBufferFrames))])
         }
         func milliseconds(_ frames: Int64?) -> JSONValue { frames.map { .number(Double($0) * 1000 / rate) } ?? .null }
         func causes(_ counts: [SilenceCause: Int64]) -> JSONValue {

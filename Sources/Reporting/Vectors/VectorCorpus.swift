@@ -149,6 +149,6 @@ public enum VectorCorpus {
                     TimelineEvent(at: .milliseconds(8500), action: .unmute),
                 ]
             },
-        ]
+        ] + hardwareScenarios
     }
 }
