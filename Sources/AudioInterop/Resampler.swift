@@ -26,9 +26,12 @@ public final class Resampler {
     private let state: OpaquePointer
     private let ratio: Double
 
-    public init(inputRate: Int, outputRate: Int, channelCount: Int = 1, quality: ResamplerQuality = .best) throws {
-        guard inputRate > 0, outputRate > 0 else { throw AudioIOError.resampler(reason: "rates must be positive") }
-        ratio = Double(outputRate) / Double(inputRate)
+    /// `clockRatio` scales the conversion ratio: a device whose clock runs fast by N ppm against
+    /// the virtual clock produces `outputRate × (1 + N·10⁻⁶)` samples per virtual second.
+    public init(inputRate: Int, outputRate: Int, channelCount: Int = 1, quality: ResamplerQuality = .best,
+                clockRatio: Double = 1) throws {
+        guard inputRate > 0, outputRate > 0, clockRatio > 0 else { throw AudioIOError.resampler(reason: "rates must be positive") }
+        ratio = Double(outputRate) / Double(inputRate) * clockRatio
         guard src_is_valid_ratio(ratio) != 0 else {
             throw AudioIOError.resampler(reason: "ratio \(outputRate)/\(inputRate) is outside libsamplerate's range")
         }

@@ -40,8 +40,9 @@ public struct RunEvaluator: Sendable {
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples))
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
+            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length)
         let processing = run.scenario.voiceProcessing
-        return RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
+        var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
                          aecBackend: processing.backend.rawValue,
                          aecSettings: EchoControlFactory.settings(for: run.scenario.echoControlMode,
@@ -50,6 +51,8 @@ public struct RunEvaluator: Sendable {
                          metrics: analysis.whole, segments: segments, events: run.events, findings: findings,
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
+        report.hardware = run.hardware
+        return report
     }
 
     private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis,

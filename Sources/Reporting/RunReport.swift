@@ -72,6 +72,9 @@ public struct RunReport: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
     public var wallSeconds: Double
+    /// The audio hardware and session (nil: the scenario models none; `report.json` then has no
+    /// `hardware` key).
+    public var hardware: HardwareReport? = nil
     /// Signal levels per 0.5 s window (empty when not measured).
     public var levels: [LevelPoint] = []
 
@@ -110,7 +113,7 @@ public struct RunReport: Sendable {
         func optional(_ value: Double?) -> JSONValue { value.map(JSONValue.number) ?? .null }
         var aec: [String: JSONValue] = ["mode": .string(aecMode), "backend": .string(aecBackend)]
         for (key, value) in aecSettings { aec[key] = JSONValue(value) }
-        return .object([
+        var root: [String: JSONValue] = [
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
             "scenario": .string(scenarioName),
@@ -149,7 +152,9 @@ public struct RunReport: Sendable {
             "taps": .object(taps.mapValues(JSONValue.string)),
             "levels_series": .array(levels.map(\.json)),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
-        ])
+        ]
+        addHardware(to: &root)
+        return .object(root)
     }
 
     /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).

@@ -26,17 +26,20 @@ final class BlockSource {
     /// Frames the source holds (nil for endless generators).
     var frameCount: Int64? { file?.estimatedFrameCount }
 
-    func read(into buffer: inout [Float], at offset: Int = 0, count: Int) throws {
+    /// Fills `count` frames and returns how many are real audio (the rest, past the end of a
+    /// file that does not loop, is silence).
+    @discardableResult
+    func read(into buffer: inout [Float], at offset: Int = 0, count: Int) throws -> Int {
         if generator != nil {
             generator!.fill(&buffer, at: offset, count: count)
-            return
+            return count
         }
-        guard let file else { return }
+        guard let file else { return 0 }
         var filled = 0
         while filled < count {
             if isExhausted {
                 for i in filled..<count { buffer[offset + i] = 0 }
-                return
+                return filled
             }
             let got = try file.read(into: &buffer, at: offset + filled, frames: count - filled)
             filled += got
@@ -48,5 +51,6 @@ final class BlockSource {
                 }
             }
         }
+        return count
     }
 }

@@ -84,6 +84,8 @@ public enum TimelineAction: Hashable, Sendable, CustomStringConvertible {
     case stopUserReference
     case mute
     case unmute
+    /// A session or route action (`CallHardware`).
+    case hardware(HardwareAction)
 
     public var description: String {
         switch self {
@@ -98,6 +100,7 @@ public enum TimelineAction: Hashable, Sendable, CustomStringConvertible {
         case .stopUserReference: "stop_user_reference"
         case .mute: "mute"
         case .unmute: "unmute"
+        case .hardware(let action): action.description
         }
     }
 }

@@ -23,6 +23,8 @@ public struct Scenario: Sendable {
     /// Whether the app has started the user AEC reference when the call starts.
     public var userReferenceStarted: Bool
     public var timeline: [TimelineEvent]
+    /// The audio session, route and hardware formats; nil: none modelled (see `CallHardware`).
+    public var hardware: HardwareConfiguration?
     /// Every file the scenario reads, with the key that names it (filled by the loader), so that
     /// an output folder can be checked against them and a read error can name the key.
     public var inputs: [ScenarioInput] = []

@@ -26,6 +26,7 @@ public enum ScenarioEncoder {
         if scenario.mic != .default { root["mic"] = .object(mic(scenario.mic, paths)) }
         if scenario.speaker != .default { root["speaker"] = .object(speaker(scenario.speaker, paths)) }
         if scenario.userReferenceStarted { root["user_reference"] = .bool(true) }
+        encodeHardware(scenario.hardware, into: &root)
         if !scenario.timeline.isEmpty { root["timeline"] = .array(scenario.timeline.map { event($0, paths) }) }
         return .object(root)
     }
@@ -153,6 +154,7 @@ public enum ScenarioEncoder {
         case .stopUserReference: fields["action"] = .string("stop_user_reference")
         case .mute: fields["action"] = .string("mute")
         case .unmute: fields["action"] = .string("unmute")
+        case .hardware(let action): fields.merge(hardwareEventFields(action)) { $1 }
         }
         return .object(fields)
     }

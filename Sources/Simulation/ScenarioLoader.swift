@@ -86,6 +86,9 @@ public enum ScenarioLoader {
                 throw root.fail("timeline", "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
             }
         }
+        scenario.hardware = try hardwareConfiguration(root, timelineNeedsIt: scenario.timeline.contains {
+            if case .hardware = $0.action { return true } else { return false }
+        })
         try root.finish()
         if scenario.duration == nil {
             if scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
@@ -288,7 +291,11 @@ public enum ScenarioLoader {
             case "mute": action = .mute
             case "unmute": action = .unmute
             default:
-                throw reader.fail("action", "'\(name)' is not one of set_custom_mic, reset_custom_mic, set_custom_speaker, reset_custom_speaker, set_aec, set_ns, set_agc, start_user_reference, stop_user_reference, mute, unmute")
+                guard let hardware = try ScenarioLoader.hardwareAction(name, reader) else {
+                    throw reader.fail("action", "'\(name)' is not one of set_custom_mic, reset_custom_mic, set_custom_speaker, reset_custom_speaker, set_aec, set_ns, set_agc, start_user_reference, stop_user_reference, mute, unmute, "
+                                      + ScenarioLoader.hardwareActionNames.joined(separator: ", "))
+                }
+                action = .hardware(hardware)
             }
             try reader.finish()
             return TimelineEvent(at: .nanoseconds(Int64((at * 1e6).rounded())), action: action)

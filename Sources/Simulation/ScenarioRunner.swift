@@ -15,6 +15,8 @@ public struct CallRun: Sendable {
     /// Frames at which the timeline acted (segment boundaries).
     public var timelineFrames: [Int64]
     public var adaptiveDecisions: [AdaptiveDecision]
+    /// The hardware model's report (nil: the scenario models no hardware).
+    public var hardware: HardwareReport? = nil
 }
 
 /// Builds a `SimulatedCall` from a `Scenario` — world, voice processing, the devices selected at
@@ -89,6 +91,7 @@ public struct ScenarioRunner {
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
                                      recordTaps: recordTaps, expectedDuration: duration)
         call.taps = taps
+        if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)
         if scenario.userReferenceStarted { call.startUserAcousticEchoCancellerReference() }
         try devices.apply(.setCustomMic(scenario.mic))
@@ -106,10 +109,12 @@ public struct ScenarioRunner {
         try call.run(for: duration)
         if let timelineError { throw timelineError }
         try devices.finish()
+        let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()
         return CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
                        counters: counters, events: call.events, deviceStates: call.deviceStates,
-                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions)
+                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
+                       hardware: hardware)
     }
 }
 
@@ -164,6 +169,7 @@ final class DeviceDriver {
         case .stopUserReference: call.stopUserAcousticEchoCancellerReference()
         case .mute: call.mute()
         case .unmute: call.unmute()
+        case .hardware(let action): try call.hardware?.apply(action, at: call.currentFrame)
         }
     }
 

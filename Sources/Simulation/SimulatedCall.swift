@@ -70,6 +70,11 @@ public final class SimulatedCall {
     public let recordsTaps: Bool
     /// Consumers of every tick, in order (WAV writers, streaming metrics).
     public var taps: [CallTap] = []
+    /// The audio session, route and hardware I/O (nil: the engine meets the room directly at
+    /// 48 kHz, as without the scenario's hardware keys). Set before `start()`.
+    public var hardware: CallHardware? {
+        didSet { hardware?.log = { [unowned self] in log($0, $1) } }
+    }
 
     private let farEnd: BlockSource?
     private let nearEnd: BlockSource?
@@ -259,6 +264,8 @@ public final class SimulatedCall {
         let n = Self.tickFrames
         // 1. Receive path.
         if let farEnd { try farEnd.read(into: &downlink, count: n) }
+        try hardware?.receive(&downlink, count: n, frame: tickCount * Int64(n),
+                              customDeviceInUse: audioManager.customMic != nil || audioManager.customSpeaker != nil)
         // Played out through a device, the far end cannot exceed full scale (nor can the
         // canceller's reference, which is this same downlink).
         let playoutClipped = VectorMath.saturate(&downlink, count: n)
@@ -282,8 +289,9 @@ public final class SimulatedCall {
             clipped.loudspeaker += Int64(loudspeakerClipped)
             clipped.loudspeakerStretch = (clipped.loudspeakerStretch?.lowerBound ?? tickStart)..<(tickStart + Int64(n))
         }
+        try hardware?.play(&drive, count: n)          // through the output device
         // 3. The room.
-        echoPath.process(drive, into: &echo)
+        (hardware?.echoPath ?? echoPath).process(drive, into: &echo)
         if let nearEnd { try nearEnd.read(into: &near, count: n) } else { VectorMath.fill(&near, count: n) }
         if noise != nil {
             noise!.fill(&noiseBlock, count: n)
@@ -296,9 +304,11 @@ public final class SimulatedCall {
             clipped.mic += Int64(micClipped)
             clipped.micStretch = (clipped.micStretch?.lowerBound ?? tickStart)..<(tickStart + Int64(n))
         }
+        try hardware?.capture(&physical, echo: &echo, nearEnd: &near, count: n)   // through the input device
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
         readCapture()
+        hardware?.gate(&capture, count: n, customMicInUse: activeMic != nil)
         // 5. Reference.
         if isUserReferenceStarted {
             userReference.read(into: &reference, count: n)
@@ -309,7 +319,7 @@ public final class SimulatedCall {
         clipped.capture += Int64(VectorMath.saturate(&capture, count: n))
         clipped.reference += Int64(VectorMath.saturate(&reference, count: n))
         try sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
-        if isMuted { VectorMath.fill(&sent, count: n) }
+        if isMuted || hardware?.isFlowing == false { VectorMath.fill(&sent, count: n) }
         if recordsTaps {
             recording.record(mic: capture, reference: reference, echo: echo, nearEnd: near, played: drive, sent: sent, frames: n)
         }

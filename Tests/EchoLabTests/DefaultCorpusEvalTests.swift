@@ -14,7 +14,7 @@ final class DefaultCorpusEvalTests: XCTestCase {
         let eval = try runEchoLab(["eval", packageRoot.appendingPathComponent("vectors/scenarios").path, "--modes", "all",
                                    "--out", out.path, "--jobs", "2", "--no-taps"], timeout: 900)
         XCTAssertEqual(eval.status, 0, eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("195 of 195 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("299 of 299 runs succeeded"), eval.standardOutput)
         let report = try loadJSON(out.appendingPathComponent("eval.json").path)
 
         // Every item × backend mode has its ERLE (items with a far end) in eval.json.

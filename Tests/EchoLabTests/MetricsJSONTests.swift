@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Evaluation
 import Reporting
 import XCTest
 

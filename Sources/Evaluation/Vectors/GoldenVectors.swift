@@ -76,7 +76,7 @@ public struct GoldenVectors {
             default: problems.append("\(file): \(key) is \(String(describing: got?["value"])) but golden has \(String(describing: expected["value"]))")
             }
         }
-        for key in ["findings", "pipeline", "taps_sha256"] where measured[key] != want[key] {
+        for key in ["findings", "pipeline", "taps_sha256", "hardware"] where measured[key] != want[key] {
             problems.append("\(file): \(key) differ from golden: got \(measured[key]?.canonicalText().replacingOccurrences(of: "\n", with: " ") ?? "nothing")")
         }
         return problems
@@ -102,9 +102,12 @@ public struct GoldenVectors {
         let pipeline = JSONValue.object(["ticks": json["pipeline"]?["ticks"] ?? .null,
                                          "underruns": json["pipeline"]?["underruns"] ?? .null,
                                          "overruns": json["pipeline"]?["overruns"] ?? .null])
-        return (scenario.name, .object(["metrics": .object(metrics),
-                                        "findings": .array(report.findings.map { .string($0.rule) }),
-                                        "pipeline": pipeline,
-                                        "taps_sha256": .object(hashes)]))
+        var entry: [String: JSONValue] = ["metrics": .object(metrics),
+                                          "findings": .array(report.findings.map { .string($0.rule) }),
+                                          "pipeline": pipeline,
+                                          "taps_sha256": .object(hashes)]
+        // Scenarios that model the hardware pin its formats, latency, routes and session counters.
+        entry["hardware"] = json["hardware"]
+        return (scenario.name, .object(entry))
     }
 }

@@ -151,6 +151,6 @@ public enum VectorCorpus {
                     TimelineEvent(at: .milliseconds(8500), action: .unmute),
                 ]
             },
-        ]
+        ] + hardwareScenarios
     }
 }

@@ -18,11 +18,6 @@ struct AppFrameBuffer {
 
     var frameCount: Int { mono.count }
 
-    /// Adds `other × gain` into `mono`.
-    mutating func mix(_ other: [Float], gain: Float) {
-        for i in 0..<mono.count { mono[i] += other[i] * gain }
-    }
-
     /// Copies `mono` into the typed buffer, every channel the same.
     mutating func packMono() {
         let channels = options.channelCount
@@ -55,12 +50,16 @@ struct AppFrameBuffer {
         }
     }
 
-    mutating func pull(from speaker: CustomSpeaker) {
+    /// Pulls one period from the speaker into `mono`; returns the bytes of real call audio.
+    @discardableResult
+    mutating func pull(from speaker: CustomSpeaker) -> Int {
+        let bytes: Int
         switch options.sampleType {
-        case .float32: speaker.playAudio(into: &float)
-        case .int16: speaker.playAudio(into: &int16)
+        case .float32: bytes = speaker.playAudio(into: &float)
+        case .int16: bytes = speaker.playAudio(into: &int16)
         }
         unpackMono()
+        return bytes
     }
 
     mutating func capture(from microphone: Microphone) {

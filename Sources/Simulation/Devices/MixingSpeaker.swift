@@ -2,9 +2,10 @@ import AudioCore
 import VirtualTime
 
 /// A custom speaker driven by the app that plays into the room itself, as the guide's
-/// `CustomMixingSpeaker` does: every period it pulls the peer, lets a subclass change the block
-/// (`render`), plays the result on the call's loudspeaker and — when `putsReference` — starts the
-/// user AEC reference and puts exactly what it plays, so the canceller knows what the room hears.
+/// `CustomMixingSpeaker` does: every period it pulls its render graph (the peer's playout, and
+/// whatever a subclass mixes in: `makeGraph`), plays the result on the call's loudspeaker and —
+/// when `putsReference` — starts the user AEC reference and puts exactly what it plays, so the
+/// canceller knows what the room hears.
 public class AppDrivenSpeaker: CustomSpeaker {
     /// Weak: the call keeps its devices (for the counters) until it ends; a strong reference
     /// back would keep every call with such a device alive forever.
@@ -32,19 +33,23 @@ public class AppDrivenSpeaker: CustomSpeaker {
         if putsReference { call?.stopUserAcousticEchoCancellerReference() }
     }
 
-    /// Changes the pulled block (`frame.mono`) before it is played; the default plays it as is.
-    func render() throws {}
+    /// The graph one period is pulled through; built on first use, so a subclass can reach its
+    /// own stored properties. The default plays the peer as it is.
+    private(set) lazy var graph = RenderGraph(output: makeGraph(playout: PlayoutNode(speaker: self, options: frame.options)))
+
+    /// The graph's output node, given the node that pulls the peer's playout.
+    func makeGraph(playout: PlayoutNode) -> RenderNode { playout }
 
     private func playNextBlock() {
         guard let call else { return }
-        frame.pull(from: self)
         do {
-            try render()
+            try graph.render(frames: frame.frameCount)
         } catch {
             failure = error
             stop()
             return
         }
+        VectorMath.copy(graph.output, into: &frame.mono, count: frame.frameCount)
         frame.packMono()
         if putsReference { frame.putReference(to: call) }
         frame.play(on: call.loudspeaker)
@@ -56,22 +61,21 @@ public class AppDrivenSpeaker: CustomSpeaker {
 public final class MixingSpeaker: AppDrivenSpeaker {
     private let music: BlockSource
     private let musicGain: Float
-    private var musicBlock: [Float]
 
     public init(call: SimulatedCall, music: SignalSource, musicGainDB: Double = 0, putsReference: Bool,
                 options: AppDeviceOptions = AppDeviceOptions()) throws {
         self.music = try BlockSource(music, sampleRate: options.sampleRate, loops: true)
         musicGain = Float(Decibels.amplitude(fromDB: musicGainDB))
-        musicBlock = [Float](repeating: 0, count: options.framesPerPeriod)
         super.init(call: call, putsReference: putsReference, options: options)
     }
 
     public override var altersPlayout: Bool { true }
     public override var deviceName: String { putsReference ? "mixing speaker (with AEC reference)" : "mixing speaker" }
 
-    override func render() throws {
-        try music.read(into: &musicBlock, count: frame.frameCount)
-        frame.mix(musicBlock, gain: musicGain)
+    /// Peer (unit gain) + looping music × its gain, on a mixer.
+    override func makeGraph(playout: PlayoutNode) -> RenderNode {
+        MixerNode(inputs: [.init(playout), .init(PlayerNode(blockSource: music, maximumFrames: frame.frameCount), gain: musicGain)],
+                  maximumFrames: frame.frameCount)
     }
 }
 

@@ -1,19 +1,21 @@
 import AudioInterop
 import VirtualTime
 
-/// The reference document's `AudioFileRecorder`: pulls what the peer said every period and
-/// writes it to a WAV; nothing reaches the room, so there is no echo to cancel.
+/// The reference document's `AudioFileRecorder`: pulls what the peer said every period through a
+/// render graph (playout → recorder tap) that writes it to a WAV; nothing reaches the room, so
+/// there is no echo to cancel.
 public final class RecordingSpeaker: CustomSpeaker {
     private let scheduler: Scheduler
-    private var frame: AppFrameBuffer
+    private let options: AppDeviceOptions
+    private lazy var tap = RecorderTapNode(input: PlayoutNode(speaker: self, options: options))
+    private lazy var graph = RenderGraph(output: tap)
     private var timer: RepeatingTimer?
-    private var writer: SoundFileWriter?
     public let path: String
     public private(set) var failure: Error?
 
     public init(call: SimulatedCall, path: String, options: AppDeviceOptions = AppDeviceOptions()) {
         scheduler = call.scheduler
-        frame = AppFrameBuffer(options: options)
+        self.options = options
         self.path = path
     }
 
@@ -23,10 +25,10 @@ public final class RecordingSpeaker: CustomSpeaker {
     /// Opens the file and starts pulling (`startRecording(to:)`).
     public func start() throws {
         guard timer == nil else { return }
-        if writer == nil {
-            writer = try SoundFileWriter(path: path, sampleRate: frame.options.sampleRate, channelCount: 1)
+        if tap.writer == nil {
+            tap.writer = try SoundFileWriter(path: path, sampleRate: options.sampleRate, channelCount: 1)
         }
-        timer = frame.options.startTimer(on: scheduler, phase: .render) { [unowned self] in record() }
+        timer = options.startTimer(on: scheduler, phase: .render) { [unowned self] in record() }
     }
 
     /// Stops pulling; the file stays open for a later `start()` until `finish()`.
@@ -38,14 +40,13 @@ public final class RecordingSpeaker: CustomSpeaker {
     /// Closes the recording under its final name.
     public func finish() throws {
         stop()
-        try writer?.finish()
-        writer = nil
+        try tap.writer?.finish()
+        tap.writer = nil
     }
 
     private func record() {
-        frame.pull(from: self)
         do {
-            try writer?.write(frame.mono, frames: frame.frameCount)
+            try graph.render(frames: options.framesPerPeriod)
         } catch {
             failure = error
             stop()

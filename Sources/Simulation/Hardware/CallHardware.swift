@@ -1,0 +1,320 @@
+import AudioCore
+
+/// One stretch of the call on one route and hardware format.
+public struct RouteSegment: Hashable, Sendable {
+    public var startFrame: Int64
+    /// The route's name; "echo_path" when the scenario's own echo path is in use (no route).
+    public var route: String
+    public var inputDataSource: InputDataSource
+    public var input: HardwareFormat
+    public var output: HardwareFormat
+    /// Latency the hardware path adds (capture + playout), engine frames; nil until it primed.
+    public var addedLatencyFrames: Int64?
+}
+
+/// What the hardware model reports for one call (`report.json`'s `hardware`).
+public struct HardwareReport: Hashable, Sendable {
+    public var clockDriftPPM: Double
+    public var manualAudio: Bool
+    public var segments: [RouteSegment]
+    public var session: SessionCounters
+    public var issues: [SessionIssue]
+    /// I/O callbacks of the input and the output device.
+    public var inputCallbacks: Int64
+    public var outputCallbacks: Int64
+    /// Engine ticks a stream had to fill with silence after running dry, and samples it dropped
+    /// running over (a device clock off the engine's).
+    public var underruns: Int
+    public var droppedFrames: Int64
+
+    /// The format and latency at the start of the call (the first segment).
+    public var input: HardwareFormat { segments.first?.input ?? .engine }
+    public var output: HardwareFormat { segments.first?.output ?? .engine }
+    public var addedLatencyFrames: Int64? { segments.first(where: { $0.addedLatencyFrames != nil })?.addedLatencyFrames }
+
+    /// The route segment in force at `frame`.
+    public func segment(at frame: Int64) -> RouteSegment? { segments.last { $0.startFrame <= frame } }
+}
+
+/// The call's audio hardware and session: the route (its echo path and ports), the formats the
+/// ports granted, the I/O streams between them and the engine, and the session state that lets
+/// audio flow or not. `SimulatedCall` calls it at four points of each tick (see there); a call
+/// without a `HardwareConfiguration` has none and talks to the room directly.
+public final class CallHardware {
+    public let configuration: HardwareConfiguration
+    public private(set) var route: AudioRoute?
+    public private(set) var inputDataSource: InputDataSource
+    public private(set) var isActive: Bool
+    public private(set) var isInterrupted = false
+    public private(set) var isAudioEnabled = false
+    public private(set) var inputFormat: HardwareFormat
+    public private(set) var outputFormat: HardwareFormat
+    /// The room path of the current route; nil: the call's own (the scenario's `echo_path`).
+    private(set) var echoPath: AcousticEchoPath?
+    /// Whether audio flows this tick (set by `receive`).
+    public private(set) var isFlowing = false
+
+    private let engineRate: Int
+    private let tickFrames: Int
+    private var pendingPreferences: AudioPreferences
+    private var output: HardwareStream
+    private var captureMic: HardwareStream
+    private var captureEcho: HardwareStream
+    private var captureNear: HardwareStream
+    private var hasBeenActive: Bool
+    private var isConnected = false
+    private var appRouteBeforeConnect: AudioRoute?
+    private var frame: Int64 = 0
+    /// One tick, so a stream never writes into the array it reads (which would copy it).
+    private var scratch: [Float]
+    private var customDeviceInUse = false
+    private var segments: [RouteSegment] = []
+    private var session = SessionCounters()
+    private var issues: [SessionIssue] = []
+    private var open: [SessionIssue.Kind: SessionIssue] = [:]
+    private var retiredCallbacks: (input: Int64, output: Int64) = (0, 0)
+    private var retiredUnderruns = 0
+    private var retiredDropped: Int64 = 0
+    /// Called with (kind, detail) for the call's event log.
+    var log: (String, String) -> Void = { _, _ in }
+
+    public init(configuration: HardwareConfiguration, engineRate: Int = 48_000, tickFrames: Int = 480) throws {
+        self.configuration = configuration
+        self.engineRate = engineRate
+        self.tickFrames = tickFrames
+        scratch = [Float](repeating: 0, count: tickFrames)
+        route = configuration.route
+        inputDataSource = configuration.inputDataSource
+        isActive = configuration.activeAtStart
+        hasBeenActive = configuration.activeAtStart
+        pendingPreferences = configuration.preferences
+        activePreferences = configuration.preferences
+        let profile = configuration.route.map(RouteProfile.profile(for:))
+        inputFormat = (profile?.input ?? .builtIn).grant(configuration.preferences)
+        outputFormat = (profile?.output ?? .builtIn).grant(configuration.preferences)
+        let streams = try Self.streams(input: inputFormat, output: outputFormat, drift: configuration.clockDriftPPM,
+                                       engineRate: engineRate, tickFrames: tickFrames)
+        (output, captureMic, captureEcho, captureNear) = streams
+        if let profile {
+            echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
+        }
+        segments = [segment(at: 0)]
+    }
+
+    private static func streams(input: HardwareFormat, output: HardwareFormat, drift: Double, engineRate: Int, tickFrames: Int) throws
+        -> (HardwareStream, HardwareStream, HardwareStream, HardwareStream) {
+        func capture() throws -> HardwareStream {
+            try HardwareStream(format: input, engineRate: engineRate, tickFrames: tickFrames, clockDriftPPM: drift)
+        }
+        return (try HardwareStream(format: output, engineRate: engineRate, tickFrames: tickFrames), try capture(), try capture(), try capture())
+    }
+
+    private func segment(at frame: Int64) -> RouteSegment {
+        RouteSegment(startFrame: frame, route: route?.rawValue ?? "echo_path", inputDataSource: inputDataSource,
+                     input: inputFormat, output: outputFormat, addedLatencyFrames: nil)
+    }
+
+    /// The engine asks for audio: always, or only while `isAudioEnabled` in manual audio.
+    private var engineRunsAudio: Bool { configuration.manualAudio ? isAudioEnabled : true }
+
+    // MARK: - Timeline
+
+    /// Applies a session or route action at `frame` (engine samples since the call started).
+    public func apply(_ action: HardwareAction, at frame: Int64) throws {
+        switch action {
+        case .activateSession:
+            guard !isActive else { return }
+            isActive = true
+            hasBeenActive = true
+            if let issue = open[.preferencesChangedWhileActive] { close(issue.kind, at: frame) }
+            try regrant(at: frame)
+        case .deactivateSession:
+            isActive = false
+        case .setAudioEnabled(let enabled):
+            isAudioEnabled = enabled
+        case .interruptionBegin:
+            isInterrupted = true
+        case .interruptionEnd:
+            isInterrupted = false
+        case .setPreferred(let preferences):
+            pendingPreferences = preferences
+            if isActive, open[.preferencesChangedWhileActive] == nil {
+                let profile = route.map(RouteProfile.profile(for:))
+                let wanted = (profile?.input ?? .builtIn).grant(preferences)
+                open[.preferencesChangedWhileActive] = SessionIssue(
+                    kind: .preferencesChangedWhileActive, frames: frame..<frame, samples: 0,
+                    detail: "preferred \(wanted) while active: the device stays at \(inputFormat) until the session is activated again")
+            }
+        case .routeChange(let newRoute):
+            if !isConnected { appRouteBeforeConnect = newRoute }
+            if let issue = open[.routeResetAfterConnect] { close(issue.kind, at: frame) }
+            try switchRoute(to: newRoute, at: frame)
+        case .setInputDataSource(let source):
+            inputDataSource = source
+            if let route {
+                echoPath = try AcousticEchoPath.make(RouteProfile.profile(for: route).echoPath(for: source),
+                                                     sampleRate: engineRate, blockSize: tickFrames)
+            }
+            segments.append(segment(at: frame))
+        }
+    }
+
+    private func switchRoute(to newRoute: AudioRoute, at frame: Int64) throws {
+        route = newRoute
+        let profile = RouteProfile.profile(for: newRoute)
+        echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
+        // A route change reconfigures the I/O unit at the formats the new ports grant for the
+        // preferences in force (the ones of the last activation).
+        inputFormat = profile.input.grant(activePreferences)
+        outputFormat = profile.output.grant(activePreferences)
+        try rebuildStreams()
+        segments.append(segment(at: frame))
+        log("route", "\(newRoute.rawValue): input \(inputFormat), output \(outputFormat)")
+    }
+
+    /// The preferences the current formats were granted for.
+    private var activePreferences: AudioPreferences = AudioPreferences()
+
+    private func regrant(at frame: Int64) throws {
+        activePreferences = pendingPreferences
+        let profile = route.map(RouteProfile.profile(for:))
+        let newInput = (profile?.input ?? .builtIn).grant(activePreferences)
+        let newOutput = (profile?.output ?? .builtIn).grant(activePreferences)
+        guard newInput != inputFormat || newOutput != outputFormat else { return }
+        inputFormat = newInput
+        outputFormat = newOutput
+        try rebuildStreams()
+        segments.append(segment(at: frame))
+        log("session", "granted input \(inputFormat), output \(outputFormat)")
+    }
+
+    private func rebuildStreams() throws {
+        retire()
+        (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
+                                                                           drift: configuration.clockDriftPPM,
+                                                                           engineRate: engineRate, tickFrames: tickFrames)
+    }
+
+    private func retire() {
+        retiredCallbacks.input += captureMic.callbacks
+        retiredCallbacks.output += output.callbacks
+        retiredUnderruns += captureMic.underruns + output.underruns
+        retiredDropped += captureMic.droppedFrames + output.droppedFrames
+    }
+
+    // MARK: - Per tick
+
+    /// Tick step 1: decides whether audio flows this tick; if not, the downlink is not played
+    /// (dropped, counted). `customDeviceInUse`: a custom mic or speaker is set.
+    func receive(_ downlink: inout [Float], count: Int, frame: Int64, customDeviceInUse: Bool) throws {
+        self.frame = frame
+        self.customDeviceInUse = customDeviceInUse
+        let flows = isActive && !isInterrupted && engineRunsAudio
+        if flows && !isFlowing {
+            try rebuildStreams()                   // the I/O unit starts: fresh buffers, priming again
+            if !isConnected { try connect(at: frame) }
+        }
+        isFlowing = flows
+        track(.audioBeforeActivation, broken: !hasBeenActive && engineRunsAudio, samples: Int64(count), at: frame)
+        track(.deactivatedWithCustomDevice, broken: hasBeenActive && !isActive && customDeviceInUse, samples: 0, at: frame)
+        guard !flows else { return }
+        VectorMath.fill(&downlink, count: count)
+        session.playoutDropped[cause, default: 0] += Int64(count)
+    }
+
+    /// The connection is up: audio flows for the first time. Without manual audio the engine
+    /// applies its own session configuration now, which puts a speaker route the app chose
+    /// before back on the receiver (003's speaker button jumping back).
+    private func connect(at frame: Int64) throws {
+        isConnected = true
+        guard !configuration.manualAudio, frame > 0, appRouteBeforeConnect == .speaker, route == .speaker else { return }
+        try switchRoute(to: .receiver, at: frame)
+        log("session", "the engine configured the session at connection: route reset from speaker to receiver")
+        open[.routeResetAfterConnect] = SessionIssue(kind: .routeResetAfterConnect, frames: frame..<frame, samples: 0,
+                                                     detail: "the app chose the speaker before the connection came up; the engine reset it to the receiver")
+    }
+
+    private var cause: SilenceCause {
+        !isActive ? .inactive : (isInterrupted ? .interrupted : .audioDisabled)
+    }
+
+    /// Tick step 2: the engine's loudspeaker drive through the output device.
+    func play(_ drive: inout [Float], count: Int) throws {
+        guard isFlowing else { return VectorMath.fill(&drive, count: count) }
+        try pass(output, &drive, count: count)
+        noteLatency()
+    }
+
+    /// Tick step 4: the room at the mic (and its echo and near-end parts, kept aligned with it)
+    /// through the input device.
+    func capture(_ mic: inout [Float], echo: inout [Float], nearEnd: inout [Float], count: Int) throws {
+        guard isFlowing else {
+            VectorMath.fill(&mic, count: count)
+            VectorMath.fill(&echo, count: count)
+            VectorMath.fill(&nearEnd, count: count)
+            return
+        }
+        try pass(captureMic, &mic, count: count)
+        try pass(captureEcho, &echo, count: count)
+        try pass(captureNear, &nearEnd, count: count)
+        noteLatency()
+    }
+
+    /// Tick step 5: what the engine captures (the default or a custom mic) is silence while
+    /// audio does not flow; counted, and a custom mic's audio discarded.
+    func gate(_ capture: inout [Float], count: Int, customMicInUse: Bool) {
+        guard !isFlowing else { return }
+        VectorMath.fill(&capture, count: count)
+        session.captureSilenced[cause, default: 0] += Int64(count)
+        if customMicInUse { session.customMicFramesDiscarded += Int64(count) }
+        if customDeviceInUse, let issue = open[.deactivatedWithCustomDevice] {
+            open[issue.kind]!.samples += customMicInUse ? Int64(count) : 0
+        }
+    }
+
+    private func pass(_ stream: HardwareStream, _ block: inout [Float], count: Int) throws {
+        try stream.process(block, into: &scratch, count: count)
+        VectorMath.copy(scratch, into: &block, count: count)
+    }
+
+    private func noteLatency() {
+        guard segments[segments.count - 1].addedLatencyFrames == nil, captureMic.isPrimed, output.isPrimed else { return }
+        segments[segments.count - 1].addedLatencyFrames = output.latencyFrames + captureMic.latencyFrames
+    }
+
+    private func track(_ kind: SessionIssue.Kind, broken: Bool, samples: Int64, at frame: Int64) {
+        if broken {
+            if open[kind] == nil {
+                let detail = kind == .audioBeforeActivation
+                    ? "the engine ran audio before the session was activated: capture and playout were silence"
+                    : "the session was deactivated while a custom device was still set: its audio went nowhere"
+                open[kind] = SessionIssue(kind: kind, frames: frame..<frame, samples: 0, detail: detail)
+            }
+            open[kind]!.samples += samples
+        } else if open[kind] != nil {
+            close(kind, at: frame)
+        }
+    }
+
+    private func close(_ kind: SessionIssue.Kind, at frame: Int64) {
+        guard var issue = open.removeValue(forKey: kind) else { return }
+        issue.frames = issue.frames.lowerBound..<max(issue.frames.lowerBound, frame)
+        issues.append(issue)
+    }
+
+    /// The report at `endFrame`; closes every open issue there.
+    public func report(endFrame: Int64) -> HardwareReport {
+        for kind in SessionIssue.Kind.allCases where open[kind] != nil { close(kind, at: endFrame) }
+        let current = (input: captureMic.callbacks, output: output.callbacks)
+        return HardwareReport(clockDriftPPM: configuration.clockDriftPPM, manualAudio: configuration.manualAudio,
+                              segments: segments, session: session,
+                              issues: issues.sorted { ($0.frames.lowerBound, $0.kind.rawValue) < ($1.frames.lowerBound, $1.kind.rawValue) },
+                              inputCallbacks: retiredCallbacks.input + current.input,
+                              outputCallbacks: retiredCallbacks.output + current.output,
+                              underruns: retiredUnderruns + captureMic.underruns + output.underruns,
+                              droppedFrames: retiredDropped + captureMic.droppedFrames + output.droppedFrames)
+    }
+
+    /// The streams, for tests of conservation.
+    var streams: (output: HardwareStream, mic: HardwareStream) { (output, captureMic) }
+}

@@ -1,0 +1,35 @@
+/// An offline pull-model graph: the app (or a device's timer) calls `render(frames:)`, the output
+/// node pulls its inputs, and the result lands in `output`. Nothing runs on its own: the caller's
+/// clock (a virtual-time timer) is the graph's clock, like AVAudioEngine's manual rendering mode.
+public final class RenderGraph {
+    public let outputNode: RenderNode
+    /// The last pull's frames (`output[0..<frames]`); preallocated to `maximumFrames`.
+    public private(set) var output: [Float]
+    /// Pulls that came back short, and the real frames rendered in all.
+    public private(set) var insufficientPulls = 0
+    public private(set) var renderedFrames: Int64 = 0
+    public private(set) var missingFrames: Int64 = 0
+
+    public init(output: RenderNode) {
+        outputNode = output
+        self.output = [Float](repeating: 0, count: output.maximumFrames)
+    }
+
+    public var maximumFrames: Int { output.count }
+
+    /// Pulls `frames` frames through the graph. Short data is reported in the status (and
+    /// counted), with the missing frames silent.
+    @discardableResult
+    public func render(frames: Int) throws -> RenderStatus {
+        guard frames <= output.count else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: output.count) }
+        let status = try outputNode.render(into: &output, frames: frames)
+        switch status {
+        case .complete: renderedFrames += Int64(frames)
+        case .insufficientData(let rendered):
+            insufficientPulls += 1
+            renderedFrames += Int64(rendered)
+            missingFrames += Int64(frames - rendered)
+        }
+        return status
+    }
+}
