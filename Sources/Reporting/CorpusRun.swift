@@ -1,3 +1,4 @@
+import AudioInterop
 import Dispatch
 import Foundation
 import Simulation
@@ -127,18 +128,22 @@ public struct CorpusRun {
         let next = Mutex(0)
         let items = self.items, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
         let workers = max(1, min(jobs, entries.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let index: Int = next.withLock { value in defer { value += 1 }; return value }
-                guard index < entries.count, cancellation?.isCancelled != true else { return }
-                let entry = entries[index]
-                let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                      cancellation: cancellation)
-                // An entry stopped by the interruption did not finish: it is not part of the outcome.
-                if result.wasCancelled { return }
-                results.withLock { $0[index] = result }
-                let count = done.withLock { value in value += 1; return value }
-                progress(count, entries.count, result)
+        // Every item runs in several modes, and items share inputs: each input file is decoded
+        // (resampled to 48 kHz) once for the whole corpus instead of once per run.
+        DecodedAudioCache.shared.using(budgetBytes: Self.decodedAudioBudget) {
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let index: Int = next.withLock { value in defer { value += 1 }; return value }
+                    guard index < entries.count, cancellation?.isCancelled != true else { return }
+                    let entry = entries[index]
+                    let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
+                                          cancellation: cancellation)
+                    // An entry stopped by the interruption did not finish: it is not part of the outcome.
+                    if result.wasCancelled { return }
+                    results.withLock { $0[index] = result }
+                    let count = done.withLock { value in value += 1; return value }
+                    progress(count, entries.count, result)
+                }
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
@@ -177,6 +182,9 @@ public struct CorpusRun {
             }
         }
     }
+
+    /// What the decoded inputs of a corpus may hold in memory (longer inputs are streamed).
+    public static let decodedAudioBudget = 256 << 20
 
     /// Recordings have no `aec` of their own: without modes they run in this one.
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)

@@ -6,6 +6,9 @@ import AudioInterop
 final class BlockSource {
     let source: SignalSource
     private let file: AudioFileStream?
+    /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
+    private let decoded: DecodedAudioCache.Decoded?
+    private var position = 0
     private var generator: SignalGenerator?
     let loops: Bool
     private(set) var isExhausted = false
@@ -15,19 +18,25 @@ final class BlockSource {
         self.loops = loops
         switch source {
         case .file(let path, let channel):
-            file = try AudioFileStream(path: path, targetRate: sampleRate, selection: channel)
+            decoded = DecodedAudioCache.shared.decoded(path: path, targetRate: sampleRate, selection: channel)
+            file = decoded == nil ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel) : nil
         case .generator(let kind, let seed):
             file = nil
+            decoded = nil
             generator = SignalGenerator(kind: kind, sampleRate: sampleRate, seed: seed)
         }
     }
 
     /// Frames the source holds (nil for endless generators).
-    var frameCount: Int64? { file?.estimatedFrameCount }
+    var frameCount: Int64? { decoded?.estimatedFrameCount ?? file?.estimatedFrameCount }
 
     func read(into buffer: inout [Float], at offset: Int = 0, count: Int) throws {
         if generator != nil {
             generator!.fill(&buffer, at: offset, count: count)
+            return
+        }
+        if let decoded {
+            readDecoded(decoded, into: &buffer, at: offset, count: count)
             return
         }
         guard let file else { return }
@@ -42,6 +51,31 @@ final class BlockSource {
             if filled < count {
                 if loops && got + filled > 0 && file.estimatedFrameCount > 0 {
                     try file.rewind()
+                } else {
+                    isExhausted = true
+                }
+            }
+        }
+    }
+
+    /// `read` from the decoded file, step for step as from the stream (a read that ends exactly
+    /// at the end of the file is followed by an empty one, which ends even a looping source).
+    private func readDecoded(_ decoded: DecodedAudioCache.Decoded, into buffer: inout [Float], at offset: Int, count: Int) {
+        let samples = decoded.samples
+        var filled = 0
+        while filled < count {
+            if isExhausted {
+                for i in filled..<count { buffer[offset + i] = 0 }
+                return
+            }
+            let got = min(count - filled, samples.count - position)
+            VectorMath.copy(samples, from: position, into: &buffer, at: offset + filled, count: got)
+            position += got
+            filled += got
+            if filled < count {
+                for i in filled..<count { buffer[offset + i] = 0 }
+                if loops && got + filled > 0 && decoded.estimatedFrameCount > 0 {
+                    position = 0
                 } else {
                     isExhausted = true
                 }
