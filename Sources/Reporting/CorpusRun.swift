@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import Dispatch
 import Foundation
@@ -129,10 +130,22 @@ public struct CorpusRun {
         let items = self.items, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
         let workers = max(1, min(jobs, entries.count))
         // Every item runs in several modes, and items share inputs: each input file is decoded
-        // (resampled to 48 kHz) once for the whole corpus instead of once per run.
+        // (resampled to 48 kHz) once for the whole corpus instead of once per run. The far and
+        // near ends are decoded first, by all workers at once: otherwise the second worker's
+        // first run would wait for the file the first worker's run is decoding.
+        let prefetch = workers > 1 ? Self.engineRateInputs(scenarios) : []
+        let nextPrefetch = Mutex(0)
         DecodedAudioCache.shared.using(budgetBytes: Self.decodedAudioBudget) {
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
                 while true {
+                    let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
+                    guard file >= prefetch.count else {
+                        if cancellation?.isCancelled != true {
+                            _ = DecodedAudioCache.shared.decoded(path: prefetch[file].path, targetRate: SimulatedCall.sampleRate,
+                                                                 selection: prefetch[file].channel)
+                        }
+                        continue
+                    }
                     let index: Int = next.withLock { value in defer { value += 1 }; return value }
                     guard index < entries.count, cancellation?.isCancelled != true else { return }
                     let entry = entries[index]
@@ -181,6 +194,19 @@ public struct CorpusRun {
                 return .failure(ItemError(description: String(describing: error)))
             }
         }
+    }
+
+    /// The distinct far-end and near-end files of the loaded scenarios, in plan order: what every
+    /// run of them reads at the engine's rate.
+    private static func engineRateInputs(_ scenarios: [Swift.Result<Loaded, ItemError>]) -> [(path: String, channel: ChannelSelection)] {
+        var seen = Set<String>(), files: [(path: String, channel: ChannelSelection)] = []
+        for case .success(.scenario(let scenario)) in scenarios {
+            for case .file(let path, let channel)? in [scenario.farEnd, scenario.nearEnd]
+            where seen.insert("\(channel) \(path)").inserted {
+                files.append((path, channel))
+            }
+        }
+        return files
     }
 
     /// What the decoded inputs of a corpus may hold in memory (longer inputs are streamed).
