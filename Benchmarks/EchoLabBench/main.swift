@@ -45,9 +45,9 @@ guard FileManager.default.isExecutableFile(atPath: echolab) else {
     exit(1)
 }
 
-/// Runs `echolab arguments…` as a child process (stdout to /dev/null) and returns its wall time
-/// and its own peak resident set (wait4's rusage of that child alone, in MiB).
-func runEcholab(_ arguments: [String]) -> (wall: Double, peakMiB: Double) {
+/// Runs `echolab arguments…` as a child process (stdout to /dev/null) and returns its wall time,
+/// its own peak resident set (wait4's rusage of that child alone, in MiB) and its CPU time.
+func runEcholab(_ arguments: [String]) -> (wall: Double, peakMiB: Double, cpu: Double) {
     var pid: pid_t = 0
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
@@ -63,7 +63,14 @@ func runEcholab(_ arguments: [String]) -> (wall: Double, peakMiB: Double) {
     guard wait4(pid, &status, 0, &usage) == pid else { fatalError("echolab-bench: wait4 failed") }
     let wall = Double(now() - start) / 1e9
     guard status == 0 else { fatalError("echolab-bench: echolab \(arguments.joined(separator: " ")) failed (status \(status))") }
-    return (wall, Double(usage.ru_maxrss) / 1024)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return (wall, Double(usage.ru_maxrss) / 1024, seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+/// The machine's 1-minute load average (other work on the same cores caps what two jobs can gain).
+func loadAverage() -> Double {
+    let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+    return Double(text.split(separator: " ").first ?? "") ?? 0
 }
 
 /// A scenario file for the `echolab` process runs. `files`: the bench's 60 s WAVs, else a seeded
@@ -253,15 +260,18 @@ func bareAECMLoop() throws -> Double {
 /// taps, with one job and with two (each the best of three). Nil when the corpus is not in the
 /// working folder (`make bench` runs from the repository).
 let evalModes = "disabled,speex:intensityRecommended,webrtc:intensityRecommended,webrtc-mobile:intensityRecommended"
-func evalScaling() -> (one: Double, two: Double)? {
+func evalScaling() -> (one: Double, two: Double, cpusUsed: Double, load: Double)? {
     let corpus = FileManager.default.currentDirectoryPath + "/vectors/scenarios"
     guard FileManager.default.fileExists(atPath: corpus) else { return nil }
-    func eval(_ jobs: Int) -> Double {
+    let load = loadAverage()
+    func eval(_ jobs: Int) -> (wall: Double, cpu: Double) {
         (0..<3).map { _ in
-            runEcholab(["eval", corpus, "--modes", evalModes, "--out", path("eval-\(jobs)"), "--jobs", "\(jobs)", "--no-taps"]).wall
-        }.min()!
+            let run = runEcholab(["eval", corpus, "--modes", evalModes, "--out", path("eval-\(jobs)"), "--jobs", "\(jobs)", "--no-taps"])
+            return (run.wall, run.cpu)
+        }.min { $0.wall < $1.wall }!
     }
-    return (eval(1), eval(2))
+    let one = eval(1), two = eval(2)
+    return (one.wall, two.wall, two.cpu / two.wall, load)
 }
 
 /// The I/O floor: libsndfile reading and writing the six taps.
@@ -398,8 +408,9 @@ print(String(format: "speex run throughput / bare loop throughput: %.1f %%", rat
 print(String(format: "webrtc run throughput / bare loop throughput: %.1f %%", webrtcBare / webrtcRun * 100))
 print(String(format: "webrtc-mobile run throughput / bare loop throughput: %.1f %%", aecmBare / aecmRun * 100))
 if let scaling {
-    print(String(format: "echolab eval vectors/scenarios --modes %@ --no-taps: --jobs 1 %.2f s, --jobs 2 %.2f s: %.2f× faster",
-                 evalModes, scaling.one, scaling.two, scaling.one / scaling.two))
+    print(String(format: "echolab eval vectors/scenarios --modes %@ --no-taps: --jobs 1 %.2f s, --jobs 2 %.2f s: %.2f× faster "
+                 + "(--jobs 2 kept %.2f CPUs busy; load average %.2f when the row started)",
+                 evalModes, scaling.one, scaling.two, scaling.one / scaling.two, scaling.cpusUsed, scaling.load))
 } else {
     print("echolab eval scaling: not measured (run from the repository: vectors/scenarios not found)")
 }

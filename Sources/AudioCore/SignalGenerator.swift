@@ -51,7 +51,7 @@ public struct SignalGenerator: Sendable {
             let amplitude = Decibels.amplitude(fromDB: level) * 2.0.squareRoot()
             for i in 0..<count {
                 let t = Double(position + Int64(i)) / rate
-                buffer[offset + i] = Float(amplitude * sin(2 * Double.pi * frequency * t))
+                buffer[offset + i] = Float(amplitude * sin(Self.turns(frequency * t)))
             }
         case .speechLike(let level, let pitch):
             // Mean square of the harmonic stack while voiced ≈ 0.5·Σ(1/h²) ≈ 0.77, active ~60 % of the
@@ -62,13 +62,13 @@ public struct SignalGenerator: Sendable {
                 let t = Double(n) / rate
                 // 4 syllables a second and a pause every 7.5 s, never quite silent: real speech has
                 // a breath and room floor (−34 dB), and exact digital zeros would read as dropouts.
-                let syllable = max(0.02, sin(2 * Double.pi * 4 * t))
+                let syllable = max(0.02, sin(Self.turns(4 * t)))
                 let phrase = (Int(t / 1.5) % 5 == 4) ? 0.02 : 1.0
-                let f0 = pitch * (1 + 0.08 * sin(2 * Double.pi * 0.7 * t))
+                let f0 = pitch * (1 + 0.08 * sin(Self.turns(0.7 * t)))
                 var voiced = 0.0
                 for h in 1...6 {
                     let fh = f0 * Double(h)
-                    if fh < rate / 2 { voiced += sin(2 * Double.pi * fh * t + Double(h)) / Double(h) }
+                    if fh < rate / 2 { voiced += sin(Self.turns(fh * t) + Double(h)) / Double(h) }
                 }
                 let breath = Double(random.nextGaussian()) * 0.05
                 buffer[offset + i] = Float(amplitude * syllable * phrase * (voiced + breath))
@@ -82,11 +82,19 @@ public struct SignalGenerator: Sendable {
                 let envelope = min(1, bar * 10) * (0.6 + 0.4 * cos(Double.pi * bar))
                 let shift = Int(t / 2) % 2 == 0 ? 1.0 : 1.122   // alternate chords every 2 s
                 var sum = 0.0
-                for (k, f) in chord.enumerated() { sum += sin(2 * Double.pi * f * shift * t + Double(k)) * (k < 3 ? 1 : 0.5) }
+                for (k, f) in chord.enumerated() { sum += sin(Self.turns(f * shift * t) + Double(k)) * (k < 3 ? 1 : 0.5) }
                 buffer[offset + i] = Float(amplitude * envelope * sum / 2)
             }
         }
         position += Int64(count)
+    }
+
+    /// The phase of `cycles` whole and partial turns, in radians, wrapped to [0, 2π): the
+    /// arguments of a long call's sines would otherwise grow without bound (10⁸ radians after a
+    /// day), where libm's argument reduction takes its slow path and the phase loses precision.
+    @inline(__always)
+    static func turns(_ cycles: Double) -> Double {
+        2 * Double.pi * (cycles - cycles.rounded(.down))
     }
 
     /// A whole buffer of `count` samples.

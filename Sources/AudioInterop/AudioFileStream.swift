@@ -154,10 +154,15 @@ public final class AudioFileStream {
         let probe = try SoundFileReader(path: path)
         let rate = targetRate ?? probe.sampleRate
         let stream = try AudioFileStream(path: path, targetRate: rate, selection: selection)
+        return (try read(stream, estimatedFrames: stream.estimatedFrameCount), rate)
+    }
+
+    /// Everything `stream` delivers from where it is.
+    static func read(_ stream: AudioFileStream, estimatedFrames: Int64) throws -> [Float] {
         // Reserve what the header promises, up to a bound: the header may lie (a broken Ogg page
         // can claim 2^63 frames), and the buffer grows as the real audio arrives anyway.
         let step = 65_536
-        var out = [Float](repeating: 0, count: Int(min(stream.estimatedFrameCount, initialReadAllFrames)) + step)
+        var out = [Float](repeating: 0, count: Int(min(estimatedFrames, initialReadAllFrames)) + step)
         var total = 0
         while true {
             if total + step > out.count { out.append(contentsOf: repeatElement(0, count: out.count)) }
@@ -166,6 +171,6 @@ public final class AudioFileStream {
             if got < step { break }
         }
         out.removeLast(out.count - total)
-        return (out, rate)
+        return out
     }
 }

@@ -1,3 +1,5 @@
+import AudioCore
+import AudioInterop
 import Dispatch
 import EchoLabJSON
 import Foundation
@@ -129,18 +131,34 @@ public struct CorpusRun {
         let next = Mutex(0)
         let items = self.items, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
         let workers = max(1, min(jobs, entries.count))
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let index: Int = next.withLock { value in defer { value += 1 }; return value }
-                guard index < entries.count, cancellation?.isCancelled != true else { return }
-                let entry = entries[index]
-                let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                      cancellation: cancellation)
-                // An entry stopped by the interruption did not finish: it is not part of the outcome.
-                if result.wasCancelled { return }
-                results.withLock { $0[index] = result }
-                let count = done.withLock { value in value += 1; return value }
-                progress(count, entries.count, result)
+        // Every item runs in several modes, and items share inputs: each input file is decoded
+        // (resampled to 48 kHz) once for the whole corpus instead of once per run. The far and
+        // near ends are decoded first, by all workers at once: otherwise the second worker's
+        // first run would wait for the file the first worker's run is decoding.
+        let prefetch = workers > 1 ? Self.engineRateInputs(scenarios) : []
+        let nextPrefetch = Mutex(0)
+        DecodedAudioCache.shared.using(budgetBytes: Self.decodedAudioBudget) {
+            DispatchQueue.concurrentPerform(iterations: workers) { _ in
+                while true {
+                    let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
+                    guard file >= prefetch.count else {
+                        if cancellation?.isCancelled != true {
+                            _ = DecodedAudioCache.shared.decoded(path: prefetch[file].path, targetRate: SimulatedCall.sampleRate,
+                                                                 selection: prefetch[file].channel)
+                        }
+                        continue
+                    }
+                    let index: Int = next.withLock { value in defer { value += 1 }; return value }
+                    guard index < entries.count, cancellation?.isCancelled != true else { return }
+                    let entry = entries[index]
+                    let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
+                                          cancellation: cancellation)
+                    // An entry stopped by the interruption did not finish: it is not part of the outcome.
+                    if result.wasCancelled { return }
+                    results.withLock { $0[index] = result }
+                    let count = done.withLock { value in value += 1; return value }
+                    progress(count, entries.count, result)
+                }
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
@@ -179,6 +197,22 @@ public struct CorpusRun {
             }
         }
     }
+
+    /// The distinct far-end and near-end files of the loaded scenarios, in plan order: what every
+    /// run of them reads at the engine's rate.
+    private static func engineRateInputs(_ scenarios: [Swift.Result<Loaded, ItemError>]) -> [(path: String, channel: ChannelSelection)] {
+        var seen = Set<String>(), files: [(path: String, channel: ChannelSelection)] = []
+        for case .success(.scenario(let scenario)) in scenarios {
+            for case .file(let path, let channel)? in [scenario.farEnd, scenario.nearEnd]
+            where seen.insert("\(channel) \(path)").inserted {
+                files.append((path, channel))
+            }
+        }
+        return files
+    }
+
+    /// What the decoded inputs of a corpus may hold in memory (longer inputs are streamed).
+    public static let decodedAudioBudget = 256 << 20
 
     /// Recordings have no `aec` of their own: without modes they run in this one.
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)

@@ -105,25 +105,50 @@ struct DelayBlockCollector {
     private static func addWhitened(referenceReal: [Float], referenceImaginary: [Float], micReal: [Float],
                                     micImaginary: [Float], sumReal: inout [Double], sumImaginary: inout [Double]) {
         let bins = referenceReal.count
+        // Spans of exactly `bins`: no bounds check left in the loops.
+        let xr = referenceReal.span.extracting(0..<bins), xi = referenceImaginary.span.extracting(0..<bins)
+        let yr = micReal.span.extracting(0..<bins), yi = micImaginary.span.extracting(0..<bins)
         var referencePeak = 0.0, micPeak = 0.0
-        for bin in 1..<bins {
-            let rr = Double(referenceReal[bin]), ri = Double(referenceImaginary[bin])
-            let mr = Double(micReal[bin]), mi = Double(micImaginary[bin])
+        var bin = 1
+        while bin < bins {
+            let rr = Double(xr[bin]), ri = Double(xi[bin])
+            let mr = Double(yr[bin]), mi = Double(yi[bin])
             referencePeak = max(referencePeak, rr * rr + ri * ri)
             micPeak = max(micPeak, mr * mr + mi * mi)
+            bin &+= 1
         }
         let referenceFloor = referencePeak * votingFloor, micFloor = micPeak * votingFloor
-        // DC carries offsets, not delay: it stays out.
-        for bin in 1..<bins {
-            let rr = Double(referenceReal[bin]), ri = Double(referenceImaginary[bin])
-            let mr = Double(micReal[bin]), mi = Double(micImaginary[bin])
-            guard rr * rr + ri * ri > referenceFloor, mr * mr + mi * mi > micFloor else { continue }
+        var real = sumReal.mutableSpan, imaginary = sumImaginary.mutableSpan
+        precondition(real.count >= bins && imaginary.count >= bins)
+        // DC carries offsets, not delay: it stays out. Two bins at a time in SIMD2 lanes (IEEE
+        // square roots and divisions per lane: the same bits as one at a time). A bin that does
+        // not vote adds 0, which leaves its sum unchanged (the sums start at +0 and never become −0).
+        let zero = SIMD2<Double>(repeating: 0)
+        bin = 1
+        while bin + 2 <= bins {
+            let rr = SIMD2(Double(xr[bin]), Double(xr[bin &+ 1])), ri = SIMD2(Double(xi[bin]), Double(xi[bin &+ 1]))
+            let mr = SIMD2(Double(yr[bin]), Double(yr[bin &+ 1])), mi = SIMD2(Double(yi[bin]), Double(yi[bin &+ 1]))
             let crossReal = mr * rr + mi * ri
             let crossImaginary = mi * rr - mr * ri
             let magnitude = (crossReal * crossReal + crossImaginary * crossImaginary).squareRoot()
-            guard magnitude > 1e-30 else { continue }
-            sumReal[bin] += crossReal / magnitude
-            sumImaginary[bin] += crossImaginary / magnitude
+            let votes = (rr * rr + ri * ri .> referenceFloor) .& (mr * mr + mi * mi .> micFloor) .& (magnitude .> 1e-30)
+            let addReal = zero.replacing(with: crossReal / magnitude, where: votes)
+            let addImaginary = zero.replacing(with: crossImaginary / magnitude, where: votes)
+            real[bin] += addReal[0]; real[bin &+ 1] += addReal[1]
+            imaginary[bin] += addImaginary[0]; imaginary[bin &+ 1] += addImaginary[1]
+            bin &+= 2
+        }
+        while bin < bins {
+            let rr = Double(xr[bin]), ri = Double(xi[bin])
+            let mr = Double(yr[bin]), mi = Double(yi[bin])
+            let crossReal = mr * rr + mi * ri
+            let crossImaginary = mi * rr - mr * ri
+            let magnitude = (crossReal * crossReal + crossImaginary * crossImaginary).squareRoot()
+            if rr * rr + ri * ri > referenceFloor, mr * mr + mi * mi > micFloor, magnitude > 1e-30 {
+                real[bin] += crossReal / magnitude
+                imaginary[bin] += crossImaginary / magnitude
+            }
+            bin &+= 1
         }
     }
 

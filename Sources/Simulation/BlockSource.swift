@@ -7,6 +7,9 @@ import AudioInterop
 final class BlockSource {
     let source: SignalSource
     private let file: AudioFileStream?
+    /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
+    private let decoded: DecodedAudioCache.Decoded?
+    private var position = 0
     private var generator: SignalGenerator?
     let loops: Bool
     private(set) var isExhausted = false
@@ -16,15 +19,17 @@ final class BlockSource {
         self.loops = loops
         switch source {
         case .file(let path, let channel):
-            file = try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+            decoded = DecodedAudioCache.shared.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+            file = decoded == nil ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium) : nil
         case .generator(let kind, let seed):
             file = nil
+            decoded = nil
             generator = SignalGenerator(kind: kind, sampleRate: sampleRate, seed: seed)
         }
     }
 
     /// Frames the source holds (nil for endless generators).
-    var frameCount: Int64? { file?.estimatedFrameCount }
+    var frameCount: Int64? { decoded?.estimatedFrameCount ?? file?.estimatedFrameCount }
 
     /// Fills `count` frames and returns how many are real audio (the rest, past the end of a
     /// file that does not loop, is silence).
@@ -33,6 +38,9 @@ final class BlockSource {
         if generator != nil {
             generator!.fill(&buffer, at: offset, count: count)
             return count
+        }
+        if let decoded {
+            return readDecoded(decoded, into: &buffer, at: offset, count: count)
         }
         guard let file else { return 0 }
         var filled = 0
@@ -46,6 +54,32 @@ final class BlockSource {
             if filled < count {
                 if loops && got + filled > 0 && file.estimatedFrameCount > 0 {
                     try file.rewind()
+                } else {
+                    isExhausted = true
+                }
+            }
+        }
+        return count
+    }
+
+    /// `read` from the decoded file, step for step as from the stream (a read that ends exactly
+    /// at the end of the file is followed by an empty one, which ends even a looping source).
+    private func readDecoded(_ decoded: DecodedAudioCache.Decoded, into buffer: inout [Float], at offset: Int, count: Int) -> Int {
+        let samples = decoded.samples
+        var filled = 0
+        while filled < count {
+            if isExhausted {
+                for i in filled..<count { buffer[offset + i] = 0 }
+                return filled
+            }
+            let got = min(count - filled, samples.count - position)
+            VectorMath.copy(samples, from: position, into: &buffer, at: offset + filled, count: got)
+            position += got
+            filled += got
+            if filled < count {
+                for i in filled..<count { buffer[offset + i] = 0 }
+                if loops && got + filled > 0 && decoded.estimatedFrameCount > 0 {
+                    position = 0
                 } else {
                     isExhausted = true
                 }

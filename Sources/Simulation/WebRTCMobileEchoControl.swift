@@ -35,7 +35,9 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
         processor = try WebRTCEchoProcessor(kind: .aecm, sampleRate: Self.innerRate, settings: settings)
         let inner = processor.frameSize
         let priming = try RateBridge.priming(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner)
-        render = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: 0)
+        // The render side only feeds AECM: nothing comes back up from it.
+        render = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: 0,
+                                returnsOutput: false)
         capture = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: priming)
         self.latencySamples = latencySamples
         self.sampleRate = sampleRate
@@ -100,11 +102,13 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
 /// engine's rate out: a libsamplerate converter each way and a FIFO on each side. The output
 /// FIFO starts with `priming` zeros so that every pull finds a whole frame: the resamplers hold
 /// back their first output until they have seen enough input. Allocates nothing per frame.
+/// A bridge that `returnsOutput: false` (a canceller's render side, whose inner frames only feed
+/// it) converts one way only: the way back would cost as much as the capture side's and go unread.
 final class RateBridge {
     let outerFrame: Int
     let innerFrame: Int
     private let down: Resampler
-    private let up: Resampler
+    private let up: Resampler?
     private var downOut: [Float]
     private var innerFIFO: SampleFIFO
     private var innerIn: [Float]
@@ -112,11 +116,11 @@ final class RateBridge {
     private var upOut: [Float]
     private var outerFIFO: SampleFIFO
 
-    init(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int, priming: Int) throws {
+    init(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int, priming: Int, returnsOutput: Bool = true) throws {
         self.outerFrame = outerFrame
         self.innerFrame = innerFrame
         down = try Resampler(inputRate: outerRate, outputRate: innerRate, quality: .medium)
-        up = try Resampler(inputRate: innerRate, outputRate: outerRate, quality: .medium)
+        up = returnsOutput ? try Resampler(inputRate: innerRate, outputRate: outerRate, quality: .medium) : nil
         downOut = [Float](repeating: 0, count: outerFrame * innerRate / outerRate + 64)
         innerFIFO = SampleFIFO(capacity: innerRate)
         innerIn = [Float](repeating: 0, count: innerFrame)
@@ -133,7 +137,7 @@ final class RateBridge {
         while innerFIFO.count >= innerFrame {
             _ = innerFIFO.read(into: &innerIn, count: innerFrame)
             try process(innerIn, &innerOut)
-            try up.convert(innerOut, count: innerFrame, scratch: &upOut) { outerFIFO.write($0, count: $1) }
+            try up?.convert(innerOut, count: innerFrame, scratch: &upOut) { outerFIFO.write($0, count: $1) }
         }
     }
 

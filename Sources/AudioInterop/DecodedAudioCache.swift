@@ -1,0 +1,125 @@
+import AudioCore
+import Foundation
+import Synchronization
+
+/// Whole decoded inputs shared by the runs of one process: `echolab eval` runs every scenario in
+/// several modes, and most of its time went into resampling the same 16 kHz inputs to 48 kHz
+/// again for each run (libsamplerate's best quality: 86 % of an eval's CPU time). A file is
+/// decoded once — exactly as `AudioFileStream` streams it, so a run reads the same bits — and
+/// kept while the cache's byte budget allows. Off except inside `using` (a single `run` reads each
+/// file once, and a day-long input must stream).
+public final class DecodedAudioCache: Sendable {
+    public static let shared = DecodedAudioCache()
+
+    /// A decoded file: its samples at the target rate and the stream's frame estimate.
+    public struct Decoded: Sendable {
+        public let samples: [Float]
+        public let estimatedFrameCount: Int64
+    }
+
+    private struct Key: Hashable {
+        var path: String
+        var targetRate: Int
+        var selection: ChannelSelection
+        var quality: ResamplerQuality
+        /// The file as it is now (a file rewritten between runs is decoded again).
+        var size: UInt64
+        var modified: Double
+    }
+
+    /// One file's slot: its lock is held while it is decoded, so a second run that wants the
+    /// same file waits for it instead of decoding it too.
+    private final class Slot: Sendable {
+        enum Content { case empty, decoded(Decoded), streamed }
+        let content = Mutex<Content>(.empty)
+    }
+
+    private struct State {
+        var budgetBytes = 0
+        var usedBytes = 0
+        var slots: [Key: Slot] = [:]
+        /// Callers inside `using`; the cache empties and turns off when the last one leaves.
+        var users = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Files longer than this many frames at the target rate are streamed, not cached (32 MB).
+    public static let maximumFrames: Int64 = 1 << 23
+
+    /// Runs `body` with the cache on (the largest budget any current caller asked for); when the
+    /// last caller leaves, the cache lets go of everything and turns off, so nothing outlives an
+    /// eval and a later `run` streams as always.
+    public func using<Result>(budgetBytes: Int, _ body: () throws -> Result) rethrows -> Result {
+        state.withLock { state in
+            state.users += 1
+            state.budgetBytes = max(state.budgetBytes, budgetBytes)
+        }
+        defer {
+            state.withLock { state in
+                state.users -= 1
+                if state.users == 0 {
+                    state.budgetBytes = 0
+                    state.usedBytes = 0
+                    state.slots.removeAll()
+                }
+            }
+        }
+        return try body()
+    }
+
+    /// The whole file as `AudioFileStream(path:targetRate:selection:quality:)` delivers it, or nil
+    /// when the cache is off, the file is too long, the budget is spent or the file has a
+    /// problem (then stream it: the stream reports the problem as it always does).
+    public func decoded(path: String, targetRate: Int, selection: ChannelSelection,
+                        quality: ResamplerQuality = .best) -> Decoded? {
+        guard state.withLock({ $0.budgetBytes > 0 }) else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let size = (attributes[.size] as? NSNumber)?.uint64Value,
+              let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate else { return nil }
+        let key = Key(path: path, targetRate: targetRate, selection: selection, quality: quality, size: size, modified: modified)
+        let slot = state.withLock { state in
+            if let slot = state.slots[key] { return slot }
+            let slot = Slot()
+            state.slots[key] = slot
+            return slot
+        }
+        return slot.content.withLock { content -> Decoded? in
+            switch content {
+            case .decoded(let decoded): return decoded
+            case .streamed: return nil
+            case .empty: break
+            }
+            // A file that cannot be decoded whole (an error, too long, over budget) is streamed by
+            // each run, which then meets any error where a run without the cache would: a NaN
+            // past the end of a shorter call is never read.
+            guard let decoded = decode(key) else {
+                content = .streamed
+                return nil
+            }
+            content = .decoded(decoded)
+            return decoded
+        }
+    }
+
+    private func decode(_ key: Key) -> Decoded? {
+        guard let stream = try? AudioFileStream(path: key.path, targetRate: key.targetRate, selection: key.selection,
+                                                quality: key.quality) else { return nil }
+        let estimate = stream.estimatedFrameCount
+        guard estimate <= Self.maximumFrames else { return nil }
+        let bytes = Int(estimate) * MemoryLayout<Float>.size
+        let admitted = state.withLock { state in
+            guard state.usedBytes + bytes <= state.budgetBytes else { return false }
+            state.usedBytes += bytes
+            return true
+        }
+        guard admitted else { return nil }
+        // A header that promised less than the file holds is not worth keeping either.
+        guard let samples = try? AudioFileStream.read(stream, estimatedFrames: estimate),
+              samples.count <= Int(Self.maximumFrames) + 65_536 else {
+            state.withLock { $0.usedBytes -= bytes }
+            return nil
+        }
+        return Decoded(samples: samples, estimatedFrameCount: estimate)
+    }
+}
