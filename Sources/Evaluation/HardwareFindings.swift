@@ -11,13 +11,19 @@ public enum HardwareFindings {
     /// A route change leaks echo when the canceller removes less than this over the first second.
     public static let leakERLEThresholdDB = 10.0
 
-    public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int) -> [RunReport.Finding] {
+    /// `states`: the call's device timeline, to tell whether a canceller was on after a route
+    /// change (with AEC disabled nothing is cancelled anyway: `aec-disabled-with-real-devices`).
+    public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
+                                states: [DeviceState] = []) -> [RunReport.Finding] {
         guard let hardware else { return [] }
+        func cancellerOn(at frame: Int64) -> Bool {
+            (states.last { $0.frame <= frame } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
+        }
         var findings = hardware.issues.map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
             let start = Int(segment.startFrame)
             let end = min(length, start + Int(rate))
-            guard end > start, let erle = analysis.metrics(in: start..<end).erleDB, erle < leakERLEThresholdDB else { continue }
+            guard end > start, cancellerOn(at: segment.startFrame), let erle = analysis.metrics(in: start..<end).erleDB, erle < leakERLEThresholdDB else { continue }
             findings.append(RunReport.Finding(
                 rule: echoLeakRule, atSeconds: Double(start) / rate, untilSeconds: Double(end) / rate,
                 message: "after the route change to \(segment.route) the canceller had to learn a new echo path: echo leaked to the peer",

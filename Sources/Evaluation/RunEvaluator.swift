@@ -40,7 +40,7 @@ public struct RunEvaluator: Sendable {
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples))
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
-            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length)
+            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
         let processing = run.scenario.voiceProcessing
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,

@@ -44,4 +44,19 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertEqual(leak.atSeconds, 8)
         XCTAssertLessThan(try XCTUnwrap(leak.consequenceDB), before - 10)
     }
+
+    /// With the canceller off a route change is no leak of the canceller's (the whole call leaks:
+    /// that is `aec-disabled-with-real-devices`).
+    func testNoLeakFindingWithTheCancellerOff() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "route-change-off", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "duration_s": 6, "route": "receiver", "aec": {"mode": "disabled"},
+             "timeline": [{"at_ms": 3000, "action": "route_change", "route": "speaker"}]}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none).run()
+        XCTAssertEqual(report.findings.map(\.rule), ["aec-disabled-with-real-devices"])
+    }
 }
