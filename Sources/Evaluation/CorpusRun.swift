@@ -152,7 +152,7 @@ public struct CorpusRun {
                     guard index < entries.count, cancellation?.isCancelled != true else { return }
                     let entry = entries[index]
                     let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                          cancellation: cancellation)
+                                          jobs: workers, cancellation: cancellation)
                     // An entry stopped by the interruption did not finish: it is not part of the outcome.
                     if result.wasCancelled { return }
                     results.withLock { $0[index] = result }
@@ -218,7 +218,7 @@ public struct CorpusRun {
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
-                    taps: TapSelection, cancellation: RunCancellation?) -> Result {
+                    taps: TapSelection, jobs: Int, cancellation: RunCancellation?) -> Result {
         let file = item.file
         let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, summary: nil, error: nil)
@@ -231,7 +231,11 @@ public struct CorpusRun {
                 result.mode = mode
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
-                let report = try RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation).run()
+                var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation)
+                // Several jobs already keep the cores busy: a measuring thread per run would only
+                // add hand-overs.
+                output.measuresInBackground = jobs == 1
+                let report = try output.run()
                 result.summary = try RunSummary(reading: report.json())
             case .recording(let recording):
                 if cancellation?.isCancelled == true { throw RunCancelled() }
