@@ -152,7 +152,7 @@ public struct CorpusRun {
                     guard index < entries.count, cancellation?.isCancelled != true else { return }
                     let entry = entries[index]
                     let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                          jobs: workers, cancellation: cancellation)
+                                          cancellation: cancellation)
                     // An entry stopped by the interruption did not finish: it is not part of the outcome.
                     if result.wasCancelled { return }
                     results.withLock { $0[index] = result }
@@ -218,7 +218,7 @@ public struct CorpusRun {
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
-                    taps: TapSelection, jobs: Int, cancellation: RunCancellation?) -> Result {
+                    taps: TapSelection, cancellation: RunCancellation?) -> Result {
         let file = item.file
         let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, summary: nil, error: nil)
@@ -232,9 +232,9 @@ public struct CorpusRun {
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation)
-                // Several jobs already keep the cores busy: a measuring thread per run would only
-                // add hand-overs.
-                output.measuresInBackground = jobs == 1
+                // `--jobs` is how many cores eval uses: each run measures inline, on its job's
+                // thread (a measuring thread per run would make `--jobs 1` use two).
+                output.measuresInBackground = false
                 let report = try output.run()
                 result.summary = try RunSummary(reading: report.json())
             case .recording(let recording):

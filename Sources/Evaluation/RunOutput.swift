@@ -36,7 +36,7 @@ public struct RunOutput {
     /// Called every second of call time while the call runs.
     public var progress: ((RunProgress) -> Void)?
     /// Measure the call on a second thread while it runs (`BackgroundTap`; the same results).
-    /// Worth it when a core is free: `eval` with several jobs keeps its cores busy without it.
+    /// Worth it when a core is free; `eval` turns it off (its `--jobs` says how many cores to use).
     public var measuresInBackground = true
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
