@@ -115,19 +115,7 @@ public final class SimulatedCall {
         farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate) }
         nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate) }
         noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }
-        let path = world.echoPath
-        let response: [Float]?
-        switch path.impulseResponse {
-        case .none: response = nil
-        case .file(let file, let channel)?:
-            response = try AudioFileStream.readAll(path: file, targetRate: rate, selection: channel).samples
-            if response?.isEmpty ?? true { throw CallError.input("\(file): impulse response is empty") }
-        case .synthetic(let rt60, let seed)?:
-            response = SyntheticRoom.impulseResponse(rt60Milliseconds: rt60, sampleRate: rate, seed: seed)
-        }
-        echoPath = AcousticEchoPath(blockSize: n, delayFrames: Int((path.delayMilliseconds * Double(rate) / 1000).rounded()),
-                                    gain: Float(Decibels.amplitude(fromDB: path.gainDB)), impulseResponse: response,
-                                    clipLevel: path.clipDBFS.map { Float(Decibels.amplitude(fromDB: $0)) })
+        echoPath = try AcousticEchoPath.make(world.echoPath, sampleRate: rate, blockSize: n)
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
                                                 filterOverride: voiceProcessing.filterMilliseconds)
         try sendVoiceProcessor.setAcousticEchoCanceller(mode: voiceProcessing.echoCancellerMode)

@@ -92,8 +92,8 @@ public struct RouteProfile: Hashable, Sendable {
 }
 
 extension AcousticEchoPath {
-    /// Builds the engine-rate path for `settings` (what `SimulatedCall` does for the scenario's
-    /// `echo_path`; routes build theirs here when they switch).
+    /// Builds the engine-rate path for `settings`: the scenario's `echo_path` when the call
+    /// starts, and each route's when it switches.
     static func make(_ settings: EchoPathSettings, sampleRate rate: Int, blockSize: Int) throws -> AcousticEchoPath {
         let response: [Float]?
         switch settings.impulseResponse {
