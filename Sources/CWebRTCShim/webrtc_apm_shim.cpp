@@ -4,6 +4,7 @@
 #include "webrtc_apm_shim.h"
 
 #include <memory>
+#include <pthread.h>
 #include <vector>
 #include <webrtc/common.h>
 #include <webrtc/modules/audio_processing/include/audio_processing.h>
@@ -16,6 +17,36 @@ struct EchoLabAPM {
 };
 
 namespace {
+
+// webrtc-audio-processing 0.3 keeps the AEC's kernels in process-wide function pointers
+// (WebRtcAec_FilterFar, cft1st_128, ...). Every AEC initialisation sets them to the C versions
+// and then to the SSE2 ones, so a canceller processing on another thread at that moment runs a
+// frame with the C kernels and its output differs in the last bits: `eval --jobs 2` was not
+// bit-identical to `--jobs 1`. Initialising (create, configure, destroy) therefore takes this
+// lock exclusively and processing takes it shared. Writers are preferred, so a new canceller is
+// never starved by the others' frames; uncontended, a frame pays two atomic operations.
+pthread_rwlock_t *libraryLock() {
+    static pthread_rwlock_t *lock = [] {
+        static pthread_rwlock_t storage;
+        pthread_rwlockattr_t attributes;
+        pthread_rwlockattr_init(&attributes);
+        pthread_rwlockattr_setkind_np(&attributes, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&storage, &attributes);
+        pthread_rwlockattr_destroy(&attributes);
+        return &storage;
+    }();
+    return lock;
+}
+
+struct ExclusiveLibraryAccess {
+    ExclusiveLibraryAccess() { pthread_rwlock_wrlock(libraryLock()); }
+    ~ExclusiveLibraryAccess() { pthread_rwlock_unlock(libraryLock()); }
+};
+
+struct SharedLibraryAccess {
+    SharedLibraryAccess() { pthread_rwlock_rdlock(libraryLock()); }
+    ~SharedLibraryAccess() { pthread_rwlock_unlock(libraryLock()); }
+};
 
 int configure(EchoLabAPM *state, EchoLabAPMSettings settings) {
     webrtc::AudioProcessing *apm = state->apm.get();
@@ -37,6 +68,7 @@ int configure(EchoLabAPM *state, EchoLabAPMSettings settings) {
 
 extern "C" EchoLabAPM *echolab_apm_create(EchoLabAPMKind kind, int sample_rate, EchoLabAPMSettings settings, int *error) {
     *error = 0;
+    ExclusiveLibraryAccess access;
     bool valid = kind == echolab_apm_aecm ? (sample_rate == 8000 || sample_rate == 16000)
                                           : (sample_rate == 8000 || sample_rate == 16000 || sample_rate == 32000 || sample_rate == 48000);
     if (!valid) {
@@ -80,19 +112,27 @@ extern "C" EchoLabAPM *echolab_apm_create(EchoLabAPMKind kind, int sample_rate, 
     return state.release();
 }
 
-extern "C" void echolab_apm_destroy(EchoLabAPM *apm) { delete apm; }
+extern "C" void echolab_apm_destroy(EchoLabAPM *apm) {
+    ExclusiveLibraryAccess access;
+    delete apm;
+}
 
 extern "C" int echolab_apm_frame_size(const EchoLabAPM *apm) { return static_cast<int>(apm->stream.num_frames()); }
 
-extern "C" int echolab_apm_update(EchoLabAPM *apm, EchoLabAPMSettings settings) { return configure(apm, settings); }
+extern "C" int echolab_apm_update(EchoLabAPM *apm, EchoLabAPMSettings settings) {
+    ExclusiveLibraryAccess access;
+    return configure(apm, settings);
+}
 
 extern "C" int echolab_apm_render(EchoLabAPM *apm, const float *frame) {
+    SharedLibraryAccess access;
     const float *in[1] = {frame};
     float *out[1] = {apm->renderScratch.data()};
     return apm->apm->ProcessReverseStream(in, apm->stream, apm->stream, out);
 }
 
 extern "C" int echolab_apm_capture(EchoLabAPM *apm, const float *input, float *output, int delay_ms) {
+    SharedLibraryAccess access;
     int code = apm->apm->set_stream_delay_ms(delay_ms);
     // kBadStreamParameterWarning (delay clamped to 0…500 ms) is a warning, not a failure.
     if (code != 0 && code != webrtc::AudioProcessing::kBadStreamParameterWarning) return code;
@@ -103,12 +143,14 @@ extern "C" int echolab_apm_capture(EchoLabAPM *apm, const float *input, float *o
 
 extern "C" int echolab_apm_stream_has_echo(const EchoLabAPM *apm) {
     if (apm->kind != echolab_apm_aec) return 1;
+    SharedLibraryAccess access;
     return apm->apm->echo_cancellation()->stream_has_echo() ? 1 : 0;
 }
 
 extern "C" void echolab_apm_metrics(EchoLabAPM *apm, EchoLabAPMMetrics *metrics) {
     *metrics = EchoLabAPMMetrics{-100, -100, -100, -100, -1, -1, 0};
     if (apm->kind != echolab_apm_aec) return;
+    SharedLibraryAccess access;
     webrtc::EchoCancellation::Metrics values;
     if (apm->apm->echo_cancellation()->GetMetrics(&values) == 0) {
         metrics->erl_db = values.echo_return_loss.average;

@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 import AudioCore
 @testable import AudioInterop
@@ -64,4 +65,51 @@ final class WebRTCEchoProcessorTests: XCTestCase {
         }
         XCTAssertThrowsError(try WebRTCEchoProcessor(kind: .aec, sampleRate: 44_100))
     }
+
+    /// webrtc-audio-processing 0.3 resets process-wide kernel pointers whenever an AEC is
+    /// initialised; before the shim serialised that, a canceller whose neighbour was being created
+    /// on another thread ran some frames with other kernels and its output changed in the last
+    /// bits (`eval --jobs 2` differed from `--jobs 1`). The output must not depend on what other
+    /// threads do.
+    func testOutputIsBitIdenticalWhileOtherThreadsCreateCancellers() throws {
+        func output(_ processor: WebRTCEchoProcessor) throws -> [Float] {
+            let n = processor.frameSize
+            let far = Signals.noise(seed: 31, count: n * 300, amplitude: 0.3)
+            var mic = [Float](repeating: 0, count: n), out = mic, all: [Float] = []
+            all.reserveCapacity(far.count)
+            for start in stride(from: 0, to: far.count, by: n) {
+                let frame = Array(far[start..<start + n])
+                for i in 0..<n { mic[i] = start + i >= 960 ? far[start + i - 960] * 0.5 : 0 }
+                try processor.render(frame)
+                try processor.capture(mic, into: &out, delayMilliseconds: 20)
+                all += out
+            }
+            return all
+        }
+        let alone = try output(WebRTCEchoProcessor(kind: .aec, sampleRate: 48_000))
+
+        let stop = Stop()
+        let churn = Thread {
+            while !stop.isSet {
+                _ = try? WebRTCEchoProcessor(kind: .aec, sampleRate: 16_000)
+            }
+            stop.finished.signal()
+        }
+        churn.start()
+        let busy = try output(WebRTCEchoProcessor(kind: .aec, sampleRate: 48_000))
+        stop.set()
+        stop.finished.wait()
+
+        XCTAssertEqual(alone.count, busy.count)
+        let differing = zip(alone, busy).filter { $0.bitPattern != $1.bitPattern }.count
+        XCTAssertEqual(differing, 0, "\(differing) of \(alone.count) samples changed while another thread created cancellers")
+    }
+}
+
+private final class Stop: @unchecked Sendable {
+    private let lock = NSLock()
+    private var flag = false
+    let finished = DispatchSemaphore(value: 0)
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return flag }
+    func set() { lock.lock(); flag = true; lock.unlock() }
 }
