@@ -10,7 +10,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps test-deps build test eval baseline bench vectors golden fuzz fuzz-smoke clean
+.PHONY: all deps test-deps build test eval determinism baseline bench vectors golden fuzz fuzz-smoke clean
 
 all: build
 
@@ -44,6 +44,19 @@ BASELINE ?= $(if $(DEFAULT_EVAL),$(REPORTS)/baseline.json,)
 eval: build
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps)
 	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --markdown $(REPORTS)/compare.md)
+
+## determinism: after `make eval` (JOBS=2 by default), run the same corpus and modes with --jobs 1 and require
+##              the same eval.json byte for byte, wall-clock time aside: results must not depend on threads.
+determinism: build
+	@one=$$(mktemp -d) && \
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $$one --jobs 1 --no-taps > /dev/null && \
+	grep -v '"wall_s"' $$one/eval.json > $$one/one.json && grep -v '"wall_s"' $(REPORTS)/eval.json > $$one/many.json && \
+	if cmp -s $$one/one.json $$one/many.json; then \
+		echo "determinism: --jobs 1 gives $(REPORTS)/eval.json (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
+	else \
+		diff $$one/one.json $$one/many.json | head -20; \
+		echo "determinism: $(REPORTS)/eval.json differs between --jobs 1 and --jobs $(JOBS) (kept in $$one)"; exit 1; \
+	fi
 
 ## baseline: run the default corpus × all modes and make its eval.json the committed baseline
 baseline: build

@@ -50,6 +50,7 @@ struct TickCopy {
     var frame: Int64 = 0
     var count = 0
     var sendLatency = 0
+    var nearEndInMic = true
     var mic: [Float] = []
     var reference: [Float] = []
     var echo: [Float] = []
@@ -66,6 +67,7 @@ struct TickCopy {
         frame = tick.frame
         count = n
         sendLatency = tick.sendLatency
+        nearEndInMic = tick.nearEndInMic
         mic[0..<n] = tick.mic[0..<n]
         reference[0..<n] = tick.reference[0..<n]
         echo[0..<n] = tick.echo[0..<n]
@@ -76,7 +78,7 @@ struct TickCopy {
 
     var signals: TickSignals {
         TickSignals(frame: frame, count: count, mic: mic, reference: reference, echo: echo, nearEnd: nearEnd,
-                    played: played, sent: sent, sendLatency: sendLatency)
+                    played: played, sent: sent, sendLatency: sendLatency, nearEndInMic: nearEndInMic)
     }
 }
 

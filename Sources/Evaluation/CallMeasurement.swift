@@ -32,6 +32,12 @@ public final class CallMeasurement: CallTap {
     }
 
     public func record(_ tick: TickSignals) throws {
+        if !tick.nearEndInMic {
+            // This tick's capture reaches sent `sendLatency` later (as its near-end track is lined
+            // up below); given before the frames there are scored.
+            let start = Int(tick.frame) + tick.sendLatency
+            analysis.excludeFromNearEndPreservation(start..<(start + tick.count))
+        }
         let mic: [Float]
         if history.line(up: tick) {
             mic = history.mic

@@ -62,6 +62,16 @@ public final class EchoAnalysisStream {
                     from: offset, count: count)
     }
 
+    /// Leaves samples `range` out of near-end preservation (the frames that touch it): where the
+    /// near-end track given to `append` is not what reached the processed signal there — a
+    /// custom mic sending its own audio, or the device mic after the app's own buffering. Ranges
+    /// come in ascending order, before or after the samples they cover are appended, but before
+    /// the frames touching them are scored (give a range no later than with its samples).
+    public func excludeFromNearEndPreservation(_ range: Range<Int>) {
+        precondition(!finished, "EchoAnalysisStream: exclude after finish")
+        core.excludeFromNearEndPreservation(range)
+    }
+
     /// Samples appended so far.
     public var sampleCount: Int { core.received }
 

@@ -48,6 +48,11 @@ struct EchoStreamCore {
     /// single-talk frames.
     private(set) var doubleTalkSums = NearEndPreservation.Sums()
     private(set) var nearEndSingleTalkSums = NearEndPreservation.Sums()
+    /// Sample ranges (ascending, merged) where the near-end track does not line up with what was
+    /// processed, so near-end preservation skips the frames touching them; ranges wholly before
+    /// the next frame to score are dropped as frames advance (`excludedHead`).
+    private var excluded: [Range<Int>] = []
+    private var excludedHead = 0
 
     /// What a hop contributes to the frames containing it.
     private struct HopMeasures {
@@ -109,6 +114,29 @@ struct EchoStreamCore {
             done += piece
             advance()
         }
+    }
+
+    /// Leaves `range` (samples) out of near-end preservation. Ranges must come in ascending order;
+    /// a range that touches the previous one extends it.
+    mutating func excludeFromNearEndPreservation(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        if excludedHead < excluded.count, let last = excluded.last, range.lowerBound <= last.upperBound {
+            excluded[excluded.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            return
+        }
+        // Drop what scoring has passed before growing the array (it stays a few entries long).
+        if excludedHead > 0 && excludedHead * 2 >= excluded.count {
+            excluded.removeFirst(excludedHead)
+            excludedHead = 0
+        }
+        excluded.append(range)
+    }
+
+    /// Whether frame samples `start..<end` touch an excluded range; forgets ranges before `start`
+    /// (frames are scored in ascending order).
+    private mutating func isExcluded(_ start: Int, _ end: Int) -> Bool {
+        while excludedHead < excluded.count, excluded[excludedHead].upperBound <= start { excludedHead += 1 }
+        return excludedHead < excluded.count && excluded[excludedHead].lowerBound < end
     }
 
     /// Ends the warm-up if it is still running and scores what is left.
@@ -206,7 +234,7 @@ struct EchoStreamCore {
     private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
         let singleTalk = gate.classify(farEndEnergy: first.farEndEnergy + second.farEndEnergy,
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy)
-        if hasNearEnd {
+        if hasNearEnd, !isExcluded(frame * hop, frame * hop + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, to: &doubleTalkSums)
             case .nearEndSingleTalk: Self.add(first, second, to: &nearEndSingleTalkSums)

@@ -14,9 +14,14 @@ public struct TickSignals {
     /// Samples by which `sent` lags `mic` in this tick: the send path's processing latency
     /// (the canceller's and the noise suppressor's), so a measurement can line the two up.
     public let sendLatency: Int
+    /// Whether `mic` holds `nearEnd` sample for sample: the device mic fed the send path directly
+    /// for the whole tick. False while a custom mic is the source (a file or generator sends its
+    /// own audio; a passthrough device sends the device mic after its own buffering and rate
+    /// conversion, so the acoustic near end no longer lines up with what is sent).
+    public let nearEndInMic: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
-                played: [Float], sent: [Float], sendLatency: Int = 0) {
+                played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true) {
         self.frame = frame
         self.count = count
         self.mic = mic
@@ -26,6 +31,7 @@ public struct TickSignals {
         self.played = played
         self.sent = sent
         self.sendLatency = sendLatency
+        self.nearEndInMic = nearEndInMic
     }
 
     /// The signal a tap name refers to (`CallRecording.tapNames`).

@@ -295,7 +295,9 @@ public final class SimulatedCall {
         try hardware?.capture(&physical, echo: &echo, nearEnd: &near, count: n)   // through the input device
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
+        let deviceMicBefore = activeMic == nil
         readCapture()
+        let nearEndInMic = deviceMicBefore && activeMic == nil
         hardware?.gate(&capture, count: n, customMicInUse: activeMic != nil)
         // 5. Reference.
         if isUserReferenceStarted {
@@ -313,7 +315,8 @@ public final class SimulatedCall {
         }
         if !taps.isEmpty {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
-                                      nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples)
+                                      nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
+                                      nearEndInMic: nearEndInMic)
             for tap in taps { try tap.record(signals) }
         }
         noteDeviceState()

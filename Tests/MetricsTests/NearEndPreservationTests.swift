@@ -1,5 +1,5 @@
 import AudioCore
-import Metrics
+@testable import Metrics
 import XCTest
 
 /// Near-end attenuation and distortion on analytic cases: the gain and the error are known.
@@ -67,5 +67,49 @@ final class NearEndPreservationTests: XCTestCase {
         XCTAssertNil(metrics.nearEnd)
         let json = String(decoding: try JSONEncoder().encode(metrics), as: UTF8.self)
         XCTAssertTrue(json.contains("\"near_end\":null"), json)
+    }
+
+    /// Where the near-end track does not line up with sent (a custom mic sent its own audio), the
+    /// stream leaves those frames out: sent there holds something else entirely, and counting it
+    /// would read as the canceller removing the near end.
+    func testExcludedStretchIsLeftOutOfNearEndPreservation() throws {
+        let (reference, echo, near, talk) = scene()
+        let mic = TestSignals.sum(echo, near)
+        // Sent keeps the near end at half its level in the first half of the talk and holds an
+        // unrelated signal (what a custom mic would send) in the second.
+        let other = TestSignals.noise(count: near.count, dbfs: -26, seed: 33)
+        let split = talk.lowerBound + talk.count / 2
+        let sent = near.indices.map { $0 < split ? near[$0] * 0.5 : other[$0] }
+        func preservation(excluding excluded: Range<Int>?) throws -> NearEndPreservation {
+            let stream = EchoAnalysisStream(sampleRate: 48_000, includesEcho: true, includesNearEnd: true)
+            // Given in two pieces, the second while the samples before it are already in.
+            if let excluded {
+                let middle = excluded.lowerBound + 48_000
+                stream.excludeFromNearEndPreservation(excluded.lowerBound..<middle)
+                stream.append(reference: reference, mic: mic, processed: sent, echo: echo, nearEnd: near, from: 0, count: middle)
+                stream.excludeFromNearEndPreservation(middle..<excluded.upperBound)
+                stream.append(reference: reference, mic: mic, processed: sent, echo: echo, nearEnd: near,
+                              from: middle, count: near.count - middle)
+            } else {
+                stream.append(reference: reference, mic: mic, processed: sent, echo: echo, nearEnd: near, count: near.count)
+            }
+            return try XCTUnwrap(stream.finish().whole.nearEnd)
+        }
+        let all = try preservation(excluding: nil)
+        let kept = try preservation(excluding: split..<near.count)
+        // Counted, the unrelated half drags the coherent gain to half of a half: 12 dB, not 6.
+        XCTAssertGreaterThan(try XCTUnwrap(all.attenuationDB), 11)
+        XCTAssertEqual(try XCTUnwrap(kept.attenuationDB), 20 * log10(2), accuracy: 1e-6)
+        XCTAssertLessThanOrEqual(try XCTUnwrap(kept.distortionDB), -100)
+        // Frames touching the excluded stretch are gone: those wholly before it remain.
+        let hop = 512, frameSize = 1024
+        let framesBefore = (split - talk.lowerBound - frameSize) / hop
+        XCTAssertLessThan(kept.doubleTalkFrames, all.doubleTalkFrames)
+        XCTAssertGreaterThanOrEqual(kept.doubleTalkFrames, framesBefore - 2)
+        XCTAssertLessThanOrEqual(kept.doubleTalkFrames, framesBefore + 3)
+        // Excluding everything leaves nothing to measure: null, not a made-up value.
+        let none = try preservation(excluding: 0..<near.count)
+        XCTAssertEqual(none.doubleTalkFrames, 0)
+        XCTAssertNil(none.attenuationDB)
     }
 }
