@@ -63,6 +63,8 @@ public enum RunReportDocument {
             })))
         }
 
+        blocks += hardwareBlocks(report)
+
         blocks.append(.heading("Findings", level: 2, id: "findings"))
         if report.findings.isEmpty {
             blocks.append(.paragraph([.text("None: the AEC rules of the custom audio device guide hold.")]))

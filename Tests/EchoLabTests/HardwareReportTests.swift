@@ -32,6 +32,15 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertEqual(hardware["added_latency_ms"] as? Double, 20)
         let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
         XCTAssertEqual(segments.map { $0["route"] as? String }, ["receiver", "speaker"])
+        // report.md says it for a reader: the granted formats, the latency, each route segment.
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("## Hardware and session"), markdown)
+        XCTAssertTrue(markdown.contains("input 48000 Hz, 256 frames (5.33 ms)"), markdown)
+        XCTAssertTrue(markdown.contains("adds 20.0 ms"), markdown)
+        XCTAssertTrue(markdown.contains("| 0.00 s | receiver |"), markdown)
+        XCTAssertTrue(markdown.contains("| 8.00 s | speaker |"), markdown)
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("id=\"hardware\""), "report.html has the hardware section")
         let analysisDip = report.findings.first { $0.rule == "echo-leak-after-route-change" }
         print("route change: ERLE steady \(before) dB on receiver, \(after) dB on speaker, re-converged in \(reconvergence) s; leak finding: \(String(describing: analysisDip?.consequenceDB))")
         XCTAssertGreaterThan(before, 10)
@@ -58,5 +67,31 @@ final class HardwareReportTests: XCTestCase {
         let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
                                    taps: .none).run()
         XCTAssertEqual(report.findings.map(\.rule), ["aec-disabled-with-real-devices"])
+    }
+
+    /// The session vector (inactive at the start, deactivated from 3 s to 4 s): report.md counts
+    /// the mic samples silenced while the session was not active, as report.json does, and a run
+    /// without hardware has no such section.
+    func testSessionSilenceIsInReportMarkdown() throws {
+        let out = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let scenario = packageRoot.appendingPathComponent("vectors/scenarios/hw-session-mistakes.json").path
+        let run = try runEchoLab(["run", scenario, "--out", out.path, "--no-taps"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let json = try loadJSON(out.appendingPathComponent("report.json").path)
+        let session = try XCTUnwrap((json["hardware"] as? [String: Any])?["session"] as? [String: Any])
+        let silenced = try XCTUnwrap((session["capture_silenced_samples"] as? [String: Any])?["inactive"] as? Double)
+        XCTAssertGreaterThan(silenced, 48_000)
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        let row = "| was not active | \(Int(silenced)) (\(String(format: "%.2f", silenced / 48_000)) s) |"
+        XCTAssertTrue(markdown.contains(row), "\(row) in\n\(markdown)")
+
+        let plain = try temporaryDirectory("plain")
+        defer { try? FileManager.default.removeItem(at: plain) }
+        let noHardware = try runEchoLab(["run", packageRoot.appendingPathComponent("vectors/scenarios/speech-room-doubletalk.json").path,
+                                         "--out", plain.path, "--no-taps"])
+        XCTAssertEqual(noHardware.status, 0, noHardware.standardError)
+        let plainMarkdown = try String(contentsOf: plain.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertFalse(plainMarkdown.contains("Hardware and session"))
     }
 }
