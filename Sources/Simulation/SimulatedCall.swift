@@ -107,6 +107,13 @@ public final class SimulatedCall {
     private var reference: [Float]
     private var sent: [Float]
     private let fadeIn: [Float]
+    /// The loudspeaker's drive as a pull render graph (as the custom speakers' playouts are): the
+    /// downlink, played by the default speaker, mixed with what the app played on the loudspeaker
+    /// itself. With a custom speaker the downlink goes to the app instead, and its bus is disabled.
+    private let downlinkBus: BusInputNode
+    private let appSoundBus: BusInputNode
+    private let loudspeakerMixer: MixerNode
+    private let loudspeakerGraph: RenderGraph
 
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
                 recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil) throws {
@@ -128,6 +135,10 @@ public final class SimulatedCall {
         downlink = block; drive = block; emission = block; echo = block; near = block; noiseBlock = block
         physical = block; capture = block; incoming = block; reference = block; sent = block
         fadeIn = (0..<n).map { Float($0 + 1) / Float(n + 1) }
+        downlinkBus = BusInputNode(maximumFrames: n)
+        appSoundBus = BusInputNode(maximumFrames: n)
+        loudspeakerMixer = MixerNode(inputs: [.init(downlinkBus), .init(appSoundBus)], maximumFrames: n)
+        loudspeakerGraph = RenderGraph(output: loudspeakerMixer)
         audioManager.onChange = { [unowned self] in log("device", $0) }
     }
 
@@ -265,11 +276,10 @@ public final class SimulatedCall {
         } else {
             VectorMath.fill(&emission, count: n)   // the app never played: idle, nothing to count
         }
-        if speaker == nil {
-            VectorMath.add(downlink, emission, into: &drive, count: n)
-        } else {
-            VectorMath.copy(emission, into: &drive, count: n)
-        }
+        downlinkBus.set(downlink, count: n)
+        appSoundBus.set(emission, count: n)
+        loudspeakerMixer.setEnabled(speaker == nil, forInput: 0)
+        try loudspeakerGraph.render(frames: n, into: &drive)
         let tickStart = tickCount * Int64(n)
         let loudspeakerClipped = VectorMath.saturate(&drive, count: n)
         if playoutClipped + loudspeakerClipped > 0 {

@@ -89,4 +89,40 @@ final class RenderGraphTests: XCTestCase {
         XCTAssertEqual(graph.insufficientPulls, 1)
         _ = call.end()
     }
+
+    /// The engine's loudspeaker mix: two buses the engine feeds each tick, the first one disabled
+    /// while a custom speaker takes the downlink. Enabled, the mix is the exact sum; disabled, the
+    /// other bus passes bit for bit and the disabled one is not pulled (its block stays for later);
+    /// a bus pulled without a new block runs dry instead of repeating the old one.
+    func testBusesAndADisabledMixerInputAsTheEngineUsesThem() throws {
+        let downlink = BusInputNode(maximumFrames: 4), app = BusInputNode(maximumFrames: 4)
+        let mixer = MixerNode(inputs: [.init(downlink), .init(app)], maximumFrames: 4)
+        let graph = RenderGraph(output: mixer)
+        var drive = [Float](repeating: 9, count: 4)
+        downlink.set([0.5, -0.25, 0, 1], count: 4)
+        app.set([0.125, 0.125, -0, -1], count: 4)
+        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(drive, [0.625, -0.125, 0, 0])
+
+        downlink.set([0.5, 0.5, 0.5, 0.5], count: 4)
+        app.set([-0, 0.25, 0.5, 0.75], count: 4)
+        mixer.setEnabled(false, forInput: 0)
+        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(drive.map(\.bitPattern), [Float(-0), 0.25, 0.5, 0.75].map(\.bitPattern))
+        // The disabled bus was not pulled: its block is still there once enabled again.
+        mixer.setEnabled(true, forInput: 0)
+        app.set([0, 0, 0, 0], count: 4)
+        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(drive, [0.5, 0.5, 0.5, 0.5])
+        // No new block: both buses run dry, the pull says so and is silent.
+        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .insufficientData(rendered: 0))
+        XCTAssertEqual(drive, [0, 0, 0, 0])
+        XCTAssertEqual(graph.insufficientPulls, 1)
+        // Nothing enabled: silence, complete.
+        mixer.setEnabled(false, forInput: 0)
+        mixer.setEnabled(false, forInput: 1)
+        drive = [1, 1, 1, 1]
+        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(drive, [0, 0, 0, 0])
+    }
 }

@@ -1,15 +1,18 @@
 import AudioCore
 import AudioInterop
 
-/// Sums its inputs, each times its own gain (AUGraph's multichannel mixer with per-bus volume).
-/// Inputs render in order into one preallocated scratch buffer.
+/// Sums its inputs, each times its own gain (AUGraph's multichannel mixer with per-bus volume
+/// and enable). Inputs render in order into one preallocated scratch buffer; a disabled input is
+/// not pulled at all, so its source keeps its place (kMultiChannelMixerParam_Enable).
 public final class MixerNode: RenderNode {
     public struct Input {
         public let node: RenderNode
         public var gain: Float
-        public init(_ node: RenderNode, gain: Float = 1) {
+        public var isEnabled: Bool
+        public init(_ node: RenderNode, gain: Float = 1, isEnabled: Bool = true) {
             self.node = node
             self.gain = gain
+            self.isEnabled = isEnabled
         }
     }
 
@@ -28,20 +31,28 @@ public final class MixerNode: RenderNode {
         inputs[index].gain = gain
     }
 
+    /// Enables or disables input `index` from the next pull on.
+    public func setEnabled(_ enabled: Bool, forInput index: Int) {
+        inputs[index].isEnabled = enabled
+    }
+
     public func render(into buffer: inout [Float], frames: Int) throws -> RenderStatus {
         guard frames <= maximumFrames else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: maximumFrames) }
-        guard !inputs.isEmpty else {
-            VectorMath.fill(&buffer, count: frames)
-            return .complete
-        }
-        var status = try inputs[0].node.render(into: &buffer, frames: frames)
-        let first = inputs[0].gain
-        if first != 1 { for i in 0..<frames { buffer[i] *= first } }
-        for input in inputs.dropFirst() {
-            status = status.merged(with: try input.node.render(into: &scratch, frames: frames))
+        var status = RenderStatus.complete
+        var first = true
+        for input in inputs where input.isEnabled {
             let gain = input.gain
-            for i in 0..<frames { buffer[i] += scratch[i] * gain }
+            if first {
+                // The first enabled input renders in place: with gain 1 the bus is its samples, bit for bit.
+                status = try input.node.render(into: &buffer, frames: frames)
+                if gain != 1 { for i in 0..<frames { buffer[i] *= gain } }
+                first = false
+            } else {
+                status = status.merged(with: try input.node.render(into: &scratch, frames: frames))
+                for i in 0..<frames { buffer[i] += scratch[i] * gain }
+            }
         }
+        if first { VectorMath.fill(&buffer, count: frames) }   // nothing enabled: silence
         return status
     }
 }

@@ -10,19 +10,30 @@ public final class RenderGraph {
     public private(set) var renderedFrames: Int64 = 0
     public private(set) var missingFrames: Int64 = 0
 
+    /// The most frames one pull may ask for.
+    public let maximumFrames: Int
+
     public init(output: RenderNode) {
         outputNode = output
+        maximumFrames = output.maximumFrames
         self.output = [Float](repeating: 0, count: output.maximumFrames)
     }
-
-    public var maximumFrames: Int { output.count }
 
     /// Pulls `frames` frames through the graph. Short data is reported in the status (and
     /// counted), with the missing frames silent.
     @discardableResult
     public func render(frames: Int) throws -> RenderStatus {
-        guard frames <= output.count else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: output.count) }
-        let status = try outputNode.render(into: &output, frames: frames)
+        try render(frames: frames, into: &output)
+    }
+
+    /// Pulls `frames` frames into the caller's `buffer` instead of `output` (a graph that feeds a
+    /// block the caller owns, without a copy), counted the same way.
+    @discardableResult
+    public func render(frames: Int, into buffer: inout [Float]) throws -> RenderStatus {
+        // Not `output.count`: `render(frames:)` passes `output` itself as `buffer`.
+        guard frames <= maximumFrames else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: maximumFrames) }
+        precondition(buffer.count >= frames, "RenderGraph: the buffer is shorter than the pull")
+        let status = try outputNode.render(into: &buffer, frames: frames)
         switch status {
         case .complete: renderedFrames += Int64(frames)
         case .insufficientData(let rendered):

@@ -61,3 +61,33 @@ public final class PlayoutNode: RenderNode {
         return real >= frames ? .complete : .insufficientData(rendered: real)
     }
 }
+
+/// A bus the engine feeds each tick (`set`): renders the frames last written to it. How a block
+/// the engine computes anyway — the downlink after the receive path, what the app played on the
+/// loudspeaker — enters a graph without a second source reading the same input.
+public final class BusInputNode: RenderNode {
+    private var block: [Float]
+    private var available = 0
+    public var maximumFrames: Int { block.count }
+
+    public init(maximumFrames: Int) {
+        block = [Float](repeating: 0, count: maximumFrames)
+    }
+
+    /// Makes `samples[0..<count]` the next pull's frames.
+    public func set(_ samples: [Float], count: Int) {
+        precondition(count <= block.count, "BusInputNode: more frames than the bus holds")
+        VectorMath.copy(samples, into: &block, count: count)
+        available = count
+    }
+
+    /// The frames set last (once); fewer than asked is `insufficientData` (the rest silent).
+    public func render(into buffer: inout [Float], frames: Int) throws -> RenderStatus {
+        guard frames <= block.count else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: block.count) }
+        let real = min(frames, available)
+        VectorMath.copy(block, into: &buffer, count: real)
+        if real < frames { for i in real..<frames { buffer[i] = 0 } }
+        available = 0   // a bus plays each block once: a pull without a new block runs dry
+        return real == frames ? .complete : .insufficientData(rendered: real)
+    }
+}
