@@ -41,6 +41,25 @@ public enum VectorMath {
         while i < count { output[i] += input[i]; i &+= 1 }
     }
 
+    /// `destination += source · gain` (a mixer bus with its volume).
+    @inlinable
+    public static func accumulate(_ source: [Float], gain: Float, into destination: inout [Float], count: Int) {
+        let x = source.span.extracting(0..<count)
+        var output = destination.mutableSpan
+        precondition(count <= output.count)
+        var i = 0
+        while i < count { output[i] += x[i] * gain; i &+= 1 }
+    }
+
+    /// `x *= gain`.
+    @inlinable
+    public static func scale(_ x: inout [Float], by gain: Float, count: Int) {
+        var output = x.mutableSpan
+        precondition(count <= output.count)
+        var i = 0
+        while i < count { output[i] *= gain; i &+= 1 }
+    }
+
     /// `destination = from + (to − from) · ramp`, a crossfade with `ramp` going 0 → 1.
     @inlinable
     public static func crossfade(from: [Float], to: [Float], ramp: [Float], into destination: inout [Float], count: Int) {

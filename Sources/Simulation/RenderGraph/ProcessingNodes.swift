@@ -40,16 +40,20 @@ public final class MixerNode: RenderNode {
         guard frames <= maximumFrames else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: maximumFrames) }
         var status = RenderStatus.complete
         var first = true
-        for input in inputs where input.isEnabled {
-            let gain = input.gain
+        for index in inputs.indices where inputs[index].isEnabled {
+            let node = inputs[index].node, gain = inputs[index].gain
             if first {
                 // The first enabled input renders in place: with gain 1 the bus is its samples, bit for bit.
-                status = try input.node.render(into: &buffer, frames: frames)
-                if gain != 1 { for i in 0..<frames { buffer[i] *= gain } }
+                status = try node.render(into: &buffer, frames: frames)
+                if gain != 1 { VectorMath.scale(&buffer, by: gain, count: frames) }
                 first = false
             } else {
-                status = status.merged(with: try input.node.render(into: &scratch, frames: frames))
-                for i in 0..<frames { buffer[i] += scratch[i] * gain }
+                status = status.merged(with: try node.render(into: &scratch, frames: frames))
+                if gain == 1 {
+                    VectorMath.accumulate(scratch, into: &buffer, count: frames)
+                } else {
+                    VectorMath.accumulate(scratch, gain: gain, into: &buffer, count: frames)
+                }
             }
         }
         if first { VectorMath.fill(&buffer, count: frames) }   // nothing enabled: silence
