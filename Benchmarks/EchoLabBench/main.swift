@@ -96,11 +96,14 @@ func processRun() throws -> Double {
     return fastest
 }
 
-/// Peak RSS of 1 min, 1 h and 24 h AEC-disabled calls (taps off: a day of taps is 66 GB).
+/// Peak RSS of 1 min, 1 h and 24 h AEC-disabled calls (taps off: a day of taps is 66 GB), and of
+/// the 1 h call run again into its folder (a re-run reads the previous report.json to know which
+/// files it may delete: 1.5 MB of JSON once cost 30 MB).
 func callMemory() throws -> [(label: String, seconds: Int, wall: Double, peakMiB: Double)] {
-    try [("1 min", 60), ("1 h", 3600), ("24 h", 86_400)].map { label, length in
+    try [("1 min", 60, false), ("1 h", 3600, false), ("24 h", 86_400, false), ("1 h again into its folder", 3600, true)].map { label, length, again in
         let file = try scenarioFile("memory-\(length)s", seconds: length, files: false)
         let result = runEcholab(["run", file, "--out", path("memory-\(length)s"), "--no-taps"])
+        precondition(!again || FileManager.default.fileExists(atPath: path("memory-\(length)s/report.json")))
         return (label, length, result.wall, result.peakMiB)
     }
 }
@@ -425,9 +428,9 @@ for call in memory {
     print(String(format: "echolab run --no-taps, AEC disabled, %@ call: peak RSS %.1f MiB, %.1f s wall (%.0f× real time)",
                  call.label, call.peakMiB, call.wall, Double(call.seconds) / call.wall))
 }
-let minutePeak = memory[0].peakMiB, hourPeak = memory[1].peakMiB, dayPeak = memory[2].peakMiB
-print(String(format: "peak RSS 1 h / 1 min: %.1f %%, 24 h / 1 min: %.1f %% (bench process at spawn: %.1f MiB, the floor of these figures)",
-             hourPeak / minutePeak * 100, dayPeak / minutePeak * 100, benchFloorMiB))
+let minutePeak = memory[0].peakMiB, hourPeak = memory[1].peakMiB, dayPeak = memory[2].peakMiB, againPeak = memory[3].peakMiB
+print(String(format: "peak RSS 1 h / 1 min: %.1f %%, 24 h / 1 min: %.1f %%, 1 h again / 1 min: %.1f %% (bench process at spawn: %.1f MiB, the floor of these figures)",
+             hourPeak / minutePeak * 100, dayPeak / minutePeak * 100, againPeak / minutePeak * 100, benchFloorMiB))
 print(String(format: "1 h virtual, custom mic 20 ms ± 2 ms pushes: %.2f s wall, conserved: %@, underruns: %d",
              hour.wall, hour.conserved ? "yes" : "NO", hour.underruns))
 print(String(format: "speex run throughput / bare loop throughput: %.1f %%", ratio * 100))
@@ -453,9 +456,9 @@ if minutePeak <= benchFloorMiB * 1.05 {
     missed.append(String(format: "the 1 min call's peak RSS (%.1f MiB) is not above the bench process's own (%.1f MiB): not measured", minutePeak, benchFloorMiB))
 }
 if hourPeak > 100 { missed.append(String(format: "a 1 h call peaked at %.1f MiB (target ≤ 100)", hourPeak)) }
-if hourPeak > minutePeak * 1.1 || dayPeak > minutePeak * 1.1 {
-    missed.append(String(format: "peak RSS grew with the call: 1 min %.1f, 1 h %.1f, 24 h %.1f MiB (target: within 10 %% of 1 min)",
-                         minutePeak, hourPeak, dayPeak))
+if hourPeak > minutePeak * 1.1 || dayPeak > minutePeak * 1.1 || againPeak > minutePeak * 1.1 {
+    missed.append(String(format: "peak RSS grew with the call: 1 min %.1f, 1 h %.1f, 24 h %.1f, 1 h again %.1f MiB (target: within 10 %% of 1 min)",
+                         minutePeak, hourPeak, dayPeak, againPeak))
 }
 if !hour.conserved || hour.underruns != 0 { missed.append("the hour of jittered pushes lost samples or underran") }
 if ratio < 0.90 { missed.append(String(format: "speex run reached %.1f %% of the bare loop (target ≥ 90 %%)", ratio * 100)) }
