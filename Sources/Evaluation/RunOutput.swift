@@ -57,6 +57,22 @@ public struct RunOutput {
     private func runInto() throws -> RunReport {
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         let started = DispatchTime.now()
+        // The call, its measurement and the taps are gone once `callAndScore` returns: the report
+        // documents are built in the memory they held (an hour-long call's reports take ~8 MB).
+        var (report, outputs) = try callAndScore()
+        report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
+        try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
+        try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
+        // Outputs of an earlier run into this folder that this run did not write would
+        // contradict its report: remove them — only those that run's report listed as its own.
+        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
+        return report
+    }
+
+    /// Runs the call with its taps and measurement, and scores it; returns the report (without
+    /// its wall time) and the files written, tap name → file name.
+    private func callAndScore() throws -> (RunReport, [String: String]) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
@@ -80,14 +96,7 @@ public struct RunOutput {
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.levels = levels.points
         try writer?.finish()
-        report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
-        try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
-        try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
-        // Outputs of an earlier run into this folder that this run did not write would
-        // contradict its report: remove them — only those that run's report listed as its own.
-        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
-        return report
+        return (report, outputs)
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
