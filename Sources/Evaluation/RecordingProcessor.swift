@@ -59,6 +59,9 @@ public struct RecordingProcessor {
         }
         let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         let latency = control?.latencySamples ?? 0
+        // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
+        let folder = InputFile.parent(of: output)
+        if !folder.isEmpty { _ = try AtomicFile.prepareDirectory(folder) }   // "" : a bare name, the current folder
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
         let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
         var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture

@@ -2,9 +2,13 @@ import Foundation
 
 /// Number formatting shared by the human-readable reports: one decimal for dB, "—" for none.
 public enum ReportFormatting {
-    public static func db(_ value: Double?) -> String { value.map { String(format: "%.1f dB", $0) } ?? "—" }
+    public static func db(_ value: Double?) -> String { number(value, digits: 1, unit: " dB") }
     public static func number(_ value: Double?, digits: Int = 2, unit: String = "") -> String {
-        value.map { String(format: "%.\(digits)f", $0) + unit } ?? "—"
+        guard let value else { return "—" }
+        let text = String(format: "%.\(digits)f", value)
+        // A value that rounds to zero is printed without a sign ("-0.0 dB" reads as a measurement).
+        if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { return String(text.dropFirst()) + unit }
+        return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
 }

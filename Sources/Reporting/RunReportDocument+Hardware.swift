@@ -18,7 +18,8 @@ extension RunReportDocument {
         var summary = "Granted at the start: input \(format(hardware.input)), output \(format(hardware.output)); "
             + "the hardware path adds \(milliseconds(hardware.addedLatencyFrames)) (capture + playout, rebuffered and resampled to the engine's 10 ms at \(report.sampleRate) Hz)"
         if hardware.clockDriftPPM != 0 {
-            summary += " · the output clock runs \(F.number(hardware.clockDriftPPM, digits: 1)) ppm off the input's"
+            // The model runs the input device on its own clock (README "Clock drift").
+            summary += " · the input device's clock runs \(F.number(hardware.clockDriftPPM, digits: 1)) ppm off the output's and the engine's"
         }
         summary += hardware.manualAudio ? " · manual audio (the app enables audio itself)." : "."
         blocks.append(.paragraph([.text(summary)]))

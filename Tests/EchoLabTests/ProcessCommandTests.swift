@@ -32,6 +32,11 @@ final class ProcessCommandTests: XCTestCase {
         let out = try samples("out.wav").samples, sent = try samples("call/sent.wav").samples
         XCTAssertEqual(out.count, sent.count)
         XCTAssertEqual(Array(out[0..<(out.count - 480)]), Array(sent[480...]))
+        // An output folder that does not exist yet is created, as run and eval create theirs.
+        let nested = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "new/folder/out.wav",
+                                     "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(nested.status, 0, nested.standardError)
+        XCTAssertEqual(try samples("new/folder/out.wav").samples, out)
         let disabled = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "off.wav",
                                        "--aec", "disabled"], in: root)
         XCTAssertEqual(disabled.status, 0, disabled.standardError)

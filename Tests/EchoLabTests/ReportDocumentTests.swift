@@ -14,6 +14,17 @@ final class ReportDocumentTests: XCTestCase {
         return chart
     }
 
+    /// A value that rounds to zero is printed unsigned: "-0.0 dB" in eval.md read as a measured
+    /// sign. Real negatives keep theirs.
+    func testValuesRoundingToZeroHaveNoSign() {
+        XCTAssertEqual(ReportFormatting.db(-0.0123), "0.0 dB")
+        XCTAssertEqual(ReportFormatting.db(-0.0), "0.0 dB")
+        XCTAssertEqual(ReportFormatting.db(-0.06), "-0.1 dB")
+        XCTAssertEqual(ReportFormatting.number(-0.004, digits: 2, unit: " s"), "0.00 s")
+        XCTAssertEqual(ReportFormatting.number(-12.5, digits: 0), "-12")
+        XCTAssertEqual(ReportFormatting.db(nil), "—")
+    }
+
     func testNegativeERLEIsDrawnBelowTheZeroLineNotClamped() {
         let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([12, -7, 3]))]))
         // The y axis reaches below −7 with a labelled tick and a zero line.
