@@ -12,14 +12,16 @@ import Simulation
 /// An error of the tap is thrown by a later `record` (the call stops within a batch) or by
 /// `finish()`.
 final class BackgroundTap: CallTap {
-    private let worker: BatchWorker
+    private let worker: BatchThread<[TickCopy]>
     private var batch: [TickCopy]
     private var filled = 0
     private var finished = false
 
     init(_ tap: CallTap, batchTicks: Int = 32) {
         batch = (0..<max(1, batchTicks)).map { _ in TickCopy() }
-        worker = BatchWorker(tap: tap, spare: (0..<max(1, batchTicks)).map { _ in TickCopy() })
+        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy() }) { batch, count in
+            for index in 0..<count { try tap.record(batch[index].signals) }
+        }
     }
 
     deinit { worker.stop() }
@@ -79,80 +81,5 @@ struct TickCopy {
     var signals: TickSignals {
         TickSignals(frame: frame, count: count, mic: mic, reference: reference, echo: echo, nearEnd: nearEnd,
                     played: played, sent: sent, sendLatency: sendLatency, nearEndInMic: nearEndInMic)
-    }
-}
-
-/// The worker thread of a `BackgroundTap`. Between `submit` and the worker's next `idle` signal
-/// the worker alone touches `tap`, `pending` and `failure`; the semaphores order every hand-over,
-/// so the class is safe although the compiler cannot check it.
-private final class BatchWorker: @unchecked Sendable {
-    private let tap: CallTap
-    private var pending: [TickCopy]
-    private var pendingCount = 0
-    private var failure: (any Error)?
-    private var stopping = false
-    private var running = true
-    private var exitSeen = false
-    private let work = DispatchSemaphore(value: 0)
-    private let idle = DispatchSemaphore(value: 1)
-    private let exited = DispatchSemaphore(value: 0)
-
-    init(tap: CallTap, spare: [TickCopy]) {
-        self.tap = tap
-        pending = spare
-        let thread = Thread { [unowned self] in loop() }
-        thread.name = "echolab-measure"
-        thread.start()
-    }
-
-    private func loop() {
-        while true {
-            work.wait()
-            if stopping { break }
-            if failure == nil {
-                do {
-                    for index in 0..<pendingCount { try tap.record(pending[index].signals) }
-                } catch {
-                    failure = error
-                }
-            }
-            idle.signal()
-        }
-        exited.signal()
-    }
-
-    /// Waits for the batch in flight, reports its error if it failed, and hands `batch` over
-    /// (its storage is swapped with the batch the worker has finished with).
-    func submit(_ batch: inout [TickCopy], count: Int) throws {
-        idle.wait()
-        if let failure {
-            idle.signal()
-            throw failure
-        }
-        swap(&batch, &pending)
-        pendingCount = count
-        work.signal()
-    }
-
-    /// Waits for the batch in flight, ends the worker and reports the first error.
-    func finish() throws {
-        stop()
-        if let failure { throw failure }
-    }
-
-    /// Ends the worker after the batch in flight (idempotent).
-    func stop() {
-        if running {
-            running = false
-            idle.wait()
-            stopping = true
-            work.signal()
-        }
-        guard !exitSeen else { return }
-        exited.wait()
-        // Given back: libdispatch traps when a semaphore is released holding less than its
-        // initial value.
-        idle.signal()
-        exitSeen = true
     }
 }

@@ -20,7 +20,7 @@ public final class WAVTapWriter: CallTap {
     private var chunks: [[Float]]
     private var filled = 0
     private let chunkFrames: Int
-    private let background: BackgroundWrites
+    private let background: BatchThread<[[Float]]>
     /// Tap name → file name, for the report.
     public let files: [String: String]
 
@@ -32,7 +32,11 @@ public final class WAVTapWriter: CallTap {
             try SoundFileWriter(path: (directory as NSString).appendingPathComponent("\($0).wav"), sampleRate: sampleRate)
         }
         chunks = names.map { _ in [Float](repeating: 0, count: chunkFrames) }
-        background = BackgroundWrites(writers: writers, spare: chunks)
+        background = BatchThread(name: "echolab-tap-writer", spare: chunks.map { [Float](repeating: 0, count: $0.count) },
+                                 process: { chunks, frames in
+                                     for index in writers.indices { try writers[index].write(chunks[index], frames: frames) }
+                                 },
+                                 close: { for writer in writers { try writer.finish() } })
         files = Dictionary(uniqueKeysWithValues: names.map { ($0, "\($0).wav") })
     }
 
@@ -73,110 +77,11 @@ public final class WAVTapWriter: CallTap {
     /// array references: no allocation, no copy).
     private func flush() throws {
         guard filled > 0 else { return }
-        try background.submit(&chunks, frames: filled)
+        try background.submit(&chunks, count: filled)
         filled = 0
     }
 
     private static func append(_ source: [Float], from offset: Int, count: Int, to chunk: inout [Float], at position: Int) {
         chunk.replaceSubrange(position..<(position + count), with: source[offset..<(offset + count)])
-    }
-}
-
-/// The writer thread of a `WAVTapWriter`. Between `submit` and the next `waitIdle` the thread
-/// alone touches `writers` and `pending`; the semaphores order every hand-over, so the class is
-/// safe although it is not checked by the compiler.
-private final class BackgroundWrites: @unchecked Sendable {
-    private let writers: [SoundFileWriter]
-    private var pending: [[Float]]
-    private var pendingFrames = 0
-    private var failure: (any Error)?
-    private var stopping = false
-    /// Set with `stopping` when the thread is to close the files (rename them into place) as it ends.
-    private var closing = false
-    private var running = true
-    private var exitSeen = false
-    private let work = DispatchSemaphore(value: 0)
-    private let idle = DispatchSemaphore(value: 1)
-    private let exited = DispatchSemaphore(value: 0)
-
-    init(writers: [SoundFileWriter], spare: [[Float]]) {
-        self.writers = writers
-        pending = spare.map { [Float](repeating: 0, count: $0.count) }
-        let thread = Thread { [unowned self] in loop() }
-        thread.name = "echolab-tap-writer"
-        thread.start()
-    }
-
-    private func loop() {
-        while true {
-            work.wait()
-            if stopping {
-                if closing && failure == nil {
-                    do { for writer in writers { try writer.finish() } } catch { failure = error }
-                }
-                break
-            }
-            if failure == nil {
-                do {
-                    for index in writers.indices { try writers[index].write(pending[index], frames: pendingFrames) }
-                } catch {
-                    failure = error
-                }
-            }
-            idle.signal()
-        }
-        exited.signal()
-    }
-
-    /// Waits for the batch in flight, reports its error if it failed, and starts writing `chunks`
-    /// (whose storage is swapped with the spare set the thread has finished with).
-    func submit(_ chunks: inout [[Float]], frames: Int) throws {
-        idle.wait()
-        if let failure {
-            idle.signal()
-            throw failure
-        }
-        swap(&chunks, &pending)
-        pendingFrames = frames
-        work.signal()
-    }
-
-    /// Lets the thread finish the batch in flight, close the files and end, without waiting.
-    func beginClosing() {
-        guard running else { return }
-        running = false
-        idle.wait()
-        closing = true
-        stopping = true
-        work.signal()
-    }
-
-    /// Waits for the last batch and the closing of the files (renamed into place) and reports
-    /// the first error.
-    func finish() throws {
-        beginClosing()
-        waitForExit()
-        if let failure { throw failure }
-    }
-
-    /// Ends the thread after the batch in flight (idempotent); files not yet closed stay
-    /// unfinished (their writers remove them).
-    func stop() {
-        if running {
-            running = false
-            idle.wait()
-            stopping = true
-            work.signal()
-        }
-        waitForExit()
-    }
-
-    private func waitForExit() {
-        guard !exitSeen else { return }
-        exited.wait()
-        // The semaphore taken before stopping is given back: libdispatch traps when a semaphore
-        // is released holding less than its initial value.
-        idle.signal()
-        exitSeen = true
     }
 }
