@@ -89,6 +89,25 @@ public enum VectorMath {
         return Int(over)
     }
 
+    /// Σx² of the first `count` samples, in Float: eight running sums (one vector), summed in a
+    /// fixed order at the end, so the loop is not one long chain of dependent adds (a tick's level
+    /// took 4× longer as two chains) and the result is the same bits on every run.
+    @inlinable
+    public static func sumOfSquares(_ x: [Float], count: Int) -> Float {
+        let values = x.span.extracting(0..<count)
+        var lanes = SIMD8<Float>()
+        var i = 0
+        while i &+ 8 <= count {
+            let v = SIMD8<Float>(values[i], values[i &+ 1], values[i &+ 2], values[i &+ 3],
+                                 values[i &+ 4], values[i &+ 5], values[i &+ 6], values[i &+ 7])
+            lanes += v * v
+            i &+= 8
+        }
+        var tail: Float = 0
+        while i < count { tail += values[i] * values[i]; i &+= 1 }
+        return (((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) + tail
+    }
+
     /// Mean square of the first `count` samples.
     @inlinable
     public static func meanSquare(_ x: [Float], count: Int) -> Float {

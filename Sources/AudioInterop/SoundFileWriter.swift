@@ -80,8 +80,7 @@ public final class SoundFileWriter {
             unlink(partialPath)
             throw AudioIOError.cannotWrite(path: path, reason: "close failed (\(closeResult))")
         }
-        guard rename(partialPath, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        if let reason = FileReplacement.moveIntoPlace(partialPath, to: path) {
             unlink(partialPath)
             throw AudioIOError.cannotWrite(path: path, reason: reason)
         }

@@ -1,15 +1,15 @@
 import Foundation
 import Simulation
 
-/// Runs a tap on a thread of its own: the call copies each tick into a batch, and a worker
-/// thread feeds the batches to the tap in tick order, so measuring a call (the streaming metrics
+/// Runs taps on a thread of their own: the call copies each tick into a batch, and a worker
+/// thread feeds the batches to the taps in tick order, so measuring a call (the streaming metrics
 /// and glitch detection, the larger half of an AEC-disabled call's time) overlaps with
 /// simulating it. The tap sees exactly the ticks it would have seen inline, in the same order:
 /// its results are the same bits. Double buffered, one batch in flight; the batches are
 /// preallocated on the first tick, so the call allocates nothing per tick.
 ///
-/// The wrapped tap is only touched by the worker until `finish()` returns (then by the caller).
-/// An error of the tap is thrown by a later `record` (the call stops within a batch) or by
+/// The wrapped taps are only touched by the worker until `finish()` returns (then by the caller).
+/// An error of a tap is thrown by a later `record` (the call stops within a batch) or by
 /// `finish()`.
 final class BackgroundTap: CallTap {
     private let worker: BatchThread<[TickCopy]>
@@ -17,10 +17,14 @@ final class BackgroundTap: CallTap {
     private var filled = 0
     private var finished = false
 
-    init(_ tap: CallTap, batchTicks: Int = 32) {
+    /// `taps` see each tick in their order, as they would inline.
+    init(_ taps: [CallTap], batchTicks: Int = 64) {
         batch = (0..<max(1, batchTicks)).map { _ in TickCopy() }
         worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy() }) { batch, count in
-            for index in 0..<count { try tap.record(batch[index].signals) }
+            for index in 0..<count {
+                let signals = batch[index].signals
+                for tap in taps { try tap.record(signals) }
+            }
         }
     }
 

@@ -80,10 +80,12 @@ public struct RunOutput {
         let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
         let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
         let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
-        let background = measuresInBackground ? BackgroundTap(measurement) : nil
-        var streaming = runner
         let levels = LevelMeter(sampleRate: rate)
-        streaming.taps = [background ?? measurement, levels] + (writer.map { [$0] } ?? [])
+        // The level plots are measured beside the metrics, off the call's thread (which also
+        // feeds the tap writer).
+        let background = measuresInBackground ? BackgroundTap([measurement, levels]) : nil
+        var streaming = runner
+        streaming.taps = (background.map { [$0] } ?? [measurement, levels]) + (writer.map { [$0] } ?? [])
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -15,7 +16,7 @@ import Simulation
 public final class WAVTapWriter: CallTap {
     private let names: [String]
     /// Each name's signal, resolved once (a string compare per tap per tick otherwise).
-    private let signals: [KeyPath<TickSignals, [Float]>]
+    private let signals: [TickSignals.Signal]
     /// The set being filled by the call.
     private var chunks: [[Float]]
     private var filled = 0
@@ -24,9 +25,9 @@ public final class WAVTapWriter: CallTap {
     /// Tap name → file name, for the report.
     public let files: [String: String]
 
-    public init(directory: String, names: [String], sampleRate: Int, chunkFrames: Int = 8192) throws {
+    public init(directory: String, names: [String], sampleRate: Int, chunkFrames: Int = 32_768) throws {
         self.names = names
-        signals = names.map(TickSignals.signal(named:))
+        signals = names.map(TickSignals.Signal.init(tapName:))
         self.chunkFrames = chunkFrames
         let writers = try names.map {
             try SoundFileWriter(path: (directory as NSString).appendingPathComponent("\($0).wav"), sampleRate: sampleRate)
@@ -47,7 +48,7 @@ public final class WAVTapWriter: CallTap {
         while offset < tick.count {
             let n = min(tick.count - offset, chunkFrames - filled)
             for index in names.indices {
-                Self.append(tick[keyPath: signals[index]], from: offset, count: n, to: &chunks[index], at: filled)
+                VectorMath.copy(tick[signals[index]], from: offset, into: &chunks[index], at: filled, count: n)
             }
             filled += n
             offset += n
@@ -79,9 +80,5 @@ public final class WAVTapWriter: CallTap {
         guard filled > 0 else { return }
         try background.submit(&chunks, count: filled)
         filled = 0
-    }
-
-    private static func append(_ source: [Float], from offset: Int, count: Int, to chunk: inout [Float], at position: Int) {
-        chunk.replaceSubrange(position..<(position + count), with: source[offset..<(offset + count)])
     }
 }

@@ -26,8 +26,7 @@ public enum AtomicFile {
         } catch {
             throw WriteError(path: path, reason: "cannot write: " + Self.reason(error))
         }
-        guard rename(temporary.path, url.path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        if let reason = FileReplacement.moveIntoPlace(temporary.path, to: url.path) {
             unlink(temporary.path)
             throw WriteError(path: path, reason: "cannot write: " + reason)
         }

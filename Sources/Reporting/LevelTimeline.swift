@@ -82,10 +82,6 @@ public final class LevelMeter: CallTap {
     }
 
     private static func energy(_ signal: [Float], _ count: Int) -> Double {
-        var a: Float = 0, b: Float = 0
-        var i = 0
-        while i + 2 <= count { a += signal[i] * signal[i]; b += signal[i + 1] * signal[i + 1]; i += 2 }
-        if i < count { a += signal[i] * signal[i] }
-        return Double(a + b)
+        Double(VectorMath.sumOfSquares(signal, count: count))
     }
 }

@@ -35,17 +35,36 @@ public struct TickSignals {
     }
 
     /// The signal a tap name refers to (`CallRecording.tapNames`).
-    public func signal(named name: String) -> [Float] { self[keyPath: Self.signal(named: name)] }
+    public func signal(named name: String) -> [Float] { self[Signal(tapName: name)] }
 
-    /// The property a tap name refers to, for consumers that resolve their names once.
-    public static func signal(named name: String) -> KeyPath<TickSignals, [Float]> {
-        switch name {
-        case "mic": \.mic
-        case "reference": \.reference
-        case "echo": \.echo
-        case "near": \.nearEnd
-        case "played": \.played
-        default: \.sent
+    /// One of a tick's signals, for consumers that resolve their tap names once. A switch, not a
+    /// key path: applying a `KeyPath` per tap per tick took generic-metadata lookups and
+    /// retains that cost more than copying the samples.
+    public enum Signal: Sendable {
+        case mic, reference, echo, nearEnd, played, sent
+
+        /// The signal of a tap name (`CallRecording.tapNames`; `sent` for any other).
+        public init(tapName: String) {
+            switch tapName {
+            case "mic": self = .mic
+            case "reference": self = .reference
+            case "echo": self = .echo
+            case "near": self = .nearEnd
+            case "played": self = .played
+            default: self = .sent
+            }
+        }
+    }
+
+    @inlinable
+    public subscript(signal: Signal) -> [Float] {
+        switch signal {
+        case .mic: mic
+        case .reference: reference
+        case .echo: echo
+        case .nearEnd: nearEnd
+        case .played: played
+        case .sent: sent
         }
     }
 }

@@ -42,6 +42,39 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         XCTAssertEqual(samples, [Float](repeating: -0.5, count: 20))
     }
 
+    /// `FileReplacement` unlinks the old name before the rename (ext4 flushes a file renamed over
+    /// another): a folder in the way must stay whole and the error must name the path.
+    func testAFolderAtTheFinalNameIsKeptAndTheErrorNamesThePath() throws {
+        let path = dir.file("taken.wav")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)
+        try Data("keep".utf8).write(to: URL(fileURLWithPath: path + "/inside.txt"))
+        let writer = try SoundFileWriter(path: path, sampleRate: 8_000)
+        try writer.write([0.5], frames: 1)
+        XCTAssertThrowsError(try writer.finish()) { error in
+            guard case .cannotWrite(let p, let reason)? = error as? AudioIOError else { return XCTFail("\(error)") }
+            XCTAssertEqual(p, path)
+            XCTAssertTrue(reason.contains("directory"), reason)
+        }
+        XCTAssertEqual(dir.contents(), ["taken.wav"], "no partial file left")
+        XCTAssertEqual(try String(contentsOfFile: path + "/inside.txt", encoding: .utf8), "keep")
+    }
+
+    /// A symlink at the final name is replaced by the new file; the file it pointed to (which may
+    /// be somebody's input) keeps its bytes.
+    func testASymlinkAtTheFinalNameIsReplacedAndItsTargetKept() throws {
+        let outside = try TemporaryDirectory()
+        defer { outside.remove() }
+        let target = outside.file("input.wav")
+        try SoundFileWriter.write([Float](repeating: 0.25, count: 10), to: target, sampleRate: 8_000)
+        let before = try Data(contentsOf: URL(fileURLWithPath: target))
+        let path = dir.file("link.wav")
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+        try SoundFileWriter.write([Float](repeating: -0.5, count: 20), to: path, sampleRate: 8_000)
+        XCTAssertNil(try? FileManager.default.destinationOfSymbolicLink(atPath: path), "a plain file now")
+        XCTAssertEqual(try AudioFileStream.readAll(path: path).samples, [Float](repeating: -0.5, count: 20))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: target)), before)
+    }
+
     func testWriteAfterFinishThrows() throws {
         let path = dir.file("done.wav")
         let writer = try SoundFileWriter(path: path, sampleRate: 48_000)

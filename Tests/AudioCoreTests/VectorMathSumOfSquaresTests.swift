@@ -1,0 +1,22 @@
+import XCTest
+@testable import AudioCore
+
+/// `VectorMath.sumOfSquares` runs eight sums at once; its result must be the exact Σx² where
+/// that is representable, use only the first `count` samples, and handle a tail shorter than
+/// one vector.
+final class VectorMathSumOfSquaresTests: XCTestCase {
+    func testExactSumsForIntegersWithATail() {
+        let values = (1...19).map(Float.init) + [1000]   // the last one is past `count`
+        XCTAssertEqual(VectorMath.sumOfSquares(values, count: 19), 2470)   // 19·20·39/6
+        XCTAssertEqual(VectorMath.sumOfSquares(values, count: 16), 1496)   // 16·17·33/6, no tail
+        XCTAssertEqual(VectorMath.sumOfSquares(values, count: 3), 14)      // tail only
+        XCTAssertEqual(VectorMath.sumOfSquares(values, count: 0), 0)
+    }
+
+    func testMatchesADoubleSumOnNoiseToFloatPrecision() {
+        var random = SeededRandom(seed: 7)
+        let values = (0..<480).map { _ in random.nextSignedFloat() }
+        let reference = values.reduce(0.0) { $0 + Double($1) * Double($1) }
+        XCTAssertEqual(Double(VectorMath.sumOfSquares(values, count: 480)), reference, accuracy: reference * 1e-6)
+    }
+}
