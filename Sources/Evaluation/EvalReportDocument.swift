@@ -32,7 +32,7 @@ public enum EvalReportDocument {
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         var header = ["mode", "ran", "failed", "steady ERLE mean", "median", "p10", "convergence median"]
         if hasNearEnd { header += ["near-end attenuation mean", "median", "near-end distortion median"] }
-        header += ["wins", "runs with pipeline issues"]
+        header += ["wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries[mode.description] ?? .null
             func stat(_ key: String, _ field: String, _ unit: String) -> ReportDocument.Cell {
@@ -50,7 +50,10 @@ public enum EvalReportDocument {
                         stat("near_end_distortion_db", "median", " dB")]
             }
             row.append(.init("\(Int(summary["wins"]?.doubleValue ?? 0))"))
+            // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
+            // a run can break the guide's rules with a healthy pipeline, and the other way round.
             row.append(.init("\(results.filter { health($0).issues > 0 }.count)"))
+            row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
 
@@ -90,8 +93,8 @@ public enum EvalReportDocument {
                     row += [.init(F.db(m?.erleSteadyDB), value: m?.erleSteadyDB), .init(F.db(m?.erleDB), value: m?.erleDB),
                             .init(F.db(m?.erlDB), value: m?.erlDB), .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd { let value = nearEndAttenuation(result); row.append(.init(F.db(value), value: value)) }
-                    let (issues, text) = health(result)
-                    row.append(.init(text, value: Double(issues), isNumeric: false))
+                    let (issues, findings, text) = health(result)
+                    row.append(.init(text, value: Double(issues + findings), isNumeric: false))
                     return row
                 }
             }, isSortable: true)))
@@ -156,9 +159,10 @@ public enum EvalReportDocument {
         return blocks
     }
 
-    /// Pipeline health of a run: how many things went wrong, and which.
-    static func health(_ result: CorpusRun.Result) -> (issues: Int, text: String) {
-        guard let summary = result.summary else { return (0, "") }
+    /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many
+    /// lint findings it has, and both in words.
+    static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
+        guard let summary = result.summary else { return (0, 0, "") }
         var parts: [String] = []
         var issues = 0
         func count(_ key: String, _ noun: String) {
@@ -172,7 +176,6 @@ public enum EvalReportDocument {
             parts.append("\(buffer) not conserved")
         }
         if !summary.findings.isEmpty {
-            issues += summary.findings.count
             var rules: [String] = []
             for rule in summary.findings where !rules.contains(rule) { rules.append(rule) }
             parts.append("findings: " + rules.map { rule in
@@ -180,7 +183,7 @@ public enum EvalReportDocument {
                 return n > 1 ? "\(rule) ×\(n)" : rule
             }.joined(separator: ", "))
         }
-        return (issues, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
+        return (issues, summary.findings.count, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
     }
 
     /// Near-end attenuation in dB where the metrics have a `near_end` object: its

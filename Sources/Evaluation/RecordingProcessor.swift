@@ -35,6 +35,20 @@ public struct RecordingProcessor {
         /// The canceller's latency that was removed, at the processing rate.
         public var latencySamples: Int
         public var divergenceResets: Int
+        /// The loopback's length minus the microphone's, in seconds (nil without a loopback).
+        /// Where it is shorter the rest of the mic was processed against silence; where longer,
+        /// its end was not used.
+        public var referenceExcessSeconds: Double?
+
+        /// One line for stderr when the loopback and the microphone differ by more than a 10 ms
+        /// frame (nil otherwise): processing on silently would hide a cut or wrong file.
+        public func lengthWarning(mic: String, reference: String) -> String? {
+            guard let excess = referenceExcessSeconds, abs(excess) > 0.01 else { return nil }
+            let amount = String(format: "%.2f s", abs(excess))
+            return excess < 0
+                ? "\(reference) is \(amount) shorter than \(mic): the mic's last \(amount) were processed against a silent loopback"
+                : "\(reference) is \(amount) longer than \(mic): its last \(amount) were not used"
+        }
     }
 
     static func runsNatively(_ backend: EchoCancellerBackend, at rate: Int) -> Bool {
@@ -54,9 +68,11 @@ public struct RecordingProcessor {
         let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000
         let frame = rate / 100
         let micStream = try AudioFileStream(path: mic, targetRate: rate, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
+        let referenceProbe = try reference.map { try SoundFileReader(path: $0) }
         let referenceStream = try reference.map { path in
-            try AudioFileStream(path: path, targetRate: rate, selection: try SoundFileReader(path: path).channelCount == 1 ? .monoOnly : channel)
+            try AudioFileStream(path: path, targetRate: rate, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)
         }
+        let referenceExcess = referenceProbe.map { Double($0.frameCount) / Double($0.sampleRate) - Double(micLength) / Double(micRate) }
         let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         let latency = control?.latencySamples ?? 0
         // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
@@ -103,7 +119,7 @@ public struct RecordingProcessor {
         }
         try writer.finish()
         return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
-                       divergenceResets: control?.metrics.divergenceResets ?? 0)
+                       divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess)
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

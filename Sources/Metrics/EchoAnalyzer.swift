@@ -72,8 +72,9 @@ public struct EchoAnalyzer: Sendable {
     /// Streams the files (mono, native rate; all must share the reference's rate) through an
     /// `EchoAnalysisStream` in blocks, never holding them whole. Throws `MetricsError` naming the
     /// offending file (a rate that differs, a length that differs beyond `lengthTolerance`).
+    /// `channel` picks the channel of multichannel files (mono files ignore it).
     public func analyzeFiles(reference: String, mic: String, processed: String, echo: String? = nil,
-                             nearEnd: String? = nil, segments: [Range<Int>] = []) throws -> EchoAnalysis {
+                             nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly) throws -> EchoAnalysis {
         // Rates are checked on the headers first, so a mismatch fails before any audio is read.
         let referenceRate = try Self.sampleRate(of: reference)
         for path in [mic, processed, echo, nearEnd].compactMap({ $0 }) {
@@ -85,7 +86,10 @@ public struct EchoAnalyzer: Sendable {
         }
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
         // Lengths from the headers, also before any audio is read.
-        let lengths = try paths.map { path in try Self.withFileErrors(path) { Int(try SoundFileReader(path: path).frameCount) } }
+        let headers = try paths.map { path in
+            try Self.withFileErrors(path) { let reader = try SoundFileReader(path: path); return (frames: Int(reader.frameCount), channels: reader.channelCount) }
+        }
+        let lengths = headers.map(\.frames)
         let longest = lengths.indices.max { lengths[$0] < lengths[$1] }!
         let shortest = lengths.indices.min { lengths[$0] < lengths[$1] }!
         let tolerance = Self.lengthTolerance(longestSamples: lengths[longest], sampleRate: referenceRate)
@@ -93,8 +97,10 @@ public struct EchoAnalyzer: Sendable {
             throw MetricsError.lengthMismatch(path: paths[shortest], samples: lengths[shortest], longestPath: paths[longest],
                                               longestSamples: lengths[longest], toleranceSamples: tolerance)
         }
-        let files = try paths.map { path in
-            try Self.withFileErrors(path) { try AudioFileStream(path: path, targetRate: referenceRate) }
+        let files = try zip(paths, headers).map { path, header in
+            try Self.withFileErrors(path) {
+                try AudioFileStream(path: path, targetRate: referenceRate, selection: header.channels == 1 ? .monoOnly : channel)
+            }
         }
         var blocks = [[Float]](repeating: [Float](repeating: 0, count: Self.blockSize), count: files.count)
         var activity: FrameBits?

@@ -85,6 +85,7 @@ public enum ScenarioLoader {
             if let duration = scenario.duration, let late = scenario.timeline.first(where: { $0.at >= duration }) {
                 throw root.fail("timeline", "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
             }
+            try Self.checkInterruptionsPair(scenario.timeline, root)
         }
         scenario.hardware = try hardwareConfiguration(root, timelineNeedsIt: scenario.timeline.contains {
             if case .hardware = $0.action { return true } else { return false }

@@ -95,9 +95,11 @@ struct EvalCommand: ParsableCommand {
                                jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
         let progress = ProgressLine(label: "eval")
         let audioSeconds = AudioSecondsCounter()
+        let printed = PrintedErrors()
         let outcome = corpus.run { done, total, result in
             guard progress.isEnabled else { return }
-            if let error = result.error { progress.print("echolab: \(error)") }
+            // An item that cannot load fails the same way in every mode: said once.
+            if let error = result.error, printed.isNew(error) { progress.print("echolab: \(error)") }
             let seconds = audioSeconds.add(result.summary?.durationSeconds ?? 0)
             let speed = seconds / max(progress.elapsedSeconds, 1e-9)
             progress.update(fraction: Double(done) / Double(total),
@@ -106,7 +108,7 @@ struct EvalCommand: ParsableCommand {
         progress.finish()
         // On a terminal the errors were printed as they came; elsewhere (CI logs) they come here.
         if !progress.isEnabled {
-            for result in outcome.results { if let error = result.error { standardError("echolab: \(error)") } }
+            for line in Self.errorLines(outcome.results) { standardError(line) }
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         do {
@@ -121,6 +123,17 @@ struct EvalCommand: ParsableCommand {
         let failed = outcome.failedCount
         print("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md")
         if failed > 0 { throw ExitCode(1) }
+    }
+
+    /// The runs' errors, one line per distinct message in plan order: an item that cannot be
+    /// loaded fails identically in every mode, and says so once, with how many runs it stopped.
+    static func errorLines(_ results: [CorpusRun.Result]) -> [String] {
+        var order: [String] = [], runs: [String: Int] = [:]
+        for case let error? in results.map(\.error) {
+            if runs[error] == nil { order.append(error) }
+            runs[error, default: 0] += 1
+        }
+        return order.map { error in "echolab: \(error)" + (runs[error]! > 1 ? " (\(runs[error]!) runs)" : "") }
     }
 
     static func corpusItems(in paths: [String], excluding out: String) throws -> [CorpusItem] {
@@ -157,6 +170,16 @@ struct EvalCommand: ParsableCommand {
 }
 
 /// Seconds of call audio finished so far, for the speed on the progress line.
+/// Which error lines the progress display has printed (results arrive from the jobs' threads).
+private final class PrintedErrors: @unchecked Sendable {
+    private var seen = Set<String>()
+    private let lock = NSLock()
+    func isNew(_ error: String) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return seen.insert(error).inserted
+    }
+}
+
 private final class AudioSecondsCounter: @unchecked Sendable {
     private var total = 0.0
     private let lock = NSLock()

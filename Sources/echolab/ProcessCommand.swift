@@ -14,7 +14,8 @@ struct ProcessCommand: ParsableCommand {
         canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
         canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
         (speex: any; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any, resampled to 16 kHz inside), else at 48 kHz and \
-        back. Score the result with `echolab metrics --reference R --mic M --processed OUT`. Exit codes: 0 done; 1 bad \
+        back. A loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond \
+        10 ms, is warned about on stderr. Score the result with `echolab metrics --reference R --mic M --processed OUT`. Exit codes: 0 done; 1 bad \
         input or an unwritable output (one line naming the file); 64 usage error.
         """
     )
@@ -32,15 +33,10 @@ struct ProcessCommand: ParsableCommand {
                                valueName: "mode"))
     var aec: String = "speex:intensityRecommended"
 
-    @Option(help: ArgumentHelp("For multichannel recordings: the channel to take, counted from 0, or downmix.", valueName: "N|downmix"))
+    @Option(help: ChannelOption.help)
     var channel: String?
 
-    func channelSelection() throws -> ChannelSelection {
-        guard let channel else { return .monoOnly }
-        if channel == "downmix" { return .downmix }
-        guard let index = Int(channel), index >= 0 else { throw ValidationError("--channel takes a channel number from 0 or downmix (got \(channel))") }
-        return .channel(index)
-    }
+    func channelSelection() throws -> ChannelSelection { try ChannelOption.selection(channel) }
 
     func validate() throws {
         do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
@@ -52,6 +48,7 @@ struct ProcessCommand: ParsableCommand {
         do {
             let mode = try EchoControlMode(parsing: aec)
             let outcome = try RecordingProcessor(mode: mode, channel: try channelSelection()).process(mic: mic, reference: reference, output: out)
+            if let warning = outcome.lengthWarning(mic: mic, reference: reference) { standardError("echolab process: warning: \(warning)") }
             print("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
                   + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)")
         } catch {

@@ -3,13 +3,20 @@ import Foundation
 import XCTest
 
 final class MetricsCommandTests: XCTestCase {
-    /// `echolab metrics` on the taps of a run prints the metrics object as JSON on stdout.
-    func testMetricsCommandPrintsJSON() throws {
+    /// A 4 s AEC-disabled call (40 ms, −6 dB echo path) run into FOLDER/out; the folder goes
+    /// when the test ends.
+    private func runCall() throws -> (folder: URL, out: URL) {
         let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
         let out = folder.appendingPathComponent("out")
         let run = try runEchoLab(["run", try writeScenario(delayScenario(aec: "disabled", seconds: 4), in: folder), "--out", out.path])
         XCTAssertEqual(run.status, 0, run.standardError)
+        return (folder, out)
+    }
+
+    /// `echolab metrics` on the taps of a run prints the metrics object as JSON on stdout.
+    func testMetricsCommandPrintsJSON() throws {
+        let (_, out) = try runCall()
         let result = try runEchoLab(["metrics", "--reference", out.appendingPathComponent("reference.wav").path,
                                      "--mic", out.appendingPathComponent("mic.wav").path,
                                      "--processed", out.appendingPathComponent("sent.wav").path,
@@ -26,11 +33,7 @@ final class MetricsCommandTests: XCTestCase {
     /// warning naming the files and a `length_mismatch` object; cut to 2 s it is refused (exit 1,
     /// one line naming the file).
     func testMetricsCommandReportsAndRefusesLengthMismatch() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let out = folder.appendingPathComponent("out")
-        let run = try runEchoLab(["run", try writeScenario(delayScenario(aec: "disabled", seconds: 4), in: folder), "--out", out.path])
-        XCTAssertEqual(run.status, 0, run.standardError)
+        let (folder, out) = try runCall()
         func tap(_ name: String) -> String { out.appendingPathComponent("\(name).wav").path }
         func cut(to samples: Int) throws -> String {
             let sent = try AudioFileStream.readAll(path: tap("sent")).samples
@@ -56,6 +59,36 @@ final class MetricsCommandTests: XCTestCase {
         XCTAssertTrue(refused.standardError.hasPrefix("echolab: \(tooShort): 96000 samples, 96000 fewer than \(tap("reference")) (192000)"),
                       refused.standardError)
         XCTAssertEqual(refused.standardError.split(separator: "\n").count, 1, refused.standardError)
+    }
+
+    /// Stereo recordings: without `--channel` the one-line error names the file and says to
+    /// choose; `--channel 1` scores exactly what the mono files of channel 1 score; mono files
+    /// beside them ignore the option.
+    func testChannelOfStereoRecordings() throws {
+        let (folder, out) = try runCall()
+        func stereo(_ name: String) throws -> String {
+            let mono = try AudioFileStream.readAll(path: out.appendingPathComponent("\(name).wav").path).samples
+            let path = folder.appendingPathComponent("\(name)-stereo.wav").path
+            let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 2)
+            try writer.write(mono.flatMap { [$0 * 0.5, $0] }, frames: mono.count)   // channel 1 is the tap
+            try writer.finish()
+            return path
+        }
+        let reference = try stereo("reference"), mic = try stereo("mic")
+        let sent = out.appendingPathComponent("sent.wav").path
+        let inputs = try snapshot(folder)
+        let refused = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.standardError.contains("reference-stereo.wav: has 2 channels"), refused.standardError)
+        let picked = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel", "1"])
+        XCTAssertEqual(picked.status, 0, picked.standardError)
+        let mono = try runEchoLab(["metrics", "--reference", out.appendingPathComponent("reference.wav").path,
+                                   "--mic", out.appendingPathComponent("mic.wav").path, "--processed", sent])
+        XCTAssertEqual(mono.status, 0, mono.standardError)
+        XCTAssertEqual(picked.standardOutput, mono.standardOutput)
+        let bad = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel", "-1"])
+        XCTAssertEqual(bad.status, 64)
+        XCTAssertEqual(try snapshot(folder), inputs, "inputs untouched")
     }
 
     func testHelpIsComplete() throws {

@@ -87,6 +87,18 @@ final class ModeComparisonTests: XCTestCase {
         XCTAssertEqual(stats["p10"] as! Double, min(steady[0], steady[1]) + 0.1 * abs(steady[0] - steady[1]), accuracy: 1e-3)
         let markdown = try String(contentsOf: root.appendingPathComponent("one/eval.md"), encoding: .utf8)
         XCTAssertTrue(markdown.contains("| speech |"), markdown)
+        // The modes table counts runs with lint findings apart from runs with pipeline issues:
+        // its last cell per mode is the number of that mode's runs whose findings are not empty.
+        XCTAssertTrue(markdown.contains("| wins | runs with pipeline issues | runs with lint findings |"), markdown)
+        var findingRuns = 0
+        for mode in ["disabled", "speex:intensityMin", "speex:intensityMax"] {
+            let runs = items.flatMap { $0["results"] as! [[String: Any]] }.filter { $0["mode"] as? String == mode }
+            let withFindings = runs.filter { !(($0["findings"] as? [Any]) ?? []).isEmpty }.count
+            findingRuns += withFindings
+            let row = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `\(mode)` |") }, mode)
+            XCTAssertTrue(row.hasSuffix("| \(withFindings) |"), "\(mode): \(row)")
+        }
+        XCTAssertGreaterThan(findingRuns, 0, "the AEC-disabled runs break a lint rule: the column is exercised")
     }
 
     func testShardsSliceThePlanWithoutOverlap() throws {

@@ -82,6 +82,29 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(try samples("o.wav").samples, (0..<frames).map { stereo[2 * $0 + 1] })
     }
 
+    /// A loopback of another length is processed (silence after its end, its excess cut) with a
+    /// one-line warning naming both files; equal lengths say nothing.
+    func testLoopbackOfAnotherLengthIsWarnedAbout() throws {
+        var random = SeededRandom(seed: 5)
+        let mic = (0..<(48_000 * 3)).map { _ in random.nextSignedFloat() * 0.1 }
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(Array(mic[0..<96_000]), to: root.appendingPathComponent("short.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(mic + mic[0..<24_000], to: root.appendingPathComponent("long.wav").path, sampleRate: 48_000)
+        let inputs = try snapshot(root)
+        let short = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "short.wav", "--out", "out/a.wav"], in: root)
+        XCTAssertEqual(short.status, 0, short.standardError)
+        XCTAssertEqual(short.standardError, "echolab process: warning: short.wav is 1.00 s shorter than mic.wav: the mic's last 1.00 s were processed against a silent loopback\n")
+        XCTAssertEqual(try samples("out/a.wav").samples.count, mic.count)
+        let long = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "long.wav", "--out", "out/b.wav"], in: root)
+        XCTAssertEqual(long.status, 0, long.standardError)
+        XCTAssertEqual(long.standardError, "echolab process: warning: long.wav is 0.50 s longer than mic.wav: its last 0.50 s were not used\n")
+        let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "out/c.wav"], in: root)
+        XCTAssertEqual(same.status, 0, same.standardError)
+        XCTAssertEqual(same.standardError, "")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
     func testBadArguments() throws {
         try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
         let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "mic.wav"], in: root)

@@ -138,6 +138,13 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual(corpus.status, 1)
         XCTAssertTrue(corpus.standardError.contains("1-empty.json: far_end"), corpus.standardError)
         XCTAssertTrue(corpus.standardOutput.hasPrefix("2 of 3 runs succeeded"), corpus.standardOutput)
+        // In two modes the broken item fails twice the same way: one line says so, with the count.
+        let modes = try runEchoLab(["eval", "zero", "--out", "out-modes", "--no-taps", "--modes", "disabled,speex:intensityRecommended"], in: root)
+        XCTAssertEqual(modes.status, 1)
+        let lines = modes.standardError.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, modes.standardError)
+        XCTAssertTrue(lines.first?.contains("1-empty.json: far_end") == true && lines.first?.hasSuffix(" (2 runs)") == true, modes.standardError)
+        XCTAssertTrue(modes.standardOutput.hasPrefix("4 of 6 runs succeeded"), modes.standardOutput)
         XCTAssertEqual(try snapshot(folder), before)
     }
 

@@ -33,6 +33,25 @@ final class HardwareScenarioKeyTests: XCTestCase {
         }
     }
 
+    /// An interruption_end without its begin, or a second begin while one is open, is a scenario
+    /// mistake (it would run as a no-op): the error names the event, its time and the open one.
+    func testInterruptionsMustPairInTimeOrder() throws {
+        func timeline(_ events: String) -> String { #"{"duration_s": 10, "timeline": ["# + events + "]}" }
+        let strayEnd = problem(timeline(#"{"at_ms": 2000, "action": "interruption_end"}"#))
+        XCTAssertTrue(strayEnd.contains("/tmp/bad.json") && strayEnd.contains("timeline[0].action"), strayEnd)
+        XCTAssertTrue(strayEnd.contains("interruption_end at 2000 ms has no interruption_begin before it"), strayEnd)
+        // File order is not time order: the end at 1 s comes before the begin at 3 s.
+        let endFirst = problem(timeline(#"{"at_ms": 3000, "action": "interruption_begin"}, {"at_ms": 1000, "action": "interruption_end"}"#))
+        XCTAssertTrue(endFirst.contains("timeline[1].action") && endFirst.contains("at 1000 ms"), endFirst)
+        let nested = problem(timeline(#"{"at_ms": 1000, "action": "interruption_begin"}, {"at_ms": 1500, "action": "interruption_begin"}, {"at_ms": 2000, "action": "interruption_end"}"#))
+        XCTAssertTrue(nested.contains("timeline[1].action") && nested.contains("begun by timeline[0] at 1000 ms has not ended"), nested)
+        // Paired (in either file order), repeated, or left open to the end of the call: accepted.
+        for events in [#"{"at_ms": 4000, "action": "interruption_end"}, {"at_ms": 3000, "action": "interruption_begin"}"#,
+                       #"{"at_ms": 1000, "action": "interruption_begin"}, {"at_ms": 2000, "action": "interruption_end"}, {"at_ms": 3000, "action": "interruption_begin"}"#] {
+            XCTAssertEqual(problem(timeline(events)), "no error", events)
+        }
+    }
+
     func testHardwareKeysRoundTrip() throws {
         var scenario = Scenario(name: "hw", duration: .seconds(2))
         var hardware = HardwareConfiguration()

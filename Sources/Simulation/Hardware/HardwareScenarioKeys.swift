@@ -1,4 +1,5 @@
 import EchoLabJSON
+import VirtualTime
 
 /// The scenario keys of the hardware model (README "Audio hardware, session and routes"): read
 /// here for `ScenarioLoader`, written here for `ScenarioEncoder`.
@@ -87,6 +88,34 @@ extension ScenarioEncoder {
                 "sample_rate": preferences.sampleRate.map { .number(Double($0)) },
                 "io_buffer_duration_s": preferences.ioBufferDurationSeconds.map(JSONValue.number),
             ].compactMapValues { $0 }) { $1 }
+        }
+    }
+}
+
+extension ScenarioLoader {
+    /// Interruptions nest nowhere: in time order (events at one instant in file order, as they
+    /// run) an `interruption_end` must close an `interruption_begin`, and a begin must not come
+    /// while one is open. The OS never sends an end without its begin, so either is a scenario
+    /// mistake that would otherwise run as a silent no-op. A begin left open lasts to the end.
+    static func checkInterruptionsPair(_ timeline: [TimelineEvent], _ root: JSONObjectReader) throws {
+        var open: (index: Int, at: VirtualDuration)?
+        for index in timeline.indices.sorted(by: { (timeline[$0].at, $0) < (timeline[$1].at, $1) }) {
+            guard case .hardware(let action) = timeline[index].action else { continue }
+            let at = timeline[index].at
+            switch action {
+            case .interruptionBegin:
+                if let open {
+                    throw root.fail("timeline[\(index)].action", "interruption_begin at \(at) while the interruption begun by "
+                                    + "timeline[\(open.index)] at \(open.at) has not ended (add an interruption_end before it)")
+                }
+                open = (index, at)
+            case .interruptionEnd:
+                guard open != nil else {
+                    throw root.fail("timeline[\(index)].action", "interruption_end at \(at) has no interruption_begin before it")
+                }
+                open = nil
+            default: continue
+            }
         }
     }
 }
