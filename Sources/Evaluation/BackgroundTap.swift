@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 import Simulation
 
@@ -17,10 +18,11 @@ final class BackgroundTap: CallTap {
     private var filled = 0
     private var finished = false
 
-    /// `taps` see each tick in their order, as they would inline.
-    init(_ taps: [CallTap], batchTicks: Int = 64) {
-        batch = (0..<max(1, batchTicks)).map { _ in TickCopy() }
-        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy() }) { batch, count in
+    /// `taps` see each tick in their order, as they would inline; only the `copying` signals are
+    /// copied (the others read as silence), so name every signal the taps read.
+    init(_ taps: [CallTap], copying signals: Set<TickSignals.Signal>, batchTicks: Int = 64) {
+        batch = (0..<max(1, batchTicks)).map { _ in TickCopy(signals) }
+        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy(signals) }) { batch, count in
             for index in 0..<count {
                 let signals = batch[index].signals
                 for tap in taps { try tap.record(signals) }
@@ -51,7 +53,8 @@ final class BackgroundTap: CallTap {
     }
 }
 
-/// One tick's signals, copied into arrays this copy owns.
+/// One tick's signals, copied into arrays this copy owns: those in `copied`; the others are
+/// silence of the tick's length.
 struct TickCopy {
     var frame: Int64 = 0
     var count = 0
@@ -64,22 +67,32 @@ struct TickCopy {
     var played: [Float] = []
     var sent: [Float] = []
 
+    /// Flags of `copied`, read once per tick instead of hashing six times.
+    private let copies: (mic: Bool, reference: Bool, echo: Bool, nearEnd: Bool, played: Bool, sent: Bool)
+
+    init(_ copied: Set<TickSignals.Signal> = [.mic, .reference, .echo, .nearEnd, .played, .sent]) {
+        copies = (copied.contains(.mic), copied.contains(.reference), copied.contains(.echo), copied.contains(.nearEnd),
+                  copied.contains(.played), copied.contains(.sent))
+    }
+
     mutating func copy(_ tick: TickSignals) {
         let n = tick.count
         if mic.count != n {
-            mic = [Float](repeating: 0, count: n)
-            reference = mic; echo = mic; nearEnd = mic; played = mic; sent = mic
+            // Separate storage per signal (a shared silent buffer would be copied on first write).
+            mic = [Float](repeating: 0, count: n); reference = [Float](repeating: 0, count: n)
+            echo = [Float](repeating: 0, count: n); nearEnd = [Float](repeating: 0, count: n)
+            played = [Float](repeating: 0, count: n); sent = [Float](repeating: 0, count: n)
         }
         frame = tick.frame
         count = n
         sendLatency = tick.sendLatency
         nearEndInMic = tick.nearEndInMic
-        mic[0..<n] = tick.mic[0..<n]
-        reference[0..<n] = tick.reference[0..<n]
-        echo[0..<n] = tick.echo[0..<n]
-        nearEnd[0..<n] = tick.nearEnd[0..<n]
-        played[0..<n] = tick.played[0..<n]
-        sent[0..<n] = tick.sent[0..<n]
+        if copies.mic { VectorMath.copy(tick.mic, into: &mic, count: n) }
+        if copies.reference { VectorMath.copy(tick.reference, into: &reference, count: n) }
+        if copies.echo { VectorMath.copy(tick.echo, into: &echo, count: n) }
+        if copies.nearEnd { VectorMath.copy(tick.nearEnd, into: &nearEnd, count: n) }
+        if copies.played { VectorMath.copy(tick.played, into: &played, count: n) }
+        if copies.sent { VectorMath.copy(tick.sent, into: &sent, count: n) }
     }
 
     var signals: TickSignals {

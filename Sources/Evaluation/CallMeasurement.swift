@@ -31,6 +31,9 @@ public final class CallMeasurement: CallTap {
         glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
     }
 
+    /// The signals `record` reads (a `BackgroundTap` copies only these).
+    static let signalsRead: Set<TickSignals.Signal> = [.reference, .mic, .echo, .nearEnd, .sent]
+
     public func record(_ tick: TickSignals) throws {
         if !tick.nearEndInMic {
             // This tick's capture reaches sent `sendLatency` later (as its near-end track is lined

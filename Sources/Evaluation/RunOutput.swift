@@ -61,9 +61,12 @@ public struct RunOutput {
         // documents are built in the memory they held (an hour-long call's reports take ~8 MB).
         var (report, outputs) = try callAndScore()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        // report.html (its plots) takes longer than the other two together: with a core to spare
+        // it is rendered on a second thread meanwhile. The same bytes either way.
+        let html = RenderedPage(report, onSecondThread: measuresInBackground, HTMLReport.render)
         try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
-        try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
+        try AtomicFile.write(html.text(), to: path("report.html"))
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
@@ -81,18 +84,21 @@ public struct RunOutput {
         let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
         let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
         let levels = LevelMeter(sampleRate: rate)
-        // The level plots are measured beside the metrics, off the call's thread (which also
-        // feeds the tap writer).
-        let background = measuresInBackground ? BackgroundTap([measurement, levels]) : nil
+        // Everything that only reads the ticks — the metrics, the level plots and the taps' copy
+        // into their write buffers — runs off the call's thread, from one copy of each tick.
+        let consumers: [CallTap] = [measurement, levels] + (writer.map { [$0] } ?? [])
+        let background = measuresInBackground
+            ? BackgroundTap(consumers, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(names.map(TickSignals.Signal.init(tapName:))))
+            : nil
         var streaming = runner
-        streaming.taps = (background.map { [$0] } ?? [measurement, levels]) + (writer.map { [$0] } ?? [])
+        streaming.taps = background.map { [$0] } ?? consumers
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
         let run = try streaming.run(for: duration)
+        try background?.finish()
         // The taps are closed on the writer's thread while the call is scored.
         try writer?.beginFinishing()
-        try background?.finish()
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
@@ -102,6 +108,31 @@ public struct RunOutput {
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
+}
+
+/// A report page rendered on a second thread (or at once, in this one): `text()` waits for it.
+private final class RenderedPage: @unchecked Sendable {
+    private var rendered = ""
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ report: RunReport, onSecondThread: Bool, _ render: @escaping @Sendable (RunReport) -> String) {
+        guard onSecondThread else {
+            rendered = render(report)
+            done.signal()
+            return
+        }
+        // `rendered` is written before `done` is signalled and read after it is waited for.
+        Thread.detachNewThread { [self] in
+            rendered = render(report)
+            done.signal()
+        }
+    }
+
+    func text() -> String {
+        done.wait()
+        done.signal()
+        return rendered
+    }
 }
 
 /// How far a running call is.
