@@ -55,9 +55,12 @@ public enum RunReportDocument {
 
         if !report.segments.isEmpty {
             blocks.append(.heading("Segments", level: 2, id: "segments"))
-            blocks.append(.table(.init(header: ["from", "to", "opened by", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
+            // A segment's ERL and ERLE come from its far-end single-talk frames alone: the count
+            // says how much to trust them (a 30 ms segment may rest on one frame).
+            blocks.append(.table(.init(header: ["from", "to", "opened by", "single-talk frames", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
                                        rows: report.segments.map { s in
                 [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
+                 .init("\(s.metrics.singleTalkFrames)"),
                  .init(F.db(s.metrics.erlDB)), .init(F.db(s.metrics.erleDB)), .init(F.db(s.metrics.erleSteadyDB)),
                  .init(F.seconds(s.reconvergenceSeconds)), .init("\(s.clicksAtStart)")]
             })))
