@@ -21,8 +21,8 @@ final class BackgroundTap: CallTap {
     /// `taps` see each tick in their order, as they would inline; only the `copying` signals are
     /// copied (the others read as silence), so name every signal the taps read.
     init(_ taps: [CallTap], copying signals: Set<TickSignals.Signal>, batchTicks: Int = 64) {
-        batch = (0..<max(1, batchTicks)).map { _ in TickCopy(signals) }
-        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy(signals) }) { batch, count in
+        batch = (0..<max(1, batchTicks)).map { _ in TickCopy(copying: signals) }
+        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy(copying: signals) }) { batch, count in
             for index in 0..<count {
                 let signals = batch[index].signals
                 for tap in taps { try tap.record(signals) }
@@ -38,13 +38,22 @@ final class BackgroundTap: CallTap {
         if filled == batch.count { try flush() }
     }
 
-    /// Hands over what is left, waits until the tap has taken every tick and reports its error.
+    /// Hands over what is left, waits until the taps have taken every tick and reports their
+    /// error (again on every later call).
     func finish() throws {
-        guard !finished else { return }
-        finished = true
-        try flush()
-        try worker.finish()
+        if !finished {
+            finished = true
+            do {
+                try flush()
+                try worker.finish()
+            } catch {
+                finishError = error
+            }
+        }
+        if let finishError { throw finishError }
     }
+
+    private var finishError: (any Error)?
 
     private func flush() throws {
         guard filled > 0 else { return }
@@ -70,7 +79,7 @@ struct TickCopy {
     /// Flags of `copied`, read once per tick instead of hashing six times.
     private let copies: (mic: Bool, reference: Bool, echo: Bool, nearEnd: Bool, played: Bool, sent: Bool)
 
-    init(_ copied: Set<TickSignals.Signal> = [.mic, .reference, .echo, .nearEnd, .played, .sent]) {
+    init(copying copied: Set<TickSignals.Signal> = [.mic, .reference, .echo, .nearEnd, .played, .sent]) {
         copies = (copied.contains(.mic), copied.contains(.reference), copied.contains(.echo), copied.contains(.nearEnd),
                   copied.contains(.played), copied.contains(.sent))
     }
@@ -78,10 +87,12 @@ struct TickCopy {
     mutating func copy(_ tick: TickSignals) {
         let n = tick.count
         if mic.count != n {
-            // Separate storage per signal (a shared silent buffer would be copied on first write).
-            mic = [Float](repeating: 0, count: n); reference = [Float](repeating: 0, count: n)
-            echo = [Float](repeating: 0, count: n); nearEnd = [Float](repeating: 0, count: n)
-            played = [Float](repeating: 0, count: n); sent = [Float](repeating: 0, count: n)
+            // Storage of its own for each copied signal; the others share one silent array,
+            // which nothing writes.
+            let silence = [Float](repeating: 0, count: n)
+            func storage(_ copied: Bool) -> [Float] { copied ? [Float](repeating: 0, count: n) : silence }
+            mic = storage(copies.mic); reference = storage(copies.reference); echo = storage(copies.echo)
+            nearEnd = storage(copies.nearEnd); played = storage(copies.played); sent = storage(copies.sent)
         }
         frame = tick.frame
         count = n

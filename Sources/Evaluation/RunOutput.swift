@@ -64,6 +64,7 @@ public struct RunOutput {
         // report.html (its plots) takes longer than the other two together: with a core to spare
         // it is rendered on a second thread meanwhile. The same bytes either way.
         let html = RenderedPage(report, onSecondThread: measuresInBackground, HTMLReport.render)
+        defer { _ = html.text() }   // a failed write does not leave the render running
         try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
         try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
         try AtomicFile.write(html.text(), to: path("report.html"))

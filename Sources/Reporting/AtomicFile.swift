@@ -2,7 +2,8 @@ import AudioInterop
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
-/// target, then rename over it (atomic on one filesystem).
+/// target, then move it into place (`FileReplacement`: the old file is renamed aside first, so the
+/// name holds the old file, for one system call nothing, then the whole new one).
 public enum AtomicFile {
     public struct WriteError: Error, CustomStringConvertible {
         public let path: String

@@ -57,7 +57,7 @@ public enum RunReportDocument {
             blocks.append(.heading("Segments", level: 2, id: "segments"))
             // A segment's ERL and ERLE come from its far-end single-talk frames alone: the count
             // says how much to trust them (a 30 ms segment may rest on one frame).
-            blocks.append(.table(.init(header: ["from", "to", "opened by", "single-talk frames", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
+            blocks.append(.table(.init(header: ["from", "to", "opened by", "single-talk analysis frames", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
                                        rows: report.segments.map { s in
                 [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
                  .init("\(s.metrics.singleTalkFrames)"),

@@ -27,7 +27,7 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
     var maxRegressionDB: Double = 0.5
 
-    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (atomically).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written).", valueName: "file"))
     var markdown: String?
 
     func validate() throws {

@@ -169,7 +169,6 @@ struct EvalCommand: ParsableCommand {
     }
 }
 
-/// Seconds of call audio finished so far, for the speed on the progress line.
 /// Which error lines the progress display has printed (results arrive from the jobs' threads).
 private final class PrintedErrors: @unchecked Sendable {
     private var seen = Set<String>()
@@ -180,6 +179,7 @@ private final class PrintedErrors: @unchecked Sendable {
     }
 }
 
+/// Seconds of call audio finished so far, for the speed on the progress line.
 private final class AudioSecondsCounter: @unchecked Sendable {
     private var total = 0.0
     private let lock = NSLock()

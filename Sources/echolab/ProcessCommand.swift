@@ -26,7 +26,7 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "The loopback: what the loudspeaker played (the canceller's reference).")
     var reference: String
 
-    @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; written atomically).")
+    @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; never seen half-written).")
     var out: String
 
     @Option(help: ArgumentHelp("The canceller: disabled or BACKEND:INTENSITY (speex, webrtc, webrtc-mobile × intensityMin, intensityRecommended, intensityMax, intensityAdaptive).",

@@ -57,6 +57,32 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         }
         XCTAssertEqual(dir.contents(), ["taken.wav"], "no partial file left")
         XCTAssertEqual(try String(contentsOfFile: path + "/inside.txt", encoding: .utf8), "keep")
+        // An empty folder too (a careless replacement could remove that one).
+        let empty = dir.file("empty.wav")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: false)
+        let second = try SoundFileWriter(path: empty, sampleRate: 8_000)
+        try second.write([0.5], frames: 1)
+        XCTAssertThrowsError(try second.finish())
+        var isFolder: ObjCBool = false
+        XCTAssertTrue(FileManager.default.fileExists(atPath: empty, isDirectory: &isFolder) && isFolder.boolValue)
+        XCTAssertEqual(dir.contents(), ["empty.wav", "taken.wav"], "no partial or aside file left")
+    }
+
+    /// When the new file cannot be moved in, the file it was to replace is put back: a failed
+    /// write never loses the previous run's file.
+    func testAFailedReplacementPutsTheOldFileBack() throws {
+        let path = dir.file("kept.wav")
+        try SoundFileWriter.write([Float](repeating: 0.25, count: 10), to: path, sampleRate: 8_000)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // The temporary is gone before the move (as if removed by someone else): rename fails.
+        XCTAssertNotNil(FileReplacement.moveIntoPlace(dir.file(".missing.partial"), to: path))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
+        XCTAssertEqual(dir.contents(), ["kept.wav"])
+        // A leftover aside file of an interrupted replacement is cleared by the next one.
+        try Data("stale".utf8).write(to: URL(fileURLWithPath: dir.file(".kept.wav.replaced")))
+        try SoundFileWriter.write([Float](repeating: -0.5, count: 20), to: path, sampleRate: 8_000)
+        XCTAssertEqual(dir.contents(), ["kept.wav"])
+        XCTAssertEqual(try AudioFileStream.readAll(path: path).samples, [Float](repeating: -0.5, count: 20))
     }
 
     /// A symlink at the final name is replaced by the new file; the file it pointed to (which may

@@ -86,8 +86,9 @@ final class MetricsCommandTests: XCTestCase {
                                    "--mic", out.appendingPathComponent("mic.wav").path, "--processed", sent])
         XCTAssertEqual(mono.status, 0, mono.standardError)
         XCTAssertEqual(picked.standardOutput, mono.standardOutput)
-        let bad = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel", "-1"])
+        let bad = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel=-1"])
         XCTAssertEqual(bad.status, 64)
+        XCTAssertTrue(bad.standardError.contains("--channel takes a channel number from 0 or downmix (got -1)"), bad.standardError)
         XCTAssertEqual(try snapshot(folder), inputs, "inputs untouched")
     }
 
