@@ -62,8 +62,8 @@ final class BackgroundTap: CallTap {
     }
 }
 
-/// One tick's signals, copied into arrays this copy owns: those in `copied`; the others are
-/// silence of the tick's length.
+/// One tick's signals, copied into arrays this copy owns: the signals it was made `copying`; the
+/// others read as silence of the tick's length.
 struct TickCopy {
     var frame: Int64 = 0
     var count = 0
@@ -76,7 +76,7 @@ struct TickCopy {
     var played: [Float] = []
     var sent: [Float] = []
 
-    /// Flags of `copied`, read once per tick instead of hashing six times.
+    /// Which signals `copy` copies, as flags (read once per tick instead of hashing six times).
     private let copies: (mic: Bool, reference: Bool, echo: Bool, nearEnd: Bool, played: Bool, sent: Bool)
 
     init(copying copied: Set<TickSignals.Signal> = [.mic, .reference, .echo, .nearEnd, .played, .sent]) {
