@@ -89,7 +89,7 @@ public struct RunOutput {
         // into their write buffers — runs off the call's thread, from one copy of each tick.
         let consumers: [CallTap] = [measurement, levels] + (writer.map { [$0] } ?? [])
         let background = measuresInBackground
-            ? BackgroundTap(consumers, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(names.map(TickSignals.Signal.init(tapName:))))
+            ? BackgroundTap(consumers, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? []))
             : nil
         var streaming = runner
         streaming.taps = background.map { [$0] } ?? consumers

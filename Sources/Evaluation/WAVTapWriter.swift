@@ -17,6 +17,8 @@ public final class WAVTapWriter: CallTap {
     private let names: [String]
     /// Each name's signal, resolved once (a string compare per tap per tick otherwise).
     private let signals: [TickSignals.Signal]
+    /// The signals `record` reads (a `BackgroundTap` copies only these).
+    var signalsRead: Set<TickSignals.Signal> { Set(signals) }
     /// The set being filled by the call.
     private var chunks: [[Float]]
     private var filled = 0

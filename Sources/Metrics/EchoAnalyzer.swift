@@ -75,19 +75,19 @@ public struct EchoAnalyzer: Sendable {
     /// `channel` picks the channel of multichannel files (mono files ignore it).
     public func analyzeFiles(reference: String, mic: String, processed: String, echo: String? = nil,
                              nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly) throws -> EchoAnalysis {
-        // Rates are checked on the headers first, so a mismatch fails before any audio is read.
-        let referenceRate = try Self.sampleRate(of: reference)
-        for path in [mic, processed, echo, nearEnd].compactMap({ $0 }) {
-            let rate = try Self.sampleRate(of: path)
-            guard rate == referenceRate else {
-                throw MetricsError.sampleRateMismatch(path: path, sampleRate: rate,
+        // Each header is read once, in this order: a rate that differs from the reference's fails
+        // before the next file is opened, and before any audio is read.
+        let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
+        var headers: [(frames: Int, channels: Int)] = []
+        var referenceRate = 0
+        for path in paths {
+            let reader = try Self.withFileErrors(path) { try SoundFileReader(path: path) }
+            if headers.isEmpty { referenceRate = reader.sampleRate }
+            guard reader.sampleRate == referenceRate else {
+                throw MetricsError.sampleRateMismatch(path: path, sampleRate: reader.sampleRate,
                                                       referencePath: reference, referenceRate: referenceRate)
             }
-        }
-        let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
-        // Lengths from the headers, also before any audio is read.
-        let headers = try paths.map { path in
-            try Self.withFileErrors(path) { let reader = try SoundFileReader(path: path); return (frames: Int(reader.frameCount), channels: reader.channelCount) }
+            headers.append((Int(reader.frameCount), reader.channelCount))
         }
         let lengths = headers.map(\.frames)
         let longest = lengths.indices.max { lengths[$0] < lengths[$1] }!
@@ -149,10 +149,6 @@ public struct EchoAnalyzer: Sendable {
                                                      files: zip(paths, lengths).map { .init(file: $0, samples: $1) })
         }
         return analysis
-    }
-
-    private static func sampleRate(of path: String) throws -> Int {
-        try withFileErrors(path) { try SoundFileReader(path: path).sampleRate }
     }
 
     /// Runs `body`, turning any error into `MetricsError.unreadableFile` naming `path`.
