@@ -15,6 +15,29 @@ public enum FileReplacement {
     /// Returns nil on success, else the reason (`strerror`) the move failed; the temporary file is
     /// left where it is for the caller to remove, and a file that was at `path` is still there.
     public static func moveIntoPlace(_ temporary: String, to path: String) -> String? {
+        switch moveIntoPlaceKeepingReplaced(temporary, to: path) {
+        case .failed(let reason): return reason
+        case .moved(let replaced):
+            if let replaced { unlink(replaced) }
+            return nil
+        }
+    }
+
+    /// What `moveIntoPlaceKeepingReplaced` did.
+    public enum Outcome: Equatable, Sendable {
+        /// In place; the file it replaced, if any, waits at `replaced` (a hidden name beside it)
+        /// for the caller to delete.
+        case moved(replaced: String?)
+        /// Not moved, for this reason (`strerror`); the temporary file is where it was, and a
+        /// file that was at the path is still there.
+        case failed(reason: String)
+    }
+
+    /// `moveIntoPlace`, except that the replaced file is left at a hidden name for the caller to
+    /// delete (`removeReplaced`). Deleting a large file costs the kernel time — four one-minute
+    /// taps still in ext4's page cache take ~16 ms to free — which a caller can spend on another
+    /// thread, or after more urgent work.
+    public static func moveIntoPlaceKeepingReplaced(_ temporary: String, to path: String) -> Outcome {
         let url = URL(fileURLWithPath: path)
         let aside = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".replaced").path
         // A leftover of a replacement interrupted between the renames (its file is outdated).
@@ -28,9 +51,13 @@ public enum FileReplacement {
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             if movedAside { rename(aside, path) }
-            return reason
+            return .failed(reason: reason)
         }
-        if movedAside { unlink(aside) }
-        return nil
+        return .moved(replaced: movedAside ? aside : nil)
+    }
+
+    /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.
+    public static func removeReplaced(_ paths: [String]) {
+        for path in paths { unlink(path) }
     }
 }

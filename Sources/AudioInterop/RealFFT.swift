@@ -31,6 +31,14 @@ public final class RealFFT: @unchecked Sendable {
         }
     }
 
+    /// Plans transforms of these sizes and discards them. FFTW keeps what its planner solved, so a
+    /// later `RealFFT` of one of these sizes gets the same plan at once (~0.3 ms for 40 960, ~6 ms
+    /// to plan from nothing): run on a second thread while a caller prepares, it takes planning
+    /// off the caller's way.
+    public static func preparePlans(sizes: [Int]) {
+        for size in sizes { _ = RealFFT(size: size) }
+    }
+
     deinit {
         FFTWPlanner.withLock {
             fftwf_destroy_plan(forwardPlan)

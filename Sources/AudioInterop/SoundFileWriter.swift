@@ -73,14 +73,23 @@ public final class SoundFileWriter {
 
     /// Closes the file and moves it to its final name.
     public func finish() throws {
-        guard let handle else { return }
+        if let replaced = try finishKeepingReplaced() { FileReplacement.removeReplaced([replaced]) }
+    }
+
+    /// `finish()`, except that a file the new one replaced is left at the returned hidden path
+    /// for the caller to delete (`FileReplacement.removeReplaced`), e.g. on another thread.
+    public func finishKeepingReplaced() throws -> String? {
+        guard let handle else { return nil }
         self.handle = nil
         let closeResult = sf_close(handle)
         guard closeResult == 0 else {
             unlink(partialPath)
             throw AudioIOError.cannotWrite(path: path, reason: "close failed (\(closeResult))")
         }
-        if let reason = FileReplacement.moveIntoPlace(partialPath, to: path) {
+        switch FileReplacement.moveIntoPlaceKeepingReplaced(partialPath, to: path) {
+        case .moved(let replaced):
+            return replaced
+        case .failed(let reason):
             unlink(partialPath)
             throw AudioIOError.cannotWrite(path: path, reason: reason)
         }

@@ -2,15 +2,17 @@ import AudioCore
 import Foundation
 import Simulation
 
-/// Runs taps on a thread of their own: the call copies each tick into a batch, and a worker
-/// thread feeds the batches to the taps in tick order, so measuring a call (the streaming metrics
-/// and glitch detection, the larger half of an AEC-disabled call's time) overlaps with
-/// simulating it. The tap sees exactly the ticks it would have seen inline, in the same order:
-/// its results are the same bits. Double buffered, one batch in flight; the batches are
-/// preallocated on the first tick, so the call allocates nothing per tick.
+/// Runs taps on threads of their own: the call copies each tick into a batch, and worker
+/// threads — one per group of taps, all reading the same copy — feed the batches to their taps
+/// in tick order, so measuring a call (the streaming metrics and glitch detection, the larger
+/// half of an AEC-disabled call's time) overlaps with simulating it. A tap sees exactly the ticks
+/// it would have seen inline, in the same order: its results are the same bits. Up to
+/// `queueDepth` batches of `batchTicks` ticks wait for the workers (4 × 64 ticks, 2.5 MB: the call
+/// runs on while a worker is behind, and the other way round); each batch's storage is allocated
+/// the first time it is filled, so the call allocates nothing per tick after its first batches.
 ///
-/// The wrapped taps are only touched by the worker until `finish()` returns (then by the caller).
-/// An error of a tap is thrown by a later `record` (the call stops within a batch) or by
+/// The wrapped taps are only touched by their worker until `finish()` returns (then by the
+/// caller). An error of a tap is thrown by a later `record` (the call stops within a batch) or by
 /// `finish()`.
 final class BackgroundTap: CallTap {
     private let worker: BatchThread<[TickCopy]>
@@ -18,16 +20,27 @@ final class BackgroundTap: CallTap {
     private var filled = 0
     private var finished = false
 
-    /// `taps` see each tick in their order, as they would inline; only the `copying` signals are
-    /// copied (the others read as silence), so name every signal the taps read.
-    init(_ taps: [CallTap], copying signals: Set<TickSignals.Signal>, batchTicks: Int = 64) {
-        batch = (0..<max(1, batchTicks)).map { _ in TickCopy(copying: signals) }
-        worker = BatchThread(name: "echolab-measure", spare: (0..<max(1, batchTicks)).map { _ in TickCopy(copying: signals) }) { batch, count in
-            for index in 0..<count {
-                let signals = batch[index].signals
-                for tap in taps { try tap.record(signals) }
-            }
-        }
+    /// Each group of `taps` runs on a worker thread of its own; the taps of a group see each
+    /// tick in their order, as they would inline. Only the `copying` signals are copied (the
+    /// others read as silence), so name every signal the taps read. Taps of different groups must
+    /// share no state until `finish()`.
+    init(_ taps: [[CallTap]], copying signals: Set<TickSignals.Signal>, batchTicks: Int = 64, queueDepth: Int = 4) {
+        func makeBatch() -> [TickCopy] { (0..<max(1, batchTicks)).map { _ in TickCopy(copying: signals) } }
+        batch = makeBatch()
+        worker = BatchThread(name: "echolab-measure", spares: (0..<max(1, queueDepth)).map { _ in makeBatch() },
+                             process: taps.map { group in
+                                 { batch, count in
+                                     for index in 0..<count {
+                                         let signals = batch[index].signals
+                                         for tap in group { try tap.record(signals) }
+                                     }
+                                 }
+                             })
+    }
+
+    /// One worker thread for all `taps`.
+    convenience init(_ taps: [CallTap], copying signals: Set<TickSignals.Signal>, batchTicks: Int = 64, queueDepth: Int = 4) {
+        self.init([taps], copying: signals, batchTicks: batchTicks, queueDepth: queueDepth)
     }
 
     deinit { worker.stop() }

@@ -1,107 +1,169 @@
 import Foundation
+import Synchronization
 
-/// A second thread that takes batches from its owner one at a time, double buffered: `submit`
-/// waits for the batch in flight, swaps the owner's filled batch with the one the thread has
-/// finished with (array references: no copy, no allocation) and lets the thread `process` it.
-/// The streaming WAV taps (`WAVTapWriter`) and the measurement of `run` (`BackgroundTap`) use it.
+/// Worker threads that take batches from their owner in order, through a short queue: `submit`
+/// swaps the owner's filled batch with one the workers have finished with (array references: no
+/// copy, no allocation) and queues it; every worker runs its own `process` on every batch, in
+/// order. The streaming WAV taps (`WAVTapWriter`, one worker) and the measurement of `run`
+/// (`BackgroundTap`, one worker per group of taps) use it.
 ///
-/// Between `submit` and the thread's next `idle` signal the thread alone touches `pending` and
-/// `failure` (and whatever `process` and `close` reach); the semaphores order every hand-over,
-/// so the class is safe although the compiler cannot check it. The first error stops all later
-/// work and is thrown by the next `submit` or by `finish`.
+/// Why a queue and not one batch in flight: with one, each batch cost a wake-up on both sides —
+/// the worker slept until the owner woke, swapped and signalled, and the owner slept until the
+/// worker finished — and on two cores those waits added up to a tenth of a call. With a few
+/// batches queued, the slower side runs on without waiting for the faster one.
+///
+/// The owner alone touches its batch and `tail`; each worker alone touches its own position; a
+/// slot is the owner's from `free` until it is queued, then the workers' (read only) until the
+/// last of them is done with it and signals `free`. The semaphores order every hand-over, so the
+/// class is safe although the compiler cannot check it. The first error stops all later work
+/// and is thrown by the next `submit` or by `finish`.
 final class BatchThread<Batch>: @unchecked Sendable {
-    private let process: (Batch, Int) throws -> Void
+    /// A batch, its number of items (`Self.endMarker`: the end of the stream) and how many
+    /// workers have still to process it.
+    private final class Slot {
+        var batch: Batch
+        var count = 0
+        let pending = Atomic<Int>(0)
+        init(_ batch: Batch) { self.batch = batch }
+    }
+
+    /// One worker thread: its `process` and the semaphore counting the slots queued for it.
+    private struct Worker {
+        let process: (Batch, Int) throws -> Void
+        let queued = DispatchSemaphore(value: 0)
+    }
+
+    private let workers: [Worker]
     private let close: () throws -> Void
-    private var pending: Batch
-    private var pendingCount = 0
-    private var failure: (any Error)?
-    private var stopping = false
-    /// Set with `stopping` when the thread is to run `close` as it ends.
+    /// The ring: queued slots from the slowest worker's position to `tail`, the others spare.
+    private let slots: [Slot]
+    private var tail = 0
+    private static var endMarker: Int { -1 }
+    private let failure = Mutex<(any Error)?>(nil)
+    /// Set by `stop`: the workers skip what is still queued.
+    private let abandoned = Atomic<Bool>(false)
+    /// Set with the end marker when the first worker is to run `close` as it ends.
     private var closing = false
     private var running = true
     private var exitSeen = false
-    private let work = DispatchSemaphore(value: 0)
-    private let idle = DispatchSemaphore(value: 1)
+    /// Slots the owner may fill: spare ones.
+    private let free: DispatchSemaphore
     private let exited = DispatchSemaphore(value: 0)
 
     /// - Parameters:
-    ///   - spare: the batch the thread holds before the first `submit` (storage of its own).
-    ///   - process: called on the thread with each submitted batch and its count.
-    ///   - close: called on the thread as it ends through `beginClosing`/`finish`, unless an
-    ///     error came first (`stop` ends without it).
-    init(name: String, spare: Batch, process: @escaping (Batch, Int) throws -> Void, close: @escaping () throws -> Void = {}) {
-        self.process = process
+    ///   - spares: the batches the workers hold before the first `submit` (storage of their own);
+    ///     their number is how many batches may be queued at once.
+    ///   - process: one closure per worker thread, called on it with each submitted batch and its
+    ///     count. A batch is shared: workers only read it.
+    ///   - close: called on the first worker as it ends through `beginClosing`/`finish`, unless
+    ///     an error came first (`stop` ends without it).
+    init(name: String, spares: [Batch], process: [(Batch, Int) throws -> Void], close: @escaping () throws -> Void = {}) {
+        precondition(!spares.isEmpty && !process.isEmpty, "a BatchThread needs a spare batch and a worker")
+        workers = process.map { Worker(process: $0) }
         self.close = close
-        pending = spare
-        let thread = Thread { [unowned self] in loop() }
-        thread.name = name
-        thread.start()
+        slots = spares.map(Slot.init)
+        free = DispatchSemaphore(value: spares.count)
+        for index in workers.indices {
+            let thread = Thread { [unowned self] in loop(worker: index) }
+            thread.name = workers.count == 1 ? name : "\(name)-\(index + 1)"
+            thread.start()
+        }
     }
 
-    private func loop() {
+    /// One worker thread.
+    convenience init(name: String, spares: [Batch], process: @escaping (Batch, Int) throws -> Void,
+                     close: @escaping () throws -> Void = {}) {
+        self.init(name: name, spares: spares, process: [process], close: close)
+    }
+
+    private var failed: Bool { failure.withLock { $0 != nil } }
+
+    private func loop(worker index: Int) {
+        let worker = workers[index]
+        var head = 0
         while true {
-            work.wait()
-            if stopping {
-                if closing && failure == nil {
-                    do { try close() } catch { failure = error }
+            worker.queued.wait()
+            let slot = slots[head]
+            if slot.count == Self.endMarker {
+                if index == 0 && closing && !failed && !abandoned.load(ordering: .acquiring) {
+                    do { try close() } catch { record(error) }
                 }
                 break
             }
-            if failure == nil {
-                do { try process(pending, pendingCount) } catch { failure = error }
+            if !failed && !abandoned.load(ordering: .acquiring) {
+                do { try worker.process(slot.batch, slot.count) } catch { record(error) }
             }
-            idle.signal()
+            head = (head + 1) % slots.count
+            // The last worker done with the slot hands it back.
+            if slot.pending.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { free.signal() }
         }
         exited.signal()
     }
 
-    /// Waits for the batch in flight, reports its error if it failed, and hands `batch` over
-    /// (its storage is swapped with the batch the thread has finished with).
-    func submit(_ batch: inout Batch, count: Int) throws {
-        idle.wait()
-        if let failure {
-            idle.signal()
-            throw failure
-        }
-        swap(&batch, &pending)
-        pendingCount = count
-        work.signal()
+    private func record(_ error: any Error) {
+        failure.withLock { if $0 == nil { $0 = error } }
     }
 
-    /// Lets the thread finish the batch in flight, run `close` and end, without waiting.
+    /// Queues the slot at `tail` for every worker.
+    private func queueTail() {
+        slots[tail].pending.store(workers.count, ordering: .releasing)
+        tail = (tail + 1) % slots.count
+        for worker in workers { worker.queued.signal() }
+    }
+
+    /// Waits for a spare slot, reports a worker's error if one failed, and queues `batch` (its
+    /// storage is swapped with the slot's, a batch the workers have finished with).
+    func submit(_ batch: inout Batch, count: Int) throws {
+        free.wait()
+        if let error = failure.withLock({ $0 }) {
+            free.signal()
+            throw error
+        }
+        let slot = slots[tail]
+        swap(&batch, &slot.batch)
+        slot.count = count
+        queueTail()
+    }
+
+    /// Queues the end of the stream: each worker ends after the batches before it.
+    private func end(closing: Bool) {
+        free.wait()
+        self.closing = closing
+        slots[tail].count = Self.endMarker
+        queueTail()
+    }
+
+    /// Lets the workers finish the queued batches, run `close` and end, without waiting.
     func beginClosing() {
         guard running else { return }
         running = false
-        idle.wait()
-        closing = true
-        stopping = true
-        work.signal()
+        end(closing: true)
     }
 
     /// Waits for the last batch and `close`, and reports the first error.
     func finish() throws {
         beginClosing()
         waitForExit()
-        if let failure { throw failure }
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// Ends the thread after the batch in flight, without `close` (idempotent).
+    /// Ends the workers after the batches in flight, skipping the queued ones, without `close`
+    /// (idempotent).
     func stop() {
         if running {
             running = false
-            idle.wait()
-            stopping = true
-            work.signal()
+            abandoned.store(true, ordering: .releasing)
+            end(closing: false)
         }
         waitForExit()
     }
 
     private func waitForExit() {
         guard !exitSeen else { return }
-        exited.wait()
-        // The semaphore taken before stopping is given back: libdispatch traps when a semaphore
-        // is released holding less than its initial value.
-        idle.signal()
+        for _ in workers { exited.wait() }
+        // The slot the end marker took is given back: libdispatch traps when a semaphore is
+        // released holding less than its initial value.
+        free.signal()
         exitSeen = true
     }
 }

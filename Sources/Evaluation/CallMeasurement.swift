@@ -14,7 +14,11 @@ import Simulation
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
     private let analysis: EchoAnalysisStream
-    private let glitches: GlitchStream
+    /// Clicks and gaps in `sent`: measured by `record`, or, with `measuresGlitchesApart`, by
+    /// whoever feeds `glitchMeasurement` the ticks (another thread: `BackgroundTap`).
+    public let glitchMeasurement: GlitchMeasurement
+    /// `record` leaves the glitches to `glitchMeasurement`, fed the same ticks elsewhere.
+    public var measuresGlitchesApart = false
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
@@ -28,7 +32,7 @@ public final class CallMeasurement: CallTap {
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0) {
         self.sampleRate = sampleRate
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
-        glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
+        glitchMeasurement = GlitchMeasurement(sampleRate: sampleRate)
     }
 
     /// The signals `record` reads (a `BackgroundTap` copies only these).
@@ -51,7 +55,7 @@ public final class CallMeasurement: CallTap {
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
         }
-        glitches.append(tick.sent, count: tick.count)
+        if !measuresGlitchesApart { try glitchMeasurement.record(tick) }
         let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
@@ -62,7 +66,7 @@ public final class CallMeasurement: CallTap {
 
     /// Ends the measurement.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
-        (analysis.finish(segments: segments), glitches.finish())
+        (analysis.finish(segments: segments), glitchMeasurement.finish())
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.
@@ -99,6 +103,26 @@ public final class CallMeasurement: CallTap {
         }
         return (Double((e0 + e1) + (e2 + e3)), Double((p0 + p1) + (p2 + p3)))
     }
+}
+
+/// Clicks and gaps in the sent audio (`GlitchStream`): the part of a call's measurement that
+/// reads `sent` alone, a tap of its own so that it can run on another thread than the echo
+/// metrics (a quarter of the measurement's time).
+public final class GlitchMeasurement: CallTap {
+    private let glitches: GlitchStream
+
+    init(sampleRate: Int) {
+        glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
+    }
+
+    /// The signals `record` reads.
+    static let signalsRead: Set<TickSignals.Signal> = [.sent]
+
+    public func record(_ tick: TickSignals) throws {
+        glitches.append(tick.sent, count: tick.count)
+    }
+
+    func finish() -> GlitchReport { glitches.finish() }
 }
 
 /// The tick's input signals delayed by the send path's latency, so they line up with `sent`.

@@ -1,6 +1,7 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import Metrics
 import Reporting
 import Simulation
 
@@ -48,6 +49,15 @@ public struct RunOutput {
         self.progress = progress
     }
 
+    /// Plans the FFTs of a call's measurement on a second thread, so that the ~7 ms FFTW spends
+    /// planning them passes while the caller loads the scenario and checks the output folder (the
+    /// measurement then gets the same plans at once). For a process that runs one call (`run`);
+    /// without it the measurement plans them itself.
+    public static func planMeasurementInBackground(configuration: EchoMetricsConfiguration = .default) {
+        let sizes = EchoAnalysisStream.transformSizes(sampleRate: SimulatedCall.sampleRate, configuration: configuration)
+        Thread.detachNewThread { RealFFT.preparePlans(sizes: sizes) }
+    }
+
     @discardableResult
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
@@ -57,17 +67,28 @@ public struct RunOutput {
     private func runInto() throws -> RunReport {
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         let started = DispatchTime.now()
-        // The call, its measurement and the taps are gone once `callAndScore` returns: the report
-        // documents are built in the memory they held (an hour-long call's reports take ~8 MB).
-        var (report, outputs) = try callAndScore()
+        // The call and its measurement are gone once `callAndScore` returns (the tap writer keeps
+        // only its chunks): the report documents are built in the memory they held (an hour-long
+        // call's reports take ~8 MB).
+        var (report, outputs, taps) = try callAndScore()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        // report.html (its plots) takes longer than the other two together: with a core to spare
-        // it is rendered on a second thread meanwhile. The same bytes either way.
-        let html = RenderedPage(report, onSecondThread: measuresInBackground, HTMLReport.render)
-        defer { _ = html.text() }   // a failed write does not leave the render running
-        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
-        try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
-        try AtomicFile.write(html.text(), to: path("report.html"))
+        // The pages are rendered while the tap writer's thread writes its last chunks and moves the
+        // taps into place (milliseconds of kernel work per file). report.html (its plots) takes
+        // longer than the other two together: with a core to spare it is rendered on a second
+        // thread meanwhile. The same bytes either way.
+        let scored = report
+        let html = SecondThread(measuresInBackground) { HTMLReport.render(scored) }
+        defer { _ = html.value() }   // a failed write does not leave the render running
+        let json = report.json().canonicalText()
+        let markdown = MarkdownReport.render(report)
+        // The taps are whole and in place before a report names them. The previous run's taps
+        // they replaced are deleted on a second thread meanwhile (freeing them costs ext4 ~16 ms).
+        let replaced = try taps?.finishKeepingReplaced() ?? []
+        let removal = SecondThread(measuresInBackground && !replaced.isEmpty) { FileReplacement.removeReplaced(replaced) }
+        defer { removal.value() }
+        try AtomicFile.write(json, to: path("report.json"))
+        try AtomicFile.write(markdown, to: path("report.md"))
+        try AtomicFile.write(html.value(), to: path("report.html"))
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
@@ -75,8 +96,9 @@ public struct RunOutput {
     }
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without
-    /// its wall time) and the files written, tap name → file name.
-    private func callAndScore() throws -> (RunReport, [String: String]) {
+    /// its wall time), the files written, tap name → file name, and the tap writer, still closing
+    /// the taps on its thread (its `finish()` waits for that).
+    private func callAndScore() throws -> (RunReport, [String: String], WAVTapWriter?) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
@@ -86,11 +108,17 @@ public struct RunOutput {
         let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
         let levels = LevelMeter(sampleRate: rate)
         // Everything that only reads the ticks — the metrics, the level plots and the taps' copy
-        // into their write buffers — runs off the call's thread, from one copy of each tick.
+        // into their write buffers — runs off the call's thread, from one copy of each tick, on
+        // two workers: the echo metrics on one; the glitches, levels and taps on the other.
         let consumers: [CallTap] = [measurement, levels] + (writer.map { [$0] } ?? [])
-        let background = measuresInBackground
-            ? BackgroundTap(consumers, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? []))
-            : nil
+        let background: BackgroundTap?
+        if measuresInBackground {
+            measurement.measuresGlitchesApart = true
+            let groups: [[CallTap]] = [[measurement], [measurement.glitchMeasurement, levels] + (writer.map { [$0] } ?? [])]
+            background = BackgroundTap(groups, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? []))
+        } else {
+            background = nil
+        }
         var streaming = runner
         streaming.taps = background.map { [$0] } ?? consumers
         if cancellation != nil || progress != nil {
@@ -104,35 +132,35 @@ public struct RunOutput {
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.levels = levels.points
-        try writer?.finish()
-        return (report, outputs)
+        return (report, outputs, writer)
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
 }
 
-/// A report page rendered on a second thread (or at once, in this one): `text()` waits for it.
-private final class RenderedPage: @unchecked Sendable {
-    private var rendered = ""
+/// Work done on a second thread (or at once, in this one): `value()` waits for its result.
+private final class SecondThread<Value: Sendable>: @unchecked Sendable {
+    private var result: Value?
     private let done = DispatchSemaphore(value: 0)
 
-    init(_ report: RunReport, onSecondThread: Bool, _ render: @escaping @Sendable (RunReport) -> String) {
+    init(_ onSecondThread: Bool, _ work: @escaping @Sendable () -> Value) {
         guard onSecondThread else {
-            rendered = render(report)
+            result = work()
             done.signal()
             return
         }
-        // `rendered` is written before `done` is signalled and read after it is waited for.
+        // `result` is written before `done` is signalled and read after it is waited for.
         Thread.detachNewThread { [self] in
-            rendered = render(report)
+            result = work()
             done.signal()
         }
     }
 
-    func text() -> String {
+    @discardableResult
+    func value() -> Value {
         done.wait()
         done.signal()
-        return rendered
+        return result!
     }
 }
 

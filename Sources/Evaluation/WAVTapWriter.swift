@@ -4,15 +4,17 @@ import EchoLabJSON
 import Foundation
 import Reporting
 import Simulation
+import Synchronization
 
 /// Streams the selected taps of a call into WAV files as it runs: blocks are gathered to
 /// `chunkFrames` before each libsndfile write, files are written under temporary names and
 /// renamed into place by `finish()` (a failed run leaves nothing behind).
 ///
 /// The writes run on a second thread (the machine has two cores): the call fills one set of
-/// chunks while the writer thread hands the other to libsndfile (and the kernel's page cache),
-/// so most of the file cost is hidden behind the simulation. Double buffering, one batch in
-/// flight: each file gets the same bytes, in the same order, as with synchronous writes.
+/// chunks while the writer thread hands earlier ones to libsndfile (and the kernel's page
+/// cache), so most of the file cost is hidden behind the simulation. Up to `queueDepth` sets wait
+/// for the writer, in order: each file gets the same bytes, in the same order, as with
+/// synchronous writes.
 public final class WAVTapWriter: CallTap {
     private let names: [String]
     /// Each name's signal, resolved once (a string compare per tap per tick otherwise).
@@ -24,6 +26,8 @@ public final class WAVTapWriter: CallTap {
     private var filled = 0
     private let chunkFrames: Int
     private let background: BatchThread<[[Float]]>
+    /// Sets of chunks that may wait for the writer thread.
+    private static let queueDepth = 3
     /// Tap name → file name, for the report.
     public let files: [String: String]
 
@@ -34,12 +38,24 @@ public final class WAVTapWriter: CallTap {
         let writers = try names.map {
             try SoundFileWriter(path: (directory as NSString).appendingPathComponent("\($0).wav"), sampleRate: sampleRate)
         }
-        chunks = names.map { _ in [Float](repeating: 0, count: chunkFrames) }
-        background = BatchThread(name: "echolab-tap-writer", spare: chunks.map { [Float](repeating: 0, count: $0.count) },
+        let replaced = ReplacedFiles()
+        self.replaced = replaced
+        func makeChunks() -> [[Float]] { names.map { _ in [Float](repeating: 0, count: chunkFrames) } }
+        chunks = makeChunks()
+        background = BatchThread(name: "echolab-tap-writer", spares: (0..<Self.queueDepth).map { _ in makeChunks() },
                                  process: { chunks, frames in
                                      for index in writers.indices { try writers[index].write(chunks[index], frames: frames) }
                                  },
-                                 close: { for writer in writers { try writer.finish() } })
+                                 close: { [replaced] in
+                                     do {
+                                         for writer in writers {
+                                             if let old = try writer.finishKeepingReplaced() { replaced.append(old) }
+                                         }
+                                     } catch {
+                                         FileReplacement.removeReplaced(replaced.take())
+                                         throw error
+                                     }
+                                 })
         files = Dictionary(uniqueKeysWithValues: names.map { ($0, "\($0).wav") })
     }
 
@@ -60,8 +76,17 @@ public final class WAVTapWriter: CallTap {
 
     /// Writes what is left and moves the files to their final names.
     public func finish() throws {
+        FileReplacement.removeReplaced(try finishKeepingReplaced())
+    }
+
+    /// `finish()`, except that the files of an earlier run the taps replaced are left at hidden
+    /// names for the caller to delete (`FileReplacement.removeReplaced`): freeing four one-minute
+    /// taps still in ext4's page cache takes ~16 ms, which `run` spends on another thread while
+    /// it writes the reports.
+    public func finishKeepingReplaced() throws -> [String] {
         try beginFinishing()
         try background.finish()
+        return replaced.take()
     }
 
     /// Hands what is left, and the closing and renaming of the files, to the writer thread and
@@ -75,6 +100,14 @@ public final class WAVTapWriter: CallTap {
     }
 
     private var finishing = false
+    /// Files the taps replaced, moved aside on the writer thread, not yet deleted.
+    private let replaced: ReplacedFiles
+
+    private final class ReplacedFiles: Sendable {
+        private let paths = Mutex<[String]>([])
+        func append(_ path: String) { paths.withLock { $0.append(path) } }
+        func take() -> [String] { paths.withLock { paths in defer { paths = [] }; return paths } }
+    }
 
     /// Hands the filled chunks to the writer thread and takes its spare set back (a swap of
     /// array references: no allocation, no copy).

@@ -31,6 +31,14 @@ public final class EchoAnalysisStream {
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
     }
 
+    /// The sizes of the FFTs a stream of this rate and configuration plans, in the order it plans
+    /// them (the delay estimator's, then the band meter's): `RealFFT.preparePlans` can plan them
+    /// ahead, on another thread.
+    public static func transformSizes(sampleRate: Int, configuration: EchoMetricsConfiguration = .default) -> [Int] {
+        let rate = max(1, sampleRate)
+        return [DelayEstimator(sampleRate: rate, configuration: configuration).fftSize, configuration.frameSize(forSampleRate: rate)]
+    }
+
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).
     init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, includesEcho: Bool,
          includesNearEnd: Bool, ledgerResidentRows: Int) {

@@ -85,6 +85,25 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         XCTAssertEqual(try AudioFileStream.readAll(path: path).samples, [Float](repeating: -0.5, count: 20))
     }
 
+    /// `finishKeepingReplaced` puts the new file in place at once and leaves the one it replaced
+    /// (with its old bytes) at a hidden name for the caller to delete later; with nothing to
+    /// replace there is nothing to delete.
+    func testTheReplacedFileCanBeDeletedLater() throws {
+        let path = dir.file("tap.wav")
+        let first = try SoundFileWriter(path: path, sampleRate: 8_000)
+        try first.write([Float](repeating: 0.25, count: 10), frames: 10)
+        XCTAssertNil(try first.finishKeepingReplaced())
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let second = try SoundFileWriter(path: path, sampleRate: 8_000)
+        try second.write([Float](repeating: -0.5, count: 20), frames: 20)
+        let replaced = try XCTUnwrap(try second.finishKeepingReplaced())
+        XCTAssertEqual(replaced, dir.file(".tap.wav.replaced"))
+        XCTAssertEqual(try AudioFileStream.readAll(path: path).samples, [Float](repeating: -0.5, count: 20))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: replaced)), before, "the old file, whole, until deleted")
+        FileReplacement.removeReplaced([replaced])
+        XCTAssertEqual(dir.contents(), ["tap.wav"])
+    }
+
     /// A symlink at the final name is replaced by the new file; the file it pointed to (which may
     /// be somebody's input) keeps its bytes.
     func testASymlinkAtTheFinalNameIsReplacedAndItsTargetKept() throws {

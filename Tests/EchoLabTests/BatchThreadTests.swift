@@ -1,0 +1,85 @@
+@testable import Evaluation
+import Foundation
+import Synchronization
+import XCTest
+
+/// `BatchThread` hands batches to its workers through a queue: every worker sees every batch,
+/// in order, with its count; the owner gets spare storage back; the first error reaches the
+/// owner; `stop` skips what is queued; `close` runs once, after the last batch.
+final class BatchThreadTests: XCTestCase {
+    /// What a worker saw: (first value of the batch, count) per batch.
+    private final class Log: @unchecked Sendable {
+        private let entries = Mutex<[[Int]]>([])
+        func append(_ entry: [Int]) { entries.withLock { $0.append(entry) } }
+        var all: [[Int]] { entries.withLock { $0 } }
+    }
+
+    func testEveryWorkerSeesEveryBatchInOrderThroughAShortQueue() throws {
+        let logs = [Log(), Log()], closed = Log()
+        let thread = BatchThread<[Int]>(name: "test", spares: [[0, 0, 0], [0, 0, 0], [0, 0, 0]], process: logs.map { log in
+            { batch, count in
+                // A slow worker: the owner runs ahead until the queue is full.
+                if log === logs[1] { usleep(200) }
+                log.append(Array(batch[0..<count]))
+            }
+        }, close: { closed.append([1]) })
+        var batch = [0, 0, 0]
+        var expected: [[Int]] = []
+        for index in 0..<50 {
+            let count = 1 + index % 3
+            for i in 0..<count { batch[i] = 100 * index + i }
+            expected.append(Array(batch[0..<count]))
+            try thread.submit(&batch, count: count)
+            XCTAssertEqual(batch.count, 3, "the owner gets a spare batch of the same size back")
+        }
+        try thread.finish()
+        XCTAssertEqual(logs[0].all, expected)
+        XCTAssertEqual(logs[1].all, expected)
+        XCTAssertEqual(closed.all, [[1]], "close runs once, after the last batch")
+    }
+
+    struct Failure: Error, Equatable { let batch: Int }
+
+    func testTheFirstErrorStopsTheWorkAndReachesTheOwner() throws {
+        let seen = Log()
+        let thread = BatchThread<[Int]>(name: "test", spares: [[0], [0]], process: [{ batch, _ in
+            seen.append(batch)
+            if batch[0] == 3 { throw Failure(batch: 3) }
+        }, { batch, _ in
+            if batch[0] == 5 { throw Failure(batch: 5) }
+        }], close: { XCTFail("close after an error") })
+        var batch = [0]
+        var thrown: (any Error)?
+        for index in 0..<200 {
+            batch[0] = index
+            do { try thread.submit(&batch, count: 1) } catch { thrown = error; break }
+        }
+        XCTAssertThrowsError(try thread.finish()) { XCTAssertEqual($0 as? Failure, Failure(batch: 3)) }
+        if let thrown { XCTAssertEqual(thrown as? Failure, Failure(batch: 3)) }
+        XCTAssertEqual(seen.all.first, [0])
+        XCTAssertFalse(seen.all.contains([4]), "nothing is processed after the error: \(seen.all)")
+        thread.stop()   // idempotent after finish
+    }
+
+    func testStopSkipsTheQueuedBatchesAndDoesNotClose() throws {
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let seen = Log()
+        let thread = BatchThread<[Int]>(name: "test", spares: [[0], [0], [0]], process: { batch, _ in
+            seen.append(batch)
+            if batch[0] == 0 {
+                started.signal()
+                release.wait()
+            }
+        }, close: { XCTFail("close after stop") })
+        var batch = [0]
+        for index in 0..<3 {
+            batch[0] = index
+            try thread.submit(&batch, count: 1)
+        }
+        started.wait()
+        // Batch 0 is in flight, 1 and 2 are queued: stop must not process them.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
+        thread.stop()
+        XCTAssertEqual(seen.all, [[0]])
+    }
+}
