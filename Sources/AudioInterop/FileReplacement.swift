@@ -56,6 +56,12 @@ public enum FileReplacement {
         return .moved(replaced: movedAside ? aside : nil)
     }
 
+    /// Deletes what a replacement of each of `names` in `folder` left at its hidden name if it
+    /// was interrupted (the process killed between moving the new file in and deleting the old).
+    public static func removeLeftovers(of names: [String], in folder: String) {
+        for name in names { unlink(URL(fileURLWithPath: folder).appendingPathComponent("." + name + ".replaced").path) }
+    }
+
     /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.
     public static func removeReplaced(_ paths: [String]) {
         for path in paths { unlink(path) }

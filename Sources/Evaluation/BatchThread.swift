@@ -16,7 +16,8 @@ import Synchronization
 /// slot is the owner's from `free` until it is queued, then the workers' (read only) until the
 /// last of them is done with it and signals `free`. The semaphores order every hand-over, so the
 /// class is safe although the compiler cannot check it. The first error stops all later work
-/// and is thrown by the next `submit` or by `finish`.
+/// and is thrown by the next `submit` or by `finish` (with several workers, "first" is by the
+/// clock: when taps on two workers fail in one run, either error may be the one reported).
 final class BatchThread<Batch>: @unchecked Sendable {
     /// A batch, its number of items (`Self.endMarker`: the end of the stream) and how many
     /// workers have still to process it.
@@ -40,9 +41,11 @@ final class BatchThread<Batch>: @unchecked Sendable {
     private var tail = 0
     private static var endMarker: Int { -1 }
     private let failure = Mutex<(any Error)?>(nil)
-    /// Set by `stop`: the workers skip what is still queued.
+    /// Set by `stop`: the workers skip what is still queued, and `close`.
     private let abandoned = Atomic<Bool>(false)
-    /// Set with the end marker when the first worker is to run `close` as it ends.
+    /// Workers that reached the end marker.
+    private let workersEnded = Atomic<Int>(0)
+    /// Set with the end marker when the last worker to end is to run `close`.
     private var closing = false
     private var running = true
     private var exitSeen = false
@@ -55,8 +58,8 @@ final class BatchThread<Batch>: @unchecked Sendable {
     ///     their number is how many batches may be queued at once.
     ///   - process: one closure per worker thread, called on it with each submitted batch and its
     ///     count. A batch is shared: workers only read it.
-    ///   - close: called on the first worker as it ends through `beginClosing`/`finish`, unless
-    ///     an error came first (`stop` ends without it).
+    ///   - close: called once, on the last worker to end through `beginClosing`/`finish` (after
+    ///     every batch of every worker), unless an error came first or `stop` came before it.
     init(name: String, spares: [Batch], process: [(Batch, Int) throws -> Void], close: @escaping () throws -> Void = {}) {
         precondition(!spares.isEmpty && !process.isEmpty, "a BatchThread needs a spare batch and a worker")
         workers = process.map { Worker(process: $0) }
@@ -79,16 +82,25 @@ final class BatchThread<Batch>: @unchecked Sendable {
     private var failed: Bool { failure.withLock { $0 != nil } }
 
     private func loop(worker index: Int) {
+        work(index)
+        // After `work` returned: the worker's references (its taps, through `process`) are
+        // released on this thread before the owner can see it ended.
+        exited.signal()
+    }
+
+    private func work(_ index: Int) {
         let worker = workers[index]
         var head = 0
         while true {
             worker.queued.wait()
             let slot = slots[head]
             if slot.count == Self.endMarker {
-                if index == 0 && closing && !failed && !abandoned.load(ordering: .acquiring) {
+                // The last worker to reach the end runs `close`: after every batch of every worker.
+                let last = workersEnded.add(1, ordering: .acquiringAndReleasing).newValue == workers.count
+                if last && closing && !failed && !abandoned.load(ordering: .acquiring) {
                     do { try close() } catch { record(error) }
                 }
-                break
+                return
             }
             if !failed && !abandoned.load(ordering: .acquiring) {
                 do { try worker.process(slot.batch, slot.count) } catch { record(error) }
@@ -97,7 +109,6 @@ final class BatchThread<Batch>: @unchecked Sendable {
             // The last worker done with the slot hands it back.
             if slot.pending.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { free.signal() }
         }
-        exited.signal()
     }
 
     private func record(_ error: any Error) {
@@ -114,6 +125,7 @@ final class BatchThread<Batch>: @unchecked Sendable {
     /// Waits for a spare slot, reports a worker's error if one failed, and queues `batch` (its
     /// storage is swapped with the slot's, a batch the workers have finished with).
     func submit(_ batch: inout Batch, count: Int) throws {
+        precondition(running, "submit after the end of the stream")
         free.wait()
         if let error = failure.withLock({ $0 }) {
             free.signal()
@@ -147,12 +159,12 @@ final class BatchThread<Batch>: @unchecked Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
     }
 
-    /// Ends the workers after the batches in flight, skipping the queued ones, without `close`
-    /// (idempotent).
+    /// Ends the workers after the batches in flight, skipping the queued ones and `close` if it
+    /// has not run yet, also after `beginClosing` (idempotent).
     func stop() {
+        abandoned.store(true, ordering: .releasing)
         if running {
             running = false
-            abandoned.store(true, ordering: .releasing)
             end(closing: false)
         }
         waitForExit()

@@ -36,8 +36,9 @@ public struct RunOutput {
     public var cancellation: RunCancellation?
     /// Called every second of call time while the call runs.
     public var progress: ((RunProgress) -> Void)?
-    /// Measure the call on a second thread while it runs (`BackgroundTap`; the same results).
-    /// Worth it when a core is free; `eval` turns it off (its `--jobs` says how many cores to use).
+    /// Measure the call on two worker threads while it runs (`BackgroundTap`; the same results),
+    /// and render report.html and delete replaced taps on others. Worth it when a core is free;
+    /// `eval` turns it off (its `--jobs` says how many cores to use).
     public var measuresInBackground = true
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
@@ -66,6 +67,10 @@ public struct RunOutput {
 
     private func runInto() throws -> RunReport {
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
+        // The previous taps wait at hidden names while the reports are written; a run killed then
+        // (a second SIGINT) left them there.
+        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + ["report.json", "report.md", "report.html"],
+                                        in: outputDirectory)
         let started = DispatchTime.now()
         // The call and its measurement are gone once `callAndScore` returns (the tap writer keeps
         // only its chunks): the report documents are built in the memory they held (an hour-long

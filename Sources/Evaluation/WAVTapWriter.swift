@@ -59,7 +59,12 @@ public final class WAVTapWriter: CallTap {
         files = Dictionary(uniqueKeysWithValues: names.map { ($0, "\($0).wav") })
     }
 
-    deinit { background.stop() }
+    deinit {
+        // Dropped without `finish`: nothing more is moved into place; files replaced already are
+        // outdated (their replacements are in place) and go.
+        background.stop()
+        FileReplacement.removeReplaced(replaced.take())
+    }
 
     public func record(_ tick: TickSignals) throws {
         var offset = 0

@@ -22,7 +22,12 @@ final class BatchThreadTests: XCTestCase {
                 if log === logs[1] { usleep(200) }
                 log.append(Array(batch[0..<count]))
             }
-        }, close: { closed.append([1]) })
+        }, close: {
+            // After every batch of every worker, the slow one's too.
+            XCTAssertEqual(logs[0].all.count, 50)
+            XCTAssertEqual(logs[1].all.count, 50)
+            closed.append([1])
+        })
         var batch = [0, 0, 0]
         var expected: [[Int]] = []
         for index in 0..<50 {
@@ -55,7 +60,8 @@ final class BatchThreadTests: XCTestCase {
             do { try thread.submit(&batch, count: 1) } catch { thrown = error; break }
         }
         XCTAssertThrowsError(try thread.finish()) { XCTAssertEqual($0 as? Failure, Failure(batch: 3)) }
-        if let thrown { XCTAssertEqual(thrown as? Failure, Failure(batch: 3)) }
+        // A ring of two slots: batch 5 waits for batch 3 to be done, so submit throws.
+        XCTAssertEqual(try XCTUnwrap(thrown) as? Failure, Failure(batch: 3))
         XCTAssertEqual(seen.all.first, [0])
         XCTAssertFalse(seen.all.contains([4]), "nothing is processed after the error: \(seen.all)")
         thread.stop()   // idempotent after finish
@@ -81,5 +87,17 @@ final class BatchThreadTests: XCTestCase {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
         thread.stop()
         XCTAssertEqual(seen.all, [[0]])
+    }
+
+    /// `stop` after `beginClosing` (an owner dropping its writer on an error path) skips `close`.
+    func testStopAfterBeginClosingSkipsClose() throws {
+        let release = DispatchSemaphore(value: 0)
+        let thread = BatchThread<[Int]>(name: "test", spares: [[0], [0]], process: { _, _ in release.wait() },
+                                        close: { XCTFail("close after stop") })
+        var batch = [0]
+        try thread.submit(&batch, count: 1)
+        thread.beginClosing()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
+        thread.stop()
     }
 }
