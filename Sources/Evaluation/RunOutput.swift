@@ -102,7 +102,7 @@ public struct RunOutput {
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without
     /// its wall time), the files written, tap name → file name, and the tap writer, still closing
-    /// the taps on its thread (its `finish()` waits for that).
+    /// the taps on its thread (`finishKeepingReplaced()` waits for that).
     private func callAndScore() throws -> (RunReport, [String: String], WAVTapWriter?) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
         let duration = try runner.duration()
