@@ -36,8 +36,8 @@ public struct RunOutput {
     public var cancellation: RunCancellation?
     /// Called every second of call time while the call runs.
     public var progress: ((RunProgress) -> Void)?
-    /// Measure the call on two worker threads while it runs (`BackgroundTap`; the same results),
-    /// and render report.html and delete replaced taps on others. Worth it when a core is free;
+    /// Measure the call on worker threads while it runs (`BackgroundTap`; the same results), and
+    /// render report.html and delete replaced taps on others. Worth it when a core is free;
     /// `eval` turns it off (its `--jobs` says how many cores to use).
     public var measuresInBackground = true
 
@@ -113,14 +113,22 @@ public struct RunOutput {
         let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks)
         let levels = LevelMeter(sampleRate: rate)
         // Everything that only reads the ticks — the metrics, the level plots and the taps' copy
-        // into their write buffers — runs off the call's thread, from one copy of each tick, on
-        // two workers: the echo metrics on one; the glitches, levels and taps on the other.
+        // into their write buffers — runs off the call's thread, from one copy of each tick.
         let consumers: [CallTap] = [measurement, levels] + (writer.map { [$0] } ?? [])
         let background: BackgroundTap?
         if measuresInBackground {
-            measurement.measuresGlitchesApart = true
-            let groups: [[CallTap]] = [[measurement], [measurement.glitchMeasurement, levels] + (writer.map { [$0] } ?? [])]
-            background = BackgroundTap(groups, copying: CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? []))
+            let copied = CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? [])
+            if scenario.voiceProcessing.echoCancellerMode == .disabled {
+                // Without a canceller the call is cheap and measuring it is the long pole: two
+                // workers, the echo metrics on one, the glitches, levels and taps on the other.
+                measurement.measuresGlitchesApart = true
+                background = BackgroundTap([[measurement], [measurement.glitchMeasurement, levels] + (writer.map { [$0] } ?? [])],
+                                           copying: copied)
+            } else {
+                // A canceller keeps the call's thread busy ~15× longer than the measurement: one
+                // worker keeps up, and a third busy thread would only compete with the call's.
+                background = BackgroundTap(consumers, copying: copied)
+            }
         } else {
             background = nil
         }
