@@ -38,8 +38,7 @@ public enum FileReplacement {
     /// taps still in ext4's page cache take ~16 ms to free — which a caller can spend on another
     /// thread, or after more urgent work.
     public static func moveIntoPlaceKeepingReplaced(_ temporary: String, to path: String) -> Outcome {
-        let url = URL(fileURLWithPath: path)
-        let aside = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".replaced").path
+        let aside = asidePath(for: path)
         // A leftover of a replacement interrupted between the renames (its file is outdated).
         unlink(aside)
         // Only a file (or symlink) is moved aside: a folder in the way stays, and the rename into
@@ -59,7 +58,13 @@ public enum FileReplacement {
     /// Deletes what a replacement of each of `names` in `folder` left at its hidden name if it
     /// was interrupted (the process killed between moving the new file in and deleting the old).
     public static func removeLeftovers(of names: [String], in folder: String) {
-        for name in names { unlink(URL(fileURLWithPath: folder).appendingPathComponent("." + name + ".replaced").path) }
+        for name in names { unlink(asidePath(for: URL(fileURLWithPath: folder).appendingPathComponent(name).path)) }
+    }
+
+    /// The hidden name beside `path` where its replaced file waits: `.NAME.replaced`.
+    private static func asidePath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".replaced").path
     }
 
     /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.
