@@ -114,7 +114,8 @@ public struct RunOutput {
         let levels = LevelMeter(sampleRate: rate)
         // Everything that only reads the ticks — the metrics, the level plots and the taps' copy
         // into their write buffers — runs off the call's thread, from one copy of each tick.
-        let consumers: [CallTap] = [measurement, levels] + (writer.map { [$0] } ?? [])
+        let others: [CallTap] = [levels] + (writer.map { [$0] } ?? [])
+        let consumers: [CallTap] = [measurement] + others
         let background: BackgroundTap?
         if measuresInBackground {
             let copied = CallMeasurement.signalsRead.union(LevelMeter.signalsRead).union(writer?.signalsRead ?? [])
@@ -122,8 +123,7 @@ public struct RunOutput {
                 // Without a canceller the call is cheap and measuring it is the long pole: two
                 // workers, the echo metrics on one, the glitches, levels and taps on the other.
                 measurement.measuresGlitchesApart = true
-                background = BackgroundTap([[measurement], [measurement.glitchMeasurement, levels] + (writer.map { [$0] } ?? [])],
-                                           copying: copied)
+                background = BackgroundTap([[measurement], [measurement.glitchMeasurement] + others], copying: copied)
             } else {
                 // A canceller keeps the call's thread busy ~15× longer than the measurement: one
                 // worker keeps up, and a third busy thread would only compete with the call's.
