@@ -12,6 +12,7 @@ struct VectorsCommand: ParsableCommand {
 
     struct Generate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "generate",
             abstract: "Write the seeded input signals and scenario files (bit-identical every time).")
         @Option(help: "The vectors folder.")
         var vectors: String = "vectors"
@@ -24,6 +25,7 @@ struct VectorsCommand: ParsableCommand {
 
     struct Bless: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bless",
             abstract: "Run every vector scenario and record its metrics and tap hashes in golden.json.",
             discussion: "Only after an intended change of behaviour: review the diff of golden.json.")
         @Option(help: "The vectors folder.")
@@ -37,6 +39,7 @@ struct VectorsCommand: ParsableCommand {
 
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Run every vector scenario and compare with golden.json; exit 3 on a mismatch.")
         @Option(help: "The vectors folder.")
         var vectors: String = "vectors"
