@@ -96,5 +96,5 @@ public struct RunEvaluator: Sendable {
         return report
     }
 
-    static func format(_ value: Double) -> String { String(format: "%.1f", value) }
+    static func format(_ value: Double) -> String { FixedDecimal.text(value, digits: 1) }
 }

@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Foundation
 
 /// Renders a `ReportDocument` as one self-contained HTML page: inline CSS, inline SVG plots
@@ -54,7 +55,7 @@ public enum HTMLWriter {
         for row in table.rows {
             out += "<tr>"
             for cell in row {
-                let value = cell.value.map { " data-value=\"\(String(format: "%.4f", $0))\"" } ?? ""
+                let value = cell.value.map { " data-value=\"\(FixedDecimal.text($0, digits: 4))\"" } ?? ""
                 out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)>\(inline(cell.spans))</td>"
             }
             out += "</tr>\n"

@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Foundation
 
 /// Renders a `ReportDocument` as Markdown (GitHub's dialect): charts become one-line sparklines
@@ -51,7 +52,7 @@ public enum MarkdownWriter {
             out += "    \(name) \(sparkline(line.points.map(\.value), range: low...high))\n"
         }
         if !chart.markers.isEmpty {
-            out += "\nEvents: " + chart.markers.map { "\(String(format: "%.2f", $0.t)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
+            out += "\nEvents: " + chart.markers.map { "\(FixedDecimal.text($0.t, digits: 2)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
         }
         return out
     }
