@@ -24,6 +24,28 @@ extension JSONValue {
         return value
     }
 
+    /// The members named `keys` of the object that `bytes` holds. The others are checked against
+    /// the grammar (the errors of `parse`, except that a number beyond Double's range passes) and
+    /// skipped without being built: for a few fields of a large file, such as the previous run's
+    /// report.json (1.5 MB of series after an hour-long call).
+    public static func members(_ keys: Set<String>, ofObjectIn bytes: [UInt8],
+                               maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> [String: JSONValue] {
+        guard bytes.count <= limit else {
+            throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(limit >> 20) MiB are read")
+        }
+        var parser = Parser(bytes: bytes)
+        parser.skipByteOrderMark()
+        parser.skipWhitespace()
+        guard parser.peek == UInt8(ascii: "{") else { throw parser.error("expected an object") }
+        var found: [String: JSONValue] = [:]
+        try parser.members(depth: 1) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
+            if keys.contains(key) { found[key] = try parser.value(depth: 1) } else { try parser.skipValue(depth: 1) }
+        }
+        parser.skipWhitespace()
+        guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
+        return found
+    }
+
     /// What a value is, for messages ("expected a number, found a string").
     public var typeName: String {
         switch self {
@@ -108,28 +130,38 @@ private struct Parser {
     }
 
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        var members: [String: JSONValue] = [:]
+        try self.members(depth: depth) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
+            members[key] = try parser.value(depth: depth)
+        }
+        return .object(members)
+    }
+
+    /// Walks the object at `index` (its '{'): checks every key (quoted, given once) and calls
+    /// `member` to read each value, positioned at it.
+    mutating func members(depth: Int, _ member: (inout Parser, String) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
         try nested(depth)
         index += 1
-        var members: [String: JSONValue] = [:]
+        var keys = Set<String>()
         skipWhitespace()
-        if peek == UInt8(ascii: "}") { index += 1; return .object(members) }
+        if peek == UInt8(ascii: "}") { index += 1; return }
         while true {
             skipWhitespace()
             guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
             let keyStart = index
             let key = try string()
-            guard members[key] == nil else {
+            guard keys.insert(key).inserted else {
                 throw error("duplicate key '\(key)' (JSON readers disagree on which one wins; give it once)", at: keyStart)
             }
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key '\(key)'") }
             index += 1
             skipWhitespace()
-            members[key] = try value(depth: depth)
+            try member(&self, key)
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "}"): index += 1; return .object(members)
+            case UInt8(ascii: "}"): index += 1; return
             case nil: throw error("the file ends inside an object")
             default: throw error("expected ',' or '}' after a member")
             }
@@ -137,21 +169,43 @@ private struct Parser {
     }
 
     private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
+        var elements: [JSONValue] = []
+        try self.elements(depth: depth) { (parser: inout Parser) throws(JSONSyntaxError) in
+            elements.append(try parser.value(depth: depth))
+        }
+        return .array(elements)
+    }
+
+    /// Walks the array at `index` (its '['), calling `element` to read each value, positioned at it.
+    private mutating func elements(depth: Int, _ element: (inout Parser) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
         try nested(depth)
         index += 1
-        var elements: [JSONValue] = []
         skipWhitespace()
-        if peek == UInt8(ascii: "]") { index += 1; return .array(elements) }
+        if peek == UInt8(ascii: "]") { index += 1; return }
         while true {
             skipWhitespace()
-            elements.append(try value(depth: depth))
+            try element(&self)
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","): index += 1
-            case UInt8(ascii: "]"): index += 1; return .array(elements)
+            case UInt8(ascii: "]"): index += 1; return
             case nil: throw error("the file ends inside an array")
             default: throw error("expected ',' or ']' after an element")
             }
+        }
+    }
+
+    /// Checks the value at `index` as `value(depth:)` does and moves past it, building nothing
+    /// but its strings (numbers are not converted).
+    mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
+        guard let byte = peek else { throw error("the file ends where a value should be") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            try members(depth: depth + 1) { (parser: inout Parser, _: String) throws(JSONSyntaxError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["):
+            try elements(depth: depth + 1) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
+        default: _ = try value(depth: depth)   // a string or a literal
         }
     }
 
@@ -238,6 +292,16 @@ private struct Parser {
     /// RFC 8259 number grammar; the text is converted by the standard library (correctly rounded).
     private mutating func number() throws(JSONSyntaxError) -> Double {
         let start = index
+        try scanNumber()
+        let text = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard let value = Double(text), value.isFinite else {
+            throw error("the number \(text.prefix(40)) is out of range", at: start)
+        }
+        return value
+    }
+
+    /// Moves past the number at `index`, checking its grammar.
+    private mutating func scanNumber() throws(JSONSyntaxError) {
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
             throw error("expected a digit")
@@ -259,11 +323,6 @@ private struct Parser {
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
             guard skipDigits() > 0 else { throw error("expected digits in the exponent") }
         }
-        let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        guard let value = Double(text), value.isFinite else {
-            throw error("the number \(text.prefix(40)) is out of range", at: start)
-        }
-        return value
     }
 
     @discardableResult

@@ -66,11 +66,7 @@ public struct RunOutput {
     }
 
     private func runInto() throws -> RunReport {
-        // Read (on a second thread: parsing an hour-long call's report takes milliseconds) before
-        // this run's report.json replaces it.
-        let folder = outputDirectory
-        let previousOutputs = SecondThread(measuresInBackground) { OutputFolder.filesOfPreviousRun(in: folder) }
-        defer { _ = previousOutputs.value() }   // a failed call does not leave the read running
+        let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         // The previous taps wait at hidden names while the reports are written; a run killed then
         // (a second SIGINT) left them there.
         FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + ["report.json", "report.md", "report.html"],
@@ -95,13 +91,12 @@ public struct RunOutput {
         let replaced = try taps?.finishKeepingReplaced() ?? []
         let removal = SecondThread(measuresInBackground && !replaced.isEmpty) { FileReplacement.removeReplaced(replaced) }
         defer { removal.value() }
-        let previous = previousOutputs.value()
         try AtomicFile.write(json, to: path("report.json"))
         try AtomicFile.write(markdown, to: path("report.md"))
         try AtomicFile.write(html.value(), to: path("report.html"))
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
-        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: Set(outputs.values))
+        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
         return report
     }
 

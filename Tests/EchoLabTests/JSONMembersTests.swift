@@ -1,0 +1,48 @@
+import EchoLabJSON
+import Foundation
+import XCTest
+
+/// `JSONValue.members(_:ofObjectIn:)` reads a few members of a large object (a re-run reads the
+/// previous report.json's `schema` and `taps`): what it returns must be what `parse` builds, and
+/// the members it skips must still be JSON.
+final class JSONMembersTests: XCTestCase {
+    private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+    func testKeptMembersEqualTheFullParse() throws {
+        let text = #"{"series": [{"t": 0.5, "erle_db": null}, {"t": 1e3, "erle_db": -2.25}], "schema": "echolab.run/2", "#
+            + #""taps": {"mic": "mic.wav", "sent": "s\u00e9nt.wav"}, "flags": [true, false], "nested": {"a": {"b": [[]]}}}"#
+        let whole = try JSONValue.parse(bytes(text))
+        let kept = try JSONValue.members(["schema", "taps", "absent"], ofObjectIn: bytes(text))
+        XCTAssertEqual(kept.keys.sorted(), ["schema", "taps"])
+        XCTAssertEqual(kept["schema"], whole["schema"])
+        XCTAssertEqual(kept["taps"], whole["taps"])
+        XCTAssertEqual(kept["taps"]?["sent"]?.stringValue, "sént.wav")
+    }
+
+    func testSkippedMembersAreStillChecked() {
+        let broken = [
+            #"{"schema": "x", "series": [1, 2,]}"#,              // a trailing comma in a skipped array
+            #"{"series": {"a": 1, "a": 2}, "schema": "x"}"#,    // a duplicate key in a skipped object
+            #"{"schema": "x", "schema": "y"}"#,                 // a duplicate key at the top
+            #"{"series": 01, "schema": "x"}"#,                  // a leading zero
+            #"{"series": "\q", "schema": "x"}"#,                // an unknown escape
+            #"{"series": tru, "schema": "x"}"#,                 // a broken literal
+            #"{"schema": "x"} trailing"#,                       // text after the object
+            #"{"series": [1, 2"#,                               // the file ends inside
+        ]
+        for text in broken {
+            XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(text)), text)
+            XCTAssertThrowsError(try JSONValue.parse(bytes(text)), "parse refuses it too: \(text)")
+        }
+        XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(#"["schema", "x"]"#)), "not an object")
+        let deep = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
+        XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(#"{"series": \#(deep)}"#)), "nesting is bounded when skipping")
+    }
+
+    func testASkippedNumberBeyondDoubleRangeIsNotConverted() throws {
+        let text = #"{"series": 1e999, "schema": "x"}"#
+        XCTAssertThrowsError(try JSONValue.parse(bytes(text)))
+        XCTAssertEqual(try JSONValue.members(["schema"], ofObjectIn: bytes(text))["schema"], .string("x"))
+        XCTAssertThrowsError(try JSONValue.members(["series"], ofObjectIn: bytes(text)), "a kept number is converted")
+    }
+}
