@@ -1,10 +1,13 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
 import Simulation
 
 /// libFuzzer target for the scenario loader: the input bytes are a scenario file's contents,
 /// given to `ScenarioLoader.parse(data:file:)`. It must return a scenario or throw a
 /// `ScenarioError` (one line, naming the file); a trap, a sanitizer report or a hang is a finding.
+/// The same bytes also go to `JSONValue.members` (how a re-run reads the previous report.json),
+/// which must agree with `JSONValue.parse` on every object that parses.
 ///
 /// The loader opens every referenced audio file relative to the scenario's folder, so the target
 /// works in a temporary tree laid out like `vectors/` — `scenarios/fuzz.json` beside small real
@@ -47,6 +50,7 @@ private let scenarioPath: String = {
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScenario(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let data = bytes.map { Data(bytes: $0, count: size) } ?? Data()
+    checkMembersAgreeWithParse([UInt8](data))
     do {
         let scenario = try ScenarioLoader.parse(data: data, file: scenarioPath)
         precondition(!scenario.name.isEmpty, "a scenario without a name")
@@ -57,4 +61,16 @@ public func fuzzScenario(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fatalError("untyped error from ScenarioLoader.parse: \(type(of: error)): \(error)")
     }
     return 0
+}
+
+/// `members` builds what `parse` builds for the keys it keeps, and refuses no object `parse` reads.
+private func checkMembersAgreeWithParse(_ bytes: [UInt8]) {
+    let keys: Set<String> = ["schema", "taps", "name", "far_end"]
+    guard let whole = try? JSONValue.parse(bytes), case .object(let object) = whole else { return }
+    do {
+        let kept = try JSONValue.members(keys, ofObjectIn: bytes)
+        precondition(kept == object.filter { keys.contains($0.key) }, "members disagrees with parse")
+    } catch {
+        fatalError("members refused an object that parse read: \(error)")
+    }
 }
