@@ -12,38 +12,39 @@ extension JSONValue {
 
     /// - Parameter limit: the largest text read (EchoLab's own reports of big corpora pass more).
     public static func parse(_ bytes: [UInt8], maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> JSONValue {
-        guard bytes.count <= limit else {
-            throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(limit >> 20) MiB are read")
-        }
-        var parser = Parser(bytes: bytes)
-        parser.skipByteOrderMark()
-        parser.skipWhitespace()
-        let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
-        return value
+        try reading(bytes, limit) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.value(depth: 0) }
     }
 
     /// The members named `keys` of the object that `bytes` holds. The others are checked against
     /// the grammar (the errors of `parse`, except that a number beyond Double's range passes) and
-    /// skipped without being built: for a few fields of a large file, such as the previous run's
-    /// report.json (1.5 MB of series after an hour-long call).
-    public static func members(_ keys: Set<String>, ofObjectIn bytes: [UInt8],
-                               maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> [String: JSONValue] {
+    /// skipped: their numbers are not converted and no tree is built of them. For a few fields of a
+    /// large file, such as the previous run's report.json (1.5 MB of series after an hour-long call).
+    public static func parseMembers(_ keys: Set<String>, ofObjectIn bytes: [UInt8],
+                                    maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> [String: JSONValue] {
+        try reading(bytes, limit) { (parser: inout Parser) throws(JSONSyntaxError) in
+            guard parser.peek == UInt8(ascii: "{") else { throw parser.error("expected an object") }
+            var found: [String: JSONValue] = [:], seen = Set<String>()
+            try parser.walkObject(depth: 1, isNew: { seen.insert($0).inserted }) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
+                if keys.contains(key) { found[key] = try parser.value(depth: 1) } else { try parser.skipValue(depth: 1) }
+            }
+            return found
+        }
+    }
+
+    /// Reads the one value of `bytes` with `read`: the size limit, a byte-order mark, whitespace
+    /// around the value and nothing after it are checked here.
+    private static func reading<Value>(_ bytes: [UInt8], _ limit: Int,
+                                       _ read: (inout Parser) throws(JSONSyntaxError) -> Value) throws(JSONSyntaxError) -> Value {
         guard bytes.count <= limit else {
             throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(limit >> 20) MiB are read")
         }
         var parser = Parser(bytes: bytes)
         parser.skipByteOrderMark()
         parser.skipWhitespace()
-        guard parser.peek == UInt8(ascii: "{") else { throw parser.error("expected an object") }
-        var found: [String: JSONValue] = [:]
-        try parser.members(depth: 1) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
-            if keys.contains(key) { found[key] = try parser.value(depth: 1) } else { try parser.skipValue(depth: 1) }
-        }
+        let value = try read(&parser)
         parser.skipWhitespace()
         guard parser.atEnd else { throw parser.error("unexpected text after the JSON value") }
-        return found
+        return value
     }
 
     /// What a value is, for messages ("expected a number, found a string").
@@ -131,18 +132,19 @@ private struct Parser {
 
     private mutating func object(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         var members: [String: JSONValue] = [:]
-        try self.members(depth: depth) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
+        try walkObject(depth: depth, isNew: { members[$0] == nil }) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
             members[key] = try parser.value(depth: depth)
         }
         return .object(members)
     }
 
-    /// Walks the object at `index` (its '{'): checks every key (quoted, given once) and calls
-    /// `member` to read each value, positioned at it.
-    mutating func members(depth: Int, _ member: (inout Parser, String) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
+    /// Walks the object at `index` (its '{'), checking its syntax and depth, and calls `member`
+    /// at each value to read it. `isNew` says whether a key was not given before in this object
+    /// (the caller keeps the keys: `object` has them in its dictionary already).
+    fileprivate mutating func walkObject(depth: Int, isNew: (String) -> Bool,
+                                         forEachMember member: (inout Parser, String) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
         try nested(depth)
         index += 1
-        var keys = Set<String>()
         skipWhitespace()
         if peek == UInt8(ascii: "}") { index += 1; return }
         while true {
@@ -150,7 +152,7 @@ private struct Parser {
             guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
             let keyStart = index
             let key = try string()
-            guard keys.insert(key).inserted else {
+            guard isNew(key) else {
                 throw error("duplicate key '\(key)' (JSON readers disagree on which one wins; give it once)", at: keyStart)
             }
             skipWhitespace()
@@ -170,14 +172,15 @@ private struct Parser {
 
     private mutating func array(depth: Int) throws(JSONSyntaxError) -> JSONValue {
         var elements: [JSONValue] = []
-        try self.elements(depth: depth) { (parser: inout Parser) throws(JSONSyntaxError) in
+        try walkArray(depth: depth) { (parser: inout Parser) throws(JSONSyntaxError) in
             elements.append(try parser.value(depth: depth))
         }
         return .array(elements)
     }
 
-    /// Walks the array at `index` (its '['), calling `element` to read each value, positioned at it.
-    private mutating func elements(depth: Int, _ element: (inout Parser) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
+    /// Walks the array at `index` (its '['), checking its syntax and depth, and calls `element`
+    /// at each value to read it.
+    fileprivate mutating func walkArray(depth: Int, forEachElement element: (inout Parser) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
         try nested(depth)
         index += 1
         skipWhitespace()
@@ -195,15 +198,18 @@ private struct Parser {
         }
     }
 
-    /// Checks the value at `index` as `value(depth:)` does and moves past it, building nothing
-    /// but its strings (numbers are not converted).
-    mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
+    /// Checks the value at `index` as `value(depth:)` does, except the range of its numbers (they
+    /// are not converted), and moves past it; its strings are read (and dropped), no tree is built.
+    fileprivate mutating func skipValue(depth: Int) throws(JSONSyntaxError) {
         guard let byte = peek else { throw error("the file ends where a value should be") }
         switch byte {
         case UInt8(ascii: "{"):
-            try members(depth: depth + 1) { (parser: inout Parser, _: String) throws(JSONSyntaxError) in try parser.skipValue(depth: depth + 1) }
+            var seen = Set<String>()
+            try walkObject(depth: depth + 1, isNew: { seen.insert($0).inserted }) { (parser: inout Parser, _: String) throws(JSONSyntaxError) in
+                try parser.skipValue(depth: depth + 1)
+            }
         case UInt8(ascii: "["):
-            try elements(depth: depth + 1) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.skipValue(depth: depth + 1) }
+            try walkArray(depth: depth + 1) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.skipValue(depth: depth + 1) }
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try scanNumber()
         default: _ = try value(depth: depth)   // a string or a literal
         }

@@ -90,7 +90,7 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         if rounded == rounded.rounded(), abs(rounded) < 1e15 {
             return String(Int64(rounded))
         }
-        var text = FixedDecimal.text(rounded, digits: 4)
+        var text = FixedDecimal.text(rounded, fractionDigits: 4)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text

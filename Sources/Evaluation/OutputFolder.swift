@@ -67,13 +67,13 @@ public enum OutputFolder {
     static func filesOfPreviousRun(in folder: String) -> [String] {
         let reportPath = (folder as NSString).appendingPathComponent("report.json")
         // EchoLab's own reader, not JSONSerialization: an hour-long call's report.json (1.5 MB,
-        // series of 7200 points) took 30 MB as Foundation objects, and a re-run's peak memory
-        // is that of the whole call (1 h: 70 MB instead of 40). Only the two members read are
-        // built, the series are checked and skipped: a re-run of an hour-long call peaks where its
-        // first run did (33.6 MB; with the whole tree, 34.6).
+        // series of 7200 points) took 30 MB as Foundation objects, which set a re-run's peak
+        // memory (70 MB instead of 40, measured then). Only the two members read are built; the
+        // series are checked and skipped. Measured now, an hour-long call's re-run peaks where
+        // its first run does (33.6 MB), and at 34.6 MB with the whole tree built.
         guard InputFile.problem(at: reportPath) == nil,
               let data = FileManager.default.contents(atPath: reportPath),
-              let object = try? JSONValue.members(["schema", "taps"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
+              let object = try? JSONValue.parseMembers(["schema", "taps"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
               let schema = object["schema"]?.stringValue, schema.hasPrefix("echolab.run/"),
               let taps = object["taps"]?.objectValue else { return [] }
         // Only plain file names in the folder itself: a report is data, not an instruction to

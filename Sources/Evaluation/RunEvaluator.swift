@@ -96,5 +96,5 @@ public struct RunEvaluator: Sendable {
         return report
     }
 
-    static func format(_ value: Double) -> String { FixedDecimal.text(value, digits: 1) }
+    static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
 }

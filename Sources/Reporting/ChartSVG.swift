@@ -21,11 +21,11 @@ enum ChartAxis {
 
     static func label(_ value: Double, step: Double) -> String {
         let digits = step >= 1 ? 0 : Int(ceil(-log10(step)))
-        let text = FixedDecimal.text(value, digits: digits)
+        let text = FixedDecimal.text(value, fractionDigits: digits)
         return text.hasPrefix("-") && Double(text) == 0 ? String(text.dropFirst()) : text
     }
 
-    static func f(_ value: Double) -> String { FixedDecimal.text(value, digits: 1) }
+    static func f(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
 
     /// The y axis both charts draw: grid lines (the zero line marked), tick labels, the axis line
     /// and its title, rotated along it.
@@ -124,7 +124,7 @@ struct TimeChartSVG {
             for line in chart.lines where !line.isDashed {
                 for point in line.points {
                     guard let value = point.value else { continue }
-                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\"><title>\(HTMLWriter.escape(line.name)) at \(FixedDecimal.text(point.t, digits: 2)) s: \(FixedDecimal.text(value, digits: 1))</title></circle>"
+                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\"><title>\(HTMLWriter.escape(line.name)) at \(FixedDecimal.text(point.t, fractionDigits: 2)) s: \(FixedDecimal.text(value, fractionDigits: 1))</title></circle>"
                 }
             }
             svg += "</g>\n"
@@ -132,7 +132,7 @@ struct TimeChartSVG {
         // Events: a dashed line and its label, staggered so neighbours stay readable.
         for (index, marker) in chart.markers.enumerated() {
             let mx = x(marker.t)
-            svg += "<line class=\"event\" x1=\"\(A.f(mx))\" x2=\"\(A.f(mx))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"><title>\(HTMLWriter.escape(marker.label)) at \(FixedDecimal.text(marker.t, digits: 2)) s</title></line>"
+            svg += "<line class=\"event\" x1=\"\(A.f(mx))\" x2=\"\(A.f(mx))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"><title>\(HTMLWriter.escape(marker.label)) at \(FixedDecimal.text(marker.t, fractionDigits: 2)) s</title></line>"
             let anchor = mx > width - 160 ? "end" : "start"
             let lx = anchor == "end" ? mx - 3 : mx + 3
             svg += "<text class=\"event-label\" x=\"\(A.f(lx))\" y=\"\(A.f(top + 11 + Double(index % 3) * 12))\" text-anchor=\"\(anchor)\">\(HTMLWriter.escape(marker.label))</text>\n"
@@ -216,9 +216,9 @@ struct BandChartSVG {
                 guard let value else { continue }
                 let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)
                 let y0 = y(0), y1 = y(value)
-                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(FixedDecimal.text(value, digits: 1)) dB</title></rect>"
+                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(FixedDecimal.text(value, fractionDigits: 1)) dB</title></rect>"
                 if chart.series.count <= 2 {
-                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(FixedDecimal.text(value, digits: 1))</text>"
+                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(FixedDecimal.text(value, fractionDigits: 1))</text>"
                 }
             }
             svg += "\n"

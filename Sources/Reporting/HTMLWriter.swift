@@ -55,7 +55,7 @@ public enum HTMLWriter {
         for row in table.rows {
             out += "<tr>"
             for cell in row {
-                let value = cell.value.map { " data-value=\"\(FixedDecimal.text($0, digits: 4))\"" } ?? ""
+                let value = cell.value.map { " data-value=\"\(FixedDecimal.text($0, fractionDigits: 4))\"" } ?? ""
                 out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)>\(inline(cell.spans))</td>"
             }
             out += "</tr>\n"

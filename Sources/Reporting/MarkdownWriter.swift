@@ -52,7 +52,7 @@ public enum MarkdownWriter {
             out += "    \(name) \(sparkline(line.points.map(\.value), range: low...high))\n"
         }
         if !chart.markers.isEmpty {
-            out += "\nEvents: " + chart.markers.map { "\(FixedDecimal.text($0.t, digits: 2)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
+            out += "\nEvents: " + chart.markers.map { "\(FixedDecimal.text($0.t, fractionDigits: 2)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
         }
         return out
     }

@@ -2,17 +2,22 @@ import EchoLabJSON
 import Foundation
 import XCTest
 
-/// `JSONValue.members(_:ofObjectIn:)` reads a few members of a large object (a re-run reads the
+/// `JSONValue.parseMembers(_:ofObjectIn:)` reads a few members of a large object (a re-run reads the
 /// previous report.json's `schema` and `taps`): what it returns must be what `parse` builds, and
 /// the members it skips must still be JSON.
 final class JSONMembersTests: XCTestCase {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// The error `read` throws, nil when it reads the text.
+    private func refusal<Value>(_ read: () throws(JSONSyntaxError) -> Value) -> JSONSyntaxError? {
+        do { _ = try read(); return nil } catch { return error }
+    }
+
     func testKeptMembersEqualTheFullParse() throws {
         let text = #"{"series": [{"t": 0.5, "erle_db": null}, {"t": 1e3, "erle_db": -2.25}], "schema": "echolab.run/2", "#
             + #""taps": {"mic": "mic.wav", "sent": "s\u00e9nt.wav"}, "flags": [true, false], "nested": {"a": {"b": [[]]}}}"#
         let whole = try JSONValue.parse(bytes(text))
-        let kept = try JSONValue.members(["schema", "taps", "absent"], ofObjectIn: bytes(text))
+        let kept = try JSONValue.parseMembers(["schema", "taps", "absent"], ofObjectIn: bytes(text))
         XCTAssertEqual(kept.keys.sorted(), ["schema", "taps"])
         XCTAssertEqual(kept["schema"], whole["schema"])
         XCTAssertEqual(kept["taps"], whole["taps"])
@@ -31,18 +36,31 @@ final class JSONMembersTests: XCTestCase {
             #"{"series": [1, 2"#,                               // the file ends inside
         ]
         for text in broken {
-            XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(text)), text)
-            XCTAssertThrowsError(try JSONValue.parse(bytes(text)), "parse refuses it too: \(text)")
+            let skipped = refusal { () throws(JSONSyntaxError) in try JSONValue.parseMembers(["schema"], ofObjectIn: bytes(text)) }
+            XCTAssertNotNil(skipped, text)
+            XCTAssertEqual(skipped, refusal { () throws(JSONSyntaxError) in try JSONValue.parse(bytes(text)) }, "parse refuses it with the same error: \(text)")
         }
-        XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(#"["schema", "x"]"#)), "not an object")
-        let deep = String(repeating: "[", count: JSONValue.maximumDepth + 1) + String(repeating: "]", count: JSONValue.maximumDepth + 1)
-        XCTAssertThrowsError(try JSONValue.members(["schema"], ofObjectIn: bytes(#"{"series": \#(deep)}"#)), "nesting is bounded when skipping")
+        XCTAssertThrowsError(try JSONValue.parseMembers(["schema"], ofObjectIn: bytes(#"["schema", "x"]"#)), "not an object")
+    }
+
+    /// The object is level 1: 31 arrays inside it reach the bound, 32 pass it, whether the
+    /// member is skipped or parsed.
+    func testSkippingKeepsTheNestingBound() throws {
+        func nested(_ levels: Int) -> [UInt8] {
+            bytes(#"{"series": "# + String(repeating: "[", count: levels) + String(repeating: "]", count: levels) + #", "schema": "x"}"#)
+        }
+        let deepest = JSONValue.maximumDepth - 1
+        XCTAssertEqual(try JSONValue.parseMembers(["schema"], ofObjectIn: nested(deepest))["schema"], .string("x"))
+        XCTAssertNoThrow(try JSONValue.parse(nested(deepest)))
+        let skipped = refusal { () throws(JSONSyntaxError) in try JSONValue.parseMembers(["schema"], ofObjectIn: nested(deepest + 1)) }
+        XCTAssertEqual(skipped, refusal { () throws(JSONSyntaxError) in try JSONValue.parse(nested(deepest + 1)) }, "the same error, at the same place")
+        XCTAssertEqual(skipped?.problem, "nested deeper than \(JSONValue.maximumDepth) levels")
     }
 
     func testASkippedNumberBeyondDoubleRangeIsNotConverted() throws {
         let text = #"{"series": 1e999, "schema": "x"}"#
         XCTAssertThrowsError(try JSONValue.parse(bytes(text)))
-        XCTAssertEqual(try JSONValue.members(["schema"], ofObjectIn: bytes(text))["schema"], .string("x"))
-        XCTAssertThrowsError(try JSONValue.members(["series"], ofObjectIn: bytes(text)), "a kept number is converted")
+        XCTAssertEqual(try JSONValue.parseMembers(["schema"], ofObjectIn: bytes(text))["schema"], .string("x"))
+        XCTAssertThrowsError(try JSONValue.parseMembers(["series"], ofObjectIn: bytes(text)), "a kept number is converted")
     }
 }

@@ -6,7 +6,7 @@ import Simulation
 /// libFuzzer target for the scenario loader: the input bytes are a scenario file's contents,
 /// given to `ScenarioLoader.parse(data:file:)`. It must return a scenario or throw a
 /// `ScenarioError` (one line, naming the file); a trap, a sanitizer report or a hang is a finding.
-/// The same bytes also go to `JSONValue.members` (how a re-run reads the previous report.json),
+/// The same bytes also go to `JSONValue.parseMembers` (how a re-run reads the previous report.json),
 /// which must agree with `JSONValue.parse` on every object that parses.
 ///
 /// The loader opens every referenced audio file relative to the scenario's folder, so the target
@@ -63,14 +63,23 @@ public func fuzzScenario(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     return 0
 }
 
-/// `members` builds what `parse` builds for the keys it keeps, and refuses no object `parse` reads.
+/// `parseMembers` builds what `parse` builds for the keys it keeps, refuses no object `parse`
+/// reads, and refuses every other object text that `parse` refuses with the same error (but a
+/// number beyond Double's range, which it does not convert where it skips).
 private func checkMembersAgreeWithParse(_ bytes: [UInt8]) {
     let keys: Set<String> = ["schema", "taps", "name", "far_end"]
-    guard let whole = try? JSONValue.parse(bytes), case .object(let object) = whole else { return }
-    do {
-        let kept = try JSONValue.members(keys, ofObjectIn: bytes)
-        precondition(kept == object.filter { keys.contains($0.key) }, "members disagrees with parse")
+    let kept: Result<[String: JSONValue], JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
+        try JSONValue.parseMembers(keys, ofObjectIn: bytes)
+    }
+    do throws(JSONSyntaxError) {
+        let whole = try JSONValue.parse(bytes)
+        guard case .object(let object) = whole else { return }
+        guard case .success(let members) = kept else { fatalError("parseMembers refused an object that parse read: \(kept)") }
+        precondition(members == object.filter { keys.contains($0.key) }, "parseMembers disagrees with parse")
     } catch {
-        fatalError("members refused an object that parse read: \(error)")
+        let startsAnObject = bytes.drop { [0x20, 0x0A, 0x0D, 0x09].contains($0) }.first == UInt8(ascii: "{")
+        guard startsAnObject, !error.problem.contains("out of range") else { return }
+        guard case .failure(let refusal) = kept else { fatalError("parseMembers read a text that parse refused: \(error)") }
+        precondition(refusal == error, "parseMembers: \(refusal); parse: \(error)")
     }
 }
