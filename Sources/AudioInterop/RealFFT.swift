@@ -2,47 +2,84 @@ internal import CFFTW
 import Foundation
 
 
-/// A real-input FFT of one size over fftw3f (single precision), planned once with FFTW_ESTIMATE
+/// A real-input FFT of one size over fftw3f (single precision), planned with FFTW_ESTIMATE
 /// (deterministic plans, so results are bit-identical run to run). Owns its plans and aligned
 /// buffers; spectra are handed over as separate real and imaginary arrays of `size/2 + 1` bins.
 /// One instance is used by one thread at a time.
+///
+/// Each direction is planned by its first use, not by `init` (FFTW takes ~3 ms a direction for
+/// the metrics' sizes): a call's measurement is built on the call's thread but transforms on a
+/// worker thread, which now does the planning (or finds it done by `preparePlans`) while the call
+/// starts; and the band meter, which only goes forward, no longer plans an inverse.
 public final class RealFFT: @unchecked Sendable {
     public let size: Int
     public var binCount: Int { size / 2 + 1 }
     private let timeBuffer: UnsafeMutablePointer<Float>
     private let frequencyBuffer: UnsafeMutablePointer<fftwf_complex>
-    private let forwardPlan: fftwf_plan
-    private let inversePlan: fftwf_plan
+    private let flags: UInt32
+    /// Made by the first transform in their direction (or `prepare`).
+    private var forwardPlan: fftwf_plan?
+    private var inversePlan: fftwf_plan?
 
     /// - Parameter portable: plan without SIMD codelets (`FFTW_NO_SIMD`), so the result is the same
     ///   bit for bit on every x86-64 CPU (AVX or not). Slower; for signals whose bytes are hashed.
     public init(size: Int, portable: Bool = false) {
         precondition(size >= 2 && size % 2 == 0, "FFT size must be even and at least 2")
         self.size = size
-        let time = fftwf_alloc_real(size)!
-        let frequency = fftwf_alloc_complex(size / 2 + 1)!
-        timeBuffer = time
-        frequencyBuffer = frequency
-        let flags = UInt32(FFTW_ESTIMATE) | (portable ? UInt32(FFTW_NO_SIMD) : 0)
-        // Executing a plan on its own buffers is safe from any thread; planning is not.
-        (forwardPlan, inversePlan) = FFTWPlanner.withLock {
-            (fftwf_plan_dft_r2c_1d(Int32(size), time, frequency, flags)!,
-             fftwf_plan_dft_c2r_1d(Int32(size), frequency, time, flags)!)
+        timeBuffer = fftwf_alloc_real(size)!
+        frequencyBuffer = fftwf_alloc_complex(size / 2 + 1)!
+        flags = UInt32(FFTW_ESTIMATE) | (portable ? UInt32(FFTW_NO_SIMD) : 0)
+    }
+
+    /// A transform a caller is going to run: its size, and whether it also runs inverses.
+    public struct Plan: Hashable, Sendable {
+        public let size: Int
+        public let includesInverse: Bool
+
+        public init(size: Int, includesInverse: Bool) {
+            self.size = size
+            self.includesInverse = includesInverse
         }
     }
 
-    /// Plans transforms of these sizes and discards them. FFTW keeps what its planner solved, so a
-    /// later `RealFFT` of one of these sizes gets the same plan at once (~0.3 ms for 40 960, ~6 ms
-    /// to plan from nothing): run on a second thread while a caller prepares, it takes planning
-    /// off the caller's way.
-    public static func preparePlans(sizes: [Int]) {
-        for size in sizes { _ = RealFFT(size: size) }
+    /// Plans these transforms and discards them: every forward one first, then the inverses.
+    /// FFTW keeps what its planner solved, so a later `RealFFT` of one of these sizes gets the
+    /// same plan at once (~0.3 ms for 40 960 points, ~3 ms a direction to plan from nothing): run
+    /// on a second thread while a caller prepares, it takes planning off the caller's way, and
+    /// the forward plans (needed first) are ready soonest.
+    public static func preparePlans(_ plans: [Plan]) {
+        let transforms = plans.map { RealFFT(size: $0.size) }
+        for transform in transforms { transform.prepare(.forward) }
+        for (plan, transform) in zip(plans, transforms) where plan.includesInverse { transform.prepare(.inverse) }
+    }
+
+    public enum Direction: Sendable {
+        case forward, inverse
+    }
+
+    /// Plans the transform in `direction` now, if it is not planned yet.
+    public func prepare(_ direction: Direction) {
+        guard !isPlanned(direction) else { return }
+        let inverse = direction == .inverse
+        let (time, frequency, size, flags) = (timeBuffer, frequencyBuffer, self.size, self.flags)
+        // Executing a plan on its own buffers is safe from any thread; planning is not. An
+        // FFTW_ESTIMATE planner leaves the buffers alone, but they are loaded after it anyway.
+        let plan = FFTWPlanner.withLock {
+            inverse ? fftwf_plan_dft_c2r_1d(Int32(size), frequency, time, flags)!
+                    : fftwf_plan_dft_r2c_1d(Int32(size), time, frequency, flags)!
+        }
+        if inverse { inversePlan = plan } else { forwardPlan = plan }
+    }
+
+    /// Whether the transform in `direction` is planned yet (tests).
+    func isPlanned(_ direction: Direction) -> Bool {
+        direction == .inverse ? inversePlan != nil : forwardPlan != nil
     }
 
     deinit {
         FFTWPlanner.withLock {
-            fftwf_destroy_plan(forwardPlan)
-            fftwf_destroy_plan(inversePlan)
+            if let forwardPlan { fftwf_destroy_plan(forwardPlan) }
+            if let inversePlan { fftwf_destroy_plan(inversePlan) }
         }
         fftwf_free(timeBuffer)
         fftwf_free(frequencyBuffer)
@@ -52,8 +89,9 @@ public final class RealFFT: @unchecked Sendable {
     /// (length `size`) on the way in.
     public func forward(_ input: [Float], offset: Int = 0, window: [Float]? = nil,
                         real: inout [Float], imaginary: inout [Float]) {
+        prepare(.forward)
         loadTime(input, offset: offset, window: window)
-        fftwf_execute(forwardPlan)
+        fftwf_execute(forwardPlan!)
         let bins = binCount
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
             for k in 0..<bins {
@@ -65,8 +103,9 @@ public final class RealFFT: @unchecked Sendable {
 
     /// |X[k]|² of the (windowed) frame at `input[offset...]`, into `power[0..<binCount]`.
     public func powerSpectrum(_ input: [Float], offset: Int = 0, window: [Float]? = nil, into power: inout [Float]) {
+        prepare(.forward)
         loadTime(input, offset: offset, window: window)
-        fftwf_execute(forwardPlan)
+        fftwf_execute(forwardPlan!)
         let bins = binCount
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
             for k in 0..<bins {
@@ -78,6 +117,7 @@ public final class RealFFT: @unchecked Sendable {
 
     /// Inverse transform (unnormalised, as FFTW: forward then inverse multiplies by `size`).
     public func inverse(real: [Float], imaginary: [Float], output: inout [Float], offset: Int = 0) {
+        prepare(.inverse)
         let bins = binCount
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
             for k in 0..<bins {
@@ -85,7 +125,7 @@ public final class RealFFT: @unchecked Sendable {
                 spectrum[2 * k + 1] = imaginary[k]
             }
         }
-        fftwf_execute(inversePlan)
+        fftwf_execute(inversePlan!)
         for i in 0..<size { output[offset + i] = timeBuffer[i] }
     }
 

@@ -84,22 +84,26 @@ public final class CallMeasurement: CallTap {
     }
 
     /// Σ(sent−mic)² and Σmic² of one tick: four Float lanes (vectorisable; a tick is short enough
-    /// for Float), added up in Double by the caller's per-tick sums.
-    private static func energies(_ sent: [Float], _ mic: [Float], count: Int) -> (Double, Double) {
+    /// for Float), added up in Double by the caller's per-tick sums. The spans are checked once;
+    /// in the four-wide loop `i + 3 < count`, so its reads skip the check (`unchecked`).
+    private static func energies(_ sentSamples: [Float], _ micSamples: [Float], count: Int) -> (Double, Double) {
+        let sent = sentSamples.span.extracting(0..<count), mic = micSamples.span.extracting(0..<count)
         var e0: Float = 0, e1: Float = 0, e2: Float = 0, e3: Float = 0
         var p0: Float = 0, p1: Float = 0, p2: Float = 0, p3: Float = 0
         var i = 0
-        while i + 4 <= count {
-            let d0 = sent[i] - mic[i], d1 = sent[i + 1] - mic[i + 1], d2 = sent[i + 2] - mic[i + 2], d3 = sent[i + 3] - mic[i + 3]
+        while i &+ 4 <= count {
+            let m0 = mic[unchecked: i], m1 = mic[unchecked: i &+ 1], m2 = mic[unchecked: i &+ 2], m3 = mic[unchecked: i &+ 3]
+            let d0 = sent[unchecked: i] - m0, d1 = sent[unchecked: i &+ 1] - m1
+            let d2 = sent[unchecked: i &+ 2] - m2, d3 = sent[unchecked: i &+ 3] - m3
             e0 += d0 * d0; e1 += d1 * d1; e2 += d2 * d2; e3 += d3 * d3
-            p0 += mic[i] * mic[i]; p1 += mic[i + 1] * mic[i + 1]; p2 += mic[i + 2] * mic[i + 2]; p3 += mic[i + 3] * mic[i + 3]
-            i += 4
+            p0 += m0 * m0; p1 += m1 * m1; p2 += m2 * m2; p3 += m3 * m3
+            i &+= 4
         }
         while i < count {
             let d = sent[i] - mic[i]
             e0 += d * d
             p0 += mic[i] * mic[i]
-            i += 1
+            i &+= 1
         }
         return (Double((e0 + e1) + (e2 + e3)), Double((p0 + p1) + (p2 + p3)))
     }

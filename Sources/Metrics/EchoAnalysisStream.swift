@@ -1,3 +1,5 @@
+import AudioInterop
+
 /// Incremental echo analysis: append blocks of equal length of all signals (e.g. each 10 ms
 /// engine tick), then finish. The result is the same, bit for bit, whatever the block sizes, and
 /// the same as `EchoAnalyzer.analyze` (which is built on this stream).
@@ -31,12 +33,13 @@ public final class EchoAnalysisStream {
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
     }
 
-    /// The sizes of the FFTs a stream of this rate and configuration plans, in the order it plans
-    /// them (the delay estimator's, then the band meter's): `RealFFT.preparePlans` can plan them
-    /// ahead, on another thread.
-    public static func transformSizes(sampleRate: Int, configuration: EchoMetricsConfiguration = .default) -> [Int] {
+    /// The FFTs a stream of this rate and configuration plans, in the order it plans them (the
+    /// delay estimator's, which also runs one inverse when the warm-up ends, then the band
+    /// meter's, forward only): `RealFFT.preparePlans` can plan them ahead, on another thread.
+    public static func transformPlans(sampleRate: Int, configuration: EchoMetricsConfiguration = .default) -> [RealFFT.Plan] {
         let rate = max(1, sampleRate)
-        return [DelayEstimator(sampleRate: rate, configuration: configuration).fftSize, configuration.frameSize(forSampleRate: rate)]
+        return [RealFFT.Plan(size: DelayEstimator(sampleRate: rate, configuration: configuration).fftSize, includesInverse: true),
+                RealFFT.Plan(size: configuration.frameSize(forSampleRate: rate), includesInverse: false)]
     }
 
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).

@@ -12,9 +12,10 @@ struct EchoLab: ParsableCommand {
     )
 
     static func main() {
-        // `run` measures one call; the FFTs its measurement needs take FFTW ~7 ms to plan. A
+        // `run` measures one call; the FFTs its measurement needs take FFTW ~8 ms to plan. A
         // second thread plans them from here on, while the arguments are parsed, the scenario is
-        // loaded and the output folder is checked (otherwise ~7 of the ~100 ms a 60 s call takes).
+        // loaded and the output folder is checked (otherwise the measurement's thread would plan
+        // them as the call starts, and fall ~8 ms behind it).
         if CommandLine.arguments.dropFirst().first == "run" { RunOutput.planMeasurementInBackground() }
         main(nil)
     }

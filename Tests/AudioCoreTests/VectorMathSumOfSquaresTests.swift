@@ -20,3 +20,22 @@ final class VectorMathSumOfSquaresTests: XCTestCase {
         XCTAssertEqual(Double(VectorMath.sumOfSquares(values, count: 480)), reference, accuracy: reference * 1e-6)
     }
 }
+
+/// The order of `VectorMath.sumOfSquares`, bit for bit (the level plots depend on it): lane k of
+/// eight takes the samples k, k+8, … of the eight-wide part, the lanes are added pairwise, then
+/// the tail's own sum.
+final class VectorMathSumOfSquaresOrderTests: XCTestCase {
+    func testEveryCountFollowsTheEightLaneOrder() {
+        var random = SeededRandom(seed: 23)
+        let values = (0..<80).map { _ in random.nextSignedFloat() }
+        for count in 0...80 {
+            var lanes = [Float](repeating: 0, count: 8)
+            let whole = count / 8 * 8
+            for i in 0..<whole { lanes[i % 8] += values[i] * values[i] }
+            var tail: Float = 0
+            for i in whole..<count { tail += values[i] * values[i] }
+            let expected = (((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) + tail
+            XCTAssertEqual(VectorMath.sumOfSquares(values, count: count).bitPattern, expected.bitPattern, "count \(count)")
+        }
+    }
+}

@@ -53,6 +53,42 @@ final class RealFFTTests: XCTestCase {
         }
     }
 
+    /// Each direction is planned by its first use. A transform planned then gives the same bits
+    /// as one planned ahead (by `prepare` or, for another instance, by `preparePlans`), whichever
+    /// direction comes first; forward-only use never plans the inverse.
+    func testLazilyPlannedTransformsGiveTheBitsOfPreparedOnes() {
+        RealFFT.preparePlans([RealFFT.Plan(size: 960, includesInverse: true), RealFFT.Plan(size: 1_000, includesInverse: false)])
+        for size in [960, 1_000, 40_960] {
+            let prepared = RealFFT(size: size)
+            prepared.prepare(.forward)
+            prepared.prepare(.inverse)
+            XCTAssertTrue(prepared.isPlanned(.forward) && prepared.isPlanned(.inverse))
+            let x = Signals.noise(seed: 7 + UInt64(size), count: size)
+            var re = [Float](repeating: 0, count: prepared.binCount), im = re
+            prepared.forward(x, real: &re, imaginary: &im)
+            var expected = [Float](repeating: 0, count: size)
+            prepared.inverse(real: re, imaginary: im, output: &expected)
+
+            let forwardFirst = RealFFT(size: size)
+            XCTAssertFalse(forwardFirst.isPlanned(.forward) || forwardFirst.isPlanned(.inverse), "planned by init")
+            var lazyRe = [Float](repeating: 0, count: size / 2 + 1), lazyIm = lazyRe, power = lazyRe
+            forwardFirst.forward(x, real: &lazyRe, imaginary: &lazyIm)
+            forwardFirst.powerSpectrum(x, into: &power)
+            XCTAssertTrue(forwardFirst.isPlanned(.forward))
+            XCTAssertFalse(forwardFirst.isPlanned(.inverse), "forward use planned the inverse")
+            XCTAssertEqual(lazyRe.map(\.bitPattern), re.map(\.bitPattern), "size \(size)")
+            XCTAssertEqual(lazyIm.map(\.bitPattern), im.map(\.bitPattern), "size \(size)")
+            XCTAssertEqual(power.map(\.bitPattern), zip(re, im).map { ($0 * $0 + $1 * $1).bitPattern }, "size \(size)")
+
+            let inverseFirst = RealFFT(size: size)
+            var y = [Float](repeating: 0, count: size)
+            inverseFirst.inverse(real: re, imaginary: im, output: &y)
+            XCTAssertTrue(inverseFirst.isPlanned(.inverse))
+            XCTAssertFalse(inverseFirst.isPlanned(.forward), "inverse use planned the forward")
+            XCTAssertEqual(y.map(\.bitPattern), expected.map(\.bitPattern), "size \(size)")
+        }
+    }
+
     func testParseval() {
         for size in sizes {
             let fft = RealFFT(size: size)
