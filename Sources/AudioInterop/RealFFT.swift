@@ -71,7 +71,7 @@ public final class RealFFT: @unchecked Sendable {
         if inverse { inversePlan = plan } else { forwardPlan = plan }
     }
 
-    /// Whether the transform in `direction` is planned yet (tests).
+    /// Whether the transform in `direction` is planned yet (`prepare` asks it; so do the tests).
     func isPlanned(_ direction: Direction) -> Bool {
         direction == .inverse ? inversePlan != nil : forwardPlan != nil
     }

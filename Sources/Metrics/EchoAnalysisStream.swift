@@ -33,9 +33,10 @@ public final class EchoAnalysisStream {
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
     }
 
-    /// The FFTs a stream of this rate and configuration plans, in the order it plans them (the
-    /// delay estimator's, which also runs one inverse when the warm-up ends, then the band
-    /// meter's, forward only): `RealFFT.preparePlans` can plan them ahead, on another thread.
+    /// The FFTs a stream of this rate and configuration runs: the delay estimator's (forward
+    /// during the warm-up, one inverse when it ends) and the band meter's (forward only, from the
+    /// warm-up's end on). Each is planned at its first use; `RealFFT.preparePlans` can plan them
+    /// ahead, on another thread.
     public static func transformPlans(sampleRate: Int, configuration: EchoMetricsConfiguration = .default) -> [RealFFT.Plan] {
         let rate = max(1, sampleRate)
         return [RealFFT.Plan(size: DelayEstimator(sampleRate: rate, configuration: configuration).fftSize, includesInverse: true),
