@@ -36,6 +36,7 @@ final class BatchThread<Batch>: @unchecked Sendable {
 
     private let workers: [Worker]
     private let close: () throws -> Void
+    private let afterClose: () -> Void
     /// The ring: queued slots from the slowest worker's position to `tail`, the others spare.
     private let slots: [Slot]
     private var tail = 0
@@ -52,6 +53,9 @@ final class BatchThread<Batch>: @unchecked Sendable {
     /// Slots the owner may fill: spare ones.
     private let free: DispatchSemaphore
     private let exited = DispatchSemaphore(value: 0)
+    /// Signalled once `close` ran, or was skipped, on the last worker to end.
+    private let closed = DispatchSemaphore(value: 0)
+    private var closedSeen = false
 
     /// - Parameters:
     ///   - spares: the batches the workers hold before the first `submit` (storage of their own);
@@ -60,10 +64,14 @@ final class BatchThread<Batch>: @unchecked Sendable {
     ///     count. A batch is shared: workers only read it.
     ///   - close: called once, on the last worker to end through `beginClosing`/`finish` (after
     ///     every batch of every worker), unless an error came first or `stop` came before it.
-    init(name: String, spares: [Batch], process: [(Batch, Int) throws -> Void], close: @escaping () throws -> Void = {}) {
+    ///   - afterClose: called on the same worker once the owner may go on past `waitUntilClosed`
+    ///     (whether `close` ran or not): work the owner need not wait for, which `finish` joins.
+    init(name: String, spares: [Batch], process: [(Batch, Int) throws -> Void], close: @escaping () throws -> Void = {},
+         afterClose: @escaping () -> Void = {}) {
         precondition(!spares.isEmpty && !process.isEmpty, "a BatchThread needs a spare batch and a worker")
         workers = process.map { Worker(process: $0) }
         self.close = close
+        self.afterClose = afterClose
         slots = spares.map(Slot.init)
         free = DispatchSemaphore(value: spares.count)
         for index in workers.indices {
@@ -75,8 +83,8 @@ final class BatchThread<Batch>: @unchecked Sendable {
 
     /// One worker thread.
     convenience init(name: String, spares: [Batch], process: @escaping (Batch, Int) throws -> Void,
-                     close: @escaping () throws -> Void = {}) {
-        self.init(name: name, spares: spares, process: [process], close: close)
+                     close: @escaping () throws -> Void = {}, afterClose: @escaping () -> Void = {}) {
+        self.init(name: name, spares: spares, process: [process], close: close, afterClose: afterClose)
     }
 
     private var failed: Bool { failure.withLock { $0 != nil } }
@@ -97,8 +105,12 @@ final class BatchThread<Batch>: @unchecked Sendable {
             if slot.count == Self.endMarker {
                 // The last worker to reach the end runs `close`: after every batch of every worker.
                 let last = workersEnded.add(1, ordering: .acquiringAndReleasing).newValue == workers.count
-                if last && closing && !failed && !abandoned.load(ordering: .acquiring) {
-                    do { try close() } catch { record(error) }
+                if last {
+                    if closing && !failed && !abandoned.load(ordering: .acquiring) {
+                        do { try close() } catch { record(error) }
+                    }
+                    closed.signal()
+                    afterClose()
                 }
                 return
             }
@@ -152,7 +164,17 @@ final class BatchThread<Batch>: @unchecked Sendable {
         end(closing: true)
     }
 
-    /// Waits for the last batch and `close`, and reports the first error.
+    /// Waits for the last batch and `close` (not for `afterClose`), and reports the first error.
+    func waitUntilClosed() throws {
+        beginClosing()
+        if !closedSeen {
+            closed.wait()
+            closedSeen = true
+        }
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Waits for the last batch, `close` and `afterClose`, and reports the first error.
     func finish() throws {
         beginClosing()
         waitForExit()

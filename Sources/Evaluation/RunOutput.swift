@@ -88,13 +88,13 @@ public struct RunOutput {
         let json = report.json().canonicalText()
         let markdown = MarkdownReport.render(report)
         // The taps are whole and in place before a report names them. The previous run's taps
-        // they replaced are deleted on a second thread meanwhile (freeing them costs ext4 ~16 ms).
-        let replaced = try taps?.finishKeepingReplaced() ?? []
-        let removal = SecondThread(measuresInBackground && !replaced.isEmpty) { FileReplacement.removeReplaced(replaced) }
-        defer { removal.value() }
+        // they replaced are deleted on the tap writer's thread meanwhile (freeing them costs ext4
+        // 5–11 ms, more than the reports take); `finish` helps with what is left, and waits.
+        try taps?.waitUntilInPlace()
         try AtomicFile.write(json, to: path("report.json"))
         try AtomicFile.write(markdown, to: path("report.md"))
         try AtomicFile.write(html.value(), to: path("report.html"))
+        try taps?.finish()
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
@@ -103,7 +103,7 @@ public struct RunOutput {
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without
     /// its wall time), the files written, tap name → file name, and the tap writer, still closing
-    /// the taps on its thread (`finishKeepingReplaced()` waits for that).
+    /// the taps on its thread (`waitUntilInPlace()` waits for that).
     private func callAndScore() throws -> (RunReport, [String: String], WAVTapWriter?) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
         let duration = try runner.duration()

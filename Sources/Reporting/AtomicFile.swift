@@ -2,8 +2,9 @@ import AudioInterop
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
-/// target, then move it into place (`FileReplacement`: the old file is renamed aside first, so the
-/// name holds the old file, for one system call nothing, then the whole new one).
+/// target (not fsynced: `FileReplacement.writeFile`), then move it into place (`FileReplacement`:
+/// the old file is renamed aside first, so the name holds the old file, for one system call
+/// nothing, then the whole new one).
 public enum AtomicFile {
     public struct WriteError: Error, CustomStringConvertible {
         public let path: String
@@ -22,10 +23,9 @@ public enum AtomicFile {
     public static func write(_ data: Data, to path: String) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
-        do {
-            try data.write(to: temporary)
-        } catch {
-            throw WriteError(path: path, reason: "cannot write: " + Self.reason(error))
+        if let reason = FileReplacement.writeFile(data, to: temporary.path) {
+            unlink(temporary.path)
+            throw WriteError(path: path, reason: "cannot write: " + reason)
         }
         if let reason = FileReplacement.moveIntoPlace(temporary.path, to: url.path) {
             unlink(temporary.path)
@@ -78,13 +78,5 @@ public enum AtomicFile {
     /// each only if empty: a parallel run may have put its own files in a shared parent.
     public static func removeEmptyFolders(_ folders: [String]) {
         for folder in folders.reversed() { rmdir(folder) }
-    }
-
-    static func reason(_ error: Error) -> String {
-        let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError
-        if let underlying, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return (error as NSError).localizedDescription
     }
 }

@@ -100,4 +100,34 @@ final class BatchThreadTests: XCTestCase {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) { release.signal() }
         thread.stop()
     }
+
+    /// `waitUntilClosed` returns once `close` ran, while `afterClose` may still be running;
+    /// `finish` waits for it. When `close` is skipped (an error came first), `afterClose` still
+    /// runs and the owner gets the error, not a hang.
+    func testTheOwnerGoesOnAfterCloseWhileAfterCloseRuns() throws {
+        let events = Log()
+        let release = DispatchSemaphore(value: 0)
+        let thread = BatchThread<[Int]>(name: "test", spares: [[0]], process: { _, _ in },
+                                        close: { events.append([1]) },
+                                        afterClose: {
+                                            release.wait()   // held until the owner went on
+                                            events.append([2])
+                                        })
+        var batch = [0]
+        try thread.submit(&batch, count: 1)
+        try thread.waitUntilClosed()
+        XCTAssertEqual(events.all, [[1]], "close ran; afterClose has not finished")
+        try thread.waitUntilClosed()    // again: returns at once
+        release.signal()
+        try thread.finish()
+        XCTAssertEqual(events.all, [[1], [2]])
+
+        let failing = BatchThread<[Int]>(name: "test", spares: [[0]], process: { _, _ in throw Failure(batch: 7) },
+                                         close: { XCTFail("close is skipped after an error") },
+                                         afterClose: { events.append([3]) })
+        try failing.submit(&batch, count: 1)
+        XCTAssertThrowsError(try failing.waitUntilClosed()) { XCTAssertEqual($0 as? Failure, Failure(batch: 7)) }
+        XCTAssertThrowsError(try failing.finish())
+        XCTAssertEqual(events.all.last, [3])
+    }
 }
