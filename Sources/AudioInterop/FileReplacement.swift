@@ -68,7 +68,7 @@ public enum FileReplacement {
     }
 
     /// Writes `data` to a new file at `path` with write(2), and does not fsync it. Returns nil on
-    /// success, else the reason (`strerror`).
+    /// success, else the reason (`strerror`); a failed write leaves no file at `path`.
     ///
     /// This is how the temporary of a replacement is written. A file already at `path` (a
     /// leftover) is removed first, never written through: a symlink or a hard link at that hidden
@@ -96,6 +96,7 @@ public enum FileReplacement {
         }
         // close(2) can report a write the kernel deferred (an NFS or quota error, say).
         if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if failure != nil { unlink(path) }
         return failure
     }
 

@@ -24,7 +24,6 @@ public enum AtomicFile {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
         if let reason = FileReplacement.writeFile(data, to: temporary.path) {
-            unlink(temporary.path)
             throw WriteError(path: path, reason: "cannot write: " + reason)
         }
         if let reason = FileReplacement.moveIntoPlace(temporary.path, to: url.path) {
