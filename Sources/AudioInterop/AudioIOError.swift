@@ -6,7 +6,7 @@ public enum AudioIOError: Error, CustomStringConvertible, Equatable {
     case cannotOpen(path: String, reason: String)
     case truncated(path: String, detail: String)
     case unsupportedChannels(path: String, channelCount: Int, selection: ChannelSelection)
-    case invalidSamples(path: String, frame: Int64)
+    case invalidSample(path: String, frame: Int64, fault: SampleFault)
     case cannotWrite(path: String, reason: String)
     case resampler(reason: String)
     case invalidArgument(String)
@@ -19,10 +19,30 @@ public enum AudioIOError: Error, CustomStringConvertible, Equatable {
             "\(path): has no channel \(index) (it has \(count), counted from 0)"
         case .unsupportedChannels(let path, let count, _):
             "\(path): has \(count) channels; choose one (channel N, counted from 0) or downmix"
-        case .invalidSamples(let path, let frame): "\(path): NaN or infinite sample at frame \(frame)"
+        case .invalidSample(let path, let frame, .tooLoud):
+            "\(path): sample at frame \(frame) is ±2^20 (+120 dBFS) or louder, not audio"
+        case .invalidSample(let path, let frame, let fault): "\(path): \(fault) sample at frame \(frame)"
         case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
         case .resampler(let reason): "resampler: \(reason)"
         case .invalidArgument(let message): message
+        }
+    }
+}
+
+/// Why a decoded sample is refused. Float formats can hold anything; audio never comes near the
+/// limit, and past it the engine's arithmetic (downmix sums, the resampler's filter, power
+/// spectra in `Float`) would overflow into infinities and NaNs that no metric could explain.
+public enum SampleFault: Equatable, Sendable, CustomStringConvertible {
+    case notANumber
+    case infinite
+    /// Finite, but at or beyond `SoundFileReader.sampleMagnitudeLimit`.
+    case tooLoud
+
+    public var description: String {
+        switch self {
+        case .notANumber: "NaN"
+        case .infinite: "infinite"
+        case .tooLoud: "too loud"
         }
     }
 }

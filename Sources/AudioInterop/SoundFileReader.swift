@@ -79,27 +79,46 @@ public final class SoundFileReader {
             throw AudioIOError.cannotOpen(path: path, reason: String(cString: sf_strerror(handle)))
         }
         let count = Int(got)
-        if let bad = Self.firstNonFinite(buffer, in: offset..<(offset + count * channelCount)) {
-            throw AudioIOError.invalidSamples(path: path, frame: position + Int64((bad - offset) / channelCount))
+        if let (bad, fault) = Self.firstInvalidSample(buffer, in: offset..<(offset + count * channelCount)) {
+            throw AudioIOError.invalidSample(path: path, frame: position + Int64((bad - offset) / channelCount), fault: fault)
         }
         position += Int64(count)
         return count
     }
 
-    /// Index of the first NaN or infinity in `range`, if any. The common all-finite case is one
-    /// vectorisable pass over the bit patterns (an all-ones exponent is NaN or infinity); integer
-    /// ORs can be reordered freely, a floating-point sum could not.
-    static func firstNonFinite(_ samples: [Float], in range: Range<Int>) -> Int? {
+    /// The magnitude from which a decoded sample is refused: 2^20, +120 dB over full scale. Float
+    /// files may go past ±1, and headroom of a few dB to tens of dB is normal; a million times full
+    /// scale is a corrupt or hostile file. Below it the engine's sums stay finite — the resampler's
+    /// filter, a downmix, a 40960-point FFT's power (|X|² ≤ (40960 · 2^20)² ≈ 2e30 < Float.max).
+    public static let sampleMagnitudeLimit: Float = 1_048_576
+
+    /// Index of the first NaN, infinity or sample at or beyond `sampleMagnitudeLimit` in `range`,
+    /// if any. The common all-valid case is one vectorisable pass over the bit patterns: a biased
+    /// exponent of 147 (2^20) or more is too loud, 255 is NaN or infinity. Integer ORs can be
+    /// reordered freely, a floating-point sum could not.
+    static func firstInvalidSample(_ samples: [Float], in range: Range<Int>) -> (index: Int, fault: SampleFault)? {
         // A span of exactly the range and a wrapping step: no bounds or overflow check in the
         // loop, so it vectorises.
+        // The masked exponents fit in 31 bits, so a signed compare (SSE2 has one) gives the same.
         let values = samples.span.extracting(range)
-        var seen: UInt32 = 0, index = 0
+        let limit = Int32(bitPattern: limitExponentBits)
+        var seen: Int32 = 0, index = 0
         while index < values.count {
-            seen |= (values[index].bitPattern & 0x7F80_0000) == 0x7F80_0000 ? 1 : 0
+            seen |= Int32(bitPattern: values[index].bitPattern & 0x7F80_0000) >= limit ? 1 : 0
             index &+= 1
         }
         guard seen != 0 else { return nil }
-        return range.first { !samples[$0].isFinite }
+        for index in range { if let fault = fault(of: samples[index]) { return (index, fault) } }
+        return nil
+    }
+
+    /// The exponent field of `sampleMagnitudeLimit`, in place: (127 + 20) << 23.
+    private static let limitExponentBits: UInt32 = sampleMagnitudeLimit.bitPattern & 0x7F80_0000
+
+    static func fault(of sample: Float) -> SampleFault? {
+        if sample.isNaN { return .notANumber }
+        if sample.isInfinite { return .infinite }
+        return sample.magnitude >= sampleMagnitudeLimit ? .tooLoud : nil
     }
 
     /// Moves to `frame` (0 is the start).

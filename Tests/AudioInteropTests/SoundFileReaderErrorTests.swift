@@ -116,8 +116,8 @@ final class SoundFileReaderErrorTests: XCTestCase {
         let reader = try SoundFileReader(path: path)
         var buffer = [Float](repeating: 0, count: 1_000)
         XCTAssertEqual(try reader.read(into: &buffer, frames: 1_000), 1_000)
-        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 1_500), try reader.read(into: &buffer, frames: 1_000))
-        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 1_500), try AudioFileStream.readAll(path: path))
+        XCTAssertThrowsAudioError(.invalidSample(path: path, frame: 1_500, fault: .notANumber), try reader.read(into: &buffer, frames: 1_000))
+        XCTAssertThrowsAudioError(.invalidSample(path: path, frame: 1_500, fault: .notANumber), try AudioFileStream.readAll(path: path))
     }
 
     func testInfinityInAStereoFloatWAVReportsTheFrame() throws {
@@ -129,6 +129,37 @@ final class SoundFileReaderErrorTests: XCTestCase {
         try writer.finish()
         let reader = try SoundFileReader(path: path)
         var buffer = [Float](repeating: 0, count: 200)
-        XCTAssertThrowsAudioError(.invalidSamples(path: path, frame: 75), try reader.read(into: &buffer, frames: 100))
+        XCTAssertThrowsAudioError(.invalidSample(path: path, frame: 75, fault: .infinite), try reader.read(into: &buffer, frames: 100))
+    }
+
+    /// A float file may hold finite samples that no audio reaches; past ±2^20 the resampler's
+    /// filter overflowed them into infinities (found by the fuzzer: a 44.1 kHz file of 3.4e38s).
+    func testAFiniteButAbsurdlyLoudSampleIsRefusedBeforeTheResamplerOverflows() throws {
+        let path = dir.file("loud.wav")
+        var samples = Signals.noise(seed: 5, count: 1_000)
+        for index in 600..<640 { samples[index] = 3.39e38 }
+        try SoundFileWriter.write(samples, to: path, sampleRate: 44_100)
+        XCTAssertThrowsAudioError(.invalidSample(path: path, frame: 600, fault: .tooLoud),
+                                  try AudioFileStream.readAll(path: path, targetRate: 48_000))
+        XCTAssertEqual(AudioIOError.invalidSample(path: path, frame: 600, fault: .tooLoud).description,
+                       "\(path): sample at frame 600 is ±2^20 (+120 dBFS) or louder, not audio")
+    }
+
+    /// The limit is exact: the largest float below 2^20 is read (and resampled to finite values),
+    /// 2^20 itself is not, whatever its sign. Float audio above full scale is legal.
+    func testTheLoudnessLimitIsExactAndLoudButPlausibleAudioReads() throws {
+        let below = dir.file("below.wav"), at = dir.file("at.wav")
+        var samples = Signals.noise(seed: 6, count: 2_000).map { $0 * 100 }      // +40 dBFS
+        samples[1_000] = SoundFileReader.sampleMagnitudeLimit.nextDown
+        samples[1_001] = -SoundFileReader.sampleMagnitudeLimit.nextDown
+        try SoundFileWriter.write(samples, to: below, sampleRate: 44_100)
+        let audio = try AudioFileStream.readAll(path: below, targetRate: 48_000)
+        XCTAssertGreaterThan(audio.samples.count, 2_000)
+        XCTAssertTrue(audio.samples.allSatisfy(\.isFinite))
+        XCTAssertGreaterThan(audio.samples.map(\.magnitude).max() ?? 0, 500_000)
+
+        samples[1_500] = -SoundFileReader.sampleMagnitudeLimit
+        try SoundFileWriter.write(samples, to: at, sampleRate: 48_000)
+        XCTAssertThrowsAudioError(.invalidSample(path: at, frame: 1_500, fault: .tooLoud), try AudioFileStream.readAll(path: at))
     }
 }

@@ -126,6 +126,8 @@ final class BadInputMatrixTests: XCTestCase {
                          prepare: float(SignalGenerator.render(.whiteNoise(levelDBFS: 25), sampleRate: 48_000, count: 24_000, seed: 1))),
             scenarioCase("nan", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "NaN"], prepare: float([0.1, .nan, 0.2])),
             scenarioCase("infinity", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "infinite"], prepare: float([0.1, 0.2, .infinity])),
+            scenarioCase("finite-but-absurd", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "frame 1", "+120 dBFS"],
+                         prepare: float([0.1, 3e38, 0.2])),
             scenarioCase("zero-channels", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav"],
                          prepare: wav("x.wav", SoundFileFixtures.wavHeader(channels: 0, dataBytes: 2000, payload: Self.pcm16(1000)))),
             scenarioCase("sample-rate-zero", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "sample rate"],
