@@ -24,13 +24,17 @@ public final class CallMeasurement: CallTap {
     private(set) var tickFrames = 0
     /// The recent input signals (rings of a power-of-two size) and each as it lines up with this
     /// tick's `sent`.
-    private var history = AlignmentHistory()
+    private var history: AlignmentHistory
 
     /// `expectedTicks` is accepted for source compatibility and no longer used: nothing is
     /// reserved up front, since the per-tick rows spill to disk (a day-long call would otherwise
-    /// reserve 138 MB).
-    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0) {
+    /// reserve 138 MB). `sendLatencyIsFixed`: the ticks' `sendLatency` never changes (the
+    /// scenario switches no voice-processing mode, `Scenario.sendLatencyIsFixed`); with no
+    /// latency then, nothing is kept for lining up.
+    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0,
+                sendLatencyIsFixed: Bool = false) {
         self.sampleRate = sampleRate
+        history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
         glitchMeasurement = GlitchMeasurement(sampleRate: sampleRate)
     }
@@ -132,10 +136,16 @@ public final class GlitchMeasurement: CallTap {
 /// The tick's input signals delayed by the send path's latency, so they line up with `sent`.
 /// Rings of 8192 samples (a latency up to 8192 − a tick); allocates only on the first tick.
 /// Block copies (at most two memcpys per signal and direction) rather than a masked index per
-/// sample; with no lag the tick's own arrays are used and nothing is copied out.
+/// sample; with no lag the tick's own arrays are used and nothing is copied out. The rings are
+/// kept without a lag too, for a mode change that adds one — unless the latency is known to be
+/// fixed: an AEC-disabled call then copies nothing (the stores were 4 % of its time).
 struct AlignmentHistory {
     private var rings = [[Float]](repeating: [Float](repeating: 0, count: 8192), count: 4)
     private var written = 0
+    /// The ticks' latency never changes, so with none the rings would never be read.
+    private let latencyIsFixed: Bool
+    /// Ticks were let through without being stored (then no later tick may lag).
+    private var skippedStores = false
     /// The last tick's signals, delayed; valid when `line(up:)` returned true.
     private(set) var reference: [Float] = []
     private(set) var mic: [Float] = []
@@ -144,9 +154,19 @@ struct AlignmentHistory {
 
     /// Stores the tick; returns whether it lags (then the delayed signals are in `reference`,
     /// `mic`, `echo`, `nearEnd`; else they are the tick's own, bit for bit).
+    init(latencyIsFixed: Bool = false) {
+        self.latencyIsFixed = latencyIsFixed
+    }
+
     mutating func line(up tick: TickSignals) -> Bool {
         let n = tick.count
         let lag = min(tick.sendLatency, rings[0].count - n)
+        if lag == 0 && latencyIsFixed {
+            skippedStores = true
+            written += n
+            return false
+        }
+        precondition(!skippedStores, "a call said to keep its send latency fixed at 0 changed it to \(lag) samples")
         // The rings are kept up to date even without a lag: a mode change mid-call may add one.
         Self.store(tick.reference, ring: &rings[0], written: written, count: n)
         Self.store(tick.mic, ring: &rings[1], written: written, count: n)

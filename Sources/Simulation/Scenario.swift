@@ -59,6 +59,18 @@ extension Scenario {
         for case .recording(let fileName, _) in speakers where !names.contains(fileName) { names.append(fileName) }
         return names
     }
+
+    /// Whether the send path's latency (`SendVoiceProcessor.latencySamples`: the canceller's and
+    /// the preprocessor's) stays what the call starts with: no AEC, NS or AGC mode change on the
+    /// timeline.
+    public var sendLatencyIsFixed: Bool {
+        !timeline.contains { event in
+            switch event.action {
+            case .setEchoCanceller, .setNoiseSuppressor, .setAutoGainControl: true
+            default: false
+            }
+        }
+    }
 }
 
 /// A file a scenario reads: the dotted key that names it (`far_end`, `timeline[2].file`), the
