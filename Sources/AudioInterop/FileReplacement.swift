@@ -38,21 +38,36 @@ public enum FileReplacement {
     /// taps still in ext4's page cache take ~16 ms to free — which a caller can spend on another
     /// thread, or after more urgent work.
     public static func moveIntoPlaceKeepingReplaced(_ temporary: String, to path: String) -> Outcome {
+        // Only a file (or symlink) is replaced: a folder, a device or a pipe in the way stays.
+        if let problem = replacementProblem(at: path) { return .failed(reason: problem) }
         let aside = asidePath(for: path)
         // A leftover of a replacement interrupted between the renames (its file is outdated).
         unlink(aside)
-        // Only a file (or symlink) is moved aside: a folder in the way stays, and the rename into
-        // place fails on it with its reason. Nothing at `path` (the usual first write) or a
-        // failed move aside: there is nothing to put back.
-        var status = stat()
-        let isFolder = lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR
-        let movedAside = !isFolder && rename(path, aside) == 0
+        // Nothing at `path` (the usual first write) or a failed move aside: there is nothing to
+        // put back.
+        let movedAside = rename(path, aside) == 0
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             if movedAside { rename(aside, path) }
             return .failed(reason: reason)
         }
         return .moved(replaced: movedAside ? aside : nil)
+    }
+
+    /// Why a new file may not take the place of what is at `path`, or nil: nothing there, a
+    /// regular file, or a symbolic link (the link is replaced, never what it points to). A rename
+    /// replaces anything that is not a folder: run as root, `--out /dev/null` replaced the
+    /// system's /dev/null with a WAV. A folder, a device, a pipe or a socket is refused.
+    public static func replacementProblem(at path: String) -> String? {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return nil }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG, S_IFLNK: return nil
+        case S_IFDIR: return "is a folder, not a file"
+        case S_IFCHR, S_IFBLK: return "is a device, not a file; EchoLab replaces only regular files"
+        case S_IFIFO: return "is a named pipe, not a file; EchoLab replaces only regular files"
+        default: return "is a socket, not a file; EchoLab replaces only regular files"
+        }
     }
 
     /// Deletes what a replacement of each of `names` in `folder` left at its hidden name if it

@@ -157,8 +157,11 @@ public final class SoundFileReader {
 
     /// libsndfile's message, or what it means where libsndfile's wording misleads.
     static func openFailure(_ reason: String) -> String {
-        // Raised when the header gives a sample rate or a channel count of 0.
-        if reason.contains("SF_INFO struct incomplete") { return "the header gives a sample rate or channel count of 0" }
+        // Raised when the header gives a sample rate or a channel count below 1 — 0, or a field
+        // of 2^31 and more, which libsndfile reads as negative — or more than 1024 channels.
+        if reason.contains("SF_INFO struct incomplete") {
+            return "the header gives a sample rate or channel count of 0 or out of range"
+        }
         return reason
     }
 

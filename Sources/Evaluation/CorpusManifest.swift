@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -15,10 +16,12 @@ import Reporting
 ///     ]}
 ///
 /// An object is one recording: `name` and `mic` required; `loopback` (absent only for near-end
-/// single talk), `echo` and `near_end` (the ground truth, when known) and `talk_type` (an
-/// AEC-Challenge talk type) optional. Relative paths are read from the manifest's folder, so the
-/// corpus runs from anywhere. Read strictly: unknown keys, wrong types, missing files and a
-/// manifest that includes itself are errors naming the manifest and the entry.
+/// single talk), `echo` and `near_end` (the ground truth, when known), `talk_type` (an
+/// AEC-Challenge talk type) and `channel` (of multichannel files: a number from 0, or
+/// "downmix") optional. Relative paths are read from the manifest's folder, so the corpus runs
+/// from anywhere. Read strictly: unknown keys, wrong types, missing files and a manifest that
+/// includes itself are errors naming the manifest and the entry — a broken recording object
+/// fails as its own item (the others still run), a broken manifest or path the whole eval.
 public enum CorpusManifest {
     public struct ManifestError: Error, CustomStringConvertible {
         public let path: String
@@ -68,7 +71,13 @@ public enum CorpusManifest {
                 }
                 items += try Corpus.items(in: [target], excluding: out, visiting: including)
             case .object(let fields):
-                items.append(.recording(try recording(fields, key: key, manifest: path, resolve: resolve)))
+                // A recording that cannot run (a missing file, a wrong key) is its own failed
+                // item, named by the manifest and its place in it; the others still run.
+                do {
+                    items.append(.recording(try recording(fields, key: key, manifest: path, resolve: resolve)))
+                } catch let error as ManifestError {
+                    items.append(.broken(name: fields["name"]?.stringValue ?? key, file: path, problem: error.description))
+                }
             default:
                 throw ManifestError(path: path, problem: "\(key): expected a path or a recording object, found \(entry.typeName)")
             }
@@ -77,7 +86,7 @@ public enum CorpusManifest {
     }
 
     static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
-        let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type"]
+        let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             throw ManifestError(path: manifest, problem: "\(key): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
         }
@@ -114,8 +123,18 @@ public enum CorpusManifest {
         if loopback == nil, talkType != .nearEndSingleTalk {
             throw ManifestError(path: manifest, problem: "\(key).loopback: missing (only near-end single talk has none)")
         }
-        return RecordingItem(name: name, mic: mic, loopback: loopback,
-                             echo: try file("echo"), nearEnd: try file("near_end"), talkType: talkType)
+        var channel = ChannelSelection.monoOnly
+        switch fields["channel"] {
+        case nil, .null?: break
+        case .string("downmix")?: channel = .downmix
+        case .number(let index)? where index >= 0 && index < 1024 && index == index.rounded(.towardZero):
+            channel = .channel(Int(index))
+        case let other?:
+            let found = if case .number(let number) = other { "\(number)" } else if case .string(let text) = other { "'\(text)'" } else { other.typeName }
+            throw ManifestError(path: manifest, problem: "\(key).channel: expected a channel number 0…1023 (counted from 0) or \"downmix\", found \(found)")
+        }
+        return RecordingItem(name: name, mic: mic, loopback: loopback, echo: try file("echo"), nearEnd: try file("near_end"),
+                             talkType: talkType, channel: channel, origin: "\(manifest): \(key)")
     }
 }
 
@@ -128,7 +147,7 @@ public enum Corpus {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
-                items += try RecordingCorpus.items(in: path).map(CorpusItem.recording)
+                items += try RecordingCorpus.items(in: path)
             } else if exists, !isDirectory.boolValue, CorpusManifest.isManifest(path) {
                 items += try CorpusManifest.items(in: path, excluding: out, visiting: visiting)
             } else {

@@ -11,12 +11,17 @@ import Synchronization
 public enum CorpusItem: Sendable, Hashable {
     case scenario(String)
     case recording(RecordingItem)
+    /// A recording that cannot run (a missing file, a wrong key in its manifest entry): it fails
+    /// with `problem` in every mode, and the other items still run.
+    case broken(name: String, file: String, problem: String)
 
-    /// The file that names it in messages and eval.json (the scenario, or the recording's mic).
+    /// The file that names it in messages and eval.json (the scenario, the recording's mic, or
+    /// what lists the broken item).
     public var file: String {
         switch self {
         case .scenario(let file): file
         case .recording(let item): item.mic
+        case .broken(_, let file, _): file
         }
     }
 }
@@ -123,9 +128,9 @@ public struct CorpusRun {
 
     /// Runs the plan; `progress(done, total, result)` is called as entries finish (from any
     /// thread, serialised).
-    public func run(progress: @escaping @Sendable (Int, Int, Result) -> Void = { _, _, _ in }) -> Outcome {
+    public func run(_ loaded: LoadedItems? = nil, progress: @escaping @Sendable (Int, Int, Result) -> Void = { _, _, _ in }) -> Outcome {
         let entries = plan
-        let scenarios = loadScenarios()
+        let scenarios = (loaded ?? load()).items
         let results = Mutex<[Result?]>(Array(repeating: nil, count: entries.count))
         let done = Mutex(0)
         let next = Mutex(0)
@@ -136,6 +141,11 @@ public struct CorpusRun {
         // near ends are decoded first, by all workers at once: otherwise the second worker's
         // first run would wait for the file the first worker's run is decoding.
         let prefetch = workers > 1 ? Self.engineRateInputs(scenarios) : []
+        // Each run removes its own folder when it fails or is interrupted, and the item's folder
+        // if it made it and it is empty; with two jobs on one item the other run may still be
+        // writing then, and an item folder that ends up empty is removed below.
+        let itemFolders = Self.itemFolders(scenarios, in: directory).filter { !FileManager.default.fileExists(atPath: $0) }
+        defer { for folder in itemFolders { rmdir(folder) } }
         let nextPrefetch = Mutex(0)
         DecodedAudioCache.shared.using(budgetBytes: Self.decodedAudioBudget) {
             DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -164,16 +174,53 @@ public struct CorpusRun {
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
     }
 
-    /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with
-    /// one name would overwrite each other: the second is refused.
+    /// OUT/NAME of every loaded item.
+    private static func itemFolders(_ items: [Swift.Result<Loaded, ItemError>], in directory: String) -> [String] {
+        items.compactMap { item in
+            switch item {
+            case .success(.scenario(let scenario)): (directory as NSString).appendingPathComponent(scenario.name)
+            case .success(.recording(let recording)): (directory as NSString).appendingPathComponent(recording.name)
+            case .failure: nil
+            }
+        }
+    }
+
     /// A loaded item: a scenario, or a recording as it is.
     enum Loaded: Sendable {
         case scenario(Scenario)
         case recording(RecordingItem)
     }
 
+    /// The items loaded (or why each cannot be), in the corpus's order: `load()` once, then
+    /// `checkOutputFolder(_:)` and `run(_:progress:)`.
+    public struct LoadedItems: Sendable {
+        let items: [Swift.Result<Loaded, ItemError>]
+    }
+
     /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with
     /// one name would overwrite each other: the second is refused.
+    public func load() -> LoadedItems { LoadedItems(items: loadScenarios()) }
+
+    /// Throws `OutputFolder.Conflict` when the output folder is, or holds, a file that an item
+    /// reads — an input beside the corpus that eval's own reports would replace (an input named
+    /// `eval.html` in `--out`), or an earlier run's tap that another item reads and its own
+    /// re-run would rewrite. `run` refuses a folder holding its scenario's inputs; eval writes
+    /// into the whole `--out`, so every item's inputs are checked against it before anything is
+    /// written or removed.
+    public func checkOutputFolder(_ loaded: LoadedItems) throws {
+        for case .success(let item) in loaded.items {
+            switch item {
+            case .scenario(let scenario):
+                try OutputFolder.check(outputDirectory, for: scenario)
+            case .recording(let recording):
+                let files = [("mic", recording.mic), ("loopback", recording.loopback), ("echo", recording.echo),
+                             ("near_end", recording.nearEnd)]
+                try OutputFolder.check(outputDirectory, holdsNone: files.compactMap { key, path in path.map { (path: $0, key: Optional(key)) } },
+                                       of: "recording \(recording.name)")
+            }
+        }
+    }
+
     private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
         var firstFileOfName: [String: String] = [:]
         return items.map { item in
@@ -186,6 +233,8 @@ public struct CorpusRun {
                     (loaded, name) = (.scenario(scenario), scenario.name)
                 case .recording(let recording):
                     (loaded, name) = (.recording(recording), recording.name)
+                case .broken(_, _, let problem):
+                    return .failure(ItemError(description: problem))
                 }
                 if let first = firstFileOfName[name] {
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
@@ -220,7 +269,10 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, cancellation: RunCancellation?) -> Result {
         let file = item.file
-        let fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        let fallbackName: String
+        if case .broken(let name, _, _) = item { fallbackName = name } else {
+            fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        }
         var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, summary: nil, error: nil)
         do {
             switch try loaded.get() {
@@ -244,7 +296,12 @@ public struct CorpusRun {
                 result.mode = mode
                 result.folder = "\(recording.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
-                result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder).run()
+                do {
+                    result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder).run()
+                } catch let error where !(error is RunCancelled) {
+                    // The error names a WAV; a manifest's entry also says where it is listed.
+                    throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)")
+                }
             }
         } catch is RunCancelled {
             result.wasCancelled = true

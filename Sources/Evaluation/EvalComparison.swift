@@ -61,7 +61,10 @@ public struct EvalComparison: Sendable {
         for key in old.keys.sorted() {
             let before = old[key]!
             guard let after = new[key] else {
-                regressions.append(Change(run: key, what: "run", baseline: "ran", current: "missing", delta: nil))
+                // A gate must not pass on less work: missing is a regression even where the
+                // baseline's run had failed.
+                let was = before["error"]?.stringValue == nil ? "ran" : "failed"
+                regressions.append(Change(run: key, what: "run", baseline: was, current: "missing", delta: nil))
                 continue
             }
             compare(key, before, after)

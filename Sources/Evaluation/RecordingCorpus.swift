@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -14,14 +15,22 @@ public struct RecordingItem: Sendable, Hashable {
     public var echo: String?
     public var nearEnd: String?
     public var talkType: TalkType?
+    /// Which channel of multichannel files to take (mono files need none).
+    public var channel: ChannelSelection
+    /// Where the item is written down, for messages: `MANIFEST: corpus[N]` (nil for an
+    /// AEC-Challenge folder's items, which their mic's path names).
+    public var origin: String?
 
-    public init(name: String, mic: String, loopback: String?, echo: String? = nil, nearEnd: String? = nil, talkType: TalkType? = nil) {
+    public init(name: String, mic: String, loopback: String?, echo: String? = nil, nearEnd: String? = nil, talkType: TalkType? = nil,
+                channel: ChannelSelection = .monoOnly, origin: String? = nil) {
         self.name = name
         self.mic = mic
         self.loopback = loopback
         self.echo = echo
         self.nearEnd = nearEnd
         self.talkType = talkType
+        self.channel = channel
+        self.origin = origin
     }
 }
 
@@ -61,8 +70,9 @@ public enum RecordingCorpus {
         return names.contains { realName(of: $0)?.role == .mic } ? .real : nil
     }
 
-    /// The items of an AEC-Challenge folder; a missing partner file is a `LayoutError` naming it.
-    public static func items(in folder: String) throws -> [RecordingItem] {
+    /// The items of an AEC-Challenge folder. A mic whose partner file is missing is a broken item
+    /// (a `LayoutError` naming the file as its message): it fails, the others still run.
+    public static func items(in folder: String) throws -> [CorpusItem] {
         switch layout(of: folder) {
         case .synthetic: try syntheticItems(in: folder)
         case .real: try realItems(in: folder)
@@ -70,7 +80,7 @@ public enum RecordingCorpus {
         }
     }
 
-    static func syntheticItems(in folder: String) throws -> [RecordingItem] {
+    static func syntheticItems(in folder: String) throws -> [CorpusItem] {
         func path(_ sub: String, _ prefix: String, _ id: String) -> String {
             ((folder as NSString).appendingPathComponent(sub) as NSString).appendingPathComponent("\(prefix)_fileid_\(id).wav")
         }
@@ -81,15 +91,16 @@ public enum RecordingCorpus {
             return id.isEmpty ? nil : id
         }
         guard !ids.isEmpty else { throw LayoutError(path: micFolder, problem: "no nearend_mic_fileid_N.wav files") }
-        return try ids.sorted(by: numericOrder).map { id in
-            let loopback = path("farend_speech", "farend_speech", id)
+        return ids.sorted(by: numericOrder).map { id in
+            let loopback = path("farend_speech", "farend_speech", id), mic = path("nearend_mic_signal", "nearend_mic", id)
             guard InputFile.problem(at: loopback) == nil else {
-                throw LayoutError(path: loopback, problem: "missing: the far end of nearend_mic_fileid_\(id).wav")
+                let error = LayoutError(path: loopback, problem: "missing: the far end of nearend_mic_fileid_\(id).wav")
+                return .broken(name: "fileid_\(id)", file: mic, problem: error.description)
             }
             let echo = path("echo_signal", "echo", id), nearEnd = path("nearend_speech", "nearend_speech", id)
-            return RecordingItem(name: "fileid_\(id)", mic: path("nearend_mic_signal", "nearend_mic", id), loopback: loopback,
-                                 echo: InputFile.problem(at: echo) == nil ? echo : nil,
-                                 nearEnd: InputFile.problem(at: nearEnd) == nil ? nearEnd : nil)
+            return .recording(RecordingItem(name: "fileid_\(id)", mic: mic, loopback: loopback,
+                                            echo: InputFile.problem(at: echo) == nil ? echo : nil,
+                                            nearEnd: InputFile.problem(at: nearEnd) == nil ? nearEnd : nil))
         }
     }
 
@@ -107,18 +118,21 @@ public enum RecordingCorpus {
         return nil
     }
 
-    static func realItems(in folder: String) throws -> [RecordingItem] {
+    static func realItems(in folder: String) throws -> [CorpusItem] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
-        var items: [RecordingItem] = []
+        var items: [CorpusItem] = []
         for name in names.sorted() {
             guard let parsed = realName(of: name), parsed.role == .mic else { continue }
             let mic = (folder as NSString).appendingPathComponent(name)
             let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
             let hasLoopback = InputFile.problem(at: loopback) == nil
             if !hasLoopback && parsed.talkType != .nearEndSingleTalk {
-                throw LayoutError(path: loopback, problem: "missing: the loopback of \(name) (\(parsed.talkType.rawValue) needs one)")
+                let error = LayoutError(path: loopback, problem: "missing: the loopback of \(name) (\(parsed.talkType.rawValue) needs one)")
+                items.append(.broken(name: parsed.item, file: mic, problem: error.description))
+                continue
             }
-            items.append(RecordingItem(name: parsed.item, mic: mic, loopback: hasLoopback ? loopback : nil, talkType: parsed.talkType))
+            items.append(.recording(RecordingItem(name: parsed.item, mic: mic, loopback: hasLoopback ? loopback : nil,
+                                                  talkType: parsed.talkType)))
         }
         return items
     }

@@ -63,6 +63,9 @@ public struct RecordingProcessor {
         for input in [mic, reference].compactMap({ $0 }) where InputFile.canonical(input) == InputFile.canonical(output) {
             throw AtomicFile.WriteError(path: output, reason: "cannot write: it is an input (\(input)); choose another file")
         }
+        if let problem = FileReplacement.replacementProblem(at: output) {
+            throw AtomicFile.WriteError(path: output, reason: "cannot write: \(problem)")
+        }
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
         let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000

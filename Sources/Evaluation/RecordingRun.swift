@@ -30,12 +30,12 @@ public struct RecordingRun {
 
     private func runInto() throws -> RunSummary {
         let sent = (outputDirectory as NSString).appendingPathComponent("sent.wav")
-        let outcome = try RecordingProcessor(mode: mode).process(mic: item.mic, reference: item.loopback, output: sent)
+        let outcome = try RecordingProcessor(mode: mode, channel: item.channel).process(mic: item.mic, reference: item.loopback, output: sent)
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         if let loopback = item.loopback {
             metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: sent,
-                                                      echo: item.echo, nearEnd: item.nearEnd).whole
+                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
         }
         var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": .string("sent.wav")]
         files["loopback"] = item.loopback.map(JSONValue.string)

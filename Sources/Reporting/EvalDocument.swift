@@ -9,7 +9,8 @@ import Foundation
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
 /// (items where the mode's steady ERLE is the highest of all modes, ties counting for each).
 public enum EvalDocument {
-    public static let schema = "echolab.eval/2"
+    public static let schema = "echolab.eval/\(currentVersion)"
+    static let currentVersion = 2
 
     /// The statistics eval.json gives per mode: its key, and the path under a result's `metrics`.
     static let statistics: [(key: String, path: String)] = [
@@ -108,6 +109,10 @@ public enum EvalDocument {
         }
         guard let schema = value["schema"]?.stringValue, schema.hasPrefix("echolab.eval/") else {
             throw ReadError(path: path, problem: "not an EchoLab eval.json (its schema is not echolab.eval/…)")
+        }
+        // A later version may mean other things by the same keys: read only what this one wrote.
+        guard let version = Int(schema.dropFirst("echolab.eval/".count)), version >= 1, version <= currentVersion else {
+            throw ReadError(path: path, problem: "schema \(schema) is not one this EchoLab reads (echolab.eval/1 to /\(currentVersion)); compare with the EchoLab that wrote it")
         }
         return value
     }

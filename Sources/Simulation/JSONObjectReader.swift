@@ -63,7 +63,9 @@ final class JSONObjectReader {
 
     func integer(_ key: String, in range: ClosedRange<Int64>? = nil) throws -> Int64? {
         guard let number = try number(key) else { return nil }
-        guard number == number.rounded(), abs(number) < 9e15 else { throw fail(key, "expected a whole number") }
+        guard number == number.rounded() else { throw fail(key, "expected a whole number") }
+        // A JSON number is a Double here: whole numbers beyond 2^53 are not exact any more.
+        guard abs(number) < 9e15 else { throw fail(key, "\(number) is too large (whole numbers up to 9e15 are read exactly)") }
         let value = Int64(number)
         if let range, !range.contains(value) {
             throw fail(key, "\(value) is out of range \(range.lowerBound)…\(range.upperBound)")

@@ -7,6 +7,9 @@ import VirtualTime
 /// Reads a scenario file (JSON) strictly: unknown keys, wrong types, impossible values and
 /// missing input files are errors naming the file and the key. Paths are relative to the file.
 public enum ScenarioLoader {
+    /// The longest recording-speaker file name, in bytes: 255 (Linux's NAME_MAX) less the
+    /// leading '.' and the '.replaced' of the name a replaced file waits under.
+    static let maximumRecordingNameBytes = 255 - ".".utf8.count - ".replaced".utf8.count
     public static func load(path: String) throws -> Scenario {
         // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is
         // a file too large to be a scenario.
@@ -32,7 +35,7 @@ public enum ScenarioLoader {
         // The name is a folder under the output folder: one path component, nothing hidden.
         guard !name.isEmpty, !name.hasPrefix("."), name.count <= 128,
               name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.+".unicodeScalars.contains($0) }) else {
-            throw root.fail("name", "'\(name)' must be letters, digits, '-', '_', '.' or '+', not starting with '.'")
+            throw root.fail("name", "'\(name)' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'")
         }
         var scenario = Scenario(name: name, file: file)
         scenario.farEnd = try context.signalSource(root, "far_end")
@@ -179,7 +182,7 @@ public enum ScenarioLoader {
                 guard text == "downmix" else { throw reader.fail("channel", "expected a channel number from 0 or \"downmix\"") }
                 return .downmix
             }
-            guard let index = try reader.integer("channel", in: 0...63) else { return .monoOnly }
+            guard let index = try reader.integer("channel", in: 0...1023) else { return .monoOnly }
             return .channel(Int(index))
         }
 
@@ -261,6 +264,11 @@ public enum ScenarioLoader {
                 let reserved = CallRecording.tapNames.map { "\($0).wav" } + ["report.wav"]
                 guard !reserved.contains(file.lowercased()) else {
                     throw reader.fail("file", "'\(file)' is the name of a tap the run writes; choose another")
+                }
+                // Written as `.NAME.partial`, and replaced through `.NAME.replaced`: both must fit
+                // a file name's 255 bytes, or the call would fail only once simulated.
+                guard file.utf8.count <= ScenarioLoader.maximumRecordingNameBytes else {
+                    throw reader.fail("file", "a file name of \(file.utf8.count) bytes; at most \(ScenarioLoader.maximumRecordingNameBytes) (255 with the hidden temporary's '.' and '.replaced')")
                 }
                 device = .recording(fileName: file, options: try appOptions(reader))
             case "mixing":

@@ -15,8 +15,31 @@ enum CommandFailure {
     }
 }
 
+/// Writes `line` and a line break to stderr, as one line a terminal shows as it is (`printable`).
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((line + "\n").utf8))
+    FileHandle.standardError.write(Data((printable(line) + "\n").utf8))
+}
+
+/// `text` as one line that a terminal shows as it is: line breaks and tabs become spaces, and
+/// every other control character (NUL, ESC, DEL, the C1 range) a visible `\xNN`. Messages quote
+/// file names and scenario values, and an ESC there could move the cursor or clear the screen.
+func printable(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isControl) else { return text }
+    var result = String.UnicodeScalarView()
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\n", "\r", "\t": result.append(" ")
+        case _ where isControl(scalar):
+            let hex = String(scalar.value, radix: 16)
+            result.append(contentsOf: "\\x\(hex.count < 2 ? "0" + hex : hex)".unicodeScalars)
+        default: result.append(scalar)
+        }
+    }
+    return String(result)
+}
+
+private func isControl(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
 }
 
 /// Whether progress lines go to stderr: only on a terminal.

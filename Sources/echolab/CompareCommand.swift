@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioInterop
 import Foundation
 import Evaluation
 import Reporting
@@ -39,6 +40,7 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let comparison: EvalComparison
         do {
+            if let markdown { try Self.checkWritable(markdown, inputs: [baseline, current]) }
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
                                         maxRegressionDB: maxRegressionDB)
         } catch {
@@ -50,5 +52,16 @@ struct CompareCommand: ParsableCommand {
             do { try AtomicFile.write(text, to: markdown) } catch { throw CommandFailure.exit(error, code: 2) }
         }
         if comparison.hasRegression { throw ExitCode(1) }
+    }
+
+    /// The Markdown file may not be one of the files compared (`--markdown eval.json` would
+    /// replace the report it reads), nor a device or pipe, checked before anything is read.
+    static func checkWritable(_ markdown: String, inputs: [String]) throws {
+        for input in inputs where InputFile.canonical(input) == InputFile.canonical(markdown) {
+            throw AtomicFile.WriteError(path: markdown, reason: "cannot write: it is an input (\(input)); choose another file")
+        }
+        if let problem = FileReplacement.replacementProblem(at: markdown) {
+            throw AtomicFile.WriteError(path: markdown, reason: "cannot write: \(problem)")
+        }
     }
 }

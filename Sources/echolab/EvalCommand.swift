@@ -81,22 +81,26 @@ struct EvalCommand: ParsableCommand {
     func run() throws {
         Interrupts.install()
         let started = DispatchTime.now()
-        let items: [CorpusItem]
+        let modes = try parsedModes(), shard = try parsedShard()
+        let corpus: CorpusRun
+        let loaded: CorpusRun.LoadedItems
         do {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
-            items = try Self.corpusItems(in: paths, excluding: out)
+            let items = try Self.corpusItems(in: paths, excluding: out)
             guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
+            corpus = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
+                               jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
+            loaded = corpus.load()
+            try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)
             Self.removeStaleReport(in: out)
         } catch {
             throw CommandFailure.exit(error)
         }
-        let corpus = CorpusRun(items: items, outputDirectory: out, modes: try parsedModes(), shard: try parsedShard(),
-                               jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
         let progress = ProgressLine(label: "eval")
         let audioSeconds = AudioSecondsCounter()
         let printed = PrintedErrors()
-        let outcome = corpus.run { done, total, result in
+        let outcome = corpus.run(loaded) { done, total, result in
             guard progress.isEnabled else { return }
             // An item that cannot load fails the same way in every mode: said once.
             if let error = result.error, printed.isNew(error) { progress.print("echolab: \(error)") }

@@ -37,7 +37,7 @@ final class ProgressLine: @unchecked Sendable {
     func print(_ text: String) {
         lock.lock(); defer { lock.unlock() }
         if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+        FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
         lastDraw = 0
     }
 

@@ -1,3 +1,5 @@
+import AudioCore
+import AudioInterop
 import Foundation
 import XCTest
 
@@ -66,7 +68,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": \"delay.json\"}", "corpus: expected an array, found a string"),
             ("{\"corpus\": [], \"extra\": 1}", "unknown key 'extra' (a manifest has corpus and description)"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
-             "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type)"),
+             "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
             ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0].mic: missing"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"m.wav\", \"loopback\": \"l.wav\"}]}", "corpus[0].mic: m.wav: no such file"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\"}]}", "corpus[0].loopback: missing (only near-end single talk has none)"),
@@ -82,5 +84,46 @@ final class CorpusManifestTests: XCTestCase {
             XCTAssertEqual(result.status, 1, text)
             XCTAssertEqual(result.standardError, "echolab: manifest.json: \(problem)\n", text)
         }
+    }
+
+    /// A recording entry that cannot run fails as its own item — named by the manifest, its
+    /// place and its name — and the rest of the corpus still runs; so does an AEC-Challenge mic
+    /// without its loopback. A stereo recording runs on the channel its entry names.
+    func testABrokenRecordingFailsAloneAndTheOthersRun() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "delay.json")
+        let stereo = root.appendingPathComponent("stereo.wav").path, mono = root.appendingPathComponent("mono.wav").path
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        let writer = try SoundFileWriter(path: stereo, sampleRate: 16_000, channelCount: 2)
+        try writer.write(speech.flatMap { [0, $0 * 0.5] }, frames: speech.count)
+        try writer.finish()
+        try SoundFileWriter.write(speech, to: mono, sampleRate: 16_000)
+        try write("""
+            {"corpus": ["delay.json",
+                        {"name": "gone", "mic": "missing.wav", "loopback": "mono.wav"},
+                        {"name": "two-channels", "mic": "stereo.wav", "loopback": "mono.wav"},
+                        {"name": "right", "mic": "stereo.wav", "loopback": "mono.wav", "channel": 1},
+                        {"name": "bad-channel", "mic": "stereo.wav", "loopback": "mono.wav", "channel": -1}]}
+            """, to: "manifest.json")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("aec/"), withIntermediateDirectories: true)
+        try SoundFileWriter.write(speech, to: root.appendingPathComponent("aec/X_doubletalk_mic.wav").path, sampleRate: 16_000)
+        let inputs = try snapshot(root)
+
+        let result = try runEchoLab(["eval", "manifest.json", "aec", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardOutput.hasPrefix("2 of 6 runs succeeded"), result.standardOutput)
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 4, result.standardError)
+        XCTAssertEqual(lines[0], "echolab: manifest.json: corpus[1].mic: missing.wav: no such file")
+        XCTAssertTrue(lines[1].hasPrefix("echolab: manifest.json: corpus[2] (two-channels): \(stereo): has 2 channels"), lines[1])
+        XCTAssertTrue(lines[2].hasPrefix("echolab: manifest.json: corpus[4].channel: expected a channel number"), lines[2])
+        XCTAssertTrue(lines[3].hasSuffix("aec/X_doubletalk_lpb.wav: missing: the loopback of X_doubletalk_mic.wav (doubletalk needs one)"), lines[3])
+        let items = try loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as! [[String: Any]]
+        XCTAssertEqual(items.map { $0["name"] as! String }, ["delay40-intensityMin", "gone", "two-channels", "right", "bad-channel", "X_doubletalk"])
+        let right = (items[3]["results"] as! [[String: Any]])[0]
+        XCTAssertTrue(right["error"] is NSNull, "\(right)")
+        // The right channel is the loopback at half the amplitude: an ERL of 20·log10(2) dB.
+        XCTAssertEqual((right["metrics"] as? [String: Any])?["erl_db"] as? Double ?? 0, 20 * log10(2), accuracy: 0.01, "\(right)")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 }

@@ -113,6 +113,13 @@ final class EvalGateTests: XCTestCase {
         // A gate must not pass on nothing: the baseline's runs are all missing from an empty report.
         let interrupted = try doctored("interrupted.json") { $0["complete"] = false }
         XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", interrupted], in: root).status, 1)
+        // A run the baseline had failed, missing now: still a regression, and said as it was.
+        let failedLast = try doctored("failed-last.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 0) { $0["error"] = "y.wav: broken" }
+        }
+        let missingFailed = try runEchoLab(["compare", failedLast, missing], in: root)
+        XCTAssertEqual(missingFailed.status, 1)
+        XCTAssertTrue(missingFailed.standardOutput.contains("| failed | missing |"), missingFailed.standardOutput)
     }
 
     func testUnreadableInputsExitTwoNamingTheFile() throws {
@@ -124,6 +131,34 @@ final class EvalGateTests: XCTestCase {
             XCTAssertEqual(result.standardError, "echolab: \(file): \(problem)\(problem == "is a folder" ? ", not a file" : problem.hasPrefix("not an") ? " (its schema is not echolab.eval/…)" : "")\n")
         }
         XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", "whole/eval.json", "--max-regression-db", "-1"], in: root).status, 64)
+        // A later schema may mean other things by the same keys.
+        let future = try doctored("future.json") { $0["schema"] = "echolab.eval/99" }
+        let newer = try runEchoLab(["compare", "whole/eval.json", future], in: root)
+        XCTAssertEqual(newer.status, 2)
+        XCTAssertEqual(newer.standardError, "echolab: \(future): schema echolab.eval/99 is not one this EchoLab reads "
+                       + "(echolab.eval/1 to /2); compare with the EchoLab that wrote it\n")
+    }
+
+    /// `--markdown` naming a compared file would replace the report it reads; a pipe or a device
+    /// would be replaced by a file (run as root, /dev/null). Both are refused before anything is
+    /// read or printed, and the file stays what it was.
+    func testTheMarkdownNeverReplacesAnInputOrAPipe() throws {
+        try FileManager.default.copyItem(atPath: path("whole/eval.json"), toPath: path("current.json"))
+        let before = try Data(contentsOf: root.appendingPathComponent("current.json"))
+        for spelling in ["current.json", "./current.json", path("current.json")] {
+            let result = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", spelling], in: root)
+            XCTAssertEqual(result.status, 2, spelling)
+            XCTAssertEqual(result.standardError, "echolab: \(spelling): cannot write: it is an input (current.json); choose another file\n")
+            XCTAssertEqual(result.standardOutput, "", "nothing compared")
+        }
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("current.json")), before)
+        XCTAssertEqual(mkfifo(path("pipe"), 0o644), 0)
+        let pipe = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", "pipe"], in: root)
+        XCTAssertEqual(pipe.status, 2)
+        XCTAssertEqual(pipe.standardError, "echolab: pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\n")
+        var status = stat()
+        XCTAssertEqual(lstat(path("pipe"), &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a pipe")
     }
 
     /// eval.json without timing, as text.

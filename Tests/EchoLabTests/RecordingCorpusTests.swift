@@ -5,7 +5,7 @@ import Reporting
 import XCTest
 
 /// The AEC-Challenge layouts, read as they are: item names, partner files, order, and a
-/// missing partner named.
+/// missing partner named by its item, which fails alone.
 final class RecordingCorpusTests: XCTestCase {
     private var root: URL!
 
@@ -18,6 +18,15 @@ final class RecordingCorpusTests: XCTestCase {
         try SoundFileWriter.write([Float](repeating: 0.01, count: 1600), to: url.path, sampleRate: 16_000, encoding: .pcm16)
     }
 
+    /// The recordings among `items`, failing the test at a broken one.
+    private func recordings(_ items: [CorpusItem], file: StaticString = #filePath, line: UInt = #line) -> [RecordingItem] {
+        items.compactMap { item in
+            if case .recording(let recording) = item { return recording }
+            XCTFail("not a recording: \(item)", file: file, line: line)
+            return nil
+        }
+    }
+
     func testSyntheticLayout() throws {
         for id in ["10", "2", "1"] {
             try wav("syn/farend_speech/farend_speech_fileid_\(id).wav")
@@ -28,7 +37,7 @@ final class RecordingCorpusTests: XCTestCase {
         try Data("fileid,ser\n1,0\n".utf8).write(to: root.appendingPathComponent("syn/meta.csv"))
         let folder = root.appendingPathComponent("syn").path
         XCTAssertEqual(RecordingCorpus.layout(of: folder), .synthetic)
-        let items = try RecordingCorpus.items(in: folder)
+        let items = recordings(try RecordingCorpus.items(in: folder))
         XCTAssertEqual(items.map(\.name), ["fileid_1", "fileid_2", "fileid_10"])
         XCTAssertEqual(items[0].mic, folder + "/nearend_mic_signal/nearend_mic_fileid_1.wav")
         XCTAssertEqual(items[0].loopback, folder + "/farend_speech/farend_speech_fileid_1.wav")
@@ -36,9 +45,12 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(items[0].nearEnd, folder + "/nearend_speech/nearend_speech_fileid_1.wav")
         XCTAssertNil(items[1].echo, "fileid_2 has no echo track")
         try FileManager.default.removeItem(at: root.appendingPathComponent("syn/farend_speech/farend_speech_fileid_10.wav"))
-        XCTAssertThrowsError(try RecordingCorpus.items(in: folder)) { error in
-            XCTAssertTrue("\(error)".contains("farend_speech_fileid_10.wav: missing"), "\(error)")
-        }
+        let withBroken = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(recordings(Array(withBroken.prefix(2))).map(\.name), ["fileid_1", "fileid_2"], "the others still run")
+        guard case .broken(let name, let file, let problem) = withBroken[2] else { return XCTFail("\(withBroken[2])") }
+        XCTAssertEqual(name, "fileid_10")
+        XCTAssertEqual(file, folder + "/nearend_mic_signal/nearend_mic_fileid_10.wav")
+        XCTAssertTrue(problem.contains("farend_speech_fileid_10.wav: missing"), problem)
     }
 
     func testRealLayout() throws {
@@ -50,15 +62,17 @@ final class RecordingCorpusTests: XCTestCase {
         try Data("notes".utf8).write(to: root.appendingPathComponent("real/readme.txt"))
         let folder = root.appendingPathComponent("real").path
         XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)
-        let items = try RecordingCorpus.items(in: folder)
+        let items = recordings(try RecordingCorpus.items(in: folder))
         XCTAssertEqual(items.map(\.name), ["0AB_doubletalk", "1CD_farend_singletalk_with_movement", "2EF_nearend_singletalk"])
         XCTAssertEqual(items.map(\.talkType), [.doubleTalk, .farEndSingleTalkWithMovement, .nearEndSingleTalk])
         XCTAssertEqual(items[0].loopback, folder + "/0AB_doubletalk_lpb.wav")
         XCTAssertNil(items[2].loopback, "near-end single talk is the mic alone")
         try FileManager.default.removeItem(at: root.appendingPathComponent("real/0AB_doubletalk_lpb.wav"))
-        XCTAssertThrowsError(try RecordingCorpus.items(in: folder)) { error in
-            XCTAssertTrue("\(error)".contains("0AB_doubletalk_lpb.wav: missing"), "\(error)")
-        }
+        let withBroken = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(recordings(Array(withBroken.dropFirst())).map(\.name), ["1CD_farend_singletalk_with_movement", "2EF_nearend_singletalk"])
+        guard case .broken(let name, _, let problem) = withBroken[0] else { return XCTFail("\(withBroken[0])") }
+        XCTAssertEqual(name, "0AB_doubletalk")
+        XCTAssertTrue(problem.contains("0AB_doubletalk_lpb.wav: missing"), problem)
     }
 
     func testAFolderOfScenariosIsNoRecordingLayout() throws {

@@ -219,6 +219,11 @@ final class ReliabilityRegressionTests: XCTestCase {
         let verify = try runEchoLab(["vectors", "verify"], in: root)
         assertOneLineError(verify, mentions: ["golden.json", "--vectors"])
         XCTAssertFalse(verify.standardError.contains("make golden"))
+        // A file name is quoted as it is, except control characters: an ESC sequence would clear
+        // the screen, a NUL or a tab hide what follows.
+        let hostile = try runEchoLab(["run", "clear\u{1B}[2J\ttab\u{7F}.json", "--out", root.appendingPathComponent("out").path], in: folder)
+        XCTAssertEqual(hostile.status, 1)
+        XCTAssertEqual(hostile.standardError, "echolab: clear\\x1b[2J tab\\x7f.json: no such file\n")
     }
 
     // MARK: 10. SIGINT / SIGTERM
