@@ -171,7 +171,8 @@ func stages(_ mode: EchoCancellerMode) throws -> (simulation: Double, taps: Doub
         try writer.finish()
     }
     let withMetrics = try best {
-        let measurement = CallMeasurement(sampleRate: rate, expectedTicks: Int(seconds) * 100)
+        let measurement = CallMeasurement(sampleRate: rate, expectedTicks: Int(seconds) * 100,
+                                          sendLatencyIsFixed: runner.scenario.sendLatencyIsFixed)
         var measured = runner
         measured.taps = [measurement]
         let run = try measured.run()

@@ -55,18 +55,26 @@ public enum FileReplacement {
     }
 
     /// Why a new file may not take the place of what is at `path`, or nil: nothing there, a
-    /// regular file, or a symbolic link (the link is replaced, never what it points to). A rename
-    /// replaces anything that is not a folder: run as root, `--out /dev/null` replaced the
-    /// system's /dev/null with a WAV. A folder, a device, a pipe or a socket is refused.
+    /// regular file, or a symbolic link to one or to nothing (the link is replaced, never what it
+    /// points to). A rename replaces anything that is not a folder: run as root, `--out /dev/null`
+    /// replaced the system's /dev/null with a WAV, and `--out /dev/stdout` would replace the
+    /// system's link. A folder, a device, a pipe or a socket is refused, and so is a link to one.
     public static func replacementProblem(at path: String) -> String? {
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG, S_IFLNK: return nil
-        case S_IFDIR: return "is a folder, not a file"
-        case S_IFCHR, S_IFBLK: return "is a device, not a file; EchoLab replaces only regular files"
-        case S_IFIFO: return "is a named pipe, not a file; EchoLab replaces only regular files"
-        default: return "is a socket, not a file; EchoLab replaces only regular files"
+        var kind = status.st_mode & S_IFMT, verb = "is"
+        if kind == S_IFLNK {
+            // A dangling link (or a loop) points to no file that could be lost.
+            guard stat(path, &status) == 0 else { return nil }
+            kind = status.st_mode & S_IFMT
+            verb = "links to"
+        }
+        switch kind {
+        case S_IFREG: return nil
+        case S_IFDIR: return "\(verb) a folder, not a file"
+        case S_IFCHR, S_IFBLK: return "\(verb) a device, not a file; EchoLab replaces only regular files"
+        case S_IFIFO: return "\(verb) a named pipe, not a file; EchoLab replaces only regular files"
+        default: return "\(verb) a socket, not a file; EchoLab replaces only regular files"
         }
     }
 

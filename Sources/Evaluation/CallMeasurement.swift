@@ -152,12 +152,13 @@ struct AlignmentHistory {
     private(set) var echo: [Float] = []
     private(set) var nearEnd: [Float] = []
 
-    /// Stores the tick; returns whether it lags (then the delayed signals are in `reference`,
-    /// `mic`, `echo`, `nearEnd`; else they are the tick's own, bit for bit).
     init(latencyIsFixed: Bool = false) {
         self.latencyIsFixed = latencyIsFixed
     }
 
+    /// Stores the tick (unless the latency is fixed at 0); returns whether it lags (then the
+    /// delayed signals are in `reference`, `mic`, `echo`, `nearEnd`; else they are the tick's
+    /// own, bit for bit).
     mutating func line(up tick: TickSignals) -> Bool {
         let n = tick.count
         let lag = min(tick.sendLatency, rings[0].count - n)

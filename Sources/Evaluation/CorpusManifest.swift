@@ -76,13 +76,24 @@ public enum CorpusManifest {
                 do {
                     items.append(.recording(try recording(fields, key: key, manifest: path, resolve: resolve)))
                 } catch let error as ManifestError {
-                    items.append(.broken(name: fields["name"]?.stringValue ?? key, file: path, problem: error.description))
+                    items.append(.broken(name: brokenName(fields["name"]?.stringValue, key: key), file: path, problem: error.description))
                 }
             default:
                 throw ManifestError(path: path, problem: "\(key): expected a path or a recording object, found \(entry.typeName)")
             }
         }
         return items
+    }
+
+    /// What a broken entry is listed as: its name when that could name a folder, else its place
+    /// (`corpus[3]`), so that no result points outside the output folder.
+    static func brokenName(_ name: String?, key: String) -> String {
+        guard let name, isFolderName(name) else { return key }
+        return name
+    }
+
+    static func isFolderName(_ name: String) -> Bool {
+        !name.isEmpty && !name.contains("/") && name != "." && name != ".."
     }
 
     static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
@@ -108,7 +119,7 @@ public enum CorpusManifest {
             return path
         }
         let name = try text("name", required: true)!
-        guard !name.isEmpty, !name.contains("/"), name != ".", name != ".." else {
+        guard isFolderName(name) else {
             throw ManifestError(path: manifest, problem: "\(key).name: '\(name)' cannot name a folder")
         }
         var talkType: TalkType?

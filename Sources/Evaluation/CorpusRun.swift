@@ -233,7 +233,9 @@ public struct CorpusRun {
                     (loaded, name) = (.scenario(scenario), scenario.name)
                 case .recording(let recording):
                     (loaded, name) = (.recording(recording), recording.name)
-                case .broken(_, _, let problem):
+                case .broken(let name, _, let problem):
+                    // Its name is taken: two runs with one name and mode would be one to compare.
+                    if firstFileOfName[name] == nil { firstFileOfName[name] = item.file }
                     return .failure(ItemError(description: problem))
                 }
                 if let first = firstFileOfName[name] {
@@ -269,11 +271,16 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, cancellation: RunCancellation?) -> Result {
         let file = item.file
-        let fallbackName: String
-        if case .broken(let name, _, _) = item { fallbackName = name } else {
-            fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        // What a run that fails to load is listed as: a broken recording runs in the recordings'
+        // default mode, as its healthy self would; each mode has a folder of its own.
+        var fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        var fallbackMode = entry.mode
+        if case .broken(let name, _, _) = item {
+            fallbackName = name
+            fallbackMode = entry.mode ?? Self.recordingDefaultMode
         }
-        var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: entry.mode, folder: fallbackName, summary: nil, error: nil)
+        var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: fallbackMode,
+                            folder: fallbackMode.map { "\(fallbackName)/\($0.folderName)" } ?? fallbackName, summary: nil, error: nil)
         do {
             switch try loaded.get() {
             case .scenario(let written):

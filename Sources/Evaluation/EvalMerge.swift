@@ -73,10 +73,13 @@ public enum EvalMerge {
                 for entry in item["results"]?.arrayValue ?? [] {
                     let modeName = entry["mode"]?.stringValue
                     let folder = entry["folder"]?.stringValue ?? name
-                    if let other = taken[folder] {
+                    // A run is its folder; a failed one has none on disk (items that failed to
+                    // load share their name's in every mode): the item and mode then.
+                    let run = entry["error"]?.stringValue == nil ? folder : "item \(index) × \(modeName ?? "as written")"
+                    if let other = taken[run] {
                         throw MergeError(description: "\(shard.path): \(name) × \(modeName ?? "as written") also ran in \(other)")
                     }
-                    taken[folder] = shard.path
+                    taken[run] = shard.path
                     var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
                                                   mode: try modeName.map { try EchoControlMode(parsing: $0) }, folder: folder,
                                                   summary: nil, error: entry["error"]?.stringValue)

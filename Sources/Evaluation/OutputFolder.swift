@@ -44,6 +44,17 @@ public enum OutputFolder {
         }
     }
 
+    /// Throws when a file the run will write into `folder` cannot be replaced: a folder, a device,
+    /// a pipe or a socket under its name, or a link to one (`FileReplacement.replacementProblem`).
+    static func checkReplaceable(_ names: [String], in folder: String) throws {
+        for name in names {
+            let path = (folder as NSString).appendingPathComponent(name)
+            if let problem = FileReplacement.replacementProblem(at: path) {
+                throw AtomicFile.WriteError(path: path, reason: "cannot write: \(problem)")
+            }
+        }
+    }
+
     /// Runs `body`, which writes into `folder` (created with its missing parents first). If it
     /// fails, a folder this call created holds nothing worth keeping: it goes, and so do parents
     /// it created, if nothing else was put in them (parallel runs share an item's folder).

@@ -63,6 +63,10 @@ public struct RunOutput {
     @discardableResult
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
+        // A pipe or a device under a name the run writes is found now, not after the call.
+        let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + ["report.json", "report.md", "report.html"]
+            + scenario.deviceOutputFiles
+        try OutputFolder.checkReplaceable(files, in: outputDirectory)
         return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 

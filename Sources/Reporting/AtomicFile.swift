@@ -38,6 +38,10 @@ public enum AtomicFile {
     /// Returns the folders it created, outermost first (empty when `path` existed).
     @discardableResult
     public static func prepareDirectory(_ path: String) throws -> [String] {
+        try prepareDirectory(path, attempts: 3)
+    }
+
+    private static func prepareDirectory(_ path: String, attempts: Int) throws -> [String] {
         guard !path.isEmpty else { throw WriteError(path: path, reason: "cannot create the folder: an empty string is not a folder") }
         var isDirectory: ObjCBool = false
         var created: [String] = []
@@ -60,6 +64,9 @@ public enum AtomicFile {
             for folder in missing {
                 if mkdir(folder, 0o777) == 0 { created.append(folder); continue }
                 if errno == EEXIST { continue }     // made meanwhile by a parallel run
+                // A parent vanished meanwhile: a parallel run that failed removed the item folder
+                // they share, empty then. Start again from what exists now.
+                if errno == ENOENT && attempts > 1 { return try prepareDirectory(path, attempts: attempts - 1) }
                 let reason = String(cString: strerror(errno))
                 removeEmptyFolders(created)
                 throw WriteError(path: path, reason: folder == path ? "cannot create the folder: \(reason)"

@@ -124,6 +124,25 @@ final class CorpusManifestTests: XCTestCase {
         // The right channel is the loopback at half the amplitude: an ERL of 20·log10(2) dB.
         XCTAssertEqual((right["metrics"] as? [String: Any])?["erl_db"] as? Double ?? 0, 20 * log10(2), accuracy: 0.01, "\(right)")
         try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+
+        // Sharded in two modes and merged: the failed runs (one folder name per item, none on
+        // disk) are entries like any other, and the merge equals the unsharded eval.
+        let modes = "disabled,speex:intensityMin"
+        XCTAssertEqual(try runEchoLab(["eval", "manifest.json", "aec", "--modes", modes, "--out", "whole", "--no-taps"], in: root).status, 1)
+        for shard in ["1/2", "2/2"] {
+            let part = try runEchoLab(["eval", "manifest.json", "aec", "--modes", modes, "--shard", shard, "--out", "shard-\(shard.prefix(1))",
+                                       "--no-taps"], in: root)
+            XCTAssertEqual(part.status, 1, part.standardError)
+        }
+        let merged = try runEchoLab(["merge", "shard-1", "shard-2", "--out", "merged"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        func withoutTiming(_ folder: String) throws -> [String: Any] {
+            var eval = try loadJSON(root.appendingPathComponent("\(folder)/eval.json").path)
+            eval["timing"] = nil
+            return eval
+        }
+        XCTAssertEqual(try withoutTiming("merged") as NSDictionary, try withoutTiming("whole") as NSDictionary)
+        for folder in ["whole", "shard-1", "shard-2", "merged"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 }

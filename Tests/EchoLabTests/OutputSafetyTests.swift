@@ -77,8 +77,14 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("new").path))
         try wav("file.wav")
         XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("file.wav").path))
-        XCTAssertEqual(symlink("/dev/null", root.appendingPathComponent("link").path), 0)
-        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("link").path), "the link, not /dev/null")
+        XCTAssertEqual(symlink("file.wav", root.appendingPathComponent("link").path), 0)
+        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("link").path), "the link, not file.wav")
+        XCTAssertEqual(symlink("nothing", root.appendingPathComponent("dangling").path), 0)
+        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("dangling").path))
+        // /dev/stdout is a link: replacing it, as root, would break it for everyone.
+        XCTAssertEqual(symlink("/dev/null", root.appendingPathComponent("to-null").path), 0)
+        XCTAssertEqual(FileReplacement.replacementProblem(at: root.appendingPathComponent("to-null").path),
+                       "links to a device, not a file; EchoLab replaces only regular files")
         XCTAssertEqual(FileReplacement.replacementProblem(at: root.path), "is a folder, not a file")
         XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/null"), "is a device, not a file; EchoLab replaces only regular files")
         let pipe = root.appendingPathComponent("pipe").path

@@ -224,6 +224,8 @@ final class ReliabilityRegressionTests: XCTestCase {
         let hostile = try runEchoLab(["run", "clear\u{1B}[2J\ttab\u{7F}.json", "--out", root.appendingPathComponent("out").path], in: folder)
         XCTAssertEqual(hostile.status, 1)
         XCTAssertEqual(hostile.standardError, "echolab: clear\\x1b[2J tab\\x7f.json: no such file\n")
+        let reordered = try runEchoLab(["run", "a\u{202E}nosj.b\u{2028}c.json", "--out", root.appendingPathComponent("out").path], in: folder)
+        XCTAssertEqual(reordered.standardError, "echolab: a\\u{202E}nosj.b c.json: no such file\n")
     }
 
     // MARK: 10. SIGINT / SIGTERM
