@@ -110,6 +110,9 @@ public enum RunReportDocument {
     /// Why there is no ERLE: which party was missing.
     static func nothingToMeasure(_ report: RunReport) -> String {
         let gate = report.metrics.gate
+        if gate.frames == 0 {
+            return "Nothing to measure: the call (\(ReportFormatting.seconds(report.durationSeconds))) is shorter than one analysis frame, so there is no ERL or ERLE."
+        }
         if gate.farEndActiveFrames == 0 {
             return "Nothing to measure: the far end never talks (its reference stays below −50 dBFS), so there is no echo to cancel and no ERL or ERLE."
         }

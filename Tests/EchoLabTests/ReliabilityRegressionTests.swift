@@ -146,6 +146,12 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertTrue(lines.first?.contains("1-empty.json: far_end") == true && lines.first?.hasSuffix(" (2 runs)") == true, modes.standardError)
         XCTAssertTrue(modes.standardOutput.hasPrefix("4 of 6 runs succeeded"), modes.standardOutput)
         XCTAssertEqual(try snapshot(folder), before)
+        // One frame runs, and its report says why nothing is measured: not a silent far end.
+        try SoundFileWriter.write([0.5], to: folder.appendingPathComponent("one.wav").path, sampleRate: 48_000)
+        let one = try writeScenario(#"{"name": "one", "far_end": "one.wav", "aec": {"mode": "disabled"}}"#, named: "one.json", in: folder)
+        XCTAssertEqual(try runEchoLab(["run", one, "--out", "out-one"], in: root).status, 0)
+        let markdown = try String(contentsOf: root.appendingPathComponent("out-one/report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("Nothing to measure: the call (0.01 s) is shorter than one analysis frame"), markdown)
     }
 
     // MARK: 5, 6. eval reads its own outputs; an empty corpus
