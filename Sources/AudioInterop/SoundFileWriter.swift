@@ -50,11 +50,17 @@ public final class SoundFileWriter {
         self.handle = handle
     }
 
-    deinit {
-        if let handle {
-            sf_close(handle)
-            unlink(partialPath)
-        }
+    deinit { discard() }
+
+    /// Closes the file and removes it, leaving nothing under either name (a run that stops
+    /// early). Idempotent; nothing is written after it. Called by the owner, not left to
+    /// `deinit`: a worker thread may drop the last reference after the process has moved on
+    /// to exit, and the partial file would stay.
+    public func discard() {
+        guard let handle else { return }
+        self.handle = nil
+        sf_close(handle)
+        unlink(partialPath)
     }
 
     /// Appends `frames` interleaved frames from `samples[offset...]`.

@@ -45,6 +45,10 @@ final class BackgroundTap: CallTap {
 
     deinit { worker.stop() }
 
+    /// Ends the workers after the batch in flight, without the queued ones, and waits for them:
+    /// afterwards no tap is touched by them. For a call that stops early.
+    func stop() { worker.stop() }
+
     func record(_ tick: TickSignals) throws {
         batch[filled].copy(tick)
         filled += 1

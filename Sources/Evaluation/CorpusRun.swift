@@ -174,6 +174,9 @@ public struct CorpusRun {
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
     }
 
+    /// The files eval writes beside the items' folders.
+    static let reportNames: Set<String> = ["eval.json", "eval.md", "eval.html"]
+
     /// OUT/NAME of every loaded item.
     private static func itemFolders(_ items: [Swift.Result<Loaded, ItemError>], in directory: String) -> [String] {
         items.compactMap { item in
@@ -216,7 +219,7 @@ public struct CorpusRun {
                 let files = [("mic", recording.mic), ("loopback", recording.loopback), ("echo", recording.echo),
                              ("near_end", recording.nearEnd)]
                 try OutputFolder.check(outputDirectory, holdsNone: files.compactMap { key, path in path.map { (path: $0, key: Optional(key)) } },
-                                       of: "recording \(recording.name)")
+                                       of: recording.origin.map { "\($0) (\(recording.name))" } ?? "recording \(recording.name)")
             }
         }
     }
@@ -240,6 +243,11 @@ public struct CorpusRun {
                 }
                 if let first = firstFileOfName[name] {
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
+                }
+                // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
+                // report's place (and an earlier eval.md would be removed for it).
+                if Self.reportNames.contains(name.lowercased()) {
+                    return .failure(ItemError(description: "\(item.file): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
                 firstFileOfName[name] = item.file
                 return .success(loaded)

@@ -122,7 +122,24 @@ public enum RecordingCorpus {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         var items: [CorpusItem] = []
         for name in names.sorted() {
-            guard let parsed = realName(of: name), parsed.role == .mic else { continue }
+            // A WAV that does not fit the naming (another talk type, a case, a typo) or a
+            // loopback without its mic is an item that fails: skipped, a gate would pass on less.
+            let file = (folder as NSString).appendingPathComponent(name)
+            guard let parsed = realName(of: name) else {
+                if name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
+                    let error = LayoutError(path: file, problem: "not an AEC-Challenge recording name (ID_<talk type>_mic.wav or "
+                                            + "_lpb.wav; talk types \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))); rename or move it")
+                    items.append(.broken(name: String(name.dropLast(4)), file: file, problem: error.description))
+                }
+                continue
+            }
+            guard parsed.role == .mic else {
+                if !names.contains(parsed.item + "_mic.wav") {
+                    let error = LayoutError(path: file, problem: "a loopback without its mic (\(parsed.item)_mic.wav)")
+                    items.append(.broken(name: parsed.item, file: file, problem: error.description))
+                }
+                continue
+            }
             let mic = (folder as NSString).appendingPathComponent(name)
             let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
             let hasLoopback = InputFile.problem(at: loopback) == nil

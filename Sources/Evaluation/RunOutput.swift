@@ -143,8 +143,17 @@ public struct RunOutput {
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
-        let run = try streaming.run(for: duration)
-        try background?.finish()
+        let run: CallRun
+        do {
+            run = try streaming.run(for: duration)
+            try background?.finish()
+        } catch {
+            // Stopped early (an interrupt, a bad sample, a full disk): the workers first, then the
+            // partial taps, here and now — not whenever the last reference goes.
+            background?.stop()
+            writer?.discard()
+            throw error
+        }
         // The taps are closed on the writer's thread while the call is scored.
         try writer?.beginFinishing()
         var outputs = writer?.files ?? [:]

@@ -38,6 +38,7 @@ public final class WAVTapWriter: CallTap {
         let writers = try names.map {
             try SoundFileWriter(path: (directory as NSString).appendingPathComponent("\($0).wav"), sampleRate: sampleRate)
         }
+        self.writers = writers
         let replaced = ReplacedFiles()
         self.replaced = replaced
         func makeChunks() -> [[Float]] { names.map { _ in [Float](repeating: 0, count: chunkFrames) } }
@@ -60,12 +61,22 @@ public final class WAVTapWriter: CallTap {
         files = Dictionary(uniqueKeysWithValues: names.map { ($0, "\($0).wav") })
     }
 
-    deinit {
-        // Dropped without `finish`: nothing more is moved into place; files replaced already are
-        // outdated (their replacements are in place) and go.
+    deinit { discard() }
+
+    /// Stops the writer thread and removes the partial files; files replaced already are
+    /// outdated (their replacements are in place) and go. For a run that stops early (an error,
+    /// an interrupt): called by its owner before it reports, so that nothing is left when the
+    /// process exits — `deinit` may run on a worker thread that dropped the last reference,
+    /// after the main thread has exited (an interrupted re-run left its six `.partial` taps in
+    /// one try out of four). Idempotent; also what a writer dropped without `finish` does.
+    public func discard() {
         background.stop()
+        for writer in writers { writer.discard() }
         FileReplacement.removeReplaced(replaced.take())
     }
+
+    /// The files, written on the writer thread until it stops.
+    private let writers: [SoundFileWriter]
 
     public func record(_ tick: TickSignals) throws {
         var offset = 0

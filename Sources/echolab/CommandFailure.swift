@@ -20,7 +20,8 @@ func standardError(_ line: String) {
     FileHandle.standardError.write(Data((printable(line) + "\n").utf8))
 }
 
-/// `text` as one line that a terminal shows as it is: line breaks (also U+2028, U+2029) and tabs
+/// `text` as one line that a terminal shows as it is (stderr's lines and the commands' summary
+/// lines on stdout): line breaks (also U+2028, U+2029) and tabs
 /// become spaces, every other control character (NUL, ESC, DEL, the C1 range) a visible `\xNN`,
 /// and the bidirectional controls, which reorder what follows them, a visible `\u{NNNN}`.
 /// Messages quote file names and scenario values, and an ESC there could move the cursor or

@@ -125,7 +125,7 @@ struct EvalCommand: ParsableCommand {
             throw ExitCode(code)
         }
         let failed = outcome.failedCount
-        print("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md")
+        print(printable("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md"))
         if failed > 0 { throw ExitCode(1) }
     }
 

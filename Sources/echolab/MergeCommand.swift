@@ -52,7 +52,9 @@ struct MergeCommand: ParsableCommand {
             try merged.write(to: out)
             let runs = merged.outcome.results.count
             let failed = merged.outcome.failedCount
-            print("merged \(loaded.count) shards: \(runs - failed) of \(runs) runs succeeded → \(out)/eval.md")
+            // An interrupted shard's runs are missing: said here as eval.json says it.
+            let missing = merged.outcome.isComplete ? "" : " (incomplete: \(merged.outcome.plannedCount) planned)"
+            print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): \(runs - failed) of \(runs) runs succeeded\(missing) → \(out)/eval.md"))
         } catch {
             throw CommandFailure.exit(error)
         }

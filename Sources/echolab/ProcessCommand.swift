@@ -49,8 +49,8 @@ struct ProcessCommand: ParsableCommand {
             let mode = try EchoControlMode(parsing: aec)
             let outcome = try RecordingProcessor(mode: mode, channel: try channelSelection()).process(mic: mic, reference: reference, output: out)
             if let warning = outcome.lengthWarning(mic: mic, reference: reference) { standardError("echolab process: warning: \(warning)") }
-            print("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
-                  + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)")
+            print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
+                  + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)"))
         } catch {
             throw CommandFailure.exit(error)
         }

@@ -63,11 +63,11 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
             let m = report.metrics
-            print("\(loaded.name): ERL \(m.erlDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
+            print(printable("\(loaded.name): ERL \(m.erlDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
                   + "ERLE \(m.erleDB.map { String(format: "%.1f dB", $0) } ?? "—") "
                   + "(steady \(m.erleSteadyDB.map { String(format: "%.1f dB", $0) } ?? "—")), "
                   + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), "
-                  + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md")
+                  + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             if strict && !report.findings.isEmpty {
                 standardError("echolab: \(report.findings.count) lint finding(s) in \(out)/report.md: "
                               + report.findings.map(\.rule).joined(separator: ", "))

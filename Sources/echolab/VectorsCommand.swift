@@ -19,7 +19,7 @@ struct VectorsCommand: ParsableCommand {
 
         func run() throws {
             do { try VectorCorpus.generate(into: vectors) } catch { throw CommandFailure.exit(error) }
-            print("vectors: inputs and scenarios written to \(vectors)")
+            print(printable("vectors: inputs and scenarios written to \(vectors)"))
         }
     }
 
@@ -33,7 +33,7 @@ struct VectorsCommand: ParsableCommand {
 
         func run() throws {
             do { try GoldenVectors(directory: vectors).bless() } catch { throw CommandFailure.exit(error) }
-            print("vectors: \(vectors)/golden.json re-measured; review its diff")
+            print(printable("vectors: \(vectors)/golden.json re-measured; review its diff"))
         }
     }
 

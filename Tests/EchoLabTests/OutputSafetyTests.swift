@@ -112,4 +112,19 @@ final class OutputSafetyTests: XCTestCase {
                            ["eval.html", "eval.json", "eval.md"], "attempt \(attempt)")
         }
     }
+
+    /// Items write OUT/NAME/ beside eval's own reports: a scenario named like one of them fails
+    /// alone, and the reports are written.
+    func testAScenarioNamedLikeAnEvalReportFailsAlone() throws {
+        _ = try writeScenario(#"{"name": "eval.md", "far_end": {"generator": "white_noise", "seed": 1}, "aec": {"mode": "disabled"}, "duration_s": 1}"#,
+                              named: "x.json", in: root.appendingPathComponent("c"))
+        _ = try writeScenario(delayScenario(aec: "disabled", seconds: 1), named: "y.json", in: root.appendingPathComponent("c"))
+        let result = try runEchoLab(["eval", "c", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertEqual(result.standardError, "echolab: c/x.json: name: 'eval.md' is a report eval writes in its output folder; choose another\n")
+        XCTAssertTrue(result.standardOutput.hasPrefix("1 of 2 runs succeeded"), result.standardOutput)
+        var isFolder: ObjCBool = true
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.md").path, isDirectory: &isFolder))
+        XCTAssertFalse(isFolder.boolValue, "eval.md is the report")
+    }
 }

@@ -73,6 +73,21 @@ final class RecordingCorpusTests: XCTestCase {
         guard case .broken(let name, _, let problem) = withBroken[0] else { return XCTFail("\(withBroken[0])") }
         XCTAssertEqual(name, "0AB_doubletalk")
         XCTAssertTrue(problem.contains("0AB_doubletalk_lpb.wav: missing"), problem)
+        // A WAV that fits no name, or a loopback without its mic, fails too: skipped, a gate
+        // would pass on less work.
+        try wav("real/3XY_Doubletalk_mic.wav")
+        try wav("real/4ZZ_doubletalk_lpb.wav")
+        let odd = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(odd.count, 5)
+        guard case .broken(let oddName, _, let oddProblem) = odd[3], case .broken(let lonely, _, let lonelyProblem) = odd[4] else {
+            return XCTFail("\(odd)")
+        }
+        XCTAssertEqual(oddName, "3XY_Doubletalk_mic")
+        XCTAssertTrue(oddProblem.hasSuffix("3XY_Doubletalk_mic.wav: not an AEC-Challenge recording name (ID_<talk type>_mic.wav or _lpb.wav; "
+                                           + "talk types farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, "
+                                           + "nearend_singletalk); rename or move it"), oddProblem)
+        XCTAssertEqual(lonely, "4ZZ_doubletalk")
+        XCTAssertTrue(lonelyProblem.hasSuffix("4ZZ_doubletalk_lpb.wav: a loopback without its mic (4ZZ_doubletalk_mic.wav)"), lonelyProblem)
     }
 
     func testAFolderOfScenariosIsNoRecordingLayout() throws {

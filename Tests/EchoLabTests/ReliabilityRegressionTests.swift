@@ -296,6 +296,43 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
     }
 
+    /// Interrupted while re-running into a folder it keeps: the partial taps go before the
+    /// process exits, and the earlier run's files stay as they were. (The taps' files were
+    /// removed when their writer was freed, which a worker thread sometimes did after the main
+    /// thread had exited: six `.partial` files were left in one try out of four.)
+    func testInterruptedReRunLeavesThePreviousRunAsItWas() throws {
+        let short = try writeScenario("""
+            {"name": "short", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "short.json", in: root)
+        let long = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, named: "long.json", in: root)
+        let out = root.appendingPathComponent("out")
+        XCTAssertEqual(try runEchoLab(["run", short, "--out", out.path, "--all-taps"]).status, 0)
+        let before = try snapshot(out)
+        for attempt in 0..<8 {
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["run", long, "--out", out.path, "--all-taps"]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Signalled as soon as the taps are open, and a little later in later attempts.
+            let partial = out.appendingPathComponent(".sent.wav.partial").path
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: partial), Date() < deadline { usleep(1_000) }
+            usleep(useconds_t(attempt * 5_000))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 143, "attempt \(attempt)")
+            XCTAssertEqual(try snapshot(out), before, "attempt \(attempt): \(allFiles(under: out))")
+            XCTAssertEqual(allFiles(under: out).filter { $0.hasPrefix(".") }, [], "attempt \(attempt)")
+        }
+    }
+
     // MARK: Progress: on a terminal only
 
     func testProgressShowsOnATerminalAndNowhereElse() throws {

@@ -42,10 +42,16 @@ public struct GoldenVectors {
             // the code does now, hiding the regressions `verify` exists to catch.
             throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/)")
         }
-        let golden = try JSONDecoder().decode(JSONValue.self, from: data)
+        let golden: JSONValue
+        do {
+            golden = try JSONValue.parse(Array(data), maximumBytes: 64 << 20)
+        } catch {
+            throw Failure(description: "\(goldenPath): not valid JSON: \(error)")
+        }
         guard case .object(let expected)? = golden["scenarios"] else {
             throw Failure(description: "\(goldenPath): no \"scenarios\" object")
         }
+        try Self.validate(expected, in: goldenPath)
         var problems: [String] = []
         var seen = Set<String>()
         for file in try ScenarioDiscovery.files(in: [scenariosDirectory]) {
@@ -73,13 +79,48 @@ public struct GoldenVectors {
                 let tolerance = expected["tolerance"]?.doubleValue ?? Self.tolerance
                 if abs(a - b) > tolerance { problems.append("\(file): \(key) \(a) differs from golden \(b) ± \(tolerance)") }
             case (.null?, .null?), (nil, nil): break
-            default: problems.append("\(file): \(key) is \(String(describing: got?["value"])) but golden has \(String(describing: expected["value"]))")
+            default:
+                problems.append("\(file): \(key) is \(got?["value"]?.canonicalText() ?? "missing") but golden has \(expected["value"]?.canonicalText() ?? "nothing")")
             }
         }
         for key in ["findings", "pipeline", "taps_sha256", "hardware"] where measured[key] != want[key] {
             problems.append("\(file): \(key) differ from golden: got \(measured[key]?.canonicalText().replacingOccurrences(of: "\n", with: " ") ?? "nothing")")
         }
         return problems
+    }
+
+    /// The expectations must be what `bless` writes: a hand-edited golden.json with a string for
+    /// a number, a negative tolerance or a misspelt key would otherwise compare as a difference
+    /// (exit 3, "is 9.6 but golden has \"abc\"") or not at all (an unknown key is never read).
+    static func validate(_ scenarios: [String: JSONValue], in path: String) throws {
+        func fail(_ key: String, _ problem: String) -> Failure { Failure(description: "\(path): scenarios.\(key): \(problem)") }
+        let entryKeys: Set<String> = ["metrics", "findings", "pipeline", "taps_sha256", "hardware"]
+        for (name, entry) in scenarios.sorted(by: { $0.key < $1.key }) {
+            guard case .object(let fields) = entry else { throw fail(name, "expected an object, found \(entry.typeName)") }
+            if let unknown = fields.keys.sorted().first(where: { !entryKeys.contains($0) }) {
+                throw fail("\(name).\(unknown)", "unknown key (an entry has \(entryKeys.sorted().joined(separator: ", ")))")
+            }
+            guard let metrics = fields["metrics"] else { continue }
+            guard case .object(let metricFields) = metrics else { throw fail("\(name).metrics", "expected an object, found \(metrics.typeName)") }
+            for (key, metric) in metricFields.sorted(by: { $0.key < $1.key }) {
+                let at = "\(name).metrics.\(key)"
+                guard metricKeys.contains(key) else { throw fail(at, "unknown metric (\(metricKeys.joined(separator: ", ")))") }
+                guard case .object(let parts) = metric else { throw fail(at, "expected an object, found \(metric.typeName)") }
+                if let unknown = parts.keys.sorted().first(where: { $0 != "value" && $0 != "tolerance" }) {
+                    throw fail("\(at).\(unknown)", "unknown key (value, tolerance)")
+                }
+                switch parts["value"] {
+                case .number?, .null?, nil: break
+                case let other?: throw fail("\(at).value", "expected a number or null, found \(other.typeName)")
+                }
+                switch parts["tolerance"] {
+                case nil: break
+                case .number(let tolerance)? where tolerance >= 0: break
+                case .number(let tolerance)?: throw fail("\(at).tolerance", "\(tolerance) is negative")
+                case let other?: throw fail("\(at).tolerance", "expected a number, found \(other.typeName)")
+                }
+            }
+        }
     }
 
     /// Runs one scenario into a temporary folder and returns its golden entry.
