@@ -58,8 +58,15 @@ public enum FileReplacement {
     /// regular file, or a symbolic link to one or to nothing (the link is replaced, never what it
     /// points to). A rename replaces anything that is not a folder: run as root, `--out /dev/null`
     /// replaced the system's /dev/null with a WAV, and `--out /dev/stdout` would replace the
-    /// system's link. A folder, a device, a pipe or a socket is refused, and so is a link to one.
+    /// system's link. A folder, a device, a pipe or a socket is refused, and so is a link to one
+    /// and anything in /dev (not /dev/shm), /proc or /sys.
     public static func replacementProblem(at path: String) -> String? {
+        // /dev's nodes and links (/dev/stdout → /proc/self/fd/1, a regular file when stdout is
+        // redirected to one), /proc and /sys: no output belongs there. /dev/shm is a file system.
+        let folder = InputFile.canonical(InputFile.parent(of: InputFile.absolute(path)))
+        if folder == "/dev" || ["/dev/fd", "/dev/pts", "/proc", "/sys"].contains(where: { folder == $0 || folder.hasPrefix($0 + "/") }) {
+            return "is in \(folder), where EchoLab writes no file"
+        }
         var status = stat()
         guard lstat(path, &status) == 0 else { return nil }
         var kind = status.st_mode & S_IFMT, verb = "is"

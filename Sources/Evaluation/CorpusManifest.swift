@@ -76,7 +76,8 @@ public enum CorpusManifest {
                 do {
                     items.append(.recording(try recording(fields, key: key, manifest: path, resolve: resolve)))
                 } catch let error as ManifestError {
-                    items.append(.broken(name: brokenName(fields["name"]?.stringValue, key: key), file: path, problem: error.description))
+                    items.append(.broken(name: brokenName(fields["name"]?.stringValue, key: key, manifest: path), file: path,
+                                         problem: error.description))
                 }
             default:
                 throw ManifestError(path: path, problem: "\(key): expected a path or a recording object, found \(entry.typeName)")
@@ -85,10 +86,13 @@ public enum CorpusManifest {
         return items
     }
 
-    /// What a broken entry is listed as: its name when that could name a folder, else its place
-    /// (`corpus[3]`), so that no result points outside the output folder.
-    static func brokenName(_ name: String?, key: String) -> String {
-        guard let name, isFolderName(name) else { return key }
+    /// What a broken entry is listed as: its name when that could name a folder, else its
+    /// manifest and place (`corpus-corpus[3]`), so that no result points outside the output
+    /// folder and two nested manifests' entries are told apart.
+    static func brokenName(_ name: String?, key: String, manifest: String) -> String {
+        guard let name, isFolderName(name) else {
+            return "\(URL(fileURLWithPath: manifest).deletingPathExtension().lastPathComponent)-\(key)"
+        }
         return name
     }
 

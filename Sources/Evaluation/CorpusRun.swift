@@ -283,9 +283,14 @@ public struct CorpusRun {
         // default mode, as its healthy self would; each mode has a folder of its own.
         var fallbackName = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
         var fallbackMode = entry.mode
-        if case .broken(let name, _, _) = item {
+        switch item {
+        case .broken(let name, _, _):
             fallbackName = name
             fallbackMode = entry.mode ?? Self.recordingDefaultMode
+        case .recording(let recording):     // refused for its name
+            fallbackName = recording.name
+            fallbackMode = entry.mode ?? Self.recordingDefaultMode
+        case .scenario: break
         }
         var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: fallbackMode,
                             folder: fallbackMode.map { "\(fallbackName)/\($0.folderName)" } ?? fallbackName, summary: nil, error: nil)

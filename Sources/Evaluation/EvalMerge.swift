@@ -75,7 +75,8 @@ public enum EvalMerge {
                     let folder = entry["folder"]?.stringValue ?? name
                     // A run is its folder; a failed one has none on disk (items that failed to
                     // load share their name's in every mode): the item and mode then.
-                    let run = entry["error"]?.stringValue == nil ? folder : "item \(index) × \(modeName ?? "as written")"
+                    // (A NUL, which no folder name holds, keeps the two kinds of key apart.)
+                    let run = entry["error"]?.stringValue == nil ? folder : "\u{0}\(index) \(modeName ?? "")"
                     if let other = taken[run] {
                         throw MergeError(description: "\(shard.path): \(name) × \(modeName ?? "as written") also ran in \(other)")
                     }

@@ -125,6 +125,9 @@ public enum RecordingCorpus {
             // A WAV that does not fit the naming (another talk type, a case, a typo) or a
             // loopback without its mic is an item that fails: skipped, a gate would pass on less.
             let file = (folder as NSString).appendingPathComponent(name)
+            // The challenge's real folders also hold `GUID_sweep_{mic,lpb}.wav`, sweeps for an RT60
+            // estimate: calibration, not a call to cancel.
+            if name.hasSuffix("_sweep_mic.wav") || name.hasSuffix("_sweep_lpb.wav") { continue }
             guard let parsed = realName(of: name) else {
                 if name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
                     let error = LayoutError(path: file, problem: "not an AEC-Challenge recording name (ID_<talk type>_mic.wav or "

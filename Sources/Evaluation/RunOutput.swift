@@ -94,11 +94,18 @@ public struct RunOutput {
         // The taps are whole and in place before a report names them. The previous run's taps
         // they replaced are deleted on the tap writer's thread meanwhile (freeing them costs ext4
         // 5–11 ms, more than the reports take); `finish` helps with what is left, and waits.
-        try taps?.waitUntilInPlace()
-        try AtomicFile.write(json, to: path("report.json"))
-        try AtomicFile.write(markdown, to: path("report.md"))
-        try AtomicFile.write(html.value(), to: path("report.html"))
-        try taps?.finish()
+        do {
+            try taps?.waitUntilInPlace()
+            try AtomicFile.write(json, to: path("report.json"))
+            try AtomicFile.write(markdown, to: path("report.md"))
+            try AtomicFile.write(html.value(), to: path("report.html"))
+            try taps?.finish()
+        } catch {
+            // As in `callAndScore`: the writer's thread and its files are dealt with now, not
+            // whenever its last reference goes.
+            taps?.discard()
+            throw error
+        }
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))

@@ -66,7 +66,11 @@ public enum AtomicFile {
                 if errno == EEXIST { continue }     // made meanwhile by a parallel run
                 // A parent vanished meanwhile: a parallel run that failed removed the item folder
                 // they share, empty then. Start again from what exists now.
-                if errno == ENOENT && attempts > 1 { return try prepareDirectory(path, attempts: attempts - 1) }
+                if errno == ENOENT && attempts > 1 {
+                    // What this attempt made and still stands is still this call's to remove.
+                    let made = created.filter { FileManager.default.fileExists(atPath: $0) }
+                    return made + (try prepareDirectory(path, attempts: attempts - 1)).filter { !made.contains($0) }
+                }
                 let reason = String(cString: strerror(errno))
                 removeEmptyFolders(created)
                 throw WriteError(path: path, reason: folder == path ? "cannot create the folder: \(reason)"

@@ -46,7 +46,7 @@ func printable(_ text: String) -> String {
 private func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
     switch scalar.value {
     case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029: true
-    case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true      // bidirectional controls
+    case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true      // bidirectional controls
     default: false
     }
 }

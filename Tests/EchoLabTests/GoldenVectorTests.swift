@@ -39,6 +39,7 @@ final class GoldenVectorTests: XCTestCase {
             (#"{"x": {"metrics": {"erl_db": {"value": 9.6, "tolerance": -1}}}}"#, "scenarios.x.metrics.erl_db.tolerance: -1.0 is negative"),
             (#"{"x": {"metrics": {"erl_dB": {"value": 9.6}}}}"#, "scenarios.x.metrics.erl_dB: unknown metric (erl_db, erle_db, erle_steady_db, convergence_s, delay_ms)"),
             (#"{"x": {"finding": []}}"#, "scenarios.x.finding: unknown key (an entry has findings, hardware, metrics, pipeline, taps_sha256)"),
+            (#"{"x": {"findings": "aec-on-custom-mic"}}"#, "scenarios.x.findings: expected an array of rule names, found a string"),
         ]
         for (scenarios, problem) in cases {
             let golden = root.appendingPathComponent("golden.json")

@@ -86,7 +86,11 @@ final class OutputSafetyTests: XCTestCase {
         XCTAssertEqual(FileReplacement.replacementProblem(at: root.appendingPathComponent("to-null").path),
                        "links to a device, not a file; EchoLab replaces only regular files")
         XCTAssertEqual(FileReplacement.replacementProblem(at: root.path), "is a folder, not a file")
-        XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/null"), "is a device, not a file; EchoLab replaces only regular files")
+        // Nothing in /dev: /dev/stdout is a link to /proc/self/fd/1, a regular file when stdout
+        // is redirected to one. Checked without touching them.
+        XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/null"), "is in /dev, where EchoLab writes no file")
+        XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/stdout"), "is in /dev, where EchoLab writes no file")
+        XCTAssertTrue(FileReplacement.replacementProblem(at: "/proc/self/status")?.hasPrefix("is in /proc/") == true)
         let pipe = root.appendingPathComponent("pipe").path
         XCTAssertEqual(mkfifo(pipe, 0o644), 0)
         let temporary = root.appendingPathComponent(".pipe.partial").path

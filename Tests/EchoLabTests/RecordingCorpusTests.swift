@@ -59,6 +59,9 @@ final class RecordingCorpusTests: XCTestCase {
         try wav("real/1CD_farend_singletalk_with_movement_mic.wav")
         try wav("real/1CD_farend_singletalk_with_movement_lpb.wav")
         try wav("real/2EF_nearend_singletalk_mic.wav")
+        // The challenge's sweeps for an RT60 estimate sit beside the recordings: not items.
+        try wav("real/9SW_sweep_mic.wav")
+        try wav("real/9SW_sweep_lpb.wav")
         try Data("notes".utf8).write(to: root.appendingPathComponent("real/readme.txt"))
         let folder = root.appendingPathComponent("real").path
         XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)

@@ -51,6 +51,9 @@ public struct GoldenVectors {
         guard case .object(let expected)? = golden["scenarios"] else {
             throw Failure(description: "\(goldenPath): no \"scenarios\" object")
         }
+        if let unknown = golden.objectValue?.keys.sorted().first(where: { $0 != "schema" && $0 != "scenarios" }) {
+            throw Failure(description: "\(goldenPath): \(unknown): unknown key (golden.json has schema and scenarios)")
+        }
         try Self.validate(expected, in: goldenPath)
         var problems: [String] = []
         var seen = Set<String>()
@@ -100,6 +103,13 @@ public struct GoldenVectors {
             if let unknown = fields.keys.sorted().first(where: { !entryKeys.contains($0) }) {
                 throw fail("\(name).\(unknown)", "unknown key (an entry has \(entryKeys.sorted().joined(separator: ", ")))")
             }
+            func check(_ key: String, _ valid: (JSONValue) -> Bool, _ expected: String) throws {
+                if let value = fields[key], !valid(value) { throw fail("\(name).\(key)", "expected \(expected), found \(value.typeName)") }
+            }
+            try check("findings", { $0.arrayValue?.allSatisfy { $0.stringValue != nil } == true }, "an array of rule names")
+            try check("pipeline", { $0.objectValue != nil }, "an object")
+            try check("taps_sha256", { $0.objectValue?.values.allSatisfy { $0.stringValue != nil } == true }, "an object of hashes")
+            try check("hardware", { $0.objectValue != nil || $0 == .null }, "an object")
             guard let metrics = fields["metrics"] else { continue }
             guard case .object(let metricFields) = metrics else { throw fail("\(name).metrics", "expected an object, found \(metrics.typeName)") }
             for (key, metric) in metricFields.sorted(by: { $0.key < $1.key }) {
