@@ -47,7 +47,9 @@ struct CompareCommand: ParsableCommand {
             throw CommandFailure.exit(error, code: 2)
         }
         let text = comparison.markdown(baselineName: baseline, currentName: current)
-        print(text, terminator: "")
+        // Item names and errors come from the files compared: shown printable, line by line.
+        print(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
+              terminator: "")
         if let markdown {
             do { try AtomicFile.write(text, to: markdown) } catch { throw CommandFailure.exit(error, code: 2) }
         }

@@ -96,11 +96,12 @@ final class EvalGateTests: XCTestCase {
         XCTAssertTrue(rose.standardOutput.contains("pipeline.aec_resets"), rose.standardOutput)
 
         let failed = try doctored("failed.json") { eval in
-            Self.editResult(&eval, item: 0, mode: 2) { $0["error"] = "x.wav: broken" }
+            Self.editResult(&eval, item: 0, mode: 2) { $0["error"] = "x.wav: broken\u{1B}[2J" }
         }
         let failure = try runEchoLab(["compare", "whole/eval.json", failed], in: root)
         XCTAssertEqual(failure.status, 1)
-        XCTAssertTrue(failure.standardOutput.contains("| ran | failed: x.wav: broken |"), failure.standardOutput)
+        // Text from the files compared is shown printable: an ESC there would clear the screen.
+        XCTAssertTrue(failure.standardOutput.contains("| ran | failed: x.wav: broken\\x1b[2J |"), failure.standardOutput)
 
         let missing = try doctored("missing.json") { eval in
             var items = eval["items"] as! [[String: Any]]
