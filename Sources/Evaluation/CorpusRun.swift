@@ -216,9 +216,7 @@ public struct CorpusRun {
             case .scenario(let scenario):
                 try OutputFolder.check(outputDirectory, for: scenario)
             case .recording(let recording):
-                let files = [("mic", recording.mic), ("loopback", recording.loopback), ("echo", recording.echo),
-                             ("near_end", recording.nearEnd)]
-                try OutputFolder.check(outputDirectory, holdsNone: files.compactMap { key, path in path.map { (path: $0, key: Optional(key)) } },
+                try OutputFolder.check(outputDirectory, holdsNone: recording.inputs,
                                        of: recording.origin.map { "\($0) (\(recording.name))" } ?? "recording \(recording.name)")
             }
         }

@@ -32,6 +32,12 @@ public struct RecordingItem: Sendable, Hashable {
         self.channel = channel
         self.origin = origin
     }
+
+    /// The files it reads, each with the manifest key that names it.
+    var inputs: [(path: String, key: String?)] {
+        [("mic", mic), ("loopback", loopback), ("echo", echo), ("near_end", nearEnd)]
+            .compactMap { key, path in path.map { (path: $0, key: Optional(key)) } }
+    }
 }
 
 /// Who talks in a recording, as the AEC-Challenge names its real recordings.

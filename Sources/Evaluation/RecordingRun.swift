@@ -22,9 +22,7 @@ public struct RecordingRun {
     }
 
     public func run() throws -> RunSummary {
-        let inputs = [("mic", item.mic), ("loopback", item.loopback), ("echo", item.echo), ("near_end", item.nearEnd)]
-            .compactMap { key, path in path.map { (path: $0, key: Optional(key)) } }
-        try OutputFolder.check(outputDirectory, holdsNone: inputs, of: item.name)
+        try OutputFolder.check(outputDirectory, holdsNone: item.inputs, of: item.name)
         return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 

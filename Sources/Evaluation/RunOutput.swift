@@ -64,8 +64,7 @@ public struct RunOutput {
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
         // A pipe or a device under a name the run writes is found now, not after the call.
-        let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + ["report.json", "report.md", "report.html"]
-            + scenario.deviceOutputFiles
+        let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
         try OutputFolder.checkReplaceable(files, in: outputDirectory)
         return try OutputFolder.writing(into: outputDirectory, runInto)
     }
@@ -74,7 +73,7 @@ public struct RunOutput {
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         // The previous taps wait at hidden names while the reports are written; a run killed then
         // (a second SIGINT) left them there.
-        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + ["report.json", "report.md", "report.html"],
+        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + Self.reportFiles,
                                         in: outputDirectory)
         let started = DispatchTime.now()
         // The call and its measurement are gone once `callAndScore` returns (the tap writer keeps
@@ -171,6 +170,9 @@ public struct RunOutput {
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
+
+    /// The reports a run writes beside its taps.
+    static let reportFiles = ["report.json", "report.md", "report.html"]
 }
 
 /// Work done on a second thread (or at once, in this one): `value()` waits for its result.
