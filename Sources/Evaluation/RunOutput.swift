@@ -63,13 +63,14 @@ public struct RunOutput {
     @discardableResult
     public func run() throws -> RunReport {
         try OutputFolder.check(outputDirectory, for: scenario)
-        // A pipe or a device under a name the run writes is found now, not after the call.
-        let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
-        try OutputFolder.checkReplaceable(files, in: outputDirectory)
         return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 
     private func runInto() throws -> RunReport {
+        // A pipe or a device under a name the run writes is found now, not after the call (and
+        // after the folder is made: a folder that cannot be is named with the system's reason).
+        let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
+        try OutputFolder.checkReplaceable(files, in: outputDirectory)
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         // The previous taps wait at hidden names while the reports are written; a run killed then
         // (a second SIGINT) left them there.

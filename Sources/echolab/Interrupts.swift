@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Evaluation
 import Reporting
@@ -7,26 +6,38 @@ import Reporting
 /// the runs (no new item starts, running ones stop at their next tick and remove their partial
 /// files), the command writes what finished and exits 128 + the signal (130, 143). A second
 /// signal, while that cleanup runs, ends the process at once.
+///
+/// The handlers are sigaction(2)'s, in place when `install` returns. A `DispatchSourceSignal`
+/// needs the signal ignored first and registers itself asynchronously: a signal in between was
+/// lost, and a run killed right after it started ran to its end and exited 0. The handler only
+/// touches an atomic (`RunCancellation`), which is safe in a signal handler; the runs poll it.
 enum Interrupts {
     static let cancellation = RunCancellation()
-    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
     static func install() {
+        // Created now: the handler must not be the first to touch it.
+        _ = cancellation.isCancelled
         for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                if cancellation.isCancelled {
-                    signal(signalNumber, SIG_DFL)
-                    raise(signalNumber)
-                }
-                cancellation.cancel(signal: signalNumber)
-            }
-            source.resume()
-            sources.append(source)
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = interruptHandler
+            sigemptyset(&action.sa_mask)
+            // Interrupted system calls (a write, a semaphore wait) go on: the runs poll instead.
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
         }
     }
 
     /// The exit code for a run that was interrupted: 128 + the signal.
     static var exitCode: Int32? { cancellation.signal.map { 128 + $0 } }
+}
+
+/// The first signal asks the runs to stop; a second one, while they clean up, ends the process
+/// with the signal's default action.
+private func interruptHandler(_ signalNumber: Int32) {
+    if Interrupts.cancellation.isCancelled {
+        signal(signalNumber, SIG_DFL)
+        raise(signalNumber)
+        return
+    }
+    Interrupts.cancellation.cancel(signal: signalNumber)
 }

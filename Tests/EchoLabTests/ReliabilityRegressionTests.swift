@@ -333,6 +333,34 @@ final class ReliabilityRegressionTests: XCTestCase {
         }
     }
 
+    /// A signal right after the start is never lost. With a DispatchSource the signal was
+    /// ignored until the source was armed, asynchronously: a run killed then ran its whole call
+    /// and exited 0 (seen in CI, where it took the previous test's folder with it).
+    func testASignalRightAfterTheStartStopsTheRun() throws {
+        let long = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, named: "long.json", in: root)
+        for attempt in 0..<10 {
+            let out = root.appendingPathComponent("out-\(attempt)")
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["run", long, "--out", out.path]
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(useconds_t(attempt * 3_000))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            // Before the handlers are in place the default action ends it (by the signal);
+            // after, it exits 143. Never a whole call.
+            let stopped = process.terminationReason == .uncaughtSignal ? process.terminationStatus == SIGTERM : process.terminationStatus == 143
+            XCTAssertTrue(stopped, "attempt \(attempt): \(process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(process.terminationStatus)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "attempt \(attempt): \(allFiles(under: out))")
+        }
+    }
+
     // MARK: Progress: on a terminal only
 
     func testProgressShowsOnATerminalAndNowhereElse() throws {
