@@ -247,13 +247,7 @@ final class ReliabilityRegressionTests: XCTestCase {
                     """, named: "long\(index).json", in: corpus)
             }
             let out = root.appendingPathComponent("out-\(signalNumber)")
-            let process = Process()
-            process.executableURL = try echoLabBinary()
-            process.arguments = ["eval", corpus.path, "--out", out.path, "--jobs", "1"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startEchoLab(["eval", corpus.path, "--out", out.path, "--jobs", "1"])
             // Interrupt once the first item has finished and the second is running.
             let deadline = Date().addingTimeInterval(120)
             while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
@@ -281,13 +275,7 @@ final class ReliabilityRegressionTests: XCTestCase {
              "aec": {"mode": "disabled"}, "duration_s": 600}
             """, in: root)
         let out = root.appendingPathComponent("out")
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = ["run", path, "--out", out.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try startEchoLab(["run", path, "--out", out.path])
         let deadline = Date().addingTimeInterval(60)
         while allFiles(under: out).isEmpty, Date() < deadline { usleep(10_000) }
         kill(process.processIdentifier, SIGTERM)
@@ -313,13 +301,7 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual(try runEchoLab(["run", short, "--out", out.path, "--all-taps"]).status, 0)
         let before = try snapshot(out)
         for attempt in 0..<8 {
-            let process = Process()
-            process.executableURL = try echoLabBinary()
-            process.arguments = ["run", long, "--out", out.path, "--all-taps"]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startEchoLab(["run", long, "--out", out.path, "--all-taps"])
             // Signalled as soon as the taps are open, and a little later in later attempts.
             let partial = out.appendingPathComponent(".sent.wav.partial").path
             let deadline = Date().addingTimeInterval(60)
@@ -343,13 +325,7 @@ final class ReliabilityRegressionTests: XCTestCase {
             """, named: "long.json", in: root)
         for attempt in 0..<10 {
             let out = root.appendingPathComponent("out-\(attempt)")
-            let process = Process()
-            process.executableURL = try echoLabBinary()
-            process.arguments = ["run", long, "--out", out.path]
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startEchoLab(["run", long, "--out", out.path])
             usleep(useconds_t(attempt * 3_000))
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
@@ -496,5 +472,17 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+    }
+
+    /// The binary started with `arguments`, its output discarded, for a test that signals it.
+    private func startEchoLab(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
     }
 }
