@@ -303,9 +303,10 @@ private struct Parser {
         guard let value = Double(text), value.isFinite else {
             throw error("the number \(text.prefix(40)) is out of range", at: start)
         }
-        // 1e-400 would read as 0 and be reported as 0 by whoever checks its range.
+        // 1e-400 would read as 0 and be reported as 0 by whoever checks its range. Beyond
+        // Double's range too, at the other end (`parseMembers` lets both pass where it skips).
         if value == 0, text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) {
-            throw error("the number \(text.prefix(40)) is too small (it rounds to 0)", at: start)
+            throw error("the number \(text.prefix(40)) is out of range (too small: it rounds to 0)", at: start)
         }
         return value
     }

@@ -201,7 +201,7 @@ final class BadInputMatrixTests: XCTestCase {
             jsonCase("duration-zero", #"{"duration_s": 0}"#, mentions: ["duration_s", "out of range"]),
             jsonCase("duration-huge", #"{"duration_s": 1e9}"#, mentions: ["duration_s", "out of range"]),
             jsonCase("number-overflow", #"{"duration_s": 1e400}"#, mentions: ["out of range"]),
-            jsonCase("number-underflow", #"{"duration_s": 1e-400}"#, mentions: ["1e-400", "too small (it rounds to 0)"]),
+            jsonCase("number-underflow", #"{"duration_s": 1e-400}"#, mentions: ["1e-400", "out of range (too small: it rounds to 0)"]),
             jsonCase("negative-delay", #"{"duration_s": 1, "echo_path": {"delay_ms": -5}}"#, mentions: ["echo_path.delay_ms", "out of range"]),
             jsonCase("gain-too-high", #"{"duration_s": 1, "echo_path": {"gain_db": 100}}"#, mentions: ["echo_path.gain_db", "out of range"]),
             jsonCase("level-above-full-scale", #"{"duration_s": 1, "far_end": {"generator": "tone", "level_dbfs": 10}}"#,

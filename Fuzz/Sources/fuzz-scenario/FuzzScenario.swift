@@ -65,7 +65,8 @@ public func fuzzScenario(_ bytes: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 /// `parseMembers` builds what `parse` builds for the keys it keeps, refuses no object `parse`
 /// reads, and refuses every other object text that `parse` refuses with the same error (but a
-/// number beyond Double's range, which it does not convert where it skips).
+/// number beyond Double's range, too large or so small it rounds to 0, which it does not convert
+/// where it skips).
 private func checkMembersAgreeWithParse(_ bytes: [UInt8]) {
     let keys: Set<String> = ["schema", "taps", "name", "far_end"]
     let kept: Result<[String: JSONValue], JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
