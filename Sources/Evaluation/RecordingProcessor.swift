@@ -60,12 +60,7 @@ public struct RecordingProcessor {
 
     /// `reference` nil: nothing was played (near-end single talk); the canceller gets silence.
     public func process(mic: String, reference: String?, output: String) throws -> Outcome {
-        for input in [mic, reference].compactMap({ $0 }) where InputFile.canonical(input) == InputFile.canonical(output) {
-            throw AtomicFile.WriteError(path: output, reason: "cannot write: it is an input (\(input)); choose another file")
-        }
-        if let problem = FileReplacement.replacementProblem(at: output) {
-            throw AtomicFile.WriteError(path: output, reason: "cannot write: \(problem)")
-        }
+        try AtomicFile.checkWritable(output, inputs: [mic, reference].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
         let rate = Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000

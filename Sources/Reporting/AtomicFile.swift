@@ -16,6 +16,18 @@ public enum AtomicFile {
         }
     }
 
+    /// Checks, before anything is read or written, that `path` may take a new file: it is none
+    /// of `inputs` (writing would replace what the run reads) and not a folder, device, pipe or
+    /// socket (`FileReplacement.replacementProblem`). Throws a `WriteError` naming `path`.
+    public static func checkWritable(_ path: String, inputs: [String]) throws {
+        for input in inputs where InputFile.canonical(input) == InputFile.canonical(path) {
+            throw WriteError(path: path, reason: "cannot write: it is an input (\(input)); choose another file")
+        }
+        if let problem = FileReplacement.replacementProblem(at: path) {
+            throw WriteError(path: path, reason: "cannot write: \(problem)")
+        }
+    }
+
     public static func write(_ text: String, to path: String) throws {
         try write(Data(text.utf8), to: path)
     }

@@ -2,7 +2,8 @@ import ArgumentParser
 import AudioCore
 
 /// `--channel N|downmix` of `process` and `metrics`: which channel of multichannel recordings
-/// to take (mono files need none and ignore it).
+/// to take (mono files need none and ignore it). Both commands parse it `.unconditional`: `--channel -1`
+/// is a bad value to report, not a missing one.
 enum ChannelOption {
     static let help = ArgumentHelp("For multichannel recordings: the channel to take, counted from 0, or downmix (mono files ignore it).",
                                    valueName: "N|downmix")

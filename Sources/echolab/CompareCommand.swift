@@ -1,5 +1,4 @@
 import ArgumentParser
-import AudioInterop
 import Foundation
 import Evaluation
 import Reporting
@@ -25,7 +24,8 @@ struct CompareCommand: ParsableCommand {
     @Argument(help: "The eval.json to judge (e.g. reports/eval.json of this change).")
     var current: String
 
-    @Option(help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
+    // `.unconditional`: `--max-regression-db -1` is a bad value to report, not a missing one.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
     var maxRegressionDB: Double = 0.5
 
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written).", valueName: "file"))
@@ -40,7 +40,9 @@ struct CompareCommand: ParsableCommand {
     func run() throws {
         let comparison: EvalComparison
         do {
-            if let markdown { try Self.checkWritable(markdown, inputs: [baseline, current]) }
+            // The Markdown file may not be one of the files compared (`--markdown eval.json` would
+            // replace the report it reads), checked before anything is read.
+            if let markdown { try AtomicFile.checkWritable(markdown, inputs: [baseline, current]) }
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
                                         maxRegressionDB: maxRegressionDB)
         } catch {
@@ -54,16 +56,5 @@ struct CompareCommand: ParsableCommand {
             do { try AtomicFile.write(text, to: markdown) } catch { throw CommandFailure.exit(error, code: 2) }
         }
         if comparison.hasRegression { throw ExitCode(1) }
-    }
-
-    /// The Markdown file may not be one of the files compared (`--markdown eval.json` would
-    /// replace the report it reads), nor a device or pipe, checked before anything is read.
-    static func checkWritable(_ markdown: String, inputs: [String]) throws {
-        for input in inputs where InputFile.canonical(input) == InputFile.canonical(markdown) {
-            throw AtomicFile.WriteError(path: markdown, reason: "cannot write: it is an input (\(input)); choose another file")
-        }
-        if let problem = FileReplacement.replacementProblem(at: markdown) {
-            throw AtomicFile.WriteError(path: markdown, reason: "cannot write: \(problem)")
-        }
     }
 }

@@ -39,7 +39,8 @@ struct EvalCommand: ParsableCommand {
                                valueName: "modes"))
     var modes: String?
 
-    @Option(help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N).", valueName: "K/N"))
+    // `.unconditional`: `--shard -1/2` is a bad value to report, not a missing one.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N).", valueName: "K/N"))
     var shard: String?
 
     // `.unconditional`: `--jobs -1` is a bad value to report, not a missing one.

@@ -22,7 +22,7 @@ struct MetricsCommand: ParsableCommand {
     var echo: String?
     @Option(name: .customLong("near-end"), help: "Near-end talker alone at the microphone, if known: gates double talk exactly.")
     var nearEnd: String?
-    @Option(help: ChannelOption.help)
+    @Option(parsing: .unconditional, help: ChannelOption.help)
     var channel: String?
 
     func validate() throws { _ = try ChannelOption.selection(channel) }

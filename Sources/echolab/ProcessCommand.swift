@@ -33,7 +33,7 @@ struct ProcessCommand: ParsableCommand {
                                valueName: "mode"))
     var aec: String = "speex:intensityRecommended"
 
-    @Option(help: ChannelOption.help)
+    @Option(parsing: .unconditional, help: ChannelOption.help)
     var channel: String?
 
     func channelSelection() throws -> ChannelSelection { try ChannelOption.selection(channel) }

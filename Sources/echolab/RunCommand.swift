@@ -9,7 +9,13 @@ struct RunCommand: ParsableCommand {
         commandName: "run",
         abstract: "Simulate one call from a scenario file and write its taps and reports.",
         discussion: """
-        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus near.wav and played.wav         with --all-taps, none with --no-taps), report.json, report.md and report.html. Files appear only whole (written under hidden names, then moved into         place); on error nothing new is left behind. The output folder must not hold the scenario or any file it reads; files of an         earlier run there are replaced, and deleted only if that run's report.json lists them as its own. Exit codes: 0         success; 1 bad input or a failed run; 3 lint findings with --strict; 64 usage error; 130/143 interrupted by         SIGINT/SIGTERM (nothing new left behind).
+        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus \
+        near.wav and played.wav with --all-taps, none with --no-taps), report.json, report.md and \
+        report.html. Files appear only whole (written under hidden names, then moved into place); on \
+        error nothing new is left behind. The output folder must not hold the scenario or any file it \
+        reads; files of an earlier run there are replaced, and deleted only if that run's report.json \
+        lists them as its own. Exit codes: 0 success; 1 bad input or a failed run; 3 lint findings with \
+        --strict; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (nothing new left behind).
         """
     )
 

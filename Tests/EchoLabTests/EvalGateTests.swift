@@ -131,7 +131,11 @@ final class EvalGateTests: XCTestCase {
             XCTAssertEqual(result.status, 2, file)
             XCTAssertEqual(result.standardError, "echolab: \(file): \(problem)\(problem == "is a folder" ? ", not a file" : problem.hasPrefix("not an") ? " (its schema is not echolab.eval/…)" : "")\n")
         }
-        XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", "whole/eval.json", "--max-regression-db", "-1"], in: root).status, 64)
+        // A negative value is a bad value, not a missing one (swift-argument-parser's reading of
+        // "-1" as an option name, without `.unconditional`).
+        let negative = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json", "--max-regression-db", "-1"], in: root)
+        XCTAssertEqual(negative.status, 64)
+        XCTAssertTrue(negative.standardError.hasPrefix("Error: --max-regression-db must be a number ≥ 0 (got -1.0)"), negative.standardError)
         // A later schema may mean other things by the same keys.
         let future = try doctored("future.json") { $0["schema"] = "echolab.eval/99" }
         let newer = try runEchoLab(["compare", "whole/eval.json", future], in: root)

@@ -93,10 +93,19 @@ final class MetricsCommandTests: XCTestCase {
     }
 
     func testHelpIsComplete() throws {
-        for command in [["--help"], ["run", "--help"], ["metrics", "--help"], ["eval", "--help"], ["vectors", "--help"]] {
-            let result = try runEchoLab(command)
+        let commands = [[], ["run"], ["process"], ["metrics"], ["eval"], ["merge"], ["compare"], ["vectors"],
+                        ["vectors", "generate"], ["vectors", "bless"], ["vectors", "verify"]]
+        for command in commands {
+            let result = try runEchoLab(command + ["--help"])
             XCTAssertEqual(result.status, 0)
             XCTAssertTrue(result.standardOutput.contains("USAGE"), "\(command): \(result.standardOutput)")
+            // The overview and discussion are prose, wrapped by swift-argument-parser: a run of
+            // spaces there is a source line's indentation pasted into the text (`run --help` once
+            // read "played.wav         with --all-taps").
+            let prose = result.standardOutput.components(separatedBy: "USAGE:")[0]
+            for line in prose.split(separator: "\n") {
+                XCTAssertFalse(line.trimmingCharacters(in: .whitespaces).contains("  "), "\(command): \(line)")
+            }
         }
     }
 }

@@ -222,6 +222,17 @@ final class ReliabilityRegressionTests: XCTestCase {
         let jobs = try runEchoLab(["eval", folder.path, "--jobs", "-1"])
         XCTAssertEqual(jobs.status, 64)
         XCTAssertTrue(jobs.standardError.contains("--jobs must be at least 1 (got -1)"), jobs.standardError)
+        // The other options whose value may start with "-": a bad value, not a missing one.
+        for (arguments, message) in [(["eval", folder.path, "--shard", "-1/2"], "--shard"),
+                                     (["metrics", "--reference", scenario, "--mic", scenario, "--processed", scenario, "--channel", "-1"],
+                                      "--channel takes a channel number from 0 or downmix (got -1)"),
+                                     (["process", "--mic", scenario, "--reference", scenario, "--out", "x.wav", "--channel", "-1"],
+                                      "--channel takes a channel number from 0 or downmix (got -1)")] {
+            let result = try runEchoLab(arguments, in: root)
+            XCTAssertEqual(result.status, 64, "\(arguments)")
+            XCTAssertTrue(result.standardError.hasPrefix("Error: " + message), result.standardError)
+            XCTAssertFalse(result.standardError.contains("Missing value"), result.standardError)
+        }
         let verify = try runEchoLab(["vectors", "verify"], in: root)
         assertOneLineError(verify, mentions: ["golden.json", "--vectors"])
         XCTAssertFalse(verify.standardError.contains("make golden"))
