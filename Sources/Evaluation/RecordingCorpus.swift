@@ -76,8 +76,9 @@ public enum RecordingCorpus {
         return names.contains { realName(of: $0)?.role == .mic } ? .real : nil
     }
 
-    /// The items of an AEC-Challenge folder. A mic whose partner file is missing is a broken item
-    /// (a `LayoutError` naming the file as its message): it fails, the others still run.
+    /// The items of an AEC-Challenge folder. A mic whose partner file is missing, a WAV whose name
+    /// fits no item and a file of an item without a mic are broken items (a `LayoutError` naming
+    /// the file as its message): each fails, the others still run.
     public static func items(in folder: String) throws -> [CorpusItem] {
         switch layout(of: folder) {
         case .synthetic: try syntheticItems(in: folder)
@@ -86,18 +87,46 @@ public enum RecordingCorpus {
         }
     }
 
+    /// The synthetic layout's folders: (folder, file prefix, one of its files in messages).
+    static let syntheticFolders = [("nearend_mic_signal", "nearend_mic", "a mic"), ("farend_speech", "farend_speech", "a far-end file"),
+                                   ("echo_signal", "echo", "an echo file"), ("nearend_speech", "nearend_speech", "a near-end speech file")]
+
     static func syntheticItems(in folder: String) throws -> [CorpusItem] {
         func path(_ sub: String, _ prefix: String, _ id: String) -> String {
             ((folder as NSString).appendingPathComponent(sub) as NSString).appendingPathComponent("\(prefix)_fileid_\(id).wav")
         }
-        let micFolder = (folder as NSString).appendingPathComponent("nearend_mic_signal")
-        let ids = try FileManager.default.contentsOfDirectory(atPath: micFolder).compactMap { name -> String? in
-            guard name.hasPrefix("nearend_mic_fileid_"), name.hasSuffix(".wav") else { return nil }
-            let id = String(name.dropFirst("nearend_mic_fileid_".count).dropLast(4))
-            return id.isEmpty ? nil : id
+        // Each folder's ids; a WAV that fits no name, or a file of an id without a mic, is an item
+        // that fails (named by the file, as `sub/stem`): skipped, a gate would pass on less.
+        var ids: [String: [String]] = [:]
+        var strays: [CorpusItem] = []
+        for (sub, prefix, _) in syntheticFolders {
+            let subfolder = (folder as NSString).appendingPathComponent(sub)
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: subfolder) else { continue }
+            for name in names.sorted() where name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
+                let id = name.hasPrefix(prefix + "_fileid_") && name.hasSuffix(".wav")
+                    ? String(name.dropFirst(prefix.count + "_fileid_".count).dropLast(4)) : ""
+                if id.isEmpty {
+                    let file = (subfolder as NSString).appendingPathComponent(name)
+                    let error = LayoutError(path: file, problem: "not an AEC-Challenge synthetic name (\(sub)/\(prefix)_fileid_N.wav); rename or move it")
+                    strays.append(.broken(name: "\(sub)/\(name.dropLast(4))", file: file, problem: error.description))
+                } else {
+                    ids[sub, default: []].append(id)
+                }
+            }
         }
-        guard !ids.isEmpty else { throw LayoutError(path: micFolder, problem: "no nearend_mic_fileid_N.wav files") }
-        return ids.sorted(by: numericOrder).map { id in
+        let micIDs = ids["nearend_mic_signal"] ?? []
+        guard !micIDs.isEmpty else {
+            throw LayoutError(path: (folder as NSString).appendingPathComponent("nearend_mic_signal"), problem: "no nearend_mic_fileid_N.wav files")
+        }
+        let mics = Set(micIDs)
+        for (sub, prefix, role) in syntheticFolders.dropFirst() {
+            for id in (ids[sub] ?? []).sorted(by: numericOrder) where !mics.contains(id) {
+                let file = path(sub, prefix, id)
+                let error = LayoutError(path: file, problem: "\(role) without its mic (nearend_mic_fileid_\(id).wav)")
+                strays.append(.broken(name: "\(sub)/\(prefix)_fileid_\(id)", file: file, problem: error.description))
+            }
+        }
+        return micIDs.sorted(by: numericOrder).map { id in
             let loopback = path("farend_speech", "farend_speech", id), mic = path("nearend_mic_signal", "nearend_mic", id)
             guard InputFile.problem(at: loopback) == nil else {
                 let error = LayoutError(path: loopback, problem: "missing: the far end of nearend_mic_fileid_\(id).wav")
@@ -107,7 +136,7 @@ public enum RecordingCorpus {
             return .recording(RecordingItem(name: "fileid_\(id)", mic: mic, loopback: loopback,
                                             echo: InputFile.problem(at: echo) == nil ? echo : nil,
                                             nearEnd: InputFile.problem(at: nearEnd) == nil ? nearEnd : nil))
-        }
+        } + strays
     }
 
     enum Role { case mic, loopback }

@@ -51,6 +51,29 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(name, "fileid_10")
         XCTAssertEqual(file, folder + "/nearend_mic_signal/nearend_mic_fileid_10.wav")
         XCTAssertTrue(problem.contains("farend_speech_fileid_10.wav: missing"), problem)
+        // A WAV that fits no name in any of the four folders, and a file of an id that has no mic,
+        // fail too, after the items, each named by its folder and file: skipped, a gate would
+        // pass on less work.
+        try wav("syn/nearend_mic_signal/nearend_mic_fileid_3.WAV")
+        try wav("syn/echo_signal/echo_3.wav")
+        try wav("syn/farend_speech/farend_speech_fileid_7.wav")
+        try wav("syn/nearend_speech/nearend_speech_fileid_7.wav")
+        try wav("syn/echo_signal/.hidden.wav")
+        let strays = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(recordings(Array(strays.prefix(2))).map(\.name), ["fileid_1", "fileid_2"])
+        let broken = strays.dropFirst(3).map { item -> String in
+            guard case .broken(let name, let file, let problem) = item else { XCTFail("\(item)"); return "" }
+            XCTAssertTrue(problem.hasPrefix(file + ": "), problem)
+            return "\(name) | " + problem.dropFirst(folder.count + 1)
+        }
+        XCTAssertEqual(broken, [
+            "nearend_mic_signal/nearend_mic_fileid_3 | nearend_mic_signal/nearend_mic_fileid_3.WAV: not an AEC-Challenge synthetic name "
+                + "(nearend_mic_signal/nearend_mic_fileid_N.wav); rename or move it",
+            "echo_signal/echo_3 | echo_signal/echo_3.wav: not an AEC-Challenge synthetic name (echo_signal/echo_fileid_N.wav); rename or move it",
+            "farend_speech/farend_speech_fileid_7 | farend_speech/farend_speech_fileid_7.wav: a far-end file without its mic (nearend_mic_fileid_7.wav)",
+            "nearend_speech/nearend_speech_fileid_7 | nearend_speech/nearend_speech_fileid_7.wav: a near-end speech file without its mic "
+                + "(nearend_mic_fileid_7.wav)",
+        ])
     }
 
     func testRealLayout() throws {
