@@ -21,6 +21,11 @@ extension JSONValue {
         return nil
     }
 
+    public var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
     /// The value at a dotted path of object keys (`metrics.near_end.attenuation_db`).
     public func value(at path: String) -> JSONValue? {
         var current: JSONValue? = self

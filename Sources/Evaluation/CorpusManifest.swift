@@ -51,6 +51,9 @@ public enum CorpusManifest {
         if let unknown = object.keys.sorted().first(where: { !["corpus", "description"].contains($0) }) {
             throw ManifestError(path: path, problem: "unknown key '\(unknown)' (a manifest has corpus and description)")
         }
+        if let description = object["description"], description.stringValue == nil {
+            throw ManifestError(path: path, problem: "description: expected a string, found \(description.typeName)")
+        }
         guard let entries = object["corpus"]?.arrayValue else {
             throw ManifestError(path: path, problem: "corpus: expected an array, found \(object["corpus"]?.typeName ?? "nothing")")
         }

@@ -63,9 +63,27 @@ public struct CorpusRun {
         public var modes: [EchoControlMode]?
         /// The shard this run was (`--shard K/N`), if any.
         public var shard: Shard?
+        /// A shard's whole plan (all shards' entries and a digest of the items and modes), so
+        /// that `merge` can tell shards of one plan from shards of another; nil when not sharded.
+        public var plan: PlanIdentity?
         /// False when the run was interrupted before every entry ran.
         public var isComplete: Bool { results.count == plannedCount }
         public var failedCount: Int { results.filter { $0.error != nil }.count }
+    }
+
+    /// What every shard of one plan shares: the number of entries of the whole plan and a SHA-256
+    /// of its items' files (as given) and its modes, in plan order.
+    public struct PlanIdentity: Sendable, Equatable {
+        public var entries: Int
+        public var digest: String
+    }
+
+    /// This run's whole plan, unsharded.
+    var planIdentity: PlanIdentity {
+        var hash = SHA256()
+        hash.update(Array("modes \(modes.map { $0.map(\.description).joined(separator: ",") } ?? "as written")\n".utf8))
+        for item in items { hash.update(Array("\(item.file)\n".utf8)) }
+        return PlanIdentity(entries: items.count * (modes?.count ?? 1), digest: hash.finalize())
     }
 
     /// The K-th of N deterministic slices of a plan: entry i belongs to slice i mod N + 1.
@@ -171,7 +189,8 @@ public struct CorpusRun {
                 }
             }
         }
-        return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard)
+        return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard,
+                       plan: shard == nil ? nil : planIdentity)
     }
 
     /// The files eval writes beside the items' folders.

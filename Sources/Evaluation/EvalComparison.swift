@@ -47,10 +47,8 @@ public struct EvalComparison: Sendable {
     /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under `metrics`.
     static let higherIsBetter = ["erle_steady_db", "erle_db"]
     static let lowerIsBetter = ["near_end.attenuation_db"]
-    /// Pipeline counters that count faults: any rise is a regression. (Written, read, buffered,
-    /// priming and tick counts measure volume, not faults.)
-    static let faultCounters: Set<String> = ["underruns", "overruns", "ignored_frames", "dropped", "rejected_frames",
-                                             "sent_clicks", "sent_gaps", "aec_resets"]
+    /// Pipeline counters that count faults: any rise is a regression.
+    static var faultCounters: Set<String> { EvalDocument.faultCounters }
 
     public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double) {
         self.maxRegressionDB = maxRegressionDB

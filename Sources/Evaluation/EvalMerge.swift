@@ -10,8 +10,10 @@ import Simulation
 /// in the shard's folder (as an unsharded run summarises it), ordered by corpus index then mode.
 ///
 /// Refused, naming the file: a document that is not a shard, shards of different N, modes or
-/// EchoLab versions, a shard given twice or missing, two shards that ran the same item × mode,
-/// or an item index that names different files in two shards (different corpora).
+/// EchoLab versions, shards of different plans (each shard carries its whole plan's size and a
+/// digest of its items and modes: another corpus, or the same one given by other paths), a shard
+/// given twice or missing, one whose planned runs are not its slice of the plan, two shards that
+/// ran the same item × mode, or an item index that names different files in two shards.
 public enum EvalMerge {
     public struct Shard {
         /// Its eval.json, and the folder holding its runs' folders.
@@ -47,7 +49,21 @@ public enum EvalMerge {
             }
             seen[parsed.index] = shard.path
             for key in ["modes", "tool"] where shard.eval[key] != first.eval[key] {
-                throw MergeError(description: "\(shard.path): its \(key) differ from \(first.path)'s; shards must come from one plan and one EchoLab build")
+                throw MergeError(description: "\(shard.path): its \"\(key)\" is not the same as in \(first.path); shards must come from one plan and one EchoLab build")
+            }
+            // The whole plan each shard was cut from: the same items (files as given) and modes.
+            guard let entries = shard.eval.value(at: "plan.entries")?.doubleValue, shard.eval.value(at: "plan.digest")?.stringValue != nil else {
+                throw MergeError(description: "\(shard.path): it does not say which plan it is a shard of (written by an older EchoLab?); run the shards again")
+            }
+            if shard.eval["plan"] != first.eval["plan"] {
+                throw MergeError(description: "\(shard.path): its plan differs from \(first.path)'s (another corpus, other files or paths, "
+                                 + "or other --modes); shards must come from one `eval --shard K/N` command")
+            }
+            // Entry i of the plan is in shard i mod N + 1.
+            let whole = Int(entries), expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
+            if Int(shard.eval["planned"]?.doubleValue ?? -1) != expected {
+                throw MergeError(description: "\(shard.path): shard \(text) of a plan of \(whole) runs has \(expected), but it says it planned "
+                                 + "\(Int(shard.eval["planned"]?.doubleValue ?? 0))")
             }
         }
         let total = count!

@@ -45,7 +45,9 @@ public struct EvalReport {
         }
         return EvalDocument.make(items: items, modes: modes.map(\.description), modesAsked: outcome.modes != nil,
                                  planned: outcome.plannedCount, complete: outcome.isComplete,
-                                 shard: outcome.shard?.description, wallSeconds: wallSeconds)
+                                 shard: outcome.shard?.description,
+                                 plan: outcome.plan.map { .object(["entries": .number(Double($0.entries)), "digest": .string($0.digest)]) },
+                                 wallSeconds: wallSeconds)
     }
 
     static func resultJSON(_ result: CorpusRun.Result) -> JSONValue {

@@ -19,8 +19,9 @@ public enum EvalDocument {
     ]
 
     /// The whole document from its item entries (in plan order, results in mode order).
+    /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
     public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
-                     shard: String?, wallSeconds: Double) -> JSONValue {
+                            shard: String?, plan: JSONValue? = nil, wallSeconds: Double) -> JSONValue {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
         let items = (try? JSONValue.parse(Array(JSONValue.array(items).canonicalText().utf8), maximumBytes: .max))?.arrayValue ?? items
@@ -39,6 +40,7 @@ public enum EvalDocument {
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
+        object["plan"] = plan
         return .object(object)
     }
 
@@ -114,6 +116,7 @@ public enum EvalDocument {
         guard let version = Int(schema.dropFirst("echolab.eval/".count)), version >= 1, version <= currentVersion else {
             throw ReadError(path: path, problem: "schema \(schema) is not one this EchoLab reads (echolab.eval/1 to /\(currentVersion)); compare with the EchoLab that wrote it")
         }
+        if let problem = problem(in: value) { throw ReadError(path: path, problem: "not an EchoLab eval.json: \(problem)") }
         return value
     }
 

@@ -14,7 +14,7 @@ struct EvalCommand: ParsableCommand {
         PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files, \
         manifests and EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), a manifest (a JSON \
         file {"corpus": [...]} listing scenario files, folders and recordings {"name", "mic", "loopback", "echo", \
-        "near_end", "talk_type"}, paths relative to it; see README), or a folder of recordings in an \
+        "near_end", "talk_type", "channel"}, paths relative to it; see README), or a folder of recordings in an \
         AEC-Challenge layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/; real: \
         GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight through the canceller. Every item runs \
         in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \

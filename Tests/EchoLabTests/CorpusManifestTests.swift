@@ -67,6 +67,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [1]}", "corpus[0]: expected a path or a recording object, found a number"),
             ("{\"corpus\": \"delay.json\"}", "corpus: expected an array, found a string"),
             ("{\"corpus\": [], \"extra\": 1}", "unknown key 'extra' (a manifest has corpus and description)"),
+            ("{\"corpus\": [], \"description\": 5}", "description: expected a string, found a number"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
              "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
             ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0].mic: missing"),

@@ -166,6 +166,121 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a pipe")
     }
 
+    func testABrokenEvalJSONIsRefusedNotPassed() throws {
+        // Read leniently, each of these was "No regression" (exit 0), as baseline or as current.
+        func editMetrics(_ eval: inout [String: Any], _ edit: @escaping (inout [String: Any]) -> Void) {
+            Self.editResult(&eval, item: 0, mode: 0) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                edit(&metrics)
+                result["metrics"] = metrics
+            }
+        }
+        let cases: [(name: String, edit: (inout [String: Any]) -> Void, problem: String)] = [
+            ("no-items.json", { $0.removeValue(forKey: "items") }, "items: missing or not a list"),
+            ("items-object.json", { $0["items"] = [String: Any]() }, "items: missing or not a list"),
+            ("results-number.json", { eval in
+                var items = eval["items"] as! [[String: Any]]
+                items[0]["results"] = 5
+                eval["items"] = items
+            }, "items[0].results: missing or not a list"),
+            ("metrics-number.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["metrics"] = 7 } },
+             "items[0].results[0].metrics: missing or not an object"),
+            ("erle-string.json", { editMetrics(&$0) { $0["erle_steady_db"] = "NaN" } },
+             "items[0].results[0].metrics.erle_steady_db: not a number or null"),
+            ("counter-string.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                pipeline["aec_resets"] = "0"
+                result["pipeline"] = pipeline
+            } }, "items[0].results[0].pipeline.aec_resets: not a number"),
+            ("duplicate-item.json", { eval in
+                var items = eval["items"] as! [[String: Any]]
+                items.append(items[0])
+                eval["items"] = items
+            }, "items[2].index: 0 is also items[0]'s"),
+            ("outside.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["folder"] = "../elsewhere/x" } },
+             "items[0].results[0].folder: '../elsewhere/x' is not a folder inside the eval's output folder"),
+            ("no-complete.json", { $0.removeValue(forKey: "complete") }, "complete: missing or not true/false"),
+        ]
+        for (name, edit, problem) in cases {
+            let file = try doctored(name, edit)
+            for arguments in [["compare", file, "whole/eval.json"], ["compare", "whole/eval.json", file]] {
+                let result = try runEchoLab(arguments, in: root)
+                XCTAssertEqual(result.status, 2, "\(arguments)")
+                XCTAssertEqual(result.standardError, "echolab: \(file): not an EchoLab eval.json: \(problem)\n")
+            }
+        }
+    }
+
+    func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutAsItWas() throws {
+        for index in 1...2 {
+            let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2"], in: root)
+            XCTAssertEqual(shard.status, 0, shard.standardError)
+        }
+        XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
+        /// Every file's bytes (a folder: empty), by path relative to `folder`.
+        func snapshot(_ folder: String) throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for file in allFiles(under: root.appendingPathComponent(folder)) {
+                let url = root.appendingPathComponent(folder).appendingPathComponent(file)
+                files[file] = url.hasDirectoryPath || (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true
+                    ? Data() : try Data(contentsOf: url)
+            }
+            return files
+        }
+        let earlier = try snapshot("merged")
+        // Shard 2/2 of the same command in another folder whose corpus lacks a scenario: another
+        // plan (its items alone fit beside shard 1's, and made a merge of one run too few).
+        let other = root.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/delay.json"), to: other.appendingPathComponent("corpus/delay.json"))
+        let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o2", "--shard", "2/2", "--no-taps"], in: other)
+        XCTAssertEqual(shard.status, 0, shard.standardError)
+        let mixed = try runEchoLab(["merge", "s1", "o2", "--out", "bad"], in: root)
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.standardError, "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
+                       + "or other --modes); shards must come from one `eval --shard K/N` command\n")
+        // A run folder named outside OUT would be written (and replaced) there.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-outside"))
+        var eval = try loadJSON(path("s2-outside/eval.json"))
+        Self.editResult(&eval, item: 0, mode: 0) { $0["folder"] = "../s1/speech/disabled" }
+        try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent("s2-outside/eval.json"))
+        let outside = try runEchoLab(["merge", "s1", "s2-outside", "--out", "merged"], in: root)
+        XCTAssertEqual(outside.status, 1)
+        XCTAssertTrue(outside.standardError.hasSuffix("is not a folder inside the eval's output folder\n"), outside.standardError)
+        // A pipe in a run folder: refused by name, not opened (the copy blocked on it for ever).
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-pipe"))
+        let report = try XCTUnwrap(allFiles(under: root.appendingPathComponent("s2-pipe")).first { $0.hasSuffix("/report.json") })
+        let pipe = path("s2-pipe/" + (report as NSString).deletingLastPathComponent + "/zz.fifo")
+        XCTAssertEqual(mkfifo(pipe, 0o644), 0)
+        let piped = try runEchoLab(["merge", "s1", "s2-pipe", "--out", "merged"], in: root, timeout: 60)
+        XCTAssertEqual(piped.status, 1)
+        XCTAssertEqual(piped.standardError, "echolab: \(pipe.replacingOccurrences(of: root.path + "/", with: "")): not a file EchoLab writes "
+                       + "(a pipe, socket or device in a shard's run folder); not merged\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad")))
+        XCTAssertEqual(try snapshot("merged"), earlier, "the earlier merge is as it was")
+        // Interrupted while copying: OUT as it was (an earlier merge intact; no hidden folder), or,
+        // signalled before the handler was in place, killed before anything was written.
+        for delay in [0.0, 0.01, 0.02, 0.04] {
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["merge", "s1", "s2", "--out", "merged"]
+            process.currentDirectoryURL = root
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            process.terminate()
+            process.waitUntilExit()
+            let status = process.terminationStatus
+            if process.terminationReason == .exit && status == 0 {
+                continue   // finished first: a whole merge, as before
+            }
+            XCTAssertTrue(process.terminationReason == .uncaughtSignal ? status == SIGTERM : status == 143, "delay \(delay): \(status)")
+            XCTAssertEqual(try snapshot("merged"), earlier, "delay \(delay)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("merged")).filter { $0.hasPrefix(".") }, [])
+        }
+    }
+
     /// eval.json without timing, as text.
     private func withoutTiming(_ file: String) throws -> String {
         try String(contentsOfFile: path(file), encoding: .utf8).split(separator: "\n").filter { !$0.contains("\"wall_s\"") }.joined(separator: "\n")

@@ -1,0 +1,93 @@
+import EchoLabJSON
+
+/// What `compare` and `merge` rely on in an `eval.json`, checked when it is read: a gate must not
+/// pass because a file lost its items, a run its metrics, or an ERLE became the string "NaN" —
+/// read leniently, each of these was "no regression" (exit 0).
+extension EvalDocument {
+    /// Pipeline counters that count faults (`compare`: any rise is a regression). Written, read,
+    /// buffered, priming and tick counts measure volume, not faults.
+    public static let faultCounters: Set<String> = ["underruns", "overruns", "ignored_frames", "dropped", "rejected_frames",
+                                                    "sent_clicks", "sent_gaps", "aec_resets"]
+
+    /// The first problem of `document` as an eval.json, naming its key (`items[3].results[1].metrics`),
+    /// or nil when every key the readers use has its type: `complete`, `planned`, `items` (each
+    /// with a unique `index` and `name`, a `file` and `results`, each result with a mode unique in
+    /// its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it ran, its
+    /// metrics as numbers or null and its pipeline's fault counters as numbers).
+    public static func problem(in document: JSONValue) -> String? {
+        guard document.objectValue != nil else { return "not a JSON object" }
+        guard document["complete"]?.boolValue != nil else { return "complete: missing or not true/false" }
+        guard let planned = document["planned"]?.doubleValue, planned >= 0, planned == planned.rounded() else {
+            return "planned: missing or not a count"
+        }
+        guard let items = document["items"]?.arrayValue else { return "items: missing or not a list" }
+        var indices: [Int: Int] = [:], names: [String: Int] = [:]
+        for (position, item) in items.enumerated() {
+            let key = "items[\(position)]"
+            guard item.objectValue != nil else { return "\(key): not an object" }
+            guard let number = item["index"]?.doubleValue, number >= 0, number == number.rounded(), number < 1e15 else {
+                return "\(key).index: missing or not a count"
+            }
+            let index = Int(number)
+            if let other = indices[index] { return "\(key).index: \(index) is also items[\(other)]'s" }
+            indices[index] = position
+            guard let name = item["name"]?.stringValue, !name.isEmpty else { return "\(key).name: missing or not a name" }
+            if let other = names[name] { return "\(key).name: '\(name)' is also items[\(other)]'s" }
+            names[name] = position
+            guard item["file"]?.stringValue != nil else { return "\(key).file: missing or not a string" }
+            guard let results = item["results"]?.arrayValue else { return "\(key).results: missing or not a list" }
+            var modes: Set<String> = []
+            for (resultPosition, result) in results.enumerated() {
+                if let problem = problem(inResult: result, key: "\(key).results[\(resultPosition)]", modes: &modes) { return problem }
+            }
+        }
+        return nil
+    }
+
+    private static func problem(inResult result: JSONValue, key: String, modes: inout Set<String>) -> String? {
+        guard result.objectValue != nil else { return "\(key): not an object" }
+        let mode = result["mode"]
+        guard mode?.stringValue != nil || mode?.isNull == true else { return "\(key).mode: missing or not a string or null" }
+        let modeKey = mode?.stringValue ?? ""
+        if modes.contains(modeKey) { return "\(key).mode: \(mode?.stringValue ?? "null") is listed twice for this item" }
+        modes.insert(modeKey)
+        guard let folder = result["folder"]?.stringValue else { return "\(key).folder: missing or not a string" }
+        // Readers join it to OUT (merge copies and replaces what is there): it must stay inside.
+        let parts = folder.split(separator: "/", omittingEmptySubsequences: false)
+        guard !folder.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+            return "\(key).folder: '\(folder)' is not a folder inside the eval's output folder"
+        }
+        let error = result["error"]
+        guard error?.stringValue != nil || error?.isNull == true else { return "\(key).error: missing or not a string or null" }
+        guard error?.isNull == true else { return nil }
+        let metrics = result["metrics"]
+        guard metrics?.objectValue != nil || metrics?.isNull == true else { return "\(key).metrics: missing or not an object" }
+        for (_, path) in statistics {
+            if let value = metrics?.value(at: path), value.doubleValue == nil, !value.isNull {
+                return "\(key).metrics.\(path): not a number or null"
+            }
+        }
+        // A recording's run has none (null: nothing was simulated).
+        guard let pipeline = result["pipeline"], !pipeline.isNull else { return nil }
+        guard pipeline.objectValue != nil else { return "\(key).pipeline: not an object" }
+        return problem(inCounters: pipeline, key: "\(key).pipeline")
+    }
+
+    /// Fault counters are numbers and `conserved` flags true/false, at any depth.
+    private static func problem(inCounters object: JSONValue, key: String) -> String? {
+        for (name, value) in (object.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let here = "\(key).\(name)"
+            if value.objectValue != nil {
+                if let problem = problem(inCounters: value, key: here) { return problem }
+                if name == "clipped_samples", value.objectValue!.values.contains(where: { $0.doubleValue == nil }) {
+                    return "\(here): a stage's count is not a number"
+                }
+            } else if faultCounters.contains(name), value.doubleValue == nil {
+                return "\(here): not a number"
+            } else if name == "conserved", value.boolValue == nil {
+                return "\(here): not true/false"
+            }
+        }
+        return nil
+    }
+}
