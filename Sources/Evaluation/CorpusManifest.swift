@@ -3,6 +3,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import Simulation
 
 /// A corpus written down: a JSON file whose `corpus` array lists what to run, for corpora that
 /// are not one folder (scenarios from several places, recordings named any way).
@@ -99,9 +100,7 @@ public enum CorpusManifest {
         return name
     }
 
-    static func isFolderName(_ name: String) -> Bool {
-        !name.isEmpty && !name.contains("/") && name != "." && name != ".."
-    }
+    static func isFolderName(_ name: String) -> Bool { RunName.problem(name) == nil }
 
     static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
         let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]
@@ -126,9 +125,8 @@ public enum CorpusManifest {
             return path
         }
         let name = try text("name", required: true)!
-        guard isFolderName(name) else {
-            throw ManifestError(path: manifest, problem: "\(key).name: '\(name)' cannot name a folder")
-        }
+        // The same rule as a scenario's name: it names the item's folder.
+        if let problem = RunName.problem(name) { throw ManifestError(path: manifest, problem: "\(key).name: \(problem)") }
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
             guard let parsed = TalkType(rawValue: type) else {

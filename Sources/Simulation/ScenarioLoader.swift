@@ -32,11 +32,7 @@ public enum ScenarioLoader {
         // them must be resolved by the kernel from there, whatever the current folder is.
         let context = Context(folder: InputFile.parent(of: InputFile.absolute(file)))
         let name = try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        // The name is a folder under the output folder: one path component, nothing hidden.
-        guard !name.isEmpty, !name.hasPrefix("."), name.count <= 128,
-              name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_.+".unicodeScalars.contains($0) }) else {
-            throw root.fail("name", "'\(name)' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'")
-        }
+        if let problem = RunName.problem(name) { throw root.fail("name", problem) }
         var scenario = Scenario(name: name, file: file)
         scenario.farEnd = try context.signalSource(root, "far_end")
         scenario.nearEnd = try context.signalSource(root, "near_end")

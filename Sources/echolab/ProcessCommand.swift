@@ -13,7 +13,7 @@ struct ProcessCommand: ParsableCommand {
         Nothing is simulated: the recorded microphone and the loopback (what the loudspeaker played) go straight to the \
         canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
         canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
-        (speex: any; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any, resampled to 16 kHz inside), else at 48 kHz and \
+        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside), else at 48 kHz and \
         back. A loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond \
         10 ms, is warned about on stderr. Score the result with `echolab metrics --reference R --mic M --processed OUT`. Exit codes: 0 done; 1 bad \
         input or an unwritable output (one line naming the file); 64 usage error.
@@ -50,7 +50,8 @@ struct ProcessCommand: ParsableCommand {
             let outcome = try RecordingProcessor(mode: mode, channel: try channelSelection()).process(mic: mic, reference: reference, output: out)
             if let warning = outcome.lengthWarning(mic: mic, reference: reference) { standardError("echolab process: warning: \(warning)") }
             print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
-                  + "latency \(outcome.latencySamples) samples removed, \(outcome.divergenceResets) canceller resets → \(out)"))
+                  + "latency \(outcome.latencySamples) samples at \(outcome.processingRate) Hz "
+                  + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, \(outcome.divergenceResets) canceller resets → \(out)"))
         } catch {
             throw CommandFailure.exit(error)
         }

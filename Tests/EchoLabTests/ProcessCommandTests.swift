@@ -28,7 +28,7 @@ final class ProcessCommandTests: XCTestCase {
         let processed = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "out.wav",
                                         "--aec", "speex:intensityRecommended"], in: root)
         XCTAssertEqual(processed.status, 0, processed.standardError)
-        XCTAssertTrue(processed.standardOutput.contains("latency 480 samples removed"), processed.standardOutput)
+        XCTAssertTrue(processed.standardOutput.contains("latency 480 samples at 48000 Hz (10.0 ms) removed"), processed.standardOutput)
         let out = try samples("out.wav").samples, sent = try samples("call/sent.wav").samples
         XCTAssertEqual(out.count, sent.count)
         XCTAssertEqual(Array(out[0..<(out.count - 480)]), Array(sent[480...]))
