@@ -72,7 +72,9 @@ public struct CorpusRun {
     }
 
     /// What every shard of one plan shares: the number of entries of the whole plan and a SHA-256
-    /// of its items' files (as given) and its modes, in plan order.
+    /// of its modes and items, in plan order (a scenario's file as given; a recording's name,
+    /// files, channel and talk type; a broken item's name, file and problem; each field prefixed
+    /// with its length, so no two lists hash the same text).
     public struct PlanIdentity: Sendable, Equatable {
         public var entries: Int
         public var digest: String
@@ -81,8 +83,23 @@ public struct CorpusRun {
     /// This run's whole plan, unsharded.
     var planIdentity: PlanIdentity {
         var hash = SHA256()
-        hash.update(Array("modes \(modes.map { $0.map(\.description).joined(separator: ",") } ?? "as written")\n".utf8))
-        for item in items { hash.update(Array("\(item.file)\n".utf8)) }
+        func field(_ text: String?) {
+            let bytes = Array((text ?? "\u{0}none").utf8)
+            hash.update(Array("\(bytes.count):".utf8))
+            hash.update(bytes)
+        }
+        field(modes.map { $0.map(\.description).joined(separator: ",") } ?? "as written")
+        for item in items {
+            switch item {
+            case .scenario(let file):
+                field("scenario"); field(file)
+            case .recording(let recording):
+                field("recording"); field(recording.name); field(recording.mic); field(recording.loopback)
+                field(recording.echo); field(recording.nearEnd); field("\(recording.channel)"); field(recording.talkType?.rawValue)
+            case .broken(let name, let file, let problem):
+                field("broken"); field(name); field(file); field(problem)
+            }
+        }
         return PlanIdentity(entries: items.count * (modes?.count ?? 1), digest: hash.finalize())
     }
 
@@ -194,7 +211,8 @@ public struct CorpusRun {
     }
 
     /// The files eval writes beside the items' folders.
-    static let reportNames: Set<String> = ["eval.json", "eval.md", "eval.html"]
+    public static let reportFileNames = ["eval.json", "eval.md", "eval.html"]
+    static let reportNames = Set(reportFileNames)
 
     /// OUT/NAME of every loaded item.
     private static func itemFolders(_ items: [Swift.Result<Loaded, ItemError>], in directory: String) -> [String] {

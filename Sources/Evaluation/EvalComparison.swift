@@ -95,8 +95,9 @@ public struct EvalComparison: Sendable {
                 let gain = sign * (b - a)
                 let change = Change(run: key, what: metric, baseline: Self.db(a), current: Self.db(b), delta: b - a)
                 if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
-            case (let a?, nil) where now != nil:
-                // Measured before, not now (no gated frames left): the run can no longer be judged.
+            case (let a?, nil):
+                // Measured before, not now (no gated frames left, or the key gone): the run can no
+                // longer be judged.
                 regressions.append(Change(run: key, what: metric, baseline: Self.db(a), current: "not measured", delta: nil))
             default:
                 break   // not measured in the baseline, or a key one version does not write
@@ -142,7 +143,9 @@ public struct EvalComparison: Sendable {
         for item in eval["items"]?.arrayValue ?? [] {
             let name = item["name"]?.stringValue ?? "?"
             for result in item["results"]?.arrayValue ?? [] {
-                runs[RunKey(item: name, mode: result["mode"]?.stringValue ?? "as written")] = result
+                // The first of a name: a later item refused for taking it is listed under it too.
+                let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? "as written")
+                if runs[key] == nil { runs[key] = result }
             }
         }
         return runs

@@ -59,7 +59,7 @@ public enum EvalMerge {
                 throw MergeError(description: "\(shard.path): its plan differs from \(first.path)'s (another corpus, other files or paths, "
                                  + "or other --modes); shards must come from one `eval --shard K/N` command")
             }
-            // Entry i of the plan is in shard i mod N + 1.
+            // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
             let whole = Int(entries), expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
             if Int(shard.eval["planned"]?.doubleValue ?? -1) != expected {
                 throw MergeError(description: "\(shard.path): shard \(text) of a plan of \(whole) runs has \(expected), but it says it planned "
@@ -128,10 +128,11 @@ public enum EvalMerge {
         return value
     }
 
-    /// The OUT-relative folders of every run a document lists (ITEM/MODE).
+    /// The OUT-relative folders (ITEM/MODE) of the runs a document lists that ran: a failed run
+    /// has none on disk (its item's folder may hold the item's other runs).
     public static func runFolders(of eval: JSONValue) -> [String] {
         (eval["items"]?.arrayValue ?? []).flatMap { item in
-            (item["results"]?.arrayValue ?? []).compactMap { $0["folder"]?.stringValue }
+            (item["results"]?.arrayValue ?? []).filter { $0["error"]?.isNull == true }.compactMap { $0["folder"]?.stringValue }
         }
     }
 }

@@ -11,38 +11,52 @@ extension EvalDocument {
 
     /// The first problem of `document` as an eval.json, naming its key (`items[3].results[1].metrics`),
     /// or nil when every key the readers use has its type: `complete`, `planned`, `items` (each
-    /// with a unique `index` and `name`, a `file` and `results`, each result with a mode unique in
-    /// its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it ran, its
-    /// metrics as numbers or null and its pipeline's fault counters as numbers).
+    /// with a unique `index` if any, a `name`, a `file` and `results`, each result with a mode
+    /// unique in its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it
+    /// ran, its metrics as numbers or null, its `pipeline` (null for a recording) with fault
+    /// counters as numbers, and no other run of its name and mode that ran).
     public static func problem(in document: JSONValue) -> String? {
         guard document.objectValue != nil else { return "not a JSON object" }
         guard document["complete"]?.boolValue != nil else { return "complete: missing or not true/false" }
-        guard let planned = document["planned"]?.doubleValue, planned >= 0, planned == planned.rounded() else {
-            return "planned: missing or not a count"
+        guard let planned = document["planned"]?.doubleValue, isCount(planned) else { return "planned: missing or not a count" }
+        if let plan = document["plan"] {
+            guard let entries = plan["entries"]?.doubleValue, isCount(entries), plan["digest"]?.stringValue != nil else {
+                return "plan: not {\"entries\": count, \"digest\": text}"
+            }
         }
         guard let items = document["items"]?.arrayValue else { return "items: missing or not a list" }
-        var indices: [Int: Int] = [:], names: [String: Int] = [:]
+        var indices: [Int: Int] = [:]
+        // Runs that ran, by item name and mode: what `compare` pairs. (A second item that took a
+        // name already used is listed under it too, as failed: names alone are not unique.)
+        var ran: [String: String] = [:]
         for (position, item) in items.enumerated() {
             let key = "items[\(position)]"
             guard item.objectValue != nil else { return "\(key): not an object" }
-            guard let number = item["index"]?.doubleValue, number >= 0, number == number.rounded(), number < 1e15 else {
-                return "\(key).index: missing or not a count"
+            // `index` came with shards (echolab.eval/1 files written before them have none).
+            if let index = item["index"] {
+                guard let number = index.doubleValue, isCount(number) else { return "\(key).index: not a count" }
+                if let other = indices[Int(number)] { return "\(key).index: \(Int(number)) is also items[\(other)]'s" }
+                indices[Int(number)] = position
             }
-            let index = Int(number)
-            if let other = indices[index] { return "\(key).index: \(index) is also items[\(other)]'s" }
-            indices[index] = position
             guard let name = item["name"]?.stringValue, !name.isEmpty else { return "\(key).name: missing or not a name" }
-            if let other = names[name] { return "\(key).name: '\(name)' is also items[\(other)]'s" }
-            names[name] = position
             guard item["file"]?.stringValue != nil else { return "\(key).file: missing or not a string" }
             guard let results = item["results"]?.arrayValue else { return "\(key).results: missing or not a list" }
             var modes: Set<String> = []
             for (resultPosition, result) in results.enumerated() {
-                if let problem = problem(inResult: result, key: "\(key).results[\(resultPosition)]", modes: &modes) { return problem }
+                let resultKey = "\(key).results[\(resultPosition)]"
+                if let problem = problem(inResult: result, key: resultKey, modes: &modes) { return problem }
+                if result["error"]?.isNull == true {
+                    let run = "\(name)\u{0}\(result["mode"]?.stringValue ?? "")"
+                    if let other = ran[run] { return "\(resultKey): '\(name)' in this mode also ran as \(other)" }
+                    ran[run] = resultKey
+                }
             }
         }
         return nil
     }
+
+    /// A whole number from 0 that an `Int` holds exactly.
+    static func isCount(_ value: Double) -> Bool { value >= 0 && value == value.rounded() && value < 1e15 }
 
     private static func problem(inResult result: JSONValue, key: String, modes: inout Set<String>) -> String? {
         guard result.objectValue != nil else { return "\(key): not an object" }
@@ -52,9 +66,10 @@ extension EvalDocument {
         if modes.contains(modeKey) { return "\(key).mode: \(mode?.stringValue ?? "null") is listed twice for this item" }
         modes.insert(modeKey)
         guard let folder = result["folder"]?.stringValue else { return "\(key).folder: missing or not a string" }
-        // Readers join it to OUT (merge copies and replaces what is there): it must stay inside.
+        // Readers join it to OUT (merge copies and replaces what is there): it must stay inside,
+        // and out of hidden folders (merge's own staging folder among them).
         let parts = folder.split(separator: "/", omittingEmptySubsequences: false)
-        guard !folder.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0 == "." || $0 == ".." }) else {
+        guard !folder.hasPrefix("/"), !parts.contains(where: { $0.isEmpty || $0.hasPrefix(".") }) else {
             return "\(key).folder: '\(folder)' is not a folder inside the eval's output folder"
         }
         let error = result["error"]
@@ -67,9 +82,10 @@ extension EvalDocument {
                 return "\(key).metrics.\(path): not a number or null"
             }
         }
-        // A recording's run has none (null: nothing was simulated).
-        guard let pipeline = result["pipeline"], !pipeline.isNull else { return nil }
-        guard pipeline.objectValue != nil else { return "\(key).pipeline: not an object" }
+        // A recording's run has null: nothing was simulated.
+        guard let pipeline = result["pipeline"] else { return "\(key).pipeline: missing" }
+        guard !pipeline.isNull else { return nil }
+        guard pipeline.objectValue != nil else { return "\(key).pipeline: not an object or null" }
         return problem(inCounters: pipeline, key: "\(key).pipeline")
     }
 

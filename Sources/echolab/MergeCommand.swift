@@ -42,7 +42,11 @@ struct MergeCommand: ParsableCommand {
                 let isFolder = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
                 let file = isFolder ? (path as NSString).appendingPathComponent("eval.json") : path
                 let folder = isFolder ? path : InputFile.parent(of: path)
-                guard InputFile.canonical(folder) != InputFile.canonical(out) else { throw OutIsShard(out: out) }
+                // OUT may be neither a shard nor inside one (its runs would be copied into themselves).
+                let shardFolder = InputFile.canonical(folder), outFolder = InputFile.canonical(out)
+                guard outFolder != shardFolder, !outFolder.hasPrefix(shardFolder.hasSuffix("/") ? shardFolder : shardFolder + "/") else {
+                    throw OutIsShard(out: out)
+                }
                 loaded.append((folder, EvalMerge.Shard(path: file, folder: folder, eval: try EvalDocument.read(file))))
             }
             let merged = try EvalMerge.merge(loaded.map(\.shard))
@@ -72,78 +76,88 @@ struct MergeCommand: ParsableCommand {
         }
     }
 
-    /// Copies the runs into a hidden folder in OUT first, then moves each into place and writes
-    /// the reports: a merge that fails or is interrupted (SIGINT/SIGTERM, exit 130/143) while
-    /// copying leaves OUT as it was — an earlier merge there intact, a folder it created removed.
+    /// Copies the runs into a hidden folder in OUT first, then moves each into place (an earlier
+    /// run there moved aside, not deleted) and writes the reports: a merge that fails, or is
+    /// interrupted (SIGINT/SIGTERM, exit 130/143) before the moves, leaves OUT as it was — an
+    /// earlier merge there intact (its runs moved back), a folder it created removed.
     static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String) throws {
         let created = try AtomicFile.prepareDirectory(out)
         let staging = (out as NSString).appendingPathComponent(".echolab-merge.partial")
-        func removeStaging() {
+        let aside = (staging as NSString).appendingPathComponent(".replaced")
+        func inside(_ folder: String, _ run: String) -> String { (folder as NSString).appendingPathComponent(run) }
+        /// Runs moved into OUT, and whether an earlier run was moved aside for each.
+        var placed: [(run: String, replaced: Bool)] = []
+        func undo() {
+            for (run, replaced) in placed.reversed() {
+                try? FileManager.default.removeItem(atPath: inside(out, run))
+                if replaced { try? FileManager.default.moveItem(atPath: inside(aside, run), toPath: inside(out, run)) }
+            }
             try? FileManager.default.removeItem(atPath: staging)
             for folder in created.reversed() { rmdir(folder) }
+        }
+        func stopIfInterrupted() throws {
+            guard let code = Interrupts.exitCode else { return }
+            undo()
+            standardError("echolab: interrupted: nothing merged into \(out)")
+            throw ExitCode(code)
         }
         do {
             try? FileManager.default.removeItem(atPath: staging)   // an earlier merge killed by SIGKILL
             try AtomicFile.prepareDirectory(staging)
             for (source, run) in runs {
-                if let code = Interrupts.exitCode {
-                    removeStaging()
-                    standardError("echolab: interrupted: nothing merged into \(out)")
-                    throw ExitCode(code)
-                }
-                try copyRun(from: source, to: (staging as NSString).appendingPathComponent(run))
+                try stopIfInterrupted()
+                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(staging, run)))
+                try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
             }
-            // From here on only renames and the reports: the merge completes.
-            for (source, run) in runs where FileManager.default.fileExists(atPath: source) {
-                let destination = (out as NSString).appendingPathComponent(run)
-                if FileManager.default.fileExists(atPath: destination) { try FileManager.default.removeItem(atPath: destination) }
-                try AtomicFile.prepareDirectory(InputFile.parent(of: destination))
-                try FileManager.default.moveItem(atPath: (staging as NSString).appendingPathComponent(run), toPath: destination)
+            try stopIfInterrupted()
+            for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
+            // From here on renames and the reports: a failure puts OUT back as it was.
+            for (_, run) in runs {
+                let replaced = FileManager.default.fileExists(atPath: inside(out, run))
+                if replaced {
+                    try AtomicFile.prepareDirectory(InputFile.parent(of: inside(aside, run)))
+                    try FileManager.default.moveItem(atPath: inside(out, run), toPath: inside(aside, run))
+                }
+                placed.append((run, replaced))
+                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
+                try FileManager.default.moveItem(atPath: inside(staging, run), toPath: inside(out, run))
             }
             try merged.write(to: out)
             try? FileManager.default.removeItem(atPath: staging)
         } catch let code as ExitCode {
             throw code
         } catch {
-            removeStaging()
+            undo()
             throw error
         }
     }
 
-    /// A run folder EchoLab wrote holds folders and regular files (links are copied as links);
-    /// anything else is refused by name.
-    static func checkRunFolder(_ folder: String) throws {
+    /// A run folder EchoLab wrote is a folder of folders and regular files; anything else (a
+    /// link, a pipe, a device) is refused by name.
+    static func checkRunFolder(_ folder: String, top: Bool = true) throws {
         var status = stat()
-        guard lstat(folder, &status) == 0 else { return }   // a run that failed before writing has none
+        guard lstat(folder, &status) == 0 else { throw NotARunFile(path: folder, what: "missing (the shard's run folders must come with its eval.json)") }
         switch status.st_mode & S_IFMT {
         case S_IFDIR:
             for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
-                try checkRunFolder((folder as NSString).appendingPathComponent(name))
+                try checkRunFolder((folder as NSString).appendingPathComponent(name), top: false)
             }
-        case S_IFREG, S_IFLNK:
+        case S_IFREG where !top:
             return
         default:
-            throw NotARunFile(path: folder)
+            throw NotARunFile(path: folder, what: top ? "not a run folder" : "not a file EchoLab writes (a link, pipe, socket or device)")
         }
-    }
-
-    /// Copies one run's folder (checked by `checkRunFolder`).
-    static func copyRun(from source: String, to destination: String) throws {
-        var isDirectory: ObjCBool = false
-        // A run that failed before writing anything has no folder.
-        guard FileManager.default.fileExists(atPath: source, isDirectory: &isDirectory), isDirectory.boolValue else { return }
-        try AtomicFile.prepareDirectory(InputFile.parent(of: destination))
-        try FileManager.default.copyItem(atPath: source, toPath: destination)
     }
 
     struct NotARunFile: Error, CustomStringConvertible {
         let path: String
-        var description: String { "\(path): not a file EchoLab writes (a pipe, socket or device in a shard's run folder); not merged" }
+        let what: String
+        var description: String { "\(path): \(what) in a shard's run folder; not merged" }
     }
 
     struct OutIsShard: Error, CustomStringConvertible {
         let out: String
-        var description: String { "\(out): the output folder is one of the shards; choose another (e.g. merged/)" }
+        var description: String { "\(out): the output folder is one of the shards or inside one; choose another (e.g. merged/)" }
     }
 
     struct NotOurs: Error, CustomStringConvertible {

@@ -255,9 +255,27 @@ final class EvalGateTests: XCTestCase {
         let piped = try runEchoLab(["merge", "s1", "s2-pipe", "--out", "merged"], in: root, timeout: 60)
         XCTAssertEqual(piped.status, 1)
         XCTAssertEqual(piped.standardError, "echolab: \(pipe.replacingOccurrences(of: root.path + "/", with: "")): not a file EchoLab writes "
-                       + "(a pipe, socket or device in a shard's run folder); not merged\n")
+                       + "(a link, pipe, socket or device) in a shard's run folder; not merged\n")
+        // A link in a run folder is not something EchoLab writes (a later eval would write through it).
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-link"))
+        let link = path("s2-link/" + (report as NSString).deletingLastPathComponent + "/elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/tmp")
+        let linked = try runEchoLab(["merge", "s1", "s2-link", "--out", "merged"], in: root)
+        XCTAssertEqual(linked.status, 1)
+        XCTAssertTrue(linked.standardError.contains("elsewhere: not a file EchoLab writes"), linked.standardError)
+        // OUT inside a shard would copy the shard's runs into themselves.
+        let nested = try runEchoLab(["merge", "s1", "s2", "--out", "s1/merged"], in: root)
+        XCTAssertEqual(nested.status, 1)
+        XCTAssertEqual(nested.standardError, "echolab: s1/merged: the output folder is one of the shards or inside one; choose another (e.g. merged/)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("s1/merged")))
         XCTAssertEqual(try snapshot("merged"), earlier, "the earlier merge is as it was")
+        // A report that cannot be written is found before any run is moved: OUT as it was.
+        try FileManager.default.createDirectory(atPath: path("blocked/eval.html"), withIntermediateDirectories: true)
+        let blocked = try runEchoLab(["merge", "s1", "s2", "--out", "blocked"], in: root)
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertTrue(blocked.standardError.hasPrefix("echolab: blocked/eval.html: cannot write:"), blocked.standardError)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("blocked")), ["eval.html"])
         // Interrupted while copying: OUT as it was (an earlier merge intact; no hidden folder), or,
         // signalled before the handler was in place, killed before anything was written.
         for delay in [0.0, 0.01, 0.02, 0.04] {
@@ -279,6 +297,39 @@ final class EvalGateTests: XCTestCase {
             XCTAssertEqual(try snapshot("merged"), earlier, "delay \(delay)")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("merged")).filter { $0.hasPrefix(".") }, [])
         }
+    }
+
+    /// Two items of one name (the second refused, listed under the name as failed) and a run
+    /// whose current metrics lost a key: what EchoLab writes is read, and the lost key fails.
+    func testARefusedDuplicateNameIsReadAndAMissingMetricFails() throws {
+        let other = root.appendingPathComponent("more")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/speech.json"), to: other.appendingPathComponent("speech.json"))
+        let twice = try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "twice", "--no-taps"], in: root)
+        XCTAssertEqual(twice.status, 1, "the second speech fails")
+        XCTAssertTrue(twice.standardError.contains("name: 'speech' is already used by"), twice.standardError)
+        let same = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
+        XCTAssertEqual(same.status, 0, same.standardError + same.standardOutput)
+        for index in 1...2 {
+            XCTAssertEqual(try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "t\(index)", "--shard", "\(index)/2",
+                                           "--no-taps"], in: root).status, 1)
+        }
+        // Merged twice into one folder: the failed runs (no folder of their own) are not in the way.
+        for _ in 0..<2 {
+            let merged = try runEchoLab(["merge", "t1", "t2", "--out", "twice-merged"], in: root)
+            XCTAssertEqual(merged.status, 0, merged.standardError)
+            XCTAssertEqual(try withoutTiming("twice-merged/eval.json"), try withoutTiming("twice/eval.json"))
+        }
+        let lost = try doctored("lost.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                metrics.removeValue(forKey: "erle_steady_db")
+                result["metrics"] = metrics
+            }
+        }
+        let judged = try runEchoLab(["compare", "whole/eval.json", lost], in: root)
+        XCTAssertEqual(judged.status, 1, judged.standardOutput)
+        XCTAssertTrue(judged.standardOutput.contains("| erle_steady_db |") && judged.standardOutput.contains("| not measured |"), judged.standardOutput)
     }
 
     /// eval.json without timing, as text.
