@@ -39,6 +39,23 @@ func best(times: Int = repetitions, _ body: () throws -> Void) rethrows -> Doubl
     return fastest
 }
 
+/// Runs `bodies` round-robin, `times` rounds, each timed alone; the best of each. The rows that
+/// are compared as ratios (a backend's whole run, its bare loop, and the same through
+/// `EchoControl`) are measured side by side: a drift of the shared machine's speed over a minute
+/// (tens of percent) then hits each alike. Timed one after the other, two rows doing the same
+/// speex work once read 998 and 1253 ms in one run.
+func bestInterleaved(times: Int = repetitions, _ bodies: [() throws -> Void]) throws -> [Double] {
+    var fastest = [Double](repeating: .infinity, count: bodies.count)
+    for _ in 0..<times {
+        for (index, body) in bodies.enumerated() {
+            let start = now()
+            try body()
+            fastest[index] = min(fastest[index], Double(now() - start) / 1e9)
+        }
+    }
+    return fastest
+}
+
 /// The `echolab` executable built beside this one (`make bench` builds both).
 let echolab = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     .deletingLastPathComponent().appendingPathComponent("echolab").path
@@ -153,9 +170,14 @@ func runFolder(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex
 }
 
 func wholeRun(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) throws -> Double {
+    try best(times: mode == .disabled ? shortRunRepetitions : repetitions, wholeRunBody(mode, backend: backend, room: room))
+}
+
+/// One whole run into its folder (`runFolder`), as a body to time.
+func wholeRunBody(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) -> () throws -> Void {
     let output = RunOutput(scenario: scenario(mode, backend: backend, room: room),
                            outputDirectory: runFolder(mode, backend: backend, room: room))
-    return try best(times: mode == .disabled ? shortRunRepetitions : repetitions) { try output.run() }
+    return { _ = try output.run() }
 }
 
 /// Stage costs, as differences: the call alone, then with the streaming WAV taps, then with the
@@ -181,19 +203,16 @@ func stages(_ mode: EchoCancellerMode) throws -> (simulation: Double, taps: Doub
     return (simulation, withTaps - simulation, withMetrics - simulation)
 }
 
-/// The floor: speex alone on the AEC run's own mic and reference frames.
-func bareSpeexLoop() throws -> Double {
+/// The floor: speex alone on the AEC run's own mic and reference frames (the run's taps must
+/// exist), as a body to time.
+func bareSpeexBody() throws -> () throws -> Void {
     let mic = try AudioFileStream.readAll(path: path("run-intensityRecommended/mic.wav")).samples
     let reference = try AudioFileStream.readAll(path: path("run-intensityRecommended/reference.wav")).samples
     let frame = rate / 100
     let frames = mic.count / frame
-    var micInt = [Int16](repeating: 0, count: mic.count), referenceInt = micInt
-    for i in mic.indices {
-        micInt[i] = SampleConversion.int16(fromFloat: mic[i])
-        referenceInt[i] = SampleConversion.int16(fromFloat: reference[i])
-    }
-    var capture = [Int16](repeating: 0, count: frame), played = capture, output = capture
-    return try best {
+    let micInt = mic.map(SampleConversion.int16(fromFloat:)), referenceInt = reference.map(SampleConversion.int16(fromFloat:))
+    return {
+        var capture = [Int16](repeating: 0, count: frame), played = capture, output = capture
         let settings = EchoCancellerSettings.forMode(.intensityRecommended, filterOverride: 200)!
         let canceller = try SpeexEchoCanceller(frameSize: frame, filterLength: settings.filterMilliseconds * rate / 1000, sampleRate: rate)
         let preprocessor = try SpeexPreprocessor(frameSize: frame, sampleRate: rate)
@@ -217,11 +236,11 @@ func cancellerFrames(_ folder: String) throws -> (mic: [[Float]], reference: [[F
 }
 
 /// The floor of the webrtc mode: WebRTC's AEC alone (as the webrtc backend sets it up for
-/// intensityRecommended) on that run's own mic and reference frames.
-func bareWebRTCLoop() throws -> Double {
+/// intensityRecommended) on that run's own mic and reference frames, as a body to time.
+func bareWebRTCBody() throws -> () throws -> Void {
     let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .webrtc))
-    var output = [Float](repeating: 0, count: rate / 100)
-    return try best {
+    return {
+        var output = [Float](repeating: 0, count: rate / 100)
         var settings = WebRTCEchoProcessor.Settings()
         settings.extendedFilter = true
         settings.delayAgnostic = true
@@ -236,11 +255,11 @@ func bareWebRTCLoop() throws -> Double {
 
 /// The floor of the webrtc-mobile mode: AECM at 16 kHz with its resampling (libsamplerate
 /// medium, 48 → 16 kHz for both sides and 16 → 48 kHz back, FIFOs between the frame sizes),
-/// on that run's own mic and reference frames.
-func bareAECMLoop() throws -> Double {
+/// on that run's own mic and reference frames, as a body to time.
+func bareAECMBody() throws -> () throws -> Void {
     let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .webrtcMobile))
     let inner = 16_000, outerFrame = rate / 100
-    return try best {
+    return {
         var settings = WebRTCEchoProcessor.Settings()
         settings.routingMode = .speakerphone
         let processor = try WebRTCEchoProcessor(kind: .aecm, sampleRate: inner, settings: settings)
@@ -274,12 +293,12 @@ func bareAECMLoop() throws -> Double {
 /// driven through the `EchoControl` interface (render side, then capture side: its own format
 /// conversion, buffering, resampling and suppression) — on the same frames as its bare loop. The
 /// ratio to the bare loop is what the interface and the backend's wrapping cost.
-func backendLoop(_ backend: EchoCancellerBackend) throws -> Double {
+func backendBody(_ backend: EchoCancellerBackend) throws -> () throws -> Void {
     let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: backend))
     let mode = EchoControlMode(backend: backend, intensity: .intensityRecommended)
     _ = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100)   // its latency is measured once, not timed
-    var output = [Float](repeating: 0, count: rate / 100)
-    return try best {
+    return {
+        var output = [Float](repeating: 0, count: rate / 100)
         guard let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100) else { fatalError("no \(mode)") }
         for index in mic.indices {
             try control.analyzeRender(reference[index])
@@ -387,17 +406,19 @@ func row(_ label: String, _ wall: Double) -> String {
 }
 
 let disabled = try wholeRun(.disabled)
-let enabled = try wholeRun(.intensityRecommended)
 let disabledRoom = try wholeRun(.disabled, room: true)
 let enabledRoom = try wholeRun(.intensityRecommended, room: true)
-let bare = try bareSpeexLoop()
-let webrtcRun = try wholeRun(.intensityRecommended, backend: .webrtc)
-let webrtcBare = try bareWebRTCLoop()
-let aecmRun = try wholeRun(.intensityRecommended, backend: .webrtcMobile)
-let aecmBare = try bareAECMLoop()
-let speexBackend = try backendLoop(.speex)
-let webrtcBackend = try backendLoop(.webrtc)
-let aecmBackend = try backendLoop(.webrtcMobile)
+/// Each backend: its whole run, its bare loop and the same through `EchoControl`, side by side
+/// (one untimed run first writes the taps the loops read).
+func backendRows(_ backend: EchoCancellerBackend, bare: () throws -> () throws -> Void) throws -> (run: Double, bare: Double, control: Double) {
+    let run = wholeRunBody(.intensityRecommended, backend: backend)
+    try run()
+    let times = try bestInterleaved([run, try bare(), try backendBody(backend)])
+    return (times[0], times[1], times[2])
+}
+let (enabled, bare, speexBackend) = try backendRows(.speex, bare: bareSpeexBody)
+let (webrtcRun, webrtcBare, webrtcBackend) = try backendRows(.webrtc, bare: bareWebRTCBody)
+let (aecmRun, aecmBare, aecmBackend) = try backendRows(.webrtcMobile, bare: bareAECMBody)
 let scaling = evalScaling()
 let io = try ioFloor()
 let disabledStages = try stages(.disabled)
