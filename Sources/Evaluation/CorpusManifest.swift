@@ -155,7 +155,8 @@ public enum CorpusManifest {
 }
 
 /// What `eval PATH…` runs: each path a scenario file, a manifest, a folder of scenarios, or a
-/// folder in an AEC-Challenge layout, in the order given.
+/// folder in an AEC-Challenge layout (its recordings, then any scenario files in it), in the
+/// order given.
 public enum Corpus {
     public static func items(in paths: [String], excluding out: String?, visiting: Set<String> = []) throws -> [CorpusItem] {
         var items: [CorpusItem] = []
@@ -164,6 +165,9 @@ public enum Corpus {
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
                 items += try RecordingCorpus.items(in: path)
+                // Scenario files beside (or under) the recordings run too: passed over, a gate
+                // would pass on fewer items than the folder holds. (None found is not an error here.)
+                items += ((try? ScenarioDiscovery.files(in: [path], excluding: out)) ?? []).map(CorpusItem.scenario)
             } else if exists, !isDirectory.boolValue, CorpusManifest.isManifest(path) {
                 items += try CorpusManifest.items(in: path, excluding: out, visiting: visiting)
             } else {

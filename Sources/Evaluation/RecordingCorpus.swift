@@ -96,7 +96,7 @@ public enum RecordingCorpus {
             ((folder as NSString).appendingPathComponent(sub) as NSString).appendingPathComponent("\(prefix)_fileid_\(id).wav")
         }
         // Each folder's ids; a WAV that fits no name, or a file of an id without a mic, is an item
-        // that fails (named by the file, as `sub/stem`): skipped, a gate would pass on less.
+        // that fails (named by the file, as `sub/file.wav`): skipped, a gate would pass on less.
         var ids: [String: [String]] = [:]
         var strays: [CorpusItem] = []
         for (sub, prefix, _) in syntheticFolders {
@@ -108,7 +108,7 @@ public enum RecordingCorpus {
                 if id.isEmpty {
                     let file = (subfolder as NSString).appendingPathComponent(name)
                     let error = LayoutError(path: file, problem: "not an AEC-Challenge synthetic name (\(sub)/\(prefix)_fileid_N.wav); rename or move it")
-                    strays.append(.broken(name: "\(sub)/\(name.dropLast(4))", file: file, problem: error.description))
+                    strays.append(.broken(name: "\(sub)/\(name)", file: file, problem: error.description))
                 } else {
                     ids[sub, default: []].append(id)
                 }
@@ -123,7 +123,7 @@ public enum RecordingCorpus {
             for id in (ids[sub] ?? []).sorted(by: numericOrder) where !mics.contains(id) {
                 let file = path(sub, prefix, id)
                 let error = LayoutError(path: file, problem: "\(role) without its mic (nearend_mic_fileid_\(id).wav)")
-                strays.append(.broken(name: "\(sub)/\(prefix)_fileid_\(id)", file: file, problem: error.description))
+                strays.append(.broken(name: "\(sub)/\(prefix)_fileid_\(id).wav", file: file, problem: error.description))
             }
         }
         return micIDs.sorted(by: numericOrder).map { id in
@@ -167,7 +167,8 @@ public enum RecordingCorpus {
                 if name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
                     let error = LayoutError(path: file, problem: "not an AEC-Challenge recording name (ID_<talk type>_mic.wav or "
                                             + "_lpb.wav; talk types \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))); rename or move it")
-                    items.append(.broken(name: String(name.dropLast(4)), file: file, problem: error.description))
+                    // Named by the whole file name: its stem may be a scenario's name elsewhere.
+                    items.append(.broken(name: name, file: file, problem: error.description))
                 }
                 continue
             }

@@ -263,6 +263,24 @@ final class EvalGateTests: XCTestCase {
         let linked = try runEchoLab(["merge", "s1", "s2-link", "--out", "merged"], in: root)
         XCTAssertEqual(linked.status, 1)
         XCTAssertTrue(linked.standardError.contains("elsewhere: not a file EchoLab writes"), linked.standardError)
+        // A mistyped shard is named as such (not as an output folder inside the current one).
+        let typo = try runEchoLab(["merge", "s1", "s2-typo", "--out", "merged"], in: root)
+        XCTAssertEqual(typo.status, 1)
+        XCTAssertEqual(typo.standardError, "echolab: s2-typo: no such file\n")
+        // An item folder that is a link in a shard would bring in runs from outside it.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-linked-item"))
+        let item = String(report.split(separator: "/")[0])
+        try FileManager.default.moveItem(atPath: path("s2-linked-item/\(item)"), toPath: path("outside-item"))
+        try FileManager.default.createSymbolicLink(atPath: path("s2-linked-item/\(item)"), withDestinationPath: path("outside-item"))
+        let linkedItem = try runEchoLab(["merge", "s1", "s2-linked-item", "--out", "merged"], in: root)
+        XCTAssertEqual(linkedItem.status, 1)
+        XCTAssertEqual(linkedItem.standardError, "echolab: s2-linked-item/\(item): not a folder of the shard's (a link, or missing); not merged\n")
+        // A shard where a run's folder goes in OUT would be written into.
+        try FileManager.default.createDirectory(atPath: path("over"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("over/\(item)"))
+        let over = try runEchoLab(["merge", "s1", "over/\(item)", "--out", "over"], in: root)
+        XCTAssertEqual(over.status, 1)
+        XCTAssertTrue(over.standardError.contains("a run would be merged into or over the shard over/\(item)"), over.standardError)
         // OUT inside a shard would copy the shard's runs into themselves.
         let nested = try runEchoLab(["merge", "s1", "s2", "--out", "s1/merged"], in: root)
         XCTAssertEqual(nested.status, 1)

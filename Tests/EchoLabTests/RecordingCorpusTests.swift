@@ -44,6 +44,13 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(items[0].echo, folder + "/echo_signal/echo_fileid_1.wav")
         XCTAssertEqual(items[0].nearEnd, folder + "/nearend_speech/nearend_speech_fileid_1.wav")
         XCTAssertNil(items[1].echo, "fileid_2 has no echo track")
+        // Scenario files beside the recordings run too (they were passed over).
+        try Data("{\"duration_s\": 1}".utf8).write(to: root.appendingPathComponent("syn/beside.json"))
+        let corpus = try Corpus.items(in: [folder], excluding: nil)
+        XCTAssertEqual(corpus.count, 4)
+        guard case .scenario(let scenario) = corpus[3] else { return XCTFail("\(corpus[3])") }
+        XCTAssertEqual(scenario, folder + "/beside.json")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("syn/beside.json"))
         try FileManager.default.removeItem(at: root.appendingPathComponent("syn/farend_speech/farend_speech_fileid_10.wav"))
         let withBroken = try RecordingCorpus.items(in: folder)
         XCTAssertEqual(recordings(Array(withBroken.prefix(2))).map(\.name), ["fileid_1", "fileid_2"], "the others still run")
@@ -67,11 +74,11 @@ final class RecordingCorpusTests: XCTestCase {
             return "\(name) | " + problem.dropFirst(folder.count + 1)
         }
         XCTAssertEqual(broken, [
-            "nearend_mic_signal/nearend_mic_fileid_3 | nearend_mic_signal/nearend_mic_fileid_3.WAV: not an AEC-Challenge synthetic name "
+            "nearend_mic_signal/nearend_mic_fileid_3.WAV | nearend_mic_signal/nearend_mic_fileid_3.WAV: not an AEC-Challenge synthetic name "
                 + "(nearend_mic_signal/nearend_mic_fileid_N.wav); rename or move it",
-            "echo_signal/echo_3 | echo_signal/echo_3.wav: not an AEC-Challenge synthetic name (echo_signal/echo_fileid_N.wav); rename or move it",
-            "farend_speech/farend_speech_fileid_7 | farend_speech/farend_speech_fileid_7.wav: a far-end file without its mic (nearend_mic_fileid_7.wav)",
-            "nearend_speech/nearend_speech_fileid_7 | nearend_speech/nearend_speech_fileid_7.wav: a near-end speech file without its mic "
+            "echo_signal/echo_3.wav | echo_signal/echo_3.wav: not an AEC-Challenge synthetic name (echo_signal/echo_fileid_N.wav); rename or move it",
+            "farend_speech/farend_speech_fileid_7.wav | farend_speech/farend_speech_fileid_7.wav: a far-end file without its mic (nearend_mic_fileid_7.wav)",
+            "nearend_speech/nearend_speech_fileid_7.wav | nearend_speech/nearend_speech_fileid_7.wav: a near-end speech file without its mic "
                 + "(nearend_mic_fileid_7.wav)",
         ])
     }
@@ -108,7 +115,7 @@ final class RecordingCorpusTests: XCTestCase {
         guard case .broken(let oddName, _, let oddProblem) = odd[3], case .broken(let lonely, _, let lonelyProblem) = odd[4] else {
             return XCTFail("\(odd)")
         }
-        XCTAssertEqual(oddName, "3XY_Doubletalk_mic")
+        XCTAssertEqual(oddName, "3XY_Doubletalk_mic.wav")
         XCTAssertTrue(oddProblem.hasSuffix("3XY_Doubletalk_mic.wav: not an AEC-Challenge recording name (ID_<talk type>_mic.wav or _lpb.wav; "
                                            + "talk types farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, "
                                            + "nearend_singletalk); rename or move it"), oddProblem)
