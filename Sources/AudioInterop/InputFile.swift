@@ -61,6 +61,13 @@ public enum InputFile {
         return String(trimmed[trimmed.index(after: slash)...])
     }
 
+    /// Whether `path` is `folder` or inside it, compared as canonical paths (links and `..`
+    /// resolved), for paths that may not exist yet.
+    public static func isSameOrInside(_ path: String, _ folder: String) -> Bool {
+        let path = canonical(path), folder = canonical(folder)
+        return path == folder || path.hasPrefix(folder.hasSuffix("/") ? folder : folder + "/")
+    }
+
     /// The canonical path (links and `..` resolved by the kernel) of `path`, or of its nearest
     /// existing ancestor followed by the rest, for a path that does not exist yet.
     public static func canonical(_ path: String) -> String {

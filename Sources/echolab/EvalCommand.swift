@@ -148,13 +148,7 @@ struct EvalCommand: ParsableCommand {
     /// An output folder that is, or holds, a corpus folder would write reports among the
     /// scenarios (and the next discovery would pass over the scenarios inside it).
     static func checkOutputHoldsNoCorpus(out: String, paths: [String]) throws {
-        let folder = InputFile.canonical(out)
-        for path in paths {
-            let corpus = InputFile.canonical(path)
-            if corpus == folder || corpus.hasPrefix(folder == "/" ? "/" : folder + "/") {
-                throw OutputHoldsCorpus(out: out, corpus: path)
-            }
-        }
+        for path in paths where InputFile.isSameOrInside(path, out) { throw OutputHoldsCorpus(out: out, corpus: path) }
     }
 
     struct OutputHoldsCorpus: Error, CustomStringConvertible {

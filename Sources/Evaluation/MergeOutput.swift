@@ -1,0 +1,173 @@
+import AudioInterop
+import EchoLabJSON
+import Foundation
+import Reporting
+
+/// What `merge` does on disk, once `EvalMerge.merge` has checked the shards fit: check every run
+/// folder before OUT is touched, then copy the runs into a hidden folder in OUT, move them into
+/// place (an earlier merge's runs moved aside until the reports are written) and write the
+/// reports. A failure, or a cancellation before the moves, leaves OUT as it was.
+public enum MergeOutput {
+    /// The runs of `shards` (folder, its eval.json) that ran, each as its source folder and its
+    /// OUT-relative folder, after checking: OUT is no shard and inside none, the folders between
+    /// a shard and its run are folders (not links), a run folder holds only folders and regular
+    /// files (a FIFO would block the copy, a device be read), no run lands in or over a shard, and
+    /// a run folder already in OUT is one EchoLab wrote.
+    public static func runs(of shards: [(folder: String, eval: JSONValue)], out: String) throws -> [(source: String, run: String)] {
+        for (folder, _) in shards where InputFile.isSameOrInside(out, folder) { throw OutIsShard(out: out) }
+        var runs: [(source: String, run: String)] = []
+        for (folder, eval) in shards {
+            for run in EvalMerge.runFolders(of: eval) {
+                let source = (folder as NSString).appendingPathComponent(run)
+                try checkRunPath(run, in: folder)
+                try checkRunFolder(source)
+                let destination = (out as NSString).appendingPathComponent(run)
+                for (shard, _) in shards where InputFile.isSameOrInside(shard, destination) || InputFile.isSameOrInside(destination, shard) {
+                    throw RunOverShard(destination: destination, shard: shard)
+                }
+                if FileManager.default.fileExists(atPath: destination),
+                   !ScenarioDiscovery.isEchoLabOutput((destination as NSString).appendingPathComponent("report.json")) {
+                    throw NotOurs(path: destination)
+                }
+                runs.append((source, run))
+            }
+        }
+        return runs
+    }
+
+    /// Thrown by `write` when `cancellation` asked before the runs were moved: nothing was merged.
+    public struct Cancelled: Error {}
+
+    /// Copies the runs into a hidden folder in OUT first, then moves each into place (an earlier
+    /// run there moved aside, not deleted) and writes the reports: a merge that fails, or is
+    /// cancelled (`cancellation`: SIGINT/SIGTERM) before the moves, leaves OUT as it was — an
+    /// earlier merge there intact (its runs moved back), a folder it created removed.
+    public static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
+                             cancellation: RunCancellation? = nil) throws {
+        let created = try AtomicFile.prepareDirectory(out)
+        let staging = (out as NSString).appendingPathComponent(".echolab-merge.partial")
+        let aside = (staging as NSString).appendingPathComponent(".replaced")
+        func inside(_ folder: String, _ run: String) -> String { (folder as NSString).appendingPathComponent(run) }
+        /// Runs moved into OUT, and whether an earlier run was moved aside for each.
+        var placed: [(run: String, replaced: Bool)] = []
+        func undo() {
+            for (run, replaced) in placed.reversed() {
+                try? FileManager.default.removeItem(atPath: inside(out, run))
+                if replaced { try? FileManager.default.moveItem(atPath: inside(aside, run), toPath: inside(out, run)) }
+            }
+            try? FileManager.default.removeItem(atPath: staging)
+            for folder in created.reversed() { rmdir(folder) }
+        }
+        func stopIfCancelled() throws {
+            guard cancellation?.isCancelled == true else { return }
+            undo()
+            throw Cancelled()
+        }
+        do {
+            try? FileManager.default.removeItem(atPath: staging)   // an earlier merge killed by SIGKILL
+            try AtomicFile.prepareDirectory(staging)
+            for (source, run) in runs {
+                try stopIfCancelled()
+                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(staging, run)))
+                try fileOperation("copy \(source) here", inside(out, run)) {
+                    try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
+                }
+            }
+            try stopIfCancelled()
+            for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
+            // From here on renames and the reports: a failure puts OUT back as it was.
+            for (_, run) in runs {
+                let replaced = FileManager.default.fileExists(atPath: inside(out, run))
+                if replaced {
+                    try AtomicFile.prepareDirectory(InputFile.parent(of: inside(aside, run)))
+                    try fileOperation("move it aside", inside(out, run)) {
+                        try FileManager.default.moveItem(atPath: inside(out, run), toPath: inside(aside, run))
+                    }
+                }
+                placed.append((run, replaced))
+                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
+                try fileOperation("move it into place", inside(out, run)) {
+                    try FileManager.default.moveItem(atPath: inside(staging, run), toPath: inside(out, run))
+                }
+            }
+            try merged.write(to: out)
+            try? FileManager.default.removeItem(atPath: staging)
+        } catch let cancelled as Cancelled {
+            throw cancelled
+        } catch {
+            undo()
+            throw error
+        }
+    }
+
+    /// Runs a copy or a move of `path`; a failure is one line naming it and the system's reason
+    /// ("No space left on device"), not Foundation's error dump.
+    static func fileOperation(_ what: String, _ path: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as NSError {
+            let posix = error.userInfo[NSUnderlyingErrorKey] as? NSError
+            let reason = if let posix, posix.domain == NSPOSIXErrorDomain {
+                String(cString: strerror(Int32(posix.code)))
+            } else if error.domain == NSCocoaErrorDomain && error.code == NSFileWriteOutOfSpaceError {
+                String(cString: strerror(ENOSPC))
+            } else {
+                error.localizedDescription.replacingOccurrences(of: "The operation could not be completed. ", with: "")
+            }
+            throw AtomicFile.WriteError(path: path, reason: "cannot \(what): \(reason)")
+        }
+    }
+
+    /// The folders between a shard and its run (ITEM of ITEM/MODE) are folders, not links: a link
+    /// would bring in runs from outside the shard.
+    static func checkRunPath(_ run: String, in shard: String) throws {
+        var current = shard
+        for part in run.split(separator: "/").dropLast() {
+            current = (current as NSString).appendingPathComponent(String(part))
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else {
+                throw NotARunFile(path: current, what: "not a folder of the shard's (a link, or missing)")
+            }
+        }
+    }
+
+    /// A run folder EchoLab wrote is a folder of folders and regular files; anything else (a
+    /// link, a pipe, a device) is refused by name.
+    static func checkRunFolder(_ folder: String, top: Bool = true) throws {
+        var status = stat()
+        guard lstat(folder, &status) == 0 else { throw NotARunFile(path: folder, what: "missing: the shard's run folders must come with its eval.json") }
+        switch status.st_mode & S_IFMT {
+        case S_IFDIR:
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+                try checkRunFolder((folder as NSString).appendingPathComponent(name), top: false)
+            }
+        case S_IFREG where !top:
+            return
+        default:
+            throw NotARunFile(path: folder, what: top ? "not a run folder (a link or a file)"
+                                : "not a file EchoLab writes (a link, pipe, socket or device) in a shard's run folder")
+        }
+    }
+
+    public struct NotARunFile: Error, CustomStringConvertible {
+        let path: String
+        let what: String
+        public var description: String { "\(path): \(what); not merged" }
+    }
+
+    public struct RunOverShard: Error, CustomStringConvertible {
+        let destination: String
+        let shard: String
+        public var description: String { "\(destination): a run would be merged into or over the shard \(shard); choose another --out" }
+    }
+
+    public struct OutIsShard: Error, CustomStringConvertible {
+        let out: String
+        public var description: String { "\(out): the output folder is one of the shards or inside one; choose another (e.g. merged/)" }
+    }
+
+    public struct NotOurs: Error, CustomStringConvertible {
+        let path: String
+        public var description: String { "\(path): exists and is not a run EchoLab wrote; not replaced (choose an empty --out)" }
+    }
+}
