@@ -228,6 +228,12 @@ final class EvalGateTests: XCTestCase {
             return files
         }
         let earlier = try snapshot("merged")
+        /// `merge s1 SHARD --out OUT`, which must fail (exit 1): its stderr.
+        func refused(_ shard: String, out: String = "merged") throws -> String {
+            let result = try runEchoLab(["merge", "s1", shard, "--out", out], in: root, timeout: 60)
+            XCTAssertEqual(result.status, 1, shard)
+            return result.standardError
+        }
         // Shard 2/2 of the same command in another folder whose corpus lacks a scenario: another
         // plan (its items alone fit beside shard 1's, and made a merge of one run too few).
         let other = root.appendingPathComponent("other")
@@ -235,64 +241,51 @@ final class EvalGateTests: XCTestCase {
         try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/delay.json"), to: other.appendingPathComponent("corpus/delay.json"))
         let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o2", "--shard", "2/2", "--no-taps"], in: other)
         XCTAssertEqual(shard.status, 0, shard.standardError)
-        let mixed = try runEchoLab(["merge", "s1", "o2", "--out", "bad"], in: root)
-        XCTAssertEqual(mixed.status, 1)
-        XCTAssertEqual(mixed.standardError, "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
+        XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
                        + "or other --modes); shards must come from one `eval --shard K/N` command\n")
         // A run folder named outside OUT would be written (and replaced) there.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-outside"))
         var eval = try loadJSON(path("s2-outside/eval.json"))
         Self.editResult(&eval, item: 0, mode: 0) { $0["folder"] = "../s1/speech/disabled" }
         try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent("s2-outside/eval.json"))
-        let outside = try runEchoLab(["merge", "s1", "s2-outside", "--out", "merged"], in: root)
-        XCTAssertEqual(outside.status, 1)
-        XCTAssertTrue(outside.standardError.hasSuffix("is not a folder inside the eval's output folder\n"), outside.standardError)
+        let outside = try refused("s2-outside")
+        XCTAssertTrue(outside.hasSuffix("is not a folder inside the eval's output folder\n"), outside)
         // A pipe in a run folder: refused by name, not opened (the copy blocked on it for ever).
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-pipe"))
         let report = try XCTUnwrap(allFiles(under: root.appendingPathComponent("s2-pipe")).first { $0.hasSuffix("/report.json") })
         let pipe = path("s2-pipe/" + (report as NSString).deletingLastPathComponent + "/zz.fifo")
         XCTAssertEqual(mkfifo(pipe, 0o644), 0)
-        let piped = try runEchoLab(["merge", "s1", "s2-pipe", "--out", "merged"], in: root, timeout: 60)
-        XCTAssertEqual(piped.status, 1)
-        XCTAssertEqual(piped.standardError, "echolab: \(pipe.replacingOccurrences(of: root.path + "/", with: "")): not a file EchoLab writes "
+        XCTAssertEqual(try refused("s2-pipe"), "echolab: \(pipe.replacingOccurrences(of: root.path + "/", with: "")): not a file EchoLab writes "
                        + "(a link, pipe, socket or device) in a shard's run folder; not merged\n")
         // A link in a run folder is not something EchoLab writes (a later eval would write through it).
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-link"))
         let link = path("s2-link/" + (report as NSString).deletingLastPathComponent + "/elsewhere")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/tmp")
-        let linked = try runEchoLab(["merge", "s1", "s2-link", "--out", "merged"], in: root)
-        XCTAssertEqual(linked.status, 1)
-        XCTAssertTrue(linked.standardError.contains("elsewhere: not a file EchoLab writes"), linked.standardError)
+        let linked = try refused("s2-link")
+        XCTAssertTrue(linked.contains("elsewhere: not a file EchoLab writes"), linked)
         // A mistyped shard is named as such (not as an output folder inside the current one).
-        let typo = try runEchoLab(["merge", "s1", "s2-typo", "--out", "merged"], in: root)
-        XCTAssertEqual(typo.status, 1)
-        XCTAssertEqual(typo.standardError, "echolab: s2-typo: no such file\n")
+        XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file\n")
         // An item folder that is a link in a shard would bring in runs from outside it.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-linked-item"))
         let item = String(report.split(separator: "/")[0])
         try FileManager.default.moveItem(atPath: path("s2-linked-item/\(item)"), toPath: path("outside-item"))
         try FileManager.default.createSymbolicLink(atPath: path("s2-linked-item/\(item)"), withDestinationPath: path("outside-item"))
-        let linkedItem = try runEchoLab(["merge", "s1", "s2-linked-item", "--out", "merged"], in: root)
-        XCTAssertEqual(linkedItem.status, 1)
-        XCTAssertEqual(linkedItem.standardError, "echolab: s2-linked-item/\(item): not a folder of the shard's (a link, or missing); not merged\n")
+        XCTAssertEqual(try refused("s2-linked-item"), "echolab: s2-linked-item/\(item): not a folder of the shard's (a link, or missing); not merged\n")
         // A shard where a run's folder goes in OUT would be written into.
         try FileManager.default.createDirectory(atPath: path("over"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("over/\(item)"))
-        let over = try runEchoLab(["merge", "s1", "over/\(item)", "--out", "over"], in: root)
-        XCTAssertEqual(over.status, 1)
-        XCTAssertTrue(over.standardError.contains("a run would be merged into or over the shard over/\(item)"), over.standardError)
+        let over = try refused("over/\(item)", out: "over")
+        XCTAssertTrue(over.contains("a run would be merged into or over the shard over/\(item)"), over)
         // OUT inside a shard would copy the shard's runs into themselves.
-        let nested = try runEchoLab(["merge", "s1", "s2", "--out", "s1/merged"], in: root)
-        XCTAssertEqual(nested.status, 1)
-        XCTAssertEqual(nested.standardError, "echolab: s1/merged: the output folder is one of the shards or inside one; choose another (e.g. merged/)\n")
+        XCTAssertEqual(try refused("s2", out: "s1/merged"),
+                       "echolab: s1/merged: the output folder is one of the shards or inside one; choose another (e.g. merged/)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad")))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("s1/merged")))
         XCTAssertEqual(try snapshot("merged"), earlier, "the earlier merge is as it was")
         // A report that cannot be written is found before any run is moved: OUT as it was.
         try FileManager.default.createDirectory(atPath: path("blocked/eval.html"), withIntermediateDirectories: true)
-        let blocked = try runEchoLab(["merge", "s1", "s2", "--out", "blocked"], in: root)
-        XCTAssertEqual(blocked.status, 1)
-        XCTAssertTrue(blocked.standardError.hasPrefix("echolab: blocked/eval.html: cannot write:"), blocked.standardError)
+        let blocked = try refused("s2", out: "blocked")
+        XCTAssertTrue(blocked.hasPrefix("echolab: blocked/eval.html: cannot write:"), blocked)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("blocked")), ["eval.html"])
         // Interrupted while copying: OUT as it was (an earlier merge intact; no hidden folder), or,
         // signalled before the handler was in place, killed before anything was written.
