@@ -94,13 +94,11 @@ public enum CorpusManifest {
     /// manifest and place (`corpus-corpus[3]`), so that no result points outside the output
     /// folder and two nested manifests' entries are told apart.
     static func brokenName(_ name: String?, key: String, manifest: String) -> String {
-        guard let name, isFolderName(name) else {
+        guard let name, RunName.problem(name) == nil else {
             return "\(URL(fileURLWithPath: manifest).deletingPathExtension().lastPathComponent)-\(key)"
         }
         return name
     }
-
-    static func isFolderName(_ name: String) -> Bool { RunName.problem(name) == nil }
 
     static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
         let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]

@@ -47,8 +47,6 @@ public struct EvalComparison: Sendable {
     /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under `metrics`.
     static let higherIsBetter = ["erle_steady_db", "erle_db"]
     static let lowerIsBetter = ["near_end.attenuation_db"]
-    /// Pipeline counters that count faults: any rise is a regression.
-    static var faultCounters: Set<String> { EvalDocument.faultCounters }
 
     public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double) {
         self.maxRegressionDB = maxRegressionDB
@@ -131,7 +129,7 @@ public struct EvalComparison: Sendable {
                 } else {
                     collectCounters(was, now, path: here, into: &out)
                 }
-            } else if faultCounters.contains(key) || key == "conserved" {
+            } else if EvalDocument.faultCounters.contains(key) || key == "conserved" {
                 out.append((here, was, now))
             }
         }

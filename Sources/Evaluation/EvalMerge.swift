@@ -61,9 +61,10 @@ public enum EvalMerge {
             }
             // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
             let whole = Int(entries), expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
-            if Int(shard.eval["planned"]?.doubleValue ?? -1) != expected {
-                throw MergeError(description: "\(shard.path): shard \(text) of a plan of \(whole) runs has \(expected), but it says it planned "
-                                 + "\(Int(shard.eval["planned"]?.doubleValue ?? 0))")
+            // `planned` is a count: checked when the document was read.
+            let planned = Int(shard.eval["planned"]?.doubleValue ?? 0)
+            if planned != expected {
+                throw MergeError(description: "\(shard.path): shard \(text) of a plan of \(whole) runs has \(expected), but it says it planned \(planned)")
             }
         }
         let total = count!
