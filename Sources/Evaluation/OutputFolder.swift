@@ -73,8 +73,8 @@ public enum OutputFolder {
         }
     }
 
-    /// The files the `report.json` in `folder` lists as its run's own (its taps and device
-    /// recordings), if that file is an EchoLab run report; empty otherwise.
+    /// The files the `report.json` in `folder` lists as its run's own (a call's taps and device
+    /// recordings, a recording's `sent.wav`), if that file is an EchoLab run report; empty otherwise.
     static func filesOfPreviousRun(in folder: String) -> [String] {
         let reportPath = (folder as NSString).appendingPathComponent("report.json")
         // EchoLab's own reader, not JSONSerialization: an hour-long call's report.json (1.5 MB,
@@ -84,12 +84,20 @@ public enum OutputFolder {
         // 33 572 KiB (its first run: 34 044), and at 34 624 KiB with the whole tree built.
         guard InputFile.problem(at: reportPath) == nil,
               let data = FileManager.default.contents(atPath: reportPath),
-              let object = try? JSONValue.parseMembers(["schema", "taps"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
-              let schema = object["schema"]?.stringValue, schema.hasPrefix("echolab.run/"),
-              let taps = object["taps"]?.objectValue else { return [] }
+              let object = try? JSONValue.parseMembers(["schema", "taps", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
+              let schema = object["schema"]?.stringValue else { return [] }
+        let names: [String]
+        if schema.hasPrefix("echolab.run/"), let taps = object["taps"]?.objectValue {
+            names = taps.values.compactMap { $0.stringValue }
+        } else if schema.hasPrefix("echolab.recording/"), let files = object["files"]?.objectValue {
+            // A recording run's own file is its output; the others are the corpus's inputs.
+            names = [files["sent"]?.stringValue].compactMap { $0 }
+        } else {
+            return []
+        }
         // Only plain file names in the folder itself: a report is data, not an instruction to
         // delete anything elsewhere.
-        return taps.values.compactMap { $0.stringValue }.filter { name in
+        return names.filter { name in
             !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
         }
     }

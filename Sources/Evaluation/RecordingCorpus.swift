@@ -128,15 +128,28 @@ public enum RecordingCorpus {
         }
         return micIDs.sorted(by: numericOrder).map { id in
             let loopback = path("farend_speech", "farend_speech", id), mic = path("nearend_mic_signal", "nearend_mic", id)
-            guard InputFile.problem(at: loopback) == nil else {
-                let error = LayoutError(path: loopback, problem: "missing: the far end of nearend_mic_fileid_\(id).wav")
-                return .broken(name: "fileid_\(id)", file: mic, problem: error.description)
-            }
             let echo = path("echo_signal", "echo", id), nearEnd = path("nearend_speech", "nearend_speech", id)
+            let mine = "nearend_mic_fileid_\(id).wav"
+            // The far end must be there; the tracks may be absent, but one that is there and
+            // cannot be read (a folder, no permission) would silently change the gate.
+            for (file, role, required) in [(loopback, "the far end", true), (echo, "the echo track", false), (nearEnd, "the near-end track", false)] {
+                guard let problem = partnerProblem(file, role: role, of: mine, required: required) else { continue }
+                return .broken(name: "fileid_\(id)", file: mic, problem: LayoutError(path: file, problem: problem).description)
+            }
             return .recording(RecordingItem(name: "fileid_\(id)", mic: mic, loopback: loopback,
                                             echo: InputFile.problem(at: echo) == nil ? echo : nil,
                                             nearEnd: InputFile.problem(at: nearEnd) == nil ? nearEnd : nil))
         } + strays
+    }
+
+    /// Why the partner file `path` of `mic` cannot be used, or nil: "missing" only when nothing
+    /// is at the path (and it is `required`); what is wrong with whatever is there otherwise.
+    static func partnerProblem(_ path: String, role: String, of mic: String, required: Bool) -> String? {
+        guard let problem = InputFile.problem(at: path) else { return nil }
+        var info = stat()
+        let absent = lstat(path, &info) != 0 && errno == ENOENT
+        if absent { return required ? "missing: \(role) of \(mic)" : nil }
+        return "\(problem) (\(role) of \(mic))"
     }
 
     enum Role { case mic, loopback }
@@ -182,9 +195,9 @@ public enum RecordingCorpus {
             let mic = (folder as NSString).appendingPathComponent(name)
             let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
             let hasLoopback = InputFile.problem(at: loopback) == nil
-            if !hasLoopback && parsed.talkType != .nearEndSingleTalk {
-                let error = LayoutError(path: loopback, problem: "missing: the loopback of \(name) (\(parsed.talkType.rawValue) needs one)")
-                items.append(.broken(name: parsed.item, file: mic, problem: error.description))
+            if let problem = partnerProblem(loopback, role: "the loopback", of: name, required: parsed.talkType != .nearEndSingleTalk) {
+                let needs = problem.hasPrefix("missing") ? " (\(parsed.talkType.rawValue) needs one)" : ""
+                items.append(.broken(name: parsed.item, file: mic, problem: LayoutError(path: loopback, problem: problem + needs).description))
                 continue
             }
             items.append(.recording(RecordingItem(name: parsed.item, mic: mic, loopback: hasLoopback ? loopback : nil,

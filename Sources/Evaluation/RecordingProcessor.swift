@@ -39,6 +39,8 @@ public struct RecordingProcessor {
         /// Where it is shorter the rest of the mic was processed against silence; where longer,
         /// its end was not used.
         public var referenceExcessSeconds: Double?
+        /// The loopback's own rate (nil without a loopback); resampled to `processingRate`.
+        public var referenceRate: Int?
 
         /// One line for stderr when the loopback and the microphone differ by more than a 10 ms
         /// frame (nil otherwise): processing on silently would hide a cut or wrong file.
@@ -48,6 +50,14 @@ public struct RecordingProcessor {
             return excess < 0
                 ? "\(reference) is \(amount) shorter than \(mic): the mic's last \(amount) were processed against a silent loopback"
                 : "\(reference) is \(amount) longer than \(mic): its last \(amount) were not used"
+        }
+
+        /// One line for stderr when the loopback's rate is not the microphone's (nil otherwise):
+        /// it is resampled and processed, but a device records both at one rate, so a different
+        /// one usually means a file from another recording or a wrong export.
+        public func rateWarning(mic: String, reference: String) -> String? {
+            guard let referenceRate, referenceRate != sampleRate else { return nil }
+            return "\(reference) is at \(referenceRate) Hz, \(mic) at \(sampleRate) Hz: the loopback was resampled to \(processingRate) Hz"
         }
     }
 
@@ -117,7 +127,8 @@ public struct RecordingProcessor {
         }
         try writer.finish()
         return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
-                       divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess)
+                       divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
+                       referenceRate: referenceProbe?.sampleRate)
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

@@ -5,15 +5,19 @@ import Reporting
 import Simulation
 
 /// `report.md` and `report.html` of a recording run through the canceller (`RecordingRun`):
-/// its metrics, ERLE over time and per band, and players for the mic, the loopback and `sent.wav`.
+/// its metrics, ERLE over time and per band, and players for the mic, the loopback and `sent.wav`
+/// (when kept).
 public enum RecordingReportDocument {
     /// `folder`: the run's folder (the recording's own files are linked relative to it).
+    /// `keptOutput`: whether `sent.wav` was kept (not under `--no-taps`).
     public static func make(item: RecordingItem, mode: EchoControlMode, metrics: EchoMetrics?, durationSeconds: Double,
-                            latencySamples: Int, folder: String) -> ReportDocument {
+                            latencySamples: Int, folder: String, keptOutput: Bool = true) -> ReportDocument {
         typealias F = ReportFormatting
+        let output: [ReportDocument.Span] = keptOutput
+            ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
+            : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was scored and not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
-            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description),
-                        .text("; "), .code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]),
+            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description), .text("; ")] + output),
         ]
         if let metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
@@ -39,7 +43,7 @@ public enum RecordingReportDocument {
         if let loopback = item.loopback {
             clips.append(.init(label: "loopback (far end)", path: EvalReportDocument.relativePath(from: folder, to: loopback)))
         }
-        clips.append(.init(label: "sent (canceller output)", path: "sent.wav"))
+        if keptOutput { clips.append(.init(label: "sent (canceller output)", path: "sent.wav")) }
         blocks += [.heading("Listen", level: 2, id: "listen"), .audio(clips)]
         return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
     }

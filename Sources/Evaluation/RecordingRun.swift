@@ -9,16 +9,22 @@ import Simulation
 /// mic) and `report.json` / `report.md` / `report.html` with the metrics from the loopback, the mic and `sent`
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
+///
+/// Without `keepsOutput` (`eval --no-taps`) the output is written under a hidden name, scored
+/// and deleted: the report lists no `sent`, and a `sent.wav` an earlier run of the folder listed
+/// as its own goes (it would contradict the new report).
 public struct RecordingRun {
     public static let schema = "echolab.recording/2"
     public var item: RecordingItem
     public var mode: EchoControlMode
     public var outputDirectory: String
+    public var keepsOutput: Bool
 
-    public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String) {
+    public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true) {
         self.item = item
         self.mode = mode
         self.outputDirectory = outputDirectory
+        self.keepsOutput = keepsOutput
     }
 
     public func run() throws -> RunSummary {
@@ -27,7 +33,9 @@ public struct RecordingRun {
     }
 
     private func runInto() throws -> RunSummary {
-        let sent = (outputDirectory as NSString).appendingPathComponent("sent.wav")
+        let previous = OutputFolder.filesOfPreviousRun(in: outputDirectory)
+        let sent = (outputDirectory as NSString).appendingPathComponent(keepsOutput ? "sent.wav" : ".sent.wav.scored")
+        defer { if !keepsOutput { try? FileManager.default.removeItem(atPath: sent) } }
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel).process(mic: item.mic, reference: item.loopback, output: sent)
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
@@ -35,7 +43,7 @@ public struct RecordingRun {
             metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: sent,
                                                       echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
         }
-        var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": .string("sent.wav")]
+        var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": keepsOutput ? .string("sent.wav") : .null]
         files["loopback"] = item.loopback.map(JSONValue.string)
         files["echo"] = item.echo.map(JSONValue.string)
         files["near_end"] = item.nearEnd.map(JSONValue.string)
@@ -55,9 +63,10 @@ public struct RecordingRun {
         ])
         try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
         let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
-                                                    latencySamples: outcome.latencySamples, folder: outputDirectory)
+                                                    latencySamples: outcome.latencySamples, folder: outputDirectory, keptOutput: keepsOutput)
         try AtomicFile.write(MarkdownWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.md"))
         try AtomicFile.write(HTMLWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.html"))
+        OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return try RunSummary(reading: report)
     }
 }

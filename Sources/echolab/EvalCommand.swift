@@ -47,7 +47,7 @@ struct EvalCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Runs at once, at least 1 (results do not depend on it).")
     var jobs: Int = 1
 
-    @Flag(help: "Do not write the WAV taps.")
+    @Flag(help: "Do not write the WAV taps (a recording's sent.wav is scored, then deleted).")
     var noTaps = false
 
     func validate() throws {

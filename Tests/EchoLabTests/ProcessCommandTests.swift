@@ -105,6 +105,28 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
     }
 
+    /// A loopback at another rate than the mic is resampled and processed, with a one-line
+    /// warning naming both files and rates (one rate says nothing, as above); the output keeps the
+    /// mic's rate and length.
+    func testLoopbackOfAnotherRateIsWarnedAbout() throws {
+        var random = SeededRandom(seed: 6)
+        let far = (0..<(16_000 * 2)).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb16.wav").path, sampleRate: 16_000)
+        let mic = (0..<(far.count * 3)).map { far[$0 / 3] * 0.5 }
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        let inputs = try snapshot(root)
+        let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb16.wav", "--out", "out/a.wav"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardError,
+                       "echolab process: warning: lpb16.wav is at 16000 Hz, mic.wav at 48000 Hz: the loopback was resampled to 48000 Hz\n")
+        let out = try samples("out/a.wav")
+        XCTAssertEqual(out.rate, 48_000)
+        XCTAssertEqual(out.samples.count, mic.count)
+        XCTAssertGreaterThan(out.samples.map { abs($0) }.max() ?? 0, 0)
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
     func testBadArguments() throws {
         try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
         let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "mic.wav"], in: root)

@@ -123,6 +123,34 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertTrue(lonelyProblem.hasSuffix("4ZZ_doubletalk_lpb.wav: a loopback without its mic (4ZZ_doubletalk_mic.wav)"), lonelyProblem)
     }
 
+    /// A partner file that is there but cannot be read (here a folder) is named for what it is,
+    /// not "missing"; an echo or near-end track like that fails its item instead of silently
+    /// changing the gate; the other items run (through the real binary).
+    func testAPartnerThatIsAFolderIsNamedAsOne() throws {
+        for id in 1...3 { try wav("syn/nearend_mic_signal/nearend_mic_fileid_\(id).wav") }
+        try wav("syn/farend_speech/farend_speech_fileid_1.wav")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("syn/farend_speech/farend_speech_fileid_2.wav"),
+                                                withIntermediateDirectories: true)
+        try wav("syn/farend_speech/farend_speech_fileid_3.wav")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("syn/echo_signal/echo_fileid_3.wav"),
+                                                withIntermediateDirectories: true)
+        try wav("real/5NE_nearend_singletalk_mic.wav")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("real/5NE_nearend_singletalk_lpb.wav"),
+                                                withIntermediateDirectories: true)
+        let inputs = try snapshot(root)
+        let result = try runEchoLab(["eval", "syn", "real", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardOutput.hasPrefix("1 of 4 runs succeeded"), result.standardOutput)
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines, [
+            "echolab: syn/farend_speech/farend_speech_fileid_2.wav: is a folder, not a file (the far end of nearend_mic_fileid_2.wav)",
+            "echolab: syn/echo_signal/echo_fileid_3.wav: is a folder, not a file (the echo track of nearend_mic_fileid_3.wav)",
+            "echolab: real/5NE_nearend_singletalk_lpb.wav: is a folder, not a file (the loopback of 5NE_nearend_singletalk_mic.wav)",
+        ])
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
     func testAFolderOfScenariosIsNoRecordingLayout() throws {
         try Data("{}".utf8).write(to: root.appendingPathComponent("a.json"))
         XCTAssertNil(RecordingCorpus.layout(of: root.path))

@@ -110,6 +110,28 @@ final class RecordingEvalTests: XCTestCase {
         }
         let runPage = try String(contentsOf: root.appendingPathComponent("out/AB_doubletalk/speex-intensityRecommended/report.html"), encoding: .utf8)
         XCTAssertTrue(runPage.contains("src=\"../../../real/AB_doubletalk_mic.wav\""), "the recording's report links its mic")
+
+        // `--no-taps` into the same folder: each output is scored and deleted — the same numbers,
+        // no sent.wav (the earlier run's, which its report listed as its own, goes too), no hidden
+        // scratch left, and the reports link no output.
+        let noTaps = try runEchoLab(["eval", "syn", "real", "--modes", "speex:intensityRecommended", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(noTaps.status, 0, noTaps.standardError)
+        let again = (try loadJSON(root.appendingPathComponent("out/eval.json").path))["items"] as! [[String: Any]]
+        for index in 0..<2 {
+            let first = (items[index]["results"] as! [[String: Any]])[0]["metrics"] as! [String: Any]
+            let second = (again[index]["results"] as! [[String: Any]])[0]["metrics"] as! [String: Any]
+            XCTAssertEqual(second["erle_db"] as? Double, first["erle_db"] as? Double)
+            XCTAssertEqual(second["erl_db"] as? Double, first["erl_db"] as? Double)
+        }
+        for folder in ["fileid_1", "AB_doubletalk", "CD_nearend_singletalk"] {
+            let run = root.appendingPathComponent("out/\(folder)/speex-intensityRecommended")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: run.path).sorted(), ["report.html", "report.json", "report.md"], folder)
+            let own = try loadJSON(run.appendingPathComponent("report.json").path)
+            XCTAssertTrue((own["files"] as! [String: Any])["sent"] is NSNull, folder)
+            XCTAssertFalse(try String(contentsOf: run.appendingPathComponent("report.html"), encoding: .utf8).contains("sent.wav"), folder)
+        }
+        let quietPage = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        XCTAssertFalse(quietPage.attributes("src", of: "audio").contains { $0.hasSuffix("sent.wav") })
         let after = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
         XCTAssertEqual(after, before, "recordings are read, never written")
     }
