@@ -3,6 +3,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import Simulation
 
 /// A recorded call to score: the microphone and the loopback (what the loudspeaker played),
 /// and, where the corpus has them, the echo and the near-end talker alone (a synthetic corpus's
@@ -183,6 +184,14 @@ public enum RecordingCorpus {
                     // Named by the whole file name: its stem may be a scenario's name elsewhere.
                     items.append(.broken(name: name, file: file, problem: error.description))
                 }
+                continue
+            }
+            // The item's name is a folder of the output, under the rule a scenario's name follows.
+            if let problem = RunName.problem(parsed.item) {
+                // One line per recording: its mic's (a loopback of its own only without one).
+                if parsed.role == .loopback && names.contains(parsed.item + "_mic.wav") { continue }
+                let error = LayoutError(path: file, problem: "the recording's name \(problem); rename it")
+                items.append(.broken(name: name, file: file, problem: error.description))
                 continue
             }
             guard parsed.role == .mic else {

@@ -121,6 +121,16 @@ final class RecordingCorpusTests: XCTestCase {
                                            + "nearend_singletalk); rename or move it"), oddProblem)
         XCTAssertEqual(lonely, "4ZZ_doubletalk")
         XCTAssertTrue(lonelyProblem.hasSuffix("4ZZ_doubletalk_lpb.wav: a loopback without its mic (4ZZ_doubletalk_mic.wav)"), lonelyProblem)
+        // A recording whose name could not be a run's folder (a space here) fails once, by its
+        // mic, named by the whole file name; the others still run.
+        try wav("real/5A B_doubletalk_mic.wav")
+        try wav("real/5A B_doubletalk_lpb.wav")
+        let spaced = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(spaced.count, 6)
+        guard case .broken(let spacedName, _, let spacedProblem) = spaced[5] else { return XCTFail("\(spaced)") }
+        XCTAssertEqual(spacedName, "5A B_doubletalk_mic.wav")
+        XCTAssertTrue(spacedProblem.hasSuffix("5A B_doubletalk_mic.wav: the recording's name '5A B_doubletalk' must be 1 to 128 letters, digits, "
+                                              + "'-', '_', '.' or '+', not starting with '.'; rename it"), spacedProblem)
     }
 
     /// A partner file that is there but cannot be read (here a folder) is named for what it is,
