@@ -65,6 +65,10 @@ public enum CorpusManifest {
             let key = "corpus[\(index)]"
             switch entry {
             case .string(let relative):
+                // "" would resolve to the manifest's own folder: say what was meant instead.
+                guard !relative.isEmpty else {
+                    throw ManifestError(path: path, problem: "\(key): an empty path; name a scenario, folder or manifest (\".\" for this folder)")
+                }
                 let target = resolve(relative)
                 guard FileManager.default.fileExists(atPath: target) else {
                     throw ManifestError(path: path, problem: "\(key): \(relative): \(InputFile.problem(at: target) ?? "no such file or folder")")
@@ -168,10 +172,27 @@ public enum Corpus {
                 items += ((try? ScenarioDiscovery.files(in: [path], excluding: out)) ?? []).map(CorpusItem.scenario)
             } else if exists, !isDirectory.boolValue, CorpusManifest.isManifest(path) {
                 items += try CorpusManifest.items(in: path, excluding: out, visiting: visiting)
+            } else if exists, !isDirectory.boolValue, isAudioFileName(path) {
+                // Read as a scenario it failed with "not valid JSON … found 'R'".
+                throw AudioFileGiven(path: path)
             } else {
                 items += try ScenarioDiscovery.files(in: [path], excluding: out).map(CorpusItem.scenario)
             }
         }
         return items
+    }
+
+    static func isAudioFileName(_ path: String) -> Bool {
+        let suffix = (path as NSString).pathExtension.lowercased()
+        return ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3", "aif", "aiff", "aifc", "caf", "w64", "rf64", "au", "snd"].contains(suffix)
+    }
+
+    /// A recording's file given where a corpus is expected.
+    public struct AudioFileGiven: Error, CustomStringConvertible {
+        public let path: String
+        public var description: String {
+            "\(path): an audio file, not a corpus; give its AEC-Challenge folder, or list it in a manifest as a recording "
+                + "({\"name\", \"mic\", \"loopback\"}), or a scenario that plays it"
+        }
     }
 }

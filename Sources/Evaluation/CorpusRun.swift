@@ -352,7 +352,8 @@ public struct CorpusRun {
                 result.folder = "\(recording.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 do {
-                    result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none).run()
+                    result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
+                                                  cancellation: cancellation).run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
                     throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)")

@@ -151,9 +151,12 @@ public enum EvalReportDocument {
                 clips.append(.init(label: "sent: \(result.mode?.description ?? "as written")", path: "\(result.folder)/\(sent)"))
             }
         }
-        if clips.count <= 1 && ran.allSatisfy({ $0.summary?.taps["sent"] == nil }) {
+        let noOutput = ran.allSatisfy { $0.summary?.taps["sent"] == nil }
+        if clips.isEmpty || (noOutput && ran.allSatisfy({ $0.summary?.micFile == nil })) {
             blocks.append(.note([.text("No audio taps were written (--no-taps): nothing to listen to for this item.")]))
         } else {
+            // A recording's mic is an input: it can be played even when no output was kept.
+            if noOutput { blocks.append(.note([.text("The canceller's output was scored and not kept (--no-taps).")])) }
             blocks.append(.audio(clips))
         }
         return blocks

@@ -79,7 +79,7 @@ public enum OutputFolder {
         let reportPath = (folder as NSString).appendingPathComponent("report.json")
         // EchoLab's own reader, not JSONSerialization: an hour-long call's report.json (1.5 MB,
         // series of 7200 points) took 30 MB as Foundation objects, which set a re-run's peak
-        // memory (70 MB instead of 40, measured then). Only the two members read are built; the
+        // memory (70 MB instead of 40, measured then). Only the members read are built; the
         // series are checked and skipped. Measured now, an hour-long call's re-run peaks at
         // 33 572 KiB (its first run: 34 044), and at 34 624 KiB with the whole tree built.
         guard InputFile.problem(at: reportPath) == nil,
@@ -95,10 +95,10 @@ public enum OutputFolder {
         } else {
             return []
         }
-        // Only plain file names in the folder itself: a report is data, not an instruction to
-        // delete anything elsewhere.
+        // Only plain WAV names in the folder itself: a report is data, not an instruction to
+        // delete anything elsewhere (or a report of this run).
         return names.filter { name in
-            !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+            name.lowercased().hasSuffix(".wav") && !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
         }
     }
 

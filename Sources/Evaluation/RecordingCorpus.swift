@@ -77,8 +77,9 @@ public enum RecordingCorpus {
         return names.contains { realName(of: $0)?.role == .mic } ? .real : nil
     }
 
-    /// The items of an AEC-Challenge folder. A mic whose partner file is missing, a WAV whose name
-    /// fits no item and a file of an item without a mic are broken items (a `LayoutError` naming
+    /// The items of an AEC-Challenge folder. A mic whose far end or loopback is missing, whose
+    /// partner file (echo and near-end tracks included) is there but cannot be read, a WAV whose
+    /// name fits no item and a file of an item without a mic are broken items (a `LayoutError` naming
     /// the file as its message): each fails, the others still run.
     public static func items(in folder: String) throws -> [CorpusItem] {
         switch layout(of: folder) {
@@ -106,7 +107,8 @@ public enum RecordingCorpus {
             for name in names.sorted() where name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
                 let id = name.hasPrefix(prefix + "_fileid_") && name.hasSuffix(".wav")
                     ? String(name.dropFirst(prefix.count + "_fileid_".count).dropLast(4)) : ""
-                if id.isEmpty {
+                // The id names the item's output folder: it follows a scenario name's rule.
+                if id.isEmpty || RunName.problem("fileid_\(id)") != nil {
                     let file = (subfolder as NSString).appendingPathComponent(name)
                     let error = LayoutError(path: file, problem: "not an AEC-Challenge synthetic name (\(sub)/\(prefix)_fileid_N.wav); rename or move it")
                     strays.append(.broken(name: "\(sub)/\(name)", file: file, problem: error.description))
@@ -134,7 +136,7 @@ public enum RecordingCorpus {
             // The far end must be there; the tracks may be absent, but one that is there and
             // cannot be read (a folder, no permission) would silently change the gate.
             for (file, role, required) in [(loopback, "the far end", true), (echo, "the echo track", false), (nearEnd, "the near-end track", false)] {
-                guard let problem = partnerProblem(file, role: role, of: mine, required: required) else { continue }
+                guard let problem = partnerProblem(file, role: role, of: mine, isRequired: required) else { continue }
                 return .broken(name: "fileid_\(id)", file: mic, problem: LayoutError(path: file, problem: problem).description)
             }
             return .recording(RecordingItem(name: "fileid_\(id)", mic: mic, loopback: loopback,
@@ -144,13 +146,16 @@ public enum RecordingCorpus {
     }
 
     /// Why the partner file `path` of `mic` cannot be used, or nil: "missing" only when nothing
-    /// is at the path (and it is `required`); what is wrong with whatever is there otherwise.
-    static func partnerProblem(_ path: String, role: String, of mic: String, required: Bool) -> String? {
-        guard let problem = InputFile.problem(at: path) else { return nil }
+    /// is at the path (and it `isRequired`); what is wrong with whatever is there otherwise.
+    static func partnerProblem(_ path: String, role: String, of mic: String, isRequired: Bool) -> String? {
+        guard var problem = InputFile.problem(at: path) else { return nil }
         var info = stat()
-        let absent = lstat(path, &info) != 0 && errno == ENOENT
-        if absent { return required ? "missing: \(role) of \(mic)" : nil }
-        return "\(problem) (\(role) of \(mic))"
+        if lstat(path, &info) != 0 {
+            if errno == ENOENT { return isRequired ? "missing: \(role) of \(mic)" : nil }
+        } else if info.st_mode & S_IFMT == S_IFLNK && problem.hasPrefix("no such file") {
+            problem = "a symbolic link to nothing"
+        }
+        return "\(problem); \(role) of \(mic)"
     }
 
     enum Role { case mic, loopback }
@@ -204,7 +209,7 @@ public enum RecordingCorpus {
             let mic = (folder as NSString).appendingPathComponent(name)
             let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
             let hasLoopback = InputFile.problem(at: loopback) == nil
-            if let problem = partnerProblem(loopback, role: "the loopback", of: name, required: parsed.talkType != .nearEndSingleTalk) {
+            if let problem = partnerProblem(loopback, role: "the loopback", of: name, isRequired: parsed.talkType != .nearEndSingleTalk) {
                 let needs = problem.hasPrefix("missing") ? " (\(parsed.talkType.rawValue) needs one)" : ""
                 items.append(.broken(name: parsed.item, file: mic, problem: LayoutError(path: loopback, problem: problem + needs).description))
                 continue

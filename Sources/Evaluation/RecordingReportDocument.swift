@@ -9,11 +9,11 @@ import Simulation
 /// (when kept).
 public enum RecordingReportDocument {
     /// `folder`: the run's folder (the recording's own files are linked relative to it).
-    /// `keptOutput`: whether `sent.wav` was kept (not under `--no-taps`).
+    /// `keepsOutput`: whether `sent.wav` was kept (not under `--no-taps`).
     public static func make(item: RecordingItem, mode: EchoControlMode, metrics: EchoMetrics?, durationSeconds: Double,
-                            latencySamples: Int, folder: String, keptOutput: Bool = true) -> ReportDocument {
+                            latencySamples: Int, folder: String, keepsOutput: Bool) -> ReportDocument {
         typealias F = ReportFormatting
-        let output: [ReportDocument.Span] = keptOutput
+        let output: [ReportDocument.Span] = keepsOutput
             ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
             : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was scored and not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
@@ -43,7 +43,7 @@ public enum RecordingReportDocument {
         if let loopback = item.loopback {
             clips.append(.init(label: "loopback (far end)", path: EvalReportDocument.relativePath(from: folder, to: loopback)))
         }
-        if keptOutput { clips.append(.init(label: "sent (canceller output)", path: "sent.wav")) }
+        if keepsOutput { clips.append(.init(label: "sent (canceller output)", path: "sent.wav")) }
         blocks += [.heading("Listen", level: 2, id: "listen"), .audio(clips)]
         return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
     }

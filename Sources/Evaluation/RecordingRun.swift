@@ -19,13 +19,21 @@ public struct RecordingRun {
     public var mode: EchoControlMode
     public var outputDirectory: String
     public var keepsOutput: Bool
+    /// Polled while the recording is processed: a cancelled run stops within a second of audio
+    /// and leaves nothing.
+    public var cancellation: RunCancellation?
 
-    public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true) {
+    public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
+                cancellation: RunCancellation? = nil) {
         self.item = item
         self.mode = mode
         self.outputDirectory = outputDirectory
         self.keepsOutput = keepsOutput
+        self.cancellation = cancellation
     }
+
+    /// The hidden name the output is scored under when it is not kept (`keepsOutput` false).
+    static let scoredOutput = ".sent.wav.scored"
 
     public func run() throws -> RunSummary {
         try OutputFolder.check(outputDirectory, holdsNone: item.inputs, of: item.name)
@@ -33,10 +41,23 @@ public struct RecordingRun {
     }
 
     private func runInto() throws -> RunSummary {
+        // Files that cannot be scored together (another rate, a length beyond the tolerance) fail
+        // now, not after the whole recording went through the canceller.
+        if let loopback = item.loopback {
+            _ = try EchoAnalyzer.checkHeaders([loopback, item.mic] + [item.echo, item.nearEnd].compactMap { $0 })
+        }
         let previous = OutputFolder.filesOfPreviousRun(in: outputDirectory)
-        let sent = (outputDirectory as NSString).appendingPathComponent(keepsOutput ? "sent.wav" : ".sent.wav.scored")
-        defer { if !keepsOutput { try? FileManager.default.removeItem(atPath: sent) } }
-        let outcome = try RecordingProcessor(mode: mode, channel: item.channel).process(mic: item.mic, reference: item.loopback, output: sent)
+        // What a run killed by a second signal left: the hidden files of a replacement or of an
+        // unkept output (regular files at names only EchoLab uses; unlink never takes a folder).
+        FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
+        let scratch = (outputDirectory as NSString).appendingPathComponent(Self.scoredOutput)
+        unlink(scratch)
+        unlink((outputDirectory as NSString).appendingPathComponent(".\(Self.scoredOutput).partial"))
+        let sent = keepsOutput ? (outputDirectory as NSString).appendingPathComponent("sent.wav") : scratch
+        let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
+            .process(mic: item.mic, reference: item.loopback, output: sent, cancellation: cancellation)
+        // Only the file this run wrote goes (a failed `process` leaves none).
+        defer { if !keepsOutput { unlink(scratch) } }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         if let loopback = item.loopback {
@@ -63,7 +84,7 @@ public struct RecordingRun {
         ])
         try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
         let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
-                                                    latencySamples: outcome.latencySamples, folder: outputDirectory, keptOutput: keepsOutput)
+                                                    latencySamples: outcome.latencySamples, folder: outputDirectory, keepsOutput: keepsOutput)
         try AtomicFile.write(MarkdownWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.md"))
         try AtomicFile.write(HTMLWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.html"))
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])

@@ -69,34 +69,44 @@ public struct EchoAnalyzer: Sendable {
         min(sampleRate, longestSamples / 10)
     }
 
+    /// Reads the headers of `paths` (the first is the reference) and checks that they can be
+    /// scored together: audio in each, one rate, lengths within `lengthTolerance`. Throws `MetricsError` naming
+    /// the offending file; returns the rate and each file's frames and channels. Each header is
+    /// read once, in order: a rate that differs fails before the next file is opened. `eval` calls
+    /// it before it runs a recording through the canceller, so a mismatch fails at once.
+    public static func checkHeaders(_ paths: [String]) throws -> (sampleRate: Int, headers: [(frames: Int, channels: Int)]) {
+        var headers: [(frames: Int, channels: Int)] = []
+        var referenceRate = 0
+        for path in paths {
+            let reader = try withFileErrors(path) { try SoundFileReader(path: path) }
+            if headers.isEmpty { referenceRate = reader.sampleRate }
+            guard reader.sampleRate == referenceRate else {
+                throw MetricsError.sampleRateMismatch(path: path, sampleRate: reader.sampleRate,
+                                                      referencePath: paths[0], referenceRate: referenceRate)
+            }
+            guard reader.frameCount > 0 else { throw MetricsError.empty(path: path) }
+            headers.append((Int(reader.frameCount), reader.channelCount))
+        }
+        let lengths = headers.map(\.frames)
+        guard let longest = lengths.indices.max(by: { lengths[$0] < lengths[$1] }),
+              let shortest = lengths.indices.min(by: { lengths[$0] < lengths[$1] }) else { return (referenceRate, headers) }
+        let tolerance = lengthTolerance(longestSamples: lengths[longest], sampleRate: referenceRate)
+        guard lengths[longest] - lengths[shortest] <= tolerance else {
+            throw MetricsError.lengthMismatch(path: paths[shortest], samples: lengths[shortest], longestPath: paths[longest],
+                                              longestSamples: lengths[longest], toleranceSamples: tolerance)
+        }
+        return (referenceRate, headers)
+    }
+
     /// Streams the files (mono, native rate; all must share the reference's rate) through an
     /// `EchoAnalysisStream` in blocks, never holding them whole. Throws `MetricsError` naming the
     /// offending file (a rate that differs, a length that differs beyond `lengthTolerance`).
     /// `channel` picks the channel of multichannel files (mono files ignore it).
     public func analyzeFiles(reference: String, mic: String, processed: String, echo: String? = nil,
                              nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly) throws -> EchoAnalysis {
-        // Each header is read once, in this order: a rate that differs from the reference's fails
-        // before the next file is opened, and before any audio is read.
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
-        var headers: [(frames: Int, channels: Int)] = []
-        var referenceRate = 0
-        for path in paths {
-            let reader = try Self.withFileErrors(path) { try SoundFileReader(path: path) }
-            if headers.isEmpty { referenceRate = reader.sampleRate }
-            guard reader.sampleRate == referenceRate else {
-                throw MetricsError.sampleRateMismatch(path: path, sampleRate: reader.sampleRate,
-                                                      referencePath: reference, referenceRate: referenceRate)
-            }
-            headers.append((Int(reader.frameCount), reader.channelCount))
-        }
+        let (referenceRate, headers) = try Self.checkHeaders(paths)
         let lengths = headers.map(\.frames)
-        let longest = lengths.indices.max { lengths[$0] < lengths[$1] }!
-        let shortest = lengths.indices.min { lengths[$0] < lengths[$1] }!
-        let tolerance = Self.lengthTolerance(longestSamples: lengths[longest], sampleRate: referenceRate)
-        guard lengths[longest] - lengths[shortest] <= tolerance else {
-            throw MetricsError.lengthMismatch(path: paths[shortest], samples: lengths[shortest], longestPath: paths[longest],
-                                              longestSamples: lengths[longest], toleranceSamples: tolerance)
-        }
         let files = try zip(paths, headers).map { path, header in
             try Self.withFileErrors(path) {
                 try AudioFileStream(path: path, targetRate: referenceRate, selection: header.channels == 1 ? .monoOnly : channel)
@@ -144,7 +154,7 @@ public struct EchoAnalyzer: Sendable {
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
-        if lengths[longest] != lengths[shortest] {
+        if Set(lengths).count > 1 {
             analysis.lengthMismatch = LengthMismatch(analysedSamples: analysis.sampleCount,
                                                      files: zip(paths, lengths).map { .init(file: $0, samples: $1) })
         }

@@ -11,6 +11,9 @@ public enum MetricsError: Error, CustomStringConvertible, Equatable {
     /// `toleranceSamples` (`EchoAnalyzer.lengthTolerance`): scoring only the overlap would drop
     /// too much of the call to be what the user meant.
     case lengthMismatch(path: String, samples: Int, longestPath: String, longestSamples: Int, toleranceSamples: Int)
+    /// `path` has a valid header and no frames: every metric would be null, and a gate on it
+    /// would pass on nothing.
+    case empty(path: String)
 
     public var description: String {
         switch self {
@@ -21,6 +24,8 @@ public enum MetricsError: Error, CustomStringConvertible, Equatable {
         case .lengthMismatch(let path, let samples, let longestPath, let longestSamples, let tolerance):
             "\(path): \(samples) samples, \(longestSamples - samples) fewer than \(longestPath) (\(longestSamples)); "
                 + "more than the \(tolerance)-sample tolerance (1 s or 10 %, the smaller), so the files do not hold the same call"
+        case .empty(let path):
+            "\(path): holds no audio (0 frames): nothing to score"
         }
     }
 }

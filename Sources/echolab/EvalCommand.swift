@@ -47,7 +47,7 @@ struct EvalCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Runs at once, at least 1 (results do not depend on it).")
     var jobs: Int = 1
 
-    @Flag(help: "Do not write the WAV taps (a recording's sent.wav is scored, then deleted).")
+    @Flag(help: "Do not write the WAV taps (a recording's output is scored, not kept; an earlier run's sent.wav goes).")
     var noTaps = false
 
     func validate() throws {
@@ -122,7 +122,10 @@ struct EvalCommand: ParsableCommand {
             throw CommandFailure.exit(error)
         }
         if let code = Interrupts.exitCode {
-            standardError("echolab: interrupted: \(outcome.results.count) of \(outcome.plannedCount) runs finished; \(out)/eval.json says \"complete\": false")
+            // The signal may come after the last run began: then every run finished, and the
+            // files say so.
+            let says = outcome.isComplete ? "\"complete\": true" : "\"complete\": false"
+            standardError("echolab: interrupted: \(outcome.results.count) of \(outcome.plannedCount) runs finished; \(out)/eval.json says \(says)")
             throw ExitCode(code)
         }
         let failed = outcome.failedCount

@@ -13,12 +13,13 @@ struct ProcessCommand: ParsableCommand {
         Nothing is simulated: the recorded microphone and the loopback (what the loudspeaker played) go straight to the \
         canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
         canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
-        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside), else at 48 kHz and \
+        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside; disabled: any rate, the mic passes through unchanged), else at 48 kHz and \
         back. A loopback at another rate than the microphone is resampled to the canceller's rate, with a warning on \
         stderr (a device records both at one rate: another rate usually means a file of another recording). A \
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \
-        warned about on stderr. Score the result with `echolab metrics --reference R --mic M --processed OUT`. Exit codes: 0 done; 1 bad \
-        input or an unwritable output (one line naming the file); 64 usage error.
+        warned about on stderr. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
+        needs one rate: resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input or an unwritable \
+        output (one line naming the file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
         """
     )
 
@@ -47,15 +48,25 @@ struct ProcessCommand: ParsableCommand {
     }
 
     func run() throws {
+        Interrupts.install()
         do {
             let mode = try EchoControlMode(parsing: aec)
-            let outcome = try RecordingProcessor(mode: mode, channel: try channelSelection()).process(mic: mic, reference: reference, output: out)
+            let outcome: RecordingProcessor.Outcome
+            do {
+                outcome = try RecordingProcessor(mode: mode, channel: try channelSelection())
+                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation)
+            } catch is RunCancelled {
+                standardError("echolab: \(out): interrupted; nothing written")
+                throw ExitCode(Interrupts.exitCode ?? 130)
+            }
             for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
             print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
                   + "latency \(outcome.latencySamples) samples at \(outcome.processingRate) Hz "
                   + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, \(outcome.divergenceResets) canceller resets → \(out)"))
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw CommandFailure.exit(error)
         }

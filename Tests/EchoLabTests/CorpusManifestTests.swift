@@ -81,6 +81,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"talk_type\": \"monologue\"}]}",
              "corpus[0].talk_type: 'monologue' is not one of farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, nearend_singletalk"),
             ("{\"corpus\": [\"manifest.json\"]}", "corpus[0]: manifest.json: a cycle of manifests (it is being read already)"),
+            ("{\"corpus\": [\"\"]}", "corpus[0]: an empty path; name a scenario, folder or manifest (\".\" for this folder)"),
             ("{\"corpus\": [], \"corpus\": []}", "not valid JSON: line 1, column 16: duplicate key 'corpus' (JSON readers disagree on which one wins; give it once)"),
         ]
         for (text, problem) in cases {
@@ -89,6 +90,12 @@ final class CorpusManifestTests: XCTestCase {
             XCTAssertEqual(result.status, 1, text)
             XCTAssertEqual(result.standardError, "echolab: manifest.json: \(problem)\n", text)
         }
+        // A recording's WAV given as the corpus says so (it read as a scenario: "not valid JSON").
+        try SoundFileWriter.write([Float](repeating: 0.1, count: 480), to: root.appendingPathComponent("X_doubletalk_mic.wav").path, sampleRate: 48_000)
+        let audio = try runEchoLab(["eval", "X_doubletalk_mic.wav", "--out", "out"], in: root)
+        XCTAssertEqual(audio.status, 1)
+        XCTAssertEqual(audio.standardError, "echolab: X_doubletalk_mic.wav: an audio file, not a corpus; give its AEC-Challenge folder, "
+                       + "or list it in a manifest as a recording ({\"name\", \"mic\", \"loopback\"}), or a scenario that plays it\n")
     }
 
     /// A recording entry that cannot run fails as its own item — named by the manifest, its

@@ -66,6 +66,7 @@ final class RecordingCorpusTests: XCTestCase {
         try wav("syn/farend_speech/farend_speech_fileid_7.wav")
         try wav("syn/nearend_speech/nearend_speech_fileid_7.wav")
         try wav("syn/echo_signal/.hidden.wav")
+        try wav("syn/nearend_mic_signal/nearend_mic_fileid_a b.wav")
         let strays = try RecordingCorpus.items(in: folder)
         XCTAssertEqual(recordings(Array(strays.prefix(2))).map(\.name), ["fileid_1", "fileid_2"])
         let broken = strays.dropFirst(3).map { item -> String in
@@ -75,6 +76,8 @@ final class RecordingCorpusTests: XCTestCase {
         }
         XCTAssertEqual(broken, [
             "nearend_mic_signal/nearend_mic_fileid_3.WAV | nearend_mic_signal/nearend_mic_fileid_3.WAV: not an AEC-Challenge synthetic name "
+                + "(nearend_mic_signal/nearend_mic_fileid_N.wav); rename or move it",
+            "nearend_mic_signal/nearend_mic_fileid_a b.wav | nearend_mic_signal/nearend_mic_fileid_a b.wav: not an AEC-Challenge synthetic name "
                 + "(nearend_mic_signal/nearend_mic_fileid_N.wav); rename or move it",
             "echo_signal/echo_3.wav | echo_signal/echo_3.wav: not an AEC-Challenge synthetic name (echo_signal/echo_fileid_N.wav); rename or move it",
             "farend_speech/farend_speech_fileid_7.wav | farend_speech/farend_speech_fileid_7.wav: a far-end file without its mic (nearend_mic_fileid_7.wav)",
@@ -153,9 +156,9 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.hasPrefix("1 of 4 runs succeeded"), result.standardOutput)
         let lines = result.standardError.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines, [
-            "echolab: syn/farend_speech/farend_speech_fileid_2.wav: is a folder, not a file (the far end of nearend_mic_fileid_2.wav)",
-            "echolab: syn/echo_signal/echo_fileid_3.wav: is a folder, not a file (the echo track of nearend_mic_fileid_3.wav)",
-            "echolab: real/5NE_nearend_singletalk_lpb.wav: is a folder, not a file (the loopback of 5NE_nearend_singletalk_mic.wav)",
+            "echolab: syn/farend_speech/farend_speech_fileid_2.wav: is a folder, not a file; the far end of nearend_mic_fileid_2.wav",
+            "echolab: syn/echo_signal/echo_fileid_3.wav: is a folder, not a file; the echo track of nearend_mic_fileid_3.wav",
+            "echolab: real/5NE_nearend_singletalk_lpb.wav: is a folder, not a file; the loopback of 5NE_nearend_singletalk_mic.wav",
         ])
         try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
         XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")

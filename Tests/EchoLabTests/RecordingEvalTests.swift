@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import Foundation
 import XCTest
@@ -132,7 +133,46 @@ final class RecordingEvalTests: XCTestCase {
         }
         let quietPage = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
         XCTAssertFalse(quietPage.attributes("src", of: "audio").contains { $0.hasSuffix("sent.wav") })
+        XCTAssertTrue(quietPage.attributes("src", of: "audio").contains("../syn/nearend_mic_signal/nearend_mic_fileid_1.wav"),
+                      "a recording's mic is an input: still played")
         let after = try snapshot(root.appendingPathComponent("syn")).merging(try snapshot(root.appendingPathComponent("real"))) { $1 }
         XCTAssertEqual(after, before, "recordings are read, never written")
+    }
+
+    /// The files a `--no-taps` recording run deletes are its own only: a folder at its hidden
+    /// scratch name fails the run and stays; a previous report that lists a report as its
+    /// `sent` deletes nothing of the new run; a loopback at another rate fails before any
+    /// processing, leaving no scratch.
+    func testAnUnkeptOutputDeletesOnlyItsOwnFile() throws {
+        var random = SeededRandom(seed: 9)
+        let far = (0..<16_000).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(far.map { $0 * 0.5 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb8.wav").path, sampleRate: 8_000)
+        try Data(#"{"corpus": [{"name": "rec", "mic": "mic.wav", "loopback": "lpb.wav"}]}"#.utf8).write(to: root.appendingPathComponent("a.json"))
+        try Data(#"{"corpus": [{"name": "rec", "mic": "mic.wav", "loopback": "lpb8.wav"}]}"#.utf8).write(to: root.appendingPathComponent("b.json"))
+        let run = root.appendingPathComponent("out/rec/speex-intensityRecommended")
+        try FileManager.default.createDirectory(at: run.appendingPathComponent(".sent.wav.scored"), withIntermediateDirectories: true)
+        try Data("mine".utf8).write(to: run.appendingPathComponent(".sent.wav.scored/keep.txt"))
+        let blocked = try runEchoLab(["eval", "a.json", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(blocked.status, 1)
+        XCTAssertTrue(blocked.standardError.contains(".sent.wav.scored") && blocked.standardError.contains("folder"), blocked.standardError)
+        XCTAssertEqual(try String(contentsOf: run.appendingPathComponent(".sent.wav.scored/keep.txt"), encoding: .utf8), "mine")
+        try FileManager.default.removeItem(at: run.appendingPathComponent(".sent.wav.scored"))
+
+        XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "out", "--no-taps"], in: root).status, 0)
+        // A doctored earlier report: its `sent` names the report itself.
+        let reportPath = run.appendingPathComponent("report.json")
+        let doctored = try String(contentsOf: reportPath, encoding: .utf8).replacingOccurrences(of: #""sent": null"#, with: #""sent": "report.json""#)
+        XCTAssertTrue(doctored.contains(#""sent": "report.json""#))
+        try doctored.write(to: reportPath, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "out", "--no-taps"], in: root).status, 0)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: run.path).sorted(), ["report.html", "report.json", "report.md"])
+
+        let mismatched = try runEchoLab(["eval", "b.json", "--out", "other", "--no-taps"], in: root)
+        XCTAssertEqual(mismatched.status, 1)
+        XCTAssertTrue(mismatched.standardError.contains("mic.wav: sample rate 16000 Hz differs from the reference") && mismatched.standardError.contains("lpb8.wav (8000 Hz)"), mismatched.standardError)
+        XCTAssertEqual(allFiles(under: root.appendingPathComponent("other")).filter { $0.contains("/") }, [],
+                       "no run folder, no scratch: \(allFiles(under: root.appendingPathComponent("other")))")
     }
 }

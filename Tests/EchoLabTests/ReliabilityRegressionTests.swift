@@ -295,6 +295,51 @@ final class ReliabilityRegressionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
     }
 
+    /// A long recording through the canceller stops at a signal within a second of audio, in
+    /// `process` (exit 130, no output or partial file) and in `eval` (exit 143, the run not
+    /// listed, `complete: false`, no hidden scratch left). Before, `process` died with its
+    /// partial output left, and `eval` processed the whole recording first.
+    func testInterruptedRecordingProcessingLeavesNothing() throws {
+        var random = SeededRandom(seed: 11)
+        let far = (0..<(16_000 * 600)).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try SoundFileWriter.write(far.map { $0 * 0.5 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try Data(#"{"corpus": [{"name": "rec", "mic": "mic.wav", "loopback": "lpb.wav"}]}"#.utf8)
+            .write(to: root.appendingPathComponent("manifest.json"))
+        let inputs = try snapshot(root)
+
+        let process = try startEchoLab(["process", "--mic", root.appendingPathComponent("mic.wav").path, "--reference",
+                                        root.appendingPathComponent("lpb.wav").path, "--out", root.appendingPathComponent("out.wav").path,
+                                        "--aec", "webrtc-mobile:intensityMax"])
+        let partial = root.appendingPathComponent(".out.wav.partial").path
+        var deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: partial), Date() < deadline { usleep(5_000) }
+        usleep(100_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try snapshot(root), inputs, "no output, no partial file: \(allFiles(under: root))")
+
+        let out = root.appendingPathComponent("out")
+        let eval = try startEchoLab(["eval", root.appendingPathComponent("manifest.json").path, "--out", out.path, "--no-taps",
+                                     "--modes", "webrtc-mobile:intensityMax"])
+        let scratch = out.appendingPathComponent("rec/webrtc-mobile-intensityMax/..sent.wav.scored.partial").path
+        deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: scratch), Date() < deadline { usleep(5_000) }
+        usleep(100_000)
+        kill(eval.processIdentifier, SIGTERM)
+        eval.waitUntilExit()
+        XCTAssertEqual(eval.terminationStatus, 143)
+        let summary = try loadJSON(out.appendingPathComponent("eval.json").path)
+        XCTAssertEqual(summary["complete"] as? Bool, false)
+        let results = (summary["items"] as? [[String: Any]] ?? []).flatMap { $0["results"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(results.count, 0, "the interrupted run is not listed: \(summary)")
+        XCTAssertEqual(allFiles(under: out).filter { $0.split(separator: "/").contains { $0.hasPrefix(".") } }, [],
+                       "no hidden file left: \(allFiles(under: out))")
+        try FileManager.default.removeItem(at: out)
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
     /// Interrupted while re-running into a folder it keeps: the partial taps go before the
     /// process exits, and the earlier run's files stay as they were. (The taps' files were
     /// removed when their writer was freed, which a worker thread sometimes did after the main
