@@ -22,8 +22,9 @@ import Foundation
 ///    fitted from nothing, over every sample; once its successor is fitted (from it), the block is
 ///    refitted from the successor's path, which has seen two blocks of the new path (measured on a
 ///    path change with double talk: false near-end frames 76 → 8).
-/// 4. Each block's echo is predicted with its own fit and with its neighbours' (the blocks before
-///    and after); per hop the prediction with the smallest residual is kept. An echo path that
+/// 4. Each block's echo is predicted with its own fit (a cold block: its first fit and its refit)
+///    and with its neighbours' (the blocks before and after); per hop the prediction with the
+///    smallest residual is kept. An echo path that
 ///    changes inside a block is thus predicted by the block on the side of the change where the
 ///    hop lies, instead of being taken for a talker.
 /// 5. A frame (two hops) is near-end-active when the residual mic − ŷ, scaled by B/(B − L) (the
@@ -218,6 +219,12 @@ struct EchoPathGate {
         fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                    prediction: &prediction, iterations: maximumIterations)
         if var previous = pending {
+            // A cold block's own fit stays a candidate beside its refit: when its successor is
+            // all double talk, the successor's path is no echo path, and a refit started from it
+            // (over the hops it explains) loses the good fit (measured: a 48 kHz call with a
+            // near end from 2 s on kept 24 of 186 single-talk frames; a 16 kHz one from 4 s on,
+            // 10 of 249).
+            let ownFit = previous.cold ? previous.path : nil
             if previous.cold {
                 // A block fitted from nothing is refitted from its successor's path, which has
                 // seen two blocks of the new path: a cold fit leaves the frequencies its own far
@@ -233,7 +240,7 @@ struct EchoPathGate {
                                     weights: refitWeights, prediction: &refit, iterations: maximumIterations)
                 previous.path = refitPath
             }
-            classify(previous, candidates: [older, previous.path, path].compactMap { $0 })
+            classify(previous, candidates: [older, ownFit, previous.path, path].compactMap { $0 })
             older = previous.path
             spare = previous.fit
         }

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import Foundation
 import Metrics
@@ -108,6 +109,34 @@ final class TapFreeGateTests: XCTestCase {
                                         "--out", joined.appendingPathComponent("sent.wav").path, "--aec", mode])
         XCTAssertEqual(processed.status, 0, processed.standardError)
         return try compare(joined, name: "echo-path-change", mode: mode, doubleTalk: true)
+    }
+
+    /// A near end that starts inside the first fitted block and talks to the end (white noise,
+    /// at the echo's level): the first block's own fit must survive its successors, which hold
+    /// double talk only. The gate then finds exactly the track's single talk, at 8, 16 and
+    /// 48 kHz (before the fix: 8–24 single-talk frames of 124–249, every score off).
+    func testANearEndFromTheFirstBlockToTheEndKeepsTheFirstFit() throws {
+        for (rate, start) in [(8_000, 2), (16_000, 4), (48_000, 2)] {
+            var random = SeededRandom(seed: UInt64(rate))
+            let count = rate * 20, delay = rate / 100
+            let far = (0..<count).map { _ in random.nextGaussian() * 0.1 }
+            let near = (0..<count).map { index in index >= start * rate ? random.nextGaussian() * 0.05 : 0 }
+            let mic = (0..<count).map { index in (index >= delay ? 0.5 * far[index - delay] : 0) + near[index] }
+            func write(_ samples: [Float], _ name: String) throws -> String {
+                let path = root.appendingPathComponent("\(name)-\(rate).wav").path
+                try SoundFileWriter.write(samples, to: path, sampleRate: rate)
+                return path
+            }
+            let reference = try write(far, "lpb"), micPath = try write(mic, "mic"), nearPath = try write(near, "near")
+            let analyzer = EchoAnalyzer()
+            let tracked = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: micPath, nearEnd: nearPath).whole
+            let tapFree = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: micPath).whole
+            XCTAssertEqual(tapFree.gate.method, .echoPathFit)
+            XCTAssertGreaterThan(tracked.gate.singleTalkFrames, 100, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), 20 * log10(2), accuracy: 0.05, "\(rate) Hz")
+        }
     }
 
     func testTapFreeMetricsAgreeWithTaps() throws {
