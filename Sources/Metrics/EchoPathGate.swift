@@ -30,7 +30,10 @@ import Foundation
 /// 5. A frame (two hops) is near-end-active when the residual mic − ŷ, scaled by B/(B − L) (the
 ///    fit's degrees of freedom), is both
 ///    - at or above the near-end silence level (`nearEndSilentDBFS`, −55 dBFS mean square: the
-///      level the near-end-track gate uses, so noise alone is silence), and
+///      level the near-end-track gate uses, so noise alone is silence) — in a recording whose
+///      residual floor (its quietest frame so far, exact zeros aside) is within 3 dB of that
+///      level or above it, once the floor is taken off (steady noise no fit removes would
+///      otherwise read as a talker in every frame), and
 ///    - at or above the predicted echo less `echoPathResidualDB` (default 30 dB: on the linear
 ///      paths of the tests the fit leaves the mic's noise and nothing else, and a talker 20–30 dB
 ///      under the echo still weighs on a cancelled output; 20 dB let such frames into ERLE and
@@ -278,6 +281,17 @@ struct EchoPathGate {
                 }
             }
         }
+        // The residual's floor: the quietest frame so far (exact zeros aside: padding). Steady
+        // noise at the mic is left by every fit; above the silence level it read as a talker in
+        // every frame (measured: −50 dBFS of noise under a −26 dBFS echo, 0 single-talk frames).
+        var previousHop = lastHop?.residual
+        for h in 0..<hops {
+            if let previousHop {
+                let frame = corrected(previousHop + bestResidual[h]) / Double(frameSize)
+                if frame > 0 { residualFloor = min(residualFloor, frame) }
+            }
+            previousHop = bestResidual[h]
+        }
         for h in 0..<hops {
             let current = (residual: bestResidual[h], prediction: bestPrediction[h])
             if let last = lastHop {
@@ -311,9 +325,22 @@ struct EchoPathGate {
     /// (the near end, noise), the usual degrees-of-freedom correction — without it a talker just
     /// above the silence level read just below it (measured: −54.5 dBFS near end, −55.5 dBFS residual).
     private func isNearEndActive(residual: Double, prediction: Double, samples: Int) -> Bool {
-        let corrected = residual * Double(blockLength) / Double(blockLength - length)
-        return corrected / Double(samples) >= silentMeanSquare && corrected >= residualRatio * prediction
+        let meanSquare = corrected(residual) / Double(samples)
+        // In a recording whose residual never falls 3 dB below the silence level (steady noise
+        // that no fit removes), every frame would read as a talker: there the talker is what the
+        // residual holds above its floor (power adds). Quieter recordings keep the plain rule: a
+        // floor below it is the fit's own error as much as noise (a room's tail), and taking it
+        // off moved ERLE by 2 dB on a double-talk call.
+        // The floor is a minimum: steady noise's frames spread about 1 dB above and below its
+        // mean, so twice the floor (+3 dB) is taken off.
+        let noise = residualFloor.isFinite && residualFloor >= silentMeanSquare / 2 ? 2 * residualFloor : 0
+        return meanSquare - noise >= silentMeanSquare && corrected(residual) >= residualRatio * prediction
     }
+
+    private func corrected(_ residual: Double) -> Double { residual * Double(blockLength) / Double(blockLength - length) }
+
+    /// The quietest frame's residual mean square so far (`.infinity` before the first).
+    private var residualFloor = Double.infinity
 
     /// Σ(mic − ŷ)² and Σŷ² over `range`.
     private static func energies(_ mic: [Float], _ prediction: [Float], _ range: Range<Int>) -> (Double, Double) {

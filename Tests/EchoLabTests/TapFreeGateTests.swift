@@ -139,6 +139,39 @@ final class TapFreeGateTests: XCTestCase {
         }
     }
 
+    /// Steady noise at the mic at or above the silence level (−50 and −40 dBFS under a −26 dBFS
+    /// echo, near-end bursts of 1 s every 3 s): the gate finds the clean near-end track's frames
+    /// exactly; before, every frame read as double talk and every score was null.
+    func testSteadyNoiseIsNoTalker() throws {
+        for (rate, noiseDB) in [(16_000, -50.0), (48_000, -40.0)] {
+            var random = SeededRandom(seed: 21)
+            let count = rate * 12, delay = rate / 100
+            let noiseGain = Float(pow(10, noiseDB / 20))
+            let far = (0..<count).map { _ in random.nextGaussian() * 0.1 }
+            let near = (0..<count).map { index -> Float in
+                let second = index / rate
+                return second >= 3 && second % 3 == 0 ? random.nextGaussian() * 0.05 : 0
+            }
+            let noise = (0..<count).map { _ in random.nextGaussian() * noiseGain }
+            let echo = (0..<count).map { index in index >= delay ? 0.5 * far[index - delay] : 0 }
+            func write(_ samples: [Float], _ name: String) throws -> String {
+                let path = root.appendingPathComponent("\(name)-\(rate).wav").path
+                try SoundFileWriter.write(samples, to: path, sampleRate: rate)
+                return path
+            }
+            let reference = try write(far, "lpb"), nearPath = try write(near, "near")
+            let micPath = try write((0..<count).map { echo[$0] + near[$0] + noise[$0] }, "mic")
+            let processed = try write((0..<count).map { 0.01 * echo[$0] + near[$0] + noise[$0] }, "out")
+            let analyzer = EchoAnalyzer()
+            let tracked = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed, nearEnd: nearPath).whole
+            let tapFree = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed).whole
+            XCTAssertGreaterThan(tracked.gate.doubleTalkFrames, 100, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), try XCTUnwrap(tracked.erleDB), accuracy: 0.01, "\(rate) Hz")
+        }
+    }
+
     func testTapFreeMetricsAgreeWithTaps() throws {
         try writeScaledNearEnds()
         var comparisons: [Comparison] = []
