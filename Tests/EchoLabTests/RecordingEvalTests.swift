@@ -82,8 +82,8 @@ final class RecordingEvalTests: XCTestCase {
         // the double talk itself. The same call's ERL comes within 1.5 dB of the synthetic item's
         // (scored with both tracks). This call is a hard case: a generator near end that talks
         // through 77 % of the far end's frames (265 of 343 double talk by the track) leaves the
-        // 2.7 s block fits too little single talk, and the gate finds 5 of the 78 single-talk
-        // frames (measured ERLE 19.8 dB against 6.5); it never takes double talk for single talk
+        // 2.7 s block fits too little single talk, and the gate finds 12 of the 77 single-talk
+        // frames (measured ERLE 12.3 dB against 7.1); it never takes double talk for single talk
         // (it counts at least the track's double-talk frames). `TapFreeGateTests` holds the goals
         // on speech with pauses.
         let real = try XCTUnwrap(metrics(1))
