@@ -156,7 +156,7 @@ public enum EvalReportDocument {
             blocks.append(.note([.text("No audio taps were written (--no-taps): nothing to listen to for this item.")]))
         } else {
             // A recording's mic is an input: it can be played even when no output was kept.
-            if noOutput { blocks.append(.note([.text("The canceller's output was scored and not kept (--no-taps).")])) }
+            if noOutput { blocks.append(.note([.text("The canceller's output was not kept (--no-taps).")])) }
             blocks.append(.audio(clips))
         }
         return blocks

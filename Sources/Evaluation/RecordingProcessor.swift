@@ -95,6 +95,21 @@ public struct RecordingProcessor {
         let folder = InputFile.parent(of: output)
         if !folder.isEmpty { _ = try AtomicFile.prepareDirectory(folder) }   // "" : a bare name, the current folder
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
+        do {
+            return try run(control: control, latency: latency, rate: rate, micStream: micStream, micRate: micRate, micLength: micLength,
+                           referenceStream: referenceStream, referenceExcess: referenceExcess, referenceRate: referenceProbe?.sampleRate,
+                           writer: writer, cancellation: cancellation)
+        } catch {
+            // The partial output goes now, not whenever the writer is freed.
+            writer.discard()
+            throw error
+        }
+    }
+
+    private func run(control: EchoControl?, latency: Int, rate: Int, micStream: AudioFileStream, micRate: Int, micLength: Int64,
+                     referenceStream: AudioFileStream?, referenceExcess: Double?, referenceRate: Int?, writer: SoundFileWriter,
+                     cancellation: RunCancellation?) throws -> Outcome {
+        let frame = max(1, rate / 100)
         let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
         var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture
         var resampled = [Float](repeating: 0, count: frame * micRate / rate + 64)
@@ -136,10 +151,12 @@ public struct RecordingProcessor {
             let missing = Int(micLength - writer.framesWritten)
             if missing > 0 { try writer.write([Float](repeating: 0, count: missing), frames: missing) }
         }
+        // A signal in the last second of audio is not lost: nothing is put in place after it.
+        if cancellation?.isCancelled == true { throw RunCancelled() }
         try writer.finish()
         return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
                        divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
-                       referenceRate: referenceProbe?.sampleRate)
+                       referenceRate: referenceRate)
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

@@ -15,7 +15,7 @@ public enum RecordingReportDocument {
         typealias F = ReportFormatting
         let output: [ReportDocument.Span] = keepsOutput
             ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
-            : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was scored and not kept (no taps).")]
+            : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
             .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description), .text("; ")] + output),
         ]

@@ -10,17 +10,18 @@ import Simulation
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
 ///
-/// Without `keepsOutput` (`eval --no-taps`) the output is written under a hidden name, scored
-/// and deleted: the report lists no `sent`, and a `sent.wav` an earlier run of the folder listed
-/// as its own goes (it would contradict the new report).
+/// The output is written under a hidden name and scored; with `keepsOutput` it then becomes
+/// `sent.wav`, without (`eval --no-taps`) it is deleted: the report lists no `sent`, and a
+/// `sent.wav` an earlier run of the folder listed as its own goes (it would contradict the new
+/// report).
 public struct RecordingRun {
     public static let schema = "echolab.recording/2"
     public var item: RecordingItem
     public var mode: EchoControlMode
     public var outputDirectory: String
     public var keepsOutput: Bool
-    /// Polled while the recording is processed: a cancelled run stops within a second of audio
-    /// and leaves nothing.
+    /// Polled while the recording is processed (a cancelled run stops within a second of audio)
+    /// and once it is scored; a cancelled run leaves nothing.
     public var cancellation: RunCancellation?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
@@ -32,7 +33,7 @@ public struct RecordingRun {
         self.cancellation = cancellation
     }
 
-    /// The hidden name the output is scored under when it is not kept (`keepsOutput` false).
+    /// The hidden name the output is written and scored under.
     static let scoredOutput = ".sent.wav.scored"
 
     public func run() throws -> RunSummary {
@@ -46,23 +47,34 @@ public struct RecordingRun {
         if let loopback = item.loopback {
             _ = try EchoAnalyzer.checkHeaders([loopback, item.mic] + [item.echo, item.nearEnd].compactMap { $0 })
         }
+        if keepsOutput { try OutputFolder.checkReplaceable(["sent.wav"] + RunOutput.reportFiles, in: outputDirectory) }
         let previous = OutputFolder.filesOfPreviousRun(in: outputDirectory)
-        // What a run killed by a second signal left: the hidden files of a replacement or of an
-        // unkept output (regular files at names only EchoLab uses; unlink never takes a folder).
+        // What a run killed by a second signal left: the hidden files of a replacement, a partial
+        // output or a scratch (regular files at names only EchoLab uses; unlink never takes a
+        // folder).
         FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = (outputDirectory as NSString).appendingPathComponent(Self.scoredOutput)
-        unlink(scratch)
-        unlink((outputDirectory as NSString).appendingPathComponent(".\(Self.scoredOutput).partial"))
-        let sent = keepsOutput ? (outputDirectory as NSString).appendingPathComponent("sent.wav") : scratch
+        for leftover in [scratch, (outputDirectory as NSString).appendingPathComponent(".\(Self.scoredOutput).partial"),
+                         (outputDirectory as NSString).appendingPathComponent(".sent.wav.partial")] {
+            unlink(leftover)
+        }
+        // The output is written and scored under the hidden name; kept, it takes its place only
+        // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
-            .process(mic: item.mic, reference: item.loopback, output: sent, cancellation: cancellation)
+            .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
         // Only the file this run wrote goes (a failed `process` leaves none).
-        defer { if !keepsOutput { unlink(scratch) } }
+        defer { unlink(scratch) }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         if let loopback = item.loopback {
-            metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: sent,
+            metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                       echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
+        }
+        // Scoring a long recording takes seconds and does not look at the signal: it is looked
+        // at here, before anything of the run is put in place.
+        if cancellation?.isCancelled == true { throw RunCancelled() }
+        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: (outputDirectory as NSString).appendingPathComponent("sent.wav")) {
+            throw AtomicFile.WriteError(path: (outputDirectory as NSString).appendingPathComponent("sent.wav"), reason: "cannot write: \(reason)")
         }
         var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": keepsOutput ? .string("sent.wav") : .null]
         files["loopback"] = item.loopback.map(JSONValue.string)

@@ -31,16 +31,16 @@ import Foundation
 ///    fit's degrees of freedom), is both
 ///    - at or above the near-end silence level (`nearEndSilentDBFS`, −55 dBFS mean square: the
 ///      level the near-end-track gate uses, so noise alone is silence) — in a recording whose
-///      residual floor (its quietest frame so far, exact zeros aside) is within 3 dB of that
-///      level or above it, once the floor is taken off (steady noise no fit removes would
-///      otherwise read as a talker in every frame), and
+///      residual floor (the 2nd percentile of its frames' levels) is within
+///      3 dB of that level or above it, once twice the floor is taken off (steady noise no fit
+///      removes would otherwise read as a talker in every frame; `ResidualLevels`), and
 ///    - at or above the predicted echo less `echoPathResidualDB` (default 30 dB: on the linear
 ///      paths of the tests the fit leaves the mic's noise and nothing else, and a talker 20–30 dB
 ///      under the echo still weighs on a cancelled output; 20 dB let such frames into ERLE and
 ///      moved WebRTC's ERLE on a double-talk call by 2.3 dB).
 ///
-/// Memory: two blocks of the two signals and their segment spectra (a few MB), and one bit per
-/// frame (`FrameBits`), however long the call.
+/// Memory: two blocks of the two signals and their segment spectra (a few MB), and two bytes
+/// and two bits per frame (`ResidualLevels`: about 18 MB for a day at 48 kHz).
 struct EchoPathGate {
     let sampleRate: Int
     let frameSize: Int
@@ -82,7 +82,6 @@ struct EchoPathGate {
     private var older: Path?
     /// The last hop's residual and predicted-echo energy, awaiting its frame's second hop.
     private var lastHop: (residual: Double, prediction: Double)?
-    private(set) var bits = FrameBits()
 
     private struct Path {
         var real: [Float]
@@ -148,7 +147,7 @@ struct EchoPathGate {
             classify(block, candidates: [older, block.path, nil].compactMap { $0 })
             pending = nil
         }
-        return bits
+        return levels.decisions(silentMeanSquare: silentMeanSquare)
     }
 
     private mutating func fixDelay() {
@@ -281,23 +280,9 @@ struct EchoPathGate {
                 }
             }
         }
-        // The residual's floor: the quietest frame so far (exact zeros aside: padding). Steady
-        // noise at the mic is left by every fit; above the silence level it read as a talker in
-        // every frame (measured: −50 dBFS of noise under a −26 dBFS echo, 0 single-talk frames).
-        var previousHop = lastHop?.residual
-        for h in 0..<hops {
-            if let previousHop {
-                let frame = corrected(previousHop + bestResidual[h]) / Double(frameSize)
-                if frame > 0 { residualFloor = min(residualFloor, frame) }
-            }
-            previousHop = bestResidual[h]
-        }
         for h in 0..<hops {
             let current = (residual: bestResidual[h], prediction: bestPrediction[h])
-            if let last = lastHop {
-                bits.append(isNearEndActive(residual: last.residual + current.residual,
-                                            prediction: last.prediction + current.prediction, samples: frameSize))
-            }
+            if let last = lastHop { measure(residual: last.residual + current.residual, prediction: last.prediction + current.prediction) }
             lastHop = current
         }
     }
@@ -320,27 +305,23 @@ struct EchoPathGate {
         return (excluded, audible)
     }
 
-    /// The decision for a frame. The residual is first scaled by B/(B − L) (+0.58 dB): a
-    /// least-squares fit of L taps on B samples absorbs that share of whatever it cannot model
-    /// (the near end, noise), the usual degrees-of-freedom correction — without it a talker just
-    /// above the silence level read just below it (measured: −54.5 dBFS near end, −55.5 dBFS residual).
-    private func isNearEndActive(residual: Double, prediction: Double, samples: Int) -> Bool {
-        let meanSquare = corrected(residual) / Double(samples)
-        // In a recording whose residual never falls 3 dB below the silence level (steady noise
-        // that no fit removes), every frame would read as a talker: there the talker is what the
-        // residual holds above its floor (power adds). Quieter recordings keep the plain rule: a
-        // floor below it is the fit's own error as much as noise (a room's tail), and taking it
-        // off moved ERLE by 2 dB on a double-talk call.
-        // The floor is a minimum: steady noise's frames spread about 1 dB above and below its
-        // mean, so twice the floor (+3 dB) is taken off.
-        let noise = residualFloor.isFinite && residualFloor >= silentMeanSquare / 2 ? 2 * residualFloor : 0
-        return meanSquare - noise >= silentMeanSquare && corrected(residual) >= residualRatio * prediction
+    /// Measures a frame for its decision at `finish()`. The residual is first scaled by
+    /// B/(B − L) (+0.58 dB): a least-squares fit of L taps on B samples absorbs that share of
+    /// whatever it cannot model (the near end, noise), the usual degrees-of-freedom correction —
+    /// without it a talker just above the silence level read just below it (measured: −54.5 dBFS
+    /// near end, −55.5 dBFS residual). The plain rule (above the silence level and the echo cut)
+    /// decides, unless the recording's residual floor is steady noise (`ResidualLevels`): a floor
+    /// below the silence level is the fit's own error as much as noise (a room's tail), and taking
+    /// it off moved ERLE by 2 dB on a double-talk call.
+    private mutating func measure(residual: Double, prediction: Double) {
+        let corrected = residual * Double(blockLength) / Double(blockLength - length)
+        let meanSquare = corrected / Double(frameSize)
+        let passesEchoCut = corrected >= residualRatio * prediction
+        levels.append(meanSquare: meanSquare, passesEchoCut: passesEchoCut,
+                      isActiveByPlainRule: meanSquare >= silentMeanSquare && passesEchoCut)
     }
 
-    private func corrected(_ residual: Double) -> Double { residual * Double(blockLength) / Double(blockLength - length) }
-
-    /// The quietest frame's residual mean square so far (`.infinity` before the first).
-    private var residualFloor = Double.infinity
+    private var levels = ResidualLevels()
 
     /// Σ(mic − ŷ)² and Σŷ² over `range`.
     private static func energies(_ mic: [Float], _ prediction: [Float], _ range: Range<Int>) -> (Double, Double) {
