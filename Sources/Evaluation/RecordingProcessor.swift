@@ -96,67 +96,58 @@ public struct RecordingProcessor {
         if !folder.isEmpty { _ = try AtomicFile.prepareDirectory(folder) }   // "" : a bare name, the current folder
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
         do {
-            return try run(control: control, latency: latency, rate: rate, micStream: micStream, micRate: micRate, micLength: micLength,
-                           referenceStream: referenceStream, referenceExcess: referenceExcess, referenceRate: referenceProbe?.sampleRate,
-                           writer: writer, cancellation: cancellation)
+            let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
+            var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture
+            var resampled = [Float](repeating: 0, count: frame * micRate / rate + 64)
+            // Output sample j is mic sample j − latency: skip the first `latency` output samples, and
+            // after the mic's end feed silence until every mic sample has its output.
+            var micFrames = 0, produced = 0, written = 0, micEnded = false
+            var chunks = 0
+            while true {
+                chunks += 1
+                if chunks % 100 == 0, cancellation?.isCancelled == true { throw RunCancelled() }
+                let got = micEnded ? 0 : try micStream.read(into: &capture, frames: frame)
+                micFrames += got
+                if got < frame {
+                    micEnded = true
+                    for i in got..<frame { capture[i] = 0 }
+                }
+                let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
+                for i in referenceGot..<frame { render[i] = 0 }
+                if let control {
+                    try control.analyzeRender(render)
+                    try control.processCapture(capture, into: &processed)
+                } else {
+                    VectorMath.copy(capture, into: &processed, count: frame)
+                }
+                let first = produced
+                produced += frame
+                let start = max(first, latency + written), end = min(produced, latency + micFrames)
+                if end > start {
+                    try write(processed, from: start - first, count: end - start, to: writer, through: back, buffer: &resampled, limit: micLength)
+                    written += end - start
+                }
+                if micEnded && written >= micFrames { break }
+            }
+            if let back {
+                // Flush the resampler's tail; then the output is exactly as long as the mic (the
+                // round trip through 48 kHz may differ by a sample of rounding).
+                let (_, produced) = try back.process([], inputFrames: 0, into: &resampled, outputCapacity: resampled.count, endOfInput: true)
+                try writer.write(resampled, frames: Int(min(Int64(produced), micLength - writer.framesWritten)))
+                let missing = Int(micLength - writer.framesWritten)
+                if missing > 0 { try writer.write([Float](repeating: 0, count: missing), frames: missing) }
+            }
+            // A signal in the last second of audio is not lost: nothing is put in place after it.
+            if cancellation?.isCancelled == true { throw RunCancelled() }
+            try writer.finish()
+            return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
+                           divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
+                           referenceRate: referenceProbe?.sampleRate)
         } catch {
             // The partial output goes now, not whenever the writer is freed.
             writer.discard()
             throw error
         }
-    }
-
-    private func run(control: EchoControl?, latency: Int, rate: Int, micStream: AudioFileStream, micRate: Int, micLength: Int64,
-                     referenceStream: AudioFileStream?, referenceExcess: Double?, referenceRate: Int?, writer: SoundFileWriter,
-                     cancellation: RunCancellation?) throws -> Outcome {
-        let frame = max(1, rate / 100)
-        let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
-        var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture
-        var resampled = [Float](repeating: 0, count: frame * micRate / rate + 64)
-        // Output sample j is mic sample j − latency: skip the first `latency` output samples, and
-        // after the mic's end feed silence until every mic sample has its output.
-        var micFrames = 0, produced = 0, written = 0, micEnded = false
-        var frames = 0
-        while true {
-            frames += 1
-            if frames % 100 == 0, cancellation?.isCancelled == true { throw RunCancelled() }
-            let got = micEnded ? 0 : try micStream.read(into: &capture, frames: frame)
-            micFrames += got
-            if got < frame {
-                micEnded = true
-                for i in got..<frame { capture[i] = 0 }
-            }
-            let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
-            for i in referenceGot..<frame { render[i] = 0 }
-            if let control {
-                try control.analyzeRender(render)
-                try control.processCapture(capture, into: &processed)
-            } else {
-                VectorMath.copy(capture, into: &processed, count: frame)
-            }
-            let first = produced
-            produced += frame
-            let start = max(first, latency + written), end = min(produced, latency + micFrames)
-            if end > start {
-                try write(processed, from: start - first, count: end - start, to: writer, through: back, buffer: &resampled, limit: micLength)
-                written += end - start
-            }
-            if micEnded && written >= micFrames { break }
-        }
-        if let back {
-            // Flush the resampler's tail; then the output is exactly as long as the mic (the
-            // round trip through 48 kHz may differ by a sample of rounding).
-            let (_, produced) = try back.process([], inputFrames: 0, into: &resampled, outputCapacity: resampled.count, endOfInput: true)
-            try writer.write(resampled, frames: Int(min(Int64(produced), micLength - writer.framesWritten)))
-            let missing = Int(micLength - writer.framesWritten)
-            if missing > 0 { try writer.write([Float](repeating: 0, count: missing), frames: missing) }
-        }
-        // A signal in the last second of audio is not lost: nothing is put in place after it.
-        if cancellation?.isCancelled == true { throw RunCancelled() }
-        try writer.finish()
-        return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
-                       divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
-                       referenceRate: referenceRate)
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

@@ -53,11 +53,8 @@ public struct RecordingRun {
         // output or a scratch (regular files at names only EchoLab uses; unlink never takes a
         // folder).
         FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
-        let scratch = (outputDirectory as NSString).appendingPathComponent(Self.scoredOutput)
-        for leftover in [scratch, (outputDirectory as NSString).appendingPathComponent(".\(Self.scoredOutput).partial"),
-                         (outputDirectory as NSString).appendingPathComponent(".sent.wav.partial")] {
-            unlink(leftover)
-        }
+        let scratch = path(Self.scoredOutput)
+        for leftover in [scratch, path(".\(Self.scoredOutput).partial"), path(".sent.wav.partial")] { unlink(leftover) }
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
@@ -73,8 +70,8 @@ public struct RecordingRun {
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
         if cancellation?.isCancelled == true { throw RunCancelled() }
-        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: (outputDirectory as NSString).appendingPathComponent("sent.wav")) {
-            throw AtomicFile.WriteError(path: (outputDirectory as NSString).appendingPathComponent("sent.wav"), reason: "cannot write: \(reason)")
+        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
+            throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
         var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": keepsOutput ? .string("sent.wav") : .null]
         files["loopback"] = item.loopback.map(JSONValue.string)
@@ -94,12 +91,14 @@ public struct RecordingRun {
             "duration_s": .number(duration),
             "metrics": metrics?.json ?? .null,
         ])
-        try AtomicFile.write(report.canonicalText(), to: (outputDirectory as NSString).appendingPathComponent("report.json"))
+        try AtomicFile.write(report.canonicalText(), to: path("report.json"))
         let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
                                                     latencySamples: outcome.latencySamples, folder: outputDirectory, keepsOutput: keepsOutput)
-        try AtomicFile.write(MarkdownWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.md"))
-        try AtomicFile.write(HTMLWriter.render(document), to: (outputDirectory as NSString).appendingPathComponent("report.html"))
+        try AtomicFile.write(MarkdownWriter.render(document), to: path("report.md"))
+        try AtomicFile.write(HTMLWriter.render(document), to: path("report.html"))
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return try RunSummary(reading: report)
     }
+
+    private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
 }
