@@ -136,7 +136,8 @@ public enum RecordingCorpus {
             // The far end must be there; the tracks may be absent, but one that is there and
             // cannot be read (a folder, no permission) would silently change the gate.
             for (file, role, required) in [(loopback, "the far end", true), (echo, "the echo track", false), (nearEnd, "the near-end track", false)] {
-                guard let problem = partnerProblem(file, role: role, of: mine, isRequired: required) else { continue }
+                guard let problem = partnerProblem(file, role: role, of: mine, whenMissing: required ? "missing: \(role) of \(mine)" : nil)
+                else { continue }
                 return .broken(name: "fileid_\(id)", file: mic, problem: LayoutError(path: file, problem: problem).description)
             }
             return .recording(RecordingItem(name: "fileid_\(id)", mic: mic, loopback: loopback,
@@ -145,17 +146,15 @@ public enum RecordingCorpus {
         } + strays
     }
 
-    /// Why the partner file `path` of `mic` cannot be used, or nil: "missing" only when nothing
-    /// is at the path (and it `isRequired`); what is wrong with whatever is there otherwise.
-    static func partnerProblem(_ path: String, role: String, of mic: String, isRequired: Bool) -> String? {
-        guard var problem = InputFile.problem(at: path) else { return nil }
-        var info = stat()
-        if lstat(path, &info) != 0 {
-            if errno == ENOENT { return isRequired ? "missing: \(role) of \(mic)" : nil }
-        } else if info.st_mode & S_IFMT == S_IFLNK && problem.hasPrefix("no such file") {
-            problem = "a symbolic link to nothing"
-        }
-        return "\(problem); \(role) of \(mic)"
+    /// Why the partner file `path` (`role` of `mic`) cannot be used, or nil: `whenMissing` when
+    /// nothing is at the path (nil: the file is optional), what is wrong with whatever is there
+    /// otherwise.
+    static func partnerProblem(_ path: String, role: String, of mic: String, whenMissing: String?) -> String? {
+        guard let problem = InputFile.problem(at: path) else { return nil }
+        var entry = stat(), target = stat()
+        guard lstat(path, &entry) == 0 else { return errno == ENOENT ? whenMissing : "\(problem); \(role) of \(mic)" }
+        let dangling = entry.st_mode & S_IFMT == S_IFLNK && stat(path, &target) != 0 && errno == ENOENT
+        return "\(dangling ? "a symbolic link to nothing" : problem); \(role) of \(mic)"
     }
 
     enum Role { case mic, loopback }
@@ -209,9 +208,10 @@ public enum RecordingCorpus {
             let mic = (folder as NSString).appendingPathComponent(name)
             let loopback = (folder as NSString).appendingPathComponent(parsed.item + "_lpb.wav")
             let hasLoopback = InputFile.problem(at: loopback) == nil
-            if let problem = partnerProblem(loopback, role: "the loopback", of: name, isRequired: parsed.talkType != .nearEndSingleTalk) {
-                let needs = problem.hasPrefix("missing") ? " (\(parsed.talkType.rawValue) needs one)" : ""
-                items.append(.broken(name: parsed.item, file: mic, problem: LayoutError(path: loopback, problem: problem + needs).description))
+            let whenMissing = parsed.talkType == .nearEndSingleTalk ? nil
+                : "missing: the loopback of \(name) (\(parsed.talkType.rawValue) needs one)"
+            if let problem = partnerProblem(loopback, role: "the loopback", of: name, whenMissing: whenMissing) {
+                items.append(.broken(name: parsed.item, file: mic, problem: LayoutError(path: loopback, problem: problem).description))
                 continue
             }
             items.append(.recording(RecordingItem(name: parsed.item, mic: mic, loopback: hasLoopback ? loopback : nil,
