@@ -98,7 +98,7 @@ public enum OutputFolder {
         // Only plain WAV names in the folder itself: a report is data, not an instruction to
         // delete anything elsewhere (or a report of this run).
         return names.filter { name in
-            name.lowercased().hasSuffix(".wav") && !name.isEmpty && !name.contains("/") && name != "." && name != ".." && !name.hasPrefix(".")
+            name.lowercased().hasSuffix(".wav") && !name.contains("/") && !name.hasPrefix(".")
         }
     }
 

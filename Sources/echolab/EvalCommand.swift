@@ -124,8 +124,8 @@ struct EvalCommand: ParsableCommand {
         if let code = Interrupts.exitCode {
             // The signal may come after the last run began: then every run finished, and the
             // files say so.
-            let says = outcome.isComplete ? "\"complete\": true" : "\"complete\": false"
-            standardError("echolab: interrupted: \(outcome.results.count) of \(outcome.plannedCount) runs finished; \(out)/eval.json says \(says)")
+            standardError("echolab: interrupted: \(outcome.results.count) of \(outcome.plannedCount) runs finished; "
+                          + "\(out)/eval.json says \"complete\": \(outcome.isComplete)")
             throw ExitCode(code)
         }
         let failed = outcome.failedCount
