@@ -10,6 +10,10 @@ final class BlockSource {
     /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
     private let decoded: DecodedAudioCache.Decoded?
     private var position = 0
+    /// Frames read since the file's start or its last rewind: a read that comes up short starts
+    /// the file over only after a pass that held audio, so an empty file ends at once, and a file
+    /// that ends exactly on a block boundary (its next read is empty) still loops.
+    private var framesThisPass = 0
     private var generator: SignalGenerator?
     let loops: Bool
     private(set) var isExhausted = false
@@ -51,9 +55,11 @@ final class BlockSource {
             }
             let got = try file.read(into: &buffer, at: offset + filled, frames: count - filled)
             filled += got
+            framesThisPass += got
             if filled < count {
-                if loops && got + filled > 0 && file.estimatedFrameCount > 0 {
+                if loops && framesThisPass > 0 && file.estimatedFrameCount > 0 {
                     try file.rewind()
+                    framesThisPass = 0
                 } else {
                     isExhausted = true
                 }
@@ -62,8 +68,7 @@ final class BlockSource {
         return count
     }
 
-    /// `read` from the decoded file, step for step as from the stream (a read that ends exactly
-    /// at the end of the file is followed by an empty one, which ends even a looping source).
+    /// `read` from the decoded file, step for step as from the stream.
     private func readDecoded(_ decoded: DecodedAudioCache.Decoded, into buffer: inout [Float], at offset: Int, count: Int) -> Int {
         let samples = decoded.samples
         var filled = 0
@@ -76,10 +81,12 @@ final class BlockSource {
             VectorMath.copy(samples, from: position, into: &buffer, at: offset + filled, count: got)
             position += got
             filled += got
+            framesThisPass += got
             if filled < count {
                 for i in filled..<count { buffer[offset + i] = 0 }
-                if loops && got + filled > 0 && decoded.estimatedFrameCount > 0 {
+                if loops && framesThisPass > 0 && decoded.estimatedFrameCount > 0 {
                     position = 0
+                    framesThisPass = 0
                 } else {
                     isExhausted = true
                 }

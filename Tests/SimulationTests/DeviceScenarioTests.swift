@@ -13,6 +13,36 @@ final class DeviceScenarioTests: XCTestCase {
         return try ScenarioLoader.parse(data: Data(json.utf8), file: path)
     }
 
+    /// A looping file mic whose length is a whole number of its 20 ms periods: each pass ends
+    /// exactly on a push, so the next push reads nothing from the file — which used to end the
+    /// loop (silence after the first pass), as if the file were empty. Streamed from the file
+    /// (`run`) and read from the decoded cache (`eval`), it sends the file on every pass.
+    func testALoopingFileOfWholePeriodsKeepsLooping() throws {
+        let folder = try makeTemporaryDirectory()
+        // 200 ms: ten 960-frame pushes; 88 whole cycles, so the passes join without a click.
+        try writeWAV(SignalGenerator.render(.tone(frequency: 440, levelDBFS: -20), sampleRate: 48_000, count: 9_600, seed: 0),
+                     in: folder, "mic.wav")
+        let scenario = try parse("""
+        {"name": "loop", "duration_s": 2, "aec": {"mode": "disabled"},
+         "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop": true}]}
+        """, in: folder)
+        let streamed = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("streamed").path).run()
+        let cached = try DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
+            try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("cached").path).run()
+        }
+        for (path, run) in [("streamed", streamed), ("cached", cached)] {
+            let sent = run.recording.sent
+            XCTAssertEqual(sent.count, 96_000)
+            // Every 100 ms after the first pass carries the tone, none of it silent.
+            for start in stride(from: 400 * 48, to: sent.count, by: 100 * 48) {
+                let window = start..<min(start + 100 * 48, sent.count)
+                XCTAssertGreaterThan(goertzelShare(sent, in: window, frequency: 440), 0.99, "\(path): pass at \(start / 48) ms")
+                XCTAssertLessThan(longestZeroRun(sent, in: window).length, 8, "\(path): silence at \(start / 48) ms")
+            }
+        }
+        XCTAssertEqual(streamed.recording.sent, cached.recording.sent, "the cache reads the stream's samples")
+    }
+
     func testTimelineWithFileMicAECRecordingAndMute() throws {
         let folder = try makeTemporaryDirectory()
         try writeWAV(SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 48_000 * 4, seed: 1), in: folder, "far.wav")
