@@ -8,9 +8,15 @@ public enum VectorMath {
     @inlinable
     public static func copy(_ source: [Float], from sourceOffset: Int = 0, into destination: inout [Float],
                             at destinationOffset: Int = 0, count: Int) {
-        precondition(sourceOffset + count <= source.count && destinationOffset + count <= destination.count)
-        // A range assignment from a slice of the same length is one memcpy.
-        destination[destinationOffset..<(destinationOffset + count)] = source[sourceOffset..<(sourceOffset + count)]
+        // Spans, not a slice assignment: the slice retained and released `source` on every call,
+        // and that release was a seventh of the call thread's profile in `run` (a tap copies six
+        // signals a tick); spans only borrow. The loop vectorises like memcpy; `extracting`
+        // checks both ranges. Measured: `run` of the bench's 60 s call 3 % faster.
+        let input = source.span.extracting(sourceOffset..<(sourceOffset + count))
+        var whole = destination.mutableSpan
+        var output = whole.extracting(destinationOffset..<(destinationOffset + count))
+        var i = 0
+        while i < count { output[i] = input[i]; i &+= 1 }
     }
 
     @inlinable
