@@ -31,6 +31,28 @@ extension JSONValue {
         }
     }
 
+    /// Whether the object that `bytes` holds names `key` among its members before anything
+    /// stops a reader: a syntax error, or the end. Duplicate keys are let through, and nothing
+    /// after the key is read. For telling what kind of file a broken one was meant to be (a
+    /// manifest with a repeated key is a broken manifest, reported as one, not a scenario).
+    public static func objectNamesKey(_ key: String, in bytes: [UInt8], maximumBytes limit: Int = maximumBytes) -> Bool {
+        guard bytes.count <= limit else { return false }
+        var parser = Parser(bytes: bytes)
+        parser.skipByteOrderMark()
+        parser.skipWhitespace()
+        guard parser.peek == UInt8(ascii: "{") else { return false }
+        var found = false
+        // `walkObject` stops at the first error; the member seen before it counts.
+        try? parser.walkObject(depth: 1, isNew: { _ in true }) { (parser: inout Parser, name: String) throws(JSONSyntaxError) in
+            if name == key {
+                found = true
+                throw parser.error("found")
+            }
+            try parser.skipValue(depth: 1)
+        }
+        return found
+    }
+
     /// Reads the one value of `bytes` with `read`: the size limit, a byte-order mark, whitespace
     /// around the value and nothing after it are checked here.
     private static func reading<Value>(_ bytes: [UInt8], _ limit: Int,

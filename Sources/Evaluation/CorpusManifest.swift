@@ -30,12 +30,13 @@ public enum CorpusManifest {
         public var description: String { "\(path): \(problem)" }
     }
 
-    /// Whether `path` is a manifest (a JSON object with a `corpus` key) rather than a scenario.
+    /// Whether `path` is a manifest (a JSON object with a `corpus` key) rather than a scenario:
+    /// also when the file is broken after that key (a repeated key, a syntax error), so that it
+    /// is reported as a broken manifest, which stops the eval, not run as a failing scenario.
     public static func isManifest(_ path: String) -> Bool {
         guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= JSONValue.maximumBytes,
-              let data = FileManager.default.contents(atPath: path),
-              let value = try? JSONValue.parse(Array(data)) else { return false }
-        return value["corpus"] != nil
+              let data = FileManager.default.contents(atPath: path) else { return false }
+        return JSONValue.objectNamesKey("corpus", in: Array(data))
     }
 
     /// The items a manifest lists, in its order.
@@ -46,7 +47,7 @@ public enum CorpusManifest {
         do {
             value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()))
         } catch {
-            throw ManifestError(path: path, problem: "\(error)")
+            throw ManifestError(path: path, problem: "not valid JSON: \(error)")
         }
         guard let object = value.objectValue else { throw ManifestError(path: path, problem: "expected an object, found \(value.typeName)") }
         if let unknown = object.keys.sorted().first(where: { !["corpus", "description"].contains($0) }) {

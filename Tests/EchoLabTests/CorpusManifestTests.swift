@@ -83,12 +83,21 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [\"manifest.json\"]}", "corpus[0]: manifest.json: a cycle of manifests (it is being read already)"),
             ("{\"corpus\": [\"\"]}", "corpus[0]: an empty path; name a scenario, folder or manifest (\".\" for this folder)"),
             ("{\"corpus\": [], \"corpus\": []}", "not valid JSON: line 1, column 16: duplicate key 'corpus' (JSON readers disagree on which one wins; give it once)"),
+            // Broken after its `corpus` key, it is still a manifest: it stops the eval, and is
+            // not run as a scenario that fails (which wrote an eval.json of that one failure).
+            ("{\"corpus\": [\"delay.json\"], \"description\": \"a\", \"description\": \"b\"}",
+             "not valid JSON: line 1, column 48: duplicate key 'description' (JSON readers disagree on which one wins; give it once)"),
+            ("{\"corpus\": [\"delay.json\"]", "not valid JSON: line 1, column 26: the file ends inside an object"),
         ]
         for (text, problem) in cases {
             try write(text, to: "manifest.json")
+            try? FileManager.default.removeItem(at: root.appendingPathComponent("out"))
             let result = try runEchoLab(["eval", "manifest.json", "--out", "out"], in: root)
             XCTAssertEqual(result.status, 1, text)
             XCTAssertEqual(result.standardError, "echolab: manifest.json: \(problem)\n", text)
+            if problem.hasPrefix("not valid JSON") {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path), "nothing ran: \(text)")
+            }
         }
         // A recording's WAV given as the corpus says so (it read as a scenario: "not valid JSON").
         try SoundFileWriter.write([Float](repeating: 0.1, count: 480), to: root.appendingPathComponent("X_doubletalk_mic.wav").path, sampleRate: 48_000)

@@ -63,4 +63,26 @@ final class JSONMembersTests: XCTestCase {
         XCTAssertEqual(try JSONValue.parseMembers(["schema"], ofObjectIn: bytes(text))["schema"], .string("x"))
         XCTAssertThrowsError(try JSONValue.parseMembers(["series"], ofObjectIn: bytes(text)), "a kept number is converted")
     }
+
+    /// `objectNamesKey` tells what a broken file was meant to be: a key counts when it comes
+    /// before whatever breaks the file, and only as a member of the top-level object.
+    func testObjectNamesKeyUpToTheFirstError() {
+        let named = [
+            #"{"corpus": []}"#,
+            #"{"corpus": [], "corpus": []}"#,                     // a duplicate key after it
+            #"{"description": "a", "description": "b", "corpus": []}"#, // duplicates before it are let through
+            #"{"corpus": ["#,                                     // the file ends after it
+            "\u{FEFF} {\"corpus\": 1} trailing",                  // a byte-order mark; text after the object
+        ]
+        for text in named { XCTAssertTrue(JSONValue.objectNamesKey("corpus", in: bytes(text)), text) }
+        let unnamed = [
+            #"{"name": "x"}"#,
+            #"{"name": "x", "nested": {"corpus": []}}"#,          // not at the top level
+            #"{"name": x, "corpus": []}"#,                        // a syntax error before it
+            #"["corpus"]"#,
+            #""corpus""#,
+            "",
+        ]
+        for text in unnamed { XCTAssertFalse(JSONValue.objectNamesKey("corpus", in: bytes(text)), text) }
+    }
 }
