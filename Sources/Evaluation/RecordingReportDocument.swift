@@ -1,3 +1,4 @@
+import AudioCore
 import EchoLabJSON
 import Foundation
 import Metrics
@@ -17,7 +18,8 @@ public enum RecordingReportDocument {
             ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
             : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
-            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description), .text("; ")] + output),
+            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description), .text("; ")] + output
+                       + channelNote(item.channel)),
         ]
         if let metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
@@ -46,5 +48,14 @@ public enum RecordingReportDocument {
         if keepsOutput { clips.append(.init(label: "sent (canceller output)", path: "sent.wav")) }
         blocks += [.heading("Listen", level: 2, id: "listen"), .audio(clips)]
         return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
+    }
+
+    /// Which channel of multichannel files was measured (nothing for mono files).
+    private static func channelNote(_ channel: ChannelSelection) -> [ReportDocument.Span] {
+        switch channel {
+        case .monoOnly: []
+        case .downmix: [.text(" Multichannel files were downmixed (all channels averaged).")]
+        case .channel(let index): [.text(" Channel \(index) (counted from 0) of multichannel files was measured.")]
+        }
     }
 }

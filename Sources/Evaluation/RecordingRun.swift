@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -83,6 +84,9 @@ public struct RecordingRun {
             "item": .string(item.name),
             "talk_type": item.talkType.map { .string($0.rawValue) } ?? .null,
             "files": .object(files),
+            // The channel read from multichannel files (null: mono files only), so the numbers
+            // can be traced back to the audio they measured.
+            "channel": Self.channelJSON(item.channel),
             "aec": .object(["mode": .string(mode.description)]),
             "sample_rate": .number(Double(outcome.sampleRate)),
             "processing_rate": .number(Double(outcome.processingRate)),
@@ -101,4 +105,13 @@ public struct RecordingRun {
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
+
+    /// As the manifest's `channel` key writes it: a number counted from 0, or "downmix".
+    static func channelJSON(_ channel: ChannelSelection) -> JSONValue {
+        switch channel {
+        case .monoOnly: .null
+        case .downmix: .string("downmix")
+        case .channel(let index): .number(Double(index))
+        }
+    }
 }

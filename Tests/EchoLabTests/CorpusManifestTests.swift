@@ -144,6 +144,13 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(right["error"] is NSNull, "\(right)")
         // The right channel is the loopback at half the amplitude: an ERL of 20·log10(2) dB.
         XCTAssertEqual((right["metrics"] as? [String: Any])?["erl_db"] as? Double ?? 0, 20 * log10(2), accuracy: 0.01, "\(right)")
+        // The run's reports say which channel they measured.
+        let rightRun = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("out/right").path)
+            .first { $0.hasSuffix("report.json") })
+        let rightFolder = root.appendingPathComponent("out/right").appendingPathComponent(rightRun).deletingLastPathComponent()
+        XCTAssertEqual(try loadJSON(rightFolder.appendingPathComponent("report.json").path)["channel"] as? Int, 1)
+        XCTAssertTrue(try String(contentsOf: rightFolder.appendingPathComponent("report.md"), encoding: .utf8)
+            .contains("Channel 1 (counted from 0) of multichannel files was measured."))
         try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
 
         // Sharded in two modes and merged: the failed runs (one folder name per item, none on

@@ -100,6 +100,7 @@ final class RecordingEvalTests: XCTestCase {
             let own = try loadJSON(root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/report.json").path)
             XCTAssertEqual(own["schema"] as? String, "echolab.recording/2")
             XCTAssertEqual(own["latency_samples"] as? Int, 480)
+            XCTAssertTrue(own["channel"] is NSNull, "mono recordings: no channel picked")
         }
         // eval.html's players link each recording's own mic (outside out/) and each run's sent.wav.
         let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
