@@ -10,13 +10,14 @@ public enum VectorMath {
                             at destinationOffset: Int = 0, count: Int) {
         // Spans, not a slice assignment: the slice retained and released `source` on every call,
         // and that release was a seventh of the call thread's profile in `run` (a tap copies six
-        // signals a tick); spans only borrow. The loop vectorises like memcpy; `extracting`
-        // checks both ranges. Measured: `run` of the bench's 60 s call 3 % faster.
+        // signals a tick); spans only borrow. The loop vectorises like memcpy; both ranges are
+        // checked first (`extracting` and the precondition). Measured: `run` of the bench's
+        // 60 s call 3 % faster.
         let input = source.span.extracting(sourceOffset..<(sourceOffset + count))
-        var whole = destination.mutableSpan
-        var output = whole.extracting(destinationOffset..<(destinationOffset + count))
+        var output = destination.mutableSpan
+        precondition(destinationOffset >= 0 && destinationOffset <= output.count &- count)
         var i = 0
-        while i < count { output[i] = input[i]; i &+= 1 }
+        while i < count { output[destinationOffset &+ i] = input[i]; i &+= 1 }
     }
 
     @inlinable

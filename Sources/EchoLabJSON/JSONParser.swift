@@ -32,8 +32,9 @@ extension JSONValue {
     }
 
     /// Whether the object that `bytes` holds names `key` among its members before anything
-    /// stops a reader: a syntax error, or the end. Duplicate keys are let through, and nothing
-    /// after the key is read. For telling what kind of file a broken one was meant to be (a
+    /// stops a reader: a syntax error, or the end. Repeated keys of that object are let through
+    /// (inside a member's value, one is an error like any other), and nothing after the key is
+    /// read. For telling what kind of file a broken one was meant to be (a
     /// manifest with a repeated key is a broken manifest, reported as one, not a scenario).
     public static func objectNamesKey(_ key: String, in bytes: [UInt8], maximumBytes limit: Int = maximumBytes) -> Bool {
         guard bytes.count <= limit else { return false }
