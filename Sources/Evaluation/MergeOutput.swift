@@ -72,6 +72,7 @@ public enum MergeOutput {
                 try fileOperation("copy \(source) here", inside(out, run)) {
                     try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
                 }
+                try relinkReports(of: inside(staging, run), from: source, to: inside(out, run))
             }
             try stopIfCancelled()
             for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
@@ -98,6 +99,38 @@ public enum MergeOutput {
             undo()
             throw error
         }
+    }
+
+    /// A run's reports link what lies outside its folder (a recording's mic and loopback in the
+    /// corpus) relative to where the shard had it: the copy in `staging` gets links from
+    /// `destination`, where it will be. Links to the run's own files stay as they are.
+    static func relinkReports(of staging: String, from source: String, to destination: String) throws {
+        let sourceFolder = normalized(InputFile.absolute(source)), destinationFolder = InputFile.absolute(destination)
+        func retarget(_ path: String) -> String {
+            let target = path.hasPrefix("/") ? normalized(path) : normalized(sourceFolder + "/" + path)
+            if target.hasPrefix(sourceFolder + "/") { return path }
+            return EvalReportDocument.relativePath(from: destinationFolder, to: target)
+        }
+        for (name, relink) in [("report.md", { ReportRelinking.relinkingAudio(markdown: $0, retarget) }),
+                               ("report.html", { ReportRelinking.relinkingAudio(html: $0, retarget) })] as [(String, (String) -> String)] {
+            let path = (staging as NSString).appendingPathComponent(name)
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            let relinked = relink(text)
+            guard relinked != text else { continue }
+            // Replaced in place: the copy is in the hidden staging folder, which a failure removes.
+            if let reason = FileReplacement.writeFile(Data(relinked.utf8), to: path) {
+                throw AtomicFile.WriteError(path: path, reason: "cannot relink its audio: \(reason)")
+            }
+        }
+    }
+
+    /// `path` (absolute) without "." and ".." parts, as text (links are text; no link is followed).
+    static func normalized(_ path: String) -> String {
+        var parts: [Substring] = []
+        for part in path.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     /// Runs a copy or a move of `path`; a failure is one line naming it and the system's reason

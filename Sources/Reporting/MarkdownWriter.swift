@@ -24,7 +24,9 @@ public enum MarkdownWriter {
             case .bandChart(let chart):
                 out += Self.bandChart(chart)
             case .audio(let clips):
-                out += "Listen: " + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: " · ") + "\n"
+                // The format `ReportRelinking` reads back.
+                out += ReportRelinking.listenPrefix
+                    + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: ReportRelinking.clipSeparator) + "\n"
             }
         }
         return out

@@ -1,6 +1,7 @@
 import AudioCore
 import AudioInterop
 import Foundation
+import Reporting
 import XCTest
 
 /// A corpus manifest lists scenarios, folders and recordings from anywhere; its paths are read
@@ -170,7 +171,25 @@ final class CorpusManifestTests: XCTestCase {
             return eval
         }
         XCTAssertEqual(try withoutTiming("merged") as NSDictionary, try withoutTiming("whole") as NSDictionary)
-        for folder in ["whole", "shard-1", "shard-2", "merged"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
+        // Merged two folders deeper, from inside one of them, a recording run's players still
+        // reach the corpus's mic and loopback (their links were relative to the shard's run).
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("deeper/still"), withIntermediateDirectories: true)
+        let deeper = try runEchoLab(["merge", "../../shard-1", "../../shard-2", "--out", "merged"], in: root.appendingPathComponent("deeper/still"))
+        XCTAssertEqual(deeper.status, 0, deeper.standardError)
+        let run = root.appendingPathComponent("deeper/still/merged/right/speex-intensityMin")
+        let markdown = try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8)
+        let html = try String(contentsOf: run.appendingPathComponent("report.html"), encoding: .utf8)
+        var links: [String] = []
+        _ = ReportRelinking.relinkingAudio(markdown: markdown) { links.append($0); return $0 }
+        _ = ReportRelinking.relinkingAudio(html: html) { links.append($0); return $0 }
+        XCTAssertEqual(links.count, 4, "mic and loopback in each report (no sent.wav: --no-taps)")
+        for link in links {
+            XCTAssertTrue(link.hasPrefix("../../../../../"), link)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: run.appendingPathComponent(link).standardizedFileURL.path), link)
+        }
+        XCTAssertEqual(Set(links.map { run.appendingPathComponent($0).standardizedFileURL.path }),
+                       [stereo, mono].map { URL(fileURLWithPath: $0).standardizedFileURL.path }.reduce(into: Set<String>()) { $0.insert($1) })
+        for folder in ["whole", "shard-1", "shard-2", "merged", "deeper"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 }

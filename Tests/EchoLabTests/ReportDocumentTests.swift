@@ -73,4 +73,30 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertTrue(links.contains("<a href=\"#item-a\">item</a>") && links.contains("<a href=\"a%20b/report.html\">run</a>"), links)
         XCTAssertTrue(HTMLWriter.render(document).contains("a 250–500 Hz: -2.0 dB"), "a negative band value is drawn")
     }
+
+    /// `ReportRelinking` reads the players' links back as the writers wrote them: relinking a
+    /// rendered report gives the bytes of the report rendered with the new links, for paths with
+    /// spaces, `&`, quotes, `%`, brackets and non-ASCII letters; the rest of the page is untouched.
+    func testRelinkingAudioEqualsRenderingWithTheNewLinks() {
+        let paths = ["../../corpus/mic one.wav", "../x&y/\"quoted\" <lpb>.wav", "sent.wav", "../100%/[a]/é (1).wav", "/abs/path/r.wav"]
+        func document(_ retarget: (String) -> String) -> ReportDocument {
+            ReportDocument(title: "r1 — disabled & more", blocks: [
+                .paragraph([.text("Listen: this paragraph is not a player line · src=\"x.wav\"")]),
+                .audio(paths.enumerated().map { .init(label: "clip [\($0.offset)] (a) · b", path: retarget($0.element)) }),
+                .heading("Again", level: 2, id: "again"),
+                .audio([.init(label: "one", path: retarget(paths[0]))]),
+            ])
+        }
+        let retarget = { (path: String) in path == "sent.wav" ? path : "../../" + path }
+        let original = document { $0 }, moved = document(retarget)
+        XCTAssertEqual(ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(original), retarget), MarkdownWriter.render(moved))
+        XCTAssertEqual(ReportRelinking.relinkingAudio(html: HTMLWriter.render(original), retarget), HTMLWriter.render(moved))
+        // Each link is given to `retarget` as the plain path the clip held.
+        var seen: [String] = []
+        _ = ReportRelinking.relinkingAudio(html: HTMLWriter.render(original)) { seen.append($0); return $0 }
+        XCTAssertEqual(seen, paths + [paths[0]])
+        seen = []
+        _ = ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(original)) { seen.append($0); return $0 }
+        XCTAssertEqual(seen, paths + [paths[0]])
+    }
 }
