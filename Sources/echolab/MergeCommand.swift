@@ -52,6 +52,11 @@ struct MergeCommand: ParsableCommand {
                 standardError("echolab: interrupted: nothing merged into \(out)")
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
+            if Interrupts.cancellation.isCancelled {
+                // The signal came once runs were moving into place: undoing them then would be
+                // the riskier half, so the merge finished; said, as the exit status cannot.
+                standardError("echolab: interrupted once the runs were moving into place: the merge was finished")
+            }
             let count = merged.outcome.results.count
             let failed = merged.outcome.failedCount
             // An interrupted shard's runs are missing: said here as eval.json says it.
