@@ -4,10 +4,19 @@ import AudioCore
 /// the rate is converted through `Resampler` when it differs. `read` hands out exactly the number
 /// of frames asked for until the file (and the resampler's tail) is exhausted, so callers can pull
 /// fixed 10 ms blocks whatever the file's native rate and block size.
+///
+/// A looping stream starts the file over where it ends, at the file's own rate, before the
+/// resampler: the converter sees one continuous signal, so the passes join as the file's end and
+/// start do. (Rewound after the resampler, each pass was converted on its own, its end flushed
+/// and its start primed from silence: a click at every restart of a resampled loop.)
 public final class AudioFileStream {
     public let reader: SoundFileReader
     public let targetRate: Int
     public let selection: ChannelSelection
+    /// Whether the file starts over at its end (an empty file still ends at once).
+    public let loops: Bool
+    /// Frames read from the file since its start or its last restart.
+    private var framesThisPass = 0
     private let resampler: Resampler?
     private var interleaved: [Float]
     private var mono: [Float]
@@ -20,10 +29,11 @@ public final class AudioFileStream {
     private let readFrames: Int
 
     public init(path: String, targetRate: Int, selection: ChannelSelection = .monoOnly,
-                quality: ResamplerQuality = .best) throws {
+                quality: ResamplerQuality = .best, loops: Bool = false) throws {
         reader = try SoundFileReader(path: path)
         self.targetRate = targetRate
         self.selection = selection
+        self.loops = loops
         switch selection {
         case .monoOnly where reader.channelCount != 1:
             throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
@@ -68,7 +78,7 @@ public final class AudioFileStream {
         var filled = 0
         if resampler == nil {
             // A large read of a mono file with nothing held: libsndfile fills the caller's buffer directly.
-            if reader.channelCount == 1 && frames >= readFrames && monoStart == monoEnd && !sourceExhausted {
+            if reader.channelCount == 1 && frames >= readFrames && monoStart == monoEnd && !sourceExhausted && !loops {
                 filled = try reader.read(into: &buffer, at: offset, frames: frames)
                 if filled < frames { sourceExhausted = true }
             }
@@ -97,18 +107,34 @@ public final class AudioFileStream {
         return filled
     }
 
-    /// Starts again from the first frame (a looping file microphone).
+    /// Starts again from the first frame, the resampler from silence (a second pass over a file).
     public func rewind() throws {
         try reader.seek(toFrame: 0)
         resampler?.reset()
         monoStart = 0; monoEnd = 0; pendingStart = 0; pendingEnd = 0
         sourceExhausted = false; flushed = false
+        framesThisPass = 0
     }
 
-    /// Reads the next chunk of the file into `mono`; false at the end of the file.
+    /// Reads the next chunk of the file into `mono`; false at the end of the file (never, for a
+    /// looping stream of a file that holds audio).
     @discardableResult
     private func readChunk() throws -> Bool {
         guard !sourceExhausted else { return false }
+        var got = try readFileChunk()
+        if got == 0 && loops && framesThisPass > 0 {
+            try reader.seek(toFrame: 0)
+            framesThisPass = 0
+            got = try readFileChunk()
+        }
+        framesThisPass += got
+        if got == 0 { sourceExhausted = true }
+        monoStart = 0; monoEnd = got
+        return got > 0
+    }
+
+    /// The next chunk of the file, as mono, into `mono`.
+    private func readFileChunk() throws -> Int {
         let got: Int
         if reader.channelCount == 1 {
             got = try reader.read(into: &mono, frames: readFrames)
@@ -121,9 +147,7 @@ public final class AudioFileStream {
                 SampleConversion.extract(channel: index, interleaved: interleaved, channelCount: reader.channelCount, frameCount: got, into: &mono)
             }
         }
-        if got == 0 { sourceExhausted = true }
-        monoStart = 0; monoEnd = got
-        return got > 0
+        return got
     }
 
     /// Produces more resampled output into `pending`; false when nothing more will come.

@@ -68,6 +68,10 @@ public struct RecordingRun {
             metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                       echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
         }
+        // The channel picked, when a file had more than one (mono files are read as they are).
+        let multichannel = try [item.mic, item.loopback, item.echo, item.nearEnd].compactMap { $0 }
+            .contains { try SoundFileReader(path: $0).channelCount > 1 }
+        let channel = multichannel ? item.channel : .monoOnly
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
         if cancellation?.isCancelled == true { throw RunCancelled() }
@@ -86,7 +90,7 @@ public struct RecordingRun {
             "files": .object(files),
             // The channel read from multichannel files (null: mono files only), so the numbers
             // can be traced back to the audio they measured.
-            "channel": Self.channelJSON(item.channel),
+            "channel": Self.channelJSON(channel),
             "aec": .object(["mode": .string(mode.description)]),
             "sample_rate": .number(Double(outcome.sampleRate)),
             "processing_rate": .number(Double(outcome.processingRate)),
@@ -96,7 +100,9 @@ public struct RecordingRun {
             "metrics": metrics?.json ?? .null,
         ])
         try AtomicFile.write(report.canonicalText(), to: path("report.json"))
-        let document = RecordingReportDocument.make(item: item, mode: mode, metrics: metrics, durationSeconds: duration,
+        var measured = item
+        measured.channel = channel
+        let document = RecordingReportDocument.make(item: measured, mode: mode, metrics: metrics, durationSeconds: duration,
                                                     latencySamples: outcome.latencySamples, folder: outputDirectory, keepsOutput: keepsOutput)
         try AtomicFile.write(MarkdownWriter.render(document), to: path("report.md"))
         try AtomicFile.write(HTMLWriter.render(document), to: path("report.html"))

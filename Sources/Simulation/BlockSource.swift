@@ -10,10 +10,6 @@ final class BlockSource {
     /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
     private let decoded: DecodedAudioCache.Decoded?
     private var position = 0
-    /// Frames read since the file's start or its last rewind: a read that comes up short starts
-    /// the file over only after a pass that held audio, so an empty file ends at once, and a file
-    /// that ends exactly on a block boundary (its next read is empty) still loops.
-    private var framesThisPass = 0
     private var generator: SignalGenerator?
     let loops: Bool
     private(set) var isExhausted = false
@@ -23,8 +19,12 @@ final class BlockSource {
         self.loops = loops
         switch source {
         case .file(let path, let channel):
-            decoded = DecodedAudioCache.shared.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
-            file = decoded == nil ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium) : nil
+            // A looping file is streamed: the stream starts the file over before its resampler,
+            // so the passes join without a click; the decoded cache holds one pass, converted
+            // on its own, whose copies would not join.
+            decoded = loops ? nil : DecodedAudioCache.shared.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+            file = decoded == nil
+                ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium, loops: loops) : nil
         case .generator(let kind, let seed):
             file = nil
             decoded = nil
@@ -46,52 +46,24 @@ final class BlockSource {
         if let decoded {
             return readDecoded(decoded, into: &buffer, at: offset, count: count)
         }
-        guard let file else { return 0 }
-        var filled = 0
-        while filled < count {
-            if isExhausted {
-                for i in filled..<count { buffer[offset + i] = 0 }
-                return filled
-            }
-            let got = try file.read(into: &buffer, at: offset + filled, frames: count - filled)
-            filled += got
-            framesThisPass += got
-            if filled < count {
-                if loops && framesThisPass > 0 && file.estimatedFrameCount > 0 {
-                    try file.rewind()
-                    framesThisPass = 0
-                } else {
-                    isExhausted = true
-                }
-            }
+        guard let file, !isExhausted else {
+            for i in 0..<count { buffer[offset + i] = 0 }
+            return 0
         }
-        return count
+        // The stream zeroes what it could not fill; it falls short only at its end (a looping
+        // stream: only when the file is empty).
+        let got = try file.read(into: &buffer, at: offset, frames: count)
+        if got < count { isExhausted = true }
+        return got
     }
 
-    /// `read` from the decoded file, step for step as from the stream.
+    /// `read` from the decoded file (a file that does not loop), as from the stream.
     private func readDecoded(_ decoded: DecodedAudioCache.Decoded, into buffer: inout [Float], at offset: Int, count: Int) -> Int {
-        let samples = decoded.samples
-        var filled = 0
-        while filled < count {
-            if isExhausted {
-                for i in filled..<count { buffer[offset + i] = 0 }
-                return filled
-            }
-            let got = min(count - filled, samples.count - position)
-            VectorMath.copy(samples, from: position, into: &buffer, at: offset + filled, count: got)
-            position += got
-            filled += got
-            framesThisPass += got
-            if filled < count {
-                for i in filled..<count { buffer[offset + i] = 0 }
-                if loops && framesThisPass > 0 && decoded.estimatedFrameCount > 0 {
-                    position = 0
-                    framesThisPass = 0
-                } else {
-                    isExhausted = true
-                }
-            }
-        }
-        return count
+        let got = min(count, decoded.samples.count - position)
+        VectorMath.copy(decoded.samples, from: position, into: &buffer, at: offset, count: got)
+        for i in got..<count { buffer[offset + i] = 0 }
+        position += got
+        if got < count { isExhausted = true }
+        return got
     }
 }

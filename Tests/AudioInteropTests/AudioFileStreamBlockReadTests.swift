@@ -77,4 +77,35 @@ final class AudioFileStreamBlockReadTests: XCTestCase {
         let expected = (0..<1_440).map { clip[$0 % 300] }
         XCTAssertEqual(collected, expected)
     }
+
+    /// A looping stream is the stream of the file repeated: the passes are joined before the
+    /// resampler, so a file of N frames looped k times converts as one file of k·N frames would
+    /// (compared before that file's end, where it is flushed and the loop goes on). An empty file
+    /// ends at once, looping or not.
+    func testALoopingStreamConvertsTheRepeatedFile() throws {
+        let once = Signals.noise(seed: 5, count: 320), repeated = Array([[Float]](repeating: once, count: 12).joined())
+        let loopPath = dir.file("once-16k.wav"), repeatedPath = dir.file("repeated-16k.wav")
+        try SoundFileWriter.write(once, to: loopPath, sampleRate: 16_000)
+        try SoundFileWriter.write(repeated, to: repeatedPath, sampleRate: 16_000)
+        for target in [16_000, 44_100, 48_000] {
+            let whole = try AudioFileStream.readAll(path: repeatedPath, targetRate: target).samples
+            let compared = whole.count - target / 100   // the last 10 ms: the repeated file's flushed end
+            for block in [37, 480, 960, 4_096] {
+                let stream = try AudioFileStream(path: loopPath, targetRate: target, loops: true)
+                var looped: [Float] = [], buffer = [Float](repeating: .nan, count: block)
+                while looped.count < whole.count + block {
+                    XCTAssertEqual(try stream.read(into: &buffer, frames: block), block, "a looping stream never ends")
+                    looped += buffer
+                }
+                XCTAssertEqual(Array(looped[0..<compared]), Array(whole[0..<compared]), "block \(block) at \(target) Hz")
+            }
+        }
+        let empty = dir.file("empty.wav")
+        try SoundFileWriter.write([], to: empty, sampleRate: 16_000)
+        for target in [16_000, 48_000] {
+            var buffer = [Float](repeating: 1, count: 480)
+            XCTAssertEqual(try AudioFileStream(path: empty, targetRate: target, loops: true).read(into: &buffer, frames: 480), 0)
+            XCTAssertEqual(buffer, [Float](repeating: 0, count: 480))
+        }
+    }
 }

@@ -192,4 +192,17 @@ final class CorpusManifestTests: XCTestCase {
         for folder in ["whole", "shard-1", "shard-2", "merged", "deeper"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
+
+    /// An entry's `channel` matters only for multichannel files: with mono ones the reports say
+    /// no channel was picked (null), not one the files do not have.
+    func testAChannelOnMonoRecordingsIsReportedAsNone() throws {
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
+        try write(#"{"corpus": [{"name": "mono", "mic": "mono.wav", "loopback": "mono.wav", "channel": 5}]}"#, to: "manifest.json")
+        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let run = root.appendingPathComponent("out/mono/disabled")
+        XCTAssertTrue(try loadJSON(run.appendingPathComponent("report.json").path)["channel"] is NSNull)
+        XCTAssertFalse(try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8).contains("multichannel"))
+    }
 }

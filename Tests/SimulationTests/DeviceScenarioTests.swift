@@ -13,34 +13,42 @@ final class DeviceScenarioTests: XCTestCase {
         return try ScenarioLoader.parse(data: Data(json.utf8), file: path)
     }
 
-    /// A looping file mic whose length is a whole number of its 20 ms periods: each pass ends
-    /// exactly on a push, so the next push reads nothing from the file — which used to end the
-    /// loop (silence after the first pass), as if the file were empty. Streamed from the file
-    /// (`run`) and read from the decoded cache (`eval`), it sends the file on every pass.
-    func testALoopingFileOfWholePeriodsKeepsLooping() throws {
+    /// A looping file mic plays its file without a break or a click at each restart:
+    /// - 200 ms at 48 kHz, ten 960-frame pushes: each pass ends exactly on a push, so the next
+    ///   push read nothing from the file, which ended the loop (silence after the first pass);
+    /// - 20 ms at 16 kHz, resampled: each pass was converted on its own (the converter flushed
+    ///   at its end, primed from silence at its start), a click every 20 ms; the stream now
+    ///   restarts the file before the converter.
+    /// Both tones hold whole cycles, so the looped signal is one steady tone: no sample may step
+    /// further than the tone's steepest slope. `eval`'s decoded cache gives the same bytes.
+    func testALoopingFileJoinsItsPassesSeamlessly() throws {
         let folder = try makeTemporaryDirectory()
-        // 200 ms: ten 960-frame pushes; 88 whole cycles, so the passes join without a click.
-        try writeWAV(SignalGenerator.render(.tone(frequency: 440, levelDBFS: -20), sampleRate: 48_000, count: 9_600, seed: 0),
-                     in: folder, "mic.wav")
-        let scenario = try parse("""
-        {"name": "loop", "duration_s": 2, "aec": {"mode": "disabled"},
-         "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop": true}]}
-        """, in: folder)
-        let streamed = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("streamed").path).run()
-        let cached = try DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
-            try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("cached").path).run()
-        }
-        for (path, run) in [("streamed", streamed), ("cached", cached)] {
-            let sent = run.recording.sent
-            XCTAssertEqual(sent.count, 96_000)
-            // Every 100 ms after the first pass carries the tone, none of it silent.
-            for start in stride(from: 400 * 48, to: sent.count, by: 100 * 48) {
-                let window = start..<min(start + 100 * 48, sent.count)
-                XCTAssertGreaterThan(goertzelShare(sent, in: window, frequency: 440), 0.99, "\(path): pass at \(start / 48) ms")
-                XCTAssertLessThan(longestZeroRun(sent, in: window).length, 8, "\(path): silence at \(start / 48) ms")
+        let cases = [(name: "exact48k", rate: 48_000, frames: 9_600, frequency: 440.0),
+                     (name: "short16k", rate: 16_000, frames: 320, frequency: 400.0)]
+        for file in cases {
+            let amplitude: Float = 0.25
+            let tone = (0..<file.frames).map { amplitude * Float(cos(2 * Double.pi * file.frequency * Double($0) / Double(file.rate))) }
+            try writeWAV(tone, in: folder, "\(file.name).wav", rate: file.rate)
+            let scenario = try parse("""
+            {"name": "\(file.name)", "duration_s": 2, "aec": {"mode": "disabled"},
+             "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "file", "file": "\(file.name).wav", "loop": true}]}
+            """, in: folder, name: "\(file.name).json")
+            let streamed = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-streamed").path).run()
+            let cached = try DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
+                try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-cached").path).run()
             }
+            let sent = streamed.recording.sent
+            XCTAssertEqual(sent.count, 96_000)
+            XCTAssertEqual(sent, cached.recording.sent, "\(file.name): eval's bytes are run's")
+            // From the second pass on (the first push is sent 20–40 ms in).
+            let steady = (100 * 48)..<sent.count
+            let steepest = amplitude * Float(2 * Double.pi * file.frequency / 48_000)
+            var largestStep: Float = 0
+            for i in steady.dropLast() { largestStep = max(largestStep, abs(sent[i + 1] - sent[i])) }
+            XCTAssertLessThan(largestStep, steepest * 1.05, "\(file.name): a click where the file restarts")
+            XCTAssertGreaterThan(goertzelShare(sent, in: steady, frequency: file.frequency), 0.999, file.name)
+            XCTAssertLessThan(longestZeroRun(sent, in: steady).length, 8, "\(file.name): silence")
         }
-        XCTAssertEqual(streamed.recording.sent, cached.recording.sent, "the cache reads the stream's samples")
     }
 
     func testTimelineWithFileMicAECRecordingAndMute() throws {
