@@ -84,8 +84,11 @@ public enum EvalReportDocument {
             blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
                 item.results.map { result -> [ReportDocument.Cell] in
                     let m = result.summary?.metrics
+                    let mode = result.mode?.description ?? "as written"
+                    // A failed run has no folder: its mode is text, not a link to nothing.
                     var row: [ReportDocument.Cell] = [.init([.link(item.name, href: "#\(anchor(item.name))")]),
-                                                      .init([.link(result.mode?.description ?? "as written", href: "\(result.folder)/report.html")])]
+                                                      result.summary == nil ? .init(mode)
+                                                          : .init([.link(mode, href: "\(result.folder)/report.html")])]
                     if result.summary == nil {
                         row += [.init([.strong("failed")])] + Array(repeating: ReportDocument.Cell(""), count: runHeader.count - 3)
                         return row

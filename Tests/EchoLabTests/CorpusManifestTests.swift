@@ -145,6 +145,14 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(right["error"] is NSNull, "\(right)")
         // The right channel is the loopback at half the amplitude: an ERL of 20·log10(2) dB.
         XCTAssertEqual((right["metrics"] as? [String: Any])?["erl_db"] as? Double ?? 0, 20 * log10(2), accuracy: 0.01, "\(right)")
+        // Every link of eval.html reaches a file: failed runs (no folder) are not linked.
+        let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        let targets = (page.attributes("href", of: "a") + page.attributes("src", of: "audio")).filter { !$0.hasPrefix("#") }
+        XCTAssertFalse(targets.isEmpty)
+        for target in targets {
+            let path = root.appendingPathComponent("out").appendingPathComponent(target.removingPercentEncoding ?? target).path
+            XCTAssertTrue(FileManager.default.fileExists(atPath: path), "eval.html links \(target), which is not there")
+        }
         // The run's reports say which channel they measured.
         let rightRun = try XCTUnwrap(FileManager.default.subpathsOfDirectory(atPath: root.appendingPathComponent("out/right").path)
             .first { $0.hasSuffix("report.json") })
