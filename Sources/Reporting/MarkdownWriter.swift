@@ -108,8 +108,12 @@ public enum MarkdownWriter {
     static func linkTarget(_ path: String) -> String {
         // "#anchor" is a link within the page: only its name is encoded.
         if path.hasPrefix("#") { return "#" + (path.dropFirst().addingPercentEncoding(withAllowedCharacters: .urlFragmentAllowed) ?? "") }
-        return path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path
+        return path.addingPercentEncoding(withAllowedCharacters: pathAllowed) ?? path
     }
+
+    /// URL path characters less the parentheses: a ")" in a link target ends a Markdown link
+    /// (a corpus in a folder named `a)b` had its players' links cut there).
+    private static let pathAllowed = CharacterSet.urlPathAllowed.subtracting(CharacterSet(charactersIn: "()"))
 
     static func format(_ value: Double) -> String { String(format: "%g", value) }
 }

@@ -99,4 +99,13 @@ final class ReportDocumentTests: XCTestCase {
         _ = ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(original)) { seen.append($0); return $0 }
         XCTAssertEqual(seen, paths + [paths[0]])
     }
+
+    /// A ")" ends a Markdown link target: parentheses in a path are percent-encoded there (an
+    /// HTML attribute needs no such care).
+    func testMarkdownLinkTargetsEncodeParentheses() {
+        let document = ReportDocument(title: "t", blocks: [.audio([.init(label: "mic (recording)", path: "../a)b/(1) mic.wav")])])
+        XCTAssertEqual(MarkdownWriter.render(document).components(separatedBy: "\n").first { $0.hasPrefix("Listen: ") },
+                       "Listen: [mic (recording)](../a%29b/%281%29%20mic.wav)")
+        XCTAssertTrue(HTMLWriter.render(document).contains(#"src="../a)b/(1)%20mic.wav""#))
+    }
 }
