@@ -31,27 +31,23 @@ extension JSONValue {
         }
     }
 
-    /// Whether the object that `bytes` holds names `key` among its members before anything
-    /// stops a reader: a syntax error, or the end. Repeated keys of that object are let through
-    /// (inside a member's value, one is an error like any other), and nothing after the key is
-    /// read. For telling what kind of file a broken one was meant to be (a
-    /// manifest with a repeated key is a broken manifest, reported as one, not a scenario).
-    public static func objectNamesKey(_ key: String, in bytes: [UInt8], maximumBytes limit: Int = maximumBytes) -> Bool {
-        guard bytes.count <= limit else { return false }
+    /// The keys of the object that `bytes` holds, in their order, as far as a reader gets: up
+    /// to a syntax error or the end (a key counts once read, whatever follows it). Repeated keys
+    /// of that object are let through (inside a member's value, one is an error like any other).
+    /// Empty when `bytes` holds no object. For telling what kind of file a broken one was meant
+    /// to be (a manifest with a repeated key is a broken manifest, reported as one, not a scenario).
+    public static func objectKeys(in bytes: [UInt8], maximumBytes limit: Int = maximumBytes) -> [String] {
+        guard bytes.count <= limit else { return [] }
         var parser = Parser(bytes: bytes)
         parser.skipByteOrderMark()
         parser.skipWhitespace()
-        guard parser.peek == UInt8(ascii: "{") else { return false }
-        var found = false
-        // `walkObject` stops at the first error; the member seen before it counts.
-        try? parser.walkObject(depth: 1, isNew: { _ in true }) { (parser: inout Parser, name: String) throws(JSONSyntaxError) in
-            if name == key {
-                found = true
-                throw parser.error("found")
-            }
+        guard parser.peek == UInt8(ascii: "{") else { return [] }
+        var keys: [String] = []
+        // `walkObject` stops at the first error; the keys read before it count.
+        try? parser.walkObject(depth: 1, isNew: { keys.append($0); return true }) { (parser: inout Parser, _: String) throws(JSONSyntaxError) in
             try parser.skipValue(depth: 1)
         }
-        return found
+        return keys
     }
 
     /// Reads the one value of `bytes` with `read`: the size limit, a byte-order mark, whitespace

@@ -30,13 +30,16 @@ public enum CorpusManifest {
         public var description: String { "\(path): \(problem)" }
     }
 
-    /// Whether `path` is a manifest (a JSON object with a `corpus` key) rather than a scenario:
-    /// also when the file is broken after that key (a repeated key, a syntax error), so that it
-    /// is reported as a broken manifest, which stops the eval, not run as a failing scenario.
+    /// Whether `path` is a manifest rather than a scenario: a JSON object with a `corpus` key
+    /// and no `name` (a scenario's key, never a manifest's: a scenario that also has `corpus`
+    /// runs, and fails on that unknown key, instead of being passed over in its folder). Also
+    /// when the file breaks after the key (a repeated key, a truncated text), so that it is
+    /// reported as a broken manifest, which stops the eval, not run as a failing scenario.
     public static func isManifest(_ path: String) -> Bool {
         guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= JSONValue.maximumBytes,
               let data = FileManager.default.contents(atPath: path) else { return false }
-        return JSONValue.objectNamesKey("corpus", in: Array(data))
+        let keys = JSONValue.objectKeys(in: Array(data))
+        return keys.contains("corpus") && !keys.contains("name")
     }
 
     /// The items a manifest lists, in its order.

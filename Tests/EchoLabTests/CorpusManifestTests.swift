@@ -89,6 +89,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [\"delay.json\"], \"description\": \"a\", \"description\": \"b\"}",
              "not valid JSON: line 1, column 48: duplicate key 'description' (JSON readers disagree on which one wins; give it once)"),
             ("{\"corpus\": [\"delay.json\"]", "not valid JSON: line 1, column 26: the file ends inside an object"),
+            ("{\"corpus\"", "not valid JSON: line 1, column 10: expected ':' after the key 'corpus'"),
         ]
         for (text, problem) in cases {
             try write(text, to: "manifest.json")
@@ -212,5 +213,17 @@ final class CorpusManifestTests: XCTestCase {
         let run = root.appendingPathComponent("out/mono/disabled")
         XCTAssertTrue(try loadJSON(run.appendingPathComponent("report.json").path)["channel"] is NSNull)
         XCTAssertFalse(try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8).contains("multichannel"))
+    }
+
+    /// A scenario that also has a `corpus` key (it has a `name`, which no manifest has) is a
+    /// scenario with an unknown key: in a folder it runs and fails as an item, where it was
+    /// passed over as a manifest and the eval passed on the others without a word.
+    func testAScenarioWithACorpusKeyFailsAsAScenario() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "folder/delay.json")
+        try write(#"{"name": "sc", "duration_s": 1, "corpus": null}"#, to: "folder/sc.json")
+        let result = try runEchoLab(["eval", "folder", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertTrue(result.standardOutput.hasPrefix("1 of 2 runs succeeded"), result.standardOutput)
+        XCTAssertTrue(result.standardError.contains("sc.json: corpus: unknown key"), result.standardError)
     }
 }

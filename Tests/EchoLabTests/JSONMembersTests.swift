@@ -64,25 +64,24 @@ final class JSONMembersTests: XCTestCase {
         XCTAssertThrowsError(try JSONValue.parseMembers(["series"], ofObjectIn: bytes(text)), "a kept number is converted")
     }
 
-    /// `objectNamesKey` tells what a broken file was meant to be: a key counts when it comes
-    /// before whatever breaks the file, and only as a member of the top-level object.
-    func testObjectNamesKeyUpToTheFirstError() {
-        let named = [
-            #"{"corpus": []}"#,
-            #"{"corpus": [], "corpus": []}"#,                     // a duplicate key after it
-            #"{"description": "a", "description": "b", "corpus": []}"#, // duplicates before it are let through
-            #"{"corpus": ["#,                                     // the file ends after it
-            "\u{FEFF} {\"corpus\": 1} trailing",                  // a byte-order mark; text after the object
+    /// `objectKeys` tells what a broken file was meant to be: the keys of the top-level object
+    /// read before whatever breaks the file.
+    func testObjectKeysUpToTheFirstError() {
+        let cases: [(String, [String])] = [
+            (#"{"corpus": [], "description": "x"}"#, ["corpus", "description"]),
+            (#"{"corpus": [], "corpus": []}"#, ["corpus", "corpus"]),              // repeated at the top: let through
+            (#"{"description": "a", "description": "b", "corpus": []}"#, ["description", "description", "corpus"]),
+            (#"{"corpus": ["#, ["corpus"]),                                       // the file ends in a value
+            (#"{"corpus""#, ["corpus"]),                                          // … right after the key
+            (#"{"corp"#, []),                                                     // … inside the key
+            ("\u{FEFF} {\"corpus\": 1} trailing", ["corpus"]),                     // a byte-order mark; text after
+            (#"{"name": "x", "nested": {"corpus": []}}"#, ["name", "nested"]),     // not the nested one
+            (#"{"nested": {"a": 1, "a": 2}, "corpus": []}"#, ["nested"]),          // repeated inside a value: an error
+            (#"{"name": x, "corpus": []}"#, ["name"]),                             // a syntax error before it
+            (#"["corpus"]"#, []),
+            (#""corpus""#, []),
+            ("", []),
         ]
-        for text in named { XCTAssertTrue(JSONValue.objectNamesKey("corpus", in: bytes(text)), text) }
-        let unnamed = [
-            #"{"name": "x"}"#,
-            #"{"name": "x", "nested": {"corpus": []}}"#,          // not at the top level
-            #"{"name": x, "corpus": []}"#,                        // a syntax error before it
-            #"["corpus"]"#,
-            #""corpus""#,
-            "",
-        ]
-        for text in unnamed { XCTAssertFalse(JSONValue.objectNamesKey("corpus", in: bytes(text)), text) }
+        for (text, keys) in cases { XCTAssertEqual(JSONValue.objectKeys(in: bytes(text)), keys, text) }
     }
 }
