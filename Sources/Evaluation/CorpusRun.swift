@@ -277,6 +277,11 @@ public struct CorpusRun {
                     return .failure(ItemError(description: problem))
                 }
                 if let first = firstFileOfName[name] {
+                    // The same file reached twice (a folder and a manifest in it, two paths to
+                    // one file) is said as such: "used by" itself read as a contradiction.
+                    if InputFile.canonical(first) == InputFile.canonical(item.file) {
+                        return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)); it runs once"))
+                    }
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the

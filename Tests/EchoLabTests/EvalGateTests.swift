@@ -319,8 +319,14 @@ final class EvalGateTests: XCTestCase {
         let twice = try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "twice", "--no-taps"], in: root)
         XCTAssertEqual(twice.status, 1, "the second speech fails")
         XCTAssertTrue(twice.standardError.contains("name: 'speech' is already used by"), twice.standardError)
-        let same = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
-        XCTAssertEqual(same.status, 0, same.standardError + same.standardOutput)
+        // The same file given twice (by two paths) is said to be listed twice, not to clash with itself.
+        let same = try runEchoLab(["eval", "corpus/speech.json", "corpus/../corpus/speech.json", "--modes", "disabled", "--out", "same", "--no-taps"],
+                                  in: root)
+        XCTAssertEqual(same.status, 1)
+        XCTAssertTrue(same.standardError.contains("corpus/../corpus/speech.json: listed twice in the corpus (also as corpus/speech.json); it runs once"),
+                      same.standardError)
+        let compared = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
+        XCTAssertEqual(compared.status, 0, compared.standardError + compared.standardOutput)
         for index in 1...2 {
             XCTAssertEqual(try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "t\(index)", "--shard", "\(index)/2",
                                            "--no-taps"], in: root).status, 1)
