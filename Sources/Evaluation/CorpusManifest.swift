@@ -31,15 +31,16 @@ public enum CorpusManifest {
     }
 
     /// Whether `path` is a manifest rather than a scenario: a JSON object with a `corpus` key
-    /// and no `name` (a scenario's key, never a manifest's: a scenario that also has `corpus`
-    /// runs, and fails on that unknown key, instead of being passed over in its folder). Also
-    /// when the file breaks after the key (a repeated key, a truncated text), so that it is
-    /// reported as a broken manifest, which stops the eval, not run as a failing scenario.
+    /// and no key only a scenario has (`name` may be either's mistake: a manifest given one is a
+    /// manifest with an unknown key). A scenario that also has `corpus` runs, and fails on that
+    /// unknown key, instead of being passed over in its folder. Also when the file breaks after
+    /// the keys (a repeated key, a truncated text), so that it is reported as a broken manifest,
+    /// which stops the eval, not run as a failing scenario.
     public static func isManifest(_ path: String) -> Bool {
         guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= JSONValue.maximumBytes,
               let data = FileManager.default.contents(atPath: path) else { return false }
         let keys = JSONValue.objectKeys(in: Array(data))
-        return keys.contains("corpus") && !keys.contains("name")
+        return keys.contains("corpus") && !keys.contains { $0 != "name" && ScenarioLoader.topLevelKeys.contains($0) }
     }
 
     /// The items a manifest lists, in its order.

@@ -279,7 +279,8 @@ public struct CorpusRun {
                 if let first = firstFileOfName[name] {
                     // The same file reached twice (a folder and a manifest in it, two paths to
                     // one file) is said as such: "used by" itself read as a contradiction.
-                    if InputFile.canonical(first) == InputFile.canonical(item.file) {
+                    // (A recording's file is its mic, which two entries of a manifest may share.)
+                    if case .scenario = item, InputFile.canonical(first) == InputFile.canonical(item.file) {
                         return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)); it runs once"))
                     }
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))

@@ -72,7 +72,7 @@ public enum MergeOutput {
                 try fileOperation("copy \(source) here", inside(out, run)) {
                     try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
                 }
-                try relinkReports(of: inside(staging, run), from: source, to: inside(out, run))
+                try relinkReports(of: inside(staging, run), to: inside(out, run))
             }
             try stopIfCancelled()
             for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
@@ -101,36 +101,41 @@ public enum MergeOutput {
         }
     }
 
-    /// A run's reports link what lies outside its folder (a recording's mic and loopback in the
-    /// corpus) relative to where the shard had it: the copy in `staging` gets links from
-    /// `destination`, where it will be. Links to the run's own files stay as they are.
-    static func relinkReports(of staging: String, from source: String, to destination: String) throws {
-        let sourceFolder = normalized(InputFile.absolute(source)), destinationFolder = InputFile.absolute(destination)
-        func retarget(_ path: String) -> String {
-            let target = path.hasPrefix("/") ? normalized(path) : normalized(sourceFolder + "/" + path)
-            if target.hasPrefix(sourceFolder + "/") { return path }
-            return EvalReportDocument.relativePath(from: destinationFolder, to: target)
-        }
-        for (name, relink) in [("report.md", { ReportRelinking.relinkingAudio(markdown: $0, retarget) }),
-                               ("report.html", { ReportRelinking.relinkingAudio(html: $0, retarget) })] as [(String, (String) -> String)] {
+    /// A recording run's reports link the corpus's mic and loopback relative to where eval put
+    /// the run: the copy in `staging` gets links from `destination`, where it will be, to the
+    /// absolute paths its report.json names (not from where the shard is now: shards copied
+    /// elsewhere after their eval, or reached through a link, would be relinked wrongly). A
+    /// scenario run's players link its own taps, which move with it.
+    static func relinkReports(of staging: String, to destination: String) throws {
+        let reportPath = (staging as NSString).appendingPathComponent("report.json")
+        guard let data = FileManager.default.contents(atPath: reportPath),
+              let report = try? JSONValue.parseMembers(["schema", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
+              report["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true,
+              let files = report["files"]?.objectValue, let mic = files["mic"]?.stringValue else { return }
+        let clips = RecordingReportDocument.clips(mic: mic, loopback: files["loopback"]?.stringValue,
+                                                  keepsOutput: files["sent"]?.stringValue != nil, folder: InputFile.absolute(destination))
+        for (name, relink) in [("report.md", { ReportRelinking.relinkingAudio(markdown: $0, $1) }),
+                               ("report.html", { ReportRelinking.relinkingAudio(html: $0, $1) })]
+            as [(String, (String, (String) -> String) -> String)] {
             let path = (staging as NSString).appendingPathComponent(name)
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-            let relinked = relink(text)
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: not a report EchoLab wrote (unreadable, or not UTF-8)")
+            }
+            var next = 0
+            let relinked = relink(text) { old in
+                defer { next += 1 }
+                return next < clips.count ? clips[next].path : old
+            }
+            guard next == clips.count else {
+                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: \(next) found where its report.json has \(clips.count)")
+            }
             guard relinked != text else { continue }
             // Replaced in place: the copy is in the hidden staging folder, which a failure removes.
             if let reason = FileReplacement.writeFile(Data(relinked.utf8), to: path) {
-                throw AtomicFile.WriteError(path: path, reason: "cannot relink its audio: \(reason)")
+                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: \(reason)")
             }
         }
-    }
-
-    /// `path` (absolute) without "." and ".." parts, as text (links are text; no link is followed).
-    static func normalized(_ path: String) -> String {
-        var parts: [Substring] = []
-        for part in path.split(separator: "/") where part != "." {
-            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-        }
-        return "/" + parts.joined(separator: "/")
     }
 
     /// Runs a copy or a move of `path`; a failure is one line naming it and the system's reason

@@ -41,13 +41,20 @@ public enum RecordingReportDocument {
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))
         }
-        var clips = [ReportDocument.AudioClip(label: "mic (recording)", path: EvalReportDocument.relativePath(from: folder, to: item.mic))]
-        if let loopback = item.loopback {
+        blocks += [.heading("Listen", level: 2, id: "listen"),
+                   .audio(clips(mic: item.mic, loopback: item.loopback, keepsOutput: keepsOutput, folder: folder))]
+        return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
+    }
+
+    /// The report's players, in its order, linked from `folder` (the run's): the recording's own
+    /// mic and loopback, and the output when it was kept. `merge` relinks a copied report with them.
+    static func clips(mic: String, loopback: String?, keepsOutput: Bool, folder: String) -> [ReportDocument.AudioClip] {
+        var clips = [ReportDocument.AudioClip(label: "mic (recording)", path: EvalReportDocument.relativePath(from: folder, to: mic))]
+        if let loopback {
             clips.append(.init(label: "loopback (far end)", path: EvalReportDocument.relativePath(from: folder, to: loopback)))
         }
         if keepsOutput { clips.append(.init(label: "sent (canceller output)", path: "sent.wav")) }
-        blocks += [.heading("Listen", level: 2, id: "listen"), .audio(clips)]
-        return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
+        return clips
     }
 
     /// Which channel of multichannel files was measured (nothing for mono files).

@@ -78,10 +78,13 @@ public struct RecordingRun {
         if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
             throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
-        var files: [String: JSONValue] = ["mic": .string(item.mic), "sent": keepsOutput ? .string("sent.wav") : .null]
-        files["loopback"] = item.loopback.map(JSONValue.string)
-        files["echo"] = item.echo.map(JSONValue.string)
-        files["near_end"] = item.nearEnd.map(JSONValue.string)
+        // The inputs by absolute paths: relative ones would be relative to a folder the report
+        // does not name (eval's working folder), and `merge` relinks the players from these.
+        func input(_ path: String?) -> JSONValue? { path.map { .string(InputFile.absolute($0)) } }
+        var files: [String: JSONValue] = ["mic": input(item.mic)!, "sent": keepsOutput ? .string("sent.wav") : .null]
+        files["loopback"] = input(item.loopback)
+        files["echo"] = input(item.echo)
+        files["near_end"] = input(item.nearEnd)
         let report = JSONValue.object([
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),

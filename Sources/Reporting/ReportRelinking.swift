@@ -4,24 +4,42 @@ import Foundation
 /// and report.html reach the corpus's mic and loopback outside the output folder
 /// (`../../../corpus/mic.wav`). Copied to a folder at another depth (`merge`), those links would
 /// point elsewhere; `relinkingAudio` rewrites each player's link, read back exactly as
-/// `MarkdownWriter` and `HTMLWriter` wrote it, with `retarget` (given and returning plain
-/// paths, as an `AudioClip` holds them). The rest of the text is left as it is.
+/// `MarkdownWriter` and `HTMLWriter` wrote it, with `retarget` (called once per player, in the
+/// page's order, given and returning plain paths, as an `AudioClip` holds them). The rest of the
+/// text is left as it is.
 public enum ReportRelinking {
     /// `markdown` (a `MarkdownWriter` report) with the links of its "Listen:" lines retargeted.
     public static func relinkingAudio(markdown: String, _ retarget: (String) -> String) -> String {
         var lines = markdown.components(separatedBy: "\n")
         for index in lines.indices where lines[index].hasPrefix(listenPrefix) {
-            let clips = lines[index].dropFirst(listenPrefix.count).components(separatedBy: clipSeparator)
-            lines[index] = listenPrefix + clips.map { clip in
-                // `[label](target)`: the label is escaped, so its last "](" starts the target, and
-                // the target runs to the line's closing ")".
-                guard clip.hasSuffix(")"), let open = clip.range(of: "](", options: .backwards),
-                      let path = String(clip[open.upperBound..<clip.index(before: clip.endIndex)]).removingPercentEncoding
-                else { return clip }
-                return String(clip[..<open.upperBound]) + MarkdownWriter.linkTarget(retarget(path)) + ")"
-            }.joined(separator: clipSeparator)
+            lines[index] = relinkingListenLine(lines[index], retarget) ?? lines[index]
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One "Listen: [label](target) · [label](target)" line, read clip by clip: the label up to
+    /// its first unescaped "]" (`MarkdownWriter.escape` puts a backslash before each "[", "]"
+    /// and backslash in it), the target up to the next ")" (`linkTarget` encodes those). Nil for
+    /// a line of another shape, which is left as it is.
+    private static func relinkingListenLine(_ line: String, _ retarget: (String) -> String) -> String? {
+        var rest = Substring(line.dropFirst(listenPrefix.count)), out = listenPrefix
+        while true {
+            guard rest.first == "[" else { return nil }
+            var label = rest.index(after: rest.startIndex)
+            while label < rest.endIndex, rest[label] != "]" {
+                label = rest.index(after: rest[label] == "\\" && rest.index(after: label) < rest.endIndex ? rest.index(after: label) : label)
+            }
+            guard label < rest.endIndex, rest[label...].hasPrefix("](") else { return nil }
+            let targetStart = rest.index(label, offsetBy: 2)
+            guard let targetEnd = rest[targetStart...].firstIndex(of: ")"),
+                  let path = String(rest[targetStart..<targetEnd]).removingPercentEncoding else { return nil }
+            out += rest[..<targetStart] + MarkdownWriter.linkTarget(retarget(path)) + ")"
+            rest = rest[rest.index(after: targetEnd)...]
+            if rest.isEmpty { return out }
+            guard rest.hasPrefix(clipSeparator) else { return nil }
+            out += clipSeparator
+            rest = rest.dropFirst(clipSeparator.count)
+        }
     }
 
     /// `html` (an `HTMLWriter` report) with the `src` of its audio players retargeted.

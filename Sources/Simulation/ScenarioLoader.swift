@@ -26,6 +26,13 @@ public enum ScenarioLoader {
         return try parse(data: data, file: path)
     }
 
+    /// The keys a scenario's top level may have (the loader refuses others). A file with a
+    /// `corpus` key and none of these but `name` is taken for a corpus manifest.
+    public static let topLevelKeys: Set<String> = [
+        "name", "far_end", "near_end", "noise", "echo_path", "aec", "noise_suppressor", "auto_gain_control",
+        "duration_s", "mic", "speaker", "user_reference", "timeline",
+    ]
+
     public static func parse(data: Data, file: String) throws -> Scenario {
         let root = try JSONObjectReader.parse(data: data, file: file)
         // Paths in the file are relative to the file's own folder, made absolute first: `..` in

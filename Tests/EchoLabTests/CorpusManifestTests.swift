@@ -90,6 +90,8 @@ final class CorpusManifestTests: XCTestCase {
              "not valid JSON: line 1, column 48: duplicate key 'description' (JSON readers disagree on which one wins; give it once)"),
             ("{\"corpus\": [\"delay.json\"]", "not valid JSON: line 1, column 26: the file ends inside an object"),
             ("{\"corpus\"", "not valid JSON: line 1, column 10: expected ':' after the key 'corpus'"),
+            // A manifest given a name is a manifest with an unknown key, not a scenario.
+            ("{\"name\": \"my corpus\", \"corpus\": [\"delay.json\"]}", "unknown key 'name' (a manifest has corpus and description)"),
         ]
         for (text, problem) in cases {
             try write(text, to: "manifest.json")
@@ -180,10 +182,17 @@ final class CorpusManifestTests: XCTestCase {
             return eval
         }
         XCTAssertEqual(try withoutTiming("merged") as NSDictionary, try withoutTiming("whole") as NSDictionary)
-        // Merged two folders deeper, from inside one of them, a recording run's players still
-        // reach the corpus's mic and loopback (their links were relative to the shard's run).
+        // Merged two folders deeper, from inside one of them, out of shards copied elsewhere
+        // after their eval (as CI artifacts are), a recording run's players still reach the
+        // corpus's mic and loopback: relinked from report.json's files, not from where the
+        // shards are now.
         try FileManager.default.createDirectory(at: root.appendingPathComponent("deeper/still"), withIntermediateDirectories: true)
-        let deeper = try runEchoLab(["merge", "../../shard-1", "../../shard-2", "--out", "merged"], in: root.appendingPathComponent("deeper/still"))
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("downloaded/artifacts"), withIntermediateDirectories: true)
+        for shard in ["shard-1", "shard-2"] {
+            try FileManager.default.copyItem(at: root.appendingPathComponent(shard), to: root.appendingPathComponent("downloaded/artifacts/\(shard)"))
+        }
+        let deeper = try runEchoLab(["merge", "../../downloaded/artifacts/shard-1", "../../downloaded/artifacts/shard-2", "--out", "merged"],
+                                    in: root.appendingPathComponent("deeper/still"))
         XCTAssertEqual(deeper.status, 0, deeper.standardError)
         let run = root.appendingPathComponent("deeper/still/merged/right/speex-intensityMin")
         let markdown = try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8)
@@ -198,7 +207,7 @@ final class CorpusManifestTests: XCTestCase {
         }
         XCTAssertEqual(Set(links.map { run.appendingPathComponent($0).standardizedFileURL.path }),
                        [stereo, mono].map { URL(fileURLWithPath: $0).standardizedFileURL.path }.reduce(into: Set<String>()) { $0.insert($1) })
-        for folder in ["whole", "shard-1", "shard-2", "merged", "deeper"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
+        for folder in ["whole", "shard-1", "shard-2", "merged", "deeper", "downloaded"] { try FileManager.default.removeItem(at: root.appendingPathComponent(folder)) }
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 
@@ -225,5 +234,18 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(result.status, 1, result.standardError)
         XCTAssertTrue(result.standardOutput.hasPrefix("1 of 2 runs succeeded"), result.standardOutput)
         XCTAssertTrue(result.standardError.contains("sc.json: corpus: unknown key"), result.standardError)
+    }
+
+    /// Two manifest entries of one name that share a mic are a name clash, not the same file
+    /// listed twice (a recording's file is its mic).
+    func testTwoRecordingsOfOneNameAndMicClash() throws {
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
+        try write(#"{"corpus": [{"name": "r", "mic": "mono.wav", "loopback": "mono.wav"}, {"name": "r", "mic": "mono.wav", "loopback": "mono.wav"}]}"#,
+                  to: "manifest.json")
+        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.standardError.contains("name: 'r' is already used by"), result.standardError)
+        XCTAssertFalse(result.standardError.contains("listed twice"), result.standardError)
     }
 }

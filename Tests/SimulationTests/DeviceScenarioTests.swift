@@ -39,6 +39,7 @@ final class DeviceScenarioTests: XCTestCase {
             }
             let sent = streamed.recording.sent
             XCTAssertEqual(sent.count, 96_000)
+            // With eval's decoded cache on, a looping file is still streamed: the same bytes.
             XCTAssertEqual(sent, cached.recording.sent, "\(file.name): eval's bytes are run's")
             // From the second pass on (the first push is sent 20–40 ms in).
             let steady = (100 * 48)..<sent.count

@@ -83,5 +83,8 @@ final class ScenarioEncoderTests: XCTestCase {
         XCTAssertEqual(ScenarioEncoder.text(loaded, relativeTo: folder.path), text)
         // Paths inside the folder are written relative to it.
         XCTAssertTrue(text.contains("\"file\": \"stereo.wav\""), text)
+        // Every top-level key, as `ScenarioLoader.topLevelKeys` lists them (what tells a
+        // manifest from a scenario).
+        XCTAssertEqual(Set(JSONValue.objectKeys(in: Array(text.utf8))), ScenarioLoader.topLevelKeys)
     }
 }
