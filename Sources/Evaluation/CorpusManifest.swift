@@ -82,7 +82,12 @@ public enum CorpusManifest {
                 if including.contains(InputFile.canonical(target)) {
                     throw ManifestError(path: path, problem: "\(key): \(relative): a cycle of manifests (it is being read already)")
                 }
-                items += try Corpus.items(in: [target], excluding: out, visiting: including)
+                do {
+                    items += try Corpus.items(in: [target], excluding: out, visiting: including)
+                } catch let empty as ScenarioDiscovery.Empty {
+                    // Named by the manifest and the entry, like its other mistakes.
+                    throw ManifestError(path: path, problem: "\(key): \(relative): \(empty.problem)")
+                }
             case .object(let fields):
                 // A recording that cannot run (a missing file, a wrong key) is its own failed
                 // item, named by the manifest and its place in it; the others still run.

@@ -281,7 +281,7 @@ public struct CorpusRun {
                     // one file) is said as such: "used by" itself read as a contradiction.
                     // (A recording's file is its mic, which two entries of a manifest may share.)
                     if case .scenario = item, InputFile.canonical(first) == InputFile.canonical(item.file) {
-                        return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)); it runs once"))
+                        return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)): give each item once"))
                     }
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
                 }

@@ -1,3 +1,4 @@
+import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
@@ -204,10 +205,12 @@ public enum EvalReportDocument {
 
     /// `target` relative to the folder `base` (both made absolute first).
     static func relativePath(from base: String, to target: String) -> String {
+        // Between where the two really are: through a symbolic link, `link/../x` is another
+        // folder for the kernel than for text (a manifest reached through a linked folder had
+        // its players linked to a folder that did not exist).
         func components(_ path: String) -> [String] {
-            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             var out: [String] = []
-            for part in absolute.split(separator: "/") {
+            for part in InputFile.canonical(path).split(separator: "/") {
                 if part == "." || part.isEmpty { continue }
                 if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
             }

@@ -18,10 +18,20 @@ public enum ScenarioDiscovery {
     /// Why nothing was found: a corpus that runs nothing must not pass a CI gate.
     public struct Empty: Error, CustomStringConvertible {
         public let paths: [String]
-        public init(paths: [String]) { self.paths = paths }
-        public var description: String {
-            "\(paths.joined(separator: ", ")): no scenario files (*.json) found"
+        /// Manifests found where scenarios were looked for (passed over: see `files`).
+        public var manifests: [String] = []
+        public init(paths: [String], manifests: [String] = []) {
+            self.paths = paths
+            self.manifests = manifests
         }
+        /// What is wrong, without the paths.
+        public var problem: String {
+            let passedOver = manifests.isEmpty ? ""
+                : " (passed over \(manifests.count == 1 ? "a manifest" : "\(manifests.count) manifests"): "
+                  + manifests.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ") + "; give a manifest to eval to run it)"
+            return "no scenario files (*.json) found" + passedOver
+        }
+        public var description: String { "\(paths.joined(separator: ", ")): \(problem)" }
     }
 
     public static func files(in paths: [String], excluding outputFolder: String? = nil) throws -> [String] {
@@ -37,20 +47,25 @@ public enum ScenarioDiscovery {
                 found.append(path)
                 continue
             }
-            var inFolder: [String] = []
-            let enumerator = FileManager.default.enumerator(at: URL(fileURLWithPath: path), includingPropertiesForKeys: nil,
-                                                            options: [.skipsHiddenFiles])
+            var inFolder: [String] = [], manifests: [String] = []
+            // Searched where the folder really is: given as a symbolic link, its own path listed
+            // nothing. The files keep the path as given.
+            let root = URL(fileURLWithPath: InputFile.canonical(path))
+            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
             while let url = enumerator?.nextObject() as? URL {
-                let relative = String(url.path.dropFirst(URL(fileURLWithPath: path).path.count)).drop { $0 == "/" }
+                let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
                 let item = (path as NSString).appendingPathComponent(String(relative))
                 if let excluded, InputFile.canonical(item) == excluded {
                     enumerator?.skipDescendants()
                     continue
                 }
-                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item), !CorpusManifest.isManifest(item) {
-                    inFolder.append(item)
+                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) {
+                    if CorpusManifest.isManifest(item) { manifests.append(item) } else { inFolder.append(item) }
                 }
             }
+            // A folder given that holds no scenario is a mistake, also beside other items: a gate
+            // would pass on less than was asked for without a word.
+            guard !inFolder.isEmpty else { throw Empty(paths: [path], manifests: manifests.sorted()) }
             found += inFolder.sorted()
         }
         return found

@@ -248,4 +248,66 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("name: 'r' is already used by"), result.standardError)
         XCTAssertFalse(result.standardError.contains("listed twice"), result.standardError)
     }
+
+    /// Every relative link of every report under `folder` (Markdown links, HTML `href` and
+    /// `src`) reaches a file, resolved from the report's own folder as the kernel resolves it.
+    private func assertEveryLinkResolves(in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws {
+        var checked = 0
+        for relative in try FileManager.default.subpathsOfDirectory(atPath: folder.path)
+        where relative.hasSuffix(".md") || relative.hasSuffix(".html") {
+            let report = folder.appendingPathComponent(relative)
+            let text = try String(contentsOf: report, encoding: .utf8)
+            var targets = text.attributes("href", of: "a") + text.attributes("src", of: "audio")
+            for piece in text.components(separatedBy: "](").dropFirst() { targets.append(String(piece.prefix { $0 != ")" })) }
+            for target in targets where !target.hasPrefix("#") && !target.hasPrefix("http") {
+                let path = report.deletingLastPathComponent().path + "/" + (target.removingPercentEncoding ?? target)
+                XCTAssertTrue(FileManager.default.fileExists(atPath: path), "\(relative) links \(target)", file: file, line: line)
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 0, "no link checked", file: file, line: line)
+    }
+
+    /// A manifest reached through a linked folder, its entries climbing out of it (`../aec`), and
+    /// a scenario folder given as a link: the items run, and every player links its file
+    /// (`link/..` is the link target's parent for the kernel, not the link's folder).
+    func testCorporaThroughSymbolicLinks() throws {
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        for file in ["data/rec/office_mic.wav", "data/rec/office_lpb.wav", "data/aec/A1_doubletalk_mic.wav", "data/aec/A1_doubletalk_lpb.wav"] {
+            try FileManager.default.createDirectory(at: root.appendingPathComponent(file).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try SoundFileWriter.write(speech, to: root.appendingPathComponent(file).path, sampleRate: 16_000)
+        }
+        try write(#"{"corpus": [{"name": "office", "mic": "office_mic.wav", "loopback": "office_lpb.wav"}, "../aec"]}"#, to: "data/rec/c.json")
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "data/scenarios/delay.json")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("reclink").path, withDestinationPath: "data/rec")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("sclink").path, withDestinationPath: "data/scenarios")
+        let inputs = try snapshot(root.appendingPathComponent("data"))
+        let result = try runEchoLab(["eval", "reclink/c.json", "sclink", "--modes", "disabled", "--out", "out"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardOutput.hasPrefix("3 of 3 runs succeeded"), result.standardOutput)
+        try assertEveryLinkResolves(in: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("data")), inputs, "inputs are never modified")
+    }
+
+    /// A folder given that holds no scenario stops the eval, also beside other items (a gate
+    /// passed on less than was asked for), and says which manifests it passed over; listed in a
+    /// manifest, the error names the manifest and the entry.
+    func testAFolderWithoutScenariosStopsTheEvalAndNamesItsManifests() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "delay.json")
+        try write(#"{"corpus": ["../delay.json"], "corpus": []}"#, to: "manifests/broken.json")
+        try write(#"{"corpus": ["../delay.json"]}"#, to: "manifests/good.json")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        let cases: [([String], String)] = [
+            (["delay.json", "manifests"], "manifests: no scenario files (*.json) found (passed over 2 manifests: broken.json, good.json; give a manifest to eval to run it)"),
+            (["delay.json", "empty"], "empty: no scenario files (*.json) found"),
+            (["lists.json"], "lists.json: corpus[1]: empty: no scenario files (*.json) found"),
+        ]
+        try write(#"{"corpus": ["delay.json", "empty"]}"#, to: "lists.json")
+        for (paths, message) in cases {
+            let result = try runEchoLab(["eval"] + paths + ["--out", "out", "--no-taps"], in: root)
+            XCTAssertEqual(result.status, 1, "\(paths)")
+            XCTAssertEqual(result.standardError, "echolab: \(message)\n", "\(paths)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path), "nothing ran: \(paths)")
+        }
+    }
 }

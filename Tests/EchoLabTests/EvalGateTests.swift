@@ -323,7 +323,7 @@ final class EvalGateTests: XCTestCase {
         let same = try runEchoLab(["eval", "corpus/speech.json", "corpus/../corpus/speech.json", "--modes", "disabled", "--out", "same", "--no-taps"],
                                   in: root)
         XCTAssertEqual(same.status, 1)
-        XCTAssertTrue(same.standardError.contains("corpus/../corpus/speech.json: listed twice in the corpus (also as corpus/speech.json); it runs once"),
+        XCTAssertTrue(same.standardError.contains("corpus/../corpus/speech.json: listed twice in the corpus (also as corpus/speech.json): give each item once"),
                       same.standardError)
         let compared = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
         XCTAssertEqual(compared.status, 0, compared.standardError + compared.standardOutput)
