@@ -203,20 +203,21 @@ public enum EvalReportDocument {
 
     static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }
 
-    /// `target` relative to the folder `base` (both made absolute first).
+    /// `target` relative to the folder `base`, for a link a browser follows: `base` as given (a
+    /// browser climbs the page's own address as text, through any link in it), `target` where it
+    /// really is (through a symbolic link, `link/../x` is another folder for the kernel than for
+    /// text: a manifest reached through a linked folder had its players linked to a folder that
+    /// did not exist).
     static func relativePath(from base: String, to target: String) -> String {
-        // Between where the two really are: through a symbolic link, `link/../x` is another
-        // folder for the kernel than for text (a manifest reached through a linked folder had
-        // its players linked to a folder that did not exist).
         func components(_ path: String) -> [String] {
             var out: [String] = []
-            for part in InputFile.canonical(path).split(separator: "/") {
+            for part in path.split(separator: "/") {
                 if part == "." || part.isEmpty { continue }
                 if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
             }
             return out
         }
-        let from = components(base), to = components(target)
+        let from = components(InputFile.absolute(base)), to = components(InputFile.canonical(target))
         var shared = 0
         while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
         return (Array(repeating: "..", count: from.count - shared) + to[shared...]).joined(separator: "/")

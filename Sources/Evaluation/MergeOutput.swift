@@ -110,8 +110,10 @@ public enum MergeOutput {
         let reportPath = (staging as NSString).appendingPathComponent("report.json")
         guard let data = FileManager.default.contents(atPath: reportPath),
               let report = try? JSONValue.parseMembers(["schema", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
-              report["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true,
-              let files = report["files"]?.objectValue, let mic = files["mic"]?.stringValue else { return }
+              report["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { return }
+        guard let files = report["files"]?.objectValue, let mic = files["mic"]?.stringValue else {
+            throw AtomicFile.WriteError(path: reportPath, reason: "cannot relink its players: no files.mic in this recording report")
+        }
         let clips = RecordingReportDocument.clips(mic: mic, loopback: files["loopback"]?.stringValue,
                                                   keepsOutput: files["sent"]?.stringValue != nil, folder: InputFile.absolute(destination))
         for (name, relink) in [("report.md", { ReportRelinking.relinkingAudio(markdown: $0, $1) }),

@@ -78,9 +78,11 @@ public struct RecordingRun {
         if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
             throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
-        // The inputs by absolute paths: relative ones would be relative to a folder the report
-        // does not name (eval's working folder), and `merge` relinks the players from these.
-        func input(_ path: String?) -> JSONValue? { path.map { .string(InputFile.absolute($0)) } }
+        // The inputs where they really are (absolute, links resolved): relative ones would be
+        // relative to a folder the report does not name (eval's working folder), one through a
+        // link (`link/../x`) reads as another file when tidied as text; `merge` relinks the
+        // players from these.
+        func input(_ path: String?) -> JSONValue? { path.map { .string(InputFile.canonical($0)) } }
         var files: [String: JSONValue] = ["mic": input(item.mic)!, "sent": keepsOutput ? .string("sent.wav") : .null]
         files["loopback"] = input(item.loopback)
         files["echo"] = input(item.echo)

@@ -28,10 +28,17 @@ public enum ScenarioDiscovery {
         public var problem: String {
             let passedOver = manifests.isEmpty ? ""
                 : " (passed over \(manifests.count == 1 ? "a manifest" : "\(manifests.count) manifests"): "
-                  + manifests.map { ($0 as NSString).lastPathComponent }.joined(separator: ", ") + "; give a manifest to eval to run it)"
+                  + manifests.map(shown).joined(separator: ", ") + "; give a manifest to eval to run it)"
             return "no scenario files (*.json) found" + passedOver
         }
         public var description: String { "\(paths.joined(separator: ", ")): \(problem)" }
+
+        /// A manifest by its path inside the folder searched (two in subfolders may share a name).
+        private func shown(_ manifest: String) -> String {
+            guard paths.count == 1 else { return manifest }
+            let folder = paths[0].hasSuffix("/") ? paths[0] : paths[0] + "/"
+            return manifest.hasPrefix(folder) ? String(manifest.dropFirst(folder.count)) : manifest
+        }
     }
 
     public static func files(in paths: [String], excluding outputFolder: String? = nil) throws -> [String] {
@@ -47,28 +54,46 @@ public enum ScenarioDiscovery {
                 found.append(path)
                 continue
             }
-            var inFolder: [String] = [], manifests: [String] = []
-            // Searched where the folder really is: given as a symbolic link, its own path listed
-            // nothing. The files keep the path as given.
-            let root = URL(fileURLWithPath: InputFile.canonical(path))
-            let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
-            while let url = enumerator?.nextObject() as? URL {
-                let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
-                let item = (path as NSString).appendingPathComponent(String(relative))
-                if let excluded, InputFile.canonical(item) == excluded {
-                    enumerator?.skipDescendants()
-                    continue
-                }
-                if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) {
-                    if CorpusManifest.isManifest(item) { manifests.append(item) } else { inFolder.append(item) }
-                }
-            }
+            var visited = Set<String>()
+            let (inFolder, manifests) = search(path, excluding: excluded, visited: &visited)
             // A folder given that holds no scenario is a mistake, also beside other items: a gate
             // would pass on less than was asked for without a word.
             guard !inFolder.isEmpty else { throw Empty(paths: [path], manifests: manifests.sorted()) }
             found += inFolder.sorted()
         }
         return found
+    }
+
+    /// The scenario files under `folder` (as given) and the manifests passed over there. The
+    /// folder is searched where it really is (given as a symbolic link, its own path listed
+    /// nothing), its files keep the path as given, and a linked folder inside is searched too —
+    /// once: a link back up would loop.
+    private static func search(_ folder: String, excluding excluded: String?,
+                               visited: inout Set<String>) -> (scenarios: [String], manifests: [String]) {
+        let root = URL(fileURLWithPath: InputFile.canonical(folder))
+        guard visited.insert(root.path).inserted else { return ([], []) }
+        var scenarios: [String] = [], manifests: [String] = []
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        while let url = enumerator?.nextObject() as? URL {
+            let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
+            let item = (folder as NSString).appendingPathComponent(String(relative))
+            if let excluded, InputFile.canonical(item) == excluded {
+                enumerator?.skipDescendants()
+                continue
+            }
+            var status = stat(), isDirectory: ObjCBool = false
+            if lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+               FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                let inner = search(item, excluding: excluded, visited: &visited)
+                scenarios += inner.scenarios
+                manifests += inner.manifests
+                continue
+            }
+            if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) {
+                if CorpusManifest.isManifest(item) { manifests.append(item) } else { scenarios.append(item) }
+            }
+        }
+        return (scenarios, manifests)
     }
 
     /// Whether `path` is a JSON file EchoLab wrote (its top-level `schema` names one of its formats).

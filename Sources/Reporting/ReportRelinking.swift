@@ -19,10 +19,12 @@ public enum ReportRelinking {
 
     /// One "Listen: [label](target) · [label](target)" line, read clip by clip: the label up to
     /// its first unescaped "]" (`MarkdownWriter.escape` puts a backslash before each "[", "]"
-    /// and backslash in it), the target up to the next ")" (`linkTarget` encodes those). Nil for
-    /// a line of another shape, which is left as it is.
+    /// and backslash in it), the target up to the next ")" (`linkTarget` encodes those). The
+    /// whole line is read before `retarget` is called; nil for a line of another shape, which is
+    /// left as it is (and whose links are not given to `retarget`).
     private static func relinkingListenLine(_ line: String, _ retarget: (String) -> String) -> String? {
-        var rest = Substring(line.dropFirst(listenPrefix.count)), out = listenPrefix
+        var rest = Substring(line.dropFirst(listenPrefix.count))
+        var clips: [(head: Substring, path: String)] = []
         while true {
             guard rest.first == "[" else { return nil }
             var label = rest.index(after: rest.startIndex)
@@ -33,13 +35,14 @@ public enum ReportRelinking {
             let targetStart = rest.index(label, offsetBy: 2)
             guard let targetEnd = rest[targetStart...].firstIndex(of: ")"),
                   let path = String(rest[targetStart..<targetEnd]).removingPercentEncoding else { return nil }
-            out += rest[..<targetStart] + MarkdownWriter.linkTarget(retarget(path)) + ")"
+            clips.append((rest[..<targetStart], path))
             rest = rest[rest.index(after: targetEnd)...]
-            if rest.isEmpty { return out }
+            if rest.isEmpty { break }
             guard rest.hasPrefix(clipSeparator) else { return nil }
-            out += clipSeparator
             rest = rest.dropFirst(clipSeparator.count)
         }
+        return listenPrefix + clips.map { clip in String(clip.head) + MarkdownWriter.linkTarget(retarget(clip.path)) + ")" }
+            .joined(separator: clipSeparator)
     }
 
     /// `html` (an `HTMLWriter` report) with the `src` of its audio players retargeted.

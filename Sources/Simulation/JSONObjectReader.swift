@@ -29,6 +29,9 @@ final class JSONObjectReader {
         return JSONObjectReader(members, file: file)
     }
 
+    /// The keys the reading code asked for so far, given or not.
+    var askedKeys: Set<String> { used }
+
     func keyPath(_ key: String) -> String { path.isEmpty ? key : "\(path).\(key)" }
 
     func fail(_ key: String?, _ problem: String) -> ScenarioError {

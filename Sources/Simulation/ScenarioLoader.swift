@@ -30,7 +30,7 @@ public enum ScenarioLoader {
     /// `corpus` key and none of these but `name` is taken for a corpus manifest.
     public static let topLevelKeys: Set<String> = [
         "name", "far_end", "near_end", "noise", "echo_path", "aec", "noise_suppressor", "auto_gain_control",
-        "duration_s", "mic", "speaker", "user_reference", "timeline",
+        "duration_s", "mic", "speaker", "user_reference", "timeline", "audio_session", "route", "clock_drift_ppm",
     ]
 
     public static func parse(data: Data, file: String) throws -> Scenario {
@@ -97,6 +97,8 @@ public enum ScenarioLoader {
             if case .hardware = $0.action { return true } else { return false }
         })
         try root.finish()
+        // Debug builds (the tests) check the list a manifest is told from against what is read.
+        assert(root.askedKeys.isSubset(of: topLevelKeys), "ScenarioLoader.topLevelKeys lacks \(root.askedKeys.subtracting(topLevelKeys).sorted())")
         if scenario.duration == nil {
             if scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
                 throw root.fail("duration_s", "required when neither far_end nor near_end is a file")

@@ -250,7 +250,9 @@ final class CorpusManifestTests: XCTestCase {
     }
 
     /// Every relative link of every report under `folder` (Markdown links, HTML `href` and
-    /// `src`) reaches a file, resolved from the report's own folder as the kernel resolves it.
+    /// `src`) reaches a file, resolved from the report's own folder as a browser does: `..`
+    /// climbs the report's address as text (through any link in it), then the kernel follows
+    /// the rest.
     private func assertEveryLinkResolves(in folder: URL, file: StaticString = #filePath, line: UInt = #line) throws {
         var checked = 0
         for relative in try FileManager.default.subpathsOfDirectory(atPath: folder.path)
@@ -260,7 +262,8 @@ final class CorpusManifestTests: XCTestCase {
             var targets = text.attributes("href", of: "a") + text.attributes("src", of: "audio")
             for piece in text.components(separatedBy: "](").dropFirst() { targets.append(String(piece.prefix { $0 != ")" })) }
             for target in targets where !target.hasPrefix("#") && !target.hasPrefix("http") {
-                let path = report.deletingLastPathComponent().path + "/" + (target.removingPercentEncoding ?? target)
+                let path = URL(fileURLWithPath: report.deletingLastPathComponent().path + "/" + (target.removingPercentEncoding ?? target))
+                    .standardizedFileURL.path
                 XCTAssertTrue(FileManager.default.fileExists(atPath: path), "\(relative) links \(target)", file: file, line: line)
                 checked += 1
             }
@@ -268,8 +271,9 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertGreaterThan(checked, 0, "no link checked", file: file, line: line)
     }
 
-    /// A manifest reached through a linked folder, its entries climbing out of it (`../aec`), and
-    /// a scenario folder given as a link: the items run, and every player links its file
+    /// A manifest reached through a linked folder, its entries climbing out of it (`../aec`), a
+    /// scenario folder given as a link, a linked folder inside it, and an output folder reached
+    /// through a link: the items run, and every player links its file, opened by the path given
     /// (`link/..` is the link target's parent for the kernel, not the link's folder).
     func testCorporaThroughSymbolicLinks() throws {
         let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
@@ -281,11 +285,19 @@ final class CorpusManifestTests: XCTestCase {
         try write(delayScenario(aec: "intensityMin", seconds: 1), to: "data/scenarios/delay.json")
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("reclink").path, withDestinationPath: "data/rec")
         try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("sclink").path, withDestinationPath: "data/scenarios")
+        try write(delayScenario(aec: "intensityMax", seconds: 1), to: "data/more/max.json")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("data/scenarios/more").path, withDestinationPath: "../more")
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("data/more/up").path, withDestinationPath: "../scenarios")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("store/x"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("outlink").path, withDestinationPath: "store/x")
         let inputs = try snapshot(root.appendingPathComponent("data"))
-        let result = try runEchoLab(["eval", "reclink/c.json", "sclink", "--modes", "disabled", "--out", "out"], in: root)
-        XCTAssertEqual(result.status, 0, result.standardError)
-        XCTAssertTrue(result.standardOutput.hasPrefix("3 of 3 runs succeeded"), result.standardOutput)
-        try assertEveryLinkResolves(in: root.appendingPathComponent("out"))
+        for out in ["out", "outlink/results"] {
+            let result = try runEchoLab(["eval", "reclink/c.json", "sclink", "--modes", "disabled", "--out", out], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            // The linked folder inside is searched once (its link back up would loop).
+            XCTAssertTrue(result.standardOutput.hasPrefix("4 of 4 runs succeeded"), result.standardOutput)
+            try assertEveryLinkResolves(in: root.appendingPathComponent(out))
+        }
         XCTAssertEqual(try snapshot(root.appendingPathComponent("data")), inputs, "inputs are never modified")
     }
 

@@ -108,4 +108,23 @@ final class ReportDocumentTests: XCTestCase {
                        "Listen: [mic (recording)](../a%29b/%281%29%20mic.wav)")
         XCTAssertTrue(HTMLWriter.render(document).contains(#"src="../a)b/(1)%20mic.wav""#))
     }
+
+    /// The Markdown player line is read clip by clip, labels with their escapes: a label holding
+    /// "](" and " · " (a recording speaker's file name may) does not split a clip; a line of
+    /// another shape is left alone, and none of its links is given to `retarget`.
+    func testMarkdownRelinkingReadsLabelsWithBracketsAndSeparators() {
+        let clips: [ReportDocument.AudioClip] = [.init(label: "peer](x) · [y].wav", path: "../a.wav"), .init(label: "\\", path: "b c.wav")]
+        let document = ReportDocument(title: "t", blocks: [.audio(clips)])
+        var moved = document
+        moved.blocks = [.audio(clips.map { .init(label: $0.label, path: "../" + $0.path) })]
+        var given: [String] = []
+        let relinked = ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(document)) { given.append($0); return "../" + $0 }
+        XCTAssertEqual(relinked, MarkdownWriter.render(moved))
+        XCTAssertEqual(given, ["../a.wav", "b c.wav"])
+        for line in ["Listen: [a](x.wav) · not a clip", "Listen: [a](x.wav) [b](y.wav)", "Listen: [a](x.wav", "Listen: plain text"] {
+            var called = 0
+            XCTAssertEqual(ReportRelinking.relinkingAudio(markdown: line) { called += 1; return $0 }, line)
+            XCTAssertEqual(called, 0, line)
+        }
+    }
 }

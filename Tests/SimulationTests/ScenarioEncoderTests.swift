@@ -83,8 +83,8 @@ final class ScenarioEncoderTests: XCTestCase {
         XCTAssertEqual(ScenarioEncoder.text(loaded, relativeTo: folder.path), text)
         // Paths inside the folder are written relative to it.
         XCTAssertTrue(text.contains("\"file\": \"stereo.wav\""), text)
-        // Every top-level key, as `ScenarioLoader.topLevelKeys` lists them (what tells a
-        // manifest from a scenario).
-        XCTAssertEqual(Set(JSONValue.objectKeys(in: Array(text.utf8))), ScenarioLoader.topLevelKeys)
+        // Top-level keys `ScenarioLoader.topLevelKeys` lists (what tells a manifest from a
+        // scenario; the loader checks the list against what it reads, in debug builds).
+        XCTAssertTrue(Set(JSONValue.objectKeys(in: Array(text.utf8))).isSubset(of: ScenarioLoader.topLevelKeys))
     }
 }
