@@ -5,18 +5,14 @@ import AudioInterop
 /// sinc converter — see README "Scenario format" for why — channel chosen
 /// explicitly) or a seeded generator. Reads past the end give silence, or start over when looping.
 final class BlockSource {
-    let source: SignalSource
     private let file: AudioFileStream?
     /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
     private let decoded: DecodedAudioCache.Decoded?
     private var position = 0
     private var generator: SignalGenerator?
-    let loops: Bool
-    private(set) var isExhausted = false
+    private var isExhausted = false
 
     init(_ source: SignalSource, sampleRate: Int, loops: Bool = false) throws {
-        self.source = source
-        self.loops = loops
         switch source {
         case .file(let path, let channel):
             // A looping file is streamed: the stream starts the file over before its resampler,
@@ -31,9 +27,6 @@ final class BlockSource {
             generator = SignalGenerator(kind: kind, sampleRate: sampleRate, seed: seed)
         }
     }
-
-    /// Frames the source holds (nil for endless generators).
-    var frameCount: Int64? { decoded?.estimatedFrameCount ?? file?.estimatedFrameCount }
 
     /// Fills `count` frames and returns how many are real audio (the rest, past the end of a
     /// file that does not loop, is silence).
