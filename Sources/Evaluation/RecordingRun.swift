@@ -44,10 +44,11 @@ public struct RecordingRun {
 
     private func runInto() throws -> RunSummary {
         // Files that cannot be scored together (another rate, a length beyond the tolerance) fail
-        // now, not after the whole recording went through the canceller.
-        if let loopback = item.loopback {
-            _ = try EchoAnalyzer.checkHeaders([loopback, item.mic] + [item.echo, item.nearEnd].compactMap { $0 })
-        }
+        // now, not after the whole recording went through the canceller; the headers' channel
+        // counts say whether `channel` picks one (mono files are read as they are).
+        let inputs = [item.loopback, item.mic, item.echo, item.nearEnd].compactMap { $0 }
+        let channelCounts = item.loopback != nil ? try EchoAnalyzer.checkHeaders(inputs).headers.map(\.channels)
+            : try inputs.map { try SoundFileReader(path: $0).channelCount }
         if keepsOutput { try OutputFolder.checkReplaceable(["sent.wav"] + RunOutput.reportFiles, in: outputDirectory) }
         let previous = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         // What a run killed by a second signal left: the hidden files of a replacement, a partial
@@ -68,10 +69,7 @@ public struct RecordingRun {
             metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                       echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
         }
-        // The channel picked, when a file had more than one (mono files are read as they are).
-        let multichannel = try [item.mic, item.loopback, item.echo, item.nearEnd].compactMap { $0 }
-            .contains { try SoundFileReader(path: $0).channelCount > 1 }
-        let channel = multichannel ? item.channel : .monoOnly
+        let channel = channelCounts.contains { $0 > 1 } ? item.channel : .monoOnly
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
         if cancellation?.isCancelled == true { throw RunCancelled() }
