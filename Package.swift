@@ -49,11 +49,28 @@ let package = Package(
         .executableTarget(name: "CustomDevicesExample", dependencies: ["Simulation", "AudioCore", "AudioInterop", "VirtualTime"],
                           path: "Examples/CustomDevices"),
 
+        // One test target per module, unit tests beside what they test; none runs the binary.
         .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime"]),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
+        .testTarget(name: "EchoLabJSONTests", dependencies: ["EchoLabJSON", "AudioCore"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
-        .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "CSndFile"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "EchoLabTestSupport"]),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "Metrics", "AudioInterop",
+                                                           "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
+
+        // Helpers of the tests that run the `echolab` command as people do (its path, temporary
+        // folders, odd sound files written through libsndfile itself).
+        .target(name: "EchoLabTestSupport", dependencies: ["CSndFile"], path: "Tests/EchoLabTestSupport"),
+        // The command, run as a user runs it. Depending on the `echolab` product makes a missing
+        // binary a build error, never a skipped test.
+        .testTarget(name: "EchoLabCLITests", dependencies: ["echolab", "CustomDevicesExample", "EchoLabTestSupport", "Simulation", "Metrics", "Reporting",
+                                                           "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
+        // The long and corpus-wide checks (hour-long and 10-minute calls, golden taps, the default
+        // corpus in every mode, the example package): `make test-long` runs them on the release
+        // binary; `make test` leaves this target out.
+        .testTarget(name: "EchoLabLongTests", dependencies: ["echolab", "EchoLabTestSupport", "Simulation", "Metrics", "Reporting",
+                                                            "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
     ]
 )

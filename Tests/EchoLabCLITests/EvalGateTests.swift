@@ -1,0 +1,426 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// The CI gate and shards, through the real binary: `compare` passes an equal report and fails a
+/// worse one; shards 1/N … N/N merged equal the unsharded run (timing aside) for N = 2 and 3;
+/// `make eval` fails when the baseline is beaten by more than the threshold.
+final class EvalGateTests: XCTestCase {
+    private var root: URL!
+    private static let modes = "disabled,speex:intensityMin,webrtc:intensityRecommended"
+
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 3), named: "delay.json", in: corpus)
+        _ = try writeScenario("""
+            {"name": "speech", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 9}, "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 25, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+             "aec": {"mode": "intensityMin"}, "duration_s": 3}
+            """, named: "speech.json", in: corpus)
+        let eval = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "whole", "--jobs", "2", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// eval.json with its values edited by `edit`, written to `name`.
+    private func doctored(_ name: String, _ edit: (inout [String: Any]) -> Void) throws -> String {
+        var eval = try loadJSON(path("whole/eval.json"))
+        edit(&eval)
+        try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent(name))
+        return name
+    }
+
+    private static func editResult(_ eval: inout [String: Any], item: Int, mode: Int, _ edit: (inout [String: Any]) -> Void) {
+        var items = eval["items"] as! [[String: Any]]
+        var results = items[item]["results"] as! [[String: Any]]
+        edit(&results[mode])
+        items[item]["results"] = results
+        eval["items"] = items
+    }
+
+    func testAnEqualReportPasses() throws {
+        let result = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("**No regression.**"), result.standardOutput)
+        // The per-mode table lists every mode with a zero change.
+        for mode in Self.modes.split(separator: ",") { XCTAssertTrue(result.standardOutput.contains("| \(mode) |"), "\(mode)") }
+    }
+
+    func testLowerERLEBeyondTheThresholdFailsAndWithinItPasses() throws {
+        var before = 0.0
+        let worse = try doctored("worse.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                before = metrics["erle_steady_db"] as! Double
+                metrics["erle_steady_db"] = before - 0.8
+                result["metrics"] = metrics
+            }
+        }
+        let failing = try runEchoLab(["compare", "whole/eval.json", worse, "--max-regression-db", "0.5", "--markdown", "diff.md"], in: root)
+        XCTAssertEqual(failing.status, 1, failing.standardOutput + failing.standardError)
+        XCTAssertTrue(failing.standardOutput.contains("**1 regression.**"), failing.standardOutput)
+        XCTAssertTrue(failing.standardOutput.contains("| delay40-intensityRecommended | speex:intensityMin | erle_steady_db | \(String(format: "%.2f dB", before))"),
+                      failing.standardOutput)
+        XCTAssertTrue(failing.standardOutput.contains("| -0.80 dB |"), failing.standardOutput)
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("diff.md"), encoding: .utf8), failing.standardOutput)
+
+        let passing = try runEchoLab(["compare", "whole/eval.json", worse, "--max-regression-db", "1"], in: root)
+        XCTAssertEqual(passing.status, 0, passing.standardOutput)
+        // The other way round it is an improvement, not a regression.
+        let better = try runEchoLab(["compare", worse, "whole/eval.json", "--max-regression-db", "0.5"], in: root)
+        XCTAssertEqual(better.status, 0, better.standardOutput)
+        XCTAssertTrue(better.standardOutput.contains("1 improvement beyond the threshold"), better.standardOutput)
+    }
+
+    func testARisingFaultCounterAFailedRunAndAMissingRunFail() throws {
+        let counters = try doctored("counters.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                var uplink = pipeline["uplink"] as! [String: Any]
+                uplink["dropped"] = (uplink["dropped"] as! Double) + 480
+                pipeline["uplink"] = uplink
+                pipeline["aec_resets"] = (pipeline["aec_resets"] as! Double) + 1
+                result["pipeline"] = pipeline
+            }
+        }
+        let rose = try runEchoLab(["compare", "whole/eval.json", counters], in: root)
+        XCTAssertEqual(rose.status, 1, rose.standardOutput)
+        XCTAssertTrue(rose.standardOutput.contains("| speech | disabled | pipeline.uplink.dropped | 0 | 480 | +480 |"), rose.standardOutput)
+        XCTAssertTrue(rose.standardOutput.contains("pipeline.aec_resets"), rose.standardOutput)
+
+        let failed = try doctored("failed.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 2) { $0["error"] = "x.wav: broken\u{1B}[2J" }
+        }
+        let failure = try runEchoLab(["compare", "whole/eval.json", failed], in: root)
+        XCTAssertEqual(failure.status, 1)
+        // Text from the files compared is shown printable: an ESC there would clear the screen.
+        XCTAssertTrue(failure.standardOutput.contains("| ran | failed: x.wav: broken\\x1b[2J |"), failure.standardOutput)
+
+        let missing = try doctored("missing.json") { eval in
+            var items = eval["items"] as! [[String: Any]]
+            items.removeLast()
+            eval["items"] = items
+        }
+        let lost = try runEchoLab(["compare", "whole/eval.json", missing], in: root)
+        XCTAssertEqual(lost.status, 1)
+        XCTAssertTrue(lost.standardOutput.contains("**3 regressions.**"), "every mode of the dropped item: \(lost.standardOutput)")
+        // A gate must not pass on nothing: the baseline's runs are all missing from an empty report.
+        let interrupted = try doctored("interrupted.json") { $0["complete"] = false }
+        XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", interrupted], in: root).status, 1)
+        // A run the baseline had failed, missing now: still a regression, and said as it was.
+        let failedLast = try doctored("failed-last.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 0) { $0["error"] = "y.wav: broken" }
+        }
+        let missingFailed = try runEchoLab(["compare", failedLast, missing], in: root)
+        XCTAssertEqual(missingFailed.status, 1)
+        XCTAssertTrue(missingFailed.standardOutput.contains("| failed | missing |"), missingFailed.standardOutput)
+    }
+
+    func testUnreadableInputsExitTwoNamingTheFile() throws {
+        try Data("{\"schema\": \"echolab.run/1\"}".utf8).write(to: root.appendingPathComponent("run.json"))
+        for (file, problem) in [("nothing.json", "no such file"), ("corpus", "is a folder"), ("run.json", "not an EchoLab eval.json"),
+                                ("corpus/delay.json", "not an EchoLab eval.json")] {
+            let result = try runEchoLab(["compare", file, "whole/eval.json"], in: root)
+            XCTAssertEqual(result.status, 2, file)
+            XCTAssertEqual(result.standardError, "echolab: \(file): \(problem)\(problem == "is a folder" ? ", not a file" : problem.hasPrefix("not an") ? " (its schema is not echolab.eval/…)" : "")\n")
+        }
+        // A negative value is a bad value, not a missing one (swift-argument-parser's reading of
+        // "-1" as an option name, without `.unconditional`).
+        let negative = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json", "--max-regression-db", "-1"], in: root)
+        XCTAssertEqual(negative.status, 64)
+        XCTAssertTrue(negative.standardError.hasPrefix("Error: --max-regression-db must be a number ≥ 0 (got -1.0)"), negative.standardError)
+        // A later schema may mean other things by the same keys.
+        let future = try doctored("future.json") { $0["schema"] = "echolab.eval/99" }
+        let newer = try runEchoLab(["compare", "whole/eval.json", future], in: root)
+        XCTAssertEqual(newer.status, 2)
+        XCTAssertEqual(newer.standardError, "echolab: \(future): schema echolab.eval/99 is not one this EchoLab reads "
+                       + "(echolab.eval/1 to /2); compare with the EchoLab that wrote it\n")
+    }
+
+    /// `--markdown` naming a compared file would replace the report it reads; a pipe or a device
+    /// would be replaced by a file (run as root, /dev/null). Both are refused before anything is
+    /// read or printed, and the file stays what it was.
+    func testTheMarkdownNeverReplacesAnInputOrAPipe() throws {
+        try FileManager.default.copyItem(atPath: path("whole/eval.json"), toPath: path("current.json"))
+        let before = try Data(contentsOf: root.appendingPathComponent("current.json"))
+        for spelling in ["current.json", "./current.json", path("current.json")] {
+            let result = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", spelling], in: root)
+            XCTAssertEqual(result.status, 2, spelling)
+            XCTAssertEqual(result.standardError, "echolab: \(spelling): cannot write: it is an input (current.json); choose another file\n")
+            XCTAssertEqual(result.standardOutput, "", "nothing compared")
+        }
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("current.json")), before)
+        XCTAssertEqual(mkfifo(path("pipe"), 0o644), 0)
+        let pipe = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", "pipe"], in: root)
+        XCTAssertEqual(pipe.status, 2)
+        XCTAssertEqual(pipe.standardError, "echolab: pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\n")
+        var status = stat()
+        XCTAssertEqual(lstat(path("pipe"), &status), 0)
+        XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a pipe")
+    }
+
+    func testABrokenEvalJSONIsRefusedNotPassed() throws {
+        // Read leniently, each of these was "No regression" (exit 0), as baseline or as current.
+        func editMetrics(_ eval: inout [String: Any], _ edit: @escaping (inout [String: Any]) -> Void) {
+            Self.editResult(&eval, item: 0, mode: 0) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                edit(&metrics)
+                result["metrics"] = metrics
+            }
+        }
+        let cases: [(name: String, edit: (inout [String: Any]) -> Void, problem: String)] = [
+            ("no-items.json", { $0.removeValue(forKey: "items") }, "items: missing or not a list"),
+            ("items-object.json", { $0["items"] = [String: Any]() }, "items: missing or not a list"),
+            ("results-number.json", { eval in
+                var items = eval["items"] as! [[String: Any]]
+                items[0]["results"] = 5
+                eval["items"] = items
+            }, "items[0].results: missing or not a list"),
+            ("metrics-number.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["metrics"] = 7 } },
+             "items[0].results[0].metrics: missing or not an object"),
+            ("erle-string.json", { editMetrics(&$0) { $0["erle_steady_db"] = "NaN" } },
+             "items[0].results[0].metrics.erle_steady_db: not a number or null"),
+            ("counter-string.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                pipeline["aec_resets"] = "0"
+                result["pipeline"] = pipeline
+            } }, "items[0].results[0].pipeline.aec_resets: not a number"),
+            ("duplicate-item.json", { eval in
+                var items = eval["items"] as! [[String: Any]]
+                items.append(items[0])
+                eval["items"] = items
+            }, "items[2].index: 0 is also items[0]'s"),
+            ("outside.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["folder"] = "../elsewhere/x" } },
+             "items[0].results[0].folder: '../elsewhere/x' is not a folder inside the eval's output folder"),
+            ("no-complete.json", { $0.removeValue(forKey: "complete") }, "complete: missing or not true/false"),
+        ]
+        for (name, edit, problem) in cases {
+            let file = try doctored(name, edit)
+            for arguments in [["compare", file, "whole/eval.json"], ["compare", "whole/eval.json", file]] {
+                let result = try runEchoLab(arguments, in: root)
+                XCTAssertEqual(result.status, 2, "\(arguments)")
+                XCTAssertEqual(result.standardError, "echolab: \(file): not an EchoLab eval.json: \(problem)\n")
+            }
+        }
+    }
+
+    func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutAsItWas() throws {
+        for index in 1...2 {
+            let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2"], in: root)
+            XCTAssertEqual(shard.status, 0, shard.standardError)
+        }
+        XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
+        /// Every file's bytes (a folder: empty), by path relative to `folder`.
+        func snapshot(_ folder: String) throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for file in allFiles(under: root.appendingPathComponent(folder)) {
+                let url = root.appendingPathComponent(folder).appendingPathComponent(file)
+                files[file] = url.hasDirectoryPath || (try? url.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true
+                    ? Data() : try Data(contentsOf: url)
+            }
+            return files
+        }
+        let earlier = try snapshot("merged")
+        /// `merge s1 SHARD --out OUT`, which must fail (exit 1): its stderr.
+        func refused(_ shard: String, out: String = "merged") throws -> String {
+            let result = try runEchoLab(["merge", "s1", shard, "--out", out], in: root, timeout: 60)
+            XCTAssertEqual(result.status, 1, shard)
+            return result.standardError
+        }
+        // Shard 2/2 of the same command in another folder whose corpus lacks a scenario: another
+        // plan (its items alone fit beside shard 1's, and made a merge of one run too few).
+        let other = root.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/delay.json"), to: other.appendingPathComponent("corpus/delay.json"))
+        let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o2", "--shard", "2/2", "--no-taps"], in: other)
+        XCTAssertEqual(shard.status, 0, shard.standardError)
+        XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
+                       + "or other --modes); shards must come from one `eval --shard K/N` command\n")
+        // A run folder named outside OUT would be written (and replaced) there.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-outside"))
+        var eval = try loadJSON(path("s2-outside/eval.json"))
+        Self.editResult(&eval, item: 0, mode: 0) { $0["folder"] = "../s1/speech/disabled" }
+        try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent("s2-outside/eval.json"))
+        let outside = try refused("s2-outside")
+        XCTAssertTrue(outside.hasSuffix("is not a folder inside the eval's output folder\n"), outside)
+        // A pipe in a run folder: refused by name, not opened (the copy blocked on it for ever).
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-pipe"))
+        let report = try XCTUnwrap(allFiles(under: root.appendingPathComponent("s2-pipe")).first { $0.hasSuffix("/report.json") })
+        let pipe = path("s2-pipe/" + (report as NSString).deletingLastPathComponent + "/zz.fifo")
+        XCTAssertEqual(mkfifo(pipe, 0o644), 0)
+        XCTAssertEqual(try refused("s2-pipe"), "echolab: \(pipe.replacingOccurrences(of: root.path + "/", with: "")): not a file EchoLab writes "
+                       + "(a link, pipe, socket or device) in a shard's run folder; not merged\n")
+        // A link in a run folder is not something EchoLab writes (a later eval would write through it).
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-link"))
+        let link = path("s2-link/" + (report as NSString).deletingLastPathComponent + "/elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/tmp")
+        let linked = try refused("s2-link")
+        XCTAssertTrue(linked.contains("elsewhere: not a file EchoLab writes"), linked)
+        // A mistyped shard is named as such (not as an output folder inside the current one).
+        XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file\n")
+        // An item folder that is a link in a shard would bring in runs from outside it.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-linked-item"))
+        let item = String(report.split(separator: "/")[0])
+        try FileManager.default.moveItem(atPath: path("s2-linked-item/\(item)"), toPath: path("outside-item"))
+        try FileManager.default.createSymbolicLink(atPath: path("s2-linked-item/\(item)"), withDestinationPath: path("outside-item"))
+        XCTAssertEqual(try refused("s2-linked-item"), "echolab: s2-linked-item/\(item): not a folder of the shard's (a link, or missing); not merged\n")
+        // A shard where a run's folder goes in OUT would be written into.
+        try FileManager.default.createDirectory(atPath: path("over"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("over/\(item)"))
+        let over = try refused("over/\(item)", out: "over")
+        XCTAssertTrue(over.contains("a run would be merged into or over the shard over/\(item)"), over)
+        // OUT inside a shard would copy the shard's runs into themselves.
+        XCTAssertEqual(try refused("s2", out: "s1/merged"),
+                       "echolab: s1/merged: the output folder is one of the shards or inside one; choose another (e.g. merged/)\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad")))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("s1/merged")))
+        XCTAssertEqual(try snapshot("merged"), earlier, "the earlier merge is as it was")
+        // A report that cannot be written is found before any run is moved: OUT as it was.
+        try FileManager.default.createDirectory(atPath: path("blocked/eval.html"), withIntermediateDirectories: true)
+        let blocked = try refused("s2", out: "blocked")
+        XCTAssertTrue(blocked.hasPrefix("echolab: blocked/eval.html: cannot write:"), blocked)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("blocked")), ["eval.html"])
+        // Interrupted while copying: OUT as it was (an earlier merge intact; no hidden folder), or,
+        // signalled before the handler was in place, killed before anything was written.
+        for delay in [0.0, 0.01, 0.02, 0.04] {
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["merge", "s1", "s2", "--out", "merged"]
+            process.currentDirectoryURL = root
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            process.terminate()
+            process.waitUntilExit()
+            let status = process.terminationStatus
+            if process.terminationReason == .exit && status == 0 {
+                continue   // finished first: a whole merge, as before
+            }
+            XCTAssertTrue(process.terminationReason == .uncaughtSignal ? status == SIGTERM : status == 143, "delay \(delay): \(status)")
+            XCTAssertEqual(try snapshot("merged"), earlier, "delay \(delay)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("merged")).filter { $0.hasPrefix(".") }, [])
+        }
+    }
+
+    /// Two items of one name (the second refused, listed under the name as failed) and a run
+    /// whose current metrics lost a key: what EchoLab writes is read, and the lost key fails.
+    func testARefusedDuplicateNameIsReadAndAMissingMetricFails() throws {
+        let other = root.appendingPathComponent("more")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/speech.json"), to: other.appendingPathComponent("speech.json"))
+        let twice = try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "twice", "--no-taps"], in: root)
+        XCTAssertEqual(twice.status, 1, "the second speech fails")
+        XCTAssertTrue(twice.standardError.contains("name: 'speech' is already used by"), twice.standardError)
+        // The same file given twice (by two paths) is said to be listed twice, not to clash with itself.
+        let same = try runEchoLab(["eval", "corpus/speech.json", "corpus/../corpus/speech.json", "--modes", "disabled", "--out", "same", "--no-taps"],
+                                  in: root)
+        XCTAssertEqual(same.status, 1)
+        XCTAssertTrue(same.standardError.contains("corpus/../corpus/speech.json: listed twice in the corpus (also as corpus/speech.json): give each item once"),
+                      same.standardError)
+        let compared = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
+        XCTAssertEqual(compared.status, 0, compared.standardError + compared.standardOutput)
+        for index in 1...2 {
+            XCTAssertEqual(try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "t\(index)", "--shard", "\(index)/2",
+                                           "--no-taps"], in: root).status, 1)
+        }
+        // Merged twice into one folder: the failed runs (no folder of their own) are not in the way.
+        for _ in 0..<2 {
+            let merged = try runEchoLab(["merge", "t1", "t2", "--out", "twice-merged"], in: root)
+            XCTAssertEqual(merged.status, 0, merged.standardError)
+            XCTAssertEqual(try withoutTiming("twice-merged/eval.json"), try withoutTiming("twice/eval.json"))
+        }
+        let lost = try doctored("lost.json") { eval in
+            Self.editResult(&eval, item: 0, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                metrics.removeValue(forKey: "erle_steady_db")
+                result["metrics"] = metrics
+            }
+        }
+        let judged = try runEchoLab(["compare", "whole/eval.json", lost], in: root)
+        XCTAssertEqual(judged.status, 1, judged.standardOutput)
+        XCTAssertTrue(judged.standardOutput.contains("| erle_steady_db |") && judged.standardOutput.contains("| not measured |"), judged.standardOutput)
+    }
+
+    /// eval.json without timing, as text.
+    private func withoutTiming(_ file: String) throws -> String {
+        try String(contentsOfFile: path(file), encoding: .utf8).split(separator: "\n").filter { !$0.contains("\"wall_s\"") }.joined(separator: "\n")
+    }
+
+    func testMergedShardsEqualTheUnshardedRun() throws {
+        for count in [2, 3] {
+            var folders: [String] = []
+            for index in 1...count {
+                let folder = "shard-\(count)-\(index)"
+                let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", folder, "--shard", "\(index)/\(count)", "--no-taps"], in: root)
+                XCTAssertEqual(shard.status, 0, shard.standardError)
+                folders.append(folder)
+            }
+            // Given in any order.
+            let merged = try runEchoLab(["merge"] + folders.reversed() + ["--out", "merged-\(count)"], in: root)
+            XCTAssertEqual(merged.status, 0, merged.standardError)
+            XCTAssertEqual(merged.standardOutput, "merged \(count) shards: 6 of 6 runs succeeded → merged-\(count)/eval.md\n")
+            XCTAssertEqual(try withoutTiming("merged-\(count)/eval.json"), try withoutTiming("whole/eval.json"), "N = \(count)")
+            for page in ["eval.md", "eval.html"] {
+                XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("merged-\(count)/\(page)")),
+                               try Data(contentsOf: root.appendingPathComponent("whole/\(page)")), page)
+            }
+            // Every run's folder came along.
+            let runs = allFiles(under: root.appendingPathComponent("merged-\(count)")).filter { $0.hasSuffix("/report.json") }
+            XCTAssertEqual(runs.count, 6, "\(runs)")
+            // The merge passes the gate against the unsharded run.
+            XCTAssertEqual(try runEchoLab(["compare", "whole/eval.json", "merged-\(count)/eval.json"], in: root).status, 0)
+        }
+        let incomplete = try runEchoLab(["merge", "shard-3-1", "shard-3-3", "--out", "bad"], in: root)
+        XCTAssertEqual(incomplete.status, 1)
+        XCTAssertEqual(incomplete.standardError, "echolab: merge: shard 2/3 is missing (got 1/3, 3/3)\n")
+        let mixed = try runEchoLab(["merge", "shard-3-1", "shard-2-2", "--out", "bad"], in: root)
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(mixed.standardError, "echolab: shard-2-2/eval.json: shard 2/2 is not one of 3 like shard-3-1/eval.json\n")
+        let whole = try runEchoLab(["merge", "whole", "--out", "bad"], in: root)
+        XCTAssertEqual(whole.standardError, "echolab: whole/eval.json: not a shard's eval.json (it has no \"shard\": \"K/N\")\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad/eval.json")))
+    }
+
+    /// `make eval` gates: the Makefile's recipe (the built debug binary standing in for the
+    /// release one) exits non-zero when a run is worse than the baseline by more than the threshold.
+    func testMakeEvalFailsWhenTheBaselineIsBeaten() throws {
+        // A baseline that claims 3 dB more steady ERLE than this code gets in one run.
+        let better = try doctored("baseline.json") { eval in
+            Self.editResult(&eval, item: 1, mode: 1) { result in
+                var metrics = result["metrics"] as! [String: Any]
+                metrics["erle_steady_db"] = (metrics["erle_steady_db"] as! Double) + 3
+                result["metrics"] = metrics
+            }
+        }
+        func make(_ baseline: String) throws -> CommandResult {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
+            process.arguments = ["--no-print-directory", "-C", packageRoot.path, "-o", "build", "-o", "deps", "eval",
+                                 "ECHOLAB=\(try echoLabBinary().path)", "CORPUS=\(path("corpus"))", "MODES=\(Self.modes)",
+                                 "REPORTS=\(path("make-reports"))", "BASELINE=\(baseline)"]
+            let out = Pipe()
+            process.standardOutput = out
+            process.standardError = out
+            try process.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return CommandResult(status: process.terminationStatus, standardOutput: text, standardError: "")
+        }
+        let beaten = try make(path(better))
+        XCTAssertNotEqual(beaten.status, 0, beaten.standardOutput)
+        XCTAssertTrue(beaten.standardOutput.contains("**1 regression.**"), beaten.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("make-reports/compare.md")))
+        let equal = try make(path("whole/eval.json"))
+        XCTAssertEqual(equal.status, 0, equal.standardOutput)
+        XCTAssertTrue(equal.standardOutput.contains("**No regression.**"), equal.standardOutput)
+    }
+}

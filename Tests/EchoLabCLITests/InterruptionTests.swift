@@ -1,0 +1,241 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// SIGINT and SIGTERM stop a run, an eval or a recording within moments and leave no partial
+/// file; progress shows on a terminal and nowhere else. Each through the real binary.
+final class InterruptionTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+
+    /// corpus/inputs/{far,near}.wav (16 kHz Int16, 2 s) and corpus/scenarios/{a,b}.json naming
+    /// them as `../inputs/…`, the layout of the shipped vectors.
+    private func makeCorpus() throws -> URL {
+        let corpus = root.appendingPathComponent("corpus")
+        let inputs = corpus.appendingPathComponent("inputs"), scenarios = corpus.appendingPathComponent("scenarios")
+        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        try writeWAV(inputs.appendingPathComponent("far.wav"), .speechLike(levelDBFS: -20, pitchHz: 120), seconds: 2, seed: 1)
+        try writeWAV(inputs.appendingPathComponent("near.wav"), .speechLike(levelDBFS: -26, pitchHz: 210), seconds: 2, seed: 2)
+        for (name, mode) in [("a", "disabled"), ("b", "intensityMin")] {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": "../inputs/far.wav", "near_end": "../inputs/near.wav",
+                 "echo_path": {"delay_ms": 30, "gain_db": -10}, "aec": {"mode": "\(mode)"}}
+                """, named: "\(name).json", in: scenarios)
+        }
+        return corpus
+    }
+
+    private func writeWAV(_ url: URL, _ kind: SignalKind, seconds: Double, seed: UInt64, rate: Int = 16_000) throws {
+        let samples = SignalGenerator.render(kind, sampleRate: rate, count: Int(seconds * Double(rate)), seed: seed)
+        try SoundFileWriter.write(samples, to: url.path, sampleRate: rate, encoding: .pcm16)
+    }
+
+    private func assertOneLineError(_ result: CommandResult, status: Int32 = 1, mentions needles: [String],
+                                    file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
+        XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "one line expected: \(result.standardError)", file: file, line: line)
+        for needle in needles {
+            XCTAssertTrue(result.standardError.contains(needle), "'\(result.standardError)' should mention \(needle)", file: file, line: line)
+        }
+    }
+
+    // MARK: SIGINT / SIGTERM
+
+    func testInterruptedEvalWritesAnIncompleteSummaryAndNoPartialFiles() throws {
+        for (signalNumber, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+            let corpus = root.appendingPathComponent("long-\(signalNumber)")
+            try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+            for index in 0..<6 {
+                _ = try writeScenario("""
+                    {"name": "long\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
+                     "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": 120}
+                    """, named: "long\(index).json", in: corpus)
+            }
+            let out = root.appendingPathComponent("out-\(signalNumber)")
+            let process = try startEchoLab(["eval", corpus.path, "--out", out.path, "--jobs", "1"])
+            // Interrupt once the first item has finished and the second is running.
+            let deadline = Date().addingTimeInterval(120)
+            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
+                usleep(20_000)
+            }
+            usleep(200_000)
+            kill(process.processIdentifier, signalNumber)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status)
+            let eval = try loadJSON(out.appendingPathComponent("eval.json").path)
+            XCTAssertEqual(eval["complete"] as? Bool, false)
+            let names = (eval["items"] as! [[String: Any]]).map { $0["name"] as! String }
+            XCTAssertTrue(names.first == "long0" && names.count < 6, "\(names)")
+            let files = allFiles(under: out)
+            XCTAssertEqual(files.filter { $0.contains(".partial") }, [])
+            // Every item folder left is a finished one, listed in eval.json.
+            let folders = Set(files.filter { !$0.contains("/") && !$0.hasPrefix("eval.") })
+            XCTAssertEqual(folders, Set(names))
+        }
+    }
+
+    func testInterruptedRunLeavesNothing() throws {
+        let path = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, in: root)
+        let out = root.appendingPathComponent("out")
+        let process = try startEchoLab(["run", path, "--out", out.path])
+        let deadline = Date().addingTimeInterval(60)
+        while allFiles(under: out).isEmpty, Date() < deadline { usleep(10_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 143)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
+    }
+
+    /// A long recording through the canceller stops at a signal within a second of audio, in
+    /// `process` (exit 130, no output or partial file) and in `eval` (exit 143, the run not
+    /// listed, `complete: false`, no hidden scratch left). Before, `process` died with its
+    /// partial output left, and `eval` processed the whole recording first.
+    func testInterruptedRecordingProcessingLeavesNothing() throws {
+        var random = SeededRandom(seed: 11)
+        let far = (0..<(16_000 * 600)).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try SoundFileWriter.write(far.map { $0 * 0.5 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try Data(#"{"corpus": [{"name": "rec", "mic": "mic.wav", "loopback": "lpb.wav"}]}"#.utf8)
+            .write(to: root.appendingPathComponent("manifest.json"))
+        let inputs = try snapshot(root)
+
+        let process = try startEchoLab(["process", "--mic", root.appendingPathComponent("mic.wav").path, "--reference",
+                                        root.appendingPathComponent("lpb.wav").path, "--out", root.appendingPathComponent("out.wav").path,
+                                        "--aec", "webrtc-mobile:intensityMax"])
+        let partial = root.appendingPathComponent(".out.wav.partial").path
+        var deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: partial), Date() < deadline { usleep(5_000) }
+        usleep(100_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(try snapshot(root), inputs, "no output, no partial file: \(allFiles(under: root))")
+
+        let out = root.appendingPathComponent("out")
+        let eval = try startEchoLab(["eval", root.appendingPathComponent("manifest.json").path, "--out", out.path, "--no-taps",
+                                     "--modes", "webrtc-mobile:intensityMax"])
+        let scratch = out.appendingPathComponent("rec/webrtc-mobile-intensityMax/..sent.wav.scored.partial").path
+        deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: scratch), Date() < deadline { usleep(5_000) }
+        usleep(100_000)
+        kill(eval.processIdentifier, SIGTERM)
+        eval.waitUntilExit()
+        XCTAssertEqual(eval.terminationStatus, 143)
+        let summary = try loadJSON(out.appendingPathComponent("eval.json").path)
+        XCTAssertEqual(summary["complete"] as? Bool, false)
+        let results = (summary["items"] as? [[String: Any]] ?? []).flatMap { $0["results"] as? [[String: Any]] ?? [] }
+        XCTAssertEqual(results.count, 0, "the interrupted run is not listed: \(summary)")
+        XCTAssertEqual(allFiles(under: out).filter { $0.split(separator: "/").contains { $0.hasPrefix(".") } }, [],
+                       "no hidden file left: \(allFiles(under: out))")
+        try FileManager.default.removeItem(at: out)
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
+    /// Interrupted while re-running into a folder it keeps: the partial taps go before the
+    /// process exits, and the earlier run's files stay as they were. (The taps' files were
+    /// removed when their writer was freed, which a worker thread sometimes did after the main
+    /// thread had exited: six `.partial` files were left in one try out of four.)
+    func testInterruptedReRunLeavesThePreviousRunAsItWas() throws {
+        let short = try writeScenario("""
+            {"name": "short", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "short.json", in: root)
+        let long = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, named: "long.json", in: root)
+        let out = root.appendingPathComponent("out")
+        XCTAssertEqual(try runEchoLab(["run", short, "--out", out.path, "--all-taps"]).status, 0)
+        let before = try snapshot(out)
+        for attempt in 0..<8 {
+            let process = try startEchoLab(["run", long, "--out", out.path, "--all-taps"])
+            // Signalled as soon as the taps are open, and a little later in later attempts.
+            let partial = out.appendingPathComponent(".sent.wav.partial").path
+            let deadline = Date().addingTimeInterval(60)
+            while !FileManager.default.fileExists(atPath: partial), Date() < deadline { usleep(1_000) }
+            usleep(useconds_t(attempt * 5_000))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 143, "attempt \(attempt)")
+            XCTAssertEqual(try snapshot(out), before, "attempt \(attempt): \(allFiles(under: out))")
+            XCTAssertEqual(allFiles(under: out).filter { $0.hasPrefix(".") }, [], "attempt \(attempt)")
+        }
+    }
+
+    /// A signal right after the start is never lost. With a DispatchSource the signal was
+    /// ignored until the source was armed, asynchronously: a run killed then ran its whole call
+    /// and exited 0 (seen in CI, where it took the previous test's folder with it).
+    func testASignalRightAfterTheStartStopsTheRun() throws {
+        let long = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, named: "long.json", in: root)
+        for attempt in 0..<10 {
+            let out = root.appendingPathComponent("out-\(attempt)")
+            let process = try startEchoLab(["run", long, "--out", out.path])
+            usleep(useconds_t(attempt * 3_000))
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            // Before the handlers are in place the default action ends it (by the signal);
+            // after, it exits 143. Never a whole call.
+            let stopped = process.terminationReason == .uncaughtSignal ? process.terminationStatus == SIGTERM : process.terminationStatus == 143
+            XCTAssertTrue(stopped, "attempt \(attempt): \(process.terminationReason == .uncaughtSignal ? "signal" : "exit") \(process.terminationStatus)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "attempt \(attempt): \(allFiles(under: out))")
+        }
+    }
+
+    // MARK: Progress: on a terminal only
+
+    func testProgressShowsOnATerminalAndNowhereElse() throws {
+        let path = try writeScenario("""
+            {"name": "progress", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 30}
+            """, in: root)
+        let piped = try runEchoLab(["run", path, "--out", root.appendingPathComponent("piped").path, "--no-taps"])
+        XCTAssertEqual(piped.status, 0)
+        XCTAssertEqual(piped.standardError, "", "nothing on stderr when it is not a terminal")
+        // util-linux `script` gives the command a pseudo-terminal.
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux `script` (Debian's bsdutils) is missing")
+        let command = [try echoLabBinary().path, "run", path, "--out", root.appendingPathComponent("tty").path, "--no-taps"]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let out = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(text.contains("% "), text)
+        XCTAssertTrue(text.contains("× real time  ETA"), text)
+        XCTAssertTrue(text.contains("of 30 s"), text)
+    }
+
+    /// The binary started with `arguments`, its output discarded, for a test that signals it.
+    private func startEchoLab(_ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+}

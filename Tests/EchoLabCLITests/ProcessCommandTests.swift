@@ -1,0 +1,170 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// `echolab process`: recordings straight to the canceller, output aligned with the mic.
+final class ProcessCommandTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private func samples(_ name: String) throws -> (samples: [Float], rate: Int) {
+        let reader = try SoundFileReader(path: root.appendingPathComponent(name).path)
+        var buffer = [Float](repeating: 0, count: Int(reader.frameCount))
+        _ = try reader.read(into: &buffer, frames: buffer.count)
+        return (buffer, reader.sampleRate)
+    }
+
+    /// A simulated call's mic and reference taps through `process` give the call's own sent
+    /// audio, bit for bit — the same canceller on the same frames — one frame earlier: `process`
+    /// removes the speex preprocessor's frame of latency, the call's sent stream has it.
+    func testProcessingACallsTapsReproducesItsSentAudio() throws {
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), in: root)
+        let run = try runEchoLab(["run", "scenario.json", "--out", "call"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let before = try snapshot(root.appendingPathComponent("call"))
+        let processed = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "out.wav",
+                                        "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        XCTAssertTrue(processed.standardOutput.contains("latency 480 samples at 48000 Hz (10.0 ms) removed"), processed.standardOutput)
+        let out = try samples("out.wav").samples, sent = try samples("call/sent.wav").samples
+        XCTAssertEqual(out.count, sent.count)
+        XCTAssertEqual(Array(out[0..<(out.count - 480)]), Array(sent[480...]))
+        // An output folder that does not exist yet is created, as run and eval create theirs.
+        let nested = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "new/folder/out.wav",
+                                     "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(nested.status, 0, nested.standardError)
+        XCTAssertEqual(try samples("new/folder/out.wav").samples, out)
+        let disabled = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "off.wav",
+                                       "--aec", "disabled"], in: root)
+        XCTAssertEqual(disabled.status, 0, disabled.standardError)
+        XCTAssertEqual(try samples("off.wav").samples, try samples("call/mic.wav").samples)
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), before, "inputs untouched")
+    }
+
+    /// AECM runs at 16 kHz inside and delays its output; with nothing played it passes the mic,
+    /// and the written output lines up with the mic at lag 0 and has its length and rate — at a
+    /// 16 kHz mic (native) and a 44.1 kHz one (processed at 48 kHz and resampled back).
+    func testOutputIsAlignedWithTheMicAtItsRate() throws {
+        for (rate, backend) in [(16_000, "webrtc-mobile"), (44_100, "webrtc-mobile"), (44_100, "webrtc"), (16_000, "webrtc"),
+                                (48_000, "webrtc"), (44_100, "speex")] {
+            var random = SeededRandom(seed: 3)
+            let talk = (0..<(rate * 3)).map { i in random.nextSignedFloat() * 0.2 * (i / (rate / 5) % 2 == 0 ? 1 : 0.1) }
+            try SoundFileWriter.write(talk, to: root.appendingPathComponent("mic.wav").path, sampleRate: rate)
+            try SoundFileWriter.write([Float](repeating: 0, count: rate * 3), to: root.appendingPathComponent("lpb.wav").path, sampleRate: rate)
+            let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav",
+                                         "--aec", "\(backend):intensityRecommended"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let out = try samples("out.wav")
+            XCTAssertEqual(out.rate, rate)
+            XCTAssertEqual(out.samples.count, talk.count, "\(rate) Hz \(backend)")
+            let window = rate..<(rate + rate / 10)
+            let correlations = (-50...50).map { lag in window.reduce(0.0) { $0 + Double(talk[$1] * out.samples[$1 + lag]) } }
+            XCTAssertEqual(correlations.indices.max { correlations[$0] < correlations[$1] }! - 50, 0, "\(rate) Hz \(backend): lag")
+        }
+    }
+
+    /// A stereo recording: `--channel` picks one (without it, the one-line error says to).
+    func testChannelOfAStereoRecording() throws {
+        let frames = 4800
+        let stereo = (0..<(frames * 2)).map { i in i % 2 == 0 ? Float(0.1) : Float(i % 200) / 1000 }
+        let writer = try SoundFileWriter(path: root.appendingPathComponent("stereo.wav").path, sampleRate: 48_000, channelCount: 2)
+        try writer.write(stereo, frames: frames)
+        try writer.finish()
+        let refused = try runEchoLab(["process", "--mic", "stereo.wav", "--reference", "stereo.wav", "--out", "o.wav", "--aec", "disabled"], in: root)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.standardError.contains("has 2 channels"), refused.standardError)
+        let picked = try runEchoLab(["process", "--mic", "stereo.wav", "--reference", "stereo.wav", "--out", "o.wav", "--aec", "disabled",
+                                     "--channel", "1"], in: root)
+        XCTAssertEqual(picked.status, 0, picked.standardError)
+        XCTAssertEqual(try samples("o.wav").samples, (0..<frames).map { stereo[2 * $0 + 1] })
+    }
+
+    /// A loopback of another length is processed (silence after its end, its excess cut) with a
+    /// one-line warning naming both files; equal lengths say nothing.
+    func testLoopbackOfAnotherLengthIsWarnedAbout() throws {
+        var random = SeededRandom(seed: 5)
+        let mic = (0..<(48_000 * 3)).map { _ in random.nextSignedFloat() * 0.1 }
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(Array(mic[0..<96_000]), to: root.appendingPathComponent("short.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(mic + mic[0..<24_000], to: root.appendingPathComponent("long.wav").path, sampleRate: 48_000)
+        let inputs = try snapshot(root)
+        let short = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "short.wav", "--out", "out/a.wav"], in: root)
+        XCTAssertEqual(short.status, 0, short.standardError)
+        XCTAssertEqual(short.standardError, "echolab process: warning: short.wav is 1.00 s shorter than mic.wav: the mic's last 1.00 s were processed against a silent loopback\n")
+        XCTAssertEqual(try samples("out/a.wav").samples.count, mic.count)
+        let long = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "long.wav", "--out", "out/b.wav"], in: root)
+        XCTAssertEqual(long.status, 0, long.standardError)
+        XCTAssertEqual(long.standardError, "echolab process: warning: long.wav is 0.50 s longer than mic.wav: its last 0.50 s were not used\n")
+        let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "out/c.wav"], in: root)
+        XCTAssertEqual(same.status, 0, same.standardError)
+        XCTAssertEqual(same.standardError, "")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
+    /// A loopback at another rate than the mic is resampled and processed, with a one-line
+    /// warning naming both files and rates (one rate says nothing, as above); the output keeps the
+    /// mic's rate and length.
+    func testLoopbackOfAnotherRateIsWarnedAbout() throws {
+        var random = SeededRandom(seed: 6)
+        let far = (0..<(16_000 * 2)).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb16.wav").path, sampleRate: 16_000)
+        let mic = (0..<(far.count * 3)).map { far[$0 / 3] * 0.5 }
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        let inputs = try snapshot(root)
+        let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb16.wav", "--out", "out/a.wav"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(result.standardError,
+                       "echolab process: warning: lpb16.wav is at 16000 Hz, mic.wav at 48000 Hz: the loopback was resampled to 48000 Hz\n")
+        let out = try samples("out/a.wav")
+        XCTAssertEqual(out.rate, 48_000)
+        XCTAssertEqual(out.samples.count, mic.count)
+        XCTAssertGreaterThan(out.samples.map { abs($0) }.max() ?? 0, 0)
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+
+    /// `--aec disabled` passes the mic through bit for bit at any rate, 22.05 kHz included
+    /// (no round trip through 48 kHz, which cut the band edge: −14.5 dB of difference on noise).
+    /// A mic of 0 frames is an error naming it, with nothing written.
+    func testDisabledPassesTheMicThroughAtAnyRateAndAnEmptyMicIsRefused() throws {
+        for rate in [22_050, 11_025, 7_999] {
+            var random = SeededRandom(seed: 8)
+            let mic = (0..<(rate * 2)).map { _ in random.nextSignedFloat() * 0.3 }
+            try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: rate)
+            try SoundFileWriter.write(mic, to: root.appendingPathComponent("lpb.wav").path, sampleRate: rate)
+            let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav", "--aec", "disabled"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            XCTAssertTrue(result.standardOutput.contains("processed at \(rate) Hz"), result.standardOutput)
+            let out = try samples("out.wav")
+            XCTAssertEqual(out.rate, rate)
+            XCTAssertEqual(out.samples, mic, "\(rate) Hz")
+        }
+        try SoundFileWriter.write([], to: root.appendingPathComponent("empty.wav").path, sampleRate: 7_999)
+        let inputs = try snapshot(root)
+        let empty = try runEchoLab(["process", "--mic", "empty.wav", "--reference", "lpb.wav", "--out", "new.wav"], in: root)
+        XCTAssertEqual(empty.status, 1)
+        XCTAssertEqual(empty.standardError, "echolab: empty.wav: holds no audio (0 frames): nothing to process\n")
+        let scored = try runEchoLab(["metrics", "--reference", "lpb.wav", "--mic", "empty.wav", "--processed", "lpb.wav"], in: root)
+        XCTAssertEqual(scored.status, 1)
+        XCTAssertEqual(scored.standardError, "echolab: empty.wav: holds no audio (0 frames): nothing to score\n")
+        XCTAssertEqual(try snapshot(root), inputs, "nothing written, inputs untouched")
+    }
+
+    func testBadArguments() throws {
+        try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        let same = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "mic.wav"], in: root)
+        XCTAssertEqual(same.status, 1)
+        XCTAssertTrue(same.standardError.contains("it is an input"), same.standardError)
+        let missing = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "none.wav", "--out", "o.wav"], in: root)
+        XCTAssertEqual(missing.status, 1)
+        XCTAssertTrue(missing.standardError.contains("none.wav"), missing.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o.wav").path))
+        let mode = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "o.wav", "--aec", "webrtc:loud"], in: root)
+        XCTAssertEqual(mode.status, 64)
+    }
+}

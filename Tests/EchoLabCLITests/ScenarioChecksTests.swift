@@ -1,0 +1,122 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import Evaluation
+import Reporting
+import Simulation
+import XCTest
+
+/// Scenario files and runs checked as people write and run them: exit codes, names that are
+/// paths, generator options, stereo inputs, honest nulls, a starved user reference, clear messages.
+final class ScenarioChecksTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws { folder = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    private func load(_ json: String, named name: String = "scenario.json") throws -> Scenario {
+        try ScenarioLoader.load(path: writeScenario(json, named: name, in: folder))
+    }
+
+    private func loadError(_ json: String) -> String {
+        do {
+            _ = try load(json)
+            return "no error"
+        } catch {
+            return String(describing: error)
+        }
+    }
+
+    func testUsageErrorsExitWithEXUsageAndStrictNamesTheRules() throws {
+        XCTAssertEqual(try runEchoLab(["run"]).status, 64)
+        XCTAssertEqual(try runEchoLab(["eval", folder.path, "--jobs", "0"]).status, 64)
+        let path = try writeScenario(delayScenario(aec: "disabled", seconds: 1), in: folder)
+        let strict = try runEchoLab(["run", path, "--out", folder.appendingPathComponent("out").path, "--strict", "--no-taps"])
+        XCTAssertEqual(strict.status, 3)
+        XCTAssertTrue(strict.standardError.contains("aec-disabled-with-real-devices"), strict.standardError)
+    }
+
+    func testScenarioNamesMustNotBePaths() {
+        for name in ["../escaped", "", ".hidden", "a/b"] {
+            let message = loadError("{\"name\": \"\(name)\", \"far_end\": {\"generator\": \"white_noise\"}, \"duration_s\": 1}")
+            XCTAssertTrue(message.contains("scenario.json: name:"), "\(name): \(message)")
+        }
+    }
+
+    func testRecordingFileCannotTakeATapsName() {
+        let message = loadError("""
+            {"far_end": {"generator": "white_noise"}, "duration_s": 1, "speaker": {"device": "recording", "file": "sent.wav"}}
+            """)
+        XCTAssertTrue(message.contains("speaker.file") && message.contains("tap"), message)
+    }
+
+    func testGeneratorOptionsBelongToTheirGenerator() {
+        let message = loadError("""
+            {"far_end": {"generator": "speech", "frequency_hz": 1000}, "duration_s": 1}
+            """)
+        XCTAssertTrue(message.contains("far_end.frequency_hz: applies to the tone generator only"), message)
+    }
+
+    func testBrokenAudioIsReportedWithTheScenarioAndKey() throws {
+        try Data("not audio".utf8).write(to: folder.appendingPathComponent("x.wav"))
+        let message = loadError("{\"far_end\": {\"generator\": \"white_noise\"}, \"near_end\": \"x.wav\", \"duration_s\": 1}")
+        XCTAssertTrue(message.hasPrefix(folder.appendingPathComponent("scenario.json").path + ": near_end: "), message)
+        XCTAssertTrue(message.contains("x.wav"), message)
+    }
+
+    func testStereoInputNeedsAChannelCountedFromZero() throws {
+        let stereo = folder.appendingPathComponent("stereo.wav")
+        let writer = try SoundFileWriter(path: stereo.path, sampleRate: 48_000, channelCount: 2)
+        try writer.write([Float](repeating: 0.1, count: 9_600), frames: 4_800)
+        try writer.finish()
+        XCTAssertTrue(loadError("{\"far_end\": \"stereo.wav\"}").contains("counted from 0"))
+        XCTAssertTrue(loadError("{\"far_end\": {\"file\": \"stereo.wav\", \"channel\": 2}}").contains("has no channel 2"))
+        XCTAssertEqual(loadError("{\"far_end\": {\"file\": \"stereo.wav\", \"channel\": 1}}"), "no error")
+    }
+
+    func testEvalRefusesTwoScenariosWithOneName() throws {
+        let corpus = folder.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "disabled", seconds: 1), named: "a.json", in: corpus)
+        _ = try writeScenario(delayScenario(aec: "disabled", seconds: 1), named: "b.json", in: corpus)
+        let result = try runEchoLab(["eval", corpus.path, "--out", folder.appendingPathComponent("r").path, "--no-taps"])
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.standardError.contains("b.json: name: 'delay40-disabled' is already used by"), result.standardError)
+    }
+
+    /// Nothing plays into the room: no ERL is made up, and no delay between unrelated signals.
+    func testRecordingSpeakerHasNoERLAndNoDelay() throws {
+        let scenario = try load("""
+            {"far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1}, "near_end": {"generator": "speech", "pitch_hz": 220, "seed": 2},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "disabled"}, "duration_s": 4,
+             "speaker": {"device": "recording", "file": "peer.wav"}}
+            """)
+        let out = folder.appendingPathComponent("out")
+        let report = try RunOutput(scenario: scenario, outputDirectory: out.path, taps: .none).run()
+        XCTAssertNil(report.metrics.erlDB)
+        XCTAssertNil(report.metrics.delayMilliseconds)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("peer.wav").path))
+    }
+
+    /// `user_reference` started but nothing put: the canceller hears silence; the lint says so.
+    func testStarvedUserReferenceIsFound() throws {
+        let scenario = try load("""
+            {"far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "intensityRecommended"}, "duration_s": 3, "user_reference": true}
+            """)
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none).run()
+        XCTAssertEqual(report.findings.map(\.rule), ["user-reference-not-fed"])
+    }
+
+    func testFailedRunLeavesNoFolderBehind() throws {
+        // The file is valid when the scenario loads and broken when the call reads it.
+        let wav = folder.appendingPathComponent("later.wav")
+        try SoundFileWriter.write([Float](repeating: 0.1, count: 48_000), to: wav.path, sampleRate: 48_000)
+        let scenario = try load("{\"far_end\": \"later.wav\", \"duration_s\": 1}")
+        try Data("not audio any more".utf8).write(to: wav)
+        let out = folder.appendingPathComponent("fresh")
+        XCTAssertThrowsError(try RunOutput(scenario: scenario, outputDirectory: out.path).run())
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    }
+}

@@ -1,0 +1,195 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import Metrics
+import XCTest
+
+/// The tap-free gate (`echo_path_fit`) against the taps: simulated calls of every vector kind
+/// write their taps; reference + mic + sent are then scored without any track and compared
+/// with the same files scored with the echo and near-end tracks. Goals: ERL and ERLE within
+/// 1 dB in far-end single talk, within 1.5 dB with double talk.
+final class TapFreeGateTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    struct Comparison {
+        var name: String
+        var mode: String
+        var doubleTalk: Bool
+        var tapped: EchoMetrics
+        var tapFree: EchoMetrics
+        var erlDifference: Double? { Self.difference(tapped.erlDB, tapFree.erlDB) }
+        var erleDifference: Double? { Self.difference(tapped.erleDB, tapFree.erleDB) }
+        static func difference(_ a: Double?, _ b: Double?) -> Double? {
+            guard let a, let b else { return nil }
+            return abs(a - b)
+        }
+        var line: String {
+            func f(_ v: Double?) -> String { v.map { String(format: "%6.2f", $0) } ?? "  null" }
+            return "\(name.padding(toLength: 26, withPad: " ", startingAt: 0)) \(mode.padding(toLength: 28, withPad: " ", startingAt: 0)) "
+                + "ERL \(f(tapped.erlDB)) / \(f(tapFree.erlDB))  ERLE \(f(tapped.erleDB)) / \(f(tapFree.erleDB))  "
+                + "ST \(tapped.gate.singleTalkFrames)/\(tapFree.gate.singleTalkFrames) of \(tapped.gate.farEndActiveFrames)"
+        }
+    }
+
+    /// Scores `folder`'s taps with and without the tracks.
+    func compare(_ folder: URL, name: String, mode: String, doubleTalk: Bool) throws -> Comparison {
+        func path(_ file: String) -> String { folder.appendingPathComponent(file).path }
+        let analyzer = EchoAnalyzer()
+        let tapped = try analyzer.analyzeFiles(reference: path("reference.wav"), mic: path("mic.wav"), processed: path("sent.wav"),
+                                               echo: path("echo.wav"), nearEnd: path("near.wav")).whole
+        let tapFree = try analyzer.analyzeFiles(reference: path("reference.wav"), mic: path("mic.wav"), processed: path("sent.wav")).whole
+        XCTAssertEqual(tapFree.gate.method, .echoPathFit)
+        return Comparison(name: name, mode: mode, doubleTalk: doubleTalk, tapped: tapped, tapFree: tapFree)
+    }
+
+    /// Runs `scenario` (JSON object text without braces' `aec`) in `mode` with every tap.
+    func simulate(_ name: String, _ body: String, mode: String) throws -> URL {
+        if FileManager.default.fileExists(atPath: root.appendingPathComponent("\(name)-\(mode)").path) {
+            return root.appendingPathComponent("\(name)-\(mode)")
+        }
+        let file = try writeScenario("{\"name\": \"\(name)\", \(body)}", named: "\(name).json", in: root)
+        let out = root.appendingPathComponent("\(name)-\(mode.replacingOccurrences(of: ":", with: "-"))")
+        let result = try runEchoLab(["run", file, "--aec", mode, "--all-taps", "--out", out.path])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return out
+    }
+
+    static let inputs = packageRoot.appendingPathComponent("vectors/inputs").path
+    static let modes = ["speex:intensityRecommended", "webrtc:intensityRecommended"]
+
+    /// Every vector kind: (name, scenario body, double talk).
+    static var kinds: [(String, String, Bool)] {
+        let far = "\"far_end\": \"\(inputs)/farend_speech_16k.wav\""
+        let room = "\"impulse_response\": \"\(inputs)/room_rir_48k.wav\""
+        var kinds: [(String, String, Bool)] = [
+            ("pure-delay-noise", "\"far_end\": {\"generator\": \"white_noise\", \"level_dbfs\": -20, \"seed\": 1}, \"noise\": {\"level_dbfs\": -60, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 40, \"gain_db\": -6}, \"duration_s\": 10", false),
+            ("pure-delay-speech", "\(far), \"noise\": {\"level_dbfs\": -60, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 120, \"gain_db\": -12}, \"duration_s\": 10", false),
+            ("room-file", "\(far), \"noise\": {\"level_dbfs\": -60, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 60, \"gain_db\": -10, \(room)}, \"duration_s\": 10", false),
+            ("room-synthetic", "\(far), \"noise\": {\"level_dbfs\": -65, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 30, \"gain_db\": -6, \"synthetic_room\": {\"rt60_ms\": 300, \"seed\": 2}}, \"duration_s\": 10", false),
+            ("clipping", "\(far), \"noise\": {\"level_dbfs\": -60, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 30, \"gain_db\": -3, \"clip_dbfs\": -12, \"synthetic_room\": {\"rt60_ms\": 400, \"seed\": 3}}, \"duration_s\": 10", false),
+        ]
+        // Double talk: the near-end speech file scaled by SER (unscaled it sits at −0.5 dB
+        // relative to the echo of this room: near −34.8 dBFS, echo −34.3 dBFS RMS), written by
+        // `scaledNearEnd` before the runs.
+        for ser in [-10, 0, 10, 20] {
+            kinds.append(("doubletalk-ser\(ser)", "\(far), \"near_end\": \"near-\(ser).wav\", \"noise\": {\"level_dbfs\": -60, \"seed\": 7}, \"echo_path\": {\"delay_ms\": 60, \"gain_db\": -10, \(room)}, \"duration_s\": 10", true))
+        }
+        return kinds
+    }
+
+    /// The near-end speech file scaled by `gain` dB, at its own rate, beside the scenarios.
+    func writeScaledNearEnds() throws {
+        let near = try AudioFileStream.readAll(path: Self.inputs + "/nearend_speech_16k.wav")
+        for ser in [-10, 0, 10, 20] {
+            let gain = Float(pow(10, Double(ser) / 20))
+            try SoundFileWriter.write(near.samples.map { $0 * gain }, to: root.appendingPathComponent("near-\(ser).wav").path,
+                                      sampleRate: near.sampleRate, encoding: .float32)
+        }
+    }
+
+    /// An echo path that changes mid-call: two calls through different rooms, their taps joined
+    /// end to end, run through the canceller by `echolab process` (as a recording would be).
+    func echoPathChange(mode: String) throws -> Comparison {
+        let far = "\"far_end\": \"\(Self.inputs)/farend_speech_16k.wav\", \"near_end\": \"near-0.wav\", \"noise\": {\"level_dbfs\": -60, \"seed\": 7}"
+        let first = try simulate("path-a", "\(far), \"echo_path\": {\"delay_ms\": 60, \"gain_db\": -10, \"impulse_response\": \"\(Self.inputs)/room_rir_48k.wav\"}, \"duration_s\": 6", mode: "disabled")
+        let second = try simulate("path-b", "\(far), \"echo_path\": {\"delay_ms\": 60, \"gain_db\": -4, \"synthetic_room\": {\"rt60_ms\": 300, \"seed\": 9}}, \"duration_s\": 6", mode: "disabled")
+        let joined = root.appendingPathComponent("path-change-\(mode.replacingOccurrences(of: ":", with: "-"))")
+        try FileManager.default.createDirectory(at: joined, withIntermediateDirectories: true)
+        for tap in ["reference", "mic", "echo", "near"] {
+            let a = try AudioFileStream.readAll(path: first.appendingPathComponent("\(tap).wav").path)
+            let b = try AudioFileStream.readAll(path: second.appendingPathComponent("\(tap).wav").path)
+            try SoundFileWriter.write(a.samples + b.samples, to: joined.appendingPathComponent("\(tap).wav").path,
+                                      sampleRate: a.sampleRate, encoding: .float32)
+        }
+        let processed = try runEchoLab(["process", "--mic", joined.appendingPathComponent("mic.wav").path,
+                                        "--reference", joined.appendingPathComponent("reference.wav").path,
+                                        "--out", joined.appendingPathComponent("sent.wav").path, "--aec", mode])
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        return try compare(joined, name: "echo-path-change", mode: mode, doubleTalk: true)
+    }
+
+    /// A near end that starts inside the first fitted block and talks to the end (white noise,
+    /// at the echo's level): the first block's own fit must survive its successors, which hold
+    /// double talk only. The gate then finds exactly the track's single talk, at 8, 16 and
+    /// 48 kHz (before the fix: 8–24 single-talk frames of 124–249, every score off).
+    func testANearEndFromTheFirstBlockToTheEndKeepsTheFirstFit() throws {
+        for (rate, start) in [(8_000, 2), (16_000, 4), (48_000, 2)] {
+            var random = SeededRandom(seed: UInt64(rate))
+            let count = rate * 20, delay = rate / 100
+            let far = (0..<count).map { _ in random.nextGaussian() * 0.1 }
+            let near = (0..<count).map { index in index >= start * rate ? random.nextGaussian() * 0.05 : 0 }
+            let mic = (0..<count).map { index in (index >= delay ? 0.5 * far[index - delay] : 0) + near[index] }
+            func write(_ samples: [Float], _ name: String) throws -> String {
+                let path = root.appendingPathComponent("\(name)-\(rate).wav").path
+                try SoundFileWriter.write(samples, to: path, sampleRate: rate)
+                return path
+            }
+            let reference = try write(far, "lpb"), micPath = try write(mic, "mic"), nearPath = try write(near, "near")
+            let analyzer = EchoAnalyzer()
+            let tracked = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: micPath, nearEnd: nearPath).whole
+            let tapFree = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: micPath).whole
+            XCTAssertEqual(tapFree.gate.method, .echoPathFit)
+            XCTAssertGreaterThan(tracked.gate.singleTalkFrames, 100, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), 20 * log10(2), accuracy: 0.05, "\(rate) Hz")
+        }
+    }
+
+    /// Steady noise at the mic at or above the silence level (−50 and −40 dBFS under a −26 dBFS
+    /// echo, near-end bursts of 1 s every 3 s from the first second, 50 ms of near silence at
+    /// the start): the gate finds the clean near-end track's frames exactly; before, every frame
+    /// read as double talk and every score was null. A floor from the quietest frame so far was
+    /// set by the talker (first burst) or by the near silence (no noise taken off).
+    func testSteadyNoiseIsNoTalker() throws {
+        for (rate, noiseDB) in [(16_000, -50.0), (48_000, -40.0)] {
+            var random = SeededRandom(seed: 21)
+            let count = rate * 12, delay = rate / 100
+            let noiseGain = Float(pow(10, noiseDB / 20))
+            let far = (0..<count).map { _ in random.nextGaussian() * 0.1 }
+            let near = (0..<count).map { index -> Float in
+                let second = index / rate
+                return second % 3 == 0 ? random.nextGaussian() * 0.05 : 0
+            }
+            let noise = (0..<count).map { index in random.nextGaussian() * (index < rate / 20 ? 1e-6 : noiseGain) }
+            let echo = (0..<count).map { index in index >= delay ? 0.5 * far[index - delay] : 0 }
+            func write(_ samples: [Float], _ name: String) throws -> String {
+                let path = root.appendingPathComponent("\(name)-\(rate).wav").path
+                try SoundFileWriter.write(samples, to: path, sampleRate: rate)
+                return path
+            }
+            let reference = try write(far, "lpb"), nearPath = try write(near, "near")
+            let micPath = try write((0..<count).map { echo[$0] + near[$0] + noise[$0] }, "mic")
+            let processed = try write((0..<count).map { 0.01 * echo[$0] + near[$0] + noise[$0] }, "out")
+            let analyzer = EchoAnalyzer()
+            let tracked = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed, nearEnd: nearPath).whole
+            let tapFree = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed).whole
+            XCTAssertGreaterThan(tracked.gate.doubleTalkFrames, 100, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames, "\(rate) Hz")
+            XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), try XCTUnwrap(tracked.erleDB), accuracy: 0.01, "\(rate) Hz")
+        }
+    }
+
+    func testTapFreeMetricsAgreeWithTaps() throws {
+        try writeScaledNearEnds()
+        var comparisons: [Comparison] = []
+        for (name, body, doubleTalk) in Self.kinds {
+            for mode in Self.modes {
+                let folder = try simulate(name, body, mode: mode)
+                comparisons.append(try compare(folder, name: name, mode: mode, doubleTalk: doubleTalk))
+            }
+        }
+        for mode in Self.modes { comparisons.append(try echoPathChange(mode: mode)) }
+        print(comparisons.map(\.line).joined(separator: "\n"))
+        for c in comparisons {
+            let goal = c.doubleTalk ? 1.5 : 1.0
+            XCTAssertLessThanOrEqual(try XCTUnwrap(c.erlDifference, c.line), goal, c.line)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(c.erleDifference, c.line), goal, c.line)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// What `make eval` runs — the default corpus in vectors/ × all 13 modes — with the checks the
+/// mode names promise: per backend, the mean steady-state ERLE over the corpus does not fall from
+/// intensityMin to intensityRecommended to intensityMax, and the mean near-end attenuation in
+/// double talk rises the same way (Min preserves the near talker best); every backend has its
+/// metrics for every item; and the numbers are those of the
+/// committed baseline (reports/baseline.json), so a change that moves them must re-bless it
+/// (`make baseline`) in the same commit, where the diff shows it.
+final class DefaultCorpusEvalTests: XCTestCase {
+    func testIntensityOrderingOnTheDefaultCorpusAndTheBaseline() throws {
+        let out = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: out) }
+        let eval = try runEchoLab(["eval", packageRoot.appendingPathComponent("vectors/scenarios").path, "--modes", "all",
+                                   "--out", out.path, "--jobs", "2", "--no-taps"], timeout: 900)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("299 of 299 runs succeeded"), eval.standardOutput)
+        let report = try loadJSON(out.appendingPathComponent("eval.json").path)
+
+        // Every item × backend mode has its ERLE (items with a far end) in eval.json.
+        for item in report["items"] as! [[String: Any]] {
+            let results = item["results"] as! [[String: Any]]
+            XCTAssertEqual(results.count, 13, "\(item["name"]!)")
+            for result in results {
+                let metrics = try XCTUnwrap(result["metrics"] as? [String: Any], "\(item["name"]!) \(result["mode"]!)")
+                XCTAssertNotNil(metrics["erle_db"], "\(item["name"]!) \(result["mode"]!)")
+            }
+        }
+
+        let summaries = Dictionary(uniqueKeysWithValues: (report["mode_summary"] as! [[String: Any]]).map { ($0["mode"] as! String, $0) })
+        func mean(_ mode: String, _ key: String) -> Double? { (summaries[mode]?[key] as? [String: Any])?["mean"] as? Double }
+        for backend in ["speex", "webrtc", "webrtc-mobile"] {
+            let erle = try ["intensityMin", "intensityRecommended", "intensityMax"].map {
+                try XCTUnwrap(mean("\(backend):\($0)", "erle_steady_db"), "\(backend):\($0)")
+            }
+            XCTAssertLessThanOrEqual(erle[0], erle[1], "\(backend): echo removal Min ≤ Recommended (\(erle))")
+            XCTAssertLessThanOrEqual(erle[1], erle[2], "\(backend): echo removal Recommended ≤ Max (\(erle))")
+            XCTAssertGreaterThan(erle[0], (mean("disabled", "erle_steady_db") ?? .infinity) + 5, "\(backend) removes echo at all")
+            let attenuation = ["intensityMin", "intensityRecommended", "intensityMax"].compactMap { mean("\(backend):\($0)", "near_end_attenuation_db") }
+            XCTAssertEqual(attenuation.count, 3, "\(backend): near-end attenuation for every intensity")
+            guard attenuation.count == 3 else { continue }
+            // Near-end preservation the other way round: Min keeps the most of the near talker.
+            XCTAssertLessThanOrEqual(attenuation[0], attenuation[1], "\(backend): near-end attenuation Min ≤ Recommended (\(attenuation))")
+            XCTAssertLessThanOrEqual(attenuation[1], attenuation[2], "\(backend): near-end attenuation Recommended ≤ Max (\(attenuation))")
+        }
+        // Without a canceller only the noise suppressor of one scenario changes sent: about 0 dB.
+        XCTAssertEqual(try XCTUnwrap(mean("disabled", "erle_steady_db")), 0, accuracy: 0.5)
+
+        // The committed baseline is this code's output: equal within 0.05 dB both ways, no counter
+        // moved, no run missing (a stale baseline would make `make eval` judge against old numbers).
+        let baseline = packageRoot.appendingPathComponent("reports/baseline.json").path
+        for (a, b) in [(baseline, out.appendingPathComponent("eval.json").path), (out.appendingPathComponent("eval.json").path, baseline)] {
+            let compared = try runEchoLab(["compare", a, b, "--max-regression-db", "0.05"])
+            XCTAssertEqual(compared.status, 0, "reports/baseline.json is stale: run `make baseline` and review the diff\n" + compared.standardOutput + compared.standardError)
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// `eval --modes all`: every backend and intensity (13 modes) over a two-item corpus, with one
+/// job and with two, gives the same eval.json but for timing. Long: 26 runs, twice.
+final class EveryModeTests: XCTestCase {
+    func testEveryModeGivesTheSameReportWithOneJobAndTwo() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), named: "delay.json", in: corpus)
+        _ = try writeScenario("""
+            {"name": "speech", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "silence"}, "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 25, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+             "aec": {"mode": "disabled"}, "duration_s": 4,
+             "timeline": [{"at_ms": 2000, "action": "set_aec", "mode": "intensityMin"}]}
+            """, named: "speech.json", in: corpus)
+        var reports: [String] = []
+        for jobs in ["1", "2"] {
+            let all = try runEchoLab(["eval", "corpus", "--modes", "all", "--out", "all\(jobs)", "--jobs", jobs, "--no-taps"], in: root)
+            XCTAssertEqual(all.status, 0, all.standardError)
+            XCTAssertTrue(all.standardOutput.hasPrefix("26 of 26 runs succeeded"), all.standardOutput)
+            var eval = try loadJSON(root.appendingPathComponent("all\(jobs)/eval.json").path)
+            XCTAssertNotNil(eval.removeValue(forKey: "timing"))
+            reports.append(String(decoding: try JSONSerialization.data(withJSONObject: eval, options: [.sortedKeys]), as: UTF8.self))
+        }
+        XCTAssertEqual(reports[0], reports[1])
+    }
+}

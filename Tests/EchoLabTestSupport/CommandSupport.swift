@@ -1,0 +1,127 @@
+import Foundation
+import Synchronization
+import XCTest
+
+/// The package's root folder (for vectors/ and the built binaries).
+public let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+public func temporaryDirectory(_ name: String = #function) throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-it-\(name.filter(\.isLetter))-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Writes a scenario file (JSON text) and returns its path.
+public func writeScenario(_ json: String, named name: String = "scenario.json", in directory: URL) throws -> String {
+    let url = directory.appendingPathComponent(name)
+    try Data(json.utf8).write(to: url)
+    return url.path
+}
+
+public func loadJSON(_ path: String) throws -> [String: Any] {
+    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+}
+
+/// Result of running the `echolab` binary.
+public struct CommandResult {
+    public let status: Int32
+    public let standardOutput: String
+    public let standardError: String
+
+    public init(status: Int32, standardOutput: String, standardError: String) {
+        self.status = status
+        self.standardOutput = standardOutput
+        self.standardError = standardError
+    }
+}
+
+/// The `echolab` the tests run: `ECHOLAB_BINARY` when set (`make test-long` points it at the
+/// release build), else the one built beside the test bundle. The test targets that run it
+/// depend on the `echolab` product, so a missing binary is a failure, never a skip.
+public func echoLabBinary() throws -> URL {
+    if let path = ProcessInfo.processInfo.environment["ECHOLAB_BINARY"], !path.isEmpty {
+        let url = URL(fileURLWithPath: path, relativeTo: packageRoot)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else { throw MissingBinary(looked: [url.path]) }
+        return url
+    }
+    let candidates = [Bundle.main.bundleURL, Bundle(for: CommandMarker.self).bundleURL.deletingLastPathComponent()]
+        .map { $0.appendingPathComponent("echolab") }
+    guard let binary = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+        throw MissingBinary(looked: candidates.map(\.path))
+    }
+    return binary
+}
+
+/// The tests depend on the `echolab` product: not finding it is a broken build, not a reason to skip.
+public struct MissingBinary: Error, CustomStringConvertible {
+    public let looked: [String]
+    public init(looked: [String]) { self.looked = looked }
+    public var description: String { "echolab is not built where the tests look: \(looked.joined(separator: ", "))" }
+}
+
+/// Runs the built `echolab` with `arguments`, from `directory` (the test process's current
+/// folder when nil), with no standard input, as a user or CI would.
+public func runEchoLab(_ arguments: [String], in directory: URL? = nil, timeout: TimeInterval = 300) throws -> CommandResult {
+    let process = Process()
+    process.executableURL = try echoLabBinary()
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let out = Pipe(), err = Pipe()
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    // A hang is a failure, not a stuck test run: end it and let the caller see the signal.
+    let watchdog = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: watchdog)
+    defer { watchdog.cancel() }
+    // Read both pipes at once: a child that fills one while we wait on the other would block.
+    let errData = LockedData()
+    let reader = Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while !errData.isSet { usleep(1000) }
+    return CommandResult(status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+                         standardError: String(decoding: errData.value, as: UTF8.self))
+}
+
+/// A pipe's bytes, handed from the reading thread to the waiting one.
+public final class LockedData: Sendable {
+    private let data = Mutex<Data?>(nil)
+    public init() {}
+    public func set(_ value: Data) { data.withLock { $0 = value } }
+    public var isSet: Bool { data.withLock { $0 != nil } }
+    public var value: Data { data.withLock { $0 ?? Data() } }
+}
+
+/// SHA-256-free fingerprint of every regular file under `folder` (path → bytes), to assert that
+/// a run left its inputs byte-identical.
+public func snapshot(_ folder: URL) throws -> [String: Data] {
+    var files: [String: Data] = [:]
+    let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: [.isRegularFileKey])
+    while let url = enumerator?.nextObject() as? URL {
+        guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true else { continue }
+        files[String(url.path.dropFirst(folder.path.count))] = try Data(contentsOf: url)
+    }
+    return files
+}
+
+/// Every file name under `folder`, recursively (hidden ones included), relative to it.
+public func allFiles(under folder: URL) -> [String] {
+    guard let enumerator = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+    return enumerator.compactMap { $0 as? String }.sorted()
+}
+
+final class CommandMarker {}
+
+/// The white-noise, pure-delay scenario of the issue's analytic checks.
+public func delayScenario(aec: String, seconds: Int) -> String {
+    """
+    {"name": "delay40-\(aec)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+     "noise": {"level_dbfs": -60, "seed": 7},
+     "echo_path": {"delay_ms": 40, "gain_db": -6},
+     "aec": {"mode": "\(aec)", "backend": "speex", "filter_ms": 200},
+     "duration_s": \(seconds)}
+    """
+}

@@ -1,0 +1,117 @@
+import EchoLabTestSupport
+import Foundation
+import Metrics
+import Evaluation
+import Reporting
+import Simulation
+import XCTest
+
+/// Issue 3's measured consequences of custom devices: the user AEC reference for a mixing
+/// speaker, and the lint findings of the guide's AEC rules with their consequences.
+final class CustomDeviceEchoTests: XCTestCase {
+    private func mixingScenario(reference: Bool, in folder: URL) throws -> Scenario {
+        try ScenarioLoader.load(path: writeScenario("""
+            {"name": "mixing-\(reference)", "far_end": {"generator": "speech", "level_dbfs": -22, "seed": 1},
+             "noise": {"level_dbfs": -65, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "intensityRecommended"}, "duration_s": 16,
+             "speaker": {"device": "mixing", "music": {"generator": "music", "level_dbfs": -20}, "aec_reference": \(reference),
+                         "period_ms": 50}}
+            """, named: "mixing-\(reference).json", in: folder))
+    }
+
+    /// The music's energy lies in the 250–500 Hz octave: without the user reference the canceller
+    /// cannot remove it (< 6 dB), with it it does (≥ 15 dB).
+    func testMixingSpeakerNeedsTheUserReference() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func musicBandERLE(_ reference: Bool) throws -> (Double, RunReport) {
+            let report = try RunOutput(scenario: mixingScenario(reference: reference, in: folder),
+                                       outputDirectory: folder.appendingPathComponent("out-\(reference)").path, taps: .none).run()
+            let band = try XCTUnwrap(report.metrics.erleBands.first { $0.lowHz == 250 })
+            return (try XCTUnwrap(band.erleDB), report)
+        }
+        let (without, withoutReport) = try musicBandERLE(false)
+        let (with, withReport) = try musicBandERLE(true)
+        XCTAssertLessThan(without, 6)
+        XCTAssertGreaterThanOrEqual(with, 15)
+        XCTAssertEqual(withoutReport.findings.map(\.rule), ["altered-playout-without-reference"])
+        XCTAssertEqual(withoutReport.findings.first?.consequenceMetric, "erle_db")
+        XCTAssertTrue(withReport.findings.isEmpty)
+    }
+
+    /// A file as the mic with AEC on breaks rule 1: the finding says how much the canceller
+    /// altered the file; with AEC off, nothing is altered and there is no finding.
+    func testFileMicLint() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func run(_ mode: String) throws -> RunReport {
+            let path = try writeScenario("""
+                {"name": "file-mic-\(mode)", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+                 "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "\(mode)"}, "duration_s": 6,
+                 "mic": {"device": "generator", "signal": "speech", "pitch_hz": 200, "level_dbfs": -20, "seed": 4}}
+                """, named: "\(mode).json", in: folder)
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(mode).path, taps: .none).run()
+        }
+        let on = try run("intensityRecommended")
+        XCTAssertEqual(on.findings.map(\.rule), ["aec-on-non-microphone-source"])
+        XCTAssertEqual(on.findings.first?.consequenceMetric, "sent_error_db")
+        // Measured with sent lined up with the mic (speex's one frame of latency): the file is
+        // altered audibly but is still the file — a pure delay would have read as ≈ +3 dB.
+        let error = try XCTUnwrap(on.findings.first?.consequenceDB)
+        XCTAssertLessThan(error, -1)
+        XCTAssertGreaterThan(error, -20)
+        let off = try run("disabled")
+        XCTAssertTrue(off.findings.isEmpty, "\(off.findings.map(\.rule))")
+    }
+
+    /// AEC disabled on a plain call with the real mic and speaker: the peer hears itself; the
+    /// finding carries the measured ERL.
+    func testAECDisabledWithRealDevicesIsFound() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = try ScenarioLoader.load(path: writeScenario(delayScenario(aec: "disabled", seconds: 3), in: folder))
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none).run()
+        XCTAssertEqual(report.findings.map(\.rule), ["aec-disabled-with-real-devices"])
+        XCTAssertEqual(try XCTUnwrap(report.findings.first?.consequenceDB), 6.0, accuracy: 0.2)
+    }
+
+    /// Timeline segments get their own metrics, and events are marked on the series.
+    func testTimelineSegments() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "segments", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -65, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "disabled"}, "duration_s": 12,
+             "timeline": [{"at_ms": 4000, "action": "set_aec", "mode": "intensityRecommended"},
+                          {"at_ms": 9000, "action": "mute"}]}
+            """, in: folder)
+        let out = folder.appendingPathComponent("out")
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none).run()
+        XCTAssertEqual(report.segments.count, 3)
+        XCTAssertEqual(report.segments.map(\.startSeconds), [0, 4, 9])
+        XCTAssertEqual(report.segments[1].events, ["set_aec intensityRecommended"])
+        XCTAssertEqual(try XCTUnwrap(report.segments[0].metrics.erleDB), 0, accuracy: 0.1)
+        XCTAssertGreaterThan(try XCTUnwrap(report.segments[1].metrics.erleSteadyDB), 25)
+        XCTAssertNotNil(report.segments[1].reconvergenceSeconds)
+        let events = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["events"] as? [[String: Any]])
+        XCTAssertTrue(events.contains { ($0["detail"] as? String) == "set_aec intensityRecommended" && ($0["t_s"] as? Double) == 4 })
+        let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains("class=\"event\""), "events are marked on the ERLE plot")
+    }
+}
+
+/// A regression pinned on the vector that exposed it: a pass-through mic through a 44.1 kHz Int16
+/// round trip has no content above 22 kHz and a 16 kHz far end none above 8 kHz; GCC-PHAT's
+/// whitened bins there held only block-edge leakage aligned at lag 0 and outvoted the echo
+/// (0.02 ms was reported). Bins > 60 dB below a block's peak no longer vote.
+final class PassThroughDelayTests: XCTestCase {
+    func testPassThroughMicDelayIsTheEchoPathPlusCaptureLatency() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = try ScenarioLoader.load(path: packageRoot.appendingPathComponent("vectors/scenarios/passthrough-jittery.json").path)
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.path, taps: .none).run()
+        // 60 ms of echo path + 60 ms of capture (app timer, two cadence buffers, two resamplers).
+        XCTAssertEqual(try XCTUnwrap(report.metrics.delayMilliseconds), 120, accuracy: 1)
+    }
+}
