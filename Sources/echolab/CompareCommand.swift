@@ -28,7 +28,7 @@ struct CompareCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
     var maxRegressionDB: Double = 0.5
 
-    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
     func validate() throws {

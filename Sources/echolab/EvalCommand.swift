@@ -14,7 +14,7 @@ struct EvalCommand: ParsableCommand {
         PATH is a scenario file or a folder of them (*.json, searched recursively; the output folder, hidden files, \
         manifests and EchoLab's own JSON outputs — reports, eval.json, golden.json — are passed over), a manifest (a JSON \
         file {"corpus": [...]} listing scenario files, folders and recordings {"name", "mic", "loopback", "echo", \
-        "near_end", "talk_type", "channel"}, paths relative to it; see README), or a folder of recordings in an \
+        "near_end", "talk_type", "channel"}, paths relative to it; see docs/recordings.md), or a folder of recordings in an \
         AEC-Challenge layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/; real: \
         GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight through the canceller. Every item runs \
         in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \
@@ -28,20 +28,22 @@ struct EvalCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "Scenario files or folders, corpus manifests, or AEC-Challenge recording folders.")
+    @Argument(help: "Scenario files or folders, corpus manifests, or AEC-Challenge recording folders (at least one).")
     var paths: [String]
 
     @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the corpus).")
     var out: String = "reports"
 
-    @Option(help: ArgumentHelp("AEC modes to compare, comma-separated: disabled or BACKEND:INTENSITY (e.g. speex:intensityMax), or all.",
+    @Option(help: ArgumentHelp("AEC modes to compare: all, or modes separated by commas, each once (without it, each scenario's own aec and speex:intensityRecommended for a recording).",
                                discussion: "Overrides each scenario's own aec (a timeline set_aec that enables the canceller takes the mode's intensity; one that disables it stays).",
                                valueName: "modes"))
-    var modes: String?
+    var modes: AECModeListArgument?
 
     // `.unconditional`: `--shard -1/2` is a bad value to report, not a missing one.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N).", valueName: "K/N"))
-    var shard: String?
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N; without it, all of them); join the N outputs with merge.",
+                               valueName: "K/N"))
+    var shard: ShardArgument?
 
     // `.unconditional`: `--jobs -1` is a bad value to report, not a missing one.
     @Option(parsing: .unconditional, help: "Runs at once, at least 1 (results do not depend on it).")
@@ -54,35 +56,14 @@ struct EvalCommand: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
         guard !paths.isEmpty else { throw ValidationError("give at least one scenario file or folder") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
-        _ = try parsedModes()
-        _ = try parsedShard()
-    }
-
-    func parsedModes() throws -> [EchoControlMode]? {
-        guard let modes else { return nil }
-        if modes == "all" { return EchoControlMode.all }
-        var parsed: [EchoControlMode] = []
-        for text in modes.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            do {
-                let mode = try EchoControlMode(parsing: text)
-                guard !parsed.contains(mode) else { throw ValidationError("--modes: \(mode) is given twice") }
-                parsed.append(mode)
-            } catch let error as EchoControlMode.ParseError {
-                throw ValidationError("--modes: \(error)")
-            }
-        }
-        return parsed
-    }
-
-    func parsedShard() throws -> CorpusRun.Shard? {
-        guard let shard else { return nil }
-        do { return try CorpusRun.Shard(parsing: shard) } catch { throw ValidationError("--shard \(error)") }
+        _ = try modes?.value
+        _ = try shard?.value
     }
 
     func run() throws {
         Interrupts.install()
         let started = DispatchTime.now()
-        let modes = try parsedModes(), shard = try parsedShard()
+        let modes = try modes?.value, shard = try shard?.value
         let corpus: CorpusRun
         let loaded: CorpusRun.LoadedItems
         do {

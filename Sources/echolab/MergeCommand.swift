@@ -22,7 +22,7 @@ struct MergeCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The shards' output folders (or their eval.json files).")
+    @Argument(help: "The shards' output folders (or their eval.json files): every shard 1/N … N/N, once.")
     var shards: [String]
 
     @Option(name: .shortAndLong, help: "Output folder (created if needed; not one of the shards).")

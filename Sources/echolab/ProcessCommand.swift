@@ -29,31 +29,27 @@ struct ProcessCommand: ParsableCommand {
     @Option(help: "The loopback: what the loudspeaker played (the canceller's reference).")
     var reference: String
 
-    @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; never seen half-written).")
+    @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; never seen half-written; not one of the inputs).")
     var out: String
 
-    @Option(help: ArgumentHelp("The canceller: disabled or BACKEND:INTENSITY (speex, webrtc, webrtc-mobile × intensityMin, intensityRecommended, intensityMax, intensityAdaptive).",
-                               valueName: "mode"))
-    var aec: String = "speex:intensityRecommended"
+    @Option(help: ArgumentHelp("The canceller: disabled (the mic passes through) or BACKEND:INTENSITY.", valueName: "mode"))
+    var aec = AECModeArgument(EchoControlMode(backend: .speex, intensity: .intensityRecommended))
 
-    @Option(parsing: .unconditional, help: ChannelOption.help)
-    var channel: String?
-
-    func channelSelection() throws -> ChannelSelection { try ChannelOption.selection(channel) }
+    @OptionGroup
+    var channel: ChannelOptions
 
     func validate() throws {
-        do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
+        _ = try aec.value
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
-        _ = try channelSelection()
     }
 
     func run() throws {
         Interrupts.install()
         do {
-            let mode = try EchoControlMode(parsing: aec)
+            let mode = try aec.value
             let outcome: RecordingProcessor.Outcome
             do {
-                outcome = try RecordingProcessor(mode: mode, channel: try channelSelection())
+                outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)
                     .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation)
             } catch is RunCancelled {
                 standardError("echolab: \(out): interrupted; nothing written")

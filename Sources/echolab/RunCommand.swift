@@ -19,40 +19,35 @@ struct RunCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: "The scenario file (JSON).")
+    @Argument(help: "The scenario file (JSON; see docs/scenarios.md).")
     var scenario: String
 
-    @Option(name: .shortAndLong, help: "Output folder (created if needed).")
+    @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the scenario or a file it reads).")
     var out: String
 
-    @Flag(help: "Do not write the WAV taps, only the reports.")
-    var noTaps = false
+    @Flag(exclusivity: .exclusive)
+    var taps: TapChoice?
 
-    @Flag(help: "Also write near.wav (near end + noise at the mic) and played.wav (the loudspeaker).")
-    var allTaps = false
-
-    func validate() throws {
-        if noTaps && allTaps { throw ValidationError("--no-taps and --all-taps exclude each other") }
-        if let aec {
-            do { _ = try EchoControlMode(parsing: aec) } catch { throw ValidationError("--aec \(error)") }
-        }
-        guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
-    }
-
-    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule.")
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0).")
     var strict = false
 
-    @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec: disabled or BACKEND:INTENSITY (e.g. speex:intensityMax).",
+    @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's).",
+                               discussion: "The scenario's filter_ms goes with its aec. A timeline set_aec that enables the canceller takes the mode's intensity; one that disables it stays.",
                                valueName: "mode"))
-    var aec: String?
+    var aec: AECModeArgument?
+
+    func validate() throws {
+        _ = try aec?.value
+        guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
+    }
 
     func run() throws {
         Interrupts.install()
         do {
             let written = try ScenarioLoader.load(path: scenario)
-            let loaded = try aec.map { written.running(try EchoControlMode(parsing: $0)) } ?? written
+            let loaded = try aec.map { written.running(try $0.value) } ?? written
             let progress = ProgressLine(label: loaded.name)
-            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: noTaps ? .none : allTaps ? .all : .standard,
+            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps),
                                    cancellation: Interrupts.cancellation,
                                    progress: progress.isEnabled ? { done in
                                        progress.update(fraction: done.fraction, detail: String(

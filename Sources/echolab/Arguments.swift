@@ -1,0 +1,143 @@
+import ArgumentParser
+import AudioCore
+import Evaluation
+import Foundation
+import Simulation
+
+// The option values and option groups the commands share.
+
+/// An option value that argument-parser reads as it was typed and EchoLab checks. A value that
+/// `init?(argument:)` refused would be reported in argument-parser's words ("The value '-1' is
+/// invalid for '--channel <N|downmix>'"); EchoLab's messages say what the option takes
+/// ("--channel takes a channel number from 0 or downmix (got -1)"), and scripts match their
+/// start. So `init?(argument:)` keeps the text, and `value` parses it: each command's
+/// `validate()` asks for it, and a bad value is a `ValidationError` (exit 64) naming the option.
+/// Help lists `allValueStrings` and shows a default as its text.
+protocol CheckedArgument: ExpressibleByArgument {
+    associatedtype Value
+    /// The value as typed.
+    var text: String { get }
+    init(text: String)
+    /// Reads `text`, or throws a `ValidationError` that names the option.
+    static func parse(_ text: String) throws -> Value
+}
+
+extension CheckedArgument {
+    init?(argument: String) { self.init(text: argument) }
+
+    /// The parsed value; throws the option's `ValidationError` for a bad one.
+    var value: Value { get throws { try Self.parse(text) } }
+
+    var defaultValueDescription: String { text }
+
+    static var defaultCompletionKind: CompletionKind { allValueStrings.isEmpty ? .default : .list(allValueStrings) }
+}
+
+/// `--aec`: one AEC mode, `disabled` or `BACKEND:INTENSITY`.
+struct AECModeArgument: CheckedArgument {
+    let text: String
+
+    init(text: String) { self.text = text }
+    init(_ mode: EchoControlMode) { text = mode.description }
+
+    static func parse(_ text: String) throws -> EchoControlMode {
+        do { return try EchoControlMode(parsing: text) } catch { throw ValidationError("--aec \(error)") }
+    }
+
+    /// Every mode: disabled, then each backend × intensity.
+    static var allValueStrings: [String] { EchoControlMode.all.map(\.description) }
+}
+
+/// `--modes`: `all`, or AEC modes separated by commas, each once.
+struct AECModeListArgument: CheckedArgument {
+    let text: String
+
+    init(text: String) { self.text = text }
+
+    static func parse(_ text: String) throws -> [EchoControlMode] {
+        if text == "all" { return EchoControlMode.all }
+        var parsed: [EchoControlMode] = []
+        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            do {
+                let mode = try EchoControlMode(parsing: item)
+                guard !parsed.contains(mode) else { throw ValidationError("--modes: \(mode) is given twice") }
+                parsed.append(mode)
+            } catch let error as EchoControlMode.ParseError {
+                throw ValidationError("--modes: \(error)")
+            }
+        }
+        return parsed
+    }
+
+    /// `all`, then each mode (a list joins several with commas).
+    static var allValueStrings: [String] { ["all"] + AECModeArgument.allValueStrings }
+}
+
+/// `--shard K/N`: the K-th of N slices of a corpus's plan.
+struct ShardArgument: CheckedArgument {
+    let text: String
+
+    init(text: String) { self.text = text }
+
+    static func parse(_ text: String) throws -> CorpusRun.Shard {
+        do { return try CorpusRun.Shard(parsing: text) } catch { throw ValidationError("--shard \(error)") }
+    }
+}
+
+/// `--channel N|downmix`: which channel of a multichannel recording to take.
+struct ChannelArgument: CheckedArgument {
+    let text: String
+
+    init(text: String) { self.text = text }
+
+    static func parse(_ text: String) throws -> ChannelSelection {
+        if text == "downmix" { return .downmix }
+        guard let index = Int(text), index >= 0 else {
+            throw ValidationError("--channel takes a channel number from 0 or downmix (got \(text))")
+        }
+        return .channel(index)
+    }
+}
+
+/// `--channel` of `process` and `metrics`. Parsed `.unconditional`: `--channel -1` is a bad value
+/// to report, not a missing one.
+struct ChannelOptions: ParsableArguments {
+    @Option(parsing: .unconditional,
+            help: ArgumentHelp("For multichannel recordings: the channel to take, counted from 0, or downmix (the mean of all channels). Without it a multichannel file is an error; mono files ignore it.",
+                               valueName: "N|downmix"))
+    var channel: ChannelArgument?
+
+    /// The channel to take: mono input only when `--channel` is not given.
+    var selection: ChannelSelection { get throws { try channel?.value ?? .monoOnly } }
+
+    func validate() throws { _ = try selection }
+}
+
+/// `--vectors` of `vectors generate`, `bless` and `verify`.
+struct VectorsOptions: ParsableArguments {
+    @Option(help: "The vectors folder: inputs/, scenarios/ and golden.json.")
+    var vectors: String = "vectors"
+}
+
+/// `run`'s choice of WAV taps: `--no-taps`, `--all-taps`, or neither (the standard four). Given
+/// both, argument-parser refuses them (a usage error, exit 64).
+enum TapChoice: EnumerableFlag {
+    case noTaps
+    case allTaps
+
+    static func help(for value: TapChoice) -> ArgumentHelp? {
+        switch value {
+        case .noTaps: "Write no WAV taps, only the reports. (Without --no-taps or --all-taps: mic.wav, reference.wav, echo.wav and sent.wav.)"
+        case .allTaps: "Also write near.wav (near end + noise at the mic) and played.wav (the loudspeaker)."
+        }
+    }
+
+    /// The taps `choice` writes; `nil` (no flag given) the standard four.
+    static func selection(_ choice: TapChoice?) -> TapSelection {
+        switch choice {
+        case nil: .standard
+        case .noTaps: .none
+        case .allTaps: .all
+        }
+    }
+}

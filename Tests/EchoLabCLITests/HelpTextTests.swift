@@ -1,0 +1,512 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// Whole help and usage-error texts of the built `echolab`, compared as swift-argument-parser's
+/// own tests compare them (`AssertHelp`, `AssertExecuteCommand`): every line, so that a flag,
+/// a help string, a default or a listed value that goes missing or changes shows up here.
+///
+/// argument-parser wraps help at the terminal's width: COLUMNS when it is set, else the width
+/// of stdout when it is a terminal, else 80. The binary's stdout is a pipe here; COLUMNS is set
+/// to 80 for the child (it inherits the test's environment) so that a COLUMNS of the shell that
+/// runs the tests changes nothing.
+final class HelpTextTests: XCTestCase {
+    private var savedColumns: String?
+
+    override func setUp() {
+        super.setUp()
+        savedColumns = ProcessInfo.processInfo.environment["COLUMNS"]
+        setenv("COLUMNS", "80", 1)
+    }
+
+    override func tearDown() {
+        if let savedColumns { setenv("COLUMNS", savedColumns, 1) } else { unsetenv("COLUMNS") }
+        super.tearDown()
+    }
+
+    /// `echolab help COMMAND…`, `echolab COMMAND… --help` and `-h` all print `expected` on
+    /// stdout, nothing on stderr, and exit 0.
+    private func assertHelp(_ command: [String], _ expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        for arguments in [["help"] + command, command + ["--help"], command + ["-h"]] {
+            let result = try runEchoLab(arguments)
+            XCTAssertEqual(result.status, 0, "\(arguments)", file: file, line: line)
+            XCTAssertEqual(result.standardOutput, expected, "\(arguments)", file: file, line: line)
+            XCTAssertEqual(result.standardError, "", "\(arguments)", file: file, line: line)
+        }
+    }
+
+    /// `echolab ARGUMENTS…` is a usage error: exit 64, `expected` on stderr (the message, then
+    /// the usage line), nothing on stdout. Run in an empty folder: a usage error touches no file,
+    /// and none of the paths named has to exist.
+    private func assertUsageError(_ arguments: [String], _ expected: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try runEchoLab(arguments, in: folder)
+        XCTAssertEqual(result.status, 64, "\(arguments)", file: file, line: line)
+        XCTAssertEqual(result.standardError, expected, "\(arguments)", file: file, line: line)
+        XCTAssertEqual(result.standardOutput, "", "\(arguments)", file: file, line: line)
+        XCTAssertEqual(allFiles(under: folder), [], "\(arguments)", file: file, line: line)
+    }
+
+    func testRootHelp() throws {
+        try assertHelp([], """
+        OVERVIEW: Runs VoIP custom-audio-device pipelines offline on a virtual clock
+        and measures echo cancellation.
+
+        A scenario file describes one call: far end, near end, noise, echo path, AEC
+        mode, the custom mic and speaker in use and a timeline of device switches.
+        `echolab run` simulates it much faster than real time, bit-for-bit
+        reproducibly, and writes the taps and a report. `echolab metrics` scores any
+        recorded WAVs the same way, `echolab process` runs a canceller on a recording,
+        `echolab eval` compares AEC modes over a corpus of scenarios and recordings,
+        and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad
+        input, a failed run or (compare) a regression; 2 compare cannot read a file; 3
+        a check failed (golden vectors, findings with --strict); 64 usage error;
+        130/143 interrupted by SIGINT/SIGTERM. Each command's help gives its own.
+
+        USAGE: echolab <subcommand>
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          run                     Simulate one call from a scenario file and write its
+                                  taps and reports.
+          process                 Run a canceller on a recorded mic and loopback and
+                                  write its output (WebRTC's audioproc_f job).
+          metrics                 Score echo cancellation from WAV files; prints the
+                                  metrics object as JSON.
+          eval                    Run a corpus in one or more AEC modes and write a
+                                  report per run plus eval.json, eval.md and eval.html.
+          merge                   Join the output folders of eval --shard 1/N … N/N
+                                  into what one unsharded eval writes.
+          compare                 Compare two eval.json files item × mode; print a
+                                  Markdown diff and fail on a regression.
+          vectors                 Recreate, re-measure or check the golden test vectors.
+
+          See 'echolab help <subcommand>' for detailed help.
+
+        """)
+    }
+
+    func testRunHelp() throws {
+        try assertHelp(["run"], """
+        OVERVIEW: Simulate one call from a scenario file and write its taps and
+        reports.
+
+        Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and
+        sent.wav (plus near.wav and played.wav with --all-taps, none with --no-taps),
+        report.json, report.md and report.html. Files appear only whole (written under
+        hidden names, then moved into place); on error nothing new is left behind. The
+        output folder must not hold the scenario or any file it reads; files of an
+        earlier run there are replaced, and deleted only if that run's report.json
+        lists them as its own. Exit codes: 0 success; 1 bad input or a failed run; 3
+        lint findings with --strict; 64 usage error; 130/143 interrupted by
+        SIGINT/SIGTERM (nothing new left behind).
+
+        USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+
+        ARGUMENTS:
+          <scenario>              The scenario file (JSON; see README "Scenario
+                                  format").
+
+        OPTIONS:
+          -o, --out <out>         Output folder (created if needed; must not hold the
+                                  scenario or a file it reads).
+          --no-taps               Write no WAV taps, only the reports. (Without
+                                  --no-taps or --all-taps: mic.wav, reference.wav,
+                                  echo.wav and sent.wav.)
+          --all-taps              Also write near.wav (near end + noise at the mic) and
+                                  played.wav (the loudspeaker).
+          --strict                Exit with code 3 when the lint finds a broken AEC
+                                  rule (without it, findings are reported and the exit
+                                  code is 0).
+          --aec <mode>            Run in this AEC mode instead of the scenario's own
+                                  aec (without it, the scenario's). (values: disabled,
+                                  speex:intensityMin, speex:intensityRecommended,
+                                  speex:intensityMax, speex:intensityAdaptive,
+                                  webrtc:intensityMin, webrtc:intensityRecommended,
+                                  webrtc:intensityMax, webrtc:intensityAdaptive,
+                                  webrtc-mobile:intensityMin,
+                                  webrtc-mobile:intensityRecommended,
+                                  webrtc-mobile:intensityMax,
+                                  webrtc-mobile:intensityAdaptive)
+                The scenario's filter_ms goes with its aec. A timeline set_aec that
+                enables the canceller takes the mode's intensity; one that disables it
+                stays.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testProcessHelp() throws {
+        try assertHelp(["process"], """
+        OVERVIEW: Run a canceller on a recorded mic and loopback and write its output
+        (WebRTC's audioproc_f job).
+
+        Nothing is simulated: the recorded microphone and the loopback (what the
+        loudspeaker played) go straight to the canceller. The output has the
+        microphone's rate and length and is aligned with it sample for sample: the
+        canceller's processing latency is removed, and printed. It runs at the
+        microphone's rate where the backend can (speex: any multiple of 100 Hz; webrtc:
+        8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz
+        inside; disabled: any rate, the mic's samples pass through unchanged), else at
+        48 kHz and back. A loopback at another rate than the microphone is resampled to
+        the canceller's rate, with a warning on stderr (a device records both at one
+        rate: another rate usually means a file of another recording). A loopback
+        shorter than the microphone is continued with silence, a longer one is cut;
+        either, beyond 10 ms, is warned about on stderr. Score the result with `echolab
+        metrics --reference R --mic M --processed OUT` (metrics needs one rate:
+        resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input
+        or an unwritable output (one line naming the file); 64 usage error; 130/143
+        interrupted by SIGINT/SIGTERM (no output left).
+
+        USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>]
+
+        OPTIONS:
+          --mic <mic>             The recorded microphone (the canceller's capture
+                                  input).
+          --reference <reference> The loopback: what the loudspeaker played (the
+                                  canceller's reference).
+          -o, --out <out>         The output WAV (Float32, the microphone's rate; never
+                                  seen half-written; not one of the inputs).
+          --aec <mode>            The canceller: disabled (the mic passes through) or
+                                  BACKEND:INTENSITY. (values: disabled,
+                                  speex:intensityMin, speex:intensityRecommended,
+                                  speex:intensityMax, speex:intensityAdaptive,
+                                  webrtc:intensityMin, webrtc:intensityRecommended,
+                                  webrtc:intensityMax, webrtc:intensityAdaptive,
+                                  webrtc-mobile:intensityMin,
+                                  webrtc-mobile:intensityRecommended,
+                                  webrtc-mobile:intensityMax,
+                                  webrtc-mobile:intensityAdaptive; default:
+                                  speex:intensityRecommended)
+          --channel <N|downmix>   For multichannel recordings: the channel to take,
+                                  counted from 0, or downmix (the mean of all
+                                  channels). Without it a multichannel file is an
+                                  error; mono files ignore it.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testMetricsHelp() throws {
+        try assertHelp(["metrics"], """
+        OVERVIEW: Score echo cancellation from WAV files; prints the metrics object as
+        JSON.
+
+        All files must share one sample rate and hold audio (0 frames is an error);
+        multichannel files need --channel. Files of different lengths are scored on
+        their overlap, with a warning on stderr and a length_mismatch object in the
+        JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an
+        error (exit 1). ERL = reference power over echo power at the mic (the echo file
+        if given, else the mic) over far-end single-talk frames; ERLE = mic power over
+        processed power over the same frames. Without --echo and --near-end (a
+        recording: mic and loopback only) double talk is found by an offline fit of the
+        echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot
+        explain is near-end speech. With --near-end, near_end reports the near talker's
+        attenuation and distortion in double talk. The processed file must be aligned
+        with the mic sample for sample, as `echolab process` writes it; a run's own
+        sent.wav lags its mic.wav by the canceller's latency (speex one frame), which
+        its report.json takes out: score process's output of the run's mic.wav and
+        reference.wav instead. See README "Metrics" for every definition.
+
+        USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>]
+
+        OPTIONS:
+          --reference <reference> What the loudspeaker played (the far end; a
+                                  recording's loopback).
+          --mic <mic>             What the microphone captured (the canceller's input).
+          --processed <processed> The canceller's output, aligned with the mic sample
+                                  for sample.
+          --echo <echo>           Echo alone at the microphone, if known (a simulation
+                                  tap); without it, ERL is measured on the mic.
+          --near-end <near-end>   Near-end talker alone at the microphone, if known:
+                                  gates double talk exactly and adds near_end; without
+                                  it, double talk is found by an echo-path fit.
+          --channel <N|downmix>   For multichannel recordings: the channel to take,
+                                  counted from 0, or downmix (the mean of all
+                                  channels). Without it a multichannel file is an
+                                  error; mono files ignore it.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testEvalHelp() throws {
+        try assertHelp(["eval"], """
+        OVERVIEW: Run a corpus in one or more AEC modes and write a report per run plus
+        eval.json, eval.md and eval.html.
+
+        PATH is a scenario file or a folder of them (*.json, searched recursively; the
+        output folder, hidden files, manifests and EchoLab's own JSON outputs —
+        reports, eval.json, golden.json — are passed over), a manifest (a JSON file
+        {"corpus": [...]} listing scenario files, folders and recordings {"name",
+        "mic", "loopback", "echo", "near_end", "talk_type", "channel"}, paths relative
+        to it; see README), or a folder of recordings in an AEC-Challenge layout
+        (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/;
+        real: GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight
+        through the canceller. Every item runs in every mode of --modes (a scenario's
+        own aec without it; speex:intensityRecommended for a recording) into
+        OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. OUT/eval.json and
+        OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median
+        and 10th percentile of steady-state ERLE and convergence and its wins;
+        OUT/eval.html (self-contained) adds a sortable table of every run and per item
+        ERLE over time and per band for each mode, with players for the audio taps;
+        their bytes do not depend on --jobs (but for timing). A broken item is reported
+        in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, or
+        the corpus holds no scenario; 64 usage error; 130/143 interrupted by
+        SIGINT/SIGTERM (eval.json then lists what finished and says "complete": false).
+
+        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+
+        ARGUMENTS:
+          <paths>                 Scenario files or folders, corpus manifests, or
+                                  AEC-Challenge recording folders (at least one).
+
+        OPTIONS:
+          -o, --out <out>         Output folder (created if needed; must not hold the
+                                  corpus). (default: reports)
+          --modes <modes>         AEC modes to compare: all, or modes separated by
+                                  commas, each once (without it, each scenario's own
+                                  aec and speex:intensityRecommended for a recording).
+                                  (values: all, disabled, speex:intensityMin,
+                                  speex:intensityRecommended, speex:intensityMax,
+                                  speex:intensityAdaptive, webrtc:intensityMin,
+                                  webrtc:intensityRecommended, webrtc:intensityMax,
+                                  webrtc:intensityAdaptive, webrtc-mobile:intensityMin,
+                                  webrtc-mobile:intensityRecommended,
+                                  webrtc-mobile:intensityMax,
+                                  webrtc-mobile:intensityAdaptive)
+                Overrides each scenario's own aec (a timeline set_aec that enables the
+                canceller takes the mode's intensity; one that disables it stays).
+          --shard <K/N>           Run only the K-th of N deterministic slices of items
+                                  × modes (1 ≤ K ≤ N; without it, all of them); join
+                                  the N outputs with merge.
+          --jobs <jobs>           Runs at once, at least 1 (results do not depend on
+                                  it). (default: 1)
+          --no-taps               Do not write the WAV taps (a recording's output is
+                                  scored, not kept; an earlier run's sent.wav goes).
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testMergeHelp() throws {
+        try assertHelp(["merge"], """
+        OVERVIEW: Join the output folders of eval --shard 1/N … N/N into what one
+        unsharded eval writes.
+
+        Each SHARD is a folder written by `echolab eval --shard K/N` (or its
+        eval.json). Every shard of the plan must be given once, from one `eval --shard`
+        command: one corpus given by the same paths, one --modes and one EchoLab build
+        (each shard's eval.json names its whole plan; shards of another plan are
+        refused). OUT gets each run's folder (ITEM/MODE/, copied) and eval.json,
+        eval.md and eval.html recomputed over all runs: byte-identical to an unsharded
+        run's but for timing. The runs are copied into a hidden folder in OUT first: a
+        merge that fails or is interrupted leaves OUT as it was. An interrupted shard
+        makes the merge incomplete ("complete": false), which `compare` fails. Exit
+        codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a shard
+        cannot be read, does not fit the others, or OUT cannot be written; 64 usage
+        error; 130/143 interrupted by SIGINT/SIGTERM (nothing merged). See deploy/ for
+        a CI matrix and a Kubernetes Indexed Job.
+
+        USAGE: echolab merge <shards> ... --out <out>
+
+        ARGUMENTS:
+          <shards>                The shards' output folders (or their eval.json
+                                  files): every shard 1/N … N/N, once.
+
+        OPTIONS:
+          -o, --out <out>         Output folder (created if needed; not one of the
+                                  shards).
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testCompareHelp() throws {
+        try assertHelp(["compare"], """
+        OVERVIEW: Compare two eval.json files item × mode; print a Markdown diff and
+        fail on a regression.
+
+        A run regressed when its steady-state or whole ERLE fell, or its near-end
+        attenuation rose, by more than --max-regression-db; when a fault counter of its
+        pipeline (underruns, overruns, drops, rejected frames, clipped samples,
+        canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped
+        conserving samples; when it failed where the baseline ran; or when it is
+        missing from CURRENT. Runs only CURRENT has are listed, not judged. An
+        interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no
+        regression (an equal report included); 1 a regression; 2 a file cannot be read
+        or is not an EchoLab eval.json; 64 usage error.
+
+        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--markdown <file>]
+
+        ARGUMENTS:
+          <baseline>              The reference eval.json (e.g. the committed
+                                  reports/baseline.json).
+          <current>               The eval.json to judge (e.g. reports/eval.json of
+                                  this change).
+
+        OPTIONS:
+          --max-regression-db <dB>
+                                  Largest drop of ERLE, or rise of near-end
+                                  attenuation, that still passes (dB, ≥ 0). (default:
+                                  0.5)
+          --markdown <file>       Also write the Markdown diff to this file (never seen
+                                  half-written; not one of the files compared). Without
+                                  it, the diff goes to stdout only.
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testVectorsHelp() throws {
+        try assertHelp(["vectors"], """
+        OVERVIEW: Recreate, re-measure or check the golden test vectors.
+
+        The vectors folder holds inputs/ (small seeded signals), scenarios/ (one
+        scenario per case) and golden.json (each scenario's metrics with tolerances,
+        lint findings, pipeline counters and the SHA-256 of its output taps). Run each
+        subcommand from the project's root, or give --vectors.
+
+        USAGE: echolab vectors <subcommand>
+
+        OPTIONS:
+          --version               Show the version.
+          -h, --help              Show help information.
+
+        SUBCOMMANDS:
+          generate                Write the seeded input signals and scenario files
+                                  (bit-identical every time).
+          bless                   Run every vector scenario and record its metrics and
+                                  tap hashes in golden.json.
+          verify                  Run every vector scenario and compare with
+                                  golden.json; exit 3 on a mismatch.
+
+          See 'echolab help vectors <subcommand>' for detailed help.
+
+        """)
+    }
+
+    func testVectorsGenerateHelp() throws {
+        try assertHelp(["vectors", "generate"], """
+        OVERVIEW: Write the seeded input signals and scenario files (bit-identical
+        every time).
+
+        Writes VECTORS/inputs/ and VECTORS/scenarios/; golden.json is left as it is.
+        Exit codes: 0 written; 1 a file cannot be written; 64 usage error.
+
+        USAGE: echolab vectors generate [--vectors <vectors>]
+
+        OPTIONS:
+          --vectors <vectors>     The vectors folder: inputs/, scenarios/ and
+                                  golden.json. (default: vectors)
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testVectorsBlessHelp() throws {
+        try assertHelp(["vectors", "bless"], """
+        OVERVIEW: Run every vector scenario and record its metrics and tap hashes in
+        golden.json.
+
+        Only after an intended change of behaviour: review the diff of golden.json.
+        Exit codes: 0 re-measured; 1 a scenario cannot be run or golden.json cannot be
+        written; 64 usage error.
+
+        USAGE: echolab vectors bless [--vectors <vectors>]
+
+        OPTIONS:
+          --vectors <vectors>     The vectors folder: inputs/, scenarios/ and
+                                  golden.json. (default: vectors)
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testVectorsVerifyHelp() throws {
+        try assertHelp(["vectors", "verify"], """
+        OVERVIEW: Run every vector scenario and compare with golden.json; exit 3 on a
+        mismatch.
+
+        golden.json is checked first: a value that is not a number or null, a negative
+        tolerance or an unknown key is an error naming the key, not a difference. Each
+        mismatch is one line on stderr. Exit codes: 0 all match; 1 golden.json missing
+        or malformed, or a scenario that cannot run; 3 a mismatch; 64 usage error.
+
+        USAGE: echolab vectors verify [--vectors <vectors>]
+
+        OPTIONS:
+          --vectors <vectors>     The vectors folder: inputs/, scenarios/ and
+                                  golden.json. (default: vectors)
+          --version               Show the version.
+          -h, --help              Show help information.
+
+
+        """)
+    }
+
+    func testConflictingTapFlagsError() throws {
+        try assertUsageError(["run", "scenario.json", "--out", "out", "--no-taps", "--all-taps"], """
+        Error: Value to be set with flag '--all-taps' had already been set with flag '--no-taps'
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+          See 'echolab run --help' for more information.
+
+        """)
+    }
+
+    func testBadChannelError() throws {
+        try assertUsageError(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav", "--channel", "-1"], """
+        Error: --channel takes a channel number from 0 or downmix (got -1)
+        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>]
+          See 'echolab process --help' for more information.
+
+        """)
+    }
+
+    func testBadShardError() throws {
+        try assertUsageError(["eval", "corpus", "--shard", "3/2"], """
+        Error: --shard '3/2': a shard is K/N with 1 ≤ K ≤ N
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+          See 'echolab eval --help' for more information.
+
+        """)
+    }
+
+    func testBadAECModeError() throws {
+        try assertUsageError(["run", "scenario.json", "--out", "out", "--aec", "speex:loud"], """
+        Error: --aec 'speex:loud': unknown intensity 'loud' (one of intensityMin, intensityRecommended, intensityMax, intensityAdaptive; or the whole mode 'disabled')
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+          See 'echolab run --help' for more information.
+
+        """)
+    }
+
+    func testModeGivenTwiceError() throws {
+        try assertUsageError(["eval", "corpus", "--modes", "speex:intensityMax,speex:intensityMax"], """
+        Error: --modes: speex:intensityMax is given twice
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+          See 'echolab eval --help' for more information.
+
+        """)
+    }
+}
