@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // Thin system-library targets: a module map and a shim header each, found through pkg-config.
@@ -37,7 +38,8 @@ let package = Package(
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
         .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
-        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
+        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
+                                                   .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(name: "echolab", dependencies: [
             "Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

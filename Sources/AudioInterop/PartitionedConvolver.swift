@@ -1,5 +1,6 @@
 internal import CFFTW
 import Foundation
+import Synchronization
 
 /// Streaming FIR filtering by uniformly partitioned overlap-save convolution over fftw3f: blocks
 /// and filter partitions of `blockSize` samples, FFTs of the next power of two ≥ `2 × blockSize`
@@ -119,12 +120,11 @@ public final class PartitionedConvolver {
 }
 
 /// FFTW's planner is not thread-safe: every plan creation and destruction goes through this lock.
+/// The lock guards no Swift value (the planner's state is FFTW's own), hence `Mutex<Void>`.
 enum FFTWPlanner {
-    private static let lock = NSLock()
+    private static let lock = Mutex(())
 
     static func withLock<T>(_ body: () -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body()
+        lock.withLock { _ in body() }
     }
 }

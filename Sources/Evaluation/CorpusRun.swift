@@ -1,5 +1,6 @@
 import AudioCore
 import AudioInterop
+import Crypto
 import Dispatch
 import EchoLabJSON
 import Foundation
@@ -85,8 +86,8 @@ public struct CorpusRun {
         var hash = SHA256()
         func field(_ text: String?) {
             let bytes = Array((text ?? "\u{0}none").utf8)
-            hash.update(Array("\(bytes.count):".utf8))
-            hash.update(bytes)
+            hash.update(data: Array("\(bytes.count):".utf8))
+            hash.update(data: bytes)
         }
         field(modes.map { $0.map(\.description).joined(separator: ",") } ?? "as written")
         for item in items {
@@ -100,7 +101,7 @@ public struct CorpusRun {
                 field("broken"); field(name); field(file); field(problem)
             }
         }
-        return PlanIdentity(entries: items.count * (modes?.count ?? 1), digest: hash.finalize())
+        return PlanIdentity(entries: items.count * (modes?.count ?? 1), digest: lowercaseHex(hash.finalize()))
     }
 
     /// The K-th of N deterministic slices of a plan: entry i belongs to slice i mod N + 1.

@@ -12,8 +12,8 @@ public struct ScheduledEventID: Hashable, Sendable {
 /// Single-threaded by design (one simulation, one scheduler); parallelism lives a level up.
 public final class Scheduler {
     public private(set) var now: VirtualInstant
+    /// Pending events only: a cancelled one leaves the heap at once.
     private var queue = EventHeap()
-    private var cancelled = Set<UInt64>()
     private var nextSequence: UInt64 = 0
     /// Events run so far, for diagnostics and tests.
     public private(set) var executedCount: Int64 = 0
@@ -22,14 +22,11 @@ public final class Scheduler {
         now = start
     }
 
-    /// Events still waiting (cancelled ones excluded).
-    public var pendingCount: Int { queue.count - cancelled.count }
+    /// Events still waiting (a cancelled one is no longer held, so it is not counted).
+    public var pendingCount: Int { queue.count }
 
     /// The deadline of the next event that will run, if any.
-    public var nextDeadline: VirtualInstant? {
-        discardCancelledHead()
-        return queue.peek()?.deadline
-    }
+    public var nextDeadline: VirtualInstant? { queue.peek()?.deadline }
 
     /// Schedules `action` at `deadline`. Scheduling in the past is a programming error.
     @discardableResult
@@ -48,9 +45,10 @@ public final class Scheduler {
         schedule(at: now + delay, phase: phase, action)
     }
 
-    /// Cancels a pending event; cancelling one that already ran or was cancelled does nothing.
+    /// Cancels a pending event, taking it out of the queue at once (its action, and what it
+    /// captures, is released now); cancelling one that already ran or was cancelled does nothing.
     public func cancel(_ id: ScheduledEventID) {
-        if queue.contains(sequence: id.sequence) { cancelled.insert(id.sequence) }
+        queue.remove(sequence: id.sequence)
     }
 
     /// Runs every event with a deadline ≤ `deadline`, in order, then sets `now` to `deadline`.
@@ -80,8 +78,8 @@ public final class Scheduler {
         runEvents(through: limit)
     }
 
-    /// The one event loop: pops in (time, phase, sequence) order, skips cancelled events, sets
-    /// `now` to each deadline before its action (which may schedule more at `now`).
+    /// The one event loop: pops in (time, phase, sequence) order and sets `now` to each deadline
+    /// before its action (which may schedule more at `now`, or cancel pending events).
     private func runEvents(through limit: VirtualInstant) {
         runEvents { $0 <= limit }
     }
@@ -93,7 +91,6 @@ public final class Scheduler {
     private func runEvents(while isDue: (VirtualInstant) -> Bool) {
         while let next = queue.peek(), isDue(next.deadline) {
             let event = queue.pop()!
-            if cancelled.remove(event.sequence) != nil { continue }
             now = event.deadline
             executedCount += 1
             event.action()
@@ -104,70 +101,8 @@ public final class Scheduler {
     /// leftovers instead of silently leaking scheduled work.
     @discardableResult
     public func drain() -> Int {
-        let leftovers = pendingCount
-        queue = EventHeap()
-        cancelled.removeAll()
+        let leftovers = queue.count
+        queue.removeAll()
         return leftovers
-    }
-
-    private func discardCancelledHead() {
-        while let head = queue.peek(), cancelled.contains(head.sequence) {
-            _ = queue.pop()
-            cancelled.remove(head.sequence)
-        }
-    }
-}
-
-struct ScheduledEvent {
-    let deadline: VirtualInstant
-    let phase: SchedulerPhase
-    let sequence: UInt64
-    let action: () -> Void
-
-    func precedes(_ other: ScheduledEvent) -> Bool {
-        if deadline != other.deadline { return deadline < other.deadline }
-        if phase != other.phase { return phase < other.phase }
-        return sequence < other.sequence
-    }
-}
-
-/// A binary min-heap on `(deadline, phase, sequence)`; the sequence makes every key unique,
-/// so the order is total and stable.
-struct EventHeap {
-    private var items: [ScheduledEvent] = []
-    private var live = Set<UInt64>()
-
-    var count: Int { items.count }
-    func peek() -> ScheduledEvent? { items.first }
-    func contains(sequence: UInt64) -> Bool { live.contains(sequence) }
-
-    mutating func push(_ event: ScheduledEvent) {
-        items.append(event)
-        live.insert(event.sequence)
-        var child = items.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard items[child].precedes(items[parent]) else { break }
-            items.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    mutating func pop() -> ScheduledEvent? {
-        guard !items.isEmpty else { return nil }
-        items.swapAt(0, items.count - 1)
-        let top = items.removeLast()
-        live.remove(top.sequence)
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1, right = left + 1
-            var smallest = parent
-            if left < items.count, items[left].precedes(items[smallest]) { smallest = left }
-            if right < items.count, items[right].precedes(items[smallest]) { smallest = right }
-            if smallest == parent { break }
-            items.swapAt(parent, smallest)
-            parent = smallest
-        }
-        return top
     }
 }

@@ -79,7 +79,7 @@ final class SchedulerCancellationTests: XCTestCase {
             cancelled += 1
         }
         XCTAssertEqual(scheduler.pendingCount, 1_000 - cancelled)
-        _ = scheduler.nextDeadline           // may discard cancelled heads
+        _ = scheduler.nextDeadline           // finds the next live event
         XCTAssertEqual(scheduler.pendingCount, 1_000 - cancelled)
         scheduler.advance(to: VirtualInstant(nanoseconds: 40))
         let expectedRan = (0..<1_000).filter { $0 % 3 != 0 && $0 % 97 <= 40 }.count

@@ -148,7 +148,7 @@ public struct GoldenVectors {
         var hashes: [String: JSONValue] = [:]
         for (_, tap) in report.taps.sorted(by: { $0.key < $1.key }) {
             let data = try Data(contentsOf: URL(fileURLWithPath: folder).appendingPathComponent(tap))
-            hashes[tap] = .string(SHA256.hex(of: data))
+            hashes[tap] = .string(sha256Hex(of: data))
         }
         let pipeline = JSONValue.object(["ticks": json["pipeline"]?["ticks"] ?? .null,
                                          "underruns": json["pipeline"]?["underruns"] ?? .null,
