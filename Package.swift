@@ -59,5 +59,7 @@ let package = Package(
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
         .testTarget(name: "EchoLabTests", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "CSndFile"]),
+        // Long tests (`make test-long`): build and run the example package in Examples/AppCall.
+        .testTarget(name: "EchoLabLongTests", path: "Tests/EchoLabLongTests"),
     ]
 )
