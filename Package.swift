@@ -9,7 +9,8 @@ let package = Package(
     name: "EchoLab",
     products: [
         .executable(name: "echolab", targets: ["echolab"]),
-        .library(name: "EchoLab", targets: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
+        // `import EchoLab` (the umbrella target, first) or any of its modules one by one.
+        .library(name: "EchoLab", targets: ["EchoLab", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,6 +41,9 @@ let package = Package(
         .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
                                                    .product(name: "Crypto", package: "swift-crypto")]),
+        // The umbrella for app code: `import EchoLab` re-exports the public modules (the one
+        // place for `@_exported`). Not the `echolab` executable below: module names differ in case.
+        .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
         .executableTarget(name: "echolab", dependencies: [
             "Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

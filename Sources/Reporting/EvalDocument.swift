@@ -1,4 +1,5 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
 
 /// `eval.json` as a document: the per-mode statistics are computed from its item entries as the

@@ -1,4 +1,5 @@
 import AudioCore
+import EchoLabJSON
 import Simulation
 
 /// Levels of a call's signals per 0.5 s window, for the report's plots under the ERLE curve:

@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Metrics
 
 // Every metric type gives its report JSON directly: no `JSONEncoder` → bytes → `JSONDecoder`

@@ -1,4 +1,5 @@
 import AudioCore
+import EchoLabJSON
 import Foundation
 import Metrics
 import Simulation

@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Foundation
 import Simulation
 

@@ -17,6 +17,24 @@ public struct CallRun: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     /// The hardware model's report (nil: the scenario models no hardware).
     public var hardware: HardwareReport? = nil
+
+    /// A run from its parts, for a call driven by hand rather than by `ScenarioRunner` (app code
+    /// measured with `Evaluation.CallMeter`, which builds one). `counters` are what
+    /// `SimulatedCall.end()` returned; `timelineFrames` open the report's segments.
+    public init(scenario: Scenario, sampleRate: Int, duration: VirtualDuration, recording: CallRecording,
+                counters: PipelineCounters, events: [CallEvent], deviceStates: [DeviceState],
+                timelineFrames: [Int64], adaptiveDecisions: [AdaptiveDecision], hardware: HardwareReport? = nil) {
+        self.scenario = scenario
+        self.sampleRate = sampleRate
+        self.duration = duration
+        self.recording = recording
+        self.counters = counters
+        self.events = events
+        self.deviceStates = deviceStates
+        self.timelineFrames = timelineFrames
+        self.adaptiveDecisions = adaptiveDecisions
+        self.hardware = hardware
+    }
 }
 
 /// Builds a `SimulatedCall` from a `Scenario` — world, voice processing, the devices selected at

@@ -9,8 +9,9 @@ import XCTest
 /// write their taps; reference + mic + sent are then scored without any track and compared
 /// with the same files scored with the echo and near-end tracks. Goals: ERL and ERLE within
 /// 1 dB in far-end single talk, within 1.5 dB with double talk.
-final class TapFreeGateTests: XCTestCase {
-    private var root: URL!
+/// The corpus, simulations and comparisons the tap-free gate tests share.
+class TapFreeGateFixture: XCTestCase {
+    fileprivate var root: URL!
 
     override func setUpWithError() throws { root = try temporaryDirectory() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
@@ -111,7 +112,9 @@ final class TapFreeGateTests: XCTestCase {
         XCTAssertEqual(processed.status, 0, processed.standardError)
         return try compare(joined, name: "echo-path-change", mode: mode, doubleTalk: true)
     }
+}
 
+final class TapFreeGateTests: TapFreeGateFixture {
     /// A near end that starts inside the first fitted block and talks to the end (white noise,
     /// at the echo's level): the first block's own fit must survive its successors, which hold
     /// double talk only. The gate then finds exactly the track's single talk, at 8, 16 and
@@ -174,7 +177,10 @@ final class TapFreeGateTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), try XCTUnwrap(tracked.erleDB), accuracy: 0.01, "\(rate) Hz")
         }
     }
+}
 
+/// Every kind of talk in both recommended modes: long (`make test-long`).
+final class TapFreeGateLongTests: TapFreeGateFixture {
     func testTapFreeMetricsAgreeWithTaps() throws {
         try writeScaledNearEnds()
         var comparisons: [Comparison] = []

@@ -3,6 +3,7 @@ import Metrics
 import Evaluation
 import Reporting
 import XCTest
+import EchoLabJSON
 
 /// The metric types write their report JSON directly; their `Codable` encoding is the other
 /// description of the same keys. The two must agree, so a field added to one is not lost in the other.

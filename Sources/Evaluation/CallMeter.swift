@@ -1,0 +1,105 @@
+import Dispatch
+import Metrics
+import Reporting
+import Simulation
+import VirtualTime
+
+/// Measures and lints a call that app code drives by hand — `SimulatedCall`, its custom devices,
+/// `run(for:)` — and reports it as `echolab run` reports a scenario: the same `RunReport` (echo
+/// metrics over the call and each segment, clicks and gaps in the sent audio, lint findings with
+/// their measured consequences, pipeline counters, the level timeline), scored by the same
+/// `RunEvaluator`.
+///
+/// Attach it before the call starts, mark where the app changes something, and finish:
+///
+/// ```swift
+/// let call = try SimulatedCall(world: world, recordTaps: false)
+/// let meter = CallMeter(call: call)          // before call.start(): it must see every tick
+/// try call.start()
+/// try call.run(for: .seconds(2))
+/// meter.beginSegment("custom mic")           // a report segment from here on
+/// call.audioManager.setCustomMic(mic)
+/// try call.run(for: .seconds(3))
+/// let report = meter.finish(name: "my-app")  // ends the call
+/// print(report.metrics.erleDB ?? .nan, report.findings.map(\.rule))
+/// ```
+///
+/// Render the report as `echolab run` writes it: `report.json().canonicalText()` (report.json),
+/// `MarkdownReport.render(report)` (report.md), `HTMLReport.render(report)` (report.html).
+///
+/// The measurement streams (bounded memory, as `echolab run`'s): a call measured this way can be
+/// made with `recordTaps: false` so that it keeps no signal in memory either.
+public final class CallMeter {
+    /// The call being measured.
+    public let call: SimulatedCall
+    /// The scoring: the metric configuration the measurement and the evaluator share.
+    public let evaluator: RunEvaluator
+    private let measurement: CallMeasurement
+    private let levels: LevelMeter
+    /// The voice processing the call started with (the report's `aec` block).
+    private let voiceProcessing: VoiceProcessingSettings
+    private let started = DispatchTime.now()
+    /// Segment starts: the frame and what the app did there.
+    private var marks: [(frame: Int64, label: String)] = []
+    private var finished = false
+
+    /// Attaches a measurement and a level meter to `call.taps`.
+    ///
+    /// - Precondition: the call has not ticked yet (attach before `call.start()`, or before its
+    ///   first `run(for:)`): every signal is measured from the call's first sample.
+    /// - Parameter configuration: the echo metrics' settings; the default is `echolab run`'s.
+    public init(call: SimulatedCall, configuration: EchoMetricsConfiguration = .default) {
+        precondition(call.tickCount == 0, "attach a CallMeter before the call's first tick: it measures from the first sample")
+        self.call = call
+        evaluator = RunEvaluator(configuration: configuration)
+        measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration)
+        levels = LevelMeter(sampleRate: SimulatedCall.sampleRate)
+        let processor = call.sendVoiceProcessor
+        voiceProcessing = VoiceProcessingSettings(echoCancellerMode: processor.echoCancellerMode, backend: processor.backend,
+                                                  filterMilliseconds: processor.filterOverride,
+                                                  noiseSuppressor: processor.noiseSuppressorMode,
+                                                  autoGainControl: processor.autoGainControlMode)
+        call.taps.append(measurement)
+        call.taps.append(levels)
+    }
+
+    /// Starts a report segment at the call's current instant, as a scenario's timeline event
+    /// does: the report gives each segment its own ERL, ERLE, re-convergence and the clicks at
+    /// its start. Call it where the app switches a device or an AEC mode; `label` is listed as
+    /// the segment's event.
+    public func beginSegment(_ label: String) {
+        precondition(!finished, "the call was already finished")
+        marks.append((call.currentFrame, label))
+    }
+
+    /// Ends the call (`SimulatedCall.end()`), scores it and returns its report — the model
+    /// `echolab run` renders, from the same evaluator.
+    ///
+    /// - Parameters:
+    ///   - name: the report's scenario name.
+    ///   - taps: tap name → file name, for reports that link audio the app wrote itself.
+    /// - Precondition: called once.
+    public func finish(name: String = "app-call", taps: [String: String] = [:]) -> RunReport {
+        precondition(!finished, "a CallMeter finishes its call once")
+        finished = true
+        let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
+        let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
+        let counters = call.end()
+        let frames = marks.map(\.frame)
+        let scenario = Scenario(name: name, voiceProcessing: voiceProcessing, duration: duration)
+        let run = CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration,
+                          recording: call.recording, counters: counters, events: call.events,
+                          deviceStates: call.deviceStates, timelineFrames: frames.sorted(),
+                          adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions, hardware: hardware)
+        let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: wallSeconds, taps: taps)
+        report.levels = levels.points
+        // A scenario's segments list its timeline actions; a hand-driven call's, its labels.
+        let rate = Double(SimulatedCall.sampleRate)
+        for index in report.segments.indices {
+            let start = Int64((report.segments[index].startSeconds * rate).rounded())
+            report.segments[index].events = marks.filter { $0.frame == start }.map(\.label)
+        }
+        return report
+    }
+}
