@@ -108,8 +108,7 @@ final class HelpTextTests: XCTestCase {
         USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
 
         ARGUMENTS:
-          <scenario>              The scenario file (JSON; see README "Scenario
-                                  format").
+          <scenario>              The scenario file (JSON; see docs/scenarios.md).
 
         OPTIONS:
           -o, --out <out>         Output folder (created if needed; must not hold the
@@ -214,7 +213,7 @@ final class HelpTextTests: XCTestCase {
         with the mic sample for sample, as `echolab process` writes it; a run's own
         sent.wav lags its mic.wav by the canceller's latency (speex one frame), which
         its report.json takes out: score process's output of the run's mic.wav and
-        reference.wav instead. See README "Metrics" for every definition.
+        reference.wav instead. See docs/metrics.md for every definition.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>]
 
@@ -250,19 +249,19 @@ final class HelpTextTests: XCTestCase {
         reports, eval.json, golden.json — are passed over), a manifest (a JSON file
         {"corpus": [...]} listing scenario files, folders and recordings {"name",
         "mic", "loopback", "echo", "near_end", "talk_type", "channel"}, paths relative
-        to it; see README), or a folder of recordings in an AEC-Challenge layout
-        (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/, nearend_speech/;
-        real: GUID_<talk type>_mic.wav and _lpb.wav), read as they are and run straight
-        through the canceller. Every item runs in every mode of --modes (a scenario's
-        own aec without it; speex:intensityRecommended for a recording) into
-        OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. OUT/eval.json and
-        OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median
-        and 10th percentile of steady-state ERLE and convergence and its wins;
-        OUT/eval.html (self-contained) adds a sortable table of every run and per item
-        ERLE over time and per band for each mode, with players for the audio taps;
-        their bytes do not depend on --jobs (but for timing). A broken item is reported
-        in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, or
-        the corpus holds no scenario; 64 usage error; 130/143 interrupted by
+        to it; see docs/recordings.md), or a folder of recordings in an AEC-Challenge
+        layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/,
+        nearend_speech/; real: GUID_<talk type>_mic.wav and _lpb.wav), read as they are
+        and run straight through the canceller. Every item runs in every mode of
+        --modes (a scenario's own aec without it; speex:intensityRecommended for a
+        recording) into OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled.
+        OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode,
+        the mean, median and 10th percentile of steady-state ERLE and convergence and
+        its wins; OUT/eval.html (self-contained) adds a sortable table of every run and
+        per item ERLE over time and per band for each mode, with players for the audio
+        taps; their bytes do not depend on --jobs (but for timing). A broken item is
+        reported in one line and the others still run. Exit codes: 0 all ran; 1 a run
+        failed, or the corpus holds no scenario; 64 usage error; 130/143 interrupted by
         SIGINT/SIGTERM (eval.json then lists what finished and says "complete": false).
 
         USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
