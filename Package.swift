@@ -58,11 +58,11 @@ let package = Package(
         // One test target per module, unit tests beside what they test; none runs the binary.
         .testTarget(name: "VirtualTimeTests", dependencies: ["VirtualTime"]),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
-        .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore"]),
+        .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore", "EchoLabTestSupport"]),
         .testTarget(name: "EchoLabJSONTests", dependencies: ["EchoLabJSON", "AudioCore"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "EchoLabTestSupport"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "Metrics", "AudioInterop",
                                                            "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
 

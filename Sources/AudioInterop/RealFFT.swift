@@ -9,8 +9,8 @@ import Foundation
 ///
 /// Each direction is planned by its first use, not by `init` (FFTW takes ~3 ms a direction for
 /// the metrics' sizes): a call's measurement is built on the call's thread but transforms on a
-/// worker thread, which now does the planning (or finds it done by `preparePlans`) while the call
-/// starts; and the band meter, which only goes forward, no longer plans an inverse.
+/// worker thread, which does the planning (or finds it done by `preparePlans`) while the call
+/// starts; and the band meter, which only goes forward, never plans an inverse.
 public final class RealFFT: @unchecked Sendable {
     public let size: Int
     public var binCount: Int { size / 2 + 1 }

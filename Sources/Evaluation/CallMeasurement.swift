@@ -26,12 +26,11 @@ public final class CallMeasurement: CallTap {
     /// tick's `sent`.
     private var history: AlignmentHistory
 
-    /// `expectedTicks` is accepted for source compatibility and no longer used: nothing is
-    /// reserved up front, since the per-tick rows spill to disk (a day-long call would otherwise
-    /// reserve 138 MB). `sendLatencyIsFixed`: the ticks' `sendLatency` never changes (the
+    /// Nothing is reserved up front: the per-tick rows spill to disk, so a day-long call keeps
+    /// the memory of a short one. `sendLatencyIsFixed`: the ticks' `sendLatency` never changes (the
     /// scenario switches no voice-processing mode, `Scenario.sendLatencyIsFixed`); with no
     /// latency then, nothing is kept for lining up.
-    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, expectedTicks: Int = 0,
+    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
                 sendLatencyIsFixed: Bool = false) {
         self.sampleRate = sampleRate
         history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
@@ -138,7 +137,7 @@ public final class GlitchMeasurement: CallTap {
 /// Block copies (at most two memcpys per signal and direction) rather than a masked index per
 /// sample; with no lag the tick's own arrays are used and nothing is copied out. The rings are
 /// kept without a lag too, for a mode change that adds one — unless the latency is known to be
-/// fixed: an AEC-disabled call then copies nothing (the stores were 4 % of its time).
+/// fixed: an AEC-disabled call then copies nothing (the stores are a visible share of its time).
 struct AlignmentHistory {
     private var rings = [[Float]](repeating: [Float](repeating: 0, count: 8192), count: 4)
     private var written = 0

@@ -1,3 +1,4 @@
+import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics

@@ -78,10 +78,8 @@ public enum OutputFolder {
     static func filesOfPreviousRun(in folder: String) -> [String] {
         let reportPath = (folder as NSString).appendingPathComponent("report.json")
         // EchoLab's own reader, not JSONSerialization: an hour-long call's report.json (1.5 MB,
-        // series of 7200 points) took 30 MB as Foundation objects, which set a re-run's peak
-        // memory (70 MB instead of 40, measured then). Only the members read are built; the
-        // series are checked and skipped. Measured now, an hour-long call's re-run peaks at
-        // 33 572 KiB (its first run: 34 044), and at 34 624 KiB with the whole tree built.
+        // series of 7200 points) as Foundation objects would set a re-run's peak memory. Only the
+        // members read are built; the series are checked and skipped (docs/performance.md).
         guard InputFile.problem(at: reportPath) == nil,
               let data = FileManager.default.contents(atPath: reportPath),
               let object = try? JSONValue.parseMembers(["schema", "taps", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),

@@ -122,8 +122,7 @@ public struct RunOutput {
         let names = CallRecording.tapNames.filter(taps.includes)
         let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
         let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
-        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, expectedTicks: totalTicks,
-                                          sendLatencyIsFixed: scenario.sendLatencyIsFixed)
+        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed)
         let levels = LevelMeter(sampleRate: rate)
         // Everything that only reads the ticks — the metrics, the level plots and the taps' copy
         // into their write buffers — runs off the call's thread, from one copy of each tick.

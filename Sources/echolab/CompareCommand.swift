@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioInterop
 import Foundation
 import Evaluation
 import Reporting

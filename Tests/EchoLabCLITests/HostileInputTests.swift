@@ -356,16 +356,4 @@ final class HostileInputTests: XCTestCase {
         XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
     }
-
-    /// The binary started with `arguments`, its output discarded, for a test that signals it.
-    private func startEchoLab(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
 }

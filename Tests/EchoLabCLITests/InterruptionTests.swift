@@ -17,37 +17,9 @@ final class InterruptionTests: XCTestCase {
         try? FileManager.default.removeItem(at: root)
     }
 
-
-    /// corpus/inputs/{far,near}.wav (16 kHz Int16, 2 s) and corpus/scenarios/{a,b}.json naming
-    /// them as `../inputs/…`, the layout of the shipped vectors.
-    private func makeCorpus() throws -> URL {
-        let corpus = root.appendingPathComponent("corpus")
-        let inputs = corpus.appendingPathComponent("inputs"), scenarios = corpus.appendingPathComponent("scenarios")
-        try FileManager.default.createDirectory(at: inputs, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
-        try writeWAV(inputs.appendingPathComponent("far.wav"), .speechLike(levelDBFS: -20, pitchHz: 120), seconds: 2, seed: 1)
-        try writeWAV(inputs.appendingPathComponent("near.wav"), .speechLike(levelDBFS: -26, pitchHz: 210), seconds: 2, seed: 2)
-        for (name, mode) in [("a", "disabled"), ("b", "intensityMin")] {
-            _ = try writeScenario("""
-                {"name": "\(name)", "far_end": "../inputs/far.wav", "near_end": "../inputs/near.wav",
-                 "echo_path": {"delay_ms": 30, "gain_db": -10}, "aec": {"mode": "\(mode)"}}
-                """, named: "\(name).json", in: scenarios)
-        }
-        return corpus
-    }
-
     private func writeWAV(_ url: URL, _ kind: SignalKind, seconds: Double, seed: UInt64, rate: Int = 16_000) throws {
         let samples = SignalGenerator.render(kind, sampleRate: rate, count: Int(seconds * Double(rate)), seed: seed)
         try SoundFileWriter.write(samples, to: url.path, sampleRate: rate, encoding: .pcm16)
-    }
-
-    private func assertOneLineError(_ result: CommandResult, status: Int32 = 1, mentions needles: [String],
-                                    file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
-        XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, "one line expected: \(result.standardError)", file: file, line: line)
-        for needle in needles {
-            XCTAssertTrue(result.standardError.contains(needle), "'\(result.standardError)' should mention \(needle)", file: file, line: line)
-        }
     }
 
     // MARK: SIGINT / SIGTERM

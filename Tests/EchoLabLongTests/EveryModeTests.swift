@@ -8,16 +8,7 @@ final class EveryModeTests: XCTestCase {
     func testEveryModeGivesTheSameReportWithOneJobAndTwo() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        let corpus = root.appendingPathComponent("corpus")
-        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
-        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), named: "delay.json", in: corpus)
-        _ = try writeScenario("""
-            {"name": "speech", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
-             "near_end": {"generator": "silence"}, "noise": {"level_dbfs": -65, "seed": 2},
-             "echo_path": {"delay_ms": 25, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
-             "aec": {"mode": "disabled"}, "duration_s": 4,
-             "timeline": [{"at_ms": 2000, "action": "set_aec", "mode": "intensityMin"}]}
-            """, named: "speech.json", in: corpus)
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
         var reports: [String] = []
         for jobs in ["1", "2"] {
             let all = try runEchoLab(["eval", "corpus", "--modes", "all", "--out", "all\(jobs)", "--jobs", jobs, "--no-taps"], in: root)

@@ -125,3 +125,18 @@ public func delayScenario(aec: String, seconds: Int) -> String {
      "duration_s": \(seconds)}
     """
 }
+
+/// Two 4 s scenarios in `folder` (created): `delay40-intensityRecommended` (white noise through a
+/// pure delay) and `speech` (speech-like far end in a synthetic room, AEC off, then set_aec to
+/// intensityMin at 2 s), for the tests of modes across a corpus.
+public func writeTwoItemCorpus(in folder: URL) throws {
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), named: "delay.json", in: folder)
+    _ = try writeScenario("""
+        {"name": "speech", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+         "near_end": {"generator": "silence"}, "noise": {"level_dbfs": -65, "seed": 2},
+         "echo_path": {"delay_ms": 25, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+         "aec": {"mode": "disabled"}, "duration_s": 4,
+         "timeline": [{"at_ms": 2000, "action": "set_aec", "mode": "intensityMin"}]}
+        """, named: "speech.json", in: folder)
+}

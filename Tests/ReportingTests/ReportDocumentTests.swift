@@ -1,5 +1,4 @@
 import Foundation
-import Evaluation
 import Reporting
 import XCTest
 

@@ -1,7 +1,7 @@
 import EchoLabTestSupport
 import XCTest
 import Foundation
-@testable import Reporting
+@testable import AudioInterop
 
 /// Reports are whole files under their names: written beside the target, then moved into place.
 final class AtomicFileTests: XCTestCase {

@@ -1,4 +1,3 @@
-import AudioInterop
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
