@@ -39,12 +39,13 @@ public struct EvalReport {
 
     // MARK: eval.json
 
-    public func json() -> JSONValue {
+    /// Throws `EvalDocument.UnreadableItems` when the runs' values do not fit in eval.json.
+    public func json() throws(EvalDocument.UnreadableItems) -> JSONValue {
         let items: [JSONValue] = self.items.map { item in
             .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
                      "results": .array(item.results.map(Self.resultJSON))])
         }
-        return EvalDocument.make(items: items, modes: modes.map(\.description), modesAsked: outcome.modes != nil,
+        return try EvalDocument.make(items: items, modes: modes.map(\.description), modesAsked: outcome.modes != nil,
                                  planned: outcome.plannedCount, complete: outcome.isComplete,
                                  shard: outcome.shard?.description,
                                  plan: outcome.plan.map { .object(["entries": .number(Double($0.entries)), "digest": .string($0.digest)]) },
@@ -72,28 +73,28 @@ public struct EvalReport {
     // MARK: eval.md, eval.html
 
     /// eval.json's per-mode statistics, by mode (what eval.md and eval.html show).
-    func modeSummaries() -> [String: JSONValue] {
+    func modeSummaries() throws -> [String: JSONValue] {
         var summaries: [String: JSONValue] = [:]
-        for summary in json()["mode_summary"]?.arrayValue ?? [] {
+        for summary in try json()["mode_summary"]?.arrayValue ?? [] {
             if let mode = summary["mode"]?.stringValue { summaries[mode] = summary }
         }
         return summaries
     }
 
     /// `eval.md`: the pull-request view (see `EvalReportDocument`).
-    public func markdown(directory: String = ".") -> String {
-        MarkdownWriter.render(EvalReportDocument.make(self, detail: .summary, directory: directory))
+    public func markdown(directory: String = ".") throws -> String {
+        MarkdownWriter.render(try EvalReportDocument.make(self, detail: .summary, directory: directory))
     }
 
     /// `eval.html`: every run, sortable, and per item its plots and audio (see `EvalReportDocument`).
-    public func html(directory: String = ".") -> String {
-        HTMLWriter.render(EvalReportDocument.make(self, detail: .full, directory: directory))
+    public func html(directory: String = ".") throws -> String {
+        HTMLWriter.render(try EvalReportDocument.make(self, detail: .full, directory: directory))
     }
 
     /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically.
     public func write(to directory: String) throws {
-        try AtomicFile.write(json().canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        try AtomicFile.write(markdown(directory: directory), to: (directory as NSString).appendingPathComponent("eval.md"))
-        try AtomicFile.write(html(directory: directory), to: (directory as NSString).appendingPathComponent("eval.html"))
+        try AtomicFile.write(try json().canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
+        try AtomicFile.write(try markdown(directory: directory), to: (directory as NSString).appendingPathComponent("eval.md"))
+        try AtomicFile.write(try html(directory: directory), to: (directory as NSString).appendingPathComponent("eval.html"))
     }
 }

@@ -15,10 +15,11 @@ public enum EvalReportDocument {
 
     /// `directory`: where the eval's files are written (links to a recording's own mic are made
     /// relative to it).
-    public static func make(_ report: EvalReport, detail: Detail, directory: String = ".") -> ReportDocument {
+    /// Throws when the runs' values do not fit in eval.json (`EvalDocument.UnreadableItems`).
+    public static func make(_ report: EvalReport, detail: Detail, directory: String = ".") throws -> ReportDocument {
         typealias F = ReportFormatting
         let outcome = report.outcome, modes = report.modes, items = report.items
-        let summaries = report.modeSummaries()
+        let summaries = try report.modeSummaries()
         var blocks: [ReportDocument.Block] = []
         if !outcome.isComplete {
             blocks.append(.note([.strong("Interrupted:"),

@@ -1,6 +1,7 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import Reporting
 
 /// `eval.json` as a document: the per-mode statistics are computed from its item entries as the
 /// file prints them, so a run, a merge of shards and any later reader see the same numbers from
@@ -21,11 +22,12 @@ public enum EvalDocument {
 
     /// The whole document from its item entries (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
+    /// Throws when the items do not read back as printed (see `printed`).
     public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
-                            shard: String?, plan: JSONValue? = nil, wallSeconds: Double) -> JSONValue {
+                            shard: String?, plan: JSONValue? = nil, wallSeconds: Double) throws(UnreadableItems) -> JSONValue {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
-        let items = (try? JSONValue.parse(Array(JSONValue.array(items).canonicalText().utf8), maximumBytes: .max))?.arrayValue ?? items
+        let items = try printed(items)
         let failed = items.reduce(0) { count, item in
             count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
         }
@@ -43,6 +45,32 @@ public enum EvalDocument {
         object["shard"] = shard.map(JSONValue.string)
         object["plan"] = plan
         return .object(object)
+    }
+
+    /// `items` as eval.json prints them, read back. The canonical writer escapes every string and
+    /// prints non-finite numbers as null, but the reader stops at `JSONValue.maximumDepth`: a
+    /// run's report read back from disk (`merge` of shards) may nest its `pipeline` or `metrics`
+    /// as deep as that limit allows in report.json, which sits three levels deeper in eval.json.
+    /// So this can fail on input, not only by a bug: it throws, and no eval.json is written
+    /// (statistics from the unrounded values would differ from what a reader of the file gets).
+    static func printed(_ items: [JSONValue]) throws(UnreadableItems) -> [JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(JSONValue.array(items).canonicalText().utf8), maximumBytes: .max)
+        } catch {
+            throw UnreadableItems(problem: error)
+        }
+        // The text printed starts with '[': anything but a list read back is a bug in the reader.
+        guard case .array(let read) = value else { preconditionFailure("EvalDocument: a printed list read back as \(value)") }
+        return read
+    }
+
+    /// eval.json's items, as printed, do not read back as JSON (see `printed`).
+    public struct UnreadableItems: Error, CustomStringConvertible {
+        public var problem: JSONSyntaxError
+        public var description: String {
+            "eval.json: its items as printed do not read back (\(problem)); a run's report.json holds values nested too deep for eval.json"
+        }
     }
 
     /// The modes of a document, in its order.
