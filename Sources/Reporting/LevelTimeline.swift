@@ -1,6 +1,4 @@
-import AudioCore
 import EchoLabJSON
-import Simulation
 
 /// Levels of a call's signals per 0.5 s window, for the report's plots under the ERLE curve:
 /// far end (the canceller's reference), echo at the mic, near end, and what was sent. The gap
@@ -15,6 +13,14 @@ public struct LevelPoint: Sendable, Equatable {
     public var nearEndDBFS: Double?
     public var sentDBFS: Double?
 
+    public init(timeSeconds: Double, farEndDBFS: Double?, echoDBFS: Double?, nearEndDBFS: Double?, sentDBFS: Double?) {
+        self.timeSeconds = timeSeconds
+        self.farEndDBFS = farEndDBFS
+        self.echoDBFS = echoDBFS
+        self.nearEndDBFS = nearEndDBFS
+        self.sentDBFS = sentDBFS
+    }
+
     /// The far end talks: its window is at or above the gate's far-end threshold (−50 dBFS).
     public var isFarEndActive: Bool { (farEndDBFS ?? -.infinity) >= LevelPoint.farEndThresholdDBFS }
     /// The near end talks: at or above the gate's near-end threshold (−55 dBFS).
@@ -26,66 +32,5 @@ public struct LevelPoint: Sendable, Equatable {
     var json: JSONValue {
         .object(["t_s": .number(timeSeconds), "far_end_dbfs": farEndDBFS.json, "echo_dbfs": echoDBFS.json,
                  "near_end_dbfs": nearEndDBFS.json, "sent_dbfs": sentDBFS.json])
-    }
-}
-
-/// Measures `LevelPoint`s while a call runs: four sums of squares per tick, one row per window.
-/// At most `maximumWindows` rows are kept (an hour of 0.5 s windows): past that, neighbouring
-/// windows merge and the window doubles, so a day-long call's plot stays bounded.
-public final class LevelMeter: CallTap {
-    public static let maximumWindows = 7200
-    private let sampleRate: Int
-    private var windowSamples: Int
-    /// Σx² and sample count per finished window: far end, echo, near end, sent.
-    private var sums: [(far: Double, echo: Double, near: Double, sent: Double, samples: Int)] = []
-    private var current = (far: 0.0, echo: 0.0, near: 0.0, sent: 0.0, samples: 0)
-
-    public init(sampleRate: Int, windowSeconds: Double = 0.5) {
-        self.sampleRate = sampleRate
-        windowSamples = max(1, Int(Double(sampleRate) * windowSeconds))
-        sums.reserveCapacity(Self.maximumWindows + 1)
-    }
-
-    /// The signals `record` reads.
-    public static let signalsRead: Set<TickSignals.Signal> = [.reference, .echo, .nearEnd, .sent]
-
-    public func record(_ tick: TickSignals) throws {
-        // A tick never straddles windows: 0.5 s is a whole number of 10 ms ticks.
-        current.far += Self.energy(tick.reference, tick.count)
-        current.echo += Self.energy(tick.echo, tick.count)
-        current.near += Self.energy(tick.nearEnd, tick.count)
-        current.sent += Self.energy(tick.sent, tick.count)
-        current.samples += tick.count
-        if current.samples >= windowSamples { closeWindow() }
-    }
-
-    private func closeWindow() {
-        sums.append(current)
-        current = (0, 0, 0, 0, 0)
-        if sums.count > Self.maximumWindows {
-            sums = stride(from: 0, to: sums.count, by: 2).map { i in
-                guard i + 1 < sums.count else { return sums[i] }
-                let a = sums[i], b = sums[i + 1]
-                return (a.far + b.far, a.echo + b.echo, a.near + b.near, a.sent + b.sent, a.samples + b.samples)
-            }
-            windowSamples *= 2
-        }
-    }
-
-    /// The windows so far (a last partial window included).
-    public var points: [LevelPoint] {
-        var rows = sums
-        if current.samples > 0 { rows.append(current) }
-        var start = 0
-        return rows.map { row in
-            defer { start += row.samples }
-            func level(_ sum: Double) -> Double? { sum > 0 ? Decibels.powerRatio(sum, Double(row.samples)) : nil }
-            return LevelPoint(timeSeconds: Double(start) / Double(sampleRate), farEndDBFS: level(row.far),
-                              echoDBFS: level(row.echo), nearEndDBFS: level(row.near), sentDBFS: level(row.sent))
-        }
-    }
-
-    private static func energy(_ signal: [Float], _ count: Int) -> Double {
-        Double(VectorMath.sumOfSquares(signal, count: count))
     }
 }
