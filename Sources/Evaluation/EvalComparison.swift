@@ -170,6 +170,9 @@ public struct EvalComparison: Sendable {
 
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public func markdown(baselineName: String, currentName: String) -> String {
+        // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
+        // line break in them would end the cell or the row.
+        func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(baselineRuns) runs) · current `\(currentName)` (\(currentRuns) runs) · "
         md += "threshold \(String(format: "%.2f", maxRegressionDB)) dB on ERLE and near-end attenuation, any rise of a fault counter\n\n"
@@ -180,7 +183,7 @@ public struct EvalComparison: Sendable {
             md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
             for (mode, was, now) in modeMeans {
                 let change = was.flatMap { a in now.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
-                md += "| \(mode) | \(was.map(Self.db) ?? "—") | \(now.map(Self.db) ?? "—") | \(change) |\n"
+                md += row([mode, was.map(Self.db) ?? "—", now.map(Self.db) ?? "—", change])
             }
         }
         func table(_ title: String, _ changes: [Change]) {
@@ -188,7 +191,7 @@ public struct EvalComparison: Sendable {
             md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
             for change in changes {
                 let delta = change.delta.map { change.what.hasPrefix("pipeline.") ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
-                md += "| \(change.run.item) | \(change.run.mode) | \(change.what) | \(change.baseline) | \(change.current) | \(delta) |\n"
+                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
             }
         }
         table("Regressions", regressions)

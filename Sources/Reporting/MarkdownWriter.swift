@@ -103,7 +103,8 @@ public enum MarkdownWriter {
         return out
     }
 
-    static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
+    /// `text` as one table cell: a `|` would end the cell and a line break the row.
+    public static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }
 
     static func linkTarget(_ path: String) -> String {
         // "#anchor" is a link within the page: only its name is encoded.
