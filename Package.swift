@@ -2,9 +2,10 @@
 import PackageDescription
 
 // Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
-// Simulation and Metrics sit on those; Reporting renders their values (JSON, Markdown, HTML);
-// Evaluation runs things — a call, a recording, a corpus, the gate — and hands results to
-// Reporting; the `echolab` executable is a thin layer of commands on top.
+// Simulation and Metrics sit on those; Reporting only renders values (JSON, Markdown, HTML);
+// Evaluation runs, measures and judges things — a call, a recording, a corpus, its per-mode
+// statistics, the gate — and hands results to Reporting; the `echolab` executable is a thin
+// layer of commands on top.
 let package = Package(
     name: "EchoLab",
     products: [
