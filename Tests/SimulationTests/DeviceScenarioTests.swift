@@ -34,9 +34,8 @@ final class DeviceScenarioTests: XCTestCase {
              "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "file", "file": "\(file.name).wav", "loop": true}]}
             """, in: folder, name: "\(file.name).json")
             let streamed = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-streamed").path).run()
-            let cached = try DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
-                try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-cached").path).run()
-            }
+            let cached = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-cached").path,
+                                            decodedAudio: DecodedAudioCache(budgetBytes: 8 << 20)).run()
             let sent = streamed.recording.sent
             XCTAssertEqual(sent.count, 96_000)
             // With eval's decoded cache on, a looping file is still streamed: the same bytes.
