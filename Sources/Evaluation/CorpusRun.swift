@@ -5,6 +5,7 @@ import Dispatch
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 import Simulation
 import Synchronization
 

@@ -70,7 +70,7 @@ public final class SimulatedCall {
     public let recordsTaps: Bool
     /// Decoded inputs shared with the other calls of a corpus (nil: every file is streamed): the
     /// far and near ends and a file microphone that does not loop read from it.
-    public let decodedAudio: DecodedAudioCache?
+    let decodedAudio: DecodedAudioCache?
     /// Consumers of every tick, in order (WAV writers, streaming metrics).
     public var taps: [CallTap] = []
     /// The audio session, route and hardware I/O (nil: the engine meets the room directly at
