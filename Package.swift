@@ -2,16 +2,17 @@
 import PackageDescription
 
 // Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
-// Simulation and Metrics sit on those; Reporting only renders values (JSON, Markdown, HTML);
-// Evaluation runs, measures and judges things — a call, a recording, a corpus, its per-mode
-// statistics, the gate — and hands results to Reporting; the `echolab` executable is a thin
-// layer of commands on top.
+// Simulation and Metrics sit on those; ScenarioFiles reads and writes scenario files into
+// Simulation's typed values (Simulation parses nothing); Reporting only renders values (JSON,
+// Markdown, HTML); Evaluation runs, measures and judges things — a call, a recording, a corpus,
+// its per-mode statistics, the gate — and hands results to Reporting; the `echolab` executable
+// is a thin layer of commands on top.
 let package = Package(
     name: "EchoLab",
     products: [
         .executable(name: "echolab", targets: ["echolab"]),
         // `import EchoLab` (the umbrella target, first) or any of its modules one by one.
-        .library(name: "EchoLab", targets: ["EchoLab", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
+        .library(name: "EchoLab", targets: ["EchoLab", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -38,15 +39,19 @@ let package = Package(
         .target(name: "AudioCore"),
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CSpeexWarnings"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
-        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
+        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
+        // Scenario files: read strictly (every key checked, input files probed), validated and
+        // written, into and from Simulation's typed values.
+        .target(name: "ScenarioFiles", dependencies: ["Simulation", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
         .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
-        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
+        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "ScenarioFiles", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
                                                    .product(name: "Crypto", package: "swift-crypto")]),
         // The umbrella for app code: `import EchoLab` re-exports the public modules (the one
         // place for `@_exported`). Not the `echolab` executable below: module names differ in case.
-        .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "Metrics", "Reporting", "Evaluation"]),
+        .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics",
+                                                "Reporting", "Evaluation"]),
         .executableTarget(name: "echolab", dependencies: [
-            "Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
+            "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "VirtualTime"],
@@ -62,9 +67,11 @@ let package = Package(
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore", "EchoLabTestSupport"]),
         .testTarget(name: "EchoLabJSONTests", dependencies: ["EchoLabJSON", "AudioCore"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore"]),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
+        // Some call tests describe their call as a scenario file (ScenarioFiles reads it).
+        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "ScenarioFiles", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
+        .testTarget(name: "ScenarioFilesTests", dependencies: ["ScenarioFiles", "Simulation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "Metrics", "AudioInterop",
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "ScenarioFiles", "Metrics", "AudioInterop",
                                                            "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
 
         // Helpers of the tests that run the `echolab` command as people do (its path, temporary
@@ -72,7 +79,7 @@ let package = Package(
         .target(name: "EchoLabTestSupport", dependencies: ["CSndFile"], path: "Tests/EchoLabTestSupport"),
         // The command, run as a user runs it. Depending on the `echolab` product makes a missing
         // binary a build error, never a skipped test.
-        .testTarget(name: "EchoLabCLITests", dependencies: ["echolab", "CustomDevicesExample", "EchoLabTestSupport", "Simulation", "Metrics", "Reporting",
+        .testTarget(name: "EchoLabCLITests", dependencies: ["echolab", "CustomDevicesExample", "EchoLabTestSupport", "Simulation", "ScenarioFiles", "Metrics", "Reporting",
                                                            "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         // The long and corpus-wide checks (hour-long and 10-minute calls, golden taps, the default
         // corpus in every mode, the example package): `make test-long` runs them on the release

@@ -2,15 +2,14 @@ import AudioCore
 import Foundation
 import Synchronization
 
-/// Whole decoded inputs shared by the runs of one process: `echolab eval` runs every scenario in
-/// several modes, and most of its time went into resampling the same 16 kHz inputs to 48 kHz
-/// again for each run (libsamplerate's best quality: 86 % of an eval's CPU time). A file is
-/// decoded once — exactly as `AudioFileStream` streams it, so a run reads the same bits — and
-/// kept while the cache's byte budget allows. Off except inside `using` (a single `run` reads each
-/// file once, and a day-long input must stream).
+/// Whole decoded inputs shared by the runs that are handed the cache: `echolab eval` runs every
+/// scenario in several modes, and most of its time went into resampling the same 16 kHz inputs
+/// to 48 kHz again for each run (libsamplerate's best quality: 86 % of an eval's CPU time). A file
+/// is decoded once — exactly as `AudioFileStream` streams it, so a run reads the same bits — and
+/// kept while the cache's byte budget allows. The runner of a corpus makes one and passes it down
+/// to the calls; a run handed none streams (a single `run` reads each file once, and a day-long
+/// input must stream). Nothing outlives the cache: it is no process-wide state.
 public final class DecodedAudioCache: Sendable {
-    public static let shared = DecodedAudioCache()
-
     /// A decoded file: its samples at the target rate and the stream's frame estimate.
     public struct Decoded: Sendable {
         public let samples: [Float]
@@ -35,45 +34,27 @@ public final class DecodedAudioCache: Sendable {
     }
 
     private struct State {
-        var budgetBytes = 0
         var usedBytes = 0
         var slots: [Key: Slot] = [:]
-        /// Callers inside `using`; the cache empties and turns off when the last one leaves.
-        var users = 0
     }
 
     private let state = Mutex(State())
+    /// What the decoded files may take in memory, in bytes.
+    public let budgetBytes: Int
 
     /// Files longer than this many frames at the target rate are streamed, not cached (32 MB).
     public static let maximumFrames: Int64 = 1 << 23
 
-    /// Runs `body` with the cache on (the largest budget any current caller asked for); when the
-    /// last caller leaves, the cache lets go of everything and turns off, so nothing outlives an
-    /// eval and a later `run` streams as always.
-    public func using<Result>(budgetBytes: Int, _ body: () throws -> Result) rethrows -> Result {
-        state.withLock { state in
-            state.users += 1
-            state.budgetBytes = max(state.budgetBytes, budgetBytes)
-        }
-        defer {
-            state.withLock { state in
-                state.users -= 1
-                if state.users == 0 {
-                    state.budgetBytes = 0
-                    state.usedBytes = 0
-                    state.slots.removeAll()
-                }
-            }
-        }
-        return try body()
+    public init(budgetBytes: Int) {
+        self.budgetBytes = budgetBytes
     }
 
     /// The whole file as `AudioFileStream(path:targetRate:selection:quality:)` delivers it, or nil
-    /// when the cache is off, the file is too long, the budget is spent or the file has a
+    /// when the budget is none, the file is too long, the budget is spent or the file has a
     /// problem (then stream it: the stream reports the problem as it always does).
     public func decoded(path: String, targetRate: Int, selection: ChannelSelection,
                         quality: ResamplerQuality = .best) -> Decoded? {
-        guard state.withLock({ $0.budgetBytes > 0 }) else { return nil }
+        guard budgetBytes > 0 else { return nil }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = (attributes[.size] as? NSNumber)?.uint64Value,
               let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate else { return nil }
@@ -109,7 +90,7 @@ public final class DecodedAudioCache: Sendable {
         guard estimate <= Self.maximumFrames else { return nil }
         let bytes = Int(estimate) * MemoryLayout<Float>.size
         let admitted = state.withLock { state in
-            guard state.usedBytes + bytes <= state.budgetBytes else { return false }
+            guard state.usedBytes + bytes <= budgetBytes else { return false }
             state.usedBytes += bytes
             return true
         }

@@ -9,5 +9,6 @@
 @_exported import Evaluation
 @_exported import Metrics
 @_exported import Reporting
+@_exported import ScenarioFiles
 @_exported import Simulation
 @_exported import VirtualTime

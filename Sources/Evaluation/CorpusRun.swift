@@ -5,6 +5,7 @@ import Dispatch
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 import Simulation
 import Synchronization
 
@@ -183,28 +184,28 @@ public struct CorpusRun {
         let itemFolders = Self.itemFolders(scenarios, in: directory).filter { !FileManager.default.fileExists(atPath: $0) }
         defer { for folder in itemFolders { rmdir(folder) } }
         let nextPrefetch = Mutex(0)
-        DecodedAudioCache.shared.using(budgetBytes: Self.decodedAudioBudget) {
-            DispatchQueue.concurrentPerform(iterations: workers) { _ in
-                while true {
-                    let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
-                    guard file >= prefetch.count else {
-                        if cancellation?.isCancelled != true {
-                            _ = DecodedAudioCache.shared.decoded(path: prefetch[file].path, targetRate: SimulatedCall.sampleRate,
-                                                                 selection: prefetch[file].channel)
-                        }
-                        continue
+        // This corpus's own: it goes when the runs are over, so nothing outlives the eval.
+        let decodedAudio = DecodedAudioCache(budgetBytes: Self.decodedAudioBudget)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
+                guard file >= prefetch.count else {
+                    if cancellation?.isCancelled != true {
+                        _ = decodedAudio.decoded(path: prefetch[file].path, targetRate: SimulatedCall.sampleRate,
+                                                 selection: prefetch[file].channel)
                     }
-                    let index: Int = next.withLock { value in defer { value += 1 }; return value }
-                    guard index < entries.count, cancellation?.isCancelled != true else { return }
-                    let entry = entries[index]
-                    let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                          cancellation: cancellation)
-                    // An entry stopped by the interruption did not finish: it is not part of the outcome.
-                    if result.wasCancelled { return }
-                    results.withLock { $0[index] = result }
-                    let count = done.withLock { value in value += 1; return value }
-                    progress(count, entries.count, result)
+                    continue
                 }
+                let index: Int = next.withLock { value in defer { value += 1 }; return value }
+                guard index < entries.count, cancellation?.isCancelled != true else { return }
+                let entry = entries[index]
+                let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
+                                      cancellation: cancellation, decodedAudio: decodedAudio)
+                // An entry stopped by the interruption did not finish: it is not part of the outcome.
+                if result.wasCancelled { return }
+                results.withLock { $0[index] = result }
+                let count = done.withLock { value in value += 1; return value }
+                progress(count, entries.count, result)
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard,
@@ -319,7 +320,7 @@ public struct CorpusRun {
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
-                    taps: TapSelection, cancellation: RunCancellation?) -> Result {
+                    taps: TapSelection, cancellation: RunCancellation?, decodedAudio: DecodedAudioCache? = nil) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -349,6 +350,7 @@ public struct CorpusRun {
                 // `--jobs` is how many cores eval uses: each run measures inline, on its job's
                 // thread (a measuring thread per run would make `--jobs 1` use two).
                 output.measuresInBackground = false
+                output.decodedAudio = decodedAudio
                 let report = try output.run()
                 result.summary = try RunSummary(reading: report.json())
             case .recording(let recording):

@@ -3,6 +3,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 import Simulation
 
 /// A recorded call to score: the microphone and the loopback (what the loudspeaker played),

@@ -40,6 +40,8 @@ public struct RunOutput {
     /// render report.html and delete replaced taps on others. Worth it when a core is free;
     /// `eval` turns it off (its `--jobs` says how many cores to use).
     public var measuresInBackground = true
+    /// Decoded inputs shared by the runs of a corpus (`eval` passes its own); nil streams them.
+    public var decodedAudio: DecodedAudioCache?
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
                 cancellation: RunCancellation? = nil, progress: ((RunProgress) -> Void)? = nil) {
@@ -116,7 +118,7 @@ public struct RunOutput {
     /// its wall time), the files written, tap name → file name, and the tap writer, still closing
     /// the taps on its thread (`waitUntilInPlace()` waits for that).
     private func callAndScore() throws -> (RunReport, [String: String], WAVTapWriter?) {
-        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false)
+        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)

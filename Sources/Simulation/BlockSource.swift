@@ -6,19 +6,21 @@ import AudioInterop
 /// explicitly) or a seeded generator. Reads past the end give silence, or start over when looping.
 final class BlockSource {
     private let file: AudioFileStream?
-    /// The whole file, when `DecodedAudioCache` holds it (eval): read from memory, the same bits.
+    /// The whole file, when the `DecodedAudioCache` handed in holds it (eval): read from memory,
+    /// the same bits.
     private let decoded: DecodedAudioCache.Decoded?
     private var position = 0
     private var generator: SignalGenerator?
     private var isExhausted = false
 
-    init(_ source: SignalSource, sampleRate: Int, loops: Bool = false) throws {
+    /// `cache`: decoded inputs shared by the runs of a corpus; nil streams the file.
+    init(_ source: SignalSource, sampleRate: Int, loops: Bool = false, cache: DecodedAudioCache? = nil) throws {
         switch source {
         case .file(let path, let channel):
             // A looping file is streamed: the stream starts the file over before its resampler,
             // so the passes join without a click; the decoded cache holds one pass, converted
             // on its own, whose copies would not join.
-            decoded = loops ? nil : DecodedAudioCache.shared.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+            decoded = loops ? nil : cache?.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
             file = decoded == nil
                 ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium, loops: loops) : nil
         case .generator(let kind, let seed):

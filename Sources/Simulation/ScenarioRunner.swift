@@ -47,12 +47,16 @@ public struct ScenarioRunner {
     public var recordTaps = true
     /// Tick consumers attached to the call before it starts.
     public var taps: [CallTap] = []
+    /// Decoded inputs shared by the calls of a corpus (`SimulatedCall.decodedAudio`); nil streams.
+    public var decodedAudio: DecodedAudioCache?
 
-    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = []) {
+    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = [],
+                decodedAudio: DecodedAudioCache? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.recordTaps = recordTaps
         self.taps = taps
+        self.decodedAudio = decodedAudio
     }
 
     /// The longest call a scenario may describe (`duration_s` allows as much).
@@ -107,7 +111,7 @@ public struct ScenarioRunner {
         }
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
-                                     recordTaps: recordTaps, expectedDuration: duration)
+                                     recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio)
         call.taps = taps
         if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)

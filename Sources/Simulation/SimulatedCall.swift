@@ -68,6 +68,9 @@ public final class SimulatedCall {
     /// through `taps` instead.
     public private(set) var recording: CallRecording
     public let recordsTaps: Bool
+    /// Decoded inputs shared with the other calls of a corpus (nil: every file is streamed): the
+    /// far and near ends and a file microphone that does not loop read from it.
+    let decodedAudio: DecodedAudioCache?
     /// Consumers of every tick, in order (WAV writers, streaming metrics).
     public var taps: [CallTap] = []
     /// The audio session, route and hardware I/O (nil: the engine meets the room directly at
@@ -116,11 +119,12 @@ public final class SimulatedCall {
     private let loudspeakerGraph: RenderGraph
 
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
-                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil) throws {
+                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil) throws {
         let rate = Self.sampleRate, n = Self.tickFrames
         scheduler = Scheduler()
-        farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate) }
-        nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate) }
+        self.decodedAudio = decodedAudio
+        farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
+        nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
         noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }
         echoPath = try AcousticEchoPath.make(world.echoPath, sampleRate: rate, blockSize: n)
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,

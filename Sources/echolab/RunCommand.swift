@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 
 struct RunCommand: ParsableCommand {

@@ -3,6 +3,7 @@ import EchoLabTestSupport
 import Foundation
 @testable import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 import XCTest
 

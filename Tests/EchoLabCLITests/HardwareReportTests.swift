@@ -3,6 +3,7 @@ import Foundation
 import Metrics
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 import XCTest
 

@@ -4,6 +4,7 @@ import EchoLabTestSupport
 import Foundation
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 import XCTest
 

@@ -1,6 +1,7 @@
 import EchoLabTestSupport
 import Foundation
 @testable import Evaluation
+import ScenarioFiles
 import Simulation
 import XCTest
 

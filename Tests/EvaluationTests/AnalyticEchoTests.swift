@@ -4,6 +4,7 @@ import Foundation
 import Metrics
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 import XCTest
 

@@ -3,6 +3,7 @@ import EchoLabTestSupport
 import Foundation
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 import XCTest
 
@@ -34,17 +35,13 @@ final class DecodedAudioCacheTests: XCTestCase {
                 XCTAssertEqual(cached[wave], streamed[wave], "\(scenario.name)\(wave): eval's bytes differ from run's")
             }
         }
-        // The cache is off again once the eval is over.
+        // No budget, no cache.
         let far = packageRoot.appendingPathComponent("vectors/inputs/farend_speech_16k.wav").path
-        XCTAssertNil(DecodedAudioCache.shared.decoded(path: far, targetRate: 48_000, selection: .monoOnly))
+        XCTAssertNil(DecodedAudioCache(budgetBytes: 0).decoded(path: far, targetRate: 48_000, selection: .monoOnly))
         // 10 s at 48 kHz: 1.9 MB, within an 8 MB budget (and not within 1 MB: then it streams).
-        let tooSmall = DecodedAudioCache.shared.using(budgetBytes: 1 << 20) {
-            DecodedAudioCache.shared.decoded(path: far, targetRate: 48_000, selection: .monoOnly)
-        }
+        let tooSmall = DecodedAudioCache(budgetBytes: 1 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly)
         XCTAssertNil(tooSmall)
-        let inside = DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
-            DecodedAudioCache.shared.decoded(path: far, targetRate: 48_000, selection: .monoOnly)
-        }
+        let inside = DecodedAudioCache(budgetBytes: 8 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly)
         let streamedFar = try AudioFileStream.readAll(path: far, targetRate: 48_000).samples
         XCTAssertEqual(inside?.samples.count, streamedFar.count)
         XCTAssertTrue(inside?.samples == streamedFar, "the cache holds the stream's samples, bit for bit")

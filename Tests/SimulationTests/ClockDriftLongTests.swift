@@ -1,5 +1,6 @@
 import AudioCore
 import Foundation
+import ScenarioFiles
 import XCTest
 @testable import Simulation
 

@@ -1,6 +1,7 @@
 import AudioCore
 import AudioInterop
 import Foundation
+import ScenarioFiles
 import VirtualTime
 import XCTest
 @testable import Simulation
@@ -34,9 +35,8 @@ final class DeviceScenarioTests: XCTestCase {
              "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "file", "file": "\(file.name).wav", "loop": true}]}
             """, in: folder, name: "\(file.name).json")
             let streamed = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-streamed").path).run()
-            let cached = try DecodedAudioCache.shared.using(budgetBytes: 8 << 20) {
-                try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-cached").path).run()
-            }
+            let cached = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("\(file.name)-cached").path,
+                                            decodedAudio: DecodedAudioCache(budgetBytes: 8 << 20)).run()
             let sent = streamed.recording.sent
             XCTAssertEqual(sent.count, 96_000)
             // With eval's decoded cache on, a looping file is still streamed: the same bytes.
@@ -104,69 +104,5 @@ final class DeviceScenarioTests: XCTestCase {
         XCTAssertTrue(run.counters.playout.isConserved)
         XCTAssertTrue(run.counters.uplink.isConserved)
         XCTAssertEqual(run.counters.uplink.underruns, 0)
-    }
-
-    func testUnknownKeysInTimelineEventsAndDevicesNameTheKeyPath() throws {
-        let folder = try makeTemporaryDirectory()
-        try writeWAV([Float](repeating: 0.1, count: 4800), in: folder, "mic.wav")
-        let cases: [(json: String, key: String)] = [
-            ("""
-             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "mute"},
-                                            {"at_ms": 500, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop_x": true}]}
-             """, "timeline[1].loop_x"),
-            ("""
-             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_custom_speaker", "device": "recording", "period": 20}]}
-             """, "timeline[0].period"),
-            ("""
-             {"duration_s": 2, "mic": {"device": "file", "file": "mic.wav", "jitter": 2}}
-             """, "mic.jitter"),
-            ("""
-             {"duration_s": 2, "speaker": {"device": "passthrough", "aec_ref": true}}
-             """, "speaker.aec_ref"),
-        ]
-        for (index, item) in cases.enumerated() {
-            let name = "bad\(index).json"
-            XCTAssertThrowsError(try parse(item.json, in: folder, name: name)) { error in
-                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
-                XCTAssertEqual(error.key, item.key)
-                XCTAssertTrue(error.description.contains(item.key), error.description)
-                XCTAssertTrue(error.description.contains(name), error.description)
-                XCTAssertTrue(error.description.contains("unknown key"), error.description)
-            }
-        }
-    }
-
-    /// A recording speaker's file is written as `.NAME.partial` and replaced through
-    /// `.NAME.replaced`: a name that leaves no room for them is refused when the scenario loads,
-    /// not after the call was simulated ("File name too long").
-    func testARecordingFileNameTooLongForItsTemporaryIsRefusedAtLoad() throws {
-        let folder = try makeTemporaryDirectory()
-        func scenario(_ file: String) -> String {
-            #"{"duration_s": 1, "speaker": {"device": "recording", "file": "\#(file)"}}"#
-        }
-        let longest = String(repeating: "é", count: 120) + "x.wav"          // 245 bytes
-        XCTAssertEqual(longest.utf8.count, 245)
-        XCTAssertEqual(try parse(scenario(longest), in: folder).deviceOutputFiles, [longest])
-        XCTAssertThrowsError(try parse(scenario("y" + longest), in: folder)) { error in
-            guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
-            XCTAssertEqual(error.key, "speaker.file")
-            XCTAssertTrue(error.description.contains("a file name of 246 bytes; at most 245"), error.description)
-        }
-    }
-
-    /// libsndfile reads up to 1024 channels; a scenario may pick any of them.
-    func testAChannelUpTo1023MayBePicked() throws {
-        let folder = try makeTemporaryDirectory()
-        let path = folder.appendingPathComponent("wide.wav").path
-        let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 300)
-        var frames = [Float](repeating: 0, count: 300 * 480)
-        for frame in 0..<480 { frames[frame * 300 + 299] = 0.25 }
-        try writer.write(frames, frames: 480)
-        try writer.finish()
-        let picked = try parse(#"{"far_end": {"file": "wide.wav", "channel": 299}}"#, in: folder)
-        XCTAssertEqual(picked.farEnd, .file(path: path, channel: .channel(299)))
-        XCTAssertThrowsError(try parse(#"{"far_end": {"file": "wide.wav", "channel": 1024}}"#, in: folder)) { error in
-            XCTAssertTrue("\(error)".contains("far_end.channel"), "\(error)")
-        }
     }
 }

@@ -1,4 +1,5 @@
 import AudioCore
+import ScenarioFiles
 import VirtualTime
 import XCTest
 @testable import Simulation

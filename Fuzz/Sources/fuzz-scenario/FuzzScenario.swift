@@ -1,6 +1,7 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import ScenarioFiles
 import Simulation
 
 /// libFuzzer target for the scenario loader: the input bytes are a scenario file's contents,

@@ -2,6 +2,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 import Simulation
 
 /// `vectors/golden.json`: for each vector scenario, the metrics it must reproduce (value and

@@ -3,6 +3,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 import Simulation
 
 /// The default corpus in `vectors/`: seeded input signals (recreated bit for bit by

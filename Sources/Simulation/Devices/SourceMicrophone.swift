@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import VirtualTime
 
 /// A custom mic that plays a `SignalSource` on its own timer — the reference document's
@@ -14,7 +15,7 @@ public class SourceMicrophone: CustomMic {
     public private(set) var failure: Error?
 
     init(call: SimulatedCall, source: SignalSource, loops: Bool, options: AppDeviceOptions, name: String) throws {
-        self.source = try BlockSource(source, sampleRate: options.sampleRate, loops: loops)
+        self.source = try BlockSource(source, sampleRate: options.sampleRate, loops: loops, cache: call.decodedAudio)
         frame = AppFrameBuffer(options: options)
         scheduler = call.scheduler
         self.name = name

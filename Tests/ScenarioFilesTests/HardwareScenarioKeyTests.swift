@@ -1,6 +1,7 @@
 import Foundation
+import ScenarioFiles
+import Simulation
 import XCTest
-@testable import Simulation
 
 /// The hardware keys are read strictly, like every scenario key: the error names the file and
 /// the key; the encoder writes them back as the loader reads them.

@@ -1,5 +1,6 @@
 import AudioCore
 import EchoLabJSON
+import Simulation
 
 /// Writes a `Scenario` as the JSON `ScenarioLoader` reads: the one typed scenario has one file
 /// format, read by the loader and written here (the vector generator builds typed scenarios and

@@ -1,4 +1,5 @@
 import EchoLabJSON
+import Simulation
 import VirtualTime
 
 /// The scenario keys of the hardware model (README "Audio hardware, session and routes"): read

@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Foundation
+import Simulation
 
 /// Reads one JSON object strictly: every key must be asked for by the code that reads it, so
 /// `finish()` can name any key nobody asked for (a typo like `delay_msec` is an error, not a

@@ -2,6 +2,7 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import Simulation
 import VirtualTime
 
 /// Reads a scenario file (JSON) strictly: unknown keys, wrong types, impossible values and

@@ -2,8 +2,9 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import ScenarioFiles
+import Simulation
 import XCTest
-@testable import Simulation
 
 /// One typed scenario, one format: what `ScenarioEncoder` writes, `ScenarioLoader` reads back as
 /// the same scenario, for every key the loader knows.

@@ -1,0 +1,83 @@
+import AudioInterop
+import Foundation
+import ScenarioFiles
+import Simulation
+import XCTest
+
+/// What the loader refuses or accepts in device and timeline keys, checked when the file loads
+/// (nothing runs a call here).
+final class ScenarioLoaderTests: XCTestCase {
+    private func parse(_ json: String, in folder: URL, name: String = "scenario.json") throws -> Scenario {
+        let path = folder.appendingPathComponent(name).path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return try ScenarioLoader.parse(data: Data(json.utf8), file: path)
+    }
+
+    private func writeWAV(_ samples: [Float], in folder: URL, _ name: String) throws {
+        try SoundFileWriter.write(samples, to: folder.appendingPathComponent(name).path, sampleRate: 48_000, encoding: .float32)
+    }
+
+    func testUnknownKeysInTimelineEventsAndDevicesNameTheKeyPath() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        try writeWAV([Float](repeating: 0.1, count: 4800), in: folder, "mic.wav")
+        let cases: [(json: String, key: String)] = [
+            ("""
+             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "mute"},
+                                            {"at_ms": 500, "action": "set_custom_mic", "device": "file", "file": "mic.wav", "loop_x": true}]}
+             """, "timeline[1].loop_x"),
+            ("""
+             {"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_custom_speaker", "device": "recording", "period": 20}]}
+             """, "timeline[0].period"),
+            ("""
+             {"duration_s": 2, "mic": {"device": "file", "file": "mic.wav", "jitter": 2}}
+             """, "mic.jitter"),
+            ("""
+             {"duration_s": 2, "speaker": {"device": "passthrough", "aec_ref": true}}
+             """, "speaker.aec_ref"),
+        ]
+        for (index, item) in cases.enumerated() {
+            let name = "bad\(index).json"
+            XCTAssertThrowsError(try parse(item.json, in: folder, name: name)) { error in
+                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.key, item.key)
+                XCTAssertTrue(error.description.contains(item.key), error.description)
+                XCTAssertTrue(error.description.contains(name), error.description)
+                XCTAssertTrue(error.description.contains("unknown key"), error.description)
+            }
+        }
+    }
+
+    /// A recording speaker's file is written as `.NAME.partial` and replaced through
+    /// `.NAME.replaced`: a name that leaves no room for them is refused when the scenario loads,
+    /// not after the call was simulated ("File name too long").
+    func testARecordingFileNameTooLongForItsTemporaryIsRefusedAtLoad() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        func scenario(_ file: String) -> String {
+            #"{"duration_s": 1, "speaker": {"device": "recording", "file": "\#(file)"}}"#
+        }
+        let longest = String(repeating: "é", count: 120) + "x.wav"          // 245 bytes
+        XCTAssertEqual(longest.utf8.count, 245)
+        XCTAssertEqual(try parse(scenario(longest), in: folder).deviceOutputFiles, [longest])
+        XCTAssertThrowsError(try parse(scenario("y" + longest), in: folder)) { error in
+            guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+            XCTAssertEqual(error.key, "speaker.file")
+            XCTAssertTrue(error.description.contains("a file name of 246 bytes; at most 245"), error.description)
+        }
+    }
+
+    /// libsndfile reads up to 1024 channels; a scenario may pick any of them.
+    func testAChannelUpTo1023MayBePicked() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        let path = folder.appendingPathComponent("wide.wav").path
+        let writer = try SoundFileWriter(path: path, sampleRate: 48_000, channelCount: 300)
+        var frames = [Float](repeating: 0, count: 300 * 480)
+        for frame in 0..<480 { frames[frame * 300 + 299] = 0.25 }
+        try writer.write(frames, frames: 480)
+        try writer.finish()
+        let picked = try parse(#"{"far_end": {"file": "wide.wav", "channel": 299}}"#, in: folder)
+        XCTAssertEqual(picked.farEnd, .file(path: path, channel: .channel(299)))
+        XCTAssertThrowsError(try parse(#"{"far_end": {"file": "wide.wav", "channel": 1024}}"#, in: folder)) { error in
+            XCTAssertTrue("\(error)".contains("far_end.channel"), "\(error)")
+        }
+    }
+}
