@@ -4,7 +4,7 @@ import Synchronization
 
 /// Whole decoded inputs shared by the runs that are handed the cache: `echolab eval` runs every
 /// scenario in several modes, and most of its time went into resampling the same 16 kHz inputs
-/// to 48 kHz again for each run (libsamplerate's best quality: 86 % of an eval's CPU time). A file
+/// to 48 kHz again for each run. A file
 /// is decoded once — exactly as `AudioFileStream` streams it, so a run reads the same bits — and
 /// kept while the cache's byte budget allows. The runner of a corpus makes one and passes it down
 /// to the calls; a run handed none streams (a single `run` reads each file once, and a day-long
@@ -53,7 +53,7 @@ public final class DecodedAudioCache: Sendable {
     /// when the budget is none, the file is too long, the budget is spent or the file has a
     /// problem (then stream it: the stream reports the problem as it always does).
     public func decoded(path: String, targetRate: Int, selection: ChannelSelection,
-                        quality: ResamplerQuality = .best) -> Decoded? {
+                        quality: ResamplerQuality) -> Decoded? {
         guard budgetBytes > 0 else { return nil }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let size = (attributes[.size] as? NSNumber)?.uint64Value,

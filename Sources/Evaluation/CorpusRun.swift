@@ -191,8 +191,9 @@ public struct CorpusRun {
                 let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
                 guard file >= prefetch.count else {
                     if cancellation?.isCancelled != true {
+                        // The quality the file sources read at (BlockSource): the cache is keyed on it.
                         _ = decodedAudio.decoded(path: prefetch[file].path, targetRate: SimulatedCall.sampleRate,
-                                                 selection: prefetch[file].channel)
+                                                 selection: prefetch[file].channel, quality: .medium)
                     }
                     continue
                 }

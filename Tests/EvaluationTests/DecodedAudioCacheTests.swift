@@ -37,11 +37,11 @@ final class DecodedAudioCacheTests: XCTestCase {
         }
         // No budget, no cache.
         let far = packageRoot.appendingPathComponent("vectors/inputs/farend_speech_16k.wav").path
-        XCTAssertNil(DecodedAudioCache(budgetBytes: 0).decoded(path: far, targetRate: 48_000, selection: .monoOnly))
+        XCTAssertNil(DecodedAudioCache(budgetBytes: 0).decoded(path: far, targetRate: 48_000, selection: .monoOnly, quality: .best))
         // 10 s at 48 kHz: 1.9 MB, within an 8 MB budget (and not within 1 MB: then it streams).
-        let tooSmall = DecodedAudioCache(budgetBytes: 1 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly)
+        let tooSmall = DecodedAudioCache(budgetBytes: 1 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly, quality: .best)
         XCTAssertNil(tooSmall)
-        let inside = DecodedAudioCache(budgetBytes: 8 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly)
+        let inside = DecodedAudioCache(budgetBytes: 8 << 20).decoded(path: far, targetRate: 48_000, selection: .monoOnly, quality: .best)
         let streamedFar = try AudioFileStream.readAll(path: far, targetRate: 48_000).samples
         XCTAssertEqual(inside?.samples.count, streamedFar.count)
         XCTAssertTrue(inside?.samples == streamedFar, "the cache holds the stream's samples, bit for bit")
