@@ -402,18 +402,11 @@ final class EvalGateTests: XCTestCase {
             }
         }
         func make(_ baseline: String) throws -> CommandResult {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/make")
-            process.arguments = ["--no-print-directory", "-C", packageRoot.path, "-o", "build", "-o", "deps", "eval",
-                                 "ECHOLAB=\(try echoLabBinary().path)", "CORPUS=\(path("corpus"))", "MODES=\(Self.modes)",
-                                 "REPORTS=\(path("make-reports"))", "BASELINE=\(baseline)"]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = out
-            try process.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return CommandResult(status: process.terminationStatus, standardOutput: text, standardError: "")
+            let (status, text) = try runProgram(URL(fileURLWithPath: "/usr/bin/make"), [
+                "--no-print-directory", "-C", packageRoot.path, "-o", "build", "-o", "deps", "eval",
+                "ECHOLAB=\(try echoLabBinary().path)", "CORPUS=\(path("corpus"))", "MODES=\(Self.modes)",
+                "REPORTS=\(path("make-reports"))", "BASELINE=\(baseline)"])
+            return CommandResult(status: status, standardOutput: text, standardError: "")
         }
         let beaten = try make(path(better))
         XCTAssertNotEqual(beaten.status, 0, beaten.standardOutput)

@@ -22,16 +22,8 @@ final class ExampleTests: XCTestCase {
     func testExampleRunsAndRecordsTheWholeCall() throws {
         let binary = try exampleBinary()
         let output = try temporaryDirectory()
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--out", output.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, text)
+        let (status, text) = try runProgram(binary, ["--out", output.path])
+        XCTAssertEqual(status, 0, text)
         let recording = output.appendingPathComponent("call_recording.wav").path
         XCTAssertTrue(text.contains("recording: \(recording)"), text)
         XCTAssertTrue(text.contains("underruns: 0"), text)
@@ -46,12 +38,6 @@ final class ExampleTests: XCTestCase {
     }
 
     func testExampleRejectsUnknownArguments() throws {
-        let process = Process()
-        process.executableURL = try exampleBinary()
-        process.arguments = ["--bogus", "x"]
-        process.standardOutput = Pipe()
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 2)
+        XCTAssertEqual(try runProgram(exampleBinary(), ["--bogus", "x"]).status, 2)
     }
 }

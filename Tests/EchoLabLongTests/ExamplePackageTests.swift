@@ -1,3 +1,4 @@
+import EchoLabTestSupport
 import Foundation
 import XCTest
 
@@ -8,23 +9,11 @@ import XCTest
 /// Long: the example package has its own .build, so the first run compiles EchoLab again
 /// (minutes on two cores); `make test-long` runs it.
 final class ExamplePackageTests: XCTestCase {
-    /// The EchoLab checkout: this file is Tests/EchoLabLongTests/ExamplePackageTests.swift.
-    private let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     private var examplePath: String { packageRoot.appendingPathComponent("Examples/AppCall").path }
 
     /// Runs `arguments` (the first found on PATH), returns its exit status and stdout + stderr.
     private func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        // Read to the end before waiting: a full pipe would block the child forever.
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+        try runProgram(URL(fileURLWithPath: "/usr/bin/env"), arguments)
     }
 
     /// The numbers in `text`, in order: "-3.2 dB" is −3.2, "3.02-4.50 s" is 3.02 and 4.50 (a minus

@@ -140,3 +140,21 @@ public func writeTwoItemCorpus(in folder: URL) throws {
          "timeline": [{"at_ms": 2000, "action": "set_aec", "mode": "intensityMin"}]}
         """, named: "speech.json", in: folder)
 }
+
+/// Runs `executable` with `arguments` (from `directory` when given) and returns its exit status
+/// and what it wrote to stdout and stderr together, in order: for programs other than echolab
+/// (make, swift, the examples), whose two streams the tests read as one.
+public func runProgram(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    try process.run()
+    // Read to the end before waiting: a full pipe would block the child forever.
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output)
+}
