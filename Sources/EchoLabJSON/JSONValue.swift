@@ -86,7 +86,9 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     /// Four decimals at most, no trailing zeros, no exponent; non-finite values become null.
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
-        let rounded = (value * 10_000).rounded() / 10_000
+        var rounded = (value * 10_000).rounded() / 10_000
+        // Above 1.8·10³⁰⁴ the scaled value overflows; a value that large is whole: print it as it is.
+        if !rounded.isFinite { rounded = value }
         if rounded == rounded.rounded(), abs(rounded) < 1e15 {
             return String(Int64(rounded))
         }
