@@ -21,12 +21,6 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         else { self = .object(try container.decode([String: JSONValue].self)) }
     }
 
-    /// Any `Encodable` as a JSON value (through `JSONEncoder`, so `CodingKeys` apply).
-    public init<T: Encodable>(encoding value: T) throws {
-        let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
-    }
-
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
@@ -96,6 +90,38 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
+    }
+
+    /// This value as a reader of its canonical text gets it: numbers rounded to four decimals
+    /// as `format` prints them, −0 as 0, a number that is not finite as null. It is what a
+    /// report's numbers are once written, computed without printing and parsing the text, so
+    /// statistics over a run that just finished equal those over its file read back (`merge`).
+    public func readBack() -> JSONValue {
+        switch self {
+        case .number(let value): Self.readBack(value)
+        case .array(let values): .array(values.map { $0.readBack() })
+        case .object(let members): .object(members.mapValues { $0.readBack() })
+        case .null, .bool, .string: self
+        }
+    }
+
+    static func readBack(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        let rounded = (value * 10_000).rounded() / 10_000
+        // Below 10⁹ the double nearest k/10⁴ prints as k/10⁴ exactly (its error, half an ulp,
+        // is far under the fifth decimal), and that text reads back as the same double.
+        if abs(rounded) < 1e9 { return .number(rounded == 0 ? 0 : rounded) }
+        return Double(format(value)).map(JSONValue.number) ?? .null
+    }
+
+    /// How many containers deep the value nests (a number: 0, `[]`: 1, `[[1]]`: 2): what the
+    /// reader's `maximumDepth` limits.
+    public var depth: Int {
+        switch self {
+        case .array(let values): 1 + (values.map(\.depth).max() ?? 0)
+        case .object(let members): 1 + (members.values.map(\.depth).max() ?? 0)
+        case .null, .bool, .number, .string: 0
+        }
     }
 
     /// Integral values without a fraction; others as Swift's shortest round-trip text.

@@ -47,29 +47,22 @@ public enum EvalDocument {
         return .object(object)
     }
 
-    /// `items` as eval.json prints them, read back. The canonical writer escapes every string and
-    /// prints non-finite numbers as null, but the reader stops at `JSONValue.maximumDepth`: a
-    /// run's report read back from disk (`merge` of shards) may nest its `pipeline` or `metrics`
-    /// as deep as that limit allows in report.json, which sits three levels deeper in eval.json.
-    /// So this can fail on input, not only by a bug: it throws, and no eval.json is written
-    /// (statistics from the unrounded values would differ from what a reader of the file gets).
+    /// `items` as eval.json prints them, read back (`JSONValue.readBack`). A run's report read
+    /// back from disk (`merge` of shards) may nest its `pipeline` or `metrics` as deep as the
+    /// reader's limit allows in report.json, which sits three levels deeper in eval.json: such
+    /// items would make a file no reader takes, so this throws and no eval.json is written.
     static func printed(_ items: [JSONValue]) throws(UnreadableItems) -> [JSONValue] {
-        let value: JSONValue
-        do {
-            value = try JSONValue.parse(Array(JSONValue.array(items).canonicalText().utf8), maximumBytes: .max)
-        } catch {
-            throw UnreadableItems(problem: error)
-        }
-        // The text printed starts with '[': anything but a list read back is a bug in the reader.
-        guard case .array(let read) = value else { preconditionFailure("EvalDocument: a printed list read back as \(value)") }
-        return read
+        // eval.json's root object holds the list, and the list the items.
+        let depth = 2 + (items.map(\.depth).max() ?? 0)
+        guard depth <= JSONValue.maximumDepth else { throw UnreadableItems(depth: depth) }
+        return items.map { $0.readBack() }
     }
 
-    /// eval.json's items, as printed, do not read back as JSON (see `printed`).
+    /// eval.json's items nest deeper than its readers take (see `printed`).
     public struct UnreadableItems: Error, CustomStringConvertible {
-        public var problem: JSONSyntaxError
+        public var depth: Int
         public var description: String {
-            "eval.json: its items as printed do not read back (\(problem)); a run's report.json holds values nested too deep for eval.json"
+            "eval.json: its items would nest \(depth) levels deep, and a reader takes \(JSONValue.maximumDepth); a run's report.json holds values nested too deep for eval.json"
         }
     }
 

@@ -1,5 +1,4 @@
 import EchoLabJSON
-import Foundation
 import Metrics
 
 /// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's
@@ -28,17 +27,15 @@ public struct RunSummary: Sendable {
         public var description: String { "run report: \(problem)" }
     }
 
-    /// From a `report.json` value (`echolab.run/…` or `echolab.recording/…`), first rounded as
-    /// its file prints it.
+    /// From a `report.json` value (`echolab.run/…` or `echolab.recording/…`), rounded as its
+    /// file prints it (`JSONValue.readBack`).
     public init(reading report: JSONValue) throws {
-        let text = report.canonicalText()
-        let value: JSONValue
-        do { value = try JSONValue.parse(Array(text.utf8), maximumBytes: .max) } catch { throw ReadError(problem: "\(error)") }
+        let value = report.readBack()
         let schema = value["schema"]?.stringValue ?? ""
         metricsJSON = value["metrics"] ?? .null
         if case .object = metricsJSON {
             do {
-                metrics = try JSONDecoder().decode(EchoMetrics.self, from: Data(metricsJSON.canonicalText().utf8))
+                metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: metricsJSON)
             } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }

@@ -1,6 +1,6 @@
-/// Codable result types. Every dB value is optional: nil (JSON `null`, key always present) when
-/// there were no gated frames or a power was zero; no number is ever made up. Keys are the
-/// snake_case names the report uses.
+/// Codable result types. Every dB value is optional: nil when there were no gated frames or a
+/// power was zero; no number is ever made up. `CodingKeys` are the snake_case names the report
+/// uses; the reports encode with `JSONValueEncoder`, which writes nil as `null` with its key kept.
 
 /// Echo metrics of a whole file.
 public struct EchoMetrics: Codable, Equatable, Sendable {
@@ -51,20 +51,6 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
         case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end"
     }
-
-    // Written out so that nil values appear as explicit nulls (encodeIfPresent would drop the key).
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(erlDB, forKey: .erlDB)
-        try container.encode(erleDB, forKey: .erleDB)
-        try container.encode(erleSteadyDB, forKey: .erleSteadyDB)
-        try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
-        try container.encode(delayMilliseconds, forKey: .delayMilliseconds)
-        try container.encode(erleSeries, forKey: .erleSeries)
-        try container.encode(erleBands, forKey: .erleBands)
-        try container.encode(gate, forKey: .gate)
-        try container.encode(nearEnd, forKey: .nearEnd)
-    }
 }
 
 /// One point of the ERLE time series: the window starting at `timeSeconds`.
@@ -79,12 +65,6 @@ public struct ERLEPoint: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case timeSeconds = "t_s", erleDB = "erle_db"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(timeSeconds, forKey: .timeSeconds)
-        try container.encode(erleDB, forKey: .erleDB)
     }
 }
 
@@ -102,13 +82,6 @@ public struct BandERLE: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case lowHz = "low_hz", highHz = "high_hz", erleDB = "erle_db"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(lowHz, forKey: .lowHz)
-        try container.encode(highHz, forKey: .highHz)
-        try container.encode(erleDB, forKey: .erleDB)
     }
 }
 
@@ -183,16 +156,5 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         case startSample = "start_sample", endSample = "end_sample"
         case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
         case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(startSample, forKey: .startSample)
-        try container.encode(endSample, forKey: .endSample)
-        try container.encode(erlDB, forKey: .erlDB)
-        try container.encode(erleDB, forKey: .erleDB)
-        try container.encode(erleSteadyDB, forKey: .erleSteadyDB)
-        try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
-        try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
     }
 }

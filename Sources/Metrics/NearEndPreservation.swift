@@ -71,14 +71,4 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         case singleTalkAttenuationDB = "single_talk_attenuation_db", singleTalkDistortionDB = "single_talk_distortion_db"
         case singleTalkFrames = "single_talk_analysis_frames"
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(attenuationDB, forKey: .attenuationDB)
-        try container.encode(distortionDB, forKey: .distortionDB)
-        try container.encode(doubleTalkFrames, forKey: .doubleTalkFrames)
-        try container.encode(singleTalkAttenuationDB, forKey: .singleTalkAttenuationDB)
-        try container.encode(singleTalkDistortionDB, forKey: .singleTalkDistortionDB)
-        try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
-    }
 }

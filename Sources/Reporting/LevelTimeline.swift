@@ -4,7 +4,7 @@ import EchoLabJSON
 /// far end (the canceller's reference), echo at the mic, near end, and what was sent. The gap
 /// between far end and echo is the acoustic ERL; sent during far-end single talk is the
 /// residual echo; far/near activity is read off the same levels with the gate's thresholds.
-public struct LevelPoint: Sendable, Equatable {
+public struct LevelPoint: Encodable, Sendable, Equatable {
     /// Start of the window, seconds from the call's start.
     public var timeSeconds: Double
     /// Mean square of each signal over the window in dBFS (0 dBFS = 1.0); nil for digital silence.
@@ -29,8 +29,8 @@ public struct LevelPoint: Sendable, Equatable {
     public static let farEndThresholdDBFS = -50.0
     public static let nearEndThresholdDBFS = -55.0
 
-    var json: JSONValue {
-        .object(["t_s": .number(timeSeconds), "far_end_dbfs": farEndDBFS.json, "echo_dbfs": echoDBFS.json,
-                 "near_end_dbfs": nearEndDBFS.json, "sent_dbfs": sentDBFS.json])
+    enum CodingKeys: String, CodingKey {
+        case timeSeconds = "t_s", farEndDBFS = "far_end_dbfs", echoDBFS = "echo_dbfs"
+        case nearEndDBFS = "near_end_dbfs", sentDBFS = "sent_dbfs"
     }
 }

@@ -1,33 +1,52 @@
-import Foundation
+import EchoLabJSON
 import Metrics
-import Evaluation
 import Reporting
 import XCTest
-import EchoLabJSON
 
-/// The metric types write their report JSON directly; their `Codable` encoding is the other
-/// description of the same keys. The two must agree, so a field added to one is not lost in the other.
+/// The metric types' report JSON is their `Codable` conformance: these hold its keys to the
+/// report schema (docs/metrics.md) and check that a report's `metrics` decodes back to the value.
 final class MetricsJSONTests: XCTestCase {
     static let metrics = EchoMetrics(
         erlDB: 6.25, erleDB: nil, erleSteadyDB: -3.5, convergenceSeconds: 1.5, delayMilliseconds: 40,
         erleSeries: [ERLEPoint(timeSeconds: 0, erleDB: nil), ERLEPoint(timeSeconds: 0.5, erleDB: -2.25)],
         erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil), BandERLE(lowHz: 250, highHz: 500, erleDB: 11)],
-        gate: ActivityGateSummary(method: .micMinusEcho, frames: 10, farEndActiveFrames: 8, singleTalkFrames: 6, doubleTalkFrames: 2))
+        gate: ActivityGateSummary(method: .micMinusEcho, frames: 10, farEndActiveFrames: 8, singleTalkFrames: 6, doubleTalkFrames: 2),
+        nearEnd: NearEndPreservation(attenuationDB: 0.5, distortionDB: nil, doubleTalkFrames: 3,
+                                     singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0))
 
-    func testDirectJSONEqualsTheCodableEncoding() throws {
-        XCTAssertEqual(Self.metrics.json, try JSONValue(encoding: Self.metrics))
+    func testTheReportKeysAreTheSchemas() {
+        XCTAssertEqual(Self.metrics.json, .object([
+            "erl_db": .number(6.25), "erle_db": .null, "erle_steady_db": .number(-3.5),
+            "convergence_s": .number(1.5), "delay_ms": .number(40),
+            "erle_series": .array([.object(["t_s": .number(0), "erle_db": .null]),
+                                   .object(["t_s": .number(0.5), "erle_db": .number(-2.25)])]),
+            "erle_bands": .array([.object(["low_hz": .number(125), "high_hz": .number(250), "erle_db": .null]),
+                                  .object(["low_hz": .number(250), "high_hz": .number(500), "erle_db": .number(11)])]),
+            "gate": .object(["method": .string("mic_minus_echo"), "analysis_frames": .number(10),
+                             "far_end_active_analysis_frames": .number(8), "single_talk_analysis_frames": .number(6),
+                             "double_talk_analysis_frames": .number(2)]),
+            "near_end": .object(["attenuation_db": .number(0.5), "distortion_db": .null, "double_talk_analysis_frames": .number(3),
+                                 "single_talk_attenuation_db": .null, "single_talk_distortion_db": .number(-20),
+                                 "single_talk_analysis_frames": .number(0)]),
+        ]))
+        var withoutNearEnd = Self.metrics
+        withoutNearEnd.nearEnd = nil
+        XCTAssertEqual(withoutNearEnd.json["near_end"], .null, "a measure that does not apply keeps its key, as null")
         let segment = SegmentMetrics(startSample: 48_000, endSample: 96_000, erlDB: nil, erleDB: 3, erleSteadyDB: 4,
                                      convergenceSeconds: nil, singleTalkFrames: 7)
-        XCTAssertEqual(JSONValue.object(segment.json), try JSONValue(encoding: segment))
+        XCTAssertEqual(segment.json, ["start_sample": .number(48_000), "end_sample": .number(96_000), "erl_db": .null,
+                                      "erle_db": .number(3), "erle_steady_db": .number(4), "convergence_s": .null,
+                                      "single_talk_analysis_frames": .number(7)])
         let mismatch = LengthMismatch(analysedSamples: 100, files: [.init(file: "a.wav", samples: 100), .init(file: "b.wav", samples: 120)])
-        XCTAssertEqual(mismatch.json, try JSONValue(encoding: mismatch))
+        XCTAssertEqual(mismatch.json, .object(["analysed_samples": .number(100), "files": .array([
+            .object(["file": .string("a.wav"), "samples": .number(100)]), .object(["file": .string("b.wav"), "samples": .number(120)]),
+        ])]))
     }
 
-    func testAnalysisFramesAreNamedSo() {
-        let gate = Self.metrics.json["gate"]
-        XCTAssertEqual(gate?["analysis_frames"], .number(10))
-        XCTAssertEqual(gate?["single_talk_analysis_frames"], .number(6))
-        XCTAssertNil(gate?["frames"])
-        XCTAssertEqual(Self.metrics.json["erle_steady_db"], .number(-3.5), "negative ERLE is reported as measured")
+    func testAReportsMetricsDecodeBackToTheValue() throws {
+        XCTAssertEqual(try JSONValueDecoder().decode(EchoMetrics.self, from: Self.metrics.json), Self.metrics)
+        var withoutNearEnd = Self.metrics
+        withoutNearEnd.nearEnd = nil
+        XCTAssertEqual(try JSONValueDecoder().decode(EchoMetrics.self, from: withoutNearEnd.json), withoutNearEnd)
     }
 }

@@ -1,0 +1,246 @@
+/// Encodes an `Encodable` value straight into a `JSONValue`, keys from its `CodingKeys`: a type's
+/// report JSON is its synthesized `Codable` conformance, written once, with no bytes in between.
+///
+/// Unlike `JSONEncoder`, a nil optional is written as `null` with its key kept
+/// (`encodeIfPresent` writes null): a report shows every measure, and `null` where there was
+/// nothing to measure, so a reader never confuses "not measured" with "not in this version".
+/// Integers become numbers (Double, exact up to 2⁵³).
+public struct JSONValueEncoder: Sendable {
+    public init() {}
+
+    public func encode<T: Encodable>(_ value: T) throws -> JSONValue {
+        let node = EncodingNode()
+        try value.encode(to: ValueEncoder(node: node, codingPath: []))
+        return node.value
+    }
+}
+
+extension JSONValue {
+    /// A value of a type whose `encode(to:)` is synthesized: it throws only what its encoder
+    /// throws, and `JSONValueEncoder` throws nothing, so a throw here is a bug in the type.
+    public static func encoding<T: Encodable>(_ value: T) -> JSONValue {
+        do { return try JSONValueEncoder().encode(value) } catch {
+            preconditionFailure("\(T.self) threw while encoding to JSON: \(error)")
+        }
+    }
+}
+
+/// One value under construction. Containers hand out child nodes and read them back at the end,
+/// because `Encoder` gives a nested container before its content is written.
+private final class EncodingNode {
+    enum Content { case single(JSONValue), object([String: EncodingNode]), array([EncodingNode]) }
+    var content = Content.single(.null)
+
+    var value: JSONValue {
+        switch content {
+        case .single(let value): value
+        case .object(let members): .object(members.mapValues(\.value))
+        case .array(let elements): .array(elements.map(\.value))
+        }
+    }
+
+    func member(_ key: String) -> EncodingNode {
+        var members: [String: EncodingNode] = [:]
+        if case .object(let existing) = content { members = existing }
+        let child = EncodingNode()
+        members[key] = child
+        content = .object(members)
+        return child
+    }
+
+    func appended() -> EncodingNode {
+        var elements: [EncodingNode] = []
+        if case .array(let existing) = content { elements = existing }
+        let child = EncodingNode()
+        elements.append(child)
+        content = .array(elements)
+        return child
+    }
+
+    func becomeObject() { if case .object = content {} else { content = .object([:]) } }
+    func becomeArray() { if case .array = content {} else { content = .array([]) } }
+}
+
+private struct ValueEncoder: Encoder {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        node.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<Key>(node: node, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        node.becomeArray()
+        return UnkeyedContainer(node: node, codingPath: codingPath)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { SingleContainer(node: node, codingPath: codingPath) }
+}
+
+private func leaf<T: Encodable>(_ value: T, into node: EncodingNode, codingPath: [any CodingKey]) throws {
+    switch value {
+    case let value as Double: node.content = .single(.number(value))
+    case let value as Float: node.content = .single(.number(Double(value)))
+    case let value as String: node.content = .single(.string(value))
+    case let value as Bool: node.content = .single(.bool(value))
+    case let value as any BinaryInteger: node.content = .single(.number(Double(value)))
+    default: try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+    }
+}
+
+private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil(forKey key: Key) throws { node.member(key.stringValue).content = .single(.null) }
+
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key])
+    }
+
+    // The primitive overloads are requirements of their own, with no default.
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key]) }
+
+    // A nil optional keeps its key, as null (see `JSONValueEncoder`). The concrete overloads are
+    // protocol requirements of their own: each must be written, or the default drops the key.
+    mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Bool?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: String?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Double?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Float?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Int?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Int8?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Int16?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Int32?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: Int64?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: UInt?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: UInt8?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: UInt16?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: UInt32?, forKey key: Key) throws { try write(value, key) }
+    mutating func encodeIfPresent(_ value: UInt64?, forKey key: Key) throws { try write(value, key) }
+
+    private mutating func write<T: Encodable>(_ value: T?, _ key: Key) throws {
+        if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        let child = node.member(key.stringValue)
+        child.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: codingPath + [key]))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        let child = node.member(key.stringValue)
+        child.becomeArray()
+        return UnkeyedContainer(node: child, codingPath: codingPath + [key])
+    }
+
+    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        ValueEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key])
+    }
+}
+
+/// The position of an array element in a coding path.
+struct IndexKey: CodingKey {
+    var intValue: Int?
+    var stringValue: String { "[\(intValue ?? 0)]" }
+    init(_ index: Int) { intValue = index }
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { self.intValue = intValue }
+}
+
+private struct UnkeyedContainer: UnkeyedEncodingContainer {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+    private(set) var count = 0
+
+    init(node: EncodingNode, codingPath: [any CodingKey]) {
+        self.node = node
+        self.codingPath = codingPath
+        if case .array(let elements) = node.content { count = elements.count }
+    }
+
+    private mutating func next() -> (EncodingNode, [any CodingKey]) {
+        defer { count += 1 }
+        return (node.appended(), codingPath + [IndexKey(count)])
+    }
+
+    mutating func encodeNil() throws { next().0.content = .single(.null) }
+
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        let (child, path) = next()
+        try leaf(value, into: child, codingPath: path)
+    }
+
+    // The primitive overloads are requirements of their own, with no default.
+    mutating func encode(_ value: Bool) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: String) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Double) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Float) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Int) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Int8) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Int16) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Int32) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: Int64) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: UInt) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: UInt8) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: UInt16) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: UInt32) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+    mutating func encode(_ value: UInt64) throws { let (child, path) = next(); try leaf(value, into: child, codingPath: path) }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        let (child, path) = next()
+        child.becomeObject()
+        return KeyedEncodingContainer(KeyedContainer<NestedKey>(node: child, codingPath: path))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        let (child, path) = next()
+        child.becomeArray()
+        return UnkeyedContainer(node: child, codingPath: path)
+    }
+
+    mutating func superEncoder() -> any Encoder {
+        let (child, path) = next()
+        return ValueEncoder(node: child, codingPath: path)
+    }
+}
+
+private struct SingleContainer: SingleValueEncodingContainer {
+    let node: EncodingNode
+    let codingPath: [any CodingKey]
+
+    mutating func encodeNil() throws { node.content = .single(.null) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Bool) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: String) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Double) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Float) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Int) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Int8) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Int16) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Int32) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: Int64) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: UInt) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: UInt8) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: UInt16) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: UInt32) throws { try leaf(value, into: node, codingPath: codingPath) }
+    mutating func encode(_ value: UInt64) throws { try leaf(value, into: node, codingPath: codingPath) }
+}

@@ -1,0 +1,107 @@
+import AudioCore
+import EchoLabJSON
+import XCTest
+
+/// `JSONValueEncoder` and `JSONValueDecoder`: a type's synthesized `Codable` conformance to and
+/// from `JSONValue`, with nil kept as null; and `readBack`, the value a report file's reader gets.
+final class JSONValueCodingTests: XCTestCase {
+    struct Inner: Codable, Equatable {
+        var level: Double?
+        var count: Int
+    }
+
+    struct Outer: Codable, Equatable {
+        enum Kind: String, Codable { case near, far }
+        var name: String
+        var flag: Bool
+        var kind: Kind
+        var inner: Inner
+        var maybe: Inner?
+        var list: [Inner]
+        var nested: [[Int]]
+        var table: [String: Double]
+        var small: UInt8
+
+        enum CodingKeys: String, CodingKey {
+            case name, flag, kind, inner, maybe = "maybe_inner", list, nested, table, small
+        }
+    }
+
+    static let value = Outer(name: "a \"quoted\" name", flag: true, kind: .far, inner: Inner(level: nil, count: 3), maybe: nil,
+                             list: [Inner(level: -1.5, count: 0), Inner(level: nil, count: -7)], nested: [[], [1, 2]],
+                             table: ["x": 0.25], small: 200)
+
+    func testEncodesKeysAndKeepsNilAsNull() throws {
+        XCTAssertEqual(try JSONValueEncoder().encode(Self.value), .object([
+            "name": .string("a \"quoted\" name"), "flag": .bool(true), "kind": .string("far"),
+            "inner": .object(["level": .null, "count": .number(3)]),
+            "maybe_inner": .null,
+            "list": .array([.object(["level": .number(-1.5), "count": .number(0)]), .object(["level": .null, "count": .number(-7)])]),
+            "nested": .array([.array([]), .array([.number(1), .number(2)])]),
+            "table": .object(["x": .number(0.25)]),
+            "small": .number(200),
+        ]))
+    }
+
+    func testDecodesWhatItEncodes() throws {
+        let json = try JSONValueEncoder().encode(Self.value)
+        XCTAssertEqual(try JSONValueDecoder().decode(Outer.self, from: json), Self.value)
+        var withInner = Self.value
+        withInner.maybe = Inner(level: 2, count: 1)
+        XCTAssertEqual(try JSONValueDecoder().decode(Outer.self, from: try JSONValueEncoder().encode(withInner)), withInner)
+    }
+
+    func testAMissingOptionalKeyDecodesAsNil() throws {
+        let json = JSONValue.object(["count": .number(4)])
+        XCTAssertEqual(try JSONValueDecoder().decode(Inner.self, from: json), Inner(level: nil, count: 4))
+    }
+
+    func testDecodingErrorsNameThePathAndTheProblem() {
+        func failure(_ json: JSONValue) -> String {
+            do {
+                _ = try JSONValueDecoder().decode(Inner.self, from: json)
+                return "decoded"
+            } catch let DecodingError.typeMismatch(_, context), let DecodingError.dataCorrupted(context),
+                    let DecodingError.keyNotFound(_, context) {
+                return context.codingPath.map(\.stringValue).joined(separator: ".") + ": " + context.debugDescription
+            } catch {
+                return "\(error)"
+            }
+        }
+        XCTAssertEqual(failure(.object(["count": .number(1.5)])), "count: 1.5 is not a whole Int")
+        XCTAssertEqual(failure(.object(["count": .string("3")])), "count: expected Int, found a string")
+        XCTAssertEqual(failure(.object(["level": .number(1)])), ": no key 'count'")
+        XCTAssertEqual(failure(.array([])), ": expected Dictionary<String, JSONValue>, found an array")
+        XCTAssertEqual(failure(.object(["count": .number(300), "level": .bool(true)])), "level: expected Double, found a boolean")
+    }
+
+    /// `readBack` must be exactly what parsing the canonical text gives, for every number: it
+    /// stands in for that round trip in eval's statistics.
+    func testReadBackIsWhatTheCanonicalTextReadsAs() throws {
+        var random = SeededRandom(seed: 23)
+        func next() -> UInt64 { random.next() }
+        var values: [Double] = [0, -0.0, 0.00005, -0.00005, 0.00004999, 12.34565, -12.34565, 1e9 - 0.00005, 1e9, 123_456_789_012.345_67,
+                                9.9e14, 1e15, 1.5e15, 1e300, -1e300, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+                                .nan, .infinity, -.infinity]
+        for _ in 0..<20_000 {
+            values.append(Double(bitPattern: next()))                                       // any bit pattern
+            values.append(Double(Int64(bitPattern: next()) >> 20) / 65_536)                 // report-sized values
+            values.append((Double(next() % 2_000_000_001) - 1_000_000_000) / 100_000)       // near the fourth decimal
+        }
+        for value in values {
+            let printed = JSONValue.array([.number(value)]).canonicalText()
+            let parsed = try JSONValue.parse(Array(printed.utf8), maximumBytes: .max)
+            let readBack = JSONValue.array([.number(value)]).readBack()
+            if readBack != parsed {
+                XCTFail("\(value) (\(value.bitPattern)): read back as \(readBack), printed \(printed)")
+                return
+            }
+        }
+    }
+
+    func testDepthCountsContainers() {
+        XCTAssertEqual(JSONValue.number(1).depth, 0)
+        XCTAssertEqual(JSONValue.array([]).depth, 1)
+        XCTAssertEqual(JSONValue.object(["a": .array([.number(1)]), "b": .null]).depth, 2)
+    }
+}
