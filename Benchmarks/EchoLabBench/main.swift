@@ -202,23 +202,20 @@ func stages(_ mode: EchoCancellerMode) throws -> (simulation: Double, taps: Doub
     return (simulation, withTaps - simulation, withMetrics - simulation)
 }
 
-/// The floor: speex alone on the AEC run's own mic and reference frames (the run's taps must
-/// exist), as a body to time.
-func bareSpeexBody() throws -> () throws -> Void {
-    let mic = try AudioFileStream.readAll(path: path("run-intensityRecommended/mic.wav")).samples
-    let reference = try AudioFileStream.readAll(path: path("run-intensityRecommended/reference.wav")).samples
+/// The floor: speex alone on a run's own mic and reference frames (the run's taps must exist;
+/// by default the speex AEC run's), as a body to time.
+func bareSpeexBody(_ folder: String = path("run-intensityRecommended")) throws -> () throws -> Void {
+    let (mic, reference) = try cancellerFrames(folder)
     let frame = rate / 100
-    let frames = mic.count / frame
-    let micInt = mic.map(SampleConversion.int16(fromFloat:)), referenceInt = reference.map(SampleConversion.int16(fromFloat:))
+    let micInt = mic.map { $0.map(SampleConversion.int16(fromFloat:)) }, referenceInt = reference.map { $0.map(SampleConversion.int16(fromFloat:)) }
     return {
-        var capture = [Int16](repeating: 0, count: frame), played = capture, output = capture
+        var output = [Int16](repeating: 0, count: frame)
         let settings = EchoCancellerSettings.forMode(.intensityRecommended, filterOverride: 200)!
         let canceller = try SpeexEchoCanceller(frameSize: frame, filterLength: settings.filterMilliseconds * rate / 1000, sampleRate: rate)
         let preprocessor = try SpeexPreprocessor(frameSize: frame, sampleRate: rate)
         preprocessor.linkEchoSuppression(to: canceller, suppressDB: settings.suppressionDB, suppressActiveDB: settings.doubleTalkSuppressionDB)
-        for f in 0..<frames {
-            for i in 0..<frame { capture[i] = micInt[f * frame + i]; played[i] = referenceInt[f * frame + i] }
-            canceller.cancel(capture: capture, reference: played, output: &output)
+        for index in micInt.indices {
+            canceller.cancel(capture: micInt[index], reference: referenceInt[index], output: &output)
             preprocessor.process(&output)
         }
     }
@@ -235,9 +232,10 @@ func cancellerFrames(_ folder: String) throws -> (mic: [[Float]], reference: [[F
 }
 
 /// The floor of the webrtc mode: WebRTC's AEC alone (as the webrtc backend sets it up for
-/// intensityRecommended) on that run's own mic and reference frames, as a body to time.
-func bareWebRTCBody() throws -> () throws -> Void {
-    let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .webrtc))
+/// intensityRecommended) on a run's own mic and reference frames (by default the webrtc AEC
+/// run's), as a body to time.
+func bareWebRTCBody(_ folder: String = runFolder(.intensityRecommended, backend: .webrtc)) throws -> () throws -> Void {
+    let (mic, reference) = try cancellerFrames(folder)
     return {
         var output = [Float](repeating: 0, count: rate / 100)
         var settings = WebRTCEchoProcessor.Settings()
@@ -322,6 +320,35 @@ func evalScaling() -> (one: Double, two: Double, cpusUsed: Double, load: Double)
     }
     let one = eval(1), two = eval(2)
     return (one.wall, two.wall, two.cpu / two.wall, load)
+}
+
+/// Issue #23's eval row, where users spend their time: `echolab eval --jobs 1 --no-taps` of four
+/// simulated rooms (14 s each of a speech-like far end and another near-end voice; 56 s in all)
+/// in speex and webrtc intensityRecommended, against the two libraries' bare loops on the same
+/// rooms' mic and reference (read from one untimed eval with taps), side by side. The ratio is
+/// what the simulation, the metrics and the reports cost on top of the cancellers.
+let roomsModes = "speex:intensityRecommended,webrtc:intensityRecommended"
+func evalOfRooms() throws -> (eval: Double, bare: Double) {
+    let corpus = path("rooms")
+    try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
+    for (index, room) in [(rt60: 200, delay: 20, gain: -6), (300, 40, -10), (400, 60, -3), (500, 80, -8)].enumerated() {
+        let text = #"{"name": "room-\#(index + 1)", "duration_s": 14, "#
+            + #""far_end": {"generator": "speech", "pitch_hz": 120, "level_dbfs": -20, "seed": \#(index + 1)}, "#
+            + #""near_end": {"generator": "speech", "pitch_hz": 210, "level_dbfs": -26, "seed": \#(index + 11)}, "#
+            + #""noise": {"level_dbfs": -60, "seed": 3}, "#
+            + #""echo_path": {"delay_ms": \#(room.delay), "gain_db": \#(room.gain), "synthetic_room": {"rt60_ms": \#(room.rt60), "seed": \#(index)}}}"#
+        try text.write(toFile: (corpus as NSString).appendingPathComponent("room-\(index + 1).json"), atomically: true, encoding: .utf8)
+    }
+    _ = runEcholab(["eval", corpus, "--modes", roomsModes, "--out", path("rooms-taps"), "--jobs", "1"])
+    let bareLoops = try (1...4).flatMap { index -> [() throws -> Void] in
+        let item = path("rooms-taps/room-\(index)")
+        return [try bareSpeexBody(item + "/speex-intensityRecommended"), try bareWebRTCBody(item + "/webrtc-intensityRecommended")]
+    }
+    let times = try bestInterleaved([
+        { _ = runEcholab(["eval", corpus, "--modes", roomsModes, "--out", path("rooms-eval"), "--jobs", "1", "--no-taps"]) },
+        { for loop in bareLoops { try loop() } },
+    ])
+    return (times[0], times[1])
 }
 
 /// The I/O floor: libsndfile reading and writing the six taps.
@@ -415,10 +442,11 @@ func backendRows(_ backend: EchoCancellerBackend, bare: () throws -> () throws -
     let times = try bestInterleaved([run, try bare(), try backendBody(backend)])
     return (times[0], times[1], times[2])
 }
-let (enabled, bare, speexBackend) = try backendRows(.speex, bare: bareSpeexBody)
-let (webrtcRun, webrtcBare, webrtcBackend) = try backendRows(.webrtc, bare: bareWebRTCBody)
+let (enabled, bare, speexBackend) = try backendRows(.speex, bare: { try bareSpeexBody() })
+let (webrtcRun, webrtcBare, webrtcBackend) = try backendRows(.webrtc, bare: { try bareWebRTCBody() })
 let (aecmRun, aecmBare, aecmBackend) = try backendRows(.webrtcMobile, bare: bareAECMBody)
 let scaling = evalScaling()
+let rooms = try evalOfRooms()
 let io = try ioFloor()
 let disabledStages = try stages(.disabled)
 let enabledStages = try stages(.intensityRecommended)
@@ -476,6 +504,8 @@ if let scaling {
 } else {
     print("echolab eval scaling: not measured (run from the repository: vectors/scenarios not found)")
 }
+print(String(format: "echolab eval --jobs 1 --no-taps, four rooms (56 s), %@: %.1f ms; the bare speex and WebRTC loops on the same frames: %.1f ms: %.1f %%",
+             roomsModes, rooms.eval * 1000, rooms.bare * 1000, rooms.bare / rooms.eval * 100))
 print("peak memory: \(usage.ru_maxrss / 1024) MiB")
 let disabledFactor = seconds / disabled
 var missed: [String] = []
@@ -500,6 +530,9 @@ where bareLoop / backend < 0.90 {
 }
 if let scaling, scaling.one / scaling.two < 1.8 {
     missed.append(String(format: "eval with 2 jobs ran %.2f× as fast as with 1 (target ≥ 1.8×)", scaling.one / scaling.two))
+}
+if rooms.bare / rooms.eval < 0.90 {
+    missed.append(String(format: "eval of four rooms reached %.1f %% of the bare loops (target ≥ 90 %%)", rooms.bare / rooms.eval * 100))
 }
 for line in missed { print("MISSED: \(line)") }
 print(missed.isEmpty ? "targets: met" : "targets: missed")

@@ -1,16 +1,13 @@
 internal import CFFTW
 import Foundation
 
-
 /// A real-input FFT of one size over fftw3f (single precision), planned with FFTW_ESTIMATE
 /// (deterministic plans, so results are bit-identical run to run). Owns its plans and aligned
 /// buffers; spectra are handed over as separate real and imaginary arrays of `size/2 + 1` bins.
 /// One instance is used by one thread at a time.
 ///
 /// Each direction is planned by its first use, not by `init` (FFTW takes ~3 ms a direction for
-/// the metrics' sizes): a call's measurement is built on the call's thread but transforms on a
-/// worker thread, which does the planning (or finds it done by `preparePlans`) while the call
-/// starts; and the band meter, which only goes forward, never plans an inverse.
+/// the metrics' sizes): the band meter, which only goes forward, never plans an inverse.
 public final class RealFFT: @unchecked Sendable {
     public let size: Int
     public var binCount: Int { size / 2 + 1 }
@@ -29,28 +26,6 @@ public final class RealFFT: @unchecked Sendable {
         timeBuffer = fftwf_alloc_real(size)!
         frequencyBuffer = fftwf_alloc_complex(size / 2 + 1)!
         flags = UInt32(FFTW_ESTIMATE) | (portable ? UInt32(FFTW_NO_SIMD) : 0)
-    }
-
-    /// A transform a caller is going to run: its size, and whether it also runs inverses.
-    public struct Plan: Hashable, Sendable {
-        public let size: Int
-        public let includesInverse: Bool
-
-        public init(size: Int, includesInverse: Bool) {
-            self.size = size
-            self.includesInverse = includesInverse
-        }
-    }
-
-    /// Plans these transforms and discards them: every forward one first, then the inverses.
-    /// FFTW keeps what its planner solved, so a later `RealFFT` of one of these sizes gets the
-    /// same plan at once (~0.3 ms for 40 960 points, ~3 ms a direction to plan from nothing): run
-    /// on a second thread while a caller prepares, it takes planning off the caller's way, and
-    /// the forward plans (needed first) are ready soonest.
-    public static func preparePlans(_ plans: [Plan]) {
-        let transforms = plans.map { RealFFT(size: $0.size) }
-        for transform in transforms { transform.prepare(.forward) }
-        for (plan, transform) in zip(plans, transforms) where plan.includesInverse { transform.prepare(.inverse) }
     }
 
     public enum Direction: Sendable {

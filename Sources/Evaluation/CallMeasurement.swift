@@ -14,11 +14,8 @@ import Simulation
 public final class CallMeasurement: CallTap {
     public let sampleRate: Int
     private let analysis: EchoAnalysisStream
-    /// Clicks and gaps in `sent`: measured by `record`, or, with `measuresGlitchesApart`, by
-    /// whoever feeds `glitchMeasurement` the ticks (another thread: `BackgroundTap`).
-    public let glitchMeasurement: GlitchMeasurement
-    /// `record` leaves the glitches to `glitchMeasurement`, fed the same ticks elsewhere.
-    public var measuresGlitchesApart = false
+    /// Clicks and gaps in `sent`.
+    private let glitches: GlitchStream
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
@@ -35,11 +32,8 @@ public final class CallMeasurement: CallTap {
         self.sampleRate = sampleRate
         history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
-        glitchMeasurement = GlitchMeasurement(sampleRate: sampleRate)
+        glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
     }
-
-    /// The signals `record` reads (a `BackgroundTap` copies only these).
-    static let signalsRead: Set<TickSignals.Signal> = [.reference, .mic, .echo, .nearEnd, .sent]
 
     public func record(_ tick: TickSignals) throws {
         if !tick.nearEndInMic {
@@ -58,7 +52,7 @@ public final class CallMeasurement: CallTap {
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
         }
-        if !measuresGlitchesApart { try glitchMeasurement.record(tick) }
+        glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
         tickEnergies.append(error, power)
         tickFrames = tick.count
@@ -69,7 +63,7 @@ public final class CallMeasurement: CallTap {
 
     /// Ends the measurement.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
-        (analysis.finish(segments: segments), glitchMeasurement.finish())
+        (analysis.finish(segments: segments), glitches.finish())
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.
@@ -110,26 +104,6 @@ public final class CallMeasurement: CallTap {
         }
         return (Double((e0 + e1) + (e2 + e3)), Double((p0 + p1) + (p2 + p3)))
     }
-}
-
-/// Clicks and gaps in the sent audio (`GlitchStream`): the part of a call's measurement that
-/// reads `sent` alone, a tap of its own so that it can run on another thread than the echo
-/// metrics (a quarter of the measurement's time).
-public final class GlitchMeasurement: CallTap {
-    private let glitches: GlitchStream
-
-    init(sampleRate: Int) {
-        glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
-    }
-
-    /// The signals `record` reads.
-    static let signalsRead: Set<TickSignals.Signal> = [.sent]
-
-    public func record(_ tick: TickSignals) throws {
-        glitches.append(tick.sent, count: tick.count)
-    }
-
-    func finish() -> GlitchReport { glitches.finish() }
 }
 
 /// The tick's input signals delayed by the send path's latency, so they line up with `sent`.

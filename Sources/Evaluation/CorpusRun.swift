@@ -348,9 +348,6 @@ public struct CorpusRun {
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation)
-                // `--jobs` is how many cores eval uses: each run measures inline, on its job's
-                // thread (a measuring thread per run would make `--jobs 1` use two).
-                output.measuresInBackground = false
                 output.decodedAudio = decodedAudio
                 let report = try output.run()
                 result.summary = try RunSummary(reading: report.json())

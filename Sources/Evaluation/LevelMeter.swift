@@ -19,9 +19,6 @@ public final class LevelMeter: CallTap {
         sums.reserveCapacity(Self.maximumWindows + 1)
     }
 
-    /// The signals `record` reads.
-    public static let signalsRead: Set<TickSignals.Signal> = [.reference, .echo, .nearEnd, .sent]
-
     public func record(_ tick: TickSignals) throws {
         // A tick never straddles windows: 0.5 s is a whole number of 10 ms ticks.
         current.far += Self.energy(tick.reference, tick.count)

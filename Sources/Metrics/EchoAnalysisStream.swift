@@ -33,16 +33,6 @@ public final class EchoAnalysisStream {
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
     }
 
-    /// The FFTs a stream of this rate and configuration runs: the delay estimator's (forward
-    /// during the warm-up, one inverse when it ends) and the band meter's (forward only, from the
-    /// warm-up's end on). Each is planned at its first use; `RealFFT.preparePlans` can plan them
-    /// ahead, on another thread.
-    public static func transformPlans(sampleRate: Int, configuration: EchoMetricsConfiguration = .default) -> [RealFFT.Plan] {
-        let rate = max(1, sampleRate)
-        return [RealFFT.Plan(size: DelayEstimator(sampleRate: rate, configuration: configuration).fftSize, includesInverse: true),
-                RealFFT.Plan(size: configuration.frameSize(forSampleRate: rate), includesInverse: false)]
-    }
-
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).
     init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default, includesEcho: Bool,
          includesNearEnd: Bool, ledgerResidentRows: Int) {

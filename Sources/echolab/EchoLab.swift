@@ -10,13 +10,4 @@ struct EchoLab: ParsableCommand {
         version: "0.1.0",
         subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, MergeCommand.self, CompareCommand.self, VectorsCommand.self]
     )
-
-    static func main() {
-        // `run` measures one call; the FFTs its measurement needs take FFTW ~8 ms to plan. A
-        // second thread plans them from here on, while the arguments are parsed, the scenario is
-        // loaded and the output folder is checked (otherwise the measurement's thread would plan
-        // them as the call starts, and fall ~8 ms behind it).
-        if CommandLine.arguments.dropFirst().first == "run" { RunOutput.planMeasurementInBackground() }
-        main(nil)
-    }
 }

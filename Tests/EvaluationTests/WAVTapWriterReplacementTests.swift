@@ -5,8 +5,9 @@ import Foundation
 import Simulation
 import XCTest
 
-/// A re-run's taps replace the previous run's: in place under their names once
-/// `waitUntilInPlace` returns, the old files deleted by the time `finish` returns.
+/// A re-run's taps replace the previous run's: until `finish` the old ones stay whole under
+/// their names (the new ones are written under hidden names); after it, the new ones are in
+/// place and nothing else is left.
 final class WAVTapWriterReplacementTests: XCTestCase {
     private var folder: String!
     override func setUpWithError() throws { folder = try temporaryDirectory().path }
@@ -24,18 +25,21 @@ final class WAVTapWriterReplacementTests: XCTestCase {
 
     private func contents() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: folder).sorted() }
 
-    func testNewTapsAreInPlaceBeforeTheOldOnesAreGone() throws {
+    func testTheOldTapsStayWholeUntilTheNewOnesReplaceThem() throws {
         try writeTaps(level: 0.25, ticks: 3).finish()
         XCTAssertEqual(try contents(), ["mic.wav", "sent.wav"])
 
         let rerun = try writeTaps(level: -0.5, ticks: 5)
-        try rerun.waitUntilInPlace()
+        for name in ["mic", "sent"] {
+            let (samples, _) = try AudioFileStream.readAll(path: folder + "/\(name).wav")
+            XCTAssertEqual(samples, [Float](repeating: 0.25, count: 2_880), "\(name): the old tap, whole, while the new one is written")
+        }
+        try rerun.finish()
         for name in ["mic", "sent"] {
             let (samples, rate) = try AudioFileStream.readAll(path: folder + "/\(name).wav")
             XCTAssertEqual(rate, 48_000)
             XCTAssertEqual(samples, [Float](repeating: -0.5, count: 4_800), "\(name): the new tap, whole")
         }
-        try rerun.finish()
         XCTAssertEqual(try contents(), ["mic.wav", "sent.wav"], "the replaced files are deleted, nothing else is left")
         try rerun.finish()    // again: nothing more to do
     }
