@@ -26,39 +26,45 @@ extension JSONValue {
 }
 
 /// One value under construction. Containers hand out child nodes and read them back at the end,
-/// because `Encoder` gives a nested container before its content is written.
+/// because `Encoder` gives a nested container before its content is written. A child whose value
+/// is encoded is folded into a plain `JSONValue` at once (`fold`), so a long array holds one node
+/// per element, not a tree of them.
 private final class EncodingNode {
-    enum Content { case single(JSONValue), object([String: EncodingNode]), array([EncodingNode]) }
-    var content = Content.single(.null)
+    var single = JSONValue.null
+    // Stored apart (not in an enum's payload) so that adding to them mutates in place.
+    var members: [String: EncodingNode]?
+    var elements: [EncodingNode]?
 
     var value: JSONValue {
-        switch content {
-        case .single(let value): value
-        case .object(let members): .object(members.mapValues(\.value))
-        case .array(let elements): .array(elements.map(\.value))
-        }
+        if let members { return .object(members.mapValues(\.value)) }
+        if let elements { return .array(elements.map(\.value)) }
+        return single
     }
 
     func member(_ key: String) -> EncodingNode {
-        var members: [String: EncodingNode] = [:]
-        if case .object(let existing) = content { members = existing }
         let child = EncodingNode()
-        members[key] = child
-        content = .object(members)
+        becomeObject()
+        members![key] = child
         return child
     }
 
     func appended() -> EncodingNode {
-        var elements: [EncodingNode] = []
-        if case .array(let existing) = content { elements = existing }
         let child = EncodingNode()
-        elements.append(child)
-        content = .array(elements)
+        becomeArray()
+        elements!.append(child)
         return child
     }
 
-    func becomeObject() { if case .object = content {} else { content = .object([:]) } }
-    func becomeArray() { if case .array = content {} else { content = .array([]) } }
+    func set(_ value: JSONValue) {
+        members = nil
+        elements = nil
+        single = value
+    }
+
+    func fold() { if members != nil || elements != nil { set(value) } }
+
+    func becomeObject() { if members == nil { elements = nil; members = [:] } }
+    func becomeArray() { if elements == nil { members = nil; elements = [] } }
 }
 
 private struct ValueEncoder: Encoder {
@@ -81,12 +87,14 @@ private struct ValueEncoder: Encoder {
 
 private func leaf<T: Encodable>(_ value: T, into node: EncodingNode, codingPath: [any CodingKey]) throws {
     switch value {
-    case let value as Double: node.content = .single(.number(value))
-    case let value as Float: node.content = .single(.number(Double(value)))
-    case let value as String: node.content = .single(.string(value))
-    case let value as Bool: node.content = .single(.bool(value))
-    case let value as any BinaryInteger: node.content = .single(.number(Double(value)))
-    default: try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+    case let value as Double: node.set(.number(value))
+    case let value as Float: node.set(.number(Double(value)))
+    case let value as String: node.set(.string(value))
+    case let value as Bool: node.set(.bool(value))
+    case let value as any BinaryInteger: node.set(.number(Double(value)))
+    default:
+        try value.encode(to: ValueEncoder(node: node, codingPath: codingPath))
+        node.fold()
     }
 }
 
@@ -94,7 +102,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let node: EncodingNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil(forKey key: Key) throws { node.member(key.stringValue).content = .single(.null) }
+    mutating func encodeNil(forKey key: Key) throws { node.member(key.stringValue).set(.null) }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try leaf(value, into: node.member(key.stringValue), codingPath: codingPath + [key])
@@ -174,7 +182,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     init(node: EncodingNode, codingPath: [any CodingKey]) {
         self.node = node
         self.codingPath = codingPath
-        if case .array(let elements) = node.content { count = elements.count }
+        count = node.elements?.count ?? 0
     }
 
     private mutating func next() -> (EncodingNode, [any CodingKey]) {
@@ -182,7 +190,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         return (node.appended(), codingPath + [IndexKey(count)])
     }
 
-    mutating func encodeNil() throws { next().0.content = .single(.null) }
+    mutating func encodeNil() throws { next().0.set(.null) }
 
     mutating func encode<T: Encodable>(_ value: T) throws {
         let (child, path) = next()
@@ -227,7 +235,7 @@ private struct SingleContainer: SingleValueEncodingContainer {
     let node: EncodingNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() throws { node.content = .single(.null) }
+    mutating func encodeNil() throws { node.set(.null) }
     mutating func encode<T: Encodable>(_ value: T) throws { try leaf(value, into: node, codingPath: codingPath) }
     mutating func encode(_ value: Bool) throws { try leaf(value, into: node, codingPath: codingPath) }
     mutating func encode(_ value: String) throws { try leaf(value, into: node, codingPath: codingPath) }

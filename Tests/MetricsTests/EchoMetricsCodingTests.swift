@@ -1,6 +1,9 @@
-import Foundation
+import EchoLabJSON
 import Metrics
 import XCTest
+
+/// The metric types' `Codable` keys are the report's snake_case names; through `JSONValueEncoder`
+/// (how the reports encode them) a nil is an explicit null.
 
 final class EchoMetricsCodingTests: XCTestCase {
     func testKeysAreSnakeCaseAndNilsAreExplicitNulls() throws {
@@ -10,25 +13,21 @@ final class EchoMetricsCodingTests: XCTestCase {
             erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil)],
             gate: ActivityGateSummary(method: .farEndOnly, frames: 10, farEndActiveFrames: 8,
                                       singleTalkFrames: 8, doubleTalkFrames: 0))
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = String(decoding: try encoder.encode(metrics), as: UTF8.self)
-        XCTAssertEqual(json, """
+        let json = try JSONValueEncoder().encode(metrics)
+        XCTAssertEqual(json, try JSONValue.parse(Array("""
             {"convergence_s":null,"delay_ms":40,"erl_db":6,"erle_bands":[{"erle_db":null,"high_hz":250,"low_hz":125}],\
             "erle_db":null,"erle_series":[{"erle_db":null,"t_s":0},{"erle_db":12,"t_s":0.5}],"erle_steady_db":30,\
             "gate":{"analysis_frames":10,"double_talk_analysis_frames":0,"far_end_active_analysis_frames":8,"method":"far_end_only","single_talk_analysis_frames":8},"near_end":null}
-            """)
-        XCTAssertEqual(try JSONDecoder().decode(EchoMetrics.self, from: Data(json.utf8)), metrics)
+            """.utf8), maximumBytes: .max))
+        XCTAssertEqual(try JSONValueDecoder().decode(EchoMetrics.self, from: json), metrics)
     }
 
     func testSegmentMetricsEncodeNulls() throws {
         let segment = SegmentMetrics(startSample: 0, endSample: 100, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
                                      convergenceSeconds: nil, singleTalkFrames: 0)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        XCTAssertEqual(String(decoding: try encoder.encode(segment), as: UTF8.self), """
+        XCTAssertEqual(try JSONValueEncoder().encode(segment), try JSONValue.parse(Array("""
             {"convergence_s":null,"end_sample":100,"erl_db":null,"erle_db":null,"erle_steady_db":null,\
             "single_talk_analysis_frames":0,"start_sample":0}
-            """)
+            """.utf8), maximumBytes: .max))
     }
 }
