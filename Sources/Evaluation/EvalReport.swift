@@ -73,9 +73,9 @@ public struct EvalReport {
     // MARK: eval.md, eval.html
 
     /// eval.json's per-mode statistics, by mode (what eval.md and eval.html show).
-    func modeSummaries() throws -> [String: JSONValue] {
+    static func modeSummaries(of document: JSONValue) -> [String: JSONValue] {
         var summaries: [String: JSONValue] = [:]
-        for summary in try json()["mode_summary"]?.arrayValue ?? [] {
+        for summary in document["mode_summary"]?.arrayValue ?? [] {
             if let mode = summary["mode"]?.stringValue { summaries[mode] = summary }
         }
         return summaries
@@ -83,18 +83,29 @@ public struct EvalReport {
 
     /// `eval.md`: the pull-request view (see `EvalReportDocument`).
     public func markdown(directory: String = ".") throws -> String {
-        MarkdownWriter.render(try EvalReportDocument.make(self, detail: .summary, directory: directory))
+        markdown(directory: directory, summaries: Self.modeSummaries(of: try json()))
     }
 
     /// `eval.html`: every run, sortable, and per item its plots and audio (see `EvalReportDocument`).
     public func html(directory: String = ".") throws -> String {
-        HTMLWriter.render(try EvalReportDocument.make(self, detail: .full, directory: directory))
+        html(directory: directory, summaries: Self.modeSummaries(of: try json()))
     }
 
-    /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically.
+    private func markdown(directory: String, summaries: [String: JSONValue]) -> String {
+        MarkdownWriter.render(EvalReportDocument.make(self, detail: .summary, summaries: summaries, directory: directory))
+    }
+
+    private func html(directory: String, summaries: [String: JSONValue]) -> String {
+        HTMLWriter.render(EvalReportDocument.make(self, detail: .full, summaries: summaries, directory: directory))
+    }
+
+    /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically: the pages show
+    /// the statistics of the document written, built once.
     public func write(to directory: String) throws {
-        try AtomicFile.write(try json().canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        try AtomicFile.write(try markdown(directory: directory), to: (directory as NSString).appendingPathComponent("eval.md"))
-        try AtomicFile.write(try html(directory: directory), to: (directory as NSString).appendingPathComponent("eval.html"))
+        let document = try json()
+        let summaries = Self.modeSummaries(of: document)
+        try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
+        try AtomicFile.write(markdown(directory: directory, summaries: summaries), to: (directory as NSString).appendingPathComponent("eval.md"))
+        try AtomicFile.write(html(directory: directory, summaries: summaries), to: (directory as NSString).appendingPathComponent("eval.html"))
     }
 }

@@ -13,13 +13,11 @@ import Simulation
 public enum EvalReportDocument {
     public enum Detail: Sendable { case summary, full }
 
-    /// `directory`: where the eval's files are written (links to a recording's own mic are made
-    /// relative to it).
-    /// Throws when the runs' values do not fit in eval.json (`EvalDocument.UnreadableItems`).
-    public static func make(_ report: EvalReport, detail: Detail, directory: String = ".") throws -> ReportDocument {
+    /// `summaries`: eval.json's per-mode statistics, by mode. `directory`: where the eval's files
+    /// are written (links to a recording's own mic are made relative to it).
+    static func make(_ report: EvalReport, detail: Detail, summaries: [String: JSONValue], directory: String) -> ReportDocument {
         typealias F = ReportFormatting
         let outcome = report.outcome, modes = report.modes, items = report.items
-        let summaries = try report.modeSummaries()
         var blocks: [ReportDocument.Block] = []
         if !outcome.isComplete {
             blocks.append(.note([.strong("Interrupted:"),
