@@ -72,7 +72,7 @@ public enum MergeOutput {
                 try fileOperation("copy \(source) here", inside(out, run)) {
                     try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
                 }
-                try relinkReports(of: inside(staging, run), to: inside(out, run))
+                try renderRecordingPages(of: inside(staging, run), at: inside(out, run))
             }
             try stopIfCancelled()
             for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
@@ -101,41 +101,29 @@ public enum MergeOutput {
         }
     }
 
-    /// A recording run's reports link the corpus's mic and loopback relative to where eval put
-    /// the run: the copy in `staging` gets links from `destination`, where it will be, to the
-    /// absolute paths its report.json names (not from where the shard is now: shards copied
-    /// elsewhere after their eval, or reached through a link, would be relinked wrongly). A
-    /// scenario run's players link its own taps, which move with it.
-    static func relinkReports(of staging: String, to destination: String) throws {
+    /// A recording run's pages link the corpus's mic and loopback relative to where eval put the
+    /// run: the copy in `staging` gets its pages rendered again, from its report.json, with links
+    /// from `destination`, where it will be, to the absolute paths the report names (not from
+    /// where the shard is now: shards copied elsewhere after their eval, or reached through a
+    /// link, would be linked wrongly). A scenario run's players link its own taps, which move
+    /// with it.
+    static func renderRecordingPages(of staging: String, at destination: String) throws {
         let reportPath = (staging as NSString).appendingPathComponent("report.json")
         guard let data = FileManager.default.contents(atPath: reportPath),
-              let report = try? JSONValue.parseMembers(["schema", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
-              report["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { return }
-        guard let files = report["files"]?.objectValue, let mic = files["mic"]?.stringValue else {
-            throw AtomicFile.WriteError(path: reportPath, reason: "cannot relink its players: no files.mic in this recording report")
+              let schema = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
+              schema["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { return }
+        let report: RecordingReport
+        do {
+            report = try RecordingReport(reading: try JSONValue.parse([UInt8](data), maximumBytes: 64 << 20))
+        } catch {
+            throw AtomicFile.WriteError(path: reportPath, reason: "cannot render its pages again: \(error)")
         }
-        let clips = RecordingReportDocument.clips(mic: mic, loopback: files["loopback"]?.stringValue,
-                                                  keepsOutput: files["sent"]?.stringValue != nil, folder: InputFile.absolute(destination))
-        for (name, relink) in [("report.md", { ReportRelinking.relinkingAudio(markdown: $0, $1) }),
-                               ("report.html", { ReportRelinking.relinkingAudio(html: $0, $1) })]
-            as [(String, (String, (String) -> String) -> String)] {
-            let path = (staging as NSString).appendingPathComponent(name)
-            guard FileManager.default.fileExists(atPath: path) else { continue }
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: not a report EchoLab wrote (unreadable, or not UTF-8)")
-            }
-            var next = 0
-            let relinked = relink(text) { old in
-                defer { next += 1 }
-                return next < clips.count ? clips[next].path : old
-            }
-            guard next == clips.count else {
-                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: \(next) found where its report.json has \(clips.count)")
-            }
-            guard relinked != text else { continue }
+        let document = RecordingReportDocument.make(report, folder: InputFile.absolute(destination))
+        for (name, render) in [("report.md", MarkdownWriter.render), ("report.html", HTMLWriter.render)] as [(String, (ReportDocument) -> String)] {
             // Replaced in place: the copy is in the hidden staging folder, which a failure removes.
-            if let reason = FileReplacement.writeFile(Data(relinked.utf8), to: path) {
-                throw AtomicFile.WriteError(path: path, reason: "cannot relink its players: \(reason)")
+            let path = (staging as NSString).appendingPathComponent(name)
+            if let reason = FileReplacement.writeFile(Data(render(document).utf8), to: path) {
+                throw AtomicFile.WriteError(path: path, reason: "cannot write its page: \(reason)")
             }
         }
     }

@@ -9,19 +9,18 @@ import Simulation
 /// its metrics, ERLE over time and per band, and players for the mic, the loopback and `sent.wav`
 /// (when kept).
 public enum RecordingReportDocument {
-    /// `folder`: the run's folder (the recording's own files are linked relative to it).
-    /// `keepsOutput`: whether `sent.wav` was kept (not under `--no-taps`).
-    public static func make(item: RecordingItem, mode: EchoControlMode, metrics: EchoMetrics?, durationSeconds: Double,
-                            latencySamples: Int, folder: String, keepsOutput: Bool) -> ReportDocument {
+    /// `folder`: where the pages are (the recording's own files are linked relative to it).
+    public static func make(_ report: RecordingReport, folder: String) -> ReportDocument {
         typealias F = ReportFormatting
+        let latencySamples = report.latencySamples, keepsOutput = report.files.sent != nil
         let output: [ReportDocument.Span] = keepsOutput
             ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
             : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
-            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(mode.description), .text("; ")] + output
-                       + channelNote(item.channel)),
+            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(report.mode), .text("; ")] + output
+                       + channelNote(report.channel)),
         ]
-        if let metrics {
+        if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
                 [.init("ERL"), .init(F.db(metrics.erlDB))], [.init("ERLE (whole recording)"), .init(F.db(metrics.erleDB))],
                 [.init("ERLE steady state"), .init(F.db(metrics.erleSteadyDB))], [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
@@ -32,7 +31,7 @@ public enum RecordingReportDocument {
             let series = metrics.erleSeries
             let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
             blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",
-                                           durationSeconds: max(durationSeconds, 0.5),
+                                           durationSeconds: max(report.durationSeconds, 0.5),
                                            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
                                            emptyNote: "No far-end single talk: no ERLE to measure")))
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
@@ -42,13 +41,13 @@ public enum RecordingReportDocument {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))
         }
         blocks += [.heading("Listen", level: 2, id: "listen"),
-                   .audio(clips(mic: item.mic, loopback: item.loopback, keepsOutput: keepsOutput, folder: folder))]
-        return ReportDocument(title: "\(item.name) — \(mode)", blocks: blocks)
+                   .audio(clips(mic: report.files.mic, loopback: report.files.loopback, keepsOutput: keepsOutput, folder: folder))]
+        return ReportDocument(title: "\(report.item) — \(report.mode)", blocks: blocks)
     }
 
     /// The report's players, in its order, linked from `folder` (the run's): the recording's own
-    /// mic and loopback, and the output when it was kept. `merge` relinks a copied report with them.
-    static func clips(mic: String, loopback: String?, keepsOutput: Bool, folder: String) -> [ReportDocument.AudioClip] {
+    /// mic and loopback, and the output when it was kept.
+    private static func clips(mic: String, loopback: String?, keepsOutput: Bool, folder: String) -> [ReportDocument.AudioClip] {
         var clips = [ReportDocument.AudioClip(label: "mic (recording)", path: EvalReportDocument.relativePath(from: folder, to: mic))]
         if let loopback {
             clips.append(.init(label: "loopback (far end)", path: EvalReportDocument.relativePath(from: folder, to: loopback)))

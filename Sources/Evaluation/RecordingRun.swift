@@ -16,7 +16,6 @@ import Simulation
 /// `sent.wav` an earlier run of the folder listed as its own goes (it would contradict the new
 /// report).
 public struct RecordingRun {
-    public static let schema = "echolab.recording/2"
     public var item: RecordingItem
     public var mode: EchoControlMode
     public var outputDirectory: String
@@ -78,49 +77,23 @@ public struct RecordingRun {
         }
         // The inputs where they really are (absolute, links resolved): relative ones would be
         // relative to a folder the report does not name (eval's working folder), one through a
-        // link (`link/../x`) reads as another file when tidied as text; `merge` relinks the
-        // players from these.
-        func input(_ path: String?) -> JSONValue? { path.map { .string(InputFile.canonical($0)) } }
-        var files: [String: JSONValue] = ["mic": input(item.mic)!, "sent": keepsOutput ? .string("sent.wav") : .null]
-        files["loopback"] = input(item.loopback)
-        files["echo"] = input(item.echo)
-        files["near_end"] = input(item.nearEnd)
-        let report = JSONValue.object([
-            "schema": .string(Self.schema),
-            "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
-            "item": .string(item.name),
-            "talk_type": item.talkType.map { .string($0.rawValue) } ?? .null,
-            "files": .object(files),
-            // The channel read from multichannel files (null: mono files only), so the numbers
-            // can be traced back to the audio they measured.
-            "channel": Self.channelJSON(channel),
-            "aec": .object(["mode": .string(mode.description)]),
-            "sample_rate": .number(Double(outcome.sampleRate)),
-            "processing_rate": .number(Double(outcome.processingRate)),
-            "latency_samples": .number(Double(outcome.latencySamples)),
-            "aec_resets": .number(Double(outcome.divergenceResets)),
-            "duration_s": .number(duration),
-            "metrics": metrics?.json ?? .null,
-        ])
-        try AtomicFile.write(report.canonicalText(), to: path("report.json"))
-        var measured = item
-        measured.channel = channel
-        let document = RecordingReportDocument.make(item: measured, mode: mode, metrics: metrics, durationSeconds: duration,
-                                                    latencySamples: outcome.latencySamples, folder: outputDirectory, keepsOutput: keepsOutput)
+        // link (`link/../x`) reads as another file when tidied as text; the players link these.
+        let files = RecordingReport.Files(mic: InputFile.canonical(item.mic), sent: keepsOutput ? "sent.wav" : nil,
+                                          loopback: item.loopback.map(InputFile.canonical), echo: item.echo.map(InputFile.canonical),
+                                          nearEnd: item.nearEnd.map(InputFile.canonical))
+        let report = RecordingReport(item: item.name, talkType: item.talkType, files: files, channel: channel, mode: mode.description,
+                                     sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
+                                     latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
+                                     durationSeconds: duration, metrics: metrics)
+        let json = report.json()
+        try AtomicFile.write(json.canonicalText(), to: path("report.json"))
+        // The pages show the values as report.json holds them: `merge` renders them again from it.
+        let document = RecordingReportDocument.make(try report.readBack(), folder: outputDirectory)
         try AtomicFile.write(MarkdownWriter.render(document), to: path("report.md"))
         try AtomicFile.write(HTMLWriter.render(document), to: path("report.html"))
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
-        return try RunSummary(reading: report)
+        return try RunSummary(reading: json)
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
-
-    /// As the manifest's `channel` key writes it: a number counted from 0, or "downmix".
-    static func channelJSON(_ channel: ChannelSelection) -> JSONValue {
-        switch channel {
-        case .monoOnly: .null
-        case .downmix: .string("downmix")
-        case .channel(let index): .number(Double(index))
-        }
-    }
 }

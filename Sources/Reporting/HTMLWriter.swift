@@ -31,8 +31,7 @@ public enum HTMLWriter {
                 body += "<div class=\"players\">\n"
                 for clip in clips {
                     body += "<figure class=\"player\"><figcaption>\(escape(clip.label))</figcaption>"
-                    // The format `ReportRelinking` reads back.
-                    body += ReportRelinking.audioSourcePrefix + "\(escape(linkTarget(clip.path)))\"></audio></figure>\n"
+                    body += "<audio controls preload=\"none\" src=\"\(escape(linkTarget(clip.path)))\"></audio></figure>\n"
                 }
                 body += "</div>\n"
             }

@@ -24,9 +24,7 @@ public enum MarkdownWriter {
             case .bandChart(let chart):
                 out += Self.bandChart(chart)
             case .audio(let clips):
-                // The format `ReportRelinking` reads back.
-                out += ReportRelinking.listenPrefix
-                    + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: ReportRelinking.clipSeparator) + "\n"
+                out += "Listen: " + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: " · ") + "\n"
             }
         }
         return out
@@ -102,6 +100,10 @@ public enum MarkdownWriter {
         }
         return out
     }
+
+    /// `text` as plain text in a line (a list item): Markdown's own characters escaped, a line
+    /// break (which would end the item) as a space.
+    public static func inlineText(_ text: String) -> String { escape(text.replacingOccurrences(of: "\n", with: " ")) }
 
     /// `text` as one table cell: a `|` would end the cell and a line break the row.
     public static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }

@@ -73,32 +73,6 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertTrue(HTMLWriter.render(document).contains("a 250–500 Hz: -2.0 dB"), "a negative band value is drawn")
     }
 
-    /// `ReportRelinking` reads the players' links back as the writers wrote them: relinking a
-    /// rendered report gives the bytes of the report rendered with the new links, for paths with
-    /// spaces, `&`, quotes, `%`, brackets and non-ASCII letters; the rest of the page is untouched.
-    func testRelinkingAudioEqualsRenderingWithTheNewLinks() {
-        let paths = ["../../corpus/mic one.wav", "../x&y/\"quoted\" <lpb>.wav", "sent.wav", "../100%/[a]/é (1).wav", "/abs/path/r.wav"]
-        func document(_ retarget: (String) -> String) -> ReportDocument {
-            ReportDocument(title: "r1 — disabled & more", blocks: [
-                .paragraph([.text("Listen: this paragraph is not a player line · src=\"x.wav\"")]),
-                .audio(paths.enumerated().map { .init(label: "clip [\($0.offset)] (a) · b", path: retarget($0.element)) }),
-                .heading("Again", level: 2, id: "again"),
-                .audio([.init(label: "one", path: retarget(paths[0]))]),
-            ])
-        }
-        let retarget = { (path: String) in path == "sent.wav" ? path : "../../" + path }
-        let original = document { $0 }, moved = document(retarget)
-        XCTAssertEqual(ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(original), retarget), MarkdownWriter.render(moved))
-        XCTAssertEqual(ReportRelinking.relinkingAudio(html: HTMLWriter.render(original), retarget), HTMLWriter.render(moved))
-        // Each link is given to `retarget` as the plain path the clip held.
-        var seen: [String] = []
-        _ = ReportRelinking.relinkingAudio(html: HTMLWriter.render(original)) { seen.append($0); return $0 }
-        XCTAssertEqual(seen, paths + [paths[0]])
-        seen = []
-        _ = ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(original)) { seen.append($0); return $0 }
-        XCTAssertEqual(seen, paths + [paths[0]])
-    }
-
     /// A ")" ends a Markdown link target: parentheses in a path are percent-encoded there (an
     /// HTML attribute needs no such care).
     func testMarkdownLinkTargetsEncodeParentheses() {
@@ -106,24 +80,5 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertEqual(MarkdownWriter.render(document).components(separatedBy: "\n").first { $0.hasPrefix("Listen: ") },
                        "Listen: [mic (recording)](../a%29b/%281%29%20mic.wav)")
         XCTAssertTrue(HTMLWriter.render(document).contains(#"src="../a)b/(1)%20mic.wav""#))
-    }
-
-    /// The Markdown player line is read clip by clip, labels with their escapes: a label holding
-    /// "](" and " · " (a recording speaker's file name may) does not split a clip; a line of
-    /// another shape is left alone, and none of its links is given to `retarget`.
-    func testMarkdownRelinkingReadsLabelsWithBracketsAndSeparators() {
-        let clips: [ReportDocument.AudioClip] = [.init(label: "peer](x) · [y].wav", path: "../a.wav"), .init(label: "\\", path: "b c.wav")]
-        let document = ReportDocument(title: "t", blocks: [.audio(clips)])
-        var moved = document
-        moved.blocks = [.audio(clips.map { .init(label: $0.label, path: "../" + $0.path) })]
-        var given: [String] = []
-        let relinked = ReportRelinking.relinkingAudio(markdown: MarkdownWriter.render(document)) { given.append($0); return "../" + $0 }
-        XCTAssertEqual(relinked, MarkdownWriter.render(moved))
-        XCTAssertEqual(given, ["../a.wav", "b c.wav"])
-        for line in ["Listen: [a](x.wav) · not a clip", "Listen: [a](x.wav) [b](y.wav)", "Listen: [a](x.wav", "Listen: plain text"] {
-            var called = 0
-            XCTAssertEqual(ReportRelinking.relinkingAudio(markdown: line) { called += 1; return $0 }, line)
-            XCTAssertEqual(called, 0, line)
-        }
     }
 }

@@ -1,0 +1,132 @@
+import AudioCore
+import EchoLabJSON
+import Metrics
+import Reporting
+
+/// What a recording run reports (`report.json`, schema `echolab.recording/…`), and what its pages
+/// render: `RecordingRun` builds it once, `merge` reads it back from a shard's report.json and
+/// renders the pages again for the run's new place, from the same values.
+public struct RecordingReport: Sendable, Equatable {
+    public static let schema = "echolab.recording/2"
+
+    public var item: String
+    public var talkType: TalkType?
+    /// The inputs where they really are (absolute, links resolved), and the kept output.
+    public var files: Files
+    /// The channel read from multichannel files (`.monoOnly`: mono files only), so the numbers
+    /// can be traced back to the audio they measured.
+    public var channel: ChannelSelection
+    /// The mode, as `EchoControlMode` names it.
+    public var mode: String
+    public var sampleRate: Int
+    public var processingRate: Int
+    public var latencySamples: Int
+    public var aecResets: Int
+    public var durationSeconds: Double
+    /// nil without a loopback (near-end single talk): nothing to measure.
+    public var metrics: EchoMetrics?
+
+    public struct Files: Sendable, Equatable {
+        public var mic: String
+        /// `sent.wav` when the output was kept (not under `--no-taps`).
+        public var sent: String?
+        public var loopback: String?
+        public var echo: String?
+        public var nearEnd: String?
+    }
+
+    /// `report.json`'s content.
+    public func json() -> JSONValue {
+        var files: [String: JSONValue] = ["mic": .string(self.files.mic), "sent": self.files.sent.map(JSONValue.string) ?? .null]
+        files["loopback"] = self.files.loopback.map(JSONValue.string)
+        files["echo"] = self.files.echo.map(JSONValue.string)
+        files["near_end"] = self.files.nearEnd.map(JSONValue.string)
+        return .object([
+            "schema": .string(Self.schema),
+            "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
+            "item": .string(item),
+            "talk_type": talkType.map { .string($0.rawValue) } ?? .null,
+            "files": .object(files),
+            "channel": Self.channelJSON(channel),
+            "aec": .object(["mode": .string(mode)]),
+            "sample_rate": .number(Double(sampleRate)),
+            "processing_rate": .number(Double(processingRate)),
+            "latency_samples": .number(Double(latencySamples)),
+            "aec_resets": .number(Double(aecResets)),
+            "duration_s": .number(durationSeconds),
+            "metrics": metrics?.json ?? .null,
+        ])
+    }
+
+    /// As the manifest's `channel` key writes it: a number counted from 0, or "downmix".
+    static func channelJSON(_ channel: ChannelSelection) -> JSONValue {
+        switch channel {
+        case .monoOnly: .null
+        case .downmix: .string("downmix")
+        case .channel(let index): .number(Double(index))
+        }
+    }
+
+    /// A report.json that does not read as a recording report EchoLab wrote.
+    public struct ReadError: Error, CustomStringConvertible {
+        public var problem: String
+        public var description: String { "recording report: \(problem)" }
+    }
+
+    /// Reads a `report.json` value (`echolab.recording/…`) as its file prints it.
+    public init(reading value: JSONValue) throws(ReadError) {
+        guard value["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { throw ReadError(problem: "its schema is not echolab.recording/…") }
+        func string(_ path: String) throws(ReadError) -> String {
+            guard let text = value.value(at: path)?.stringValue else { throw ReadError(problem: "no \(path)") }
+            return text
+        }
+        func integer(_ key: String) throws(ReadError) -> Int {
+            guard let number = value[key]?.doubleValue, let whole = Int(exactly: number) else { throw ReadError(problem: "no whole number \(key)") }
+            return whole
+        }
+        item = try string("item")
+        talkType = value["talk_type"]?.stringValue.flatMap(TalkType.init(rawValue:))
+        files = Files(mic: try string("files.mic"), sent: value.value(at: "files.sent")?.stringValue,
+                      loopback: value.value(at: "files.loopback")?.stringValue, echo: value.value(at: "files.echo")?.stringValue,
+                      nearEnd: value.value(at: "files.near_end")?.stringValue)
+        switch value["channel"] {
+        case nil, .null?: channel = .monoOnly
+        case .string("downmix")?: channel = .downmix
+        case .number(let index)? where Int(exactly: index).map({ $0 >= 0 }) == true: channel = .channel(Int(index))
+        case let other?: throw ReadError(problem: "channel \(other.canonicalText(numbers: .exact).dropLast()) is not a channel")
+        }
+        mode = try string("aec.mode")
+        sampleRate = try integer("sample_rate")
+        processingRate = try integer("processing_rate")
+        latencySamples = try integer("latency_samples")
+        aecResets = try integer("aec_resets")
+        guard let duration = value["duration_s"]?.doubleValue else { throw ReadError(problem: "no duration_s") }
+        durationSeconds = duration
+        switch value["metrics"] {
+        case nil, .null?: metrics = nil
+        case let object?:
+            do { metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: object) } catch {
+                throw ReadError(problem: "metrics: \(error)")
+            }
+        }
+    }
+
+    init(item: String, talkType: TalkType?, files: Files, channel: ChannelSelection, mode: String, sampleRate: Int,
+         processingRate: Int, latencySamples: Int, aecResets: Int, durationSeconds: Double, metrics: EchoMetrics?) {
+        self.item = item
+        self.talkType = talkType
+        self.files = files
+        self.channel = channel
+        self.mode = mode
+        self.sampleRate = sampleRate
+        self.processingRate = processingRate
+        self.latencySamples = latencySamples
+        self.aecResets = aecResets
+        self.durationSeconds = durationSeconds
+        self.metrics = metrics
+    }
+
+    /// The values as a reader of report.json gets them: what the pages render, so a run's pages
+    /// and the pages `merge` renders from its report.json are the same bytes.
+    func readBack() throws(ReadError) -> RecordingReport { try RecordingReport(reading: json().readBack()) }
+}
