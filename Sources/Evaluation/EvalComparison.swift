@@ -198,7 +198,7 @@ public struct EvalComparison: Sendable {
         table("Improvements", improvements)
         if !added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
-            for run in added { md += "- \(run)\n" }
+            for run in added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }
         }
         return md
     }

@@ -19,13 +19,14 @@ final class CompareEscapingTests: XCTestCase {
 
     /// A minimal eval.json of two items: `left|right`, which ran with `steady` dB of steady ERLE,
     /// and `broken|item`, which failed with `error` when given.
-    private func eval(_ name: String, steady: Double, error: String?) throws -> String {
+    /// `added`: the name of a third item, only in this file.
+    private func eval(_ name: String, steady: Double, error: String?, added: String? = nil) throws -> String {
         func result(mode: String, folder: String, steady: Double, error: String?) -> [String: Any] {
             var result: [String: Any] = ["mode": mode, "folder": folder, "error": error ?? NSNull(), "pipeline": NSNull()]
             if error == nil { result["metrics"] = ["erle_steady_db": steady, "erle_db": steady - 2] }
             return result
         }
-        let document: [String: Any] = [
+        var document: [String: Any] = [
             "schema": "echolab.eval/2", "complete": true, "planned": 2, "modes": ["speex:intensityMin"],
             "items": [
                 ["index": 0, "name": "left|right", "file": "left.json",
@@ -35,6 +36,11 @@ final class CompareEscapingTests: XCTestCase {
             ],
             "mode_summary": [["mode": "speex:intensityMin", "erle_steady_db": ["mean": steady, "median": steady, "p10": steady, "count": 1]]],
         ]
+        if let added, var items = document["items"] as? [[String: Any]] {
+            items.append(["index": 2, "name": added, "file": "added.json",
+                          "results": [result(mode: "speex:intensityMin", folder: "added/speex", steady: steady, error: nil)]])
+            document["items"] = items
+        }
         try JSONSerialization.data(withJSONObject: document).write(to: root.appendingPathComponent(name))
         return name
     }
@@ -51,7 +57,7 @@ final class CompareEscapingTests: XCTestCase {
 
     func testAPipeOrLineBreakInANameOrErrorStaysInItsCell() throws {
         let baseline = try eval("baseline.json", steady: 20, error: nil)
-        let current = try eval("current.json", steady: 10, error: "bad value | here\nsecond line")
+        let current = try eval("current.json", steady: 10, error: "bad value | here\nsecond line", added: "new*item_\nsecond line")
         let result = try runEchoLab(["compare", baseline, current, "--markdown", "compare.md"], in: root)
         XCTAssertEqual(result.status, 1, result.standardOutput + result.standardError)
         let markdown = try String(contentsOf: root.appendingPathComponent("compare.md"), encoding: .utf8)
@@ -66,6 +72,11 @@ final class CompareEscapingTests: XCTestCase {
         for row in table { XCTAssertEqual(Self.cells(row), 6, "\(row)\n\n\(markdown)") }
         XCTAssertTrue(table.contains { $0.hasPrefix("| left\\|right | speex:intensityMin | erle_steady_db | 20.00 dB | 10.00 dB | -10.00 dB |") }, markdown)
         XCTAssertTrue(table.contains { $0 == "| broken\\|item | speex:intensityMin | run | ran | failed: bad value \\| here second line | — |" }, markdown)
+
+        // A new run is a list item: its name's line break and Markdown characters stay text.
+        let newRuns = try XCTUnwrap(lines.firstIndex(of: "## New runs (not in the baseline, not judged)"), markdown)
+        XCTAssertEqual(lines[newRuns + 2], "- new\\*item\\_ second line × speex:intensityMin", markdown)
+        XCTAssertEqual(lines[newRuns + 3], "", markdown)
 
         // The per-mode table goes through the same cells.
         let modes = try XCTUnwrap(lines.firstIndex(of: "## Mean steady-state ERLE per mode"), markdown)
