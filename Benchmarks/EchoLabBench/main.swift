@@ -1,14 +1,15 @@
-// `make bench`: speed and memory of calls at 48 kHz, single thread, release build.
-// Targets: AEC disabled ≥ 500× real time for the whole run in process
-// (simulation + taps + metrics) and ≥ 1000× for the real `echolab run` process end to end
-// (fork/exec, scenario load, 4 taps, reports); with the speex AEC ≥ 90 % of the throughput of a
-// bare loop calling the speex canceller (+ preprocessor) on the same frames; peak RSS of a 1 h
-// call ≤ 100 MB and within 10 % of a 1 min call's, and a 24 h call in that same memory (each
-// call an `echolab run` child process, its own ru_maxrss). Each backend (speex, webrtc,
-// webrtc-mobile), driven through `EchoControl` as the pipeline drives it, ≥ 90 % of a bare loop of
-// its own library calls (AECM with its resampling) on the same frames — whole runs in each mode are
-// printed beside — and `echolab eval` with 2 jobs ≥ 1.8× as fast as with 1. Exit code 3 when a
-// target is missed.
+// `make bench`: speed and memory of calls at 48 kHz, release build. Targets (exit code 3 when one
+// is missed): `echolab eval --jobs 1 --no-taps` of four simulated rooms in speex and webrtc
+// intensityRecommended ≥ 90 % of the throughput of the two libraries' bare loops on the same
+// frames (what the simulation, metrics and reports cost on top of the cancellers, where users
+// spend their time); each backend (speex, webrtc, webrtc-mobile), driven through `EchoControl` as
+// the pipeline drives it, ≥ 90 % of a bare loop of its own library calls (AECM with its
+// resampling) on the same frames; `echolab eval` with 2 jobs ≥ 1.8× as fast as with 1; peak RSS
+// of a 1 h call ≤ 100 MB and within 10 % of a 1 min call's, and a 24 h call in that same memory
+// (each call an `echolab run` child process, its own ru_maxrss); an hour of jittered pushes
+// conserves every sample. A single run is one thread (parallelism is `eval --jobs`): its figures —
+// the whole run and the `echolab run` process with AEC disabled, speex's whole run against its
+// bare loop — are printed, not targets.
 import AudioCore
 import AudioInterop
 import Foundation
@@ -322,21 +323,30 @@ func evalScaling() -> (one: Double, two: Double, cpusUsed: Double, load: Double)
     return (one.wall, two.wall, two.cpu / two.wall, load)
 }
 
-/// Issue #23's eval row, where users spend their time: `echolab eval --jobs 1 --no-taps` of four
-/// simulated rooms (14 s each of a speech-like far end and another near-end voice; 56 s in all)
-/// in speex and webrtc intensityRecommended, against the two libraries' bare loops on the same
-/// rooms' mic and reference (read from one untimed eval with taps), side by side. The ratio is
-/// what the simulation, the metrics and the reports cost on top of the cancellers.
+/// The eval row, where users spend their time: `echolab eval --jobs 1 --no-taps` of four
+/// simulated rooms (14 s each of a speech-like far end and another near-end voice, double talk in
+/// the middle, from WAV files; 56 s in all) in speex and webrtc intensityRecommended, against the
+/// two libraries' bare loops on the same rooms' mic and reference (read from one untimed eval with
+/// taps), side by side. The ratio is what the simulation, the metrics and the reports cost on top
+/// of the cancellers.
 let roomsModes = "speex:intensityRecommended,webrtc:intensityRecommended"
 func evalOfRooms() throws -> (eval: Double, bare: Double) {
     let corpus = path("rooms")
     try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
-    for (index, room) in [(rt60: 200, delay: 20, gain: -6), (300, 40, -10), (400, 60, -3), (500, 80, -8)].enumerated() {
-        let text = #"{"name": "room-\#(index + 1)", "duration_s": 14, "#
-            + #""far_end": {"generator": "speech", "pitch_hz": 120, "level_dbfs": -20, "seed": \#(index + 1)}, "#
-            + #""near_end": {"generator": "speech", "pitch_hz": 210, "level_dbfs": -26, "seed": \#(index + 11)}, "#
-            + #""noise": {"level_dbfs": -60, "seed": 3}, "#
-            + #""echo_path": {"delay_ms": \#(room.delay), "gain_db": \#(room.gain), "synthetic_room": {"rt60_ms": \#(room.rt60), "seed": \#(index)}}}"#
+    let rooms: [(rt60: Int, delay: Int, gain: Int)] = [(200, 20, -6), (300, 40, -10), (400, 60, -3), (500, 80, -8)]
+    let length = 14 * rate
+    for (index, room) in rooms.enumerated() {
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 110 + 10 * Double(index)), sampleRate: rate, count: length,
+                                         seed: UInt64(index + 1))
+        var near = SignalGenerator.render(.speechLike(levelDBFS: -26, pitchHz: 200 + 10 * Double(index)), sampleRate: rate, count: length,
+                                          seed: UInt64(index + 11))
+        for i in near.indices where !(5 * rate..<9 * rate).contains(i) { near[i] = 0 }
+        try SoundFileWriter.write(far, to: (corpus as NSString).appendingPathComponent("far-\(index + 1).wav"), sampleRate: rate)
+        try SoundFileWriter.write(near, to: (corpus as NSString).appendingPathComponent("near-\(index + 1).wav"), sampleRate: rate)
+        let synthetic = #""synthetic_room": {"rt60_ms": \#(room.rt60), "seed": \#(index)}"#
+        let echoPath = #""echo_path": {"delay_ms": \#(room.delay), "gain_db": \#(room.gain), \#(synthetic)}"#
+        let sources = #""far_end": "far-\#(index + 1).wav", "near_end": "near-\#(index + 1).wav", "noise": {"level_dbfs": -60, "seed": 3}"#
+        let text: String = #"{"name": "room-\#(index + 1)", "duration_s": 14, \#(sources), \#(echoPath)}"#
         try text.write(toFile: (corpus as NSString).appendingPathComponent("room-\(index + 1).json"), atomically: true, encoding: .utf8)
     }
     _ = runEcholab(["eval", corpus, "--modes", roomsModes, "--out", path("rooms-taps"), "--jobs", "1"])
@@ -507,12 +517,7 @@ if let scaling {
 print(String(format: "echolab eval --jobs 1 --no-taps, four rooms (56 s), %@: %.1f ms; the bare speex and WebRTC loops on the same frames: %.1f ms: %.1f %%",
              roomsModes, rooms.eval * 1000, rooms.bare * 1000, rooms.bare / rooms.eval * 100))
 print("peak memory: \(usage.ru_maxrss / 1024) MiB")
-let disabledFactor = seconds / disabled
 var missed: [String] = []
-if disabledFactor < 500 { missed.append(String(format: "AEC disabled ran at %.0f× real time (target ≥ 500×)", disabledFactor)) }
-if seconds / process < 1000 {
-    missed.append(String(format: "the echolab run process (AEC disabled, 4 taps) ran at %.0f× real time (target ≥ 1000×)", seconds / process))
-}
 if minutePeak <= benchFloorMiB * 1.05 {
     missed.append(String(format: "the 1 min call's peak RSS (%.1f MiB) is not above the bench process's own (%.1f MiB): not measured", minutePeak, benchFloorMiB))
 }
@@ -522,7 +527,6 @@ if hourPeak > minutePeak * 1.1 || dayPeak > minutePeak * 1.1 || againPeak > minu
                          minutePeak, hourPeak, dayPeak, againPeak))
 }
 if !hour.conserved || hour.underruns != 0 { missed.append("the hour of jittered pushes lost samples or underran") }
-if ratio < 0.90 { missed.append(String(format: "speex run reached %.1f %% of the bare loop (target ≥ 90 %%)", ratio * 100)) }
 // Issue #7: each backend, as the pipeline drives it, ≥ 90 % of its bare loop.
 for (name, bareLoop, backend) in [("speex", bare, speexBackend), ("webrtc", webrtcBare, webrtcBackend), ("webrtc-mobile", aecmBare, aecmBackend)]
 where bareLoop / backend < 0.90 {
