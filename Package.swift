@@ -3,7 +3,8 @@ import PackageDescription
 
 // Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
 // Simulation and Metrics sit on those; ScenarioFiles reads and writes scenario files into
-// Simulation's typed values (Simulation parses nothing); Reporting only renders values (JSON,
+// Simulation's typed values (Simulation parses nothing) and reads corpora (folders, manifests,
+// AEC-Challenge layouts) into items; Reporting only renders values (JSON,
 // Markdown, HTML); Evaluation runs, measures and judges things — a call, a recording, a corpus,
 // its per-mode statistics, the gate — and hands results to Reporting; the `echolab` executable
 // is a thin layer of commands on top.

@@ -9,25 +9,6 @@ import ScenarioFiles
 import Simulation
 import Synchronization
 
-/// One item of a corpus: a scenario file (simulated), or a recording (straight to the canceller).
-public enum CorpusItem: Sendable, Hashable {
-    case scenario(String)
-    case recording(RecordingItem)
-    /// A recording that cannot run (a missing file, a wrong key in its manifest entry): it fails
-    /// with `problem` in every mode, and the other items still run.
-    case broken(name: String, file: String, problem: String)
-
-    /// The file that names it in messages and eval.json (the scenario, the recording's mic, or
-    /// what lists the broken item).
-    public var file: String {
-        switch self {
-        case .scenario(let file): file
-        case .recording(let item): item.mic
-        case .broken(_, let file, _): file
-        }
-    }
-}
-
 /// Runs a corpus: every item (a scenario or a recording) in every AEC mode asked for, `jobs` runs at a time,
 /// each into OUT/ITEM/MODE/ (the files one `echolab run` writes). Without modes each scenario
 /// runs in its own (a recording, which has none, in `speex:intensityRecommended`). One bad item is an error entry; the others still run. Results are in plan

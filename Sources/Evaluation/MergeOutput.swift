@@ -2,6 +2,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Reporting
+import ScenarioFiles
 
 /// What `merge` does on disk, once `EvalMerge.merge` has checked the shards fit: check every run
 /// folder before OUT is touched, then copy the runs into a hidden folder in OUT, move them into

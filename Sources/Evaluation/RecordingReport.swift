@@ -2,6 +2,7 @@ import AudioCore
 import EchoLabJSON
 import Metrics
 import Reporting
+import ScenarioFiles
 
 /// What a recording run reports (`report.json`, schema `echolab.recording/…`), and what its pages
 /// render: `RecordingRun` builds it once, `merge` reads it back from a shard's report.json and

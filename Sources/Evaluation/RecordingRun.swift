@@ -4,6 +4,7 @@ import EchoLabJSON
 import Foundation
 import Metrics
 import Reporting
+import ScenarioFiles
 import Simulation
 
 /// One recording in one mode, into a folder: `sent.wav` (the canceller's output, aligned with the

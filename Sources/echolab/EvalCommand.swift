@@ -4,6 +4,7 @@ import Dispatch
 import Foundation
 import Evaluation
 import Reporting
+import ScenarioFiles
 import Simulation
 
 struct EvalCommand: ParsableCommand {

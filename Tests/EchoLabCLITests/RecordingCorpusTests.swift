@@ -2,6 +2,7 @@ import AudioInterop
 import EchoLabTestSupport
 import Foundation
 @testable import Evaluation
+@testable import ScenarioFiles
 import Reporting
 import XCTest
 

@@ -1,7 +1,6 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 
 /// Finds scenario files: files as given, folders searched recursively for `*.json`, in sorted
 /// order. Inside folders it passes over what EchoLab itself writes, so a corpus can be evaluated

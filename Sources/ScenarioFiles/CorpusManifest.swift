@@ -2,8 +2,6 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
-import ScenarioFiles
 import Simulation
 
 /// A corpus written down: a JSON file whose `corpus` array lists what to run, for corpora that

@@ -2,8 +2,6 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
-import ScenarioFiles
 import Simulation
 
 /// A recorded call to score: the microphone and the loopback (what the loudspeaker played),
@@ -36,7 +34,7 @@ public struct RecordingItem: Sendable, Hashable {
     }
 
     /// The files it reads, each with the manifest key that names it.
-    var inputs: [(path: String, key: String?)] {
+    public var inputs: [(path: String, key: String?)] {
         [("mic", mic), ("loopback", loopback), ("echo", echo), ("near_end", nearEnd)]
             .compactMap { key, path in path.map { (path: $0, key: Optional(key)) } }
     }
