@@ -107,10 +107,8 @@ func scenarioFile(_ name: String, seconds: Int, files: Bool) throws -> String {
 }
 
 /// The real process, end to end: best of `shortRunRepetitions`, each run but the first replacing
-/// the previous run's taps (`replacing`, the target's row: freeing them is ~7 ms (tmpfs) to ~16 ms
-/// (ext4) of kernel work at the end, on the tap writer's thread from the moment the new taps are
-/// in place, while the reports are written), or each into a folder of its own
-/// (removed before the run, untimed).
+/// the previous run's taps (`replacing`: freeing them is ~7 ms (tmpfs) to ~16 ms (ext4) of kernel
+/// work at the end), or each into a folder of its own (removed before the run, untimed).
 func processRun(replacing: Bool) throws -> Double {
     let file = try scenarioFile("process-60s", seconds: Int(seconds), files: true)
     let folder = path(replacing ? "process-60s" : "process-60s-new")

@@ -96,16 +96,16 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     /// as `format` prints them, −0 as 0, a number that is not finite as null. It is what a
     /// report's numbers are once written, computed without printing and parsing the text, so
     /// statistics over a run that just finished equal those over its file read back (`merge`).
-    public func readBack() -> JSONValue {
+    public func roundedAsPrinted() -> JSONValue {
         switch self {
-        case .number(let value): Self.readBack(value)
-        case .array(let values): .array(values.map { $0.readBack() })
-        case .object(let members): .object(members.mapValues { $0.readBack() })
+        case .number(let value): Self.roundedAsPrinted(value)
+        case .array(let values): .array(values.map { $0.roundedAsPrinted() })
+        case .object(let members): .object(members.mapValues { $0.roundedAsPrinted() })
         case .null, .bool, .string: self
         }
     }
 
-    static func readBack(_ value: Double) -> JSONValue {
+    static func roundedAsPrinted(_ value: Double) -> JSONValue {
         guard value.isFinite else { return .null }
         let rounded = (value * 10_000).rounded() / 10_000
         // Below 10⁹ the double nearest k/10⁴ prints as k/10⁴ exactly (its error, half an ulp,

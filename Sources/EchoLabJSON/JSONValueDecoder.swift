@@ -20,10 +20,12 @@ private func leaf<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any
     switch value {
     case .number(let number):
         if T.self == Double.self { return number as! T }
-        if T.self == Float.self { return Float(number) as! T }
+        if T.self == Float.self, let float = Float(exactly: number) ?? (abs(number) <= Double(Float.greatestFiniteMagnitude) ? Float(number) : nil) {
+            return float as! T
+        }
         if let integer = T.self as? any (BinaryInteger & Decodable).Type {
             guard let exact = integer.init(exactly: number) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) is not a whole \(T.self)"))
+                throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: "\(number) is not a whole number in \(T.self)'s range"))
             }
             return exact as! T
         }
@@ -110,7 +112,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         try ValueDecoder(value: member(key), codingPath: codingPath + [key]).unkeyedContainer()
     }
 
-    func superDecoder() throws -> any Decoder { try superDecoder(forKey: Key(stringValue: "super")!) }
+    func superDecoder() throws -> any Decoder {
+        ValueDecoder(value: members[SuperKey().stringValue] ?? .null, codingPath: codingPath + [SuperKey()])
+    }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         ValueDecoder(value: members[key.stringValue] ?? .null, codingPath: codingPath + [key])

@@ -18,8 +18,8 @@ public struct JSONValueEncoder: Sendable {
 extension JSONValue {
     /// A value of a type whose `encode(to:)` is synthesized: it throws only what its encoder
     /// throws, and `JSONValueEncoder` throws nothing, so a throw here is a bug in the type.
-    public static func encoding<T: Encodable>(_ value: T) -> JSONValue {
-        do { return try JSONValueEncoder().encode(value) } catch {
+    public init<T: Encodable>(encoding value: T) {
+        do { self = try JSONValueEncoder().encode(value) } catch {
             preconditionFailure("\(T.self) threw while encoding to JSON: \(error)")
         }
     }
@@ -158,11 +158,23 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         return UnkeyedContainer(node: child, codingPath: codingPath + [key])
     }
 
-    mutating func superEncoder() -> any Encoder { superEncoder(forKey: Key(stringValue: "super")!) }
+    // Under the key "super", as `JSONEncoder` puts it (a type's own `CodingKeys` need not have it).
+    mutating func superEncoder() -> any Encoder {
+        ValueEncoder(node: node.member(SuperKey().stringValue), codingPath: codingPath + [SuperKey()])
+    }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
         ValueEncoder(node: node.member(key.stringValue), codingPath: codingPath + [key])
     }
+}
+
+/// The key a superclass's values are encoded under.
+struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { guard stringValue == "super" else { return nil } }
+    init?(intValue: Int) { nil }
 }
 
 /// The position of an array element in a coding path.

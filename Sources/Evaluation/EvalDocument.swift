@@ -47,7 +47,7 @@ public enum EvalDocument {
         return .object(object)
     }
 
-    /// `items` as eval.json prints them, read back (`JSONValue.readBack`). A run's report read
+    /// `items` as eval.json prints them, read back (`JSONValue.roundedAsPrinted`). A run's report read
     /// back from disk (`merge` of shards) may nest its `pipeline` or `metrics` as deep as the
     /// reader's limit allows in report.json, which sits three levels deeper in eval.json: such
     /// items would make a file no reader takes, so this throws and no eval.json is written.
@@ -55,7 +55,7 @@ public enum EvalDocument {
         // eval.json's root object holds the list, and the list the items.
         let depth = 2 + (items.map(\.depth).max() ?? 0)
         guard depth <= JSONValue.maximumDepth else { throw UnreadableItems(depth: depth) }
-        return items.map { $0.readBack() }
+        return items.map { $0.roundedAsPrinted() }
     }
 
     /// eval.json's items nest deeper than its readers take (see `printed`).

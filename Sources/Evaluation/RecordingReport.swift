@@ -70,7 +70,7 @@ public struct RecordingReport: Sendable, Equatable {
 
     /// A report.json that does not read as a recording report EchoLab wrote.
     public struct ReadError: Error, CustomStringConvertible {
-        public var problem: String
+        public let problem: String
         public var description: String { "recording report: \(problem)" }
     }
 
@@ -86,7 +86,11 @@ public struct RecordingReport: Sendable, Equatable {
             return whole
         }
         item = try string("item")
-        talkType = value["talk_type"]?.stringValue.flatMap(TalkType.init(rawValue:))
+        switch value["talk_type"] {
+        case nil, .null?: talkType = nil
+        case .string(let name)? where TalkType(rawValue: name) != nil: talkType = TalkType(rawValue: name)
+        case let other?: throw ReadError(problem: "talk_type \(other.canonicalText(numbers: .exact).dropLast()) is not a talk type")
+        }
         files = Files(mic: try string("files.mic"), sent: value.value(at: "files.sent")?.stringValue,
                       loopback: value.value(at: "files.loopback")?.stringValue, echo: value.value(at: "files.echo")?.stringValue,
                       nearEnd: value.value(at: "files.near_end")?.stringValue)
@@ -129,5 +133,5 @@ public struct RecordingReport: Sendable, Equatable {
 
     /// The values as a reader of report.json gets them: what the pages render, so a run's pages
     /// and the pages `merge` renders from its report.json are the same bytes.
-    func readBack() throws(ReadError) -> RecordingReport { try RecordingReport(reading: json().readBack()) }
+    func roundedAsPrinted() throws(ReadError) -> RecordingReport { try RecordingReport(reading: json().roundedAsPrinted()) }
 }

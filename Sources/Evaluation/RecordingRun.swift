@@ -70,12 +70,6 @@ public struct RecordingRun {
                                                       echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
         }
         let channel = channelCounts.contains { $0 > 1 } ? item.channel : .monoOnly
-        // Scoring a long recording takes seconds and does not look at the signal: it is looked
-        // at here, before anything of the run is put in place.
-        if cancellation?.isCancelled == true { throw RunCancelled() }
-        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
-            throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
-        }
         // The inputs where they really are (absolute, links resolved): relative ones would be
         // relative to a folder the report does not name (eval's working folder), one through a
         // link (`link/../x`) reads as another file when tidied as text; the players link these.
@@ -86,14 +80,22 @@ public struct RecordingRun {
                                      sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
+        // Everything is rendered before anything is put in place. The pages show the values as
+        // report.json holds them: `merge` renders them again from it.
         let json = report.json()
+        let document = RecordingReportDocument.make(try report.roundedAsPrinted(), folder: outputDirectory)
+        let summary = try RunSummary(reading: json)
+        // Scoring a long recording takes seconds and does not look at the signal: it is looked
+        // at here, before anything of the run is put in place.
+        if cancellation?.isCancelled == true { throw RunCancelled() }
+        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
+            throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
+        }
         try AtomicFile.write(json.canonicalText(), to: path("report.json"))
-        // The pages show the values as report.json holds them: `merge` renders them again from it.
-        let document = RecordingReportDocument.make(try report.readBack(), folder: outputDirectory)
         try AtomicFile.write(MarkdownWriter.render(document), to: path("report.md"))
         try AtomicFile.write(HTMLWriter.render(document), to: path("report.html"))
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
-        return try RunSummary(reading: json)
+        return summary
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }

@@ -28,9 +28,9 @@ public struct RunSummary: Sendable {
     }
 
     /// From a `report.json` value (`echolab.run/…` or `echolab.recording/…`), rounded as its
-    /// file prints it (`JSONValue.readBack`).
+    /// file prints it (`JSONValue.roundedAsPrinted`).
     public init(reading report: JSONValue) throws {
-        let value = report.readBack()
+        let value = report.roundedAsPrinted()
         let schema = value["schema"]?.stringValue ?? ""
         metricsJSON = value["metrics"] ?? .null
         if case .object = metricsJSON {

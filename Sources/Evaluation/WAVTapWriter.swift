@@ -18,7 +18,8 @@ public final class WAVTapWriter: CallTap {
     private var filled = 0
     private let chunkFrames: Int
     private let writers: [SoundFileWriter]
-    private var finished = false
+    private enum State { case open, finished, discarded }
+    private var state = State.open
     /// Tap name → file name, for the report.
     public let files: [String: String]
 
@@ -39,7 +40,7 @@ public final class WAVTapWriter: CallTap {
     /// the owner before it reports, so that nothing is left when the process exits. Idempotent;
     /// nothing is written after it.
     public func discard() {
-        finished = true
+        if state == .open { state = .discarded }
         for writer in writers { writer.discard() }
     }
 
@@ -57,27 +58,32 @@ public final class WAVTapWriter: CallTap {
     }
 
     /// Writes what is left and moves every tap to its final name; only then are the files of an
-    /// earlier run they replaced deleted, so the folder never holds a mix of both runs' taps
-    /// under the final names. Idempotent.
+    /// earlier run they replaced deleted. Should a move fail, the taps moved before it stay (new)
+    /// and the others are removed: the run fails, and its report is not written. Idempotent once
+    /// it succeeded; after `discard` it throws.
     public func finish() throws {
-        guard !finished else { return }
+        switch state {
+        case .finished: return
+        case .discarded: throw AudioIOError.cannotWrite(path: writers.first?.path ?? "", reason: "the taps were discarded")
+        case .open: break
+        }
         do {
             try flush()
         } catch {
             discard()
             throw error
         }
-        finished = true
         var replaced: [String] = []
         defer { FileReplacement.removeReplaced(replaced) }
-        for writer in writers {
-            do {
+        do {
+            for writer in writers {
                 if let old = try writer.finishKeepingReplaced() { replaced.append(old) }
-            } catch {
-                for writer in writers { writer.discard() }
-                throw error
             }
+        } catch {
+            discard()
+            throw error
         }
+        state = .finished
     }
 
     private func flush() throws {

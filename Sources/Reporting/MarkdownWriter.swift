@@ -102,8 +102,10 @@ public enum MarkdownWriter {
     }
 
     /// `text` as plain text in a line (a list item): Markdown's own characters escaped, a line
-    /// break (which would end the item) as a space.
-    public static func inlineText(_ text: String) -> String { escape(text.replacingOccurrences(of: "\n", with: " ")) }
+    /// break of any kind (which would end the item) as a space.
+    public static func inlineText(_ text: String) -> String {
+        escape(text.replacingOccurrences(of: "\r\n", with: " ").replacingOccurrences(of: "\r", with: " ").replacingOccurrences(of: "\n", with: " "))
+    }
 
     /// `text` as one table cell: a `|` would end the cell and a line break the row.
     public static func cellText(_ text: String) -> String { text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\n", with: " ") }

@@ -7,15 +7,15 @@ import Metrics
 
 extension EchoMetrics {
     /// The report's `metrics` object.
-    public var json: JSONValue { .encoding(self) }
+    public var json: JSONValue { JSONValue(encoding: self) }
 }
 
 extension SegmentMetrics {
     /// The segment's metrics (its sample range is the report's `start_s` / `end_s`).
-    public var json: [String: JSONValue] { JSONValue.encoding(self).objectValue ?? [:] }
+    public var json: [String: JSONValue] { JSONValue(encoding: self).objectValue ?? [:] }
 }
 
 extension LengthMismatch {
     /// `echolab metrics`' `length_mismatch` object.
-    public var json: JSONValue { .encoding(self) }
+    public var json: JSONValue { JSONValue(encoding: self) }
 }

@@ -153,7 +153,7 @@ public struct RunReport: Sendable {
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
-            "levels_series": .encoding(levels),
+            "levels_series": JSONValue(encoding: levels),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ]
         addHardware(to: &root)

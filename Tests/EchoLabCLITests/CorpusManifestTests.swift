@@ -185,8 +185,8 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(try withoutTiming("merged") as NSDictionary, try withoutTiming("whole") as NSDictionary)
         // Merged two folders deeper, from inside one of them, out of shards copied elsewhere
         // after their eval (as CI artifacts are), a recording run's players still reach the
-        // corpus's mic and loopback: relinked from report.json's files, not from where the
-        // shards are now.
+        // corpus's mic and loopback: the pages are rendered from report.json's files, not from
+        // where the shards are now.
         try FileManager.default.createDirectory(at: root.appendingPathComponent("deeper/still"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: root.appendingPathComponent("downloaded/artifacts"), withIntermediateDirectories: true)
         for shard in ["shard-1", "shard-2"] {

@@ -3,7 +3,7 @@ import EchoLabJSON
 import XCTest
 
 /// `JSONValueEncoder` and `JSONValueDecoder`: a type's synthesized `Codable` conformance to and
-/// from `JSONValue`, with nil kept as null; and `readBack`, the value a report file's reader gets.
+/// from `JSONValue`, with nil kept as null; and `roundedAsPrinted`, the value a report file's reader gets.
 final class JSONValueCodingTests: XCTestCase {
     struct Inner: Codable, Equatable {
         var level: Double?
@@ -68,16 +68,16 @@ final class JSONValueCodingTests: XCTestCase {
                 return "\(error)"
             }
         }
-        XCTAssertEqual(failure(.object(["count": .number(1.5)])), "count: 1.5 is not a whole Int")
+        XCTAssertEqual(failure(.object(["count": .number(1.5)])), "count: 1.5 is not a whole number in Int's range")
         XCTAssertEqual(failure(.object(["count": .string("3")])), "count: expected Int, found a string")
         XCTAssertEqual(failure(.object(["level": .number(1)])), ": no key 'count'")
         XCTAssertEqual(failure(.array([])), ": expected Dictionary<String, JSONValue>, found an array")
         XCTAssertEqual(failure(.object(["count": .number(300), "level": .bool(true)])), "level: expected Double, found a boolean")
     }
 
-    /// `readBack` must be exactly what parsing the canonical text gives, for every number: it
+    /// `roundedAsPrinted` must be exactly what parsing the canonical text gives, for every number: it
     /// stands in for that round trip in eval's statistics.
-    func testReadBackIsWhatTheCanonicalTextReadsAs() throws {
+    func testRoundedAsPrintedIsWhatTheCanonicalTextReadsAs() throws {
         var random = SeededRandom(seed: 23)
         func next() -> UInt64 { random.next() }
         var values: [Double] = [0, -0.0, 0.00005, -0.00005, 0.00004999, 12.34565, -12.34565, 1e9 - 0.00005, 1e9, 123_456_789_012.345_67,
@@ -91,9 +91,9 @@ final class JSONValueCodingTests: XCTestCase {
         for value in values {
             let printed = JSONValue.array([.number(value)]).canonicalText()
             let parsed = try JSONValue.parse(Array(printed.utf8), maximumBytes: .max)
-            let readBack = JSONValue.array([.number(value)]).readBack()
-            if readBack != parsed {
-                XCTFail("\(value) (\(value.bitPattern)): read back as \(readBack), printed \(printed)")
+            let rounded = JSONValue.array([.number(value)]).roundedAsPrinted()
+            if rounded != parsed {
+                XCTFail("\(value) (\(value.bitPattern)): rounded to \(rounded), printed \(printed)")
                 return
             }
         }
@@ -103,5 +103,41 @@ final class JSONValueCodingTests: XCTestCase {
         XCTAssertEqual(JSONValue.number(1).depth, 0)
         XCTAssertEqual(JSONValue.array([]).depth, 1)
         XCTAssertEqual(JSONValue.object(["a": .array([.number(1)]), "b": .null]).depth, 2)
+    }
+
+    /// Containers a hand-written `encode(to:)` asks for: nested keyed and unkeyed ones, and the
+    /// superclass's encoder under "super".
+    final class Written: Encodable, Decodable, Equatable {
+        var point = (x: 1.0, y: -2.0)
+        var tags = ["a", "b"]
+        enum Keys: String, CodingKey { case point, tags, x, y }
+        init() {}
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            var point = container.nestedContainer(keyedBy: Keys.self, forKey: .point)
+            try point.encode(self.point.x, forKey: .x)
+            try point.encode(self.point.y, forKey: .y)
+            var tags = container.nestedUnkeyedContainer(forKey: .tags)
+            for tag in self.tags { try tags.encode(tag) }
+            var parent = container.superEncoder().singleValueContainer()
+            try parent.encode(7)
+        }
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            let point = try container.nestedContainer(keyedBy: Keys.self, forKey: .point)
+            self.point = (try point.decode(Double.self, forKey: .x), try point.decode(Double.self, forKey: .y))
+            var tags = try container.nestedUnkeyedContainer(forKey: .tags)
+            self.tags = []
+            while !tags.isAtEnd { self.tags.append(try tags.decode(String.self)) }
+            XCTAssertEqual(try container.superDecoder().singleValueContainer().decode(Int.self), 7)
+        }
+        static func == (a: Written, b: Written) -> Bool { a.point == b.point && a.tags == b.tags }
+    }
+
+    func testNestedAndSuperContainers() throws {
+        let json = try JSONValueEncoder().encode(Written())
+        XCTAssertEqual(json, .object(["point": .object(["x": .number(1), "y": .number(-2)]),
+                                      "tags": .array([.string("a"), .string("b")]), "super": .number(7)]))
+        XCTAssertEqual(try JSONValueDecoder().decode(Written.self, from: json), Written())
     }
 }
