@@ -71,7 +71,7 @@ let package = Package(
         // Some call tests describe their call as a scenario file (ScenarioFiles reads it).
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "ScenarioFiles", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
         .testTarget(name: "ScenarioFilesTests", dependencies: ["ScenarioFiles", "Simulation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Simulation", "EchoLabJSON"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "ScenarioFiles", "Metrics", "AudioInterop",
                                                            "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
 

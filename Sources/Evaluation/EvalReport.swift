@@ -57,13 +57,13 @@ public struct EvalReport {
                                            "folder": .string(result.folder),
                                            "error": result.error.map(JSONValue.string) ?? .null]
         if let summary = result.summary {
-            if var metrics = summary.metricsJSON.objectValue {
+            if var metrics = summary.metrics.map(JSONValue.init(encoding:))?.objectValue {
                 metrics.removeValue(forKey: "erle_series")      // in the item's report.json; eval.json stays small
                 object["metrics"] = .object(metrics)
             } else {
                 object["metrics"] = .null
             }
-            object["pipeline"] = summary.pipeline
+            object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? .null
             object["findings"] = .array(summary.findings.map(JSONValue.string))
             object["duration_s"] = .number(summary.durationSeconds)
         }

@@ -171,15 +171,16 @@ public enum EvalReportDocument {
         guard let summary = result.summary else { return (0, 0, "") }
         var parts: [String] = []
         var issues = 0
-        func count(_ key: String, _ noun: String) {
-            let n = Int(summary.pipeline[key]?.doubleValue ?? 0)
-            if n > 0 { issues += n; parts.append("\(n) \(noun)\(n == 1 ? "" : "s")") }
-        }
-        count("underruns", "underrun"); count("overruns", "overrun"); count("sent_clicks", "click"); count("sent_gaps", "gap")
-        count("aec_resets", "canceller reset")
-        for buffer in ["uplink", "playout", "user_reference", "loudspeaker"] where summary.pipeline[buffer]?["conserved"] == .bool(false) {
-            issues += 1
-            parts.append("\(buffer) not conserved")
+        if let pipeline = summary.pipeline {
+            func count(_ n: Int, _ noun: String) {
+                if n > 0 { issues += n; parts.append("\(n) \(noun)\(n == 1 ? "" : "s")") }
+            }
+            count(pipeline.underruns, "underrun"); count(pipeline.overruns, "overrun"); count(pipeline.sentClicks, "click")
+            count(pipeline.sentGaps, "gap"); count(pipeline.aecResets, "canceller reset")
+            for (name, buffer) in pipeline.buffers where !buffer.conserved {
+                issues += 1
+                parts.append("\(name) not conserved")
+            }
         }
         if !summary.findings.isEmpty {
             var rules: [String] = []
@@ -193,11 +194,10 @@ public enum EvalReportDocument {
     }
 
     /// Near-end attenuation in dB where the metrics have a `near_end` object: its
-    /// `attenuation_db`, else its first `…_db` value (keys sorted).
+    /// `attenuation_db`, else its first `…_db` value in the report's (sorted) key order.
     static func nearEndAttenuation(_ result: CorpusRun.Result) -> Double? {
-        guard case .object(let nearEnd)? = result.summary?.metricsJSON["near_end"] else { return nil }
-        if let value = nearEnd["attenuation_db"]?.doubleValue { return value }
-        return nearEnd.keys.sorted().filter { $0.hasSuffix("_db") }.lazy.compactMap { nearEnd[$0]?.doubleValue }.first
+        guard let nearEnd = result.summary?.metrics?.nearEnd else { return nil }
+        return nearEnd.attenuationDB ?? nearEnd.distortionDB ?? nearEnd.singleTalkAttenuationDB ?? nearEnd.singleTalkDistortionDB
     }
 
     static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }

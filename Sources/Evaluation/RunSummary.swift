@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Metrics
+import Reporting
 
 /// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's
 /// `metrics` object), pipeline counters where there are any, lint findings, length, taps.
@@ -10,8 +11,8 @@ import Metrics
 public struct RunSummary: Sendable {
     /// nil where there is nothing to measure (a recording without a loopback).
     public var metrics: EchoMetrics?
-    public var metricsJSON: JSONValue
-    public var pipeline: JSONValue
+    /// nil for a recording (nothing is simulated).
+    public var pipeline: PipelineReport?
     public var findings: [String]
     public var durationSeconds: Double
     /// The WAVs written into the run's folder, by tap name (`sent` → `sent.wav`), for the players.
@@ -32,22 +33,25 @@ public struct RunSummary: Sendable {
     public init(reading report: JSONValue) throws {
         let value = report.roundedAsPrinted()
         let schema = value["schema"]?.stringValue ?? ""
-        metricsJSON = value["metrics"] ?? .null
-        if case .object = metricsJSON {
+        if case .object? = value["metrics"] {
             do {
-                metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: metricsJSON)
+                metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: value["metrics"]!)
             } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
         if schema.hasPrefix("echolab.recording/") {
-            pipeline = .null
+            pipeline = nil
             findings = []
             micFile = value.value(at: "files.mic")?.stringValue
             if let sent = value.value(at: "files.sent")?.stringValue { taps = ["sent": sent] }
         } else {
-            pipeline = value["pipeline"] ?? .null
+            do {
+                pipeline = try JSONValueDecoder().decode(PipelineReport.self, from: value["pipeline"] ?? .null)
+            } catch {
+                throw ReadError(problem: "pipeline: \(error)")
+            }
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             for (name, file) in value["taps"]?.objectValue ?? [:] {
                 if let file = file.stringValue, file.hasSuffix(".wav") { taps[name] = file }

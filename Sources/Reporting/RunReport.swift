@@ -145,7 +145,7 @@ public struct RunReport: Sendable {
                                                  "value_db": optional(finding.consequenceDB),
                                                  "meaning": .string(finding.consequence)])])
             }),
-            "pipeline": pipelineJSON(),
+            "pipeline": JSONValue(encoding: pipelineReport),
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": seconds(decision.frame), "erl_estimate_db": .number(decision.erlEstimateDB),
                          "double_talk_share": .number(decision.doubleTalkShare),
@@ -161,33 +161,7 @@ public struct RunReport: Sendable {
     }
 
     /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).
-    public func pipelineJSON() -> JSONValue {
-        func counters(_ c: BufferCounters) -> JSONValue {
-            .object(["written": .number(Double(c.written)), "read": .number(Double(c.read)),
-                     "dropped": .number(Double(c.dropped)), "buffered": .number(Double(c.buffered)),
-                     "underruns": .number(Double(c.underruns)), "overruns": .number(Double(c.overruns)),
-                     "priming_samples": .number(Double(c.primingSamples)), "rejected_frames": .number(Double(c.rejectedFrames)),
-                     "conserved": .bool(c.isConserved)])
-        }
-        return .object([
-            // Engine ticks (10 ms each); `ignored_frames` and `rejected_frames` count PCM frames.
-            "ticks": .number(Double(pipeline.frames)),
-            "underruns": .number(Double(pipeline.underruns)),
-            "overruns": .number(Double(pipeline.overruns)),
-            "ignored_frames": .number(Double(pipeline.ignoredFrames)),
-            "uplink": counters(pipeline.uplink), "playout": counters(pipeline.playout),
-            "user_reference": counters(pipeline.userReference), "loudspeaker": counters(pipeline.loudspeaker),
-            "sent_clicks": .number(Double(sentClicks)), "sent_gaps": .number(Double(sentGaps)),
-            "clipped_samples": .object([
-                "playout": .number(Double(pipeline.clippedSamples.playout)),
-                "loudspeaker": .number(Double(pipeline.clippedSamples.loudspeaker)),
-                "mic": .number(Double(pipeline.clippedSamples.mic)),
-                "capture": .number(Double(pipeline.clippedSamples.capture)),
-                "reference": .number(Double(pipeline.clippedSamples.reference)),
-            ]),
-            "aec_resets": .number(Double(pipeline.cancellerResets)),
-        ])
-    }
+    public var pipelineReport: PipelineReport { PipelineReport(pipeline, sentClicks: sentClicks, sentGaps: sentGaps) }
 }
 
 extension JSONValue {
