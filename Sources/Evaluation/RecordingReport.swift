@@ -48,7 +48,7 @@ public struct RecordingReport: Sendable, Equatable {
             "item": .string(item),
             "talk_type": talkType.map { .string($0.rawValue) } ?? .null,
             "files": .object(files),
-            "channel": Self.channelJSON(channel),
+            "channel": channel.json,
             "aec": .object(["mode": .string(mode)]),
             "sample_rate": .number(Double(sampleRate)),
             "processing_rate": .number(Double(processingRate)),
@@ -57,15 +57,6 @@ public struct RecordingReport: Sendable, Equatable {
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
         ])
-    }
-
-    /// As the manifest's `channel` key writes it: a number counted from 0, or "downmix".
-    static func channelJSON(_ channel: ChannelSelection) -> JSONValue {
-        switch channel {
-        case .monoOnly: .null
-        case .downmix: .string("downmix")
-        case .channel(let index): .number(Double(index))
-        }
     }
 
     /// A report.json that does not read as a recording report EchoLab wrote.
@@ -94,12 +85,10 @@ public struct RecordingReport: Sendable, Equatable {
         files = Files(mic: try string("files.mic"), sent: value.value(at: "files.sent")?.stringValue,
                       loopback: value.value(at: "files.loopback")?.stringValue, echo: value.value(at: "files.echo")?.stringValue,
                       nearEnd: value.value(at: "files.near_end")?.stringValue)
-        switch value["channel"] {
-        case nil, .null?: channel = .monoOnly
-        case .string("downmix")?: channel = .downmix
-        case .number(let index)? where Int(exactly: index).map({ $0 >= 0 }) == true: channel = .channel(Int(index))
-        case let other?: throw ReadError(problem: "channel \(other.canonicalText(numbers: .exact).dropLast()) is not a channel")
+        guard let channel = ChannelSelection(json: value["channel"]) else {
+            throw ReadError(problem: "channel \((value["channel"] ?? .null).canonicalText(numbers: .exact).dropLast()) is not a channel")
         }
+        self.channel = channel
         mode = try string("aec.mode")
         sampleRate = try integer("sample_rate")
         processingRate = try integer("processing_rate")

@@ -150,15 +150,10 @@ public enum CorpusManifest {
         if loopback == nil, talkType != .nearEndSingleTalk {
             throw ManifestError(path: manifest, problem: "\(key).loopback: missing (only near-end single talk has none)")
         }
-        var channel = ChannelSelection.monoOnly
-        switch fields["channel"] {
-        case nil, .null?: break
-        case .string("downmix")?: channel = .downmix
-        case .number(let index)? where index >= 0 && index < 1024 && index == index.rounded(.towardZero):
-            channel = .channel(Int(index))
-        case let other?:
+        guard let channel = ChannelSelection(json: fields["channel"]) else {
+            let other = fields["channel"] ?? .null
             let found = if case .number(let number) = other { "\(number)" } else if case .string(let text) = other { "'\(text)'" } else { other.typeName }
-            throw ManifestError(path: manifest, problem: "\(key).channel: expected a channel number 0…1023 (counted from 0) or \"downmix\", found \(found)")
+            throw ManifestError(path: manifest, problem: "\(key).channel: expected a channel number 0…\(ChannelSelection.highestChannel) (counted from 0) or \"downmix\", found \(found)")
         }
         return RecordingItem(name: name, mic: mic, loopback: loopback, echo: try file("echo"), nearEnd: try file("near_end"),
                              talkType: talkType, channel: channel, origin: "\(manifest): \(key)")

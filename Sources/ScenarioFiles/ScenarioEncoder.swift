@@ -48,8 +48,7 @@ public enum ScenarioEncoder {
     static func file(_ path: String, _ channel: ChannelSelection, _ paths: RelativePaths) -> JSONValue {
         switch channel {
         case .monoOnly: .string(paths(path))
-        case .downmix: .object(["file": .string(paths(path)), "channel": .string("downmix")])
-        case .channel(let index): .object(["file": .string(paths(path)), "channel": .number(Double(index))])
+        case .downmix, .channel: .object(["file": .string(paths(path)), "channel": channel.json])
         }
     }
 

@@ -188,7 +188,7 @@ public enum ScenarioLoader {
                 guard text == "downmix" else { throw reader.fail("channel", "expected a channel number from 0 or \"downmix\"") }
                 return .downmix
             }
-            guard let index = try reader.integer("channel", in: 0...1023) else { return .monoOnly }
+            guard let index = try reader.integer("channel", in: 0...Int64(ChannelSelection.highestChannel)) else { return .monoOnly }
             return .channel(Int(index))
         }
 
