@@ -12,7 +12,7 @@ public struct JSONValueDecoder: Sendable {
 }
 
 private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
-    .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.kindName)"))
+    .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.typeName)"))
 }
 
 /// Leaves are read here; anything else through its own `init(from:)`.
@@ -38,20 +38,6 @@ private func leaf<T: Decodable>(_ type: T.Type, _ value: JSONValue, _ path: [any
         throw mismatch(T.self, value, path)
     }
     return try T(from: ValueDecoder(value: value, codingPath: path))
-}
-
-extension JSONValue {
-    /// What kind of value this is, for error messages.
-    var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
 }
 
 private struct ValueDecoder: Decoder {
