@@ -4,10 +4,11 @@ import PackageDescription
 // Layers point one way, down: C modules → AudioInterop; VirtualTime and AudioCore import nothing;
 // Simulation and Metrics sit on those; ScenarioFiles reads and writes scenario files into
 // Simulation's typed values (Simulation parses nothing) and reads corpora (folders, manifests,
-// AEC-Challenge layouts) into items; Reporting only renders values (JSON,
-// Markdown, HTML); Evaluation runs, measures and judges things — a call, a recording, a corpus,
-// its per-mode statistics, the gate — and hands results to Reporting; the `echolab` executable
-// is a thin layer of commands on top.
+// AEC-Challenge layouts) into items; Evaluation runs, measures and judges things — a call, a
+// recording, a corpus, its per-mode statistics, the gate — into one typed result model (whose
+// JSON is its own serialisation) and hands each finished result to a renderer; Reporting renders
+// that model (Markdown, HTML); the `echolab` executable is a thin layer of commands on top that
+// wires Reporting in.
 let package = Package(
     name: "EchoLab",
     products: [
@@ -44,9 +45,11 @@ let package = Package(
         // Scenario files: read strictly (every key checked, input files probed), validated and
         // written, into and from Simulation's typed values.
         .target(name: "ScenarioFiles", dependencies: ["Simulation", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
-        .target(name: "Reporting", dependencies: ["Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
-        .target(name: "Evaluation", dependencies: ["Reporting", "Simulation", "ScenarioFiles", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
+        // Runs and judges; hands each finished result to a `ReportRenderer` and renders nothing.
+        .target(name: "Evaluation", dependencies: ["Simulation", "ScenarioFiles", "Metrics", "VirtualTime", "AudioInterop", "AudioCore", "EchoLabJSON",
                                                    .product(name: "Crypto", package: "swift-crypto")]),
+        // Renders Evaluation's result model (its `ReportPages` is the renderer the executable wires in).
+        .target(name: "Reporting", dependencies: ["Evaluation", "Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         // The umbrella for app code: `import EchoLab` re-exports the public modules (the one
         // place for `@_exported`). Not the `echolab` executable below: module names differ in case.
         .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics",
@@ -71,7 +74,7 @@ let package = Package(
         // Some call tests describe their call as a scenario file (ScenarioFiles reads it).
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "ScenarioFiles", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
         .testTarget(name: "ScenarioFilesTests", dependencies: ["ScenarioFiles", "Simulation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
-        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Simulation", "EchoLabJSON"]),
+        .testTarget(name: "ReportingTests", dependencies: ["Reporting", "Evaluation", "Simulation", "Metrics", "AudioCore", "EchoLabJSON"]),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "ScenarioFiles", "Metrics", "AudioInterop",
                                                            "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
 

@@ -175,7 +175,7 @@ func wholeRun(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex,
 /// One whole run into its folder (`runFolder`), as a body to time.
 func wholeRunBody(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex, room: Bool = false) -> () throws -> Void {
     let output = RunOutput(scenario: scenario(mode, backend: backend, room: room),
-                           outputDirectory: runFolder(mode, backend: backend, room: room))
+                           outputDirectory: runFolder(mode, backend: backend, room: room), renderer: ReportPages())
     return { _ = try output.run() }
 }
 

@@ -1,7 +1,6 @@
 import AudioCore
 import EchoLabJSON
 import Metrics
-import Reporting
 import Simulation
 
 /// Measures a call while it runs, in bounded memory: streaming echo metrics over (reference,

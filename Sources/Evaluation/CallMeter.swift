@@ -1,6 +1,5 @@
 import Dispatch
 import Metrics
-import Reporting
 import Simulation
 import VirtualTime
 
@@ -25,7 +24,7 @@ import VirtualTime
 /// ```
 ///
 /// Render the report as `echolab run` writes it: `report.json().canonicalText()` (report.json),
-/// `MarkdownReport.render(report)` (report.md), `HTMLReport.render(report)` (report.html).
+/// and Reporting's `ReportPages().pages(of: report)` (report.md and report.html).
 ///
 /// The measurement streams (bounded memory, as `echolab run`'s): a call measured this way can be
 /// made with `recordTaps: false` so that it keeps no signal in memory either.

@@ -4,7 +4,6 @@ import Crypto
 import Dispatch
 import EchoLabJSON
 import Foundation
-import Reporting
 import ScenarioFiles
 import Simulation
 import Synchronization
@@ -121,18 +120,22 @@ public struct CorpusRun {
     public var shard: Shard?
     public var jobs: Int
     public var taps: TapSelection
+    /// Renders each run's pages as the run finishes (Reporting's `ReportPages`); nil writes
+    /// report.json alone.
+    public var renderer: (any ReportRenderer)?
     /// When cancelled, no new entry starts and running ones stop at their next tick, leaving
     /// nothing behind; the outcome lists what finished.
     public var cancellation: RunCancellation?
 
     public init(items: [CorpusItem], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
-                jobs: Int = 1, taps: TapSelection = .standard, cancellation: RunCancellation? = nil) {
+                jobs: Int = 1, taps: TapSelection = .standard, renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
         self.items = items
         self.outputDirectory = outputDirectory
         self.modes = modes
         self.shard = shard
         self.jobs = jobs
         self.taps = taps
+        self.renderer = renderer
         self.cancellation = cancellation
     }
 
@@ -152,7 +155,7 @@ public struct CorpusRun {
         let results = Mutex<[Result?]>(Array(repeating: nil, count: entries.count))
         let done = Mutex(0)
         let next = Mutex(0)
-        let items = self.items, directory = outputDirectory, taps = self.taps, cancellation = self.cancellation
+        let items = self.items, directory = outputDirectory, taps = self.taps, renderer = self.renderer, cancellation = self.cancellation
         let workers = max(1, min(jobs, entries.count))
         // Every item runs in several modes, and items share inputs: each input file is decoded
         // (resampled to 48 kHz) once for the whole corpus instead of once per run. The far and
@@ -182,7 +185,7 @@ public struct CorpusRun {
                 guard index < entries.count, cancellation?.isCancelled != true else { return }
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                      cancellation: cancellation, decodedAudio: decodedAudio)
+                                      renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -302,7 +305,8 @@ public struct CorpusRun {
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
-                    taps: TapSelection, cancellation: RunCancellation?, decodedAudio: DecodedAudioCache? = nil) -> Result {
+                    taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
+                    decodedAudio: DecodedAudioCache? = nil) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -328,7 +332,8 @@ public struct CorpusRun {
                 result.mode = mode
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
-                var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, cancellation: cancellation)
+                var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
+                                       cancellation: cancellation)
                 output.decodedAudio = decodedAudio
                 let report = try output.run()
                 result.summary = try RunSummary(reading: report.json())
@@ -341,7 +346,7 @@ public struct CorpusRun {
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 do {
                     result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
-                                                  cancellation: cancellation).run()
+                                                  renderer: renderer, cancellation: cancellation).run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
                     throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)")

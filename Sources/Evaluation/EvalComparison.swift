@@ -1,6 +1,5 @@
 import EchoLabJSON
 import Foundation
-import Reporting
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its
@@ -163,43 +162,7 @@ public struct EvalComparison: Sendable {
         eval["mode_summary"]?.arrayValue?.first { $0["mode"]?.stringValue == mode }?.value(at: "erle_steady_db.mean")?.doubleValue
     }
 
-    static func db(_ value: Double) -> String { String(format: "%.2f dB", value) }
+    /// A level as the comparison prints it in its cells (two decimals).
+    public static func db(_ value: Double) -> String { String(format: "%.2f dB", value) }
     static func count(_ value: Double) -> String { String(Int(value)) }
-
-    // MARK: Markdown
-
-    /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
-    public func markdown(baselineName: String, currentName: String) -> String {
-        // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
-        // line break in them would end the cell or the row.
-        func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
-        var md = "# EchoLab comparison\n\n"
-        md += "Baseline `\(baselineName)` (\(baselineRuns) runs) · current `\(currentName)` (\(currentRuns) runs) · "
-        md += "threshold \(String(format: "%.2f", maxRegressionDB)) dB on ERLE and near-end attenuation, any rise of a fault counter\n\n"
-        if currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
-        md += regressions.isEmpty ? "**No regression.**" : "**\(regressions.count) regression\(regressions.count == 1 ? "" : "s").**"
-        md += " \(improvements.count) improvement\(improvements.count == 1 ? "" : "s") beyond the threshold.\n"
-        if !modeMeans.isEmpty {
-            md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
-            for (mode, was, now) in modeMeans {
-                let change = was.flatMap { a in now.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
-                md += row([mode, was.map(Self.db) ?? "—", now.map(Self.db) ?? "—", change])
-            }
-        }
-        func table(_ title: String, _ changes: [Change]) {
-            guard !changes.isEmpty else { return }
-            md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
-            for change in changes {
-                let delta = change.delta.map { change.what.hasPrefix("pipeline.") ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
-                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
-            }
-        }
-        table("Regressions", regressions)
-        table("Improvements", improvements)
-        if !added.isEmpty {
-            md += "\n## New runs (not in the baseline, not judged)\n\n"
-            for run in added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }
-        }
-        return md
-    }
 }

@@ -1,7 +1,6 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 
 /// `eval.json` as a document: the per-mode statistics are computed from its item entries as the
 /// file prints them, so a run, a merge of shards and any later reader see the same numbers from

@@ -2,7 +2,6 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
 import Simulation
 
 /// Joins shards 1/N … N/N of one plan into what one unsharded run writes (bytes equal but for

@@ -2,11 +2,10 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
 import Simulation
 
 /// A corpus run's `eval.json` (see `EvalDocument`, which computes the per-mode statistics from
-/// it), `eval.md` and `eval.html`: every item × mode's metrics, pipeline counters and findings.
+/// it) and the pages rendered from it (`eval.md`, `eval.html`): every item × mode's metrics, pipeline counters and findings.
 /// Everything but `timing` is a pure function of the results, in plan order, so the bytes do not
 /// depend on `--jobs`.
 public struct EvalReport {
@@ -19,7 +18,7 @@ public struct EvalReport {
     }
 
     /// The modes in the order the results name them (the asked-for order, or first use).
-    var modes: [EchoControlMode] {
+    public var modes: [EchoControlMode] {
         if let modes = outcome.modes { return modes }
         var seen: [EchoControlMode] = []
         for result in outcome.results { if let mode = result.mode, !seen.contains(mode) { seen.append(mode) } }
@@ -27,7 +26,7 @@ public struct EvalReport {
     }
 
     /// Items in plan order, each with its results in mode order.
-    var items: [(index: Int, name: String, file: String, results: [CorpusRun.Result])] {
+    public var items: [(index: Int, name: String, file: String, results: [CorpusRun.Result])] {
         var order: [Int] = []
         var grouped: [Int: [CorpusRun.Result]] = [:]
         for result in outcome.results {
@@ -70,10 +69,8 @@ public struct EvalReport {
         return .object(object)
     }
 
-    // MARK: eval.md, eval.html
-
     /// eval.json's per-mode statistics, by mode (what eval.md and eval.html show).
-    static func modeSummaries(of document: JSONValue) -> [String: JSONValue] {
+    public static func modeSummaries(of document: JSONValue) -> [String: JSONValue] {
         var summaries: [String: JSONValue] = [:]
         for summary in document["mode_summary"]?.arrayValue ?? [] {
             if let mode = summary["mode"]?.stringValue { summaries[mode] = summary }
@@ -81,31 +78,13 @@ public struct EvalReport {
         return summaries
     }
 
-    /// `eval.md`: the pull-request view (see `EvalReportDocument`).
-    public func markdown(directory: String = ".") throws -> String {
-        markdown(directory: directory, summaries: Self.modeSummaries(of: try json()))
-    }
-
-    /// `eval.html`: every run, sortable, and per item its plots and audio (see `EvalReportDocument`).
-    public func html(directory: String = ".") throws -> String {
-        html(directory: directory, summaries: Self.modeSummaries(of: try json()))
-    }
-
-    private func markdown(directory: String, summaries: [String: JSONValue]) -> String {
-        MarkdownWriter.render(EvalReportDocument.make(self, detail: .summary, summaries: summaries, directory: directory))
-    }
-
-    private func html(directory: String, summaries: [String: JSONValue]) -> String {
-        HTMLWriter.render(EvalReportDocument.make(self, detail: .full, summaries: summaries, directory: directory))
-    }
-
-    /// Writes `eval.json`, `eval.md` and `eval.html` into `directory`, atomically: the pages show
-    /// the statistics of the document written, built once.
-    public func write(to directory: String) throws {
+    /// Writes `eval.json` and the pages the renderer makes of it (Reporting's `ReportPages`:
+    /// `eval.md`, `eval.html`) into `directory`, atomically: the pages show the statistics of the
+    /// document written, built once.
+    public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
         let document = try json()
-        let summaries = Self.modeSummaries(of: document)
+        let pages = renderer?.pages(of: self, document: document, directory: directory) ?? []
         try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        try AtomicFile.write(markdown(directory: directory, summaries: summaries), to: (directory as NSString).appendingPathComponent("eval.md"))
-        try AtomicFile.write(html(directory: directory, summaries: summaries), to: (directory as NSString).appendingPathComponent("eval.html"))
+        for page in pages { try AtomicFile.write(page.text, to: (directory as NSString).appendingPathComponent(page.name)) }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Reporting
 import Metrics
 import Simulation
 

@@ -1,5 +1,4 @@
 import AudioCore
-import Reporting
 import Simulation
 
 /// Measures `LevelPoint`s while a call runs: four sums of squares per tick, one row per window.

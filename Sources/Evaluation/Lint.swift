@@ -1,5 +1,4 @@
 import EchoLabJSON
-import Reporting
 import Simulation
 
 /// The AEC rules of PlanetKit's custom audio device guide ("Key considerations"), checked against

@@ -1,7 +1,6 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 import ScenarioFiles
 
 /// What `merge` does on disk, once `EvalMerge.merge` has checked the shards fit: check every run
@@ -43,8 +42,9 @@ public enum MergeOutput {
     /// run there moved aside, not deleted) and writes the reports: a merge that fails, or is
     /// cancelled (`cancellation`: SIGINT/SIGTERM) before the moves, leaves OUT as it was — an
     /// earlier merge there intact (its runs moved back), a folder it created removed.
+    /// `renderer` renders eval.md/eval.html and a recording run's pages again (nil: JSON only).
     public static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
-                             cancellation: RunCancellation? = nil) throws {
+                             renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) throws {
         let created = try AtomicFile.prepareDirectory(out)
         let staging = (out as NSString).appendingPathComponent(".echolab-merge.partial")
         let aside = (staging as NSString).appendingPathComponent(".replaced")
@@ -73,7 +73,7 @@ public enum MergeOutput {
                 try fileOperation("copy \(source) here", inside(out, run)) {
                     try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
                 }
-                try renderRecordingPages(of: inside(staging, run), at: inside(out, run))
+                if let renderer { try renderRecordingPages(of: inside(staging, run), at: inside(out, run), renderer: renderer) }
             }
             try stopIfCancelled()
             for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
@@ -92,7 +92,7 @@ public enum MergeOutput {
                     try FileManager.default.moveItem(atPath: inside(staging, run), toPath: inside(out, run))
                 }
             }
-            try merged.write(to: out)
+            try merged.write(to: out, renderer: renderer)
             try? FileManager.default.removeItem(atPath: staging)
         } catch let cancelled as Cancelled {
             throw cancelled
@@ -108,7 +108,7 @@ public enum MergeOutput {
     /// where the shard is now: shards copied elsewhere after their eval, or reached through a
     /// link, would be linked wrongly). A scenario run's players link its own taps, which move
     /// with it.
-    static func renderRecordingPages(of staging: String, at destination: String) throws {
+    static func renderRecordingPages(of staging: String, at destination: String, renderer: any ReportRenderer) throws {
         let reportPath = (staging as NSString).appendingPathComponent("report.json")
         guard let data = FileManager.default.contents(atPath: reportPath),
               let schema = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
@@ -119,11 +119,10 @@ public enum MergeOutput {
         } catch {
             throw AtomicFile.WriteError(path: reportPath, reason: "cannot render its pages again: \(error)")
         }
-        let document = RecordingReportDocument.make(report, folder: InputFile.absolute(destination))
-        for (name, render) in [("report.md", MarkdownWriter.render), ("report.html", HTMLWriter.render)] as [(String, (ReportDocument) -> String)] {
+        for page in renderer.pages(of: report, folder: InputFile.absolute(destination)) {
             // Replaced in place: the copy is in the hidden staging folder, which a failure removes.
-            let path = (staging as NSString).appendingPathComponent(name)
-            if let reason = FileReplacement.writeFile(Data(render(document).utf8), to: path) {
+            let path = (staging as NSString).appendingPathComponent(page.name)
+            if let reason = FileReplacement.writeFile(Data(page.text.utf8), to: path) {
                 throw AtomicFile.WriteError(path: path, reason: "cannot write its page: \(reason)")
             }
         }

@@ -1,7 +1,6 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 import Simulation
 
 /// The rules for a run's output folder, so that no run can overwrite or delete its own inputs:

@@ -2,7 +2,6 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 import Simulation
 
 /// Runs a canceller on recordings, as WebRTC's `audioproc_f` does: the recorded microphone and

@@ -3,12 +3,11 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
 import ScenarioFiles
 import Simulation
 
 /// One recording in one mode, into a folder: `sent.wav` (the canceller's output, aligned with the
-/// mic) and `report.json` / `report.md` / `report.html` with the metrics from the loopback, the mic and `sent`
+/// mic), `report.json` and its pages (`report.md`, `report.html`, from the `renderer`) with the metrics from the loopback, the mic and `sent`
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
 /// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
 ///
@@ -24,13 +23,16 @@ public struct RecordingRun {
     /// Polled while the recording is processed (a cancelled run stops within a second of audio)
     /// and once it is scored; a cancelled run leaves nothing.
     public var cancellation: RunCancellation?
+    /// Renders the report's pages; nil writes report.json alone.
+    public var renderer: (any ReportRenderer)?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
-                cancellation: RunCancellation? = nil) {
+                renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
         self.item = item
         self.mode = mode
         self.outputDirectory = outputDirectory
         self.keepsOutput = keepsOutput
+        self.renderer = renderer
         self.cancellation = cancellation
     }
 
@@ -83,7 +85,7 @@ public struct RecordingRun {
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.
         let json = report.json()
-        let document = RecordingReportDocument.make(try report.roundedAsPrinted(), folder: outputDirectory)
+        let pages = renderer?.pages(of: try report.roundedAsPrinted(), folder: outputDirectory) ?? []
         let summary = try RunSummary(reading: json)
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
@@ -92,8 +94,7 @@ public struct RecordingRun {
             throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
         try AtomicFile.write(json.canonicalText(), to: path("report.json"))
-        try AtomicFile.write(MarkdownWriter.render(document), to: path("report.md"))
-        try AtomicFile.write(HTMLWriter.render(document), to: path("report.html"))
+        for page in pages { try AtomicFile.write(page.text, to: path(page.name)) }
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return summary
     }

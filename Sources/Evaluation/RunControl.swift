@@ -1,5 +1,4 @@
 import EchoLabJSON
-import Reporting
 import Synchronization
 
 /// Lets a caller stop runs from another thread (a signal handler's queue): runs check it every

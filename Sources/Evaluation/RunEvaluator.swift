@@ -2,7 +2,6 @@ import AudioCore
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
 import Simulation
 
 /// Scores a finished call: echo metrics over the whole call and each timeline segment, clicks at

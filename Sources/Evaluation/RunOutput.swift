@@ -2,7 +2,6 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
 import Simulation
 
 /// Which WAV taps a run writes.
@@ -22,8 +21,8 @@ public enum TapSelection: Sendable {
     }
 }
 
-/// Runs a scenario and writes its folder: the taps (see `TapSelection`), `report.json`,
-/// `report.md` and `report.html`.
+/// Runs a scenario and writes its folder: the taps (see `TapSelection`), `report.json`, and the
+/// pages its `renderer` makes of the report (Reporting's `ReportPages`: `report.md`, `report.html`).
 /// Nothing is half-written and nothing of the inputs is touched: the folder is checked first
 /// (`OutputFolder`), everything is computed in memory or streamed to hidden temporary files, and
 /// each file is renamed into place at the end.
@@ -38,12 +37,15 @@ public struct RunOutput {
     public var progress: ((RunProgress) -> Void)?
     /// Decoded inputs shared by the runs of a corpus (`eval` passes its own); nil streams them.
     public var decodedAudio: DecodedAudioCache?
+    /// Renders the report's pages; nil writes report.json alone.
+    public var renderer: (any ReportRenderer)?
 
-    public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard,
+    public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard, renderer: (any ReportRenderer)?,
                 cancellation: RunCancellation? = nil, progress: ((RunProgress) -> Void)? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.taps = taps
+        self.renderer = renderer
         self.cancellation = cancellation
         self.progress = progress
     }
@@ -69,9 +71,9 @@ public struct RunOutput {
         // are built in the memory they held (an hour-long call's reports take ~8 MB).
         var (report, outputs) = try callAndScore()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        let pages = renderer?.pages(of: report) ?? []
         try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
-        try AtomicFile.write(MarkdownReport.render(report), to: path("report.md"))
-        try AtomicFile.write(HTMLReport.render(report), to: path("report.html"))
+        for page in pages { try AtomicFile.write(page.text, to: path(page.name)) }
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))

@@ -1,3 +1,5 @@
+import Evaluation
+
 /// `report.html`: the run's `ReportDocument` as one self-contained page (inline SVG plots,
 /// audio players linking the taps beside it).
 public enum HTMLReport {

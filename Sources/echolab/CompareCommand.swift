@@ -49,7 +49,7 @@ struct CompareCommand: ParsableCommand {
         } catch {
             throw CommandFailure.exit(error, code: 2)
         }
-        let text = comparison.markdown(baselineName: baseline, currentName: current)
+        let text = ComparisonMarkdown.render(comparison, baselineName: baseline, currentName: current)
         // Item names and errors come from the files compared: shown printable, line by line.
         print(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
               terminator: "")

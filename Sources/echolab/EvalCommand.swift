@@ -72,7 +72,8 @@ struct EvalCommand: ParsableCommand {
             let items = try Self.corpusItems(in: paths, excluding: out)
             guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
             corpus = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
-                               jobs: jobs, taps: noTaps ? .none : .standard, cancellation: Interrupts.cancellation)
+                               jobs: jobs, taps: noTaps ? .none : .standard, renderer: ReportPages(),
+                               cancellation: Interrupts.cancellation)
             loaded = corpus.load()
             try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)
@@ -99,7 +100,7 @@ struct EvalCommand: ParsableCommand {
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         do {
-            try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out)
+            try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out, renderer: ReportPages())
         } catch {
             throw CommandFailure.exit(error)
         }

@@ -47,7 +47,7 @@ struct MergeCommand: ParsableCommand {
             let merged = try EvalMerge.merge(loaded.map(\.shard))
             let runs = try MergeOutput.runs(of: loaded.map { ($0.folder, $0.shard.eval) }, out: out)
             do {
-                try MergeOutput.write(merged, runs: runs, to: out, cancellation: Interrupts.cancellation)
+                try MergeOutput.write(merged, runs: runs, to: out, renderer: ReportPages(), cancellation: Interrupts.cancellation)
             } catch is MergeOutput.Cancelled {
                 standardError("echolab: interrupted: nothing merged into \(out)")
                 throw ExitCode(Interrupts.exitCode ?? 130)

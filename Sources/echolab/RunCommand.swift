@@ -48,7 +48,7 @@ struct RunCommand: ParsableCommand {
             let written = try ScenarioLoader.load(path: scenario)
             let loaded = try aec.map { written.running(try $0.value) } ?? written
             let progress = ProgressLine(label: loaded.name)
-            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps),
+            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,
                                    progress: progress.isEnabled ? { done in
                                        progress.update(fraction: done.fraction, detail: String(

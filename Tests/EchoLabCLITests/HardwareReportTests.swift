@@ -20,7 +20,7 @@ final class HardwareReportTests: XCTestCase {
              "timeline": [{"at_ms": 8000, "action": "route_change", "route": "speaker"}]}
             """, in: folder)
         let out = folder.appendingPathComponent("out")
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none).run()
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none, renderer: ReportPages()).run()
         XCTAssertEqual(report.segments.map(\.startSeconds), [0, 8])
         let before = try XCTUnwrap(report.segments[0].metrics.erleSteadyDB)
         let reconvergence = try XCTUnwrap(report.segments[1].reconvergenceSeconds)
@@ -74,7 +74,7 @@ final class HardwareReportTests: XCTestCase {
              "timeline": [{"at_ms": 3000, "action": "route_change", "route": "speaker"}]}
             """, in: folder)
         let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                                   taps: .none).run()
+                                   taps: .none, renderer: ReportPages()).run()
         XCTAssertEqual(report.findings.map(\.rule), ["aec-disabled-with-real-devices"])
     }
 

@@ -27,7 +27,7 @@ final class RunOutputTests: XCTestCase {
             let result = try runEchoLab(["run", file, "--out", folder.path, "--no-taps"])
             XCTAssertEqual(result.status, 0, "\(name): \(result.standardError)")
             let output = RunOutput(scenario: try scenario(name), outputDirectory: root.appendingPathComponent("\(name)-library").path,
-                                   taps: .none)
+                                   taps: .none, renderer: ReportPages())
             let library = try output.run()
             // Both as written, but for the wall time.
             func withoutWallTime(_ text: [UInt8]) throws -> String {
@@ -37,6 +37,15 @@ final class RunOutputTests: XCTestCase {
             }
             XCTAssertEqual(try withoutWallTime([UInt8](Data(contentsOf: folder.appendingPathComponent("report.json")))),
                            try withoutWallTime(Array(library.json().canonicalText().utf8)), "\(name): report.json")
+            // The command wires Reporting's pages in as app code does: the same pages, but for the
+            // line that says how long the run took.
+            for page in ["report.md", "report.html"] {
+                func withoutPerformance(_ url: URL) throws -> [Substring] {
+                    try String(contentsOf: url, encoding: .utf8).split(separator: "\n").filter { !$0.contains("Performance: ") }
+                }
+                XCTAssertEqual(try withoutPerformance(folder.appendingPathComponent(page)),
+                               try withoutPerformance(root.appendingPathComponent("\(name)-library/\(page)")), "\(name): \(page)")
+            }
         }
     }
 

@@ -94,7 +94,7 @@ final class ScenarioChecksTests: XCTestCase {
              "speaker": {"device": "recording", "file": "peer.wav"}}
             """)
         let out = folder.appendingPathComponent("out")
-        let report = try RunOutput(scenario: scenario, outputDirectory: out.path, taps: .none).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: out.path, taps: .none, renderer: ReportPages()).run()
         XCTAssertNil(report.metrics.erlDB)
         XCTAssertNil(report.metrics.delayMilliseconds)
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("peer.wav").path))
@@ -106,7 +106,7 @@ final class ScenarioChecksTests: XCTestCase {
             {"far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "echo_path": {"delay_ms": 40, "gain_db": -6},
              "aec": {"mode": "intensityRecommended"}, "duration_s": 3, "user_reference": true}
             """)
-        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: ReportPages()).run()
         XCTAssertEqual(report.findings.map(\.rule), ["user-reference-not-fed"])
     }
 
@@ -117,7 +117,7 @@ final class ScenarioChecksTests: XCTestCase {
         let scenario = try load("{\"far_end\": \"later.wav\", \"duration_s\": 1}")
         try Data("not audio any more".utf8).write(to: wav)
         let out = folder.appendingPathComponent("fresh")
-        XCTAssertThrowsError(try RunOutput(scenario: scenario, outputDirectory: out.path).run())
+        XCTAssertThrowsError(try RunOutput(scenario: scenario, outputDirectory: out.path, renderer: ReportPages()).run())
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 }

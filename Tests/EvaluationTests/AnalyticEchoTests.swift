@@ -14,7 +14,7 @@ final class AnalyticEchoTests: XCTestCase {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try ScenarioLoader.load(path: writeScenario(delayScenario(aec: "disabled", seconds: 6), in: folder))
-        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, renderer: nil).run()
         let m = report.metrics
         XCTAssertEqual(try XCTUnwrap(m.erlDB), 6.0, accuracy: 0.1)
         XCTAssertEqual(try XCTUnwrap(m.erleDB), 0.0, accuracy: 0.1)
@@ -35,7 +35,7 @@ final class AnalyticEchoTests: XCTestCase {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try ScenarioLoader.load(path: writeScenario(delayScenario(aec: "intensityRecommended", seconds: 10), in: folder))
-        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: nil).run()
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(report.metrics.erleSteadyDB), 25)
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 6.0, accuracy: 0.1)
         XCTAssertNotNil(report.metrics.convergenceSeconds)
@@ -50,7 +50,7 @@ final class AnalyticEchoTests: XCTestCase {
              "aec": {"mode": "intensityRecommended"}, "duration_s": 4}
             """, in: folder)
         let out = folder.appendingPathComponent("out")
-        try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none).run()
+        try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none, renderer: nil).run()
         let metrics = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["metrics"] as? [String: Any])
         for key in ["erl_db", "erle_db", "erle_steady_db", "convergence_s", "delay_ms"] {
             XCTAssertTrue(metrics[key] is NSNull, "\(key) should be null, is \(String(describing: metrics[key]))")
@@ -71,7 +71,7 @@ final class AnalyticEchoTests: XCTestCase {
         var sent: [Data] = []
         for run in ["a", "b"] {
             let out = folder.appendingPathComponent(run)
-            try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path).run()
+            try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, renderer: nil).run()
             var report = try loadJSON(out.appendingPathComponent("report.json").path)
             XCTAssertNotNil(report.removeValue(forKey: "performance"))
             reports.append(report)

@@ -27,7 +27,7 @@ final class CustomDeviceEchoTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         func musicBandERLE(_ reference: Bool) throws -> (Double, RunReport) {
             let report = try RunOutput(scenario: mixingScenario(reference: reference, in: folder),
-                                       outputDirectory: folder.appendingPathComponent("out-\(reference)").path, taps: .none).run()
+                                       outputDirectory: folder.appendingPathComponent("out-\(reference)").path, taps: .none, renderer: nil).run()
             let band = try XCTUnwrap(report.metrics.erleBands.first { $0.lowHz == 250 })
             return (try XCTUnwrap(band.erleDB), report)
         }
@@ -51,7 +51,7 @@ final class CustomDeviceEchoTests: XCTestCase {
                  "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "\(mode)"}, "duration_s": 6,
                  "mic": {"device": "generator", "signal": "speech", "pitch_hz": 200, "level_dbfs": -20, "seed": 4}}
                 """, named: "\(mode).json", in: folder)
-            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(mode).path, taps: .none).run()
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(mode).path, taps: .none, renderer: nil).run()
         }
         let on = try run("intensityRecommended")
         XCTAssertEqual(on.findings.map(\.rule), ["aec-on-non-microphone-source"])
@@ -71,7 +71,7 @@ final class CustomDeviceEchoTests: XCTestCase {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try ScenarioLoader.load(path: writeScenario(delayScenario(aec: "disabled", seconds: 3), in: folder))
-        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: nil).run()
         XCTAssertEqual(report.findings.map(\.rule), ["aec-disabled-with-real-devices"])
         XCTAssertEqual(try XCTUnwrap(report.findings.first?.consequenceDB), 6.0, accuracy: 0.2)
     }
@@ -88,7 +88,7 @@ final class CustomDeviceEchoTests: XCTestCase {
                           {"at_ms": 9000, "action": "mute"}]}
             """, in: folder)
         let out = folder.appendingPathComponent("out")
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none).run()
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none, renderer: ReportPages()).run()
         XCTAssertEqual(report.segments.count, 3)
         XCTAssertEqual(report.segments.map(\.startSeconds), [0, 4, 9])
         XCTAssertEqual(report.segments[1].events, ["set_aec intensityRecommended"])
@@ -111,7 +111,7 @@ final class PassThroughDelayTests: XCTestCase {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try ScenarioLoader.load(path: packageRoot.appendingPathComponent("vectors/scenarios/passthrough-jittery.json").path)
-        let report = try RunOutput(scenario: scenario, outputDirectory: folder.path, taps: .none).run()
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.path, taps: .none, renderer: nil).run()
         // 60 ms of echo path + 60 ms of capture (app timer, two cadence buffers, two resamplers).
         XCTAssertEqual(try XCTUnwrap(report.metrics.delayMilliseconds), 120, accuracy: 1)
     }

@@ -20,13 +20,13 @@ final class DecodedAudioCacheTests: XCTestCase {
             try? FileManager.default.removeItem(at: evalFolder)
             try? FileManager.default.removeItem(at: runFolder)
         }
-        let outcome = CorpusRun(items: scenarios.map { .scenario($0) }, outputDirectory: evalFolder.path, jobs: 2, taps: .all).run()
+        let outcome = CorpusRun(items: scenarios.map { .scenario($0) }, outputDirectory: evalFolder.path, jobs: 2, taps: .all, renderer: nil).run()
         XCTAssertEqual(outcome.failedCount, 0)
         XCTAssertEqual(outcome.results.count, 2)
         for file in scenarios {
             let scenario = try ScenarioLoader.load(path: file)
             let folder = "\(scenario.name)/\(scenario.echoControlMode.folderName)"
-            try RunOutput(scenario: scenario, outputDirectory: runFolder.appendingPathComponent(folder).path, taps: .all).run()
+            try RunOutput(scenario: scenario, outputDirectory: runFolder.appendingPathComponent(folder).path, taps: .all, renderer: nil).run()
             let streamed = try snapshot(runFolder.appendingPathComponent(folder))
             let cached = try snapshot(evalFolder.appendingPathComponent(folder))
             let waves = streamed.keys.filter { $0.hasSuffix(".wav") }.sorted()

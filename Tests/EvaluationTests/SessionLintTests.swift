@@ -20,7 +20,7 @@ final class SessionLintTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = try writeScenario("{" + Self.base + ", " + json + "}", in: folder)
         return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                             taps: .none).run()
+                             taps: .none, renderer: nil).run()
     }
 
     private func meanSquare(_ x: ArraySlice<Float>) -> Double {

@@ -1,7 +1,6 @@
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 import ScenarioFiles
 import Simulation
 
@@ -140,8 +139,8 @@ public struct GoldenVectors {
         let scenario = try ScenarioLoader.load(path: file)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-golden-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let output = RunOutput(scenario: scenario, outputDirectory: folder)
-                let report = try output.run()
+        // Only the taps and report.json are read: no pages.
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder, renderer: nil).run()
         let json = report.json()
         var metrics: [String: JSONValue] = [:]
         for key in Self.metricKeys {

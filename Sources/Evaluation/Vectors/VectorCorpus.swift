@@ -2,7 +2,6 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
-import Reporting
 import ScenarioFiles
 import Simulation
 

@@ -72,8 +72,7 @@ public struct RunReport: Sendable {
     public var sentGaps: Int
     public var adaptiveDecisions: [AdaptiveDecision]
     public var taps: [String: String]
-    /// Wall time of simulating and scoring the call (`performance.wall_s`); the taps' last chunks
-    /// are still being written on their own thread then.
+    /// Wall time of simulating and scoring the call (`performance.wall_s`).
     public var wallSeconds: Double
     /// The audio hardware and session (nil: the scenario models none; `report.json` then has no
     /// `hardware` key).

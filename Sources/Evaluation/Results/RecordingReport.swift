@@ -1,7 +1,6 @@
 import AudioCore
 import EchoLabJSON
 import Metrics
-import Reporting
 import ScenarioFiles
 
 /// What a recording run reports (`report.json`, schema `echolab.recording/…`), and what its pages

@@ -2,7 +2,7 @@ import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
+import Evaluation
 import Simulation
 
 /// `eval.md` and `eval.html`, built as one `ReportDocument` from the eval's results in plan

@@ -2,7 +2,7 @@ import AudioCore
 import EchoLabJSON
 import Foundation
 import Metrics
-import Reporting
+import Evaluation
 import Simulation
 
 /// `report.md` and `report.html` of a recording run through the canceller (`RecordingRun`):

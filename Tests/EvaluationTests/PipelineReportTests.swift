@@ -1,5 +1,5 @@
 import EchoLabJSON
-import Reporting
+import Evaluation
 import Simulation
 import XCTest
 

@@ -1,0 +1,41 @@
+import Evaluation
+import Foundation
+
+/// compare.md: `echolab compare`'s verdict for a pull request — the verdict, per-mode means, then
+/// every regression and improvement.
+public enum ComparisonMarkdown {
+    /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
+    public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
+        // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
+        // line break in them would end the cell or the row.
+        func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
+        var md = "# EchoLab comparison\n\n"
+        md += "Baseline `\(baselineName)` (\(comparison.baselineRuns) runs) · current `\(currentName)` (\(comparison.currentRuns) runs) · "
+        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE and near-end attenuation, any rise of a fault counter\n\n"
+        if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
+        md += comparison.regressions.isEmpty ? "**No regression.**" : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s").**"
+        md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
+        if !comparison.modeMeans.isEmpty {
+            md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
+            for (mode, was, now) in comparison.modeMeans {
+                let change = was.flatMap { a in now.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
+                md += row([mode, was.map(EvalComparison.db) ?? "—", now.map(EvalComparison.db) ?? "—", change])
+            }
+        }
+        func table(_ title: String, _ changes: [EvalComparison.Change]) {
+            guard !changes.isEmpty else { return }
+            md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
+            for change in changes {
+                let delta = change.delta.map { change.what.hasPrefix("pipeline.") ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
+                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
+            }
+        }
+        table("Regressions", comparison.regressions)
+        table("Improvements", comparison.improvements)
+        if !comparison.added.isEmpty {
+            md += "\n## New runs (not in the baseline, not judged)\n\n"
+            for run in comparison.added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }
+        }
+        return md
+    }
+}
