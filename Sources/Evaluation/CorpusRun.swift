@@ -335,8 +335,7 @@ public struct CorpusRun {
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
-                let report = try output.run()
-                result.summary = try RunSummary(reading: report.json())
+                result.summary = try RunSummary(reading: try output.runWritingJSON().json)
             case .recording(let recording):
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 let mode = entry.mode ?? Self.recordingDefaultMode

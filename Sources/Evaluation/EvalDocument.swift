@@ -13,23 +13,20 @@ public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
     static let currentVersion = 2
 
-    /// The statistics eval.json gives per mode: its key, and the path under a result's `metrics`.
-    static let statistics: [(key: String, path: String)] = [
-        ("erle_steady_db", "erle_steady_db"), ("erle_db", "erle_db"), ("convergence_s", "convergence_s"),
-        ("near_end_attenuation_db", "near_end.attenuation_db"), ("near_end_distortion_db", "near_end.distortion_db"),
-    ]
-
     /// The whole document from its item entries (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
     /// Throws when the items do not read back as printed (see `printed`).
+    /// Returns the document and its per-mode statistics as values (what the pages show).
     public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
-                            shard: String?, plan: JSONValue? = nil, wallSeconds: Double) throws(UnreadableItems) -> JSONValue {
+                            shard: String?, plan: JSONValue? = nil,
+                            wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary]) {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
         let items = try printed(items)
         let failed = items.reduce(0) { count, item in
             count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
         }
+        let summaries = modes.map { summary(for: $0, items: items) }
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
@@ -38,12 +35,12 @@ public enum EvalDocument {
             "failed": .number(Double(failed)),
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
             "items": .array(items),
-            "mode_summary": .array(modes.map { summary(for: $0, items: items) }),
+            "mode_summary": .array(summaries.map(JSONValue.init(encoding:))),
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
         object["plan"] = plan
-        return .object(object)
+        return (.object(object), summaries)
     }
 
     /// `items` as eval.json prints them, read back (`JSONValue.roundedAsPrinted`). A run's report read
@@ -77,26 +74,25 @@ public enum EvalDocument {
         return seen
     }
 
-    public static func summary(for mode: String, items: [JSONValue]) -> JSONValue {
-        let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
-        let ran = results.filter { $0["error"]?.stringValue == nil }
-        var object: [String: JSONValue] = [
-            "mode": .string(mode),
-            "ran": .number(Double(ran.count)),
-            "failed": .number(Double(results.count - ran.count)),
-            "wins": .number(Double(wins(for: mode, items: items))),
-        ]
-        for (key, path) in statistics {
-            object[key] = statisticsJSON(ran.compactMap { $0.value(at: "metrics.\(path)")?.doubleValue })
-        }
-        return .object(object)
+    /// The metrics the per-mode statistics summarise: their path under a result's `metrics`, and
+    /// where each goes in a `ModeSummary`.
+    static var summarisedMetrics: [(path: String, field: WritableKeyPath<ModeSummary, ModeSummary.Statistics>)] {
+        [("erle_steady_db", \.erleSteadyDB), ("erle_db", \.erleDB), ("convergence_s", \.convergenceSeconds),
+         ("near_end.attenuation_db", \.nearEndAttenuationDB), ("near_end.distortion_db", \.nearEndDistortionDB)]
     }
 
-    static func statisticsJSON(_ values: [Double]) -> JSONValue {
-        guard !values.isEmpty else { return .object(["mean": .null, "median": .null, "p10": .null, "count": .number(0)]) }
-        return .object(["mean": .number(values.reduce(0, +) / Double(values.count)),
-                        "median": .number(percentile(values, 50)), "p10": .number(percentile(values, 10)),
-                        "count": .number(Double(values.count))])
+    /// One mode's statistics over eval.json's items (as printed).
+    public static func summary(for mode: String, items: [JSONValue]) -> ModeSummary {
+        let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
+        let ran = results.filter { $0["error"]?.stringValue == nil }
+        let none = ModeSummary.Statistics([])
+        var summary = ModeSummary(mode: mode, ran: ran.count, failed: results.count - ran.count, wins: wins(for: mode, items: items),
+                                  erleSteadyDB: none, erleDB: none, convergenceSeconds: none, nearEndAttenuationDB: none,
+                                  nearEndDistortionDB: none)
+        for (path, field) in summarisedMetrics {
+            summary[keyPath: field] = ModeSummary.Statistics(ran.compactMap { $0.value(at: "metrics.\(path)")?.doubleValue })
+        }
+        return summary
     }
 
     static func wins(for mode: String, items: [JSONValue]) -> Int {
@@ -108,14 +104,6 @@ public enum EvalDocument {
             guard let best = values.map(\.1).max(), values.count > 1 else { return false }
             return values.contains { $0.0 == mode && $0.1 == best }
         }.count
-    }
-
-    /// The p-th percentile by linear interpolation between the closest ranks (p in 0…100).
-    static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        let position = p / 100 * Double(sorted.count - 1)
-        let low = Int(position.rounded(.down)), high = Int(position.rounded(.up))
-        return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
     }
 
     // MARK: Reading

@@ -39,7 +39,10 @@ public struct EvalReport {
     // MARK: eval.json
 
     /// Throws `EvalDocument.UnreadableItems` when the runs' values do not fit in eval.json.
-    public func json() throws(EvalDocument.UnreadableItems) -> JSONValue {
+    public func json() throws(EvalDocument.UnreadableItems) -> JSONValue { try document().document }
+
+    /// eval.json and its per-mode statistics as values.
+    func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary]) {
         let items: [JSONValue] = self.items.map { item in
             .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
                      "results": .array(item.results.map(Self.resultJSON))])
@@ -69,21 +72,12 @@ public struct EvalReport {
         return .object(object)
     }
 
-    /// eval.json's per-mode statistics, by mode (what eval.md and eval.html show).
-    public static func modeSummaries(of document: JSONValue) -> [String: JSONValue] {
-        var summaries: [String: JSONValue] = [:]
-        for summary in document["mode_summary"]?.arrayValue ?? [] {
-            if let mode = summary["mode"]?.stringValue { summaries[mode] = summary }
-        }
-        return summaries
-    }
-
     /// Writes `eval.json` and the pages the renderer makes of it (Reporting's `ReportPages`:
     /// `eval.md`, `eval.html`) into `directory`, atomically: the pages show the statistics of the
     /// document written, built once.
     public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
-        let document = try json()
-        let pages = renderer?.pages(of: self, document: document, directory: directory) ?? []
+        let (document, summaries) = try document()
+        let pages = renderer?.pages(of: self, modeSummaries: summaries, directory: directory) ?? []
         try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
         for page in pages { try AtomicFile.write(page.text, to: (directory as NSString).appendingPathComponent(page.name)) }
     }

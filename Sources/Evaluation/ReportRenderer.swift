@@ -1,5 +1,3 @@
-import EchoLabJSON
-
 /// Renders finished results into the pages that sit beside their JSON (report.md and
 /// report.html, eval.md and eval.html). Evaluation runs and judges but renders nothing itself:
 /// it hands each finished result to a renderer — Reporting's `ReportPages`, which the `echolab`
@@ -13,9 +11,9 @@ public protocol ReportRenderer: Sendable {
     /// The pages of a recording run through a canceller, to be written into `folder` (the
     /// recording's own files are linked relative to it).
     func pages(of report: RecordingReport, folder: String) -> [RenderedPage]
-    /// The pages of a corpus run; `document` is the eval.json written beside them (its per-mode
-    /// statistics), `directory` where they are written.
-    func pages(of report: EvalReport, document: JSONValue, directory: String) -> [RenderedPage]
+    /// The pages of a corpus run; `modeSummaries` are the per-mode statistics of the eval.json
+    /// written beside them, `directory` where they are written.
+    func pages(of report: EvalReport, modeSummaries: [ModeSummary], directory: String) -> [RenderedPage]
 }
 
 /// One page a renderer made: its file name in the result's folder and its text.

@@ -51,12 +51,16 @@ public struct RunOutput {
     }
 
     @discardableResult
-    public func run() throws -> RunReport {
+    public func run() throws -> RunReport { try runWritingJSON().report }
+
+    /// The run's report and its JSON as written (eval summarises the run from it: the JSON is
+    /// built once).
+    func runWritingJSON() throws -> (report: RunReport, json: JSONValue) {
         try OutputFolder.check(outputDirectory, for: scenario)
         return try OutputFolder.writing(into: outputDirectory, runInto)
     }
 
-    private func runInto() throws -> RunReport {
+    private func runInto() throws -> (report: RunReport, json: JSONValue) {
         // A pipe or a device under a name the run writes is found now, not after the call (and
         // after the folder is made: a folder that cannot be is named with the system's reason).
         let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
@@ -72,12 +76,13 @@ public struct RunOutput {
         var (report, outputs) = try callAndScore()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         let pages = renderer?.pages(of: report) ?? []
-        try AtomicFile.write(report.json().canonicalText(), to: path("report.json"))
+        let json = report.json()
+        try AtomicFile.write(json.canonicalText(), to: path("report.json"))
         for page in pages { try AtomicFile.write(page.text, to: path(page.name)) }
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
-        return report
+        return (report, json)
     }
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without

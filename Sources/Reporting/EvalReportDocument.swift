@@ -13,9 +13,9 @@ import Simulation
 public enum EvalReportDocument {
     public enum Detail: Sendable { case summary, full }
 
-    /// `summaries`: eval.json's per-mode statistics, by mode. `directory`: where the eval's files
-    /// are written (links to a recording's own mic are made relative to it).
-    static func make(_ report: EvalReport, detail: Detail, summaries: [String: JSONValue], directory: String) -> ReportDocument {
+    /// `summaries`: eval.json's per-mode statistics. `directory`: where the eval's files are
+    /// written (links to a recording's own mic are made relative to it).
+    static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], directory: String) -> ReportDocument {
         typealias F = ReportFormatting
         let outcome = report.outcome, modes = report.modes, items = report.items
         var blocks: [ReportDocument.Block] = []
@@ -34,22 +34,21 @@ public enum EvalReportDocument {
         if hasNearEnd { header += ["near-end attenuation mean", "median", "near-end distortion median"] }
         header += ["wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
-            let summary = summaries[mode.description] ?? .null
-            func stat(_ key: String, _ field: String, _ unit: String) -> ReportDocument.Cell {
-                let value = summary[key]?[field]?.doubleValue
-                return .init(F.number(value, digits: 1, unit: unit), value: value)
+            let summary = summaries.first { $0.mode == mode.description }
+            func stat(_ value: Double?, _ unit: String) -> ReportDocument.Cell {
+                .init(F.number(value, digits: 1, unit: unit), value: value)
             }
             let results = outcome.results.filter { $0.mode == mode }
             var row: [ReportDocument.Cell] = [.init([.code(mode.description)]),
                                               .init("\(results.filter { $0.summary != nil }.count)"),
                                               .init("\(results.filter { $0.error != nil }.count)"),
-                                              stat("erle_steady_db", "mean", " dB"), stat("erle_steady_db", "median", " dB"),
-                                              stat("erle_steady_db", "p10", " dB"), stat("convergence_s", "median", " s")]
+                                              stat(summary?.erleSteadyDB.mean, " dB"), stat(summary?.erleSteadyDB.median, " dB"),
+                                              stat(summary?.erleSteadyDB.p10, " dB"), stat(summary?.convergenceSeconds.median, " s")]
             if hasNearEnd {
-                row += [stat("near_end_attenuation_db", "mean", " dB"), stat("near_end_attenuation_db", "median", " dB"),
-                        stat("near_end_distortion_db", "median", " dB")]
+                row += [stat(summary?.nearEndAttenuationDB.mean, " dB"), stat(summary?.nearEndAttenuationDB.median, " dB"),
+                        stat(summary?.nearEndDistortionDB.median, " dB")]
             }
-            row.append(.init("\(Int(summary["wins"]?.doubleValue ?? 0))"))
+            row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
             row.append(.init("\(results.filter { health($0).issues > 0 }.count)"))

@@ -1,4 +1,3 @@
-import EchoLabJSON
 import Evaluation
 
 /// The pages EchoLab writes beside every result's JSON: Markdown for pull requests and terminals,
@@ -19,9 +18,8 @@ public struct ReportPages: ReportRenderer {
                 RenderedPage(name: "report.html", text: HTMLWriter.render(document))]
     }
 
-    public func pages(of report: EvalReport, document: JSONValue, directory: String) -> [RenderedPage] {
-        let summaries = EvalReport.modeSummaries(of: document)
-        return [RenderedPage(name: "eval.md", text: MarkdownWriter.render(
+    public func pages(of report: EvalReport, modeSummaries summaries: [ModeSummary], directory: String) -> [RenderedPage] {
+        [RenderedPage(name: "eval.md", text: MarkdownWriter.render(
                     EvalReportDocument.make(report, detail: .summary, summaries: summaries, directory: directory))),
                 RenderedPage(name: "eval.html", text: HTMLWriter.render(
                     EvalReportDocument.make(report, detail: .full, summaries: summaries, directory: directory)))]

@@ -1,6 +1,5 @@
 import EchoLabTestSupport
 import Evaluation
-import EchoLabJSON
 import Foundation
 import ScenarioFiles
 import Simulation
@@ -17,7 +16,7 @@ final class ReportRendererTests: XCTestCase {
 
         func pages(of report: RecordingReport, folder: String) -> [RenderedPage] { [] }
 
-        func pages(of report: EvalReport, document: JSONValue, directory: String) -> [RenderedPage] { [] }
+        func pages(of report: EvalReport, modeSummaries: [ModeSummary], directory: String) -> [RenderedPage] { [] }
     }
 
     func testARunWritesItsRenderersPagesBesideItsJSON() throws {

@@ -1,0 +1,36 @@
+import EchoLabJSON
+import Evaluation
+import XCTest
+
+/// eval.json's per-mode statistics as values: what they compute, and that their encoding is the
+/// `mode_summary` entry eval.json has always had (keys, nulls kept, counts).
+final class ModeSummaryTests: XCTestCase {
+    func testStatisticsAreMeanMedianAndTenthPercentile() {
+        let statistics = ModeSummary.Statistics((1...10).map(Double.init).reversed())
+        XCTAssertEqual(statistics.count, 10)
+        XCTAssertEqual(statistics.mean, 5.5)
+        XCTAssertEqual(statistics.median, 5.5)
+        // Rank 0.9 of 0…9: between 1 and 2.
+        XCTAssertEqual(try XCTUnwrap(statistics.p10), 1.9, accuracy: 1e-12)
+        XCTAssertEqual(ModeSummary.Statistics([7]).p10, 7)
+    }
+
+    func testNoValueIsNullWithACountOfZero() throws {
+        let none = ModeSummary.Statistics([])
+        XCTAssertEqual(none.count, 0)
+        XCTAssertNil(none.mean)
+        XCTAssertEqual(JSONValue(encoding: none).canonicalText(), JSONValue.object(["mean": .null, "median": .null, "p10": .null, "count": .number(0)]).canonicalText())
+    }
+
+    func testItsEncodingIsEvalJSONsModeSummaryEntry() throws {
+        let one = ModeSummary.Statistics([3])
+        let summary = ModeSummary(mode: "speex:intensityMax", ran: 2, failed: 1, wins: 1, erleSteadyDB: one, erleDB: one,
+                                  convergenceSeconds: one, nearEndAttenuationDB: ModeSummary.Statistics([]), nearEndDistortionDB: one)
+        let json = try XCTUnwrap(JSONValue(encoding: summary).objectValue)
+        XCTAssertEqual(json.keys.sorted(), ["convergence_s", "erle_db", "erle_steady_db", "failed", "mode", "near_end_attenuation_db",
+                                            "near_end_distortion_db", "ran", "wins"])
+        XCTAssertEqual(json["near_end_attenuation_db"]?["mean"], .null)
+        XCTAssertEqual(json["erle_steady_db"]?["p10"]?.doubleValue, 3)
+        XCTAssertEqual(try JSONValueDecoder().decode(ModeSummary.self, from: .object(json)), summary)
+    }
+}
