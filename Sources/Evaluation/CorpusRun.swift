@@ -335,7 +335,7 @@ public struct CorpusRun {
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
-                result.summary = try RunSummary(reading: try output.runWritingJSON().json)
+                result.summary = try output.run(summarising: true).summary
             case .recording(let recording):
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 let mode = entry.mode ?? Self.recordingDefaultMode

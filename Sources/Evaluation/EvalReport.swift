@@ -79,6 +79,6 @@ public struct EvalReport {
         let (document, summaries) = try document()
         let pages = renderer?.pages(of: self, modeSummaries: summaries, directory: directory) ?? []
         try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
-        for page in pages { try AtomicFile.write(page.text, to: (directory as NSString).appendingPathComponent(page.name)) }
+        for page in pages { try AtomicFile.write(page.render(), to: (directory as NSString).appendingPathComponent(page.name)) }
     }
 }

@@ -85,7 +85,7 @@ public struct RecordingRun {
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.
         let json = report.json()
-        let pages = renderer?.pages(of: try report.roundedAsPrinted(), folder: outputDirectory) ?? []
+        let pages = (renderer?.pages(of: try report.roundedAsPrinted(), folder: outputDirectory) ?? []).map { ($0.name, $0.render()) }
         let summary = try RunSummary(reading: json)
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
@@ -94,7 +94,7 @@ public struct RecordingRun {
             throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
         try AtomicFile.write(json.canonicalText(), to: path("report.json"))
-        for page in pages { try AtomicFile.write(page.text, to: path(page.name)) }
+        for (name, text) in pages { try AtomicFile.write(text, to: path(name)) }
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return summary
     }

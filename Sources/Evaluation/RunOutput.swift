@@ -51,16 +51,16 @@ public struct RunOutput {
     }
 
     @discardableResult
-    public func run() throws -> RunReport { try runWritingJSON().report }
+    public func run() throws -> RunReport { try run(summarising: false).report }
 
-    /// The run's report and its JSON as written (eval summarises the run from it: the JSON is
-    /// built once).
-    func runWritingJSON() throws -> (report: RunReport, json: JSONValue) {
+    /// The run's report and, with `summarising`, eval's summary of it, read from the report's JSON
+    /// as written (built once).
+    func run(summarising: Bool) throws -> (report: RunReport, summary: RunSummary?) {
         try OutputFolder.check(outputDirectory, for: scenario)
-        return try OutputFolder.writing(into: outputDirectory, runInto)
+        return try OutputFolder.writing(into: outputDirectory) { try runInto(summarising: summarising) }
     }
 
-    private func runInto() throws -> (report: RunReport, json: JSONValue) {
+    private func runInto(summarising: Bool) throws -> (report: RunReport, summary: RunSummary?) {
         // A pipe or a device under a name the run writes is found now, not after the call (and
         // after the folder is made: a folder that cannot be is named with the system's reason).
         let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
@@ -75,14 +75,19 @@ public struct RunOutput {
         // are built in the memory they held (an hour-long call's reports take ~8 MB).
         var (report, outputs) = try callAndScore()
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        let pages = renderer?.pages(of: report) ?? []
-        let json = report.json()
-        try AtomicFile.write(json.canonicalText(), to: path("report.json"))
-        for page in pages { try AtomicFile.write(page.text, to: path(page.name)) }
+        // The JSON goes before the pages are rendered: a long call's JSON value and its pages are
+        // never in memory together.
+        var summary: RunSummary?
+        do {
+            let json = report.json()
+            try AtomicFile.write(json.canonicalText(), to: path("report.json"))
+            if summarising { summary = try RunSummary(reading: json) }
+        }
+        for page in renderer?.pages(of: report) ?? [] { try AtomicFile.write(page.render(), to: path(page.name)) }
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))
-        return (report, json)
+        return (report, summary)
     }
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without

@@ -2,26 +2,28 @@ import Evaluation
 
 /// The pages EchoLab writes beside every result's JSON: Markdown for pull requests and terminals,
 /// one self-contained HTML page for browsers. The `echolab` executable hands this to Evaluation,
-/// which calls it as each result finishes.
+/// which renders each page as it writes it.
 public struct ReportPages: ReportRenderer {
     public init() {}
 
-    public func pages(of report: RunReport) -> [RenderedPage] {
-        let document = RunReportDocument.make(report)
-        return [RenderedPage(name: "report.md", text: MarkdownWriter.render(document)),
-                RenderedPage(name: "report.html", text: HTMLWriter.render(document))]
+    // Each page builds its own document: one page's document and text are freed before the next
+    // is built (an hour-long call's report is megabytes).
+    public func pages(of report: RunReport) -> [ReportPage] {
+        [ReportPage(name: "report.md") { MarkdownWriter.render(RunReportDocument.make(report)) },
+         ReportPage(name: "report.html") { HTMLWriter.render(RunReportDocument.make(report)) }]
     }
 
-    public func pages(of report: RecordingReport, folder: String) -> [RenderedPage] {
-        let document = RecordingReportDocument.make(report, folder: folder)
-        return [RenderedPage(name: "report.md", text: MarkdownWriter.render(document)),
-                RenderedPage(name: "report.html", text: HTMLWriter.render(document))]
+    public func pages(of report: RecordingReport, folder: String) -> [ReportPage] {
+        [ReportPage(name: "report.md") { MarkdownWriter.render(RecordingReportDocument.make(report, folder: folder)) },
+         ReportPage(name: "report.html") { HTMLWriter.render(RecordingReportDocument.make(report, folder: folder)) }]
     }
 
-    public func pages(of report: EvalReport, modeSummaries summaries: [ModeSummary], directory: String) -> [RenderedPage] {
-        [RenderedPage(name: "eval.md", text: MarkdownWriter.render(
-                    EvalReportDocument.make(report, detail: .summary, summaries: summaries, directory: directory))),
-                RenderedPage(name: "eval.html", text: HTMLWriter.render(
-                    EvalReportDocument.make(report, detail: .full, summaries: summaries, directory: directory)))]
+    public func pages(of report: EvalReport, modeSummaries summaries: [ModeSummary], directory: String) -> [ReportPage] {
+        [ReportPage(name: "eval.md") {
+            MarkdownWriter.render(EvalReportDocument.make(report, detail: .summary, summaries: summaries, directory: directory))
+         },
+         ReportPage(name: "eval.html") {
+            HTMLWriter.render(EvalReportDocument.make(report, detail: .full, summaries: summaries, directory: directory))
+         }]
     }
 }

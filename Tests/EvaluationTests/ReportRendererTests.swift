@@ -10,13 +10,13 @@ import XCTest
 final class ReportRendererTests: XCTestCase {
     /// A renderer of one page: the measured ERL, as text.
     private struct ERLPage: ReportRenderer {
-        func pages(of report: RunReport) -> [RenderedPage] {
-            [RenderedPage(name: "erl.txt", text: report.metrics.erlDB.map { String(format: "%.1f dB", $0) } ?? "none")]
+        func pages(of report: RunReport) -> [ReportPage] {
+            [ReportPage(name: "erl.txt") { report.metrics.erlDB.map { String(format: "%.1f dB", $0) } ?? "none" }]
         }
 
-        func pages(of report: RecordingReport, folder: String) -> [RenderedPage] { [] }
+        func pages(of report: RecordingReport, folder: String) -> [ReportPage] { [] }
 
-        func pages(of report: EvalReport, modeSummaries: [ModeSummary], directory: String) -> [RenderedPage] { [] }
+        func pages(of report: EvalReport, modeSummaries: [ModeSummary], directory: String) -> [ReportPage] { [] }
     }
 
     func testARunWritesItsRenderersPagesBesideItsJSON() throws {
