@@ -3,10 +3,12 @@ import Foundation
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its
-/// near-end attenuation rose, by more than the threshold; when a fault counter of its pipeline
-/// (underruns, drops, clipped samples, canceller resets, clicks, gaps …) rose at all, or a buffer
-/// stopped conserving samples; when it failed where the baseline ran; or when it is missing from
-/// the current run (a gate must not pass on less work). Runs new in the current file are listed,
+/// near-end attenuation rose, by more than the threshold — over the whole call or in any of its
+/// device and route segments; when it gained a lint finding (the app mistake the lint exists to
+/// catch); when a fault counter of its pipeline (underruns, drops, clipped samples, canceller
+/// resets, clicks, gaps …) rose at all, or a buffer stopped conserving samples; when it failed
+/// where the baseline ran; or when it is missing from the current run (a gate must not pass on
+/// less work). Findings that went away are improvements. Runs new in the current file are listed,
 /// not judged. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
 /// both have.
 public struct EvalComparison: Sendable {
@@ -27,6 +29,8 @@ public struct EvalComparison: Sendable {
         public var current: String
         /// Signed change in the metric's unit (dB, or a count), when both are numbers.
         public var delta: Double?
+        /// The change counts something (a pipeline counter, a lint finding) rather than a level in dB.
+        public var isCount: Bool { what.hasPrefix("pipeline.") || what.hasPrefix("finding ") }
     }
 
     public var baselineRuns: Int
@@ -36,6 +40,8 @@ public struct EvalComparison: Sendable {
     public var improvements: [Change] = []
     /// Runs of the current file that the baseline does not have.
     public var added: [RunKey] = []
+    /// Every run either file has, in order: what the gate looked at (JUnit lists each).
+    public var runs: [RunKey] = []
     /// Per mode: mean steady ERLE in the baseline and now (nil where a file has none).
     public var modeMeans: [(mode: String, baseline: Double?, current: Double?)] = []
     /// The current file says `"complete": false` (an interrupted run).
@@ -65,6 +71,7 @@ public struct EvalComparison: Sendable {
             compare(key, before, after)
         }
         added = new.keys.filter { old[$0] == nil }.sorted()
+        runs = Set(old.keys).union(new.keys).sorted()
         modeMeans = Self.modeNames(baseline, current).map { mode in
             (mode, Self.modeMean(baseline, mode), Self.modeMean(current, mode))
         }
@@ -85,21 +92,11 @@ public struct EvalComparison: Sendable {
             break
         }
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
-            let sign = Self.higherIsBetter.contains(metric) ? 1.0 : -1.0
-            let was = before.value(at: "metrics.\(metric)"), now = after.value(at: "metrics.\(metric)")
-            switch (was?.doubleValue, now?.doubleValue) {
-            case (let a?, let b?):
-                let gain = sign * (b - a)
-                let change = Change(run: key, what: metric, baseline: Self.db(a), current: Self.db(b), delta: b - a)
-                if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
-            case (let a?, nil):
-                // Measured before, not now (no gated frames left, or the key gone): the run can no
-                // longer be judged.
-                regressions.append(Change(run: key, what: metric, baseline: Self.db(a), current: "not measured", delta: nil))
-            default:
-                break   // not measured in the baseline, or a key one version does not write
-            }
+            compare(key, metric, before.value(at: "metrics.\(metric)"), after.value(at: "metrics.\(metric)"),
+                    higherIsBetter: Self.higherIsBetter.contains(metric))
         }
+        compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
+        compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue)
         var counters: [(String, JSONValue, JSONValue)] = []
         Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
         for (path, was, now) in counters {
@@ -110,6 +107,52 @@ public struct EvalComparison: Sendable {
             } else if was.boolValue == true, now.boolValue == false {
                 regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: "true", current: "false", delta: nil))
             }
+        }
+    }
+
+    /// One level in both files: a change beyond the threshold the right way is a regression or
+    /// an improvement; measured before and not now is a regression (the run can no longer be
+    /// judged).
+    private mutating func compare(_ key: RunKey, _ what: String, _ was: JSONValue?, _ now: JSONValue?, higherIsBetter: Bool) {
+        switch (was?.doubleValue, now?.doubleValue) {
+        case (let a?, let b?):
+            let gain = (higherIsBetter ? 1.0 : -1.0) * (b - a)
+            let change = Change(run: key, what: what, baseline: Self.db(a), current: Self.db(b), delta: b - a)
+            if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
+        case (let a?, nil):
+            regressions.append(Change(run: key, what: what, baseline: Self.db(a), current: "not measured", delta: nil))
+        default:
+            break   // not measured in the baseline, or a key one version does not write
+        }
+    }
+
+    /// The segments of one call in both files (a device or route change each), paired by where
+    /// they start: a stretch that lost echo removal fails the gate even when the call's average
+    /// hides it. A file without segments (a recording, an older eval.json) has nothing to pair.
+    private mutating func compareSegments(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?) {
+        guard let before, let after else { return }
+        for (index, was) in before.enumerated() {
+            guard let start = was["start_s"]?.doubleValue, let now = after.first(where: { $0["start_s"]?.doubleValue == start }) else { continue }
+            let events = (was["events"]?.arrayValue ?? []).compactMap(\.stringValue)
+            let name = "segment \(index + 1) at \(String(format: "%.2f", start)) s" + (events.isEmpty ? "" : " (\(events.joined(separator: ", ")))")
+            for metric in Self.higherIsBetter {
+                compare(key, "\(name): \(metric)", was[metric], now[metric], higherIsBetter: true)
+            }
+        }
+    }
+
+    /// Lint findings by rule: a rule the current run breaks more often than the baseline's is a
+    /// regression, one it breaks less often an improvement.
+    private mutating func compareFindings(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?) {
+        func counts(_ list: [JSONValue]?) -> [String: Int] {
+            (list ?? []).compactMap(\.stringValue).reduce(into: [:]) { $0[$1, default: 0] += 1 }
+        }
+        let was = counts(before), now = counts(after)
+        for rule in Set(was.keys).union(now.keys).sorted() {
+            let a = was[rule] ?? 0, b = now[rule] ?? 0
+            guard a != b else { continue }
+            let change = Change(run: key, what: "finding \(rule)", baseline: "\(a)", current: "\(b)", delta: Double(b - a))
+            if b > a { regressions.append(change) } else { improvements.append(change) }
         }
     }
 

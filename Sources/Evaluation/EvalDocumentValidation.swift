@@ -82,11 +82,27 @@ extension EvalDocument {
                 return "\(key).metrics.\(path): not a number or null"
             }
         }
+        if let problem = problem(inSegments: result["segments"], key: "\(key).segments") { return problem }
         // A recording's run has null: nothing was simulated.
         guard let pipeline = result["pipeline"] else { return "\(key).pipeline: missing" }
         guard !pipeline.isNull else { return nil }
         guard pipeline.objectValue != nil else { return "\(key).pipeline: not an object or null" }
         return problem(inCounters: pipeline, key: "\(key).pipeline")
+    }
+
+    /// A simulated run's segments (absent from a recording's run and from eval.json files
+    /// written before eval listed segments): objects with a start and their echo removal as numbers or null.
+    private static func problem(inSegments segments: JSONValue?, key: String) -> String? {
+        guard let segments else { return nil }
+        guard let list = segments.arrayValue else { return "\(key): not a list" }
+        for (index, segment) in list.enumerated() {
+            guard segment.objectValue != nil else { return "\(key)[\(index)]: not an object" }
+            guard segment["start_s"]?.doubleValue != nil else { return "\(key)[\(index)].start_s: missing or not a number" }
+            for name in ["erle_steady_db", "erle_db"] {
+                if let value = segment[name], value.doubleValue == nil, !value.isNull { return "\(key)[\(index)].\(name): not a number or null" }
+            }
+        }
+        return nil
     }
 
     /// Fault counters are numbers and `conserved` flags true/false, at any depth.

@@ -67,6 +67,7 @@ public struct EvalReport {
             }
             object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? .null
             object["findings"] = .array(summary.findings.map(JSONValue.string))
+            if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
             object["duration_s"] = .number(summary.durationSeconds)
         }
         return .object(object)

@@ -11,7 +11,8 @@ public enum ComparisonMarkdown {
         func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(comparison.baselineRuns) runs) · current `\(currentName)` (\(comparison.currentRuns) runs) · "
-        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE and near-end attenuation, any rise of a fault counter\n\n"
+        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments) and "
+        md += "near-end attenuation, any new lint finding, any rise of a fault counter\n\n"
         if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
         md += comparison.regressions.isEmpty ? "**No regression.**" : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s").**"
         md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
@@ -26,7 +27,7 @@ public enum ComparisonMarkdown {
             guard !changes.isEmpty else { return }
             md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
             for change in changes {
-                let delta = change.delta.map { change.what.hasPrefix("pipeline.") ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
+                let delta = change.delta.map { change.isCount ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
                 md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
             }
         }

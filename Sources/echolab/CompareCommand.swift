@@ -11,10 +11,11 @@ struct CompareCommand: ParsableCommand {
         abstract: "Compare two eval.json files item × mode; print a Markdown diff and fail on a regression.",
         discussion: """
         A run regressed when its steady-state or whole ERLE fell, or its near-end attenuation rose, by more than \
-        --max-regression-db; when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, clipped \
-        samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; when it \
-        failed where the baseline ran; or when it is missing from CURRENT. Runs only CURRENT has are listed, not judged. \
-        An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
+        --max-regression-db, over the whole call or in any of its device and route segments; when it gained a lint \
+        finding (the rule is named); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
+        clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
+        when it failed where the baseline ran; or when it is missing from CURRENT. Findings that went away are listed as \
+        improvements. Runs only CURRENT has are listed, not judged. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
         """
     )
@@ -32,6 +33,9 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
+    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs new in CURRENT skipped (same rules as --markdown).", valueName: "file"))
+    var junit: String?
+
     func validate() throws {
         guard maxRegressionDB.isFinite, maxRegressionDB >= 0 else {
             throw ValidationError("--max-regression-db must be a number ≥ 0 (got \(maxRegressionDB))")
@@ -43,7 +47,8 @@ struct CompareCommand: ParsableCommand {
         do {
             // The Markdown file may not be one of the files compared (`--markdown eval.json` would
             // replace the report it reads), checked before anything is read.
-            if let markdown { try AtomicFile.checkWritable(markdown, inputs: [baseline, current]) }
+            for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.checkWritable(report, inputs: [baseline, current]) }
+            if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
                                         maxRegressionDB: maxRegressionDB)
         } catch {
@@ -53,9 +58,20 @@ struct CompareCommand: ParsableCommand {
         // Item names and errors come from the files compared: shown printable, line by line.
         print(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
               terminator: "")
-        if let markdown {
-            do { try AtomicFile.write(text, to: markdown) } catch { throw CommandFailure.exit(error, code: 2) }
+        do {
+            if let markdown { try AtomicFile.write(text, to: markdown) }
+            if let junit {
+                try AtomicFile.write(ComparisonJUnit.render(comparison, baselineName: baseline, currentName: current), to: junit)
+            }
+        } catch {
+            throw CommandFailure.exit(error, code: 2)
         }
         if comparison.hasRegression { throw ExitCode(1) }
     }
+}
+
+/// `--markdown` and `--junit` name one file: one report would replace the other.
+struct SameReportFile: Error, CustomStringConvertible {
+    let path: String
+    var description: String { "\(path): given to both --markdown and --junit; name two files" }
 }

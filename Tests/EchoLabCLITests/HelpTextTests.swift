@@ -341,16 +341,18 @@ final class HelpTextTests: XCTestCase {
         fail on a regression.
 
         A run regressed when its steady-state or whole ERLE fell, or its near-end
-        attenuation rose, by more than --max-regression-db; when a fault counter of its
-        pipeline (underruns, overruns, drops, rejected frames, clipped samples,
-        canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped
-        conserving samples; when it failed where the baseline ran; or when it is
-        missing from CURRENT. Runs only CURRENT has are listed, not judged. An
+        attenuation rose, by more than --max-regression-db, over the whole call or in
+        any of its device and route segments; when it gained a lint finding (the rule
+        is named); when a fault counter of its pipeline (underruns, overruns, drops,
+        rejected frames, clipped samples, canceller resets, clicks or gaps in sent)
+        rose at all, or a buffer stopped conserving samples; when it failed where the
+        baseline ran; or when it is missing from CURRENT. Findings that went away are
+        listed as improvements. Runs only CURRENT has are listed, not judged. An
         interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no
         regression (an equal report included); 1 a regression; 2 a file cannot be read
         or is not an EchoLab eval.json; 64 usage error.
 
-        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--markdown <file>]
+        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--markdown <file>] [--junit <file>]
 
         ARGUMENTS:
           <baseline>              The reference eval.json (e.g. the committed
@@ -366,6 +368,10 @@ final class HelpTextTests: XCTestCase {
           --markdown <file>       Also write the Markdown diff to this file (never seen
                                   half-written; not one of the files compared). Without
                                   it, the diff goes to stdout only.
+          --junit <file>          Also write the verdict as JUnit XML to this file, for
+                                  CI test views: one test case per item × mode, its
+                                  regressions as its failure, runs new in CURRENT
+                                  skipped (same rules as --markdown).
           --version               Show the version.
           -h, --help              Show help information.
 

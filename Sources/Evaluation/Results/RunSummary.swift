@@ -20,6 +20,28 @@ public struct RunSummary: Sendable {
     public var micFile: String?
     /// A simulated call's timeline actions: when (seconds) and what, for the plots.
     public var timeline: [(seconds: Double, action: String)] = []
+    /// A simulated call's segments (empty for a recording): eval.json lists them so that the gate
+    /// judges every device and route stretch, not only the call's average.
+    public var segments: [Segment] = []
+
+    /// One segment of a call as eval.json lists it: where it is, what opened it, its echo removal
+    /// and the analysis frames it stands on.
+    public struct Segment: Codable, Sendable, Equatable {
+        public var startSeconds: Double
+        public var endSeconds: Double
+        /// The timeline actions that opened it (empty for the first).
+        public var events: [String]
+        /// The audio route in it (nil without a hardware model).
+        public var route: String?
+        public var erleSteadyDB: Double?
+        public var erleDB: Double?
+        public var singleTalkFrames: Int
+
+        enum CodingKeys: String, CodingKey {
+            case startSeconds = "start_s", endSeconds = "end_s", events, route
+            case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", singleTalkFrames = "single_talk_analysis_frames"
+        }
+    }
 
     /// A report that cannot be read back as one EchoLab wrote.
     public struct ReadError: Error, CustomStringConvertible {
@@ -54,6 +76,11 @@ public struct RunSummary: Sendable {
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             for (name, file) in value["taps"]?.objectValue ?? [:] {
                 if let file = file.stringValue, file.hasSuffix(".wav") { taps[name] = file }
+            }
+            do {
+                segments = try (value["segments"]?.arrayValue ?? []).map { try JSONValueDecoder().decode(Segment.self, from: $0) }
+            } catch {
+                throw ReadError(problem: "segments: \(error)")
             }
             timeline = (value["events"]?.arrayValue ?? []).compactMap { event in
                 guard event["kind"]?.stringValue == "timeline", let t = event["t_s"]?.doubleValue,

@@ -1,0 +1,78 @@
+import Evaluation
+import Foundation
+
+/// `compare --junit`: the gate as JUnit XML, the format CI systems (GitHub Actions reporters,
+/// GitLab, Jenkins) show as tests — one test case per item × mode, its regressions as its failure,
+/// a run new in the current file as skipped (listed, not judged), and an interrupted current eval
+/// as a failed case of its own.
+public enum ComparisonJUnit {
+    public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
+        let failing = Dictionary(grouping: comparison.regressions, by: \.run)
+        let added = Set(comparison.added)
+        var cases: [String] = []
+        if comparison.currentIsIncomplete {
+            cases.append(testCase(className: "eval", name: "complete",
+                                  body: failure("the current eval is incomplete (interrupted)", details: "\(currentName) says \"complete\": false")))
+        }
+        for run in comparison.runs {
+            let body: String
+            if let regressions = failing[run] {
+                let lines = regressions.map(line)
+                body = failure("\(regressions.count) regression\(regressions.count == 1 ? "" : "s"): \(lines[0])", details: lines.joined(separator: "\n"))
+            } else if added.contains(run) {
+                body = "      <skipped message=\"not in the baseline: listed, not judged\"/>\n"
+            } else {
+                body = ""
+            }
+            cases.append(testCase(className: run.item, name: run.mode, body: body))
+        }
+        let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count)\""
+        return """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <testsuites name="echolab compare" \(counts)>
+              <testsuite name="\(escaped("\(currentName) against \(baselineName)"))" \(counts)>
+            \(cases.joined())  </testsuite>
+            </testsuites>
+
+            """
+    }
+
+    /// One regression as a line: what, from, to, by how much.
+    static func line(_ change: EvalComparison.Change) -> String {
+        let delta = change.delta.map { change.isCount ? String(format: " (%+.0f)", $0) : String(format: " (%+.2f dB)", $0) } ?? ""
+        return "\(change.what): \(change.baseline) → \(change.current)\(delta)"
+    }
+
+    static func testCase(className: String, name: String, body: String) -> String {
+        let open = "    <testcase classname=\"\(escaped(className))\" name=\"\(escaped(name))\""
+        return body.isEmpty ? open + "/>\n" : open + ">\n" + body + "    </testcase>\n"
+    }
+
+    static func failure(_ message: String, details: String) -> String {
+        "      <failure type=\"regression\" message=\"\(escaped(message))\">\(escaped(details))</failure>\n"
+    }
+
+    /// Text as XML 1.0 takes it in attributes and elements: the five markup characters as
+    /// entities, line breaks and tabs as character references (kept in attributes), and the
+    /// control characters XML 1.0 cannot carry at all as U+FFFD (names come from the files
+    /// compared).
+    static func escaped(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n": out += "&#10;"
+            case "\t": out += "&#9;"
+            case "\r": out += "&#13;"
+            case _ where scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value): out += "\u{FFFD}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
