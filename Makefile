@@ -74,10 +74,18 @@ determinism: build
 		echo "determinism: $(REPORTS)/eval.json differs between --jobs 1 and --jobs $(JOBS) (kept in $$one)"; exit 1; \
 	fi
 
-## baseline: run the default corpus × all modes and make its eval.json the committed baseline
+## baseline: run CORPUS in MODES (default: the default corpus × all modes) and make its eval.json the
+##           baseline `make eval` gates on: reports/baseline.json (committed) for the default corpus; any
+##           other corpus or modes need BASELINE=file and never overwrite the default corpus's baseline
 baseline: build
-	$(ECHOLAB) eval $(VECTORS)/scenarios --modes all --out $(REPORTS) --jobs $(JOBS) --no-taps
-	cp $(REPORTS)/eval.json $(REPORTS)/baseline.json
+	@if [ -z "$(BASELINE)" ]; then \
+		echo "make baseline: CORPUS=$(CORPUS) MODES=$(MODES) is not the default corpus in every mode: name its baseline file with BASELINE=file ($(REPORTS)/baseline.json is the default corpus's)" >&2; exit 2; \
+	fi
+	@if [ -z "$(DEFAULT_EVAL)" ] && [ "$$(realpath -m '$(BASELINE)')" = "$$(realpath -m '$(REPORTS)/baseline.json')" ]; then \
+		echo "make baseline: $(BASELINE) is the default corpus's baseline: not overwritten with CORPUS=$(CORPUS) MODES=$(MODES); choose another BASELINE=file" >&2; exit 2; \
+	fi
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) --no-taps
+	cp $(REPORTS)/eval.json '$(BASELINE).partial' && mv '$(BASELINE).partial' '$(BASELINE)'
 
 ## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps

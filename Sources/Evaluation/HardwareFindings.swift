@@ -27,7 +27,7 @@ public enum HardwareFindings {
                 rule: echoLeakRule, atSeconds: Double(start) / rate, untilSeconds: Double(end) / rate,
                 message: "after the route change to \(segment.route) the canceller had to learn a new echo path: echo leaked to the peer",
                 consequenceMetric: "erle_db", consequenceDB: erle,
-                consequence: "echo reduced by only \(RunEvaluator.format(erle)) dB in the first second on \(segment.route)"))
+                consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first second on \(segment.route)"))
         }
         return findings
     }

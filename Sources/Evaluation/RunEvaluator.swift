@@ -61,20 +61,20 @@ public struct RunEvaluator: Sendable {
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
                                        consequenceMetric: "", consequenceDB: nil, consequence: "")
         /// Fills the consequence: the metric, its value and what it means (or why there is none).
-        func measured(_ metric: String, _ value: Double?, _ meaning: (String) -> String, otherwise: String) {
+        func measured(_ metric: String, _ value: Double?, _ meaning: (Double) -> String, otherwise: String) {
             report.consequenceMetric = metric
             report.consequenceDB = value
-            report.consequence = value.map { meaning(Self.format($0)) } ?? otherwise
+            report.consequence = value.map(meaning) ?? otherwise
         }
         let noSingleTalk = "no far-end single talk to measure"
         switch finding.rule {
         case .aecOnNonMicrophoneSource, .aecOnWithoutLoudspeaker:
             measured("sent_error_db", measurement.sentErrorDB(in: range),
-                     { "the canceller altered what was sent: error energy \($0) dB relative to the source" },
+                     { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source" },
                      otherwise: "the sent audio equals the source here")
         case .alteredPlayoutWithoutReference:
             measured("erle_db", analysis.metrics(in: range).erleDB,
-                     { "echo reduced by only \($0) dB: the played audio the canceller was not told about echoes to the peer" },
+                     { "\(Self.echoChange($0, only: true)): the played audio the canceller was not told about echoes to the peer" },
                      otherwise: noSingleTalk)
         case .userReferenceNotFed:
             let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
@@ -86,14 +86,22 @@ public struct RunEvaluator: Sendable {
             let share = Self.format(100 * Double(samples) / Double(max(1, range.count)))
             let stage = finding.rule == .loudspeakerClipping ? "loudspeaker" : "microphone"
             measured("erle_db", analysis.metrics(in: range).erleDB,
-                     { "\(samples) \(stage) samples clipped (\(share) % of the stretch); echo reduced by \($0) dB there" },
+                     { "\(samples) \(stage) samples clipped (\(share) % of the stretch); \(Self.echoChange($0, only: false)) there" },
                      otherwise: "\(samples) \(stage) samples clipped (\(share) % of the stretch); " + noSingleTalk)
         case .aecDisabledWithRealDevices:
             measured("erl_db", analysis.metrics(in: range).erlDB,
-                     { "nothing removes the echo: the peer hears itself \($0) dB down" }, otherwise: noSingleTalk)
+                     { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }, otherwise: noSingleTalk)
         }
         return report
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
+
+    /// What an ERLE did to the echo, in words: "echo reduced by (only) 12.3 dB", or — when the
+    /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder", never
+    /// "reduced by -17.7 dB".
+    static func echoChange(_ erleDB: Double, only: Bool) -> String {
+        if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder" }
+        return "echo reduced by \(only ? "only " : "")\(format(erleDB)) dB"
+    }
 }

@@ -67,6 +67,7 @@ struct EvalCommand: ParsableCommand {
         let modes = try modes?.value, shard = try shard?.value
         let corpus: CorpusRun
         let loaded: CorpusRun.LoadedItems
+        let lock: OutputLock
         do {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
             let items = try Self.corpusItems(in: paths, excluding: out)
@@ -77,6 +78,8 @@ struct EvalCommand: ParsableCommand {
             loaded = corpus.load()
             try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)
+            // Held until the eval.json is written: a second eval into OUT is refused by name.
+            lock = try OutputLock(folder: out, command: "eval")
             Self.removeStaleReport(in: out)
         } catch {
             throw CommandFailure.exit(error)
@@ -100,7 +103,9 @@ struct EvalCommand: ParsableCommand {
         }
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         do {
-            try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out, renderer: ReportPages())
+            try withExtendedLifetime(lock) {
+                try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out, renderer: ReportPages())
+            }
         } catch {
             throw CommandFailure.exit(error)
         }

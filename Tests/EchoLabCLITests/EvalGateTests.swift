@@ -392,6 +392,38 @@ final class EvalGateTests: XCTestCase {
 
     /// `make eval` gates: the Makefile's recipe (the built debug binary standing in for the
     /// release one) exits non-zero when a run is worse than the baseline by more than the threshold.
+    /// `make baseline` of another corpus needs a file of its own and never overwrites the default
+    /// corpus's baseline; with one, `make eval` gates on it.
+    func testMakeBaselineOfAnotherCorpusWritesItsOwnFile() throws {
+        func make(_ target: String, _ extra: [String]) throws -> CommandResult {
+            let (status, text) = try runProgram(URL(fileURLWithPath: "/usr/bin/make"), [
+                "--no-print-directory", "-C", packageRoot.path, "-o", "build", "-o", "deps", target,
+                "ECHOLAB=\(try echoLabBinary().path)", "CORPUS=\(path("corpus"))", "MODES=\(Self.modes)",
+                "REPORTS=\(path("make-reports"))"] + extra)
+            return CommandResult(status: status, standardOutput: text, standardError: "")
+        }
+        try FileManager.default.createDirectory(atPath: path("make-reports"), withIntermediateDirectories: true)
+        let defaultBaseline = Data("the default corpus's baseline".utf8)
+        try defaultBaseline.write(to: root.appendingPathComponent("make-reports/baseline.json"))
+
+        let unnamed = try make("baseline", [])
+        XCTAssertNotEqual(unnamed.status, 0, unnamed.standardOutput)
+        XCTAssertTrue(unnamed.standardOutput.contains("is not the default corpus in every mode: name its baseline file with BASELINE=file"),
+                      unnamed.standardOutput)
+        let overwriting = try make("baseline", ["BASELINE=\(path("make-reports/../make-reports/baseline.json"))"])
+        XCTAssertNotEqual(overwriting.status, 0, overwriting.standardOutput)
+        XCTAssertTrue(overwriting.standardOutput.contains("is the default corpus's baseline: not overwritten"), overwriting.standardOutput)
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("make-reports/baseline.json")), defaultBaseline)
+
+        let own = try make("baseline", ["BASELINE=\(path("own-baseline.json"))"])
+        XCTAssertEqual(own.status, 0, own.standardOutput)
+        XCTAssertEqual((try loadJSON(path("own-baseline.json"))["modes"] as? [String])?.joined(separator: ","), Self.modes)
+        let gated = try make("eval", ["BASELINE=\(path("own-baseline.json"))"])
+        XCTAssertEqual(gated.status, 0, gated.standardOutput)
+        XCTAssertTrue(gated.standardOutput.contains("**No regression.**"), gated.standardOutput)
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("make-reports/baseline.json")), defaultBaseline)
+    }
+
     func testMakeEvalFailsWhenTheBaselineIsBeaten() throws {
         // A baseline that claims 3 dB more steady ERLE than this code gets in one run.
         let better = try doctored("baseline.json") { eval in

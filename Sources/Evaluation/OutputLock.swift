@@ -1,0 +1,69 @@
+import AudioInterop
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An advisory lock on an output folder, held while `eval` writes it: a second eval into the same
+/// folder is refused by name instead of interleaving its runs with the first's (an eval.json that
+/// then describes only some of the folders beside it). The lock file (hidden, `.echolab.lock`)
+/// names its holder and goes when the lock is released; the kernel releases the lock of a process
+/// that ends any other way, and the next eval takes the file over.
+public final class OutputLock {
+    public static let fileName = ".echolab.lock"
+    private let descriptor: Int32
+    private let path: String
+
+    /// Takes the lock of `folder` (which exists) for `command`, or throws `Held` naming the holder.
+    public convenience init(folder: String, command: String) throws {
+        // Everything that can fail happens before the object exists: a refused lock must not
+        // reach `deinit`, which unlinks the holder's file.
+        let path = (folder as NSString).appendingPathComponent(Self.fileName)
+        // O_NOFOLLOW: a link planted at the name is not followed (and fails with ELOOP).
+        let descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw AtomicFile.WriteError(path: path, reason: "cannot lock the output folder: \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let reason = String(cString: strerror(errno))
+            let holder = Self.holder(descriptor)
+            close(descriptor)
+            if busy { throw Held(folder: folder, holder: holder) }
+            throw AtomicFile.WriteError(path: path, reason: "cannot lock the output folder: \(reason)")
+        }
+        let line = "echolab \(command), pid \(getpid())\n"
+        _ = ftruncate(descriptor, 0)
+        _ = line.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        self.init(descriptor: descriptor, path: path)
+    }
+
+    private init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    // Unlinked while still held: an eval that opens the name meanwhile finds it locked, or makes
+    // a new file once this one is done.
+    deinit {
+        unlink(path)
+        close(descriptor)
+    }
+
+    /// What the lock file says about its holder ("echolab eval, pid 4242"), or a generic name.
+    private static func holder(_ descriptor: Int32) -> String {
+        var buffer = [UInt8](repeating: 0, count: 128)
+        let count = pread(descriptor, &buffer, buffer.count, 0)
+        let text = count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        return text.isEmpty || text.contains("\n") ? "another echolab" : text
+    }
+
+    /// Another command holds the folder's lock.
+    public struct Held: Error, CustomStringConvertible {
+        public let folder: String
+        public let holder: String
+        public var description: String {
+            "\(folder): \(holder) is writing this folder; wait for it to finish or choose another --out"
+        }
+    }
+}
