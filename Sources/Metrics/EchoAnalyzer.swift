@@ -102,17 +102,28 @@ public struct EchoAnalyzer: Sendable {
     /// `EchoAnalysisStream` in blocks, never holding them whole. Throws `MetricsError` naming the
     /// offending file (a rate that differs, a length that differs beyond `lengthTolerance`).
     /// `channel` picks the channel of multichannel files (mono files ignore it).
+    /// `processedLag`: samples the processed file lags the mic by (a canceller's latency,
+    /// `ProcessedLag`); its first `processedLag` samples are passed over so it is scored aligned.
     public func analyzeFiles(reference: String, mic: String, processed: String, echo: String? = nil,
-                             nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly) throws -> EchoAnalysis {
+                             nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly,
+                             processedLag: Int = 0) throws -> EchoAnalysis {
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
         let (referenceRate, headers) = try Self.checkHeaders(paths)
-        let lengths = headers.map(\.frames)
+        // The processed file, aligned, ends `processedLag` samples earlier.
+        var lengths = headers.map(\.frames)
+        lengths[2] = max(0, lengths[2] - processedLag)
         let files = try zip(paths, headers).map { path, header in
             try Self.withFileErrors(path) {
                 try AudioFileStream(path: path, targetRate: referenceRate, selection: header.channels == 1 ? .monoOnly : channel)
             }
         }
         var blocks = [[Float]](repeating: [Float](repeating: 0, count: Self.blockSize), count: files.count)
+        var skipped = 0
+        while skipped < processedLag {
+            let got = try Self.withFileErrors(processed) { try files[2].read(into: &blocks[2], frames: min(Self.blockSize, processedLag - skipped)) }
+            if got == 0 { break }
+            skipped += got
+        }
         var activity: FrameBits?
         if echo == nil && nearEnd == nil {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
@@ -154,9 +165,11 @@ public struct EchoAnalyzer: Sendable {
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
-        if Set(lengths).count > 1 {
+        // The files as they are: an aligned output one latency shorter is no mismatch.
+        let fileLengths = headers.map(\.frames)
+        if Set(fileLengths).count > 1 {
             analysis.lengthMismatch = LengthMismatch(analysedSamples: analysis.sampleCount,
-                                                     files: zip(paths, lengths).map { .init(file: $0, samples: $1) })
+                                                     files: zip(paths, fileLengths).map { .init(file: $0, samples: $1) })
         }
         return analysis
     }

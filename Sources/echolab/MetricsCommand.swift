@@ -1,5 +1,7 @@
 import ArgumentParser
 import AudioCore
+import AudioInterop
+import EchoLabJSON
 import Foundation
 import Metrics
 import Evaluation
@@ -9,14 +11,14 @@ struct MetricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "metrics",
         abstract: "Score echo cancellation from WAV files; prints the metrics object as JSON.",
-        discussion: "All files must share one sample rate and hold audio (0 frames is an error); multichannel files need --channel. Files of different lengths are scored on their overlap, with a warning on stderr and a length_mismatch object in the JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an error (exit 1). ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. Without --echo and --near-end (a recording: mic and loopback only) double talk is found by an offline fit of the echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot explain is near-end speech. With --near-end, near_end reports the near talker's attenuation and distortion in double talk. The processed file must be aligned with the mic sample for sample, as `echolab process` writes it; a run's own sent.wav lags its mic.wav by the canceller's latency (speex one frame), which its report.json takes out: score process's output of the run's mic.wav and reference.wav instead. See docs/metrics.md for every definition."
+        discussion: "All files must share one sample rate and hold audio (0 frames is an error); multichannel files need --channel. Files of different lengths are scored on their overlap, with a warning on stderr and a length_mismatch object in the JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an error (exit 1). ERL = reference power over echo power at the mic (the echo file if given, else the mic) over far-end single-talk frames; ERLE = mic power over processed power over the same frames. Without --echo and --near-end (a recording: mic and loopback only) double talk is found by an offline fit of the echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot explain is near-end speech. With --near-end, near_end reports the near talker's attenuation and distortion in double talk. The processed file is aligned with the mic before scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT over the first minute), said on stderr when it is not 0, and reported as processed_lag_ms (processed_lag_source: estimated, given, or not_found when the output shares too little with the mic to tell: scored unshifted, with a warning); a lag outside 0–500 ms is an error. --processed-lag-ms gives it instead. See docs/metrics.md for every definition."
     )
 
     @Option(help: "What the loudspeaker played (the far end; a recording's loopback).")
     var reference: String
     @Option(help: "What the microphone captured (the canceller's input).")
     var mic: String
-    @Option(help: "The canceller's output, aligned with the mic sample for sample.")
+    @Option(help: "The canceller's output (aligned with the mic before scoring: see --processed-lag-ms).")
     var processed: String
     @Option(help: "Echo alone at the microphone, if known (a simulation tap); without it, ERL is measured on the mic.")
     var echo: String?
@@ -25,21 +27,59 @@ struct MetricsCommand: ParsableCommand {
     var nearEnd: String?
     @OptionGroup
     var channel: ChannelOptions
+    // `.unconditional`: `--processed-lag-ms -5` is a bad value to report, not a missing one.
+    @Option(name: .customLong("processed-lag-ms"), parsing: .unconditional,
+            help: ArgumentHelp("How far the processed file lags the mic, 0 to 500 ms, instead of estimating it.", valueName: "ms"))
+    var processedLagMilliseconds: Double?
+
+    func validate() throws {
+        if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
+            throw ValidationError("--processed-lag-ms must be a number from 0 to \(Int(ProcessedLag.maximumMilliseconds)) (got \(lag))")
+        }
+    }
 
     func run() throws {
         do {
+            let selection = try channel.selection
+            let lag = try processedLag(channel: selection)
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
-                                                           echo: echo, nearEnd: nearEnd, channel: try channel.selection)
-            var json = analysis.whole.json
-            if let mismatch = analysis.lengthMismatch, case .object(var object) = json {
+                                                           echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
+            guard case .object(var object) = analysis.whole.json else { return }
+            if let mismatch = analysis.lengthMismatch {
                 let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
-                FileHandle.standardError.write(Data("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only\n".utf8))
+                standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")
                 object["length_mismatch"] = mismatch.json
-                json = .object(object)
             }
-            print(json.canonicalText(), terminator: "")
+            object["processed_lag_ms"] = .number(lag.milliseconds)
+            object["processed_lag_source"] = .string(lag.source.rawValue)
+            print(JSONValue.object(object).canonicalText(), terminator: "")
         } catch {
             throw CommandFailure.exit(error)
         }
+    }
+
+    /// The processed file's lag: given, or estimated (said on stderr when it is not 0, warned
+    /// about when it cannot be told).
+    private func processedLag(channel: ChannelSelection) throws -> ProcessedLag {
+        // Every file checked first, in the order the scoring checks them: an error names the
+        // same file whether or not a lag is estimated.
+        let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
+        let (rate, headers) = try EchoAnalyzer.checkHeaders(paths)
+        for (path, header) in zip(paths, headers) where header.channels > 1 {
+            _ = try AudioFileStream(path: path, targetRate: rate, selection: channel)   // a multichannel file needs --channel
+        }
+        if let milliseconds = processedLagMilliseconds {
+            return ProcessedLag(samples: Int((milliseconds / 1000 * Double(rate)).rounded()), sampleRate: rate, source: .given)
+        }
+        let lag = try ProcessedLag.estimate(mic: mic, processed: processed, channel: channel)
+        switch lag.source {
+        case .estimated where lag.samples > 0:
+            standardError("echolab metrics: \(processed) lags the mic by \(String(format: "%.1f", lag.milliseconds)) ms (\(lag.samples) samples): aligned before scoring")
+        case .notFound:
+            standardError("echolab metrics: warning: cannot tell how far \(processed) lags the mic (it shares too little with it); scored unshifted (give --processed-lag-ms)")
+        default:
+            break
+        }
+        return lag
     }
 }

@@ -209,20 +209,23 @@ final class HelpTextTests: XCTestCase {
         recording: mic and loopback only) double talk is found by an offline fit of the
         echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot
         explain is near-end speech. With --near-end, near_end reports the near talker's
-        attenuation and distortion in double talk. The processed file must be aligned
-        with the mic sample for sample, as `echolab process` writes it; a run's own
-        sent.wav lags its mic.wav by the canceller's latency (speex one frame), which
-        its report.json takes out: score process's output of the run's mic.wav and
-        reference.wav instead. See docs/metrics.md for every definition.
+        attenuation and distortion in double talk. The processed file is aligned with
+        the mic before scoring: its lag behind the mic (a canceller's latency, 0 to 500
+        ms) is estimated from the two files (GCC-PHAT over the first minute), said on
+        stderr when it is not 0, and reported as processed_lag_ms
+        (processed_lag_source: estimated, given, or not_found when the output shares
+        too little with the mic to tell: scored unshifted, with a warning); a lag
+        outside 0–500 ms is an error. --processed-lag-ms gives it instead. See
+        docs/metrics.md for every definition.
 
-        USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>]
+        USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>]
 
         OPTIONS:
           --reference <reference> What the loudspeaker played (the far end; a
                                   recording's loopback).
           --mic <mic>             What the microphone captured (the canceller's input).
-          --processed <processed> The canceller's output, aligned with the mic sample
-                                  for sample.
+          --processed <processed> The canceller's output (aligned with the mic before
+                                  scoring: see --processed-lag-ms).
           --echo <echo>           Echo alone at the microphone, if known (a simulation
                                   tap); without it, ERL is measured on the mic.
           --near-end <near-end>   Near-end talker alone at the microphone, if known:
@@ -232,6 +235,8 @@ final class HelpTextTests: XCTestCase {
                                   counted from 0, or downmix (the mean of all
                                   channels). Without it a multichannel file is an
                                   error; mono files ignore it.
+          --processed-lag-ms <ms> How far the processed file lags the mic, 0 to 500 ms,
+                                  instead of estimating it.
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -1,0 +1,136 @@
+import AudioCore
+import AudioInterop
+import Foundation
+
+/// How far a canceller's output lags its input. Every real canceller has latency (speexdsp's
+/// preprocessor a frame, WebRTC's AEC about 8 ms, AEC3 about 9 ms), and an output scored against
+/// the mic without taking it out reads the near talker as attenuated (10 ms late: ~19 dB instead
+/// of ~1): `metrics` estimates the lag and aligns the output before scoring.
+///
+/// The estimate is the generalised cross-correlation with phase transform (GCC-PHAT) of mic and
+/// output over their first minute: what the canceller passes (the near talker, the residual) is
+/// the mic delayed, so the whitened cross-spectrum peaks at the lag whatever the spectra are.
+public struct ProcessedLag: Sendable, Equatable {
+    /// The lag taken out, in samples at the files' rate (0 when none was found or estimated).
+    public var samples: Int
+    public var sampleRate: Int
+    public var source: Source
+
+    /// Where the lag comes from.
+    public enum Source: String, Sendable {
+        /// Estimated from the files.
+        case estimated
+        /// Given by the user (`--processed-lag-ms`).
+        case given
+        /// The output shares too little with the mic to tell (silent, or unrelated): scored
+        /// unshifted.
+        case notFound = "not_found"
+    }
+
+    public init(samples: Int, sampleRate: Int, source: Source) {
+        self.samples = samples
+        self.sampleRate = sampleRate
+        self.source = source
+    }
+
+    public var milliseconds: Double { Double(samples) * 1000 / Double(sampleRate) }
+
+    /// The largest latency taken for a canceller's (a lag beyond it is an error, not aligned).
+    public static let maximumMilliseconds = 500.0
+    /// How much of the files the estimate reads.
+    static let maximumSeconds = 60
+    /// The correlation peak must stand this far above the correlation's mean magnitude.
+    static let minimumPeakRatio: Float = 8
+
+    /// A lag outside 0…`maximumMilliseconds`: the output leads the mic, or trails it by more than
+    /// any canceller's latency — a file of another take, or one cut differently.
+    public struct OutOfRange: Error, CustomStringConvertible, Equatable {
+        public let path: String
+        public let milliseconds: Double
+        public var description: String {
+            let amount = String(format: "%.1f", abs(milliseconds))
+            let what = milliseconds < 0 ? "leads the mic by \(amount) ms" : "lags the mic by \(amount) ms"
+            return "\(path): \(what), outside the 0–\(Int(maximumMilliseconds)) ms a canceller's latency takes; "
+                + "align it with the mic first, or give --processed-lag-ms"
+        }
+    }
+
+    /// Estimates the lag of `processed` behind `mic` (files at one rate, as `EchoAnalyzer`
+    /// checks them). Throws `OutOfRange` for a clear lag outside 0…500 ms.
+    public static func estimate(mic: String, processed: String, channel: ChannelSelection = .monoOnly) throws -> ProcessedLag {
+        let (rate, headers) = try EchoAnalyzer.checkHeaders([mic, processed])
+        let limit = min(headers.map(\.frames).min() ?? 0, maximumSeconds * rate)
+        func read(_ path: String, _ channels: Int) throws -> [Float] {
+            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
+            var samples = [Float](repeating: 0, count: limit)
+            let got = try stream.read(into: &samples, frames: limit)
+            return Array(samples.prefix(got))
+        }
+        let micSamples = try read(mic, headers[0].channels), processedSamples = try read(processed, headers[1].channels)
+        let maximumLag = Int(maximumMilliseconds / 1000 * Double(rate))
+        guard let (lag, ratio) = correlationPeak(micSamples, processedSamples, maximumLag: maximumLag), ratio >= minimumPeakRatio else {
+            return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+        }
+        guard (0...maximumLag).contains(lag) else {
+            throw OutOfRange(path: processed, milliseconds: Double(lag) * 1000 / Double(rate))
+        }
+        return ProcessedLag(samples: lag, sampleRate: rate, source: .estimated)
+    }
+
+    /// The lag of `y` behind `x` where their whitened cross-correlation peaks, searched over
+    /// ±2·`maximumLag` (so a lag beyond the range is seen, not folded in), and the peak's height
+    /// over the correlation's mean magnitude. Nil when there is nothing to correlate.
+    static func correlationPeak(_ x: [Float], _ y: [Float], maximumLag: Int) -> (lag: Int, ratio: Float)? {
+        let count = min(x.count, y.count)
+        let reach = 2 * maximumLag
+        // Blocks of `hop` samples of x and `hop + reach` of y, zero-padded to `size` ≥ hop + 2·reach + 1:
+        // each block's circular correlation is its linear one over ±reach, unwrapped.
+        var size = 1
+        while size < 2 * (reach + 1) { size *= 2 }
+        size *= 2
+        let hop = size - 2 * reach - 1
+        guard count > 0 else { return nil }
+        let fft = RealFFT(size: size)
+        let bins = fft.binCount
+        var sumReal = [Double](repeating: 0, count: bins), sumImaginary = [Double](repeating: 0, count: bins)
+        var frameX = [Float](repeating: 0, count: size), frameY = [Float](repeating: 0, count: size)
+        var xr = [Float](repeating: 0, count: bins), xi = xr, yr = xr, yi = xr
+        var start = 0
+        while start < count {
+            let n = min(hop, count - start)
+            for i in 0..<size { frameX[i] = i < n ? x[start + i] : 0 }
+            // y's block reaches `reach` further, so a lag up to it finds its samples.
+            for i in 0..<size { frameY[i] = i < n + reach && start + i < count ? y[start + i] : 0 }
+            fft.forward(frameX, real: &xr, imaginary: &xi)
+            fft.forward(frameY, real: &yr, imaginary: &yi)
+            for k in 0..<bins {
+                // conj(X)·Y: its inverse peaks at the lag of y behind x.
+                sumReal[k] += Double(xr[k] * yr[k] + xi[k] * yi[k])
+                sumImaginary[k] += Double(xr[k] * yi[k] - xi[k] * yr[k])
+            }
+            start += hop
+        }
+        var real = [Float](repeating: 0, count: bins), imaginary = real
+        var energy = 0.0
+        for k in 0..<bins {
+            let magnitude = (sumReal[k] * sumReal[k] + sumImaginary[k] * sumImaginary[k]).squareRoot()
+            guard magnitude > 1e-20 else { continue }
+            real[k] = Float(sumReal[k] / magnitude)
+            imaginary[k] = Float(sumImaginary[k] / magnitude)
+            energy += 1
+        }
+        guard energy > 0 else { return nil }
+        var correlation = [Float](repeating: 0, count: size)
+        fft.inverse(real: real, imaginary: imaginary, output: &correlation)
+        // Lags −reach…reach: index τ for τ ≥ 0, size + τ for τ < 0.
+        var best = (lag: 0, value: -Float.infinity)
+        var total: Float = 0
+        for lag in -reach...reach {
+            let value = correlation[lag >= 0 ? lag : size + lag]
+            total += abs(value)
+            if value > best.value { best = (lag, value) }
+        }
+        let mean = total / Float(2 * reach + 1)
+        return mean > 0 ? (best.lag, best.value / mean) : nil
+    }
+}
