@@ -51,6 +51,8 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
+        report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report
     }
 

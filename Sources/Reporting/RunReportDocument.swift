@@ -85,6 +85,7 @@ public enum RunReportDocument {
             + "\(count(p.ignoredFrames, "frame")) pushed to unselected devices · "
             + "clipped at full scale: playout \(c.playout), loudspeaker \(c.loudspeaker), mic \(c.mic), capture \(c.capture), reference \(c.reference) samples · "
             + count(p.cancellerResets, "canceller reset"))]))
+        if let glitches = glitchTimes(report) { blocks.append(.paragraph([.text(glitches)])) }
         blocks.append(.table(.init(header: ["buffer", "written", "read", "dropped", "buffered", "underruns", "overruns", "priming", "rejected", "conserved"],
                                    rows: [("uplink (custom mic)", p.uplink), ("playout (custom speaker)", p.playout),
                                           ("user AEC reference", p.userReference), ("app loudspeaker", p.loudspeaker)].map { name, c in
@@ -193,6 +194,28 @@ public enum RunReportDocument {
     static func count<N: BinaryInteger>(_ n: N, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
 
     /// The near-end preservation rows of a metrics table: the other axis beside ERLE.
+    /// Where the sent audio clicked or went silent, the first few of each, so a reader can go
+    /// and listen; nil when it did neither.
+    static func glitchTimes(_ report: RunReport) -> String? {
+        let shown = 20, rate = Double(report.sampleRate)
+        func list(_ times: [String], total: Int) -> String {
+            times.prefix(shown).joined(separator: ", ") + (total > shown ? " and \(total - shown) more" : "")
+        }
+        var parts: [String] = []
+        if !report.sentClickEvents.isEmpty {
+            parts.append("Clicks in the sent audio at " + list(report.sentClickEvents.map { ReportFormatting.seconds(Double($0.sampleIndex) / rate) },
+                                                              total: report.sentClicks))
+        }
+        if !report.sentGapRanges.isEmpty {
+            parts.append("gaps at " + list(report.sentGapRanges.map {
+                "\(ReportFormatting.seconds(Double($0.lowerBound) / rate))–\(ReportFormatting.seconds(Double($0.upperBound) / rate))"
+            }, total: report.sentGaps))
+        }
+        guard !parts.isEmpty else { return nil }
+        let text = parts.joined(separator: "; ") + "."
+        return text.prefix(1).uppercased() + text.dropFirst()
+    }
+
     public static func nearEndRows(_ nearEnd: NearEndPreservation?) -> [[ReportDocument.Cell]] {
         typealias F = ReportFormatting
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }

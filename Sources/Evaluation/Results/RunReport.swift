@@ -79,6 +79,11 @@ public struct RunReport: Sendable {
     public var hardware: HardwareReport? = nil
     /// Signal levels per 0.5 s window (empty when not measured).
     public var levels: [LevelPoint] = []
+    /// Where the clicks and gaps in the sent audio are (the first `listedGlitches` of each; the
+    /// pipeline counts them all), so a reader can go and listen.
+    public var sentClickEvents: [GlitchEvent] = []
+    public var sentGapRanges: [Range<Int>] = []
+    public static let listedGlitches = 1000
 
     // Evaluation builds run reports; Reporting renders them.
     public init(scenarioName: String, scenarioFile: String, sampleRate: Int, durationSeconds: Double, aecMode: String,
@@ -153,6 +158,18 @@ public struct RunReport: Sendable {
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
             "levels_series": JSONValue(encoding: levels),
+            // Times for people, samples exact; strength: how far the jump stands above its
+            // surroundings.
+            "sent_glitches": .object([
+                "clicks": .array(sentClickEvents.prefix(Self.listedGlitches).map { click in
+                    .object(["t_s": seconds(Int64(click.sampleIndex)), "sample": .number(Double(click.sampleIndex)),
+                             "strength_db": .number(click.strengthDB)])
+                }),
+                "gaps": .array(sentGapRanges.prefix(Self.listedGlitches).map { gap in
+                    .object(["start_s": seconds(Int64(gap.lowerBound)), "end_s": seconds(Int64(gap.upperBound))])
+                }),
+                "listed_at_most": .number(Double(Self.listedGlitches)),
+            ]),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ]
         addHardware(to: &root)

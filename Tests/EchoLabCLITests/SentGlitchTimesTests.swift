@@ -1,0 +1,47 @@
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// A report says where the sent audio clicked or went silent, not only how often: report.json
+/// lists each click and gap with its time, report.md and report.html name the times.
+final class SentGlitchTimesTests: XCTestCase {
+    func testClicksAndGapsInTheSentAudioAreListedWithTheirTimes() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // A tone whose phase jumps by half a period at 1.5 s: one click, from a file the app pushes.
+        let rate = 48_000
+        let tone = (0..<(3 * rate)).map { i -> Float in
+            let phase = 2 * Double.pi * 440 * Double(i) / Double(rate) + (i >= 3 * rate / 2 ? Double.pi : 0)
+            return Float(0.1 * sin(phase))
+        }
+        try SoundFileWriter.write(tone, to: folder.appendingPathComponent("clicky.wav").path, sampleRate: rate)
+        let scenario = try writeScenario("""
+            {"name": "clicky", "mic": {"device": "file", "file": "clicky.wav"}, "aec": {"mode": "disabled"}, "duration_s": 3,
+             "timeline": [{"at_ms": 2200, "action": "mute"}, {"at_ms": 2600, "action": "unmute"}]}
+            """, in: folder)
+        let run = try runEchoLab(["run", scenario, "--out", "out", "--no-taps"], in: folder)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let report = try loadJSON(folder.appendingPathComponent("out/report.json").path)
+        let glitches = try XCTUnwrap(report["sent_glitches"] as? [String: Any])
+        let clicks = try XCTUnwrap(glitches["clicks"] as? [[String: Any]])
+        let gaps = try XCTUnwrap(glitches["gaps"] as? [[String: Any]])
+        let pipeline = try XCTUnwrap(report["pipeline"] as? [String: Any])
+        XCTAssertEqual(clicks.count, pipeline["sent_clicks"] as? Int)
+        XCTAssertEqual(gaps.count, pipeline["sent_gaps"] as? Int)
+        // The jump, a send path's latency later.
+        let jump = try XCTUnwrap(clicks.first { (($0["t_s"] as? Double) ?? 0) >= 1.5 && (($0["t_s"] as? Double) ?? 0) < 1.6 }, "\(clicks)")
+        XCTAssertEqual(try XCTUnwrap(jump["sample"] as? Double), (jump["t_s"] as! Double) * Double(rate), accuracy: 5)   // t_s to four decimals
+        XCTAssertGreaterThan(try XCTUnwrap(jump["strength_db"] as? Double), 0)
+        let muted = try XCTUnwrap(gaps.first, "the muted stretch is a gap: \(glitches)")
+        XCTAssertEqual(try XCTUnwrap(muted["start_s"] as? Double), 2.2, accuracy: 0.06)
+        XCTAssertEqual(try XCTUnwrap(muted["end_s"] as? Double), 2.6, accuracy: 0.06)
+
+        let markdown = try String(contentsOf: folder.appendingPathComponent("out/report.md"), encoding: .utf8)
+        let line = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("Clicks in the sent audio at ") }, markdown)
+        XCTAssertTrue(line.contains(String(format: "%.2f s", jump["t_s"] as! Double)), String(line))
+        XCTAssertTrue(line.contains(String(format: "gaps at %.2f s–%.2f s", muted["start_s"] as! Double, muted["end_s"] as! Double)), String(line))
+        let html = try String(contentsOf: folder.appendingPathComponent("out/report.html"), encoding: .utf8)
+        XCTAssertTrue(html.contains(String(line)), "report.html says the same")
+    }
+}
