@@ -57,6 +57,8 @@ TAPS ?=
 MAX_REGRESSION_DB ?= 0.5
 DEFAULT_EVAL := $(and $(filter $(VECTORS)/scenarios,$(CORPUS)),$(filter all,$(MODES)))
 BASELINE ?= $(if $(DEFAULT_EVAL),$(REPORTS)/baseline.json,)
+# The default corpus's baseline in the repository, whatever REPORTS says.
+COMMITTED_BASELINE := $(CURDIR)/reports/baseline.json
 eval: build
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps)
 	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --markdown $(REPORTS)/compare.md)
@@ -81,7 +83,8 @@ baseline: build
 	@if [ -z "$(BASELINE)" ]; then \
 		echo "make baseline: CORPUS=$(CORPUS) MODES=$(MODES) is not the default corpus in every mode: name its baseline file with BASELINE=file ($(REPORTS)/baseline.json is the default corpus's)" >&2; exit 2; \
 	fi
-	@if [ -z "$(DEFAULT_EVAL)" ] && [ "$$(realpath -m '$(BASELINE)')" = "$$(realpath -m '$(REPORTS)/baseline.json')" ]; then \
+	@if [ -z "$(DEFAULT_EVAL)" ] && { [ "$$(realpath -m '$(BASELINE)')" = "$$(realpath -m '$(REPORTS)/baseline.json')" ] || \
+		[ "$$(realpath -m '$(BASELINE)')" = "$$(realpath -m '$(COMMITTED_BASELINE)')" ]; }; then \
 		echo "make baseline: $(BASELINE) is the default corpus's baseline: not overwritten with CORPUS=$(CORPUS) MODES=$(MODES); choose another BASELINE=file" >&2; exit 2; \
 	fi
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) --no-taps

@@ -128,13 +128,19 @@ public struct EvalComparison: Sendable {
 
     /// The segments of one call in both files (a device or route change each), paired by where
     /// they start: a stretch that lost echo removal fails the gate even when the call's average
-    /// hides it. A file without segments (a recording, an older eval.json) has nothing to pair.
+    /// hides it; a baseline segment the current call no longer has is a regression. A file
+    /// without segments (a recording, an older eval.json) has nothing to pair.
     private mutating func compareSegments(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?) {
         guard let before, let after else { return }
         for (index, was) in before.enumerated() {
-            guard let start = was["start_s"]?.doubleValue, let now = after.first(where: { $0["start_s"]?.doubleValue == start }) else { continue }
+            guard let start = was["start_s"]?.doubleValue else { continue }
             let events = (was["events"]?.arrayValue ?? []).compactMap(\.stringValue)
             let name = "segment \(index + 1) at \(String(format: "%.2f", start)) s" + (events.isEmpty ? "" : " (\(events.joined(separator: ", ")))")
+            // A stretch the call no longer has cannot be judged: a gate must not pass on less work.
+            guard let now = after.first(where: { $0["start_s"]?.doubleValue == start }) else {
+                regressions.append(Change(run: key, what: name, baseline: "ran", current: "missing", delta: nil))
+                continue
+            }
             for metric in Self.higherIsBetter {
                 compare(key, "\(name): \(metric)", was[metric], now[metric], higherIsBetter: true)
             }
@@ -144,6 +150,7 @@ public struct EvalComparison: Sendable {
     /// Lint findings by rule: a rule the current run breaks more often than the baseline's is a
     /// regression, one it breaks less often an improvement.
     private mutating func compareFindings(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?) {
+        guard let before, let after else { return }   // a key one version does not write
         func counts(_ list: [JSONValue]?) -> [String: Int] {
             (list ?? []).compactMap(\.stringValue).reduce(into: [:]) { $0[$1, default: 0] += 1 }
         }

@@ -109,6 +109,11 @@ public struct EchoAnalyzer: Sendable {
                              processedLag: Int = 0) throws -> EchoAnalysis {
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
         let (referenceRate, headers) = try Self.checkHeaders(paths)
+        precondition(processedLag >= 0, "a processed file lags its mic: the lag is not negative")
+        // Aligned, nothing of the output would be left to score: every metric would be null.
+        if processedLag >= headers[2].frames {
+            throw MetricsError.unreadableFile(path: processed, reason: "holds \(headers[2].frames) samples, no more than its lag behind the mic (\(processedLag)): nothing is left to score once aligned")
+        }
         // The processed file, aligned, ends `processedLag` samples earlier.
         var lengths = headers.map(\.frames)
         lengths[2] = max(0, lengths[2] - processedLag)
@@ -165,9 +170,10 @@ public struct EchoAnalyzer: Sendable {
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
-        // The files as they are: an aligned output one latency shorter is no mismatch.
+        // A mismatch only where the files differ both as they are and as aligned: an output one
+        // latency shorter (its tail cut) or one latency longer (its tail flushed) is none.
         let fileLengths = headers.map(\.frames)
-        if Set(fileLengths).count > 1 {
+        if Set(fileLengths).count > 1 && Set(lengths).count > 1 {
             analysis.lengthMismatch = LengthMismatch(analysedSamples: analysis.sampleCount,
                                                      files: zip(paths, fileLengths).map { .init(file: $0, samples: $1) })
         }

@@ -413,6 +413,12 @@ final class EvalGateTests: XCTestCase {
         let overwriting = try make("baseline", ["BASELINE=\(path("make-reports/../make-reports/baseline.json"))"])
         XCTAssertNotEqual(overwriting.status, 0, overwriting.standardOutput)
         XCTAssertTrue(overwriting.standardOutput.contains("is the default corpus's baseline: not overwritten"), overwriting.standardOutput)
+        // The repository's own, named whatever REPORTS is.
+        let committed = packageRoot.appendingPathComponent("reports/baseline.json")
+        let committedBytes = try Data(contentsOf: committed)
+        let overwritingCommitted = try make("baseline", ["BASELINE=\(committed.path)"])
+        XCTAssertNotEqual(overwritingCommitted.status, 0, overwritingCommitted.standardOutput)
+        XCTAssertEqual(try Data(contentsOf: committed), committedBytes)
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("make-reports/baseline.json")), defaultBaseline)
 
         let own = try make("baseline", ["BASELINE=\(path("own-baseline.json"))"])

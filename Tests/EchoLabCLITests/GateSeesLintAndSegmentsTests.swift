@@ -83,6 +83,16 @@ final class GateSeesLintAndSegmentsTests: XCTestCase {
                       failing.standardOutput)
         XCTAssertTrue(failing.standardOutput.contains("**1 regression.**"), failing.standardOutput)
         XCTAssertEqual(try runEchoLab(["compare", baseline, "worse.json", "--max-regression-db", "3.5"], in: root).status, 0)
+
+        // A stretch the current call no longer has fails: the gate must not pass on less work.
+        segments.removeLast()
+        results[0]["segments"] = segments
+        items[0]["results"] = results
+        document["items"] = items
+        try JSONSerialization.data(withJSONObject: document).write(to: root.appendingPathComponent("fewer.json"))
+        let fewer = try runEchoLab(["compare", baseline, "fewer.json"], in: root)
+        XCTAssertEqual(fewer.status, 1, fewer.standardOutput)
+        XCTAssertTrue(fewer.standardOutput.contains("| segment 3 at 3.00 s (set_aec intensityRecommended) | ran | missing | — |"), fewer.standardOutput)
     }
 
     /// Every run is a test case; a missing one fails, a new one is skipped; names from the files

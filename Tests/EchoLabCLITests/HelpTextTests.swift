@@ -214,9 +214,10 @@ final class HelpTextTests: XCTestCase {
         ms) is estimated from the two files (GCC-PHAT over the first minute), said on
         stderr when it is not 0, and reported as processed_lag_ms
         (processed_lag_source: estimated, given, or not_found when the output shares
-        too little with the mic to tell: scored unshifted, with a warning); a lag
-        outside 0–500 ms is an error. --processed-lag-ms gives it instead. See
-        docs/metrics.md for every definition.
+        too little with the mic to tell, or is under a second: scored unshifted, with a
+        warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
+        an error. --processed-lag-ms gives it instead. See docs/metrics.md for every
+        definition.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>]
 

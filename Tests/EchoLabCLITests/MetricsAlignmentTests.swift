@@ -91,6 +91,21 @@ final class MetricsAlignmentTests: XCTestCase {
                        + "align it with the mic first, or give --processed-lag-ms\n")
     }
 
+    /// Under a second, unrelated signals correlate by chance: no lag is taken from them.
+    func testFilesUnderASecondAreScoredUnshifted() throws {
+        func cut(_ name: String) throws -> String {
+            let samples = try AudioFileStream.readAll(path: tap(name)).samples
+            let path = folder.appendingPathComponent("\(name)-short.wav").path
+            try SoundFileWriter.write(Array(samples.prefix(24_000)), to: path, sampleRate: 48_000)
+            return path
+        }
+        let result = try runEchoLab(["metrics", "--reference", try cut("reference"), "--mic", try cut("mic"), "--processed", try cut("sent")])
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(json["processed_lag_source"] as? String, "not_found")
+        XCTAssertEqual(json["processed_lag_ms"] as? Double, 0)
+    }
+
     func testASilentOutputCannotBeAlignedAndSaysSo() throws {
         let silent = folder.appendingPathComponent("silent.wav").path
         try SoundFileWriter.write([Float](repeating: 0, count: 8 * 48_000), to: silent, sampleRate: 48_000)
