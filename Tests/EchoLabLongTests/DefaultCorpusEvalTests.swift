@@ -55,5 +55,16 @@ final class DefaultCorpusEvalTests: XCTestCase {
             let compared = try runEchoLab(["compare", a, b, "--max-regression-db", "0.05"])
             XCTAssertEqual(compared.status, 0, "reports/baseline.json is stale: run `make baseline` and review the diff\n" + compared.standardOutput + compared.standardError)
         }
+        // It lists the segments of every run that has them: the gate judges each segment only
+        // where both files list it.
+        func segmented(_ path: String) throws -> Set<String> {
+            let items = try XCTUnwrap(loadJSON(path)["items"] as? [[String: Any]])
+            return Set(items.flatMap { item in
+                (item["results"] as? [[String: Any]] ?? []).filter { $0["segments"] != nil }.map { "\(item["name"] ?? "") \($0["mode"] ?? "")" }
+            })
+        }
+        let current = try segmented(out.appendingPathComponent("eval.json").path)
+        XCTAssertFalse(current.isEmpty)
+        XCTAssertEqual(try segmented(baseline), current, "reports/baseline.json lacks segments: run `make baseline`")
     }
 }
