@@ -40,6 +40,24 @@ public struct RecordingProcessor {
         public var referenceExcessSeconds: Double?
         /// The loopback's own rate (nil without a loopback); resampled to `processingRate`.
         public var referenceRate: Int?
+        /// Samples at full scale (|x| ≥ 32767/32768) in the mic and in the loopback, as the
+        /// canceller received them (at `processingRate`): a recording that clipped has echo no
+        /// linear filter can model, and an ERLE scored from it is uncertain.
+        public var clippedMicSamples = 0
+        public var clippedLoopbackSamples = 0
+
+        /// Where a clipped signal is, and what follows from it (nil when nothing clipped).
+        public func clippingWarning(mic: String, reference: String?) -> String? {
+            let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
+            func share(_ count: Int) -> String { String(format: "%.2f %%", 100 * Double(count) / max(samples, 1)) }
+            var parts: [String] = []
+            if clippedMicSamples > 0 { parts.append("\(mic) has \(clippedMicSamples) samples at full scale (\(share(clippedMicSamples)))") }
+            if clippedLoopbackSamples > 0, let reference {
+                parts.append("\(reference) has \(clippedLoopbackSamples) samples at full scale (\(share(clippedLoopbackSamples)))")
+            }
+            guard !parts.isEmpty else { return nil }
+            return parts.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
+        }
 
         /// One line for stderr when the loopback and the microphone differ by more than a 10 ms
         /// frame (nil otherwise): processing on silently would hide a cut or wrong file.
@@ -102,6 +120,7 @@ public struct RecordingProcessor {
             // after the mic's end feed silence until every mic sample has its output.
             var micFrames = 0, produced = 0, written = 0, micEnded = false
             var chunks = 0
+            var clippedMic = 0, clippedLoopback = 0
             while true {
                 chunks += 1
                 if chunks % 100 == 0, cancellation?.isCancelled == true { throw RunCancelled() }
@@ -113,6 +132,8 @@ public struct RecordingProcessor {
                 }
                 let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
                 for i in referenceGot..<frame { render[i] = 0 }
+                clippedMic += Self.fullScaleCount(capture, count: got)
+                clippedLoopback += Self.fullScaleCount(render, count: referenceGot)
                 if let control {
                     try control.analyzeRender(render)
                     try control.processCapture(capture, into: &processed)
@@ -139,14 +160,27 @@ public struct RecordingProcessor {
             // A signal in the last second of audio is not lost: nothing is put in place after it.
             if cancellation?.isCancelled == true { throw RunCancelled() }
             try writer.finish()
-            return Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
-                           divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
-                           referenceRate: referenceProbe?.sampleRate)
+            var outcome = Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
+                                  divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
+                                  referenceRate: referenceProbe?.sampleRate)
+            outcome.clippedMicSamples = clippedMic
+            outcome.clippedLoopbackSamples = clippedLoopback
+            return outcome
         } catch {
             // The partial output goes now, not whenever the writer is freed.
             writer.discard()
             throw error
         }
+    }
+
+    /// Full scale as a 16-bit recording reaches it: 32767/32768 and beyond.
+    static let fullScale: Float = 32_767 / 32_768
+
+    /// How many of `samples[0..<count]` are at full scale.
+    static func fullScaleCount(_ samples: [Float], count: Int) -> Int {
+        var clipped = 0
+        for i in 0..<count where abs(samples[i]) >= fullScale { clipped += 1 }
+        return clipped
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

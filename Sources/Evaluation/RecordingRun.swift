@@ -78,10 +78,12 @@ public struct RecordingRun {
         let files = RecordingReport.Files(mic: InputFile.canonical(item.mic), sent: keepsOutput ? "sent.wav" : nil,
                                           loopback: item.loopback.map(InputFile.canonical), echo: item.echo.map(InputFile.canonical),
                                           nearEnd: item.nearEnd.map(InputFile.canonical))
-        let report = RecordingReport(item: item.name, talkType: item.talkType, files: files, channel: channel, mode: mode.description,
+        var report = RecordingReport(item: item.name, talkType: item.talkType, files: files, channel: channel, mode: mode.description,
                                      sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
+        report.clippedMicSamples = outcome.clippedMicSamples
+        report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.
         let json = report.json()

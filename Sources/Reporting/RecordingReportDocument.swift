@@ -20,6 +20,12 @@ public enum RecordingReportDocument {
             .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(report.mode), .text("; ")] + output
                        + channelNote(report.channel)),
         ]
+        if report.clippedMicSamples > 0 || report.clippedLoopbackSamples > 0 {
+            let seconds = String(format: "%.2f", report.durationSeconds)
+            blocks.append(.note([.strong("The recording clipped:"),
+                                 .text(" \(report.clippedMicSamples) mic and \(report.clippedLoopbackSamples) loopback samples at full scale in \(seconds) s. "
+                                       + "Clipped echo is not linear: no canceller's filter models it, and the echo metrics below are uncertain.")]))
+        }
         if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
                 [.init("ERL"), .init(F.db(metrics.erlDB))], [.init("ERLE (whole recording)"), .init(F.db(metrics.erleDB))],

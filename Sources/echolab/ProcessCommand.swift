@@ -55,7 +55,8 @@ struct ProcessCommand: ParsableCommand {
                 standardError("echolab: \(out): interrupted; nothing written")
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
-            for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference)] {
+            for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
+                            outcome.clippingWarning(mic: mic, reference: reference)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
             print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "

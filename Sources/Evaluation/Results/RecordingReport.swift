@@ -25,6 +25,9 @@ public struct RecordingReport: Sendable, Equatable {
     public var durationSeconds: Double
     /// nil without a loopback (near-end single talk): nothing to measure.
     public var metrics: EchoMetrics?
+    /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
+    public var clippedMicSamples = 0
+    public var clippedLoopbackSamples = 0
 
     public struct Files: Sendable, Equatable {
         public var mic: String
@@ -55,6 +58,7 @@ public struct RecordingReport: Sendable, Equatable {
             "aec_resets": .number(Double(aecResets)),
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
+            "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
         ])
     }
 
@@ -101,6 +105,14 @@ public struct RecordingReport: Sendable, Equatable {
             do { metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: object) } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }
+        }
+        // Reports written before clipping was counted have none: read as none counted.
+        for (name, keyPath) in [("mic", \RecordingReport.clippedMicSamples), ("loopback", \RecordingReport.clippedLoopbackSamples)] {
+            guard let count = value.value(at: "clipped_samples.\(name)") else { continue }
+            guard let number = count.doubleValue, let whole = Int(exactly: number), whole >= 0 else {
+                throw ReadError(problem: "clipped_samples.\(name) is not a count")
+            }
+            self[keyPath: keyPath] = whole
         }
     }
 

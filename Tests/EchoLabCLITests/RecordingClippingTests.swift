@@ -1,0 +1,50 @@
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// A recording that clipped is found and counted: `process` warns naming the file, and an eval's
+/// report of it says how many samples were at full scale (its echo metrics are uncertain).
+final class RecordingClippingTests: XCTestCase {
+    func testAClippedRecordingIsCountedAndSaidSo() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let run = try runEchoLab(["run", try writeScenario("""
+            {"name": "room", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "echo_path": {"delay_ms": 30, "gain_db": -3}, "duration_s": 4}
+            """, in: root), "--out", "taps"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        // The mic 26 dB hotter, clipped at full scale as a phone's converter clips it.
+        let mic = try AudioFileStream.readAll(path: root.appendingPathComponent("taps/mic.wav").path).samples
+        let clipped = mic.map { max(-1, min(1, $0 * 20)) }
+        let fullScale = clipped.filter { abs($0) >= 32_767 / 32_768 }.count
+        XCTAssertGreaterThan(fullScale, 100)
+        try SoundFileWriter.write(clipped, to: root.appendingPathComponent("hot-mic.wav").path, sampleRate: 48_000)
+        let inputs = try snapshot(root.appendingPathComponent("taps"))
+
+        let processed = try runEchoLab(["process", "--mic", "hot-mic.wav", "--reference", "taps/reference.wav", "--out", "sent.wav"], in: root)
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        XCTAssertEqual(processed.standardError, "echolab process: warning: hot-mic.wav has \(fullScale) samples at full scale "
+                       + String(format: "(%.2f %%)", 100 * Double(fullScale) / Double(mic.count))
+                       + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain\n")
+        let clean = try runEchoLab(["process", "--mic", "taps/mic.wav", "--reference", "taps/reference.wav", "--out", "clean.wav"], in: root)
+        XCTAssertEqual(clean.standardError, "")
+
+        try Data("""
+            {"corpus": [{"name": "hot", "mic": "hot-mic.wav", "loopback": "taps/reference.wav"},
+                        {"name": "clean", "mic": "taps/mic.wav", "loopback": "taps/reference.wav"}]}
+            """.utf8).write(to: root.appendingPathComponent("corpus.json"))
+        let eval = try runEchoLab(["eval", "corpus.json", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let hot = try loadJSON(root.appendingPathComponent("out/hot/speex-intensityRecommended/report.json").path)
+        XCTAssertEqual((hot["clipped_samples"] as? [String: Any])?["mic"] as? Int, fullScale)
+        XCTAssertEqual((hot["clipped_samples"] as? [String: Any])?["loopback"] as? Int, 0)
+        let page = try String(contentsOf: root.appendingPathComponent("out/hot/speex-intensityRecommended/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("**The recording clipped:** \(fullScale) mic and 0 loopback samples at full scale"), page)
+        let cool = try loadJSON(root.appendingPathComponent("out/clean/speex-intensityRecommended/report.json").path)
+        XCTAssertEqual((cool["clipped_samples"] as? [String: Any])?["mic"] as? Int, 0)
+        let coolPage = try String(contentsOf: root.appendingPathComponent("out/clean/speex-intensityRecommended/report.md"), encoding: .utf8)
+        XCTAssertFalse(coolPage.contains("clipped"), coolPage)
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("taps")), inputs, "inputs untouched")
+    }
+}
