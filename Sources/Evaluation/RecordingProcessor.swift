@@ -45,6 +45,9 @@ public struct RecordingProcessor {
         /// linear filter can model, and an ERLE scored from it is uncertain.
         public var clippedMicSamples = 0
         public var clippedLoopbackSamples = 0
+        /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
+        /// `frame` counts samples at `processingRate`. Empty in every other mode.
+        public var adaptiveDecisions: [AdaptiveDecision] = []
 
         /// Where a clipped signal is, and what follows from it (nil when nothing clipped).
         public func clippingWarning(mic: String, reference: String?) -> String? {
@@ -108,6 +111,9 @@ public struct RecordingProcessor {
         let referenceExcess = referenceProbe.map { Double($0.frameCount) / Double($0.sampleRate) - Double(micLength) / Double(micRate) }
         let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         let latency = control?.latencySamples ?? 0
+        // The adaptive mode measures and steers as it does in a call: without it, it would run as
+        // intensityRecommended, its starting point, and say nothing new.
+        let adaptive = mode.intensity == .intensityAdaptive ? control.flatMap { AdaptiveIntensity.steering($0, sampleRate: rate, frameSize: frame) } : nil
         // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
         let folder = InputFile.parent(of: output)
         if !folder.isEmpty { _ = try AtomicFile.prepareDirectory(folder) }   // "" : a bare name, the current folder
@@ -137,6 +143,7 @@ public struct RecordingProcessor {
                 if let control {
                     try control.analyzeRender(render)
                     try control.processCapture(capture, into: &processed)
+                    adaptive?.observe(reference: render, capture: capture, count: frame, control: control)
                 } else {
                     VectorMath.copy(capture, into: &processed, count: frame)
                 }
@@ -165,6 +172,7 @@ public struct RecordingProcessor {
                                   referenceRate: referenceProbe?.sampleRate)
             outcome.clippedMicSamples = clippedMic
             outcome.clippedLoopbackSamples = clippedLoopback
+            outcome.adaptiveDecisions = adaptive?.decisions ?? []
             return outcome
         } catch {
             // The partial output goes now, not whenever the writer is freed.

@@ -84,6 +84,7 @@ public struct RecordingRun {
                                      durationSeconds: duration, metrics: metrics)
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
+        report.adaptiveDecisions = outcome.adaptiveDecisions
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.
         let json = report.json()

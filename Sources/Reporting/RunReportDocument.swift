@@ -92,13 +92,7 @@ public enum RunReportDocument {
             [.init(name)] + [c.written, c.read, c.dropped, c.buffered, c.underruns, c.overruns, c.primingSamples, c.rejectedFrames].map { .init("\($0)") }
                 + [c.isConserved ? .init("yes") : .init([.strong("no")])]
         })))
-        if !report.adaptiveDecisions.isEmpty {
-            blocks.append(.heading("Adaptive AEC decisions", level: 2, id: "adaptive"))
-            blocks.append(.table(.init(header: ["at", "ERL estimate", "double talk", "suppression"], rows: report.adaptiveDecisions.map { d in
-                [.init(F.seconds(Double(d.frame) / Double(report.sampleRate))), .init(F.db(d.erlEstimateDB)),
-                 .init("\(Int(d.doubleTalkShare * 100)) %"), .init("\(d.suppressionDB)/\(d.doubleTalkSuppressionDB) dB")]
-            })))
-        }
+        blocks += adaptiveBlocks(report.adaptiveDecisions, sampleRate: report.sampleRate)
         if !report.events.isEmpty {
             blocks.append(.heading("Events", level: 2, id: "events"))
             blocks.append(.list(report.events.map { e in
@@ -226,4 +220,17 @@ public enum RunReportDocument {
             [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
         ]
     }
+
+    /// `intensityAdaptive`'s decisions as a table (nothing in other modes); `sampleRate`: the
+    /// rate their `frame` counts.
+    static func adaptiveBlocks(_ decisions: [AdaptiveDecision], sampleRate: Int) -> [ReportDocument.Block] {
+        typealias F = ReportFormatting
+        guard !decisions.isEmpty else { return [] }
+        return [.heading("Adaptive AEC decisions", level: 2, id: "adaptive"),
+                .table(.init(header: ["at", "ERL estimate", "double talk", "suppression"], rows: decisions.map { d in
+                    [.init(F.seconds(Double(d.frame) / Double(sampleRate))), .init(F.db(d.erlEstimateDB)),
+                     .init("\(Int(d.doubleTalkShare * 100)) %"), .init("\(d.suppressionDB)/\(d.doubleTalkSuppressionDB) dB")]
+                }))]
+    }
+
 }

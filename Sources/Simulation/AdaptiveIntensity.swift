@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// `intensityAdaptive`: every half second, measure the echo path and the talk situation and pick
@@ -9,7 +10,9 @@ import Foundation
 ///   3 dB although it had removed ≥ 10 dB on average (the near end is talking over the echo).
 ///   Above 30 %, the double-talk suppression is relaxed by 10 dB so the near end stays audible.
 /// The decisions are logged with their measurements so reports can show why suppression changed.
-final class AdaptiveIntensity {
+/// The same controller steers a simulated call (`SendVoiceProcessor`) and a recording run
+/// through the canceller (`RecordingProcessor`): the mode means one thing wherever it runs.
+public final class AdaptiveIntensity {
     private let framesPerWindow: Int
     private let samplesPerFrame: Int
     private var frame: Int64 = 0
@@ -20,9 +23,9 @@ final class AdaptiveIntensity {
     private var smoothedAttenuationDB = 0.0
     /// The decisions, bounded: the first `maximumDecisions − 1` and, in the last slot, the
     /// latest (a day-long call switching every half second would otherwise keep 172 800).
-    private(set) var decisions: [AdaptiveDecision] = []
+    public private(set) var decisions: [AdaptiveDecision] = []
     /// Every decision taken, including those no longer listed.
-    private(set) var decisionCount = 0
+    public private(set) var decisionCount = 0
     static let maximumDecisions = 1024
     private let apply: (Int, Int) -> Void
     private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
@@ -32,6 +35,22 @@ final class AdaptiveIntensity {
         self.samplesPerFrame = samplesPerFrame
         self.apply = apply
         decisions.reserveCapacity(Self.maximumDecisions)
+    }
+
+    /// A controller steering `control`'s residual suppression, deciding every half second of
+    /// `frameSize`-sample frames at `sampleRate`; nil when the backend has no suppression to steer.
+    public static func steering(_ control: EchoControl, sampleRate: Int, frameSize: Int) -> AdaptiveIntensity? {
+        guard let suppression = control.residualSuppression else { return nil }
+        return AdaptiveIntensity(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize) { [unowned suppression] single, double in
+            suppression.setSuppression(single, doubleTalk: double)
+        }
+    }
+
+    /// One frame the canceller has just processed: its reference and capture (`count` samples)
+    /// and the canceller's linear output, where it shows one.
+    public func observe(reference: [Float], capture: [Float], count: Int, control: EchoControl) {
+        observe(reference: VectorMath.meanSquare(reference, count: count), capture: VectorMath.meanSquare(capture, count: count),
+                linearOutput: control.linearOutput.map { VectorMath.meanSquare($0, count: count) })
     }
 
     /// One frame's mean squares; `linearOutput` nil where the backend has no linear stage to
@@ -80,4 +99,12 @@ public struct AdaptiveDecision: Hashable, Sendable {
     public var doubleTalkShare: Double
     public var suppressionDB: Int
     public var doubleTalkSuppressionDB: Int
+
+    public init(frame: Int64, erlEstimateDB: Double, doubleTalkShare: Double, suppressionDB: Int, doubleTalkSuppressionDB: Int) {
+        self.frame = frame
+        self.erlEstimateDB = erlEstimateDB
+        self.doubleTalkShare = doubleTalkShare
+        self.suppressionDB = suppressionDB
+        self.doubleTalkSuppressionDB = doubleTalkSuppressionDB
+    }
 }

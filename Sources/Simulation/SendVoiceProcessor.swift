@@ -50,13 +50,7 @@ public final class SendVoiceProcessor {
                                                     frameSize: frameSize, filterOverride: filterOverride)
         }
         echoCancellerMode = mode
-        if mode == .intensityAdaptive, let suppression = canceller?.residualSuppression {
-            adaptive = AdaptiveIntensity(framesPerWindow: sampleRate / 2 / frameSize, samplesPerFrame: frameSize) { [unowned suppression] single, double in
-                suppression.setSuppression(single, doubleTalk: double)
-            }
-        } else {
-            adaptive = nil
-        }
+        adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity.steering($0, sampleRate: sampleRate, frameSize: frameSize) } : nil
     }
 
     /// `setNoiseSuppressor(mode:)`: speexdsp's spectral noise suppression (−15 dB at most).
@@ -87,11 +81,7 @@ public final class SendVoiceProcessor {
         if let canceller {
             try canceller.analyzeRender(reference)
             try canceller.processCapture(capture, into: &sent)
-            if let adaptive {
-                adaptive.observe(reference: VectorMath.meanSquare(reference, count: frameSize),
-                                 capture: VectorMath.meanSquare(capture, count: frameSize),
-                                 linearOutput: canceller.linearOutput.map { VectorMath.meanSquare($0, count: frameSize) })
-            }
+            adaptive?.observe(reference: reference, capture: capture, count: frameSize, control: canceller)
         } else {
             VectorMath.copy(capture, into: &sent, count: frameSize)
         }

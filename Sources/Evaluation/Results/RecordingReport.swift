@@ -2,6 +2,7 @@ import AudioCore
 import EchoLabJSON
 import Metrics
 import ScenarioFiles
+import Simulation
 
 /// What a recording run reports (`report.json`, schema `echolab.recording/…`), and what its pages
 /// render: `RecordingRun` builds it once, `merge` reads it back from a shard's report.json and
@@ -28,6 +29,8 @@ public struct RecordingReport: Sendable, Equatable {
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
+    /// Why `intensityAdaptive` changed suppression (`frame`: samples at `processingRate`).
+    public var adaptiveDecisions: [AdaptiveDecision] = []
 
     public struct Files: Sendable, Equatable {
         public var mic: String
@@ -59,6 +62,13 @@ public struct RecordingReport: Sendable, Equatable {
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
+            // As a simulated call's report lists them; `sample` at the processing rate (exact).
+            "adaptive_aec": .array(adaptiveDecisions.map { decision in
+                .object(["t_s": .number(Double(decision.frame) / Double(processingRate)), "sample": .number(Double(decision.frame)),
+                         "erl_estimate_db": .number(decision.erlEstimateDB), "double_talk_share": .number(decision.doubleTalkShare),
+                         "suppression_db": .number(Double(decision.suppressionDB)),
+                         "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
+            }),
         ])
     }
 
@@ -113,6 +123,21 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "clipped_samples.\(name) is not a count")
             }
             self[keyPath: keyPath] = whole
+        }
+        // Reports written before adaptive decisions were listed on recordings have none.
+        for (index, entry) in (value["adaptive_aec"]?.arrayValue ?? []).enumerated() {
+            func number(_ key: String) throws(ReadError) -> Double {
+                guard let number = entry[key]?.doubleValue else { throw ReadError(problem: "adaptive_aec[\(index)] has no \(key)") }
+                return number
+            }
+            func whole(_ key: String) throws(ReadError) -> Int {
+                guard let whole = Int(exactly: try number(key)) else { throw ReadError(problem: "adaptive_aec[\(index)].\(key) is not a whole number") }
+                return whole
+            }
+            adaptiveDecisions.append(AdaptiveDecision(frame: Int64(try whole("sample")), erlEstimateDB: try number("erl_estimate_db"),
+                                                      doubleTalkShare: try number("double_talk_share"),
+                                                      suppressionDB: try whole("suppression_db"),
+                                                      doubleTalkSuppressionDB: try whole("double_talk_suppression_db")))
         }
     }
 
