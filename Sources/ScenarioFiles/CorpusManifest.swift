@@ -169,6 +169,10 @@ public enum Corpus {
         for path in paths {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+            // Also a folder a manifest names: the runs' files would join the corpus they measure.
+            if exists, isDirectory.boolValue, let out, InputFile.isSameOrInside(out, path) {
+                throw OutputInsideCorpus(out: out, corpus: path)
+            }
             if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
                 items += try RecordingCorpus.items(in: path)
                 // Scenario files beside (or under) the recordings run too: passed over, a gate
@@ -184,6 +188,22 @@ public enum Corpus {
             }
         }
         return items
+    }
+
+    /// An output folder inside a corpus folder: its runs' files (WAV outputs, reports) would land
+    /// among the inputs, and another eval of the folder with another `--out` would read them.
+    public struct OutputInsideCorpus: Error, CustomStringConvertible {
+        public let out: String
+        public let corpus: String
+        public var description: String {
+            "\(out): output folder is inside the corpus folder \(corpus); the runs' files would join the corpus: choose a folder outside it (e.g. --out \(Self.suggestion(for: corpus)))"
+        }
+
+        /// A folder beside the corpus folder, named after it.
+        static func suggestion(for corpus: String) -> String {
+            let folder = InputFile.canonical(corpus)
+            return folder == "/" ? "/tmp/reports" : folder + "-reports"
+        }
     }
 
     static func isAudioFileName(_ path: String) -> Bool {

@@ -32,7 +32,7 @@ struct EvalCommand: ParsableCommand {
     @Argument(help: "Scenario files or folders, corpus manifests, or AEC-Challenge recording folders (at least one).")
     var paths: [String]
 
-    @Option(name: .shortAndLong, help: "Output folder (created if needed; must not hold the corpus).")
+    @Option(name: .shortAndLong, help: "Output folder (created if needed; must neither hold a corpus folder nor lie inside one).")
     var out: String = "reports"
 
     @Option(help: ArgumentHelp("AEC modes to compare: all, or modes separated by commas, each once (without it, each scenario's own aec and speex:intensityRecommended for a recording).",

@@ -277,8 +277,8 @@ final class HelpTextTests: XCTestCase {
                                   AEC-Challenge recording folders (at least one).
 
         OPTIONS:
-          -o, --out <out>         Output folder (created if needed; must not hold the
-                                  corpus). (default: reports)
+          -o, --out <out>         Output folder (created if needed; must neither hold a
+                                  corpus folder nor lie inside one). (default: reports)
           --modes <modes>         AEC modes to compare: all, or modes separated by
                                   commas, each once (without it, each scenario's own
                                   aec and speex:intensityRecommended for a recording).

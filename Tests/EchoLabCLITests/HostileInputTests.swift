@@ -158,22 +158,39 @@ final class HostileInputTests: XCTestCase {
 
     // MARK: eval reads its own outputs; an empty corpus
 
-    func testEvalTwiceOverAFolderHoldingItsOwnReports() throws {
+    func testEvalOverAFolderHoldingEchoLabsOwnOutputs() throws {
         let corpus = try makeCorpus()
         let before = try snapshot(corpus.appendingPathComponent("inputs"))
-        // `.` holds the default --out reports/ after the first run, and a golden.json.
+        // `.` holds an earlier eval's reports/ (beside the scenarios) and a golden.json: they are
+        // EchoLab's outputs, passed over, not scenarios.
         try Data(#"{"schema": "echolab.golden/1", "scenarios": {}}"#.utf8).write(to: corpus.appendingPathComponent("golden.json"))
+        let first = try runEchoLab(["eval", "scenarios", "--no-taps"], in: corpus)
+        XCTAssertEqual(first.status, 0, first.standardError)
         for _ in 0..<2 {
-            let result = try runEchoLab(["eval", ".", "--no-taps"], in: corpus)
+            let result = try runEchoLab(["eval", ".", "--no-taps", "--out", "../out"], in: corpus)
             XCTAssertEqual(result.status, 0, result.standardError)
             XCTAssertTrue(result.standardOutput.hasPrefix("2 of 2 runs succeeded"), result.standardOutput)
         }
-        let eval = try loadJSON(corpus.appendingPathComponent("reports/eval.json").path)
+        let eval = try loadJSON(root.appendingPathComponent("out/eval.json").path)
         XCTAssertEqual((eval["items"] as! [[String: Any]]).map { $0["name"] as! String }, ["a", "b"])
         XCTAssertEqual(eval["complete"] as? Bool, true)
-        // An output folder that holds the corpus is refused before anything runs.
-        let inside = try runEchoLab(["eval", "scenarios", "--out", "."], in: corpus)
-        assertOneLineError(inside, mentions: ["output folder holds the corpus"])
+        let reports = try snapshot(corpus)
+        // An output folder that holds the corpus, or lies inside it (the default reports/ in
+        // `.`, a folder a manifest names), is refused before anything runs.
+        let holds = try runEchoLab(["eval", "scenarios", "--out", "."], in: corpus)
+        assertOneLineError(holds, mentions: ["output folder holds the corpus"])
+        let canonical = corpus.resolvingSymlinksInPath().path
+        let inside = try runEchoLab(["eval", "."], in: corpus)
+        assertOneLineError(inside, mentions: ["reports: output folder is inside the corpus folder .",
+                                              "choose a folder outside it (e.g. --out \(canonical)-reports)"])
+        let deeper = try runEchoLab(["eval", "scenarios", "--out", "scenarios/new/out"], in: corpus)
+        assertOneLineError(deeper, mentions: ["scenarios/new/out: output folder is inside the corpus folder scenarios"])
+        try Data(#"{"corpus": ["corpus/scenarios"]}"#.utf8).write(to: root.appendingPathComponent("m.json"))
+        let named = try runEchoLab(["eval", "m.json", "--out", "corpus/scenarios/out"], in: root)
+        assertOneLineError(named, mentions: ["corpus/scenarios/out: output folder is inside the corpus folder", "scenarios"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: corpus.appendingPathComponent("scenarios/new").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: corpus.appendingPathComponent("scenarios/out").path))
+        XCTAssertEqual(try snapshot(corpus), reports, "nothing written into the corpus")
         XCTAssertEqual(try snapshot(corpus.appendingPathComponent("inputs")), before)
     }
 
