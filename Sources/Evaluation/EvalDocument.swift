@@ -8,7 +8,8 @@ import Foundation
 ///
 /// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
-/// (items where the mode's steady ERLE is the highest of all modes, ties counting for each).
+/// (items where the mode is on the front of `BestModes`: no other mode beats it on both steady
+/// ERLE and near-end attenuation in double talk). `best_modes` is that front over the modes' means.
 public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
     static let currentVersion = 2
@@ -36,6 +37,7 @@ public enum EvalDocument {
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
             "items": .array(items),
             "mode_summary": .array(summaries.map(JSONValue.init(encoding:))),
+            "best_modes": bestModes(summaries),
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
@@ -95,15 +97,24 @@ public enum EvalDocument {
         return summary
     }
 
+    /// Items where `mode` is on the front (see `BestModes`).
     static func wins(for mode: String, items: [JSONValue]) -> Int {
         items.filter { item in
-            let values = (item["results"]?.arrayValue ?? []).compactMap { result -> (String, Double)? in
-                guard let mode = result["mode"]?.stringValue, let erle = result.value(at: "metrics.erle_steady_db")?.doubleValue else { return nil }
-                return (mode, erle)
+            let points = (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
+                guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
+                return .init(mode: mode, erleSteadyDB: result.value(at: "metrics.erle_steady_db")?.doubleValue,
+                             nearEndAttenuationDB: result.value(at: "metrics.near_end.attenuation_db")?.doubleValue)
             }
-            guard let best = values.map(\.1).max(), values.count > 1 else { return false }
-            return values.contains { $0.0 == mode && $0.1 == best }
+            return BestModes.front(of: points)?.modes.contains(mode) == true
         }.count
+    }
+
+    /// The front over the modes' means: `{"modes": [...], "judged_on": "both" | "erle_only" |
+    /// "near_end_only"}`, null when there is no verdict (fewer than two modes with values).
+    static func bestModes(_ summaries: [ModeSummary]) -> JSONValue {
+        guard let front = BestModes.front(of: summaries.map(\.meanPoint)) else { return .null }
+        let judged = switch front.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
+        return .object(["modes": .array(front.modes.map(JSONValue.string)), "judged_on": .string(judged)])
     }
 
     // MARK: Reading

@@ -103,7 +103,7 @@ struct TimeChartSVG {
         svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 33))\" text-anchor=\"middle\">time (s)</text></g>\n"
         // Lines.
         for (index, line) in chart.lines.enumerated() {
-            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
+            let colour = line.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count]
             var path = "", open = false
             for (at, point) in line.points.enumerated() {
                 guard let value = point.value else { open = false; continue }
@@ -129,13 +129,15 @@ struct TimeChartSVG {
             }
             svg += "</g>\n"
         }
-        // Events: a dashed line and its label, staggered so neighbours stay readable.
+        // Events: a dashed line and its label, each label in the first row where it overlaps no
+        // other; a label no row has room for is left to the line's hover text.
+        let rows = eventLabelRows()
         for (index, marker) in chart.markers.enumerated() {
             let mx = x(marker.t)
             svg += "<line class=\"event\" x1=\"\(A.f(mx))\" x2=\"\(A.f(mx))\" y1=\"\(A.f(top))\" y2=\"\(A.f(bottom))\"><title>\(HTMLWriter.escape(marker.label)) at \(FixedDecimal.text(marker.t, fractionDigits: 2)) s</title></line>"
-            let anchor = mx > width - 160 ? "end" : "start"
-            let lx = anchor == "end" ? mx - 3 : mx + 3
-            svg += "<text class=\"event-label\" x=\"\(A.f(lx))\" y=\"\(A.f(top + 11 + Double(index % 3) * 12))\" text-anchor=\"\(anchor)\">\(HTMLWriter.escape(marker.label))</text>\n"
+            guard let row = rows[index] else { svg += "\n"; continue }
+            let (anchor, lx) = labelPlacement(mx)
+            svg += "<text class=\"event-label\" x=\"\(A.f(lx))\" y=\"\(A.f(top + 11 + Double(row) * 12))\" text-anchor=\"\(anchor)\">\(HTMLWriter.escape(marker.label))</text>\n"
         }
         if !chart.hasValues {
             svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
@@ -154,13 +156,36 @@ struct TimeChartSVG {
         return svg + "</svg>\n"
     }
 
+    /// Event labels' rows (nil: no room), at most `maximumLabelRows`, placed greedily in time order.
+    static let maximumLabelRows = 8
+    func eventLabelRows() -> [Int?] {
+        var rowEnds: [[ClosedRange<Double>]] = Array(repeating: [], count: Self.maximumLabelRows)
+        return chart.markers.map { marker in
+            let mx = x(marker.t)
+            let (anchor, lx) = labelPlacement(mx)
+            // ≈ 5.6 px a character at 10 px, and a little air.
+            let length = 5.6 * Double(marker.label.count) + 6
+            let span = anchor == "end" ? (lx - length)...lx : lx...(lx + length)
+            for row in 0..<Self.maximumLabelRows where !rowEnds[row].contains(where: { $0.overlaps(span) }) {
+                rowEnds[row].append(span)
+                return row
+            }
+            return nil
+        }
+    }
+
+    /// A label reads rightwards from its line, or leftwards near the right edge.
+    func labelPlacement(_ mx: Double) -> (anchor: String, x: Double) {
+        mx > width - 160 ? ("end", mx - 3) : ("start", mx + 3)
+    }
+
     func legend() -> String {
         guard !chart.lines.isEmpty else { return "" }
         var svg = "<g class=\"legend\">"
         let layout = ChartAxis.legendLayout(chart.lines.map(\.name), left: left, right: width - right)
         for (index, line) in chart.lines.enumerated() {
             let (lx, ly) = layout.positions[index]
-            let colour = HTMLWriter.palette[index % HTMLWriter.palette.count]
+            let colour = line.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count]
             svg += "<line class=\"series\(line.isDashed ? " dashed" : "")\" x1=\"\(ChartAxis.f(lx))\" x2=\"\(ChartAxis.f(lx + 18))\" y1=\"\(ChartAxis.f(ly - 4))\" y2=\"\(ChartAxis.f(ly - 4))\" stroke=\"\(colour)\"/>"
             svg += "<text x=\"\(ChartAxis.f(lx + 22))\" y=\"\(ChartAxis.f(ly))\">\(HTMLWriter.escape(line.name))</text>"
         }
@@ -198,7 +223,7 @@ struct BandChartSVG {
             let layout = ChartAxis.legendLayout(chart.series.map(\.name), left: left, right: width - right)
             for (index, series) in chart.series.enumerated() {
                 let (lx, ly) = layout.positions[index]
-                svg += "<rect x=\"\(A.f(lx))\" y=\"\(A.f(ly - 9))\" width=\"12\" height=\"10\" fill=\"\(HTMLWriter.palette[index % HTMLWriter.palette.count])\"/>"
+                svg += "<rect x=\"\(A.f(lx))\" y=\"\(A.f(ly - 9))\" width=\"12\" height=\"10\" fill=\"\(series.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count])\"/>"
                 svg += "<text x=\"\(A.f(lx + 16))\" y=\"\(A.f(ly))\">\(HTMLWriter.escape(series.name))</text>"
             }
             svg += "</g>\n"
@@ -211,7 +236,7 @@ struct BandChartSVG {
         }
         svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32))\" text-anchor=\"middle\">octave band (Hz)</text></g>\n"
         for (s, series) in chart.series.enumerated() {
-            let colour = HTMLWriter.palette[s % HTMLWriter.palette.count]
+            let colour = series.colour ?? HTMLWriter.palette[s % HTMLWriter.palette.count]
             for (b, value) in series.values.enumerated() where b < chart.bands.count {
                 guard let value else { continue }
                 let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)

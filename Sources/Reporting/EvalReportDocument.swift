@@ -24,30 +24,37 @@ public enum EvalReportDocument {
                                  .text(" \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.")]))
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
+        let modeSummaries = modes.compactMap { mode in summaries.first { $0.mode == mode.description } }
+        let corpusFront = BestModes.front(of: modeSummaries.map(\.meanPoint))
+        if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
-                                        + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo.")]))
+                                        + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo. "
+                                        + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it.")]))
         let hasNearEnd = outcome.results.contains { nearEndAttenuation($0) != nil }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
-        var header = ["mode", "ran", "failed", "steady ERLE mean", "median", "p10", "convergence median"]
-        if hasNearEnd { header += ["near-end attenuation mean", "median", "near-end distortion median"] }
-        header += ["wins", "runs with pipeline issues", "runs with lint findings"]
+        // The two axes side by side, then their spread.
+        var header = ["mode", "runs", "steady ERLE mean"]
+        if hasNearEnd { header.append("near-end attenuation mean") }
+        header += ["steady ERLE median", "p10"]
+        if hasNearEnd { header += ["near-end attenuation median", "near-end distortion median"] }
+        header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
             func stat(_ value: Double?, _ unit: String) -> ReportDocument.Cell {
                 .init(F.number(value, digits: 1, unit: unit), value: value)
             }
             let results = outcome.results.filter { $0.mode == mode }
-            var row: [ReportDocument.Cell] = [.init([.code(mode.description)]),
-                                              .init("\(results.filter { $0.summary != nil }.count)"),
-                                              .init("\(results.filter { $0.error != nil }.count)"),
-                                              stat(summary?.erleSteadyDB.mean, " dB"), stat(summary?.erleSteadyDB.median, " dB"),
-                                              stat(summary?.erleSteadyDB.p10, " dB"), stat(summary?.convergenceSeconds.median, " s")]
-            if hasNearEnd {
-                row += [stat(summary?.nearEndAttenuationDB.mean, " dB"), stat(summary?.nearEndAttenuationDB.median, " dB"),
-                        stat(summary?.nearEndDistortionDB.median, " dB")]
-            }
+            let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
+                ? .init([.code(mode.description), .text(" ★")]) : .init([.code(mode.description)])
+            let ran = results.filter { $0.summary != nil }.count, failed = results.filter { $0.error != nil }.count
+            var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran), \(failed) failed", value: Double(ran), isNumeric: false),
+                                              stat(summary?.erleSteadyDB.mean, " dB")]
+            if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB")) }
+            row += [stat(summary?.erleSteadyDB.median, " dB"), stat(summary?.erleSteadyDB.p10, " dB")]
+            if hasNearEnd { row += [stat(summary?.nearEndAttenuationDB.median, " dB"), stat(summary?.nearEndDistortionDB.median, " dB")] }
+            row.append(stat(summary?.convergenceSeconds.median, " s"))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
@@ -58,16 +65,18 @@ public enum EvalReportDocument {
 
         switch detail {
         case .summary:
-            blocks.append(.heading("Steady-state ERLE, items × modes", level: 2, id: "matrix"))
-            blocks.append(.paragraph([.text("The best mode of each item in bold; each value links to its run's report.")]))
+            blocks.append(.heading(hasNearEnd ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
+                                   level: 2, id: "matrix"))
+            blocks.append(.paragraph([.text((hasNearEnd ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (— where there is none). " : "")
+                                            + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report.")]))
             blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.map { item in
-                let best = item.results.compactMap { $0.summary?.metrics?.erleSteadyDB }.max()
+                let front = BestModes.front(of: points(item.results))?.modes ?? []
                 return [.init(item.name)] + modes.map { mode -> ReportDocument.Cell in
                     guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
                     let value = summary.metrics?.erleSteadyDB
-                    let text = F.db(value)
-                    if value != nil, value == best, item.results.count > 1 {
+                    let text = hasNearEnd ? "\(F.number(value, digits: 1)) / \(F.number(summary.metrics?.nearEnd?.attenuationDB, digits: 1))" : F.db(value)
+                    if front.contains(mode.description) {
                         return .init([.strongLink(text, href: "\(result.folder)/report.md")], value: value)
                     }
                     return .init([.link(text, href: "\(result.folder)/report.md")], value: value)
@@ -75,6 +84,7 @@ public enum EvalReportDocument {
             })))
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
+            blocks.append(tradeOffChart(modeSummaries, front: corpusFront))
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
@@ -95,8 +105,12 @@ public enum EvalReportDocument {
                     row += [.init(F.db(m?.erleSteadyDB), value: m?.erleSteadyDB), .init(F.db(m?.erleDB), value: m?.erleDB),
                             .init(F.db(m?.erlDB), value: m?.erlDB), .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd { let value = nearEndAttenuation(result); row.append(.init(F.db(value), value: value)) }
+                    // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
-                    row.append(.init(text, value: Double(issues + findings), isNumeric: false))
+                    let short = issues + findings == 0 ? "ok"
+                        : [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
+                           findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
+                    row.append(.init(short, value: Double(issues + findings), isNumeric: false, detail: short == "ok" ? nil : text))
                     return row
                 }
             }, isSortable: true)))
@@ -116,6 +130,7 @@ public enum EvalReportDocument {
                            directory: String) -> [ReportDocument.Block] {
         var blocks: [ReportDocument.Block] = [.heading(item.name, level: 3, id: anchor(item.name)),
                                               .paragraph([.text("From "), .code(item.file)])]
+        if let best = bestModesParagraph(BestModes.front(of: points(item.results)), scope: "this item", isMarkedBelow: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
         var chart = ReportDocument.TimeChart(
@@ -123,7 +138,8 @@ public enum EvalReportDocument {
             lines: ran.map { result in
                 let series = result.summary?.metrics?.erleSeries ?? []
                 let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
-                return .init(name: result.mode?.description ?? "as written", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })
+                let name = result.mode?.description ?? "as written"
+                return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name))
             },
             emptyNote: "No far-end single talk in this item: no ERLE to measure")
         // The timeline is the scenario's, the same in every mode but for the intensity a mode
@@ -139,7 +155,8 @@ public enum EvalReportDocument {
         blocks.append(.bandChart(.init(
             title: "\(item.name): ERLE per octave band, per mode", yLabel: "ERLE (dB)", bands: bands.map { ($0.lowHz, $0.highHz) },
             series: ran.map { result in
-                .init(name: result.mode?.description ?? "as written", values: (result.summary?.metrics?.erleBands ?? []).map(\.erleDB))
+                let name = result.mode?.description ?? "as written"
+                return .init(name: name, values: (result.summary?.metrics?.erleBands ?? []).map(\.erleDB), colour: ModeColours.colour(for: name))
             },
             emptyNote: "No far-end single talk in this item: no band to measure")))
         var clips: [ReportDocument.AudioClip] = []
@@ -162,6 +179,55 @@ public enum EvalReportDocument {
             blocks.append(.audio(clips))
         }
         return blocks
+    }
+
+    /// Each run's values on the two axes `BestModes` judges (failed runs have none).
+    static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
+        results.compactMap { result in
+            guard let summary = result.summary else { return nil }
+            return .init(mode: result.mode?.description ?? "as written", erleSteadyDB: summary.metrics?.erleSteadyDB,
+                         nearEndAttenuationDB: summary.metrics?.nearEnd?.attenuationDB)
+        }
+    }
+
+    /// "Best on both axes: …" for a front (nil without a verdict); `scope`: what the values are
+    /// of (the corpus's means, or one item's runs); `isMarkedBelow`: the Modes table stars them.
+    static func bestModesParagraph(_ front: (modes: [String], axes: BestModes.Axes)?, scope: String = "corpus means",
+                                   isMarkedBelow: Bool = true) -> ReportDocument.Block? {
+        guard let front, !front.modes.isEmpty else { return nil }
+        let marked = isMarkedBelow ? "; ★ below" : ""
+        let lead: String, why: String
+        switch front.axes {
+        case .both:
+            lead = "Best on both axes:"
+            why = " — no other mode has both more steady ERLE and less near-end attenuation in double talk (\(scope))\(marked)."
+        case .erleOnly:
+            lead = "Best on steady ERLE:"
+            why = " — judged on ERLE alone: no double talk to judge the near end on (\(scope))\(marked)."
+        case .nearEndOnly:
+            lead = "Best on near-end attenuation:"
+            why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked)."
+        }
+        var spans: [ReportDocument.Span] = [.strong(lead), .text(" ")]
+        for (index, mode) in front.modes.enumerated() {
+            if index > 0 { spans.append(.text(", ")) }
+            spans.append(.code(mode))
+        }
+        return .paragraph(spans + [.text(why)])
+    }
+
+    /// Each mode as a point, steady ERLE up and near-end attenuation across (corpus means), the
+    /// best on both axes ringed; a note instead where the corpus has no double talk to plot.
+    static func tradeOffChart(_ summaries: [ModeSummary], front: (modes: [String], axes: BestModes.Axes)?) -> ReportDocument.Block {
+        let points = summaries.compactMap { summary -> ReportDocument.ScatterChart.Point? in
+            guard let erle = summary.erleSteadyDB.mean, let nearEnd = summary.nearEndAttenuationDB.mean else { return nil }
+            return .init(name: summary.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(summary.mode) == true,
+                         colour: ModeColours.colour(for: summary.mode))
+        }
+        return .scatterChart(.init(title: "Echo removed against near end kept, one point per mode (corpus means)",
+                                   xLabel: "near-end attenuation in double talk (dB): left keeps more of the near talker",
+                                   yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
+                                   emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot"))
     }
 
     /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many

@@ -27,6 +27,8 @@ public enum HTMLWriter {
                 body += TimeChartSVG(chart).render()
             case .bandChart(let chart):
                 body += BandChartSVG(chart).render()
+            case .scatterChart(let chart):
+                body += ScatterChartSVG(chart).render()
             case .audio(let clips):
                 body += "<div class=\"players\">\n"
                 for clip in clips {
@@ -56,7 +58,8 @@ public enum HTMLWriter {
             out += "<tr>"
             for cell in row {
                 let value = cell.value.map { " data-value=\"\(FixedDecimal.text($0, fractionDigits: 4))\"" } ?? ""
-                out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)>\(inline(cell.spans))</td>"
+                let detail = cell.detail.map { " title=\"\(escape($0))\"" } ?? ""
+                out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)\(detail)>\(inline(cell.spans))</td>"
             }
             out += "</tr>\n"
         }
@@ -102,9 +105,9 @@ public enum HTMLWriter {
                           "#7f7f7f", "#bcbd22", "#17becf", "#393b79", "#637939", "#843c39"]
 
     static let style = """
-    body{font-family:system-ui,-apple-system,"DejaVu Sans",sans-serif;max-width:64rem;margin:1.5rem auto;padding:0 1rem;color:#222;line-height:1.4}
+    body{font-family:system-ui,-apple-system,"DejaVu Sans",sans-serif;max-width:78rem;margin:1.5rem auto;padding:0 1rem;color:#222;line-height:1.4}
     h1{font-size:1.6rem}h2{margin-top:2rem;border-bottom:1px solid #ddd}h3{margin-top:1.5rem}
-    table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.2rem .5rem;text-align:left}
+    table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left}
     th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
     table.sortable th{cursor:pointer;user-select:none}table.sortable td:first-child,table.sortable td:nth-child(2){white-space:nowrap}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
     code{background:#f3f3f3;padding:0 .2rem}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.4rem .7rem}
@@ -113,7 +116,7 @@ public enum HTMLWriter {
     svg .axis-title{font-size:11px;fill:#222}svg .axis line{stroke:#777}svg .axis line.grid{stroke:#e8e8e8}svg .axis line.zero{stroke:#444;stroke-width:1.2}
     svg .series{fill:none;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}svg .dashed{stroke-dasharray:6 4}
     svg .event{stroke:#c62828;stroke-dasharray:4 3}svg .event-label{fill:#c62828;font-size:10px}
-    svg .segment{fill:#eef3fb}svg .points circle{fill:transparent;stroke:none}svg .points circle:hover{fill:#0005}svg .empty-note{font-size:13px;fill:#8d6e00}svg .lane-label{font-size:10px}
+    svg .segment{fill:#eef3fb}svg .points circle{fill:transparent;stroke:none}svg .points circle:hover{fill:#0005}svg .empty-note{font-size:13px;fill:#8d6e00}svg .ring{fill:none;stroke:#222;stroke-width:1.5}svg .point-label{font-size:11px;fill:#222}td[title]{white-space:nowrap;cursor:help}svg .lane-label{font-size:10px}
     .players{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}.player{margin:0}.player figcaption{font-size:.85rem;color:#555}
     """
 

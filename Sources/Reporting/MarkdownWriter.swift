@@ -23,6 +23,8 @@ public enum MarkdownWriter {
                 out += Self.timeChart(chart)
             case .bandChart(let chart):
                 out += Self.bandChart(chart)
+            case .scatterChart(let chart):
+                out += Self.scatterChart(chart)
             case .audio(let clips):
                 out += "Listen: " + clips.map { "[\(escape($0.label))](\(linkTarget($0.path)))" }.joined(separator: " · ") + "\n"
             }
@@ -64,6 +66,17 @@ public enum MarkdownWriter {
         for (index, band) in chart.bands.enumerated() {
             out += "| \(Int(band.low))–\(Int(band.high)) Hz | "
             out += chart.series.map { ReportFormatting.db(index < $0.values.count ? $0.values[index] : nil) }.joined(separator: " | ") + " |\n"
+        }
+        return out
+    }
+
+    /// A scatter chart as a table of its points (highlighted ones in bold).
+    static func scatterChart(_ chart: ReportDocument.ScatterChart) -> String {
+        guard !chart.points.isEmpty else { return "**\(escape(chart.title))**: \(escape(chart.emptyNote))\n" }
+        var out = "**\(escape(chart.title))**\n\n| | \(cellText(chart.xLabel)) | \(cellText(chart.yLabel)) |\n|---|---:|---:|\n"
+        for point in chart.points {
+            let name = point.isHighlighted ? "**\(escape(point.name))**" : escape(point.name)
+            out += "| \(cellText(name)) | \(ReportFormatting.number(point.x, digits: 1)) | \(ReportFormatting.number(point.y, digits: 1)) |\n"
         }
         return out
     }

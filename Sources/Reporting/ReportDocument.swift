@@ -21,6 +21,7 @@ public struct ReportDocument: Sendable {
         case table(Table)
         case timeChart(TimeChart)
         case bandChart(BandChart)
+        case scatterChart(ScatterChart)
         case audio([AudioClip])
     }
 
@@ -52,12 +53,17 @@ public struct ReportDocument: Sendable {
         public var value: Double?
         /// A measurement, set right-aligned in one line; false for prose that sorts by a number.
         public var isNumeric: Bool
-        public init(_ spans: [Span], value: Double? = nil, isNumeric: Bool = true) {
+        /// The whole story behind a short cell, shown on hover in HTML (the cell stays one line).
+        public var detail: String?
+        public init(_ spans: [Span], value: Double? = nil, isNumeric: Bool = true, detail: String? = nil) {
             self.spans = spans
             self.value = value
             self.isNumeric = isNumeric && value != nil
+            self.detail = detail
         }
-        public init(_ text: String, value: Double? = nil, isNumeric: Bool = true) { self.init([.text(text)], value: value, isNumeric: isNumeric) }
+        public init(_ text: String, value: Double? = nil, isNumeric: Bool = true, detail: String? = nil) {
+            self.init([.text(text)], value: value, isNumeric: isNumeric, detail: detail)
+        }
     }
 
     /// Lines over call time (seconds), sharing one y axis; gaps where a value is nil.
@@ -67,10 +73,13 @@ public struct ReportDocument: Sendable {
             public var points: [(t: Double, value: Double?)]
             /// Drawn dashed (a reference level rather than a result).
             public var isDashed = false
-            public init(name: String, points: [(t: Double, value: Double?)], isDashed: Bool = false) {
+            /// A CSS colour (nil: the palette's, by the line's place).
+            public var colour: String?
+            public init(name: String, points: [(t: Double, value: Double?)], isDashed: Bool = false, colour: String? = nil) {
                 self.name = name
                 self.points = points
                 self.isDashed = isDashed
+                self.colour = colour
             }
         }
         /// A marked instant (a timeline event), labelled on the plot.
@@ -129,7 +138,9 @@ public struct ReportDocument: Sendable {
             public var name: String
             /// One value per band (nil: nothing measured there).
             public var values: [Double?]
-            public init(name: String, values: [Double?]) { self.name = name; self.values = values }
+            /// A CSS colour (nil: the palette's, by the series' place).
+            public var colour: String?
+            public init(name: String, values: [Double?], colour: String? = nil) { self.name = name; self.values = values; self.colour = colour }
         }
         public var title: String
         public var yLabel: String
@@ -145,6 +156,41 @@ public struct ReportDocument: Sendable {
             self.emptyNote = emptyNote
         }
         public var hasValues: Bool { series.contains { $0.values.contains { $0 != nil } } }
+    }
+
+    /// One point per series on two value axes (a trade-off: each mode's ERLE against its
+    /// near-end attenuation); highlighted points are ringed and labelled.
+    public struct ScatterChart: Sendable {
+        public struct Point: Sendable {
+            public var name: String
+            public var x: Double
+            public var y: Double
+            public var isHighlighted: Bool
+            /// A CSS colour (nil: the palette's, by the point's place).
+            public var colour: String?
+            public init(name: String, x: Double, y: Double, isHighlighted: Bool, colour: String? = nil) {
+                self.name = name
+                self.x = x
+                self.y = y
+                self.isHighlighted = isHighlighted
+                self.colour = colour
+            }
+        }
+        public var title: String
+        public var xLabel: String
+        public var yLabel: String
+        public var points: [Point]
+        /// What the ring around a highlighted point means (in the legend).
+        public var highlightLabel: String
+        public var emptyNote: String
+        public init(title: String, xLabel: String, yLabel: String, points: [Point], highlightLabel: String, emptyNote: String) {
+            self.title = title
+            self.xLabel = xLabel
+            self.yLabel = yLabel
+            self.points = points
+            self.highlightLabel = highlightLabel
+            self.emptyNote = emptyNote
+        }
     }
 
     /// A WAV the report links to, relative to the report's folder.

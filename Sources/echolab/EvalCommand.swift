@@ -21,7 +21,9 @@ struct EvalCommand: ParsableCommand {
         in every mode of --modes (a scenario's own aec without it; speex:intensityRecommended for a recording) into \
         OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled. \
         OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode, the mean, median and 10th \
-        percentile of steady-state ERLE and convergence and its wins; OUT/eval.html (self-contained) adds a sortable \
+        percentile of steady-state ERLE, near-end attenuation in double talk and convergence, and its wins: the items \
+        where no other mode beats it on both steady ERLE and near-end attenuation (the best modes, named first); \
+        OUT/eval.html (self-contained) adds a plot of that trade-off, a sortable \
         table of every run and per item ERLE over time and per band for each mode, with players for the audio taps; \
         their bytes do not depend on --jobs (but for timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
         or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \

@@ -34,7 +34,8 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     public var mode: String
     public var ran: Int
     public var failed: Int
-    /// Items where this mode's steady ERLE is the highest of all modes (ties count for each).
+    /// Items where no other mode beats this one on both steady ERLE and near-end attenuation in
+    /// double talk (`BestModes`; equal points count for each).
     public var wins: Int
     public var erleSteadyDB: Statistics
     public var erleDB: Statistics
@@ -53,6 +54,11 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         self.convergenceSeconds = convergenceSeconds
         self.nearEndAttenuationDB = nearEndAttenuationDB
         self.nearEndDistortionDB = nearEndDistortionDB
+    }
+
+    /// The mode's means on the two axes `BestModes` judges.
+    public var meanPoint: BestModes.Point {
+        .init(mode: mode, erleSteadyDB: erleSteadyDB.mean, nearEndAttenuationDB: nearEndAttenuationDB.mean)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A mode's colour in eval's plots: one hue per backend, lighter to darker from the gentlest to
+/// the strongest intensity, so thirteen lines read as three families with an order inside each
+/// instead of thirteen near-identical colours. `disabled` is grey; a mode this does not know
+/// (a scenario as written) gets nil, and the palette by place.
+enum ModeColours {
+    /// Hue and saturation per backend (blue, orange, green: told apart by most colour-blind readers).
+    static let backends: [String: (hue: Double, saturation: Double)] = [
+        "speex": (212, 0.70), "webrtc": (28, 0.85), "webrtc-mobile": (140, 0.55),
+    ]
+    /// Lightness per intensity; adaptive sits between recommended and max, where it starts.
+    static let intensities: [String: Double] = [
+        "intensityMin": 0.72, "intensityRecommended": 0.55, "intensityAdaptive": 0.43, "intensityMax": 0.30,
+    ]
+
+    static func colour(for mode: String) -> String? {
+        if mode == "disabled" { return "#8a8a8a" }
+        let parts = mode.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let backend = backends[parts[0]], let lightness = intensities[parts[1]] else { return nil }
+        return hex(hue: backend.hue, saturation: backend.saturation, lightness: lightness)
+    }
+
+    /// HSL to `#rrggbb` (CSS's conversion), so every browser and SVG viewer draws the same colour.
+    static func hex(hue: Double, saturation: Double, lightness: Double) -> String {
+        let a = saturation * min(lightness, 1 - lightness)
+        func channel(_ n: Double) -> Int {
+            let k = (n + hue / 30).truncatingRemainder(dividingBy: 12)
+            return Int(((lightness - a * max(-1, min(k - 3, 9 - k, 1))) * 255).rounded())
+        }
+        return String(format: "#%02x%02x%02x", channel(0), channel(8), channel(4))
+    }
+}

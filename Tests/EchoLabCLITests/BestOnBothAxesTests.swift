@@ -1,0 +1,177 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// "Best" is judged on both axes of the trade-off, steady ERLE and near-end attenuation in double
+/// talk: the modes no other mode beats on both are named first, bolded per item, counted as wins
+/// and ringed on eval.html's plot — checked here against a front computed independently from
+/// eval.json's values. And eval.html reads at 1280 px in a real browser: nothing wider than the
+/// window outside a scrolling box, the Modes table whole, health cells on one line, event labels
+/// apart, one hue per backend.
+final class BestOnBothAxesTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws { root = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    /// The front as the issue defines it, computed here without EchoLab's code: a mode (not
+    /// `disabled`) is on it when no other has at least its ERLE and at most its attenuation and
+    /// is better on one; an axis counts where some mode has a value; a mode lacking one is off.
+    private func front(_ points: [(mode: String, erle: Double?, nearEnd: Double?)]) -> Set<String>? {
+        let candidates = points.filter { $0.mode != "disabled" }
+        let useERLE = candidates.contains { $0.erle != nil }, useNearEnd = candidates.contains { $0.nearEnd != nil }
+        let comparable = candidates.filter { (!useERLE || $0.erle != nil) && (!useNearEnd || $0.nearEnd != nil) }
+        guard comparable.count >= 2 else { return nil }
+        return Set(comparable.filter { p in
+            !comparable.contains { o in
+                (o.erle ?? 0) >= (p.erle ?? 0) && (o.nearEnd ?? 0) <= (p.nearEnd ?? 0)
+                    && ((o.erle ?? 0) > (p.erle ?? 0) || (o.nearEnd ?? 0) < (p.nearEnd ?? 0))
+            }
+        }.map(\.mode))
+    }
+
+    func testTheBestModesAreTheFrontOnBothAxesAndThePageReadsAt1280() throws {
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        // Double talk in a room, with four events in one second (their labels would stack); and a
+        // far end alone (no near talker: judged on ERLE only).
+        _ = try writeScenario("""
+            {"name": "talk", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "pitch_hz": 210, "level_dbfs": -26, "seed": 9},
+             "echo_path": {"delay_ms": 25, "gain_db": -6, "synthetic_room": {"rt60_ms": 200, "seed": 1}}, "duration_s": 6,
+             "timeline": [{"at_ms": 3000, "action": "mute"}, {"at_ms": 3200, "action": "unmute"},
+                          {"at_ms": 3400, "action": "mute"}, {"at_ms": 3600, "action": "unmute"}]}
+            """, named: "talk.json", in: corpus)
+        _ = try writeScenario("""
+            {"name": "far", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 5},
+             "echo_path": {"delay_ms": 40, "gain_db": -10}, "duration_s": 5}
+            """, named: "far.json", in: corpus)
+        let inputs = try snapshot(corpus)
+        let eval = try runEchoLab(["eval", "corpus", "--modes", "all", "--no-taps", "--out", "out"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        XCTAssertEqual(try snapshot(corpus), inputs, "inputs untouched")
+        let out = root.appendingPathComponent("out")
+        let json = try loadJSON(out.appendingPathComponent("eval.json").path)
+
+        // Per item: the front from eval.json's own values; wins count membership.
+        var wins: [String: Int] = [:]
+        var fronts: [String: Set<String>] = [:]
+        for item in json["items"] as! [[String: Any]] {
+            let points = (item["results"] as! [[String: Any]]).map { result -> (String, Double?, Double?) in
+                let metrics = result["metrics"] as? [String: Any]
+                return (result["mode"] as! String, metrics?["erle_steady_db"] as? Double,
+                        (metrics?["near_end"] as? [String: Any])?["attenuation_db"] as? Double)
+            }
+            let itemFront = try XCTUnwrap(front(points))
+            fronts[item["name"] as! String] = itemFront
+            for mode in itemFront { wins[mode, default: 0] += 1 }
+        }
+        XCTAssertEqual(fronts.count, 2)
+        // The far-end-only item is judged on ERLE alone: its front is the highest steady ERLE.
+        let farERLE = ((json["items"] as! [[String: Any]]).first { $0["name"] as? String == "far" }!["results"] as! [[String: Any]])
+            .compactMap { r -> (String, Double)? in ((r["metrics"] as? [String: Any])?["erle_steady_db"] as? Double).map { (r["mode"] as! String, $0) } }
+        let highest = farERLE.map(\.1).max()!
+        XCTAssertEqual(fronts["far"], Set(farERLE.filter { $0.1 == highest && $0.0 != "disabled" }.map(\.0)))
+        // On the double-talk item the front holds more than the highest ERLE: a trade-off.
+        XCTAssertGreaterThan(fronts["talk"]!.count, 1, "\(fronts)")
+        let summaries = json["mode_summary"] as! [[String: Any]]
+        for summary in summaries {
+            XCTAssertEqual(summary["wins"] as? Int, wins[summary["mode"] as! String] ?? 0, "\(summary["mode"]!)")
+        }
+        XCTAssertEqual(summaries.first { $0["mode"] as? String == "disabled" }?["wins"] as? Int, 0)
+        // The corpus's front, over the modes' means.
+        let means = summaries.map { s -> (String, Double?, Double?) in
+            (s["mode"] as! String, (s["erle_steady_db"] as? [String: Any])?["mean"] as? Double,
+             (s["near_end_attenuation_db"] as? [String: Any])?["mean"] as? Double)
+        }
+        let corpusFront = try XCTUnwrap(front(means))
+        let best = try XCTUnwrap(json["best_modes"] as? [String: Any])
+        XCTAssertEqual(best["judged_on"] as? String, "both")
+        let bestModes = best["modes"] as! [String]
+        XCTAssertEqual(Set(bestModes), corpusFront)
+
+        // eval.md names them first, and bolds each item's front.
+        let markdown = try String(contentsOf: out.appendingPathComponent("eval.md"), encoding: .utf8)
+        let modes = (json["modes"] as! [String])
+        let firstParagraph = markdown.components(separatedBy: "\n\n")[1]
+        XCTAssertEqual(firstParagraph, "**Best on both axes:** " + bestModes.map { "`\($0)`" }.joined(separator: ", ")
+                       + " — no other mode has both more steady ERLE and less near-end attenuation in double talk (corpus means); ★ below.")
+        for mode in modes {
+            XCTAssertEqual(markdown.contains("| `\(mode)` ★ |"), bestModes.contains(mode), mode)
+        }
+        for row in markdown.split(separator: "\n") where row.hasPrefix("| talk |") || row.hasPrefix("| far |") {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let name = String(cells.first!)
+            let bold = Set(zip(modes, cells.dropFirst()).filter { $0.1.hasPrefix("[**") }.map(\.0))
+            XCTAssertEqual(bold, fronts[name], "\(name): \(row)")
+        }
+        XCTAssertTrue(markdown.contains("Each cell: steady ERLE / near-end attenuation in double talk, in dB"), markdown)
+
+        // eval.html at 1280 px, in Chromium.
+        let browser = try Chromium.find()
+        let layout = try browser.evaluate(out.appendingPathComponent("eval.html"), width: 1280, script: """
+            var wide = [];
+            doc.querySelectorAll("table, svg.chart, p, pre, h1, h2, h3").forEach(function (e) {
+              var box = e.closest("table"), inside = box && box !== e;
+              if (!inside && e.getBoundingClientRect().right > view.innerWidth + 0.5) wide.push(e.tagName + "." + (e.getAttribute("class") || ""));
+            });
+            var modes = doc.querySelector("#modes").nextElementSibling;
+            while (modes.tagName !== "TABLE") modes = modes.nextElementSibling;
+            var rows = Array.prototype.slice.call(doc.querySelectorAll("table.sortable tbody tr"));
+            var oneLine = Math.min.apply(null, rows.map(function (r) { return r.cells[0].getBoundingClientRect().height; }));
+            var health = rows.map(function (r) { return r.cells[r.cells.length - 1].getBoundingClientRect().height; });
+            var overlaps = [];
+            doc.querySelectorAll("svg.time-chart").forEach(function (svg) {
+              var boxes = Array.prototype.slice.call(svg.querySelectorAll("text.event-label")).map(function (t) { return t.getBBox(); });
+              for (var i = 0; i < boxes.length; i++) for (var j = i + 1; j < boxes.length; j++) {
+                var a = boxes[i], b = boxes[j];
+                if (a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height) overlaps.push([i, j]);
+              }
+            });
+            var labels = doc.querySelectorAll("svg.time-chart text.event-label").length;
+            var strokes = {};
+            doc.querySelectorAll("svg.time-chart path.series[data-series]").forEach(function (p) { strokes[p.dataset.series] = p.getAttribute("stroke"); });
+            return {pageWidth: doc.documentElement.scrollWidth, window: view.innerWidth, wide: wide,
+                    modesTable: [modes.scrollWidth, modes.clientWidth], oneLine: oneLine, tallestHealth: Math.max.apply(null, health),
+                    overlaps: overlaps, labels: labels, dots: doc.querySelectorAll("svg.scatter-chart circle.dot").length,
+                    rings: doc.querySelectorAll("svg.scatter-chart circle.ring").length, strokes: strokes};
+            """)
+        let page = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(layout.utf8)) as? [String: Any], layout)
+        XCTAssertEqual(page["window"] as? Int, 1280, layout)
+        XCTAssertLessThanOrEqual(page["pageWidth"] as! Int, 1280, "the page scrolls sideways: \(layout)")
+        XCTAssertEqual(page["wide"] as? [String], [], "wider than the window outside a scrolling box: \(layout)")
+        let table = page["modesTable"] as! [Int]
+        XCTAssertLessThanOrEqual(table[0], table[1], "the Modes table is clipped: \(layout)")
+        XCTAssertLessThan(page["tallestHealth"] as! Double, 1.5 * (page["oneLine"] as! Double), "a health cell wraps: \(layout)")
+        XCTAssertEqual(page["labels"] as? Int, 4, "each event labelled: \(layout)")
+        XCTAssertEqual((page["overlaps"] as? [Any])?.count, 0, "event labels overlap: \(layout)")
+        // Every mode with both means is a point; the best are ringed (and the legend's ring).
+        XCTAssertEqual(page["dots"] as? Int, means.filter { $0.1 != nil && $0.2 != nil }.count, layout)
+        XCTAssertEqual(page["rings"] as? Int, bestModes.count + 1, layout)
+        // One hue per backend, darker as the intensity grows.
+        let strokes = page["strokes"] as! [String: String]
+        for backend in ["speex", "webrtc", "webrtc-mobile"] {
+            let hsl = try ["intensityMin", "intensityRecommended", "intensityAdaptive", "intensityMax"].map { intensity in
+                try XCTUnwrap(strokes["\(backend):\(intensity)"].map(Self.hueAndLightness), "\(backend):\(intensity) in \(strokes)")
+            }
+            XCTAssertLessThan(hsl.map(\.hue).max()! - hsl.map(\.hue).min()!, 3, "\(backend): \(hsl)")
+            XCTAssertEqual(hsl.map(\.lightness), hsl.map(\.lightness).sorted(by: >), "\(backend): \(hsl)")
+        }
+        let hues = ["speex", "webrtc", "webrtc-mobile"].map { Self.hueAndLightness(strokes["\($0):intensityMin"]!).hue }
+        XCTAssertGreaterThan(zip(hues, hues.dropFirst() + hues.prefix(1)).map { min(abs($0 - $1), 360 - abs($0 - $1)) }.min()!, 60, "\(hues)")
+    }
+
+    /// `#rrggbb` → hue (degrees) and lightness (0…1).
+    static func hueAndLightness(_ hex: String) -> (hue: Double, lightness: Double) {
+        let value = Int(hex.dropFirst(), radix: 16) ?? 0
+        let r = Double((value >> 16) & 255) / 255, g = Double((value >> 8) & 255) / 255, b = Double(value & 255) / 255
+        let high = max(r, g, b), low = min(r, g, b), chroma = high - low
+        var hue = 0.0
+        if chroma > 0 {
+            if high == r { hue = 60 * ((g - b) / chroma).truncatingRemainder(dividingBy: 6) }
+            else if high == g { hue = 60 * ((b - r) / chroma + 2) }
+            else { hue = 60 * ((r - g) / chroma + 4) }
+        }
+        return (hue < 0 ? hue + 360 : hue, (high + low) / 2)
+    }
+}

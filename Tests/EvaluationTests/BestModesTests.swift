@@ -1,0 +1,49 @@
+import Evaluation
+import XCTest
+
+/// The front of `BestModes` on hand-made points whose answer is known.
+final class BestModesTests: XCTestCase {
+    private func point(_ mode: String, _ erle: Double?, _ nearEnd: Double?) -> BestModes.Point {
+        .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd)
+    }
+
+    func testATradeOffKeepsBothEndsAndDropsWhatIsBeatenOnBoth() throws {
+        let front = try XCTUnwrap(BestModes.front(of: [
+            point("gentle", 10, 1), point("strong", 25, 11), point("beaten", 9, 2), point("middle", 18, 4),
+            point("beaten-by-middle", 17, 5),
+        ]))
+        XCTAssertEqual(front.modes, ["gentle", "strong", "middle"])
+        XCTAssertEqual(front.axes, .both)
+    }
+
+    func testEqualPointsShareTheFrontAndBetterOnOneAxisOnlyIsEnough() throws {
+        // Same ERLE, less attenuation: `b` beats `a`; `c` equals `b`.
+        let front = try XCTUnwrap(BestModes.front(of: [point("a", 20, 3), point("b", 20, 2), point("c", 20, 2)]))
+        XCTAssertEqual(front.modes, ["b", "c"])
+    }
+
+    func testDisabledIsTheReferenceNeverOnTheFront() throws {
+        // disabled keeps the near end whole (0 dB) but removes no echo.
+        let front = try XCTUnwrap(BestModes.front(of: [point("disabled", 0, 0), point("x", 20, 3), point("y", 15, 3)]))
+        XCTAssertEqual(front.modes, ["x"])
+    }
+
+    func testAnAxisNoModeHasIsNotJudgedAndAModeLackingACountedAxisIsOff() throws {
+        let erleOnly = try XCTUnwrap(BestModes.front(of: [point("x", 20, nil), point("y", 25, nil), point("z", 25, nil)]))
+        XCTAssertEqual(erleOnly.modes, ["y", "z"])
+        XCTAssertEqual(erleOnly.axes, .erleOnly)
+        let nearEndOnly = try XCTUnwrap(BestModes.front(of: [point("x", nil, 4), point("y", nil, 1)]))
+        XCTAssertEqual(nearEndOnly.modes, ["y"])
+        XCTAssertEqual(nearEndOnly.axes, .nearEndOnly)
+        // `lost` has no near-end value where the others have one: it cannot be on the front.
+        let lacking = try XCTUnwrap(BestModes.front(of: [point("lost", 40, nil), point("x", 20, 3), point("y", 15, 2)]))
+        XCTAssertEqual(lacking.modes, ["x", "y"])
+    }
+
+    func testFewerThanTwoModesToCompareIsNoVerdict() {
+        XCTAssertNil(BestModes.front(of: [point("x", 20, 3)]))
+        XCTAssertNil(BestModes.front(of: [point("disabled", 0, 0), point("x", 20, 3)]))
+        XCTAssertNil(BestModes.front(of: [point("x", nil, nil), point("y", nil, nil)]))
+        XCTAssertNil(BestModes.front(of: [point("x", 20, 3), point("y", 30, nil)]), "only one mode has both values")
+    }
+}
