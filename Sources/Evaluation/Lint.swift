@@ -24,6 +24,9 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// The microphone saturates (echo or near end too loud for its range): the canceller sees a
     /// clipped mix it cannot subtract the echo from.
     case micClipping = "mic-clipping"
+    /// The echo reaches the mic later after the reference than the canceller's filter reaches
+    /// (`EchoReach`): it cannot model the echo at all, and the peer hears it.
+    case echoDelayBeyondFilter = "echo-delay-beyond-filter"
 
     public var advice: String {
         switch self {
@@ -41,8 +44,12 @@ public enum LintRule: String, CaseIterable, Sendable {
             "the loudspeaker is driven past full scale and clips: lower the playout level (the far end or what the app mixes in)"
         case .micClipping:
             "the microphone saturates: the echo or the near end is too loud for its range; lower the echo path's or the talker's level"
+        case .echoDelayBeyondFilter:
+            "the echo arrives later than the canceller's filter reaches: " + Self.delayRemedy
         }
     }
+
+    static let delayRemedy = "feed the reference when it is played (not when it is received), or use a backend that reaches further"
 
     func isBroken(by state: DeviceState) -> Bool {
         let aecOn = state.echoCancellerMode != .disabled
@@ -53,7 +60,8 @@ public enum LintRule: String, CaseIterable, Sendable {
             return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
         case .userReferenceNotFed: return aecOn && state.userReferenceStarted
-        case .loudspeakerClipping, .micClipping: return false     // signal rules: see `Linter.clippingFindings`
+        case .loudspeakerClipping, .micClipping, .echoDelayBeyondFilter:
+            return false     // signal rules: see `Linter.clippingFindings`, `Linter.delayFindings`
         }
     }
 }
@@ -97,6 +105,36 @@ public enum Linter {
                                         message: LintRule.micClipping.advice))
         }
         return findings
+    }
+
+    /// The stretches (at least `minimumDurationSeconds`) where a canceller runs whose reach
+    /// (`EchoReach`) falls short of the echo's bulk delay, `delayMilliseconds` (nil: unknown, no finding).
+    public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
+                                     backend: EchoCancellerBackend, filterOverride: Int?) -> [LintFinding] {
+        guard let delay = delayMilliseconds else { return [] }
+        var findings: [LintFinding] = []
+        var open: (start: Int, reach: Double)?
+        for (index, state) in states.enumerated() {
+            let from = Int(state.frame), to = index + 1 < states.count ? Int(states[index + 1].frame) : endFrame
+            let reach = EchoReach.milliseconds(for: EchoControlMode(backend: backend, intensity: state.echoCancellerMode),
+                                               filterOverride: filterOverride)
+            let short = reach.map { delay > $0 } ?? false
+            if let current = open, !short || reach != current.reach {
+                findings.append(delayFinding(current.start..<from, delay: delay, reach: current.reach, backend: backend))
+                open = nil
+            }
+            if short, open == nil, let reach { open = (from, reach) }
+            if index == states.count - 1, let current = open, to > current.start {
+                findings.append(delayFinding(current.start..<to, delay: delay, reach: current.reach, backend: backend))
+            }
+        }
+        return findings.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
+    }
+
+    private static func delayFinding(_ frames: Range<Int>, delay: Double, reach: Double, backend: EchoCancellerBackend) -> LintFinding {
+        LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
+                    message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.rawValue) reaches: "
+                        + LintRule.delayRemedy)
     }
 
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {

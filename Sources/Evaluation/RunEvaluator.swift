@@ -36,11 +36,14 @@ public struct RunEvaluator: Sendable {
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read)
-        let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples))
+        let processing = run.scenario.voiceProcessing
+        let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
+                                                 delayMilliseconds: echoDelayMilliseconds(run, analysis: analysis),
+                                                 backend: processing.backend, filterOverride: processing.filterMilliseconds)
+        let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
             + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
-        let processing = run.scenario.voiceProcessing
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
                          aecBackend: processing.backend.rawValue,
@@ -90,11 +93,24 @@ public struct RunEvaluator: Sendable {
             measured("erle_db", analysis.metrics(in: range).erleDB,
                      { "\(samples) \(stage) samples clipped (\(share) % of the stretch); \(Self.echoChange($0, only: false)) there" },
                      otherwise: "\(samples) \(stage) samples clipped (\(share) % of the stretch); " + noSingleTalk)
+        case .echoDelayBeyondFilter:
+            measured("erle_db", analysis.metrics(in: range).erleDB,
+                     { "\(Self.echoChange($0, only: true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
             measured("erl_db", analysis.metrics(in: range).erlDB,
                      { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }, otherwise: noSingleTalk)
         }
         return report
+    }
+
+    /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
+    /// the delay lies past the estimator's search — the scenario's echo path delay, a lower bound
+    /// of it (the devices add their latencies).
+    func echoDelayMilliseconds(_ run: CallRun, analysis: EchoAnalysis) -> Double? {
+        if let measured = analysis.whole.delayMilliseconds { return measured }
+        let nominal = run.scenario.echoPath.delayMilliseconds
+        guard nominal > configuration.maxDelayMilliseconds, analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
+        return nominal
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }

@@ -1,0 +1,26 @@
+import Simulation
+
+/// How late an echo each canceller can still cancel: the bulk delay from its reference to the
+/// echo at its mic beyond which its steady ERLE collapses. Measured with `eval --modes all` on a
+/// pure delay (−10 dB, speech far end, −65 dBFS noise, 12 s) swept from 20 to 700 ms in 10 ms
+/// steps near each edge; the reach is the last delay at which every intensity of the backend kept
+/// its steady ERLE within 6 dB of its value at 20 ms.
+/// - speex: its filter length less a 10 ms frame (filter 100 ms: 26.7 dB at 90 ms, 8.1 at 100,
+///   2.2 at 110; filter 200 ms: 24.3 at 190, 12.8 at 200, 2.2 at 250).
+/// - webrtc (AEC): 130 ms (35.5 dB at 130; 23–36 at 140; 6.5–15.8 at 160; under 6.4 from 180).
+/// - webrtc-mobile (AECM, which estimates its own delay): 400 ms (19–45 dB at 400; 4–11 from
+///   420 on).
+public enum EchoReach {
+    /// The reach in milliseconds of `mode` (nil: no canceller). `filterOverride`: a scenario's
+    /// `aec.filter_ms`, which sets speex's filter length.
+    public static func milliseconds(for mode: EchoControlMode, filterOverride: Int? = nil) -> Double? {
+        guard mode.intensity != .disabled else { return nil }
+        switch mode.backend {
+        case .speex:
+            guard let settings = EchoCancellerSettings.forMode(mode.intensity, filterOverride: filterOverride) else { return nil }
+            return Double(settings.filterMilliseconds - 10)
+        case .webrtc: return 130
+        case .webrtcMobile: return 400
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// An echo later than the canceller's filter reaches is a lint finding, with the delay, the
+/// backend's reach and the ERLE that is left; a delay within reach is none. Past the delay
+/// estimator's search (500 ms) the scenario's own echo path delay stands in.
+final class EchoDelayFindingTests: XCTestCase {
+    private func findings(delayMilliseconds: Int, aec: String, in root: URL) throws -> (report: [String: Any], rules: [String]) {
+        let name = "d\(delayMilliseconds)"
+        let scenario = try writeScenario("""
+            {"name": "\(name)", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "echo_path": {"delay_ms": \(delayMilliseconds), "gain_db": -10}, "duration_s": 6}
+            """, named: "\(name).json", in: root)
+        let folder = "\(name)-\(aec.replacingOccurrences(of: ":", with: "-"))"
+        let run = try runEchoLab(["run", scenario, "--aec", aec, "--no-taps", "--out", folder], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let report = try loadJSON(root.appendingPathComponent("\(folder)/report.json").path)
+        return (report, (report["findings"] as! [[String: Any]]).map { $0["rule"] as! String })
+    }
+
+    func testAnEchoBeyondTheFilterIsAFindingAndOneWithinReachIsNot() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // 150 ms: within speex's 200 ms filter, beyond WebRTC's AEC (130 ms), within AECM's 400 ms.
+        XCTAssertEqual(try findings(delayMilliseconds: 150, aec: "speex:intensityRecommended", in: root).rules, [])
+        XCTAssertEqual(try findings(delayMilliseconds: 150, aec: "webrtc-mobile:intensityRecommended", in: root).rules, [])
+        let webrtc = try findings(delayMilliseconds: 150, aec: "webrtc:intensityRecommended", in: root)
+        XCTAssertEqual(webrtc.rules, ["echo-delay-beyond-filter"])
+        let finding = (webrtc.report["findings"] as! [[String: Any]])[0]
+        XCTAssertEqual(finding["message"] as? String, "the echo arrives 150.0 ms after the reference, beyond the 130.0 ms webrtc reaches: "
+                       + "feed the reference when it is played (not when it is received), or use a backend that reaches further")
+        XCTAssertEqual(finding["at_s"] as? Double, 0)
+        XCTAssertEqual(finding["until_s"] as? Double, 6)
+        let consequence = finding["consequence"] as! [String: Any]
+        XCTAssertEqual(consequence["metric"] as? String, "erle_db")
+        // The ERLE over the stretch is the whole call's: what is left of the echo's removal.
+        let erle = try XCTUnwrap(consequence["value_db"] as? Double)
+        XCTAssertEqual(erle, (webrtc.report["metrics"] as! [String: Any])["erle_db"] as! Double, accuracy: 0.01)
+        // speex's Min filter (100 ms) ends before it too.
+        XCTAssertEqual(try findings(delayMilliseconds: 150, aec: "speex:intensityMin", in: root).rules, ["echo-delay-beyond-filter"])
+        // No canceller, no filter: the missing canceller is its own finding.
+        XCTAssertFalse(try findings(delayMilliseconds: 150, aec: "disabled", in: root).rules.contains("echo-delay-beyond-filter"))
+
+        // 700 ms is past every backend's reach and past the estimator's search: the scenario's
+        // delay is named.
+        for aec in ["speex:intensityMax", "webrtc:intensityMax", "webrtc-mobile:intensityMax"] {
+            let late = try findings(delayMilliseconds: 700, aec: aec, in: root)
+            XCTAssertNil((late.report["metrics"] as! [String: Any])["delay_ms"] as? Double, "past the search")
+            XCTAssertEqual(late.rules, ["echo-delay-beyond-filter"], aec)
+            let message = (late.report["findings"] as! [[String: Any]])[0]["message"] as! String
+            XCTAssertTrue(message.hasPrefix("the echo arrives 700.0 ms after the reference"), message)
+        }
+        let page = try String(contentsOf: root.appendingPathComponent("d700-webrtc-intensityMax/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("**echo-delay-beyond-filter** 0.00 s–6.00 s: the echo arrives 700.0 ms"), page)
+    }
+
+    func testAModeChangeMidCallEndsTheStretchWhereTheFilterReaches() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        // 150 ms with speex: Min (100 ms filter) for 3 s, then Recommended (200 ms).
+        let scenario = try writeScenario("""
+            {"name": "switch", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "echo_path": {"delay_ms": 150, "gain_db": -10}, "duration_s": 6,
+             "aec": {"mode": "intensityMin"}, "timeline": [{"at_ms": 3000, "action": "set_aec", "mode": "intensityRecommended"}]}
+            """, named: "switch.json", in: root)
+        let run = try runEchoLab(["run", scenario, "--no-taps", "--out", "out"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let report = try loadJSON(root.appendingPathComponent("out/report.json").path)
+        let delay = (report["findings"] as! [[String: Any]]).filter { $0["rule"] as? String == "echo-delay-beyond-filter" }
+        XCTAssertEqual(delay.count, 1)
+        XCTAssertEqual(delay.first?["at_s"] as? Double, 0)
+        XCTAssertEqual(delay.first?["until_s"] as? Double, 3)
+        XCTAssertTrue((delay.first?["message"] as? String ?? "").contains("beyond the 90.0 ms speex reaches"))
+    }
+}
