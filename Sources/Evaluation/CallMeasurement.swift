@@ -41,6 +41,10 @@ public final class CallMeasurement: CallTap {
             let start = Int(tick.frame) + tick.sendLatency
             analysis.excludeFromNearEndPreservation(start..<(start + tick.count))
         }
+        if !tick.echoReachesSent {
+            let start = Int(tick.frame) + tick.sendLatency
+            analysis.excludeFromEcho(start..<(start + tick.count))
+        }
         let mic: [Float]
         if history.line(up: tick) {
             mic = history.mic

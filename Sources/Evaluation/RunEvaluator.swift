@@ -54,6 +54,7 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        report.echoUnmeasuredReason = Self.echoUnmeasuredReason(analysis.whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report
@@ -101,6 +102,33 @@ public struct RunEvaluator: Sendable {
                      { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }, otherwise: noSingleTalk)
         }
         return report
+    }
+
+    /// Why a call has no ERL or ERLE (nil when it has them): the first of — too short to
+    /// analyse; no echo could reach what was sent (a file or generator was the mic all call, or
+    /// nothing was played into the room); the far end never reached the mic above the noise; the
+    /// near end talked over all of it.
+    static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
+        let gate = metrics.gate
+        guard gate.singleTalkFrames == 0 else { return nil }
+        func names(_ devices: [String?]) -> String {
+            var seen: [String] = []
+            for case let name? in devices where !seen.contains(name) { seen.append(name) }
+            return seen.joined(separator: ", ")
+        }
+        if gate.frames == 0 {
+            return "the call (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
+        }
+        if !states.isEmpty, !states.contains(where: \.realMicrophoneInUse) {
+            return "no echo reached the sent path: custom mic (\(names(states.map(\.customMic))))"
+        }
+        if !states.isEmpty, !states.contains(where: \.loudspeakerInUse) {
+            return "no echo reached the mic: the custom speaker (\(names(states.map(\.customSpeaker)))) plays nothing into the room"
+        }
+        if gate.farEndActiveFrames == 0 {
+            return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
+        }
+        return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }
 
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but

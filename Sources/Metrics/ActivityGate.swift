@@ -31,8 +31,12 @@ struct ActivityGate {
     /// Classifies the next frame from its energies (sums of squares over the frame): the
     /// delay-aligned reference, and the near-end estimate (ignored for `.farEndOnly` and
     /// `.echoPathFit`, which reads its decision for frame `frames`, the frame being classified).
+    /// `echoEnergy`, with an echo track: while the near end is silent, the far end counts as active
+    /// at the mic only where its echo stands above what else the mic holds (the noise) — an echo
+    /// under the noise is no echo to cancel, and the "ERLE" of such frames measured how the
+    /// canceller treated the noise.
     /// Returns whether it is far-end single talk.
-    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double) -> Bool {
+    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echoEnergy: Double? = nil) -> Bool {
         let frame = frames
         frames += 1
         let nearEndActive: Bool
@@ -41,7 +45,8 @@ struct ActivityGate {
         case .echoPathFit: nearEndActive = nearEndActivity?[frame] ?? false
         case .nearEndTrack, .micMinusEcho: nearEndActive = nearEndEnergy / Double(frameSize) >= silentMeanSquare
         }
-        guard farEndEnergy / Double(frameSize) >= activeMeanSquare else {
+        let echoAudible = nearEndActive || echoEnergy.map { $0 > nearEndEnergy } ?? true
+        guard farEndEnergy / Double(frameSize) >= activeMeanSquare, echoAudible else {
             lastTalk = nearEndActive ? .nearEndSingleTalk : .silence
             return false
         }

@@ -74,6 +74,15 @@ public final class EchoAnalysisStream {
         core.excludeFromNearEndPreservation(range)
     }
 
+    /// Leaves samples `range` out of ERL and ERLE (the frames that touch it count as frames
+    /// without a far end): where the echo at the mic given to `append` did not reach the
+    /// processed signal — a custom mic sending a file or a generator. Ranges as for
+    /// `excludeFromNearEndPreservation`.
+    public func excludeFromEcho(_ range: Range<Int>) {
+        precondition(!finished, "EchoAnalysisStream: exclude after finish")
+        core.excludeFromEcho(range)
+    }
+
     /// Samples appended so far.
     public var sampleCount: Int { core.received }
 

@@ -48,11 +48,12 @@ struct EchoStreamCore {
     /// single-talk frames.
     private(set) var doubleTalkSums = NearEndPreservation.Sums()
     private(set) var nearEndSingleTalkSums = NearEndPreservation.Sums()
-    /// Sample ranges (ascending, merged) where the near-end track does not line up with what was
-    /// processed, so near-end preservation skips the frames touching them; ranges wholly before
-    /// the next frame to score are dropped as frames advance (`excludedHead`).
-    private var excluded: [Range<Int>] = []
-    private var excludedHead = 0
+    /// Where the near-end track does not line up with what was processed: near-end preservation
+    /// skips the frames touching them.
+    private var nearEndExcluded = ExcludedRanges()
+    /// Where the echo at the mic did not reach what was processed (a file sent instead of the
+    /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
+    private var echoExcluded = ExcludedRanges()
 
     /// What a hop contributes to the frames containing it.
     private struct HopMeasures {
@@ -63,6 +64,8 @@ struct EchoStreamCore {
         /// Σ processed·nearEnd, Σ nearEnd², Σ processed² (with a near-end track).
         var sentNear = 0.0
         var sentSent = 0.0
+        /// Σ echo² (with an echo track).
+        var echoEnergy = 0.0
     }
 
     /// `nearEndActivity`: the offline gate's per-frame near-end decisions, used when there is
@@ -116,28 +119,12 @@ struct EchoStreamCore {
         }
     }
 
-    /// Leaves `range` (samples) out of near-end preservation. Ranges must come in ascending order;
-    /// a range that touches the previous one extends it.
-    mutating func excludeFromNearEndPreservation(_ range: Range<Int>) {
-        guard !range.isEmpty else { return }
-        if excludedHead < excluded.count, let last = excluded.last, range.lowerBound <= last.upperBound {
-            excluded[excluded.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
-            return
-        }
-        // Drop what scoring has passed before growing the array (it stays a few entries long).
-        if excludedHead > 0 && excludedHead * 2 >= excluded.count {
-            excluded.removeFirst(excludedHead)
-            excludedHead = 0
-        }
-        excluded.append(range)
-    }
+    /// Leaves `range` out of near-end preservation. Ranges must come in ascending order.
+    mutating func excludeFromNearEndPreservation(_ range: Range<Int>) { nearEndExcluded.add(range) }
 
-    /// Whether frame samples `start..<end` touch an excluded range; forgets ranges before `start`
-    /// (frames are scored in ascending order).
-    private mutating func isExcluded(_ start: Int, _ end: Int) -> Bool {
-        while excludedHead < excluded.count, excluded[excludedHead].upperBound <= start { excludedHead += 1 }
-        return excludedHead < excluded.count && excluded[excludedHead].lowerBound < end
-    }
+    /// Leaves `range` out of the echo metrics: no echo reached the processed signal there.
+    /// Ranges must come in ascending order.
+    mutating func excludeFromEcho(_ range: Range<Int>) { echoExcluded.add(range) }
 
     /// Ends the warm-up if it is still running and scores what is left.
     mutating func finish() {
@@ -224,6 +211,10 @@ struct EchoStreamCore {
             precondition(echo.origin == mic.origin)
             measures.nearEndEnergy = PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, range)
         }
+        if hasEcho {
+            precondition(echo.origin == mic.origin)
+            measures.echoEnergy = PowerSums.sumOfSquares(echo.samples, range)
+        }
         measures.processedIsMic = Self.bitwiseEqual(mic.samples, processed.samples, range)
         return measures
     }
@@ -232,9 +223,12 @@ struct EchoStreamCore {
     /// and echo need only their whole-band power (Parseval, no FFT); mic and processed get a
     /// spectrum each, except that processed reuses the mic's when the two are the same samples.
     private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
-        let singleTalk = gate.classify(farEndEnergy: first.farEndEnergy + second.farEndEnergy,
-                                       nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy)
-        if hasNearEnd, !isExcluded(frame * hop, frame * hop + frameSize) {
+        // Where no echo reached the processed signal the far end is not at the mic at all.
+        let echoReached = !echoExcluded.touches(frame * hop, frame * hop + frameSize)
+        let singleTalk = gate.classify(farEndEnergy: echoReached ? first.farEndEnergy + second.farEndEnergy : 0,
+                                       nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
+                                       echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil)
+        if hasNearEnd, !nearEndExcluded.touches(frame * hop, frame * hop + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, to: &doubleTalkSums)
             case .nearEndSingleTalk: Self.add(first, second, to: &nearEndSingleTalkSums)

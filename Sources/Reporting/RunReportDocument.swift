@@ -33,8 +33,8 @@ public enum RunReportDocument {
             [.init("bulk delay reference→mic"), .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
         ] + RunReportDocument.nearEndRows(m.nearEnd))))
-        if m.gate.singleTalkFrames == 0 {
-            blocks.append(.note([.text(nothingToMeasure(report))]))
+        if let reason = report.echoUnmeasuredReason {
+            blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
         }
         blocks.append(.timeChart(erleChart(report)))
         if !report.levels.isEmpty {
@@ -101,18 +101,6 @@ public enum RunReportDocument {
         }
         blocks.append(.paragraph([.text("Performance: \(F.number(report.wallSeconds, digits: 3)) s wall, \(F.number(report.realtimeFactor, digits: 0))× real time.")]))
         return ReportDocument(title: "EchoLab run: \(report.scenarioName)", blocks: blocks)
-    }
-
-    /// Why there is no ERLE: which party was missing.
-    static func nothingToMeasure(_ report: RunReport) -> String {
-        let gate = report.metrics.gate
-        if gate.frames == 0 {
-            return "Nothing to measure: the call (\(ReportFormatting.seconds(report.durationSeconds))) is shorter than one analysis frame, so there is no ERL or ERLE."
-        }
-        if gate.farEndActiveFrames == 0 {
-            return "Nothing to measure: the far end never talks (its reference stays below −50 dBFS), so there is no echo to cancel and no ERL or ERLE."
-        }
-        return "Nothing to measure: the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk), so ERL and ERLE are not measured."
     }
 
     static func erleChart(_ report: RunReport) -> ReportDocument.TimeChart {

@@ -19,9 +19,14 @@ public struct TickSignals {
     /// own audio; a passthrough device sends the device mic after its own buffering and rate
     /// conversion, so the acoustic near end no longer lines up with what is sent).
     public let nearEndInMic: Bool
+    /// Whether the echo at the device mic reaches the send path in this whole tick: the device
+    /// mic feeds it, directly or through a custom mic that is a real microphone (a passthrough).
+    /// False while a file or generator is the source: nothing of the room is sent, so there is
+    /// no echo to cancel or to measure.
+    public let echoReachesSent: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
-                played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true) {
+                played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true) {
         self.frame = frame
         self.count = count
         self.mic = mic
@@ -32,6 +37,7 @@ public struct TickSignals {
         self.sent = sent
         self.sendLatency = sendLatency
         self.nearEndInMic = nearEndInMic
+        self.echoReachesSent = echoReachesSent
     }
 
     /// The signal a tap name refers to (`CallRecording.tapNames`).

@@ -309,9 +309,11 @@ public final class SimulatedCall {
         try hardware?.capture(&physical, echo: &echo, nearEnd: &near, count: n)   // through the input device
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
-        let deviceMicBefore = activeMic == nil
+        let deviceMicBefore = activeMic == nil, microphoneBefore = activeMic?.isRealMicrophone ?? true
         readCapture()
         let nearEndInMic = deviceMicBefore && activeMic == nil
+        // A tick switched between sources carries some of each: the room reaches it only when both do.
+        let echoReachesSent = microphoneBefore && (activeMic?.isRealMicrophone ?? true)
         hardware?.gate(&capture, count: n, customMicInUse: activeMic != nil)
         // 5. Reference.
         if isUserReferenceStarted {
@@ -330,7 +332,7 @@ public final class SimulatedCall {
         if !taps.isEmpty {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
-                                      nearEndInMic: nearEndInMic)
+                                      nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent)
             for tap in taps { try tap.record(signals) }
         }
         noteDeviceState()

@@ -92,7 +92,7 @@ final class BrowserRenderTests: XCTestCase {
         // Nothing to measure is said, not drawn as 0.
         let quietDOM = try browser.dom(out.appendingPathComponent("quiet/disabled/report.html"))
         XCTAssertTrue(quietDOM.contains("class=\"empty-note\""))
-        XCTAssertTrue(quietDOM.contains("the far end never talks"))
+        XCTAssertTrue(quietDOM.contains("No ERL or ERLE: the far end never reached the mic"))
     }
 }
 

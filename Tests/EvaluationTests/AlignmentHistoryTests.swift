@@ -58,7 +58,8 @@ final class AlignmentHistoryTests: XCTestCase {
             let a = kept.finish(segments: []).analysis, b = fixed.finish(segments: []).analysis
             XCTAssertEqual(a.whole, b.whole, name)
             XCTAssertEqual(a.sampleCount, b.sampleCount, name)
-            XCTAssertNotNil(a.whole.erlDB, name)
+            // A generator is the mic all call: no echo reaches what is sent, so there is no ERL.
+            if name == "generator-mic" { XCTAssertNil(a.whole.erlDB, name) } else { XCTAssertNotNil(a.whole.erlDB, name) }
             names.append(name)
         }
         XCTAssertEqual(names.count, 3)

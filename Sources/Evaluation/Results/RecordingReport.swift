@@ -62,7 +62,8 @@ public struct RecordingReport: Sendable, Equatable {
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
-            // As a simulated call's report lists them; `sample` at the processing rate (exact).
+            // As a simulated call's report lists them (`sample` there at the call's rate, here at
+            // the processing rate: exact, where `t_s` is for people).
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": .number(Double(decision.frame) / Double(processingRate)), "sample": .number(Double(decision.frame)),
                          "erl_estimate_db": .number(decision.erlEstimateDB), "double_talk_share": .number(decision.doubleTalkShare),

@@ -84,6 +84,9 @@ public struct RunReport: Sendable {
     public var sentClickEvents: [GlitchEvent] = []
     public var sentGapRanges: [Range<Int>] = []
     public static let listedGlitches = 1000
+    /// Why the call has no ERL or ERLE (no far-end single talk reached what was sent), in words
+    /// (`echo_unmeasured` in report.json); nil when they were measured.
+    public var echoUnmeasuredReason: String? = nil
 
     // Evaluation builds run reports; Reporting renders them.
     public init(scenarioName: String, scenarioFile: String, sampleRate: Int, durationSeconds: Double, aecMode: String,
@@ -131,6 +134,7 @@ public struct RunReport: Sendable {
             "noise_suppressor": .string(noiseSuppressor),
             "auto_gain_control": .string(autoGainControl),
             "metrics": metrics.json,
+            "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "segments": .array(segments.map { segment in
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
@@ -151,7 +155,7 @@ public struct RunReport: Sendable {
             }),
             "pipeline": JSONValue(encoding: pipelineReport),
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
-                .object(["t_s": seconds(decision.frame), "erl_estimate_db": .number(decision.erlEstimateDB),
+                .object(["t_s": seconds(decision.frame), "sample": .number(Double(decision.frame)), "erl_estimate_db": .number(decision.erlEstimateDB),
                          "double_talk_share": .number(decision.doubleTalkShare),
                          "suppression_db": .number(Double(decision.suppressionDB)),
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])

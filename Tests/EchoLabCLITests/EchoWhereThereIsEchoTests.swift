@@ -1,0 +1,100 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// ERL and ERLE count only frames where echo reaches what is sent, standing above the noise at the
+/// mic: a file or generator sent instead of the mic, a speaker that plays nothing into the room
+/// or an echo under the noise gives no number but a reason, and a call that switches to a file
+/// mic keeps the ERLE of its device-mic stretch instead of averaging in the file's.
+final class EchoWhereThereIsEchoTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+        // What the app sends as its mic: speech of its own.
+        try SoundFileWriter.write(SignalGenerator.render(.speechLike(levelDBFS: -22, pitchHz: 160), sampleRate: 48_000, count: 480_000, seed: 11),
+                                  to: root.appendingPathComponent("app.wav").path, sampleRate: 48_000)
+    }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
+
+    private static func room(echoGainDB: Int = -8, noiseDBFS: Int = -65) -> String {
+        """
+        "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+        "near_end": {"generator": "silence"}, "noise": {"level_dbfs": \(noiseDBFS), "seed": 2},
+        "echo_path": {"delay_ms": 30, "gain_db": \(echoGainDB)}, "duration_s": 8
+        """
+    }
+
+    private func run(_ name: String, _ extra: String, room: String = room(), aec: String = "speex:intensityRecommended") throws -> [String: Any] {
+        let scenario = try writeScenario("{\"name\": \"\(name)\", \(room)\(extra.isEmpty ? "" : ", " + extra)}", named: "\(name).json", in: root)
+        let result = try runEchoLab(["run", scenario, "--aec", aec, "--no-taps", "--out", name], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        return try loadJSON(root.appendingPathComponent("\(name)/report.json").path)
+    }
+
+    private func metrics(_ report: [String: Any]) -> [String: Any] { report["metrics"] as! [String: Any] }
+
+    func testNoEchoReachingWhatIsSentGivesNoNumberButAReason() throws {
+        let input = try Data(contentsOf: root.appendingPathComponent("app.wav"))
+        // The device mic: echo to measure.
+        let device = try run("device", "")
+        XCTAssertGreaterThan(try XCTUnwrap(metrics(device)["erl_db"] as? Double), 5)
+        XCTAssertTrue(device["echo_unmeasured"] is NSNull)
+
+        // A file is the mic all call: nothing of the room is sent. ERL, ERLE, steady ERLE, bands
+        // and series have nothing; the reason names the device; webrtc-mobile's suppression of
+        // the file (once read as ~30 dB of ERLE) is not an ERLE.
+        for aec in ["speex:intensityRecommended", "webrtc-mobile:intensityMax"] {
+            let file = try run("file-\(aec.prefix(5))", #""mic": {"device": "file", "file": "app.wav"}"#, aec: aec)
+            for key in ["erl_db", "erle_db", "erle_steady_db"] { XCTAssertTrue(metrics(file)[key] is NSNull, "\(aec) \(key)") }
+            XCTAssertEqual((metrics(file)["erle_bands"] as? [[String: Any]])?.compactMap { $0["erle_db"] as? Double }, [])
+            XCTAssertEqual(file["echo_unmeasured"] as? String, "no echo reached the sent path: custom mic (file microphone)")
+            let page = try String(contentsOf: root.appendingPathComponent("file-\(aec.prefix(5))/report.md"), encoding: .utf8)
+            XCTAssertTrue(page.contains("> No ERL or ERLE: no echo reached the sent path: custom mic (file microphone)."), page)
+        }
+        // Nothing is played into the room: no echo at the mic.
+        let recording = try run("recording", #""speaker": {"device": "recording", "file": "peer.wav"}"#)
+        XCTAssertTrue(metrics(recording)["erle_db"] is NSNull)
+        XCTAssertEqual(recording["echo_unmeasured"] as? String,
+                       "no echo reached the mic: the custom speaker (recording speaker) plays nothing into the room")
+        // An echo 35 dB under the noise (−95 against −60 dBFS): no frame has echo to cancel.
+        let buried = try run("buried", "", room: Self.room(echoGainDB: -75, noiseDBFS: -60))
+        XCTAssertTrue(metrics(buried)["erle_db"] is NSNull)
+        XCTAssertEqual((metrics(buried)["gate"] as! [String: Any])["far_end_active_analysis_frames"] as? Int, 0)
+        XCTAssertEqual(buried["echo_unmeasured"] as? String,
+                       "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+        XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("app.wav")), input, "input untouched")
+    }
+
+    func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {
+        // The device mic for 4 s, then a file: the whole call's ERLE is the device stretch's.
+        let switched = try run("switch", #""timeline": [{"at_ms": 4000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#)
+        let whole = try XCTUnwrap(metrics(switched)["erle_db"] as? Double)
+        let segments = try XCTUnwrap(switched["segments"] as? [[String: Any]])
+        XCTAssertEqual(segments.count, 2)
+        let deviceStretch = try XCTUnwrap((segments[0]["metrics"] as? [String: Any])?["erle_db"] as? Double ?? segments[0]["erle_db"] as? Double)
+        XCTAssertEqual(whole, deviceStretch, accuracy: 0.5, "the file's stretch is not averaged in")
+        XCTAssertGreaterThan(whole, 5)
+        // The file's stretch has no ERLE of its own.
+        let fileStretch = segments[1]["metrics"] as? [String: Any] ?? segments[1]
+        XCTAssertTrue(fileStretch["erle_db"] is NSNull, "\(segments[1])")
+    }
+
+    func testAnItemWithoutEchoGivesNoWins() throws {
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario("{\"name\": \"file\", \(Self.room()), \"mic\": {\"device\": \"file\", \"file\": \"../app.wav\"}}",
+                              named: "file.json", in: corpus)
+        let eval = try runEchoLab(["eval", "corpus", "--modes", "speex:intensityMin,speex:intensityMax,webrtc-mobile:intensityMax",
+                                   "--no-taps", "--out", "out"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let json = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        XCTAssertEqual((json["mode_summary"] as! [[String: Any]]).map { $0["wins"] as! Int }, [0, 0, 0])
+        XCTAssertTrue(json["best_modes"] is NSNull)
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        XCTAssertFalse(markdown.contains("Best on"), markdown)
+        XCTAssertFalse(markdown.contains("[**"), "no item bolds a best mode: \(markdown)")
+    }
+}
