@@ -9,10 +9,11 @@ import Foundation
 /// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
 /// (items where the mode is on the front of `BestModes`: no other mode beats it on both steady
-/// ERLE and near-end attenuation in double talk). `best_modes` is that front over the modes' means.
+/// ERLE and near-end attenuation in double talk). `best_modes` is that front over the modes' means
+/// on the items where every mode has its values.
 public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
-    static let currentVersion = 2
+    static let currentVersion = 3
 
     /// The whole document from its item entries (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
@@ -20,7 +21,7 @@ public enum EvalDocument {
     /// Returns the document and its per-mode statistics as values (what the pages show).
     public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
                             shard: String?, plan: JSONValue? = nil,
-                            wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary]) {
+                            wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
         let items = try printed(items)
@@ -28,6 +29,8 @@ public enum EvalDocument {
             count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
         }
         let summaries = modes.map { summary(for: $0, items: items) }
+        // Each scenario as written runs in its own mode: no two modes met on one item.
+        let best = modesAsked ? BestModes.front(ofItems: items.map(points)) : nil
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
@@ -37,12 +40,12 @@ public enum EvalDocument {
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
             "items": .array(items),
             "mode_summary": .array(summaries.map(JSONValue.init(encoding:))),
-            "best_modes": bestModes(summaries),
+            "best_modes": best.map(bestModes) ?? .null,
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
         object["plan"] = plan
-        return (.object(object), summaries)
+        return (.object(object), summaries, best)
     }
 
     /// `items` as eval.json prints them, read back (`JSONValue.roundedAsPrinted`). A run's report read
@@ -99,22 +102,26 @@ public enum EvalDocument {
 
     /// Items where `mode` is on the front (see `BestModes`).
     static func wins(for mode: String, items: [JSONValue]) -> Int {
-        items.filter { item in
-            let points = (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
-                guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
-                return .init(mode: mode, erleSteadyDB: result.value(at: "metrics.erle_steady_db")?.doubleValue,
-                             nearEndAttenuationDB: result.value(at: "metrics.near_end.attenuation_db")?.doubleValue)
-            }
-            return BestModes.front(of: points)?.modes.contains(mode) == true
-        }.count
+        items.filter { BestModes.front(of: points($0))?.modes.contains(mode) == true }.count
     }
 
-    /// The front over the modes' means: `{"modes": [...], "judged_on": "both" | "erle_only" |
-    /// "near_end_only"}`, null when there is no verdict (fewer than two modes with values).
-    static func bestModes(_ summaries: [ModeSummary]) -> JSONValue {
-        guard let front = BestModes.front(of: summaries.map(\.meanPoint)) else { return .null }
-        let judged = switch front.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
-        return .object(["modes": .array(front.modes.map(JSONValue.string)), "judged_on": .string(judged)])
+    /// An item's runs as `BestModes` points (failed runs have none). A near end lost: double-talk
+    /// frames, and no attenuation (nothing of the near talker was sent).
+    static func points(_ item: JSONValue) -> [BestModes.Point] {
+        (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
+            guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
+            let doubleTalk = (result.value(at: "metrics.near_end.double_talk_analysis_frames")?.doubleValue ?? 0) > 0
+            return .init(mode: mode, erleSteadyDB: result.value(at: "metrics.erle_steady_db")?.doubleValue,
+                         nearEndAttenuationDB: result.value(at: "metrics.near_end.attenuation_db")?.doubleValue, nearEndLost: doubleTalk)
+        }
+    }
+
+    /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",
+    /// "compared_items": n, "items": m}` (means over the n items where every mode has its values).
+    static func bestModes(_ verdict: BestModes.Verdict) -> JSONValue {
+        let judged = switch verdict.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
+        return .object(["modes": .array(verdict.modes.map(JSONValue.string)), "judged_on": .string(judged),
+                        "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))])
     }
 
     // MARK: Reading

@@ -42,7 +42,7 @@ public struct EvalReport {
     public func json() throws(EvalDocument.UnreadableItems) -> JSONValue { try document().document }
 
     /// eval.json and its per-mode statistics as values.
-    func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary]) {
+    func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
         let items: [JSONValue] = self.items.map { item in
             .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
                      "results": .array(item.results.map(Self.resultJSON))])
@@ -77,8 +77,8 @@ public struct EvalReport {
     /// `eval.md`, `eval.html`) into `directory`, atomically: the pages show the statistics of the
     /// document written, built once.
     public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
-        let (document, summaries) = try document()
-        let pages = renderer?.pages(of: self, modeSummaries: summaries, directory: directory) ?? []
+        let (document, summaries, best) = try document()
+        let pages = renderer?.pages(of: self, modeSummaries: summaries, best: best, directory: directory) ?? []
         try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
         for page in pages { try AtomicFile.write(page.render(), to: (directory as NSString).appendingPathComponent(page.name)) }
     }

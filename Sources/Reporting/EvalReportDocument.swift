@@ -15,7 +15,9 @@ public enum EvalReportDocument {
 
     /// `summaries`: eval.json's per-mode statistics. `directory`: where the eval's files are
     /// written (links to a recording's own mic are made relative to it).
-    static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], directory: String) -> ReportDocument {
+    /// `best`: eval.json's verdict over the corpus (`best_modes`).
+    static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], best corpusFront: BestModes.Verdict?,
+                     directory: String) -> ReportDocument {
         typealias F = ReportFormatting
         let outcome = report.outcome, modes = report.modes, items = report.items
         var blocks: [ReportDocument.Block] = []
@@ -25,7 +27,6 @@ public enum EvalReportDocument {
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         let modeSummaries = modes.compactMap { mode in summaries.first { $0.mode == mode.description } }
-        let corpusFront = BestModes.front(of: modeSummaries.map(\.meanPoint))
         if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
@@ -84,7 +85,7 @@ public enum EvalReportDocument {
             })))
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
-            blocks.append(tradeOffChart(modeSummaries, front: corpusFront))
+            blocks.append(tradeOffChart(items.map { points($0.results) }, front: corpusFront))
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
@@ -130,7 +131,7 @@ public enum EvalReportDocument {
                            directory: String) -> [ReportDocument.Block] {
         var blocks: [ReportDocument.Block] = [.heading(item.name, level: 3, id: anchor(item.name)),
                                               .paragraph([.text("From "), .code(item.file)])]
-        if let best = bestModesParagraph(BestModes.front(of: points(item.results)), scope: "this item", isMarkedBelow: false) { blocks.append(best) }
+        if let best = bestModesParagraph(BestModes.front(of: points(item.results)), isCorpus: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
         var chart = ReportDocument.TimeChart(
@@ -185,22 +186,25 @@ public enum EvalReportDocument {
     static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
         results.compactMap { result in
             guard let summary = result.summary else { return nil }
+            let nearEnd = summary.metrics?.nearEnd
             return .init(mode: result.mode?.description ?? "as written", erleSteadyDB: summary.metrics?.erleSteadyDB,
-                         nearEndAttenuationDB: summary.metrics?.nearEnd?.attenuationDB)
+                         nearEndAttenuationDB: nearEnd?.attenuationDB, nearEndLost: (nearEnd?.doubleTalkFrames ?? 0) > 0)
         }
     }
 
-    /// "Best on both axes: …" for a front (nil without a verdict); `scope`: what the values are
-    /// of (the corpus's means, or one item's runs); `isMarkedBelow`: the Modes table stars them.
-    static func bestModesParagraph(_ front: (modes: [String], axes: BestModes.Axes)?, scope: String = "corpus means",
-                                   isMarkedBelow: Bool = true) -> ReportDocument.Block? {
+    /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it
+    /// says which items the means are over, and that the Modes table stars them.
+    static func bestModesParagraph(_ front: BestModes.Verdict?, isCorpus: Bool = true) -> ReportDocument.Block? {
         guard let front, !front.modes.isEmpty else { return nil }
-        let marked = isMarkedBelow ? "; ★ below" : ""
+        let scope = !isCorpus ? "this item"
+            : front.comparedItems == front.items ? "means over the corpus"
+            : "means over the \(front.comparedItems) of \(front.items) items where every mode has its values"
+        let marked = isCorpus ? "; ★ below" : ""
         let lead: String, why: String
         switch front.axes {
         case .both:
             lead = "Best on both axes:"
-            why = " — no other mode has both more steady ERLE and less near-end attenuation in double talk (\(scope))\(marked)."
+            why = " — no other mode removes at least as much echo (steady ERLE) and keeps at least as much of the near talker in double talk, and does better at one (\(scope))\(marked)."
         case .erleOnly:
             lead = "Best on steady ERLE:"
             why = " — judged on ERLE alone: no double talk to judge the near end on (\(scope))\(marked)."
@@ -218,13 +222,16 @@ public enum EvalReportDocument {
 
     /// Each mode as a point, steady ERLE up and near-end attenuation across (corpus means), the
     /// best on both axes ringed; a note instead where the corpus has no double talk to plot.
-    static func tradeOffChart(_ summaries: [ModeSummary], front: (modes: [String], axes: BestModes.Axes)?) -> ReportDocument.Block {
-        let points = summaries.compactMap { summary -> ReportDocument.ScatterChart.Point? in
-            guard let erle = summary.erleSteadyDB.mean, let nearEnd = summary.nearEndAttenuationDB.mean else { return nil }
-            return .init(name: summary.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(summary.mode) == true,
-                         colour: ModeColours.colour(for: summary.mode))
+    static func tradeOffChart(_ items: [[BestModes.Point]], front: BestModes.Verdict?) -> ReportDocument.Block {
+        // The means the verdict compared (over the items where every mode has its values).
+        let means = BestModes.comparedMeans(items)
+        let points = (means?.points ?? []).compactMap { point -> ReportDocument.ScatterChart.Point? in
+            guard let erle = point.erleSteadyDB, let nearEnd = point.nearEndAttenuationDB else { return nil }
+            return .init(name: point.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(point.mode) == true,
+                         colour: ModeColours.colour(for: point.mode))
         }
-        return .scatterChart(.init(title: "Echo removed against near end kept, one point per mode (corpus means)",
+        let over = means.map { "means over \($0.comparedItems) of \(items.count) items" } ?? "no item every mode ran on"
+        return .scatterChart(.init(title: "Echo removed against near end kept, one point per mode (\(over))",
                                    xLabel: "near-end attenuation in double talk (dB): left keeps more of the near talker",
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
                                    emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot"))

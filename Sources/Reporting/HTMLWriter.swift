@@ -110,7 +110,7 @@ public enum HTMLWriter {
     table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem;display:block;max-width:100%;overflow-x:auto}td,th{border:1px solid #ddd;padding:.2rem .4rem;text-align:left}
     th{background:#f4f4f4}td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
     table.sortable th{cursor:pointer;user-select:none}table.sortable td:first-child,table.sortable td:nth-child(2){white-space:nowrap}table.sortable th[aria-sort=ascending]::after{content:" ▲"}table.sortable th[aria-sort=descending]::after{content:" ▼"}
-    code{background:#f3f3f3;padding:0 .2rem}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.4rem .7rem}
+    code{background:#f3f3f3;padding:0 .2rem;font-size:.9em}.note{background:#fff8e1;border-left:4px solid #f9a825;padding:.4rem .7rem}
     svg.chart{display:block;background:#fff;border:1px solid #ddd;margin:.5rem 0;max-width:100%;height:auto}
     svg text{font-size:11px;fill:#444;font-family:inherit}svg .chart-title{font-size:13px;font-weight:600;fill:#222}
     svg .axis-title{font-size:11px;fill:#222}svg .axis line{stroke:#777}svg .axis line.grid{stroke:#e8e8e8}svg .axis line.zero{stroke:#444;stroke-width:1.2}

@@ -170,7 +170,9 @@ public enum Corpus {
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
             // Also a folder a manifest names: the runs' files would join the corpus they measure.
-            if exists, isDirectory.boolValue, let out, InputFile.isSameOrInside(out, path) {
+            // As written too: through a link inside the corpus the outputs land elsewhere, but the
+            // corpus's discovery follows the link and reads them.
+            if exists, isDirectory.boolValue, let out, InputFile.isSameOrInside(out, path) || Self.isInsideAsWritten(out, path) {
                 throw OutputInsideCorpus(out: out, corpus: path)
             }
             if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
@@ -202,8 +204,21 @@ public enum Corpus {
         /// A folder beside the corpus folder, named after it.
         static func suggestion(for corpus: String) -> String {
             let folder = InputFile.canonical(corpus)
-            return folder == "/" ? "/tmp/reports" : folder + "-reports"
+            return folder == "/" ? "a folder outside /" : folder + "-reports"
         }
+    }
+
+    /// `path` inside `folder` by their absolute paths as written (`..` resolved, links not).
+    static func isInsideAsWritten(_ path: String, _ folder: String) -> Bool {
+        func components(_ path: String) -> [String] {
+            var out: [String] = []
+            for part in InputFile.absolute(path).split(separator: "/") where part != "." {
+                if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
+            }
+            return out
+        }
+        let inner = components(path), outer = components(folder)
+        return inner.count >= outer.count && Array(inner.prefix(outer.count)) == outer
     }
 
     static func isAudioFileName(_ path: String) -> Bool {

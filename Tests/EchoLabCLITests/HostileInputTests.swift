@@ -188,6 +188,14 @@ final class HostileInputTests: XCTestCase {
         try Data(#"{"corpus": ["corpus/scenarios"]}"#.utf8).write(to: root.appendingPathComponent("m.json"))
         let named = try runEchoLab(["eval", "m.json", "--out", "corpus/scenarios/out"], in: root)
         assertOneLineError(named, mentions: ["corpus/scenarios/out: output folder is inside the corpus folder", "scenarios"])
+        // A link inside the corpus to a folder outside: the outputs would land outside, but the
+        // corpus's discovery follows the link and would read them.
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: corpus.appendingPathComponent("scenarios/link"), withDestinationURL: root.appendingPathComponent("elsewhere"))
+        let linked = try runEchoLab(["eval", "scenarios", "--out", "scenarios/link/out"], in: corpus)
+        assertOneLineError(linked, mentions: ["scenarios/link/out: output folder is inside the corpus folder scenarios"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("elsewhere/out").path))
+        try FileManager.default.removeItem(at: corpus.appendingPathComponent("scenarios/link"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: corpus.appendingPathComponent("scenarios/new").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: corpus.appendingPathComponent("scenarios/out").path))
         XCTAssertEqual(try snapshot(corpus), reports, "nothing written into the corpus")

@@ -47,3 +47,38 @@ final class BestModesTests: XCTestCase {
         XCTAssertNil(BestModes.front(of: [point("x", 20, 3), point("y", 30, nil)]), "only one mode has both values")
     }
 }
+
+/// The corpus's verdict: means over the items every mode has its values on, a lost near end the
+/// worst case.
+final class CorpusBestModesTests: XCTestCase {
+    private func point(_ mode: String, _ erle: Double?, _ nearEnd: Double?, lost: Bool = false) -> BestModes.Point {
+        .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd, nearEndLost: lost)
+    }
+
+    func testModesAreComparedOnTheItemsTheyAllHaveValuesOn() throws {
+        // `b` failed on the hard item: its mean over its one easy item would flatter it.
+        let items = [[point("a", 30, 2), point("b", 31, 2)], [point("a", 10, 6)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.modes, ["b"])
+        XCTAssertEqual(verdict.comparedItems, 1)
+        XCTAssertEqual(verdict.items, 2)
+        let means = try XCTUnwrap(BestModes.comparedMeans([[point("a", 30, 2), point("b", 20, 1)], [point("a", 10, 4), point("b", 12, 3)]]))
+        XCTAssertEqual(means.points.map(\.erleSteadyDB), [20, 16])
+        XCTAssertEqual(means.points.map(\.nearEndAttenuationDB), [3, 2])
+        XCTAssertNil(BestModes.front(ofItems: [[point("a", 30, 2)], [point("b", 31, 2)]]), "no item both ran on")
+    }
+
+    func testANearEndLostIsTheWorstCaseNotAMissingValue() throws {
+        // `max` removed the near end in the second item: it is off the front, though its mean
+        // attenuation over the items where it kept some would look fine.
+        let items = [[point("min", 20, 2), point("max", 30, 4)], [point("min", 18, 3), point("max", 35, nil, lost: true)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.modes, ["min"])
+        XCTAssertEqual(verdict.comparedItems, 2)
+        // On one item: every canceller but one lost the near end, so that one is best; when all
+        // lost it there is no verdict, not an ERLE-only one.
+        XCTAssertEqual(BestModes.front(of: [point("keeps", 10, 5), point("wipes", 40, nil, lost: true)])?.modes, ["keeps"])
+        XCTAssertEqual(BestModes.front(of: [point("keeps", 10, 5), point("wipes", 40, nil, lost: true)])?.axes, .both)
+        XCTAssertNil(BestModes.front(of: [point("x", 40, nil, lost: true), point("y", 30, nil, lost: true)]))
+    }
+}

@@ -56,11 +56,6 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         self.nearEndDistortionDB = nearEndDistortionDB
     }
 
-    /// The mode's means on the two axes `BestModes` judges.
-    public var meanPoint: BestModes.Point {
-        .init(mode: mode, erleSteadyDB: erleSteadyDB.mean, nearEndAttenuationDB: nearEndAttenuationDB.mean)
-    }
-
     enum CodingKeys: String, CodingKey {
         case mode, ran, failed, wins
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
