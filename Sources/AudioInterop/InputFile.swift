@@ -42,6 +42,16 @@ public enum InputFile {
         return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
     }
 
+    /// The components of `path` made absolute, with `.` dropped and `..` taking the previous one
+    /// away, as text: where a browser or a person reads the path, not where links lead.
+    public static func lexicalComponents(_ path: String) -> [String] {
+        var out: [String] = []
+        for part in absolute(path).split(separator: "/") where part != "." {
+            if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
+        }
+        return out
+    }
+
     /// The folder part of `path` ("a/b" → "a", "b" → "", "/b" → "/"), as text. Foundation's
     /// `NSString.deletingLastPathComponent` traps on a one-character relative path ("o") in this
     /// toolchain, so paths a user types are never given to it.

@@ -112,49 +112,45 @@ public enum Linter {
     public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
                                      backend: EchoCancellerBackend, filterOverride: Int?) -> [LintFinding] {
         guard let delay = delayMilliseconds else { return [] }
-        var findings: [LintFinding] = []
-        var open: (start: Int, reach: Double)?
-        for (index, state) in states.enumerated() {
-            let from = Int(state.frame), to = index + 1 < states.count ? Int(states[index + 1].frame) : endFrame
+        // A stretch per reach: a switch between two modes that both fall short is two findings.
+        let short = stretches(states, endFrame: endFrame) { state -> Double? in
             let reach = EchoReach.milliseconds(for: EchoControlMode(backend: backend, intensity: state.echoCancellerMode),
                                                filterOverride: filterOverride)
-            let short = reach.map { delay > $0 } ?? false
-            if let current = open, !short || reach != current.reach {
-                findings.append(delayFinding(current.start..<from, delay: delay, reach: current.reach, backend: backend))
-                open = nil
-            }
-            if short, open == nil, let reach { open = (from, reach) }
-            if index == states.count - 1, let current = open, to > current.start {
-                findings.append(delayFinding(current.start..<to, delay: delay, reach: current.reach, backend: backend))
-            }
+            return reach.flatMap { delay > $0 ? $0 : nil }
         }
-        return findings.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
-    }
-
-    private static func delayFinding(_ frames: Range<Int>, delay: Double, reach: Double, backend: EchoCancellerBackend) -> LintFinding {
-        LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
-                    message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.rawValue) reaches: "
-                        + LintRule.delayRemedy)
+        return short.map { frames, reach in
+            LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
+                        message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.rawValue) reaches: "
+                            + LintRule.delayRemedy)
+        }.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
     }
 
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
-        var findings: [LintFinding] = []
-        for rule in LintRule.allCases {
-            var start: Int?
-            for (index, state) in states.enumerated() {
-                let from = Int(state.frame)
-                let to = index + 1 < states.count ? Int(states[index + 1].frame) : endFrame
-                if rule.isBroken(by: state) {
-                    if start == nil { start = from }
-                } else if let open = start {
-                    findings.append(LintFinding(rule: rule, frames: open..<from, message: rule.advice))
-                    start = nil
-                }
-                if index == states.count - 1, let open = start, to > open {
-                    findings.append(LintFinding(rule: rule, frames: open..<to, message: rule.advice))
-                }
-            }
+        let findings = LintRule.allCases.flatMap { rule in
+            stretches(states, endFrame: endFrame) { rule.isBroken(by: $0) ? true : nil }
+                .map { LintFinding(rule: rule, frames: $0.frames, message: rule.advice) }
         }
         return findings.sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
+    }
+
+    /// The device timeline's stretches (non-empty) over which `key` stays the same non-nil value,
+    /// each state lasting until the next one (the last until `endFrame`).
+    static func stretches<Key: Equatable>(_ states: [DeviceState], endFrame: Int,
+                                          key: (DeviceState) -> Key?) -> [(frames: Range<Int>, key: Key)] {
+        var out: [(frames: Range<Int>, key: Key)] = []
+        var open: (start: Int, key: Key)?
+        for (index, state) in states.enumerated() {
+            let from = Int(state.frame)
+            let current = key(state)
+            if let stretch = open, current != stretch.key {
+                if from > stretch.start { out.append((stretch.start..<from, stretch.key)) }
+                open = nil
+            }
+            if open == nil, let current { open = (from, current) }
+            if index == states.count - 1, let stretch = open, endFrame > stretch.start {
+                out.append((stretch.start..<endFrame, stretch.key))
+            }
+        }
+        return out
     }
 }

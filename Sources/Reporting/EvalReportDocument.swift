@@ -280,15 +280,7 @@ public enum EvalReportDocument {
     /// text: a manifest reached through a linked folder had its players linked to a folder that
     /// did not exist).
     static func relativePath(from base: String, to target: String) -> String {
-        func components(_ path: String) -> [String] {
-            var out: [String] = []
-            for part in path.split(separator: "/") {
-                if part == "." || part.isEmpty { continue }
-                if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
-            }
-            return out
-        }
-        let from = components(InputFile.absolute(base)), to = components(InputFile.canonical(target))
+        let from = InputFile.lexicalComponents(base), to = InputFile.lexicalComponents(InputFile.canonical(target))
         var shared = 0
         while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
         return (Array(repeating: "..", count: from.count - shared) + to[shared...]).joined(separator: "/")

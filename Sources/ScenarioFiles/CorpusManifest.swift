@@ -210,14 +210,7 @@ public enum Corpus {
 
     /// `path` inside `folder` by their absolute paths as written (`..` resolved, links not).
     static func isInsideAsWritten(_ path: String, _ folder: String) -> Bool {
-        func components(_ path: String) -> [String] {
-            var out: [String] = []
-            for part in InputFile.absolute(path).split(separator: "/") where part != "." {
-                if part == ".." { if !out.isEmpty { out.removeLast() } } else { out.append(String(part)) }
-            }
-            return out
-        }
-        let inner = components(path), outer = components(folder)
+        let inner = InputFile.lexicalComponents(path), outer = InputFile.lexicalComponents(folder)
         return inner.count >= outer.count && Array(inner.prefix(outer.count)) == outer
     }
 

@@ -7,7 +7,8 @@
 // app path adds. Every signal is made here — no input files — so `swift run` is all it needs.
 //
 // The call, on the virtual clock (6 s of call take well under a second):
-//   0–3 s    the device microphone, AEC on: the echo of the peer is cancelled (ERLE).
+//   0–3 s    the device microphone, AEC on: the echo of the peer is cancelled (ERLE; the only
+//            stretch with echo, so the call's ERLE is this stretch's).
 //   3–4.5 s  the custom mic (a text-to-speech prompt), AEC still on: the mistake the guide's
 //            Case 1 warns about — nothing echoes into a prompt, so the canceller can only damage
 //            it — and the lint finds it.
@@ -130,10 +131,10 @@ let report = meter.finish(name: "app-call")
 
 // MARK: - What the report says
 
-// The whole call's ERLE is `echolab run`'s headline, but here it averages three different
-// stretches: read the segments. On the device mic ERLE is the echo the canceller removed; on the
-// prompt there is no echo to remove, so with AEC on it is how much of the prompt the canceller
-// took away (the damage the finding measures), and with AEC off 0 dB (sent is the prompt).
+// The whole call's ERLE is `echolab run`'s headline. It counts only the stretch where echo
+// reached what was sent, the device mic: on the prompt there is no echo to remove, so its
+// segments have no ERLE or ERL ("n/a"), and what the canceller did to the prompt with AEC still
+// on is the finding's measure (sent_error_db).
 func decibels(_ value: Double?) -> String { value.map { String(format: "%.1f dB", $0) } ?? "n/a" }
 
 print("call: \(report.durationSeconds) s, \(report.pipeline.frames) ticks, \(report.pipeline.underruns) underruns, \(report.sentClicks) clicks in sent")
