@@ -35,16 +35,11 @@ public final class CallMeasurement: CallTap {
     }
 
     public func record(_ tick: TickSignals) throws {
-        if !tick.nearEndInMic {
-            // This tick's capture reaches sent `sendLatency` later (as its near-end track is lined
-            // up below); given before the frames there are scored.
-            let start = Int(tick.frame) + tick.sendLatency
-            analysis.excludeFromNearEndPreservation(start..<(start + tick.count))
-        }
-        if !tick.echoReachesSent {
-            let start = Int(tick.frame) + tick.sendLatency
-            analysis.excludeFromEcho(start..<(start + tick.count))
-        }
+        // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
+        // exclusions are given before the frames there are scored.
+        let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)
+        if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
+        if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
         let mic: [Float]
         if history.line(up: tick) {
             mic = history.mic

@@ -26,7 +26,6 @@ public enum EvalReportDocument {
                                  .text(" \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.")]))
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
-        let modeSummaries = modes.compactMap { mode in summaries.first { $0.mode == mode.description } }
         if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
