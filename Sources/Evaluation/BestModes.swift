@@ -16,14 +16,15 @@ public enum BestModes {
         public var mode: String
         public var erleSteadyDB: Double?
         public var nearEndAttenuationDB: Double?
-        /// The near end talked over the far end but nothing of it was sent (attenuation unbounded).
+        /// The near end talked over the far end but nothing of it was sent (its attenuation, if
+        /// any, is only a lower bound).
         public var nearEndLost: Bool
 
         public init(mode: String, erleSteadyDB: Double?, nearEndAttenuationDB: Double?, nearEndLost: Bool = false) {
             self.mode = mode
             self.erleSteadyDB = erleSteadyDB
             self.nearEndAttenuationDB = nearEndAttenuationDB
-            self.nearEndLost = nearEndLost && nearEndAttenuationDB == nil
+            self.nearEndLost = nearEndLost
         }
     }
 

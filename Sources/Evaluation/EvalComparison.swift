@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Foundation
+import Metrics
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its
@@ -49,9 +50,15 @@ public struct EvalComparison: Sendable {
 
     public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete }
 
-    /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under `metrics`.
+    /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under
+    /// `metrics`, with the frames each stands on: a figure on too few frames (`FigureConfidence`)
+    /// is not judged.
     static let higherIsBetter = ["erle_steady_db", "erle_db"]
     static let lowerIsBetter = ["near_end.attenuation_db"]
+    static let framesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "gate.single_talk_analysis_frames",
+                           "near_end.attenuation_db": "near_end.double_talk_analysis_frames"]
+    /// The frames of a segment's figures (its keys are flat).
+    static let segmentFramesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "single_talk_analysis_frames"]
 
     public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double) {
         self.maxRegressionDB = maxRegressionDB
@@ -92,8 +99,16 @@ public struct EvalComparison: Sendable {
             break
         }
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
-            compare(key, metric, before.value(at: "metrics.\(metric)"), after.value(at: "metrics.\(metric)"),
+            let frames = Self.framesOf[metric].map { "metrics.\($0)" }
+            compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
+        }
+        // A near end that was kept and is now lost entirely: the worst a canceller can do to it,
+        // whatever its bound says.
+        let lost = "metrics.near_end.attenuation_is_lower_bound"
+        if after.value(at: lost)?.boolValue == true, before.value(at: lost)?.boolValue != true,
+           before.value(at: "metrics.near_end.attenuation_db")?.doubleValue != nil {
+            regressions.append(Change(run: key, what: "near end lost", baseline: "kept", current: "lost (nothing of the near talker sent in double talk)", delta: nil))
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
         compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue)
@@ -110,11 +125,33 @@ public struct EvalComparison: Sendable {
         }
     }
 
+    /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
+    /// than a figure needs (files without frame counts: every value counts).
+    private enum Figure {
+        case value(Double)
+        case lowConfidence(frames: Int)
+        case none
+        var number: Double? { if case .value(let v) = self { v } else { nil } }
+    }
+
+    private func figure(_ object: JSONValue, _ path: String, frames: String?) -> Figure {
+        guard let value = object.value(at: path)?.doubleValue else { return .none }
+        if let frames, let count = object.value(at: frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
+            return .lowConfidence(frames: Int(count))
+        }
+        return .value(value)
+    }
+
     /// One level in both files: a change beyond the threshold the right way is a regression or
     /// an improvement; measured before and not now is a regression (the run can no longer be
-    /// judged).
-    private mutating func compare(_ key: RunKey, _ what: String, _ was: JSONValue?, _ now: JSONValue?, higherIsBetter: Bool) {
-        switch (was?.doubleValue, now?.doubleValue) {
+    /// judged), and so is measured before and now on too few frames to count. A baseline figure
+    /// on too few frames judges nothing.
+    private mutating func compare(_ key: RunKey, _ what: String, _ was: Figure, _ now: Figure, higherIsBetter: Bool) {
+        if case .value(let a) = was, case .lowConfidence(let frames) = now {
+            regressions.append(Change(run: key, what: what, baseline: Self.db(a), current: "low confidence (\(frames) analysis frames)", delta: nil))
+            return
+        }
+        switch (was.number, now.number) {
         case (let a?, let b?):
             let gain = (higherIsBetter ? 1.0 : -1.0) * (b - a)
             let change = Change(run: key, what: what, baseline: Self.db(a), current: Self.db(b), delta: b - a)
@@ -142,7 +179,8 @@ public struct EvalComparison: Sendable {
                 continue
             }
             for metric in Self.higherIsBetter {
-                compare(key, "\(name): \(metric)", was[metric], now[metric], higherIsBetter: true)
+                let frames = Self.segmentFramesOf[metric]
+                compare(key, "\(name): \(metric)", figure(was, metric, frames: frames), figure(now, metric, frames: frames), higherIsBetter: true)
             }
         }
     }

@@ -1,4 +1,5 @@
 import AudioInterop
+import Metrics
 import EchoLabJSON
 import Foundation
 
@@ -79,11 +80,37 @@ public enum EvalDocument {
         return seen
     }
 
-    /// The metrics the per-mode statistics summarise: their path under a result's `metrics`, and
-    /// where each goes in a `ModeSummary`.
-    static var summarisedMetrics: [(path: String, field: WritableKeyPath<ModeSummary, ModeSummary.Statistics>)] {
-        [("erle_steady_db", \.erleSteadyDB), ("erle_db", \.erleDB), ("convergence_s", \.convergenceSeconds),
-         ("near_end.attenuation_db", \.nearEndAttenuationDB), ("near_end.distortion_db", \.nearEndDistortionDB)]
+    /// A figure of a result's `metrics`: its path, the frames it stands on, and the flag that
+    /// marks it a lower bound (where it can be one).
+    struct Figure {
+        var path: String
+        var frames: String
+        var bound: String?
+
+        static let erleSteady = Figure(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound")
+        static let erle = Figure(path: "erle_db", frames: "gate.single_talk_analysis_frames", bound: "erle_is_lower_bound")
+        static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: nil)
+        static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
+                                               bound: "near_end.attenuation_is_lower_bound")
+        static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil)
+
+        /// The figure's value in `object` (a result's `metrics`, or a segment) where it counts: nil
+        /// where it is missing or stands on too few frames (`FigureConfidence`).
+        func value(in object: JSONValue) -> (value: Double, isLowerBound: Bool)? {
+            guard let value = object.value(at: path)?.doubleValue, !isLowConfidence(in: object) else { return nil }
+            return (value, bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
+        }
+
+        func isLowConfidence(in object: JSONValue) -> Bool {
+            object.value(at: path)?.doubleValue != nil
+                && FigureConfidence.isLow(frames: Int(object.value(at: frames)?.doubleValue ?? 0))
+        }
+    }
+
+    /// The metrics the per-mode statistics summarise, and where each goes in a `ModeSummary`.
+    static var summarisedMetrics: [(figure: Figure, field: WritableKeyPath<ModeSummary, ModeSummary.Statistics>)] {
+        [(.erleSteady, \.erleSteadyDB), (.erle, \.erleDB), (.convergence, \.convergenceSeconds),
+         (.nearEndAttenuation, \.nearEndAttenuationDB), (.nearEndDistortion, \.nearEndDistortionDB)]
     }
 
     /// One mode's statistics over eval.json's items (as printed).
@@ -94,8 +121,11 @@ public enum EvalDocument {
         var summary = ModeSummary(mode: mode, ran: ran.count, failed: results.count - ran.count, wins: wins(for: mode, items: items),
                                   erleSteadyDB: none, erleDB: none, convergenceSeconds: none, nearEndAttenuationDB: none,
                                   nearEndDistortionDB: none)
-        for (path, field) in summarisedMetrics {
-            summary[keyPath: field] = ModeSummary.Statistics(ran.compactMap { $0.value(at: "metrics.\(path)")?.doubleValue })
+        for (figure, field) in summarisedMetrics {
+            let metrics = ran.compactMap { $0["metrics"] }
+            let counted = metrics.compactMap { figure.value(in: $0) }
+            summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
+                                                             lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
         return summary
     }
@@ -105,14 +135,15 @@ public enum EvalDocument {
         items.filter { BestModes.front(of: points($0))?.modes.contains(mode) == true }.count
     }
 
-    /// An item's runs as `BestModes` points (failed runs have none). A near end lost: double-talk
-    /// frames, and no attenuation (nothing of the near talker was sent).
+    /// An item's runs as `BestModes` points (failed runs have none), on the figures that count
+    /// (low-confidence ones do not). A near end lost: its attenuation is only a bound.
     static func points(_ item: JSONValue) -> [BestModes.Point] {
         (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
             guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
-            let doubleTalk = (result.value(at: "metrics.near_end.double_talk_analysis_frames")?.doubleValue ?? 0) > 0
-            return .init(mode: mode, erleSteadyDB: result.value(at: "metrics.erle_steady_db")?.doubleValue,
-                         nearEndAttenuationDB: result.value(at: "metrics.near_end.attenuation_db")?.doubleValue, nearEndLost: doubleTalk)
+            let metrics = result["metrics"] ?? .null
+            let nearEnd = Figure.nearEndAttenuation.value(in: metrics)
+            return .init(mode: mode, erleSteadyDB: Figure.erleSteady.value(in: metrics)?.value,
+                         nearEndAttenuationDB: nearEnd?.value, nearEndLost: nearEnd?.isLowerBound ?? false)
         }
     }
 

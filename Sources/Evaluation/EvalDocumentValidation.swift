@@ -77,7 +77,8 @@ extension EvalDocument {
         guard error?.isNull == true else { return nil }
         let metrics = result["metrics"]
         guard metrics?.objectValue != nil || metrics?.isNull == true else { return "\(key).metrics: missing or not an object" }
-        for (path, _) in summarisedMetrics {
+        for (figure, _) in summarisedMetrics {
+            let path = figure.path
             if let value = metrics?.value(at: path), value.doubleValue == nil, !value.isNull {
                 return "\(key).metrics.\(path): not a number or null"
             }

@@ -42,9 +42,10 @@ public struct EchoAnalysis: Sendable {
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
         return SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
-                              erlDB: summary.erlDB, erleDB: summary.erleDB, erleSteadyDB: summary.erleSteadyDB,
+                              erlDB: summary.erlDB, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+                              erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                               convergenceSeconds: summary.convergenceSeconds,
-                              singleTalkFrames: summary.singleTalkFrames)
+                              singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)
     }
 
     /// Re-convergence after an instant (an echo-path change, a route switch): seconds from

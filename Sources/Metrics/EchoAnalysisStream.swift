@@ -105,12 +105,14 @@ public final class EchoAnalysisStream {
         let sampleRate = core.sampleRate
         var ledger = core.ledger
         ledger.frames = core.frames
+        ledger.sharedNoisePower = core.sharedNoisePower
         let length = core.received
         let summary = ledger.summary(in: 0..<length,
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
-        let whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleSteadyDB: summary.erleSteadyDB,
-                                convergenceSeconds: summary.convergenceSeconds,
+        let whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+                                erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
+                                erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation)

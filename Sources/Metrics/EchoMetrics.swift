@@ -1,5 +1,6 @@
 /// Codable result types. Every dB value is optional: nil when there were no gated frames or a
-/// power was zero; no number is ever made up. `CodingKeys` are the snake_case names the report
+/// power was zero; no number is ever made up. A value the signals can only bound is reported at
+/// its bound and flagged (`…_is_lower_bound`); every figure carries the frames it stands on. `CodingKeys` are the snake_case names the report
 /// uses; the reports encode with `JSONValueEncoder`, which writes nil as `null` with its key kept.
 
 /// Echo metrics of a whole file.
@@ -10,10 +11,16 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// otherwise the mic itself.
     public var erlDB: Double?
     /// Echo return loss enhancement: 10·log10(P_mic / P_processed) over the far-end single-talk
-    /// frames, whole band (mic and processed are time-aligned; no shift).
+    /// frames, whole band (mic and processed are time-aligned; no shift). Where the output falls
+    /// under the input's noise floor or digital silence, the residual cannot be measured and this
+    /// is a lower bound at the mic's power over that floor (`erleIsLowerBound`, `MeasurableFloor`).
     public var erleDB: Double?
+    public var erleIsLowerBound: Bool
     /// ERLE over the last half (by count, in time order) of the far-end single-talk frames.
     public var erleSteadyDB: Double?
+    public var erleSteadyIsLowerBound: Bool
+    /// The frames `erleSteadyDB` is measured over (ERL and ERLE: `gate.singleTalkFrames`).
+    public var erleSteadyFrames: Int
     /// Earliest series time t such that the series value at t is non-nil and every later non-nil
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
@@ -32,13 +39,17 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// single talk); nil without a clean near-end track, when there is nothing to compare with.
     public var nearEnd: NearEndPreservation?
 
-    public init(erlDB: Double?, erleDB: Double?, erleSteadyDB: Double?, convergenceSeconds: Double?,
+    public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
+                erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,
                 delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
                 gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil) {
         self.nearEnd = nearEnd
         self.erlDB = erlDB
         self.erleDB = erleDB
+        self.erleIsLowerBound = erleIsLowerBound
         self.erleSteadyDB = erleSteadyDB
+        self.erleSteadyIsLowerBound = erleSteadyIsLowerBound
+        self.erleSteadyFrames = erleSteadyFrames
         self.convergenceSeconds = convergenceSeconds
         self.delayMilliseconds = delayMilliseconds
         self.erleSeries = erleSeries
@@ -47,24 +58,49 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
+        case erlDB = "erl_db", erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
+        case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
+        case erleSteadyFrames = "erle_steady_analysis_frames"
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
         case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end"
     }
+
+    /// ERL and whole ERLE stand on too few frames to be trusted (`FigureConfidence`).
+    public var isLowConfidence: Bool { FigureConfidence.isLow(frames: gate.singleTalkFrames) }
+    /// The steady ERLE stands on too few frames to be trusted.
+    public var isSteadyLowConfidence: Bool { FigureConfidence.isLow(frames: erleSteadyFrames) }
 }
 
-/// One point of the ERLE time series: the window starting at `timeSeconds`.
+/// How many analysis frames a figure needs before it counts. A figure from fewer frames — a
+/// clipped recording's handful of single-talk frames, a segment of a fifth of a second — is
+/// reported with its count but marked low-confidence, and left out of means, wins and the gate:
+/// 20 Welch frames are about 0.2 s of far-end single talk (a syllable or two of speech), and
+/// over fewer the ratio swings by several dB with which sounds happen to fall in.
+public enum FigureConfidence {
+    public static let minimumAnalysisFrames = 20
+
+    /// Whether a figure over `frames` analysis frames is too thin to count (a figure over none
+    /// has no value at all).
+    public static func isLow(frames: Int) -> Bool { frames > 0 && frames < minimumAnalysisFrames }
+}
+
+/// One point of the ERLE time series: the window starting at `timeSeconds`, over the single-talk
+/// frames in it (a window holds ~47 at most: a plot, not a figure to judge by).
 public struct ERLEPoint: Codable, Equatable, Sendable {
     public var timeSeconds: Double
     public var erleDB: Double?
+    public var isLowerBound: Bool
+    public var frames: Int
 
-    public init(timeSeconds: Double, erleDB: Double?) {
+    public init(timeSeconds: Double, erleDB: Double?, isLowerBound: Bool = false, frames: Int = 0) {
         self.timeSeconds = timeSeconds
         self.erleDB = erleDB
+        self.isLowerBound = isLowerBound
+        self.frames = frames
     }
 
     enum CodingKeys: String, CodingKey {
-        case timeSeconds = "t_s", erleDB = "erle_db"
+        case timeSeconds = "t_s", erleDB = "erle_db", isLowerBound = "is_lower_bound", frames = "analysis_frames"
     }
 }
 
@@ -73,15 +109,18 @@ public struct BandERLE: Codable, Equatable, Sendable {
     public var lowHz: Double
     public var highHz: Double
     public var erleDB: Double?
+    /// The band's output fell under digital silence: `erleDB` is a lower bound.
+    public var isLowerBound: Bool
 
-    public init(lowHz: Double, highHz: Double, erleDB: Double?) {
+    public init(lowHz: Double, highHz: Double, erleDB: Double?, isLowerBound: Bool = false) {
         self.lowHz = lowHz
         self.highHz = highHz
         self.erleDB = erleDB
+        self.isLowerBound = isLowerBound
     }
 
     enum CodingKeys: String, CodingKey {
-        case lowHz = "low_hz", highHz = "high_hz", erleDB = "erle_db"
+        case lowHz = "low_hz", highHz = "high_hz", erleDB = "erle_db", isLowerBound = "is_lower_bound"
     }
 }
 
@@ -135,26 +174,40 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var endSample: Int
     public var erlDB: Double?
     public var erleDB: Double?
+    public var erleIsLowerBound: Bool
     public var erleSteadyDB: Double?
+    public var erleSteadyIsLowerBound: Bool
     /// Seconds after `startSample` at which ERLE settles within tolerance of the segment's steady state.
     public var convergenceSeconds: Double?
-    /// Far-end single-talk frames inside the segment.
+    /// Far-end single-talk frames inside the segment (ERL and ERLE are measured over them).
     public var singleTalkFrames: Int
+    /// The last half of them, which the steady ERLE is measured over.
+    public var erleSteadyFrames: Int
 
-    public init(startSample: Int, endSample: Int, erlDB: Double?, erleDB: Double?, erleSteadyDB: Double?,
-                convergenceSeconds: Double?, singleTalkFrames: Int) {
+    public init(startSample: Int, endSample: Int, erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false,
+                erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, convergenceSeconds: Double?,
+                singleTalkFrames: Int, erleSteadyFrames: Int = 0) {
         self.startSample = startSample
         self.endSample = endSample
         self.erlDB = erlDB
         self.erleDB = erleDB
+        self.erleIsLowerBound = erleIsLowerBound
         self.erleSteadyDB = erleSteadyDB
+        self.erleSteadyIsLowerBound = erleSteadyIsLowerBound
         self.convergenceSeconds = convergenceSeconds
         self.singleTalkFrames = singleTalkFrames
+        self.erleSteadyFrames = erleSteadyFrames
     }
 
     enum CodingKeys: String, CodingKey {
         case startSample = "start_sample", endSample = "end_sample"
-        case erlDB = "erl_db", erleDB = "erle_db", erleSteadyDB = "erle_steady_db"
+        case erlDB = "erl_db", erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
+        case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
+        case erleSteadyFrames = "erle_steady_analysis_frames"
     }
+
+    /// ERL and ERLE stand on too few frames to be trusted (`FigureConfidence`).
+    public var isLowConfidence: Bool { FigureConfidence.isLow(frames: singleTalkFrames) }
+    public var isSteadyLowConfidence: Bool { FigureConfidence.isLow(frames: erleSteadyFrames) }
 }

@@ -54,6 +54,10 @@ struct EchoStreamCore {
     /// Where the echo at the mic did not reach what was processed (a file sent instead of the
     /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
     private var echoExcluded = ExcludedRanges()
+    /// Without tracks: the mic's power in the frames where nobody talks, for its noise floor.
+    private var quietFrames = NoiseFloorEstimate()
+    /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
+    private var micLessEcho: [Float]
 
     /// What a hop contributes to the frames containing it.
     private struct HopMeasures {
@@ -91,6 +95,7 @@ struct EchoStreamCore {
                             frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
+        micLessEcho = [Float](repeating: 0, count: hasEcho && !hasNearEnd ? frameSize : 0)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
                              maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
@@ -228,15 +233,18 @@ struct EchoStreamCore {
         let singleTalk = gate.classify(farEndEnergy: echoReached ? first.farEndEnergy + second.farEndEnergy : 0,
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
                                        echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil)
-        if hasNearEnd, !nearEndExcluded.touches(frame * hop, frame * hop + frameSize) {
+        let start = frame * hop
+        if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {
             switch gate.lastTalk {
-            case .doubleTalk: Self.add(first, second, to: &doubleTalkSums)
-            case .nearEndSingleTalk: Self.add(first, second, to: &nearEndSingleTalkSums)
+            case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)
+            case .nearEndSingleTalk: Self.add(first, second, samples: frameSize, to: &nearEndSingleTalkSums)
             case .silence, .farEndSingleTalk: break
             }
         }
+        if !hasEcho, !hasNearEnd, gate.lastTalk == .silence {
+            quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
+        }
         guard singleTalk else { return }
-        let start = frame * hop
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))
         let micPower = meter.measureBands(mic.samples, offset: mic.local(start))
         // Copied element by element into a preallocated row: assigning the array would share its
@@ -244,22 +252,37 @@ struct EchoStreamCore {
         for band in micBands.indices { micBands[band] = meter.bandPowers[band] }
         // Without an echo track the echo at the mic is the mic.
         let echoPower = hasEcho ? meter.wholeBandPower(echo.samples, offset: echo.local(start)) : micPower
+        // The input's noise in this frame, the floor its output is measured against: the
+        // near-end track while it is silent, else mic − echo; without tracks the shared estimate.
+        var noise = 0.0
+        if hasNearEnd {
+            noise = meter.wholeBandPower(nearEnd.samples, offset: nearEnd.local(start))
+        } else if hasEcho {
+            let at = mic.local(start)
+            for index in 0..<frameSize { micLessEcho[index] = mic.samples[at + index] - echo.samples[at + index] }
+            noise = meter.wholeBandPower(micLessEcho, offset: 0)
+        }
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: micPower, micBands: micBands, processedBands: micBands)
+                          processed: micPower, noise: noise, micBands: micBands, processedBands: micBands)
         } else {
             let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: processedPower, micBands: micBands, processedBands: meter.bandPowers)
+                          processed: processedPower, noise: noise, micBands: micBands, processedBands: meter.bandPowers)
         }
     }
 
-    private static func add(_ first: HopMeasures, _ second: HopMeasures, to sums: inout NearEndPreservation.Sums) {
+    private static func add(_ first: HopMeasures, _ second: HopMeasures, samples: Int, to sums: inout NearEndPreservation.Sums) {
         sums.sentNear += first.sentNear + second.sentNear
         sums.nearNear += first.nearEndEnergy + second.nearEndEnergy
         sums.sentSent += first.sentSent + second.sentSent
         sums.frames += 1
+        sums.samples += samples
     }
+
+    /// The noise power standing in for the rows that have none of their own (no tracks): the
+    /// mic's between talkers; 0 (digital silence only) with too few quiet frames.
+    var sharedNoisePower: Double { hasEcho || hasNearEnd ? 0 : quietFrames.medianPower ?? 0 }
 
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {

@@ -2,12 +2,13 @@ import AudioCore
 
 /// What is kept of the far-end single-talk frames, in time order, one compact row per frame:
 /// its index and the whole-band powers of the delay-aligned reference, the echo at the mic, the
-/// mic and the processed signal (Float32: the values are only ever summed, in Double). Everything
+/// mic, the processed signal and the input's noise (the floor under which the output's residual
+/// cannot be measured, `MeasurableFloor`; Float32: the values are only ever summed, in Double). Everything
 /// the metrics report for a sample range is a sum over some of these rows, so segments, series
 /// and re-convergence are aggregated from this ledger instead of re-running FFTs. Octave bands
 /// are only reported over the whole call, so they are summed as frames arrive, not kept per row.
 ///
-/// The rows (20 bytes a frame, ~0.1 MB a minute at 48 kHz) are the only part of a stream that
+/// The rows (24 bytes a frame, ~0.13 MB a minute at 48 kHz) are the only part of a stream that
 /// grows with the call's length; they live in `SpillingRows`, which keeps the newest ~3 minutes
 /// in memory and spills older blocks to an unlinked temporary file, so memory stays flat for a
 /// call of any length and every sum is the same, bit for bit, as over one in-memory array.
@@ -16,8 +17,14 @@ struct FrameLedger: Sendable {
     let bands: [OctaveBand]
     /// Frame layout of the analysed length; set when the stream finishes.
     var frames: WelchFrames
-    /// Columns: frame index (Int32 bits), reference, echo, mic, processed (Float bits).
+    /// Columns: frame index (Int32 bits), reference, echo, mic, processed, noise (Float bits).
     private let rows: SpillingRows<UInt32>
+    /// Noise power of a frame for the rows that have none of their own (no tracks: the mic's
+    /// noise between talkers, `NoiseFloorEstimate`); set when the stream finishes.
+    var sharedNoisePower = 0.0
+    /// Quantisation noise of one frame, whole band and per band: the floor of every row.
+    private let digitalFramePower: Double
+    private let digitalBandPowers: [Double]
     /// Set when older rows could not be spilled to disk (see `SpillingRows`).
     var spillError: SpillError? { rows.spillError }
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
@@ -28,7 +35,9 @@ struct FrameLedger: Sendable {
 
     /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
     init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], maximumSeriesPoints: Int, residentRows: Int = 16_384) {
-        rows = SpillingRows(width: 5, residentRows: residentRows)
+        rows = SpillingRows(width: 6, residentRows: residentRows)
+        digitalFramePower = MeasurableFloor.digitalFramePower(frameSize: frameSize)
+        digitalBandPowers = bands.map { MeasurableFloor.digitalBandPower(frameSize: frameSize, bins: $0.bins) }
         self.sampleRate = sampleRate
         self.bands = bands
         self.maximumSeriesPoints = max(1, maximumSeriesPoints)
@@ -39,11 +48,12 @@ struct FrameLedger: Sendable {
 
     var rowCount: Int { rows.count }
 
-    /// Adds one single-talk frame (frames arrive in ascending order).
-    mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double,
+    /// Adds one single-talk frame (frames arrive in ascending order). `noise`: the frame's own
+    /// noise power from the tracks, or 0 where `sharedNoisePower` stands for it.
+    mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double, noise: Double,
                          micBands: [Double], processedBands: [Double]) {
         rows.append(UInt32(bitPattern: Int32(truncatingIfNeeded: frame)), Float(reference).bitPattern,
-                    Float(echo).bitPattern, Float(mic).bitPattern, Float(processed).bitPattern)
+                    Float(echo).bitPattern, Float(mic).bitPattern, Float(processed).bitPattern, Float(noise).bitPattern)
         for band in micBandSums.indices {
             micBandSums[band] += micBands[band]
             processedBandSums[band] += processedBands[band]
@@ -63,58 +73,82 @@ struct FrameLedger: Sendable {
     struct RangeSummary {
         var erlDB: Double?
         var erleDB: Double?
+        var erleIsLowerBound: Bool
         var erleSteadyDB: Double?
+        var erleSteadyIsLowerBound: Bool
         var convergenceSeconds: Double?
         var series: [ERLEPoint]
         var singleTalkFrames: Int
+        /// Frames of the steady state (the last half).
+        var steadyFrames: Int
+    }
+
+    /// The floor a row's output is measured against: its noise (its own, or the shared estimate)
+    /// and never less than digital silence.
+    private func floor(noise: Double) -> Double {
+        max(noise > 0 ? noise : sharedNoisePower, digitalFramePower)
     }
 
     /// Metrics over the frames wholly inside `range`, with series windows of `stepSamples`
     /// (widened by `seriesStep` for very long ranges) starting at `range.lowerBound` and times
     /// relative to it. Each sum adds its rows in time order from 0, as one loop over an array would.
+    /// ERLE is a lower bound where the output's sum falls under the floor's (`MeasurableFloor`).
     func summary(in range: Range<Int>, stepSamples requestedStep: Int, toleranceDB: Double) -> RangeSummary {
         let inside = frames.frames(inside: range)
         let selected = rowRange(frameIndices: inside)
         let stepSamples = seriesStep(forLength: range.count, stepSamples: requestedStep)
         let windowCount = inside.isEmpty ? 0 : (frames.start(of: inside.upperBound - 1) - range.lowerBound) / stepSamples + 1
         var micSum = [Double](repeating: 0, count: windowCount)
-        var processedSum = micSum
-        var referenceTotal = 0.0, echoTotal = 0.0, micTotal = 0.0, processedTotal = 0.0
+        var processedSum = micSum, floorSum = micSum
+        var windowFrames = [Int](repeating: 0, count: windowCount)
+        var referenceTotal = 0.0, echoTotal = 0.0, micTotal = 0.0, processedTotal = 0.0, floorTotal = 0.0
         let frames = self.frames
         rows.forEachRow(in: selected) { row, at in
             let reference = Double(Float(bitPattern: row[at + 1])), echo = Double(Float(bitPattern: row[at + 2]))
             let mic = Double(Float(bitPattern: row[at + 3])), processed = Double(Float(bitPattern: row[at + 4]))
+            let floor = floor(noise: Double(Float(bitPattern: row[at + 5])))
             referenceTotal += reference
             echoTotal += echo
             micTotal += mic
             processedTotal += processed
+            floorTotal += floor
             let window = (frames.start(of: Int(Int32(bitPattern: row[at]))) - range.lowerBound) / stepSamples
             micSum[window] += mic
             processedSum[window] += processed
+            floorSum[window] += floor
+            windowFrames[window] += 1
         }
         let erl = Decibels.powerRatio(referenceTotal, echoTotal)
-        let erle = Decibels.powerRatio(micTotal, processedTotal)
+        let erle = MeasurableFloor.erle(mic: micTotal, processed: processedTotal, floor: floorTotal)
         // Last half by count; with an odd count the middle frame belongs to the last half.
-        var steadyMic = 0.0, steadyProcessed = 0.0
-        rows.forEachRow(in: (selected.lowerBound + selected.count / 2)..<selected.upperBound) { row, at in
+        var steadyMic = 0.0, steadyProcessed = 0.0, steadyFloor = 0.0
+        let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
+        rows.forEachRow(in: steadyRows) { row, at in
             steadyMic += Double(Float(bitPattern: row[at + 3]))
             steadyProcessed += Double(Float(bitPattern: row[at + 4]))
+            steadyFloor += floor(noise: Double(Float(bitPattern: row[at + 5])))
         }
-        let steady = Decibels.powerRatio(steadyMic, steadyProcessed)
+        let steady = MeasurableFloor.erle(mic: steadyMic, processed: steadyProcessed, floor: steadyFloor)
         let series = (0..<windowCount).map { window in
-            ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate),
-                      erleDB: Decibels.powerRatio(micSum[window], processedSum[window]))
+            let value = MeasurableFloor.erle(mic: micSum[window], processed: processedSum[window], floor: floorSum[window])
+            return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,
+                             isLowerBound: value.isLowerBound, frames: windowFrames[window])
         }
-        return RangeSummary(erlDB: erl, erleDB: erle, erleSteadyDB: steady,
-                            convergenceSeconds: Self.convergence(series, steady: steady, toleranceDB: toleranceDB),
-                            series: series, singleTalkFrames: selected.count)
+        return RangeSummary(erlDB: erl, erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
+                            erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
+                            convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
+                            series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count)
     }
 
-    /// ERLE per octave band over every single-talk frame.
+    /// ERLE per octave band over every single-talk frame, a lower bound where the output's band
+    /// power falls under digital silence (a band has no noise estimate of its own: the tracks'
+    /// noise is measured whole-band only).
     func bandERLE() -> [BandERLE] {
         bands.indices.map { index in
-            BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz,
-                     erleDB: Decibels.powerRatio(micBandSums[index], processedBandSums[index]))
+            let value = MeasurableFloor.erle(mic: micBandSums[index], processed: processedBandSums[index],
+                                             floor: digitalBandPowers[index] * Double(rowCount))
+            return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: value.value,
+                            isLowerBound: value.isLowerBound)
         }
     }
 

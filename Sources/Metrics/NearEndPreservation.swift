@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// How well the near-end talker survives the canceller, measured against the clean near-end
@@ -8,19 +9,26 @@ import Foundation
 /// single talk: far end silent, near end active), with s the sent (processed) signal and n the
 /// near-end track, both lined up with sent:
 /// - gain g = Σ s·n / Σ n² (the least-squares scale of the near end found in sent: the level at
-///   which the near talker survives, whatever else sent holds), **attenuation** = −20·log10 g;
-///   null when g ≤ 0 (nothing of the near end survives coherently);
+///   which the near talker survives, whatever else sent holds), **attenuation** = −20·log10 g.
+///   When g ≤ 0 nothing of the near end survives coherently: the near end is lost, and the
+///   attenuation is the bound the output allows — what survived of the near end cannot hold more
+///   energy than the whole output (g²Σn² ≤ Σs², Cauchy–Schwarz), so attenuation ≥
+///   10·log10(Σn² / Σs²), with digital silence (16-bit quantisation noise) as the least Σs² —
+///   reported at that bound and flagged (`attenuationIsLowerBound`), the worst case, never null;
 /// - **distortion** = 10·log10(Σ (s − g·n)² / Σ (g·n)²): everything in sent that is not the
 ///   scaled near end, relative to it — spectral change, clipping, suppression artefacts *and the
 ///   residual echo* (in double talk the echo the canceller left is in s too). An exact scaled
 ///   copy gives −∞, reported as the floor −120 dB (below the sums' precision).
 /// Sums run over each frame's two hops (frames overlap by half, as the Welch frames do).
-/// Every value is null when there are no such frames.
+/// Every value is null when there are no such frames; distortion is null where the near end is lost.
 public struct NearEndPreservation: Codable, Equatable, Sendable {
     public var attenuationDB: Double?
+    /// The near end was lost in double talk: `attenuationDB` is the bound the output allows.
+    public var attenuationIsLowerBound: Bool
     public var distortionDB: Double?
     public var doubleTalkFrames: Int
     public var singleTalkAttenuationDB: Double?
+    public var singleTalkAttenuationIsLowerBound: Bool
     public var singleTalkDistortionDB: Double?
     /// Near-end single-talk frames (far end silent): with these beside the double-talk ones a
     /// reader tells suppression of the near end alone from double-talk handling.
@@ -29,46 +37,63 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
     /// The reported floor of `distortionDB`.
     public static let distortionFloorDB = -120.0
 
-    public init(attenuationDB: Double?, distortionDB: Double?, doubleTalkFrames: Int,
-                singleTalkAttenuationDB: Double?, singleTalkDistortionDB: Double?, singleTalkFrames: Int) {
+    public init(attenuationDB: Double?, attenuationIsLowerBound: Bool = false, distortionDB: Double?, doubleTalkFrames: Int,
+                singleTalkAttenuationDB: Double?, singleTalkAttenuationIsLowerBound: Bool = false,
+                singleTalkDistortionDB: Double?, singleTalkFrames: Int) {
         self.attenuationDB = attenuationDB
+        self.attenuationIsLowerBound = attenuationIsLowerBound
         self.distortionDB = distortionDB
         self.doubleTalkFrames = doubleTalkFrames
         self.singleTalkAttenuationDB = singleTalkAttenuationDB
+        self.singleTalkAttenuationIsLowerBound = singleTalkAttenuationIsLowerBound
         self.singleTalkDistortionDB = singleTalkDistortionDB
         self.singleTalkFrames = singleTalkFrames
     }
 
     init(doubleTalk: Sums, singleTalk: Sums) {
-        (attenuationDB, distortionDB) = doubleTalk.measures()
+        (attenuationDB, attenuationIsLowerBound, distortionDB) = doubleTalk.measures()
         doubleTalkFrames = doubleTalk.frames
-        (singleTalkAttenuationDB, singleTalkDistortionDB) = singleTalk.measures()
+        (singleTalkAttenuationDB, singleTalkAttenuationIsLowerBound, singleTalkDistortionDB) = singleTalk.measures()
         singleTalkFrames = singleTalk.frames
     }
 
-    /// Running sums over the frames of one kind: Σs·n, Σn², Σs².
+    /// The near end talked over the far end and nothing of it was sent.
+    public var isLost: Bool { attenuationIsLowerBound }
+    /// The double-talk figures stand on too few frames to be trusted (`FigureConfidence`).
+    public var isLowConfidence: Bool { FigureConfidence.isLow(frames: doubleTalkFrames) }
+
+    /// Running sums over the frames of one kind: Σs·n, Σn², Σs², and the samples summed.
     struct Sums {
         var sentNear = 0.0
         var nearNear = 0.0
         var sentSent = 0.0
         var frames = 0
+        var samples = 0
 
-        func measures() -> (attenuation: Double?, distortion: Double?) {
-            guard frames > 0, nearNear > 0, sentNear > 0 else { return (nil, nil) }
+        func measures() -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
+            guard frames > 0, nearNear > 0 else { return (nil, false, nil) }
+            guard sentNear > 0 else {
+                // Lost: the bound the output's energy allows (digital silence at the least).
+                let output = max(sentSent, MeasurableFloor.quantisationVariance * Double(samples))
+                return (Decibels.powerRatio(nearNear, output).map { max(0, $0) }, true, nil)
+            }
             let gain = sentNear / nearNear
             // Σ(s − g·n)² = Σs² − 2gΣsn + g²Σn² = Σs² − (Σsn)²/Σn²; Σ(g·n)² = (Σsn)²/Σn².
             let kept = sentNear * gain
             let rest = sentSent - kept
             let distortion = rest > 0 ? max(Self.floor, 10 * log10(rest / kept)) : Self.floor
-            return (-20 * log10(gain), distortion)
+            return (-20 * log10(gain), false, distortion)
         }
 
         static let floor = NearEndPreservation.distortionFloorDB
     }
 
     enum CodingKeys: String, CodingKey {
-        case attenuationDB = "attenuation_db", distortionDB = "distortion_db", doubleTalkFrames = "double_talk_analysis_frames"
-        case singleTalkAttenuationDB = "single_talk_attenuation_db", singleTalkDistortionDB = "single_talk_distortion_db"
+        case attenuationDB = "attenuation_db", attenuationIsLowerBound = "attenuation_is_lower_bound"
+        case distortionDB = "distortion_db", doubleTalkFrames = "double_talk_analysis_frames"
+        case singleTalkAttenuationDB = "single_talk_attenuation_db"
+        case singleTalkAttenuationIsLowerBound = "single_talk_attenuation_is_lower_bound"
+        case singleTalkDistortionDB = "single_talk_distortion_db"
         case singleTalkFrames = "single_talk_analysis_frames"
     }
 }

@@ -72,12 +72,13 @@ public final class SpillingRows<Element: BitwiseCopyable & Sendable>: Sendable {
         }
     }
 
-    /// Appends one row of a five-column table.
+    /// Appends one row of a six-column table.
     @inline(__always)
-    public func append(_ a: Element, _ b: Element, _ c: Element, _ d: Element, _ e: Element) {
-        precondition(width == 5)
+    public func append(_ a: Element, _ b: Element, _ c: Element, _ d: Element, _ e: Element, _ f: Element) {
+        precondition(width == 6)
         state.withLock { state in
-            state.resident.append(a); state.resident.append(b); state.resident.append(c); state.resident.append(d); state.resident.append(e)
+            state.resident.append(a); state.resident.append(b); state.resident.append(c); state.resident.append(d)
+            state.resident.append(e); state.resident.append(f)
             if state.resident.count == state.width * state.residentRows { state.spill() }
         }
     }

@@ -42,18 +42,24 @@ public enum EvalReportDocument {
         header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
-            func stat(_ value: Double?, _ unit: String) -> ReportDocument.Cell {
-                .init(F.number(value, digits: 1, unit: unit), value: value)
+            // Statistics over lower bounds (a near end lost, an output under the noise floor)
+            // are lower bounds too.
+            func stat(_ value: Double?, _ unit: String, of statistics: ModeSummary.Statistics? = nil) -> ReportDocument.Cell {
+                let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
+                return .init(bound + F.number(value, digits: 1, unit: unit), value: value)
             }
             let results = outcome.results.filter { $0.mode == mode }
             let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
                 ? .init([.code(mode.description), .text(" ★")]) : .init([.code(mode.description)])
             let ran = results.filter { $0.summary != nil }.count, failed = results.filter { $0.error != nil }.count
             var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran), \(failed) failed", value: Double(ran), isNumeric: false),
-                                              stat(summary?.erleSteadyDB.mean, " dB")]
-            if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB")) }
-            row += [stat(summary?.erleSteadyDB.median, " dB"), stat(summary?.erleSteadyDB.p10, " dB")]
-            if hasNearEnd { row += [stat(summary?.nearEndAttenuationDB.median, " dB"), stat(summary?.nearEndDistortionDB.median, " dB")] }
+                                              stat(summary?.erleSteadyDB.mean, " dB", of: summary?.erleSteadyDB)]
+            if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB", of: summary?.nearEndAttenuationDB)) }
+            row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
+            if hasNearEnd {
+                row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
+                        stat(summary?.nearEndDistortionDB.median, " dB")]
+            }
             row.append(stat(summary?.convergenceSeconds.median, " s"))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
@@ -68,14 +74,20 @@ public enum EvalReportDocument {
             blocks.append(.heading(hasNearEnd ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
                                    level: 2, id: "matrix"))
             blocks.append(.paragraph([.text((hasNearEnd ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (— where there is none). " : "")
-                                            + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report.")]))
+                                            + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
+                                            + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
+                                            + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
             blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.map { item in
                 let front = BestModes.front(of: points(item.results))?.modes ?? []
                 return [.init(item.name)] + modes.map { mode -> ReportDocument.Cell in
                     guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
-                    let value = summary.metrics?.erleSteadyDB
-                    let text = hasNearEnd ? "\(F.number(value, digits: 1)) / \(F.number(summary.metrics?.nearEnd?.attenuationDB, digits: 1))" : F.db(value)
+                    let m = summary.metrics, value = m?.erleSteadyDB
+                    let erle = compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)
+                    let nearEnd = m?.nearEnd
+                    let text = hasNearEnd
+                        ? "\(erle) / \(compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false))"
+                        : erle + (value == nil ? "" : " dB")
                     if front.contains(mode.description) {
                         return .init([.strongLink(text, href: "\(result.folder)/report.md")], value: value)
                     }
@@ -102,9 +114,18 @@ public enum EvalReportDocument {
                         row += [.init([.strong("failed")])] + Array(repeating: ReportDocument.Cell(""), count: runHeader.count - 3)
                         return row
                     }
-                    row += [.init(F.db(m?.erleSteadyDB), value: m?.erleSteadyDB), .init(F.db(m?.erleDB), value: m?.erleDB),
-                            .init(F.db(m?.erlDB), value: m?.erlDB), .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
-                    if hasNearEnd { let value = nearEndAttenuation(result); row.append(.init(F.db(value), value: value)) }
+                    let frames = m?.gate.singleTalkFrames
+                    row += [.init(F.figure(m?.erleSteadyDB, isLowerBound: m?.erleSteadyIsLowerBound ?? false, frames: m?.erleSteadyFrames),
+                                  value: m?.erleSteadyDB),
+                            .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
+                            .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
+                            .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
+                    if hasNearEnd {
+                        let value = nearEndAttenuation(result), n = m?.nearEnd
+                        let text = n?.attenuationDB != nil && value == n?.attenuationDB
+                            ? F.attenuation(value, isLost: n!.isLost, frames: n!.doubleTalkFrames) : F.db(value)
+                        row.append(.init(text, value: value))
+                    }
                     // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
                     let short = issues + findings == 0 ? "ok"
@@ -181,14 +202,23 @@ public enum EvalReportDocument {
         return blocks
     }
 
-    /// Each run's values on the two axes `BestModes` judges (failed runs have none).
+    /// Each run's values on the two axes `BestModes` judges (failed runs have none), where they
+    /// count: a low-confidence figure does not; a near end lost is a bound, the worst case.
     static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
         results.compactMap { result in
             guard let summary = result.summary else { return nil }
-            let nearEnd = summary.metrics?.nearEnd
-            return .init(mode: result.mode?.description ?? "as written", erleSteadyDB: summary.metrics?.erleSteadyDB,
-                         nearEndAttenuationDB: nearEnd?.attenuationDB, nearEndLost: (nearEnd?.doubleTalkFrames ?? 0) > 0)
+            let m = summary.metrics, nearEnd = m?.nearEnd
+            let counted = nearEnd.flatMap { $0.isLowConfidence ? nil : $0 }
+            return .init(mode: result.mode?.description ?? "as written",
+                         erleSteadyDB: m?.isSteadyLowConfidence == true ? nil : m?.erleSteadyDB,
+                         nearEndAttenuationDB: counted?.attenuationDB, nearEndLost: counted?.isLost ?? false)
         }
+    }
+
+    /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one.
+    static func compact(_ value: Double?, isLowerBound: Bool, isLowConfidence: Bool) -> String {
+        guard value != nil else { return "—" }
+        return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + (isLowConfidence ? " (few frames)" : "")
     }
 
     /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it

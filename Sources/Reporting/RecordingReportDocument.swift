@@ -28,12 +28,17 @@ public enum RecordingReportDocument {
         }
         if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
-                [.init("ERL"), .init(F.db(metrics.erlDB))], [.init("ERLE (whole recording)"), .init(F.db(metrics.erleDB))],
-                [.init("ERLE steady state"), .init(F.db(metrics.erleSteadyDB))], [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
+                [.init("ERL"), .init(F.figure(metrics.erlDB, frames: metrics.gate.singleTalkFrames))],
+                [.init("ERLE (whole recording)"),
+                 .init(F.figure(metrics.erleDB, isLowerBound: metrics.erleIsLowerBound, frames: metrics.gate.singleTalkFrames))],
+                [.init("ERLE steady state"),
+                 .init(F.figure(metrics.erleSteadyDB, isLowerBound: metrics.erleSteadyIsLowerBound, frames: metrics.erleSteadyFrames))],
+                [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames")])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd))))
+            if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries
             let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
             blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",

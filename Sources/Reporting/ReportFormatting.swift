@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Foundation
+import Metrics
 
 /// Number formatting shared by the human-readable reports: one decimal for dB, "—" for none.
 public enum ReportFormatting {
@@ -12,4 +13,20 @@ public enum ReportFormatting {
         return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
+
+    /// A dB figure as the pages show it: "≥ 28.9 dB" where the signals only bound it, and
+    /// "12.3 dB (low confidence: 6 analysis frames)" where it stands on fewer frames than a figure
+    /// needs (`FigureConfidence`; such figures count in no mean, win or gate).
+    public static func figure(_ value: Double?, isLowerBound: Bool = false, frames: Int? = nil) -> String {
+        guard value != nil else { return db(nil) }
+        let text = (isLowerBound ? "≥ " : "") + db(value)
+        guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
+        return text + " (low confidence: \(frames) analysis frames)"
+    }
+
+    /// Near-end attenuation: "≥ 42.1 dB: near end lost" where nothing of the near talker was sent.
+    public static func attenuation(_ value: Double?, isLost: Bool, frames: Int) -> String {
+        guard isLost, value != nil else { return figure(value, frames: frames) }
+        return figure(value, isLowerBound: true, frames: frames) + ": near end lost"
+    }
 }

@@ -26,9 +26,9 @@ public enum RunReportDocument {
 
         blocks.append(.heading("Echo", level: 2, id: "echo"))
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
-            [.init("ERL"), .init(F.db(m.erlDB))],
-            [.init("ERLE (whole call)"), .init(F.db(m.erleDB))],
-            [.init("ERLE steady state"), .init(F.db(m.erleSteadyDB))],
+            [.init("ERL"), .init(F.figure(m.erlDB, frames: m.gate.singleTalkFrames))],
+            [.init("ERLE (whole call)"), .init(F.figure(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
+            [.init("ERLE steady state"), .init(F.figure(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
             [.init("bulk delay reference→mic"), .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
@@ -36,6 +36,7 @@ public enum RunReportDocument {
         if let reason = report.echoUnmeasuredReason {
             blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
         }
+        if let note = boundNote(m) { blocks.append(.paragraph([.text(note)])) }
         blocks.append(.timeChart(erleChart(report)))
         if !report.levels.isEmpty {
             blocks.append(.paragraph([.text("Levels per 0.5 s window. The gap between the far end and the echo at the mic is the ERL; what is sent while only the far end talks is the residual echo.")]))
@@ -62,7 +63,9 @@ public enum RunReportDocument {
                                        rows: report.segments.map { s in
                 [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
                  .init("\(s.metrics.singleTalkFrames)"),
-                 .init(F.db(s.metrics.erlDB)), .init(F.db(s.metrics.erleDB)), .init(F.db(s.metrics.erleSteadyDB)),
+                 .init(F.figure(s.metrics.erlDB, frames: s.metrics.singleTalkFrames)),
+                 .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
+                 .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds)), .init("\(s.clicksAtStart)")]
             })))
         }
@@ -198,13 +201,21 @@ public enum RunReportDocument {
         return text.prefix(1).uppercased() + text.dropFirst()
     }
 
+    /// What a "≥" in the echo table means, where one is shown.
+    public static func boundNote(_ m: EchoMetrics) -> String? {
+        guard m.erleIsLowerBound || m.erleSteadyIsLowerBound else { return nil }
+        return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."
+    }
+
     public static func nearEndRows(_ nearEnd: NearEndPreservation?) -> [[ReportDocument.Cell]] {
         typealias F = ReportFormatting
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
         return [
-            [.init("near-end attenuation, double talk"), .init("\(F.db(n.attenuationDB)) (\(n.doubleTalkFrames) analysis frames)", value: n.attenuationDB)],
+            [.init("near-end attenuation, double talk"),
+             .init("\(F.attenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames)) (\(n.doubleTalkFrames) analysis frames)", value: n.attenuationDB)],
             [.init("near-end distortion, double talk (includes residual echo)"), .init(F.db(n.distortionDB), value: n.distortionDB)],
-            [.init("near-end attenuation, near-end single talk"), .init("\(F.db(n.singleTalkAttenuationDB)) (\(n.singleTalkFrames) analysis frames)", value: n.singleTalkAttenuationDB)],
+            [.init("near-end attenuation, near-end single talk"),
+             .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(n.singleTalkFrames) analysis frames)", value: n.singleTalkAttenuationDB)],
             [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
         ]
     }

@@ -14,7 +14,10 @@ struct CompareCommand: ParsableCommand {
         --max-regression-db, over the whole call or in any of its device and route segments; when it gained a lint \
         finding (the rule is named); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
         clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
-        when it failed where the baseline ran; or when it is missing from CURRENT. Findings that went away are listed as \
+        when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
+        measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; or when it is \
+        missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) is \
+        compared at its bound. Findings that went away are listed as \
         improvements. Runs only CURRENT has are listed, not judged. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
         """

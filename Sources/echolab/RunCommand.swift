@@ -65,9 +65,12 @@ struct RunCommand: ParsableCommand {
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
             let m = report.metrics
-            print(printable("\(loaded.name): ERL \(m.erlDB.map { String(format: "%.1f dB", $0) } ?? "—"), "
-                  + "ERLE \(m.erleDB.map { String(format: "%.1f dB", $0) } ?? "—") "
-                  + "(steady \(m.erleSteadyDB.map { String(format: "%.1f dB", $0) } ?? "—")), "
+            // "≥" where the output fell under the input's noise floor (the figure is a bound).
+            func db(_ value: Double?, _ isLowerBound: Bool = false) -> String {
+                value.map { (isLowerBound ? "≥ " : "") + String(format: "%.1f dB", $0) } ?? "—"
+            }
+            print(printable("\(loaded.name): ERL \(db(m.erlDB)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
+                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))), "
                   + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), "
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             if strict && !report.findings.isEmpty {

@@ -209,15 +209,20 @@ final class HelpTextTests: XCTestCase {
         recording: mic and loopback only) double talk is found by an offline fit of the
         echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot
         explain is near-end speech. With --near-end, near_end reports the near talker's
-        attenuation and distortion in double talk. The processed file is aligned with
-        the mic before scoring: its lag behind the mic (a canceller's latency, 0 to 500
-        ms) is estimated from the two files (GCC-PHAT over the first minute), said on
-        stderr when it is not 0, and reported as processed_lag_ms
-        (processed_lag_source: estimated, given, or not_found when the output shares
-        too little with the mic to tell, or is under a second: scored unshifted, with a
-        warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
-        an error. --processed-lag-ms gives it instead. See docs/metrics.md for every
-        definition.
+        attenuation and distortion in double talk; a near end removed entirely reads as
+        lost, its attenuation the bound the output allows (attenuation_is_lower_bound).
+        Where the output falls under the mic's noise floor or digital silence, its
+        residual cannot be measured and ERLE is a lower bound at the mic's level over
+        that floor (erle_is_lower_bound, erle_steady_is_lower_bound). Every figure
+        carries its analysis frames; one on fewer than 20 is low-confidence. The
+        processed file is aligned with the mic before scoring: its lag behind the mic
+        (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT
+        over the first minute), said on stderr when it is not 0, and reported as
+        processed_lag_ms (processed_lag_source: estimated, given, or not_found when the
+        output shares too little with the mic to tell, or is under a second: scored
+        unshifted, with a warning); a clear lag outside 0–500 ms (the search reaches 1
+        s either way) is an error. --processed-lag-ms gives it instead. See
+        docs/metrics.md for every definition.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>]
 
@@ -354,12 +359,16 @@ final class HelpTextTests: XCTestCase {
         any of its device and route segments; when it gained a lint finding (the rule
         is named); when a fault counter of its pipeline (underruns, overruns, drops,
         rejected frames, clipped samples, canceller resets, clicks or gaps in sent)
-        rose at all, or a buffer stopped conserving samples; when it failed where the
-        baseline ran; or when it is missing from CURRENT. Findings that went away are
-        listed as improvements. Runs only CURRENT has are listed, not judged. An
-        interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no
-        regression (an equal report included); 1 a regression; 2 a file cannot be read
-        or is not an EchoLab eval.json; 64 usage error.
+        rose at all, or a buffer stopped conserving samples; when it lost the near end
+        entirely where the baseline kept it; when a figure the baseline measured is no
+        longer measured, or stands on fewer than 20 analysis frames; when it failed
+        where the baseline ran; or when it is missing from CURRENT. A baseline figure
+        on fewer than 20 analysis frames judges nothing; a lower bound (≥) is compared
+        at its bound. Findings that went away are listed as improvements. Runs only
+        CURRENT has are listed, not judged. An interrupted CURRENT ("complete": false)
+        fails. Exit codes, as diff's: 0 no regression (an equal report included); 1 a
+        regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage
+        error.
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--markdown <file>] [--junit <file>]
 

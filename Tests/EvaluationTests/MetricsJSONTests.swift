@@ -7,36 +7,40 @@ import XCTest
 /// report schema (docs/metrics.md) and check that a report's `metrics` decodes back to the value.
 final class MetricsJSONTests: XCTestCase {
     static let metrics = EchoMetrics(
-        erlDB: 6.25, erleDB: nil, erleSteadyDB: -3.5, convergenceSeconds: 1.5, delayMilliseconds: 40,
-        erleSeries: [ERLEPoint(timeSeconds: 0, erleDB: nil), ERLEPoint(timeSeconds: 0.5, erleDB: -2.25)],
-        erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil), BandERLE(lowHz: 250, highHz: 500, erleDB: 11)],
+        erlDB: 6.25, erleDB: nil, erleSteadyDB: -3.5, erleSteadyIsLowerBound: true, erleSteadyFrames: 3, convergenceSeconds: 1.5,
+        delayMilliseconds: 40,
+        erleSeries: [ERLEPoint(timeSeconds: 0, erleDB: nil), ERLEPoint(timeSeconds: 0.5, erleDB: -2.25, isLowerBound: true, frames: 4)],
+        erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil), BandERLE(lowHz: 250, highHz: 500, erleDB: 11, isLowerBound: true)],
         gate: ActivityGateSummary(method: .micMinusEcho, frames: 10, farEndActiveFrames: 8, singleTalkFrames: 6, doubleTalkFrames: 2),
-        nearEnd: NearEndPreservation(attenuationDB: 0.5, distortionDB: nil, doubleTalkFrames: 3,
+        nearEnd: NearEndPreservation(attenuationDB: 0.5, attenuationIsLowerBound: true, distortionDB: nil, doubleTalkFrames: 3,
                                      singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0))
 
     func testTheReportKeysAreTheSchemas() {
         XCTAssertEqual(Self.metrics.json, .object([
-            "erl_db": .number(6.25), "erle_db": .null, "erle_steady_db": .number(-3.5),
+            "erl_db": .number(6.25), "erle_db": .null, "erle_is_lower_bound": .bool(false), "erle_steady_db": .number(-3.5),
+            "erle_steady_is_lower_bound": .bool(true), "erle_steady_analysis_frames": .number(3),
             "convergence_s": .number(1.5), "delay_ms": .number(40),
-            "erle_series": .array([.object(["t_s": .number(0), "erle_db": .null]),
-                                   .object(["t_s": .number(0.5), "erle_db": .number(-2.25)])]),
-            "erle_bands": .array([.object(["low_hz": .number(125), "high_hz": .number(250), "erle_db": .null]),
-                                  .object(["low_hz": .number(250), "high_hz": .number(500), "erle_db": .number(11)])]),
+            "erle_series": .array([.object(["t_s": .number(0), "erle_db": .null, "is_lower_bound": .bool(false), "analysis_frames": .number(0)]),
+                                   .object(["t_s": .number(0.5), "erle_db": .number(-2.25), "is_lower_bound": .bool(true), "analysis_frames": .number(4)])]),
+            "erle_bands": .array([.object(["low_hz": .number(125), "high_hz": .number(250), "erle_db": .null, "is_lower_bound": .bool(false)]),
+                                  .object(["low_hz": .number(250), "high_hz": .number(500), "erle_db": .number(11), "is_lower_bound": .bool(true)])]),
             "gate": .object(["method": .string("mic_minus_echo"), "analysis_frames": .number(10),
                              "far_end_active_analysis_frames": .number(8), "single_talk_analysis_frames": .number(6),
                              "double_talk_analysis_frames": .number(2)]),
-            "near_end": .object(["attenuation_db": .number(0.5), "distortion_db": .null, "double_talk_analysis_frames": .number(3),
-                                 "single_talk_attenuation_db": .null, "single_talk_distortion_db": .number(-20),
+            "near_end": .object(["attenuation_db": .number(0.5), "attenuation_is_lower_bound": .bool(true), "distortion_db": .null,
+                                 "double_talk_analysis_frames": .number(3), "single_talk_attenuation_db": .null,
+                                 "single_talk_attenuation_is_lower_bound": .bool(false), "single_talk_distortion_db": .number(-20),
                                  "single_talk_analysis_frames": .number(0)]),
         ]))
         var withoutNearEnd = Self.metrics
         withoutNearEnd.nearEnd = nil
         XCTAssertEqual(withoutNearEnd.json["near_end"], .null, "a measure that does not apply keeps its key, as null")
-        let segment = SegmentMetrics(startSample: 48_000, endSample: 96_000, erlDB: nil, erleDB: 3, erleSteadyDB: 4,
-                                     convergenceSeconds: nil, singleTalkFrames: 7)
+        let segment = SegmentMetrics(startSample: 48_000, endSample: 96_000, erlDB: nil, erleDB: 3, erleIsLowerBound: true,
+                                     erleSteadyDB: 4, convergenceSeconds: nil, singleTalkFrames: 7, erleSteadyFrames: 4)
         XCTAssertEqual(segment.json, ["start_sample": .number(48_000), "end_sample": .number(96_000), "erl_db": .null,
-                                      "erle_db": .number(3), "erle_steady_db": .number(4), "convergence_s": .null,
-                                      "single_talk_analysis_frames": .number(7)])
+                                      "erle_db": .number(3), "erle_is_lower_bound": .bool(true), "erle_steady_db": .number(4),
+                                      "erle_steady_is_lower_bound": .bool(false), "convergence_s": .null,
+                                      "single_talk_analysis_frames": .number(7), "erle_steady_analysis_frames": .number(4)])
         let mismatch = LengthMismatch(analysedSamples: 100, files: [.init(file: "a.wav", samples: 100), .init(file: "b.wav", samples: 120)])
         XCTAssertEqual(mismatch.json, .object(["analysed_samples": .number(100), "files": .array([
             .object(["file": .string("a.wav"), "samples": .number(100)]), .object(["file": .string("b.wav"), "samples": .number(120)]),

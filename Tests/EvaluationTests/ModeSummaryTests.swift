@@ -19,7 +19,8 @@ final class ModeSummaryTests: XCTestCase {
         let none = ModeSummary.Statistics([])
         XCTAssertEqual(none.count, 0)
         XCTAssertNil(none.mean)
-        XCTAssertEqual(JSONValue(encoding: none).canonicalText(), JSONValue.object(["mean": .null, "median": .null, "p10": .null, "count": .number(0)]).canonicalText())
+        XCTAssertEqual(JSONValue(encoding: none).canonicalText(), JSONValue.object(["mean": .null, "median": .null, "p10": .null, "count": .number(0),
+                                                                                   "lower_bounds": .number(0), "low_confidence_left_out": .number(0)]).canonicalText())
     }
 
     func testItsEncodingIsEvalJSONsModeSummaryEntry() throws {

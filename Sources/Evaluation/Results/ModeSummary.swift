@@ -2,7 +2,9 @@
 /// encoding), and what eval.md and eval.html show per mode. Computed by `EvalDocument` from the
 /// runs' values as eval.json prints them, so a merge of shards gets the same numbers.
 public struct ModeSummary: Codable, Sendable, Equatable {
-    /// One metric over the runs of the mode that have a value.
+    /// One metric over the runs of the mode that have a value it can count: a lower bound counts
+    /// at its bound (a near end lost, an output under the noise floor), a low-confidence value
+    /// (`FigureConfidence`) not at all.
     public struct Statistics: Codable, Sendable, Equatable {
         /// nil when no run has a value (then `count` is 0).
         public var mean: Double?
@@ -11,9 +13,15 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         public var p10: Double?
         /// How many runs had a value.
         public var count: Int
+        /// How many of those values were lower bounds: with any, the statistics are lower bounds too.
+        public var lowerBounds: Int
+        /// Runs whose value stood on too few frames and was left out.
+        public var lowConfidence: Int
 
         /// Mean, median and 10th percentile (linear interpolation between the closest ranks).
-        public init(_ values: [Double]) {
+        public init(_ values: [Double], lowerBounds: Int = 0, lowConfidence: Int = 0) {
+            self.lowerBounds = lowerBounds
+            self.lowConfidence = lowConfidence
             count = values.count
             guard !values.isEmpty else { return }
             mean = values.reduce(0, +) / Double(values.count)
@@ -27,6 +35,10 @@ public struct ModeSummary: Codable, Sendable, Equatable {
             let position = p / 100 * Double(sorted.count - 1)
             let low = Int(position.rounded(.down)), high = Int(position.rounded(.up))
             return sorted[low] + (sorted[high] - sorted[low]) * (position - Double(low))
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case mean, median, p10, count, lowerBounds = "lower_bounds", lowConfidence = "low_confidence_left_out"
         }
     }
 

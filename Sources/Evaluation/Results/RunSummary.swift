@@ -34,12 +34,17 @@ public struct RunSummary: Sendable {
         /// The audio route in it (nil without a hardware model).
         public var route: String?
         public var erleSteadyDB: Double?
+        public var erleSteadyIsLowerBound: Bool
+        public var erleSteadyFrames: Int
         public var erleDB: Double?
+        public var erleIsLowerBound: Bool
         public var singleTalkFrames: Int
 
         enum CodingKeys: String, CodingKey {
             case startSeconds = "start_s", endSeconds = "end_s", events, route
-            case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", singleTalkFrames = "single_talk_analysis_frames"
+            case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
+            case erleSteadyFrames = "erle_steady_analysis_frames"
+            case erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound", singleTalkFrames = "single_talk_analysis_frames"
         }
     }
 

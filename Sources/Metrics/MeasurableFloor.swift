@@ -1,0 +1,75 @@
+import AudioCore
+import Foundation
+
+/// The level below which an output's residual cannot be measured, and what a figure computed
+/// against it is: a measured value, or a lower bound.
+///
+/// ERLE is mic power over output power. An output below the floor of its input — its noise (the
+/// near-end track in single talk, mic − echo, or for a recording the mic's own noise between
+/// talkers) or digital silence (16-bit quantisation noise, the floor of every WAV file a phone
+/// writes) — holds a residual that cannot be told from nothing: a canceller that left the noise
+/// as it was would sit at that floor, one that removed noise too sits below it, and one that
+/// muted the output reads 103–156 dB. Such a figure is reported as a lower bound at the
+/// measurable range: the mic's power over the floor ("≥ X dB").
+enum MeasurableFloor {
+    /// Variance of 16-bit quantisation noise (LSB 2⁻¹⁵, uniform): 2⁻³⁰/12, −101.2 dBFS.
+    static let quantisationVariance = 1.0 / (Double(1 << 30) * 12)
+
+    /// The whole-band power (bins 1…N/2 of the Hann-windowed frame, as `FrameBandMeter` measures
+    /// it) of quantisation noise: white noise of variance σ² has E Σ_{k=0}^{N−1} |X_k|² = N·σ²·Σw²,
+    /// half of it in bins 1…N/2.
+    static func digitalFramePower(frameSize: Int) -> Double {
+        let window = WelchFrames.hannWindow(size: frameSize)
+        let windowEnergy = window.reduce(0.0) { $0 + Double($1) * Double($1) }
+        return Double(frameSize) * quantisationVariance * windowEnergy / 2
+    }
+
+    /// The share of `digitalFramePower` in `bins` (white noise spreads evenly over the N/2 bins).
+    static func digitalBandPower(frameSize: Int, bins: Range<Int>) -> Double {
+        digitalFramePower(frameSize: frameSize) * Double(bins.count) / Double(frameSize / 2)
+    }
+
+    /// ERLE over frames whose mic, output and floor powers sum to `mic`, `processed` and `floor`:
+    /// measured while the output stays at or above the floor, else a lower bound at the mic's
+    /// power over the floor. nil when nothing was measured, or the mic itself is under the floor.
+    static func erle(mic: Double, processed: Double, floor: Double) -> (value: Double?, isLowerBound: Bool) {
+        guard processed < floor else { return (Decibels.powerRatio(mic, processed), false) }
+        guard mic > floor, let bound = Decibels.powerRatio(mic, floor) else { return (nil, false) }
+        return (bound, true)
+    }
+}
+
+/// The noise floor of a mic without tracks: the median whole-band power of the frames where
+/// neither the far end nor (by the gate) the near end is active. Kept as a histogram of 0.25 dB
+/// bins, so a call of any length needs the same 7 KB; the median of a steady noise's frame
+/// powers is within a bin of its mean power (frames of ~21 ms average it well), and unlike a
+/// mean it is not raised by a cough or a door in a few of the frames.
+struct NoiseFloorEstimate: Sendable {
+    private static let lowestDB = -250.0, binDB = 0.25, binCount = 1_400
+    private var counts = [Int](repeating: 0, count: binCount)
+    private(set) var frames = 0
+
+    mutating func add(power: Double) {
+        guard power.isFinite else { return }
+        let level = power > 0 ? 10 * log10(power) : Self.lowestDB
+        let bin = min(Self.binCount - 1, max(0, Int(((level - Self.lowestDB) / Self.binDB).rounded(.down))))
+        counts[bin] += 1
+        frames += 1
+    }
+
+    /// Fewer quiet frames than this (about a fifth of a second) say nothing about the noise.
+    static let minimumFrames = 20
+
+    /// The median's power (the centre of its bin); nil with too few frames.
+    var medianPower: Double? {
+        guard frames >= Self.minimumFrames else { return nil }
+        var seen = 0
+        for bin in counts.indices {
+            seen += counts[bin]
+            if 2 * seen >= frames {
+                return pow(10, (Self.lowestDB + (Double(bin) + 0.5) * Self.binDB) / 10)
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,114 @@
+import AudioCore
+import Foundation
+@testable import Metrics
+import XCTest
+
+/// Where the residual cannot be measured, ERLE is a lower bound at the measurable range — the
+/// mic's power over its noise floor, or over digital silence — never the 103–156 dB that an
+/// all-zero output used to read; a near end removed entirely is a bound too, not a null; and
+/// every figure carries the frames it stands on. Scenes of white noise, whose power ratios are
+/// known: the expected bounds are the levels the signals were made at (within the spread of
+/// ~900 Welch frames' estimates).
+final class BoundsAndConfidenceTests: XCTestCase {
+    private let rate = 48_000
+    /// 16-bit quantisation noise, the floor of digital silence: 2⁻³⁰/12, in dB.
+    private let quantisationDB = 10 * log10(1.0 / (12 * Double(1 << 30)))
+
+    /// An echo at −26 dBFS over noise at −60 dBFS, cancelled to all zeros: with the tracks, ERLE
+    /// is at least the mic's level over the noise, 34 dB, and flagged a bound.
+    func testAnOutputOfZerosIsABoundAtTheMicsLevelOverItsNoise() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 10, erlDB: 6)
+        let noise = TestSignals.noise(count: reference.count, dbfs: -60, seed: 7)
+        let mic = TestSignals.sum(echo, noise)
+        let zeros = [Float](repeating: 0, count: mic.count)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: zeros,
+                                                         echo: echo, nearEnd: noise)).whole
+        let expected = 10 * log10(pow(10, -2.6) + pow(10, -6.0)) + 60
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        XCTAssertTrue(metrics.erleSteadyIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), expected, accuracy: 0.2)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleSteadyDB), expected, accuracy: 0.2)
+        XCTAssertTrue(metrics.erleSeries.allSatisfy { $0.erleDB == nil || $0.isLowerBound })
+        XCTAssertEqual(metrics.erleSteadyFrames, metrics.gate.singleTalkFrames - metrics.gate.singleTalkFrames / 2)
+        XCTAssertEqual(metrics.erleSeries.map(\.frames).reduce(0, +), metrics.gate.singleTalkFrames)
+        // An output 30 dB under the mic stays above the noise (34 dB under it): measured as it is.
+        let quiet = TestSignals.scaled(mic, gainDB: -30)
+        let measured = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: quiet,
+                                                          echo: echo, nearEnd: noise)).whole
+        XCTAssertFalse(measured.erleIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(measured.erleDB), 30, accuracy: 1e-3)
+    }
+
+    /// Without tracks (a recording), the noise floor is the mic's between talkers: a far end
+    /// that pauses leaves frames of noise alone, and the bound is the mic's level over them.
+    func testARecordingsBoundIsTheMicsLevelOverItsQuietFrames() throws {
+        let (speech, _) = TestSignals.farEndScene(seconds: 12, erlDB: 6)
+        // The far end talks 1 s, pauses 1 s.
+        let reference = speech.enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let noise = TestSignals.noise(count: reference.count, dbfs: -60, seed: 7)
+        let mic = TestSignals.sum(echo, noise)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic,
+                                                         processed: [Float](repeating: 0, count: mic.count))).whole
+        XCTAssertEqual(metrics.gate.method, .echoPathFit)
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        // The median quiet frame sits within a 0.25 dB bin of the noise's power.
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 10 * log10(pow(10, -2.6) + pow(10, -6.0)) + 60, accuracy: 0.4)
+    }
+
+    /// With no noise at all, the floor is digital silence: an echo at −26 dBFS cancelled to zeros
+    /// is at least 75 dB of ERLE (−26 dBFS over 16-bit quantisation noise), and says so.
+    func testWithoutNoiseTheFloorIsDigitalSilence() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: echo,
+                                                         processed: [Float](repeating: 0, count: echo.count),
+                                                         echo: echo, nearEnd: [Float](repeating: 0, count: echo.count))).whole
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), -26 - quantisationDB, accuracy: 0.2)
+        // Each band is bounded at its share of digital silence the same way.
+        for band in metrics.erleBands where band.erleDB != nil {
+            XCTAssertTrue(band.isLowerBound, "\(band)")
+            XCTAssertEqual(try XCTUnwrap(band.erleDB), -26 - quantisationDB, accuracy: 0.5, "\(band)")
+        }
+    }
+
+    /// A near end removed entirely in double talk is the worst case, a bound: its attenuation is
+    /// at least the near end's level over what the output holds (here digital silence).
+    func testANearEndRemovedEntirelyIsABoundNotANull() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
+        let near = TestSignals.noise(count: reference.count, dbfs: -30, seed: 9)
+        let mic = TestSignals.sum(echo, near)
+        let zeros = [Float](repeating: 0, count: mic.count)
+        let nearEnd = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: zeros,
+                                                                       echo: echo, nearEnd: near)).whole.nearEnd)
+        XCTAssertGreaterThan(nearEnd.doubleTalkFrames, 400)
+        XCTAssertTrue(nearEnd.isLost)
+        XCTAssertNil(nearEnd.distortionDB)
+        XCTAssertEqual(try XCTUnwrap(nearEnd.attenuationDB), -30 - quantisationDB, accuracy: 0.1)
+        // A near end kept whole is measured, not bounded.
+        let kept = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: near,
+                                                                    echo: echo, nearEnd: near)).whole.nearEnd)
+        XCTAssertFalse(kept.isLost)
+        XCTAssertEqual(try XCTUnwrap(kept.attenuationDB), 0, accuracy: 1e-6)
+    }
+
+    /// A figure over fewer than 20 analysis frames is low-confidence: a segment of a tenth of a
+    /// second has its ERLE, its frame count, and the mark.
+    func testAFigureOnFewFramesIsLowConfidence() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 4, erlDB: 6)
+        let analysis = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: echo,
+                                                          processed: TestSignals.scaled(echo, gainDB: -20)),
+                                              segments: [48_000..<52_800, 96_000..<192_000])
+        let short = analysis.segments[0], long = analysis.segments[1]
+        // 1024-sample frames every 512 samples wholly inside 48 000..<52 800: 48 128 … 51 712.
+        XCTAssertEqual(short.singleTalkFrames, 8)
+        XCTAssertEqual(short.erleSteadyFrames, 4)
+        XCTAssertTrue(short.isLowConfidence)
+        XCTAssertEqual(try XCTUnwrap(short.erleDB), 20, accuracy: 1e-3)
+        XCTAssertFalse(long.isLowConfidence)
+        XCTAssertFalse(long.isSteadyLowConfidence)
+        XCTAssertFalse(analysis.whole.isLowConfidence)
+        XCTAssertEqual(FigureConfidence.minimumAnalysisFrames, 20)
+        XCTAssertFalse(FigureConfidence.isLow(frames: 0), "no frames: no value at all, nothing to mark")
+    }
+}
