@@ -24,7 +24,7 @@ final class MetricsJSONTests: XCTestCase {
                                   .object(["low_hz": .number(250), "high_hz": .number(500), "erle_db": .number(11)])]),
             "gate": .object(["method": .string("mic_minus_echo"), "analysis_frames": .number(10),
                              "far_end_active_analysis_frames": .number(8), "single_talk_analysis_frames": .number(6),
-                             "double_talk_analysis_frames": .number(2)]),
+                             "double_talk_analysis_frames": .number(2), "limitation": .null]),
             "near_end": .object(["attenuation_db": .number(0.5), "distortion_db": .null, "double_talk_analysis_frames": .number(3),
                                  "single_talk_attenuation_db": .null, "single_talk_distortion_db": .number(-20),
                                  "single_talk_analysis_frames": .number(0)]),

@@ -17,7 +17,7 @@ final class EchoMetricsCodingTests: XCTestCase {
         XCTAssertEqual(json, try JSONValue.parse(Array("""
             {"convergence_s":null,"delay_ms":40,"erl_db":6,"erle_bands":[{"erle_db":null,"high_hz":250,"low_hz":125}],\
             "erle_db":null,"erle_series":[{"erle_db":null,"t_s":0},{"erle_db":12,"t_s":0.5}],"erle_steady_db":30,\
-            "gate":{"analysis_frames":10,"double_talk_analysis_frames":0,"far_end_active_analysis_frames":8,"method":"far_end_only","single_talk_analysis_frames":8},"near_end":null}
+            "gate":{"analysis_frames":10,"double_talk_analysis_frames":0,"far_end_active_analysis_frames":8,"limitation":null,"method":"far_end_only","single_talk_analysis_frames":8},"near_end":null}
             """.utf8), maximumBytes: .max))
         XCTAssertEqual(try JSONValueDecoder().decode(EchoMetrics.self, from: json), metrics)
     }
