@@ -107,7 +107,8 @@ public struct RunEvaluator: Sendable {
     /// Why a call has no ERL or ERLE (nil when it has them): the first of — too short to
     /// analyse; no echo could reach what was sent (a file or generator was the mic all call, or
     /// nothing was played into the room); the far end never reached the mic above the noise; the
-    /// near end talked over all of it.
+    /// tap-free gate could not tell the near end from the echo (`gate.limitation`); the near end
+    /// talked over all of it.
     static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
         let gate = metrics.gate
         guard gate.singleTalkFrames == 0 else { return nil }
@@ -127,6 +128,9 @@ public struct RunEvaluator: Sendable {
         }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
+        }
+        if gate.limitation == .echoNotExplained {
+            return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }

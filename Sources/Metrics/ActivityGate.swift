@@ -16,13 +16,17 @@ struct ActivityGate {
 
     /// Per-frame near-end decisions made before the stream (`EchoPathGate`), when there are no tracks.
     private let nearEndActivity: FrameBits?
+    /// Why those decisions decide nothing (`EchoPathGate.limitation`): then every frame counts as
+    /// near-end active, so none is scored.
+    private let limitation: ActivityGateLimitation?
 
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.
-    init(hasEcho: Bool, hasNearEnd: Bool, nearEndActivity: FrameBits? = nil, frameSize: Int,
-         configuration: EchoMetricsConfiguration) {
+    init(hasEcho: Bool, hasNearEnd: Bool, nearEndActivity: FrameBits? = nil, limitation: ActivityGateLimitation? = nil,
+         frameSize: Int, configuration: EchoMetricsConfiguration) {
         method = hasNearEnd ? .nearEndTrack : hasEcho ? .micMinusEcho : nearEndActivity != nil ? .echoPathFit : .farEndOnly
         self.nearEndActivity = nearEndActivity
+        self.limitation = method == .echoPathFit ? limitation : nil
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
         self.frameSize = frameSize
@@ -42,7 +46,7 @@ struct ActivityGate {
         let nearEndActive: Bool
         switch method {
         case .farEndOnly: nearEndActive = false
-        case .echoPathFit: nearEndActive = nearEndActivity?[frame] ?? false
+        case .echoPathFit: nearEndActive = limitation != nil || (nearEndActivity?[frame] ?? false)
         case .nearEndTrack, .micMinusEcho: nearEndActive = nearEndEnergy / Double(frameSize) >= silentMeanSquare
         }
         let echoAudible = nearEndActive || echoEnergy.map { $0 > nearEndEnergy } ?? true
@@ -66,6 +70,7 @@ struct ActivityGate {
 
     func summary() -> ActivityGateSummary {
         ActivityGateSummary(method: method, frames: frames, farEndActiveFrames: farEndActiveFrames,
-                            singleTalkFrames: singleTalkFrames, doubleTalkFrames: farEndActiveFrames - singleTalkFrames)
+                            singleTalkFrames: singleTalkFrames, doubleTalkFrames: farEndActiveFrames - singleTalkFrames,
+                            limitation: limitation)
     }
 }

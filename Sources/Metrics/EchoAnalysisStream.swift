@@ -27,10 +27,13 @@ public final class EchoAnalysisStream {
     ///   - includesNearEnd: whether `append` will be given the near-end track.
     ///   - nearEndActivity: without either track, the near-end decision per Welch frame from an
     ///     offline pre-pass (`EchoAnalyzer` makes it with the echo-path fit); nil: far end only.
+    ///   - gateLimitation: why that pre-pass could not decide (`gate.limitation`); no frame is then scored.
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
-                includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil) {
+                includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil,
+                gateLimitation: ActivityGateLimitation? = nil) {
         core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration,
-                              hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity)
+                              hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity,
+                              gateLimitation: gateLimitation)
     }
 
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).

@@ -38,6 +38,7 @@ public struct EchoAnalyzer: Sendable {
     public func analyze(_ signals: EchoSignals, segments: [Range<Int>] = []) -> EchoAnalysis {
         let length = max(0, signals.commonLength)
         var activity: FrameBits?
+        var limitation: ActivityGateLimitation?
         if signals.echo == nil && signals.nearEnd == nil {
             // No tracks: the offline echo-path gate, a pass over reference and mic first.
             var gate = EchoPathGate(sampleRate: signals.sampleRate, configuration: configuration)
@@ -48,10 +49,11 @@ public struct EchoAnalyzer: Sendable {
                 offset += count
             }
             activity = gate.finish()
+            limitation = gate.limitation
         }
         let stream = EchoAnalysisStream(sampleRate: signals.sampleRate, configuration: configuration,
                                         includesEcho: signals.echo != nil, includesNearEnd: signals.nearEnd != nil,
-                                        nearEndActivity: activity)
+                                        nearEndActivity: activity, gateLimitation: limitation)
         var offset = 0
         while offset < length {
             let count = min(Self.blockSize, length - offset)
@@ -130,6 +132,7 @@ public struct EchoAnalyzer: Sendable {
             skipped += got
         }
         var activity: FrameBits?
+        var limitation: ActivityGateLimitation?
         if echo == nil && nearEnd == nil {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
             var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
@@ -148,11 +151,12 @@ public struct EchoAnalyzer: Sendable {
                 if count < Self.blockSize { break }
             }
             activity = gate.finish()
+            limitation = gate.limitation
             for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
         }
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
-                                        nearEndActivity: activity)
+                                        nearEndActivity: activity, gateLimitation: limitation)
         while true {
             // The analysed length is the shortest file's: stop at the first short read.
             var count = Self.blockSize

@@ -148,9 +148,13 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     public var singleTalkFrames: Int
     /// Far-end active while the near end talks: excluded from ERL and ERLE.
     public var doubleTalkFrames: Int
+    /// Why the gate could not tell the near end from the echo, when it could not (nil: it could).
+    /// Then no frame is single talk, and ERL and ERLE are null rather than a guess.
+    public var limitation: ActivityGateLimitation?
 
     public init(method: ActivityGateMethod, frames: Int, farEndActiveFrames: Int,
-                singleTalkFrames: Int, doubleTalkFrames: Int) {
+                singleTalkFrames: Int, doubleTalkFrames: Int, limitation: ActivityGateLimitation? = nil) {
+        self.limitation = limitation
         self.method = method
         self.frames = frames
         self.farEndActiveFrames = farEndActiveFrames
@@ -164,7 +168,17 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
         case farEndActiveFrames = "far_end_active_analysis_frames"
         case singleTalkFrames = "single_talk_analysis_frames"
         case doubleTalkFrames = "double_talk_analysis_frames"
+        case limitation
     }
+}
+
+/// Why a gate could not decide who talked.
+public enum ActivityGateLimitation: String, Codable, Sendable {
+    /// `echo_path_fit` only: the echo path fitted from mic and loopback (linear, after the
+    /// loudspeaker's clipping when it clips) leaves an error at or above the gate's echo cut in
+    /// 95 % or more of the frames loud enough to judge — a non-linear loudspeaker or path no
+    /// model here explains — so a talker cannot be told from that error.
+    case echoNotExplained = "echo_not_explained"
 }
 
 /// Metrics of one part of a file (a timeline segment), over the Welch frames lying wholly

@@ -80,6 +80,10 @@ struct EchoPathGate {
     private var spare: EchoPathFit?
     /// The fit of the block before `pending`.
     private var older: Path?
+    /// The loudspeaker's clip level in reference units (`LoudspeakerClipSearch`); nil: linear.
+    private(set) var clipLevel: Float?
+    private var clipSearched = false
+    private let activeMeanSquare: Double
     /// The last hop's residual and predicted-echo energy, awaiting its frame's second hop.
     private var lastHop: (residual: Double, prediction: Double)?
 
@@ -106,6 +110,7 @@ struct EchoPathGate {
         length = max(frameSize, configuration.delayBlockSize(forSampleRate: self.sampleRate))
         blockSegments = 8
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
+        activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         residualRatio = pow(10, -configuration.echoPathResidualDB / 10)
         warmupSamples = configuration.delayWarmupSamples(forSampleRate: self.sampleRate)
         warmReference = SampleHistory(limit: warmupSamples)
@@ -137,6 +142,10 @@ struct EchoPathGate {
         while (nextBlock + 1) * blockLength <= received { processBlock(valid: blockLength) }
     }
 
+    /// Set by `finish()` when the fitted echo path leaves too much of the echo unexplained to tell
+    /// a talker from its error (`ResidualLevels.explainsEcho`): the bits then decide nothing.
+    private(set) var limitation: ActivityGateLimitation?
+
     /// Decides the remaining frames; the bits cover every Welch frame of the received length.
     mutating func finish() -> FrameBits {
         if shift == nil { fixDelay() }
@@ -146,6 +155,9 @@ struct EchoPathGate {
         if let block = pending {
             classify(block, candidates: [older, block.path, nil].compactMap { $0 })
             pending = nil
+        }
+        if !levels.explainsEcho(silentMeanSquare: silentMeanSquare, residualRatio: residualRatio) {
+            limitation = .echoNotExplained
         }
         return levels.decisions(silentMeanSquare: silentMeanSquare)
     }
@@ -178,9 +190,18 @@ struct EchoPathGate {
                 shifted[i] = reference[source - referenceOrigin]
             }
         }
-        fit.load(reference: shifted)
         var blockMic = [Float](repeating: 0, count: blockLength)
         for i in 0..<valid { blockMic[i] = mic[start + i - micOrigin] }
+        if !clipSearched && valid == blockLength && isFarEndRich(shifted) {
+            // The loudspeaker's clip level, from the first block with far end enough to show it.
+            clipSearched = true
+            clipLevel = LoudspeakerClipSearch.level(fit: fit, shifted: shifted, mic: blockMic, valid: valid,
+                                                    iterations: LoudspeakerClipSearch.iterations)
+        }
+        if let clipLevel {
+            for i in shifted.indices { shifted[i] = min(clipLevel, max(-clipLevel, shifted[i])) }
+        }
+        fit.load(reference: shifted)
         var weights = [Float](repeating: 0, count: blockLength)
         for i in 0..<valid { weights[i] = 1 }
         // Warm start from the previous block's path: frequencies this block's far end leaves
@@ -263,6 +284,17 @@ struct EchoPathGate {
         }
     }
 
+    /// Whether at least half the hops of a block's shifted reference (past its first L samples)
+    /// are far-end active: a block that can show the loudspeaker's clipping.
+    private func isFarEndRich(_ shifted: [Float]) -> Bool {
+        var active = 0, start = length
+        while start + hop <= shifted.count {
+            if PowerSums.sumOfSquares(shifted, start..<(start + hop)) / Double(hop) >= activeMeanSquare { active += 1 }
+            start += hop
+        }
+        return 2 * active >= blockLength / hop
+    }
+
     /// Per hop of `block`, the residual and predicted energy of the candidate path that explains
     /// the mic best; frames are decided as their second hop arrives.
     private mutating func classify(_ block: Block, candidates: [Path]) {
@@ -317,7 +349,7 @@ struct EchoPathGate {
         let corrected = residual * Double(blockLength) / Double(blockLength - length)
         let meanSquare = corrected / Double(frameSize)
         let passesEchoCut = corrected >= residualRatio * prediction
-        levels.append(meanSquare: meanSquare, passesEchoCut: passesEchoCut,
+        levels.append(meanSquare: meanSquare, echoMeanSquare: prediction / Double(frameSize), passesEchoCut: passesEchoCut,
                       isActiveByPlainRule: meanSquare >= silentMeanSquare && passesEchoCut)
     }
 

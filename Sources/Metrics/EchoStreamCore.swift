@@ -75,7 +75,7 @@ struct EchoStreamCore {
     /// `nearEndActivity`: the offline gate's per-frame near-end decisions, used when there is
     /// neither an echo nor a near-end track.
     init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool,
-         nearEndActivity: FrameBits? = nil, ledgerResidentRows: Int = 16_384) {
+         nearEndActivity: FrameBits? = nil, gateLimitation: ActivityGateLimitation? = nil, ledgerResidentRows: Int = 16_384) {
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
@@ -91,7 +91,7 @@ struct EchoStreamCore {
         nearEnd = SampleHistory(limit: hasNearEnd ? warmupSamples : 0)
         let estimator = DelayEstimator(sampleRate: self.sampleRate, configuration: configuration)
         collector = DelayBlockCollector(estimator: estimator)
-        gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, nearEndActivity: nearEndActivity,
+        gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, nearEndActivity: nearEndActivity, limitation: gateLimitation,
                             frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)

@@ -36,7 +36,9 @@ public enum RecordingReportDocument {
                 [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
-                                                .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames")])],
+                                                .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames"
+                                                      + (metrics.gate.limitation == .echoNotExplained
+                                                         ? "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored" : ""))])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd))))
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries

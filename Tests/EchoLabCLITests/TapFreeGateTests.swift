@@ -11,7 +11,7 @@ import XCTest
 /// 1 dB in far-end single talk, within 1.5 dB with double talk.
 /// The corpus, simulations and comparisons the tap-free gate tests share.
 class TapFreeGateFixture: XCTestCase {
-    fileprivate var root: URL!
+    var root: URL!
 
     override func setUpWithError() throws { root = try temporaryDirectory() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }

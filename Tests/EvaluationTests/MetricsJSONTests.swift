@@ -26,7 +26,7 @@ final class MetricsJSONTests: XCTestCase {
                                   .object(["low_hz": .number(250), "high_hz": .number(500), "erle_db": .number(11), "is_lower_bound": .bool(true)])]),
             "gate": .object(["method": .string("mic_minus_echo"), "analysis_frames": .number(10),
                              "far_end_active_analysis_frames": .number(8), "single_talk_analysis_frames": .number(6),
-                             "double_talk_analysis_frames": .number(2)]),
+                             "double_talk_analysis_frames": .number(2), "limitation": .null]),
             "near_end": .object(["attenuation_db": .number(0.5), "attenuation_is_lower_bound": .bool(true), "distortion_db": .null,
                                  "double_talk_analysis_frames": .number(3), "single_talk_attenuation_db": .null,
                                  "single_talk_attenuation_is_lower_bound": .bool(false), "single_talk_distortion_db": .number(-20),
