@@ -282,7 +282,7 @@ struct EchoStreamCore {
 
     /// The noise power standing in for the rows that have none of their own (no tracks): the
     /// mic's between talkers; 0 (digital silence only) with too few quiet frames.
-    var sharedNoisePower: Double { hasEcho || hasNearEnd ? 0 : quietFrames.medianPower ?? 0 }
+    var sharedNoisePower: Double { hasEcho || hasNearEnd ? 0 : quietFrames.power ?? 0 }
 
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {

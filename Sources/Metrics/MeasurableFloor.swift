@@ -39,11 +39,13 @@ enum MeasurableFloor {
     }
 }
 
-/// The noise floor of a mic without tracks: the median whole-band power of the frames where
-/// neither the far end nor (by the gate) the near end is active. Kept as a histogram of 0.25 dB
-/// bins, so a call of any length needs the same 7 KB; the median of a steady noise's frame
-/// powers is within a bin of its mean power (frames of ~21 ms average it well), and unlike a
-/// mean it is not raised by a cough or a door in a few of the frames.
+/// The noise floor of a mic without tracks: the 10th percentile of the whole-band powers of the
+/// frames where neither the far end nor (by the gate) the near end is active. A low quantile, not
+/// the median: such frames still hold the room's echo tail after the far end stops (in a loud,
+/// reverberant room most of them — measured in a clipping room at −4 dB ERL: the median put the
+/// floor so high that WebRTC's 32 dB of ERLE read as "≥ 18.9"), a breath, a door; steady noise
+/// over a ~21 ms frame varies by tenths of a dB, so its 10th percentile is its level. Kept as a
+/// histogram of 0.25 dB bins, so a call of any length needs the same 11 KB.
 struct NoiseFloorEstimate: Sendable {
     private static let lowestDB = -250.0, binDB = 0.25, binCount = 1_400
     private var counts = [Int](repeating: 0, count: binCount)
@@ -59,14 +61,15 @@ struct NoiseFloorEstimate: Sendable {
 
     /// Fewer quiet frames than this (about a fifth of a second) say nothing about the noise.
     static let minimumFrames = 20
+    static let quantile = 0.1
 
-    /// The median's power (the centre of its bin); nil with too few frames.
-    var medianPower: Double? {
+    /// The quantile's power (the centre of its bin); nil with too few frames.
+    var power: Double? {
         guard frames >= Self.minimumFrames else { return nil }
         var seen = 0
         for bin in counts.indices {
             seen += counts[bin]
-            if 2 * seen >= frames {
+            if Double(seen) >= Self.quantile * Double(frames) {
                 return pow(10, (Self.lowestDB + (Double(bin) + 0.5) * Self.binDB) / 10)
             }
         }
