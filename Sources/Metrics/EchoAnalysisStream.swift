@@ -28,12 +28,20 @@ public final class EchoAnalysisStream {
     ///   - nearEndActivity: without either track, the near-end decision per Welch frame from an
     ///     offline pre-pass (`EchoAnalyzer` makes it with the echo-path fit); nil: far end only.
     ///   - gateLimitation: why that pre-pass could not decide (`gate.limitation`); no frame is then scored.
-    public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
-                includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil,
-                gateLimitation: ActivityGateLimitation? = nil) {
+    public convenience init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
+                            includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil,
+                            gateLimitation: ActivityGateLimitation? = nil) {
+        self.init(sampleRate: sampleRate, configuration: configuration, includesEcho: includesEcho, includesNearEnd: includesNearEnd,
+                  nearEndActivity: nearEndActivity, gateLimitation: gateLimitation, talkerLevels: nil)
+    }
+
+    /// `talkerLevels`: the tap-free gate's estimate of the near talker per frame, for the output's
+    /// drop under it (`NearEndEstimate`).
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration, includesEcho: Bool, includesNearEnd: Bool,
+         nearEndActivity: FrameBits?, gateLimitation: ActivityGateLimitation?, talkerLevels: EchoPathGate.TalkerLevels?) {
         core = EchoStreamCore(sampleRate: sampleRate, configuration: configuration,
                               hasEcho: includesEcho, hasNearEnd: includesNearEnd, nearEndActivity: nearEndActivity,
-                              gateLimitation: gateLimitation)
+                              gateLimitation: gateLimitation, talkerLevels: gateLimitation == nil ? talkerLevels : nil)
     }
 
     /// A stream whose ledger keeps only `ledgerResidentRows` rows in memory (tests: spilling).
@@ -118,7 +126,8 @@ public final class EchoAnalysisStream {
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
-                                gate: core.gateSummary, nearEnd: core.nearEndPreservation)
+                                gate: core.gateSummary, nearEnd: core.nearEndPreservation,
+                                nearEndEstimate: core.nearEndEstimate)
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration)
     }

@@ -39,6 +39,7 @@ public struct EchoAnalyzer: Sendable {
         let length = max(0, signals.commonLength)
         var activity: FrameBits?
         var limitation: ActivityGateLimitation?
+        var talker: EchoPathGate.TalkerLevels?
         if signals.echo == nil && signals.nearEnd == nil {
             // No tracks: the offline echo-path gate, a pass over reference and mic first.
             var gate = EchoPathGate(sampleRate: signals.sampleRate, configuration: configuration)
@@ -50,10 +51,11 @@ public struct EchoAnalyzer: Sendable {
             }
             activity = gate.finish()
             limitation = gate.limitation
+            talker = gate.talkerLevels
         }
         let stream = EchoAnalysisStream(sampleRate: signals.sampleRate, configuration: configuration,
                                         includesEcho: signals.echo != nil, includesNearEnd: signals.nearEnd != nil,
-                                        nearEndActivity: activity, gateLimitation: limitation)
+                                        nearEndActivity: activity, gateLimitation: limitation, talkerLevels: talker)
         var offset = 0
         while offset < length {
             let count = min(Self.blockSize, length - offset)
@@ -132,6 +134,7 @@ public struct EchoAnalyzer: Sendable {
             skipped += got
         }
         var activity: FrameBits?
+        var talker: EchoPathGate.TalkerLevels?
         var limitation: ActivityGateLimitation?
         if echo == nil && nearEnd == nil {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
@@ -152,11 +155,12 @@ public struct EchoAnalyzer: Sendable {
             }
             activity = gate.finish()
             limitation = gate.limitation
+            talker = gate.talkerLevels
             for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
         }
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
-                                        nearEndActivity: activity, gateLimitation: limitation)
+                                        nearEndActivity: activity, gateLimitation: limitation, talkerLevels: talker)
         while true {
             // The analysed length is the shortest file's: stop at the first short read.
             var count = Self.blockSize

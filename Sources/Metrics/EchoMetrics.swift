@@ -38,12 +38,16 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// How the near-end talker survives (attenuation, distortion in double talk and in near-end
     /// single talk); nil without a clean near-end track, when there is nothing to compare with.
     public var nearEnd: NearEndPreservation?
+    /// From mic and loopback alone: the output against the tap-free gate's near talker (the near
+    /// end's loss, where there is no near-end track); nil with tracks.
+    public var nearEndEstimate: NearEndEstimate?
 
     public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
                 erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,
                 delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
-                gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil) {
+                gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil, nearEndEstimate: NearEndEstimate? = nil) {
         self.nearEnd = nearEnd
+        self.nearEndEstimate = nearEndEstimate
         self.erlDB = erlDB
         self.erleDB = erleDB
         self.erleIsLowerBound = erleIsLowerBound
@@ -62,7 +66,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case erleSteadyFrames = "erle_steady_analysis_frames"
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
-        case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end"
+        case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end", nearEndEstimate = "near_end_estimate"
     }
 
     /// ERL and whole ERLE stand on too few frames to be trusted (`FigureConfidence`).

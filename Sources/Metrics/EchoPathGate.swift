@@ -353,7 +353,22 @@ struct EchoPathGate {
                       isActiveByPlainRule: meanSquare >= silentMeanSquare && passesEchoCut)
     }
 
+    /// Each frame's residual and predicted echo: the decisions, and the near talker's estimate.
     private var levels = ResidualLevels()
+
+    /// The near talker's level per frame as the decisions read it (after `finish`).
+    var talkerLevels: TalkerLevels { TalkerLevels(levels: levels, silentMeanSquare: silentMeanSquare, floor: levels.floor()) }
+
+    /// The tap-free gate's estimate of the near talker: the mic's residual after the fitted echo.
+    struct TalkerLevels: Sendable {
+        let levels: ResidualLevels
+        let silentMeanSquare: Double
+        let floor: Double?
+
+        func meanSquare(_ frame: Int) -> Double {
+            frame < levels.count ? levels.talkerMeanSquare(frame, silentMeanSquare: silentMeanSquare, floor: floor) : 0
+        }
+    }
 
     /// Σ(mic − ŷ)² and Σŷ² over `range`.
     private static func energies(_ mic: [Float], _ prediction: [Float], _ range: Range<Int>) -> (Double, Double) {

@@ -54,6 +54,9 @@ struct EchoStreamCore {
     /// Where the echo at the mic did not reach what was processed (a file sent instead of the
     /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
     private var echoExcluded = ExcludedRanges()
+    /// Without tracks: the tap-free gate's near talker per frame, and the output against it.
+    private let talkerLevels: EchoPathGate.TalkerLevels?
+    private var nearEndEstimateSums = NearEndEstimate.Sums()
     /// Without tracks: the mic's power in the frames where nobody talks, for its noise floor.
     private var quietFrames = NoiseFloorEstimate()
     /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
@@ -75,7 +78,9 @@ struct EchoStreamCore {
     /// `nearEndActivity`: the offline gate's per-frame near-end decisions, used when there is
     /// neither an echo nor a near-end track.
     init(sampleRate: Int, configuration: EchoMetricsConfiguration, hasEcho: Bool, hasNearEnd: Bool,
-         nearEndActivity: FrameBits? = nil, gateLimitation: ActivityGateLimitation? = nil, ledgerResidentRows: Int = 16_384) {
+         nearEndActivity: FrameBits? = nil, gateLimitation: ActivityGateLimitation? = nil,
+         talkerLevels: EchoPathGate.TalkerLevels? = nil, ledgerResidentRows: Int = 16_384) {
+        self.talkerLevels = talkerLevels
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
@@ -241,6 +246,11 @@ struct EchoStreamCore {
             case .silence, .farEndSingleTalk: break
             }
         }
+        if let talkerLevels, gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk {
+            let at = processed.local(start)
+            nearEndEstimateSums.add(estimate: talkerLevels.meanSquare(frame),
+                                    output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
+        }
         if !hasEcho, !hasNearEnd, gate.lastTalk == .silence {
             quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
         }
@@ -283,6 +293,9 @@ struct EchoStreamCore {
     /// The noise power standing in for the rows that have none of their own (no tracks): the
     /// mic's between talkers; 0 (digital silence only) with too few quiet frames.
     var sharedNoisePower: Double { hasEcho || hasNearEnd ? 0 : quietFrames.power ?? 0 }
+
+    /// The output against the tap-free gate's near talker; nil with tracks (or no gate).
+    var nearEndEstimate: NearEndEstimate? { talkerLevels == nil ? nil : NearEndEstimate(nearEndEstimateSums) }
 
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {

@@ -97,6 +97,13 @@ struct ResidualLevels {
         return nil
     }
 
+    /// The talker's mean square in `frame` as `decisions` reads it: the residual, less twice the
+    /// floor where the floor is steady noise (0 where nothing is left).
+    func talkerMeanSquare(_ frame: Int, silentMeanSquare: Double, floor: Double?) -> Double {
+        let noise = floor.flatMap { $0 >= silentMeanSquare / 2 ? $0 : nil } ?? 0
+        return max(0, Self.meanSquare(codes[frame]) - 2 * noise)
+    }
+
     /// The frames' decisions: the plain rule's, unless the floor is within 3 dB of
     /// `silentMeanSquare` or above it.
     func decisions(silentMeanSquare: Double) -> FrameBits {

@@ -39,7 +39,7 @@ public enum RecordingReportDocument {
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames"
                                                       + (metrics.gate.limitation == .echoNotExplained
                                                          ? "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored" : ""))])],
-            ] + RunReportDocument.nearEndRows(metrics.nearEnd))))
+            ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries
             let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5

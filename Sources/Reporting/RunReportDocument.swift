@@ -207,8 +207,16 @@ public enum RunReportDocument {
         return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."
     }
 
-    public static func nearEndRows(_ nearEnd: NearEndPreservation?) -> [[ReportDocument.Cell]] {
+    public static func nearEndRows(_ nearEnd: NearEndPreservation?, estimate: NearEndEstimate? = nil) -> [[ReportDocument.Cell]] {
         typealias F = ReportFormatting
+        if nearEnd == nil, let e = estimate {
+            // A recording: the near talker as the tap-free gate hears it.
+            let drop = e.frames == 0 ? "the gate hears no near talker"
+                : "output \(F.figure(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)) under the talker the gate hears "
+                  + "(\(e.frames) analysis frames; \(e.lostFrames) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
+                  + (e.isLost ? ": near end lost" : "")
+            return [[.init("near end, from mic and loopback"), .init(drop, value: e.outputDropDB)]]
+        }
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
         return [
             [.init("near-end attenuation, double talk"),

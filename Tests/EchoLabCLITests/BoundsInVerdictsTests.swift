@@ -70,6 +70,46 @@ final class BoundsInVerdictsTests: XCTestCase {
         XCTAssertEqual(try snapshot(recordings), inputs, "inputs untouched")
     }
 
+    /// From mic and loopback alone: an output that removed the near talker the tap-free gate
+    /// hears is reported as near-end loss, with its frames; an output that kept it is not.
+    func testMetricsFindsTheNearEndLostFromMicAndLoopbackAlone() throws {
+        let rate = 48_000, count = 10 * rate
+        let speech = noise(count, dbfs: -20, seed: 1)
+        let reference = speech.enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
+        let echo = (0..<count).map { $0 >= 1920 ? reference[$0 - 1920] * 0.5 : 0 }
+        // A near talker at −30 dBFS from 5 s on: over the far end and in its pauses.
+        let near = noise(count, dbfs: -30, seed: 9).enumerated().map { $0.offset >= 5 * rate ? $0.element : 0 }
+        let background = noise(count, dbfs: -65, seed: 7)
+        let mic = (0..<count).map { echo[$0] + near[$0] + background[$0] }
+        // One canceller keeps the talker (30 dB of echo removed); the other removes the talker too.
+        let kept = (0..<count).map { echo[$0] * 0.03 + near[$0] + background[$0] }
+        let removed = (0..<count).map { echo[$0] * 0.03 + near[$0] * 0.001 + background[$0] }
+        for (name, samples) in [("loopback", reference), ("mic", mic), ("kept", kept), ("removed", removed)] {
+            try SoundFileWriter.write(samples, to: root.appendingPathComponent("\(name).wav").path, sampleRate: rate, encoding: .float32)
+        }
+        func estimate(_ output: String) throws -> [String: Any] {
+            let result = try runEchoLab(["metrics", "--reference", "loopback.wav", "--mic", "mic.wav", "--processed", "\(output).wav",
+                                         "--processed-lag-ms", "0"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            let metrics = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            XCTAssertTrue(metrics["near_end"] is NSNull)
+            return try XCTUnwrap(metrics["near_end_estimate"] as? [String: Any], result.standardOutput)
+        }
+        let keptEstimate = try estimate("kept"), removedEstimate = try estimate("removed")
+        // The gate hears the talker in 5 s of the call: about 5 s / 10.7 ms of frames, in both.
+        let frames = try XCTUnwrap(keptEstimate["analysis_frames"] as? Int)
+        XCTAssertGreaterThan(frames, 400)
+        XCTAssertEqual(removedEstimate["analysis_frames"] as? Int, frames)
+        XCTAssertEqual(keptEstimate["near_end_lost"] as? Bool, false)
+        XCTAssertEqual(try XCTUnwrap(keptEstimate["output_drop_db"] as? Double), 0, accuracy: 1)
+        XCTAssertLessThan(try XCTUnwrap(keptEstimate["lost_analysis_frames"] as? Int), frames / 20)
+        XCTAssertEqual(removedEstimate["near_end_lost"] as? Bool, true)
+        // The talker 60 dB down, the output holding the echo's rest (−56 dBFS) and noise: the drop
+        // is what those leave, over 20 dB in every frame.
+        XCTAssertGreaterThan(try XCTUnwrap(removedEstimate["output_drop_db"] as? Double), 20)
+        XCTAssertGreaterThan(try XCTUnwrap(removedEstimate["lost_analysis_frames"] as? Int), frames * 9 / 10)
+    }
+
     /// An eval whose one item has a steady state on too few frames: the item's figure is shown,
     /// marked, and left out of each mode's statistics; the output that fell under the noise floor
     /// counts at its bound and the statistics say they include bounds. A run whose near end is

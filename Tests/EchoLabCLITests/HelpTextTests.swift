@@ -210,10 +210,12 @@ final class HelpTextTests: XCTestCase {
         echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot
         explain is near-end speech. With --near-end, near_end reports the near talker's
         attenuation and distortion in double talk; a near end removed entirely reads as
-        lost, its attenuation the bound the output allows (attenuation_is_lower_bound).
-        Where the output falls under the mic's noise floor or digital silence, its
-        residual cannot be measured and ERLE is a lower bound at the mic's level over
-        that floor (erle_is_lower_bound, erle_steady_is_lower_bound). Every figure
+        lost, its attenuation the bound the output allows (attenuation_is_lower_bound);
+        without it, near_end_estimate compares the output with the near talker the
+        tap-free gate hears (frames where the output is 20 dB or more under it are
+        lost). Where the output falls under the mic's noise floor or digital silence,
+        its residual cannot be measured and ERLE is a lower bound at the mic's level
+        over that floor (erle_is_lower_bound, erle_steady_is_lower_bound). Every figure
         carries its analysis frames; one on fewer than 20 is low-confidence. The
         processed file is aligned with the mic before scoring: its lag behind the mic
         (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT

@@ -31,7 +31,12 @@ final class MetricsJSONTests: XCTestCase {
                                  "double_talk_analysis_frames": .number(3), "single_talk_attenuation_db": .null,
                                  "single_talk_attenuation_is_lower_bound": .bool(false), "single_talk_distortion_db": .number(-20),
                                  "single_talk_analysis_frames": .number(0)]),
+            "near_end_estimate": .null,
         ]))
+        let estimate = NearEndEstimate(outputDropDB: 24.5, outputDropIsLowerBound: false, frames: 40, lostFrames: 30, isLost: true)
+        XCTAssertEqual(JSONValue(encoding: estimate), .object(["output_drop_db": .number(24.5), "output_drop_is_lower_bound": .bool(false),
+                                                              "analysis_frames": .number(40), "lost_analysis_frames": .number(30),
+                                                              "near_end_lost": .bool(true)]))
         var withoutNearEnd = Self.metrics
         withoutNearEnd.nearEnd = nil
         XCTAssertEqual(withoutNearEnd.json["near_end"], .null, "a measure that does not apply keeps its key, as null")
