@@ -98,17 +98,26 @@ public struct EvalComparison: Sendable {
         case (nil, nil):
             break
         }
+        let lostPath = "metrics.near_end.attenuation_is_lower_bound"
+        let wasLost = before.value(at: lostPath)?.boolValue == true, isLost = after.value(at: lostPath)?.boolValue == true
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
+            // A lost near end's attenuation is a bound: how much was lost is not compared, only
+            // whether it was (below).
+            if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
             let frames = Self.framesOf[metric].map { "metrics.\($0)" }
             compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
         }
-        // A near end that was kept and is now lost entirely: the worst a canceller can do to it,
-        // whatever its bound says.
-        let lost = "metrics.near_end.attenuation_is_lower_bound"
-        if after.value(at: lost)?.boolValue == true, before.value(at: lost)?.boolValue != true,
-           before.value(at: "metrics.near_end.attenuation_db")?.doubleValue != nil {
-            regressions.append(Change(run: key, what: "near end lost", baseline: "kept", current: "lost (nothing of the near talker sent in double talk)", delta: nil))
+        // A near end kept and now lost entirely is the worst a canceller can do to it, whatever
+        // its bound says; lost and now kept is a fix. Judged on enough double-talk frames only.
+        let attenuation = "metrics.near_end.attenuation_db", frames = "metrics.near_end.double_talk_analysis_frames"
+        if case .value = figure(before, attenuation, frames: frames), case .value = figure(after, attenuation, frames: frames) {
+            if isLost && !wasLost {
+                regressions.append(Change(run: key, what: "near end lost", baseline: "kept",
+                                          current: "lost (nothing of the near talker sent in double talk)", delta: nil))
+            } else if wasLost && !isLost {
+                improvements.append(Change(run: key, what: "near end kept", baseline: "lost", current: "kept", delta: nil))
+            }
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
         compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue)

@@ -22,7 +22,10 @@ public enum HardwareFindings {
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
             let start = Int(segment.startFrame)
             let end = min(length, start + Int(rate))
-            guard end > start, cancellerOn(at: segment.startFrame), let erle = analysis.metrics(in: start..<end).erleDB, erle < leakERLEThresholdDB else { continue }
+            // A bound (the output under the noise) or a figure on too few frames shows no leak.
+            let first = analysis.metrics(in: start..<end)
+            guard end > start, cancellerOn(at: segment.startFrame), !first.erleIsLowerBound, !first.isLowConfidence,
+                  let erle = first.erleDB, erle < leakERLEThresholdDB else { continue }
             findings.append(RunReport.Finding(
                 rule: echoLeakRule, atSeconds: Double(start) / rate, untilSeconds: Double(end) / rate,
                 message: "after the route change to \(segment.route) the canceller had to learn a new echo path: echo leaked to the peer",

@@ -73,14 +73,23 @@ public struct RunEvaluator: Sendable {
             report.consequence = value.map(meaning) ?? otherwise
         }
         let noSingleTalk = "no far-end single talk to measure"
+        /// ERLE over `range` as the consequence reads it: a bound says "at least".
+        func erle(in range: Range<Int>) -> (value: Double?, change: (Bool) -> String) {
+            let m = analysis.metrics(in: range)
+            return (m.erleDB, { only in
+                guard let value = m.erleDB else { return noSingleTalk }
+                return m.erleIsLowerBound ? "echo reduced by at least \(Self.format(value)) dB (the output fell under the noise)"
+                    : Self.echoChange(value, only: only)
+            })
+        }
         switch finding.rule {
         case .aecOnNonMicrophoneSource, .aecOnWithoutLoudspeaker:
             measured("sent_error_db", measurement.sentErrorDB(in: range),
                      { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source" },
                      otherwise: "the sent audio equals the source here")
         case .alteredPlayoutWithoutReference:
-            measured("erle_db", analysis.metrics(in: range).erleDB,
-                     { "\(Self.echoChange($0, only: true)): the played audio the canceller was not told about echoes to the peer" },
+            let e = erle(in: range)
+            measured("erle_db", e.value, { _ in "\(e.change(true)): the played audio the canceller was not told about echoes to the peer" },
                      otherwise: noSingleTalk)
         case .userReferenceNotFed:
             let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
@@ -91,12 +100,12 @@ public struct RunEvaluator: Sendable {
             let samples = finding.rule == .loudspeakerClipping ? clipped.playout + clipped.loudspeaker : clipped.mic
             let share = Self.format(100 * Double(samples) / Double(max(1, range.count)))
             let stage = finding.rule == .loudspeakerClipping ? "loudspeaker" : "microphone"
-            measured("erle_db", analysis.metrics(in: range).erleDB,
-                     { "\(samples) \(stage) samples clipped (\(share) % of the stretch); \(Self.echoChange($0, only: false)) there" },
+            let e = erle(in: range)
+            measured("erle_db", e.value, { _ in "\(samples) \(stage) samples clipped (\(share) % of the stretch); \(e.change(false)) there" },
                      otherwise: "\(samples) \(stage) samples clipped (\(share) % of the stretch); " + noSingleTalk)
         case .echoDelayBeyondFilter:
-            measured("erle_db", analysis.metrics(in: range).erleDB,
-                     { "\(Self.echoChange($0, only: true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
+            let e = erle(in: range)
+            measured("erle_db", e.value, { _ in "\(e.change(true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
             measured("erl_db", analysis.metrics(in: range).erlDB,
                      { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }, otherwise: noSingleTalk)

@@ -365,8 +365,14 @@ struct EchoPathGate {
         let silentMeanSquare: Double
         let floor: Double?
 
-        func meanSquare(_ frame: Int) -> Double {
-            frame < levels.count ? levels.talkerMeanSquare(frame, silentMeanSquare: silentMeanSquare, floor: floor) : 0
+        /// The talker's mean square in `frame` where it stands at or above the predicted echo; nil
+        /// where it does not — there the residual may be the fit's own error (a canceller that
+        /// removes the echo removes that too: measured on a call without a talker, a perfect
+        /// canceller read "near end lost", 33 of 63 frames), so such frames judge no loss.
+        func meanSquare(_ frame: Int) -> Double? {
+            guard frame < levels.count else { return nil }
+            let talker = levels.talkerMeanSquare(frame, silentMeanSquare: silentMeanSquare, floor: floor)
+            return talker > 0 && talker >= levels.echoMeanSquare(frame) ? talker : nil
         }
     }
 

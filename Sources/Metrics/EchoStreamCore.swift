@@ -246,9 +246,9 @@ struct EchoStreamCore {
             case .silence, .farEndSingleTalk: break
             }
         }
-        if let talkerLevels, gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk {
+        if gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk, let estimate = talkerLevels?.meanSquare(frame) {
             let at = processed.local(start)
-            nearEndEstimateSums.add(estimate: talkerLevels.meanSquare(frame),
+            nearEndEstimateSums.add(estimate: estimate,
                                     output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
         }
         if !hasEcho, !hasNearEnd, gate.lastTalk == .silence {
@@ -291,8 +291,15 @@ struct EchoStreamCore {
     }
 
     /// The noise power standing in for the rows that have none of their own (no tracks): the
-    /// mic's between talkers; 0 (digital silence only) with too few quiet frames.
-    var sharedNoisePower: Double { hasEcho || hasNearEnd ? 0 : quietFrames.power ?? 0 }
+    /// mic's between talkers; with too few quiet frames (a far end that never pauses) the floor of
+    /// the tap-free gate's residual after the fitted echo, taken as white noise — without it such
+    /// a recording's output at −90 dBFS read 63.7 dB of ERLE where 24 dB is measurable; 0
+    /// (digital silence only) without either.
+    var sharedNoisePower: Double {
+        guard !hasEcho, !hasNearEnd else { return 0 }
+        if let quiet = quietFrames.power { return quiet }
+        return talkerLevels?.floor.map { MeasurableFloor.framePower(meanSquare: $0, frameSize: frameSize) } ?? 0
+    }
 
     /// The output against the tap-free gate's near talker; nil with tracks (or no gate).
     var nearEndEstimate: NearEndEstimate? { talkerLevels == nil ? nil : NearEndEstimate(nearEndEstimateSums) }

@@ -19,9 +19,14 @@ enum MeasurableFloor {
     /// it) of quantisation noise: white noise of variance σ² has E Σ_{k=0}^{N−1} |X_k|² = N·σ²·Σw²,
     /// half of it in bins 1…N/2.
     static func digitalFramePower(frameSize: Int) -> Double {
+        framePower(meanSquare: quantisationVariance, frameSize: frameSize)
+    }
+
+    /// The whole-band frame power of white noise of mean square `meanSquare`.
+    static func framePower(meanSquare: Double, frameSize: Int) -> Double {
         let window = WelchFrames.hannWindow(size: frameSize)
         let windowEnergy = window.reduce(0.0) { $0 + Double($1) * Double($1) }
-        return Double(frameSize) * quantisationVariance * windowEnergy / 2
+        return Double(frameSize) * meanSquare * windowEnergy / 2
     }
 
     /// The share of `digitalFramePower` in `bins` (white noise spreads evenly over the N/2 bins).

@@ -4,8 +4,10 @@ import Foundation
 /// From mic and loopback alone (`gate.method = "echo_path_fit"`, no near-end track): how the
 /// output compares with the near talker the tap-free gate hears — the only view of the near end's
 /// loss a recording gives. Over the frames where the gate hears the near end (double talk and
-/// near-end single talk), the gate's estimate of the talker is the mic's residual after the
-/// fitted echo (with steady noise taken off where the gate takes it off, `ResidualLevels`):
+/// near-end single talk) at or above the predicted echo (under it, the residual may be the fit's
+/// own error, which a canceller rightly removes), the gate's estimate of the talker is the mic's
+/// residual after the fitted echo (with steady noise taken off where the gate takes it off,
+/// `ResidualLevels`):
 /// - **output drop** = 10·log10(Σ estimate / Σ output), mean squares over each frame: how far
 ///   under the talker the output sits (about 0 dB where the canceller kept the near end; in
 ///   double talk the output also holds residual echo, so a loss there reads smaller, never larger);

@@ -10,7 +10,8 @@ import Foundation
 /// near-end track, both lined up with sent:
 /// - gain g = Σ s·n / Σ n² (the least-squares scale of the near end found in sent: the level at
 ///   which the near talker survives, whatever else sent holds), **attenuation** = −20·log10 g.
-///   When g ≤ 0 nothing of the near end survives coherently: the near end is lost, and the
+///   When g ≤ 0, or the near end holds under a thousandth (−30 dB) of the output's energy
+///   coherently — what unrelated signals show by chance — nothing of it survives: it is lost, and the
 ///   attenuation is the bound the output allows — what survived of the near end cannot hold more
 ///   energy than the whole output (g²Σn² ≤ Σs², Cauchy–Schwarz), so attenuation ≥
 ///   10·log10(Σn² / Σs²), with digital silence (16-bit quantisation noise) as the least Σs² —
@@ -72,9 +73,14 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
 
         func measures() -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
             guard frames > 0, nearNear > 0 else { return (nil, false, nil) }
-            guard sentNear > 0 else {
+            let output = max(sentSent, MeasurableFloor.quantisationVariance * Double(samples))
+            // The share of the output's energy the near end holds coherently, ρ² = (Σsn)²/(Σn²Σs²).
+            // Under a thousandth (30 dB) it is what unrelated signals show by chance — its sign
+            // and size are noise (measured: a −30 dBFS near end against −60 dBFS of unrelated
+            // output read "lost" for half the seeds and 70–86 dB for the others).
+            let coherentShare = sentNear > 0 ? sentNear * sentNear / (nearNear * output) : 0
+            guard coherentShare >= Self.chanceShare else {
                 // Lost: the bound the output's energy allows (digital silence at the least).
-                let output = max(sentSent, MeasurableFloor.quantisationVariance * Double(samples))
                 return (Decibels.powerRatio(nearNear, output).map { max(0, $0) }, true, nil)
             }
             let gain = sentNear / nearNear
@@ -86,6 +92,8 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         }
 
         static let floor = NearEndPreservation.distortionFloorDB
+        /// Below this coherent share of the output the near end counts as lost (−30 dB).
+        static let chanceShare = 1e-3
     }
 
     enum CodingKeys: String, CodingKey {

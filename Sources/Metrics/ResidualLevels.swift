@@ -97,6 +97,9 @@ struct ResidualLevels {
         return nil
     }
 
+    /// The predicted echo's mean square in `frame`.
+    func echoMeanSquare(_ frame: Int) -> Double { Self.meanSquare(echoCodes[frame]) }
+
     /// The talker's mean square in `frame` as `decisions` reads it: the residual, less twice the
     /// floor where the floor is steady noise (0 where nothing is left).
     func talkerMeanSquare(_ frame: Int, silentMeanSquare: Double, floor: Double?) -> Double {

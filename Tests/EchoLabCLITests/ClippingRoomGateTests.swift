@@ -94,6 +94,46 @@ final class ClippingRoomGateTests: TapFreeGateFixture {
         }
     }
 
+    /// A linear room whose far end grows 12 dB louder after 4 s: the clip search, made on the
+    /// first block (its quieter far end), must not find a "clip" there that later blocks then
+    /// cross. It once did, comparing 16-step candidate fits with an 8-step linear one: 63 frames
+    /// called double talk, ERL 0.9 dB off the echo track's.
+    func testALinearRoomWhoseFarEndGrowsLouderKeepsTheLinearModel() throws {
+        let far = try AudioFileStream.readAll(path: Self.inputs + "/farend_speech_16k.wav")
+        let rate = far.sampleRate
+        var random = SeededRandom(seed: 3)
+        var room = (0..<(rate * 2 / 5)).map { n in random.nextGaussian() * 0.3 * Float(exp(-6.9 * Double(n) / Double(rate) / 0.3)) }
+        room[0] = 1
+        let norm = Float(sqrt(room.reduce(0) { $0 + Double($1) * Double($1) }))
+        room = room.map { $0 / norm }
+        let reference = far.samples.enumerated().map { $0.element * ($0.offset < 4 * rate ? 2 * Float(pow(10, -12.0 / 20)) : 2) }
+        var echo = [Float](repeating: 0, count: reference.count)
+        for n in 160..<reference.count {
+            var sum: Float = 0
+            for k in 0..<min(room.count, n - 159) { sum += room[k] * reference[n - 160 - k] }
+            echo[n] = 0.5 * sum
+        }
+        let mic = zip(echo, (0..<echo.count).map { _ in random.nextGaussian() * Float(pow(10, -70.0 / 20)) }).map { $0 + $1 }
+        func write(_ samples: [Float], _ name: String) throws -> String {
+            let path = root.appendingPathComponent("rise-\(name).wav").path
+            try SoundFileWriter.write(samples, to: path, sampleRate: rate, encoding: .float32)
+            return path
+        }
+        let files = ["--reference", try write(reference, "ref"), "--mic", try write(mic, "mic"),
+                     "--processed", try write(mic.map { $0 * 0.1 }, "out"), "--processed-lag-ms", "0"]
+        let echoFile = try write(echo, "echo")
+        func score(_ extra: [String]) throws -> [String: Any] {
+            let result = try runEchoLab(["metrics"] + files + extra)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        }
+        let tapFree = try score([]), tapped = try score(["--echo", echoFile])
+        let freeGate = tapFree["gate"] as! [String: Any], trackGate = tapped["gate"] as! [String: Any]
+        XCTAssertEqual(freeGate["double_talk_analysis_frames"] as? Int, 0, "\(freeGate)")
+        XCTAssertEqual(freeGate["single_talk_analysis_frames"] as? Int, trackGate["single_talk_analysis_frames"] as? Int)
+        XCTAssertEqual(try XCTUnwrap(tapFree["erl_db"] as? Double), try XCTUnwrap(tapped["erl_db"] as? Double), accuracy: 0.01)
+    }
+
     static func meanSquareDB(_ samples: [Float]) -> Double {
         10 * log10(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count)))
     }

@@ -56,6 +56,19 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 10 * log10(pow(10, -2.6) + pow(10, -6.0)) + 60, accuracy: 0.4)
     }
 
+    /// A recording whose far end never pauses has no quiet frames: the floor is the tap-free
+    /// gate's residual after the fitted echo (its low quantile, so within about a dB of the
+    /// noise), not digital silence, which read an output at −90 dBFS as 63.7 dB of ERLE.
+    func testARecordingWithoutPausesIsBoundedAtTheGatesResidualFloor() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 10, erlDB: 6)
+        let mic = TestSignals.sum(echo, TestSignals.noise(count: echo.count, dbfs: -50, seed: 7))
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic,
+                                                         processed: TestSignals.noise(count: mic.count, dbfs: -90, seed: 8))).whole
+        XCTAssertEqual(metrics.gate.method, .echoPathFit)
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 10 * log10(pow(10, -2.6) + pow(10, -5.0)) + 50, accuracy: 1.5)
+    }
+
     /// With no noise at all, the floor is digital silence: an echo at −26 dBFS cancelled to zeros
     /// is at least 75 dB of ERLE (−26 dBFS over 16-bit quantisation noise), and says so.
     func testWithoutNoiseTheFloorIsDigitalSilence() throws {
@@ -85,6 +98,15 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertTrue(nearEnd.isLost)
         XCTAssertNil(nearEnd.distortionDB)
         XCTAssertEqual(try XCTUnwrap(nearEnd.attenuationDB), -30 - quantisationDB, accuracy: 0.1)
+        // An output of unrelated noise 30 dB under the near end holds nothing of it, whatever
+        // the sign of their chance correlation: lost, at the bound (−30 over −60 dBFS: ≥ 30 dB).
+        for seed in UInt64(0)..<6 {
+            let unrelated = TestSignals.noise(count: mic.count, dbfs: -60, seed: 100 + seed)
+            let lost = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: unrelated,
+                                                                        echo: echo, nearEnd: near)).whole.nearEnd)
+            XCTAssertTrue(lost.isLost, "seed \(seed): \(lost)")
+            XCTAssertEqual(try XCTUnwrap(lost.attenuationDB), 30, accuracy: 0.1, "seed \(seed)")
+        }
         // A near end kept whole is measured, not bounded.
         let kept = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: near,
                                                                     echo: echo, nearEnd: near)).whole.nearEnd)
