@@ -38,6 +38,13 @@ public final class CallMeasurement: CallTap {
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
         let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)
+        if tick.sentIsSilenced {
+            // Silence is sent from this tick on, and this tick's capture lands `sendLatency` later:
+            // neither stretch holds anything to measure. First, so the ranges stay ascending.
+            let silenced = Int(tick.frame)..<(start + tick.count)
+            analysis.excludeFromEcho(silenced)
+            analysis.excludeFromNearEndPreservation(silenced)
+        }
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
         if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
         let mic: [Float]

@@ -24,9 +24,15 @@ public struct TickSignals {
     /// False while a file or generator is the source: nothing of the room is sent, so there is
     /// no echo to cancel or to measure.
     public let echoReachesSent: Bool
+    /// Whether the call sends silence in this tick (muted, or the audio unit stopped): nothing
+    /// reaches the peer, so there is neither echo nor near end to measure in `sent` here — a
+    /// muted stretch's "ERLE" measured the mute, not the canceller.
+    public let sentIsSilenced: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
-                played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true) {
+                played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true,
+                sentIsSilenced: Bool = false) {
+        self.sentIsSilenced = sentIsSilenced
         self.frame = frame
         self.count = count
         self.mic = mic

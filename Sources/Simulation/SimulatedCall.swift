@@ -325,14 +325,15 @@ public final class SimulatedCall {
         clipped.capture += Int64(VectorMath.saturate(&capture, count: n))
         clipped.reference += Int64(VectorMath.saturate(&reference, count: n))
         try sendVoiceProcessor.process(capture: capture, reference: reference, sent: &sent)
-        if isMuted || hardware?.isFlowing == false { VectorMath.fill(&sent, count: n) }
+        let sentIsSilenced = isMuted || hardware?.isFlowing == false
+        if sentIsSilenced { VectorMath.fill(&sent, count: n) }
         if recordsTaps {
             recording.record(mic: capture, reference: reference, echo: echo, nearEnd: near, played: drive, sent: sent, frames: n)
         }
         if !taps.isEmpty {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
-                                      nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent)
+                                      nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced)
             for tap in taps { try tap.record(signals) }
         }
         noteDeviceState()

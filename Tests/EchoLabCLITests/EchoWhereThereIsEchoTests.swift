@@ -82,6 +82,22 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue(fileStretch["erle_db"] is NSNull, "\(segments[1])")
     }
 
+    /// A muted stretch sends silence: its "ERLE" measured the mute (with the canceller off it
+    /// read ≥ 29 dB), so it has none, and the call's ERLE is the unmuted stretches'.
+    func testAMutedStretchHasNoERLE() throws {
+        let timeline = #""timeline": [{"at_ms": 3000, "action": "mute"}, {"at_ms": 5000, "action": "unmute"}]"#
+        for aec in ["disabled", "speex:intensityRecommended"] {
+            let muted = try run("muted-\(aec.prefix(5))", timeline, aec: aec)
+            let segments = try XCTUnwrap(muted["segments"] as? [[String: Any]])
+            XCTAssertEqual(segments.map { $0["start_s"] as? Double }, [0, 3, 5])
+            XCTAssertTrue(segments[1]["erle_db"] is NSNull, "\(aec): \(segments[1])")
+            XCTAssertEqual(segments[1]["single_talk_analysis_frames"] as? Int, 0)
+            let whole = try XCTUnwrap(metrics(muted)["erle_db"] as? Double)
+            if aec == "disabled" { XCTAssertEqual(whole, 0, accuracy: 0.01, "nothing cancels: the unmuted stretches' ERLE is 0 dB") }
+            for index in [0, 2] { XCTAssertNotNil(segments[index]["erle_db"] as? Double, "\(aec) segment \(index)") }
+        }
+    }
+
     func testAnItemWithoutEchoGivesNoWins() throws {
         let corpus = root.appendingPathComponent("corpus")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
