@@ -19,19 +19,26 @@ final class BoundsInVerdictsTests: XCTestCase {
         return (0..<count).map { _ in random.nextGaussian() * amplitude }
     }
 
+    /// A recording's signals at 48 kHz, 10 s: a far end of white noise at −20 dBFS that talks one
+    /// second in two, its echo 6 dB under it and 40 ms late, a near talker at −30 dBFS from
+    /// `nearFrom` seconds on, and background noise at `noiseDBFS`.
+    private func recordingScene(nearFrom: Int, noiseDBFS: Double)
+        -> (rate: Int, reference: [Float], echo: [Float], near: [Float], background: [Float], mic: [Float]) {
+        let rate = 48_000, count = 10 * rate
+        let reference = noise(count, dbfs: -20, seed: 1).enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
+        let echo = (0..<count).map { $0 >= 1920 ? reference[$0 - 1920] * 0.5 : 0 }
+        let near = noise(count, dbfs: -30, seed: 9).enumerated().map { $0.offset >= nearFrom * rate ? $0.element : 0 }
+        let background = noise(count, dbfs: noiseDBFS, seed: 7)
+        return (rate, reference, echo, near, background, (0..<count).map { echo[$0] + near[$0] + background[$0] })
+    }
+
     /// A recording (loopback and mic, a far end that pauses) and a canceller output of zeros:
     /// `metrics` reads ERLE as at least the mic's level over its noise, and with the near-end
     /// track the near end as lost, at least its level over digital silence.
     func testMetricsBoundsAnOutputOfZeros() throws {
-        let rate = 48_000, count = 10 * rate
-        let speech = noise(count, dbfs: -20, seed: 1)
-        let reference = speech.enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
-        // Echo 6 dB under the far end, 40 ms late, over −60 dBFS of noise; a near talker at −30 dBFS
-        // in the last 4 s.
-        let echo = (0..<count).map { $0 >= 1920 ? reference[$0 - 1920] * 0.5 : 0 }
-        let near = noise(count, dbfs: -30, seed: 9).enumerated().map { $0.offset >= 6 * rate ? $0.element : 0 }
-        let background = noise(count, dbfs: -60, seed: 7)
-        let mic = (0..<count).map { echo[$0] + near[$0] + background[$0] }
+        // Echo over −60 dBFS of noise; the near talker in the last 4 s.
+        let (rate, reference, _, near, background, mic) = recordingScene(nearFrom: 6, noiseDBFS: -60)
+        let count = mic.count
         let recordings = root.appendingPathComponent("recordings")
         try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
         for (name, samples) in [("loopback", reference), ("mic", mic), ("silence", [Float](repeating: 0, count: count)),
@@ -73,14 +80,9 @@ final class BoundsInVerdictsTests: XCTestCase {
     /// From mic and loopback alone: an output that removed the near talker the tap-free gate
     /// hears is reported as near-end loss, with its frames; an output that kept it is not.
     func testMetricsFindsTheNearEndLostFromMicAndLoopbackAlone() throws {
-        let rate = 48_000, count = 10 * rate
-        let speech = noise(count, dbfs: -20, seed: 1)
-        let reference = speech.enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
-        let echo = (0..<count).map { $0 >= 1920 ? reference[$0 - 1920] * 0.5 : 0 }
-        // A near talker at −30 dBFS from 5 s on: over the far end and in its pauses.
-        let near = noise(count, dbfs: -30, seed: 9).enumerated().map { $0.offset >= 5 * rate ? $0.element : 0 }
-        let background = noise(count, dbfs: -65, seed: 7)
-        let mic = (0..<count).map { echo[$0] + near[$0] + background[$0] }
+        // The near talker from 5 s on: over the far end and in its pauses.
+        let (rate, reference, echo, near, background, mic) = recordingScene(nearFrom: 5, noiseDBFS: -65)
+        let count = mic.count
         // One canceller keeps the talker (30 dB of echo removed); the other removes the talker too.
         let kept = (0..<count).map { echo[$0] * 0.03 + near[$0] + background[$0] }
         let removed = (0..<count).map { echo[$0] * 0.03 + near[$0] * 0.001 + background[$0] }
