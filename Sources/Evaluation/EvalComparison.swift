@@ -55,8 +55,10 @@ public struct EvalComparison: Sendable {
     /// is not judged.
     static let higherIsBetter = ["erle_steady_db", "erle_db"]
     static let lowerIsBetter = ["near_end.attenuation_db"]
-    static let framesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "gate.single_talk_analysis_frames",
-                           "near_end.attenuation_db": "near_end.double_talk_analysis_frames"]
+    /// The frames each stands on, from eval.json's figure table (`EvalDocument.Figure`).
+    static func framesOf(_ metric: String) -> String? {
+        EvalDocument.summarisedMetrics.first { $0.figure.path == metric }?.figure.frames
+    }
     /// The frames of a segment's figures (its keys are flat).
     static let segmentFramesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "single_talk_analysis_frames"]
 
@@ -104,7 +106,7 @@ public struct EvalComparison: Sendable {
             // A lost near end's attenuation is a bound: how much was lost is not compared, only
             // whether it was (below).
             if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
-            let frames = Self.framesOf[metric].map { "metrics.\($0)" }
+            let frames = Self.framesOf(metric).map { "metrics.\($0)" }
             compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
         }
