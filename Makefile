@@ -1,6 +1,7 @@
 # EchoLab — the two commands a new machine needs: `make eval` and `make test`.
 SWIFT ?= swift
-APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev
+APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev \
+	libabsl-dev
 # Only the tests need these: headless Chromium renders eval.html and report.html (BrowserRenderTests).
 TEST_APT_PACKAGES := chromium
 ECHOLAB := .build/release/echolab
@@ -13,13 +14,15 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke clean
+.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke plugins clean
 
 all: build
 
-## deps: install the Debian packages EchoLab links against, if any is missing
+## deps: install the Debian packages EchoLab links against, if any is missing, and build WebRTC's
+##       AEC3 into libecholab_aec3.a (once per change of its sources; scripts/build-aec3.sh says why)
 deps:
 	@scripts/install-deps.sh $(APT_PACKAGES)
+	@scripts/build-aec3.sh
 
 ## test-deps: install what the tests need besides the build (Chromium renders the HTML reports;
 ##            no test skips for want of it)
@@ -49,7 +52,7 @@ test-long: build test-build
 	ECHOLAB_BINARY=$(ECHOLAB) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)'
 
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
-##       without WAV taps (13 modes × 15 items would write 1.5 GB; TAPS=1 writes them), then gate it: compare
+##       without WAV taps (17 modes × 23 items would write about 3 GB; TAPS=1 writes them), then gate it: compare
 ##       reports/eval.json with the committed reports/baseline.json and fail when a run regressed by more than
 ##       MAX_REGRESSION_DB (or a fault counter rose). The default corpus × all modes is gated by default;
 ##       BASELINE=file gates any other run, BASELINE= skips the gate. `make baseline` re-blesses it (review the diff!).
@@ -89,6 +92,13 @@ baseline: build
 	fi
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) --no-taps
 	cp $(REPORTS)/eval.json '$(BASELINE).partial' && mv '$(BASELINE).partial' '$(BASELINE)'
+
+## plugins: build the example canceller plugin (Examples/Plugins/nlms.c) into .build/example-plugins/nlms.so (docs/plugins.md)
+PLUGIN_HEADER := Sources/CEchoLabPluginHost/include
+plugins: .build/example-plugins/nlms.so
+.build/example-plugins/nlms.so: Examples/Plugins/nlms.c $(PLUGIN_HEADER)/echolab_canceller.h
+	@mkdir -p .build/example-plugins
+	cc -shared -fPIC -O2 -Wall -I $(PLUGIN_HEADER) $< -o $@ -lm
 
 ## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps

@@ -34,12 +34,19 @@ let package = Package(
                        providers: [.apt(["libwebrtc-audio-processing-dev"])]),
         .target(name: "CWebRTCShim", dependencies: ["CWebRTCAudioProcessing"],
                 cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_LINUX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")]),
+        // WebRTC's AEC3 from Debian's static tg_owt, whose symbols clash with webrtc-audio-processing
+        // 0.3's: `make deps` (scripts/build-aec3.sh) links it into libecholab_aec3.a with one global
+        // symbol, and this module links that.
+        .systemLibrary(name: "CEchoLabAEC3", pkgConfig: "echolab-aec3"),
+        // Canceller plugins (include/echolab_canceller.h, the header plugin authors include) run in
+        // a child process: its side and the parent's, in C.
+        .target(name: "CEchoLabPluginHost"),
 
         .target(name: "VirtualTime"),
         // JSON values: the strict reader for files people write, the canonical writer for reports.
         .target(name: "EchoLabJSON"),
         .target(name: "AudioCore"),
-        .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CSpeexWarnings"]),
+        .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CEchoLabAEC3", "CEchoLabPluginHost", "CSpeexWarnings"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop"]),
         // Scenario files: read strictly (every key checked, input files probed), validated and
@@ -83,8 +90,10 @@ let package = Package(
         .target(name: "EchoLabTestSupport", dependencies: ["CSndFile"], path: "Tests/EchoLabTestSupport"),
         // The command, run as a user runs it. Depending on the `echolab` product makes a missing
         // binary a build error, never a skipped test.
+        // Plugins/ holds the C source of the plugins the tests build with cc.
         .testTarget(name: "EchoLabCLITests", dependencies: ["echolab", "CustomDevicesExample", "EchoLabTestSupport", "Simulation", "ScenarioFiles", "Metrics", "Reporting",
-                                                           "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON"]),
+                                                           "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON"],
+                    exclude: ["Plugins"]),
         // The long and corpus-wide checks (hour-long and 10-minute calls, golden taps, the default
         // corpus in every mode, the example package): `make test-long` runs them on the release
         // binary; `make test` leaves this target out.

@@ -9,11 +9,8 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "echolab: installing missing system packages: ${missing[*]}" >&2
-if [ "$(id -u)" -eq 0 ]; then
-    runner=()
-elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-    runner=(sudo)
-else
+source "$(dirname "$0")/privileged.sh"
+if ! privileged_runner; then
     echo "echolab: missing system packages: ${missing[*]} — run: sudo apt-get install -y ${missing[*]}" >&2
     exit 1
 fi

@@ -2,7 +2,7 @@
 // is missed): `echolab eval --jobs 1 --no-taps` of four simulated rooms in speex and webrtc
 // intensityRecommended ≥ 90 % of the throughput of the two libraries' bare loops on the same
 // frames (what the simulation, metrics and reports cost on top of the cancellers, where users
-// spend their time); each backend (speex, webrtc, webrtc-mobile), driven through `EchoControl` as
+// spend their time); each backend (speex, webrtc, webrtc-mobile, aec3), driven through `EchoControl` as
 // the pipeline drives it, ≥ 90 % of a bare loop of its own library calls (AECM with its
 // resampling) on the same frames; `echolab eval` with 2 jobs ≥ 1.8× as fast as with 1; peak RSS
 // of a 1 h call ≤ 100 MB and within 10 % of a 1 min call's, and a 24 h call in that same memory
@@ -285,6 +285,20 @@ func bareAECMBody() throws -> () throws -> Void {
     }
 }
 
+/// The floor of the aec3 mode: AEC3 alone (WebRTC's default configuration, intensityRecommended's)
+/// on the aec3 run's own mic and reference frames, as a body to time.
+func bareAEC3Body() throws -> () throws -> Void {
+    let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: .aec3))
+    return {
+        var output = [Float](repeating: 0, count: rate / 100)
+        let processor = try WebRTCAEC3Processor(sampleRate: rate)
+        for index in mic.indices {
+            try processor.render(reference[index])
+            try processor.capture(mic[index], into: &output)
+        }
+    }
+}
+
 /// Issue #7's backend rows: the backend as the pipeline runs it — made by `EchoControlFactory`,
 /// driven through the `EchoControl` interface (render side, then capture side: its own format
 /// conversion, buffering, resampling and suppression) — on the same frames as its bare loop. The
@@ -453,6 +467,7 @@ func backendRows(_ backend: EchoCancellerBackend, bare: () throws -> () throws -
 let (enabled, bare, speexBackend) = try backendRows(.speex, bare: { try bareSpeexBody() })
 let (webrtcRun, webrtcBare, webrtcBackend) = try backendRows(.webrtc, bare: { try bareWebRTCBody() })
 let (aecmRun, aecmBare, aecmBackend) = try backendRows(.webrtcMobile, bare: bareAECMBody)
+let (aec3Run, aec3Bare, aec3Backend) = try backendRows(.aec3, bare: bareAEC3Body)
 let scaling = evalScaling()
 let rooms = try evalOfRooms()
 let io = try ioFloor()
@@ -482,9 +497,12 @@ print(row("whole run, webrtc intensityRecommended", webrtcRun))
 print(row("bare WebRTC AEC loop", webrtcBare))
 print(row("whole run, webrtc-mobile intensityRecommended", aecmRun))
 print(row("bare AECM loop (with its 16 kHz resampling)", aecmBare))
+print(row("whole run, aec3 intensityRecommended", aec3Run))
+print(row("bare AEC3 loop", aec3Bare))
 print(row("speex backend through EchoControl", speexBackend))
 print(row("webrtc backend through EchoControl", webrtcBackend))
 print(row("webrtc-mobile backend through EchoControl", aecmBackend))
+print(row("aec3 backend through EchoControl", aec3Backend))
 print(row("libsndfile floor (read + write 4 taps)", io))
 print(row("echolab run process, AEC disabled, 4 taps", process))
 print(row("  the same, into a new folder each time", processNewFolder))
@@ -503,8 +521,9 @@ print(String(format: "1 h virtual, custom mic 20 ms ± 2 ms pushes: %.2f s wall,
 print(String(format: "speex run throughput / bare loop throughput: %.1f %%", ratio * 100))
 print(String(format: "webrtc run throughput / bare loop throughput: %.1f %% (whole run: simulation, taps, metrics, reports)", webrtcBare / webrtcRun * 100))
 print(String(format: "webrtc-mobile run throughput / bare loop throughput: %.1f %% (whole run)", aecmBare / aecmRun * 100))
-print(String(format: "backend through EchoControl / its bare loop: speex %.1f %%, webrtc %.1f %%, webrtc-mobile %.1f %%",
-             bare / speexBackend * 100, webrtcBare / webrtcBackend * 100, aecmBare / aecmBackend * 100))
+print(String(format: "aec3 run throughput / bare loop throughput: %.1f %% (whole run)", aec3Bare / aec3Run * 100))
+print(String(format: "backend through EchoControl / its bare loop: speex %.1f %%, webrtc %.1f %%, webrtc-mobile %.1f %%, aec3 %.1f %%",
+             bare / speexBackend * 100, webrtcBare / webrtcBackend * 100, aecmBare / aecmBackend * 100, aec3Bare / aec3Backend * 100))
 if let scaling {
     print(String(format: "echolab eval vectors/scenarios --modes %@ --no-taps: --jobs 1 %.2f s, --jobs 2 %.2f s: %.2f× faster "
                  + "(--jobs 2 kept %.2f CPUs busy; load average %.2f when the row started)",
@@ -526,7 +545,8 @@ if hourPeak > minutePeak * 1.1 || dayPeak > minutePeak * 1.1 || againPeak > minu
 }
 if !hour.conserved || hour.underruns != 0 { missed.append("the hour of jittered pushes lost samples or underran") }
 // Issue #7: each backend, as the pipeline drives it, ≥ 90 % of its bare loop.
-for (name, bareLoop, backend) in [("speex", bare, speexBackend), ("webrtc", webrtcBare, webrtcBackend), ("webrtc-mobile", aecmBare, aecmBackend)]
+for (name, bareLoop, backend) in [("speex", bare, speexBackend), ("webrtc", webrtcBare, webrtcBackend), ("webrtc-mobile", aecmBare, aecmBackend),
+                                  ("aec3", aec3Bare, aec3Backend)]
 where bareLoop / backend < 0.90 {
     missed.append(String(format: "the %@ backend through EchoControl reached %.1f %% of its bare loop (target ≥ 90 %%)", name, bareLoop / backend * 100))
 }

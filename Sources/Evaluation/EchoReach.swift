@@ -10,8 +10,11 @@ import Simulation
 /// - webrtc (AEC): 130 ms (35.5 dB at 130; 23–36 at 140; 6.5–15.8 at 160; under 6.4 from 180).
 /// - webrtc-mobile (AECM, which estimates its own delay): 400 ms (19–45 dB at 400; 4–11 from
 ///   420 on).
+/// - aec3 (its delay estimator's range): 500 ms (≥ 33 dB, the measurable range, at every delay
+///   tried from 20 to 500 ms; 2.1–2.6 at 510; 520 and 530 cancel again, 540–600 do not; 700 reads
+///   17–23 dB and 800 under 3, so beyond 500 it is chance).
 public enum EchoReach {
-    /// The reach in milliseconds of `mode` (nil: no canceller). `filterOverride`: a scenario's
+    /// The reach in milliseconds of `mode` (nil: no canceller, or a plugin's, which is not known). `filterOverride`: a scenario's
     /// `aec.filter_ms`, which sets speex's filter length.
     public static func milliseconds(for mode: EchoControlMode, filterOverride: Int? = nil) -> Double? {
         guard mode.intensity != .disabled else { return nil }
@@ -21,6 +24,8 @@ public enum EchoReach {
             return Double(settings.filterMilliseconds - 10)
         case .webrtc: return 130
         case .webrtcMobile: return 400
+        case .aec3: return 500
+        default: return nil   // a plugin: its reach is not known
         }
     }
 }

@@ -120,7 +120,7 @@ public enum Linter {
         }
         return short.map { frames, reach in
             LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
-                        message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.rawValue) reaches: "
+                        message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.name) reaches: "
                             + LintRule.delayRemedy)
         }.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
     }

@@ -85,8 +85,10 @@ public struct RecordingProcessor {
 
     static func runsNatively(_ backend: EchoCancellerBackend, at rate: Int) -> Bool {
         switch backend {
-        case .speex, .webrtcMobile: rate % 100 == 0
         case .webrtc: [8000, 16_000, 32_000, 48_000].contains(rate)
+        case .aec3: WebRTCAEC3Processor.sampleRates.contains(rate)
+        // speex and AECM take any 10 ms frame; a plugin runs at its own rate, resampled around.
+        default: rate % 100 == 0
         }
     }
 

@@ -46,7 +46,7 @@ public struct RunEvaluator: Sendable {
             + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
-                         aecBackend: processing.backend.rawValue,
+                         aecBackend: processing.backend.name,
                          aecSettings: EchoControlFactory.settings(for: run.scenario.echoControlMode,
                                                                   filterOverride: processing.filterMilliseconds),
                          noiseSuppressor: processing.noiseSuppressor.rawValue, autoGainControl: processing.autoGainControl.rawValue,
@@ -54,6 +54,11 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        if let plugin = processing.backend.plugin {
+            // What a baseline measured: the plugin's own name and the file's SHA-256.
+            if let name = run.pluginName { report.aecSettings["plugin_name"] = .text(name) }
+            if let bytes = FileManager.default.contents(atPath: plugin.path) { report.aecSettings["plugin_sha256"] = .text(sha256Hex(of: bytes)) }
+        }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(analysis.whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))

@@ -18,8 +18,13 @@ public enum ScenarioEncoder {
         }
         if scenario.echoPath != EchoPathSettings() { root["echo_path"] = echoPath(scenario.echoPath, paths) }
         let processing = scenario.voiceProcessing
-        var aec: [String: JSONValue] = ["mode": .string(processing.echoCancellerMode.rawValue), "backend": .string(processing.backend.rawValue)]
+        var aec: [String: JSONValue] = ["mode": .string(processing.echoCancellerMode.rawValue), "backend": .string(processing.backend.name)]
         aec["filter_ms"] = processing.filterMilliseconds.map { .number(Double($0)) }
+        if let plugin = processing.backend.plugin {
+            aec["plugin"] = .string(plugin.path)
+            aec["plugin_options"] = plugin.options.flatMap { try? JSONValue.parse(Array($0.utf8)) }
+            if plugin.sampleRate != 48_000 { aec["plugin_rate"] = .number(Double(plugin.sampleRate)) }
+        }
         root["aec"] = .object(aec)
         if processing.noiseSuppressor != .disabled { root["noise_suppressor"] = .string(processing.noiseSuppressor.rawValue) }
         if processing.autoGainControl != .disabled { root["auto_gain_control"] = .string(processing.autoGainControl.rawValue) }

@@ -74,7 +74,7 @@ public enum ScenarioLoader {
         var processing = VoiceProcessingSettings()
         if let aec = try root.object("aec") {
             if let mode = try aec.string("mode") { processing.echoCancellerMode = try choice(mode, aec, "mode") }
-            if let backend = try aec.string("backend") { processing.backend = try choice(backend, aec, "backend") }
+            if let backend = try aec.string("backend") { processing.backend = try context.backend(backend, aec) }
             processing.filterMilliseconds = try aec.integer("filter_ms", in: 10...2000).map(Int.init)
             try aec.finish()
         }
@@ -136,6 +136,33 @@ public enum ScenarioLoader {
 
         func resolve(_ path: String) -> String {
             path.hasPrefix("/") ? path : (folder.hasSuffix("/") ? folder : folder + "/") + path
+        }
+
+        /// `aec.backend`: a built-in backend's name, or any name with `aec.plugin` (the plugin's
+        /// shared library; `plugin_options`, an object handed to it; `plugin_rate`, its rate).
+        func backend(_ name: String, _ aec: JSONObjectReader) throws -> EchoCancellerBackend {
+            guard let path = try aec.string("plugin") else {
+                for key in ["plugin_options", "plugin_rate"] where aec.has(key) { throw aec.fail(key, "needs aec.plugin (the plugin's file)") }
+                guard let builtIn = EchoCancellerBackend(builtIn: name) else {
+                    let names = EchoCancellerBackend.builtIns.map(\.name).joined(separator: ", ")
+                    throw aec.fail("backend", "'\(name)' is not one of \(names) (a plugin needs aec.plugin, its file)")
+                }
+                return builtIn
+            }
+            guard !path.isEmpty else { throw aec.fail("plugin", "empty file name") }
+            let resolved = resolve(path)
+            guard FileManager.default.isReadableFile(atPath: resolved) else { throw aec.fail("plugin", "\(resolved): no such readable file") }
+            var options: String?
+            if aec.has("plugin_options") {
+                guard case .object? = aec.any("plugin_options") else { throw aec.fail("plugin_options", "expected an object") }
+                options = aec.any("plugin_options")!.canonicalText(numbers: .exact)
+            }
+            let rate = try aec.integer("plugin_rate").map(Int.init) ?? 48_000
+            do {
+                return EchoCancellerBackend(plugin: try CancellerPlugin(name: name, path: resolved, options: options, sampleRate: rate))
+            } catch let error as CancellerPlugin.Invalid {
+                throw aec.fail("backend", error.description)
+            }
         }
 
         /// A file key: a path string, or {"file": path, "channel": N | "downmix"}.

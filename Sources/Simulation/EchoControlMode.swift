@@ -19,19 +19,19 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
         public var description: String { "'\(text)': \(problem)" }
     }
 
-    /// Reads `disabled` or `BACKEND:INTENSITY`.
-    public init(parsing text: String) throws {
+    /// Reads `disabled` or `BACKEND:INTENSITY`; BACKEND is a built-in backend or one of `plugins`.
+    public init(parsing text: String, plugins: [CancellerPlugin] = []) throws {
         if text == "disabled" {
             self = .disabled
             return
         }
         let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
-        let backends = EchoCancellerBackend.allCases.map(\.rawValue).joined(separator: ", ")
+        let backends = (EchoCancellerBackend.builtIns.map(\.name) + plugins.map(\.name)).joined(separator: ", ")
         let intensities = EchoCancellerMode.allCases.filter { $0 != .disabled }.map(\.rawValue).joined(separator: ", ")
         guard parts.count == 2 else {
             throw ParseError(text: text, problem: "expected disabled or BACKEND:INTENSITY (backends: \(backends); intensities: \(intensities))")
         }
-        guard let backend = EchoCancellerBackend(rawValue: parts[0]) else {
+        guard let backend = EchoCancellerBackend(builtIn: parts[0]) ?? plugins.first(where: { $0.name == parts[0] }).map(EchoCancellerBackend.init(plugin:)) else {
             throw ParseError(text: text, problem: "unknown backend '\(parts[0])' (one of \(backends))")
         }
         guard let intensity = EchoCancellerMode(rawValue: parts[1]), intensity != .disabled else {
@@ -40,25 +40,32 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
         self.init(backend: backend, intensity: intensity)
     }
 
-    /// Every mode: disabled, then each backend × intensity.
-    public static var all: [EchoControlMode] {
-        [.disabled] + EchoCancellerBackend.allCases.flatMap { backend in
+    /// Every built-in mode: disabled, then each built-in backend × intensity.
+    public static var all: [EchoControlMode] { all(plugins: []) }
+
+    /// Every mode: disabled, then each built-in backend × intensity, then each plugin's.
+    public static func all(plugins: [CancellerPlugin]) -> [EchoControlMode] {
+        [.disabled] + (EchoCancellerBackend.builtIns + plugins.map(EchoCancellerBackend.init(plugin:))).flatMap { backend in
             EchoCancellerMode.allCases.filter { $0 != .disabled }.map { EchoControlMode(backend: backend, intensity: $0) }
         }
     }
 
     /// `disabled` or `BACKEND:INTENSITY`.
-    public var description: String { intensity == .disabled ? "disabled" : "\(backend.rawValue):\(intensity.rawValue)" }
+    public var description: String { intensity == .disabled ? "disabled" : "\(backend.name):\(intensity.rawValue)" }
 
     /// `disabled` or `BACKEND-INTENSITY`: a folder name.
-    public var folderName: String { intensity == .disabled ? "disabled" : "\(backend.rawValue)-\(intensity.rawValue)" }
+    public var folderName: String { intensity == .disabled ? "disabled" : "\(backend.name)-\(intensity.rawValue)" }
 
-    /// The order of `all`: disabled first, then backends and intensities in declaration order.
+    /// The order of `all`: disabled first, then the built-in backends in declaration order, then
+    /// plugins by name; intensities in declaration order within each.
     public static func < (lhs: EchoControlMode, rhs: EchoControlMode) -> Bool {
-        let backends = EchoCancellerBackend.allCases, intensities = EchoCancellerMode.allCases
-        let left = (lhs.intensity == .disabled ? -1 : backends.firstIndex(of: lhs.backend)!, intensities.firstIndex(of: lhs.intensity)!)
-        let right = (rhs.intensity == .disabled ? -1 : backends.firstIndex(of: rhs.backend)!, intensities.firstIndex(of: rhs.intensity)!)
-        return left < right
+        let intensities = EchoCancellerMode.allCases
+        func key(_ mode: EchoControlMode) -> (Int, String, Int) {
+            let builtIn = EchoCancellerBackend.builtIns.firstIndex(of: mode.backend) ?? EchoCancellerBackend.builtIns.count
+            return (mode.intensity == .disabled ? -1 : builtIn, mode.intensity == .disabled ? "" : mode.backend.name,
+                    intensities.firstIndex(of: mode.intensity)!)
+        }
+        return key(lhs) < key(rhs)
     }
 }
 

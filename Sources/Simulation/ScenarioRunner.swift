@@ -17,6 +17,8 @@ public struct CallRun: Sendable {
     public var adaptiveDecisions: [AdaptiveDecision]
     /// The hardware model's report (nil: the scenario models no hardware).
     public var hardware: HardwareReport? = nil
+    /// The name a canceller plugin gave itself (`echolab_canceller_api.name`), when one ran.
+    public var pluginName: String? = nil
 
     /// A run from its parts, for a call driven by hand rather than by `ScenarioRunner` (app code
     /// measured with `Evaluation.CallMeter`, which builds one). `counters` are what
@@ -133,10 +135,12 @@ public struct ScenarioRunner {
         try devices.finish()
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()
-        return CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
-                       counters: counters, events: call.events, deviceStates: call.deviceStates,
-                       timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
-                       hardware: hardware)
+        var run = CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
+                          counters: counters, events: call.events, deviceStates: call.deviceStates,
+                          timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
+                          hardware: hardware)
+        run.pluginName = call.sendVoiceProcessor.pluginName
+        return run
     }
 }
 

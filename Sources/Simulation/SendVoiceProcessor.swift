@@ -28,6 +28,8 @@ public final class SendVoiceProcessor {
     /// Why adaptive suppression changed, in order: the first 1023 decisions and the latest
     /// (bounded, so a day-long call's list stays small; `adaptiveDecisionCount` counts them all).
     public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
+    /// The name the last canceller plugin made gave itself (nil: none ran).
+    public private(set) var pluginName: String?
     /// How many decisions adaptive suppression took, listed or not.
     public var adaptiveDecisionCount: Int { adaptive?.decisionCount ?? 0 }
 
@@ -48,6 +50,7 @@ public final class SendVoiceProcessor {
         } else if canceller?.changeIntensity(to: mode) != true {
             canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
                                                     frameSize: frameSize, filterOverride: filterOverride)
+            if let plugin = canceller as? PluginEchoControl { pluginName = plugin.reportedName }
         }
         echoCancellerMode = mode
         adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity.steering($0, sampleRate: sampleRate, frameSize: frameSize) } : nil

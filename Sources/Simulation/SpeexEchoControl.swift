@@ -46,7 +46,8 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
     static func settings(_ configuration: EchoCancellerSettings) -> [String: EchoControlSetting] {
         ["filter_ms": .number(Double(configuration.filterMilliseconds)),
          "suppression_db": .number(Double(configuration.suppressionDB)),
-         "double_talk_suppression_db": .number(Double(configuration.doubleTalkSuppressionDB))]
+         "double_talk_suppression_db": .number(Double(configuration.doubleTalkSuppressionDB)),
+         "library": .text(NativeLibraries.speexdsp)]
     }
 
     public func analyzeRender(_ frame: [Float]) {

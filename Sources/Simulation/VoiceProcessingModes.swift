@@ -9,16 +9,81 @@ public enum EchoCancellerMode: String, Hashable, Sendable, CaseIterable, CustomS
     public var description: String { rawValue }
 }
 
-/// Echo canceller implementations behind the `EchoControl` protocol.
-public enum EchoCancellerBackend: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
-    /// speexdsp's MDF canceller with the preprocessor's residual echo suppression.
-    case speex
-    /// webrtc-audio-processing 0.3's AEC (the legacy desktop canceller, with its non-linear processor).
-    case webrtc
-    /// webrtc-audio-processing 0.3's AECM, the mobile canceller (runs at 16 kHz, resampled around).
-    case webrtcMobile = "webrtc-mobile"
+/// An echo canceller behind the `EchoControl` protocol: one of EchoLab's built-in backends, or a
+/// plugin (a shared library with the C interface of `echolab_canceller.h`) registered under a name.
+public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible {
+    /// The name modes use (`speex:intensityMax`, `mine:intensityMin`).
+    public let name: String
+    /// The plugin behind the name; nil for a built-in backend.
+    public let plugin: CancellerPlugin?
 
-    public var description: String { rawValue }
+    private init(name: String, plugin: CancellerPlugin?) {
+        self.name = name
+        self.plugin = plugin
+    }
+
+    /// speexdsp's MDF canceller with the preprocessor's residual echo suppression.
+    public static let speex = EchoCancellerBackend(name: "speex", plugin: nil)
+    /// webrtc-audio-processing 0.3's AEC (the legacy desktop canceller, with its non-linear processor).
+    public static let webrtc = EchoCancellerBackend(name: "webrtc", plugin: nil)
+    /// webrtc-audio-processing 0.3's AECM, the mobile canceller (runs at 16 kHz, resampled around).
+    public static let webrtcMobile = EchoCancellerBackend(name: "webrtc-mobile", plugin: nil)
+    /// WebRTC's AEC3 (tg_owt, a 2023 WebRTC), the canceller of current WebRTC calls.
+    public static let aec3 = EchoCancellerBackend(name: "aec3", plugin: nil)
+
+    /// The built-in backends, in the order reports list them.
+    public static let builtIns: [EchoCancellerBackend] = [.speex, .webrtc, .webrtcMobile, .aec3]
+
+    /// The built-in backend called `name`, if there is one.
+    public init?(builtIn name: String) {
+        guard let backend = Self.builtIns.first(where: { $0.name == name }) else { return nil }
+        self = backend
+    }
+
+    /// The backend a plugin adds, under the plugin's registered name.
+    public init(plugin: CancellerPlugin) {
+        self.init(name: plugin.name, plugin: plugin)
+    }
+
+    public var description: String { name }
+}
+
+/// A canceller plugin: a shared library exporting `echolab_canceller_entry` (ABI version 1, see
+/// `echolab_canceller.h`), registered under `name` (`--plugin NAME=PATH`, or a scenario's
+/// `aec.plugin`). EchoLab runs it in a child process, one per run, at `sampleRate` (48 kHz unless
+/// told otherwise), resampling around it.
+public struct CancellerPlugin: Hashable, Sendable {
+    /// The backend name modes use; never a built-in backend's.
+    public let name: String
+    /// The shared library, as an absolute path.
+    public let path: String
+    /// The text of a JSON object handed to the plugin's `create`, or nil.
+    public let options: String?
+    /// The rate it runs at: 8000, 16000, 32000 or 48000.
+    public let sampleRate: Int
+
+    public static let sampleRates = [8000, 16_000, 32_000, 48_000]
+
+    /// Why a plugin cannot be registered.
+    public struct Invalid: Error, CustomStringConvertible, Equatable {
+        public let description: String
+    }
+
+    public init(name: String, path: String, options: String? = nil, sampleRate: Int = 48_000) throws {
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), name != "disabled", name != "all" else {
+            throw Invalid(description: "plugin name '\(name)': use letters, digits, - and _ (not 'disabled' or 'all')")
+        }
+        guard EchoCancellerBackend(builtIn: name) == nil else {
+            throw Invalid(description: "plugin name '\(name)' is a built-in backend's; choose another")
+        }
+        guard Self.sampleRates.contains(sampleRate) else {
+            throw Invalid(description: "plugin \(name): sample rate \(sampleRate) Hz is not 8000, 16000, 32000 or 48000")
+        }
+        self.name = name
+        self.path = path
+        self.options = options
+        self.sampleRate = sampleRate
+    }
 }
 
 /// `setNoiseSuppressor(mode:)`.

@@ -48,7 +48,7 @@ public final class WebRTCEchoControl: EchoControl, ResidualSuppressionControl {
     static func settings(for intensity: EchoCancellerMode) -> [String: EchoControlSetting] {
         let level = Self.level(for: intensity) ?? .moderate
         return ["suppression_level": .text(["low", "moderate", "high"][Int(level.rawValue)]),
-                "extended_filter": .flag(true), "delay_agnostic": .flag(true)]
+                "extended_filter": .flag(true), "delay_agnostic": .flag(true), "library": .text(NativeLibraries.webrtcAudioProcessing)]
     }
 
     public var settings: [String: EchoControlSetting] {

@@ -60,12 +60,13 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
     ]
 
     static func settings(for intensity: EchoCancellerMode) -> [String: EchoControlSetting] {
-        ["routing_mode": .text(routingNames[routingMode(for: intensity) ?? .speakerphone]!), "rate_hz": .number(Double(innerRate))]
+        ["routing_mode": .text(routingNames[routingMode(for: intensity) ?? .speakerphone]!), "rate_hz": .number(Double(innerRate)),
+         "library": .text(NativeLibraries.webrtcAudioProcessing)]
     }
 
     public var settings: [String: EchoControlSetting] {
         ["routing_mode": .text(Self.routingNames[processor.settings.routingMode]!), "rate_hz": .number(Double(Self.innerRate)),
-         "latency_samples": .number(Double(latencySamples))]
+         "latency_samples": .number(Double(latencySamples)), "library": .text(NativeLibraries.webrtcAudioProcessing)]
     }
 
     public func analyzeRender(_ frame: [Float]) throws {

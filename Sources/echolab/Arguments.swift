@@ -3,6 +3,7 @@ import AudioCore
 import Evaluation
 import Foundation
 import Simulation
+import EchoLabJSON
 
 // The option values and option groups the commands share.
 
@@ -40,9 +41,14 @@ struct AECModeArgument: CheckedArgument {
     init(text: String) { self.text = text }
     init(_ mode: EchoControlMode) { text = mode.description }
 
-    static func parse(_ text: String) throws -> EchoControlMode {
-        do { return try EchoControlMode(parsing: text) } catch { throw ValidationError("--aec \(error)") }
+    static func parse(_ text: String) throws -> EchoControlMode { try parse(text, plugins: []) }
+
+    static func parse(_ text: String, plugins: [CancellerPlugin]) throws -> EchoControlMode {
+        do { return try EchoControlMode(parsing: text, plugins: plugins) } catch { throw ValidationError("--aec \(error)") }
     }
+
+    /// The mode, with the backends `--plugin` registered.
+    func value(plugins: [CancellerPlugin]) throws -> EchoControlMode { try Self.parse(text, plugins: plugins) }
 
     /// Every mode: disabled, then each backend × intensity.
     static var allValueStrings: [String] { EchoControlMode.all.map(\.description) }
@@ -54,12 +60,17 @@ struct AECModeListArgument: CheckedArgument {
 
     init(text: String) { self.text = text }
 
-    static func parse(_ text: String) throws -> [EchoControlMode] {
-        if text == "all" { return EchoControlMode.all }
+    static func parse(_ text: String) throws -> [EchoControlMode] { try parse(text, plugins: []) }
+
+    /// The modes, with the backends `--plugin` registered (`all` includes theirs).
+    func value(plugins: [CancellerPlugin]) throws -> [EchoControlMode] { try Self.parse(text, plugins: plugins) }
+
+    static func parse(_ text: String, plugins: [CancellerPlugin]) throws -> [EchoControlMode] {
+        if text == "all" { return EchoControlMode.all(plugins: plugins) }
         var parsed: [EchoControlMode] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
             do {
-                let mode = try EchoControlMode(parsing: item)
+                let mode = try EchoControlMode(parsing: item, plugins: plugins)
                 guard !parsed.contains(mode) else { throw ValidationError("--modes: \(mode) is given twice") }
                 parsed.append(mode)
             } catch let error as EchoControlMode.ParseError {
@@ -138,6 +149,69 @@ enum TapChoice: EnumerableFlag {
         case nil: .standard
         case .noTaps: .none
         case .allTaps: .all
+        }
+    }
+}
+
+/// `--plugin NAME=PATH`, `--plugin-options NAME=JSON`, `--plugin-rate NAME=RATE`: canceller plugins
+/// for `--modes` and `--aec` (eval, run, process).
+struct PluginOptions: ParsableArguments {
+    @Option(name: .customLong("plugin"),
+            help: ArgumentHelp("Register a canceller plugin (repeatable): a shared library exporting echolab_canceller_entry (include/echolab_canceller.h), run in a child process of its own; its modes are NAME:INTENSITY.",
+                               discussion: "A plugin that crashes, hangs, returns an error or writes NaN or Inf fails its own runs with a one-line error; every other run completes.",
+                               valueName: "name=path"))
+    var plugins: [String] = []
+
+    @Option(name: .customLong("plugin-options"),
+            help: ArgumentHelp("A JSON object handed to plugin NAME's create (repeatable, one per plugin; without it, NULL).", valueName: "name=json"))
+    var options: [String] = []
+
+    @Option(name: .customLong("plugin-rate"),
+            help: ArgumentHelp("The rate plugin NAME runs at: 8000, 16000, 32000 or 48000 (repeatable; without it, 48000), resampled around it.",
+                               valueName: "name=hz"))
+    var rates: [String] = []
+
+    /// The registered plugins, paths made absolute; a `ValidationError` naming the option for a
+    /// bad one.
+    var resolved: [CancellerPlugin] {
+        get throws {
+            func split(_ text: String, _ option: String, _ form: String) throws -> (String, String) {
+                guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+                    throw ValidationError("--\(option) takes \(form) (got '\(text)')")
+                }
+                return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+            }
+            var paths: [(name: String, path: String)] = []
+            for text in plugins {
+                let (name, path) = try split(text, "plugin", "NAME=PATH")
+                guard !paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin: \(name) is registered twice") }
+                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+                guard FileManager.default.isReadableFile(atPath: absolute) else { throw ValidationError("--plugin \(name): \(absolute): no such readable file") }
+                paths.append((name, absolute))
+            }
+            var optionTexts: [String: String] = [:], sampleRates: [String: Int] = [:]
+            for text in options {
+                let (name, json) = try split(text, "plugin-options", "NAME=JSON")
+                guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-options \(name): no --plugin \(name)=PATH") }
+                guard case .object? = try? JSONValue.parse(Array(json.utf8)) else {
+                    throw ValidationError("--plugin-options \(name): not a JSON object: \(json)")
+                }
+                optionTexts[name] = json
+            }
+            for text in rates {
+                let (name, rate) = try split(text, "plugin-rate", "NAME=HZ")
+                guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-rate \(name): no --plugin \(name)=PATH") }
+                guard let hz = Int(rate) else { throw ValidationError("--plugin-rate \(name): '\(rate)' is not a whole number of Hz") }
+                sampleRates[name] = hz
+            }
+            return try paths.map { entry in
+                do {
+                    return try CancellerPlugin(name: entry.name, path: entry.path, options: optionTexts[entry.name],
+                                               sampleRate: sampleRates[entry.name] ?? 48_000)
+                } catch let error as CancellerPlugin.Invalid {
+                    throw ValidationError("--plugin \(error.description)")
+                }
+            }
         }
     }
 }

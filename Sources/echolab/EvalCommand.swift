@@ -42,6 +42,9 @@ struct EvalCommand: ParsableCommand {
                                valueName: "modes"))
     var modes: AECModeListArgument?
 
+    @OptionGroup
+    var plugins: PluginOptions
+
     // `.unconditional`: `--shard -1/2` is a bad value to report, not a missing one.
     @Option(parsing: .unconditional,
             help: ArgumentHelp("Run only the K-th of N deterministic slices of items × modes (1 ≤ K ≤ N; without it, all of them); join the N outputs with merge.",
@@ -59,14 +62,14 @@ struct EvalCommand: ParsableCommand {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
         guard !paths.isEmpty else { throw ValidationError("give at least one scenario file or folder") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
-        _ = try modes?.value
+        _ = try modes?.value(plugins: plugins.resolved)
         _ = try shard?.value
     }
 
     func run() throws {
         Interrupts.install()
         let started = DispatchTime.now()
-        let modes = try modes?.value, shard = try shard?.value
+        let modes = try modes?.value(plugins: plugins.resolved), shard = try shard?.value
         let corpus: CorpusRun
         let loaded: CorpusRun.LoadedItems
         let lock: OutputLock

@@ -13,7 +13,7 @@ struct ProcessCommand: ParsableCommand {
         Nothing is simulated: the recorded microphone and the loopback (what the loudspeaker played) go straight to the \
         canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
         canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
-        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside; disabled: any rate, the mic's samples pass through unchanged), else at 48 kHz and \
+        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside; aec3: 16, 32 or 48 kHz; disabled: any rate, the mic's samples pass through unchanged), else at 48 kHz and \
         back. A loopback at another rate than the microphone is resampled to the canceller's rate, with a warning on \
         stderr (a device records both at one rate: another rate usually means a file of another recording). A \
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \
@@ -38,15 +38,18 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup
     var channel: ChannelOptions
 
+    @OptionGroup
+    var plugins: PluginOptions
+
     func validate() throws {
-        _ = try aec.value
+        _ = try aec.value(plugins: plugins.resolved)
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
     }
 
     func run() throws {
         Interrupts.install()
         do {
-            let mode = try aec.value
+            let mode = try aec.value(plugins: plugins.resolved)
             let outcome: RecordingProcessor.Outcome
             do {
                 outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)

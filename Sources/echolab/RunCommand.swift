@@ -37,8 +37,11 @@ struct RunCommand: ParsableCommand {
                                valueName: "mode"))
     var aec: AECModeArgument?
 
+    @OptionGroup
+    var plugins: PluginOptions
+
     func validate() throws {
-        _ = try aec?.value
+        _ = try aec?.value(plugins: plugins.resolved)
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
 
@@ -46,7 +49,7 @@ struct RunCommand: ParsableCommand {
         Interrupts.install()
         do {
             let written = try ScenarioLoader.load(path: scenario)
-            let loaded = try aec.map { written.running(try $0.value) } ?? written
+            let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
             let progress = ProgressLine(label: loaded.name)
             let output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,

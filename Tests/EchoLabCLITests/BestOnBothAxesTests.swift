@@ -99,7 +99,7 @@ final class BestOnBothAxesTests: XCTestCase {
             return nearEnd?["attenuation_is_lower_bound"] as? Bool == true
         }.map { $0["mode"] as! String }
         let paired = means.filter { $0.0 != "disabled" && $0.1 != nil && $0.2 != nil }
-        XCTAssertEqual(paired.count + lost.count, 12)
+        XCTAssertEqual(paired.count + lost.count, 16)
         let corpusFront = try XCTUnwrap(front(means))
         let best = try XCTUnwrap(json["best_modes"] as? [String: Any])
         XCTAssertEqual(best["judged_on"] as? String, "both")
@@ -174,14 +174,14 @@ final class BestOnBothAxesTests: XCTestCase {
         XCTAssertEqual(page["rings"] as? Int, bestModes.count + 1, layout)
         // One hue per backend, darker as the intensity grows.
         let strokes = page["strokes"] as! [String: String]
-        for backend in ["speex", "webrtc", "webrtc-mobile"] {
+        for backend in ["speex", "webrtc", "webrtc-mobile", "aec3"] {
             let hsl = try ["intensityMin", "intensityRecommended", "intensityAdaptive", "intensityMax"].map { intensity in
                 try XCTUnwrap(strokes["\(backend):\(intensity)"].map(Self.hueAndLightness), "\(backend):\(intensity) in \(strokes)")
             }
             XCTAssertLessThan(hsl.map(\.hue).max()! - hsl.map(\.hue).min()!, 3, "\(backend): \(hsl)")
             XCTAssertEqual(hsl.map(\.lightness), hsl.map(\.lightness).sorted(by: >), "\(backend): \(hsl)")
         }
-        let hues = ["speex", "webrtc", "webrtc-mobile"].map { Self.hueAndLightness(strokes["\($0):intensityMin"]!).hue }
+        let hues = ["speex", "webrtc", "webrtc-mobile", "aec3"].map { Self.hueAndLightness(strokes["\($0):intensityMin"]!).hue }
         XCTAssertGreaterThan(zip(hues, hues.dropFirst() + hues.prefix(1)).map { min(abs($0 - $1), 360 - abs($0 - $1)) }.min()!, 60, "\(hues)")
     }
 

@@ -105,7 +105,7 @@ final class HelpTextTests: XCTestCase {
         lint findings with --strict; 64 usage error; 130/143 interrupted by
         SIGINT/SIGTERM (nothing new left behind).
 
-        USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+        USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
 
         ARGUMENTS:
           <scenario>              The scenario file (JSON; see docs/scenarios.md).
@@ -130,10 +130,24 @@ final class HelpTextTests: XCTestCase {
                                   webrtc-mobile:intensityMin,
                                   webrtc-mobile:intensityRecommended,
                                   webrtc-mobile:intensityMax,
-                                  webrtc-mobile:intensityAdaptive)
+                                  webrtc-mobile:intensityAdaptive, aec3:intensityMin,
+                                  aec3:intensityRecommended, aec3:intensityMax,
+                                  aec3:intensityAdaptive)
                 The scenario's filter_ms goes with its aec. A timeline set_aec that
                 enables the canceller takes the mode's intensity; one that disables it
                 stays.
+          --plugin <name=path>    Register a canceller plugin (repeatable): a shared
+                                  library exporting echolab_canceller_entry
+                                  (include/echolab_canceller.h), run in a child process
+                                  of its own; its modes are NAME:INTENSITY.
+                A plugin that crashes, hangs, returns an error or writes NaN or Inf
+                fails its own runs with a one-line error; every other run completes.
+          --plugin-options <name=json>
+                                  A JSON object handed to plugin NAME's create
+                                  (repeatable, one per plugin; without it, NULL).
+          --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
+                                  48000 (repeatable; without it, 48000), resampled
+                                  around it.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -152,18 +166,18 @@ final class HelpTextTests: XCTestCase {
         canceller's processing latency is removed, and printed. It runs at the
         microphone's rate where the backend can (speex: any multiple of 100 Hz; webrtc:
         8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz
-        inside; disabled: any rate, the mic's samples pass through unchanged), else at
-        48 kHz and back. A loopback at another rate than the microphone is resampled to
-        the canceller's rate, with a warning on stderr (a device records both at one
-        rate: another rate usually means a file of another recording). A loopback
-        shorter than the microphone is continued with silence, a longer one is cut;
-        either, beyond 10 ms, is warned about on stderr. Score the result with `echolab
-        metrics --reference R --mic M --processed OUT` (metrics needs one rate:
-        resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input
-        or an unwritable output (one line naming the file); 64 usage error; 130/143
-        interrupted by SIGINT/SIGTERM (no output left).
+        inside; aec3: 16, 32 or 48 kHz; disabled: any rate, the mic's samples pass
+        through unchanged), else at 48 kHz and back. A loopback at another rate than
+        the microphone is resampled to the canceller's rate, with a warning on stderr
+        (a device records both at one rate: another rate usually means a file of
+        another recording). A loopback shorter than the microphone is continued with
+        silence, a longer one is cut; either, beyond 10 ms, is warned about on stderr.
+        Score the result with `echolab metrics --reference R --mic M --processed OUT`
+        (metrics needs one rate: resample such a loopback to the mic's first). Exit
+        codes: 0 done; 1 bad input or an unwritable output (one line naming the file);
+        64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
 
-        USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>]
+        USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
 
         OPTIONS:
           --mic <mic>             The recorded microphone (the canceller's capture
@@ -181,12 +195,26 @@ final class HelpTextTests: XCTestCase {
                                   webrtc-mobile:intensityMin,
                                   webrtc-mobile:intensityRecommended,
                                   webrtc-mobile:intensityMax,
-                                  webrtc-mobile:intensityAdaptive; default:
+                                  webrtc-mobile:intensityAdaptive, aec3:intensityMin,
+                                  aec3:intensityRecommended, aec3:intensityMax,
+                                  aec3:intensityAdaptive; default:
                                   speex:intensityRecommended)
           --channel <N|downmix>   For multichannel recordings: the channel to take,
                                   counted from 0, or downmix (the mean of all
                                   channels). Without it a multichannel file is an
                                   error; mono files ignore it.
+          --plugin <name=path>    Register a canceller plugin (repeatable): a shared
+                                  library exporting echolab_canceller_entry
+                                  (include/echolab_canceller.h), run in a child process
+                                  of its own; its modes are NAME:INTENSITY.
+                A plugin that crashes, hangs, returns an error or writes NaN or Inf
+                fails its own runs with a one-line error; every other run completes.
+          --plugin-options <name=json>
+                                  A JSON object handed to plugin NAME's create
+                                  (repeatable, one per plugin; without it, NULL).
+          --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
+                                  48000 (repeatable; without it, 48000), resampled
+                                  around it.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -280,7 +308,7 @@ final class HelpTextTests: XCTestCase {
         usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists what
         finished and says "complete": false).
 
-        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
 
         ARGUMENTS:
           <paths>                 Scenario files or folders, corpus manifests, or
@@ -299,9 +327,23 @@ final class HelpTextTests: XCTestCase {
                                   webrtc:intensityAdaptive, webrtc-mobile:intensityMin,
                                   webrtc-mobile:intensityRecommended,
                                   webrtc-mobile:intensityMax,
-                                  webrtc-mobile:intensityAdaptive)
+                                  webrtc-mobile:intensityAdaptive, aec3:intensityMin,
+                                  aec3:intensityRecommended, aec3:intensityMax,
+                                  aec3:intensityAdaptive)
                 Overrides each scenario's own aec (a timeline set_aec that enables the
                 canceller takes the mode's intensity; one that disables it stays).
+          --plugin <name=path>    Register a canceller plugin (repeatable): a shared
+                                  library exporting echolab_canceller_entry
+                                  (include/echolab_canceller.h), run in a child process
+                                  of its own; its modes are NAME:INTENSITY.
+                A plugin that crashes, hangs, returns an error or writes NaN or Inf
+                fails its own runs with a one-line error; every other run completes.
+          --plugin-options <name=json>
+                                  A JSON object handed to plugin NAME's create
+                                  (repeatable, one per plugin; without it, NULL).
+          --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
+                                  48000 (repeatable; without it, 48000), resampled
+                                  around it.
           --shard <K/N>           Run only the K-th of N deterministic slices of items
                                   × modes (1 ≤ K ≤ N; without it, all of them); join
                                   the N outputs with merge.
@@ -493,7 +535,7 @@ final class HelpTextTests: XCTestCase {
     func testConflictingTapFlagsError() throws {
         try assertUsageError(["run", "scenario.json", "--out", "out", "--no-taps", "--all-taps"], """
         Error: Value to be set with flag '--all-taps' had already been set with flag '--no-taps'
-        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
           See 'echolab run --help' for more information.
 
         """)
@@ -502,7 +544,7 @@ final class HelpTextTests: XCTestCase {
     func testBadChannelError() throws {
         try assertUsageError(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav", "--channel", "-1"], """
         Error: --channel takes a channel number from 0 or downmix (got -1)
-        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>]
+        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
           See 'echolab process --help' for more information.
 
         """)
@@ -511,7 +553,7 @@ final class HelpTextTests: XCTestCase {
     func testBadShardError() throws {
         try assertUsageError(["eval", "corpus", "--shard", "3/2"], """
         Error: --shard '3/2': a shard is K/N with 1 ≤ K ≤ N
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)
@@ -520,7 +562,7 @@ final class HelpTextTests: XCTestCase {
     func testBadAECModeError() throws {
         try assertUsageError(["run", "scenario.json", "--out", "out", "--aec", "speex:loud"], """
         Error: --aec 'speex:loud': unknown intensity 'loud' (one of intensityMin, intensityRecommended, intensityMax, intensityAdaptive; or the whole mode 'disabled')
-        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>]
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
           See 'echolab run --help' for more information.
 
         """)
@@ -529,7 +571,7 @@ final class HelpTextTests: XCTestCase {
     func testModeGivenTwiceError() throws {
         try assertUsageError(["eval", "corpus", "--modes", "speex:intensityMax,speex:intensityMax"], """
         Error: --modes: speex:intensityMax is given twice
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)

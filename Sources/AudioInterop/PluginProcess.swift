@@ -1,0 +1,87 @@
+internal import CEchoLabPluginHost
+import Foundation
+
+/// A canceller plugin (`echolab_canceller.h`) running in a child process of its own: EchoLab's
+/// binary started as `echolab plugin-host`, which loads the plugin and answers frame by frame over
+/// a Unix socket. A plugin that crashes, hangs, returns an error or writes NaN or Inf throws a
+/// `PluginFailure` naming it and what happened; EchoLab's own process is untouched.
+public final class PluginProcess {
+    /// How long `create` may take, and how long one 10 ms frame may.
+    public static let createTimeoutMilliseconds = 10_000
+    public static let frameTimeoutMilliseconds = 2_000
+
+    /// One line: the plugin (its registered name and file) and what went wrong.
+    public struct PluginFailure: Error, CustomStringConvertible, Equatable {
+        public let plugin: String
+        public let path: String
+        public let problem: String
+        public var description: String { "plugin \(plugin) (\(path)): \(problem)" }
+    }
+
+    public let name: String
+    public let path: String
+    public let sampleRate: Int
+    public let frameSize: Int
+    /// The name the plugin gives itself (`echolab_canceller_api.name`).
+    public let reportedName: String
+    /// What its `latency_samples` says, at its own rate.
+    public let latencySamples: Int
+    private let client: OpaquePointer
+    private var error = [CChar](repeating: 0, count: 512)
+    private var captures = 0
+
+    /// Starts `host` (EchoLab's binary) to run the plugin at `path`. `name` is the name it is
+    /// registered under, for messages.
+    public init(host: String, name: String, path: String, sampleRate: Int, intensity: String, options: String?) throws {
+        self.name = name
+        self.path = path
+        self.sampleRate = sampleRate
+        frameSize = sampleRate / 100
+        var reason = [CChar](repeating: 0, count: 512)
+        let started = reason.withUnsafeMutableBufferPointer { buffer in
+            echolab_plugin_client_start(host, path, Int32(sampleRate), intensity, options, Int32(Self.createTimeoutMilliseconds),
+                                        Int32(Self.frameTimeoutMilliseconds), buffer.baseAddress, buffer.count)
+        }
+        guard let started else { throw PluginFailure(plugin: name, path: path, problem: Self.text(reason)) }
+        client = started
+        reportedName = String(cString: echolab_plugin_client_name(started))
+        latencySamples = Int(echolab_plugin_client_latency(started))
+    }
+
+    deinit { echolab_plugin_client_stop(client) }
+
+    /// The far end as played: one frame.
+    public func render(_ frame: [Float]) throws {
+        precondition(frame.count >= frameSize)
+        let code = frame.withUnsafeBufferPointer { source in
+            error.withUnsafeMutableBufferPointer { echolab_plugin_client_render(client, source.baseAddress, $0.baseAddress, $0.count) }
+        }
+        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
+    }
+
+    /// One microphone frame in, the plugin's output out; an output sample that is NaN or infinite
+    /// fails the plugin (a canceller's output goes to the peer).
+    public func capture(_ input: [Float], into output: inout [Float]) throws {
+        precondition(input.count >= frameSize && output.count >= frameSize)
+        let code = input.withUnsafeBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { out in
+                error.withUnsafeMutableBufferPointer { echolab_plugin_client_capture(client, source.baseAddress, out.baseAddress, $0.baseAddress, $0.count) }
+            }
+        }
+        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
+        for index in 0..<frameSize where !output[index].isFinite {
+            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)")
+        }
+        captures += 1
+    }
+
+    private static func text(_ buffer: [CChar]) -> String {
+        String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The child's side: `echolab plugin-host PATH RATE INTENSITY [OPTIONS]` calls this and exits
+    /// with what it returns.
+    public static func host(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
+        echolab_plugin_host_run(path, Int32(sampleRate), intensity, options)
+    }
+}

@@ -1,0 +1,48 @@
+#ifndef ECHOLAB_PLUGIN_HOST_H
+#define ECHOLAB_PLUGIN_HOST_H
+
+// Runs a canceller plugin (echolab_canceller.h) in a child process and talks to it over a Unix
+// socket, so that a plugin that crashes, hangs or corrupts memory takes only its own run down.
+// The child is EchoLab's own binary run as `echolab plugin-host …` (`echolab_plugin_host_run`);
+// the parent drives it frame by frame (`echolab_plugin_client_*`). Messages, all native-endian:
+//   parent → child: int32 kind (1 render, 2 capture), then one frame of float32;
+//   child → parent, once after loading: a text line, "ok LATENCY NAME" or "error REASON";
+//   child → parent, per capture: int32 status (0 ok, 1 render failed, 2 capture failed),
+//     int32 the plugin's return code, then one frame of float32 (the output).
+// A failed call ends the child after its reply; the parent names the frame.
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// The child: loads `plugin_path`, checks it, creates its canceller, answers on file descriptor
+// 0 until it is closed. Its stdout goes to stderr, so a plugin's prints cannot corrupt the
+// replies. Returns the process's exit status.
+int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char *intensity, const char *options);
+
+typedef struct echolab_plugin_client echolab_plugin_client;
+
+// Starts `executable` with `plugin-host PATH RATE INTENSITY [OPTIONS]`, waits for its first line
+// (`create_timeout_ms`); later frames must come back within `frame_timeout_ms`. NULL and a
+// one-line reason in `error` (naming no plugin: the caller does) on failure.
+echolab_plugin_client *echolab_plugin_client_start(const char *executable, const char *plugin_path, int sample_rate,
+                                                   const char *intensity, const char *options,
+                                                   int create_timeout_ms, int frame_timeout_ms,
+                                                   char *error, size_t error_size);
+// The plugin's `name` and `latency_samples`, as the child reported them.
+const char *echolab_plugin_client_name(const echolab_plugin_client *client);
+int echolab_plugin_client_latency(const echolab_plugin_client *client);
+// One frame of the far end as played. 0, or -1 and a reason in `error`.
+int echolab_plugin_client_render(echolab_plugin_client *client, const float *far_end, char *error, size_t error_size);
+// One microphone frame in, the plugin's output frame out. 0, or -1 and a reason in `error`.
+int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mic, float *out, char *error, size_t error_size);
+// Closes the socket and reaps the child (killed if it does not exit within a second).
+void echolab_plugin_client_stop(echolab_plugin_client *client);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

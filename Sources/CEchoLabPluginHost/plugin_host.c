@@ -1,0 +1,378 @@
+// A canceller plugin in a child process: the child's side (echolab_plugin_host_run) and the
+// parent's (echolab_plugin_client_*). The protocol is in echolab_plugin_host.h.
+#define _GNU_SOURCE
+#include "echolab_plugin_host.h"
+#include "echolab_canceller.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+enum { kind_render = 1, kind_capture = 2 };
+enum { status_ok = 0, status_render_failed = 1, status_capture_failed = 2 };
+
+static void one_line(char *text) {
+    for (char *c = text; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';
+}
+
+/* ---- the child ---- */
+
+static int write_all(int fd, const void *data, size_t size) {
+    const char *bytes = data;
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return -1;
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
+
+// 1: all read; 0: end of input before the first byte; -1: error or end part way.
+static int read_all(int fd, void *data, size_t size) {
+    char *bytes = data;
+    size_t got = 0;
+    while (got < size) {
+        ssize_t done = read(fd, bytes + got, size - got);
+        if (done < 0 && errno == EINTR) continue;
+        if (done < 0) return -1;
+        if (done == 0) return got == 0 ? 0 : -1;
+        got += (size_t)done;
+    }
+    return 1;
+}
+
+static int reply_line(int fd, const char *format, const char *a, long b, long c) {
+    char line[768];
+    snprintf(line, sizeof line, format, a, b, c);
+    one_line(line);
+    size_t length = strlen(line);
+    line[length] = '\n';
+    return write_all(fd, line, length + 1);
+}
+
+int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char *intensity, const char *options) {
+    // The protocol keeps its own descriptor; stdout goes to stderr, so a plugin that prints
+    // cannot corrupt the replies, and stdin reads nothing.
+    int channel = dup(0);
+    if (channel < 0) return 3;
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) { dup2(null, 0); close(null); }
+    dup2(2, 1);
+
+    void *library = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) return reply_line(channel, "error cannot load it: %s", dlerror(), 0, 0), 2;
+    const echolab_canceller_api *(*entry)(void) = (const echolab_canceller_api *(*)(void))dlsym(library, "echolab_canceller_entry");
+    if (!entry) return reply_line(channel, "error%s not a canceller plugin: it exports no echolab_canceller_entry", "", 0, 0), 2;
+    const echolab_canceller_api *api = entry();
+    if (!api) return reply_line(channel, "error%s echolab_canceller_entry returned NULL", "", 0, 0), 2;
+    if (api->abi_version != ECHOLAB_CANCELLER_ABI_VERSION)
+        return reply_line(channel, "error%s its ABI version is %ld; EchoLab speaks version %ld", "", api->abi_version, ECHOLAB_CANCELLER_ABI_VERSION), 2;
+    if (!api->create || !api->render || !api->capture || !api->destroy)
+        return reply_line(channel, "error%s its function table lacks create, render, capture or destroy", "", 0, 0), 2;
+    char reason[256] = "";
+    echolab_canceller *canceller = api->create(sample_rate, intensity, options, reason, sizeof reason);
+    reason[sizeof reason - 1] = 0;
+    if (!canceller) return reply_line(channel, "error create failed: %s", reason[0] ? reason : "no reason given", 0, 0), 2;
+    long latency = api->latency_samples ? api->latency_samples(canceller) : 0;
+    if (reply_line(channel, "ok %2$ld %1$s", api->name ? api->name : "", latency, 0) != 0) return 4;
+
+    size_t frame = (size_t)sample_rate / 100;
+    float *input = calloc(frame, sizeof(float)), *output = calloc(frame, sizeof(float));
+    int status = input && output ? 0 : 4;
+    while (status == 0) {
+        int32_t kind;
+        int got = read_all(channel, &kind, sizeof kind);
+        if (got == 0) break;   // the parent is done
+        if (got < 0 || read_all(channel, input, frame * sizeof(float)) != 1) { status = 4; break; }
+        int32_t header[2] = {status_ok, 0};
+        if (kind == kind_render) {
+            header[1] = api->render(canceller, input);
+            if (header[1] == 0) continue;
+            header[0] = status_render_failed;
+            memset(output, 0, frame * sizeof(float));
+        } else if (kind == kind_capture) {
+            header[1] = api->capture(canceller, input, output);
+            if (header[1] != 0) header[0] = status_capture_failed;
+        } else {
+            status = 4;
+            break;
+        }
+        if (write_all(channel, header, sizeof header) != 0 || write_all(channel, output, frame * sizeof(float)) != 0) status = 4;
+        else if (header[0] != status_ok) status = 1;
+    }
+    api->destroy(canceller);
+    free(input);
+    free(output);
+    return status;
+}
+
+/* ---- the parent ---- */
+
+struct echolab_plugin_client {
+    pid_t pid;
+    int fd;
+    size_t frame;
+    int frame_timeout_ms;
+    int latency;
+    long frames;      // captures answered
+    float *scratch;   // where a failed render's reply is read
+    char name[256];
+};
+
+static long long now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+// 0 once the descriptor is ready, -2 at the deadline, -1 on error.
+static int wait_ready(int fd, short events, long long deadline) {
+    for (;;) {
+        long long left = deadline - now_ms();
+        if (left <= 0) return -2;
+        struct pollfd p = {fd, events, 0};
+        int ready = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
+        if (ready > 0) return 0;
+        if (ready < 0 && errno != EINTR) return -1;
+    }
+}
+
+// 0; -1 error (the child is gone); -2 timeout.
+static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
+    const char *bytes = data;
+    long long deadline = now_ms() + timeout_ms;
+    while (size > 0) {
+        int ready = wait_ready(fd, POLLOUT, deadline);
+        if (ready != 0) return ready;
+        ssize_t done = send(fd, bytes, size, MSG_NOSIGNAL);
+        if (done < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (done <= 0) return -1;
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
+
+// 0; -1 error; -2 timeout; -3 the child closed the socket.
+static int receive_all(int fd, void *data, size_t size, int timeout_ms) {
+    char *bytes = data;
+    long long deadline = now_ms() + timeout_ms;
+    while (size > 0) {
+        int ready = wait_ready(fd, POLLIN, deadline);
+        if (ready != 0) return ready;
+        ssize_t done = recv(fd, bytes, size, 0);
+        if (done < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+        if (done < 0) return errno == ECONNRESET ? -3 : -1;
+        if (done == 0) return -3;
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
+
+// Reaps the child: waits up to `grace_ms` for it to end, then kills it. Its wait status.
+static int reap(pid_t pid, int grace_ms) {
+    int status = 0;
+    long long deadline = now_ms() + grace_ms;
+    for (;;) {
+        pid_t done = waitpid(pid, &status, WNOHANG);
+        if (done == pid || (done < 0 && errno != EINTR)) return status;
+        if (now_ms() >= deadline) break;
+        struct timespec pause = {0, 2000000};
+        nanosleep(&pause, NULL);
+    }
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    return status;
+}
+
+// Why the child ended without a reply.
+static void describe_end(pid_t pid, const char *when, char *error, size_t error_size) {
+    int status = reap(pid, 1000);
+    if (WIFSIGNALED(status))
+        snprintf(error, error_size, "crashed %s (signal %d, %s)", when, WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(error, error_size, "exited %s (status %d) without answering", when, WEXITSTATUS(status));
+    else
+        snprintf(error, error_size, "ended %s without answering", when);
+}
+
+echolab_plugin_client *echolab_plugin_client_start(const char *executable, const char *plugin_path, int sample_rate,
+                                                   const char *intensity, const char *options,
+                                                   int create_timeout_ms, int frame_timeout_ms,
+                                                   char *error, size_t error_size) {
+    int fds[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+        snprintf(error, error_size, "cannot make a socket for it: %s", strerror(errno));
+        return NULL;
+    }
+    char rate[16];
+    snprintf(rate, sizeof rate, "%d", sample_rate);
+    char *argv[] = {(char *)executable, "plugin-host", (char *)plugin_path, rate, (char *)intensity, (char *)options, NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+    // The host is a Swift program: without this, the Swift runtime's crash handler would catch
+    // a plugin's fault, print a backtrace and, for a raised signal, even carry on.
+    size_t count = 0;
+    while (environ[count]) count++;
+    char **environment = calloc(count + 2, sizeof(char *));
+    if (!environment) {
+        posix_spawn_file_actions_destroy(&actions);
+        close(fds[0]);
+        close(fds[1]);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(environ[i], "SWIFT_BACKTRACE=", 16) != 0) environment[kept++] = environ[i];
+    environment[kept++] = "SWIFT_BACKTRACE=enable=no";
+    environment[kept] = NULL;
+    pid_t pid;
+    int spawned = posix_spawn(&pid, executable, &actions, NULL, argv, environment);
+    free(environment);
+    posix_spawn_file_actions_destroy(&actions);
+    close(fds[1]);
+    if (spawned != 0) {
+        close(fds[0]);
+        snprintf(error, error_size, "cannot start %s to host it: %s", executable, strerror(spawned));
+        return NULL;
+    }
+    char line[768];
+    size_t length = 0;
+    int result = 0;
+    while (length < sizeof line - 1) {
+        result = receive_all(fds[0], line + length, 1, create_timeout_ms);
+        if (result != 0 || line[length] == '\n') break;
+        length++;
+    }
+    line[length] = 0;
+    if (result == -2) {
+        close(fds[0]);
+        reap(pid, 0);
+        snprintf(error, error_size, "did not start within %d ms (its create hung?): stopped", create_timeout_ms);
+        return NULL;
+    }
+    if (result != 0) {
+        close(fds[0]);
+        describe_end(pid, "while loading", error, error_size);
+        return NULL;
+    }
+    if (strncmp(line, "error", 5) == 0) {
+        close(fds[0]);
+        reap(pid, 1000);
+        snprintf(error, error_size, "%s", line[5] == ' ' ? line + 6 : line + 5);
+        return NULL;
+    }
+    int latency = 0, offset = 0;
+    if (sscanf(line, "ok %d %n", &latency, &offset) < 1 || offset == 0) {
+        close(fds[0]);
+        reap(pid, 0);
+        snprintf(error, error_size, "answered something that is not EchoLab's protocol: '%.60s'", line);
+        return NULL;
+    }
+    echolab_plugin_client *client = calloc(1, sizeof *client);
+    if (!client) {
+        close(fds[0]);
+        reap(pid, 0);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    client->scratch = calloc((size_t)sample_rate / 100, sizeof(float));
+    if (!client->scratch) {
+        free(client);
+        close(fds[0]);
+        reap(pid, 0);
+        snprintf(error, error_size, "out of memory");
+        return NULL;
+    }
+    client->pid = pid;
+    client->fd = fds[0];
+    client->frame = (size_t)sample_rate / 100;
+    client->frame_timeout_ms = frame_timeout_ms;
+    client->latency = latency;
+    snprintf(client->name, sizeof client->name, "%s", line + offset);
+    return client;
+}
+
+const char *echolab_plugin_client_name(const echolab_plugin_client *client) { return client->name; }
+int echolab_plugin_client_latency(const echolab_plugin_client *client) { return client->latency; }
+
+// The reply to a capture, or the reason there is none.
+static int receive_reply(echolab_plugin_client *client, float *out, char *error, size_t error_size) {
+    int32_t header[2];
+    int result = receive_all(client->fd, header, sizeof header, client->frame_timeout_ms);
+    if (result == 0) result = receive_all(client->fd, out, client->frame * sizeof(float), client->frame_timeout_ms);
+    char when[64];
+    snprintf(when, sizeof when, "at frame %ld", client->frames);
+    if (result == -2) {
+        reap(client->pid, 0);
+        client->pid = 0;
+        snprintf(error, error_size, "sent no frame back within %d ms %s (hung?): stopped", client->frame_timeout_ms, when);
+        return -1;
+    }
+    if (result != 0) {
+        describe_end(client->pid, when, error, error_size);
+        client->pid = 0;
+        return -1;
+    }
+    if (header[0] != status_ok) {
+        reap(client->pid, 1000);
+        client->pid = 0;
+        snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
+        return -1;
+    }
+    client->frames++;
+    return 0;
+}
+
+static int send_frame(echolab_plugin_client *client, int32_t kind, const float *frame, float *out, char *error, size_t error_size) {
+    int result = send_all(client->fd, &kind, sizeof kind, client->frame_timeout_ms);
+    if (result == 0) result = send_all(client->fd, frame, client->frame * sizeof(float), client->frame_timeout_ms);
+    if (result == 0) return 0;
+    if (result == -2) {
+        reap(client->pid, 0);
+        client->pid = 0;
+        snprintf(error, error_size, "took no frame within %d ms at frame %ld (hung?): stopped", client->frame_timeout_ms, client->frames);
+        return -1;
+    }
+    // The child is gone; a failed render left its reply behind it.
+    if (receive_reply(client, out ? out : client->scratch, error, error_size) == 0)
+        snprintf(error, error_size, "closed its socket at frame %ld", client->frames);
+    return -1;
+}
+
+int echolab_plugin_client_render(echolab_plugin_client *client, const float *far_end, char *error, size_t error_size) {
+    if (client->pid == 0) { snprintf(error, error_size, "has already failed"); return -1; }
+    return send_frame(client, kind_render, far_end, NULL, error, error_size);
+}
+
+int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mic, float *out, char *error, size_t error_size) {
+    if (client->pid == 0) { snprintf(error, error_size, "has already failed"); return -1; }
+    if (send_frame(client, kind_capture, mic, out, error, error_size) != 0) return -1;
+    return receive_reply(client, out, error, error_size);
+}
+
+void echolab_plugin_client_stop(echolab_plugin_client *client) {
+    if (!client) return;
+    close(client->fd);
+    if (client->pid != 0) reap(client->pid, 1000);
+    free(client->scratch);
+    free(client);
+}

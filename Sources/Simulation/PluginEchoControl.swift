@@ -1,0 +1,92 @@
+import AudioCore
+import AudioInterop
+import Foundation
+
+/// A canceller plugin behind `EchoControl`: its library runs in a child process
+/// (`PluginProcess`), at the plugin's own rate with both sides resampled around it when that is
+/// not the engine's (as for AECM). Its latency is what it reports (`latency_samples`), at the
+/// engine's rate, plus that of the resampling. It has no linear output, metrics or suppression
+/// to steer: `intensityAdaptive` is passed to it by name, and it adapts, or not, itself.
+public final class PluginEchoControl: EchoControl {
+    public let backend: EchoCancellerBackend
+    public let sampleRate: Int
+    public let frameSize: Int
+    public let intensity: EchoCancellerMode
+    public let latencySamples: Int
+    private let process: PluginProcess
+    private let bridge: (render: RateBridge, capture: RateBridge)?
+
+    init(plugin: CancellerPlugin, sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, bridgeLatency: Int) throws {
+        guard intensity != .disabled else { throw AudioIOError.invalidArgument("plugin \(plugin.name): no canceller for \(intensity)") }
+        process = try PluginProcess(host: try Self.hostExecutable(), name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
+                                    intensity: intensity.rawValue, options: plugin.options)
+        if plugin.sampleRate == sampleRate {
+            bridge = nil
+            latencySamples = process.latencySamples
+        } else {
+            bridge = try Self.bridges(outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize)
+            latencySamples = bridgeLatency + process.latencySamples * sampleRate / plugin.sampleRate
+        }
+        backend = EchoCancellerBackend(plugin: plugin)
+        self.sampleRate = sampleRate
+        self.frameSize = frameSize
+        self.intensity = intensity
+    }
+
+    static func bridges(outerRate: Int, innerRate: Int, outerFrame: Int) throws -> (render: RateBridge, capture: RateBridge) {
+        let inner = innerRate / 100
+        let priming = try RateBridge.priming(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner)
+        return (try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner, priming: 0, returnsOutput: false),
+                try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner, priming: priming))
+    }
+
+    /// The program that hosts plugins: $ECHOLAB_PLUGIN_HOST, else this process's binary when it is
+    /// `echolab`, else an `echolab` beside it (a test bundle in the build folder).
+    static func hostExecutable() throws -> String {
+        if let host = ProcessInfo.processInfo.environment["ECHOLAB_PLUGIN_HOST"], !host.isEmpty { return host }
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        if own.lastPathComponent == "echolab" { return own.path }
+        let beside = own.deletingLastPathComponent().appendingPathComponent("echolab").path
+        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        throw AudioIOError.invalidArgument("plugins run in a child process of the echolab binary, and none was found beside \(own.path): set ECHOLAB_PLUGIN_HOST to its path")
+    }
+
+    static func settings(for plugin: CancellerPlugin) -> [String: EchoControlSetting] {
+        var settings: [String: EchoControlSetting] = ["plugin_path": .text(plugin.path), "rate_hz": .number(Double(plugin.sampleRate))]
+        if let options = plugin.options { settings["plugin_options"] = .text(options) }
+        return settings
+    }
+
+    public var settings: [String: EchoControlSetting] {
+        var settings = Self.settings(for: backend.plugin!)
+        settings["plugin_name"] = .text(reportedName)
+        settings["latency_samples"] = .number(Double(latencySamples))
+        return settings
+    }
+
+    public func analyzeRender(_ frame: [Float]) throws {
+        if let bridge {
+            try bridge.render.push(frame) { inner, _ in try process.render(inner) }
+        } else {
+            try process.render(frame)
+        }
+    }
+
+    public func processCapture(_ frame: [Float], into output: inout [Float]) throws {
+        if let bridge {
+            try bridge.capture.push(frame) { inner, out in try process.capture(inner, into: &out) }
+            bridge.capture.pull(into: &output)
+        } else {
+            try process.capture(frame, into: &output)
+        }
+    }
+
+    /// The name the plugin gives itself (`echolab_canceller_api.name`).
+    public var reportedName: String { process.reportedName }
+
+    public var linearOutput: [Float]? { nil }
+    public var metrics: EchoControlMetrics { EchoControlMetrics() }
+    public var residualSuppression: ResidualSuppressionControl? { nil }
+    /// A plugin is made for one intensity: another needs a new one.
+    public func changeIntensity(to intensity: EchoCancellerMode) -> Bool { intensity == self.intensity }
+}

@@ -1,0 +1,187 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// Canceller plugins (include/echolab_canceller.h) through the binary, with plugins the tests
+/// build with cc from Plugins/misbehaving.c and Examples/Plugins/nlms.c: foreign code fails only
+/// its own runs, with one line naming the plugin and what happened.
+final class CancellerPluginTests: XCTestCase {
+    static let header = packageRoot.appendingPathComponent("Sources/CEchoLabPluginHost/include").path
+
+    /// Builds `source` into `folder/name.so` with `defines`.
+    static func build(_ source: String, _ name: String, in folder: URL, defines: [String] = []) throws -> String {
+        let output = folder.appendingPathComponent("\(name).so").path
+        let compiled = try runProgram(URL(fileURLWithPath: "/usr/bin/cc"),
+                                      ["-shared", "-fPIC", "-O2", "-I", header] + defines.map { "-D\($0)" }
+                                      + [packageRoot.appendingPathComponent(source).path, "-o", output, "-lm"])
+        XCTAssertEqual(compiled.status, 0, compiled.output)
+        return output
+    }
+
+    static func misbehaving(_ behaviour: String, in folder: URL) throws -> String {
+        try build("Tests/EchoLabCLITests/Plugins/misbehaving.c", behaviour, in: folder, defines: ["BEHAVIOUR=B_\(behaviour)"])
+    }
+
+    /// eval.json's runs: "item mode" → the run's result object.
+    static func results(_ evalJSON: String) throws -> [String: [String: Any]] {
+        var runs: [String: [String: Any]] = [:]
+        for item in try loadJSON(evalJSON)["items"] as! [[String: Any]] {
+            for result in item["results"] as! [[String: Any]] { runs["\(item["name"]!) \(result["mode"]!)"] = result }
+        }
+        return runs
+    }
+
+    func testEachMisbehaviourFailsOnlyItsOwnRunsWithOneLine() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        // What each says, after "plugin NAME (PATH): ".
+        let expected: [String: String] = [
+            "crash": "crashed at frame 30 (signal 11, Segmentation fault)",
+            "hang": "sent no frame back within 2000 ms at frame 30 (hung?): stopped",
+            "error": "capture returned 7 at frame 30",
+            "render_error": "render returned 5 at frame 30",
+            "nan": "wrote nan at sample 3 of frame 30",
+            "create_fails": "create failed: no licence for this room",
+            "no_entry": "not a canceller plugin: it exports no echolab_canceller_entry",
+            "abi2": "its ABI version is 2; EchoLab speaks version 1",
+        ]
+        var arguments = ["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2"]
+        for behaviour in expected.keys.sorted() {
+            arguments += ["--plugin", "\(behaviour.replacingOccurrences(of: "_", with: "-"))=plugins/\(behaviour).so"]
+            _ = try Self.misbehaving(behaviour, in: plugins)
+        }
+        let modes = ["speex:intensityRecommended"] + expected.keys.sorted().map { "\($0.replacingOccurrences(of: "_", with: "-")):intensityMax" }
+        arguments += ["--modes", modes.joined(separator: ",")]
+        let inputs = try snapshot(root.appendingPathComponent("corpus"))
+        let eval = try runEchoLab(arguments, in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 18 runs succeeded"), eval.standardOutput)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        for item in ["delay40-intensityRecommended", "speech"] {
+            XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
+            for (behaviour, problem) in expected {
+                let name = behaviour.replacingOccurrences(of: "_", with: "-")
+                let error = try XCTUnwrap(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
+                let path = plugins.appendingPathComponent("\(behaviour).so").path
+                XCTAssertTrue(error.hasSuffix("plugin \(name) (\(path)): \(problem)"), "\(item) \(name): \(error)")
+                XCTAssertFalse(error.contains("\n"), error)
+                XCTAssertTrue(eval.standardError.contains("plugin \(name) (\(path)): \(problem)"), eval.standardError)
+            }
+        }
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("corpus")), inputs, "inputs unchanged")
+        // No child is left behind, hung or not.
+        let children = try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", "plugin-host .*\(root.lastPathComponent)"])
+        XCTAssertEqual(children.output, "", "plugin hosts still running")
+    }
+
+    /// A pass-through removes no echo (ERLE ≈ 0 dB); a plugin that sends nothing removes all of it
+    /// and the near talker with it, and wins nothing.
+    func testAPassThroughReadsNoERLEAndAMutingPluginWinsNothing() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "room", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "pitch_hz": 210, "seed": 9},
+             "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 30, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+             "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8}
+            """, named: "room.json", in: root.appendingPathComponent("corpus"))
+        let passthrough = try Self.misbehaving("passthrough", in: root), mute = try Self.misbehaving("mute", in: root)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--plugin", "through=\(passthrough)", "--plugin", "silent=\(mute)",
+                                   "--modes", "speex:intensityRecommended,through:intensityRecommended,silent:intensityRecommended"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        let through = try XCTUnwrap(runs["room through:intensityRecommended"]?["metrics"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(through["erle_db"] as? Double), 0, accuracy: 0.1)
+        let document = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        let best = (document["best_modes"] as? [String]) ?? []
+        XCTAssertFalse(best.contains("silent:intensityRecommended"), "\(best)")
+        let summaries = document["mode_summary"] as! [[String: Any]]
+        let silent = try XCTUnwrap(summaries.first { $0["mode"] as? String == "silent:intensityRecommended" })
+        XCTAssertEqual(silent["wins"] as? Int, 0, "\(silent)")
+        // The report names the plugin: its own name and the file's SHA-256.
+        let report = try loadJSON(root.appendingPathComponent("out/room/through-intensityRecommended/report.json").path)
+        let aec = try XCTUnwrap(report["aec"] as? [String: Any])
+        XCTAssertEqual(aec["plugin_name"] as? String, "misbehaving")
+        let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [passthrough]).output.prefix(64)
+        XCTAssertEqual(aec["plugin_sha256"] as? String, String(digest))
+        XCTAssertEqual(aec["plugin_path"] as? String, passthrough)
+    }
+
+    /// The example plugin, built as `make plugins` builds it, beside the built-in backends, at
+    /// 16 kHz (resampled around it), from a scenario file that names it relative to itself.
+    func testTheExamplePluginRunsBesideTheBuiltInBackends() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let nlms = try Self.build("Examples/Plugins/nlms.c", "nlms", in: root)
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--plugin", "nlms=\(nlms)", "--plugin-rate", "nlms=16000",
+                                   "--plugin-options", "nlms={\"filter_ms\": 48}",
+                                   "--modes", "speex:intensityRecommended,nlms:intensityRecommended,aec3:intensityRecommended"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        let metrics = try XCTUnwrap(runs["delay40-intensityRecommended nlms:intensityRecommended"]?["metrics"] as? [String: Any])
+        XCTAssertGreaterThan(try XCTUnwrap(metrics["erle_steady_db"] as? Double), 10, "\(metrics)")
+        let aec = try XCTUnwrap(try loadJSON(root.appendingPathComponent("out/delay40-intensityRecommended/nlms-intensityRecommended/report.json").path)["aec"] as? [String: Any])
+        XCTAssertEqual(aec["plugin_name"] as? String, "nlms (EchoLab example)")
+        XCTAssertEqual(aec["rate_hz"] as? Double, 16000)
+
+        // A scenario names the plugin itself, relative to its own folder; run from elsewhere.
+        let scenarios = root.appendingPathComponent("scenarios")
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "own", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 20, "gain_db": -6},
+             "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "../nlms.so", "plugin_rate": 16000,
+                     "plugin_options": {"filter_ms": 32}},
+             "duration_s": 3}
+            """, named: "own.json", in: scenarios)
+        let elsewhere = root.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        let run = try runEchoLab(["run", "../scenarios/own.json", "--out", "run", "--no-taps"], in: elsewhere)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let own = try loadJSON(elsewhere.appendingPathComponent("run/report.json").path)
+        XCTAssertEqual((own["aec"] as? [String: Any])?["backend"] as? String, "mine")
+        XCTAssertGreaterThan(try XCTUnwrap((own["metrics"] as? [String: Any])?["erle_steady_db"] as? Double), 10)
+    }
+
+    /// A plugin's prints go to stderr, never into the frames; `process` runs a plugin too.
+    func testAPluginThatPrintsCannotCorruptItsFrames() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let chatty = try Self.misbehaving("chatty", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "delay.json", in: root)
+        let run = try runEchoLab(["run", "delay.json", "--out", "run", "--plugin", "talk=\(chatty)", "--aec", "talk:intensityMin"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        XCTAssertTrue(run.standardError.contains("frame 199"), String(run.standardError.suffix(300)))
+        XCTAssertFalse(run.standardOutput.contains("frame 1\n"), run.standardOutput)
+        let processed = try runEchoLab(["process", "--mic", "run/mic.wav", "--reference", "run/reference.wav", "--out", "out.wav",
+                                        "--plugin", "talk=\(chatty)", "--aec", "talk:intensityRecommended"], in: root)
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out.wav").path))
+    }
+
+    func testBadPluginOptionsAreUsageErrorsNamingTheOption() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let through = try Self.misbehaving("passthrough", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        let cases: [([String], String)] = [
+            (["--plugin", "x=missing.so"], "--plugin x: \(root.path)/missing.so: no such readable file"),
+            (["--plugin", "speex=\(through)"], "--plugin plugin name 'speex' is a built-in backend's; choose another"),
+            (["--plugin", "a=\(through)", "--plugin", "a=\(through)"], "--plugin: a is registered twice"),
+            (["--plugin", "a=\(through)", "--plugin-options", "a=[1]"], "--plugin-options a: not a JSON object: [1]"),
+            (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "sample rate 44100 Hz is not 8000, 16000, 32000 or 48000"),
+            (["--aec", "nope:intensityMax"], "unknown backend 'nope'"),
+        ]
+        for (extra, message) in cases {
+            let run = try runEchoLab(["run", "delay.json", "--out", "run"] + extra + (extra.contains("--aec") ? [] : ["--aec", "speex:intensityMax"]), in: root)
+            XCTAssertEqual(run.status, 64, "\(extra): \(run.standardError)")
+            XCTAssertTrue(run.standardError.contains(message), "\(extra): \(run.standardError)")
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/*
+ * Plugins that the tests build (cc -shared -fPIC -D BEHAVIOUR=B_<name>) to check how EchoLab treats
+ * foreign code: each misbehaves once, at frame 30 of its captures, or is no plugin at all.
+ *   passthrough  the mic unchanged (ERLE ≈ 0 dB)      mute         zeros
+ *   crash        a segmentation fault                 hang         never returns
+ *   error        capture returns 7                    render_error render returns 5
+ *   nan          writes NaN                           create_fails create returns NULL, a reason
+ *   no_entry     exports no echolab_canceller_entry   abi2         says ABI version 2
+ *   chatty       prints to stdout every frame, otherwise a pass-through
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "echolab_canceller.h"
+
+#define B_passthrough 1
+#define B_mute 2
+#define B_crash 3
+#define B_hang 4
+#define B_error 5
+#define B_render_error 6
+#define B_nan 7
+#define B_create_fails 8
+#define B_no_entry 9
+#define B_abi2 10
+#define B_chatty 11
+
+struct echolab_canceller {
+    int frame;
+    long captures;
+};
+
+static echolab_canceller *create(int sample_rate, const char *intensity, const char *options, char *reason, size_t size) {
+    (void)intensity; (void)options;
+#if BEHAVIOUR == B_create_fails
+    snprintf(reason, size, "no licence for this room");
+    return NULL;
+#else
+    (void)reason; (void)size;
+    echolab_canceller *c = calloc(1, sizeof *c);
+    c->frame = sample_rate / 100;
+    return c;
+#endif
+}
+
+static int render(echolab_canceller *c, const float *far_end) {
+    (void)far_end;
+#if BEHAVIOUR == B_render_error
+    if (c->captures == 30) return 5;
+#else
+    (void)c;
+#endif
+    return 0;
+}
+
+static int capture(echolab_canceller *c, const float *mic, float *out) {
+    long at = c->captures++;
+    (void)at;
+    for (int i = 0; i < c->frame; i++) out[i] = mic[i];
+#if BEHAVIOUR == B_mute
+    memset(out, 0, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_crash
+    if (at == 30) *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
+#elif BEHAVIOUR == B_hang
+    if (at == 30) for (;;) pause();
+#elif BEHAVIOUR == B_error
+    if (at == 30) return 7;
+#elif BEHAVIOUR == B_nan
+    if (at == 30) out[3] = NAN;
+#elif BEHAVIOUR == B_chatty
+    printf("frame %ld\n", at);
+    fflush(stdout);
+#endif
+    return 0;
+}
+
+static void destroy(echolab_canceller *c) { free(c); }
+
+static const echolab_canceller_api api = {
+#if BEHAVIOUR == B_abi2
+    2,
+#else
+    ECHOLAB_CANCELLER_ABI_VERSION,
+#endif
+    "misbehaving", create, render, capture, NULL, destroy,
+};
+
+#if BEHAVIOUR != B_no_entry
+const echolab_canceller_api *echolab_canceller_entry(void) { return &api; }
+#else
+const echolab_canceller_api *some_other_symbol(void) { return &api; }
+#endif
