@@ -1,7 +1,8 @@
 # EchoLab — the two commands a new machine needs: `make eval` and `make test`.
 SWIFT ?= swift
+# gcc and g++ build WebRTC's AEC3 library (scripts/build-aec3.sh) and the canceller plugins.
 APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev \
-	libabsl-dev
+	libabsl-dev gcc g++
 # Only the tests need these: headless Chromium renders eval.html and report.html (BrowserRenderTests).
 TEST_APT_PACKAGES := chromium
 ECHOLAB := .build/release/echolab

@@ -13,6 +13,12 @@ library=$prefix/lib/libecholab_aec3.a
 stamp=$prefix/lib/libecholab_aec3.sha256
 pcfile=$prefix/lib/pkgconfig/echolab-aec3.pc
 arch=$(gcc -print-multiarch)
+source "$root/scripts/privileged.sh"
+# apt's package lists, refreshed once when they do not know libtgowt-dev or its .deb is gone.
+refresh_lists() {
+    privileged_runner || { echo "echolab: apt's package lists are out of date: run apt-get update as root" >&2; exit 1; }
+    "${runner[@]}" apt-get update -qq
+}
 # tg_owt comes from Debian's libtgowt-dev. Installed with apt it pulls 68 packages (ffmpeg's, X11's
 # and glib's -dev packages: 52.5 MB to fetch, 220 MB on disk), none of which AEC3 needs: so unless it
 # is installed already, its .deb (7.5 MB) is fetched with `apt-get download` and unpacked for this
@@ -22,8 +28,10 @@ if dpkg-query -W -f='${Status}' libtgowt-dev 2>/dev/null | grep -q "install ok i
     download=
 else
     download=1
-    version=$(apt-cache show --no-all-versions libtgowt-dev 2>/dev/null | sed -n 's/^Version: //p')
-    [ -n "$version" ] || { echo "echolab: apt knows no libtgowt-dev (Debian bookworm or later has it): run apt-get update" >&2; exit 1; }
+    candidate() { apt-cache show --no-all-versions libtgowt-dev 2>/dev/null | sed -n 's/^Version: //p' || true; }
+    version=$(candidate)
+    if [ -z "$version" ]; then refresh_lists; version=$(candidate); fi
+    [ -n "$version" ] || { echo "echolab: apt knows no libtgowt-dev (Debian bookworm or later has it)" >&2; exit 1; }
 fi
 speexdsp=$(pkg-config --modversion speexdsp)
 webrtc=$(pkg-config --modversion webrtc-audio-processing)
@@ -37,7 +45,8 @@ tgowt_root=
 if [ -n "$download" ]; then
     tgowt_root=$work/tgowt
     # apt's output only on failure (as root it warns that it fetched unsandboxed, which is fine here).
-    (cd "$work" && apt-get download -q "libtgowt-dev=$version" > "$work/apt.log" 2>&1) ||
+    download_deb() { (cd "$work" && apt-get download -q "libtgowt-dev=$version" > "$work/apt.log" 2>&1); }
+    download_deb || { refresh_lists; download_deb; } ||
         { cat "$work/apt.log" >&2; echo "echolab: cannot download libtgowt-dev $version with apt-get download" >&2; exit 1; }
     dpkg-deb -x "$work"/libtgowt-dev_*.deb "$tgowt_root"
 fi
@@ -69,7 +78,6 @@ Version: 1
 Libs: -L\${libdir} -lecholab_aec3 -lstdc++ -lm
 PC
 
-source "$root/scripts/privileged.sh"
 if [ -w "$prefix/lib" ]; then
     runner=()
 elif ! privileged_runner; then

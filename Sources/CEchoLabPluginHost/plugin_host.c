@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -66,9 +67,17 @@ static int reply_line(int fd, const char *format, const char *a, long b, long c)
 }
 
 int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char *intensity, const char *options) {
-    // The protocol keeps its own descriptor; stdout goes to stderr, so a plugin that prints
-    // cannot corrupt the replies, and stdin reads nothing.
-    int channel = dup(0);
+    // The child lives only as long as the parent: killed when it dies (even while the plugin
+    // hangs in a call); a terminal's Ctrl-C, sent to the whole process group, is the parent's to
+    // handle, and it ends the child by closing the socket.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const char *parent = getenv("ECHOLAB_PLUGIN_PARENT");
+    if (parent && atol(parent) != (long)getppid()) return 5;   // the parent died before the line above
+    signal(SIGINT, SIG_IGN);
+    signal(SIGTERM, SIG_IGN);
+    // The protocol keeps its own descriptor (never one a plugin's own child inherits); stdout
+    // goes to stderr, so a plugin that prints cannot corrupt the replies, and stdin reads nothing.
+    int channel = fcntl(0, F_DUPFD_CLOEXEC, 3);
     if (channel < 0) return 3;
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) { dup2(null, 0); close(null); }
@@ -89,7 +98,10 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     reason[sizeof reason - 1] = 0;
     if (!canceller) return reply_line(channel, "error create failed: %s", reason[0] ? reason : "no reason given", 0, 0), 2;
     long latency = api->latency_samples ? api->latency_samples(canceller) : 0;
-    if (reply_line(channel, "ok %2$ld %1$s", api->name ? api->name : "", latency, 0) != 0) return 4;
+    if (latency < 0 || latency > sample_rate)
+        return reply_line(channel, "error%s latency_samples returned %ld (it must be 0 to %ld: at most a second)", "", latency, sample_rate), 2;
+    // The name is cut to 200 bytes: the parent reads one line of at most 767.
+    if (reply_line(channel, "ok %2$ld %1$.200s", api->name ? api->name : "", latency, 0) != 0) return 4;
 
     size_t frame = (size_t)sample_rate / 100;
     float *input = calloc(frame, sizeof(float)), *output = calloc(frame, sizeof(float));
@@ -168,10 +180,9 @@ static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
     return 0;
 }
 
-// 0; -1 error; -2 timeout; -3 the child closed the socket.
-static int receive_all(int fd, void *data, size_t size, int timeout_ms) {
+// 0; -1 error; -2 past `deadline`; -3 the child closed the socket.
+static int receive_until(int fd, void *data, size_t size, long long deadline) {
     char *bytes = data;
-    long long deadline = now_ms() + timeout_ms;
     while (size > 0) {
         int ready = wait_ready(fd, POLLIN, deadline);
         if (ready != 0) return ready;
@@ -231,7 +242,7 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     // a plugin's fault, print a backtrace and, for a raised signal, even carry on.
     size_t count = 0;
     while (environ[count]) count++;
-    char **environment = calloc(count + 2, sizeof(char *));
+    char **environment = calloc(count + 3, sizeof(char *));
     if (!environment) {
         posix_spawn_file_actions_destroy(&actions);
         close(fds[0]);
@@ -241,8 +252,12 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     }
     size_t kept = 0;
     for (size_t i = 0; i < count; i++)
-        if (strncmp(environ[i], "SWIFT_BACKTRACE=", 16) != 0) environment[kept++] = environ[i];
+        if (strncmp(environ[i], "SWIFT_BACKTRACE=", 16) != 0 && strncmp(environ[i], "ECHOLAB_PLUGIN_PARENT=", 22) != 0)
+            environment[kept++] = environ[i];
     environment[kept++] = "SWIFT_BACKTRACE=enable=no";
+    char parent[48];
+    snprintf(parent, sizeof parent, "ECHOLAB_PLUGIN_PARENT=%ld", (long)getpid());
+    environment[kept++] = parent;
     environment[kept] = NULL;
     pid_t pid;
     int spawned = posix_spawn(&pid, executable, &actions, NULL, argv, environment);
@@ -257,8 +272,9 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     char line[768];
     size_t length = 0;
     int result = 0;
+    long long deadline = now_ms() + create_timeout_ms;
     while (length < sizeof line - 1) {
-        result = receive_all(fds[0], line + length, 1, create_timeout_ms);
+        result = receive_until(fds[0], line + length, 1, deadline);
         if (result != 0 || line[length] == '\n') break;
         length++;
     }
@@ -317,8 +333,13 @@ int echolab_plugin_client_latency(const echolab_plugin_client *client) { return 
 // The reply to a capture, or the reason there is none.
 static int receive_reply(echolab_plugin_client *client, float *out, char *error, size_t error_size) {
     int32_t header[2];
-    int result = receive_all(client->fd, header, sizeof header, client->frame_timeout_ms);
-    if (result == 0) result = receive_all(client->fd, out, client->frame * sizeof(float), client->frame_timeout_ms);
+    long long deadline = now_ms() + client->frame_timeout_ms;
+    int result = receive_until(client->fd, header, sizeof header, deadline);
+    if (result == 0) result = receive_until(client->fd, out, client->frame * sizeof(float), deadline);
+    if (result == 0 && header[0] == status_ok) {
+        client->frames++;
+        return 0;
+    }
     char when[64];
     snprintf(when, sizeof when, "at frame %ld", client->frames);
     if (result == -2) {
@@ -332,14 +353,10 @@ static int receive_reply(echolab_plugin_client *client, float *out, char *error,
         client->pid = 0;
         return -1;
     }
-    if (header[0] != status_ok) {
-        reap(client->pid, 1000);
-        client->pid = 0;
-        snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
-        return -1;
-    }
-    client->frames++;
-    return 0;
+    reap(client->pid, 1000);
+    client->pid = 0;
+    snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
+    return -1;
 }
 
 static int send_frame(echolab_plugin_client *client, int32_t kind, const float *frame, float *out, char *error, size_t error_size) {

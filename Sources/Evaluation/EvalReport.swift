@@ -69,6 +69,7 @@ public struct EvalReport {
             object["findings"] = .array(summary.findings.map(JSONValue.string))
             if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
             object["duration_s"] = .number(summary.durationSeconds)
+            object["library"] = summary.library.map(JSONValue.string)
         }
         return .object(object)
     }

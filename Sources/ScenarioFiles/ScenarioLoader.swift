@@ -150,7 +150,7 @@ public enum ScenarioLoader {
                 return builtIn
             }
             guard !path.isEmpty else { throw aec.fail("plugin", "empty file name") }
-            let resolved = resolve(path)
+            let resolved = URL(fileURLWithPath: resolve(path)).standardizedFileURL.path
             guard FileManager.default.isReadableFile(atPath: resolved) else { throw aec.fail("plugin", "\(resolved): no such readable file") }
             var options: String?
             if aec.has("plugin_options") {

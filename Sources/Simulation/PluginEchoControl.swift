@@ -4,7 +4,8 @@ import Foundation
 
 /// A canceller plugin behind `EchoControl`: its library runs in a child process
 /// (`PluginProcess`), at the plugin's own rate with both sides resampled around it when that is
-/// not the engine's (as for AECM). Its latency is what it reports (`latency_samples`), at the
+/// not the engine's (as for AECM). Either way the plugin gets one render before each capture of
+/// the same 10 ms: at another rate the render side's frames wait for the capture side's. Its latency is what it reports (`latency_samples`), at the
 /// engine's rate, plus that of the resampling. It has no linear output, metrics or suppression
 /// to steer: `intensityAdaptive` is passed to it by name, and it adapts, or not, itself.
 public final class PluginEchoControl: EchoControl {
@@ -15,10 +16,15 @@ public final class PluginEchoControl: EchoControl {
     public let latencySamples: Int
     private let process: PluginProcess
     private let bridge: (render: RateBridge, capture: RateBridge)?
+    /// Render frames at the plugin's rate, waiting for their capture frames (with a bridge).
+    private var pendingRender: SampleFIFO
+    private var renderFrame: [Float]
 
     init(plugin: CancellerPlugin, sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, bridgeLatency: Int) throws {
         guard intensity != .disabled else { throw AudioIOError.invalidArgument("plugin \(plugin.name): no canceller for \(intensity)") }
-        process = try PluginProcess(host: try Self.hostExecutable(), name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
+        let host: String
+        do { host = try Self.hostExecutable() } catch { throw AudioIOError.invalidArgument("plugin \(plugin.name) (\(plugin.path)): \(error)") }
+        process = try PluginProcess(host: host, name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
                                     intensity: intensity.rawValue, options: plugin.options)
         if plugin.sampleRate == sampleRate {
             bridge = nil
@@ -27,6 +33,8 @@ public final class PluginEchoControl: EchoControl {
             bridge = try Self.bridges(outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize)
             latencySamples = bridgeLatency + process.latencySamples * sampleRate / plugin.sampleRate
         }
+        pendingRender = SampleFIFO(capacity: plugin.sampleRate)
+        renderFrame = [Float](repeating: 0, count: plugin.sampleRate / 100)
         backend = EchoCancellerBackend(plugin: plugin)
         self.sampleRate = sampleRate
         self.frameSize = frameSize
@@ -66,7 +74,7 @@ public final class PluginEchoControl: EchoControl {
 
     public func analyzeRender(_ frame: [Float]) throws {
         if let bridge {
-            try bridge.render.push(frame) { inner, _ in try process.render(inner) }
+            try bridge.render.push(frame) { inner, _ in pendingRender.write(inner, count: inner.count) }
         } else {
             try process.render(frame)
         }
@@ -74,7 +82,15 @@ public final class PluginEchoControl: EchoControl {
 
     public func processCapture(_ frame: [Float], into output: inout [Float]) throws {
         if let bridge {
-            try bridge.capture.push(frame) { inner, out in try process.capture(inner, into: &out) }
+            try bridge.capture.push(frame) { inner, out in
+                // Both sides resample the same way, so a render frame is waiting; were none, the
+                // plugin would get its capture alone rather than a render out of step.
+                if pendingRender.count >= renderFrame.count {
+                    _ = pendingRender.read(into: &renderFrame, count: renderFrame.count)
+                    try process.render(renderFrame)
+                }
+                try process.capture(inner, into: &out)
+            }
             bridge.capture.pull(into: &output)
         } else {
             try process.capture(frame, into: &output)

@@ -46,6 +46,11 @@ public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible 
     }
 
     public var description: String { name }
+
+    /// A backend is its name: modes, folders and reports know it by name, and a plugin name
+    /// stands for one file (registering one name twice is refused).
+    public static func == (lhs: EchoCancellerBackend, rhs: EchoCancellerBackend) -> Bool { lhs.name == rhs.name }
+    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
 }
 
 /// A canceller plugin: a shared library exporting `echolab_canceller_entry` (ABI version 1, see

@@ -193,6 +193,7 @@ struct PluginOptions: ParsableArguments {
             for text in options {
                 let (name, json) = try split(text, "plugin-options", "NAME=JSON")
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-options \(name): no --plugin \(name)=PATH") }
+                guard optionTexts[name] == nil else { throw ValidationError("--plugin-options: \(name) is given twice") }
                 guard case .object? = try? JSONValue.parse(Array(json.utf8)) else {
                     throw ValidationError("--plugin-options \(name): not a JSON object: \(json)")
                 }
@@ -201,6 +202,7 @@ struct PluginOptions: ParsableArguments {
             for text in rates {
                 let (name, rate) = try split(text, "plugin-rate", "NAME=HZ")
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-rate \(name): no --plugin \(name)=PATH") }
+                guard sampleRates[name] == nil else { throw ValidationError("--plugin-rate: \(name) is given twice") }
                 guard let hz = Int(rate) else { throw ValidationError("--plugin-rate \(name): '\(rate)' is not a whole number of Hz") }
                 sampleRates[name] = hz
             }

@@ -47,6 +47,7 @@ final class CancellerPluginTests: XCTestCase {
             "create_fails": "create failed: no licence for this room",
             "no_entry": "not a canceller plugin: it exports no echolab_canceller_entry",
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
+            "bad_latency": "latency_samples returned -5 (it must be 0 to 48000: at most a second)",
         ]
         var arguments = ["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2"]
         for behaviour in expected.keys.sorted() {
@@ -58,7 +59,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 18 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 20 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
@@ -75,6 +76,32 @@ final class CancellerPluginTests: XCTestCase {
         // No child is left behind, hung or not.
         let children = try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", "plugin-host .*\(root.lastPathComponent)"])
         XCTAssertEqual(children.output, "", "plugin hosts still running")
+    }
+
+    /// A plugin hung in a call dies with EchoLab, even when EchoLab is killed outright; a
+    /// terminal's Ctrl-C is EchoLab's to handle, not a plugin crash.
+    func testAHungPluginDiesWithEchoLab() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let hang = try Self.misbehaving("hang", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "delay.json", in: root)
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = ["run", "delay.json", "--out", "run", "--plugin", "stuck=\(hang)", "--aec", "stuck:intensityMax"]
+        process.currentDirectoryURL = root
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let pattern = "plugin-host \(hang)"
+        func hosts() throws -> String { try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", pattern]).output }
+        var waited = 0
+        while try hosts().isEmpty && waited < 100 { usleep(20_000); waited += 1 }
+        XCTAssertFalse(try hosts().isEmpty, "the plugin host started")
+        usleep(200_000)   // the plugin is in its endless capture now
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        waited = 0
+        while try !hosts().isEmpty && waited < 100 { usleep(20_000); waited += 1 }
+        XCTAssertEqual(try hosts(), "", "a plugin host outlived EchoLab")
     }
 
     /// A pass-through removes no echo (ERLE ≈ 0 dB); a plugin that sends nothing removes all of it

@@ -19,6 +19,9 @@ public struct RecordingReport: Sendable, Equatable {
     public var channel: ChannelSelection
     /// The mode, as `EchoControlMode` names it.
     public var mode: String
+    /// Its canceller's library and version, or a plugin's name and SHA-256 (`BackendLibrary`);
+    /// nil without a canceller.
+    public var library: String?
     public var sampleRate: Int
     public var processingRate: Int
     public var latencySamples: Int
@@ -54,7 +57,7 @@ public struct RecordingReport: Sendable, Equatable {
             "talk_type": talkType.map { .string($0.rawValue) } ?? .null,
             "files": .object(files),
             "channel": channel.json,
-            "aec": .object(["mode": .string(mode)]),
+            "aec": .object(["mode": .string(mode), "library": library.map(JSONValue.string) ?? .null]),
             "sample_rate": .number(Double(sampleRate)),
             "processing_rate": .number(Double(processingRate)),
             "latency_samples": .number(Double(latencySamples)),
@@ -104,6 +107,8 @@ public struct RecordingReport: Sendable, Equatable {
         }
         self.channel = channel
         mode = try string("aec.mode")
+        // Reports written before libraries were named have none.
+        library = value.value(at: "aec.library")?.stringValue
         sampleRate = try integer("sample_rate")
         processingRate = try integer("processing_rate")
         latencySamples = try integer("latency_samples")

@@ -14,6 +14,9 @@ public struct RunSummary: Sendable {
     public var pipeline: PipelineReport?
     public var findings: [String]
     public var durationSeconds: Double
+    /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
+    /// `aec.library`); nil without a canceller, or in a report written before it was named.
+    public var library: String?
     /// The WAVs written into the run's folder, by tap name (`sent` → `sent.wav`), for the players.
     public var taps: [String: String] = [:]
     /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
@@ -67,6 +70,7 @@ public struct RunSummary: Sendable {
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
+        library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
             findings = []

@@ -7,6 +7,7 @@
  *   nan          writes NaN                           create_fails create returns NULL, a reason
  *   no_entry     exports no echolab_canceller_entry   abi2         says ABI version 2
  *   chatty       prints to stdout every frame, otherwise a pass-through
+ *   bad_latency  says its output lags by -5 samples
  */
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #define B_no_entry 9
 #define B_abi2 10
 #define B_chatty 11
+#define B_bad_latency 12
 
 struct echolab_canceller {
     int frame;
@@ -79,13 +81,19 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
 
 static void destroy(echolab_canceller *c) { free(c); }
 
+#if BEHAVIOUR == B_bad_latency
+static int latency(const echolab_canceller *c) { (void)c; return -5; }
+#else
+#define latency NULL
+#endif
+
 static const echolab_canceller_api api = {
 #if BEHAVIOUR == B_abi2
     2,
 #else
     ECHOLAB_CANCELLER_ABI_VERSION,
 #endif
-    "misbehaving", create, render, capture, NULL, destroy,
+    "misbehaving", create, render, capture, latency, destroy,
 };
 
 #if BEHAVIOUR != B_no_entry

@@ -1,0 +1,17 @@
+import Foundation
+import Simulation
+
+/// What a run's canceller is, in one line for reports and eval.json: a built-in backend's library
+/// and version ("speexdsp 1.2.1", "tg_owt 0~git…"), or a plugin's own name and its file's SHA-256,
+/// so that a baseline says what it measured. nil without a canceller.
+enum BackendLibrary {
+    static func describe(_ mode: EchoControlMode, pluginName: String? = nil) -> String? {
+        guard mode.intensity != .disabled else { return nil }
+        if let plugin = mode.backend.plugin {
+            let digest = FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? "unreadable"
+            return "plugin \(pluginName ?? plugin.name), sha256 \(digest)"
+        }
+        if case .text(let library)? = EchoControlFactory.settings(for: mode)["library"] { return library }
+        return nil
+    }
+}
