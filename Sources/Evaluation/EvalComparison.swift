@@ -39,6 +39,9 @@ public struct EvalComparison: Sendable {
     public var maxRegressionDB: Double
     public var regressions: [Change] = []
     public var improvements: [Change] = []
+    /// Runs whose canceller library (eval.json's `library`: a version, a plugin's SHA-256) is not
+    /// the baseline's: listed, not judged — the numbers measure another build.
+    public var libraryChanges: [Change] = []
     /// Runs of the current file that the baseline does not have.
     public var added: [RunKey] = []
     /// Every run either file has, in order: what the gate looked at (JUnit lists each).
@@ -87,6 +90,10 @@ public struct EvalComparison: Sendable {
     }
 
     private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
+        // Baselines written before libraries were named have none: nothing to say.
+        if let was = before["library"]?.stringValue, let now = after["library"]?.stringValue, was != now {
+            libraryChanges.append(Change(run: key, what: "library", baseline: was, current: now, delta: nil))
+        }
         let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
         switch (failedBefore, failedAfter) {
         case (nil, let error?):

@@ -33,6 +33,7 @@ public enum ComparisonMarkdown {
         }
         table("Regressions", comparison.regressions)
         table("Improvements", comparison.improvements)
+        table("Measured with another library (not judged)", comparison.libraryChanges)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
             for run in comparison.added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }

@@ -18,7 +18,8 @@ struct CompareCommand: ParsableCommand {
         measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; or when it is \
         missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) is \
         compared at its bound. Findings that went away are listed as \
-        improvements. Runs only CURRENT has are listed, not judged. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
+        improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
+        library (a version, a plugin's SHA-256) than the baseline's. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
         """
     )

@@ -1,0 +1,31 @@
+import EchoLabJSON
+import XCTest
+@testable import Evaluation
+
+/// `compare` lists the runs measured with another canceller library than the baseline's (a
+/// version, a plugin's SHA-256) without judging them, and says nothing for a baseline written
+/// before libraries were named.
+final class LibraryChangeTests: XCTestCase {
+    static func eval(library: String?) -> JSONValue {
+        var result: [String: JSONValue] = ["mode": .string("speex:intensityMax"), "folder": .string("a/speex-intensityMax"), "error": .null,
+                                           "metrics": .object(["erle_steady_db": .number(20), "erle_steady_analysis_frames": .number(400)]),
+                                           "findings": .array([]), "duration_s": .number(4)]
+        result["library"] = library.map(JSONValue.string)
+        return .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                        "items": .array([.object(["index": .number(0), "name": .string("a"), "file": .string("a.json"),
+                                                  "results": .array([.object(result)])])])])
+    }
+
+    func testAnotherLibraryIsListedNotJudged() {
+        let comparison = EvalComparison(baseline: Self.eval(library: "speexdsp 1.2.0"), current: Self.eval(library: "speexdsp 1.2.1"),
+                                        maxRegressionDB: 0.5)
+        XCTAssertFalse(comparison.hasRegression)
+        XCTAssertEqual(comparison.libraryChanges.map(\.baseline), ["speexdsp 1.2.0"])
+        XCTAssertEqual(comparison.libraryChanges.map(\.current), ["speexdsp 1.2.1"])
+        XCTAssertEqual(comparison.libraryChanges.map(\.run.description), ["a × speex:intensityMax"])
+        XCTAssertTrue(EvalComparison(baseline: Self.eval(library: "speexdsp 1.2.1"), current: Self.eval(library: "speexdsp 1.2.1"),
+                                     maxRegressionDB: 0.5).libraryChanges.isEmpty)
+        XCTAssertTrue(EvalComparison(baseline: Self.eval(library: nil), current: Self.eval(library: "speexdsp 1.2.1"),
+                                     maxRegressionDB: 0.5).libraryChanges.isEmpty, "an old baseline names none")
+    }
+}
