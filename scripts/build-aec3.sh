@@ -53,7 +53,7 @@ fi
 tgowt=$tgowt_root/usr/lib/$arch/libtg_owt.a
 [ -f "$tgowt" ] || { echo "echolab: $tgowt is missing from libtgowt-dev $version" >&2; exit 1; }
 echo "echolab: building libecholab_aec3.a (WebRTC AEC3 from tg_owt $version)" >&2
-g++ -std=c++20 -O2 -fPIE -DWEBRTC_POSIX -DWEBRTC_LINUX -DECHOLAB_TG_OWT_VERSION="\"$version\"" \
+g++ -std=c++20 -O2 -fPIE -DWEBRTC_POSIX -DWEBRTC_LINUX \
     -I"$tgowt_root/usr/include/tg_owt" -I"$root/Sources/CEchoLabAEC3" -c "$root/Native/aec3/echolab_aec3.cpp" -o "$work/wrapper.o"
 gcc -O2 -fPIE -DECHOLAB_SPEEXDSP_VERSION="\"$speexdsp\"" -DECHOLAB_WEBRTC_AUDIO_PROCESSING_VERSION="\"$webrtc\"" \
     -DECHOLAB_TG_OWT_VERSION="\"$version\"" -I"$root/Sources/CEchoLabAEC3" -c "$root/Native/aec3/native_versions.c" -o "$work/versions.o"

@@ -13,10 +13,6 @@
 #include "modules/audio_processing/include/audio_processing.h"
 #include "rtc_base/logging.h"
 
-#ifndef ECHOLAB_TG_OWT_VERSION
-#define ECHOLAB_TG_OWT_VERSION "unknown"
-#endif
-
 struct EchoLabAEC3 {
     rtc::scoped_refptr<webrtc::AudioProcessing> apm;
     webrtc::StreamConfig stream;
@@ -131,7 +127,7 @@ void statistics(EchoLabAEC3 *aec, EchoLabAEC3Statistics *out) {
     if (stats.delay_ms) { out->delay_ms = *stats.delay_ms; out->has_delay = 1; }
 }
 
-const EchoLabAEC3API api = {ECHOLAB_AEC3_API_VERSION, "tg_owt " ECHOLAB_TG_OWT_VERSION, create, destroy, render, capture, statistics};
+const EchoLabAEC3API api = {ECHOLAB_AEC3_API_VERSION, create, destroy, render, capture, statistics};
 
 }  // namespace
 

@@ -28,8 +28,6 @@ public final class WebRTCAEC3Processor {
         public var delayMilliseconds: Int?
     }
 
-    /// The library it wraps and its version ("tg_owt 0~git20230105…").
-    public static var libraryVersion: String { String(cString: api.pointee.library_version) }
     /// Rates AEC3 runs at.
     public static let sampleRates = [16_000, 32_000, 48_000]
 

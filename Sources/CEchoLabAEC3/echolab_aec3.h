@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define ECHOLAB_AEC3_API_VERSION 1
+#define ECHOLAB_AEC3_API_VERSION 2
 
 typedef struct EchoLabAEC3 EchoLabAEC3;
 
@@ -35,7 +35,6 @@ typedef struct {
 
 typedef struct {
     int api_version;               // ECHOLAB_AEC3_API_VERSION of the library as built
-    const char *library_version;   // "tg_owt <Debian version>"
     // sample_rate: 16000, 32000 or 48000; frames are 10 ms, mono Float32 in [-1, 1].
     // NULL and a one-line reason in `error` on failure.
     EchoLabAEC3 *(*create)(int sample_rate, EchoLabAEC3Settings settings, char *error, size_t error_size);

@@ -5,13 +5,18 @@ import Simulation
 /// and version ("speexdsp 1.2.1", "tg_owt 0~git…"), or a plugin's own name and its file's SHA-256,
 /// so that a baseline says what it measured. nil without a canceller.
 enum BackendLibrary {
-    static func describe(_ mode: EchoControlMode, pluginName: String? = nil) -> String? {
+    /// `pluginDigest`: the plugin file's SHA-256 where the caller has it (else it is read here).
+    static func describe(_ mode: EchoControlMode, pluginName: String? = nil, pluginDigest: String? = nil) -> String? {
         guard mode.intensity != .disabled else { return nil }
         if let plugin = mode.backend.plugin {
-            let digest = FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? "unreadable"
-            return "plugin \(pluginName ?? plugin.name), sha256 \(digest)"
+            return "plugin \(pluginName ?? plugin.name), sha256 \(pluginDigest ?? digest(of: plugin))"
         }
         if case .text(let library)? = EchoControlFactory.settings(for: mode)["library"] { return library }
         return nil
+    }
+
+    /// The plugin file's SHA-256 (hex), or "unreadable".
+    static func digest(of plugin: CancellerPlugin) -> String {
+        FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? "unreadable"
     }
 }

@@ -56,9 +56,11 @@ public struct RunEvaluator: Sendable {
         report.hardware = run.hardware
         if let plugin = processing.backend.plugin {
             // What a baseline measured: the plugin's own name and the file's SHA-256.
+            let digest = BackendLibrary.digest(of: plugin)
             if let name = run.pluginName { report.aecSettings["plugin_name"] = .text(name) }
-            if let bytes = FileManager.default.contents(atPath: plugin.path) { report.aecSettings["plugin_sha256"] = .text(sha256Hex(of: bytes)) }
-            report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName).map(EchoControlSetting.text)
+            report.aecSettings["plugin_sha256"] = .text(digest)
+            report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName,
+                                                                    pluginDigest: digest).map(EchoControlSetting.text)
         }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(analysis.whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
