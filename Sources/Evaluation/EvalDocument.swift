@@ -93,6 +93,11 @@ public enum EvalDocument {
         static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
                                                bound: "near_end.attenuation_is_lower_bound")
         static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil)
+        static let tclw = Figure(path: "telephony.echo_loss.tclw_db", frames: "telephony.echo_loss.analysis_frames",
+                                 bound: "telephony.echo_loss.is_lower_bound")
+        static let doubleTalkRange = Figure(path: "telephony.double_talk.attenuation_range_db",
+                                            frames: "telephony.double_talk.attenuation_range_analysis_frames",
+                                            bound: "telephony.double_talk.attenuation_range_is_lower_bound")
 
         /// The figure's value in `object` (a result's `metrics`, or a segment) where it counts: nil
         /// where it is missing or stands on too few frames (`FigureConfidence`).
@@ -110,7 +115,8 @@ public enum EvalDocument {
     /// The metrics the per-mode statistics summarise, and where each goes in a `ModeSummary`.
     static var summarisedMetrics: [(figure: Figure, field: WritableKeyPath<ModeSummary, ModeSummary.Statistics>)] {
         [(.erleSteady, \.erleSteadyDB), (.erle, \.erleDB), (.convergence, \.convergenceSeconds),
-         (.nearEndAttenuation, \.nearEndAttenuationDB), (.nearEndDistortion, \.nearEndDistortionDB)]
+         (.nearEndAttenuation, \.nearEndAttenuationDB), (.nearEndDistortion, \.nearEndDistortionDB),
+         (.tclw, \.tclwDB), (.doubleTalkRange, \.doubleTalkAttenuationRangeDB)]
     }
 
     /// One mode's statistics over eval.json's items (as printed).

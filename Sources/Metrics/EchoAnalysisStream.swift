@@ -127,8 +127,31 @@ public final class EchoAnalysisStream {
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
-                                nearEndEstimate: core.nearEndEstimate)
+                                nearEndEstimate: core.nearEndEstimate,
+                                telephony: Self.telephony(ledger: ledger, core: core, length: length))
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration)
+    }
+
+    /// TCLw and the double-talk report, or why each is missing.
+    private static func telephony(ledger: FrameLedger, core: EchoStreamCore, length: Int) -> TelephonyMeasures {
+        let gate = core.gateSummary
+        let echoLoss = ledger.weightedEchoLoss(in: 0..<length)
+        var echoLossReason: String?
+        if echoLoss == nil {
+            if gate.singleTalkFrames == 0 {
+                echoLossReason = "no far-end single talk to measure"
+            } else if ledger.thirdOctaves.isEmpty {
+                echoLossReason = "at \(core.sampleRate) Hz no 1/3-octave band of the weighting (315–6300 Hz) lies below Nyquist"
+            } else {
+                echoLossReason = "the far end carries nothing in the weighting's bands (315–6300 Hz)"
+            }
+        }
+        let doubleTalk = core.hasNearEnd ? core.doubleTalkMeter.report(analysisFrames: gate.frames) : nil
+        let doubleTalkReason: String? = doubleTalk != nil ? nil
+            : core.hasNearEnd ? "no double talk: the near end never talked over the far end"
+            : "needs the clean near-end track (a simulation's, or a recording's --near-end)"
+        return TelephonyMeasures(echoLoss: echoLoss, echoLossUnmeasuredReason: echoLossReason,
+                                 doubleTalk: doubleTalk, doubleTalkUnmeasuredReason: doubleTalkReason)
     }
 }

@@ -41,11 +41,15 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// From mic and loopback alone: the output against the tap-free gate's near talker (the near
     /// end's loss, where there is no near-end track); nil with tracks.
     public var nearEndEstimate: NearEndEstimate?
+    /// TCLw and the double-talk figures in the telephony standards' terms.
+    public var telephony: TelephonyMeasures?
 
     public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
                 erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,
                 delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
-                gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil, nearEndEstimate: NearEndEstimate? = nil) {
+                gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil, nearEndEstimate: NearEndEstimate? = nil,
+                telephony: TelephonyMeasures? = nil) {
+        self.telephony = telephony
         self.nearEnd = nearEnd
         self.nearEndEstimate = nearEndEstimate
         self.erlDB = erlDB
@@ -67,6 +71,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         case erleSteadyFrames = "erle_steady_analysis_frames"
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
         case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end", nearEndEstimate = "near_end_estimate"
+        case telephony
     }
 
     /// ERL and whole ERLE stand on too few frames to be trusted (`FigureConfidence`).

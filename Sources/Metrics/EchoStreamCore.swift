@@ -41,8 +41,12 @@ struct EchoStreamCore {
     private var previousHop = HopMeasures()
     private var gate: ActivityGate
     private var meter: FrameBandMeter
-    /// The mic's band powers of the frame being scored.
+    /// The mic's band powers of the frame being scored, and its and the reference's 1/3-octave ones.
     private var micBands: [Double]
+    private var micThirdOctaves: [Double]
+    private var referenceThirdOctaves: [Double]
+    /// Double talk as the telephony standards report it (with a near-end track only).
+    private(set) var doubleTalkMeter: DoubleTalkMeter
     private(set) var ledger: FrameLedger
     /// Near-end preservation sums (with a near-end track only), over double-talk and near-end
     /// single-talk frames.
@@ -100,8 +104,11 @@ struct EchoStreamCore {
                             frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
+        micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
+        referenceThirdOctaves = micThirdOctaves
+        doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
         micLessEcho = [Float](repeating: 0, count: hasEcho && !hasNearEnd ? frameSize : 0)
-        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands,
+        ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands, thirdOctaves: meter.thirdOctaves,
                              maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
     }
@@ -245,6 +252,8 @@ struct EchoStreamCore {
             case .nearEndSingleTalk: Self.add(first, second, samples: frameSize, to: &nearEndSingleTalkSums)
             case .silence, .farEndSingleTalk: break
             }
+            doubleTalkMeter.add(frame: frame, talk: gate.lastTalk, near: first.nearEndEnergy + second.nearEndEnergy,
+                                sent: first.sentSent + second.sentSent, sentNear: first.sentNear + second.sentNear, samples: frameSize)
         }
         if gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk, let estimate = talkerLevels?.meanSquare(frame) {
             let at = processed.local(start)
@@ -256,10 +265,14 @@ struct EchoStreamCore {
         }
         guard singleTalk else { return }
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))
+        meter.measureThirdOctaves(reference.samples, offset: reference.local(start - shift))
+        for band in referenceThirdOctaves.indices { referenceThirdOctaves[band] = meter.thirdOctavePowers[band] }
         let micPower = meter.measureBands(mic.samples, offset: mic.local(start))
         // Copied element by element into a preallocated row: assigning the array would share its
         // buffer, and the next measurement would then copy it (an allocation per frame).
         for band in micBands.indices { micBands[band] = meter.bandPowers[band] }
+        meter.reduceToThirdOctaves()
+        for band in micThirdOctaves.indices { micThirdOctaves[band] = meter.thirdOctavePowers[band] }
         // Without an echo track the echo at the mic is the mic.
         let echoPower = hasEcho ? meter.wholeBandPower(echo.samples, offset: echo.local(start)) : micPower
         // The input's noise in this frame, the floor its output is measured against: the
@@ -274,11 +287,14 @@ struct EchoStreamCore {
         }
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: micPower, noise: noise, micBands: micBands, processedBands: micBands)
+                          processed: micPower, noise: noise, micBands: micBands, processedBands: micBands,
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves)
         } else {
             let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
+            meter.reduceToThirdOctaves()
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: processedPower, noise: noise, micBands: micBands, processedBands: meter.bandPowers)
+                          processed: processedPower, noise: noise, micBands: micBands, processedBands: meter.bandPowers,
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers)
         }
     }
 

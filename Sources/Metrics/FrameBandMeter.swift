@@ -7,6 +7,8 @@ import AudioInterop
 struct FrameBandMeter {
     let frameSize: Int
     let bands: [OctaveBand]
+    /// The weighted echo loss's 1/3-octave bands (`ThirdOctaveBands`).
+    let thirdOctaves: [ThirdOctaveBand]
     private let fft: RealFFT
     private let window: [Float]
     private var power: [Float]
@@ -14,6 +16,8 @@ struct FrameBandMeter {
     private var padded: [Float]
     /// Band powers of the last `measureBands` call, one per band.
     private(set) var bandPowers: [Double]
+    /// 1/3-octave band powers of the last `measureThirdOctaves` call, one per band.
+    private(set) var thirdOctavePowers: [Double]
 
     init(frameSize: Int, sampleRate: Int) {
         self.frameSize = frameSize
@@ -23,6 +27,29 @@ struct FrameBandMeter {
         power = [Float](repeating: 0, count: frameSize / 2 + 1)
         padded = [Float](repeating: 0, count: frameSize)
         bandPowers = [Double](repeating: 0, count: bands.count)
+        thirdOctaves = ThirdOctaveBands.layout(frameSize: frameSize, sampleRate: sampleRate)
+        thirdOctavePowers = [Double](repeating: 0, count: thirdOctaves.count)
+    }
+
+    /// The 1/3-octave band powers of the spectrum the last `measureBands` call left, into
+    /// `thirdOctavePowers` (no transform of its own).
+    mutating func reduceToThirdOctaves() {
+        for index in thirdOctaves.indices { thirdOctavePowers[index] = PowerSums.sum(power, thirdOctaves[index].bins) }
+    }
+
+    /// The 1/3-octave band powers of the windowed frame at `signal[offset...]`, into
+    /// `thirdOctavePowers`; samples before index 0 (a delay-shifted reference) count as zero.
+    mutating func measureThirdOctaves(_ signal: [Float], offset: Int) {
+        if offset >= 0 {
+            fft.powerSpectrum(signal, offset: offset, window: window, into: &power)
+        } else {
+            for index in 0..<frameSize {
+                let source = offset + index
+                padded[index] = source >= 0 && source < signal.count ? signal[source] : 0
+            }
+            fft.powerSpectrum(padded, offset: 0, window: window, into: &power)
+        }
+        reduceToThirdOctaves()
     }
 
     /// Power spectrum of `signal[offset..<offset+frameSize]`, reduced to `bandPowers`; returns

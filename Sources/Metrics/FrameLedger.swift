@@ -26,16 +26,29 @@ struct FrameLedger: Sendable {
     private let digitalFramePower: Double
     private let digitalBandPowers: [Double]
     /// Set when older rows could not be spilled to disk (see `SpillingRows`).
-    var spillError: SpillError? { rows.spillError }
+    var spillError: SpillError? { rows.spillError ?? thirdOctaveRows.spillError }
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]
     /// A series longer than this many windows gets wider windows (see `seriesStep`).
     let maximumSeriesPoints: Int
+    /// The weighted echo loss's bands, and per row the reference's and then the processed
+    /// signal's power in each (kept per row: the loss is measured over the steady state, the
+    /// last half of the rows, which is known only at the end). Wider rows, so fewer stay resident.
+    let thirdOctaves: [ThirdOctaveBand]
+    private let thirdOctaveRows: SpillingRows<Float>
+    private var thirdOctaveRow: [Float]
+    private let digitalThirdOctavePowers: [Double]
 
     /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
-    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], maximumSeriesPoints: Int, residentRows: Int = 16_384) {
+    init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], thirdOctaves: [ThirdOctaveBand], maximumSeriesPoints: Int,
+         residentRows: Int = 16_384) {
         rows = SpillingRows(width: 6, residentRows: residentRows)
+        self.thirdOctaves = thirdOctaves
+        let width = max(1, 2 * thirdOctaves.count)
+        thirdOctaveRows = SpillingRows(width: width, residentRows: max(1, residentRows * 6 / width))
+        thirdOctaveRow = [Float](repeating: 0, count: width)
+        digitalThirdOctavePowers = thirdOctaves.map { MeasurableFloor.digitalBandPower(frameSize: frameSize, bins: $0.bins) }
         digitalFramePower = MeasurableFloor.digitalFramePower(frameSize: frameSize)
         digitalBandPowers = bands.map { MeasurableFloor.digitalBandPower(frameSize: frameSize, bins: $0.bins) }
         self.sampleRate = sampleRate
@@ -51,7 +64,14 @@ struct FrameLedger: Sendable {
     /// Adds one single-talk frame (frames arrive in ascending order). `noise`: the frame's own
     /// noise power from the tracks, or 0 where `sharedNoisePower` stands for it.
     mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double, noise: Double,
-                         micBands: [Double], processedBands: [Double]) {
+                         micBands: [Double], processedBands: [Double],
+                         referenceThirdOctaves: [Double], processedThirdOctaves: [Double]) {
+        let count = thirdOctaves.count
+        for band in 0..<count {
+            thirdOctaveRow[band] = Float(referenceThirdOctaves[band])
+            thirdOctaveRow[count + band] = Float(processedThirdOctaves[band])
+        }
+        thirdOctaveRows.append(row: thirdOctaveRow)
         rows.append(UInt32(bitPattern: Int32(truncatingIfNeeded: frame)), Float(reference).bitPattern,
                     Float(echo).bitPattern, Float(mic).bitPattern, Float(processed).bitPattern, Float(noise).bitPattern)
         for band in micBandSums.indices {
@@ -150,6 +170,38 @@ struct FrameLedger: Sendable {
             return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: value.value,
                             isLowerBound: value.isLowerBound)
         }
+    }
+
+    /// TCLw over the steady state of the frames wholly inside `range` (the last half of its
+    /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed, a lower bound
+    /// where the processed sum falls under digital silence, bands without reference left out;
+    /// nil without rows or such bands.
+    func weightedEchoLoss(in range: Range<Int>) -> WeightedEchoLoss? {
+        let count = thirdOctaves.count
+        let selected = rowRange(frameIndices: frames.frames(inside: range))
+        let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
+        guard count > 0, !steadyRows.isEmpty else { return nil }
+        var reference = [Double](repeating: 0, count: count), processed = reference
+        thirdOctaveRows.forEachRow(in: steadyRows) { row, at in
+            for band in 0..<count {
+                reference[band] += Double(row[at + band])
+                processed[band] += Double(row[at + count + band])
+            }
+        }
+        var bands: [WeightedEchoLoss.BandLoss] = []
+        for band in 0..<count {
+            let floor = digitalThirdOctavePowers[band] * Double(steadyRows.count)
+            let value = MeasurableFloor.erle(mic: reference[band], processed: processed[band], floor: floor)
+            // A reference band under digital silence (a narrowband far end's upper bands) carries
+            // no echo to lose: it has no figure and is left out of the weighting, which the
+            // report's band list shows.
+            guard let loss = value.value else { continue }
+            bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))
+        }
+        guard let weighted = EchoLossWeighting.weightedLossDB(lossesDB: bands.map(\.lossDB), frequenciesHz: bands.map(\.centreHz))
+        else { return nil }
+        return WeightedEchoLoss(tclwDB: weighted, isLowerBound: bands.contains(where: \.isLowerBound), bands: bands,
+                                analysisFrames: steadyRows.count)
     }
 
     /// Earliest point that is non-nil and after which every non-nil point (itself included)

@@ -83,6 +83,15 @@ public final class SpillingRows<Element: BitwiseCopyable & Sendable>: Sendable {
         }
     }
 
+    /// Appends one row: the first `width` elements of `row`.
+    public func append(row: [Element]) {
+        precondition(row.count >= width)
+        state.withLock { state in
+            for index in 0..<state.width { state.resident.append(row[index]) }
+            if state.resident.count == state.width * state.residentRows { state.spill() }
+        }
+    }
+
     /// Calls `body` with the element buffer and the offset of each row in `rows`, in order. The
     /// buffer is only valid inside the call, which holds the lock: `body` must not use this table.
     public func forEachRow(in rows: Range<Int>, _ body: ([Element], Int) -> Void) {

@@ -68,6 +68,7 @@ public enum EvalReportDocument {
             row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
+        blocks += telephonyTable(modes: modes, summaries: summaries)
 
         switch detail {
         case .summary:
@@ -144,6 +145,40 @@ public enum EvalReportDocument {
             blocks.append(.list(failures.map { [.text("\($0.item) (\($0.mode?.description ?? "as written")): \($0.error ?? "")")] }))
         }
         return ReportDocument(title: "EchoLab evaluation", blocks: blocks)
+    }
+
+
+    /// The telephony standards' figures per mode (TCLw against TS 26.131's 46 dB; P.340's send
+    /// attenuation range in double talk), where any run has them: a table of their own, beside
+    /// the two axes rather than in their table.
+    static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary]) -> [ReportDocument.Block] {
+        typealias F = ReportFormatting
+        let hasTCLw = summaries.contains { $0.tclwDB.count > 0 }
+        let hasRange = summaries.contains { $0.doubleTalkAttenuationRangeDB.count > 0 }
+        guard hasTCLw || hasRange else { return [] }
+        func stat(_ value: Double?, of statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
+            let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
+            return .init(bound + F.number(value, digits: 1, unit: " dB"), value: value)
+        }
+        var header = ["mode"]
+        if hasTCLw { header += ["TCLw median", "TCLw p10"] }
+        if hasRange { header += ["double-talk attenuation range median", "P.340 category of the median"] }
+        return [
+            .paragraph([.text("In the telephony standards' terms (see docs/metrics.md): TCLw, the weighted terminal coupling loss "
+                              + "(TS 26.131 asks 46 dB), and the send attenuation range in double talk, which ITU-T P.340 categorises "
+                              + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more).")]),
+            .table(.init(header: header, rows: modes.map { mode in
+                let summary = summaries.first { $0.mode == mode.description }
+                var row: [ReportDocument.Cell] = [.init([.code(mode.description)])]
+                if hasTCLw { row += [stat(summary?.tclwDB.median, of: summary?.tclwDB), stat(summary?.tclwDB.p10, of: summary?.tclwDB)] }
+                if hasRange {
+                    let median = summary?.doubleTalkAttenuationRangeDB.median
+                    row += [stat(median, of: summary?.doubleTalkAttenuationRangeDB),
+                            .init(median.map { DoubleTalkCategory(attenuationRangeDB: $0).rawValue } ?? "—")]
+                }
+                return row
+            })),
+        ]
     }
 
     /// One item: its ERLE over time and per band, one line / bar per mode, and its audio.

@@ -50,6 +50,7 @@ public enum RecordingReportDocument {
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
                                            series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB))],
                                            emptyNote: "No far-end single talk: no band to measure")))
+            blocks += TelephonyBlocks.make(metrics.telephony)
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))
         }

@@ -46,6 +46,7 @@ public enum RunReportDocument {
                                        bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
                                        series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB))],
                                        emptyNote: "No far-end single talk: no band to measure")))
+        blocks += TelephonyBlocks.make(m.telephony)
 
         blocks.append(.heading("Listen", level: 2, id: "listen"))
         let clips = audioClips(report.taps)

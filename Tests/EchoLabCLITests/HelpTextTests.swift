@@ -243,16 +243,21 @@ final class HelpTextTests: XCTestCase {
         tap-free gate hears (frames where the output is 20 dB or more under it are
         lost). Where the output falls under the mic's noise floor or digital silence,
         its residual cannot be measured and ERLE is a lower bound at the mic's level
-        over that floor (erle_is_lower_bound, erle_steady_is_lower_bound). Every figure
-        carries its analysis frames; one on fewer than 20 is low-confidence. The
-        processed file is aligned with the mic before scoring: its lag behind the mic
-        (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT
-        over the first minute), said on stderr when it is not 0, and reported as
-        processed_lag_ms (processed_lag_source: estimated, given, or not_found when the
-        output shares too little with the mic to tell, or is under a second: scored
-        unshifted, with a warning); a clear lag outside 0–500 ms (the search reaches 1
-        s either way) is an error. --processed-lag-ms gives it instead. See
-        docs/metrics.md for every definition.
+        over that floor (erle_is_lower_bound, erle_steady_is_lower_bound). telephony
+        holds the terminal test labs' figures: TCLw (TS 26.132's weighted terminal
+        coupling loss, reference to processed in 1/3 octaves 315–6300 Hz over the
+        steady far-end single talk, against TS 26.131's 46 dB) and, with --near-end,
+        the double-talk report (the send attenuation range and its ITU-T P.340
+        category, the share and level difference of double talk and of the far-end
+        single talk around it). Every figure carries its analysis frames; one on fewer
+        than 20 is low-confidence. The processed file is aligned with the mic before
+        scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
+        estimated from the two files (GCC-PHAT over the first minute), said on stderr
+        when it is not 0, and reported as processed_lag_ms (processed_lag_source:
+        estimated, given, or not_found when the output shares too little with the mic
+        to tell, or is under a second: scored unshifted, with a warning); a clear lag
+        outside 0–500 ms (the search reaches 1 s either way) is an error.
+        --processed-lag-ms gives it instead. See docs/metrics.md for every definition.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>]
 

@@ -13,7 +13,16 @@ final class MetricsJSONTests: XCTestCase {
         erleBands: [BandERLE(lowHz: 125, highHz: 250, erleDB: nil), BandERLE(lowHz: 250, highHz: 500, erleDB: 11, isLowerBound: true)],
         gate: ActivityGateSummary(method: .micMinusEcho, frames: 10, farEndActiveFrames: 8, singleTalkFrames: 6, doubleTalkFrames: 2),
         nearEnd: NearEndPreservation(attenuationDB: 0.5, attenuationIsLowerBound: true, distortionDB: nil, doubleTalkFrames: 3,
-                                     singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0))
+                                     singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0),
+        telephony: TelephonyMeasures(
+            echoLoss: WeightedEchoLoss(tclwDB: 47.5, isLowerBound: true, bands: [.init(centreHz: 1000, lossDB: 47.5, isLowerBound: true)],
+                                       analysisFrames: 3),
+            echoLossUnmeasuredReason: nil,
+            doubleTalk: DoubleTalkReport(doubleTalkFrames: 2, doubleTalkShare: 0.2, levelDifferenceDB: 1.5, levelDifferenceIsLowerBound: false,
+                                         attenuationRangeDB: 7.25, attenuationRangeIsLowerBound: false, attenuationRangeFrames: 2,
+                                         singleTalkAttenuationDB: nil, aroundFrames: 4, aroundShare: 0.4, aroundLevelDifferenceDB: 20,
+                                         aroundLevelDifferenceIsLowerBound: true),
+            doubleTalkUnmeasuredReason: nil))
 
     func testTheReportKeysAreTheSchemas() {
         XCTAssertEqual(Self.metrics.json, .object([
@@ -32,6 +41,20 @@ final class MetricsJSONTests: XCTestCase {
                                  "single_talk_attenuation_is_lower_bound": .bool(false), "single_talk_distortion_db": .number(-20),
                                  "single_talk_analysis_frames": .number(0)]),
             "near_end_estimate": .null,
+            "telephony": .object([
+                "echo_loss": .object(["tclw_db": .number(47.5), "is_lower_bound": .bool(true), "meets_ts26131_46db": .bool(true),
+                                      "analysis_frames": .number(3),
+                                      "bands": .array([.object(["centre_hz": .number(1000), "loss_db": .number(47.5), "is_lower_bound": .bool(true)])])]),
+                "echo_loss_unmeasured_reason": .null,
+                "double_talk": .object(["double_talk_analysis_frames": .number(2), "double_talk_share": .number(0.2),
+                                        "level_difference_db": .number(1.5), "level_difference_is_lower_bound": .bool(false),
+                                        "attenuation_range_db": .number(7.25), "attenuation_range_is_lower_bound": .bool(false),
+                                        "attenuation_range_analysis_frames": .number(2), "p340_category": .string("2b"),
+                                        "near_end_single_talk_attenuation_db": .null, "around_analysis_frames": .number(4),
+                                        "around_share": .number(0.4), "around_level_difference_db": .number(20),
+                                        "around_level_difference_is_lower_bound": .bool(true)]),
+                "double_talk_unmeasured_reason": .null,
+            ]),
         ]))
         let estimate = NearEndEstimate(outputDropDB: 24.5, outputDropIsLowerBound: false, frames: 40, lostFrames: 30, isLost: true)
         XCTAssertEqual(JSONValue(encoding: estimate), .object(["output_drop_db": .number(24.5), "output_drop_is_lower_bound": .bool(false),

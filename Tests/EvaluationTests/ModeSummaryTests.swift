@@ -28,8 +28,9 @@ final class ModeSummaryTests: XCTestCase {
         let summary = ModeSummary(mode: "speex:intensityMax", ran: 2, failed: 1, wins: 1, erleSteadyDB: one, erleDB: one,
                                   convergenceSeconds: one, nearEndAttenuationDB: ModeSummary.Statistics([]), nearEndDistortionDB: one)
         let json = try XCTUnwrap(JSONValue(encoding: summary).objectValue)
-        XCTAssertEqual(json.keys.sorted(), ["convergence_s", "erle_db", "erle_steady_db", "failed", "mode", "near_end_attenuation_db",
-                                            "near_end_distortion_db", "ran", "wins"])
+        XCTAssertEqual(json.keys.sorted(), ["convergence_s", "double_talk_attenuation_range_db", "erle_db", "erle_steady_db", "failed", "mode",
+                                            "near_end_attenuation_db", "near_end_distortion_db", "ran", "tclw_db", "wins"])
+        XCTAssertEqual(json["tclw_db"]?["count"]?.doubleValue, 0)
         XCTAssertEqual(json["near_end_attenuation_db"]?["mean"], .null)
         XCTAssertEqual(json["erle_steady_db"]?["p10"]?.doubleValue, 3)
         XCTAssertEqual(try JSONValueDecoder().decode(ModeSummary.self, from: .object(json)), summary)

@@ -19,7 +19,7 @@ final class EchoMetricsCodingTests: XCTestCase {
             "erle_db":null,"erle_is_lower_bound":false,\
             "erle_series":[{"analysis_frames":0,"erle_db":null,"is_lower_bound":false,"t_s":0},{"analysis_frames":0,"erle_db":12,"is_lower_bound":false,"t_s":0.5}],\
             "erle_steady_analysis_frames":0,"erle_steady_db":30,"erle_steady_is_lower_bound":false,\
-            "gate":{"analysis_frames":10,"double_talk_analysis_frames":0,"far_end_active_analysis_frames":8,"limitation":null,"method":"far_end_only","single_talk_analysis_frames":8},"near_end":null,"near_end_estimate":null}
+            "gate":{"analysis_frames":10,"double_talk_analysis_frames":0,"far_end_active_analysis_frames":8,"limitation":null,"method":"far_end_only","single_talk_analysis_frames":8},"near_end":null,"near_end_estimate":null,"telephony":null}
             """.utf8), maximumBytes: .max))
         XCTAssertEqual(try JSONValueDecoder().decode(EchoMetrics.self, from: json), metrics)
     }

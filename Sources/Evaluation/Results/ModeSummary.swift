@@ -54,9 +54,15 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     public var convergenceSeconds: Statistics
     public var nearEndAttenuationDB: Statistics
     public var nearEndDistortionDB: Statistics
+    /// TCLw (`WeightedEchoLoss`) and the send attenuation range in double talk (`DoubleTalkReport`).
+    public var tclwDB: Statistics
+    public var doubleTalkAttenuationRangeDB: Statistics
 
     public init(mode: String, ran: Int, failed: Int, wins: Int, erleSteadyDB: Statistics, erleDB: Statistics,
-                convergenceSeconds: Statistics, nearEndAttenuationDB: Statistics, nearEndDistortionDB: Statistics) {
+                convergenceSeconds: Statistics, nearEndAttenuationDB: Statistics, nearEndDistortionDB: Statistics,
+                tclwDB: Statistics = Statistics([]), doubleTalkAttenuationRangeDB: Statistics = Statistics([])) {
+        self.tclwDB = tclwDB
+        self.doubleTalkAttenuationRangeDB = doubleTalkAttenuationRangeDB
         self.mode = mode
         self.ran = ran
         self.failed = failed
@@ -72,5 +78,6 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case mode, ran, failed, wins
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
+        case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
     }
 }

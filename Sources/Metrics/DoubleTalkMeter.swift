@@ -1,0 +1,116 @@
+import AudioCore
+import Foundation
+
+/// Gathers `DoubleTalkReport` as the stream scores its frames (with a near-end track only): per
+/// double-talk and near-end single-talk frame its near end's attenuation, per double-talk frame
+/// the level difference, and the far-end single-talk frames within `aroundFrames` of a
+/// double-talk frame. Fixed-size state: histograms and a ring of the last far-end single-talk
+/// frames not yet known to be near a double-talk frame.
+struct DoubleTalkMeter: Sendable {
+    let aroundFrames: Int
+    private var doubleTalkFrames = 0
+    private var doubleTalkAttenuation = DecibelHistogram()
+    /// The double-talk frames whose near end was lost (their attenuation is a bound).
+    private var lostAttenuation = DecibelHistogram()
+    private var singleTalkAttenuation = DecibelHistogram()
+    private var levelDifference = Sums()
+    private var nearLevel = Sums()
+    private var aroundLevel = Sums()
+    private var lastDoubleTalkFrame: Int?
+    /// Far-end single-talk frames after the last double talk by more than `aroundFrames`: they
+    /// count if double talk follows within `aroundFrames` (a ring, oldest first).
+    private var pendingFrame: [Int]
+    private var pendingLevel: [Double]
+    private var pendingFloored: [Bool]
+    private var pendingStart = 0, pendingCount = 0
+
+    /// Σ of per-frame levels (dB), how many, and how many stood at the floor.
+    private struct Sums: Sendable {
+        var totalDB = 0.0, frames = 0, floored = 0
+        mutating func add(_ valueDB: Double, floored isFloored: Bool) {
+            totalDB += valueDB; frames += 1
+            if isFloored { floored += 1 }
+        }
+        var mean: Double? { frames > 0 ? totalDB / Double(frames) : nil }
+    }
+
+    /// `aroundSeconds` of far-end single talk on either side of double talk count as around it.
+    init(sampleRate: Int, hop: Int, aroundSeconds: Double = 1) {
+        aroundFrames = max(1, Int((aroundSeconds * Double(sampleRate) / Double(hop)).rounded(.up)))
+        pendingFrame = [Int](repeating: 0, count: aroundFrames + 1)
+        pendingLevel = [Double](repeating: 0, count: aroundFrames + 1)
+        pendingFloored = [Bool](repeating: false, count: aroundFrames + 1)
+    }
+
+    /// One scored frame: its class, Σn², Σs², Σs·n over its `samples`.
+    mutating func add(frame: Int, talk: ActivityGate.Talk, near: Double, sent: Double, sentNear: Double, samples: Int) {
+        let floor = MeasurableFloor.quantisationVariance * Double(samples)
+        let output = max(sent, floor)
+        switch talk {
+        case .doubleTalk:
+            var sums = NearEndPreservation.Sums()
+            (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
+            let measured = sums.measures()
+            doubleTalkFrames += 1
+            // A frame's gain is read through what else was sent: where the residual echo holds
+            // more than the kept near end (distortion above 0 dB) its chance correlation with the
+            // near end moves the gain by several dB (no canceller at all read a 4 dB range), so
+            // such frames are left out of the range; a lost near end is the worst case and stays.
+            if let attenuation = measured.attenuation, measured.isLowerBound || (measured.distortion ?? .infinity) <= 0 {
+                doubleTalkAttenuation.add(attenuation)
+                if measured.isLowerBound { lostAttenuation.add(attenuation) }
+            }
+            if let difference = Decibels.powerRatio(near, output) { levelDifference.add(difference, floored: sent < floor) }
+            if near > 0 { nearLevel.add(10 * log10(near / Double(samples)), floored: false) }
+            // The far-end single talk before it, within reach, is around double talk.
+            while pendingCount > 0 {
+                let slot = pendingStart
+                pendingStart = (pendingStart + 1) % pendingFrame.count
+                pendingCount -= 1
+                if frame - pendingFrame[slot] <= aroundFrames { aroundLevel.add(pendingLevel[slot], floored: pendingFloored[slot]) }
+            }
+            lastDoubleTalkFrame = frame
+        case .nearEndSingleTalk:
+            var sums = NearEndPreservation.Sums()
+            (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
+            if let attenuation = sums.measures().attenuation { singleTalkAttenuation.add(attenuation) }
+        case .farEndSingleTalk:
+            let level = 10 * log10(output / Double(samples))
+            if let last = lastDoubleTalkFrame, frame - last <= aroundFrames {
+                aroundLevel.add(level, floored: sent < floor)
+            } else {
+                let slot = (pendingStart + pendingCount) % pendingFrame.count
+                if pendingCount == pendingFrame.count {
+                    pendingStart = (pendingStart + 1) % pendingFrame.count   // the oldest is out of reach
+                } else {
+                    pendingCount += 1
+                }
+                (pendingFrame[slot], pendingLevel[slot], pendingFloored[slot]) = (frame, level, sent < floor)
+            }
+        case .silence:
+            break
+        }
+    }
+
+    /// The report over `analysisFrames` frames; nil without double talk.
+    func report(analysisFrames: Int) -> DoubleTalkReport? {
+        let frames = doubleTalkFrames
+        guard frames > 0, analysisFrames > 0 else { return nil }
+        let reference = singleTalkAttenuation.percentile(0.5)
+        var range: Double?, rangeIsBound = false
+        if let top = doubleTalkAttenuation.percentileBin(0.95) {
+            range = max(0, DecibelHistogram.centre(top))
+            rangeIsBound = lostAttenuation.count(fromBin: top) > 0
+        }
+        // The echo left around double talk, against the near talker's level in double talk: the
+        // output's level is a bound where it sat at the floor (the difference is then at least this).
+        let around = nearLevel.mean.flatMap { near in aroundLevel.mean.map { near - $0 } }
+        return DoubleTalkReport(doubleTalkFrames: frames, doubleTalkShare: Double(frames) / Double(analysisFrames),
+                                levelDifferenceDB: levelDifference.mean, levelDifferenceIsLowerBound: levelDifference.floored > 0,
+                                attenuationRangeDB: range, attenuationRangeIsLowerBound: rangeIsBound,
+                                attenuationRangeFrames: doubleTalkAttenuation.count,
+                                singleTalkAttenuationDB: reference,
+                                aroundFrames: aroundLevel.frames, aroundShare: Double(aroundLevel.frames) / Double(analysisFrames),
+                                aroundLevelDifferenceDB: around, aroundLevelDifferenceIsLowerBound: aroundLevel.floored > 0)
+    }
+}

@@ -1,0 +1,189 @@
+/// What terminal test labs report of a call's echo, in the units of the telephony standards, so
+/// a team reads EchoLab's verdict in the terms their certification uses. Measured from the same
+/// streams as the echo metrics; each part says why it is missing when it is.
+public struct TelephonyMeasures: Codable, Equatable, Sendable {
+    /// The weighted terminal coupling loss; nil with `echoLossUnmeasuredReason`.
+    public var echoLoss: WeightedEchoLoss?
+    public var echoLossUnmeasuredReason: String?
+    /// The double-talk figures; nil with `doubleTalkUnmeasuredReason`.
+    public var doubleTalk: DoubleTalkReport?
+    public var doubleTalkUnmeasuredReason: String?
+
+    public init(echoLoss: WeightedEchoLoss?, echoLossUnmeasuredReason: String?, doubleTalk: DoubleTalkReport?,
+                doubleTalkUnmeasuredReason: String?) {
+        self.echoLoss = echoLoss
+        self.echoLossUnmeasuredReason = echoLossUnmeasuredReason
+        self.doubleTalk = doubleTalk
+        self.doubleTalkUnmeasuredReason = doubleTalkUnmeasuredReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case echoLoss = "echo_loss", echoLossUnmeasuredReason = "echo_loss_unmeasured_reason"
+        case doubleTalk = "double_talk", doubleTalkUnmeasuredReason = "double_talk_unmeasured_reason"
+    }
+}
+
+/// Terminal coupling loss, weighted (TCLw), as 3GPP TS 26.132 §8.7.1 computes it: the loss from
+/// the far-end reference (delay-aligned, as for ERL) to what is sent, per 1/3-octave band from
+/// 315 to 6300 Hz, combined by ITU-T G.122 Annex B's trapezoidal rule (`EchoLossWeighting`).
+///
+/// The spec discards the first 17 s of its test signal so the canceller has converged; EchoLab
+/// measures over the steady state its ERLE is reported for: the last half of the far-end
+/// single-talk frames (`EchoMetrics.erleSteadyFrames`). A band whose output falls under digital
+/// silence is a lower bound there, and so is the weighted figure.
+public struct WeightedEchoLoss: Codable, Equatable, Sendable {
+    public var tclwDB: Double
+    public var isLowerBound: Bool
+    /// TS 26.131's requirement for a terminal's echo loss.
+    public static let requirementDB = 46.0
+    /// The figure meets `requirementDB` (a lower bound at or above it meets it too).
+    public var meetsRequirement: Bool
+    public var bands: [BandLoss]
+    /// The far-end single-talk frames measured over.
+    public var analysisFrames: Int
+
+    public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
+        self.tclwDB = tclwDB
+        self.isLowerBound = isLowerBound
+        self.meetsRequirement = tclwDB >= Self.requirementDB
+        self.bands = bands
+        self.analysisFrames = analysisFrames
+    }
+
+    /// The loss in one band.
+    public struct BandLoss: Codable, Equatable, Sendable {
+        public var centreHz: Double
+        public var lossDB: Double
+        public var isLowerBound: Bool
+
+        public init(centreHz: Double, lossDB: Double, isLowerBound: Bool) {
+            self.centreHz = centreHz
+            self.lossDB = lossDB
+            self.isLowerBound = isLowerBound
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case centreHz = "centre_hz", lossDB = "loss_db", isLowerBound = "is_lower_bound"
+        }
+    }
+
+    /// Too few frames to be trusted (`FigureConfidence`).
+    public var isLowConfidence: Bool { FigureConfidence.isLow(frames: analysisFrames) }
+
+    enum CodingKeys: String, CodingKey {
+        case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"
+        case bands, analysisFrames = "analysis_frames"
+    }
+}
+
+/// ITU-T P.340's double-talk categories (Table 2, §8.1), by the attenuation range inserted in
+/// the send direction during double talk: 1 full duplex (≤ 3 dB), 2a/2b/2c partial duplex
+/// (≤ 6, ≤ 9, ≤ 12 dB), 3 no duplex (more than 12 dB).
+public enum DoubleTalkCategory: String, Codable, Sendable, CaseIterable {
+    case fullDuplex = "1"
+    case partialDuplexA = "2a"
+    case partialDuplexB = "2b"
+    case partialDuplexC = "2c"
+    case noDuplex = "3"
+
+    /// The category of a send-direction attenuation range.
+    public init(attenuationRangeDB range: Double) {
+        switch range {
+        case ...3: self = .fullDuplex
+        case ...6: self = .partialDuplexA
+        case ...9: self = .partialDuplexB
+        case ...12: self = .partialDuplexC
+        default: self = .noDuplex
+        }
+    }
+
+    /// The largest attenuation range of the category (nil: unbounded).
+    public var limitDB: Double? {
+        switch self {
+        case .fullDuplex: 3
+        case .partialDuplexA: 6
+        case .partialDuplexB: 9
+        case .partialDuplexC: 12
+        case .noDuplex: nil
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .fullDuplex: "full duplex"
+        case .partialDuplexA, .partialDuplexB, .partialDuplexC: "partial duplex"
+        case .noDuplex: "no duplex"
+        }
+    }
+}
+
+/// Double talk as TS 26.131 and P.340 report it, against the clean near-end track (so only where
+/// there is one). Per Welch frame of double talk (the gate's: far end active, near end talking):
+/// - the near end's **attenuation** as `NearEndPreservation` measures it (the least-squares gain
+///   of the near end in what is sent, blind to the residual echo beside it; lost: the bound);
+/// - the **level difference** between the clean near end and what is sent, 10·log10(Σn²/Σs²),
+///   the output floored at digital silence (then a lower bound).
+///
+/// The **attenuation range** A_H,S,dt is the 95th percentile of the per-frame attenuation in
+/// double talk (over the frames where the kept near end holds at least half of what was sent, or
+/// was lost: elsewhere the residual echo's chance correlation with the talker moves the frame's
+/// gain by several dB), against the clean near end's own level — the most the send path cut the
+/// talker, but for the 5 % of frames a level meter would call spikes — which P.340 categorises.
+/// The labs compare with the same near end sent alone; EchoLab compares with the clean track, so
+/// what the send path does to the near end without a far end counts too (the near-end
+/// single-talk attenuation's median is shown beside it). The far-end single talk **around**
+/// double talk is each far-end single-talk frame within a second of a double-talk frame: what is
+/// sent there, against the near end's mean level in double talk (how far under the talker the
+/// echo left around the switch is).
+public struct DoubleTalkReport: Codable, Equatable, Sendable {
+    public var doubleTalkFrames: Int
+    /// Double-talk frames over all analysis frames.
+    public var doubleTalkShare: Double
+    public var levelDifferenceDB: Double?
+    public var levelDifferenceIsLowerBound: Bool
+    public var attenuationRangeDB: Double?
+    public var attenuationRangeIsLowerBound: Bool
+    /// The double-talk frames the range stands on: those where the kept near end holds at least
+    /// as much of the output as everything else, and those where it was lost.
+    public var attenuationRangeFrames: Int
+    /// The median attenuation of the near end talking alone (nil: it never did), for context.
+    public var singleTalkAttenuationDB: Double?
+    public var category: DoubleTalkCategory?
+    public var aroundFrames: Int
+    public var aroundShare: Double
+    public var aroundLevelDifferenceDB: Double?
+    public var aroundLevelDifferenceIsLowerBound: Bool
+
+    public init(doubleTalkFrames: Int, doubleTalkShare: Double, levelDifferenceDB: Double?, levelDifferenceIsLowerBound: Bool,
+                attenuationRangeDB: Double?, attenuationRangeIsLowerBound: Bool, attenuationRangeFrames: Int,
+                singleTalkAttenuationDB: Double?,
+                aroundFrames: Int, aroundShare: Double, aroundLevelDifferenceDB: Double?, aroundLevelDifferenceIsLowerBound: Bool) {
+        self.doubleTalkFrames = doubleTalkFrames
+        self.doubleTalkShare = doubleTalkShare
+        self.levelDifferenceDB = levelDifferenceDB
+        self.levelDifferenceIsLowerBound = levelDifferenceIsLowerBound
+        self.attenuationRangeDB = attenuationRangeDB
+        self.attenuationRangeIsLowerBound = attenuationRangeIsLowerBound
+        self.attenuationRangeFrames = attenuationRangeFrames
+        self.singleTalkAttenuationDB = singleTalkAttenuationDB
+        self.category = attenuationRangeDB.map { DoubleTalkCategory(attenuationRangeDB: $0) }
+        self.aroundFrames = aroundFrames
+        self.aroundShare = aroundShare
+        self.aroundLevelDifferenceDB = aroundLevelDifferenceDB
+        self.aroundLevelDifferenceIsLowerBound = aroundLevelDifferenceIsLowerBound
+    }
+
+    /// Too few double-talk frames to be trusted (`FigureConfidence`).
+    public var isLowConfidence: Bool { FigureConfidence.isLow(frames: doubleTalkFrames) }
+
+    enum CodingKeys: String, CodingKey {
+        case doubleTalkFrames = "double_talk_analysis_frames", doubleTalkShare = "double_talk_share"
+        case levelDifferenceDB = "level_difference_db", levelDifferenceIsLowerBound = "level_difference_is_lower_bound"
+        case attenuationRangeDB = "attenuation_range_db", attenuationRangeIsLowerBound = "attenuation_range_is_lower_bound"
+        case attenuationRangeFrames = "attenuation_range_analysis_frames"
+        case singleTalkAttenuationDB = "near_end_single_talk_attenuation_db", category = "p340_category"
+        case aroundFrames = "around_analysis_frames", aroundShare = "around_share"
+        case aroundLevelDifferenceDB = "around_level_difference_db"
+        case aroundLevelDifferenceIsLowerBound = "around_level_difference_is_lower_bound"
+    }
+}

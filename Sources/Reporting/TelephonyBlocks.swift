@@ -1,0 +1,59 @@
+import Metrics
+
+/// The "Telephony standards" section of a run's or a recording's report: TCLw against TS
+/// 26.131's 46 dB, and double talk in P.340's category and TS 26.131's terms — each with the
+/// frames it stands on, or why it is missing.
+enum TelephonyBlocks {
+    static func make(_ telephony: TelephonyMeasures?) -> [ReportDocument.Block] {
+        typealias F = ReportFormatting
+        guard let telephony else { return [] }
+        var rows: [[ReportDocument.Cell]] = []
+        var findings: [[ReportDocument.Span]] = []
+        if let loss = telephony.echoLoss {
+            let bands = "\(F.number(loss.bands.first?.centreHz, digits: 0))–\(F.number(loss.bands.last?.centreHz, digits: 0)) Hz"
+            rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
+                         .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound, frames: loss.analysisFrames)
+                               + " (\(loss.analysisFrames) analysis frames)", value: loss.tclwDB)])
+            if !loss.meetsRequirement {
+                findings.append([.strong("echo loss below TS 26.131's requirement:"),
+                                 .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
+            }
+        } else {
+            rows.append([.init("TCLw"), .init("not measured: \(telephony.echoLossUnmeasuredReason ?? "no far-end single talk")")])
+        }
+        if let dt = telephony.doubleTalk {
+            // A bound's category is the best the canceller can be in: it may be worse.
+            let category = dt.category.map { "category \($0.rawValue)\(dt.attenuationRangeIsLowerBound && $0 != .noDuplex ? " or worse" : ""), \($0.title)" }
+                ?? "no category"
+            rows += [
+                [.init("send attenuation range in double talk, A_H,S,dt (P.340 §8.1)"),
+                 .init(F.figure(dt.attenuationRangeDB, isLowerBound: dt.attenuationRangeIsLowerBound, frames: dt.attenuationRangeFrames)
+                       + ": \(category) (\(dt.attenuationRangeFrames) of \(dt.doubleTalkFrames) double-talk analysis frames)",
+                       value: dt.attenuationRangeDB)],
+                [.init("double talk: share of the call, near end − sent"),
+                 .init("\(F.number(100 * dt.doubleTalkShare, digits: 1)) %, "
+                       + F.figure(dt.levelDifferenceDB, isLowerBound: dt.levelDifferenceIsLowerBound, frames: dt.doubleTalkFrames),
+                       value: dt.levelDifferenceDB)],
+                [.init("far-end single talk within 1 s of double talk: share, talker − sent"),
+                 .init("\(F.number(100 * dt.aroundShare, digits: 1)) %, "
+                       + F.figure(dt.aroundLevelDifferenceDB, isLowerBound: dt.aroundLevelDifferenceIsLowerBound, frames: dt.aroundFrames),
+                       value: dt.aroundLevelDifferenceDB)],
+                [.init("near-end attenuation alone (median, for context)"), .init(F.db(dt.singleTalkAttenuationDB), value: dt.singleTalkAttenuationDB)],
+            ]
+        } else {
+            rows.append([.init("double talk (P.340, TS 26.131)"), .init("not measured: \(telephony.doubleTalkUnmeasuredReason ?? "no double talk")")])
+        }
+        var blocks: [ReportDocument.Block] = [
+            .heading("Telephony standards", level: 2, id: "telephony"),
+            .table(.init(header: ["measure", "value"], rows: rows)),
+        ]
+        if !findings.isEmpty { blocks.append(.list(findings)) }
+        if let loss = telephony.echoLoss {
+            blocks.append(.bandChart(.init(title: "Terminal coupling loss per third octave", yLabel: "loss (dB)",
+                                           bands: loss.bands.map { ($0.centreHz / 1.122_462_048_309_373, $0.centreHz * 1.122_462_048_309_373) },
+                                           series: [.init(name: "TCL", values: loss.bands.map(\.lossDB))],
+                                           emptyNote: "No band measured")))
+        }
+        return blocks
+    }
+}

@@ -1,0 +1,170 @@
+import AudioCore
+import EchoLabJSON
+@testable import Metrics
+import XCTest
+
+/// TCLw, the P.340 double-talk category and TS 26.131's double-talk report on cases whose
+/// answers are known: a pure delay and gain, a near end sent at a fixed gain, a near end removed.
+final class TelephonyMeasuresTests: XCTestCase {
+    let analyzer = EchoAnalyzer()
+
+    // MARK: G.122 Annex B's weighting
+
+    func testTheSameLossAtEveryFrequencyIsThatLoss() throws {
+        let weighted = try XCTUnwrap(EchoLossWeighting.weightedLossDB(lossesDB: [23.5, 23.5, 23.5], frequenciesHz: [315, 1000, 6300]))
+        XCTAssertEqual(weighted, 23.5, accuracy: 1e-9)
+    }
+
+    func testTheWeightingAveragesPowersOverLogFrequency() throws {
+        // Two points an octave apart: the trapezoid is the mean of the two transmissions,
+        // 10 dB and 30 dB → −10·log10((0.1 + 0.001) / 2) = 12.97 dB, nearer the leakier band.
+        let weighted = try XCTUnwrap(EchoLossWeighting.weightedLossDB(lossesDB: [10, 30], frequenciesHz: [1000, 2000]))
+        XCTAssertEqual(weighted, -10 * log10((0.1 + 0.001) / 2), accuracy: 1e-9)
+        // Three points, unequal spacing: each interval weighs by its log width.
+        let three = try XCTUnwrap(EchoLossWeighting.weightedLossDB(lossesDB: [20, 40, 20], frequenciesHz: [500, 1000, 4000]))
+        let t20 = 0.01, t40 = 0.0001
+        let expected = -10 * log10(((t20 + t40) * log(2.0) + (t40 + t20) * log(4.0)) / (2 * log(8.0)))
+        XCTAssertEqual(three, expected, accuracy: 1e-9)
+        XCTAssertNil(EchoLossWeighting.weightedLossDB(lossesDB: [10, 20], frequenciesHz: [2000, 1000]))
+        XCTAssertNil(EchoLossWeighting.weightedLossDB(lossesDB: [], frequenciesHz: []))
+    }
+
+    func testTheBandsAreTheThirdOctavesFrom315To6300Hz() {
+        let wide = ThirdOctaveBands.layout(frameSize: 1024, sampleRate: 48_000)
+        XCTAssertEqual(wide.map(\.centreHz), ThirdOctaveBands.nominalCentresHz)
+        XCTAssertTrue(wide.allSatisfy { !$0.bins.isEmpty })
+        // At 8 kHz the bands must end below 4 kHz: up to 3150 Hz.
+        XCTAssertEqual(ThirdOctaveBands.layout(frameSize: 256, sampleRate: 8_000).last?.centreHz, 3150)
+    }
+
+    // MARK: TCLw
+
+    /// With nothing cancelled, what is sent is the echo: a pure delay and a gain of −g dB is a
+    /// coupling loss of g dB in every band, and so TCLw = g.
+    func testAPureDelayAndGainIsItsOwnCouplingLoss() throws {
+        for gain in [6.0, 20.0, 35.5] {
+            let (reference, echo) = TestSignals.farEndScene(seconds: 6, delaySamples: 1920, erlDB: gain)
+            let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo,
+                                                       echo: echo, nearEnd: [Float](repeating: 0, count: echo.count))).whole
+            let loss = try XCTUnwrap(metrics.telephony?.echoLoss)
+            XCTAssertEqual(loss.tclwDB, gain, accuracy: 0.1, "gain \(gain)")
+            XCTAssertFalse(loss.isLowerBound)
+            XCTAssertEqual(loss.bands.count, 14)
+            for band in loss.bands { XCTAssertEqual(band.lossDB, gain, accuracy: 0.3, "band \(band.centreHz)") }
+            XCTAssertEqual(loss.analysisFrames, metrics.erleSteadyFrames)
+            XCTAssertEqual(loss.meetsRequirement, gain >= 46)
+        }
+    }
+
+    /// A canceller taking 30 dB off a 10 dB echo path: 40 dB in all, short of TS 26.131's 46.
+    func testCancellationAddsToTheCouplingLossAndTheRequirementIsJudged() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 10)
+        let sent = TestSignals.scaled(echo, gainDB: -30)
+        let loss = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: sent,
+                                                              echo: echo, nearEnd: [Float](repeating: 0, count: echo.count)))
+            .whole.telephony?.echoLoss)
+        XCTAssertEqual(loss.tclwDB, 40, accuracy: 0.1)
+        XCTAssertFalse(loss.meetsRequirement)
+    }
+
+    /// Only one band carries echo: the weighting is dominated by it, not the mean of the decibels.
+    func testALeakInOneBandWeighsAsItsPower() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 0)
+        // Sent: the echo 60 dB down, plus the echo's 1 kHz third octave only 10 dB down.
+        let leak = TestSignals.bandLimitedNoise(count: echo.count, sampleRate: 48_000, lowHz: 900, highHz: 1100, seed: 5)
+        let sent = TestSignals.sum(TestSignals.scaled(echo, gainDB: -60), TestSignals.scaled(leak, gainDB: -40))
+        let loss = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: sent,
+                                                              echo: echo, nearEnd: [Float](repeating: 0, count: echo.count)))
+            .whole.telephony?.echoLoss)
+        let band1000 = try XCTUnwrap(loss.bands.first { $0.centreHz == 1000 })
+        XCTAssertLessThan(band1000.lossDB, 45)
+        let expected = try XCTUnwrap(EchoLossWeighting.weightedLossDB(lossesDB: loss.bands.map(\.lossDB),
+                                                                        frequenciesHz: loss.bands.map(\.centreHz)))
+        XCTAssertEqual(loss.tclwDB, expected, accuracy: 1e-9)
+        XCTAssertLessThan(loss.tclwDB, (loss.bands.map(\.lossDB).reduce(0, +) / Double(loss.bands.count)) - 5)
+    }
+
+    func testSilenceSentIsALowerBoundAndNoFarEndSaysWhy() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
+        let zeros = [Float](repeating: 0, count: echo.count)
+        let muted = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: zeros,
+                                                               echo: echo, nearEnd: zeros)).whole.telephony)
+        let loss = try XCTUnwrap(muted.echoLoss)
+        XCTAssertTrue(loss.isLowerBound)
+        XCTAssertGreaterThan(loss.tclwDB, 46)
+        let silent = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: zeros, mic: zeros, processed: zeros,
+                                                                echo: zeros, nearEnd: zeros)).whole.telephony)
+        XCTAssertNil(silent.echoLoss)
+        XCTAssertEqual(silent.echoLossUnmeasuredReason, "no far-end single talk to measure")
+    }
+
+    // MARK: Double talk
+
+    /// Far end throughout; the near end talks from 2 s to 4 s and is sent at `gainDB` with the
+    /// echo removed.
+    func doubleTalk(sentGainDB gainDB: Double?) -> EchoMetrics {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6)
+        let talk = 96_000..<192_000
+        let speech = TestSignals.noise(count: echo.count, dbfs: -26, seed: 9)
+        let near = speech.indices.map { talk.contains($0) ? speech[$0] : 0 }
+        let sent = gainDB.map { TestSignals.scaled(near, gainDB: $0) } ?? [Float](repeating: 0, count: near.count)
+        return analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: TestSignals.sum(echo, near),
+                                            processed: sent, echo: echo, nearEnd: near)).whole
+    }
+
+    /// A near end sent at a fixed cut falls in the category of that cut: P.340's limits are
+    /// 3, 6, 9 and 12 dB.
+    func testTheCategoryFollowsTheAttenuationRange() throws {
+        let cases: [(Double, DoubleTalkCategory)] = [(1, .fullDuplex), (2.9, .fullDuplex), (4.5, .partialDuplexA), (7.5, .partialDuplexB),
+                                                     (11, .partialDuplexC), (15, .noDuplex)]
+        for (cut, category) in cases {
+            let metrics = doubleTalk(sentGainDB: -cut)
+            let report = try XCTUnwrap(metrics.telephony?.doubleTalk)
+            XCTAssertEqual(try XCTUnwrap(report.attenuationRangeDB), cut, accuracy: 0.06, "cut \(cut)")
+            XCTAssertFalse(report.attenuationRangeIsLowerBound)
+            XCTAssertEqual(report.category, category, "cut \(cut)")
+            XCTAssertEqual(try XCTUnwrap(report.levelDifferenceDB), cut, accuracy: 0.01)
+            XCTAssertEqual(report.doubleTalkFrames, metrics.gate.doubleTalkFrames)
+            XCTAssertEqual(report.attenuationRangeFrames, report.doubleTalkFrames)
+            XCTAssertEqual(report.doubleTalkShare, Double(metrics.gate.doubleTalkFrames) / Double(metrics.gate.frames), accuracy: 1e-12)
+        }
+    }
+
+    /// A canceller that mutes the near end is the worst case: category 3, the range a bound.
+    func testARemovedNearEndIsNoDuplexAtItsBound() throws {
+        let report = try XCTUnwrap(doubleTalk(sentGainDB: nil).telephony?.doubleTalk)
+        XCTAssertEqual(report.category, .noDuplex)
+        XCTAssertTrue(report.attenuationRangeIsLowerBound)
+        XCTAssertGreaterThan(try XCTUnwrap(report.attenuationRangeDB), 60)
+        XCTAssertTrue(report.levelDifferenceIsLowerBound)
+    }
+
+    /// The far-end single talk within a second of double talk: its output against the talker.
+    func testTheFarEndSingleTalkAroundDoubleTalkIsCounted() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6)
+        let talk = 96_000..<192_000
+        let speech = TestSignals.noise(count: echo.count, dbfs: -26, seed: 9)
+        let near = speech.indices.map { talk.contains($0) ? speech[$0] : 0 }
+        // Sent: the near end whole, and the echo 20 dB under the talker's −26 dBFS outside.
+        let residual = TestSignals.scaled(echo, gainDB: -(46 - 26))   // echo at −26 dBFS → −46
+        let sent = near.indices.map { talk.contains($0) ? near[$0] : residual[$0] }
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: TestSignals.sum(echo, near),
+                                                   processed: sent, echo: echo, nearEnd: near))
+        let report = try XCTUnwrap(metrics.whole.telephony?.doubleTalk)
+        // A second either side: 2 × 48 000 / 512 hops ≈ 188 frames (fewer where frames touch the talk).
+        XCTAssertGreaterThan(report.aroundFrames, 170)
+        XCTAssertLessThanOrEqual(report.aroundFrames, 2 * 94)
+        XCTAssertEqual(try XCTUnwrap(report.aroundLevelDifferenceDB), 20, accuracy: 0.5)
+    }
+
+    func testWithoutANearEndTrackTheReportSaysWhy() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 3)
+        let telephony = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo,
+                                                                   echo: echo)).whole.telephony)
+        XCTAssertNil(telephony.doubleTalk)
+        XCTAssertEqual(telephony.doubleTalkUnmeasuredReason, "needs the clean near-end track (a simulation's, or a recording's --near-end)")
+        let json = try JSONValueEncoder().encode(telephony)
+        XCTAssertEqual(json["double_talk"], .null)
+        XCTAssertNotNil(json["echo_loss"]?["tclw_db"])
+    }
+}
