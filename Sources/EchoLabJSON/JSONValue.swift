@@ -47,6 +47,36 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         return out
     }
 
+    /// The value on one line, keys sorted, no spaces and no newline: a JSON-lines record (what a
+    /// scorer reads, docs/scorers.md).
+    public func lineText(numbers: NumberStyle = .exact) -> String {
+        var out = ""
+        writeLine(to: &out, numbers: numbers)
+        return out
+    }
+
+    private func writeLine(to out: inout String, numbers: NumberStyle) {
+        switch self {
+        case .null, .bool, .number, .string: write(to: &out, indent: 0, numbers: numbers)
+        case .array(let values):
+            out += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                value.writeLine(to: &out, numbers: numbers)
+            }
+            out += "]"
+        case .object(let object):
+            out += "{"
+            for (index, key) in object.keys.sorted().enumerated() {
+                if index > 0 { out += "," }
+                Self.writeString(key, to: &out)
+                out += ":"
+                object[key]!.writeLine(to: &out, numbers: numbers)
+            }
+            out += "}"
+        }
+    }
+
     private func write(to out: inout String, indent: Int, numbers: NumberStyle) {
         switch self {
         case .null: out += "null"

@@ -60,7 +60,13 @@ public struct EvalReport {
                                            "error": result.error.map(JSONValue.string) ?? .null]
         if let summary = result.summary {
             if var metrics = summary.metrics.map(JSONValue.init(encoding:))?.objectValue {
-                metrics.removeValue(forKey: "erle_series")      // in the item's report.json; eval.json stays small
+                // In the item's report.json; eval.json stays small.
+                metrics.removeValue(forKey: "erle_series")
+                if var telephony = metrics["telephony"]?.objectValue, var loss = telephony["echo_loss"]?.objectValue {
+                    loss.removeValue(forKey: "bands")
+                    telephony["echo_loss"] = .object(loss)
+                    metrics["telephony"] = .object(telephony)
+                }
                 object["metrics"] = .object(metrics)
             } else {
                 object["metrics"] = .null

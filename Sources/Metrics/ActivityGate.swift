@@ -65,7 +65,18 @@ struct ActivityGate {
     }
 
     /// Who talked in the frame `classify` last saw.
-    enum Talk { case silence, farEndSingleTalk, nearEndSingleTalk, doubleTalk }
+    enum Talk {
+        case silence, farEndSingleTalk, nearEndSingleTalk, doubleTalk
+
+        var run: TalkRun.Talk {
+            switch self {
+            case .silence: .silence
+            case .farEndSingleTalk: .farEndSingleTalk
+            case .nearEndSingleTalk: .nearEndSingleTalk
+            case .doubleTalk: .doubleTalk
+            }
+        }
+    }
     private(set) var lastTalk = Talk.silence
 
     func summary() -> ActivityGateSummary {

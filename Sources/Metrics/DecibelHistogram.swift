@@ -27,9 +27,6 @@ struct DecibelHistogram: Sendable {
     /// The value at `fraction` (0.5: the median), at its bin's centre; nil when empty.
     func percentile(_ fraction: Double) -> Double? { percentileBin(fraction).map(Self.centre) }
 
-    /// Values in bins at or above `bin`.
-    func count(fromBin bin: Int) -> Int { counts[max(0, bin)...].reduce(0, +) }
-
     static func bin(of valueDB: Double) -> Int {
         min(binCount - 1, max(0, Int(((valueDB - lowestDB) / binDB).rounded(.down))))
     }

@@ -10,8 +10,12 @@ struct DoubleTalkMeter: Sendable {
     let aroundFrames: Int
     private var doubleTalkFrames = 0
     private var doubleTalkAttenuation = DecibelHistogram()
-    /// The double-talk frames whose near end was lost (their attenuation is a bound).
-    private var lostAttenuation = DecibelHistogram()
+    /// The double-talk frames counted at a bound of their attenuation.
+    private var boundFrames = 0
+    /// Near-end single-talk frames whose near end was lost (counted at their bound).
+    private var singleTalkLost = 0
+    /// Every frame given (the share's denominator: those where the near-end track lines up).
+    private var measuredFrames = 0
     private var singleTalkAttenuation = DecibelHistogram()
     private var levelDifference = Sums()
     private var nearLevel = Sums()
@@ -46,6 +50,7 @@ struct DoubleTalkMeter: Sendable {
     mutating func add(frame: Int, talk: ActivityGate.Talk, near: Double, sent: Double, sentNear: Double, samples: Int) {
         let floor = MeasurableFloor.quantisationVariance * Double(samples)
         let output = max(sent, floor)
+        measuredFrames += 1
         switch talk {
         case .doubleTalk:
             var sums = NearEndPreservation.Sums()
@@ -54,11 +59,20 @@ struct DoubleTalkMeter: Sendable {
             doubleTalkFrames += 1
             // A frame's gain is read through what else was sent: where the residual echo holds
             // more than the kept near end (distortion above 0 dB) its chance correlation with the
-            // near end moves the gain by several dB (no canceller at all read a 4 dB range), so
-            // such frames are left out of the range; a lost near end is the worst case and stays.
-            if let attenuation = measured.attenuation, measured.isLowerBound || (measured.distortion ?? .infinity) <= 0 {
-                doubleTalkAttenuation.add(attenuation)
-                if measured.isLowerBound { lostAttenuation.add(attenuation) }
+            // near end moves the gain by several dB (with no canceller at all, a 4 dB range), so
+            // the frame counts at its level difference, a lower bound of its attenuation (the
+            // kept near end cannot hold more energy than the whole output); a lost near end at
+            // its bound.
+            if let attenuation = measured.attenuation {
+                if measured.isLowerBound {
+                    doubleTalkAttenuation.add(attenuation)
+                    boundFrames += 1
+                } else if (measured.distortion ?? .infinity) <= 0 {
+                    doubleTalkAttenuation.add(attenuation)
+                } else if let bound = Decibels.powerRatio(near, output) {
+                    doubleTalkAttenuation.add(bound)
+                    boundFrames += 1
+                }
             }
             if let difference = Decibels.powerRatio(near, output) { levelDifference.add(difference, floored: sent < floor) }
             if near > 0 { nearLevel.add(10 * log10(near / Double(samples)), floored: false) }
@@ -73,7 +87,11 @@ struct DoubleTalkMeter: Sendable {
         case .nearEndSingleTalk:
             var sums = NearEndPreservation.Sums()
             (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
-            if let attenuation = sums.measures().attenuation { singleTalkAttenuation.add(attenuation) }
+            let measured = sums.measures()
+            if let attenuation = measured.attenuation {
+                singleTalkAttenuation.add(attenuation)
+                if measured.isLowerBound { singleTalkLost += 1 }
+            }
         case .farEndSingleTalk:
             let level = 10 * log10(output / Double(samples))
             if let last = lastDoubleTalkFrame, frame - last <= aroundFrames {
@@ -92,15 +110,16 @@ struct DoubleTalkMeter: Sendable {
         }
     }
 
-    /// The report over `analysisFrames` frames; nil without double talk.
-    func report(analysisFrames: Int) -> DoubleTalkReport? {
-        let frames = doubleTalkFrames
-        guard frames > 0, analysisFrames > 0 else { return nil }
+    /// The report; nil without double talk.
+    func report() -> DoubleTalkReport? {
+        let frames = doubleTalkFrames, analysisFrames = measuredFrames
+        guard frames > 0 else { return nil }
         let reference = singleTalkAttenuation.percentile(0.5)
         var range: Double?, rangeIsBound = false
         if let top = doubleTalkAttenuation.percentileBin(0.95) {
             range = max(0, DecibelHistogram.centre(top))
-            rangeIsBound = lostAttenuation.count(fromBin: top) > 0
+            // A bound anywhere could lie above the percentile.
+            rangeIsBound = boundFrames > 0
         }
         // The echo left around double talk, against the near talker's level in double talk: the
         // output's level is a bound where it sat at the floor (the difference is then at least this).
@@ -109,7 +128,7 @@ struct DoubleTalkMeter: Sendable {
                                 levelDifferenceDB: levelDifference.mean, levelDifferenceIsLowerBound: levelDifference.floored > 0,
                                 attenuationRangeDB: range, attenuationRangeIsLowerBound: rangeIsBound,
                                 attenuationRangeFrames: doubleTalkAttenuation.count,
-                                singleTalkAttenuationDB: reference,
+                                singleTalkAttenuationDB: reference, singleTalkAttenuationIsLowerBound: singleTalkLost > 0,
                                 aroundFrames: aroundLevel.frames, aroundShare: Double(aroundLevel.frames) / Double(analysisFrames),
                                 aroundLevelDifferenceDB: around, aroundLevelDifferenceIsLowerBound: aroundLevel.floored > 0)
     }

@@ -12,11 +12,16 @@ public struct EchoAnalysis: Sendable {
     /// Set by `EchoAnalyzer.analyzeFiles` when the files differ in length (within the
     /// tolerance): only the overlap, `sampleCount` samples, was scored.
     public internal(set) var lengthMismatch: LengthMismatch?
+    /// The activity gate's decision per analysis frame, run-length encoded, in time order.
+    public let talkRuns: [TalkRun]
+    /// The analysis frame's length in samples (frames are half of it apart).
+    public var frameSize: Int { ledger.frames.frameSize }
     let ledger: FrameLedger
     let configuration: EchoMetricsConfiguration
 
     init(whole: EchoMetrics, segmentRanges: [Range<Int>], sampleCount: Int, ledger: FrameLedger,
-         configuration: EchoMetricsConfiguration) {
+         configuration: EchoMetricsConfiguration, talkRuns: [TalkRun] = []) {
+        self.talkRuns = talkRuns
         self.whole = whole
         self.sampleRate = ledger.sampleRate
         self.sampleCount = sampleCount

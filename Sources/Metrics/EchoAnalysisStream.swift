@@ -5,8 +5,9 @@ import AudioInterop
 /// the same as `EchoAnalyzer.analyze` (which is built on this stream).
 ///
 /// Memory: after the warm-up the stream holds about a frame of each signal (plus the bulk delay
-/// of the reference) and the newest ~3 minutes of 20-byte rows per far-end single-talk frame
-/// (older rows spill to a temporary file, `SpillingRows`), however long the call.
+/// of the reference) and the newest rows per far-end single-talk frame — ~3 minutes of the
+/// 24-byte power rows, ~40 s of the 112-byte 1/3-octave rows (older rows spill to a temporary
+/// file, `SpillingRows`) — however long the call.
 ///
 /// Delay warm-up: the ERL and the far-end gate read the reference shifted by the bulk delay,
 /// which is not known when the call starts. The stream therefore buffers the signals from the
@@ -130,7 +131,7 @@ public final class EchoAnalysisStream {
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
-                            configuration: configuration)
+                            configuration: configuration, talkRuns: core.talk.runs)
     }
 
     /// TCLw and the double-talk report, or why each is missing.
@@ -147,7 +148,7 @@ public final class EchoAnalysisStream {
                 echoLossReason = "the far end carries nothing in the weighting's bands (315–6300 Hz)"
             }
         }
-        let doubleTalk = core.hasNearEnd ? core.doubleTalkMeter.report(analysisFrames: gate.frames) : nil
+        let doubleTalk = core.hasNearEnd ? core.doubleTalkMeter.report() : nil
         let doubleTalkReason: String? = doubleTalk != nil ? nil
             : core.hasNearEnd ? "no double talk: the near end never talked over the far end"
             : "needs the clean near-end track (a simulation's, or a recording's --near-end)"

@@ -47,6 +47,8 @@ struct EchoStreamCore {
     private var referenceThirdOctaves: [Double]
     /// Double talk as the telephony standards report it (with a near-end track only).
     private(set) var doubleTalkMeter: DoubleTalkMeter
+    /// The gate's decision per frame, run-length encoded (what scorers cut stretches from).
+    private(set) var talk = TalkRunRecorder()
     private(set) var ledger: FrameLedger
     /// Near-end preservation sums (with a near-end track only), over double-talk and near-end
     /// single-talk frames.
@@ -236,8 +238,9 @@ struct EchoStreamCore {
         return measures
     }
 
-    /// Gates frame `frame` and, for far-end single talk, measures it into the ledger. Reference
-    /// and echo need only their whole-band power (Parseval, no FFT); mic and processed get a
+    /// Gates frame `frame` and, for far-end single talk, measures it into the ledger. Echo needs
+    /// only its whole-band power (Parseval, no FFT); the reference's whole-band power is Parseval's
+    /// too, and its spectrum is taken for the 1/3-octave bands of TCLw only; mic and processed get a
     /// spectrum each, except that processed reuses the mic's when the two are the same samples.
     private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
         // Where no echo reached the processed signal the far end is not at the mic at all.
@@ -246,6 +249,7 @@ struct EchoStreamCore {
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
                                        echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil)
         let start = frame * hop
+        talk.record(frame: frame, talk: gate.lastTalk.run)
         if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)

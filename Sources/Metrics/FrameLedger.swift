@@ -8,10 +8,12 @@ import AudioCore
 /// and re-convergence are aggregated from this ledger instead of re-running FFTs. Octave bands
 /// are only reported over the whole call, so they are summed as frames arrive, not kept per row.
 ///
-/// The rows (24 bytes a frame, ~0.13 MB a minute at 48 kHz) are the only part of a stream that
-/// grows with the call's length; they live in `SpillingRows`, which keeps the newest ~3 minutes
-/// in memory and spills older blocks to an unlinked temporary file, so memory stays flat for a
-/// call of any length and every sum is the same, bit for bit, as over one in-memory array.
+/// The rows (24 bytes a frame, ~0.13 MB a minute at 48 kHz, and 112 bytes of 1/3-octave powers
+/// for TCLw) are the only part of a stream that grows with the call's length; they live in
+/// `SpillingRows`, which keeps the newest ~390 KB of each table in memory (~3 minutes of the
+/// first, ~40 s of the second) and spills older blocks to an unlinked temporary file, so memory
+/// stays flat for a call of any length and every sum is the same, bit for bit, as over one
+/// in-memory array.
 struct FrameLedger: Sendable {
     let sampleRate: Int
     let bands: [OctaveBand]
@@ -173,9 +175,12 @@ struct FrameLedger: Sendable {
     }
 
     /// TCLw over the steady state of the frames wholly inside `range` (the last half of its
-    /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed, a lower bound
-    /// where the processed sum falls under digital silence, bands without reference left out;
-    /// nil without rows or such bands.
+    /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed. The floor
+    /// under which the output's residual cannot be measured is the rows' own (their noise, as for
+    /// ERLE, spread evenly over the bins — white — and never under digital silence): a band whose
+    /// output falls under it is a lower bound at the reference over that floor. A band whose
+    /// reference does not rise above the floor (a narrowband far end's upper bands) has no echo to
+    /// lose and is left out. nil without rows or such bands.
     func weightedEchoLoss(in range: Range<Int>) -> WeightedEchoLoss? {
         let count = thirdOctaves.count
         let selected = rowRange(frameIndices: frames.frames(inside: range))
@@ -188,13 +193,15 @@ struct FrameLedger: Sendable {
                 processed[band] += Double(row[at + count + band])
             }
         }
+        var noiseFloor = 0.0
+        rows.forEachRow(in: steadyRows) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
+        let bins = Double(frames.frameSize / 2)
         var bands: [WeightedEchoLoss.BandLoss] = []
         for band in 0..<count {
-            let floor = digitalThirdOctavePowers[band] * Double(steadyRows.count)
+            let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
+                            noiseFloor * Double(thirdOctaves[band].bins.count) / bins)
+            guard reference[band] > floor else { continue }
             let value = MeasurableFloor.erle(mic: reference[band], processed: processed[band], floor: floor)
-            // A reference band under digital silence (a narrowband far end's upper bands) carries
-            // no echo to lose: it has no figure and is left out of the weighting, which the
-            // report's band list shows.
             guard let loss = value.value else { continue }
             bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))
         }

@@ -16,8 +16,9 @@ public struct SpillError: Error, CustomStringConvertible, Sendable {
 /// in order, a block at a time, so sums over any row range come out bit for bit as they would
 /// from one in-memory array (same values, same order of additions).
 ///
-/// A call of a few minutes never touches the disk. A 24-hour call spills ~160 MB of metric rows
-/// (page cache, not the process's memory); the file disappears with the table (or the process).
+/// A call of a few minutes never touches the disk. A 24-hour call of far-end speech spills about
+/// 1.1 GB of metric rows (page cache, not the process's memory); the file disappears with the
+/// table (or the process).
 ///
 /// Appends come from one thread; reads come after the last append, maybe from another thread (a
 /// finished table is shared: `EchoAnalysis` is `Sendable`). All mutable state sits in one

@@ -36,8 +36,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public var isLowerBound: Bool
     /// TS 26.131's requirement for a terminal's echo loss.
     public static let requirementDB = 46.0
-    /// The figure meets `requirementDB` (a lower bound at or above it meets it too).
-    public var meetsRequirement: Bool
+    /// The figure meets `requirementDB`: true at or above it (a lower bound too), false for a
+    /// measured figure under it, nil for a lower bound under it (the loss may be higher).
+    public var meetsRequirement: Bool?
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
     public var analysisFrames: Int
@@ -45,7 +46,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
-        self.meetsRequirement = tclwDB >= Self.requirementDB
+        self.meetsRequirement = tclwDB >= Self.requirementDB ? true : isLowerBound ? nil : false
         self.bands = bands
         self.analysisFrames = analysisFrames
     }
@@ -125,29 +126,34 @@ public enum DoubleTalkCategory: String, Codable, Sendable, CaseIterable {
 ///   the output floored at digital silence (then a lower bound).
 ///
 /// The **attenuation range** A_H,S,dt is the 95th percentile of the per-frame attenuation in
-/// double talk (over the frames where the kept near end holds at least half of what was sent, or
-/// was lost: elsewhere the residual echo's chance correlation with the talker moves the frame's
-/// gain by several dB), against the clean near end's own level — the most the send path cut the
-/// talker, but for the 5 % of frames a level meter would call spikes — which P.340 categorises.
-/// The labs compare with the same near end sent alone; EchoLab compares with the clean track, so
-/// what the send path does to the near end without a far end counts too (the near-end
-/// single-talk attenuation's median is shown beside it). The far-end single talk **around**
-/// double talk is each far-end single-talk frame within a second of a double-talk frame: what is
-/// sent there, against the near end's mean level in double talk (how far under the talker the
-/// echo left around the switch is).
+/// double talk, against the clean near end's own level — the most the send path cut the talker,
+/// but for the 5 % of frames a level meter would call spikes — which P.340 categorises. Where the
+/// residual echo holds more of a frame's output than the kept near end (distortion above 0 dB),
+/// its chance correlation with the talker moves the frame's gain by several dB, so the frame
+/// counts at its level difference instead, which bounds its attenuation from below (the kept near
+/// end cannot hold more than the whole output); a frame whose near end was lost counts at its
+/// bound. With any bound among the frames the range is a lower bound: its category the best the
+/// canceller can be in. The labs compare with the same near end sent alone; EchoLab compares with
+/// the clean track, so what the send path does to the near end without a far end counts too (the
+/// near-end single-talk attenuation's median is shown beside it). The far-end single talk
+/// **around** double talk is each far-end single-talk frame within a second of a double-talk
+/// frame: what is sent there, against the near end's mean level in double talk (how far under
+/// the talker the echo left around the switch is).
 public struct DoubleTalkReport: Codable, Equatable, Sendable {
     public var doubleTalkFrames: Int
-    /// Double-talk frames over all analysis frames.
+    /// Double-talk frames over the analysis frames measured (those where the near-end track
+    /// lines up with what was sent).
     public var doubleTalkShare: Double
     public var levelDifferenceDB: Double?
     public var levelDifferenceIsLowerBound: Bool
     public var attenuationRangeDB: Double?
     public var attenuationRangeIsLowerBound: Bool
-    /// The double-talk frames the range stands on: those where the kept near end holds at least
-    /// as much of the output as everything else, and those where it was lost.
+    /// The double-talk frames the range stands on (every one with a near end in it).
     public var attenuationRangeFrames: Int
-    /// The median attenuation of the near end talking alone (nil: it never did), for context.
+    /// The median attenuation of the near end talking alone (nil: it never did), for context; a
+    /// lower bound when any of those frames lost the near end.
     public var singleTalkAttenuationDB: Double?
+    public var singleTalkAttenuationIsLowerBound: Bool
     public var category: DoubleTalkCategory?
     public var aroundFrames: Int
     public var aroundShare: Double
@@ -156,7 +162,7 @@ public struct DoubleTalkReport: Codable, Equatable, Sendable {
 
     public init(doubleTalkFrames: Int, doubleTalkShare: Double, levelDifferenceDB: Double?, levelDifferenceIsLowerBound: Bool,
                 attenuationRangeDB: Double?, attenuationRangeIsLowerBound: Bool, attenuationRangeFrames: Int,
-                singleTalkAttenuationDB: Double?,
+                singleTalkAttenuationDB: Double?, singleTalkAttenuationIsLowerBound: Bool = false,
                 aroundFrames: Int, aroundShare: Double, aroundLevelDifferenceDB: Double?, aroundLevelDifferenceIsLowerBound: Bool) {
         self.doubleTalkFrames = doubleTalkFrames
         self.doubleTalkShare = doubleTalkShare
@@ -166,6 +172,7 @@ public struct DoubleTalkReport: Codable, Equatable, Sendable {
         self.attenuationRangeIsLowerBound = attenuationRangeIsLowerBound
         self.attenuationRangeFrames = attenuationRangeFrames
         self.singleTalkAttenuationDB = singleTalkAttenuationDB
+        self.singleTalkAttenuationIsLowerBound = singleTalkAttenuationIsLowerBound
         self.category = attenuationRangeDB.map { DoubleTalkCategory(attenuationRangeDB: $0) }
         self.aroundFrames = aroundFrames
         self.aroundShare = aroundShare
@@ -181,7 +188,8 @@ public struct DoubleTalkReport: Codable, Equatable, Sendable {
         case levelDifferenceDB = "level_difference_db", levelDifferenceIsLowerBound = "level_difference_is_lower_bound"
         case attenuationRangeDB = "attenuation_range_db", attenuationRangeIsLowerBound = "attenuation_range_is_lower_bound"
         case attenuationRangeFrames = "attenuation_range_analysis_frames"
-        case singleTalkAttenuationDB = "near_end_single_talk_attenuation_db", category = "p340_category"
+        case singleTalkAttenuationDB = "near_end_single_talk_attenuation_db"
+        case singleTalkAttenuationIsLowerBound = "near_end_single_talk_attenuation_is_lower_bound", category = "p340_category"
         case aroundFrames = "around_analysis_frames", aroundShare = "around_share"
         case aroundLevelDifferenceDB = "around_level_difference_db"
         case aroundLevelDifferenceIsLowerBound = "around_level_difference_is_lower_bound"

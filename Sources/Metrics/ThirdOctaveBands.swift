@@ -1,8 +1,12 @@
+import Foundation
+
 /// One 1/3-octave band of the weighted echo loss, mapped onto FFT bins.
 struct ThirdOctaveBand: Sendable, Equatable {
     /// The nominal centre frequency (IEC 61260), the frequency the weighting places the band at.
     var centreHz: Double
-    /// Bins whose centre frequency k·rate/N lies in [centre·2^(−1/6), centre·2^(1/6)).
+    /// Bins whose centre frequency k·rate/N lies in the band: [c·2^(−1/6), c·2^(1/6)) around the
+    /// exact centre c = 1000·2^(k/3) the nominal one stands for, so neighbouring bands share
+    /// their edge and no bin falls in two bands or in none.
     var bins: Range<Int>
 }
 
@@ -10,6 +14,8 @@ struct ThirdOctaveBand: Sendable, Equatable {
 /// nominal centres lie between 300 Hz and 6.7 kHz, 315 … 6300 Hz.
 enum ThirdOctaveBands {
     static let nominalCentresHz: [Double] = [315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000, 5000, 6300]
+    /// The exact (base-two) centres: 1000·2^(k/3) for k = −5 … 8.
+    static let exactCentresHz: [Double] = (-5...8).map { 1000 * pow(2, Double($0) / 3) }
 
     /// The bands that lie wholly below Nyquist and hold at least one bin of an FFT of
     /// `frameSize` at `sampleRate` (at 8 kHz the weighting ends at 3150 Hz; from 16 kHz on it
@@ -18,8 +24,8 @@ enum ThirdOctaveBands {
         let nyquist = Double(sampleRate) / 2
         let binsPerHz = Double(frameSize) / Double(sampleRate)
         let halfBand = 1.122_462_048_309_373 // 2^(1/6)
-        return nominalCentresHz.compactMap { centre in
-            let low = centre / halfBand, high = centre * halfBand
+        return zip(nominalCentresHz, exactCentresHz).compactMap { centre, exact in
+            let low = exact / halfBand, high = exact * halfBand
             guard high <= nyquist else { return nil }
             let first = max(1, Int((low * binsPerHz).rounded(.up)))
             let end = min(frameSize / 2 + 1, Int((high * binsPerHz).rounded(.up)))

@@ -174,7 +174,11 @@ public enum EvalReportDocument {
                 if hasRange {
                     let median = summary?.doubleTalkAttenuationRangeDB.median
                     row += [stat(median, of: summary?.doubleTalkAttenuationRangeDB),
-                            .init(median.map { DoubleTalkCategory(attenuationRangeDB: $0).rawValue } ?? "—")]
+                            .init(median.map { value in
+                                let category = DoubleTalkCategory(attenuationRangeDB: value)
+                                let bound = (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0 && category != .noDuplex
+                                return category.rawValue + (bound ? " or worse" : "")
+                            } ?? "—")]
                 }
                 return row
             })),

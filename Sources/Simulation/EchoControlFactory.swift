@@ -7,11 +7,9 @@ public enum EchoControlFactory {
     public static func make(_ mode: EchoControlMode, sampleRate: Int, frameSize: Int, filterOverride: Int? = nil) throws -> EchoControl? {
         guard mode.intensity != .disabled else { return nil }
         if let plugin = mode.backend.plugin {
-            // The resampling's own delay, measured around a pass-through (the plugin reports its own).
-            let bridgeLatency = plugin.sampleRate == sampleRate ? 0 : try EchoControlLatency.measure(
-                key: "bridge \(sampleRate) \(plugin.sampleRate) \(frameSize)", frameSize: frameSize) {
-                try PassThroughBridge(outerRate: sampleRate, innerRate: plugin.sampleRate, frameSize: frameSize)
-            }
+            // The resampling's own delay (the plugin reports its own).
+            let bridgeLatency = plugin.sampleRate == sampleRate ? 0 : try RateBridge.passThroughLatency(
+                outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize, innerFrame: plugin.sampleRate / 100)
             return try PluginEchoControl(plugin: plugin, sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity,
                                          bridgeLatency: bridgeLatency)
         }
@@ -50,34 +48,4 @@ public enum EchoControlFactory {
         default: return [:]
         }
     }
-}
-
-/// The resampling around a plugin at another rate, with nothing inside: what `EchoControlLatency`
-/// measures as the bridge's own delay.
-private final class PassThroughBridge: EchoControl {
-    let backend = EchoCancellerBackend.speex
-    let sampleRate: Int
-    let frameSize: Int
-    let intensity = EchoCancellerMode.intensityRecommended
-    let settings: [String: EchoControlSetting] = [:]
-    let latencySamples = 0
-    private let capture: RateBridge
-
-    init(outerRate: Int, innerRate: Int, frameSize: Int) throws {
-        sampleRate = outerRate
-        self.frameSize = frameSize
-        capture = try PluginEchoControl.bridges(outerRate: outerRate, innerRate: innerRate, outerFrame: frameSize).capture
-    }
-
-    func analyzeRender(_ frame: [Float]) throws {}
-    func processCapture(_ frame: [Float], into output: inout [Float]) throws {
-        try capture.push(frame) { inner, out in
-            for index in inner.indices { out[index] = inner[index] }
-        }
-        capture.pull(into: &output)
-    }
-    var linearOutput: [Float]? { nil }
-    var metrics: EchoControlMetrics { EchoControlMetrics() }
-    var residualSuppression: ResidualSuppressionControl? { nil }
-    func changeIntensity(to intensity: EchoCancellerMode) -> Bool { false }
 }

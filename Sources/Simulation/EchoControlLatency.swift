@@ -12,8 +12,23 @@ enum EchoControlLatency {
 
     /// `make` builds a fresh instance of the configuration named `key`.
     static func measure(key: String, frameSize: Int, make: () throws -> EchoControl) throws -> Int {
+        try measure(key: key, frameSize: frameSize) {
+            let control = try make()
+            return { render, capture, output in
+                try control.analyzeRender(render)
+                try control.processCapture(capture, into: &output)
+            }
+        }
+    }
+
+    /// One 10 ms step of a fresh canceller (or of anything that delays a capture frame like one):
+    /// the frame played, the frame captured, the output.
+    typealias Step = (_ render: [Float], _ capture: [Float], _ output: inout [Float]) throws -> Void
+
+    /// `makeStep` builds a fresh instance of the configuration named `key` and returns its step.
+    static func measure(key: String, frameSize: Int, makeStep: () throws -> Step) throws -> Int {
         if let known = cache.withLock({ $0[key] }) { return known }
-        let control = try make()
+        let step = try makeStep()
         var random = SeededRandom(seed: 1)
         let burst = (0..<frameSize).map { _ in random.nextSignedFloat() * 0.25 }
         let silence = [Float](repeating: 0, count: frameSize)
@@ -22,8 +37,7 @@ enum EchoControlLatency {
         let burstTick = 50, ticks = 70
         received.reserveCapacity(ticks * frameSize)
         for tick in 0..<ticks {
-            try control.analyzeRender(silence)
-            try control.processCapture(tick == burstTick ? burst : silence, into: &output)
+            try step(silence, tick == burstTick ? burst : silence, &output)
             received += output
         }
         let start = burstTick * frameSize

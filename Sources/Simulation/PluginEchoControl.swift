@@ -5,8 +5,9 @@ import Foundation
 /// A canceller plugin behind `EchoControl`: its library runs in a child process
 /// (`PluginProcess`), at the plugin's own rate with both sides resampled around it when that is
 /// not the engine's (as for AECM). Either way the plugin gets one render before each capture of
-/// the same 10 ms: at another rate the render side's frames wait for the capture side's. Its latency is what it reports (`latency_samples`), at the
-/// engine's rate, plus that of the resampling. It has no linear output, metrics or suppression
+/// the same 10 ms: at another rate the render side's frames wait for the capture side's. Its
+/// latency is what it reports (`latency_samples`), at the engine's rate, plus that of the
+/// resampling. It has no linear output, metrics or suppression
 /// to steer: `intensityAdaptive` is passed to it by name, and it adapts, or not, itself.
 public final class PluginEchoControl: EchoControl {
     public let backend: EchoCancellerBackend
@@ -30,7 +31,8 @@ public final class PluginEchoControl: EchoControl {
             bridge = nil
             latencySamples = process.latencySamples
         } else {
-            bridge = try Self.bridges(outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize)
+            bridge = try RateBridge.pair(outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize,
+                                         innerFrame: plugin.sampleRate / 100)
             latencySamples = bridgeLatency + process.latencySamples * sampleRate / plugin.sampleRate
         }
         pendingRender = SampleFIFO(capacity: plugin.sampleRate)
@@ -39,13 +41,6 @@ public final class PluginEchoControl: EchoControl {
         self.sampleRate = sampleRate
         self.frameSize = frameSize
         self.intensity = intensity
-    }
-
-    static func bridges(outerRate: Int, innerRate: Int, outerFrame: Int) throws -> (render: RateBridge, capture: RateBridge) {
-        let inner = innerRate / 100
-        let priming = try RateBridge.priming(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner)
-        return (try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner, priming: 0, returnsOutput: false),
-                try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: inner, priming: priming))
     }
 
     /// The program that hosts plugins: $ECHOLAB_PLUGIN_HOST, else this process's binary when it is

@@ -33,12 +33,8 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
         var settings = WebRTCEchoProcessor.Settings()
         settings.routingMode = mode
         processor = try WebRTCEchoProcessor(kind: .aecm, sampleRate: Self.innerRate, settings: settings)
-        let inner = processor.frameSize
-        let priming = try RateBridge.priming(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner)
-        // The render side only feeds AECM: nothing comes back up from it.
-        render = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: 0,
-                                returnsOutput: false)
-        capture = try RateBridge(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize, innerFrame: inner, priming: priming)
+        (render, capture) = try RateBridge.pair(outerRate: sampleRate, innerRate: Self.innerRate, outerFrame: frameSize,
+                                                innerFrame: processor.frameSize)
         self.latencySamples = latencySamples
         self.sampleRate = sampleRate
         self.frameSize = frameSize
@@ -96,69 +92,5 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
         guard let mode = Self.routingMode(for: intensity), processor.changeSettings({ $0.routingMode = mode }) else { return false }
         self.intensity = intensity
         return true
-    }
-}
-
-/// Frames at the engine's rate in, frames at a canceller's own rate processed, frames at the
-/// engine's rate out: a libsamplerate converter each way and a FIFO on each side. The output
-/// FIFO starts with `priming` zeros so that every pull finds a whole frame: the resamplers hold
-/// back their first output until they have seen enough input. Allocates nothing per frame.
-/// A bridge that `returnsOutput: false` (a canceller's render side, whose inner frames only feed
-/// it) converts one way only: the way back would cost as much as the capture side's and go unread.
-final class RateBridge {
-    let outerFrame: Int
-    let innerFrame: Int
-    private let down: Resampler
-    private let up: Resampler?
-    private var downOut: [Float]
-    private var innerFIFO: SampleFIFO
-    private var innerIn: [Float]
-    private var innerOut: [Float]
-    private var upOut: [Float]
-    private var outerFIFO: SampleFIFO
-
-    init(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int, priming: Int, returnsOutput: Bool = true) throws {
-        self.outerFrame = outerFrame
-        self.innerFrame = innerFrame
-        down = try Resampler(inputRate: outerRate, outputRate: innerRate, quality: .medium)
-        up = returnsOutput ? try Resampler(inputRate: innerRate, outputRate: outerRate, quality: .medium) : nil
-        downOut = [Float](repeating: 0, count: outerFrame * innerRate / outerRate + 64)
-        innerFIFO = SampleFIFO(capacity: innerRate)
-        innerIn = [Float](repeating: 0, count: innerFrame)
-        innerOut = innerIn
-        upOut = [Float](repeating: 0, count: innerFrame * outerRate / innerRate + 64)
-        outerFIFO = SampleFIFO(capacity: outerRate)
-        outerFIFO.writeSilence(count: priming)
-    }
-
-    /// Resamples `frame` down and runs `process` on every whole inner frame (in, out); the outs
-    /// are resampled back up into the output FIFO.
-    func push(_ frame: [Float], process: (_ input: [Float], _ output: inout [Float]) throws -> Void) throws {
-        try down.convert(frame, count: outerFrame, scratch: &downOut) { innerFIFO.write($0, count: $1) }
-        while innerFIFO.count >= innerFrame {
-            _ = innerFIFO.read(into: &innerIn, count: innerFrame)
-            try process(innerIn, &innerOut)
-            try up?.convert(innerOut, count: innerFrame, scratch: &upOut) { outerFIFO.write($0, count: $1) }
-        }
-    }
-
-    /// One output frame: what the FIFO holds, zeros for any shortfall (none once primed).
-    func pull(into output: inout [Float]) {
-        let got = outerFIFO.readAvailable(into: &output, count: outerFrame)
-        for i in got..<outerFrame { output[i] = 0 }
-    }
-
-    /// The smallest priming that never leaves a pull short: a dry run of the chain on silence.
-    static func priming(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int) throws -> Int {
-        let bridge = try RateBridge(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: innerFrame, priming: 0)
-        let silence = [Float](repeating: 0, count: outerFrame)
-        var pushed = 0, shortest = 0
-        for _ in 0..<50 {
-            try bridge.push(silence) { input, output in for i in 0..<input.count { output[i] = input[i] } }
-            pushed += outerFrame
-            shortest = max(shortest, pushed - Int(bridge.outerFIFO.writtenSamples))
-            _ = bridge.outerFIFO.readAvailable(into: &bridge.upOut, count: min(outerFrame, bridge.outerFIFO.count))
-        }
-        return shortest
     }
 }

@@ -217,3 +217,31 @@ struct PluginOptions: ParsableArguments {
         }
     }
 }
+
+/// `--scorer` and `--scorer-timeout`: programs that score runs (docs/scorers.md).
+struct ScorerOptions: ParsableArguments {
+    @Option(name: .customLong("scorer"),
+            help: ArgumentHelp("Score each run with a program (repeatable): PROGRAM, run by /bin/sh -c, reads one JSON request per line and answers one per line (docs/scorers.md); its scores are reported under NAME.",
+                               discussion: "A scorer that exits, hangs or answers something else leaves its scores null with the reason; the run stands.",
+                               valueName: "name=program"))
+    var scorers: [String] = []
+
+    @Option(name: .customLong("scorer-timeout"),
+            help: ArgumentHelp("Seconds a scorer may take to answer one request (its first answer includes its start).", valueName: "seconds"))
+    var timeout: Double = 60
+
+    /// The scorers, checked; a `ValidationError` naming the option for a bad one.
+    var resolved: [ScorerSpec] {
+        get throws {
+            guard timeout.isFinite, timeout > 0 else { throw ValidationError("--scorer-timeout must be a number of seconds above 0 (got \(timeout))") }
+            var specs: [ScorerSpec] = []
+            for text in scorers {
+                let spec: ScorerSpec
+                do { spec = try ScorerSpec(parsing: text) } catch { throw ValidationError("\(error)") }
+                guard !specs.contains(where: { $0.name == spec.name }) else { throw ValidationError("--scorer: \(spec.name) is given twice") }
+                specs.append(spec)
+            }
+            return specs
+        }
+    }
+}

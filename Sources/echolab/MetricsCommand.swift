@@ -31,8 +31,11 @@ struct MetricsCommand: ParsableCommand {
     @Option(name: .customLong("processed-lag-ms"), parsing: .unconditional,
             help: ArgumentHelp("How far the processed file lags the mic, 0 to 500 ms, instead of estimating it.", valueName: "ms"))
     var processedLagMilliseconds: Double?
+    @OptionGroup
+    var scoring: ScorerOptions
 
     func validate() throws {
+        _ = try scoring.resolved
         if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
             throw ValidationError("--processed-lag-ms must be a number from 0 to \(Int(ProcessedLag.maximumMilliseconds)) (got \(lag))")
         }
@@ -52,10 +55,35 @@ struct MetricsCommand: ParsableCommand {
             }
             object["processed_lag_ms"] = .number(lag.milliseconds)
             object["processed_lag_source"] = .string(lag.source.rawValue)
+            let specs = try scoring.resolved
+            if !specs.isEmpty {
+                let results = try score(analysis, lag: lag.samples, channel: selection, specs: specs)
+                for result in results { if let reason = result.unscoredReason { standardError("echolab metrics: warning: scorer \(result.name): \(reason)") } }
+                object["scores"] = .array(results.map(JSONValue.init(encoding:)))
+            }
             print(JSONValue.object(object).canonicalText(), terminator: "")
         } catch {
             throw CommandFailure.exit(error)
         }
+    }
+
+    /// Each scorer's scores of the files, read whole, the processed one with its lag taken out.
+    private func score(_ analysis: EchoAnalysis, lag: Int, channel: ChannelSelection, specs: [ScorerSpec]) throws -> [ScorerResult] {
+        let rate = analysis.sampleRate, length = analysis.sampleCount
+        func read(_ path: String?, skipping skip: Int = 0) throws -> [Float]? {
+            guard let path else { return nil }
+            let mono = try EchoAnalyzer.checkHeaders([path]).headers[0].channels == 1
+            let stream = try AudioFileStream(path: path, targetRate: rate, selection: mono ? .monoOnly : channel)
+            var samples = [Float](repeating: 0, count: skip + length)
+            try stream.read(into: &samples, frames: skip + length)
+            return Array(samples[skip...])
+        }
+        let signals = RunScoring.Signals(sampleRate: rate, reference: try read(reference)!, mic: try read(mic)!,
+                                         output: try read(processed, skipping: lag)!, nearEnd: try read(nearEnd), echo: try read(echo))
+        let processes = specs.map { ScorerProcess(spec: $0, timeout: scoring.timeout) }
+        defer { for process in processes { process.stop() } }
+        return RunScoring.score(signals, talk: analysis.talkRuns, frameSize: analysis.frameSize,
+                                id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes)
     }
 
     /// The processed file's lag: given, or estimated (said on stderr when it is not 0, warned

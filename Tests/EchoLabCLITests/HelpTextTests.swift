@@ -259,7 +259,7 @@ final class HelpTextTests: XCTestCase {
         outside 0–500 ms (the search reaches 1 s either way) is an error.
         --processed-lag-ms gives it instead. See docs/metrics.md for every definition.
 
-        USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>]
+        USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
         OPTIONS:
           --reference <reference> What the loudspeaker played (the far end; a
@@ -278,6 +278,15 @@ final class HelpTextTests: XCTestCase {
                                   error; mono files ignore it.
           --processed-lag-ms <ms> How far the processed file lags the mic, 0 to 500 ms,
                                   instead of estimating it.
+          --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
+                                  run by /bin/sh -c, reads one JSON request per line
+                                  and answers one per line (docs/scorers.md); its
+                                  scores are reported under NAME.
+                A scorer that exits, hangs or answers something else leaves its scores
+                null with the reason; the run stands.
+          --scorer-timeout <seconds>
+                                  Seconds a scorer may take to answer one request (its
+                                  first answer includes its start). (default: 60.0)
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -33,6 +33,12 @@ final class TelephonyMeasuresTests: XCTestCase {
         let wide = ThirdOctaveBands.layout(frameSize: 1024, sampleRate: 48_000)
         XCTAssertEqual(wide.map(\.centreHz), ThirdOctaveBands.nominalCentresHz)
         XCTAssertTrue(wide.allSatisfy { !$0.bins.isEmpty })
+        // Neighbouring bands share their edge: every bin from the first band's to the last's is in
+        // exactly one band, at 48 kHz and at 16 kHz.
+        for (frameSize, rate) in [(1024, 48_000), (512, 16_000), (1024, 44_100)] {
+            let bands = ThirdOctaveBands.layout(frameSize: frameSize, sampleRate: rate)
+            for (a, b) in zip(bands, bands.dropFirst()) { XCTAssertEqual(a.bins.upperBound, b.bins.lowerBound, "\(rate) Hz at \(a.centreHz)") }
+        }
         // At 8 kHz the bands must end below 4 kHz: up to 3150 Hz.
         XCTAssertEqual(ThirdOctaveBands.layout(frameSize: 256, sampleRate: 8_000).last?.centreHz, 3150)
     }
@@ -64,7 +70,21 @@ final class TelephonyMeasuresTests: XCTestCase {
                                                               echo: echo, nearEnd: [Float](repeating: 0, count: echo.count)))
             .whole.telephony?.echoLoss)
         XCTAssertEqual(loss.tclwDB, 40, accuracy: 0.1)
-        XCTAssertFalse(loss.meetsRequirement)
+        XCTAssertEqual(loss.meetsRequirement, false)
+    }
+
+    /// An output under the input's noise is only a bound: under 46 dB it may or may not meet the
+    /// requirement, and says neither.
+    func testABoundUnderTheRequirementIsNeitherMetNorMissed() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
+        let noise = TestSignals.noise(count: echo.count, dbfs: -60, seed: 3)
+        let loss = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: TestSignals.sum(echo, noise),
+                                                              processed: TestSignals.scaled(noise, gainDB: -1), echo: echo, nearEnd: noise))
+            .whole.telephony?.echoLoss)
+        XCTAssertTrue(loss.isLowerBound)
+        // The reference at −20 dBFS over the noise at −60: the loss is at least 40 dB.
+        XCTAssertEqual(loss.tclwDB, 40, accuracy: 0.5)
+        XCTAssertNil(loss.meetsRequirement)
     }
 
     /// Only one band carries echo: the weighting is dominated by it, not the mean of the decibels.
@@ -137,6 +157,21 @@ final class TelephonyMeasuresTests: XCTestCase {
         XCTAssertTrue(report.attenuationRangeIsLowerBound)
         XCTAssertGreaterThan(try XCTUnwrap(report.attenuationRangeDB), 60)
         XCTAssertTrue(report.levelDifferenceIsLowerBound)
+    }
+
+    /// A near end cut by 25 dB beside more residual echo than is left of it: the frame's gain is
+    /// read through the echo, so it counts at its level difference, a bound — never dropped.
+    func testADeepCutBesideResidualEchoCountsAtItsBound() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6)
+        let talk = 96_000..<192_000
+        let speech = TestSignals.noise(count: echo.count, dbfs: -26, seed: 9)
+        let near = speech.indices.map { talk.contains($0) ? speech[$0] : 0 }
+        let sent = TestSignals.sum(TestSignals.scaled(near, gainDB: -25), TestSignals.scaled(echo, gainDB: -14))   // echo −40 dBFS
+        let report = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: TestSignals.sum(echo, near),
+                                                                processed: sent, echo: echo, nearEnd: near)).whole.telephony?.doubleTalk)
+        XCTAssertTrue(report.attenuationRangeIsLowerBound)
+        XCTAssertGreaterThan(try XCTUnwrap(report.attenuationRangeDB), 12)
+        XCTAssertEqual(report.category, .noDuplex)
     }
 
     /// The far-end single talk within a second of double talk: its output against the talker.

@@ -1,0 +1,146 @@
+import Dispatch
+import EchoLabJSON
+import Foundation
+import Synchronization
+
+/// One running scorer program: started on the first request by `/bin/sh -c COMMAND`, it reads
+/// one JSON request per line on stdin and writes one JSON answer per line on stdout (protocol 1,
+/// docs/scorers.md). A scorer is foreign code: one that exits, stays silent past `timeout`,
+/// answers something that is not an answer, or says it cannot score fails that request with a
+/// one-line reason, and is stopped; the next request starts it again.
+public final class ScorerProcess {
+    public let spec: ScorerSpec
+    /// Seconds an answer may take (the first one includes the program's start).
+    public let timeout: Double
+    private var running: Running?
+
+    /// What a started program holds: the process, its stdin, and what it has written so far.
+    private final class Running: Sendable {
+        let process: Process
+        let input: FileHandle
+        /// Unread stdout, stderr's last bytes, and whether stdout has closed.
+        let state = Mutex<(stdout: [UInt8], stderr: [UInt8], closed: Bool)>(([], [], false))
+        let arrived = DispatchSemaphore(value: 0)
+
+        init(process: Process, input: FileHandle) {
+            self.process = process
+            self.input = input
+        }
+    }
+
+    public init(spec: ScorerSpec, timeout: Double) {
+        self.spec = spec
+        self.timeout = timeout
+    }
+
+    deinit { stop() }
+
+    /// Sends `request` (a JSON object, written on one line) and returns the answer line's value.
+    public func ask(_ request: JSONValue) throws -> JSONValue {
+        let running = try self.running ?? start()
+        do {
+            try running.input.write(contentsOf: Array((request.lineText() + "\n").utf8))
+        } catch {
+            throw failure(running, "stopped reading its requests")
+        }
+        let deadline = DispatchTime.now() + timeout
+        while true {
+            let (line, closed) = running.state.withLock { state -> ([UInt8]?, Bool) in
+                guard let newline = state.stdout.firstIndex(of: UInt8(ascii: "\n")) else { return (nil, state.closed) }
+                let line = Array(state.stdout[..<newline])
+                state.stdout.removeSubrange(...newline)
+                return (line, state.closed)
+            }
+            if let line {
+                do {
+                    return try JSONValue.parse(line, maximumBytes: 1 << 20)
+                } catch {
+                    let text = String(decoding: line.prefix(80), as: UTF8.self)
+                    throw failure(running, "answered something that is not JSON: '\(text)'")
+                }
+            }
+            if closed {
+                let said = lastError(running)
+                stop()
+                let status = running.process.terminationReason == .uncaughtSignal
+                    ? "was killed by signal \(running.process.terminationStatus)" : "exited with status \(running.process.terminationStatus)"
+                throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering" + said)
+            }
+            if running.arrived.wait(timeout: deadline) == .timedOut {
+                throw failure(running, "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
+            }
+        }
+    }
+
+    /// Stops the program: its stdin closed, and what it started killed if it has not exited
+    /// within a second.
+    public func stop() {
+        guard let running else { return }
+        self.running = nil
+        try? running.input.close()
+        let deadline = Date().addingTimeInterval(1)
+        while running.process.isRunning && Date() < deadline { usleep(10_000) }
+        let pid = running.process.processIdentifier
+        // Its group (it leads one), then itself should it lead none.
+        if running.process.isRunning || kill(-pid, 0) == 0 { kill(-pid, SIGKILL); kill(pid, SIGKILL) }
+        running.process.waitUntilExit()
+    }
+
+    private func start() throws -> Running {
+        // A scorer that exits while a request is written must fail the request, not this process.
+        signal(SIGPIPE, SIG_IGN)
+        // Foundation starts it as the leader of a process group of its own: stopping the group
+        // stops what its shell started too (a child left running would hold the pipes open).
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", spec.command]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        let running = Running(process: process, input: input.fileHandleForWriting)
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            running.state.withLock { state in
+                if data.isEmpty { state.closed = true } else { state.stdout += data }
+            }
+            if data.isEmpty { handle.readabilityHandler = nil }
+            running.arrived.signal()
+        }
+        errors.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil; return }
+            running.state.withLock { state in
+                state.stderr += data
+                if state.stderr.count > 4096 { state.stderr.removeFirst(state.stderr.count - 4096) }
+            }
+        }
+        do {
+            try process.run()
+        } catch {
+            throw ScorerFailure(scorer: spec.name, reason: "cannot start '\(spec.command)': \(error.localizedDescription)")
+        }
+        self.running = running
+        return running
+    }
+
+    /// Stops the program and names what went wrong.
+    private func failure(_ running: Running, _ reason: String) -> ScorerFailure {
+        stop()
+        return ScorerFailure(scorer: spec.name, reason: reason)
+    }
+
+    /// The last line the program wrote on stderr, as ": LINE" (nothing when it wrote none).
+    private func lastError(_ running: Running) -> String {
+        let text = running.state.withLock { String(decoding: $0.stderr, as: UTF8.self) }
+        guard let line = text.split(whereSeparator: \.isNewline).last.map(String.init), !line.isEmpty else { return "" }
+        return ": \(line.prefix(200))"
+    }
+}
+
+/// Why a scorer gave no score.
+public struct ScorerFailure: Error, CustomStringConvertible, Sendable {
+    public let scorer: String
+    public let reason: String
+    public var description: String { "scorer \(scorer): \(reason)" }
+}

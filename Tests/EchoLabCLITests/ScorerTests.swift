@@ -1,0 +1,132 @@
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// Scorers (docs/scorers.md) through the binary: programs the test writes, speaking JSON lines.
+/// What a scorer is sent is checked against the files themselves; a scorer that crashes, hangs,
+/// answers garbage, says it cannot score or is missing leaves its own scores null with a reason,
+/// and every other scorer and the metrics stand.
+final class ScorerTests: XCTestCase {
+    /// A scorer that logs each request with what it found in the output WAV (its frame count and
+    /// level), and answers that level.
+    static let logging = #"""
+        import json, math, struct, sys, wave
+        log = open(sys.argv[1], "a")
+        for line in sys.stdin:
+            request = json.loads(line)
+            with wave.open(request["output"]) as w:
+                rate, frames, data = w.getframerate(), w.getnframes(), w.readframes(w.getnframes())
+            samples = struct.unpack("<%dh" % (len(data) // 2), data)
+            level = 10 * math.log10(max(1e-20, sum(s * s for s in samples) / max(1, len(samples)) / 32768.0 ** 2))
+            log.write(json.dumps({"request": request, "frames": frames, "rate": rate, "level": level}) + "\n"); log.flush()
+            print(json.dumps({"id": request["id"], "scorer": {"name": "logger", "version": "2.1", "model_sha256": "ab" * 32},
+                              "scores": {"output_dbfs": {"value": level, "higher_is_better": False, "min": -200, "max": 10}}}), flush=True)
+        """#
+
+    /// A scorer answering `answer(request)` (a Python expression) to every request.
+    static func answering(_ answer: String) -> String {
+        "import json, sys\nfor line in sys.stdin:\n    request = json.loads(line)\n    print(json.dumps(\(answer)), flush=True)\n"
+    }
+
+    func testScoresAreWhatTheStretchesHoldAndMisbehavingScorersFailAlone() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scenario = packageRoot.appendingPathComponent("vectors/scenarios/speech-room-doubletalk.json").path
+        let call = try runEchoLab(["run", scenario, "--aec", "webrtc:intensityRecommended", "--out", "call", "--all-taps"], in: root)
+        XCTAssertEqual(call.status, 0, call.standardError)
+        let scripts: [String: String] = [
+            "logging.py": Self.logging,
+            "error.py": Self.answering(#"{"id": request["id"], "error": "no speech found"}"#),
+            "range.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 7, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+        ]
+        for (name, text) in scripts { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
+        let inputs = try snapshot(root.appendingPathComponent("call"))
+        let metrics = try runEchoLab(["metrics", "--reference", "call/reference.wav", "--mic", "call/mic.wav", "--processed", "call/sent.wav",
+                                      "--echo", "call/echo.wav", "--near-end", "call/near.wav", "--scorer-timeout", "2",
+                                      "--scorer", "log=python3 logging.py log.jsonl",
+                                      "--scorer", "crash=read line; echo 'model file missing' >&2; exit 3",
+                                      "--scorer", "hang=sleep 30",
+                                      "--scorer", "garbage=while read line; do echo hello; done",
+                                      "--scorer", "refuses=python3 error.py",
+                                      "--scorer", "out-of-range=python3 range.py",
+                                      "--scorer", "missing=/nonexistent/scorer"], in: root)
+        XCTAssertEqual(metrics.status, 0, metrics.standardError)
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
+        let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
+        XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
+        let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
+        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing"])
+
+        // Each misbehaviour: no scores, the reason, and a warning on stderr.
+        let reasons: [String: String] = [
+            "crash": "exited with status 3 before answering: model file missing",
+            "hang": "gave no answer within 2.0 s",
+            "garbage": "answered something that is not JSON: 'hello'",
+            "refuses": "could not score sent.wav#1: no speech found",
+            "out-of-range": "answered score 'mos' = 7.0, outside its own range 1.0…5.0",
+        ]
+        for (name, reason) in reasons {
+            let result = try XCTUnwrap(results[name])
+            XCTAssertTrue(result["talk_types"] is NSNull, name)
+            XCTAssertEqual(result["unscored_reason"] as? String, reason, name)
+            XCTAssertTrue(metrics.standardError.contains("warning: scorer \(name): \(reason)"), metrics.standardError)
+        }
+        XCTAssertTrue((results["missing"]?["unscored_reason"] as? String)?.hasPrefix("exited with status 127 before answering: ") == true,
+                      "\(results["missing"] ?? [:])")
+
+        // The working scorer: its identity, and per talk type the length-weighted mean of what it
+        // found in each stretch's output — which is the aligned output over the stretch.
+        let log = try XCTUnwrap(results["log"])
+        XCTAssertEqual(log["reported_name"] as? String, "logger")
+        XCTAssertEqual(log["version"] as? String, "2.1")
+        XCTAssertEqual(log["model_sha256"] as? String, String(repeating: "ab", count: 32))
+        let requests = try String(contentsOf: root.appendingPathComponent("log.jsonl"), encoding: .utf8).split(separator: "\n")
+            .map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let sent = try AudioFileStream.readAll(path: root.appendingPathComponent("call/sent.wav").path).samples
+        let lag = Int(((output["processed_lag_ms"] as! Double) * 48).rounded())
+        var byType: [String: (weighted: Double, seconds: Double, count: Int)] = [:]
+        for entry in requests {
+            let request = entry["request"] as! [String: Any]
+            XCTAssertEqual(request["protocol"] as? Int, 1)
+            XCTAssertEqual(request["sample_rate"] as? Int, 48_000)
+            let start = Int(((request["start_s"] as! Double) * 48_000).rounded()), end = Int(((request["end_s"] as! Double) * 48_000).rounded())
+            XCTAssertEqual(entry["frames"] as? Int, end - start)
+            XCTAssertGreaterThanOrEqual(end - start, 48_000, "a stretch lasts a second at least")
+            for key in ["reference", "mic", "output", "near_end", "echo"] {
+                let path = try XCTUnwrap(request[key] as? String, key)
+                XCTAssertFalse(FileManager.default.fileExists(atPath: path), "\(path): removed once scored")
+            }
+            let slice = sent[(start + lag)..<(end + lag)]
+            let expected = 10 * log10(slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count))
+            XCTAssertEqual(entry["level"] as! Double, expected, accuracy: 0.05, "the output, aligned, over the stretch")
+            let type = request["talk_type"] as! String
+            let seconds = Double(end - start) / 48_000
+            byType[type, default: (0, 0, 0)].weighted += (entry["level"] as! Double) * seconds
+            byType[type, default: (0, 0, 0)].seconds += seconds
+            byType[type, default: (0, 0, 0)].count += 1
+        }
+        XCTAssertEqual(Set(byType.keys), ["st", "dt"], "the call has far-end single talk and double talk")
+        for talkType in try XCTUnwrap(log["talk_types"] as? [[String: Any]]) {
+            let type = talkType["talk_type"] as! String, known = try XCTUnwrap(byType[type])
+            XCTAssertEqual(talkType["stretches"] as? Int, known.count)
+            XCTAssertEqual(talkType["duration_s"] as! Double, known.seconds, accuracy: 1e-3)
+            let score = try XCTUnwrap((talkType["scores"] as? [String: Any])?["output_dbfs"] as? [String: Any])
+            XCTAssertEqual(score["value"] as! Double, known.weighted / known.seconds, accuracy: 1e-3)
+            XCTAssertEqual(score["higher_is_better"] as? Bool, false)
+        }
+    }
+
+    func testABadScorerOptionIsAUsageError() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        for (arguments, message) in [(["--scorer", "noequals"], "--scorer 'noequals': expected NAME=PROGRAM"),
+                                     (["--scorer", "Bad Name=x"], "--scorer 'Bad Name=x': a scorer's name is 1 to 64 of a-z, 0-9, '-' and '_'"),
+                                     (["--scorer", "a=x", "--scorer", "a=y"], "--scorer: a is given twice"),
+                                     (["--scorer-timeout", "0"], "--scorer-timeout must be a number of seconds above 0 (got 0.0)")] {
+            let result = try runEchoLab(["metrics", "--reference", "r.wav", "--mic", "m.wav", "--processed", "p.wav"] + arguments, in: root)
+            XCTAssertEqual(result.status, 64, result.standardError)
+            XCTAssertTrue(result.standardError.contains(message), result.standardError)
+        }
+    }
+}
