@@ -1,3 +1,5 @@
+import Foundation
+
 /// What terminal test labs report of a call's echo, in the units of the telephony standards, so
 /// a team reads EchoLab's verdict in the terms their certification uses. Measured from the same
 /// streams as the echo metrics; each part says why it is missing when it is.
@@ -61,6 +63,12 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
             self.centreHz = centreHz
             self.lossDB = lossDB
             self.isLowerBound = isLowerBound
+        }
+
+        /// The band's edges: 2^∓1/6 around the exact centre 1000·2^(k/3) its nominal centre stands for.
+        public var edgesHz: (low: Double, high: Double) {
+            let exact = 1000 * pow(2, (3 * log2(centreHz / 1000)).rounded() / 3)
+            return (exact / ThirdOctaveBands.halfBand, exact * ThirdOctaveBands.halfBand)
         }
 
         enum CodingKeys: String, CodingKey {

@@ -16,6 +16,8 @@ enum ThirdOctaveBands {
     static let nominalCentresHz: [Double] = [315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000, 5000, 6300]
     /// The exact (base-two) centres: 1000·2^(k/3) for k = −5 … 8.
     static let exactCentresHz: [Double] = (-5...8).map { 1000 * pow(2, Double($0) / 3) }
+    /// 2^(1/6): a band's edges lie this factor either side of its exact centre.
+    static let halfBand = 1.122_462_048_309_373
 
     /// The bands that lie wholly below Nyquist and hold at least one bin of an FFT of
     /// `frameSize` at `sampleRate` (at 8 kHz the weighting ends at 3150 Hz; from 16 kHz on it
@@ -23,7 +25,6 @@ enum ThirdOctaveBands {
     static func layout(frameSize: Int, sampleRate: Int) -> [ThirdOctaveBand] {
         let nyquist = Double(sampleRate) / 2
         let binsPerHz = Double(frameSize) / Double(sampleRate)
-        let halfBand = 1.122_462_048_309_373 // 2^(1/6)
         return zip(nominalCentresHz, exactCentresHz).compactMap { centre, exact in
             let low = exact / halfBand, high = exact * halfBand
             guard high <= nyquist else { return nil }

@@ -234,7 +234,7 @@ struct BandChartSVG {
         for (index, band) in chart.bands.enumerated() {
             svg += "<text x=\"\(A.f(left + group * (Double(index) + 0.5)))\" y=\"\(A.f(bottom + 16))\" text-anchor=\"middle\">\(Int(band.low))–\(Int(band.high))</text>"
         }
-        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32))\" text-anchor=\"middle\">octave band (Hz)</text></g>\n"
+        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.xLabel))</text></g>\n"
         for (s, series) in chart.series.enumerated() {
             let colour = series.colour ?? HTMLWriter.palette[s % HTMLWriter.palette.count]
             for (b, value) in series.values.enumerated() where b < chart.bands.count {

@@ -148,8 +148,12 @@ public struct ReportDocument: Sendable {
         public var bands: [(low: Double, high: Double)]
         public var series: [Series]
         public var emptyNote: String
-        public init(title: String, yLabel: String, bands: [(low: Double, high: Double)], series: [Series], emptyNote: String) {
+        /// What the bands are, under the axis.
+        public var xLabel: String
+        public init(title: String, yLabel: String, bands: [(low: Double, high: Double)], series: [Series], emptyNote: String,
+                    xLabel: String = "octave band (Hz)") {
             self.title = title
+            self.xLabel = xLabel
             self.yLabel = yLabel
             self.bands = bands
             self.series = series

@@ -16,7 +16,7 @@ enum TelephonyBlocks {
                                + " (\(loss.analysisFrames) analysis frames)", value: loss.tclwDB)])
             // Only a measured figure on enough frames misses it: a bound under 46 dB may not.
             if loss.meetsRequirement == false, !loss.isLowConfidence {
-                findings.append([.strong("echo loss below TS 26.131's requirement:"),
+                findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }
         } else {
@@ -27,11 +27,11 @@ enum TelephonyBlocks {
             let category = dt.category.map { "category \($0.rawValue)\(dt.attenuationRangeIsLowerBound && $0 != .noDuplex ? " or worse" : ""), \($0.title)" }
                 ?? "no category"
             rows += [
-                [.init("send attenuation range in double talk, A_H,S,dt (P.340 §8.1)"),
+                [.init("send attenuation range in double talk, A_H,S,dt (P.340 §8.1): the 95th percentile of the per-frame cut"),
                  .init(F.figure(dt.attenuationRangeDB, isLowerBound: dt.attenuationRangeIsLowerBound, frames: dt.attenuationRangeFrames)
                        + ": \(category) (\(dt.attenuationRangeFrames) of \(dt.doubleTalkFrames) double-talk analysis frames)",
                        value: dt.attenuationRangeDB)],
-                [.init("double talk: share of the call, near end − sent"),
+                [.init("double talk: share of the call, mean level of the near end over what is sent (below 0: more is sent than the talker said, the residual echo)"),
                  .init("\(F.number(100 * dt.doubleTalkShare, digits: 1)) %, "
                        + F.figure(dt.levelDifferenceDB, isLowerBound: dt.levelDifferenceIsLowerBound, frames: dt.doubleTalkFrames),
                        value: dt.levelDifferenceDB)],
@@ -39,7 +39,8 @@ enum TelephonyBlocks {
                  .init("\(F.number(100 * dt.aroundShare, digits: 1)) %, "
                        + F.figure(dt.aroundLevelDifferenceDB, isLowerBound: dt.aroundLevelDifferenceIsLowerBound, frames: dt.aroundFrames),
                        value: dt.aroundLevelDifferenceDB)],
-                [.init("near-end attenuation alone (median, for context)"), .init(F.db(dt.singleTalkAttenuationDB), value: dt.singleTalkAttenuationDB)],
+                [.init("near-end attenuation alone, no far end (median per frame, for context)"),
+                 .init(F.figure(dt.singleTalkAttenuationDB, isLowerBound: dt.singleTalkAttenuationIsLowerBound), value: dt.singleTalkAttenuationDB)],
             ]
         } else {
             rows.append([.init("double talk (P.340, TS 26.131)"), .init("not measured: \(telephony.doubleTalkUnmeasuredReason ?? "no double talk")")])
@@ -51,9 +52,9 @@ enum TelephonyBlocks {
         if !findings.isEmpty { blocks.append(.list(findings)) }
         if let loss = telephony.echoLoss {
             blocks.append(.bandChart(.init(title: "Terminal coupling loss per third octave", yLabel: "loss (dB)",
-                                           bands: loss.bands.map { ($0.centreHz / 1.122_462_048_309_373, $0.centreHz * 1.122_462_048_309_373) },
+                                           bands: loss.bands.map(\.edgesHz),
                                            series: [.init(name: "TCL", values: loss.bands.map(\.lossDB))],
-                                           emptyNote: "No band measured")))
+                                           emptyNote: "No band measured", xLabel: "third-octave band (Hz)")))
         }
         return blocks
     }

@@ -39,6 +39,9 @@ final class ScorerTests: XCTestCase {
             "logging.py": Self.logging,
             "error.py": Self.answering(#"{"id": request["id"], "error": "no speech found"}"#),
             "range.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 7, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            "nomin.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 3, "higher_is_better": True, "max": 5}}}"#),
+            "wrongid.py": Self.answering(#"{"id": "stretch-1", "scores": {"mos": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            "once.py": "import json, sys\nrequest = json.loads(sys.stdin.readline())\nprint(json.dumps({'id': request['id'], 'scores': {'x': {'value': 1, 'higher_is_better': True, 'min': 0, 'max': 2}}}), flush=True)\n",
         ]
         for (name, text) in scripts { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let inputs = try snapshot(root.appendingPathComponent("call"))
@@ -50,21 +53,26 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "garbage=while read line; do echo hello; done",
                                       "--scorer", "refuses=python3 error.py",
                                       "--scorer", "out-of-range=python3 range.py",
-                                      "--scorer", "missing=/nonexistent/scorer"], in: root)
+                                      "--scorer", "missing=/nonexistent/scorer",
+                                      "--scorer", "no-min=python3 nomin.py", "--scorer", "wrong-id=python3 wrongid.py",
+                                      "--scorer", "once=python3 once.py"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
         let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
-        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing"])
+        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
-            "crash": "exited with status 3 before answering: model file missing",
+            "crash": "exited with status 3 before answering sent.wav#1: model file missing",
             "hang": "gave no answer within 2.0 s",
             "garbage": "answered something that is not JSON: 'hello'",
             "refuses": "could not score sent.wav#1: no speech found",
             "out-of-range": "answered score 'mos' = 7.0, outside its own range 1.0…5.0",
+            "no-min": "answered score 'mos' whose \"min\" is not a finite number",
+            "wrong-id": "answered for id \"stretch-1\", not \"sent.wav#1\"",
+            "once": "exited with status 0 before answering sent.wav#2 (a scorer reads requests until its stdin closes)",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])
@@ -72,7 +80,7 @@ final class ScorerTests: XCTestCase {
             XCTAssertEqual(result["unscored_reason"] as? String, reason, name)
             XCTAssertTrue(metrics.standardError.contains("warning: scorer \(name): \(reason)"), metrics.standardError)
         }
-        XCTAssertTrue((results["missing"]?["unscored_reason"] as? String)?.hasPrefix("exited with status 127 before answering: ") == true,
+        XCTAssertTrue((results["missing"]?["unscored_reason"] as? String)?.hasPrefix("exited with status 127 before answering sent.wav#1: /bin/sh: ") == true,
                       "\(results["missing"] ?? [:])")
 
         // The working scorer: its identity, and per talk type the length-weighted mean of what it

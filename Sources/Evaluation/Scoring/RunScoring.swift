@@ -76,7 +76,7 @@ public struct RunScoring {
         let rate = Double(signals.sampleRate)
         func write(_ name: String, _ signal: [Float]?) throws -> JSONValue {
             guard let signal else { return .null }
-            let path = (folder as NSString).appendingPathComponent("\(index)-\(name).wav")
+            let path = (folder as NSString).appendingPathComponent("\(index + 1)-\(name).wav")
             try SoundFileWriter.write(Array(signal[stretch.samples]), to: path, sampleRate: signals.sampleRate, encoding: .pcm16)
             return .string(path)
         }
@@ -107,17 +107,22 @@ public struct RunScoring {
                 ScorerFailure(scorer: scorer, reason: "answered \(problem)")
             }
             guard case .object(let object) = answer else { throw garbage("a JSON value that is not an object") }
-            guard object["id"] == request["id"] else { throw garbage("for id \(object["id"]?.canonicalText() ?? "none"), not \(request["id"]!.canonicalText())") }
+            guard object["id"] == request["id"] else {
+                throw garbage("for id \(object["id"]?.lineText() ?? "none"), not \(request["id"]!.lineText())")
+            }
             if let error = object["error"] {
-                throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(error.stringValue ?? error.canonicalText())")
+                throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(error.stringValue ?? error.lineText())")
             }
             guard case .object(let given)? = object["scores"], !given.isEmpty else { throw garbage("no \"scores\" object") }
             var checked: [String: ScoreValue] = [:]
-            for (name, score) in given {
-                guard let value = score["value"]?.doubleValue, value.isFinite,
-                      let higher = score["higher_is_better"]?.boolValue,
-                      let minimum = score["min"]?.doubleValue, let maximum = score["max"]?.doubleValue, minimum <= maximum
-                else { throw garbage("score '\(name)' without a finite value, higher_is_better, min and max") }
+            for (name, score) in given.sorted(by: { $0.key < $1.key }) {
+                func number(_ key: String) throws -> Double {
+                    guard let value = score[key]?.doubleValue, value.isFinite else { throw garbage("score '\(name)' whose \"\(key)\" is not a finite number") }
+                    return value
+                }
+                let value = try number("value"), minimum = try number("min"), maximum = try number("max")
+                guard let higher = score["higher_is_better"]?.boolValue else { throw garbage("score '\(name)' whose \"higher_is_better\" is not true or false") }
+                guard minimum <= maximum else { throw garbage("score '\(name)' whose min \(minimum) is above its max \(maximum)") }
                 guard (minimum...maximum).contains(value) else {
                     throw garbage("score '\(name)' = \(value), outside its own range \(minimum)…\(maximum)")
                 }

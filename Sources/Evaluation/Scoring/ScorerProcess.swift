@@ -64,7 +64,10 @@ public final class ScorerProcess {
                 stop()
                 let status = running.process.terminationReason == .uncaughtSignal
                     ? "was killed by signal \(running.process.terminationStatus)" : "exited with status \(running.process.terminationStatus)"
-                throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering" + said)
+                let pending = request["id"]?.stringValue.map { " \($0)" } ?? ""
+                let hint = running.process.terminationReason == .exit && running.process.terminationStatus == 0
+                    ? " (a scorer reads requests until its stdin closes)" : ""
+                throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering\(pending)" + said + hint)
             }
             if running.arrived.wait(timeout: deadline) == .timedOut {
                 throw failure(running, "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
