@@ -67,22 +67,16 @@ struct MetricsCommand: ParsableCommand {
         }
     }
 
-    /// Each scorer's scores of the files, read whole, the processed one with its lag taken out.
+    /// Each scorer's scores of the files, read a stretch at a time, the processed one with its
+    /// lag taken out.
     private func score(_ analysis: EchoAnalysis, lag: Int, channel: ChannelSelection, specs: [ScorerSpec]) throws -> [ScorerResult] {
-        let rate = analysis.sampleRate, length = analysis.sampleCount
-        func read(_ path: String?, skipping skip: Int = 0) throws -> [Float]? {
-            guard let path else { return nil }
-            let mono = try EchoAnalyzer.checkHeaders([path]).headers[0].channels == 1
-            let stream = try AudioFileStream(path: path, targetRate: rate, selection: mono ? .monoOnly : channel)
-            var samples = [Float](repeating: 0, count: skip + length)
-            try stream.read(into: &samples, frames: skip + length)
-            return Array(samples[skip...])
-        }
-        let signals = RunScoring.Signals(sampleRate: rate, reference: try read(reference)!, mic: try read(mic)!,
-                                         output: try read(processed, skipping: lag)!, nearEnd: try read(nearEnd), echo: try read(echo))
+        var paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (reference, 0), .mic: (mic, 0), .output: (processed, lag)]
+        paths[.nearEnd] = nearEnd.map { ($0, 0) }
+        paths[.echo] = echo.map { ($0, 0) }
+        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: channel)
         let processes = specs.map { ScorerProcess(spec: $0, timeout: scoring.timeout) }
         defer { for process in processes { process.stop() } }
-        return RunScoring.score(signals, talk: analysis.talkRuns, frameSize: analysis.frameSize,
+        return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
                                 id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes)
     }
 

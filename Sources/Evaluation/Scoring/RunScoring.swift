@@ -4,95 +4,118 @@ import Foundation
 import Metrics
 
 /// Asks scorers about one run: cuts its signals into the stretches of one talk type each
-/// (`ScoringStretch`), writes each stretch's files as 16-bit WAVs into a temporary folder, sends
-/// one request per stretch to each scorer, and averages each score over a talk type's stretches,
-/// weighted by their length. A scorer that fails any request of the run leaves its scores for the
-/// run null with the reason; the run stands, and the other scorers are asked as usual.
+/// (`ScoringStretch`), and for each stretch writes its files as 16-bit WAVs into a temporary
+/// folder, sends one request to each scorer and removes the files — one stretch at a time, so a
+/// long call needs a stretch's memory and disk, not its own. Each score is then averaged over a
+/// talk type's stretches, weighted by their length. A scorer that fails any request of the run
+/// leaves its scores for the run null with the reason (and is asked nothing more about it); the
+/// run stands, and the other scorers are asked as usual.
 public struct RunScoring {
-    /// The run's signals, all lined up with the mic: the reference as played (the far end; not
-    /// shifted by the echo's delay, as the AEC Challenge gives its loopback), the canceller's
-    /// output with its latency taken out, and the clean tracks where they are known.
-    public struct Signals {
+    /// The tracks a request names.
+    public enum Track: String, CaseIterable, Sendable {
+        case reference, mic, output, nearEnd = "near_end", echo
+    }
+
+    /// Where a run's tracks are read from, all lined up with the mic: the reference as played
+    /// (the far end; not shifted by the echo's delay, as the AEC Challenge gives its loopback),
+    /// the canceller's output with its latency taken out, and the clean tracks where known.
+    public protocol Tracks {
+        var sampleRate: Int { get }
+        /// Samples every track holds.
+        var length: Int { get }
+        /// The samples of `track` in `range`; nil for a track the run does not have.
+        func samples(_ track: Track, _ range: Range<Int>) throws -> [Float]?
+    }
+
+    /// Tracks held in memory.
+    public struct Signals: Tracks {
         public var sampleRate: Int
-        public var reference: [Float]
-        public var mic: [Float]
-        public var output: [Float]
-        public var nearEnd: [Float]?
-        public var echo: [Float]?
+        var tracks: [Track: [Float]]
 
         public init(sampleRate: Int, reference: [Float], mic: [Float], output: [Float], nearEnd: [Float]? = nil, echo: [Float]? = nil) {
             self.sampleRate = sampleRate
-            self.reference = reference
-            self.mic = mic
-            self.output = output
-            self.nearEnd = nearEnd
-            self.echo = echo
+            tracks = [.reference: reference, .mic: mic, .output: output]
+            tracks[.nearEnd] = nearEnd
+            tracks[.echo] = echo
         }
 
-        var length: Int { [reference.count, mic.count, output.count, nearEnd?.count ?? .max, echo?.count ?? .max].min()! }
+        public var length: Int { tracks.values.map(\.count).min() ?? 0 }
+        public func samples(_ track: Track, _ range: Range<Int>) throws -> [Float]? { tracks[track].map { Array($0[range]) } }
     }
 
     /// The protocol version requests carry.
     public static let protocolVersion = 1
 
-    /// Scores `signals` with each scorer; `id` names the run in the requests.
-    public static func score(_ signals: Signals, talk runs: [TalkRun], frameSize: Int, id: String,
+    /// Scores `tracks` with each scorer; `runs` are the activity gate's decisions over frames of
+    /// `frameSize`; `id` names the run in the requests.
+    public static func score(_ tracks: some Tracks, talk runs: [TalkRun], frameSize: Int, id: String,
                              scorers: [ScorerProcess]) -> [ScorerResult] {
         guard !scorers.isEmpty else { return [] }
-        let stretches = ScoringStretch.stretches(runs, frameSize: frameSize, sampleRate: signals.sampleRate, length: signals.length)
+        let stretches = ScoringStretch.stretches(runs, frameSize: frameSize, sampleRate: tracks.sampleRate, length: tracks.length)
         guard !stretches.isEmpty else {
             let reason = "no stretch of one talk type lasts \(FixedDecimal.text(ScoringStretch.minimumSeconds, fractionDigits: 0)) s or more"
             return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: reason) }
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-score-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let requests: [JSONValue]
+        var answers = [[Answer]](repeating: [], count: scorers.count)
+        var failures = [String?](repeating: nil, count: scorers.count)
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            requests = try stretches.enumerated().map { index, stretch in
-                try request(signals, stretch, index: index, id: id, folder: folder)
-            }
         } catch {
-            let reason = "cannot write the stretches to score into \(folder): \(error)"
-            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: reason) }
+            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "cannot make a folder for the stretches to score: \(error)") }
         }
-        return scorers.map { scorer in
+        for (index, stretch) in stretches.enumerated() where failures.contains(where: { $0 == nil }) {
+            let request: JSONValue, files: [String]
             do {
-                var answers: [Answer] = []
-                for request in requests {
-                    answers.append(try Answer(reading: try scorer.ask(request), for: request, scorer: scorer.spec.name))
-                }
-                return try combine(answers, stretches: stretches, sampleRate: signals.sampleRate, scorer: scorer.spec.name)
-            } catch let failure as ScorerFailure {
-                return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: failure.reason)
+                (request, files) = try Self.request(tracks, stretch, index: index, id: id, folder: folder)
             } catch {
-                return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: "\(error)")
+                let reason = "cannot write the stretch to score into \(folder): \(error)"
+                for scorer in failures.indices where failures[scorer] == nil { failures[scorer] = reason }
+                break
+            }
+            for (position, scorer) in scorers.enumerated() where failures[position] == nil {
+                do {
+                    answers[position].append(try Answer(reading: try scorer.ask(request), for: request, scorer: scorer.spec.name))
+                } catch let failure as ScorerFailure {
+                    failures[position] = failure.reason
+                } catch {
+                    failures[position] = "\(error)"
+                }
+            }
+            for file in files { unlink(file) }
+        }
+        return scorers.enumerated().map { position, scorer in
+            if let reason = failures[position] { return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: reason) }
+            do {
+                return try combine(answers[position], stretches: stretches, sampleRate: tracks.sampleRate, scorer: scorer.spec.name)
+            } catch {
+                return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: (error as? ScorerFailure)?.reason ?? "\(error)")
             }
         }
     }
 
-    /// Writes one stretch's files and returns its request.
-    private static func request(_ signals: Signals, _ stretch: ScoringStretch, index: Int, id: String, folder: String) throws -> JSONValue {
-        let rate = Double(signals.sampleRate)
-        func write(_ name: String, _ signal: [Float]?) throws -> JSONValue {
-            guard let signal else { return .null }
-            let path = (folder as NSString).appendingPathComponent("\(index + 1)-\(name).wav")
-            try SoundFileWriter.write(Array(signal[stretch.samples]), to: path, sampleRate: signals.sampleRate, encoding: .pcm16)
-            return .string(path)
-        }
-        return .object([
+    /// Writes one stretch's files; returns its request and the files written.
+    private static func request(_ tracks: some Tracks, _ stretch: ScoringStretch, index: Int, id: String,
+                                folder: String) throws -> (JSONValue, [String]) {
+        let rate = Double(tracks.sampleRate)
+        var object: [String: JSONValue] = [
             "protocol": .number(Double(protocolVersion)),
             "id": .string("\(id)#\(index + 1)"),
             "talk_type": .string(stretch.talk.rawValue),
             "sample_rate": .number(rate),
             "start_s": .number(Double(stretch.samples.lowerBound) / rate),
             "end_s": .number(Double(stretch.samples.upperBound) / rate),
-            "reference": try write("reference", signals.reference),
-            "mic": try write("mic", signals.mic),
-            "output": try write("output", signals.output),
-            "near_end": try write("near_end", signals.nearEnd),
-            "echo": try write("echo", signals.echo),
-        ])
+        ]
+        var files: [String] = []
+        for track in Track.allCases {
+            guard let samples = try tracks.samples(track, stretch.samples) else { object[track.rawValue] = .null; continue }
+            let path = (folder as NSString).appendingPathComponent("\(index + 1)-\(track.rawValue).wav")
+            files.append(path)
+            try SoundFileWriter.write(samples, to: path, sampleRate: tracks.sampleRate, encoding: .pcm16)
+            object[track.rawValue] = .string(path)
+        }
+        return (.object(object), files)
     }
 
     /// One answer, checked: the request's id, and scores that are numbers within their range.

@@ -1,0 +1,43 @@
+import AudioInterop
+import Foundation
+import Metrics
+import AudioCore
+
+/// A run's tracks read from files, a stretch at a time: each file is read forward from where
+/// the last stretch ended (stretches come in time order; one that starts earlier, as a double-talk
+/// stretch spanning single talk does, reopens the file), `skip` samples in (a lagging output).
+public final class FileTracks: RunScoring.Tracks {
+    public let sampleRate: Int
+    public let length: Int
+    private let paths: [RunScoring.Track: (path: String, skip: Int)]
+    private let channel: ChannelSelection
+    private var streams: [RunScoring.Track: (stream: AudioFileStream, position: Int)] = [:]
+    private var scratch: [Float] = []
+
+    public init(sampleRate: Int, length: Int, paths: [RunScoring.Track: (path: String, skip: Int)], channel: ChannelSelection) {
+        self.sampleRate = sampleRate
+        self.length = length
+        self.paths = paths
+        self.channel = channel
+    }
+
+    public func samples(_ track: RunScoring.Track, _ range: Range<Int>) throws -> [Float]? {
+        guard let (path, skip) = paths[track] else { return nil }
+        let start = range.lowerBound + skip
+        if streams[track] == nil || streams[track]!.position > start {
+            let mono = try EchoAnalyzer.checkHeaders([path]).headers[0].channels == 1
+            streams[track] = (try AudioFileStream(path: path, targetRate: sampleRate, selection: mono ? .monoOnly : channel), 0)
+        }
+        var (stream, position) = streams[track]!
+        while position < start {
+            let step = min(65_536, start - position)
+            if scratch.count < step { scratch = [Float](repeating: 0, count: step) }
+            try stream.read(into: &scratch, frames: step)
+            position += step
+        }
+        var out = [Float](repeating: 0, count: range.count)
+        try stream.read(into: &out, frames: range.count)
+        streams[track] = (stream, position + range.count)
+        return out
+    }
+}
