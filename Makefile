@@ -15,7 +15,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke plugins clean
+.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke plugins scorers clean
 
 all: build
 
@@ -47,9 +47,10 @@ test-build:
 	$(SWIFT) build --build-tests $(TEST_FLAGS)
 
 ## test-long: the long and corpus-wide checks — the hour-long call, the 10-minute drift calls,
-##            golden taps, the default corpus in every mode, the example package — with the
+##            golden taps, the default corpus in every mode, the example package, AECMOS against
+##            speechmos itself (after `make scorers`) — with the
 ##            command run from the release build (CI runs this after `make test`)
-test-long: build test-build
+test-long: build test-build scorers
 	ECHOLAB_BINARY=$(ECHOLAB) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)'
 
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
@@ -100,6 +101,12 @@ plugins: .build/example-plugins/nlms.so
 .build/example-plugins/nlms.so: Examples/Plugins/nlms.c $(PLUGIN_HEADER)/echolab_canceller.h
 	@mkdir -p .build/example-plugins
 	cc -shared -fPIC -O2 -Wall -I $(PLUGIN_HEADER) $< -o $@ -lm
+
+## scorers: install the reference scorer's Python packages (scorers/requirements.txt: speechmos,
+##          onnxruntime, librosa, pinned) into .build/scorers, for `--scorer aecmos`; never needed
+##          to build or to run without it
+scorers:
+	@scripts/install-scorers.sh
 
 ## bench: speed and memory figures (release build, single thread; runs the echolab process too)
 bench: deps

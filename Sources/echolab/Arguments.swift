@@ -221,7 +221,7 @@ struct PluginOptions: ParsableArguments {
 /// `--scorer` and `--scorer-timeout`: programs that score runs (docs/scorers.md).
 struct ScorerOptions: ParsableArguments {
     @Option(name: .customLong("scorer"),
-            help: ArgumentHelp("Score each run with a program (repeatable): PROGRAM, run by /bin/sh -c, reads one JSON request per line and answers one per line (docs/scorers.md); its scores are reported under NAME.",
+            help: ArgumentHelp("Score each run with a program (repeatable): PROGRAM, run by /bin/sh -c, reads one JSON request per line and answers one per line (docs/scorers.md); its scores are reported under NAME. 'aecmos' alone is the reference scorer, the AEC Challenge's AECMOS (after `make scorers`).",
                                discussion: "A scorer that exits, hangs or answers something else leaves its scores null with the reason; the run stands.",
                                valueName: "name=program"))
     var scorers: [String] = []
@@ -237,7 +237,11 @@ struct ScorerOptions: ParsableArguments {
             var specs: [ScorerSpec] = []
             for text in scorers {
                 let spec: ScorerSpec
-                do { spec = try ScorerSpec(parsing: text) } catch { throw ValidationError("\(error)") }
+                do {
+                    spec = ReferenceScorers.names.contains(text) ? try ReferenceScorers.spec(named: text) : try ScorerSpec(parsing: text)
+                } catch {
+                    throw ValidationError("\(error)")
+                }
                 guard !specs.contains(where: { $0.name == spec.name }) else { throw ValidationError("--scorer: \(spec.name) is given twice") }
                 specs.append(spec)
             }

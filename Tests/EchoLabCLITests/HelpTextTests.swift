@@ -281,7 +281,9 @@ final class HelpTextTests: XCTestCase {
           --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
                                   run by /bin/sh -c, reads one JSON request per line
                                   and answers one per line (docs/scorers.md); its
-                                  scores are reported under NAME.
+                                  scores are reported under NAME. 'aecmos' alone is the
+                                  reference scorer, the AEC Challenge's AECMOS (after
+                                  `make scorers`).
                 A scorer that exits, hangs or answers something else leaves its scores
                 null with the reason; the run stands.
           --scorer-timeout <seconds>
