@@ -55,13 +55,13 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "out-of-range=python3 range.py",
                                       "--scorer", "missing=/nonexistent/scorer",
                                       "--scorer", "no-min=python3 nomin.py", "--scorer", "wrong-id=python3 wrongid.py",
-                                      "--scorer", "once=python3 once.py"], in: root)
+                                      "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
         let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
-        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once"])
+        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -73,6 +73,8 @@ final class ScorerTests: XCTestCase {
             "no-min": "answered score 'mos' whose \"min\" is not a finite number",
             "wrong-id": "answered for id \"stretch-1\", not \"sent.wav#1\"",
             "once": "exited with status 0 before answering sent.wav#2 (a scorer reads requests until its stdin closes)",
+            // Gone before the first request is written, or while it is: the same line either way.
+            "gone": "exited with status 4 before answering sent.wav#1",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])

@@ -38,12 +38,15 @@ public final class ScorerProcess {
     /// Sends `request` (a JSON object, written on one line) and returns the answer line's value.
     public func ask(_ request: JSONValue) throws -> JSONValue {
         let running = try self.running ?? start()
+        // A program that has exited cannot take the request: what it said and its status are
+        // read below, as for one that exits while answering.
+        var writeFailed = false
         do {
             try running.input.write(contentsOf: Array((request.lineText() + "\n").utf8))
         } catch {
-            throw failure(running, "stopped reading its requests")
+            writeFailed = true
         }
-        let deadline = DispatchTime.now() + timeout
+        let deadline = DispatchTime.now() + (writeFailed ? min(timeout, 2) : timeout)
         while true {
             let (line, closed) = running.state.withLock { state -> ([UInt8]?, Bool) in
                 guard let newline = state.stdout.firstIndex(of: UInt8(ascii: "\n")) else { return (nil, state.closed) }
@@ -70,7 +73,8 @@ public final class ScorerProcess {
                 throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering\(pending)" + said + hint)
             }
             if running.arrived.wait(timeout: deadline) == .timedOut {
-                throw failure(running, "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
+                throw failure(running, writeFailed ? "stopped reading its requests"
+                                                   : "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
             }
         }
     }
