@@ -46,6 +46,13 @@ struct DoubleTalkMeter: Sendable {
         pendingFloored = [Bool](repeating: false, count: aroundFrames + 1)
     }
 
+    /// One frame's near-end attenuation and distortion, as a call's are measured from its sums.
+    private static func measures(near: Double, sent: Double, sentNear: Double, samples: Int) -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
+        var sums = NearEndPreservation.Sums()
+        (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
+        return sums.measures()
+    }
+
     /// One scored frame: its class, Σn², Σs², Σs·n over its `samples`.
     mutating func add(frame: Int, talk: ActivityGate.Talk, near: Double, sent: Double, sentNear: Double, samples: Int) {
         let floor = MeasurableFloor.quantisationVariance * Double(samples)
@@ -53,9 +60,7 @@ struct DoubleTalkMeter: Sendable {
         measuredFrames += 1
         switch talk {
         case .doubleTalk:
-            var sums = NearEndPreservation.Sums()
-            (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
-            let measured = sums.measures()
+            let measured = Self.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
             doubleTalkFrames += 1
             // A frame's gain is read through what else was sent: where the residual echo holds
             // more than the kept near end (distortion above 0 dB) its chance correlation with the
@@ -85,9 +90,7 @@ struct DoubleTalkMeter: Sendable {
             }
             lastDoubleTalkFrame = frame
         case .nearEndSingleTalk:
-            var sums = NearEndPreservation.Sums()
-            (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
-            let measured = sums.measures()
+            let measured = Self.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
             if let attenuation = measured.attenuation {
                 singleTalkAttenuation.add(attenuation)
                 if measured.isLowerBound { singleTalkLost += 1 }

@@ -43,10 +43,7 @@ struct FrameBandMeter {
         if offset >= 0 {
             fft.powerSpectrum(signal, offset: offset, window: window, into: &power)
         } else {
-            for index in 0..<frameSize {
-                let source = offset + index
-                padded[index] = source >= 0 && source < signal.count ? signal[source] : 0
-            }
+            pad(signal, offset: offset)
             fft.powerSpectrum(padded, offset: 0, window: window, into: &power)
         }
         reduceToThirdOctaves()
@@ -79,11 +76,16 @@ struct FrameBandMeter {
         if offset >= 0 {
             return Self.parseval(signal, offset: offset, window: window, size: frameSize)
         }
+        pad(signal, offset: offset)
+        return Self.parseval(padded, offset: 0, window: window, size: frameSize)
+    }
+
+    /// Copies the frame at `signal[offset...]` (`offset` < 0) into `padded`, zeros before index 0.
+    private mutating func pad(_ signal: [Float], offset: Int) {
         for index in 0..<frameSize {
             let source = offset + index
             padded[index] = source >= 0 && source < signal.count ? signal[source] : 0
         }
-        return Self.parseval(padded, offset: 0, window: window, size: frameSize)
     }
 
     private static func parseval(_ signal: [Float], offset: Int, window: [Float], size: Int) -> Double {

@@ -67,7 +67,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
 
         /// The band's edges: 2^∓1/6 around the exact centre 1000·2^(k/3) its nominal centre stands for.
         public var edgesHz: (low: Double, high: Double) {
-            let exact = 1000 * pow(2, (3 * log2(centreHz / 1000)).rounded() / 3)
+            let exact = ThirdOctaveBands.exactCentreHz(nominal: centreHz)
             return (exact / ThirdOctaveBands.halfBand, exact * ThirdOctaveBands.halfBand)
         }
 

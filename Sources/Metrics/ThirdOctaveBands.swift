@@ -15,7 +15,12 @@ struct ThirdOctaveBand: Sendable, Equatable {
 enum ThirdOctaveBands {
     static let nominalCentresHz: [Double] = [315, 400, 500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000, 5000, 6300]
     /// The exact (base-two) centres: 1000·2^(k/3) for k = −5 … 8.
-    static let exactCentresHz: [Double] = (-5...8).map { 1000 * pow(2, Double($0) / 3) }
+    static let exactCentresHz: [Double] = nominalCentresHz.map(exactCentreHz(nominal:))
+
+    /// The exact centre 1000·2^(k/3) a nominal centre stands for (the nearest k).
+    static func exactCentreHz(nominal: Double) -> Double {
+        1000 * pow(2, (3 * log2(nominal / 1000)).rounded() / 3)
+    }
     /// 2^(1/6): a band's edges lie this factor either side of its exact centre.
     static let halfBand = 1.122_462_048_309_373
 

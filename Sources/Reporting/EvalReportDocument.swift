@@ -42,11 +42,8 @@ public enum EvalReportDocument {
         header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
-            // Statistics over lower bounds (a near end lost, an output under the noise floor)
-            // are lower bounds too.
             func stat(_ value: Double?, _ unit: String, of statistics: ModeSummary.Statistics? = nil) -> ReportDocument.Cell {
-                let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
-                return .init(bound + F.number(value, digits: 1, unit: unit), value: value)
+                statisticCell(value, unit: unit, of: statistics)
             }
             let results = outcome.results.filter { $0.mode == mode }
             let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
@@ -148,6 +145,13 @@ public enum EvalReportDocument {
     }
 
 
+    /// A per-mode statistic's cell, one decimal: "≥" where it is over lower bounds (a near end
+    /// lost, an output under the noise floor), as its statistics are lower bounds too.
+    static func statisticCell(_ value: Double?, unit: String, of statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
+        let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
+        return .init(bound + ReportFormatting.number(value, digits: 1, unit: unit), value: value)
+    }
+
     /// The telephony standards' figures per mode (TCLw against TS 26.131's 46 dB; P.340's send
     /// attenuation range in double talk), where any run has them: a table of their own, beside
     /// the two axes rather than in their table.
@@ -157,8 +161,7 @@ public enum EvalReportDocument {
         let hasRange = summaries.contains { $0.doubleTalkAttenuationRangeDB.count > 0 }
         guard hasTCLw || hasRange else { return [] }
         func stat(_ value: Double?, of statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
-            let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
-            return .init(bound + F.number(value, digits: 1, unit: " dB"), value: value)
+            statisticCell(value, unit: " dB", of: statistics)
         }
         var header = ["mode"]
         if hasTCLw { header += ["TCLw median", "TCLw p10"] }
