@@ -4,7 +4,7 @@ SWIFT ?= swift
 APT_PACKAGES := pkg-config libsndfile1-dev libsamplerate0-dev libspeexdsp-dev libfftw3-dev libwebrtc-audio-processing-dev \
 	libabsl-dev gcc g++
 # Only the tests need these: headless Chromium renders eval.html and report.html (BrowserRenderTests).
-TEST_APT_PACKAGES := chromium
+TEST_APT_PACKAGES := chromium espeak-ng
 ECHOLAB := .build/release/echolab
 # The release build links the Swift runtime and Foundation into the binary: resolving their
 # symbols at every start took ~9 ms of a 60 s call's ~90 ms (`echolab --version`: 15 → 7 ms).
@@ -56,23 +56,28 @@ test-long: build test-build scorers
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
 ##       without WAV taps (17 modes × 23 items would write about 3 GB; TAPS=1 writes them), then gate it: compare
 ##       reports/eval.json with the committed reports/baseline.json and fail when a run regressed by more than
-##       MAX_REGRESSION_DB (or a fault counter rose). The default corpus × all modes is gated by default;
+##       MAX_REGRESSION_DB (or a fault counter rose, or an AECMOS score fell by more than MAX_REGRESSION_MOS: every
+##       run is scored with --scorer aecmos where `make scorers` installed it; SCORERS= scores none). The default corpus × all modes is gated by default;
 ##       BASELINE=file gates any other run, BASELINE= skips the gate. `make baseline` re-blesses it (review the diff!).
 TAPS ?=
 MAX_REGRESSION_DB ?= 0.5
+MAX_REGRESSION_MOS ?= 0.1
+# The reference scorer scores every run where `make scorers` installed it (SCORERS= runs none).
+SCORERS ?= $(if $(wildcard .build/scorers/bin/python3),aecmos,)
+SCORER_FLAGS := $(foreach scorer,$(SCORERS),--scorer $(scorer))
 DEFAULT_EVAL := $(and $(filter $(VECTORS)/scenarios,$(CORPUS)),$(filter all,$(MODES)))
 BASELINE ?= $(if $(DEFAULT_EVAL),$(REPORTS)/baseline.json,)
 # The default corpus's baseline in the repository, whatever REPORTS says.
 COMMITTED_BASELINE := $(CURDIR)/reports/baseline.json
 eval: build
-	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps)
-	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --markdown $(REPORTS)/compare.md)
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) $(if $(TAPS),,--no-taps) $(SCORER_FLAGS)
+	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --max-regression-mos $(MAX_REGRESSION_MOS) --markdown $(REPORTS)/compare.md)
 
 ## determinism: after `make eval` (JOBS=2 by default), run the same corpus and modes with --jobs 1 and require
 ##              the same eval.json byte for byte, wall-clock time aside: results must not depend on threads.
 determinism: build
 	@one=$$(mktemp -d) && \
-	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $$one --jobs 1 --no-taps > /dev/null && \
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $$one --jobs 1 --no-taps $(SCORER_FLAGS) > /dev/null && \
 	grep -v '"wall_s"' $$one/eval.json > $$one/one.json && grep -v '"wall_s"' $(REPORTS)/eval.json > $$one/many.json && \
 	if cmp -s $$one/one.json $$one/many.json; then \
 		echo "determinism: --jobs 1 gives $(REPORTS)/eval.json (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
@@ -92,7 +97,7 @@ baseline: build
 		[ "$$(realpath -m '$(BASELINE)')" = "$$(realpath -m '$(COMMITTED_BASELINE)')" ]; }; then \
 		echo "make baseline: $(BASELINE) is the default corpus's baseline: not overwritten with CORPUS=$(CORPUS) MODES=$(MODES); choose another BASELINE=file" >&2; exit 2; \
 	fi
-	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) --no-taps
+	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $(REPORTS) --jobs $(JOBS) --no-taps $(SCORER_FLAGS)
 	cp $(REPORTS)/eval.json '$(BASELINE).partial' && mv '$(BASELINE).partial' '$(BASELINE)'
 
 ## plugins: build the example canceller plugin (Examples/Plugins/nlms.c) into .build/example-plugins/nlms.so (docs/plugins.md)

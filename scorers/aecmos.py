@@ -16,6 +16,7 @@ import sys
 try:
     import librosa
     import numpy
+    import onnxruntime
     from speechmos import aecmos
 except ImportError as error:     # said on the first request, as the reason the scores are missing
     missing = f"AECMOS is not installed ({error.name} missing): run `make scorers`"
@@ -31,6 +32,12 @@ def model_for(sample_rate):
     name = "aecmos_48kHz" if sample_rate == 48000 else "aecmos_16kHz"
     if name not in models:
         model = aecmos.AECMOS(name)
+        # One thread: EchoLab runs one scorer per worker (--jobs), and the scores must not depend
+        # on how many cores the machine has.
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = options.inter_op_num_threads = 1
+        model.ort_session = onnxruntime.InferenceSession(model.model_path, options, providers=["CPUExecutionProvider"])
+        model.input_name = model.ort_session.get_inputs()[0].name
         with open(model.model_path, "rb") as onnx:
             digest = hashlib.sha256(onnx.read()).hexdigest()
         models[name] = (model, digest)

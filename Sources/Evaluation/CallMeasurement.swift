@@ -21,6 +21,12 @@ public final class CallMeasurement: CallTap {
     /// The recent input signals (rings of a power-of-two size) and each as it lines up with this
     /// tick's `sent`.
     private var history: AlignmentHistory
+    /// Keeps the aligned tracks for scorers (a run with `--scorer` only).
+    var alignedTracks: AlignedTrackRecorder?
+    /// The activity gate's talk runs and the analysis frame's size, once `finish` has run: where
+    /// scorers cut the call into stretches.
+    private(set) var talkRuns: [TalkRun] = []
+    private(set) var analysisFrameSize = 0
 
     /// Nothing is reserved up front: the per-tick rows spill to disk, so a day-long call keeps
     /// the memory of a short one. `sendLatencyIsFixed`: the ticks' `sendLatency` never changes (the
@@ -52,10 +58,14 @@ public final class CallMeasurement: CallTap {
             mic = history.mic
             analysis.append(reference: history.reference, mic: mic, processed: tick.sent, echo: history.echo,
                             nearEnd: history.nearEnd, count: tick.count)
+            alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
+                                      nearEnd: history.nearEnd, count: tick.count)
         } else {
             mic = tick.mic
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
+            alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
+                                      nearEnd: tick.nearEnd, count: tick.count)
         }
         glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
@@ -68,7 +78,10 @@ public final class CallMeasurement: CallTap {
 
     /// Ends the measurement.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
-        (analysis.finish(segments: segments), glitches.finish())
+        let finished = analysis.finish(segments: segments)
+        talkRuns = finished.talkRuns
+        analysisFrameSize = finished.frameSize
+        return (finished, glitches.finish())
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.

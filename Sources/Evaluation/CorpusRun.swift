@@ -126,6 +126,11 @@ public struct CorpusRun {
     /// When cancelled, no new entry starts and running ones stop at their next tick, leaving
     /// nothing behind; the outcome lists what finished.
     public var cancellation: RunCancellation?
+    /// The scorers every run is scored with (`--scorer`): each worker starts its own of each,
+    /// once, and keeps it for all its runs.
+    public var scorers: [ScorerSpec] = []
+    /// Seconds a scorer's answer may take.
+    public var scorerTimeout = ScorerProcess.defaultTimeout
 
     public init(items: [CorpusItem], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
                 jobs: Int = 1, taps: TapSelection = .standard, renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -156,6 +161,7 @@ public struct CorpusRun {
         let done = Mutex(0)
         let next = Mutex(0)
         let items = self.items, directory = outputDirectory, taps = self.taps, renderer = self.renderer, cancellation = self.cancellation
+        let scorerSpecs = scorers, scorerTimeout = self.scorerTimeout
         let workers = max(1, min(jobs, entries.count))
         // Every item runs in several modes, and items share inputs: each input file is decoded
         // (resampled to 48 kHz) once for the whole corpus instead of once per run. The far and
@@ -171,6 +177,9 @@ public struct CorpusRun {
         // This corpus's own: it goes when the runs are over, so nothing outlives the eval.
         let decodedAudio = DecodedAudioCache(budgetBytes: Self.decodedAudioBudget)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            // A worker's own scorers: one start each per worker, not per run.
+            let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
+            defer { for scorer in scorers { scorer.stop() } }
             while true {
                 let file: Int = nextPrefetch.withLock { value in defer { value += 1 }; return value }
                 guard file >= prefetch.count else {
@@ -185,7 +194,7 @@ public struct CorpusRun {
                 guard index < entries.count, cancellation?.isCancelled != true else { return }
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                      renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio)
+                                      renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -306,7 +315,7 @@ public struct CorpusRun {
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
-                    decodedAudio: DecodedAudioCache? = nil) -> Result {
+                    decodedAudio: DecodedAudioCache? = nil, scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -335,6 +344,7 @@ public struct CorpusRun {
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
+                output.scorers = scorers
                 result.summary = try output.run(summarising: true).summary
             case .recording(let recording):
                 if cancellation?.isCancelled == true { throw RunCancelled() }
@@ -344,8 +354,10 @@ public struct CorpusRun {
                 result.folder = "\(recording.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 do {
-                    result.summary = try RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
-                                                  renderer: renderer, cancellation: cancellation).run()
+                    var run = RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
+                                           renderer: renderer, cancellation: cancellation)
+                    run.scorers = scorers
+                    result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
                     throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)")

@@ -32,22 +32,35 @@ public struct EvalComparison: Sendable {
         public var delta: Double?
         /// The change counts something (a pipeline counter, a lint finding) rather than a level in dB.
         public var isCount: Bool { what.hasPrefix("pipeline.") || what.hasPrefix("finding ") }
+        /// The change is of a scorer's score (in its own unit, such as MOS).
+        public var isScore: Bool { what.hasPrefix("score ") }
+        /// The change as the reports print it: a count, a score or dB, signed.
+        public var deltaText: String? {
+            delta.map { isCount ? String(format: "%+.0f", $0) : isScore ? String(format: "%+.2f", $0) : String(format: "%+.2f dB", $0) }
+        }
     }
 
     public var baselineRuns: Int
     public var currentRuns: Int
     public var maxRegressionDB: Double
+    /// Largest fall of a scorer's score that still passes, in the score's unit (MOS).
+    public var maxRegressionScore: Double
     public var regressions: [Change] = []
     public var improvements: [Change] = []
     /// Runs whose canceller library (eval.json's `library`: a version, a plugin's SHA-256) is not
     /// the baseline's: listed, not judged — the numbers measure another build.
     public var libraryChanges: [Change] = []
+    /// Scores the two files cannot be compared on: a scorer of another version or model, or one
+    /// CURRENT was not scored with. Listed, not judged.
+    public var scoreNotes: [Change] = []
     /// Runs of the current file that the baseline does not have.
     public var added: [RunKey] = []
     /// Every run either file has, in order: what the gate looked at (JUnit lists each).
     public var runs: [RunKey] = []
     /// Per mode: mean steady ERLE in the baseline and now (nil where a file has none).
     public var modeMeans: [(mode: String, baseline: Double?, current: Double?)] = []
+    /// The baseline has scorers' scores to judge.
+    public var hasScores = false
     /// The current file says `"complete": false` (an interrupted run).
     public var currentIsIncomplete = false
 
@@ -65,12 +78,14 @@ public struct EvalComparison: Sendable {
     /// The frames of a segment's figures (its keys are flat).
     static let segmentFramesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "single_talk_analysis_frames"]
 
-    public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double) {
+    public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double, maxRegressionScore: Double = 0.1) {
         self.maxRegressionDB = maxRegressionDB
+        self.maxRegressionScore = maxRegressionScore
         let old = Self.runs(in: baseline), new = Self.runs(in: current)
         baselineRuns = old.count
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
+        hasScores = old.values.contains { $0["scores"] != nil }
         for key in old.keys.sorted() {
             let before = old[key]!
             guard let after = new[key] else {
@@ -130,6 +145,7 @@ public struct EvalComparison: Sendable {
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
         compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue)
+        compareScores(key, before["scores"], after["scores"])
         var counters: [(String, JSONValue, JSONValue)] = []
         Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
         for (path, was, now) in counters {
@@ -218,6 +234,51 @@ public struct EvalComparison: Sendable {
             if b > a { regressions.append(change) } else { improvements.append(change) }
         }
     }
+
+    /// Each scorer's scores per talk type: one that fell by more than `maxRegressionScore` is a
+    /// regression, one that rose as much an improvement; scored before and unscored now (the
+    /// scorer failed, or the talk type is gone) is a regression — a gate must not pass on less
+    /// work. A scorer CURRENT was not run with, or of another version or model, is listed.
+    private mutating func compareScores(_ key: RunKey, _ before: JSONValue?, _ after: JSONValue?) {
+        guard let before else { return }
+        let was = (try? JSONValueDecoder().decode([ScorerResult].self, from: before)) ?? []
+        let now = after.flatMap { try? JSONValueDecoder().decode([ScorerResult].self, from: $0) } ?? []
+        for old in was {
+            guard let oldTalk = old.talkTypes else { continue }   // unscored in the baseline: nothing to judge
+            guard let new = now.first(where: { $0.name == old.name }) else {
+                scoreNotes.append(Change(run: key, what: "scorer \(old.name)", baseline: "scored", current: "not run", delta: nil))
+                continue
+            }
+            guard let newTalk = new.talkTypes else {
+                regressions.append(Change(run: key, what: "scorer \(old.name)", baseline: "scored",
+                                          current: "unscored: \(new.unscoredReason ?? "no reason given")", delta: nil))
+                continue
+            }
+            func identity(_ result: ScorerResult) -> String {
+                [result.reportedName, result.version, result.modelSHA256.map { String($0.prefix(12)) }].compactMap { $0 }.joined(separator: " ")
+            }
+            guard identity(old) == identity(new) else {
+                scoreNotes.append(Change(run: key, what: "scorer \(old.name)", baseline: identity(old), current: identity(new), delta: nil))
+                continue
+            }
+            for talk in oldTalk {
+                let current = newTalk.first { $0.talkType == talk.talkType }
+                for name in talk.scores.keys.sorted() {
+                    let a = talk.scores[name]!
+                    let what = "score \(old.name) \(name) (\(talk.talkType))"
+                    guard let b = current?.scores[name] else {
+                        regressions.append(Change(run: key, what: what, baseline: Self.score(a.value), current: "not scored", delta: nil))
+                        continue
+                    }
+                    let gain = (a.higherIsBetter ? 1.0 : -1.0) * (b.value - a.value)
+                    let change = Change(run: key, what: what, baseline: Self.score(a.value), current: Self.score(b.value), delta: b.value - a.value)
+                    if gain < -maxRegressionScore { regressions.append(change) } else if gain > maxRegressionScore { improvements.append(change) }
+                }
+            }
+        }
+    }
+
+    static func score(_ value: Double) -> String { String(format: "%.2f", value) }
 
     /// Pairs of fault counters (and `conserved` flags) present in both pipelines, by dotted path.
     static func collectCounters(_ before: JSONValue?, _ after: JSONValue?, path: String, into out: inout [(String, JSONValue, JSONValue)]) {

@@ -133,7 +133,54 @@ public enum EvalDocument {
             summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
+        summary.scores = scoreStatistics(ran, scoredAnywhere: items.contains { item in
+            (item["results"]?.arrayValue ?? []).contains { $0["scores"] != nil }
+        })
         return summary
+    }
+
+    /// Each scorer's scores over `results` (one mode's runs), per talk type and score, in the
+    /// order first met; nil when no run of the corpus was scored.
+    static func scoreStatistics(_ results: [JSONValue], scoredAnywhere: Bool) -> [ModeSummary.ScorerStatistics]? {
+        guard scoredAnywhere else { return nil }
+        struct Identity: Hashable { var scorer: String; var reportedName, version, model: String? }
+        struct ScoreKey: Hashable { var talkType, name: String }
+        var order: [Identity] = [], scoreOrder: [Identity: [ScoreKey]] = [:]
+        var values: [Identity: [ScoreKey: [Double]]] = [:], first: [Identity: [ScoreKey: ScoreValue]] = [:]
+        var unscored: [String: Int] = [:], names: [String] = []
+        for result in results {
+            let scorers = (try? JSONValueDecoder().decode([ScorerResult].self, from: result["scores"] ?? .array([]))) ?? []
+            for scorer in scorers {
+                if !names.contains(scorer.name) { names.append(scorer.name) }
+                guard let talkTypes = scorer.talkTypes, !talkTypes.isEmpty else { unscored[scorer.name, default: 0] += 1; continue }
+                let identity = Identity(scorer: scorer.name, reportedName: scorer.reportedName, version: scorer.version, model: scorer.modelSHA256)
+                if values[identity] == nil { order.append(identity); values[identity] = [:]; first[identity] = [:] }
+                for talk in talkTypes {
+                    for (name, score) in talk.scores.sorted(by: { $0.key < $1.key }) {
+                        let key = ScoreKey(talkType: talk.talkType, name: name)
+                        if values[identity]![key] == nil { scoreOrder[identity, default: []].append(key); first[identity]![key] = score }
+                        values[identity]![key, default: []].append(score.value)
+                    }
+                }
+            }
+        }
+        var entries = order.map { identity in
+            ModeSummary.ScorerStatistics(
+                scorer: identity.scorer, reportedName: identity.reportedName, version: identity.version, modelSHA256: identity.model,
+                // Counted once, in the scorer's first entry.
+                unscoredRuns: order.first { $0.scorer == identity.scorer } == identity ? unscored[identity.scorer] ?? 0 : 0,
+                scores: (scoreOrder[identity] ?? []).map { key in
+                    let score = first[identity]![key]!
+                    return .init(talkType: key.talkType, name: key.name, higherIsBetter: score.higherIsBetter, minimum: score.minimum,
+                                 maximum: score.maximum,
+                                 statistics: ModeSummary.Statistics(values[identity]![key]!, lowerIsBetter: !score.higherIsBetter))
+                })
+        }
+        // A scorer that scored none of the mode's runs is still said, with its unscored runs.
+        for name in names where !order.contains(where: { $0.scorer == name }) {
+            entries.append(.init(scorer: name, unscoredRuns: unscored[name] ?? 0, scores: []))
+        }
+        return entries
     }
 
     /// Items where `mode` is on the front (see `BestModes`).

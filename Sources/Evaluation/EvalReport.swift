@@ -76,6 +76,7 @@ public struct EvalReport {
             if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
             object["duration_s"] = .number(summary.durationSeconds)
             object["library"] = summary.library.map(JSONValue.string)
+            object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
         }
         return .object(object)
     }

@@ -25,6 +25,8 @@ public struct RecordingRun {
     public var cancellation: RunCancellation?
     /// Renders the report's pages; nil writes report.json alone.
     public var renderer: (any ReportRenderer)?
+    /// The scorers that score the output (`--scorer`), kept running between runs by the caller.
+    public var scorers: [ScorerProcess] = []
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -67,9 +69,24 @@ public struct RecordingRun {
         defer { unlink(scratch) }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
+        var scores: [ScorerResult]?
         if let loopback = item.loopback {
-            metrics = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
-                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel).whole
+            let analysis = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
+                                                           echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
+            metrics = analysis.whole
+            if !scorers.isEmpty {
+                if cancellation?.isCancelled == true { throw RunCancelled() }
+                // The output is aligned with the mic as written: nothing to skip.
+                var paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (loopback, 0), .mic: (item.mic, 0), .output: (scratch, 0)]
+                paths[.nearEnd] = item.nearEnd.map { ($0, 0) }
+                paths[.echo] = item.echo.map { ($0, 0) }
+                let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: item.channel)
+                scores = RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
+                                          id: "\(item.name)/\(mode.folderName)", scorers: scorers, cancellation: cancellation)
+            }
+        } else if !scorers.isEmpty {
+            // Near-end single talk without a loopback: what a scorer of echo would need is not there.
+            scores = scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "the recording has no loopback to score against") }
         }
         let channel = channelCounts.contains { $0 > 1 } ? item.channel : .monoOnly
         // The inputs where they really are (absolute, links resolved): relative ones would be
@@ -86,6 +103,7 @@ public struct RecordingRun {
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
         report.library = BackendLibrary.describe(mode)
+        report.scores = scores
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.
         let json = report.json()

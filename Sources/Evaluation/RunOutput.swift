@@ -39,6 +39,9 @@ public struct RunOutput {
     public var decodedAudio: DecodedAudioCache?
     /// Renders the report's pages; nil writes report.json alone.
     public var renderer: (any ReportRenderer)?
+    /// The scorers that score the call (`--scorer`); each is started on its first request and
+    /// stays running for the next run (the caller stops them).
+    public var scorers: [ScorerProcess] = []
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard, renderer: (any ReportRenderer)?,
                 cancellation: RunCancellation? = nil, progress: ((RunProgress) -> Void)? = nil) {
@@ -73,8 +76,9 @@ public struct RunOutput {
         let started = DispatchTime.now()
         // The call and its measurement are gone once `callAndScore` returns: the report documents
         // are built in the memory they held (an hour-long call's reports take ~8 MB).
-        var (report, outputs) = try callAndScore()
-        report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        var (report, outputs, scoringSeconds) = try callAndScore()
+        // The scorers' time is theirs, not the simulation's: the real-time factor leaves it out.
+        report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 - scoringSeconds
         // The JSON goes before the pages are rendered: a long call's JSON value and its pages are
         // never in memory together.
         var summary: RunSummary?
@@ -91,17 +95,27 @@ public struct RunOutput {
     }
 
     /// Runs the call with its taps and measurement, and scores it; returns the report (without
-    /// its wall time) and the files written, tap name → file name. The taps are whole and in
-    /// place before a report names them.
-    private func callAndScore() throws -> (RunReport, [String: String]) {
+    /// its wall time), the files written, tap name → file name, and the seconds its scorers took.
+    /// The taps are whole and in place before a report names them.
+    private func callAndScore() throws -> (RunReport, [String: String], Double) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)
         let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
         let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
-        let measurement = CallMeasurement(sampleRate: rate, configuration: evaluator.configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed)
+        var configuration = evaluator.configuration
+        configuration.recordsTalkRuns = !scorers.isEmpty   // what scorers cut the call by, only for them
+        let measurement = CallMeasurement(sampleRate: rate, configuration: configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed)
         let levels = LevelMeter(sampleRate: rate)
+        // Kept for the scorers only; a temporary folder that cannot be made leaves the scores
+        // missing with the reason, not the run.
+        var tracks: AlignedTrackRecorder?, tracksFailure: String?
+        if !scorers.isEmpty {
+            do { tracks = try AlignedTrackRecorder(sampleRate: rate) } catch { tracksFailure = "cannot keep the call's tracks to score: \(error)" }
+        }
+        defer { tracks?.remove() }
+        measurement.alignedTracks = tracks
         var streaming = runner
         streaming.taps = [measurement, levels] + (writer.map { [$0] } ?? [])
         if cancellation != nil || progress != nil {
@@ -121,7 +135,28 @@ public struct RunOutput {
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
         report.levels = levels.points
-        return (report, outputs)
+        let scoringStarted = DispatchTime.now()
+        if let tracks {
+            report.scores = score(tracks, measurement)
+            // Stopped while scoring: the run did not finish.
+            if cancellation?.isCancelled == true { throw RunCancelled() }
+        } else if let tracksFailure {
+            report.scores = scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: tracksFailure) }
+        }
+        return (report, outputs, Double(DispatchTime.now().uptimeNanoseconds - scoringStarted.uptimeNanoseconds) / 1e9)
+    }
+
+    /// The scorers' scores of the call's aligned tracks. Tracks that could not be written (a full
+    /// disk) leave the scores null with the reason; the run stands.
+    private func score(_ recorder: AlignedTrackRecorder, _ measurement: CallMeasurement) -> [ScorerResult] {
+        let tracks: FileTracks
+        do {
+            tracks = try recorder.finish()
+        } catch {
+            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "cannot keep the call's tracks to score: \(error)") }
+        }
+        return RunScoring.score(tracks, talk: measurement.talkRuns, frameSize: measurement.analysisFrameSize,
+                                id: "\(scenario.name)/\(scenario.echoControlMode.folderName)", scorers: scorers, cancellation: cancellation)
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }

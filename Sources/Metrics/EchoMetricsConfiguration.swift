@@ -35,6 +35,9 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// active when the mic's residual after the fitted echo is within this many dB below the
     /// predicted echo or above it (and above `nearEndSilentDBFS`). See `EchoPathGate`.
     public var echoPathResidualDB: Double
+    /// Keep the activity gate's decisions as talk runs (`EchoAnalysis.talkRuns`: what scorers cut
+    /// a call by). A simulated call without scorers turns it off: the list grows with the call.
+    public var recordsTalkRuns = true
 
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,

@@ -48,7 +48,7 @@ struct EchoStreamCore {
     /// Double talk as the telephony standards report it (with a near-end track only).
     private(set) var doubleTalkMeter: DoubleTalkMeter
     /// The gate's decision per frame, run-length encoded (what scorers cut stretches from).
-    private(set) var talk = TalkRunRecorder()
+    private(set) var talk: TalkRunRecorder
     private(set) var ledger: FrameLedger
     /// Near-end preservation sums (with a near-end track only), over double-talk and near-end
     /// single-talk frames.
@@ -89,6 +89,7 @@ struct EchoStreamCore {
         self.talkerLevels = talkerLevels
         self.sampleRate = max(1, sampleRate)
         self.configuration = configuration
+        talk = TalkRunRecorder(isEnabled: configuration.recordsTalkRuns)
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
         hop = frameSize / 2
         self.hasEcho = hasEcho

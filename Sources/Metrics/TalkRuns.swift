@@ -23,12 +23,18 @@ public struct TalkRun: Sendable, Equatable {
 
 /// Collects `TalkRun`s as frames are classified, in order. One entry per change of talk: its
 /// storage grows by doubling as runs are added (a few a second of speech), never per frame.
+/// Disabled, it keeps nothing (a long call without scorers has no use for them).
 struct TalkRunRecorder: Sendable {
     private(set) var runs: [TalkRun] = []
+    let isEnabled: Bool
 
-    init() { runs.reserveCapacity(1024) }
+    init(isEnabled: Bool = true) {
+        self.isEnabled = isEnabled
+        if isEnabled { runs.reserveCapacity(1024) }
+    }
 
     mutating func record(frame: Int, talk: TalkRun.Talk) {
+        guard isEnabled else { return }
         if let last = runs.last, last.talk == talk, last.frames.upperBound == frame {
             runs[runs.count - 1].frames = last.frames.lowerBound..<(frame + 1)
         } else {

@@ -40,7 +40,7 @@ public enum ComparisonJUnit {
 
     /// One regression as a line: what, from, to, by how much.
     static func line(_ change: EvalComparison.Change) -> String {
-        let delta = change.delta.map { change.isCount ? String(format: " (%+.0f)", $0) : String(format: " (%+.2f dB)", $0) } ?? ""
+        let delta = change.deltaText.map { " (\($0))" } ?? ""
         return "\(change.what): \(change.baseline) → \(change.current)\(delta)"
     }
 

@@ -12,7 +12,8 @@ public enum ComparisonMarkdown {
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(comparison.baselineRuns) runs) · current `\(currentName)` (\(comparison.currentRuns) runs) · "
         md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments) and "
-        md += "near-end attenuation, any new lint finding, any rise of a fault counter\n\n"
+        md += "near-end attenuation, any new lint finding, any rise of a fault counter"
+        md += comparison.hasScores ? ", \(String(format: "%.2f", comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
         md += comparison.regressions.isEmpty ? "**No regression.**" : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s").**"
         md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
@@ -27,13 +28,14 @@ public enum ComparisonMarkdown {
             guard !changes.isEmpty else { return }
             md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
             for change in changes {
-                let delta = change.delta.map { change.isCount ? String(format: "%+.0f", $0) : String(format: "%+.2f dB", $0) } ?? "—"
+                let delta = change.deltaText ?? "—"
                 md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
             }
         }
         table("Regressions", comparison.regressions)
         table("Improvements", comparison.improvements)
         table("Measured with another library (not judged)", comparison.libraryChanges)
+        table("Scores not compared (not judged)", comparison.scoreNotes)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
             for run in comparison.added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }

@@ -66,6 +66,8 @@ public enum EvalReportDocument {
             return row
         }, isSortable: detail == .full)))
         blocks += telephonyTable(modes: modes, summaries: summaries)
+        blocks += ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
+        if detail == .full { blocks += ScoreBlocks.aecmosChart(modes.map(\.description), summaries: summaries) }
 
         switch detail {
         case .summary:

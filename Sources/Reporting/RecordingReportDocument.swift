@@ -54,6 +54,7 @@ public enum RecordingReportDocument {
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))
         }
+        blocks += ScoreBlocks.run(report.scores)
         blocks += RunReportDocument.adaptiveBlocks(report.adaptiveDecisions, sampleRate: report.processingRate)
         blocks += [.heading("Listen", level: 2, id: "listen"),
                    .audio(clips(mic: report.files.mic, loopback: report.files.loopback, keepsOutput: keepsOutput, folder: folder))]

@@ -47,6 +47,7 @@ public enum RunReportDocument {
                                        series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB))],
                                        emptyNote: "No far-end single talk: no band to measure")))
         blocks += TelephonyBlocks.make(m.telephony)
+        blocks += ScoreBlocks.run(report.scores)
 
         blocks.append(.heading("Listen", level: 2, id: "listen"))
         let clips = audioClips(report.taps)

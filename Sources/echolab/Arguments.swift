@@ -228,7 +228,7 @@ struct ScorerOptions: ParsableArguments {
 
     @Option(name: .customLong("scorer-timeout"),
             help: ArgumentHelp("Seconds a scorer may take to answer one request (its first answer includes its start).", valueName: "seconds"))
-    var timeout: Double = 60
+    var timeout: Double = ScorerProcess.defaultTimeout
 
     /// The scorers, checked; a `ValidationError` naming the option for a bad one.
     var resolved: [ScorerSpec] {
@@ -246,6 +246,29 @@ struct ScorerOptions: ParsableArguments {
                 specs.append(spec)
             }
             return specs
+        }
+    }
+
+    /// One running program per scorer (started on its first request); the caller stops them.
+    func processes() throws -> [ScorerProcess] {
+        try resolved.map { ScorerProcess(spec: $0, timeout: timeout) }
+    }
+
+    /// One line per scorer and talk type: its scores, for a person.
+    static func lines(_ results: [ScorerResult]) -> [String] {
+        results.flatMap { result in
+            (result.talkTypes ?? []).map { talk in
+                let scores = talk.scores.keys.sorted().map { "\($0) \(String(format: "%.2f", talk.scores[$0]!.value))" }
+                return "\(result.name) \(talk.talkType) (\(talk.stretches) stretch\(talk.stretches == 1 ? "" : "es"), "
+                    + "\(String(format: "%.1f", talk.seconds)) s): " + scores.joined(separator: ", ")
+            }
+        }
+    }
+
+    /// Warns on stderr, for `command`, about each scorer that left its scores null, with why.
+    static func warnUnscored(_ results: [ScorerResult]?, command: String) {
+        for result in results ?? [] {
+            if let reason = result.unscoredReason { standardError("echolab \(command): warning: scorer \(result.name): \(reason)") }
         }
     }
 }

@@ -15,11 +15,13 @@ struct CompareCommand: ParsableCommand {
         finding (the rule is named); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
         clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
         when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
-        measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; or when it is \
+        measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; when a scorer's score (eval --scorer) fell by more than \
+        --max-regression-mos in any talk type, or the run is no longer scored (the scorer failed); or when it is \
         missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) is \
         compared at its bound. Findings that went away are listed as \
         improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
-        library (a version, a plugin's SHA-256) than the baseline's. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
+        library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
+        another scorer version or model. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
         """
     )
@@ -34,6 +36,11 @@ struct CompareCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
     var maxRegressionDB: Double = 0.5
 
+    // `.unconditional`, as --max-regression-db.
+    @Option(name: .customLong("max-regression-mos"), parsing: .unconditional,
+            help: ArgumentHelp("Largest fall of a scorer's score (such as AECMOS, in MOS) that still passes (≥ 0).", valueName: "score"))
+    var maxRegressionMOS: Double = 0.1
+
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
@@ -43,6 +50,9 @@ struct CompareCommand: ParsableCommand {
     func validate() throws {
         guard maxRegressionDB.isFinite, maxRegressionDB >= 0 else {
             throw ValidationError("--max-regression-db must be a number ≥ 0 (got \(maxRegressionDB))")
+        }
+        guard maxRegressionMOS.isFinite, maxRegressionMOS >= 0 else {
+            throw ValidationError("--max-regression-mos must be a number ≥ 0 (got \(maxRegressionMOS))")
         }
     }
 
@@ -54,7 +64,7 @@ struct CompareCommand: ParsableCommand {
             for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.checkWritable(report, inputs: [baseline, current]) }
             if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
-                                        maxRegressionDB: maxRegressionDB)
+                                        maxRegressionDB: maxRegressionDB, maxRegressionScore: maxRegressionMOS)
         } catch {
             throw CommandFailure.exit(error, code: 2)
         }

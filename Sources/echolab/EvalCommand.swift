@@ -25,7 +25,10 @@ struct EvalCommand: ParsableCommand {
         where no other mode beats it on both steady ERLE and near-end attenuation (the best modes, named first); \
         OUT/eval.html (self-contained) adds a plot of that trade-off, a sortable \
         table of every run and per item ERLE over time and per band for each mode, with players for the audio taps; \
-        their bytes do not depend on --jobs (but for timing). A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
+        their bytes do not depend on --jobs (but for timing). With --scorer every run is scored (docs/scorers.md; each \
+        worker starts each scorer once, for all its runs): each run's report and eval.json hold its scores per talk \
+        type, eval.md and eval.html their mean, median and 10th percentile per mode, and eval.html AECMOS' echo score \
+        against its other-degradation score in double talk. A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
         or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \
         what finished and says "complete": false).
         """
@@ -44,6 +47,9 @@ struct EvalCommand: ParsableCommand {
 
     @OptionGroup
     var plugins: PluginOptions
+
+    @OptionGroup
+    var scoring: ScorerOptions
 
     // `.unconditional`: `--shard -1/2` is a bad value to report, not a missing one.
     @Option(parsing: .unconditional,
@@ -64,6 +70,7 @@ struct EvalCommand: ParsableCommand {
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
         _ = try modes?.value(plugins: plugins.resolved)
         _ = try shard?.value
+        _ = try scoring.resolved
     }
 
     func run() throws {
@@ -77,9 +84,12 @@ struct EvalCommand: ParsableCommand {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
             let items = try Self.corpusItems(in: paths, excluding: out)
             guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
-            corpus = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
-                               jobs: jobs, taps: noTaps ? .none : .standard, renderer: ReportPages(),
-                               cancellation: Interrupts.cancellation)
+            var run = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
+                                jobs: jobs, taps: noTaps ? .none : .standard, renderer: ReportPages(),
+                                cancellation: Interrupts.cancellation)
+            run.scorers = try scoring.resolved
+            run.scorerTimeout = scoring.timeout
+            corpus = run
             loaded = corpus.load()
             try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)
@@ -121,6 +131,7 @@ struct EvalCommand: ParsableCommand {
                           + "\(out)/eval.json says \"complete\": \(outcome.isComplete)")
             throw ExitCode(code)
         }
+        for line in Self.unscoredLines(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
         print(printable("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md"))
         if failed > 0 { throw ExitCode(1) }
@@ -135,6 +146,24 @@ struct EvalCommand: ParsableCommand {
             runs[error, default: 0] += 1
         }
         return order.map { error in "echolab: \(error)" + (runs[error]! > 1 ? " (\(runs[error]!) runs)" : "") }
+    }
+
+    /// One line per scorer that left runs unscored: how many, and the first reason (each run's
+    /// report says its own): a broken scorer says so once, not once per run.
+    static func unscoredLines(_ results: [CorpusRun.Result]) -> [String] {
+        var order: [String] = [], unscored: [String: (runs: Int, first: String)] = [:], scored: [String: Int] = [:]
+        for result in results {
+            for score in result.summary?.scores ?? [] {
+                if scored[score.name] == nil { order.append(score.name) }
+                scored[score.name, default: 0] += 1
+                guard let reason = score.unscoredReason else { continue }
+                if let known = unscored[score.name] { unscored[score.name] = (known.runs + 1, known.first) } else { unscored[score.name] = (1, reason) }
+            }
+        }
+        return order.compactMap { name in
+            guard let (runs, first) = unscored[name] else { return nil }
+            return "echolab eval: warning: scorer \(name) left \(runs) of \(scored[name]!) runs unscored (the first: \(first)); each run's report says why"
+        }
     }
 
     static func corpusItems(in paths: [String], excluding out: String) throws -> [CorpusItem] {

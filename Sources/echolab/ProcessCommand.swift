@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCore
 import Foundation
 import Evaluation
+import Metrics
 import Reporting
 import Simulation
 
@@ -17,7 +18,8 @@ struct ProcessCommand: ParsableCommand {
         back. A loopback at another rate than the microphone is resampled to the canceller's rate, with a warning on \
         stderr (a device records both at one rate: another rate usually means a file of another recording). A \
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \
-        warned about on stderr. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
+        warned about on stderr. With --scorer, the output is scored per talk type (found by the tap-free gate) and \
+        printed, one line per scorer and talk type. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
         needs one rate: resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input or an unwritable \
         output (one line naming the file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
         """
@@ -41,7 +43,11 @@ struct ProcessCommand: ParsableCommand {
     @OptionGroup
     var plugins: PluginOptions
 
+    @OptionGroup
+    var scoring: ScorerOptions
+
     func validate() throws {
+        _ = try scoring.resolved
         _ = try aec.value(plugins: plugins.resolved)
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
     }
@@ -65,10 +71,33 @@ struct ProcessCommand: ParsableCommand {
             print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
                   + "latency \(outcome.latencySamples) samples at \(outcome.processingRate) Hz "
                   + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, \(outcome.divergenceResets) canceller resets → \(out)"))
+            let scorers = try scoring.processes()
+            defer { for scorer in scorers { scorer.stop() } }
+            if !scorers.isEmpty {
+                let results = try score(with: scorers)
+                ScorerOptions.warnUnscored(results, command: "process")
+                for line in ScorerOptions.lines(results) { print(printable(line)) }
+            }
         } catch let exit as ExitCode {
             throw exit
         } catch {
             throw CommandFailure.exit(error)
         }
+    }
+
+    /// The scorers' scores of the output, cut into talk types by the tap-free gate (a
+    /// recording has no clean tracks). A loopback at another rate cannot be scored beside the mic.
+    private func score(with scorers: [ScorerProcess]) throws -> [ScorerResult] {
+        let selection = try channel.selection
+        let analysis: EchoAnalysis
+        do {
+            analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: out, channel: selection)
+        } catch {
+            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "the files cannot be scored together: \(error)") }
+        }
+        let paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (reference, 0), .mic: (mic, 0), .output: (out, 0)]
+        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: selection)
+        return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
+                                id: URL(fileURLWithPath: out).lastPathComponent, scorers: scorers)
     }
 }

@@ -12,7 +12,7 @@ struct RunCommand: ParsableCommand {
         discussion: """
         Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and sent.wav (plus \
         near.wav and played.wav with --all-taps, none with --no-taps), report.json, report.md and \
-        report.html. Files appear only whole (written under hidden names, then moved into place); on \
+        report.html (with --scorer, the scorers' scores of the call per talk type: docs/scorers.md). Files appear only whole (written under hidden names, then moved into place); on \
         error nothing new is left behind. The output folder must not hold the scenario or any file it \
         reads; files of an earlier run there are replaced, and deleted only if that run's report.json \
         lists them as its own. Exit codes: 0 success; 1 bad input or a failed run; 3 lint findings with \
@@ -40,7 +40,11 @@ struct RunCommand: ParsableCommand {
     @OptionGroup
     var plugins: PluginOptions
 
+    @OptionGroup
+    var scoring: ScorerOptions
+
     func validate() throws {
+        _ = try scoring.resolved
         _ = try aec?.value(plugins: plugins.resolved)
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
@@ -51,13 +55,15 @@ struct RunCommand: ParsableCommand {
             let written = try ScenarioLoader.load(path: scenario)
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
             let progress = ProgressLine(label: loaded.name)
-            let output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
+            var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,
                                    progress: progress.isEnabled ? { done in
                                        progress.update(fraction: done.fraction, detail: String(
                                            format: "%.0f of %.0f s, %.0f× real time", done.callSeconds, done.totalSeconds,
                                            done.callSeconds / max(progress.elapsedSeconds, 1e-9)))
                                    } : nil)
+            output.scorers = try scoring.processes()
+            defer { for scorer in output.scorers { scorer.stop() } }
             let report: RunReport
             do {
                 report = try output.run()
@@ -67,6 +73,7 @@ struct RunCommand: ParsableCommand {
                 standardError("echolab: \(scenario): interrupted; nothing written")
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
+            ScorerOptions.warnUnscored(report.scores, command: "run")
             let m = report.metrics
             // "≥" where the output fell under the input's noise floor (the figure is a bound).
             func db(_ value: Double?, _ isLowerBound: Bool = false) -> String {
@@ -76,6 +83,7 @@ struct RunCommand: ParsableCommand {
                   + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))), "
                   + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), "
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
+            for line in ScorerOptions.lines(report.scores ?? []) { print(printable(line)) }
             if strict && !report.findings.isEmpty {
                 standardError("echolab: \(report.findings.count) lint finding(s) in \(out)/report.md: "
                               + report.findings.map(\.rule).joined(separator: ", "))

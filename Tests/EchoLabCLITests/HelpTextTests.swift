@@ -97,15 +97,16 @@ final class HelpTextTests: XCTestCase {
 
         Writes into the output folder: the taps mic.wav, reference.wav, echo.wav and
         sent.wav (plus near.wav and played.wav with --all-taps, none with --no-taps),
-        report.json, report.md and report.html. Files appear only whole (written under
-        hidden names, then moved into place); on error nothing new is left behind. The
-        output folder must not hold the scenario or any file it reads; files of an
-        earlier run there are replaced, and deleted only if that run's report.json
-        lists them as its own. Exit codes: 0 success; 1 bad input or a failed run; 3
-        lint findings with --strict; 64 usage error; 130/143 interrupted by
-        SIGINT/SIGTERM (nothing new left behind).
+        report.json, report.md and report.html (with --scorer, the scorers' scores of
+        the call per talk type: docs/scorers.md). Files appear only whole (written
+        under hidden names, then moved into place); on error nothing new is left
+        behind. The output folder must not hold the scenario or any file it reads;
+        files of an earlier run there are replaced, and deleted only if that run's
+        report.json lists them as its own. Exit codes: 0 success; 1 bad input or a
+        failed run; 3 lint findings with --strict; 64 usage error; 130/143 interrupted
+        by SIGINT/SIGTERM (nothing new left behind).
 
-        USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
+        USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
         ARGUMENTS:
           <scenario>              The scenario file (JSON; see docs/scenarios.md).
@@ -148,6 +149,17 @@ final class HelpTextTests: XCTestCase {
           --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
                                   48000 (repeatable; without it, 48000), resampled
                                   around it.
+          --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
+                                  run by /bin/sh -c, reads one JSON request per line
+                                  and answers one per line (docs/scorers.md); its
+                                  scores are reported under NAME. 'aecmos' alone is the
+                                  reference scorer, the AEC Challenge's AECMOS (after
+                                  `make scorers`).
+                A scorer that exits, hangs or answers something else leaves its scores
+                null with the reason; the run stands.
+          --scorer-timeout <seconds>
+                                  Seconds a scorer may take to answer one request (its
+                                  first answer includes its start). (default: 60.0)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -172,12 +184,14 @@ final class HelpTextTests: XCTestCase {
         (a device records both at one rate: another rate usually means a file of
         another recording). A loopback shorter than the microphone is continued with
         silence, a longer one is cut; either, beyond 10 ms, is warned about on stderr.
-        Score the result with `echolab metrics --reference R --mic M --processed OUT`
-        (metrics needs one rate: resample such a loopback to the mic's first). Exit
-        codes: 0 done; 1 bad input or an unwritable output (one line naming the file);
-        64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
+        With --scorer, the output is scored per talk type (found by the tap-free gate)
+        and printed, one line per scorer and talk type. Score the result with `echolab
+        metrics --reference R --mic M --processed OUT` (metrics needs one rate:
+        resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input
+        or an unwritable output (one line naming the file); 64 usage error; 130/143
+        interrupted by SIGINT/SIGTERM (no output left).
 
-        USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
+        USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
         OPTIONS:
           --mic <mic>             The recorded microphone (the canceller's capture
@@ -215,6 +229,17 @@ final class HelpTextTests: XCTestCase {
           --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
                                   48000 (repeatable; without it, 48000), resampled
                                   around it.
+          --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
+                                  run by /bin/sh -c, reads one JSON request per line
+                                  and answers one per line (docs/scorers.md); its
+                                  scores are reported under NAME. 'aecmos' alone is the
+                                  reference scorer, the AEC Challenge's AECMOS (after
+                                  `make scorers`).
+                A scorer that exits, hangs or answers something else leaves its scores
+                null with the reason; the run stands.
+          --scorer-timeout <seconds>
+                                  Seconds a scorer may take to answer one request (its
+                                  first answer includes its start). (default: 60.0)
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -319,12 +344,16 @@ final class HelpTextTests: XCTestCase {
         first); OUT/eval.html (self-contained) adds a plot of that trade-off, a
         sortable table of every run and per item ERLE over time and per band for each
         mode, with players for the audio taps; their bytes do not depend on --jobs (but
-        for timing). A broken item is reported in one line and the others still run.
-        Exit codes: 0 all ran; 1 a run failed, or the corpus holds no scenario; 64
-        usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists what
-        finished and says "complete": false).
+        for timing). With --scorer every run is scored (docs/scorers.md; each worker
+        starts each scorer once, for all its runs): each run's report and eval.json
+        hold its scores per talk type, eval.md and eval.html their mean, median and
+        10th percentile per mode, and eval.html AECMOS' echo score against its
+        other-degradation score in double talk. A broken item is reported in one line
+        and the others still run. Exit codes: 0 all ran; 1 a run failed, or the corpus
+        holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM
+        (eval.json then lists what finished and says "complete": false).
 
-        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
 
         ARGUMENTS:
           <paths>                 Scenario files or folders, corpus manifests, or
@@ -360,6 +389,17 @@ final class HelpTextTests: XCTestCase {
           --plugin-rate <name=hz> The rate plugin NAME runs at: 8000, 16000, 32000 or
                                   48000 (repeatable; without it, 48000), resampled
                                   around it.
+          --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
+                                  run by /bin/sh -c, reads one JSON request per line
+                                  and answers one per line (docs/scorers.md); its
+                                  scores are reported under NAME. 'aecmos' alone is the
+                                  reference scorer, the AEC Challenge's AECMOS (after
+                                  `make scorers`).
+                A scorer that exits, hangs or answers something else leaves its scores
+                null with the reason; the run stands.
+          --scorer-timeout <seconds>
+                                  Seconds a scorer may take to answer one request (its
+                                  first answer includes its start). (default: 60.0)
           --shard <K/N>           Run only the K-th of N deterministic slices of items
                                   × modes (1 ≤ K ≤ N; without it, all of them); join
                                   the N outputs with merge.
@@ -422,16 +462,19 @@ final class HelpTextTests: XCTestCase {
         rose at all, or a buffer stopped conserving samples; when it lost the near end
         entirely where the baseline kept it; when a figure the baseline measured is no
         longer measured, or stands on fewer than 20 analysis frames; when it failed
-        where the baseline ran; or when it is missing from CURRENT. A baseline figure
-        on fewer than 20 analysis frames judges nothing; a lower bound (≥) is compared
-        at its bound. Findings that went away are listed as improvements. Runs only
-        CURRENT has are listed, not judged, and so are runs measured with another
-        canceller library (a version, a plugin's SHA-256) than the baseline's. An
-        interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no
-        regression (an equal report included); 1 a regression; 2 a file cannot be read
-        or is not an EchoLab eval.json; 64 usage error.
+        where the baseline ran; when a scorer's score (eval --scorer) fell by more than
+        --max-regression-mos in any talk type, or the run is no longer scored (the
+        scorer failed); or when it is missing from CURRENT. A baseline figure on fewer
+        than 20 analysis frames judges nothing; a lower bound (≥) is compared at its
+        bound. Findings that went away are listed as improvements. Runs only CURRENT
+        has are listed, not judged, and so are runs measured with another canceller
+        library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT
+        was not scored for or scored by another scorer version or model. An interrupted
+        CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an
+        equal report included); 1 a regression; 2 a file cannot be read or is not an
+        EchoLab eval.json; 64 usage error.
 
-        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--markdown <file>] [--junit <file>]
+        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
 
         ARGUMENTS:
           <baseline>              The reference eval.json (e.g. the committed
@@ -444,6 +487,9 @@ final class HelpTextTests: XCTestCase {
                                   Largest drop of ERLE, or rise of near-end
                                   attenuation, that still passes (dB, ≥ 0). (default:
                                   0.5)
+          --max-regression-mos <score>
+                                  Largest fall of a scorer's score (such as AECMOS, in
+                                  MOS) that still passes (≥ 0). (default: 0.1)
           --markdown <file>       Also write the Markdown diff to this file (never seen
                                   half-written; not one of the files compared). Without
                                   it, the diff goes to stdout only.
@@ -552,7 +598,7 @@ final class HelpTextTests: XCTestCase {
     func testConflictingTapFlagsError() throws {
         try assertUsageError(["run", "scenario.json", "--out", "out", "--no-taps", "--all-taps"], """
         Error: Value to be set with flag '--all-taps' had already been set with flag '--no-taps'
-        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
           See 'echolab run --help' for more information.
 
         """)
@@ -561,7 +607,7 @@ final class HelpTextTests: XCTestCase {
     func testBadChannelError() throws {
         try assertUsageError(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav", "--channel", "-1"], """
         Error: --channel takes a channel number from 0 or downmix (got -1)
-        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
+        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
           See 'echolab process --help' for more information.
 
         """)
@@ -570,7 +616,7 @@ final class HelpTextTests: XCTestCase {
     func testBadShardError() throws {
         try assertUsageError(["eval", "corpus", "--shard", "3/2"], """
         Error: --shard '3/2': a shard is K/N with 1 ≤ K ≤ N
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)
@@ -579,7 +625,7 @@ final class HelpTextTests: XCTestCase {
     func testBadAECModeError() throws {
         try assertUsageError(["run", "scenario.json", "--out", "out", "--aec", "speex:loud"], """
         Error: --aec 'speex:loud': unknown intensity 'loud' (one of intensityMin, intensityRecommended, intensityMax, intensityAdaptive; or the whole mode 'disabled')
-        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...]
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
           See 'echolab run --help' for more information.
 
         """)
@@ -588,7 +634,7 @@ final class HelpTextTests: XCTestCase {
     func testModeGivenTwiceError() throws {
         try assertUsageError(["eval", "corpus", "--modes", "speex:intensityMax,speex:intensityMax"], """
         Error: --modes: speex:intensityMax is given twice
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)

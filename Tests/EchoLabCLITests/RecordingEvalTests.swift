@@ -7,18 +7,21 @@ import XCTest
 /// `eval` over recordings in the AEC-Challenge layouts, made here from a simulated call's taps:
 /// read as they are, run straight through the canceller, scored — with the synthetic layout's
 /// echo and near-end tracks the numbers match the simulated call's own.
-final class RecordingEvalTests: XCTestCase {
-    private var root: URL!
+class RecordingEvalFixture: XCTestCase {
+    fileprivate var root: URL!
 
     override func setUpWithError() throws { root = try temporaryDirectory() }
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: root) }
 
-    private func copy(_ from: String, to relative: String) throws {
+    fileprivate func copy(_ from: String, to relative: String) throws {
         let target = root.appendingPathComponent(relative)
         try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: root.appendingPathComponent(from), to: target)
     }
+}
 
+/// Both layouts over a simulated call in two modes: long (`make test-long`, ~20 s).
+final class RecordingEvalLongTests: RecordingEvalFixture {
     func testAECChallengeLayoutsRunAndScore() throws {
         _ = try writeScenario("""
             {"name": "call", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
@@ -141,6 +144,9 @@ final class RecordingEvalTests: XCTestCase {
         XCTAssertEqual(after, before, "recordings are read, never written")
     }
 
+}
+
+final class RecordingEvalTests: RecordingEvalFixture {
     /// The files a `--no-taps` recording run deletes are its own only: a folder at its hidden
     /// scratch name fails the run and stays; a previous report that lists a report as its
     /// `sent` deletes nothing of the new run; a loopback at another rate fails before any

@@ -34,5 +34,11 @@ final class ModeSummaryTests: XCTestCase {
         XCTAssertEqual(json["near_end_attenuation_db"]?["mean"], .null)
         XCTAssertEqual(json["erle_steady_db"]?["p10"]?.doubleValue, 3)
         XCTAssertEqual(try JSONValueDecoder().decode(ModeSummary.self, from: .object(json)), summary)
+        // With scores, they are one more key, and read back.
+        var scored = summary
+        scored.scores = [.init(scorer: "aecmos", unscoredRuns: 1, scores: [])]
+        let withScores = JSONValue(encoding: scored)
+        XCTAssertEqual(withScores["scores"]?.arrayValue?.first?["unscored_runs"]?.doubleValue, 1)
+        XCTAssertEqual(try JSONValueDecoder().decode(ModeSummary.self, from: withScores), scored)
     }
 }

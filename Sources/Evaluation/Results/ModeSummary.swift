@@ -19,14 +19,16 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         public var lowConfidence: Int
 
         /// Mean, median and 10th percentile (linear interpolation between the closest ranks).
-        public init(_ values: [Double], lowerBounds: Int = 0, lowConfidence: Int = 0) {
+        /// `lowerIsBetter`: the hard items are the high values, and `p10` is the 90th percentile
+        /// (the value a tenth of the runs do worse than, whichever way is better).
+        public init(_ values: [Double], lowerBounds: Int = 0, lowConfidence: Int = 0, lowerIsBetter: Bool = false) {
             self.lowerBounds = lowerBounds
             self.lowConfidence = lowConfidence
             count = values.count
             guard !values.isEmpty else { return }
             mean = values.reduce(0, +) / Double(values.count)
             median = Self.percentile(values, 50)
-            p10 = Self.percentile(values, 10)
+            p10 = Self.percentile(values, lowerIsBetter ? 90 : 10)
         }
 
         /// The p-th percentile by linear interpolation between the closest ranks (p in 0…100).
@@ -39,6 +41,55 @@ public struct ModeSummary: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case mean, median, p10, count, lowerBounds = "lower_bounds", lowConfidence = "low_confidence_left_out"
+        }
+    }
+
+    /// One scorer over the mode's runs: each of its scores per talk type, summarised over the
+    /// runs' values (each the length-weighted mean of a run's stretches). Runs scored by another
+    /// version or model file are another entry: a score is never taken for a number it is not.
+    public struct ScorerStatistics: Codable, Sendable, Equatable {
+        /// The name `--scorer` gave, and how the program names itself, its version and model
+        /// (nil in an entry of runs it left unscored only).
+        public var scorer: String
+        public var reportedName: String?
+        public var version: String?
+        public var modelSHA256: String?
+        /// Runs of the mode it left unscored (it failed, or the run had no stretch long enough):
+        /// not counted in the statistics, and said — in the scorer's first entry of the mode
+        /// only (a failed run has no version to file it under).
+        public var unscoredRuns: Int
+        public var scores: [Score]
+
+        /// One score in one talk type.
+        public struct Score: Codable, Sendable, Equatable {
+            /// `st`, `nst` or `dt`.
+            public var talkType: String
+            public var name: String
+            public var higherIsBetter: Bool
+            public var minimum: Double
+            public var maximum: Double
+            /// Over the runs that have the score; `p10` is the value a tenth of them do worse than
+            /// (the 90th percentile where lower is better).
+            public var statistics: Statistics
+
+            enum CodingKeys: String, CodingKey {
+                case talkType = "talk_type", name = "score", higherIsBetter = "higher_is_better", minimum = "min", maximum = "max"
+                case statistics
+            }
+        }
+
+        public init(scorer: String, reportedName: String? = nil, version: String? = nil, modelSHA256: String? = nil,
+                    unscoredRuns: Int, scores: [Score]) {
+            self.scorer = scorer
+            self.reportedName = reportedName
+            self.version = version
+            self.modelSHA256 = modelSHA256
+            self.unscoredRuns = unscoredRuns
+            self.scores = scores
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case scorer, reportedName = "reported_name", version, modelSHA256 = "model_sha256", unscoredRuns = "unscored_runs", scores
         }
     }
 
@@ -57,6 +108,9 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     /// TCLw (`WeightedEchoLoss`) and the send attenuation range in double talk (`DoubleTalkReport`).
     public var tclwDB: Statistics
     public var doubleTalkAttenuationRangeDB: Statistics
+    /// Each scorer's scores per talk type (nil: no run of the corpus was scored; eval.json then
+    /// has no `scores` key).
+    public var scores: [ScorerStatistics]? = nil
 
     public init(mode: String, ran: Int, failed: Int, wins: Int, erleSteadyDB: Statistics, erleDB: Statistics,
                 convergenceSeconds: Statistics, nearEndAttenuationDB: Statistics, nearEndDistortionDB: Statistics,
@@ -79,5 +133,26 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
         case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
+        case scores
+    }
+}
+
+extension ModeSummary {
+    /// As synthesised, but `scores` only where there are any: eval.json without scorers keeps the
+    /// bytes it had (every other nil is written as null, as the encoder does).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mode, forKey: .mode)
+        try container.encode(ran, forKey: .ran)
+        try container.encode(failed, forKey: .failed)
+        try container.encode(wins, forKey: .wins)
+        try container.encode(erleSteadyDB, forKey: .erleSteadyDB)
+        try container.encode(erleDB, forKey: .erleDB)
+        try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
+        try container.encode(nearEndAttenuationDB, forKey: .nearEndAttenuationDB)
+        try container.encode(nearEndDistortionDB, forKey: .nearEndDistortionDB)
+        try container.encode(tclwDB, forKey: .tclwDB)
+        try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)
+        if let scores { try container.encode(scores, forKey: .scores) }
     }
 }

@@ -34,6 +34,8 @@ public struct RecordingReport: Sendable, Equatable {
     public var clippedLoopbackSamples = 0
     /// Why `intensityAdaptive` changed suppression (`frame`: samples at `processingRate`).
     public var adaptiveDecisions: [AdaptiveDecision] = []
+    /// What each `--scorer` said of the recording (nil: none was asked; no `scores` key).
+    public var scores: [ScorerResult]? = nil
 
     public struct Files: Sendable, Equatable {
         public var mic: String
@@ -50,7 +52,7 @@ public struct RecordingReport: Sendable, Equatable {
         files["loopback"] = self.files.loopback.map(JSONValue.string)
         files["echo"] = self.files.echo.map(JSONValue.string)
         files["near_end"] = self.files.nearEnd.map(JSONValue.string)
-        return .object([
+        var root: [String: JSONValue] = [
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
             "item": .string(item),
@@ -73,7 +75,9 @@ public struct RecordingReport: Sendable, Equatable {
                          "suppression_db": .number(Double(decision.suppressionDB)),
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
-        ])
+        ]
+        if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
+        return .object(root)
     }
 
     /// A report.json that does not read as a recording report EchoLab wrote.
@@ -129,6 +133,11 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "clipped_samples.\(name) is not a count")
             }
             self[keyPath: keyPath] = whole
+        }
+        if let list = value["scores"] {
+            do { scores = try JSONValueDecoder().decode([ScorerResult].self, from: list) } catch {
+                throw ReadError(problem: "scores: \(error)")
+            }
         }
         // Reports written before adaptive decisions were listed on recordings have none.
         for (index, entry) in (value["adaptive_aec"]?.arrayValue ?? []).enumerated() {

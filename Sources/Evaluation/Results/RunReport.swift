@@ -87,6 +87,9 @@ public struct RunReport: Sendable {
     /// Why the call has no ERL or ERLE (no far-end single talk reached what was sent), in words
     /// (`echo_unmeasured` in report.json); nil when they were measured.
     public var echoUnmeasuredReason: String? = nil
+    /// What each `--scorer` said of the call (nil: none was asked; report.json then has no
+    /// `scores` key).
+    public var scores: [ScorerResult]? = nil
 
     // Evaluation builds run reports; Reporting renders them.
     public init(scenarioName: String, scenarioFile: String, sampleRate: Int, durationSeconds: Double, aecMode: String,
@@ -176,6 +179,7 @@ public struct RunReport: Sendable {
             ]),
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ]
+        if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
         addHardware(to: &root)
         return .object(root)
     }

@@ -26,6 +26,8 @@ public struct RunSummary: Sendable {
     /// A simulated call's segments (empty for a recording): eval.json lists them so that the gate
     /// judges every device and route stretch, not only the call's average.
     public var segments: [Segment] = []
+    /// What each scorer said of the run (nil: no scorer was asked).
+    public var scores: [ScorerResult]?
 
     /// One segment of a call as eval.json lists it: where it is, what opened it, its echo removal
     /// and the analysis frames it stands on.
@@ -67,6 +69,13 @@ public struct RunSummary: Sendable {
                 metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: value["metrics"]!)
             } catch {
                 throw ReadError(problem: "metrics: \(error)")
+            }
+        }
+        if let list = value["scores"] {
+            do {
+                scores = try JSONValueDecoder().decode([ScorerResult].self, from: list)
+            } catch {
+                throw ReadError(problem: "scores: \(error)")
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0

@@ -13,6 +13,7 @@ public final class FileTracks: RunScoring.Tracks {
     private let channel: ChannelSelection
     private var streams: [RunScoring.Track: (stream: AudioFileStream, position: Int)] = [:]
     private var scratch: [Float] = []
+    private var isMono: [RunScoring.Track: Bool] = [:]
 
     public init(sampleRate: Int, length: Int, paths: [RunScoring.Track: (path: String, skip: Int)], channel: ChannelSelection) {
         self.sampleRate = sampleRate
@@ -25,8 +26,10 @@ public final class FileTracks: RunScoring.Tracks {
         guard let (path, skip) = paths[track] else { return nil }
         let start = range.lowerBound + skip
         if streams[track] == nil || streams[track]!.position > start {
-            let mono = try EchoAnalyzer.checkHeaders([path]).headers[0].channels == 1
-            streams[track] = (try AudioFileStream(path: path, targetRate: sampleRate, selection: mono ? .monoOnly : channel), 0)
+            // A mono file is read as it is; a multichannel one through `channel`. Its header is
+            // read once, not at every reopening.
+            if isMono[track] == nil { isMono[track] = try EchoAnalyzer.checkHeaders([path]).headers[0].channels == 1 }
+            streams[track] = (try AudioFileStream(path: path, targetRate: sampleRate, selection: isMono[track]! ? .monoOnly : channel), 0)
         }
         var (stream, position) = streams[track]!
         while position < start {

@@ -48,8 +48,10 @@ public struct RunScoring {
 
     /// Scores `tracks` with each scorer; `runs` are the activity gate's decisions over frames of
     /// `frameSize`; `id` names the run in the requests.
+    /// A `cancellation` is polled between stretches: once cancelled, nothing more is asked and
+    /// the scorers not done read "cancelled" (the caller then discards the run).
     public static func score(_ tracks: some Tracks, talk runs: [TalkRun], frameSize: Int, id: String,
-                             scorers: [ScorerProcess]) -> [ScorerResult] {
+                             scorers: [ScorerProcess], cancellation: RunCancellation? = nil) -> [ScorerResult] {
         guard !scorers.isEmpty else { return [] }
         let stretches = ScoringStretch.stretches(runs, frameSize: frameSize, sampleRate: tracks.sampleRate, length: tracks.length)
         guard !stretches.isEmpty else {
@@ -66,11 +68,15 @@ public struct RunScoring {
             return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "cannot make a folder for the stretches to score: \(error)") }
         }
         for (index, stretch) in stretches.enumerated() where failures.contains(where: { $0 == nil }) {
+            if cancellation?.isCancelled == true {
+                for scorer in failures.indices where failures[scorer] == nil { failures[scorer] = "cancelled" }
+                break
+            }
             let request: JSONValue, files: [String]
             do {
                 (request, files) = try Self.request(tracks, stretch, index: index, id: id, folder: folder)
             } catch {
-                let reason = "cannot write the stretch to score into \(folder): \(error)"
+                let reason = "cannot write the stretch to score into the temporary folder: \(error)"
                 for scorer in failures.indices where failures[scorer] == nil { failures[scorer] = reason }
                 break
             }
@@ -82,6 +88,9 @@ public struct RunScoring {
                 } catch {
                     failures[position] = "\(error)"
                 }
+                // The stretches' folder is new each run: a reason naming it would make reports
+                // differ from run to run.
+                failures[position] = failures[position]?.replacingOccurrences(of: folder, with: "<stretch folder>")
             }
             for file in files { unlink(file) }
         }

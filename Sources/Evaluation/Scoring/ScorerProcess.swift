@@ -12,14 +12,16 @@ public final class ScorerProcess {
     public let spec: ScorerSpec
     /// Seconds an answer may take (the first one includes the program's start).
     public let timeout: Double
+    /// `--scorer-timeout`'s default: AECMOS' first answer (imports, model) takes about 10 s.
+    public static let defaultTimeout: Double = 60
     private var running: Running?
 
     /// What a started program holds: the process, its stdin, and what it has written so far.
     private final class Running: Sendable {
         let process: Process
         let input: FileHandle
-        /// Unread stdout, stderr's last bytes, and whether stdout has closed.
-        let state = Mutex<(stdout: [UInt8], stderr: [UInt8], closed: Bool)>(([], [], false))
+        /// Unread stdout, stderr's last bytes, and whether stdout and stderr have closed.
+        let state = Mutex<(stdout: [UInt8], stderr: [UInt8], closed: Bool, stderrClosed: Bool)>(([], [], false, false))
         let arrived = DispatchSemaphore(value: 0)
 
         init(process: Process, input: FileHandle) {
@@ -63,6 +65,10 @@ public final class ScorerProcess {
                 }
             }
             if closed {
+                // Its last words may still be on their way: stderr is read to its end (a second
+                // at most), or the reason would depend on which pipe was read first.
+                let deadline = Date().addingTimeInterval(1)
+                while !running.state.withLock({ $0.stderrClosed }) && Date() < deadline { usleep(1000) }
                 let said = lastError(running)
                 stop()
                 let status = running.process.terminationReason == .uncaughtSignal
@@ -116,7 +122,11 @@ public final class ScorerProcess {
         }
         errors.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                running.state.withLock { $0.stderrClosed = true }
+                return
+            }
             running.state.withLock { state in
                 state.stderr += data
                 if state.stderr.count > 4096 { state.stderr.removeFirst(state.stderr.count - 4096) }

@@ -1,0 +1,66 @@
+import EchoLabJSON
+@testable import Evaluation
+import XCTest
+
+/// eval.json's per-mode scores (`ModeSummary.scores`): statistics over the runs' values, one
+/// entry per scorer version and model (a score is never taken for another's), unscored runs
+/// counted, and no `scores` key at all where no run was scored.
+final class ScoreStatisticsTests: XCTestCase {
+    /// A result's `scores` as eval.json lists them: `values` per talk type of one score `mos`.
+    func result(_ scorer: String, version: String? = "1", values: [String: Double]?, reason: String? = nil,
+                higherIsBetter: Bool = true) -> JSONValue {
+        let talkTypes = values.map { values in
+            values.keys.sorted().map { talk in
+                TalkTypeScores(talkType: talk, stretches: 1, seconds: 2,
+                               scores: ["mos": ScoreValue(value: values[talk]!, higherIsBetter: higherIsBetter, minimum: 1, maximum: 5)])
+            }
+        }
+        let scores = [ScorerResult(name: scorer, reportedName: "model", version: version, modelSHA256: nil, talkTypes: talkTypes, unscoredReason: reason)]
+        return .object(["mode": .string("m"), "error": .null, "scores": JSONValue(encoding: scores)])
+    }
+
+    func testEachScoreIsSummarisedOverTheRunsThatHaveIt() throws {
+        let results = [result("a", values: ["st": 4, "dt": 2]), result("a", values: ["st": 3]), result("a", values: ["st": 5, "dt": 3]),
+                       result("a", values: nil, reason: "hung")]
+        let entries = try XCTUnwrap(EvalDocument.scoreStatistics(results, scoredAnywhere: true))
+        XCTAssertEqual(entries.count, 1)
+        XCTAssertEqual(entries[0].unscoredRuns, 1)
+        XCTAssertEqual(entries[0].scores.map(\.talkType), ["dt", "st"], "in the order first met (talk types sorted in a run)")
+        let st = try XCTUnwrap(entries[0].scores.first { $0.talkType == "st" }).statistics
+        XCTAssertEqual(st.count, 3)
+        XCTAssertEqual(st.mean, 4)
+        XCTAssertEqual(st.median, 4)
+        XCTAssertEqual(try XCTUnwrap(st.p10), 3.2, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(entries[0].scores.first { $0.talkType == "dt" }).statistics.mean, 2.5)
+    }
+
+    /// Where lower is better, the hard runs are the high ones: p10 is the 90th percentile.
+    func testP10IsTheWorstTenthWhicheverWayIsBetter() throws {
+        let results = [3.0, 4, 5].map { result("a", values: ["st": $0], higherIsBetter: false) }
+        let statistics = try XCTUnwrap(EvalDocument.scoreStatistics(results, scoredAnywhere: true)?.first?.scores.first).statistics
+        XCTAssertEqual(try XCTUnwrap(statistics.p10), 4.8, accuracy: 1e-12)
+        XCTAssertEqual(statistics.median, 4)
+    }
+
+    func testAnotherVersionIsAnotherEntryAndAScorerThatScoredNothingIsStillSaid() throws {
+        let results = [result("a", version: "1", values: ["st": 4]), result("a", version: "2", values: ["st": 2]),
+                       result("a", values: nil, reason: "hung"), result("b", values: nil, reason: "crashed")]
+        let entries = try XCTUnwrap(EvalDocument.scoreStatistics(results, scoredAnywhere: true))
+        XCTAssertEqual(entries.map(\.scorer), ["a", "a", "b"])
+        XCTAssertEqual(entries.map(\.version), ["1", "2", nil])
+        XCTAssertEqual(entries.map { $0.scores.first?.statistics.mean }, [4, 2, nil])
+        XCTAssertEqual(entries.map(\.unscoredRuns), [1, 0, 1], "an unscored run is counted once, in its scorer's first entry")
+        XCTAssertTrue(entries[2].scores.isEmpty)
+    }
+
+    func testACorpusWithoutScoresHasNoScoresKey() throws {
+        let item = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"),
+                                     "results": .array([.object(["mode": .string("m"), "error": .null])])])
+        let document = try EvalDocument.make(items: [item], modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        XCTAssertNil(document.modeSummaries[0].scores)
+        XCTAssertNil(document.document["mode_summary"]?.arrayValue?.first?["scores"], "no key, not null: eval.json keeps its bytes")
+        let scored = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"), "results": .array([result("a", values: ["st": 4])])])
+        let withScores = try EvalDocument.make(items: [scored], modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        XCTAssertEqual(withScores.document["mode_summary"]?.arrayValue?.first?["scores"]?.arrayValue?.count, 1)
+    }
+}
