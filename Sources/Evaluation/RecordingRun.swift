@@ -77,16 +77,14 @@ public struct RecordingRun {
             if !scorers.isEmpty {
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 // The output is aligned with the mic as written: nothing to skip.
-                var paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (loopback, 0), .mic: (item.mic, 0), .output: (scratch, 0)]
-                paths[.nearEnd] = item.nearEnd.map { ($0, 0) }
-                paths[.echo] = item.echo.map { ($0, 0) }
-                let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: item.channel)
+                let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: loopback, mic: item.mic,
+                                        output: scratch, nearEnd: item.nearEnd, echo: item.echo, channel: item.channel)
                 scores = RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
                                           id: "\(item.name)/\(mode.folderName)", scorers: scorers, cancellation: cancellation)
             }
         } else if !scorers.isEmpty {
             // Near-end single talk without a loopback: what a scorer of echo would need is not there.
-            scores = scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "the recording has no loopback to score against") }
+            scores = RunScoring.unscored(scorers, because: "the recording has no loopback to score against")
         }
         let channel = channelCounts.contains { $0 > 1 } ? item.channel : .monoOnly
         // The inputs where they really are (absolute, links resolved): relative ones would be

@@ -141,7 +141,7 @@ public struct RunOutput {
             // Stopped while scoring: the run did not finish.
             if cancellation?.isCancelled == true { throw RunCancelled() }
         } else if let tracksFailure {
-            report.scores = scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: tracksFailure) }
+            report.scores = RunScoring.unscored(scorers, because: tracksFailure)
         }
         return (report, outputs, Double(DispatchTime.now().uptimeNanoseconds - scoringStarted.uptimeNanoseconds) / 1e9)
     }
@@ -153,7 +153,7 @@ public struct RunOutput {
         do {
             tracks = try recorder.finish()
         } catch {
-            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "cannot keep the call's tracks to score: \(error)") }
+            return RunScoring.unscored(scorers, because: "cannot keep the call's tracks to score: \(error)")
         }
         return RunScoring.score(tracks, talk: measurement.talkRuns, frameSize: measurement.analysisFrameSize,
                                 id: "\(scenario.name)/\(scenario.echoControlMode.folderName)", scorers: scorers, cancellation: cancellation)

@@ -70,10 +70,8 @@ struct MetricsCommand: ParsableCommand {
     /// Each scorer's scores of the files, read a stretch at a time, the processed one with its
     /// lag taken out.
     private func score(_ analysis: EchoAnalysis, lag: Int, channel: ChannelSelection, specs: [ScorerSpec]) throws -> [ScorerResult] {
-        var paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (reference, 0), .mic: (mic, 0), .output: (processed, lag)]
-        paths[.nearEnd] = nearEnd.map { ($0, 0) }
-        paths[.echo] = echo.map { ($0, 0) }
-        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: channel)
+        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: reference, mic: mic, output: processed,
+                                outputLag: lag, nearEnd: nearEnd, echo: echo, channel: channel)
         let processes = specs.map { ScorerProcess(spec: $0, timeout: scoring.timeout) }
         defer { for process in processes { process.stop() } }
         return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,

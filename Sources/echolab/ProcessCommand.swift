@@ -93,10 +93,10 @@ struct ProcessCommand: ParsableCommand {
         do {
             analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: out, channel: selection)
         } catch {
-            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "the files cannot be scored together: \(error)") }
+            return RunScoring.unscored(scorers, because: "the files cannot be scored together: \(error)")
         }
-        let paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (reference, 0), .mic: (mic, 0), .output: (out, 0)]
-        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, paths: paths, channel: selection)
+        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: reference, mic: mic, output: out,
+                                channel: selection)
         return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
                                 id: URL(fileURLWithPath: out).lastPathComponent, scorers: scorers)
     }

@@ -22,6 +22,16 @@ public final class FileTracks: RunScoring.Tracks {
         self.channel = channel
     }
 
+    /// A run's files: the output read `outputLag` samples in (a canceller's latency not yet
+    /// taken out), the near end and the echo where known.
+    public convenience init(sampleRate: Int, length: Int, reference: String, mic: String, output: String, outputLag: Int = 0,
+                            nearEnd: String? = nil, echo: String? = nil, channel: ChannelSelection) {
+        var paths: [RunScoring.Track: (path: String, skip: Int)] = [.reference: (reference, 0), .mic: (mic, 0), .output: (output, outputLag)]
+        paths[.nearEnd] = nearEnd.map { ($0, 0) }
+        paths[.echo] = echo.map { ($0, 0) }
+        self.init(sampleRate: sampleRate, length: length, paths: paths, channel: channel)
+    }
+
     public func samples(_ track: RunScoring.Track, _ range: Range<Int>) throws -> [Float]? {
         guard let (path, skip) = paths[track] else { return nil }
         let start = range.lowerBound + skip

@@ -43,6 +43,11 @@ public struct RunScoring {
         public func samples(_ track: Track, _ range: Range<Int>) throws -> [Float]? { tracks[track].map { Array($0[range]) } }
     }
 
+    /// Every scorer's result when none could be asked, with why.
+    public static func unscored(_ scorers: [ScorerProcess], because reason: String) -> [ScorerResult] {
+        scorers.map { ScorerResult.unscored($0.spec.name, because: reason) }
+    }
+
     /// The protocol version requests carry.
     public static let protocolVersion = 1
 
@@ -56,7 +61,7 @@ public struct RunScoring {
         let stretches = ScoringStretch.stretches(runs, frameSize: frameSize, sampleRate: tracks.sampleRate, length: tracks.length)
         guard !stretches.isEmpty else {
             let reason = "no stretch of one talk type lasts \(FixedDecimal.text(ScoringStretch.minimumSeconds, fractionDigits: 0)) s or more"
-            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: reason) }
+            return unscored(scorers, because: reason)
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-score-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -65,7 +70,7 @@ public struct RunScoring {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            return scorers.map { ScorerResult(name: $0.spec.name, talkTypes: nil, unscoredReason: "cannot make a folder for the stretches to score: \(error)") }
+            return unscored(scorers, because: "cannot make a folder for the stretches to score: \(error)")
         }
         for (index, stretch) in stretches.enumerated() where failures.contains(where: { $0 == nil }) {
             if cancellation?.isCancelled == true {
@@ -95,11 +100,11 @@ public struct RunScoring {
             for file in files { unlink(file) }
         }
         return scorers.enumerated().map { position, scorer in
-            if let reason = failures[position] { return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: reason) }
+            if let reason = failures[position] { return .unscored(scorer.spec.name, because: reason) }
             do {
                 return try combine(answers[position], stretches: stretches, sampleRate: tracks.sampleRate, scorer: scorer.spec.name)
             } catch {
-                return ScorerResult(name: scorer.spec.name, talkTypes: nil, unscoredReason: (error as? ScorerFailure)?.reason ?? "\(error)")
+                return .unscored(scorer.spec.name, because: (error as? ScorerFailure)?.reason ?? "\(error)")
             }
         }
     }

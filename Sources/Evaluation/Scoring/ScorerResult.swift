@@ -24,6 +24,11 @@ public struct ScorerResult: Codable, Equatable, Sendable {
         self.unscoredReason = unscoredReason
     }
 
+    /// No scores from scorer `name`, and why.
+    public static func unscored(_ name: String, because reason: String) -> ScorerResult {
+        ScorerResult(name: name, talkTypes: nil, unscoredReason: reason)
+    }
+
     enum CodingKeys: String, CodingKey {
         case name, reportedName = "reported_name", version, modelSHA256 = "model_sha256"
         case talkTypes = "talk_types", unscoredReason = "unscored_reason"
