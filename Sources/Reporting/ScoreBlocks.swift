@@ -54,34 +54,44 @@ enum ScoreBlocks {
         "\(F.number(score.value)) (\(F.number(score.minimum, digits: 0))–\(F.number(score.maximum, digits: 0)), \(score.higherIsBetter ? "higher" : "lower") is better)"
     }
 
-    /// eval's per-mode "Scores" table (nothing when no run was scored): one row per mode,
-    /// scorer, talk type and score.
+    /// eval's per-mode "Scores" table (nothing when no run was scored): one row per mode, one
+    /// column per scorer, talk type and score — its mean and 10th percentile over the mode's runs
+    /// — and one of each scorer's unscored runs.
     static func modes(_ modes: [String], summaries: [ModeSummary], isSortable: Bool) -> [ReportDocument.Block] {
         guard summaries.contains(where: { $0.scores != nil }) else { return [] }
-        var rows: [[ReportDocument.Cell]] = []
-        var identities: [String] = []
-        for mode in modes {
-            guard let summary = summaries.first(where: { $0.mode == mode }) else { continue }
+        /// A column: one score of one scorer (as it identifies itself) in one talk type.
+        struct Column: Equatable { var identity: String; var scorer: String; var talkType: String; var name: String }
+        var columns: [Column] = [], scorers: [String] = [], identities: [String] = []
+        for summary in summaries {
             for scorer in summary.scores ?? [] {
                 let who = identity(scorer: scorer.scorer, reportedName: scorer.reportedName, version: scorer.version, modelSHA256: scorer.modelSHA256)
+                if !scorers.contains(scorer.scorer) { scorers.append(scorer.scorer) }
                 if !scorer.scores.isEmpty, !identities.contains(who) { identities.append(who) }
-                if scorer.scores.isEmpty {
-                    rows.append([.init([.code(mode)]), .init(scorer.scorer), .init("—"), .init("—"), .init("—"), .init("—"), .init("—"), .init("0"),
-                                 .init("\(scorer.unscoredRuns)")])
-                }
                 for score in scorer.scores {
-                    let s = score.statistics
-                    rows.append([.init([.code(mode)]), .init(scorer.scorer), .init(talkName(score.talkType)), .init([.code(score.name)]),
-                                 .init(F.number(s.mean), value: s.mean), .init(F.number(s.median), value: s.median),
-                                 .init(F.number(s.p10), value: s.p10), .init("\(s.count)"), .init("\(scorer.unscoredRuns)")])
+                    let column = Column(identity: who, scorer: scorer.scorer, talkType: score.talkType, name: score.name)
+                    if !columns.contains(column) { columns.append(column) }
                 }
             }
         }
-        var text = "Each run's score is the length-weighted mean over its stretches of one talk type; per mode, the mean, median and 10th percentile over the runs that have it. Unscored: runs the scorer left without scores (the reason is in the run's report)."
+        // The scorer's name in a header only where two scorers (or two versions of one) share the table.
+        let named = identities.count > 1
+        let header = ["mode"] + columns.map { "\(named ? "\($0.identity) " : "")\($0.name) \($0.talkType): mean / p10" }
+            + scorers.map { scorers.count > 1 ? "unscored runs (\($0))" : "unscored runs" }
+        let rows: [[ReportDocument.Cell]] = modes.compactMap { mode in
+            guard let summary = summaries.first(where: { $0.mode == mode }) else { return nil }
+            let entries = summary.scores ?? []
+            return [.init([.code(mode)])] + columns.map { column in
+                let statistics = entries.first {
+                    identity(scorer: $0.scorer, reportedName: $0.reportedName, version: $0.version, modelSHA256: $0.modelSHA256) == column.identity
+                }?.scores.first { $0.talkType == column.talkType && $0.name == column.name }?.statistics
+                guard let statistics, let mean = statistics.mean else { return .init("—") }
+                return .init("\(F.number(mean)) / \(F.number(statistics.p10))", value: mean)
+            } + scorers.map { name in .init("\(entries.filter { $0.scorer == name }.map(\.unscoredRuns).reduce(0, +))") }
+        }
+        var text = "Per mode, each score's mean and 10th percentile (the worse tenth) over the runs that have it; a run's score is the length-weighted mean of its stretches of one talk type: st far-end single talk, dt double talk, nst near-end single talk. Unscored runs: left without scores, the reason in each run's report."
         if !identities.isEmpty { text += " Scored by " + identities.joined(separator: "; ") + "." }
         return [.heading("Scores", level: 2, id: "scores"), .paragraph([.text(text)]),
-                .table(.init(header: ["mode", "scorer", "talk type", "score", "mean", "median", "p10", "runs", "unscored"], rows: rows,
-                             isSortable: isSortable))]
+                .table(.init(header: header, rows: rows, isSortable: isSortable))]
     }
 
     /// AECMOS' echo score against its other-degradation score in double talk, one point per mode

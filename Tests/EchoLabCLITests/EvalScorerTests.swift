@@ -101,7 +101,10 @@ final class EvalScorerTests: XCTestCase {
         }
         let markdown = try String(contentsOf: root.appendingPathComponent("two/eval.md"), encoding: .utf8)
         XCTAssertTrue(markdown.contains("## Scores"), markdown)
-        XCTAssertTrue(markdown.contains("| `webrtc:intensityRecommended` | crash | — | — | — | — | — | 0 | 2 |"), markdown)
+        // One row per mode: the level scorer's three talk types, then each scorer's unscored runs.
+        XCTAssertTrue(markdown.contains("| mode | mic_over_output_db st: mean / p10 | mic_over_output_db dt: mean / p10 | mic_over_output_db nst: mean / p10 | unscored runs (level) | unscored runs (crash) |"), markdown)
+        let row = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `webrtc:intensityRecommended` |") && $0.contains(" / ") })
+        XCTAssertTrue(row.hasSuffix("| 0 | 2 |"), String(row))
         let report = try String(contentsOf: root.appendingPathComponent("two/nearend-only/webrtc-intensityRecommended/report.md"), encoding: .utf8)
         XCTAssertTrue(report.contains("| crash | — | — | none: exited with status 3"), report)
         XCTAssertTrue(report.contains("near-end single talk (1 stretch"), report)
