@@ -187,6 +187,11 @@ public struct ReportDocument: Sendable {
         /// What the ring around a highlighted point means (in the legend).
         public var highlightLabel: String
         public var emptyNote: String
+        /// Fixed axes, for values on a known scale (a MOS from 1 to 5); nil fits the points, 0 in view.
+        public var xRange: ClosedRange<Double>? = nil
+        public var yRange: ClosedRange<Double>? = nil
+        /// What x and y are, short, for a point's tooltip ("other 2.4, echo 3.1"); nil: the numbers alone.
+        public var valueNames: (x: String, y: String)? = nil
         public init(title: String, xLabel: String, yLabel: String, points: [Point], highlightLabel: String, emptyNote: String) {
             self.title = title
             self.xLabel = xLabel

@@ -26,7 +26,13 @@ struct ScatterChartSVG {
             let step = A.step(for: high - low + 2 * pad, count: 8)
             return (A.ticks(low: low - (low < 0 ? pad : 0), high: high + pad, step: step), step)
         }
-        let (xTicks, xStep) = range(xs, minimumSpan: 5), (yTicks, yStep) = range(ys, minimumSpan: 10)
+        /// A known scale's ticks, ends included.
+        func fixed(_ scale: ClosedRange<Double>) -> (ticks: [Double], step: Double) {
+            let step = A.step(for: scale.upperBound - scale.lowerBound, count: 8)
+            return (A.ticks(low: scale.lowerBound, high: scale.upperBound, step: step), step)
+        }
+        let (xTicks, xStep) = chart.xRange.map(fixed) ?? range(xs, minimumSpan: 5)
+        let (yTicks, yStep) = chart.yRange.map(fixed) ?? range(ys, minimumSpan: 10)
         let xLow = xTicks.first ?? 0, xHigh = xTicks.last ?? 1, yLow = yTicks.first ?? 0, yHigh = yTicks.last ?? 1
         func x(_ value: Double) -> Double { left + (width - left - right) * (value - xLow) / max(xHigh - xLow, 1e-9) }
         func y(_ value: Double) -> Double { bottom - plotHeight * (value - yLow) / max(yHigh - yLow, 1e-9) }
@@ -49,7 +55,8 @@ struct ScatterChartSVG {
             let point = chart.points[index]
             let colour = point.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count]
             let px = x(point.x), py = y(point.y)
-            let value = "\(HTMLWriter.escape(point.name)): \(FixedDecimal.text(point.x, fractionDigits: 1)), \(FixedDecimal.text(point.y, fractionDigits: 1))"
+            let names = chart.valueNames.map { ("\($0.x) ", "\($0.y) ") } ?? ("", "")
+            let value = "\(HTMLWriter.escape(point.name)): \(names.0)\(FixedDecimal.text(point.x, fractionDigits: 1)), \(names.1)\(FixedDecimal.text(point.y, fractionDigits: 1))"
             svg += "<circle class=\"dot\" data-series=\"\(HTMLWriter.escape(point.name))\" cx=\"\(A.f(px))\" cy=\"\(A.f(py))\" r=\"5\" fill=\"\(colour)\"><title>\(value)</title></circle>"
             if point.isHighlighted {
                 svg += "<circle class=\"ring\" cx=\"\(A.f(px))\" cy=\"\(A.f(py))\" r=\"9\"/>"

@@ -60,7 +60,7 @@ enum ScoreBlocks {
     static func modes(_ modes: [String], summaries: [ModeSummary], isSortable: Bool) -> [ReportDocument.Block] {
         guard summaries.contains(where: { $0.scores != nil }) else { return [] }
         /// A column: one score of one scorer (as it identifies itself) in one talk type.
-        struct Column: Equatable { var identity: String; var scorer: String; var talkType: String; var name: String }
+        struct Column: Equatable { var identity: String; var scorer: String; var version: String?; var talkType: String; var name: String }
         var columns: [Column] = [], scorers: [String] = [], identities: [String] = []
         for summary in summaries {
             for scorer in summary.scores ?? [] {
@@ -68,14 +68,27 @@ enum ScoreBlocks {
                 if !scorers.contains(scorer.scorer) { scorers.append(scorer.scorer) }
                 if !scorer.scores.isEmpty, !identities.contains(who) { identities.append(who) }
                 for score in scorer.scores {
-                    let column = Column(identity: who, scorer: scorer.scorer, talkType: score.talkType, name: score.name)
+                    let column = Column(identity: who, scorer: scorer.scorer, version: scorer.version, talkType: score.talkType, name: score.name)
                     if !columns.contains(column) { columns.append(column) }
                 }
             }
         }
-        // The scorer's name in a header only where two scorers (or two versions of one) share the table.
-        let named = identities.count > 1
-        let header = ["mode"] + columns.map { "\(named ? "\($0.identity) " : "")\($0.name) \($0.talkType): mean / p10" }
+        // Talk types in the Challenge's order, each scorer's scores together.
+        let talkOrder = ["st", "dt", "nst"]
+        columns = columns.enumerated().sorted { a, b in
+            let ka = (scorers.firstIndex(of: a.element.scorer)!, talkOrder.firstIndex(of: a.element.talkType) ?? 3, a.offset)
+            let kb = (scorers.firstIndex(of: b.element.scorer)!, talkOrder.firstIndex(of: b.element.talkType) ?? 3, b.offset)
+            return ka < kb
+        }.map(\.element)
+        // The scorer's name in a header only where two scorers share the table, its version where
+        // two versions of one do (the paragraph names them in full).
+        let versions = Dictionary(grouping: columns, by: \.scorer).mapValues { Set($0.map(\.identity)).count }
+        let namesScorer = Set(columns.map(\.scorer)).count > 1
+        let header = ["mode"] + columns.map { column in
+            var prefix = namesScorer ? "\(column.scorer) " : ""
+            if versions[column.scorer, default: 1] > 1 { prefix += "\(column.version ?? "unversioned") " }
+            return "\(prefix)\(column.name) \(column.talkType): mean / p10"
+        }
             + scorers.map { scorers.count > 1 ? "unscored runs (\($0))" : "unscored runs" }
         let rows: [[ReportDocument.Cell]] = modes.compactMap { mode in
             guard let summary = summaries.first(where: { $0.mode == mode }) else { return nil }
@@ -113,9 +126,14 @@ enum ScoreBlocks {
             return ReportDocument.ScatterChart.Point(name: point.mode, x: point.other, y: point.echo, isHighlighted: !beaten,
                                                      colour: ModeColours.colour(for: point.mode))
         }
-        return [.scatterChart(.init(title: "AECMOS in double talk, one point per mode (means over its runs)",
-                                    xLabel: "other-degradation MOS: right keeps more of the near talker",
-                                    yLabel: "echo MOS: up leaves less echo", points: points, highlightLabel: "no mode better on both",
-                                    emptyNote: "No mode has AECMOS scores in double talk to plot"))]
+        var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode (means over its runs)",
+                                                xLabel: "other-degradation MOS: right keeps more of the near talker",
+                                                yLabel: "echo MOS: up leaves less echo", points: points, highlightLabel: "no mode better on both",
+                                                emptyNote: "No mode has AECMOS scores in double talk to plot")
+        // The MOS scale itself, so that two evals' plots read alike.
+        chart.xRange = 1...5
+        chart.yRange = 1...5
+        chart.valueNames = ("other", "echo")
+        return [.scatterChart(chart)]
     }
 }

@@ -226,7 +226,8 @@ struct ScorerOptions: ParsableArguments {
                                valueName: "name=program"))
     var scorers: [String] = []
 
-    @Option(name: .customLong("scorer-timeout"),
+    // `.unconditional`: `--scorer-timeout -1` is a bad value to report, not a missing one.
+    @Option(name: .customLong("scorer-timeout"), parsing: .unconditional,
             help: ArgumentHelp("Seconds a scorer may take to answer one request (its first answer includes its start).", valueName: "seconds"))
     var timeout: Double = ScorerProcess.defaultTimeout
 

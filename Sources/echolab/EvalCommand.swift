@@ -27,7 +27,8 @@ struct EvalCommand: ParsableCommand {
         table of every run and per item ERLE over time and per band for each mode, with players for the audio taps; \
         their bytes do not depend on --jobs (but for timing). With --scorer every run is scored (docs/scorers.md; each \
         worker starts each scorer once, for all its runs): each run's report and eval.json hold its scores per talk \
-        type, eval.md and eval.html their mean, median and 10th percentile per mode, and eval.html AECMOS' echo score \
+        type, eval.json their mean, median and 10th percentile per mode, eval.md and eval.html the mean and 10th \
+        percentile, and eval.html AECMOS' echo score \
         against its other-degradation score in double talk. A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
         or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \
         what finished and says "complete": false).

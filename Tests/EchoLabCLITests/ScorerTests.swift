@@ -41,6 +41,8 @@ final class ScorerTests: XCTestCase {
             "range.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 7, "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "nomin.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 3, "higher_is_better": True, "max": 5}}}"#),
             "wrongid.py": Self.answering(#"{"id": "stretch-1", "scores": {"mos": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            "nan.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": float("nan"), "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            "empty.py": Self.answering(#"{"id": request["id"], "scores": {}}"#),
             "once.py": "import json, sys\nrequest = json.loads(sys.stdin.readline())\nprint(json.dumps({'id': request['id'], 'scores': {'x': {'value': 1, 'higher_is_better': True, 'min': 0, 'max': 2}}}), flush=True)\n",
         ]
         for (name, text) in scripts { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
@@ -55,13 +57,15 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "out-of-range=python3 range.py",
                                       "--scorer", "missing=/nonexistent/scorer",
                                       "--scorer", "no-min=python3 nomin.py", "--scorer", "wrong-id=python3 wrongid.py",
-                                      "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4"], in: root)
+                                      "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4",
+                                      "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
         let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
-        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone"])
+        XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
+                                           "nan", "empty"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -75,6 +79,7 @@ final class ScorerTests: XCTestCase {
             "once": "exited with status 0 before answering sent.wav#2 (a scorer reads requests until its stdin closes)",
             // Gone before the first request is written, or while it is: the same line either way.
             "gone": "exited with status 4 before answering sent.wav#1",
+            "empty": "answered an empty \"scores\" object",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])
@@ -82,6 +87,10 @@ final class ScorerTests: XCTestCase {
             XCTAssertEqual(result["unscored_reason"] as? String, reason, name)
             XCTAssertTrue(metrics.standardError.contains("warning: scorer \(name): \(reason)"), metrics.standardError)
         }
+        // Python writes NaN, which JSON has not: said as such, with the answer up to it.
+        XCTAssertTrue((results["nan"]?["unscored_reason"] as? String)?.hasPrefix(
+            "answered NaN or Infinity, which JSON has not (a score must be a finite number): '{\"id\": \"sent.wav#1\", \"scores\": {\"mos\": {\"value\": NaN,") == true,
+                      "\(results["nan"] ?? [:])")
         XCTAssertTrue((results["missing"]?["unscored_reason"] as? String)?.hasPrefix("exited with status 127 before answering sent.wav#1: /bin/sh: ") == true,
                       "\(results["missing"] ?? [:])")
 

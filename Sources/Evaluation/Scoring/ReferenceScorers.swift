@@ -16,6 +16,9 @@ public enum ReferenceScorers {
     public static func spec(named name: String) throws -> ScorerSpec {
         let script = "scorers/\(name).py"
         guard let root = Self.root(holding: script) else {
+            if let given = ProcessInfo.processInfo.environment["ECHOLAB_SCORERS_DIR"], !given.isEmpty {
+                throw Unavailable(description: "--scorer \(name): ECHOLAB_SCORERS_DIR=\(given) holds no \(script): it names EchoLab's folder, the one that holds scorers/")
+            }
             throw Unavailable(description: "--scorer \(name): cannot find \(script) above the echolab binary: set ECHOLAB_SCORERS_DIR to EchoLab's folder, or give --scorer \(name)=PROGRAM")
         }
         let python = (root as NSString).appendingPathComponent(".build/scorers/bin/python3")

@@ -150,7 +150,8 @@ public struct RunScoring {
             if let error = object["error"] {
                 throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(error.stringValue ?? error.lineText())")
             }
-            guard case .object(let given)? = object["scores"], !given.isEmpty else { throw garbage("no \"scores\" object") }
+            guard case .object(let given)? = object["scores"] else { throw garbage("no \"scores\" object") }
+            guard !given.isEmpty else { throw garbage("an empty \"scores\" object") }
             var checked: [String: ScoreValue] = [:]
             for (name, score) in given.sorted(by: { $0.key < $1.key }) {
                 func number(_ key: String) throws -> Double {

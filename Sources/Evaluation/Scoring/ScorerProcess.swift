@@ -60,8 +60,12 @@ public final class ScorerProcess {
                 do {
                     return try JSONValue.parse(line, maximumBytes: 1 << 20)
                 } catch {
-                    let text = String(decoding: line.prefix(80), as: UTF8.self)
-                    throw failure(running, "answered something that is not JSON: '\(text)'")
+                    let text = String(decoding: line, as: UTF8.self)
+                    // Python's json.dumps writes NaN and Infinity, which JSON does not have.
+                    if text.contains("NaN") || text.contains("Infinity") {
+                        throw failure(running, "answered NaN or Infinity, which JSON has not (a score must be a finite number): '\(text.prefix(120))'")
+                    }
+                    throw failure(running, "answered something that is not JSON: '\(text.prefix(80))'")
                 }
             }
             if closed {
