@@ -58,7 +58,7 @@ struct MetricsCommand: ParsableCommand {
             let specs = try scoring.resolved
             if !specs.isEmpty {
                 let results = try score(analysis, lag: lag.samples, channel: selection, specs: specs)
-                for result in results { if let reason = result.unscoredReason { standardError("echolab metrics: warning: scorer \(result.name): \(reason)") } }
+                ScorerOptions.warnUnscored(results, command: "metrics")
                 object["scores"] = .array(results.map(JSONValue.init(encoding:)))
             }
             print(JSONValue.object(object).canonicalText(), terminator: "")
