@@ -15,7 +15,7 @@ CORPUS ?= $(VECTORS)/scenarios
 MODES ?= all
 JOBS ?= 2
 
-.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke plugins scorers clean
+.PHONY: all deps test-deps build test test-build test-long eval determinism baseline bench vectors golden fuzz fuzz-smoke plugins scorers canceller-eval clean
 
 all: build
 
@@ -54,7 +54,7 @@ test-long: build test-build scorers
 	ECHOLAB_BINARY=$(ECHOLAB) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)'
 
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
-##       without WAV taps (17 modes × 23 items would write about 3 GB; TAPS=1 writes them), then gate it: compare
+##       without WAV taps (21 modes × 23 items would write about 4 GB; TAPS=1 writes them), then gate it: compare
 ##       reports/eval.json with the committed reports/baseline.json and fail when a run regressed by more than
 ##       MAX_REGRESSION_DB (or a fault counter rose, or an AECMOS score fell by more than MAX_REGRESSION_MOS: every
 ##       run is scored with --scorer aecmos where `make scorers` installed it; SCORERS= scores none). The default corpus × all modes is gated by default;
@@ -102,6 +102,13 @@ baseline: build
 
 ## plugins: build the example canceller plugin (Examples/Plugins/nlms.c) into .build/example-plugins/nlms.so (docs/plugins.md)
 PLUGIN_HEADER := Sources/CEchoLabPluginHost/include
+## canceller-eval: EchoLab's own canceller beside speex, webrtc and AEC3 on the development corpus
+##                 (scripts/canceller-corpus.py: espeak-ng voices in synthetic rooms, a tune and a held-out
+##                 set), PESQ-WB of the near end in double talk, into docs/canceller-results.md (a venv with
+##                 pesq under .build/dev-venv; neither is needed to build or run EchoLab)
+canceller-eval: build
+	DOCS=docs/canceller-results.md scripts/canceller-eval.sh
+
 plugins: .build/example-plugins/nlms.so
 .build/example-plugins/nlms.so: Examples/Plugins/nlms.c $(PLUGIN_HEADER)/echolab_canceller.h
 	@mkdir -p .build/example-plugins

@@ -25,6 +25,7 @@ public enum EchoReach {
         case .webrtc: return 130
         case .webrtcMobile: return 400
         case .aec3: return 500
+        case .echolab: return 500
         default: return nil   // a plugin: its reach is not known
         }
     }

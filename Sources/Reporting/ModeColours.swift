@@ -1,13 +1,14 @@
 import Foundation
 
 /// A mode's colour in eval's plots: one hue per backend, lighter to darker from the gentlest to
-/// the strongest intensity, so seventeen lines read as four families with an order inside each
-/// instead of thirteen near-identical colours. `disabled` is grey; a mode this does not know
+/// the strongest intensity, so twenty-one lines read as five families with an order inside each
+/// instead of twenty-one near-identical colours. `disabled` is grey; a mode this does not know
 /// (a scenario as written) gets nil, and the palette by place.
 enum ModeColours {
-    /// Hue and saturation per backend (blue, orange, green, purple: told apart by most colour-blind readers).
+    /// Hue and saturation per backend (blue, orange, green, purple, and a dark red for EchoLab's
+    /// own, told apart from orange by lightness: most colour-blind readers tell them apart).
     static let backends: [String: (hue: Double, saturation: Double)] = [
-        "speex": (212, 0.70), "webrtc": (28, 0.85), "webrtc-mobile": (140, 0.55), "aec3": (285, 0.50),
+        "speex": (212, 0.70), "webrtc": (28, 0.85), "webrtc-mobile": (140, 0.55), "aec3": (285, 0.50), "echolab": (350, 0.75),
     ]
     /// Lightness per intensity; adaptive sits between recommended and max, where it starts.
     static let intensities: [String: Double] = [

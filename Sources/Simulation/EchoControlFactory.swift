@@ -31,6 +31,8 @@ public enum EchoControlFactory {
                 try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
             }
             return try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
+        case .echolab:
+            return try EchoLabEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity)
         default:
             throw AudioIOError.invalidArgument("no backend called \(mode.backend.name)")
         }
@@ -45,6 +47,7 @@ public enum EchoControlFactory {
         case .webrtc: return WebRTCEchoControl.settings(for: mode.intensity)
         case .webrtcMobile: return WebRTCMobileEchoControl.settings(for: mode.intensity)
         case .aec3: return Aec3EchoControl.settings(for: mode.intensity)
+        case .echolab: return EchoLabEchoControl.settings(for: mode.intensity)
         default: return [:]
         }
     }

@@ -30,9 +30,11 @@ public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible 
     public static let webrtcMobile = EchoCancellerBackend(name: "webrtc-mobile", plugin: nil)
     /// WebRTC's AEC3 (tg_owt, a 2023 WebRTC), the canceller of current WebRTC calls.
     public static let aec3 = EchoCancellerBackend(name: "aec3", plugin: nil)
+    /// EchoLab's own canceller (`EchoLabCanceller`).
+    public static let echolab = EchoCancellerBackend(name: "echolab", plugin: nil)
 
     /// The built-in backends, in the order reports list them.
-    public static let builtIns: [EchoCancellerBackend] = [.speex, .webrtc, .webrtcMobile, .aec3]
+    public static let builtIns: [EchoCancellerBackend] = [.speex, .webrtc, .webrtcMobile, .aec3, .echolab]
 
     /// The built-in backend called `name`, if there is one.
     public init?(builtIn name: String) {

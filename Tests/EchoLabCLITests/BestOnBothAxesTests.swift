@@ -99,7 +99,7 @@ final class BestOnBothAxesTests: XCTestCase {
             return nearEnd?["attenuation_is_lower_bound"] as? Bool == true
         }.map { $0["mode"] as! String }
         let paired = means.filter { $0.0 != "disabled" && $0.1 != nil && $0.2 != nil }
-        XCTAssertEqual(paired.count + lost.count, 16)
+        XCTAssertEqual(paired.count + lost.count, 20)
         let corpusFront = try XCTUnwrap(front(means))
         let best = try XCTUnwrap(json["best_modes"] as? [String: Any])
         XCTAssertEqual(best["judged_on"] as? String, "both")

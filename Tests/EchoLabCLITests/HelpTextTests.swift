@@ -133,7 +133,9 @@ final class HelpTextTests: XCTestCase {
                                   webrtc-mobile:intensityMax,
                                   webrtc-mobile:intensityAdaptive, aec3:intensityMin,
                                   aec3:intensityRecommended, aec3:intensityMax,
-                                  aec3:intensityAdaptive)
+                                  aec3:intensityAdaptive, echolab:intensityMin,
+                                  echolab:intensityRecommended, echolab:intensityMax,
+                                  echolab:intensityAdaptive)
                 The scenario's filter_ms goes with its aec. A timeline set_aec that
                 enables the canceller takes the mode's intensity; one that disables it
                 stays.
@@ -178,18 +180,18 @@ final class HelpTextTests: XCTestCase {
         canceller's processing latency is removed, and printed. It runs at the
         microphone's rate where the backend can (speex: any multiple of 100 Hz; webrtc:
         8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz
-        inside; aec3: 16, 32 or 48 kHz; disabled: any rate, the mic's samples pass
-        through unchanged), else at 48 kHz and back. A loopback at another rate than
-        the microphone is resampled to the canceller's rate, with a warning on stderr
-        (a device records both at one rate: another rate usually means a file of
-        another recording). A loopback shorter than the microphone is continued with
-        silence, a longer one is cut; either, beyond 10 ms, is warned about on stderr.
-        With --scorer, the output is scored per talk type (found by the tap-free gate)
-        and printed, one line per scorer and talk type. Score the result with `echolab
-        metrics --reference R --mic M --processed OUT` (metrics needs one rate:
-        resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input
-        or an unwritable output (one line naming the file); 64 usage error; 130/143
-        interrupted by SIGINT/SIGTERM (no output left).
+        inside; aec3: 16, 32 or 48 kHz; echolab: any multiple of 100 Hz; disabled: any
+        rate, the mic's samples pass through unchanged), else at 48 kHz and back. A
+        loopback at another rate than the microphone is resampled to the canceller's
+        rate, with a warning on stderr (a device records both at one rate: another rate
+        usually means a file of another recording). A loopback shorter than the
+        microphone is continued with silence, a longer one is cut; either, beyond 10
+        ms, is warned about on stderr. With --scorer, the output is scored per talk
+        type (found by the tap-free gate) and printed, one line per scorer and talk
+        type. Score the result with `echolab metrics --reference R --mic M --processed
+        OUT` (metrics needs one rate: resample such a loopback to the mic's first).
+        Exit codes: 0 done; 1 bad input or an unwritable output (one line naming the
+        file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
 
         USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -211,7 +213,9 @@ final class HelpTextTests: XCTestCase {
                                   webrtc-mobile:intensityMax,
                                   webrtc-mobile:intensityAdaptive, aec3:intensityMin,
                                   aec3:intensityRecommended, aec3:intensityMax,
-                                  aec3:intensityAdaptive; default:
+                                  aec3:intensityAdaptive, echolab:intensityMin,
+                                  echolab:intensityRecommended, echolab:intensityMax,
+                                  echolab:intensityAdaptive; default:
                                   speex:intensityRecommended)
           --channel <N|downmix>   For multichannel recordings: the channel to take,
                                   counted from 0, or downmix (the mean of all
@@ -375,7 +379,9 @@ final class HelpTextTests: XCTestCase {
                                   webrtc-mobile:intensityMax,
                                   webrtc-mobile:intensityAdaptive, aec3:intensityMin,
                                   aec3:intensityRecommended, aec3:intensityMax,
-                                  aec3:intensityAdaptive)
+                                  aec3:intensityAdaptive, echolab:intensityMin,
+                                  echolab:intensityRecommended, echolab:intensityMax,
+                                  echolab:intensityAdaptive)
                 Overrides each scenario's own aec (a timeline set_aec that enables the
                 canceller takes the mode's intensity; one that disables it stays).
           --plugin <name=path>    Register a canceller plugin (repeatable): a shared

@@ -36,7 +36,7 @@ final class ModeComparisonTests: XCTestCase {
             XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("one/\(page)")),
                            try Data(contentsOf: root.appendingPathComponent("two/\(page)")), page)
         }
-        // Every mode (17) with one job and two: EchoLabLongTests.EveryModeTests.
+        // Every mode (21) with one job and two: EchoLabLongTests.EveryModeTests.
 
         let eval = try loadJSON(root.appendingPathComponent("one/eval.json").path)
         XCTAssertEqual(eval["modes"] as? [String], ["disabled", "speex:intensityMin", "speex:intensityMax"])

@@ -2,7 +2,7 @@ import EchoLabTestSupport
 import Foundation
 import XCTest
 
-/// What `make eval` runs — the default corpus in vectors/ × all 17 modes — with the checks the
+/// What `make eval` runs — the default corpus in vectors/ × all 21 modes — with the checks the
 /// mode names promise: per backend, the mean steady-state ERLE over the corpus does not fall from
 /// intensityMin to intensityRecommended to intensityMax, and the mean near-end attenuation in
 /// double talk rises the same way (Min preserves the near talker best); every backend has its
@@ -26,7 +26,7 @@ final class DefaultCorpusEvalTests: XCTestCase {
         for item in report["items"] as! [[String: Any]] {
             let name = item["name"] as! String
             let results = item["results"] as! [[String: Any]]
-            XCTAssertEqual(results.count, 17, name)
+            XCTAssertEqual(results.count, 21, name)
             for result in results {
                 let metrics = try XCTUnwrap(result["metrics"] as? [String: Any], "\(name) \(result["mode"]!)")
                 XCTAssertEqual(metrics["erle_db"] is Double, !noEcho.contains(name), "\(name) \(result["mode"]!): \(metrics["erle_db"] ?? "absent")")
@@ -35,7 +35,7 @@ final class DefaultCorpusEvalTests: XCTestCase {
 
         let summaries = Dictionary(uniqueKeysWithValues: (report["mode_summary"] as! [[String: Any]]).map { ($0["mode"] as! String, $0) })
         func mean(_ mode: String, _ key: String) -> Double? { (summaries[mode]?[key] as? [String: Any])?["mean"] as? Double }
-        for backend in ["speex", "webrtc", "webrtc-mobile", "aec3"] {
+        for backend in ["speex", "webrtc", "webrtc-mobile", "aec3", "echolab"] {
             let erle = try ["intensityMin", "intensityRecommended", "intensityMax"].map {
                 try XCTUnwrap(mean("\(backend):\($0)", "erle_steady_db"), "\(backend):\($0)")
             }

@@ -2,7 +2,7 @@ import EchoLabTestSupport
 import Foundation
 import XCTest
 
-/// `eval --modes all`: every backend and intensity (17 modes) over a two-item corpus, with one
+/// `eval --modes all`: every backend and intensity (21 modes) over a two-item corpus, with one
 /// job and with two, gives the same eval.json but for timing. Long: 34 runs, twice.
 final class EveryModeTests: XCTestCase {
     func testEveryModeGivesTheSameReportWithOneJobAndTwo() throws {

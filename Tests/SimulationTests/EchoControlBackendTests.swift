@@ -43,7 +43,7 @@ final class EchoControlBackendTests: XCTestCase {
 
     func testEveryBackendCancelsALinearEcho() throws {
         XCTAssertNil(try EchoControlFactory.make(.disabled, sampleRate: Self.rate, frameSize: Self.frame))
-        let minimum: [EchoCancellerBackend: Double] = [.speex: 20, .webrtc: 20, .webrtcMobile: 10, .aec3: 20]
+        let minimum: [EchoCancellerBackend: Double] = [.speex: 20, .webrtc: 20, .webrtcMobile: 10, .aec3: 20, .echolab: 20]
         for backend in EchoCancellerBackend.builtIns {
             let control = try make(backend, .intensityRecommended)
             XCTAssertEqual(control.backend, backend)

@@ -1,0 +1,391 @@
+import AudioCore
+import AudioInterop
+import Foundation
+
+/// EchoLab's own echo canceller, in Swift on FFTW: two partitioned-block frequency-domain
+/// filters over the same reference spectra — a main filter whose step is a Kalman gain (fast
+/// while it knows little, still while the near end talks) and a coarse normalised-LMS filter
+/// that always adapts and hands its weights over when the echo path jumps — then residual echo
+/// suppression with a near-end detector and comfort noise (`ResidualEchoSuppressor`), and a bulk
+/// delay estimate that places the filters' window on the echo (`BulkDelayEstimator`).
+///
+/// One 10 ms frame per call, render before capture; nothing is allocated after `init`. The
+/// output is one frame late (the suppressor's overlap-add); `linearOutput` is the linear stage's
+/// output for the frame just captured (the mic less the foreground filter's estimate, as the
+/// suppressor receives it).
+public final class EchoLabCanceller {
+    public let sampleRate: Int
+    public let frameSize: Int
+    /// Taps of each filter, in frames (partitions).
+    public let partitions: Int
+    public var settings: SuppressionSettings {
+        get { suppressor.settings }
+        set { suppressor.settings = newValue }
+    }
+    /// The linear stage's output for the last captured frame, before residual suppression: the
+    /// mic less the foreground filter's estimate (`erleDB` is the main filter's own).
+    public private(set) var linearOutput: [Float]
+    /// Times the main filter was thrown away because its error outgrew the mic.
+    public private(set) var divergenceResets = 0
+    /// Times the main filter took the coarse filter's weights.
+    public private(set) var coarseHandovers = 0
+
+    private let fft: RealFFT
+    private var reference: ReferenceSpectra
+    private var renderWindow: [Float]
+    private var renderLevels: [Float]
+    private var renderLevelSlot = 0
+    /// The render frames themselves, in the same ring as their levels.
+    private var renderHistory: [Float]
+    private var alignedRe: [Float], alignedIm: [Float]
+    private let analysisWindow: [Float]
+    private var main: PartitionedFilter
+    /// What the output hears: the main filter's weights every `foregroundInterval` frames (80 ms;
+    /// 40 ms read the same and cost more), every
+    /// partition constrained. An unconstrained weight's wrapped half (the main filter constrains
+    /// one partition a frame, in turn, as speexdsp's MDF does) makes consecutive output frames
+    /// disagree at their boundary, and so does a weight update: both are clicks (10 in a 22 s
+    /// room call with the first 8 partitions constrained every frame). Fixed, fully constrained
+    /// weights join frames seamlessly; a new copy is crossfaded in over one frame.
+    private var foreground: PartitionedFilter
+    private let foregroundInterval = 8
+    private var framesSinceForeground = 0
+    private var previousEcho: [Float], mainEcho: [Float], mainErrorFrame: [Float]
+    private let fadeIn: [Float]
+    /// The coarse filter: the first 120 ms of the window only, a fixed normalised step, always
+    /// adapting. Fewer partitions share each frame's correction, so it follows a jump of the
+    /// echo path (or drift) in a fraction of the main filter's time; its missing tail keeps it
+    /// from ever beating the main filter on a steady path.
+    private var coarse: PartitionedFilter
+    private let coarsePartitions: Int
+    private var kalman: KalmanStepControl
+    private var coarseStep: [Float]
+    private var suppressor: ResidualEchoSuppressor
+    private var delay: BulkDelayEstimator
+    /// Frames between the newest reference block and the filters' first partition.
+    public private(set) var delayFrames = 0
+    /// Separate properties, not one struct: a transform writes two of them at once.
+    private var spectrumRe: [Float], spectrumIm: [Float], timeBuffer: [Float]
+    private var constraintScratch: SpectralScratch
+    private var echoRe: [Float], echoIm: [Float], residualEcho: [Float]
+    private var echo: [Float], coarseEcho: [Float], coarseError: [Float]
+    private var foregroundEnergy: Float = 0, inputEnergy: Float = 0, echoWeight: Float = 1
+    private var mainEnergy: Float = 0, coarseEnergy: Float = 0, micEnergy: Float = 0
+    /// The main filter's strongest partition, looked up every 250 ms: the echo's delay in the window.
+    private var strongestPartition = 0, framesSinceStrongest = 0
+    private var coarseBetterFrames = 0, coarseWorseFrames = 0, divergedFrames = 0
+    /// Smoothed echo-estimate and error power in far-end single talk: the filter's own ERLE.
+    private var erleEcho: Float = 0, erleError: Float = 0, erlMic: Float = 0, erlRender: Float = 0
+
+    /// - Parameters:
+    ///   - tailMilliseconds: how long an echo tail the filters model beyond the bulk delay.
+    ///   - maxDelayMilliseconds: the longest bulk delay the estimator looks for.
+    public init(sampleRate: Int, frameSize: Int, tailMilliseconds: Int = 250, maxDelayMilliseconds: Int = 500,
+                settings: SuppressionSettings = .recommended) {
+        precondition(frameSize > 0 && sampleRate > 0, "frame size and rate must be positive")
+        self.sampleRate = sampleRate
+        self.frameSize = frameSize
+        let tailSamples = tailMilliseconds * sampleRate / 1000
+        partitions = max(1, (tailSamples + frameSize - 1) / frameSize)
+        let bins = frameSize + 1
+        fft = RealFFT(size: 2 * frameSize)
+        // Planned now, not on the first frame (FFTW plans allocate and take ~3 ms a direction).
+        fft.prepare(.forward)
+        fft.prepare(.inverse)
+        delay = BulkDelayEstimator(sampleRate: sampleRate, frameSize: frameSize, maxDelayMilliseconds: maxDelayMilliseconds)
+        reference = ReferenceSpectra(bins: bins, capacity: partitions + delay.maxDelayFrames + 1)
+        renderWindow = [Float](repeating: 0, count: 2 * frameSize)
+        renderLevels = [Float](repeating: 0, count: reference.capacity)
+        renderHistory = [Float](repeating: 0, count: reference.capacity * frameSize)
+        alignedRe = [Float](repeating: 0, count: bins)
+        alignedIm = [Float](repeating: 0, count: alignedRe.count)
+        analysisWindow = (0..<2 * frameSize).map { Float(sin(Double.pi * Double($0) / Double(2 * frameSize))) }
+        main = PartitionedFilter(partitions: partitions, bins: bins)
+        coarsePartitions = min(partitions, 12)
+        coarse = PartitionedFilter(partitions: coarsePartitions, bins: bins)
+        foreground = PartitionedFilter(partitions: partitions, bins: bins)
+        fadeIn = (0..<frameSize).map { Float(0.5 - 0.5 * cos(Double.pi * (Double($0) + 0.5) / Double(frameSize))) }
+        kalman = KalmanStepControl(partitions: partitions, bins: bins)
+        coarseStep = [Float](repeating: 0, count: coarsePartitions * bins)
+        suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: sampleRate, settings: settings)
+        constraintScratch = SpectralScratch(size: 2 * frameSize)
+        spectrumRe = [Float](repeating: 0, count: bins)
+        spectrumIm = [Float](repeating: 0, count: spectrumRe.count)
+        timeBuffer = [Float](repeating: 0, count: 2 * frameSize)
+        echoRe = [Float](repeating: 0, count: bins)
+        echoIm = [Float](repeating: 0, count: echoRe.count)
+        residualEcho = [Float](repeating: 0, count: echoRe.count)
+        linearOutput = [Float](repeating: 0, count: frameSize)
+        echo = [Float](repeating: 0, count: linearOutput.count)
+        coarseEcho = [Float](repeating: 0, count: linearOutput.count)
+        coarseError = [Float](repeating: 0, count: linearOutput.count)
+        previousEcho = [Float](repeating: 0, count: linearOutput.count)
+        mainEcho = [Float](repeating: 0, count: linearOutput.count)
+        mainErrorFrame = [Float](repeating: 0, count: linearOutput.count)
+    }
+
+    /// The render side: one frame of what the loudspeaker plays.
+    public func analyzeRender(_ frame: [Float]) {
+        let n = frameSize
+        precondition(frame.count >= n, "render frame shorter than the frame size")
+        var level: Float = 0
+        for i in 0..<n {
+            renderWindow[i] = renderWindow[n + i]
+            renderWindow[n + i] = frame[i]
+            level += frame[i] * frame[i]
+        }
+        fft.forward(renderWindow, real: &spectrumRe, imaginary: &spectrumIm)
+        reference.push(re: spectrumRe, im: spectrumIm)
+        renderLevelSlot = (renderLevelSlot + 1) % renderLevels.count
+        renderLevels[renderLevelSlot] = level / Float(n)
+        for i in 0..<n { renderHistory[renderLevelSlot * n + i] = frame[i] }
+        delay.addRender(frame)
+    }
+
+    /// The capture side: one mic frame in, the echo-cancelled frame (one frame late) out.
+    public func processCapture(_ frame: [Float], into output: inout [Float]) {
+        let n = frameSize
+        precondition(frame.count >= n && output.count >= n, "capture frame shorter than the frame size")
+        delay.addCapture(frame)
+        if let frames = delay.estimateFrames, abs(max(0, frames - 2) - delayFrames) >= 2 {
+            // The window starts two frames before the echo, where the Kalman prior expects it
+            // (a 60 ms echo at partition 6 of a window left at 0 learned nothing in 4 s); a frame
+            // of change is the filters' own to follow.
+            retarget(to: max(0, frames - 2))
+        }
+        let farEnd = farEndActive()
+
+        // What is sent: the foreground's estimate, crossfaded from the outgoing weights' on the
+        // frame a new copy comes in.
+        estimate(foreground, into: &echo)
+        framesSinceForeground += 1
+        var fading = false
+        if framesSinceForeground >= foregroundInterval {
+            framesSinceForeground = 0
+            for i in 0..<n { previousEcho[i] = echo[i] }
+            foreground.copy(from: main)
+            foreground.constrainAll(fft: fft, scratch: &constraintScratch)
+            estimate(foreground, into: &echo)
+            fading = true
+        }
+        // A filter whose error has outgrown the mic (the path changed under it) is taken out of
+        // what is sent until it is better than nothing again, faded over a frame either way.
+        var mic: Float = 0, foregroundError: Float = 0
+        for i in 0..<n {
+            if fading { echo[i] = fadeIn[i] * echo[i] + (1 - fadeIn[i]) * previousEcho[i] }
+            let error = frame[i] - echo[i]
+            foregroundError += error * error
+            mic += frame[i] * frame[i]
+        }
+        foregroundEnergy = 0.7 * foregroundEnergy + 0.3 * foregroundError
+        inputEnergy = 0.7 * inputEnergy + 0.3 * mic
+        let wanted: Float = foregroundEnergy > inputEnergy ? 0 : 1
+        for i in 0..<n {
+            let weight = echoWeight + (wanted - echoWeight) * fadeIn[i]
+            echo[i] *= weight
+            linearOutput[i] = frame[i] - echo[i]
+        }
+        echoWeight = wanted
+
+        // Main filter: its own estimate and error, the Kalman step.
+        estimate(main, into: &mainEcho)
+        var mainError: Float = 0
+        for i in 0..<n {
+            mainErrorFrame[i] = frame[i] - mainEcho[i]
+            mainError += mainErrorFrame[i] * mainErrorFrame[i]
+        }
+        // The overlap-save estimate's spectrum holds both halves: half its power is the frame's.
+        for k in 0...frameSize {
+            residualEcho[k] = 0.5 * suppressor.leak(atBin: k) * (echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k])
+        }
+        errorSpectrum(mainErrorFrame)
+        kalman.computeStep(reference, offset: delayFrames, errorRe: spectrumRe, errorIm: spectrumIm, residualEcho: residualEcho)
+        main.adapt(reference, offset: delayFrames, step: kalman.step, errorRe: spectrumRe, errorIm: spectrumIm)
+        kalman.update(reference, offset: delayFrames, weights: main)
+        main.constrainNext(fft: fft, scratch: &constraintScratch)
+
+        // Coarse filter: estimate, error, normalised step.
+        estimate(coarse, into: &coarseEcho)
+        var coarsePower: Float = 0
+        for i in 0..<n {
+            coarseError[i] = frame[i] - coarseEcho[i]
+            coarsePower += coarseError[i] * coarseError[i]
+        }
+        errorSpectrum(coarseError)
+        computeCoarseStep()
+        coarse.adapt(reference, offset: delayFrames, step: coarseStep, errorRe: spectrumRe, errorIm: spectrumIm)
+        coarse.constrainNext(fft: fft, scratch: &constraintScratch)
+
+        compareFilters(mic: mic, main: mainError, coarse: coarsePower, farEnd: farEnd)
+        trackOwnMeasures(mic: mic, error: mainError, farEnd: farEnd)
+        framesSinceStrongest += 1
+        if framesSinceStrongest >= 25 {
+            framesSinceStrongest = 0
+            strongestPartition = strongestMainPartition()
+        }
+        // The echo's delay as the delay estimate has it (it follows a changed path on its own),
+        // else where the main filter holds most.
+        alignReference(age: min(delay.estimateFrames ?? (delayFrames + strongestPartition), reference.capacity - 2))
+        suppressor.process(mic: frame, echo: echo, error: linearOutput, referenceRe: alignedRe, referenceIm: alignedIm,
+                           fft: fft, farEndActive: farEnd, into: &output)
+    }
+
+    private func estimate(_ filter: PartitionedFilter, into out: inout [Float]) {
+        filter.estimate(reference, offset: delayFrames, re: &echoRe, im: &echoIm)
+        fft.inverse(real: echoRe, imaginary: echoIm, output: &timeBuffer)
+        let n = frameSize, scale = 1 / Float(2 * n)
+        for i in 0..<n { out[i] = timeBuffer[n + i] * scale }
+    }
+
+    /// The spectrum of [0…0, error] into `scratch`: the overlap-save error, in the echo estimate's scale.
+    private func errorSpectrum(_ error: [Float]) {
+        let n = frameSize
+        for i in 0..<n { timeBuffer[i] = 0; timeBuffer[n + i] = error[i] }
+        fft.forward(timeBuffer, real: &spectrumRe, imaginary: &spectrumIm)
+    }
+
+    /// The coarse filter's step: a fixed share of each bin's correction, normalised by the
+    /// reference power the partitions hold there.
+    private func computeCoarseStep() {
+        let bins = frameSize + 1
+        for k in 0..<bins { echoRe[k] = 0 }
+        for p in 0..<coarsePartitions {
+            let x = reference.base(age: delayFrames + p)
+            for k in 0..<bins { echoRe[k] += reference.power[x + k] }
+        }
+        var mean: Float = 0
+        for k in 0..<bins { mean += echoRe[k] }
+        let regularisation = 0.01 * mean / Float(bins) + 1e-10
+        for k in 0..<bins { echoRe[k] = 0.7 / (echoRe[k] + regularisation) }
+        for p in 0..<coarsePartitions {
+            for k in 0..<bins { coarseStep[p * bins + k] = echoRe[k] }
+        }
+    }
+
+    /// The render frames `age + 1` and `age` (the echo's strongest lag) through the suppressor's
+    /// √Hann window: the reference as the mic's short-time spectrum would hear it.
+    private func alignReference(age: Int) {
+        let n = frameSize, count = renderLevels.count
+        for half in 0..<2 {
+            var slot = renderLevelSlot - (age + 1 - half)
+            while slot < 0 { slot += count }
+            for i in 0..<n { timeBuffer[half * n + i] = renderHistory[slot * n + i] * analysisWindow[half * n + i] }
+        }
+        fft.forward(timeBuffer, real: &alignedRe, imaginary: &alignedIm)
+    }
+
+    private func farEndActive() -> Bool {
+        // Any reference frame the filters' first 100 ms hold.
+        for age in delayFrames..<min(delayFrames + 10, renderLevels.count) {
+            var slot = renderLevelSlot - age
+            if slot < 0 { slot += renderLevels.count }
+            if renderLevels[slot] > 1e-7 { return true }
+        }
+        return false
+    }
+
+    /// Takes the coarse filter's weights when it has been clearly better for a while (the echo
+    /// path jumped and the cautious main filter is slow to follow), gives the main filter's to
+    /// the coarse one when that diverged (it adapts through double talk), and starts over when
+    /// the main filter's error outgrows the mic.
+    private func compareFilters(mic: Float, main mainPower: Float, coarse coarsePower: Float, farEnd: Bool) {
+        mainEnergy = 0.8 * mainEnergy + 0.2 * mainPower
+        coarseEnergy = 0.8 * coarseEnergy + 0.2 * coarsePower
+        micEnergy = 0.8 * micEnergy + 0.2 * mic
+        guard farEnd else { coarseBetterFrames = 0; return }
+        // Better than the main filter by 3 dB, and taking 3 dB off the mic: a filter cannot take
+        // a near talker's power off, so in double talk this holds only for a coarse filter that
+        // models the echo better than the main one does. (The near-end detector cannot decide
+        // it: an echo path that jumped looks like a talker.)
+        let coarseRemovesEcho = coarseEnergy < 0.5 * micEnergy
+        coarseBetterFrames = coarseEnergy < 0.5 * mainEnergy && coarseRemovesEcho ? coarseBetterFrames + 1 : 0
+        coarseWorseFrames = coarseEnergy > 2 * mainEnergy ? coarseWorseFrames + 1 : 0
+        divergedFrames = mainEnergy > 4 * micEnergy && micEnergy > 1e-9 ? divergedFrames + 1 : 0
+        if divergedFrames >= 5 {
+            main.reset()
+            kalman.reset()
+            coarse.reset()
+            divergenceResets += 1
+            divergedFrames = 0
+            // Both filters start from nothing: their errors are the mic's, not the diverged
+            // energy, which would otherwise count the same divergence again five frames on.
+            mainEnergy = micEnergy
+            coarseEnergy = micEnergy
+            coarseBetterFrames = 0
+            coarseWorseFrames = 0
+        } else if coarseBetterFrames >= 5 {
+            main.copyLeading(from: coarse)
+            kalman.reset(scale: 0.1)
+            coarseHandovers += 1
+            coarseBetterFrames = 0
+            mainEnergy = coarseEnergy
+        } else if coarseWorseFrames >= 10 {
+            coarse.copyLeading(from: main)
+            coarseWorseFrames = 0
+            coarseEnergy = mainEnergy
+        }
+    }
+
+    private func trackOwnMeasures(mic: Float, error: Float, farEnd: Bool) {
+        guard farEnd, !suppressor.nearEndActive else { return }
+        erleEcho = 0.99 * erleEcho + 0.01 * mic
+        erleError = 0.99 * erleError + 0.01 * error
+        // The reference's mean level over the frames the filter spans: what the echo is made of.
+        var render: Float = 0
+        let ages = delayFrames..<min(delayFrames + partitions, renderLevels.count)
+        for age in ages {
+            var slot = renderLevelSlot - age
+            if slot < 0 { slot += renderLevels.count }
+            render += renderLevels[slot]
+        }
+        render /= Float(ages.count)
+        erlMic = 0.99 * erlMic + 0.01 * mic / Float(frameSize)
+        erlRender = 0.99 * erlRender + 0.01 * render
+    }
+
+    /// Moves the filters' window to start `frames` after the newest reference block, carrying the
+    /// weights (and their uncertainties) along: the echo path did not change, only where it starts.
+    private func retarget(to frames: Int) {
+        let wanted = min(frames, delay.maxDelayFrames)
+        guard wanted != delayFrames else { return }
+        let shift = delayFrames - wanted
+        main.shift(by: shift)
+        foreground.shift(by: shift)
+        strongestPartition = max(0, min(partitions - 1, strongestPartition + shift))
+        coarse.shift(by: shift)
+        kalman.shift(by: shift)
+        delayFrames = wanted
+    }
+
+    /// The filter's echo return loss enhancement as it sees it (dB): mic over error power while
+    /// only the far end talks.
+    public var erleDB: Double? {
+        guard erleError > 0, erleEcho > 0 else { return nil }
+        return 10 * Double(log10f(erleEcho / erleError))
+    }
+
+    /// Echo return loss as it sees it (dB): reference over mic power while only the far end talks.
+    public var erlDB: Double? {
+        guard erlMic > 0, erlRender > 0 else { return nil }
+        return 10 * Double(log10f(erlRender / erlMic))
+    }
+
+    /// Where the echo's strongest partition sits (ms after the render frame).
+    public var delayMilliseconds: Double {
+        Double((delayFrames + strongestPartition) * frameSize) * 1000 / Double(sampleRate)
+    }
+
+    private func strongestMainPartition() -> Int {
+        var strongest = 0, energy: Float = -1
+        for p in 0..<partitions {
+            let e = main.partitionEnergy(p)
+            if e > energy { energy = e; strongest = p }
+        }
+        return strongest
+    }
+
+    /// Frames judged to hold near-end speech, and far-end single talk.
+    public var nearEndFrames: Int { suppressor.nearEndFrames }
+
+    public var farEndOnlyFrames: Int { suppressor.farEndOnlyFrames }
+}

@@ -1,0 +1,286 @@
+import AudioCore
+import AudioInterop
+import Foundation
+
+/// What the linear filter leaves, taken off per frequency bin: a short-time spectrum of the
+/// error (√Hann windows, 50 % overlap, so the output is one frame late), a gain per bin from the
+/// residual echo each bin is estimated to hold, and comfort noise where the gain takes power
+/// away, so suppression is heard as the room's own noise rather than as gating.
+///
+/// The residual echo is the filter's echo estimate times a leak per band: the error's share of
+/// the estimate's power, learned only while the estimate is coherent with the mic (the mic is
+/// echo and noise, nothing else to learn it from), plus a decaying tail. The near-end detector
+/// calls a frame near-end speech when the error holds six times what residual echo and noise
+/// explain and is not coherent with the echo estimate (a filter that lost the path leaves an
+/// error coherent with its estimate); it holds the call for 400 ms after (150 ms cut the next
+/// syllable in a talker's pauses: PESQ-WB 1.9 against 2.4 on the development corpus). Twice
+/// kept the suppressor transparent through the default corpus's far-end single talk, under its
+/// low-level near end (speech-room-doubletalk: 7 dB steady ERLE against 20 with six times).
+struct ResidualEchoSuppressor {
+    let frameSize: Int
+    let bins: Int
+    var settings: SuppressionSettings
+    /// Whether the last frame was judged to hold near-end speech.
+    private(set) var nearEndActive = false
+    /// Frames of near-end speech and of far-end single talk seen, for the canceller's report.
+    private(set) var nearEndFrames = 0
+    private(set) var farEndOnlyFrames = 0
+
+    private let window: [Float]
+    private var previousError: [Float], previousEcho: [Float], previousMic: [Float]
+    private var micRe: [Float], micIm: [Float], echoMicRe: [Float], echoMicIm: [Float], smoothedMic: [Float]
+    private(set) var echoMicCoherence: Float = 0
+    /// The same with the reference itself, at the echo's delay: high while the mic is echo
+    /// whether or not the linear filter has the path (drift, a path that jumped, the first
+    /// seconds), low once a near talker adds what the reference cannot explain.
+    private(set) var referenceMicCoherence: Float = 0
+    private var referenceMicRe: [Float], referenceMicIm: [Float], smoothedReference: [Float]
+    private var scratch: SpectralScratch
+    private var errorRe: [Float], errorIm: [Float], echoRe: [Float], echoIm: [Float]
+    private var errorPower: [Float], echoPower: [Float]
+    /// Per band: regression of error power on echo-estimate power.
+    private let bandOfBin: [Int]
+    private let bandCount: Int
+    private var bandError: [Float], bandEcho: [Float]
+    private var leak: [Float]
+    /// Per bin: residual echo estimate (with its reverberant tail), noise floor, smoothed
+    /// cross-spectrum of echo estimate and error for coherence.
+    private var residual: [Float]
+    private var noiseFloor: [Float]
+    private var smoothedPower: [Float], runningMinimum: [Float], minima: [Float]
+    private let minimumSlots = 6
+    private var minimumSlot = 0, minimumFrames = 0
+    private var crossRe: [Float], crossIm: [Float], smoothedError: [Float], smoothedEcho: [Float]
+    private var gains: [Float]
+    private var overlap: [Float]
+    private var random = SeededRandom(seed: 0x45_43_48_4F)
+    private var hangover = 0
+    /// The share of the echo estimate's power the error still holds at bin `k` (its band's leak).
+    func leak(atBin k: Int) -> Float { leak[bandOfBin[k]] }
+    /// Bins of the speech band the detector sums over.
+    private let speechBins: Range<Int>
+
+    init(frameSize: Int, sampleRate: Int, settings: SuppressionSettings) {
+        self.frameSize = frameSize
+        self.settings = settings
+        let size = 2 * frameSize
+        bins = frameSize + 1
+        window = (0..<size).map { Float(sin(Double.pi * Double($0) / Double(size))) }   // √(periodic Hann)
+        previousError = [Float](repeating: 0, count: frameSize)
+        previousEcho = [Float](repeating: 0, count: previousError.count)
+        previousMic = [Float](repeating: 0, count: previousError.count)
+        overlap = [Float](repeating: 0, count: previousError.count)
+        scratch = SpectralScratch(size: size)
+        errorRe = [Float](repeating: 0, count: bins)
+        referenceMicRe = [Float](repeating: 0, count: errorRe.count)
+        referenceMicIm = [Float](repeating: 0, count: errorRe.count)
+        smoothedReference = [Float](repeating: 0, count: errorRe.count)
+        micRe = [Float](repeating: 0, count: errorRe.count)
+        micIm = [Float](repeating: 0, count: errorRe.count)
+        echoMicRe = [Float](repeating: 0, count: errorRe.count)
+        echoMicIm = [Float](repeating: 0, count: errorRe.count)
+        smoothedMic = [Float](repeating: 0, count: errorRe.count)
+        errorIm = [Float](repeating: 0, count: errorRe.count)
+        echoRe = [Float](repeating: 0, count: errorRe.count)
+        echoIm = [Float](repeating: 0, count: errorRe.count)
+        errorPower = [Float](repeating: 0, count: errorRe.count)
+        echoPower = [Float](repeating: 0, count: errorRe.count)
+        residual = [Float](repeating: 0, count: errorRe.count)
+        noiseFloor = [Float](repeating: 0, count: errorRe.count)
+        smoothedPower = [Float](repeating: 0, count: errorRe.count)
+        runningMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
+        minima = [Float](repeating: .greatestFiniteMagnitude, count: 6 * bins)
+        crossRe = [Float](repeating: 0, count: errorRe.count)
+        crossIm = [Float](repeating: 0, count: errorRe.count)
+        smoothedError = [Float](repeating: 0, count: errorRe.count)
+        smoothedEcho = [Float](repeating: 0, count: errorRe.count)
+        gains = [Float](repeating: 1, count: bins)
+        let binHz = Double(sampleRate) / Double(size)
+        let edges: [Double] = [250, 500, 750, 1000, 1250, 1500, 1750, 2000, 2500, 3000, 3500, 4000, 5000, 6000, 8000, 10_000, 12_000, 16_000]
+        bandOfBin = (0..<bins).map { k in edges.firstIndex(where: { Double(k) * binHz < $0 }) ?? edges.count }
+        bandCount = edges.count + 1
+        bandError = [Float](repeating: 0, count: bandCount)
+        bandEcho = [Float](repeating: 0, count: bandError.count)
+        leak = [Float](repeating: 0.1, count: bandCount)
+        speechBins = max(1, Int(300 / binHz))..<min(bins, Int(4000 / binHz) + 1)
+    }
+
+    /// One frame: the filter's echo estimate and its error in; the suppressed error of
+    /// the previous frame (one frame late) out.
+    /// `referenceRe`/`referenceIm`: the reference at the echo's delay, through the same window,
+    /// for the reference–mic coherence.
+    mutating func process(mic: [Float], echo: [Float], error: [Float], referenceRe: [Float], referenceIm: [Float], fft: RealFFT,
+                          farEndActive: Bool, into output: inout [Float]) {
+        analyse(current: mic, side: 2, fft: fft)
+        for k in 0..<bins {
+            micRe[k] = scratch.re[k]
+            micIm[k] = scratch.im[k]
+        }
+        analyse(current: echo, side: 0, fft: fft)
+        for k in 0..<bins {
+            echoRe[k] = scratch.re[k]
+            echoIm[k] = scratch.im[k]
+            echoPower[k] = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
+        }
+        analyse(current: error, side: 1, fft: fft)
+        for k in 0..<bins {
+            let er = scratch.re[k], ei = scratch.im[k], yr = echoRe[k], yi = echoIm[k]
+            errorRe[k] = er
+            errorIm[k] = ei
+            errorPower[k] = er * er + ei * ei
+            // Smoothed E · conj(Y) and the two powers: the coherence of error and echo estimate.
+            crossRe[k] = 0.7 * crossRe[k] + 0.3 * (er * yr + ei * yi)
+            crossIm[k] = 0.7 * crossIm[k] + 0.3 * (ei * yr - er * yi)
+            smoothedError[k] = 0.7 * smoothedError[k] + 0.3 * errorPower[k]
+            smoothedEcho[k] = 0.7 * smoothedEcho[k] + 0.3 * echoPower[k]
+            // Echo estimate against mic: coherent where the mic holds echo and little else.
+            let dr = micRe[k], di = micIm[k]
+            echoMicRe[k] = 0.7 * echoMicRe[k] + 0.3 * (dr * yr + di * yi)
+            echoMicIm[k] = 0.7 * echoMicIm[k] + 0.3 * (di * yr - dr * yi)
+            smoothedMic[k] = 0.7 * smoothedMic[k] + 0.3 * (dr * dr + di * di)
+            let xr = referenceRe[k], xi = referenceIm[k]
+            referenceMicRe[k] = 0.7 * referenceMicRe[k] + 0.3 * (dr * xr + di * xi)
+            referenceMicIm[k] = 0.7 * referenceMicIm[k] + 0.3 * (di * xr - dr * xi)
+            smoothedReference[k] = 0.7 * smoothedReference[k] + 0.3 * (xr * xr + xi * xi)
+        }
+        measureEchoDominance()
+        estimateResidual(farEndActive: farEndActive)
+        detectNearEnd(farEndActive: farEndActive)
+        trackNoiseFloor()
+        computeGains(farEndActive: farEndActive)
+        synthesise(fft: fft, into: &output)
+    }
+
+    /// The windowed spectrum of [previous frame, `current`] into `scratch`; `side` 0 is the echo
+    /// estimate, 1 the error, 2 the mic.
+    private mutating func analyse(current: [Float], side: Int, fft: RealFFT) {
+        let n = frameSize
+        for i in 0..<n {
+            let previous = side == 0 ? previousEcho[i] : side == 1 ? previousError[i] : previousMic[i]
+            scratch.time[i] = previous * window[i]
+            scratch.time[n + i] = current[i] * window[n + i]
+        }
+        for i in 0..<n {
+            switch side {
+            case 0: previousEcho[i] = current[i]
+            case 1: previousError[i] = current[i]
+            default: previousMic[i] = current[i]
+            }
+        }
+        fft.forward(scratch.time, real: &scratch.re, imaginary: &scratch.im)
+    }
+
+    /// The echo estimate's coherence with the mic over the speech band: near 1 when the mic is
+    /// echo and noise, lower as soon as a near talker adds what the reference cannot explain.
+    /// It does not depend on the leak it gates (the residual estimate), so the two cannot feed
+    /// each other's mistakes.
+    private mutating func measureEchoDominance() {
+        var coherence: Float = 0
+        for k in speechBins {
+            let cross = echoMicRe[k] * echoMicRe[k] + echoMicIm[k] * echoMicIm[k]
+            coherence += cross / (smoothedEcho[k] * smoothedMic[k] + 1e-20)
+        }
+        echoMicCoherence = coherence / Float(speechBins.count)
+        var referenceCoherence: Float = 0
+        for k in speechBins {
+            let cross = referenceMicRe[k] * referenceMicRe[k] + referenceMicIm[k] * referenceMicIm[k]
+            referenceCoherence += cross / (smoothedReference[k] * smoothedMic[k] + 1e-20)
+        }
+        referenceMicCoherence = referenceCoherence / Float(speechBins.count)
+    }
+
+    private mutating func estimateResidual(farEndActive: Bool) {
+        for b in 0..<bandCount { bandError[b] = 0; bandEcho[b] = 0 }
+        for k in 0..<bins {
+            bandError[bandOfBin[k]] += errorPower[k]
+            bandEcho[bandOfBin[k]] += echoPower[k]
+        }
+        if farEndActive && echoMicCoherence > 0.7 {
+            // Only the far end talks: what the error holds of each band is what the filter leaked.
+            for b in 0..<bandCount where bandEcho[b] > 0 {
+                let ratio = min(bandError[b] / bandEcho[b], 1)
+                leak[b] = max(ratio > leak[b] ? 0.9 * leak[b] + 0.1 * ratio : 0.98 * leak[b] + 0.02 * ratio, 1e-4)
+            }
+        }
+        for k in 0..<bins {
+            // The tail the filter does not model decays about 13 dB every 10 ms frame here.
+            residual[k] = max(leak[bandOfBin[k]] * echoPower[k], 0.05 * residual[k])
+        }
+    }
+
+    private mutating func detectNearEnd(farEndActive: Bool) {
+        var errorSum: Float = 0, explained: Float = 0, coherence: Float = 0
+        for k in speechBins {
+            errorSum += errorPower[k]
+            explained += residual[k] + noiseFloor[k]
+            let cross = crossRe[k] * crossRe[k] + crossIm[k] * crossIm[k]
+            coherence += cross / (smoothedError[k] * smoothedEcho[k] + 1e-20)
+        }
+        coherence /= Float(speechBins.count)
+        // The error holds clearly more than residual echo and noise, and is not the echo estimate
+        // again (a filter that lost the path leaves an error coherent with its estimate).
+        let talking = errorSum > 6 * explained && coherence < 0.6
+        if talking { hangover = 40 } else if hangover > 0 { hangover -= 1 }
+        nearEndActive = hangover > 0
+        if nearEndActive { nearEndFrames += 1 } else if farEndActive { farEndOnlyFrames += 1 }
+    }
+
+    /// Minimum statistics: the noise floor is the least smoothed error power over the last 1.5 s
+    /// (six quarter-second minima), raised by the bias a minimum of a smoothed periodogram has.
+    /// Speech, echo included, rarely fills a bin for 1.5 s; noise always does.
+    private mutating func trackNoiseFloor() {
+        for k in 0..<bins {
+            smoothedPower[k] = 0.85 * smoothedPower[k] + 0.15 * errorPower[k]
+            runningMinimum[k] = min(runningMinimum[k], smoothedPower[k])
+        }
+        minimumFrames += 1
+        if minimumFrames == 25 {
+            minimumFrames = 0
+            minimumSlot = (minimumSlot + 1) % minimumSlots
+            for k in 0..<bins {
+                minima[minimumSlot * bins + k] = runningMinimum[k]
+                runningMinimum[k] = .greatestFiniteMagnitude
+            }
+        }
+        for k in 0..<bins {
+            var least = runningMinimum[k]
+            for slot in 0..<minimumSlots { least = min(least, minima[slot * bins + k]) }
+            noiseFloor[k] = least == .greatestFiniteMagnitude ? 0 : 2 * least
+        }
+    }
+
+    private mutating func computeGains(farEndActive: Bool) {
+        let near = nearEndActive
+        let floor = Float(pow(10, Double(near ? settings.doubleTalkFloorDB : settings.farEndFloorDB) / 20))
+        let over = near ? settings.doubleTalkOverestimate : settings.farEndOverestimate
+        // Down to the noise floor only where the mic is surely echo: the echo estimate or the
+        // reference coherent with it (the reference also when the linear filter has lost the
+        // path). A near talker's pause inside double talk is neither.
+        let gate = farEndActive && !near && settings.gatesFarEndSingleTalk && hangover == 0
+            && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5)
+        for k in 0..<bins {
+            let p = errorPower[k] + 1e-20
+            var g = max(floor, 1 - over * residual[k] / p)
+            if gate { g = min(g, max(floor, (noiseFloor[k] / p).squareRoot())) }
+            gains[k] = g
+        }
+    }
+
+    private mutating func synthesise(fft: RealFFT, into output: inout [Float]) {
+        let n = frameSize
+        for k in 0..<bins {
+            let g = gains[k]
+            let fill = (max(0, 1 - g * g) * noiseFloor[k] * 0.5).squareRoot()
+            scratch.re[k] = g * errorRe[k] + fill * random.nextGaussian()
+            scratch.im[k] = g * errorIm[k] + fill * random.nextGaussian()
+        }
+        scratch.im[0] = 0
+        scratch.im[bins - 1] = 0
+        fft.inverse(real: scratch.re, imaginary: scratch.im, output: &scratch.time)
+        let scale = 1 / Float(2 * n)
+        for i in 0..<n {
+            output[i] = min(max(overlap[i] + scratch.time[i] * window[i] * scale, -1), 1)
+            overlap[i] = scratch.time[n + i] * window[n + i] * scale
+        }
+    }
+}

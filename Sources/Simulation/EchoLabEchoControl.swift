@@ -1,0 +1,97 @@
+import AudioInterop
+import EchoLabCanceller
+
+/// The echolab backend: EchoLab's own canceller (`EchoLabCanceller`): a Kalman-stepped main
+/// filter and a coarse filter over a 250 ms tail placed by a bulk delay estimate (up to 500 ms),
+/// then residual echo suppression with a near-end detector and comfort noise. The linear filter
+/// is the same at every intensity; the intensities are suppression targets:
+///
+/// | intensity | far-end single talk | double talk |
+/// |---|---|---|
+/// | `intensityMin` | residual × 1.5 off, floor −20 dB | nothing off |
+/// | `intensityRecommended` | residual × 2 off, floor −40 dB, gated to the noise floor | nothing off |
+/// | `intensityMax` | residual × 3 off, floor −60 dB, gated to the noise floor | residual × 1.5, floor −20 dB |
+///
+/// `intensityAdaptive` starts at Recommended and is steered like every backend's
+/// (`AdaptiveIntensity`, through `residualSuppression`). The output is one frame late.
+public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
+    public let backend = EchoCancellerBackend.echolab
+    public let sampleRate: Int
+    public let frameSize: Int
+    public private(set) var intensity: EchoCancellerMode
+    public private(set) var suppressionDB: Int
+    public private(set) var doubleTalkSuppressionDB: Int
+    private let canceller: EchoLabCanceller
+
+    public init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode) throws {
+        guard let settings = Self.suppression(for: intensity) else {
+            throw AudioIOError.invalidArgument("echolab: no canceller for \(intensity)")
+        }
+        self.sampleRate = sampleRate
+        self.frameSize = frameSize
+        self.intensity = intensity
+        canceller = EchoLabCanceller(sampleRate: sampleRate, frameSize: frameSize, settings: settings)
+        suppressionDB = Int(settings.farEndFloorDB)
+        doubleTalkSuppressionDB = Int(settings.doubleTalkFloorDB)
+    }
+
+    static func suppression(for intensity: EchoCancellerMode) -> SuppressionSettings? {
+        switch intensity {
+        case .disabled: nil
+        case .intensityMin: .light
+        case .intensityRecommended, .intensityAdaptive: .recommended
+        case .intensityMax: .strong
+        }
+    }
+
+    static func settings(for intensity: EchoCancellerMode) -> [String: EchoControlSetting] {
+        suppression(for: intensity).map(settings) ?? [:]
+    }
+
+    static func settings(_ settings: SuppressionSettings) -> [String: EchoControlSetting] {
+        ["filter_ms": .number(250), "max_delay_ms": .number(500),
+         "suppression_db": .number(Double(settings.farEndFloorDB)),
+         "double_talk_suppression_db": .number(Double(settings.doubleTalkFloorDB)),
+         "overestimate": .number(Double(settings.farEndOverestimate)),
+         "gates_far_end_single_talk": .flag(settings.gatesFarEndSingleTalk)]
+    }
+
+    /// What runs now (the adaptive controller's last choice included).
+    public var settings: [String: EchoControlSetting] { Self.settings(canceller.settings) }
+
+    public func analyzeRender(_ frame: [Float]) { canceller.analyzeRender(frame) }
+
+    public func processCapture(_ frame: [Float], into output: inout [Float]) {
+        canceller.processCapture(frame, into: &output)
+    }
+
+    public var linearOutput: [Float]? { canceller.linearOutput }
+    public var latencySamples: Int { frameSize }
+    public var metrics: EchoControlMetrics {
+        EchoControlMetrics(divergenceResets: canceller.divergenceResets, erlDB: canceller.erlDB, erleDB: canceller.erleDB,
+                           delayMilliseconds: canceller.delayMilliseconds)
+    }
+    public var residualSuppression: ResidualSuppressionControl? { self }
+
+    /// The adaptive controller's choice: the floors it names, and the overestimate and gating
+    /// of the fixed intensity nearest to it.
+    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+        guard suppressionDB != self.suppressionDB || doubleTalk != doubleTalkSuppressionDB else { return }
+        var settings: SuppressionSettings = suppressionDB > -30 ? .light : suppressionDB > -50 ? .recommended : .strong
+        settings.farEndFloorDB = Float(suppressionDB)
+        settings.doubleTalkFloorDB = Float(doubleTalk)
+        canceller.settings = settings
+        self.suppressionDB = suppressionDB
+        doubleTalkSuppressionDB = doubleTalk
+    }
+
+    /// Every intensity runs the same filters: a change only changes the suppression.
+    public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
+        guard let settings = Self.suppression(for: intensity) else { return false }
+        canceller.settings = settings
+        suppressionDB = Int(settings.farEndFloorDB)
+        doubleTalkSuppressionDB = Int(settings.doubleTalkFloorDB)
+        self.intensity = intensity
+        return true
+    }
+}

