@@ -14,7 +14,7 @@ let package = Package(
     products: [
         .executable(name: "echolab", targets: ["echolab"]),
         // `import EchoLab` (the umbrella target, first) or any of its modules one by one.
-        .library(name: "EchoLab", targets: ["EchoLab", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabCanceller", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation"]),
+        .library(name: "EchoLab", targets: ["EchoLab", "VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,8 +49,8 @@ let package = Package(
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CEchoLabAEC3", "CEchoLabPluginHost", "CSpeexWarnings"]),
         .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         // EchoLab's own canceller: Swift DSP on AudioInterop's FFT, behind Simulation's EchoControl.
-        .target(name: "EchoLabCanceller", dependencies: ["AudioCore", "AudioInterop"]),
-        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabCanceller"]),
+        .target(name: "EchoCancellation", dependencies: ["AudioCore", "AudioInterop"]),
+        .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation"]),
         // Scenario files: read strictly (every key checked, input files probed), validated and
         // written, into and from Simulation's typed values.
         .target(name: "ScenarioFiles", dependencies: ["Simulation", "VirtualTime", "AudioCore", "AudioInterop", "EchoLabJSON"]),
@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "Reporting", dependencies: ["Evaluation", "Simulation", "Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         // The umbrella for app code: `import EchoLab` re-exports the public modules (the one
         // place for `@_exported`). Not the `echolab` executable below: module names differ in case.
-        .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoLabCanceller", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics",
+        .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics",
                                                 "Reporting", "Evaluation"]),
         .executableTarget(name: "echolab", dependencies: [
             "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
@@ -79,7 +79,7 @@ let package = Package(
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore", "EchoLabTestSupport"]),
         .testTarget(name: "EchoLabJSONTests", dependencies: ["EchoLabJSON", "AudioCore"]),
-        .testTarget(name: "EchoLabCancellerTests", dependencies: ["EchoLabCanceller", "AudioCore", "AudioInterop"]),
+        .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation", "AudioCore", "AudioInterop"]),
         .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
         // Some call tests describe their call as a scenario file (ScenarioFiles reads it).
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "ScenarioFiles", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),

@@ -5,7 +5,7 @@
 
 @_exported import AudioCore
 @_exported import AudioInterop
-@_exported import EchoLabCanceller
+@_exported import EchoCancellation
 @_exported import EchoLabJSON
 @_exported import Evaluation
 @_exported import Metrics

@@ -1,5 +1,5 @@
 import AudioInterop
-import EchoLabCanceller
+import EchoCancellation
 
 /// The echolab backend: EchoLab's own canceller (`EchoLabCanceller`): a Kalman-stepped main
 /// filter and a coarse filter over a 250 ms tail placed by a bulk delay estimate (up to 500 ms),
@@ -19,8 +19,8 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     public let sampleRate: Int
     public let frameSize: Int
     public private(set) var intensity: EchoCancellerMode
-    public private(set) var suppressionDB: Int
-    public private(set) var doubleTalkSuppressionDB: Int
+    public var suppressionDB: Int { Int(canceller.settings.farEndFloorDB) }
+    public var doubleTalkSuppressionDB: Int { Int(canceller.settings.doubleTalkFloorDB) }
     private let canceller: EchoLabCanceller
 
     public init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode) throws {
@@ -31,8 +31,6 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
         self.frameSize = frameSize
         self.intensity = intensity
         canceller = EchoLabCanceller(sampleRate: sampleRate, frameSize: frameSize, settings: settings)
-        suppressionDB = Int(settings.farEndFloorDB)
-        doubleTalkSuppressionDB = Int(settings.doubleTalkFloorDB)
     }
 
     static func suppression(for intensity: EchoCancellerMode) -> SuppressionSettings? {
@@ -81,16 +79,12 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
         settings.farEndFloorDB = Float(suppressionDB)
         settings.doubleTalkFloorDB = Float(doubleTalk)
         canceller.settings = settings
-        self.suppressionDB = suppressionDB
-        doubleTalkSuppressionDB = doubleTalk
     }
 
     /// Every intensity runs the same filters: a change only changes the suppression.
     public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
         guard let settings = Self.suppression(for: intensity) else { return false }
         canceller.settings = settings
-        suppressionDB = Int(settings.farEndFloorDB)
-        doubleTalkSuppressionDB = Int(settings.doubleTalkFloorDB)
         self.intensity = intensity
         return true
     }

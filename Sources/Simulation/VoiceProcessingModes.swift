@@ -30,7 +30,7 @@ public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible 
     public static let webrtcMobile = EchoCancellerBackend(name: "webrtc-mobile", plugin: nil)
     /// WebRTC's AEC3 (tg_owt, a 2023 WebRTC), the canceller of current WebRTC calls.
     public static let aec3 = EchoCancellerBackend(name: "aec3", plugin: nil)
-    /// EchoLab's own canceller (`EchoLabCanceller`).
+    /// EchoLab's own canceller (`EchoLabCanceller`, module `EchoCancellation`).
     public static let echolab = EchoCancellerBackend(name: "echolab", plugin: nil)
 
     /// The built-in backends, in the order reports list them.

@@ -74,8 +74,9 @@ public final class EchoLabCanceller {
     /// The main filter's strongest partition, looked up every 250 ms: the echo's delay in the window.
     private var strongestPartition = 0, framesSinceStrongest = 0
     private var coarseBetterFrames = 0, coarseWorseFrames = 0, divergedFrames = 0
-    /// Smoothed echo-estimate and error power in far-end single talk: the filter's own ERLE.
-    private var erleEcho: Float = 0, erleError: Float = 0, erlMic: Float = 0, erlRender: Float = 0
+    /// Smoothed mic and main-filter error power in far-end single talk (the filter's own ERLE),
+    /// and mic and reference level there (its ERL).
+    private var erleMic: Float = 0, erleError: Float = 0, erlMic: Float = 0, erlRender: Float = 0
 
     /// - Parameters:
     ///   - tailMilliseconds: how long an echo tail the filters model beyond the bulk delay.
@@ -328,7 +329,7 @@ public final class EchoLabCanceller {
 
     private func trackOwnMeasures(mic: Float, error: Float, farEnd: Bool) {
         guard farEnd, !suppressor.nearEndActive else { return }
-        erleEcho = 0.99 * erleEcho + 0.01 * mic
+        erleMic = 0.99 * erleMic + 0.01 * mic
         erleError = 0.99 * erleError + 0.01 * error
         // The reference's mean level over the frames the filter spans: what the echo is made of.
         var render: Float = 0
@@ -360,8 +361,8 @@ public final class EchoLabCanceller {
     /// The filter's echo return loss enhancement as it sees it (dB): mic over error power while
     /// only the far end talks.
     public var erleDB: Double? {
-        guard erleError > 0, erleEcho > 0 else { return nil }
-        return 10 * Double(log10f(erleEcho / erleError))
+        guard erleError > 0, erleMic > 0 else { return nil }
+        return 10 * Double(log10f(erleMic / erleError))
     }
 
     /// Echo return loss as it sees it (dB): reference over mic power while only the far end talks.

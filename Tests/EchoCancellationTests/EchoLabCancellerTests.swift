@@ -1,5 +1,5 @@
 import AudioCore
-@testable import EchoLabCanceller
+@testable import EchoCancellation
 import XCTest
 
 /// EchoLab's own canceller on signals whose answers are known: a pure delay and gain (ERL
