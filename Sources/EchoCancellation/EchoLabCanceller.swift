@@ -32,10 +32,10 @@ public final class EchoLabCanceller {
 
     private let fft: RealFFT
     private var reference: ReferenceSpectra
-    private var renderWindow: [Float]
     private var renderLevels: [Float]
     private var renderLevelSlot = 0
-    /// The render frames themselves, in the same ring as their levels.
+    /// The render frames themselves, in the same ring as their levels (the reference blocks'
+    /// samples are read from it).
     private var renderHistory: [Float]
     private var alignedRe: [Float], alignedIm: [Float]
     private let analysisWindow: [Float]
@@ -95,7 +95,6 @@ public final class EchoLabCanceller {
         fft.prepare(.inverse)
         delay = BulkDelayEstimator(sampleRate: sampleRate, frameSize: frameSize, maxDelayMilliseconds: maxDelayMilliseconds)
         reference = ReferenceSpectra(bins: bins, capacity: partitions + delay.maxDelayFrames + 1)
-        renderWindow = [Float](repeating: 0, count: 2 * frameSize)
         renderLevels = [Float](repeating: 0, count: reference.capacity)
         renderHistory = [Float](repeating: 0, count: reference.capacity * frameSize)
         alignedRe = [Float](repeating: 0, count: bins)
@@ -130,16 +129,20 @@ public final class EchoLabCanceller {
         let n = frameSize
         precondition(frame.count >= n, "render frame shorter than the frame size")
         var level: Float = 0
+        renderLevelSlot = (renderLevelSlot + 1) % renderLevels.count
         for i in 0..<n {
-            renderWindow[i] = renderWindow[n + i]
-            renderWindow[n + i] = frame[i]
+            renderHistory[renderLevelSlot * n + i] = frame[i]
             level += frame[i] * frame[i]
         }
-        fft.forward(renderWindow, real: &spectrumRe, imaginary: &spectrumIm)
-        reference.push(re: spectrumRe, im: spectrumIm)
-        renderLevelSlot = (renderLevelSlot + 1) % renderLevels.count
         renderLevels[renderLevelSlot] = level / Float(n)
-        for i in 0..<n { renderHistory[renderLevelSlot * n + i] = frame[i] }
+        // The block is the frame before and this one, as the ring holds them.
+        let previous = renderSlot(age: 1)
+        for i in 0..<n {
+            timeBuffer[i] = renderHistory[previous * n + i]
+            timeBuffer[n + i] = frame[i]
+        }
+        fft.forward(timeBuffer, real: &spectrumRe, imaginary: &spectrumIm)
+        reference.push(re: spectrumRe, im: spectrumIm)
         delay.addRender(frame)
     }
 
@@ -266,21 +269,24 @@ public final class EchoLabCanceller {
     /// The render frames `age + 1` and `age` (the echo's strongest lag) through the suppressor's
     /// √Hann window: the reference as the mic's short-time spectrum would hear it.
     private func alignReference(age: Int) {
-        let n = frameSize, count = renderLevels.count
+        let n = frameSize
         for half in 0..<2 {
-            var slot = renderLevelSlot - (age + 1 - half)
-            while slot < 0 { slot += count }
+            let slot = renderSlot(age: age + 1 - half)
             for i in 0..<n { timeBuffer[half * n + i] = renderHistory[slot * n + i] * analysisWindow[half * n + i] }
         }
         fft.forward(timeBuffer, real: &alignedRe, imaginary: &alignedIm)
     }
 
+    /// The ring slot of the render frame `age` frames old (0: the newest).
+    private func renderSlot(age: Int) -> Int {
+        let slot = renderLevelSlot - age
+        return slot < 0 ? slot + renderLevels.count : slot
+    }
+
     private func farEndActive() -> Bool {
         // Any reference frame the filters' first 100 ms hold.
-        for age in delayFrames..<min(delayFrames + 10, renderLevels.count) {
-            var slot = renderLevelSlot - age
-            if slot < 0 { slot += renderLevels.count }
-            if renderLevels[slot] > 1e-7 { return true }
+        for age in delayFrames..<min(delayFrames + 10, renderLevels.count) where renderLevels[renderSlot(age: age)] > 1e-7 {
+            return true
         }
         return false
     }
@@ -334,11 +340,7 @@ public final class EchoLabCanceller {
         // The reference's mean level over the frames the filter spans: what the echo is made of.
         var render: Float = 0
         let ages = delayFrames..<min(delayFrames + partitions, renderLevels.count)
-        for age in ages {
-            var slot = renderLevelSlot - age
-            if slot < 0 { slot += renderLevels.count }
-            render += renderLevels[slot]
-        }
+        for age in ages { render += renderLevels[renderSlot(age: age)] }
         render /= Float(ages.count)
         erlMic = 0.99 * erlMic + 0.01 * mic / Float(frameSize)
         erlRender = 0.99 * erlRender + 0.01 * render

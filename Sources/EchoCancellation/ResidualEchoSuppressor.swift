@@ -111,18 +111,18 @@ struct ResidualEchoSuppressor {
     /// for the reference–mic coherence.
     mutating func process(mic: [Float], echo: [Float], error: [Float], referenceRe: [Float], referenceIm: [Float], fft: RealFFT,
                           farEndActive: Bool, into output: inout [Float]) {
-        analyse(current: mic, side: 2, fft: fft)
+        analyse(current: mic, track: .mic, fft: fft)
         for k in 0..<bins {
             micRe[k] = scratch.re[k]
             micIm[k] = scratch.im[k]
         }
-        analyse(current: echo, side: 0, fft: fft)
+        analyse(current: echo, track: .echo, fft: fft)
         for k in 0..<bins {
             echoRe[k] = scratch.re[k]
             echoIm[k] = scratch.im[k]
             echoPower[k] = echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k]
         }
-        analyse(current: error, side: 1, fft: fft)
+        analyse(current: error, track: .error, fft: fft)
         for k in 0..<bins {
             let er = scratch.re[k], ei = scratch.im[k], yr = echoRe[k], yi = echoIm[k]
             errorRe[k] = er
@@ -151,21 +151,21 @@ struct ResidualEchoSuppressor {
         synthesise(fft: fft, into: &output)
     }
 
-    /// The windowed spectrum of [previous frame, `current`] into `scratch`; `side` 0 is the echo
-    /// estimate, 1 the error, 2 the mic.
-    private mutating func analyse(current: [Float], side: Int, fft: RealFFT) {
+    /// The three signals analysed, each with its previous frame kept for the 50 % overlap.
+    private enum Track { case echo, error, mic }
+
+    /// The windowed spectrum of [previous frame, `current`] of `track` into `scratch`.
+    private mutating func analyse(current: [Float], track: Track, fft: RealFFT) {
         let n = frameSize
         for i in 0..<n {
-            let previous = side == 0 ? previousEcho[i] : side == 1 ? previousError[i] : previousMic[i]
+            let previous: Float
+            switch track {
+            case .echo: previous = previousEcho[i]; previousEcho[i] = current[i]
+            case .error: previous = previousError[i]; previousError[i] = current[i]
+            case .mic: previous = previousMic[i]; previousMic[i] = current[i]
+            }
             scratch.time[i] = previous * window[i]
             scratch.time[n + i] = current[i] * window[n + i]
-        }
-        for i in 0..<n {
-            switch side {
-            case 0: previousEcho[i] = current[i]
-            case 1: previousError[i] = current[i]
-            default: previousMic[i] = current[i]
-            }
         }
         fft.forward(scratch.time, real: &scratch.re, imaginary: &scratch.im)
     }
