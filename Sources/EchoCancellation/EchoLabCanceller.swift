@@ -29,6 +29,9 @@ public final class EchoLabCanceller {
     public private(set) var divergenceResets = 0
     /// Times the main filter took the coarse filter's weights.
     public private(set) var coarseHandovers = 0
+    /// Mean square of the echo in the last captured frame: what the main filter modelled, or
+    /// more where the reference predicts more (a filter that lost the path models too little).
+    public private(set) var modelledEchoPower: Float = 0
 
     private let fft: RealFFT
     private var reference: ReferenceSpectra
@@ -193,10 +196,11 @@ public final class EchoLabCanceller {
 
         // Main filter: its own estimate and error, the Kalman step.
         estimate(main, into: &mainEcho)
-        var mainError: Float = 0
+        var mainError: Float = 0, mainEchoEnergy: Float = 0
         for i in 0..<n {
             mainErrorFrame[i] = frame[i] - mainEcho[i]
             mainError += mainErrorFrame[i] * mainErrorFrame[i]
+            mainEchoEnergy += mainEcho[i] * mainEcho[i]
         }
         // The overlap-save estimate's spectrum holds both halves: half its power is the frame's.
         for k in 0...frameSize {
@@ -232,6 +236,9 @@ public final class EchoLabCanceller {
         alignReference(age: min(delay.estimateFrames ?? (delayFrames + strongestPartition), reference.capacity - 2))
         suppressor.process(mic: frame, echo: echo, error: linearOutput, referenceRe: alignedRe, referenceIm: alignedIm,
                            fft: fft, farEndActive: farEnd, into: &output)
+        // The echo is what the main filter models, or what the reference predicts where the
+        // filter has lost the path (drift) and models too little.
+        modelledEchoPower = max(mainEchoEnergy, mic * suppressor.echoShareOfMic) / Float(n)
     }
 
     private func estimate(_ filter: PartitionedFilter, into out: inout [Float]) {
@@ -389,6 +396,8 @@ public final class EchoLabCanceller {
 
     /// Frames judged to hold near-end speech, and far-end single talk.
     public var nearEndFrames: Int { suppressor.nearEndFrames }
+    /// Whether the near-end detector heard the near talker in the last captured frame.
+    public var nearEndTalking: Bool { suppressor.nearEndActive }
 
     public var farEndOnlyFrames: Int { suppressor.farEndOnlyFrames }
 }

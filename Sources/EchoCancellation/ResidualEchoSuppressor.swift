@@ -47,9 +47,26 @@ struct ResidualEchoSuppressor {
     /// cross-spectrum of echo estimate and error for coherence.
     private var residual: [Float]
     private var noiseFloor: [Float]
-    private var smoothedPower: [Float], runningMinimum: [Float], minima: [Float]
-    private let minimumSlots = 6
-    private var minimumSlot = 0, minimumFrames = 0
+    private var smoothedPower: [Float]
+    private var noiseMinimum: MinimumTracker
+    private var roomNoise: [Float]
+    private var roomNoiseMinimum: MinimumTracker
+    /// The residual echo as the reference predicts it, for when the linear filter cannot
+    /// (drift, a path it has lost, wideband echo it never modelled): the reference's power at the
+    /// echo's delay with a reverberant tail, times the echo path's gain and the share of the mic
+    /// the linear stage leaves, per band. Both are minimum statistics over 1.5 s of far-end
+    /// activity — a near talker adds power to the mic and the error, never takes it away, so
+    /// the least mic-to-reference and error-to-mic ratios are the echo's own.
+    private var referenceTail: [Float]
+    private var bandReference: [Float], bandMic: [Float], bandLinearError: [Float]
+    private var smoothedBandReference: [Float], smoothedBandMic: [Float], smoothedBandLinearError: [Float]
+    private var bandRatio: [Float], bandIncluded: [Bool]
+    private var pathGain: MinimumTracker, linearLeak: MinimumTracker
+    private var referenceResidual: [Float]
+    private var farEndRun = 0
+    /// The share of the last frame's mic power the reference predicts as echo (0 before the
+    /// echo path's gain is known): an echo level that holds when the linear filter does not.
+    private(set) var echoShareOfMic: Float = 0
     private var crossRe: [Float], crossIm: [Float], smoothedError: [Float], smoothedEcho: [Float]
     private var gains: [Float]
     private var overlap: [Float]
@@ -88,8 +105,11 @@ struct ResidualEchoSuppressor {
         residual = [Float](repeating: 0, count: errorRe.count)
         noiseFloor = [Float](repeating: 0, count: errorRe.count)
         smoothedPower = [Float](repeating: 0, count: errorRe.count)
-        runningMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
-        minima = [Float](repeating: .greatestFiniteMagnitude, count: 6 * bins)
+        noiseMinimum = MinimumTracker(count: bins, slots: 6, slotLength: 25)
+        roomNoise = [Float](repeating: 0, count: errorRe.count)
+        roomNoiseMinimum = MinimumTracker(count: bins, slots: 6, slotLength: 25)
+        referenceTail = [Float](repeating: 0, count: errorRe.count)
+        referenceResidual = [Float](repeating: 0, count: errorRe.count)
         crossRe = [Float](repeating: 0, count: errorRe.count)
         crossIm = [Float](repeating: 0, count: errorRe.count)
         smoothedError = [Float](repeating: 0, count: errorRe.count)
@@ -102,6 +122,16 @@ struct ResidualEchoSuppressor {
         bandError = [Float](repeating: 0, count: bandCount)
         bandEcho = [Float](repeating: 0, count: bandError.count)
         leak = [Float](repeating: 0.1, count: bandCount)
+        bandReference = [Float](repeating: 0, count: bandCount)
+        bandMic = [Float](repeating: 0, count: bandCount)
+        bandLinearError = [Float](repeating: 0, count: bandCount)
+        smoothedBandReference = [Float](repeating: 0, count: bandCount)
+        smoothedBandMic = [Float](repeating: 0, count: bandCount)
+        smoothedBandLinearError = [Float](repeating: 0, count: bandCount)
+        bandRatio = [Float](repeating: 0, count: bandCount)
+        bandIncluded = [Bool](repeating: false, count: bandCount)
+        pathGain = MinimumTracker(count: bandCount, slots: 6, slotLength: 25)
+        linearLeak = MinimumTracker(count: bandCount, slots: 6, slotLength: 25)
         speechBins = max(1, Int(300 / binHz))..<min(bins, Int(4000 / binHz) + 1)
     }
 
@@ -142,11 +172,12 @@ struct ResidualEchoSuppressor {
             referenceMicRe[k] = 0.7 * referenceMicRe[k] + 0.3 * (dr * xr + di * xi)
             referenceMicIm[k] = 0.7 * referenceMicIm[k] + 0.3 * (di * xr - dr * xi)
             smoothedReference[k] = 0.7 * smoothedReference[k] + 0.3 * (xr * xr + xi * xi)
+            referenceTail[k] = xr * xr + xi * xi + 0.6 * referenceTail[k]
         }
         measureEchoDominance()
         estimateResidual(farEndActive: farEndActive)
         detectNearEnd(farEndActive: farEndActive)
-        trackNoiseFloor()
+        trackNoiseFloor(farEndActive: farEndActive)
         computeGains(farEndActive: farEndActive)
         synthesise(fft: fft, into: &output)
     }
@@ -202,9 +233,50 @@ struct ResidualEchoSuppressor {
                 leak[b] = max(ratio > leak[b] ? 0.9 * leak[b] + 0.1 * ratio : 0.98 * leak[b] + 0.02 * ratio, 1e-4)
             }
         }
+        predictResidualFromReference(farEndActive: farEndActive)
         for k in 0..<bins {
             // The tail the filter does not model decays about 13 dB every 10 ms frame here.
             residual[k] = max(leak[bandOfBin[k]] * echoPower[k], 0.05 * residual[k])
+        }
+    }
+
+    /// `referenceResidual`: the reference's tail times each band's echo-path gain and linear
+    /// leak (twice their minima: a minimum of a smoothed ratio sits under its mean).
+    private mutating func predictResidualFromReference(farEndActive: Bool) {
+        // The first 100 ms of far-end activity are not offered: its echo may not have reached
+        // the mic yet (a delay the estimate has not found), and a ratio of noise to reference
+        // would hold the gain near zero for the window's 1.5 s.
+        farEndRun = farEndActive ? farEndRun + 1 : 0
+        let settled = farEndRun > 10
+        for b in 0..<bandCount { bandReference[b] = 0; bandMic[b] = 0 }
+        for k in 0..<bins {
+            bandReference[bandOfBin[k]] += referenceTail[k]
+            bandMic[bandOfBin[k]] += micRe[k] * micRe[k] + micIm[k] * micIm[k]
+        }
+        for b in 0..<bandCount {
+            smoothedBandReference[b] = 0.7 * smoothedBandReference[b] + 0.3 * bandReference[b]
+            smoothedBandMic[b] = 0.7 * smoothedBandMic[b] + 0.3 * bandMic[b]
+            smoothedBandLinearError[b] = 0.7 * smoothedBandLinearError[b] + 0.3 * bandError[b]
+            bandIncluded[b] = settled && smoothedBandReference[b] > 1e-10
+            bandRatio[b] = smoothedBandMic[b] / max(smoothedBandReference[b], 1e-10)
+        }
+        pathGain.update(bandRatio, where: bandIncluded)
+        for b in 0..<bandCount {
+            bandIncluded[b] = settled && smoothedBandMic[b] > 1e-10
+            bandRatio[b] = smoothedBandLinearError[b] / max(smoothedBandMic[b], 1e-10)
+        }
+        linearLeak.update(bandRatio, where: bandIncluded)
+        var predictedEcho: Float = 0, micPower: Float = 0
+        for b in 0..<bandCount where pathGain.isKnown(b) {
+            predictedEcho += 2 * pathGain.minimum[b] * bandReference[b]
+            micPower += bandMic[b]
+        }
+        echoShareOfMic = micPower > 0 ? min(1, predictedEcho / micPower) : 0
+        for k in 0..<bins {
+            let b = bandOfBin[k]
+            let gain: Float = pathGain.isKnown(b) ? 2 * pathGain.minimum[b] : 0
+            let leakShare: Float = linearLeak.isKnown(b) ? min(1, 2 * linearLeak.minimum[b]) : 1
+            referenceResidual[k] = gain * leakShare * referenceTail[k]
         }
     }
 
@@ -212,7 +284,7 @@ struct ResidualEchoSuppressor {
         var errorSum: Float = 0, explained: Float = 0, coherence: Float = 0
         for k in speechBins {
             errorSum += errorPower[k]
-            explained += residual[k] + noiseFloor[k]
+            explained += max(residual[k], referenceResidual[k]) + noiseFloor[k]
             let cross = crossRe[k] * crossRe[k] + crossIm[k] * crossIm[k]
             coherence += cross / (smoothedError[k] * smoothedEcho[k] + 1e-20)
         }
@@ -227,25 +299,19 @@ struct ResidualEchoSuppressor {
 
     /// Minimum statistics: the noise floor is the least smoothed error power over the last 1.5 s
     /// (six quarter-second minima), raised by the bias a minimum of a smoothed periodogram has.
-    /// Speech, echo included, rarely fills a bin for 1.5 s; noise always does.
-    private mutating func trackNoiseFloor() {
+    /// Speech, echo included, rarely fills a bin for 1.5 s; noise always does. The near-end
+    /// detector counts all of it as explained; what comfort noise refills is the same floor
+    /// taken only while the far end is silent (`roomNoise`): a stationary echo (noise the far
+    /// end plays, a fan in its room) is otherwise refilled as if it were the room's own.
+    private mutating func trackNoiseFloor(farEndActive: Bool) {
         for k in 0..<bins {
             smoothedPower[k] = 0.85 * smoothedPower[k] + 0.15 * errorPower[k]
-            runningMinimum[k] = min(runningMinimum[k], smoothedPower[k])
         }
-        minimumFrames += 1
-        if minimumFrames == 25 {
-            minimumFrames = 0
-            minimumSlot = (minimumSlot + 1) % minimumSlots
-            for k in 0..<bins {
-                minima[minimumSlot * bins + k] = runningMinimum[k]
-                runningMinimum[k] = .greatestFiniteMagnitude
-            }
-        }
+        noiseMinimum.update(smoothedPower)
+        if !farEndActive { roomNoiseMinimum.update(smoothedPower) }
         for k in 0..<bins {
-            var least = runningMinimum[k]
-            for slot in 0..<minimumSlots { least = min(least, minima[slot * bins + k]) }
-            noiseFloor[k] = least == .greatestFiniteMagnitude ? 0 : 2 * least
+            noiseFloor[k] = noiseMinimum.isKnown(k) ? 2 * noiseMinimum.minimum[k] : 0
+            roomNoise[k] = roomNoiseMinimum.isKnown(k) ? min(2 * roomNoiseMinimum.minimum[k], noiseFloor[k]) : 0
         }
     }
 
@@ -258,10 +324,17 @@ struct ResidualEchoSuppressor {
         // path). A near talker's pause inside double talk is neither.
         let gate = farEndActive && !near && settings.gatesFarEndSingleTalk && hangover == 0
             && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5)
+        // The reference's prediction is a band's: noisy per bin, where the mic's echo at one
+        // bin and the reference's at its delay are not proportional in a reverberant room.
+        for b in 0..<bandCount { bandRatio[b] = 0 }
+        for k in 0..<bins { bandRatio[bandOfBin[k]] += referenceResidual[k] }
+        for b in 0..<bandCount {
+            bandRatio[b] = max(floor, 1 - over * bandRatio[b] / (smoothedBandLinearError[b] + 1e-20))
+        }
         for k in 0..<bins {
             let p = errorPower[k] + 1e-20
-            var g = max(floor, 1 - over * residual[k] / p)
-            if gate { g = min(g, max(floor, (noiseFloor[k] / p).squareRoot())) }
+            var g = max(floor, min(1 - over * residual[k] / p, bandRatio[bandOfBin[k]]))
+            if gate { g = min(g, max(floor, (roomNoise[k] / p).squareRoot())) }
             gains[k] = g
         }
     }
@@ -270,7 +343,7 @@ struct ResidualEchoSuppressor {
         let n = frameSize
         for k in 0..<bins {
             let g = gains[k]
-            let fill = (max(0, 1 - g * g) * noiseFloor[k] * 0.5).squareRoot()
+            let fill = (max(0, 1 - g * g) * roomNoise[k] * 0.5).squareRoot()
             scratch.re[k] = g * errorRe[k] + fill * random.nextGaussian()
             scratch.im[k] = g * errorIm[k] + fill * random.nextGaussian()
         }

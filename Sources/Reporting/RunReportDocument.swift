@@ -236,9 +236,10 @@ public enum RunReportDocument {
         typealias F = ReportFormatting
         guard !decisions.isEmpty else { return [] }
         return [.heading("Adaptive AEC decisions", level: 2, id: "adaptive"),
-                .table(.init(header: ["at", "ERL estimate", "double talk", "suppression"], rows: decisions.map { d in
+                .table(.init(header: ["at", "ERL estimate", "double talk", "echo to near in double talk", "suppression"], rows: decisions.map { d in
                     [.init(F.seconds(Double(d.frame) / Double(sampleRate))), .init(F.db(d.erlEstimateDB)),
-                     .init("\(Int(d.doubleTalkShare * 100)) %"), .init("\(d.suppressionDB)/\(d.doubleTalkSuppressionDB) dB")]
+                     .init("\(Int(d.doubleTalkShare * 100)) %"), .init(d.echoToNearDB.map { F.db($0) } ?? "—"),
+                     .init("\(d.suppressionDB)/\(d.doubleTalkSuppressionDB) dB")]
                 }))]
     }
 

@@ -64,4 +64,24 @@ public protocol ResidualSuppressionControl: AnyObject {
     var suppressionDB: Int { get }
     var doubleTalkSuppressionDB: Int { get }
     func setSuppression(_ suppressionDB: Int, doubleTalk: Int)
+    /// What the backend's own detectors made of the last captured frame, where it has them (nil
+    /// by default): `intensityAdaptive` then measures from them instead of from level ratios.
+    var talkState: TalkState? { get }
+}
+
+extension ResidualSuppressionControl {
+    public var talkState: TalkState? { nil }
+}
+
+/// A backend's reading of one captured frame: the echo its linear filter modelled (mean square;
+/// what the mic holds of the far end whoever else talks) and whether its near-end detector
+/// heard the near talker.
+public struct TalkState: Hashable, Sendable {
+    public var modelledEchoPower: Float
+    public var nearEndTalking: Bool
+
+    public init(modelledEchoPower: Float, nearEndTalking: Bool) {
+        self.modelledEchoPower = modelledEchoPower
+        self.nearEndTalking = nearEndTalking
+    }
 }

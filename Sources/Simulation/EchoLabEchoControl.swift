@@ -13,7 +13,9 @@ import EchoCancellation
 /// | `intensityMax` | residual × 3 off, floor −60 dB, gated to the noise floor | residual × 1.5, floor −20 dB |
 ///
 /// `intensityAdaptive` starts at Recommended and is steered like every backend's
-/// (`AdaptiveIntensity`, through `residualSuppression`). The output is one frame late.
+/// (`AdaptiveIntensity`, through `residualSuppression`: ERL, double-talk share and echo-to-near
+/// ratio), keeping the near talker whole unless asked for −25 dB in double talk. The output is
+/// one frame late.
 public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     public let backend = EchoCancellerBackend.echolab
     public let sampleRate: Int
@@ -71,14 +73,23 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     }
     public var residualSuppression: ResidualSuppressionControl? { self }
 
-    /// The adaptive controller's choice: the floors it names, and the overestimate and gating
-    /// of the fixed intensity nearest to it.
+    /// The adaptive controller's choice: the floors it names, the far-end overestimate and gating
+    /// of the fixed intensity nearest to it. The near talker is kept whole (nothing taken off
+    /// while the detector hears it, as at Min and Recommended) unless the controller asks for
+    /// −25 dB or more in double talk — strong echo and little double talk — and then the
+    /// residual estimate is taken off once.
     public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
         guard suppressionDB != self.suppressionDB || doubleTalk != doubleTalkSuppressionDB else { return }
         var settings: SuppressionSettings = suppressionDB > -30 ? .light : suppressionDB > -50 ? .recommended : .strong
         settings.farEndFloorDB = Float(suppressionDB)
         settings.doubleTalkFloorDB = Float(doubleTalk)
+        settings.doubleTalkOverestimate = doubleTalk <= -25 ? 1 : 0
         canceller.settings = settings
+    }
+
+    /// The main filter's modelled echo and the near-end detector's call, for the adaptive controller.
+    public var talkState: TalkState? {
+        TalkState(modelledEchoPower: canceller.modelledEchoPower, nearEndTalking: canceller.nearEndTalking)
     }
 
     /// Every intensity runs the same filters: a change only changes the suppression.

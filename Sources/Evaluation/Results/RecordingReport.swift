@@ -72,6 +72,7 @@ public struct RecordingReport: Sendable, Equatable {
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": .number(Double(decision.frame) / Double(processingRate)), "sample": .number(Double(decision.frame)),
                          "erl_estimate_db": .number(decision.erlEstimateDB), "double_talk_share": .number(decision.doubleTalkShare),
+                         "echo_to_near_db": decision.echoToNearDB.map(JSONValue.number) ?? .null,
                          "suppression_db": .number(Double(decision.suppressionDB)),
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
@@ -145,12 +146,19 @@ public struct RecordingReport: Sendable, Equatable {
                 guard let number = entry[key]?.doubleValue else { throw ReadError(problem: "adaptive_aec[\(index)] has no \(key)") }
                 return number
             }
+            // Absent (reports before it was measured) or null (no double talk in the window).
+            func optionalNumber(_ key: String) throws(ReadError) -> Double? {
+                guard let value = entry[key], value != .null else { return nil }
+                guard let number = value.doubleValue else { throw ReadError(problem: "adaptive_aec[\(index)].\(key) is not a number") }
+                return number
+            }
             func whole(_ key: String) throws(ReadError) -> Int {
                 guard let whole = Int(exactly: try number(key)) else { throw ReadError(problem: "adaptive_aec[\(index)].\(key) is not a whole number") }
                 return whole
             }
             adaptiveDecisions.append(AdaptiveDecision(frame: Int64(try whole("sample")), erlEstimateDB: try number("erl_estimate_db"),
                                                       doubleTalkShare: try number("double_talk_share"),
+                                                      echoToNearDB: try optionalNumber("echo_to_near_db"),
                                                       suppressionDB: try whole("suppression_db"),
                                                       doubleTalkSuppressionDB: try whole("double_talk_suppression_db")))
         }

@@ -160,6 +160,7 @@ public struct RunReport: Sendable {
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": seconds(decision.frame), "sample": .number(Double(decision.frame)), "erl_estimate_db": .number(decision.erlEstimateDB),
                          "double_talk_share": .number(decision.doubleTalkShare),
+                         "echo_to_near_db": optional(decision.echoToNearDB),
                          "suppression_db": .number(Double(decision.suppressionDB)),
                          "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
             }),
