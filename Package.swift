@@ -67,7 +67,8 @@ let package = Package(
             "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "VirtualTime"],
+        .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "VirtualTime",
+                                                           "EchoCancellation"],
                           path: "Benchmarks/EchoLabBench"),
 
         // Written the way PlanetKit's guide writes its AudioFileMicrophone and AudioFileRecorder.
