@@ -34,7 +34,7 @@ struct BulkDelayEstimator {
         interval = max(1, (100 * sampleRate / 1000) / frameSize)   // every 100 ms
         var size = 1
         while size < 2 * window + maxLag { size *= 2 }
-        fft = RealFFT(size: size)
+        fft = RealFFT(size: size, portable: true)
         fft.prepare(.forward)
         fft.prepare(.inverse)
         mic = DecimatedHistory(count: window, factor: factor)

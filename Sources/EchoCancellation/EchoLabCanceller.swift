@@ -92,7 +92,9 @@ public final class EchoLabCanceller {
         let tailSamples = tailMilliseconds * sampleRate / 1000
         partitions = max(1, (tailSamples + frameSize - 1) / frameSize)
         let bins = frameSize + 1
-        fft = RealFFT(size: 2 * frameSize)
+        // Without SIMD codelets, as the echo path's: FFTW picks them by the CPU it runs on, and
+        // the golden vectors' taps must hash the same on every x86-64 machine.
+        fft = RealFFT(size: 2 * frameSize, portable: true)
         // Planned now, not on the first frame (FFTW plans allocate and take ~3 ms a direction).
         fft.prepare(.forward)
         fft.prepare(.inverse)
@@ -109,7 +111,7 @@ public final class EchoLabCanceller {
         foreground = PartitionedFilter(partitions: partitions, bins: bins)
         fadeIn = (0..<frameSize).map { Float(0.5 - 0.5 * cos(Double.pi * (Double($0) + 0.5) / Double(frameSize))) }
         kalman = KalmanStepControl(partitions: partitions, bins: bins)
-        coarseStep = [Float](repeating: 0, count: coarsePartitions * bins)
+        coarseStep = [Float](repeating: 0, count: bins)
         suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: sampleRate, settings: settings)
         constraintScratch = SpectralScratch(size: 2 * frameSize)
         spectrumRe = [Float](repeating: 0, count: bins)
@@ -221,7 +223,7 @@ public final class EchoLabCanceller {
         }
         errorSpectrum(coarseError)
         computeCoarseStep()
-        coarse.adapt(reference, offset: delayFrames, step: coarseStep, errorRe: spectrumRe, errorIm: spectrumIm)
+        coarse.adapt(reference, offset: delayFrames, step: coarseStep, stepPerPartition: false, errorRe: spectrumRe, errorIm: spectrumIm)
         coarse.constrainNext(fft: fft, scratch: &constraintScratch)
 
         compareFilters(mic: mic, main: mainError, coarse: coarsePower, farEnd: farEnd)
@@ -242,7 +244,14 @@ public final class EchoLabCanceller {
     }
 
     private func estimate(_ filter: PartitionedFilter, into out: inout [Float]) {
-        filter.estimate(reference, offset: delayFrames, re: &echoRe, im: &echoIm)
+        // Accumulated in local arrays taken out of the canceller and put back: written through
+        // a class's stored property, every element's write checked the buffer's uniqueness.
+        var yRe: [Float] = [], yIm: [Float] = []
+        swap(&yRe, &echoRe)
+        swap(&yIm, &echoIm)
+        filter.estimate(reference, offset: delayFrames, re: &yRe, im: &yIm)
+        swap(&yRe, &echoRe)
+        swap(&yIm, &echoIm)
         fft.inverse(real: echoRe, imaginary: echoIm, output: &timeBuffer)
         let n = frameSize, scale = 1 / Float(2 * n)
         for i in 0..<n { out[i] = timeBuffer[n + i] * scale }
@@ -259,18 +268,22 @@ public final class EchoLabCanceller {
     /// reference power the partitions hold there.
     private func computeCoarseStep() {
         let bins = frameSize + 1
-        for k in 0..<bins { echoRe[k] = 0 }
+        var power: [Float] = [], step: [Float] = []
+        swap(&power, &echoRe)
+        swap(&step, &coarseStep)
+        defer {
+            swap(&power, &echoRe)
+            swap(&step, &coarseStep)
+        }
+        for k in 0..<bins { power[k] = 0 }
         for p in 0..<coarsePartitions {
             let x = reference.base(age: delayFrames + p)
-            for k in 0..<bins { echoRe[k] += reference.power[x + k] }
+            for k in 0..<bins { power[k] += reference.power[x + k] }
         }
         var mean: Float = 0
-        for k in 0..<bins { mean += echoRe[k] }
+        for k in 0..<bins { mean += power[k] }
         let regularisation = 0.01 * mean / Float(bins) + 1e-10
-        for k in 0..<bins { echoRe[k] = 0.7 / (echoRe[k] + regularisation) }
-        for p in 0..<coarsePartitions {
-            for k in 0..<bins { coarseStep[p * bins + k] = echoRe[k] }
-        }
+        for k in 0..<bins { step[k] = 0.7 / (power[k] + regularisation) }
     }
 
     /// The render frames `age + 1` and `age` (the echo's strongest lag) through the suppressor's

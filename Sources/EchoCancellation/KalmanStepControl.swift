@@ -46,6 +46,15 @@ struct KalmanStepControl {
     /// `residualEcho`: per bin, the error power the echo estimate explains (the suppressor's leak
     /// times the estimate's power) — misadjustment, not a near talker, so not a reason to slow down.
     mutating func computeStep(_ reference: ReferenceSpectra, offset: Int, errorRe: [Float], errorIm: [Float], residualEcho: [Float]) {
+        // Written arrays are taken out of `self` for the loops and put back (as in
+        // `PartitionedFilter.adapt`: no per-element uniqueness check, no allocation).
+        var expected: [Float] = [], step: [Float] = []
+        swap(&expected, &self.expected)
+        swap(&step, &self.step)
+        defer {
+            swap(&expected, &self.expected)
+            swap(&step, &self.step)
+        }
         for k in 0..<bins { expected[k] = 0 }
         for p in 0..<partitions {
             Self.accumulate(reference.power, from: reference.base(age: offset + p), times: uncertainty, from: p * bins,
@@ -74,13 +83,18 @@ struct KalmanStepControl {
     /// After the weights moved: what the frame taught shrinks each uncertainty, then the drift
     /// grows it again in proportion to the weight.
     mutating func update(_ reference: ReferenceSpectra, offset: Int, weights: PartitionedFilter) {
+        var uncertainty: [Float] = []
+        swap(&uncertainty, &self.uncertainty)
+        defer { swap(&uncertainty, &self.uncertainty) }
+        let power = reference.power, step = step, wRe = weights.re, wIm = weights.im
+        let keep = 1 - drift, drift = drift
         for p in 0..<partitions {
-            let x = reference.base(age: offset + p)
+            let x = reference.base(age: offset + p), ceiling = prior[p], base = p * bins
             for k in 0..<bins {
-                let i = p * bins + k
-                let learned = max(1 - 0.5 * step[i] * reference.power[x + k], 0)
-                let w = weights.re[i] * weights.re[i] + weights.im[i] * weights.im[i]
-                uncertainty[i] = min((1 - drift) * learned * uncertainty[i] + drift * w + 1e-9, prior[p])
+                let i = base + k
+                let learned = max(1 - 0.5 * step[i] * power[x + k], 0)
+                let w = wRe[i] * wRe[i] + wIm[i] * wIm[i]
+                uncertainty[i] = min(keep * learned * uncertainty[i] + drift * w + 1e-9, ceiling)
             }
         }
     }
