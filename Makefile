@@ -54,7 +54,7 @@ test-long: build test-build scorers
 	ECHOLAB_BINARY=$(ECHOLAB) $(SWIFT) test --skip-build --filter '$(LONG_TESTS)'
 
 ## eval: run a corpus (default: vectors/scenarios) in every AEC mode (MODES=all, or e.g. MODES=disabled,speex:intensityMax) into reports/,
-##       without WAV taps (21 modes × 23 items would write about 4 GB; TAPS=1 writes them), then gate it: compare
+##       without WAV taps (21 modes × 24 items would write about 4 GB; TAPS=1 writes them), then gate it: compare
 ##       reports/eval.json with the committed reports/baseline.json and fail when a run regressed by more than
 ##       MAX_REGRESSION_DB (or a fault counter rose, or an AECMOS score fell by more than MAX_REGRESSION_MOS: every
 ##       run is scored with --scorer aecmos where `make scorers` installed it; SCORERS= scores none). The default corpus × all modes is gated by default;

@@ -16,7 +16,7 @@ final class DefaultCorpusEvalTests: XCTestCase {
         let eval = try runEchoLab(["eval", packageRoot.appendingPathComponent("vectors/scenarios").path, "--modes", "all",
                                    "--out", out.path, "--jobs", "2", "--no-taps"], timeout: 900)
         XCTAssertEqual(eval.status, 0, eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("483 of 483 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("504 of 504 runs succeeded"), eval.standardOutput)
         let report = try loadJSON(out.appendingPathComponent("eval.json").path)
 
         // Every item × mode has its ERLE where echo reaches what is sent, and none where it cannot:

@@ -79,8 +79,8 @@ public enum VectorCorpus {
                                            impulseResponse: .file(path: input("room_rir_48k.wav"), channel: .monoOnly))
     static let delayPath = EchoPathSettings(delayMilliseconds: 40, gainDB: -6)
 
-    static func aec(_ mode: EchoCancellerMode, filter: Int? = nil) -> VoiceProcessingSettings {
-        VoiceProcessingSettings(echoCancellerMode: mode, backend: .speex, filterMilliseconds: filter)
+    static func aec(_ mode: EchoCancellerMode, filter: Int? = nil, backend: EchoCancellerBackend = .speex) -> VoiceProcessingSettings {
+        VoiceProcessingSettings(echoCancellerMode: mode, backend: backend, filterMilliseconds: filter)
     }
 
     static func options(_ change: (inout AppDeviceOptions) -> Void) -> AppDeviceOptions {
@@ -106,6 +106,10 @@ public enum VectorCorpus {
                      voiceProcessing: aec(.intensityRecommended), duration: .seconds(6)),
             speechCall("speech-room-doubletalk", aecMode: .intensityRecommended),
             speechCall("speech-room-min", aecMode: .intensityMin),
+            // EchoLab's own canceller, so its bits are pinned like speexdsp's.
+            speechCall("speech-room-echolab", aecMode: .intensityRecommended) {
+                $0.voiceProcessing = aec(.intensityRecommended, backend: .echolab)
+            },
             Scenario(name: "speech-clipped-max", farEnd: farEndSpeech, noise: micNoise,
                      echoPath: EchoPathSettings(delayMilliseconds: 30, gainDB: -3, impulseResponse: .synthetic(rt60Milliseconds: 400, seed: 3),
                                                 clipDBFS: -12),
