@@ -46,8 +46,9 @@ struct KalmanStepControl {
     /// `residualEcho`: per bin, the error power the echo estimate explains (the suppressor's leak
     /// times the estimate's power) — misadjustment, not a near talker, so not a reason to slow down.
     mutating func computeStep(_ reference: ReferenceSpectra, offset: Int, errorRe: [Float], errorIm: [Float], residualEcho: [Float]) {
-        // Written arrays are taken out of `self` for the loops and put back (as in
-        // `PartitionedFilter.adapt`: no per-element uniqueness check, no allocation).
+        // The two arrays written across every partition are taken out of `self` for the loops
+        // and put back (as in `PartitionedFilter.adapt`: no per-element uniqueness check, no
+        // allocation); the per-bin ones are written once a frame and stay.
         var expected: [Float] = [], step: [Float] = []
         swap(&expected, &self.expected)
         swap(&step, &self.step)

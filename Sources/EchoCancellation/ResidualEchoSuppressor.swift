@@ -54,13 +54,17 @@ struct ResidualEchoSuppressor {
     /// The residual echo as the reference predicts it, for when the linear filter cannot
     /// (drift, a path it has lost, wideband echo it never modelled): the reference's power at the
     /// echo's delay with a reverberant tail, times the echo path's gain and the share of the mic
-    /// the linear stage leaves, per band. Both are minimum statistics over 1.5 s of far-end
-    /// activity — a near talker adds power to the mic and the error, never takes it away, so
-    /// the least mic-to-reference and error-to-mic ratios are the echo's own.
+    /// the linear stage leaves, per band. Both are minimum statistics of the far-end frames in
+    /// the last 1.5–1.75 s (`MinimumTracker`'s window; after a longer far-end pause both are
+    /// unknown again, and the first 100 ms of the next talk spurt rest on the linear filter) —
+    /// a near talker adds power to the mic and the error, never takes it away, so the least
+    /// mic-to-reference and error-to-mic ratios are the echo's own.
     private var referenceTail: [Float]
-    private var bandReference: [Float], bandMic: [Float], bandLinearError: [Float]
+    private var bandReference: [Float], bandMic: [Float]
     private var smoothedBandReference: [Float], smoothedBandMic: [Float], smoothedBandLinearError: [Float]
     private var bandRatio: [Float], bandIncluded: [Bool]
+    /// Per band: the gain the reference's prediction allows (it caps each bin's).
+    private var bandGain: [Float]
     private var pathGain: MinimumTracker, linearLeak: MinimumTracker
     private var referenceResidual: [Float]
     private var farEndRun = 0
@@ -124,11 +128,11 @@ struct ResidualEchoSuppressor {
         leak = [Float](repeating: 0.1, count: bandCount)
         bandReference = [Float](repeating: 0, count: bandCount)
         bandMic = [Float](repeating: 0, count: bandCount)
-        bandLinearError = [Float](repeating: 0, count: bandCount)
         smoothedBandReference = [Float](repeating: 0, count: bandCount)
         smoothedBandMic = [Float](repeating: 0, count: bandCount)
         smoothedBandLinearError = [Float](repeating: 0, count: bandCount)
         bandRatio = [Float](repeating: 0, count: bandCount)
+        bandGain = [Float](repeating: 1, count: bandCount)
         bandIncluded = [Bool](repeating: false, count: bandCount)
         pathGain = MinimumTracker(count: bandCount, slots: 6, slotLength: 25)
         linearLeak = MinimumTracker(count: bandCount, slots: 6, slotLength: 25)
@@ -260,6 +264,8 @@ struct ResidualEchoSuppressor {
             bandIncluded[b] = settled && smoothedBandReference[b] > 1e-10
             bandRatio[b] = smoothedBandMic[b] / max(smoothedBandReference[b], 1e-10)
         }
+        // The window moves with time, far end or not: frozen through the far end's pauses, it
+        // kept older leaks that drift had since made wrong (e-drift 20.8 → 12.5 dB).
         pathGain.update(bandRatio, where: bandIncluded)
         for b in 0..<bandCount {
             bandIncluded[b] = settled && smoothedBandMic[b] > 1e-10
@@ -326,14 +332,14 @@ struct ResidualEchoSuppressor {
             && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5)
         // The reference's prediction is a band's: noisy per bin, where the mic's echo at one
         // bin and the reference's at its delay are not proportional in a reverberant room.
-        for b in 0..<bandCount { bandRatio[b] = 0 }
-        for k in 0..<bins { bandRatio[bandOfBin[k]] += referenceResidual[k] }
+        for b in 0..<bandCount { bandGain[b] = 0 }
+        for k in 0..<bins { bandGain[bandOfBin[k]] += referenceResidual[k] }
         for b in 0..<bandCount {
-            bandRatio[b] = max(floor, 1 - over * bandRatio[b] / (smoothedBandLinearError[b] + 1e-20))
+            bandGain[b] = max(floor, 1 - over * bandGain[b] / (smoothedBandLinearError[b] + 1e-20))
         }
         for k in 0..<bins {
             let p = errorPower[k] + 1e-20
-            var g = max(floor, min(1 - over * residual[k] / p, bandRatio[bandOfBin[k]]))
+            var g = max(floor, min(1 - over * residual[k] / p, bandGain[bandOfBin[k]]))
             if gate { g = min(g, max(floor, (roomNoise[k] / p).squareRoot())) }
             gains[k] = g
         }

@@ -109,8 +109,12 @@ public final class AdaptiveIntensity {
     /// the estimate is 2 dB past an edge: an ERL near 6 dB flipped the suppression every half
     /// second (5.0, 7.6, 5.9 … dB in one call).
     private var echoPath: Int?
+    private static let edges = [6.0, 20.0]
+    /// Far-end and double-talk suppression (dB) per class.
+    private static let suppressions = [(-60, -25), (-40, -15), (-20, -10)]
+
     private func classify(_ erl: Double) -> Int {
-        let edges = [6.0, 20.0]
+        let edges = Self.edges
         guard var path = echoPath else { return edges.firstIndex(where: { erl < $0 }) ?? edges.count }
         while path > 0 && erl < edges[path - 1] - 2 { path -= 1 }
         while path < edges.count && erl >= edges[path] + 2 { path += 1 }
@@ -124,6 +128,8 @@ public final class AdaptiveIntensity {
         // moves it little.
         referenceHistory = 0.5 * referenceHistory + referenceSum
         captureHistory = 0.5 * captureHistory + captureSum
+        // Until far-end single talk has given an ERL there is no path to classify: the call
+        // keeps the intensity it started with (Recommended's), whatever the double talk.
         guard activeFrames >= framesPerWindow / 4, captureHistory > 0 else { return }
         let erl = 10 * log10(referenceHistory / captureHistory)
         let share = Double(doubleTalkFrames) / Double(activeFrames)
@@ -133,7 +139,7 @@ public final class AdaptiveIntensity {
             ? 10 * log10(max(doubleTalkEcho / doubleTalkNear, 1e-6)) : nil
         let path = classify(erl)
         echoPath = path
-        var (suppression, active) = [(-60, -25), (-40, -15), (-20, -10)][path]
+        var (suppression, active) = Self.suppressions[path]
         if share > 0.3 || (echoToNear ?? 0) <= -10 { active += 10 }
         // A conversation, not a far end talking alone: what cuts the talker then is the far-end
         // suppression missing its onsets and pauses, so it is the light one while it lasts.

@@ -156,8 +156,9 @@ final class EchoLabCancellerTests: XCTestCase {
     /// 100 ppm of clock drift under a white-noise far end (the hw-drift-100ppm vector's case):
     /// the echo slides 4.8 samples a second, too fast for any linear filter across the whole
     /// band. The residual echo the reference predicts (its power times the echo path's gain)
-    /// still takes it off: at least 20 dB where the linear filter removes under 3. And a
-    /// stationary echo is not taken for the room's noise: what is sent is not refilled to it.
+    /// still takes it off: at least 20 dB where the linear filter removes under 3 — which also
+    /// needs comfort noise not to refill the stationary echo as if it were the room's noise
+    /// (refilled, it read 3.7 dB).
     func testDriftIsSuppressedFromTheReference() {
         let far = Self.noise(seconds: 10, level: 0.1, seed: 11)
         var echo = [Float](repeating: 0, count: far.count)

@@ -28,7 +28,9 @@ final class MinimumTrackerTests: XCTestCase {
         XCTAssertEqual(tracker.minimum[0], 50)
     }
 
-    func testExcludedElementsKeepTheirWindow() {
+    /// An element left out of an update keeps its minimum, but the window slides for it too:
+    /// offered nothing for a whole window, it is unknown again.
+    func testTheWindowSlidesForExcludedElementsToo() {
         var tracker = MinimumTracker(count: 2, slots: 2, slotLength: 2)
         tracker.update([3, 3])
         tracker.update([1, 1], where: [true, false])

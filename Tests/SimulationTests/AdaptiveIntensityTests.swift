@@ -56,6 +56,28 @@ final class AdaptiveIntensityDecisionTests: XCTestCase {
         XCTAssertEqual(falling.map(\.suppressionDB), [-40, -60], "ERL 1 dB (weighted with the 7 dB window: under 4) is strong echo")
     }
 
+    /// The rising edge: a weak echo path (headset) is taken only 2 dB past 20 dB, and without a
+    /// backend's reading a conversation (over 50 % double talk, measured from the linear output)
+    /// takes the light far-end suppression too.
+    func testTheWeakEdgeAndAConversationWithoutATalkState() {
+        let at21 = Float(0.1 / pow(10, 2.1)), at23 = Float(0.1 / pow(10, 2.3))
+        XCTAssertEqual(decide(windows: [(0.1, 0.01, nil, nil), (0.1, at21, nil, nil)]).map(\.suppressionDB), [-40],
+                       "ERL 21 dB after 10 dB (weighted: under 22) stays moderate")
+        XCTAssertEqual(decide(windows: [(0.1, 0.01, nil, nil)] + Array(repeating: (0.1, at23, nil, nil), count: 8)).map(\.suppressionDB),
+                       [-40, -20], "23 dB, window after window, becomes weak once the 10 dB window has faded (the sixth)")
+        // 40 windows of the filter taking 20 dB off, then one of double talk only (attenuation 0 dB).
+        let adaptive = AdaptiveIntensity(framesPerWindow: 10, samplesPerFrame: 480) { _, _ in }
+        for window in 0..<41 {
+            for _ in 0..<10 {
+                adaptive.observe(reference: 0.1, capture: 0.01, linearOutput: window == 40 ? 0.01 : 0.0001)
+            }
+        }
+        let last = try? XCTUnwrap(adaptive.decisions.last)
+        XCTAssertEqual(last?.doubleTalkShare, 1)
+        XCTAssertEqual(last?.suppressionDB, -20, "a conversation")
+        XCTAssertEqual(last?.doubleTalkSuppressionDB, -5)
+    }
+
     /// A backend's own reading: the ERL is the reference over the echo its filter modelled
     /// (the near talker's power in the capture does not count), double talk is its detector's,
     /// and the echo-to-near ratio is modelled echo over what the linear stage left.
