@@ -209,9 +209,7 @@ public final class EchoLabCanceller {
             residualEcho[k] = 0.5 * suppressor.leak(atBin: k) * (echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k])
         }
         errorSpectrum(mainErrorFrame)
-        kalman.computeStep(reference, offset: delayFrames, errorRe: spectrumRe, errorIm: spectrumIm, residualEcho: residualEcho)
-        main.adapt(reference, offset: delayFrames, step: kalman.step, errorRe: spectrumRe, errorIm: spectrumIm)
-        kalman.update(reference, offset: delayFrames, weights: main)
+        kalman.adapt(&main, reference: reference, offset: delayFrames, errorRe: spectrumRe, errorIm: spectrumIm, residualEcho: residualEcho)
         main.constrainNext(fft: fft, scratch: &constraintScratch)
 
         // Coarse filter: estimate, error, normalised step.

@@ -12,8 +12,6 @@ struct KalmanStepControl {
     let bins: Int
     /// Per partition and bin: the weight's error variance.
     private(set) var uncertainty: [Float]
-    /// Per partition and bin: the step the last `computeStep` chose.
-    private(set) var step: [Float]
     /// Per bin: the error power the filter cannot explain (near end and noise), smoothed.
     private var unexplained: [Float]
     private var expected: [Float]
@@ -34,27 +32,35 @@ struct KalmanStepControl {
         let prior = (0..<partitions).map { initialUncertainty * Float(exp(-Double($0) / 6)) }
         self.prior = prior
         uncertainty = (0..<partitions * bins).map { prior[$0 / bins] }
-        step = [Float](repeating: 0, count: partitions * bins)
         unexplained = [Float](repeating: 0, count: bins)
         expected = [Float](repeating: 0, count: unexplained.count)
         inverseDenominator = [Float](repeating: 0, count: unexplained.count)
     }
 
-    /// The steps for this frame's error spectrum (E of the zero-padded error, in the echo
-    /// estimate's scale). Its power splits into what the weights' uncertainty explains — the
-    /// windowed error carries half of it — and the rest, which only a near talker or noise makes.
+    /// The frame's learning: the step for this error spectrum (E of the zero-padded error, in
+    /// the echo estimate's scale), the weights moved by it, then what the frame taught shrinks
+    /// each uncertainty and the drift grows it again in proportion to the weight — in one pass
+    /// over the partitions (three passes read the same arrays three times).
+    ///
+    /// The error's power splits into what the weights' uncertainty explains — the windowed error
+    /// carries half of it — and the rest, which only a near talker or noise makes.
     /// `residualEcho`: per bin, the error power the echo estimate explains (the suppressor's leak
     /// times the estimate's power) — misadjustment, not a near talker, so not a reason to slow down.
-    mutating func computeStep(_ reference: ReferenceSpectra, offset: Int, errorRe: [Float], errorIm: [Float], residualEcho: [Float]) {
-        // The two arrays written across every partition are taken out of `self` for the loops
-        // and put back (as in `PartitionedFilter.adapt`: no per-element uniqueness check, no
-        // allocation); the per-bin ones are written once a frame and stay.
-        var expected: [Float] = [], step: [Float] = []
+    mutating func adapt(_ filter: inout PartitionedFilter, reference: ReferenceSpectra, offset: Int, errorRe: [Float], errorIm: [Float],
+                        residualEcho: [Float]) {
+        // Written arrays are taken out of their owners for the loops and put back (no copy, no
+        // allocation): written through `self`, each element's write checked the buffer's
+        // uniqueness again and kept the loops scalar.
+        var expected: [Float] = [], uncertainty: [Float] = [], wRe: [Float] = [], wIm: [Float] = []
         swap(&expected, &self.expected)
-        swap(&step, &self.step)
+        swap(&uncertainty, &self.uncertainty)
+        swap(&wRe, &filter.re)
+        swap(&wIm, &filter.im)
         defer {
             swap(&expected, &self.expected)
-            swap(&step, &self.step)
+            swap(&uncertainty, &self.uncertainty)
+            swap(&wRe, &filter.re)
+            swap(&wIm, &filter.im)
         }
         for k in 0..<bins { expected[k] = 0 }
         for p in 0..<partitions {
@@ -68,36 +74,26 @@ struct KalmanStepControl {
             unexplained[k] = max(now, 0.9 * unexplained[k] + 0.1 * now)
             inverseDenominator[k] = 1 / (expected[k] + 2 * unexplained[k] + 1e-10)
         }
-        for p in 0..<partitions {
-            Self.multiply(uncertainty, from: p * bins, by: inverseDenominator, count: bins, into: &step)
-        }
-    }
-
-    private static func accumulate(_ a: [Float], from i: Int, times b: [Float], from j: Int, count: Int, into sum: inout [Float]) {
-        for k in 0..<count { sum[k] += a[i + k] * b[j + k] }
-    }
-
-    private static func multiply(_ a: [Float], from i: Int, by b: [Float], count: Int, into out: inout [Float]) {
-        for k in 0..<count { out[i + k] = a[i + k] * b[k] }
-    }
-
-    /// After the weights moved: what the frame taught shrinks each uncertainty, then the drift
-    /// grows it again in proportion to the weight.
-    mutating func update(_ reference: ReferenceSpectra, offset: Int, weights: PartitionedFilter) {
-        var uncertainty: [Float] = []
-        swap(&uncertainty, &self.uncertainty)
-        defer { swap(&uncertainty, &self.uncertainty) }
-        let power = reference.power, step = step, wRe = weights.re, wIm = weights.im
+        let xRe = reference.re, xIm = reference.im, power = reference.power, inverse = inverseDenominator
         let keep = 1 - drift, drift = drift
         for p in 0..<partitions {
             let x = reference.base(age: offset + p), ceiling = prior[p], base = p * bins
             for k in 0..<bins {
                 let i = base + k
-                let learned = max(1 - 0.5 * step[i] * power[x + k], 0)
+                let step = uncertainty[i] * inverse[k]
+                // W += step · conj(X) · E, conj(X)·E = (a − ib)(er + i·ei)
+                let a = xRe[x + k], b = xIm[x + k], er = errorRe[k], ei = errorIm[k]
+                wRe[i] += step * (a * er + b * ei)
+                wIm[i] += step * (a * ei - b * er)
+                let learned = max(1 - 0.5 * step * power[x + k], 0)
                 let w = wRe[i] * wRe[i] + wIm[i] * wIm[i]
                 uncertainty[i] = min(keep * learned * uncertainty[i] + drift * w + 1e-9, ceiling)
             }
         }
+    }
+
+    private static func accumulate(_ a: [Float], from i: Int, times b: [Float], from j: Int, count: Int, into sum: inout [Float]) {
+        for k in 0..<count { sum[k] += a[i + k] * b[j + k] }
     }
 
     /// Back to knowing nothing (a reset, or weights taken from the coarse filter).
