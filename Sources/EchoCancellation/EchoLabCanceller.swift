@@ -221,7 +221,7 @@ public final class EchoLabCanceller {
         }
         errorSpectrum(coarseError)
         computeCoarseStep()
-        coarse.adapt(reference, offset: delayFrames, step: coarseStep, stepPerPartition: false, errorRe: spectrumRe, errorIm: spectrumIm)
+        coarse.adapt(reference, offset: delayFrames, step: coarseStep, errorRe: spectrumRe, errorIm: spectrumIm)
         coarse.constrainNext(fft: fft, scratch: &constraintScratch)
 
         compareFilters(mic: mic, main: mainError, coarse: coarsePower, farEnd: farEnd)

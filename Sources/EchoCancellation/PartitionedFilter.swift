@@ -38,11 +38,10 @@ struct PartitionedFilter {
         }
     }
 
-    /// Wₚ += stepₚ · conj(Xₚ) · E for every partition, `step` holding one real factor per
-    /// partition and bin — or, with `stepPerPartition` false, one per bin that every partition
-    /// shares.
-    mutating func adapt(_ reference: ReferenceSpectra, offset: Int, step: [Float], stepPerPartition: Bool = true,
-                        errorRe: [Float], errorIm: [Float]) {
+    /// Wₚ += step · conj(Xₚ) · E for every partition, `step` holding one real factor per bin
+    /// that every partition shares (the coarse filter's normalised step; the main filter's
+    /// Kalman step is per partition and learns in `KalmanStepControl.adapt`).
+    mutating func adapt(_ reference: ReferenceSpectra, offset: Int, step: [Float], errorRe: [Float], errorIm: [Float]) {
         // The weights are taken out of `self` for the loop (a swap with an empty array: no
         // copy, no allocation) and put back: written through `self`, held in a class, each
         // element's write checked the buffer's uniqueness again and kept the loop scalar.
@@ -50,17 +49,17 @@ struct PartitionedFilter {
         swap(&wRe, &re)
         swap(&wIm, &im)
         for p in 0..<partitions {
-            Self.update(reference.re, reference.im, from: reference.base(age: offset + p), step: step, from: stepPerPartition ? p * bins : 0,
+            Self.update(reference.re, reference.im, from: reference.base(age: offset + p), step: step,
                         errorRe: errorRe, errorIm: errorIm, weights: &wRe, &wIm, from: p * bins, count: bins)
         }
         swap(&wRe, &re)
         swap(&wIm, &im)
     }
 
-    private static func update(_ xRe: [Float], _ xIm: [Float], from x: Int, step: [Float], from s: Int, errorRe: [Float], errorIm: [Float],
+    private static func update(_ xRe: [Float], _ xIm: [Float], from x: Int, step: [Float], errorRe: [Float], errorIm: [Float],
                                weights wRe: inout [Float], _ wIm: inout [Float], from w: Int, count: Int) {
         for k in 0..<count {
-            let a = xRe[x + k], b = xIm[x + k], mu = step[s + k]
+            let a = xRe[x + k], b = xIm[x + k], mu = step[k]
             let er = errorRe[k], ei = errorIm[k]
             // conj(X)·E = (a − ib)(er + i·ei)
             wRe[w + k] += mu * (a * er + b * ei)

@@ -29,11 +29,13 @@ public final class AdaptiveIntensity {
     private let samplesPerFrame: Int
     private var frame: Int64 = 0
     private var referenceSum: Double = 0
-    private var captureSum: Double = 0
+    /// The ERL's denominator: capture power, or the echo the backend's filter models where it
+    /// reports a `TalkState`.
+    private var echoSum: Double = 0
     private var activeFrames = 0
     private var doubleTalkFrames = 0
     private var doubleTalkEcho: Double = 0, doubleTalkNear: Double = 0
-    private var referenceHistory: Double = 0, captureHistory: Double = 0
+    private var referenceHistory: Double = 0, echoHistory: Double = 0
     private var smoothedAttenuationDB = 0.0
     /// The decisions, bounded: the first `maximumDecisions − 1` and, in the last slot, the
     /// latest (a day-long call switching every half second would otherwise keep 172 800).
@@ -85,13 +87,13 @@ public final class AdaptiveIntensity {
                     // The ERL from far-end single talk only: a near talker lifts what the
                     // filter models too while it adapts through the talk.
                     referenceSum += Double(reference)
-                    captureSum += Double(talk.modelledEchoPower)
+                    echoSum += Double(talk.modelledEchoPower)
                 }
             }
         } else if reference > activityThreshold && capture > 0 {
             activeFrames += 1
             referenceSum += Double(reference)
-            captureSum += Double(capture)
+            echoSum += Double(capture)
             if let linearOutput {
                 let attenuation = 10 * log10(Double(capture) / max(Double(linearOutput), 1e-12))
                 smoothedAttenuationDB = 0.98 * smoothedAttenuationDB + 0.02 * attenuation
@@ -122,16 +124,16 @@ public final class AdaptiveIntensity {
     }
 
     private func decide() {
-        defer { referenceSum = 0; captureSum = 0; activeFrames = 0; doubleTalkFrames = 0; doubleTalkEcho = 0; doubleTalkNear = 0 }
+        defer { referenceSum = 0; echoSum = 0; activeFrames = 0; doubleTalkFrames = 0; doubleTalkEcho = 0; doubleTalkNear = 0 }
         // The ERL over the last few windows, each weighted by the frames it measured: a window
         // of mostly double talk (whose few single-talk frames are often the detector's misses)
         // moves it little.
         referenceHistory = 0.5 * referenceHistory + referenceSum
-        captureHistory = 0.5 * captureHistory + captureSum
+        echoHistory = 0.5 * echoHistory + echoSum
         // Until far-end single talk has given an ERL there is no path to classify: the call
         // keeps the intensity it started with (Recommended's), whatever the double talk.
-        guard activeFrames >= framesPerWindow / 4, captureHistory > 0 else { return }
-        let erl = 10 * log10(referenceHistory / captureHistory)
+        guard activeFrames >= framesPerWindow / 4, echoHistory > 0 else { return }
+        let erl = 10 * log10(referenceHistory / echoHistory)
         let share = Double(doubleTalkFrames) / Double(activeFrames)
         // Without double talk there is no ratio to speak of. Floored at −60 dB: frames where
         // the filter took nothing off read as a talker 60 dB or more over the echo.
