@@ -28,14 +28,23 @@ public enum AtomicFile {
     }
 
     public static func write(_ text: String, to path: String) throws {
-        try write(Data(text.utf8), to: path)
+        try write(to: path) { write in try write(text) }
     }
 
     public static func write(_ data: Data, to path: String) throws {
+        try write(to: path) { write in try write(data) }
+    }
+
+    /// Writes the text `produce` hands to its `write` piece by piece (a long report, never whole
+    /// in memory), then moves the file into place as `write(_:to:)` does. What `produce` throws
+    /// leaves the file at `path` as it was, and is rethrown.
+    public static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
-        if let reason = FileReplacement.writeFile(data, to: temporary.path) {
-            throw WriteError(path: path, reason: "cannot write: " + reason)
+        do {
+            try FileReplacement.writeFile(to: temporary.path, produce: produce)
+        } catch let failure as FileReplacement.WriteFailure {
+            throw WriteError(path: path, reason: "cannot write: " + failure.reason)
         }
         if let reason = FileReplacement.moveIntoPlace(temporary.path, to: url.path) {
             unlink(temporary.path)

@@ -108,30 +108,77 @@ public enum FileReplacement {
     /// commit: the first report after four one-minute taps took 2.5–4 ms to sync, 1.5–6.5 ms for
     /// the three (a twentieth of the run).
     public static func writeFile(_ data: Data, to path: String) -> String? {
+        do {
+            try writeFile(to: path) { write in try write(data) }
+            return nil
+        } catch {
+            return (error as? WriteFailure)?.reason ?? "\(error)"
+        }
+    }
+
+    /// Why a write(2) or close(2) failed (`strerror`).
+    public struct WriteFailure: Error, CustomStringConvertible {
+        public let reason: String
+        public var description: String { reason }
+    }
+
+    /// Writes a new file at `path` from the pieces `produce` hands to its `write`, as
+    /// `writeFile(_:to:)` writes one piece: never through a file already there, not fsynced.
+    /// A piece that cannot be written throws `WriteFailure` out of `write`; whatever `produce`
+    /// throws leaves no file at `path` and is rethrown. A long report is written so, in pieces,
+    /// without its whole text in memory.
+    public static func writeFile(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         unlink(path)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
-        var failure: String?
-        data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < bytes.count {
-                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    return
-                }
-                offset += written
+        guard descriptor >= 0 else { throw WriteFailure(reason: String(cString: strerror(errno))) }
+        do {
+            try produce { piece in
+                if let reason = piece.withBytes({ writeAll($0, to: descriptor) }) { throw WriteFailure(reason: reason) }
             }
+        } catch {
+            close(descriptor)
+            unlink(path)
+            throw error
         }
         // close(2) can report a write the kernel deferred (an NFS or quota error, say).
-        if close(descriptor) != 0, failure == nil { failure = String(cString: strerror(errno)) }
-        if failure != nil { unlink(path) }
-        return failure
+        if close(descriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(path)
+            throw WriteFailure(reason: reason)
+        }
+    }
+
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
+            }
+            offset += written
+        }
+        return nil
     }
 
     /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.
     public static func removeReplaced(_ paths: [String]) {
         for path in paths { unlink(path) }
+    }
+}
+
+/// What `FileReplacement.writeFile(to:produce:)` writes: bytes, or text as UTF-8.
+public protocol ContiguousBytesOrText {
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result
+}
+
+extension Data: ContiguousBytesOrText {
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result { withUnsafeBytes(body) }
+}
+
+extension String: ContiguousBytesOrText {
+    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        var text = self
+        return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 }

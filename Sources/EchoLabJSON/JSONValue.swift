@@ -42,9 +42,30 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     /// The canonical text, ending in a newline.
     public func canonicalText(numbers: NumberStyle = .fourDecimals) -> String {
         var out = ""
-        write(to: &out, indent: 0, numbers: numbers)
+        write(to: &out, indent: 0, numbers: numbers, flush: nil)
         out += "\n"
         return out
+    }
+
+    /// The canonical text handed to `emit` in pieces of about `chunkBytes` (each ends between two
+    /// array elements or object members), the last ending in the newline. An hour-long call's
+    /// report.json is 2 MB of text: written in pieces it is never in memory whole, beside the
+    /// value it is printed from.
+    public func writeCanonicalText(numbers: NumberStyle = .fourDecimals, chunkBytes: Int = 1 << 16,
+                                   to emit: (String) throws -> Void) throws {
+        var out = ""
+        out.reserveCapacity(chunkBytes + chunkBytes / 4)
+        var failure: (any Error)?
+        withoutActuallyEscaping(emit) { emit in
+            write(to: &out, indent: 0, numbers: numbers) { text in
+                guard failure == nil, text.utf8.count >= chunkBytes else { return }
+                do { try emit(text) } catch { failure = error }
+                text.removeAll(keepingCapacity: true)
+            }
+        }
+        if let failure { throw failure }
+        out += "\n"
+        try emit(out)
     }
 
     /// The value on one line, keys sorted, no spaces and no newline: a JSON-lines record (what a
@@ -57,7 +78,7 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
 
     private func writeLine(to out: inout String, numbers: NumberStyle) {
         switch self {
-        case .null, .bool, .number, .string: write(to: &out, indent: 0, numbers: numbers)
+        case .null, .bool, .number, .string: write(to: &out, indent: 0, numbers: numbers, flush: nil)
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {
@@ -77,7 +98,8 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         }
     }
 
-    private func write(to out: inout String, indent: Int, numbers: NumberStyle) {
+    /// `flush`, when given, is offered the text after each array element and object member.
+    private func write(to out: inout String, indent: Int, numbers: NumberStyle, flush: ((inout String) -> Void)?) {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
@@ -88,8 +110,9 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
             out += "[\n"
             for (index, value) in values.enumerated() {
                 out += String(repeating: "  ", count: indent + 1)
-                value.write(to: &out, indent: indent + 1, numbers: numbers)
+                value.write(to: &out, indent: indent + 1, numbers: numbers, flush: flush)
                 out += index == values.count - 1 ? "\n" : ",\n"
+                flush?(&out)
             }
             out += String(repeating: "  ", count: indent) + "]"
         case .object(let object):
@@ -100,8 +123,9 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
                 out += String(repeating: "  ", count: indent + 1)
                 Self.writeString(key, to: &out)
                 out += ": "
-                object[key]!.write(to: &out, indent: indent + 1, numbers: numbers)
+                object[key]!.write(to: &out, indent: indent + 1, numbers: numbers, flush: flush)
                 out += index == keys.count - 1 ? "\n" : ",\n"
+                flush?(&out)
             }
             out += String(repeating: "  ", count: indent) + "}"
         }

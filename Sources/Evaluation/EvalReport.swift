@@ -87,7 +87,7 @@ public struct EvalReport {
     public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
         let (document, summaries, best) = try document()
         let pages = renderer?.pages(of: self, modeSummaries: summaries, best: best, directory: directory) ?? []
-        try AtomicFile.write(document.canonicalText(), to: (directory as NSString).appendingPathComponent("eval.json"))
+        try AtomicFile.write(to: (directory as NSString).appendingPathComponent("eval.json")) { write in try document.writeCanonicalText(to: write) }
         for page in pages { try AtomicFile.write(page.render(), to: (directory as NSString).appendingPathComponent(page.name)) }
     }
 }

@@ -113,7 +113,7 @@ public struct RecordingRun {
         if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
             throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
         }
-        try AtomicFile.write(json.canonicalText(), to: path("report.json"))
+        try AtomicFile.write(to: path("report.json")) { write in try json.writeCanonicalText(to: write) }
         for (name, text) in pages { try AtomicFile.write(text, to: path(name)) }
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return summary

@@ -84,7 +84,7 @@ public struct RunOutput {
         var summary: RunSummary?
         do {
             let json = report.json()
-            try AtomicFile.write(json.canonicalText(), to: path("report.json"))
+            try AtomicFile.write(to: path("report.json")) { write in try json.writeCanonicalText(to: write) }
             if summarising { summary = try RunSummary(reading: json) }
         }
         for page in renderer?.pages(of: report) ?? [] { try AtomicFile.write(page.render(), to: path(page.name)) }

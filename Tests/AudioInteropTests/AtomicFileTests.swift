@@ -31,4 +31,19 @@ final class AtomicFileTests: XCTestCase {
             XCTAssertEqual("\(error)", folder + "/missing/report.json: cannot write: No such file or directory")
         }
     }
+
+    func testWritesPiecesAndLeavesTheOldFileWhenTheWriterThrows() throws {
+        let path = folder + "/report.json"
+        try AtomicFile.write(to: path) { write in
+            for piece in ["{\n", "  \"a\": 1\n", "}\n"] { try write(piece) }
+        }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "{\n  \"a\": 1\n}\n")
+        struct Interrupted: Error {}
+        XCTAssertThrowsError(try AtomicFile.write(to: path) { write in
+            try write("{\n")
+            throw Interrupted()
+        }) { XCTAssertTrue($0 is Interrupted) }
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "{\n  \"a\": 1\n}\n", "the old file stands")
+        XCTAssertEqual(try contents(), ["report.json"], "no temporary is left")
+    }
 }
