@@ -65,7 +65,9 @@ public enum EvalReportDocument {
             row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
-        blocks += telephonyTable(modes: modes, summaries: summaries)
+        blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
+            outcome.results.filter { $0.mode == mode && $0.summary?.findings.contains(RequirementFindings.echoLossRule) == true }.count
+        }
         blocks += ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
         if detail == .full { blocks += ScoreBlocks.aecmosChart(modes.map(\.description), summaries: summaries) }
 
@@ -157,7 +159,9 @@ public enum EvalReportDocument {
     /// The telephony standards' figures per mode (TCLw against TS 26.131's 46 dB; P.340's send
     /// attenuation range in double talk), where any run has them: a table of their own, beside
     /// the two axes rather than in their table.
-    static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary]) -> [ReportDocument.Block] {
+    /// `belowRequirement`: how many of a mode's runs have TS 26.131's echo-loss finding.
+    static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary],
+                               belowRequirement: (EchoControlMode) -> Int) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
         let hasTCLw = summaries.contains { $0.tclwDB.count > 0 }
         let hasRange = summaries.contains { $0.doubleTalkAttenuationRangeDB.count > 0 }
@@ -166,16 +170,20 @@ public enum EvalReportDocument {
             statisticCell(value, unit: " dB", of: statistics)
         }
         var header = ["mode"]
-        if hasTCLw { header += ["TCLw median", "TCLw p10"] }
+        if hasTCLw { header += ["TCLw median", "TCLw p10", "runs below 46 dB"] }
         if hasRange { header += ["double-talk attenuation range median", "P.340 category of the median"] }
         return [
             .paragraph([.text("In the telephony standards' terms (see docs/metrics.md): TCLw, the weighted terminal coupling loss "
-                              + "(TS 26.131 asks 46 dB), and the send attenuation range in double talk, which ITU-T P.340 categorises "
+                              + "(TS 26.131 asks 46 dB; a run measured below it has the finding \(RequirementFindings.echoLossRule)), "
+                              + "and the send attenuation range in double talk, which ITU-T P.340 categorises "
                               + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more).")]),
             .table(.init(header: header, rows: modes.map { mode in
                 let summary = summaries.first { $0.mode == mode.description }
                 var row: [ReportDocument.Cell] = [.init([.code(mode.description)])]
-                if hasTCLw { row += [stat(summary?.tclwDB.median, of: summary?.tclwDB), stat(summary?.tclwDB.p10, of: summary?.tclwDB)] }
+                if hasTCLw {
+                    row += [stat(summary?.tclwDB.median, of: summary?.tclwDB), stat(summary?.tclwDB.p10, of: summary?.tclwDB),
+                            .init("\(belowRequirement(mode))")]
+                }
                 if hasRange {
                     let median = summary?.doubleTalkAttenuationRangeDB.median
                     row += [stat(median, of: summary?.doubleTalkAttenuationRangeDB),
@@ -311,9 +319,11 @@ public enum EvalReportDocument {
     }
 
     /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many
-    /// lint findings it has, and both in words.
+    /// lint findings it has, and both in words. A missed telephony requirement is not the
+    /// pipeline's health: the telephony table counts those.
     static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
-        guard let summary = result.summary else { return (0, 0, "") }
+        guard var summary = result.summary else { return (0, 0, "") }
+        summary.findings.removeAll { RunReport.Finding.Kind(rule: $0) != .lint }
         var parts: [String] = []
         var issues = 0
         if let pipeline = summary.pipeline {

@@ -75,11 +75,13 @@ public enum RunReportDocument {
         blocks += hardwareBlocks(report)
 
         blocks.append(.heading("Findings", level: 2, id: "findings"))
-        if report.findings.isEmpty {
-            blocks.append(.paragraph([.text("None: the AEC rules of the custom audio device guide hold.")]))
-        } else {
+        if !report.findings.contains(where: { $0.kind == .lint }) {
+            blocks.append(.paragraph([.text("The AEC rules of the custom audio device guide hold.")]))
+        }
+        if !report.findings.isEmpty {
             blocks.append(.list(report.findings.map { f in
-                [.strong(f.rule), .text(" \(F.seconds(f.atSeconds))–\(F.seconds(f.untilSeconds)): \(f.message). Measured: \(f.consequence).")]
+                [.strong(f.rule), .text((f.kind == .requirement ? " (a telephony requirement, not an AEC rule)" : "")
+                    + " \(F.seconds(f.atSeconds))–\(F.seconds(f.untilSeconds)): \(f.message). Measured: \(f.consequence).")]
             }))
         }
 

@@ -79,7 +79,8 @@ final class ModeComparisonTests: XCTestCase {
         var findingRuns = 0
         for mode in ["disabled", "speex:intensityMin", "speex:intensityMax"] {
             let runs = items.flatMap { $0["results"] as! [[String: Any]] }.filter { $0["mode"] as? String == mode }
-            let withFindings = runs.filter { !(($0["findings"] as? [Any]) ?? []).isEmpty }.count
+            // Lint findings only: a missed telephony requirement is counted in the telephony table.
+            let withFindings = runs.filter { (($0["findings"] as? [String]) ?? []).contains { $0 != "echo-loss-below-ts26131" } }.count
             findingRuns += withFindings
             // The best on both axes are starred.
             let row = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `\(mode)` |") || $0.hasPrefix("| `\(mode)` ★ |") }, mode)

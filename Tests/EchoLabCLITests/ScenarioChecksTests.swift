@@ -38,6 +38,21 @@ final class ScenarioChecksTests: XCTestCase {
         XCTAssertTrue(strict.standardError.contains("aec-disabled-with-real-devices"), strict.standardError)
     }
 
+    /// TS 26.131's echo-loss miss is a finding of its own kind: reported, and left out of
+    /// `--strict`, which fails on the lint's findings (an app's mistakes) only.
+    func testStrictLeavesAMissedTelephonyRequirementToTheReport() throws {
+        let path = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), in: folder)
+        let out = folder.appendingPathComponent("out")
+        let strict = try runEchoLab(["run", path, "--out", out.path, "--strict", "--no-taps"])
+        XCTAssertEqual(strict.status, 0, strict.standardError)
+        XCTAssertTrue(strict.standardOutput.contains("1 finding"), strict.standardOutput)
+        let findings = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["findings"] as? [[String: Any]])
+        XCTAssertEqual(findings.map { $0["rule"] as? String }, ["echo-loss-below-ts26131"])
+        XCTAssertEqual(findings.first?["kind"] as? String, "requirement")
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("**echo-loss-below-ts26131** (a telephony requirement, not an AEC rule)"), markdown)
+    }
+
     func testScenarioNamesMustNotBePaths() {
         for name in ["../escaped", "", ".hidden", "a/b"] {
             let message = loadError("{\"name\": \"\(name)\", \"far_end\": {\"generator\": \"white_noise\"}, \"duration_s\": 1}")

@@ -41,6 +41,17 @@ public struct RunReport: Sendable {
         public var consequenceDB: Double?
         public var consequence: String
 
+        /// What a finding judges: the lint's, an app's mistake in its audio setup (`run --strict`
+        /// fails on these), or a telephony standard's requirement the echo cancellation misses.
+        public enum Kind: String, Sendable {
+            case lint, requirement
+
+            /// The kind of a finding under `rule` (what eval.json lists per run).
+            public init(rule: String) { self = RequirementFindings.rules.contains(rule) ? .requirement : .lint }
+        }
+
+        public var kind: Kind { Kind(rule: rule) }
+
         public init(rule: String, atSeconds: Double, untilSeconds: Double, message: String, consequenceMetric: String,
                     consequenceDB: Double?, consequence: String) {
             self.rule = rule
@@ -150,7 +161,8 @@ public struct RunReport: Sendable {
             "events": .array(events.map { .object(["t_s": seconds($0.frame), "sample": .number(Double($0.frame)),
                                                    "kind": .string($0.kind), "detail": .string($0.detail)]) }),
             "findings": .array(findings.map { finding in
-                .object(["rule": .string(finding.rule), "at_s": .number(finding.atSeconds), "until_s": .number(finding.untilSeconds),
+                .object(["rule": .string(finding.rule), "kind": .string(finding.kind.rawValue),
+                         "at_s": .number(finding.atSeconds), "until_s": .number(finding.untilSeconds),
                          "message": .string(finding.message),
                          "consequence": .object(["metric": .string(finding.consequenceMetric),
                                                  "value_db": optional(finding.consequenceDB),

@@ -144,7 +144,10 @@ for segment in report.segments {
     print("segment \(span) [\(segment.events.joined(separator: "; "))]: ERLE \(decibels(segment.metrics.erleDB)), ERL \(decibels(segment.metrics.erlDB))")
 }
 for finding in report.findings {
-    print("finding \(finding.rule) \(String(format: "%.2f-%.2f s", finding.atSeconds, finding.untilSeconds)): \(finding.message)")
+    // The lint's findings are the app's mistakes; a requirement finding is the canceller missing a
+    // telephony standard's figure (TS 26.131's 46 dB echo loss).
+    let label = finding.kind == .lint ? "finding" : "requirement missed"
+    print("\(label) \(finding.rule) \(String(format: "%.2f-%.2f s", finding.atSeconds, finding.untilSeconds)): \(finding.message)")
     print("  measured: \(finding.consequenceMetric) \(decibels(finding.consequenceDB)): \(finding.consequence)")
 }
 
