@@ -68,10 +68,17 @@ public final class RealFFT: @unchecked Sendable {
         loadTime(input, offset: offset, window: window)
         fftwf_execute(forwardPlan!)
         let bins = binCount
+        precondition(real.count >= bins && imaginary.count >= bins, "spectrum arrays shorter than the FFT's bins")
+        // Through buffer pointers (this is the C-wrapper layer): element by element through the
+        // arrays, each write checked the array's uniqueness, several times a frame per transform.
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
-            for k in 0..<bins {
-                real[k] = spectrum[2 * k]
-                imaginary[k] = spectrum[2 * k + 1]
+            real.withUnsafeMutableBufferPointer { re in
+                imaginary.withUnsafeMutableBufferPointer { im in
+                    for k in 0..<bins {
+                        re[k] = spectrum[2 * k]
+                        im[k] = spectrum[2 * k + 1]
+                    }
+                }
             }
         }
     }
@@ -82,10 +89,13 @@ public final class RealFFT: @unchecked Sendable {
         loadTime(input, offset: offset, window: window)
         fftwf_execute(forwardPlan!)
         let bins = binCount
+        precondition(power.count >= bins, "power array shorter than the FFT's bins")
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
-            for k in 0..<bins {
-                let re = spectrum[2 * k], im = spectrum[2 * k + 1]
-                power[k] = re * re + im * im
+            power.withUnsafeMutableBufferPointer { power in
+                for k in 0..<bins {
+                    let re = spectrum[2 * k], im = spectrum[2 * k + 1]
+                    power[k] = re * re + im * im
+                }
             }
         }
     }
@@ -94,14 +104,22 @@ public final class RealFFT: @unchecked Sendable {
     public func inverse(real: [Float], imaginary: [Float], output: inout [Float], offset: Int = 0) {
         prepare(.inverse)
         let bins = binCount
+        precondition(real.count >= bins && imaginary.count >= bins, "spectrum arrays shorter than the FFT's bins")
+        precondition(offset >= 0 && offset + size <= output.count, "inverse FFT output out of range")
         frequencyBuffer.withMemoryRebound(to: Float.self, capacity: 2 * bins) { spectrum in
-            for k in 0..<bins {
-                spectrum[2 * k] = real[k]
-                spectrum[2 * k + 1] = imaginary[k]
+            real.withUnsafeBufferPointer { re in
+                imaginary.withUnsafeBufferPointer { im in
+                    for k in 0..<bins {
+                        spectrum[2 * k] = re[k]
+                        spectrum[2 * k + 1] = im[k]
+                    }
+                }
             }
         }
         fftwf_execute(inversePlan!)
-        for i in 0..<size { output[offset + i] = timeBuffer[i] }
+        output.withUnsafeMutableBufferPointer { out in
+            (out.baseAddress! + offset).update(from: timeBuffer, count: size)
+        }
     }
 
     private func loadTime(_ input: [Float], offset: Int, window: [Float]?) {

@@ -133,19 +133,12 @@ public final class EchoLabCanceller {
     public func analyzeRender(_ frame: [Float]) {
         let n = frameSize
         precondition(frame.count >= n, "render frame shorter than the frame size")
-        var level: Float = 0
         renderLevelSlot = (renderLevelSlot + 1) % renderLevels.count
-        for i in 0..<n {
-            renderHistory[renderLevelSlot * n + i] = frame[i]
-            level += frame[i] * frame[i]
-        }
-        renderLevels[renderLevelSlot] = level / Float(n)
+        VectorMath.copy(frame, into: &renderHistory, at: renderLevelSlot * n, count: n)
+        renderLevels[renderLevelSlot] = FrameLoops.energies(frame, minus: frame, count: n).x / Float(n)
         // The block is the frame before and this one, as the ring holds them.
-        let previous = renderSlot(age: 1)
-        for i in 0..<n {
-            timeBuffer[i] = renderHistory[previous * n + i]
-            timeBuffer[n + i] = frame[i]
-        }
+        VectorMath.copy(renderHistory, from: renderSlot(age: 1) * n, into: &timeBuffer, count: n)
+        VectorMath.copy(frame, into: &timeBuffer, at: n, count: n)
         fft.forward(timeBuffer, real: &spectrumRe, imaginary: &spectrumIm)
         reference.push(re: spectrumRe, im: spectrumIm)
         delay.addRender(frame)
@@ -179,46 +172,26 @@ public final class EchoLabCanceller {
         }
         // A filter whose error has outgrown the mic (the path changed under it) is taken out of
         // what is sent until it is better than nothing again, faded over a frame either way.
-        var mic: Float = 0, foregroundError: Float = 0
-        for i in 0..<n {
-            if fading { echo[i] = fadeIn[i] * echo[i] + (1 - fadeIn[i]) * previousEcho[i] }
-            let error = frame[i] - echo[i]
-            foregroundError += error * error
-            mic += frame[i] * frame[i]
-        }
+        if fading { FrameLoops.crossfade(&echo, from: previousEcho, ramp: fadeIn, count: n) }
+        let (mic, foregroundError) = FrameLoops.energies(frame, minus: echo, count: n)
         foregroundEnergy = 0.7 * foregroundEnergy + 0.3 * foregroundError
         inputEnergy = 0.7 * inputEnergy + 0.3 * mic
         let wanted: Float = foregroundEnergy > inputEnergy ? 0 : 1
-        for i in 0..<n {
-            let weight = echoWeight + (wanted - echoWeight) * fadeIn[i]
-            echo[i] *= weight
-            linearOutput[i] = frame[i] - echo[i]
-        }
+        FrameLoops.weigh(&echo, from: echoWeight, to: wanted, ramp: fadeIn, frame: frame, output: &linearOutput, count: n)
         echoWeight = wanted
 
         // Main filter: its own estimate and error, the Kalman step.
         estimate(main, into: &mainEcho)
-        var mainError: Float = 0, mainEchoEnergy: Float = 0
-        for i in 0..<n {
-            mainErrorFrame[i] = frame[i] - mainEcho[i]
-            mainError += mainErrorFrame[i] * mainErrorFrame[i]
-            mainEchoEnergy += mainEcho[i] * mainEcho[i]
-        }
+        let (mainError, mainEchoEnergy) = FrameLoops.subtract(frame, minus: mainEcho, into: &mainErrorFrame, count: n)
         // The overlap-save estimate's spectrum holds both halves: half its power is the frame's.
-        for k in 0...frameSize {
-            residualEcho[k] = 0.5 * suppressor.leak(atBin: k) * (echoRe[k] * echoRe[k] + echoIm[k] * echoIm[k])
-        }
+        suppressor.leakedPower(re: echoRe, im: echoIm, scale: 0.5, into: &residualEcho)
         errorSpectrum(mainErrorFrame)
         kalman.adapt(&main, reference: reference, offset: delayFrames, errorRe: spectrumRe, errorIm: spectrumIm, residualEcho: residualEcho)
         main.constrainNext(fft: fft, scratch: &constraintScratch)
 
         // Coarse filter: estimate, error, normalised step.
         estimate(coarse, into: &coarseEcho)
-        var coarsePower: Float = 0
-        for i in 0..<n {
-            coarseError[i] = frame[i] - coarseEcho[i]
-            coarsePower += coarseError[i] * coarseError[i]
-        }
+        let coarsePower = FrameLoops.subtract(frame, minus: coarseEcho, into: &coarseError, count: n).difference
         errorSpectrum(coarseError)
         computeCoarseStep()
         coarse.adapt(reference, offset: delayFrames, step: coarseStep, errorRe: spectrumRe, errorIm: spectrumIm)
@@ -258,7 +231,8 @@ public final class EchoLabCanceller {
     /// The spectrum of [0…0, error] into `scratch`: the overlap-save error, in the echo estimate's scale.
     private func errorSpectrum(_ error: [Float]) {
         let n = frameSize
-        for i in 0..<n { timeBuffer[i] = 0; timeBuffer[n + i] = error[i] }
+        VectorMath.fill(&timeBuffer, count: n)
+        VectorMath.copy(error, into: &timeBuffer, at: n, count: n)
         fft.forward(timeBuffer, real: &spectrumRe, imaginary: &spectrumIm)
     }
 
@@ -274,9 +248,16 @@ public final class EchoLabCanceller {
             swap(&step, &coarseStep)
         }
         for k in 0..<bins { power[k] = 0 }
-        for p in 0..<coarsePartitions {
-            let x = reference.base(age: delayFrames + p)
-            for k in 0..<bins { power[k] += reference.power[x + k] }
+        do {
+            // Over spans checked once: the loop vectorises (element-wise, the same bits).
+            var sum = power.mutableSpan
+            precondition(bins <= sum.count)
+            for p in 0..<coarsePartitions {
+                let x = reference.base(age: delayFrames + p)
+                let partition = reference.power.span.extracting(x..<(x + bins))
+                var k = 0
+                while k < bins { sum[k] += partition[k]; k &+= 1 }
+            }
         }
         var mean: Float = 0
         for k in 0..<bins { mean += power[k] }
@@ -289,8 +270,8 @@ public final class EchoLabCanceller {
     private func alignReference(age: Int) {
         let n = frameSize
         for half in 0..<2 {
-            let slot = renderSlot(age: age + 1 - half)
-            for i in 0..<n { timeBuffer[half * n + i] = renderHistory[slot * n + i] * analysisWindow[half * n + i] }
+            FrameLoops.multiply(renderHistory, from: renderSlot(age: age + 1 - half) * n, by: analysisWindow, from: half * n,
+                                into: &timeBuffer, at: half * n, count: n)
         }
         fft.forward(timeBuffer, real: &alignedRe, imaginary: &alignedIm)
     }

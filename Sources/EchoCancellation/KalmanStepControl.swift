@@ -74,26 +74,49 @@ struct KalmanStepControl {
             unexplained[k] = max(now, 0.9 * unexplained[k] + 0.1 * now)
             inverseDenominator[k] = 1 / (expected[k] + 2 * unexplained[k] + 1e-10)
         }
-        let xRe = reference.re, xIm = reference.im, power = reference.power, inverse = inverseDenominator
-        let keep = 1 - drift, drift = drift
+        let inverse = inverseDenominator
         for p in 0..<partitions {
-            let x = reference.base(age: offset + p), ceiling = prior[p], base = p * bins
-            for k in 0..<bins {
-                let i = base + k
-                let step = uncertainty[i] * inverse[k]
-                // W += step · conj(X) · E, conj(X)·E = (a − ib)(er + i·ei)
-                let a = xRe[x + k], b = xIm[x + k], er = errorRe[k], ei = errorIm[k]
-                wRe[i] += step * (a * er + b * ei)
-                wIm[i] += step * (a * ei - b * er)
-                let learned = max(1 - 0.5 * step * power[x + k], 0)
-                let w = wRe[i] * wRe[i] + wIm[i] * wIm[i]
-                uncertainty[i] = min(keep * learned * uncertainty[i] + drift * w + 1e-9, ceiling)
-            }
+            let x = reference.base(age: offset + p)
+            Self.learn(reference: (reference.re.span.extracting(x..<(x + bins)), reference.im.span.extracting(x..<(x + bins)),
+                                   reference.power.span.extracting(x..<(x + bins))),
+                       error: (errorRe.span.extracting(0..<bins), errorIm.span.extracting(0..<bins)),
+                       inverseDenominator: inverse.span.extracting(0..<bins), keep: 1 - drift, drift: drift, ceiling: prior[p],
+                       weightsRe: &wRe, weightsIm: &wIm, uncertainty: &uncertainty, from: p * bins)
         }
     }
 
+    /// One partition's learning: W += step · conj(X) · E with step = P / (expected + 2·unexplained),
+    /// then P shrinks by what was learned and grows by the drift. Element by element over spans
+    /// checked once, so the loop vectorises: the same bits as the scalar loop.
+    private static func learn(reference x: (re: Span<Float>, im: Span<Float>, power: Span<Float>), error e: (re: Span<Float>, im: Span<Float>),
+                              inverseDenominator inverse: Span<Float>, keep: Float, drift: Float, ceiling: Float,
+                              weightsRe: inout [Float], weightsIm: inout [Float], uncertainty: inout [Float], from base: Int) {
+        let count = inverse.count
+        var wRe = weightsRe.mutableSpan, wIm = weightsIm.mutableSpan, u = uncertainty.mutableSpan
+        precondition(x.re.count == count && x.im.count == count && x.power.count == count && e.re.count == count && e.im.count == count)
+        precondition(base >= 0 && base <= wRe.count &- count && base <= wIm.count &- count && base <= u.count &- count)
+        var k = 0
+        while k < count {
+            let i = base &+ k
+            let step = u[i] * inverse[k]
+            // conj(X)·E = (a − ib)(er + i·ei)
+            let a = x.re[k], b = x.im[k], er = e.re[k], ei = e.im[k]
+            wRe[i] += step * (a * er + b * ei)
+            wIm[i] += step * (a * ei - b * er)
+            let learned = max(1 - 0.5 * step * x.power[k], 0)
+            let weight = wRe[i] * wRe[i] + wIm[i] * wIm[i]
+            u[i] = min(keep * learned * u[i] + drift * weight + 1e-9, ceiling)
+            k &+= 1
+        }
+    }
+
+    /// `sum += a[i…] · b[j…]`, element-wise over spans (vectorises; the same bits).
     private static func accumulate(_ a: [Float], from i: Int, times b: [Float], from j: Int, count: Int, into sum: inout [Float]) {
-        for k in 0..<count { sum[k] += a[i + k] * b[j + k] }
+        let x = a.span.extracting(i..<(i + count)), y = b.span.extracting(j..<(j + count))
+        var out = sum.mutableSpan
+        precondition(count <= out.count)
+        var k = 0
+        while k < count { out[k] += x[k] * y[k]; k &+= 1 }
     }
 
     /// Back to knowing nothing (a reset, or weights taken from the coarse filter).

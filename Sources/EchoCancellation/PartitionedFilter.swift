@@ -29,12 +29,20 @@ struct PartitionedFilter {
         }
     }
 
+    /// Element by element over spans checked once, so the loops below vectorise: the same bits
+    /// as scalar loops.
     private static func multiplyAccumulate(_ xRe: [Float], _ xIm: [Float], from x: Int, _ wRe: [Float], _ wIm: [Float], from w: Int,
                                            count: Int, into yRe: inout [Float], _ yIm: inout [Float]) {
-        for k in 0..<count {
-            let a = xRe[x + k], b = xIm[x + k], c = wRe[w + k], d = wIm[w + k]
-            yRe[k] += a * c - b * d
-            yIm[k] += a * d + b * c
+        let xr = xRe.span.extracting(x..<(x + count)), xi = xIm.span.extracting(x..<(x + count))
+        let wr = wRe.span.extracting(w..<(w + count)), wi = wIm.span.extracting(w..<(w + count))
+        var outRe = yRe.mutableSpan, outIm = yIm.mutableSpan
+        precondition(count <= outRe.count && count <= outIm.count)
+        var k = 0
+        while k < count {
+            let a = xr[k], b = xi[k], c = wr[k], d = wi[k]
+            outRe[k] += a * c - b * d
+            outIm[k] += a * d + b * c
+            k &+= 1
         }
     }
 
@@ -58,12 +66,17 @@ struct PartitionedFilter {
 
     private static func update(_ xRe: [Float], _ xIm: [Float], from x: Int, step: [Float], errorRe: [Float], errorIm: [Float],
                                weights wRe: inout [Float], _ wIm: inout [Float], from w: Int, count: Int) {
-        for k in 0..<count {
-            let a = xRe[x + k], b = xIm[x + k], mu = step[k]
-            let er = errorRe[k], ei = errorIm[k]
+        let xr = xRe.span.extracting(x..<(x + count)), xi = xIm.span.extracting(x..<(x + count))
+        let mu = step.span.extracting(0..<count), eRe = errorRe.span.extracting(0..<count), eIm = errorIm.span.extracting(0..<count)
+        var outRe = wRe.mutableSpan, outIm = wIm.mutableSpan
+        precondition(w >= 0 && w <= outRe.count &- count && w <= outIm.count &- count)
+        var k = 0
+        while k < count {
+            let a = xr[k], b = xi[k], er = eRe[k], ei = eIm[k], i = w &+ k
             // conj(X)·E = (a − ib)(er + i·ei)
-            wRe[w + k] += mu * (a * er + b * ei)
-            wIm[w + k] += mu * (a * ei - b * er)
+            outRe[i] += mu[k] * (a * er + b * ei)
+            outIm[i] += mu[k] * (a * ei - b * er)
+            k &+= 1
         }
     }
 

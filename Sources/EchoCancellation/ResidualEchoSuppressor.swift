@@ -76,8 +76,20 @@ struct ResidualEchoSuppressor {
     private var overlap: [Float]
     private var random = SeededRandom(seed: 0x45_43_48_4F)
     private var hangover = 0
-    /// The share of the echo estimate's power the error still holds at bin `k` (its band's leak).
-    func leak(atBin k: Int) -> Float { leak[bandOfBin[k]] }
+    /// `power[k] = scale · (the leak of k's band) · |X[k]|²` over every bin: the part of a spectrum's
+    /// power the linear stage leaves in (over spans: no per-element checks).
+    func leakedPower(re: [Float], im: [Float], scale: Float, into power: inout [Float]) {
+        let xr = re.span.extracting(0..<bins), xi = im.span.extracting(0..<bins), band = bandOfBin.span.extracting(0..<bins)
+        let leaks = leak.span
+        var out = power.mutableSpan
+        precondition(bins <= out.count)
+        var k = 0
+        while k < bins {
+            out[k] = scale * leaks[band[k]] * (xr[k] * xr[k] + xi[k] * xi[k])
+            k &+= 1
+        }
+    }
+
     /// Bins of the speech band the detector sums over.
     private let speechBins: Range<Int>
 
