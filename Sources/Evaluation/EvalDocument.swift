@@ -133,6 +133,7 @@ public enum EvalDocument {
             summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
+        summary.nearEndLost = ran.filter { $0.value(at: "metrics.near_end.attenuation_is_lower_bound")?.boolValue == true }.count
         summary.scores = scoreStatistics(ran, scoredAnywhere: items.contains { item in
             (item["results"]?.arrayValue ?? []).contains { $0["scores"] != nil }
         })

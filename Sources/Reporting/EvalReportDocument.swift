@@ -27,10 +27,12 @@ public enum EvalReportDocument {
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
+        let hasLostNearEnd = summaries.contains { $0.nearEndLost > 0 }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
                                         + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo. "
-                                        + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it.")]))
+                                        + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it"
+                                        + (hasLostNearEnd ? "; a run that lost the near end entirely counts at its bound there, and is left out of the distortion median (\"lost\")." : "."))]))
         let hasNearEnd = outcome.results.contains { nearEndAttenuation($0) != nil }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
@@ -55,7 +57,7 @@ public enum EvalReportDocument {
             row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd {
                 row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
-                        stat(summary?.nearEndDistortionDB.median, " dB")]
+                        lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLost ?? 0)]
             }
             row.append(stat(summary?.convergenceSeconds.median, " s"))
             row.append(.init("\(summary?.wins ?? 0)"))
@@ -148,6 +150,15 @@ public enum EvalReportDocument {
         return ReportDocument(title: "EchoLab evaluation", blocks: blocks)
     }
 
+
+    /// The distortion median's cell, with how many runs lost the near end: those have no
+    /// distortion to measure and are left out of it (their attenuation counts at its bound).
+    static func lostNote(_ cell: ReportDocument.Cell, lost: Int) -> ReportDocument.Cell {
+        guard lost > 0 else { return cell }
+        var noted = cell
+        noted.spans.append(.text(" (\(lost) lost)"))
+        return noted
+    }
 
     /// A per-mode statistic's cell, one decimal: "≥" where it is over lower bounds (a near end
     /// lost, an output under the noise floor), as its statistics are lower bounds too.

@@ -29,7 +29,7 @@ final class ModeSummaryTests: XCTestCase {
                                   convergenceSeconds: one, nearEndAttenuationDB: ModeSummary.Statistics([]), nearEndDistortionDB: one)
         let json = try XCTUnwrap(JSONValue(encoding: summary).objectValue)
         XCTAssertEqual(json.keys.sorted(), ["convergence_s", "double_talk_attenuation_range_db", "erle_db", "erle_steady_db", "failed", "mode",
-                                            "near_end_attenuation_db", "near_end_distortion_db", "ran", "tclw_db", "wins"])
+                                            "near_end_attenuation_db", "near_end_distortion_db", "near_end_lost", "ran", "tclw_db", "wins"])
         XCTAssertEqual(json["tclw_db"]?["count"]?.doubleValue, 0)
         XCTAssertEqual(json["near_end_attenuation_db"]?["mean"], .null)
         XCTAssertEqual(json["erle_steady_db"]?["p10"]?.doubleValue, 3)
@@ -40,5 +40,25 @@ final class ModeSummaryTests: XCTestCase {
         let withScores = JSONValue(encoding: scored)
         XCTAssertEqual(withScores["scores"]?.arrayValue?.first?["unscored_runs"]?.doubleValue, 1)
         XCTAssertEqual(try JSONValueDecoder().decode(ModeSummary.self, from: withScores), scored)
+    }
+
+    /// A near end lost entirely counts at its bound in the attenuation and, having no distortion
+    /// to measure, is left out of the distortion statistic: counted in `near_end_lost`, not gone.
+    func testARunThatLostTheNearEndIsCountedNotDropped() throws {
+        func run(attenuation: Double, lost: Bool, distortion: Double?) -> JSONValue {
+            .object(["mode": .string("webrtc-mobile:intensityMax"), "error": .null,
+                     "metrics": .object(["near_end": .object(["attenuation_db": .number(attenuation), "attenuation_is_lower_bound": .bool(lost),
+                                                              "distortion_db": distortion.map(JSONValue.number) ?? .null,
+                                                              "double_talk_analysis_frames": .number(80)])])])
+        }
+        let items: [JSONValue] = [.object(["results": .array([run(attenuation: 9.9, lost: true, distortion: nil)])]),
+                                  .object(["results": .array([run(attenuation: 3, lost: false, distortion: -12)])])]
+        let summary = EvalDocument.summary(for: "webrtc-mobile:intensityMax", items: items)
+        XCTAssertEqual(summary.nearEndLost, 1)
+        XCTAssertEqual(summary.nearEndAttenuationDB.count, 2)
+        XCTAssertEqual(summary.nearEndAttenuationDB.lowerBounds, 1)
+        XCTAssertEqual(summary.nearEndDistortionDB.count, 1)
+        XCTAssertEqual(summary.nearEndDistortionDB.median, -12)
+        XCTAssertEqual(JSONValue(encoding: summary)["near_end_lost"]?.doubleValue, 1)
     }
 }

@@ -105,6 +105,10 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     public var convergenceSeconds: Statistics
     public var nearEndAttenuationDB: Statistics
     public var nearEndDistortionDB: Statistics
+    /// Runs whose near end was lost entirely in double talk: their attenuation counts at its
+    /// bound (the worst case, not a missing value), and they have no distortion to measure — so
+    /// `nearEndDistortionDB` leaves them out, and says how many here.
+    public var nearEndLost = 0
     /// TCLw (`WeightedEchoLoss`) and the send attenuation range in double talk (`DoubleTalkReport`).
     public var tclwDB: Statistics
     public var doubleTalkAttenuationRangeDB: Statistics
@@ -132,6 +136,7 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case mode, ran, failed, wins
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
+        case nearEndLost = "near_end_lost"
         case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
         case scores
     }
@@ -151,6 +156,7 @@ extension ModeSummary {
         try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
         try container.encode(nearEndAttenuationDB, forKey: .nearEndAttenuationDB)
         try container.encode(nearEndDistortionDB, forKey: .nearEndDistortionDB)
+        try container.encode(nearEndLost, forKey: .nearEndLost)
         try container.encode(tclwDB, forKey: .tclwDB)
         try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)
         if let scores { try container.encode(scores, forKey: .scores) }
