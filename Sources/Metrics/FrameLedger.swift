@@ -163,12 +163,16 @@ struct FrameLedger: Sendable {
     }
 
     /// ERLE per octave band over every single-talk frame, a lower bound where the output's band
-    /// power falls under digital silence (a band has no noise estimate of its own: the tracks'
-    /// noise is measured whole-band only).
+    /// power falls under the band's floor: the frames' noise spread evenly over the bins (white:
+    /// the tracks' noise is measured whole-band only), as TCLw's bands have it, and never under
+    /// digital silence.
     func bandERLE() -> [BandERLE] {
-        bands.indices.map { index in
-            let value = MeasurableFloor.erle(mic: micBandSums[index], processed: processedBandSums[index],
-                                             floor: digitalBandPowers[index] * Double(rowCount))
+        var noiseFloor = 0.0
+        rows.forEachRow(in: 0..<rowCount) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
+        let bins = Double(frames.frameSize / 2)
+        return bands.indices.map { index in
+            let floor = max(digitalBandPowers[index] * Double(rowCount), noiseFloor * Double(bands[index].bins.count) / bins)
+            let value = MeasurableFloor.erle(mic: micBandSums[index], processed: processedBandSums[index], floor: floor)
             return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: value.value,
                             isLowerBound: value.isLowerBound)
         }

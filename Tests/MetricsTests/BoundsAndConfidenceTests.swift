@@ -85,6 +85,27 @@ final class BoundsAndConfidenceTests: XCTestCase {
         }
     }
 
+    /// Each band's floor is its share of the frames' noise (white, as the tracks measure it
+    /// whole-band), not digital silence: white echo at −26 dBFS over white noise at −60 dBFS,
+    /// cancelled to zeros, is at least 34 dB of ERLE in every band — as in the whole band —
+    /// where digital silence read it as about 75 dB.
+    func testEachBandIsBoundedAtItsShareOfTheNoise() throws {
+        let reference = TestSignals.noise(count: 6 * rate, dbfs: -20, seed: 3)
+        let echo = reference.map { $0 * 0.5 }
+        let near = TestSignals.noise(count: reference.count, dbfs: -60, seed: 9)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: TestSignals.sum(echo, near),
+                                                         processed: [Float](repeating: 0, count: echo.count),
+                                                         echo: echo, nearEnd: near)).whole
+        let expected = 10 * log10(pow(10, -2.602) + pow(10, -6.0)) + 60
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), expected, accuracy: 0.3)
+        XCTAssertFalse(metrics.erleBands.isEmpty)
+        for band in metrics.erleBands where band.erleDB != nil {
+            XCTAssertTrue(band.isLowerBound, "\(band)")
+            XCTAssertEqual(try XCTUnwrap(band.erleDB), expected, accuracy: 1, "\(band)")
+        }
+    }
+
     /// A near end removed entirely in double talk is the worst case, a bound: its attenuation is
     /// at least the near end's level over what the output holds (here digital silence).
     func testANearEndRemovedEntirelyIsABoundNotANull() throws {
