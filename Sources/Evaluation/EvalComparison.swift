@@ -69,8 +69,14 @@ public struct EvalComparison: Sendable {
     /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under
     /// `metrics`, with the frames each stands on: a figure on too few frames (`FigureConfidence`)
     /// is not judged.
-    static let higherIsBetter = ["erle_steady_db", "erle_db"]
-    static let lowerIsBetter = ["near_end.attenuation_db"]
+    /// The run's figures the gate judges, by `metrics` path: echo removal (ERLE, steady and whole;
+    /// TCLw, the telephony standards' weighted echo loss) and what was taken of the near end
+    /// (its attenuation in double talk; the send attenuation range, the 95th percentile P.340
+    /// categorises, which can grow while the mean holds).
+    static let higherIsBetter = ["erle_steady_db", "erle_db", "telephony.echo_loss.tclw_db"]
+    static let lowerIsBetter = ["near_end.attenuation_db", "telephony.double_talk.attenuation_range_db"]
+    /// What a segment's figures are judged on (its keys are flat).
+    static let segmentMetrics = ["erle_steady_db", "erle_db"]
     /// The frames each stands on, from eval.json's figure table (`EvalDocument.Figure`).
     static func framesOf(_ metric: String) -> String? {
         EvalDocument.summarisedMetrics.first { $0.figure.path == metric }?.figure.frames
@@ -125,9 +131,11 @@ public struct EvalComparison: Sendable {
         let lostPath = "metrics.near_end.attenuation_is_lower_bound"
         let wasLost = before.value(at: lostPath)?.boolValue == true, isLost = after.value(at: lostPath)?.boolValue == true
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
-            // A lost near end's attenuation is a bound: how much was lost is not compared, only
-            // whether it was (below).
-            if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
+            // A lost near end's attenuation (and range) is a bound: how much was lost is not
+            // compared, only whether it was (below).
+            if (metric == "near_end.attenuation_db" || metric == "telephony.double_talk.attenuation_range_db") && (wasLost || isLost) {
+                continue
+            }
             let frames = Self.framesOf(metric).map { "metrics.\($0)" }
             compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
@@ -217,7 +225,7 @@ public struct EvalComparison: Sendable {
                 regressions.append(Change(run: key, what: name, baseline: "ran", current: "missing", delta: nil))
                 continue
             }
-            for metric in Self.higherIsBetter {
+            for metric in Self.segmentMetrics {
                 let frames = Self.segmentFramesOf[metric]
                 compare(key, "\(name): \(metric)", figure(was, metric, frames: frames), figure(now, metric, frames: frames), higherIsBetter: true)
             }

@@ -11,8 +11,8 @@ public enum ComparisonMarkdown {
         func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(comparison.baselineRuns) runs) · current `\(currentName)` (\(comparison.currentRuns) runs) · "
-        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments) and "
-        md += "near-end attenuation, any new lint finding, any rise of a fault counter"
+        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
+        md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(String(format: "%.2f", comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
         md += comparison.regressions.isEmpty ? "**No regression.**" : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s").**"

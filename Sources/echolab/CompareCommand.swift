@@ -11,8 +11,9 @@ struct CompareCommand: ParsableCommand {
         abstract: "Compare two eval.json files item × mode; print a Markdown diff and fail on a regression.",
         discussion: """
         A run regressed when its steady-state or whole ERLE fell, or its near-end attenuation rose, by more than \
-        --max-regression-db, over the whole call or in any of its device and route segments; when it gained a lint \
-        finding (the rule is named); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
+        --max-regression-db, over the whole call or in any of its device and route segments; when its TCLw fell, or its \
+        send attenuation range in double talk rose, by as much; when it gained a finding, the lint's or a missed \
+        telephony requirement's (the rule is named; a requirement only where the baseline measured it); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
         clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
         when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
         measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; when a scorer's score (eval --scorer) fell by more than \
@@ -33,7 +34,7 @@ struct CompareCommand: ParsableCommand {
     var current: String
 
     // `.unconditional`: `--max-regression-db -1` is a bad value to report, not a missing one.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Largest drop of ERLE, or rise of near-end attenuation, that still passes (dB, ≥ 0).", valueName: "dB"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Largest drop of ERLE or TCLw, or rise of near-end attenuation or its double-talk range, that still passes (dB, ≥ 0).", valueName: "dB"))
     var maxRegressionDB: Double = 0.5
 
     // `.unconditional`, as --max-regression-db.

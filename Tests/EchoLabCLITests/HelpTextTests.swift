@@ -465,23 +465,26 @@ final class HelpTextTests: XCTestCase {
 
         A run regressed when its steady-state or whole ERLE fell, or its near-end
         attenuation rose, by more than --max-regression-db, over the whole call or in
-        any of its device and route segments; when it gained a lint finding (the rule
-        is named); when a fault counter of its pipeline (underruns, overruns, drops,
-        rejected frames, clipped samples, canceller resets, clicks or gaps in sent)
-        rose at all, or a buffer stopped conserving samples; when it lost the near end
-        entirely where the baseline kept it; when a figure the baseline measured is no
-        longer measured, or stands on fewer than 20 analysis frames; when it failed
-        where the baseline ran; when a scorer's score (eval --scorer) fell by more than
-        --max-regression-mos in any talk type, or the run is no longer scored (the
-        scorer failed); or when it is missing from CURRENT. A baseline figure on fewer
-        than 20 analysis frames judges nothing; a lower bound (≥) is compared at its
-        bound. Findings that went away are listed as improvements. Runs only CURRENT
-        has are listed, not judged, and so are runs measured with another canceller
-        library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT
-        was not scored for or scored by another scorer version or model. An interrupted
-        CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an
-        equal report included); 1 a regression; 2 a file cannot be read or is not an
-        EchoLab eval.json; 64 usage error.
+        any of its device and route segments; when its TCLw fell, or its send
+        attenuation range in double talk rose, by as much; when it gained a finding,
+        the lint's or a missed telephony requirement's (the rule is named; a
+        requirement only where the baseline measured it); when a fault counter of its
+        pipeline (underruns, overruns, drops, rejected frames, clipped samples,
+        canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped
+        conserving samples; when it lost the near end entirely where the baseline kept
+        it; when a figure the baseline measured is no longer measured, or stands on
+        fewer than 20 analysis frames; when it failed where the baseline ran; when a
+        scorer's score (eval --scorer) fell by more than --max-regression-mos in any
+        talk type, or the run is no longer scored (the scorer failed); or when it is
+        missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges
+        nothing; a lower bound (≥) is compared at its bound. Findings that went away
+        are listed as improvements. Runs only CURRENT has are listed, not judged, and
+        so are runs measured with another canceller library (a version, a plugin's
+        SHA-256) than the baseline's, and scores CURRENT was not scored for or scored
+        by another scorer version or model. An interrupted CURRENT ("complete": false)
+        fails. Exit codes, as diff's: 0 no regression (an equal report included); 1 a
+        regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage
+        error.
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
 
@@ -493,9 +496,9 @@ final class HelpTextTests: XCTestCase {
 
         OPTIONS:
           --max-regression-db <dB>
-                                  Largest drop of ERLE, or rise of near-end
-                                  attenuation, that still passes (dB, ≥ 0). (default:
-                                  0.5)
+                                  Largest drop of ERLE or TCLw, or rise of near-end
+                                  attenuation or its double-talk range, that still
+                                  passes (dB, ≥ 0). (default: 0.5)
           --max-regression-mos <score>
                                   Largest fall of a scorer's score (such as AECMOS, in
                                   MOS) that still passes (≥ 0). (default: 0.1)
