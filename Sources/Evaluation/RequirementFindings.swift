@@ -10,11 +10,18 @@ public enum RequirementFindings {
     /// Every rule of this kind (`RunReport.Finding.Kind`).
     public static let rules: Set<String> = [echoLossRule]
 
+    /// Whether the metrics' TCLw misses TS 26.131's 46 dB (the finding's condition; eval.md's
+    /// telephony table counts recordings by it too, which have no findings).
+    public static func missesEchoLoss(_ metrics: EchoMetrics?) -> Bool {
+        guard let loss = metrics?.telephony?.echoLoss else { return false }
+        return loss.meetsRequirement == false && !loss.isLowConfidence
+    }
+
     /// TS 26.131's echo-loss requirement, judged as the report's Telephony section judges it: a
     /// TCLw measured under 46 dB on enough frames misses it. A lower bound under 46 dB may not
     /// (the loss can be higher), and a figure on too few frames is not one to judge by.
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
-        guard let loss = metrics.telephony?.echoLoss, loss.meetsRequirement == false, !loss.isLowConfidence else { return [] }
+        guard missesEchoLoss(metrics), let loss = metrics.telephony?.echoLoss else { return [] }
         let shortfall = WeightedEchoLoss.requirementDB - loss.tclwDB
         return [RunReport.Finding(
             rule: echoLossRule, atSeconds: 0, untilSeconds: durationSeconds,

@@ -68,7 +68,7 @@ public enum EvalReportDocument {
             return row
         }, isSortable: detail == .full)))
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
-            outcome.results.filter { $0.mode == mode && $0.summary?.findings.contains(RequirementFindings.echoLossRule) == true }.count
+            outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
         }
         blocks += ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
         if detail == .full { blocks += ScoreBlocks.aecmosChart(modes.map(\.description), summaries: summaries) }
@@ -170,7 +170,8 @@ public enum EvalReportDocument {
     /// The telephony standards' figures per mode (TCLw against TS 26.131's 46 dB; P.340's send
     /// attenuation range in double talk), where any run has them: a table of their own, beside
     /// the two axes rather than in their table.
-    /// `belowRequirement`: how many of a mode's runs have TS 26.131's echo-loss finding.
+    /// `belowRequirement`: how many of a mode's runs miss TS 26.131's echo loss (a simulated
+    /// run's echo-loss finding; a recording, which has no findings, by the same rule).
     static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary],
                                belowRequirement: (EchoControlMode) -> Int) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
@@ -185,7 +186,7 @@ public enum EvalReportDocument {
         if hasRange { header += ["double-talk attenuation range median", "P.340 category of the median"] }
         return [
             .paragraph([.text("In the telephony standards' terms (see docs/metrics.md): TCLw, the weighted terminal coupling loss "
-                              + "(TS 26.131 asks 46 dB; a run measured below it has the finding \(RequirementFindings.echoLossRule)), "
+                              + "(TS 26.131 asks 46 dB; a simulated run measured below it has the finding \(RequirementFindings.echoLossRule)), "
                               + "and the send attenuation range in double talk, which ITU-T P.340 categorises "
                               + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more).")]),
             .table(.init(header: header, rows: modes.map { mode in

@@ -87,6 +87,19 @@ final class ModeComparisonTests: XCTestCase {
             XCTAssertTrue(row.hasSuffix("| \(withFindings) |"), "\(mode): \(row)")
         }
         XCTAssertGreaterThan(findingRuns, 0, "the AEC-disabled runs break a lint rule: the column is exercised")
+        // The telephony table counts the runs below TS 26.131's 46 dB: the runs with that finding.
+        var belowRuns = 0
+        for mode in ["disabled", "speex:intensityMin", "speex:intensityMax"] {
+            let runs = items.flatMap { $0["results"] as! [[String: Any]] }.filter { $0["mode"] as? String == mode }
+            let below = runs.filter { (($0["findings"] as? [String]) ?? []).contains("echo-loss-below-ts26131") }.count
+            belowRuns += below
+            let lines = markdown.split(separator: "\n")
+            let header = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("| mode | TCLw median | TCLw p10 | runs below 46 dB |") }, markdown)
+            let telephony = try XCTUnwrap(lines[header...].first { $0.hasPrefix("| `\(mode)` |") }, mode)
+            let cells = telephony.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertEqual(cells.count > 3 ? cells[3] : nil, "\(below)", "\(mode): \(telephony)")
+        }
+        XCTAssertGreaterThan(belowRuns, 0, "the AEC-disabled runs miss 46 dB: the column is exercised")
     }
 
     func testShardsSliceThePlanWithoutOverlap() throws {
