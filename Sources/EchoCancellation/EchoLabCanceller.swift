@@ -135,7 +135,7 @@ public final class EchoLabCanceller {
         precondition(frame.count >= n, "render frame shorter than the frame size")
         renderLevelSlot = (renderLevelSlot + 1) % renderLevels.count
         VectorMath.copy(frame, into: &renderHistory, at: renderLevelSlot * n, count: n)
-        renderLevels[renderLevelSlot] = FrameLoops.energies(frame, minus: frame, count: n).x / Float(n)
+        renderLevels[renderLevelSlot] = FrameLoops.energy(frame, count: n) / Float(n)
         // The block is the frame before and this one, as the ring holds them.
         VectorMath.copy(renderHistory, from: renderSlot(age: 1) * n, into: &timeBuffer, count: n)
         VectorMath.copy(frame, into: &timeBuffer, at: n, count: n)

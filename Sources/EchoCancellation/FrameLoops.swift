@@ -12,6 +12,15 @@ enum FrameLoops {
         while i < count { out[i] = r[i] * out[i] + (1 - r[i]) * old[i]; i &+= 1 }
     }
 
+    /// Σ x[i]² in index order (`VectorMath.sumOfSquares` sums in lanes: other bits).
+    static func energy(_ x: [Float], count: Int) -> Float {
+        let a = x.span.extracting(0..<count)
+        var energy: Float = 0
+        var i = 0
+        while i < count { energy += a[i] * a[i]; i &+= 1 }
+        return energy
+    }
+
     /// Σ x[i]² and Σ (x[i] − y[i])², each summed in index order.
     static func energies(_ x: [Float], minus y: [Float], count: Int) -> (x: Float, difference: Float) {
         let a = x.span.extracting(0..<count), b = y.span.extracting(0..<count)

@@ -58,8 +58,12 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         var failure: (any Error)?
         withoutActuallyEscaping(emit) { emit in
             write(to: &out, indent: 0, numbers: numbers) { text in
-                guard failure == nil, text.utf8.count >= chunkBytes else { return }
-                do { try emit(text) } catch { failure = error }
+                guard text.utf8.count >= chunkBytes else { return }
+                // After a failed write the rest is dropped as it comes, not kept: the text of a
+                // long report on a full disk must not pile up in memory.
+                if failure == nil {
+                    do { try emit(text) } catch { failure = error }
+                }
                 text.removeAll(keepingCapacity: true)
             }
         }

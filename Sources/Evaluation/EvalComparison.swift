@@ -3,10 +3,10 @@ import Foundation
 import Metrics
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
-/// compared item × mode. A run regressed when its echo removal (steady or whole ERLE) fell, or its
-/// near-end attenuation rose, by more than the threshold — over the whole call or in any of its
-/// device and route segments; when it gained a lint finding (the app mistake the lint exists to
-/// catch); when a fault counter of its pipeline (underruns, drops, clipped samples, canceller
+/// compared item × mode. A run regressed when its echo removal (steady or whole ERLE, TCLw) fell,
+/// or its near-end attenuation or double-talk attenuation range rose, by more than the threshold —
+/// ERLE over the whole call or in any of its device and route segments; when it gained a finding
+/// (the app mistake the lint exists to catch, or a telephony requirement missed); when a fault counter of its pipeline (underruns, drops, clipped samples, canceller
 /// resets, clicks, gaps …) rose at all, or a buffer stopped conserving samples; when it failed
 /// where the baseline ran; or when it is missing from the current run (a gate must not pass on
 /// less work). Findings that went away are improvements. Runs new in the current file are listed,
@@ -66,13 +66,11 @@ public struct EvalComparison: Sendable {
 
     public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete }
 
-    /// Echo-removal metrics (higher is better) and near-end metrics (lower is better), under
-    /// `metrics`, with the frames each stands on: a figure on too few frames (`FigureConfidence`)
-    /// is not judged.
-    /// The run's figures the gate judges, by `metrics` path: echo removal (ERLE, steady and whole;
-    /// TCLw, the telephony standards' weighted echo loss) and what was taken of the near end
-    /// (its attenuation in double talk; the send attenuation range, the 95th percentile P.340
-    /// categorises, which can grow while the mean holds).
+    /// The run's figures the gate judges, by `metrics` path: echo removal, higher is better (ERLE,
+    /// steady and whole; TCLw, the telephony standards' weighted echo loss), and what was taken
+    /// of the near end, lower is better (its attenuation in double talk; the send attenuation
+    /// range, the 95th percentile P.340 categorises, which can grow while the mean holds). A
+    /// figure on too few frames (`FigureConfidence`) is not judged.
     static let higherIsBetter = ["erle_steady_db", "erle_db", "telephony.echo_loss.tclw_db"]
     static let lowerIsBetter = ["near_end.attenuation_db", "telephony.double_talk.attenuation_range_db"]
     /// What a segment's figures are judged on (its keys are flat).
@@ -133,7 +131,11 @@ public struct EvalComparison: Sendable {
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
             // A lost near end's attenuation (and range) is a bound: how much was lost is not
             // compared, only whether it was (below).
-            if (metric == "near_end.attenuation_db" || metric == "telephony.double_talk.attenuation_range_db") && (wasLost || isLost) {
+            if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
+            // The range is a lower bound where any double-talk frame lost the talker; lower is
+            // better, so a bound on either side cannot show which way it moved.
+            if metric == "telephony.double_talk.attenuation_range_db",
+               [before, after].contains(where: { $0.value(at: "metrics.telephony.double_talk.attenuation_range_is_lower_bound")?.boolValue == true }) {
                 continue
             }
             let frames = Self.framesOf(metric).map { "metrics.\($0)" }
@@ -152,9 +154,9 @@ public struct EvalComparison: Sendable {
             }
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
-        // A requirement is judged where the baseline measured it, as a metric is: a run whose
-        // echo loss was not measurable before (no echo reached what was sent) has nothing to
-        // compare its new TCLw with.
+        // A requirement is judged where the baseline measured it, as a metric is: a run without
+        // a TCLw before (no far-end single talk, no band of the weighting above the floor) has
+        // nothing to compare its new one with.
         let judged = before.value(at: "metrics.telephony.echo_loss.tclw_db")?.doubleValue != nil
         compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue,
                         ignoring: judged ? [] : RequirementFindings.rules)

@@ -133,7 +133,10 @@ public enum EvalDocument {
             summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
-        summary.nearEndLost = ran.filter { $0.value(at: "metrics.near_end.attenuation_is_lower_bound")?.boolValue == true }.count
+        // As the attenuation counts them: on enough frames (a lost near end is a bound).
+        summary.nearEndLost = ran.filter { result in
+            result["metrics"].map { Figure.nearEndAttenuation.value(in: $0)?.isLowerBound == true } ?? false
+        }.count
         summary.scores = scoreStatistics(ran, scoredAnywhere: items.contains { item in
             (item["results"]?.arrayValue ?? []).contains { $0["scores"] != nil }
         })

@@ -13,7 +13,8 @@ struct CompareCommand: ParsableCommand {
         A run regressed when its steady-state or whole ERLE fell, or its near-end attenuation rose, by more than \
         --max-regression-db, over the whole call or in any of its device and route segments; when its TCLw fell, or its \
         send attenuation range in double talk rose, by as much; when it gained a finding, the lint's or a missed \
-        telephony requirement's (the rule is named; a requirement only where the baseline measured it); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
+        telephony requirement's (the rule is named; a requirement only where the baseline measured it, and a TCLw that \
+        crosses 46 dB fails even by less than --max-regression-db); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
         clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
         when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
         measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; when a scorer's score (eval --scorer) fell by more than \

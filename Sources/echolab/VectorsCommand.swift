@@ -9,7 +9,7 @@ struct VectorsCommand: ParsableCommand {
         abstract: "Recreate, re-measure or check the golden test vectors.",
         discussion: """
         The vectors folder holds inputs/ (small seeded signals), scenarios/ (one scenario per case) and golden.json \
-        (each scenario's metrics with tolerances, lint findings, pipeline counters and the SHA-256 of its output taps). \
+        (each scenario's metrics with tolerances, findings (lint and requirement), pipeline counters and the SHA-256 of its output taps). \
         Run each subcommand from the project's root, or give --vectors.
         """,
         subcommands: [Generate.self, Bless.self, Verify.self]

@@ -468,7 +468,8 @@ final class HelpTextTests: XCTestCase {
         any of its device and route segments; when its TCLw fell, or its send
         attenuation range in double talk rose, by as much; when it gained a finding,
         the lint's or a missed telephony requirement's (the rule is named; a
-        requirement only where the baseline measured it); when a fault counter of its
+        requirement only where the baseline measured it, and a TCLw that crosses 46 dB
+        fails even by less than --max-regression-db); when a fault counter of its
         pipeline (underruns, overruns, drops, rejected frames, clipped samples,
         canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped
         conserving samples; when it lost the near end entirely where the baseline kept
@@ -522,8 +523,8 @@ final class HelpTextTests: XCTestCase {
 
         The vectors folder holds inputs/ (small seeded signals), scenarios/ (one
         scenario per case) and golden.json (each scenario's metrics with tolerances,
-        lint findings, pipeline counters and the SHA-256 of its output taps). Run each
-        subcommand from the project's root, or give --vectors.
+        findings (lint and requirement), pipeline counters and the SHA-256 of its
+        output taps). Run each subcommand from the project's root, or give --vectors.
 
         USAGE: echolab vectors <subcommand>
 

@@ -45,7 +45,7 @@ final class ScenarioChecksTests: XCTestCase {
         let out = folder.appendingPathComponent("out")
         let strict = try runEchoLab(["run", path, "--out", out.path, "--strict", "--no-taps"])
         XCTAssertEqual(strict.status, 0, strict.standardError)
-        XCTAssertTrue(strict.standardOutput.contains("1 finding"), strict.standardOutput)
+        XCTAssertTrue(strict.standardOutput.contains(", 1 finding, "), strict.standardOutput)
         let findings = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["findings"] as? [[String: Any]])
         XCTAssertEqual(findings.map { $0["rule"] as? String }, ["echo-loss-below-ts26131"])
         XCTAssertEqual(findings.first?["kind"] as? String, "requirement")

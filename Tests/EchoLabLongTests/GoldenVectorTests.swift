@@ -5,7 +5,7 @@ import Reporting
 import XCTest
 
 /// Every scenario in vectors/scenarios reproduces vectors/golden.json: metrics within their
-/// tolerances, the same lint findings and pipeline counters, and byte-identical output taps.
+/// tolerances, the same findings and pipeline counters, and byte-identical output taps.
 final class GoldenVectorTests: XCTestCase {
     /// `echolab vectors verify`, as CI and people run it (on the release binary in `make test-long`).
     func testVectorsMatchGolden() throws {

@@ -5,7 +5,7 @@ import ScenarioFiles
 import Simulation
 
 /// `vectors/golden.json`: for each vector scenario, the metrics it must reproduce (value and
-/// tolerance), its lint findings, its pipeline counters and the SHA-256 of its output taps.
+/// tolerance), its findings (lint and requirement), its pipeline counters and the SHA-256 of its output taps.
 /// `bless()` measures them; `verify()` re-runs every scenario and lists what differs.
 public struct GoldenVectors {
     public var directory: String
