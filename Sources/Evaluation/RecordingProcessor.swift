@@ -48,6 +48,8 @@ public struct RecordingProcessor {
         /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
         /// `frame` counts samples at `processingRate`. Empty in every other mode.
         public var adaptiveDecisions: [AdaptiveDecision] = []
+        /// A plugin canceller's own name, as it reported it (nil for a built-in backend).
+        public var pluginName: String?
 
         /// Where a clipped signal is, and what follows from it (nil when nothing clipped).
         public func clippingWarning(mic: String, reference: String?) -> String? {
@@ -175,6 +177,7 @@ public struct RecordingProcessor {
             outcome.clippedMicSamples = clippedMic
             outcome.clippedLoopbackSamples = clippedLoopback
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
+            outcome.pluginName = (control as? PluginEchoControl)?.reportedName
             return outcome
         } catch {
             // The partial output goes now, not whenever the writer is freed.

@@ -63,6 +63,9 @@ public struct RecordingRun {
         for leftover in [scratch, path(".\(Self.scoredOutput).partial"), path(".sent.wav.partial")] { unlink(leftover) }
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
+        // The plugin file's SHA-256 as it is when the run starts: what ran, even if the file is
+        // replaced while it runs.
+        let pluginDigest = mode.backend.plugin.map(BackendLibrary.digest(of:))
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
             .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
         // Only the file this run wrote goes (a failed `process` leaves none).
@@ -100,7 +103,7 @@ public struct RecordingRun {
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
-        report.library = BackendLibrary.describe(mode)
+        report.library = BackendLibrary.describe(mode, pluginName: outcome.pluginName, pluginDigest: pluginDigest)
         report.scores = scores
         // Everything is rendered before anything is put in place. The pages show the values as
         // report.json holds them: `merge` renders them again from it.

@@ -16,7 +16,9 @@ public struct RunEvaluator: Sendable {
     }
 
     /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).
-    public func evaluate(_ run: CallRun, measurement: CallMeasurement, wallSeconds: Double, taps: [String: String] = [:]) -> RunReport {
+    /// `pluginDigest`: the plugin file's SHA-256 taken when the run started (else it is read now).
+    public func evaluate(_ run: CallRun, measurement: CallMeasurement, wallSeconds: Double, taps: [String: String] = [:],
+                         pluginDigest: String? = nil) -> RunReport {
         let length = Int(run.counters.frames) * (run.sampleRate / 100)
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
@@ -57,7 +59,7 @@ public struct RunEvaluator: Sendable {
         report.hardware = run.hardware
         if let plugin = processing.backend.plugin {
             // What a baseline measured: the plugin's own name and the file's SHA-256.
-            let digest = BackendLibrary.digest(of: plugin)
+            let digest = pluginDigest ?? BackendLibrary.digest(of: plugin)
             if let name = run.pluginName { report.aecSettings["plugin_name"] = .text(name) }
             report.aecSettings["plugin_sha256"] = .text(digest)
             report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName,

@@ -121,6 +121,9 @@ public struct RunOutput {
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
+        // The plugin file's SHA-256 as it is when the call starts: what ran, even if the file is
+        // replaced while it runs.
+        let pluginDigest = scenario.voiceProcessing.backend.plugin.map(BackendLibrary.digest(of:))
         let run: CallRun
         do {
             run = try streaming.run(for: duration)
@@ -133,7 +136,7 @@ public struct RunOutput {
         }
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
-        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs)
+        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest)
         report.levels = levels.points
         let scoringStarted = DispatchTime.now()
         if let tracks {

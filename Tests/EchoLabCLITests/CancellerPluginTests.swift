@@ -176,6 +176,25 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap((own["metrics"] as? [String: Any])?["erle_steady_db"] as? Double), 10)
     }
 
+    /// A recording's report names a plugin as a call's does: by the name the plugin reports
+    /// itself, and the SHA-256 of its file.
+    func testARecordingNamesThePluginByItsOwnNameAndDigest() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let nlms = try Self.build("Examples/Plugins/nlms.c", "nlms", in: root)
+        _ = try writeScenario(delayScenario(aec: "disabled", seconds: 2), in: root)
+        let taps = try runEchoLab(["run", "scenario.json", "--all-taps", "--out", "rec"], in: root)
+        XCTAssertEqual(taps.status, 0, taps.standardError)
+        try Data(#"{"corpus": [{"name": "office", "mic": "rec/mic.wav", "loopback": "rec/reference.wav"}]}"#.utf8)
+            .write(to: root.appendingPathComponent("corpus.json"))
+        let eval = try runEchoLab(["eval", "corpus.json", "--out", "out", "--no-taps", "--plugin", "nlms=\(nlms)",
+                                   "--modes", "nlms:intensityRecommended"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [nlms]).output.prefix(64)
+        let aec = try XCTUnwrap(try loadJSON(root.appendingPathComponent("out/office/nlms-intensityRecommended/report.json").path)["aec"] as? [String: Any])
+        XCTAssertEqual(aec["library"] as? String, "plugin nlms (EchoLab example), sha256 \(digest)")
+    }
+
     /// A plugin's prints go to stderr, never into the frames; `process` runs a plugin too.
     func testAPluginThatPrintsCannotCorruptItsFrames() throws {
         let root = try temporaryDirectory()
