@@ -61,11 +61,11 @@ public struct RecordingRun {
         FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = path(Self.scoredOutput)
         for leftover in [scratch, path(".\(Self.scoredOutput).partial"), path(".sent.wav.partial")] { unlink(leftover) }
-        // The output is written and scored under the hidden name; kept, it takes its place only
-        // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         // The plugin file's SHA-256 as it is when the run starts: what ran, even if the file is
         // replaced while it runs.
         let pluginDigest = mode.backend.plugin.map(BackendLibrary.digest(of:))
+        // The output is written and scored under the hidden name; kept, it takes its place only
+        // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
             .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
         // Only the file this run wrote goes (a failed `process` leaves none).

@@ -13,8 +13,7 @@ public enum RequirementFindings {
     /// Whether the metrics' TCLw misses TS 26.131's 46 dB (the finding's condition; eval.md's
     /// telephony table counts recordings by it too, which have no findings).
     public static func missesEchoLoss(_ metrics: EchoMetrics?) -> Bool {
-        guard let loss = metrics?.telephony?.echoLoss else { return false }
-        return loss.meetsRequirement == false && !loss.isLowConfidence
+        metrics?.telephony?.echoLoss?.missesRequirement ?? false
     }
 
     /// TS 26.131's echo-loss requirement, judged as the report's Telephony section judges it: a

@@ -79,6 +79,10 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// Too few frames to be trusted (`FigureConfidence`).
     public var isLowConfidence: Bool { FigureConfidence.isLow(frames: analysisFrames) }
 
+    /// A figure measured under `requirementDB` on enough frames: the requirement is missed. A
+    /// bound under it may not be (the loss can be higher).
+    public var missesRequirement: Bool { meetsRequirement == false && !isLowConfidence }
+
     enum CodingKeys: String, CodingKey {
         case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"
         case bands, analysisFrames = "analysis_frames"

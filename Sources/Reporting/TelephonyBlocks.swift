@@ -14,8 +14,7 @@ enum TelephonyBlocks {
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound, frames: loss.analysisFrames)
                                + " (\(loss.analysisFrames) analysis frames)", value: loss.tclwDB)])
-            // Only a measured figure on enough frames misses it: a bound under 46 dB may not.
-            if loss.meetsRequirement == false, !loss.isLowConfidence {
+            if loss.missesRequirement {
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }
