@@ -50,7 +50,6 @@ enum FrameLoops {
     }
 
     /// `difference[i] = x[i] − y[i]`; returns Σ difference² and Σ y², each in index order.
-    @discardableResult
     static func subtract(_ x: [Float], minus y: [Float], into difference: inout [Float], count: Int) -> (difference: Float, y: Float) {
         let a = x.span.extracting(0..<count), b = y.span.extracting(0..<count)
         var out = difference.mutableSpan

@@ -6,9 +6,9 @@ import Metrics
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE, TCLw) fell,
 /// or its near-end attenuation or double-talk attenuation range rose, by more than the threshold —
 /// ERLE over the whole call or in any of its device and route segments; when it gained a finding
-/// (the app mistake the lint exists to catch, or a telephony requirement missed); when a fault counter of its pipeline (underruns, drops, clipped samples, canceller
-/// resets, clicks, gaps …) rose at all, or a buffer stopped conserving samples; when it failed
-/// where the baseline ran; or when it is missing from the current run (a gate must not pass on
+/// (the app mistake the lint exists to catch, or a telephony requirement missed); when a fault
+/// counter of its pipeline (underruns, drops, clipped samples, canceller resets, clicks, gaps …)
+/// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or when it is missing from the current run (a gate must not pass on
 /// less work). Findings that went away are improvements. Runs new in the current file are listed,
 /// not judged. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
 /// both have.
@@ -129,8 +129,8 @@ public struct EvalComparison: Sendable {
         let lostPath = "metrics.near_end.attenuation_is_lower_bound"
         let wasLost = before.value(at: lostPath)?.boolValue == true, isLost = after.value(at: lostPath)?.boolValue == true
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
-            // A lost near end's attenuation (and range) is a bound: how much was lost is not
-            // compared, only whether it was (below).
+            // A lost near end's attenuation is a bound: how much was lost is not compared, only
+            // whether it was (below).
             if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
             // The range is a lower bound where any double-talk frame lost the talker; lower is
             // better, so a bound on either side cannot show which way it moved.

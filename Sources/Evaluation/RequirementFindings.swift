@@ -20,7 +20,7 @@ public enum RequirementFindings {
     /// TCLw measured under 46 dB on enough frames misses it. A lower bound under 46 dB may not
     /// (the loss can be higher), and a figure on too few frames is not one to judge by.
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
-        guard missesEchoLoss(metrics), let loss = metrics.telephony?.echoLoss else { return [] }
+        guard let loss = metrics.telephony?.echoLoss, loss.missesRequirement else { return [] }
         let shortfall = WeightedEchoLoss.requirementDB - loss.tclwDB
         return [RunReport.Finding(
             rule: echoLossRule, atSeconds: 0, untilSeconds: durationSeconds,

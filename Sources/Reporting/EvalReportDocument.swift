@@ -334,8 +334,8 @@ public enum EvalReportDocument {
     /// lint findings it has, and both in words. A missed telephony requirement is not the
     /// pipeline's health: the telephony table counts those.
     static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
-        guard var summary = result.summary else { return (0, 0, "") }
-        summary.findings.removeAll { RunReport.Finding.Kind(rule: $0) != .lint }
+        guard let summary = result.summary else { return (0, 0, "") }
+        let findings = summary.findings.filter { RunReport.Finding.Kind(rule: $0) == .lint }
         var parts: [String] = []
         var issues = 0
         if let pipeline = summary.pipeline {
@@ -349,15 +349,15 @@ public enum EvalReportDocument {
                 parts.append("\(name) not conserved")
             }
         }
-        if !summary.findings.isEmpty {
+        if !findings.isEmpty {
             var rules: [String] = []
-            for rule in summary.findings where !rules.contains(rule) { rules.append(rule) }
+            for rule in findings where !rules.contains(rule) { rules.append(rule) }
             parts.append("findings: " + rules.map { rule in
-                let n = summary.findings.filter { $0 == rule }.count
+                let n = findings.filter { $0 == rule }.count
                 return n > 1 ? "\(rule) ×\(n)" : rule
             }.joined(separator: ", "))
         }
-        return (issues, summary.findings.count, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
+        return (issues, findings.count, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
     }
 
     /// Near-end attenuation in dB where the metrics have a `near_end` object: its
