@@ -29,6 +29,8 @@ public final class EchoLabCanceller {
     public private(set) var divergenceResets = 0
     /// Times the main filter took the coarse filter's weights.
     public private(set) var coarseHandovers = 0
+    /// Times the weights were moved to where the echo had jumped (`EchoPathRealigner`).
+    public private(set) var realignments = 0
     /// Mean square of the echo in the last captured frame: what the main filter modelled, or
     /// more where the reference predicts more (a filter that lost the path models too little).
     public private(set) var modelledEchoPower: Float = 0
@@ -65,6 +67,15 @@ public final class EchoLabCanceller {
     private var coarseStep: [Float]
     private var suppressor: ResidualEchoSuppressor
     private var delay: BulkDelayEstimator
+    private var realigner: EchoPathRealigner
+    private var realignTaps: [Float]
+    /// The last main filter that took 10 dB off the mic in far-end single talk, refreshed every
+    /// quarter second while it does: what a jump is searched with and restored from.
+    private var anchor: PartitionedFilter
+    private var anchorIsValid = false
+    private var framesSinceAnchor = 0
+    /// The anchor's echo estimate over the realigner's frames, oldest first.
+    private var anchorEcho: [Float]
     /// Frames between the newest reference block and the filters' first partition.
     public private(set) var delayFrames = 0
     /// Separate properties, not one struct: a transform writes two of them at once.
@@ -113,6 +124,10 @@ public final class EchoLabCanceller {
         kalman = KalmanStepControl(partitions: partitions, bins: bins)
         coarseStep = [Float](repeating: 0, count: bins)
         suppressor = ResidualEchoSuppressor(frameSize: frameSize, sampleRate: sampleRate, settings: settings)
+        realigner = EchoPathRealigner(frameSize: frameSize, sampleRate: sampleRate)
+        realignTaps = [Float](repeating: 0, count: partitions * frameSize)
+        anchor = PartitionedFilter(partitions: partitions, bins: bins)
+        anchorEcho = [Float](repeating: 0, count: realigner.capacityFrames * frameSize)
         constraintScratch = SpectralScratch(size: 2 * frameSize)
         spectrumRe = [Float](repeating: 0, count: bins)
         spectrumIm = [Float](repeating: 0, count: spectrumRe.count)
@@ -198,6 +213,7 @@ public final class EchoLabCanceller {
         coarse.constrainNext(fft: fft, scratch: &constraintScratch)
 
         compareFilters(mic: mic, main: mainError, coarse: coarsePower, farEnd: farEnd)
+        followJumps(frame, farEnd: farEnd)
         trackOwnMeasures(mic: mic, error: mainError, farEnd: farEnd)
         framesSinceStrongest += 1
         if framesSinceStrongest >= 25 {
@@ -214,18 +230,18 @@ public final class EchoLabCanceller {
         modelledEchoPower = max(mainEchoEnergy, mic * suppressor.echoShareOfMic) / Float(n)
     }
 
-    private func estimate(_ filter: PartitionedFilter, into out: inout [Float]) {
+    private func estimate(_ filter: PartitionedFilter, into out: inout [Float], at start: Int = 0, framesAgo: Int = 0) {
         // Accumulated in local arrays taken out of the canceller and put back: written through
         // a class's stored property, every element's write checked the buffer's uniqueness.
         var yRe: [Float] = [], yIm: [Float] = []
         swap(&yRe, &echoRe)
         swap(&yIm, &echoIm)
-        filter.estimate(reference, offset: delayFrames, re: &yRe, im: &yIm)
+        filter.estimate(reference, offset: delayFrames + framesAgo, re: &yRe, im: &yIm)
         swap(&yRe, &echoRe)
         swap(&yIm, &echoIm)
         fft.inverse(real: echoRe, imaginary: echoIm, output: &timeBuffer)
         let n = frameSize, scale = 1 / Float(2 * n)
-        for i in 0..<n { out[i] = timeBuffer[n + i] * scale }
+        for i in 0..<n { out[start + i] = timeBuffer[n + i] * scale }
     }
 
     /// The spectrum of [0…0, error] into `scratch`: the overlap-save error, in the echo estimate's scale.
@@ -356,7 +372,59 @@ public final class EchoLabCanceller {
         strongestPartition = max(0, min(partitions - 1, strongestPartition + shift))
         coarse.shift(by: shift)
         kalman.shift(by: shift)
+        anchor.shift(by: shift)
         delayFrames = wanted
+    }
+
+    /// Keeps the anchor, and when the main filter has been lost long enough, searches the
+    /// anchor's estimate for a jump of the echo and restores the anchor, moved, where it matches
+    /// better than what the filters have learned since.
+    private func followJumps(_ frame: [Float], farEnd: Bool) {
+        realigner.add(mic: frame)
+        let lost = farEnd && mainEnergy > 1.25 * micEnergy && micEnergy > 1e-9
+        if realigner.searchIsDue(lost: lost && anchorIsValid) {
+            // The anchor's estimate of each kept frame, from the reference spectra still held.
+            let frames = realigner.capacityFrames
+            guard delayFrames + frames + partitions <= reference.capacity else { return }
+            for age in 0..<frames {
+                estimate(anchor, into: &anchorEcho, at: (frames - 1 - age) * frameSize, framesAgo: age)
+            }
+            let (lag, match, aligned) = realigner.bestLag(estimate: anchorEcho)
+            // A least-squares fit of the moved estimate leaves 1 − match² of the mic.
+            guard abs(lag) >= 2, match >= EchoPathRealigner.minimumMatch, match - aligned >= EchoPathRealigner.minimumGain,
+                  1 - match * match < mainEnergy / micEnergy else { return }
+            realign(by: lag)
+        } else if farEnd && !lost && !realigner.isWaiting && !suppressor.nearEndActive && mainEnergy < 0.1 * micEnergy {
+            framesSinceAnchor += 1
+            if framesSinceAnchor >= 25 {
+                framesSinceAnchor = 0
+                anchor.copy(from: main)
+                anchorIsValid = true
+            }
+        }
+    }
+
+    /// Moves the anchor's response `lag` samples, where the echo went, makes it the main and the
+    /// coarse filter's, and brings it into what is sent on the next frame (crossfaded, as every
+    /// foreground copy). The detector's hold is dropped: the "talker" it heard was the echo the
+    /// filter had lost.
+    private func realign(by lag: Int) {
+        anchor.shift(samples: lag, fft: fft, scratch: &constraintScratch, taps: &realignTaps)
+        main.copy(from: anchor)
+        coarse.copyLeading(from: main)
+        framesSinceForeground = foregroundInterval - 1
+        // Sent again from the next frame on, not once the smoothed error has fallen under the
+        // mic's: the weights were just shown to match the mic.
+        foregroundEnergy = 0
+        // The two filters now hold the same head: compared afresh, not on the lost frames' errors.
+        mainEnergy = 0
+        coarseEnergy = 0
+        coarseBetterFrames = 0
+        coarseWorseFrames = 0
+        strongestPartition = strongestMainPartition()
+        // This frame's error and the next's (the crossfade) still hold the lost weights' estimate.
+        suppressor.forgetNearEnd(for: 3)
+        realignments += 1
     }
 
     /// The filter's echo return loss enhancement as it sees it (dB): mic over error power while

@@ -73,4 +73,21 @@ enum FrameLoops {
         var i = 0
         while i < count { out[d &+ i] = x[i] * h[i]; i &+= 1 }
     }
+
+    /// Σ a[s + i]·b[t + i] over `count` samples, in four interleaved partial sums (a fixed order:
+    /// the same bits every run), so that a long correlation is not one dependent chain of adds.
+    static func dot(_ a: [Float], from s: Int, _ b: [Float], from t: Int, count: Int) -> Float {
+        let x = a.span.extracting(s..<(s + count)), y = b.span.extracting(t..<(t + count))
+        var s0: Float = 0, s1: Float = 0, s2: Float = 0, s3: Float = 0
+        var i = 0
+        while i &+ 4 <= count {
+            s0 += x[i] * y[i]
+            s1 += x[i &+ 1] * y[i &+ 1]
+            s2 += x[i &+ 2] * y[i &+ 2]
+            s3 += x[i &+ 3] * y[i &+ 3]
+            i &+= 4
+        }
+        while i < count { s0 += x[i] * y[i]; i &+= 1 }
+        return (s0 + s1) + (s2 + s3)
+    }
 }

@@ -129,6 +129,31 @@ struct PartitionedFilter {
         for i in 0..<min(partitions, other.partitions) * bins { re[i] = other.re[i]; im[i] = other.im[i] }
     }
 
+    /// Moves the impulse response the weights hold `samples` later (positive) or earlier,
+    /// zero-filling: through the time domain, since a shift that is not a whole partition spreads
+    /// each partition's taps over two. Every partition comes back constrained. `taps` holds
+    /// `partitions × N` samples of scratch.
+    mutating func shift(samples: Int, fft: RealFFT, scratch: inout SpectralScratch, taps: inout [Float]) {
+        let n = fft.size / 2, total = partitions * n
+        precondition(taps.count >= total, "scratch shorter than the filter")
+        let scale = 1 / Float(fft.size)
+        for p in 0..<partitions {
+            for k in 0..<bins { scratch.re[k] = re[p * bins + k]; scratch.im[k] = im[p * bins + k] }
+            fft.inverse(real: scratch.re, imaginary: scratch.im, output: &scratch.time)
+            for i in 0..<n { taps[p * n + i] = scratch.time[i] * scale }
+        }
+        if samples > 0 {
+            for i in stride(from: total - 1, through: 0, by: -1) { taps[i] = i >= samples ? taps[i - samples] : 0 }
+        } else if samples < 0 {
+            for i in 0..<total { taps[i] = i - samples < total ? taps[i - samples] : 0 }
+        }
+        for p in 0..<partitions {
+            for i in 0..<n { scratch.time[i] = taps[p * n + i]; scratch.time[n + i] = 0 }
+            fft.forward(scratch.time, real: &scratch.re, imaginary: &scratch.im)
+            for k in 0..<bins { re[p * bins + k] = scratch.re[k]; im[p * bins + k] = scratch.im[k] }
+        }
+    }
+
     /// Moves the weights `shift` partitions later (positive) or earlier, zero-filling: the bulk
     /// delay moved by whole frames, the path it models did not.
     mutating func shift(by shift: Int) {

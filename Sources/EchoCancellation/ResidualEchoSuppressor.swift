@@ -76,6 +76,7 @@ struct ResidualEchoSuppressor {
     private var overlap: [Float]
     private var random = SeededRandom(seed: 0x45_43_48_4F)
     private var hangover = 0
+    private var deafFrames = 0
     /// `power[k] = scale · (the leak of k's band) · |X[k]|²` over every bin: the part of a spectrum's
     /// power the linear stage leaves in (over spans: no per-element checks).
     func leakedPower(re: [Float], im: [Float], scale: Float, into power: inout [Float]) {
@@ -309,10 +310,20 @@ struct ResidualEchoSuppressor {
         coherence /= Float(speechBins.count)
         // The error holds clearly more than residual echo and noise, and is not the echo estimate
         // again (a filter that lost the path leaves an error coherent with its estimate).
-        let talking = errorSum > 6 * explained && coherence < 0.6
+        let talking = deafFrames == 0 && errorSum > 6 * explained && coherence < 0.6
+        if deafFrames > 0 { deafFrames -= 1 }
         if talking { hangover = 40 } else if hangover > 0 { hangover -= 1 }
         nearEndActive = hangover > 0
         if nearEndActive { nearEndFrames += 1 } else if farEndActive { farEndOnlyFrames += 1 }
+    }
+
+    /// Drops the detector's hold, and hears no talker for the next `frames` frames: what it took
+    /// for a talker was echo the linear filter had lost, and the error it is given still comes
+    /// from the lost weights until the found ones are in what is sent.
+    mutating func forgetNearEnd(for frames: Int) {
+        hangover = 0
+        nearEndActive = false
+        deafFrames = frames
     }
 
     /// Minimum statistics: the noise floor is the least smoothed error power over the last 1.5 s

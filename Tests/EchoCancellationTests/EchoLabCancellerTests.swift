@@ -130,12 +130,12 @@ final class EchoLabCancellerTests: XCTestCase {
         XCTAssertGreaterThan(before, 15)
         XCTAssertGreaterThan(after, before - 3, "the filter did not diverge in double talk (before \(before), after \(after))")
         XCTAssertGreaterThan(Self.power(echo, doubleTalk), 0.5 * talker, "double talk near 0 dB SER")
+        XCTAssertEqual(run.canceller.realignments, 0, "a near talker is not an echo that moved")
     }
 
-    /// The bulk delay jumps 15 ms mid-call: the filter that lost the path is taken out of what is
-    /// sent at once, the coarse filter finds the new path and hands it over: 15 dB back within a
-    /// second, within 3 dB of the ERLE it had within four (the issue asks for that within one:
-    /// not yet).
+    /// The bulk delay jumps 15 ms mid-call (the room unchanged: a device's buffer grew): the
+    /// filter that lost the path is taken out of what is sent at once, the jump is measured to the
+    /// sample and the weights moved by it — back within 3 dB of the ERLE it had within a second.
     func testAnEchoPathJumpIsFollowedWithinASecond() {
         let far = Self.noise(seconds: 10, level: 0.1, seed: 7)
         let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.5,
@@ -145,12 +145,37 @@ final class EchoLabCancellerTests: XCTestCase {
         let before = Self.decibels(Self.power(mic, Self.seconds(4, 5)) / Self.power(run.linear, Self.seconds(4, 5)))
         let jumped = Self.decibels(Self.power(mic, Self.seconds(5, 5.1)) / Self.power(run.linear, Self.seconds(5, 5.1)))
         let second = Self.decibels(Self.power(mic, Self.seconds(6, 6.5)) / Self.power(run.linear, Self.seconds(6, 6.5)))
-        let fourth = Self.decibels(Self.power(mic, Self.seconds(9, 9.5)) / Self.power(run.linear, Self.seconds(9, 9.5)))
         XCTAssertLessThan(jumped, before - 10, "the jump did break the filter")
         XCTAssertGreaterThan(jumped, -1, "a filter worse than none is not subtracted")
-        XCTAssertGreaterThan(second, 15, "before \(before), just after \(jumped), a second later \(second)")
-        XCTAssertGreaterThan(fourth, before - 3, "before \(before), four seconds later \(fourth)")
-        XCTAssertGreaterThan(run.canceller.coarseHandovers, 0)
+        XCTAssertGreaterThan(second, before - 3, "before \(before), just after \(jumped), a second later \(second)")
+        XCTAssertEqual(run.canceller.realignments, 1, "one jump, one move (\(run.canceller.coarseHandovers) handovers, \(run.canceller.divergenceResets) resets)")
+        let output = Self.decibels(Self.power(mic, Self.seconds(5.5, 6)) / Self.power(run.output, Self.seconds(5.5, 6)))
+        XCTAssertGreaterThan(output, 40, "half a second on, the output is back at the noise")
+    }
+
+    /// A jump into a room that is not the old one's moved (the echo's gain and reverberation
+    /// change with it) is no jump to follow: nothing matches it well enough, and the filters
+    /// learn the new path as they learn any.
+    func testANewPathIsLearnedNotRealigned() {
+        let far = Self.noise(seconds: 10, level: 0.1, seed: 8)
+        // From 5 s: 15 ms later, and reflections as strong as the direct path between them.
+        let reflections: [(lag: Int, gain: Float)] = [(0, 0.4), (37, -0.3), (211, 0.2), (530, -0.15), (1100, 0.1)]
+        var echo = [Float](repeating: 0, count: far.count)
+        for i in echo.indices {
+            if i < 5 * Self.rate {
+                echo[i] = i >= 1920 ? 0.5 * far[i - 1920] : 0
+            } else {
+                for (lag, gain) in reflections { echo[i] += gain * far[i - 2640 - lag] }
+            }
+        }
+        let call = Call(far: far, near: echo, delay: 0, gain: 0)
+        let run = Self.run(call)
+        XCTAssertEqual(run.canceller.realignments, 0)
+        let (mic, _) = call.mic()
+        let before = Self.decibels(Self.power(mic, Self.seconds(4, 5)) / Self.power(run.linear, Self.seconds(4, 5)))
+        let later = Self.decibels(Self.power(mic, Self.seconds(9, 10)) / Self.power(run.linear, Self.seconds(9, 10)))
+        XCTAssertGreaterThan(before, 25)
+        XCTAssertGreaterThan(later, 10, "the new path is learned (before \(before), later \(later))")
     }
 
     /// 100 ppm of clock drift under a white-noise far end (the hw-drift-100ppm vector's case):
