@@ -133,6 +133,36 @@ final class EchoLabCancellerTests: XCTestCase {
         XCTAssertEqual(run.canceller.realignments, 0, "a near talker is not an echo that moved")
     }
 
+    /// A near talker in bursts (0.4 s of speech, 0.3 s of pause) over the far end: in the pauses,
+    /// inside the near-end detector's 400 ms hold, part of the residual echo is taken off (3 dB or
+    /// more beyond the linear filter, where nothing was before), while the bursts keep their level.
+    func testThePausesBetweenANearTalkersWordsLoseTheirEcho() {
+        let far = Self.speech(seconds: 14, level: -20, pitch: 120, seed: 4)
+        var near = Self.speech(seconds: 14, level: -26, pitch: 210, seed: 6)
+        let burst = Int(0.4 * Double(Self.rate)), pause = Int(0.3 * Double(Self.rate))
+        var pauses: [Range<Int>] = [], bursts: [Range<Int>] = []
+        for start in stride(from: 8 * Self.rate, to: 14 * Self.rate - burst - pause, by: burst + pause) {
+            bursts.append(start..<start + burst)
+            pauses.append(start + burst..<start + burst + pause)
+        }
+        for i in near.indices where !bursts.contains(where: { $0.contains(i) }) { near[i] = 0 }
+        let call = Call(far: far, near: near, delay: 1920, gain: 0.5)
+        let run = Self.run(call)
+        // The output is one frame late; the pauses' first 50 ms still hold the word's reverberant end.
+        var linear = 0.0, output = 0.0, talker = 0.0, sent = 0.0
+        for range in pauses {
+            let measured = range.lowerBound + Self.rate / 20..<range.upperBound
+            linear += Self.power(run.linear, measured)
+            output += Self.power(run.output, measured.lowerBound + Self.frame..<measured.upperBound + Self.frame)
+        }
+        for range in bursts {
+            talker += Self.power(near, range)
+            sent += Self.power(run.output, range.lowerBound + Self.frame..<range.upperBound + Self.frame)
+        }
+        XCTAssertLessThan(Self.decibels(output / linear), -3, "the pauses' residual echo is taken off")
+        XCTAssertGreaterThan(Self.decibels(sent / talker), -1, "the words keep their level")
+    }
+
     /// The bulk delay jumps 15 ms mid-call (the room unchanged: a device's buffer grew): the
     /// filter that lost the path is taken out of what is sent at once, the jump is measured to the
     /// sample and the weights moved by it — back within 3 dB of the ERLE it had within a second.
