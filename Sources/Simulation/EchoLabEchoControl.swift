@@ -77,8 +77,14 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     /// of the fixed intensity nearest to it. The near talker is kept whole (nothing taken off
     /// while the detector hears it, as at Min and Recommended) unless the controller asks for
     /// −25 dB or more in double talk — strong echo and little double talk — and then the
-    /// residual estimate is taken off once.
+    /// residual estimate is taken off once. The controller relaxes the double-talk floor to keep a
+    /// talker audible; this canceller takes nothing off a talker it hears, whatever the floor, so
+    /// here the floor only bounds what the pauses between words lose, and it is never shallower
+    /// than Recommended's −10 dB (relaxed to −5, it left the pauses' echo in: the development
+    /// corpus's double-talk room read 35.8 dB of steady ERLE instead of 39.4, PESQ-WB 3.08 instead
+    /// of 3.13).
     public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+        let doubleTalk = min(doubleTalk, -10)
         guard suppressionDB != self.suppressionDB || doubleTalk != doubleTalkSuppressionDB else { return }
         var settings: SuppressionSettings = suppressionDB > -30 ? .light : suppressionDB > -50 ? .recommended : .strong
         settings.farEndFloorDB = Float(suppressionDB)
