@@ -77,6 +77,7 @@ struct ResidualEchoSuppressor {
     private var random = SeededRandom(seed: 0x45_43_48_4F)
     private var hangover = 0
     private var deafFrames = 0
+    private var smoothedPowerIsPrimed = false
     /// `power[k] = scale · (the leak of k's band) · |X[k]|²` over every bin: the part of a spectrum's
     /// power the linear stage leaves in (over spans: no per-element checks).
     func leakedPower(re: [Float], im: [Float], scale: Float, into power: inout [Float]) {
@@ -333,9 +334,13 @@ struct ResidualEchoSuppressor {
     /// taken only while the far end is silent (`roomNoise`): a stationary echo (noise the far
     /// end plays, a fan in its room) is otherwise refilled as if it were the room's own.
     private mutating func trackNoiseFloor(farEndActive: Bool) {
+        // Started at the first frame's power, not at zero: the climb from zero is a minimum the
+        // far-end-silent window keeps until 150 silent frames have passed, seconds into a call
+        // whose far end talks (comfort noise was 9 dB under the room's noise until then).
         for k in 0..<bins {
-            smoothedPower[k] = 0.85 * smoothedPower[k] + 0.15 * errorPower[k]
+            smoothedPower[k] = smoothedPowerIsPrimed ? 0.85 * smoothedPower[k] + 0.15 * errorPower[k] : errorPower[k]
         }
+        smoothedPowerIsPrimed = true
         noiseMinimum.update(smoothedPower)
         if !farEndActive { roomNoiseMinimum.update(smoothedPower) }
         for k in 0..<bins {

@@ -133,6 +133,20 @@ final class EchoLabCancellerTests: XCTestCase {
         XCTAssertEqual(run.canceller.realignments, 0, "a near talker is not an echo that moved")
     }
 
+    /// Comfort noise at the room's level from the start of a call whose far end talks almost
+    /// throughout: the noise floor is learned where the far end is silent, and a smoother started
+    /// at zero left it 9 dB under the room until 150 silent frames had gone by.
+    func testComfortNoiseIsTheRoomsLevelEarlyInACall() {
+        var far = Self.speech(seconds: 6, level: -20, pitch: 120, seed: 4)
+        for i in 0..<Self.rate / 5 { far[i] = 0 }
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.5)
+        let run = Self.run(call)
+        var random = SeededRandom(seed: 5)
+        let noise = (0..<far.count).map { _ in 0.0003 * random.nextGaussian() }   // Call's noise
+        let sent = Self.decibels(Self.power(run.output, Self.seconds(3, 6)) / Self.power(noise, Self.seconds(3, 6)))
+        XCTAssertEqual(sent, 0, accuracy: 4, "what is sent in far-end single talk is the room's noise, dB against it")
+    }
+
     /// A near talker in bursts (0.4 s of speech, 0.3 s of pause) over the far end: in the pauses,
     /// inside the near-end detector's 400 ms hold, part of the residual echo is taken off (3 dB or
     /// more beyond the linear filter, where nothing was before), while the bursts keep their level.
