@@ -225,9 +225,10 @@ final class EchoLabCancellerTests: XCTestCase {
     /// 100 ppm of clock drift under a white-noise far end (the hw-drift-100ppm vector's case):
     /// the echo slides 4.8 samples a second, too fast for any linear filter across the whole
     /// band. The residual echo the reference predicts (its power times the echo path's gain)
-    /// still takes it off: at least 20 dB where the linear filter removes under 3 — which also
-    /// needs comfort noise not to refill the stationary echo as if it were the room's noise
-    /// (refilled, it read 3.7 dB).
+    /// still takes it off where the linear filter removes under 3 dB, and because that prediction
+    /// explains the mic, far-end single talk is gated down to the room's noise: at least 35 dB
+    /// (24 without the gate; 3.7 when comfort noise refilled the stationary echo as if it were
+    /// the room's noise).
     func testDriftIsSuppressedFromTheReference() {
         let far = Self.noise(seconds: 10, level: 0.1, seed: 11)
         var echo = [Float](repeating: 0, count: far.count)
@@ -253,7 +254,7 @@ final class EchoLabCancellerTests: XCTestCase {
         let linearERLE = Self.decibels(Self.power(mic, steady) / Self.power(linear, steady))
         let outputERLE = Self.decibels(Self.power(mic, steady) / Self.power(output, steady))
         XCTAssertLessThan(linearERLE, 3, "the linear filter cannot follow 100 ppm over the whole band")
-        XCTAssertGreaterThan(outputERLE, 20, "suppressed from the reference (linear \(linearERLE) dB)")
+        XCTAssertGreaterThan(outputERLE, 35, "suppressed from the reference (linear \(linearERLE) dB)")
     }
 
     func testTheSameInputGivesTheSameBits() {
