@@ -331,10 +331,7 @@ public final class EchoLabCanceller {
             divergedFrames = 0
             // Both filters start from nothing: their errors are the mic's, not the diverged
             // energy, which would otherwise count the same divergence again five frames on.
-            mainEnergy = micEnergy
-            coarseEnergy = micEnergy
-            coarseBetterFrames = 0
-            coarseWorseFrames = 0
+            compareAfresh(from: micEnergy)
         } else if coarseBetterFrames >= 5 {
             main.copyLeading(from: coarse)
             kalman.reset(scale: 0.1)
@@ -359,6 +356,15 @@ public final class EchoLabCanceller {
         render /= Float(ages.count)
         erlMic = 0.99 * erlMic + 0.01 * mic / Float(frameSize)
         erlRender = 0.99 * erlRender + 0.01 * render
+    }
+
+    /// Both filters' smoothed errors set to `energy` and the counts of one beating the other
+    /// cleared: after their weights were replaced, the old errors say nothing about the new ones.
+    private func compareAfresh(from energy: Float) {
+        mainEnergy = energy
+        coarseEnergy = energy
+        coarseBetterFrames = 0
+        coarseWorseFrames = 0
     }
 
     /// Moves the filters' window to start `frames` after the newest reference block, carrying the
@@ -417,10 +423,7 @@ public final class EchoLabCanceller {
         // mic's: the weights were just shown to match the mic.
         foregroundEnergy = 0
         // The two filters now hold the same head: compared afresh, not on the lost frames' errors.
-        mainEnergy = 0
-        coarseEnergy = 0
-        coarseBetterFrames = 0
-        coarseWorseFrames = 0
+        compareAfresh(from: 0)
         strongestPartition = strongestMainPartition()
         // This frame's error and the next's (the crossfade) still hold the lost weights' estimate.
         suppressor.forgetNearEnd(for: 3)

@@ -94,11 +94,22 @@ struct PartitionedFilter {
     }
 
     private mutating func constrain(_ p: Int, fft: RealFFT, scratch: inout SpectralScratch) {
+        loadTaps(p, fft: fft, scratch: &scratch)
+        storeTaps(p, fft: fft, scratch: &scratch)
+    }
+
+    /// Partition `p`'s N taps into `scratch.time[0..<N]` (the wrapped half is left behind).
+    private func loadTaps(_ p: Int, fft: RealFFT, scratch: inout SpectralScratch) {
         let w = p * bins, n = fft.size / 2
         for k in 0..<bins { scratch.re[k] = re[w + k]; scratch.im[k] = im[w + k] }
         fft.inverse(real: scratch.re, imaginary: scratch.im, output: &scratch.time)
         let scale = 1 / Float(fft.size)
         for i in 0..<n { scratch.time[i] *= scale }
+    }
+
+    /// Partition `p` set to the N taps in `scratch.time[0..<N]`, zero-padded: constrained.
+    private mutating func storeTaps(_ p: Int, fft: RealFFT, scratch: inout SpectralScratch) {
+        let w = p * bins, n = fft.size / 2
         for i in n..<fft.size { scratch.time[i] = 0 }
         fft.forward(scratch.time, real: &scratch.re, imaginary: &scratch.im)
         for k in 0..<bins { re[w + k] = scratch.re[k]; im[w + k] = scratch.im[k] }
@@ -136,11 +147,9 @@ struct PartitionedFilter {
     mutating func shift(samples: Int, fft: RealFFT, scratch: inout SpectralScratch, taps: inout [Float]) {
         let n = fft.size / 2, total = partitions * n
         precondition(taps.count >= total, "scratch shorter than the filter")
-        let scale = 1 / Float(fft.size)
         for p in 0..<partitions {
-            for k in 0..<bins { scratch.re[k] = re[p * bins + k]; scratch.im[k] = im[p * bins + k] }
-            fft.inverse(real: scratch.re, imaginary: scratch.im, output: &scratch.time)
-            for i in 0..<n { taps[p * n + i] = scratch.time[i] * scale }
+            loadTaps(p, fft: fft, scratch: &scratch)
+            for i in 0..<n { taps[p * n + i] = scratch.time[i] }
         }
         if samples > 0 {
             for i in stride(from: total - 1, through: 0, by: -1) { taps[i] = i >= samples ? taps[i - samples] : 0 }
@@ -148,9 +157,8 @@ struct PartitionedFilter {
             for i in 0..<total { taps[i] = i - samples < total ? taps[i - samples] : 0 }
         }
         for p in 0..<partitions {
-            for i in 0..<n { scratch.time[i] = taps[p * n + i]; scratch.time[n + i] = 0 }
-            fft.forward(scratch.time, real: &scratch.re, imaginary: &scratch.im)
-            for k in 0..<bins { re[p * bins + k] = scratch.re[k]; im[p * bins + k] = scratch.im[k] }
+            for i in 0..<n { scratch.time[i] = taps[p * n + i] }
+            storeTaps(p, fft: fft, scratch: &scratch)
         }
     }
 

@@ -76,6 +76,8 @@ struct ResidualEchoSuppressor {
     private var overlap: [Float]
     private var random = SeededRandom(seed: 0x45_43_48_4F)
     private var hangover = 0
+    /// Frames the detector holds its call after the last frame it heard a talker in (400 ms).
+    private static let holdFrames = 40
     private var deafFrames = 0
     private var smoothedPowerIsPrimed = false
     /// `power[k] = scale · (the leak of k's band) · |X[k]|²` over every bin: the part of a spectrum's
@@ -313,7 +315,7 @@ struct ResidualEchoSuppressor {
         // again (a filter that lost the path leaves an error coherent with its estimate).
         let talking = deafFrames == 0 && errorSum > 6 * explained && coherence < 0.6
         if deafFrames > 0 { deafFrames -= 1 }
-        if talking { hangover = 40 } else if hangover > 0 { hangover -= 1 }
+        if talking { hangover = Self.holdFrames } else if hangover > 0 { hangover -= 1 }
         nearEndActive = hangover > 0
         if nearEndActive { nearEndFrames += 1 } else if farEndActive { farEndOnlyFrames += 1 }
     }
@@ -356,7 +358,7 @@ struct ResidualEchoSuppressor {
         // floor: the echo there has no talker to hide under, and a word starting there lifts the
         // error far above the estimate, and its gain with it. A third, not all: on the
         // development corpus all of it cost the talker 0.06 of PESQ-WB, the far-end floor 0.9.
-        let pause = near && hangover < 40
+        let pause = near && hangover < Self.holdFrames
         let floor = Float(pow(10, Double(near ? settings.doubleTalkFloorDB : settings.farEndFloorDB) / 20))
         let over = pause ? max(settings.doubleTalkOverestimate, 0.3) : near ? settings.doubleTalkOverestimate : settings.farEndOverestimate
         // Down to the noise floor only where the mic is surely echo: the echo estimate or the

@@ -83,7 +83,7 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     /// than Recommended's −10 dB: relaxed past it, it only left the pauses' echo in (3.6 dB of
     /// steady ERLE on the development corpus's held-out double-talk room, and no PESQ-WB won).
     public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
-        let doubleTalk = min(doubleTalk, -10)
+        let doubleTalk = min(doubleTalk, Int(SuppressionSettings.recommended.doubleTalkFloorDB))
         guard suppressionDB != self.suppressionDB || doubleTalk != doubleTalkSuppressionDB else { return }
         var settings: SuppressionSettings = suppressionDB > -30 ? .light : suppressionDB > -50 ? .recommended : .strong
         settings.farEndFloorDB = Float(suppressionDB)
