@@ -176,6 +176,9 @@ public struct CorpusRun {
         let nextPrefetch = Mutex(0)
         // This corpus's own: it goes when the runs are over, so nothing outlives the eval.
         let decodedAudio = DecodedAudioCache(budgetBytes: Self.decodedAudioBudget)
+        // The echo at the mic does not depend on the mode: an item's later modes take it from
+        // its first run's record (the same bits) instead of convolving the room again.
+        let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.
             let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
@@ -194,7 +197,8 @@ public struct CorpusRun {
                 guard index < entries.count, cancellation?.isCancelled != true else { return }
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
-                                      renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, scorers: scorers)
+                                      renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
+                                      scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -309,13 +313,16 @@ public struct CorpusRun {
 
     /// What the decoded inputs of a corpus may hold in memory (longer inputs are streamed).
     public static let decodedAudioBudget = 256 << 20
+    /// What the echo records may hold (runs go item by item: the newest records are the ones used).
+    public static let echoPathBudget = 32 << 20
 
     /// Recordings have no `aec` of their own: without modes they run in this one.
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
 
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
-                    decodedAudio: DecodedAudioCache? = nil, scorers: [ScorerProcess] = []) -> Result {
+                    decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
+                    scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -344,6 +351,7 @@ public struct CorpusRun {
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
+                output.echoPaths = echoPaths
                 output.scorers = scorers
                 result.summary = try output.run(summarising: true).summary
             case .recording(let recording):

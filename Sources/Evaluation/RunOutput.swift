@@ -37,6 +37,9 @@ public struct RunOutput {
     public var progress: ((RunProgress) -> Void)?
     /// Decoded inputs shared by the runs of a corpus (`eval` passes its own); nil streams them.
     public var decodedAudio: DecodedAudioCache?
+    /// The echo of runs before, shared by the runs of a corpus (`eval` passes its own); nil
+    /// computes it.
+    public var echoPaths: EchoPathCache?
     /// Renders the report's pages; nil writes report.json alone.
     public var renderer: (any ReportRenderer)?
     /// The scorers that score the call (`--scorer`); each is started on its first request and
@@ -98,7 +101,8 @@ public struct RunOutput {
     /// its wall time), the files written, tap name → file name, and the seconds its scorers took.
     /// The taps are whole and in place before a report names them.
     private func callAndScore() throws -> (RunReport, [String: String], Double) {
-        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio)
+        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio,
+                                    echoPaths: echoPaths)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)

@@ -20,6 +20,8 @@ final class AcousticEchoPath {
     private let convolver: PartitionedConvolver?
     private var roomOutput: [Float]
     private var clipped: [Float]
+    /// What makes this path's echo: another path with the same identity echoes a drive alike.
+    let identity: EchoPathCache.Identity
 
     init(blockSize: Int, delayFrames: Int, gain: Float, impulseResponse: [Float]?, clipLevel: Float?) {
         precondition(delayFrames >= 0)
@@ -29,6 +31,8 @@ final class AcousticEchoPath {
         self.clipLevel = clipLevel
         delayRing = [Float](repeating: 0, count: delayFrames + blockSize)
         convolver = impulseResponse.map { PartitionedConvolver(impulseResponse: $0, blockSize: blockSize) }
+        identity = EchoPathCache.Identity(delayFrames: delayFrames, gain: gain, clipLevel: clipLevel,
+                                          impulseResponse: impulseResponse?.map(\.bitPattern))
         roomOutput = [Float](repeating: 0, count: blockSize)
         clipped = [Float](repeating: 0, count: blockSize)
     }

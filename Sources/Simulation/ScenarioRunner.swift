@@ -51,14 +51,18 @@ public struct ScenarioRunner {
     public var taps: [CallTap] = []
     /// Decoded inputs shared by the calls of a corpus (`SimulatedCall.decodedAudio`); nil streams.
     public var decodedAudio: DecodedAudioCache?
+    /// The echo of calls run before, shared by the calls of a corpus (`SimulatedCall.echoPaths`);
+    /// nil computes every echo.
+    public var echoPaths: EchoPathCache?
 
     public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = [],
-                decodedAudio: DecodedAudioCache? = nil) {
+                decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.recordTaps = recordTaps
         self.taps = taps
         self.decodedAudio = decodedAudio
+        self.echoPaths = echoPaths
     }
 
     /// The longest call a scenario may describe (`duration_s` allows as much).
@@ -113,7 +117,8 @@ public struct ScenarioRunner {
         }
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
-                                     recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio)
+                                     recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio,
+                                     echoPaths: echoPaths)
         call.taps = taps
         if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)

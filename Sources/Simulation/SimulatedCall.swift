@@ -83,6 +83,8 @@ public final class SimulatedCall {
     private let nearEnd: BlockSource?
     private var noise: SignalGenerator?
     private let echoPath: AcousticEchoPath
+    /// The same path through the corpus's echo record (nil: no cache handed in).
+    private let recordedEchoPath: RecordedEchoPath?
     private var userReference = CadenceBuffer(capacity: SimulatedCall.sampleRate)
     private let userReferenceConditioner = InputConditioner(engineRate: SimulatedCall.sampleRate)
     private var ignoredReferenceFrames: Int64 = 0
@@ -119,14 +121,18 @@ public final class SimulatedCall {
     private let loudspeakerGraph: RenderGraph
 
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
-                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil) throws {
+                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil,
+                echoPaths: EchoPathCache? = nil) throws {
         let rate = Self.sampleRate, n = Self.tickFrames
         scheduler = Scheduler()
         self.decodedAudio = decodedAudio
         farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
         nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
         noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }
-        echoPath = try AcousticEchoPath.make(world.echoPath, sampleRate: rate, blockSize: n)
+        let echoPath = try AcousticEchoPath.make(world.echoPath, sampleRate: rate, blockSize: n)
+        self.echoPath = echoPath
+        let expectedSamples = expectedDuration.map { Int($0.nanoseconds / Self.tickDuration.nanoseconds + 1) * n }
+        recordedEchoPath = echoPaths.map { RecordedEchoPath(path: echoPath, cache: $0, expectedSamples: expectedSamples) }
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
                                                 filterOverride: voiceProcessing.filterMilliseconds)
         try sendVoiceProcessor.setAcousticEchoCanceller(mode: voiceProcessing.echoCancellerMode)
@@ -217,6 +223,7 @@ public final class SimulatedCall {
         if let mic = audioManager.customMic { mic.isInUse = false; mic.didStopCapturing() }
         if let speaker = audioManager.customSpeaker { speaker.isInUse = false; speaker.didStopPlaying() }
         recording.trim()
+        recordedEchoPath?.finish()
         let leftovers = scheduler.drain()
         if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
         // The counters are final now; then let go of every device, so nothing the devices hold
@@ -293,7 +300,13 @@ public final class SimulatedCall {
         }
         try hardware?.play(&drive, count: n)          // through the output device
         // 3. The room.
-        (hardware?.echoPath ?? echoPath).process(drive, into: &echo)
+        if let path = hardware?.echoPath {
+            path.process(drive, into: &echo)
+        } else if let recordedEchoPath {
+            recordedEchoPath.process(drive, into: &echo)
+        } else {
+            echoPath.process(drive, into: &echo)
+        }
         if let nearEnd { try nearEnd.read(into: &near, count: n) } else { VectorMath.fill(&near, count: n) }
         if noise != nil {
             noise!.fill(&noiseBlock, count: n)
