@@ -20,7 +20,13 @@ struct KalmanStepControl {
     /// Per partition: how uncertain a weight is before anything is learned. A room's echo
     /// decays, so the partitions after the direct path are expected to hold less of it: the
     /// first adapt fastest (a proportionate start), the tail catches up through the drift term.
-    private let prior: [Float]
+    /// It is also each uncertainty's ceiling.
+    private var prior: [Float]
+    /// The prior's shape over the partitions (the decay above), before its scale.
+    private let decay: [Float]
+    /// The scale of the prior (1: a weight may be as large as an echo path as loud as the
+    /// reference), set to the echo path's measured gain (`setPriorScale`).
+    private(set) var priorScale: Float = 1
     /// How much a weight is expected to drift each frame, as a share of its power (1 − A²).
     let drift: Float
 
@@ -29,7 +35,8 @@ struct KalmanStepControl {
         self.bins = bins
         self.initialUncertainty = initialUncertainty
         self.drift = drift
-        let prior = (0..<partitions).map { initialUncertainty * Float(exp(-Double($0) / 6)) }
+        decay = (0..<partitions).map { Float(exp(-Double($0) / 6)) }
+        let prior = decay.map { initialUncertainty * $0 }
         self.prior = prior
         uncertainty = (0..<partitions * bins).map { prior[$0 / bins] }
         unexplained = [Float](repeating: 0, count: bins)
@@ -117,6 +124,18 @@ struct KalmanStepControl {
         precondition(count <= out.count)
         var k = 0
         while k < count { out[k] += x[k] * y[k]; k &+= 1 }
+    }
+
+    /// Scales the prior (and so every uncertainty's ceiling, from the next frame on) to `scale`.
+    ///
+    /// The uncertainty is what lets the filter take the error for its own misadjustment rather
+    /// than for a near talker: a prior far above what the echo path can hold makes it read a
+    /// talker as echo it has yet to learn, and learn the talker — with an echo 30 dB under the
+    /// reference, every double-talk stretch drove the main filter into divergence.
+    mutating func setPriorScale(_ scale: Float) {
+        guard scale != priorScale else { return }
+        priorScale = scale
+        for p in 0..<partitions { prior[p] = initialUncertainty * scale * decay[p] }
     }
 
     /// Back to knowing nothing (a reset, or weights taken from the coarse filter).
