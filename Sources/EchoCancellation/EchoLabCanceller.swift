@@ -190,12 +190,12 @@ public final class EchoLabCanceller {
             fading = true
         }
         // A filter whose error has outgrown the mic (the path changed under it) is taken out of
-        // what is sent until it is better than nothing again, faded over a frame either way.
+        // what is sent until it is no worse than the mic again, faded over a frame either way.
         if fading { FrameLoops.crossfade(&echo, from: previousEcho, ramp: fadeIn, count: n) }
         let (mic, foregroundError) = FrameLoops.energies(frame, minus: echo, count: n)
         foregroundEnergy = 0.7 * foregroundEnergy + 0.3 * foregroundError
         inputEnergy = 0.7 * inputEnergy + 0.3 * mic
-        let wanted: Float = foregroundEnergy > inputEnergy ? 0 : 1
+        let wanted: Float = foregroundEnergy > Self.outgrownError * inputEnergy ? 0 : 1
         FrameLoops.weigh(&echo, from: echoWeight, to: wanted, ramp: fadeIn, frame: frame, output: &linearOutput, count: n)
         echoWeight = wanted
 
@@ -378,6 +378,14 @@ public final class EchoLabCanceller {
         guard gainFrames >= 10, gainMic > 0, gainRender > 0 else { return }
         kalman.setPriorScale(min(1, max(Self.smallestPriorScale, 16 * gainMic / gainRender)))
     }
+
+    /// How far the foreground's error must outgrow the mic (power) to be taken out: 1.8 dB.
+    /// A filter that lost the path adds its whole estimate, 3 dB in far-end single talk. With a
+    /// talker over the echo the two differ only by the little echo a working filter takes off,
+    /// and the talker's swing from frame to frame crossed a bare comparison, taking the filter
+    /// out where it worked: on the development corpus that cost 0.04–0.16 of double-talk
+    /// PESQ-WB, and 7 dB of held-out drift (13.8 dB against 20.5).
+    private static let outgrownError: Float = 1.5
 
     /// The prior's floor: a path 46 dB under the reference, quieter than any the canceller is for.
     private static let smallestPriorScale: Float = 1.0 / 40_000

@@ -135,9 +135,11 @@ final class EchoLabCancellerTests: XCTestCase {
 
     /// A handset's earpiece: the echo 30 dB under the reference, a near talker 22 dB above the
     /// echo from 2.5 s to the end. The Kalman prior, scaled to the measured path, keeps the main
-    /// filter learning the echo through the talker (5–7 dB off it a second); with a prior sized
-    /// for a loudspeaker the talker read as echo to learn, and the filter took −1.5 to +2.7 dB
-    /// off (on the development corpus's earpiece it diverged twice).
+    /// filter learning the echo through the talker, and the foreground stays in what is sent
+    /// while its error is within 1.8 dB of the mic: 8.9 dB off the echo under the talker. With a
+    /// prior sized for a loudspeaker the talker read as echo to learn (1 dB; on the development
+    /// corpus's earpiece the filter diverged twice); with the bare comparison the talker's swing
+    /// took the working filter out (5.4 dB).
     func testAQuietPathKeepsItsFilterUnderALoudTalker() {
         let far = Self.speech(seconds: 16, level: -20, pitch: 120, seed: 4)
         var near = Self.speech(seconds: 16, level: -28, pitch: 210, seed: 6)
@@ -150,7 +152,7 @@ final class EchoLabCancellerTests: XCTestCase {
         // What the linear stage left of the echo: its output less the mic's near end and noise.
         let residual = talk.map { run.linear[$0] - (mic[$0] - echo[$0]) }
         let erle = Self.decibels(Self.power(echo, talk) / (residual.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(talk.count)))
-        XCTAssertGreaterThan(erle, 4, "the linear filter's ERLE under the talker (1 dB with a loudspeaker's prior)")
+        XCTAssertGreaterThan(erle, 7, "the linear filter's ERLE under the talker")
         XCTAssertEqual(run.canceller.divergenceResets, 0)
     }
 
@@ -199,7 +201,8 @@ final class EchoLabCancellerTests: XCTestCase {
     }
 
     /// The bulk delay jumps 15 ms mid-call (the room unchanged: a device's buffer grew): the
-    /// filter that lost the path is taken out of what is sent at once, the jump is measured to the
+    /// filter that lost the path is taken out of what is sent once its error outgrows the mic by
+    /// 1.8 dB (in the first 100 ms it adds 1.4 dB to the echo), the jump is measured to the
     /// sample and the weights moved by it — back within 3 dB of the ERLE it had within a second.
     func testAnEchoPathJumpIsFollowedWithinASecond() {
         let far = Self.noise(seconds: 10, level: 0.1, seed: 7)
@@ -211,7 +214,7 @@ final class EchoLabCancellerTests: XCTestCase {
         let jumped = Self.decibels(Self.power(mic, Self.seconds(5, 5.1)) / Self.power(run.linear, Self.seconds(5, 5.1)))
         let second = Self.decibels(Self.power(mic, Self.seconds(6, 6.5)) / Self.power(run.linear, Self.seconds(6, 6.5)))
         XCTAssertLessThan(jumped, before - 10, "the jump did break the filter")
-        XCTAssertGreaterThan(jumped, -1, "a filter worse than none is not subtracted")
+        XCTAssertGreaterThan(jumped, -2, "a filter 1.8 dB worse than none is not subtracted")
         XCTAssertGreaterThan(second, before - 3, "before \(before), just after \(jumped), a second later \(second)")
         XCTAssertEqual(run.canceller.realignments, 1, "one jump, one move (\(run.canceller.coarseHandovers) handovers, \(run.canceller.divergenceResets) resets)")
         let output = Self.decibels(Self.power(mic, Self.seconds(5.5, 6)) / Self.power(run.output, Self.seconds(5.5, 6)))
