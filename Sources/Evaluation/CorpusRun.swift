@@ -176,8 +176,9 @@ public struct CorpusRun {
         let nextPrefetch = Mutex(0)
         // This corpus's own: it goes when the runs are over, so nothing outlives the eval.
         let decodedAudio = DecodedAudioCache(budgetBytes: Self.decodedAudioBudget)
-        // The echo at the mic does not depend on the mode: an item's later modes take it from
-        // its first run's record (the same bits) instead of convolving the room again.
+        // The echo at the mic does not depend on the mode: an item's modes that start after one
+        // of them has finished take the echo from its record (the same bits) instead of
+        // convolving the room again (with --jobs 2, an item's first two modes both compute).
         let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.

@@ -31,8 +31,8 @@ final class AcousticEchoPath {
         self.clipLevel = clipLevel
         delayRing = [Float](repeating: 0, count: delayFrames + blockSize)
         convolver = impulseResponse.map { PartitionedConvolver(impulseResponse: $0, blockSize: blockSize) }
-        identity = EchoPathCache.Identity(delayFrames: delayFrames, gain: gain, clipLevel: clipLevel,
-                                          impulseResponse: impulseResponse?.map(\.bitPattern))
+        identity = EchoPathCache.Identity(blockSize: blockSize, delayFrames: delayFrames, gain: gain, clipLevel: clipLevel,
+                                          impulseResponse: impulseResponse)
         roomOutput = [Float](repeating: 0, count: blockSize)
         clipped = [Float](repeating: 0, count: blockSize)
     }

@@ -12,12 +12,25 @@ import Synchronization
 /// the record a run can use is a recent one.
 public final class EchoPathCache: Sendable {
     /// A path as it transforms the drive: equal identities give equal echo for equal drive.
+    /// Floats are kept as bit patterns (−0 and +0 are equal floats and give zeros of different
+    /// signs).
     struct Identity: Hashable, Sendable {
+        var blockSize: Int
         var delayFrames: Int
-        var gain: Float
-        var clipLevel: Float?
-        /// The response's bit patterns: −0 and +0 convolve to zeros of different signs.
+        var gain: UInt32
+        var clipLevel: UInt32?
         var impulseResponse: [UInt32]?
+
+        init(blockSize: Int, delayFrames: Int, gain: Float, clipLevel: Float?, impulseResponse: [Float]?) {
+            self.blockSize = blockSize
+            self.delayFrames = delayFrames
+            self.gain = gain.bitPattern
+            self.clipLevel = clipLevel?.bitPattern
+            self.impulseResponse = impulseResponse?.map(\.bitPattern)
+        }
+
+        /// What the identity holds in memory beside its record.
+        var bytes: Int { (impulseResponse?.count ?? 0) * MemoryLayout<UInt32>.stride }
     }
 
     /// One call's drive and the echo the path made of it, block for block from the call's start.
@@ -31,7 +44,10 @@ public final class EchoPathCache: Sendable {
             self.echo = echo
         }
 
-        var bytes: Int { 2 * drive.count * MemoryLayout<Float>.stride }
+        var bytes: Int { Self.bytes(samples: drive.count) }
+
+        /// What a record of a call of `samples` samples takes (its drive and its echo).
+        static func bytes(samples: Int) -> Int { 2 * samples * MemoryLayout<Float>.stride }
     }
 
     private struct State {
@@ -49,7 +65,7 @@ public final class EchoPathCache: Sendable {
 
     /// Whether a call of `samples` samples is worth recording: its record fits the budget.
     func accepts(samples: Int) -> Bool {
-        samples > 0 && 2 * samples * MemoryLayout<Float>.stride <= budgetBytes
+        samples > 0 && Record.bytes(samples: samples) <= budgetBytes
     }
 
     /// The record of a path with this identity.
@@ -61,16 +77,17 @@ public final class EchoPathCache: Sendable {
     /// corpus, with another far end, made: runs go item by item), dropping the oldest records
     /// over the budget.
     func keep(_ record: Record, for identity: Identity) {
-        guard record.bytes <= budgetBytes else { return }
+        let bytes = record.bytes + identity.bytes
+        guard bytes <= budgetBytes else { return }
         state.withLock { state in
             if let older = state.records.firstIndex(where: { $0.identity == identity }) {
-                state.usedBytes -= state.records[older].record.bytes
+                state.usedBytes -= state.records[older].record.bytes + identity.bytes
                 state.records.remove(at: older)
             }
             state.records.append((identity, record))
-            state.usedBytes += record.bytes
+            state.usedBytes += bytes
             while state.usedBytes > budgetBytes, let oldest = state.records.first {
-                state.usedBytes -= oldest.record.bytes
+                state.usedBytes -= oldest.record.bytes + oldest.identity.bytes
                 state.records.removeFirst()
             }
         }

@@ -27,7 +27,7 @@ final class RecordedEchoPath {
         capacity = expectedSamples.flatMap { cache.accepts(samples: $0) ? $0 : nil } ?? 0
         scratch = [Float](repeating: 0, count: path.blockSize)
         // Reserved even to follow a record: a drive that leaves it starts recording in a tick,
-        // which must not allocate (the reserved pages are touched only when written).
+        // which must not allocate.
         drive.reserveCapacity(capacity)
         echo.reserveCapacity(capacity)
         isRecording = followed == nil && capacity > 0
@@ -38,7 +38,7 @@ final class RecordedEchoPath {
         let n = path.blockSize
         if let record = followed {
             let start = followedBlocks * n
-            if start + n <= record.drive.count, Self.equal(block, record.drive, at: start, count: n) {
+            if start + n <= record.drive.count, Self.bitwiseEqual(block, record.drive, offset: start, count: n) {
                 VectorMath.copy(record.echo, from: start, into: &output, at: 0, count: n)
                 followedBlocks += 1
                 return
@@ -61,25 +61,25 @@ final class RecordedEchoPath {
         path.process(block, into: &output)
         guard isRecording else { return }
         if drive.count + n > capacity {
-            isRecording = false
-            drive = []
-            echo = []
+            isRecording = false   // longer than reserved: no record (the buffers go with the call)
             return
         }
         drive.append(contentsOf: block[0..<n])
         echo.append(contentsOf: output[0..<n])
     }
 
-    /// Hands what this call computed to the cache (at the call's end).
+    /// Hands what this call computed to the cache (at the call's end), copied to its length: the
+    /// buffers were reserved for the whole call, which a call that ran its own path only until a
+    /// route change did not fill.
     func finish() {
         guard isRecording, !drive.isEmpty else { return }
-        cache.keep(EchoPathCache.Record(drive: drive, echo: echo), for: path.identity)
+        cache.keep(EchoPathCache.Record(drive: Array(drive[...]), echo: Array(echo[...])), for: path.identity)
         isRecording = false
     }
 
-    /// Bitwise equality of `a[0..<count]` and `b[from..<from + count]` (−0 and +0 differ, as do
-    /// NaNs: the record must give the bits the path would).
-    private static func equal(_ a: [Float], _ b: [Float], at from: Int, count: Int) -> Bool {
+    /// Bitwise equality of `a[0..<count]` and `b[offset..<offset + count]` (−0 and +0 differ, as
+    /// do NaNs: the record must give the bits the path would).
+    private static func bitwiseEqual(_ a: [Float], _ b: [Float], offset from: Int, count: Int) -> Bool {
         let x = a.span.extracting(0..<count), y = b.span.extracting(from..<(from + count))
         var i = 0
         while i < count {
