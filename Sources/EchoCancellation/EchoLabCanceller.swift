@@ -189,13 +189,13 @@ public final class EchoLabCanceller {
             estimate(foreground, into: &echo)
             fading = true
         }
-        // A filter whose error has outgrown the mic (the path changed under it) is taken out of
-        // what is sent until it is no worse than the mic again, faded over a frame either way.
+        // A filter whose error has outgrown the mic by the margin (the path changed under it) is
+        // taken out of what is sent until it is back within it, faded over a frame either way.
         if fading { FrameLoops.crossfade(&echo, from: previousEcho, ramp: fadeIn, count: n) }
         let (mic, foregroundError) = FrameLoops.energies(frame, minus: echo, count: n)
         foregroundEnergy = 0.7 * foregroundEnergy + 0.3 * foregroundError
         inputEnergy = 0.7 * inputEnergy + 0.3 * mic
-        let wanted: Float = foregroundEnergy > Self.outgrownError * inputEnergy ? 0 : 1
+        let wanted: Float = foregroundEnergy > Self.foregroundErrorMargin * inputEnergy ? 0 : 1
         FrameLoops.weigh(&echo, from: echoWeight, to: wanted, ramp: fadeIn, frame: frame, output: &linearOutput, count: n)
         echoWeight = wanted
 
@@ -330,6 +330,7 @@ public final class EchoLabCanceller {
         divergedFrames = mainEnergy > 4 * micEnergy && micEnergy > 1e-9 ? divergedFrames + 1 : 0
         if divergedFrames >= 5 {
             main.reset()
+            forgetPathGain()
             kalman.reset()
             coarse.reset()
             divergenceResets += 1
@@ -339,6 +340,7 @@ public final class EchoLabCanceller {
             compareAfresh(from: micEnergy)
         } else if coarseBetterFrames >= 5 {
             main.copyLeading(from: coarse)
+            forgetPathGain()
             kalman.reset(scale: 0.1)
             coarseHandovers += 1
             coarseBetterFrames = 0
@@ -376,7 +378,18 @@ public final class EchoLabCanceller {
     /// 6 dB room to 27 dB.)
     private func scaleKalmanPrior() {
         guard gainFrames >= 10, gainMic > 0, gainRender > 0 else { return }
-        kalman.setPriorScale(min(1, max(Self.smallestPriorScale, 16 * gainMic / gainRender)))
+        // In steps of 3 dB: the scale then changes with the path, not with every frame's ratio.
+        let scale = exp2f((log2f(16 * gainMic / gainRender)).rounded())
+        kalman.priorScale = min(1, max(Self.smallestPriorScale, scale))
+    }
+
+    /// The path the gain was measured on is gone (a divergence, or the coarse filter found
+    /// another): the full prior again until the new one is measured.
+    private func forgetPathGain() {
+        gainMic = 0
+        gainRender = 0
+        gainFrames = 0
+        kalman.priorScale = 1
     }
 
     /// How far the foreground's error must outgrow the mic (power) to be taken out: 1.8 dB.
@@ -385,10 +398,11 @@ public final class EchoLabCanceller {
     /// and the talker's swing from frame to frame crossed a bare comparison, taking the filter
     /// out where it worked: on the development corpus that cost 0.04–0.16 of double-talk
     /// PESQ-WB, and 7 dB of held-out drift (13.8 dB against 20.5).
-    private static let outgrownError: Float = 1.5
+    private static let foregroundErrorMargin: Float = 1.5
 
-    /// The prior's floor: a path 46 dB under the reference, quieter than any the canceller is for.
-    private static let smallestPriorScale: Float = 1.0 / 40_000
+    /// The prior's floor (2⁻¹⁵): a path 57 dB under the reference, quieter than any the canceller
+    /// is for.
+    private static let smallestPriorScale: Float = 1.0 / 32_768
 
     /// Both filters' smoothed errors set to `energy` and the counts of one beating the other
     /// cleared: after their weights were replaced, the old errors say nothing about the new ones.

@@ -25,8 +25,22 @@ struct KalmanStepControl {
     /// The prior's shape over the partitions (the decay above), before its scale.
     private let decay: [Float]
     /// The scale of the prior (1: a weight may be as large as an echo path as loud as the
-    /// reference), set to the echo path's measured gain (`setPriorScale`).
-    private(set) var priorScale: Float = 1
+    /// reference); the canceller sets it from the echo path's measured gain. A lower prior caps
+    /// every uncertainty from the next frame on; a higher one lets them grow back through the
+    /// drift term, or at once with `reset` (the canceller resets when it takes a new path).
+    /// Moving the uncertainties with the scale both ways was measured and not kept: each step
+    /// down slowed a room's learning (the default corpus's speech room 27.0 → 26.3 dB).
+    ///
+    /// The uncertainty is what lets the filter take the error for its own misadjustment rather
+    /// than for a near talker: a prior far above what the echo path can hold makes it read a
+    /// talker as echo it has yet to learn, and learn the talker — with an echo 30 dB under the
+    /// reference, every double-talk stretch drove the main filter into divergence.
+    var priorScale: Float = 1 {
+        didSet {
+            guard priorScale != oldValue else { return }
+            for p in 0..<partitions { prior[p] = initialUncertainty * priorScale * decay[p] }
+        }
+    }
     /// How much a weight is expected to drift each frame, as a share of its power (1 − A²).
     let drift: Float
 
@@ -124,18 +138,6 @@ struct KalmanStepControl {
         precondition(count <= out.count)
         var k = 0
         while k < count { out[k] += x[k] * y[k]; k &+= 1 }
-    }
-
-    /// Scales the prior (and so every uncertainty's ceiling, from the next frame on) to `scale`.
-    ///
-    /// The uncertainty is what lets the filter take the error for its own misadjustment rather
-    /// than for a near talker: a prior far above what the echo path can hold makes it read a
-    /// talker as echo it has yet to learn, and learn the talker — with an echo 30 dB under the
-    /// reference, every double-talk stretch drove the main filter into divergence.
-    mutating func setPriorScale(_ scale: Float) {
-        guard scale != priorScale else { return }
-        priorScale = scale
-        for p in 0..<partitions { prior[p] = initialUncertainty * scale * decay[p] }
     }
 
     /// Back to knowing nothing (a reset, or weights taken from the coarse filter).

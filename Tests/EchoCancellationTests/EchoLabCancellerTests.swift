@@ -16,13 +16,16 @@ final class EchoLabCancellerTests: XCTestCase {
         var gain: Float
         var jumpAt: Int? = nil
         var jumpedDelay = 0
+        /// The gain after the jump (nil: unchanged).
+        var jumpedGain: Float? = nil
 
         func mic(noise seed: UInt64 = 5) -> (mic: [Float], echo: [Float]) {
             var random = SeededRandom(seed: seed)
             var echo = [Float](repeating: 0, count: far.count), mic = echo
             for i in 0..<far.count {
-                let d = jumpAt.map { i >= $0 ? jumpedDelay : delay } ?? delay
-                echo[i] = i >= d ? gain * far[i - d] : 0
+                let jumped = jumpAt.map { i >= $0 } ?? false
+                let d = jumped ? jumpedDelay : delay, g = jumped ? jumpedGain ?? gain : gain
+                echo[i] = i >= d ? g * far[i - d] : 0
                 mic[i] = echo[i] + near[i] + 0.0003 * random.nextGaussian()   // noise ≈ −70 dBFS
             }
             return (mic, echo)
@@ -154,6 +157,24 @@ final class EchoLabCancellerTests: XCTestCase {
         let erle = Self.decibels(Self.power(echo, talk) / (residual.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(talk.count)))
         XCTAssertGreaterThan(erle, 7, "the linear filter's ERLE under the talker")
         XCTAssertEqual(run.canceller.divergenceResets, 0)
+    }
+
+    /// A handset's quiet path replaced by a loudspeaker's mid-call (30 dB louder, another
+    /// delay): the coarse filter finds the new path and hands it over, and the main filter
+    /// learns it with the full prior again, not the handset's.
+    func testAPathThatTurnsLoudIsLearnedWithTheFullPrior() {
+        let far = Self.speech(seconds: 12, level: -20, pitch: 120, seed: 4)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.0316,
+                        jumpAt: 6 * Self.rate, jumpedDelay: 4800, jumpedGain: 1)
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        let erle = { (from: Double, to: Double) in
+            Self.decibels(Self.power(mic, Self.seconds(from, to)) / Self.power(run.linear, Self.seconds(from, to)))
+        }
+        XCTAssertGreaterThan(run.canceller.coarseHandovers, 0)
+        // With the handset's prior kept: 11.9 and 21.4 dB.
+        XCTAssertGreaterThan(erle(8, 9), 15, "2 s after the change")
+        XCTAssertGreaterThan(erle(10, 12), 25, "4–6 s after the change")
     }
 
     /// Comfort noise at the room's level from the start of a call whose far end talks almost
