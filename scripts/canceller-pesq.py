@@ -15,8 +15,8 @@ near-end single talk every canceller passes the talker, and in far-end single ta
 talker to score. So each item is scored over its double-talk stretch (from when both the echo
 and the near end are active until either stops), and the unprocessed mic over the same stretch is
 the baseline row. A second baseline row, `near end + noise (no echo)`, scores mic − echo: the
-best a canceller that leaves the mic's noise alone can reach (PESQ charges the −65 dBFS noise
-in the clean track's digital-silence pauses too, so this ceiling is well under 4.6). Items
+best a canceller that leaves the mic's noise alone can reach (PESQ charges the mic's noise in the
+clean track's digital-silence pauses too, so at −65 dBFS this ceiling is well under 4.6). Items
 without double talk get '—'.
 
 Needs numpy, scipy, soundfile, pesq: re-executes itself with .build/dev-venv/bin/python3 when they

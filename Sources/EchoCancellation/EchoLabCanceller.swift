@@ -339,8 +339,15 @@ public final class EchoLabCanceller {
             // energy, which would otherwise count the same divergence again five frames on.
             compareAfresh(from: micEnergy)
         } else if coarseBetterFrames >= 5 {
+            // A path clearly louder than the main filter's (the coarse weights' power 6 dB above
+            // the main's leading partitions: a handset's path replaced by a loudspeaker's) is a
+            // new path, learned under the full prior until its gain is measured. Any other
+            // hand-over is a better estimate of the same path (drift, a small jump, a main filter
+            // a near talker disturbed) and keeps the measured gain: forgotten there, a quiet
+            // earpiece's main filter took the full prior back in a talker's pause and learned the
+            // talker (the development corpus's quiet-room earpiece, held out: PESQ-WB 2.76 → 2.98).
+            if coarse.leadingEnergy(coarsePartitions) > 4 * main.leadingEnergy(coarsePartitions) { forgetPathGain() }
             main.copyLeading(from: coarse)
-            forgetPathGain()
             kalman.reset(scale: 0.1)
             coarseHandovers += 1
             coarseBetterFrames = 0
@@ -383,8 +390,8 @@ public final class EchoLabCanceller {
         kalman.priorScale = min(1, max(Self.smallestPriorScale, scale))
     }
 
-    /// The path the gain was measured on is gone (a divergence, or the coarse filter found
-    /// another): the full prior again until the new one is measured.
+    /// The path the gain was measured on is gone (a divergence, or the coarse filter found a
+    /// louder one): the full prior again until the new one is measured.
     private func forgetPathGain() {
         gainMic = 0
         gainRender = 0

@@ -122,6 +122,13 @@ struct PartitionedFilter {
         return sum
     }
 
+    /// The weights' power over the first `count` partitions: how loud a path they model.
+    func leadingEnergy(_ count: Int) -> Float {
+        var sum: Float = 0
+        for p in 0..<min(count, partitions) { sum += partitionEnergy(p) }
+        return sum
+    }
+
     mutating func reset() {
         for i in re.indices { re[i] = 0; im[i] = 0 }
     }
