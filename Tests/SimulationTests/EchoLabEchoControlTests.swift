@@ -1,4 +1,5 @@
-import Simulation
+import AudioCore
+@testable import Simulation
 import XCTest
 
 /// How the echolab backend takes the adaptive controller's choices.
@@ -14,5 +15,24 @@ final class EchoLabEchoControlTests: XCTestCase {
         XCTAssertEqual(control.doubleTalkSuppressionDB, -25)
         control.setSuppression(-40, doubleTalk: -15)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -15)
+    }
+
+    /// On a weak echo path (a handset: the canceller measures 30 dB of ERL) the controller's light
+    /// choice takes the residual estimate off once in double talk; on a loudspeaker's (6 dB) the
+    /// same choice keeps the talker whole.
+    func testAWeakPathTakesTheResidualOffInDoubleTalk() throws {
+        for (gain, overestimate) in [(Float(0.0316), Float(1)), (Float(0.5), Float(0))] {
+            let control = try EchoLabEchoControl(sampleRate: 48_000, frameSize: 480, intensity: .intensityAdaptive)
+            var random = SeededRandom(seed: 3)
+            let far = (0..<3 * 48_000).map { _ in 0.1 * random.nextGaussian() }
+            var output = [Float](repeating: 0, count: 480)
+            for start in stride(from: 0, to: far.count, by: 480) {
+                try control.analyzeRender(Array(far[start..<(start + 480)]))
+                try control.processCapture((start..<(start + 480)).map { $0 >= 960 ? gain * far[$0 - 960] : 0 }, into: &output)
+            }
+            XCTAssertEqual(control.canceller.erlDB ?? 0, -20 * log10(Double(gain)), accuracy: 1)
+            control.setSuppression(-20, doubleTalk: -10)
+            XCTAssertEqual(control.canceller.settings.doubleTalkOverestimate, overestimate, "gain \(gain)")
+        }
     }
 }
