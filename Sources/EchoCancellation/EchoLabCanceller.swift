@@ -90,11 +90,11 @@ public final class EchoLabCanceller {
     private var coarseBetterFrames = 0, coarseWorseFrames = 0, divergedFrames = 0
     /// Smoothed mic and main-filter error power in far-end single talk (the filter's own ERLE),
     /// and mic and reference level there (its ERL).
-    private var erleMic: Float = 0, erleError: Float = 0, erlMic: Float = 0, erlRender: Float = 0
+    private var erleMic: Float = 0, erleError: Float = 0, erlLevels = EchoPathLevels()
     /// The echo path's power gain for the Kalman prior: mic over reference level in far-end
     /// single talk, counted from when the delay estimate has found the echo (before, the mic
     /// may not hold it yet: a far end's first 320 ms at a 320 ms delay are noise at the mic).
-    private var gainMic: Float = 0, gainRender: Float = 0, gainFrames = 0
+    private var pathGain = EchoPathLevels()
 
     /// - Parameters:
     ///   - tailMilliseconds: how long an echo tail the filters model beyond the bulk delay.
@@ -368,12 +368,9 @@ public final class EchoLabCanceller {
         let ages = delayFrames..<min(delayFrames + partitions, renderLevels.count)
         for age in ages { render += renderLevels[renderSlot(age: age)] }
         render /= Float(ages.count)
-        erlMic = 0.99 * erlMic + 0.01 * mic / Float(frameSize)
-        erlRender = 0.99 * erlRender + 0.01 * render
+        erlLevels.add(micEnergy: mic, samples: frameSize, render: render)
         guard delay.estimateFrames != nil else { return }
-        gainMic = 0.99 * gainMic + 0.01 * mic / Float(frameSize)
-        gainRender = 0.99 * gainRender + 0.01 * render
-        gainFrames += 1
+        pathGain.add(micEnergy: mic, samples: frameSize, render: render)
     }
 
     /// The Kalman prior follows the echo path's power gain, with a margin of 16 (12 dB), once
@@ -384,18 +381,16 @@ public final class EchoLabCanceller {
     /// (On the development corpus a fixed prior of 0.01 had the earpiece right and slowed the
     /// 6 dB room to 27 dB.)
     private func scaleKalmanPrior() {
-        guard gainFrames >= 10, gainMic > 0, gainRender > 0 else { return }
+        guard pathGain.frames >= 10, pathGain.mic > 0, pathGain.render > 0 else { return }
         // In steps of 3 dB: the scale then changes with the path, not with every frame's ratio.
-        let scale = exp2f((log2f(16 * gainMic / gainRender)).rounded())
+        let scale = exp2f((log2f(16 * pathGain.mic / pathGain.render)).rounded())
         kalman.priorScale = min(1, max(Self.smallestPriorScale, scale))
     }
 
     /// The path the gain was measured on is gone (a divergence, or the coarse filter found a
     /// louder one): the full prior again until the new one is measured.
     private func forgetPathGain() {
-        gainMic = 0
-        gainRender = 0
-        gainFrames = 0
+        pathGain = EchoPathLevels()
         kalman.priorScale = 1
     }
 
@@ -492,8 +487,8 @@ public final class EchoLabCanceller {
 
     /// Echo return loss as it sees it (dB): reference over mic power while only the far end talks.
     public var erlDB: Double? {
-        guard erlMic > 0, erlRender > 0 else { return nil }
-        return 10 * Double(log10f(erlRender / erlMic))
+        guard erlLevels.mic > 0, erlLevels.render > 0 else { return nil }
+        return 10 * Double(log10f(erlLevels.render / erlLevels.mic))
     }
 
     /// Where the echo's strongest partition sits (ms after the render frame).
@@ -516,4 +511,19 @@ public final class EchoLabCanceller {
     public var nearEndTalking: Bool { suppressor.nearEndActive }
 
     public var farEndOnlyFrames: Int { suppressor.farEndOnlyFrames }
+}
+
+/// Mic and reference mean squares in far-end single talk, each smoothed over about a second
+/// (0.99 a frame): their ratio is the echo path's power gain.
+private struct EchoPathLevels {
+    private(set) var mic: Float = 0
+    private(set) var render: Float = 0
+    private(set) var frames = 0
+
+    /// `micEnergy`: the frame's sum of squares over `samples`; `render`: the reference's mean square.
+    mutating func add(micEnergy: Float, samples: Int, render frameRender: Float) {
+        mic = 0.99 * mic + 0.01 * micEnergy / Float(samples)
+        render = 0.99 * render + 0.01 * frameRender
+        frames += 1
+    }
 }

@@ -131,6 +131,8 @@ public final class SimulatedCall {
         noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }
         let echoPath = try AcousticEchoPath.make(world.echoPath, sampleRate: rate, blockSize: n)
         self.echoPath = echoPath
+        // The ticks a call of `expectedDuration` runs (the last one partly): what the echo record
+        // and the taps reserve, so neither grows mid-call.
         let expectedSamples = expectedDuration.map { Int($0.nanoseconds / Self.tickDuration.nanoseconds + 1) * n }
         recordedEchoPath = echoPaths.map { RecordedEchoPath(path: echoPath, cache: $0, expectedSamples: expectedSamples) }
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
@@ -139,8 +141,7 @@ public final class SimulatedCall {
         try sendVoiceProcessor.setNoiseSuppressor(mode: voiceProcessing.noiseSuppressor)
         try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)
         recordsTaps = recordTaps
-        let capacity = recordTaps ? Int((expectedDuration?.nanoseconds ?? 0) / 1_000_000_000 * Int64(rate)) + n : 0
-        recording = CallRecording(capacity: capacity)
+        recording = CallRecording(capacity: recordTaps ? expectedSamples ?? n : 0)
         let block = [Float](repeating: 0, count: n)
         downlink = block; drive = block; emission = block; echo = block; near = block; noiseBlock = block
         physical = block; capture = block; incoming = block; reference = block; sent = block
