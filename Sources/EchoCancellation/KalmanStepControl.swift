@@ -67,8 +67,9 @@ struct KalmanStepControl {
     /// carries half of it — and the rest, which only a near talker or noise makes.
     /// `residualEcho`: per bin, the error power the echo estimate explains (the suppressor's leak
     /// times the estimate's power) — misadjustment, not a near talker, so not a reason to slow down.
+    /// `driftScale`: this frame's share of `drift` (the canceller lowers it while a talker is heard).
     mutating func adapt(_ filter: inout PartitionedFilter, reference: ReferenceSpectra, offset: Int, errorRe: [Float], errorIm: [Float],
-                        residualEcho: [Float]) {
+                        residualEcho: [Float], driftScale: Float = 1) {
         // Written arrays are taken out of their owners for the loops and put back (no copy, no
         // allocation): written through `self`, each element's write checked the buffer's
         // uniqueness again and kept the loops scalar.
@@ -96,6 +97,7 @@ struct KalmanStepControl {
             inverseDenominator[k] = 1 / (expected[k] + 2 * unexplained[k] + 1e-10)
         }
         let inverse = inverseDenominator
+        let drift = self.drift * driftScale
         for p in 0..<partitions {
             let x = reference.base(age: offset + p)
             Self.learn(reference: (reference.re.span.extracting(x..<(x + bins)), reference.im.span.extracting(x..<(x + bins)),
