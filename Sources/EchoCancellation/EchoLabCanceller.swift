@@ -410,7 +410,7 @@ public final class EchoLabCanceller {
     /// development corpus the linear stage kept 2–5 dB more of the echo off under the talker
     /// (double-talk PESQ-WB 2.94 / 2.83 → 2.98 / 2.85), the default corpus's double-talk room
     /// 27.0 → 28.8 dB of steady ERLE.
-    static let talkerDriftScale: Float = 0.1
+    private static let talkerDriftScale: Float = 0.1
 
     /// The prior's floor (2⁻¹⁵): a path 57 dB under the reference, quieter than any the canceller
     /// is for.
