@@ -120,6 +120,18 @@ public enum VectorMath {
         return (((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) + tail
     }
 
+    /// Whether `a[aOffset..<aOffset + count]` and `b[bOffset..<bOffset + count]` hold the same
+    /// bits (−0 and +0 differ, as do NaNs: equal bits give equal results downstream). The
+    /// differing bits are OR-ed over the whole range without an early exit, so the loop
+    /// vectorises; the equal case, the common one, has to be read to the end anyway.
+    @inlinable
+    public static func bitwiseEqual(_ a: [Float], from aOffset: Int, _ b: [Float], from bOffset: Int, count: Int) -> Bool {
+        let x = a.span.extracting(aOffset..<(aOffset + count)), y = b.span.extracting(bOffset..<(bOffset + count))
+        var differing: UInt32 = 0
+        for index in 0..<count { differing |= x[index].bitPattern ^ y[index].bitPattern }
+        return differing == 0
+    }
+
     /// Mean square of the first `count` samples.
     @inlinable
     public static func meanSquare(_ x: [Float], count: Int) -> Float {

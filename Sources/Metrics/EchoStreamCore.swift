@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// The state and work of an `EchoAnalysisStream`, as a struct: the class holds one of these and
@@ -235,7 +236,9 @@ struct EchoStreamCore {
             precondition(echo.origin == mic.origin)
             measures.echoEnergy = PowerSums.sumOfSquares(echo.samples, range)
         }
-        measures.processedIsMic = Self.bitwiseEqual(mic.samples, processed.samples, range)
+        // Same samples, same spectrum: the mic's is reused.
+        measures.processedIsMic = VectorMath.bitwiseEqual(mic.samples, from: range.lowerBound, processed.samples, from: range.lowerBound,
+                                                          count: range.count)
         return measures
     }
 
@@ -328,16 +331,6 @@ struct EchoStreamCore {
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {
         hasNearEnd ? NearEndPreservation(doubleTalk: doubleTalkSums, singleTalk: nearEndSingleTalkSums) : nil
-    }
-
-    /// Whether `a` and `b` hold the same bits over `range` (same samples: same spectrum). The
-    /// differing bits are OR-ed over the whole range without an early exit, so the loop
-    /// vectorises; equal hops (AEC off) have to be read to the end anyway.
-    private static func bitwiseEqual(_ a: [Float], _ b: [Float], _ range: Range<Int>) -> Bool {
-        let x = a.span.extracting(range), y = b.span.extracting(range)
-        var differing: UInt32 = 0
-        for index in 0..<range.count { differing |= x[index].bitPattern ^ y[index].bitPattern }
-        return differing == 0
     }
 
     /// The frame layout of everything received, for the final aggregation.

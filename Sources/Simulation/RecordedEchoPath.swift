@@ -38,7 +38,7 @@ final class RecordedEchoPath {
         let n = path.blockSize
         if let record = followed {
             let start = followedBlocks * n
-            if start + n <= record.drive.count, Self.bitwiseEqual(block, record.drive, offset: start, count: n) {
+            if start + n <= record.drive.count, VectorMath.bitwiseEqual(block, from: 0, record.drive, from: start, count: n) {
                 VectorMath.copy(record.echo, from: start, into: &output, at: 0, count: n)
                 followedBlocks += 1
                 return
@@ -75,17 +75,5 @@ final class RecordedEchoPath {
         guard isRecording, !drive.isEmpty else { return }
         cache.keep(EchoPathCache.Record(drive: Array(drive[...]), echo: Array(echo[...])), for: path.identity)
         isRecording = false
-    }
-
-    /// Bitwise equality of `a[0..<count]` and `b[offset..<offset + count]` (−0 and +0 differ, as
-    /// do NaNs: the record must give the bits the path would).
-    private static func bitwiseEqual(_ a: [Float], _ b: [Float], offset from: Int, count: Int) -> Bool {
-        let x = a.span.extracting(0..<count), y = b.span.extracting(from..<(from + count))
-        var i = 0
-        while i < count {
-            if x[i].bitPattern != y[i].bitPattern { return false }
-            i &+= 1
-        }
-        return true
     }
 }
