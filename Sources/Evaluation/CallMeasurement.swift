@@ -36,6 +36,10 @@ public final class CallMeasurement: CallTap {
                 sendLatencyIsFixed: Bool = false) {
         self.sampleRate = sampleRate
         history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
+        var configuration = configuration
+        // The call's near-end track is its talker and its room's noise: all the mic holds besides
+        // the echo. (mic − echo is not that where a custom mic resampled or a file stood in for it.)
+        configuration.nearEndTrackHoldsTheNoise = true
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
         glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
     }

@@ -19,6 +19,14 @@ struct ActivityGate {
     /// Why those decisions decide nothing (`EchoPathGate.limitation`): then every frame counts as
     /// near-end active, so none is scored.
     private let limitation: ActivityGateLimitation?
+    /// The near-end estimate's floor (its track, or mic − echo): the low quantile of its frames'
+    /// levels the tap-free gate also takes (`ResidualLevels.floorQuantile`), over the frames so far
+    /// — the warm-up's all at once (`seedNearEndFloor`), then each as it is classified. A track
+    /// that holds the room's noise (a simulated call's near end does) at or above the silence
+    /// level has it taken off (`SteadyNoise`): −50 dBFS of noise otherwise read as a talker in
+    /// every frame, and a call's echo metrics all went unmeasured.
+    private var nearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
+    private var seededFrames = 0
 
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.
@@ -30,6 +38,13 @@ struct ActivityGate {
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
         self.frameSize = frameSize
+    }
+
+    /// The near-end estimate's energies of the first frames, before any of them is classified.
+    mutating func seedNearEndFloor(frameEnergies: [Double]) {
+        precondition(frames == 0 && seededFrames == 0, "the floor is seeded once, before the first frame")
+        for energy in frameEnergies { nearEndFloor.add(power: energy / Double(frameSize)) }
+        seededFrames = frameEnergies.count
     }
 
     /// Classifies the next frame from its energies (sums of squares over the frame): the
@@ -47,7 +62,11 @@ struct ActivityGate {
         switch method {
         case .farEndOnly: nearEndActive = false
         case .echoPathFit: nearEndActive = limitation != nil || (nearEndActivity?[frame] ?? false)
-        case .nearEndTrack, .micMinusEcho: nearEndActive = nearEndEnergy / Double(frameSize) >= silentMeanSquare
+        case .nearEndTrack, .micMinusEcho:
+            let meanSquare = nearEndEnergy / Double(frameSize)
+            if frame >= seededFrames { nearEndFloor.add(power: meanSquare) }
+            nearEndActive = SteadyNoise.talkerMeanSquare(meanSquare, floor: nearEndFloor.power, silentMeanSquare: silentMeanSquare)
+                >= silentMeanSquare
         }
         let echoAudible = nearEndActive || echoEnergy.map { $0 > nearEndEnergy } ?? true
         guard farEndEnergy / Double(frameSize) >= activeMeanSquare, echoAudible else {

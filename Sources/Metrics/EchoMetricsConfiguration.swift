@@ -38,6 +38,12 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// Keep the activity gate's decisions as talk runs (`EchoAnalysis.talkRuns`: what scorers cut
     /// a call by). A simulated call without scorers turns it off: the list grows with the call.
     public var recordsTalkRuns = true
+    /// Whether a near-end track holds everything the mic does besides the echo — a simulated
+    /// call's does (the talker and the room's noise). When it may not (a recording's clean
+    /// near-end speech, as the AEC Challenge's): a frame's output is measured against mic − echo
+    /// where that holds clearly more than the track, and without an echo track against at least
+    /// the mic's noise between talkers.
+    public var nearEndTrackHoldsTheNoise = false
 
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,

@@ -111,7 +111,7 @@ struct EchoStreamCore {
         micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
         referenceThirdOctaves = micThirdOctaves
         doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
-        micLessEcho = [Float](repeating: 0, count: hasEcho && !hasNearEnd ? frameSize : 0)
+        micLessEcho = [Float](repeating: 0, count: hasEcho ? frameSize : 0)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands, thirdOctaves: meter.thirdOctaves,
                              maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
@@ -186,6 +186,7 @@ struct EchoStreamCore {
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((delaySamples ?? 0).rounded()))
         self.shift = shift
+        if hasNearEnd || hasEcho { seedNearEndFloor(end: end) }
         scoreCompleteHops()
         // Steady state: the next frame (less than two hops) plus free space for a chunk; the
         // reference also keeps the shift.
@@ -196,6 +197,31 @@ struct EchoStreamCore {
         processed.shrink(keepingFrom: keep, limit: limit)
         echo.shrink(keepingFrom: keep, limit: hasEcho ? limit : 0)
         nearEnd.shrink(keepingFrom: keep, limit: hasNearEnd ? limit : 0)
+    }
+
+    /// Gives the activity gate the near-end estimate's level in each frame the warm-up holds (the
+    /// frames `scoreCompleteHops` is about to score), so its floor does not start from the first
+    /// frame alone: a talker there would otherwise be taken for the floor.
+    private mutating func seedNearEndFloor(end: Int) {
+        let hops = end / hop
+        guard hops >= 2 else { return }
+        var energies: [Double] = []
+        energies.reserveCapacity(hops - 1)
+        var previous = nearEndEnergy(hopAt: 0)
+        for index in 1..<hops {
+            let energy = nearEndEnergy(hopAt: index * hop)
+            energies.append(previous + energy)
+            previous = energy
+        }
+        gate.seedNearEndFloor(frameEnergies: energies)
+    }
+
+    /// The near-end estimate's energy over the hop at absolute sample `start`: its track's, else
+    /// mic − echo's.
+    private func nearEndEnergy(hopAt start: Int) -> Double {
+        if hasNearEnd { return PowerSums.sumOfSquares(nearEnd.samples, nearEnd.local(start)..<nearEnd.local(start + hop)) }
+        precondition(echo.origin == mic.origin)
+        return PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, mic.local(start)..<mic.local(start + hop))
     }
 
     /// Measures every hop that has fully arrived and scores each frame it completes.
@@ -224,13 +250,12 @@ struct EchoStreamCore {
         precondition(processed.origin == mic.origin)
         if hasNearEnd {
             let nearRange = nearEnd.local(start)..<nearEnd.local(start + hop)
-            measures.nearEndEnergy = PowerSums.sumOfSquares(nearEnd.samples, nearRange)
+            measures.nearEndEnergy = nearEndEnergy(hopAt: start)
             precondition(nearEnd.origin == processed.origin)
             measures.sentNear = PowerSums.dot(processed.samples, nearEnd.samples, nearRange)
             measures.sentSent = PowerSums.sumOfSquares(processed.samples, nearRange)
         } else if hasEcho {
-            precondition(echo.origin == mic.origin)
-            measures.nearEndEnergy = PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, range)
+            measures.nearEndEnergy = nearEndEnergy(hopAt: start)
         }
         if hasEcho {
             precondition(echo.origin == mic.origin)
@@ -268,7 +293,7 @@ struct EchoStreamCore {
             nearEndEstimateSums.add(estimate: estimate,
                                     output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
         }
-        if !hasEcho, !hasNearEnd, gate.lastTalk == .silence {
+        if !hasEcho, gate.lastTalk == .silence {
             quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
         }
         guard singleTalk else { return }
@@ -285,13 +310,21 @@ struct EchoStreamCore {
         let echoPower = hasEcho ? meter.wholeBandPower(echo.samples, offset: echo.local(start)) : micPower
         // The input's noise in this frame, the floor its output is measured against: the
         // near-end track while it is silent, else mic − echo; without tracks the shared estimate.
+        // With both tracks and a near-end track that may lack the mic's noise
+        // (`nearEndTrackHoldsTheNoise`), mic − echo where it holds clearly more (3 dB): a
+        // recording's clean near-end speech (the AEC Challenge's) leaves the noise out, and a
+        // canceller that removed the noise read that as ERLE, never as a bound.
         var noise = 0.0
         if hasNearEnd {
             noise = meter.wholeBandPower(nearEnd.samples, offset: nearEnd.local(start))
+            let frameRange = mic.local(start)..<mic.local(start + frameSize)
+            if hasEcho, !configuration.nearEndTrackHoldsTheNoise,
+               PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, frameRange)
+                > 2 * PowerSums.sumOfSquares(nearEnd.samples, nearEnd.local(start)..<nearEnd.local(start + frameSize)) {
+                noise = micLessEchoPower(start: start)
+            }
         } else if hasEcho {
-            let at = mic.local(start)
-            for index in 0..<frameSize { micLessEcho[index] = mic.samples[at + index] - echo.samples[at + index] }
-            noise = meter.wholeBandPower(micLessEcho, offset: 0)
+            noise = micLessEchoPower(start: start)
         }
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
@@ -306,6 +339,14 @@ struct EchoStreamCore {
         }
     }
 
+    /// The whole-band power of mic − echo over the frame at absolute sample `start`.
+    private mutating func micLessEchoPower(start: Int) -> Double {
+        precondition(echo.origin == mic.origin)
+        let at = mic.local(start)
+        for index in 0..<frameSize { micLessEcho[index] = mic.samples[at + index] - echo.samples[at + index] }
+        return meter.wholeBandPower(micLessEcho, offset: 0)
+    }
+
     private static func add(_ first: HopMeasures, _ second: HopMeasures, samples: Int, to sums: inout NearEndPreservation.Sums) {
         sums.sentNear += first.sentNear + second.sentNear
         sums.nearNear += first.nearEndEnergy + second.nearEndEnergy
@@ -314,13 +355,14 @@ struct EchoStreamCore {
         sums.samples += samples
     }
 
-    /// The noise power standing in for the rows that have none of their own (no tracks): the
-    /// mic's between talkers; with too few quiet frames (a far end that never pauses) the floor of
+    /// The noise power standing in for the rows that have none of their own (no tracks), and the
+    /// least a near-end track's rows are measured against (a clean near-end track, no echo track:
+    /// the mic's noise is in neither): the mic's between talkers; with too few quiet frames (a far end that never pauses) the floor of
     /// the tap-free gate's residual after the fitted echo, taken as white noise — without it such
     /// a recording's output at −90 dBFS read 63.7 dB of ERLE where 24 dB is measurable; 0
     /// (digital silence only) without either.
     var sharedNoisePower: Double {
-        guard !hasEcho, !hasNearEnd else { return 0 }
+        guard !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise) else { return 0 }
         if let quiet = quietFrames.power { return quiet }
         return talkerLevels?.floor.map { MeasurableFloor.framePower(meanSquare: $0, frameSize: frameSize) } ?? 0
     }

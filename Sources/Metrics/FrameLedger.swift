@@ -22,7 +22,8 @@ struct FrameLedger: Sendable {
     /// Columns: frame index (Int32 bits), reference, echo, mic, processed, noise (Float bits).
     private let rows: SpillingRows<UInt32>
     /// Noise power of a frame for the rows that have none of their own (no tracks: the mic's
-    /// noise between talkers, `NoiseFloorEstimate`); set when the stream finishes.
+    /// noise between talkers, `NoiseFloorEstimate`), and the least any row's floor is (a near-end
+    /// track without the mic's noise); set when the stream finishes.
     var sharedNoisePower = 0.0
     /// Quantisation noise of one frame, whole band and per band: the floor of every row.
     private let digitalFramePower: Double
@@ -105,10 +106,10 @@ struct FrameLedger: Sendable {
         var steadyFrames: Int
     }
 
-    /// The floor a row's output is measured against: its noise (its own, or the shared estimate)
-    /// and never less than digital silence.
+    /// The floor a row's output is measured against: its noise (its own, or the shared estimate
+    /// where that is more) and never less than digital silence.
     private func floor(noise: Double) -> Double {
-        max(noise > 0 ? noise : sharedNoisePower, digitalFramePower)
+        max(noise, sharedNoisePower, digitalFramePower)
     }
 
     /// Metrics over the frames wholly inside `range`, with series windows of `stepSamples`

@@ -44,17 +44,28 @@ enum MeasurableFloor {
     }
 }
 
-/// The noise floor of a mic without tracks: the 10th percentile of the whole-band powers of the
-/// frames where neither the far end nor (by the gate) the near end is active. A low quantile, not
-/// the median: such frames still hold the room's echo tail after the far end stops (in a loud,
-/// reverberant room most of them — measured in a clipping room at −4 dB ERL: the median put the
-/// floor so high that WebRTC's 32 dB of ERLE read as "≥ 18.9"), a breath, a door; steady noise
-/// over a ~21 ms frame varies by tenths of a dB, so its 10th percentile is its level. Kept as a
-/// histogram of 0.25 dB bins, so a call of any length needs the same 11 KB.
+/// A low quantile of frame powers, kept as a histogram of 0.25 dB bins, so a call of any length
+/// needs the same 11 KB. Two uses:
+/// - the noise floor of a mic without tracks: the 10th percentile of the whole-band powers of the
+///   frames where neither the far end nor (by the gate) the near end is active. A low quantile,
+///   not the median: such frames still hold the room's echo tail after the far end stops (in a
+///   loud, reverberant room most of them — measured in a clipping room at −4 dB ERL: the median
+///   put the floor so high that WebRTC's 32 dB of ERLE read as "≥ 18.9"), a breath, a door;
+///   steady noise over a ~21 ms frame varies by tenths of a dB, so its 10th percentile is its level;
+/// - the floor of a near-end track's (or mic − echo's) levels, as the activity gate reads them
+///   (`ActivityGate`, `SteadyNoise`).
 struct NoiseFloorEstimate: Sendable {
     private static let lowestDB = -250.0, binDB = 0.25, binCount = 1_400
     private var counts = [Int](repeating: 0, count: binCount)
     private(set) var frames = 0
+    let quantile: Double
+    /// Fewer frames than this say nothing about the noise (20: about a fifth of a second).
+    let minimumFrames: Int
+
+    init(quantile: Double = 0.1, minimumFrames: Int = 20) {
+        self.quantile = quantile
+        self.minimumFrames = minimumFrames
+    }
 
     mutating func add(power: Double) {
         guard power.isFinite else { return }
@@ -64,20 +75,28 @@ struct NoiseFloorEstimate: Sendable {
         frames += 1
     }
 
-    /// Fewer quiet frames than this (about a fifth of a second) say nothing about the noise.
-    static let minimumFrames = 20
-    static let quantile = 0.1
-
     /// The quantile's power (the centre of its bin); nil with too few frames.
     var power: Double? {
-        guard frames >= Self.minimumFrames else { return nil }
+        guard frames >= minimumFrames else { return nil }
         var seen = 0
         for bin in counts.indices {
             seen += counts[bin]
-            if Double(seen) >= Self.quantile * Double(frames) {
+            if Double(seen) >= quantile * Double(frames) {
                 return pow(10, (Self.lowestDB + (Double(bin) + 0.5) * Self.binDB) / 10)
             }
         }
         return nil
+    }
+}
+
+/// What a near-end level holds of a talker when the signal carries steady noise at or near the
+/// silence level: noise alone would otherwise read as a talker in every frame. Where the floor
+/// (a low quantile of the frames' levels) is within 3 dB of the silence level or above it, twice
+/// the floor is taken off — steady noise's frames spread about a decibel either side of its
+/// level, and power adds — and what is left is the talker's. Under that, the level as it is.
+enum SteadyNoise {
+    static func talkerMeanSquare(_ meanSquare: Double, floor: Double?, silentMeanSquare: Double) -> Double {
+        guard let floor, floor >= silentMeanSquare / 2 else { return meanSquare }
+        return max(0, meanSquare - 2 * floor)
     }
 }

@@ -103,19 +103,17 @@ struct ResidualLevels {
     /// The talker's mean square in `frame` as `decisions` reads it: the residual, less twice the
     /// floor where the floor is steady noise (0 where nothing is left).
     func talkerMeanSquare(_ frame: Int, silentMeanSquare: Double, floor: Double?) -> Double {
-        let noise = floor.flatMap { $0 >= silentMeanSquare / 2 ? $0 : nil } ?? 0
-        return max(0, Self.meanSquare(codes[frame]) - 2 * noise)
+        SteadyNoise.talkerMeanSquare(Self.meanSquare(codes[frame]), floor: floor, silentMeanSquare: silentMeanSquare)
     }
 
     /// The frames' decisions: the plain rule's, unless the floor is within 3 dB of
     /// `silentMeanSquare` or above it.
     func decisions(silentMeanSquare: Double) -> FrameBits {
         guard let floor = floor(), floor >= silentMeanSquare / 2 else { return plain }
-        // Steady noise's frames spread about a decibel either side of its level: twice the floor
-        // (+3 dB) is taken off, and what is left is the talker's (power adds).
         var bits = FrameBits()
         for frame in 0..<codes.count {
-            bits.append(passesEchoCut[frame] && Self.meanSquare(codes[frame]) - 2 * floor >= silentMeanSquare)
+            bits.append(passesEchoCut[frame]
+                        && SteadyNoise.talkerMeanSquare(Self.meanSquare(codes[frame]), floor: floor, silentMeanSquare: silentMeanSquare) >= silentMeanSquare)
         }
         return bits
     }

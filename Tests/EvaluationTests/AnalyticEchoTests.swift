@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabTestSupport
 import Foundation
@@ -29,6 +30,33 @@ final class AnalyticEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(fromFiles.erlDB), 6.0, accuracy: 0.1)
         XCTAssertEqual(try XCTUnwrap(fromFiles.erleDB), 0.0, accuracy: 0.1)
         XCTAssertEqual(try XCTUnwrap(fromFiles.delayMilliseconds), 40.0, accuracy: 0.5)
+    }
+
+    /// A room whose noise (−45 dBFS) is above the near-end silence level (−55): the noise is the
+    /// near-end track's floor, not a talker, so the call's far-end single talk is measured — the
+    /// pure delay and gain's ERL, 6 dB with the noise 19 dB under the echo — and a talker from
+    /// 3 s on is double talk. (Before, every frame read as double talk and ERL and ERLE as null.)
+    func testARoomNoiseAboveTheSilenceLevelLeavesTheEchoMeasured() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var talker = SignalGenerator.render(.speechLike(levelDBFS: -24, pitchHz: 180), sampleRate: 48_000, count: 6 * 48_000, seed: 3)
+        for index in 0..<(3 * 48_000) { talker[index] = 0 }
+        try SoundFileWriter.write(talker, to: folder.appendingPathComponent("talker.wav").path, sampleRate: 48_000)
+        let path = try writeScenario("""
+            {"name": "noisy-room", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "near_end": "talker.wav", "noise": {"level_dbfs": -45, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "disabled"}, "duration_s": 6}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        let m = report.metrics
+        XCTAssertEqual(try XCTUnwrap(m.erlDB), 6.0, accuracy: 0.1)
+        XCTAssertEqual(try XCTUnwrap(m.erleDB), 0.0, accuracy: 0.1)
+        XCTAssertNil(report.echoUnmeasuredReason)
+        // 3 s of far-end single talk at 10.7 ms hops: about 280 frames, and more in the talker's
+        // pauses; his syllables are double talk (about half of his 280 frames).
+        XCTAssertGreaterThan(m.gate.singleTalkFrames, 250)
+        XCTAssertGreaterThan(m.gate.doubleTalkFrames, 100)
     }
 
     func testSpeexReachesTwentyFiveDecibelsSteadyState() throws {

@@ -112,7 +112,9 @@ final class BoundsAndConfidenceTests: XCTestCase {
     /// at least the near end's level over what the output holds (here digital silence).
     func testANearEndRemovedEntirelyIsABoundNotANull() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
-        let near = TestSignals.noise(count: reference.count, dbfs: -30, seed: 9)
+        // A talker who starts half a second in: a near end as steady as noise from the first frame
+        // to the last is the gate's room noise (`SteadyNoise`), not a talker.
+        let near = TestSignals.noise(count: reference.count, dbfs: -30, seed: 9).enumerated().map { $0.offset < rate / 2 ? 0 : $0.element }
         let mic = TestSignals.sum(echo, near)
         let zeros = [Float](repeating: 0, count: mic.count)
         let nearEnd = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: zeros,
@@ -155,5 +157,30 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertFalse(analysis.whole.isLowConfidence)
         XCTAssertEqual(FigureConfidence.minimumAnalysisFrames, 20)
         XCTAssertFalse(FigureConfidence.isLow(frames: 0), "no frames: no value at all, nothing to mark")
+    }
+
+    /// A clean near-end track (silent here) and a mic with −40 dBFS of noise the track does not
+    /// hold; the canceller takes the echo and the noise off. Its output is under the mic's noise,
+    /// where no residual can be told from nothing: steady ERLE is the mic's power over that noise
+    /// (the echo at −26 dBFS: 14.2 dB) and a lower bound — from mic − echo with an echo track,
+    /// from the mic between the far end's talk spurts without one.
+    func testMicNoiseMissingFromACleanNearEndTrackIsTheFloor() throws {
+        var (reference, echo) = TestSignals.farEndScene(seconds: 8)
+        // The far end pauses 2.0–3.0 s (and its echo 40 ms later): frames with nobody talking.
+        for index in 96_000..<144_000 { reference[index] = 0 }
+        for index in 97_920..<145_920 { echo[index] = 0 }
+        let noise = TestSignals.noise(count: echo.count, dbfs: -40, seed: 6)
+        let mic = TestSignals.sum(echo, noise)
+        let processed = TestSignals.sum(TestSignals.scaled(echo, gainDB: -40), TestSignals.scaled(noise, gainDB: -20))
+        let silentNearEnd = [Float](repeating: 0, count: echo.count)
+        let expected = 10 * log10((pow(10.0, -2.6) + pow(10.0, -4.0)) / pow(10.0, -4.0))
+
+        for echoTrack in [echo, nil] {
+            let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic,
+                                                       processed: processed, echo: echoTrack, nearEnd: silentNearEnd)).whole
+            XCTAssertEqual(metrics.gate.method, .nearEndTrack)
+            XCTAssertTrue(metrics.erleSteadyIsLowerBound, "echo track: \(echoTrack != nil)")
+            XCTAssertEqual(try XCTUnwrap(metrics.erleSteadyDB), expected, accuracy: 0.5, "echo track: \(echoTrack != nil)")
+        }
     }
 }

@@ -92,13 +92,11 @@ final class EchoAnalyzerTests: XCTestCase {
         let (reference, echo) = TestSignals.farEndScene(seconds: 6)
         // Near end talks loudly from 3.0 s to 4.0 s; the canceller removes 20 dB of echo only.
         let talk = 144_000..<192_000
-        let loud = TestSignals.noise(count: echo.count, dbfs: -20, seed: 4)
-        let nearEnd = loud.indices.map { talk.contains($0) ? loud[$0] : 0 }
+        let nearEnd = TestSignals.burst(count: echo.count, during: talk, dbfs: -20, seed: 4)
         let mic = TestSignals.sum(echo, nearEnd)
         let processed = TestSignals.sum(TestSignals.scaled(echo, gainDB: -20), nearEnd)
 
-        let frames = (echo.count - frameSize) / hop + 1
-        let overlapping = (0..<frames).filter { $0 * hop < talk.upperBound && $0 * hop + frameSize > talk.lowerBound }.count
+        let (frames, overlapping) = TestSignals.frames(count: echo.count, touching: talk, frameSize: frameSize, hop: hop)
         // The first two frames lie wholly before the echo (1920 samples of delay) arrives.
         let active = frames - 2
 
@@ -110,6 +108,18 @@ final class EchoAnalyzerTests: XCTestCase {
                                                              singleTalkFrames: active - overlapping,
                                                              doubleTalkFrames: overlapping))
             XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 20, accuracy: 0.1, "\(method)")
+
+            // The same talk in a room whose steady noise (−45 dBFS, in the near end) is above the
+            // silence level (−55): the gate takes the noise off as the track's floor and finds the
+            // talk again, to a frame or two at its edges where the talker's sliver sinks under the
+            // noise; the pure delay and gain's ERL is measured (6 dB; the noise 19 dB under the echo).
+            let noisy = TestSignals.sum(nearEnd, TestSignals.noise(count: echo.count, dbfs: -45, seed: 5))
+            let inNoise = analyzer.analyze(EchoSignals(sampleRate: sampleRate, reference: reference, mic: TestSignals.sum(echo, noisy),
+                                                       processed: TestSignals.sum(TestSignals.scaled(echo, gainDB: -20), noisy),
+                                                       echo: echoTrack, nearEnd: nearTrack.map { _ in noisy })).whole
+            XCTAssertEqual(inNoise.gate.farEndActiveFrames, active, "\(method)")
+            XCTAssertEqual(Double(inNoise.gate.doubleTalkFrames), Double(overlapping), accuracy: 4, "\(method)")
+            XCTAssertEqual(try XCTUnwrap(inNoise.erlDB), 6.0, accuracy: 0.1, "\(method)")
         }
 
         // Without tracks the echo-path fit finds the talk from mic and reference alone: the same

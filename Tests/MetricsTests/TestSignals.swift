@@ -24,6 +24,19 @@ enum TestSignals {
 
     static func sum(_ a: [Float], _ b: [Float]) -> [Float] { zip(a, b).map { $0 + $1 } }
 
+    /// Seeded noise at `dbfs` inside `talk` only, silence elsewhere: a talk spurt.
+    static func burst(count: Int, during talk: Range<Int>, dbfs: Double, seed: UInt64) -> [Float] {
+        let loud = noise(count: count, dbfs: dbfs, seed: seed)
+        return loud.indices.map { talk.contains($0) ? loud[$0] : 0 }
+    }
+
+    /// How many Welch frames (of `frameSize`, every `hop`) in `count` samples, and how many of
+    /// them touch `range`.
+    static func frames(count: Int, touching range: Range<Int>, frameSize: Int = 1024, hop: Int = 512) -> (all: Int, touching: Int) {
+        let all = (count - frameSize) / hop + 1
+        return (all, (0..<all).filter { $0 * hop < range.upperBound && $0 * hop + frameSize > range.lowerBound }.count)
+    }
+
     /// Noise keeping only the FFT bins in [lowHz, highHz) (one FFT over the whole signal, even count).
     static func bandLimitedNoise(count: Int, sampleRate: Int, lowHz: Double, highHz: Double, seed: UInt64) -> [Float] {
         let white = noise(count: count, dbfs: -20, seed: seed)
