@@ -35,8 +35,9 @@ public final class CallMeter {
     public let evaluator: RunEvaluator
     private let measurement: CallMeasurement
     private let levels: LevelMeter
-    /// The voice processing the call started with (the report's `aec` block).
-    private let voiceProcessing: VoiceProcessingSettings
+    /// The voice processing the call started with (the report's `aec` block), as its first tick
+    /// found it: the app may set its modes between attaching the meter and starting the call.
+    private let startSettings: StartSettings
     private let started = DispatchTime.now()
     /// Segment starts: the frame and what the app did there.
     private var marks: [(frame: Int64, label: String)] = []
@@ -53,11 +54,8 @@ public final class CallMeter {
         evaluator = RunEvaluator(configuration: configuration)
         measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration)
         levels = LevelMeter(sampleRate: SimulatedCall.sampleRate)
-        let processor = call.sendVoiceProcessor
-        voiceProcessing = VoiceProcessingSettings(echoCancellerMode: processor.echoCancellerMode, backend: processor.backend,
-                                                  filterMilliseconds: processor.filterOverride,
-                                                  noiseSuppressor: processor.noiseSuppressorMode,
-                                                  autoGainControl: processor.autoGainControlMode)
+        startSettings = StartSettings(processor: call.sendVoiceProcessor)
+        call.taps.append(startSettings)
         call.taps.append(measurement)
         call.taps.append(levels)
     }
@@ -85,7 +83,8 @@ public final class CallMeter {
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()
         let frames = marks.map(\.frame)
-        let scenario = Scenario(name: name, voiceProcessing: voiceProcessing, duration: duration)
+        let scenario = Scenario(name: name, voiceProcessing: startSettings.settings ?? StartSettings.current(call.sendVoiceProcessor),
+                                duration: duration)
         let run = CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration,
                           recording: call.recording, counters: counters, events: call.events,
                           deviceStates: call.deviceStates, timelineFrames: frames.sorted(),
@@ -100,5 +99,23 @@ public final class CallMeter {
             report.segments[index].events = marks.filter { $0.frame == start }.map(\.label)
         }
         return report
+    }
+}
+
+/// The send voice processor's modes at the call's first tick.
+private final class StartSettings: CallTap {
+    private unowned let processor: SendVoiceProcessor
+    private(set) var settings: VoiceProcessingSettings?
+
+    init(processor: SendVoiceProcessor) { self.processor = processor }
+
+    func record(_ tick: TickSignals) throws {
+        if settings == nil { settings = Self.current(processor) }
+    }
+
+    static func current(_ processor: SendVoiceProcessor) -> VoiceProcessingSettings {
+        VoiceProcessingSettings(echoCancellerMode: processor.echoCancellerMode, backend: processor.backend,
+                                filterMilliseconds: processor.filterOverride, noiseSuppressor: processor.noiseSuppressorMode,
+                                autoGainControl: processor.autoGainControlMode)
     }
 }

@@ -29,7 +29,7 @@ public enum EvalReportDocument {
         if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
         let hasLostNearEnd = summaries.contains { $0.nearEndLost > 0 }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
-                                        + "\(outcome.results.count - outcome.failedCount) runs, \(outcome.failedCount) failed. "
+                                        + runCount(outcome.results.count, failed: outcome.failedCount) + ". "
                                         + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo. "
                                         + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it"
                                         + (hasLostNearEnd ? "; a run that lost the near end entirely counts at its bound there, and is left out of the distortion median (\"lost\")." : "."))]))
@@ -51,7 +51,7 @@ public enum EvalReportDocument {
             let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
                 ? .init([.code(mode.description), .text(" ★")]) : .init([.code(mode.description)])
             let ran = results.filter { $0.summary != nil }.count, failed = results.filter { $0.error != nil }.count
-            var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran), \(failed) failed", value: Double(ran), isNumeric: false),
+            var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran) of \(ran + failed) (\(failed) failed)", value: Double(ran), isNumeric: false),
                                               stat(summary?.erleSteadyDB.mean, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB", of: summary?.nearEndAttenuationDB)) }
             row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
@@ -87,11 +87,12 @@ public enum EvalReportDocument {
                     guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
                     let m = summary.metrics, value = m?.erleSteadyDB
-                    let erle = compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)
                     let nearEnd = m?.nearEnd
                     let text = hasNearEnd
-                        ? "\(erle) / \(compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false))"
-                        : erle + (value == nil ? "" : " dB")
+                        ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)) / "
+                            + compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
+                        : compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false,
+                                  unit: " dB")
                     if front.contains(mode.description) {
                         return .init([.strongLink(text, href: "\(result.folder)/report.md")], value: value)
                     }
@@ -266,6 +267,12 @@ public enum EvalReportDocument {
         return blocks
     }
 
+    /// "N runs, 0 failed", or with failures how many of the runs succeeded ("21 runs: 12 succeeded,
+    /// 9 failed": "12 runs, 9 failed" read as 3 succeeded).
+    private static func runCount(_ runs: Int, failed: Int) -> String {
+        failed == 0 ? "\(runs) runs, 0 failed" : "\(runs) runs: \(runs - failed) succeeded, \(failed) failed"
+    }
+
     /// Each run's values on the two axes `BestModes` judges (failed runs have none), where they
     /// count: a low-confidence figure does not; a near end lost is a bound, the worst case.
     static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
@@ -279,10 +286,11 @@ public enum EvalReportDocument {
         }
     }
 
-    /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one.
-    static func compact(_ value: Double?, isLowerBound: Bool, isLowConfidence: Bool) -> String {
+    /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one;
+    /// `unit` right after the number ("12.3 dB (few frames)").
+    static func compact(_ value: Double?, isLowerBound: Bool, isLowConfidence: Bool, unit: String = "") -> String {
         guard value != nil else { return "—" }
-        return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + (isLowConfidence ? " (few frames)" : "")
+        return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + unit + (isLowConfidence ? " (few frames)" : "")
     }
 
     /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it

@@ -19,8 +19,10 @@ public enum RunReportDocument {
             case .flag(let value): "\(key) \(value ? "on" : "off")"
             }
         }
-        blocks.append(.paragraph([.text("Scenario "), .code(report.scenarioFile),
-                                  .text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz · AEC "),
+        // A call app code drove by hand (`CallMeter`) has no scenario file: it is named instead.
+        let source: [ReportDocument.Span] = report.scenarioFile.isEmpty ? [.text("Call "), .code(report.scenarioName)]
+            : [.text("Scenario "), .code(report.scenarioFile)]
+        blocks.append(.paragraph(source + [.text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz · AEC "),
                                   .code(report.aecMode), .text(" (\(([report.aecBackend] + settings).joined(separator: ", "))) · NS "),
                                   .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
 

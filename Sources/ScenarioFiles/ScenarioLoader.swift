@@ -39,8 +39,12 @@ public enum ScenarioLoader {
         // Paths in the file are relative to the file's own folder, made absolute first: `..` in
         // them must be resolved by the kernel from there, whatever the current folder is.
         let context = Context(folder: InputFile.parent(of: InputFile.absolute(file)))
-        let name = try root.string("name") ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-        if let problem = RunName.problem(name) { throw root.fail("name", problem) }
+        let given = try root.string("name")
+        let name = given ?? URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        if let problem = RunName.problem(name) {
+            // Without the key the name is the file's: say so, or the message names a key the file lacks.
+            throw root.fail("name", given == nil ? "\(problem) (no `name` key: the file's name is used; give one)" : problem)
+        }
         var scenario = Scenario(name: name, file: file)
         scenario.farEnd = try context.signalSource(root, "far_end")
         scenario.nearEnd = try context.signalSource(root, "near_end")

@@ -187,15 +187,10 @@ final class DeviceDriver {
             call.audioManager.setCustomSpeaker(made)
             try startSpeaker(made)
             speaker = made
-        case .setEchoCanceller(let mode):
-            try processor.setAcousticEchoCanceller(mode: mode)
-            call.log("aec", "mode \(mode)")
-        case .setNoiseSuppressor(let mode):
-            try processor.setNoiseSuppressor(mode: mode)
-            call.log("ns", "mode \(mode)")
-        case .setAutoGainControl(let mode):
-            try processor.setAutoGainControl(mode: mode)
-            call.log("agc", "mode \(mode)")
+        // The call logs each mode change (`SendVoiceProcessor.onChange`).
+        case .setEchoCanceller(let mode): try processor.setAcousticEchoCanceller(mode: mode)
+        case .setNoiseSuppressor(let mode): try processor.setNoiseSuppressor(mode: mode)
+        case .setAutoGainControl(let mode): try processor.setAutoGainControl(mode: mode)
         case .startUserReference: call.startUserAcousticEchoCancellerReference()
         case .stopUserReference: call.stopUserAcousticEchoCancellerReference()
         case .mute: call.mute()

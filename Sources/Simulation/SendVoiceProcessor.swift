@@ -32,6 +32,9 @@ public final class SendVoiceProcessor {
     public private(set) var pluginName: String?
     /// How many decisions adaptive suppression took, listed or not.
     public var adaptiveDecisionCount: Int { adaptive?.decisionCount ?? 0 }
+    /// Told of each mode the app sets (component — "aec", "ns", "agc" — and what it is now): the
+    /// call logs them as events, whoever set them, a scenario's timeline or app code.
+    var onChange: ((String, String) -> Void)?
 
     init(frameSize: Int, sampleRate: Int, backend: EchoCancellerBackend, filterOverride: Int?) {
         self.frameSize = frameSize
@@ -54,18 +57,21 @@ public final class SendVoiceProcessor {
         }
         echoCancellerMode = mode
         adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity.steering($0, sampleRate: sampleRate, frameSize: frameSize) } : nil
+        onChange?("aec", "mode \(mode)")
     }
 
     /// `setNoiseSuppressor(mode:)`: speexdsp's spectral noise suppression (−15 dB at most).
     public func setNoiseSuppressor(mode: NoiseSuppressorMode) throws {
         noiseSuppressorMode = mode
         try configureEnhancer()
+        onChange?("ns", "mode \(mode)")
     }
 
     /// `setAutoGainControl(mode:)`: speexdsp's software AGC towards about −12 dBFS speech level.
     public func setAutoGainControl(mode: AutoGainControlMode) throws {
         autoGainControlMode = mode
         try configureEnhancer()
+        onChange?("agc", "mode \(mode)")
     }
 
     private func configureEnhancer() throws {

@@ -23,11 +23,17 @@ public struct CallWorld {
 public enum CallError: Error, CustomStringConvertible {
     case input(String)
     case alreadyStarted
+    /// `run(for:)` before `start()`: nothing would tick, and the clock would move on without the call.
+    case notStarted
+    /// `start()` or `run(for:)` after `end()`.
+    case ended
 
     public var description: String {
         switch self {
         case .input(let message): message
         case .alreadyStarted: "the call is already running"
+        case .notStarted: "the call has not started: call start() before run(for:)"
+        case .ended: "the call has ended: a call runs once, from start() to end()"
         }
     }
 }
@@ -151,6 +157,8 @@ public final class SimulatedCall {
         loudspeakerMixer = MixerNode(inputs: [.init(downlinkBus), .init(appSoundBus)], maximumFrames: n)
         loudspeakerGraph = RenderGraph(output: loudspeakerMixer)
         audioManager.onChange = { [unowned self] in log("device", $0) }
+        // After the modes the call starts with: those are its configuration, not events.
+        sendVoiceProcessor.onChange = { [unowned self] in log($0, $1) }
     }
 
     /// The current frame (sample index at 48 kHz) on the virtual clock.
@@ -196,6 +204,7 @@ public final class SimulatedCall {
 
     /// Starts the engine's 10 ms tick at the current instant.
     public func start() throws {
+        guard endCounters == nil else { throw CallError.ended }
         guard tickTimer == nil else { throw CallError.alreadyStarted }
         let timer = RepeatingTimer(scheduler: scheduler, periodFrames: Int64(Self.tickFrames), sampleRate: Self.sampleRate, phase: .process)
         timer.setEventHandler { [unowned self] in
@@ -212,6 +221,8 @@ public final class SimulatedCall {
     /// `duration / 10 ms` ticks, and the clock ends exactly at `now + duration`; the tick due at
     /// that instant belongs to the next `run`.
     public func run(for duration: VirtualDuration) throws {
+        guard endCounters == nil else { throw CallError.ended }
+        guard tickTimer != nil else { throw CallError.notStarted }
         scheduler.run(before: scheduler.now + duration)
         if let failure { throw failure }
     }

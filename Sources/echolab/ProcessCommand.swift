@@ -50,6 +50,10 @@ struct ProcessCommand: ParsableCommand {
         _ = try scoring.resolved
         _ = try aec.value(plugins: plugins.resolved)
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
+        // The output is always a WAV: any other name would hold a WAV under a name that says otherwise.
+        guard (out as NSString).pathExtension.lowercased() == "wav" else {
+            throw ValidationError("--out must name a .wav file: the output is a Float32 WAV (got '\(out)')")
+        }
     }
 
     func run() throws {

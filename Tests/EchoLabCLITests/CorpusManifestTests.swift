@@ -149,6 +149,12 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(right["error"] is NSNull, "\(right)")
         // The right channel is the loopback at half the amplitude: an ERL of 20·log10(2) dB.
         XCTAssertEqual((right["metrics"] as? [String: Any])?["erl_db"] as? Double ?? 0, 20 * log10(2), accuracy: 0.01, "\(right)")
+        // How many runs there were and how many succeeded ("2 runs, 4 failed" read as 2 of 6);
+        // a figure's unit before its mark.
+        let summary = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        XCTAssertTrue(summary.contains(": 6 runs: 2 succeeded, 4 failed."), summary)
+        XCTAssertTrue(summary.contains("| `speex:intensityRecommended` | 1 of 5 (4 failed) |"), summary)
+        XCTAssertTrue(summary.contains("[14.0 dB (few frames)](right/"), summary)
         // Every link of eval.html reaches a file: failed runs (no folder) are not linked.
         let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
         let targets = (page.attributes("href", of: "a") + page.attributes("src", of: "audio")).filter { !$0.hasPrefix("#") }

@@ -166,5 +166,10 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o.wav").path))
         let mode = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "o.wav", "--aec", "webrtc:loud"], in: root)
         XCTAssertEqual(mode.status, 64)
+        // The output is a WAV whatever it is called: another extension would mislabel it.
+        let flac = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "mic.wav", "--out", "o.flac"], in: root)
+        XCTAssertEqual(flac.status, 64)
+        XCTAssertTrue(flac.standardError.contains("--out must name a .wav file"), flac.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o.flac").path))
     }
 }

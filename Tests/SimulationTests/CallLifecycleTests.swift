@@ -127,4 +127,34 @@ final class CallLifecycleTests: XCTestCase {
         scheduler.run(before: .zero + .milliseconds(20))
         XCTAssertEqual(ran, [0, 5, 10, 15])
     }
+
+    /// A call runs once, from `start()` to `end()`: running it before it starts would move the
+    /// clock without a tick (segments marked after it landed late in the report), and running or
+    /// starting it after it ended ticked a call whose devices were gone. Each is a typed error.
+    func testRunningOutsideStartAndEndIsAnError() throws {
+        let call = try makeCall()
+        XCTAssertThrowsError(try call.run(for: .seconds(1))) { XCTAssertEqual("\($0)", "\(CallError.notStarted)") }
+        XCTAssertEqual(call.currentFrame, 0)
+        try call.start()
+        try call.run(for: .milliseconds(100))
+        XCTAssertEqual(call.tickCount, 10)
+        _ = call.end()
+        XCTAssertThrowsError(try call.run(for: .seconds(1))) { XCTAssertEqual("\($0)", "\(CallError.ended)") }
+        XCTAssertThrowsError(try call.start()) { XCTAssertEqual("\($0)", "\(CallError.ended)") }
+        XCTAssertEqual(call.tickCount, 10)
+    }
+
+    /// A mode the app sets mid-call is an event of the call, as a scenario's timeline action is;
+    /// the modes it starts with are not.
+    func testAModeSetMidCallIsLogged() throws {
+        let call = try makeCall()
+        try call.start()
+        try call.run(for: .milliseconds(200))
+        try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .disabled)
+        try call.sendVoiceProcessor.setNoiseSuppressor(mode: .enabled)
+        try call.run(for: .milliseconds(100))
+        _ = call.end()
+        let modes = call.events.filter { $0.kind == "aec" || $0.kind == "ns" }
+        XCTAssertEqual(modes.map { "\($0.frame) \($0.kind) \($0.detail)" }, ["9600 aec mode disabled", "9600 ns mode enabled"])
+    }
 }
