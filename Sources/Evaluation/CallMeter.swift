@@ -48,6 +48,8 @@ public final class CallMeter {
     /// - Precondition: the call has not ticked yet (attach before `call.start()`, or before its
     ///   first `run(for:)`): every signal is measured from the call's first sample.
     /// - Parameter configuration: the echo metrics' settings; the default is `echolab run`'s.
+    ///   Its `nearEndTrackHoldsTheNoise` is set: a simulated call's near-end track is its talker
+    ///   and its room's noise.
     public init(call: SimulatedCall, configuration: EchoMetricsConfiguration = .default) {
         precondition(call.tickCount == 0, "attach a CallMeter before the call's first tick: it measures from the first sample")
         self.call = call

@@ -19,14 +19,16 @@ struct ActivityGate {
     /// Why those decisions decide nothing (`EchoPathGate.limitation`): then every frame counts as
     /// near-end active, so none is scored.
     private let limitation: ActivityGateLimitation?
-    /// The near-end estimate's floor (its track, or mic − echo): the low quantile of its frames'
-    /// levels the tap-free gate also takes (`ResidualLevels.floorQuantile`), over the frames so far
-    /// — the warm-up's all at once (`seedNearEndFloor`), then each as it is classified. A track
+    /// The near-end estimate's floor (its track, or mic − echo): the 2 % quantile of its frames'
+    /// levels (the tap-free gate's `ResidualLevels.floorQuantile`, here over 0.25 dB bins, as
+    /// frames arrive) — the warm-up's frames all at once (`seedNearEndFloor`), then each as it is
+    /// classified. A track
     /// that holds the room's noise (a simulated call's near end does) at or above the silence
     /// level has it taken off (`SteadyNoise`): −50 dBFS of noise otherwise read as a talker in
     /// every frame, and a call's echo metrics all went unmeasured.
     private var nearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
-    private var seededFrames = 0
+    /// Frames the floor was seeded with (the rest it took as they were classified).
+    private(set) var seededFrames = 0
 
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.

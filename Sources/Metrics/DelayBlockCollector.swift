@@ -40,6 +40,11 @@ struct DelayBlockCollector {
     /// change the estimate.
     var isComplete: Bool { eligibleStarts.count == estimator.maxBlocks && accumulated == estimator.maxBlocks }
 
+    /// Once complete: the sample where the last block's mic window ends, where the collection
+    /// completed whatever sizes the audio arrived in (the stream's `received` then is wherever
+    /// the append that completed it ended).
+    var completionSample: Int? { isComplete ? eligibleStarts[estimator.maxBlocks - 1] + estimator.fftSize : nil }
+
     /// Takes in everything up to absolute sample `available` (histories start at sample 0).
     mutating func advance(reference: SampleHistory, mic: SampleHistory, available: Int) {
         let hop = estimator.hop

@@ -21,6 +21,8 @@ import AudioInterop
 /// Single-threaded; one stream is used by one thread at a time.
 public final class EchoAnalysisStream {
     private var core: EchoStreamCore
+    /// Frames the activity gate's near-end floor was seeded with (the same whatever the appends' sizes).
+    var nearEndFloorSeededFrames: Int { core.nearEndFloorSeededFrames }
     private var finished = false
 
     /// - Parameters:

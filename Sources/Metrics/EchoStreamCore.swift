@@ -170,15 +170,17 @@ struct EchoStreamCore {
         } else if var collector {
             self.collector = nil    // keep the collector's buffers uniquely referenced while it works
             collector.advance(reference: reference, mic: mic, available: received)
-            let complete = collector.isComplete
+            let completion = collector.completionSample
             self.collector = collector
-            if complete || received >= warmupSamples { fixDelay(end: received) }
+            if completion != nil || received >= warmupSamples { fixDelay(end: received, seedEnd: min(received, completion ?? received)) }
         }
     }
 
     /// Ends the warm-up: fixes the shift from the blocks before `end`, scores the held audio, and
-    /// trades the warm-up's histories for small steady-state ones.
-    private mutating func fixDelay(end: Int) {
+    /// trades the warm-up's histories for small steady-state ones. The activity gate's near-end
+    /// floor is seeded with the frames before `seedEnd`, a point that does not depend on how the
+    /// audio was cut into appends (the frames after it join the floor as they are scored).
+    private mutating func fixDelay(end: Int, seedEnd: Int? = nil) {
         if var collector {
             self.collector = nil
             delaySamples = collector.finish(reference: reference, mic: mic, end: end)
@@ -186,7 +188,7 @@ struct EchoStreamCore {
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((delaySamples ?? 0).rounded()))
         self.shift = shift
-        if hasNearEnd || hasEcho { seedNearEndFloor(end: end) }
+        if hasNearEnd || hasEcho { seedNearEndFloor(end: seedEnd ?? end) }
         scoreCompleteHops()
         // Steady state: the next frame (less than two hops) plus free space for a chunk; the
         // reference also keeps the shift.
@@ -199,9 +201,9 @@ struct EchoStreamCore {
         nearEnd.shrink(keepingFrom: keep, limit: hasNearEnd ? limit : 0)
     }
 
-    /// Gives the activity gate the near-end estimate's level in each frame the warm-up holds (the
-    /// frames `scoreCompleteHops` is about to score), so its floor does not start from the first
-    /// frame alone: a talker there would otherwise be taken for the floor.
+    /// Gives the activity gate the near-end estimate's level in each frame before `end` (frames
+    /// `scoreCompleteHops` is about to score), so its floor does not start from the first frame
+    /// alone: a talker there would otherwise be taken for the floor.
     private mutating func seedNearEndFloor(end: Int) {
         let hops = end / hop
         guard hops >= 2 else { return }
@@ -293,7 +295,7 @@ struct EchoStreamCore {
             nearEndEstimateSums.add(estimate: estimate,
                                     output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
         }
-        if !hasEcho, gate.lastTalk == .silence {
+        if !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise), gate.lastTalk == .silence {
             quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
         }
         guard singleTalk else { return }
@@ -378,4 +380,6 @@ struct EchoStreamCore {
     /// The frame layout of everything received, for the final aggregation.
     var frames: WelchFrames { WelchFrames(length: received, frameSize: frameSize) }
     var gateSummary: ActivityGateSummary { gate.summary() }
+    /// Frames the gate's near-end floor was seeded with at the warm-up's end.
+    var nearEndFloorSeededFrames: Int { gate.seededFrames }
 }

@@ -67,7 +67,7 @@ struct ResidualLevels {
     /// over-predicts the echo a little, so those are the double-talk ones (measured: 235 of
     /// 1249 frames judged, none of the 124 single-talk frames among them).
     func explainsEcho(silentMeanSquare: Double, residualRatio: Double) -> Bool {
-        let noiseFloor = floor().flatMap { $0 >= silentMeanSquare / 2 ? $0 : nil }
+        let noiseFloor = floor()
         let cutCode = Int((10 * log10(residualRatio) / Self.step).rounded())
         var judged = 0, underCut = 0, audible = 0
         for frame in 0..<codes.count {
@@ -75,7 +75,7 @@ struct ResidualLevels {
             if echo >= silentMeanSquare { audible += 1 }
             guard residualRatio * echo >= silentMeanSquare else { continue }
             judged += 1
-            let residual = Self.meanSquare(codes[frame]) - 2 * (noiseFloor ?? 0)
+            let residual = SteadyNoise.talkerMeanSquare(Self.meanSquare(codes[frame]), floor: noiseFloor, silentMeanSquare: silentMeanSquare)
             let ratioCode = residual > 0 ? Int((10 * log10(residual / echo) / Self.step).rounded()) : Int.min
             if ratioCode < cutCode { underCut += 1 }
         }

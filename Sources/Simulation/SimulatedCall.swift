@@ -157,8 +157,9 @@ public final class SimulatedCall {
         loudspeakerMixer = MixerNode(inputs: [.init(downlinkBus), .init(appSoundBus)], maximumFrames: n)
         loudspeakerGraph = RenderGraph(output: loudspeakerMixer)
         audioManager.onChange = { [unowned self] in log("device", $0) }
-        // After the modes the call starts with: those are its configuration, not events.
-        sendVoiceProcessor.onChange = { [unowned self] in log($0, $1) }
+        // Modes set before the call starts (here, or by the app before `start()`) are its
+        // configuration, not events.
+        sendVoiceProcessor.onChange = { [unowned self] in if tickTimer != nil { log($0, $1) } }
     }
 
     /// The current frame (sample index at 48 kHz) on the virtual clock.
@@ -243,6 +244,8 @@ public final class SimulatedCall {
         let final = counters
         endCounters = final
         audioManager.detachAll()
+        // The processor may outlive the call (app code can hold it): it must not call back.
+        sendVoiceProcessor.onChange = nil
         activeMic = nil
         retiredMics.removeAll()
         taps.removeAll()

@@ -183,4 +183,28 @@ final class BoundsAndConfidenceTests: XCTestCase {
             XCTAssertEqual(try XCTUnwrap(metrics.erleSteadyDB), expected, accuracy: 0.5, "echo track: \(echoTrack != nil)")
         }
     }
+
+    /// The floor estimate keeps its quantile as frames arrive: after every frame it is the bin a
+    /// search from the bottom finds — over levels that rise, fall, jump and repeat.
+    func testTheFloorsQuantileIsKeptAsFramesArrive() {
+        var random = SeededRandom(seed: 11)
+        for quantile in [0.02, 0.1, 0.5] {
+            var estimate = NoiseFloorEstimate(quantile: quantile, minimumFrames: 1)
+            var levels: [Double] = []
+            for frame in 0..<1_500 {
+                // Steady noise, then a talker 30 dB up, then digital silence now and then.
+                let base = frame < 500 ? -60.0 : frame < 1_000 ? -30.0 : -45.0
+                let level = frame % 97 == 0 ? -400.0 : base + 6 * Double(random.nextUnitFloat()) - 3
+                let power = pow(10, level / 10)
+                estimate.add(power: power)
+                levels.append(power)
+                let sorted = levels.map { max(-250, 10 * log10(max($0, 1e-300))) }.sorted()
+                // The search from the bottom: the first level whose count reaches the quantile.
+                let rank = max(0, Int((quantile * Double(levels.count)).rounded(.up)) - 1)
+                let bin = Int(((sorted[rank] + 250) / 0.25).rounded(.down))
+                let expected = pow(10, (-250 + (Double(bin) + 0.5) * 0.25) / 10)
+                XCTAssertEqual(estimate.power!, expected, accuracy: expected * 1e-12, "quantile \(quantile), frame \(frame)")
+            }
+        }
+    }
 }

@@ -21,9 +21,9 @@ final class StreamingTests: XCTestCase {
     }
 
     /// Feeds `signals` to a stream in blocks of `blockSize`, through the public `append` (each
-    /// block copied to arrays that start at index 0 and are longer than the block).
-    private func streamed(_ signals: EchoSignals, blockSize: Int, segments: [Range<Int>] = [],
-                          configuration: EchoMetricsConfiguration = .default) -> EchoAnalysis {
+    /// block copied to arrays that start at index 0 and are longer than the block), and returns
+    /// the stream unfinished.
+    private func fed(_ signals: EchoSignals, blockSize: Int, configuration: EchoMetricsConfiguration = .default) -> EchoAnalysisStream {
         let stream = EchoAnalysisStream(sampleRate: signals.sampleRate, configuration: configuration,
                                         includesEcho: signals.echo != nil, includesNearEnd: signals.nearEnd != nil)
         let length = signals.commonLength
@@ -39,7 +39,12 @@ final class StreamingTests: XCTestCase {
             offset = range.upperBound
         }
         XCTAssertEqual(stream.sampleCount, length)
-        return stream.finish(segments: segments)
+        return stream
+    }
+
+    private func streamed(_ signals: EchoSignals, blockSize: Int, segments: [Range<Int>] = [],
+                          configuration: EchoMetricsConfiguration = .default) -> EchoAnalysis {
+        fed(signals, blockSize: blockSize, configuration: configuration).finish(segments: segments)
     }
 
     func testStreamingEqualsBatch() throws {
@@ -75,6 +80,32 @@ final class StreamingTests: XCTestCase {
             XCTAssertEqual(streamed(plain, blockSize: blockSize).whole, plainReference.whole, "block size \(blockSize)")
         }
         XCTAssertEqual(try XCTUnwrap(plainReference.whole.erleDB), 0, accuracy: 1e-9)
+
+        // A near end in a room whose steady noise (−45 dBFS) the gate takes off as the track's
+        // floor, and a talker from the first second: the floor is seeded with the warm-up's frames
+        // up to where the delay's blocks were complete, not to wherever the append that completed
+        // them ended. The talker at the start is found: with the first frame alone as the floor,
+        // he was the floor.
+        let (far, echo) = TestSignals.farEndScene(seconds: 7)
+        let talk = 0..<48_000
+        let nearEnd = TestSignals.sum(TestSignals.burst(count: echo.count, during: talk, dbfs: -25, seed: 21),
+                                      TestSignals.noise(count: echo.count, dbfs: -45, seed: 22))
+        let noisy = EchoSignals(sampleRate: 48_000, reference: far, mic: TestSignals.sum(echo, nearEnd),
+                                processed: TestSignals.sum(TestSignals.scaled(echo, gainDB: -20), nearEnd), echo: echo, nearEnd: nearEnd)
+        let first = fed(noisy, blockSize: 480)
+        let seeded = first.nearEndFloorSeededFrames
+        XCTAssertGreaterThan(seeded, 500, "the warm-up's frames")
+        let noisyReference = first.finish()
+        // 4800 and 48000: appends that end hops past where the blocks were complete.
+        for blockSize in [1000, 4096, 7, 4800, 48_000] {
+            let stream = fed(noisy, blockSize: blockSize)
+            XCTAssertEqual(stream.nearEndFloorSeededFrames, seeded, "block size \(blockSize)")
+            XCTAssertEqual(stream.finish().whole, noisyReference.whole, "block size \(blockSize)")
+        }
+        XCTAssertEqual(EchoAnalyzer().analyze(noisy).whole, noisyReference.whole)
+        let (_, touching) = TestSignals.frames(count: echo.count, touching: talk)
+        // Frames before the echo arrives (40 ms) are no far end: the talk's double talk starts after them.
+        XCTAssertEqual(Double(noisyReference.whole.gate.doubleTalkFrames), Double(touching - 2), accuracy: 4)
     }
 
     func testGlitchReportDoesNotDependOnBlockSize() {
