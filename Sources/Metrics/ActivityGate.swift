@@ -22,10 +22,9 @@ struct ActivityGate {
     /// The near-end estimate's floor (its track, or mic − echo): the 2 % quantile of its frames'
     /// levels (the tap-free gate's `ResidualLevels.floorQuantile`, here over 0.25 dB bins, as
     /// frames arrive) — the warm-up's frames all at once (`seedNearEndFloor`), then each as it is
-    /// classified. A track
-    /// that holds the room's noise (a simulated call's near end does) at or above the silence
-    /// level has it taken off (`SteadyNoise`): −50 dBFS of noise otherwise read as a talker in
-    /// every frame, and a call's echo metrics all went unmeasured.
+    /// classified. A track that holds the room's noise (a simulated call's near end does) at or
+    /// above the silence level has it taken off (`SteadyNoise`): −50 dBFS of noise otherwise read
+    /// as a talker in every frame, and a call's echo metrics all went unmeasured.
     private var nearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
     /// Frames the floor was seeded with (the rest it took as they were classified).
     private(set) var seededFrames = 0

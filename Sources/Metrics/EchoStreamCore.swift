@@ -111,7 +111,8 @@ struct EchoStreamCore {
         micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
         referenceThirdOctaves = micThirdOctaves
         doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
-        micLessEcho = [Float](repeating: 0, count: hasEcho ? frameSize : 0)
+        // Read for mic − echo's floor: without a near-end track, or beside one that may lack the noise.
+        micLessEcho = [Float](repeating: 0, count: hasEcho && !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise) ? frameSize : 0)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands, thirdOctaves: meter.thirdOctaves,
                              maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
@@ -319,10 +320,10 @@ struct EchoStreamCore {
         var noise = 0.0
         if hasNearEnd {
             noise = meter.wholeBandPower(nearEnd.samples, offset: nearEnd.local(start))
-            let frameRange = mic.local(start)..<mic.local(start + frameSize)
+            // The track's energy over the frame is its two hops' (measured already).
             if hasEcho, !configuration.nearEndTrackHoldsTheNoise,
-               PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, frameRange)
-                > 2 * PowerSums.sumOfSquares(nearEnd.samples, nearEnd.local(start)..<nearEnd.local(start + frameSize)) {
+               PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, mic.local(start)..<mic.local(start + frameSize))
+                > 2 * (first.nearEndEnergy + second.nearEndEnergy) {
                 noise = micLessEchoPower(start: start)
             }
         } else if hasEcho {
