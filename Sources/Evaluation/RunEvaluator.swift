@@ -127,9 +127,10 @@ public struct RunEvaluator: Sendable {
     /// Why a call has no ERL or ERLE (nil when it has them): the first of — too short to
     /// analyse; no echo could reach what was sent (a file or generator was the mic all call, or
     /// nothing was played into the room); the far end never reached the mic above the noise; the
-    /// tap-free gate could not tell the near end from the echo (`gate.limitation`); the near end
-    /// talked over all of it.
-    static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
+    /// tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
+    /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
+    /// `states` empty: files, not a call (`echolab metrics`).
+    public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
         let gate = metrics.gate
         guard gate.singleTalkFrames == 0 else { return nil }
         func names(_ devices: [String?]) -> String {
@@ -151,6 +152,9 @@ public struct RunEvaluator: Sendable {
         }
         if gate.limitation == .echoNotExplained {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
+        }
+        if gate.echoUnderNoiseFrames > 0 {
+            return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) far-end analysis frames), and the near end talks over the other \(gate.doubleTalkFrames)"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }

@@ -13,12 +13,21 @@ struct ActivityGate {
     private(set) var frames = 0
     private(set) var farEndActiveFrames = 0
     private(set) var singleTalkFrames = 0
+    /// Frames whose reference is active but whose echo stays under what else the mic holds while
+    /// the near end is silent: the far end played, and no echo of it was there to measure.
+    private(set) var echoUnderNoiseFrames = 0
 
     /// Per-frame near-end decisions made before the stream (`EchoPathGate`), when there are no tracks.
     private let nearEndActivity: FrameBits?
     /// Why those decisions decide nothing (`EchoPathGate.limitation`): then every frame counts as
     /// near-end active, so none is scored.
     private let limitation: ActivityGateLimitation?
+    /// The offline gate's fitted echo and residual per frame (`.echoPathFit` only): where the
+    /// near end is silent, the far end counts as active at the mic only where the fitted echo
+    /// stands above the residual — the rule an echo track gets. Without it a recording whose mic
+    /// holds no echo at all (a headset's) read the reference over the mic's noise as an ERL of
+    /// 33 dB and a quieter output as an ERLE.
+    private let fittedEcho: ResidualLevels?
     /// The near-end estimate's floor (its track, or mic − echo): the 2 % quantile of its frames'
     /// levels (the tap-free gate's `ResidualLevels.floorQuantile`, here over 0.25 dB bins, as
     /// frames arrive) — the warm-up's frames all at once (`seedNearEndFloor`), then each as it is
@@ -32,10 +41,11 @@ struct ActivityGate {
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.
     init(hasEcho: Bool, hasNearEnd: Bool, nearEndActivity: FrameBits? = nil, limitation: ActivityGateLimitation? = nil,
-         frameSize: Int, configuration: EchoMetricsConfiguration) {
+         fittedEcho: ResidualLevels? = nil, frameSize: Int, configuration: EchoMetricsConfiguration) {
         method = hasNearEnd ? .nearEndTrack : hasEcho ? .micMinusEcho : nearEndActivity != nil ? .echoPathFit : .farEndOnly
         self.nearEndActivity = nearEndActivity
         self.limitation = method == .echoPathFit ? limitation : nil
+        self.fittedEcho = method == .echoPathFit ? fittedEcho : nil
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
         self.frameSize = frameSize
@@ -54,7 +64,8 @@ struct ActivityGate {
     /// `echoEnergy`, with an echo track: while the near end is silent, the far end counts as active
     /// at the mic only where its echo stands above what else the mic holds (the noise) — an echo
     /// under the noise is no echo to cancel, and the "ERLE" of such frames measured how the
-    /// canceller treated the noise.
+    /// canceller treated the noise. The tap-free gate applies the same rule to its fitted echo
+    /// and residual (`fittedEcho`).
     /// Returns whether it is far-end single talk.
     mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echoEnergy: Double? = nil) -> Bool {
         let frame = frames
@@ -69,8 +80,11 @@ struct ActivityGate {
             nearEndActive = SteadyNoise.talkerMeanSquare(meanSquare, floor: nearEndFloor.power, silentMeanSquare: silentMeanSquare)
                 >= silentMeanSquare
         }
-        let echoAudible = nearEndActive || echoEnergy.map { $0 > nearEndEnergy } ?? true
-        guard farEndEnergy / Double(frameSize) >= activeMeanSquare, echoAudible else {
+        let echoAudible = nearEndActive
+            || echoEnergy.map { $0 > nearEndEnergy } ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
+        let farEndPlays = farEndEnergy / Double(frameSize) >= activeMeanSquare
+        guard farEndPlays, echoAudible else {
+            if farEndPlays { echoUnderNoiseFrames += 1 }
             lastTalk = nearEndActive ? .nearEndSingleTalk : .silence
             return false
         }
@@ -102,6 +116,6 @@ struct ActivityGate {
     func summary() -> ActivityGateSummary {
         ActivityGateSummary(method: method, frames: frames, farEndActiveFrames: farEndActiveFrames,
                             singleTalkFrames: singleTalkFrames, doubleTalkFrames: farEndActiveFrames - singleTalkFrames,
-                            limitation: limitation)
+                            limitation: limitation, echoUnderNoiseFrames: echoUnderNoiseFrames)
     }
 }

@@ -160,10 +160,16 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     /// Why the gate could not tell the near end from the echo, when it could not (nil: it could).
     /// Then no frame is single talk, and ERL and ERLE are null rather than a guess.
     public var limitation: ActivityGateLimitation?
+    /// Frames whose reference played while the near end was silent but whose echo stayed under
+    /// what else the mic held (not far-end active): says why a call has no single talk. Not
+    /// written to the reports (read back, it is 0); the reason they give is.
+    public var echoUnderNoiseFrames = 0
 
     public init(method: ActivityGateMethod, frames: Int, farEndActiveFrames: Int,
-                singleTalkFrames: Int, doubleTalkFrames: Int, limitation: ActivityGateLimitation? = nil) {
+                singleTalkFrames: Int, doubleTalkFrames: Int, limitation: ActivityGateLimitation? = nil,
+                echoUnderNoiseFrames: Int = 0) {
         self.limitation = limitation
+        self.echoUnderNoiseFrames = echoUnderNoiseFrames
         self.method = method
         self.frames = frames
         self.farEndActiveFrames = farEndActiveFrames

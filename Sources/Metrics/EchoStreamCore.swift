@@ -105,7 +105,7 @@ struct EchoStreamCore {
         let estimator = DelayEstimator(sampleRate: self.sampleRate, configuration: configuration)
         collector = DelayBlockCollector(estimator: estimator)
         gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, nearEndActivity: nearEndActivity, limitation: gateLimitation,
-                            frameSize: frameSize, configuration: configuration)
+                            fittedEcho: talkerLevels?.levels, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
         micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)

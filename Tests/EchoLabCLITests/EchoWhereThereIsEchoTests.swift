@@ -68,6 +68,56 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("app.wav")), input, "input untouched")
     }
 
+    /// A recording whose mic holds no echo (a headset's; a loopback from another call): the
+    /// tap-free gate's fitted echo stays under the mic's noise wherever the near end is silent.
+    /// With noise alone at the mic there is no far end at the mic at all: no ERL or ERLE but a
+    /// reason (it once read the reference over the noise as an ERL). With a talker too, the few
+    /// frames left are ones where a path fitted from nothing explained the talker's own tail
+    /// (5 here, each 30 dB deep; before the fitted echo had to stand above the residual, every
+    /// far-end frame the talker left silent counted): under 20, so every figure on them is marked
+    /// low-confidence. The same files with an echo added measure it.
+    func testARecordingWithoutEchoAtTheMicGivesNoNumberOrALowConfidenceOne() throws {
+        let rate = 48_000, count = 8 * rate
+        let reference = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 21)
+        var near = SignalGenerator.render(.speechLike(levelDBFS: -26, pitchHz: 210), sampleRate: rate, count: count, seed: 22)
+        for index in near.indices where !(3 * rate..<6 * rate).contains(index) { near[index] = 0 }
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -62), sampleRate: rate, count: count, seed: 23)
+        let talker = zip(near, noise).map { $0 + $1 }
+        let echoed = talker.indices.map { talker[$0] + ($0 >= 1440 ? reference[$0 - 1440] * 0.398 : 0) }  // 30 ms, −8 dB
+        let files: [(String, [Float])] = [("far", reference), ("noise", noise), ("noise-out", noise.map { $0 * 0.5 }),
+                                          ("talker", talker), ("talker-out", talker.map { $0 * 0.5 }),
+                                          ("echoed", echoed), ("echoed-out", echoed.map { $0 * 0.1 })]
+        for (name, samples) in files {
+            try SoundFileWriter.write(samples, to: root.appendingPathComponent("\(name).wav").path, sampleRate: rate)
+        }
+        let inputs = try files.map { try Data(contentsOf: root.appendingPathComponent("\($0.0).wav")) }
+        func metrics(_ mic: String) throws -> [String: Any] {
+            let result = try runEchoLab(["metrics", "--reference", "far.wav", "--mic", "\(mic).wav", "--processed", "\(mic)-out.wav"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        }
+
+        let quiet = try metrics("noise")
+        for key in ["erl_db", "erle_db", "erle_steady_db"] { XCTAssertTrue(quiet[key] is NSNull, "\(key): \(quiet[key] ?? "")") }
+        XCTAssertEqual((quiet["gate"] as? [String: Any])?["method"] as? String, "echo_path_fit")
+        XCTAssertEqual((quiet["gate"] as? [String: Any])?["far_end_active_analysis_frames"] as? Int, 0)
+        XCTAssertEqual(quiet["echo_unmeasured"] as? String,
+                       "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+
+        let talking = try metrics("talker")
+        let gate = try XCTUnwrap(talking["gate"] as? [String: Any])
+        let single = try XCTUnwrap(gate["single_talk_analysis_frames"] as? Int)
+        XCTAssertLessThan(single, 20, "\(talking)")
+        XCTAssertGreaterThan(try XCTUnwrap(gate["double_talk_analysis_frames"] as? Int), 100)
+
+        let measured = try metrics("echoed")
+        XCTAssertEqual(try XCTUnwrap(measured["erl_db"] as? Double), 8, accuracy: 0.3)
+        XCTAssertEqual(try XCTUnwrap(measured["erle_db"] as? Double), 20, accuracy: 0.3)
+        XCTAssertGreaterThan(try XCTUnwrap((measured["gate"] as? [String: Any])?["single_talk_analysis_frames"] as? Int), 150)
+        XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
+        XCTAssertEqual(try files.map { try Data(contentsOf: root.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
+    }
+
     func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {
         // The device mic for 4 s, then a file: the whole call's ERLE is the device stretch's.
         let switched = try run("switch", #""timeline": [{"at_ms": 4000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#)

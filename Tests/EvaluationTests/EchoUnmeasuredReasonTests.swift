@@ -1,0 +1,30 @@
+import Evaluation
+import Metrics
+import XCTest
+
+/// Why a call or a set of files has no ERL or ERLE: the first reason that holds, from the gate's
+/// counts (files: no device states).
+final class EchoUnmeasuredReasonTests: XCTestCase {
+    private func reason(frames: Int, farEndActive: Int, single: Int, limitation: ActivityGateLimitation? = nil,
+                        echoUnderNoise: Int = 0) -> String? {
+        let gate = ActivityGateSummary(method: .echoPathFit, frames: frames, farEndActiveFrames: farEndActive, singleTalkFrames: single,
+                                       doubleTalkFrames: farEndActive - single, limitation: limitation, echoUnderNoiseFrames: echoUnderNoise)
+        let metrics = EchoMetrics(erlDB: nil, erleDB: nil, erleSteadyDB: nil, convergenceSeconds: nil, delayMilliseconds: nil,
+                                  erleSeries: [], erleBands: [], gate: gate)
+        return RunEvaluator.echoUnmeasuredReason(metrics, states: [], durationSeconds: 0.01)
+    }
+
+    func testTheFirstReasonThatHoldsIsGiven() {
+        XCTAssertNil(reason(frames: 561, farEndActive: 449, single: 1, echoUnderNoise: 300))
+        XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the call (0.01 s) is shorter than one analysis frame")
+        XCTAssertEqual(reason(frames: 561, farEndActive: 0, single: 0, echoUnderNoise: 449),
+                       "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+        XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0, limitation: .echoNotExplained, echoUnderNoise: 68),
+                       "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error")
+        // A headset's recording: its mic holds the near talker and noise, no echo.
+        XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0, echoUnderNoise: 68),
+                       "no echo above the mic's noise wherever the near end is silent (68 far-end analysis frames), and the near end talks over the other 381")
+        XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0),
+                       "the near end talks over every far-end analysis frame (all 381 are double talk)")
+    }
+}
