@@ -58,7 +58,15 @@ public struct EvalComparison: Sendable {
     /// Every run either file has, in order: what the gate looked at (JUnit lists each).
     public var runs: [RunKey] = []
     /// Per mode: mean steady ERLE in the baseline and now (nil where a file has none).
-    public var modeMeans: [(mode: String, baseline: Double?, current: Double?)] = []
+    public var modeMeans: [ModeMean] = []
+    /// One mode's mean steady-state ERLE in the two files; a mean over lower bounds is one itself.
+    public struct ModeMean: Sendable {
+        public var mode: String
+        public var baseline: Double?
+        public var current: Double?
+        public var baselineIsLowerBound: Bool
+        public var currentIsLowerBound: Bool
+    }
     /// The baseline has scorers' scores to judge.
     public var hasScores = false
     /// The current file says `"complete": false` (an interrupted run).
@@ -104,7 +112,9 @@ public struct EvalComparison: Sendable {
         added = new.keys.filter { old[$0] == nil }.sorted()
         runs = Set(old.keys).union(new.keys).sorted()
         modeMeans = Self.modeNames(baseline, current).map { mode in
-            (mode, Self.modeMean(baseline, mode), Self.modeMean(current, mode))
+            let was = Self.modeMean(baseline, mode), now = Self.modeMean(current, mode)
+            return ModeMean(mode: mode, baseline: was?.mean, current: now?.mean,
+                            baselineIsLowerBound: was?.isLowerBound ?? false, currentIsLowerBound: now?.isLowerBound ?? false)
         }
     }
 
@@ -177,10 +187,11 @@ public struct EvalComparison: Sendable {
     /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
     /// than a figure needs (files without frame counts: every value counts).
     private enum Figure {
-        case value(Double)
+        case value(Double, isLowerBound: Bool)
         case lowConfidence(frames: Int)
         case none
-        var number: Double? { if case .value(let v) = self { v } else { nil } }
+        var number: Double? { if case .value(let v, _) = self { v } else { nil } }
+        var isLowerBound: Bool { if case .value(_, let bound) = self { bound } else { false } }
     }
 
     private func figure(_ object: JSONValue, _ path: String, frames: String?) -> Figure {
@@ -188,7 +199,7 @@ public struct EvalComparison: Sendable {
         if let frames, let count = object.value(at: frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
             return .lowConfidence(frames: Int(count))
         }
-        return .value(value)
+        return .value(value, isLowerBound: Self.boundPath(of: path).flatMap { object.value(at: $0)?.boolValue } ?? false)
     }
 
     /// One level in both files: a change beyond the threshold the right way is a regression or
@@ -196,17 +207,19 @@ public struct EvalComparison: Sendable {
     /// judged), and so is measured before and now on too few frames to count. A baseline figure
     /// on too few frames judges nothing.
     private mutating func compare(_ key: RunKey, _ what: String, _ was: Figure, _ now: Figure, higherIsBetter: Bool) {
-        if case .value(let a) = was, case .lowConfidence(let frames) = now {
-            regressions.append(Change(run: key, what: what, baseline: Self.db(a), current: "low confidence (\(frames) analysis frames)", delta: nil))
+        if case .value(let a, let bound) = was, case .lowConfidence(let frames) = now {
+            regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: bound),
+                                      current: "low confidence (\(frames) analysis frames)", delta: nil))
             return
         }
         switch (was.number, now.number) {
         case (let a?, let b?):
             let gain = (higherIsBetter ? 1.0 : -1.0) * (b - a)
-            let change = Change(run: key, what: what, baseline: Self.db(a), current: Self.db(b), delta: b - a)
+            let change = Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound),
+                                current: Self.db(b, isLowerBound: now.isLowerBound), delta: b - a)
             if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
         case (let a?, nil):
-            regressions.append(Change(run: key, what: what, baseline: Self.db(a), current: "not measured", delta: nil))
+            regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound), current: "not measured", delta: nil))
         default:
             break   // not measured in the baseline, or a key one version does not write
         }
@@ -340,11 +353,24 @@ public struct EvalComparison: Sendable {
         return names
     }
 
-    static func modeMean(_ eval: JSONValue, _ mode: String) -> Double? {
-        eval["mode_summary"]?.arrayValue?.first { $0["mode"]?.stringValue == mode }?.value(at: "erle_steady_db.mean")?.doubleValue
+    static func modeMean(_ eval: JSONValue, _ mode: String) -> (mean: Double, isLowerBound: Bool)? {
+        let summary = eval["mode_summary"]?.arrayValue?.first { $0["mode"]?.stringValue == mode }
+        guard let mean = summary?.value(at: "erle_steady_db.mean")?.doubleValue else { return nil }
+        return (mean, (summary?.value(at: "erle_steady_db.lower_bounds")?.doubleValue ?? 0) > 0)
     }
 
-    /// A level as the comparison prints it in its cells (two decimals).
-    public static func db(_ value: Double) -> String { String(format: "%.2f dB", value) }
+    /// A level as the comparison prints it in its cells (two decimals), "≥ " before a lower bound
+    /// (as eval.md prints it).
+    public static func db(_ value: Double, isLowerBound: Bool = false) -> String {
+        (isLowerBound ? "≥ " : "") + String(format: "%.2f dB", value)
+    }
+
+    /// Where a metric's lower-bound flag sits beside it: `erle_db` → `erle_is_lower_bound`,
+    /// `echo_loss.tclw_db` → `echo_loss.is_lower_bound`.
+    static func boundPath(of path: String) -> String? {
+        guard path.hasSuffix("_db") else { return nil }
+        if path.hasSuffix(".tclw_db") { return String(path.dropLast("tclw_db".count)) + "is_lower_bound" }
+        return String(path.dropLast("_db".count)) + "_is_lower_bound"
+    }
     static func count(_ value: Double) -> String { String(Int(value)) }
 }

@@ -126,8 +126,9 @@ public struct RunEvaluator: Sendable {
 
     /// Why a call has no ERL or ERLE (nil when it has them): the first of — too short to
     /// analyse; no echo could reach what was sent (a file or generator was the mic all call, or
-    /// nothing was played into the room); the far end never reached the mic above the noise; the
-    /// tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
+    /// nothing was played into the room); the echo lies outside the delay search
+    /// (`echoOutsideDelaySearchMilliseconds`); the far end never reached the mic above the noise;
+    /// the tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
     /// `states` empty: files, not a call (`echolab metrics`).
     public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
@@ -146,6 +147,9 @@ public struct RunEvaluator: Sendable {
         }
         if !states.isEmpty, !states.contains(where: \.loudspeakerInUse) {
             return "no echo reached the mic: the custom speaker (\(names(states.map(\.customSpeaker)))) plays nothing into the room"
+        }
+        if let range = metrics.echoOutsideDelaySearchMilliseconds {
+            return "the mic's echo is not within 0–\(Int(range)) ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
         }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"

@@ -37,6 +37,15 @@ struct ActivityGate {
     private var nearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
     /// Frames the floor was seeded with (the rest it took as they were classified).
     private(set) var seededFrames = 0
+    /// With a near-end track but no echo track (a recording scored with its clean near-end
+    /// speech): the floor of mic − track — which holds the echo and the noise the track lacks —
+    /// over the frames where the far end is silent, so the noise alone (the same quantile, seeded
+    /// the same way). While the near end is silent, the far end counts as active at the mic only
+    /// where mic − track holds more than twice that floor (its echo above the noise): the rule an
+    /// echo track gets, which a mic without echo otherwise escaped (ERL 34 dB, the reference over
+    /// the noise). A far end that never pauses leaves no floor, and every frame its echo.
+    private var micLessNearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
+    private var micLessNearEndSeededFrames = 0
 
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.
@@ -51,11 +60,16 @@ struct ActivityGate {
         self.frameSize = frameSize
     }
 
-    /// The near-end estimate's energies of the first frames, before any of them is classified.
-    mutating func seedNearEndFloor(frameEnergies: [Double]) {
+    /// The near-end estimate's energies of the first frames, before any of them is classified;
+    /// with a near-end track but no echo track, mic − track's and the aligned reference's too.
+    mutating func seedNearEndFloor(frameEnergies: [Double], micLessNearEnd: [(farEnd: Double, micLessNearEnd: Double)] = []) {
         precondition(frames == 0 && seededFrames == 0, "the floor is seeded once, before the first frame")
         for energy in frameEnergies { nearEndFloor.add(power: energy / Double(frameSize)) }
         seededFrames = frameEnergies.count
+        for frame in micLessNearEnd where frame.farEnd / Double(frameSize) < activeMeanSquare {
+            micLessNearEndFloor.add(power: frame.micLessNearEnd / Double(frameSize))
+        }
+        micLessNearEndSeededFrames = micLessNearEnd.count
     }
 
     /// Classifies the next frame from its energies (sums of squares over the frame): the
@@ -67,7 +81,10 @@ struct ActivityGate {
     /// canceller treated the noise. The tap-free gate applies the same rule to its fitted echo
     /// and residual (`fittedEcho`).
     /// Returns whether it is far-end single talk.
-    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echoEnergy: Double? = nil) -> Bool {
+    /// `micLessNearEndEnergy`, with a near-end track and no echo track: mic − track's energy,
+    /// judged against its floor instead.
+    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echoEnergy: Double? = nil,
+                           micLessNearEndEnergy: Double? = nil) -> Bool {
         let frame = frames
         frames += 1
         let nearEndActive: Bool
@@ -80,9 +97,15 @@ struct ActivityGate {
             nearEndActive = SteadyNoise.talkerMeanSquare(meanSquare, floor: nearEndFloor.power, silentMeanSquare: silentMeanSquare)
                 >= silentMeanSquare
         }
-        let echoAudible = nearEndActive
-            || echoEnergy.map { $0 > nearEndEnergy } ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
         let farEndPlays = farEndEnergy / Double(frameSize) >= activeMeanSquare
+        var echoAboveItsFloor: Bool?
+        if let micLessNearEndEnergy {
+            let meanSquare = micLessNearEndEnergy / Double(frameSize)
+            if frame >= micLessNearEndSeededFrames && !farEndPlays { micLessNearEndFloor.add(power: meanSquare) }
+            echoAboveItsFloor = micLessNearEndFloor.power.map { meanSquare > 2 * $0 }
+        }
+        let echoAudible = nearEndActive
+            || echoEnergy.map { $0 > nearEndEnergy } ?? echoAboveItsFloor ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
         guard farEndPlays, echoAudible else {
             if farEndPlays { echoUnderNoiseFrames += 1 }
             lastTalk = nearEndActive ? .nearEndSingleTalk : .silence

@@ -86,8 +86,17 @@ struct DelayBlockCollector {
             }
         }
         guard accumulated > 0 else { return nil }
-        return estimator.peakLag(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft)
+        switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft) {
+        case .lag(let lag): return lag
+        case .none: return nil
+        case .outsideSearch:
+            echoOutsideSearch = true
+            return nil
+        }
     }
+
+    /// Set by `finish` when the echo lies outside the search's 0…maxLag (no delay is returned).
+    private(set) var echoOutsideSearch = false
 
     /// Adds the PHAT-weighted cross-spectrum X_mic·conj(X_ref)/|…| of the block at `start`.
     private mutating func accumulate(reference: SampleHistory, mic: SampleHistory, start: Int,

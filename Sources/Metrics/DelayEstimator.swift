@@ -13,7 +13,8 @@ import Foundation
 /// cross-spectra X_mic·conj(X_ref) are whitened to unit magnitude (PHAT: every frequency votes
 /// equally, which makes the peak sharp whatever the spectrum of the far-end signal), summed over
 /// blocks and transformed back; the highest peak in lags 0…maxLag, refined by parabolic
-/// interpolation, is the delay.
+/// interpolation, is the delay — unless a lag outside that range holds a higher one (the echo
+/// leads its loopback, or lies past the search): then there is none.
 struct DelayEstimator {
     let blockSize: Int
     let hop: Int
@@ -48,9 +49,19 @@ struct DelayEstimator {
     /// How many standard deviations above the correlation's mean a peak must be to be a delay.
     static let significance = 8.0
 
-    /// The delay in (fractional) samples from the summed whitened cross-spectrum; nil when the
-    /// correlation has no peak standing `significance` σ out of its floor (nothing correlated).
-    func peakLag(sumReal: [Double], sumImaginary: [Double], fft: RealFFT) -> Double? {
+    /// What the summed correlation says.
+    enum Peak: Equatable {
+        /// The delay, in (fractional) samples.
+        case lag(Double)
+        /// No peak stands `significance` σ out of the floor: nothing correlated.
+        case none
+        /// A lag outside 0…maxLag holds a higher peak than any inside: the echo leads the
+        /// reference, or lags it by more than the search reaches.
+        case outsideSearch
+    }
+
+    /// The delay from the summed whitened cross-spectrum (see `Peak`).
+    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT) -> Peak {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
         let searchEnd = min(maxLag, fftSize - 1)
@@ -58,7 +69,6 @@ struct DelayEstimator {
         for lag in 1...max(1, searchEnd) where lag <= searchEnd && correlation[lag] > correlation[peak] {
             peak = lag
         }
-        guard correlation[peak] > 0 else { return nil }
         // A delay is only reported when the peak stands out of the correlation floor: for
         // unrelated signals (a file as the mic, a recorder as the speaker) the highest of
         // thousands of noise-like lags sits ~4–5 σ up; an echo stands far above that.
@@ -71,7 +81,22 @@ struct DelayEstimator {
         let count = Double(searchEnd + 1)
         let mean = sum / count
         let deviation = max(0, sumOfSquares / count - mean * mean).squareRoot()
-        guard Double(correlation[peak]) - mean >= Self.significance * deviation else { return nil }
+        func standsOut(_ value: Float) -> Bool { value > 0 && Double(value) - mean >= Self.significance * deviation }
+        // The echo may lie outside 0…maxLag: a loopback that lags the mic (the echo leads it),
+        // or a delay past the search. Speech is self-similar at other lags (a synthetic voice's
+        // at about 480 ms), so the search then found that lag, shifted by the true one, as a
+        // delay: an echo 20 ms ahead of its loopback read 460 ms, one 520 ms late read 40 ms.
+        // The transform holds the other lags too (past maxLag, and negative lags from the end);
+        // where they hold a higher peak than the search did, standing out of the floor as a delay
+        // must, the echo is not in 0…maxLag. A millisecond either side of the range is left out,
+        // so that an echo on its edge (a digital loopback's lag 0, a peak just inside maxLag) is
+        // not lost to its own flank.
+        let edge = max(2, maxLag / 500)
+        if searchEnd + edge < fftSize - edge,
+           let outside = correlation[(searchEnd + edge)..<(fftSize - edge)].max(), outside > correlation[peak] {
+            return standsOut(outside) ? .outsideSearch : .none
+        }
+        guard standsOut(correlation[peak]) else { return .none }
 
         // Parabola through the peak and its neighbours (lag −1 is the last element of the
         // circular result) for sub-sample precision.
@@ -83,6 +108,6 @@ struct DelayEstimator {
         if curvature < 0 {
             offset = min(0.5, max(-0.5, 0.5 * (before - after) / curvature))
         }
-        return max(0, Double(peak) + offset)
+        return .lag(max(0, Double(peak) + offset))
     }
 }

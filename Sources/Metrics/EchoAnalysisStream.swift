@@ -124,7 +124,7 @@ public final class EchoAnalysisStream {
         let summary = ledger.summary(in: 0..<length,
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
-        let whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+        var whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                                 erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
@@ -132,6 +132,7 @@ public final class EchoAnalysisStream {
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
+        if core.echoOutsideDelaySearch { whole.echoOutsideDelaySearchMilliseconds = configuration.maxDelayMilliseconds }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs)
     }

@@ -27,6 +27,11 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
     /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity.
     public var delayMilliseconds: Double?
+    /// Where the delay search (0…this many ms) found the echo outside its range — it leads the
+    /// reference (a loopback recorded late), or lags it by more — the range; nil otherwise. The
+    /// reference is then not aligned, and what is measured against it is in doubt. Not written to
+    /// the reports (read back, it is nil); the warning and the reason they give are.
+    public var echoOutsideDelaySearchMilliseconds: Double?
     /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
     /// contains its first sample. Windows without single-talk frames have a nil value.
     public var erleSeries: [ERLEPoint]
@@ -194,6 +199,10 @@ public enum ActivityGateLimitation: String, Codable, Sendable {
     /// 95 % or more of the frames loud enough to judge — a non-linear loudspeaker or path no
     /// model here explains — so a talker cannot be told from that error.
     case echoNotExplained = "echo_not_explained"
+    /// `echo_path_fit` only: the delay search found the echo outside its range (it leads the
+    /// loopback, or lags it by more than the search reaches): the fit, causal and 341 ms long
+    /// from the unshifted loopback, cannot model it.
+    case echoOutsideDelaySearch = "echo_outside_delay_search"
 }
 
 /// Metrics of one part of a file (a timeline segment), over the Welch frames lying wholly

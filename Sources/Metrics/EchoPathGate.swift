@@ -142,8 +142,15 @@ struct EchoPathGate {
         while (nextBlock + 1) * blockLength <= received { processBlock(valid: blockLength) }
     }
 
-    /// Set by `finish()` when the fitted echo path leaves too much of the echo unexplained to tell
-    /// a talker from its error (`ResidualLevels.explainsEcho`): the bits then decide nothing.
+    /// The delay search found the echo outside its range: a causal fit from the unshifted
+    /// reference cannot model an echo that leads it (or lies past the fit's length), and took
+    /// the echo for a talker — or, in its pauses, its silence for single talk (ERL 48.8 dB, ERLE
+    /// 0.2 dB on an echo 520 ms late).
+    private var echoOutsideDelaySearch = false
+
+    /// Set by `finish()` when the echo lies outside the delay search, or when the fitted echo path
+    /// leaves too much of the echo unexplained to tell a talker from its error
+    /// (`ResidualLevels.explainsEcho`): the bits then decide nothing.
     private(set) var limitation: ActivityGateLimitation?
 
     /// Decides the remaining frames; the bits cover every Welch frame of the received length.
@@ -156,7 +163,9 @@ struct EchoPathGate {
             classify(block, candidates: [older, block.path, nil].compactMap { $0 })
             pending = nil
         }
-        if !levels.explainsEcho(silentMeanSquare: silentMeanSquare, residualRatio: residualRatio) {
+        if echoOutsideDelaySearch {
+            limitation = .echoOutsideDelaySearch
+        } else if !levels.explainsEcho(silentMeanSquare: silentMeanSquare, residualRatio: residualRatio) {
             limitation = .echoNotExplained
         }
         return levels.decisions(silentMeanSquare: silentMeanSquare)
@@ -167,6 +176,7 @@ struct EchoPathGate {
         if var collector {
             self.collector = nil
             delay = collector.finish(reference: warmReference, mic: warmMic, end: min(received, warmupSamples))
+            echoOutsideDelaySearch = collector.echoOutsideSearch
         }
         let whole = Int((delay ?? 0).rounded())
         shift = max(0, whole - length / 16)

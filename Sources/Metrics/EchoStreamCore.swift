@@ -34,6 +34,8 @@ struct EchoStreamCore {
     private var collector: DelayBlockCollector?
     /// Estimated delay in samples (fractional), once fixed; nil also when it could not be estimated.
     private(set) var delaySamples: Double?
+    /// The delay search found the echo outside its range (`DelayBlockCollector.echoOutsideSearch`).
+    private(set) var echoOutsideDelaySearch = false
     /// Whole-sample reference shift; nil during the warm-up.
     private(set) var shift: Int?
 
@@ -80,6 +82,8 @@ struct EchoStreamCore {
         var sentSent = 0.0
         /// Σ echo² (with an echo track).
         var echoEnergy = 0.0
+        /// Σ (mic − near end)² (with a near-end track and no echo track).
+        var micLessNearEndEnergy = 0.0
     }
 
     /// `nearEndActivity`: the offline gate's per-frame near-end decisions, used when there is
@@ -185,6 +189,7 @@ struct EchoStreamCore {
         if var collector {
             self.collector = nil
             delaySamples = collector.finish(reference: reference, mic: mic, end: end)
+            echoOutsideDelaySearch = collector.echoOutsideSearch
         }
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((delaySamples ?? 0).rounded()))
@@ -208,15 +213,39 @@ struct EchoStreamCore {
     private mutating func seedNearEndFloor(end: Int) {
         let hops = end / hop
         guard hops >= 2 else { return }
-        var energies: [Double] = []
+        var energies: [Double] = [], micLessNearEnd: [(farEnd: Double, micLessNearEnd: Double)] = []
         energies.reserveCapacity(hops - 1)
-        var previous = nearEndEnergy(hopAt: 0)
+        var previous = nearEndEnergy(hopAt: 0), previousMicLessNearEnd = micLessNearEndEnergy(hopAt: 0)
+        var previousFarEnd = farEndEnergy(hopAt: 0)
         for index in 1..<hops {
             let energy = nearEndEnergy(hopAt: index * hop)
             energies.append(previous + energy)
             previous = energy
+            if let micLessNear = micLessNearEndEnergy(hopAt: index * hop), let previousMicLessNear = previousMicLessNearEnd {
+                let farEnd = farEndEnergy(hopAt: index * hop)
+                micLessNearEnd.append((previousFarEnd + farEnd, previousMicLessNear + micLessNear))
+                previousMicLessNearEnd = micLessNear
+                previousFarEnd = farEnd
+            }
         }
-        gate.seedNearEndFloor(frameEnergies: energies)
+        gate.seedNearEndFloor(frameEnergies: energies, micLessNearEnd: micLessNearEnd)
+    }
+
+    /// The delay-aligned reference's energy over the hop at absolute sample `start` (reference
+    /// samples before 0 are the silence before the far end started).
+    private func farEndEnergy(hopAt start: Int) -> Double {
+        guard let shift else { return 0 }
+        let first = max(0, start - shift), end = start + hop - shift
+        guard first < end else { return 0 }
+        return PowerSums.sumOfSquares(reference.samples, reference.local(first)..<reference.local(end))
+    }
+
+    /// mic − near-end track's energy over the hop at absolute sample `start`, with a near-end track
+    /// and no echo track (nil otherwise): the echo, and the noise a clean track lacks.
+    private func micLessNearEndEnergy(hopAt start: Int) -> Double? {
+        guard hasNearEnd, !hasEcho else { return nil }
+        precondition(nearEnd.origin == mic.origin)
+        return PowerSums.sumOfSquaredDifferences(mic.samples, nearEnd.samples, mic.local(start)..<mic.local(start + hop))
     }
 
     /// The near-end estimate's energy over the hop at absolute sample `start`: its track's, else
@@ -232,7 +261,7 @@ struct EchoStreamCore {
         guard let shift else { return }
         while (nextHop + 1) * hop <= received {
             let start = nextHop * hop
-            let measures = measureHop(start: start, shift: shift)
+            let measures = measureHop(start: start)
             if nextHop >= 1 {
                 scoreFrame(nextHop - 1, shift: shift, first: previousHop, second: measures)
             }
@@ -241,14 +270,9 @@ struct EchoStreamCore {
         }
     }
 
-    private func measureHop(start: Int, shift: Int) -> HopMeasures {
+    private func measureHop(start: Int) -> HopMeasures {
         var measures = HopMeasures()
-        // Reference samples before 0 are the silence before the far end started.
-        let referenceFirst = max(0, start - shift), referenceEnd = start + hop - shift
-        if referenceFirst < referenceEnd {
-            measures.farEndEnergy = PowerSums.sumOfSquares(
-                reference.samples, reference.local(referenceFirst)..<reference.local(referenceEnd))
-        }
+        measures.farEndEnergy = farEndEnergy(hopAt: start)
         let range = mic.local(start)..<mic.local(start + hop)
         precondition(processed.origin == mic.origin)
         if hasNearEnd {
@@ -257,6 +281,7 @@ struct EchoStreamCore {
             precondition(nearEnd.origin == processed.origin)
             measures.sentNear = PowerSums.dot(processed.samples, nearEnd.samples, nearRange)
             measures.sentSent = PowerSums.sumOfSquares(processed.samples, nearRange)
+            measures.micLessNearEndEnergy = micLessNearEndEnergy(hopAt: start) ?? 0
         } else if hasEcho {
             measures.nearEndEnergy = nearEndEnergy(hopAt: start)
         }
@@ -279,7 +304,9 @@ struct EchoStreamCore {
         let echoReached = !echoExcluded.touches(frame * hop, frame * hop + frameSize)
         let singleTalk = gate.classify(farEndEnergy: echoReached ? first.farEndEnergy + second.farEndEnergy : 0,
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
-                                       echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil)
+                                       echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil,
+                                       micLessNearEndEnergy: hasNearEnd && !hasEcho
+                                           ? first.micLessNearEndEnergy + second.micLessNearEndEnergy : nil)
         let start = frame * hop
         talk.record(frame: frame, talk: gate.lastTalk.run)
         if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {

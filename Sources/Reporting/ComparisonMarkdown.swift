@@ -19,9 +19,10 @@ public enum ComparisonMarkdown {
         md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
         if !comparison.modeMeans.isEmpty {
             md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
-            for (mode, was, now) in comparison.modeMeans {
-                let change = was.flatMap { a in now.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
-                md += row([mode, was.map(EvalComparison.db) ?? "—", now.map(EvalComparison.db) ?? "—", change])
+            for mean in comparison.modeMeans {
+                let change = mean.baseline.flatMap { a in mean.current.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
+                md += row([mean.mode, mean.baseline.map { EvalComparison.db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
+                           mean.current.map { EvalComparison.db($0, isLowerBound: mean.currentIsLowerBound) } ?? "—", change])
             }
         }
         func table(_ title: String, _ changes: [EvalComparison.Change]) {

@@ -37,8 +37,7 @@ public enum RecordingReportDocument {
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames"
-                                                      + (metrics.gate.limitation == .echoNotExplained
-                                                         ? "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored" : ""))])],
+                                                      + Self.limitationNote(metrics.gate.limitation))])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries
@@ -78,6 +77,15 @@ public enum RecordingReportDocument {
         case .monoOnly: []
         case .downmix: [.text(" Multichannel files were downmixed (all channels averaged).")]
         case .channel(let index): [.text(" Channel \(index) (counted from 0) of multichannel files was measured.")]
+        }
+    }
+
+    /// Why the tap-free gate scored no frame, as a clause of the gate's row ("" when it scored).
+    static func limitationNote(_ limitation: ActivityGateLimitation?) -> String {
+        switch limitation {
+        case .echoNotExplained?: "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored"
+        case .echoOutsideDelaySearch?: "; the echo is not within the delay search's range of the loopback (it leads it, or lags it by more), so no frame is scored"
+        case nil: ""
         }
     }
 }

@@ -48,6 +48,9 @@ struct MetricsCommand: ParsableCommand {
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
             guard case .object(var object) = analysis.whole.json else { preconditionFailure("the metrics encode as a JSON object") }
+            if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
+                standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late?) or lags it by more; scored unaligned, delay_ms null")
+            }
             if let mismatch = analysis.lengthMismatch {
                 let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
                 standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")

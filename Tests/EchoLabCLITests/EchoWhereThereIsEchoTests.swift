@@ -84,15 +84,16 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -62), sampleRate: rate, count: count, seed: 23)
         let talker = zip(near, noise).map { $0 + $1 }
         let echoed = talker.indices.map { talker[$0] + ($0 >= 1440 ? reference[$0 - 1440] * 0.398 : 0) }  // 30 ms, −8 dB
-        let files: [(String, [Float])] = [("far", reference), ("noise", noise), ("noise-out", noise.map { $0 * 0.5 }),
+        let files: [(String, [Float])] = [("far", reference), ("near", near), ("noise", noise), ("noise-out", noise.map { $0 * 0.5 }),
                                           ("talker", talker), ("talker-out", talker.map { $0 * 0.5 }),
                                           ("echoed", echoed), ("echoed-out", echoed.map { $0 * 0.1 })]
         for (name, samples) in files {
             try SoundFileWriter.write(samples, to: root.appendingPathComponent("\(name).wav").path, sampleRate: rate)
         }
         let inputs = try files.map { try Data(contentsOf: root.appendingPathComponent("\($0.0).wav")) }
-        func metrics(_ mic: String) throws -> [String: Any] {
-            let result = try runEchoLab(["metrics", "--reference", "far.wav", "--mic", "\(mic).wav", "--processed", "\(mic)-out.wav"], in: root)
+        func metrics(_ mic: String, _ extra: [String] = []) throws -> [String: Any] {
+            let result = try runEchoLab(["metrics", "--reference", "far.wav", "--mic", "\(mic).wav", "--processed", "\(mic)-out.wav"] + extra,
+                                        in: root)
             XCTAssertEqual(result.status, 0, result.standardError)
             return try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         }
@@ -110,12 +111,48 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertLessThan(single, 20, "\(talking)")
         XCTAssertGreaterThan(try XCTUnwrap(gate["double_talk_analysis_frames"] as? Int), 100)
 
+        // With the clean near-end track, mic − track holds no echo above the noise: no frame, a
+        // reason (it read ERL 34 dB, the reference over the noise).
+        let tracked = try metrics("talker", ["--near-end", "near.wav"])
+        XCTAssertEqual((tracked["gate"] as? [String: Any])?["method"] as? String, "near_end_track")
+        for key in ["erl_db", "erle_db"] { XCTAssertTrue(tracked[key] is NSNull, "\(key): \(tracked[key] ?? "")") }
+        XCTAssertTrue((tracked["echo_unmeasured"] as? String)?.hasPrefix("no echo above the mic's noise wherever the near end is silent (") == true,
+                      "\(tracked["echo_unmeasured"] ?? "")")
+        let trackedEcho = try metrics("echoed", ["--near-end", "near.wav"])
+        XCTAssertEqual(try XCTUnwrap(trackedEcho["erl_db"] as? Double), 8, accuracy: 0.3)
+        XCTAssertEqual(try XCTUnwrap(trackedEcho["erle_db"] as? Double), 20, accuracy: 0.3)
+
         let measured = try metrics("echoed")
         XCTAssertEqual(try XCTUnwrap(measured["erl_db"] as? Double), 8, accuracy: 0.3)
         XCTAssertEqual(try XCTUnwrap(measured["erle_db"] as? Double), 20, accuracy: 0.3)
         XCTAssertGreaterThan(try XCTUnwrap((measured["gate"] as? [String: Any])?["single_talk_analysis_frames"] as? Int), 150)
         XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
         XCTAssertEqual(try files.map { try Data(contentsOf: root.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
+    }
+
+    /// A loopback recorded 80 ms late against an echo 30 ms late: the echo leads it, so no delay
+    /// in 0–500 ms explains it. `metrics` says so on stderr and in the JSON instead of scoring a
+    /// lag the far end's rhythm made up.
+    func testALoopbackThatLagsTheMicIsSaidToDoSo() throws {
+        let rate = 48_000, count = 8 * rate
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 41)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 42)
+        let mic = far.indices.map { ($0 >= 1440 ? far[$0 - 1440] * 0.316 : 0) + noise[$0] }
+        let late = far.indices.map { $0 >= 3840 ? far[$0 - 3840] : 0 }
+        for (name, samples) in [("far-late", late), ("mic-lead", mic), ("out-lead", mic.map { $0 * 0.5 })] {
+            try SoundFileWriter.write(samples, to: root.appendingPathComponent("\(name).wav").path, sampleRate: rate)
+        }
+        let result = try runEchoLab(["metrics", "--reference", "far-late.wav", "--mic", "mic-lead.wav", "--processed", "out-lead.wav"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertTrue(result.standardError.contains(
+            "echolab metrics: warning: the echo in mic-lead.wav is not within 0–500 ms of far-late.wav: it leads it (a loopback recorded late?) or lags it by more; scored unaligned, delay_ms null"),
+            result.standardError)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        XCTAssertTrue(json["delay_ms"] is NSNull)
+        XCTAssertTrue(json["erl_db"] is NSNull)
+        XCTAssertEqual((json["gate"] as? [String: Any])?["limitation"] as? String, "echo_outside_delay_search")
+        XCTAssertEqual(json["echo_unmeasured"] as? String,
+                       "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more")
     }
 
     func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {

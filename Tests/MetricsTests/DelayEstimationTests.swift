@@ -1,3 +1,4 @@
+import AudioCore
 import Metrics
 import XCTest
 
@@ -44,10 +45,51 @@ final class DelayEstimationTests: XCTestCase {
         XCTAssertEqual(try estimatedDelay(samples: 14_400), 300, accuracy: 0.05)
     }
 
+    /// A far end that repeats itself every 480 ms (a synthetic voice's rhythm is that regular), its
+    /// echo 20 ms ahead of the loopback (a loopback recorded late) or 520 ms behind it: the search
+    /// over 0…500 ms found the repetition shifted by the true lag (460 and 40 ms) and reported it.
+    /// Now the higher peak outside the range says the echo lies there: no delay, no tap-free scores
+    /// (the causal fit cannot model it); with an echo track, ERL is measured unaligned and right.
+    func testAnEchoOutsideTheSearchIsSaidToBeThereNotMadeUp() throws {
+        let rate = 48_000, count = 12 * rate, period = 23_040
+        let phrase = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 130), sampleRate: rate, count: period, seed: 31)
+        let variation = TestSignals.noise(count: count, dbfs: -32, seed: 32)
+        let reference = (0..<count).map { phrase[$0 % period] + variation[$0] }
+        let noise = TestSignals.noise(count: count, dbfs: -65, seed: 33)
+        for lag in [-960, 24_960, 2_880] {
+            let echo = (0..<count).map { index -> Float in
+                let source = index - lag
+                return source >= 0 && source < count ? 0.316 * reference[source] : 0
+            }
+            let mic = TestSignals.sum(echo, noise)
+            let processed = TestSignals.scaled(mic, gainDB: -6)
+            let analyzer = EchoAnalyzer()
+            let tapFree = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed)).whole
+            let tracked = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed, echo: echo)).whole
+            if lag == 2_880 {
+                XCTAssertEqual(try XCTUnwrap(tapFree.delayMilliseconds), 60, accuracy: 0.05)
+                XCTAssertNil(tapFree.echoOutsideDelaySearchMilliseconds)
+                XCTAssertNil(tapFree.gate.limitation)
+                XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), 10, accuracy: 0.1)
+                continue
+            }
+            for whole in [tapFree, tracked] {
+                XCTAssertNil(whole.delayMilliseconds, "lag \(lag)")
+                XCTAssertEqual(whole.echoOutsideDelaySearchMilliseconds, 500, "lag \(lag)")
+            }
+            XCTAssertEqual(tapFree.gate.limitation, .echoOutsideDelaySearch, "lag \(lag)")
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, 0, "lag \(lag)")
+            XCTAssertNil(tapFree.erlDB)
+            XCTAssertEqual(try XCTUnwrap(tracked.erlDB), 10, accuracy: 0.2, "lag \(lag)")
+            XCTAssertEqual(try XCTUnwrap(tracked.erleDB), 6, accuracy: 0.01, "lag \(lag)")
+        }
+    }
+
     func testUnrelatedSignalsHaveNoDelay() {
         let reference = TestSignals.noise(count: 96_000, dbfs: -20, seed: 21)
         let mic = TestSignals.noise(count: 96_000, dbfs: -20, seed: 22)
         let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic, processed: mic)).whole
         XCTAssertNil(whole.delayMilliseconds)
+        XCTAssertNil(whole.echoOutsideDelaySearchMilliseconds, "nothing correlates: no echo anywhere, not one outside the search")
     }
 }
