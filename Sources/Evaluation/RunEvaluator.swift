@@ -158,7 +158,7 @@ public struct RunEvaluator: Sendable {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
         }
         if gate.echoUnderNoiseFrames > 0 {
-            return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) far-end analysis frames), and the near end talks over the other \(gate.doubleTalkFrames)"
+            return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) analysis frames where the far end played), and the near end talks over the other \(gate.doubleTalkFrames)"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }

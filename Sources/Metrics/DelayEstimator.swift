@@ -49,6 +49,12 @@ struct DelayEstimator {
     /// How many standard deviations above the correlation's mean a peak must be to be a delay.
     static let significance = 8.0
 
+    /// How much higher than the best lag inside the search a lag outside it must peak to say the
+    /// echo lies outside: a far end that repeats exactly (a looped test signal) peaks as high at
+    /// d + its period as at d, and float rounding would pick between them; a short recording's
+    /// last mic windows are cut, which lowers large positive lags against negative ones.
+    static let outsideMargin = 1.25
+
     /// What the summed correlation says.
     enum Peak: Equatable {
         /// The delay, in (fractional) samples.
@@ -87,13 +93,14 @@ struct DelayEstimator {
         // at about 480 ms), so the search then found that lag, shifted by the true one, as a
         // delay: an echo 20 ms ahead of its loopback read 460 ms, one 520 ms late read 40 ms.
         // The transform holds the other lags too (past maxLag, and negative lags from the end);
-        // where they hold a higher peak than the search did, standing out of the floor as a delay
-        // must, the echo is not in 0…maxLag. A millisecond either side of the range is left out,
+        // where they hold a peak a quarter higher than the search's, standing out of the floor as
+        // a delay must, the echo is not in 0…maxLag. A millisecond either side of the range is left out,
         // so that an echo on its edge (a digital loopback's lag 0, a peak just inside maxLag) is
         // not lost to its own flank.
         let edge = max(2, maxLag / 500)
         if searchEnd + edge < fftSize - edge,
-           let outside = correlation[(searchEnd + edge)..<(fftSize - edge)].max(), outside > correlation[peak] {
+           let outside = correlation[(searchEnd + edge)..<(fftSize - edge)].max(),
+           Double(outside) > Self.outsideMargin * Double(max(0, correlation[peak])) {
             return standsOut(outside) ? .outsideSearch : .none
         }
         guard standsOut(correlation[peak]) else { return .none }

@@ -30,7 +30,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Where the delay search (0…this many ms) found the echo outside its range — it leads the
     /// reference (a loopback recorded late), or lags it by more — the range; nil otherwise. The
     /// reference is then not aligned, and what is measured against it is in doubt. Not written to
-    /// the reports (read back, it is nil); the warning and the reason they give are.
+    /// the reports (read back, it is nil); the warning and the reason they give are. Equality
+    /// counts it: a metric read back from a report equals the one measured only where it is nil.
     public var echoOutsideDelaySearchMilliseconds: Double?
     /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
     /// contains its first sample. Windows without single-talk frames have a nil value.
@@ -167,7 +168,7 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     public var limitation: ActivityGateLimitation?
     /// Frames whose reference played while the near end was silent but whose echo stayed under
     /// what else the mic held (not far-end active): says why a call has no single talk. Not
-    /// written to the reports (read back, it is 0); the reason they give is.
+    /// written to the reports (read back, it is 0); the reason they give is. Equality counts it.
     public var echoUnderNoiseFrames = 0
 
     public init(method: ActivityGateMethod, frames: Int, farEndActiveFrames: Int,

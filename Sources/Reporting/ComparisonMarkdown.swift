@@ -15,7 +15,11 @@ public enum ComparisonMarkdown {
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(String(format: "%.2f", comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
-        md += comparison.regressions.isEmpty ? "**No regression.**" : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s").**"
+        // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
+        let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""
+        md += comparison.regressions.isEmpty
+            ? "**No regression\(among).**"
+            : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s")\(among).**"
         md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
         if !comparison.modeMeans.isEmpty {
             md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"

@@ -23,7 +23,7 @@ final class EchoUnmeasuredReasonTests: XCTestCase {
                        "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error")
         // A headset's recording: its mic holds the near talker and noise, no echo.
         XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0, echoUnderNoise: 68),
-                       "no echo above the mic's noise wherever the near end is silent (68 far-end analysis frames), and the near end talks over the other 381")
+                       "no echo above the mic's noise wherever the near end is silent (68 analysis frames where the far end played), and the near end talks over the other 381")
         XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0),
                        "the near end talks over every far-end analysis frame (all 381 are double talk)")
     }

@@ -37,6 +37,13 @@ final class DelayEstimationTests: XCTestCase {
         XCTAssertEqual(try estimatedDelay(samples: 100, seconds: 0.2), 100.0 / 48, accuracy: 0.05)
     }
 
+    /// On the edges of the search: an echo at 495 ms is found, not taken for one past 500 ms; a
+    /// digital loopback (lag 0, its flank at −1) stays at 0.
+    func testAnEchoOnTheSearchsEdgesIsFound() throws {
+        XCTAssertEqual(try estimatedDelay(samples: 23_760, seconds: 6), 495, accuracy: 0.05)
+        XCTAssertEqual(try estimatedDelay(samples: 0, seconds: 6), 0, accuracy: 0.05)
+    }
+
     func testDelayBeyondTheSearchRangeIsNotReported() throws {
         // Searching only 0…100 ms, a 300 ms echo leaves no significant peak: null, not a made-up lag.
         let configuration = EchoMetricsConfiguration(maxDelayMilliseconds: 100)
@@ -56,7 +63,9 @@ final class DelayEstimationTests: XCTestCase {
         let variation = TestSignals.noise(count: count, dbfs: -32, seed: 32)
         let reference = (0..<count).map { phrase[$0 % period] + variation[$0] }
         let noise = TestSignals.noise(count: count, dbfs: -65, seed: 33)
-        for lag in [-960, 24_960, 2_880] {
+        // 25 ms: the repetition puts an equal peak at 505 ms, just outside the search, where the
+        // block overlaps the mic window as fully as at 25 ms; the echo inside is kept.
+        for lag in [-960, 24_960, 2_880, 1_200] {
             let echo = (0..<count).map { index -> Float in
                 let source = index - lag
                 return source >= 0 && source < count ? 0.316 * reference[source] : 0
@@ -66,8 +75,8 @@ final class DelayEstimationTests: XCTestCase {
             let analyzer = EchoAnalyzer()
             let tapFree = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed)).whole
             let tracked = analyzer.analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: processed, echo: echo)).whole
-            if lag == 2_880 {
-                XCTAssertEqual(try XCTUnwrap(tapFree.delayMilliseconds), 60, accuracy: 0.05)
+            if lag > 0 && lag < 24_000 {
+                XCTAssertEqual(try XCTUnwrap(tapFree.delayMilliseconds), Double(lag) / 48, accuracy: 0.05)
                 XCTAssertNil(tapFree.echoOutsideDelaySearchMilliseconds)
                 XCTAssertNil(tapFree.gate.limitation)
                 XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), 10, accuracy: 0.1)

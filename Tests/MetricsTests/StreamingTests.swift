@@ -106,6 +106,27 @@ final class StreamingTests: XCTestCase {
         let (_, touching) = TestSignals.frames(count: echo.count, touching: talk)
         // Frames before the echo arrives (40 ms) are no far end: the talk's double talk starts after them.
         XCTAssertEqual(Double(noisyReference.whole.gate.doubleTalkFrames), Double(touching - 2), accuracy: 4)
+
+        // A recording scored with its clean near-end track and no echo track: mic − track's floor,
+        // over the frames where the far end pauses (1.1 s here), is seeded as the near-end floor
+        // is, so the result does not depend on appends either; the echo stands 40 dB above it.
+        let pausing = TestSignals.sum(TestSignals.burst(count: far.count, during: 0..<150_000, dbfs: -20, seed: 23),
+                                      TestSignals.burst(count: far.count, during: 200_000..<336_000, dbfs: -20, seed: 24))
+        let pausingEcho = TestSignals.delayed(pausing, by: 1920, gainDB: -6)
+        let talker = TestSignals.burst(count: far.count, during: 100_000..<130_000, dbfs: -25, seed: 25)
+        let roomNoise = TestSignals.noise(count: far.count, dbfs: -66, seed: 26)
+        let clean = EchoSignals(sampleRate: 48_000, reference: pausing, mic: TestSignals.sum(TestSignals.sum(pausingEcho, talker), roomNoise),
+                                processed: TestSignals.sum(TestSignals.sum(TestSignals.scaled(pausingEcho, gainDB: -20), talker), roomNoise),
+                                nearEnd: talker)
+        let cleanReference = streamed(clean, blockSize: 480)
+        for blockSize in [1000, 4096, 7, 4800, 48_000] {
+            XCTAssertEqual(streamed(clean, blockSize: blockSize).whole, cleanReference.whole, "block size \(blockSize)")
+        }
+        XCTAssertEqual(EchoAnalyzer().analyze(clean).whole, cleanReference.whole)
+        XCTAssertEqual(cleanReference.whole.gate.method, .nearEndTrack)
+        XCTAssertGreaterThan(cleanReference.whole.gate.singleTalkFrames, 450)
+        XCTAssertEqual(try XCTUnwrap(cleanReference.whole.erlDB), 6, accuracy: 0.1)
+        XCTAssertEqual(try XCTUnwrap(cleanReference.whole.erleDB), 20, accuracy: 0.1)
     }
 
     func testGlitchReportDoesNotDependOnBlockSize() {

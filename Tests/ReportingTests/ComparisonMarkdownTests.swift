@@ -1,0 +1,52 @@
+import EchoLabJSON
+import Metrics
+import Evaluation
+@testable import Reporting
+import XCTest
+
+/// compare.md's verdict: an interrupted current run cannot pass, and what it holds is said as
+/// that ("No regression among the runs it holds"), not as a plain "No regression."; bounds keep
+/// their mark in the mode means.
+final class ComparisonMarkdownTests: XCTestCase {
+    private static func eval(complete: Bool, erle: Double = 20, lowerBounds: Int = 0) -> JSONValue {
+        let result: JSONValue = .object(["mode": .string("speex:intensityMax"), "folder": .string("a/speex-intensityMax"), "error": .null,
+                                         "metrics": .object(["erle_steady_db": .number(erle), "erle_steady_analysis_frames": .number(400)]),
+                                         "findings": .array([]), "duration_s": .number(4)])
+        let summary: JSONValue = .object(["mode": .string("speex:intensityMax"),
+                                          "erle_steady_db": .object(["mean": .number(erle), "lower_bounds": .number(Double(lowerBounds))])])
+        return .object(["schema": .string(EvalDocument.schema), "complete": .bool(complete), "mode_summary": .array([summary]),
+                        "items": .array([.object(["index": .number(0), "name": .string("a"), "file": .string("a.json"),
+                                                  "results": .array([result])])])])
+    }
+
+    func testAnInterruptedRunIsNotSaidToHaveNoRegression() {
+        let interrupted = ComparisonMarkdown.render(EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: false),
+                                                                   maxRegressionDB: 0.5),
+                                                    baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(interrupted.contains("**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n"
+                                           + "**No regression among the runs it holds.** 0 improvements beyond the threshold.\n"), interrupted)
+        XCTAssertFalse(interrupted.contains("**No regression.**"), interrupted)
+        let complete = ComparisonMarkdown.render(EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: true),
+                                                                maxRegressionDB: 0.5),
+                                                 baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(complete.contains("**No regression.** 0 improvements beyond the threshold.\n"), complete)
+    }
+
+    func testAModeMeanOverBoundsKeepsItsMark() {
+        let markdown = ComparisonMarkdown.render(EvalComparison(baseline: Self.eval(complete: true, erle: 36.18, lowerBounds: 2),
+                                                                current: Self.eval(complete: true, erle: 36.18), maxRegressionDB: 0.5),
+                                                 baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(markdown.contains("| speex:intensityMax | ≥ 36.18 dB | 36.18 dB | +0.00 dB |"), markdown)
+    }
+}
+
+/// A recording's report says why the tap-free gate scored nothing, for each limitation.
+final class RecordingLimitationNoteTests: XCTestCase {
+    func testEachLimitationIsSaid() {
+        XCTAssertEqual(RecordingReportDocument.limitationNote(nil), "")
+        XCTAssertEqual(RecordingReportDocument.limitationNote(.echoNotExplained),
+                       "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored")
+        XCTAssertEqual(RecordingReportDocument.limitationNote(.echoOutsideDelaySearch),
+                       "; the echo is not within the delay search's range of the loopback (it leads it, or lags it by more), so no frame is scored")
+    }
+}
