@@ -19,16 +19,23 @@ public enum ScenarioDiscovery {
         public let paths: [String]
         /// Manifests found where scenarios were looked for (passed over: see `files`).
         public var manifests: [String] = []
-        public init(paths: [String], manifests: [String] = []) {
+        /// WAV files found there: recordings in a layout that is no recording item.
+        public var wavFiles = 0
+        public init(paths: [String], manifests: [String] = [], wavFiles: Int = 0) {
             self.paths = paths
             self.manifests = manifests
+            self.wavFiles = wavFiles
         }
         /// What is wrong, without the paths.
         public var problem: String {
             let passedOver = manifests.isEmpty ? ""
                 : " (passed over \(manifests.count == 1 ? "a manifest" : "\(manifests.count) manifests"): "
                   + manifests.map(shown).joined(separator: ", ") + "; give a manifest to eval to run it)"
-            return "no scenario files (*.json) found" + passedOver
+            // Recordings there are read in the AEC Challenge's layouts or through a manifest only.
+            let recordings = wavFiles == 0 ? ""
+                : "; its \(wavFiles == 1 ? "WAV file is" : "\(wavFiles) WAV files are") in no recording layout EchoLab reads "
+                  + "(the AEC Challenge's, or a manifest that names mic and loopback: docs/recordings.md)"
+            return "no scenario files (*.json) found" + passedOver + recordings
         }
         public var description: String { "\(paths.joined(separator: ", ")): \(problem)" }
 
@@ -54,10 +61,10 @@ public enum ScenarioDiscovery {
                 continue
             }
             var visited = Set<String>()
-            let (inFolder, manifests) = search(path, excluding: excluded, visited: &visited)
+            let (inFolder, manifests, wavFiles) = search(path, excluding: excluded, visited: &visited)
             // A folder given that holds no scenario is a mistake, also beside other items: a gate
             // would pass on less than was asked for without a word.
-            guard !inFolder.isEmpty else { throw Empty(paths: [path], manifests: manifests.sorted()) }
+            guard !inFolder.isEmpty else { throw Empty(paths: [path], manifests: manifests.sorted(), wavFiles: wavFiles) }
             found += inFolder.sorted()
         }
         return found
@@ -68,10 +75,10 @@ public enum ScenarioDiscovery {
     /// nothing), its files keep the path as given, and a linked folder inside is searched too —
     /// once: a link back up would loop.
     private static func search(_ folder: String, excluding excluded: String?,
-                               visited: inout Set<String>) -> (scenarios: [String], manifests: [String]) {
+                               visited: inout Set<String>) -> (scenarios: [String], manifests: [String], wavFiles: Int) {
         let root = URL(fileURLWithPath: InputFile.canonical(folder))
-        guard visited.insert(root.path).inserted else { return ([], []) }
-        var scenarios: [String] = [], manifests: [String] = []
+        guard visited.insert(root.path).inserted else { return ([], [], 0) }
+        var scenarios: [String] = [], manifests: [String] = [], wavFiles = 0
         let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
         while let url = enumerator?.nextObject() as? URL {
             let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
@@ -86,13 +93,15 @@ public enum ScenarioDiscovery {
                 let inner = search(item, excluding: excluded, visited: &visited)
                 scenarios += inner.scenarios
                 manifests += inner.manifests
+                wavFiles += inner.wavFiles
                 continue
             }
+            if item.lowercased().hasSuffix(".wav") { wavFiles += 1 }
             if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) {
                 if CorpusManifest.isManifest(item) { manifests.append(item) } else { scenarios.append(item) }
             }
         }
-        return (scenarios, manifests)
+        return (scenarios, manifests, wavFiles)
     }
 
     /// Whether `path` is a JSON file EchoLab wrote (its top-level `schema` names one of its formats).

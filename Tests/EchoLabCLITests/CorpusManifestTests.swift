@@ -314,7 +314,14 @@ final class CorpusManifestTests: XCTestCase {
         try write(#"{"corpus": ["../delay.json"], "corpus": []}"#, to: "manifests/broken.json")
         try write(#"{"corpus": ["../delay.json"]}"#, to: "manifests/good.json")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        // Plain WAVs in a folder of spaces: recordings in no layout EchoLab reads, and it says which it reads.
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("takes two"), withIntermediateDirectories: true)
+        for name in ["a.wav", "b.WAV"] {
+            try SoundFileWriter.write([Float](repeating: 0.1, count: 4_800), to: root.appendingPathComponent("takes two/\(name)").path, sampleRate: 48_000)
+        }
         let cases: [([String], String)] = [
+            (["takes two"], "takes two: no scenario files (*.json) found; its 2 WAV files are in no recording layout EchoLab reads "
+                + "(the AEC Challenge's, or a manifest that names mic and loopback: docs/recordings.md)"),
             (["delay.json", "manifests"], "manifests: no scenario files (*.json) found (passed over 2 manifests: broken.json, good.json; give a manifest to eval to run it)"),
             (["delay.json", "empty"], "empty: no scenario files (*.json) found"),
             (["lists.json"], "lists.json: corpus[1]: empty: no scenario files (*.json) found"),
