@@ -61,8 +61,8 @@ struct DelayEstimator {
         case lag(Double)
         /// No peak stands `significance` σ out of the floor: nothing correlated.
         case none
-        /// A lag outside 0…maxLag holds a higher peak than any inside: the echo leads the
-        /// reference, or lags it by more than the search reaches.
+        /// A lag outside 0…maxLag peaks `outsideMargin` times higher than any inside, and stands
+        /// out: the echo leads the reference, or lags it by more than the search reaches.
         case outsideSearch
     }
 
@@ -94,9 +94,9 @@ struct DelayEstimator {
         // delay: an echo 20 ms ahead of its loopback read 460 ms, one 520 ms late read 40 ms.
         // The transform holds the other lags too (past maxLag, and negative lags from the end);
         // where they hold a peak a quarter higher than the search's, standing out of the floor as
-        // a delay must, the echo is not in 0…maxLag. A millisecond either side of the range is left out,
-        // so that an echo on its edge (a digital loopback's lag 0, a peak just inside maxLag) is
-        // not lost to its own flank.
+        // a delay must, the echo is not in 0…maxLag. A millisecond either side of the range is
+        // left out, so that an echo on its edge (a digital loopback's lag 0, a peak just inside
+        // maxLag) is not lost to its own flank.
         let edge = max(2, maxLag / 500)
         if searchEnd + edge < fftSize - edge,
            let outside = correlation[(searchEnd + edge)..<(fftSize - edge)].max(),

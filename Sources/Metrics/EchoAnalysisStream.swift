@@ -31,9 +31,9 @@ public final class EchoAnalysisStream {
     ///   - nearEndActivity: without either track, the near-end decision per Welch frame from an
     ///     offline pre-pass (`EchoAnalyzer` makes it with the echo-path fit); nil: far end only.
     ///   - gateLimitation: why that pre-pass could not decide (`gate.limitation`); no frame is then scored.
-    ///   Decisions alone carry neither the fitted echo nor the residual: the rule that the far end
-    ///   is at the mic only where the fitted echo stands above the residual (and the near-end
-    ///   estimate) needs `EchoAnalyzer`, which passes them.
+    ///   Decisions alone carry neither the fitted echo nor the residual, so two things need
+    ///   `EchoAnalyzer`, which passes them: the rule that the far end is at the mic only where the
+    ///   fitted echo stands above the residual, and `nearEndEstimate`.
     public convenience init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
                             includesEcho: Bool, includesNearEnd: Bool, nearEndActivity: FrameBits? = nil,
                             gateLimitation: ActivityGateLimitation? = nil) {
