@@ -45,7 +45,6 @@ struct ActivityGate {
     /// echo track gets, which a mic without echo otherwise escaped (ERL 34 dB, the reference over
     /// the noise). A far end that never pauses leaves no floor, and every frame its echo.
     private var micLessNearEndFloor = NoiseFloorEstimate(quantile: ResidualLevels.floorQuantile)
-    private var micLessNearEndSeededFrames = 0
 
     /// The near end is judged from its own track when given, else from mic − echo, else from the
     /// offline echo-path fit's decisions when given, else not at all.
@@ -64,12 +63,12 @@ struct ActivityGate {
     /// with a near-end track but no echo track, mic − track's and the aligned reference's too.
     mutating func seedNearEndFloor(frameEnergies: [Double], micLessNearEnd: [(farEnd: Double, micLessNearEnd: Double)] = []) {
         precondition(frames == 0 && seededFrames == 0, "the floor is seeded once, before the first frame")
+        precondition(micLessNearEnd.isEmpty || micLessNearEnd.count == frameEnergies.count, "the same frames seed both floors")
         for energy in frameEnergies { nearEndFloor.add(power: energy / Double(frameSize)) }
         seededFrames = frameEnergies.count
         for frame in micLessNearEnd where frame.farEnd / Double(frameSize) < activeMeanSquare {
             micLessNearEndFloor.add(power: frame.micLessNearEnd / Double(frameSize))
         }
-        micLessNearEndSeededFrames = micLessNearEnd.count
     }
 
     /// Classifies the next frame from its energies (sums of squares over the frame): the
@@ -101,7 +100,7 @@ struct ActivityGate {
         var echoAboveItsFloor: Bool?
         if let micLessNearEndEnergy {
             let meanSquare = micLessNearEndEnergy / Double(frameSize)
-            if frame >= micLessNearEndSeededFrames && !farEndPlays { micLessNearEndFloor.add(power: meanSquare) }
+            if frame >= seededFrames && !farEndPlays { micLessNearEndFloor.add(power: meanSquare) }
             echoAboveItsFloor = micLessNearEndFloor.power.map { meanSquare > 2 * $0 }
         }
         let echoAudible = nearEndActive

@@ -213,19 +213,24 @@ struct EchoStreamCore {
     private mutating func seedNearEndFloor(end: Int) {
         let hops = end / hop
         guard hops >= 2 else { return }
-        var energies: [Double] = [], micLessNearEnd: [(farEnd: Double, micLessNearEnd: Double)] = []
+        var energies: [Double] = []
         energies.reserveCapacity(hops - 1)
-        var previous = nearEndEnergy(hopAt: 0), previousMicLessNearEnd = micLessNearEndEnergy(hopAt: 0)
-        var previousFarEnd = farEndEnergy(hopAt: 0)
+        var previous = nearEndEnergy(hopAt: 0)
         for index in 1..<hops {
             let energy = nearEndEnergy(hopAt: index * hop)
             energies.append(previous + energy)
             previous = energy
-            if let micLessNear = micLessNearEndEnergy(hopAt: index * hop), let previousMicLessNear = previousMicLessNearEnd {
-                let farEnd = farEndEnergy(hopAt: index * hop)
-                micLessNearEnd.append((previousFarEnd + farEnd, previousMicLessNear + micLessNear))
-                previousMicLessNearEnd = micLessNear
-                previousFarEnd = farEnd
+        }
+        // mic − track's floor (a near-end track without an echo track) from the same frames,
+        // with each frame's aligned reference: it takes the far end's silent frames only.
+        var micLessNearEnd: [(farEnd: Double, micLessNearEnd: Double)] = []
+        if let first = micLessNearEndEnergy(hopAt: 0) {
+            micLessNearEnd.reserveCapacity(hops - 1)
+            var previous = (farEnd: farEndEnergy(hopAt: 0), micLessNearEnd: first)
+            for index in 1..<hops {
+                let current = (farEnd: farEndEnergy(hopAt: index * hop), micLessNearEnd: micLessNearEndEnergy(hopAt: index * hop) ?? 0)
+                micLessNearEnd.append((previous.farEnd + current.farEnd, previous.micLessNearEnd + current.micLessNearEnd))
+                previous = current
             }
         }
         gate.seedNearEndFloor(frameEnergies: energies, micLessNearEnd: micLessNearEnd)
