@@ -100,6 +100,8 @@ public struct RecordingRun {
                                      sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
+        report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration) }
+            ?? "the recording has no loopback (near-end single talk): there is no far end to echo"
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions

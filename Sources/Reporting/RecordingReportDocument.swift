@@ -39,6 +39,9 @@ public enum RecordingReportDocument {
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames"
                                                       + Self.limitationNote(metrics.gate.limitation))])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
+            if let reason = report.echoUnmeasuredReason {
+                blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
+            }
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries
             let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5

@@ -155,6 +155,61 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
                        "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more")
     }
 
+    /// A recording in an eval says why its ERL and ERLE are null, in its report.json and on its
+    /// pages, as a simulated run's report does: the loopback recorded late, no loopback at all;
+    /// one with its echo in range has numbers and no reason. `merge` reads the reason back and
+    /// renders the same page.
+    func testARecordingsReportSaysWhyItHasNoERLE() throws {
+        let rate = 16_000, count = 8 * rate
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 51)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 52)
+        let mic = far.indices.map { ($0 >= 480 ? far[$0 - 480] * 0.316 : 0) + noise[$0] }  // 30 ms, −10 dB
+        let lateLoopback = far.indices.map { $0 >= 1280 ? far[$0 - 1280] : 0 }  // the loopback 80 ms late
+        let files: [(String, [Float])] = [("inrange_farend_singletalk_mic", mic), ("inrange_farend_singletalk_lpb", far),
+                                          ("late_farend_singletalk_mic", mic), ("late_farend_singletalk_lpb", lateLoopback),
+                                          ("alone_nearend_singletalk_mic", noise)]
+        for (name, samples) in files {
+            try SoundFileWriter.write(samples, to: corpus.appendingPathComponent("\(name).wav").path, sampleRate: rate)
+        }
+        let inputs = try files.map { try Data(contentsOf: corpus.appendingPathComponent("\($0.0).wav")) }
+        // In two shards, so that `merge` renders the pages again from their report.json.
+        for shard in 1...2 {
+            let result = try runEchoLab(["eval", "corpus", "--modes", "speex:intensityRecommended", "--out", "shard-\(shard)", "--no-taps",
+                                         "--shard", "\(shard)/2"], in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+        }
+        let merged = try runEchoLab(["merge", "shard-1", "shard-2", "--out", "merged"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        let folder = "speex-intensityRecommended"
+        func report(_ item: String) throws -> [String: Any] { try loadJSON(root.appendingPathComponent("merged/\(item)/\(folder)/report.json").path) }
+        func page(_ item: String) throws -> String {
+            try String(contentsOf: root.appendingPathComponent("merged/\(item)/\(folder)/report.md"), encoding: .utf8)
+        }
+        let measured = try report("inrange_farend_singletalk")
+        XCTAssertEqual(try XCTUnwrap((measured["metrics"] as? [String: Any])?["erl_db"] as? Double), 10, accuracy: 0.3)
+        XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
+        XCTAssertFalse(try page("inrange_farend_singletalk").contains("No ERL or ERLE"))
+
+        let late = try report("late_farend_singletalk")
+        XCTAssertTrue((late["metrics"] as? [String: Any])?["erl_db"] is NSNull)
+        let reason = "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
+        XCTAssertEqual(late["echo_unmeasured"] as? String, reason)
+        // The page `merge` rendered from report.json is the page the run rendered.
+        let shardPage = try (1...2).compactMap { shard in
+            try? String(contentsOf: root.appendingPathComponent("shard-\(shard)/late_farend_singletalk/\(folder)/report.md"), encoding: .utf8)
+        }
+        XCTAssertEqual(shardPage.count, 1)
+        XCTAssertTrue(shardPage.first?.contains("> No ERL or ERLE: \(reason).") == true, shardPage.first ?? "")
+        XCTAssertEqual(try page("late_farend_singletalk"), shardPage.first)
+
+        let alone = try report("alone_nearend_singletalk")
+        XCTAssertTrue(alone["metrics"] is NSNull)
+        XCTAssertEqual(alone["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
+        XCTAssertEqual(try files.map { try Data(contentsOf: corpus.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
+    }
+
     func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {
         // The device mic for 4 s, then a file: the whole call's ERLE is the device stretch's.
         let switched = try run("switch", #""timeline": [{"at_ms": 4000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#)

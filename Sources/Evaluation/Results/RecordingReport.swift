@@ -29,6 +29,9 @@ public struct RecordingReport: Sendable, Equatable {
     public var durationSeconds: Double
     /// nil without a loopback (near-end single talk): nothing to measure.
     public var metrics: EchoMetrics?
+    /// Why ERL and ERLE are null, in words (`echo_unmeasured` in report.json, as in a simulated
+    /// run's); nil when they were measured.
+    public var echoUnmeasuredReason: String? = nil
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
@@ -66,6 +69,7 @@ public struct RecordingReport: Sendable, Equatable {
             "aec_resets": .number(Double(aecResets)),
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
+            "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
@@ -126,6 +130,12 @@ public struct RecordingReport: Sendable, Equatable {
             do { metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: object) } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }
+        }
+        // Reports written before the reason was given have none.
+        switch value["echo_unmeasured"] {
+        case nil, .null?: echoUnmeasuredReason = nil
+        case .string(let reason)?: echoUnmeasuredReason = reason
+        case let other?: throw ReadError(problem: "echo_unmeasured \(other.canonicalText(numbers: .exact).dropLast()) is not text")
         }
         // Reports written before clipping was counted have none: read as none counted.
         for (name, keyPath) in [("mic", \RecordingReport.clippedMicSamples), ("loopback", \RecordingReport.clippedLoopbackSamples)] {
