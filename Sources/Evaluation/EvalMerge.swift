@@ -98,7 +98,7 @@ public enum EvalMerge {
                     }
                     taken[run] = shard.path
                     var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
-                                                  mode: try modeName.map { try EchoControlMode(parsing: $0) }, folder: folder,
+                                                  mode: try modeName.map { try mode($0, in: shard) }, folder: folder,
                                                   summary: nil, error: entry["error"]?.stringValue)
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
@@ -112,10 +112,23 @@ public enum EvalMerge {
             (a.itemIndex, modeOrder[a.mode?.description ?? ""] ?? 0) < (b.itemIndex, modeOrder[b.mode?.description ?? ""] ?? 0)
         }
         let planned = shards.reduce(0) { $0 + Int($1.eval["planned"]?.doubleValue ?? 0) }
-        let modes = first.eval["modes"]?.arrayValue != nil ? try modeNames.map { try EchoControlMode(parsing: $0) } : nil
+        let modes = first.eval["modes"]?.arrayValue != nil ? try modeNames.map { try mode($0, in: first) } : nil
         // Shards run side by side: the merged run took as long as the slowest.
         let wall = shards.compactMap { $0.eval.value(at: "timing.wall_s")?.doubleValue }.max() ?? 0
         return EvalReport(outcome: CorpusRun.Outcome(results: results, plannedCount: planned, modes: modes, shard: nil), wallSeconds: wall)
+    }
+
+    /// A mode as a shard's eval.json names it. A plugin's backend is known here by its name only:
+    /// the plugin was given to `eval` (or named by a scenario), not to `merge`, which runs nothing
+    /// and reads what each run's library was from its report.
+    static func mode(_ name: String, in shard: Shard) throws -> EchoControlMode {
+        let backend = String(name.prefix { $0 != ":" })
+        let plugins = EchoCancellerBackend(builtIn: backend) == nil ? [try? CancellerPlugin(name: backend, path: "")].compactMap { $0 } : []
+        do {
+            return try EchoControlMode(parsing: name, plugins: plugins)
+        } catch {
+            throw MergeError(description: "\(shard.path): mode \(error)")
+        }
     }
 
     static func readReport(_ path: String) throws -> JSONValue {

@@ -78,7 +78,14 @@ public enum ScenarioLoader {
         var processing = VoiceProcessingSettings()
         if let aec = try root.object("aec") {
             if let mode = try aec.string("mode") { processing.echoCancellerMode = try choice(mode, aec, "mode") }
-            if let backend = try aec.string("backend") { processing.backend = try context.backend(backend, aec) }
+            if let backend = try aec.string("backend") {
+                processing.backend = try context.backend(backend, aec)
+            } else {
+                // Read, or the plugin's keys would be reported as unknown ones.
+                for key in ["plugin", "plugin_options", "plugin_rate"] where aec.has(key) {
+                    throw aec.fail(key, "needs aec.backend (the name the plugin's modes use, e.g. \"backend\": \"mine\")")
+                }
+            }
             processing.filterMilliseconds = try aec.integer("filter_ms", in: 10...2000).map(Int.init)
             try aec.finish()
         }

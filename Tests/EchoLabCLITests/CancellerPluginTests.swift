@@ -176,6 +176,45 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap((own["metrics"] as? [String: Any])?["erle_steady_db"] as? Double), 10)
     }
 
+    /// Shards of an eval with a plugin — given by `--plugin` to a mode, and named by a scenario of
+    /// its own — merge into what the unsharded eval writes (timing aside): `merge` runs nothing,
+    /// so it knows the plugin's backend by the name its modes give it.
+    func testShardsOfPluginRunsMergeAsTheUnshardedEval() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let nlms = try Self.build("Examples/Plugins/nlms.c", "nlms", in: root)
+        let corpus = root.appendingPathComponent("corpus")
+        try writeTwoItemCorpus(in: corpus)
+        _ = try writeScenario("""
+            {"name": "own", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 20, "gain_db": -6},
+             "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "../nlms.so"}, "duration_s": 2}
+            """, named: "own.json", in: corpus)
+        func eval(_ extra: [String]) throws {
+            let result = try runEchoLab(["eval", "corpus", "--no-taps"] + extra, in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+        }
+        let modes = ["--plugin", "nlms=\(nlms)", "--modes", "nlms:intensityRecommended,speex:intensityRecommended"]
+        try eval(modes + ["--out", "whole"])
+        try eval(modes + ["--out", "shard-1", "--shard", "1/2"])
+        try eval(modes + ["--out", "shard-2", "--shard", "2/2"])
+        let merged = try runEchoLab(["merge", "shard-1", "shard-2", "--out", "merged"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        func document(_ folder: String) throws -> String {
+            try String(contentsOf: root.appendingPathComponent("\(folder)/eval.json"), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.contains("\"wall_s\"") }.joined(separator: "\n")
+        }
+        XCTAssertEqual(try document("merged"), try document("whole"))
+        XCTAssertTrue(try document("merged").contains("\"nlms:intensityRecommended\""))
+
+        // Without --modes: the scenario's own plugin runs as written.
+        try eval(["--out", "own-1", "--shard", "1/2"])
+        try eval(["--out", "own-2", "--shard", "2/2"])
+        let own = try runEchoLab(["merge", "own-1", "own-2", "--out", "own-merged"], in: root)
+        XCTAssertEqual(own.status, 0, own.standardError)
+        XCTAssertTrue(try document("own-merged").contains("\"mine:intensityMax\""))
+    }
+
     /// A recording's report names a plugin as a call's does: by the name the plugin reports
     /// itself, and the SHA-256 of its file.
     func testARecordingNamesThePluginByItsOwnNameAndDigest() throws {

@@ -47,6 +47,28 @@ final class ScenarioLoaderTests: XCTestCase {
         }
     }
 
+    /// A plugin's keys without `aec.backend` are not unknown keys (they are documented): the
+    /// error says what is missing. A backend that is no built-in one without a plugin names both.
+    func testAPluginWithoutABackendNameSaysTheNameIsMissing() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        try Data().write(to: folder.appendingPathComponent("mine.so"))
+        let cases: [(json: String, key: String, problem: String)] = [
+            (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "plugin": "mine.so"}}"#, "aec.plugin",
+             #"needs aec.backend (the name the plugin's modes use, e.g. "backend": "mine")"#),
+            (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "plugin_rate": 16000}}"#, "aec.plugin_rate",
+             #"needs aec.backend (the name the plugin's modes use, e.g. "backend": "mine")"#),
+            (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "backend": "mine"}}"#, "aec.backend",
+             "'mine' is not one of speex, webrtc, webrtc-mobile, aec3, echolab (a plugin needs aec.plugin, its file)"),
+        ]
+        for (index, item) in cases.enumerated() {
+            XCTAssertThrowsError(try parse(item.json, in: folder, name: "plugin\(index).json")) { error in
+                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.key, item.key)
+                XCTAssertEqual(error.problem, item.problem)
+            }
+        }
+    }
+
     /// A recording speaker's file is written as `.NAME.partial` and replaced through
     /// `.NAME.replaced`: a name that leaves no room for them is refused when the scenario loads,
     /// not after the call was simulated ("File name too long").
