@@ -164,15 +164,16 @@ public struct RunEvaluator: Sendable {
     }
 
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
-    /// the delay lies past the estimator's search — the scenario's echo path delay, a lower bound
-    /// of it (the devices add their latencies).
+    /// the delay lies past the estimator's search, or is ambiguous because the far end is tonal —
+    /// the scenario's echo path delay, a lower bound of it (the devices add their latencies).
     /// nil for a call that changes route: the delay is measured once, over its first seconds, and
     /// a route's own latency (Bluetooth's) would be judged on another route's stretch.
     func echoDelayMilliseconds(_ run: CallRun, analysis: EchoAnalysis) -> Double? {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
         if let measured = analysis.whole.delayMilliseconds { return measured }
         let nominal = run.scenario.echoPath.delayMilliseconds
-        guard nominal > configuration.maxDelayMilliseconds, analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
+        guard nominal > configuration.maxDelayMilliseconds || analysis.whole.delayAmbiguousTonalFarEnd,
+              analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
         return nominal
     }
 

@@ -18,6 +18,8 @@ struct DelayBlockCollector {
     private var referenceReal: [Float], referenceImaginary: [Float]
     private var micReal: [Float], micImaginary: [Float]
     private var sumReal: [Double], sumImaginary: [Double]
+    /// The reference's power per bin, summed over the blocks in the estimate (`isTonal`).
+    private var referencePower: [Double]
     private var referenceFilled = 0, micFilled = 0
 
     init(estimator: DelayEstimator) {
@@ -32,6 +34,7 @@ struct DelayBlockCollector {
         micImaginary = referenceReal
         sumReal = [Double](repeating: 0, count: bins)
         sumImaginary = sumReal
+        referencePower = sumReal
         hopEnergies.reserveCapacity(64)
         eligibleStarts.reserveCapacity(estimator.maxBlocks)
     }
@@ -86,6 +89,10 @@ struct DelayBlockCollector {
             }
         }
         guard accumulated > 0 else { return nil }
+        if estimator.isTonal(referencePower: referencePower) {
+            referenceIsTonal = true
+            return nil
+        }
         switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft) {
         case .lag(let lag): return lag
         case .none: return nil
@@ -97,6 +104,8 @@ struct DelayBlockCollector {
 
     /// Set by `finish` when the echo lies outside the search's 0…maxLag (no delay is returned).
     private(set) var echoOutsideSearch = false
+    /// Set by `finish` when the reference is tonal (`DelayEstimator.isTonal`: no delay is returned).
+    private(set) var referenceIsTonal = false
 
     /// Adds the PHAT-weighted cross-spectrum X_mic·conj(X_ref)/|…| of the block at `start`.
     private mutating func accumulate(reference: SampleHistory, mic: SampleHistory, start: Int,
@@ -107,7 +116,8 @@ struct DelayBlockCollector {
         fft.forward(referenceBlock, real: &referenceReal, imaginary: &referenceImaginary)
         fft.forward(micWindow, real: &micReal, imaginary: &micImaginary)
         Self.addWhitened(referenceReal: referenceReal, referenceImaginary: referenceImaginary,
-                         micReal: micReal, micImaginary: micImaginary, sumReal: &sumReal, sumImaginary: &sumImaginary)
+                         micReal: micReal, micImaginary: micImaginary, sumReal: &sumReal, sumImaginary: &sumImaginary,
+                         referencePower: &referencePower)
     }
 
     /// Bins more than this far below the block's strongest bin (in power) do not vote: PHAT gives
@@ -117,16 +127,20 @@ struct DelayBlockCollector {
     static let votingFloor = 1e-6   // −60 dB
 
     private static func addWhitened(referenceReal: [Float], referenceImaginary: [Float], micReal: [Float],
-                                    micImaginary: [Float], sumReal: inout [Double], sumImaginary: inout [Double]) {
+                                    micImaginary: [Float], sumReal: inout [Double], sumImaginary: inout [Double],
+                                    referencePower: inout [Double]) {
         let bins = referenceReal.count
         // Spans of exactly `bins`: no bounds check left in the loops.
         let xr = referenceReal.span.extracting(0..<bins), xi = referenceImaginary.span.extracting(0..<bins)
         let yr = micReal.span.extracting(0..<bins), yi = micImaginary.span.extracting(0..<bins)
+        var power = referencePower.mutableSpan
+        precondition(power.count >= bins)
         var referencePeak = 0.0, micPeak = 0.0
         var bin = 1
         while bin < bins {
             let rr = Double(xr[bin]), ri = Double(xi[bin])
             let mr = Double(yr[bin]), mi = Double(yi[bin])
+            power[bin] += rr * rr + ri * ri
             referencePeak = max(referencePeak, rr * rr + ri * ri)
             micPeak = max(micPeak, mr * mr + mi * mi)
             bin &+= 1

@@ -55,6 +55,28 @@ struct DelayEstimator {
     /// last mic windows are cut, which lowers large positive lags against negative ones.
     static let outsideMargin = 1.25
 
+    /// A far end whose power sits in a few frequencies — a tone, a held chord, a whistle — has no
+    /// delay GCC-PHAT can find: its correlation repeats at every period of its lines, and the bins
+    /// between them vote with the phase of the block's leakage, which reads as lag 0 (a 1250 Hz
+    /// tone and a synthetic chord, each 200 ms late, both read 0 ms). Where the strongest
+    /// `tonalBinShare` of the bins hold `tonalPowerShare` of the reference's power over the blocks
+    /// used, there is no delay. Measured over the 32 blocks at 48 kHz (1 % of the bins): the
+    /// default corpus's voices hold 0.69–0.77 of it, white noise 0.02, a held chord and the
+    /// corpus's music 0.98, a tone 0.998.
+    static let tonalBinShare = 0.01
+    static let tonalPowerShare = 0.95
+
+    /// Whether `referencePower` (per bin, DC first, summed over the blocks used) is tonal.
+    /// Sorts a copy: once per estimate, not per frame.
+    func isTonal(referencePower: [Double]) -> Bool {
+        let bins = referencePower.dropFirst()
+        let total = bins.reduce(0, +)
+        guard total > 0 else { return false }
+        let strongest = max(1, Int(Double(bins.count) * Self.tonalBinShare))
+        let held = bins.sorted(by: >).prefix(strongest).reduce(0, +)
+        return held >= Self.tonalPowerShare * total
+    }
+
     /// What the summed correlation says.
     enum Peak: Equatable {
         /// The delay, in (fractional) samples.

@@ -136,6 +136,7 @@ public final class EchoAnalysisStream {
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
         if core.echoOutsideDelaySearch { whole.echoOutsideDelaySearchMilliseconds = configuration.maxDelayMilliseconds }
+        whole.delayAmbiguousTonalFarEnd = core.referenceIsTonal
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs)
     }

@@ -33,6 +33,10 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// the reports (read back, it is nil); the warning and the reason they give are. Equality
     /// counts it: a metric read back from a report equals the one measured only where it is nil.
     public var echoOutsideDelaySearchMilliseconds: Double?
+    /// The far end is tonal (a tone, a held chord: `DelayEstimator.isTonal`), so its delay repeats
+    /// at every period of its lines and `delayMilliseconds` is nil. Not written to the reports, as
+    /// `echoOutsideDelaySearchMilliseconds`; the warning `metrics` gives is.
+    public var delayAmbiguousTonalFarEnd = false
     /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
     /// contains its first sample. Windows without single-talk frames have a nil value.
     public var erleSeries: [ERLEPoint]

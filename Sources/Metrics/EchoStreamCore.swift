@@ -36,6 +36,8 @@ struct EchoStreamCore {
     private(set) var delaySamples: Double?
     /// The delay search found the echo outside its range (`DelayBlockCollector.echoOutsideSearch`).
     private(set) var echoOutsideDelaySearch = false
+    /// The reference is tonal: no delay (`DelayBlockCollector.referenceIsTonal`).
+    private(set) var referenceIsTonal = false
     /// Whole-sample reference shift; nil during the warm-up.
     private(set) var shift: Int?
 
@@ -190,6 +192,7 @@ struct EchoStreamCore {
             self.collector = nil
             delaySamples = collector.finish(reference: reference, mic: mic, end: end)
             echoOutsideDelaySearch = collector.echoOutsideSearch
+            referenceIsTonal = collector.referenceIsTonal
         }
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((delaySamples ?? 0).rounded()))

@@ -210,6 +210,29 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try files.map { try Data(contentsOf: corpus.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
     }
 
+    /// Music 200 ms late read a delay of 0 ms, and the lint that speex's 190 ms filter misses the
+    /// echo stayed silent. The music-like far end is tonal: no delay, a warning from `metrics`,
+    /// and the lint judges the scenario's 200 ms (a lower bound of the echo's delay).
+    func testATonalFarEndHasNoDelayButTheLintStillJudgesTheReach() throws {
+        let room = """
+            "far_end": {"generator": "music", "level_dbfs": -20}, "echo_path": {"delay_ms": 200, "gain_db": -6}, "duration_s": 8
+            """
+        let scenario = try writeScenario("{\"name\": \"music\", \(room)}", named: "music.json", in: root)
+        let result = try runEchoLab(["run", scenario, "--aec", "speex:intensityMax", "--out", "music"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let report = try loadJSON(root.appendingPathComponent("music/report.json").path)
+        XCTAssertTrue(metrics(report)["delay_ms"] is NSNull)
+        XCTAssertEqual(try XCTUnwrap(metrics(report)["erl_db"] as? Double), 6, accuracy: 0.2)
+        let findings = try XCTUnwrap(report["findings"] as? [[String: Any]])
+        let reach = try XCTUnwrap(findings.first { $0["rule"] as? String == "echo-delay-beyond-filter" }, "\(findings)")
+        XCTAssertTrue((reach["message"] as? String)?.hasPrefix("the echo arrives 200.0 ms after the reference") == true, "\(reach)")
+
+        let scored = try runEchoLab(["metrics", "--reference", "music/reference.wav", "--mic", "music/mic.wav", "--processed", "music/sent.wav"],
+                                    in: root)
+        XCTAssertEqual(scored.status, 0, scored.standardError)
+        XCTAssertTrue(scored.standardError.contains("echolab metrics: warning: the far end in music/reference.wav is tonal"), scored.standardError)
+    }
+
     func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {
         // The device mic for 4 s, then a file: the whole call's ERLE is the device stretch's.
         let switched = try run("switch", #""timeline": [{"at_ms": 4000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#)

@@ -94,6 +94,29 @@ final class DelayEstimationTests: XCTestCase {
         }
     }
 
+    /// A tonal far end — a tone, the music-like chord — 200 ms late read 0 ms: its correlation
+    /// repeats at every period of its lines, and the leakage between them votes for lag 0. Now it
+    /// has no delay and says why; a voice and noise 200 ms late still read 200 ms, unflagged.
+    func testATonalFarEndHasNoDelayAndSaysWhy() throws {
+        let rate = 48_000, count = 8 * rate, lag = 9_600
+        let signals: [(String, SignalKind, Bool)] = [
+            ("tone", .tone(frequency: 1250, levelDBFS: -20), true), ("chord", .musicLike(levelDBFS: -20), true),
+            ("voice", .speechLike(levelDBFS: -20, pitchHz: 120), false), ("noise", .whiteNoise(levelDBFS: -20), false),
+        ]
+        for (name, signal, tonal) in signals {
+            let reference = SignalGenerator.render(signal, sampleRate: rate, count: count, seed: 41)
+            let echo = (0..<count).map { $0 >= lag ? 0.5 * reference[$0 - lag] : 0 }
+            let mic = TestSignals.sum(echo, TestSignals.noise(count: count, dbfs: -70, seed: 42))
+            let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: mic)).whole
+            XCTAssertEqual(whole.delayAmbiguousTonalFarEnd, tonal, name)
+            if tonal {
+                XCTAssertNil(whole.delayMilliseconds, name)
+            } else {
+                XCTAssertEqual(try XCTUnwrap(whole.delayMilliseconds, name), 200, accuracy: 0.05, name)
+            }
+        }
+    }
+
     func testUnrelatedSignalsHaveNoDelay() {
         let reference = TestSignals.noise(count: 96_000, dbfs: -20, seed: 21)
         let mic = TestSignals.noise(count: 96_000, dbfs: -20, seed: 22)
