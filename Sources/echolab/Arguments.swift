@@ -204,6 +204,9 @@ struct PluginOptions: ParsableArguments {
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-rate \(name): no --plugin \(name)=PATH") }
                 guard sampleRates[name] == nil else { throw ValidationError("--plugin-rate: \(name) is given twice") }
                 guard let hz = Int(rate) else { throw ValidationError("--plugin-rate \(name): '\(rate)' is not a whole number of Hz") }
+                guard CancellerPlugin.sampleRates.contains(hz) else {
+                    throw ValidationError("--plugin-rate \(name): \(hz) Hz is not one of \(CancellerPlugin.sampleRates.map(String.init).joined(separator: ", "))")
+                }
                 sampleRates[name] = hz
             }
             return try paths.map { entry in
@@ -211,7 +214,7 @@ struct PluginOptions: ParsableArguments {
                     return try CancellerPlugin(name: entry.name, path: entry.path, options: optionTexts[entry.name],
                                                sampleRate: sampleRates[entry.name] ?? 48_000)
                 } catch let error as CancellerPlugin.Invalid {
-                    throw ValidationError("--plugin \(error.description)")
+                    throw ValidationError("--plugin: \(error.description)")
                 }
             }
         }

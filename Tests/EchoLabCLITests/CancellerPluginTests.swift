@@ -257,10 +257,10 @@ final class CancellerPluginTests: XCTestCase {
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
         let cases: [([String], String)] = [
             (["--plugin", "x=missing.so"], "--plugin x: \(root.path)/missing.so: no such readable file"),
-            (["--plugin", "speex=\(through)"], "--plugin plugin name 'speex' is a built-in backend's; choose another"),
+            (["--plugin", "speex=\(through)"], "--plugin: plugin name 'speex' is a built-in backend's; choose another"),
             (["--plugin", "a=\(through)", "--plugin", "a=\(through)"], "--plugin: a is registered twice"),
             (["--plugin", "a=\(through)", "--plugin-options", "a=[1]"], "--plugin-options a: not a JSON object: [1]"),
-            (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "sample rate 44100 Hz is not 8000, 16000, 32000 or 48000"),
+            (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "--plugin-rate a: 44100 Hz is not one of 8000, 16000, 32000, 48000"),
             (["--aec", "nope:intensityMax"], "unknown backend 'nope'"),
         ]
         for (extra, message) in cases {

@@ -351,9 +351,12 @@ final class HelpTextTests: XCTestCase {
         and run straight through the canceller. Every item runs in every mode of
         --modes (a scenario's own aec without it; speex:intensityRecommended for a
         recording) into OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled.
-        OUT/eval.json and OUT/eval.md hold every item × mode's metrics and, per mode,
-        the mean, median and 10th percentile of steady-state ERLE, near-end attenuation
-        in double talk and convergence, and its wins: the items where no other mode
+        OUT/eval.json holds every item × mode's metrics and, per mode, the mean, median
+        and 10th percentile of steady-state and whole-call ERLE, TCLw, convergence and,
+        in double talk, near-end attenuation, distortion and the attenuation range
+        (each with its count and its bounds); OUT/eval.md the main of them per mode
+        (steady ERLE, near-end attenuation and distortion, convergence, TCLw, the
+        attenuation range). Both name each mode's wins: the items where no other mode
         beats it on both steady ERLE and near-end attenuation (the best modes, named
         first); OUT/eval.html (self-contained) adds a plot of that trade-off, a
         sortable table of every run and per item ERLE over time and per band for each
