@@ -10,7 +10,7 @@ import Metrics
 /// counter of its pipeline (underruns, drops, clipped samples, canceller resets, clicks, gaps …)
 /// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or when it is missing from the current run (a gate must not pass on
 /// less work). Findings that went away are improvements. Runs new in the current file are listed,
-/// not judged. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
+/// not judged, and so are runs measured with another canceller library. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
 /// both have.
 public struct EvalComparison: Sendable {
     /// One item × mode, as eval.json names it.
@@ -48,7 +48,8 @@ public struct EvalComparison: Sendable {
     public var regressions: [Change] = []
     public var improvements: [Change] = []
     /// Runs whose canceller library (eval.json's `library`: a version, a plugin's SHA-256) is not
-    /// the baseline's: listed, not judged — the numbers measure another build.
+    /// the baseline's: listed, not judged (in neither `regressions` nor `improvements`) — the
+    /// numbers measure another build.
     public var libraryChanges: [Change] = []
     /// Scores the two files cannot be compared on: a scorer of another version or model, or one
     /// CURRENT was not scored with. Listed, not judged.
@@ -119,9 +120,11 @@ public struct EvalComparison: Sendable {
     }
 
     private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
-        // Baselines written before libraries were named have none: nothing to say.
-        if let was = before["library"]?.stringValue, let now = after["library"]?.stringValue, was != now {
-            libraryChanges.append(Change(run: key, what: "library", baseline: was, current: now, delta: nil))
+        // Another library's numbers measure another build: the run is listed, and nothing of it
+        // is judged (a regression there would fail the gate on a library update).
+        if let change = Self.libraryChange(key, before, after) {
+            libraryChanges.append(change)
+            return
         }
         let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
         switch (failedBefore, failedAfter) {
@@ -182,6 +185,14 @@ public struct EvalComparison: Sendable {
                 regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: "true", current: "false", delta: nil))
             }
         }
+    }
+
+    /// The run's canceller library (a version, a plugin's SHA-256) where it is not the baseline's;
+    /// nil where it is, or where either file names none (baselines written before libraries were
+    /// named: nothing to say).
+    static func libraryChange(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) -> Change? {
+        guard let was = before["library"]?.stringValue, let now = after["library"]?.stringValue, was != now else { return nil }
+        return Change(run: key, what: "library", baseline: was, current: now, delta: nil)
     }
 
     /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames

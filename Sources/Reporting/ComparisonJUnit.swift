@@ -3,12 +3,13 @@ import Foundation
 
 /// `compare --junit`: the gate as JUnit XML, the format CI systems (GitHub Actions reporters,
 /// GitLab, Jenkins) show as tests — one test case per item × mode, its regressions as its failure,
-/// a run new in the current file as skipped (listed, not judged), and an interrupted current eval
-/// as a failed case of its own.
+/// a run new in the current file or measured with another canceller library as skipped (listed,
+/// not judged), and an interrupted current eval as a failed case of its own.
 public enum ComparisonJUnit {
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         let failing = Dictionary(grouping: comparison.regressions, by: \.run)
         let added = Set(comparison.added)
+        let otherLibrary = Dictionary(comparison.libraryChanges.map { ($0.run, $0) }, uniquingKeysWith: { first, _ in first })
         var cases: [String] = []
         if comparison.currentIsIncomplete {
             cases.append(testCase(className: "eval", name: "complete",
@@ -20,14 +21,16 @@ public enum ComparisonJUnit {
                 let lines = regressions.map(line)
                 body = failure("\(regressions.count) regression\(regressions.count == 1 ? "" : "s"): \(lines[0])", details: lines.joined(separator: "\n"))
             } else if added.contains(run) {
-                body = "      <skipped message=\"not in the baseline: listed, not judged\"/>\n"
+                body = skipped("not in the baseline: listed, not judged")
+            } else if let change = otherLibrary[run] {
+                body = skipped("measured with another library (\(change.baseline), now \(change.current)): listed, not judged")
             } else {
                 body = ""
             }
             cases.append(testCase(className: run.item, name: run.mode, body: body))
         }
         let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
-        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count)\""
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count + otherLibrary.count)\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="echolab compare" \(counts)>
@@ -47,6 +50,11 @@ public enum ComparisonJUnit {
     static func testCase(className: String, name: String, body: String) -> String {
         let open = "    <testcase classname=\"\(escaped(className))\" name=\"\(escaped(name))\""
         return body.isEmpty ? open + "/>\n" : open + ">\n" + body + "    </testcase>\n"
+    }
+
+    /// A case listed, not judged; `message` says why (library names come from the files compared).
+    static func skipped(_ message: String) -> String {
+        "      <skipped message=\"\(escaped(message))\"/>\n"
     }
 
     static func failure(_ message: String, details: String) -> String {

@@ -46,7 +46,7 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
-    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs new in CURRENT skipped (same rules as --markdown).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library) skipped (same rules as --markdown).", valueName: "file"))
     var junit: String?
 
     func validate() throws {

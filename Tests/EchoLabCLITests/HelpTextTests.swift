@@ -519,8 +519,9 @@ final class HelpTextTests: XCTestCase {
                                   it, the diff goes to stdout only.
           --junit <file>          Also write the verdict as JUnit XML to this file, for
                                   CI test views: one test case per item × mode, its
-                                  regressions as its failure, runs new in CURRENT
-                                  skipped (same rules as --markdown).
+                                  regressions as its failure, runs not judged (new in
+                                  CURRENT, another library) skipped (same rules as
+                                  --markdown).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -1,0 +1,106 @@
+import EchoLabTestSupport
+import Foundation
+import XCTest
+
+/// What `compare` judges and how it says it, through the binary: what a new user's trial found
+/// judged or said wrong, one test each.
+final class CompareVerdictTests: XCTestCase {
+    private var root: URL!
+    private static let mode = "speex:intensityMin"
+
+    /// Two 4 s items (`delay40-intensityRecommended`, `speech`) in one mode, evaluated into
+    /// `base/eval.json`.
+    override func setUpWithError() throws {
+        root = try temporaryDirectory()
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let eval = try runEchoLab(["eval", "corpus", "--modes", Self.mode, "--out", "base", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
+
+    /// base/eval.json with `edit` applied, written to `name`.
+    private func doctored(_ name: String, _ edit: (inout [String: Any]) throws -> Void) throws -> String {
+        var eval = try loadJSON(path("base/eval.json"))
+        try edit(&eval)
+        try JSONSerialization.data(withJSONObject: eval).write(to: root.appendingPathComponent(name))
+        return name
+    }
+
+    /// Edits the one result of item `item`.
+    private static func editResult(_ eval: inout [String: Any], item: Int, _ edit: (inout [String: Any]) -> Void) {
+        var items = eval["items"] as! [[String: Any]]
+        var results = items[item]["results"] as! [[String: Any]]
+        edit(&results[0])
+        items[item]["results"] = results
+        eval["items"] = items
+    }
+
+    /// Moves item `item`'s steady-state ERLE by `change` dB.
+    private static func moveSteadyERLE(_ eval: inout [String: Any], item: Int, by change: Double) {
+        editResult(&eval, item: item) { result in
+            var metrics = result["metrics"] as! [String: Any]
+            metrics["erle_steady_db"] = (metrics["erle_steady_db"] as! Double) + change
+            result["metrics"] = metrics
+        }
+    }
+
+    /// Item `item`'s name.
+    private func name(item: Int) throws -> String {
+        let items = try XCTUnwrap(loadJSON(path("base/eval.json"))["items"] as? [[String: Any]])
+        return try XCTUnwrap(items[item]["name"] as? String)
+    }
+
+    /// Item `item`'s steady-state ERLE, a figure the gate judges, and whether it is a lower bound.
+    private func steadyERLE(item: Int) throws -> (value: Double, isLowerBound: Bool) {
+        let items = try XCTUnwrap(loadJSON(path("base/eval.json"))["items"] as? [[String: Any]])
+        let result = try XCTUnwrap((items[item]["results"] as? [[String: Any]])?.first)
+        let metrics = try XCTUnwrap(result["metrics"] as? [String: Any])
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(metrics["erle_steady_analysis_frames"] as? Int), 20, "judged")
+        return (try XCTUnwrap(metrics["erle_steady_db"] as? Double), metrics["erle_steady_is_lower_bound"] as? Bool == true)
+    }
+
+    /// A level as compare prints it in its cells.
+    private static func db(_ value: Double, isLowerBound: Bool) -> String {
+        (isLowerBound ? "≥ " : "") + String(format: "%.2f dB", value)
+    }
+
+    /// The lines of `text` that are rows of a table naming `item`.
+    private static func rows(naming item: String, in text: String) -> [Substring] {
+        text.split(separator: "\n").filter { $0.hasPrefix("| \(item) | ") }
+    }
+
+    /// A run measured with another canceller library is listed once and judged nowhere: it was
+    /// also a regression (or an improvement), and failed the gate on a library update.
+    func testARunMeasuredWithAnotherLibraryIsListedOnceAndNotJudged() throws {
+        let library = try XCTUnwrap(((loadJSON(path("base/eval.json"))["items"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?
+            .first?["library"] as? String)
+        XCTAssertTrue(library.hasPrefix("speexdsp "), library)
+        let item = try name(item: 0)
+        // The baseline measured item 0 with another speexdsp, 5 dB better: judged, a regression.
+        let older = try doctored("older-library.json") { eval in
+            Self.moveSteadyERLE(&eval, item: 0, by: 5)
+            Self.editResult(&eval, item: 0) { $0["library"] = "speexdsp 1.2.0" }
+        }
+        let result = try runEchoLab(["compare", older, "base/eval.json", "--junit", "gate.xml"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), result.standardOutput)
+        XCTAssertFalse(result.standardOutput.contains("## Regressions"), result.standardOutput)
+        XCTAssertEqual(Self.rows(naming: item, in: result.standardOutput),
+                       ["| \(item) | \(Self.mode) | library | speexdsp 1.2.0 | \(library) | — |"], result.standardOutput)
+        let junit = try String(contentsOfFile: path("gate.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains(#"tests="2" failures="0" errors="0" skipped="1""#), junit)
+        XCTAssertTrue(junit.contains("<skipped message=\"measured with another library (speexdsp 1.2.0, now \(library)): listed, not judged\"/>"),
+                      junit)
+
+        // The other way round, 5 dB better with the other library is no improvement either.
+        let better = try runEchoLab(["compare", "base/eval.json", older], in: root)
+        XCTAssertEqual(better.status, 0, better.standardOutput)
+        XCTAssertTrue(better.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), better.standardOutput)
+        XCTAssertEqual(Self.rows(naming: item, in: better.standardOutput).count, 1, better.standardOutput)
+    }
+}
