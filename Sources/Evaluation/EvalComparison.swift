@@ -58,15 +58,34 @@ public struct EvalComparison: Sendable {
     public var added: [RunKey] = []
     /// Every run either file has, in order: what the gate looked at (JUnit lists each).
     public var runs: [RunKey] = []
-    /// Per mode: mean steady ERLE in the baseline and now (nil where a file has none).
+    /// Per mode of either file: mean steady ERLE in the baseline and now, over the same runs.
     public var modeMeans: [ModeMean] = []
-    /// One mode's mean steady-state ERLE in the two files; a mean over lower bounds is one itself.
+    /// One mode's mean steady-state ERLE in the two files over the same runs: those both files
+    /// hold and judge, measured in both. Each file's mean over all its own runs would read an item
+    /// removed, renamed or not reached as a change of the mode. A mean over lower bounds is one
+    /// itself.
     public struct ModeMean: Sendable {
         public var mode: String
+        /// How many runs (items) both means are over.
+        public var items: Int
+        /// nil where `items` is 0.
         public var baseline: Double?
         public var current: Double?
         public var baselineIsLowerBound: Bool
         public var currentIsLowerBound: Bool
+
+        /// The means of `pairs`, one run's steady ERLE in the baseline and now each.
+        init(mode: String, pairs: [(was: Figure, now: Figure)]) {
+            func mean(_ figures: [Figure]) -> Double? {
+                figures.isEmpty ? nil : figures.compactMap(\.number).reduce(0, +) / Double(figures.count)
+            }
+            self.mode = mode
+            items = pairs.count
+            baseline = mean(pairs.map(\.was))
+            current = mean(pairs.map(\.now))
+            baselineIsLowerBound = pairs.contains { $0.was.isLowerBound }
+            currentIsLowerBound = pairs.contains { $0.now.isLowerBound }
+        }
     }
     /// The baseline has scorers' scores to judge.
     public var hasScores = false
@@ -112,11 +131,27 @@ public struct EvalComparison: Sendable {
         }
         added = new.keys.filter { old[$0] == nil }.sorted()
         runs = Set(old.keys).union(new.keys).sorted()
-        modeMeans = Self.modeNames(baseline, current).map { mode in
-            let was = Self.modeMean(baseline, mode), now = Self.modeMean(current, mode)
-            return ModeMean(mode: mode, baseline: was?.mean, current: now?.mean,
-                            baselineIsLowerBound: was?.isLowerBound ?? false, currentIsLowerBound: now?.isLowerBound ?? false)
+        modeMeans = modeMeans(old, new, modes: Self.modeNames(baseline, current))
+    }
+
+    /// The mean steady ERLE of each mode in `modes` over the runs both files hold and judge, where
+    /// both measured it (ran, on enough frames). In order of run, so that the sums, and the
+    /// printed means, are the same every time.
+    private func modeMeans(_ old: [RunKey: JSONValue], _ new: [RunKey: JSONValue], modes: [String]) -> [ModeMean] {
+        let notJudged = Set(libraryChanges.map(\.run))
+        var pairs: [String: [(was: Figure, now: Figure)]] = [:]
+        for key in old.keys.sorted() where !notJudged.contains(key) {
+            guard let after = new[key] else { continue }
+            let was = steadyERLE(of: old[key]!), now = steadyERLE(of: after)
+            if was.number != nil, now.number != nil { pairs[key.mode, default: []].append((was, now)) }
         }
+        return modes.map { ModeMean(mode: $0, pairs: pairs[$0] ?? []) }
+    }
+
+    /// A run's steady-state ERLE as the gate judges it; none for a failed run.
+    private func steadyERLE(of result: JSONValue) -> Figure {
+        guard result["error"]?.stringValue == nil else { return .none }
+        return figure(result, "metrics.erle_steady_db", frames: Self.framesOf("erle_steady_db").map { "metrics.\($0)" })
     }
 
     private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
@@ -197,7 +232,7 @@ public struct EvalComparison: Sendable {
 
     /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
     /// than a figure needs (files without frame counts: every value counts).
-    private enum Figure {
+    enum Figure {
         case value(Double, isLowerBound: Bool)
         case lowConfidence(frames: Int)
         case none
@@ -354,20 +389,11 @@ public struct EvalComparison: Sendable {
         return runs
     }
 
+    /// The modes of both files, the baseline's first, each in its file's order.
     static func modeNames(_ a: JSONValue, _ b: JSONValue) -> [String] {
-        var names: [String] = []
-        for eval in [a, b] {
-            for summary in eval["mode_summary"]?.arrayValue ?? [] {
-                if let mode = summary["mode"]?.stringValue, !names.contains(mode) { names.append(mode) }
-            }
-        }
+        var names = EvalDocument.modes(of: a)
+        for mode in EvalDocument.modes(of: b) where !names.contains(mode) { names.append(mode) }
         return names
-    }
-
-    static func modeMean(_ eval: JSONValue, _ mode: String) -> (mean: Double, isLowerBound: Bool)? {
-        let summary = eval["mode_summary"]?.arrayValue?.first { $0["mode"]?.stringValue == mode }
-        guard let mean = summary?.value(at: "erle_steady_db.mean")?.doubleValue else { return nil }
-        return (mean, (summary?.value(at: "erle_steady_db.lower_bounds")?.doubleValue ?? 0) > 0)
     }
 
     /// A level as the comparison prints it in its cells (two decimals), "≥ " before a lower bound

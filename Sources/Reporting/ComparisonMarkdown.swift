@@ -1,9 +1,13 @@
 import Evaluation
 import Foundation
 
-/// compare.md: `echolab compare`'s verdict for a pull request — the verdict, per-mode means, then
-/// every regression and improvement.
+/// compare.md: `echolab compare`'s verdict for a pull request — the verdict, per-mode means (over
+/// the runs both files judge), then every regression and improvement.
 public enum ComparisonMarkdown {
+    /// What the mode means are over: the same runs in both files, so that a change is one.
+    static let modeMeansCaption = "Both means of a mode are over the same items (the items column): the runs both files hold and "
+        + "judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean."
+
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
@@ -22,10 +26,11 @@ public enum ComparisonMarkdown {
             : "**\(comparison.regressions.count) regression\(comparison.regressions.count == 1 ? "" : "s")\(among).**"
         md += " \(comparison.improvements.count) improvement\(comparison.improvements.count == 1 ? "" : "s") beyond the threshold.\n"
         if !comparison.modeMeans.isEmpty {
-            md += "\n## Mean steady-state ERLE per mode\n\n| mode | baseline | current | change |\n|---|---|---|---|\n"
+            md += "\n## Mean steady-state ERLE per mode\n\n" + modeMeansCaption + "\n\n"
+            md += "| mode | items | baseline | current | change |\n|---|---|---|---|---|\n"
             for mean in comparison.modeMeans {
                 let change = mean.baseline.flatMap { a in mean.current.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
-                md += row([mean.mode, mean.baseline.map { EvalComparison.db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
+                md += row([mean.mode, "\(mean.items)", mean.baseline.map { EvalComparison.db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
                            mean.current.map { EvalComparison.db($0, isLowerBound: mean.currentIsLowerBound) } ?? "—", change])
             }
         }

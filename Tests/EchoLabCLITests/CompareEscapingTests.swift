@@ -80,6 +80,6 @@ final class CompareEscapingTests: XCTestCase {
 
         // The per-mode table goes through the same cells.
         let modes = try XCTUnwrap(lines.firstIndex(of: "## Mean steady-state ERLE per mode"), markdown)
-        for row in lines[(modes + 2)...].prefix(while: { $0.hasPrefix("|") }) { XCTAssertEqual(Self.cells(row), 4, "\(row)") }
+        for row in lines[(modes + 2)...].prefix(while: { $0.hasPrefix("|") }) { XCTAssertEqual(Self.cells(row), 5, "\(row)") }
     }
 }

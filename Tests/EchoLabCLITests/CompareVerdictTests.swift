@@ -103,4 +103,32 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(better.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), better.standardOutput)
         XCTAssertEqual(Self.rows(naming: item, in: better.standardOutput).count, 1, better.standardOutput)
     }
+
+    /// Both means of a mode are over the same runs: each file's mean over all its own items
+    /// made an item removed or renamed read as a change of the mode.
+    func testTheModeMeansAreOverTheItemsBothFilesJudge() throws {
+        let kept = try steadyERLE(item: 0)
+        let renamed = try name(item: 1)
+        // Item 1 renamed (a regression: missing, and a new run), item 0 0.3 dB lower (within the
+        // threshold). The means are item 0's alone in both: the change is item 0's.
+        let current = try doctored("renamed.json") { eval in
+            Self.moveSteadyERLE(&eval, item: 0, by: -0.3)
+            var items = eval["items"] as! [[String: Any]]
+            items[1]["name"] = "renamed"
+            eval["items"] = items
+        }
+        let result = try runEchoLab(["compare", "base/eval.json", current], in: root)
+        XCTAssertEqual(result.status, 1, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("| \(renamed) | \(Self.mode) | run | ran | missing | — |"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("""
+            ## Mean steady-state ERLE per mode
+
+            Both means of a mode are over the same items (the items column): the runs both files hold and judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean.
+
+            | mode | items | baseline | current | change |
+            |---|---|---|---|---|
+            | \(Self.mode) | 1 | \(Self.db(kept.value, isLowerBound: kept.isLowerBound)) | \(Self.db(kept.value - 0.3, isLowerBound: kept.isLowerBound)) | -0.30 dB |
+
+            """), result.standardOutput)
+    }
 }

@@ -10,7 +10,8 @@ import XCTest
 final class ComparisonMarkdownTests: XCTestCase {
     private static func eval(complete: Bool, erle: Double = 20, lowerBounds: Int = 0) -> JSONValue {
         let result: JSONValue = .object(["mode": .string("speex:intensityMax"), "folder": .string("a/speex-intensityMax"), "error": .null,
-                                         "metrics": .object(["erle_steady_db": .number(erle), "erle_steady_analysis_frames": .number(400)]),
+                                         "metrics": .object(["erle_steady_db": .number(erle), "erle_steady_analysis_frames": .number(400),
+                                                             "erle_steady_is_lower_bound": .bool(lowerBounds > 0)]),
                                          "findings": .array([]), "duration_s": .number(4)])
         let summary: JSONValue = .object(["mode": .string("speex:intensityMax"),
                                           "erle_steady_db": .object(["mean": .number(erle), "lower_bounds": .number(Double(lowerBounds))])])
@@ -36,7 +37,7 @@ final class ComparisonMarkdownTests: XCTestCase {
         let markdown = ComparisonMarkdown.render(EvalComparison(baseline: Self.eval(complete: true, erle: 36.18, lowerBounds: 2),
                                                                 current: Self.eval(complete: true, erle: 36.18), maxRegressionDB: 0.5),
                                                  baselineName: "base.json", currentName: "cur.json")
-        XCTAssertTrue(markdown.contains("| speex:intensityMax | ≥ 36.18 dB | 36.18 dB | +0.00 dB |"), markdown)
+        XCTAssertTrue(markdown.contains("| speex:intensityMax | 1 | ≥ 36.18 dB | 36.18 dB | +0.00 dB |"), markdown)
     }
 }
 
