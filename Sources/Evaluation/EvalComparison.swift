@@ -8,10 +8,12 @@ import Metrics
 /// ERLE over the whole call or in any of its device and route segments; when it gained a finding
 /// (the app mistake the lint exists to catch, or a telephony requirement missed); when a fault
 /// counter of its pipeline (underruns, drops, clipped samples, canceller resets, clicks, gaps …)
-/// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or when it is missing from the current run (a gate must not pass on
-/// less work). Findings that went away are improvements. Runs new in the current file are listed,
-/// not judged, and so are runs measured with another canceller library. Works on the JSON alone, so any two EchoLab versions' files compare on the keys
-/// both have.
+/// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or
+/// when it is missing from the current run (a gate must not pass on less work) — unless that run
+/// was interrupted, which fails on its own, and whose missing runs are listed as not run.
+/// Findings that went away are improvements. Runs new in the current file are listed, not judged,
+/// and so are runs measured with another canceller library. Works on the JSON alone, so any two
+/// EchoLab versions' files compare on the keys both have.
 public struct EvalComparison: Sendable {
     /// One item × mode, as eval.json names it.
     public struct RunKey: Hashable, Sendable, Comparable, CustomStringConvertible {
@@ -56,6 +58,9 @@ public struct EvalComparison: Sendable {
     public var scoreNotes: [Change] = []
     /// Runs of the current file that the baseline does not have.
     public var added: [RunKey] = []
+    /// Runs of the baseline an interrupted current file does not have: not run, listed — not
+    /// counted as regressions, since the interruption alone fails the gate.
+    public var notRun: [RunKey] = []
     /// Every run either file has, in order: what the gate looked at (JUnit lists each).
     public var runs: [RunKey] = []
     /// Per mode of either file: mean steady ERLE in the baseline and now, over the same runs.
@@ -121,6 +126,12 @@ public struct EvalComparison: Sendable {
         for key in old.keys.sorted() {
             let before = old[key]!
             guard let after = new[key] else {
+                // An interrupted run did not reach it: its interruption fails the gate, and the
+                // runs it holds are judged on what they are.
+                if currentIsIncomplete {
+                    notRun.append(key)
+                    continue
+                }
                 // A gate must not pass on less work: missing is a regression even where the
                 // baseline's run had failed.
                 let was = before["error"]?.stringValue == nil ? "ran" : "failed"

@@ -4,11 +4,12 @@ import Foundation
 /// `compare --junit`: the gate as JUnit XML, the format CI systems (GitHub Actions reporters,
 /// GitLab, Jenkins) show as tests — one test case per item × mode, its regressions as its failure,
 /// a run new in the current file or measured with another canceller library as skipped (listed,
-/// not judged), and an interrupted current eval as a failed case of its own.
+/// not judged), and an interrupted current eval as a failed case of its own (the runs it did not
+/// reach skipped).
 public enum ComparisonJUnit {
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         let failing = Dictionary(grouping: comparison.regressions, by: \.run)
-        let added = Set(comparison.added)
+        let added = Set(comparison.added), notRun = Set(comparison.notRun)
         let otherLibrary = Dictionary(comparison.libraryChanges.map { ($0.run, $0) }, uniquingKeysWith: { first, _ in first })
         var cases: [String] = []
         if comparison.currentIsIncomplete {
@@ -22,6 +23,8 @@ public enum ComparisonJUnit {
                 body = failure("\(regressions.count) regression\(regressions.count == 1 ? "" : "s"): \(lines[0])", details: lines.joined(separator: "\n"))
             } else if added.contains(run) {
                 body = skipped("not in the baseline: listed, not judged")
+            } else if notRun.contains(run) {
+                body = skipped("not run: the current eval was interrupted")
             } else if let change = otherLibrary[run] {
                 body = skipped("measured with another library (\(change.baseline), now \(change.current)): listed, not judged")
             } else {
@@ -30,7 +33,7 @@ public enum ComparisonJUnit {
             cases.append(testCase(className: run.item, name: run.mode, body: body))
         }
         let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
-        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count + otherLibrary.count)\""
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count + notRun.count + otherLibrary.count)\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="echolab compare" \(counts)>

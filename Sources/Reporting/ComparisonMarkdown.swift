@@ -18,7 +18,7 @@ public enum ComparisonMarkdown {
         md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(String(format: "%.2f", comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
-        if comparison.currentIsIncomplete { md += "**The current run is incomplete** (interrupted): it cannot pass the gate.\n\n" }
+        if comparison.currentIsIncomplete { md += incompleteLine(notRun: comparison.notRun.count) }
         // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
         let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""
         md += comparison.regressions.isEmpty
@@ -48,8 +48,24 @@ public enum ComparisonMarkdown {
         table("Scores not compared (not judged)", comparison.scoreNotes)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
-            for run in comparison.added { md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n" }
+            for run in comparison.added { md += listItem(run) }
+        }
+        if !comparison.notRun.isEmpty {
+            md += "\n## Not run (the current run was interrupted)\n\n"
+            for run in comparison.notRun { md += listItem(run) }
         }
         return md
+    }
+
+    /// The verdict of an interrupted current run, and how many of the baseline's runs it did not
+    /// reach (listed at the end: they are not regressions).
+    static func incompleteLine(notRun: Int) -> String {
+        let listed = notRun == 0 ? "" : "; \(notRun) run\(notRun == 1 ? "" : "s") of the baseline not run, listed below"
+        return "**The current run is incomplete** (interrupted\(listed)): it cannot pass the gate.\n\n"
+    }
+
+    /// A run as a list item: its item's name and mode stay text.
+    static func listItem(_ run: EvalComparison.RunKey) -> String {
+        "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n"
     }
 }

@@ -23,7 +23,8 @@ struct CompareCommand: ParsableCommand {
         compared at its bound. Findings that went away are listed as \
         improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
         library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
-        another scorer version or model. An interrupted CURRENT ("complete": false) fails. Exit codes, as diff's: 0 no regression (an equal report \
+        another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
+        are listed as not run, not as regressions. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
         """
     )
@@ -46,7 +47,7 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
-    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library) skipped (same rules as --markdown).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library, not reached by an interrupted CURRENT) skipped (same rules as --markdown).", valueName: "file"))
     var junit: String?
 
     func validate() throws {

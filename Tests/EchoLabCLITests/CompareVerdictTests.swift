@@ -131,4 +131,40 @@ final class CompareVerdictTests: XCTestCase {
 
             """), result.standardOutput)
     }
+
+    /// The runs an interrupted CURRENT did not reach are "not run", listed: they were counted as
+    /// regressions "among the runs it holds". The interruption still fails the gate.
+    func testAnInterruptedCurrentCountsOnlyTheRunsItHolds() throws {
+        let held = try name(item: 0), notRun = try name(item: 1)
+        _ = try steadyERLE(item: 0)
+        // Interrupted after item 0, which lost 1 dB: one regression, one run not run.
+        let interrupted = try doctored("interrupted.json") { eval in
+            Self.moveSteadyERLE(&eval, item: 0, by: -1)
+            var items = eval["items"] as! [[String: Any]]
+            items.removeLast()
+            eval["items"] = items
+            eval["complete"] = false
+        }
+        let result = try runEchoLab(["compare", "base/eval.json", interrupted, "--junit", "gate.xml"], in: root)
+        XCTAssertEqual(result.status, 1, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("""
+            **The current run is incomplete** (interrupted; 1 run of the baseline not run, listed below): it cannot pass the gate.
+
+            **1 regression among the runs it holds.** 0 improvements beyond the threshold.
+
+            """), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("| \(held) | \(Self.mode) | erle_steady_db |"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.hasSuffix("""
+
+            ## Not run (the current run was interrupted)
+
+            - \(notRun) × \(Self.mode)
+
+            """), result.standardOutput)
+        XCTAssertFalse(result.standardOutput.contains("| missing |"), result.standardOutput)
+        let junit = try String(contentsOfFile: path("gate.xml"), encoding: .utf8)
+        // The interruption and item 0 fail; item 1 is skipped.
+        XCTAssertTrue(junit.contains(#"tests="3" failures="2" errors="0" skipped="1""#), junit)
+        XCTAssertTrue(junit.contains(#"<skipped message="not run: the current eval was interrupted"/>"#), junit)
+    }
 }

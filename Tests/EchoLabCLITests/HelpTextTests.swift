@@ -494,7 +494,8 @@ final class HelpTextTests: XCTestCase {
         so are runs measured with another canceller library (a version, a plugin's
         SHA-256) than the baseline's, and scores CURRENT was not scored for or scored
         by another scorer version or model. An interrupted CURRENT ("complete": false)
-        fails. Exit codes, as diff's: 0 no regression (an equal report included); 1 a
+        fails; the runs it did not reach are listed as not run, not as regressions.
+        Exit codes, as diff's: 0 no regression (an equal report included); 1 a
         regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage
         error.
 
@@ -520,7 +521,8 @@ final class HelpTextTests: XCTestCase {
           --junit <file>          Also write the verdict as JUnit XML to this file, for
                                   CI test views: one test case per item × mode, its
                                   regressions as its failure, runs not judged (new in
-                                  CURRENT, another library) skipped (same rules as
+                                  CURRENT, another library, not reached by an
+                                  interrupted CURRENT) skipped (same rules as
                                   --markdown).
           --version               Show the version.
           -h, --help              Show help information.
