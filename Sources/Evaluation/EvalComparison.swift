@@ -32,13 +32,29 @@ public struct EvalComparison: Sendable {
         public var current: String
         /// Signed change in the metric's unit (dB, or a count), when both are numbers.
         public var delta: Double?
+        /// The threshold `delta` was judged against (nil: any change counts, as a count's does).
+        public var threshold: Double? = nil
         /// The change counts something (a pipeline counter, a lint finding) rather than a level in dB.
         public var isCount: Bool { what.hasPrefix("pipeline.") || what.hasPrefix("finding ") }
         /// The change is of a scorer's score (in its own unit, such as MOS).
         public var isScore: Bool { what.hasPrefix("score ") }
-        /// The change as the reports print it: a count, a score or dB, signed.
+        /// The change as the reports print it: a count, a score or dB, signed; a level or a score
+        /// with as many decimals as show it beyond its threshold.
         public var deltaText: String? {
-            delta.map { isCount ? String(format: "%+.0f", $0) : isScore ? String(format: "%+.2f", $0) : String(format: "%+.2f dB", $0) }
+            guard let delta else { return nil }
+            if isCount { return String(format: "%+.0f", delta) }
+            let number = Self.signed(delta, beyond: threshold)
+            return isScore ? number : number + " dB"
+        }
+
+        /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
+        /// rounded to two, a fall of 0.5001 dB against 0.5 printed "-0.50", read as within it.
+        static func signed(_ value: Double, beyond threshold: Double?) -> String {
+            var decimals = 2
+            func text() -> String { String(format: "%+.\(decimals)f", value) }
+            // eval.json's values have four decimals, so a few more always do; the bound ends the loop.
+            while let threshold, decimals < 12, abs(Double(text()) ?? 0) <= threshold { decimals += 1 }
+            return text()
         }
     }
 
@@ -273,7 +289,7 @@ public struct EvalComparison: Sendable {
         case (let a?, let b?):
             let gain = (higherIsBetter ? 1.0 : -1.0) * (b - a)
             let change = Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound),
-                                current: Self.db(b, isLowerBound: now.isLowerBound), delta: b - a)
+                                current: Self.db(b, isLowerBound: now.isLowerBound), delta: b - a, threshold: maxRegressionDB)
             if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
         case (let a?, nil):
             regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound), current: "not measured", delta: nil))
@@ -356,7 +372,8 @@ public struct EvalComparison: Sendable {
                         continue
                     }
                     let gain = (a.higherIsBetter ? 1.0 : -1.0) * (b.value - a.value)
-                    let change = Change(run: key, what: what, baseline: Self.score(a.value), current: Self.score(b.value), delta: b.value - a.value)
+                    let change = Change(run: key, what: what, baseline: Self.score(a.value), current: Self.score(b.value), delta: b.value - a.value,
+                                        threshold: maxRegressionScore)
                     if gain < -maxRegressionScore { regressions.append(change) } else if gain > maxRegressionScore { improvements.append(change) }
                 }
             }
@@ -364,6 +381,14 @@ public struct EvalComparison: Sendable {
     }
 
     static func score(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    /// A threshold as the reports print it: two decimals, or as many more (up to six) as it was
+    /// given with — 0.5035 printed "0.50" would hide why a change of 0.504 passed.
+    public static func thresholdText(_ value: Double) -> String {
+        var decimals = 2
+        while decimals < 6, Double(String(format: "%.\(decimals)f", value)) != value { decimals += 1 }
+        return String(format: "%.\(decimals)f", value)
+    }
 
     /// Pairs of fault counters (and `conserved` flags) present in both pipelines, by dotted path.
     static func collectCounters(_ before: JSONValue?, _ after: JSONValue?, path: String, into out: inout [(String, JSONValue, JSONValue)]) {

@@ -15,9 +15,9 @@ public enum ComparisonMarkdown {
         func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(comparison.baselineRuns) runs) · current `\(currentName)` (\(comparison.currentRuns) runs) · "
-        md += "threshold \(String(format: "%.2f", comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
+        md += "threshold \(EvalComparison.thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
-        md += comparison.hasScores ? ", \(String(format: "%.2f", comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
+        md += comparison.hasScores ? ", \(EvalComparison.thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.currentIsIncomplete { md += incompleteLine(notRun: comparison.notRun.count) }
         // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
         let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""

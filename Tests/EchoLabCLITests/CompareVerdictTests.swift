@@ -167,4 +167,28 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(junit.contains(#"tests="3" failures="2" errors="0" skipped="1""#), junit)
         XCTAssertTrue(junit.contains(#"<skipped message="not run: the current eval was interrupted"/>"#), junit)
     }
+
+    /// A change just beyond the threshold prints beyond it: a drop of 0.5001 dB against 0.5
+    /// printed "-0.50 dB", a failure that read as within the threshold.
+    func testAChangeJustBeyondTheThresholdPrintsBeyondIt() throws {
+        let item = try name(item: 0), erle = try steadyERLE(item: 0)
+        let was = Self.db(erle.value, isLowerBound: erle.isLowerBound)
+        let cases: [(change: Double, printed: String)] = [(-0.5001, "-0.5001 dB"), (-0.504, "-0.504 dB"), (-0.506, "-0.51 dB"), (-0.8, "-0.80 dB")]
+        for (index, (change, printed)) in cases.enumerated() {
+            let current = try doctored("edge\(index).json") { Self.moveSteadyERLE(&$0, item: 0, by: change) }
+            let result = try runEchoLab(["compare", "base/eval.json", current, "--junit", "edge\(index).xml"], in: root)
+            XCTAssertEqual(result.status, 1, "\(change): \(result.standardOutput)")
+            XCTAssertTrue(result.standardOutput.contains("| \(item) | \(Self.mode) | erle_steady_db | \(was) | ") &&
+                          result.standardOutput.contains(" | \(printed) |\n"), "\(change): \(result.standardOutput)")
+            let junit = try String(contentsOfFile: path("edge\(index).xml"), encoding: .utf8)
+            XCTAssertTrue(junit.contains("(\(printed))"), "\(change): \(junit)")
+        }
+        // An improvement just beyond it, the same way; a threshold of more decimals is printed whole.
+        let better = try doctored("better.json") { Self.moveSteadyERLE(&$0, item: 0, by: 0.5001) }
+        let improved = try runEchoLab(["compare", "base/eval.json", better], in: root)
+        XCTAssertTrue(improved.standardOutput.contains(" | +0.5001 dB |\n"), improved.standardOutput)
+        let fine = try runEchoLab(["compare", "base/eval.json", "edge1.json", "--max-regression-db", "0.5035"], in: root)
+        XCTAssertTrue(fine.standardOutput.contains(" · threshold 0.5035 dB on ERLE"), fine.standardOutput)
+        XCTAssertTrue(fine.standardOutput.contains(" | -0.504 dB |\n"), fine.standardOutput)
+    }
 }
