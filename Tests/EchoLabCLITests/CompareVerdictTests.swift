@@ -191,4 +191,18 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(fine.standardOutput.contains(" · threshold 0.5035 dB on ERLE"), fine.standardOutput)
         XCTAssertTrue(fine.standardOutput.contains(" | -0.504 dB |\n"), fine.standardOutput)
     }
+
+    /// The header counted "(1 runs)".
+    func testOneRunIsOneRun() throws {
+        let one = try doctored("one.json") { eval in
+            var items = eval["items"] as! [[String: Any]]
+            items.removeLast()
+            eval["items"] = items
+        }
+        let result = try runEchoLab(["compare", one, one], in: root)
+        XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        XCTAssertTrue(result.standardOutput.contains("Baseline `one.json` (1 run) · current `one.json` (1 run) · "), result.standardOutput)
+        let two = try runEchoLab(["compare", "base/eval.json", "base/eval.json"], in: root)
+        XCTAssertTrue(two.standardOutput.contains("Baseline `base/eval.json` (2 runs) · current `base/eval.json` (2 runs) · "), two.standardOutput)
+    }
 }
