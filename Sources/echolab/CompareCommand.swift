@@ -25,7 +25,8 @@ struct CompareCommand: ParsableCommand {
         library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
         are listed as not run, not as regressions. Exit codes, as diff's: 0 no regression (an equal report \
-        included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error.
+        included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error (also a \
+        --markdown or --junit file refused: a compared file, both the same file, a folder, pipe or device).
         """
     )
 
@@ -57,15 +58,26 @@ struct CompareCommand: ParsableCommand {
         guard maxRegressionMOS.isFinite, maxRegressionMOS >= 0 else {
             throw ValidationError("--max-regression-mos must be a number ≥ 0 (got \(maxRegressionMOS))")
         }
+        try validateReportFiles()
+    }
+
+    /// The report files can take a new file, checked before anything is read or written: one that
+    /// is a compared file (`--markdown eval.json` would replace the report it reads), a folder, a
+    /// pipe or a device, or one file for both reports, is a usage error, as a bad value is — exit
+    /// 2 says an input cannot be read.
+    private func validateReportFiles() throws {
+        do {
+            for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.checkWritable(report, inputs: [baseline, current]) }
+            if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
+        } catch {
+            // The names come from the command line: said on one line, printable.
+            throw ValidationError(printable(CommandFailure.describe(error)))
+        }
     }
 
     func run() throws {
         let comparison: EvalComparison
         do {
-            // The Markdown file may not be one of the files compared (`--markdown eval.json` would
-            // replace the report it reads), checked before anything is read.
-            for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.checkWritable(report, inputs: [baseline, current]) }
-            if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
                                         maxRegressionDB: maxRegressionDB, maxRegressionScore: maxRegressionMOS)
         } catch {

@@ -205,4 +205,21 @@ final class CompareVerdictTests: XCTestCase {
         let two = try runEchoLab(["compare", "base/eval.json", "base/eval.json"], in: root)
         XCTAssertTrue(two.standardOutput.contains("Baseline `base/eval.json` (2 runs) · current `base/eval.json` (2 runs) · "), two.standardOutput)
     }
+
+    /// An output file compare refuses is a usage error, said as swift-argument-parser says one,
+    /// before anything is read or written: it exited 2, which says an input cannot be read.
+    func testARefusedOutputFileIsAUsageError() throws {
+        let usage = "Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]\n"
+            + "  See 'echolab compare --help' for more information.\n"
+        let same = try runEchoLab(["compare", "base/eval.json", "base/eval.json", "--markdown", "x.md", "--junit", "x.md"], in: root)
+        XCTAssertEqual(same.status, 64, same.standardOutput + same.standardError)
+        XCTAssertEqual(same.standardError, "Error: x.md: given to both --markdown and --junit; name two files\n" + usage)
+        XCTAssertEqual(same.standardOutput, "")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.md")))
+
+        let input = try runEchoLab(["compare", "base/eval.json", "base/eval.json", "--junit", "./base/eval.json"], in: root)
+        XCTAssertEqual(input.status, 64, input.standardOutput + input.standardError)
+        XCTAssertEqual(input.standardError, "Error: ./base/eval.json: cannot write: it is an input (base/eval.json); choose another file\n" + usage)
+        XCTAssertEqual(input.standardOutput, "")
+    }
 }

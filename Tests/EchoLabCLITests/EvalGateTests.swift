@@ -146,22 +146,24 @@ final class EvalGateTests: XCTestCase {
     }
 
     /// `--markdown` naming a compared file would replace the report it reads; a pipe or a device
-    /// would be replaced by a file (run as root, /dev/null). Both are refused before anything is
-    /// read or printed, and the file stays what it was.
+    /// would be replaced by a file (run as root, /dev/null). Both are refused as usage errors
+    /// before anything is read or printed, and the file stays what it was.
     func testTheMarkdownNeverReplacesAnInputOrAPipe() throws {
         try FileManager.default.copyItem(atPath: path("whole/eval.json"), toPath: path("current.json"))
         let before = try Data(contentsOf: root.appendingPathComponent("current.json"))
         for spelling in ["current.json", "./current.json", path("current.json")] {
             let result = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", spelling], in: root)
-            XCTAssertEqual(result.status, 2, spelling)
-            XCTAssertEqual(result.standardError, "echolab: \(spelling): cannot write: it is an input (current.json); choose another file\n")
+            XCTAssertEqual(result.status, 64, spelling)
+            XCTAssertTrue(result.standardError.hasPrefix("Error: \(spelling): cannot write: it is an input (current.json); choose another file\nUsage: "),
+                          result.standardError)
             XCTAssertEqual(result.standardOutput, "", "nothing compared")
         }
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("current.json")), before)
         XCTAssertEqual(mkfifo(path("pipe"), 0o644), 0)
         let pipe = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", "pipe"], in: root)
-        XCTAssertEqual(pipe.status, 2)
-        XCTAssertEqual(pipe.standardError, "echolab: pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\n")
+        XCTAssertEqual(pipe.status, 64)
+        XCTAssertTrue(pipe.standardError.hasPrefix("Error: pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\nUsage: "),
+                      pipe.standardError)
         var status = stat()
         XCTAssertEqual(lstat(path("pipe"), &status), 0)
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a pipe")

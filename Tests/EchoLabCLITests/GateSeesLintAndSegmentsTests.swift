@@ -126,7 +126,7 @@ final class GateSeesLintAndSegmentsTests: XCTestCase {
         XCTAssertEqual(failed.failureMessages, [#"1 regression: run: ran → missing"#])
 
         let same = try runEchoLab(["compare", baseline, baseline, "--junit", "x.md", "--markdown", "./x.md"], in: root)
-        XCTAssertEqual(same.status, 2, same.standardOutput)
+        XCTAssertEqual(same.status, 64, same.standardOutput)
         XCTAssertTrue(same.standardError.contains("given to both --markdown and --junit"), same.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("x.md")))
     }

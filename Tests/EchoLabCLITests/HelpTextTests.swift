@@ -497,7 +497,8 @@ final class HelpTextTests: XCTestCase {
         fails; the runs it did not reach are listed as not run, not as regressions.
         Exit codes, as diff's: 0 no regression (an equal report included); 1 a
         regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage
-        error.
+        error (also a --markdown or --junit file refused: a compared file, both the
+        same file, a folder, pipe or device).
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
 
@@ -663,6 +664,22 @@ final class HelpTextTests: XCTestCase {
         Error: --modes: speex:intensityMax is given twice
         Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
           See 'echolab eval --help' for more information.
+
+        """)
+    }
+
+    /// A report file compare refuses is a usage error, refused before any file is read.
+    func testCompareReportFilesError() throws {
+        try assertUsageError(["compare", "base.json", "current.json", "--markdown", "gate.md", "--junit", "./gate.md"], """
+        Error: ./gate.md: given to both --markdown and --junit; name two files
+        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
+          See 'echolab compare --help' for more information.
+
+        """)
+        try assertUsageError(["compare", "base.json", "current.json", "--markdown", "base.json"], """
+        Error: base.json: cannot write: it is an input (base.json); choose another file
+        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
+          See 'echolab compare --help' for more information.
 
         """)
     }
