@@ -64,6 +64,10 @@ final class DefaultCorpusEvalTests: XCTestCase {
         for (a, b) in [(baseline, out.appendingPathComponent("eval.json").path), (out.appendingPathComponent("eval.json").path, baseline)] {
             let compared = try runEchoLab(["compare", a, b, "--max-regression-db", "0.05"])
             XCTAssertEqual(compared.status, 0, "reports/baseline.json is stale: run `make baseline` and review the diff\n" + compared.standardOutput + compared.standardError)
+            // compare lists a run measured with another library without judging it: the gate
+            // passes, but the baseline no longer says what this machine's libraries measure.
+            XCTAssertFalse(compared.standardOutput.contains("Measured with another library"),
+                           "reports/baseline.json was measured with other canceller libraries: run `make baseline` and review the diff\n" + compared.standardOutput)
         }
         // It lists the segments of every run that has them: the gate judges each segment only
         // where both files list it.
