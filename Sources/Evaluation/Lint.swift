@@ -108,9 +108,10 @@ public enum Linter {
     }
 
     /// The stretches (at least `minimumDurationSeconds`) where a canceller runs whose reach
-    /// (`EchoReach`) falls short of the echo's bulk delay, `delayMilliseconds` (nil: unknown, no finding).
+    /// (`EchoReach`) falls short of the echo's bulk delay, `delayMilliseconds` (nil: unknown, no
+    /// finding; `delayIsLowerBound`: the scenario's echo path delay, where none was measured).
     public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
-                                     backend: EchoCancellerBackend, filterOverride: Int?) -> [LintFinding] {
+                                     delayIsLowerBound: Bool = false, backend: EchoCancellerBackend, filterOverride: Int?) -> [LintFinding] {
         guard let delay = delayMilliseconds else { return [] }
         // A stretch per reach: a switch between two modes that both fall short is two findings.
         let short = stretches(states, endFrame: endFrame) { state -> Double? in
@@ -120,7 +121,9 @@ public enum Linter {
         }
         return short.map { frames, reach in
             LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
-                        message: "the echo arrives \(RunEvaluator.format(delay)) ms after the reference, beyond the \(RunEvaluator.format(reach)) ms \(backend.name) reaches: "
+                        message: "the echo arrives \(delayIsLowerBound ? "at least " : "")\(RunEvaluator.format(delay)) ms after the reference"
+                            + (delayIsLowerBound ? " (the scenario's echo path delay: none was measured)" : "")
+                            + ", beyond the \(RunEvaluator.format(reach)) ms \(backend.name) reaches: "
                             + LintRule.delayRemedy)
         }.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
     }

@@ -39,8 +39,9 @@ public struct RunEvaluator: Sendable {
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read)
         let processing = run.scenario.voiceProcessing
+        let delay = echoDelayMilliseconds(run, analysis: analysis)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
-                                                 delayMilliseconds: echoDelayMilliseconds(run, analysis: analysis),
+                                                 delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds)
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
@@ -140,7 +141,7 @@ public struct RunEvaluator: Sendable {
             return seen.joined(separator: ", ")
         }
         if gate.frames == 0 {
-            return "the call (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
+            return "the \(states.isEmpty ? "recording" : "call") (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
         }
         if !states.isEmpty, !states.contains(where: \.realMicrophoneInUse) {
             return "no echo reached the sent path: custom mic (\(names(states.map(\.customMic))))"
@@ -163,18 +164,31 @@ public struct RunEvaluator: Sendable {
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }
 
+    /// Why `delayMilliseconds` is nil, in words (nil when it was measured): the echo lies outside
+    /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
+    public static func delayUnmeasuredReason(_ metrics: EchoMetrics) -> String? {
+        guard metrics.delayMilliseconds == nil else { return nil }
+        if let range = metrics.echoOutsideDelaySearchMilliseconds {
+            return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"
+        }
+        if metrics.delayAmbiguousTonalFarEnd {
+            return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
+        }
+        return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
+    }
+
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
     /// the delay lies past the estimator's search, or is ambiguous because the far end is tonal —
     /// the scenario's echo path delay, a lower bound of it (the devices add their latencies).
     /// nil for a call that changes route: the delay is measured once, over its first seconds, and
     /// a route's own latency (Bluetooth's) would be judged on another route's stretch.
-    func echoDelayMilliseconds(_ run: CallRun, analysis: EchoAnalysis) -> Double? {
+    func echoDelayMilliseconds(_ run: CallRun, analysis: EchoAnalysis) -> (milliseconds: Double, isLowerBound: Bool)? {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
-        if let measured = analysis.whole.delayMilliseconds { return measured }
+        if let measured = analysis.whole.delayMilliseconds { return (measured, false) }
         let nominal = run.scenario.echoPath.delayMilliseconds
         guard nominal > configuration.maxDelayMilliseconds || analysis.whole.delayAmbiguousTonalFarEnd,
               analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
-        return nominal
+        return (nominal, true)
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }

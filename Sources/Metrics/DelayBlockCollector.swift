@@ -18,7 +18,8 @@ struct DelayBlockCollector {
     private var referenceReal: [Float], referenceImaginary: [Float]
     private var micReal: [Float], micImaginary: [Float]
     private var sumReal: [Double], sumImaginary: [Double]
-    /// The reference's power per bin, summed over the blocks in the estimate (`isTonal`).
+    /// The reference's power per bin, each block's normalised to sum 1, summed over the blocks in
+    /// the estimate (`DelayEstimator.isTonal`).
     private var referencePower: [Double]
     private var referenceFilled = 0, micFilled = 0
 
@@ -89,13 +90,13 @@ struct DelayBlockCollector {
             }
         }
         guard accumulated > 0 else { return nil }
-        if estimator.isTonal(referencePower: referencePower) {
-            referenceIsTonal = true
-            return nil
-        }
-        switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft) {
+        switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft,
+                              referenceIsTonal: estimator.isTonal(referencePower: referencePower)) {
         case .lag(let lag): return lag
         case .none: return nil
+        case .ambiguousTonal:
+            referenceIsTonal = true
+            return nil
         case .outsideSearch:
             echoOutsideSearch = true
             return nil
@@ -104,7 +105,8 @@ struct DelayBlockCollector {
 
     /// Set by `finish` when the echo lies outside the search's 0…maxLag (no delay is returned).
     private(set) var echoOutsideSearch = false
-    /// Set by `finish` when the reference is tonal (`DelayEstimator.isTonal`: no delay is returned).
+    /// Set by `finish` when the reference is tonal and its correlation ambiguous
+    /// (`DelayEstimator.Peak.ambiguousTonal`): no delay is returned.
     private(set) var referenceIsTonal = false
 
     /// Adds the PHAT-weighted cross-spectrum X_mic·conj(X_ref)/|…| of the block at `start`.
@@ -135,15 +137,24 @@ struct DelayBlockCollector {
         let yr = micReal.span.extracting(0..<bins), yi = micImaginary.span.extracting(0..<bins)
         var power = referencePower.mutableSpan
         precondition(power.count >= bins)
-        var referencePeak = 0.0, micPeak = 0.0
+        var referencePeak = 0.0, micPeak = 0.0, referenceTotal = 0.0
         var bin = 1
         while bin < bins {
             let rr = Double(xr[bin]), ri = Double(xi[bin])
             let mr = Double(yr[bin]), mi = Double(yi[bin])
-            power[bin] += rr * rr + ri * ri
+            referenceTotal += rr * rr + ri * ri
             referencePeak = max(referencePeak, rr * rr + ri * ri)
             micPeak = max(micPeak, mr * mr + mi * mi)
             bin &+= 1
+        }
+        // Each block's spectrum counts once, as PHAT counts it, whatever its level.
+        if referenceTotal > 0 {
+            bin = 1
+            while bin < bins {
+                let rr = Double(xr[bin]), ri = Double(xi[bin])
+                power[bin] += (rr * rr + ri * ri) / referenceTotal
+                bin &+= 1
+            }
         }
         let referenceFloor = referencePeak * votingFloor, micFloor = micPeak * votingFloor
         var real = sumReal.mutableSpan, imaginary = sumImaginary.mutableSpan

@@ -23,6 +23,8 @@ struct DelayEstimator {
     let activeMeanSquare: Double
     /// Transform length: at least blockSize + maxLag so no searched lag wraps around.
     let fftSize: Int
+    /// How many of the strongest bins `isTonal` weighs: `tonalBandwidthHz` at this rate.
+    let tonalBins: Int
 
     init(sampleRate: Int, configuration: EchoMetricsConfiguration) {
         blockSize = configuration.delayBlockSize(forSampleRate: sampleRate)
@@ -31,6 +33,7 @@ struct DelayEstimator {
         maxBlocks = max(1, configuration.maxDelayBlocks)
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         fftSize = Self.smoothSize(atLeast: blockSize + maxLag)
+        tonalBins = max(1, Int((Self.tonalBandwidthHz * Double(fftSize) / Double(sampleRate)).rounded()))
     }
 
     /// Smallest size ≥ `value` of the form 64·2^a·3^b·5^c: FFTW is fast on 2-3-5 sizes, fastest
@@ -58,22 +61,29 @@ struct DelayEstimator {
     /// A far end whose power sits in a few frequencies — a tone, a held chord, a whistle — has no
     /// delay GCC-PHAT can find: its correlation repeats at every period of its lines, and the bins
     /// between them vote with the phase of the block's leakage, which reads as lag 0 (a 1250 Hz
-    /// tone and a synthetic chord, each 200 ms late, both read 0 ms). Where the strongest
-    /// `tonalBinShare` of the bins hold `tonalPowerShare` of the reference's power over the blocks
-    /// used, there is no delay. Measured over the 32 blocks at 48 kHz (1 % of the bins): the
-    /// default corpus's voices hold 0.69–0.77 of it, white noise 0.02, a held chord and the
-    /// corpus's music 0.98, a tone 0.998.
-    static let tonalBinShare = 0.01
+    /// tone and a synthetic chord, each 200 ms late, both read 0 ms). It is tonal where its
+    /// strongest `tonalBandwidthHz` of bins hold `tonalPowerShare` of its power, each block's
+    /// spectrum weighed equally (as PHAT weighs the blocks: a loud ringback tone before quieter
+    /// speech does not outvote the speech). Measured at 48 kHz over the 32 blocks: the default
+    /// corpus's synthetic voices and its speech file hold 0.69–0.77 there, white noise 0.02, a
+    /// held chord and the corpus's music 0.98, a tone 0.998; at 16 and 8 kHz the same. A single
+    /// voiced block of espeak-ng speech can reach 0.95, so the reference being tonal is not enough:
+    /// the correlation must be ambiguous too (`ambiguityRatio`).
+    static let tonalBandwidthHz = 240.0
     static let tonalPowerShare = 0.95
 
-    /// Whether `referencePower` (per bin, DC first, summed over the blocks used) is tonal.
-    /// Sorts a copy: once per estimate, not per frame.
+    /// A tonal reference's correlation is ambiguous where a peak more than a millisecond from the
+    /// highest reaches this share of it: a tone or chord repeats (0.29–0.99 measured), a short
+    /// clip of speech whose few blocks read as tonal peaks once (0.02–0.21).
+    static let ambiguityRatio = 0.25
+
+    /// Whether `referencePower` — per bin, DC first, each block's spectrum normalised to sum 1 and
+    /// summed over the blocks used — is tonal. Sorts a copy: once per estimate, not per frame.
     func isTonal(referencePower: [Double]) -> Bool {
         let bins = referencePower.dropFirst()
         let total = bins.reduce(0, +)
         guard total > 0 else { return false }
-        let strongest = max(1, Int(Double(bins.count) * Self.tonalBinShare))
-        let held = bins.sorted(by: >).prefix(strongest).reduce(0, +)
+        let held = bins.sorted(by: >).prefix(tonalBins).reduce(0, +)
         return held >= Self.tonalPowerShare * total
     }
 
@@ -86,12 +96,15 @@ struct DelayEstimator {
         /// A lag outside 0…maxLag peaks `outsideMargin` times higher than any inside, and stands
         /// out: the echo leads the reference, or lags it by more than the search reaches.
         case outsideSearch
+        /// The reference is tonal and its correlation peaks at more than one lag: no lag is the delay.
+        case ambiguousTonal
     }
 
     /// The delay from the summed whitened cross-spectrum (see `Peak`).
-    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT) -> Peak {
+    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT, referenceIsTonal: Bool = false) -> Peak {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
+        if referenceIsTonal && isAmbiguous(correlation) { return .ambiguousTonal }
         let searchEnd = min(maxLag, fftSize - 1)
         var peak = 0
         for lag in 1...max(1, searchEnd) where lag <= searchEnd && correlation[lag] > correlation[peak] {
@@ -138,5 +151,18 @@ struct DelayEstimator {
             offset = min(0.5, max(-0.5, 0.5 * (before - after) / curvature))
         }
         return .lag(max(0, Double(peak) + offset))
+    }
+
+    /// Whether a lag more than a millisecond (circularly) from the highest peaks at
+    /// `ambiguityRatio` of it or more, over every lag the transform holds.
+    func isAmbiguous(_ correlation: [Float]) -> Bool {
+        guard let highest = correlation.indices.max(by: { correlation[$0] < correlation[$1] }), correlation[highest] > 0 else { return true }
+        let edge = max(2, maxLag / 500)
+        var second: Float = 0
+        for lag in correlation.indices {
+            let distance = abs(lag - highest)
+            if min(distance, correlation.count - distance) > edge { second = max(second, correlation[lag]) }
+        }
+        return Double(second) >= Self.ambiguityRatio * Double(correlation[highest])
     }
 }

@@ -25,7 +25,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
-    /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity.
+    /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity, where no lag
+    /// stands out, where the echo lies outside the search, or where the far end is tonal (`RunEvaluator.delayUnmeasuredReason`).
     public var delayMilliseconds: Double?
     /// Where the delay search (0…this many ms) found the echo outside its range — it leads the
     /// reference (a loopback recorded late), or lags it by more — the range; nil otherwise. The

@@ -169,6 +169,9 @@ public enum ScenarioLoader {
                 options = aec.any("plugin_options")!.canonicalText(numbers: .exact)
             }
             let rate = try aec.integer("plugin_rate").map(Int.init) ?? 48_000
+            guard CancellerPlugin.sampleRates.contains(rate) else {
+                throw aec.fail("plugin_rate", "\(rate) Hz is not one of \(CancellerPlugin.sampleRates.map(String.init).joined(separator: ", "))")
+            }
             do {
                 return EchoCancellerBackend(plugin: try CancellerPlugin(name: name, path: resolved, options: options, sampleRate: rate))
             } catch let error as CancellerPlugin.Invalid {

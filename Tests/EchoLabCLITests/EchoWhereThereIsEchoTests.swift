@@ -127,6 +127,7 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(measured["erle_db"] as? Double), 20, accuracy: 0.3)
         XCTAssertGreaterThan(try XCTUnwrap((measured["gate"] as? [String: Any])?["single_talk_analysis_frames"] as? Int), 150)
         XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
+        XCTAssertTrue(measured["delay_unmeasured"] is NSNull)
         XCTAssertEqual(try files.map { try Data(contentsOf: root.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
     }
 
@@ -151,6 +152,8 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue(json["delay_ms"] is NSNull)
         XCTAssertTrue(json["erl_db"] is NSNull)
         XCTAssertEqual((json["gate"] as? [String: Any])?["limitation"] as? String, "echo_outside_delay_search")
+        XCTAssertEqual(json["delay_unmeasured"] as? String,
+                       "the echo is not within 0–500 ms of the reference: it leads it (a loopback recorded late?), or lags it by more")
         XCTAssertEqual(json["echo_unmeasured"] as? String,
                        "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more")
     }
@@ -225,12 +228,15 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metrics(report)["erl_db"] as? Double), 6, accuracy: 0.2)
         let findings = try XCTUnwrap(report["findings"] as? [[String: Any]])
         let reach = try XCTUnwrap(findings.first { $0["rule"] as? String == "echo-delay-beyond-filter" }, "\(findings)")
-        XCTAssertTrue((reach["message"] as? String)?.hasPrefix("the echo arrives 200.0 ms after the reference") == true, "\(reach)")
+        XCTAssertTrue((reach["message"] as? String)?.hasPrefix("the echo arrives at least 200.0 ms after the reference (the scenario's echo path delay: none was measured)") == true, "\(reach)")
 
         let scored = try runEchoLab(["metrics", "--reference", "music/reference.wav", "--mic", "music/mic.wav", "--processed", "music/sent.wav"],
                                     in: root)
         XCTAssertEqual(scored.status, 0, scored.standardError)
         XCTAssertTrue(scored.standardError.contains("echolab metrics: warning: the far end in music/reference.wav is tonal"), scored.standardError)
+        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Any])
+        XCTAssertTrue(json["delay_ms"] is NSNull)
+        XCTAssertTrue((json["delay_unmeasured"] as? String)?.hasPrefix("the far end is tonal") == true, "\(json["delay_unmeasured"] ?? "")")
     }
 
     func testASwitchToAFileMicKeepsTheDeviceStretchsERLE() throws {

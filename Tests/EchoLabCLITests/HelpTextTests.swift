@@ -294,9 +294,10 @@ final class HelpTextTests: XCTestCase {
         estimated, given, or not_found when the output shares too little with the mic
         to tell, or is under a second: scored unshifted, with a warning); a clear lag
         outside 0–500 ms (the search reaches 1 s either way) is an error.
-        --processed-lag-ms gives it instead. A tonal far end (a tone, a held chord) has
-        no delay_ms: its delay repeats at every period of its notes (warned on stderr).
-        See docs/metrics.md for every definition.
+        --processed-lag-ms gives it instead. Where delay_ms is null, delay_unmeasured
+        says why (the echo outside the search; a tonal far end — a tone, a held chord —
+        whose delay repeats at every period of its notes, also warned on stderr; or no
+        lag standing out). See docs/metrics.md for every definition.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

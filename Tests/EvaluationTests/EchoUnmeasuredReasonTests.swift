@@ -16,7 +16,7 @@ final class EchoUnmeasuredReasonTests: XCTestCase {
 
     func testTheFirstReasonThatHoldsIsGiven() {
         XCTAssertNil(reason(frames: 561, farEndActive: 449, single: 1, echoUnderNoise: 300))
-        XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the call (0.01 s) is shorter than one analysis frame")
+        XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the recording (0.01 s) is shorter than one analysis frame")
         XCTAssertEqual(reason(frames: 561, farEndActive: 0, single: 0, echoUnderNoise: 449),
                        "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
         XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0, limitation: .echoNotExplained, echoUnderNoise: 68),

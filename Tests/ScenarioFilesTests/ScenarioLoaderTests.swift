@@ -48,7 +48,8 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     /// A plugin's keys without `aec.backend` are not unknown keys (they are documented): the
-    /// error says what is missing. A backend that is no built-in one without a plugin names both.
+    /// error says what is missing. A backend that is no built-in one without a plugin names both;
+    /// a plugin rate it cannot run at is named under its own key.
     func testAPluginWithoutABackendNameSaysTheNameIsMissing() throws {
         let folder = try makeTemporaryDirectory(for: self)
         try Data().write(to: folder.appendingPathComponent("mine.so"))
@@ -57,6 +58,8 @@ final class ScenarioLoaderTests: XCTestCase {
              #"needs aec.backend (the name the plugin's modes use, e.g. "backend": "mine")"#),
             (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "plugin_rate": 16000}}"#, "aec.plugin_rate",
              #"needs aec.backend (the name the plugin's modes use, e.g. "backend": "mine")"#),
+            (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "mine.so", "plugin_rate": 22050}}"#,
+             "aec.plugin_rate", "22050 Hz is not one of 8000, 16000, 32000, 48000"),
             (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "backend": "mine"}}"#, "aec.backend",
              "'mine' is not one of speex, webrtc, webrtc-mobile, aec3, echolab (a plugin needs aec.plugin, its file)"),
         ]
