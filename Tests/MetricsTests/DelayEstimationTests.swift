@@ -105,7 +105,7 @@ final class DelayEstimationTests: XCTestCase {
         ]
         for rate in [48_000, 16_000, 8_000] {
             for (name, signal, tonal) in signals {
-                let reference = SignalGenerator.render(signal, sampleRate: rate, count: 8 * rate, seed: 41)
+                let reference = SignalGenerator.render(signal, sampleRate: rate, count: 4 * rate, seed: 41)
                 let whole = Self.analysed(reference, delaySamples: rate / 5, sampleRate: rate)
                 XCTAssertEqual(whole.delayAmbiguousTonalFarEnd, tonal, "\(name) at \(rate) Hz")
                 if tonal {
@@ -119,16 +119,16 @@ final class DelayEstimationTests: XCTestCase {
 
     /// What is tonal only in part keeps its delay: a ringback tone louder than the speech after it
     /// (each block's spectrum counts once, as in the correlation), and voice clips of one to three
-    /// blocks, whose few voiced spectra can look tonal but whose correlation peaks once.
+    /// blocks (those here read as tonal without the ambiguity rule), whose few voiced spectra can look tonal but whose correlation peaks once.
     func testSpeechAfterATonalStartAndShortVoiceClipsKeepTheirDelay() throws {
         let rate = 48_000
         let tone = SignalGenerator.render(.tone(frequency: 425, levelDBFS: -10), sampleRate: rate, count: rate, seed: 1)
-        let voice = SignalGenerator.render(.speechLike(levelDBFS: -30, pitchHz: 110), sampleRate: rate, count: 7 * rate, seed: 43)
+        let voice = SignalGenerator.render(.speechLike(levelDBFS: -30, pitchHz: 110), sampleRate: rate, count: 3 * rate, seed: 43)
         let ringback = Self.analysed(tone + voice, delaySamples: 2_880, sampleRate: rate)
         XCTAssertFalse(ringback.delayAmbiguousTonalFarEnd)
         XCTAssertEqual(try XCTUnwrap(ringback.delayMilliseconds), 60, accuracy: 0.05)
-        for seconds in [0.3, 0.5, 0.7, 1.0] {
-            for (seed, pitch) in [(44, 110.0), (45, 180.0), (46, 240.0)] {
+        for seconds in [0.3, 0.5] {
+            for (seed, pitch) in [(44, 110.0), (45, 180.0)] {
                 let clip = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: pitch), sampleRate: rate,
                                                   count: Int(seconds * Double(rate)), seed: UInt64(seed))
                 let whole = Self.analysed(clip, delaySamples: 2_880, sampleRate: rate)
