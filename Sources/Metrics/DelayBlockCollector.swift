@@ -91,7 +91,7 @@ struct DelayBlockCollector {
         }
         guard accumulated > 0 else { return nil }
         switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft,
-                              referenceIsTonal: estimator.isTonal(referencePower: referencePower)) {
+                              referenceIsTonal: { estimator.isTonal(referencePower: referencePower) }) {
         case .lag(let lag): return lag
         case .none: return nil
         case .ambiguousTonal:

@@ -100,11 +100,12 @@ struct DelayEstimator {
         case ambiguousTonal
     }
 
-    /// The delay from the summed whitened cross-spectrum (see `Peak`).
-    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT, referenceIsTonal: Bool = false) -> Peak {
+    /// The delay from the summed whitened cross-spectrum (see `Peak`). `referenceIsTonal` is asked
+    /// only of an ambiguous correlation: it sorts the spectrum, and speech rarely needs it.
+    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT, referenceIsTonal: () -> Bool = { false }) -> Peak {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
-        if referenceIsTonal && isAmbiguous(correlation) { return .ambiguousTonal }
+        if isAmbiguous(correlation) && referenceIsTonal() { return .ambiguousTonal }
         let searchEnd = min(maxLag, fftSize - 1)
         var peak = 0
         for lag in 1...max(1, searchEnd) where lag <= searchEnd && correlation[lag] > correlation[peak] {
