@@ -102,7 +102,7 @@ struct DelayEstimator {
 
     /// The delay from the summed whitened cross-spectrum (see `Peak`). `referenceIsTonal` is asked
     /// only of an ambiguous correlation: it sorts the spectrum, and speech rarely needs it.
-    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT, referenceIsTonal: () -> Bool = { false }) -> Peak {
+    func peak(sumReal: [Double], sumImaginary: [Double], fft: RealFFT, referenceIsTonal: () -> Bool) -> Peak {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
         if isAmbiguous(correlation) && referenceIsTonal() { return .ambiguousTonal }

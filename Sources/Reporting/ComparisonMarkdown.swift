@@ -14,7 +14,7 @@ public enum ComparisonMarkdown {
         // line break in them would end the cell or the row.
         func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
-        md += "Baseline `\(baselineName)` (\(counted(comparison.baselineRuns, "run"))) · current `\(currentName)` (\(counted(comparison.currentRuns, "run"))) · "
+        md += "Baseline `\(baselineName)` (\(RunReportDocument.count(comparison.baselineRuns, "run"))) · current `\(currentName)` (\(RunReportDocument.count(comparison.currentRuns, "run"))) · "
         md += "threshold \(EvalComparison.thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(EvalComparison.thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
@@ -23,8 +23,8 @@ public enum ComparisonMarkdown {
         let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""
         md += comparison.regressions.isEmpty
             ? "**No regression\(among).**"
-            : "**\(counted(comparison.regressions.count, "regression"))\(among).**"
-        md += " \(counted(comparison.improvements.count, "improvement")) beyond the threshold.\n"
+            : "**\(RunReportDocument.count(comparison.regressions.count, "regression"))\(among).**"
+        md += " \(RunReportDocument.count(comparison.improvements.count, "improvement")) beyond the threshold.\n"
         if !comparison.modeMeans.isEmpty {
             md += "\n## Mean steady-state ERLE per mode\n\n" + modeMeansCaption + "\n\n"
             md += "| mode | items | baseline | current | change |\n|---|---|---|---|---|\n"
@@ -60,13 +60,8 @@ public enum ComparisonMarkdown {
     /// The verdict of an interrupted current run, and how many of the baseline's runs it did not
     /// reach (listed at the end: they are not regressions).
     static func incompleteLine(notRun: Int) -> String {
-        let listed = notRun == 0 ? "" : "; \(counted(notRun, "run")) of the baseline not run, listed below"
+        let listed = notRun == 0 ? "" : "; \(RunReportDocument.count(notRun, "run")) of the baseline not run, listed below"
         return "**The current run is incomplete** (interrupted\(listed)): it cannot pass the gate.\n\n"
-    }
-
-    /// `count` and `noun`, plural but for one ("1 run", "12 runs").
-    static func counted(_ count: Int, _ noun: String) -> String {
-        "\(count) \(noun)\(count == 1 ? "" : "s")"
     }
 
     /// A run as a list item: its item's name and mode stay text.
