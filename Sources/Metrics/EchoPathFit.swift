@@ -15,6 +15,10 @@ import AudioInterop
 /// tilt), each step length from an exact line search. Per iteration: one FFT and one inverse FFT
 /// per segment. The reference's segment spectra are computed once per block and kept, so the
 /// gate can predict a block with a neighbour's fit at the cost of one inverse FFT per segment.
+///
+/// The loops run over spans taken once per loop: indexing the class's arrays element by element
+/// costs a dynamic exclusivity check and a uniqueness check per access, which took 40 % of a
+/// recording's analysis.
 final class EchoPathFit {
     let length: Int
     let segments: Int
@@ -47,33 +51,50 @@ final class EchoPathFit {
     /// before the block's first output sample.
     func load(reference: [Float]) {
         precondition(reference.count >= (segments + 1) * length)
+        let bins = self.bins
         var total = [Double](repeating: 0, count: bins)
         for j in 0..<segments {
             fft.forward(reference, offset: j * length, real: &referenceReal[j], imaginary: &referenceImaginary[j])
+            let real = referenceReal[j], imaginary = referenceImaginary[j]
+            let xr = real.span.extracting(0..<bins), xi = imaginary.span.extracting(0..<bins)
+            var sum = total.mutableSpan
             for k in 0..<bins {
-                let re = Double(referenceReal[j][k]), im = Double(referenceImaginary[j][k])
-                total[k] += re * re + im * im
+                let re = Double(xr[k]), im = Double(xi[k])
+                sum[k] += re * re + im * im
             }
         }
         // A floor of 1e-3 of the mean bin power: bins the far end never reaches (above 8 kHz of a
         // 16 kHz far end) would otherwise get enormous steps from rounding noise.
         let mean = total.reduce(0, +) / Double(bins)
         let floor = max(mean * 1e-3, 1e-30)
-        for k in 0..<bins { power[k] = Float(total[k] + floor) }
+        power = total.map { Float($0 + floor) }
     }
 
     /// ŷ of the loaded block for the path `pathReal/pathImaginary` (the spectrum of h zero-padded
     /// to 2L), into `output[0..<segments·L]`.
     func predict(pathReal: [Float], pathImaginary: [Float], into output: inout [Float]) {
         let scale = 1 / Float(2 * length)
+        let bins = self.bins, length = self.length
+        let hr = pathReal.span.extracting(0..<bins), hi = pathImaginary.span.extracting(0..<bins)
+        var out = output.mutableSpan
         for j in 0..<segments {
-            let xr = referenceReal[j], xi = referenceImaginary[j]
-            for k in 0..<bins {
-                workReal[k] = (xr[k] * pathReal[k] - xi[k] * pathImaginary[k]) * scale
-                workImaginary[k] = (xr[k] * pathImaginary[k] + xi[k] * pathReal[k]) * scale
-            }
+            let real = referenceReal[j], imaginary = referenceImaginary[j]
+            let xr = real.span.extracting(0..<bins), xi = imaginary.span.extracting(0..<bins)
+            Self.multiply(xr, xi, by: hr, hi, scale: scale, into: &workReal, &workImaginary)
             fft.inverse(real: workReal, imaginary: workImaginary, output: &time)
-            for n in 0..<length { output[j * length + n] = time[length + n] }
+            let t = time.span.extracting(length..<(2 * length))
+            for n in 0..<length { out[j * length + n] = t[n] }
+        }
+    }
+
+    /// (xr + i·xi)(hr + i·hi)·scale, bin by bin.
+    private static func multiply(_ xr: Span<Float>, _ xi: Span<Float>, by hr: Span<Float>, _ hi: Span<Float>, scale: Float,
+                                 into real: inout [Float], _ imaginary: inout [Float]) {
+        let bins = xr.count
+        var wr = real.mutableSpan, wi = imaginary.mutableSpan
+        for k in 0..<bins {
+            wr[k] = (xr[k] * hr[k] - xi[k] * hi[k]) * scale
+            wi[k] = (xr[k] * hi[k] + xi[k] * hr[k]) * scale
         }
     }
 
@@ -82,72 +103,114 @@ final class EchoPathFit {
     /// on entry and is kept up to date.
     func refine(pathReal: inout [Float], pathImaginary: inout [Float], mic: [Float], weights: [Float],
                 prediction: inout [Float], iterations: Int) {
-        let span = segments * length
+        let span = segments * length, length = self.length, bins = self.bins
         var error = [Float](repeating: 0, count: span)
         var direction = [Float](repeating: 0, count: length)
         var directionReal = [Float](repeating: 0, count: bins), directionImaginary = directionReal
         var step = [Float](repeating: 0, count: span)
         var previousRZ = 0.0
+        let w = weights.span.extracting(0..<span), m = mic.span.extracting(0..<span)
         for iteration in 0..<iterations {
-            for n in 0..<span { error[n] = weights[n] * (mic[n] - prediction[n]) }
+            do {
+                let y = prediction.span.extracting(0..<span)
+                var e = error.mutableSpan
+                for n in 0..<span { e[n] = w[n] * (m[n] - y[n]) }
+            }
             let gradient = correlate(error)
             let preconditioned = applyPreconditioner(gradient)
+            let g = gradient.span.extracting(0..<length), z = preconditioned.span.extracting(0..<length)
             var rz = 0.0
-            for l in 0..<length { rz += Double(gradient[l]) * Double(preconditioned[l]) }
+            for l in 0..<length { rz += Double(g[l]) * Double(z[l]) }
             guard rz > 0, rz.isFinite else { return }
             let beta = iteration == 0 || previousRZ == 0 ? 0 : Float(rz / previousRZ)
             previousRZ = rz
-            for l in 0..<length { direction[l] = preconditioned[l] + beta * direction[l] }
+            do {
+                var d = direction.mutableSpan
+                for l in 0..<length { d[l] = z[l] + beta * d[l] }
+            }
             spectrum(of: direction, real: &directionReal, imaginary: &directionImaginary)
             predict(pathReal: directionReal, pathImaginary: directionImaginary, into: &step)
-            var numerator = 0.0, denominator = 0.0
-            for n in 0..<span {
-                let q = Double(weights[n] * step[n])
-                numerator += Double(error[n]) * q
-                denominator += q * q
+            var numerator = 0.0, denominator = 0.0, energy = 0.0
+            do {
+                let e = error.span, q = step.span.extracting(0..<span)
+                for n in 0..<span {
+                    let weighted = Double(w[n] * q[n])
+                    numerator += Double(e[n]) * weighted
+                    denominator += weighted * weighted
+                }
+                // The step removes numerator²/denominator of the weighted error energy; once that
+                // is under 0.1 % of what is left, further steps change nothing the gate could see.
+                for n in 0..<span { energy += Double(e[n]) * Double(e[n]) }
             }
             guard denominator > 0 else { return }
             let alpha = Float(numerator / denominator)
-            // The step removes numerator²/denominator of the weighted error energy; once that is
-            // under 0.1 % of what is left, further steps change nothing the gate could see.
-            var energy = 0.0
-            for n in 0..<span { energy += Double(error[n]) * Double(error[n]) }
             let converged = numerator * numerator / denominator < 1e-3 * energy
-            for k in 0..<bins {
-                pathReal[k] += alpha * directionReal[k]
-                pathImaginary[k] += alpha * directionImaginary[k]
+            do {
+                let dr = directionReal.span, di = directionImaginary.span
+                var pr = pathReal.mutableSpan, pi = pathImaginary.mutableSpan
+                for k in 0..<bins {
+                    pr[k] += alpha * dr[k]
+                    pi[k] += alpha * di[k]
+                }
+                let q = step.span
+                var y = prediction.mutableSpan
+                for n in 0..<span { y[n] += alpha * q[n] }
             }
-            for n in 0..<span { prediction[n] += alpha * step[n] }
             if converged { return }
         }
     }
 
     /// Aᵀe: Σ_j the correlation of segment j's reference frame with [0_L, e_j], lags 0..<L.
     private func correlate(_ error: [Float]) -> [Float] {
-        for k in 0..<bins { sumReal[k] = 0; sumImaginary[k] = 0 }
+        let bins = self.bins, length = self.length
+        do {
+            var sr = sumReal.mutableSpan, si = sumImaginary.mutableSpan
+            for k in 0..<bins { sr[k] = 0; si[k] = 0 }
+        }
+        let e = error.span
         for j in 0..<segments {
-            for n in 0..<length { time[n] = 0; time[length + n] = error[j * length + n] }
-            fft.forward(time, real: &workReal, imaginary: &workImaginary)
-            let xr = referenceReal[j], xi = referenceImaginary[j]
-            for k in 0..<bins {
-                // conj(X)·E
-                sumReal[k] += Double(xr[k] * workReal[k] + xi[k] * workImaginary[k])
-                sumImaginary[k] += Double(xr[k] * workImaginary[k] - xi[k] * workReal[k])
+            do {
+                var t = time.mutableSpan
+                for n in 0..<length { t[n] = 0; t[length + n] = e[j * length + n] }
             }
+            fft.forward(time, real: &workReal, imaginary: &workImaginary)
+            let real = referenceReal[j], imaginary = referenceImaginary[j]
+            Self.addConjugateProduct(real.span.extracting(0..<bins), imaginary.span.extracting(0..<bins),
+                                     workReal.span.extracting(0..<bins), workImaginary.span.extracting(0..<bins),
+                                     to: &sumReal, &sumImaginary)
         }
         let scale = 1 / Double(2 * length)
-        for k in 0..<bins { workReal[k] = Float(sumReal[k] * scale); workImaginary[k] = Float(sumImaginary[k] * scale) }
+        do {
+            let sr = sumReal.span, si = sumImaginary.span
+            var wr = workReal.mutableSpan, wi = workImaginary.mutableSpan
+            for k in 0..<bins { wr[k] = Float(sr[k] * scale); wi[k] = Float(si[k] * scale) }
+        }
         fft.inverse(real: workReal, imaginary: workImaginary, output: &time)
         return Array(time[0..<length])
+    }
+
+    /// sum += conj(X)·E, bin by bin, each product rounded to Float before it is added.
+    private static func addConjugateProduct(_ xr: Span<Float>, _ xi: Span<Float>, _ er: Span<Float>, _ ei: Span<Float>,
+                                            to sumReal: inout [Double], _ sumImaginary: inout [Double]) {
+        let bins = xr.count
+        var sr = sumReal.mutableSpan, si = sumImaginary.mutableSpan
+        for k in 0..<bins {
+            sr[k] += Double(xr[k] * er[k] + xi[k] * ei[k])
+            si[k] += Double(xr[k] * ei[k] - xi[k] * er[k])
+        }
     }
 
     /// M⁻¹g: g zero-padded, divided by the reference power per bin, cut back to L lags.
     private func applyPreconditioner(_ gradient: [Float]) -> [Float] {
         spectrum(of: gradient, real: &workReal, imaginary: &workImaginary)
-        let scale = 1 / Float(2 * length)
-        for k in 0..<bins {
-            workReal[k] = workReal[k] / power[k] * scale
-            workImaginary[k] = workImaginary[k] / power[k] * scale
+        let scale = 1 / Float(2 * length), bins = self.bins
+        do {
+            let p = power.span.extracting(0..<bins)
+            var wr = workReal.mutableSpan, wi = workImaginary.mutableSpan
+            for k in 0..<bins {
+                wr[k] = wr[k] / p[k] * scale
+                wi[k] = wi[k] / p[k] * scale
+            }
         }
         fft.inverse(real: workReal, imaginary: workImaginary, output: &time)
         return Array(time[0..<length])
@@ -155,7 +218,12 @@ final class EchoPathFit {
 
     /// Spectrum of `taps` (L) zero-padded to 2L.
     func spectrum(of taps: [Float], real: inout [Float], imaginary: inout [Float]) {
-        for n in 0..<length { time[n] = taps[n]; time[length + n] = 0 }
+        let length = self.length
+        do {
+            let source = taps.span.extracting(0..<length)
+            var t = time.mutableSpan
+            for n in 0..<length { t[n] = source[n]; t[length + n] = 0 }
+        }
         fft.forward(time, real: &real, imaginary: &imaginary)
     }
 }
