@@ -4,6 +4,7 @@ import Crypto
 import Dispatch
 import EchoLabJSON
 import Foundation
+import Metrics
 import ScenarioFiles
 import Simulation
 import Synchronization
@@ -180,6 +181,9 @@ public struct CorpusRun {
         // of them has finished take the echo from its record (the same bits) instead of
         // convolving the room again (with --jobs 2, an item's first two modes both compute).
         let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
+        // Nor does the tap-free gate's fit of a recording: a recording's other modes take it.
+        // Runs go item by item, so a few items' fits per worker are enough.
+        let gateFits = EchoPathGateCache(capacity: 2 * workers + 2)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.
             let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
@@ -199,7 +203,7 @@ public struct CorpusRun {
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
-                                      scorers: scorers)
+                                      gateFits: gateFits, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -323,7 +327,7 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
-                    scorers: [ScorerProcess] = []) -> Result {
+                    gateFits: EchoPathGateCache? = nil, scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -366,6 +370,7 @@ public struct CorpusRun {
                     var run = RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
                                            renderer: renderer, cancellation: cancellation)
                     run.scorers = scorers
+                    run.gateFits = gateFits
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.

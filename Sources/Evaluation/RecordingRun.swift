@@ -27,6 +27,9 @@ public struct RecordingRun {
     public var renderer: (any ReportRenderer)?
     /// The scorers that score the output (`--scorer`), kept running between runs by the caller.
     public var scorers: [ScorerProcess] = []
+    /// The tap-free gate's fits, shared by the runs of one recording in other modes (the gate
+    /// reads only the loopback and the mic); nil fits in every run.
+    public var gateFits: EchoPathGateCache?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -74,7 +77,9 @@ public struct RecordingRun {
         var metrics: EchoMetrics?
         var scores: [ScorerResult]?
         if let loopback = item.loopback {
-            let analysis = try EchoAnalyzer().analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
+            var analyzer = EchoAnalyzer()
+            analyzer.gateFits = gateFits
+            let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                            echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
             if !scorers.isEmpty {

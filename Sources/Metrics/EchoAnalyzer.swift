@@ -25,6 +25,9 @@ import AudioInterop
 /// Single-threaded and deterministic: same input, same output, bit for bit.
 public struct EchoAnalyzer: Sendable {
     public var configuration: EchoMetricsConfiguration
+    /// Fits of the tap-free gate that runs of the same recording share (`analyzeFiles` without
+    /// tracks); nil fits every time.
+    public var gateFits: EchoPathGateCache?
 
     /// Samples per append when the batch entry points feed the stream (any size gives the same result).
     static let blockSize = 4096
@@ -138,25 +141,40 @@ public struct EchoAnalyzer: Sendable {
         var limitation: ActivityGateLimitation?
         if echo == nil && nearEnd == nil {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
-            var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
-            while true {
-                var count = Self.blockSize
-                for index in 0..<2 {
-                    let got = try Self.withFileErrors(paths[index]) {
-                        try files[index].read(into: &blocks[index], frames: Self.blockSize)
+            // The analysed length is the shortest of all files, the processed one included.
+            let samples = lengths.min()!
+            func fitGate() throws -> EchoPathGateCache.Fit {
+                var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
+                while true {
+                    var count = Self.blockSize
+                    for index in 0..<2 {
+                        let got = try Self.withFileErrors(paths[index]) {
+                            try files[index].read(into: &blocks[index], frames: Self.blockSize)
+                        }
+                        count = min(count, got)
                     }
-                    count = min(count, got)
+                    count = min(count, max(0, samples - gate.received))
+                    gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
+                    if count < Self.blockSize { break }
                 }
-                // The analysed length is the shortest of all files, the processed one included.
-                let limit = lengths.min()! - gate.received
-                count = min(count, max(0, limit))
-                gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
-                if count < Self.blockSize { break }
+                let activity = gate.finish()
+                for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
+                return EchoPathGateCache.Fit(activity: activity, limitation: gate.limitation, talkerLevels: gate.talkerLevels)
             }
-            activity = gate.finish()
-            limitation = gate.limitation
-            talker = gate.talkerLevels
-            for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
+            let selections = headers.map { $0.channels == 1 ? ChannelSelection.monoOnly : channel }
+            let fit: EchoPathGateCache.Fit
+            if let gateFits, let referenceFile = EchoPathGateCache.FileState(path: reference),
+               let micFile = EchoPathGateCache.FileState(path: mic) {
+                let key = EchoPathGateCache.Key(reference: referenceFile, mic: micFile, referenceChannel: selections[0],
+                                                micChannel: selections[1], sampleRate: referenceRate, samples: samples,
+                                                configuration: configuration)
+                fit = try gateFits.fit(for: key, compute: fitGate)
+            } else {
+                fit = try fitGate()
+            }
+            activity = fit.activity
+            limitation = fit.limitation
+            talker = fit.talkerLevels
         }
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
