@@ -166,7 +166,7 @@ public enum ScenarioLoader {
             var options: String?
             if aec.has("plugin_options") {
                 guard case .object? = aec.any("plugin_options") else { throw aec.fail("plugin_options", "expected an object") }
-                options = aec.any("plugin_options")!.canonicalText(numbers: .exact)
+                options = aec.any("plugin_options")!.lineText(numbers: .exact)
             }
             let rate = try aec.integer("plugin_rate").map(Int.init) ?? 48_000
             guard CancellerPlugin.sampleRates.contains(rate) else {

@@ -64,7 +64,9 @@ public struct CancellerPlugin: Hashable, Sendable {
     public let name: String
     /// The shared library, as an absolute path.
     public let path: String
-    /// The text of a JSON object handed to the plugin's `create`, or nil.
+    /// The text of a JSON object handed to the plugin's `create`, or nil. EchoLab's CLI and
+    /// scenario loader give the object on one line, keys sorted, numbers as written
+    /// (`JSONValue.lineText`): what reports show as `plugin_options`.
     public let options: String?
     /// The rate it runs at: 8000, 16000, 32000 or 48000.
     public let sampleRate: Int

@@ -194,10 +194,11 @@ struct PluginOptions: ParsableArguments {
                 let (name, json) = try split(text, "plugin-options", "NAME=JSON")
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-options \(name): no --plugin \(name)=PATH") }
                 guard optionTexts[name] == nil else { throw ValidationError("--plugin-options: \(name) is given twice") }
-                guard case .object? = try? JSONValue.parse(Array(json.utf8)) else {
+                guard let object = try? JSONValue.parse(Array(json.utf8)), case .object = object else {
                     throw ValidationError("--plugin-options \(name): not a JSON object: \(json)")
                 }
-                optionTexts[name] = json
+                // The plugin gets the object on one line, as from a scenario's aec.plugin_options.
+                optionTexts[name] = object.lineText(numbers: .exact)
             }
             for text in rates {
                 let (name, rate) = try split(text, "plugin-rate", "NAME=HZ")

@@ -156,6 +156,7 @@ final class CancellerPluginTests: XCTestCase {
         let aec = try XCTUnwrap(try loadJSON(root.appendingPathComponent("out/delay40-intensityRecommended/nlms-intensityRecommended/report.json").path)["aec"] as? [String: Any])
         XCTAssertEqual(aec["plugin_name"] as? String, "nlms (EchoLab example)")
         XCTAssertEqual(aec["rate_hz"] as? Double, 16000)
+        XCTAssertEqual(aec["plugin_options"] as? String, #"{"filter_ms":48}"#, "the options the plugin got, on one line")
 
         // A scenario names the plugin itself, relative to its own folder; run from elsewhere.
         let scenarios = root.appendingPathComponent("scenarios")
@@ -173,6 +174,7 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.standardError)
         let own = try loadJSON(elsewhere.appendingPathComponent("run/report.json").path)
         XCTAssertEqual((own["aec"] as? [String: Any])?["backend"] as? String, "mine")
+        XCTAssertEqual((own["aec"] as? [String: Any])?["plugin_options"] as? String, #"{"filter_ms":32}"#)
         XCTAssertGreaterThan(try XCTUnwrap((own["metrics"] as? [String: Any])?["erle_steady_db"] as? Double), 10)
     }
 
