@@ -17,13 +17,11 @@ public final class DecodedAudioCache: Sendable {
     }
 
     private struct Key: Hashable {
-        var path: String
+        /// The file as it is now (a file rewritten between runs is decoded again).
+        var file: FileStamp
         var targetRate: Int
         var selection: ChannelSelection
         var quality: ResamplerQuality
-        /// The file as it is now (a file rewritten between runs is decoded again).
-        var size: UInt64
-        var modified: Double
     }
 
     /// One file's slot: its lock is held while it is decoded, so a second run that wants the
@@ -55,10 +53,8 @@ public final class DecodedAudioCache: Sendable {
     public func decoded(path: String, targetRate: Int, selection: ChannelSelection,
                         quality: ResamplerQuality) -> Decoded? {
         guard budgetBytes > 0 else { return nil }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let size = (attributes[.size] as? NSNumber)?.uint64Value,
-              let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate else { return nil }
-        let key = Key(path: path, targetRate: targetRate, selection: selection, quality: quality, size: size, modified: modified)
+        guard let file = FileStamp(path: path) else { return nil }
+        let key = Key(file: file, targetRate: targetRate, selection: selection, quality: quality)
         let slot = state.withLock { state in
             if let slot = state.slots[key] { return slot }
             let slot = Slot()
@@ -84,7 +80,7 @@ public final class DecodedAudioCache: Sendable {
     }
 
     private func decode(_ key: Key) -> Decoded? {
-        guard let stream = try? AudioFileStream(path: key.path, targetRate: key.targetRate, selection: key.selection,
+        guard let stream = try? AudioFileStream(path: key.file.path, targetRate: key.targetRate, selection: key.selection,
                                                 quality: key.quality) else { return nil }
         let estimate = stream.estimatedFrameCount
         guard estimate <= Self.maximumFrames else { return nil }

@@ -181,9 +181,8 @@ public struct CorpusRun {
         // of them has finished take the echo from its record (the same bits) instead of
         // convolving the room again (with --jobs 2, an item's first two modes both compute).
         let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
-        // Nor does the tap-free gate's fit of a recording: a recording's other modes take it.
-        // Runs go item by item, so a few items' fits per worker are enough.
-        let gateFits = EchoPathGateCache(capacity: 2 * workers + 2)
+        // Nor do the tap-free gate's decisions on a recording: its other modes take them.
+        let gateDecisions = EchoPathGateCache(budgetBytes: Self.gateDecisionBudget)
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.
             let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
@@ -203,7 +202,7 @@ public struct CorpusRun {
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
-                                      gateFits: gateFits, scorers: scorers)
+                                      gateDecisions: gateDecisions, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -320,6 +319,9 @@ public struct CorpusRun {
     public static let decodedAudioBudget = 256 << 20
     /// What the echo records may hold (runs go item by item: the newest records are the ones used).
     public static let echoPathBudget = 32 << 20
+    /// What the tap-free gate's decisions on recordings may take while an eval runs (an hour's
+    /// recording's are about 1.5 MB; a day's are not kept).
+    public static let gateDecisionBudget = 32 << 20
 
     /// Recordings have no `aec` of their own: without modes they run in this one.
     public static let recordingDefaultMode = EchoControlMode(backend: .speex, intensity: .intensityRecommended)
@@ -327,7 +329,7 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
-                    gateFits: EchoPathGateCache? = nil, scorers: [ScorerProcess] = []) -> Result {
+                    gateDecisions: EchoPathGateCache? = nil, scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -370,7 +372,7 @@ public struct CorpusRun {
                     var run = RecordingRun(item: recording, mode: mode, outputDirectory: folder, keepsOutput: taps != .none,
                                            renderer: renderer, cancellation: cancellation)
                     run.scorers = scorers
-                    run.gateFits = gateFits
+                    run.gateDecisions = gateDecisions
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.

@@ -27,9 +27,9 @@ public struct RecordingRun {
     public var renderer: (any ReportRenderer)?
     /// The scorers that score the output (`--scorer`), kept running between runs by the caller.
     public var scorers: [ScorerProcess] = []
-    /// The tap-free gate's fits, shared by the runs of one recording in other modes (the gate
-    /// reads only the loopback and the mic); nil fits in every run.
-    public var gateFits: EchoPathGateCache?
+    /// The tap-free gate's decisions, shared by the runs of one recording in other modes (the
+    /// gate reads only the loopback and the mic); nil fits the echo path in every run.
+    public var gateDecisions: EchoPathGateCache?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -78,9 +78,9 @@ public struct RecordingRun {
         var scores: [ScorerResult]?
         if let loopback = item.loopback {
             var analyzer = EchoAnalyzer()
-            analyzer.gateFits = gateFits
+            analyzer.gateDecisions = gateDecisions
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
-                                                           echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
+                                                     echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
             if !scorers.isEmpty {
                 if cancellation?.isCancelled == true { throw RunCancelled() }

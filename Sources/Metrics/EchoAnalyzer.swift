@@ -25,9 +25,9 @@ import AudioInterop
 /// Single-threaded and deterministic: same input, same output, bit for bit.
 public struct EchoAnalyzer: Sendable {
     public var configuration: EchoMetricsConfiguration
-    /// Fits of the tap-free gate that runs of the same recording share (`analyzeFiles` without
-    /// tracks); nil fits every time.
-    public var gateFits: EchoPathGateCache?
+    /// The tap-free gate's decisions that runs of the same recording share (`analyzeFiles`
+    /// without tracks); nil fits the echo path every time. Copies of an analyzer share the cache.
+    public var gateDecisions: EchoPathGateCache?
 
     /// Samples per append when the batch entry points feed the stream (any size gives the same result).
     static let blockSize = 4096
@@ -115,6 +115,10 @@ public struct EchoAnalyzer: Sendable {
                              nearEnd: String? = nil, segments: [Range<Int>] = [], channel: ChannelSelection = .monoOnly,
                              processedLag: Int = 0) throws -> EchoAnalysis {
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
+        // Stamped before anything is read: a file replaced after this is read as the new file,
+        // and its decisions are not kept under the old one's stamp.
+        let stamps = gateDecisions != nil && echo == nil && nearEnd == nil
+            ? FileStamp(path: reference).flatMap { reference in FileStamp(path: mic).map { (reference, $0) } } : nil
         let (referenceRate, headers) = try Self.checkHeaders(paths)
         precondition(processedLag >= 0, "a processed file lags its mic: the lag is not negative")
         // Aligned, nothing of the output would be left to score: every metric would be null.
@@ -143,7 +147,7 @@ public struct EchoAnalyzer: Sendable {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
             // The analysed length is the shortest of all files, the processed one included.
             let samples = lengths.min()!
-            func fitGate() throws -> EchoPathGateCache.Fit {
+            func fitGate() throws -> EchoPathGateCache.Decisions {
                 var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
                 while true {
                     var count = Self.blockSize
@@ -159,22 +163,21 @@ public struct EchoAnalyzer: Sendable {
                 }
                 let activity = gate.finish()
                 for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
-                return EchoPathGateCache.Fit(activity: activity, limitation: gate.limitation, talkerLevels: gate.talkerLevels)
+                return EchoPathGateCache.Decisions(activity: activity, limitation: gate.limitation, talkerLevels: gate.talkerLevels)
             }
-            let selections = headers.map { $0.channels == 1 ? ChannelSelection.monoOnly : channel }
-            let fit: EchoPathGateCache.Fit
-            if let gateFits, let referenceFile = EchoPathGateCache.FileState(path: reference),
-               let micFile = EchoPathGateCache.FileState(path: mic) {
-                let key = EchoPathGateCache.Key(reference: referenceFile, mic: micFile, referenceChannel: selections[0],
-                                                micChannel: selections[1], sampleRate: referenceRate, samples: samples,
-                                                configuration: configuration)
-                fit = try gateFits.fit(for: key, compute: fitGate)
+            let decisions: EchoPathGateCache.Decisions
+            if let gateDecisions, let stamps {
+                let key = EchoPathGateCache.Key(reference: stamps.0, mic: stamps.1,
+                                                referenceChannel: headers[0].channels == 1 ? .monoOnly : channel,
+                                                micChannel: headers[1].channels == 1 ? .monoOnly : channel,
+                                                sampleRate: referenceRate, samples: samples, configuration: configuration)
+                decisions = try gateDecisions.decisions(for: key, compute: fitGate)
             } else {
-                fit = try fitGate()
+                decisions = try fitGate()
             }
-            activity = fit.activity
-            limitation = fit.limitation
-            talker = fit.talkerLevels
+            activity = decisions.activity
+            limitation = decisions.limitation
+            talker = decisions.talkerLevels
         }
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,

@@ -67,7 +67,14 @@ final class EchoPathFit {
         // 16 kHz far end) would otherwise get enormous steps from rounding noise.
         let mean = total.reduce(0, +) / Double(bins)
         let floor = max(mean * 1e-3, 1e-30)
-        power = total.map { Float($0 + floor) }
+        Self.store(total, adding: floor, into: &power)
+    }
+
+    /// power[k] = Float(total[k] + floor), bin by bin.
+    private static func store(_ total: [Double], adding floor: Double, into power: inout [Float]) {
+        let sums = total.span
+        var preconditioner = power.mutableSpan
+        for k in 0..<sums.count { preconditioner[k] = Float(sums[k] + floor) }
     }
 
     /// ŷ of the loaded block for the path `pathReal/pathImaginary` (the spectrum of h zero-padded
@@ -103,18 +110,18 @@ final class EchoPathFit {
     /// on entry and is kept up to date.
     func refine(pathReal: inout [Float], pathImaginary: inout [Float], mic: [Float], weights: [Float],
                 prediction: inout [Float], iterations: Int) {
-        let span = segments * length, length = self.length, bins = self.bins
-        var error = [Float](repeating: 0, count: span)
+        let length = self.length, bins = self.bins, samples = segments * length
+        var error = [Float](repeating: 0, count: samples)
         var direction = [Float](repeating: 0, count: length)
         var directionReal = [Float](repeating: 0, count: bins), directionImaginary = directionReal
-        var step = [Float](repeating: 0, count: span)
+        var step = [Float](repeating: 0, count: samples)
         var previousRZ = 0.0
-        let w = weights.span.extracting(0..<span), m = mic.span.extracting(0..<span)
+        let w = weights.span.extracting(0..<samples), m = mic.span.extracting(0..<samples)
         for iteration in 0..<iterations {
             do {
-                let y = prediction.span.extracting(0..<span)
+                let y = prediction.span.extracting(0..<samples)
                 var e = error.mutableSpan
-                for n in 0..<span { e[n] = w[n] * (m[n] - y[n]) }
+                for n in 0..<samples { e[n] = w[n] * (m[n] - y[n]) }
             }
             let gradient = correlate(error)
             let preconditioned = applyPreconditioner(gradient)
@@ -130,31 +137,35 @@ final class EchoPathFit {
             }
             spectrum(of: direction, real: &directionReal, imaginary: &directionImaginary)
             predict(pathReal: directionReal, pathImaginary: directionImaginary, into: &step)
-            var numerator = 0.0, denominator = 0.0, energy = 0.0
+            var numerator = 0.0, denominator = 0.0
             do {
-                let e = error.span, q = step.span.extracting(0..<span)
-                for n in 0..<span {
+                let e = error.span, q = step.span.extracting(0..<samples)
+                for n in 0..<samples {
                     let weighted = Double(w[n] * q[n])
                     numerator += Double(e[n]) * weighted
                     denominator += weighted * weighted
                 }
-                // The step removes numerator²/denominator of the weighted error energy; once that
-                // is under 0.1 % of what is left, further steps change nothing the gate could see.
-                for n in 0..<span { energy += Double(e[n]) * Double(e[n]) }
             }
             guard denominator > 0 else { return }
             let alpha = Float(numerator / denominator)
+            // The step removes numerator²/denominator of the weighted error energy; once that is
+            // under 0.1 % of what is left, further steps change nothing the gate could see.
+            var energy = 0.0
+            do {
+                let e = error.span
+                for n in 0..<samples { energy += Double(e[n]) * Double(e[n]) }
+            }
             let converged = numerator * numerator / denominator < 1e-3 * energy
             do {
                 let dr = directionReal.span, di = directionImaginary.span
-                var pr = pathReal.mutableSpan, pi = pathImaginary.mutableSpan
+                var pathRe = pathReal.mutableSpan, pathImag = pathImaginary.mutableSpan
                 for k in 0..<bins {
-                    pr[k] += alpha * dr[k]
-                    pi[k] += alpha * di[k]
+                    pathRe[k] += alpha * dr[k]
+                    pathImag[k] += alpha * di[k]
                 }
                 let q = step.span
                 var y = prediction.mutableSpan
-                for n in 0..<span { y[n] += alpha * q[n] }
+                for n in 0..<samples { y[n] += alpha * q[n] }
             }
             if converged { return }
         }

@@ -1,10 +1,12 @@
 import AudioInterop
 import Foundation
-import Metrics
+@testable import Metrics
+import Synchronization
 import XCTest
 
-/// Runs of one recording in several modes share the tap-free gate's fit: each scores exactly as
-/// it would with a fit of its own, and a file rewritten between runs is fitted again.
+/// Runs of one recording in several modes share the tap-free gate's decisions: each scores
+/// exactly as it would with a fit of its own, a file rewritten between runs is fitted again, and
+/// the cache computes each recording's decisions once, within its budget.
 final class EchoPathGateCacheTests: XCTestCase {
     private var directory: URL!
 
@@ -37,7 +39,7 @@ final class EchoPathGateCacheTests: XCTestCase {
         let first = try write(TestSignals.scaled(mic, gainDB: -20), "first.wav")
         let second = try write(TestSignals.scaled(mic, gainDB: -8), "second.wav")
         var shared = EchoAnalyzer()
-        shared.gateFits = EchoPathGateCache(capacity: 2)
+        shared.gateDecisions = EchoPathGateCache(budgetBytes: 1 << 20)
         let firstShared = try shared.analyzeFiles(reference: paths.reference, mic: paths.mic, processed: first).whole
         let secondShared = try shared.analyzeFiles(reference: paths.reference, mic: paths.mic, processed: second).whole
         let secondAlone = try EchoAnalyzer().analyzeFiles(reference: paths.reference, mic: paths.mic, processed: second).whole
@@ -54,7 +56,7 @@ final class EchoPathGateCacheTests: XCTestCase {
         let (reference, mic) = recording()
         let paths = try (reference: write(reference, "lpb.wav"), mic: write(mic, "mic.wav"))
         var shared = EchoAnalyzer()
-        shared.gateFits = EchoPathGateCache(capacity: 2)
+        shared.gateDecisions = EchoPathGateCache(budgetBytes: 1 << 20)
         _ = try shared.analyzeFiles(reference: paths.reference, mic: paths.mic, processed: paths.mic)
         // The same far end and echo, the near end now from 0.5 s to 1.5 s, an hour later.
         let (_, echo) = TestSignals.farEndScene(seconds: 6)
@@ -67,5 +69,75 @@ final class EchoPathGateCacheTests: XCTestCase {
         let alone = try EchoAnalyzer().analyzeFiles(reference: paths.reference, mic: paths.mic, processed: output).whole
         XCTAssertEqual(again, alone)
         XCTAssertEqual(try XCTUnwrap(again.erleDB), 12, accuracy: 0.01)
+    }
+
+    /// Decisions of `frames` frames (what is in them does not matter to the cache).
+    private static func decisions(frames: Int) -> EchoPathGateCache.Decisions {
+        var activity = FrameBits()
+        for frame in 0..<frames { activity.append(frame % 3 == 0) }
+        return EchoPathGateCache.Decisions(activity: activity, limitation: nil,
+                                           talkerLevels: EchoPathGate.TalkerLevels(levels: ResidualLevels(), silentMeanSquare: 0, floor: nil))
+    }
+
+    private func key(_ name: String, samples: Int = 48_000) throws -> EchoPathGateCache.Key {
+        let path = try write([Float](repeating: 0, count: 16), name)
+        let stamp = try XCTUnwrap(FileStamp(path: path))
+        return EchoPathGateCache.Key(reference: stamp, mic: stamp, referenceChannel: .monoOnly, micChannel: .monoOnly,
+                                     sampleRate: 48_000, samples: samples, configuration: .default)
+    }
+
+    /// Eight runs of one recording at once, on as many threads as there are: one computes, the
+    /// others wait for it and take its decisions; another length is another key.
+    func testConcurrentRunsOfOneRecordingComputeItsDecisionsOnce() throws {
+        let cache = EchoPathGateCache(budgetBytes: 1 << 20)
+        let key = try key("a.wav"), shorter = try self.key("a.wav", samples: 24_000)
+        let computed = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let got = try? cache.decisions(for: key) {
+                computed.withLock { $0 += 1 }
+                return Self.decisions(frames: 100)
+            }
+            XCTAssertEqual(got?.activity.count, 100)
+        }
+        XCTAssertEqual(computed.withLock { $0 }, 1)
+        _ = try cache.decisions(for: shorter) {
+            computed.withLock { $0 += 1 }
+            return Self.decisions(frames: 50)
+        }
+        XCTAssertEqual(computed.withLock { $0 }, 2)
+        XCTAssertEqual(cache.kept.count, 2)
+    }
+
+    /// A computation that fails keeps nothing: the next run computes again.
+    func testAFailedComputationIsTriedAgain() throws {
+        struct Unreadable: Error {}
+        let cache = EchoPathGateCache(budgetBytes: 1 << 20)
+        let key = try key("a.wav")
+        XCTAssertThrowsError(try cache.decisions(for: key) { throw Unreadable() })
+        let got = try cache.decisions(for: key) { Self.decisions(frames: 10) }
+        XCTAssertEqual(got.activity.count, 10)
+        XCTAssertEqual(cache.kept.count, 1)
+    }
+
+    /// Within the budget the newest decisions are kept and the oldest dropped; decisions over the
+    /// budget on their own are not kept at all.
+    func testTheBudgetKeepsTheNewestDecisions() throws {
+        let one = Self.decisions(frames: 1000).bytes
+        XCTAssertEqual(one, 4000 + 375, "two 16-bit levels and three bits a frame")
+        let cache = EchoPathGateCache(budgetBytes: 2 * one)
+        let keys = try ["a.wav", "b.wav", "c.wav"].map { try key($0) }
+        var computed = 0
+        for key in keys { _ = try cache.decisions(for: key) { computed += 1; return Self.decisions(frames: 1000) } }
+        XCTAssertEqual(cache.kept.count, 2)
+        XCTAssertEqual(cache.kept.bytes, 2 * one)
+        _ = try cache.decisions(for: keys[2]) { computed += 1; return Self.decisions(frames: 1000) }
+        XCTAssertEqual(computed, 3, "the newest is kept")
+        _ = try cache.decisions(for: keys[0]) { computed += 1; return Self.decisions(frames: 1000) }
+        XCTAssertEqual(computed, 4, "the oldest was dropped")
+        let large = try key("large.wav")
+        _ = try cache.decisions(for: large) { computed += 1; return Self.decisions(frames: 3000) }
+        _ = try cache.decisions(for: large) { computed += 1; return Self.decisions(frames: 3000) }
+        XCTAssertEqual(computed, 6, "over the budget on their own: computed each time")
+        XCTAssertLessThanOrEqual(cache.kept.bytes, 2 * one)
     }
 }
