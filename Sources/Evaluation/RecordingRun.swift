@@ -106,7 +106,9 @@ public struct RecordingRun {
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
         report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration) }
-            ?? "the recording has no loopback (near-end single talk): there is no far end to echo"
+            ?? RecordingReport.noLoopbackReason
+        // nil where the delay was measured.
+        report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions

@@ -67,6 +67,7 @@ public struct RunEvaluator: Sendable {
                                                                     pluginDigest: digest).map(EchoControlSetting.text)
         }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(analysis.whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
+        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(analysis.whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report

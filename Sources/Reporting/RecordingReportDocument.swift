@@ -41,6 +41,8 @@ public enum RecordingReportDocument {
             ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
             if let reason = report.echoUnmeasuredReason {
                 blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
+            } else if let reason = report.delayUnmeasuredReason {
+                blocks.append(.note([.text(RunReportDocument.noDelayNote(reason))]))
             }
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
             let series = metrics.erleSeries

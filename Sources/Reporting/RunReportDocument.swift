@@ -37,6 +37,8 @@ public enum RunReportDocument {
         ] + RunReportDocument.nearEndRows(m.nearEnd))))
         if let reason = report.echoUnmeasuredReason {
             blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
+        } else if let reason = report.delayUnmeasuredReason {
+            blocks.append(.note([.text(Self.noDelayNote(reason))]))
         }
         if let note = boundNote(m) { blocks.append(.paragraph([.text(note)])) }
         blocks.append(.timeChart(erleChart(report)))
@@ -208,6 +210,13 @@ public enum RunReportDocument {
     }
 
     /// What a "≥" in the echo table means, where one is shown.
+    /// Where ERL and ERLE are measured but the delay is not: why, and what that means for them
+    /// (the frames are scored with the reference as it is; where there is no far end at the mic,
+    /// the "No ERL or ERLE" note already says so).
+    static func noDelayNote(_ reason: String) -> String {
+        "No bulk delay: \(reason). ERL and ERLE are scored with the reference as it is, not shifted by the echo's delay."
+    }
+
     public static func boundNote(_ m: EchoMetrics) -> String? {
         guard m.erleIsLowerBound || m.erleSteadyIsLowerBound else { return nil }
         return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."

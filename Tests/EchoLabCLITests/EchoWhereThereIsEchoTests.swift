@@ -170,9 +170,13 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 52)
         let mic = far.indices.map { ($0 >= 480 ? far[$0 - 480] * 0.316 : 0) + noise[$0] }  // 30 ms, −10 dB
         let lateLoopback = far.indices.map { $0 >= 1280 ? far[$0 - 1280] : 0 }  // the loopback 80 ms late
+        // Music 150 ms late: its echo is measured, its delay is not (it repeats at every period).
+        let music = SignalGenerator.render(.musicLike(levelDBFS: -20), sampleRate: rate, count: count, seed: 53)
+        let musicMic = music.indices.map { ($0 >= 2400 ? music[$0 - 2400] * 0.316 : 0) + noise[$0] }
         let files: [(String, [Float])] = [("inrange_farend_singletalk_mic", mic), ("inrange_farend_singletalk_lpb", far),
                                           ("late_farend_singletalk_mic", mic), ("late_farend_singletalk_lpb", lateLoopback),
-                                          ("alone_nearend_singletalk_mic", noise)]
+                                          ("alone_nearend_singletalk_mic", noise),
+                                          ("music_farend_singletalk_mic", musicMic), ("music_farend_singletalk_lpb", music)]
         for (name, samples) in files {
             try SoundFileWriter.write(samples, to: corpus.appendingPathComponent("\(name).wav").path, sampleRate: rate)
         }
@@ -193,12 +197,17 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let measured = try report("inrange_farend_singletalk")
         XCTAssertEqual(try XCTUnwrap((measured["metrics"] as? [String: Any])?["erl_db"] as? Double), 10, accuracy: 0.3)
         XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
+        XCTAssertTrue(measured["delay_unmeasured"] is NSNull)
+        XCTAssertEqual(try XCTUnwrap((measured["metrics"] as? [String: Any])?["delay_ms"] as? Double), 30, accuracy: 0.1)
         XCTAssertFalse(try page("inrange_farend_singletalk").contains("No ERL or ERLE"))
+        XCTAssertFalse(try page("inrange_farend_singletalk").contains("No bulk delay"))
 
         let late = try report("late_farend_singletalk")
         XCTAssertTrue((late["metrics"] as? [String: Any])?["erl_db"] is NSNull)
         let reason = "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
         XCTAssertEqual(late["echo_unmeasured"] as? String, reason)
+        XCTAssertTrue((late["delay_unmeasured"] as? String)?.hasPrefix("the echo is not within 0–500 ms of the reference") == true,
+                      "\(late["delay_unmeasured"] ?? "")")
         // The page `merge` rendered from report.json is the page the run rendered.
         let shardPage = try (1...2).compactMap { shard in
             try? String(contentsOf: root.appendingPathComponent("shard-\(shard)/late_farend_singletalk/\(folder)/report.md"), encoding: .utf8)
@@ -210,6 +219,16 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let alone = try report("alone_nearend_singletalk")
         XCTAssertTrue(alone["metrics"] is NSNull)
         XCTAssertEqual(alone["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
+        XCTAssertEqual(alone["delay_unmeasured"] as? String, alone["echo_unmeasured"] as? String)
+
+        // ERL measured, the delay not: the page says why, as merge renders it from report.json.
+        let tonal = try report("music_farend_singletalk")
+        XCTAssertEqual(try XCTUnwrap((tonal["metrics"] as? [String: Any])?["erl_db"] as? Double), 10, accuracy: 1)
+        XCTAssertTrue((tonal["metrics"] as? [String: Any])?["delay_ms"] is NSNull)
+        let tonalReason = try XCTUnwrap(tonal["delay_unmeasured"] as? String)
+        XCTAssertTrue(tonalReason.hasPrefix("the far end is tonal"), tonalReason)
+        let tonalPage = try page("music_farend_singletalk")
+        XCTAssertTrue(tonalPage.contains("> No bulk delay: \(tonalReason)."), tonalPage)
         XCTAssertEqual(try files.map { try Data(contentsOf: corpus.appendingPathComponent("\($0.0).wav")) }, inputs, "inputs untouched")
     }
 
@@ -225,6 +244,9 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
         let report = try loadJSON(root.appendingPathComponent("music/report.json").path)
         XCTAssertTrue(metrics(report)["delay_ms"] is NSNull)
+        XCTAssertTrue((report["delay_unmeasured"] as? String)?.hasPrefix("the far end is tonal") == true, "\(report["delay_unmeasured"] ?? "")")
+        let page = try String(contentsOf: root.appendingPathComponent("music/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("> No bulk delay: the far end is tonal"), page)
         XCTAssertEqual(try XCTUnwrap(metrics(report)["erl_db"] as? Double), 6, accuracy: 0.2)
         let findings = try XCTUnwrap(report["findings"] as? [[String: Any]])
         let reach = try XCTUnwrap(findings.first { $0["rule"] as? String == "echo-delay-beyond-filter" }, "\(findings)")

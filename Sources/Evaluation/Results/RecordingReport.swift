@@ -32,6 +32,11 @@ public struct RecordingReport: Sendable, Equatable {
     /// Why ERL and ERLE are null, in words (`echo_unmeasured` in report.json, as in a simulated
     /// run's); nil when they were measured.
     public var echoUnmeasuredReason: String? = nil
+    /// Why `metrics.delay_ms` is null, in words (`delay_unmeasured`, as in a simulated run's);
+    /// nil when it was measured.
+    public var delayUnmeasuredReason: String? = nil
+    /// Both reasons for a recording without a loopback (near-end single talk).
+    public static let noLoopbackReason = "the recording has no loopback (near-end single talk): there is no far end to echo"
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
@@ -70,6 +75,7 @@ public struct RecordingReport: Sendable, Equatable {
             "duration_s": .number(durationSeconds),
             "metrics": metrics?.json ?? .null,
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
+            "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
@@ -92,6 +98,15 @@ public struct RecordingReport: Sendable, Equatable {
     }
 
     /// Reads a `report.json` value (`echolab.recording/…`) as its file prints it.
+    /// The text at `key`, or nil where it is null or missing.
+    private static func reason(_ value: JSONValue, _ key: String) throws(ReadError) -> String? {
+        switch value[key] {
+        case nil, .null?: return nil
+        case .string(let reason)?: return reason
+        case let other?: throw ReadError(problem: "\(key) \(other.canonicalText(numbers: .exact).dropLast()) is not text")
+        }
+    }
+
     public init(reading value: JSONValue) throws(ReadError) {
         guard value["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { throw ReadError(problem: "its schema is not echolab.recording/…") }
         func string(_ path: String) throws(ReadError) -> String {
@@ -131,12 +146,9 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "metrics: \(error)")
             }
         }
-        // Reports written before the reason was given have none.
-        switch value["echo_unmeasured"] {
-        case nil, .null?: echoUnmeasuredReason = nil
-        case .string(let reason)?: echoUnmeasuredReason = reason
-        case let other?: throw ReadError(problem: "echo_unmeasured \(other.canonicalText(numbers: .exact).dropLast()) is not text")
-        }
+        // Reports written before the reasons were given have none.
+        echoUnmeasuredReason = try Self.reason(value, "echo_unmeasured")
+        delayUnmeasuredReason = try Self.reason(value, "delay_unmeasured")
         // Reports written before clipping was counted have none: read as none counted.
         for (name, keyPath) in [("mic", \RecordingReport.clippedMicSamples), ("loopback", \RecordingReport.clippedLoopbackSamples)] {
             guard let count = value.value(at: "clipped_samples.\(name)") else { continue }

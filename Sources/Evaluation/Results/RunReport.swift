@@ -98,6 +98,10 @@ public struct RunReport: Sendable {
     /// Why the call has no ERL or ERLE (no far-end single talk reached what was sent), in words
     /// (`echo_unmeasured` in report.json); nil when they were measured.
     public var echoUnmeasuredReason: String? = nil
+    /// Why `metrics.delay_ms` is null, in words (`delay_unmeasured` in report.json, as `echolab
+    /// metrics` gives it: the echo outside the search, a tonal far end, no lag standing out); nil
+    /// when the delay was measured.
+    public var delayUnmeasuredReason: String? = nil
     /// What each `--scorer` said of the call (nil: none was asked; report.json then has no
     /// `scores` key).
     public var scores: [ScorerResult]? = nil
@@ -149,6 +153,7 @@ public struct RunReport: Sendable {
             "auto_gain_control": .string(autoGainControl),
             "metrics": metrics.json,
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
+            "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
             "segments": .array(segments.map { segment in
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
