@@ -169,13 +169,14 @@ public struct RunEvaluator: Sendable {
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
     public static func delayUnmeasuredReason(_ metrics: EchoMetrics) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
-        if let range = metrics.echoOutsideDelaySearchMilliseconds {
+        switch metrics.delayUnmeasured {
+        case .echoOutsideSearch(let range)?:
             return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"
-        }
-        if metrics.delayAmbiguousTonalFarEnd {
+        case .tonalFarEnd?:
             return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
+        case nil:
+            return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
         }
-        return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
     }
 
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
@@ -187,7 +188,7 @@ public struct RunEvaluator: Sendable {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
         if let measured = analysis.whole.delayMilliseconds { return (measured, false) }
         let nominal = run.scenario.echoPath.delayMilliseconds
-        guard nominal > configuration.maxDelayMilliseconds || analysis.whole.delayAmbiguousTonalFarEnd,
+        guard nominal > configuration.maxDelayMilliseconds || analysis.whole.delayUnmeasured == .tonalFarEnd,
               analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
         return (nominal, true)
     }

@@ -135,8 +135,11 @@ public final class EchoAnalysisStream {
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
-        if core.echoOutsideDelaySearch { whole.echoOutsideDelaySearchMilliseconds = configuration.maxDelayMilliseconds }
-        whole.delayAmbiguousTonalFarEnd = core.referenceIsTonal
+        if core.echoOutsideDelaySearch {
+            whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
+        } else if core.referenceIsTonal {
+            whole.delayUnmeasured = .tonalFarEnd
+        }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs)
     }

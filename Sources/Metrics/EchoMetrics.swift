@@ -26,18 +26,30 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     public var convergenceSeconds: Double?
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
     /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity, where no lag
-    /// stands out, where the echo lies outside the search, or where the far end is tonal (`RunEvaluator.delayUnmeasuredReason`).
+    /// stands out, where the echo lies outside the search, or where the far end is tonal (`delayUnmeasured`,
+    /// `RunEvaluator.delayUnmeasuredReason`).
     public var delayMilliseconds: Double?
-    /// Where the delay search (0…this many ms) found the echo outside its range — it leads the
-    /// reference (a loopback recorded late), or lags it by more — the range; nil otherwise. The
-    /// reference is then not aligned, and what is measured against it is in doubt. Not written to
-    /// the reports (read back, it is nil); the warning and the reason they give are. Equality
+    /// Why the search found no delay, where it can say more than that no lag stood out (nil then,
+    /// and where the delay was measured). Not written to the metrics object (read back, it is
+    /// nil); the reports' `delay_unmeasured` and `metrics`' warnings give it in words. Equality
     /// counts it: a metric read back from a report equals the one measured only where it is nil.
-    public var echoOutsideDelaySearchMilliseconds: Double?
-    /// The far end is tonal (a tone, a held chord: `DelayEstimator.isTonal`), so its delay repeats
-    /// at every period of its lines and `delayMilliseconds` is nil. Not written to the reports, as
-    /// `echoOutsideDelaySearchMilliseconds`; the warning `metrics` gives is.
-    public var delayAmbiguousTonalFarEnd = false
+    public var delayUnmeasured: DelayUnmeasured?
+
+    /// What the delay search could tell of an echo it found no delay for.
+    public enum DelayUnmeasured: Equatable, Sendable {
+        /// The echo lies outside the search's 0…`searchMilliseconds`: it leads the reference (a
+        /// loopback recorded late), or lags it by more. The reference is then not aligned, and
+        /// what is measured against it is in doubt.
+        case echoOutsideSearch(searchMilliseconds: Double)
+        /// The far end is tonal (a tone, a held chord: `DelayEstimator.isTonal`), so its
+        /// correlation with the mic peaks at every period of its lines.
+        case tonalFarEnd
+    }
+
+    /// The search's range where it found the echo outside it, else nil.
+    public var echoOutsideDelaySearchMilliseconds: Double? {
+        if case .echoOutsideSearch(let range)? = delayUnmeasured { range } else { nil }
+    }
     /// ERLE per non-overlapping window (0.5 s) from t = 0; a frame belongs to the window that
     /// contains its first sample. Windows without single-talk frames have a nil value.
     public var erleSeries: [ERLEPoint]

@@ -51,7 +51,7 @@ struct MetricsCommand: ParsableCommand {
             if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
                 standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
             }
-            if analysis.whole.delayAmbiguousTonalFarEnd {
+            if analysis.whole.delayUnmeasured == .tonalFarEnd {
                 standardError("echolab metrics: warning: the far end in \(reference) is tonal (a tone or held chord: most of its power in a few frequencies), so its delay repeats at every period and cannot be told; delay_ms null, and frames scored unaligned")
             }
             if let mismatch = analysis.lengthMismatch {

@@ -84,7 +84,7 @@ final class DelayEstimationTests: XCTestCase {
             }
             for whole in [tapFree, tracked] {
                 XCTAssertNil(whole.delayMilliseconds, "lag \(lag)")
-                XCTAssertEqual(whole.echoOutsideDelaySearchMilliseconds, 500, "lag \(lag)")
+                XCTAssertEqual(whole.delayUnmeasured, .echoOutsideSearch(searchMilliseconds: 500), "lag \(lag)")
             }
             XCTAssertEqual(tapFree.gate.limitation, .echoOutsideDelaySearch, "lag \(lag)")
             XCTAssertEqual(tapFree.gate.singleTalkFrames, 0, "lag \(lag)")
@@ -107,7 +107,7 @@ final class DelayEstimationTests: XCTestCase {
             for (name, signal, tonal) in signals {
                 let reference = SignalGenerator.render(signal, sampleRate: rate, count: 4 * rate, seed: 41)
                 let whole = Self.analysed(reference, delaySamples: rate / 5, sampleRate: rate)
-                XCTAssertEqual(whole.delayAmbiguousTonalFarEnd, tonal, "\(name) at \(rate) Hz")
+                XCTAssertEqual(whole.delayUnmeasured == .tonalFarEnd, tonal, "\(name) at \(rate) Hz")
                 if tonal {
                     XCTAssertNil(whole.delayMilliseconds, "\(name) at \(rate) Hz")
                 } else {
@@ -125,14 +125,14 @@ final class DelayEstimationTests: XCTestCase {
         let tone = SignalGenerator.render(.tone(frequency: 425, levelDBFS: -10), sampleRate: rate, count: rate, seed: 1)
         let voice = SignalGenerator.render(.speechLike(levelDBFS: -30, pitchHz: 110), sampleRate: rate, count: 2 * rate, seed: 43)
         let ringback = Self.analysed(tone + voice, delaySamples: 2_880, sampleRate: rate)
-        XCTAssertFalse(ringback.delayAmbiguousTonalFarEnd)
+        XCTAssertNil(ringback.delayUnmeasured)
         XCTAssertEqual(try XCTUnwrap(ringback.delayMilliseconds), 60, accuracy: 0.05)
         for seconds in [0.3, 0.5] {
             for (seed, pitch) in [(44, 110.0), (45, 180.0)] {
                 let clip = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: pitch), sampleRate: rate,
                                                   count: Int(seconds * Double(rate)), seed: UInt64(seed))
                 let whole = Self.analysed(clip, delaySamples: 2_880, sampleRate: rate)
-                XCTAssertFalse(whole.delayAmbiguousTonalFarEnd, "\(seconds) s at \(pitch) Hz")
+                XCTAssertNil(whole.delayUnmeasured, "\(seconds) s at \(pitch) Hz")
                 if let delay = whole.delayMilliseconds { XCTAssertEqual(delay, 60, accuracy: 0.05, "\(seconds) s at \(pitch) Hz") }
             }
         }
