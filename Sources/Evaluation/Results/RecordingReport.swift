@@ -97,7 +97,6 @@ public struct RecordingReport: Sendable, Equatable {
         public var description: String { "recording report: \(problem)" }
     }
 
-    /// Reads a `report.json` value (`echolab.recording/…`) as its file prints it.
     /// The text at `key`, or nil where it is null or missing.
     private static func reason(_ value: JSONValue, _ key: String) throws(ReadError) -> String? {
         switch value[key] {
@@ -107,6 +106,7 @@ public struct RecordingReport: Sendable, Equatable {
         }
     }
 
+    /// Reads a `report.json` value (`echolab.recording/…`) as its file prints it.
     public init(reading value: JSONValue) throws(ReadError) {
         guard value["schema"]?.stringValue?.hasPrefix("echolab.recording/") == true else { throw ReadError(problem: "its schema is not echolab.recording/…") }
         func string(_ path: String) throws(ReadError) -> String {
