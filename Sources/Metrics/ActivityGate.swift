@@ -19,8 +19,9 @@ struct ActivityGate {
 
     /// Per-frame near-end decisions made before the stream (`EchoPathGate`), when there are no tracks.
     private let nearEndActivity: FrameBits?
-    /// Why those decisions decide nothing (`EchoPathGate.limitation`): then every frame counts as
-    /// near-end active, so none is scored.
+    /// Why those decisions decide nothing (`EchoPathGate.limitation`): then no frame is judged —
+    /// none is single talk, so none is scored, and none is double talk either (no talker was
+    /// heard: a loopback recorded late made every far-end frame "double talk" here).
     private let limitation: ActivityGateLimitation?
     /// The offline gate's fitted echo and residual per frame (`.echoPathFit` only): where the
     /// near end is silent, the far end counts as active at the mic only where the fitted echo
@@ -89,7 +90,13 @@ struct ActivityGate {
         let nearEndActive: Bool
         switch method {
         case .farEndOnly: nearEndActive = false
-        case .echoPathFit: nearEndActive = limitation != nil || (nearEndActivity?[frame] ?? false)
+        case .echoPathFit:
+            if limitation != nil {
+                if farEndEnergy / Double(frameSize) >= activeMeanSquare { farEndActiveFrames += 1 }
+                lastTalk = .unjudged
+                return false
+            }
+            nearEndActive = nearEndActivity?[frame] ?? false
         case .nearEndTrack, .micMinusEcho:
             let meanSquare = nearEndEnergy / Double(frameSize)
             if frame >= seededFrames { nearEndFloor.add(power: meanSquare) }
@@ -123,10 +130,13 @@ struct ActivityGate {
     /// Who talked in the frame `classify` last saw.
     enum Talk {
         case silence, farEndSingleTalk, nearEndSingleTalk, doubleTalk
+        /// A `limitation` left the frame undecided: no scorer's stretch takes it (its talk run
+        /// is silence), and it is no quiet frame either.
+        case unjudged
 
         var run: TalkRun.Talk {
             switch self {
-            case .silence: .silence
+            case .silence, .unjudged: .silence
             case .farEndSingleTalk: .farEndSingleTalk
             case .nearEndSingleTalk: .nearEndSingleTalk
             case .doubleTalk: .doubleTalk
@@ -137,7 +147,8 @@ struct ActivityGate {
 
     func summary() -> ActivityGateSummary {
         ActivityGateSummary(method: method, frames: frames, farEndActiveFrames: farEndActiveFrames,
-                            singleTalkFrames: singleTalkFrames, doubleTalkFrames: farEndActiveFrames - singleTalkFrames,
+                            singleTalkFrames: singleTalkFrames,
+                            doubleTalkFrames: limitation == nil ? farEndActiveFrames - singleTalkFrames : 0,
                             limitation: limitation, echoUnderNoiseFrames: echoUnderNoiseFrames)
     }
 }

@@ -108,7 +108,7 @@ struct DoubleTalkMeter: Sendable {
                 }
                 (pendingFrame[slot], pendingLevel[slot], pendingFloored[slot]) = (frame, level, sent < floor)
             }
-        case .silence:
+        case .silence, .unjudged:   // unjudged only without tracks, where this meter does not run
             break
         }
     }

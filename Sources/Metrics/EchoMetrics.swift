@@ -169,7 +169,8 @@ public enum ActivityGateMethod: String, Codable, Sendable {
     case farEndOnly = "far_end_only"
 }
 
-/// Frame counts per class. `singleTalkFrames + doubleTalkFrames == farEndActiveFrames`.
+/// Frame counts per class. `singleTalkFrames + doubleTalkFrames == farEndActiveFrames`, unless a
+/// `limitation` left the frames unjudged: then both are 0.
 public struct ActivityGateSummary: Codable, Equatable, Sendable {
     public var method: ActivityGateMethod
     /// All Welch frames of the analysed length.
@@ -181,7 +182,8 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     /// Far-end active while the near end talks: excluded from ERL and ERLE.
     public var doubleTalkFrames: Int
     /// Why the gate could not tell the near end from the echo, when it could not (nil: it could).
-    /// Then no frame is single talk, and ERL and ERLE are null rather than a guess.
+    /// Then no frame is judged: none is single or double talk, and ERL and ERLE are null rather
+    /// than a guess.
     public var limitation: ActivityGateLimitation?
     /// Frames whose reference played while the near end was silent but whose echo stayed under
     /// what else the mic held (not far-end active): says why a call has no single talk. Not

@@ -321,7 +321,7 @@ struct EchoStreamCore {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)
             case .nearEndSingleTalk: Self.add(first, second, samples: frameSize, to: &nearEndSingleTalkSums)
-            case .silence, .farEndSingleTalk: break
+            case .silence, .farEndSingleTalk, .unjudged: break
             }
             doubleTalkMeter.add(frame: frame, talk: gate.lastTalk, near: first.nearEndEnergy + second.nearEndEnergy,
                                 sent: first.sentSent + second.sentSent, sentNear: first.sentNear + second.sentNear, samples: frameSize)

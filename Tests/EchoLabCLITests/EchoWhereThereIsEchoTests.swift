@@ -151,7 +151,13 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         XCTAssertTrue(json["delay_ms"] is NSNull)
         XCTAssertTrue(json["erl_db"] is NSNull)
-        XCTAssertEqual((json["gate"] as? [String: Any])?["limitation"] as? String, "echo_outside_delay_search")
+        let gate = try XCTUnwrap(json["gate"] as? [String: Any])
+        XCTAssertEqual(gate["limitation"] as? String, "echo_outside_delay_search")
+        // The far end played; no frame was judged: none is single talk, and none is double talk
+        // (there is no near talker: every far-end frame counted as double talk before).
+        XCTAssertGreaterThan(try XCTUnwrap(gate["far_end_active_analysis_frames"] as? Int), 100)
+        XCTAssertEqual(gate["single_talk_analysis_frames"] as? Int, 0)
+        XCTAssertEqual(gate["double_talk_analysis_frames"] as? Int, 0)
         XCTAssertEqual(json["delay_unmeasured"] as? String,
                        "the echo is not within 0–500 ms of the reference: it leads it (a loopback recorded late?), or lags it by more")
         XCTAssertEqual(json["echo_unmeasured"] as? String,
