@@ -40,13 +40,26 @@ public struct RecordingItem: Sendable, Hashable {
     }
 }
 
-/// Who talks in a recording, as the AEC-Challenge names its real recordings.
+/// Who talks in a recording, as the AEC-Challenge names its real recordings (its blind test
+/// sets write the same names with hyphens: `farend-singletalk-with-movement`).
 public enum TalkType: String, Sendable, Hashable, CaseIterable {
     case farEndSingleTalk = "farend_singletalk"
     case farEndSingleTalkWithMovement = "farend_singletalk_with_movement"
     case doubleTalk = "doubletalk"
     case doubleTalkWithMovement = "doubletalk_with_movement"
     case nearEndSingleTalk = "nearend_singletalk"
+
+    /// The talk type a name ends with, in either spelling, and that spelling's length.
+    static func ending(_ stem: String) -> (type: TalkType, length: Int)? {
+        // The longest first (…_singletalk_with_movement before …_singletalk).
+        for type in allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count }) {
+            for spelling in [type.rawValue, type.rawValue.replacingOccurrences(of: "_", with: "-")]
+            where stem.hasSuffix("_" + spelling) && stem.count > spelling.count + 1 {
+                return (type, spelling.count)
+            }
+        }
+        return nil
+    }
 }
 
 /// Reads recordings laid out as the Microsoft AEC-Challenge ships them, as they are:
@@ -54,7 +67,10 @@ public enum TalkType: String, Sendable, Hashable, CaseIterable {
 ///   `echo_signal/echo_fileid_N.wav`, `nearend_speech/nearend_speech_fileid_N.wav` (and `meta.csv`);
 ///   item `fileid_N`, with the echo and near end as ground truth;
 /// - **real**: `GUID_<talk type>_lpb.wav` + `GUID_<talk type>_mic.wav` (near-end single talk: the
-///   mic alone); item `GUID_<talk type>`.
+///   mic alone); item `GUID_<talk type>`. The talk type may be written with hyphens
+///   (`GUID_farend-singletalk-with-movement_mic.wav`), and the files may sit in one subfolder per
+///   talk type (`doubletalk/`, `farend-singletalk/`, `nearend-singletalk/`, `sweep/`), as the
+///   blind test sets ship them.
 /// Items come in a stable order (file ids numerically, names by byte order), so a corpus's
 /// plan — and its shards — are the same on every machine.
 public enum RecordingCorpus {
@@ -72,8 +88,23 @@ public enum RecordingCorpus {
         var isDirectory: ObjCBool = false
         let mics = (folder as NSString).appendingPathComponent("nearend_mic_signal")
         if FileManager.default.fileExists(atPath: mics, isDirectory: &isDirectory), isDirectory.boolValue { return .synthetic }
+        return realFolders(in: folder).contains { sub in
+            ((try? FileManager.default.contentsOfDirectory(atPath: sub)) ?? []).contains { realName(of: $0)?.role == .mic }
+        } ? .real : nil
+    }
+
+    /// The blind test sets' subfolders, one per talk type (and the sweeps'), in either spelling.
+    static let talkTypeFolders: Set<String> = ["doubletalk", "farend-singletalk", "farend_singletalk", "nearend-singletalk",
+                                               "nearend_singletalk", "sweep"]
+
+    /// Where a real layout's recordings may be: the folder itself and its talk-type subfolders.
+    static func realFolders(in folder: String) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return names.contains { realName(of: $0)?.role == .mic } ? .real : nil
+        return [folder] + names.sorted().filter(talkTypeFolders.contains).compactMap { name in
+            let sub = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            return FileManager.default.fileExists(atPath: sub, isDirectory: &isDirectory) && isDirectory.boolValue ? sub : nil
+        }
     }
 
     /// The items of an AEC-Challenge folder. A mic whose far end or loopback is missing, whose
@@ -162,15 +193,17 @@ public enum RecordingCorpus {
     static func realName(of file: String) -> (item: String, talkType: TalkType, role: Role)? {
         for (suffix, role) in [("_mic.wav", Role.mic), ("_lpb.wav", Role.loopback)] where file.hasSuffix(suffix) {
             let item = String(file.dropLast(suffix.count))
-            // The longest talk type that ends the name (…_singletalk_with_movement before …_singletalk).
-            let type = TalkType.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
-                .first { item.hasSuffix("_" + $0.rawValue) && item.count > $0.rawValue.count + 1 }
-            if let type { return (item, type, role) }
+            if let type = TalkType.ending(item)?.type { return (item, type, role) }
         }
         return nil
     }
 
+    /// The recordings of the folder and of its talk-type subfolders, in that order.
     static func realItems(in folder: String) throws -> [CorpusItem] {
+        try realFolders(in: folder).flatMap(realItems(inOne:))
+    }
+
+    static func realItems(inOne folder: String) throws -> [CorpusItem] {
         let names = try FileManager.default.contentsOfDirectory(atPath: folder)
         var items: [CorpusItem] = []
         for name in names.sorted() {
@@ -183,7 +216,8 @@ public enum RecordingCorpus {
             guard let parsed = realName(of: name) else {
                 if name.lowercased().hasSuffix(".wav") && !name.hasPrefix(".") {
                     let error = LayoutError(path: file, problem: "not an AEC-Challenge recording name (ID_<talk type>_mic.wav or "
-                                            + "_lpb.wav; talk types \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))); rename or move it")
+                                            + "_lpb.wav; talk types \(TalkType.allCases.map(\.rawValue).joined(separator: ", ")), "
+                                            + "or with hyphens for underscores); rename or move it")
                     // Named by the whole file name: its stem may be a scenario's name elsewhere.
                     items.append(.broken(name: name, file: file, problem: error.description))
                 }

@@ -123,7 +123,7 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(oddName, "3XY_Doubletalk_mic.wav")
         XCTAssertTrue(oddProblem.hasSuffix("3XY_Doubletalk_mic.wav: not an AEC-Challenge recording name (ID_<talk type>_mic.wav or _lpb.wav; "
                                            + "talk types farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, "
-                                           + "nearend_singletalk); rename or move it"), oddProblem)
+                                           + "nearend_singletalk, or with hyphens for underscores); rename or move it"), oddProblem)
         XCTAssertEqual(lonely, "4ZZ_doubletalk")
         XCTAssertTrue(lonelyProblem.hasSuffix("4ZZ_doubletalk_lpb.wav: a loopback without its mic (4ZZ_doubletalk_mic.wav)"), lonelyProblem)
         // A recording whose name could not be a run's folder (a space here) fails once, by its
@@ -136,6 +136,34 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(spacedName, "5A B_doubletalk_mic.wav")
         XCTAssertTrue(spacedProblem.hasSuffix("5A B_doubletalk_mic.wav: the recording's name '5A B_doubletalk' must be 1 to 128 letters, digits, "
                                               + "'-', '_', '.' or '+', not starting with '.'; rename it"), spacedProblem)
+    }
+
+    /// The blind test sets' layout: one subfolder per talk type, the talk types written with
+    /// hyphens, one GUID in several talk types; the sweeps' folder holds no items, and a folder
+    /// of another name is not read.
+    func testTalkTypeSubfoldersAndHyphenatedNames() throws {
+        try wav("blind/doubletalk/01a6_doubletalk-with-movement_mic.wav")
+        try wav("blind/doubletalk/01a6_doubletalk-with-movement_lpb.wav")
+        try wav("blind/doubletalk/01a6_doubletalk_mic.wav")
+        try wav("blind/doubletalk/01a6_doubletalk_lpb.wav")
+        try wav("blind/farend-singletalk/05b0_farend-singletalk_mic.wav")
+        try wav("blind/farend-singletalk/05b0_farend-singletalk_lpb.wav")
+        try wav("blind/nearend-singletalk/02c3_nearend-singletalk_mic.wav")
+        try wav("blind/nearend-singletalk/02c3_nearend-singletalk_lpb.wav")
+        try wav("blind/sweep/0d4e_sweep_mic.wav")
+        try wav("blind/sweep/0d4e_sweep_lpb.wav")
+        try wav("blind/extra/0f5a_doubletalk_mic.wav")
+        let folder = root.appendingPathComponent("blind").path
+        XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)
+        let items = recordings(try RecordingCorpus.items(in: folder))
+        XCTAssertEqual(items.map(\.name), ["01a6_doubletalk-with-movement", "01a6_doubletalk", "05b0_farend-singletalk",
+                                           "02c3_nearend-singletalk"])
+        XCTAssertEqual(items.map(\.talkType), [.doubleTalkWithMovement, .doubleTalk, .farEndSingleTalk, .nearEndSingleTalk])
+        XCTAssertEqual(items[2].mic, folder + "/farend-singletalk/05b0_farend-singletalk_mic.wav")
+        XCTAssertEqual(items[2].loopback, folder + "/farend-singletalk/05b0_farend-singletalk_lpb.wav")
+        // One talk type's folder alone is a real layout too.
+        let doubleTalk = recordings(try RecordingCorpus.items(in: folder + "/doubletalk"))
+        XCTAssertEqual(doubleTalk.map(\.name), ["01a6_doubletalk-with-movement", "01a6_doubletalk"])
     }
 
     /// A partner file that is there but cannot be read (here a folder) is named for what it is,
