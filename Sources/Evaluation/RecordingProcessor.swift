@@ -109,6 +109,11 @@ public struct RecordingProcessor {
         let frame = max(1, rate / 100)
         let micStream = try AudioFileStream(path: mic, targetRate: rate, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
         let referenceProbe = try reference.map { try SoundFileReader(path: $0) }
+        // A loopback of no audio is a file that went wrong, not a far end that was silent: the
+        // output would come back as the mic, and nothing would say so but a warning.
+        if let reference, let referenceProbe, referenceProbe.frameCount == 0 {
+            throw AudioIOError.invalidArgument("\(reference): holds no audio (0 frames): no far end to cancel")
+        }
         let referenceStream = try reference.map { path in
             try AudioFileStream(path: path, targetRate: rate, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)
         }

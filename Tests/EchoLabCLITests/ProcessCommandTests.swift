@@ -131,7 +131,7 @@ final class ProcessCommandTests: XCTestCase {
     /// `--aec disabled` passes the mic through bit for bit at any rate, 22.05 kHz included
     /// (no round trip through 48 kHz, which cut the band edge: −14.5 dB of difference on noise).
     /// A mic of 0 frames is an error naming it, with nothing written.
-    func testDisabledPassesTheMicThroughAtAnyRateAndAnEmptyMicIsRefused() throws {
+    func testDisabledPassesTheMicThroughAtAnyRateAndAnEmptyMicOrLoopbackIsRefused() throws {
         for rate in [22_050, 11_025, 7_999] {
             var random = SeededRandom(seed: 8)
             let mic = (0..<(rate * 2)).map { _ in random.nextSignedFloat() * 0.3 }
@@ -149,6 +149,11 @@ final class ProcessCommandTests: XCTestCase {
         let empty = try runEchoLab(["process", "--mic", "empty.wav", "--reference", "lpb.wav", "--out", "new.wav"], in: root)
         XCTAssertEqual(empty.status, 1)
         XCTAssertEqual(empty.standardError, "echolab: empty.wav: holds no audio (0 frames): nothing to process\n")
+        // An empty loopback beside a mic with audio: a file that went wrong, refused as such (it
+        // was processed "against a silent loopback", exit 0, the output the mic's own).
+        let silent = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "empty.wav", "--out", "new.wav", "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(silent.status, 1)
+        XCTAssertEqual(silent.standardError, "echolab: empty.wav: holds no audio (0 frames): no far end to cancel\n")
         let scored = try runEchoLab(["metrics", "--reference", "lpb.wav", "--mic", "empty.wav", "--processed", "lpb.wav"], in: root)
         XCTAssertEqual(scored.status, 1)
         XCTAssertEqual(scored.standardError, "echolab: empty.wav: holds no audio (0 frames): nothing to score\n")
