@@ -269,12 +269,15 @@ public struct CorpusRun {
             do {
                 let loaded: Loaded
                 let name: String
+                // Where the item is written down, for messages: a manifest's entry, else its file.
+                var place = item.file
                 switch item {
                 case .scenario(let file):
                     let scenario = try ScenarioLoader.load(path: file)
                     (loaded, name) = (.scenario(scenario), scenario.name)
                 case .recording(let recording):
                     (loaded, name) = (.recording(recording), recording.name)
+                    place = recording.origin ?? item.file
                 case .broken(let name, _, let problem):
                     // Its name is taken: two runs with one name and mode would be one to compare.
                     if firstFileOfName[name] == nil { firstFileOfName[name] = item.file }
@@ -287,14 +290,18 @@ public struct CorpusRun {
                     if case .scenario = item, InputFile.canonical(first) == InputFile.canonical(item.file) {
                         return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)): give each item once"))
                     }
-                    return .failure(ItemError(description: "\(item.file): name: '\(name)' is already used by \(first)"))
+                    // Two AEC-Challenge folders name their items alike (fileid_0, …).
+                    let hint = if case .recording(let recording) = item, recording.origin == nil {
+                        ": two recording folders name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"
+                    } else { "" }
+                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)\(hint)"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
                 // report's place (and an earlier eval.md would be removed for it).
                 if Self.reportNames.contains(name.lowercased()) {
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
-                firstFileOfName[name] = item.file
+                firstFileOfName[name] = place
                 return .success(loaded)
             } catch {
                 return .failure(ItemError(description: String(describing: error)))

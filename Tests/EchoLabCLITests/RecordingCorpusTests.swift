@@ -166,6 +166,22 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(doubleTalk.map(\.name), ["01a6_doubletalk-with-movement", "01a6_doubletalk"])
     }
 
+    /// Two synthetic folders in one eval name their items alike: the second folder's items fail,
+    /// each said of both mics and of what to do about it; the first folder's run.
+    func testTwoSyntheticFoldersInOneEvalClashByName() throws {
+        for set in ["train", "test"] {
+            try wav("\(set)/farend_speech/farend_speech_fileid_1.wav")
+            try wav("\(set)/nearend_mic_signal/nearend_mic_fileid_1.wav")
+        }
+        let result = try runEchoLab(["eval", "train", "test", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.standardOutput.hasPrefix("1 of 2 runs succeeded"), result.standardOutput)
+        XCTAssertTrue(result.standardError.contains("echolab: test/nearend_mic_signal/nearend_mic_fileid_1.wav: name: 'fileid_1' is already used by "
+                                                    + "train/nearend_mic_signal/nearend_mic_fileid_1.wav: two recording folders name their items "
+                                                    + "alike; evaluate them apart, or list one's recordings in a manifest under names of their own\n"),
+                      result.standardError)
+    }
+
     /// A partner file that is there but cannot be read (here a folder) is named for what it is,
     /// not "missing"; an echo or near-end track like that fails its item instead of silently
     /// changing the gate; the other items run (through the real binary).
