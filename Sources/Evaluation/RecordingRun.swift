@@ -75,6 +75,7 @@ public struct RecordingRun {
         defer { unlink(scratch) }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
+        var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
         if let loopback = item.loopback {
             var analyzer = EchoAnalyzer()
@@ -82,6 +83,11 @@ public struct RecordingRun {
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
+            // The inputs' lengths where they differ (the output is the mic's length: not listed).
+            lengthMismatch = analysis.lengthMismatch.map { mismatch in
+                LengthMismatch(analysedSamples: mismatch.analysedSamples,
+                               files: mismatch.files.filter { $0.file != scratch }.map { .init(file: InputFile.canonical($0.file), samples: $0.samples) })
+            }
             if !scorers.isEmpty {
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 // The output is aligned with the mic as written: nothing to skip.
@@ -109,6 +115,7 @@ public struct RecordingRun {
             ?? RecordingReport.noLoopbackReason
         // nil where the delay was measured.
         report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }
+        report.lengthMismatch = lengthMismatch
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions

@@ -20,6 +20,11 @@ public enum RecordingReportDocument {
             .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(report.mode), .text("; ")] + output
                        + channelNote(report.channel)),
         ]
+        if let mismatch = report.lengthMismatch {
+            let lengths = mismatch.files.map { "\(($0.file as NSString).lastPathComponent) \($0.samples)" }.joined(separator: ", ")
+            blocks.append(.note([.strong("The inputs differ in length:"),
+                                 .text(" \(lengths) samples; the echo metrics are scored on the first \(mismatch.analysedSamples), where all of them play.")]))
+        }
         if report.clippedMicSamples > 0 || report.clippedLoopbackSamples > 0 {
             let seconds = String(format: "%.2f", report.durationSeconds)
             blocks.append(.note([.strong("The recording clipped:"),

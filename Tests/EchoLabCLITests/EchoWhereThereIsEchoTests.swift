@@ -182,7 +182,9 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let files: [(String, [Float])] = [("inrange_farend_singletalk_mic", mic), ("inrange_farend_singletalk_lpb", far),
                                           ("late_farend_singletalk_mic", mic), ("late_farend_singletalk_lpb", lateLoopback),
                                           ("alone_nearend_singletalk_mic", noise),
-                                          ("music_farend_singletalk_mic", musicMic), ("music_farend_singletalk_lpb", music)]
+                                          ("music_farend_singletalk_mic", musicMic), ("music_farend_singletalk_lpb", music),
+                                          // The loopback 50 ms short: scored on the overlap, and said so.
+                                          ("short_farend_singletalk_mic", mic), ("short_farend_singletalk_lpb", Array(far.dropLast(800)))]
         for (name, samples) in files {
             try SoundFileWriter.write(samples, to: corpus.appendingPathComponent("\(name).wav").path, sampleRate: rate)
         }
@@ -204,6 +206,7 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap((measured["metrics"] as? [String: Any])?["erl_db"] as? Double), 10, accuracy: 0.3)
         XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
         XCTAssertTrue(measured["delay_unmeasured"] is NSNull)
+        XCTAssertTrue(measured["length_mismatch"] is NSNull)
         XCTAssertEqual(try XCTUnwrap((measured["metrics"] as? [String: Any])?["delay_ms"] as? Double), 30, accuracy: 0.1)
         XCTAssertFalse(try page("inrange_farend_singletalk").contains("No ERL or ERLE"))
         XCTAssertFalse(try page("inrange_farend_singletalk").contains("No bulk delay"))
@@ -226,6 +229,15 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue(alone["metrics"] is NSNull)
         XCTAssertEqual(alone["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
         XCTAssertEqual(alone["delay_unmeasured"] as? String, alone["echo_unmeasured"] as? String)
+
+        let short = try report("short_farend_singletalk")
+        let mismatch = try XCTUnwrap(short["length_mismatch"] as? [String: Any])
+        XCTAssertEqual(mismatch["analysed_samples"] as? Int, count - 800)
+        let lengths = try XCTUnwrap(mismatch["files"] as? [[String: Any]]).map { (($0["file"] as? String).map { ($0 as NSString).lastPathComponent }, $0["samples"] as? Int) }
+        XCTAssertEqual(lengths.map(\.0), ["short_farend_singletalk_lpb.wav", "short_farend_singletalk_mic.wav"])
+        XCTAssertEqual(lengths.map(\.1), [count - 800, count])
+        let shortPage = try page("short_farend_singletalk")
+        XCTAssertTrue(shortPage.contains("**The inputs differ in length:** short\\_farend\\_singletalk\\_lpb.wav \(count - 800), short\\_farend\\_singletalk\\_mic.wav \(count) samples; the echo metrics are scored on the first \(count - 800)"), shortPage)
 
         // ERL measured, the delay not: the page says why, as merge renders it from report.json.
         let tonal = try report("music_farend_singletalk")

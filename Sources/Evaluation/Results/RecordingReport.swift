@@ -37,6 +37,10 @@ public struct RecordingReport: Sendable, Equatable {
     public var delayUnmeasuredReason: String? = nil
     /// Both reasons for a recording without a loopback (near-end single talk).
     public static let noLoopbackReason = "the recording has no loopback (near-end single talk): there is no far end to echo"
+    /// Where the inputs differ in length (within the tolerance `eval` allows): the samples scored
+    /// (the shortest input's) and each input's, as `echolab metrics` gives them; nil where they
+    /// are alike.
+    public var lengthMismatch: LengthMismatch? = nil
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
@@ -76,6 +80,7 @@ public struct RecordingReport: Sendable, Equatable {
             "metrics": metrics?.json ?? .null,
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
+            "length_mismatch": lengthMismatch?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
@@ -149,6 +154,13 @@ public struct RecordingReport: Sendable, Equatable {
         // Reports written before the reasons were given have none.
         echoUnmeasuredReason = try Self.reason(value, "echo_unmeasured")
         delayUnmeasuredReason = try Self.reason(value, "delay_unmeasured")
+        switch value["length_mismatch"] {
+        case nil, .null?: lengthMismatch = nil
+        case let object?:
+            do { lengthMismatch = try JSONValueDecoder().decode(LengthMismatch.self, from: object) } catch {
+                throw ReadError(problem: "length_mismatch: \(error)")
+            }
+        }
         // Reports written before clipping was counted have none: read as none counted.
         for (name, keyPath) in [("mic", \RecordingReport.clippedMicSamples), ("loopback", \RecordingReport.clippedLoopbackSamples)] {
             guard let count = value.value(at: "clipped_samples.\(name)") else { continue }
