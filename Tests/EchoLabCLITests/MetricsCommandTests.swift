@@ -80,7 +80,9 @@ final class MetricsCommandTests: XCTestCase {
         let inputs = try snapshot(folder)
         let refused = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.standardError.contains("reference-stereo.wav: has 2 channels"), refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("reference-stereo.wav: has 2 channels; choose one, counted from 0, or downmix "
+                                                     + "(--channel N|downmix on the command line, a \"channel\" key in a scenario or manifest)"),
+                      refused.standardError)
         let picked = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel", "1"])
         XCTAssertEqual(picked.status, 0, picked.standardError)
         let mono = try runEchoLab(["metrics", "--reference", out.appendingPathComponent("reference.wav").path,
