@@ -49,13 +49,13 @@ public enum TalkType: String, Sendable, Hashable, CaseIterable {
     case doubleTalkWithMovement = "doubletalk_with_movement"
     case nearEndSingleTalk = "nearend_singletalk"
 
-    /// The talk type a name ends with, in either spelling, and that spelling's length.
-    static func ending(_ stem: String) -> (type: TalkType, length: Int)? {
+    /// The talk type a name ends with, in either spelling.
+    static func ending(_ stem: String) -> TalkType? {
         // The longest first (…_singletalk_with_movement before …_singletalk).
         for type in allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count }) {
             for spelling in [type.rawValue, type.rawValue.replacingOccurrences(of: "_", with: "-")]
             where stem.hasSuffix("_" + spelling) && stem.count > spelling.count + 1 {
-                return (type, spelling.count)
+                return type
             }
         }
         return nil
@@ -69,8 +69,8 @@ public enum TalkType: String, Sendable, Hashable, CaseIterable {
 /// - **real**: `GUID_<talk type>_lpb.wav` + `GUID_<talk type>_mic.wav` (near-end single talk: the
 ///   mic alone); item `GUID_<talk type>`. The talk type may be written with hyphens
 ///   (`GUID_farend-singletalk-with-movement_mic.wav`), and the files may sit in one subfolder per
-///   talk type (`doubletalk/`, `farend-singletalk/`, `nearend-singletalk/`, `sweep/`), as the
-///   blind test sets ship them.
+///   talk type (`doubletalk/`, `farend-singletalk/`, `nearend-singletalk/`; their `sweep/` is
+///   passed over), as the blind test sets ship them.
 /// Items come in a stable order (file ids numerically, names by byte order), so a corpus's
 /// plan — and its shards — are the same on every machine.
 public enum RecordingCorpus {
@@ -93,9 +93,10 @@ public enum RecordingCorpus {
         } ? .real : nil
     }
 
-    /// The blind test sets' subfolders, one per talk type (and the sweeps'), in either spelling.
+    /// The blind test sets' subfolders, one per talk type, in either spelling (their `sweep/`,
+    /// calibration sweeps, is not read).
     static let talkTypeFolders: Set<String> = ["doubletalk", "farend-singletalk", "farend_singletalk", "nearend-singletalk",
-                                               "nearend_singletalk", "sweep"]
+                                               "nearend_singletalk"]
 
     /// Where a real layout's recordings may be: the folder itself and its talk-type subfolders.
     static func realFolders(in folder: String) -> [String] {
@@ -193,7 +194,7 @@ public enum RecordingCorpus {
     static func realName(of file: String) -> (item: String, talkType: TalkType, role: Role)? {
         for (suffix, role) in [("_mic.wav", Role.mic), ("_lpb.wav", Role.loopback)] where file.hasSuffix(suffix) {
             let item = String(file.dropLast(suffix.count))
-            if let type = TalkType.ending(item)?.type { return (item, type, role) }
+            if let type = TalkType.ending(item) { return (item, type, role) }
         }
         return nil
     }
