@@ -18,7 +18,7 @@ public enum AudioIOError: Error, CustomStringConvertible, Equatable {
         case .unsupportedChannels(let path, let count, .channel(let index)):
             "\(path): has no channel \(index) (it has \(count), counted from 0)"
         case .unsupportedChannels(let path, let count, _):
-            "\(path): has \(count) channels; choose one, counted from 0, or downmix (--channel N|downmix on the command line, a \"channel\" key in a scenario or manifest)"
+            "\(path): has \(count) channels; choose one, counted from 0, or downmix (--channel N|downmix for metrics and process, a \"channel\" key in a scenario or manifest)"
         case .invalidSample(let path, let frame, .tooLoud):
             "\(path): sample at frame \(frame) is ±2^20 (+120 dBFS) or louder, not audio"
         case .invalidSample(let path, let frame, let fault): "\(path): \(fault) sample at frame \(frame)"

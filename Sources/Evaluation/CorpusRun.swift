@@ -265,6 +265,8 @@ public struct CorpusRun {
 
     private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
         var firstFileOfName: [String: String] = [:]
+        /// The mic of each name's recording where a recording folder (not a manifest) gave it.
+        var folderRecordingOfName: [String: String] = [:]
         return items.map { item in
             do {
                 let loaded: Loaded
@@ -290,11 +292,17 @@ public struct CorpusRun {
                     if case .scenario = item, InputFile.canonical(first) == InputFile.canonical(item.file) {
                         return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)): give each item once"))
                     }
-                    // Two AEC-Challenge folders name their items alike (fileid_0, …).
-                    let hint = if case .recording(let recording) = item, recording.origin == nil {
-                        ": two recording folders name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"
-                    } else { "" }
-                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)\(hint)"))
+                    if case .recording(let recording) = item, recording.origin == nil, let other = folderRecordingOfName[name] {
+                        // One folder's recording reached twice (a folder given twice, or a set and
+                        // its own subfolder) is said as such, as a scenario's file is.
+                        if InputFile.canonical(other) == InputFile.canonical(recording.mic) {
+                            return .failure(ItemError(description: "\(place): listed twice in the corpus (also as \(first)): give each item once"))
+                        }
+                        // Two AEC-Challenge folders name their items alike (fileid_0, …).
+                        return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first): two recording folders "
+                                                  + "name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"))
+                    }
+                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
                 // report's place (and an earlier eval.md would be removed for it).
@@ -302,6 +310,7 @@ public struct CorpusRun {
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
                 firstFileOfName[name] = place
+                if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[name] = recording.mic }
                 return .success(loaded)
             } catch {
                 return .failure(ItemError(description: String(describing: error)))

@@ -150,7 +150,9 @@ public struct RunEvaluator: Sendable {
         if !states.isEmpty, !states.contains(where: \.loudspeakerInUse) {
             return "no echo reached the mic: the custom speaker (\(names(states.map(\.customSpeaker)))) plays nothing into the room"
         }
-        if let range = metrics.echoOutsideDelaySearchMilliseconds {
+        if metrics.echoOutsideDelaySearchMilliseconds != nil || gate.limitation == .echoOutsideDelaySearch {
+            // The tap-free gate's own search may be the one that found it (its frames unjudged).
+            let range = metrics.echoOutsideDelaySearchMilliseconds ?? EchoMetricsConfiguration.default.maxDelayMilliseconds
             return "the mic's echo is not within 0–\(Int(range)) ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
         }
         if gate.farEndActiveFrames == 0 {

@@ -209,7 +209,6 @@ public enum RunReportDocument {
         return text.prefix(1).uppercased() + text.dropFirst()
     }
 
-    /// What a "≥" in the echo table means, where one is shown.
     /// Where ERL and ERLE are measured but the delay is not: why, and what that means for them
     /// (the frames are scored with the reference as it is; where there is no far end at the mic,
     /// the "No ERL or ERLE" note already says so).
@@ -217,6 +216,7 @@ public enum RunReportDocument {
         "No bulk delay: \(reason). ERL and ERLE are scored with the reference as it is, not shifted by the echo's delay."
     }
 
+    /// What a "≥" in the echo table means, where one is shown.
     public static func boundNote(_ m: EchoMetrics) -> String? {
         guard m.erleIsLowerBound || m.erleSteadyIsLowerBound else { return nil }
         return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."

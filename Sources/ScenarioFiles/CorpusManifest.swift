@@ -140,7 +140,8 @@ public enum CorpusManifest {
         if let problem = RunName.problem(name) { throw ManifestError(path: manifest, problem: "\(key).name: \(problem)") }
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
-            guard let parsed = TalkType(rawValue: type) else {
+            // Either spelling, as in the AEC-Challenge's file names (farend-singletalk too).
+            guard let parsed = TalkType(rawValue: type.replacingOccurrences(of: "-", with: "_")) else {
                 throw ManifestError(path: manifest, problem: "\(key).talk_type: '\(type)' is not one of \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             talkType = parsed

@@ -89,19 +89,22 @@ public enum RecordingCorpus {
         let mics = (folder as NSString).appendingPathComponent("nearend_mic_signal")
         if FileManager.default.fileExists(atPath: mics, isDirectory: &isDirectory), isDirectory.boolValue { return .synthetic }
         return realFolders(in: folder).contains { sub in
-            ((try? FileManager.default.contentsOfDirectory(atPath: sub)) ?? []).contains { realName(of: $0)?.role == .mic }
+            sub == folder || ((try? FileManager.default.contentsOfDirectory(atPath: sub)) ?? []).contains { realName(of: $0)?.role == .mic }
         } ? .real : nil
     }
 
     /// The blind test sets' subfolders, one per talk type, in either spelling (their `sweep/`,
     /// calibration sweeps, is not read).
-    static let talkTypeFolders: Set<String> = ["doubletalk", "farend-singletalk", "farend_singletalk", "nearend-singletalk",
-                                               "nearend_singletalk"]
+    static let talkTypeFolders = Set(TalkType.allCases.flatMap { [$0.rawValue, $0.rawValue.replacingOccurrences(of: "_", with: "-")] })
 
-    /// Where a real layout's recordings may be: the folder itself and its talk-type subfolders.
+    /// Where a real layout's recordings are: the folder itself where it holds a recording's mic,
+    /// and its talk-type subfolders — those only in a folder without scenarios (`*.json`): a
+    /// folder of scenarios stays one, whatever its subfolders are called.
     static func realFolders(in folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return [folder] + names.sorted().filter(talkTypeFolders.contains).compactMap { name in
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        let own = names.contains { realName(of: $0)?.role == .mic } ? [folder] : []
+        guard !names.contains(where: { $0.lowercased().hasSuffix(".json") }) else { return own }
+        return own + names.filter(talkTypeFolders.contains).compactMap { name in
             let sub = (folder as NSString).appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             return FileManager.default.fileExists(atPath: sub, isDirectory: &isDirectory) && isDirectory.boolValue ? sub : nil
@@ -199,7 +202,8 @@ public enum RecordingCorpus {
         return nil
     }
 
-    /// The recordings of the folder and of its talk-type subfolders, in that order.
+    /// The recordings of the folder (where it holds a mic) and of its talk-type subfolders, in
+    /// that order.
     static func realItems(in folder: String) throws -> [CorpusItem] {
         try realFolders(in: folder).flatMap(realItems(inOne:))
     }

@@ -81,7 +81,7 @@ final class MetricsCommandTests: XCTestCase {
         let refused = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent])
         XCTAssertEqual(refused.status, 1)
         XCTAssertTrue(refused.standardError.contains("reference-stereo.wav: has 2 channels; choose one, counted from 0, or downmix "
-                                                     + "(--channel N|downmix on the command line, a \"channel\" key in a scenario or manifest)"),
+                                                     + "(--channel N|downmix for metrics and process, a \"channel\" key in a scenario or manifest)"),
                       refused.standardError)
         let picked = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel", "1"])
         XCTAssertEqual(picked.status, 0, picked.standardError)

@@ -130,7 +130,7 @@ final class ProcessCommandTests: XCTestCase {
 
     /// `--aec disabled` passes the mic through bit for bit at any rate, 22.05 kHz included
     /// (no round trip through 48 kHz, which cut the band edge: −14.5 dB of difference on noise).
-    /// A mic of 0 frames is an error naming it, with nothing written.
+    /// A mic or a loopback of 0 frames is an error naming it, with nothing written.
     func testDisabledPassesTheMicThroughAtAnyRateAndAnEmptyMicOrLoopbackIsRefused() throws {
         for rate in [22_050, 11_025, 7_999] {
             var random = SeededRandom(seed: 8)

@@ -152,7 +152,9 @@ final class RecordingCorpusTests: XCTestCase {
         try wav("blind/nearend-singletalk/02c3_nearend-singletalk_lpb.wav")
         try wav("blind/sweep/0d4e_sweep_mic.wav")
         try wav("blind/sweep/0d4e_sweep_lpb.wav")
+        try wav("blind/sweep/0d4f_doubletalk_mic.wav")   // named like a recording: the folder is not read
         try wav("blind/extra/0f5a_doubletalk_mic.wav")
+        try Data("# The blind test set\n".utf8).write(to: root.appendingPathComponent("blind/README.md"))
         let folder = root.appendingPathComponent("blind").path
         XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)
         let items = recordings(try RecordingCorpus.items(in: folder))
@@ -180,6 +182,12 @@ final class RecordingCorpusTests: XCTestCase {
                                                     + "train/nearend_mic_signal/nearend_mic_fileid_1.wav: two recording folders name their items "
                                                     + "alike; evaluate them apart, or list one's recordings in a manifest under names of their own\n"),
                       result.standardError)
+        // One folder given twice is said as such.
+        let twice = try runEchoLab(["eval", "train", "train", "--modes", "disabled", "--out", "out2", "--no-taps"], in: root)
+        XCTAssertEqual(twice.status, 1)
+        XCTAssertTrue(twice.standardError.contains("echolab: train/nearend_mic_signal/nearend_mic_fileid_1.wav: listed twice in the corpus "
+                                                   + "(also as train/nearend_mic_signal/nearend_mic_fileid_1.wav): give each item once\n"),
+                      twice.standardError)
     }
 
     /// A partner file that is there but cannot be read (here a folder) is named for what it is,
@@ -214,5 +222,9 @@ final class RecordingCorpusTests: XCTestCase {
         try Data("{}".utf8).write(to: root.appendingPathComponent("a.json"))
         XCTAssertNil(RecordingCorpus.layout(of: root.path))
         XCTAssertThrowsError(try RecordingCorpus.items(in: root.path))
+        // Whatever its subfolders are called: a talk type's name holding a recording included.
+        try wav("doubletalk/0a1b_doubletalk_mic.wav")
+        try wav("doubletalk/0a1b_doubletalk_lpb.wav")
+        XCTAssertNil(RecordingCorpus.layout(of: root.path))
     }
 }
