@@ -348,8 +348,9 @@ final class HelpTextTests: XCTestCase {
         "mic", "loopback", "echo", "near_end", "talk_type", "channel"}, paths relative
         to it; see docs/recordings.md), or a folder of recordings in an AEC-Challenge
         layout (synthetic: farend_speech/, nearend_mic_signal/, echo_signal/,
-        nearend_speech/; real: GUID_<talk type>_mic.wav and _lpb.wav), read as they are
-        and run straight through the canceller. Every item runs in every mode of
+        nearend_speech/; real: GUID_<talk type>_mic.wav and _lpb.wav, in the folder or
+        in one subfolder per talk type as the blind test sets ship them), read as they
+        are and run straight through the canceller. Every item runs in every mode of
         --modes (a scenario's own aec without it; speex:intensityRecommended for a
         recording) into OUT/ITEM/MODE/, MODE written BACKEND-INTENSITY or disabled.
         OUT/eval.json holds every item × mode's metrics and, per mode, the mean, median
