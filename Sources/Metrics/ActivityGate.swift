@@ -87,12 +87,13 @@ struct ActivityGate {
                            micLessNearEndEnergy: Double? = nil) -> Bool {
         let frame = frames
         frames += 1
+        let farEndPlays = farEndEnergy / Double(frameSize) >= activeMeanSquare
         let nearEndActive: Bool
         switch method {
         case .farEndOnly: nearEndActive = false
         case .echoPathFit:
             if limitation != nil {
-                if farEndEnergy / Double(frameSize) >= activeMeanSquare { farEndActiveFrames += 1 }
+                if farEndPlays { farEndActiveFrames += 1 }
                 lastTalk = .unjudged
                 return false
             }
@@ -103,7 +104,6 @@ struct ActivityGate {
             nearEndActive = SteadyNoise.talkerMeanSquare(meanSquare, floor: nearEndFloor.power, silentMeanSquare: silentMeanSquare)
                 >= silentMeanSquare
         }
-        let farEndPlays = farEndEnergy / Double(frameSize) >= activeMeanSquare
         var echoAboveItsFloor: Bool?
         if let micLessNearEndEnergy {
             let meanSquare = micLessNearEndEnergy / Double(frameSize)
