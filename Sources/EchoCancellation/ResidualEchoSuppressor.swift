@@ -68,6 +68,35 @@ struct ResidualEchoSuppressor {
     private var pathGain: MinimumTracker, linearLeak: MinimumTracker
     private var referenceResidual: [Float]
     private var farEndRun = 0
+    /// Far-end frames heard since the call started, up to `initialFrames`.
+    private var farEndFramesHeard = 0
+    /// The call's first 1.5 s of far-end activity are its initial state (AEC3 has one too): for
+    /// the gains, the echo path's gain is taken as at least `initialGain` and the linear filter
+    /// as leaving all of the echo. Without it nothing explained the echo while the filter and
+    /// the path's gain were unlearned (the first minima of the mic-to-reference ratio sit far
+    /// under the echo's), the detector took the echo for a talker, and the first 1.2 s of far-end
+    /// speech went out 3–15 dB under the mic (`scripts/aecmos-rooms.sh`: AECMOS's far-end
+    /// single-talk echo score where the talker starts 7 s in 4.34, 4.79 with it; on the held-out
+    /// room 2.63, 4.27). What it costs: a talker in those 1.5 s is kept only when about 12 dB
+    /// above the reference (the default corpus's device-transitions, whose canceller starts again
+    /// under a talker: 0.4 → 5.7 dB of near-end attenuation, where AEC3 cuts 9.9; the gain taken
+    /// as 9 dB over its first measurement instead cut 3.4 dB, but left more echo at the start of
+    /// the route vectors). The detector's own call, which the canceller's measures and step read,
+    /// is left as it is: taken from the initial prediction, it let the measures learn an echo
+    /// path's gain before a 320 ms echo had arrived (a held-out room's steady ERLE 40.3 → 32.5 dB).
+    private static let initialFrames = 150
+    /// 1: an echo as loud as the reference (0 dB ERL), a loudspeaker's.
+    private static let initialGain: Float = 1
+    private var isInitial: Bool { farEndFramesHeard < Self.initialFrames }
+    /// Band `b`'s echo-path power gain in the initial state: the detector's, at least `initialGain`.
+    private func initialPathGain(band b: Int) -> Float {
+        max(pathGain.isKnown(b) ? 2 * pathGain.minimum[b] : 0, Self.initialGain)
+    }
+    /// `referenceResidual` and `echoShareOfMic` with the initial state's gain, and the talker
+    /// the initial state hears (held as the detector holds its call).
+    private var initialResidual: [Float]
+    private var initialShareOfMic: Float = 0
+    private var initialHangover = 0
     /// The share of the last frame's mic power the reference predicts as echo (0 before the
     /// echo path's gain is known): an echo level that holds when the linear filter does not.
     private(set) var echoShareOfMic: Float = 0
@@ -130,6 +159,7 @@ struct ResidualEchoSuppressor {
         roomNoiseMinimum = MinimumTracker(count: bins, slots: 6, slotLength: 25)
         referenceTail = [Float](repeating: 0, count: errorRe.count)
         referenceResidual = [Float](repeating: 0, count: errorRe.count)
+        initialResidual = [Float](repeating: 0, count: errorRe.count)
         crossRe = [Float](repeating: 0, count: errorRe.count)
         crossIm = [Float](repeating: 0, count: errorRe.count)
         smoothedError = [Float](repeating: 0, count: errorRe.count)
@@ -267,6 +297,7 @@ struct ResidualEchoSuppressor {
         // the mic yet (a delay the estimate has not found), and a ratio of noise to reference
         // would hold the gain near zero for the window's 1.5 s.
         farEndRun = farEndActive ? farEndRun + 1 : 0
+        if farEndActive && isInitial { farEndFramesHeard += 1 }
         let settled = farEndRun > 10
         for b in 0..<bandCount { bandReference[b] = 0; bandMic[b] = 0 }
         for k in 0..<bins {
@@ -294,6 +325,18 @@ struct ResidualEchoSuppressor {
             micPower += bandMic[b]
         }
         echoShareOfMic = micPower > 0 ? min(1, predictedEcho / micPower) : 0
+        if isInitial {
+            var initialEcho: Float = 0, allMic: Float = 0
+            for b in 0..<bandCount {
+                initialEcho += initialPathGain(band: b) * bandReference[b]
+                allMic += bandMic[b]
+            }
+            initialShareOfMic = allMic > 0 ? min(1, initialEcho / allMic) : 0
+            for k in 0..<bins {
+                let b = bandOfBin[k]
+                initialResidual[k] = initialPathGain(band: b) * referenceTail[k]
+            }
+        }
         for k in 0..<bins {
             let b = bandOfBin[k]
             let gain: Float = pathGain.isKnown(b) ? 2 * pathGain.minimum[b] : 0
@@ -316,6 +359,11 @@ struct ResidualEchoSuppressor {
         let talking = deafFrames == 0 && errorSum > 6 * explained && coherence < 0.6
         if deafFrames > 0 { deafFrames -= 1 }
         if talking { hangover = Self.holdFrames } else if hangover > 0 { hangover -= 1 }
+        if isInitial {
+            var initialExplained: Float = 0
+            for k in speechBins { initialExplained += max(residual[k], initialResidual[k]) + noiseFloor[k] }
+            if talking && errorSum > 6 * initialExplained { initialHangover = Self.holdFrames } else if initialHangover > 0 { initialHangover -= 1 }
+        }
         nearEndActive = hangover > 0
         if nearEndActive { nearEndFrames += 1 } else if farEndActive { farEndOnlyFrames += 1 }
     }
@@ -352,13 +400,16 @@ struct ResidualEchoSuppressor {
     }
 
     private mutating func computeGains(farEndActive: Bool) {
-        let near = nearEndActive
+        // In the initial state the talker its prediction hears; after it, the detector's.
+        let initial = isInitial
+        let held = initial ? initialHangover : hangover
+        let near = held > 0
         // In the hold after a talker's last frame (the detector holds its call 400 ms: the pauses
         // between words) a third of the residual estimate is taken off, down to the double-talk
         // floor: the echo there has no talker to hide under, and a word starting there lifts the
         // error far above the estimate, and its gain with it. A third, not all: on the
         // development corpus all of it cost the talker 0.06 of PESQ-WB, the far-end floor 0.9.
-        let pause = near && hangover < Self.holdFrames
+        let pause = near && held < Self.holdFrames
         let floor = Float(pow(10, Double(near ? settings.doubleTalkFloorDB : settings.farEndFloorDB) / 20))
         let over = pause ? max(settings.doubleTalkOverestimate, 0.3) : near ? settings.doubleTalkOverestimate : settings.farEndOverestimate
         // Down to the noise floor only where the mic is surely echo: the echo estimate or the
@@ -368,12 +419,16 @@ struct ResidualEchoSuppressor {
         // short windows of a reverberant room's reference cohere little with the mic). The
         // detector's hold keeps the gate off through a talker's pauses. On the development and
         // the default corpus no near end lost anything to the third test.
-        let gate = farEndActive && !near && settings.gatesFarEndSingleTalk && hangover == 0
-            && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5 || echoShareOfMic > 0.9)
+        let gate = farEndActive && !near && settings.gatesFarEndSingleTalk
+            && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5 || (initial ? initialShareOfMic : echoShareOfMic) > 0.9)
         // The reference's prediction is a band's: noisy per bin, where the mic's echo at one
         // bin and the reference's at its delay are not proportional in a reverberant room.
         for b in 0..<bandCount { bandGain[b] = 0 }
-        for k in 0..<bins { bandGain[bandOfBin[k]] += referenceResidual[k] }
+        if initial {
+            for k in 0..<bins { bandGain[bandOfBin[k]] += initialResidual[k] }
+        } else {
+            for k in 0..<bins { bandGain[bandOfBin[k]] += referenceResidual[k] }
+        }
         for b in 0..<bandCount {
             bandGain[b] = max(floor, 1 - over * bandGain[b] / (smoothedBandLinearError[b] + 1e-20))
         }

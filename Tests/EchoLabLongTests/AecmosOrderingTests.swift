@@ -3,8 +3,10 @@ import Foundation
 import XCTest
 
 /// The field's ordering of cancellers, through `eval --scorer aecmos` on a room the test builds:
-/// two espeak-ng voices (a far end, and a near end that starts talking 7 s in), a 0.3 s RT60
-/// synthetic room at 0 dB echo gain (double talk near 0 dB SER). WebRTC's AEC leaves less echo
+/// two espeak-ng voices (a far end, and a near end that talks from the first second: espeak-ng
+/// drops the leading `<break>` its text asks for, so double talk starts with the call), a 0.3 s
+/// RT60 synthetic room at 0 dB echo gain (double talk near 0 dB SER). scripts/aecmos-rooms.sh
+/// scores this room beside one whose talker does start 7 s in. WebRTC's AEC leaves less echo
 /// than speexdsp (AECMOS echo higher) and cuts the near talker more (double-talk other lower);
 /// and eval.json's scores are the same bytes with one job and with two.
 ///
