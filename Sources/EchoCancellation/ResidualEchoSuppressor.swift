@@ -97,6 +97,9 @@ struct ResidualEchoSuppressor {
     private var initialResidual: [Float]
     private var initialShareOfMic: Float = 0
     private var initialHangover = 0
+    /// Whether the gains take the detector's call (after the initial state, once its own hold
+    /// from then has ended or it hears a talker afresh).
+    private var gainsFollowDetector = false
     /// The share of the last frame's mic power the reference predicts as echo (0 before the
     /// echo path's gain is known): an echo level that holds when the linear filter does not.
     private(set) var echoShareOfMic: Float = 0
@@ -363,6 +366,13 @@ struct ResidualEchoSuppressor {
             var initialExplained: Float = 0
             for k in speechBins { initialExplained += max(residual[k], initialResidual[k]) + noiseFloor[k] }
             if talking && errorSum > 6 * initialExplained { initialHangover = Self.holdFrames } else if initialHangover > 0 { initialHangover -= 1 }
+            gainsFollowDetector = false
+        } else if !gainsFollowDetector {
+            // A hold the detector carries out of the initial state is its call on echo it could
+            // not explain yet: the gains keep the initial state's hold until the detector hears a
+            // talker afresh or lets go.
+            if initialHangover > 0 { initialHangover -= 1 }
+            gainsFollowDetector = talking || hangover == 0
         }
         nearEndActive = hangover > 0
         if nearEndActive { nearEndFrames += 1 } else if farEndActive { farEndOnlyFrames += 1 }
@@ -373,6 +383,7 @@ struct ResidualEchoSuppressor {
     /// from the lost weights until the found ones are in what is sent.
     mutating func forgetNearEnd(for frames: Int) {
         hangover = 0
+        initialHangover = 0
         nearEndActive = false
         deafFrames = frames
     }
@@ -402,7 +413,7 @@ struct ResidualEchoSuppressor {
     private mutating func computeGains(farEndActive: Bool) {
         // In the initial state the talker its prediction hears; after it, the detector's.
         let initial = isInitial
-        let held = initial ? initialHangover : hangover
+        let held = gainsFollowDetector ? hangover : initialHangover
         let near = held > 0
         // In the hold after a talker's last frame (the detector holds its call 400 ms: the pauses
         // between words) a third of the residual estimate is taken off, down to the double-talk
@@ -417,8 +428,9 @@ struct ResidualEchoSuppressor {
         // path), or the reference's power times the echo path's gain explaining nine tenths of
         // the mic's (drift, a clipping loudspeaker: echo the linear filter cannot model, and
         // short windows of a reverberant room's reference cohere little with the mic). The
-        // detector's hold keeps the gate off through a talker's pauses. On the development and
-        // the default corpus no near end lost anything to the third test.
+        // talker's hold (the initial state's while it lasts) keeps the gate off through a
+        // talker's pauses. On the development and the default corpus no near end lost anything
+        // to the third test.
         let gate = farEndActive && !near && settings.gatesFarEndSingleTalk
             && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5 || (initial ? initialShareOfMic : echoShareOfMic) > 0.9)
         // The reference's prediction is a band's: noisy per bin, where the mic's echo at one
