@@ -76,8 +76,8 @@ struct ResidualEchoSuppressor {
     /// the path's gain were unlearned (the first minima of the mic-to-reference ratio sit far
     /// under the echo's), the detector took the echo for a talker, and the first 1.2 s of far-end
     /// speech went out 3–15 dB under the mic (`scripts/aecmos-rooms.sh`: AECMOS's far-end
-    /// single-talk echo score where the talker starts 7 s in 4.34, 4.79 with it; on the held-out
-    /// room 2.63, 4.27). What it costs: a talker in those 1.5 s is kept only when about 12 dB
+    /// single-talk echo score where the talker starts 7 s in 4.34, 4.81 with it; on the held-out
+    /// room 2.63, 4.75). What it costs: a talker in those 1.5 s is kept only when about 12 dB
     /// above the reference (the default corpus's device-transitions, whose canceller starts again
     /// under a talker: 0.4 → 5.7 dB of near-end attenuation, where AEC3 cuts 9.9; the gain taken
     /// as 9 dB over its first measurement instead cut 3.4 dB, but left more echo at the start of
@@ -365,7 +365,11 @@ struct ResidualEchoSuppressor {
         if isInitial {
             var initialExplained: Float = 0
             for k in speechBins { initialExplained += max(residual[k], initialResidual[k]) + noiseFloor[k] }
-            if talking && errorSum > 6 * initialExplained { initialHangover = Self.holdFrames } else if initialHangover > 0 { initialHangover -= 1 }
+            // Heard only once the noise floor is known: before, nothing explains even the room's
+            // noise, the call's first frame read as a talker, and its hold let the next 400 ms of
+            // echo through (held-out AECMOS far-end single-talk echo 4.27; 4.75 with the wait).
+            let heard = talking && errorSum > 6 * initialExplained && noiseMinimum.isKnown(speechBins.lowerBound)
+            if heard { initialHangover = Self.holdFrames } else if initialHangover > 0 { initialHangover -= 1 }
             gainsFollowDetector = false
         } else if !gainsFollowDetector {
             // A hold the detector carries out of the initial state is its call on echo it could
