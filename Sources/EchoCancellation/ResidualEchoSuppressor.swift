@@ -439,12 +439,9 @@ struct ResidualEchoSuppressor {
             && (echoMicCoherence > 0.7 || referenceMicCoherence > 0.5 || (initial ? initialShareOfMic : echoShareOfMic) > 0.9)
         // The reference's prediction is a band's: noisy per bin, where the mic's echo at one
         // bin and the reference's at its delay are not proportional in a reverberant room.
+        let predicted = initial ? initialResidual : referenceResidual
         for b in 0..<bandCount { bandGain[b] = 0 }
-        if initial {
-            for k in 0..<bins { bandGain[bandOfBin[k]] += initialResidual[k] }
-        } else {
-            for k in 0..<bins { bandGain[bandOfBin[k]] += referenceResidual[k] }
-        }
+        for k in 0..<bins { bandGain[bandOfBin[k]] += predicted[k] }
         for b in 0..<bandCount {
             bandGain[b] = max(floor, 1 - over * bandGain[b] / (smoothedBandLinearError[b] + 1e-20))
         }
