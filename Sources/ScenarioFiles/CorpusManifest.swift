@@ -141,7 +141,7 @@ public enum CorpusManifest {
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
             // Either spelling, as in the AEC-Challenge's file names (farend-singletalk too).
-            guard let parsed = TalkType(rawValue: type.replacingOccurrences(of: "-", with: "_")) else {
+            guard let parsed = TalkType(spelling: type) else {
                 throw ManifestError(path: manifest, problem: "\(key).talk_type: '\(type)' is not one of \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             talkType = parsed

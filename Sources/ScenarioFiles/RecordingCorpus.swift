@@ -49,12 +49,20 @@ public enum TalkType: String, Sendable, Hashable, CaseIterable {
     case doubleTalkWithMovement = "doubletalk_with_movement"
     case nearEndSingleTalk = "nearend_singletalk"
 
+    /// The talk type written either way (hyphens for underscores, or both mixed).
+    init?(spelling: String) {
+        self.init(rawValue: spelling.replacingOccurrences(of: "-", with: "_"))
+    }
+
+    /// Its two spellings: with underscores, as the challenge's real recordings are named, and
+    /// with hyphens, as its blind test sets name files and folders.
+    var spellings: [String] { [rawValue, rawValue.replacingOccurrences(of: "_", with: "-")] }
+
     /// The talk type a name ends with, in either spelling.
     static func ending(_ stem: String) -> TalkType? {
         // The longest first (…_singletalk_with_movement before …_singletalk).
         for type in allCases.sorted(by: { $0.rawValue.count > $1.rawValue.count }) {
-            for spelling in [type.rawValue, type.rawValue.replacingOccurrences(of: "_", with: "-")]
-            where stem.hasSuffix("_" + spelling) && stem.count > spelling.count + 1 {
+            for spelling in type.spellings where stem.hasSuffix("_" + spelling) && stem.count > spelling.count + 1 {
                 return type
             }
         }
@@ -95,7 +103,7 @@ public enum RecordingCorpus {
 
     /// The blind test sets' subfolders, one per talk type, in either spelling (their `sweep/`,
     /// calibration sweeps, is not read).
-    static let talkTypeFolders = Set(TalkType.allCases.flatMap { [$0.rawValue, $0.rawValue.replacingOccurrences(of: "_", with: "-")] })
+    static let talkTypeFolders = Set(TalkType.allCases.flatMap(\.spellings))
 
     /// Where a real layout's recordings are: the folder itself where it holds a recording's mic,
     /// and its talk-type subfolders — those only in a folder without scenarios (`*.json`): a
