@@ -4,9 +4,9 @@ import Foundation
 
 /// How far a canceller's output lags its input. Every real canceller has latency (speexdsp's
 /// preprocessor a frame, WebRTC's AEC about 8 ms, AEC3 about 9 ms), and an output scored against
-/// the mic without taking it out reads the near talker as attenuated — a speex run's own sent.wav,
-/// one frame late, reads 43.9 dB of near-end attenuation where its report reads 3.0 —: `metrics`
-/// estimates the lag and aligns the output before scoring.
+/// the mic without taking it out misreads the near talker — a speex run's own sent.wav, one
+/// frame late, reads its near-end attenuation only as a bound (≥ 0.8 dB) where its report reads
+/// 3.0 —: `metrics` estimates the lag and aligns the output before scoring.
 ///
 /// The estimate is the generalised cross-correlation with phase transform (GCC-PHAT) of mic and
 /// output over their first minute: what the canceller passes (the near talker, the residual) is
@@ -75,7 +75,17 @@ public struct ProcessedLag: Sendable, Equatable {
         }
         let micSamples = try read(mic, headers[0].channels), processedSamples = try read(processed, headers[1].channels)
         let maximumLag = Int(maximumMilliseconds / 1000 * Double(rate))
-        guard let (lag, ratio) = correlationPeak(micSamples, processedSamples, maximumLag: maximumLag), ratio >= minimumPeakRatio else {
+        guard let peaks = correlationPeaks(micSamples, processedSamples, maximumLag: maximumLag) else {
+            return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+        }
+        // A canceller's output cannot lead its input. Where the peak in 0…500 ms is at least half
+        // the tallest, the output is taken to lag by it: an output of residual echo alone (an
+        // echo-only mic) correlates with the mic through what the canceller left, no clean
+        // delay, and its tallest peak fell a sample early (WebRTC's AEC) or 359 ms early by
+        // chance (AECM) on outputs `process` had aligned. A file that really leads, or was cut
+        // from another take, peaks where it lies and nowhere near as high in range.
+        let (lag, ratio) = peaks.inRange.ratio >= 0.5 * peaks.overall.ratio ? peaks.inRange : peaks.overall
+        guard ratio >= minimumPeakRatio else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }
         guard (0...maximumLag).contains(lag) else {
@@ -85,9 +95,11 @@ public struct ProcessedLag: Sendable, Equatable {
     }
 
     /// The lag of `y` behind `x` where their whitened cross-correlation peaks, searched over
-    /// ±2·`maximumLag` (so a lag beyond the range is seen, not folded in), and the peak's height
-    /// over the correlation's mean magnitude. Nil when there is nothing to correlate.
-    static func correlationPeak(_ x: [Float], _ y: [Float], maximumLag: Int) -> (lag: Int, ratio: Float)? {
+    /// ±2·`maximumLag` (so a lag beyond the range is seen, not folded in), and where it peaks
+    /// within 0…`maximumLag`, each with its height over the correlation's mean magnitude. Nil
+    /// when there is nothing to correlate.
+    static func correlationPeaks(_ x: [Float], _ y: [Float], maximumLag: Int)
+        -> (overall: (lag: Int, ratio: Float), inRange: (lag: Int, ratio: Float))? {
         let count = min(x.count, y.count)
         let reach = 2 * maximumLag
         // Under a second the correlation of unrelated signals peaks by chance often enough to
@@ -136,14 +148,16 @@ public struct ProcessedLag: Sendable, Equatable {
         // the lags where the signals overlap at all (a lag beyond a file's length holds nothing,
         // and would make any peak look tall).
         let searched = min(reach, count - 1)
-        var best = (lag: 0, value: -Float.infinity)
+        var best = (lag: 0, value: -Float.infinity), bestInRange = best
         var total: Float = 0
         for lag in -searched...searched {
             let value = correlation[lag >= 0 ? lag : size + lag]
             total += abs(value)
             if value > best.value { best = (lag, value) }
+            if lag >= 0 && lag <= maximumLag && value > bestInRange.value { bestInRange = (lag, value) }
         }
         let mean = total / Float(2 * searched + 1)
-        return mean > 0 ? (best.lag, best.value / mean) : nil
+        guard mean > 0 else { return nil }
+        return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean))
     }
 }
