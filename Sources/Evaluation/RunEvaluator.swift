@@ -129,7 +129,8 @@ public struct RunEvaluator: Sendable {
     /// Why a call has no ERL or ERLE (nil when it has them): the first of — too short to
     /// analyse; no echo could reach what was sent (a file or generator was the mic all call, or
     /// nothing was played into the room); the echo lies outside the delay search
-    /// (`echoOutsideDelaySearchMilliseconds`); the far end never reached the mic above the noise;
+    /// (`echoOutsideDelaySearchMilliseconds`); the call was muted throughout (a muted stretch is
+    /// left out: it sent silence); the far end never reached the mic above the noise;
     /// the tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
     /// `states` empty: files, not a call (`echolab metrics`).
@@ -155,6 +156,9 @@ public struct RunEvaluator: Sendable {
             let range = metrics.echoOutsideDelaySearchMilliseconds ?? EchoMetricsConfiguration.default.maxDelayMilliseconds
             return "the mic's echo is not within 0–\(Int(range)) ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
         }
+        if gate.farEndActiveFrames == 0, !states.isEmpty, Self.mutedThroughout(states) {
+            return "the call was muted throughout: it sent silence, which holds no echo to measure"
+        }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
         }
@@ -165,6 +169,14 @@ public struct RunEvaluator: Sendable {
             return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) analysis frames where the far end played), and the near end talks over the other \(gate.doubleTalkFrames)"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
+    }
+
+    /// Whether every stretch of the call was muted (a state that a later one at the same frame
+    /// replaces lasted no time).
+    private static func mutedThroughout(_ states: [DeviceState]) -> Bool {
+        states.indices.allSatisfy { index in
+            states[index].muted || (index + 1 < states.count && states[index + 1].frame == states[index].frame)
+        }
     }
 
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): the echo lies outside

@@ -309,6 +309,17 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         }
     }
 
+    /// Muted from the first frame: no stretch is left to measure, and the reason says so rather
+    /// than that the far end never reached the mic (its echo is 8 dB under the reference).
+    func testACallMutedThroughoutSaysSo() throws {
+        let muted = try run("muted-all", #""timeline": [{"at_ms": 0, "action": "mute"}]"#)
+        XCTAssertTrue(metrics(muted)["erle_db"] is NSNull)
+        XCTAssertEqual(muted["echo_unmeasured"] as? String, "the call was muted throughout: it sent silence, which holds no echo to measure")
+        let unmuted = try run("muted-later", #""timeline": [{"at_ms": 0, "action": "mute"}, {"at_ms": 4000, "action": "unmute"}]"#)
+        XCTAssertNotNil(metrics(unmuted)["erle_db"] as? Double)
+        XCTAssertTrue(unmuted["echo_unmeasured"] is NSNull)
+    }
+
     func testAnItemWithoutEchoGivesNoWins() throws {
         let corpus = root.appendingPathComponent("corpus")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
