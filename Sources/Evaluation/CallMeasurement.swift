@@ -15,6 +15,13 @@ public final class CallMeasurement: CallTap {
     private let analysis: EchoAnalysisStream
     /// Clicks and gaps in `sent`.
     private let glitches: GlitchStream
+    /// Where the room's sound at the mic (echo and near end, lined up with `sent`) was itself
+    /// digital silence, and its own clicks: `sent`'s gaps and clicks there are the input's, not
+    /// the pipeline's. Only where the tracks are the room (`tracksAreTheRoom`).
+    private var inputSilence: InputSilence
+    private let inputGlitches: GlitchStream
+    private let tracksAreTheRoom: Bool
+    private var roomSound: [Float] = []
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
@@ -32,16 +39,26 @@ public final class CallMeasurement: CallTap {
     /// the memory of a short one. `sendLatencyIsFixed`: the ticks' `sendLatency` never changes (the
     /// scenario switches no voice-processing mode, `Scenario.sendLatencyIsFixed`); with no
     /// latency then, nothing is kept for lining up.
+    ///
+    /// `tracksAreTheRoom`: the echo and near-end tracks are the room's sound at the mic, no device
+    /// between them and the call that could drop samples (no hardware modelled: an audio unit's
+    /// interruption or a route change silences the tracks with the mic, a dropout of the
+    /// pipeline's own). Then `sent`'s gaps and clicks where the room itself was silent or clicked
+    /// are the input's, and not counted.
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
-                sendLatencyIsFixed: Bool = false) {
+                sendLatencyIsFixed: Bool = false, tracksAreTheRoom: Bool = false) {
         self.sampleRate = sampleRate
+        self.tracksAreTheRoom = tracksAreTheRoom
         history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
         var configuration = configuration
         // The call's near-end track is its talker and its room's noise: all the mic holds besides
         // the echo. (mic − echo is not that where a custom mic resampled or a file stood in for it.)
         configuration.nearEndTrackHoldsTheNoise = true
         analysis = EchoAnalysisStream(sampleRate: sampleRate, configuration: configuration, includesEcho: true, includesNearEnd: true)
-        glitches = GlitchStream(detector: GlitchDetector(sampleRate: sampleRate))
+        let detector = GlitchDetector(sampleRate: sampleRate)
+        glitches = GlitchStream(detector: detector)
+        inputSilence = InputSilence(detector: detector)
+        inputGlitches = GlitchStream(detector: detector)
     }
 
     public func record(_ tick: TickSignals) throws {
@@ -64,12 +81,14 @@ public final class CallMeasurement: CallTap {
                             nearEnd: history.nearEnd, count: tick.count)
             alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
                                       nearEnd: history.nearEnd, count: tick.count)
+            if tracksAreTheRoom { noteRoomSound(echo: history.echo, nearEnd: history.nearEnd, of: tick) }
         } else {
             mic = tick.mic
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
             alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
                                       nearEnd: tick.nearEnd, count: tick.count)
+            if tracksAreTheRoom { noteRoomSound(echo: tick.echo, nearEnd: tick.nearEnd, of: tick) }
         }
         glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
@@ -80,12 +99,35 @@ public final class CallMeasurement: CallTap {
         if let failure = analysis.spillError ?? tickEnergies.spillError { throw failure }
     }
 
-    /// Ends the measurement.
+    /// The room's sound at the mic this tick (echo plus near end, which holds the room's noise),
+    /// where the room is what is sent; elsewhere (a file or generator as the mic, a silenced
+    /// tick) sound, so that no gap there is taken for the room's.
+    private func noteRoomSound(echo: [Float], nearEnd: [Float], of tick: TickSignals) {
+        if roomSound.count < tick.count { roomSound = [Float](repeating: 0, count: tick.count) }   // once: ticks keep their size
+        // A silenced tick (muted, or the audio unit stopped: its tracks read zeros too) is the
+        // pipeline's silence, never the room's.
+        guard tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced else {
+            inputSilence.appendSound(count: tick.count)
+            // Clicks are looked for in the room's sound only; here it is not what was sent.
+            VectorMath.fill(&roomSound, count: tick.count)
+            inputGlitches.append(roomSound, count: tick.count)
+            return
+        }
+        VectorMath.add(echo, nearEnd, into: &roomSound, count: tick.count)
+        inputSilence.append(roomSound, count: tick.count)
+        inputGlitches.append(roomSound, count: tick.count)
+    }
+
+    /// Ends the measurement. `sent`'s gaps and clicks where the room itself was digitally silent
+    /// or clicked are left out (`tracksAreTheRoom`): the input's, not the pipeline's.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
         let finished = analysis.finish(segments: segments)
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
-        return (finished, glitches.finish())
+        guard tracksAreTheRoom else { return (finished, glitches.finish()) }
+        inputSilence.finish()
+        let margin = Int((GlitchDetector(sampleRate: sampleRate).contextSeconds * Double(sampleRate)).rounded())
+        return (finished, glitches.finish().discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: margin))
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.

@@ -54,7 +54,7 @@ public final class CallMeter {
         precondition(call.tickCount == 0, "attach a CallMeter before the call's first tick: it measures from the first sample")
         self.call = call
         evaluator = RunEvaluator(configuration: configuration)
-        measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration)
+        measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration, tracksAreTheRoom: call.hardware == nil)
         levels = LevelMeter(sampleRate: SimulatedCall.sampleRate)
         startSettings = StartSettings(processor: call.sendVoiceProcessor)
         call.taps.append(startSettings)

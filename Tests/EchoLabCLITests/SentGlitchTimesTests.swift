@@ -44,4 +44,38 @@ final class SentGlitchTimesTests: XCTestCase {
         let html = try String(contentsOf: folder.appendingPathComponent("out/report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains(String(line)), "report.html says the same")
     }
+    /// A text-to-speech far end pauses in exact zeros, and so does its echo in a room without
+    /// noise: with the canceller off, what is sent is that input, and its pauses and plosives
+    /// are the input's, not dropouts or clicks of the pipeline (one espeak-ng voice read 15 gaps
+    /// and 4 clicks). A mute in the same call is still a gap, and its edges clicks.
+    func testTheRoomsOwnPausesAndClicksAreNotThePipelines() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let espeak = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: espeak.path), "make test-deps installs espeak-ng")
+        let text = "Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon."
+        XCTAssertEqual(try runProgram(espeak, ["-v", "en-us", "-s", "150", "-w", "far.wav", text], in: folder).status, 0)
+        let far = try AudioFileStream.readAll(path: folder.appendingPathComponent("far.wav").path).samples
+        // Runs of exact zeros of 5 ms or more between its words.
+        var pauses = 0, run = 0
+        for sample in far { if sample == 0 { run += 1 } else { pauses += run >= 110 ? 1 : 0; run = 0 } }
+        XCTAssertGreaterThan(pauses, 3, "the voice pauses in digital silence")
+        for (name, timeline, gaps) in [("plain", "", 0), ("muted", #", "timeline": [{"at_ms": 2000, "action": "mute"}, {"at_ms": 2500, "action": "unmute"}]"#, 1)] {
+            let scenario = try writeScenario("""
+                {"name": "\(name)", "far_end": "far.wav", "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "disabled"}\(timeline)}
+                """, named: "\(name).json", in: folder)
+            let run = try runEchoLab(["run", scenario, "--out", name, "--no-taps"], in: folder)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            let report = try loadJSON(folder.appendingPathComponent("\(name)/report.json").path)
+            let pipeline = try XCTUnwrap(report["pipeline"] as? [String: Any])
+            XCTAssertEqual(pipeline["sent_gaps"] as? Int, gaps, name)
+            // The only clicks are the mute's own edges (the output cut, then back mid-word).
+            let clicks = try XCTUnwrap((report["sent_glitches"] as? [String: Any])?["clicks"] as? [[String: Any]])
+            XCTAssertEqual(clicks.count, pipeline["sent_clicks"] as? Int)
+            for click in clicks {
+                let time = try XCTUnwrap(click["t_s"] as? Double)
+                XCTAssertTrue(name == "muted" && (abs(time - 2) <= 0.01 || abs(time - 2.5) <= 0.01), "\(name): a click at \(time) s")
+            }
+        }
+    }
 }
