@@ -88,6 +88,11 @@ struct CompareCommand: ParsableCommand {
         print(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
               terminator: "")
         do {
+            // Into a folder that does not exist yet, as `process --out` and `eval --out` write.
+            for report in [markdown, junit].compactMap({ $0 }) {
+                let folder = InputFile.parent(of: report)
+                if !folder.isEmpty { try AtomicFile.prepareDirectory(folder) }   // "": a bare name, the current folder
+            }
             if let markdown { try AtomicFile.write(text, to: markdown) }
             if let junit {
                 try AtomicFile.write(ComparisonJUnit.render(comparison, baselineName: baseline, currentName: current), to: junit)

@@ -169,6 +169,17 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(status.st_mode & S_IFMT, S_IFIFO, "still a pipe")
     }
 
+    /// The reports go into folders that do not exist yet, made as `process --out` and
+    /// `eval --out` make theirs (the Markdown was refused with exit 2, "No such file or directory").
+    func testTheReportsGoIntoFoldersMadeForThem() throws {
+        try FileManager.default.copyItem(atPath: path("whole/eval.json"), toPath: path("current.json"))
+        let result = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", "ci/reports/compare.md",
+                                     "--junit", path("ci/junit/compare.xml")], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        XCTAssertEqual(try String(contentsOfFile: path("ci/reports/compare.md"), encoding: .utf8), result.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("ci/junit/compare.xml")))
+    }
+
     func testABrokenEvalJSONIsRefusedNotPassed() throws {
         // Read leniently, each of these was "No regression" (exit 0), as baseline or as current.
         func editMetrics(_ eval: inout [String: Any], _ edit: @escaping (inout [String: Any]) -> Void) {
