@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
@@ -5,7 +6,7 @@ import Foundation
 /// the old file is renamed aside first, so the name holds the old file, for one system call
 /// nothing, then the whole new one).
 public enum AtomicFile {
-    public struct WriteError: Error, CustomStringConvertible {
+    public struct WriteError: DescribedError {
         public let path: String
         public let reason: String
         public var description: String { "\(path): \(reason)" }

@@ -2,7 +2,7 @@ import AudioCore
 
 /// What went wrong reading, writing or converting audio, always naming the file when there is one.
 /// The description is one line, fit for a CLI error message.
-public enum AudioIOError: Error, CustomStringConvertible, Equatable {
+public enum AudioIOError: DescribedError, Equatable {
     case cannotOpen(path: String, reason: String)
     case truncated(path: String, detail: String)
     case unsupportedChannels(path: String, channelCount: Int, selection: ChannelSelection)

@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// Moves a finished temporary file to its final name, replacing any file there — the last step
@@ -117,7 +118,7 @@ public enum FileReplacement {
     }
 
     /// Why a write(2) or close(2) failed (`strerror`).
-    public struct WriteFailure: Error, CustomStringConvertible {
+    public struct WriteFailure: DescribedError {
         public let reason: String
         public var description: String { reason }
     }

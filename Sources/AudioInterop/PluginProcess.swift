@@ -1,3 +1,4 @@
+import AudioCore
 internal import CEchoLabPluginHost
 import Foundation
 
@@ -11,7 +12,7 @@ public final class PluginProcess {
     public static let frameTimeoutMilliseconds = 2_000
 
     /// One line: the plugin (its registered name and file) and what went wrong.
-    public struct PluginFailure: Error, CustomStringConvertible, Equatable {
+    public struct PluginFailure: DescribedError, Equatable {
         public let plugin: String
         public let path: String
         public let problem: String

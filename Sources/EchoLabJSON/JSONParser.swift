@@ -1,3 +1,5 @@
+import Foundation
+
 /// A strict JSON reader for files people write (scenarios, manifests): RFC 8259 exactly, and
 /// more careful than `JSONSerialization`, which keeps the last of two equal keys without a word,
 /// bridges `0`/`1` to booleans, and has no bound on nesting. Here a duplicate key, nesting deeper
@@ -80,7 +82,7 @@ extension JSONValue {
 }
 
 /// Why a text is not JSON, with the position (lines and columns from 1).
-public struct JSONSyntaxError: Error, CustomStringConvertible, Equatable {
+public struct JSONSyntaxError: LocalizedError, CustomStringConvertible, Equatable {
     public let line: Int
     public let column: Int
     public let problem: String
@@ -361,4 +363,9 @@ private struct Parser {
         while let byte = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) { index += 1 }
         return index - start
     }
+}
+
+extension JSONSyntaxError {
+    /// `localizedDescription` gives the message too (EchoLabJSON stands alone: no `DescribedError`).
+    public var errorDescription: String? { description }
 }

@@ -110,7 +110,7 @@ public struct CorpusRun {
         func contains(_ position: Int) -> Bool { position % count == index - 1 }
     }
 
-    public struct ShardError: Error, CustomStringConvertible {
+    public struct ShardError: DescribedError {
         public let text: String
         public var description: String { "'\(text)': a shard is K/N with 1 ≤ K ≤ N" }
     }

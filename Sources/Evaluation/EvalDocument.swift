@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import Metrics
 import EchoLabJSON
@@ -61,7 +62,7 @@ public enum EvalDocument {
     }
 
     /// eval.json's items nest deeper than its readers take (see `printed`).
-    public struct UnreadableItems: Error, CustomStringConvertible {
+    public struct UnreadableItems: DescribedError {
         public var depth: Int
         public var description: String {
             "eval.json: its items would nest \(depth) levels deep, and a reader takes \(JSONValue.maximumDepth); a run's report.json holds values nested too deep for eval.json"
@@ -235,7 +236,7 @@ public enum EvalDocument {
         return value
     }
 
-    public struct ReadError: Error, CustomStringConvertible {
+    public struct ReadError: DescribedError {
         public var path: String
         public var problem: String
         public var description: String { "\(path): \(problem)" }

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -26,7 +27,7 @@ public enum EvalMerge {
         }
     }
 
-    public struct MergeError: Error, CustomStringConvertible {
+    public struct MergeError: DescribedError {
         public var description: String
     }
 

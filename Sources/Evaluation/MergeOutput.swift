@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -177,24 +178,24 @@ public enum MergeOutput {
         }
     }
 
-    public struct NotARunFile: Error, CustomStringConvertible {
+    public struct NotARunFile: DescribedError {
         let path: String
         let what: String
         public var description: String { "\(path): \(what); not merged" }
     }
 
-    public struct RunOverShard: Error, CustomStringConvertible {
+    public struct RunOverShard: DescribedError {
         let destination: String
         let shard: String
         public var description: String { "\(destination): a run would be merged into or over the shard \(shard); choose another --out" }
     }
 
-    public struct OutIsShard: Error, CustomStringConvertible {
+    public struct OutIsShard: DescribedError {
         let out: String
         public var description: String { "\(out): the output folder is one of the shards or inside one; choose another (e.g. merged/)" }
     }
 
-    public struct NotOurs: Error, CustomStringConvertible {
+    public struct NotOurs: DescribedError {
         let path: String
         public var description: String { "\(path): exists and is not a run EchoLab wrote; not replaced (choose an empty --out)" }
     }

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -10,7 +11,7 @@ import Simulation
 ///   of its own outputs (and this run did not write it again).
 public enum OutputFolder {
     /// Why a folder cannot take a run's outputs.
-    public struct Conflict: Error, CustomStringConvertible, Equatable {
+    public struct Conflict: DescribedError, Equatable {
         public let folder: String
         public let input: String
         /// The scenario key that names the input (nil: the scenario file itself).

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import Foundation
 #if canImport(Glibc)
@@ -74,7 +75,7 @@ public final class OutputLock {
     }
 
     /// Another command holds the folder's lock.
-    public struct Held: Error, CustomStringConvertible {
+    public struct Held: DescribedError {
         public let folder: String
         public let holder: String
         public var description: String {

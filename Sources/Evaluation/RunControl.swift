@@ -1,3 +1,4 @@
+import AudioCore
 import EchoLabJSON
 import Synchronization
 
@@ -25,6 +26,6 @@ public final class RunCancellation: Sendable {
 }
 
 /// A run stopped on request (`RunCancellation`): nothing of it is kept.
-public struct RunCancelled: Error, CustomStringConvertible {
+public struct RunCancelled: DescribedError {
     public var description: String { "interrupted" }
 }

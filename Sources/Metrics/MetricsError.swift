@@ -1,7 +1,8 @@
+import AudioCore
 import AudioInterop
 
 /// Why files could not be scored. Descriptions are one line and name the file.
-public enum MetricsError: Error, CustomStringConvertible, Equatable {
+public enum MetricsError: DescribedError, Equatable {
     /// `path` is at `sampleRate` but the reference `referencePath` is at `referenceRate`;
     /// metrics never resample silently, since that would blur the delay and the spectra.
     case sampleRateMismatch(path: String, sampleRate: Int, referencePath: String, referenceRate: Int)

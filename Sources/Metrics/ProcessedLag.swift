@@ -50,7 +50,7 @@ public struct ProcessedLag: Sendable, Equatable {
 
     /// A lag outside 0…`maximumMilliseconds`: the output leads the mic, or trails it by more than
     /// any canceller's latency — a file of another take, or one cut differently.
-    public struct OutOfRange: Error, CustomStringConvertible, Equatable {
+    public struct OutOfRange: DescribedError, Equatable {
         public let path: String
         public let milliseconds: Double
         public var description: String {

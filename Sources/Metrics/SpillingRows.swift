@@ -1,8 +1,9 @@
+import AudioCore
 import Foundation
 import Synchronization
 
 /// A long call's metric rows could not be written to the temporary folder.
-public struct SpillError: Error, CustomStringConvertible, Sendable {
+public struct SpillError: DescribedError, Sendable {
     public let directory: String
     public let reason: String
     public var description: String {

@@ -23,7 +23,7 @@ import Simulation
 /// includes itself are errors naming the manifest and the entry — a broken recording object
 /// fails as its own item (the others still run), a broken manifest or path the whole eval.
 public enum CorpusManifest {
-    public struct ManifestError: Error, CustomStringConvertible {
+    public struct ManifestError: DescribedError {
         public let path: String
         public let problem: String
         public var description: String { "\(path): \(problem)" }
@@ -195,7 +195,7 @@ public enum Corpus {
 
     /// An output folder inside a corpus folder: its runs' files (WAV outputs, reports) would land
     /// among the inputs, and another eval of the folder with another `--out` would read them.
-    public struct OutputInsideCorpus: Error, CustomStringConvertible {
+    public struct OutputInsideCorpus: DescribedError {
         public let out: String
         public let corpus: String
         public var description: String {
@@ -221,7 +221,7 @@ public enum Corpus {
     }
 
     /// A recording's file given where a corpus is expected.
-    public struct AudioFileGiven: Error, CustomStringConvertible {
+    public struct AudioFileGiven: DescribedError {
         public let path: String
         public var description: String {
             "\(path): an audio file, not a corpus; give its AEC-Challenge folder, or list it in a manifest as a recording "

@@ -85,7 +85,7 @@ public enum RecordingCorpus {
     public enum Layout: String, Sendable { case synthetic, real }
 
     /// Why a folder is not a usable recording corpus.
-    public struct LayoutError: Error, CustomStringConvertible, Equatable {
+    public struct LayoutError: DescribedError, Equatable {
         public let path: String
         public let problem: String
         public var description: String { "\(path): \(problem)" }

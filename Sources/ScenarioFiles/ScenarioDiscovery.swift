@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -8,14 +9,14 @@ import Foundation
 /// files whose top-level `schema` is EchoLab's (`echolab.run/…`, `echolab.eval/…`,
 /// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file named explicitly is taken as a scenario whatever it holds.
 public enum ScenarioDiscovery {
-    public struct NotFound: Error, CustomStringConvertible {
+    public struct NotFound: DescribedError {
         public let path: String
         public var problem = "no such file or folder"
         public var description: String { "\(path): \(problem)" }
     }
 
     /// Why nothing was found: a corpus that runs nothing must not pass a CI gate.
-    public struct Empty: Error, CustomStringConvertible {
+    public struct Empty: DescribedError {
         public let paths: [String]
         /// Manifests found where scenarios were looked for (passed over: see `files`).
         public var manifests: [String] = []

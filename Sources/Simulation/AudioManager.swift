@@ -1,3 +1,5 @@
+import AudioCore
+
 /// A physical audio device the default mic or speaker can be switched to.
 public struct AudioDevice: Hashable, Sendable, CustomStringConvertible {
     public var name: String
@@ -8,7 +10,7 @@ public struct AudioDevice: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// Errors of device selection, with PlanetKit's codes.
-public enum AudioManagerError: Error, CustomStringConvertible, Equatable {
+public enum AudioManagerError: DescribedError, Equatable {
     /// 5004: a mic device cannot be selected while a custom mic is in use.
     case customMicInUse
     /// 5005: a speaker device cannot be selected while a custom speaker is in use.

@@ -1,3 +1,5 @@
+import AudioCore
+
 /// One AEC configuration to evaluate: `disabled`, or a backend and a PlanetKit intensity,
 /// written `BACKEND:INTENSITY` on the command line (`speex:intensityMax`) and
 /// `BACKEND-INTENSITY` as a folder name (`speex-intensityMax`).
@@ -13,7 +15,7 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
     }
 
     /// Why a mode text cannot be read.
-    public struct ParseError: Error, CustomStringConvertible, Equatable {
+    public struct ParseError: DescribedError, Equatable {
         public let text: String
         public let problem: String
         public var description: String { "'\(text)': \(problem)" }

@@ -1,5 +1,7 @@
+import AudioCore
+
 /// A scenario file that cannot be run, with the file and the key at fault in one line.
-public struct ScenarioError: Error, CustomStringConvertible, Equatable {
+public struct ScenarioError: DescribedError, Equatable {
     public let file: String
     public let key: String?
     public let problem: String

@@ -20,7 +20,7 @@ public struct CallWorld {
 }
 
 /// Errors raised while a call runs.
-public enum CallError: Error, CustomStringConvertible {
+public enum CallError: DescribedError {
     case input(String)
     case alreadyStarted
     /// `run(for:)` before `start()`: nothing would tick, and the clock would move on without the call.

@@ -1,3 +1,5 @@
+import AudioCore
+
 /// The AEC modes of PlanetKit's `setAcousticEchoCanceller(mode:)`.
 public enum EchoCancellerMode: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
     case disabled
@@ -74,7 +76,7 @@ public struct CancellerPlugin: Hashable, Sendable {
     public static let sampleRates = [8000, 16_000, 32_000, 48_000]
 
     /// Why a plugin cannot be registered.
-    public struct Invalid: Error, CustomStringConvertible, Equatable {
+    public struct Invalid: DescribedError, Equatable {
         public let description: String
     }
 

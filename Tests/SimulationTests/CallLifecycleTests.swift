@@ -157,4 +157,25 @@ final class CallLifecycleTests: XCTestCase {
         let modes = call.events.filter { $0.kind == "aec" || $0.kind == "ns" }
         XCTAssertEqual(modes.map { "\($0.frame) \($0.kind) \($0.detail)" }, ["9600 aec mode disabled", "9600 ns mode enabled"])
     }
+    /// An echo path built in code outside the ranges a scenario file is read in throws, naming
+    /// the field: a negative or NaN delay stopped the app on a precondition, a huge one on an
+    /// allocation it could not make, from an initialiser the app called with `try`.
+    func testAnEchoPathOutOfRangeThrowsInsteadOfStoppingTheApp() {
+        let cases: [(EchoPathSettings, String)] = [
+            (EchoPathSettings(delayMilliseconds: -5), "echo path: delayMilliseconds -5 is out of range 0…2000"),
+            (EchoPathSettings(delayMilliseconds: .nan), "echo path: delayMilliseconds nan is out of range 0…2000"),
+            (EchoPathSettings(delayMilliseconds: 1e15), "echo path: delayMilliseconds 1e+15 is out of range 0…2000"),
+            (EchoPathSettings(gainDB: .infinity), "echo path: gainDB inf is out of range -200…40"),
+            (EchoPathSettings(clipDBFS: 3), "echo path: clipDBFS 3 is out of range -60…0"),
+            (EchoPathSettings(impulseResponse: .synthetic(rt60Milliseconds: 0, seed: 1)), "echo path: rt60Milliseconds 0 is out of range 10…2000"),
+        ]
+        for (path, message) in cases {
+            XCTAssertThrowsError(try SimulatedCall(world: CallWorld(echoPath: path))) { error in
+                XCTAssertEqual("\(error)", message)
+                XCTAssertEqual(error.localizedDescription, message, "an app showing localizedDescription shows the message")
+            }
+        }
+        XCTAssertNoThrow(try SimulatedCall(world: CallWorld(echoPath: EchoPathSettings(delayMilliseconds: 2000, gainDB: -200))))
+        XCTAssertEqual(CallError.notStarted.localizedDescription, CallError.notStarted.description)
+    }
 }

@@ -97,7 +97,7 @@ public struct RecordingReport: Sendable, Equatable {
     }
 
     /// A report.json that does not read as a recording report EchoLab wrote.
-    public struct ReadError: Error, CustomStringConvertible {
+    public struct ReadError: DescribedError {
         public let problem: String
         public var description: String { "recording report: \(problem)" }
     }

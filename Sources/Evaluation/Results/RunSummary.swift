@@ -1,3 +1,4 @@
+import AudioCore
 import EchoLabJSON
 import Metrics
 
@@ -54,7 +55,7 @@ public struct RunSummary: Sendable {
     }
 
     /// A report that cannot be read back as one EchoLab wrote.
-    public struct ReadError: Error, CustomStringConvertible {
+    public struct ReadError: DescribedError {
         public let problem: String
         public var description: String { "run report: \(problem)" }
     }

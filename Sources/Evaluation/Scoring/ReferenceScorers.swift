@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// The scorers EchoLab ships (`--scorer aecmos`, no program given): its own scripts under
@@ -6,7 +7,7 @@ public enum ReferenceScorers {
     public static let names = ["aecmos"]
 
     /// Why a reference scorer cannot run.
-    public struct Unavailable: Error, CustomStringConvertible {
+    public struct Unavailable: DescribedError {
         public let description: String
     }
 

@@ -1,3 +1,4 @@
+import AudioCore
 import Dispatch
 import EchoLabJSON
 import Foundation
@@ -160,7 +161,7 @@ public final class ScorerProcess {
 }
 
 /// Why a scorer gave no score.
-public struct ScorerFailure: Error, CustomStringConvertible, Sendable {
+public struct ScorerFailure: DescribedError, Sendable {
     public let scorer: String
     public let reason: String
     public var description: String { "scorer \(scorer): \(reason)" }

@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// A scorer as `--scorer NAME=PROGRAM` names it: the name its scores are reported under, and the
@@ -31,7 +32,7 @@ public struct ScorerSpec: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A `--scorer` value that is not `NAME=PROGRAM`.
-public struct ScorerSpecError: Error, CustomStringConvertible {
+public struct ScorerSpecError: DescribedError {
     public let text: String
     public let problem: String
     public var description: String { "--scorer '\(text)': \(problem)" }

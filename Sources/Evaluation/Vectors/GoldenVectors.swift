@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -21,7 +22,7 @@ public struct GoldenVectors {
     var goldenPath: String { (directory as NSString).appendingPathComponent("golden.json") }
     var scenariosDirectory: String { (directory as NSString).appendingPathComponent("scenarios") }
 
-    public struct Failure: Error, CustomStringConvertible {
+    public struct Failure: DescribedError {
         public let description: String
     }
 

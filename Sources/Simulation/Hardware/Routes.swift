@@ -95,6 +95,7 @@ extension AcousticEchoPath {
     /// Builds the engine-rate path for `settings`: the scenario's `echo_path` when the call
     /// starts, and each route's when it switches.
     static func make(_ settings: EchoPathSettings, sampleRate rate: Int, blockSize: Int) throws -> AcousticEchoPath {
+        try settings.validate()
         let response: [Float]?
         switch settings.impulseResponse {
         case .none: response = nil
@@ -107,5 +108,23 @@ extension AcousticEchoPath {
         return AcousticEchoPath(blockSize: blockSize, delayFrames: Int((settings.delayMilliseconds * Double(rate) / 1000).rounded()),
                                 gain: Float(Decibels.amplitude(fromDB: settings.gainDB)), impulseResponse: response,
                                 clipLevel: settings.clipDBFS.map { Float(Decibels.amplitude(fromDB: $0)) })
+    }
+}
+
+extension EchoPathSettings {
+    /// The ranges a scenario file's `echo_path` is read in, for a path built in code: out of them
+    /// (a negative or NaN delay, a day-long one) the call stopped the app on a precondition or an
+    /// allocation it could not make, where it should throw.
+    func validate() throws {
+        func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>) throws {
+            guard value.isFinite && range.contains(value) else {
+                let g = { (x: Double) in String(format: "%g", x) }
+                throw CallError.input("echo path: \(name) \(g(value)) is out of range \(g(range.lowerBound))…\(g(range.upperBound))")
+            }
+        }
+        try check("delayMilliseconds", delayMilliseconds, 0...2000)
+        try check("gainDB", gainDB, -200...40)
+        if let clipDBFS { try check("clipDBFS", clipDBFS, -60...0) }
+        if case .synthetic(let rt60, _)? = impulseResponse { try check("rt60Milliseconds", rt60, 10...2000) }
     }
 }

@@ -1,3 +1,5 @@
+import AudioCore
+
 /// What one pull produced: every frame, or fewer real frames than asked (the rest is silence).
 /// Running dry is a status the caller decides about, never a crash.
 public enum RenderStatus: Hashable, Sendable {
@@ -16,7 +18,7 @@ public enum RenderStatus: Hashable, Sendable {
 }
 
 /// Errors of building or pulling a render graph.
-public enum RenderGraphError: Error, CustomStringConvertible, Equatable {
+public enum RenderGraphError: DescribedError, Equatable {
     /// A pull asked for more frames than the graph was built for (its buffers are preallocated).
     case tooManyFrames(requested: Int, maximum: Int)
 
