@@ -80,6 +80,14 @@ public final class PluginProcess {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
+    /// Ends every wait for a plugin's answer, now and from now on: the plugin's child is killed
+    /// and its call fails with "interrupted". Only sets a flag, so a signal handler may call it
+    /// (an interrupted run with a hung plugin stopped only when the plugin's 2 s were up, and
+    /// was reported as the plugin's failure).
+    public static func stopWaiting() {
+        echolab_plugin_client_stop_waiting()
+    }
+
     /// The child's side: `echolab plugin-host PATH RATE INTENSITY [OPTIONS]` calls this and exits
     /// with what it returns.
     public static func host(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {

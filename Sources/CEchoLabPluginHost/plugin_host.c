@@ -93,6 +93,9 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
         return reply_line(channel, "error%s its ABI version is %ld; EchoLab speaks version %ld", "", api->abi_version, ECHOLAB_CANCELLER_ABI_VERSION), 2;
     if (!api->create || !api->render || !api->capture || !api->destroy)
         return reply_line(channel, "error%s its function table lacks create, render, capture or destroy", "", 0, 0), 2;
+    // The reports say what ran by this name: a plugin without one is a plugin half-written.
+    if (!api->name || !api->name[0])
+        return reply_line(channel, "error%s its name is NULL or empty (the reports name a plugin by it)", "", 0, 0), 2;
     char reason[256] = "";
     echolab_canceller *canceller = api->create(sample_rate, intensity, options, reason, sizeof reason);
     reason[sizeof reason - 1] = 0;
@@ -101,7 +104,7 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     if (latency < 0 || latency > sample_rate)
         return reply_line(channel, "error%s latency_samples returned %ld (it must be 0 to %ld: at most a second)", "", latency, sample_rate), 2;
     // The name is cut to 200 bytes: the parent reads one line of at most 767.
-    if (reply_line(channel, "ok %2$ld %1$.200s", api->name ? api->name : "", latency, 0) != 0) return 4;
+    if (reply_line(channel, "ok %2$ld %1$.200s", api->name, latency, 0) != 0) return 4;
 
     size_t frame = (size_t)sample_rate / 100;
     float *input = calloc(frame, sizeof(float)), *output = calloc(frame, sizeof(float));
@@ -152,19 +155,27 @@ static long long now_ms(void) {
     return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-// 0 once the descriptor is ready, -2 at the deadline, -1 on error.
+// Set from a signal handler (`echolab_plugin_client_stop_waiting`): every wait for a plugin
+// ends within a slice, so an interrupted run stops now, not when a hung plugin's time is up.
+static volatile sig_atomic_t stop_waiting = 0;
+
+void echolab_plugin_client_stop_waiting(void) { stop_waiting = 1; }
+
+// 0 once the descriptor is ready, -2 at the deadline, -4 when told to stop waiting, -1 on error.
 static int wait_ready(int fd, short events, long long deadline) {
     for (;;) {
+        if (stop_waiting) return -4;
         long long left = deadline - now_ms();
         if (left <= 0) return -2;
         struct pollfd p = {fd, events, 0};
-        int ready = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
+        // In slices of 50 ms, for `stop_waiting`'s sake (a signal may land outside the poll).
+        int ready = poll(&p, 1, (int)(left > 50 ? 50 : left));
         if (ready > 0) return 0;
         if (ready < 0 && errno != EINTR) return -1;
     }
 }
 
-// 0; -1 error (the child is gone); -2 timeout.
+// 0; -1 error (the child is gone); -2 timeout; -4 told to stop waiting.
 static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
     const char *bytes = data;
     long long deadline = now_ms() + timeout_ms;
@@ -180,7 +191,7 @@ static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
     return 0;
 }
 
-// 0; -1 error; -2 past `deadline`; -3 the child closed the socket.
+// 0; -1 error; -2 past `deadline`; -3 the child closed the socket; -4 told to stop waiting.
 static int receive_until(int fd, void *data, size_t size, long long deadline) {
     char *bytes = data;
     while (size > 0) {
@@ -279,10 +290,11 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
         length++;
     }
     line[length] = 0;
-    if (result == -2) {
+    if (result == -2 || result == -4) {
         close(fds[0]);
         reap(pid, 0);
-        snprintf(error, error_size, "did not start within %d ms (its create hung?): stopped", create_timeout_ms);
+        if (result == -4) snprintf(error, error_size, "interrupted while it started");
+        else snprintf(error, error_size, "did not start within %d ms (its create hung?): stopped", create_timeout_ms);
         return NULL;
     }
     if (result != 0) {
@@ -342,10 +354,11 @@ static int receive_reply(echolab_plugin_client *client, float *out, char *error,
     }
     char when[64];
     snprintf(when, sizeof when, "at frame %ld", client->frames);
-    if (result == -2) {
+    if (result == -2 || result == -4) {
         reap(client->pid, 0);
         client->pid = 0;
-        snprintf(error, error_size, "sent no frame back within %d ms %s (hung?): stopped", client->frame_timeout_ms, when);
+        if (result == -4) snprintf(error, error_size, "interrupted %s", when);
+        else snprintf(error, error_size, "sent no frame back within %d ms %s (hung?): stopped", client->frame_timeout_ms, when);
         return -1;
     }
     if (result != 0) {
@@ -363,10 +376,11 @@ static int send_frame(echolab_plugin_client *client, int32_t kind, const float *
     int result = send_all(client->fd, &kind, sizeof kind, client->frame_timeout_ms);
     if (result == 0) result = send_all(client->fd, frame, client->frame * sizeof(float), client->frame_timeout_ms);
     if (result == 0) return 0;
-    if (result == -2) {
+    if (result == -2 || result == -4) {
         reap(client->pid, 0);
         client->pid = 0;
-        snprintf(error, error_size, "took no frame within %d ms at frame %ld (hung?): stopped", client->frame_timeout_ms, client->frames);
+        if (result == -4) snprintf(error, error_size, "interrupted at frame %ld", client->frames);
+        else snprintf(error, error_size, "took no frame within %d ms at frame %ld (hung?): stopped", client->frame_timeout_ms, client->frames);
         return -1;
     }
     // The child is gone; a failed render left its reply behind it.

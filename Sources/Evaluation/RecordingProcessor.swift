@@ -118,7 +118,14 @@ public struct RecordingProcessor {
             try AudioFileStream(path: path, targetRate: rate, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)
         }
         let referenceExcess = referenceProbe.map { Double($0.frameCount) / Double($0.sampleRate) - Double(micLength) / Double(micRate) }
-        let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
+        let control: EchoControl?
+        do {
+            control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
+        } catch {
+            // A plugin's start cut short by the interruption is the interruption's.
+            if cancellation?.isCancelled == true { throw RunCancelled() }
+            throw error
+        }
         let latency = control?.latencySamples ?? 0
         // The adaptive mode measures and steers as it does in a call: without it, it would run as
         // intensityRecommended, its starting point, and say nothing new.
@@ -187,6 +194,9 @@ public struct RecordingProcessor {
         } catch {
             // The partial output goes now, not whenever the writer is freed.
             writer.discard()
+            // Whatever failed once the run was asked to stop (a plugin's wait cut short) is the
+            // interruption's, not a failure of the run.
+            if cancellation?.isCancelled == true { throw RunCancelled() }
             throw error
         }
     }

@@ -137,6 +137,9 @@ public struct RunOutput {
             // Stopped early (an interrupt, a bad sample, a full disk): the partial taps go here
             // and now, not whenever the last reference goes.
             writer?.discard()
+            // Whatever failed once the run was asked to stop (a plugin's wait cut short) is the
+            // interruption's, not a failure of the run.
+            if cancellation?.isCancelled == true { throw RunCancelled() }
             throw error
         }
         var outputs = writer?.files ?? [:]

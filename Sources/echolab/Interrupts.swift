@@ -1,3 +1,4 @@
+import AudioInterop
 import Foundation
 import Evaluation
 import Reporting
@@ -40,4 +41,6 @@ private func interruptHandler(_ signalNumber: Int32) {
         return
     }
     Interrupts.cancellation.cancel(signal: signalNumber)
+    // A plugin's child may be what the run waits on (for up to 2 s a frame, if it hangs).
+    PluginProcess.stopWaiting()
 }

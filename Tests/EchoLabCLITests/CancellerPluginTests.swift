@@ -48,6 +48,7 @@ final class CancellerPluginTests: XCTestCase {
             "no_entry": "not a canceller plugin: it exports no echolab_canceller_entry",
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
             "bad_latency": "latency_samples returned -5 (it must be 0 to 48000: at most a second)",
+            "no_name": "its name is NULL or empty (the reports name a plugin by it)",
         ]
         var arguments = ["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2"]
         for behaviour in expected.keys.sorted() {
@@ -59,7 +60,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 20 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 22 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
@@ -102,6 +103,40 @@ final class CancellerPluginTests: XCTestCase {
         waited = 0
         while try !hosts().isEmpty && waited < 100 { usleep(20_000); waited += 1 }
         XCTAssertEqual(try hosts(), "", "a plugin host outlived EchoLab")
+    }
+
+    /// Ctrl-C or SIGTERM while a hung plugin holds the run stops it at once (exit 130/143,
+    /// "interrupted"), as with any other run: it waited out the plugin's 2 s and then exited 1,
+    /// blaming the plugin ("sent no frame back … (hung?)").
+    func testAnInterruptStopsARunThatAHungPluginHolds() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let hang = try Self.misbehaving("hang", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "delay.json", in: root)
+        for (signal, code) in [(SIGTERM, 143), (SIGINT, 130)] {
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["run", "delay.json", "--out", "run", "--plugin", "stuck=\(hang)", "--aec", "stuck:intensityMax"]
+            process.currentDirectoryURL = root
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let pattern = "plugin-host \(hang)"
+            func hosts() throws -> String { try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", pattern]).output }
+            var waited = 0
+            while try hosts().isEmpty && waited < 100 { usleep(20_000); waited += 1 }
+            usleep(300_000)   // the plugin is in its endless capture now
+            let sent = DispatchTime.now()
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - sent.uptimeNanoseconds) / 1e6
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(process.terminationStatus, Int32(code), message)
+            XCTAssertEqual(message, "echolab: delay.json: interrupted; nothing written\n")
+            // Far under the plugin's 2 s (the waits are cut in 50 ms slices).
+            XCTAssertLessThan(milliseconds, 1_000)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("run/report.json").path))
+        }
     }
 
     /// A pass-through removes no echo (ERLE ≈ 0 dB); a plugin that sends nothing removes all of it

@@ -40,6 +40,10 @@ int echolab_plugin_client_render(echolab_plugin_client *client, const float *far
 int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mic, float *out, char *error, size_t error_size);
 // Closes the socket and reaps the child (killed if it does not exit within a second).
 void echolab_plugin_client_stop(echolab_plugin_client *client);
+// Ends every wait for a plugin, now and later (its child killed, the call failing with
+// "interrupted"): for a signal handler (it only sets a flag), so that an interrupted run stops
+// at once instead of when a hung plugin's time is up.
+void echolab_plugin_client_stop_waiting(void);
 
 #ifdef __cplusplus
 }

@@ -8,6 +8,7 @@
  *   no_entry     exports no echolab_canceller_entry   abi2         says ABI version 2
  *   chatty       prints to stdout every frame, otherwise a pass-through
  *   bad_latency  says its output lags by -5 samples
+ *   no_name      gives no name (NULL)
  */
 #include <math.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #define B_no_entry 9
 #define B_abi2 10
 #define B_chatty 11
+#define B_no_name 13
 #define B_bad_latency 12
 
 struct echolab_canceller {
@@ -93,7 +95,12 @@ static const echolab_canceller_api api = {
 #else
     ECHOLAB_CANCELLER_ABI_VERSION,
 #endif
-    "misbehaving", create, render, capture, latency, destroy,
+#if BEHAVIOUR == B_no_name
+    NULL,
+#else
+    "misbehaving",
+#endif
+    create, render, capture, latency, destroy,
 };
 
 #if BEHAVIOUR != B_no_entry
