@@ -44,7 +44,8 @@ public final class AudioManager {
     init() {}
 
     public func setCustomMic(_ mic: CustomMic) {
-        if let customMic, customMic !== mic { detach(customMic) }
+        if let customMic, customMic !== mic { retire(customMic) }
+        retiringMics.removeAll { $0 === mic }     // chosen again before the engine let go: stays in use
         customMic = mic
         if !attachedMics.contains(where: { $0 === mic }) { attachedMics.append(mic) }
         if !mic.isInUse {
@@ -57,7 +58,7 @@ public final class AudioManager {
 
     public func resetCustomMicToDefaultMic() {
         guard let customMic else { return }
-        detach(customMic)
+        retire(customMic)
         self.customMic = nil
         onChange?("reset custom mic to default mic")
     }
@@ -84,7 +85,33 @@ public final class AudioManager {
 
     /// Forgets every device (at the end of the call): detaches the ones in use and drops the
     /// lists kept for the counters, which the call has read by then.
+    /// Mics replaced or reset that the engine may still be reading: the switch is
+    /// make-before-break, so the old mic feeds the call until the new source has primed, and
+    /// must keep taking the app's pushes until then (detached at once, it ran dry: an underrun,
+    /// and the crossfade came from silence).
+    private(set) var retiringMics: [CustomMic] = []
+
+    /// Whether the engine is reading `mic` now (set by the call): only that mic is retired
+    /// rather than detached; one it never read, or a call not started, lets go at once.
+    var engineReads: (CustomMic) -> Bool = { _ in false }
+
+    private func retire(_ mic: CustomMic) {
+        guard engineReads(mic) else { return detach(mic) }
+        if !retiringMics.contains(where: { $0 === mic }) { retiringMics.append(mic) }
+    }
+
+    /// The engine reads `active` now: every other retiring mic stops (`didStopCapturing`).
+    func releaseRetiredMics(except active: CustomMic?) {
+        guard !retiringMics.isEmpty else { return }
+        retiringMics.removeAll { mic in
+            guard mic !== active else { return false }
+            detach(mic)
+            return true
+        }
+    }
+
     func detachAll() {
+        releaseRetiredMics(except: nil)
         if let customMic { detach(customMic) }
         if let customSpeaker { detach(customSpeaker) }
         customMic = nil
@@ -92,6 +119,7 @@ public final class AudioManager {
         attachedMics.removeAll()
         attachedSpeakers.removeAll()
         onChange = nil
+        engineReads = { _ in false }
     }
 
     /// Selects a physical mic; an error while a custom mic is in use.

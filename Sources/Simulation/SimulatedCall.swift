@@ -157,6 +157,7 @@ public final class SimulatedCall {
         loudspeakerMixer = MixerNode(inputs: [.init(downlinkBus), .init(appSoundBus)], maximumFrames: n)
         loudspeakerGraph = RenderGraph(output: loudspeakerMixer)
         audioManager.onChange = { [unowned self] in log("device", $0) }
+        audioManager.engineReads = { [unowned self] in $0 === activeMic }
         // Modes set before the call starts (here, or by the app before `start()`) are its
         // configuration, not events.
         sendVoiceProcessor.onChange = { [unowned self] in if tickTimer != nil { log($0, $1) } }
@@ -233,6 +234,7 @@ public final class SimulatedCall {
     public func end() -> PipelineCounters {
         tickTimer?.cancel()
         tickTimer = nil
+        audioManager.releaseRetiredMics(except: nil)
         if let mic = audioManager.customMic { mic.isInUse = false; mic.didStopCapturing() }
         if let speaker = audioManager.customSpeaker { speaker.isInUse = false; speaker.didStopPlaying() }
         recording.trim()
@@ -371,6 +373,8 @@ public final class SimulatedCall {
     private func readCapture() {
         let n = Self.tickFrames
         let wanted = audioManager.customMic
+        // A mic replaced before the engine ever read it, or left in the last switch, stops now.
+        audioManager.releaseRetiredMics(except: activeMic)
         if wanted === activeMic {
             pendingTicks = 0                          // a switch abandoned before it happened
             read(from: activeMic, into: &capture)
@@ -401,6 +405,7 @@ public final class SimulatedCall {
             + (ready ? "" : " (new source not ready after \(pendingTicks * 10) ms)"))
         activeMic = wanted
         pendingTicks = 0
+        audioManager.releaseRetiredMics(except: activeMic)
     }
 
     private func read(from mic: CustomMic?, into block: inout [Float]) {

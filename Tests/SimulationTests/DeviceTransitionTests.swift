@@ -92,6 +92,34 @@ final class DeviceTransitionTests: XCTestCase {
         XCTAssertGreaterThan(meanSquare(played[(1400 * 48)..<(1900 * 48)]), 1e-4)
     }
 
+    /// From one custom mic to another, both pushing on time: the old one keeps feeding the call
+    /// (and taking the app's pushes) until the new one has primed, so nothing runs dry — it was
+    /// detached when the new one was set, its buffer ran out, the uplink counted an underrun and
+    /// the crossfade came from silence. It stops once the engine has left it.
+    func testACustomToCustomSwitchFeedsTheOldMicUntilTheNewOneIsReady() throws {
+        let call = try makeCall()
+        let first = TimedTestMic(scheduler: call.scheduler, signal: nil, name: "first mic")
+        let second = TimedTestMic(scheduler: call.scheduler, signal: nil, name: "second mic")
+        call.audioManager.setCustomMic(first)
+        first.start()
+        at(1000, call) {
+            call.audioManager.setCustomMic(second)
+            second.start()
+        }
+        try call.start()
+        try call.run(for: .seconds(2))
+        XCTAssertTrue(first.isInUse == false && second.isInUse, "the engine left the first mic")
+        let counters = call.end()
+        XCTAssertEqual(counters.uplink.underruns, 0)
+        let event = try XCTUnwrap(call.events.first { $0.kind == "capture" && $0.detail.hasPrefix("switched") })
+        XCTAssertFalse(event.detail.contains("not ready"), event.detail)
+        // Both push 0.25: the sent stream holds it throughout, the switch's tick included.
+        let sent = call.recording.sent
+        let primed = try XCTUnwrap(sent.firstIndex { $0 != 0 })
+        XCTAssertTrue(sent[primed...].allSatisfy { abs($0 - 0.25) < 1e-6 }, "no gap or dip at the switch")
+        XCTAssertGreaterThan(first.ignoredFrames, 0, "its pushes after the switch are ignored")
+    }
+
     /// A custom mic that never pushes: the engine keeps the physical mic for the 200 ms timeout,
     /// then switches anyway and logs it.
     func testNewMicThatNeverPushesSwitchesAfterTheTimeout() throws {
