@@ -16,7 +16,17 @@ public final class PluginProcess {
         public let plugin: String
         public let path: String
         public let problem: String
+        /// The wait for the plugin was cut short by `stopWaiting` (the command interrupted): the
+        /// run was stopped, the plugin did nothing wrong.
+        public let isInterruption: Bool
         public var description: String { "plugin \(plugin) (\(path)): \(problem)" }
+
+        init(plugin: String, path: String, problem: String) {
+            self.plugin = plugin
+            self.path = path
+            self.problem = problem
+            isInterruption = echolab_plugin_client_stopped() != 0
+        }
     }
 
     public let name: String
@@ -80,11 +90,11 @@ public final class PluginProcess {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Ends every wait for a plugin's answer, now and from now on: the plugin's child is killed
-    /// and its call fails with "interrupted". Only sets a flag, so a signal handler may call it
-    /// (an interrupted run with a hung plugin stopped only when the plugin's 2 s were up, and
-    /// was reported as the plugin's failure).
-    public static func stopWaiting() {
+    /// Ends every wait for a plugin's answer, now and from now on, in this process: the plugin's
+    /// child is killed and its call fails with "interrupted". Only sets a flag, so the command's
+    /// signal handler may call it: an interrupted run stops at once, not when a hung plugin's
+    /// time is up. The package's own (it cannot be undone), not the library's.
+    package static func stopWaiting() {
         echolab_plugin_client_stop_waiting()
     }
 

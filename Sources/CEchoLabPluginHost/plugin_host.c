@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,14 +158,17 @@ static long long now_ms(void) {
 
 // Set from a signal handler (`echolab_plugin_client_stop_waiting`): every wait for a plugin
 // ends within a slice, so an interrupted run stops now, not when a hung plugin's time is up.
-static volatile sig_atomic_t stop_waiting = 0;
+// A lock-free atomic (signal-safe), released by the handler and acquired by the runs' threads:
+// what the handler stored before it (the runs' cancellation) is seen with it.
+static atomic_int stop_waiting = 0;
 
-void echolab_plugin_client_stop_waiting(void) { stop_waiting = 1; }
+void echolab_plugin_client_stop_waiting(void) { atomic_store_explicit(&stop_waiting, 1, memory_order_release); }
+int echolab_plugin_client_stopped(void) { return atomic_load_explicit(&stop_waiting, memory_order_acquire); }
 
 // 0 once the descriptor is ready, -2 at the deadline, -4 when told to stop waiting, -1 on error.
 static int wait_ready(int fd, short events, long long deadline) {
     for (;;) {
-        if (stop_waiting) return -4;
+        if (atomic_load_explicit(&stop_waiting, memory_order_acquire)) return -4;
         long long left = deadline - now_ms();
         if (left <= 0) return -2;
         struct pollfd p = {fd, events, 0};

@@ -22,6 +22,9 @@ public final class CallMeasurement: CallTap {
     private let inputGlitches: GlitchStream
     private let tracksAreTheRoom: Bool
     private var roomSound: [Float] = []
+    /// Until this sample of `sent`, what is sent still holds capture that was not the room's (a
+    /// file mic, a silenced tick): a capture reaches `sent` `sendLatency` after its tick.
+    private var notRoomUntil = 0
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
@@ -105,8 +108,12 @@ public final class CallMeasurement: CallTap {
     private func noteRoomSound(echo: [Float], nearEnd: [Float], of tick: TickSignals) {
         if roomSound.count < tick.count { roomSound = [Float](repeating: 0, count: tick.count) }   // once: ticks keep their size
         // A silenced tick (muted, or the audio unit stopped: its tracks read zeros too) is the
-        // pipeline's silence, never the room's.
-        guard tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced else {
+        // pipeline's silence, never the room's. The flags are the tick's capture's, which lands in
+        // `sent` `sendLatency` later: until then this tick's `sent` is still the earlier capture's.
+        if !(tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) {
+            notRoomUntil = max(notRoomUntil, Int(tick.frame) + tick.sendLatency + tick.count)
+        }
+        guard Int(tick.frame) >= notRoomUntil else {
             inputSilence.appendSound(count: tick.count)
             // Clicks are looked for in the room's sound only; here it is not what was sent.
             VectorMath.fill(&roomSound, count: tick.count)

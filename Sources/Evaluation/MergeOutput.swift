@@ -37,7 +37,9 @@ public enum MergeOutput {
     }
 
     /// Thrown by `write` when `cancellation` asked before the runs were moved: nothing was merged.
-    public struct Cancelled: Error {}
+    public struct Cancelled: DescribedError {
+        public var description: String { "interrupted before the runs were merged: nothing was merged" }
+    }
 
     /// Copies the runs into a hidden folder in OUT first, then moves each into place (an earlier
     /// run there moved aside, not deleted) and writes the reports: a merge that fails, or is

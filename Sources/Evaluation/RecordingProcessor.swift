@@ -122,8 +122,8 @@ public struct RecordingProcessor {
         do {
             control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
         } catch {
-            // A plugin's start cut short by the interruption is the interruption's.
-            if cancellation?.isCancelled == true { throw RunCancelled() }
+            // A plugin's start cut short by the interruption stopped the run.
+            if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
             throw error
         }
         let latency = control?.latencySamples ?? 0
@@ -194,9 +194,8 @@ public struct RecordingProcessor {
         } catch {
             // The partial output goes now, not whenever the writer is freed.
             writer.discard()
-            // Whatever failed once the run was asked to stop (a plugin's wait cut short) is the
-            // interruption's, not a failure of the run.
-            if cancellation?.isCancelled == true { throw RunCancelled() }
+            // A plugin's wait cut short by the interruption stopped the run; the plugin did no wrong.
+            if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
             throw error
         }
     }

@@ -137,9 +137,8 @@ public struct RunOutput {
             // Stopped early (an interrupt, a bad sample, a full disk): the partial taps go here
             // and now, not whenever the last reference goes.
             writer?.discard()
-            // Whatever failed once the run was asked to stop (a plugin's wait cut short) is the
-            // interruption's, not a failure of the run.
-            if cancellation?.isCancelled == true { throw RunCancelled() }
+            // A plugin's wait cut short by the interruption stopped the run; the plugin did no wrong.
+            if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
             throw error
         }
         var outputs = writer?.files ?? [:]

@@ -5,9 +5,9 @@ import Foundation
 ///
 /// A gap in what is sent is a pipeline's dropout only where the input had sound. A text-to-speech
 /// far end or a noise-free file pauses in exact zeros, its echo at the mic with it, and an output
-/// that passes them on (AEC off: the input itself) held a "gap" at every pause: a run of 15 on one
-/// espeak-ng voice, counted as pipeline issues and gated by `compare`. The runs are events like
-/// the gaps they discount, so the list grows only as an input pauses, never with a call's length.
+/// that passes them on (AEC off: the input itself) holds a "gap" at every pause that no pipeline
+/// made. The runs are events like the gaps they discount, so the list grows only as an input
+/// pauses, never with a call's length.
 public struct InputSilence: Sendable {
     private let minimumLength: Int
     private let silence: Float
@@ -72,8 +72,9 @@ public struct InputSilence: Sendable {
 
 extension GlitchReport {
     /// The report without what the input already held: gaps that a run of the input's own
-    /// digital silence covers, and clicks within `margin` samples of such a run (the step into or
-    /// out of exact zeros is a second difference's spike in the input too) or of one of the
+    /// digital silence covers, and clicks within `margin` samples of such a run's start or end (the
+    /// step into or out of exact zeros is a second difference's spike in the input too; inside
+    /// the silence a click is the pipeline's) or of one of the
     /// input's own clicks (`inputClicks`, in time order: a talker's plosive passed on) — but not
     /// one within `margin` of where the input starts or stops being what was sent: a click
     /// finder run over the input saw the switch there, not the input.
@@ -102,8 +103,13 @@ extension GlitchReport {
         var firstClick = 0
         let keptEvents = events.filter { event in
             let n = event.sampleIndex
-            while first < runs.count && runs[first].upperBound + margin <= n { first += 1 }
-            if first < runs.count && runs[first].lowerBound - margin <= n { return false }
+            while first < runs.count && runs[first].upperBound + margin < n { first += 1 }
+            // Near an edge only: a click inside the room's silence cannot be the room's.
+            var index = first
+            while index < runs.count && runs[index].lowerBound - margin <= n {
+                if abs(n - runs[index].lowerBound) <= margin || abs(n - runs[index].upperBound) <= margin { return false }
+                index += 1
+            }
             while firstClick < inputClicks.count && inputClicks[firstClick].sampleIndex + margin < n { firstClick += 1 }
             return !(firstClick < inputClicks.count && inputClicks[firstClick].sampleIndex - margin <= n)
         }

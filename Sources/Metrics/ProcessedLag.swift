@@ -78,13 +78,14 @@ public struct ProcessedLag: Sendable, Equatable {
         guard let peaks = correlationPeaks(micSamples, processedSamples, maximumLag: maximumLag) else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }
-        // A canceller's output cannot lead its input. Where the peak in 0…500 ms is at least half
-        // the tallest, the output is taken to lag by it: an output of residual echo alone (an
-        // echo-only mic) correlates with the mic through what the canceller left, no clean
-        // delay, and its tallest peak fell a sample early (WebRTC's AEC) or 359 ms early by
-        // chance (AECM) on outputs `process` had aligned. A file that really leads, or was cut
-        // from another take, peaks where it lies and nowhere near as high in range.
-        let (lag, ratio) = peaks.inRange.ratio >= 0.5 * peaks.overall.ratio ? peaks.inRange : peaks.overall
+        // A canceller's output cannot lead its input. Where the peak in 0…500 ms stands out on its
+        // own and is at least half the tallest, the output is taken to lag by it: an output of
+        // residual echo alone (an echo-only mic) correlates with the mic through what the
+        // canceller left, no clean delay, so its tallest peak may fall a sample early, or far
+        // away by chance, beside an in-range one nearly as tall. A file that really leads, or
+        // was cut from another take, peaks where it lies and nowhere near as high in range.
+        let inRangeStandsOut = peaks.inRange.ratio >= max(minimumPeakRatio, 0.5 * peaks.overall.ratio)
+        let (lag, ratio) = inRangeStandsOut ? peaks.inRange : peaks.overall
         guard ratio >= minimumPeakRatio else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }

@@ -83,12 +83,9 @@ public final class AudioManager {
         onChange?("reset custom speaker to default speaker")
     }
 
-    /// Forgets every device (at the end of the call): detaches the ones in use and drops the
-    /// lists kept for the counters, which the call has read by then.
-    /// Mics replaced or reset that the engine may still be reading: the switch is
-    /// make-before-break, so the old mic feeds the call until the new source has primed, and
-    /// must keep taking the app's pushes until then (detached at once, it ran dry: an underrun,
-    /// and the crossfade came from silence).
+    /// Mics replaced or reset that the engine is still reading: the switch is make-before-break,
+    /// so the old mic feeds the call until the new source has primed, and takes the app's pushes
+    /// until then, or it would run dry under the switch.
     private(set) var retiringMics: [CustomMic] = []
 
     /// Whether the engine is reading `mic` now (set by the call): only that mic is retired
@@ -110,6 +107,8 @@ public final class AudioManager {
         }
     }
 
+    /// Forgets every device (at the end of the call): detaches the ones in use and drops the
+    /// lists kept for the counters, which the call has read by then.
     func detachAll() {
         releaseRetiredMics(except: nil)
         if let customMic { detach(customMic) }

@@ -91,6 +91,18 @@ final class MetricsAlignmentTests: XCTestCase {
                        + "align it with the mic first, or give --processed-lag-ms\n")
     }
 
+    /// An output that leads the mic (its own sent tap, 10 ms late, moved 100 ms earlier) is still
+    /// an error: its peak in range is nowhere near the one where it lies.
+    func testAnOutputThatLeadsTheMicIsAnError() throws {
+        let sent = try AudioFileStream.readAll(path: tap("sent")).samples
+        let early = folder.appendingPathComponent("sent-early.wav").path
+        try SoundFileWriter.write(Array(sent.dropFirst(4_800)) + [Float](repeating: 0, count: 4_800), to: early, sampleRate: 48_000)
+        let (result, _) = try metrics(early)
+        XCTAssertEqual(result.status, 1, result.standardOutput)
+        XCTAssertEqual(result.standardError, "echolab: \(early): leads the mic by 90.0 ms, outside the 0–500 ms a canceller's latency takes; "
+                       + "align it with the mic first, or give --processed-lag-ms\n")
+    }
+
     /// Under a second, unrelated signals correlate by chance: no lag is taken from them.
     func testFilesUnderASecondAreScoredUnshifted() throws {
         func cut(_ name: String) throws -> String {

@@ -65,6 +65,14 @@ final class InputSilenceTests: XCTestCase {
             || abs($0.sampleIndex - 25_280) <= 240 }, "\(discounted.events)")
     }
 
+    func testAClickInsideTheInputsSilenceIsThePipelines() {
+        let input = silence(of: tone(96_000, silent: [20_000..<30_000]))
+        let sent = GlitchReport(events: [GlitchEvent(sampleIndex: 20_100, strengthDB: 20), GlitchEvent(sampleIndex: 25_000, strengthDB: 20),
+                                         GlitchEvent(sampleIndex: 29_900, strengthDB: 20)], gaps: [])
+        XCTAssertEqual(sent.discounting(input, inputClicks: [], margin: 240).events.map(\.sampleIndex), [25_000],
+                       "the pause's edges are the input's, its middle is not")
+    }
+
     func testAClickWhereTheInputStopsBeingSentIsNotTheInputs() {
         // The input is what is sent up to 48 000, then something else (a muted stretch): a click
         // finder over the input's zeros there sees a step, which is the switch's.

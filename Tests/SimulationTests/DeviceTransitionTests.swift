@@ -120,6 +120,26 @@ final class DeviceTransitionTests: XCTestCase {
         XCTAssertGreaterThan(first.ignoredFrames, 0, "its pushes after the switch are ignored")
     }
 
+    /// Reset to the default mic, which is ready at once: the custom mic feeds the call up to the
+    /// tick that switches, takes its pushes until then, and stops.
+    func testAResetToTheDefaultMicFeedsTheCustomMicUpToTheSwitch() throws {
+        let call = try makeCall()
+        let mic = TimedTestMic(scheduler: call.scheduler, signal: nil, name: "custom mic")
+        call.audioManager.setCustomMic(mic)
+        mic.start()
+        at(1005, call) { call.audioManager.resetCustomMicToDefaultMic() }
+        try call.start()
+        try call.run(for: .seconds(2))
+        XCTAssertFalse(mic.isInUse, "the engine left it")
+        let counters = call.end()
+        XCTAssertEqual(counters.uplink.underruns, 0)
+        let event = try XCTUnwrap(call.events.first { $0.kind == "capture" && $0.detail.hasPrefix("switched") })
+        XCTAssertEqual(event.frame, 1010 * 48, "the first tick after the reset")
+        let sent = call.recording.sent
+        let primed = try XCTUnwrap(sent.firstIndex { $0 != 0 })
+        XCTAssertTrue(sent[primed..<(1010 * 48)].allSatisfy { abs($0 - 0.25) < 1e-6 }, "the custom mic's audio up to the switch")
+    }
+
     /// A custom mic that never pushes: the engine keeps the physical mic for the 200 ms timeout,
     /// then switches anyway and logs it.
     func testNewMicThatNeverPushesSwitchesAfterTheTimeout() throws {

@@ -23,7 +23,7 @@ typedef struct echolab_canceller echolab_canceller;   /* the plugin's own state 
 
 typedef struct {
     int abi_version;            /* ECHOLAB_CANCELLER_ABI_VERSION */
-    const char *name;           /* shown in reports */
+    const char *name;           /* shown in reports; required, not empty */
     /* sample_rate: 8000, 16000, 32000 or 48000; a frame is 10 ms (sample_rate / 100 samples),
        mono Float32. intensity: "intensityMin", "intensityRecommended", "intensityMax" or
        "intensityAdaptive". options: the text of a JSON object, or NULL.

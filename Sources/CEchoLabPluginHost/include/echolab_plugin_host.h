@@ -44,6 +44,8 @@ void echolab_plugin_client_stop(echolab_plugin_client *client);
 // "interrupted"): for a signal handler (it only sets a flag), so that an interrupted run stops
 // at once instead of when a hung plugin's time is up.
 void echolab_plugin_client_stop_waiting(void);
+// Whether `echolab_plugin_client_stop_waiting` was called: a failure after it is the stop's.
+int echolab_plugin_client_stopped(void);
 
 #ifdef __cplusplus
 }

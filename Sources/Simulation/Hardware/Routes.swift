@@ -113,8 +113,8 @@ extension AcousticEchoPath {
 
 extension EchoPathSettings {
     /// The ranges a scenario file's `echo_path` is read in, for a path built in code: out of them
-    /// (a negative or NaN delay, a day-long one) the call stopped the app on a precondition or an
-    /// allocation it could not make, where it should throw.
+    /// (a negative or NaN delay, a day-long one) the path cannot be built — a negative ring, a
+    /// ring of more memory than there is — so the call's initialiser throws, naming the field.
     func validate() throws {
         func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>) throws {
             guard value.isFinite && range.contains(value) else {
