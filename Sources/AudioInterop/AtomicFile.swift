@@ -53,6 +53,13 @@ public enum AtomicFile {
         }
     }
 
+    /// Creates the folder a file at `path` goes into (and its parents) if needed, as
+    /// `prepareDirectory` does; nothing for a bare name, which goes into the current folder.
+    public static func prepareFolder(containing path: String) throws {
+        let folder = InputFile.parent(of: path)
+        if !folder.isEmpty { try prepareDirectory(folder) }
+    }
+
     /// Creates `path` (and parents) if needed and checks it is a writable folder. Each missing
     /// folder is made with mkdir(2), so a failure names the folder and the system's reason
     /// ("Permission denied", "Read-only file system", "… is a file, not a folder").

@@ -21,6 +21,9 @@ public final class CallMeasurement: CallTap {
     private var inputSilence: InputSilence
     private let inputGlitches: GlitchStream
     private let tracksAreTheRoom: Bool
+    /// How near an input's click or the edge of its silence a sent click is the input's (the
+    /// click finder's context, 5 ms).
+    private let inputMargin: Int
     private var roomSound: [Float] = []
     /// Until this sample of `sent`, what is sent still holds capture that was not the room's (a
     /// file mic, a silenced tick): a capture reaches `sent` `sendLatency` after its tick.
@@ -62,6 +65,7 @@ public final class CallMeasurement: CallTap {
         glitches = GlitchStream(detector: detector)
         inputSilence = InputSilence(detector: detector)
         inputGlitches = GlitchStream(detector: detector)
+        inputMargin = Int((detector.contextSeconds * Double(sampleRate)).rounded())
     }
 
     public func record(_ tick: TickSignals) throws {
@@ -133,8 +137,7 @@ public final class CallMeasurement: CallTap {
         analysisFrameSize = finished.frameSize
         guard tracksAreTheRoom else { return (finished, glitches.finish()) }
         inputSilence.finish()
-        let margin = Int((GlitchDetector(sampleRate: sampleRate).contextSeconds * Double(sampleRate)).rounded())
-        return (finished, glitches.finish().discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: margin))
+        return (finished, glitches.finish().discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.

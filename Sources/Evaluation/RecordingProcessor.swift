@@ -131,8 +131,7 @@ public struct RecordingProcessor {
         // intensityRecommended, its starting point, and say nothing new.
         let adaptive = mode.intensity == .intensityAdaptive ? control.flatMap { AdaptiveIntensity.steering($0, sampleRate: rate, frameSize: frame) } : nil
         // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
-        let folder = InputFile.parent(of: output)
-        if !folder.isEmpty { _ = try AtomicFile.prepareDirectory(folder) }   // "" : a bare name, the current folder
+        try AtomicFile.prepareFolder(containing: output)
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
         do {
             let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)

@@ -89,10 +89,7 @@ struct CompareCommand: ParsableCommand {
               terminator: "")
         do {
             // Into a folder that does not exist yet, as `process --out` and `eval --out` write.
-            for report in [markdown, junit].compactMap({ $0 }) {
-                let folder = InputFile.parent(of: report)
-                if !folder.isEmpty { try AtomicFile.prepareDirectory(folder) }   // "": a bare name, the current folder
-            }
+            for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.prepareFolder(containing: report) }
             if let markdown { try AtomicFile.write(text, to: markdown) }
             if let junit {
                 try AtomicFile.write(ComparisonJUnit.render(comparison, baselineName: baseline, currentName: current), to: junit)

@@ -158,3 +158,16 @@ public func runProgram(_ executable: URL, _ arguments: [String], in directory: U
     process.waitUntilExit()
     return (process.terminationStatus, output)
 }
+
+/// `text` spoken by espeak-ng into `folder/file` (22.05 kHz, 16-bit): a voice the project did not
+/// generate, with a real voice's pauses in exact zeros. `extra` goes before the text (`-m` for
+/// SSML). espeak-ng is a test dependency (`make test-deps`): missing, the call fails, not skips.
+public func speak(_ text: String, voice: String = "en-us", wordsPerMinute: Int = 150, extra: [String] = [], to file: String,
+                  in folder: URL) throws {
+    let espeak = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+    guard FileManager.default.isExecutableFile(atPath: espeak.path) else {
+        throw FixtureError("\(espeak.path) is missing: make test-deps installs espeak-ng")
+    }
+    let spoken = try runProgram(espeak, extra + ["-v", voice, "-s", "\(wordsPerMinute)", "-w", file, text], in: folder)
+    guard spoken.status == 0 else { throw FixtureError("espeak-ng \(voice) → \(file): exit \(spoken.status): \(spoken.output)") }
+}

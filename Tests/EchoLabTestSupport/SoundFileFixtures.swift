@@ -70,8 +70,8 @@ public enum SoundFileFixtures {
     }
 }
 
-/// A fixture this libsndfile cannot write: the Debian package the build installs writes every
-/// format listed, so this fails the test instead of skipping it.
+/// A fixture that cannot be made (a format this libsndfile cannot write, a voice espeak-ng cannot
+/// speak): the test dependencies make every one, so this fails the test instead of skipping it.
 public struct FixtureError: Error, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
