@@ -239,11 +239,12 @@ struct BandChartSVG {
             let colour = series.colour ?? HTMLWriter.palette[s % HTMLWriter.palette.count]
             for (b, value) in series.values.enumerated() where b < chart.bands.count {
                 guard let value else { continue }
+                let bound = b < series.lowerBounds.count && series.lowerBounds[b] ? "≥ " : ""
                 let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)
                 let y0 = y(0), y1 = y(value)
-                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(FixedDecimal.text(value, fractionDigits: 1)) dB</title></rect>"
+                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(bound)\(FixedDecimal.text(value, fractionDigits: 1)) dB</title></rect>"
                 if chart.series.count <= 2 {
-                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(FixedDecimal.text(value, fractionDigits: 1))</text>"
+                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(bound)\(FixedDecimal.text(value, fractionDigits: 1))</text>"
                 }
             }
             svg += "\n"

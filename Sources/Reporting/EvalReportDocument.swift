@@ -126,9 +126,8 @@ public enum EvalReportDocument {
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd {
-                        let value = nearEndAttenuation(result), n = m?.nearEnd
-                        let text = n?.attenuationDB != nil && value == n?.attenuationDB
-                            ? F.attenuation(value, isLost: n!.isLost, frames: n!.doubleTalkFrames) : F.db(value)
+                        let value = nearEndAttenuation(result)
+                        let text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
                         row.append(.init(text, value: value))
                     }
                     // One line in the table; what it counts on hover.
@@ -242,7 +241,8 @@ public enum EvalReportDocument {
             title: "\(item.name): ERLE per octave band, per mode", yLabel: "ERLE (dB)", bands: bands.map { ($0.lowHz, $0.highHz) },
             series: ran.map { result in
                 let name = result.mode?.description ?? "as written"
-                return .init(name: name, values: (result.summary?.metrics?.erleBands ?? []).map(\.erleDB), colour: ModeColours.colour(for: name))
+                let bands = result.summary?.metrics?.erleBands ?? []
+                return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name))
             },
             emptyNote: "No far-end single talk in this item: no band to measure")))
         var clips: [ReportDocument.AudioClip] = []
@@ -368,11 +368,11 @@ public enum EvalReportDocument {
         return (issues, findings.count, parts.isEmpty ? "ok" : parts.joined(separator: "; "))
     }
 
-    /// Near-end attenuation in dB where the metrics have a `near_end` object: its
-    /// `attenuation_db`, else its first `…_db` value in the report's (sorted) key order.
+    /// Near-end attenuation in double talk (dB), as eval.md's column has it: a call without
+    /// double talk has none (its near-end single-talk figure measures something else, and would
+    /// sort among the double-talk ones).
     static func nearEndAttenuation(_ result: CorpusRun.Result) -> Double? {
-        guard let nearEnd = result.summary?.metrics?.nearEnd else { return nil }
-        return nearEnd.attenuationDB ?? nearEnd.distortionDB ?? nearEnd.singleTalkAttenuationDB ?? nearEnd.singleTalkDistortionDB
+        result.summary?.metrics?.nearEnd?.attenuationDB
     }
 
     static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }

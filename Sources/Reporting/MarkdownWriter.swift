@@ -65,7 +65,7 @@ public enum MarkdownWriter {
         out += "|---|" + String(repeating: "---:|", count: chart.series.count) + "\n"
         for (index, band) in chart.bands.enumerated() {
             out += "| \(Int(band.low))–\(Int(band.high)) Hz | "
-            out += chart.series.map { ReportFormatting.db(index < $0.values.count ? $0.values[index] : nil) }.joined(separator: " | ") + " |\n"
+            out += chart.series.map { $0.text(index) }.joined(separator: " | ") + " |\n"
         }
         return out
     }

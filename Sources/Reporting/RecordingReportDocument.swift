@@ -57,7 +57,7 @@ public enum RecordingReportDocument {
                                            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
                                            emptyNote: "No far-end single talk: no ERLE to measure")))
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
-                                           series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB))],
+                                           series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB), lowerBounds: metrics.erleBands.map(\.isLowerBound))],
                                            emptyNote: "No far-end single talk: no band to measure")))
             blocks += TelephonyBlocks.make(metrics.telephony)
         } else {

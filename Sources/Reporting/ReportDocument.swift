@@ -138,9 +138,20 @@ public struct ReportDocument: Sendable {
             public var name: String
             /// One value per band (nil: nothing measured there).
             public var values: [Double?]
+            /// Per band, whether the value only bounds it from below (shown "≥"); empty: none does.
+            public var lowerBounds: [Bool]
             /// A CSS colour (nil: the palette's, by the series' place).
             public var colour: String?
-            public init(name: String, values: [Double?], colour: String? = nil) { self.name = name; self.values = values; self.colour = colour }
+            public init(name: String, values: [Double?], lowerBounds: [Bool] = [], colour: String? = nil) {
+                self.name = name
+                self.values = values
+                self.lowerBounds = lowerBounds
+                self.colour = colour
+            }
+            /// Band `index`'s value as the pages write it: "≥ 15.9 dB" for a bound, "—" for none.
+            public func text(_ index: Int) -> String {
+                ReportFormatting.figure(index < values.count ? values[index] : nil, isLowerBound: index < lowerBounds.count && lowerBounds[index])
+            }
         }
         public var title: String
         public var yLabel: String

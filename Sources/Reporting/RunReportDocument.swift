@@ -48,7 +48,7 @@ public enum RunReportDocument {
         }
         blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)",
                                        bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
-                                       series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB))],
+                                       series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB), lowerBounds: m.erleBands.map(\.isLowerBound))],
                                        emptyNote: "No far-end single talk: no band to measure")))
         blocks += TelephonyBlocks.make(m.telephony)
         blocks += ScoreBlocks.run(report.scores)

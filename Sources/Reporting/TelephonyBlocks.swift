@@ -52,7 +52,7 @@ enum TelephonyBlocks {
         if let loss = telephony.echoLoss {
             blocks.append(.bandChart(.init(title: "Terminal coupling loss per third octave", yLabel: "loss (dB)",
                                            bands: loss.bands.map(\.edgesHz),
-                                           series: [.init(name: "TCL", values: loss.bands.map(\.lossDB))],
+                                           series: [.init(name: "TCL", values: loss.bands.map(\.lossDB), lowerBounds: loss.bands.map(\.isLowerBound))],
                                            emptyNote: "No band measured", xLabel: "third-octave band (Hz)")))
         }
         return blocks

@@ -73,6 +73,20 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertTrue(HTMLWriter.render(document).contains("a 250–500 Hz: -2.0 dB"), "a negative band value is drawn")
     }
 
+    /// A band the output fell under its floor in only bounds the figure: its table cell and its
+    /// bar (tooltip and label) read "≥", as the whole-call figures do; the others read plain.
+    func testABandThatIsOnlyABoundReadsAsOne() {
+        let document = ReportDocument(title: "t", blocks: [
+            .bandChart(.init(title: "ERLE per octave band", yLabel: "dB", bands: [(1000, 2000), (2000, 4000)],
+                             series: [.init(name: "ERLE", values: [25.6, 15.9], lowerBounds: [false, true])], emptyNote: "none")),
+        ])
+        let markdown = MarkdownWriter.render(document)
+        XCTAssertTrue(markdown.contains("| 1000–2000 Hz | 25.6 dB |\n| 2000–4000 Hz | ≥ 15.9 dB |"), markdown)
+        let html = HTMLWriter.render(document)
+        XCTAssertTrue(html.contains("ERLE 2000–4000 Hz: ≥ 15.9 dB</title>") && html.contains("ERLE 1000–2000 Hz: 25.6 dB</title>"), html)
+        XCTAssertTrue(html.contains(">≥ 15.9</text>"), html)
+    }
+
     /// A ")" ends a Markdown link target: parentheses in a path are percent-encoded there (an
     /// HTML attribute needs no such care).
     func testMarkdownLinkTargetsEncodeParentheses() {
