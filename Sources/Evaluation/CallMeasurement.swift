@@ -65,7 +65,7 @@ public final class CallMeasurement: CallTap {
         glitches = GlitchStream(detector: detector)
         inputSilence = InputSilence(detector: detector)
         inputGlitches = GlitchStream(detector: detector)
-        inputMargin = Int((detector.contextSeconds * Double(sampleRate)).rounded())
+        inputMargin = detector.contextSamples
     }
 
     public func record(_ tick: TickSignals) throws {

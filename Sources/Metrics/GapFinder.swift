@@ -22,8 +22,8 @@ struct GapFinder {
     private(set) var gaps: [Range<Int>] = []
 
     init(detector: GlitchDetector) {
-        minimumLength = max(1, Int((detector.minimumGapSeconds * Double(detector.sampleRate)).rounded()))
-        context = max(1, Int((detector.contextSeconds * Double(detector.sampleRate)).rounded()))
+        minimumLength = detector.minimumGapSamples
+        context = detector.contextSamples
         activeMeanSquare = pow(10, detector.floorDBFS / 10)
         silence = detector.silenceAmplitude
         var size = 16
@@ -86,7 +86,7 @@ struct GapFinder {
 
     /// Whether any sample of `piece` is below `silence` in magnitude; counted without a branch,
     /// so the loop vectorises.
-    private static func hasSilence(_ piece: Span<Float>, below silence: Float) -> Bool {
+    static func hasSilence(_ piece: Span<Float>, below silence: Float) -> Bool {
         var silent = 0
         for at in 0..<piece.count { silent &+= abs(piece[at]) < silence ? 1 : 0 }
         return silent > 0

@@ -69,6 +69,11 @@ public struct GlitchDetector: Sendable {
         self.silenceAmplitude = silenceAmplitude
     }
 
+    /// The shortest gap, in samples (at least one).
+    var minimumGapSamples: Int { max(1, Int((minimumGapSeconds * Double(sampleRate)).rounded())) }
+    /// The click and gap context, in samples (at least one).
+    public var contextSamples: Int { max(1, Int((contextSeconds * Double(sampleRate)).rounded())) }
+
     /// Clicks and gaps of `signal` (through a `GlitchStream`, so both give the same result).
     public func analyze(_ signal: [Float]) -> GlitchReport {
         let stream = GlitchStream(detector: self)

@@ -21,7 +21,7 @@ public struct InputSilence: Sendable {
     private var isInput = true
 
     public init(detector: GlitchDetector) {
-        minimumLength = max(1, Int((detector.minimumGapSeconds * Double(detector.sampleRate)).rounded()))
+        minimumLength = detector.minimumGapSamples
         silence = detector.silenceAmplitude
     }
 
@@ -31,13 +31,9 @@ public struct InputSilence: Sendable {
         precondition(blockCount >= 0 && blockCount <= block.count, "InputSilence: block shorter than count")
         if !isInput { switches.append(count); isInput = true }
         let samples = block.span.extracting(0..<blockCount)
-        if runStart == nil {
-            var silent = 0
-            for at in 0..<blockCount { silent &+= abs(samples[at]) < silence ? 1 : 0 }
-            if silent == 0 {
-                count += blockCount
-                return
-            }
+        if runStart == nil && !GapFinder.hasSilence(samples, below: silence) {
+            count += blockCount
+            return
         }
         for at in 0..<blockCount {
             if abs(samples[at]) < silence {

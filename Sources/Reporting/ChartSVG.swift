@@ -239,7 +239,7 @@ struct BandChartSVG {
             let colour = series.colour ?? HTMLWriter.palette[s % HTMLWriter.palette.count]
             for (b, value) in series.values.enumerated() where b < chart.bands.count {
                 guard let value else { continue }
-                let bound = b < series.lowerBounds.count && series.lowerBounds[b] ? "≥ " : ""
+                let bound = series.isLowerBound(b) ? "≥ " : ""
                 let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)
                 let y0 = y(0), y1 = y(value)
                 svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(bound)\(FixedDecimal.text(value, fractionDigits: 1)) dB</title></rect>"

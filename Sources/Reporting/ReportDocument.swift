@@ -148,9 +148,11 @@ public struct ReportDocument: Sendable {
                 self.lowerBounds = lowerBounds
                 self.colour = colour
             }
+            /// Whether band `index`'s value only bounds it from below.
+            public func isLowerBound(_ index: Int) -> Bool { index < lowerBounds.count && lowerBounds[index] }
             /// Band `index`'s value as the pages write it: "≥ 15.9 dB" for a bound, "—" for none.
             public func text(_ index: Int) -> String {
-                ReportFormatting.figure(index < values.count ? values[index] : nil, isLowerBound: index < lowerBounds.count && lowerBounds[index])
+                ReportFormatting.figure(index < values.count ? values[index] : nil, isLowerBound: isLowerBound(index))
             }
         }
         public var title: String
