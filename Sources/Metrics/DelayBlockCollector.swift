@@ -92,8 +92,16 @@ struct DelayBlockCollector {
         guard accumulated > 0 else { return nil }
         switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft,
                               referenceIsTonal: { estimator.isTonal(referencePower: referencePower) }) {
-        case .lag(let lag): return lag
-        case .none: return nil
+        case .lag(let lag): return Double(end) - lag >= Double(estimator.minimumOverlap) ? lag : nil
+        case .none:
+            // An echo that leads a block by more than the block holds nothing of it in the block's
+            // mic window: a loopback recorded 0.35–0.5 s late peaks nowhere here. The whole
+            // signals, correlated over both signs of lag, tell it (`DelayEstimator.echoLeads`).
+            if reference.origin == 0, mic.origin == 0, end <= reference.end, end <= mic.end,
+               estimator.echoLeads(reference: Array(reference.samples[0..<end]), mic: Array(mic.samples[0..<end])) {
+                echoOutsideSearch = true
+            }
+            return nil
         case .ambiguousTonal:
             referenceIsTonal = true
             return nil

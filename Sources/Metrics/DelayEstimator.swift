@@ -23,6 +23,9 @@ struct DelayEstimator {
     let activeMeanSquare: Double
     /// Transform length: at least blockSize + maxLag so no searched lag wraps around.
     let fftSize: Int
+    /// Fewest samples the mic and the reference moved by a delay must share for that delay to be
+    /// read (`minimumOverlapSeconds`).
+    let minimumOverlap: Int
     /// How many of the strongest bins `isTonal` weighs: `tonalBandwidthHz` at this rate.
     let tonalBins: Int
 
@@ -34,7 +37,13 @@ struct DelayEstimator {
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         fftSize = Self.smoothSize(atLeast: blockSize + maxLag)
         tonalBins = max(1, Int((Self.tonalBandwidthHz * Double(fftSize) / Double(sampleRate)).rounded()))
+        minimumOverlap = Int((Self.minimumOverlapSeconds * Double(sampleRate)).rounded())
     }
+
+    /// A clip that shares less than this with the reference at the delay found tells no delay:
+    /// the whitened correlation of a few milliseconds peaks somewhere whatever the signals (clips
+    /// of 5–50 ms of a 60 ms echo read 0.05–8.2 ms, none of them holding the echo).
+    static let minimumOverlapSeconds = 0.1
 
     /// Smallest size ≥ `value` of the form 64·2^a·3^b·5^c: FFTW is fast on 2-3-5 sizes, fastest
     /// with many factors of two (measured: 43200 = 64·675 in 97 µs, 40500 = 4·10125 in 163 µs),

@@ -37,6 +37,23 @@ final class DelayEstimationTests: XCTestCase {
         XCTAssertEqual(try estimatedDelay(samples: 100, seconds: 0.2), 100.0 / 48, accuracy: 0.05)
     }
 
+    /// A clip that shares less than 0.1 s with its reference moved by the delay tells none: clips
+    /// of 5–50 ms cut from a call with a 60 ms echo (none holding the echo of its own far end)
+    /// read no delay, where the whitened correlation of so few samples peaked at 0.05–8.2 ms; a
+    /// clip of 0.2 s still reads its echo's.
+    func testAClipTooShortToHoldItsEchoTellsNoDelay() throws {
+        let rate = 48_000
+        let voice = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: 2 * rate, seed: 46)
+        let echo = voice.indices.map { $0 >= 2_880 ? 0.5 * voice[$0 - 2_880] : 0 }
+        func delay(ofClip milliseconds: Int) -> Double? {
+            let clip = rate..<(rate + milliseconds * rate / 1000)
+            return EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: Array(voice[clip]), mic: Array(echo[clip]),
+                                                      processed: Array(echo[clip]))).whole.delayMilliseconds
+        }
+        for milliseconds in [5, 10, 20, 50] { XCTAssertNil(delay(ofClip: milliseconds), "\(milliseconds) ms") }
+        XCTAssertEqual(try XCTUnwrap(delay(ofClip: 200)), 60, accuracy: 0.05)
+    }
+
     /// On the edges of the search: an echo at 495 ms is found, not taken for one past 500 ms; a
     /// digital loopback (lag 0, its flank at −1) stays at 0.
     func testAnEchoOnTheSearchsEdgesIsFound() throws {

@@ -38,4 +38,30 @@ final class EchoPathGateTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(tapFree.erlDB), try XCTUnwrap(tapped.erlDB), accuracy: 0.05)
         XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), 20, accuracy: 0.01)
     }
+
+    /// A mic with no echo whose talker speaks in bursts between exact zeros (a headset: a
+    /// quarter second on, a quarter off), sent as it came: the output equals the mic, so no frame
+    /// of it lost the talker. Frames the gate holds as talk across the zeros have no talker to
+    /// lose (they read as lost, half the frames: "near end lost" for an untouched near end).
+    func testAnUntouchedTalkerBetweenDigitalSilencesIsNotLost() throws {
+        let rate = 16_000, count = 15 * rate
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 1)
+        var random = SeededRandom(seed: 1)
+        var mic = [Float](repeating: 0, count: count)
+        for start in stride(from: 3 * rate, to: 12 * rate, by: rate / 2) {
+            for i in start..<(start + rate / 4) { mic[i] = Float(random.nextGaussian()) * 0.05 }
+        }
+        let estimate = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: mic))
+            .whole.nearEndEstimate)
+        XCTAssertGreaterThan(estimate.frames, 200, "the talker's frames are judged")
+        XCTAssertEqual(estimate.lostFrames, 0)
+        XCTAssertFalse(estimate.isLost)
+        XCTAssertEqual(try XCTUnwrap(estimate.outputDropDB), 0, accuracy: 0.1)
+        // Taken off entirely, the same talker is lost on every frame judged.
+        let removed = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic,
+                                                                       processed: [Float](repeating: 0, count: count))).whole.nearEndEstimate)
+        XCTAssertEqual(removed.lostFrames, removed.frames)
+        XCTAssertTrue(removed.isLost)
+        XCTAssertTrue(removed.outputDropIsLowerBound)
+    }
 }
