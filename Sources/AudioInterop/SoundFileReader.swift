@@ -12,7 +12,7 @@ public final class SoundFileReader {
     public let frameCount: Int64
     /// libsndfile's major/minor format code, for reports.
     public let formatCode: Int32
-    private let handle: OpaquePointer
+    private var handle: OpaquePointer
     public private(set) var position: Int64 = 0
 
     public init(path: String) throws {
@@ -122,9 +122,18 @@ public final class SoundFileReader {
     }
 
     /// Moves to `frame` (0 is the start).
+    /// A codec libsndfile cannot seek in (GSM 6.10 in WAV) is taken back to its start by opening
+    /// the file again: a second pass over a file is a rewind, and the file is readable.
     public func seek(toFrame frame: Int64) throws {
-        guard sf_seek(handle, frame, SEEK_SET) >= 0 else {
-            throw AudioIOError.cannotOpen(path: path, reason: "cannot seek to frame \(frame)")
+        if sf_seek(handle, frame, SEEK_SET) < 0 {
+            var info = SF_INFO()
+            let fresh = frame == 0 ? sf_open(path, Int32(SFM_READ), &info) : nil
+            guard let fresh, info.frames == frameCount, Int(info.channels) == channelCount, Int(info.samplerate) == sampleRate else {
+                if let fresh { sf_close(fresh) }
+                throw AudioIOError.cannotOpen(path: path, reason: "cannot seek to frame \(frame)")
+            }
+            sf_close(handle)
+            handle = fresh
         }
         position = frame
     }

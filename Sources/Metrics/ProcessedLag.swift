@@ -17,6 +17,9 @@ public struct ProcessedLag: Sendable, Equatable {
     /// The files' sample rate.
     public var sampleRate: Int
     public var source: Source
+    /// Whether no lag was estimated because the files are under `minimumSamples` (a second):
+    /// `notFound` for that reason, not for a correlation that found nothing.
+    public var filesAreTooShort: Bool
 
     /// Where the lag comes from.
     public enum Source: String, Sendable {
@@ -29,10 +32,11 @@ public struct ProcessedLag: Sendable, Equatable {
         case notFound = "not_found"
     }
 
-    public init(samples: Int, sampleRate: Int, source: Source) {
+    public init(samples: Int, sampleRate: Int, source: Source, filesAreTooShort: Bool = false) {
         self.samples = samples
         self.sampleRate = sampleRate
         self.source = source
+        self.filesAreTooShort = filesAreTooShort
     }
 
     /// The lag in milliseconds.
@@ -76,7 +80,8 @@ public struct ProcessedLag: Sendable, Equatable {
         let micSamples = try read(mic, headers[0].channels), processedSamples = try read(processed, headers[1].channels)
         let maximumLag = Int(maximumMilliseconds / 1000 * Double(rate))
         guard let peaks = correlationPeaks(micSamples, processedSamples, maximumLag: maximumLag) else {
-            return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+            let short = min(micSamples.count, processedSamples.count) < minimumSamples(maximumLag: maximumLag)
+            return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound, filesAreTooShort: short)
         }
         // A canceller's output cannot lead its input. Where the peak in 0…500 ms stands out on its
         // own and is at least half the tallest, the output is taken to lag by it: an output of

@@ -210,10 +210,36 @@ public enum RecordingCorpus {
         return nil
     }
 
-    /// The recordings of the folder (where it holds a mic) and of its talk-type subfolders, in
-    /// that order.
+    /// The recordings of the folder and of its talk-type subfolders, in that order. The folder's
+    /// own WAVs are read even where none is a mic (each then fails as an item of its own), and a
+    /// subfolder of a folder without scenarios that holds WAVs but is not named for a talk type
+    /// fails as one item: read or failed, never passed over, so a gate never passes on fewer
+    /// recordings than the folder holds.
     static func realItems(in folder: String) throws -> [CorpusItem] {
-        try realFolders(in: folder).flatMap(realItems(inOne:))
+        var folders = realFolders(in: folder)
+        if folders.first != folder && holdsWAVs(folder) { folders.insert(folder, at: 0) }
+        return try folders.flatMap(realItems(inOne:)) + unreadSubfolders(of: folder)
+    }
+
+    /// Whether `folder` holds a WAV (not a hidden one) of its own.
+    private static func holdsWAVs(_ folder: String) -> Bool {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.lowercased().hasSuffix(".wav") && !$0.hasPrefix(".") }
+    }
+
+    /// A subfolder holding WAVs that the real layout does not read (not a talk type's, not the
+    /// sweeps'), as a broken item each; none in a folder of scenarios.
+    private static func unreadSubfolders(of folder: String) -> [CorpusItem] {
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+        guard !names.contains(where: { $0.lowercased().hasSuffix(".json") }) else { return [] }
+        return names.compactMap { name in
+            guard !name.hasPrefix("."), name != "sweep", !talkTypeFolders.contains(name) else { return nil }
+            let sub = (folder as NSString).appendingPathComponent(name)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: sub, isDirectory: &isDirectory), isDirectory.boolValue, holdsWAVs(sub) else { return nil }
+            let folders = TalkType.allCases.map { $0.spellings[1] + "/" }.joined(separator: ", ")
+            let error = LayoutError(path: sub, problem: "a folder of WAVs not named for a talk type (\(folders)): its recordings are not read; rename or move it")
+            return .broken(name: name + "/", file: sub, problem: error.description)
+        }
     }
 
     static func realItems(inOne folder: String) throws -> [CorpusItem] {

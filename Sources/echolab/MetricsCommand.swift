@@ -107,7 +107,8 @@ struct MetricsCommand: ParsableCommand {
         case .estimated where lag.samples > 0:
             standardError("echolab metrics: \(processed) lags the mic by \(String(format: "%.1f", lag.milliseconds)) ms (\(lag.samples) samples): aligned before scoring")
         case .notFound:
-            standardError("echolab metrics: warning: cannot tell how far \(processed) lags the mic (it shares too little with it); scored unshifted (give --processed-lag-ms)")
+            let why = lag.filesAreTooShort ? "the files are under a second" : "it shares too little with it"
+            standardError("echolab metrics: warning: cannot tell how far \(processed) lags the mic (\(why)); scored unshifted (give --processed-lag-ms)")
         default:
             break
         }

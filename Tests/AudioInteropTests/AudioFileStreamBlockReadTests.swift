@@ -1,5 +1,6 @@
 import XCTest
 @testable import AudioInterop
+import EchoLabTestSupport
 
 /// Block-wise reads agree with `readAll` whatever the block size; `rewind()` restarts identically.
 final class AudioFileStreamBlockReadTests: XCTestCase {
@@ -55,6 +56,24 @@ final class AudioFileStreamBlockReadTests: XCTestCase {
             try stream.rewind()
             XCTAssertEqual(try readInBlocks(stream, block: 333), first, "mid-stream rewind, \(target) Hz")
         }
+    }
+
+    /// libsndfile cannot seek in a GSM 6.10 WAV; a second pass over one opens it again and reads
+    /// the same samples (it failed as "cannot seek to frame 0" where libsndfile reads it).
+    func testAFileLibsndfileCannotSeekInRewinds() throws {
+        let path = dir.file("gsm.wav")
+        let format = try XCTUnwrap(SoundFileFixtures.formats.first { $0.name == "wav-gsm610" })
+        try SoundFileFixtures.write(Signals.sine(frequency: 700, sampleRate: 8000, count: 16_000), to: path, format: format)
+        let stream = try AudioFileStream(path: path, targetRate: 8000)
+        let first = try readInBlocks(stream, block: 160)
+        XCTAssertGreaterThan(first.count, 15_000)
+        try stream.rewind()
+        XCTAssertEqual(try readInBlocks(stream, block: 160), first)
+        try stream.rewind()
+        var partial = [Float](repeating: 0, count: 500)
+        _ = try stream.read(into: &partial, frames: 500)
+        try stream.rewind()
+        XCTAssertEqual(try readInBlocks(stream, block: 333), first, "mid-stream rewind")
     }
 
     func testLoopingFileMicrophone() throws {

@@ -116,6 +116,10 @@ final class MetricsAlignmentTests: XCTestCase {
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         XCTAssertEqual(json["processed_lag_source"] as? String, "not_found")
         XCTAssertEqual(json["processed_lag_ms"] as? Double, 0)
+        // The warning gives that reason, not the one of an output that shares too little.
+        let sent = folder.appendingPathComponent("sent-short.wav").path
+        XCTAssertTrue(result.standardError.contains("warning: cannot tell how far \(sent) lags the mic (the files are under a second)"),
+                      result.standardError)
     }
 
     func testASilentOutputCannotBeAlignedAndSaysSo() throws {
@@ -125,6 +129,7 @@ final class MetricsAlignmentTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertEqual(json["processed_lag_ms"] as? Double, 0)
         XCTAssertEqual(json["processed_lag_source"] as? String, "not_found")
-        XCTAssertTrue(result.standardError.contains("warning: cannot tell how far \(silent) lags the mic"), result.standardError)
+        XCTAssertTrue(result.standardError.contains("warning: cannot tell how far \(silent) lags the mic (it shares too little with it)"),
+                      result.standardError)
     }
 }

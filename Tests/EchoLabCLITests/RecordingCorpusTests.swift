@@ -139,8 +139,9 @@ final class RecordingCorpusTests: XCTestCase {
     }
 
     /// The blind test sets' layout: one subfolder per talk type, the talk types written with
-    /// hyphens, one GUID in several talk types; the sweeps' folder holds no items, and a folder
-    /// of another name is not read.
+    /// hyphens, one GUID in several talk types; the sweeps' folder holds no items. A folder of
+    /// WAVs of another name, and a WAV beside the talk types' folders, fail as items of their own
+    /// (passed over, a gate would pass on fewer recordings than the folder holds).
     func testTalkTypeSubfoldersAndHyphenatedNames() throws {
         try wav("blind/doubletalk/01a6_doubletalk-with-movement_mic.wav")
         try wav("blind/doubletalk/01a6_doubletalk-with-movement_lpb.wav")
@@ -154,10 +155,22 @@ final class RecordingCorpusTests: XCTestCase {
         try wav("blind/sweep/0d4e_sweep_lpb.wav")
         try wav("blind/sweep/0d4f_doubletalk_mic.wav")   // named like a recording: the folder is not read
         try wav("blind/extra/0f5a_doubletalk_mic.wav")
+        try wav("blind/stray.wav")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("blind/notes"), withIntermediateDirectories: true)
         try Data("# The blind test set\n".utf8).write(to: root.appendingPathComponent("blind/README.md"))
+        try Data("no WAVs here\n".utf8).write(to: root.appendingPathComponent("blind/notes/n.txt"))
         let folder = root.appendingPathComponent("blind").path
         XCTAssertEqual(RecordingCorpus.layout(of: folder), .real)
-        let items = recordings(try RecordingCorpus.items(in: folder))
+        let all = try RecordingCorpus.items(in: folder)
+        XCTAssertEqual(all.count, 6)
+        guard case .broken(let strayName, let strayFile, _) = all.first, case .broken(let extraName, let extraFile, let extraProblem) = all.last
+        else { return XCTFail("\(all)") }
+        XCTAssertEqual([strayName, strayFile], ["stray.wav", folder + "/stray.wav"])
+        XCTAssertEqual([extraName, extraFile], ["extra/", folder + "/extra"])
+        XCTAssertEqual(extraProblem, folder + "/extra: a folder of WAVs not named for a talk type (farend-singletalk/, "
+                       + "farend-singletalk-with-movement/, doubletalk/, doubletalk-with-movement/, nearend-singletalk/): its "
+                       + "recordings are not read; rename or move it")
+        let items = recordings(Array(all.dropFirst().dropLast()))
         XCTAssertEqual(items.map(\.name), ["01a6_doubletalk-with-movement", "01a6_doubletalk", "05b0_farend-singletalk",
                                            "02c3_nearend-singletalk"])
         XCTAssertEqual(items.map(\.talkType), [.doubleTalkWithMovement, .doubleTalk, .farEndSingleTalk, .nearEndSingleTalk])
