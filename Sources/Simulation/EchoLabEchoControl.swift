@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoCancellation
 
@@ -53,7 +54,8 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
          "suppression_db": .number(Double(settings.farEndFloorDB)),
          "double_talk_suppression_db": .number(Double(settings.doubleTalkFloorDB)),
          "overestimate": .number(Double(settings.farEndOverestimate)),
-         "gates_far_end_single_talk": .flag(settings.gatesFarEndSingleTalk)]
+         "gates_far_end_single_talk": .flag(settings.gatesFarEndSingleTalk),
+         "library": .text("echolab \(EchoLabVersion.current)")]
     }
 
     /// What runs now (the adaptive controller's last choice included).

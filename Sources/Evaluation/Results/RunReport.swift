@@ -215,8 +215,3 @@ extension JSONValue {
         }
     }
 }
-
-/// The tool's version, reported in every file it writes.
-public enum EchoLabVersion {
-    public static let current = "0.1.0"
-}
