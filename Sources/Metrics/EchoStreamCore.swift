@@ -73,10 +73,10 @@ struct EchoStreamCore {
     /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
     private var micLessEcho: [Float]
 
-    /// What a hop contributes to the frames containing it.
     /// A frame's Σ mic² under which the mic is silent (`nearEndSilentDBFS`): no talker there.
     private let micSilence: Double
 
+    /// What a hop contributes to the frames containing it.
     private struct HopMeasures {
         var farEndEnergy = 0.0
         var nearEndEnergy = 0.0
@@ -98,10 +98,10 @@ struct EchoStreamCore {
          talkerLevels: EchoPathGate.TalkerLevels? = nil, ledgerResidentRows: Int = 16_384) {
         self.talkerLevels = talkerLevels
         self.sampleRate = max(1, sampleRate)
-        micSilence = pow(10, configuration.nearEndSilentDBFS / 10) * Double(configuration.frameSize(forSampleRate: max(1, sampleRate)))
         self.configuration = configuration
         talk = TalkRunRecorder(isEnabled: configuration.recordsTalkRuns)
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
+        micSilence = pow(10, configuration.nearEndSilentDBFS / 10) * Double(frameSize)
         hop = frameSize / 2
         self.hasEcho = hasEcho
         self.hasNearEnd = hasNearEnd
