@@ -50,7 +50,7 @@ struct DoubleTalkMeter: Sendable {
     private static func measures(near: Double, sent: Double, sentNear: Double, samples: Int) -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
         var sums = NearEndPreservation.Sums()
         (sums.sentNear, sums.nearNear, sums.sentSent, sums.frames, sums.samples) = (sentNear, near, sent, 1, samples)
-        return sums.measures()
+        return sums.measures(lostCeiling: 1)
     }
 
     /// One scored frame: its class, Σn², Σs², Σs·n over its `samples`.

@@ -12,10 +12,14 @@ import Foundation
 ///   which the near talker survives, whatever else sent holds), **attenuation** = −20·log10 g.
 ///   When g ≤ 0, or the near end holds under a thousandth (−30 dB) of the output's energy
 ///   coherently — what unrelated signals show by chance — nothing of it survives: it is lost, and the
-///   attenuation is the bound the output allows — what survived of the near end cannot hold more
-///   energy than the whole output (g²Σn² ≤ Σs², Cauchy–Schwarz), so attenuation ≥
-///   10·log10(Σn² / Σs²), with digital silence (16-bit quantisation noise) as the least Σs² —
-///   reported at that bound and flagged (`attenuationIsLowerBound`), the worst case, never null;
+///   attenuation is the bound that decision allows — what survived of the near end holds under a
+///   thousandth of the output's energy (g²Σn² = ρ²Σs² < 10⁻³Σs²), and no less than digital
+///   silence (16-bit quantisation noise) is measurable, so attenuation ≥
+///   10·log10(Σn² / max(10⁻³·Σs², silence)) (a single frame's, in the double-talk report, keeps
+///   the whole output as the ceiling: `measures(lostCeiling:)`) — reported at that bound and flagged
+///   (`attenuationIsLowerBound`), the worst case, never null. (The whole output, Σs², as the
+///   ceiling gave a bound 30 dB weaker, nothing where residual echo outweighed the talker: a lost
+///   near end read "≥ 0 dB" and raised a mode's mean over a talker it kept.)
 /// - **distortion** = 10·log10(Σ (s − g·n)² / Σ (g·n)²): everything in sent that is not the
 ///   scaled near end, relative to it — spectral change, clipping, suppression artefacts *and the
 ///   residual echo* (in double talk the echo the canceller left is in s too). An exact scaled
@@ -71,17 +75,23 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         var frames = 0
         var samples = 0
 
-        func measures() -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
+        /// `lostCeiling`: the share of the output's energy a lost near end may hold, for its
+        /// bound — `chanceShare` over a call, where the decision stands on thousands of samples;
+        /// 1 (the whole output, as Cauchy–Schwarz allows whatever the decision) for one frame,
+        /// whose chance correlation with residual echo far louder than the talker can call a
+        /// talker 20 dB under it lost (with no canceller at all: a P.340 range of 9 dB).
+        func measures(lostCeiling: Double = Sums.chanceShare) -> (attenuation: Double?, isLowerBound: Bool, distortion: Double?) {
             guard frames > 0, nearNear > 0 else { return (nil, false, nil) }
-            let output = max(sentSent, MeasurableFloor.quantisationVariance * Double(samples))
+            let silence = MeasurableFloor.quantisationVariance * Double(samples)
+            let output = max(sentSent, silence)
             // The share of the output's energy the near end holds coherently, ρ² = (Σsn)²/(Σn²Σs²).
             // Under a thousandth (30 dB) it is what unrelated signals show by chance — its sign
             // and size are noise (measured: a −30 dBFS near end against −60 dBFS of unrelated
             // output read "lost" for half the seeds and 70–86 dB for the others).
             let coherentShare = sentNear > 0 ? sentNear * sentNear / (nearNear * output) : 0
             guard coherentShare >= Self.chanceShare else {
-                // Lost: the bound the output's energy allows (digital silence at the least).
-                return (Decibels.powerRatio(nearNear, output).map { max(0, $0) }, true, nil)
+                // Lost: the bound the decision allows (digital silence at the least).
+                return (Decibels.powerRatio(nearNear, max(lostCeiling * sentSent, silence)).map { max(0, $0) }, true, nil)
             }
             let gain = sentNear / nearNear
             // Σ(s − g·n)² = Σs² − 2gΣsn + g²Σn² = Σs² − (Σsn)²/Σn²; Σ(g·n)² = (Σsn)²/Σn².

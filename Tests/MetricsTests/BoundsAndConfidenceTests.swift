@@ -109,7 +109,8 @@ final class BoundsAndConfidenceTests: XCTestCase {
     }
 
     /// A near end removed entirely in double talk is the worst case, a bound: its attenuation is
-    /// at least the near end's level over what the output holds (here digital silence).
+    /// at least the near end's level over the most a lost talker can hold — a thousandth of the
+    /// output, and no less than digital silence.
     func testANearEndRemovedEntirelyIsABoundNotANull() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
         // A talker who starts half a second in: a near end as steady as noise from the first frame
@@ -124,14 +125,22 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertNil(nearEnd.distortionDB)
         XCTAssertEqual(try XCTUnwrap(nearEnd.attenuationDB), -30 - quantisationDB, accuracy: 0.1)
         // An output of unrelated noise 30 dB under the near end holds nothing of it, whatever
-        // the sign of their chance correlation: lost, at the bound (−30 over −60 dBFS: ≥ 30 dB).
+        // the sign of their chance correlation: lost, at the bound (−30 over a thousandth of
+        // −60 dBFS: ≥ 60 dB).
         for seed in UInt64(0)..<6 {
             let unrelated = TestSignals.noise(count: mic.count, dbfs: -60, seed: 100 + seed)
             let lost = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: unrelated,
                                                                         echo: echo, nearEnd: near)).whole.nearEnd)
             XCTAssertTrue(lost.isLost, "seed \(seed): \(lost)")
-            XCTAssertEqual(try XCTUnwrap(lost.attenuationDB), 30, accuracy: 0.1, "seed \(seed)")
+            XCTAssertEqual(try XCTUnwrap(lost.attenuationDB), 60, accuracy: 0.1, "seed \(seed)")
         }
+        // An output of residual echo louder than the talker (the echo alone, −26 dBFS against the
+        // talker's −30) bounds a lost talker well above 0 dB: it holds under a thousandth of that
+        // output (−30 − (−26 − 30) = 26 dB), where the whole output as the ceiling read "≥ 0 dB".
+        let echoOnly = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: echo,
+                                                                        echo: echo, nearEnd: near)).whole.nearEnd)
+        XCTAssertTrue(echoOnly.isLost)
+        XCTAssertEqual(try XCTUnwrap(echoOnly.attenuationDB), 26, accuracy: 0.2)
         // A near end kept whole is measured, not bounded.
         let kept = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: near,
                                                                     echo: echo, nearEnd: near)).whole.nearEnd)
