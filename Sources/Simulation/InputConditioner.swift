@@ -34,6 +34,12 @@ final class InputConditioner {
     }
 
     func append<S: PCMSample>(_ buffer: PCMBuffer<S>, to destination: inout CadenceBuffer) {
+        // The buffer's fields are the app's to set: a channel count it zeroed (or made negative)
+        // holds no frame to read, and is counted as refused, as an unconvertible rate is.
+        guard buffer.channelCount > 0 else {
+            rejectedFrames += Int64(max(0, buffer.frameCount))
+            return
+        }
         let frames = min(buffer.frameCount, buffer.samples.count / buffer.channelCount)
         guard frames > 0 else { return }
         if mono.count < frames { mono = [Float](repeating: 0, count: frames) }

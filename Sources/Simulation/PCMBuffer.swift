@@ -43,6 +43,7 @@ public struct PCMBuffer<Sample: PCMSample>: Sendable {
 
     /// Wraps existing interleaved samples.
     public init(samples: [Sample], sampleRate: Int = 48_000, channelCount: Int = 1) {
+        precondition((1...8).contains(channelCount) && sampleRate > 0, "1 to 8 channels and a positive rate")
         precondition(samples.count % channelCount == 0, "interleaved samples must fill whole frames")
         self.samples = samples
         self.frameCount = samples.count / channelCount

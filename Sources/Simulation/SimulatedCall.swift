@@ -129,6 +129,8 @@ public final class SimulatedCall {
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
                 recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil,
                 echoPaths: EchoPathCache? = nil) throws {
+        try world.validateSignals()
+        try voiceProcessing.validate()
         let rate = Self.sampleRate, n = Self.tickFrames
         scheduler = Scheduler()
         self.decodedAudio = decodedAudio

@@ -157,6 +157,28 @@ final class CallLifecycleTests: XCTestCase {
         let modes = call.events.filter { $0.kind == "aec" || $0.kind == "ns" }
         XCTAssertEqual(modes.map { "\($0.frame) \($0.kind) \($0.detail)" }, ["9600 aec mode disabled", "9600 ns mode enabled"])
     }
+    /// Generator levels, pitches and a canceller filter length built in code outside the ranges
+    /// a scenario file is read in throw, naming the field: a NaN level played NaN (clipping
+    /// findings, "the far end never reached the mic"), a filter of -10 ms ran and was reported so.
+    func testSignalsAndAFilterLengthOutOfRangeThrow() {
+        let worlds: [(CallWorld, String)] = [
+            (CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: .nan), seed: 1)), "far end: levelDBFS nan is out of range -120…0"),
+            (CallWorld(nearEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 5), seed: 1)), "near end: pitchHz 5 is out of range 50…500"),
+            (CallWorld(farEnd: .generator(.tone(frequency: 30_000, levelDBFS: -20), seed: 1)), "far end: frequency 30000 is out of range 1…24000"),
+            (CallWorld(noise: NoiseSettings(levelDBFS: 6, seed: 1)), "noise: levelDBFS 6 is out of range -200…0"),
+        ]
+        for (world, message) in worlds {
+            XCTAssertThrowsError(try SimulatedCall(world: world)) { XCTAssertEqual("\($0)", message) }
+        }
+        for filter in [-10, 0] {
+            XCTAssertThrowsError(try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(filterMilliseconds: filter))) {
+                XCTAssertEqual("\($0)", "voice processing: filterMilliseconds \(filter) is out of range 10…2000")
+            }
+        }
+        XCTAssertNoThrow(try SimulatedCall(world: CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 140), seed: 1)),
+                                           voiceProcessing: VoiceProcessingSettings(filterMilliseconds: 200)))
+    }
+
     /// An echo path built in code outside the ranges a scenario file is read in throws, naming
     /// the field: a negative or NaN delay stopped the app on a precondition, a huge one on an
     /// allocation it could not make, from an initialiser the app called with `try`.

@@ -87,6 +87,22 @@ final class DeviceAPITests: XCTestCase {
         XCTAssertEqual(power.indices.max { power[$0] < power[$1] }, 100)
     }
 
+    /// `channelCount` is the app's to set: zeroed (or negative) it holds no frame, and the push is
+    /// refused and counted as an unconvertible rate is (it divided by zero).
+    func testABufferWhoseChannelCountWasZeroedIsRefusedAndCounted() throws {
+        let call = try makeCall()
+        let mic = CustomMic()
+        call.audioManager.setCustomMic(mic)
+        for channels in [0, -2] {
+            var buffer = PCMBuffer<Float>(frameCount: 960)
+            buffer.channelCount = channels
+            _ = mic.sendAudio(buffer)
+        }
+        XCTAssertEqual(mic.conditioner.rejectedFrames, 2 * 960)
+        XCTAssertTrue(mic.sendAudio(PCMBuffer<Float>(frameCount: 960)))
+        XCTAssertEqual(mic.conditioner.rejectedFrames, 2 * 960, "a whole buffer after them is taken")
+    }
+
     func testSendAudioOnAMicNotSelectedIsIgnoredAndCounted() throws {
         let call = try makeCall()
         let selected = CustomMic(), other = CustomMic()

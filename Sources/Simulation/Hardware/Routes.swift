@@ -117,10 +117,7 @@ extension EchoPathSettings {
     /// ring of more memory than there is — so the call's initialiser throws, naming the field.
     func validate() throws {
         func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>) throws {
-            guard value.isFinite && range.contains(value) else {
-                let g = { (x: Double) in String(format: "%g", x) }
-                throw CallError.input("echo path: \(name) \(g(value)) is out of range \(g(range.lowerBound))…\(g(range.upperBound))")
-            }
+            try CallInputRanges.check("echo path: \(name)", value, range)
         }
         try check("delayMilliseconds", delayMilliseconds, 0...2000)
         try check("gainDB", gainDB, -200...40)
