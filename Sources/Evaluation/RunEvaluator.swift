@@ -133,10 +133,15 @@ public struct RunEvaluator: Sendable {
     /// left out: it sent silence); the far end never reached the mic above the noise;
     /// the tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
-    /// `states` empty: files, not a call (`echolab metrics`).
+    /// With far-end single talk and an ERL but no ERLE, why there is no ERLE: the echo at the mic
+    /// stayed under its floor. `states` empty: files, not a call (`echolab metrics`).
     public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
         let gate = metrics.gate
-        guard gate.singleTalkFrames == 0 else { return nil }
+        if gate.singleTalkFrames > 0 {
+            guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
+            return "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in all \(gate.singleTalkFrames) "
+                + "far-end single-talk analysis frames: there is no echo to cancel, so no ERLE"
+        }
         func names(_ devices: [String?]) -> String {
             var seen: [String] = []
             for case let name? in devices where !seen.contains(name) { seen.append(name) }

@@ -36,11 +36,12 @@ enum MeasurableFloor {
 
     /// ERLE over frames whose mic, output and floor powers sum to `mic`, `processed` and `floor`:
     /// measured while the output stays at or above the floor, else a lower bound at the mic's
-    /// power over the floor. nil when nothing was measured, or the mic itself is under the floor.
+    /// power over the floor. nil when nothing was measured, or the mic itself is not above the
+    /// floor — whatever the output: an echo under digital silence is no echo to cancel, and a
+    /// canceller's comfort noise over it read as ERLE (−24 dB for an echo at −105 dBFS).
     static func erle(mic: Double, processed: Double, floor: Double) -> (value: Double?, isLowerBound: Bool) {
-        guard processed < floor else { return (Decibels.powerRatio(mic, processed), false) }
-        guard mic > floor, let bound = Decibels.powerRatio(mic, floor) else { return (nil, false) }
-        return (bound, true)
+        guard mic > floor, let ratio = Decibels.powerRatio(mic, max(processed, floor)) else { return (nil, false) }
+        return (ratio, processed < floor)
     }
 }
 

@@ -45,7 +45,7 @@ public enum RecordingReportDocument {
                                                       + Self.limitationNote(metrics.gate.limitation))])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
             if let reason = report.echoUnmeasuredReason {
-                blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
+                blocks.append(.note([.text("\(metrics.erlDB == nil ? "No ERL or ERLE" : "No ERLE"): \(reason).")]))
             } else if let reason = report.delayUnmeasuredReason {
                 blocks.append(.note([.text(RunReportDocument.noDelayNote(reason))]))
             }
@@ -55,10 +55,10 @@ public enum RecordingReportDocument {
             blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",
                                            durationSeconds: max(report.durationSeconds, 0.5),
                                            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
-                                           emptyNote: "No far-end single talk: no ERLE to measure")))
+                                           emptyNote: RunReportDocument.noERLENote(metrics))))
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
                                            series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB), lowerBounds: metrics.erleBands.map(\.isLowerBound))],
-                                           emptyNote: "No far-end single talk: no band to measure")))
+                                           emptyNote: RunReportDocument.noERLENote(metrics, what: "band"))))
             blocks += TelephonyBlocks.make(metrics.telephony)
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))

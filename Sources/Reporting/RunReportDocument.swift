@@ -36,7 +36,7 @@ public enum RunReportDocument {
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
         ] + RunReportDocument.nearEndRows(m.nearEnd))))
         if let reason = report.echoUnmeasuredReason {
-            blocks.append(.note([.text("No ERL or ERLE: \(reason).")]))
+            blocks.append(.note([.text("\(m.erlDB == nil ? "No ERL or ERLE" : "No ERLE"): \(reason).")]))
         } else if let reason = report.delayUnmeasuredReason {
             blocks.append(.note([.text(Self.noDelayNote(reason))]))
         }
@@ -49,7 +49,7 @@ public enum RunReportDocument {
         blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)",
                                        bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
                                        series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB), lowerBounds: m.erleBands.map(\.isLowerBound))],
-                                       emptyNote: "No far-end single talk: no band to measure")))
+                                       emptyNote: RunReportDocument.noERLENote(m, what: "band"))))
         blocks += TelephonyBlocks.make(m.telephony)
         blocks += ScoreBlocks.run(report.scores)
 
@@ -114,6 +114,13 @@ public enum RunReportDocument {
         return ReportDocument(title: "EchoLab run: \(report.scenarioName)", blocks: blocks)
     }
 
+    /// Why the ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
+    /// `what`: what has nothing to measure ("ERLE", "band").
+    static func noERLENote(_ metrics: EchoMetrics, what: String = "ERLE") -> String {
+        metrics.gate.singleTalkFrames > 0 ? "The echo at the mic stays under its floor: no \(what) to measure"
+            : "No far-end single talk: no \(what) to measure"
+    }
+
     static func erleChart(_ report: RunReport) -> ReportDocument.TimeChart {
         let series = report.metrics.erleSeries
         let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
@@ -121,7 +128,7 @@ public enum RunReportDocument {
             title: "ERLE over time (\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, far-end single talk only)",
             yLabel: "ERLE (dB)", durationSeconds: max(report.durationSeconds, 0.5),
             lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
-            emptyNote: "No far-end single talk: no ERLE to measure", yFloor: 0, yCeiling: 30)
+            emptyNote: RunReportDocument.noERLENote(report.metrics), yFloor: 0, yCeiling: 30)
         if let steady = report.metrics.erleSteadyDB {
             chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
         }

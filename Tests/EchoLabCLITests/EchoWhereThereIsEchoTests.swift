@@ -36,6 +36,30 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
 
     private func metrics(_ report: [String: Any]) -> [String: Any] { report["metrics"] as! [String: Any] }
 
+    /// An echo under digital silence (−105 dBFS, a room without noise) is no echo to cancel: its
+    /// ERL is the echo track's, but no canceller has an ERLE there — with AEC off (it read null
+    /// without a reason) nor with one whose comfort noise rises over it (it read −24 dB) — and the
+    /// report says why instead of "no far-end single talk" beside 465 single-talk frames.
+    func testAnEchoUnderDigitalSilenceHasNoERLEAndSaysWhy() throws {
+        let room = """
+        "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 3},
+        "echo_path": {"delay_ms": 40, "gain_db": -85}, "duration_s": 5
+        """
+        for aec in ["disabled", "webrtc:intensityMax"] {
+            let report = try run("quiet-\(aec.prefix(6))", "", room: room, aec: aec)
+            let metrics = metrics(report)
+            XCTAssertEqual(try XCTUnwrap(metrics["erl_db"] as? Double, aec), 85, accuracy: 0.1, aec)
+            XCTAssertTrue(metrics["erle_db"] is NSNull, "\(aec): \(metrics["erle_db"] ?? "")")
+            XCTAssertTrue(metrics["erle_steady_db"] is NSNull, aec)
+            XCTAssertTrue((metrics["erle_series"] as? [[String: Any]] ?? []).allSatisfy { $0["erle_db"] is NSNull }, aec)
+            let reason = try XCTUnwrap(report["echo_unmeasured"] as? String, aec)
+            XCTAssertTrue(reason.hasPrefix("the echo at the mic stays under its floor"), reason)
+            let page = try String(contentsOf: root.appendingPathComponent("quiet-\(aec.prefix(6))/report.md"), encoding: .utf8)
+            XCTAssertTrue(page.contains("No ERLE: the echo at the mic stays under its floor"), aec)
+            XCTAssertFalse(page.contains("No far-end single talk"), aec)
+        }
+    }
+
     func testNoEchoReachingWhatIsSentGivesNoNumberButAReason() throws {
         let input = try Data(contentsOf: root.appendingPathComponent("app.wav"))
         // The device mic: echo to measure.

@@ -26,5 +26,13 @@ final class EchoUnmeasuredReasonTests: XCTestCase {
                        "no echo above the mic's noise wherever the near end is silent (68 analysis frames where the far end played), and the near end talks over the other 381")
         XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0),
                        "the near end talks over every far-end analysis frame (all 381 are double talk)")
+        // An ERL without an ERLE: the echo stayed under the mic's floor in every single-talk frame.
+        let gate = ActivityGateSummary(method: .nearEndTrack, frames: 467, farEndActiveFrames: 465, singleTalkFrames: 465,
+                                       doubleTalkFrames: 0, limitation: nil, echoUnderNoiseFrames: 0)
+        let quiet = EchoMetrics(erlDB: 85, erleDB: nil, erleSteadyDB: nil, convergenceSeconds: nil, delayMilliseconds: 40,
+                                erleSeries: [], erleBands: [], gate: gate)
+        XCTAssertEqual(RunEvaluator.echoUnmeasuredReason(quiet, states: [], durationSeconds: 5),
+                       "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in all 465 "
+                       + "far-end single-talk analysis frames: there is no echo to cancel, so no ERLE")
     }
 }
