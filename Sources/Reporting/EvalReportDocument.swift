@@ -218,6 +218,7 @@ public enum EvalReportDocument {
         if let best = bestModesParagraph(BestModes.front(of: points(item.results)), isCorpus: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
+        let singleTalkFrames = ran.compactMap { $0.summary?.metrics?.gate.singleTalkFrames }.max() ?? 0
         var chart = ReportDocument.TimeChart(
             title: "\(item.name): ERLE over time, one line per mode", yLabel: "ERLE (dB)", durationSeconds: max(duration, 0.5),
             lines: ran.map { result in
@@ -226,7 +227,7 @@ public enum EvalReportDocument {
                 let name = result.mode?.description ?? "as written"
                 return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name))
             },
-            emptyNote: "No far-end single talk in this item: no ERLE to measure")
+            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, place: " in this item"))
         // The timeline is the scenario's, the same in every mode but for the intensity a mode
         // gives set_aec: an action that reads differently between modes is labelled by its verb.
         let timelines = ran.compactMap { $0.summary?.timeline }
@@ -244,7 +245,7 @@ public enum EvalReportDocument {
                 let bands = result.summary?.metrics?.erleBands ?? []
                 return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name))
             },
-            emptyNote: "No far-end single talk in this item: no band to measure")))
+            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
         var clips: [ReportDocument.AudioClip] = []
         if let recordingMic = ran.first(where: { $0.summary?.micFile != nil })?.summary?.micFile {
             clips.append(.init(label: "mic (recording)", path: relativePath(from: directory, to: recordingMic)))

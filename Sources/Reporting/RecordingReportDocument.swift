@@ -55,10 +55,10 @@ public enum RecordingReportDocument {
             blocks.append(.timeChart(.init(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",
                                            durationSeconds: max(report.durationSeconds, 0.5),
                                            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
-                                           emptyNote: RunReportDocument.noERLENote(metrics))))
+                                           emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames))))
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
                                            series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB), lowerBounds: metrics.erleBands.map(\.isLowerBound))],
-                                           emptyNote: RunReportDocument.noERLENote(metrics, what: "band"))))
+                                           emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames, what: "band"))))
             blocks += TelephonyBlocks.make(metrics.telephony)
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))

@@ -49,7 +49,7 @@ public enum RunReportDocument {
         blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)",
                                        bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
                                        series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB), lowerBounds: m.erleBands.map(\.isLowerBound))],
-                                       emptyNote: RunReportDocument.noERLENote(m, what: "band"))))
+                                       emptyNote: RunReportDocument.noERLENote(singleTalkFrames: m.gate.singleTalkFrames, what: "band"))))
         blocks += TelephonyBlocks.make(m.telephony)
         blocks += ScoreBlocks.run(report.scores)
 
@@ -114,11 +114,11 @@ public enum RunReportDocument {
         return ReportDocument(title: "EchoLab run: \(report.scenarioName)", blocks: blocks)
     }
 
-    /// Why the ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
-    /// `what`: what has nothing to measure ("ERLE", "band").
-    static func noERLENote(_ metrics: EchoMetrics, what: String = "ERLE") -> String {
-        metrics.gate.singleTalkFrames > 0 ? "The echo at the mic stays under its floor: no \(what) to measure"
-            : "No far-end single talk: no \(what) to measure"
+    /// Why an ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
+    /// `what`: what has nothing to measure ("ERLE", "band"); `place`: where (" in this item").
+    static func noERLENote(singleTalkFrames: Int, what: String = "ERLE", place: String = "") -> String {
+        singleTalkFrames > 0 ? "The echo at the mic stays under its floor\(place): no \(what) to measure"
+            : "No far-end single talk\(place): no \(what) to measure"
     }
 
     static func erleChart(_ report: RunReport) -> ReportDocument.TimeChart {
@@ -128,7 +128,7 @@ public enum RunReportDocument {
             title: "ERLE over time (\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, far-end single talk only)",
             yLabel: "ERLE (dB)", durationSeconds: max(report.durationSeconds, 0.5),
             lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
-            emptyNote: RunReportDocument.noERLENote(report.metrics), yFloor: 0, yCeiling: 30)
+            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: report.metrics.gate.singleTalkFrames), yFloor: 0, yCeiling: 30)
         if let steady = report.metrics.erleSteadyDB {
             chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
         }
