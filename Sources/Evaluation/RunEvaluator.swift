@@ -39,7 +39,8 @@ public struct RunEvaluator: Sendable {
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read)
         let processing = run.scenario.voiceProcessing
-        let delay = echoDelayMilliseconds(run, analysis: analysis)
+        let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
+        let delay = echoDelayMilliseconds(run, metrics: whole)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                                  delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds)
@@ -54,7 +55,7 @@ public struct RunEvaluator: Sendable {
                          aecSettings: EchoControlFactory.settings(for: run.scenario.echoControlMode,
                                                                   filterOverride: processing.filterMilliseconds),
                          noiseSuppressor: processing.noiseSuppressor.rawValue, autoGainControl: processing.autoGainControl.rawValue,
-                         metrics: analysis.whole, segments: segments, events: run.events, findings: findings,
+                         metrics: whole, segments: segments, events: run.events, findings: findings,
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
@@ -66,8 +67,8 @@ public struct RunEvaluator: Sendable {
             report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName,
                                                                     pluginDigest: digest).map(EchoControlSetting.text)
         }
-        report.echoUnmeasuredReason = Self.echoUnmeasuredReason(analysis.whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
-        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(analysis.whole)
+        report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
+        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report
@@ -142,20 +143,10 @@ public struct RunEvaluator: Sendable {
             return "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in all \(gate.singleTalkFrames) "
                 + "far-end single-talk analysis frames: there is no echo to cancel, so no ERLE"
         }
-        func names(_ devices: [String?]) -> String {
-            var seen: [String] = []
-            for case let name? in devices where !seen.contains(name) { seen.append(name) }
-            return seen.joined(separator: ", ")
-        }
         if gate.frames == 0 {
             return "the \(states.isEmpty ? "recording" : "call") (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
         }
-        if !states.isEmpty, !states.contains(where: \.realMicrophoneInUse) {
-            return "no echo reached the sent path: custom mic (\(names(states.map(\.customMic))))"
-        }
-        if !states.isEmpty, !states.contains(where: \.loudspeakerInUse) {
-            return "no echo reached the mic: the custom speaker (\(names(states.map(\.customSpeaker)))) plays nothing into the room"
-        }
+        if let reason = noEchoPathReason(states) { return reason }
         if metrics.echoOutsideDelaySearchMilliseconds != nil || gate.limitation == .echoOutsideDelaySearch {
             // The tap-free gate's own search may be the one that found it (its frames unjudged).
             let range = metrics.echoOutsideDelaySearchMilliseconds ?? EchoMetricsConfiguration.default.maxDelayMilliseconds
@@ -176,6 +167,35 @@ public struct RunEvaluator: Sendable {
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }
 
+    /// Why no echo could reach what the call sent, whatever its signals hold (nil where one could):
+    /// a custom mic (a file, a generator) stood in for the microphone all call, or the custom
+    /// speaker played nothing into the room. `states` empty: files, not a call — nil.
+    public static func noEchoPathReason(_ states: [DeviceState]) -> String? {
+        func names(_ devices: [String?]) -> String {
+            var seen: [String] = []
+            for case let name? in devices where !seen.contains(name) { seen.append(name) }
+            return seen.joined(separator: ", ")
+        }
+        if !states.isEmpty, !states.contains(where: \.realMicrophoneInUse) {
+            return "no echo reached the sent path: custom mic (\(names(states.map(\.customMic))))"
+        }
+        if !states.isEmpty, !states.contains(where: \.loudspeakerInUse) {
+            return "no echo reached the mic: the custom speaker (\(names(states.map(\.customSpeaker)))) plays nothing into the room"
+        }
+        return nil
+    }
+
+    /// The call's whole-call metrics as reported: where no echo could reach what was sent
+    /// (`noEchoPathReason`), there is no bulk delay reference→mic to speak of, whatever lag the
+    /// search found between the reference and what stood in for the mic.
+    static func reportedMetrics(_ metrics: EchoMetrics, states: [DeviceState]) -> EchoMetrics {
+        guard noEchoPathReason(states) != nil else { return metrics }
+        var metrics = metrics
+        metrics.delayMilliseconds = nil
+        metrics.delayUnmeasured = nil
+        return metrics
+    }
+
     /// Whether every stretch of the call was muted (a state that a later one at the same frame
     /// replaces lasted no time).
     private static func mutedThroughout(_ states: [DeviceState]) -> Bool {
@@ -184,10 +204,12 @@ public struct RunEvaluator: Sendable {
         }
     }
 
-    /// Why `delayMilliseconds` is nil, in words (nil when it was measured): the echo lies outside
+    /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach
+    /// what the call sent (`noEchoPathReason`; `states` empty, files: never); the echo lies outside
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
-    public static func delayUnmeasuredReason(_ metrics: EchoMetrics) -> String? {
+    public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = []) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
+        if let reason = noEchoPathReason(states) { return reason }
         switch metrics.delayUnmeasured {
         case .echoOutsideSearch(let range)?:
             return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"
@@ -203,12 +225,13 @@ public struct RunEvaluator: Sendable {
     /// the scenario's echo path delay, a lower bound of it (the devices add their latencies).
     /// nil for a call that changes route: the delay is measured once, over its first seconds, and
     /// a route's own latency (Bluetooth's) would be judged on another route's stretch.
-    func echoDelayMilliseconds(_ run: CallRun, analysis: EchoAnalysis) -> (milliseconds: Double, isLowerBound: Bool)? {
+    /// `metrics`: the whole call's, as reported (`reportedMetrics`).
+    func echoDelayMilliseconds(_ run: CallRun, metrics: EchoMetrics) -> (milliseconds: Double, isLowerBound: Bool)? {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
-        if let measured = analysis.whole.delayMilliseconds { return (measured, false) }
+        if let measured = metrics.delayMilliseconds { return (measured, false) }
         let nominal = run.scenario.echoPath.delayMilliseconds
-        guard nominal > configuration.maxDelayMilliseconds || analysis.whole.delayUnmeasured == .tonalFarEnd,
-              analysis.whole.gate.farEndActiveFrames > 0 else { return nil }
+        guard nominal > configuration.maxDelayMilliseconds || metrics.delayUnmeasured == .tonalFarEnd,
+              metrics.gate.farEndActiveFrames > 0 else { return nil }
         return (nominal, true)
     }
 

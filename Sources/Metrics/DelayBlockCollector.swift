@@ -90,8 +90,12 @@ struct DelayBlockCollector {
             }
         }
         guard accumulated > 0 else { return nil }
-        switch estimator.peak(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft,
-                              referenceIsTonal: { estimator.isTonal(referencePower: referencePower) }) {
+        var (peak, atBlockEdges) = estimator.judge(sumReal: sumReal, sumImaginary: sumImaginary, fft: fft,
+                                                   referenceIsTonal: { estimator.isTonal(referencePower: referencePower) })
+        // The blocks' edges leak at lags of their own (`DelayEstimator.isBlockEdgeLag`): a verdict
+        // resting there holds only if the blocks tapered say it too.
+        if atBlockEdges { peak = estimator.confirmed(peak, byTapered: taperedPeak(reference: reference, mic: mic)) }
+        switch peak {
         case .lag(let lag): return Double(end) - lag >= Double(estimator.minimumOverlap) ? lag : nil
         case .none:
             // An echo that leads a block by more than the block holds nothing of it in the block's
@@ -117,17 +121,51 @@ struct DelayBlockCollector {
     /// (`DelayEstimator.Peak.ambiguousTonal`): no delay is returned.
     private(set) var referenceIsTonal = false
 
+    /// The blocks in the sums, as `accumulate` took them: where a tapered estimate takes them again.
+    private var blocks: [(start: Int, referenceCount: Int, micCount: Int)] = []
+
     /// Adds the PHAT-weighted cross-spectrum X_mic·conj(X_ref)/|…| of the block at `start`.
     private mutating func accumulate(reference: SampleHistory, mic: SampleHistory, start: Int,
                                      referenceCount: Int, micCount: Int) {
-        Self.load(reference.samples, from: reference.local(start), count: referenceCount, into: &referenceBlock,
-                  filled: &referenceFilled)
-        Self.load(mic.samples, from: mic.local(start), count: micCount, into: &micWindow, filled: &micFilled)
-        fft.forward(referenceBlock, real: &referenceReal, imaginary: &referenceImaginary)
-        fft.forward(micWindow, real: &micReal, imaginary: &micImaginary)
+        blocks.append((start, referenceCount, micCount))
+        loadAndTransform(reference: reference, mic: mic, start: start, referenceCount: referenceCount, micCount: micCount)
         Self.addWhitened(referenceReal: referenceReal, referenceImaginary: referenceImaginary,
                          micReal: micReal, micImaginary: micImaginary, sumReal: &sumReal, sumImaginary: &sumImaginary,
                          referencePower: &referencePower)
+    }
+
+    /// Loads the reference block at `start` and its mic window, the block weighed by `taper` where
+    /// one is given, and transforms both.
+    private mutating func loadAndTransform(reference: SampleHistory, mic: SampleHistory, start: Int, referenceCount: Int,
+                                           micCount: Int, taper: [Float]? = nil) {
+        Self.load(reference.samples, from: reference.local(start), count: referenceCount, into: &referenceBlock,
+                  filled: &referenceFilled)
+        if let taper {
+            for index in 0..<referenceCount { referenceBlock[index] *= taper[index] }
+        }
+        Self.load(mic.samples, from: mic.local(start), count: micCount, into: &micWindow, filled: &micFilled)
+        fft.forward(referenceBlock, real: &referenceReal, imaginary: &referenceImaginary)
+        fft.forward(micWindow, real: &micReal, imaginary: &micImaginary)
+    }
+
+    /// The verdict of the same blocks with each reference block tapered to zero at both ends
+    /// (`DelayEstimator.edgeTaper`), so that no block edge leaks into it. Asked only where the
+    /// verdict rests on a block-edge lag: once per estimate, and rarely (the histories still hold
+    /// every block then: the warm-up keeps everything from sample 0 until the delay is fixed).
+    private mutating func taperedPeak(reference: SampleHistory, mic: SampleHistory) -> DelayEstimator.Peak {
+        var real = [Double](repeating: 0, count: sumReal.count), imaginary = real, power = real
+        var tapers: [Int: [Float]] = [:]
+        for block in blocks {
+            let taper = tapers[block.referenceCount] ?? DelayEstimator.edgeTaper(count: block.referenceCount)
+            tapers[block.referenceCount] = taper
+            loadAndTransform(reference: reference, mic: mic, start: block.start, referenceCount: block.referenceCount,
+                             micCount: block.micCount, taper: taper)
+            Self.addWhitened(referenceReal: referenceReal, referenceImaginary: referenceImaginary,
+                             micReal: micReal, micImaginary: micImaginary, sumReal: &real, sumImaginary: &imaginary,
+                             referencePower: &power)
+        }
+        return estimator.peak(sumReal: real, sumImaginary: imaginary, fft: fft,
+                              referenceIsTonal: { estimator.isTonal(referencePower: power) })
     }
 
     /// Bins more than this far below the block's strongest bin (in power) do not vote: PHAT gives

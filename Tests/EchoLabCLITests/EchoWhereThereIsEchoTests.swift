@@ -92,6 +92,30 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("app.wav")), input, "input untouched")
     }
 
+    /// Where no echo can reach what is sent there is no bulk delay reference→mic either: the
+    /// default corpus's file mic under AEC3 read 0.0004 ms (its blocks' edges, lined up by AEC3's
+    /// latency) beside "no echo reached the sent path", and every other mode said no lag stood out.
+    /// The delay is null with the same reason as ERL and ERLE, on report.json and the page; a
+    /// speaker that plays nothing into the room gives its own.
+    func testNoBulkDelayWhereNoEchoReachesWhatIsSent() throws {
+        let scenario = packageRoot.appendingPathComponent("vectors/scenarios/file-mic-aec-off.json").path
+        let result = try runEchoLab(["run", scenario, "--aec", "aec3:intensityRecommended", "--no-taps", "--out", "aec3"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let file = try loadJSON(root.appendingPathComponent("aec3/report.json").path)
+        let reason = "no echo reached the sent path: custom mic (file microphone)"
+        XCTAssertTrue(metrics(file)["delay_ms"] is NSNull, "\(metrics(file)["delay_ms"] ?? "")")
+        XCTAssertEqual(file["delay_unmeasured"] as? String, reason)
+        XCTAssertEqual(file["echo_unmeasured"] as? String, reason)
+        let page = try String(contentsOf: root.appendingPathComponent("aec3/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("| bulk delay reference→mic | — |"), page)
+        XCTAssertTrue(page.contains("> No ERL or ERLE: \(reason)."), page)
+
+        let recording = try run("recording", #""speaker": {"device": "recording", "file": "peer.wav"}"#)
+        XCTAssertTrue(metrics(recording)["delay_ms"] is NSNull)
+        XCTAssertEqual(recording["delay_unmeasured"] as? String,
+                       "no echo reached the mic: the custom speaker (recording speaker) plays nothing into the room")
+    }
+
     /// A recording whose mic holds no echo (a headset's; a loopback from another call): the
     /// tap-free gate's fitted echo stays under the mic's noise wherever the near end is silent.
     /// With noise alone at the mic there is no far end at the mic at all: no ERL or ERLE but a
