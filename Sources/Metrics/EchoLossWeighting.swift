@@ -16,12 +16,22 @@ public enum EchoLossWeighting {
               frequenciesHz.allSatisfy({ $0 > 0 }), zip(frequenciesHz, frequenciesHz.dropFirst()).allSatisfy({ $0 < $1 })
         else { return nil }
         guard lossesDB.count > 1 else { return lossesDB[0] }
-        let transmissions = lossesDB.map { pow(10, -$0 / 10) }
+        return weightedLossDB(transmissions: lossesDB.map { pow(10, -$0 / 10) }, frequenciesHz: frequenciesHz)
+    }
+
+    /// The same from each band's power transmission (10^(−loss/10); 0 for a band that passes
+    /// nothing, whose loss is unbounded). nil as above, or when nothing is transmitted at all.
+    public static func weightedLossDB(transmissions: [Double], frequenciesHz: [Double]) -> Double? {
+        guard !transmissions.isEmpty, transmissions.count == frequenciesHz.count,
+              transmissions.allSatisfy({ $0.isFinite && $0 >= 0 }),
+              frequenciesHz.allSatisfy({ $0 > 0 }), zip(frequenciesHz, frequenciesHz.dropFirst()).allSatisfy({ $0 < $1 })
+        else { return nil }
+        guard transmissions.count > 1 else { return transmissions[0] > 0 ? -10 * log10(transmissions[0]) : nil }
         var integral = 0.0
-        for index in 1..<lossesDB.count {
+        for index in 1..<transmissions.count {
             integral += (transmissions[index - 1] + transmissions[index]) * log(frequenciesHz[index] / frequenciesHz[index - 1])
         }
         let mean = integral / (2 * log(frequenciesHz[frequenciesHz.count - 1] / frequenciesHz[0]))
-        return -10 * log10(mean)
+        return mean > 0 ? -10 * log10(mean) : nil
     }
 }

@@ -39,7 +39,8 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// TS 26.131's requirement for a terminal's echo loss.
     public static let requirementDB = 46.0
     /// The figure meets `requirementDB`: true at or above it (a lower bound too), false for a
-    /// measured figure under it, nil for a lower bound under it (the loss may be higher).
+    /// measured figure under it, and for a lower bound whose measured bands alone keep it under
+    /// it (`mostDB`); nil for another lower bound under it (the loss may be higher).
     public var meetsRequirement: Bool?
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
@@ -48,9 +49,20 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
-        self.meetsRequirement = tclwDB >= Self.requirementDB ? true : isLowerBound ? nil : false
+        self.meetsRequirement = tclwDB >= Self.requirementDB ? true
+            : !isLowerBound || Self.mostDB(bands).map({ $0 < Self.requirementDB }) == true ? false : nil
         self.bands = bands
         self.analysisFrames = analysisFrames
+    }
+
+    /// The most the weighted loss can be: each band that is a lower bound taken as losing all of
+    /// its echo, the measured bands as they are (they leak what they leak whatever the others
+    /// do). nil when every band is a bound (no limit). A bound of 33.8 dB whose 1 kHz band
+    /// measured 24.2 dB is at most 33.8 dB: certainly under 46.
+    public static func mostDB(_ bands: [BandLoss]) -> Double? {
+        guard bands.contains(where: { !$0.isLowerBound }) else { return nil }
+        return EchoLossWeighting.weightedLossDB(transmissions: bands.map { $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10) },
+                                                frequenciesHz: bands.map(\.centreHz))
     }
 
     /// The loss in one band.
@@ -79,8 +91,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// Too few frames to be trusted (`FigureConfidence`).
     public var isLowConfidence: Bool { FigureConfidence.isLow(frames: analysisFrames) }
 
-    /// A figure measured under `requirementDB` on enough frames: the requirement is missed. A
-    /// bound under it may not be (the loss can be higher).
+    /// A figure measured under `requirementDB` on enough frames, or a bound its measured bands
+    /// keep under it: the requirement is missed. Another bound under it may not be (the loss can
+    /// be higher).
     public var missesRequirement: Bool { meetsRequirement == false && !isLowConfidence }
 
     enum CodingKeys: String, CodingKey {

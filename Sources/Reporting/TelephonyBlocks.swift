@@ -4,6 +4,12 @@ import Metrics
 /// 26.131's 46 dB, and double talk in P.340's category and TS 26.131's terms — each with the
 /// frames it stands on, or why it is missing.
 enum TelephonyBlocks {
+    /// A lower bound's ceiling where its measured bands keep it under the requirement.
+    private static func most(_ loss: WeightedEchoLoss) -> String {
+        guard loss.isLowerBound, let most = WeightedEchoLoss.mostDB(loss.bands), most < WeightedEchoLoss.requirementDB else { return "" }
+        return "; at most \(ReportFormatting.db(most)) (its measured bands leak that much whatever the others do)"
+    }
+
     static func make(_ telephony: TelephonyMeasures?) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
         guard let telephony else { return [] }
@@ -12,8 +18,9 @@ enum TelephonyBlocks {
         if let loss = telephony.echoLoss {
             let bands = "\(F.number(loss.bands.first?.centreHz, digits: 0))–\(F.number(loss.bands.last?.centreHz, digits: 0)) Hz"
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
-                         .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound, frames: loss.analysisFrames)
-                               + " (\(loss.analysisFrames) analysis frames)", value: loss.tclwDB)])
+                         .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
+                               + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
+                               + "\(loss.analysisFrames) analysis frames)" + Self.most(loss), value: loss.tclwDB)])
             if loss.missesRequirement {
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])

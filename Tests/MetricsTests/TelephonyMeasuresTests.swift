@@ -87,6 +87,34 @@ final class TelephonyMeasuresTests: XCTestCase {
         XCTAssertNil(loss.meetsRequirement)
     }
 
+    /// An output under the noise except in the 1 kHz third octave, where the echo leaks 20 dB
+    /// over it: the weighted loss is a bound (the other bands may lose any amount), but that one
+    /// band alone keeps it under 46 dB, whatever the others lose — the requirement is missed, not
+    /// left unjudged. The most it can be is the weighting with the bound bands passing nothing.
+    func testABoundItsMeasuredBandsKeepUnderTheRequirementMissesIt() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 6)
+        let noise = TestSignals.noise(count: echo.count, dbfs: -60, seed: 3)
+        let leak = TestSignals.bandLimitedNoise(count: echo.count, sampleRate: 48_000, lowHz: 900, highHz: 1100, seed: 5)
+        let sent = TestSignals.sum(TestSignals.scaled(noise, gainDB: -1), TestSignals.scaled(leak, gainDB: -30))
+        let loss = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: TestSignals.sum(echo, noise),
+                                                              processed: sent, echo: echo, nearEnd: noise))
+            .whole.telephony?.echoLoss)
+        XCTAssertTrue(loss.isLowerBound)
+        let measured = loss.bands.filter { !$0.isLowerBound }
+        XCTAssertFalse(measured.isEmpty, "the leaking band is measured")
+        XCTAssertTrue(measured.allSatisfy { (800...1300).contains($0.centreHz) }, "only around 1 kHz: \(measured.map(\.centreHz))")
+        // G.122 Annex B by hand, the bound bands passing nothing.
+        let f = loss.bands.map(\.centreHz), t = loss.bands.map { $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10) }
+        var integral = 0.0
+        for i in 1..<f.count { integral += (t[i - 1] + t[i]) * log(f[i] / f[i - 1]) }
+        let most = -10 * log10(integral / (2 * log(f[f.count - 1] / f[0])))
+        XCTAssertEqual(try XCTUnwrap(WeightedEchoLoss.mostDB(loss.bands)), most, accuracy: 1e-9)
+        XCTAssertLessThan(most, WeightedEchoLoss.requirementDB)
+        XCTAssertLessThanOrEqual(loss.tclwDB, most + 1e-9)
+        XCTAssertEqual(loss.meetsRequirement, false)
+        XCTAssertTrue(loss.missesRequirement)
+    }
+
     /// Only one band carries echo: the weighting is dominated by it, not the mean of the decibels.
     func testALeakInOneBandWeighsAsItsPower() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 6, erlDB: 0)
