@@ -15,31 +15,69 @@ public enum HardwareFindings {
     public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
                                 states: [DeviceState] = []) -> [RunReport.Finding] {
         guard let hardware else { return [] }
-        func cancellerOn(at frame: Int64) -> Bool {
-            (states.last { $0.frame <= frame } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
-        }
-        var findings = hardware.issues.map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
+        var findings = hardware.issues
+            .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
+            .map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
-            let start = Int(segment.startFrame)
-            let end = min(length, start + Int(rate))
-            // A bound (the output under the noise) or a figure on too few frames shows no leak.
-            let first = analysis.metrics(in: start..<end)
-            guard end > start, cancellerOn(at: segment.startFrame), !first.erleIsLowerBound, !first.isLowConfidence,
-                  let erle = first.erleDB, erle < leakERLEThresholdDB else { continue }
-            findings.append(RunReport.Finding(
-                rule: echoLeakRule, atSeconds: Double(start) / rate, untilSeconds: Double(end) / rate,
-                message: "after the route change to \(segment.route) the canceller had to learn a new echo path: echo leaked to the peer",
-                consequenceMetric: "erle_db", consequenceDB: erle,
-                consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first second on \(segment.route)"))
+            if let leak = leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states) {
+                findings.append(leak)
+            }
         }
         return findings
+    }
+
+    /// Manual audio left disabled while the session is active is a finding once it lasts this
+    /// long: an app that enables audio a moment after `didActivate` loses nothing a peer hears.
+    public static let audioDisabledGraceSeconds = Linter.minimumDurationSeconds
+
+    /// The leak after the route change that opened `hardware.segments[index]`, judged on the
+    /// first second of audio that flows on the new route (a change while the session is inactive,
+    /// interrupted or disabled is judged from when audio flows again; none before the next route
+    /// change: nothing to judge). It is a leak when the canceller removes less than
+    /// `leakERLEThresholdDB` there *and* the echo reaching the peer got louder than before the
+    /// change: the echo loss reference → sent (ERL + ERLE) over that second is under the one over
+    /// the last second of audio that flowed before the change. Where nothing flowed before, the
+    /// canceller had learnt no path to lose (its first convergence is the call's start, not the
+    /// change's); where the loss before cannot be measured, the ERLE alone decides.
+    private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
+                             states: [DeviceState]) -> RunReport.Finding? {
+        let segment = hardware.segments[index]
+        let route = segment.route
+        let nextChange = hardware.segments[(index + 1)...].first { $0.route != route }.map { Int($0.startFrame) } ?? length
+        let start = Int(segment.startFrame)
+        guard start < min(length, nextChange) else { return nil }
+        let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
+        guard let flow = flowing.first else { return nil }
+        let after = Int(flow.lowerBound)..<min(Int(flow.lowerBound) + Int(rate), Int(flow.upperBound))
+        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
+        let before = max(Int(flowedBefore.lowerBound), Int(flowedBefore.upperBound) - Int(rate))..<Int(flowedBefore.upperBound)
+        let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
+        // A bound (the output under the noise) or a figure on too few frames shows no leak.
+        let first = analysis.metrics(in: after)
+        guard !after.isEmpty, cancellerOn, !first.erleIsLowerBound, !first.isLowConfidence,
+              let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
+        var louder = ""
+        let previous = analysis.metrics(in: before)
+        if !previous.isLowConfidence, let erlBefore = previous.erlDB, let erleBefore = previous.erleDB, let erlAfter = first.erlDB {
+            // A bound before is at least that loss: the echo is surely louder when under it.
+            let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
+            guard lossAfter < lossBefore else { return nil }
+            louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
+                + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
+        }
+        let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, when audio flowed again)" : ""
+        return RunReport.Finding(
+            rule: echoLeakRule, atSeconds: Double(after.lowerBound) / rate, untilSeconds: Double(after.upperBound) / rate,
+            message: "after the route change to \(route) the canceller had to learn a new echo path: echo leaked to the peer",
+            consequenceMetric: "erle_db", consequenceDB: erle,
+            consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first second of audio on \(route)\(from)\(louder)")
     }
 
     private static func finding(_ issue: SessionIssue, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double) -> RunReport.Finding {
         let range = Int(issue.frames.lowerBound)..<Int(issue.frames.upperBound)
         let seconds = RunEvaluator.format(Double(range.count) / rate)
         var finding = RunReport.Finding(rule: issue.kind.rawValue, atSeconds: Double(range.lowerBound) / rate,
-                                        untilSeconds: Double(range.upperBound) / rate, message: issue.detail + ": " + advice(issue.kind),
+                                        untilSeconds: Double(range.upperBound) / rate, message: issue.detail + ": " + advice(issue, manualAudio: hardware.manualAudio),
                                         consequenceMetric: "", consequenceDB: nil, consequence: "")
         switch issue.kind {
         case .audioBeforeActivation:
@@ -55,22 +93,46 @@ public enum HardwareFindings {
             finding.consequence = "the call ran on the receiver for \(seconds) s instead of the speaker the user chose"
                 + (erl.map { "; echo at the mic \(RunEvaluator.format($0)) dB below the far end there" } ?? "")
         case .deactivatedWithCustomDevice:
-            finding.consequenceMetric = "custom_mic_samples_discarded"
-            finding.consequence = "\(issue.samples) samples the custom mic delivered in \(seconds) s were discarded"
+            // What the simulation counts for each device set: the custom mic's capture the engine
+            // discarded, the peer's audio a custom speaker was handed as silence.
+            var lost: [String] = []
+            if issue.customMicSet { lost.append("\(issue.samples) samples the custom mic delivered in \(seconds) s were discarded") }
+            if issue.customSpeakerSet {
+                let given = RunEvaluator.format(Double(issue.playoutSamples) / rate)
+                lost.append("the custom speaker was handed silence for \(given) s: \(issue.playoutSamples) samples of the peer's audio were not given to it")
+            }
+            finding.consequenceMetric = issue.customMicSet ? "custom_mic_samples_discarded" : "playout_dropped_samples"
+            finding.consequence = lost.joined(separator: "; ")
+            finding.message = issue.detail + " (" + devices(issue) + "): " + advice(issue)
+        case .audioDisabledWhileActive:
+            finding.consequenceMetric = "capture_silenced_samples"
+            finding.consequence = "\(issue.samples) samples (\(seconds) s) of capture were silence and the peer's audio was not played while the session was active"
         }
         return finding
     }
 
-    static func advice(_ kind: SessionIssue.Kind) -> String {
-        switch kind {
+    private static func devices(_ issue: SessionIssue) -> String {
+        [issue.customMicSet ? "custom mic" : nil, issue.customSpeakerSet ? "custom speaker" : nil].compactMap { $0 }.joined(separator: " and ")
+    }
+
+    static func advice(_ issue: SessionIssue, manualAudio: Bool = false) -> String {
+        switch issue.kind {
         case .audioBeforeActivation:
-            "use manual audio (useManualAudio = true) and set isAudioEnabled only in provider(_:didActivate:)"
+            manualAudio ? "set isAudioEnabled only in provider(_:didActivate:)"
+                : "use manual audio (useManualAudio = true) and set isAudioEnabled only in provider(_:didActivate:)"
         case .preferencesChangedWhileActive:
             "set preferred sample rate and I/O buffer duration before activating the session (or deactivate first)"
         case .routeResetAfterConnect:
             "with useManualAudio the engine leaves the session alone when the connection comes up, so the user's route stays"
         case .deactivatedWithCustomDevice:
-            "reset the custom mic and speaker before the session is deactivated (provider(_:didDeactivate:))"
+            "when provider(_:didDeactivate:) fires, reset "
+                + [issue.customMicSet ? "the custom mic (resetCustomMicToDefaultMic())" : nil,
+                   issue.customSpeakerSet ? "the custom speaker (resetCustomSpeakerToDefaultSpeaker())" : nil]
+                    .compactMap { $0 }.joined(separator: " and ")
+                + " where the CallKit + WebRTC article resets its audio configuration, and set "
+                + (issue.customMicSet && issue.customSpeakerSet ? "them" : "it") + " again in provider(_:didActivate:)"
+        case .audioDisabledWhileActive:
+            "set rtcAudioSession.isAudioEnabled = true in provider(_:didActivate:), with setActive(true) (isAudioEnabled = active)"
         }
     }
 }

@@ -18,6 +18,10 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// The user AEC reference is started but (almost) nothing is put: the canceller's reference
     /// is silence, so nothing is cancelled — and every echo metric goes quiet with it.
     case userReferenceNotFed = "user-reference-not-fed"
+    /// The custom speaker that put the user AEC reference was reset and the reference was left
+    /// started (PlanetKit: "call stopUserAcousticEchoCancellerReference() after ending the use of
+    /// a custom audio sink"): the default speaker plays while the canceller's reference is silence.
+    case userReferenceNotStopped = "user-reference-not-stopped"
     /// The loudspeaker is driven past full scale: it clips, a nonlinearity no linear canceller
     /// models, so the echo it leaves grows with the clipping.
     case loudspeakerClipping = "loudspeaker-clipping"
@@ -40,18 +44,21 @@ public enum LintRule: String, CaseIterable, Sendable {
             "AEC is disabled while a real microphone and loudspeaker are in use: call setAcousticEchoCanceller(mode: .intensityRecommended)"
         case .userReferenceNotFed:
             "the user AEC reference is started but nothing (or too little) is put: call putUserAcousticEchoCancellerReference with what you play, or stop it"
+        case .userReferenceNotStopped:
+            "the custom speaker was reset but the user AEC reference is still started, so the canceller's reference is silence: "
+                + "call stopUserAcousticEchoCancellerReference() after resetting the custom speaker (resetCustomSpeakerToDefaultSpeaker())"
         case .loudspeakerClipping:
             "the loudspeaker is driven past full scale and clips: lower the playout level (the far end or what the app mixes in)"
         case .micClipping:
             "the microphone saturates: the echo or the near end is too loud for its range; lower the echo path's or the talker's level"
         case .echoDelayBeyondFilter:
-            "the echo arrives later than the canceller's filter reaches: " + Self.delayRemedy
+            "the echo arrives later than the canceller's filter reaches: " + DelayRemedy.appPutsReference.text
         }
     }
 
-    static let delayRemedy = "feed the reference when it is played (not when it is received), or use a backend that reaches further"
-
-    func isBroken(by state: DeviceState) -> Bool {
+    /// `afterSpeakerReset`: the state's user reference has stayed started since a custom speaker
+    /// it served was reset (`Linter.referenceOutlivesSpeaker`).
+    func isBroken(by state: DeviceState, afterSpeakerReset: Bool) -> Bool {
         let aecOn = state.echoCancellerMode != .disabled
         switch self {
         case .aecOnNonMicrophoneSource: return aecOn && !state.realMicrophoneInUse
@@ -59,9 +66,52 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .alteredPlayoutWithoutReference:
             return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
-        case .userReferenceNotFed: return aecOn && state.userReferenceStarted
+        case .userReferenceNotFed: return aecOn && state.userReferenceStarted && !afterSpeakerReset
+        case .userReferenceNotStopped: return aecOn && afterSpeakerReset
         case .loudspeakerClipping, .micClipping, .echoDelayBeyondFilter:
             return false     // signal rules: see `Linter.clippingFindings`, `Linter.delayFindings`
+        }
+    }
+}
+
+/// What an app can do about an echo later than the canceller reaches, by who feeds the reference.
+enum DelayRemedy: Equatable {
+    /// The app puts the user AEC reference: putting it late (when received, not when played)
+    /// adds its own buffering to the delay.
+    case appPutsReference
+    /// A custom speaker plays the peer without the user reference: the engine's reference is
+    /// what it hands the app, and the app's buffering comes after it.
+    case customSpeakerWithoutReference
+    /// The default speaker: the engine feeds the reference as it hands the audio to the output,
+    /// so the delay is the output's latency and the room's; no app-fed reference exists.
+    case engineFeedsReference
+
+    init(_ state: DeviceState) {
+        if state.userReferenceStarted {
+            self = .appPutsReference
+        } else if state.customSpeaker != nil && state.customSpeakerDrivesLoudspeaker {
+            self = .customSpeakerWithoutReference
+        } else {
+            self = .engineFeedsReference
+        }
+    }
+
+    /// The advice without naming backends or the route.
+    var text: String { text(further: [], route: nil) }
+
+    /// `further`: backends that reach the delay ("name reaches N ms"); `route`: the call's route.
+    func text(further: [String], route: String?) -> String {
+        let backends = further.isEmpty ? "use a backend that reaches further"
+            : "use a backend that reaches further (\(further.joined(separator: ", ")))"
+        switch self {
+        case .appPutsReference:
+            return "feed the reference when it is played (not when it is received), or " + backends
+        case .customSpeakerWithoutReference:
+            return "start the user AEC reference and put what the custom speaker plays when it plays it "
+                + "(startUserAcousticEchoCancellerReference(), putUserAcousticEchoCancellerReference), or " + backends
+        case .engineFeedsReference:
+            return "the engine feeds the reference itself as the default speaker plays, so the delay is the output's and the room's: "
+                + backends + (route.map { ", or a route with less output latency than \($0)" } ?? "")
         }
     }
 }
@@ -110,41 +160,82 @@ public enum Linter {
     /// The stretches (at least `minimumDurationSeconds`) where a canceller runs whose reach
     /// (`EchoReach`) falls short of the echo's bulk delay, `delayMilliseconds` (nil: unknown, no
     /// finding; `delayIsLowerBound`: the scenario's echo path delay, where none was measured).
+    /// `route`: the call's route (the hardware model's; nil without one), named in the advice
+    /// where the engine feeds the reference itself.
     public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
-                                     delayIsLowerBound: Bool = false, backend: EchoCancellerBackend, filterOverride: Int?) -> [LintFinding] {
+                                     delayIsLowerBound: Bool = false, backend: EchoCancellerBackend, filterOverride: Int?,
+                                     route: String? = nil) -> [LintFinding] {
         guard let delay = delayMilliseconds else { return [] }
-        // A stretch per reach: a switch between two modes that both fall short is two findings.
-        let short = stretches(states, endFrame: endFrame) { state -> Double? in
+        struct Short: Equatable {
+            var reach: Double
+            var intensity: EchoCancellerMode
+            var remedy: DelayRemedy
+        }
+        // A stretch per reach and reference feed: a switch between two modes that both fall short
+        // is two findings.
+        let short = stretches(states, endFrame: endFrame) { state -> Short? in
             let reach = EchoReach.milliseconds(for: EchoControlMode(backend: backend, intensity: state.echoCancellerMode),
                                                filterOverride: filterOverride)
-            return reach.flatMap { delay > $0 ? $0 : nil }
+            return reach.flatMap { delay > $0 ? Short(reach: $0, intensity: state.echoCancellerMode, remedy: DelayRemedy(state)) : nil }
         }
-        return short.map { frames, reach in
+        return short.map { frames, short in
             LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
                         message: "the echo arrives \(delayIsLowerBound ? "at least " : "")\(RunEvaluator.format(delay)) ms after the reference"
                             + (delayIsLowerBound ? " (the scenario's echo path delay: none was measured)" : "")
-                            + ", beyond the \(RunEvaluator.format(reach)) ms \(backend.name) reaches: "
-                            + LintRule.delayRemedy)
+                            + ", beyond the \(RunEvaluator.format(short.reach)) ms \(backend.name) reaches: "
+                            + short.remedy.text(further: furtherReaching(than: delay, intensity: short.intensity, except: backend), route: route))
         }.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
     }
 
+    /// The built-in backends other than `backend` whose reach at `intensity` covers `delay`, as
+    /// "name reaches N ms".
+    static func furtherReaching(than delay: Double, intensity: EchoCancellerMode, except backend: EchoCancellerBackend) -> [String] {
+        EchoCancellerBackend.builtIns.compactMap { other in
+            guard other != backend, let reach = EchoReach.milliseconds(for: EchoControlMode(backend: other, intensity: intensity)),
+                  reach >= delay else { return nil }
+            return "\(other.name) reaches \(RunEvaluator.format(reach)) ms"
+        }
+    }
+
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
+        let afterReset = referenceOutlivesSpeaker(states)
         let findings = LintRule.allCases.flatMap { rule in
-            stretches(states, endFrame: endFrame) { rule.isBroken(by: $0) ? true : nil }
+            stretches(states, endFrame: endFrame) { index, state in rule.isBroken(by: state, afterSpeakerReset: afterReset[index]) ? true : nil }
                 .map { LintFinding(rule: rule, frames: $0.frames, message: rule.advice) }
         }
         return findings.sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
+    }
+
+    /// Per state: whether the user reference has stayed started, on the default speaker, since a
+    /// custom speaker was reset while it was started (the app never stopped it after the reset).
+    static func referenceOutlivesSpeaker(_ states: [DeviceState]) -> [Bool] {
+        var outlives = false
+        return states.indices.map { index in
+            let state = states[index]
+            if !state.userReferenceStarted || state.customSpeaker != nil {
+                outlives = false
+            } else if index > 0, states[index - 1].userReferenceStarted, states[index - 1].customSpeaker != nil {
+                outlives = true
+            }
+            return outlives
+        }
     }
 
     /// The device timeline's stretches (non-empty) over which `key` stays the same non-nil value,
     /// each state lasting until the next one (the last until `endFrame`).
     static func stretches<Key: Equatable>(_ states: [DeviceState], endFrame: Int,
                                           key: (DeviceState) -> Key?) -> [(frames: Range<Int>, key: Key)] {
+        stretches(states, endFrame: endFrame) { _, state in key(state) }
+    }
+
+    /// `stretches(_:endFrame:key:)` with the state's index in `states` given to `key`.
+    static func stretches<Key: Equatable>(_ states: [DeviceState], endFrame: Int,
+                                          key: (Int, DeviceState) -> Key?) -> [(frames: Range<Int>, key: Key)] {
         var out: [(frames: Range<Int>, key: Key)] = []
         var open: (start: Int, key: Key)?
         for (index, state) in states.enumerated() {
             let from = Int(state.frame)
-            let current = key(state)
+            let current = key(index, state)
             if let stretch = open, current != stretch.key {
                 if from > stretch.start { out.append((stretch.start..<from, stretch.key)) }
                 open = nil

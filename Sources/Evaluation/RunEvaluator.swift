@@ -43,7 +43,8 @@ public struct RunEvaluator: Sendable {
         let delay = echoDelayMilliseconds(run, metrics: whole)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                                  delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
-                                                 backend: processing.backend, filterOverride: processing.filterMilliseconds)
+                                                 backend: processing.backend, filterOverride: processing.filterMilliseconds,
+                                                 route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
@@ -108,6 +109,11 @@ public struct RunEvaluator: Sendable {
         case .userReferenceNotFed:
             let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
             measured("erle_db", analysis.metrics(in: range).erleDB, { _ in silent },
+                     otherwise: silent + " (and no ERLE can be measured against a silent reference)")
+        case .userReferenceNotStopped:
+            let silent = "the canceller's reference was silence for \(Self.format(Double(range.count) / rate)) s after the custom speaker was reset: "
+                + "the default speaker's echo went to the peer uncancelled"
+            measured("erle_db", analysis.metrics(in: range).erleDB, { silent + " (\(Self.echoChange($0, only: true)))" },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
         case .loudspeakerClipping, .micClipping:
             let clipped = counters.clippedSamples

@@ -176,6 +176,18 @@ public final class SimulatedCall {
     // MARK: - Application API (PlanetKit's call session)
 
     public func startUserAcousticEchoCancellerReference() {
+        appStartedUserReference = true
+        startUserReference()
+    }
+
+    /// Whether the app started the user reference itself (this API: a scenario's `user_reference`
+    /// or a timeline `start_user_reference`) rather than a shipped device that puts it
+    /// (`AppDrivenSpeaker.putsReference`). Only the app stops such a reference: PlanetKit's guide
+    /// calls stopUserAcousticEchoCancellerReference() after resetting the custom speaker, and an
+    /// app that forgets it leaves the canceller on a reference nobody puts.
+    private var appStartedUserReference = false
+
+    func startUserReference() {
         guard !isUserReferenceStarted else { return }
         isUserReferenceStarted = true
         userReference.reset()
@@ -195,6 +207,18 @@ public final class SimulatedCall {
     }
 
     public func stopUserAcousticEchoCancellerReference() {
+        appStartedUserReference = false
+        stopUserReference()
+    }
+
+    /// A shipped device that started the reference stops it when it stops, unless the app
+    /// started it too (`appStartedUserReference`): then it stays started until the app stops it.
+    func stopUserReferenceOfDevice() {
+        guard !appStartedUserReference else { return }
+        stopUserReference()
+    }
+
+    private func stopUserReference() {
         guard isUserReferenceStarted else { return }
         isUserReferenceStarted = false
         userReference.reset()
@@ -294,7 +318,7 @@ public final class SimulatedCall {
         // 1. Receive path.
         if let farEnd { try farEnd.read(into: &downlink, count: n) }
         try hardware?.receive(&downlink, count: n, frame: tickCount * Int64(n),
-                              customDeviceInUse: audioManager.customMic != nil || audioManager.customSpeaker != nil)
+                              customMicSet: audioManager.customMic != nil, customSpeakerSet: audioManager.customSpeaker != nil)
         // Played out through a device, the far end cannot exceed full scale (nor can the
         // canceller's reference, which is this same downlink).
         let playoutClipped = VectorMath.saturate(&downlink, count: n)

@@ -29,8 +29,12 @@ final class EchoDelayFindingTests: XCTestCase {
         let webrtc = try findings(delayMilliseconds: 150, aec: "webrtc:intensityRecommended", in: root)
         XCTAssertEqual(webrtc.rules, ["echo-delay-beyond-filter"])
         let finding = (webrtc.report["findings"] as! [[String: Any]])[0]
+        // The default speaker: the engine feeds the reference itself, so the advice names the
+        // backends that reach the delay (docs/reports.md's reach table), not an app-fed reference.
         XCTAssertEqual(finding["message"] as? String, "the echo arrives 150.0 ms after the reference, beyond the 130.0 ms webrtc reaches: "
-                       + "feed the reference when it is played (not when it is received), or use a backend that reaches further")
+                       + "the engine feeds the reference itself as the default speaker plays, so the delay is the output's and the room's: "
+                       + "use a backend that reaches further (speex reaches 190.0 ms, webrtc-mobile reaches 400.0 ms, aec3 reaches 500.0 ms, "
+                       + "echolab reaches 500.0 ms)")
         XCTAssertEqual(finding["at_s"] as? Double, 0)
         XCTAssertEqual(finding["until_s"] as? Double, 6)
         let consequence = finding["consequence"] as! [String: Any]

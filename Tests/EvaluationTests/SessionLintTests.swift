@@ -59,11 +59,73 @@ final class SessionLintTests: XCTestCase {
         XCTAssertEqual(finding.untilSeconds, 2)
         XCTAssertTrue(finding.consequence.hasPrefix("96000 samples (2.0 s)"), finding.consequence)
         XCTAssertEqual(broken.hardware?.session.captureSilenced[.inactive], 96_000)
+        XCTAssertTrue(finding.message.hasSuffix(": use manual audio (useManualAudio = true) and set isAudioEnabled only in provider(_:didActivate:)"),
+                      finding.message)
         let fixed = try report("""
             "audio_session": {"active_at_start": false, "manual_audio": true},
             "timeline": [{"at_ms": 2000, "action": "activate_session"}, {"at_ms": 2000, "action": "set_audio_enabled", "enabled": true}]
             """)
         XCTAssertFalse(rules(fixed).contains("audio-before-activation"), "\(rules(fixed))")
+    }
+
+    /// The trial's s-aba-enabled-early: manual audio already, isAudioEnabled set before the
+    /// activation. The advice is only what applies: enable audio in didActivate.
+    func testAudioEnabledBeforeActivationWithManualAudio() throws {
+        let broken = try report("""
+            "audio_session": {"active_at_start": false, "manual_audio": true},
+            "timeline": [{"at_ms": 0, "action": "set_audio_enabled", "enabled": true}, {"at_ms": 1000, "action": "activate_session"}]
+            """)
+        let finding = try XCTUnwrap(broken.findings.first { $0.rule == "audio-before-activation" })
+        XCTAssertEqual(finding.atSeconds, 0)
+        XCTAssertEqual(finding.untilSeconds, 1)
+        XCTAssertEqual(finding.message, "isAudioEnabled was set before the session was activated: the engine ran audio, and capture and playout "
+                       + "were silence: set isAudioEnabled only in provider(_:didActivate:)")
+        XCTAssertEqual(finding.consequence, "48000 samples (1.0 s) of capture were silence and the peer's audio was not played")
+    }
+
+    /// The trial's s-manual-never-enabled: manual audio, the session activated, isAudioEnabled
+    /// never set. The whole call is silent; the rule says where and what to call. The correct
+    /// pattern (enabled in didActivate, or a moment after) is clean.
+    func testAudioDisabledWhileActive() throws {
+        let broken = try report("""
+            "audio_session": {"active_at_start": false, "manual_audio": true}, "timeline": [{"at_ms": 1000, "action": "activate_session"}]
+            """)
+        XCTAssertEqual(broken.hardware?.session.captureSilenced[.audioDisabled], 192_000)
+        XCTAssertEqual(rules(broken), ["audio-disabled-while-active"])
+        let finding = try XCTUnwrap(broken.findings.first)
+        XCTAssertEqual(finding.kind, .lint)
+        XCTAssertEqual(finding.atSeconds, 1)
+        XCTAssertEqual(finding.untilSeconds, 5)
+        XCTAssertEqual(finding.message, "the session was activated but isAudioEnabled was not set with it (manual audio): no audio flowed either way: "
+                       + "set rtcAudioSession.isAudioEnabled = true in provider(_:didActivate:), with setActive(true) (isAudioEnabled = active)")
+        XCTAssertEqual(finding.consequenceMetric, "capture_silenced_samples")
+        XCTAssertEqual(finding.consequence, "192000 samples (4.0 s) of capture were silence and the peer's audio was not played while the session was active")
+
+        let late = try report("""
+            "audio_session": {"active_at_start": false, "manual_audio": true},
+            "timeline": [{"at_ms": 1000, "action": "activate_session"}, {"at_ms": 2000, "action": "set_audio_enabled", "enabled": true},
+                         {"at_ms": 3000, "action": "set_audio_enabled", "enabled": false}, {"at_ms": 4000, "action": "set_audio_enabled", "enabled": true}]
+            """)
+        let stretches = late.findings.filter { $0.rule == "audio-disabled-while-active" }
+        XCTAssertEqual(stretches.map(\.atSeconds), [1, 3])
+        XCTAssertEqual(stretches.map(\.untilSeconds), [2, 4])
+        XCTAssertTrue(stretches[0].message.hasPrefix("the session was activated but isAudioEnabled was not set with it"), stretches[0].message)
+        XCTAssertTrue(stretches[1].message.hasPrefix("isAudioEnabled was set to false while the session stayed active"), stretches[1].message)
+
+        for enabledAt in [1000, 1200] {   // at the activation, or within the grace
+            let fixed = try report("""
+                "audio_session": {"active_at_start": false, "manual_audio": true},
+                "timeline": [{"at_ms": 1000, "action": "activate_session"}, {"at_ms": \(enabledAt), "action": "set_audio_enabled", "enabled": true}]
+                """)
+            XCTAssertEqual(rules(fixed).filter { $0 != "echo-loss-below-ts26131" }, [], "enabled at \(enabledAt) ms")
+        }
+        // An interruption is the OS's: not the app's disabled audio.
+        let interrupted = try report("""
+            "audio_session": {"manual_audio": true},
+            "timeline": [{"at_ms": 0, "action": "set_audio_enabled", "enabled": true}, {"at_ms": 2000, "action": "interruption_begin"},
+                         {"at_ms": 3000, "action": "interruption_end"}]
+            """)
+        XCTAssertFalse(rules(interrupted).contains("audio-disabled-while-active"), "\(rules(interrupted))")
     }
 
     func testPreferencesChangedWhileActive() throws {
@@ -123,6 +185,36 @@ final class SessionLintTests: XCTestCase {
             , "aec": {"mode": "disabled"},
             "timeline": [{"at_ms": 2000, "action": "reset_custom_mic"}, {"at_ms": 2000, "action": "deactivate_session"},
                          {"at_ms": 3000, "action": "activate_session"}]
+            """)
+        XCTAssertFalse(rules(fixed).contains("deactivated-with-custom-device"), "\(rules(fixed))")
+        XCTAssertEqual(finding.consequenceMetric, "custom_mic_samples_discarded")
+        XCTAssertEqual(finding.consequence, "48000 samples the custom mic delivered in 1.0 s were discarded")
+        XCTAssertTrue(finding.message.hasPrefix("the session was deactivated while a custom device was still set (custom mic): "
+                                                + "when provider(_:didDeactivate:) fires, reset the custom mic (resetCustomMicToDefaultMic())"), finding.message)
+    }
+
+    /// The trial's s-deact-spk-wrong: only a custom speaker is set. The consequence is the
+    /// speaker's (the peer's audio it was handed as silence), not a custom mic's; the advice is
+    /// what an app can do when didDeactivate arrives (after the deactivation), as 003 resets there.
+    func testDeactivatedWithACustomSpeakerOnly() throws {
+        let speaker = #""speaker": {"device": "recording"}, "aec": {"mode": "disabled"}"#
+        let broken = try report(speaker + """
+            , "timeline": [{"at_ms": 3000, "action": "deactivate_session"}]
+            """)
+        XCTAssertEqual(rules(broken), ["deactivated-with-custom-device"])
+        let finding = try XCTUnwrap(broken.findings.first)
+        XCTAssertEqual(finding.atSeconds, 3)
+        XCTAssertEqual(finding.untilSeconds, 5)
+        XCTAssertEqual(broken.hardware?.session.playoutDropped[.inactive], 96_000)
+        XCTAssertEqual(finding.consequenceMetric, "playout_dropped_samples")
+        XCTAssertEqual(finding.consequence, "the custom speaker was handed silence for 2.0 s: 96000 samples of the peer's audio were not given to it")
+        XCTAssertEqual(finding.message, "the session was deactivated while a custom device was still set (custom speaker): "
+                       + "when provider(_:didDeactivate:) fires, reset the custom speaker (resetCustomSpeakerToDefaultSpeaker()) where the "
+                       + "CallKit + WebRTC article resets its audio configuration, and set it again in provider(_:didActivate:)")
+        XCTAssertFalse(finding.message.contains("mic"), finding.message)
+        // The advice followed: the reset comes in didDeactivate, after the deactivation.
+        let fixed = try report(speaker + """
+            , "timeline": [{"at_ms": 3000, "action": "deactivate_session"}, {"at_ms": 3000, "action": "reset_custom_speaker"}]
             """)
         XCTAssertFalse(rules(fixed).contains("deactivated-with-custom-device"), "\(rules(fixed))")
     }

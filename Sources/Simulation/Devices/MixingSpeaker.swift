@@ -5,7 +5,9 @@ import VirtualTime
 /// `CustomMixingSpeaker` does: every period it pulls its render graph (the peer's playout, and
 /// whatever a subclass mixes in: `makeGraph`), plays the result on the call's loudspeaker and —
 /// when `putsReference` — starts the user AEC reference and puts exactly what it plays, so the
-/// canceller knows what the room hears.
+/// canceller knows what the room hears; it stops the reference when it stops, unless the app
+/// started the reference itself (then the app must stop it, as PlanetKit's guide does after
+/// resetting the custom speaker).
 public class AppDrivenSpeaker: CustomSpeaker {
     /// Weak: the call keeps its devices (for the counters) until it ends; a strong reference
     /// back would keep every call with such a device alive forever.
@@ -23,14 +25,14 @@ public class AppDrivenSpeaker: CustomSpeaker {
 
     public func start() {
         guard timer == nil, let call else { return }
-        if putsReference { call.startUserAcousticEchoCancellerReference() }
+        if putsReference { call.startUserReference() }
         timer = frame.options.startTimer(on: call.scheduler, phase: .render) { [unowned self] in playNextBlock() }
     }
 
     public func stop() {
         timer?.cancel()
         timer = nil
-        if putsReference { call?.stopUserAcousticEchoCancellerReference() }
+        if putsReference { call?.stopUserReferenceOfDevice() }
     }
 
     /// The graph one period is pulled through; built on first use, so a subclass can reach its

@@ -86,10 +86,20 @@ public struct SessionIssue: Hashable, Sendable {
         case routeResetAfterConnect = "route-reset-after-connect"
         /// The session went inactive while a custom device was still set: its audio is lost.
         case deactivatedWithCustomDevice = "deactivated-with-custom-device"
+        /// Manual audio: the session is active but `isAudioEnabled` is false (never set in
+        /// `didActivate`, or set false while active): the call is silent both ways.
+        case audioDisabledWhileActive = "audio-disabled-while-active"
     }
 
     public var kind: Kind
     public var frames: Range<Int64>
+    /// `deactivatedWithCustomDevice`: the custom mic's samples discarded; the others: engine
+    /// samples silenced (or 0).
     public var samples: Int64
     public var detail: String
+    /// `deactivatedWithCustomDevice`: which custom devices were set over the stretch, and the
+    /// peer's samples a custom speaker was not given (it was handed silence instead).
+    public var customMicSet = false
+    public var customSpeakerSet = false
+    public var playoutSamples: Int64 = 0
 }

@@ -26,6 +26,9 @@ public struct HardwareReport: Hashable, Sendable {
     /// running over (a device clock off the engine's).
     public var underruns: Int
     public var droppedFrames: Int64
+    /// The stretches (engine frames) where audio did not flow: inactive, interrupted or, in
+    /// manual audio, not enabled. Capture was silence and nothing was played there.
+    public var silenced: [Range<Int64>] = []
 
     /// The format and latency at the start of the call (the first segment).
     public var input: HardwareFormat { segments.first?.input ?? .engine }
@@ -34,6 +37,18 @@ public struct HardwareReport: Hashable, Sendable {
 
     /// The route segment in force at `frame`.
     public func segment(at frame: Int64) -> RouteSegment? { segments.last { $0.startFrame <= frame } }
+
+    /// The stretches of `range` where audio flowed (the complement of `silenced` in it).
+    public func flowing(in range: Range<Int64>) -> [Range<Int64>] {
+        var out: [Range<Int64>] = []
+        var from = range.lowerBound
+        for gap in silenced where gap.upperBound > from && gap.lowerBound < range.upperBound {
+            if gap.lowerBound > from { out.append(from..<gap.lowerBound) }
+            from = max(from, gap.upperBound)
+        }
+        if from < range.upperBound { out.append(from..<range.upperBound) }
+        return out
+    }
 }
 
 /// The call's audio hardware and session: the route (its echo path and ports), the formats the
@@ -62,6 +77,10 @@ public final class CallHardware {
     private var captureEcho: HardwareStream
     private var captureNear: HardwareStream
     private var hasBeenActive: Bool
+    /// Manual audio: the last `isAudioEnabled = false` came while the session was active (and no
+    /// activation since), for the words of `audioDisabledWhileActive`.
+    private var disabledWhileActive = false
+    private var silenced: [Range<Int64>] = []
     private var isConnected = false
     private var appRouteBeforeConnect: AudioRoute?
     private var frame: Int64 = 0
@@ -126,12 +145,14 @@ public final class CallHardware {
             guard !isActive else { return }
             isActive = true
             hasBeenActive = true
+            disabledWhileActive = false
             if let issue = open[.preferencesChangedWhileActive] { close(issue.kind, at: frame) }
             try regrant(at: frame)
         case .deactivateSession:
             isActive = false
         case .setAudioEnabled(let enabled):
             isAudioEnabled = enabled
+            disabledWhileActive = !enabled && isActive
         case .interruptionBegin:
             isInterrupted = true
         case .interruptionEnd:
@@ -205,10 +226,10 @@ public final class CallHardware {
     // MARK: - Per tick
 
     /// Tick step 1: decides whether audio flows this tick; if not, the downlink is not played
-    /// (dropped, counted). `customDeviceInUse`: a custom mic or speaker is set.
-    func receive(_ downlink: inout [Float], count: Int, frame: Int64, customDeviceInUse: Bool) throws {
+    /// (dropped, counted). `customMicSet`, `customSpeakerSet`: a custom mic or speaker is set.
+    func receive(_ downlink: inout [Float], count: Int, frame: Int64, customMicSet: Bool, customSpeakerSet: Bool) throws {
         self.frame = frame
-        self.customDeviceInUse = customDeviceInUse
+        customDeviceInUse = customMicSet || customSpeakerSet
         let flows = isActive && !isInterrupted && engineRunsAudio
         if flows && !isFlowing {
             try rebuildStreams()                   // the I/O unit starts: fresh buffers, priming again
@@ -217,7 +238,21 @@ public final class CallHardware {
         isFlowing = flows
         track(.audioBeforeActivation, broken: !hasBeenActive && engineRunsAudio, samples: Int64(count), at: frame)
         track(.deactivatedWithCustomDevice, broken: hasBeenActive && !isActive && customDeviceInUse, samples: 0, at: frame)
+        if var issue = open[.deactivatedWithCustomDevice] {
+            issue.customMicSet = issue.customMicSet || customMicSet
+            issue.customSpeakerSet = issue.customSpeakerSet || customSpeakerSet
+            if customSpeakerSet { issue.playoutSamples += Int64(count) }   // handed silence below
+            open[.deactivatedWithCustomDevice] = issue
+        }
+        // 003: `isAudioEnabled = active` in didActivate; an interruption is the OS's, not the app's.
+        track(.audioDisabledWhileActive, broken: configuration.manualAudio && isActive && !isInterrupted && !isAudioEnabled,
+              samples: Int64(count), at: frame)
         guard !flows else { return }
+        if let last = silenced.last, last.upperBound == frame {
+            silenced[silenced.count - 1] = last.lowerBound..<(frame + Int64(count))
+        } else {
+            silenced.append(frame..<(frame + Int64(count)))
+        }
         VectorMath.fill(&downlink, count: count)
         session.playoutDropped[cause, default: 0] += Int64(count)
     }
@@ -285,9 +320,18 @@ public final class CallHardware {
     private func track(_ kind: SessionIssue.Kind, broken: Bool, samples: Int64, at frame: Int64) {
         if broken {
             if open[kind] == nil {
-                let detail = kind == .audioBeforeActivation
-                    ? "the engine ran audio before the session was activated: capture and playout were silence"
-                    : "the session was deactivated while a custom device was still set: its audio went nowhere"
+                let detail = switch kind {
+                case .audioBeforeActivation:
+                    configuration.manualAudio
+                        ? "isAudioEnabled was set before the session was activated: the engine ran audio, and capture and playout were silence"
+                        : "the engine ran audio before the session was activated: capture and playout were silence"
+                case .audioDisabledWhileActive:
+                    disabledWhileActive
+                        ? "isAudioEnabled was set to false while the session stayed active (manual audio): no audio flowed either way"
+                        : "the session was activated but isAudioEnabled was not set with it (manual audio): no audio flowed either way"
+                default:
+                    "the session was deactivated while a custom device was still set"
+                }
                 open[kind] = SessionIssue(kind: kind, frames: frame..<frame, samples: 0, detail: detail)
             }
             open[kind]!.samples += samples
@@ -312,7 +356,8 @@ public final class CallHardware {
                               inputCallbacks: retiredCallbacks.input + current.input,
                               outputCallbacks: retiredCallbacks.output + current.output,
                               underruns: retiredUnderruns + captureMic.underruns + output.underruns,
-                              droppedFrames: retiredDropped + captureMic.droppedFrames + output.droppedFrames)
+                              droppedFrames: retiredDropped + captureMic.droppedFrames + output.droppedFrames,
+                              silenced: silenced)
     }
 
     /// The streams, for tests of conservation.

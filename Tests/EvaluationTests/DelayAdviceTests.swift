@@ -1,0 +1,53 @@
+import EchoLabTestSupport
+import Foundation
+import Evaluation
+import Reporting
+import ScenarioFiles
+import Simulation
+import XCTest
+
+/// `echo-delay-beyond-filter`'s advice fits who feeds the canceller's reference: the engine (the
+/// default speaker: a backend that reaches further, or the route), a custom speaker without the
+/// user reference (start it and put what is played), or the app's own user reference (put it
+/// when it is played).
+final class DelayAdviceTests: XCTestCase {
+    private func delayFinding(_ json: String) throws -> RunReport.Finding {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "reach", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 6, \(json)}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        return try XCTUnwrap(report.findings.first { $0.rule == "echo-delay-beyond-filter" }, "\(report.findings.map(\.rule))")
+    }
+
+    /// The trial's s-a2dp: the default speaker on Bluetooth A2DP. No app-fed reference exists.
+    func testTheDefaultSpeakerIsAdvisedABackendOrTheRoute() throws {
+        let finding = try delayFinding(#""route": "bluetooth_a2dp", "aec": {"backend": "speex", "mode": "intensityRecommended"}"#)
+        XCTAssertTrue(finding.message.hasPrefix("the echo arrives 2"), finding.message)
+        XCTAssertTrue(finding.message.hasSuffix("beyond the 190.0 ms speex reaches: the engine feeds the reference itself as the default speaker plays, "
+                                                + "so the delay is the output's and the room's: use a backend that reaches further (webrtc-mobile reaches "
+                                                + "400.0 ms, aec3 reaches 500.0 ms, echolab reaches 500.0 ms), or a route with less output latency than "
+                                                + "bluetooth_a2dp"), finding.message)
+        XCTAssertFalse(finding.message.contains("feed the reference when it is played"), finding.message)
+    }
+
+    func testACustomSpeakerIsAdvisedTheUserReferenceAndAnAppFedOneToPutItWhenPlayed() throws {
+        func speaker(_ reference: Bool) -> String {
+            #""echo_path": {"delay_ms": 150, "gain_db": -10}, "aec": {"backend": "webrtc", "mode": "intensityRecommended"}, "#
+                + #""speaker": {"device": "passthrough", "aec_reference": \#(reference), "period_ms": 50}"#
+        }
+        let without = try delayFinding(speaker(false))
+        // The app's 50 ms period and buffering come after the engine's reference: 150 ms becomes 260.
+        XCTAssertTrue(without.message.hasPrefix("the echo arrives 260.0 ms after the reference"), without.message)
+        XCTAssertTrue(without.message.hasSuffix("beyond the 130.0 ms webrtc reaches: start the user AEC reference and put what the custom speaker "
+                                                + "plays when it plays it (startUserAcousticEchoCancellerReference(), putUserAcousticEchoCancellerReference), "
+                                                + "or use a backend that reaches further (webrtc-mobile reaches 400.0 ms, "
+                                                + "aec3 reaches 500.0 ms, echolab reaches 500.0 ms)"), without.message)
+        let with = try delayFinding(speaker(true))
+        XCTAssertTrue(with.message.contains("beyond the 130.0 ms webrtc reaches: feed the reference when it is played (not when it is received), "
+                                            + "or use a backend that reaches further ("), with.message)
+    }
+}

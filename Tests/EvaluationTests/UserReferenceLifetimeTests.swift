@@ -1,0 +1,72 @@
+import EchoLabTestSupport
+import Foundation
+import Evaluation
+import Reporting
+import ScenarioFiles
+import Simulation
+import XCTest
+
+/// PlanetKit's Case 2: the app starts the user AEC reference after setting its custom speaker and
+/// calls stopUserAcousticEchoCancellerReference() after resetting it. A reference the app started
+/// stays started until the app stops it; a device with `aec_reference` stops only what it started.
+final class UserReferenceLifetimeTests: XCTestCase {
+    private func report(_ timeline: String) throws -> RunReport {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "reference-lifetime", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -65, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "intensityRecommended"}, "duration_s": 6, "timeline": [\(timeline)]}
+            """, in: folder)
+        return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                             taps: .none, renderer: nil).run()
+    }
+
+    private let mixer = #"{"at_ms": 1000, "action": "set_custom_speaker", "device": "mixing", "music": {"generator": "music", "level_dbfs": -20}, "aec_reference": true, "period_ms": 50}"#
+
+    private func lint(_ report: RunReport) -> [String] { report.findings.filter { $0.kind == .lint }.map(\.rule) }
+    private func referenceEvents(_ report: RunReport) -> [String] {
+        report.events.filter { $0.kind == "aec" }.map { "\($0.detail) @\(Double($0.frame) / 48_000)" }
+    }
+
+    /// The trial's c2-reset-nostop-explicit: the app starts the reference, resets the speaker and
+    /// never stops the reference. It stays started (no stop the app never asked for) and the
+    /// lint names the missing call over the stretch after the reset.
+    func testAReferenceTheAppStartedOutlivesTheSpeakerAndIsFound() throws {
+        let broken = try report(mixer + #", {"at_ms": 1000, "action": "start_user_reference"}, {"at_ms": 3000, "action": "reset_custom_speaker"}"#)
+        XCTAssertEqual(referenceEvents(broken), ["start user AEC reference @1.0"])
+        XCTAssertEqual(lint(broken), ["user-reference-not-stopped"])
+        let finding = try XCTUnwrap(broken.findings.first { $0.rule == "user-reference-not-stopped" })
+        XCTAssertEqual(finding.atSeconds, 3)
+        XCTAssertEqual(finding.untilSeconds, 6)
+        XCTAssertTrue(finding.message.hasSuffix("call stopUserAcousticEchoCancellerReference() after resetting the custom speaker (resetCustomSpeakerToDefaultSpeaker())"),
+                      finding.message)
+        XCTAssertEqual(finding.consequenceMetric, "erle_db")
+        // Measured against what the loudspeaker played: the canceller, hearing silence, removes
+        // next to nothing (its suppressor a little).
+        XCTAssertEqual(try XCTUnwrap(finding.consequenceDB), 2.91, accuracy: 0.01)
+        XCTAssertEqual(finding.consequence, "the canceller's reference was silence for 3.0 s after the custom speaker was reset: "
+                       + "the default speaker's echo went to the peer uncancelled (echo reduced by only 2.9 dB)")
+        // The order of the two calls at 1 s does not matter: the app started it either way.
+        let startFirst = try report(#"{"at_ms": 1000, "action": "start_user_reference"}, "# + mixer + #", {"at_ms": 3000, "action": "reset_custom_speaker"}"#)
+        XCTAssertEqual(lint(startFirst), ["user-reference-not-stopped"])
+        // Reset late (4 of the 5 s started were fed): still found; `user-reference-not-fed`'s
+        // half-the-time test would pass this call.
+        let late = try report(mixer + #", {"at_ms": 1000, "action": "start_user_reference"}, {"at_ms": 5000, "action": "reset_custom_speaker"}"#)
+        XCTAssertEqual(lint(late), ["user-reference-not-stopped"])
+        XCTAssertEqual(late.findings.first?.atSeconds, 5)
+    }
+
+    /// The guide's disableCustomMixingSpeaker(): reset, then stop. No finding; and a device with
+    /// `aec_reference` the app did not start the reference for stops it itself (the vectors'
+    /// device-transitions and mixing-speaker-with-reference rely on it).
+    func testStoppingAfterTheResetOrADeviceOwnReferenceIsClean() throws {
+        let fixed = try report(mixer + #", {"at_ms": 1000, "action": "start_user_reference"}, {"at_ms": 3000, "action": "reset_custom_speaker"}, "#
+                               + #"{"at_ms": 3000, "action": "stop_user_reference"}"#)
+        XCTAssertEqual(referenceEvents(fixed), ["start user AEC reference @1.0", "stop user AEC reference @3.0"])
+        XCTAssertEqual(lint(fixed), [])
+        let deviceOwn = try report(mixer + #", {"at_ms": 3000, "action": "reset_custom_speaker"}"#)
+        XCTAssertEqual(referenceEvents(deviceOwn), ["start user AEC reference @1.0", "stop user AEC reference @3.0"])
+        XCTAssertEqual(lint(deviceOwn), [])
+    }
+}
