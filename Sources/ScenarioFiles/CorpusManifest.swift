@@ -86,6 +86,11 @@ public enum CorpusManifest {
                 } catch let empty as ScenarioDiscovery.Empty {
                     // Named by the manifest and the entry, like its other mistakes.
                     throw ManifestError(path: path, problem: "\(key): \(relative): \(empty.problem)")
+                } catch let nested as ManifestError {
+                    throw nested   // a nested manifest's own mistake names that manifest and entry
+                } catch {
+                    // Whatever the entry is (an audio file, a file that is no JSON), say which entry.
+                    throw ManifestError(path: path, problem: "\(key): \(error)")
                 }
             case .object(let fields):
                 // A recording that cannot run (a missing file, a wrong key) is its own failed

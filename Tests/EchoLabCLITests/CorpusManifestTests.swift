@@ -110,6 +110,13 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(audio.status, 1)
         XCTAssertEqual(audio.standardError, "echolab: X_doubletalk_mic.wav: an audio file, not a corpus; give its AEC-Challenge folder, "
                        + "or list it in a manifest as a recording ({\"name\", \"mic\", \"loopback\"}), or a scenario that plays it\n")
+        // Listed by a manifest as a path, it is named by the manifest and the entry too.
+        try write("{\"corpus\": [\"delay.json\", \"X_doubletalk_mic.wav\"]}", to: "manifest.json")
+        let listed = try runEchoLab(["eval", "manifest.json", "--out", "out"], in: root)
+        XCTAssertEqual(listed.status, 1)
+        XCTAssertTrue(listed.standardError.hasPrefix("echolab: manifest.json: corpus[1]: "), listed.standardError)
+        XCTAssertTrue(listed.standardError.contains("X_doubletalk_mic.wav: an audio file, not a corpus"), listed.standardError)
+        XCTAssertEqual(listed.standardError.split(separator: "\n").count, 1, listed.standardError)
     }
 
     /// A recording entry that cannot run fails as its own item — named by the manifest, its

@@ -26,4 +26,30 @@ final class GoldenFileTests: XCTestCase {
             XCTAssertEqual(result.standardError, "echolab: \(golden.path): \(problem)\n")
         }
     }
+
+    /// A finding list that differs is shown both ways, each on one line: what the run found and
+    /// what golden.json expects (only the first was printed, with the JSON's indentation).
+    func testDifferingFindingsShowWhatWasFoundAndWhatWasExpected() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scenarios = root.appendingPathComponent("scenarios")
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        try Data(#"{"name": "g", "far_end": {"generator": "speech"}, "duration_s": 1}"#.utf8)
+            .write(to: scenarios.appendingPathComponent("g.json"))
+        XCTAssertEqual(try runEchoLab(["vectors", "bless", "--vectors", root.path]).status, 0)
+        let golden = root.appendingPathComponent("golden.json")
+        var document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: golden)) as? [String: Any])
+        var scenarioEntries = try XCTUnwrap(document["scenarios"] as? [String: Any])
+        var entry = try XCTUnwrap(scenarioEntries["g"] as? [String: Any])
+        let found = try XCTUnwrap(entry["findings"] as? [String])
+        entry["findings"] = ["mic-clipping"]
+        scenarioEntries["g"] = entry
+        document["scenarios"] = scenarioEntries
+        try JSONSerialization.data(withJSONObject: document).write(to: golden)
+        let result = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(result.status, 3)
+        let got = "[ " + found.map { "\"\($0)\"" }.joined(separator: ", ") + " ]"
+        XCTAssertTrue(result.standardError.contains("findings differ from golden: got \(got), golden has [ \"mic-clipping\" ]\n"),
+                      result.standardError)
+    }
 }

@@ -89,9 +89,15 @@ public struct GoldenVectors {
             }
         }
         for key in ["findings", "pipeline", "taps_sha256", "hardware"] where measured[key] != want[key] {
-            problems.append("\(file): \(key) differ from golden: got \(measured[key]?.canonicalText().replacingOccurrences(of: "\n", with: " ") ?? "nothing")")
+            problems.append("\(file): \(key) differ from golden: got \(Self.oneLine(measured[key])), golden has \(Self.oneLine(want[key]))")
         }
         return problems
+    }
+
+    /// A value on one line for a message: its canonical text with each line's indentation gone.
+    private static func oneLine(_ value: JSONValue?) -> String {
+        guard let value else { return "nothing" }
+        return value.canonicalText().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
     /// The expectations must be what `bless` writes: a hand-edited golden.json with a string for
