@@ -48,6 +48,13 @@ public final class SoundFileReader {
             sf_close(handle)
             throw AudioIOError.cannotOpen(path: path, reason: "invalid sample rate or channel count")
         }
+        // The metrics' windows and histories are seconds of audio at the file's own rate (12 s of
+        // warm-up in each of five tracks): a header claiming 2^31 - 1 Hz asked for 103 GB and
+        // aborted the process, 10 MHz took minutes and 1.4 GB. No recording is made above 384 kHz.
+        guard sampleRate <= Self.maximumSampleRate else {
+            sf_close(handle)
+            throw AudioIOError.cannotOpen(path: path, reason: "the header gives a sample rate of \(sampleRate) Hz, above the \(Self.maximumSampleRate) Hz EchoLab reads; the header is broken")
+        }
         // A compressed stream's length is the header's word, and libsndfile reports 2^63 - 1
         // frames when it cannot find one (a broken Ogg stream). A length EchoLab's
         // integer-nanosecond clock cannot hold — 292 years — is a broken file, not audio; refuse
@@ -61,6 +68,9 @@ public final class SoundFileReader {
     }
 
     deinit { sf_close(handle) }
+
+    /// The highest sample rate the reader accepts (the highest studio rate, 8 x 48 kHz).
+    public static let maximumSampleRate = 384_000
 
     /// The longest file the reader accepts: what fits in `Int64` nanoseconds.
     static let maximumSeconds = Int64.max / 1_000_000_000
