@@ -58,12 +58,28 @@ public enum OutputFolder {
     /// Runs `body`, which writes into `folder` (created with its missing parents first). If it
     /// fails, a folder this call created holds nothing worth keeping: it goes, and so do parents
     /// it created, if nothing else was put in them (parallel runs share an item's folder).
-    static func writing<T>(into folder: String, _ body: () throws -> T) throws -> T {
+    /// With `lockingFor`, `body` runs holding the folder's `OutputLock` for that command; a folder
+    /// another process holds is refused (`OutputLock.Held`) and nothing in it is touched, even if
+    /// this call saw no folder at first (the holder made it meanwhile).
+    static func writing<T>(into folder: String, lockingFor command: String? = nil, _ body: () throws -> T) throws -> T {
         let existed = FileManager.default.fileExists(atPath: folder)
         var created: [String] = []
+        var lock: OutputLock?
+        // Held until the folder is removed after a failure too: no other run takes it meanwhile.
+        defer { withExtendedLifetime(lock) {} }
         do {
             created = try AtomicFile.prepareDirectory(folder)
+            if let command {
+                do {
+                    lock = try OutputLock(folder: folder, command: command)
+                } catch {
+                    AtomicFile.removeEmptyFolders(created)
+                    throw LockRefused(error: error)
+                }
+            }
             return try body()
+        } catch let refused as LockRefused {
+            throw refused.error
         } catch {
             if !existed {
                 try? FileManager.default.removeItem(atPath: folder)
@@ -72,6 +88,9 @@ public enum OutputFolder {
             throw error
         }
     }
+
+    /// The lock's error, passed by the clean-up that would remove the folder of a failed run.
+    private struct LockRefused: Error { let error: any Error }
 
     /// The files the `report.json` in `folder` lists as its run's own (a call's taps and device
     /// recordings, a recording's `sent.wav`), if that file is an EchoLab run report; empty otherwise.

@@ -5,11 +5,13 @@ import Foundation
 import Glibc
 #endif
 
-/// An advisory lock on an output folder, held while `eval` writes it: a second eval into the same
-/// folder is refused by name instead of interleaving its runs with the first's (an eval.json that
-/// then describes only some of the folders beside it). The lock file (hidden, `.echolab.lock`)
+/// An advisory lock on an output folder, held while `eval` or `run` writes it: a second command
+/// into the same folder is refused by name instead of interleaving its runs with the first's (an
+/// eval.json that then describes only some of the folders beside it; two runs' taps spliced, or a
+/// folder the failing one removed under the other). The lock file (hidden, `.echolab.lock`)
 /// names its holder and goes when the lock is released; the kernel releases the lock of a process
-/// that ends any other way, and the next eval takes the file over.
+/// that ends any other way, and the next command takes the file over. `process` locks its output
+/// file the same way, through `.NAME.echolab.lock` beside it.
 public final class OutputLock {
     /// The lock file's name in the output folder.
     public static let fileName = ".echolab.lock"
@@ -18,23 +20,37 @@ public final class OutputLock {
 
     /// Takes the lock of `folder` (which exists) for `command`, or throws `Held` naming the holder.
     public convenience init(folder: String, command: String) throws {
+        try self.init(lockFile: (folder as NSString).appendingPathComponent(Self.fileName), guarding: folder,
+                      kind: "folder", command: command)
+    }
+
+    /// Takes the lock of the output file `file` (whose folder exists) for `command`: two
+    /// processes writing one file would each replace the other's temporary as it is written.
+    public convenience init(file: String, command: String) throws {
+        let folder = InputFile.parent(of: file), name = InputFile.lastComponent(of: file)
+        let lockFile = folder.isEmpty ? ".\(name).echolab.lock" : (folder as NSString).appendingPathComponent(".\(name).echolab.lock")
+        try self.init(lockFile: lockFile, guarding: file, kind: "file", command: command)
+    }
+
+    private convenience init(lockFile path: String, guarding guarded: String, kind: String, command: String) throws {
         // Everything that can fail happens before the object exists: a refused lock must not
         // reach `deinit`, which unlinks the holder's file.
-        let path = (folder as NSString).appendingPathComponent(Self.fileName)
         var descriptor: Int32 = -1
+        // A file's lock is its own business: its errors name the output file, as writing it would.
+        let named = kind == "file" ? guarded : path
         while true {
             // O_NOFOLLOW: a link planted at the name is not followed (and fails with ELOOP).
             descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else {
-                throw AtomicFile.WriteError(path: path, reason: "cannot lock the output folder: \(String(cString: strerror(errno)))")
+                throw AtomicFile.WriteError(path: named, reason: "cannot lock the output \(kind): \(String(cString: strerror(errno)))")
             }
             guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
                 let busy = errno == EWOULDBLOCK
                 let reason = String(cString: strerror(errno))
                 let holder = Self.holder(descriptor)
                 close(descriptor)
-                if busy { throw Held(folder: folder, holder: holder) }
-                throw AtomicFile.WriteError(path: path, reason: "cannot lock the output folder: \(reason)")
+                if busy { throw Held(folder: guarded, holder: holder, kind: kind) }
+                throw AtomicFile.WriteError(path: named, reason: "cannot lock the output \(kind): \(reason)")
             }
             // The holder unlinks the file as it finishes: a lock taken on the file it just
             // unlinked locks nothing another eval can see. Locked under the name, or try again.
@@ -74,12 +90,15 @@ public final class OutputLock {
         return text.isEmpty || text.contains("\n") ? "another echolab" : text
     }
 
-    /// Another command holds the folder's lock.
+    /// Another command holds the folder's (or the output file's) lock.
     public struct Held: DescribedError {
+        /// The folder or file as the command was given it.
         public let folder: String
         public let holder: String
+        /// "folder" or "file".
+        public var kind = "folder"
         public var description: String {
-            "\(folder): \(holder) is writing this folder; wait for it to finish or choose another --out"
+            "\(folder): \(holder) is writing this \(kind); wait for it to finish or choose another --out"
         }
     }
 }

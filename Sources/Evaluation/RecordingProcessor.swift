@@ -96,8 +96,11 @@ public struct RecordingProcessor {
 
     /// `reference` nil: nothing was played (near-end single talk); the canceller gets silence.
     /// A `cancellation` is polled once a second of audio: `RunCancelled` is thrown, and no output
-    /// is left (not even its partial file).
-    public func process(mic: String, reference: String?, output: String, cancellation: RunCancellation? = nil) throws -> Outcome {
+    /// is left (not even its partial file). With `lockingFor`, the output file's `OutputLock` is
+    /// held for that command (`process`) while it is written: another process writing the same
+    /// file is refused before it writes anything, instead of writing into this one's temporary.
+    public func process(mic: String, reference: String?, output: String, cancellation: RunCancellation? = nil,
+                        lockingFor command: String? = nil) throws -> Outcome {
         try AtomicFile.checkWritable(output, inputs: [mic, reference].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
@@ -132,6 +135,8 @@ public struct RecordingProcessor {
         let adaptive = mode.intensity == .intensityAdaptive ? control.flatMap { AdaptiveIntensity.steering($0, sampleRate: rate, frameSize: frame) } : nil
         // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
         try AtomicFile.prepareFolder(containing: output)
+        let lock = try command.map { try OutputLock(file: output, command: $0) }
+        defer { withExtendedLifetime(lock) {} }
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
         do {
             let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)

@@ -20,7 +20,8 @@ struct ProcessCommand: ParsableCommand {
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \
         warned about on stderr. With --scorer, the output is scored per talk type (found by the tap-free gate) and \
         printed, one line per scorer and talk type. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
-        needs one rate: resample such a loopback to the mic's first). Exit codes: 0 done; 1 bad input or an unwritable \
+        needs one rate: resample such a loopback to the mic's first). Another process writing the same --out is refused \
+        (exit 1): the file is one process's whole output. Exit codes: 0 done; 1 bad input or an unwritable \
         output (one line naming the file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
         """
     )
@@ -63,7 +64,7 @@ struct ProcessCommand: ParsableCommand {
             let outcome: RecordingProcessor.Outcome
             do {
                 outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)
-                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation)
+                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation, lockingFor: "process")
             } catch is RunCancelled {
                 standardError("echolab: \(out): interrupted; nothing written")
                 throw ExitCode(Interrupts.exitCode ?? 130)

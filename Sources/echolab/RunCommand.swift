@@ -15,7 +15,8 @@ struct RunCommand: ParsableCommand {
         report.html (with --scorer, the scorers' scores of the call per talk type: docs/scorers.md). Files appear only whole (written under hidden names, then moved into place); on \
         error nothing new is left behind. The output folder must not hold the scenario or any file it \
         reads; files of an earlier run there are replaced, and deleted only if that run's report.json \
-        lists them as its own. Exit codes: 0 success; 1 bad input or a failed run; 3 lint findings with \
+        lists them as its own. The folder is locked while the run writes it: a run or an eval into a folder another is \
+        writing is refused (exit 1) and touches nothing. Exit codes: 0 success; 1 bad input or a failed run; 3 lint findings with \
         --strict; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (nothing new left behind).
         """
     )
@@ -63,6 +64,8 @@ struct RunCommand: ParsableCommand {
                                            done.callSeconds / max(progress.elapsedSeconds, 1e-9)))
                                    } : nil)
             output.scorers = try scoring.processes()
+            // A second run or an eval into the folder is refused by name, not spliced.
+            output.lockingFor = "run"
             defer { for scorer in output.scorers { scorer.stop() } }
             let report: RunReport
             do {

@@ -102,9 +102,11 @@ final class HelpTextTests: XCTestCase {
         under hidden names, then moved into place); on error nothing new is left
         behind. The output folder must not hold the scenario or any file it reads;
         files of an earlier run there are replaced, and deleted only if that run's
-        report.json lists them as its own. Exit codes: 0 success; 1 bad input or a
-        failed run; 3 lint findings with --strict; 64 usage error; 130/143 interrupted
-        by SIGINT/SIGTERM (nothing new left behind).
+        report.json lists them as its own. The folder is locked while the run writes
+        it: a run or an eval into a folder another is writing is refused (exit 1) and
+        touches nothing. Exit codes: 0 success; 1 bad input or a failed run; 3 lint
+        findings with --strict; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM
+        (nothing new left behind).
 
         USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -192,8 +194,10 @@ final class HelpTextTests: XCTestCase {
         type (found by the tap-free gate) and printed, one line per scorer and talk
         type. Score the result with `echolab metrics --reference R --mic M --processed
         OUT` (metrics needs one rate: resample such a loopback to the mic's first).
-        Exit codes: 0 done; 1 bad input or an unwritable output (one line naming the
-        file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
+        Another process writing the same --out is refused (exit 1): the file is one
+        process's whole output. Exit codes: 0 done; 1 bad input or an unwritable output
+        (one line naming the file); 64 usage error; 130/143 interrupted by
+        SIGINT/SIGTERM (no output left).
 
         USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

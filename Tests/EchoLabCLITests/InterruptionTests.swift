@@ -198,16 +198,4 @@ final class InterruptionTests: XCTestCase {
         XCTAssertTrue(text.contains("× real time  ETA"), text)
         XCTAssertTrue(text.contains("of 30 s"), text)
     }
-
-    /// The binary started with `arguments`, its output discarded, for a test that signals it.
-    private func startEchoLab(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
 }

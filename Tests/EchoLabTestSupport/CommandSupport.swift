@@ -86,6 +86,20 @@ public func runEchoLab(_ arguments: [String], in directory: URL? = nil, timeout:
                          standardError: String(decoding: errData.value, as: UTF8.self))
 }
 
+/// The built `echolab` started with `arguments` (from `directory` when given), its output
+/// discarded, for a test that signals it or runs another beside it; the caller waits for it.
+public func startEchoLab(_ arguments: [String], in directory: URL? = nil) throws -> Process {
+    let process = Process()
+    process.executableURL = try echoLabBinary()
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    return process
+}
+
 /// A pipe's bytes, handed from the reading thread to the waiting one.
 public final class LockedData: Sendable {
     private let data = Mutex<Data?>(nil)
