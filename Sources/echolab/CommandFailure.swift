@@ -17,7 +17,28 @@ enum CommandFailure {
 
 /// Writes `line` and a line break to stderr, as one line a terminal shows as it is (`printable`).
 func standardError(_ line: String) {
-    FileHandle.standardError.write(Data((printable(line) + "\n").utf8))
+    writeStandardError(printable(line) + "\n")
+}
+
+/// Writes `text` to stderr as it is, with write(2). A reader that went away (EPIPE: SIGPIPE is
+/// ignored, `EchoLab.main`) or a full disk loses the text, never the command: Foundation's
+/// `FileHandle.write(_:)` traps on a failed write, and the reports still to be written would be
+/// lost with the process.
+func writeStandardError(_ text: String) {
+    _ = writeAll(text, to: STDERR_FILENO)
+}
+
+/// write(2) until all of `text` is written; the reason (`strerror`) when it cannot be.
+private func writeAll(_ text: String, to descriptor: Int32) -> String? {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else { return written < 0 ? String(cString: strerror(errno)) : "nothing was written" }
+        offset += written
+    }
+    return nil
 }
 
 /// `text` as one line that a terminal shows as it is (stderr's lines and the commands' summary

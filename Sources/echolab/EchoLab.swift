@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Evaluation
 
 @main
@@ -11,4 +12,12 @@ struct EchoLab: ParsableCommand {
         subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, MergeCommand.self, CompareCommand.self, VectorsCommand.self,
                       PluginHostCommand.self]
     )
+
+    /// A reader of stdout or stderr that goes away (`echolab eval … | head`) must not kill a
+    /// command before it writes its reports: SIGPIPE is ignored, and the writes fail with EPIPE
+    /// instead, which the commands survive (`writeStandardError`, `finishStandardOutput`).
+    static func main() {
+        signal(SIGPIPE, SIG_IGN)
+        main(nil)
+    }
 }

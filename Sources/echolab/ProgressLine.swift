@@ -29,22 +29,22 @@ final class ProgressLine: @unchecked Sendable {
         var line = "\(label) \(String(format: "%3.0f%%", clamped * 100))"
         if !detail.isEmpty { line += "  \(detail)" }
         if let eta { line += "  ETA \(Self.clock(eta))" }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        writeStandardError("\r\u{1B}[K" + line)
         drawn = true
     }
 
     /// Prints `text` as a line of its own above the progress line.
     func print(_ text: String) {
         lock.lock(); defer { lock.unlock() }
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-        FileHandle.standardError.write(Data((printable(text) + "\n").utf8))
+        if drawn { writeStandardError("\r\u{1B}[K") }
+        writeStandardError(printable(text) + "\n")
         lastDraw = 0
     }
 
     /// Clears the line (at the end of the work).
     func finish() {
         lock.lock(); defer { lock.unlock() }
-        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if drawn { writeStandardError("\r\u{1B}[K") }
         drawn = false
     }
 

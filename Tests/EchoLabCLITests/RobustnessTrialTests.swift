@@ -169,4 +169,50 @@ final class RobustnessTrialTests: XCTestCase {
         XCTAssertEqual(refused.standardError, "echolab: held.wav: echolab process, pid 4242 is writing this file; wait for it to finish or choose another --out\n")
         XCTAssertEqual(bytes("held.wav"), Data("earlier".utf8))
     }
+
+    // MARK: A reader that goes away; a full disk
+
+    /// Runs the binary from `root` with stdout into `output` and stderr into `errors` (nil: a
+    /// pipe whose text is returned); killed by a signal is a failure.
+    private func run(_ arguments: [String], output: Any, errors: Any? = nil) throws -> (status: Int32, error: String) {
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let pipe = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors ?? pipe
+        try process.run()
+        let text = errors == nil ? String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) : ""
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "\(arguments[0]) was killed by signal \(process.terminationStatus)")
+        return (process.terminationStatus, text)
+    }
+
+    /// Runs the binary with stdout and stderr into a pipe nobody reads (its reading end closed):
+    /// every write fails with EPIPE.
+    private func runWithClosedOutput(_ arguments: [String]) throws -> Int32 {
+        let pipe = Pipe()
+        try pipe.fileHandleForReading.close()
+        return try run(arguments, output: pipe, errors: pipe).status
+    }
+
+    /// SIGPIPE killed eval (exit 141) before it wrote eval.json when its reader went away, and
+    /// `run … | true` exited 141. The writes fail instead: the reports are written and the
+    /// status is the result's.
+    func testAReaderThatGoesAwayNeitherKillsNorChangesTheResult() throws {
+        let corpus = root.appendingPathComponent("c")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let good = try writeWAV("good.wav")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: good)).prefix(30_000)).write(to: root.appendingPathComponent("cut.wav"))
+        _ = try writeScenario(#"{"name": "bad", "far_end": "../cut.wav", "duration_s": 2}"#, named: "bad.json", in: corpus)
+        _ = try writeScenario(#"{"name": "s1", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "s1.json", in: corpus)
+        XCTAssertEqual(try runWithClosedOutput(["eval", "c", "--out", "out", "--modes", "disabled", "--no-taps"]), 1, "one item failed")
+        let items = try loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as! [[String: Any]]
+        XCTAssertEqual(Set(items.map { $0["name"] as! String }), ["bad", "s1"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/.echolab.lock").path))
+        XCTAssertEqual(try runWithClosedOutput(["run", "c/s1.json", "--out", "run"]), 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("run/report.md").path))
+    }
 }
