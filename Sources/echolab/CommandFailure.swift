@@ -28,6 +28,17 @@ func writeStandardError(_ text: String) {
     _ = writeAll(text, to: STDERR_FILENO)
 }
 
+/// Writes `what` (a command's primary output: metrics' JSON, compare's verdict) to stdout, after
+/// anything printed before it, and fails the command (exit `code`, one line on stderr) when it
+/// cannot all be written: a full disk or a reader that went away would otherwise lose it under
+/// exit status 0.
+func writeStandardOutput(_ text: String, what: String, code: Int32 = 1) throws {
+    fflush(nil)
+    if let reason = writeAll(text, to: STDOUT_FILENO) {
+        throw CommandFailure.exit(StandardOutputError(what: what, reason: reason), code: code)
+    }
+}
+
 /// write(2) until all of `text` is written; the reason (`strerror`) when it cannot be.
 private func writeAll(_ text: String, to descriptor: Int32) -> String? {
     let bytes = Array(text.utf8)
@@ -39,6 +50,13 @@ private func writeAll(_ text: String, to descriptor: Int32) -> String? {
         offset += written
     }
     return nil
+}
+
+/// The primary output could not be written to stdout.
+struct StandardOutputError: Error, CustomStringConvertible {
+    let what: String
+    let reason: String
+    var description: String { "standard output: cannot write \(what): \(reason)" }
 }
 
 /// `text` as one line that a terminal shows as it is (stderr's lines and the commands' summary

@@ -25,7 +25,7 @@ struct CompareCommand: ParsableCommand {
         library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
         are listed as not run, not as regressions. Exit codes, as diff's: 0 no regression (an equal report \
-        included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage error (also a \
+        included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff cannot be written to stdout (a full disk, a reader that went away); 64 usage error (also a \
         --markdown or --junit file refused: a compared file, both the same file, a folder, pipe or device).
         """
     )
@@ -85,8 +85,9 @@ struct CompareCommand: ParsableCommand {
         }
         let text = ComparisonMarkdown.render(comparison, baselineName: baseline, currentName: current)
         // Item names and errors come from the files compared: shown printable, line by line.
-        print(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
-              terminator: "")
+        // A verdict that never reached its reader is no verdict: trouble, as diff says it.
+        try writeStandardOutput(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
+                                what: "the comparison", code: 2)
         do {
             // Into a folder that does not exist yet, as `process --out` and `eval --out` write.
             for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.prepareFolder(containing: report) }

@@ -301,7 +301,9 @@ final class HelpTextTests: XCTestCase {
         --processed-lag-ms gives it instead. Where delay_ms is null, delay_unmeasured
         says why (the echo outside the search; a tonal far end — a tone, a held chord —
         whose delay repeats at every period of its notes, also warned on stderr; or no
-        lag standing out). See docs/metrics.md for every definition.
+        lag standing out). See docs/metrics.md for every definition. Exit codes: 0
+        success; 1 bad input, or the JSON could not be written to stdout (a full disk,
+        a reader that went away; one line on stderr); 64 usage error.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -502,7 +504,8 @@ final class HelpTextTests: XCTestCase {
         by another scorer version or model. An interrupted CURRENT ("complete": false)
         fails; the runs it did not reach are listed as not run, not as regressions.
         Exit codes, as diff's: 0 no regression (an equal report included); 1 a
-        regression; 2 a file cannot be read or is not an EchoLab eval.json; 64 usage
+        regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff
+        cannot be written to stdout (a full disk, a reader that went away); 64 usage
         error (also a --markdown or --junit file refused: a compared file, both the
         same file, a folder, pipe or device).
 

@@ -215,4 +215,19 @@ final class RobustnessTrialTests: XCTestCase {
         XCTAssertEqual(try runWithClosedOutput(["run", "c/s1.json", "--out", "run"]), 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("run/report.md").path))
     }
+
+    /// `metrics > /dev/full` exited 0 with nothing written, and so did `compare`: the primary
+    /// output is flushed and checked, and a failure is one line on stderr and a failing status.
+    func testAPrimaryOutputThatCannotBeWrittenFails() throws {
+        let reference = try writeWAV("ref.wav"), mic = try writeWAV("mic.wav", level: -30)
+        let full = FileHandle(forWritingAtPath: "/dev/full")!
+        let metrics = try run(["metrics", "--reference", reference, "--mic", mic, "--processed", mic], output: full)
+        XCTAssertEqual(metrics.status, 1, metrics.error)
+        XCTAssertEqual(metrics.error, "echolab: standard output: cannot write the metrics JSON: No space left on device\n")
+        _ = try writeScenario(#"{"name": "a", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "a.json", in: root)
+        XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "ev", "--modes", "disabled", "--no-taps"], in: root).status, 0)
+        let compare = try run(["compare", "ev/eval.json", "ev/eval.json"], output: full)
+        XCTAssertEqual(compare.status, 2, compare.error)
+        XCTAssertEqual(compare.error, "echolab: standard output: cannot write the comparison: No space left on device\n")
+    }
 }
