@@ -60,6 +60,12 @@ public struct CadenceBuffer: Sendable {
         return true
     }
 
+    /// Gives the samples' storage back while nothing reads or writes the buffer
+    /// (`SampleFIFO.releaseStorage`); `reset()` it before it is used again.
+    public mutating func releaseStorage() {
+        fifo.releaseStorage()
+    }
+
     /// Drops what is buffered (the device went away) and starts priming again.
     public mutating func reset() {
         fifo.clear()

@@ -33,9 +33,24 @@ public struct SampleFIFO: Sendable {
     public var isEmpty: Bool { count == 0 }
     public var freeSpace: Int { capacity - count }
 
+    /// Gives the storage back, keeping the count and the counters, while nothing reads or writes
+    /// the FIFO (a mic the call let go of but keeps for its counters: 192 KB each, and a timeline
+    /// can switch thousands of times). The next write or read allocates it again; what was held
+    /// then reads as silence, so `clear()` such a FIFO before it is used again.
+    public mutating func releaseStorage() {
+        storage = []
+    }
+
+    /// The storage back after `releaseStorage()` (a comparison otherwise).
+    @inline(__always)
+    private mutating func ensureStorage() {
+        if storage.isEmpty { storage = [Float](repeating: 0, count: capacity) }
+    }
+
     /// Appends `frameCount` samples of `source` starting at `offset`; drops the oldest on overflow.
     public mutating func write(_ source: [Float], from offset: Int = 0, count frameCount: Int) {
         precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= source.count)
+        ensureStorage()
         writtenSamples += Int64(frameCount)
         let (skip, n) = makeRoom(for: frameCount)
         var tail = (head + count) % capacity
@@ -50,6 +65,7 @@ public struct SampleFIFO: Sendable {
     /// Appends silence (used when a device must keep its cadence with nothing to say).
     public mutating func writeSilence(count frameCount: Int) {
         precondition(frameCount >= 0)
+        ensureStorage()
         writtenSamples += Int64(frameCount)
         let (_, n) = makeRoom(for: frameCount)
         var tail = (head + count) % capacity
@@ -95,6 +111,7 @@ public struct SampleFIFO: Sendable {
     @discardableResult
     public mutating func readAvailable(into destination: inout [Float], at offset: Int = 0, count frameCount: Int) -> Int {
         precondition(offset >= 0 && frameCount >= 0 && offset + frameCount <= destination.count)
+        ensureStorage()
         let available = Swift.min(frameCount, count)
         for i in 0..<available {
             destination[offset + i] = storage[head]

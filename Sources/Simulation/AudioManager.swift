@@ -136,6 +136,9 @@ public final class AudioManager {
     private func detach(_ mic: CustomMic) {
         mic.isInUse = false
         mic.didStopCapturing()
+        // Kept for its counters only: the engine reads it no more, and it takes no pushes until
+        // it is set again, which resets its buffer.
+        mic.buffer.releaseStorage()
     }
 
     private func detach(_ speaker: CustomSpeaker) {

@@ -158,12 +158,28 @@ final class DeviceDriver {
     private var mic: CustomMic?
     private var speaker: CustomSpeaker?
     private var recorders: [RecordingSpeaker] = []
-    private var devices: [TimerDrivenDevice] = []
+    /// The devices made, in order, for `finish` to report the first failure: a running one, or
+    /// what a stopped one failed with. A stopped device is let go (its file's stream, its
+    /// resampler): 20,000 timeline switches to a file mic held 20,000 streams, 3.7 GB.
+    private var devices: [Device] = []
+    /// The file mics' inputs, decoded once for the whole call when the call has no corpus cache
+    /// of its own: each switch to a file mic reads it again from the start.
+    private let micFiles: DecodedAudioCache
+
+    private enum Device {
+        case running(TimerDrivenDevice)
+        case failed(Error)
+    }
+
+    /// What the file mics of a call without a corpus cache may hold decoded (a file longer than
+    /// `DecodedAudioCache.maximumFrames`, or past this, streams).
+    static let micFileBudgetBytes = 64 << 20
 
     init(call: SimulatedCall, outputDirectory: String, scenarioFile: String) {
         self.call = call
         self.outputDirectory = outputDirectory
         self.scenarioFile = scenarioFile
+        micFiles = call.decodedAudio ?? DecodedAudioCache(budgetBytes: Self.micFileBudgetBytes)
     }
 
     func apply(_ action: TimelineAction) throws {
@@ -204,7 +220,12 @@ final class DeviceDriver {
         stopMic()
         stopSpeaker()
         for recorder in recorders { try recorder.finish() }
-        for device in devices { if let error = device.failure { throw error } }
+        for device in devices {
+            switch device {
+            case .running(let device): if let error = device.failure { throw error }
+            case .failed(let error): throw error
+            }
+        }
     }
 
     private func makeMic(_ device: MicDevice) throws -> CustomMic {
@@ -213,19 +234,19 @@ final class DeviceDriver {
         case .file(let source, let loops, let options):
             let mic: SourceMicrophone
             if case .file(let path, let channel) = source {
-                mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options)
+                mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options, decoded: micFiles)
             } else if case .generator(let kind, let seed) = source {
                 mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
             } else { preconditionFailure() }
-            devices.append(mic)
+            devices.append(.running(mic))
             return mic
         case .generator(let kind, let seed, let options):
             let mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
-            devices.append(mic)
+            devices.append(.running(mic))
             return mic
         case .passThrough(let options):
             let mic = PassThroughMicrophone(call: call, options: options)
-            devices.append(mic)
+            devices.append(.running(mic))
             return mic
         }
     }
@@ -238,15 +259,15 @@ final class DeviceDriver {
             if let existing = recorders.first(where: { $0.path == path }) { return existing }
             let recorder = RecordingSpeaker(call: call, path: path, options: options)
             recorders.append(recorder)
-            devices.append(recorder)
+            devices.append(.running(recorder))
             return recorder
         case .mixing(let music, let gain, let putsReference, let options):
             let mixer = try MixingSpeaker(call: call, music: music, musicGainDB: gain, putsReference: putsReference, options: options)
-            devices.append(mixer)
+            devices.append(.running(mixer))
             return mixer
         case .passThrough(let putsReference, let options):
             let speaker = PassThroughSpeaker(call: call, putsReference: putsReference, options: options)
-            devices.append(speaker)
+            devices.append(.running(speaker))
             return speaker
         }
     }
@@ -257,6 +278,7 @@ final class DeviceDriver {
 
     private func stopMic() {
         (mic as? TimerDrivenDevice)?.stop()
+        retire(mic)
         mic = nil
     }
 
@@ -266,6 +288,16 @@ final class DeviceDriver {
 
     private func stopSpeaker() {
         (speaker as? TimerDrivenDevice)?.stop()
+        // A recording speaker is set again by its file's name and goes on writing it.
+        if !(speaker is RecordingSpeaker) { retire(speaker) }
         speaker = nil
+    }
+
+    /// Lets a stopped device go, keeping only what it failed with (its timer is stopped: nothing
+    /// more can fail).
+    private func retire(_ stopped: AnyObject?) {
+        guard let stopped, let index = devices.firstIndex(where: { if case .running(let device) = $0 { device === stopped } else { false } }),
+              case .running(let device) = devices[index] else { return }
+        if let failure = device.failure { devices[index] = .failed(failure) } else { devices.remove(at: index) }
     }
 }

@@ -14,8 +14,10 @@ public class SourceMicrophone: CustomMic {
     /// The first error reading the source, if any (the timer stops then).
     public private(set) var failure: Error?
 
-    init(call: SimulatedCall, source: SignalSource, loops: Bool, options: AppDeviceOptions, name: String) throws {
-        self.source = try BlockSource(source, sampleRate: options.sampleRate, loops: loops, cache: call.decodedAudio)
+    /// `decoded`: where a file is decoded once and shared (the call's own, by default).
+    init(call: SimulatedCall, source: SignalSource, loops: Bool, options: AppDeviceOptions, name: String,
+         decoded: DecodedAudioCache? = nil) throws {
+        self.source = try BlockSource(source, sampleRate: options.sampleRate, loops: loops, cache: decoded ?? call.decodedAudio)
         frame = AppFrameBuffer(options: options)
         scheduler = call.scheduler
         self.name = name
@@ -50,9 +52,12 @@ public class SourceMicrophone: CustomMic {
 
 /// A WAV (any libsndfile format) as the microphone; silence after its end unless it loops.
 public final class FileMicrophone: SourceMicrophone {
+    /// `decoded`: a cache the file is decoded into once and read from by every mic of it
+    /// (without one, the call's corpus cache, or the file streams).
     public init(call: SimulatedCall, path: String, channel: ChannelSelection = .monoOnly, loops: Bool = false,
-                options: AppDeviceOptions = AppDeviceOptions()) throws {
-        try super.init(call: call, source: .file(path: path, channel: channel), loops: loops, options: options, name: "file microphone")
+                options: AppDeviceOptions = AppDeviceOptions(), decoded: DecodedAudioCache? = nil) throws {
+        try super.init(call: call, source: .file(path: path, channel: channel), loops: loops, options: options, name: "file microphone",
+                       decoded: decoded)
     }
 }
 
