@@ -198,8 +198,11 @@ public final class SoundFileReader {
         guard let file = FileHandle(forReadingAtPath: path) else { return .notRIFF }
         defer { try? file.close() }
         guard let fileLength = try? file.seekToEnd(), (try? file.seek(toOffset: 0)) != nil,
-              let header = try? file.read(upToCount: 12), header.count == 12,
-              header.prefix(4).elementsEqual("RIFF".utf8), header.suffix(4).elementsEqual("WAVE".utf8)
+              let header = try? file.read(upToCount: 40), header.count >= 12 else { return .notRIFF }
+        if header.count == 40, header.prefix(4).elementsEqual("riff".utf8), header.dropFirst(24).prefix(4).elementsEqual("wave".utf8) {
+            return w64DataCheck(file, fileLength: fileLength)
+        }
+        guard header.prefix(4).elementsEqual("RIFF".utf8), header.dropFirst(8).prefix(4).elementsEqual("WAVE".utf8)
         else { return .notRIFF }
         var offset: UInt64 = 12
         while offset + 8 <= fileLength {
@@ -215,6 +218,33 @@ public final class SoundFileReader {
                     + "(\(100 * available / size)%); the file was cut short")
             }
             offset += 8 + size + (size & 1)      // chunks are padded to an even size
+        }
+        return .notRIFF
+    }
+}
+
+extension SoundFileReader {
+    /// `riffDataCheck` for Sony Wave64, whose chunks are a 16-byte GUID (the data chunk's starts
+    /// "data") and a 64-bit size that counts the chunk's 24-byte header, padded to 8 bytes.
+    /// libsndfile reads a cut W64 without a word in its log, where it reports a cut WAV.
+    static func w64DataCheck(_ file: FileHandle, fileLength: UInt64) -> RIFFDataCheck {
+        var offset: UInt64 = 40
+        while offset + 24 <= fileLength {
+            guard (try? file.seek(toOffset: offset)) != nil,
+                  let chunk = try? file.read(upToCount: 24), chunk.count == 24 else { return .notRIFF }
+            let bytes = [UInt8](chunk)
+            let size = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[16 + $1]) << (8 * UInt64($1)) }
+            guard size >= 24 else { return .notRIFF }
+            if bytes[0..<4].elementsEqual("data".utf8) {
+                let declared = size - 24, available = fileLength - (offset + 24)
+                guard declared > available else { return .complete }
+                return .short("header declares \(declared) bytes of audio data but the file holds \(available) "
+                    + "(\(100 * available / declared)%); the file was cut short")
+            }
+            let (padded, paddingOverflow) = size.addingReportingOverflow((8 - size % 8) % 8)
+            let (next, overflow) = offset.addingReportingOverflow(padded)
+            guard !paddingOverflow, !overflow else { return .notRIFF }
+            offset = next
         }
         return .notRIFF
     }

@@ -26,7 +26,7 @@ struct CompareCommand: ParsableCommand {
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
         are listed as not run, not as regressions. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff cannot be written to stdout (a full disk, a reader that went away); 64 usage error (also a \
-        --markdown or --junit file refused: a compared file, both the same file, a folder, pipe or device).
+        --markdown or --junit file refused: a compared file, both the same file, a folder, pipe or device, one in a folder that cannot be written).
         """
     )
 
@@ -65,9 +65,23 @@ struct CompareCommand: ParsableCommand {
     /// is a compared file (`--markdown eval.json` would replace the report it reads), a folder, a
     /// pipe or a device, or one file for both reports, is a usage error, as a bad value is — exit
     /// 2 says an input cannot be read.
+    /// A report into a folder that cannot take a file (read-only, no permission) is refused as
+    /// the other report files are, before anything is read: it failed only at the end, with the
+    /// status of a file that cannot be read (2). The folder is the nearest that exists: a missing
+    /// one is made, as `process --out` makes its own.
+    private static func checkFolderWritable(_ report: String) throws {
+        var folder = InputFile.parent(of: InputFile.absolute(report))
+        while !FileManager.default.fileExists(atPath: folder), folder != "/", !folder.isEmpty { folder = InputFile.parent(of: folder) }
+        guard access(folder, W_OK) != 0 else { return }
+        throw AtomicFile.WriteError(path: report, reason: "cannot write: the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
+    }
+
     private func validateReportFiles() throws {
         do {
-            for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.checkWritable(report, inputs: [baseline, current]) }
+            for report in [markdown, junit].compactMap({ $0 }) {
+                try AtomicFile.checkWritable(report, inputs: [baseline, current])
+                try Self.checkFolderWritable(report)
+            }
             if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
         } catch {
             // The names come from the command line: said on one line, printable.

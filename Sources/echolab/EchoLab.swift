@@ -18,6 +18,20 @@ struct EchoLab: ParsableCommand {
     /// instead, which the commands survive (`writeStandardError`, `finishStandardOutput`).
     static func main() {
         signal(SIGPIPE, SIG_IGN)
+        refuseHelpForUnknownCommands(Array(CommandLine.arguments.dropFirst()))
         main(nil)
+    }
+
+    /// `echolab help nope` printed the overview and exited 0, as if `nope` were a command: a
+    /// name that is none is a usage error (exit 64), as `echolab nope` is.
+    private static func refuseHelpForUnknownCommands(_ arguments: [String]) {
+        guard arguments.first == "help" else { return }
+        var command: any ParsableCommand.Type = EchoLab.self
+        for name in arguments.dropFirst() where !name.hasPrefix("-") {
+            guard let sub = command.configuration.subcommands.first(where: { ($0.configuration.commandName ?? $0._commandName) == name }) else {
+                exit(withError: ValidationError("'\(name)' is not a command of \(command == EchoLab.self ? "echolab" : "echolab \(command._commandName)"); see 'echolab help'"))
+            }
+            command = sub
+        }
     }
 }

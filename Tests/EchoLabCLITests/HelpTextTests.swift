@@ -507,7 +507,7 @@ final class HelpTextTests: XCTestCase {
         regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff
         cannot be written to stdout (a full disk, a reader that went away); 64 usage
         error (also a --markdown or --junit file refused: a compared file, both the
-        same file, a folder, pipe or device).
+        same file, a folder, pipe or device, one in a folder that cannot be written).
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
 

@@ -273,4 +273,55 @@ final class RobustnessTrialTests: XCTestCase {
         XCTAssertEqual(one.status, 0)
         XCTAssertLessThan(many.kilobytes, one.kilobytes + 100_000, "1,000 switches to one file cost \(many.kilobytes - one.kilobytes) KB")
     }
+
+    // MARK: Smaller ones
+
+    /// A Wave64 file cut short ran as if whole (libsndfile logs nothing for it), where the same
+    /// cut in a WAV is an error naming the file: its data chunk is checked against the file's size.
+    func testATruncatedW64IsAnErrorLikeATruncatedWAV() throws {
+        let format = SoundFileFixtures.formats.first { $0.name == "w64-pcm16" }!
+        let whole = root.appendingPathComponent("far.w64").path
+        try SoundFileFixtures.write(SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: 16_000, count: 64_000, seed: 1),
+                                    to: whole, format: format)
+        try Data(try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(60_000)).write(to: root.appendingPathComponent("cut.w64"))
+        for (name, status) in [("far.w64", Int32(0)), ("cut.w64", 1)] {
+            _ = try writeScenario(#"{"name": "x", "far_end": "\#(name)"}"#, named: "s.json", in: root)
+            let run = try runEchoLab(["run", "s.json", "--out", "out-\(name)", "--no-taps"], in: root)
+            XCTAssertEqual(run.status, status, run.standardError)
+            if status == 1 {
+                XCTAssertEqual(run.standardError, "echolab: s.json: far_end: \(root.appendingPathComponent(name).path): truncated audio file: header declares 128000 bytes of audio data but the file holds 59896 (46%); the file was cut short\n")
+            }
+        }
+    }
+
+    /// `compare --markdown` into a read-only folder failed at the end with exit 2 (a file that
+    /// cannot be read); it is refused first, a usage error (64) as cli.md says.
+    func testACompareReportIntoAFolderThatCannotBeWrittenIsAUsageError() throws {
+        _ = try writeScenario(#"{"name": "a", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "a.json", in: root)
+        XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "ev", "--modes", "disabled", "--no-taps"], in: root).status, 0)
+        let readOnly = root.appendingPathComponent("ro")
+        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
+        guard (try? runProgram(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", readOnly.path]))?.status == 0 else {
+            throw XCTSkip("mounting a read-only tmpfs is not allowed here")
+        }
+        defer { _ = try? runProgram(URL(fileURLWithPath: "/bin/umount"), [readOnly.path]) }
+        for option in ["--markdown", "--junit"] {
+            let compare = try runEchoLab(["compare", "ev/eval.json", "ev/eval.json", option, "ro/diff"], in: root)
+            XCTAssertEqual(compare.status, 64, compare.standardError)
+            XCTAssertTrue(compare.standardError.hasPrefix("Error: ro/diff: cannot write: the folder \(readOnly.path) is not writable (Read-only file system)"), compare.standardError)
+            XCTAssertEqual(compare.standardOutput, "")
+        }
+    }
+
+    /// `echolab help nope` printed the overview and exited 0.
+    func testHelpForACommandThatDoesNotExistIsAUsageError() throws {
+        for (arguments, message) in [(["help", "nope"], "'nope' is not a command of echolab"),
+                                     (["help", "vectors", "nope"], "'nope' is not a command of echolab vectors")] {
+            let help = try runEchoLab(arguments, in: root)
+            XCTAssertEqual(help.status, 64)
+            XCTAssertTrue(help.standardError.hasPrefix("Error: \(message); see 'echolab help'\n"), help.standardError)
+            XCTAssertEqual(help.standardOutput, "")
+        }
+        XCTAssertEqual(try runEchoLab(["help", "vectors", "verify"], in: root).status, 0)
+    }
 }
