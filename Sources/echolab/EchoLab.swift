@@ -15,7 +15,7 @@ struct EchoLab: ParsableCommand {
 
     /// A reader of stdout or stderr that goes away (`echolab eval … | head`) must not kill a
     /// command before it writes its reports: SIGPIPE is ignored, and the writes fail with EPIPE
-    /// instead, which the commands survive (`writeStandardError`, `finishStandardOutput`).
+    /// instead, which the commands survive (`writeStandardError`; `writeStandardOutput` fails the command).
     static func main() {
         signal(SIGPIPE, SIG_IGN)
         refuseHelpForUnknownCommands(Array(CommandLine.arguments.dropFirst()))
