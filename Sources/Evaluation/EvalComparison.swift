@@ -34,6 +34,8 @@ public struct EvalComparison: Sendable {
         public var delta: Double?
         /// The threshold `delta` was judged against (nil: any change counts, as a count's does).
         public var threshold: Double? = nil
+        /// Why a change beyond the threshold was not judged (`notJudged`): which side is a bound.
+        public var reason: String? = nil
         /// The change counts something (a pipeline counter, a lint finding) rather than a level in dB.
         public var isCount: Bool { what.hasPrefix("pipeline.") || what.hasPrefix("finding ") }
         /// The change is of a scorer's score (in its own unit, such as MOS).
@@ -65,6 +67,9 @@ public struct EvalComparison: Sendable {
     public var maxRegressionScore: Double
     public var regressions: [Change] = []
     public var improvements: [Change] = []
+    /// Changes beyond the threshold whose direction a lower bound leaves unknown (`BoundedValue`):
+    /// `≥ 49.04 → ≥ 39.04 dB` of ERLE is no evidence the canceller removed less. Listed, not judged.
+    public var notJudged: [Change] = []
     /// Runs whose canceller library (eval.json's `library`: a version, a plugin's SHA-256) is not
     /// the baseline's: listed, not judged (in neither `regressions` nor `improvements`) — the
     /// numbers measure another build.
@@ -204,15 +209,9 @@ public struct EvalComparison: Sendable {
         let lostPath = "metrics.near_end.attenuation_is_lower_bound"
         let wasLost = before.value(at: lostPath)?.boolValue == true, isLost = after.value(at: lostPath)?.boolValue == true
         for metric in Self.higherIsBetter + Self.lowerIsBetter {
-            // A lost near end's attenuation is a bound: how much was lost is not compared, only
-            // whether it was (below).
-            if metric == "near_end.attenuation_db" && (wasLost || isLost) { continue }
-            // The range is a lower bound where any double-talk frame lost the talker; lower is
-            // better, so a bound on either side cannot show which way it moved.
-            if metric == "telephony.double_talk.attenuation_range_db",
-               [before, after].contains(where: { $0.value(at: "metrics.telephony.double_talk.attenuation_range_is_lower_bound")?.boolValue == true }) {
-                continue
-            }
+            // A near end kept and now lost, or lost and now kept, is judged as that (below); lost
+            // in both, the two bounds are compared as any are (never certainly).
+            if metric == "near_end.attenuation_db" && wasLost != isLost { continue }
             let frames = Self.framesOf(metric).map { "metrics.\($0)" }
             compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
@@ -276,9 +275,15 @@ public struct EvalComparison: Sendable {
     }
 
     /// One level in both files: a change beyond the threshold the right way is a regression or
-    /// an improvement; measured before and not now is a regression (the run can no longer be
-    /// judged), and so is measured before and now on too few frames to count. A baseline figure
-    /// on too few frames judges nothing.
+    /// an improvement where it is certain (`BoundedValue`: a lower bound's truth may lie anywhere
+    /// above it); beyond the threshold but uncertain, it is listed as not judged. Higher is
+    /// better (ERLE, TCLw): a regression needs CURRENT measured, not a bound, and under the
+    /// baseline's value, bound or not; an improvement needs the baseline measured. Lower is
+    /// better (attenuation, where a bound is the worst case): a regression needs the baseline
+    /// measured and CURRENT over it, bound or not; an improvement needs CURRENT measured.
+    /// Measured before and not now is a regression (the run can no longer be judged), and so is
+    /// measured before and now on too few frames to count. A baseline figure on too few frames
+    /// judges nothing.
     private mutating func compare(_ key: RunKey, _ what: String, _ was: Figure, _ now: Figure, higherIsBetter: Bool) {
         if case .value(let a, let bound) = was, case .lowConfidence(let frames) = now {
             regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: bound),
@@ -287,10 +292,19 @@ public struct EvalComparison: Sendable {
         }
         switch (was.number, now.number) {
         case (let a?, let b?):
-            let gain = (higherIsBetter ? 1.0 : -1.0) * (b - a)
-            let change = Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound),
+            var change = Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound),
                                 current: Self.db(b, isLowerBound: now.isLowerBound), delta: b - a, threshold: maxRegressionDB)
-            if gain < -maxRegressionDB { regressions.append(change) } else if gain > maxRegressionDB { improvements.append(change) }
+            let before = BoundedValue(a, isLowerBound: was.isLowerBound), after = BoundedValue(b, isLowerBound: now.isLowerBound)
+            let fell = before.isCertainlyAbove(after, by: maxRegressionDB), rose = after.isCertainlyAbove(before, by: maxRegressionDB)
+            if higherIsBetter ? fell : rose {
+                regressions.append(change)
+            } else if higherIsBetter ? rose : fell {
+                improvements.append(change)
+            } else if abs(b - a) > maxRegressionDB {
+                change.reason = was.isLowerBound && now.isLowerBound ? "both lower bounds"
+                    : was.isLowerBound ? "the baseline a lower bound" : "current a lower bound"
+                notJudged.append(change)
+            }
         case (let a?, nil):
             regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound), current: "not measured", delta: nil))
         default:

@@ -93,6 +93,9 @@ public enum EvalDocument {
         static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: nil)
         static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
                                                bound: "near_end.attenuation_is_lower_bound")
+        /// The tap-free near-end estimate of a run without a near-end track (a recording).
+        static let nearEndEstimate = Figure(path: "near_end_estimate.output_drop_db", frames: "near_end_estimate.analysis_frames",
+                                            bound: "near_end_estimate.output_drop_is_lower_bound")
         static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil)
         static let tclw = Figure(path: "telephony.echo_loss.tclw_db", frames: "telephony.echo_loss.analysis_frames",
                                  bound: "telephony.echo_loss.is_lower_bound")
@@ -133,6 +136,12 @@ public enum EvalDocument {
             let counted = metrics.compactMap { figure.value(in: $0) }
             summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
+        }
+        let metrics = ran.compactMap { $0["metrics"] }
+        let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }
+        if !estimates.isEmpty || metrics.contains(where: { Figure.nearEndEstimate.isLowConfidence(in: $0) }) {
+            summary.nearEndEstimateDropDB = ModeSummary.Statistics(estimates.map(\.value), lowerBounds: estimates.filter(\.isLowerBound).count,
+                                                                   lowConfidence: metrics.filter { Figure.nearEndEstimate.isLowConfidence(in: $0) }.count)
         }
         // As the attenuation counts them: on enough frames (a lost near end is a bound).
         summary.nearEndLost = ran.filter { result in
@@ -194,23 +203,38 @@ public enum EvalDocument {
     }
 
     /// An item's runs as `BestModes` points (failed runs have none), on the figures that count
-    /// (low-confidence ones do not). A near end lost: its attenuation is only a bound.
+    /// (low-confidence ones do not). A near end lost: its attenuation is only a bound. Without a
+    /// near-end track, the near end is the tap-free estimate.
     static func points(_ item: JSONValue) -> [BestModes.Point] {
         (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
             guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
             let metrics = result["metrics"] ?? .null
-            let nearEnd = Figure.nearEndAttenuation.value(in: metrics)
-            return .init(mode: mode, erleSteadyDB: Figure.erleSteady.value(in: metrics)?.value,
-                         nearEndAttenuationDB: nearEnd?.value, nearEndLost: nearEnd?.isLowerBound ?? false)
+            func bounded(_ figure: Figure) -> BoundedValue? { figure.value(in: metrics).map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) } }
+            return .run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
+                        estimate: bounded(.nearEndEstimate), estimateLost: metrics.value(at: "near_end_estimate.near_end_lost")?.boolValue ?? false,
+                        doubleTalkFrames: Int(metrics.value(at: "gate.double_talk_analysis_frames")?.doubleValue ?? 0))
         }
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",
-    /// "compared_items": n, "items": m}` (means over the n items where every mode has its values).
+    /// "compared_items": n, "items": m}` (means over the n items where every mode has its values),
+    /// with `near_end_estimated_items` where the near end of some of them is the tap-free
+    /// estimate, and, judged on ERLE alone, `near_end_not_judged`: `"no_double_talk"`, or
+    /// `"no_near_end_figure"` with the double talk the gate heard (`double_talk_items`,
+    /// `double_talk_analysis_frames`).
     static func bestModes(_ verdict: BestModes.Verdict) -> JSONValue {
         let judged = switch verdict.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
-        return .object(["modes": .array(verdict.modes.map(JSONValue.string)), "judged_on": .string(judged),
-                        "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))])
+        var object: [String: JSONValue] = ["modes": .array(verdict.modes.map(JSONValue.string)), "judged_on": .string(judged),
+                                           "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))]
+        if verdict.nearEndEstimatedItems > 0 { object["near_end_estimated_items"] = .number(Double(verdict.nearEndEstimatedItems)) }
+        if verdict.axes == .erleOnly {
+            object["near_end_not_judged"] = .string(verdict.doubleTalkItems == 0 ? "no_double_talk" : "no_near_end_figure")
+            if verdict.doubleTalkItems > 0 {
+                object["double_talk_items"] = .number(Double(verdict.doubleTalkItems))
+                object["double_talk_analysis_frames"] = .number(Double(verdict.doubleTalkFrames))
+            }
+        }
+        return .object(object)
     }
 
     // MARK: Reading

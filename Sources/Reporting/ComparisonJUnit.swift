@@ -9,6 +9,7 @@ import Foundation
 public enum ComparisonJUnit {
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         let failing = Dictionary(grouping: comparison.regressions, by: \.run)
+        let unjudged = Dictionary(grouping: comparison.notJudged, by: \.run)
         let added = Set(comparison.added), notRun = Set(comparison.notRun)
         let otherLibrary = Dictionary(comparison.libraryChanges.map { ($0.run, $0) }, uniquingKeysWith: { first, _ in first })
         var cases: [String] = []
@@ -30,7 +31,10 @@ public enum ComparisonJUnit {
             } else {
                 body = ""
             }
-            cases.append(testCase(className: run.item, name: run.mode, body: body))
+            // Changes a lower bound leaves in an unknown direction: said, not failed.
+            let notes = (unjudged[run] ?? []).map { "not judged (\($0.reason ?? "a lower bound")): " + line($0) }
+            cases.append(testCase(className: run.item, name: run.mode,
+                                  body: body + (notes.isEmpty ? "" : "      <system-out>\(escaped(notes.joined(separator: "\n")))</system-out>\n")))
         }
         let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count + notRun.count + otherLibrary.count)\""

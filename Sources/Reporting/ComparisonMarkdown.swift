@@ -24,7 +24,11 @@ public enum ComparisonMarkdown {
         md += comparison.regressions.isEmpty
             ? "**No regression\(among).**"
             : "**\(RunReportDocument.count(comparison.regressions.count, "regression"))\(among).**"
-        md += " \(RunReportDocument.count(comparison.improvements.count, "improvement")) beyond the threshold.\n"
+        md += " \(RunReportDocument.count(comparison.improvements.count, "improvement")) beyond the threshold."
+        if !comparison.notJudged.isEmpty {
+            md += " \(RunReportDocument.count(comparison.notJudged.count, "change")) beyond it not judged: a lower bound leaves \(comparison.notJudged.count == 1 ? "its" : "their") direction unknown (listed below)."
+        }
+        md += "\n"
         if !comparison.modeMeans.isEmpty {
             md += "\n## Mean steady-state ERLE per mode\n\n" + modeMeansCaption + "\n\n"
             md += "| mode | items | baseline | current | change |\n|---|---|---|---|---|\n"
@@ -44,6 +48,15 @@ public enum ComparisonMarkdown {
         }
         table("Regressions", comparison.regressions)
         table("Improvements", comparison.improvements)
+        if !comparison.notJudged.isEmpty {
+            md += "\n## Not judged: a lower bound leaves the direction unknown\n\n"
+            md += "A bound's true value may lie anywhere above it: ERLE or TCLw gets worse only where CURRENT is measured and under the baseline, "
+                + "attenuation only where the baseline is measured and CURRENT over it.\n\n"
+            md += "| item | mode | what | baseline | current | change | not judged |\n|---|---|---|---|---|---|---|\n"
+            for change in comparison.notJudged {
+                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, change.deltaText ?? "—", change.reason ?? ""])
+            }
+        }
         table("Measured with another library (not judged)", comparison.libraryChanges)
         table("Scores not compared (not judged)", comparison.scoreNotes)
         if !comparison.added.isEmpty {

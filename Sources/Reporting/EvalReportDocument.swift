@@ -34,13 +34,17 @@ public enum EvalReportDocument {
                                         + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it"
                                         + (hasLostNearEnd ? "; a run that lost the near end entirely counts at its bound there, and is left out of the distortion median (\"lost\")." : "."))]))
         let hasNearEnd = outcome.results.contains { nearEndAttenuation($0) != nil }
+        // Runs without a near-end track (recordings): their near end is the tap-free estimate.
+        let hasEstimate = outcome.results.contains { nearEndEstimate($0) != nil }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         // The two axes side by side, then their spread.
         var header = ["mode", "runs", "steady ERLE mean"]
         if hasNearEnd { header.append("near-end attenuation mean") }
+        if hasEstimate { header.append("near-end drop mean (estimate)") }
         header += ["steady ERLE median", "p10"]
         if hasNearEnd { header += ["near-end attenuation median", "near-end distortion median"] }
+        if hasEstimate { header.append("near-end drop median (estimate)") }
         header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
@@ -54,11 +58,13 @@ public enum EvalReportDocument {
             var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran) of \(ran + failed) (\(failed) failed)", value: Double(ran), isNumeric: false),
                                               stat(summary?.erleSteadyDB.mean, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB", of: summary?.nearEndAttenuationDB)) }
+            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.mean, " dB", of: summary?.nearEndEstimateDropDB)) }
             row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd {
                 row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLost ?? 0)]
             }
+            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
             row.append(stat(summary?.convergenceSeconds.median, " s"))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
@@ -75,9 +81,12 @@ public enum EvalReportDocument {
 
         switch detail {
         case .summary:
-            blocks.append(.heading(hasNearEnd ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
+            let nearEndCell = hasNearEnd || hasEstimate
+            blocks.append(.heading(nearEndCell ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
                                    level: 2, id: "matrix"))
-            blocks.append(.paragraph([.text((hasNearEnd ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (— where there is none). " : "")
+            blocks.append(.paragraph([.text((nearEndCell ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (— where there is none"
+                                                + (hasEstimate ? "; \"est.\" marks a run without a near-end track, whose near end is the estimate from mic and loopback: the output's drop under the talker the gate hears). " : "). ")
+                                             : "")
                                             + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
                                             + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
                                             + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
@@ -88,9 +97,14 @@ public enum EvalReportDocument {
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
                     let m = summary.metrics, value = m?.erleSteadyDB
                     let nearEnd = m?.nearEnd
-                    let text = hasNearEnd
+                    let estimate = nearEnd == nil ? m?.nearEndEstimate : nil
+                    let nearEndText = estimate.map { e in
+                        compact(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, isLowConfidence: FigureConfidence.isLow(frames: e.frames))
+                            + (e.outputDropDB == nil ? "" : " est.") + (e.isLost ? " (lost)" : "")
+                    } ?? compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
+                    let text = nearEndCell
                         ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)) / "
-                            + compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
+                            + nearEndText
                         : compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false,
                                   unit: " dB")
                     if front.contains(mode.description) {
@@ -106,6 +120,7 @@ public enum EvalReportDocument {
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
             if hasNearEnd { runHeader.append("near-end attenuation") }
+            if hasEstimate { runHeader.append("near-end drop (estimate)") }
             runHeader.append("pipeline health")
             blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
                 item.results.map { result -> [ReportDocument.Cell] in
@@ -128,6 +143,11 @@ public enum EvalReportDocument {
                     if hasNearEnd {
                         let value = nearEndAttenuation(result)
                         let text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
+                        row.append(.init(text, value: value))
+                    }
+                    if hasEstimate {
+                        let e = m?.nearEndEstimate, value = nearEndEstimate(result)
+                        let text = e.map { F.figure(value, isLowerBound: $0.outputDropIsLowerBound, frames: $0.frames) + ($0.isLost ? ": near end lost" : "") } ?? F.db(nil)
                         row.append(.init(text, value: value))
                     }
                     // One line in the table; what it counts on hover.
@@ -276,14 +296,17 @@ public enum EvalReportDocument {
 
     /// Each run's values on the two axes `BestModes` judges (failed runs have none), where they
     /// count: a low-confidence figure does not; a near end lost is a bound, the worst case.
+    /// Without a near-end track, the near end is the tap-free estimate.
     static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
         results.compactMap { result in
             guard let summary = result.summary else { return nil }
-            let m = summary.metrics, nearEnd = m?.nearEnd
-            let counted = nearEnd.flatMap { $0.isLowConfidence ? nil : $0 }
-            return .init(mode: result.mode?.description ?? "as written",
-                         erleSteadyDB: m?.isSteadyLowConfidence == true ? nil : m?.erleSteadyDB,
-                         nearEndAttenuationDB: counted?.attenuationDB, nearEndLost: counted?.isLost ?? false)
+            let m = summary.metrics, nearEnd = m?.nearEnd.flatMap { $0.isLowConfidence ? nil : $0 }
+            let estimate = m?.nearEndEstimate.flatMap { FigureConfidence.isLow(frames: $0.frames) ? nil : $0 }
+            return .run(mode: result.mode?.description ?? "as written",
+                        erleSteady: m?.isSteadyLowConfidence == true ? nil : m?.erleSteadyDB.map { BoundedValue($0, isLowerBound: m?.erleSteadyIsLowerBound ?? false) },
+                        nearEndAttenuation: nearEnd?.attenuationDB.map { BoundedValue($0, isLowerBound: nearEnd?.isLost ?? false) },
+                        estimate: estimate?.outputDropDB.map { BoundedValue($0, isLowerBound: estimate?.outputDropIsLowerBound ?? false) },
+                        estimateLost: estimate?.isLost ?? false, doubleTalkFrames: m?.gate.doubleTalkFrames ?? 0)
         }
     }
 
@@ -302,17 +325,26 @@ public enum EvalReportDocument {
             : front.comparedItems == front.items ? "means over the corpus"
             : "means over the \(front.comparedItems) of \(front.items) items where every mode has its values"
         let marked = isCorpus ? "; ★ below" : ""
+        // Where the near end is the tap-free estimate, on which items.
+        let estimated = front.nearEndEstimatedItems == 0 ? ""
+            : !isCorpus || front.nearEndEstimatedItems == front.comparedItems
+                ? " The near end is the estimate from mic and loopback (no near-end track): the output's drop under the talker the gate hears."
+                : " On \(front.nearEndEstimatedItems) of the \(front.comparedItems) items (no near-end track) the near end is the estimate from mic and loopback: the output's drop under the talker the gate hears."
         let lead: String, why: String
         switch front.axes {
         case .both:
             lead = "Best on both axes:"
-            why = " — no other mode removes at least as much echo (steady ERLE) and keeps at least as much of the near talker in double talk, and does better at one (\(scope))\(marked)."
+            why = " — no other mode removes at least as much echo (steady ERLE) and keeps at least as much of the near talker in double talk, and does better at one (\(scope))\(marked).\(estimated)"
         case .erleOnly:
             lead = "Best on steady ERLE:"
-            why = " — judged on ERLE alone: no double talk to judge the near end on (\(scope))\(marked)."
+            let frames = RunReportDocument.count(front.doubleTalkFrames, "analysis frame")
+            let reason = front.doubleTalkItems == 0 ? "no double talk to judge the near end on"
+                : isCorpus ? "the gate heard double talk (in \(RunReportDocument.count(front.doubleTalkItems, "item")), \(frames)) but no mode has a near-end figure to judge it on"
+                : "the gate heard double talk (\(frames)) but no mode has a near-end figure to judge it on"
+            why = " — judged on ERLE alone: \(reason) (\(scope))\(marked)."
         case .nearEndOnly:
-            lead = "Best on near-end attenuation:"
-            why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked)."
+            lead = front.nearEndEstimatedItems > 0 ? "Best on the near end (estimated):" : "Best on near-end attenuation:"
+            why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked).\(estimated)"
         }
         var spans: [ReportDocument.Span] = [.strong(lead), .text(" ")]
         for (index, mode) in front.modes.enumerated() {
@@ -333,8 +365,10 @@ public enum EvalReportDocument {
                          colour: ModeColours.colour(for: point.mode))
         }
         let over = means.map { "means over \($0.comparedItems) of \(items.count) items" } ?? "no item every mode ran on"
+        let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         return .scatterChart(.init(title: "Echo removed against near end kept, one point per mode (\(over))",
-                                   xLabel: "near-end attenuation in double talk (dB): left keeps more of the near talker",
+                                   xLabel: (estimated ? "near-end attenuation in double talk, or its estimate from mic and loopback without a near-end track (dB)"
+                                                      : "near-end attenuation in double talk (dB)") + ": left keeps more of the near talker",
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
                                    emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot"))
     }
@@ -374,6 +408,11 @@ public enum EvalReportDocument {
     /// sort among the double-talk ones).
     static func nearEndAttenuation(_ result: CorpusRun.Result) -> Double? {
         result.summary?.metrics?.nearEnd?.attenuationDB
+    }
+
+    /// The tap-free near-end estimate's output drop (dB) of a run without a near-end track.
+    static func nearEndEstimate(_ result: CorpusRun.Result) -> Double? {
+        result.summary?.metrics?.nearEndEstimate?.outputDropDB
     }
 
     static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }

@@ -19,8 +19,9 @@ struct CompareCommand: ParsableCommand {
         when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
         measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; when a scorer's score (eval --scorer) fell by more than \
         --max-regression-mos in any talk type, or the run is no longer scored (the scorer failed); or when it is \
-        missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) is \
-        compared at its bound. Findings that went away are listed as \
+        missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) \
+        counts only where the change is certain (ERLE or TCLw fell: CURRENT measured and under the baseline; attenuation \
+        rose: the baseline measured and CURRENT over it); a change a bound leaves uncertain is listed as not judged. Findings that went away are listed as \
         improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
         library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \

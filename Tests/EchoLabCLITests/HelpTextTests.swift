@@ -497,17 +497,18 @@ final class HelpTextTests: XCTestCase {
         scorer's score (eval --scorer) fell by more than --max-regression-mos in any
         talk type, or the run is no longer scored (the scorer failed); or when it is
         missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges
-        nothing; a lower bound (≥) is compared at its bound. Findings that went away
-        are listed as improvements. Runs only CURRENT has are listed, not judged, and
-        so are runs measured with another canceller library (a version, a plugin's
-        SHA-256) than the baseline's, and scores CURRENT was not scored for or scored
-        by another scorer version or model. An interrupted CURRENT ("complete": false)
-        fails; the runs it did not reach are listed as not run, not as regressions.
-        Exit codes, as diff's: 0 no regression (an equal report included); 1 a
-        regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff
-        cannot be written to stdout (a full disk, a reader that went away); 64 usage
-        error (also a --markdown or --junit file refused: a compared file, both the
-        same file, a folder, pipe or device, one in a folder that cannot be written).
+        nothing; a lower bound (≥) counts only where the change is certain (ERLE or
+        TCLw fell: CURRENT measured and under the baseline; attenuation rose: the
+        baseline measured and CURRENT over it); a change a bound leaves uncertain is
+        listed as not judged. Findings that went away are listed as improvements. Runs
+        only CURRENT has are listed, not judged, and so are runs measured with another
+        canceller library (a version, a plugin's SHA-256) than the baseline's, and
+        scores CURRENT was not scored for or scored by another scorer version or model.
+        An interrupted CURRENT ("complete": false) fails; the runs it did not reach are
+        listed as not run, not as regressions. Exit codes, as diff's: 0 no regression
+        (an equal report included); 1 a regression; 2 a file cannot be read or is not
+        an EchoLab eval.json; 64 usage error (also a --markdown or --junit file
+        refused: a compared file, both the same file, a folder, pipe or device).
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
 

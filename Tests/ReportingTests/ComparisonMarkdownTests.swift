@@ -39,6 +39,20 @@ final class ComparisonMarkdownTests: XCTestCase {
                                                  baselineName: "base.json", currentName: "cur.json")
         XCTAssertTrue(markdown.contains("| speex:intensityMax | 1 | ≥ 36.18 dB | 36.18 dB | +0.00 dB |"), markdown)
     }
+
+    /// A change a bound leaves in an unknown direction is said in compare.md and the JUnit XML,
+    /// not dropped, and fails nothing.
+    func testAChangeABoundLeavesUnknownIsListedNotJudged() {
+        let comparison = EvalComparison(baseline: Self.eval(complete: true, erle: 49.0429, lowerBounds: 1),
+                                        current: Self.eval(complete: true, erle: 39.0429, lowerBounds: 1), maxRegressionDB: 0.5)
+        let md = ComparisonMarkdown.render(comparison, baselineName: "a.json", currentName: "b.json")
+        XCTAssertTrue(md.contains("**No regression.** 0 improvements beyond the threshold. 1 change beyond it not judged: "
+                                  + "a lower bound leaves its direction unknown (listed below).\n"), md)
+        XCTAssertTrue(md.contains("| a | speex:intensityMax | erle_steady_db | ≥ 49.04 dB | ≥ 39.04 dB | -10.00 dB | both lower bounds |\n"), md)
+        let xml = ComparisonJUnit.render(comparison, baselineName: "a.json", currentName: "b.json")
+        XCTAssertTrue(xml.contains("failures=\"0\""), xml)
+        XCTAssertTrue(xml.contains("<system-out>not judged (both lower bounds): erle_steady_db: ≥ 49.04 dB → ≥ 39.04 dB (-10.00 dB)</system-out>"), xml)
+    }
 }
 
 /// A recording's report says why the tap-free gate scored nothing, for each limitation.
@@ -50,4 +64,5 @@ final class RecordingLimitationNoteTests: XCTestCase {
         XCTAssertEqual(RecordingReportDocument.limitationNote(.echoOutsideDelaySearch),
                        "; the echo is not within the delay search's range of the loopback (it leads it, or lags it by more), so no frame is scored")
     }
+
 }

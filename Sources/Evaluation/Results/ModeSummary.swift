@@ -109,6 +109,10 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     /// bound (the worst case, not a missing value), and they have no distortion to measure — so
     /// `nearEndDistortionDB` leaves them out, and says how many here.
     public var nearEndLost = 0
+    /// The tap-free near-end estimate's output drop (`NearEndEstimate`) of the runs without a
+    /// near-end track (recordings), the near-end axis where there is no attenuation; nil (and not
+    /// in eval.json) where no run has one.
+    public var nearEndEstimateDropDB: Statistics? = nil
     /// TCLw (`WeightedEchoLoss`) and the send attenuation range in double talk (`DoubleTalkReport`).
     public var tclwDB: Statistics
     public var doubleTalkAttenuationRangeDB: Statistics
@@ -136,14 +140,14 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case mode, ran, failed, wins
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
-        case nearEndLost = "near_end_lost"
+        case nearEndLost = "near_end_lost", nearEndEstimateDropDB = "near_end_estimate_output_drop_db"
         case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
         case scores
     }
 }
 
 extension ModeSummary {
-    /// As synthesised, but `scores` only where there are any: eval.json without scorers keeps the
+    /// As synthesised, but `scores` and the near-end estimate's statistics only where there are any: eval.json without scorers keeps the
     /// bytes it had (every other nil is written as null, as the encoder does).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -157,6 +161,7 @@ extension ModeSummary {
         try container.encode(nearEndAttenuationDB, forKey: .nearEndAttenuationDB)
         try container.encode(nearEndDistortionDB, forKey: .nearEndDistortionDB)
         try container.encode(nearEndLost, forKey: .nearEndLost)
+        if let nearEndEstimateDropDB { try container.encode(nearEndEstimateDropDB, forKey: .nearEndEstimateDropDB) }
         try container.encode(tclwDB, forKey: .tclwDB)
         try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)
         if let scores { try container.encode(scores, forKey: .scores) }
