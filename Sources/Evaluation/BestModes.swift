@@ -82,21 +82,35 @@ public enum BestModes {
         /// double talk" from "double talk, but no near-end figure to judge it on".
         public var doubleTalkItems = 0
         public var doubleTalkFrames = 0
+        /// For a corpus: per front mode (in `modes` order), the compared items where a lower bound
+        /// left its order against another mode unknown, counted as no difference (empty for an item).
+        public var ties: [Ties] = []
+
+        /// The compared items (indices) where some front mode's steady ERLE, or near-end value, was
+        /// in an unknown order against another mode's.
+        public var erleTiedItems: [Int] { Array(Set(ties.flatMap(\.erleItems))).sorted() }
+        public var nearEndTiedItems: [Int] { Array(Set(ties.flatMap(\.nearEndItems))).sorted() }
+    }
+
+    /// For a corpus verdict: a front mode's compared items (indices into the items given) on
+    /// which its value on an axis was in an unknown order against another compared mode's (a
+    /// lower bound: both bounds, or the bound not past the measured value), counted as no
+    /// difference.
+    public struct Ties: Sendable, Equatable {
+        public var mode: String
+        public var erleItems: [Int]
+        public var nearEndItems: [Int]
+
+        public init(mode: String, erleItems: [Int], nearEndItems: [Int]) {
+            self.mode = mode
+            self.erleItems = erleItems
+            self.nearEndItems = nearEndItems
+        }
     }
 
     /// The front of one item's modes; nil without a verdict.
     public static func front(of points: [Point]) -> Verdict? {
-        let candidates = points.filter { $0.mode != "disabled" }
-        let axes = countedAxes(candidates)
-        guard axes.erle || axes.nearEnd else { return nil }
-        // Missing where the axis counts, or the near end lost: off the front. Absent axes compare equal.
-        let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
-            guard !point.nearEndLost, let e = axes.erle ? point.erle : BoundedValue(0),
-                  let n = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
-            return (point.mode, e, n)
-        }
-        let lost = candidates.filter(\.nearEndLost).count
-        guard !comparable.isEmpty, comparable.count + lost >= 2 else { return nil }
+        guard let (axes, comparable, candidates) = comparable(points) else { return nil }
         // Higher ERLE is better, lower attenuation is: `other` beats `point` where it is certainly
         // better on one axis and certainly worse on neither (an unknown order is a tie).
         let modes = comparable.filter { point in
@@ -106,26 +120,74 @@ public enum BestModes {
             }
         }.map(\.mode)
         let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0
-        return Verdict(modes: modes, axes: axes.erle && axes.nearEnd ? .both : axes.erle ? .erleOnly : .nearEndOnly,
-                       comparedItems: 1, items: 1,
+        return Verdict(modes: modes, axes: verdictAxes(axes), comparedItems: 1, items: 1,
                        nearEndEstimatedItems: axes.nearEnd && candidates.contains(where: \.nearEndIsEstimate) ? 1 : 0,
                        doubleTalkItems: doubleTalk > 0 ? 1 : 0, doubleTalkFrames: doubleTalk)
     }
 
-    /// The front of a corpus: each mode's means over the items where every mode has its values on
-    /// the counted axes (or lost the near end) — means over different items would compare a mode
-    /// on easy items with another on hard ones. A mode that lost the near end on one of those
-    /// items is off the front. nil without such items or without a verdict.
+    /// The front of a corpus, judged pair by pair on the items where every mode has its values on
+    /// the counted axes (or lost the near end) — over different items a mode on easy items would
+    /// be compared with another on hard ones. For two modes, each axis's per-item difference counts
+    /// where its sign is certain (`certainDifference`) and as 0 where a lower bound leaves it
+    /// unknown, as an item's front ties it; mode A beats B where its mean difference is at least
+    /// 0 on both axes (higher ERLE, lower attenuation) and better on one. (Means of values, one a
+    /// bound, would be bounds in an unknown order on nearly any corpus: one output under the noise
+    /// floor would tie every mode on ERLE.) The front is the modes no other beats — where beating
+    /// runs in a circle, the modes of the circle no mode outside it beats. A mode that lost the
+    /// near end on one of the compared items is off the front. nil without such items or without a
+    /// verdict.
     public static func front(ofItems items: [[Point]]) -> Verdict? {
-        guard let (points, compared) = comparedMeansAndItems(items), var verdict = front(of: points) else { return nil }
-        verdict.comparedItems = compared.count
-        verdict.items = items.count
+        guard let (means, compared) = comparedMeansAndItems(items), let (axes, comparable, _) = comparable(means) else { return nil }
+        let modes = comparable.map(\.mode)
+        // Each compared item's values of the comparable modes, on the counted axes.
+        let values = compared.map { index in
+            modes.map { mode -> Values? in
+                guard let point = items[index].first(where: { $0.mode == mode }), let erle = axes.erle ? point.erle : BoundedValue(0),
+                      let nearEnd = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
+                return (erle, nearEnd)
+            }
+        }
+        func differences(_ a: Int, _ b: Int, _ axis: (Values) -> BoundedValue) -> [Double?] {
+            values.map { item in item[a].flatMap { va in item[b].flatMap { vb in certainDifference(axis(va), axis(vb)) } } }
+        }
+        func mean(_ differences: [Double?]) -> Double {
+            let value = differences.map { $0 ?? 0 }.reduce(0, +) / Double(differences.count)
+            return abs(value) < 1e-9 ? 0 : value // the figures have four decimals: less is rounding
+        }
+        let count = modes.count
+        // beats[a][b]: mode a beats mode b; then, closed, a reaches b through modes it beats.
+        var reaches = (0..<count).map { a in
+            (0..<count).map { b in
+                guard a != b else { return false }
+                let erle = mean(differences(a, b) { $0.erle }), nearEnd = mean(differences(a, b) { $0.nearEnd })
+                return erle >= 0 && nearEnd <= 0 && (erle > 0 || nearEnd < 0)
+            }
+        }
+        for k in 0..<count { for a in 0..<count where reaches[a][k] { for b in 0..<count where reaches[k][b] { reaches[a][b] = true } } }
+        let front = (0..<count).filter { m in (0..<count).allSatisfy { other in !reaches[other][m] || reaches[m][other] } }
         let candidates = items.map { $0.filter { $0.mode != "disabled" } }
-        verdict.nearEndEstimatedItems = verdict.axes == .erleOnly ? 0 : compared.filter { $0.contains(where: \.nearEndIsEstimate) }.count
         let doubleTalk = candidates.map { $0.map(\.doubleTalkFrames).max() ?? 0 }
-        verdict.doubleTalkItems = doubleTalk.filter { $0 > 0 }.count
-        verdict.doubleTalkFrames = doubleTalk.reduce(0, +)
+        var verdict = Verdict(modes: front.map { modes[$0] }, axes: verdictAxes(axes), comparedItems: compared.count, items: items.count,
+                              doubleTalkItems: doubleTalk.filter { $0 > 0 }.count, doubleTalkFrames: doubleTalk.reduce(0, +))
+        verdict.nearEndEstimatedItems = verdict.axes == .erleOnly ? 0 : compared.filter { items[$0].contains(where: \.nearEndIsEstimate) }.count
+        verdict.ties = front.map { m in
+            func tied(_ axis: (Values) -> BoundedValue) -> [Int] {
+                compared.indices.filter { i in modes.indices.contains { o in
+                    o != m && values[i][m] != nil && values[i][o] != nil && certainDifference(axis(values[i][m]!), axis(values[i][o]!)) == nil
+                } }.map { compared[$0] }
+            }
+            return Ties(mode: modes[m], erleItems: axes.erle ? tied { $0.erle } : [], nearEndItems: axes.nearEnd ? tied { $0.nearEnd } : [])
+        }
         return verdict
+    }
+
+    /// `a − b` on one item where its sign is certain; nil where a lower bound leaves the order
+    /// unknown (a tie). Both measured: `a − b`; `a` a bound over a measured `b`: at least `a − b`,
+    /// so that (and the mirror); both bounds, or a bound not past the measured value: unknown. The
+    /// same for ERLE (a bound: that much echo removed or more) and for near-end attenuation (a
+    /// bound: that much of the talker cut or more, the worst case), read with the axis's sense.
+    public static func certainDifference(_ a: BoundedValue, _ b: BoundedValue) -> Double? {
+        a.isCertainlyAbove(b) || b.isCertainlyAbove(a) || (!a.isLowerBound && !b.isLowerBound) ? a.value - b.value : nil
     }
 
     /// Each mode's means over the items where every mode has its values on the counted axes (or
@@ -135,10 +197,10 @@ public enum BestModes {
         comparedMeansAndItems(items).map { ($0.points, $0.compared.count) }
     }
 
-    /// `comparedMeans`, with the items compared. A mean over values one of which is a lower
-    /// bound is a bound itself (`BoundedValue.mean`), and orders as one: two modes' means are in
-    /// a known order only where the one shown lower is over measured values alone.
-    static func comparedMeansAndItems(_ items: [[Point]]) -> (points: [Point], compared: [[Point]])? {
+    /// `comparedMeans`, with the compared items' indices. A mean over values one of which is a
+    /// lower bound is a bound itself (`BoundedValue.mean`), shown "≥"; the corpus's front does not
+    /// order these means but compares modes pair by pair (`front(ofItems:)`).
+    static func comparedMeansAndItems(_ items: [[Point]]) -> (points: [Point], compared: [Int])? {
         var modes: [String] = []
         for point in items.joined() where point.mode != "disabled" && !modes.contains(point.mode) { modes.append(point.mode) }
         let axes = countedAxes(Array(items.joined()).filter { $0.mode != "disabled" })
@@ -146,10 +208,10 @@ public enum BestModes {
         func usable(_ point: Point) -> Bool {
             point.nearEndLost || ((!axes.erle || point.erleSteadyDB != nil) && (!axes.nearEnd || point.nearEndAttenuationDB != nil))
         }
-        let compared = items.filter { item in modes.allSatisfy { mode in item.contains { $0.mode == mode && usable($0) } } }
+        let compared = items.indices.filter { index in modes.allSatisfy { mode in items[index].contains { $0.mode == mode && usable($0) } } }
         guard !compared.isEmpty else { return nil }
         let points = modes.map { mode -> Point in
-            let own = compared.compactMap { item in item.first { $0.mode == mode } }
+            let own = compared.compactMap { index in items[index].first { $0.mode == mode } }
             if own.contains(where: \.nearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndLost: true) }
             let erle = BoundedValue.mean(own.compactMap(\.erle)), nearEnd = BoundedValue.mean(own.compactMap(\.nearEnd))
             return Point(mode: mode, erleSteadyDB: erle?.value, erleSteadyIsLowerBound: erle?.isLowerBound ?? false,
@@ -157,6 +219,31 @@ public enum BestModes {
                          nearEndIsEstimate: own.contains(where: \.nearEndIsEstimate))
         }
         return (points, compared)
+    }
+
+    /// The modes a verdict compares: the counted axes, each mode's values on them (an absent axis
+    /// compares equal) — missing where the axis counts, or the near end lost: off the front —
+    /// and the candidates (all but `disabled`); nil without a verdict.
+    private static func comparable(_ points: [Point])
+        -> (axes: (erle: Bool, nearEnd: Bool), comparable: [(mode: String, erle: BoundedValue, nearEnd: BoundedValue)], candidates: [Point])? {
+        let candidates = points.filter { $0.mode != "disabled" }
+        let axes = countedAxes(candidates)
+        guard axes.erle || axes.nearEnd else { return nil }
+        let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
+            guard !point.nearEndLost, let e = axes.erle ? point.erle : BoundedValue(0),
+                  let n = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
+            return (point.mode, e, n)
+        }
+        let lost = candidates.filter(\.nearEndLost).count
+        guard !comparable.isEmpty, comparable.count + lost >= 2 else { return nil }
+        return (axes, comparable, candidates)
+    }
+
+    /// One mode's values on one item, on the counted axes.
+    private typealias Values = (erle: BoundedValue, nearEnd: BoundedValue)
+
+    private static func verdictAxes(_ axes: (erle: Bool, nearEnd: Bool)) -> Axes {
+        axes.erle && axes.nearEnd ? .both : axes.erle ? .erleOnly : .nearEndOnly
     }
 
     private static func countedAxes(_ candidates: [Point]) -> (erle: Bool, nearEnd: Bool) {

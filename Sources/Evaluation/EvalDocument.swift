@@ -11,8 +11,8 @@ import Foundation
 /// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
 /// (items where the mode is on the front of `BestModes`: no other mode beats it on both steady
-/// ERLE and near-end attenuation in double talk). `best_modes` is that front over the modes' means
-/// on the items where every mode has its values.
+/// ERLE and near-end attenuation in double talk). `best_modes` is that front over the corpus,
+/// modes compared pair by pair on the items where every mode has its values.
 public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
     static let currentVersion = 3
@@ -42,7 +42,7 @@ public enum EvalDocument {
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
             "items": .array(items),
             "mode_summary": .array(summaries.map(JSONValue.init(encoding:))),
-            "best_modes": best.map(bestModes) ?? .null,
+            "best_modes": best.map { verdict in bestModes(verdict, itemNames: items.map { item in item["name"]?.stringValue ?? "" }) } ?? .null,
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
@@ -217,16 +217,29 @@ public enum EvalDocument {
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",
-    /// "compared_items": n, "items": m}` (means over the n items where every mode has its values),
-    /// with `near_end_estimated_items` where the near end of some of them is the tap-free
-    /// estimate, and, judged on ERLE alone, `near_end_not_judged`: `"no_double_talk"`, or
-    /// `"no_near_end_figure"` with the double talk the gate heard (`double_talk_items`,
-    /// `double_talk_analysis_frames`).
-    static func bestModes(_ verdict: BestModes.Verdict) -> JSONValue {
+    /// "compared_items": n, "items": m}` (modes compared pair by pair over the n items where every
+    /// mode has its values), with `near_end_estimated_items` where the near end of some of them is
+    /// the tap-free estimate, and, judged on ERLE alone, `near_end_not_judged`: `"no_double_talk"`,
+    /// or `"no_near_end_figure"` with the double talk the gate heard (`double_talk_items`,
+    /// `double_talk_analysis_frames`). On each axis judged, the items whose order a lower bound left
+    /// unknown for a front mode (counted as no difference): `erle_tied_items` /
+    /// `near_end_tied_items` (their names), and per front mode in `ties` (`mode`, `erle_tied_items`,
+    /// `near_end_tied_items`: counts).
+    static func bestModes(_ verdict: BestModes.Verdict, itemNames: [String]) -> JSONValue {
         let judged = switch verdict.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
         var object: [String: JSONValue] = ["modes": .array(verdict.modes.map(JSONValue.string)), "judged_on": .string(judged),
                                            "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))]
         if verdict.nearEndEstimatedItems > 0 { object["near_end_estimated_items"] = .number(Double(verdict.nearEndEstimatedItems)) }
+        let erle = verdict.axes != .nearEndOnly, nearEnd = verdict.axes != .erleOnly
+        func names(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(itemNames.indices.contains($0) ? itemNames[$0] : "") }) }
+        if erle { object["erle_tied_items"] = names(verdict.erleTiedItems) }
+        if nearEnd { object["near_end_tied_items"] = names(verdict.nearEndTiedItems) }
+        object["ties"] = .array(verdict.ties.map { ties in
+            var entry: [String: JSONValue] = ["mode": .string(ties.mode)]
+            if erle { entry["erle_tied_items"] = .number(Double(ties.erleItems.count)) }
+            if nearEnd { entry["near_end_tied_items"] = .number(Double(ties.nearEndItems.count)) }
+            return .object(entry)
+        })
         if verdict.axes == .erleOnly {
             object["near_end_not_judged"] = .string(verdict.doubleTalkItems == 0 ? "no_double_talk" : "no_near_end_figure")
             if verdict.doubleTalkItems > 0 {

@@ -26,7 +26,7 @@ public enum EvalReportDocument {
                                  .text(" \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.")]))
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
-        if let best = bestModesParagraph(corpusFront) { blocks.append(best) }
+        if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) { blocks.append(best) }
         let hasLostNearEnd = summaries.contains { $0.nearEndLost > 0 }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + runCount(outcome.results.count, failed: outcome.failedCount) + ". "
@@ -318,12 +318,13 @@ public enum EvalReportDocument {
     }
 
     /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it
-    /// says which items the means are over, and that the Modes table stars them.
-    static func bestModesParagraph(_ front: BestModes.Verdict?, isCorpus: Bool = true) -> ReportDocument.Block? {
+    /// says which items the modes were compared on, that the Modes table stars them, and where a
+    /// lower bound left a front mode's order unknown (`itemNames`: the corpus's items, in order).
+    static func bestModesParagraph(_ front: BestModes.Verdict?, isCorpus: Bool = true, itemNames: [String] = []) -> ReportDocument.Block? {
         guard let front, !front.modes.isEmpty else { return nil }
         let scope = !isCorpus ? "this item"
-            : front.comparedItems == front.items ? "means over the corpus"
-            : "means over the \(front.comparedItems) of \(front.items) items where every mode has its values"
+            : front.comparedItems == front.items ? "mode against mode, mean differences over the corpus"
+            : "mode against mode, mean differences over the \(front.comparedItems) of \(front.items) items where every mode has its values"
         let marked = isCorpus ? "; ★ below" : ""
         // Where the near end is the tap-free estimate, on which items.
         let estimated = front.nearEndEstimatedItems == 0 ? ""
@@ -351,13 +352,41 @@ public enum EvalReportDocument {
             if index > 0 { spans.append(.text(", ")) }
             spans.append(.code(mode))
         }
-        return .paragraph(spans + [.text(why)])
+        return .paragraph(spans + [.text(why)] + (isCorpus ? tiesSpans(front, itemNames: itemNames) : []))
+    }
+
+    /// What the corpus's verdict could not decide: on each axis judged, the items where a lower
+    /// bound left a front mode's order against another mode unknown, counted as no difference
+    /// (nothing where no bound did).
+    static func tiesSpans(_ front: BestModes.Verdict, itemNames: [String]) -> [ReportDocument.Span] {
+        let axes: [(name: String, items: [Int], perMode: (BestModes.Ties) -> Int)] =
+            (front.axes == .nearEndOnly ? [] : [("echo (steady ERLE)", front.erleTiedItems, { $0.erleItems.count })])
+            + (front.axes == .erleOnly ? [] : [("the near end", front.nearEndTiedItems, { $0.nearEndItems.count })])
+        guard axes.contains(where: { !$0.items.isEmpty }) else { return [] }
+        var spans: [ReportDocument.Span] = [.text(" An item where a lower bound leaves two modes' order unknown (an output under the noise floor"
+                                                  + (front.axes == .erleOnly ? "" : "; a near end lost") + ") counts as no difference between them: ")]
+        for (index, axis) in axes.enumerated() {
+            if index > 0 { spans.append(.text("; ")) }
+            guard !axis.items.isEmpty else { spans.append(.text("on \(axis.name), none")); continue }
+            let names = axis.items.prefix(6).map { itemNames.indices.contains($0) ? itemNames[$0] : "item \($0 + 1)" }
+            let more = axis.items.count > names.count ? ", and \(axis.items.count - names.count) more" : ""
+            spans.append(.text("on \(axis.name), \(axis.items.count) of the \(front.comparedItems) items compared (\(names.joined(separator: ", "))\(more)) \(axis.items.count == 1 ? "was" : "were") such ties for "
+                                 + (front.ties.count > 1 ? "a front mode — " : "")))
+            let tied = front.ties.filter { axis.perMode($0) > 0 }
+            for (n, ties) in tied.enumerated() {
+                if n > 0 { spans.append(.text(", ")) }
+                spans.append(.code(ties.mode))
+                if front.ties.count > 1 { spans.append(.text(" on \(axis.perMode(ties))")) }
+            }
+        }
+        spans.append(.text("."))
+        return spans
     }
 
     /// Each mode as a point, steady ERLE up and near-end attenuation across (corpus means), the
     /// best on both axes ringed; a note instead where the corpus has no double talk to plot.
     static func tradeOffChart(_ items: [[BestModes.Point]], front: BestModes.Verdict?) -> ReportDocument.Block {
-        // The means the verdict compared (over the items where every mode has its values).
+        // Each mode's means over the items the verdict compared (it compares them pair by pair).
         let means = BestModes.comparedMeans(items)
         let points = (means?.points ?? []).compactMap { point -> ReportDocument.ScatterChart.Point? in
             guard let erle = point.erleSteadyDB, let nearEnd = point.nearEndAttenuationDB else { return nil }

@@ -119,7 +119,7 @@ final class BestOnBothAxesTests: XCTestCase {
         let firstParagraph = markdown.components(separatedBy: "\n\n")[1]
         XCTAssertEqual(firstParagraph, "**Best on both axes:** " + bestModes.map { "`\($0)`" }.joined(separator: ", ")
                        + " — no other mode removes at least as much echo (steady ERLE) and keeps at least as much of the near talker in double talk, "
-                       + "and does better at one (means over the 1 of 2 items where every mode has its values); ★ below.")
+                       + "and does better at one (mode against mode, mean differences over the 1 of 2 items where every mode has its values); ★ below.")
         for mode in modes {
             XCTAssertEqual(markdown.contains("| `\(mode)` ★ |"), bestModes.contains(mode), mode)
         }

@@ -115,14 +115,16 @@ final class BoundedBestModesTests: XCTestCase {
         XCTAssertFalse(BoundedValue(49, isLowerBound: true).isCertainlyAbove(BoundedValue(48, isLowerBound: true)))
     }
 
-    func testAMeanOverABoundIsABoundAndOrdersAsOne() throws {
-        // `a`'s mean (25.0) holds a bound, `b`'s (25.5) does not: `a` may well be higher — a tie.
-        let tie = [[point("a", 40, bound: true, 1), point("b", 39, 1)], [point("a", 10, 1), point("b", 12, 1)]]
-        let means = try XCTUnwrap(BestModes.comparedMeans(tie))
+    func testAMeanOverABoundIsABoundButTheCorpusComparesItemByItem() throws {
+        // `a`'s mean (25.0) holds a bound, `b`'s (25.5) does not: the table shows "≥ 25.0". But
+        // item by item `a` is at least 1 dB over `b` on the first and 2 dB under on the second:
+        // `b` is better by 0.5 dB on average (pairwise, see PairwiseCorpusBestModesTests).
+        let items = [[point("a", 40, bound: true, 1), point("b", 39, 1)], [point("a", 10, 1), point("b", 12, 1)]]
+        let means = try XCTUnwrap(BestModes.comparedMeans(items))
         XCTAssertEqual(means.points.map(\.erleSteadyDB), [25, 25.5])
         XCTAssertEqual(means.points.map(\.erleSteadyIsLowerBound), [true, false])
-        XCTAssertEqual(BestModes.front(ofItems: tie)?.modes, ["a", "b"])
-        // Shown higher, over a bound, against measured values alone: certainly higher.
+        XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["b"])
+        // At least 2 dB over, 1 dB under: `a`.
         let known = [[point("a", 41, bound: true, 1), point("b", 39, 1)], [point("a", 10, 1), point("b", 11, 1)]]
         XCTAssertEqual(BestModes.front(ofItems: known)?.modes, ["a"])
     }
@@ -189,5 +191,90 @@ final class EstimatedNearEndBestModesTests: XCTestCase {
         let quiet = try XCTUnwrap(BestModes.front(of: [.init(mode: "a", erleSteadyDB: 20, nearEndAttenuationDB: nil),
                                                        .init(mode: "b", erleSteadyDB: 30, nearEndAttenuationDB: nil)]))
         XCTAssertEqual(quiet.doubleTalkItems, 0)
+    }
+}
+
+/// The corpus's front compares modes pair by pair: on each axis an item's difference counts where
+/// its sign is certain and as none where a lower bound leaves it unknown, as an item's front ties
+/// it. Means over bounds would be bounds in an unknown order: one output under the noise floor
+/// tied every mode on ERLE, and the default corpus's front collapsed to the mode that cuts the
+/// near talker least.
+final class PairwiseCorpusBestModesTests: XCTestCase {
+    private func point(_ mode: String, _ erle: Double, bound: Bool = false, _ nearEnd: Double, nearEndBound: Bool = false) -> BestModes.Point {
+        .init(mode: mode, erleSteadyDB: erle, erleSteadyIsLowerBound: bound, nearEndAttenuationDB: nearEnd, nearEndIsLowerBound: nearEndBound)
+    }
+
+    func testABoundOnOneItemNoLongerTiesTheCorpusOnEcho() throws {
+        // `strong`'s first output is under the noise floor (≥ 20 dB): against `gentle`'s measured
+        // 45 dB its order is unknown, a tie. On the second item both are measured: `strong`
+        // removes 20 dB more echo. Its mean (≥ 25) is a bound shown under `gentle`'s 27.5: as
+        // means they tie on echo, and the corpus's front was `gentle` alone, on its lower
+        // attenuation. Pair by pair `strong` is certainly better on echo by 10 dB on average.
+        let items = [[point("strong", 20, bound: true, 2), point("gentle", 45, 1)], [point("strong", 30, 2), point("gentle", 10, 1)]]
+        let means = try XCTUnwrap(BestModes.comparedMeans(items))
+        XCTAssertEqual(means.points.map(\.erleSteadyDB), [25, 27.5])
+        XCTAssertEqual(means.points.map(\.erleSteadyIsLowerBound), [true, false], "the table still shows ≥ 25")
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.modes, ["strong", "gentle"], "a trade-off: more echo removed, more of the talker cut")
+        XCTAssertEqual(verdict.axes, .both)
+        XCTAssertEqual(verdict.erleTiedItems, [0])
+        XCTAssertEqual(verdict.nearEndTiedItems, [])
+        XCTAssertEqual(verdict.ties, [.init(mode: "strong", erleItems: [0], nearEndItems: []), .init(mode: "gentle", erleItems: [0], nearEndItems: [])])
+        // Same near end: `strong` beats `gentle` (as means they tied, both on the front).
+        let sameNearEnd = [[point("strong", 20, bound: true, 1), point("gentle", 45, 1)], [point("strong", 30, 1), point("gentle", 10, 1)]]
+        XCTAssertEqual(BestModes.front(ofItems: sameNearEnd)?.modes, ["strong"])
+        // A bound past the measured value counts, at least its distance: ≥ 50 over 45 is +5.
+        let past = [[point("strong", 50, bound: true, 1), point("gentle", 45, 1)], [point("strong", 10, 1), point("gentle", 12, 1)]]
+        XCTAssertEqual(BestModes.front(ofItems: past)?.modes, ["strong"])
+        XCTAssertEqual(BestModes.front(ofItems: past)?.erleTiedItems, [])
+        // The near end mirrors it: a bound is that much of the talker cut or more, the worst
+        // case. `b`'s ≥ 4 dB over `a`'s 1 dB is at least 3 dB worse; `a`'s bound under `b`'s
+        // measured value is unknown.
+        let nearEnd = [[point("a", 20, 1), point("b", 20, 4, nearEndBound: true)], [point("a", 20, 3, nearEndBound: true), point("b", 20, 3.5)]]
+        XCTAssertEqual(BestModes.front(ofItems: nearEnd)?.modes, ["a"])
+        XCTAssertEqual(BestModes.front(ofItems: nearEnd)?.nearEndTiedItems, [1])
+    }
+
+    func testBoundsEverywhereAreATie() throws {
+        // Both outputs under the noise floor on every item: nothing says which removed more.
+        let items = [[point("a", 40, bound: true, 1), point("b", 20, bound: true, 1)], [point("a", 30, bound: true, 1), point("b", 35, bound: true, 1)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.modes, ["a", "b"])
+        XCTAssertEqual(verdict.erleTiedItems, [0, 1])
+        XCTAssertEqual(verdict.ties.map(\.erleItems), [[0, 1], [0, 1]])
+        // The near end, measured, then decides alone.
+        let nearEnd = [[point("a", 40, bound: true, 2), point("b", 20, bound: true, 1)], [point("a", 30, bound: true, 2), point("b", 35, bound: true, 1)]]
+        XCTAssertEqual(BestModes.front(ofItems: nearEnd)?.modes, ["b"])
+        XCTAssertEqual(BestModes.front(ofItems: nearEnd)?.ties.map(\.erleItems), [[0, 1]])
+    }
+
+    func testTheItemRuleIsUnchanged() throws {
+        // An item's front (its wins): a bound beats a value only where it certainly does.
+        let item = [point("measured", 49.05, 1), point("bound", 49.0, bound: true, 1), point("under", 48, 1), point("cuts", 49.1, 3)]
+        // `cuts` removes more echo than `bound` may (≥ 49.0: a tie) and cuts more of the talker.
+        XCTAssertEqual(BestModes.front(of: item)?.modes, ["measured", "bound"])
+        XCTAssertEqual(BestModes.front(of: item)?.ties, [], "an item's verdict lists no ties")
+        XCTAssertEqual(BestModes.front(of: [point("webrtc", 11.4142, bound: true, 7.1), point("aec3", 11.3863, bound: true, 1.8)])?.modes, ["aec3"])
+        // Over one item, the corpus's pairwise front is that item's.
+        XCTAssertEqual(BestModes.front(ofItems: [item])?.modes, BestModes.front(of: item)?.modes)
+        XCTAssertEqual(BestModes.certainDifference(BoundedValue(49, isLowerBound: true), BoundedValue(48)), 1)
+        XCTAssertEqual(BestModes.certainDifference(BoundedValue(48), BoundedValue(49, isLowerBound: true)), -1)
+        XCTAssertNil(BestModes.certainDifference(BoundedValue(49, isLowerBound: true), BoundedValue(50)))
+        XCTAssertNil(BestModes.certainDifference(BoundedValue(49, isLowerBound: true), BoundedValue(20, isLowerBound: true)))
+        XCTAssertEqual(BestModes.certainDifference(BoundedValue(20), BoundedValue(20)), 0)
+    }
+
+    func testBeatingInACircleKeepsTheCircle() throws {
+        // Each item is certain for one pair only (the third mode's bound is under both): a beats
+        // b, b beats c, c beats a. No mode is unbeaten; the circle is the front, not nothing.
+        let items = [[point("a", 10, 1), point("b", 0, 1), point("c", -100, bound: true, 1)],
+                     [point("a", -100, bound: true, 1), point("b", 10, 1), point("c", 0, 1)],
+                     [point("a", 0, 1), point("b", -100, bound: true, 1), point("c", 10, 1)]]
+        XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["a", "b", "c"])
+        // A mode every one of them beats stays off.
+        let withD = [[point("a", 10, 1), point("b", 0, 1), point("c", -100, bound: true, 1), point("d", -200, 1)],
+                     [point("a", -100, bound: true, 1), point("b", 10, 1), point("c", 0, 1), point("d", -200, 1)],
+                     [point("a", 0, 1), point("b", -100, bound: true, 1), point("c", 10, 1), point("d", -200, 1)]]
+        XCTAssertEqual(BestModes.front(ofItems: withD)?.modes, ["a", "b", "c"])
     }
 }

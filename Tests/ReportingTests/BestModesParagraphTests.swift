@@ -1,0 +1,36 @@
+import Evaluation
+@testable import Reporting
+import XCTest
+
+/// The corpus's "Best on both axes" says what the lower bounds left undecided.
+final class BestModesParagraphTests: XCTestCase {
+    private func text(_ block: ReportDocument.Block?) -> String {
+        guard case .paragraph(let spans)? = block else { return "" }
+        return spans.map { span in
+            switch span {
+            case .text(let t): t
+            case .code(let t): "`\(t)`"
+            case .strong(let t): "**\(t)**"
+            case .link(let t, _), .strongLink(let t, _): t
+            }
+        }.joined()
+    }
+
+    func testTheCorpusVerdictNamesTheItemsBoundsTied() throws {
+        let point = { (mode: String, erle: Double, bound: Bool, nearEnd: Double) in
+            BestModes.Point(mode: mode, erleSteadyDB: erle, erleSteadyIsLowerBound: bound, nearEndAttenuationDB: nearEnd)
+        }
+        let items = [[point("strong", 20, true, 2), point("gentle", 45, false, 1)], [point("strong", 30, false, 2), point("gentle", 10, false, 1)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(text(EvalReportDocument.bestModesParagraph(verdict, itemNames: ["room-noise", "quiet"])),
+                       "**Best on both axes:** `strong`, `gentle` — no other mode removes at least as much echo (steady ERLE) and keeps at least "
+                       + "as much of the near talker in double talk, and does better at one (mode against mode, mean differences over the corpus); "
+                       + "★ below. An item where a lower bound leaves two modes' order unknown (an output under the noise floor; a near end lost) "
+                       + "counts as no difference between them: on echo (steady ERLE), 1 of the 2 items compared (room-noise) was such ties for "
+                       + "a front mode — `strong` on 1, `gentle` on 1; on the near end, none.")
+        // Without a bound in the way, nothing more is said; an item's verdict never says it.
+        let measured = [[point("a", 20, false, 2), point("b", 25, false, 1)]]
+        XCTAssertFalse(text(EvalReportDocument.bestModesParagraph(BestModes.front(ofItems: measured), itemNames: ["x"])).contains("lower bound"))
+        XCTAssertFalse(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: items[0]), isCorpus: false)).contains("lower bound"))
+    }
+}
