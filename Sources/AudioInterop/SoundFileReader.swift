@@ -49,8 +49,8 @@ public final class SoundFileReader {
             throw AudioIOError.cannotOpen(path: path, reason: "invalid sample rate or channel count")
         }
         // The metrics' windows and histories are seconds of audio at the file's own rate (12 s of
-        // warm-up in each of five tracks): a header claiming 2^31 - 1 Hz asked for 103 GB and
-        // aborted the process, 10 MHz took minutes and 1.4 GB. No recording is made above 384 kHz.
+        // warm-up in each of five tracks), so an absurd rate in a broken header would ask for
+        // gigabytes. No recording is made above 384 kHz.
         guard sampleRate <= Self.maximumSampleRate else {
             sf_close(handle)
             throw AudioIOError.cannotOpen(path: path, reason: "the header gives a sample rate of \(sampleRate) Hz, above the \(Self.maximumSampleRate) Hz EchoLab reads; the header is broken")

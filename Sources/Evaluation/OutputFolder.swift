@@ -62,7 +62,6 @@ public enum OutputFolder {
     /// another process holds is refused (`OutputLock.Held`) and nothing in it is touched, even if
     /// this call saw no folder at first (the holder made it meanwhile).
     static func writing<T>(into folder: String, lockingFor command: String? = nil, _ body: () throws -> T) throws -> T {
-        let existed = FileManager.default.fileExists(atPath: folder)
         var created: [String] = []
         var lock: OutputLock?
         // Held until the folder is removed after a failure too: no other run takes it meanwhile.
@@ -81,7 +80,9 @@ public enum OutputFolder {
         } catch let refused as LockRefused {
             throw refused.error
         } catch {
-            if !existed {
+            // Only a folder this call made: one that appeared meanwhile (another run's, finished
+            // and unlocked between the check and the lock) is not this call's to remove.
+            if created.contains(folder) {
                 try? FileManager.default.removeItem(atPath: folder)
                 AtomicFile.removeEmptyFolders(created)
             }

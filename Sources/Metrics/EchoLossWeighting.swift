@@ -12,10 +12,9 @@ public enum EchoLossWeighting {
     /// `lossesDB[i]` measured at `frequenciesHz[i]` (ascending, at least one). nil when the
     /// counts differ, a frequency is not positive or ascending, or a loss is not finite.
     public static func weightedLossDB(lossesDB: [Double], frequenciesHz: [Double]) -> Double? {
-        guard !lossesDB.isEmpty, lossesDB.count == frequenciesHz.count, lossesDB.allSatisfy(\.isFinite),
-              frequenciesHz.allSatisfy({ $0 > 0 }), zip(frequenciesHz, frequenciesHz.dropFirst()).allSatisfy({ $0 < $1 })
-        else { return nil }
-        guard lossesDB.count > 1 else { return lossesDB[0] }
+        guard lossesDB.allSatisfy(\.isFinite) else { return nil }
+        // One band is its own loss, exactly (not through its transmission and back).
+        if lossesDB.count == 1, frequenciesHz.count == 1, frequenciesHz[0] > 0 { return lossesDB[0] }
         return weightedLossDB(transmissions: lossesDB.map { pow(10, -$0 / 10) }, frequenciesHz: frequenciesHz)
     }
 

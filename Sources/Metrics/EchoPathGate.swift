@@ -251,14 +251,12 @@ struct EchoPathGate {
         exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: Self.fitExclusionRatio, weights: &weights)
         fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                    prediction: &prediction, iterations: maximumIterations)
-        if valid < blockLength, let previous = pending, !Self.explainsMoreThanNoise(mic: blockMic, prediction: prediction, weights: weights, valid: valid, taps: length) {
-            // The call's last, short block: L taps fitted to a few L samples take much of any
-            // noise for echo (measured: a mic of noise alone, no echo, read 22 far-end
-            // single-talk frames and an ERL of 54 dB over a 0.7 s tail). A fit that explains no
-            // more than fitting noise would is no echo path: the previous block's path predicts
-            // the tail instead. (A tail of clean echo keeps its own fit, which is better there.)
-            path = previous.path
-            fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
+        if valid < blockLength, !Self.explainsMoreThanNoise(mic: blockMic, prediction: prediction, weights: weights, valid: valid, taps: length) {
+            // A short block (the call's last, or a call shorter than one block): L taps fitted to
+            // a few L samples take much of any noise for echo. A fit that explains no more than
+            // a fit of noise would is no echo path: the previous block's path predicts the block
+            // instead, or none before the first. (A short block of clean echo keeps its own fit.)
+            path = pending?.path ?? Self.silentPath(length)
         }
         if var previous = pending {
             // A cold block's own fit stays a candidate beside its refit: when its successor is

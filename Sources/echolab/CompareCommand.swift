@@ -67,9 +67,9 @@ struct CompareCommand: ParsableCommand {
     /// pipe or a device, or one file for both reports, is a usage error, as a bad value is — exit
     /// 2 says an input cannot be read.
     /// A report into a folder that cannot take a file (read-only, no permission) is refused as
-    /// the other report files are, before anything is read: it failed only at the end, with the
-    /// status of a file that cannot be read (2). The folder is the nearest that exists: a missing
-    /// one is made, as `process --out` makes its own.
+    /// the other report files are, before anything is read, so its status is a usage error's
+    /// (64), not an unreadable file's (2). The folder is the nearest that exists: a missing one
+    /// is made, as `process --out` makes its own.
     private static func checkFolderWritable(_ report: String) throws {
         var folder = InputFile.parent(of: InputFile.absolute(report))
         while !FileManager.default.fileExists(atPath: folder), folder != "/", !folder.isEmpty { folder = InputFile.parent(of: folder) }
@@ -99,10 +99,6 @@ struct CompareCommand: ParsableCommand {
             throw CommandFailure.exit(error, code: 2)
         }
         let text = ComparisonMarkdown.render(comparison, baselineName: baseline, currentName: current)
-        // Item names and errors come from the files compared: shown printable, line by line.
-        // A verdict that never reached its reader is no verdict: trouble, as diff says it.
-        try writeStandardOutput(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
-                                what: "the comparison", code: 2)
         do {
             // Into a folder that does not exist yet, as `process --out` and `eval --out` write.
             for report in [markdown, junit].compactMap({ $0 }) { try AtomicFile.prepareFolder(containing: report) }
@@ -113,6 +109,11 @@ struct CompareCommand: ParsableCommand {
         } catch {
             throw CommandFailure.exit(error, code: 2)
         }
+        // The report files first: a reader that goes away (`| head`) must not cost CI its JUnit.
+        // Item names and errors come from the files compared: shown printable, line by line.
+        // A verdict that never reached its reader is no verdict: trouble, as diff says it.
+        try writeStandardOutput(text.split(separator: "\n", omittingEmptySubsequences: false).map { printable(String($0)) }.joined(separator: "\n"),
+                                what: "the comparison", code: 2)
         if comparison.hasRegression { throw ExitCode(1) }
     }
 }

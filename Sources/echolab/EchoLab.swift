@@ -22,8 +22,8 @@ struct EchoLab: ParsableCommand {
         main(nil)
     }
 
-    /// `echolab help nope` printed the overview and exited 0, as if `nope` were a command: a
-    /// name that is none is a usage error (exit 64), as `echolab nope` is.
+    /// `help NAME` for a name that is no command is a usage error (exit 64), as `echolab NAME`
+    /// is: argument-parser would print the overview and exit 0, as if it were one.
     private static func refuseHelpForUnknownCommands(_ arguments: [String]) {
         guard arguments.first == "help" else { return }
         var command: any ParsableCommand.Type = EchoLab.self

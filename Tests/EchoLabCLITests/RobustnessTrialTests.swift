@@ -226,9 +226,13 @@ final class RobustnessTrialTests: XCTestCase {
         XCTAssertEqual(metrics.error, "echolab: standard output: cannot write the metrics JSON: No space left on device\n")
         _ = try writeScenario(#"{"name": "a", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "a.json", in: root)
         XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "ev", "--modes", "disabled", "--no-taps"], in: root).status, 0)
-        let compare = try run(["compare", "ev/eval.json", "ev/eval.json"], output: full)
+        let compare = try run(["compare", "ev/eval.json", "ev/eval.json", "--junit", "ci/junit.xml", "--markdown", "ci/compare.md"], output: full)
         XCTAssertEqual(compare.status, 2, compare.error)
         XCTAssertEqual(compare.error, "echolab: standard output: cannot write the comparison: No space left on device\n")
+        // The report files are written before stdout: CI keeps its JUnit when the reader fails.
+        for report in ["ci/junit.xml", "ci/compare.md"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(report).path), report)
+        }
     }
 
     // MARK: A scenario's memory

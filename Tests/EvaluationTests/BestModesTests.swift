@@ -253,7 +253,6 @@ final class PairwiseCorpusBestModesTests: XCTestCase {
         let item = [point("measured", 49.05, 1), point("bound", 49.0, bound: true, 1), point("under", 48, 1), point("cuts", 49.1, 3)]
         // `cuts` removes more echo than `bound` may (≥ 49.0: a tie) and cuts more of the talker.
         XCTAssertEqual(BestModes.front(of: item)?.modes, ["measured", "bound"])
-        XCTAssertEqual(BestModes.front(of: item)?.ties, [], "an item's verdict lists no ties")
         XCTAssertEqual(BestModes.front(of: [point("webrtc", 11.4142, bound: true, 7.1), point("aec3", 11.3863, bound: true, 1.8)])?.modes, ["aec3"])
         // Over one item, the corpus's pairwise front is that item's.
         XCTAssertEqual(BestModes.front(ofItems: [item])?.modes, BestModes.front(of: item)?.modes)
