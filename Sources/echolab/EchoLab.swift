@@ -7,7 +7,7 @@ struct EchoLab: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "echolab",
         abstract: "Runs VoIP custom-audio-device pipelines offline on a virtual clock and measures echo cancellation.",
-        discussion: "A scenario file describes one call: far end, near end, noise, echo path, AEC mode, the custom mic and speaker in use and a timeline of device switches. `echolab run` simulates it much faster than real time, bit-for-bit reproducibly, and writes the taps and a report. `echolab metrics` scores any recorded WAVs the same way, `echolab process` runs a canceller on a recording, `echolab eval` compares AEC modes over a corpus of scenarios and recordings, and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad input, a failed run or (compare) a regression; 2 compare cannot read a file; 3 a check failed (golden vectors, findings with --strict); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM. Each command's help gives its own.",
+        discussion: "A scenario file describes one call: far end, near end, noise, echo path, AEC mode, the custom mic and speaker in use and a timeline of device switches. `echolab run` simulates it much faster than real time, bit-for-bit reproducibly, and writes the taps and a report. `echolab metrics` scores any recorded WAVs the same way, `echolab process` runs a canceller on a recording, `echolab eval` compares AEC modes over a corpus of scenarios and recordings, and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad input, a failed run or (compare) a regression; 2 compare cannot read a file; 3 a check failed (golden vectors, findings with --strict); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM. Each command's help gives its own.",
         version: "0.1.0",
         subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, MergeCommand.self, CompareCommand.self, VectorsCommand.self,
                       PluginHostCommand.self]
@@ -27,11 +27,25 @@ struct EchoLab: ParsableCommand {
     private static func refuseHelpForUnknownCommands(_ arguments: [String]) {
         guard arguments.first == "help" else { return }
         var command: any ParsableCommand.Type = EchoLab.self
+        var names: [String] = []
         for name in arguments.dropFirst() where !name.hasPrefix("-") {
             guard let sub = command.configuration.subcommands.first(where: { ($0.configuration.commandName ?? $0._commandName) == name }) else {
-                exit(withError: ValidationError("'\(name)' is not a command of \(command == EchoLab.self ? "echolab" : "echolab \(command._commandName)"); see 'echolab help'"))
+                guard command != EchoLab.self else {
+                    exit(withError: ValidationError("'\(name)' is not a command of echolab; see 'echolab help'"))
+                }
+                // argument-parser's usage for a subcommand on its own leaves out its parents.
+                let path = (["echolab"] + names).joined(separator: " ")
+                let help = (["echolab", "help"] + names).joined(separator: " ")
+                let hasSubcommands = !command.configuration.subcommands.isEmpty
+                writeStandardError("""
+                    Error: '\(name)' is not a command of \(path)\(hasSubcommands ? "" : ", which has none"); see '\(help)'
+                    \(hasSubcommands ? "Usage: \(path) <subcommand>\n" : "")  See '\(path) --help' for more information.
+
+                    """)
+                Foundation.exit(ExitCode.validationFailure.rawValue)
             }
             command = sub
+            names.append(name)
         }
     }
 }

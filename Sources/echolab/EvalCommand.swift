@@ -34,7 +34,7 @@ struct EvalCommand: ParsableCommand {
         type, eval.json their mean, median and 10th percentile per mode, eval.md and eval.html the mean and 10th \
         percentile, and eval.html AECMOS' echo score \
         against its other-degradation score in double talk. A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
-        or the corpus holds no scenario; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (eval.json then lists \
+        or the corpus holds no scenario; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists \
         what finished and says "complete": false).
         """
     )

@@ -3,10 +3,11 @@ import Foundation
 import Evaluation
 import Reporting
 
-/// SIGINT and SIGTERM stop a run cleanly instead of killing it mid-write: the first one cancels
-/// the runs (no new item starts, running ones stop at their next tick and remove their partial
-/// files), the command writes what finished and exits 128 + the signal (130, 143). A second
-/// signal, while that cleanup runs, ends the process at once.
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal) stop a run cleanly instead of killing it
+/// mid-write: the first one cancels the runs (no new item starts, running ones stop at their next
+/// tick and remove their partial files), the command writes what finished and exits 128 + the
+/// signal (130, 143, 129). A second signal, while that cleanup runs, ends the process at once.
+/// A SIGHUP ignored when the process starts (`nohup`) stays ignored: that is what nohup asks.
 ///
 /// The handlers are sigaction(2)'s, in place when `install` returns. A `DispatchSourceSignal`
 /// needs the signal ignored first and registers itself asynchronously: a signal in between was
@@ -18,7 +19,8 @@ enum Interrupts {
     static func install() {
         // Created now: the handler must not be the first to touch it.
         _ = cancellation.isCancelled
-        for signalNumber in [SIGINT, SIGTERM] {
+        for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
+            if signalNumber == SIGHUP, isIgnored(SIGHUP) { continue }
             var action = sigaction()
             action.__sigaction_handler.sa_handler = interruptHandler
             sigemptyset(&action.sa_mask)
@@ -26,6 +28,14 @@ enum Interrupts {
             action.sa_flags = SA_RESTART
             sigaction(signalNumber, &action, nil)
         }
+    }
+
+    private static func isIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        sigaction(signalNumber, nil, &current)
+        // Function pointers are compared by address: SIG_IGN is the handler value 1.
+        guard let handler = current.__sigaction_handler.sa_handler else { return false }
+        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// The exit code for a run that was interrupted: 128 + the signal.

@@ -17,7 +17,7 @@ struct MergeCommand: ParsableCommand {
         unsharded run's but for timing. The runs are copied into a hidden folder in OUT first: a merge that fails or is \
         interrupted leaves OUT as it was. An interrupted shard makes the merge incomplete ("complete": false), which \
         `compare` fails. Exit codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a shard cannot be \
-        read, does not fit the others, or OUT cannot be written; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM \
+        read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
         (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed Job.
         """
     )

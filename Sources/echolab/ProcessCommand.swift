@@ -22,7 +22,7 @@ struct ProcessCommand: ParsableCommand {
         printed, one line per scorer and talk type. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
         needs one rate: resample such a loopback to the mic's first). Another process writing the same --out is refused \
         (exit 1): the file is one process's whole output. Exit codes: 0 done; 1 bad input or an unwritable \
-        output (one line naming the file); 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (no output left).
+        output (one line naming the file); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (no output left).
         """
     )
 

@@ -17,7 +17,7 @@ struct RunCommand: ParsableCommand {
         reads; files of an earlier run there are replaced, and deleted only if that run's report.json \
         lists them as its own. The folder is locked while the run writes it: a run or an eval into a folder another is \
         writing is refused (exit 1) and touches nothing. Exit codes: 0 success; 1 bad input or a failed run; 3 lint findings with \
-        --strict; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM (nothing new left behind).
+        --strict; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing new left behind).
         """
     )
 

@@ -62,7 +62,8 @@ final class HelpTextTests: XCTestCase {
         and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad
         input, a failed run or (compare) a regression; 2 compare cannot read a file; 3
         a check failed (golden vectors, findings with --strict); 64 usage error;
-        130/143 interrupted by SIGINT/SIGTERM. Each command's help gives its own.
+        129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM. Each command's help gives its
+        own.
 
         USAGE: echolab <subcommand>
 
@@ -105,8 +106,8 @@ final class HelpTextTests: XCTestCase {
         report.json lists them as its own. The folder is locked while the run writes
         it: a run or an eval into a folder another is writing is refused (exit 1) and
         touches nothing. Exit codes: 0 success; 1 bad input or a failed run; 3 lint
-        findings with --strict; 64 usage error; 130/143 interrupted by SIGINT/SIGTERM
-        (nothing new left behind).
+        findings with --strict; 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM (nothing new left behind).
 
         USAGE: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -196,8 +197,8 @@ final class HelpTextTests: XCTestCase {
         OUT` (metrics needs one rate: resample such a loopback to the mic's first).
         Another process writing the same --out is refused (exit 1): the file is one
         process's whole output. Exit codes: 0 done; 1 bad input or an unwritable output
-        (one line naming the file); 64 usage error; 130/143 interrupted by
-        SIGINT/SIGTERM (no output left).
+        (one line naming the file); 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM (no output left).
 
         USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -375,9 +376,9 @@ final class HelpTextTests: XCTestCase {
         per mode, eval.md and eval.html the mean and 10th percentile, and eval.html
         AECMOS' echo score against its other-degradation score in double talk. A broken
         item is reported in one line and the others still run. Exit codes: 0 all ran; 1
-        a run failed, or the corpus holds no scenario; 64 usage error; 130/143
-        interrupted by SIGINT/SIGTERM (eval.json then lists what finished and says
-        "complete": false).
+        a run failed, or the corpus holds no scenario; 64 usage error; 129/130/143
+        interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists what finished and
+        says "complete": false).
 
         USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
 
@@ -458,8 +459,8 @@ final class HelpTextTests: XCTestCase {
         makes the merge incomplete ("complete": false), which `compare` fails. Exit
         codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a shard
         cannot be read, does not fit the others, or OUT cannot be written; 64 usage
-        error; 130/143 interrupted by SIGINT/SIGTERM (nothing merged). See deploy/ for
-        a CI matrix and a Kubernetes Indexed Job.
+        error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing merged). See
+        deploy/ for a CI matrix and a Kubernetes Indexed Job.
 
         USAGE: echolab merge <shards> ... --out <out>
 

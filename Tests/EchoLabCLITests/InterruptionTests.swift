@@ -4,8 +4,8 @@ import EchoLabTestSupport
 import Foundation
 import XCTest
 
-/// SIGINT and SIGTERM stop a run, an eval or a recording within moments and leave no partial
-/// file; progress shows on a terminal and nowhere else. Each through the real binary.
+/// SIGINT, SIGTERM and SIGHUP stop a run, an eval or a recording within moments and leave no
+/// partial file; progress shows on a terminal and nowhere else. Each through the real binary.
 final class InterruptionTests: XCTestCase {
     private var root: URL!
 
@@ -25,7 +25,7 @@ final class InterruptionTests: XCTestCase {
     // MARK: SIGINT / SIGTERM
 
     func testInterruptedEvalWritesAnIncompleteSummaryAndNoPartialFiles() throws {
-        for (signalNumber, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143))] {
+        for (signalNumber, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
             let corpus = root.appendingPathComponent("long-\(signalNumber)")
             try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
             for index in 0..<6 {
@@ -70,6 +70,32 @@ final class InterruptionTests: XCTestCase {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 143)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
+    }
+
+    /// A closed terminal (SIGHUP) stops a run like Ctrl-C, but a run started under `nohup` (SIGHUP
+    /// ignored when it starts) is meant to outlive its terminal: it keeps SIGHUP ignored and
+    /// finishes. Before, SIGHUP killed a run with its partial files and lock left.
+    func testHangUpIsIgnoredUnderNohup() throws {
+        let path = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 300}
+            """, in: root)
+        let out = root.appendingPathComponent("out")
+        // `trap "" HUP` is what nohup does: SIGHUP ignored, inherited through exec.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' HUP; exec \"$0\" run \"$1\" --out \"$2\" --no-taps", try echoLabBinary().path, path, out.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: out.appendingPathComponent(".echolab.lock").path), Date() < deadline {
+            usleep(5_000)
+        }
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
     }
 
     /// A long recording through the canceller stops at a signal within a second of audio, in
