@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "EchoLab", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation", "EchoLabJSON", "Simulation", "ScenarioFiles", "Metrics",
                                                 "Reporting", "Evaluation"]),
         .executableTarget(name: "echolab", dependencies: [
-            "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore",
+            "Simulation", "ScenarioFiles", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "EchoLabJSON",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "echolab-bench", dependencies: ["Simulation", "Metrics", "Reporting", "Evaluation", "AudioInterop", "AudioCore", "VirtualTime",

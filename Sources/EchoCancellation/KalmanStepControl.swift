@@ -27,9 +27,8 @@ struct KalmanStepControl {
     /// The scale of the prior (1: a weight may be as large as an echo path as loud as the
     /// reference); the canceller sets it from the echo path's measured gain. A lower prior caps
     /// every uncertainty from the next frame on; a higher one lets them grow back through the
-    /// drift term, or at once with `reset` (the canceller resets when it takes a new path).
-    /// Moving the uncertainties with the scale both ways was measured and not kept: each step
-    /// down slowed a room's learning (the default corpus's speech room 27.0 → 26.3 dB).
+    /// drift term, or at once with `reset` (the canceller resets when it takes a new path). They
+    /// do not follow the scale down: each step down would slow a room's learning.
     ///
     /// The uncertainty is what lets the filter take the error for its own misadjustment rather
     /// than for a near talker: a prior far above what the echo path can hold makes it read a

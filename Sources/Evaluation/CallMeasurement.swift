@@ -103,8 +103,13 @@ public final class CallMeasurement: CallTap {
         tickFrames = tick.count
         // Checked once a tick (two loads): a temporary folder that filled up mid-call stops the
         // call with its reason instead of failing later.
-        if let failure = analysis.spillError ?? tickEnergies.spillError { throw failure }
+        if let failure = spillError { throw failure }
     }
+
+    /// Why the call's metric rows could not be written to the temporary folder or read back, if
+    /// they could not. Checked again once the run's figures are read: a figure read after a failed
+    /// read back is not the call's.
+    public var spillError: SpillError? { analysis.spillError ?? tickEnergies.spillError }
 
     /// The room's sound at the mic this tick (echo plus near end, which holds the room's noise),
     /// where the room is what is sent; elsewhere (a file or generator as the mic, a silenced

@@ -19,7 +19,7 @@ import VirtualTime
 /// meter.beginSegment("custom mic")           // a report segment from here on
 /// call.audioManager.setCustomMic(mic)
 /// try call.run(for: .seconds(3))
-/// let report = meter.finish(name: "my-app")  // ends the call
+/// let report = try meter.finish(name: "my-app")  // ends the call
 /// print(report.metrics.erleDB ?? .nan, report.findings.map(\.rule))
 /// ```
 ///
@@ -77,8 +77,10 @@ public final class CallMeter {
     /// - Parameters:
     ///   - name: the report's scenario name.
     ///   - taps: tap name → file name, for reports that link audio the app wrote itself.
+    /// Throws `SpillError` where a long call's metric rows could not be read back from the
+    /// temporary folder: the figures would not be the call's.
     /// - Precondition: called once.
-    public func finish(name: String = "app-call", taps: [String: String] = [:]) -> RunReport {
+    public func finish(name: String = "app-call", taps: [String: String] = [:]) throws -> RunReport {
         precondition(!finished, "a CallMeter finishes its call once")
         finished = true
         let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
@@ -93,6 +95,7 @@ public final class CallMeter {
                           adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions, hardware: hardware)
         let wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: wallSeconds, taps: taps)
+        if let failure = measurement.spillError { throw failure }
         report.levels = levels.points
         // A scenario's segments list its timeline actions; a hand-driven call's, its labels.
         let rate = Double(SimulatedCall.sampleRate)

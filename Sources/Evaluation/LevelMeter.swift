@@ -12,9 +12,10 @@ public final class LevelMeter: CallTap {
     private var sums: [(far: Double, echo: Double, near: Double, sent: Double, samples: Int)] = []
     private var current = (far: 0.0, echo: 0.0, near: 0.0, sent: 0.0, samples: 0)
 
-    public init(sampleRate: Int, windowSeconds: Double = 0.5) {
+    /// Windows of 0.5 s: a whole number of 10 ms ticks, so that a tick never straddles two.
+    public init(sampleRate: Int) {
         self.sampleRate = sampleRate
-        windowSamples = max(1, Int(Double(sampleRate) * windowSeconds))
+        windowSamples = max(1, sampleRate / 2)
         sums.reserveCapacity(Self.maximumWindows + 1)
     }
 

@@ -147,6 +147,8 @@ public struct RunOutput {
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest)
+        // Figures read after a failed read back of the call's metric rows are not the call's.
+        if let failure = measurement.spillError { throw failure }
         report.levels = levels.points
         let scoringStarted = DispatchTime.now()
         if let tracks {

@@ -16,6 +16,9 @@ public struct EchoAnalysis: Sendable {
     public let talkRuns: [TalkRun]
     /// The analysis frame's length in samples (frames are half of it apart).
     public var frameSize: Int { ledger.frames.frameSize }
+    /// Why the call's metric rows could not be spilled to disk or read back, if they could not: a
+    /// figure read after a failed read back is not the call's (`SpillingRows`).
+    public var spillError: SpillError? { ledger.spillError }
     let ledger: FrameLedger
     let configuration: EchoMetricsConfiguration
 

@@ -199,6 +199,9 @@ public struct EchoAnalyzer: Sendable {
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
+        // Rows that could not be spilled stayed in memory; rows that could not be read back did not
+        // count in the figures.
+        if let failure = analysis.spillError, failure.operation == .read { throw failure }
         // A mismatch only where the files differ both as they are and as aligned: an output one
         // latency shorter (its tail cut) or one latency longer (its tail flushed) is none.
         let fileLengths = headers.map(\.frames)

@@ -1,13 +1,21 @@
 import AudioCore
+import AudioInterop
 import Foundation
 import Synchronization
 
-/// A long call's metric rows could not be written to the temporary folder.
+/// A long call's metric rows could not be written to the temporary folder, or read back.
 public struct SpillError: DescribedError, Sendable {
+    public enum Operation: Sendable { case write, read }
     public let directory: String
+    public let operation: Operation
     public let reason: String
     public var description: String {
-        "\(directory): cannot write the metric rows of a long call there: \(reason) (free space, or point TMPDIR elsewhere)"
+        switch operation {
+        case .write:
+            "\(directory): cannot write the metric rows of a long call there: \(reason) (free space, or point TMPDIR elsewhere)"
+        case .read:
+            "\(directory): cannot read back the metric rows of a long call written there: \(reason)"
+        }
     }
 }
 
@@ -36,12 +44,13 @@ public final class SpillingRows<Element: BitwiseCopyable & Sendable>: Sendable {
         var resident: [Element] = []
         /// Rows already in the file.
         var spilledRows = 0
-        var file: FileHandle?
+        var file: SpillFile?
         /// Reused when reading spilled blocks; holds block `loadedBlock`.
         var readBuffer: [Element] = []
         var loadedBlock = -1
-        /// Why a block could not be written (a full or unwritable temporary folder). The rows then
-        /// stay in memory — nothing is lost — and the owner reports the error (the call stops).
+        /// Why a block could not be written (a full or unwritable temporary folder: the rows then
+        /// stay in memory — nothing is lost — and the owner stops the call) or read back (the
+        /// rows read as zeros, and the owner fails the run instead of reporting them).
         var spillError: SpillError?
 
         var count: Int { spilledRows + resident.count / width }
@@ -57,11 +66,9 @@ public final class SpillingRows<Element: BitwiseCopyable & Sendable>: Sendable {
         state = Mutex(initial)
     }
 
-    deinit { state.withLock { _ = try? $0.file?.close() } }
-
     public var count: Int { state.withLock { $0.count } }
 
-    /// Why a block could not be written, if one could not (see `State.spillError`).
+    /// Why a block could not be written or read back, if one could not (see `State.spillError`).
     public var spillError: SpillError? { state.withLock { $0.spillError } }
 
     /// Appends one row of a two-column table.
@@ -133,21 +140,14 @@ public final class SpillingRows<Element: BitwiseCopyable & Sendable>: Sendable {
 extension SpillingRows.State {
     /// Writes the resident rows to the file as one block and empties the buffer (its capacity kept).
     mutating func spill() {
-        do {
-            if file == nil { file = try SpillingRows.temporaryFile() }
-            let file = file!
-            let start = try file.seekToEnd()
-            // Straight from the buffer: no copy into a `Data`.
-            do {
-                try resident.withUnsafeBytes { try file.write(contentsOf: $0) }
-            } catch {
-                try? file.truncate(atOffset: start)     // a half-written block is not a block
-                throw error
-            }
+        do throws(SpillFile.Failure) {
+            if file == nil { file = try SpillFile() }
+            try file!.append(resident)
         } catch {
             // Keep the rows in memory (the appends go on past the block size) and let the owner
             // stop the call with a clear error.
-            spillError = SpillError(directory: FileManager.default.temporaryDirectory.path, reason: SpillingRows.reason(error))
+            spillError = SpillError(directory: file?.directory ?? FileManager.default.temporaryDirectory.path, operation: .write,
+                                    reason: error.reason)
             return
         }
         spilledRows += residentRows
@@ -156,45 +156,16 @@ extension SpillingRows.State {
 
     mutating func readBlock(_ block: Int) {
         guard block != loadedBlock else { return }
-        let bytes = residentRows * width * MemoryLayout<Element>.stride
-        do {
-            try file!.seek(toOffset: UInt64(block * bytes))
-            let data = try file!.read(upToCount: bytes) ?? Data()
-            guard data.count == bytes else {
-                fatalError("EchoLab: metric rows file shorter than written (\(data.count) of \(bytes) bytes)")
-            }
-            if readBuffer.count != residentRows * width {
-                // Plain bits, entirely overwritten just below.
-                let elements = residentRows * width
-                readBuffer = Array(unsafeUninitializedCapacity: elements) { _, initialized in
-                    initialized = elements
-                }
-            }
-            readBuffer.withUnsafeMutableBytes { target in data.withUnsafeBytes { target.copyMemory(from: $0) } }
+        do throws(SpillFile.Failure) {
+            try file!.read(block: block, count: residentRows * width, into: &readBuffer)
             loadedBlock = block
         } catch {
-            fatalError("EchoLab: cannot read spilled metric rows: \(error)")
+            // Read as zeros (`SpillFile.read`) so the sums can finish; the owner fails the run on
+            // `spillError` instead of reporting them.
+            if spillError == nil {
+                spillError = SpillError(directory: file!.directory, operation: .read, reason: error.reason)
+            }
+            loadedBlock = -1
         }
-    }
-}
-
-extension SpillingRows {
-    fileprivate static func reason(_ error: Error) -> String {
-        if let underlying = (error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        return (error as NSError).localizedDescription
-    }
-
-    /// An open, already unlinked file in the temporary directory: nothing is left behind.
-    fileprivate static func temporaryFile() throws -> FileHandle {
-        let path = FileManager.default.temporaryDirectory
-            .appendingPathComponent("echolab-rows-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)").path
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
-        }
-        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-        try FileManager.default.removeItem(atPath: path)
-        return handle
     }
 }

@@ -106,11 +106,14 @@ public enum ScenarioDiscovery {
     }
 
     /// Whether `path` is a JSON file EchoLab wrote (its top-level `schema` names one of its formats).
+    /// Up to the largest eval.json EchoLab reads back (`EvalDocument`), and only `schema` built:
+    /// an hour's report.json or a large corpus's eval.json as Foundation objects would set the
+    /// peak memory, and one over a smaller limit would be taken for a scenario.
     public static func isEchoLabOutput(_ path: String) -> Bool {
-        guard let size = InputFile.size(at: path), size <= 64 << 20,
+        guard let size = InputFile.size(at: path), size <= 1 << 30,
               let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let schema = object["schema"] as? String else { return false }
+              let object = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 1 << 30),
+              let schema = object["schema"]?.stringValue else { return false }
         return schema.hasPrefix("echolab.")
     }
 }

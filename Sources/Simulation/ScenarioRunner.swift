@@ -233,11 +233,12 @@ final class DeviceDriver {
         case .default: preconditionFailure("the default mic is not a custom mic")
         case .file(let source, let loops, let options):
             let mic: SourceMicrophone
-            if case .file(let path, let channel) = source {
+            switch source {
+            case .file(let path, let channel):
                 mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options, decoded: micFiles)
-            } else if case .generator(let kind, let seed) = source {
+            case .generator(let kind, let seed):
                 mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
-            } else { preconditionFailure() }
+            }
             devices.append(.running(mic))
             return mic
         case .generator(let kind, let seed, let options):

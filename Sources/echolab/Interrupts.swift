@@ -9,10 +9,10 @@ import Reporting
 /// signal (130, 143, 129). A second signal, while that cleanup runs, ends the process at once.
 /// A SIGHUP ignored when the process starts (`nohup`) stays ignored: that is what nohup asks.
 ///
-/// The handlers are sigaction(2)'s, in place when `install` returns. A `DispatchSourceSignal`
-/// needs the signal ignored first and registers itself asynchronously: a signal in between was
-/// lost, and a run killed right after it started ran to its end and exited 0. The handler only
-/// touches an atomic (`RunCancellation`), which is safe in a signal handler; the runs poll it.
+/// The handlers are sigaction(2)'s, in place when `install` returns: a `DispatchSourceSignal`
+/// needs the signal ignored first and registers itself asynchronously, so a signal in between
+/// would be lost. The handler only touches an atomic (`RunCancellation`), which is safe in a
+/// signal handler; the runs poll it.
 enum Interrupts {
     static let cancellation = RunCancellation()
 

@@ -17,7 +17,7 @@ final class CallMeterTests: XCTestCase {
         try call.run(for: .seconds(2))
         try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .intensityRecommended)
         try call.run(for: .seconds(1))
-        let report = meter.finish()
+        let report = try meter.finish()
         XCTAssertEqual(report.aecMode, "disabled")
         // Without a canceller the first two seconds keep all their echo.
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 10, accuracy: 0.1)

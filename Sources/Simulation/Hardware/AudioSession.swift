@@ -82,7 +82,7 @@ public struct SessionIssue: Hashable, Sendable {
         /// Preferences changed while active: they wait for the next activation.
         case preferencesChangedWhileActive = "preferences-changed-while-active"
         /// The engine (not in manual audio) reconfigured the session when the connection came
-        /// up and reset the app's speaker route to the receiver (003).
+        /// up and reset the app's speaker route to the receiver (the CallKit + WebRTC article).
         case routeResetAfterConnect = "route-reset-after-connect"
         /// The session went inactive while a custom device was still set: its audio is lost.
         case deactivatedWithCustomDevice = "deactivated-with-custom-device"

@@ -244,7 +244,8 @@ public final class CallHardware {
             if customSpeakerSet { issue.playoutSamples += Int64(count) }   // handed silence below
             open[.deactivatedWithCustomDevice] = issue
         }
-        // 003: `isAudioEnabled = active` in didActivate; an interruption is the OS's, not the app's.
+        // The CallKit + WebRTC article sets `isAudioEnabled = true` in didActivate; an interruption
+        // is the OS's doing, not the app's.
         track(.audioDisabledWhileActive, broken: configuration.manualAudio && isActive && !isInterrupted && !isAudioEnabled,
               samples: Int64(count), at: frame)
         guard !flows else { return }
@@ -259,7 +260,7 @@ public final class CallHardware {
 
     /// The connection is up: audio flows for the first time. Without manual audio the engine
     /// applies its own session configuration now, which puts a speaker route the app chose
-    /// before back on the receiver (003's speaker button jumping back).
+    /// before back on the receiver (the CallKit + WebRTC article's speaker button that jumps back).
     private func connect(at frame: Int64) throws {
         isConnected = true
         guard !configuration.manualAudio, frame > 0, appRouteBeforeConnect == .speaker, route == .speaker else { return }

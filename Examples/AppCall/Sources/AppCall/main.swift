@@ -127,7 +127,7 @@ try call.run(for: .milliseconds(1_500))
 // (`finish` ends the call).
 customMic.stopPlayback()
 call.audioManager.resetCustomMicToDefaultMic()
-let report = meter.finish(name: "app-call")
+let report = try meter.finish(name: "app-call")
 
 // MARK: - What the report says
 
