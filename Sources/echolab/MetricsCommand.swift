@@ -48,7 +48,6 @@ struct MetricsCommand: ParsableCommand {
             let lag = try processedLag(channel: selection)
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
-            guard case .object(var object) = analysis.whole.json else { preconditionFailure("the metrics encode as a JSON object") }
             if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
                 standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
             }
@@ -58,22 +57,15 @@ struct MetricsCommand: ParsableCommand {
             if let mismatch = analysis.lengthMismatch {
                 let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
                 standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")
-                object["length_mismatch"] = mismatch.json
             }
-            // Why ERL and ERLE are null, in the words a run's report uses (null when they are not).
-            let unmeasured = RunEvaluator.echoUnmeasuredReason(analysis.whole, states: [],
-                                                               durationSeconds: Double(analysis.sampleCount) / Double(max(1, analysis.sampleRate)))
-            object["echo_unmeasured"] = unmeasured.map(JSONValue.string) ?? .null
-            object["delay_unmeasured"] = RunEvaluator.delayUnmeasuredReason(analysis.whole).map(JSONValue.string) ?? .null
-            object["processed_lag_ms"] = .number(lag.milliseconds)
-            object["processed_lag_source"] = .string(lag.source.rawValue)
+            var result = RecordingMetrics(analysis: analysis, processedLag: lag)
             let specs = try scoring.resolved
             if !specs.isEmpty {
                 let results = try score(analysis, lag: lag.samples, channel: selection, specs: specs)
                 ScorerOptions.warnUnscored(results, command: "metrics")
-                object["scores"] = .array(results.map(JSONValue.init(encoding:)))
+                result.scores = results
             }
-            json = JSONValue.object(object).canonicalText()
+            json = result.json().canonicalText()
         } catch {
             throw CommandFailure.exit(error)
         }
