@@ -9,7 +9,8 @@ public enum AudioIOError: DescribedError, Equatable {
     case invalidSample(path: String, frame: Int64, fault: SampleFault)
     case cannotWrite(path: String, reason: String)
     case resampler(reason: String)
-    case invalidArgument(String)
+    /// A file of 0 frames where audio is needed; `consequence` says what it leaves undone.
+    case holdsNoAudio(path: String, consequence: String)
 
     public var description: String {
         switch self {
@@ -24,7 +25,7 @@ public enum AudioIOError: DescribedError, Equatable {
         case .invalidSample(let path, let frame, let fault): "\(path): \(fault) sample at frame \(frame)"
         case .cannotWrite(let path, let reason): "\(path): cannot write: \(reason)"
         case .resampler(let reason): "resampler: \(reason)"
-        case .invalidArgument(let message): message
+        case .holdsNoAudio(let path, let consequence): "\(path): holds no audio (0 frames): \(consequence)"
         }
     }
 }

@@ -19,10 +19,10 @@ public final class SpeexEchoCanceller {
     ///   - filterLength: the echo tail the adaptive filter can model, in samples (a room: 100–500 ms).
     public init(frameSize: Int, filterLength: Int, sampleRate: Int) throws {
         guard frameSize > 0, filterLength >= frameSize, sampleRate > 0 else {
-            throw AudioIOError.invalidArgument("speex echo canceller: frame \(frameSize), filter \(filterLength), rate \(sampleRate) are not valid")
+            throw CancellerLibraryError.invalidSettings(library: "speex echo canceller", detail: "frame \(frameSize), filter \(filterLength), rate \(sampleRate)")
         }
         guard let state = speex_echo_state_init(Int32(frameSize), Int32(filterLength)) else {
-            throw AudioIOError.invalidArgument("speex echo canceller: cannot allocate state")
+            throw CancellerLibraryError.cannotStart(library: "speex echo canceller", reason: "cannot allocate state")
         }
         var rate = Int32(sampleRate)
         speex_echo_ctl(state, SPEEX_ECHO_SET_SAMPLING_RATE, &rate)
@@ -64,10 +64,10 @@ public final class SpeexPreprocessor {
 
     public init(frameSize: Int, sampleRate: Int) throws {
         guard frameSize > 0, sampleRate > 0 else {
-            throw AudioIOError.invalidArgument("speex preprocessor: frame \(frameSize), rate \(sampleRate) are not valid")
+            throw CancellerLibraryError.invalidSettings(library: "speex preprocessor", detail: "frame \(frameSize), rate \(sampleRate)")
         }
         guard let state = speex_preprocess_state_init(Int32(frameSize), Int32(sampleRate)) else {
-            throw AudioIOError.invalidArgument("speex preprocessor: cannot allocate state for frame \(frameSize) at \(sampleRate) Hz")
+            throw CancellerLibraryError.cannotStart(library: "speex preprocessor", reason: "cannot allocate state for frame \(frameSize) at \(sampleRate) Hz")
         }
         self.state = state
         self.frameSize = frameSize

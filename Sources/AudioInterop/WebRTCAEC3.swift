@@ -52,7 +52,7 @@ public final class WebRTCAEC3Processor {
         let created = error.withUnsafeMutableBufferPointer { Self.api.pointee.create(Int32(sampleRate), raw, $0.baseAddress, $0.count) }
         guard let created else {
             let reason = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            throw AudioIOError.invalidArgument("aec3 at \(sampleRate) Hz: cannot start (\(reason))")
+            throw CancellerLibraryError.cannotStart(library: "aec3 at \(sampleRate) Hz", reason: "cannot start (\(reason))")
         }
         state = created
         self.sampleRate = sampleRate
@@ -66,7 +66,7 @@ public final class WebRTCAEC3Processor {
     public func render(_ frame: [Float]) throws {
         precondition(frame.count >= frameSize)
         let code = frame.withUnsafeBufferPointer { Self.api.pointee.render(state, $0.baseAddress) }
-        guard code == 0 else { throw AudioIOError.invalidArgument("aec3: render frame refused (WebRTC error \(code))") }
+        guard code == 0 else { throw CancellerLibraryError.frameRefused(library: "aec3", direction: .render, code: code) }
     }
 
     /// One microphone frame in, the echo-cancelled frame out.
@@ -75,7 +75,7 @@ public final class WebRTCAEC3Processor {
         let code = input.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { Self.api.pointee.capture(state, source.baseAddress, $0.baseAddress) }
         }
-        guard code == 0 else { throw AudioIOError.invalidArgument("aec3: capture frame refused (WebRTC error \(code))") }
+        guard code == 0 else { throw CancellerLibraryError.frameRefused(library: "aec3", direction: .capture, code: code) }
     }
 
     public var statistics: Statistics {

@@ -51,8 +51,9 @@ public final class WebRTCEchoProcessor {
         var error: Int32 = 0
         guard let state = echolab_apm_create(kind == .aec ? echolab_apm_aec : echolab_apm_aecm, Int32(sampleRate),
                                              Self.cSettings(settings), &error) else {
-            throw AudioIOError.invalidArgument("webrtc \(kind == .aec ? "AEC" : "AECM") at \(sampleRate) Hz: cannot start (WebRTC error \(error)"
-                                               + (kind == .aecm ? "; AECM runs at 8000 or 16000 Hz only)" : "; AEC runs at 8000, 16000, 32000 or 48000 Hz)"))
+            throw CancellerLibraryError.cannotStart(library: "webrtc \(kind == .aec ? "AEC" : "AECM") at \(sampleRate) Hz",
+                                                    reason: "cannot start (WebRTC error \(error)"
+                                                        + (kind == .aecm ? "; AECM runs at 8000 or 16000 Hz only)" : "; AEC runs at 8000, 16000, 32000 or 48000 Hz)"))
         }
         self.state = state
         self.kind = kind
@@ -67,7 +68,7 @@ public final class WebRTCEchoProcessor {
     /// the filter options are fixed at creation.
     public func update(_ settings: Settings) throws {
         let code = echolab_apm_update(state, Self.cSettings(settings))
-        guard code == 0 else { throw AudioIOError.invalidArgument("webrtc: cannot change settings (WebRTC error \(code))") }
+        guard code == 0 else { throw CancellerLibraryError.settingsRefused(library: "webrtc", code: code) }
         self.settings = settings
     }
 
@@ -85,7 +86,7 @@ public final class WebRTCEchoProcessor {
     public func render(_ frame: [Float]) throws {
         precondition(frame.count >= frameSize)
         let code = frame.withUnsafeBufferPointer { echolab_apm_render(state, $0.baseAddress) }
-        guard code == 0 else { throw AudioIOError.invalidArgument("webrtc: render frame refused (WebRTC error \(code))") }
+        guard code == 0 else { throw CancellerLibraryError.frameRefused(library: "webrtc", direction: .render, code: code) }
     }
 
     /// One microphone frame in, the echo-cancelled frame out; `delayMilliseconds` is the
@@ -95,7 +96,7 @@ public final class WebRTCEchoProcessor {
         let code = input.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { echolab_apm_capture(state, source.baseAddress, $0.baseAddress, Int32(delayMilliseconds)) }
         }
-        guard code == 0 else { throw AudioIOError.invalidArgument("webrtc: capture frame refused (WebRTC error \(code))") }
+        guard code == 0 else { throw CancellerLibraryError.frameRefused(library: "webrtc", direction: .capture, code: code) }
     }
 
     /// Whether the last captured frame may hold echo (AEC's decision; AECM always says yes).

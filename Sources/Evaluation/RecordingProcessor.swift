@@ -104,7 +104,7 @@ public struct RecordingProcessor {
         try AtomicFile.checkWritable(output, inputs: [mic, reference].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
-        guard micLength > 0 else { throw AudioIOError.invalidArgument("\(mic): holds no audio (0 frames): nothing to process") }
+        guard micLength > 0 else { throw AudioIOError.holdsNoAudio(path: mic, consequence: "nothing to process") }
         // Without a canceller the mic passes through at its own rate, whatever it is: a round trip
         // through 48 kHz would cut the band edge of a 22.05 kHz file (measured: −14.5 dB of
         // difference on white noise).
@@ -115,7 +115,7 @@ public struct RecordingProcessor {
         // A loopback of no audio is a file that went wrong, not a far end that was silent: the
         // output would come back as the mic, and nothing would say so but a warning.
         if let reference, let referenceProbe, referenceProbe.frameCount == 0 {
-            throw AudioIOError.invalidArgument("\(reference): holds no audio (0 frames): no far end to cancel")
+            throw AudioIOError.holdsNoAudio(path: reference, consequence: "no far end to cancel")
         }
         let referenceStream = try reference.map { path in
             try AudioFileStream(path: path, targetRate: rate, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)

@@ -41,12 +41,12 @@ public final class Aec3EchoControl: EchoControl, ResidualSuppressionControl {
 
     /// `latencySamples`: as measured by the factory (`EchoControlLatency`).
     init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, latencySamples: Int) throws {
-        guard intensity != .disabled else { throw AudioIOError.invalidArgument("aec3: no canceller for \(intensity)") }
+        guard intensity != .disabled else { throw EchoControlError.noCanceller(backend: "aec3", intensity: intensity) }
         guard WebRTCAEC3Processor.sampleRates.contains(sampleRate) else {
-            throw AudioIOError.invalidArgument("aec3 runs at 16000, 32000 or 48000 Hz, not \(sampleRate) Hz")
+            throw EchoControlError.unsupportedRate(backend: "aec3", sampleRate: sampleRate, supported: "16000, 32000 or 48000 Hz")
         }
         guard frameSize * 100 == sampleRate else {
-            throw AudioIOError.invalidArgument("aec3: frames of \(frameSize) samples at \(sampleRate) Hz are not 10 ms")
+            throw EchoControlError.frameNotTenMilliseconds(backend: "aec3", frameSize: frameSize, sampleRate: sampleRate)
         }
         intensities = intensity == .intensityAdaptive ? [.intensityMin, .intensityRecommended, .intensityMax] : [intensity]
         processors = try intensities.map { try WebRTCAEC3Processor(sampleRate: sampleRate, settings: Self.configuration(for: $0)) }

@@ -34,7 +34,7 @@ public enum EchoControlFactory {
         case .echolab:
             return try EchoLabEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity)
         default:
-            throw AudioIOError.invalidArgument("no backend called \(mode.backend.name)")
+            throw EchoControlError.unknownBackend(name: mode.backend.name)
         }
     }
 

@@ -28,7 +28,7 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
 
     public init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode) throws {
         guard let settings = Self.suppression(for: intensity) else {
-            throw AudioIOError.invalidArgument("echolab: no canceller for \(intensity)")
+            throw EchoControlError.noCanceller(backend: "echolab", intensity: intensity)
         }
         self.sampleRate = sampleRate
         self.frameSize = frameSize

@@ -22,9 +22,9 @@ public final class PluginEchoControl: EchoControl {
     private var renderFrame: [Float]
 
     init(plugin: CancellerPlugin, sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, bridgeLatency: Int) throws {
-        guard intensity != .disabled else { throw AudioIOError.invalidArgument("plugin \(plugin.name): no canceller for \(intensity)") }
+        guard intensity != .disabled else { throw EchoControlError.noCanceller(backend: "plugin \(plugin.name)", intensity: intensity) }
         let host: String
-        do { host = try Self.hostExecutable() } catch { throw AudioIOError.invalidArgument("plugin \(plugin.name) (\(plugin.path)): \(error)") }
+        do { host = try Self.hostExecutable() } catch { throw EchoControlError.pluginCannotStart(name: plugin.name, path: plugin.path, reason: "\(error)") }
         process = try PluginProcess(host: host, name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
                                     intensity: intensity.rawValue, options: plugin.options)
         if plugin.sampleRate == sampleRate {
@@ -51,7 +51,7 @@ public final class PluginEchoControl: EchoControl {
         if own.lastPathComponent == "echolab" { return own.path }
         let beside = own.deletingLastPathComponent().appendingPathComponent("echolab").path
         if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        throw AudioIOError.invalidArgument("plugins run in a child process of the echolab binary, and none was found beside \(own.path): set ECHOLAB_PLUGIN_HOST to its path")
+        throw EchoControlError.pluginHostMissing(searchedBeside: own.path)
     }
 
     static func settings(for plugin: CancellerPlugin) -> [String: EchoControlSetting] {

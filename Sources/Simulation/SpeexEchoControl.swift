@@ -22,7 +22,7 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
 
     public init(frameSize: Int, sampleRate: Int, intensity: EchoCancellerMode, filterOverride: Int? = nil) throws {
         guard let configuration = EchoCancellerSettings.forMode(intensity, filterOverride: filterOverride) else {
-            throw AudioIOError.invalidArgument("speex: no canceller for \(intensity)")
+            throw EchoControlError.noCanceller(backend: "speex", intensity: intensity)
         }
         self.frameSize = frameSize
         self.sampleRate = sampleRate

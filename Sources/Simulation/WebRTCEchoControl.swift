@@ -21,14 +21,14 @@ public final class WebRTCEchoControl: EchoControl, ResidualSuppressionControl {
 
     /// `latencySamples`: as measured by the factory (`EchoControlLatency`).
     init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, latencySamples: Int) throws {
-        guard let level = Self.level(for: intensity) else { throw AudioIOError.invalidArgument("webrtc: no canceller for \(intensity)") }
+        guard let level = Self.level(for: intensity) else { throw EchoControlError.noCanceller(backend: "webrtc", intensity: intensity) }
         var settings = WebRTCEchoProcessor.Settings()
         settings.extendedFilter = true
         settings.delayAgnostic = true
         settings.suppressionLevel = level
         processor = try WebRTCEchoProcessor(kind: .aec, sampleRate: sampleRate, settings: settings)
         guard processor.frameSize == frameSize else {
-            throw AudioIOError.invalidArgument("webrtc: frames of \(frameSize) samples at \(sampleRate) Hz are not 10 ms")
+            throw EchoControlError.frameNotTenMilliseconds(backend: "webrtc", frameSize: frameSize, sampleRate: sampleRate)
         }
         self.sampleRate = sampleRate
         self.frameSize = frameSize

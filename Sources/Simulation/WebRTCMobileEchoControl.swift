@@ -28,7 +28,7 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
     /// `latencySamples`: as measured by the factory (`EchoControlLatency`).
     init(sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, latencySamples: Int) throws {
         guard let mode = Self.routingMode(for: intensity) else {
-            throw AudioIOError.invalidArgument("webrtc-mobile: no canceller for \(intensity)")
+            throw EchoControlError.noCanceller(backend: "webrtc-mobile", intensity: intensity)
         }
         var settings = WebRTCEchoProcessor.Settings()
         settings.routingMode = mode

@@ -100,8 +100,9 @@ final class SpeexEchoCancellerTests: XCTestCase {
         XCTAssertThrowsError(try SpeexEchoCanceller(frameSize: 0, filterLength: 4_800, sampleRate: 48_000))
         XCTAssertThrowsError(try SpeexEchoCanceller(frameSize: 480, filterLength: 100, sampleRate: 48_000))
         XCTAssertThrowsError(try SpeexEchoCanceller(frameSize: 480, filterLength: 4_800, sampleRate: 0)) { error in
-            guard case .invalidArgument(let message)? = error as? AudioIOError else { return XCTFail("\(error)") }
-            XCTAssertTrue(message.contains("speex"))
+            XCTAssertEqual(error as? CancellerLibraryError,
+                           .invalidSettings(library: "speex echo canceller", detail: "frame 480, filter 4800, rate 0"))
+            XCTAssertEqual("\(error)", "speex echo canceller: frame 480, filter 4800, rate 0 are not valid")
         }
     }
 }
