@@ -15,9 +15,8 @@ public final class SpillFile: Sendable {
     public let directory: String
 
     public init() throws(Failure) {
-        directory = FileManager.default.temporaryDirectory.path
-        let path = (directory as NSString)
-            .appendingPathComponent("echolab-rows-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        directory = TemporaryFolder.base
+        let path = TemporaryFolder.uniquePath(prefix: "echolab-rows-\(ProcessInfo.processInfo.processIdentifier)")
         guard FileManager.default.createFile(atPath: path, contents: nil) else {
             throw Failure(reason: String(cString: strerror(errno)))
         }

@@ -146,7 +146,7 @@ extension SpillingRows.State {
         } catch {
             // Keep the rows in memory (the appends go on past the block size) and let the owner
             // stop the call with a clear error.
-            spillError = SpillError(directory: file?.directory ?? FileManager.default.temporaryDirectory.path, operation: .write,
+            spillError = SpillError(directory: file?.directory ?? TemporaryFolder.base, operation: .write,
                                     reason: error.reason)
             return
         }

@@ -23,7 +23,7 @@ final class AlignedTrackRecorder {
     private var failure: (any Error)?
 
     init(sampleRate: Int, chunkFrames: Int = 32_768) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-tracks-\(UUID().uuidString)").path
+        folder = TemporaryFolder.uniquePath(prefix: "echolab-tracks")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.sampleRate = sampleRate
         self.chunkFrames = chunkFrames

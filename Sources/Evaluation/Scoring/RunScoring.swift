@@ -63,7 +63,7 @@ public struct RunScoring {
             let reason = "no stretch of one talk type lasts \(FixedDecimal.text(ScoringStretch.minimumSeconds, fractionDigits: 0)) s or more"
             return unscored(scorers, because: reason)
         }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-score-\(UUID().uuidString)").path
+        let folder = TemporaryFolder.uniquePath(prefix: "echolab-score")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var answers = [[Answer]](repeating: [], count: scorers.count)
         var failures = [String?](repeating: nil, count: scorers.count)
