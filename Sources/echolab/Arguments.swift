@@ -128,6 +128,10 @@ struct ChannelOptions: ParsableArguments {
 struct VectorsOptions: ParsableArguments {
     @Option(help: "The vectors folder: inputs/, scenarios/ and golden.json.")
     var vectors: String = "vectors"
+
+    func validate() throws {
+        guard !vectors.isEmpty else { throw ValidationError("--vectors must name a folder (got an empty string)") }
+    }
 }
 
 /// `run`'s choice of WAV taps: `--no-taps`, `--all-taps`, or neither (the standard four). Given
