@@ -561,8 +561,8 @@ final class HelpTextTests: XCTestCase {
           -h, --help              Show help information.
 
         SUBCOMMANDS:
-          generate                Write the seeded input signals and scenario files
-                                  (bit-identical every time).
+          generate                Write EchoLab's shipped seeded input signals and
+                                  scenario files (bit-identical every time).
           bless                   Run every vector scenario and record its metrics and
                                   tap hashes in golden.json.
           verify                  Run every vector scenario and compare with
@@ -575,11 +575,14 @@ final class HelpTextTests: XCTestCase {
 
     func testVectorsGenerateHelp() throws {
         try assertHelp(["vectors", "generate"], """
-        OVERVIEW: Write the seeded input signals and scenario files (bit-identical
-        every time).
+        OVERVIEW: Write EchoLab's shipped seeded input signals and scenario files
+        (bit-identical every time).
 
-        Writes VECTORS/inputs/ and VECTORS/scenarios/; golden.json is left as it is.
-        Exit codes: 0 written; 1 a file cannot be written; 64 usage error.
+        (Re)creates EchoLab's own vectors in VECTORS/inputs/ and VECTORS/scenarios/
+        (make vectors); golden.json is left as it is. A file there of a shipped name is
+        kept if it already holds those bytes; one that differs is refused before
+        anything is written. Exit codes: 0 written; 1 a file cannot be written, or
+        differs from the shipped file of its name; 64 usage error.
 
         USAGE: echolab vectors generate [--vectors <vectors>]
 
@@ -599,8 +602,11 @@ final class HelpTextTests: XCTestCase {
         golden.json.
 
         Only after an intended change of behaviour: review the diff of golden.json.
-        Exit codes: 0 re-measured; 1 a scenario cannot be run or golden.json cannot be
-        written; 64 usage error.
+        Each metric keeps the tolerance golden.json gave it (0.05 where it gives none).
+        Two scenario files with one name are refused. Exit codes: 0 re-measured; 1 a
+        scenario cannot be run, two share a name, or golden.json cannot be read or
+        written (then it is left as it was); 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM (golden.json left as it was).
 
         USAGE: echolab vectors bless [--vectors <vectors>]
 
@@ -620,9 +626,12 @@ final class HelpTextTests: XCTestCase {
         mismatch.
 
         golden.json is checked first: a value that is not a number or null, a negative
-        tolerance or an unknown key is an error naming the key, not a difference. Each
-        mismatch is one line on stderr. Exit codes: 0 all match; 1 golden.json missing
-        or malformed, or a scenario that cannot run; 3 a mismatch; 64 usage error.
+        tolerance, an unknown key or schema, or a check missing from an entry is an
+        error naming the key, not a difference. A scenario that cannot run (or shares
+        another's name) is one line and the others are still checked. Each mismatch is
+        one line on stderr. Exit codes: 0 all match; 1 golden.json missing or
+        malformed, or a scenario that cannot run (also when others mismatch); 3 a
+        mismatch; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM.
 
         USAGE: echolab vectors verify [--vectors <vectors>]
 

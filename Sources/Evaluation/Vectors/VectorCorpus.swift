@@ -27,25 +27,59 @@ public enum VectorCorpus {
         Input(name: "music_22k.wav", kind: .musicLike(levelDBFS: -22), sampleRate: 22_050, seconds: 4, encoding: .pcm16, seed: 104),
     ]
 
-    /// Writes `inputs/` and `scenarios/` under `directory`.
+    /// Writes EchoLab's own shipped inputs and scenarios into `inputs/` and `scenarios/` under
+    /// `directory`. A file already there under one of their names is left alone if it holds
+    /// exactly those bytes; one that differs (a user's own scenario of that name) stops it before
+    /// anything is written (`Conflict`), so nobody's file is replaced unasked.
     public static func generate(into directory: String) throws {
+        let files = try shippedFiles(under: directory)
+        for (path, bytes) in files {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            if isDirectory.boolValue || FileManager.default.contents(atPath: path) != bytes { throw Conflict(path: path) }
+        }
+        try AtomicFile.prepareDirectory((directory as NSString).appendingPathComponent("inputs"))
+        try AtomicFile.prepareDirectory((directory as NSString).appendingPathComponent("scenarios"))
+        for (path, bytes) in files where FileManager.default.contents(atPath: path) != bytes {
+            try AtomicFile.write(bytes, to: path)
+        }
+    }
+
+    /// A file of a shipped name that holds something else.
+    public struct Conflict: DescribedError {
+        public let path: String
+        public var description: String {
+            "\(path): exists and differs from EchoLab's shipped file of that name; move it away, or give --vectors another folder"
+        }
+    }
+
+    /// Every shipped file (its path under `directory`, its bytes), inputs first. The WAVs are
+    /// rendered through a scratch folder, removed afterwards: `SoundFileWriter` writes files.
+    static func shippedFiles(under directory: String) throws -> [(path: String, bytes: Data)] {
         let inputsDirectory = (directory as NSString).appendingPathComponent("inputs")
         let scenariosDirectory = (directory as NSString).appendingPathComponent("scenarios")
-        try AtomicFile.prepareDirectory(inputsDirectory)
-        try AtomicFile.prepareDirectory(scenariosDirectory)
+        let scratch = TemporaryFolder.uniquePath(prefix: "echolab-vectors")
+        try AtomicFile.prepareDirectory(scratch)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        func rendered(_ name: String, _ write: (String) throws -> Void) throws -> (String, Data) {
+            let path = (scratch as NSString).appendingPathComponent(name)
+            try write(path)
+            return ((inputsDirectory as NSString).appendingPathComponent(name), try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        var files: [(path: String, bytes: Data)] = []
         for input in inputs {
             let count = Int(input.seconds * Double(input.sampleRate))
             var samples = SignalGenerator.render(input.kind, sampleRate: input.sampleRate, count: count, seed: input.seed)
             if let active = input.active { applyWindow(&samples, active: active, sampleRate: input.sampleRate) }
-            try SoundFileWriter.write(samples, to: (inputsDirectory as NSString).appendingPathComponent(input.name),
-                                      sampleRate: input.sampleRate, encoding: input.encoding)
+            files.append(try rendered(input.name) { try SoundFileWriter.write(samples, to: $0, sampleRate: input.sampleRate, encoding: input.encoding) })
         }
         let room = SyntheticRoom.impulseResponse(rt60Milliseconds: 250, sampleRate: 48_000, seed: 11)
-        try SoundFileWriter.write(room, to: (inputsDirectory as NSString).appendingPathComponent("room_rir_48k.wav"), sampleRate: 48_000)
+        files.append(try rendered("room_rir_48k.wav") { try SoundFileWriter.write(room, to: $0, sampleRate: 48_000) })
         for scenario in scenarios {
-            try AtomicFile.write(ScenarioEncoder.text(scenario, relativeTo: folder),
-                                 to: (scenariosDirectory as NSString).appendingPathComponent("\(scenario.name).json"))
+            files.append(((scenariosDirectory as NSString).appendingPathComponent("\(scenario.name).json"),
+                          Data(ScenarioEncoder.text(scenario, relativeTo: folder).utf8)))
         }
+        return files
     }
 
     /// Silence outside `active`, with 10 ms fades, so the near end talks only there (double talk).

@@ -1,0 +1,51 @@
+import Foundation
+import EchoLabJSON
+
+/// A measured golden entry against the expected one (checked complete by `GoldenFile`): one
+/// line per difference, each naming the scenario file and what differs.
+enum GoldenComparison {
+    static func differences(_ measured: JSONValue, _ want: JSONValue, file: String) -> [String] {
+        var problems: [String] = []
+        for key in GoldenVectors.metricKeys {
+            let got = measured["metrics"]?[key]?["value"] ?? .null
+            let expected = want["metrics"]?[key]?["value"] ?? .null
+            switch (got, expected) {
+            case (.number(let a), .number(let b)):
+                let tolerance = want["metrics"]?[key]?["tolerance"]?.doubleValue ?? GoldenVectors.tolerance
+                if abs(a - b) > tolerance { problems.append("\(file): \(key) \(a) differs from golden \(b) ± \(tolerance)") }
+            case (.null, .null): break
+            default: problems.append("\(file): \(key) is \(text(got)) but golden has \(text(expected))")
+            }
+        }
+        if measured["findings"] != want["findings"] {
+            problems.append("\(file): findings differ from golden: got \(text(measured["findings"])), golden has \(text(want["findings"]))")
+        }
+        for key in GoldenFile.pipelineKeys where measured["pipeline"]?[key] != want["pipeline"]?[key] {
+            problems.append("\(file): pipeline.\(key) is \(text(measured["pipeline"]?[key])) but golden has \(text(want["pipeline"]?[key]))")
+        }
+        problems += tapDifferences(measured["taps_sha256"]?.objectValue ?? [:], want["taps_sha256"]?.objectValue ?? [:], file: file)
+        if measured["hardware"] != want["hardware"] {
+            problems.append("\(file): hardware differs from golden: got \(text(measured["hardware"])), golden has \(text(want["hardware"]))")
+        }
+        return problems
+    }
+
+    /// One line per tap that differs, by name: all the hashes on one line hid which one it was.
+    private static func tapDifferences(_ got: [String: JSONValue], _ want: [String: JSONValue], file: String) -> [String] {
+        Set(got.keys).union(want.keys).sorted().compactMap { tap in
+            switch (got[tap]?.stringValue, want[tap]?.stringValue) {
+            case let (a?, b?) where a != b: "\(file): tap \(tap): SHA-256 \(a) differs from golden \(b)"
+            case (_?, nil): "\(file): tap \(tap): written by the run, but golden has no hash for it"
+            case (nil, _?): "\(file): tap \(tap): golden has a hash, but the run wrote no such tap"
+            default: nil
+            }
+        }
+    }
+
+    /// A value on one line for a message: its canonical text without the final newline and
+    /// with each line's indentation gone.
+    static func text(_ value: JSONValue?) -> String {
+        guard let value else { return "nothing" }
+        return value.canonicalText().split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+    }
+}
