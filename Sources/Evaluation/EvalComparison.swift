@@ -112,6 +112,39 @@ public struct EvalComparison: Sendable {
             baselineIsLowerBound = pairs.contains { $0.was.isLowerBound }
             currentIsLowerBound = pairs.contains { $0.now.isLowerBound }
         }
+
+        /// How the mean changed, as far as `BoundedValue` makes it certain.
+        public enum Change: Sendable, Equatable {
+            /// Both means measured: the change is this.
+            case exactly(Double)
+            /// CURRENT's mean a bound over a measured baseline: it rose by this at least.
+            case atLeast(Double)
+            /// The baseline's mean a bound over a measured CURRENT: it fell by this at least (the
+            /// change is at most this, a negative number).
+            case atMost(Double)
+            /// A bound on the side that leaves the direction unknown (`notJudgedReason`).
+            case unknown
+        }
+
+        /// The change from the baseline's mean to CURRENT's; nil where `items` is 0. A mean over
+        /// a lower bound is one itself, so its change is known only as the gate knows a bound's:
+        /// `≥ 18.49 → ≥ 13.77 dB` is no evidence of a fall, `19.95 → ≥ 15.50 dB` neither.
+        public var change: Change? {
+            guard let a = baseline, let b = current else { return nil }
+            switch (baselineIsLowerBound, currentIsLowerBound) {
+            case (false, false): return .exactly(b - a)
+            case (false, true): return b > a ? .atLeast(b - a) : .unknown
+            case (true, false): return b < a ? .atMost(b - a) : .unknown
+            case (true, true): return .unknown
+            }
+        }
+
+        /// Which side's bound leaves the change unknown, in the regression section's words.
+        public var notJudgedReason: String? {
+            guard change == .unknown else { return nil }
+            return baselineIsLowerBound && currentIsLowerBound ? "both lower bounds"
+                : baselineIsLowerBound ? "the baseline a lower bound" : "current a lower bound"
+        }
     }
     /// The baseline has scorers' scores to judge.
     public var hasScores = false
@@ -228,12 +261,7 @@ public struct EvalComparison: Sendable {
             }
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
-        // A requirement is judged where the baseline measured it, as a metric is: a run without
-        // a TCLw before (no far-end single talk, no band of the weighting above the floor) has
-        // nothing to compare its new one with.
-        let judged = before.value(at: "metrics.telephony.echo_loss.tclw_db")?.doubleValue != nil
-        compareFindings(key, before["findings"]?.arrayValue, after["findings"]?.arrayValue,
-                        ignoring: judged ? [] : RequirementFindings.rules)
+        compareFindings(key, before, after)
         compareScores(key, before["scores"], after["scores"])
         var counters: [(String, JSONValue, JSONValue)] = []
         Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
@@ -335,18 +363,31 @@ public struct EvalComparison: Sendable {
     }
 
     /// Findings by rule: a rule the current run breaks more often than the baseline's is a
-    /// regression, one it breaks less often an improvement. Rules in `ignoring` are not judged.
-    private mutating func compareFindings(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?, ignoring: Set<String>) {
-        guard let before, let after else { return }   // a key one version does not write
-        func counts(_ list: [JSONValue]?) -> [String: Int] {
-            (list ?? []).compactMap(\.stringValue).filter { !ignoring.contains($0) }.reduce(into: [:]) { $0[$1, default: 0] += 1 }
+    /// regression, one it breaks less often an improvement — where certain. A rule that judges a
+    /// figure against a line (`FindingVerdicts`: TCLw against 46 dB, the echo delay against the
+    /// reach) is judged only where the side it departs from had a verdict: gained over a baseline
+    /// whose figure could not be judged (a TCLw bound under 46 dB, none measured), or lost in a
+    /// CURRENT that cannot be, the change is listed as not judged, with why.
+    private mutating func compareFindings(_ key: RunKey, _ beforeRun: JSONValue, _ afterRun: JSONValue) {
+        guard let before = beforeRun["findings"]?.arrayValue, let after = afterRun["findings"]?.arrayValue else { return }   // a key one version does not write
+        func counts(_ list: [JSONValue]) -> [String: Int] {
+            list.compactMap(\.stringValue).reduce(into: [:]) { $0[$1, default: 0] += 1 }
         }
         let was = counts(before), now = counts(after)
         for rule in Set(was.keys).union(now.keys).sorted() {
             let a = was[rule] ?? 0, b = now[rule] ?? 0
             guard a != b else { continue }
-            let change = Change(run: key, what: "finding \(rule)", baseline: "\(a)", current: "\(b)", delta: Double(b - a))
-            if b > a { regressions.append(change) } else { improvements.append(change) }
+            var change = Change(run: key, what: "finding \(rule)", baseline: "\(a)", current: "\(b)", delta: Double(b - a))
+            // Gained: the baseline's absence must have been a verdict; lost: CURRENT's must be.
+            if let reason = b > a ? FindingVerdicts.unjudgedReason(rule: rule, in: beforeRun, side: "the baseline")
+                : FindingVerdicts.unjudgedReason(rule: rule, in: afterRun, side: "current") {
+                change.reason = reason
+                notJudged.append(change)
+            } else if b > a {
+                regressions.append(change)
+            } else {
+                improvements.append(change)
+            }
         }
     }
 

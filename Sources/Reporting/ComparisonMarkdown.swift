@@ -6,7 +6,9 @@ import Foundation
 public enum ComparisonMarkdown {
     /// What the mode means are over: the same runs in both files, so that a change is one.
     static let modeMeansCaption = "Both means of a mode are over the same items (the items column): the runs both files hold and "
-        + "judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean."
+        + "judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean. "
+        + "A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured "
+        + "baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is."
 
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
@@ -33,7 +35,14 @@ public enum ComparisonMarkdown {
             md += "\n## Mean steady-state ERLE per mode\n\n" + modeMeansCaption + "\n\n"
             md += "| mode | items | baseline | current | change |\n|---|---|---|---|---|\n"
             for mean in comparison.modeMeans {
-                let change = mean.baseline.flatMap { a in mean.current.map { String(format: "%+.2f dB", $0 - a) } } ?? "—"
+                let change: String
+                switch mean.change {
+                case .exactly(let delta)?: change = String(format: "%+.2f dB", delta)
+                case .atLeast(let delta)?: change = String(format: "≥ %+.2f dB", delta)
+                case .atMost(let delta)?: change = String(format: "≤ %+.2f dB", delta)
+                case .unknown?: change = "not judged (\(mean.notJudgedReason ?? "a lower bound"))"
+                case nil: change = "—"
+                }
                 md += row([mean.mode, "\(mean.items)", mean.baseline.map { EvalComparison.db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
                            mean.current.map { EvalComparison.db($0, isLowerBound: mean.currentIsLowerBound) } ?? "—", change])
             }
@@ -51,7 +60,9 @@ public enum ComparisonMarkdown {
         if !comparison.notJudged.isEmpty {
             md += "\n## Not judged: a lower bound leaves the direction unknown\n\n"
             md += "A bound's true value may lie anywhere above it: ERLE or TCLw gets worse only where CURRENT is measured and under the baseline, "
-                + "attenuation only where the baseline is measured and CURRENT over it.\n\n"
+                + "attenuation only where the baseline is measured and CURRENT over it. A finding that judges a figure against a line "
+                + "(TCLw against TS 26.131's 46 dB, the echo delay against the canceller's reach) counts as gained only where the baseline's "
+                + "figure could be judged, and as lost only where CURRENT's can be.\n\n"
             md += "| item | mode | what | baseline | current | change | not judged |\n|---|---|---|---|---|---|---|\n"
             for change in comparison.notJudged {
                 md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, change.deltaText ?? "—", change.reason ?? ""])

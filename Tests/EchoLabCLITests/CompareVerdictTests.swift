@@ -123,11 +123,11 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.contains("""
             ## Mean steady-state ERLE per mode
 
-            Both means of a mode are over the same items (the items column): the runs both files hold and judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean.
+            Both means of a mode are over the same items (the items column): the runs both files hold and judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean. A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is.
 
             | mode | items | baseline | current | change |
             |---|---|---|---|---|
-            | \(Self.mode) | 1 | \(Self.db(kept.value, isLowerBound: kept.isLowerBound)) | \(Self.db(kept.value - 0.3, isLowerBound: kept.isLowerBound)) | -0.30 dB |
+            | \(Self.mode) | 1 | \(Self.db(kept.value, isLowerBound: kept.isLowerBound)) | \(Self.db(kept.value - 0.3, isLowerBound: kept.isLowerBound)) | \(kept.isLowerBound ? "not judged (both lower bounds)" : "-0.30 dB") |
 
             """), result.standardOutput)
     }

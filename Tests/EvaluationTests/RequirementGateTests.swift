@@ -73,4 +73,80 @@ final class RequirementGateTests: XCTestCase {
         XCTAssertFalse(better.hasRegression)
         XCTAssertEqual(Set(better.improvements.map(\.what)), ["telephony.echo_loss.tclw_db", "telephony.double_talk.attenuation_range_db"])
     }
+
+    /// One run whose echo loss is `loss` (nil: none measured) and whose metrics hold `delay`.
+    static func eval(loss: [String: JSONValue]?, delay: Double? = 12, findings: [String]) -> JSONValue {
+        let metrics: [String: JSONValue] = ["erle_steady_db": .number(20), "erle_steady_analysis_frames": .number(400),
+                                            "delay_ms": delay.map(JSONValue.number) ?? .null,
+                                            "telephony": .object(["echo_loss": loss.map(JSONValue.object) ?? .null])]
+        let result: [String: JSONValue] = ["mode": .string("webrtc:intensityRecommended"), "folder": .string("a/webrtc"), "error": .null,
+                                           "metrics": .object(metrics), "findings": .array(findings.map(JSONValue.string)),
+                                           "duration_s": .number(4)]
+        return .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                        "items": .array([.object(["index": .number(0), "name": .string("a"), "file": .string("a.json"),
+                                                  "results": .array([.object(result)])])])])
+    }
+
+    static func loss(_ tclw: Double, bound: Bool, meets: JSONValue?) -> [String: JSONValue] {
+        var loss: [String: JSONValue] = ["tclw_db": .number(tclw), "is_lower_bound": .bool(bound), "analysis_frames": .number(400)]
+        if let meets { loss["meets_ts26131_46db"] = meets }
+        return loss
+    }
+
+    /// The trial's evalA → evalB: a baseline TCLw "≥ 25.23" not judged against 46 dB
+    /// (`meets_ts26131_46db` null) had no finding, and a CURRENT whose bands keep it under 46 dB
+    /// has one. The baseline's absence was no verdict: not a certain regression, listed as not
+    /// judged with why — and so is the finding lost where CURRENT cannot be judged.
+    func testAFindingOnAnUnjudgedBoundIsNotJudged() throws {
+        let rule = RequirementFindings.echoLossRule
+        let unjudged = Self.loss(25.23, bound: true, meets: .null), missed = Self.loss(10.5, bound: true, meets: .bool(false))
+        let gained = EvalComparison(baseline: Self.eval(loss: unjudged, findings: []), current: Self.eval(loss: missed, findings: [rule]),
+                                    maxRegressionDB: 0.5)
+        XCTAssertFalse(gained.hasRegression, "\(gained.regressions)")
+        let change = try XCTUnwrap(gained.notJudged.first { $0.what == "finding \(rule)" })
+        XCTAssertEqual([change.baseline, change.current, change.deltaText], ["0", "1", "+1"])
+        XCTAssertEqual(change.reason, "the baseline's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131")
+        let lost = EvalComparison(baseline: Self.eval(loss: missed, findings: [rule]), current: Self.eval(loss: unjudged, findings: []),
+                                  maxRegressionDB: 0.5)
+        XCTAssertTrue(lost.improvements.isEmpty, "\(lost.improvements)")
+        XCTAssertEqual(lost.notJudged.first { $0.what == "finding \(rule)" }?.reason,
+                       "current's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131")
+        // A file written before meets_ts26131_46db: a bound under 46 dB is as unjudged.
+        let older = EvalComparison(baseline: Self.eval(loss: Self.loss(25.23, bound: true, meets: nil), findings: []),
+                                   current: Self.eval(loss: missed, findings: [rule]), maxRegressionDB: 0.5)
+        XCTAssertFalse(older.hasRegression, "\(older.regressions)")
+        // Judged baselines still fail the gate: a measured TCLw, and a bound at 46 dB or over.
+        for judged in [Self.loss(47, bound: false, meets: .bool(true)), Self.loss(48, bound: true, meets: .bool(true)),
+                       Self.loss(48, bound: true, meets: nil)] {
+            let fell = EvalComparison(baseline: Self.eval(loss: judged, findings: []), current: Self.eval(loss: missed, findings: [rule]),
+                                      maxRegressionDB: 0.5)
+            XCTAssertEqual(fell.regressions.map(\.what), ["finding \(rule)"], "\(judged)")
+        }
+        // Too few frames to judge: not judged either.
+        var thin = Self.loss(47, bound: false, meets: .bool(true))
+        thin["analysis_frames"] = .number(12)
+        let onThin = EvalComparison(baseline: Self.eval(loss: thin, findings: []), current: Self.eval(loss: missed, findings: [rule]),
+                                    maxRegressionDB: 0.5)
+        XCTAssertEqual(onThin.notJudged.first { $0.what == "finding \(rule)" }?.reason,
+                       "the baseline's TCLw stands on 12 analysis frames, too few to judge against TS 26.131's 46 dB")
+        XCTAssertFalse(onThin.regressions.contains { $0.what == "finding \(rule)" })
+    }
+
+    /// The echo delay against the canceller's reach is such a verdict too: without a measured
+    /// delay the lint judges the scenario's, a lower bound, and its silence is no verdict.
+    func testADelayFindingOverAnUnmeasuredDelayIsNotJudged() {
+        let rule = LintRule.echoDelayBeyondFilter.rawValue, loss = Self.loss(30, bound: false, meets: .bool(false))
+        let unmeasured = EvalComparison(baseline: Self.eval(loss: loss, delay: nil, findings: []),
+                                        current: Self.eval(loss: loss, delay: 300, findings: [rule]), maxRegressionDB: 0.5)
+        XCTAssertFalse(unmeasured.hasRegression, "\(unmeasured.regressions)")
+        XCTAssertEqual(unmeasured.notJudged.map(\.reason),
+                       ["the baseline measured no echo delay: its delay against the canceller's reach could not be judged"])
+        let measured = EvalComparison(baseline: Self.eval(loss: loss, delay: 40, findings: []),
+                                      current: Self.eval(loss: loss, delay: 300, findings: [rule]), maxRegressionDB: 0.5)
+        XCTAssertEqual(measured.regressions.map(\.what), ["finding \(rule)"])
+        // A finding that judges no figure counts as before, whatever the figures.
+        let lint = EvalComparison(baseline: Self.eval(loss: nil, delay: nil, findings: []),
+                                  current: Self.eval(loss: nil, delay: nil, findings: ["mic-clipping"]), maxRegressionDB: 0.5)
+        XCTAssertEqual(lint.regressions.map(\.what), ["finding mic-clipping"])
+    }
 }

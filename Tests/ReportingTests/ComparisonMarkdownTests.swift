@@ -37,7 +37,61 @@ final class ComparisonMarkdownTests: XCTestCase {
         let markdown = ComparisonMarkdown.render(EvalComparison(baseline: Self.eval(complete: true, erle: 36.18, lowerBounds: 2),
                                                                 current: Self.eval(complete: true, erle: 36.18), maxRegressionDB: 0.5),
                                                  baselineName: "base.json", currentName: "cur.json")
-        XCTAssertTrue(markdown.contains("| speex:intensityMax | 1 | ≥ 36.18 dB | 36.18 dB | +0.00 dB |"), markdown)
+        // A bound's truth may lie above it: "+0.00 dB" claimed a change the tool does not know.
+        XCTAssertTrue(markdown.contains("| speex:intensityMax | 1 | ≥ 36.18 dB | 36.18 dB | not judged (the baseline a lower bound) |"), markdown)
+    }
+
+    /// The trial's means: webrtc "≥ 18.49 → ≥ 13.77 dB" and aec3 "19.95 → ≥ 15.50 dB" printed
+    /// -4.72 and -4.45 dB, a fall the regression section itself leaves unknown. A change is given
+    /// as far as it is certain (a bound risen over a measured mean rose by at least that; a
+    /// measured mean under a bounded one fell by at least that), else not judged.
+    func testAModeMeansChangeIsOnlyAsCertainAsItsBounds() throws {
+        func mean(_ was: Double, _ wasBound: Bool, _ now: Double, _ nowBound: Bool) -> (EvalComparison.ModeMean, String) {
+            let comparison = EvalComparison(baseline: Self.eval(complete: true, erle: was, lowerBounds: wasBound ? 1 : 0),
+                                            current: Self.eval(complete: true, erle: now, lowerBounds: nowBound ? 1 : 0), maxRegressionDB: 0.5)
+            let md = ComparisonMarkdown.render(comparison, baselineName: "a.json", currentName: "b.json")
+            let row = md.split(separator: "\n").first { $0.hasPrefix("| speex:intensityMax | 1 |") }.map(String.init) ?? md
+            return (comparison.modeMeans[0], row)
+        }
+        let bothBounds = mean(18.49, true, 13.77, true)
+        XCTAssertEqual(bothBounds.0.change, .unknown)
+        XCTAssertEqual(bothBounds.1, "| speex:intensityMax | 1 | ≥ 18.49 dB | ≥ 13.77 dB | not judged (both lower bounds) |")
+        let currentBound = mean(19.95, false, 15.50, true)
+        XCTAssertEqual(currentBound.0.change, .unknown)
+        XCTAssertEqual(currentBound.1, "| speex:intensityMax | 1 | 19.95 dB | ≥ 15.50 dB | not judged (current a lower bound) |")
+        let roseToBound = mean(15.50, false, 19.95, true)
+        XCTAssertEqual(roseToBound.1, "| speex:intensityMax | 1 | 15.50 dB | ≥ 19.95 dB | ≥ +4.45 dB |")
+        let fellFromBound = mean(18.49, true, 13.77, false)
+        XCTAssertEqual(fellFromBound.1, "| speex:intensityMax | 1 | ≥ 18.49 dB | 13.77 dB | ≤ -4.72 dB |")
+        let measured = mean(18.49, false, 13.77, false)
+        XCTAssertEqual(measured.1, "| speex:intensityMax | 1 | 18.49 dB | 13.77 dB | -4.72 dB |")
+    }
+
+    /// A finding gained over a baseline that could not judge it is said as not judged, with why,
+    /// in compare.md (stdout prints the same text) and the JUnit XML, and fails nothing.
+    func testAFindingOnAnUnjudgedBoundIsSaidNotFailed() {
+        func eval(tclw: Double, meets: JSONValue, findings: [String]) -> JSONValue {
+            let loss: JSONValue = .object(["tclw_db": .number(tclw), "is_lower_bound": .bool(true), "meets_ts26131_46db": meets,
+                                           "analysis_frames": .number(400)])
+            let result: JSONValue = .object(["mode": .string("webrtc:intensityRecommended"), "folder": .string("r/webrtc"), "error": .null,
+                                             "metrics": .object(["telephony": .object(["echo_loss": loss])]),
+                                             "findings": .array(findings.map(JSONValue.string)), "duration_s": .number(4)])
+            return .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                            "items": .array([.object(["index": .number(0), "name": .string("room"), "file": .string("room.json"),
+                                                      "results": .array([result])])])])
+        }
+        let rule = RequirementFindings.echoLossRule
+        let comparison = EvalComparison(baseline: eval(tclw: 25.23, meets: .null, findings: []),
+                                        current: eval(tclw: 10.5, meets: .bool(false), findings: [rule]), maxRegressionDB: 0.5)
+        let md = ComparisonMarkdown.render(comparison, baselineName: "a.json", currentName: "b.json")
+        XCTAssertTrue(md.contains("**No regression.**"), md)
+        let reason = "the baseline's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131"
+        XCTAssertTrue(md.contains("| room | webrtc:intensityRecommended | finding \(rule) | 0 | 1 | +1 | \(reason) |\n"), md)
+        XCTAssertFalse(md.contains("## Regressions"), md)
+        let xml = ComparisonJUnit.render(comparison, baselineName: "a.json", currentName: "b.json")
+        XCTAssertTrue(xml.contains("failures=\"0\""), xml)
+        XCTAssertTrue(xml.contains("not judged (the baseline&apos;s TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged "
+                                   + "against TS 26.131): finding \(rule): 0 → 1 (+1)"), xml)
     }
 
     /// A change a bound leaves in an unknown direction is said in compare.md and the JUnit XML,

@@ -1,0 +1,60 @@
+import EchoLabJSON
+import Foundation
+import Metrics
+
+/// Findings that judge a measured figure against a line: TS 26.131's 46 dB on TCLw
+/// (`RequirementFindings.echoLossRule`), the canceller's reach on the echo's delay
+/// (`LintRule.echoDelayBeyondFilter`). Such a finding's absence is a verdict only where the figure
+/// could be judged: a TCLw that is a lower bound under 46 dB (`meets_ts26131_46db` null) may meet
+/// the requirement or not, so a run without the finding there has no verdict to lose. `compare`
+/// judges a change of such a rule's count only where the side it departs from had a verdict: a
+/// finding gained over a baseline that could not be judged, or lost in a CURRENT that cannot, is
+/// listed as not judged with this reason — the gate fails only on a certain regression.
+///
+/// Works on a run's eval.json result alone, as `compare` does. `echo-leak-after-route-change`
+/// also holds back on a bound (the first second's ERLE under the noise), but eval.json does not
+/// keep that second's figure, so it is judged on the count as any finding is.
+public enum FindingVerdicts {
+    /// The rules whose finding depends on a figure's verdict.
+    public static let rules: Set<String> = [RequirementFindings.echoLossRule, LintRule.echoDelayBeyondFilter.rawValue]
+
+    /// Why `rule` could not be judged in `result` (an eval.json run), naming the file as `side`
+    /// ("the baseline", "current"); nil where it was judged, or where the rule does not depend on
+    /// a figure's verdict.
+    public static func unjudgedReason(rule: String, in result: JSONValue, side: String) -> String? {
+        switch rule {
+        case RequirementFindings.echoLossRule: return echoLossReason(result, side: side)
+        case LintRule.echoDelayBeyondFilter.rawValue:
+            // The lint judges a measured delay; without one it judges the scenario's echo path
+            // delay, which is only a lower bound (or nothing at all): under the reach, no verdict.
+            return result.value(at: "metrics.delay_ms")?.doubleValue == nil
+                ? "\(side) measured no echo delay: its delay against the canceller's reach could not be judged" : nil
+        default: return nil
+        }
+    }
+
+    /// TCLw against 46 dB, as `WeightedEchoLoss.meetsRequirement` and `missesRequirement` judge
+    /// it: not at all without a TCLw or on too few frames, and not for a bound under 46 dB its
+    /// measured bands do not keep under it (`meets_ts26131_46db` null). A file written before
+    /// that key judged a measured figure, and a bound at or over 46 dB.
+    static func echoLossReason(_ result: JSONValue, side: String) -> String? {
+        let path = "metrics.telephony.echo_loss"
+        guard let tclw = result.value(at: "\(path).tclw_db")?.doubleValue else {
+            return "\(side) measured no TCLw: it could not be judged against TS 26.131's 46 dB"
+        }
+        if let frames = result.value(at: "\(path).analysis_frames")?.doubleValue, FigureConfidence.isLow(frames: Int(frames)) {
+            return "\(side)'s TCLw stands on \(Int(frames)) analysis frames, too few to judge against TS 26.131's 46 dB"
+        }
+        let isBound = result.value(at: "\(path).is_lower_bound")?.boolValue == true
+        let meets = result.value(at: "\(path).meets_ts26131_46db")
+        let unknown: Bool
+        switch meets {
+        case .bool?: unknown = false
+        case .null?: unknown = true
+        default: unknown = isBound && tclw < WeightedEchoLoss.requirementDB
+        }
+        guard unknown else { return nil }
+        return "\(side)'s TCLw \(EvalComparison.db(tclw, isLowerBound: isBound)) is a lower bound under 46 dB: "
+            + "it could not be judged against TS 26.131"
+    }
+}
