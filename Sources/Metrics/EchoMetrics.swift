@@ -143,16 +143,45 @@ public struct BandERLE: Codable, Equatable, Sendable {
     public var erleDB: Double?
     /// The band's output fell under digital silence: `erleDB` is a lower bound.
     public var isLowerBound: Bool
+    /// Why `erleDB` is null where the band had single-talk frames (`noFarEndReason`,
+    /// `noEchoReason`); nil where it is measured or there was nothing to measure at all.
+    public var unmeasuredReason: String?
 
-    public init(lowHz: Double, highHz: Double, erleDB: Double?, isLowerBound: Bool = false) {
+    /// The far end puts nothing above the band's floor (16 kHz speech's 8–16 kHz).
+    public static let noFarEndReason = "no far-end content in this band (the reference stays under its floor): no echo to remove"
+    /// The far end reaches the band, but its echo at the mic does not rise above the floor.
+    public static let noEchoReason = "the mic stays under the band's floor: no echo to remove"
+
+    public init(lowHz: Double, highHz: Double, erleDB: Double?, isLowerBound: Bool = false, unmeasuredReason: String? = nil) {
         self.lowHz = lowHz
         self.highHz = highHz
         self.erleDB = erleDB
         self.isLowerBound = isLowerBound
+        self.unmeasuredReason = unmeasuredReason
     }
 
     enum CodingKeys: String, CodingKey {
         case lowHz = "low_hz", highHz = "high_hz", erleDB = "erle_db", isLowerBound = "is_lower_bound"
+        case unmeasuredReason = "unmeasured_reason"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        lowHz = try container.decode(Double.self, forKey: .lowHz)
+        highHz = try container.decode(Double.self, forKey: .highHz)
+        erleDB = try container.decodeIfPresent(Double.self, forKey: .erleDB)
+        isLowerBound = try container.decodeIfPresent(Bool.self, forKey: .isLowerBound) ?? false
+        unmeasuredReason = try container.decodeIfPresent(String.self, forKey: .unmeasuredReason)
+    }
+
+    /// The reason only where there is one: a measured band's JSON stays as it was.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(lowHz, forKey: .lowHz)
+        try container.encode(highHz, forKey: .highHz)
+        if let erleDB { try container.encode(erleDB, forKey: .erleDB) } else { try container.encodeNil(forKey: .erleDB) }
+        try container.encode(isLowerBound, forKey: .isLowerBound)
+        if let unmeasuredReason { try container.encode(unmeasuredReason, forKey: .unmeasuredReason) }
     }
 }
 

@@ -48,6 +48,8 @@ struct EchoStreamCore {
     private var meter: FrameBandMeter
     /// The mic's band powers of the frame being scored, and its and the reference's 1/3-octave ones.
     private var micBands: [Double]
+    /// The delay-aligned reference's octave band powers of the frame being scored.
+    private var referenceBands: [Double]
     private var micThirdOctaves: [Double]
     private var referenceThirdOctaves: [Double]
     /// Double talk as the telephony standards report it (with a near-end track only).
@@ -118,6 +120,7 @@ struct EchoStreamCore {
                             fittedEcho: talkerLevels?.levels, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
+        referenceBands = micBands
         micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
         referenceThirdOctaves = micThirdOctaves
         doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
@@ -347,6 +350,7 @@ struct EchoStreamCore {
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))
         meter.measureThirdOctaves(reference.samples, offset: reference.local(start - shift))
         for band in referenceThirdOctaves.indices { referenceThirdOctaves[band] = meter.thirdOctavePowers[band] }
+        meter.reduceToBands(into: &referenceBands)
         let micPower = meter.measureBands(mic.samples, offset: mic.local(start))
         // Copied element by element into a preallocated row: assigning the array would share its
         // buffer, and the next measurement would then copy it (an allocation per frame).
@@ -375,13 +379,13 @@ struct EchoStreamCore {
         }
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: micPower, noise: noise, micBands: micBands, processedBands: micBands,
+                          processed: micPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: micBands,
                           referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves)
         } else {
             let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
             meter.reduceToThirdOctaves()
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
-                          processed: processedPower, noise: noise, micBands: micBands, processedBands: meter.bandPowers,
+                          processed: processedPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: meter.bandPowers,
                           referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers)
         }
     }

@@ -37,6 +37,13 @@ struct FrameBandMeter {
         for index in thirdOctaves.indices { thirdOctavePowers[index] = PowerSums.sum(power, thirdOctaves[index].bins) }
     }
 
+    /// The octave band powers of the spectrum the last `measureThirdOctaves` or `measureBands`
+    /// call left, into `out` (no transform of its own): the reference's, to tell which bands
+    /// the far end reaches at all.
+    func reduceToBands(into out: inout [Double]) {
+        for index in bands.indices { out[index] = PowerSums.sum(power, bands[index].bins) }
+    }
+
     /// The 1/3-octave band powers of the windowed frame at `signal[offset...]`, into
     /// `thirdOctavePowers`; samples before index 0 (a delay-shifted reference) count as zero.
     mutating func measureThirdOctaves(_ signal: [Float], offset: Int) {

@@ -33,6 +33,9 @@ struct FrameLedger: Sendable {
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]
+    /// Σ over rows of the delay-aligned reference's power in each octave band: where the far end
+    /// puts nothing above a band's floor there is no echo to remove in it.
+    private(set) var referenceBandSums: [Double]
     /// A series longer than this many windows gets wider windows (see `seriesStep`).
     let maximumSeriesPoints: Int
     /// The weighted echo loss's bands, and per row the reference's and then the processed
@@ -60,6 +63,7 @@ struct FrameLedger: Sendable {
         frames = WelchFrames(length: 0, frameSize: frameSize)
         micBandSums = [Double](repeating: 0, count: bands.count)
         processedBandSums = micBandSums
+        referenceBandSums = micBandSums
     }
 
     var rowCount: Int { rows.count }
@@ -67,7 +71,7 @@ struct FrameLedger: Sendable {
     /// Adds one single-talk frame (frames arrive in ascending order). `noise`: the frame's own
     /// noise power from the tracks, or 0 where `sharedNoisePower` stands for it.
     mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double, noise: Double,
-                         micBands: [Double], processedBands: [Double],
+                         referenceBands: [Double], micBands: [Double], processedBands: [Double],
                          referenceThirdOctaves: [Double], processedThirdOctaves: [Double]) {
         let count = thirdOctaves.count
         for band in 0..<count {
@@ -80,6 +84,7 @@ struct FrameLedger: Sendable {
         for band in micBandSums.indices {
             micBandSums[band] += micBands[band]
             processedBandSums[band] += processedBands[band]
+            referenceBandSums[band] += referenceBands[band]
         }
     }
 
@@ -166,16 +171,25 @@ struct FrameLedger: Sendable {
     /// ERLE per octave band over every single-talk frame, a lower bound where the output's band
     /// power falls under the band's floor: the frames' noise spread evenly over the bins (white:
     /// the tracks' noise is measured whole-band only), as TCLw's bands have it, and never under
-    /// digital silence.
+    /// digital silence. A band the far end reaches nothing of — its reference not above that
+    /// floor, as TCLw leaves such a band out — has no echo to remove: null, with why. Its mic
+    /// alone cannot tell: it holds the room's noise, which is not white, and a band of 16 kHz
+    /// speech's 8–16 kHz, noise only, rose 0.02 dB over its floor in one room and read
+    /// "≥ 0.0 dB" while another room's stayed under it and read null.
     func bandERLE() -> [BandERLE] {
         var noiseFloor = 0.0
         rows.forEachRow(in: 0..<rowCount) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
         let bins = Double(frames.frameSize / 2)
         return bands.indices.map { index in
             let floor = max(digitalBandPowers[index] * Double(rowCount), noiseFloor * Double(bands[index].bins.count) / bins)
+            guard rowCount > 0 else { return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: nil) }
+            guard referenceBandSums[index] > floor else {
+                return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: nil,
+                                unmeasuredReason: BandERLE.noFarEndReason)
+            }
             let value = MeasurableFloor.erle(mic: micBandSums[index], processed: processedBandSums[index], floor: floor)
             return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: value.value,
-                            isLowerBound: value.isLowerBound)
+                            isLowerBound: value.isLowerBound, unmeasuredReason: value.value == nil ? BandERLE.noEchoReason : nil)
         }
     }
 

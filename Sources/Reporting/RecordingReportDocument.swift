@@ -59,6 +59,7 @@ public enum RecordingReportDocument {
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
                                            series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB), lowerBounds: metrics.erleBands.map(\.isLowerBound))],
                                            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames, what: "band"))))
+            if let note = RunReportDocument.unmeasuredBandsNote(metrics.erleBands) { blocks.append(.paragraph([.text(note)])) }
             blocks += TelephonyBlocks.make(metrics.telephony)
         } else {
             blocks.append(.note([.text("No loopback (near-end single talk): no echo metric to measure.")]))

@@ -50,6 +50,7 @@ public enum RunReportDocument {
                                        bands: m.erleBands.map { ($0.lowHz, $0.highHz) },
                                        series: [.init(name: "ERLE", values: m.erleBands.map(\.erleDB), lowerBounds: m.erleBands.map(\.isLowerBound))],
                                        emptyNote: RunReportDocument.noERLENote(singleTalkFrames: m.gate.singleTalkFrames, what: "band"))))
+        if let note = Self.unmeasuredBandsNote(m.erleBands) { blocks.append(.paragraph([.text(note)])) }
         blocks += TelephonyBlocks.make(m.telephony)
         blocks += ScoreBlocks.run(report.scores)
 
@@ -116,6 +117,17 @@ public enum RunReportDocument {
 
     /// Why an ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
     /// `what`: what has nothing to measure ("ERLE", "band"); `place`: where (" in this item").
+    /// Why a band of the chart has no ERLE ("8000–16000 Hz: no far-end content …"), where others
+    /// have one (with none, the chart's empty note says it): a "—" alone reads as a failure to
+    /// measure, not as a band the far end never reaches.
+    static func unmeasuredBandsNote(_ bands: [BandERLE]) -> String? {
+        guard bands.contains(where: { $0.erleDB != nil }) else { return nil }
+        let unmeasured = bands.compactMap { band in
+            band.unmeasuredReason.map { "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz: \($0)" }
+        }
+        return unmeasured.isEmpty ? nil : "No ERLE in " + unmeasured.joined(separator: "; ") + "."
+    }
+
     static func noERLENote(singleTalkFrames: Int, what: String = "ERLE", place: String = "") -> String {
         singleTalkFrames > 0 ? "The echo at the mic stays under its floor\(place): no \(what) to measure"
             : "No far-end single talk\(place): no \(what) to measure"

@@ -200,6 +200,31 @@ final class EchoAnalyzerTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metrics.delayMilliseconds), 0, accuracy: 0.02)
     }
 
+    /// A band the far end puts nothing in has no echo to remove, whatever the room's noise puts
+    /// in the mic there: 16 kHz speech's 8–16 kHz under a room noise that is not white (here all
+    /// of it above 8 kHz, so the mic's band rises 4.8 dB over its white share of the noise) read
+    /// "≥ 0.0 dB" where a quieter room's read null. The far end decides, with its reason.
+    func testABandWithoutFarEndContentIsNullWithItsReason() throws {
+        let sampleRate = 48_000, count = 4 * sampleRate
+        let reference = TestSignals.bandLimitedNoise(count: count, sampleRate: sampleRate, lowHz: 150, highHz: 7000, seed: 5)
+        let echo = TestSignals.scaled(reference, gainDB: -6)
+        let room = TestSignals.scaled(TestSignals.bandLimitedNoise(count: count, sampleRate: sampleRate, lowHz: 8500, highHz: 15_500, seed: 6),
+                                      gainDB: -40)
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: sampleRate, reference: reference, mic: TestSignals.sum(echo, room),
+                                                   processed: TestSignals.sum(TestSignals.scaled(echo, gainDB: -20), room),
+                                                   echo: echo, nearEnd: room)).whole
+        let top = try XCTUnwrap(metrics.erleBands.last)
+        XCTAssertEqual(top.lowHz, 8000)
+        XCTAssertNil(top.erleDB, "\(top)")
+        XCTAssertFalse(top.isLowerBound)
+        XCTAssertEqual(top.unmeasuredReason, BandERLE.noFarEndReason)
+        // The bands the far end fills are measured as before: 20 dB removed, no reason.
+        for band in metrics.erleBands where band.lowHz >= 250 && band.highHz <= 4000 {
+            XCTAssertEqual(try XCTUnwrap(band.erleDB), 20, accuracy: 0.5, "\(band)")
+            XCTAssertNil(band.unmeasuredReason)
+        }
+    }
+
     func testSixteenKilohertzDropsBandsAboveNyquist() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 3, sampleRate: 16_000, delaySamples: 600)
         let processed = TestSignals.scaled(echo, gainDB: -12)
