@@ -218,7 +218,9 @@ public enum EvalReportDocument {
                 }
                 if hasRange {
                     let median = summary?.doubleTalkAttenuationRangeDB.median
-                    row += [stat(median, of: summary?.doubleTalkAttenuationRangeDB),
+                    // Two decimals, as the run report prints it beside its category (`TelephonyBlocks.rangeText`).
+                    let bounded = median != nil && (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0
+                    row += [.init(TelephonyBlocks.rangeText(median, isLowerBound: bounded), value: median),
                             .init(median.map { value in
                                 let category = DoubleTalkCategory(attenuationRangeDB: value)
                                 let bound = (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0 && category != .noDuplex

@@ -10,6 +10,18 @@ enum TelephonyBlocks {
         return "; at most \(ReportFormatting.db(most)) (its measured bands leak that much whatever the others do)"
     }
 
+    /// The send attenuation range where its P.340 category stands beside it: two decimals. The
+    /// range is a bin centre of a 0.1 dB histogram (`DecibelHistogram`), so it lies on a 0.05 dB
+    /// grid, and one decimal rounds the binary value of x.x5 either way: the bin [6.0, 6.1),
+    /// 6.049999…, printed "6.0 dB: category 2b" (more than 6 dB). Two decimals print the centre
+    /// itself, which its category judges.
+    static func rangeText(_ value: Double?, isLowerBound: Bool = false, frames: Int? = nil) -> String {
+        guard value != nil else { return ReportFormatting.db(nil) }
+        let text = (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 2, unit: " dB")
+        guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
+        return text + " (low confidence: \(frames) analysis frames)"
+    }
+
     static func make(_ telephony: TelephonyMeasures?) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
         guard let telephony else { return [] }
@@ -34,7 +46,7 @@ enum TelephonyBlocks {
                 ?? "no category"
             rows += [
                 [.init("send attenuation range in double talk, A_H,S,dt (P.340 §8.1): the 95th percentile of the per-frame cut"),
-                 .init(F.figure(dt.attenuationRangeDB, isLowerBound: dt.attenuationRangeIsLowerBound, frames: dt.attenuationRangeFrames)
+                 .init(rangeText(dt.attenuationRangeDB, isLowerBound: dt.attenuationRangeIsLowerBound, frames: dt.attenuationRangeFrames)
                        + ": \(category) (\(dt.attenuationRangeFrames) of \(dt.doubleTalkFrames) double-talk analysis frames)",
                        value: dt.attenuationRangeDB)],
                 [.init("double talk: share of the call, mean level of the near end over what is sent (below 0: more is sent than the talker said, the residual echo)"),

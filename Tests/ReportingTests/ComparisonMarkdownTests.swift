@@ -120,3 +120,29 @@ final class RecordingLimitationNoteTests: XCTestCase {
     }
 
 }
+
+/// P.340's attenuation range is a 0.1 dB histogram bin's centre, on a 0.05 dB grid: with one
+/// decimal the bin [6.0, 6.1) — 6.049999… in binary — printed "6.0 dB" beside category 2b (more
+/// than 6 dB). Printed beside its category, the range has the two decimals that show its centre.
+final class AttenuationRangeTextTests: XCTestCase {
+    func testTheRangeBesideItsCategoryNeverReadsOnTheOtherSideOfTheLimit() {
+        for limit in [3.0, 6.0, 9.0, 12.0] {
+            let above = -60.0 + (Double(Int(((limit + 60) / 0.1).rounded())) + 0.5) * 0.1   // the bin just above the limit
+            let below = above - 0.1
+            XCTAssertGreaterThan(above, limit)
+            XCTAssertNotEqual(DoubleTalkCategory(attenuationRangeDB: above), DoubleTalkCategory(attenuationRangeDB: below))
+            XCTAssertEqual(TelephonyBlocks.rangeText(above), String(format: "%.2f dB", limit + 0.05), "\(above)")
+            XCTAssertEqual(TelephonyBlocks.rangeText(below), String(format: "%.2f dB", limit - 0.05), "\(below)")
+        }
+        XCTAssertEqual(TelephonyBlocks.rangeText(6.049999999999997, isLowerBound: true), "≥ 6.05 dB")
+        XCTAssertEqual(TelephonyBlocks.rangeText(nil), "—")
+        let blocks = TelephonyBlocks.make(TelephonyMeasures(
+            echoLoss: nil, echoLossUnmeasuredReason: "none", doubleTalk: DoubleTalkReport(
+                doubleTalkFrames: 100, doubleTalkShare: 0.2, levelDifferenceDB: 3, levelDifferenceIsLowerBound: false,
+                attenuationRangeDB: 6.049999999999997, attenuationRangeIsLowerBound: false, attenuationRangeFrames: 100,
+                singleTalkAttenuationDB: 1, singleTalkAttenuationIsLowerBound: false, aroundFrames: 0, aroundShare: 0,
+                aroundLevelDifferenceDB: nil, aroundLevelDifferenceIsLowerBound: false),
+            doubleTalkUnmeasuredReason: nil))
+        XCTAssertTrue("\(blocks)".contains("6.05 dB: category 2b, partial duplex"), "\(blocks)")
+    }
+}
