@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Foundation
+import Metrics
 
 /// Axis arithmetic shared by the charts: "nice" tick steps (1, 2, 5 × 10ⁿ) and fixed-decimal
 /// coordinates, so the same values always draw the same bytes.
@@ -65,7 +66,14 @@ struct TimeChartSVG {
     init(_ chart: ReportDocument.TimeChart) { self.chart = chart }
 
     let width = 880.0, left = 100.0, right = 16.0
-    var legendRows: Int { ChartAxis.legendLayout(chart.lines.map(\.name), left: left, right: width - right).rows }
+    /// The legend's entries: the lines, then what the point markers mean, where any is drawn.
+    var legendNames: [String] {
+        chart.lines.map(\.name) + (chart.lines.contains { $0.hasLowerBounds } ? [Self.lowerBoundLabel] : [])
+            + (chart.lines.contains { $0.hasLowConfidence } ? [Self.lowConfidenceLabel] : [])
+    }
+    static let lowerBoundLabel = "≥ lower bound"
+    static let lowConfidenceLabel = "fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames (low confidence)"
+    var legendRows: Int { ChartAxis.legendLayout(legendNames, left: left, right: width - right).rows }
     var top: Double { 30 + Double(legendRows) * 16 }
     let plotHeight = 210.0
     var bottom: Double { top + plotHeight }
@@ -118,16 +126,42 @@ struct TimeChartSVG {
             guard !path.isEmpty else { continue }
             svg += "<path class=\"series\(line.isDashed ? " dashed" : "")\" data-series=\"\(HTMLWriter.escape(line.name))\" stroke=\"\(colour)\" d=\"\(path)\"><title>\(HTMLWriter.escape(line.name))</title></path>\n"
         }
-        // Points a reader can hover for their value (left out past 600: a long call's plot stays light).
-        if chart.lines.reduce(0, { $0 + $1.points.count }) <= 600 {
+        func tooltip(_ line: ReportDocument.TimeChart.Line, _ index: Int) -> String {
+            "<title>\(HTMLWriter.escape(line.name)) at \(FixedDecimal.text(line.points[index].t, fractionDigits: 2)) s: \(HTMLWriter.escape(line.valueText(index)))</title>"
+        }
+        // Points a reader can hover for their value (left out past 600: a long call's plot stays
+        // light); a marked point (below) carries its own.
+        let isLight = chart.lines.reduce(0, { $0 + $1.points.count }) <= 600
+        if isLight {
             svg += "<g class=\"points\">"
             for line in chart.lines where !line.isDashed {
-                for point in line.points {
+                for (index, point) in line.points.enumerated() where !line.isLowerBound(index) && !line.isLowConfidence(index) {
                     guard let value = point.value else { continue }
-                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\"><title>\(HTMLWriter.escape(line.name)) at \(FixedDecimal.text(point.t, fractionDigits: 2)) s: \(FixedDecimal.text(value, fractionDigits: 1))</title></circle>"
+                    svg += "<circle cx=\"\(A.f(x(point.t)))\" cy=\"\(A.f(y(value)))\" r=\"4\">\(tooltip(line, index))</circle>"
                 }
             }
             svg += "</g>\n"
+        }
+        // A value that only bounds the truth from below is a "≥" (an upward triangle), one on too
+        // few frames to trust a hollow marker: drawn as ordinary points they read as results.
+        // Bounds past 600 points go unmarked one by one (the legend and the tooltips of the
+        // light plot are gone too); a thin point is rare and always marked.
+        for (lineIndex, line) in chart.lines.enumerated() where !line.isDashed && (line.hasLowerBounds || line.hasLowConfidence) {
+            let colour = line.colour ?? HTMLWriter.palette[lineIndex % HTMLWriter.palette.count]
+            var marks = ""
+            for (index, point) in line.points.enumerated() {
+                guard let value = point.value else { continue }
+                let isBound = line.isLowerBound(index) && isLight, isThin = line.isLowConfidence(index)
+                guard isBound || isThin else { continue }
+                let px = x(point.t), py = y(value)
+                let fill = isThin ? "#fff" : colour
+                if isBound {
+                    marks += "<path class=\"bound-mark\(isThin ? " few-mark" : "")\" d=\"M\(A.f(px)),\(A.f(py - 5.5))L\(A.f(px + 5)),\(A.f(py + 3.5))L\(A.f(px - 5)),\(A.f(py + 3.5))Z\" fill=\"\(fill)\" stroke=\"\(colour)\">\(tooltip(line, index))</path>"
+                } else {
+                    marks += "<circle class=\"few-mark\" cx=\"\(A.f(px))\" cy=\"\(A.f(py))\" r=\"4.5\" fill=\"\(fill)\" stroke=\"\(colour)\">\(tooltip(line, index))</circle>"
+                }
+            }
+            if !marks.isEmpty { svg += "<g class=\"marks\" data-series=\"\(HTMLWriter.escape(line.name))\">\(marks)</g>\n" }
         }
         // Events: a dashed line and its label, each label in the first row where it overlaps no
         // other; a label no row has room for is left to the line's hover text.
@@ -181,13 +215,23 @@ struct TimeChartSVG {
 
     func legend() -> String {
         guard !chart.lines.isEmpty else { return "" }
+        typealias A = ChartAxis
         var svg = "<g class=\"legend\">"
-        let layout = ChartAxis.legendLayout(chart.lines.map(\.name), left: left, right: width - right)
+        let names = legendNames
+        let layout = ChartAxis.legendLayout(names, left: left, right: width - right)
         for (index, line) in chart.lines.enumerated() {
             let (lx, ly) = layout.positions[index]
             let colour = line.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count]
-            svg += "<line class=\"series\(line.isDashed ? " dashed" : "")\" x1=\"\(ChartAxis.f(lx))\" x2=\"\(ChartAxis.f(lx + 18))\" y1=\"\(ChartAxis.f(ly - 4))\" y2=\"\(ChartAxis.f(ly - 4))\" stroke=\"\(colour)\"/>"
-            svg += "<text x=\"\(ChartAxis.f(lx + 22))\" y=\"\(ChartAxis.f(ly))\">\(HTMLWriter.escape(line.name))</text>"
+            svg += "<line class=\"series\(line.isDashed ? " dashed" : "")\" x1=\"\(A.f(lx))\" x2=\"\(A.f(lx + 18))\" y1=\"\(A.f(ly - 4))\" y2=\"\(A.f(ly - 4))\" stroke=\"\(colour)\"/>"
+            svg += "<text x=\"\(A.f(lx + 22))\" y=\"\(A.f(ly))\">\(HTMLWriter.escape(line.name))</text>"
+        }
+        // The markers' meanings, in grey (they apply to every line).
+        for index in chart.lines.count..<names.count {
+            let (lx, ly) = layout.positions[index], cx = lx + 9, cy = ly - 4
+            svg += names[index] == Self.lowerBoundLabel
+                ? "<path class=\"bound-mark\" d=\"M\(A.f(cx)),\(A.f(cy - 5.5))L\(A.f(cx + 5)),\(A.f(cy + 3.5))L\(A.f(cx - 5)),\(A.f(cy + 3.5))Z\" fill=\"#555\" stroke=\"#555\"/>"
+                : "<circle class=\"few-mark\" cx=\"\(A.f(cx))\" cy=\"\(A.f(cy))\" r=\"4.5\" fill=\"#fff\" stroke=\"#555\"/>"
+            svg += "<text x=\"\(A.f(lx + 22))\" y=\"\(A.f(ly))\">\(HTMLWriter.escape(names[index]))</text>"
         }
         return svg + "</g>\n"
     }

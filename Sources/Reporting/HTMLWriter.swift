@@ -116,7 +116,7 @@ public enum HTMLWriter {
     svg .axis-title{font-size:11px;fill:#222}svg .axis line{stroke:#777}svg .axis line.grid{stroke:#e8e8e8}svg .axis line.zero{stroke:#444;stroke-width:1.2}
     svg .series{fill:none;stroke-width:2;stroke-linejoin:round;stroke-linecap:round}svg .dashed{stroke-dasharray:6 4}
     svg .event{stroke:#c62828;stroke-dasharray:4 3}svg .event-label{fill:#c62828;font-size:10px}
-    svg .segment{fill:#eef3fb}svg .points circle{fill:transparent;stroke:none}svg .points circle:hover{fill:#0005}svg .empty-note{font-size:13px;fill:#8d6e00}svg .ring{fill:none;stroke:#222;stroke-width:1.5}svg .point-label{font-size:11px;fill:#222}td[title]{white-space:nowrap;cursor:help}svg .lane-label{font-size:10px}
+    svg .segment{fill:#eef3fb}svg .points circle{fill:transparent;stroke:none}svg .points circle:hover{fill:#0005}svg .empty-note{font-size:13px;fill:#8d6e00}svg .ring{fill:none;stroke:#222;stroke-width:1.5}svg .point-label{font-size:11px;fill:#222}td[title]{white-space:nowrap;cursor:help}svg .lane-label{font-size:10px}svg .bound-mark,svg .few-mark{stroke-width:1.5}svg .bound-arrow{fill:none;stroke-width:1.5}
     .players{display:flex;flex-wrap:wrap;gap:.5rem 1.5rem}.player{margin:0}.player figcaption{font-size:.85rem;color:#555}
     """
 

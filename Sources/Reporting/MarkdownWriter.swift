@@ -1,5 +1,6 @@
 import EchoLabJSON
 import Foundation
+import Metrics
 
 /// Renders a `ReportDocument` as Markdown (GitHub's dialect): charts become one-line sparklines
 /// (time) or tables (bands), audio becomes links.
@@ -53,10 +54,39 @@ public enum MarkdownWriter {
             let name = line.name.padding(toLength: width, withPad: " ", startingAt: 0)
             out += "    \(name) \(sparkline(line.points.map(\.value), range: low...high))\n"
         }
+        // A sparkline mark cannot say "≥" or how thin a point is: the points that are bounds or
+        // stand on too few frames are named under it (the HTML marks them on the plot).
+        let marked = lines.compactMap(markedPoints)
+        if !marked.isEmpty { out += "\n" + marked.joined(separator: "\n\n") + "\n" }
         if !chart.markers.isEmpty {
             out += "\nEvents: " + chart.markers.map { "\(FixedDecimal.text($0.t, fractionDigits: 2)) s \(escape($0.label))" }.joined(separator: "; ") + "\n"
         }
         return out
+    }
+
+    /// "ERLE: ≥ (a lower bound) at 3 of 12 points, 0.25 s, 0.75 s, 1.25 s; fewer than 20 analysis
+    /// frames (low confidence) at 5.25 s (1 frame)"; nil where the line has neither.
+    static func markedPoints(_ line: ReportDocument.TimeChart.Line) -> String? {
+        let measured = line.points.indices.filter { line.points[$0].value != nil }
+        func times(_ indices: [Int], frames: Bool) -> String {
+            let shown = 10
+            let text = indices.prefix(shown).map { index in
+                "\(FixedDecimal.text(line.points[index].t, fractionDigits: 2)) s"
+                    + (frames ? " (\(line.frames[index]) frame\(line.frames[index] == 1 ? "" : "s"))" : "")
+            }.joined(separator: ", ")
+            return text + (indices.count > shown ? " and \(indices.count - shown) more" : "")
+        }
+        var parts: [String] = []
+        let bounds = measured.filter(line.isLowerBound)
+        if !bounds.isEmpty {
+            parts.append("≥ (a lower bound) at " + (bounds.count == measured.count ? "every point (\(bounds.count))"
+                                                     : "\(bounds.count) of \(measured.count) points, " + times(bounds, frames: false)))
+        }
+        let thin = measured.filter(line.isLowConfidence)
+        if !thin.isEmpty {
+            parts.append("fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames (low confidence) at " + times(thin, frames: true))
+        }
+        return parts.isEmpty ? nil : escape("\(line.name): " + parts.joined(separator: "; ") + ".")
     }
 
     static func bandChart(_ chart: ReportDocument.BandChart) -> String {
@@ -76,7 +106,7 @@ public enum MarkdownWriter {
         var out = "**\(escape(chart.title))**\n\n| | \(cellText(chart.xLabel)) | \(cellText(chart.yLabel)) |\n|---|---:|---:|\n"
         for point in chart.points {
             let name = point.isHighlighted ? "**\(escape(point.name))**" : escape(point.name)
-            out += "| \(cellText(name)) | \(ReportFormatting.number(point.x, digits: 1)) | \(ReportFormatting.number(point.y, digits: 1)) |\n"
+            out += "| \(cellText(name)) | \(point.xText) | \(point.yText) |\n"
         }
         return out
     }

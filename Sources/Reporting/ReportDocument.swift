@@ -1,3 +1,5 @@
+import Metrics
+
 /// The one model every report for people is rendered from: `MarkdownWriter` and `HTMLWriter`
 /// each render a `ReportDocument`, built once from the results (`RunReportDocument`,
 /// `EvalReportDocument`) — no writer parses another's output. `report.json` and `eval.json`
@@ -75,12 +77,38 @@ public struct ReportDocument: Sendable {
             public var isDashed = false
             /// A CSS colour (nil: the palette's, by the line's place).
             public var colour: String?
-            public init(name: String, points: [(t: Double, value: Double?)], isDashed: Bool = false, colour: String? = nil) {
+            /// Per point, whether its value only bounds it from below (drawn as a "≥" marker, its
+            /// tooltip "≥ 34.0"); empty: none does.
+            public var lowerBounds: [Bool]
+            /// Per point, the analysis frames it stands on: one on fewer than
+            /// `FigureConfidence.minimumAnalysisFrames` is marked low-confidence, its count in the
+            /// tooltip (a window holding one frame plotted like the others read as a result); empty:
+            /// not counted (levels, references).
+            public var frames: [Int]
+            public init(name: String, points: [(t: Double, value: Double?)], isDashed: Bool = false, colour: String? = nil,
+                        lowerBounds: [Bool] = [], frames: [Int] = []) {
                 self.name = name
                 self.points = points
                 self.isDashed = isDashed
                 self.colour = colour
+                self.lowerBounds = lowerBounds
+                self.frames = frames
             }
+            /// Whether point `index`'s value only bounds it from below.
+            public func isLowerBound(_ index: Int) -> Bool { index < lowerBounds.count && lowerBounds[index] }
+            /// Whether point `index` stands on too few analysis frames to be trusted.
+            public func isLowConfidence(_ index: Int) -> Bool { index < frames.count && FigureConfidence.isLow(frames: frames[index]) }
+            /// Point `index`'s value as its tooltip writes it: "≥ 34.0" for a bound, "25.0 (low
+            /// confidence: 1 analysis frame)" for a thin one, "—" for none.
+            public func valueText(_ index: Int) -> String {
+                guard index < points.count, let value = points[index].value else { return "—" }
+                let text = (isLowerBound(index) ? "≥ " : "") + ReportFormatting.number(value, digits: 1)
+                guard isLowConfidence(index) else { return text }
+                return text + " (low confidence: \(frames[index]) analysis frame\(frames[index] == 1 ? "" : "s"))"
+            }
+            /// Whether any point is a bound, or stands on too few frames.
+            public var hasLowerBounds: Bool { points.indices.contains { points[$0].value != nil && isLowerBound($0) } }
+            public var hasLowConfidence: Bool { points.indices.contains { points[$0].value != nil && isLowConfidence($0) } }
         }
         /// A marked instant (a timeline event), labelled on the plot.
         public struct Marker: Sendable {
@@ -185,13 +213,23 @@ public struct ReportDocument: Sendable {
             public var isHighlighted: Bool
             /// A CSS colour (nil: the palette's, by the point's place).
             public var colour: String?
-            public init(name: String, x: Double, y: Double, isHighlighted: Bool, colour: String? = nil) {
+            /// Whether x or y only bounds the value from below (a mean over a bound is one): written
+            /// "≥", and drawn with an arrow the way the truth may lie.
+            public var xIsLowerBound: Bool
+            public var yIsLowerBound: Bool
+            public init(name: String, x: Double, y: Double, isHighlighted: Bool, colour: String? = nil,
+                        xIsLowerBound: Bool = false, yIsLowerBound: Bool = false) {
                 self.name = name
                 self.x = x
                 self.y = y
                 self.isHighlighted = isHighlighted
                 self.colour = colour
+                self.xIsLowerBound = xIsLowerBound
+                self.yIsLowerBound = yIsLowerBound
             }
+            /// x and y as the pages write them: "≥ 15.4" for a bound.
+            public var xText: String { (xIsLowerBound ? "≥ " : "") + ReportFormatting.number(x, digits: 1) }
+            public var yText: String { (yIsLowerBound ? "≥ " : "") + ReportFormatting.number(y, digits: 1) }
         }
         public var title: String
         public var xLabel: String
@@ -205,6 +243,8 @@ public struct ReportDocument: Sendable {
         public var yRange: ClosedRange<Double>? = nil
         /// What x and y are, short, for a point's tooltip ("other 2.4, echo 3.1"); nil: the numbers alone.
         public var valueNames: (x: String, y: String)? = nil
+        /// What a bound's arrow means, in the legend where a point has one.
+        public var lowerBoundLabel = "≥ a lower bound (the arrow points where the value may lie)"
         public init(title: String, xLabel: String, yLabel: String, points: [Point], highlightLabel: String, emptyNote: String) {
             self.title = title
             self.xLabel = xLabel

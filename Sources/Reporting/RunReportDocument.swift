@@ -139,7 +139,8 @@ public enum RunReportDocument {
         var chart = ReportDocument.TimeChart(
             title: "ERLE over time (\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, far-end single talk only)",
             yLabel: "ERLE (dB)", durationSeconds: max(report.durationSeconds, 0.5),
-            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) })],
+            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) },
+                          lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))],
             emptyNote: RunReportDocument.noERLENote(singleTalkFrames: report.metrics.gate.singleTalkFrames), yFloor: 0, yCeiling: 30)
         if let steady = report.metrics.erleSteadyDB {
             chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))

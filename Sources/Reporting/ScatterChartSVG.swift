@@ -9,7 +9,11 @@ struct ScatterChartSVG {
     init(_ chart: ReportDocument.ScatterChart) { self.chart = chart }
 
     let width = 880.0, left = 100.0, right = 24.0, plotHeight = 300.0
-    var legendNames: [String] { chart.points.map(\.name) + (chart.points.contains { $0.isHighlighted } ? [chart.highlightLabel] : []) }
+    var hasBounds: Bool { chart.points.contains { $0.xIsLowerBound || $0.yIsLowerBound } }
+    var legendNames: [String] {
+        chart.points.map(\.name) + (chart.points.contains { $0.isHighlighted } ? [chart.highlightLabel] : [])
+            + (hasBounds ? [chart.lowerBoundLabel] : [])
+    }
     var legendRows: Int { ChartAxis.legendLayout(legendNames, left: left, right: width - right).rows }
     var top: Double { 30 + Double(legendRows) * 16 + 8 }
     var bottom: Double { top + plotHeight }
@@ -56,7 +60,14 @@ struct ScatterChartSVG {
             let colour = point.colour ?? HTMLWriter.palette[index % HTMLWriter.palette.count]
             let px = x(point.x), py = y(point.y)
             let names = chart.valueNames.map { ("\($0.x) ", "\($0.y) ") } ?? ("", "")
-            let value = "\(HTMLWriter.escape(point.name)): \(names.0)\(FixedDecimal.text(point.x, fractionDigits: 1)), \(names.1)\(FixedDecimal.text(point.y, fractionDigits: 1))"
+            let value = HTMLWriter.escape("\(point.name): \(names.0)\(point.xText), \(names.1)\(point.yText)")
+            // A bound's arrow: where the value may lie, up (more ERLE) or right (more attenuation).
+            if point.yIsLowerBound {
+                svg += "<path class=\"bound-arrow\" d=\"M\(A.f(px)),\(A.f(py - 6))V\(A.f(py - 20))M\(A.f(px - 4)),\(A.f(py - 15))L\(A.f(px)),\(A.f(py - 20))L\(A.f(px + 4)),\(A.f(py - 15))\" stroke=\"\(colour)\"><title>\(value)</title></path>"
+            }
+            if point.xIsLowerBound {
+                svg += "<path class=\"bound-arrow\" d=\"M\(A.f(px + 6)),\(A.f(py))H\(A.f(px + 20))M\(A.f(px + 15)),\(A.f(py - 4))L\(A.f(px + 20)),\(A.f(py))L\(A.f(px + 15)),\(A.f(py + 4))\" stroke=\"\(colour)\"><title>\(value)</title></path>"
+            }
             svg += "<circle class=\"dot\" data-series=\"\(HTMLWriter.escape(point.name))\" cx=\"\(A.f(px))\" cy=\"\(A.f(py))\" r=\"5\" fill=\"\(colour)\"><title>\(value)</title></circle>"
             if point.isHighlighted {
                 svg += "<circle class=\"ring\" cx=\"\(A.f(px))\" cy=\"\(A.f(py))\" r=\"9\"/>"
@@ -90,6 +101,11 @@ struct ScatterChartSVG {
             let (lx, ly) = layout.positions[chart.points.count]
             svg += "<circle class=\"ring\" cx=\"\(ChartAxis.f(lx + 9))\" cy=\"\(ChartAxis.f(ly - 4))\" r=\"7\"/>"
             svg += "<text x=\"\(ChartAxis.f(lx + 22))\" y=\"\(ChartAxis.f(ly))\">\(HTMLWriter.escape(chart.highlightLabel))</text>"
+        }
+        if hasBounds, let (lx, ly) = layout.positions.last {
+            let cx = ChartAxis.f(lx + 9)
+            svg += "<path class=\"bound-arrow\" d=\"M\(cx),\(ChartAxis.f(ly + 2))V\(ChartAxis.f(ly - 10))M\(ChartAxis.f(lx + 5)),\(ChartAxis.f(ly - 6))L\(cx),\(ChartAxis.f(ly - 10))L\(ChartAxis.f(lx + 13)),\(ChartAxis.f(ly - 6))\" stroke=\"#555\"/>"
+            svg += "<text x=\"\(ChartAxis.f(lx + 22))\" y=\"\(ChartAxis.f(ly))\">\(HTMLWriter.escape(chart.lowerBoundLabel))</text>"
         }
         return svg + "</g>\n"
     }

@@ -1,0 +1,53 @@
+import Foundation
+import Metrics
+@testable import Reporting
+import XCTest
+
+/// What a chart draws must say what its numbers are: a lower bound reads "≥" on the plot and in
+/// its tooltip, as the tables do; a point on too few analysis frames is marked low-confidence with
+/// its count.
+final class ChartMarkingTests: XCTestCase {
+    /// The run page's ERLE over time drew a call whose every window was a bound (its output under
+    /// the noise floor) as an ordinary line, tooltips "ERLE at 0.75 s: 34.0", while the band chart
+    /// beside it wrote "≥ 33.9"; a window on one analysis frame was plotted like the others.
+    func testTimeChartMarksBoundsAndThinPoints() {
+        let line = ReportDocument.TimeChart.Line(name: "ERLE", points: [(0.25, 33.8), (0.75, 34.0), (1.25, 25.0), (1.75, nil)],
+                                                 lowerBounds: [true, true, false, false], frames: [44, 47, 1, 0])
+        let document = ReportDocument(title: "t", blocks: [
+            .timeChart(.init(title: "ERLE over time", yLabel: "ERLE (dB)", durationSeconds: 2, lines: [line], emptyNote: "none")),
+        ])
+        let html = HTMLWriter.render(document)
+        XCTAssertTrue(html.contains("ERLE at 0.75 s: ≥ 34.0</title>"), html)
+        XCTAssertTrue(html.contains("ERLE at 1.25 s: 25.0 (low confidence: 1 analysis frame)</title>"), html)
+        XCTAssertEqual(html.components(separatedBy: "class=\"bound-mark\"").count - 1, 3, "two points and the legend's key")
+        XCTAssertEqual(html.components(separatedBy: "class=\"few-mark\"").count - 1, 2, "one point and the legend's key")
+        XCTAssertTrue(html.contains(">≥ lower bound</text>") && html.contains(">fewer than 20 analysis frames (low confidence)</text>"), html)
+        XCTAssertFalse(html.contains(": 34.0</title>"), "no bound reads as a plain value")
+
+        let markdown = MarkdownWriter.render(document)
+        XCTAssertTrue(markdown.contains("ERLE: ≥ (a lower bound) at 2 of 3 points, 0.25 s, 0.75 s; "
+                                        + "fewer than 20 analysis frames (low confidence) at 1.25 s (1 frame)."), markdown)
+        // A line with neither says nothing more, and draws no markers or keys.
+        let plain = ReportDocument(title: "t", blocks: [
+            .timeChart(.init(title: "ERLE over time", yLabel: "ERLE (dB)", durationSeconds: 1,
+                             lines: [.init(name: "ERLE", points: [(0.25, 10), (0.75, 12)], frames: [40, 40])], emptyNote: "none")),
+        ])
+        XCTAssertFalse(HTMLWriter.render(plain).contains("class=\"bound-mark") || HTMLWriter.render(plain).contains("class=\"few-mark"))
+        XCTAssertFalse(MarkdownWriter.render(plain).contains("lower bound"))
+    }
+
+    /// eval.html's trade-off plot wrote "1.9, 15.4" for a mode whose mean ERLE was over a bound.
+    func testScatterPointShowsItsBound() {
+        var chart = ReportDocument.ScatterChart(title: "trade-off", xLabel: "attenuation", yLabel: "ERLE",
+                                                points: [.init(name: "a", x: 1.94, y: 15.44, isHighlighted: false, yIsLowerBound: true),
+                                                         .init(name: "b", x: 3, y: 10, isHighlighted: true)],
+                                                highlightLabel: "best", emptyNote: "none")
+        chart.valueNames = ("near end", "ERLE")
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.scatterChart(chart)]))
+        XCTAssertTrue(html.contains("<title>a: near end 1.9, ERLE ≥ 15.4</title></circle>"), html)
+        XCTAssertTrue(html.contains("<title>b: near end 3.0, ERLE 10.0</title></circle>"), html)
+        XCTAssertEqual(html.components(separatedBy: "class=\"bound-arrow\"").count - 1, 2, "the point's arrow and the legend's key")
+        let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: [.scatterChart(chart)]))
+        XCTAssertTrue(markdown.contains("| a | 1.9 | ≥ 15.4 |"), markdown)
+    }
+}
