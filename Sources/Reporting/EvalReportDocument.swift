@@ -55,17 +55,26 @@ public enum EvalReportDocument {
             let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
                 ? .init([.code(mode.description), .text(" ★")]) : .init([.code(mode.description)])
             let ran = results.filter { $0.summary != nil }.count, failed = results.filter { $0.error != nil }.count
+            // A mean over fewer runs than the mode ran says over how many: the others have no value
+            // there (no far-end single talk, no double talk) or one on too few frames.
+            func mean(_ statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
+                counted(stat(statistics?.mean, " dB", of: statistics), count: statistics?.count, runs: ran)
+            }
             var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran) of \(ran + failed) (\(failed) failed)", value: Double(ran), isNumeric: false),
-                                              stat(summary?.erleSteadyDB.mean, " dB", of: summary?.erleSteadyDB)]
-            if hasNearEnd { row.append(stat(summary?.nearEndAttenuationDB.mean, " dB", of: summary?.nearEndAttenuationDB)) }
-            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.mean, " dB", of: summary?.nearEndEstimateDropDB)) }
+                                              mean(summary?.erleSteadyDB)]
+            if hasNearEnd { row.append(mean(summary?.nearEndAttenuationDB)) }
+            if hasEstimate { row.append(mean(summary?.nearEndEstimateDropDB)) }
             row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd {
                 row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLost ?? 0)]
             }
             if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
-            row.append(stat(summary?.convergenceSeconds.median, " s"))
+            // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
+            // nothing converged (docs/metrics.md), which read as the fastest mode.
+            var convergence = stat(summary?.convergenceSeconds.median, " s")
+            if mode == .disabled, convergence.value != nil { convergence.spans.append(.text(" (no canceller)")) }
+            row.append(convergence)
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
@@ -73,6 +82,7 @@ public enum EvalReportDocument {
             row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
+        blocks += modesTableNotes(modes: modes, summaries: summaries)
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
         }
@@ -113,9 +123,14 @@ public enum EvalReportDocument {
                     return .init([.link(text, href: "\(result.folder)/report.md")], value: value)
                 }
             })))
+            let reasons = items.compactMap { item in unmeasuredReasons(item.results, nearEnd: nearEndCell).map { (item.name, $0) } }
+            if !reasons.isEmpty {
+                blocks.append(.paragraph([.text("Why a cell has no value, in its runs' own reports' words:")]))
+                blocks.append(.list(reasons.map { name, reasons in [.strong(name), .text(" — " + reasons.joined(separator: "; "))] }))
+            }
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
-            blocks.append(tradeOffChart(items.map { points($0.results) }, front: corpusFront))
+            blocks += tradeOffChart(items.map { points($0.results) }, front: corpusFront)
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
@@ -136,7 +151,7 @@ public enum EvalReportDocument {
                     }
                     let frames = m?.gate.singleTalkFrames
                     row += [.init(F.figure(m?.erleSteadyDB, isLowerBound: m?.erleSteadyIsLowerBound ?? false, frames: m?.erleSteadyFrames),
-                                  value: m?.erleSteadyDB),
+                                  value: m?.erleSteadyDB, detail: m?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil),
                             .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
@@ -170,6 +185,58 @@ public enum EvalReportDocument {
         return ReportDocument(title: "EchoLab evaluation", blocks: blocks)
     }
 
+
+    /// A mean's cell with the runs it is over, where that is not every run the mode ran: the
+    /// Modes table's means are each over the mode's own runs with a value, so two modes' means
+    /// may stand on different items (and the trade-off plot's on the items common to all).
+    static func counted(_ cell: ReportDocument.Cell, count: Int?, runs: Int) -> ReportDocument.Cell {
+        guard let count, cell.value != nil, count != runs else { return cell }
+        var noted = cell
+        noted.spans.append(.text(" (\(count) of \(runs) runs)"))
+        return noted
+    }
+
+    /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
+    /// (the "N of M runs"), and what convergence is, so `disabled`'s 0 s does not read as the
+    /// fastest.
+    static func modesTableNotes(modes: [EchoControlMode], summaries: [ModeSummary]) -> [ReportDocument.Block] {
+        var text = "Each dB mean and median is over the mode's runs that have a value on at least "
+            + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many (\"3 of 5 runs\"), "
+            + "so two modes' means may stand on different items. "
+            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md)"
+        let disabled = summaries.first { $0.mode == EchoControlMode.disabled.description }
+        if modes.contains(.disabled), disabled?.convergenceSeconds.median != nil {
+            text += "; without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is 0 s: nothing converged, it is not the fastest."
+        } else {
+            text += "."
+        }
+        return [.paragraph([.text(text)])]
+    }
+
+    /// Why an item's runs have no steady ERLE (and, with `nearEnd`, no near-end attenuation in
+    /// double talk), in their reports' own words (`echo_unmeasured`; the telephony double talk's
+    /// reason), each reason once with the modes it holds for ("every mode" where all): nil where
+    /// every run has both, or says nothing.
+    static func unmeasuredReasons(_ results: [CorpusRun.Result], nearEnd: Bool) -> [String]? {
+        let ran = results.filter { $0.summary != nil }
+        func grouped(_ what: String, _ reason: (CorpusRun.Result) -> String?) -> [String] {
+            var reasons: [(reason: String, modes: [String])] = []
+            for result in ran {
+                guard let text = reason(result) else { continue }
+                let mode = result.mode?.description ?? "as written"
+                if let index = reasons.firstIndex(where: { $0.reason == text }) { reasons[index].modes.append(mode) } else { reasons.append((text, [mode])) }
+            }
+            return reasons.map { "\(what): \($0.reason) (\($0.modes.count == ran.count ? "every mode" : $0.modes.joined(separator: ", ")))" }
+        }
+        let erle = grouped("no steady ERLE") { result in
+            result.summary?.metrics?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil
+        }
+        let attenuation = !nearEnd ? [] : grouped("no near-end attenuation") { result in
+            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil else { return nil }
+            return m.telephony?.doubleTalkUnmeasuredReason
+        }
+        return erle.isEmpty && attenuation.isEmpty ? nil : erle + attenuation
+    }
 
     /// The distortion median's cell, with how many runs lost the near end: those have no
     /// distortion to measure and are left out of it (their attenuation counts at its bound).
@@ -241,15 +308,24 @@ public enum EvalReportDocument {
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
         let singleTalkFrames = ran.compactMap { $0.summary?.metrics?.gate.singleTalkFrames }.max() ?? 0
+        let hasNearEnd = ran.contains { $0.summary?.metrics?.nearEnd != nil }
+        if let reasons = unmeasuredReasons(item.results, nearEnd: hasNearEnd) {
+            blocks.append(.note([.text("No value here, in the runs' own reports' words: " + reasons.joined(separator: "; ") + ".")]))
+        }
+        // Where every run says why it has no ERLE, and says the same, the empty plot says that
+        // (a file microphone's call has far-end single talk, just no echo in what was sent).
+        let echoReasons = Set(ran.map { $0.summary?.echoUnmeasuredReason })
+        let emptyNote = echoReasons.count == 1 ? echoReasons.first!.map { "No ERLE in this item: \($0)" } : nil
         var chart = ReportDocument.TimeChart(
             title: "\(item.name): ERLE over time, one line per mode", yLabel: "ERLE (dB)", durationSeconds: max(duration, 0.5),
             lines: ran.map { result in
                 let series = result.summary?.metrics?.erleSeries ?? []
                 let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
                 let name = result.mode?.description ?? "as written"
-                return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name))
+                return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name),
+                             lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))
             },
-            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, place: " in this item"))
+            emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, place: " in this item"))
         // The timeline is the scenario's, the same in every mode but for the intensity a mode
         // gives set_aec: an action that reads differently between modes is labelled by its verb.
         let timelines = ran.compactMap { $0.summary?.timeline }
@@ -267,7 +343,7 @@ public enum EvalReportDocument {
                 let bands = result.summary?.metrics?.erleBands ?? []
                 return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name))
             },
-            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
+            emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
         var clips: [ReportDocument.AudioClip] = []
         if let recordingMic = ran.first(where: { $0.summary?.micFile != nil })?.summary?.micFile {
             clips.append(.init(label: "mic (recording)", path: relativePath(from: directory, to: recordingMic)))
@@ -387,21 +463,37 @@ public enum EvalReportDocument {
 
     /// Each mode as a point, steady ERLE up and near-end attenuation across (corpus means), the
     /// best on both axes ringed; a note instead where the corpus has no double talk to plot.
-    static func tradeOffChart(_ items: [[BestModes.Point]], front: BestModes.Verdict?) -> ReportDocument.Block {
+    static func tradeOffChart(_ items: [[BestModes.Point]], front: BestModes.Verdict?) -> [ReportDocument.Block] {
         // Each mode's means over the items the verdict compared (it compares them pair by pair).
         let means = BestModes.comparedMeans(items)
         let points = (means?.points ?? []).compactMap { point -> ReportDocument.ScatterChart.Point? in
             guard let erle = point.erleSteadyDB, let nearEnd = point.nearEndAttenuationDB else { return nil }
             return .init(name: point.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(point.mode) == true,
-                         colour: ModeColours.colour(for: point.mode))
+                         colour: ModeColours.colour(for: point.mode),
+                         xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
         let over = means.map { "means over \($0.comparedItems) of \(items.count) items" } ?? "no item every mode ran on"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
-        return .scatterChart(.init(title: "Echo removed against near end kept, one point per mode (\(over))",
+        // The Modes table's means are each mode's over its own runs: the same mode can sit at
+        // another ERLE here, and two modes swap places. Said where the reader compares them.
+        let caption: [ReportDocument.Block] = means.map { means in
+            [.paragraph([.text("Each point is a mode's means over the \(means.comparedItems) item\(means.comparedItems == 1 ? "" : "s") (of \(items.count)) "
+                               + "on which every mode plotted has both values"
+                               + (means.comparedItems == items.count ? "" : ", while the Modes table's means are over each mode's own runs: "
+                                  + "its order can differ from the table's")
+                               + (points.contains { $0.xIsLowerBound || $0.yIsLowerBound }
+                                  ? ". ≥ marks a mean over a lower bound (an arrow the way the truth may lie). " : ". ")
+                               + "The rings follow the corpus front (★ in the Modes table), which compares modes pair by pair, item by item, "
+                               + "not these means: a ringed point may sit below or right of an unringed one.")])]
+        } ?? []
+        var chart = ReportDocument.ScatterChart(title: "Echo removed against near end kept, one point per mode (\(over))",
                                    xLabel: (estimated ? "near-end attenuation in double talk, or its estimate from mic and loopback without a near-end track (dB)"
                                                       : "near-end attenuation in double talk (dB)") + ": left keeps more of the near talker",
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
-                                   emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot"))
+                                   emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot")
+        // A tooltip names its axes ("1.9, ≥ 15.4" left the reader to guess which was which).
+        chart.valueNames = ("near-end attenuation", "steady ERLE")
+        return caption + [.scatterChart(chart)]
     }
 
     /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many

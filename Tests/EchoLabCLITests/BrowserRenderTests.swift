@@ -56,7 +56,8 @@ final class BrowserRenderTests: XCTestCase {
         XCTAssertTrue(evalDOM.contains("data-series=\"disabled\" stroke=\"#8a8a8a\" d=\"M"), "disabled's ERLE line drawn, grey")
         XCTAssertTrue(evalDOM.contains("data-sort-ready=\"true\""), "the sort script did not run")
         XCTAssertTrue(evalDOM.contains("class=\"event-label\""), "the item's timeline event is labelled on its plot")
-        XCTAssertTrue(evalDOM.contains("No far-end single talk in this item"), "the silent far end says there is nothing to measure")
+        XCTAssertTrue(evalDOM.contains("No ERLE in this item: the far end never reached the mic"),
+                      "the silent far end says there is nothing to measure, in its runs' own words")
         // Clicking "steady ERLE" sorts the runs by it, ascending then (second click) descending: the
         // page lists `disabled` first, so only a working sort puts it last.
         XCTAssertEqual(try browser.modesAfterSorting(evalPage, column: 2, clicks: 1), ["disabled", "speex:intensityRecommended"])

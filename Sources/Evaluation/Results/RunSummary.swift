@@ -29,6 +29,10 @@ public struct RunSummary: Sendable {
     public var segments: [Segment] = []
     /// What each scorer said of the run (nil: no scorer was asked).
     public var scores: [ScorerResult]?
+    /// Why ERL and ERLE are null, in the run's own words (the report's `echo_unmeasured`: "no echo
+    /// reached the sent path: custom mic (file microphone)"); nil where they were measured. The
+    /// eval pages give it where a run has no ERLE, instead of guessing a reason of their own.
+    public var echoUnmeasuredReason: String?
 
     /// One segment of a call as eval.json lists it: where it is, what opened it, its echo removal
     /// and the analysis frames it stands on.
@@ -80,6 +84,7 @@ public struct RunSummary: Sendable {
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
+        echoUnmeasuredReason = value["echo_unmeasured"]?.stringValue
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil

@@ -1,0 +1,75 @@
+@testable import Evaluation
+import EchoLabJSON
+import Metrics
+@testable import Reporting
+import Simulation
+import XCTest
+
+/// Words beside the numbers: what a mean stands on, why a value is missing.
+final class ReportWordingTests: XCTestCase {
+    private func text(_ spans: [ReportDocument.Span]) -> String {
+        spans.map { span in
+            switch span {
+            case .text(let t), .code(let t), .strong(let t): t
+            case .link(let t, _), .strongLink(let t, _): t
+            }
+        }.joined()
+    }
+
+    /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
+    /// over the items every mode has: the table said only "runs", and the plot's order differed.
+    func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
+        let cell = EvalReportDocument.counted(EvalReportDocument.statisticCell(18.49, unit: " dB", of: nil), count: 3, runs: 5)
+        XCTAssertEqual(text(cell.spans), "18.5 dB (3 of 5 runs)")
+        XCTAssertEqual(cell.value, 18.49, "still sorts by its value")
+        XCTAssertEqual(text(EvalReportDocument.counted(.init("18.5 dB", value: 18.5), count: 5, runs: 5).spans), "18.5 dB", "all runs: nothing added")
+        XCTAssertEqual(text(EvalReportDocument.counted(.init("—"), count: 0, runs: 5).spans), "—", "no mean: no count")
+
+        let point = { (mode: String, erle: Double?, bound: Bool, nearEnd: Double) in
+            BestModes.Point(mode: mode, erleSteadyDB: erle, erleSteadyIsLowerBound: bound, nearEndAttenuationDB: nearEnd)
+        }
+        // "b" has no ERLE on the second item: the plot averages the first alone.
+        let items = [[point("a", 20, false, 2), point("b", 15.44, true, 1.94)], [point("a", 30, false, 2), point("b", nil, false, 1)]]
+        let blocks = EvalReportDocument.tradeOffChart(items, front: BestModes.front(ofItems: items))
+        guard case .paragraph(let caption)? = blocks.first, case .scatterChart(let chart)? = blocks.last else { return XCTFail("caption, then the plot") }
+        XCTAssertEqual(text(caption), "Each point is a mode's means over the 1 item (of 2) on which every mode plotted has both values, "
+                       + "while the Modes table's means are over each mode's own runs: its order can differ from the table's. "
+                       + "≥ marks a mean over a lower bound (an arrow the way the truth may lie). The rings follow the corpus front "
+                       + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means: a ringed point "
+                       + "may sit below or right of an unringed one.")
+        let b = try XCTUnwrap(chart.points.first { $0.name == "b" })
+        XCTAssertTrue(b.yIsLowerBound && !b.xIsLowerBound, "the mean over a bound is one")
+        XCTAssertEqual(b.yText, "≥ 15.4")
+    }
+
+    /// eval.html said "No far-end single talk in this item" for a file microphone's call, whose far
+    /// end plays throughout; eval.md showed "— / —" with no reason. The runs' own reasons are given.
+    func testAnItemWithoutValuesGivesItsRunsOwnReasons() throws {
+        func result(_ mode: EchoControlMode, reason: String?) throws -> CorpusRun.Result {
+            var report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10)]
+            if let reason { report["echo_unmeasured"] = .string(reason) }
+            return CorpusRun.Result(itemIndex: 0, item: "file-mic", file: "file-mic.json", mode: mode, folder: "file-mic/\(mode)",
+                                    summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let reason = "no echo reached the sent path: custom mic (file microphone)"
+        let all = try [result(.disabled, reason: reason), result(EchoControlMode(parsing: "speex:intensityRecommended"), reason: reason)]
+        XCTAssertEqual(EvalReportDocument.unmeasuredReasons(all, nearEnd: false), ["no steady ERLE: \(reason) (every mode)"])
+        let one = try [result(.disabled, reason: reason), result(EchoControlMode(parsing: "speex:intensityRecommended"), reason: nil)]
+        XCTAssertEqual(EvalReportDocument.unmeasuredReasons(one, nearEnd: false), ["no steady ERLE: \(reason) (disabled)"])
+        XCTAssertNil(EvalReportDocument.unmeasuredReasons([try result(.disabled, reason: nil)], nearEnd: false))
+    }
+
+    /// `disabled`'s convergence median read 0.0 s, the best of the table: it is 0 because nothing
+    /// converged (ERLE about 0 dB throughout), and the table says so.
+    func testDisabledConvergenceIsNotReadAsTheFastest() throws {
+        let speex = try EchoControlMode(parsing: "speex:intensityRecommended")
+        let summary = ModeSummary(mode: "disabled", ran: 2, failed: 0, wins: 0, erleSteadyDB: .init([0, 0]), erleDB: .init([0, 0]),
+                                  convergenceSeconds: .init([0, 0]), nearEndAttenuationDB: .init([]), nearEndDistortionDB: .init([]))
+        let notes = EvalReportDocument.modesTableNotes(modes: [.disabled, speex], summaries: [summary])
+        guard case .paragraph(let spans)? = notes.first else { return XCTFail("a note under the table") }
+        XCTAssertTrue(text(spans).contains("without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is 0 s: nothing converged"),
+                      text(spans))
+        guard case .paragraph(let without)? = EvalReportDocument.modesTableNotes(modes: [speex], summaries: []).first else { return XCTFail() }
+        XCTAssertFalse(text(without).contains("disabled"))
+    }
+}
