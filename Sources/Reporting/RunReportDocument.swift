@@ -257,7 +257,10 @@ public enum RunReportDocument {
             [.init("near-end attenuation, double talk"),
              .init("\(F.attenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames)) (\(n.doubleTalkFrames) analysis frames)", value: n.attenuationDB)],
             [.init("near-end distortion, double talk (includes residual echo)"), .init(F.db(n.distortionDB), value: n.distortionDB)],
-            [.init("near-end attenuation, near-end single talk"),
+            // Pooled over every near-end single-talk frame (the near talker's overall gain in what
+            // was sent); the telephony table's "near-end attenuation alone" is the median frame's
+            // instead, and may differ: the labels say which is which.
+            [.init("near-end attenuation, near-end single talk (all its frames pooled: the talker's overall level in what was sent)"),
              .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(n.singleTalkFrames) analysis frames)", value: n.singleTalkAttenuationDB)],
             [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
         ]

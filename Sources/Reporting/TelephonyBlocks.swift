@@ -22,6 +22,17 @@ enum TelephonyBlocks {
         return text + " (low confidence: \(frames) analysis frames)"
     }
 
+    /// P.340's category of a send attenuation range, as the run pages write it: "category 2a,
+    /// partial duplex" for a measured range. A lower bound's category is only the best the
+    /// canceller can be in, so it carries no duplex label ("≥ 1.8 dB: category 1 or worse, full
+    /// duplex" read as a full-duplex verdict, also for a run with no canceller): "category 1 at
+    /// best, not determined: …". Over 12 dB a bound is certainly category 3.
+    static func categoryText(_ category: DoubleTalkCategory?, isLowerBound: Bool) -> String {
+        guard let category else { return "no category" }
+        guard isLowerBound, category != .noDuplex else { return "category \(category.rawValue), \(category.title)" }
+        return "category \(category.rawValue) at best, not determined: the range is a lower bound"
+    }
+
     static func make(_ telephony: TelephonyMeasures?) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
         guard let telephony else { return [] }
@@ -41,9 +52,7 @@ enum TelephonyBlocks {
             rows.append([.init("TCLw"), .init("not measured: \(telephony.echoLossUnmeasuredReason ?? "no far-end single talk")")])
         }
         if let dt = telephony.doubleTalk {
-            // A bound's category is the best the canceller can be in: it may be worse.
-            let category = dt.category.map { "category \($0.rawValue)\(dt.attenuationRangeIsLowerBound && $0 != .noDuplex ? " or worse" : ""), \($0.title)" }
-                ?? "no category"
+            let category = Self.categoryText(dt.category, isLowerBound: dt.attenuationRangeIsLowerBound)
             rows += [
                 [.init("send attenuation range in double talk, A_H,S,dt (P.340 §8.1): the 95th percentile of the per-frame cut"),
                  .init(rangeText(dt.attenuationRangeDB, isLowerBound: dt.attenuationRangeIsLowerBound, frames: dt.attenuationRangeFrames)
@@ -57,7 +66,8 @@ enum TelephonyBlocks {
                  .init("\(F.number(100 * dt.aroundShare, digits: 1)) %, "
                        + F.figure(dt.aroundLevelDifferenceDB, isLowerBound: dt.aroundLevelDifferenceIsLowerBound, frames: dt.aroundFrames),
                        value: dt.aroundLevelDifferenceDB)],
-                [.init("near-end attenuation alone, no far end (median per frame, for context)"),
+                [.init("near-end attenuation alone, no far end: the median frame's cut, for context beside the range "
+                       + "(not the Echo table's near-end single-talk figure, which pools all the frames)"),
                  .init(F.figure(dt.singleTalkAttenuationDB, isLowerBound: dt.singleTalkAttenuationIsLowerBound), value: dt.singleTalkAttenuationDB)],
             ]
         } else {

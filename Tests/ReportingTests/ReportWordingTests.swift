@@ -5,7 +5,8 @@ import Metrics
 import Simulation
 import XCTest
 
-/// Words beside the numbers: what a mean stands on, why a value is missing.
+/// Words beside the numbers: what a mean stands on, why a value is missing, what a bound's P.340
+/// category can be, and which near-end figure is which.
 final class ReportWordingTests: XCTestCase {
     private func text(_ spans: [ReportDocument.Span]) -> String {
         spans.map { span in
@@ -71,5 +72,37 @@ final class ReportWordingTests: XCTestCase {
                       text(spans))
         guard case .paragraph(let without)? = EvalReportDocument.modesTableNotes(modes: [speex], summaries: []).first else { return XCTFail() }
         XCTAssertFalse(text(without).contains("disabled"))
+    }
+
+    /// "≥ 1.8 dB: category 1 or worse, full duplex" read as a full-duplex verdict for a bound (even
+    /// with no canceller): a bound's category is only the best it can be, with no duplex label.
+    func testABoundsP340CategoryIsNotAVerdict() {
+        XCTAssertEqual(TelephonyBlocks.categoryText(.fullDuplex, isLowerBound: true),
+                       "category 1 at best, not determined: the range is a lower bound")
+        XCTAssertEqual(TelephonyBlocks.categoryText(.fullDuplex, isLowerBound: false), "category 1, full duplex")
+        XCTAssertEqual(TelephonyBlocks.categoryText(.noDuplex, isLowerBound: true), "category 3, no duplex", "past 12 dB a bound is certain")
+        XCTAssertEqual(TelephonyBlocks.categoryText(nil, isLowerBound: true), "no category")
+    }
+
+    /// The Echo table's near-end single-talk attenuation (4.1 dB) and the telephony table's
+    /// "near-end attenuation alone" (≥ 3.2 dB) are different estimators: pooled frames against the
+    /// median frame. Their labels say so.
+    func testTheTwoNearEndSingleTalkFiguresSayWhichEstimatorTheyAre() throws {
+        let nearEnd = NearEndPreservation(attenuationDB: 3, distortionDB: -3.8, doubleTalkFrames: 106, singleTalkAttenuationDB: 4.1,
+                                          singleTalkDistortionDB: -2.6, singleTalkFrames: 84)
+        let echoLabels = RunReportDocument.nearEndRows(nearEnd).map { text($0[0].spans) }
+        XCTAssertTrue(echoLabels.contains { $0.hasPrefix("near-end attenuation, near-end single talk (all its frames pooled") }, "\(echoLabels)")
+        let doubleTalk = DoubleTalkReport(doubleTalkFrames: 106, doubleTalkShare: 0.11, levelDifferenceDB: -1.4, levelDifferenceIsLowerBound: false,
+                                          attenuationRangeDB: 8.9, attenuationRangeIsLowerBound: true, attenuationRangeFrames: 106,
+                                          singleTalkAttenuationDB: 3.2, singleTalkAttenuationIsLowerBound: true,
+                                          aroundFrames: 10, aroundShare: 0.06, aroundLevelDifferenceDB: 12, aroundLevelDifferenceIsLowerBound: false)
+        let blocks = TelephonyBlocks.make(TelephonyMeasures(echoLoss: nil, echoLossUnmeasuredReason: "none", doubleTalk: doubleTalk,
+                                                            doubleTalkUnmeasuredReason: nil))
+        guard case .table(let table)? = blocks.first(where: { if case .table = $0 { true } else { false } }) else { return XCTFail("a table") }
+        let labels = table.rows.map { text($0[0].spans) }
+        XCTAssertTrue(labels.contains { $0.hasPrefix("near-end attenuation alone, no far end: the median frame's cut")
+                                        && $0.contains("not the Echo table's near-end single-talk figure, which pools all the frames") }, "\(labels)")
+        let range = try XCTUnwrap(table.rows.first { text($0[0].spans).hasPrefix("send attenuation range") })
+        XCTAssertEqual(text(range[1].spans), "≥ 8.9 dB: category 2b at best, not determined: the range is a lower bound (106 of 106 double-talk analysis frames)")
     }
 }
