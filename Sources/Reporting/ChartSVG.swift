@@ -247,7 +247,15 @@ struct BandChartSVG {
     var legendRows: Int { ChartAxis.legendLayout(chart.series.map(\.name), left: left, right: width - right).rows }
     var top: Double { 30 + Double(legendRows) * 16 }
     var bottom: Double { top + plotHeight }
-    var height: Double { bottom + 40 }
+    var group: Double { (width - left - right) / Double(max(chart.bands.count, 1)) }
+    /// Labels wider than their band (≈ 6.2 px a character at 11 px) would run into each other:
+    /// they are then set at a slant, and the axis title moved under them.
+    var slantsLabels: Bool { chart.bands.indices.contains { 6.2 * Double(chart.label($0).count) + 6 > group } }
+    var labelDepth: Double {
+        guard slantsLabels else { return 0 }
+        return 0.6 * 6.2 * Double(chart.bands.indices.map { chart.label($0).count }.max() ?? 0)
+    }
+    var height: Double { bottom + 40 + labelDepth }
 
     func render() -> String {
         typealias A = ChartAxis
@@ -257,7 +265,6 @@ struct BandChartSVG {
         let yTicks = A.ticks(low: rawLow, high: rawHigh, step: yStep)
         let low = yTicks.first ?? rawLow, high = yTicks.last ?? rawHigh
         func y(_ value: Double) -> Double { bottom - plotHeight * (value - low) / max(high - low, 1e-9) }
-        let group = (width - left - right) / Double(max(chart.bands.count, 1))
         let barWidth = group * 0.8 / Double(max(chart.series.count, 1))
 
         var svg = "<svg class=\"chart band-chart\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" width=\"\(Int(width))\" height=\"\(Int(height))\" role=\"img\" aria-label=\"\(HTMLWriter.escape(chart.title))\">\n"
@@ -275,10 +282,13 @@ struct BandChartSVG {
         svg += A.yAxis(ticks: yTicks, step: yStep, left: left, right: width - right, top: top, bottom: bottom,
                        title: chart.yLabel, y: y)
         svg += "<g class=\"axis x-axis\"><line x1=\"\(A.f(left))\" x2=\"\(A.f(width - right))\" y1=\"\(A.f(bottom))\" y2=\"\(A.f(bottom))\"/>"
-        for (index, band) in chart.bands.enumerated() {
-            svg += "<text x=\"\(A.f(left + group * (Double(index) + 0.5)))\" y=\"\(A.f(bottom + 16))\" text-anchor=\"middle\">\(Int(band.low))–\(Int(band.high))</text>"
+        for index in chart.bands.indices {
+            let lx = left + group * (Double(index) + 0.5), label = HTMLWriter.escape(chart.label(index))
+            svg += slantsLabels
+                ? "<text x=\"\(A.f(lx))\" y=\"\(A.f(bottom + 12))\" text-anchor=\"end\" transform=\"rotate(-40 \(A.f(lx)) \(A.f(bottom + 12)))\">\(label)</text>"
+                : "<text x=\"\(A.f(lx))\" y=\"\(A.f(bottom + 16))\" text-anchor=\"middle\">\(label)</text>"
         }
-        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.xLabel))</text></g>\n"
+        svg += "<text class=\"axis-title\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(bottom + 32 + labelDepth))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.xLabel))</text></g>\n"
         for (s, series) in chart.series.enumerated() {
             let colour = series.colour ?? HTMLWriter.palette[s % HTMLWriter.palette.count]
             for (b, value) in series.values.enumerated() where b < chart.bands.count {

@@ -191,16 +191,24 @@ public struct ReportDocument: Sendable {
         public var emptyNote: String
         /// What the bands are, under the axis.
         public var xLabel: String
+        /// Per band, its name on the axis ("1250": a third octave's nominal centre); empty: its
+        /// edges ("1000–2000"), which sixteen narrow bands have no room for.
+        public var bandLabels: [String]
         public init(title: String, yLabel: String, bands: [(low: Double, high: Double)], series: [Series], emptyNote: String,
-                    xLabel: String = "octave band (Hz)") {
+                    xLabel: String = "octave band (Hz)", bandLabels: [String] = []) {
             self.title = title
             self.xLabel = xLabel
+            self.bandLabels = bandLabels
             self.yLabel = yLabel
             self.bands = bands
             self.series = series
             self.emptyNote = emptyNote
         }
         public var hasValues: Bool { series.contains { $0.values.contains { $0 != nil } } }
+        /// Band `index`'s name on the axis.
+        public func label(_ index: Int) -> String {
+            index < bandLabels.count ? bandLabels[index] : "\(Int(bands[index].low))–\(Int(bands[index].high))"
+        }
     }
 
     /// One point per series on two value axes (a trade-off: each mode's ERLE against its

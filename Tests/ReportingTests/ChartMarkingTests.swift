@@ -5,7 +5,7 @@ import XCTest
 
 /// What a chart draws must say what its numbers are: a lower bound reads "≥" on the plot and in
 /// its tooltip, as the tables do; a point on too few analysis frames is marked low-confidence with
-/// its count.
+/// its count; band labels that cannot fit side by side are set so they can be read.
 final class ChartMarkingTests: XCTestCase {
     /// The run page's ERLE over time drew a call whose every window was a bound (its output under
     /// the noise floor) as an ordinary line, tooltips "ERLE at 0.75 s: 34.0", while the band chart
@@ -49,5 +49,24 @@ final class ChartMarkingTests: XCTestCase {
         XCTAssertEqual(html.components(separatedBy: "class=\"bound-arrow\"").count - 1, 2, "the point's arrow and the legend's key")
         let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: [.scatterChart(chart)]))
         XCTAssertTrue(markdown.contains("| a | 1.9 | ≥ 15.4 |"), markdown)
+    }
+
+    /// The run page's third-octave TCL chart labelled its sixteen bands by their edges
+    /// ("1122–1414", "1414–1781"), which ran into each other: it names them by nominal centre,
+    /// and labels still too wide for their band are slanted.
+    func testBandLabelsFitTheirBands() {
+        let edges: [(low: Double, high: Double)] = (0..<16).map { k -> (low: Double, high: Double) in
+            let low: Double = 280 * pow(2, Double(k) / 3)
+            return (low, low * pow(2, 1.0 / 3))
+        }
+        let series = ReportDocument.BandChart.Series(name: "TCL", values: Array(repeating: 40, count: 16))
+        let centres = ["315", "400", "500", "630", "800", "1000", "1250", "1600", "2000", "2500", "3150", "4000", "5000", "6300", "8000", "10000"]
+        let named = BandChartSVG(.init(title: "TCL", yLabel: "dB", bands: edges, series: [series], emptyNote: "none", bandLabels: centres))
+        XCTAssertFalse(named.slantsLabels, "a centre fits its band")
+        XCTAssertTrue(named.render().contains(">1250</text>"))
+        let byEdges = BandChartSVG(.init(title: "TCL", yLabel: "dB", bands: edges, series: [series], emptyNote: "none"))
+        XCTAssertTrue(byEdges.slantsLabels, "sixteen bands' edges cannot stand side by side")
+        XCTAssertTrue(byEdges.render().contains("transform=\"rotate(-40"), "so they are slanted")
+        XCTAssertGreaterThan(byEdges.height, named.height, "and the chart makes room under them")
     }
 }
