@@ -103,6 +103,6 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertTrue(labels.contains { $0.hasPrefix("near-end attenuation alone, no far end: the median frame's cut")
                                         && $0.contains("not the Echo table's near-end single-talk figure, which pools all the frames") }, "\(labels)")
         let range = try XCTUnwrap(table.rows.first { text($0[0].spans).hasPrefix("send attenuation range") })
-        XCTAssertEqual(text(range[1].spans), "≥ 8.9 dB: category 2b at best, not determined: the range is a lower bound (106 of 106 double-talk analysis frames)")
+        XCTAssertEqual(text(range[1].spans), "≥ 8.90 dB: category 2b at best, not determined: the range is a lower bound (106 of 106 double-talk analysis frames)")
     }
 }
