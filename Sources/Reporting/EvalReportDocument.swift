@@ -73,7 +73,7 @@ public enum EvalReportDocument {
             // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
             // nothing converged (docs/metrics.md), which read as the fastest mode.
             var convergence = stat(summary?.convergenceSeconds.median, " s")
-            if mode == .disabled, convergence.value != nil { convergence.spans.append(.text(" (no canceller)")) }
+            if mode == .disabled, convergence.value != nil { convergence.spans.append(.text(" (no AEC)")) }
             row.append(convergence)
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
@@ -192,7 +192,8 @@ public enum EvalReportDocument {
     static func counted(_ cell: ReportDocument.Cell, count: Int?, runs: Int) -> ReportDocument.Cell {
         guard let count, cell.value != nil, count != runs else { return cell }
         var noted = cell
-        noted.spans.append(.text(" (\(count) of \(runs) runs)"))
+        // "runs" is said once, under the table: the Modes table must read at 1280 px with 21 modes.
+        noted.spans.append(.text(" (\(count) of \(runs))"))
         return noted
     }
 
@@ -201,7 +202,7 @@ public enum EvalReportDocument {
     /// fastest.
     static func modesTableNotes(modes: [EchoControlMode], summaries: [ModeSummary]) -> [ReportDocument.Block] {
         var text = "Each dB mean and median is over the mode's runs that have a value on at least "
-            + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many (\"3 of 5 runs\"), "
+            + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md)"
         let disabled = summaries.first { $0.mode == EchoControlMode.disabled.description }

@@ -21,7 +21,7 @@ final class ReportWordingTests: XCTestCase {
     /// over the items every mode has: the table said only "runs", and the plot's order differed.
     func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
         let cell = EvalReportDocument.counted(EvalReportDocument.statisticCell(18.49, unit: " dB", of: nil), count: 3, runs: 5)
-        XCTAssertEqual(text(cell.spans), "18.5 dB (3 of 5 runs)")
+        XCTAssertEqual(text(cell.spans), "18.5 dB (3 of 5)")
         XCTAssertEqual(cell.value, 18.49, "still sorts by its value")
         XCTAssertEqual(text(EvalReportDocument.counted(.init("18.5 dB", value: 18.5), count: 5, runs: 5).spans), "18.5 dB", "all runs: nothing added")
         XCTAssertEqual(text(EvalReportDocument.counted(.init("—"), count: 0, runs: 5).spans), "—", "no mean: no count")
