@@ -212,7 +212,7 @@ func bareSpeexBody(_ folder: String = path("run-intensityRecommended")) throws -
     let micInt = mic.map { $0.map(SampleConversion.int16(fromFloat:)) }, referenceInt = reference.map { $0.map(SampleConversion.int16(fromFloat:)) }
     return {
         var output = [Int16](repeating: 0, count: frame)
-        let settings = EchoCancellerSettings.forMode(.intensityRecommended, filterOverride: 200)!
+        let settings = EchoCancellerSettings(mode: .intensityRecommended, filterOverride: 200)!
         let canceller = try SpeexEchoCanceller(frameSize: frame, filterLength: settings.filterMilliseconds * rate / 1000, sampleRate: rate)
         let preprocessor = try SpeexPreprocessor(frameSize: frame, sampleRate: rate)
         preprocessor.linkEchoSuppression(to: canceller, suppressDB: settings.suppressionDB, suppressActiveDB: settings.doubleTalkSuppressionDB)

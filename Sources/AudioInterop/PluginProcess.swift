@@ -100,7 +100,7 @@ public final class PluginProcess {
 
     /// The child's side: `echolab plugin-host PATH RATE INTENSITY [OPTIONS]` calls this and exits
     /// with what it returns.
-    public static func host(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
+    public static func runHost(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
         echolab_plugin_host_run(path, Int32(sampleRate), intensity, options)
     }
 }

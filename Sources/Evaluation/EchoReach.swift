@@ -20,7 +20,7 @@ public enum EchoReach {
         guard mode.intensity != .disabled else { return nil }
         switch mode.backend {
         case .speex:
-            guard let settings = EchoCancellerSettings.forMode(mode.intensity, filterOverride: filterOverride) else { return nil }
+            guard let settings = EchoCancellerSettings(mode: mode.intensity, filterOverride: filterOverride) else { return nil }
             return Double(settings.filterMilliseconds - 10)
         case .webrtc: return 130
         case .webrtcMobile: return 400

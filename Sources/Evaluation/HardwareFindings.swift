@@ -77,7 +77,7 @@ public enum HardwareFindings {
         let range = Int(issue.frames.lowerBound)..<Int(issue.frames.upperBound)
         let seconds = RunEvaluator.format(Double(range.count) / rate)
         var finding = RunReport.Finding(rule: issue.kind.rawValue, atSeconds: Double(range.lowerBound) / rate,
-                                        untilSeconds: Double(range.upperBound) / rate, message: issue.detail + ": " + advice(issue, manualAudio: hardware.manualAudio),
+                                        untilSeconds: Double(range.upperBound) / rate, message: issue.detail + ": " + advice(issue, usesManualAudio: hardware.usesManualAudio),
                                         consequenceMetric: "", consequenceDB: nil, consequence: "")
         switch issue.kind {
         case .audioBeforeActivation:
@@ -115,10 +115,10 @@ public enum HardwareFindings {
         [issue.customMicSet ? "custom mic" : nil, issue.customSpeakerSet ? "custom speaker" : nil].compactMap { $0 }.joined(separator: " and ")
     }
 
-    static func advice(_ issue: SessionIssue, manualAudio: Bool = false) -> String {
+    static func advice(_ issue: SessionIssue, usesManualAudio: Bool = false) -> String {
         switch issue.kind {
         case .audioBeforeActivation:
-            manualAudio ? "set isAudioEnabled only in provider(_:didActivate:)"
+            usesManualAudio ? "set isAudioEnabled only in provider(_:didActivate:)"
                 : "use manual audio (useManualAudio = true) and set isAudioEnabled only in provider(_:didActivate:)"
         case .preferencesChangedWhileActive:
             "set preferred sample rate and I/O buffer duration before activating the session (or deactivate first)"

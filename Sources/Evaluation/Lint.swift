@@ -64,9 +64,9 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .aecOnNonMicrophoneSource: return aecOn && !state.realMicrophoneInUse
         case .aecOnWithoutLoudspeaker: return aecOn && state.realMicrophoneInUse && !state.loudspeakerInUse
         case .alteredPlayoutWithoutReference:
-            return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.userReferenceStarted
+            return aecOn && state.realMicrophoneInUse && state.customSpeaker != nil && state.customSpeakerAltersPlayout && !state.isUserReferenceStarted
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
-        case .userReferenceNotFed: return aecOn && state.userReferenceStarted && !afterSpeakerReset
+        case .userReferenceNotFed: return aecOn && state.isUserReferenceStarted && !afterSpeakerReset
         case .userReferenceNotStopped: return aecOn && afterSpeakerReset
         case .loudspeakerClipping, .micClipping, .echoDelayBeyondFilter:
             return false     // signal rules: see `Linter.clippingFindings`, `Linter.delayFindings`
@@ -87,7 +87,7 @@ enum DelayRemedy: Equatable {
     case engineFeedsReference
 
     init(_ state: DeviceState) {
-        if state.userReferenceStarted {
+        if state.isUserReferenceStarted {
             self = .appPutsReference
         } else if state.customSpeaker != nil && state.customSpeakerDrivesLoudspeaker {
             self = .customSpeakerWithoutReference
@@ -212,9 +212,9 @@ public enum Linter {
         var outlives = false
         return states.indices.map { index in
             let state = states[index]
-            if !state.userReferenceStarted || state.customSpeaker != nil {
+            if !state.isUserReferenceStarted || state.customSpeaker != nil {
                 outlives = false
-            } else if index > 0, states[index - 1].userReferenceStarted, states[index - 1].customSpeaker != nil {
+            } else if index > 0, states[index - 1].isUserReferenceStarted, states[index - 1].customSpeaker != nil {
                 outlives = true
             }
             return outlives

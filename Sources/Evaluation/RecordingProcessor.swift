@@ -132,7 +132,7 @@ public struct RecordingProcessor {
         let latency = control?.latencySamples ?? 0
         // The adaptive mode measures and steers as it does in a call: without it, it would run as
         // intensityRecommended, its starting point, and say nothing new.
-        let adaptive = mode.intensity == .intensityAdaptive ? control.flatMap { AdaptiveIntensity.steering($0, sampleRate: rate, frameSize: frame) } : nil
+        let adaptive = mode.intensity == .intensityAdaptive ? control.flatMap { AdaptiveIntensity(steering: $0, sampleRate: rate, frameSize: frame) } : nil
         // A missing folder is created, as `run` and `eval` create theirs (its failure names the reason).
         try AtomicFile.prepareFolder(containing: output)
         let lock = try command.map { try OutputLock(file: output, command: $0) }

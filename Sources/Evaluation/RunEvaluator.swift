@@ -206,7 +206,7 @@ public struct RunEvaluator: Sendable {
     /// replaces lasted no time).
     private static func mutedThroughout(_ states: [DeviceState]) -> Bool {
         states.indices.allSatisfy { index in
-            states[index].muted || (index + 1 < states.count && states[index + 1].frame == states[index].frame)
+            states[index].isMuted || (index + 1 < states.count && states[index + 1].frame == states[index].frame)
         }
     }
 

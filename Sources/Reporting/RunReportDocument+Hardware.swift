@@ -22,7 +22,7 @@ extension RunReportDocument {
             // The model runs the input device on its own clock (README "Clock drift").
             summary += " · the input device's clock runs \(F.number(hardware.clockDriftPPM, digits: 1)) ppm off the output's and the engine's"
         }
-        summary += hardware.manualAudio ? " · manual audio (the app enables audio itself)." : "."
+        summary += hardware.usesManualAudio ? " · manual audio (the app enables audio itself)." : "."
         blocks.append(.paragraph([.text(summary)]))
 
         blocks.append(.table(.init(header: ["from", "route", "input data source", "input", "output", "added latency"],

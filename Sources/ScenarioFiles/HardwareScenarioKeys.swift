@@ -13,7 +13,7 @@ extension ScenarioLoader {
         if let session = try root.object("audio_session") {
             configuration.preferences.sampleRate = try session.integer("preferred_sample_rate", in: 8000...192_000).map(Int.init)
             configuration.preferences.ioBufferDurationSeconds = try session.number("preferred_io_buffer_duration_s", in: 0.0005...1)
-            configuration.manualAudio = try session.bool("manual_audio") ?? false
+            configuration.usesManualAudio = try session.bool("manual_audio") ?? false
             configuration.activeAtStart = try session.bool("active_at_start") ?? true
             if let source = try session.string("input_data_source") {
                 configuration.inputDataSource = try choice(source, session, "input_data_source")
@@ -66,7 +66,7 @@ extension ScenarioEncoder {
         var session: [String: JSONValue] = [:]
         session["preferred_sample_rate"] = configuration.preferences.sampleRate.map { .number(Double($0)) }
         session["preferred_io_buffer_duration_s"] = configuration.preferences.ioBufferDurationSeconds.map(JSONValue.number)
-        if configuration.manualAudio { session["manual_audio"] = .bool(true) }
+        if configuration.usesManualAudio { session["manual_audio"] = .bool(true) }
         if !configuration.activeAtStart { session["active_at_start"] = .bool(false) }
         if configuration.inputDataSource != .bottom { session["input_data_source"] = .string(configuration.inputDataSource.rawValue) }
         // An empty object still says "this scenario models the hardware".

@@ -31,7 +31,7 @@ public enum ScenarioEncoder {
         root["duration_s"] = scenario.duration.map { .number(Double($0.nanoseconds) / 1e9) }
         if scenario.mic != .default { root["mic"] = .object(mic(scenario.mic, paths)) }
         if scenario.speaker != .default { root["speaker"] = .object(speaker(scenario.speaker, paths)) }
-        if scenario.userReferenceStarted { root["user_reference"] = .bool(true) }
+        if scenario.isUserReferenceStarted { root["user_reference"] = .bool(true) }
         encodeHardware(scenario.hardware, into: &root)
         if !scenario.timeline.isEmpty { root["timeline"] = .array(scenario.timeline.map { event($0, paths) }) }
         return .object(root)

@@ -97,7 +97,7 @@ public enum ScenarioLoader {
         }
         if let mic = try root.object("mic") { scenario.mic = try context.micDevice(mic) }
         if let speaker = try root.object("speaker") { scenario.speaker = try context.speakerDevice(speaker) }
-        scenario.userReferenceStarted = try root.bool("user_reference") ?? false
+        scenario.isUserReferenceStarted = try root.bool("user_reference") ?? false
         if let events = try root.objects("timeline") {
             scenario.timeline = try events.map { try context.timelineEvent($0) }
             if let duration = scenario.duration, let late = scenario.timeline.first(where: { $0.at >= duration }) {

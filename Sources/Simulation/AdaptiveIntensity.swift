@@ -55,9 +55,9 @@ public final class AdaptiveIntensity {
 
     /// A controller steering `control`'s residual suppression, deciding every half second of
     /// `frameSize`-sample frames at `sampleRate`; nil when the backend has no suppression to steer.
-    public static func steering(_ control: EchoControl, sampleRate: Int, frameSize: Int) -> AdaptiveIntensity? {
+    public convenience init?(steering control: EchoControl, sampleRate: Int, frameSize: Int) {
         guard let suppression = control.residualSuppression else { return nil }
-        return AdaptiveIntensity(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize) { [unowned suppression] single, double in
+        self.init(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize) { [unowned suppression] single, double in
             suppression.setSuppression(single, doubleTalk: double)
         }
     }

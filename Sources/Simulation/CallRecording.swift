@@ -83,8 +83,8 @@ public struct DeviceState: Hashable, Sendable {
     public var customSpeakerAltersPlayout: Bool
     public var customSpeakerDrivesLoudspeaker: Bool
     public var echoCancellerMode: EchoCancellerMode
-    public var userReferenceStarted: Bool
-    public var muted: Bool
+    public var isUserReferenceStarted: Bool
+    public var isMuted: Bool
 
     /// A real microphone feeds the call (default mic, or a pass-through custom mic).
     public var realMicrophoneInUse: Bool { customMic == nil || customMicIsRealMicrophone }

@@ -43,7 +43,7 @@ public enum EchoControlFactory {
         guard mode.intensity != .disabled else { return [:] }
         if let plugin = mode.backend.plugin { return PluginEchoControl.settings(for: plugin) }
         switch mode.backend {
-        case .speex: return SpeexEchoControl.settings(EchoCancellerSettings.forMode(mode.intensity, filterOverride: filterOverride)!)
+        case .speex: return SpeexEchoControl.settings(EchoCancellerSettings(mode: mode.intensity, filterOverride: filterOverride)!)
         case .webrtc: return WebRTCEchoControl.settings(for: mode.intensity)
         case .webrtcMobile: return WebRTCMobileEchoControl.settings(for: mode.intensity)
         case .aec3: return Aec3EchoControl.settings(for: mode.intensity)

@@ -21,7 +21,7 @@ public struct Scenario: Sendable {
     /// The speaker in use when the call starts.
     public var speaker: SpeakerDevice
     /// Whether the app has started the user AEC reference when the call starts.
-    public var userReferenceStarted: Bool
+    public var isUserReferenceStarted: Bool
     public var timeline: [TimelineEvent]
     /// The audio session, route and hardware formats; nil: none modelled (see `CallHardware`).
     public var hardware: HardwareConfiguration?
@@ -33,7 +33,7 @@ public struct Scenario: Sendable {
                 noise: NoiseSettings? = nil, echoPath: EchoPathSettings = EchoPathSettings(),
                 voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
                 duration: VirtualDuration? = nil, mic: MicDevice = .default, speaker: SpeakerDevice = .default,
-                userReferenceStarted: Bool = false, timeline: [TimelineEvent] = []) {
+                isUserReferenceStarted: Bool = false, timeline: [TimelineEvent] = []) {
         self.name = name
         self.file = file
         self.farEnd = farEnd
@@ -44,7 +44,7 @@ public struct Scenario: Sendable {
         self.duration = duration
         self.mic = mic
         self.speaker = speaker
-        self.userReferenceStarted = userReferenceStarted
+        self.isUserReferenceStarted = isUserReferenceStarted
         self.timeline = timeline
     }
 }

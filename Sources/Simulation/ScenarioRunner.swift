@@ -122,7 +122,7 @@ public struct ScenarioRunner {
         call.taps = taps
         if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)
-        if scenario.userReferenceStarted { call.startUserAcousticEchoCancellerReference() }
+        if scenario.isUserReferenceStarted { call.startUserAcousticEchoCancellerReference() }
         try devices.apply(.setCustomMic(scenario.mic))
         try devices.apply(.setCustomSpeaker(scenario.speaker))
         var timelineFrames: [Int64] = []

@@ -56,7 +56,7 @@ public final class SendVoiceProcessor {
             if let plugin = canceller as? PluginEchoControl { pluginName = plugin.reportedName }
         }
         echoCancellerMode = mode
-        adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity.steering($0, sampleRate: sampleRate, frameSize: frameSize) } : nil
+        adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity(steering: $0, sampleRate: sampleRate, frameSize: frameSize) } : nil
         onChange?("aec", "mode \(mode)")
     }
 

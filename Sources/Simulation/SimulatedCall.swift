@@ -447,14 +447,14 @@ public final class SimulatedCall {
     private func noteDeviceState() {
         let mic = activeMic, speaker = audioManager.customSpeaker
         let key = DeviceStateKey(mic: mic.map(ObjectIdentifier.init), speaker: speaker.map(ObjectIdentifier.init),
-                                 mode: sendVoiceProcessor.echoCancellerMode, userReference: isUserReferenceStarted, muted: isMuted)
+                                 mode: sendVoiceProcessor.echoCancellerMode, userReference: isUserReferenceStarted, isMuted: isMuted)
         guard key != lastDeviceStateKey else { return }
         lastDeviceStateKey = key
         deviceStates.append(DeviceState(frame: tickCount * Int64(Self.tickFrames),
                                         customMic: mic?.deviceName, customMicIsRealMicrophone: mic?.isRealMicrophone ?? true,
                                         customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
                                         customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
-                                        echoCancellerMode: key.mode, userReferenceStarted: key.userReference, muted: key.muted))
+                                        echoCancellerMode: key.mode, isUserReferenceStarted: key.userReference, isMuted: key.isMuted))
     }
 }
 
@@ -464,7 +464,7 @@ struct DeviceStateKey: Equatable {
     var speaker: ObjectIdentifier?
     var mode: EchoCancellerMode
     var userReference: Bool
-    var muted: Bool
+    var isMuted: Bool
 }
 
 extension BufferCounters {

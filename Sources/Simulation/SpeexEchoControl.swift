@@ -21,7 +21,7 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
     private var linear: [Float]
 
     public init(frameSize: Int, sampleRate: Int, intensity: EchoCancellerMode, filterOverride: Int? = nil) throws {
-        guard let configuration = EchoCancellerSettings.forMode(intensity, filterOverride: filterOverride) else {
+        guard let configuration = EchoCancellerSettings(mode: intensity, filterOverride: filterOverride) else {
             throw EchoControlError.noCanceller(backend: "speex", intensity: intensity)
         }
         self.frameSize = frameSize
@@ -82,7 +82,7 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
     /// An intensity with the same filter length keeps the filter and changes only suppression;
     /// another length needs a new filter (it re-converges, as a real engine does).
     public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
-        guard let wanted = EchoCancellerSettings.forMode(intensity, filterOverride: filterOverride),
+        guard let wanted = EchoCancellerSettings(mode: intensity, filterOverride: filterOverride),
               wanted.filterMilliseconds == configuration.filterMilliseconds else { return false }
         setSuppression(wanted.suppressionDB, doubleTalk: wanted.doubleTalkSuppressionDB)
         self.intensity = intensity
@@ -117,7 +117,12 @@ public struct EchoCancellerSettings: Hashable, Sendable, CustomStringConvertible
     ///   gives a long tail to a room that needs one.
     /// `intensityAdaptive` starts from the recommended settings and moves the suppression with the
     /// measured ERL and double talk (see `AdaptiveIntensity`).
-    public static func forMode(_ mode: EchoCancellerMode, filterOverride: Int? = nil) -> EchoCancellerSettings? {
+    public init?(mode: EchoCancellerMode, filterOverride: Int? = nil) {
+        guard let settings = Self.defaults(for: mode, filterOverride: filterOverride) else { return nil }
+        self = settings
+    }
+
+    private static func defaults(for mode: EchoCancellerMode, filterOverride: Int?) -> EchoCancellerSettings? {
         var settings: EchoCancellerSettings
         switch mode {
         case .disabled: return nil

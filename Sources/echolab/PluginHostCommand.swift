@@ -17,7 +17,7 @@ struct PluginHostCommand: ParsableCommand {
     @Argument var options: String?
 
     func run() throws {
-        let status = PluginProcess.host(path: path, sampleRate: sampleRate, intensity: intensity, options: options)
+        let status = PluginProcess.runHost(path: path, sampleRate: sampleRate, intensity: intensity, options: options)
         throw ExitCode(status)
     }
 }

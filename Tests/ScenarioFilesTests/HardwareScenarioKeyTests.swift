@@ -57,7 +57,7 @@ final class HardwareScenarioKeyTests: XCTestCase {
         var scenario = Scenario(name: "hw", duration: .seconds(2))
         var hardware = HardwareConfiguration()
         hardware.preferences = AudioPreferences(sampleRate: 44_100, ioBufferDurationSeconds: 0.005)
-        hardware.manualAudio = true
+        hardware.usesManualAudio = true
         hardware.activeAtStart = false
         hardware.route = .bluetoothHFP
         hardware.inputDataSource = .front

@@ -53,7 +53,7 @@ final class ScenarioEncoderTests: XCTestCase {
                                                      noiseSuppressor: .enabled, autoGainControl: .software),
             duration: .milliseconds(2500), mic: .generator(.tone(frequency: 997.5, levelDBFS: -30), seed: 8, options: options),
             speaker: .mixing(music: .generator(.musicLike(levelDBFS: -25), seed: 2), musicGainDB: -3, putsReference: true, options: options),
-            userReferenceStarted: true,
+            isUserReferenceStarted: true,
             timeline: [
                 TimelineEvent(at: .milliseconds(100), action: .setCustomMic(.file(.file(path: stereo, channel: .downmix), loops: true, options: options))),
                 TimelineEvent(at: .milliseconds(200), action: .setCustomSpeaker(.recording(fileName: "peer.wav", options: options))),
@@ -79,7 +79,7 @@ final class ScenarioEncoderTests: XCTestCase {
         XCTAssertEqual(loaded.duration, scenario.duration)
         XCTAssertEqual(loaded.mic, scenario.mic)
         XCTAssertEqual(loaded.speaker, scenario.speaker)
-        XCTAssertEqual(loaded.userReferenceStarted, true)
+        XCTAssertEqual(loaded.isUserReferenceStarted, true)
         XCTAssertEqual(loaded.timeline, scenario.timeline)
         XCTAssertEqual(ScenarioEncoder.text(loaded, relativeTo: folder.path), text)
         // Paths inside the folder are written relative to it.

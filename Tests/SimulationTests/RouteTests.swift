@@ -24,7 +24,7 @@ final class RouteTests: XCTestCase {
             """)
         let before = levelDB(run.recording.echo, seconds: 2..<6)
         let after = levelDB(run.recording.echo, seconds: 7..<10)
-        let modelled = RouteProfile.profile(for: .speaker).echoPath.gainDB - RouteProfile.profile(for: .receiver).echoPath.gainDB
+        let modelled = RouteProfile(route: .speaker).echoPath.gainDB - RouteProfile(route: .receiver).echoPath.gainDB
         print("route receiver → speaker: echo \(before) → \(after) dB (modelled +\(modelled) dB)")
         XCTAssertEqual(after - before, modelled, accuracy: 1)
         // The mic tap is the echo (no near end, no noise), through the same input device.

@@ -19,7 +19,7 @@ extension RunReport {
             "input": format(hardware.input), "output": format(hardware.output),
             "added_latency_ms": milliseconds(hardware.addedLatencyFrames),
             "clock_drift_ppm": .number(hardware.clockDriftPPM),
-            "manual_audio": .bool(hardware.manualAudio),
+            "manual_audio": .bool(hardware.usesManualAudio),
             "routes": .array(hardware.segments.map { segment in
                 .object(["start_s": .number(Double(segment.startFrame) / rate), "route": .string(segment.route),
                          "input_data_source": .string(segment.inputDataSource.rawValue),

@@ -53,7 +53,7 @@ extension VectorCorpus {
                 $0.hardware = hardware {
                     $0.route = .speaker
                     $0.preferences = AudioPreferences(sampleRate: 44_100, ioBufferDurationSeconds: 0.005)
-                    $0.manualAudio = true
+                    $0.usesManualAudio = true
                     $0.activeAtStart = false
                 }
                 $0.timeline = [

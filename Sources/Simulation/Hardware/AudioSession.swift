@@ -6,7 +6,7 @@ public struct HardwareConfiguration: Hashable, Sendable {
     public var preferences = AudioPreferences()
     /// WebRTC's `RTCAudioSession.useManualAudio`: the app, not the engine, decides when audio
     /// runs (`isAudioEnabled`, off at the start).
-    public var manualAudio = false
+    public var usesManualAudio = false
     /// Whether the session is already active when the call starts (CallKit's `didActivate`
     /// came first); false: a timeline `activate_session` brings it up.
     public var activeAtStart = true

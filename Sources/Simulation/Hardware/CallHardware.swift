@@ -15,7 +15,7 @@ public struct RouteSegment: Hashable, Sendable {
 /// What the hardware model reports for one call (`report.json`'s `hardware`).
 public struct HardwareReport: Hashable, Sendable {
     public var clockDriftPPM: Double
-    public var manualAudio: Bool
+    public var usesManualAudio: Bool
     public var segments: [RouteSegment]
     public var session: SessionCounters
     public var issues: [SessionIssue]
@@ -108,7 +108,7 @@ public final class CallHardware {
         hasBeenActive = configuration.activeAtStart
         pendingPreferences = configuration.preferences
         activePreferences = configuration.preferences
-        let profile = configuration.route.map(RouteProfile.profile(for:))
+        let profile = configuration.route.map(RouteProfile.init(route:))
         inputFormat = (profile?.input ?? .builtIn).grant(configuration.preferences)
         outputFormat = (profile?.output ?? .builtIn).grant(configuration.preferences)
         let streams = try Self.streams(input: inputFormat, output: outputFormat, drift: configuration.clockDriftPPM,
@@ -134,7 +134,7 @@ public final class CallHardware {
     }
 
     /// The engine asks for audio: always, or only while `isAudioEnabled` in manual audio.
-    private var engineRunsAudio: Bool { configuration.manualAudio ? isAudioEnabled : true }
+    private var engineRunsAudio: Bool { configuration.usesManualAudio ? isAudioEnabled : true }
 
     // MARK: - Timeline
 
@@ -160,7 +160,7 @@ public final class CallHardware {
         case .setPreferred(let preferences):
             pendingPreferences = preferences
             if isActive, open[.preferencesChangedWhileActive] == nil {
-                let profile = route.map(RouteProfile.profile(for:))
+                let profile = route.map(RouteProfile.init(route:))
                 let wanted = (profile?.input ?? .builtIn).grant(preferences)
                 open[.preferencesChangedWhileActive] = SessionIssue(
                     kind: .preferencesChangedWhileActive, frames: frame..<frame, samples: 0,
@@ -173,7 +173,7 @@ public final class CallHardware {
         case .setInputDataSource(let source):
             inputDataSource = source
             if let route {
-                echoPath = try AcousticEchoPath.make(RouteProfile.profile(for: route).echoPath(for: source),
+                echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
             }
             segments.append(segment(at: frame))
@@ -182,7 +182,7 @@ public final class CallHardware {
 
     private func switchRoute(to newRoute: AudioRoute, at frame: Int64) throws {
         route = newRoute
-        let profile = RouteProfile.profile(for: newRoute)
+        let profile = RouteProfile(route: newRoute)
         echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
         // A route change reconfigures the I/O unit at the formats the new ports grant for the
         // preferences in force (the ones of the last activation).
@@ -198,7 +198,7 @@ public final class CallHardware {
 
     private func regrant(at frame: Int64) throws {
         activePreferences = pendingPreferences
-        let profile = route.map(RouteProfile.profile(for:))
+        let profile = route.map(RouteProfile.init(route:))
         let newInput = (profile?.input ?? .builtIn).grant(activePreferences)
         let newOutput = (profile?.output ?? .builtIn).grant(activePreferences)
         guard newInput != inputFormat || newOutput != outputFormat else { return }
@@ -246,7 +246,7 @@ public final class CallHardware {
         }
         // The CallKit + WebRTC article sets `isAudioEnabled = true` in didActivate; an interruption
         // is the OS's doing, not the app's.
-        track(.audioDisabledWhileActive, broken: configuration.manualAudio && isActive && !isInterrupted && !isAudioEnabled,
+        track(.audioDisabledWhileActive, broken: configuration.usesManualAudio && isActive && !isInterrupted && !isAudioEnabled,
               samples: Int64(count), at: frame)
         guard !flows else { return }
         if let last = silenced.last, last.upperBound == frame {
@@ -263,7 +263,7 @@ public final class CallHardware {
     /// before back on the receiver (the CallKit + WebRTC article's speaker button that jumps back).
     private func connect(at frame: Int64) throws {
         isConnected = true
-        guard !configuration.manualAudio, frame > 0, appRouteBeforeConnect == .speaker, route == .speaker else { return }
+        guard !configuration.usesManualAudio, frame > 0, appRouteBeforeConnect == .speaker, route == .speaker else { return }
         try switchRoute(to: .receiver, at: frame)
         log("session", "the engine configured the session at connection: route reset from speaker to receiver")
         open[.routeResetAfterConnect] = SessionIssue(kind: .routeResetAfterConnect, frames: frame..<frame, samples: 0,
@@ -323,7 +323,7 @@ public final class CallHardware {
             if open[kind] == nil {
                 let detail = switch kind {
                 case .audioBeforeActivation:
-                    configuration.manualAudio
+                    configuration.usesManualAudio
                         ? "isAudioEnabled was set before the session was activated: the engine ran audio, and capture and playout were silence"
                         : "the engine ran audio before the session was activated: capture and playout were silence"
                 case .audioDisabledWhileActive:
@@ -351,7 +351,7 @@ public final class CallHardware {
     public func report(endFrame: Int64) -> HardwareReport {
         for kind in SessionIssue.Kind.allCases where open[kind] != nil { close(kind, at: endFrame) }
         let current = (input: captureMic.callbacks, output: output.callbacks)
-        return HardwareReport(clockDriftPPM: configuration.clockDriftPPM, manualAudio: configuration.manualAudio,
+        return HardwareReport(clockDriftPPM: configuration.clockDriftPPM, usesManualAudio: configuration.usesManualAudio,
                               segments: segments, session: session,
                               issues: issues.sorted { ($0.frames.lowerBound, $0.kind.rawValue) < ($1.frames.lowerBound, $1.kind.rawValue) },
                               inputCallbacks: retiredCallbacks.input + current.input,

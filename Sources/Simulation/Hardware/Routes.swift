@@ -39,36 +39,6 @@ public struct RouteProfile: Hashable, Sendable {
     /// Whether the input is a built-in mic (data sources apply).
     public var inputIsBuiltIn: Bool
 
-    public static func profile(for route: AudioRoute) -> RouteProfile {
-        switch route {
-        case .receiver:
-            RouteProfile(route: route, input: .builtIn, output: .builtIn,
-                         echoPath: EchoPathSettings(delayMilliseconds: 1, gainDB: -30,
-                                                    impulseResponse: .synthetic(rt60Milliseconds: 120, seed: 101)),
-                         inputIsBuiltIn: true)
-        case .speaker:
-            RouteProfile(route: route, input: .builtIn, output: .builtIn,
-                         echoPath: EchoPathSettings(delayMilliseconds: 2, gainDB: -10,
-                                                    impulseResponse: .synthetic(rt60Milliseconds: 300, seed: 102)),
-                         inputIsBuiltIn: true)
-        case .wiredHeadset:
-            RouteProfile(route: route, input: .wired, output: .wired,
-                         echoPath: EchoPathSettings(delayMilliseconds: 1, gainDB: -60,
-                                                    impulseResponse: .synthetic(rt60Milliseconds: 10, seed: 103)),
-                         inputIsBuiltIn: false)
-        case .bluetoothHFP:
-            RouteProfile(route: route, input: .bluetoothHandsFree, output: .bluetoothHandsFree,
-                         echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -40,
-                                                    impulseResponse: .synthetic(rt60Milliseconds: 50, seed: 104)),
-                         inputIsBuiltIn: false)
-        case .bluetoothA2DP:
-            RouteProfile(route: route, input: .builtIn, output: .bluetoothA2DP,
-                         echoPath: EchoPathSettings(delayMilliseconds: 180, gainDB: -12,
-                                                    impulseResponse: .synthetic(rt60Milliseconds: 300, seed: 105)),
-                         inputIsBuiltIn: true)
-        }
-    }
-
     /// How much more (+) or less (−) echo a built-in data source picks up than the bottom mic on
     /// this route: the front mic sits next to the earpiece (receiver: +8 dB), the loudspeaker
     /// sits at the bottom (speaker: front −4 dB, back −6 dB). A headset's mic ignores it.
@@ -123,5 +93,38 @@ extension EchoPathSettings {
         try check("gainDB", gainDB, -200...40)
         if let clipDBFS { try check("clipDBFS", clipDBFS, -60...0) }
         if case .synthetic(let rt60, _)? = impulseResponse { try check("rt60Milliseconds", rt60, 10...2000) }
+    }
+}
+
+extension RouteProfile {
+    /// The route's modelled devices and echo path.
+    public init(route: AudioRoute) {
+        self = switch route {
+        case .receiver:
+            RouteProfile(route: route, input: .builtIn, output: .builtIn,
+                         echoPath: EchoPathSettings(delayMilliseconds: 1, gainDB: -30,
+                                                    impulseResponse: .synthetic(rt60Milliseconds: 120, seed: 101)),
+                         inputIsBuiltIn: true)
+        case .speaker:
+            RouteProfile(route: route, input: .builtIn, output: .builtIn,
+                         echoPath: EchoPathSettings(delayMilliseconds: 2, gainDB: -10,
+                                                    impulseResponse: .synthetic(rt60Milliseconds: 300, seed: 102)),
+                         inputIsBuiltIn: true)
+        case .wiredHeadset:
+            RouteProfile(route: route, input: .wired, output: .wired,
+                         echoPath: EchoPathSettings(delayMilliseconds: 1, gainDB: -60,
+                                                    impulseResponse: .synthetic(rt60Milliseconds: 10, seed: 103)),
+                         inputIsBuiltIn: false)
+        case .bluetoothHFP:
+            RouteProfile(route: route, input: .bluetoothHandsFree, output: .bluetoothHandsFree,
+                         echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -40,
+                                                    impulseResponse: .synthetic(rt60Milliseconds: 50, seed: 104)),
+                         inputIsBuiltIn: false)
+        case .bluetoothA2DP:
+            RouteProfile(route: route, input: .builtIn, output: .bluetoothA2DP,
+                         echoPath: EchoPathSettings(delayMilliseconds: 180, gainDB: -12,
+                                                    impulseResponse: .synthetic(rt60Milliseconds: 300, seed: 105)),
+                         inputIsBuiltIn: true)
+        }
     }
 }
