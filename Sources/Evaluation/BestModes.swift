@@ -191,10 +191,27 @@ public enum BestModes {
     }
 
     /// Each mode's means over the items where every mode has its values on the counted axes (or
-    /// lost the near end; a mode that lost it on one of them is a lost point), and how many such
-    /// items there are; nil without any.
-    public static func comparedMeans(_ items: [[Point]]) -> (points: [Point], comparedItems: Int)? {
-        comparedMeansAndItems(items).map { ($0.points, $0.compared.count) }
+    /// lost the near end; a mode that lost it on one of them is a lost point), with how many such
+    /// items there are of how many: what the trade-off plot shows, judged here once so a page
+    /// only draws it.
+    public struct ComparedMeans: Sendable, Equatable {
+        /// One point per mode (`disabled` aside), in the order the modes are first met.
+        public var points: [Point]
+        /// The items the means are over (every mode has its values there), and all items.
+        public var comparedItems: Int
+        public var items: Int
+
+        public init(points: [Point], comparedItems: Int, items: Int) {
+            self.points = points
+            self.comparedItems = comparedItems
+            self.items = items
+        }
+    }
+
+    /// The compared means of `items` (see `ComparedMeans`); nil without items every mode has
+    /// its values on.
+    public static func comparedMeans(_ items: [[Point]]) -> ComparedMeans? {
+        comparedMeansAndItems(items).map { ComparedMeans(points: $0.points, comparedItems: $0.compared.count, items: items.count) }
     }
 
     /// `comparedMeans`, with the compared items' indices. A mean over values one of which is a

@@ -20,19 +20,24 @@ public enum EvalDocument {
     /// The whole document from its item entries (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
     /// Throws when the items do not read back as printed (see `printed`).
-    /// Returns the document and its per-mode statistics as values (what the pages show).
+    /// Returns the document, its per-mode statistics and its verdicts as values (what the pages show).
     public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
                             shard: String?, plan: JSONValue? = nil,
-                            wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
+                            wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], verdicts: EvalVerdicts) {
         // The statistics are computed from the numbers as eval.json prints them (four decimals), so
         // a document recomputed from the file (a merge of shards) has the same bytes.
         let items = try printed(items)
         let failed = items.reduce(0) { count, item in
             count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
         }
-        let summaries = modes.map { summary(for: $0, items: items) }
+        // Every verdict once, from the printed items: the wins, the pages' bold cells and
+        // paragraphs, and the trade-off plot all rest on these.
+        let itemPoints = items.map(points)
+        let itemFronts = itemPoints.map(BestModes.front(of:))
+        let summaries = modes.map { summary(for: $0, items: items, itemFronts: itemFronts) }
         // Each scenario as written runs in its own mode: no two modes met on one item.
-        let best = modesAsked ? BestModes.front(ofItems: items.map(points)) : nil
+        let best = modesAsked ? BestModes.front(ofItems: itemPoints) : nil
+        let verdicts = EvalVerdicts(corpusFront: best, itemFronts: itemFronts, comparedMeans: BestModes.comparedMeans(itemPoints))
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
@@ -47,7 +52,7 @@ public enum EvalDocument {
         ]
         object["shard"] = shard.map(JSONValue.string)
         object["plan"] = plan
-        return (.object(object), summaries, best)
+        return (.object(object), summaries, verdicts)
     }
 
     /// `items` as eval.json prints them, read back (`JSONValue.roundedAsPrinted`). A run's report read
@@ -123,12 +128,14 @@ public enum EvalDocument {
          (.tclw, \.tclwDB), (.doubleTalkRange, \.doubleTalkAttenuationRangeDB)]
     }
 
-    /// One mode's statistics over eval.json's items (as printed).
-    public static func summary(for mode: String, items: [JSONValue]) -> ModeSummary {
+    /// One mode's statistics over eval.json's items (as printed); `itemFronts`: the items' fronts
+    /// (`BestModes.front(of:)` of `points`), judged once for every mode's wins (nil: judged here).
+    public static func summary(for mode: String, items: [JSONValue], itemFronts: [BestModes.Verdict?]? = nil) -> ModeSummary {
         let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
         let ran = results.filter { $0["error"]?.stringValue == nil }
         let none = ModeSummary.Statistics([])
-        var summary = ModeSummary(mode: mode, ran: ran.count, failed: results.count - ran.count, wins: wins(for: mode, items: items),
+        let itemFronts = itemFronts ?? items.map { BestModes.front(of: points($0)) }
+        var summary = ModeSummary(mode: mode, ran: ran.count, failed: results.count - ran.count, wins: wins(for: mode, itemFronts: itemFronts),
                                   erleSteadyDB: none, erleDB: none, convergenceSeconds: none, nearEndAttenuationDB: none,
                                   nearEndDistortionDB: none)
         for (figure, field) in summarisedMetrics {
@@ -198,8 +205,8 @@ public enum EvalDocument {
     }
 
     /// Items where `mode` is on the front (see `BestModes`).
-    static func wins(for mode: String, items: [JSONValue]) -> Int {
-        items.filter { BestModes.front(of: points($0))?.modes.contains(mode) == true }.count
+    static func wins(for mode: String, itemFronts: [BestModes.Verdict?]) -> Int {
+        itemFronts.filter { $0?.modes.contains(mode) == true }.count
     }
 
     /// An item's runs as `BestModes` points (failed runs have none), on the figures that count

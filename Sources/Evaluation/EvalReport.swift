@@ -41,8 +41,8 @@ public struct EvalReport {
     /// Throws `EvalDocument.UnreadableItems` when the runs' values do not fit in eval.json.
     public func json() throws(EvalDocument.UnreadableItems) -> JSONValue { try document().document }
 
-    /// eval.json and its per-mode statistics as values.
-    func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
+    /// eval.json, its per-mode statistics and its verdicts as values.
+    func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], verdicts: EvalVerdicts) {
         let items: [JSONValue] = self.items.map { item in
             .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
                      "results": .array(item.results.map(Self.resultJSON))])
@@ -83,10 +83,10 @@ public struct EvalReport {
 
     /// Writes `eval.json` and the pages the renderer makes of it (Reporting's `ReportPages`:
     /// `eval.md`, `eval.html`) into `directory`, atomically: the pages show the statistics of the
-    /// document written, built once.
+    /// document written, built once, and its verdicts, judged once.
     public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
-        let (document, summaries, best) = try document()
-        let pages = renderer?.pages(of: self, modeSummaries: summaries, best: best, directory: directory) ?? []
+        let (document, summaries, verdicts) = try document()
+        let pages = renderer?.pages(of: self, modeSummaries: summaries, verdicts: verdicts, directory: directory) ?? []
         try AtomicFile.write(to: (directory as NSString).appendingPathComponent("eval.json")) { write in try document.writeCanonicalText(to: write) }
         for page in pages { try AtomicFile.write(page.render(), to: (directory as NSString).appendingPathComponent(page.name)) }
     }

@@ -14,8 +14,9 @@ public protocol ReportRenderer: Sendable {
     /// recording's own files are linked relative to it).
     func pages(of report: RecordingReport, folder: String) -> [ReportPage]
     /// The pages of a corpus run; `modeSummaries` are the per-mode statistics of the eval.json
-    /// written beside them and `best` its verdict (`best_modes`), `directory` where they are written.
-    func pages(of report: EvalReport, modeSummaries: [ModeSummary], best: BestModes.Verdict?, directory: String) -> [ReportPage]
+    /// written beside them and `verdicts` what it judged (`best_modes`, each item's front, the
+    /// compared means): the pages show them and judge nothing again. `directory`: where they are written.
+    func pages(of report: EvalReport, modeSummaries: [ModeSummary], verdicts: EvalVerdicts, directory: String) -> [ReportPage]
 }
 
 /// One page a renderer makes: its file name in the result's folder and how to render its text.

@@ -15,11 +15,13 @@ public enum EvalReportDocument {
 
     /// `summaries`: eval.json's per-mode statistics. `directory`: where the eval's files are
     /// written (links to a recording's own mic are made relative to it).
-    /// `best`: eval.json's verdict over the corpus (`best_modes`).
-    static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], best corpusFront: BestModes.Verdict?,
+    /// `verdicts`: what Evaluation judged — eval.json's verdict over the corpus (`best_modes`),
+    /// each item's front, the compared means — shown here, never judged again.
+    static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], verdicts: EvalVerdicts,
                      directory: String) -> ReportDocument {
         typealias F = ReportFormatting
         let outcome = report.outcome, modes = report.modes, items = report.items
+        let corpusFront = verdicts.corpusFront
         var blocks: [ReportDocument.Block] = []
         if !outcome.isComplete {
             blocks.append(.note([.strong("Interrupted:"),
@@ -100,8 +102,8 @@ public enum EvalReportDocument {
                                             + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
                                             + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
                                             + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
-            blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.map { item in
-                let front = BestModes.front(of: points(item.results))?.modes ?? []
+            blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.enumerated().map { position, item in
+                let front = verdicts.front(ofItemAt: position)?.modes ?? []
                 return [.init(item.name)] + modes.map { mode -> ReportDocument.Cell in
                     guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
@@ -130,7 +132,7 @@ public enum EvalReportDocument {
             }
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
-            blocks += tradeOffChart(items.map { points($0.results) }, front: corpusFront)
+            blocks += tradeOffChart(verdicts.comparedMeans, front: corpusFront)
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
@@ -174,7 +176,9 @@ public enum EvalReportDocument {
                     return row
                 }
             }, isSortable: true)))
-            for item in items { blocks += itemBlocks(item, modes: modes, directory: directory) }
+            for (position, item) in items.enumerated() {
+                blocks += itemBlocks(item, front: verdicts.front(ofItemAt: position), modes: modes, directory: directory)
+            }
         }
 
         let failures = outcome.results.filter { $0.error != nil }
@@ -289,23 +293,20 @@ public enum EvalReportDocument {
                     // Two decimals, as the run report prints it beside its category (`TelephonyBlocks.rangeText`).
                     let bounded = median != nil && (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0
                     row += [.init(TelephonyBlocks.rangeText(median, isLowerBound: bounded), value: median),
-                            .init(median.map { value in
-                                let category = DoubleTalkCategory(attenuationRangeDB: value)
-                                let bound = (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0 && category != .noDuplex
-                                return category.rawValue + (bound ? " or worse" : "")
-                            } ?? "—")]
+                            .init(summary?.doubleTalkRating.map { $0.category.rawValue + ($0.isBestCase ? " or worse" : "") } ?? "—")]
                 }
                 return row
             })),
         ]
     }
 
-    /// One item: its ERLE over time and per band, one line / bar per mode, and its audio.
-    static func itemBlocks(_ item: (index: Int, name: String, file: String, results: [CorpusRun.Result]), modes: [EchoControlMode],
-                           directory: String) -> [ReportDocument.Block] {
+    /// One item: its front's paragraph (`front`: Evaluation's verdict on it), its ERLE over time
+    /// and per band, one line / bar per mode, and its audio.
+    static func itemBlocks(_ item: (index: Int, name: String, file: String, results: [CorpusRun.Result]), front: BestModes.Verdict?,
+                           modes: [EchoControlMode], directory: String) -> [ReportDocument.Block] {
         var blocks: [ReportDocument.Block] = [.heading(item.name, level: 3, id: anchor(item.name)),
                                               .paragraph([.text("From "), .code(item.file)])]
-        if let best = bestModesParagraph(BestModes.front(of: points(item.results)), isCorpus: false) { blocks.append(best) }
+        if let best = bestModesParagraph(front, isCorpus: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
         let singleTalkFrames = ran.compactMap { $0.summary?.metrics?.gate.singleTalkFrames }.max() ?? 0
@@ -371,22 +372,6 @@ public enum EvalReportDocument {
     /// 9 failed": "12 runs, 9 failed" read as 3 succeeded).
     private static func runCount(_ runs: Int, failed: Int) -> String {
         failed == 0 ? "\(runs) runs, 0 failed" : "\(runs) runs: \(runs - failed) succeeded, \(failed) failed"
-    }
-
-    /// Each run's values on the two axes `BestModes` judges (failed runs have none), where they
-    /// count: a low-confidence figure does not; a near end lost is a bound, the worst case.
-    /// Without a near-end track, the near end is the tap-free estimate.
-    static func points(_ results: [CorpusRun.Result]) -> [BestModes.Point] {
-        results.compactMap { result in
-            guard let summary = result.summary else { return nil }
-            let m = summary.metrics, nearEnd = m?.nearEnd.flatMap { $0.isLowConfidence ? nil : $0 }
-            let estimate = m?.nearEndEstimate.flatMap { FigureConfidence.isLow(frames: $0.frames) ? nil : $0 }
-            return .run(mode: result.mode?.description ?? "as written",
-                        erleSteady: m?.isSteadyLowConfidence == true ? nil : m?.erleSteadyDB.map { BoundedValue($0, isLowerBound: m?.erleSteadyIsLowerBound ?? false) },
-                        nearEndAttenuation: nearEnd?.attenuationDB.map { BoundedValue($0, isLowerBound: nearEnd?.isLost ?? false) },
-                        estimate: estimate?.outputDropDB.map { BoundedValue($0, isLowerBound: estimate?.outputDropIsLowerBound ?? false) },
-                        estimateLost: estimate?.isLost ?? false, doubleTalkFrames: m?.gate.doubleTalkFrames ?? 0)
-        }
     }
 
     /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one;
@@ -462,25 +447,24 @@ public enum EvalReportDocument {
         return spans
     }
 
-    /// Each mode as a point, steady ERLE up and near-end attenuation across (corpus means), the
-    /// best on both axes ringed; a note instead where the corpus has no double talk to plot.
-    static func tradeOffChart(_ items: [[BestModes.Point]], front: BestModes.Verdict?) -> [ReportDocument.Block] {
-        // Each mode's means over the items the verdict compared (it compares them pair by pair).
-        let means = BestModes.comparedMeans(items)
+    /// Each mode as a point, steady ERLE up and near-end attenuation across (`means`: the corpus
+    /// means over the items every mode has its values on, as Evaluation computed them), the best
+    /// on both axes ringed; a note instead where the corpus has no double talk to plot.
+    static func tradeOffChart(_ means: BestModes.ComparedMeans?, front: BestModes.Verdict?) -> [ReportDocument.Block] {
         let points = (means?.points ?? []).compactMap { point -> ReportDocument.ScatterChart.Point? in
             guard let erle = point.erleSteadyDB, let nearEnd = point.nearEndAttenuationDB else { return nil }
             return .init(name: point.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(point.mode) == true,
                          colour: ModeColours.colour(for: point.mode),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
-        let over = means.map { "means over \($0.comparedItems) of \(items.count) items" } ?? "no item every mode ran on"
+        let over = means.map { "means over \($0.comparedItems) of \($0.items) items" } ?? "no item every mode ran on"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         // The Modes table's means are each mode's over its own runs: the same mode can sit at
         // another ERLE here, and two modes swap places. Said where the reader compares them.
         let caption: [ReportDocument.Block] = means.map { means in
-            [.paragraph([.text("Each point is a mode's means over the \(means.comparedItems) item\(means.comparedItems == 1 ? "" : "s") (of \(items.count)) "
+            [.paragraph([.text("Each point is a mode's means over the \(means.comparedItems) item\(means.comparedItems == 1 ? "" : "s") (of \(means.items)) "
                                + "on which every mode plotted has both values"
-                               + (means.comparedItems == items.count ? "" : ", while the Modes table's means are over each mode's own runs: "
+                               + (means.comparedItems == means.items ? "" : ", while the Modes table's means are over each mode's own runs: "
                                   + "its order can differ from the table's")
                                + (points.contains { $0.xIsLowerBound || $0.yIsLowerBound }
                                   ? ". ≥ marks a mean over a lower bound (an arrow the way the truth may lie). " : ". ")

@@ -18,12 +18,12 @@ public struct ReportPages: ReportRenderer {
          ReportPage(name: "report.html") { HTMLWriter.render(RecordingReportDocument.make(report, folder: folder)) }]
     }
 
-    public func pages(of report: EvalReport, modeSummaries summaries: [ModeSummary], best: BestModes.Verdict?, directory: String) -> [ReportPage] {
+    public func pages(of report: EvalReport, modeSummaries summaries: [ModeSummary], verdicts: EvalVerdicts, directory: String) -> [ReportPage] {
         [ReportPage(name: "eval.md") {
-            MarkdownWriter.render(EvalReportDocument.make(report, detail: .summary, summaries: summaries, best: best, directory: directory))
+            MarkdownWriter.render(EvalReportDocument.make(report, detail: .summary, summaries: summaries, verdicts: verdicts, directory: directory))
          },
          ReportPage(name: "eval.html") {
-            HTMLWriter.render(EvalReportDocument.make(report, detail: .full, summaries: summaries, best: best, directory: directory))
+            HTMLWriter.render(EvalReportDocument.make(report, detail: .full, summaries: summaries, verdicts: verdicts, directory: directory))
          }]
     }
 }

@@ -149,10 +149,11 @@ final class EstimatedNearEndBestModesTests: XCTestCase {
     }
 
     private static func document(_ results: [JSONValue]) throws -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
-        try EvalDocument.make(items: [.object(["index": .number(0), "name": .string("bbb2_doubletalk"), "file": .string("rec"),
-                                               "results": .array(results)])],
-                              modes: results.compactMap { $0["mode"]?.stringValue }, modesAsked: true, planned: results.count,
-                              complete: true, shard: nil, wallSeconds: 1)
+        let made = try EvalDocument.make(items: [.object(["index": .number(0), "name": .string("bbb2_doubletalk"), "file": .string("rec"),
+                                                          "results": .array(results)])],
+                                         modes: results.compactMap { $0["mode"]?.stringValue }, modesAsked: true, planned: results.count,
+                                         complete: true, shard: nil, wallSeconds: 1)
+        return (made.document, made.modeSummaries, made.verdicts.corpusFront)
     }
 
     func testTheEstimateIsTheNearEndAxisWithoutANearEndTrack() throws {

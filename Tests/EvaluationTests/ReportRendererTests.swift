@@ -16,7 +16,7 @@ final class ReportRendererTests: XCTestCase {
 
         func pages(of report: RecordingReport, folder: String) -> [ReportPage] { [] }
 
-        func pages(of report: EvalReport, modeSummaries: [ModeSummary], best: BestModes.Verdict?, directory: String) -> [ReportPage] { [] }
+        func pages(of report: EvalReport, modeSummaries: [ModeSummary], verdicts: EvalVerdicts, directory: String) -> [ReportPage] { [] }
     }
 
     func testARunWritesItsRenderersPagesBesideItsJSON() throws {

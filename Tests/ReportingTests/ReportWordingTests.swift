@@ -31,7 +31,7 @@ final class ReportWordingTests: XCTestCase {
         }
         // "b" has no ERLE on the second item: the plot averages the first alone.
         let items = [[point("a", 20, false, 2), point("b", 15.44, true, 1.94)], [point("a", 30, false, 2), point("b", nil, false, 1)]]
-        let blocks = EvalReportDocument.tradeOffChart(items, front: BestModes.front(ofItems: items))
+        let blocks = EvalReportDocument.tradeOffChart(BestModes.comparedMeans(items), front: BestModes.front(ofItems: items))
         guard case .paragraph(let caption)? = blocks.first, case .scatterChart(let chart)? = blocks.last else { return XCTFail("caption, then the plot") }
         XCTAssertEqual(text(caption), "Each point is a mode's means over the 1 item (of 2) on which every mode plotted has both values, "
                        + "while the Modes table's means are over each mode's own runs: its order can differ from the table's. "

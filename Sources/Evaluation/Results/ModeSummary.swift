@@ -1,3 +1,5 @@
+import Metrics
+
 /// One mode's statistics over a corpus: an entry of eval.json's `mode_summary` (its `Codable`
 /// encoding), and what eval.md and eval.html show per mode. Computed by `EvalDocument` from the
 /// runs' values as eval.json prints them, so a merge of shards gets the same numbers.
@@ -165,5 +167,32 @@ extension ModeSummary {
         try container.encode(tclwDB, forKey: .tclwDB)
         try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)
         if let scores { try container.encode(scores, forKey: .scores) }
+    }
+}
+
+extension ModeSummary {
+    /// P.340's category of a mode's double-talk attenuation range median, and whether that is
+    /// only the best the mode can be in: a median over lower bounds is one, so its category is
+    /// that or worse — except past 12 dB, where a bound is certainly category 3.
+    public struct DoubleTalkRating: Sendable, Equatable {
+        public var category: DoubleTalkCategory
+        /// The median is over lower bounds and under category 3's range: the category is the
+        /// best case, not determined.
+        public var isBestCase: Bool
+
+        public init(category: DoubleTalkCategory, isBestCase: Bool) {
+            self.category = category
+            self.isBestCase = isBestCase
+        }
+    }
+
+    /// The category of `doubleTalkAttenuationRangeDB`'s median (nil without one). Judged here, from
+    /// the statistics eval.json holds, so the pages only name it. Computed rather than stored:
+    /// it cannot disagree with the median it rates, and eval.json's `mode_summary` is unchanged.
+    public var doubleTalkRating: DoubleTalkRating? {
+        doubleTalkAttenuationRangeDB.median.map { median in
+            let category = DoubleTalkCategory(attenuationRangeDB: median)
+            return DoubleTalkRating(category: category, isBestCase: doubleTalkAttenuationRangeDB.lowerBounds > 0 && category != .noDuplex)
+        }
     }
 }

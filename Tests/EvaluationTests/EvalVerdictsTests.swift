@@ -1,0 +1,93 @@
+import EchoLabJSON
+import Evaluation
+import Metrics
+import XCTest
+
+/// The verdicts eval.md and eval.html show are Evaluation's, judged once from eval.json's items
+/// with the rule that counts the wins: each item's front, the trade-off plot's compared means
+/// (with the items they are over) and a mode's P.340 category. Reporting only reads them.
+final class EvalVerdictsTests: XCTestCase {
+    /// A simulated run as eval.json holds it: steady ERLE and near-end attenuation in double talk.
+    private static func result(_ mode: String, erle: Double?, erleBound: Bool = false, erleFrames: Int = 400,
+                               attenuation: Double?, lost: Bool = false, doubleTalkFrames: Int = 300, range: Double? = nil,
+                               rangeBound: Bool = false) -> JSONValue {
+        var metrics: [String: JSONValue] = [
+            "erle_steady_db": erle.map(JSONValue.number) ?? .null, "erle_steady_is_lower_bound": .bool(erleBound),
+            "erle_steady_analysis_frames": .number(Double(erleFrames)),
+            "gate": .object(["single_talk_analysis_frames": .number(800), "double_talk_analysis_frames": .number(Double(doubleTalkFrames))]),
+            "near_end": .object(["attenuation_db": attenuation.map(JSONValue.number) ?? .null, "attenuation_is_lower_bound": .bool(lost),
+                                 "double_talk_analysis_frames": .number(Double(doubleTalkFrames))]),
+        ]
+        if let range {
+            metrics["telephony"] = .object(["double_talk": .object([
+                "attenuation_range_db": .number(range), "attenuation_range_is_lower_bound": .bool(rangeBound),
+                "attenuation_range_analysis_frames": .number(Double(doubleTalkFrames)),
+            ])])
+        }
+        return .object(["mode": .string(mode), "folder": .string("x/\(mode)"), "error": .null, "metrics": .object(metrics)])
+    }
+
+    private static func make(_ items: [[JSONValue]], modes: [String]) throws -> (summaries: [ModeSummary], verdicts: EvalVerdicts) {
+        let entries: [JSONValue] = items.enumerated().map { index, results in
+            .object(["index": .number(Double(index)), "name": .string("item\(index)"), "file": .string("item\(index).json"),
+                     "results": .array(results)])
+        }
+        let made = try EvalDocument.make(items: entries, modes: modes, modesAsked: true, planned: items.joined().count, complete: true,
+                                         shard: nil, wallSeconds: 1)
+        return (made.modeSummaries, made.verdicts)
+    }
+
+    func testEachItemsFrontIsJudgedOnceWithTheRuleThatCountsTheWins() throws {
+        let (summaries, verdicts) = try Self.make([
+            // A trade-off: `strong` removes more echo, `gentle` keeps more of the talker; `beaten` is worse than `gentle` on both.
+            [Self.result("disabled", erle: 0.1, attenuation: 0), Self.result("strong", erle: 30, attenuation: 6),
+             Self.result("gentle", erle: 20, attenuation: 1), Self.result("beaten", erle: 19, attenuation: 2)],
+            // `strong`'s ERLE stands on 12 frames: it does not count, so `strong` is off this item's front.
+            [Self.result("disabled", erle: 0.1, attenuation: 0), Self.result("strong", erle: 40, erleFrames: 12, attenuation: 1),
+             Self.result("gentle", erle: 20, attenuation: 2), Self.result("beaten", erle: 10, attenuation: 3)],
+        ], modes: ["disabled", "strong", "gentle", "beaten"])
+        XCTAssertEqual(verdicts.itemFronts.count, 2)
+        XCTAssertEqual(verdicts.front(ofItemAt: 0)?.modes, ["strong", "gentle"])
+        XCTAssertEqual(verdicts.front(ofItemAt: 0)?.axes, .both)
+        XCTAssertEqual(verdicts.front(ofItemAt: 1)?.modes, ["gentle"], "a low-confidence figure does not count")
+        XCTAssertNil(verdicts.front(ofItemAt: 2), "no such item")
+        // The wins are these fronts counted: eval.md's bold cells and eval.json's wins cannot disagree.
+        XCTAssertEqual(summaries.map(\.wins), [0, 1, 2, 0])
+        for summary in summaries {
+            XCTAssertEqual(verdicts.itemFronts.filter { $0?.modes.contains(summary.mode) == true }.count, summary.wins)
+        }
+        // The corpus compares the modes on the item every mode has its values on: the first.
+        XCTAssertEqual(verdicts.corpusFront?.modes, ["strong", "gentle"])
+        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 1)
+    }
+
+    func testTheComparedMeansAreOverTheItemsEveryModeHasValuesOnAndSaySo() throws {
+        let (_, verdicts) = try Self.make([
+            [Self.result("a", erle: 20, attenuation: 2), Self.result("b", erle: 15.44, erleBound: true, attenuation: 1.94)],
+            [Self.result("a", erle: 30, attenuation: 4), Self.result("b", erle: 25, attenuation: 1)],
+            // `b` has no ERLE here: the means leave the item out.
+            [Self.result("a", erle: 50, attenuation: 2), Self.result("b", erle: nil, attenuation: 1)],
+        ], modes: ["a", "b"])
+        let means = try XCTUnwrap(verdicts.comparedMeans)
+        XCTAssertEqual(means.comparedItems, 2)
+        XCTAssertEqual(means.items, 3)
+        XCTAssertEqual(means.points.map(\.mode), ["a", "b"])
+        XCTAssertEqual(means.points[0].erleSteadyDB ?? .nan, 25, accuracy: 1e-9)
+        XCTAssertEqual(means.points[1].erleSteadyDB ?? .nan, 20.22, accuracy: 1e-9)
+        XCTAssertEqual(means.points.map(\.erleSteadyIsLowerBound), [false, true], "a mean over a bound is one")
+        XCTAssertEqual(means.points[0].nearEndAttenuationDB ?? .nan, 3, accuracy: 1e-9)
+        XCTAssertEqual(means.points[1].nearEndAttenuationDB ?? .nan, 1.47, accuracy: 1e-9)
+        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 2)
+    }
+
+    func testAModesDoubleTalkCategoryIsRatedInTheModel() throws {
+        let (summaries, _) = try Self.make([
+            [Self.result("measured", erle: 20, attenuation: 2, range: 7.5), Self.result("bounded", erle: 20, attenuation: 2, range: 4, rangeBound: true),
+             Self.result("past12", erle: 20, attenuation: 2, range: 14, rangeBound: true), Self.result("none", erle: 20, attenuation: 2)],
+        ], modes: ["measured", "bounded", "past12", "none"])
+        XCTAssertEqual(summaries[0].doubleTalkRating, .init(category: .partialDuplexB, isBestCase: false))
+        XCTAssertEqual(summaries[1].doubleTalkRating, .init(category: .partialDuplexA, isBestCase: true), "a bound: that category at best")
+        XCTAssertEqual(summaries[2].doubleTalkRating, .init(category: .noDuplex, isBestCase: false), "past 12 dB a bound is certainly 3")
+        XCTAssertNil(summaries[3].doubleTalkRating)
+    }
+}
