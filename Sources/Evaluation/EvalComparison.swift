@@ -23,41 +23,147 @@ public struct EvalComparison: Sendable {
         public static func < (a: RunKey, b: RunKey) -> Bool { (a.item, a.mode) < (b.item, b.mode) }
     }
 
-    /// A difference between the two files for one run.
-    public struct Change: Sendable {
+    /// A difference between the two files for one run, as values: what is compared, each side,
+    /// the signed change and the verdict's reason where there is no verdict. Reporting
+    /// (`ComparisonMarkdown`, `ComparisonJUnit`) puts them in words; nothing here is display text.
+    public struct Change: Sendable, Equatable {
         public var run: RunKey
-        /// What changed: a metric key, a counter path, or `run`.
-        public var what: String
-        public var baseline: String
-        public var current: String
-        /// Signed change in the metric's unit (dB, or a count), when both are numbers.
+        /// What changed.
+        public var subject: Subject
+        public var baseline: Value
+        public var current: Value
+        /// Signed change in the subject's unit (dB, a count, a score's), when both are numbers.
         public var delta: Double?
         /// The threshold `delta` was judged against (nil: any change counts, as a count's does).
         public var threshold: Double? = nil
-        /// Why a change beyond the threshold was not judged (`notJudged`): which side is a bound.
-        public var reason: String? = nil
-        /// The change counts something (a pipeline counter, a lint finding) rather than a level in dB.
-        public var isCount: Bool { what.hasPrefix("pipeline.") || what.hasPrefix("finding ") }
-        /// The change is of a scorer's score (in its own unit, such as MOS).
-        public var isScore: Bool { what.hasPrefix("score ") }
-        /// The change as the reports print it: a count, a score or dB, signed; a level or a score
-        /// with as many decimals as show it beyond its threshold.
-        public var deltaText: String? {
-            guard let delta else { return nil }
-            if isCount { return String(format: "%+.0f", delta) }
-            let number = Self.signed(delta, beyond: threshold)
-            return isScore ? number : number + " dB"
+        /// Why a change beyond the threshold was not judged (`notJudged`); nil where it was.
+        public var notJudgedReason: NotJudgedReason? = nil
+
+        public init(run: RunKey, subject: Subject, baseline: Value, current: Value, delta: Double?, threshold: Double? = nil,
+                    notJudgedReason: NotJudgedReason? = nil) {
+            self.run = run
+            self.subject = subject
+            self.baseline = baseline
+            self.current = current
+            self.delta = delta
+            self.threshold = threshold
+            self.notJudgedReason = notJudgedReason
+        }
+    }
+
+    /// What a change compares. Its kind decides how the change reads: a level in dB, a count, a
+    /// score in its own unit, or a state.
+    public enum Subject: Sendable, Equatable {
+        /// The run itself: it ran, failed or is missing.
+        case run
+        /// A level in dB of the run's `metrics`, by its key (`erle_steady_db`,
+        /// `telephony.echo_loss.tclw_db` …).
+        case level(metric: String)
+        /// A device or route segment of the call: there or missing.
+        case segment(Segment)
+        /// A level in dB of one segment, by its key (`erle_steady_db`, `erle_db`).
+        case segmentLevel(Segment, metric: String)
+        /// The near end kept in double talk and now lost entirely.
+        case nearEndLost
+        /// The near end lost and now kept.
+        case nearEndKept
+        /// How often the run breaks a rule (a lint finding, a missed telephony requirement).
+        case finding(rule: String)
+        /// A fault counter of the pipeline, or a buffer's `conserved` flag, by its dotted path
+        /// under `pipeline`.
+        case counter(path: String)
+        /// The canceller library the run was measured with.
+        case library
+        /// A scorer as a whole: run or not, which version and model.
+        case scorer(name: String)
+        /// One score of a scorer in one talk type.
+        case score(scorer: String, name: String, talkType: String)
+
+        /// The change counts something (a pipeline counter, a finding) rather than a level in dB.
+        public var isCount: Bool {
+            switch self {
+            case .finding, .counter: true
+            default: false
+            }
         }
 
-        /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
-        /// rounded to two, a fall of 0.5001 dB against 0.5 printed "-0.50", read as within it.
-        static func signed(_ value: Double, beyond threshold: Double?) -> String {
-            var decimals = 2
-            func text() -> String { String(format: "%+.\(decimals)f", value) }
-            // eval.json's values have four decimals, so a few more always do; the bound ends the loop.
-            while let threshold, decimals < 12, abs(Double(text()) ?? 0) <= threshold { decimals += 1 }
-            return text()
+        /// The change is of a scorer's score (in its own unit, such as MOS).
+        public var isScore: Bool { if case .score = self { true } else { false } }
+    }
+
+    /// A segment of a call as eval.json has it: its number (from 1), where it starts and the
+    /// events that started it.
+    public struct Segment: Sendable, Equatable {
+        public var number: Int
+        public var startSeconds: Double
+        public var events: [String]
+
+        public init(number: Int, startSeconds: Double, events: [String]) {
+            self.number = number
+            self.startSeconds = startSeconds
+            self.events = events
         }
+    }
+
+    /// One side of a change.
+    public enum Value: Sendable, Equatable {
+        /// A level in dB, measured or a lower bound.
+        case level(BoundedValue)
+        /// A level on too few analysis frames to count (`FigureConfidence`).
+        case lowConfidence(frames: Int)
+        /// Measured before, not now.
+        case notMeasured
+        /// A count (a fault counter, a finding's).
+        case count(Int)
+        /// A flag of the pipeline (a buffer's `conserved`).
+        case flag(Bool)
+        /// A scorer's score, in its own unit.
+        case score(Double)
+        /// The run ran; it failed (`error`: the message, where the change is the failure); it is
+        /// missing from the file.
+        case ran
+        case failed(error: String?)
+        case missing
+        /// The near end in double talk: some of it sent, or none.
+        case nearEndKept
+        case nearEndLost
+        /// A scorer scored the run; was not run on it; ran and left it unscored (its reason);
+        /// has no such score for it.
+        case scored
+        case notRun
+        case unscored(reason: String?)
+        case notScored
+        /// A name as the file gives it: a canceller library, a scorer's identity (name, version,
+        /// model).
+        case name(String)
+    }
+
+    /// Which side's lower bound leaves a change's direction unknown.
+    public enum BoundedSides: Sendable, Equatable {
+        case both, baseline, current
+
+        init?(baseline: Bool, current: Bool) {
+            switch (baseline, current) {
+            case (true, true): self = .both
+            case (true, false): self = .baseline
+            case (false, true): self = .current
+            case (false, false): return nil
+            }
+        }
+    }
+
+    /// One of the two files compared.
+    public enum Side: Sendable, Equatable {
+        case baseline, current
+    }
+
+    /// Why a change beyond the threshold was not judged.
+    public enum NotJudgedReason: Sendable, Equatable {
+        /// A lower bound on these sides leaves the level's direction unknown.
+        case lowerBound(BoundedSides)
+        /// A finding that judges a figure against a line, gained over a baseline (or lost in a
+        /// CURRENT) whose figure had no verdict: why, on that side.
+        case finding(FindingVerdicts.Unjudged, on: Side)
     }
 
     public var baselineRuns: Int
@@ -139,11 +245,10 @@ public struct EvalComparison: Sendable {
             }
         }
 
-        /// Which side's bound leaves the change unknown, in the regression section's words.
-        public var notJudgedReason: String? {
+        /// Which side's bound leaves the change unknown (nil where it is known).
+        public var notJudgedReason: BoundedSides? {
             guard change == .unknown else { return nil }
-            return baselineIsLowerBound && currentIsLowerBound ? "both lower bounds"
-                : baselineIsLowerBound ? "the baseline a lower bound" : "current a lower bound"
+            return BoundedSides(baseline: baselineIsLowerBound, current: currentIsLowerBound)
         }
     }
     /// The baseline has scorers' scores to judge.
@@ -188,8 +293,8 @@ public struct EvalComparison: Sendable {
                 }
                 // A gate must not pass on less work: missing is a regression even where the
                 // baseline's run had failed.
-                let was = before["error"]?.stringValue == nil ? "ran" : "failed"
-                regressions.append(Change(run: key, what: "run", baseline: was, current: "missing", delta: nil))
+                let was: Value = before["error"]?.stringValue == nil ? .ran : .failed(error: nil)
+                regressions.append(Change(run: key, subject: .run, baseline: was, current: .missing, delta: nil))
                 continue
             }
             compare(key, before, after)
@@ -229,10 +334,10 @@ public struct EvalComparison: Sendable {
         let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
         switch (failedBefore, failedAfter) {
         case (nil, let error?):
-            regressions.append(Change(run: key, what: "run", baseline: "ran", current: "failed: \(error)", delta: nil))
+            regressions.append(Change(run: key, subject: .run, baseline: .ran, current: .failed(error: error), delta: nil))
             return
         case (_?, nil):
-            improvements.append(Change(run: key, what: "run", baseline: "failed", current: "ran", delta: nil))
+            improvements.append(Change(run: key, subject: .run, baseline: .failed(error: nil), current: .ran, delta: nil))
             return
         case (_?, _?):
             return
@@ -246,7 +351,7 @@ public struct EvalComparison: Sendable {
             // in both, the two bounds are compared as any are (never certainly).
             if metric == "near_end.attenuation_db" && wasLost != isLost { continue }
             let frames = Self.framesOf(metric).map { "metrics.\($0)" }
-            compare(key, metric, figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
+            compare(key, .level(metric: metric), figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
                     higherIsBetter: Self.higherIsBetter.contains(metric))
         }
         // A near end kept and now lost entirely is the worst a canceller can do to it, whatever
@@ -254,10 +359,9 @@ public struct EvalComparison: Sendable {
         let attenuation = "metrics.near_end.attenuation_db", frames = "metrics.near_end.double_talk_analysis_frames"
         if case .value = figure(before, attenuation, frames: frames), case .value = figure(after, attenuation, frames: frames) {
             if isLost && !wasLost {
-                regressions.append(Change(run: key, what: "near end lost", baseline: "kept",
-                                          current: "lost (nothing of the near talker sent in double talk)", delta: nil))
+                regressions.append(Change(run: key, subject: .nearEndLost, baseline: .nearEndKept, current: .nearEndLost, delta: nil))
             } else if wasLost && !isLost {
-                improvements.append(Change(run: key, what: "near end kept", baseline: "lost", current: "kept", delta: nil))
+                improvements.append(Change(run: key, subject: .nearEndKept, baseline: .nearEndLost, current: .nearEndKept, delta: nil))
             }
         }
         compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
@@ -267,11 +371,11 @@ public struct EvalComparison: Sendable {
         Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
         for (path, was, now) in counters {
             if let a = was.doubleValue, let b = now.doubleValue, b > a {
-                regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: Self.count(a), current: Self.count(b), delta: b - a))
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
             } else if let a = was.doubleValue, let b = now.doubleValue, b < a {
-                improvements.append(Change(run: key, what: "pipeline.\(path)", baseline: Self.count(a), current: Self.count(b), delta: b - a))
+                improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
             } else if was.boolValue == true, now.boolValue == false {
-                regressions.append(Change(run: key, what: "pipeline.\(path)", baseline: "true", current: "false", delta: nil))
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(true), current: .flag(false), delta: nil))
             }
         }
     }
@@ -281,7 +385,7 @@ public struct EvalComparison: Sendable {
     /// named: nothing to say).
     static func libraryChange(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) -> Change? {
         guard let was = before["library"]?.stringValue, let now = after["library"]?.stringValue, was != now else { return nil }
-        return Change(run: key, what: "library", baseline: was, current: now, delta: nil)
+        return Change(run: key, subject: .library, baseline: .name(was), current: .name(now), delta: nil)
     }
 
     /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
@@ -312,29 +416,30 @@ public struct EvalComparison: Sendable {
     /// Measured before and not now is a regression (the run can no longer be judged), and so is
     /// measured before and now on too few frames to count. A baseline figure on too few frames
     /// judges nothing.
-    private mutating func compare(_ key: RunKey, _ what: String, _ was: Figure, _ now: Figure, higherIsBetter: Bool) {
+    private mutating func compare(_ key: RunKey, _ subject: Subject, _ was: Figure, _ now: Figure, higherIsBetter: Bool) {
         if case .value(let a, let bound) = was, case .lowConfidence(let frames) = now {
-            regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: bound),
-                                      current: "low confidence (\(frames) analysis frames)", delta: nil))
+            regressions.append(Change(run: key, subject: subject, baseline: .level(BoundedValue(a, isLowerBound: bound)),
+                                      current: .lowConfidence(frames: frames), delta: nil))
             return
         }
         switch (was.number, now.number) {
         case (let a?, let b?):
-            var change = Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound),
-                                current: Self.db(b, isLowerBound: now.isLowerBound), delta: b - a, threshold: maxRegressionDB)
             let before = BoundedValue(a, isLowerBound: was.isLowerBound), after = BoundedValue(b, isLowerBound: now.isLowerBound)
+            var change = Change(run: key, subject: subject, baseline: .level(before), current: .level(after), delta: b - a,
+                                threshold: maxRegressionDB)
             let fell = before.isCertainlyAbove(after, by: maxRegressionDB), rose = after.isCertainlyAbove(before, by: maxRegressionDB)
             if higherIsBetter ? fell : rose {
                 regressions.append(change)
             } else if higherIsBetter ? rose : fell {
                 improvements.append(change)
             } else if abs(b - a) > maxRegressionDB {
-                change.reason = was.isLowerBound && now.isLowerBound ? "both lower bounds"
-                    : was.isLowerBound ? "the baseline a lower bound" : "current a lower bound"
+                // Beyond the threshold and neither certain: a bound is on one side at least.
+                change.notJudgedReason = BoundedSides(baseline: was.isLowerBound, current: now.isLowerBound).map(NotJudgedReason.lowerBound)
                 notJudged.append(change)
             }
         case (let a?, nil):
-            regressions.append(Change(run: key, what: what, baseline: Self.db(a, isLowerBound: was.isLowerBound), current: "not measured", delta: nil))
+            regressions.append(Change(run: key, subject: subject, baseline: .level(BoundedValue(a, isLowerBound: was.isLowerBound)),
+                                      current: .notMeasured, delta: nil))
         default:
             break   // not measured in the baseline, or a key one version does not write
         }
@@ -348,16 +453,15 @@ public struct EvalComparison: Sendable {
         guard let before, let after else { return }
         for (index, was) in before.enumerated() {
             guard let start = was["start_s"]?.doubleValue else { continue }
-            let events = (was["events"]?.arrayValue ?? []).compactMap(\.stringValue)
-            let name = "segment \(index + 1) at \(String(format: "%.2f", start)) s" + (events.isEmpty ? "" : " (\(events.joined(separator: ", ")))")
+            let segment = Segment(number: index + 1, startSeconds: start, events: (was["events"]?.arrayValue ?? []).compactMap(\.stringValue))
             // A stretch the call no longer has cannot be judged: a gate must not pass on less work.
             guard let now = after.first(where: { $0["start_s"]?.doubleValue == start }) else {
-                regressions.append(Change(run: key, what: name, baseline: "ran", current: "missing", delta: nil))
+                regressions.append(Change(run: key, subject: .segment(segment), baseline: .ran, current: .missing, delta: nil))
                 continue
             }
             for metric in Self.segmentMetrics {
                 let frames = Self.segmentFramesOf[metric]
-                compare(key, "\(name): \(metric)", figure(was, metric, frames: frames), figure(now, metric, frames: frames), higherIsBetter: true)
+                compare(key, .segmentLevel(segment, metric: metric), figure(was, metric, frames: frames), figure(now, metric, frames: frames), higherIsBetter: true)
             }
         }
     }
@@ -377,11 +481,11 @@ public struct EvalComparison: Sendable {
         for rule in Set(was.keys).union(now.keys).sorted() {
             let a = was[rule] ?? 0, b = now[rule] ?? 0
             guard a != b else { continue }
-            var change = Change(run: key, what: "finding \(rule)", baseline: "\(a)", current: "\(b)", delta: Double(b - a))
+            var change = Change(run: key, subject: .finding(rule: rule), baseline: .count(a), current: .count(b), delta: Double(b - a))
             // Gained: the baseline's absence must have been a verdict; lost: CURRENT's must be.
-            if let reason = b > a ? FindingVerdicts.unjudgedReason(rule: rule, in: beforeRun, side: "the baseline")
-                : FindingVerdicts.unjudgedReason(rule: rule, in: afterRun, side: "current") {
-                change.reason = reason
+            let side: Side = b > a ? .baseline : .current
+            if let unjudged = FindingVerdicts.unjudged(rule: rule, in: side == .baseline ? beforeRun : afterRun) {
+                change.notJudgedReason = .finding(unjudged, on: side)
                 notJudged.append(change)
             } else if b > a {
                 regressions.append(change)
@@ -402,47 +506,38 @@ public struct EvalComparison: Sendable {
         for old in was {
             guard let oldTalk = old.talkTypes else { continue }   // unscored in the baseline: nothing to judge
             guard let new = now.first(where: { $0.name == old.name }) else {
-                scoreNotes.append(Change(run: key, what: "scorer \(old.name)", baseline: "scored", current: "not run", delta: nil))
+                scoreNotes.append(Change(run: key, subject: .scorer(name: old.name), baseline: .scored, current: .notRun, delta: nil))
                 continue
             }
             guard let newTalk = new.talkTypes else {
-                regressions.append(Change(run: key, what: "scorer \(old.name)", baseline: "scored",
-                                          current: "unscored: \(new.unscoredReason ?? "no reason given")", delta: nil))
+                regressions.append(Change(run: key, subject: .scorer(name: old.name), baseline: .scored,
+                                          current: .unscored(reason: new.unscoredReason), delta: nil))
                 continue
             }
             func identity(_ result: ScorerResult) -> String {
                 [result.reportedName, result.version, result.modelSHA256.map { String($0.prefix(12)) }].compactMap { $0 }.joined(separator: " ")
             }
             guard identity(old) == identity(new) else {
-                scoreNotes.append(Change(run: key, what: "scorer \(old.name)", baseline: identity(old), current: identity(new), delta: nil))
+                scoreNotes.append(Change(run: key, subject: .scorer(name: old.name), baseline: .name(identity(old)), current: .name(identity(new)),
+                                         delta: nil))
                 continue
             }
             for talk in oldTalk {
                 let current = newTalk.first { $0.talkType == talk.talkType }
                 for name in talk.scores.keys.sorted() {
                     let a = talk.scores[name]!
-                    let what = "score \(old.name) \(name) (\(talk.talkType))"
+                    let subject = Subject.score(scorer: old.name, name: name, talkType: talk.talkType)
                     guard let b = current?.scores[name] else {
-                        regressions.append(Change(run: key, what: what, baseline: Self.score(a.value), current: "not scored", delta: nil))
+                        regressions.append(Change(run: key, subject: subject, baseline: .score(a.value), current: .notScored, delta: nil))
                         continue
                     }
                     let gain = (a.higherIsBetter ? 1.0 : -1.0) * (b.value - a.value)
-                    let change = Change(run: key, what: what, baseline: Self.score(a.value), current: Self.score(b.value), delta: b.value - a.value,
+                    let change = Change(run: key, subject: subject, baseline: .score(a.value), current: .score(b.value), delta: b.value - a.value,
                                         threshold: maxRegressionScore)
                     if gain < -maxRegressionScore { regressions.append(change) } else if gain > maxRegressionScore { improvements.append(change) }
                 }
             }
         }
-    }
-
-    static func score(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// A threshold as the reports print it: two decimals, or as many more (up to six) as it was
-    /// given with — 0.5035 printed "0.50" would hide why a change of 0.504 passed.
-    public static func thresholdText(_ value: Double) -> String {
-        var decimals = 2
-        while decimals < 6, Double(String(format: "%.\(decimals)f", value)) != value { decimals += 1 }
-        return String(format: "%.\(decimals)f", value)
     }
 
     /// Pairs of fault counters (and `conserved` flags) present in both pipelines, by dotted path.
@@ -487,12 +582,6 @@ public struct EvalComparison: Sendable {
         return names
     }
 
-    /// A level as the comparison prints it in its cells (two decimals), "≥ " before a lower bound
-    /// (as eval.md prints it).
-    public static func db(_ value: Double, isLowerBound: Bool = false) -> String {
-        (isLowerBound ? "≥ " : "") + String(format: "%.2f dB", value)
-    }
-
     /// Where a metric's lower-bound flag sits beside it: `erle_db` → `erle_is_lower_bound`,
     /// `echo_loss.tclw_db` → `echo_loss.is_lower_bound`.
     static func boundPath(of path: String) -> String? {
@@ -500,5 +589,4 @@ public struct EvalComparison: Sendable {
         if path.hasSuffix(".tclw_db") { return String(path.dropLast("tclw_db".count)) + "is_lower_bound" }
         return String(path.dropLast("_db".count)) + "_is_lower_bound"
     }
-    static func count(_ value: Double) -> String { String(Int(value)) }
 }

@@ -18,17 +18,29 @@ public enum FindingVerdicts {
     /// The rules whose finding depends on a figure's verdict.
     public static let rules: Set<String> = [RequirementFindings.echoLossRule, LintRule.echoDelayBeyondFilter.rawValue]
 
-    /// Why `rule` could not be judged in `result` (an eval.json run), naming the file as `side`
-    /// ("the baseline", "current"); nil where it was judged, or where the rule does not depend on
-    /// a figure's verdict.
-    public static func unjudgedReason(rule: String, in result: JSONValue, side: String) -> String? {
+    /// Why a finding's rule had no verdict on one side of a comparison: what of its figure could
+    /// not be judged. Reporting puts it in words ("the baseline measured no TCLw: …").
+    public enum Unjudged: Sendable, Equatable {
+        /// No TCLw was measured: nothing to judge against TS 26.131's 46 dB.
+        case noEchoLoss
+        /// The TCLw stands on too few analysis frames to judge (`FigureConfidence`).
+        case echoLossOnFewFrames(frames: Int)
+        /// The TCLw is a lower bound under 46 dB: it may meet the requirement or not (`tclw` as
+        /// the file has it, with its bound flag).
+        case echoLossBoundUnderRequirement(tclw: BoundedValue)
+        /// No echo delay was measured: its delay against the canceller's reach has no verdict.
+        case noEchoDelay
+    }
+
+    /// Why `rule` could not be judged in `result` (an eval.json run); nil where it was judged, or
+    /// where the rule does not depend on a figure's verdict.
+    public static func unjudged(rule: String, in result: JSONValue) -> Unjudged? {
         switch rule {
-        case RequirementFindings.echoLossRule: return echoLossReason(result, side: side)
+        case RequirementFindings.echoLossRule: return echoLossUnjudged(result)
         case LintRule.echoDelayBeyondFilter.rawValue:
             // The lint judges a measured delay; without one it judges the scenario's echo path
             // delay, which is only a lower bound (or nothing at all): under the reach, no verdict.
-            return result.value(at: "metrics.delay_ms")?.doubleValue == nil
-                ? "\(side) measured no echo delay: its delay against the canceller's reach could not be judged" : nil
+            return result.value(at: "metrics.delay_ms")?.doubleValue == nil ? .noEchoDelay : nil
         default: return nil
         }
     }
@@ -37,13 +49,11 @@ public enum FindingVerdicts {
     /// it: not at all without a TCLw or on too few frames, and not for a bound under 46 dB its
     /// measured bands do not keep under it (`meets_ts26131_46db` null). A file written before
     /// that key judged a measured figure, and a bound at or over 46 dB.
-    static func echoLossReason(_ result: JSONValue, side: String) -> String? {
+    static func echoLossUnjudged(_ result: JSONValue) -> Unjudged? {
         let path = "metrics.telephony.echo_loss"
-        guard let tclw = result.value(at: "\(path).tclw_db")?.doubleValue else {
-            return "\(side) measured no TCLw: it could not be judged against TS 26.131's 46 dB"
-        }
+        guard let tclw = result.value(at: "\(path).tclw_db")?.doubleValue else { return .noEchoLoss }
         if let frames = result.value(at: "\(path).analysis_frames")?.doubleValue, FigureConfidence.isLow(frames: Int(frames)) {
-            return "\(side)'s TCLw stands on \(Int(frames)) analysis frames, too few to judge against TS 26.131's 46 dB"
+            return .echoLossOnFewFrames(frames: Int(frames))
         }
         let isBound = result.value(at: "\(path).is_lower_bound")?.boolValue == true
         let meets = result.value(at: "\(path).meets_ts26131_46db")
@@ -53,8 +63,6 @@ public enum FindingVerdicts {
         case .null?: unknown = true
         default: unknown = isBound && tclw < WeightedEchoLoss.requirementDB
         }
-        guard unknown else { return nil }
-        return "\(side)'s TCLw \(EvalComparison.db(tclw, isLowerBound: isBound)) is a lower bound under 46 dB: "
-            + "it could not be judged against TS 26.131"
+        return unknown ? .echoLossBoundUnderRequirement(tclw: BoundedValue(tclw, isLowerBound: isBound)) : nil
     }
 }

@@ -27,12 +27,12 @@ public enum ComparisonJUnit {
             } else if notRun.contains(run) {
                 body = skipped("not run: the current eval was interrupted")
             } else if let change = otherLibrary[run] {
-                body = skipped("measured with another library (\(change.baseline), now \(change.current)): listed, not judged")
+                body = skipped("measured with another library (\(change.baselineText), now \(change.currentText)): listed, not judged")
             } else {
                 body = ""
             }
             // Changes a lower bound leaves in an unknown direction: said, not failed.
-            let notes = (unjudged[run] ?? []).map { "not judged (\($0.reason ?? "a lower bound")): " + line($0) }
+            let notes = (unjudged[run] ?? []).map { "not judged (\($0.reasonText ?? "a lower bound")): " + line($0) }
             cases.append(testCase(className: run.item, name: run.mode,
                                   body: body + (notes.isEmpty ? "" : "      <system-out>\(escaped(notes.joined(separator: "\n")))</system-out>\n")))
         }
@@ -51,7 +51,7 @@ public enum ComparisonJUnit {
     /// One regression as a line: what, from, to, by how much.
     static func line(_ change: EvalComparison.Change) -> String {
         let delta = change.deltaText.map { " (\($0))" } ?? ""
-        return "\(change.what): \(change.baseline) → \(change.current)\(delta)"
+        return "\(change.whatText): \(change.baselineText) → \(change.currentText)\(delta)"
     }
 
     static func testCase(className: String, name: String, body: String) -> String {

@@ -17,9 +17,9 @@ public enum ComparisonMarkdown {
         func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(RunReportDocument.count(comparison.baselineRuns, "run"))) · current `\(currentName)` (\(RunReportDocument.count(comparison.currentRuns, "run"))) · "
-        md += "threshold \(EvalComparison.thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
+        md += "threshold \(thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
-        md += comparison.hasScores ? ", \(EvalComparison.thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
+        md += comparison.hasScores ? ", \(thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.currentIsIncomplete { md += incompleteLine(notRun: comparison.notRun.count) }
         // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
         let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""
@@ -40,11 +40,11 @@ public enum ComparisonMarkdown {
                 case .exactly(let delta)?: change = String(format: "%+.2f dB", delta)
                 case .atLeast(let delta)?: change = String(format: "≥ %+.2f dB", delta)
                 case .atMost(let delta)?: change = String(format: "≤ %+.2f dB", delta)
-                case .unknown?: change = "not judged (\(mean.notJudgedReason ?? "a lower bound"))"
+                case .unknown?: change = "not judged (\(mean.notJudgedReason.map(words) ?? "a lower bound"))"
                 case nil: change = "—"
                 }
-                md += row([mean.mode, "\(mean.items)", mean.baseline.map { EvalComparison.db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
-                           mean.current.map { EvalComparison.db($0, isLowerBound: mean.currentIsLowerBound) } ?? "—", change])
+                md += row([mean.mode, "\(mean.items)", mean.baseline.map { db($0, isLowerBound: mean.baselineIsLowerBound) } ?? "—",
+                           mean.current.map { db($0, isLowerBound: mean.currentIsLowerBound) } ?? "—", change])
             }
         }
         func table(_ title: String, _ changes: [EvalComparison.Change]) {
@@ -52,7 +52,7 @@ public enum ComparisonMarkdown {
             md += "\n## \(title)\n\n| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
             for change in changes {
                 let delta = change.deltaText ?? "—"
-                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, delta])
+                md += row([change.run.item, change.run.mode, change.whatText, change.baselineText, change.currentText, delta])
             }
         }
         table("Regressions", comparison.regressions)
@@ -65,7 +65,8 @@ public enum ComparisonMarkdown {
                 + "figure could be judged, and as lost only where CURRENT's can be.\n\n"
             md += "| item | mode | what | baseline | current | change | not judged |\n|---|---|---|---|---|---|---|\n"
             for change in comparison.notJudged {
-                md += row([change.run.item, change.run.mode, change.what, change.baseline, change.current, change.deltaText ?? "—", change.reason ?? ""])
+                md += row([change.run.item, change.run.mode, change.whatText, change.baselineText, change.currentText, change.deltaText ?? "—",
+                           change.reasonText ?? ""])
             }
         }
         table("Measured with another library (not judged)", comparison.libraryChanges)
@@ -92,4 +93,134 @@ public enum ComparisonMarkdown {
     static func listItem(_ run: EvalComparison.RunKey) -> String {
         "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n"
     }
+}
+
+// MARK: The comparison's words
+
+/// `EvalComparison` holds its changes as values; these are their words, shared by compare.md,
+/// the JUnit cases and compare's stdout (the Markdown). Formatting lives here, not in Evaluation.
+extension ComparisonMarkdown {
+    /// A level as the comparison prints it in its cells (two decimals), "≥ " before a lower bound
+    /// (as eval.md prints it).
+    static func db(_ value: Double, isLowerBound: Bool = false) -> String {
+        (isLowerBound ? "≥ " : "") + String(format: "%.2f dB", value)
+    }
+
+    static func db(_ value: BoundedValue) -> String { db(value.value, isLowerBound: value.isLowerBound) }
+
+    /// A threshold as the reports print it: two decimals, or as many more (up to six) as it was
+    /// given with — 0.5035 printed "0.50" would hide why a change of 0.504 passed.
+    public static func thresholdText(_ value: Double) -> String {
+        var decimals = 2
+        while decimals < 6, Double(String(format: "%.\(decimals)f", value)) != value { decimals += 1 }
+        return String(format: "%.\(decimals)f", value)
+    }
+
+    /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
+    /// rounded to two, a fall of 0.5001 dB against 0.5 printed "-0.50", read as within it.
+    static func signed(_ value: Double, beyond threshold: Double?) -> String {
+        var decimals = 2
+        func text() -> String { String(format: "%+.\(decimals)f", value) }
+        // eval.json's values have four decimals, so a few more always do; the bound ends the loop.
+        while let threshold, decimals < 12, abs(Double(text()) ?? 0) <= threshold { decimals += 1 }
+        return text()
+    }
+
+    /// What a change compares, as the tables name it: a metric's key, `finding RULE`,
+    /// `pipeline.PATH`, `segment 2 at 4.00 s (EVENTS): erle_db` …
+    static func words(_ subject: EvalComparison.Subject) -> String {
+        switch subject {
+        case .run: "run"
+        case .level(let metric): metric
+        case .segment(let segment): words(segment)
+        case .segmentLevel(let segment, let metric): "\(words(segment)): \(metric)"
+        case .nearEndLost: "near end lost"
+        case .nearEndKept: "near end kept"
+        case .finding(let rule): "finding \(rule)"
+        case .counter(let path): "pipeline.\(path)"
+        case .library: "library"
+        case .scorer(let name): "scorer \(name)"
+        case .score(let scorer, let name, let talkType): "score \(scorer) \(name) (\(talkType))"
+        }
+    }
+
+    static func words(_ segment: EvalComparison.Segment) -> String {
+        "segment \(segment.number) at \(String(format: "%.2f", segment.startSeconds)) s"
+            + (segment.events.isEmpty ? "" : " (\(segment.events.joined(separator: ", ")))")
+    }
+
+    /// One side of a change. A near end newly lost says what that means where it is the change.
+    static func words(_ value: EvalComparison.Value, of subject: EvalComparison.Subject) -> String {
+        switch value {
+        case .level(let level): db(level)
+        case .lowConfidence(let frames): "low confidence (\(frames) analysis frames)"
+        case .notMeasured: "not measured"
+        case .count(let count): "\(count)"
+        case .flag(let flag): flag ? "true" : "false"
+        case .score(let score): String(format: "%.2f", score)
+        case .ran: "ran"
+        case .failed(let error?): "failed: \(error)"
+        case .failed(nil): "failed"
+        case .missing: "missing"
+        case .nearEndKept: "kept"
+        case .nearEndLost: subject == .nearEndLost ? "lost (nothing of the near talker sent in double talk)" : "lost"
+        case .scored: "scored"
+        case .notRun: "not run"
+        case .unscored(let reason): "unscored: \(reason ?? "no reason given")"
+        case .notScored: "not scored"
+        case .name(let name): name
+        }
+    }
+
+    /// Which side's bound left a level's change unknown, in the regression section's words.
+    static func words(_ sides: EvalComparison.BoundedSides) -> String {
+        switch sides {
+        case .both: "both lower bounds"
+        case .baseline: "the baseline a lower bound"
+        case .current: "current a lower bound"
+        }
+    }
+
+    static func words(_ side: EvalComparison.Side) -> String {
+        switch side {
+        case .baseline: "the baseline"
+        case .current: "current"
+        }
+    }
+
+    /// Why a change was not judged, naming the side whose figure had no verdict.
+    static func words(_ reason: EvalComparison.NotJudgedReason) -> String {
+        switch reason {
+        case .lowerBound(let sides): return words(sides)
+        case .finding(let unjudged, let side):
+            let side = words(side)
+            switch unjudged {
+            case .noEchoLoss: return "\(side) measured no TCLw: it could not be judged against TS 26.131's 46 dB"
+            case .echoLossOnFewFrames(let frames):
+                return "\(side)'s TCLw stands on \(frames) analysis frames, too few to judge against TS 26.131's 46 dB"
+            case .echoLossBoundUnderRequirement(let tclw):
+                return "\(side)'s TCLw \(db(tclw)) is a lower bound under 46 dB: it could not be judged against TS 26.131"
+            case .noEchoDelay: return "\(side) measured no echo delay: its delay against the canceller's reach could not be judged"
+            }
+        }
+    }
+}
+
+extension EvalComparison.Change {
+    /// What changed, in the reports' words.
+    public var whatText: String { ComparisonMarkdown.words(subject) }
+    public var baselineText: String { ComparisonMarkdown.words(baseline, of: subject) }
+    public var currentText: String { ComparisonMarkdown.words(current, of: subject) }
+
+    /// The change as the reports print it: a count, a score or dB, signed; a level or a score
+    /// with as many decimals as show it beyond its threshold.
+    public var deltaText: String? {
+        guard let delta else { return nil }
+        if subject.isCount { return String(format: "%+.0f", delta) }
+        let number = ComparisonMarkdown.signed(delta, beyond: threshold)
+        return subject.isScore ? number : number + " dB"
+    }
+
+    /// Why it was not judged, in words; nil where it was judged.
+    public var reasonText: String? { notJudgedReason.map(ComparisonMarkdown.words) }
 }

@@ -1,6 +1,7 @@
 import EchoLabJSON
 import XCTest
 @testable import Evaluation
+import Reporting
 
 /// `compare` prints a lower bound as eval.md does, "≥ 40.48 dB", in its regression rows and its
 /// mode means: a bound that lost its mark read as a measured level (40.48 → 15.57 dB).
@@ -21,9 +22,9 @@ final class ComparisonBoundsTests: XCTestCase {
         let comparison = EvalComparison(baseline: Self.eval(erle: 40.48, isLowerBound: true, lowerBounds: 1),
                                         current: Self.eval(erle: 15.57, isLowerBound: false, lowerBounds: 0), maxRegressionDB: 0.5)
         let regression = try XCTUnwrap(comparison.regressions.first)
-        XCTAssertEqual(regression.what, "erle_steady_db")
-        XCTAssertEqual(regression.baseline, "≥ 40.48 dB")
-        XCTAssertEqual(regression.current, "15.57 dB")
+        XCTAssertEqual(regression.whatText, "erle_steady_db")
+        XCTAssertEqual(regression.baselineText, "≥ 40.48 dB")
+        XCTAssertEqual(regression.currentText, "15.57 dB")
         let mean = try XCTUnwrap(comparison.modeMeans.first)
         XCTAssertEqual(mean.baseline, 40.48)
         XCTAssertTrue(mean.baselineIsLowerBound)
@@ -53,19 +54,19 @@ final class ComparisonBoundsTests: XCTestCase {
         XCTAssertTrue(comparison.regressions.isEmpty)
         XCTAssertFalse(comparison.hasRegression)
         let change = try XCTUnwrap(comparison.notJudged.first)
-        XCTAssertEqual(change.what, "erle_steady_db")
-        XCTAssertEqual(change.baseline, "≥ 49.04 dB")
-        XCTAssertEqual(change.current, "≥ 39.04 dB")
-        XCTAssertEqual(change.reason, "both lower bounds")
+        XCTAssertEqual(change.whatText, "erle_steady_db")
+        XCTAssertEqual(change.baselineText, "≥ 49.04 dB")
+        XCTAssertEqual(change.currentText, "≥ 39.04 dB")
+        XCTAssertEqual(change.reasonText, "both lower bounds")
         // Measured before, a bound under it now: its truth may be the baseline's or more.
         let measured = EvalComparison(baseline: Self.eval(Self.erle(41.11, bound: false)), current: Self.eval(Self.erle(39.08, bound: true)),
                                       maxRegressionDB: 0.5)
         XCTAssertTrue(measured.regressions.isEmpty)
-        XCTAssertEqual(measured.notJudged.map(\.reason), ["current a lower bound"])
+        XCTAssertEqual(measured.notJudged.map(\.reasonText), ["current a lower bound"])
         // A bound before and measured now under it: certainly worse.
         let worse = EvalComparison(baseline: Self.eval(Self.erle(49.04, bound: true)), current: Self.eval(Self.erle(39.04, bound: false)),
                                    maxRegressionDB: 0.5)
-        XCTAssertEqual(worse.regressions.map(\.what), ["erle_steady_db"])
+        XCTAssertEqual(worse.regressions.map(\.whatText), ["erle_steady_db"])
         // A bound risen over a bound: no more certain than its fall.
         let rose = EvalComparison(baseline: Self.eval(Self.erle(39.04, bound: true)), current: Self.eval(Self.erle(49.04, bound: true)),
                                   maxRegressionDB: 0.5)
@@ -83,13 +84,13 @@ final class ComparisonBoundsTests: XCTestCase {
         let path = "telephony.double_talk.attenuation_range_db"
         // Measured 3 dB, now at least 8: certainly worse (the gate skipped any bound).
         let worse = EvalComparison(baseline: Self.eval(range(3, bound: false)), current: Self.eval(range(8, bound: true)), maxRegressionDB: 0.5)
-        XCTAssertEqual(worse.regressions.map(\.what), [path])
+        XCTAssertEqual(worse.regressions.map(\.whatText), [path])
         // At least 8 before, measured 3 now: certainly better.
         let better = EvalComparison(baseline: Self.eval(range(8, bound: true)), current: Self.eval(range(3, bound: false)), maxRegressionDB: 0.5)
-        XCTAssertEqual(better.improvements.map(\.what), [path])
+        XCTAssertEqual(better.improvements.map(\.whatText), [path])
         // At least 3 before, measured 8 now: the baseline may have been worse.
         let unknown = EvalComparison(baseline: Self.eval(range(3, bound: true)), current: Self.eval(range(8, bound: false)), maxRegressionDB: 0.5)
         XCTAssertTrue(unknown.regressions.isEmpty)
-        XCTAssertEqual(unknown.notJudged.map(\.reason), ["the baseline a lower bound"])
+        XCTAssertEqual(unknown.notJudged.map(\.reasonText), ["the baseline a lower bound"])
     }
 }

@@ -1,6 +1,7 @@
 import EchoLabJSON
 import XCTest
 @testable import Evaluation
+import Reporting
 
 /// `compare` lists the runs measured with another canceller library than the baseline's (a
 /// version, a plugin's SHA-256) without judging them, and says nothing for a baseline written
@@ -22,8 +23,8 @@ final class LibraryChangeTests: XCTestCase {
                                         maxRegressionDB: 0.5)
         XCTAssertFalse(comparison.hasRegression)
         XCTAssertTrue(comparison.regressions.isEmpty && comparison.improvements.isEmpty)
-        XCTAssertEqual(comparison.libraryChanges.map(\.baseline), ["speexdsp 1.2.0"])
-        XCTAssertEqual(comparison.libraryChanges.map(\.current), ["speexdsp 1.2.1"])
+        XCTAssertEqual(comparison.libraryChanges.map(\.baselineText), ["speexdsp 1.2.0"])
+        XCTAssertEqual(comparison.libraryChanges.map(\.currentText), ["speexdsp 1.2.1"])
         XCTAssertEqual(comparison.libraryChanges.map(\.run.description), ["a × speex:intensityMax"])
         XCTAssertTrue(EvalComparison(baseline: Self.eval(library: "speexdsp 1.2.1"), current: Self.eval(library: "speexdsp 1.2.1"),
                                      maxRegressionDB: 0.5).libraryChanges.isEmpty)

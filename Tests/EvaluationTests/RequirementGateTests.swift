@@ -1,6 +1,7 @@
 import EchoLabJSON
 import XCTest
 @testable import Evaluation
+import Reporting
 
 /// `compare` and TS 26.131's echo-loss finding: a run whose measured TCLw fell under 46 dB gained
 /// the finding and fails the gate; one whose echo loss the baseline could not measure (no echo
@@ -23,11 +24,11 @@ final class RequirementGateTests: XCTestCase {
         let fell = EvalComparison(baseline: Self.eval(tclw: 46.2, findings: []), current: Self.eval(tclw: 45.9, findings: [rule]),
                                   maxRegressionDB: 0.5)
         XCTAssertTrue(fell.hasRegression)
-        XCTAssertEqual(fell.regressions.map(\.what), ["finding \(rule)"])
+        XCTAssertEqual(fell.regressions.map(\.whatText), ["finding \(rule)"])
         let rose = EvalComparison(baseline: Self.eval(tclw: 45.9, findings: [rule]), current: Self.eval(tclw: 46.2, findings: []),
                                   maxRegressionDB: 0.5)
         XCTAssertFalse(rose.hasRegression)
-        XCTAssertEqual(rose.improvements.map(\.what), ["finding \(rule)"])
+        XCTAssertEqual(rose.improvements.map(\.whatText), ["finding \(rule)"])
     }
 
     func testAnEchoLossTheBaselineCouldNotMeasureIsNotJudged() {
@@ -35,7 +36,7 @@ final class RequirementGateTests: XCTestCase {
         let newlyMeasured = EvalComparison(baseline: Self.eval(tclw: nil, findings: ["aec-on-non-microphone-source"]),
                                            current: Self.eval(tclw: 20, findings: [rule]), maxRegressionDB: 0.5)
         XCTAssertFalse(newlyMeasured.hasRegression, "\(newlyMeasured.regressions)")
-        XCTAssertEqual(newlyMeasured.improvements.map(\.what), ["finding aec-on-non-microphone-source"])
+        XCTAssertEqual(newlyMeasured.improvements.map(\.whatText), ["finding aec-on-non-microphone-source"])
     }
 
     /// TCLw and the double-talk attenuation range are judged as ERLE and the near end are: a
@@ -53,9 +54,9 @@ final class RequirementGateTests: XCTestCase {
             return document
         }
         let lowerLoss = EvalComparison(baseline: eval(tclw: 30, range: 3), current: eval(tclw: 28, range: 3), maxRegressionDB: 0.5)
-        XCTAssertEqual(lowerLoss.regressions.map(\.what), ["telephony.echo_loss.tclw_db"])
+        XCTAssertEqual(lowerLoss.regressions.map(\.whatText), ["telephony.echo_loss.tclw_db"])
         let widerRange = EvalComparison(baseline: eval(tclw: 30, range: 3), current: eval(tclw: 30, range: 7), maxRegressionDB: 0.5)
-        XCTAssertEqual(widerRange.regressions.map(\.what), ["telephony.double_talk.attenuation_range_db"])
+        XCTAssertEqual(widerRange.regressions.map(\.whatText), ["telephony.double_talk.attenuation_range_db"])
         // A bounded range (a frame lost the talker) is at least its bound, the worse way: over a
         // measured baseline it certainly widened; a bounded baseline under it may have been wider.
         func bounded(_ document: JSONValue) -> JSONValue {
@@ -64,14 +65,14 @@ final class RequirementGateTests: XCTestCase {
             return try! JSONValue.parse(Array(text.utf8))
         }
         let boundedRange = EvalComparison(baseline: eval(tclw: 30, range: 3), current: bounded(eval(tclw: 30, range: 7)), maxRegressionDB: 0.5)
-        XCTAssertEqual(boundedRange.regressions.map(\.what), ["telephony.double_talk.attenuation_range_db"])
+        XCTAssertEqual(boundedRange.regressions.map(\.whatText), ["telephony.double_talk.attenuation_range_db"])
         let boundedBaseline = EvalComparison(baseline: bounded(eval(tclw: 30, range: 3)), current: eval(tclw: 30, range: 7), maxRegressionDB: 0.5)
         XCTAssertFalse(boundedBaseline.hasRegression, "\(boundedBaseline.regressions)")
         XCTAssertTrue(boundedBaseline.improvements.isEmpty)
-        XCTAssertEqual(boundedBaseline.notJudged.map(\.reason), ["the baseline a lower bound"])
+        XCTAssertEqual(boundedBaseline.notJudged.map(\.reasonText), ["the baseline a lower bound"])
         let better = EvalComparison(baseline: eval(tclw: 30, range: 7), current: eval(tclw: 32, range: 3), maxRegressionDB: 0.5)
         XCTAssertFalse(better.hasRegression)
-        XCTAssertEqual(Set(better.improvements.map(\.what)), ["telephony.echo_loss.tclw_db", "telephony.double_talk.attenuation_range_db"])
+        XCTAssertEqual(Set(better.improvements.map(\.whatText)), ["telephony.echo_loss.tclw_db", "telephony.double_talk.attenuation_range_db"])
     }
 
     /// One run whose echo loss is `loss` (nil: none measured) and whose metrics hold `delay`.
@@ -103,13 +104,13 @@ final class RequirementGateTests: XCTestCase {
         let gained = EvalComparison(baseline: Self.eval(loss: unjudged, findings: []), current: Self.eval(loss: missed, findings: [rule]),
                                     maxRegressionDB: 0.5)
         XCTAssertFalse(gained.hasRegression, "\(gained.regressions)")
-        let change = try XCTUnwrap(gained.notJudged.first { $0.what == "finding \(rule)" })
-        XCTAssertEqual([change.baseline, change.current, change.deltaText], ["0", "1", "+1"])
-        XCTAssertEqual(change.reason, "the baseline's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131")
+        let change = try XCTUnwrap(gained.notJudged.first { $0.whatText == "finding \(rule)" })
+        XCTAssertEqual([change.baselineText, change.currentText, change.deltaText], ["0", "1", "+1"])
+        XCTAssertEqual(change.reasonText, "the baseline's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131")
         let lost = EvalComparison(baseline: Self.eval(loss: missed, findings: [rule]), current: Self.eval(loss: unjudged, findings: []),
                                   maxRegressionDB: 0.5)
         XCTAssertTrue(lost.improvements.isEmpty, "\(lost.improvements)")
-        XCTAssertEqual(lost.notJudged.first { $0.what == "finding \(rule)" }?.reason,
+        XCTAssertEqual(lost.notJudged.first { $0.whatText == "finding \(rule)" }?.reasonText,
                        "current's TCLw ≥ 25.23 dB is a lower bound under 46 dB: it could not be judged against TS 26.131")
         // A file written before meets_ts26131_46db: a bound under 46 dB is as unjudged.
         let older = EvalComparison(baseline: Self.eval(loss: Self.loss(25.23, bound: true, meets: nil), findings: []),
@@ -120,16 +121,16 @@ final class RequirementGateTests: XCTestCase {
                        Self.loss(48, bound: true, meets: nil)] {
             let fell = EvalComparison(baseline: Self.eval(loss: judged, findings: []), current: Self.eval(loss: missed, findings: [rule]),
                                       maxRegressionDB: 0.5)
-            XCTAssertEqual(fell.regressions.map(\.what), ["finding \(rule)"], "\(judged)")
+            XCTAssertEqual(fell.regressions.map(\.whatText), ["finding \(rule)"], "\(judged)")
         }
         // Too few frames to judge: not judged either.
         var thin = Self.loss(47, bound: false, meets: .bool(true))
         thin["analysis_frames"] = .number(12)
         let onThin = EvalComparison(baseline: Self.eval(loss: thin, findings: []), current: Self.eval(loss: missed, findings: [rule]),
                                     maxRegressionDB: 0.5)
-        XCTAssertEqual(onThin.notJudged.first { $0.what == "finding \(rule)" }?.reason,
+        XCTAssertEqual(onThin.notJudged.first { $0.whatText == "finding \(rule)" }?.reasonText,
                        "the baseline's TCLw stands on 12 analysis frames, too few to judge against TS 26.131's 46 dB")
-        XCTAssertFalse(onThin.regressions.contains { $0.what == "finding \(rule)" })
+        XCTAssertFalse(onThin.regressions.contains { $0.whatText == "finding \(rule)" })
     }
 
     /// The echo delay against the canceller's reach is such a verdict too: without a measured
@@ -139,14 +140,14 @@ final class RequirementGateTests: XCTestCase {
         let unmeasured = EvalComparison(baseline: Self.eval(loss: loss, delay: nil, findings: []),
                                         current: Self.eval(loss: loss, delay: 300, findings: [rule]), maxRegressionDB: 0.5)
         XCTAssertFalse(unmeasured.hasRegression, "\(unmeasured.regressions)")
-        XCTAssertEqual(unmeasured.notJudged.map(\.reason),
+        XCTAssertEqual(unmeasured.notJudged.map(\.reasonText),
                        ["the baseline measured no echo delay: its delay against the canceller's reach could not be judged"])
         let measured = EvalComparison(baseline: Self.eval(loss: loss, delay: 40, findings: []),
                                       current: Self.eval(loss: loss, delay: 300, findings: [rule]), maxRegressionDB: 0.5)
-        XCTAssertEqual(measured.regressions.map(\.what), ["finding \(rule)"])
+        XCTAssertEqual(measured.regressions.map(\.whatText), ["finding \(rule)"])
         // A finding that judges no figure counts as before, whatever the figures.
         let lint = EvalComparison(baseline: Self.eval(loss: nil, delay: nil, findings: []),
                                   current: Self.eval(loss: nil, delay: nil, findings: ["mic-clipping"]), maxRegressionDB: 0.5)
-        XCTAssertEqual(lint.regressions.map(\.what), ["finding mic-clipping"])
+        XCTAssertEqual(lint.regressions.map(\.whatText), ["finding mic-clipping"])
     }
 }

@@ -1,0 +1,93 @@
+import EchoLabJSON
+import XCTest
+@testable import Evaluation
+
+/// `EvalComparison` decides and keeps values; it writes no words. A change carries what it
+/// compares (its kind), each side as a typed value and, where it was not judged, why as a typed
+/// reason: Reporting puts them into compare.md, the JUnit cases and compare's stdout.
+final class ComparisonChangeValuesTests: XCTestCase {
+    private static func eval(_ metrics: [String: JSONValue], findings: [String] = [], pipeline: JSONValue = .null) -> JSONValue {
+        let result: JSONValue = .object(["mode": .string("speex:intensityMax"), "folder": .string("a/speex"), "error": .null,
+                                         "metrics": .object(metrics), "findings": .array(findings.map(JSONValue.string)),
+                                         "pipeline": pipeline, "duration_s": .number(4)])
+        return .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                        "items": .array([.object(["index": .number(0), "name": .string("a"), "file": .string("a.json"),
+                                                  "results": .array([result])])])])
+    }
+
+    private static func erle(_ value: Double, bound: Bool) -> [String: JSONValue] {
+        ["erle_steady_db": .number(value), "erle_steady_is_lower_bound": .bool(bound), "erle_steady_analysis_frames": .number(400)]
+    }
+
+    private let key = EvalComparison.RunKey(item: "a", mode: "speex:intensityMax")
+
+    func testALevelsChangeCarriesBoundedValuesAndItsKind() throws {
+        let fell = EvalComparison(baseline: Self.eval(Self.erle(40.48, bound: true)), current: Self.eval(Self.erle(15.57, bound: false)),
+                                  maxRegressionDB: 0.5)
+        let change = try XCTUnwrap(fell.regressions.first)
+        XCTAssertEqual(change, EvalComparison.Change(run: key, subject: .level(metric: "erle_steady_db"),
+                                                     baseline: .level(BoundedValue(40.48, isLowerBound: true)),
+                                                     current: .level(BoundedValue(15.57)), delta: 15.57 - 40.48, threshold: 0.5))
+        XCTAssertFalse(change.subject.isCount)
+        XCTAssertFalse(change.subject.isScore)
+        XCTAssertNil(change.notJudgedReason)
+    }
+
+    func testANotJudgedLevelSaysWhichSideIsABound() throws {
+        let both = EvalComparison(baseline: Self.eval(Self.erle(49.0358, bound: true)), current: Self.eval(Self.erle(39.0358, bound: true)),
+                                  maxRegressionDB: 0.5)
+        XCTAssertTrue(both.regressions.isEmpty)
+        XCTAssertEqual(both.notJudged.map(\.notJudgedReason), [.lowerBound(.both)])
+        XCTAssertEqual(both.notJudged.first?.current, .level(BoundedValue(39.0358, isLowerBound: true)))
+        let current = EvalComparison(baseline: Self.eval(Self.erle(41.11, bound: false)), current: Self.eval(Self.erle(39.08, bound: true)),
+                                     maxRegressionDB: 0.5)
+        XCTAssertEqual(current.notJudged.map(\.notJudgedReason), [.lowerBound(.current)])
+        // Measured before and gone now: a regression, the current side "not measured".
+        let gone = EvalComparison(baseline: Self.eval(Self.erle(30, bound: false)), current: Self.eval([:]), maxRegressionDB: 0.5)
+        XCTAssertEqual(gone.regressions.map(\.current), [.notMeasured])
+        // On too few frames now: a regression, with the frames it stood on.
+        var thin = Self.erle(30, bound: false)
+        thin["erle_steady_analysis_frames"] = .number(12)
+        let onThin = EvalComparison(baseline: Self.eval(Self.erle(30, bound: false)), current: Self.eval(thin), maxRegressionDB: 0.5)
+        XCTAssertEqual(onThin.regressions.map(\.current), [.lowConfidence(frames: 12)])
+    }
+
+    func testAFindingOnAnUnjudgedFigureIsACountWithATypedReason() throws {
+        let rule = RequirementFindings.echoLossRule
+        func loss(_ tclw: Double, bound: Bool, meets: JSONValue) -> [String: JSONValue] {
+            ["telephony": .object(["echo_loss": .object(["tclw_db": .number(tclw), "is_lower_bound": .bool(bound),
+                                                         "analysis_frames": .number(400), "meets_ts26131_46db": meets])])]
+        }
+        let gained = EvalComparison(baseline: Self.eval(loss(25.23, bound: true, meets: .null)),
+                                    current: Self.eval(loss(10.5, bound: true, meets: .bool(false)), findings: [rule]), maxRegressionDB: 0.5)
+        let change = try XCTUnwrap(gained.notJudged.first { $0.subject == .finding(rule: rule) })
+        XCTAssertEqual(change.baseline, .count(0))
+        XCTAssertEqual(change.current, .count(1))
+        XCTAssertEqual(change.delta, 1)
+        XCTAssertTrue(change.subject.isCount)
+        XCTAssertEqual(change.notJudgedReason, .finding(.echoLossBoundUnderRequirement(tclw: BoundedValue(25.23, isLowerBound: true)), on: .baseline))
+        // Without a measured echo delay the reach rule has no verdict on that side either.
+        let delay = LintRule.echoDelayBeyondFilter.rawValue
+        let lost = EvalComparison(baseline: Self.eval(["delay_ms": .number(300)], findings: [delay]), current: Self.eval([:]), maxRegressionDB: 0.5)
+        XCTAssertEqual(lost.notJudged.map(\.notJudgedReason), [.finding(.noEchoDelay, on: .current)])
+    }
+
+    func testACounterAndAFailedRunAreTypedToo() throws {
+        func pipeline(_ underruns: Int) -> JSONValue { .object(["underruns": .number(Double(underruns))]) }
+        let rose = EvalComparison(baseline: Self.eval([:], pipeline: pipeline(0)), current: Self.eval([:], pipeline: pipeline(3)),
+                                  maxRegressionDB: 0.5)
+        XCTAssertEqual(rose.regressions, [EvalComparison.Change(run: key, subject: .counter(path: "underruns"), baseline: .count(0),
+                                                                current: .count(3), delta: 3)])
+        var failed = Self.eval([:])
+        if case .object(var root) = failed, case .array(var items)? = root["items"], case .object(var item) = items[0],
+           case .array(var results)? = item["results"], case .object(var result) = results[0] {
+            result["error"] = .string("the canceller would not start")
+            results[0] = .object(result); item["results"] = .array(results); items[0] = .object(item); root["items"] = .array(items)
+            failed = .object(root)
+        }
+        let broke = EvalComparison(baseline: Self.eval([:]), current: failed, maxRegressionDB: 0.5)
+        XCTAssertEqual(broke.regressions.map(\.subject), [.run])
+        XCTAssertEqual(broke.regressions.map(\.current), [.failed(error: "the canceller would not start")])
+        XCTAssertEqual(broke.regressions.map(\.baseline), [.ran])
+    }
+}
