@@ -151,7 +151,7 @@ public enum EvalDocument {
                                                                    lowConfidence: metrics.filter { Figure.nearEndEstimate.isLowConfidence(in: $0) }.count)
         }
         // As the attenuation counts them: on enough frames (a lost near end is a bound).
-        summary.nearEndLost = ran.filter { result in
+        summary.nearEndLostRuns = ran.filter { result in
             result["metrics"].map { Figure.nearEndAttenuation.value(in: $0)?.isLowerBound == true } ?? false
         }.count
         summary.scores = scoreStatistics(ran, scoredAnywhere: items.contains { item in

@@ -29,7 +29,7 @@ public enum EvalReportDocument {
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) { blocks.append(best) }
-        let hasLostNearEnd = summaries.contains { $0.nearEndLost > 0 }
+        let hasLostNearEnd = summaries.contains { $0.nearEndLostRuns > 0 }
         blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
                                         + runCount(outcome.results.count, failed: outcome.failedCount) + ". "
                                         + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo. "
@@ -69,7 +69,7 @@ public enum EvalReportDocument {
             row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
             if hasNearEnd {
                 row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
-                        lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLost ?? 0)]
+                        lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLostRuns ?? 0)]
             }
             if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
             // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
@@ -495,7 +495,7 @@ public enum EvalReportDocument {
             }
             count(pipeline.underruns, "underrun"); count(pipeline.overruns, "overrun"); count(pipeline.sentClicks, "click")
             count(pipeline.sentGaps, "gap"); count(pipeline.aecResets, "canceller reset")
-            for (name, buffer) in pipeline.buffers where !buffer.conserved {
+            for (name, buffer) in pipeline.buffers where !buffer.isConserved {
                 issues += 1
                 parts.append("\(name) not conserved")
             }

@@ -54,7 +54,7 @@ final class ModeSummaryTests: XCTestCase {
         let items: [JSONValue] = [.object(["results": .array([run(attenuation: 9.9, lost: true, distortion: nil)])]),
                                   .object(["results": .array([run(attenuation: 3, lost: false, distortion: -12)])])]
         let summary = EvalDocument.summary(for: "webrtc-mobile:intensityMax", items: items)
-        XCTAssertEqual(summary.nearEndLost, 1)
+        XCTAssertEqual(summary.nearEndLostRuns, 1)
         XCTAssertEqual(summary.nearEndAttenuationDB.count, 2)
         XCTAssertEqual(summary.nearEndAttenuationDB.lowerBounds, 1)
         XCTAssertEqual(summary.nearEndDistortionDB.count, 1)

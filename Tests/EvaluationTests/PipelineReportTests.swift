@@ -37,6 +37,6 @@ final class PipelineReportTests: XCTestCase {
             "aec_resets": .number(4),
         ]))
         XCTAssertEqual(try JSONValueDecoder().decode(PipelineReport.self, from: json), report)
-        XCTAssertEqual(report.buffers.filter { !$0.counters.conserved }.map(\.name), ["uplink"], "9 600 written, 9 120 accounted for")
+        XCTAssertEqual(report.buffers.filter { !$0.counters.isConserved }.map(\.name), ["uplink"], "9 600 written, 9 120 accounted for")
     }
 }

@@ -110,7 +110,7 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     /// Runs whose near end was lost entirely in double talk: their attenuation counts at its
     /// bound (the worst case, not a missing value), and they have no distortion to measure — so
     /// `nearEndDistortionDB` leaves them out, and says how many here.
-    public var nearEndLost = 0
+    public var nearEndLostRuns = 0
     /// The tap-free near-end estimate's output drop (`NearEndEstimate`) of the runs without a
     /// near-end track (recordings), the near-end axis where there is no attenuation; nil (and not
     /// in eval.json) where no run has one.
@@ -142,7 +142,7 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case mode, ran, failed, wins
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
-        case nearEndLost = "near_end_lost", nearEndEstimateDropDB = "near_end_estimate_output_drop_db"
+        case nearEndLostRuns = "near_end_lost", nearEndEstimateDropDB = "near_end_estimate_output_drop_db"
         case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
         case scores
     }
@@ -162,7 +162,7 @@ extension ModeSummary {
         try container.encode(convergenceSeconds, forKey: .convergenceSeconds)
         try container.encode(nearEndAttenuationDB, forKey: .nearEndAttenuationDB)
         try container.encode(nearEndDistortionDB, forKey: .nearEndDistortionDB)
-        try container.encode(nearEndLost, forKey: .nearEndLost)
+        try container.encode(nearEndLostRuns, forKey: .nearEndLostRuns)
         if let nearEndEstimateDropDB { try container.encode(nearEndEstimateDropDB, forKey: .nearEndEstimateDropDB) }
         try container.encode(tclwDB, forKey: .tclwDB)
         try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)

@@ -14,10 +14,11 @@ public struct PipelineReport: Codable, Sendable, Equatable {
         public var primingSamples: Int64
         public var rejectedFrames: Int64
         /// written = read + dropped + buffered.
-        public var conserved: Bool
+        public var isConserved: Bool
 
         enum CodingKeys: String, CodingKey {
-            case written, read, dropped, buffered, underruns, overruns, conserved
+            case written, read, dropped, buffered, underruns, overruns
+            case isConserved = "conserved"
             case primingSamples = "priming_samples", rejectedFrames = "rejected_frames"
         }
 
@@ -30,7 +31,7 @@ public struct PipelineReport: Codable, Sendable, Equatable {
             overruns = counters.overruns
             primingSamples = counters.primingSamples
             rejectedFrames = counters.rejectedFrames
-            conserved = counters.isConserved
+            isConserved = counters.isConserved
         }
     }
 
