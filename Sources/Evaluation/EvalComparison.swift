@@ -205,6 +205,9 @@ public struct EvalComparison: Sendable {
         public var current: Double?
         public var baselineIsLowerBound: Bool
         public var currentIsLowerBound: Bool
+        /// Every run's figure is the same in both files, value and bound alike: the means are the
+        /// same numbers, which no bound makes uncertain.
+        public var isUnchanged: Bool
 
         /// The means of `pairs`, one run's steady ERLE in the baseline and now each.
         init(mode: String, pairs: [(was: Figure, now: Figure)]) {
@@ -217,6 +220,7 @@ public struct EvalComparison: Sendable {
             current = mean(pairs.map(\.now))
             baselineIsLowerBound = pairs.contains { $0.was.isLowerBound }
             currentIsLowerBound = pairs.contains { $0.now.isLowerBound }
+            isUnchanged = pairs.allSatisfy { $0.was.number == $0.now.number && $0.was.isLowerBound == $0.now.isLowerBound }
         }
 
         /// How the mean changed, as far as `BoundedValue` makes it certain.
@@ -237,6 +241,7 @@ public struct EvalComparison: Sendable {
         /// `≥ 18.49 → ≥ 13.77 dB` is no evidence of a fall, `19.95 → ≥ 15.50 dB` neither.
         public var change: Change? {
             guard let a = baseline, let b = current else { return nil }
+            if isUnchanged { return .exactly(0) }
             switch (baselineIsLowerBound, currentIsLowerBound) {
             case (false, false): return .exactly(b - a)
             case (false, true): return b > a ? .atLeast(b - a) : .unknown

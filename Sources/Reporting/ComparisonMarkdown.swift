@@ -8,7 +8,7 @@ public enum ComparisonMarkdown {
     static let modeMeansCaption = "Both means of a mode are over the same items (the items column): the runs both files hold and "
         + "judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean. "
         + "A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured "
-        + "baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is."
+        + "baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is; where every run's figure is the same in both files, it is 0."
 
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {

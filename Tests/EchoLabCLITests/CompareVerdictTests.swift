@@ -123,7 +123,7 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.contains("""
             ## Mean steady-state ERLE per mode
 
-            Both means of a mode are over the same items (the items column): the runs both files hold and judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean. A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is.
+            Both means of a mode are over the same items (the items column): the runs both files hold and judge, measured in both; a run only one file has, measured in only one, or with another library is in neither mean. A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is; where every run's figure is the same in both files, it is 0.
 
             | mode | items | baseline | current | change |
             |---|---|---|---|---|

@@ -65,6 +65,11 @@ final class ComparisonMarkdownTests: XCTestCase {
         XCTAssertEqual(fellFromBound.1, "| speex:intensityMax | 1 | ≥ 18.49 dB | 13.77 dB | ≤ -4.72 dB |")
         let measured = mean(18.49, false, 13.77, false)
         XCTAssertEqual(measured.1, "| speex:intensityMax | 1 | 18.49 dB | 13.77 dB | -4.72 dB |")
+        // The same bounds in both files: the same numbers, no change to leave unjudged (make eval
+        // against its own baseline listed every canceller's mean as not judged).
+        let sameBounds = mean(18.49, true, 18.49, true)
+        XCTAssertEqual(sameBounds.0.change, .exactly(0))
+        XCTAssertEqual(sameBounds.1, "| speex:intensityMax | 1 | ≥ 18.49 dB | ≥ 18.49 dB | +0.00 dB |")
     }
 
     /// A finding gained over a baseline that could not judge it is said as not judged, with why,
