@@ -16,17 +16,13 @@ public final class SpillFile: Sendable {
 
     public init() throws(Failure) {
         directory = TemporaryFolder.base
-        let path = TemporaryFolder.uniquePath(prefix: "echolab-rows-\(ProcessInfo.processInfo.processIdentifier)")
-        guard FileManager.default.createFile(atPath: path, contents: nil) else {
-            throw Failure(reason: String(cString: strerror(errno)))
-        }
-        do {
-            handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
-            try FileManager.default.removeItem(atPath: path)
-        } catch {
-            try? FileManager.default.removeItem(atPath: path)
-            throw Failure(reason: Self.reason(error))
-        }
+        let path = (directory as NSString)
+            .appendingPathComponent("echolab-rows-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
+        // open(2) itself, so that errno is its own when it fails; the name goes at once.
+        let descriptor = open(path, O_CREAT | O_EXCL | O_RDWR, 0o600)
+        guard descriptor >= 0 else { throw Failure(reason: String(cString: strerror(errno))) }
+        unlink(path)
+        handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     deinit { try? handle.close() }

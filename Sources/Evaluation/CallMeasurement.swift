@@ -109,7 +109,11 @@ public final class CallMeasurement: CallTap {
     /// Why the call's metric rows could not be written to the temporary folder or read back, if
     /// they could not. Checked again once the run's figures are read: a figure read after a failed
     /// read back is not the call's.
-    public var spillError: SpillError? { analysis.spillError ?? tickEnergies.spillError }
+    public var spillError: SpillError? {
+        // Read every tick: no array.
+        let first = analysis.spillError, second = tickEnergies.spillError
+        return second?.operation == .read ? second : first ?? second
+    }
 
     /// The room's sound at the mic this tick (echo plus near end, which holds the room's noise),
     /// where the room is what is sent; elsewhere (a file or generator as the mic, a silenced

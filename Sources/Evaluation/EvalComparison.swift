@@ -220,7 +220,7 @@ public struct EvalComparison: Sendable {
             current = mean(pairs.map(\.now))
             baselineIsLowerBound = pairs.contains { $0.was.isLowerBound }
             currentIsLowerBound = pairs.contains { $0.now.isLowerBound }
-            isUnchanged = pairs.allSatisfy { $0.was.number == $0.now.number && $0.was.isLowerBound == $0.now.isLowerBound }
+            isUnchanged = pairs.allSatisfy { $0.was == $0.now }
         }
 
         /// How the mean changed, as far as `BoundedValue` makes it certain.
@@ -395,7 +395,7 @@ public struct EvalComparison: Sendable {
 
     /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
     /// than a figure needs (files without frame counts: every value counts).
-    enum Figure {
+    enum Figure: Equatable {
         case value(Double, isLowerBound: Bool)
         case lowConfidence(frames: Int)
         case none

@@ -162,7 +162,8 @@ extension SpillingRows.State {
         } catch {
             // Read as zeros (`SpillFile.read`) so the sums can finish; the owner fails the run on
             // `spillError` instead of reporting them.
-            if spillError == nil {
+            // A read error wins over an earlier write error: the rows read are not the call's.
+            if spillError?.operation != .read {
                 spillError = SpillError(directory: file!.directory, operation: .read, reason: error.reason)
             }
             loadedBlock = -1

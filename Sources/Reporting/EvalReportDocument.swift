@@ -211,7 +211,7 @@ public enum EvalReportDocument {
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md)"
         let disabled = summaries.first { $0.mode == EchoControlMode.disabled.description }
         if modes.contains(.disabled), disabled?.convergenceSeconds.median != nil {
-            text += "; without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is 0 s: nothing converged, it is not the fastest."
+            text += "; without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is its first window of far-end single talk (0 s where the far end starts the call): nothing converged, it is not the fastest."
         } else {
             text += "."
         }

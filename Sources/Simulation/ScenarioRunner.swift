@@ -121,7 +121,7 @@ public struct ScenarioRunner {
                                      echoPaths: echoPaths)
         call.taps = taps
         if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
-        let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? NSTemporaryDirectory(), scenarioFile: scenario.file)
+        let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? TemporaryFolder.base, scenarioFile: scenario.file)
         if scenario.isUserReferenceStarted { call.startUserAcousticEchoCancellerReference() }
         try devices.apply(.setCustomMic(scenario.mic))
         try devices.apply(.setCustomSpeaker(scenario.speaker))

@@ -68,7 +68,7 @@ final class ReportWordingTests: XCTestCase {
                                   convergenceSeconds: .init([0, 0]), nearEndAttenuationDB: .init([]), nearEndDistortionDB: .init([]))
         let notes = EvalReportDocument.modesTableNotes(modes: [.disabled, speex], summaries: [summary])
         guard case .paragraph(let spans)? = notes.first else { return XCTFail("a note under the table") }
-        XCTAssertTrue(text(spans).contains("without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is 0 s: nothing converged"),
+        XCTAssertTrue(text(spans).contains("without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is its first window of far-end single talk (0 s where the far end starts the call): nothing converged"),
                       text(spans))
         guard case .paragraph(let without)? = EvalReportDocument.modesTableNotes(modes: [speex], summaries: []).first else { return XCTFail() }
         XCTAssertFalse(text(without).contains("disabled"))

@@ -54,6 +54,8 @@ public struct GoldenVectors {
             entries[scenario.name] = GoldenMeasurement.keepingTolerances(of: previous?.scenarios[scenario.name], in: measured)
         }
         let golden = JSONValue.object(["schema": .string(GoldenFile.schema), "scenarios": .object(entries)])
+        // A signal after the last run still leaves golden.json as it was.
+        if cancellation?.isCancelled == true { throw RunCancelled() }
         try AtomicFile.write(golden.canonicalText(), to: goldenPath)
     }
 
@@ -90,6 +92,7 @@ public struct GoldenVectors {
         for name in golden.scenarios.keys.sorted() where !named.contains(name) {
             result.mismatches.append("\(goldenPath): golden entry \(name) \(orphan)")
         }
+        if cancellation?.isCancelled == true { throw RunCancelled() }
         return result
     }
 
