@@ -67,10 +67,14 @@ struct TimeChartSVG {
 
     let width = 880.0, left = 100.0, right = 16.0
     /// The legend's entries: the lines, then what the point markers mean, where any is drawn.
+    /// Bound marks are drawn only on a light chart (`hasPointMarks`): past that, no legend entry.
     var legendNames: [String] {
-        chart.lines.map(\.name) + (chart.lines.contains { $0.hasLowerBounds } ? [Self.lowerBoundLabel] : [])
+        chart.lines.map(\.name) + (hasPointMarks && chart.lines.contains { $0.hasLowerBounds } ? [Self.lowerBoundLabel] : [])
             + (chart.lines.contains { $0.hasLowConfidence } ? [Self.lowConfidenceLabel] : [])
     }
+    /// Few enough points for hover targets and bound marks on each (an hour's 7200 would weigh
+    /// the page down).
+    var hasPointMarks: Bool { chart.lines.reduce(0, { $0 + $1.points.count }) <= 600 }
     static let lowerBoundLabel = "≥ lower bound"
     static let lowConfidenceLabel = "fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames (low confidence)"
     var legendRows: Int { ChartAxis.legendLayout(legendNames, left: left, right: width - right).rows }
@@ -131,7 +135,7 @@ struct TimeChartSVG {
         }
         // Points a reader can hover for their value (left out past 600: a long call's plot stays
         // light); a marked point (below) carries its own.
-        let isLight = chart.lines.reduce(0, { $0 + $1.points.count }) <= 600
+        let isLight = hasPointMarks
         if isLight {
             svg += "<g class=\"points\">"
             for line in chart.lines where !line.isDashed {

@@ -218,6 +218,30 @@ public enum EvalReportDocument {
         return [.paragraph([.text(text)])]
     }
 
+    /// The bands the item's runs give no ERLE in, with the runs' own reason and the modes it holds
+    /// for ("every mode" where all): an empty slot in the band chart says nothing by itself.
+    static func unmeasuredBandsNote(_ ran: [CorpusRun.Result]) -> String? {
+        let withBands = ran.filter { ($0.summary?.metrics?.erleBands.contains { $0.erleDB != nil }) == true }
+        guard !withBands.isEmpty else { return nil }
+        var lines: [(band: String, reason: String, modes: [String])] = []
+        for result in withBands {
+            for band in result.summary?.metrics?.erleBands ?? [] {
+                guard let reason = band.unmeasuredReason else { continue }
+                let name = "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz"
+                let mode = result.mode?.description ?? "as written"
+                if let index = lines.firstIndex(where: { $0.band == name && $0.reason == reason }) {
+                    lines[index].modes.append(mode)
+                } else {
+                    lines.append((name, reason, [mode]))
+                }
+            }
+        }
+        guard !lines.isEmpty else { return nil }
+        return "No ERLE in " + lines.map { line in
+            "\(line.band): \(line.reason) (\(line.modes.count == withBands.count ? "every mode" : line.modes.joined(separator: ", ")))"
+        }.joined(separator: "; ") + "."
+    }
+
     /// Why an item's runs have no steady ERLE (and, with `nearEnd`, no near-end attenuation in
     /// double talk), in their reports' own words (`echo_unmeasured`; the telephony double talk's
     /// reason), each reason once with the modes it holds for ("every mode" where all): nil where
@@ -346,6 +370,7 @@ public enum EvalReportDocument {
                 return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name))
             },
             emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
+        if let note = Self.unmeasuredBandsNote(ran) { blocks.append(.paragraph([.text(note)])) }
         var clips: [ReportDocument.AudioClip] = []
         if let recordingMic = ran.first(where: { $0.summary?.micFile != nil })?.summary?.micFile {
             clips.append(.init(label: "mic (recording)", path: relativePath(from: directory, to: recordingMic)))

@@ -36,6 +36,19 @@ final class ChartMarkingTests: XCTestCase {
         XCTAssertFalse(MarkdownWriter.render(plain).contains("lower bound"))
     }
 
+    /// Past 600 points (a long call) the bound marks are left off to keep the page light: the
+    /// legend said "≥ lower bound" all the same, with nothing on the plot it named.
+    func testALongChartsLegendNamesNoBoundMarkItDoesNotDraw() {
+        let count = 700
+        let line = ReportDocument.TimeChart.Line(name: "ERLE", points: (0..<count).map { (Double($0) * 0.5, 30.0) },
+                                                 lowerBounds: Array(repeating: true, count: count), frames: Array(repeating: 40, count: count))
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [
+            .timeChart(.init(title: "ERLE over time", yLabel: "ERLE (dB)", durationSeconds: 350, lines: [line], emptyNote: "none")),
+        ]))
+        XCTAssertFalse(html.contains("class=\"bound-mark\""), "no marks past 600 points")
+        XCTAssertFalse(html.contains(">≥ lower bound</text>"), "and no legend entry for them")
+    }
+
     /// eval.html's trade-off plot wrote "1.9, 15.4" for a mode whose mean ERLE was over a bound.
     func testScatterPointShowsItsBound() {
         var chart = ReportDocument.ScatterChart(title: "trade-off", xLabel: "attenuation", yLabel: "ERLE",
