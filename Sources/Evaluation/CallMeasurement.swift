@@ -110,9 +110,7 @@ public final class CallMeasurement: CallTap {
     /// they could not. Checked again once the run's figures are read: a figure read after a failed
     /// read back is not the call's.
     public var spillError: SpillError? {
-        // Read every tick: no array.
-        let first = analysis.spillError, second = tickEnergies.spillError
-        return second?.operation == .read ? second : first ?? second
+        .first(analysis.spillError, tickEnergies.spillError)
     }
 
     /// The room's sound at the mic this tick (echo plus near end, which holds the room's noise),

@@ -29,12 +29,7 @@ struct FrameLedger: Sendable {
     private let digitalFramePower: Double
     private let digitalBandPowers: [Double]
     /// Set when older rows could not be spilled to disk (see `SpillingRows`).
-    /// A read error of either table first: figures read after it are not the call's. Read every
-    /// tick: no array.
-    var spillError: SpillError? {
-        let first = rows.spillError, second = thirdOctaveRows.spillError
-        return second?.operation == .read ? second : first ?? second
-    }
+    var spillError: SpillError? { .first(rows.spillError, thirdOctaveRows.spillError) }
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]

@@ -19,6 +19,14 @@ public struct SpillError: DescribedError, Sendable {
     }
 }
 
+extension SpillError {
+    /// The error two tables' owner reports: a read error first (figures read after it are not
+    /// the call's), else either. No array: owners ask every tick.
+    public static func first(_ a: SpillError?, _ b: SpillError?) -> SpillError? {
+        b?.operation == .read ? b : a ?? b
+    }
+}
+
 /// An append-only table of fixed-width rows (`width` elements each) whose memory stays bounded
 /// however long a call runs: the newest `residentRows` rows are kept in memory, and each time that
 /// buffer fills it is written, as one block, to an unlinked temporary file. Reading walks the rows

@@ -222,24 +222,25 @@ public enum EvalReportDocument {
     /// for ("every mode" where all): an empty slot in the band chart says nothing by itself.
     static func unmeasuredBandsNote(_ ran: [CorpusRun.Result]) -> String? {
         let withBands = ran.filter { ($0.summary?.metrics?.erleBands.contains { $0.erleDB != nil }) == true }
-        guard !withBands.isEmpty else { return nil }
-        var lines: [(band: String, reason: String, modes: [String])] = []
-        for result in withBands {
-            for band in result.summary?.metrics?.erleBands ?? [] {
-                guard let reason = band.unmeasuredReason else { continue }
-                let name = "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz"
-                let mode = result.mode?.description ?? "as written"
-                if let index = lines.firstIndex(where: { $0.band == name && $0.reason == reason }) {
-                    lines[index].modes.append(mode)
-                } else {
-                    lines.append((name, reason, [mode]))
-                }
+        let lines = reasonsByMode(withBands) { result in
+            (result.summary?.metrics?.erleBands ?? []).compactMap { band in
+                band.unmeasuredReason.map { "\(RunReportDocument.bandName(band)): \($0)" }
             }
         }
-        guard !lines.isEmpty else { return nil }
-        return "No ERLE in " + lines.map { line in
-            "\(line.band): \(line.reason) (\(line.modes.count == withBands.count ? "every mode" : line.modes.joined(separator: ", ")))"
-        }.joined(separator: "; ") + "."
+        return lines.isEmpty ? nil : "No ERLE in " + lines.joined(separator: "; ") + "."
+    }
+
+    /// Each reason the runs give (`reasons`), once, with the modes it holds for ("every mode"
+    /// where it holds for all of `runs`), in the order first given.
+    static func reasonsByMode(_ runs: [CorpusRun.Result], _ reasons: (CorpusRun.Result) -> [String]) -> [String] {
+        var grouped: [(reason: String, modes: [String])] = []
+        for result in runs {
+            let mode = result.mode?.description ?? "as written"
+            for text in reasons(result) {
+                if let index = grouped.firstIndex(where: { $0.reason == text }) { grouped[index].modes.append(mode) } else { grouped.append((text, [mode])) }
+            }
+        }
+        return grouped.map { "\($0.reason) (\($0.modes.count == runs.count ? "every mode" : $0.modes.joined(separator: ", ")))" }
     }
 
     /// Why an item's runs have no steady ERLE (and, with `nearEnd`, no near-end attenuation in
@@ -249,13 +250,7 @@ public enum EvalReportDocument {
     static func unmeasuredReasons(_ results: [CorpusRun.Result], nearEnd: Bool) -> [String]? {
         let ran = results.filter { $0.summary != nil }
         func grouped(_ what: String, _ reason: (CorpusRun.Result) -> String?) -> [String] {
-            var reasons: [(reason: String, modes: [String])] = []
-            for result in ran {
-                guard let text = reason(result) else { continue }
-                let mode = result.mode?.description ?? "as written"
-                if let index = reasons.firstIndex(where: { $0.reason == text }) { reasons[index].modes.append(mode) } else { reasons.append((text, [mode])) }
-            }
-            return reasons.map { "\(what): \($0.reason) (\($0.modes.count == ran.count ? "every mode" : $0.modes.joined(separator: ", ")))" }
+            reasonsByMode(ran) { result in reason(result).map { ["\(what): \($0)"] } ?? [] }
         }
         let erle = grouped("no steady ERLE") { result in
             result.summary?.metrics?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil

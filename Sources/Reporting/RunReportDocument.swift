@@ -120,10 +120,15 @@ public enum RunReportDocument {
     /// Why a band of the chart has no ERLE ("8000–16000 Hz: no far-end content …"), where others
     /// have one (with none, the chart's empty note says it): a "—" alone reads as a failure to
     /// measure, not as a band the far end never reaches.
+    /// An octave band as the pages name it: "8000–16000 Hz".
+    static func bandName(_ band: BandERLE) -> String {
+        "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz"
+    }
+
     static func unmeasuredBandsNote(_ bands: [BandERLE]) -> String? {
         guard bands.contains(where: { $0.erleDB != nil }) else { return nil }
         let unmeasured = bands.compactMap { band in
-            band.unmeasuredReason.map { "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz: \($0)" }
+            band.unmeasuredReason.map { "\(bandName(band)): \($0)" }
         }
         return unmeasured.isEmpty ? nil : "No ERLE in " + unmeasured.joined(separator: "; ") + "."
     }

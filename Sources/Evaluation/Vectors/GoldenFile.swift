@@ -97,12 +97,17 @@ struct GoldenFile {
         private func tolerances(_ metrics: JSONValue, at place: String) throws {
             guard case .object(let fields) = metrics else { throw fail(place, "expected an object, found \(metrics.typeName)") }
             for (key, metric) in fields.sorted(by: { $0.key < $1.key }) {
-                switch metric.objectValue?["tolerance"] {
-                case nil: break
-                case .number(let tolerance)? where tolerance >= 0: break
-                case .number(let tolerance)?: throw fail("\(place).\(key).tolerance", "\(tolerance) is negative")
-                case let other?: throw fail("\(place).\(key).tolerance", "expected a number, found \(other.typeName)")
-                }
+                try tolerance(metric.objectValue?["tolerance"], at: "\(place).\(key).tolerance")
+            }
+        }
+
+        /// A metric's tolerance: absent, or a number of 0 or more.
+        private func tolerance(_ value: JSONValue?, at place: String) throws {
+            switch value {
+            case nil: break
+            case .number(let tolerance)? where tolerance >= 0: break
+            case .number(let tolerance)?: throw fail(place, "\(tolerance) is negative")
+            case let other?: throw fail(place, "expected a number, found \(other.typeName)")
             }
         }
 
@@ -149,12 +154,7 @@ struct GoldenFile {
                 case nil: throw missing("\(at).value")
                 case let other?: throw fail("\(at).value", "expected a number or null, found \(other.typeName)")
                 }
-                switch parts["tolerance"] {
-                case nil: break
-                case .number(let tolerance)? where tolerance >= 0: break
-                case .number(let tolerance)?: throw fail("\(at).tolerance", "\(tolerance) is negative")
-                case let other?: throw fail("\(at).tolerance", "expected a number, found \(other.typeName)")
-                }
+                try tolerance(parts["tolerance"], at: "\(at).tolerance")
             }
             if let absent = GoldenVectors.metricKeys.first(where: { fields[$0] == nil }) { throw missing("\(place).\(absent)") }
         }
