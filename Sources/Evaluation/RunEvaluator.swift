@@ -60,6 +60,7 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        report.activity = ActivityWindow.windows(analysis.talkActivity, sampleRate: run.sampleRate, durationSeconds: run.duration.seconds)
         if let plugin = processing.backend.plugin {
             // What a baseline measured: the plugin's own name and the file's SHA-256.
             let digest = pluginDigest ?? BackendLibrary.digest(of: plugin)

@@ -14,6 +14,8 @@ public struct EchoAnalysis: Sendable {
     public internal(set) var lengthMismatch: LengthMismatch?
     /// The activity gate's decision per analysis frame, run-length encoded, in time order.
     public let talkRuns: [TalkRun]
+    /// The activity gate's decisions per window of about half a second (every call has them).
+    public let talkActivity: TalkActivity
     /// The analysis frame's length in samples (frames are half of it apart).
     public var frameSize: Int { ledger.frames.frameSize }
     /// Why the call's metric rows could not be spilled to disk or read back, if they could not: a
@@ -23,8 +25,9 @@ public struct EchoAnalysis: Sendable {
     let configuration: EchoMetricsConfiguration
 
     init(whole: EchoMetrics, segmentRanges: [Range<Int>], sampleCount: Int, ledger: FrameLedger,
-         configuration: EchoMetricsConfiguration, talkRuns: [TalkRun] = []) {
+         configuration: EchoMetricsConfiguration, talkRuns: [TalkRun] = [], talkActivity: TalkActivity) {
         self.talkRuns = talkRuns
+        self.talkActivity = talkActivity
         self.whole = whole
         self.sampleRate = ledger.sampleRate
         self.sampleCount = sampleCount

@@ -141,7 +141,8 @@ public final class EchoAnalysisStream {
             whole.delayUnmeasured = .tonalFarEnd
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
-                            configuration: configuration, talkRuns: core.talk.runs)
+                            configuration: configuration, talkRuns: core.talk.runs,
+                            talkActivity: core.activity)
     }
 
     /// TCLw and the double-talk report, or why each is missing.

@@ -56,6 +56,8 @@ struct EchoStreamCore {
     private(set) var doubleTalkMeter: DoubleTalkMeter
     /// The gate's decision per frame, run-length encoded (what scorers cut stretches from).
     private(set) var talk: TalkRunRecorder
+    /// The same decisions per half second, for the reports' activity lanes.
+    private(set) var activity: TalkActivity
     private(set) var ledger: FrameLedger
     /// Near-end preservation sums (with a near-end track only), over double-talk and near-end
     /// single-talk frames.
@@ -105,6 +107,7 @@ struct EchoStreamCore {
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
         micSilence = pow(10, configuration.nearEndSilentDBFS / 10) * Double(frameSize)
         hop = frameSize / 2
+        activity = TalkActivity(hop: hop, windowSamples: self.sampleRate / 2)
         self.hasEcho = hasEcho
         self.hasNearEnd = hasNearEnd
         warmupSamples = configuration.delayWarmupSamples(forSampleRate: self.sampleRate)
@@ -324,6 +327,7 @@ struct EchoStreamCore {
                                            ? first.micLessNearEndEnergy + second.micLessNearEndEnergy : nil)
         let start = frame * hop
         talk.record(frame: frame, talk: gate.lastTalk.run)
+        activity.record(frame: frame, talk: gate.lastTalk.run)
         if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)

@@ -153,7 +153,7 @@ public enum RunReportDocument {
         chart.markers = timelineMarkers(report)
         chart.shading = report.segments.map { .init(start: $0.startSeconds, end: $0.endSeconds,
                                                    label: $0.events.isEmpty ? "start" : $0.events.joined(separator: ", ")) }
-        chart.lanes = activityLanes(report.levels, duration: report.durationSeconds)
+        chart.lanes = activityLanes(report.activity)
         return chart
     }
 
@@ -178,24 +178,24 @@ public enum RunReportDocument {
             .map { .init(t: Double($0.frame) / Double(report.sampleRate), label: $0.detail) }
     }
 
-    /// Far end, near end and both (double talk) as stretches of windows at or above the gate's thresholds.
-    static func activityLanes(_ levels: [LevelPoint], duration: Double) -> [ReportDocument.TimeChart.Lane] {
-        guard !levels.isEmpty else { return [] }
-        func stretches(_ active: (LevelPoint) -> Bool) -> [ReportDocument.TimeChart.Band] {
+    /// Far end, near end and both (double talk) as stretches of windows where the activity gate
+    /// judged them talking in at least half the frames: the talk the metrics scored.
+    static func activityLanes(_ windows: [ActivityWindow]) -> [ReportDocument.TimeChart.Lane] {
+        guard !windows.isEmpty else { return [] }
+        func stretches(_ active: (ActivityWindow) -> Bool) -> [ReportDocument.TimeChart.Band] {
             var out: [ReportDocument.TimeChart.Band] = []
-            for (index, point) in levels.enumerated() where active(point) {
-                let end = index + 1 < levels.count ? levels[index + 1].timeSeconds : duration
-                if let last = out.last, last.end == point.timeSeconds {
-                    out[out.count - 1].end = end
+            for window in windows where active(window) {
+                if let last = out.last, last.end == window.startSeconds {
+                    out[out.count - 1].end = window.endSeconds
                 } else {
-                    out.append(.init(start: point.timeSeconds, end: end, label: ""))
+                    out.append(.init(start: window.startSeconds, end: window.endSeconds, label: ""))
                 }
             }
             return out
         }
-        return [.init(name: "far end talks", stretches: stretches(\.isFarEndActive)),
-                .init(name: "near end talks", stretches: stretches(\.isNearEndActive)),
-                .init(name: "double talk", stretches: stretches { $0.isFarEndActive && $0.isNearEndActive })]
+        return [.init(name: "far end talks", stretches: stretches(\.farEndTalks)),
+                .init(name: "near end talks", stretches: stretches(\.nearEndTalks)),
+                .init(name: "double talk", stretches: stretches(\.isDoubleTalk))]
     }
 
     /// The taps in listening order (what the mic heard, what was sent, then the rest), as clips.

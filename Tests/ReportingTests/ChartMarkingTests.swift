@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Evaluation
 @testable import Reporting
 import XCTest
 
@@ -81,5 +82,27 @@ final class ChartMarkingTests: XCTestCase {
         XCTAssertTrue(byEdges.slantsLabels, "sixteen bands' edges cannot stand side by side")
         XCTAssertTrue(byEdges.render().contains("transform=\"rotate(-40"), "so they are slanted")
         XCTAssertGreaterThan(byEdges.height, named.height, "and the chart makes room under them")
+    }
+}
+
+/// The lanes under the run page's ERLE plot are the activity gate's decisions, window by window:
+/// a window where a talker holds at least half the frames joins its lane, neighbours merge.
+final class ActivityLaneTests: XCTestCase {
+    func testLanesFollowTheGateNotTheLevels() {
+        func window(_ start: Double, far: Int, near: Int, both: Int) -> ActivityWindow {
+            ActivityWindow(startSeconds: start, endSeconds: start + 0.5, frames: 47, farEndFrames: far, nearEndFrames: near,
+                           doubleTalkFrames: both)
+        }
+        let windows = [window(0, far: 47, near: 0, both: 0), window(0.5, far: 47, near: 24, both: 24),
+                       window(1, far: 30, near: 23, both: 6), window(1.5, far: 0, near: 0, both: 0),
+                       window(2, far: 0, near: 47, both: 0)]
+        let lanes = RunReportDocument.activityLanes(windows)
+        func spans(_ name: String) -> [ClosedRange<Double>] {
+            lanes.first { $0.name == name }!.stretches.map { $0.start...$0.end }
+        }
+        XCTAssertEqual(spans("far end talks"), [0...1.5])
+        XCTAssertEqual(spans("near end talks"), [0.5...1, 2...2.5])
+        XCTAssertEqual(spans("double talk"), [0.5...1])
+        XCTAssertTrue(RunReportDocument.activityLanes([]).isEmpty)
     }
 }

@@ -3,7 +3,7 @@ import EchoLabJSON
 /// Levels of a call's signals per 0.5 s window, for the report's plots under the ERLE curve:
 /// far end (the canceller's reference), echo at the mic, near end, and what was sent. The gap
 /// between far end and echo is the acoustic ERL; sent during far-end single talk is the
-/// residual echo; far/near activity is read off the same levels with the gate's thresholds.
+/// residual echo. Who talks when is the activity gate's (`ActivityWindow`), not read off these levels.
 public struct LevelPoint: Encodable, Sendable, Equatable {
     /// Start of the window, seconds from the call's start.
     public var timeSeconds: Double
@@ -20,14 +20,6 @@ public struct LevelPoint: Encodable, Sendable, Equatable {
         self.nearEndDBFS = nearEndDBFS
         self.sentDBFS = sentDBFS
     }
-
-    /// The far end talks: its window is at or above the gate's far-end threshold (−50 dBFS).
-    public var isFarEndActive: Bool { (farEndDBFS ?? -.infinity) >= LevelPoint.farEndThresholdDBFS }
-    /// The near end talks: at or above the gate's near-end threshold (−55 dBFS).
-    public var isNearEndActive: Bool { (nearEndDBFS ?? -.infinity) >= LevelPoint.nearEndThresholdDBFS }
-
-    public static let farEndThresholdDBFS = -50.0
-    public static let nearEndThresholdDBFS = -55.0
 
     enum CodingKeys: String, CodingKey {
         case timeSeconds = "t_s", farEndDBFS = "far_end_dbfs", echoDBFS = "echo_dbfs"

@@ -90,6 +90,8 @@ public struct RunReport: Sendable {
     public var hardware: HardwareReport? = nil
     /// Signal levels per 0.5 s window (empty when not measured).
     public var levels: [LevelPoint] = []
+    /// The activity gate's decisions per window of about 0.5 s (the talk the metrics scored).
+    public var activity: [ActivityWindow] = []
     /// Where the clicks and gaps in the sent audio are (the first `listedGlitches` of each; the
     /// pipeline counts them all), so a reader can go and listen.
     public var sentClickEvents: [GlitchEvent] = []
@@ -183,6 +185,7 @@ public struct RunReport: Sendable {
             }),
             "taps": .object(taps.mapValues(JSONValue.string)),
             "levels_series": JSONValue(encoding: levels),
+            "activity_series": JSONValue(encoding: activity),
             // Times for people, samples exact; strength: how far the jump stands above its
             // surroundings.
             "sent_glitches": .object([
