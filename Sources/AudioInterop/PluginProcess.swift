@@ -4,7 +4,7 @@ import Foundation
 
 /// A canceller plugin (`echolab_canceller.h`) running in a child process of its own: EchoLab's
 /// binary started as `echolab plugin-host`, which loads the plugin and answers frame by frame over
-/// a Unix socket. A plugin that crashes, hangs, returns an error or writes NaN or Inf throws a
+/// a Unix socket. A plugin that crashes, hangs, returns an error or writes NaN, Inf or ±2^20 and beyond throws a
 /// `PluginFailure` naming it and what happened; EchoLab's own process is untouched.
 public final class PluginProcess {
     /// How long `create` may take, and how long one 10 ms frame may.
@@ -70,8 +70,9 @@ public final class PluginProcess {
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
     }
 
-    /// One microphone frame in, the plugin's output out; an output sample that is NaN or infinite
-    /// fails the plugin (a canceller's output goes to the peer).
+    /// One microphone frame in, the plugin's output out; an output sample that is NaN, infinite
+    /// or ±2^20 (+120 dBFS) and beyond fails the plugin, as such a sample in an input file is
+    /// refused: a canceller's output goes to the peer, and past that the metrics' sums overflow.
     public func capture(_ input: [Float], into output: inout [Float]) throws {
         precondition(input.count >= frameSize && output.count >= frameSize)
         let code = input.withUnsafeBufferPointer { source in
@@ -80,8 +81,9 @@ public final class PluginProcess {
             }
         }
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
-        for index in 0..<frameSize where !output[index].isFinite {
-            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)")
+        for index in 0..<frameSize where !(abs(output[index]) < SoundFileReader.sampleMagnitudeLimit) {
+            let what = output[index].isFinite ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
+            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)\(what)")
         }
         captures += 1
     }

@@ -7,7 +7,11 @@
 /// and better on one of them (equal points are on it together). A lower bound is better than
 /// another value only where it certainly is (`BoundedValue`): two values in an unknown order
 /// (`≥ 49.04` and `≥ 49.03`, or `49.04` and `≥ 49.03`) are tied on that axis. `disabled` is the
-/// reference a canceller is judged against, never on the front. An axis counts where some mode
+/// reference a canceller is judged against, never on the front; nor is a mode that is no
+/// canceller there: one that removed no echo (a measured steady ERLE of 0 dB or less, where ERLE
+/// counts: a pass-through, or worse), or one that sent digital silence whenever only the far end
+/// talked (`silentSend`: a mute, which ERLE alone would rank with a perfect canceller on an item
+/// without double talk). An axis counts where some mode
 /// has a value on it, or lost the near end in double talk (an item without double talk is judged
 /// on ERLE alone, one without echo on the near end alone). A near end lost entirely is the worst
 /// case: that mode is off the front. A mode lacking a value on a counted axis is off it too. With
@@ -33,9 +37,13 @@ public enum BestModes {
         /// The double talk the run's gate heard (analysis frames): with no near-end value, whether
         /// there was double talk to judge the near end on.
         public var doubleTalkFrames: Int
+        /// The run sent digital silence whenever only the far end talked
+        /// (`RequirementFindings.silentSendRule`): it muted, and is off the front.
+        public var silentSend: Bool
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
-                    nearEndIsLowerBound: Bool = false, nearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0) {
+                    nearEndIsLowerBound: Bool = false, nearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
+                    silentSend: Bool = false) {
             self.mode = mode
             self.erleSteadyDB = erleSteadyDB
             self.erleSteadyIsLowerBound = erleSteadyIsLowerBound
@@ -44,18 +52,20 @@ public enum BestModes {
             self.nearEndLost = nearEndLost
             self.nearEndIsEstimate = nearEndIsEstimate
             self.doubleTalkFrames = doubleTalkFrames
+            self.silentSend = silentSend
         }
 
         /// A run's point from its figures that count (low-confidence ones are nil): the near end
         /// is the attenuation a near-end track measured (a bound: the near end lost) or, without
         /// one, the tap-free estimate (`estimateLost`: its near end lost).
         public static func run(mode: String, erleSteady: BoundedValue?, nearEndAttenuation: BoundedValue?,
-                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int) -> Point {
+                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, silentSend: Bool = false) -> Point {
             let nearEnd = nearEndAttenuation ?? estimate
             return Point(mode: mode, erleSteadyDB: erleSteady?.value, erleSteadyIsLowerBound: erleSteady?.isLowerBound ?? false,
                          nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
                          nearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
-                         nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames)
+                         nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames,
+                         silentSend: silentSend)
         }
 
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
@@ -233,27 +243,38 @@ public enum BestModes {
             let erle = BoundedValue.mean(own.compactMap(\.erle)), nearEnd = BoundedValue.mean(own.compactMap(\.nearEnd))
             return Point(mode: mode, erleSteadyDB: erle?.value, erleSteadyIsLowerBound: erle?.isLowerBound ?? false,
                          nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
-                         nearEndIsEstimate: own.contains(where: \.nearEndIsEstimate))
+                         nearEndIsEstimate: own.contains(where: \.nearEndIsEstimate), silentSend: own.contains(where: \.silentSend))
         }
         return (points, compared)
     }
 
     /// The modes a verdict compares: the counted axes, each mode's values on them (an absent axis
-    /// compares equal) — missing where the axis counts, or the near end lost: off the front —
-    /// and the candidates (all but `disabled`); nil without a verdict.
+    /// compares equal) — missing where the axis counts, the near end lost, no echo removed or
+    /// nothing sent: off the front — and the candidates (all but `disabled`); nil without a verdict.
     private static func comparable(_ points: [Point])
         -> (axes: (erle: Bool, nearEnd: Bool), comparable: [(mode: String, erle: BoundedValue, nearEnd: BoundedValue)], candidates: [Point])? {
         let candidates = points.filter { $0.mode != "disabled" }
         let axes = countedAxes(candidates)
         guard axes.erle || axes.nearEnd else { return nil }
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
-            guard !point.nearEndLost, let e = axes.erle ? point.erle : BoundedValue(0),
+            guard !point.nearEndLost, !point.silentSend, let e = axes.erle ? point.erle : BoundedValue(0),
                   let n = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
+            if axes.erle, removesNoEcho(e) { return nil }
             return (point.mode, e, n)
         }
-        let lost = candidates.filter(\.nearEndLost).count
+        // Modes compared and found wanting count towards the two a verdict needs; those without values do not.
+        let lost = candidates.filter { point in
+            point.nearEndLost || point.silentSend
+                || (axes.erle && point.erle.map(removesNoEcho) == true && (!axes.nearEnd || point.nearEnd != nil))
+        }.count
         guard !comparable.isEmpty, comparable.count + lost >= 2 else { return nil }
         return (axes, comparable, candidates)
+    }
+
+    /// A steady ERLE measured at 0 dB or less: no echo removed (a pass-through, or worse), so no
+    /// canceller there, whatever it kept of the near end. A lower bound says only "at least".
+    public static func removesNoEcho(_ erleSteady: BoundedValue) -> Bool {
+        !erleSteady.isLowerBound && erleSteady.value <= 0
     }
 
     /// One mode's values on one item, on the counted axes.

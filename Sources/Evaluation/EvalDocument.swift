@@ -219,7 +219,8 @@ public enum EvalDocument {
             func bounded(_ figure: Figure) -> BoundedValue? { figure.value(in: metrics).map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) } }
             return .run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
                         estimate: bounded(.nearEndEstimate), estimateLost: metrics.value(at: "near_end_estimate.near_end_lost")?.boolValue ?? false,
-                        doubleTalkFrames: Int(metrics.value(at: "gate.double_talk_analysis_frames")?.doubleValue ?? 0))
+                        doubleTalkFrames: Int(metrics.value(at: "gate.double_talk_analysis_frames")?.doubleValue ?? 0),
+                        silentSend: (result["findings"]?.arrayValue ?? []).contains { $0.stringValue == RequirementFindings.silentSendRule })
         }
     }
 

@@ -85,11 +85,20 @@ public struct RecordingProcessor {
         }
     }
 
-    static func runsNatively(_ backend: EchoCancellerBackend, at rate: Int) -> Bool {
+    /// The rate the canceller runs at on a mic recorded at `micRate`: the mic's own where the
+    /// backend takes it, else 48 kHz; a plugin's own (`--plugin-rate`, else 48 kHz), so that the
+    /// recording is resampled once, to the rate the plugin really runs at, and the outcome says so.
+    static func processingRate(_ mode: EchoControlMode, micRate: Int) -> Int {
+        if mode.intensity == .disabled { return micRate }
+        if let plugin = mode.backend.plugin { return plugin.sampleRate }
+        return runsNatively(mode.backend, at: micRate) ? micRate : 48_000
+    }
+
+    private static func runsNatively(_ backend: EchoCancellerBackend, at rate: Int) -> Bool {
         switch backend {
         case .webrtc: [8000, 16_000, 32_000, 48_000].contains(rate)
         case .aec3: WebRTCAEC3Processor.sampleRates.contains(rate)
-        // speex and AECM take any 10 ms frame; a plugin runs at its own rate, resampled around.
+        // speex, AECM and EchoLab's own take any 10 ms frame.
         default: rate % 100 == 0
         }
     }
@@ -108,7 +117,7 @@ public struct RecordingProcessor {
         // Without a canceller the mic passes through at its own rate, whatever it is: a round trip
         // through 48 kHz would cut the band edge of a 22.05 kHz file (measured: −14.5 dB of
         // difference on white noise).
-        let rate = mode.intensity == .disabled || Self.runsNatively(mode.backend, at: micRate) ? micRate : 48_000
+        let rate = Self.processingRate(mode, micRate: micRate)
         let frame = max(1, rate / 100)
         let micStream = try AudioFileStream(path: mic, targetRate: rate, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
         let referenceProbe = try reference.map { try SoundFileReader(path: $0) }

@@ -7,8 +7,10 @@ import Metrics
 public enum RequirementFindings {
     /// The rule a weighted echo loss under TS 26.131's 46 dB is reported under.
     public static let echoLossRule = "echo-loss-below-ts26131"
+    /// The rule a send path of digital silence in every far-end single-talk frame is reported under.
+    public static let silentSendRule = "silent-send-in-single-talk"
     /// Every rule of this kind (`RunReport.Finding.Kind`).
-    public static let rules: Set<String> = [echoLossRule]
+    public static let rules: Set<String> = [echoLossRule, silentSendRule]
 
     /// Whether the metrics' TCLw misses TS 26.131's 46 dB (the finding's condition; eval.md's
     /// telephony table counts recordings by it too, which have no findings).
@@ -21,6 +23,27 @@ public enum RequirementFindings {
     /// bands alone keep it under 46 dB (`WeightedEchoLoss.mostDB`). Another lower bound under
     /// 46 dB may not (the loss can be higher), and a figure on too few frames is not one to judge by.
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
+        silentSend(metrics, durationSeconds: durationSeconds) + echoLoss(metrics, durationSeconds: durationSeconds)
+    }
+
+    /// A send path of digital silence whenever only the far end talked, from the first frame on:
+    /// no canceller removes the echo before it has converged, a mute does. A canceller is expected
+    /// to send comfort noise rather than dead air (G.168 tests it: the peer must not hear the line
+    /// drop), and a mute cuts any near talker with the echo: without double talk in the call, ERLE
+    /// alone would rank it with a perfect canceller.
+    static func silentSend(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
+        guard metrics.processedSilentInSingleTalk else { return [] }
+        let frames = metrics.gate.singleTalkFrames
+        return [RunReport.Finding(
+            rule: silentSendRule, atSeconds: 0, untilSeconds: durationSeconds,
+            message: "the send path was digital silence in every far-end single-talk analysis frame, the first ones included: "
+                + "the canceller muted rather than cancelled, where a terminal sends comfort noise",
+            consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
+            consequence: "nothing sent over \(frames) far-end single-talk analysis frames: the peer hears dead air, a near talker would be cut "
+                + "with the echo, and the ERLE is only the floor's bound (the mode is never best on an item)")]
+    }
+
+    static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
         guard let loss = metrics.telephony?.echoLoss, loss.missesRequirement else { return [] }
         let shortfall = WeightedEchoLoss.requirementDB - loss.tclwDB
         return [RunReport.Finding(

@@ -66,6 +66,12 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     public var nearEndEstimate: NearEndEstimate?
     /// TCLw and the double-talk figures in the telephony standards' terms.
     public var telephony: TelephonyMeasures?
+    /// The output was digital silence in every far-end single-talk frame, the first ones
+    /// included, where no canceller has converged yet: it muted rather than cancelled, and its
+    /// ERLE (a lower bound at the floor) cannot tell it from a perfect canceller. Not written to
+    /// the metrics object (read back, it is false); the finding it raises is
+    /// (`RequirementFindings.silentSendRule`). Equality counts it.
+    public var processedSilentInSingleTalk = false
 
     public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
                 erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,

@@ -109,6 +109,8 @@ struct FrameLedger: Sendable {
         var singleTalkFrames: Int
         /// Frames of the steady state (the last half).
         var steadyFrames: Int
+        /// The output was digital silence in every single-talk frame (and there were some).
+        var processedIsSilent: Bool
     }
 
     /// The floor a row's output is measured against: its noise (its own, or the shared estimate
@@ -165,7 +167,8 @@ struct FrameLedger: Sendable {
         return RangeSummary(erlDB: erl, erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
                             convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
-                            series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count)
+                            series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count,
+                            processedIsSilent: !selected.isEmpty && processedTotal == 0)
     }
 
     /// ERLE per octave band over every single-talk frame, a lower bound where the output's band

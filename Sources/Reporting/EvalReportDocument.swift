@@ -73,9 +73,15 @@ public enum EvalReportDocument {
             }
             if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
             // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
-            // nothing converged (docs/metrics.md), which read as the fastest mode.
+            // nothing converged (docs/metrics.md), which read as the fastest mode. So it does for a
+            // mode that removes no echo (a pass-through plugin).
             var convergence = stat(summary?.convergenceSeconds.median, " s")
-            if mode == .disabled, convergence.value != nil { convergence.spans.append(.text(" (no AEC)")) }
+            if mode == .disabled, convergence.value != nil {
+                convergence.spans.append(.text(" (no AEC)"))
+            } else if convergence.value != nil, let erle = summary?.erleSteadyDB, let mean = erle.mean,
+                      BestModes.removesNoEcho(BoundedValue(mean, isLowerBound: erle.lowerBounds > 0)) {
+                convergence.spans.append(.text(" (removes no echo)"))
+            }
             row.append(convergence)
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:

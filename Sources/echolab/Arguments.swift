@@ -161,8 +161,8 @@ enum TapChoice: EnumerableFlag {
 /// for `--modes` and `--aec` (eval, run, process).
 struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("plugin"),
-            help: ArgumentHelp("Register a canceller plugin (repeatable): a shared library exporting echolab_canceller_entry (include/echolab_canceller.h), run in a child process of its own; its modes are NAME:INTENSITY.",
-                               discussion: "A plugin that crashes, hangs, returns an error or writes NaN or Inf fails its own runs with a one-line error; every other run completes.",
+            help: ArgumentHelp("Register a canceller plugin (repeatable): a shared library exporting echolab_canceller_entry (Sources/CEchoLabPluginHost/include/echolab_canceller.h in the repository, docs/plugins.md), run in a child process of its own; its modes are NAME:INTENSITY.",
+                               discussion: "A plugin that crashes, hangs, returns an error or writes NaN, Inf or a sample of ±2^20 (+120 dBFS) or more fails its own runs with a one-line error; every other run completes.",
                                valueName: "name=path"))
     var plugins: [String] = []
 

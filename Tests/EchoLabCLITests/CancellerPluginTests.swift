@@ -44,6 +44,7 @@ final class CancellerPluginTests: XCTestCase {
             "error": "capture returned 7 at frame 30",
             "render_error": "render returned 5 at frame 30",
             "nan": "wrote nan at sample 3 of frame 30",
+            "huge": "wrote 1e+19 at sample 3 of frame 30 (±2^20, +120 dBFS, or louder: not audio)",
             "create_fails": "create failed: no licence for this room",
             "no_entry": "not a canceller plugin: it exports no echolab_canceller_entry",
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
@@ -60,7 +61,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 22 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 24 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
@@ -140,7 +141,8 @@ final class CancellerPluginTests: XCTestCase {
     }
 
     /// A pass-through removes no echo (ERLE ≈ 0 dB); a plugin that sends nothing removes all of it
-    /// and the near talker with it, and wins nothing.
+    /// and the near talker with it, and wins nothing — not even an item without double talk,
+    /// which is judged on ERLE alone (a trial's mute won one so, and its pass-through was starred).
     func testAPassThroughReadsNoERLEAndAMutingPluginWinsNothing() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -152,6 +154,12 @@ final class CancellerPluginTests: XCTestCase {
              "echo_path": {"delay_ms": 30, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
              "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8}
             """, named: "room.json", in: root.appendingPathComponent("corpus"))
+        _ = try writeScenario("""
+            {"name": "far", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 5},
+             "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 30, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+             "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8}
+            """, named: "far.json", in: root.appendingPathComponent("corpus"))
         let passthrough = try Self.misbehaving("passthrough", in: root), mute = try Self.misbehaving("mute", in: root)
         let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--plugin", "through=\(passthrough)", "--plugin", "silent=\(mute)",
                                    "--modes", "speex:intensityRecommended,through:intensityRecommended,silent:intensityRecommended"], in: root)
@@ -160,11 +168,26 @@ final class CancellerPluginTests: XCTestCase {
         let through = try XCTUnwrap(runs["room through:intensityRecommended"]?["metrics"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(through["erle_db"] as? Double), 0, accuracy: 0.1)
         let document = try loadJSON(root.appendingPathComponent("out/eval.json").path)
-        let best = (document["best_modes"] as? [String]) ?? []
+        let best = try XCTUnwrap((document["best_modes"] as? [String: Any])?["modes"] as? [String], "\(document["best_modes"] ?? "no best_modes")")
         XCTAssertFalse(best.contains("silent:intensityRecommended"), "\(best)")
         let summaries = document["mode_summary"] as! [[String: Any]]
         let silent = try XCTUnwrap(summaries.first { $0["mode"] as? String == "silent:intensityRecommended" })
         XCTAssertEqual(silent["wins"] as? Int, 0, "\(silent)")
+        let throughSummary = try XCTUnwrap(summaries.first { $0["mode"] as? String == "through:intensityRecommended" })
+        XCTAssertEqual(throughSummary["wins"] as? Int, 0, "\(throughSummary)")
+        XCTAssertEqual(best, ["speex:intensityRecommended"])
+        // Its convergence (the first window: it never moves) does not read as the fastest.
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        let throughRow = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `through:intensityRecommended`") })
+        XCTAssertTrue(throughRow.contains(" s (removes no echo)"), String(throughRow))
+        XCTAssertTrue(markdown.contains("| `speex:intensityRecommended` ★"), markdown)
+        XCTAssertFalse(throughRow.contains("★") || markdown.contains("| `silent:intensityRecommended` ★"), markdown)
+        // The mute's runs say what it did; the pass-through's and speex's do not.
+        for item in ["room", "far"] {
+            XCTAssertEqual(runs["\(item) silent:intensityRecommended"]?["findings"] as? [String], ["silent-send-in-single-talk"], item)
+            XCTAssertFalse((runs["\(item) through:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
+            XCTAssertFalse((runs["\(item) speex:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
+        }
         // The report names the plugin: its own name and the file's SHA-256.
         let report = try loadJSON(root.appendingPathComponent("out/room/through-intensityRecommended/report.json").path)
         let aec = try XCTUnwrap(report["aec"] as? [String: Any])

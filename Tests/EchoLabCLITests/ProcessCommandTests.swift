@@ -178,3 +178,42 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("o.flac").path))
     }
 }
+
+/// `process` runs a plugin at the plugin's own rate and says so: it printed the mic's rate
+/// ("processed at 16000 Hz" while the plugin ran at 48 kHz behind a second resampling, "48000"
+/// for a plugin told `--plugin-rate` 16000).
+final class ProcessPluginRateTests: XCTestCase {
+    func testAPluginRunsAtItsOwnRateAndTheOutcomeSaysWhich() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let pass = try CancellerPluginTests.misbehaving("passthrough", in: root)
+        for rate in [16_000, 48_000] {
+            var random = SeededRandom(seed: 3)
+            let mic = (0..<(rate * 2)).map { _ in random.nextSignedFloat() * 0.3 }
+            try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic\(rate).wav").path, sampleRate: rate)
+            try SoundFileWriter.write(mic, to: root.appendingPathComponent("lpb\(rate).wav").path, sampleRate: rate)
+        }
+        let inputs = try snapshot(root)
+        func process(_ rate: Int, pluginRate: Int?) throws -> String {
+            let result = try runEchoLab(["process", "--mic", "mic\(rate).wav", "--reference", "lpb\(rate).wav", "--out", "out\(rate).wav",
+                                         "--plugin", "pass=\(pass)", "--aec", "pass:intensityRecommended"]
+                                        + (pluginRate.map { ["--plugin-rate", "pass=\($0)"] } ?? []), in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+            return result.standardOutput
+        }
+        XCTAssertTrue(try process(16_000, pluginRate: nil).contains("(processed at 48000 Hz)"))
+        XCTAssertTrue(try process(48_000, pluginRate: 16_000).contains("(processed at 16000 Hz)"))
+        // At its own rate nothing is resampled and nothing delayed: a pass-through gives the mic back.
+        let native = try process(16_000, pluginRate: 16_000)
+        XCTAssertTrue(native.contains("(processed at 16000 Hz)"), native)
+        let reader = try SoundFileReader(path: root.appendingPathComponent("out16000.wav").path)
+        var out = [Float](repeating: 0, count: Int(reader.frameCount))
+        _ = try reader.read(into: &out, frames: out.count)
+        let mic = try SoundFileReader(path: root.appendingPathComponent("mic16000.wav").path)
+        var original = [Float](repeating: 0, count: Int(mic.frameCount))
+        _ = try mic.read(into: &original, frames: original.count)
+        XCTAssertEqual(out, original)
+        for name in ["out16000.wav", "out48000.wav"] { try FileManager.default.removeItem(at: root.appendingPathComponent(name)) }
+        XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
+    }
+}

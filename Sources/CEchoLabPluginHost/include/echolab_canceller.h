@@ -3,7 +3,8 @@
  *
  * A plugin is a shared library that exports one symbol, `echolab_canceller_entry`, returning a
  * table of functions. EchoLab runs it in a child process of its own (one per run): a plugin that
- * crashes, hangs, fails or writes NaN or Inf fails only its own runs. Build one with
+ * crashes, hangs, fails or writes NaN, Inf or a sample of ±2^20 (+120 dBFS) or more fails only its
+ * own runs. Build one with
  *     cc -shared -fPIC -O2 -I<echolab>/Sources/CEchoLabPluginHost/include my_aec.c -o my_aec.so
  * and run it with `echolab eval CORPUS --plugin mine=./my_aec.so --modes mine:intensityRecommended`.
  * docs/plugins.md describes the contract; Examples/Plugins/nlms.c is a complete plugin.

@@ -31,6 +31,7 @@
 #define B_chatty 11
 #define B_no_name 13
 #define B_bad_latency 12
+#define B_huge 14
 
 struct echolab_canceller {
     int frame;
@@ -74,6 +75,8 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     if (at == 30) return 7;
 #elif BEHAVIOUR == B_nan
     if (at == 30) out[3] = NAN;
+#elif BEHAVIOUR == B_huge
+    if (at == 30) out[3] = 1e19f;   /* finite, but no audio: past +120 dBFS the metrics' sums overflow */
 #elif BEHAVIOUR == B_chatty
     printf("frame %ld\n", at);
     fflush(stdout);
