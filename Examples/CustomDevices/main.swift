@@ -269,7 +269,7 @@ func runExample(_ options: Options) throws {
     let counters = call.end()
 
     let recordedFrames = recorder.bytesReceived / MemoryLayout<Float>.size
-    print("frames: \(counters.frames) engine ticks (\(counters.frames * 10) ms)")
+    print("ticks: \(counters.ticks) engine ticks (\(counters.ticks * 10) ms)")
     print("underruns: \(counters.underruns) (uplink \(counters.uplink.underruns), playout \(counters.playout.underruns))")
     print("bytes recorded: \(recorder.bytesReceived) (\(recordedFrames) frames, \(Double(recordedFrames) / 48_000) s)")
     for event in call.events where event.kind == "capture" {

@@ -78,10 +78,10 @@ public final class CallMeter {
     ///   - name: the report's scenario name.
     ///   - taps: tap name → file name, for reports that link audio the app wrote itself.
     /// Throws `SpillError` where a long call's metric rows could not be read back from the
-    /// temporary folder: the figures would not be the call's.
-    /// - Precondition: called once.
+    /// temporary folder: the figures would not be the call's; `CallError.ended` when called
+    /// again (a meter finishes its call once).
     public func finish(name: String = "app-call", taps: [String: String] = [:]) throws -> RunReport {
-        precondition(!finished, "a CallMeter finishes its call once")
+        guard !finished else { throw CallError.ended }
         finished = true
         let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))

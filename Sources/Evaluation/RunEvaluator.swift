@@ -19,7 +19,7 @@ public struct RunEvaluator: Sendable {
     /// `pluginDigest`: the plugin file's SHA-256 taken when the run started (else it is read now).
     public func evaluate(_ run: CallRun, measurement: CallMeasurement, wallSeconds: Double, taps: [String: String] = [:],
                          pluginDigest: String? = nil) -> RunReport {
-        let length = Int(run.counters.frames) * (run.sampleRate / 100)
+        let length = Int(run.counters.ticks) * (run.sampleRate / 100)
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }

@@ -92,7 +92,7 @@ public enum RunReportDocument {
 
         let p = report.pipeline, c = p.clippedSamples
         blocks.append(.heading("Pipeline", level: 2, id: "pipeline"))
-        blocks.append(.paragraph([.text("\(count(p.frames, "tick")) of 10 ms · \(count(p.underruns, "underrun")) · \(count(p.overruns, "overrun")) · "
+        blocks.append(.paragraph([.text("\(count(p.ticks, "tick")) of 10 ms · \(count(p.underruns, "underrun")) · \(count(p.overruns, "overrun")) · "
             + "\(count(report.sentClicks, "click")) and \(count(report.sentGaps, "gap")) in the sent audio · "
             + "\(count(p.ignoredFrames, "frame")) pushed to unselected devices · "
             + "clipped at full scale: playout \(c.playout), loudspeaker \(c.loudspeaker), mic \(c.mic), capture \(c.capture), reference \(c.reference) samples · "

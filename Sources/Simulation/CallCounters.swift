@@ -45,8 +45,8 @@ public struct ClippedSamples: Hashable, Sendable {
 
 /// The pipeline's health for one call.
 public struct PipelineCounters: Hashable, Sendable {
-    /// Engine ticks (10 ms frames) processed.
-    public var frames: Int64 = 0
+    /// Engine ticks (10 ms blocks) processed: `pipeline.ticks` in the reports.
+    public var ticks: Int64 = 0
     /// Custom mic uplink (app pushes → engine).
     public var uplink = BufferCounters()
     /// Custom speaker playout (engine → app pulls).

@@ -37,8 +37,11 @@ open class CustomMic {
         return true
     }
 
-    /// Called when the engine starts reading this mic.
+    /// Called when the mic is set (`setCustomMic`), before the engine reads it: start pushing
+    /// frames now. `isInUse` is true from here; the engine switches to the mic once it holds a
+    /// frame (its priming, about one push later), and the call's events log that instant.
     open func didStartCapturing() {}
-    /// Called when the engine stops reading this mic (reset to the default mic, or the call ended).
+    /// Called once when the engine stops reading this mic: reset to the default mic (once the
+    /// engine has switched away from it) or the call ended with it in use.
     open func didStopCapturing() {}
 }

@@ -34,6 +34,9 @@ open class CustomSpeaker {
         return frames * audioBuffer.channelCount * Sample.sampleType.bytesPerSample
     }
 
+    /// Called when the speaker is set (`setCustomSpeaker`): start pulling frames now.
     open func didStartPlaying() {}
+    /// Called once when the speaker is let go: reset to the default speaker, or the call ended
+    /// with it in use.
     open func didStopPlaying() {}
 }

@@ -95,7 +95,9 @@ public struct ScenarioInput: Hashable, Sendable {
 /// Where a stream of samples comes from: a file (any format libsndfile reads, resampled to the
 /// engine rate), or a seeded generator.
 public enum SignalSource: Hashable, Sendable, CustomStringConvertible {
-    case file(path: String, channel: ChannelSelection)
+    /// A file's samples; `channel` picks one of a multichannel file's channels or mixes them
+    /// (a mono file needs none, as a scenario file's `"far_end": "x.wav"` names none).
+    case file(path: String, channel: ChannelSelection = .monoOnly)
     case generator(SignalKind, seed: UInt64)
 
     public var description: String {
@@ -134,7 +136,7 @@ public struct EchoPathSettings: Hashable, Sendable {
 
 public enum ImpulseResponseSource: Hashable, Sendable {
     /// A measured response from a file, used as it is (not normalised).
-    case file(path: String, channel: ChannelSelection)
+    case file(path: String, channel: ChannelSelection = .monoOnly)
     /// A seeded synthetic room: direct path plus an exponentially decaying diffuse tail with
     /// the given RT60, normalised to unit energy so `gain_db` alone sets the ERL of white noise.
     case synthetic(rt60Milliseconds: Double, seed: UInt64)

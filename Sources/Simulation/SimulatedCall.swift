@@ -4,7 +4,7 @@ import VirtualTime
 
 /// The simulated world of one call: what the peer says, the local talker, the noise at the mic
 /// and the loudspeaker → microphone path.
-public struct CallWorld {
+public struct CallWorld: Hashable, Sendable {
     public var farEnd: SignalSource?
     public var nearEnd: SignalSource?
     public var noise: NoiseSettings?
@@ -261,13 +261,12 @@ public final class SimulatedCall {
         tickTimer?.cancel()
         tickTimer = nil
         audioManager.releaseRetiredMics(except: nil)
-        if let mic = audioManager.customMic { mic.isInUse = false; mic.didStopCapturing() }
-        if let speaker = audioManager.customSpeaker { speaker.isInUse = false; speaker.didStopPlaying() }
         recording.trim()
         recordedEchoPath?.finish()
         let leftovers = scheduler.drain()
         if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
-        // The counters are final now; then let go of every device, so nothing the devices hold
+        // The counters are final now; then let go of every device (a custom mic or speaker still
+        // in use hears `didStopCapturing` / `didStopPlaying`, once), so nothing the devices hold
         // (timers, resamplers, files) keeps the call's FFT plans and canceller state alive.
         let final = counters
         endCounters = final
@@ -290,7 +289,7 @@ public final class SimulatedCall {
 
     private var liveCounters: PipelineCounters {
         var c = PipelineCounters()
-        c.frames = tickCount
+        c.ticks = tickCount
         let mics = retiredMics + [activeMic, audioManager.customMic].compactMap { $0 } + audioManager.attachedMics
         var seen = Set<ObjectIdentifier>()
         for mic in mics where seen.insert(ObjectIdentifier(mic)).inserted {

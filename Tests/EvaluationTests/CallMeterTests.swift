@@ -23,5 +23,11 @@ final class CallMeterTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 10, accuracy: 0.1)
         // The mode set before the start is the call's configuration; the one set mid-call, an event.
         XCTAssertEqual(report.events.filter { $0.kind == "aec" }.map { "\($0.frame) \($0.detail)" }, ["96000 mode intensityRecommended"])
+        // A second finish is an error to catch, not a trap that ends the app's test process.
+        XCTAssertThrowsError(try meter.finish()) { XCTAssertEqual("\($0)", "the call has ended: a call runs once, from start() to end()") }
+        // Every call has the gate's talk per half second: here far-end single talk throughout.
+        XCTAssertEqual(report.activity.count, 6)
+        XCTAssertEqual(report.activity.first?.startSeconds, 0)
+        XCTAssertTrue(report.activity.allSatisfy { $0.farEndTalks && !$0.nearEndTalks && $0.frames > 0 }, "\(report.activity)")
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 final class PipelineReportTests: XCTestCase {
     func testKeysAndValuesAreTheReportSchemas() throws {
         var counters = PipelineCounters()
-        counters.frames = 500
+        counters.ticks = 500
         counters.uplink.written = 9_600
         counters.uplink.read = 8_640
         counters.uplink.buffered = 480

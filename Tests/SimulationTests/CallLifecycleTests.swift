@@ -66,7 +66,7 @@ final class CallLifecycleTests: XCTestCase {
                 try call.start()
                 try call.run(for: .seconds(1))
                 let counters = call.end()
-                XCTAssertEqual(counters.frames, 100, name)
+                XCTAssertEqual(counters.ticks, 100, name)
                 XCTAssertEqual(call.counters, counters, "\(name): the counters stay readable after end()")
             }()
             XCTAssertNil(weakCall, "\(name): the call outlived its end")

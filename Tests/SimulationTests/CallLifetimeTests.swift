@@ -23,7 +23,7 @@ final class CallLifetimeTests: XCTestCase {
             try call.start()
             try call.run(for: .milliseconds(200))
             let counters = call.end()
-            XCTAssertEqual(counters.frames, 20)
+            XCTAssertEqual(counters.ticks, 20)
             XCTAssertEqual(call.counters, counters, "the counters survive releasing the devices")
         }
         return { weakCall }

@@ -14,6 +14,39 @@ final class DeviceAPITests: XCTestCase {
 
     // MARK: AudioManager
 
+    /// A trial's mic heard `didStopCapturing` twice when the call ended with it in use (once from
+    /// `end`, once from letting go of the devices): an app that releases its resources there
+    /// released them twice. Each device hears start and stop once, whichever way it ends.
+    func testADeviceHearsStartAndStopOnce() throws {
+        final class CountingMic: CustomMic {
+            var starts = 0, stops = 0
+            override func didStartCapturing() { starts += 1 }
+            override func didStopCapturing() { stops += 1 }
+        }
+        final class CountingSpeaker: CustomSpeaker {
+            var starts = 0, stops = 0
+            override func didStartPlaying() { starts += 1 }
+            override func didStopPlaying() { stops += 1 }
+        }
+        for resetsFirst in [false, true] {
+            let call = try makeCall()
+            let mic = CountingMic(), speaker = CountingSpeaker()
+            call.audioManager.setCustomMic(mic)
+            call.audioManager.setCustomSpeaker(speaker)
+            XCTAssertTrue(mic.isInUse, "in use from setCustomMic on: the app starts pushing")
+            try call.start()
+            try call.run(for: .milliseconds(200))
+            if resetsFirst {
+                call.audioManager.resetCustomMicToDefaultMic()
+                call.audioManager.resetCustomSpeakerToDefaultSpeaker()
+                try call.run(for: .milliseconds(100))
+            }
+            _ = call.end()
+            XCTAssertEqual([mic.starts, mic.stops, speaker.starts, speaker.stops], [1, 1, 1, 1], "reset first: \(resetsFirst)")
+            XCTAssertFalse(mic.isInUse || speaker.isInUse)
+        }
+    }
+
     func testSelectingDevicesWhileCustomDevicesAreInUse() throws {
         let call = try makeCall()
         let manager = call.audioManager
@@ -204,7 +237,7 @@ final class DeviceAPITests: XCTestCase {
             try call.start()
             try call.run(for: .seconds(2))
             let counters = call.end()
-            XCTAssertEqual(counters.frames, 200)
+            XCTAssertEqual(counters.ticks, 200)
             XCTAssertEqual(call.isUserReferenceStarted, putsReference)
             let r = call.recording
             let window = 48_000..<96_000

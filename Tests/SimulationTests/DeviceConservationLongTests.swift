@@ -30,12 +30,12 @@ final class DeviceConservationLongTests: XCTestCase {
         let switchFrame = try XCTUnwrap(call.events.first { $0.kind == "capture" }?.frame)
         let c = call.end()
 
-        XCTAssertEqual(c.frames, micSeconds * 100)
+        XCTAssertEqual(c.ticks, micSeconds * 100)
         XCTAssertTrue(c.uplink.isConserved, "\(c.uplink)")
         XCTAssertEqual(c.uplink.written, mic.pushes * 960)
         XCTAssertEqual(c.ignoredFrames, 0)
         // Every tick the engine read the custom mic got 480 frames: real audio or counted silence.
-        let customTicks = c.frames - switchFrame / 480
+        let customTicks = c.ticks - switchFrame / 480
         XCTAssertEqual(c.uplink.read + c.uplink.primingSamples, customTicks * 480)
         XCTAssertEqual(c.uplink.underruns, 0, "the CadenceBuffer's priming should absorb ±2 ms jitter")
         XCTAssertEqual(c.uplink.overruns, 0)
@@ -68,9 +68,9 @@ final class DeviceConservationLongTests: XCTestCase {
         try call.run(for: .seconds(seconds))
         let c = call.end()
 
-        XCTAssertEqual(c.frames, seconds * 100, file: file, line: line)
+        XCTAssertEqual(c.ticks, seconds * 100, file: file, line: line)
         XCTAssertTrue(c.playout.isConserved, "\(c.playout)", file: file, line: line)
-        XCTAssertEqual(c.playout.written, c.frames * 480, "the engine writes every tick", file: file, line: line)
+        XCTAssertEqual(c.playout.written, c.ticks * 480, "the engine writes every tick", file: file, line: line)
         // Every frame the app pulled is real audio, priming silence or counted underrun silence.
         let pulled = speaker.pulls * Int64(framesPerPull)
         XCTAssertEqual(c.playout.read + c.playout.primingSamples + speaker.conditioner.missingSamples, pulled, file: file, line: line)

@@ -20,7 +20,7 @@ final class EchoPathTests: XCTestCase {
         XCTAssertTrue(run.recording.echo[0..<delay].allSatisfy { $0 == 0 })
         // No AEC: what is sent is the mic.
         XCTAssertEqual(run.recording.sent, run.recording.mic)
-        XCTAssertEqual(run.counters.frames, 200)
+        XCTAssertEqual(run.counters.ticks, 200)
     }
 
     /// Partitioned convolution equals direct convolution.

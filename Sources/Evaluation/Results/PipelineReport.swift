@@ -64,7 +64,7 @@ public struct PipelineReport: Codable, Sendable, Equatable {
     }
 
     public init(_ counters: PipelineCounters, sentClicks: Int, sentGaps: Int) {
-        ticks = counters.frames
+        ticks = counters.ticks
         underruns = counters.underruns
         overruns = counters.overruns
         ignoredFrames = counters.ignoredFrames

@@ -147,7 +147,8 @@ public struct RunReport: Sendable {
             "schema": .string(Self.schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
             "scenario": .string(scenarioName),
-            "scenario_file": .string(scenarioFile),
+            // A hand-driven call (`CallMeter`) has no scenario file: null, not "".
+            "scenario_file": scenarioFile.isEmpty ? .null : .string(scenarioFile),
             "sample_rate": .number(rate),
             "duration_s": .number(durationSeconds),
             "aec": .object(aec),

@@ -137,7 +137,7 @@ let report = try meter.finish(name: "app-call")
 // on is the finding's measure (sent_error_db).
 func decibels(_ value: Double?) -> String { value.map { String(format: "%.1f dB", $0) } ?? "n/a" }
 
-print("call: \(report.durationSeconds) s, \(report.pipeline.frames) ticks, \(report.pipeline.underruns) underruns, \(report.sentClicks) clicks in sent")
+print("call: \(report.durationSeconds) s, \(report.pipeline.ticks) ticks, \(report.pipeline.underruns) underruns, \(report.sentClicks) clicks in sent")
 print("ERLE whole call: \(decibels(report.metrics.erleDB)) (steady state \(decibels(report.metrics.erleSteadyDB)), ERL \(decibels(report.metrics.erlDB)))")
 for segment in report.segments {
     let span = String(format: "%.2f-%.2f s", segment.startSeconds, segment.endSeconds)
