@@ -177,9 +177,12 @@ public struct EvalComparison: Sendable {
     /// `≥ 49.04 → ≥ 39.04 dB` of ERLE is no evidence the canceller removed less. Listed, not judged.
     public var notJudged: [Change] = []
     /// Runs whose canceller library (eval.json's `library`: a version, a plugin's SHA-256) is not
-    /// the baseline's: listed, not judged (in neither `regressions` nor `improvements`) — the
-    /// numbers measure another build.
+    /// the baseline's: listed, and not judged (in neither `regressions` nor `improvements`: the
+    /// numbers measure another build) unless `judgesLibraryChanges`.
     public var libraryChanges: [Change] = []
+    /// Runs measured with another library are judged too (`compare --judge-library-changes`): a
+    /// plugin author's next build against the last, where the new library is the change to judge.
+    public var judgesLibraryChanges: Bool
     /// Scores the two files cannot be compared on: a scorer of another version or model, or one
     /// CURRENT was not scored with. Listed, not judged.
     public var scoreNotes: [Change] = []
@@ -279,7 +282,9 @@ public struct EvalComparison: Sendable {
     /// The frames of a segment's figures (its keys are flat).
     static let segmentFramesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "single_talk_analysis_frames"]
 
-    public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double, maxRegressionScore: Double = 0.1) {
+    public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double, maxRegressionScore: Double = 0.1,
+                judgesLibraryChanges: Bool = false) {
+        self.judgesLibraryChanges = judgesLibraryChanges
         self.maxRegressionDB = maxRegressionDB
         self.maxRegressionScore = maxRegressionScore
         let old = Self.runs(in: baseline), new = Self.runs(in: current)
@@ -313,7 +318,7 @@ public struct EvalComparison: Sendable {
     /// both measured it (ran, on enough frames). In order of run, so that the sums, and the
     /// printed means, are the same every time.
     private func modeMeans(_ old: [RunKey: JSONValue], _ new: [RunKey: JSONValue], modes: [String]) -> [ModeMean] {
-        let notJudged = Set(libraryChanges.map(\.run))
+        let notJudged = judgesLibraryChanges ? [] : Set(libraryChanges.map(\.run))
         var pairs: [String: [(was: Figure, now: Figure)]] = [:]
         for key in old.keys.sorted() where !notJudged.contains(key) {
             guard let after = new[key] else { continue }
@@ -331,10 +336,10 @@ public struct EvalComparison: Sendable {
 
     private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
         // Another library's numbers measure another build: the run is listed, and nothing of it
-        // is judged (a regression there would fail the gate on a library update).
+        // is judged (a regression there would fail the gate on a library update) unless asked.
         if let change = Self.libraryChange(key, before, after) {
             libraryChanges.append(change)
-            return
+            if !judgesLibraryChanges { return }
         }
         let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
         switch (failedBefore, failedAfter) {

@@ -65,6 +65,9 @@ public struct RunEvaluator: Sendable {
             // What a baseline measured: the plugin's own name and the file's SHA-256.
             let digest = pluginDigest ?? BackendLibrary.digest(of: plugin)
             if let name = run.pluginName { report.aecSettings["plugin_name"] = .text(name) }
+            // What it said of its own delay, which EchoLab took out: a plugin that reports less
+            // than it delays reads as a canceller that cuts the near end.
+            if let latency = run.pluginLatencySamples { report.aecSettings["plugin_latency_samples"] = .number(Double(latency)) }
             report.aecSettings["plugin_sha256"] = .text(digest)
             report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName,
                                                                     pluginDigest: digest).map(EchoControlSetting.text)

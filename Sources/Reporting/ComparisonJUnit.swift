@@ -26,7 +26,7 @@ public enum ComparisonJUnit {
                 body = skipped("not in the baseline: listed, not judged")
             } else if notRun.contains(run) {
                 body = skipped("not run: the current eval was interrupted")
-            } else if let change = otherLibrary[run] {
+            } else if let change = otherLibrary[run], !comparison.judgesLibraryChanges {
                 body = skipped("measured with another library (\(change.baselineText), now \(change.currentText)): listed, not judged")
             } else {
                 body = ""

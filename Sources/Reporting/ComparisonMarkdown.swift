@@ -69,7 +69,8 @@ public enum ComparisonMarkdown {
                            change.reasonText ?? ""])
             }
         }
-        table("Measured with another library (not judged)", comparison.libraryChanges)
+        table(comparison.judgesLibraryChanges ? "Measured with another library (judged: --judge-library-changes)"
+                                               : "Measured with another library (not judged)", comparison.libraryChanges)
         table("Scores not compared (not judged)", comparison.scoreNotes)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"

@@ -163,6 +163,10 @@ public enum ScenarioLoader {
             guard !path.isEmpty else { throw aec.fail("plugin", "empty file name") }
             let resolved = URL(fileURLWithPath: resolve(path)).standardizedFileURL.path
             guard FileManager.default.isReadableFile(atPath: resolved) else { throw aec.fail("plugin", "\(resolved): no such readable file") }
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder), isFolder.boolValue {
+                throw aec.fail("plugin", "\(resolved): a folder, not a shared library")
+            }
             var options: String?
             if aec.has("plugin_options") {
                 guard case .object? = aec.any("plugin_options") else { throw aec.fail("plugin_options", "expected an object") }

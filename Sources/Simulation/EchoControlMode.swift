@@ -34,7 +34,8 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
             throw ParseError(text: text, problem: "expected disabled or BACKEND:INTENSITY (backends: \(backends); intensities: \(intensities))")
         }
         guard let backend = EchoCancellerBackend(builtIn: parts[0]) ?? plugins.first(where: { $0.name == parts[0] }).map(EchoCancellerBackend.init(plugin:)) else {
-            throw ParseError(text: text, problem: "unknown backend '\(parts[0])' (one of \(backends))")
+            throw ParseError(text: text, problem: "unknown backend '\(parts[0])' (one of \(backends); a canceller plugin is "
+                             + "registered with --plugin \(parts[0])=PATH, or named in a scenario's aec)")
         }
         guard let intensity = EchoCancellerMode(rawValue: parts[1]), intensity != .disabled else {
             throw ParseError(text: text, problem: "unknown intensity '\(parts[1])' (one of \(intensities); or the whole mode 'disabled')")

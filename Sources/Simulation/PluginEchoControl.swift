@@ -94,6 +94,8 @@ public final class PluginEchoControl: EchoControl {
 
     /// The name the plugin gives itself (`echolab_canceller_api.name`).
     public var reportedName: String { process.reportedName }
+    /// The latency the plugin reports (`latency_samples`, at its own rate), before the resampling's.
+    public var reportedLatencySamples: Int { process.latencySamples }
 
     public var linearOutput: [Float]? { nil }
     public var metrics: EchoControlMetrics { EchoControlMetrics() }

@@ -19,6 +19,8 @@ public struct CallRun: Sendable {
     public var hardware: HardwareReport? = nil
     /// The name a canceller plugin gave itself (`echolab_canceller_api.name`), when one ran.
     public var pluginName: String? = nil
+    /// The latency it reported (`latency_samples`, at its own rate).
+    public var pluginLatencySamples: Int? = nil
 
     /// A run from its parts, for a call driven by hand rather than by `ScenarioRunner` (app code
     /// measured with `Evaluation.CallMeter`, which builds one). `counters` are what
@@ -145,6 +147,7 @@ public struct ScenarioRunner {
                           timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
                           hardware: hardware)
         run.pluginName = call.sendVoiceProcessor.pluginName
+        run.pluginLatencySamples = call.sendVoiceProcessor.pluginLatencySamples
         return run
     }
 }

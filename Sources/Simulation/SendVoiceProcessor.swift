@@ -30,6 +30,8 @@ public final class SendVoiceProcessor {
     public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
     /// The name the last canceller plugin made gave itself (nil: none ran).
     public private(set) var pluginName: String?
+    /// The latency it reported (`latency_samples`, at its own rate).
+    public private(set) var pluginLatencySamples: Int?
     /// How many decisions adaptive suppression took, listed or not.
     public var adaptiveDecisionCount: Int { adaptive?.decisionCount ?? 0 }
     /// Told of each mode the app sets (component — "aec", "ns", "agc" — and what it is now): the
@@ -53,7 +55,10 @@ public final class SendVoiceProcessor {
         } else if canceller?.changeIntensity(to: mode) != true {
             canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
                                                     frameSize: frameSize, filterOverride: filterOverride)
-            if let plugin = canceller as? PluginEchoControl { pluginName = plugin.reportedName }
+            if let plugin = canceller as? PluginEchoControl {
+                pluginName = plugin.reportedName
+                pluginLatencySamples = plugin.reportedLatencySamples
+            }
         }
         echoCancellerMode = mode
         adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity(steering: $0, sampleRate: sampleRate, frameSize: frameSize) } : nil

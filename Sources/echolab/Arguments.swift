@@ -191,6 +191,10 @@ struct PluginOptions: ParsableArguments {
                 guard !paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin: \(name) is registered twice") }
                 let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
                 guard FileManager.default.isReadableFile(atPath: absolute) else { throw ValidationError("--plugin \(name): \(absolute): no such readable file") }
+                var isFolder: ObjCBool = false
+                if FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), isFolder.boolValue {
+                    throw ValidationError("--plugin \(name): \(absolute): a folder, not a shared library")
+                }
                 paths.append((name, absolute))
             }
             var optionTexts: [String: String] = [:], sampleRates: [String: Int] = [:]

@@ -23,7 +23,8 @@ struct CompareCommand: ParsableCommand {
         counts only where the change is certain (ERLE or TCLw fell: CURRENT measured and under the baseline; attenuation \
         rose: the baseline measured and CURRENT over it); a change a bound leaves uncertain is listed as not judged. Findings that went away are listed as \
         improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
-        library (a version, a plugin's SHA-256) than the baseline's, and scores CURRENT was not scored for or scored by \
+        library (a version, a plugin's SHA-256) than the baseline's — unless --judge-library-changes, where the new \
+        library is the change to judge (your plugin's next build against its last) —, and scores CURRENT was not scored for or scored by \
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
         are listed as not run, not as regressions. Exit codes, as diff's: 0 no regression (an equal report \
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab eval.json, or the diff cannot be written to stdout (a full disk, a reader that went away); 64 usage error (also a \
@@ -51,6 +52,9 @@ struct CompareCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library, not reached by an interrupted CURRENT) skipped (same rules as --markdown).", valueName: "file"))
     var junit: String?
+
+    @Flag(help: ArgumentHelp("Judge runs measured with another canceller library too (still listed as such): the new library is the change to judge — your plugin's next build against its last, a backend library's update."))
+    var judgeLibraryChanges = false
 
     func validate() throws {
         guard maxRegressionDB.isFinite, maxRegressionDB >= 0 else {
@@ -94,7 +98,8 @@ struct CompareCommand: ParsableCommand {
         let comparison: EvalComparison
         do {
             comparison = EvalComparison(baseline: try EvalDocument.read(baseline), current: try EvalDocument.read(current),
-                                        maxRegressionDB: maxRegressionDB, maxRegressionScore: maxRegressionMOS)
+                                        maxRegressionDB: maxRegressionDB, maxRegressionScore: maxRegressionMOS,
+                                        judgesLibraryChanges: judgeLibraryChanges)
         } catch {
             throw CommandFailure.exit(error, code: 2)
         }

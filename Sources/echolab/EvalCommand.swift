@@ -144,13 +144,24 @@ struct EvalCommand: ParsableCommand {
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be
     /// loaded fails identically in every mode, and says so once, with how many runs it stopped.
+    /// A message that does not name its items' files (a plugin's failure names the plugin) names
+    /// the runs it stopped, the first three of them.
     static func errorLines(_ results: [CorpusRun.Result]) -> [String] {
-        var order: [String] = [], runs: [String: Int] = [:]
-        for case let error? in results.map(\.error) {
+        var order: [String] = [], runs: [String: [CorpusRun.Result]] = [:]
+        for result in results {
+            guard let error = result.error else { continue }
             if runs[error] == nil { order.append(error) }
-            runs[error, default: 0] += 1
+            runs[error, default: []].append(result)
         }
-        return order.map { error in "echolab: \(error)" + (runs[error]! > 1 ? " (\(runs[error]!) runs)" : "") }
+        return order.map { error in
+            let stopped = runs[error]!
+            if stopped.allSatisfy({ error.contains($0.file) }) {
+                return "echolab: \(error)" + (stopped.count > 1 ? " (\(stopped.count) runs)" : "")
+            }
+            let named = stopped.prefix(3).map { "\($0.item) \($0.mode?.description ?? "its own mode")" }.joined(separator: ", ")
+                + (stopped.count > 3 ? " and \(stopped.count - 3) more" : "")
+            return "echolab: \(error) (" + (stopped.count > 1 ? "\(stopped.count) runs: " : "") + named + ")"
+        }
     }
 
     /// One line per scorer that left runs unscored: how many, and the first reason (each run's

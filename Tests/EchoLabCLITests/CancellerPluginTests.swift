@@ -74,6 +74,11 @@ final class CancellerPluginTests: XCTestCase {
                 XCTAssertTrue(eval.standardError.contains("plugin \(name) (\(path)): \(problem)"), eval.standardError)
             }
         }
+        // The line names the runs it stopped (the message names the plugin, not the items).
+        let crashPath = plugins.appendingPathComponent("crash.so").path
+        XCTAssertTrue(eval.standardError.contains("plugin crash (\(crashPath)): crashed at frame 30 (signal 11, Segmentation fault) "
+                                                  + "(2 runs: delay40-intensityRecommended crash:intensityMax, speech crash:intensityMax)\n"),
+                      eval.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("corpus")), inputs, "inputs unchanged")
         // No child is left behind, hung or not.
         let children = try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", "plugin-host .*\(root.lastPathComponent)"])
@@ -192,6 +197,7 @@ final class CancellerPluginTests: XCTestCase {
         let report = try loadJSON(root.appendingPathComponent("out/room/through-intensityRecommended/report.json").path)
         let aec = try XCTUnwrap(report["aec"] as? [String: Any])
         XCTAssertEqual(aec["plugin_name"] as? String, "misbehaving")
+        XCTAssertEqual(aec["plugin_latency_samples"] as? Double, 0, "it has no latency_samples: 0")
         let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [passthrough]).output.prefix(64)
         XCTAssertEqual(aec["plugin_sha256"] as? String, String(digest))
         XCTAssertEqual(aec["plugin_path"] as? String, passthrough)
@@ -317,11 +323,14 @@ final class CancellerPluginTests: XCTestCase {
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
         let cases: [([String], String)] = [
             (["--plugin", "x=missing.so"], "--plugin x: \(root.path)/missing.so: no such readable file"),
+            // A folder failed each run at dlopen ("Is a directory"); it is refused as a missing file is.
+            (["--plugin", "x=."], "--plugin x: \(root.path): a folder, not a shared library"),
             (["--plugin", "speex=\(through)"], "--plugin: plugin name 'speex' is a built-in backend's; choose another"),
             (["--plugin", "a=\(through)", "--plugin", "a=\(through)"], "--plugin: a is registered twice"),
             (["--plugin", "a=\(through)", "--plugin-options", "a=[1]"], "--plugin-options a: not a JSON object: [1]"),
             (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "--plugin-rate a: 44100 Hz is not one of 8000, 16000, 32000, 48000"),
-            (["--aec", "nope:intensityMax"], "unknown backend 'nope'"),
+            (["--aec", "nope:intensityMax"], "unknown backend 'nope' (one of speex, webrtc, webrtc-mobile, aec3, echolab; "
+                + "a canceller plugin is registered with --plugin nope=PATH, or named in a scenario's aec)"),
         ]
         for (extra, message) in cases {
             let run = try runEchoLab(["run", "delay.json", "--out", "run"] + extra + (extra.contains("--aec") ? [] : ["--aec", "speex:intensityMax"]), in: root)

@@ -102,6 +102,15 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertEqual(better.status, 0, better.standardOutput)
         XCTAssertTrue(better.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), better.standardOutput)
         XCTAssertEqual(Self.rows(naming: item, in: better.standardOutput).count, 1, better.standardOutput)
+
+        // Asked to (a plugin author's next build against the last), the new library is judged:
+        // the 5 dB fall is a regression, and the run is still listed as another library's.
+        let judged = try runEchoLab(["compare", older, "base/eval.json", "--judge-library-changes", "--junit", "judged.xml"], in: root)
+        XCTAssertEqual(judged.status, 1, judged.standardOutput + judged.standardError)
+        XCTAssertTrue(judged.standardOutput.contains("## Measured with another library (judged: --judge-library-changes)"), judged.standardOutput)
+        XCTAssertTrue(judged.standardOutput.contains("**1 regression.**"), judged.standardOutput)
+        let judgedXML = try String(contentsOfFile: path("judged.xml"), encoding: .utf8)
+        XCTAssertTrue(judgedXML.contains(#"failures="1""#) && !judgedXML.contains("listed, not judged"), judgedXML)
     }
 
     /// Both means of a mode are over the same runs: each file's mean over all its own items
@@ -209,7 +218,7 @@ final class CompareVerdictTests: XCTestCase {
     /// An output file compare refuses is a usage error, said as swift-argument-parser says one,
     /// before anything is read or written: it exited 2, which says an input cannot be read.
     func testARefusedOutputFileIsAUsageError() throws {
-        let usage = "Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]\n"
+        let usage = "Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]\n"
             + "  See 'echolab compare --help' for more information.\n"
         let same = try runEchoLab(["compare", "base/eval.json", "base/eval.json", "--markdown", "x.md", "--junit", "x.md"], in: root)
         XCTAssertEqual(same.status, 64, same.standardOutput + same.standardError)

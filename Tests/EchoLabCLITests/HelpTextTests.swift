@@ -510,17 +510,19 @@ final class HelpTextTests: XCTestCase {
         baseline measured and CURRENT over it); a change a bound leaves uncertain is
         listed as not judged. Findings that went away are listed as improvements. Runs
         only CURRENT has are listed, not judged, and so are runs measured with another
-        canceller library (a version, a plugin's SHA-256) than the baseline's, and
-        scores CURRENT was not scored for or scored by another scorer version or model.
-        An interrupted CURRENT ("complete": false) fails; the runs it did not reach are
-        listed as not run, not as regressions. Exit codes, as diff's: 0 no regression
-        (an equal report included); 1 a regression; 2 a file cannot be read or is not
-        an EchoLab eval.json, or the diff cannot be written to stdout (a full disk, a
-        reader that went away); 64 usage error (also a --markdown or --junit file
-        refused: a compared file, both the same file, a folder, pipe or device, one in
-        a folder that cannot be written).
+        canceller library (a version, a plugin's SHA-256) than the baseline's — unless
+        --judge-library-changes, where the new library is the change to judge (your
+        plugin's next build against its last) —, and scores CURRENT was not scored for
+        or scored by another scorer version or model. An interrupted CURRENT
+        ("complete": false) fails; the runs it did not reach are listed as not run, not
+        as regressions. Exit codes, as diff's: 0 no regression (an equal report
+        included); 1 a regression; 2 a file cannot be read or is not an EchoLab
+        eval.json, or the diff cannot be written to stdout (a full disk, a reader that
+        went away); 64 usage error (also a --markdown or --junit file refused: a
+        compared file, both the same file, a folder, pipe or device, one in a folder
+        that cannot be written).
 
-        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
+        USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
 
         ARGUMENTS:
           <baseline>              The reference eval.json (e.g. the committed
@@ -545,6 +547,10 @@ final class HelpTextTests: XCTestCase {
                                   CURRENT, another library, not reached by an
                                   interrupted CURRENT) skipped (same rules as
                                   --markdown).
+          --judge-library-changes Judge runs measured with another canceller library
+                                  too (still listed as such): the new library is the
+                                  change to judge — your plugin's next build against
+                                  its last, a backend library's update.
           --version               Show the version.
           -h, --help              Show help information.
 
@@ -701,13 +707,13 @@ final class HelpTextTests: XCTestCase {
     func testCompareReportFilesError() throws {
         try assertUsageError(["compare", "base.json", "current.json", "--markdown", "gate.md", "--junit", "./gate.md"], """
         Error: ./gate.md: given to both --markdown and --junit; name two files
-        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
+        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
           See 'echolab compare --help' for more information.
 
         """)
         try assertUsageError(["compare", "base.json", "current.json", "--markdown", "base.json"], """
         Error: base.json: cannot write: it is an input (base.json); choose another file
-        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>]
+        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
           See 'echolab compare --help' for more information.
 
         """)
