@@ -91,6 +91,7 @@ public enum EvalReportDocument {
             return row
         }, isSortable: detail == .full)))
         blocks += modesTableNotes(modes: modes, summaries: summaries)
+        if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
         }
@@ -222,6 +223,21 @@ public enum EvalReportDocument {
             text += "."
         }
         return [.paragraph([.text(text)])]
+    }
+
+    /// What each backend's runs were measured with (eval.json's per-run `library`: a library and
+    /// its version, a plugin's name and SHA-256), so that a page read without eval.json says what
+    /// it measured; a backend whose runs name several (merged shards of two builds) lists each.
+    /// nil where no run names one.
+    static func librariesNote(_ results: [CorpusRun.Result]) -> String? {
+        var order: [String] = [], libraries: [String: [String]] = [:]
+        for result in results {
+            guard let backend = result.mode?.backend.name, let library = result.summary?.library else { continue }
+            if libraries[backend] == nil { order.append(backend) }
+            if libraries[backend]?.contains(library) != true { libraries[backend, default: []].append(library) }
+        }
+        guard !order.isEmpty else { return nil }
+        return "Measured with: " + order.map { "\($0): \(libraries[$0]!.joined(separator: " and "))" }.joined(separator: "; ") + "."
     }
 
     /// The bands the item's runs give no ERLE in, with the runs' own reason and the modes it holds

@@ -200,6 +200,11 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(aec["plugin_latency_samples"] as? Double, 0, "it has no latency_samples: 0")
         let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [passthrough]).output.prefix(64)
         XCTAssertEqual(aec["plugin_sha256"] as? String, String(digest))
+        // eval.md says what each backend's runs were measured with, as eval.json does per run.
+        let muteDigest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [mute]).output.prefix(64)
+        XCTAssertTrue(markdown.contains("Measured with: speex: speexdsp 1."), markdown)
+        XCTAssertTrue(markdown.contains("; through: plugin misbehaving, sha256 \(digest); silent: plugin misbehaving, sha256 \(muteDigest)."),
+                      markdown)
         XCTAssertEqual(aec["plugin_path"] as? String, passthrough)
     }
 

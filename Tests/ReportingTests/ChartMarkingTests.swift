@@ -106,3 +106,19 @@ final class ActivityLaneTests: XCTestCase {
         XCTAssertTrue(RunReportDocument.activityLanes([]).isEmpty)
     }
 }
+
+/// A trial's plugin drew in a built-in backend's purple, its two intensities in webrtc-mobile's
+/// green and webrtc's orange, and in another colour in the next eval (the palette by place).
+final class PluginColourTests: XCTestCase {
+    func testAPluginIsAFamilyOfItsOwnInEveryEval() throws {
+        let intensities = ["intensityMin", "intensityRecommended", "intensityAdaptive", "intensityMax"]
+        let builtIn = Set(ModeColours.backends.keys.flatMap { backend in intensities.compactMap { ModeColours.colour(for: "\(backend):\($0)") } })
+        let mine = try intensities.map { try XCTUnwrap(ModeColours.colour(for: "fdaf:\($0)")) }
+        XCTAssertEqual(Set(mine).count, 4, "one shade per intensity")
+        XCTAssertTrue(builtIn.isDisjoint(with: mine), "\(mine)")
+        // One hue: the shades differ only in lightness, as a built-in backend's do.
+        let hue = ModeColours.pluginHues[Int(ModeColours.nameHash("fdaf") % UInt64(ModeColours.pluginHues.count))]
+        XCTAssertEqual(mine, intensities.map { ModeColours.hex(hue: hue.hue, saturation: hue.saturation, lightness: ModeColours.intensities[$0]!) })
+        XCTAssertNil(ModeColours.colour(for: "as written"))
+    }
+}
