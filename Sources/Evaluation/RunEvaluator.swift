@@ -26,14 +26,21 @@ public struct RunEvaluator: Sendable {
         let (analysis, glitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
 
+        // The AEC mode each segment starts in (the device timeline the lint reads): a segment
+        // without a canceller re-converges to nothing.
+        func cancels(at sample: Int) -> Bool {
+            let mode = run.deviceStates.last { $0.frame <= Int64(sample) }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
+            return mode != .disabled
+        }
         let segments = zip(ranges, analysis.segments).map { range, metrics in
             RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
                               metrics: metrics,
                               // Segment metrics restart the ERLE series at the segment's start: their
-                              // convergence is the re-convergence after the event that opened it.
-                              reconvergenceSeconds: metrics.convergenceSeconds,
+                              // convergence is the re-convergence after the event that opened it
+                              // (none without a canceller: its ERLE sits at 0 dB from the start).
+                              reconvergenceSeconds: cancels(at: range.lowerBound) ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,

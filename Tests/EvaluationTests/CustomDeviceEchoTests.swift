@@ -95,6 +95,8 @@ final class CustomDeviceEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.segments[0].metrics.erleDB), 0, accuracy: 0.1)
         XCTAssertGreaterThan(try XCTUnwrap(report.segments[1].metrics.erleSteadyDB), 25)
         XCTAssertNotNil(report.segments[1].reconvergenceSeconds)
+        // Without a canceller nothing re-converges: its ERLE sits at 0 dB from the start (this read 0.0 s).
+        XCTAssertNil(report.segments[0].reconvergenceSeconds)
         let events = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["events"] as? [[String: Any]])
         XCTAssertTrue(events.contains { ($0["detail"] as? String) == "set_aec intensityRecommended" && ($0["t_s"] as? Double) == 4 })
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
