@@ -187,7 +187,10 @@ struct TimeChartSVG {
             svg += "<g class=\"lane\"><text class=\"lane-label\" x=\"\(A.f(left - 6))\" y=\"\(A.f(ly + 10))\" text-anchor=\"end\">\(HTMLWriter.escape(lane.name))</text>"
             svg += "<rect x=\"\(A.f(left))\" y=\"\(A.f(ly))\" width=\"\(A.f(width - left - right))\" height=\"12\" fill=\"#f5f5f5\"/>"
             for stretch in lane.stretches {
-                svg += "<rect x=\"\(A.f(x(stretch.start)))\" y=\"\(A.f(ly))\" width=\"\(A.f(max(0.5, x(stretch.end) - x(stretch.start))))\" height=\"12\" fill=\"\(colour)\" fill-opacity=\"0.7\"/>"
+                // A part share is a lighter fill, never so light that it reads as none.
+                let opacity = stretch.share.map { 0.12 + 0.58 * min(1, max(0, $0)) } ?? 0.7
+                let rect = "<rect x=\"\(A.f(x(stretch.start)))\" y=\"\(A.f(ly))\" width=\"\(A.f(max(0.5, x(stretch.end) - x(stretch.start))))\" height=\"12\" fill=\"\(colour)\" fill-opacity=\"\(A.f(opacity))\""
+                svg += stretch.label.isEmpty ? rect + "/>" : rect + "><title>\(HTMLWriter.escape(stretch.label))</title></rect>"
             }
             svg += "</g>\n"
         }

@@ -120,8 +120,17 @@ public struct ReportDocument: Sendable {
         public struct Band: Sendable {
             public var start: Double
             public var end: Double
+            /// A shaded segment's label; a lane's stretch's tooltip (none where empty).
             public var label: String
-            public init(start: Double, end: Double, label: String) { self.start = start; self.end = end; self.label = label }
+            /// A lane's stretch: the share of its time the lane's state held (0…1), drawn as how
+            /// strongly it is filled; nil: wholly.
+            public var share: Double?
+            public init(start: Double, end: Double, label: String, share: Double? = nil) {
+                self.start = start
+                self.end = end
+                self.label = label
+                self.share = share
+            }
         }
         /// Rows of on/off stretches under the plot (far end talks, near end talks).
         public struct Lane: Sendable {

@@ -178,24 +178,34 @@ public enum RunReportDocument {
             .map { .init(t: Double($0.frame) / Double(report.sampleRate), label: $0.detail) }
     }
 
-    /// Far end, near end and both (double talk) as stretches of windows where the activity gate
-    /// judged them talking in at least half the frames: the talk the metrics scored.
+    /// Far end, near end and both (double talk), window by window as the activity gate judged
+    /// them: each window filled by the share of its analysis frames in which that talker talked
+    /// (its count on hover), neighbours where it talked throughout drawn as one stretch. Speech
+    /// interleaves within half a second: a window of a third double talk is drawn so, not as none.
     static func activityLanes(_ windows: [ActivityWindow]) -> [ReportDocument.TimeChart.Lane] {
         guard !windows.isEmpty else { return [] }
-        func stretches(_ active: (ActivityWindow) -> Bool) -> [ReportDocument.TimeChart.Band] {
+        func stretches(_ what: String, _ count: (ActivityWindow) -> Int) -> [ReportDocument.TimeChart.Band] {
             var out: [ReportDocument.TimeChart.Band] = []
-            for window in windows where active(window) {
-                if let last = out.last, last.end == window.startSeconds {
-                    out[out.count - 1].end = window.endSeconds
-                } else {
-                    out.append(.init(start: window.startSeconds, end: window.endSeconds, label: ""))
+            var whole: (frames: Int, index: Int)?   // the stretch of whole windows being extended
+            for window in windows where window.frames > 0 && count(window) > 0 {
+                let talked = count(window), isWhole = talked == window.frames
+                if isWhole, let run = whole, out[run.index].end == window.startSeconds {
+                    let frames = run.frames + talked
+                    out[run.index].end = window.endSeconds
+                    out[run.index].label = "\(what) in all \(frames) analysis frames"
+                    whole = (frames, run.index)
+                    continue
                 }
+                out.append(.init(start: window.startSeconds, end: window.endSeconds,
+                                 label: isWhole ? "\(what) in all \(talked) analysis frames" : "\(what) in \(talked) of \(window.frames) analysis frames",
+                                 share: Double(talked) / Double(window.frames)))
+                whole = isWhole ? (talked, out.count - 1) : nil
             }
             return out
         }
-        return [.init(name: "far end talks", stretches: stretches(\.farEndTalks)),
-                .init(name: "near end talks", stretches: stretches(\.nearEndTalks)),
-                .init(name: "double talk", stretches: stretches(\.isDoubleTalk))]
+        return [.init(name: "far end talks", stretches: stretches("far end talks", \.farEndFrames)),
+                .init(name: "near end talks", stretches: stretches("near end talks", \.nearEndFrames)),
+                .init(name: "double talk", stretches: stretches("double talk", \.doubleTalkFrames))]
     }
 
     /// The taps in listening order (what the mic heard, what was sent, then the rest), as clips.

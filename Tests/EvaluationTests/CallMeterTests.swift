@@ -28,6 +28,6 @@ final class CallMeterTests: XCTestCase {
         // Every call has the gate's talk per half second: here far-end single talk throughout.
         XCTAssertEqual(report.activity.count, 6)
         XCTAssertEqual(report.activity.first?.startSeconds, 0)
-        XCTAssertTrue(report.activity.allSatisfy { $0.farEndTalks && !$0.nearEndTalks && $0.frames > 0 }, "\(report.activity)")
+        XCTAssertTrue(report.activity.allSatisfy { $0.frames > 0 && $0.farEndFrames == $0.frames && $0.nearEndFrames == 0 }, "\(report.activity)")
     }
 }

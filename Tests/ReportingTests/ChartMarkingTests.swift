@@ -86,9 +86,11 @@ final class ChartMarkingTests: XCTestCase {
 }
 
 /// The lanes under the run page's ERLE plot are the activity gate's decisions, window by window:
-/// a window where a talker holds at least half the frames joins its lane, neighbours merge.
+/// each window filled by the share of its frames in which the talker talked, whole windows side by
+/// side drawn as one stretch. (A half rule left the double-talk lane empty under a call whose gate
+/// found a third of its frames double talk: speech interleaves within half a second.)
 final class ActivityLaneTests: XCTestCase {
-    func testLanesFollowTheGateNotTheLevels() {
+    func testLanesShadeEachWindowByTheGatesShare() {
         func window(_ start: Double, far: Int, near: Int, both: Int) -> ActivityWindow {
             ActivityWindow(startSeconds: start, endSeconds: start + 0.5, frames: 47, farEndFrames: far, nearEndFrames: near,
                            doubleTalkFrames: both)
@@ -97,13 +99,23 @@ final class ActivityLaneTests: XCTestCase {
                        window(1, far: 30, near: 23, both: 6), window(1.5, far: 0, near: 0, both: 0),
                        window(2, far: 0, near: 47, both: 0)]
         let lanes = RunReportDocument.activityLanes(windows)
-        func spans(_ name: String) -> [ClosedRange<Double>] {
-            lanes.first { $0.name == name }!.stretches.map { $0.start...$0.end }
+        func stretches(_ name: String) -> [String] {
+            lanes.first { $0.name == name }!.stretches.map { "\($0.start)-\($0.end) \($0.share.map { String(format: "%.3f", $0) } ?? "-") \($0.label)" }
         }
-        XCTAssertEqual(spans("far end talks"), [0...1.5])
-        XCTAssertEqual(spans("near end talks"), [0.5...1, 2...2.5])
-        XCTAssertEqual(spans("double talk"), [0.5...1])
+        XCTAssertEqual(stretches("far end talks"), ["0.0-1.0 1.000 far end talks in all 94 analysis frames",
+                                                    "1.0-1.5 0.638 far end talks in 30 of 47 analysis frames"])
+        XCTAssertEqual(stretches("near end talks"), ["0.5-1.0 0.511 near end talks in 24 of 47 analysis frames",
+                                                     "1.0-1.5 0.489 near end talks in 23 of 47 analysis frames",
+                                                     "2.0-2.5 1.000 near end talks in all 47 analysis frames"])
+        XCTAssertEqual(stretches("double talk"), ["0.5-1.0 0.511 double talk in 24 of 47 analysis frames",
+                                                  "1.0-1.5 0.128 double talk in 6 of 47 analysis frames"])
         XCTAssertTrue(RunReportDocument.activityLanes([]).isEmpty)
+        // Drawn: a part share lighter than a whole one, with its count on hover.
+        var chart = ReportDocument.TimeChart(title: "t", yLabel: "y", durationSeconds: 2.5, lines: [], emptyNote: "none")
+        chart.lanes = lanes
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart)]))
+        XCTAssertTrue(html.contains("fill-opacity=\"0.7\"><title>far end talks in all 94 analysis frames</title>"), html)
+        XCTAssertTrue(html.contains("fill-opacity=\"0.2\"><title>double talk in 6 of 47 analysis frames</title>"), html)
     }
 }
 

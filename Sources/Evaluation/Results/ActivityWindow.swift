@@ -22,13 +22,6 @@ public struct ActivityWindow: Encodable, Sendable, Equatable {
         self.doubleTalkFrames = doubleTalkFrames
     }
 
-    /// The far end talks (single or double talk) in at least half of the window's frames.
-    public var farEndTalks: Bool { frames > 0 && 2 * farEndFrames >= frames }
-    /// The near end talks (single or double talk) in at least half of the window's frames.
-    public var nearEndTalks: Bool { frames > 0 && 2 * nearEndFrames >= frames }
-    /// Both talk in at least half of the window's frames.
-    public var isDoubleTalk: Bool { frames > 0 && 2 * doubleTalkFrames >= frames }
-
     /// A call's windows in seconds: a frame covers two hops, and counts at its centre; the first
     /// window starts at 0 and the last ends no later than the call.
     static func windows(_ activity: TalkActivity, sampleRate: Int, durationSeconds: Double) -> [ActivityWindow] {
