@@ -34,6 +34,9 @@ public struct CorpusRun {
         /// What eval needs of the run (nil when it failed).
         public var summary: RunSummary?
         public var error: String?
+        /// The error is the canceller's (a plugin that failed, a library that refused): it names
+        /// the canceller, not the item, so a line about it names the runs it stopped.
+        public var errorIsTheCanceller = false
         var wasCancelled = false
     }
 
@@ -399,6 +402,7 @@ public struct CorpusRun {
             result.wasCancelled = true
         } catch {
             result.error = String(describing: error)
+            result.errorIsTheCanceller = error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError
         }
         return result
     }

@@ -13,7 +13,7 @@ extension EvalDocument {
     /// or nil when every key the readers use has its type: `complete`, `planned`, `items` (each
     /// with a unique `index` if any, a `name`, a `file` and `results`, each result with a mode
     /// unique in its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it
-    /// ran, its metrics as numbers or null, its `pipeline` (null for a recording) with fault
+    /// ran, its metrics as numbers or null, its `pipeline` (a recording's faults, or null from an older eval) with fault
     /// counters as numbers, and no other run of its name and mode that ran).
     public static func problem(in document: JSONValue) -> String? {
         guard document.objectValue != nil else { return "not a JSON object" }
@@ -84,7 +84,7 @@ extension EvalDocument {
             }
         }
         if let problem = problem(inSegments: result["segments"], key: "\(key).segments") { return problem }
-        // A recording's run has null: nothing was simulated.
+        // A recording's run from an older eval has null.
         guard let pipeline = result["pipeline"] else { return "\(key).pipeline: missing" }
         guard !pipeline.isNull else { return nil }
         guard pipeline.objectValue != nil else { return "\(key).pipeline: not an object or null" }

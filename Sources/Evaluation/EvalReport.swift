@@ -71,7 +71,7 @@ public struct EvalReport {
             } else {
                 object["metrics"] = .null
             }
-            object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? .null
+            object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
             object["findings"] = .array(summary.findings.map(JSONValue.string))
             if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
             object["duration_s"] = .number(summary.durationSeconds)

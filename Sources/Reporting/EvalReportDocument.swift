@@ -176,7 +176,8 @@ public enum EvalReportDocument {
                     }
                     // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
-                    let short = issues + findings == 0 ? "ok"
+                    // A recording that clipped has no issue of the pipeline's, but says so.
+                    let short = issues + findings == 0 ? (text == "ok" ? "ok" : "ok (the recording clipped)")
                         : [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
                            findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
                     row.append(.init(short, value: Double(issues + findings), isNumeric: false, detail: short == "ok" ? nil : text))
@@ -540,6 +541,13 @@ public enum EvalReportDocument {
             for (name, buffer) in pipeline.buffers where !buffer.isConserved {
                 issues += 1
                 parts.append("\(name) not conserved")
+            }
+        }
+        if let health = summary.recordingHealth {
+            if health.aecResets > 0 { issues += health.aecResets; parts.append("\(health.aecResets) canceller reset\(health.aecResets == 1 ? "" : "s")") }
+            // Clipping is the recording's, not the pipeline's: said, not counted as an issue.
+            for (stage, count) in [("mic", health.clippedSamples.mic), ("loopback", health.clippedSamples.loopback)] where count > 0 {
+                parts.append("\(count) \(stage) samples clipped")
             }
         }
         if !findings.isEmpty {

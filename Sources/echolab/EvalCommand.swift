@@ -144,8 +144,8 @@ struct EvalCommand: ParsableCommand {
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be
     /// loaded fails identically in every mode, and says so once, with how many runs it stopped.
-    /// A message that does not name its items' files (a plugin's failure names the plugin) names
-    /// the runs it stopped, the first three of them.
+    /// A canceller's failure (a plugin's names the plugin, not the items) names the runs it
+    /// stopped, the first three of them.
     static func errorLines(_ results: [CorpusRun.Result]) -> [String] {
         var order: [String] = [], runs: [String: [CorpusRun.Result]] = [:]
         for result in results {
@@ -155,7 +155,7 @@ struct EvalCommand: ParsableCommand {
         }
         return order.map { error in
             let stopped = runs[error]!
-            if stopped.allSatisfy({ error.contains($0.file) }) {
+            if !stopped.contains(where: \.errorIsTheCanceller) {
                 return "echolab: \(error)" + (stopped.count > 1 ? " (\(stopped.count) runs)" : "")
             }
             let named = stopped.prefix(3).map { "\($0.item) \($0.mode?.description ?? "its own mode")" }.joined(separator: ", ")

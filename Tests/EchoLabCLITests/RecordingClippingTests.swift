@@ -45,6 +45,29 @@ final class RecordingClippingTests: XCTestCase {
         XCTAssertEqual((cool["clipped_samples"] as? [String: Any])?["mic"] as? Int, 0)
         let coolPage = try String(contentsOf: root.appendingPathComponent("out/clean/speex-intensityRecommended/report.md"), encoding: .utf8)
         XCTAssertFalse(coolPage.contains("clipped"), coolPage)
+        // eval.json carries a recording's faults where the gate reads a run's (its `pipeline`,
+        // which was null for every recording), and the pages say the recording clipped.
+        let results = try XCTUnwrap((try loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as? [[String: Any]])?
+            .first { $0["name"] as? String == "hot" }?["results"] as? [[String: Any]])
+        let pipeline = try XCTUnwrap(results.first?["pipeline"] as? [String: Any], "\(results)")
+        XCTAssertEqual(pipeline["aec_resets"] as? Int, 0)
+        XCTAssertEqual((pipeline["clipped_samples"] as? [String: Any])?["mic"] as? Int, fullScale)
+        let evalPage = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        XCTAssertTrue(evalPage.contains("ok (the recording clipped)") && evalPage.contains("\(fullScale) mic samples clipped"), evalPage)
+        // The gate judges it as a simulated run's counter: a baseline that clipped less fails.
+        var baseline = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        var items = baseline["items"] as! [[String: Any]]
+        let hotIndex = items.firstIndex { $0["name"] as? String == "hot" }!
+        var runs = items[hotIndex]["results"] as! [[String: Any]]
+        var counters = runs[0]["pipeline"] as! [String: Any]
+        counters["clipped_samples"] = ["mic": fullScale - 10, "loopback": 0]
+        runs[0]["pipeline"] = counters
+        items[hotIndex]["results"] = runs
+        baseline["items"] = items
+        try JSONSerialization.data(withJSONObject: baseline).write(to: root.appendingPathComponent("baseline.json"))
+        let gate = try runEchoLab(["compare", "baseline.json", "out/eval.json"], in: root)
+        XCTAssertEqual(gate.status, 1, gate.standardOutput + gate.standardError)
+        XCTAssertTrue(gate.standardOutput.contains("clipped_samples.mic"), gate.standardOutput)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("taps")), inputs, "inputs untouched")
     }
 }

@@ -13,6 +13,8 @@ public struct RunSummary: Sendable {
     public var metrics: EchoMetrics?
     /// nil for a recording (nothing is simulated).
     public var pipeline: PipelineReport?
+    /// A recording's faults (nil for a simulated call, and for a report written before they were counted).
+    public var recordingHealth: RecordingHealth?
     public var findings: [String]
     public var durationSeconds: Double
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
@@ -88,6 +90,11 @@ public struct RunSummary: Sendable {
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
+            if let resets = value["aec_resets"]?.doubleValue {
+                recordingHealth = RecordingHealth(aecResets: Int(resets),
+                                                  clippedMicSamples: Int(value.value(at: "clipped_samples.mic")?.doubleValue ?? 0),
+                                                  clippedLoopbackSamples: Int(value.value(at: "clipped_samples.loopback")?.doubleValue ?? 0))
+            }
             findings = []
             micFile = value.value(at: "files.mic")?.stringValue
             if let sent = value.value(at: "files.sent")?.stringValue { taps = ["sent": sent] }
