@@ -28,6 +28,26 @@ enum ChartAxis {
 
     static func f(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
 
+    /// A note in the middle of an empty plot, in lines that fit its width (≤ 7.5 px a character at
+    /// 13 px): a recording's reason ran past both edges of the plot, over the axis title.
+    static func emptyNote(_ text: String, centreX: Double, centreY: Double, width: Double) -> String {
+        let limit = max(20, Int(width / 7.5))
+        var lines: [String] = [], line = ""
+        for word in text.split(separator: " ") {
+            if !line.isEmpty, line.count + 1 + word.count > limit {
+                lines.append(line)
+                line = ""
+            }
+            line += (line.isEmpty ? "" : " ") + word
+        }
+        if !line.isEmpty { lines.append(line) }
+        let first = centreY - Double(lines.count - 1) * 8
+        return "<text class=\"empty-note\" x=\"\(f(centreX))\" y=\"\(f(first))\" text-anchor=\"middle\">"
+            + lines.enumerated().map { index, line in
+                "<tspan x=\"\(f(centreX))\" dy=\"\(index == 0 ? "0" : "16")\">\(HTMLWriter.escape(line))</tspan>"
+            }.joined() + "</text>\n"
+    }
+
     /// The y axis both charts draw: grid lines (the zero line marked), tick labels, the axis line
     /// and its title, rotated along it.
     static func yAxis(ticks: [Double], step: Double, left: Double, right: Double, top: Double, bottom: Double,
@@ -178,7 +198,7 @@ struct TimeChartSVG {
             svg += "<text class=\"event-label\" x=\"\(A.f(lx))\" y=\"\(A.f(top + 11 + Double(row) * 12))\" text-anchor=\"\(anchor)\">\(HTMLWriter.escape(marker.label))</text>\n"
         }
         if !chart.hasValues {
-            svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
+            svg += ChartAxis.emptyNote(chart.emptyNote, centreX: left + (width - left - right) / 2, centreY: top + plotHeight / 2, width: width - left - right)
         }
         // Activity lanes, on the same time axis.
         for (index, lane) in chart.lanes.enumerated() {
@@ -311,7 +331,7 @@ struct BandChartSVG {
             svg += "\n"
         }
         if !chart.hasValues {
-            svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
+            svg += ChartAxis.emptyNote(chart.emptyNote, centreX: left + (width - left - right) / 2, centreY: top + plotHeight / 2, width: width - left - right)
         }
         return svg + "</svg>\n"
     }

@@ -350,6 +350,14 @@ public enum EvalReportDocument {
                                               .paragraph([.text("From "), .code(item.file)])]
         if let best = bestModesParagraph(front, isCorpus: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
+        // A failed run says so here, with its error, not only under Failures: an item whose every
+        // run failed showed empty plots that read "no far-end single talk" and "--no-taps".
+        let failed = item.results.filter { $0.error != nil }
+        if !failed.isEmpty {
+            let lines = reasonsByMode(failed) { [$0.error!] }
+            blocks.append(.note([.text((ran.isEmpty ? "Every run of this item failed: " : "Failed: ") + lines.joined(separator: "; ") + ".")]))
+            if ran.isEmpty { return blocks }
+        }
         let duration = ran.map { $0.summary!.durationSeconds }.max() ?? 0.5
         let singleTalkFrames = ran.compactMap { $0.summary?.metrics?.gate.singleTalkFrames }.max() ?? 0
         let hasNearEnd = ran.contains { $0.summary?.metrics?.nearEnd != nil }

@@ -83,7 +83,7 @@ struct ScatterChartSVG {
             svg += "\n"
         }
         if chart.points.isEmpty {
-            svg += "<text class=\"empty-note\" x=\"\(A.f(left + (width - left - right) / 2))\" y=\"\(A.f(top + plotHeight / 2))\" text-anchor=\"middle\">\(HTMLWriter.escape(chart.emptyNote))</text>\n"
+            svg += ChartAxis.emptyNote(chart.emptyNote, centreX: left + (width - left - right) / 2, centreY: top + plotHeight / 2, width: width - left - right)
         }
         return svg + "</svg>\n"
     }

@@ -164,6 +164,11 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(summary.contains("[14.0 dB (few frames)](right/"), summary)
         // Every link of eval.html reaches a file: failed runs (no folder) are not linked.
         let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        // A failed item's section says it failed and why, and draws no empty plots that read
+        // "no far-end single talk" (they did, with "No audio taps were written (--no-taps)").
+        let gone = try XCTUnwrap(page.components(separatedBy: "id=\"item-gone\"").dropFirst().first?.components(separatedBy: "<h3").first)
+        XCTAssertTrue(gone.contains("Every run of this item failed: manifest.json: corpus[1].mic: missing.wav: no such file (every mode)."), gone)
+        XCTAssertFalse(gone.contains("<svg") || gone.contains("No audio taps"), gone)
         let targets = (page.attributes("href", of: "a") + page.attributes("src", of: "audio")).filter { !$0.hasPrefix("#") }
         XCTAssertFalse(targets.isEmpty)
         for target in targets {

@@ -42,12 +42,21 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertTrue(html.contains(">time (s)</text>") && html.contains(">ERLE (dB)</text>"))
     }
 
-    func testAnEmptyChartSaysWhyInsteadOfDrawingZero() {
+    func testAnEmptyChartSaysWhyInsteadOfDrawingZero() throws {
         let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([nil, nil]))]))
         XCTAssertTrue(html.contains("class=\"empty-note\""))
         XCTAssertFalse(html.contains("class=\"series\" data-series"), "no line drawn")
         let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([nil, nil]))]))
         XCTAssertTrue(markdown.contains("**ERLE over time**: nothing to measure"), markdown)
+        // A long reason is set in lines inside the plot (one line ran past both edges of it).
+        var long = chart([nil, nil])
+        long.emptyNote = "No ERL or ERLE in this item: the echo in the mic is not within 0–500 ms of the loopback: it leads it (a loopback recorded late?), or lags it by more <&>"
+        let wrapped = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(long)]))
+        let note = try XCTUnwrap(wrapped.components(separatedBy: "class=\"empty-note\"").dropFirst().first?.components(separatedBy: "</text>").first)
+        let lines = note.components(separatedBy: "<tspan").dropFirst().map { $0.components(separatedBy: ">").dropFirst().first?.components(separatedBy: "</tspan").first ?? "" }
+        XCTAssertGreaterThan(lines.count, 1, note)
+        XCTAssertTrue(lines.allSatisfy { $0.count <= 100 }, "\(lines)")
+        XCTAssertEqual(lines.joined(separator: " "), "No ERL or ERLE in this item: the echo in the mic is not within 0–500 ms of the loopback: it leads it (a loopback recorded late?), or lags it by more &lt;&amp;&gt;")
     }
 
     func testMarkdownEscapesAndKeepsTablesAligned() {
