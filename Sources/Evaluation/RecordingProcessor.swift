@@ -2,6 +2,7 @@ import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
+import Metrics
 import Simulation
 
 /// Runs a canceller on recordings, as WebRTC's `audioproc_f` does: the recorded microphone and
@@ -214,7 +215,7 @@ public struct RecordingProcessor {
     }
 
     /// Full scale as a 16-bit recording reaches it: 32767/32768 and beyond.
-    static let fullScale: Float = 32_767 / 32_768
+    static let fullScale = InputCensus.fullScale
 
     /// How many of `samples[0..<count]` are at full scale.
     static func fullScaleCount(_ samples: [Float], count: Int) -> Int {

@@ -12,6 +12,9 @@ public struct EchoAnalysis: Sendable {
     /// Set by `EchoAnalyzer.analyzeFiles` when the files differ in length (within the
     /// tolerance): only the overlap, `sampleCount` samples, was scored.
     public internal(set) var lengthMismatch: LengthMismatch?
+    /// Set by `EchoAnalyzer.analyzeFiles`: the mic's and the reference's full-scale samples, and
+    /// whether either is digital silence (nil for signals analysed in memory).
+    public internal(set) var inputs: InputCensus?
     /// The activity gate's decision per analysis frame, run-length encoded, in time order.
     public let talkRuns: [TalkRun]
     /// The activity gate's decisions per window of about half a second (every call has them).

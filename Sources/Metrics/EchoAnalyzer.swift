@@ -182,6 +182,7 @@ public struct EchoAnalyzer: Sendable {
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
                                         nearEndActivity: activity, gateLimitation: limitation, talkerLevels: talker)
+        var census = InputCensus()
         while true {
             // The analysed length is the shortest file's: stop at the first short read.
             var count = Self.blockSize
@@ -196,9 +197,11 @@ public struct EchoAnalyzer: Sendable {
             let nearEndBlock = nearEnd == nil ? nil : blocks[echo == nil ? 3 : 4]
             stream.append(reference: blocks[0], mic: blocks[1], processed: blocks[2], echo: echoBlock,
                           nearEnd: nearEndBlock, count: count)
+            census.count(reference: blocks[0], mic: blocks[1], samples: count)
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
+        analysis.inputs = census
         // Rows that could not be spilled stayed in memory; rows that could not be read back did not
         // count in the figures.
         if let failure = analysis.spillError, failure.operation == .read { throw failure }

@@ -54,6 +54,9 @@ struct MetricsCommand: ParsableCommand {
             if analysis.whole.delayUnmeasured == .tonalFarEnd {
                 standardError("echolab metrics: warning: the far end in \(reference) is tonal (a tone or held chord: most of its power in a few frequencies), so its delay repeats at every period and cannot be told; delay_ms null, and frames scored unaligned")
             }
+            for warning in analysis.inputs?.warnings(mic: mic, reference: reference) ?? [] {
+                standardError("echolab metrics: warning: \(warning)")
+            }
             if let mismatch = analysis.lengthMismatch {
                 let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
                 standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")

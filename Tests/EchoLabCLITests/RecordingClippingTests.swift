@@ -29,6 +29,20 @@ final class RecordingClippingTests: XCTestCase {
                        + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain\n")
         let clean = try runEchoLab(["process", "--mic", "taps/mic.wav", "--reference", "taps/reference.wav", "--out", "clean.wav"], in: root)
         XCTAssertEqual(clean.standardError, "")
+        // `metrics` says so too, and counts them in its JSON (it was silent about clipping).
+        let scored = try runEchoLab(["metrics", "--reference", "taps/reference.wav", "--mic", "hot-mic.wav", "--processed", "sent.wav"], in: root)
+        XCTAssertEqual(scored.status, 0, scored.standardError)
+        XCTAssertTrue(scored.standardError.contains("echolab metrics: warning: hot-mic.wav has \(fullScale) samples at full scale"), scored.standardError)
+        let counted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual((counted["clipped_samples"] as? [String: Any])?["mic"] as? Int, fullScale)
+        XCTAssertEqual((counted["clipped_samples"] as? [String: Any])?["loopback"] as? Int, 0)
+        // A mic of digital silence is named as such, not only by null figures.
+        try SoundFileWriter.write([Float](repeating: 0, count: mic.count), to: root.appendingPathComponent("dead-mic.wav").path, sampleRate: 48_000)
+        let dead = try runEchoLab(["metrics", "--reference", "taps/reference.wav", "--mic", "dead-mic.wav", "--processed", "dead-mic.wav"], in: root)
+        XCTAssertEqual(dead.status, 0, dead.standardError)
+        XCTAssertTrue(dead.standardError.contains("echolab metrics: warning: dead-mic.wav is digital silence throughout: nothing was recorded"),
+                      dead.standardError)
+        XCTAssertFalse(scored.standardError.contains("digital silence"), scored.standardError)
 
         try Data("""
             {"corpus": [{"name": "hot", "mic": "hot-mic.wav", "loopback": "taps/reference.wav"},

@@ -14,6 +14,8 @@ public struct RecordingMetrics: Sendable {
     /// How far the processed file lags the mic, and where that figure came from.
     public var processedLag: ProcessedLag
     public var lengthMismatch: LengthMismatch?
+    /// The mic's and the loopback's samples at full scale (nil for signals analysed in memory).
+    public var inputs: InputCensus?
     /// nil where no scorer was asked for (the JSON then has no `scores`).
     public var scores: [ScorerResult]?
 
@@ -24,6 +26,7 @@ public struct RecordingMetrics: Sendable {
         delayUnmeasured = RunEvaluator.delayUnmeasuredReason(analysis.whole)
         self.processedLag = processedLag
         lengthMismatch = analysis.lengthMismatch
+        inputs = analysis.inputs
         self.scores = scores
     }
 
@@ -31,6 +34,11 @@ public struct RecordingMetrics: Sendable {
     public func json() -> JSONValue {
         guard case .object(var object) = metrics.json else { preconditionFailure("the metrics encode as a JSON object") }
         if let lengthMismatch { object["length_mismatch"] = lengthMismatch.json }
+        // As a recording run's report.json counts them: the echo metrics of a clipped recording are uncertain.
+        if let inputs {
+            object["clipped_samples"] = .object(["mic": .number(Double(inputs.micFullScaleSamples)),
+                                                 "loopback": .number(Double(inputs.referenceFullScaleSamples))])
+        }
         object["echo_unmeasured"] = echoUnmeasured.map(JSONValue.string) ?? .null
         object["delay_unmeasured"] = delayUnmeasured.map(JSONValue.string) ?? .null
         object["processed_lag_ms"] = .number(processedLag.milliseconds)

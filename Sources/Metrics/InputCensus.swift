@@ -1,0 +1,44 @@
+/// What a recording's mic and loopback hold, counted while `EchoAnalyzer.analyzeFiles` reads
+/// them: samples at full scale (the recording clipped: its echo is not linear, and the tap-free
+/// gate takes what the fit cannot explain for a talker) and whether a file is digital silence
+/// throughout (a dead mic or an empty loopback: every figure is then null, for that reason).
+public struct InputCensus: Sendable, Equatable {
+    /// |x| ≥ 32767/32768: a 16-bit converter's full scale, as `process` counts it.
+    public static let fullScale: Float = 32_767 / 32_768
+
+    public var samples = 0
+    public var micFullScaleSamples = 0
+    public var referenceFullScaleSamples = 0
+    public var micIsSilent = true
+    public var referenceIsSilent = true
+
+    public init() {}
+
+    mutating func count(reference: [Float], mic: [Float], samples count: Int) {
+        samples += count
+        for i in 0..<count {
+            let r = abs(reference[i]), m = abs(mic[i])
+            if r >= Self.fullScale { referenceFullScaleSamples += 1 }
+            if m >= Self.fullScale { micFullScaleSamples += 1 }
+            if r != 0 { referenceIsSilent = false }
+            if m != 0 { micIsSilent = false }
+        }
+    }
+
+    /// One line for stderr naming the file that clipped or holds nothing; nil where neither did.
+    public func warnings(mic: String, reference: String) -> [String] {
+        func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
+        var lines: [String] = []
+        var clipped: [String] = []
+        if micFullScaleSamples > 0 { clipped.append("\(mic) has \(micFullScaleSamples) samples at full scale (\(share(micFullScaleSamples)))") }
+        if referenceFullScaleSamples > 0 {
+            clipped.append("\(reference) has \(referenceFullScaleSamples) samples at full scale (\(share(referenceFullScaleSamples)))")
+        }
+        if !clipped.isEmpty {
+            lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
+        }
+        if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
+        if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }
+        return lines
+    }
+}
