@@ -291,14 +291,16 @@ final class HelpTextTests: XCTestCase {
         the double-talk report (the send attenuation range and its ITU-T P.340
         category, the share and level difference of double talk and of the far-end
         single talk around it). Every figure carries its analysis frames; one on fewer
-        than 20 is low-confidence. Where ERL and ERLE are null, echo_unmeasured says
-        why (no far-end single talk: the files are shorter than an analysis frame; the
-        echo lies outside the 0–500 ms delay search, as when the loopback was recorded
-        late — also warned on stderr; the far end never reached the mic above its
-        noise; the echo path fitted does not explain the echo; no echo above the noise
-        where the near end is silent, and the near end talks over the rest; or the near
-        end talks over all of it). The processed file is aligned with the mic before
-        scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
+        than 20 is low-confidence. clipped_samples counts the mic's and the reference's
+        samples at full scale (a warning on stderr names a file that clipped, or that
+        is digital silence throughout). Where ERL and ERLE are null, echo_unmeasured
+        says why (no far-end single talk: the files are shorter than an analysis frame;
+        the echo lies outside the 0–500 ms delay search, as when the loopback was
+        recorded late — also warned on stderr; the far end never reached the mic above
+        its noise; the echo path fitted does not explain the echo; no echo above the
+        noise where the near end is silent, and the near end talks over the rest; or
+        the near end talks over all of it). The processed file is aligned with the mic
+        before scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
         estimated from the two files (GCC-PHAT over the first minute), said on stderr
         when it is not 0, and reported as processed_lag_ms (processed_lag_source:
         estimated, given, or not_found when the output shares too little with the mic
