@@ -20,7 +20,9 @@ public final class SoundFileReader {
         var info = SF_INFO()
         if let problem = InputFile.problem(at: path) { throw AudioIOError.cannotOpen(path: path, reason: problem) }
         guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
-            throw AudioIOError.cannotOpen(path: path, reason: Self.openFailure(String(cString: sf_strerror(nil))))
+            // libsndfile says "Format not recognised" of a file of no bytes at all: say what it is.
+            let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
+            throw AudioIOError.cannotOpen(path: path, reason: bytes == 0 ? "an empty file (0 bytes)" : Self.openFailure(String(cString: sf_strerror(nil))))
         }
         self.handle = handle
         sampleRate = Int(info.samplerate)

@@ -34,6 +34,16 @@ final class SoundFileReaderErrorTests: XCTestCase {
         }
     }
 
+    /// libsndfile's "Format not recognised" of a file of no bytes sent a reader looking for a
+    /// codec; the file is empty.
+    func testAnEmptyFileIsSaidToBeEmpty() throws {
+        let path = dir.file("empty.wav")
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data()))
+        XCTAssertThrowsError(try SoundFileReader(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot open audio file: an empty file (0 bytes)")
+        }
+    }
+
     func testMissingFileIsCannotOpenNamingThePath() {
         let path = dir.file("does-not-exist.wav")
         XCTAssertThrowsError(try SoundFileReader(path: path)) { error in
