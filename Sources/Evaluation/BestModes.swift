@@ -262,11 +262,10 @@ public enum BestModes {
             if axes.erle, removesNoEcho(e) { return nil }
             return (point.mode, e, n)
         }
-        // Modes compared and found wanting count towards the two a verdict needs; those without values do not.
-        let lost = candidates.filter { point in
-            point.nearEndLost || point.silentSend
-                || (axes.erle && point.erle.map(removesNoEcho) == true && (!axes.nearEnd || point.nearEnd != nil))
-        }.count
+        // A mode that lost the near end was a canceller that lost: it counts towards the two a
+        // verdict needs. One that is no canceller (none removed, nothing sent) does not, as
+        // `disabled` does not: beside it alone, a canceller has nothing to be best against.
+        let lost = candidates.filter(\.nearEndLost).count
         guard !comparable.isEmpty, comparable.count + lost >= 2 else { return nil }
         return (axes, comparable, candidates)
     }

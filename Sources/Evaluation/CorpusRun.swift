@@ -36,7 +36,7 @@ public struct CorpusRun {
         public var error: String?
         /// The error is the canceller's (a plugin that failed, a library that refused): it names
         /// the canceller, not the item, so a line about it names the runs it stopped.
-        public var errorIsTheCanceller = false
+        public var isCancellerFailure = false
         var wasCancelled = false
     }
 
@@ -395,20 +395,27 @@ public struct CorpusRun {
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
-                    throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)")
+                    throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)",
+                                    isCancellerFailure: Self.isCancellerFailure(error))
                 }
             }
         } catch is RunCancelled {
             result.wasCancelled = true
         } catch {
             result.error = String(describing: error)
-            result.errorIsTheCanceller = error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError
+            result.isCancellerFailure = (error as? ItemError)?.isCancellerFailure ?? Self.isCancellerFailure(error)
         }
         return result
     }
 
-    /// A corpus item that could not be loaded, as its one-line message.
+    /// A corpus item that could not be loaded or run, as its one-line message.
     struct ItemError: Error, CustomStringConvertible, Sendable {
         let description: String
+        var isCancellerFailure = false
+    }
+
+    /// The error is the canceller's: a plugin that failed, a mode no backend runs, a library that refused.
+    static func isCancellerFailure(_ error: any Error) -> Bool {
+        error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError
     }
 }

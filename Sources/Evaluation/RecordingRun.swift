@@ -119,6 +119,7 @@ public struct RecordingRun {
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
+        report.findings = metrics.map { RequirementFindings.silentSend($0, durationSeconds: duration) } ?? []
         report.library = BackendLibrary.describe(mode, pluginName: outcome.pluginName, pluginDigest: pluginDigest)
         report.scores = scores
         // Everything is rendered before anything is put in place. The pages show the values as

@@ -32,7 +32,8 @@ public enum RequirementFindings {
     /// drop), and a mute cuts any near talker with the echo: without double talk in the call, ERLE
     /// alone would rank it with a perfect canceller.
     static func silentSend(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
-        guard metrics.processedSilentInSingleTalk else { return [] }
+        // As any figure: on fewer frames than a figure needs, it is no finding to fail a gate on.
+        guard metrics.isProcessedSilentInSingleTalk, metrics.gate.singleTalkFrames >= FigureConfidence.minimumAnalysisFrames else { return [] }
         let frames = metrics.gate.singleTalkFrames
         return [RunReport.Finding(
             rule: silentSendRule, atSeconds: 0, untilSeconds: durationSeconds,

@@ -135,7 +135,7 @@ public final class EchoAnalysisStream {
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
-        whole.processedSilentInSingleTalk = summary.processedIsSilent
+        whole.isProcessedSilentInSingleTalk = summary.processedIsSilent
         if core.echoOutsideDelaySearch {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {

@@ -71,7 +71,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// ERLE (a lower bound at the floor) cannot tell it from a perfect canceller. Not written to
     /// the metrics object (read back, it is false); the finding it raises is
     /// (`RequirementFindings.silentSendRule`). Equality counts it.
-    public var processedSilentInSingleTalk = false
+    public var isProcessedSilentInSingleTalk = false
 
     public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
                 erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,

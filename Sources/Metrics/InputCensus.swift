@@ -25,7 +25,7 @@ public struct InputCensus: Sendable, Equatable {
         }
     }
 
-    /// One line for stderr naming the file that clipped or holds nothing; nil where neither did.
+    /// Lines for stderr naming the file that clipped or holds nothing; none where neither did.
     public func warnings(mic: String, reference: String) -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []

@@ -1,8 +1,8 @@
 /// The activity gate's decisions tallied per window of analysis frames: what a report's activity
 /// lanes draw, so that they show the talk the metrics scored (a fixed level threshold on the
 /// near-end track would read a noisy room as a talker). Bounded like the level plot: past
-/// `maximumWindows` windows, neighbours merge and the window doubles, so a day-long call keeps
-/// a few kilobytes.
+/// `maximumWindows` windows (an hour of half seconds) neighbours merge and the window doubles, so
+/// a day-long call keeps what an hour does, at most 7200 windows of 40 bytes.
 public struct TalkActivity: Sendable, Equatable {
     /// One window's frames, and how many of them the gate judged each way.
     public struct Window: Sendable, Equatable {
@@ -28,7 +28,8 @@ public struct TalkActivity: Sendable, Equatable {
     init(hop: Int, windowSamples: Int) {
         self.hop = max(1, hop)
         framesPerWindow = max(1, (windowSamples + self.hop / 2) / self.hop)
-        windows.reserveCapacity(Self.maximumWindows + 1)
+        // Two minutes' worth: longer calls grow it by doubling, a handful of times an hour.
+        windows.reserveCapacity(256)
     }
 
     /// Counts frame `frame`'s decision; frames come in ascending order.

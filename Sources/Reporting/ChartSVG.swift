@@ -29,7 +29,7 @@ enum ChartAxis {
     static func f(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
 
     /// A note in the middle of an empty plot, in lines that fit its width (≤ 7.5 px a character at
-    /// 13 px): a recording's reason ran past both edges of the plot, over the axis title.
+    /// 13 px), so that a long reason stays inside the plot rather than over its axis title.
     static func emptyNote(_ text: String, centreX: Double, centreY: Double, width: Double) -> String {
         let limit = max(20, Int(width / 7.5))
         var lines: [String] = [], line = ""

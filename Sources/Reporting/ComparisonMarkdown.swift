@@ -32,7 +32,10 @@ public enum ComparisonMarkdown {
         }
         md += "\n"
         if !comparison.modeMeans.isEmpty {
-            md += "\n## Mean steady-state ERLE per mode\n\n" + modeMeansCaption + "\n\n"
+            let caption = comparison.judgesLibraryChanges
+                ? modeMeansCaption.replacingOccurrences(of: ", or with another library is in neither mean", with: " is in neither mean (runs of another library are in both: --judge-library-changes)")
+                : modeMeansCaption
+            md += "\n## Mean steady-state ERLE per mode\n\n" + caption + "\n\n"
             md += "| mode | items | baseline | current | change |\n|---|---|---|---|---|\n"
             for mean in comparison.modeMeans {
                 let change: String

@@ -78,8 +78,7 @@ public enum EvalReportDocument {
             var convergence = stat(summary?.convergenceSeconds.median, " s")
             if mode == .disabled, convergence.value != nil {
                 convergence.spans.append(.text(" (no AEC)"))
-            } else if convergence.value != nil, let erle = summary?.erleSteadyDB, let mean = erle.mean,
-                      BestModes.removesNoEcho(BoundedValue(mean, isLowerBound: erle.lowerBounds > 0)) {
+            } else if convergence.value != nil, summary?.removesNoEcho == true {
                 convergence.spans.append(.text(" (removes no echo)"))
             }
             row.append(convergence)
@@ -139,7 +138,7 @@ public enum EvalReportDocument {
             }
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
-            blocks += tradeOffChart(verdicts.comparedMeans, front: corpusFront)
+            blocks += tradeOffChart(verdicts.comparedMeans, front: corpusFront, modes: modes.map(\.description))
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
@@ -177,10 +176,11 @@ public enum EvalReportDocument {
                     // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
                     // A recording that clipped has no issue of the pipeline's, but says so.
-                    let short = issues + findings == 0 ? (text == "ok" ? "ok" : "ok (the recording clipped)")
+                    let clipped = result.summary?.recordingHealth.map { $0.clippedSamples.mic + $0.clippedSamples.loopback > 0 } ?? false
+                    let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : "ok")
                         : [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
                            findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
-                    row.append(.init(short, value: Double(issues + findings), isNumeric: false, detail: short == "ok" ? nil : text))
+                    row.append(.init(short, value: Double(issues + findings), isNumeric: false, detail: issues + findings == 0 && !clipped ? nil : text))
                     return row
                 }
             }, isSortable: true)))
@@ -350,8 +350,8 @@ public enum EvalReportDocument {
                                               .paragraph([.text("From "), .code(item.file)])]
         if let best = bestModesParagraph(front, isCorpus: false) { blocks.append(best) }
         let ran = item.results.filter { $0.summary != nil }
-        // A failed run says so here, with its error, not only under Failures: an item whose every
-        // run failed showed empty plots that read "no far-end single talk" and "--no-taps".
+        // A failed run says so here, with its error, not only under Failures: otherwise an item
+        // whose runs all failed shows empty plots whose notes blame the audio or --no-taps.
         let failed = item.results.filter { $0.error != nil }
         if !failed.isEmpty {
             let lines = reasonsByMode(failed) { [$0.error!] }
@@ -374,7 +374,7 @@ public enum EvalReportDocument {
                 let series = result.summary?.metrics?.erleSeries ?? []
                 let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
                 let name = result.mode?.description ?? "as written"
-                return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name),
+                return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name, among: modes.map(\.description)),
                              lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))
             },
             emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, place: " in this item"))
@@ -393,7 +393,7 @@ public enum EvalReportDocument {
             series: ran.map { result in
                 let name = result.mode?.description ?? "as written"
                 let bands = result.summary?.metrics?.erleBands ?? []
-                return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name))
+                return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name, among: modes.map(\.description)))
             },
             emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
         if let note = Self.unmeasuredBandsNote(ran) { blocks.append(.paragraph([.text(note)])) }
@@ -501,11 +501,11 @@ public enum EvalReportDocument {
     /// Each mode as a point, steady ERLE up and near-end attenuation across (`means`: the corpus
     /// means over the items every mode has its values on, as Evaluation computed them), the best
     /// on both axes ringed; a note instead where the corpus has no double talk to plot.
-    static func tradeOffChart(_ means: BestModes.ComparedMeans?, front: BestModes.Verdict?) -> [ReportDocument.Block] {
+    static func tradeOffChart(_ means: BestModes.ComparedMeans?, front: BestModes.Verdict?, modes: [String] = []) -> [ReportDocument.Block] {
         let points = (means?.points ?? []).compactMap { point -> ReportDocument.ScatterChart.Point? in
             guard let erle = point.erleSteadyDB, let nearEnd = point.nearEndAttenuationDB else { return nil }
             return .init(name: point.mode, x: nearEnd, y: erle, isHighlighted: front?.modes.contains(point.mode) == true,
-                         colour: ModeColours.colour(for: point.mode),
+                         colour: ModeColours.colour(for: point.mode, among: modes),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
         let over = means.map { "means over \($0.comparedItems) of \($0.items) items" } ?? "no item every mode ran on"

@@ -18,12 +18,31 @@ enum ModeColours {
         "intensityMin": 0.72, "intensityRecommended": 0.55, "intensityAdaptive": 0.43, "intensityMax": 0.30,
     ]
 
-    static func colour(for mode: String) -> String? {
+    /// `modes`: every mode of the eval, so that two plugins never share a family: each takes the
+    /// hue its name hashes to, or the next one no plugin before it (in `modes` order) took.
+    static func colour(for mode: String, among modes: [String] = []) -> String? {
         if mode == "disabled" { return "#8a8a8a" }
         let parts = mode.split(separator: ":", maxSplits: 1).map(String.init)
         guard parts.count == 2, let lightness = intensities[parts[1]] else { return nil }
-        let backend = backends[parts[0]] ?? pluginHues[Int(nameHash(parts[0]) % UInt64(pluginHues.count))]
+        let backend = backends[parts[0]] ?? pluginHues[pluginHueIndex(parts[0], among: modes)]
         return hex(hue: backend.hue, saturation: backend.saturation, lightness: lightness)
+    }
+
+    static func pluginHueIndex(_ plugin: String, among modes: [String]) -> Int {
+        var plugins: [String] = []
+        for mode in modes {
+            let backend = String(mode.split(separator: ":", maxSplits: 1).first ?? "")
+            if backends[backend] == nil, mode.contains(":"), !plugins.contains(backend) { plugins.append(backend) }
+        }
+        if !plugins.contains(plugin) { plugins.append(plugin) }
+        var taken: [Int] = []
+        for name in plugins {
+            var index = Int(nameHash(name) % UInt64(pluginHues.count))
+            for _ in pluginHues.indices where taken.contains(index) { index = (index + 1) % pluginHues.count }
+            if name == plugin { return index }
+            taken.append(index)
+        }
+        return 0
     }
 
     /// FNV-1a of the name's bytes: the same hue for a plugin in every eval and on every machine

@@ -31,6 +31,9 @@ public enum RecordingReportDocument {
                                  .text(" \(report.clippedMicSamples) mic and \(report.clippedLoopbackSamples) loopback samples at full scale in \(seconds) s. "
                                        + "Clipped echo is not linear: no canceller's filter models it, and the echo metrics below are uncertain.")]))
         }
+        for finding in report.findings {
+            blocks.append(.note([.strong(finding.rule), .text(" (a telephony requirement): \(finding.message). Measured: \(finding.consequence).")]))
+        }
         if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
                 [.init("ERL"), .init(F.figure(metrics.erlDB, frames: metrics.gate.singleTalkFrames))],

@@ -124,7 +124,7 @@ enum ScoreBlocks {
         let points = means.map { point in
             let beaten = means.contains { $0.echo >= point.echo && $0.other >= point.other && ($0.echo > point.echo || $0.other > point.other) }
             return ReportDocument.ScatterChart.Point(name: point.mode, x: point.other, y: point.echo, isHighlighted: !beaten,
-                                                     colour: ModeColours.colour(for: point.mode))
+                                                     colour: ModeColours.colour(for: point.mode, among: modes))
         }
         var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode (means over its runs)",
                                                 xLabel: "other-degradation MOS: right keeps more of the near talker",

@@ -50,7 +50,7 @@ struct CompareCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
-    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library, not reached by an interrupted CURRENT) skipped (same rules as --markdown).", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library unless --judge-library-changes, not reached by an interrupted CURRENT) skipped (same rules as --markdown).", valueName: "file"))
     var junit: String?
 
     @Flag(help: ArgumentHelp("Judge runs measured with another canceller library too (still listed as such): the new library is the change to judge — your plugin's next build against its last, a backend library's update."))

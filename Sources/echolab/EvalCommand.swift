@@ -155,7 +155,7 @@ struct EvalCommand: ParsableCommand {
         }
         return order.map { error in
             let stopped = runs[error]!
-            if !stopped.contains(where: \.errorIsTheCanceller) {
+            if !stopped.contains(where: \.isCancellerFailure) {
                 return "echolab: \(error)" + (stopped.count > 1 ? " (\(stopped.count) runs)" : "")
             }
             let named = stopped.prefix(3).map { "\($0.item) \($0.mode?.description ?? "its own mode")" }.joined(separator: ", ")

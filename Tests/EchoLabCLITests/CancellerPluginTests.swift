@@ -303,6 +303,20 @@ final class CancellerPluginTests: XCTestCase {
         let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [nlms]).output.prefix(64)
         let aec = try XCTUnwrap(try loadJSON(root.appendingPathComponent("out/office/nlms-intensityRecommended/report.json").path)["aec"] as? [String: Any])
         XCTAssertEqual(aec["library"] as? String, "plugin nlms (EchoLab example), sha256 \(digest)")
+
+        // A plugin that sends nothing is a mute on a recording too: the finding, and no win on
+        // an item judged on ERLE alone (a recording's findings were never written).
+        let mute = try Self.misbehaving("mute", in: root)
+        let muted = try runEchoLab(["eval", "corpus.json", "--out", "muted", "--no-taps", "--plugin", "nlms=\(nlms)", "--plugin", "silent=\(mute)",
+                                    "--modes", "nlms:intensityRecommended,speex:intensityRecommended,silent:intensityRecommended"], in: root)
+        XCTAssertEqual(muted.status, 0, muted.standardError)
+        let runs = try Self.results(root.appendingPathComponent("muted/eval.json").path)
+        XCTAssertEqual(runs["office silent:intensityRecommended"]?["findings"] as? [String], ["silent-send-in-single-talk"])
+        XCTAssertEqual(runs["office speex:intensityRecommended"]?["findings"] as? [String], [])
+        let summaries = try XCTUnwrap(try loadJSON(root.appendingPathComponent("muted/eval.json").path)["mode_summary"] as? [[String: Any]])
+        XCTAssertEqual(summaries.first { $0["mode"] as? String == "silent:intensityRecommended" }?["wins"] as? Int, 0, "\(summaries)")
+        let page = try String(contentsOf: root.appendingPathComponent("muted/office/silent-intensityRecommended/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("silent-send-in-single-talk"), page)
     }
 
     /// A plugin's prints go to stderr, never into the frames; `process` runs a plugin too.

@@ -546,7 +546,8 @@ final class HelpTextTests: XCTestCase {
           --junit <file>          Also write the verdict as JUnit XML to this file, for
                                   CI test views: one test case per item × mode, its
                                   regressions as its failure, runs not judged (new in
-                                  CURRENT, another library, not reached by an
+                                  CURRENT, another library unless
+                                  --judge-library-changes, not reached by an
                                   interrupted CURRENT) skipped (same rules as
                                   --markdown).
           --judge-library-changes Judge runs measured with another canceller library

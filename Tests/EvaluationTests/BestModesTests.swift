@@ -43,15 +43,18 @@ final class BestModesTests: XCTestCase {
 
     /// A trial's plugins: a pass-through (ERLE 0.0 dB, the near end whole) and one that added echo
     /// were starred best on both axes, and a mute won an item without double talk on its ERLE
-    /// bound. None of them is a canceller there: off the front, and still compared (the canceller
-    /// beside them wins).
+    /// bound. None of them is a canceller there: off the front, and, as `disabled`, no second
+    /// mode to give a lone canceller a verdict.
     func testAModeThatRemovesNoEchoOrSendsNothingIsNoCanceller() throws {
-        let both = try XCTUnwrap(BestModes.front(of: [point("through", 0, 0), point("worse", -16.7, -0.5), point("speex", 25, 0.8)]))
-        XCTAssertEqual(both.modes, ["speex"])
+        let both = try XCTUnwrap(BestModes.front(of: [point("through", 0, 0), point("worse", -16.7, -0.5), point("speex", 25, 0.8),
+                                                      point("webrtc", 38, 16)]))
+        XCTAssertEqual(both.modes, ["speex", "webrtc"])
+        XCTAssertNil(BestModes.front(of: [point("through", 0, 0), point("speex", 25, 0.8)]), "a lone canceller, as beside disabled")
         let mute = BestModes.Point(mode: "mute", erleSteadyDB: 37.8, erleSteadyIsLowerBound: true, nearEndAttenuationDB: nil, silentSend: true)
-        let erleOnly = try XCTUnwrap(BestModes.front(of: [mute, point("speex", 25, nil)]))
-        XCTAssertEqual(erleOnly.modes, ["speex"])
+        let erleOnly = try XCTUnwrap(BestModes.front(of: [mute, point("speex", 25, nil), point("webrtc", 30, nil)]))
+        XCTAssertEqual(erleOnly.modes, ["webrtc"])
         XCTAssertEqual(erleOnly.axes, .erleOnly)
+        XCTAssertNil(BestModes.front(of: [mute, point("speex", 25, nil)]))
         // A bound at or under 0 dB says only "at least that much": it may be a canceller (here tied
         // with speex on ERLE, and better on the near end).
         let bound = BestModes.Point(mode: "bound", erleSteadyDB: -1, erleSteadyIsLowerBound: true, nearEndAttenuationDB: 0)
@@ -59,7 +62,8 @@ final class BestModesTests: XCTestCase {
         // Judged on the near end alone (no echo anywhere), a pass-through keeps it best.
         XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("through", nil, 0), point("speex", nil, 0.8)])).modes, ["through"])
         // Over a corpus: the mute that won its far-end-only item is off the front with its mean.
-        let corpus = try XCTUnwrap(BestModes.front(ofItems: [[mute, point("speex", 25, nil)], [mute, point("speex", 27, nil)]]))
+        let corpus = try XCTUnwrap(BestModes.front(ofItems: [[mute, point("speex", 25, nil), point("webrtc", 24, nil)],
+                                                             [mute, point("speex", 27, nil), point("webrtc", 26, nil)]]))
         XCTAssertEqual(corpus.modes, ["speex"])
     }
 

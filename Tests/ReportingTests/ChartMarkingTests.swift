@@ -132,5 +132,11 @@ final class PluginColourTests: XCTestCase {
         let hue = ModeColours.pluginHues[Int(ModeColours.nameHash("fdaf") % UInt64(ModeColours.pluginHues.count))]
         XCTAssertEqual(mine, intensities.map { ModeColours.hex(hue: hue.hue, saturation: hue.saturation, lightness: ModeColours.intensities[$0]!) })
         XCTAssertNil(ModeColours.colour(for: "as written"))
+        // Two plugins in one eval never share a family, whatever their names hash to.
+        let names = (0..<40).map { "plugin\($0)" }
+        let clash = try XCTUnwrap(names.first { other in other != "fdaf" && ModeColours.nameHash(other) % 5 == ModeColours.nameHash("fdaf") % 5 })
+        let modes = ["speex:intensityMax", "fdaf:intensityMax", "\(clash):intensityMax"]
+        XCTAssertNotEqual(ModeColours.colour(for: "fdaf:intensityMax", among: modes), ModeColours.colour(for: "\(clash):intensityMax", among: modes))
+        XCTAssertEqual(ModeColours.colour(for: "fdaf:intensityMax", among: modes), ModeColours.colour(for: "fdaf:intensityMax"), "the first keeps its own")
     }
 }

@@ -44,6 +44,9 @@ public struct RecordingReport: Sendable, Equatable {
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
+    /// The telephony requirements the output misses that a recording can be judged on (a send
+    /// path of silence in every far-end single-talk frame: `RequirementFindings.silentSend`).
+    public var findings: [RunReport.Finding] = []
     /// Why `intensityAdaptive` changed suppression (`frame`: samples at `processingRate`).
     public var adaptiveDecisions: [AdaptiveDecision] = []
     /// What each `--scorer` said of the recording (nil: none was asked; no `scores` key).
@@ -82,6 +85,7 @@ public struct RecordingReport: Sendable, Equatable {
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
             "length_mismatch": lengthMismatch?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
+            "findings": .array(findings.map(\.json)),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
@@ -168,6 +172,10 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "clipped_samples.\(name) is not a count")
             }
             self[keyPath: keyPath] = whole
+        }
+        findings = try (value["findings"]?.arrayValue ?? []).map { (item: JSONValue) throws(ReadError) -> RunReport.Finding in
+            guard let finding = RunReport.Finding(reading: item) else { throw ReadError(problem: "findings: an entry that is not a finding") }
+            return finding
         }
         if let list = value["scores"] {
             do { scores = try JSONValueDecoder().decode([ScorerResult].self, from: list) } catch {

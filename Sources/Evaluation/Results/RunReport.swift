@@ -31,7 +31,7 @@ public struct RunReport: Sendable {
         }
     }
 
-    public struct Finding: Sendable {
+    public struct Finding: Sendable, Equatable {
         public var rule: String
         public var atSeconds: Double
         public var untilSeconds: Double
@@ -51,6 +51,25 @@ public struct RunReport: Sendable {
         }
 
         public var kind: Kind { Kind(rule: rule) }
+
+        /// The finding as report.json lists it (a run's, and a recording's).
+        public var json: JSONValue {
+            .object(["rule": .string(rule), "kind": .string(kind.rawValue),
+                     "at_s": .number(atSeconds), "until_s": .number(untilSeconds),
+                     "message": .string(message),
+                     "consequence": .object(["metric": .string(consequenceMetric),
+                                             "value_db": consequenceDB.map(JSONValue.number) ?? .null,
+                                             "meaning": .string(consequence)])])
+        }
+
+        /// A finding as `json` lists it; nil where it does not read as one.
+        public init?(reading value: JSONValue) {
+            guard let rule = value["rule"]?.stringValue, let at = value["at_s"]?.doubleValue, let until = value["until_s"]?.doubleValue,
+                  let message = value["message"]?.stringValue, let metric = value.value(at: "consequence.metric")?.stringValue,
+                  let meaning = value.value(at: "consequence.meaning")?.stringValue else { return nil }
+            self.init(rule: rule, atSeconds: at, untilSeconds: until, message: message, consequenceMetric: metric,
+                      consequenceDB: value.value(at: "consequence.value_db")?.doubleValue, consequence: meaning)
+        }
 
         public init(rule: String, atSeconds: Double, untilSeconds: Double, message: String, consequenceMetric: String,
                     consequenceDB: Double?, consequence: String) {
@@ -168,14 +187,7 @@ public struct RunReport: Sendable {
             // `sample`: the event's sample index at the call's rate (exact; `t_s` is for people).
             "events": .array(events.map { .object(["t_s": seconds($0.frame), "sample": .number(Double($0.frame)),
                                                    "kind": .string($0.kind), "detail": .string($0.detail)]) }),
-            "findings": .array(findings.map { finding in
-                .object(["rule": .string(finding.rule), "kind": .string(finding.kind.rawValue),
-                         "at_s": .number(finding.atSeconds), "until_s": .number(finding.untilSeconds),
-                         "message": .string(finding.message),
-                         "consequence": .object(["metric": .string(finding.consequenceMetric),
-                                                 "value_db": optional(finding.consequenceDB),
-                                                 "meaning": .string(finding.consequence)])])
-            }),
+            "findings": .array(findings.map(\.json)),
             "pipeline": JSONValue(encoding: pipelineReport),
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
                 .object(["t_s": seconds(decision.frame), "sample": .number(Double(decision.frame)), "erl_estimate_db": .number(decision.erlEstimateDB),

@@ -90,12 +90,12 @@ public struct RunSummary: Sendable {
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
-            if let resets = value["aec_resets"]?.doubleValue {
-                recordingHealth = RecordingHealth(aecResets: Int(resets),
-                                                  clippedMicSamples: Int(value.value(at: "clipped_samples.mic")?.doubleValue ?? 0),
-                                                  clippedLoopbackSamples: Int(value.value(at: "clipped_samples.loopback")?.doubleValue ?? 0))
+            // Both counts or none: a count a report did not hold is not a zero to judge a rise from.
+            if let resets = value["aec_resets"]?.doubleValue, let mic = value.value(at: "clipped_samples.mic")?.doubleValue,
+               let loopback = value.value(at: "clipped_samples.loopback")?.doubleValue {
+                recordingHealth = RecordingHealth(aecResets: Int(resets), clippedMicSamples: Int(mic), clippedLoopbackSamples: Int(loopback))
             }
-            findings = []
+            findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             micFile = value.value(at: "files.mic")?.stringValue
             if let sent = value.value(at: "files.sent")?.stringValue { taps = ["sent": sent] }
         } else {
