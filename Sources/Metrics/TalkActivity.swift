@@ -1,8 +1,10 @@
 /// The activity gate's decisions tallied per window of analysis frames: what a report's activity
 /// lanes draw, so that they show the talk the metrics scored (a fixed level threshold on the
-/// near-end track would read a noisy room as a talker). Bounded like the level plot: past
-/// `maximumWindows` windows (an hour of half seconds) neighbours merge and the window doubles, so
-/// a day-long call keeps what an hour does, at most 7200 windows of 40 bytes.
+/// near-end track would read a noisy room as a talker). Bounded: past `maximumWindows` windows
+/// (7.5 minutes of half seconds) neighbours merge and the window doubles, so a day-long call
+/// keeps as many as a short one. 900 is what a lane 800 px wide can draw; an hour's 7200 raised
+/// the call's peak memory by 4.7 MB (report.json's values, built before it is written) for detail
+/// no lane shows.
 public struct TalkActivity: Sendable, Equatable {
     /// One window's frames, and how many of them the gate judged each way.
     public struct Window: Sendable, Equatable {
@@ -17,7 +19,7 @@ public struct TalkActivity: Sendable, Equatable {
         public var doubleTalkFrames = 0
     }
 
-    public static let maximumWindows = 7200
+    public static let maximumWindows = 900
     /// Frames a window holds (doubled each time neighbouring windows merge).
     public private(set) var framesPerWindow: Int
     /// Samples between analysis frames: frame f covers samples f·hop ..< f·hop + 2·hop.
@@ -28,8 +30,7 @@ public struct TalkActivity: Sendable, Equatable {
     init(hop: Int, windowSamples: Int) {
         self.hop = max(1, hop)
         framesPerWindow = max(1, (windowSamples + self.hop / 2) / self.hop)
-        // Two minutes' worth: longer calls grow it by doubling, a handful of times an hour.
-        windows.reserveCapacity(256)
+        windows.reserveCapacity(Self.maximumWindows + 1)
     }
 
     /// Counts frame `frame`'s decision; frames come in ascending order.
