@@ -176,7 +176,7 @@ public enum EvalReportDocument {
                     // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
                     // A recording that clipped has no issue of the pipeline's, but says so.
-                    let clipped = result.summary?.recordingHealth.map { $0.clippedSamples.mic + $0.clippedSamples.loopback > 0 } ?? false
+                    let clipped = result.summary?.recordingHealth?.isClipped ?? false
                     let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : "ok")
                         : [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
                            findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
@@ -540,10 +540,10 @@ public enum EvalReportDocument {
         let findings = summary.findings.filter { RunReport.Finding.Kind(rule: $0) == .lint }
         var parts: [String] = []
         var issues = 0
+        func count(_ n: Int, _ noun: String) {
+            if n > 0 { issues += n; parts.append("\(n) \(noun)\(n == 1 ? "" : "s")") }
+        }
         if let pipeline = summary.pipeline {
-            func count(_ n: Int, _ noun: String) {
-                if n > 0 { issues += n; parts.append("\(n) \(noun)\(n == 1 ? "" : "s")") }
-            }
             count(pipeline.underruns, "underrun"); count(pipeline.overruns, "overrun"); count(pipeline.sentClicks, "click")
             count(pipeline.sentGaps, "gap"); count(pipeline.aecResets, "canceller reset")
             for (name, buffer) in pipeline.buffers where !buffer.isConserved {
@@ -552,7 +552,7 @@ public enum EvalReportDocument {
             }
         }
         if let health = summary.recordingHealth {
-            if health.aecResets > 0 { issues += health.aecResets; parts.append("\(health.aecResets) canceller reset\(health.aecResets == 1 ? "" : "s")") }
+            count(health.aecResets, "canceller reset")
             // Clipping is the recording's, not the pipeline's: said, not counted as an issue.
             for (stage, count) in [("mic", health.clippedSamples.mic), ("loopback", health.clippedSamples.loopback)] where count > 0 {
                 parts.append("\(count) \(stage) samples clipped")

@@ -11,6 +11,9 @@ public struct RecordingHealth: Codable, Sendable, Equatable {
     public var aecResets: Int
     public var clippedSamples: Clipped
 
+    /// The mic or the loopback reached full scale somewhere.
+    public var isClipped: Bool { clippedSamples.mic > 0 || clippedSamples.loopback > 0 }
+
     public init(aecResets: Int, clippedMicSamples: Int, clippedLoopbackSamples: Int) {
         self.aecResets = aecResets
         clippedSamples = Clipped(mic: clippedMicSamples, loopback: clippedLoopbackSamples)
