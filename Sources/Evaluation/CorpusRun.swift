@@ -135,6 +135,9 @@ public struct CorpusRun {
     public var scorers: [ScorerSpec] = []
     /// Seconds a scorer's answer may take.
     public var scorerTimeout = ScorerProcess.defaultTimeout
+    /// The plugins `--plugin` registered: where the scenarios run as written, one naming a
+    /// different canceller under a registered name (or under an earlier scenario's) is refused.
+    public var plugins: [CancellerPlugin] = []
 
     public init(items: [CorpusItem], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
                 jobs: Int = 1, taps: TapSelection = .standard, renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -268,6 +271,8 @@ public struct CorpusRun {
 
     private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
         var firstFileOfName: [String: String] = [:]
+        // Only scenarios run as written use their own plugins (--modes replaces a scenario's aec).
+        var pluginNames = PluginNames(registered: plugins)
         /// The mic of each name's recording where a recording folder (not a manifest) gave it.
         var folderRecordingOfName: [String: String] = [:]
         return items.map { item in
@@ -279,6 +284,9 @@ public struct CorpusRun {
                 switch item {
                 case .scenario(let file):
                     let scenario = try ScenarioLoader.load(path: file)
+                    if modes == nil, let plugin = scenario.voiceProcessing.backend.plugin {
+                        try pluginNames.admit(plugin, from: file)
+                    }
                     (loaded, name) = (.scenario(scenario), scenario.name)
                 case .recording(let recording):
                     (loaded, name) = (.recording(recording), recording.name)

@@ -94,6 +94,7 @@ struct EvalCommand: ParsableCommand {
                                 cancellation: Interrupts.cancellation)
             run.scorers = try scoring.resolved
             run.scorerTimeout = scoring.timeout
+            run.plugins = try plugins.resolved
             corpus = run
             loaded = corpus.load()
             try corpus.checkOutputFolder(loaded)

@@ -54,6 +54,11 @@ struct RunCommand: ParsableCommand {
         Interrupts.install()
         do {
             let written = try ScenarioLoader.load(path: scenario)
+            if aec == nil, let own = written.voiceProcessing.backend.plugin {
+                // The scenario runs with its own plugin: a --plugin of that name must be the same.
+                var names = PluginNames(registered: try plugins.resolved)
+                try names.admit(own, from: scenario)
+            }
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
             let progress = ProgressLine(label: loaded.name)
             var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),

@@ -286,6 +286,78 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(try document("own-merged").contains("\"mine:intensityMax\""))
     }
 
+    /// One plugin name is one canceller: two scenarios, or a scenario and `--plugin`, that give
+    /// one name two different files (or options, or rates) would be summed as one mode. The
+    /// later one fails with a line naming both; a copy of the same file is the same plugin;
+    /// `--modes` and `--aec` replace a scenario's own plugin, so nothing conflicts there.
+    func testOneNameIsOneCancellerAcrossScenariosAndTheCommandLine() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let nlms = try Self.build("Examples/Plugins/nlms.c", "nlms", in: root)
+        let passthrough = try Self.misbehaving("passthrough", in: root)
+        try FileManager.default.copyItem(atPath: nlms, toPath: root.appendingPathComponent("nlms-copy.so").path)
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        func item(_ name: String, plugin: String, extra: String = "") throws {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+                 "echo_path": {"delay_ms": 20, "gain_db": -6}, "duration_s": 2,
+                 "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "../\(plugin)"\(extra)}}
+                """, named: "\(name).json", in: corpus)
+        }
+        try item("a", plugin: "nlms.so")
+        try item("b", plugin: "passthrough.so")
+        try item("c", plugin: "nlms-copy.so")
+        try item("d", plugin: "nlms.so", extra: #", "plugin_rate": 16000"#)
+        let before = try snapshot(root)
+
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardError)
+        let lines = eval.standardError.split(separator: "\n").filter { $0.contains("aec.plugin") }
+        XCTAssertEqual(lines, [
+            "echolab: corpus/b.json: aec.plugin: plugin 'mine' is \(passthrough) (sha256 \(try Self.digest(passthrough))…) here but \(nlms) "
+            + "(sha256 \(try Self.digest(nlms))…) in corpus/a.json; one name is one canceller (its runs are summed and compared as one mode): "
+            + "give this one another aec.backend",
+            "echolab: corpus/d.json: aec.plugin: plugin 'mine' runs at 16000 Hz here but at 48000 Hz in corpus/a.json; one name is one "
+            + "canceller (its runs are summed and compared as one mode): give this one another aec.backend",
+        ])
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        XCTAssertNotNil(runs["a mine:intensityMax"]?["metrics"], "the first to name it runs")
+        XCTAssertNotNil(runs["c mine:intensityMax"]?["metrics"], "a copy of the same file is the same plugin")
+        XCTAssertEqual(runs.values.filter { $0["error"] is String }.count, 2, "\(runs)")
+
+        // `--plugin` names it first.
+        let registered = try runEchoLab(["eval", "corpus", "--out", "out2", "--no-taps", "--plugin", "mine=passthrough.so"], in: root)
+        XCTAssertEqual(registered.status, 1)
+        let second = try Self.results(root.appendingPathComponent("out2/eval.json").path)
+        XCTAssertNotNil(second["b mine:intensityMax"]?["metrics"], "b's plugin is the one registered")
+        XCTAssertTrue(registered.standardError.contains("corpus/a.json: aec.plugin: plugin 'mine' is \(nlms)"), registered.standardError)
+        XCTAssertTrue(registered.standardError.contains("in --plugin mine;"), registered.standardError)
+        // --modes replaces every scenario's own aec: nothing of theirs runs, nothing conflicts.
+        let replaced = try runEchoLab(["eval", "corpus", "--out", "out3", "--no-taps", "--plugin", "mine=passthrough.so",
+                                       "--modes", "mine:intensityMax"], in: root)
+        XCTAssertEqual(replaced.status, 0, replaced.standardError)
+
+        // A run: the scenario's own plugin against --plugin; --aec replaces it.
+        let run = try runEchoLab(["run", "corpus/a.json", "--out", "run", "--no-taps", "--plugin", "mine=passthrough.so"], in: root)
+        XCTAssertEqual(run.status, 1)
+        XCTAssertTrue(run.standardError.hasPrefix("echolab: corpus/a.json: aec.plugin: plugin 'mine' is \(nlms)"), run.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("run").path), "nothing written")
+        let copy = try runEchoLab(["run", "corpus/a.json", "--out", "run2", "--no-taps", "--plugin", "mine=nlms-copy.so"], in: root)
+        XCTAssertEqual(copy.status, 0, copy.standardError)
+        let chosen = try runEchoLab(["run", "corpus/a.json", "--out", "run3", "--no-taps", "--plugin", "mine=passthrough.so",
+                                     "--aec", "mine:intensityMax"], in: root)
+        XCTAssertEqual(chosen.status, 0, chosen.standardError)
+        let inputs = try snapshot(root).filter { before[$0.key] != nil }
+        XCTAssertEqual(inputs, before, "inputs unchanged")
+    }
+
+    /// The first 12 hex digits of a file's SHA-256, as the conflict names it.
+    static func digest(_ path: String) throws -> String {
+        let result = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [path])
+        return String(result.output.prefix(12))
+    }
+
     /// A recording's report names a plugin as a call's does: by the name the plugin reports
     /// itself, and the SHA-256 of its file.
     func testARecordingNamesThePluginByItsOwnNameAndDigest() throws {
