@@ -37,7 +37,8 @@ public enum EvalDocument {
         let summaries = modes.map { summary(for: $0, items: items, itemFronts: itemFronts) }
         // Each scenario as written runs in its own mode: no two modes met on one item.
         let best = modesAsked ? BestModes.front(ofItems: itemPoints) : nil
-        let verdicts = EvalVerdicts(corpusFront: best, itemFronts: itemFronts, comparedMeans: BestModes.comparedMeans(itemPoints))
+        let verdicts = EvalVerdicts(corpusFront: best, itemFronts: itemFronts, comparedMeans: BestModes.comparedMeans(itemPoints),
+                                    aecmosDoubleTalk: EvalVerdicts.aecmosDoubleTalk(modes, summaries: summaries))
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),

@@ -12,11 +12,40 @@ public struct EvalVerdicts: Sendable, Equatable {
     public var itemFronts: [BestModes.Verdict?]
     /// The modes' means over the items every mode has its values on: the trade-off plot.
     public var comparedMeans: BestModes.ComparedMeans?
+    /// AECMOS in double talk, one point per mode that has both scores, in mode order.
+    public var aecmosDoubleTalk: [AECMOSPoint]
 
-    public init(corpusFront: BestModes.Verdict?, itemFronts: [BestModes.Verdict?], comparedMeans: BestModes.ComparedMeans?) {
+    /// One mode's AECMOS means in double talk (over its runs that have them), and whether no
+    /// other mode scores at least as well on both and better on one.
+    public struct AECMOSPoint: Sendable, Equatable {
+        public var mode: String
+        public var echo: Double
+        public var other: Double
+        public var isUnbeaten: Bool
+    }
+
+    public init(corpusFront: BestModes.Verdict?, itemFronts: [BestModes.Verdict?], comparedMeans: BestModes.ComparedMeans?,
+                aecmosDoubleTalk: [AECMOSPoint] = []) {
         self.corpusFront = corpusFront
         self.itemFronts = itemFronts
         self.comparedMeans = comparedMeans
+        self.aecmosDoubleTalk = aecmosDoubleTalk
+    }
+
+    /// The AECMOS double-talk points of `modes` from their summaries.
+    static func aecmosDoubleTalk(_ modes: [String], summaries: [ModeSummary]) -> [AECMOSPoint] {
+        func mean(_ summary: ModeSummary, _ name: String) -> Double? {
+            summary.scores?.first { $0.scorer == "aecmos" }?.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean
+        }
+        let means = modes.compactMap { mode -> (mode: String, echo: Double, other: Double)? in
+            guard let summary = summaries.first(where: { $0.mode == mode }),
+                  let echo = mean(summary, "aecmos_echo"), let other = mean(summary, "aecmos_other") else { return nil }
+            return (mode, echo, other)
+        }
+        return means.map { point in
+            let beaten = means.contains { $0.echo >= point.echo && $0.other >= point.other && ($0.echo > point.echo || $0.other > point.other) }
+            return AECMOSPoint(mode: point.mode, echo: point.echo, other: point.other, isUnbeaten: !beaten)
+        }
     }
 
     /// The front of the item at `index` in eval.json's order; nil without one.

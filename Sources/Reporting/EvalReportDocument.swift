@@ -95,7 +95,7 @@ public enum EvalReportDocument {
             outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
         }
         blocks += ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
-        if detail == .full { blocks += ScoreBlocks.aecmosChart(modes.map(\.description), summaries: summaries) }
+        if detail == .full { blocks += ScoreBlocks.aecmosChart(verdicts.aecmosDoubleTalk, modes: modes.map(\.description)) }
 
         switch detail {
         case .summary:

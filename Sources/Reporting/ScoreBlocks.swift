@@ -108,23 +108,13 @@ enum ScoreBlocks {
     }
 
     /// AECMOS' echo score against its other-degradation score in double talk, one point per mode
-    /// (means): upper right removes echo and keeps the near talker. Nothing without them.
-    static func aecmosChart(_ modes: [String], summaries: [ModeSummary]) -> [ReportDocument.Block] {
-        func mean(_ summary: ModeSummary, _ talkType: String, _ name: String) -> Double? {
-            summary.scores?.first { $0.scorer == "aecmos" }?.scores
-                .first { $0.talkType == talkType && $0.name == name }?.statistics.mean
-        }
-        let means = modes.compactMap { mode -> (mode: String, echo: Double, other: Double)? in
-            guard let summary = summaries.first(where: { $0.mode == mode }),
-                  let echo = mean(summary, "dt", "aecmos_echo"), let other = mean(summary, "dt", "aecmos_other") else { return nil }
-            return (mode, echo, other)
-        }
+    /// (means; Evaluation's `EvalVerdicts.aecmosDoubleTalk`): upper right removes echo and keeps
+    /// the near talker. Nothing without them.
+    static func aecmosChart(_ means: [EvalVerdicts.AECMOSPoint], modes: [String]) -> [ReportDocument.Block] {
         guard !means.isEmpty else { return [] }
-        // The modes no other mode beats on both.
         let points = means.map { point in
-            let beaten = means.contains { $0.echo >= point.echo && $0.other >= point.other && ($0.echo > point.echo || $0.other > point.other) }
-            return ReportDocument.ScatterChart.Point(name: point.mode, x: point.other, y: point.echo, isHighlighted: !beaten,
-                                                     colour: ModeColours.colour(for: point.mode, among: modes))
+            ReportDocument.ScatterChart.Point(name: point.mode, x: point.other, y: point.echo, isHighlighted: point.isUnbeaten,
+                                              colour: ModeColours.colour(for: point.mode, among: modes))
         }
         var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode (means over its runs)",
                                                 xLabel: "other-degradation MOS: right keeps more of the near talker",

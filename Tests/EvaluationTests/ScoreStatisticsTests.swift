@@ -53,6 +53,29 @@ final class ScoreStatisticsTests: XCTestCase {
         XCTAssertTrue(entries[2].scores.isEmpty)
     }
 
+    /// The AECMOS plot's points are judged here, once: each mode's double-talk means, and
+    /// whether another mode scores at least as well on both and better on one.
+    func testTheAECMOSDoubleTalkPointsAreJudgedInEvaluation() throws {
+        func aecmos(_ mode: String, echo: Double?, other: Double) -> JSONValue {
+            var scores: [String: ScoreValue] = ["aecmos_other": ScoreValue(value: other, higherIsBetter: true, minimum: 1, maximum: 5)]
+            if let echo { scores["aecmos_echo"] = ScoreValue(value: echo, higherIsBetter: true, minimum: 1, maximum: 5) }
+            let result = [ScorerResult(name: "aecmos", reportedName: "AECMOS", version: "1", modelSHA256: nil,
+                                       talkTypes: [TalkTypeScores(talkType: "dt", stretches: 1, seconds: 2, scores: scores)], unscoredReason: nil)]
+            return .object(["mode": .string(mode), "error": .null, "scores": JSONValue(encoding: result)])
+        }
+        let item = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"), "results": .array([
+            aecmos("strong", echo: 4.6, other: 3.0), aecmos("gentle", echo: 4.0, other: 4.0), aecmos("beaten", echo: 4.0, other: 3.9),
+            aecmos("tied", echo: 4.6, other: 3.0), aecmos("half", echo: nil, other: 4.5),
+        ])])
+        let modes = ["strong", "gentle", "beaten", "tied", "half"]
+        let made = try EvalDocument.make(items: [item], modes: modes, modesAsked: true, planned: 5, complete: true, shard: nil, wallSeconds: 0)
+        let points = made.verdicts.aecmosDoubleTalk
+        XCTAssertEqual(points.map(\.mode), ["strong", "gentle", "beaten", "tied"], "a mode without both scores has no point")
+        XCTAssertEqual(points.map(\.isUnbeaten), [true, true, false, true], "a tie beats neither")
+        XCTAssertEqual(points[1].echo, 4.0)
+        XCTAssertEqual(points[1].other, 4.0)
+    }
+
     func testACorpusWithoutScoresHasNoScoresKey() throws {
         let item = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"),
                                      "results": .array([.object(["mode": .string("m"), "error": .null])])])
