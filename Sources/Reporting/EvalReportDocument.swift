@@ -72,16 +72,7 @@ public enum EvalReportDocument {
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLostRuns ?? 0)]
             }
             if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
-            // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
-            // nothing converged (docs/metrics.md), which read as the fastest mode. So it does for a
-            // mode that removes no echo (a pass-through plugin).
-            var convergence = stat(summary?.convergenceSeconds.median, " s")
-            if mode == .disabled, convergence.value != nil {
-                convergence.spans.append(.text(" (no AEC)"))
-            } else if convergence.value != nil, summary?.removesNoEcho == true {
-                convergence.spans.append(.text(" (removes no echo)"))
-            }
-            row.append(convergence)
+            row.append(convergenceCell(summary, mode: mode, runs: ran))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
@@ -209,6 +200,22 @@ public enum EvalReportDocument {
         return noted
     }
 
+    /// A mode's convergence median in the Modes table, over how many of its `runs` where fewer
+    /// (ERLE never settled within ±3 dB in the others), as a mean's.
+    static func convergenceCell(_ summary: ModeSummary?, mode: EchoControlMode, runs: Int) -> ReportDocument.Cell {
+        var cell = counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", of: nil),
+                           count: summary?.convergenceSeconds.count, runs: runs)
+        // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
+        // nothing converged (docs/metrics.md), which read as the fastest mode. So it does for a
+        // mode that removes no echo (a pass-through plugin).
+        if mode == .disabled, cell.value != nil {
+            cell.spans.append(.text(" (no AEC)"))
+        } else if cell.value != nil, summary?.removesNoEcho == true {
+            cell.spans.append(.text(" (removes no echo)"))
+        }
+        return cell
+    }
+
     /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
     /// (the "N of M runs"), and what convergence is, so `disabled`'s 0 s does not read as the
     /// fastest.
@@ -216,7 +223,8 @@ public enum EvalReportDocument {
         var text = "Each dB mean and median is over the mode's runs that have a value on at least "
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
-            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md)"
+            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md); "
+            + "its median is over the runs whose ERLE settled so, and says over how many where that is not all of them"
         let disabled = summaries.first { $0.mode == EchoControlMode.disabled.description }
         if modes.contains(.disabled), disabled?.convergenceSeconds.median != nil {
             text += "; without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is its first window of far-end single talk (0 s where the far end starts the call): nothing converged, it is not the fastest."

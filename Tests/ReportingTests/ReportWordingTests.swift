@@ -60,6 +60,23 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.unmeasuredReasons([try result(.disabled, reason: nil)], nearEnd: false))
     }
 
+    /// A convergence median stands on the runs whose ERLE settled within ±3 dB: 7 of 24 read as
+    /// well as 18 of 24 did. It says over how many, as a mean does.
+    func testConvergenceMedianSaysOverHowManyRuns() throws {
+        let speex = try EchoControlMode(parsing: "speex:intensityRecommended")
+        func summary(_ mode: String, convergence: [Double]) -> ModeSummary {
+            ModeSummary(mode: mode, ran: 4, failed: 0, wins: 0, erleSteadyDB: .init([10, 12, 14, 16]), erleDB: .init([10, 12, 14, 16]),
+                        convergenceSeconds: .init(convergence), nearEndAttenuationDB: .init([]), nearEndDistortionDB: .init([]))
+        }
+        XCTAssertEqual(text(EvalReportDocument.convergenceCell(summary("speex:intensityRecommended", convergence: [2, 3]), mode: speex, runs: 4).spans),
+                       "2.5 s (2 of 4)")
+        XCTAssertEqual(text(EvalReportDocument.convergenceCell(summary("speex:intensityRecommended", convergence: [2, 3, 4, 5]), mode: speex, runs: 4).spans),
+                       "3.5 s", "all runs: nothing added")
+        XCTAssertEqual(text(EvalReportDocument.convergenceCell(summary("disabled", convergence: [0, 0, 0]), mode: .disabled, runs: 4).spans),
+                       "0.0 s (3 of 4) (no AEC)")
+        XCTAssertEqual(text(EvalReportDocument.convergenceCell(summary("speex:intensityRecommended", convergence: []), mode: speex, runs: 4).spans), "—")
+    }
+
     /// `disabled`'s convergence median read 0.0 s, the best of the table: it is 0 because nothing
     /// converged (ERLE about 0 dB throughout), and the table says so.
     func testDisabledConvergenceIsNotReadAsTheFastest() throws {
