@@ -275,7 +275,12 @@ public struct CorpusRun {
         var pluginNames = PluginNames(registered: plugins)
         /// The mic of each name's recording where a recording folder (not a manifest) gave it.
         var folderRecordingOfName: [String: String] = [:]
-        return items.map { item in
+        // The item that first took each name, and the first other item that claimed it: both
+        // fail. Were the first to run, eval.json and the gate would hold under the name whichever
+        // file sorts first — a copy not renamed took an item's place in the baseline's eyes.
+        var firstIndexOfName: [String: Int] = [:]
+        var claimedAgain: [Int: (name: String, place: String, by: String)] = [:]
+        var loaded = items.enumerated().map { index, item -> Swift.Result<Loaded, ItemError> in
             do {
                 let loaded: Loaded
                 let name: String
@@ -309,10 +314,12 @@ public struct CorpusRun {
                         if InputFile.canonical(other) == InputFile.canonical(recording.mic) {
                             return .failure(ItemError(description: "\(place): listed twice in the corpus (also as \(first)): give each item once"))
                         }
+                        if let index = firstIndexOfName[name], claimedAgain[index] == nil { claimedAgain[index] = (name, first, place) }
                         // Two AEC-Challenge folders name their items alike (fileid_0, …).
                         return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first): two recording folders "
                                                   + "name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"))
                     }
+                    if let index = firstIndexOfName[name], claimedAgain[index] == nil { claimedAgain[index] = (name, first, place) }
                     return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
@@ -321,12 +328,18 @@ public struct CorpusRun {
                     return .failure(ItemError(description: "\(item.file): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
                 firstFileOfName[name] = place
+                firstIndexOfName[name] = index
                 if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[name] = recording.mic }
                 return .success(loaded)
             } catch {
                 return .failure(ItemError(description: String(describing: error)))
             }
         }
+        for (index, claim) in claimedAgain {
+            loaded[index] = .failure(ItemError(description: "\(claim.place): name: '\(claim.name)' is also used by \(claim.by): "
+                                               + "neither runs, since eval.json and the gate know an item by its name; give each its own"))
+        }
+        return loaded
     }
 
     /// The distinct far-end and near-end files of the loaded scenarios, in plan order: what every

@@ -182,7 +182,8 @@ final class RecordingCorpusTests: XCTestCase {
     }
 
     /// Two synthetic folders in one eval name their items alike: the second folder's items fail,
-    /// each said of both mics and of what to do about it; the first folder's run.
+    /// each said of both mics and of what to do about it; so do the first folder's (a name is
+    /// one item to eval.json and the gate).
     func testTwoSyntheticFoldersInOneEvalClashByName() throws {
         for set in ["train", "test"] {
             try wav("\(set)/farend_speech/farend_speech_fileid_1.wav")
@@ -190,7 +191,9 @@ final class RecordingCorpusTests: XCTestCase {
         }
         let result = try runEchoLab(["eval", "train", "test", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
         XCTAssertEqual(result.status, 1)
-        XCTAssertTrue(result.standardOutput.hasPrefix("1 of 2 runs succeeded"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.hasPrefix("0 of 2 runs succeeded"), result.standardOutput)
+        XCTAssertTrue(result.standardError.contains("echolab: train/nearend_mic_signal/nearend_mic_fileid_1.wav: name: 'fileid_1' is also used by "
+                                                    + "test/nearend_mic_signal/nearend_mic_fileid_1.wav: neither runs"), result.standardError)
         XCTAssertTrue(result.standardError.contains("echolab: test/nearend_mic_signal/nearend_mic_fileid_1.wav: name: 'fileid_1' is already used by "
                                                     + "train/nearend_mic_signal/nearend_mic_fileid_1.wav: two recording folders name their items "
                                                     + "alike; evaluate them apart, or list one's recordings in a manifest under names of their own\n"),

@@ -99,6 +99,10 @@ final class ScenarioChecksTests: XCTestCase {
         let result = try runEchoLab(["eval", corpus.path, "--out", folder.appendingPathComponent("r").path, "--no-taps"])
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.standardError.contains("b.json: name: 'delay40-disabled' is already used by"), result.standardError)
+        // Neither runs: under the name, eval.json and the gate would hold whichever sorts first.
+        XCTAssertTrue(result.standardError.contains("a.json: name: 'delay40-disabled' is also used by \(corpus.path)/b.json: neither runs, "
+                                                    + "since eval.json and the gate know an item by its name; give each its own"), result.standardError)
+        XCTAssertTrue(result.standardOutput.hasPrefix("0 of 2 runs succeeded"), result.standardOutput)
     }
 
     /// Nothing plays into the room: no ERL is made up, and no delay between unrelated signals.
