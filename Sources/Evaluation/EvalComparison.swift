@@ -11,8 +11,8 @@ import Metrics
 /// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or
 /// when it is missing from the current run (a gate must not pass on less work) — unless that run
 /// was interrupted, which fails on its own, and whose missing runs are listed as not run.
-/// Findings that went away are improvements. Runs new in the current file are listed, not judged,
-/// and so are runs measured with another canceller library. Works on the JSON alone, so any two
+/// Findings that went away are improvements. Runs new in the current file are listed, not judged
+/// (one that failed is a regression), and so are runs measured with another canceller library. Works on the JSON alone, so any two
 /// EchoLab versions' files compare on the keys both have.
 public struct EvalComparison: Sendable {
     /// One item × mode, as eval.json names it.
@@ -124,6 +124,8 @@ public struct EvalComparison: Sendable {
         case ran
         case failed(error: String?)
         case missing
+        /// The run is not in the baseline (a run new to CURRENT, which failed).
+        case notInBaseline
         /// The near end in double talk: some of it sent, or none.
         case nearEndKept
         case nearEndLost
@@ -186,7 +188,8 @@ public struct EvalComparison: Sendable {
     /// Scores the two files cannot be compared on: a scorer of another version or model, or one
     /// CURRENT was not scored with. Listed, not judged.
     public var scoreNotes: [Change] = []
-    /// Runs of the current file that the baseline does not have.
+    /// Runs of the current file that the baseline does not have, and that ran (one that failed
+    /// is a regression: a new item that cannot run is a broken corpus).
     public var added: [RunKey] = []
     /// Runs of the baseline an interrupted current file does not have: not run, listed — not
     /// counted as regressions, since the interruption alone fails the gate.
@@ -292,6 +295,9 @@ public struct EvalComparison: Sendable {
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
         hasScores = old.values.contains { $0["scores"] != nil }
+        // An item that could not be loaded has one run, in no mode ("as written"): without
+        // --modes, its error is why each of the baseline's runs of it is gone.
+        var explained = Set<RunKey>()
         for key in old.keys.sorted() {
             let before = old[key]!
             guard let after = new[key] else {
@@ -304,12 +310,25 @@ public struct EvalComparison: Sendable {
                 // A gate must not pass on less work: missing is a regression even where the
                 // baseline's run had failed.
                 let was: Value = before["error"]?.stringValue == nil ? .ran : .failed(error: nil)
-                regressions.append(Change(run: key, subject: .run, baseline: was, current: .missing, delta: nil))
+                let unloaded = RunKey(item: key.item, mode: Self.asWritten)
+                if old[unloaded] == nil, let error = new[unloaded]?["error"]?.stringValue {
+                    explained.insert(unloaded)
+                    regressions.append(Change(run: key, subject: .run, baseline: was, current: .failed(error: error), delta: nil))
+                } else {
+                    regressions.append(Change(run: key, subject: .run, baseline: was, current: .missing, delta: nil))
+                }
                 continue
             }
             compare(key, before, after)
         }
-        added = new.keys.filter { old[$0] == nil }.sorted()
+        let newRuns = new.keys.filter { old[$0] == nil && !explained.contains($0) }.sorted()
+        // A run new to CURRENT is listed, not judged; one that failed is a broken item, which no
+        // gate passes over.
+        for key in newRuns {
+            guard let error = new[key]?["error"]?.stringValue else { continue }
+            regressions.append(Change(run: key, subject: .run, baseline: .notInBaseline, current: .failed(error: error), delta: nil))
+        }
+        added = newRuns.filter { new[$0]?["error"]?.stringValue == nil }
         runs = Set(old.keys).union(new.keys).sorted()
         modeMeans = modeMeans(old, new, modes: Self.modeNames(baseline, current))
     }
@@ -572,13 +591,16 @@ public struct EvalComparison: Sendable {
     }
 
     /// Every item × mode result of an eval.json, by key.
+    /// The mode of a run in none: an item that failed before its own mode was read.
+    static let asWritten = "as written"
+
     static func runs(in eval: JSONValue) -> [RunKey: JSONValue] {
         var runs: [RunKey: JSONValue] = [:]
         for item in eval["items"]?.arrayValue ?? [] {
             let name = item["name"]?.stringValue ?? "?"
             for result in item["results"]?.arrayValue ?? [] {
                 // The first of a name: a later item refused for taking it is listed under it too.
-                let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? "as written")
+                let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? asWritten)
                 if runs[key] == nil { runs[key] = result }
             }
         }

@@ -166,6 +166,7 @@ extension ComparisonMarkdown {
         case .failed(let error?): "failed: \(error)"
         case .failed(nil): "failed"
         case .missing: "missing"
+        case .notInBaseline: "not in the baseline"
         case .nearEndKept: "kept"
         case .nearEndLost: subject == .nearEndLost ? "lost (nothing of the near talker sent in double talk)" : "lost"
         case .scored: "scored"

@@ -17,12 +17,13 @@ struct CompareCommand: ParsableCommand {
         crosses 46 dB fails even by less than --max-regression-db); when a fault counter of its pipeline (underruns, overruns, drops, rejected frames, \
         clipped samples, canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped conserving samples; \
         when it lost the near end entirely where the baseline kept it; when a figure the baseline measured is no longer \
-        measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran; when a scorer's score (eval --scorer) fell by more than \
+        measured, or stands on fewer than 20 analysis frames; when it failed where the baseline ran (or its item could not be \
+        loaded), or failed as a run only CURRENT has; when a scorer's score (eval --scorer) fell by more than \
         --max-regression-mos in any talk type, or the run is no longer scored (the scorer failed); or when it is \
         missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a lower bound (≥) \
         counts only where the change is certain (ERLE or TCLw fell: CURRENT measured and under the baseline; attenuation \
         rose: the baseline measured and CURRENT over it); a change a bound leaves uncertain is listed as not judged. Findings that went away are listed as \
-        improvements. Runs only CURRENT has are listed, not judged, and so are runs measured with another canceller \
+        improvements. Runs only CURRENT has that ran are listed, not judged, and so are runs measured with another canceller \
         library (a version, a plugin's SHA-256) than the baseline's — unless --judge-library-changes, where the new \
         library is the change to judge (your plugin's next build against its last) —, and scores CURRENT was not scored for or scored by \
         another scorer version or model. An interrupted CURRENT ("complete": false) fails; the runs it did not reach \
@@ -47,7 +48,7 @@ struct CompareCommand: ParsableCommand {
             help: ArgumentHelp("Largest fall of a scorer's score (such as AECMOS, in MOS) that still passes (≥ 0).", valueName: "score"))
     var maxRegressionMOS: Double = 0.1
 
-    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared). Without it, the diff goes to stdout only.", valueName: "file"))
+    @Option(help: ArgumentHelp("Also write the Markdown diff to this file (never seen half-written; not one of the files compared; a missing folder is made). Without it, the diff goes to stdout only.", valueName: "file"))
     var markdown: String?
 
     @Option(help: ArgumentHelp("Also write the verdict as JUnit XML to this file, for CI test views: one test case per item × mode, its regressions as its failure, runs not judged (new in CURRENT, another library unless --judge-library-changes, not reached by an interrupted CURRENT) skipped (same rules as --markdown).", valueName: "file"))
@@ -76,21 +77,29 @@ struct CompareCommand: ParsableCommand {
     /// is made, as `process --out` makes its own.
     private static func checkFolderWritable(_ report: String) throws {
         var folder = InputFile.parent(of: InputFile.absolute(report))
-        while !FileManager.default.fileExists(atPath: folder), folder != "/", !folder.isEmpty { folder = InputFile.parent(of: folder) }
+        var isFolder: ObjCBool = false
+        while !FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), folder != "/", !folder.isEmpty { folder = InputFile.parent(of: folder) }
+        // A file where a folder of the path should be: no folder can be made there.
+        guard isFolder.boolValue else {
+            throw AtomicFile.WriteError(path: report, reason: "cannot write: \(folder) is a file, not a folder")
+        }
         guard access(folder, W_OK) != 0 else { return }
         throw AtomicFile.WriteError(path: report, reason: "cannot write: the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
     }
 
     private func validateReportFiles() throws {
-        do {
-            for report in [markdown, junit].compactMap({ $0 }) {
+        for (option, report) in [("--markdown", markdown), ("--junit", junit)] {
+            guard let report else { continue }
+            do {
                 try AtomicFile.checkWritable(report, inputs: [baseline, current])
                 try Self.checkFolderWritable(report)
+            } catch {
+                // The names come from the command line: said on one line, printable, with the option.
+                throw ValidationError("\(option) \(printable(CommandFailure.describe(error)))")
             }
-            if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) { throw SameReportFile(path: junit) }
-        } catch {
-            // The names come from the command line: said on one line, printable.
-            throw ValidationError(printable(CommandFailure.describe(error)))
+        }
+        if let markdown, let junit, InputFile.canonical(markdown) == InputFile.canonical(junit) {
+            throw ValidationError(printable(SameReportFile(path: junit).description))
         }
     }
 

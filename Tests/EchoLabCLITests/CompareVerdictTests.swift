@@ -228,7 +228,7 @@ final class CompareVerdictTests: XCTestCase {
 
         let input = try runEchoLab(["compare", "base/eval.json", "base/eval.json", "--junit", "./base/eval.json"], in: root)
         XCTAssertEqual(input.status, 64, input.standardOutput + input.standardError)
-        XCTAssertEqual(input.standardError, "Error: ./base/eval.json: cannot write: it is an input (base/eval.json); choose another file\n" + usage)
+        XCTAssertEqual(input.standardError, "Error: --junit ./base/eval.json: cannot write: it is an input (base/eval.json); choose another file\n" + usage)
         XCTAssertEqual(input.standardOutput, "")
     }
 }

@@ -154,7 +154,7 @@ final class EvalGateTests: XCTestCase {
         for spelling in ["current.json", "./current.json", path("current.json")] {
             let result = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", spelling], in: root)
             XCTAssertEqual(result.status, 64, spelling)
-            XCTAssertTrue(result.standardError.hasPrefix("Error: \(spelling): cannot write: it is an input (current.json); choose another file\nUsage: "),
+            XCTAssertTrue(result.standardError.hasPrefix("Error: --markdown \(spelling): cannot write: it is an input (current.json); choose another file\nUsage: "),
                           result.standardError)
             XCTAssertEqual(result.standardOutput, "", "nothing compared")
         }
@@ -162,7 +162,7 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(mkfifo(path("pipe"), 0o644), 0)
         let pipe = try runEchoLab(["compare", "whole/eval.json", "current.json", "--markdown", "pipe"], in: root)
         XCTAssertEqual(pipe.status, 64)
-        XCTAssertTrue(pipe.standardError.hasPrefix("Error: pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\nUsage: "),
+        XCTAssertTrue(pipe.standardError.hasPrefix("Error: --markdown pipe: cannot write: is a named pipe, not a file; EchoLab replaces only regular files\nUsage: "),
                       pipe.standardError)
         var status = stat()
         XCTAssertEqual(lstat(path("pipe"), &status), 0)

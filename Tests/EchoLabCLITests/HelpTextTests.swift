@@ -503,19 +503,20 @@ final class HelpTextTests: XCTestCase {
         canceller resets, clicks or gaps in sent) rose at all, or a buffer stopped
         conserving samples; when it lost the near end entirely where the baseline kept
         it; when a figure the baseline measured is no longer measured, or stands on
-        fewer than 20 analysis frames; when it failed where the baseline ran; when a
-        scorer's score (eval --scorer) fell by more than --max-regression-mos in any
-        talk type, or the run is no longer scored (the scorer failed); or when it is
-        missing from CURRENT. A baseline figure on fewer than 20 analysis frames judges
-        nothing; a lower bound (≥) counts only where the change is certain (ERLE or
-        TCLw fell: CURRENT measured and under the baseline; attenuation rose: the
-        baseline measured and CURRENT over it); a change a bound leaves uncertain is
-        listed as not judged. Findings that went away are listed as improvements. Runs
-        only CURRENT has are listed, not judged, and so are runs measured with another
-        canceller library (a version, a plugin's SHA-256) than the baseline's — unless
-        --judge-library-changes, where the new library is the change to judge (your
-        plugin's next build against its last) —, and scores CURRENT was not scored for
-        or scored by another scorer version or model. An interrupted CURRENT
+        fewer than 20 analysis frames; when it failed where the baseline ran (or its
+        item could not be loaded), or failed as a run only CURRENT has; when a scorer's
+        score (eval --scorer) fell by more than --max-regression-mos in any talk type,
+        or the run is no longer scored (the scorer failed); or when it is missing from
+        CURRENT. A baseline figure on fewer than 20 analysis frames judges nothing; a
+        lower bound (≥) counts only where the change is certain (ERLE or TCLw fell:
+        CURRENT measured and under the baseline; attenuation rose: the baseline
+        measured and CURRENT over it); a change a bound leaves uncertain is listed as
+        not judged. Findings that went away are listed as improvements. Runs only
+        CURRENT has that ran are listed, not judged, and so are runs measured with
+        another canceller library (a version, a plugin's SHA-256) than the baseline's —
+        unless --judge-library-changes, where the new library is the change to judge
+        (your plugin's next build against its last) —, and scores CURRENT was not
+        scored for or scored by another scorer version or model. An interrupted CURRENT
         ("complete": false) fails; the runs it did not reach are listed as not run, not
         as regressions. Exit codes, as diff's: 0 no regression (an equal report
         included); 1 a regression; 2 a file cannot be read or is not an EchoLab
@@ -541,8 +542,9 @@ final class HelpTextTests: XCTestCase {
                                   Largest fall of a scorer's score (such as AECMOS, in
                                   MOS) that still passes (≥ 0). (default: 0.1)
           --markdown <file>       Also write the Markdown diff to this file (never seen
-                                  half-written; not one of the files compared). Without
-                                  it, the diff goes to stdout only.
+                                  half-written; not one of the files compared; a
+                                  missing folder is made). Without it, the diff goes to
+                                  stdout only.
           --junit <file>          Also write the verdict as JUnit XML to this file, for
                                   CI test views: one test case per item × mode, its
                                   regressions as its failure, runs not judged (new in
@@ -715,7 +717,7 @@ final class HelpTextTests: XCTestCase {
 
         """)
         try assertUsageError(["compare", "base.json", "current.json", "--markdown", "base.json"], """
-        Error: base.json: cannot write: it is an input (base.json); choose another file
+        Error: --markdown base.json: cannot write: it is an input (base.json); choose another file
         Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
           See 'echolab compare --help' for more information.
 

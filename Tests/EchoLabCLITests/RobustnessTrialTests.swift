@@ -312,7 +312,21 @@ final class RobustnessTrialTests: XCTestCase {
         for option in ["--markdown", "--junit"] {
             let compare = try runEchoLab(["compare", "ev/eval.json", "ev/eval.json", option, "ro/diff"], in: root)
             XCTAssertEqual(compare.status, 64, compare.standardError)
-            XCTAssertTrue(compare.standardError.hasPrefix("Error: ro/diff: cannot write: the folder \(readOnly.path) is not writable (Read-only file system)"), compare.standardError)
+            XCTAssertTrue(compare.standardError.hasPrefix("Error: \(option) ro/diff: cannot write: the folder \(readOnly.path) is not writable (Read-only file system)"), compare.standardError)
+            XCTAssertEqual(compare.standardOutput, "")
+        }
+    }
+
+    /// `compare --junit FILE/x.xml`, under a path whose folder is a file, failed at the end with
+    /// exit 2 (a file that cannot be read); it is refused first, a usage error naming the option.
+    func testACompareReportUnderAFileIsAUsageErrorNamingTheOption() throws {
+        _ = try writeScenario(#"{"name": "a", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "a.json", in: root)
+        XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "ev", "--modes", "disabled", "--no-taps"], in: root).status, 0)
+        for option in ["--markdown", "--junit"] {
+            let compare = try runEchoLab(["compare", "ev/eval.json", "ev/eval.json", option, "a.json/deeper/x.xml"], in: root)
+            XCTAssertEqual(compare.status, 64, compare.standardError)
+            XCTAssertTrue(compare.standardError.hasPrefix("Error: \(option) a.json/deeper/x.xml: cannot write: \(root.path)/a.json is a file, not a folder\n"),
+                          compare.standardError)
             XCTAssertEqual(compare.standardOutput, "")
         }
     }

@@ -33,6 +33,33 @@ final class ComparisonChangeValuesTests: XCTestCase {
         XCTAssertNil(change.notJudgedReason)
     }
 
+    /// A run new to CURRENT that failed is a broken item, not a run to list: it fails the gate.
+    /// An item that could not be loaded (no mode: "as written") is why each of its baseline
+    /// runs is gone, and says so, rather than "missing" beside a new run.
+    func testFailedNewRunsAndUnloadableItemsFailTheGateWithTheirErrors() throws {
+        func document(_ items: [(name: String, mode: String?, error: String?)]) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true), "items": .array(items.enumerated().map { index, item in
+                .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string("\(item.name).json"), "results": .array([
+                    .object(["mode": item.mode.map(JSONValue.string) ?? .null, "folder": .string(item.name),
+                             "error": item.error.map(JSONValue.string) ?? .null, "metrics": .object(Self.erle(20, bound: false))]),
+                ])])
+            })])
+        }
+        let baseline = document([("a", "speex:intensityMax", nil)])
+        let new = EvalComparison(baseline: baseline, current: document([("a", "speex:intensityMax", nil), ("b", "speex:intensityMax", nil),
+                                                                          ("c", nil, "c.json: not valid JSON")]), maxRegressionDB: 0.5)
+        XCTAssertEqual(new.added, [EvalComparison.RunKey(item: "b", mode: "speex:intensityMax")], "a new run that ran is listed")
+        XCTAssertEqual(new.regressions, [EvalComparison.Change(run: .init(item: "c", mode: "as written"), subject: .run, baseline: .notInBaseline,
+                                                               current: .failed(error: "c.json: not valid JSON"), delta: nil)])
+        XCTAssertTrue(new.hasRegression)
+
+        let unloadable = EvalComparison(baseline: baseline, current: document([("a", nil, "a.json: far_end: gone.wav: no such file")]),
+                                        maxRegressionDB: 0.5)
+        XCTAssertEqual(unloadable.regressions, [EvalComparison.Change(run: key, subject: .run, baseline: .ran,
+                                                                      current: .failed(error: "a.json: far_end: gone.wav: no such file"), delta: nil)])
+        XCTAssertEqual(unloadable.added, [], "the item's failure is said once, under its baseline run")
+    }
+
     func testANotJudgedLevelSaysWhichSideIsABound() throws {
         let both = EvalComparison(baseline: Self.eval(Self.erle(49.0358, bound: true)), current: Self.eval(Self.erle(39.0358, bound: true)),
                                   maxRegressionDB: 0.5)
