@@ -77,6 +77,9 @@ public enum EvalMerge {
         var results: [CorpusRun.Result] = []
         var fileOfIndex: [Int: (file: String, path: String)] = [:]
         var taken: [String: String] = [:]
+        // Whether the first run read wrote taps, and in which shard: shards run with and without
+        // --no-taps would merge into pages no one eval writes (players for some runs only).
+        var tapsSeen: (hasTaps: Bool, path: String)?
         for shard in shards {
             for item in shard.eval["items"]?.arrayValue ?? [] {
                 guard let index = item["index"]?.doubleValue.map(Int.init), let name = item["name"]?.stringValue,
@@ -103,7 +106,14 @@ public enum EvalMerge {
                                                   summary: nil, error: entry["error"]?.stringValue)
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
-                        result.summary = try RunSummary(reading: try readReport(report))
+                        let summary = try RunSummary(reading: try readReport(report))
+                        let hasTaps = !summary.taps.isEmpty
+                        if let seen = tapsSeen, seen.hasTaps != hasTaps, seen.path != shard.path {
+                            let (with, without) = hasTaps ? (shard.path, seen.path) : (seen.path, shard.path)
+                            throw MergeError(description: "\(without): its runs were written without taps (--no-taps), \(with)'s with them; run every shard alike")
+                        }
+                        if tapsSeen == nil { tapsSeen = (hasTaps, shard.path) }
+                        result.summary = summary
                     }
                     results.append(result)
                 }

@@ -196,7 +196,10 @@ struct EvalCommand: ParsableCommand {
     struct OutputHoldsCorpus: Error, CustomStringConvertible {
         let out: String
         let corpus: String
-        var description: String { "\(out): output folder holds the corpus \(corpus); choose a folder outside it (e.g. reports/)" }
+        var description: String {
+            let what = InputFile.canonical(out) == InputFile.canonical(corpus) ? "is the corpus folder" : "holds the corpus folder \(corpus)"
+            return "\(out): the output folder \(what); choose a folder outside it (e.g. reports/)"
+        }
     }
 
     /// An eval.json of an earlier run would describe other runs if this one is killed before it

@@ -257,6 +257,11 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(shard.status, 0, shard.standardError)
         XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
                        + "or other --modes); shards must come from one `eval --shard K/N` command\n")
+        // The same shard without taps: no one eval writes players for some runs only.
+        let noTaps = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s2-no-taps", "--shard", "2/2", "--no-taps"], in: root)
+        XCTAssertEqual(noTaps.status, 0, noTaps.standardError)
+        XCTAssertEqual(try refused("s2-no-taps", out: "bad"),
+                       "echolab: s2-no-taps/eval.json: its runs were written without taps (--no-taps), s1/eval.json's with them; run every shard alike\n")
         // A run folder named outside OUT would be written (and replaced) there.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-outside"))
         var eval = try loadJSON(path("s2-outside/eval.json"))

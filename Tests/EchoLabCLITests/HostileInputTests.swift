@@ -178,7 +178,10 @@ final class HostileInputTests: XCTestCase {
         // An output folder that holds the corpus, or lies inside it (the default reports/ in
         // `.`, a folder a manifest names), is refused before anything runs.
         let holds = try runEchoLab(["eval", "scenarios", "--out", "."], in: corpus)
-        assertOneLineError(holds, mentions: ["output folder holds the corpus"])
+        assertOneLineError(holds, mentions: [".: the output folder holds the corpus folder scenarios;"])
+        // It read "output folder holds the corpus scenarios" of the folder itself.
+        let same = try runEchoLab(["eval", "scenarios", "--out", "scenarios/"], in: corpus)
+        assertOneLineError(same, mentions: ["scenarios/: the output folder is the corpus folder; choose a folder outside it"])
         let canonical = corpus.resolvingSymlinksInPath().path
         let inside = try runEchoLab(["eval", "."], in: corpus)
         assertOneLineError(inside, mentions: ["reports: output folder is inside the corpus folder .",
