@@ -81,10 +81,14 @@ public enum BestModes {
     public struct Verdict: Sendable, Equatable {
         public var modes: [String]
         public var axes: Axes
-        /// For a corpus: the items the modes were compared on (those where every mode has its
-        /// values, or lost the near end), and all items.
+        /// For a corpus: the items the modes were compared on (on either axis), and all items.
         public var comparedItems: Int
         public var items: Int
+        /// For a corpus: the items each axis was compared on — steady ERLE where every mode has
+        /// one, the near end where every mode has a figure for it or lost it (1 and 1 for an item
+        /// judged on both; 0 for an axis not judged).
+        public var erleComparedItems = 0
+        public var nearEndComparedItems = 0
         /// Of the compared items, those whose near end was judged on the tap-free estimate.
         public var nearEndEstimatedItems = 0
         /// The double talk the gate heard: items with any, and their analysis frames (per item
@@ -131,13 +135,16 @@ public enum BestModes {
         }.map(\.mode)
         let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0
         return Verdict(modes: modes, axes: verdictAxes(axes), comparedItems: 1, items: 1,
+                       erleComparedItems: axes.erle ? 1 : 0, nearEndComparedItems: axes.nearEnd ? 1 : 0,
                        nearEndEstimatedItems: axes.nearEnd && candidates.contains(where: \.nearEndIsEstimate) ? 1 : 0,
                        doubleTalkItems: doubleTalk > 0 ? 1 : 0, doubleTalkFrames: doubleTalk)
     }
 
-    /// The front of a corpus, judged pair by pair on the items where every mode has its values on
-    /// the counted axes (or lost the near end) — over different items a mode on easy items would
-    /// be compared with another on hard ones. For two modes, each axis's per-item difference counts
+    /// The front of a corpus, judged pair by pair, each axis on the items where every mode has
+    /// its value on it: steady ERLE on the items with far-end single talk, the near end on those
+    /// with double talk (where a mode lost it, that is its value) — an item without double talk
+    /// still judges echo removal, and over different items a mode on easy items would be
+    /// compared with another on hard ones. For two modes, each axis's per-item difference counts
     /// where its sign is certain (`certainDifference`) and as 0 where a lower bound leaves it
     /// unknown, as an item's front ties it; mode A beats B where its mean difference is at least
     /// 0 on both axes (higher ERLE, lower attenuation) and better on one. (Means of values, one a
@@ -147,20 +154,17 @@ public enum BestModes {
     /// near end on one of the compared items is off the front. nil without such items or without a
     /// verdict.
     public static func front(ofItems items: [[Point]]) -> Verdict? {
-        guard let (means, compared) = comparedMeansAndItems(items), let (axes, comparable, _) = comparable(means) else { return nil }
+        guard let compared = comparedMeansAndItems(items), let (axes, comparable, _) = comparable(compared.points) else { return nil }
         let modes = comparable.map(\.mode)
-        // Each compared item's values of the comparable modes, on the counted axes.
-        let values = compared.map { index in
-            modes.map { mode -> Values? in
-                guard let point = items[index].first(where: { $0.mode == mode }), let erle = axes.erle ? point.erle : BoundedValue(0),
-                      let nearEnd = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
-                return (erle, nearEnd)
-            }
+        // Each compared item's values of the comparable modes on one axis.
+        func values(_ indices: [Int], _ value: (Point) -> BoundedValue?) -> [[BoundedValue?]] {
+            indices.map { index in modes.map { mode in items[index].first { $0.mode == mode }.flatMap(value) } }
         }
-        func differences(_ a: Int, _ b: Int, _ axis: (Values) -> BoundedValue) -> [Double?] {
-            values.map { item in item[a].flatMap { va in item[b].flatMap { vb in certainDifference(axis(va), axis(vb)) } } }
-        }
-        func mean(_ differences: [Double?]) -> Double {
+        let erleValues = axes.erle ? values(compared.erle) { $0.erle } : []
+        let nearEndValues = axes.nearEnd ? values(compared.nearEnd) { $0.nearEnd } : []
+        func mean(_ a: Int, _ b: Int, _ table: [[BoundedValue?]]) -> Double {
+            guard !table.isEmpty else { return 0 }
+            let differences = table.map { item in item[a].flatMap { va in item[b].flatMap { vb in certainDifference(va, vb) } } }
             let value = differences.map { $0 ?? 0 }.reduce(0, +) / Double(differences.count)
             return abs(value) < 1e-9 ? 0 : value // the figures have four decimals: less is rounding
         }
@@ -169,7 +173,7 @@ public enum BestModes {
         var reaches = (0..<count).map { a in
             (0..<count).map { b in
                 guard a != b else { return false }
-                let erle = mean(differences(a, b) { $0.erle }), nearEnd = mean(differences(a, b) { $0.nearEnd })
+                let erle = mean(a, b, erleValues), nearEnd = mean(a, b, nearEndValues)
                 return erle >= 0 && nearEnd <= 0 && (erle > 0 || nearEnd < 0)
             }
         }
@@ -177,16 +181,18 @@ public enum BestModes {
         let front = (0..<count).filter { m in (0..<count).allSatisfy { other in !reaches[other][m] || reaches[m][other] } }
         let candidates = items.map { $0.filter { $0.mode != "disabled" } }
         let doubleTalk = candidates.map { $0.map(\.doubleTalkFrames).max() ?? 0 }
-        var verdict = Verdict(modes: front.map { modes[$0] }, axes: verdictAxes(axes), comparedItems: compared.count, items: items.count,
+        let erleItems = axes.erle ? compared.erle : [], nearEndItems = axes.nearEnd ? compared.nearEnd : []
+        var verdict = Verdict(modes: front.map { modes[$0] }, axes: verdictAxes(axes), comparedItems: Set(erleItems + nearEndItems).count,
+                              items: items.count, erleComparedItems: erleItems.count, nearEndComparedItems: nearEndItems.count,
                               doubleTalkItems: doubleTalk.filter { $0 > 0 }.count, doubleTalkFrames: doubleTalk.reduce(0, +))
-        verdict.nearEndEstimatedItems = verdict.axes == .erleOnly ? 0 : compared.filter { items[$0].contains(where: \.nearEndIsEstimate) }.count
+        verdict.nearEndEstimatedItems = nearEndItems.filter { items[$0].contains(where: \.nearEndIsEstimate) }.count
         verdict.ties = front.map { m in
-            func tied(_ axis: (Values) -> BoundedValue) -> [Int] {
-                compared.indices.filter { i in modes.indices.contains { o in
-                    o != m && values[i][m] != nil && values[i][o] != nil && certainDifference(axis(values[i][m]!), axis(values[i][o]!)) == nil
-                } }.map { compared[$0] }
+            func tied(_ table: [[BoundedValue?]], _ indices: [Int]) -> [Int] {
+                table.indices.filter { i in modes.indices.contains { o in
+                    o != m && table[i][m] != nil && table[i][o] != nil && certainDifference(table[i][m]!, table[i][o]!) == nil
+                } }.map { indices[$0] }
             }
-            return Ties(mode: modes[m], erleItems: axes.erle ? tied { $0.erle } : [], nearEndItems: axes.nearEnd ? tied { $0.nearEnd } : [])
+            return Ties(mode: modes[m], erleItems: tied(erleValues, erleItems), nearEndItems: tied(nearEndValues, nearEndItems))
         }
         return verdict
     }
@@ -200,52 +206,64 @@ public enum BestModes {
         a.isCertainlyAbove(b) || b.isCertainlyAbove(a) || (!a.isLowerBound && !b.isLowerBound) ? a.value - b.value : nil
     }
 
-    /// Each mode's means over the items where every mode has its values on the counted axes (or
-    /// lost the near end; a mode that lost it on one of them is a lost point), with how many such
-    /// items there are of how many: what the trade-off plot shows, judged here once so a page
-    /// only draws it.
+    /// Each mode's means, each axis over the items where every mode has its value on it (steady
+    /// ERLE; the near end, or lost it: a mode that lost it on one of them is a lost point), with
+    /// how many such items there are of how many: what the trade-off plot shows, judged here once
+    /// so a page only draws it.
     public struct ComparedMeans: Sendable, Equatable {
         /// One point per mode (`disabled` aside), in the order the modes are first met.
         public var points: [Point]
-        /// The items the means are over (every mode has its values there), and all items.
+        /// The items the means are over (on either axis), and all items.
         public var comparedItems: Int
         public var items: Int
+        /// The items each axis's means are over.
+        public var erleComparedItems: Int
+        public var nearEndComparedItems: Int
 
-        public init(points: [Point], comparedItems: Int, items: Int) {
+        public init(points: [Point], comparedItems: Int, items: Int, erleComparedItems: Int, nearEndComparedItems: Int) {
             self.points = points
             self.comparedItems = comparedItems
             self.items = items
+            self.erleComparedItems = erleComparedItems
+            self.nearEndComparedItems = nearEndComparedItems
         }
     }
 
-    /// The compared means of `items` (see `ComparedMeans`); nil without items every mode has
-    /// its values on.
+    /// The compared means of `items` (see `ComparedMeans`); nil without an item every mode has
+    /// a value on, on either axis.
     public static func comparedMeans(_ items: [[Point]]) -> ComparedMeans? {
-        comparedMeansAndItems(items).map { ComparedMeans(points: $0.points, comparedItems: $0.compared.count, items: items.count) }
+        comparedMeansAndItems(items).map {
+            ComparedMeans(points: $0.points, comparedItems: Set($0.erle + $0.nearEnd).count, items: items.count,
+                          erleComparedItems: $0.erle.count, nearEndComparedItems: $0.nearEnd.count)
+        }
     }
 
-    /// `comparedMeans`, with the compared items' indices. A mean over values one of which is a
-    /// lower bound is a bound itself (`BoundedValue.mean`), shown "≥"; the corpus's front does not
-    /// order these means but compares modes pair by pair (`front(ofItems:)`).
-    static func comparedMeansAndItems(_ items: [[Point]]) -> (points: [Point], compared: [Int])? {
+    /// `comparedMeans`, with each axis's compared items' indices. A mean over values one of which
+    /// is a lower bound is a bound itself (`BoundedValue.mean`), shown "≥"; the corpus's front
+    /// does not order these means but compares modes pair by pair (`front(ofItems:)`).
+    static func comparedMeansAndItems(_ items: [[Point]]) -> (points: [Point], erle: [Int], nearEnd: [Int])? {
         var modes: [String] = []
         for point in items.joined() where point.mode != "disabled" && !modes.contains(point.mode) { modes.append(point.mode) }
         let axes = countedAxes(Array(items.joined()).filter { $0.mode != "disabled" })
         guard modes.count >= 2, axes.erle || axes.nearEnd else { return nil }
-        func usable(_ point: Point) -> Bool {
-            point.nearEndLost || ((!axes.erle || point.erleSteadyDB != nil) && (!axes.nearEnd || point.nearEndAttenuationDB != nil))
+        func everyMode(_ has: @escaping (Point) -> Bool) -> [Int] {
+            items.indices.filter { index in modes.allSatisfy { mode in items[index].contains { $0.mode == mode && has($0) } } }
         }
-        let compared = items.indices.filter { index in modes.allSatisfy { mode in items[index].contains { $0.mode == mode && usable($0) } } }
-        guard !compared.isEmpty else { return nil }
+        // A mode that lost the near end is off the front whatever its ERLE: its missing value
+        // does not take the item off the ERLE axis for the others.
+        let erle = axes.erle ? everyMode { $0.erleSteadyDB != nil || $0.nearEndLost } : []
+        let nearEnd = axes.nearEnd ? everyMode { $0.nearEndAttenuationDB != nil || $0.nearEndLost } : []
+        guard !erle.isEmpty || !nearEnd.isEmpty else { return nil }
+        let compared = Set(erle + nearEnd).sorted()
         let points = modes.map { mode -> Point in
-            let own = compared.compactMap { index in items[index].first { $0.mode == mode } }
-            if own.contains(where: \.nearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndLost: true) }
-            let erle = BoundedValue.mean(own.compactMap(\.erle)), nearEnd = BoundedValue.mean(own.compactMap(\.nearEnd))
-            return Point(mode: mode, erleSteadyDB: erle?.value, erleSteadyIsLowerBound: erle?.isLowerBound ?? false,
-                         nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
-                         nearEndIsEstimate: own.contains(where: \.nearEndIsEstimate), silentSend: own.contains(where: \.silentSend))
+            func own(_ indices: [Int]) -> [Point] { indices.compactMap { index in items[index].first { $0.mode == mode } } }
+            if own(compared).contains(where: \.nearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndLost: true) }
+            let erleMean = BoundedValue.mean(own(erle).compactMap(\.erle)), nearEndMean = BoundedValue.mean(own(nearEnd).compactMap(\.nearEnd))
+            return Point(mode: mode, erleSteadyDB: erleMean?.value, erleSteadyIsLowerBound: erleMean?.isLowerBound ?? false,
+                         nearEndAttenuationDB: nearEndMean?.value, nearEndIsLowerBound: nearEndMean?.isLowerBound ?? false,
+                         nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), silentSend: own(compared).contains(where: \.silentSend))
         }
-        return (points, compared)
+        return (points, erle, nearEnd)
     }
 
     /// The modes a verdict compares: the counted axes, each mode's values on them (an absent axis

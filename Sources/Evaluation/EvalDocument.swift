@@ -12,7 +12,7 @@ import Foundation
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
 /// (items where the mode is on the front of `BestModes`: no other mode beats it on both steady
 /// ERLE and near-end attenuation in double talk). `best_modes` is that front over the corpus,
-/// modes compared pair by pair on the items where every mode has its values.
+/// modes compared pair by pair, each axis on the items where every mode has its value on it.
 public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
     static let currentVersion = 3
@@ -226,8 +226,9 @@ public enum EvalDocument {
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",
-    /// "compared_items": n, "items": m}` (modes compared pair by pair over the n items where every
-    /// mode has its values), with `near_end_estimated_items` where the near end of some of them is
+    /// "compared_items": n, "items": m}` (modes compared pair by pair, steady ERLE over the
+    /// `erle_compared_items` where every mode has one, the near end over the
+    /// `near_end_compared_items` where every mode has a figure for it or lost it; n items in all), with `near_end_estimated_items` where the near end of some of them is
     /// the tap-free estimate, and, judged on ERLE alone, `near_end_not_judged`: `"no_double_talk"`,
     /// or `"no_near_end_figure"` with the double talk the gate heard (`double_talk_items`,
     /// `double_talk_analysis_frames`). On each axis judged, the items whose order a lower bound left
@@ -240,6 +241,8 @@ public enum EvalDocument {
                                            "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))]
         if verdict.nearEndEstimatedItems > 0 { object["near_end_estimated_items"] = .number(Double(verdict.nearEndEstimatedItems)) }
         let erle = verdict.axes != .nearEndOnly, nearEnd = verdict.axes != .erleOnly
+        if erle { object["erle_compared_items"] = .number(Double(verdict.erleComparedItems)) }
+        if nearEnd { object["near_end_compared_items"] = .number(Double(verdict.nearEndComparedItems)) }
         func names(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(itemNames.indices.contains($0) ? itemNames[$0] : "") }) }
         if erle { object["erle_tied_items"] = names(verdict.erleTiedItems) }
         if nearEnd { object["near_end_tied_items"] = names(verdict.nearEndTiedItems) }

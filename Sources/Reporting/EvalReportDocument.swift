@@ -445,15 +445,13 @@ public enum EvalReportDocument {
     /// lower bound left a front mode's order unknown (`itemNames`: the corpus's items, in order).
     static func bestModesParagraph(_ front: BestModes.Verdict?, isCorpus: Bool = true, itemNames: [String] = []) -> ReportDocument.Block? {
         guard let front, !front.modes.isEmpty else { return nil }
-        let scope = !isCorpus ? "this item"
-            : front.comparedItems == front.items ? "mode against mode, mean differences over the corpus"
-            : "mode against mode, mean differences over the \(front.comparedItems) of \(front.items) items where every mode has its values"
+        let scope = !isCorpus ? "this item" : corpusScope(front)
         let marked = isCorpus ? "; ★ below" : ""
         // Where the near end is the tap-free estimate, on which items.
         let estimated = front.nearEndEstimatedItems == 0 ? ""
-            : !isCorpus || front.nearEndEstimatedItems == front.comparedItems
+            : !isCorpus || front.nearEndEstimatedItems == front.nearEndComparedItems
                 ? " The near end is the estimate from mic and loopback (no near-end track): the output's drop under the talker the gate hears."
-                : " On \(front.nearEndEstimatedItems) of the \(front.comparedItems) items (no near-end track) the near end is the estimate from mic and loopback: the output's drop under the talker the gate hears."
+                : " On \(front.nearEndEstimatedItems) of the \(front.nearEndComparedItems) items (no near-end track) the near end is the estimate from mic and loopback: the output's drop under the talker the gate hears."
         let lead: String, why: String
         switch front.axes {
         case .both:
@@ -478,13 +476,29 @@ public enum EvalReportDocument {
         return .paragraph(spans + [.text(why)] + (isCorpus ? tiesSpans(front, itemNames: itemNames) : []))
     }
 
+    /// Which items a corpus verdict compared the modes on, each axis on its own: echo removal
+    /// where every mode has a steady ERLE (far-end single talk), the near end where every mode
+    /// has a figure for it (double talk).
+    static func corpusScope(_ front: BestModes.Verdict) -> String {
+        let erle = front.axes != .nearEndOnly, nearEnd = front.axes != .erleOnly
+        if (!erle || front.erleComparedItems == front.items) && (!nearEnd || front.nearEndComparedItems == front.items) {
+            return "mode against mode, mean differences over the corpus"
+        }
+        var parts: [String] = []
+        if erle { parts.append("steady ERLE over the \(front.erleComparedItems) of \(front.items) items where every mode has one") }
+        if nearEnd {
+            parts.append("the near end over the \(front.nearEndComparedItems)\(erle ? "" : " of \(front.items) items") where every mode has a figure for it")
+        }
+        return "mode against mode, mean differences: " + parts.joined(separator: ", ")
+    }
+
     /// What the corpus's verdict could not decide: on each axis judged, the items where a lower
     /// bound left a front mode's order against another mode unknown, counted as no difference
     /// (nothing where no bound did).
     static func tiesSpans(_ front: BestModes.Verdict, itemNames: [String]) -> [ReportDocument.Span] {
-        let axes: [(name: String, items: [Int], perMode: (BestModes.Ties) -> Int)] =
-            (front.axes == .nearEndOnly ? [] : [("echo (steady ERLE)", front.erleTiedItems, { $0.erleItems.count })])
-            + (front.axes == .erleOnly ? [] : [("the near end", front.nearEndTiedItems, { $0.nearEndItems.count })])
+        let axes: [(name: String, items: [Int], compared: Int, perMode: (BestModes.Ties) -> Int)] =
+            (front.axes == .nearEndOnly ? [] : [("echo (steady ERLE)", front.erleTiedItems, front.erleComparedItems, { $0.erleItems.count })])
+            + (front.axes == .erleOnly ? [] : [("the near end", front.nearEndTiedItems, front.nearEndComparedItems, { $0.nearEndItems.count })])
         guard axes.contains(where: { !$0.items.isEmpty }) else { return [] }
         var spans: [ReportDocument.Span] = [.text(" An item where a lower bound leaves two modes' order unknown (an output under the noise floor"
                                                   + (front.axes == .erleOnly ? "" : "; a near end lost") + ") counts as no difference between them: ")]
@@ -493,7 +507,7 @@ public enum EvalReportDocument {
             guard !axis.items.isEmpty else { spans.append(.text("on \(axis.name), none")); continue }
             let names = axis.items.prefix(6).map { itemNames.indices.contains($0) ? itemNames[$0] : "item \($0 + 1)" }
             let more = axis.items.count > names.count ? ", and \(axis.items.count - names.count) more" : ""
-            spans.append(.text("on \(axis.name), \(axis.items.count) of the \(front.comparedItems) items compared (\(names.joined(separator: ", "))\(more)) \(axis.items.count == 1 ? "was" : "were") such ties for "
+            spans.append(.text("on \(axis.name), \(axis.items.count) of the \(axis.compared) items compared (\(names.joined(separator: ", "))\(more)) \(axis.items.count == 1 ? "was" : "were") such ties for "
                                  + (front.ties.count > 1 ? "a front mode — " : "")))
             let tied = front.ties.filter { axis.perMode($0) > 0 }
             for (n, ties) in tied.enumerated() {
@@ -516,14 +530,19 @@ public enum EvalReportDocument {
                          colour: ModeColours.colour(for: point.mode, among: modes),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
-        let over = means.map { "means over \($0.comparedItems) of \($0.items) items" } ?? "no item every mode ran on"
+        let over = means.map { $0.erleComparedItems == $0.nearEndComparedItems
+            ? "means over \($0.erleComparedItems) of \($0.items) items"
+            : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item every mode ran on"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         // The Modes table's means are each mode's over its own runs: the same mode can sit at
         // another ERLE here, and two modes swap places. Said where the reader compares them.
         let caption: [ReportDocument.Block] = means.map { means in
-            [.paragraph([.text("Each point is a mode's means over the \(means.comparedItems) item\(means.comparedItems == 1 ? "" : "s") (of \(means.items)) "
-                               + "on which every mode plotted has both values"
-                               + (means.comparedItems == means.items ? "" : ", while the Modes table's means are over each mode's own runs: "
+            let items = { (count: Int) in "\(count) item\(count == 1 ? "" : "s")" }
+            let all = means.erleComparedItems == means.items && means.nearEndComparedItems == means.items
+            return [.paragraph([.text("Each point is a mode's mean steady ERLE over the \(items(means.erleComparedItems)) (of \(means.items)) "
+                               + "on which every mode plotted has one, and its mean near-end attenuation over the "
+                               + "\(items(means.nearEndComparedItems)) on which every mode plotted has one"
+                               + (all ? "" : ", while the Modes table's means are over each mode's own runs: "
                                   + "its order can differ from the table's")
                                + (points.contains { $0.xIsLowerBound || $0.yIsLowerBound }
                                   ? ". ≥ marks a mean over a lower bound (an arrow the way the truth may lie). " : ". ")

@@ -75,7 +75,7 @@ final class BestModesTests: XCTestCase {
     }
 }
 
-/// The corpus's verdict: means over the items every mode has its values on, a lost near end the
+/// The corpus's verdict: means, each axis over the items every mode has its value on, a lost near end the
 /// worst case.
 final class CorpusBestModesTests: XCTestCase {
     private func point(_ mode: String, _ erle: Double?, _ nearEnd: Double?, lost: Bool = false) -> BestModes.Point {
@@ -93,6 +93,23 @@ final class CorpusBestModesTests: XCTestCase {
         XCTAssertEqual(means.points.map(\.erleSteadyDB), [20, 16])
         XCTAssertEqual(means.points.map(\.nearEndAttenuationDB), [3, 2])
         XCTAssertNil(BestModes.front(ofItems: [[point("a", 30, 2)], [point("b", 31, 2)]]), "no item both ran on")
+    }
+
+    /// An item without double talk still judges echo removal: a mode that fails a 300 ms echo
+    /// (the far end alone) was crowned on the double-talk items alone.
+    func testEachAxisIsComparedOnTheItemsEveryModeHasItsValueOn() throws {
+        let items = [[point("a", 20, 1), point("b", 21, 1)], [point("a", 30, nil), point("b", 1, nil)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.modes, ["a"], "b removes 1 dB of the long echo")
+        XCTAssertEqual(verdict.axes, .both)
+        XCTAssertEqual(verdict.erleComparedItems, 2)
+        XCTAssertEqual(verdict.nearEndComparedItems, 1)
+        XCTAssertEqual(verdict.comparedItems, 2)
+        let means = try XCTUnwrap(BestModes.comparedMeans(items))
+        XCTAssertEqual(means.points.map(\.erleSteadyDB), [25, 11])
+        XCTAssertEqual(means.points.map(\.nearEndAttenuationDB), [1, 1])
+        // On the double-talk item alone, b would be the front.
+        XCTAssertEqual(BestModes.front(ofItems: [items[0]])?.modes, ["b"])
     }
 
     func testANearEndLostIsTheWorstCaseNotAMissingValue() throws {

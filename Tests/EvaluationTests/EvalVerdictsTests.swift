@@ -56,28 +56,44 @@ final class EvalVerdictsTests: XCTestCase {
         for summary in summaries {
             XCTAssertEqual(verdicts.itemFronts.filter { $0?.modes.contains(summary.mode) == true }.count, summary.wins)
         }
-        // The corpus compares the modes on the item every mode has its values on: the first.
+        // The corpus compares the modes on ERLE where every mode has one (the first item: strong's
+        // second stood on too few frames), on the near end where every mode has it (both).
         XCTAssertEqual(verdicts.corpusFront?.modes, ["strong", "gentle"])
-        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 1)
+        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 2)
+        XCTAssertEqual(verdicts.corpusFront?.erleComparedItems, 1)
+        XCTAssertEqual(verdicts.corpusFront?.nearEndComparedItems, 2)
     }
 
-    func testTheComparedMeansAreOverTheItemsEveryModeHasValuesOnAndSaySo() throws {
+    /// Each axis is compared over the items where every mode has its value on it: an item with
+    /// no far-end single talk for one mode still judges the near end, and one without double
+    /// talk (a 300 ms echo, far end alone) still judges echo removal — over both at once, the
+    /// corpus verdict left out every item without double talk.
+    func testTheComparedMeansAreOverTheItemsEveryModeHasAValueOnEachAxis() throws {
         let (_, verdicts) = try Self.make([
             [Self.result("a", erle: 20, attenuation: 2), Self.result("b", erle: 15.44, erleBound: true, attenuation: 1.94)],
             [Self.result("a", erle: 30, attenuation: 4), Self.result("b", erle: 25, attenuation: 1)],
-            // `b` has no ERLE here: the means leave the item out.
+            // `b` has no ERLE here: the ERLE means leave the item out, the near end's keep it.
             [Self.result("a", erle: 50, attenuation: 2), Self.result("b", erle: nil, attenuation: 1)],
+            // No double talk: the near end's means leave it out, the ERLE means keep it.
+            [Self.result("a", erle: 10, attenuation: nil, doubleTalkFrames: 0), Self.result("b", erle: 40, attenuation: nil, doubleTalkFrames: 0)],
         ], modes: ["a", "b"])
         let means = try XCTUnwrap(verdicts.comparedMeans)
-        XCTAssertEqual(means.comparedItems, 2)
-        XCTAssertEqual(means.items, 3)
+        XCTAssertEqual(means.comparedItems, 4)
+        XCTAssertEqual(means.erleComparedItems, 3)
+        XCTAssertEqual(means.nearEndComparedItems, 3)
+        XCTAssertEqual(means.items, 4)
         XCTAssertEqual(means.points.map(\.mode), ["a", "b"])
-        XCTAssertEqual(means.points[0].erleSteadyDB ?? .nan, 25, accuracy: 1e-9)
-        XCTAssertEqual(means.points[1].erleSteadyDB ?? .nan, 20.22, accuracy: 1e-9)
+        XCTAssertEqual(means.points[0].erleSteadyDB ?? .nan, 20, accuracy: 1e-9)
+        XCTAssertEqual(means.points[1].erleSteadyDB ?? .nan, (15.44 + 25 + 40) / 3, accuracy: 1e-9)
         XCTAssertEqual(means.points.map(\.erleSteadyIsLowerBound), [false, true], "a mean over a bound is one")
-        XCTAssertEqual(means.points[0].nearEndAttenuationDB ?? .nan, 3, accuracy: 1e-9)
-        XCTAssertEqual(means.points[1].nearEndAttenuationDB ?? .nan, 1.47, accuracy: 1e-9)
-        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 2)
+        XCTAssertEqual(means.points[0].nearEndAttenuationDB ?? .nan, 8.0 / 3, accuracy: 1e-9)
+        XCTAssertEqual(means.points[1].nearEndAttenuationDB ?? .nan, 3.94 / 3, accuracy: 1e-9)
+        // Pair by pair: b's ERLE is above a's on the items where both are certain (25 − 30 and
+        // 40 − 10; the bound ties), and it keeps more of the near end: b alone.
+        XCTAssertEqual(verdicts.corpusFront?.modes, ["b"])
+        XCTAssertEqual(verdicts.corpusFront?.erleComparedItems, 3)
+        XCTAssertEqual(verdicts.corpusFront?.nearEndComparedItems, 3)
+        XCTAssertEqual(verdicts.corpusFront?.comparedItems, 4)
     }
 
     func testAModesDoubleTalkCategoryIsRatedInTheModel() throws {

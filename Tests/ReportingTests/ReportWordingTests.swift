@@ -29,11 +29,12 @@ final class ReportWordingTests: XCTestCase {
         let point = { (mode: String, erle: Double?, bound: Bool, nearEnd: Double) in
             BestModes.Point(mode: mode, erleSteadyDB: erle, erleSteadyIsLowerBound: bound, nearEndAttenuationDB: nearEnd)
         }
-        // "b" has no ERLE on the second item: the plot averages the first alone.
+        // "b" has no ERLE on the second item: the plot's ERLE averages the first alone, its near end both.
         let items = [[point("a", 20, false, 2), point("b", 15.44, true, 1.94)], [point("a", 30, false, 2), point("b", nil, false, 1)]]
         let blocks = EvalReportDocument.tradeOffChart(BestModes.comparedMeans(items), front: BestModes.front(ofItems: items))
         guard case .paragraph(let caption)? = blocks.first, case .scatterChart(let chart)? = blocks.last else { return XCTFail("caption, then the plot") }
-        XCTAssertEqual(text(caption), "Each point is a mode's means over the 1 item (of 2) on which every mode plotted has both values, "
+        XCTAssertEqual(text(caption), "Each point is a mode's mean steady ERLE over the 1 item (of 2) on which every mode plotted has one, "
+                       + "and its mean near-end attenuation over the 2 items on which every mode plotted has one, "
                        + "while the Modes table's means are over each mode's own runs: its order can differ from the table's. "
                        + "≥ marks a mean over a lower bound (an arrow the way the truth may lie). The rings follow the corpus front "
                        + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means: a ringed point "
