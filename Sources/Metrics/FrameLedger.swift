@@ -234,9 +234,11 @@ struct FrameLedger: Sendable {
     }
 
     /// Earliest point that is non-nil and after which every non-nil point (itself included)
-    /// stays within ±tolerance of the steady state.
+    /// stays within ±tolerance of the steady state. None where the steady state is itself within
+    /// the tolerance of 0 dB: such a series never left "nothing removed" (no canceller, or one
+    /// that failed), and its first window read as the fastest convergence of all.
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
-        guard let steady else { return nil }
+        guard let steady, steady > toleranceDB else { return nil }
         var earliest: Double?
         for point in series.reversed() {
             guard let value = point.erleDB else { continue }

@@ -80,7 +80,7 @@ public enum EvalReportDocument {
             row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
-        blocks += modesTableNotes(modes: modes, summaries: summaries)
+        blocks += modesTableNotes()
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
@@ -201,36 +201,21 @@ public enum EvalReportDocument {
     }
 
     /// A mode's convergence median in the Modes table, over how many of its `runs` where fewer
-    /// (ERLE never settled within ±3 dB in the others), as a mean's.
+    /// (ERLE never settled within ±3 dB, or removed under 3 dB: nothing converged), as a mean's.
     static func convergenceCell(_ summary: ModeSummary?, mode: EchoControlMode, runs: Int) -> ReportDocument.Cell {
-        var cell = counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", of: nil),
-                           count: summary?.convergenceSeconds.count, runs: runs)
-        // Without a canceller ERLE sits near 0 dB from the first window, so convergence is 0 s:
-        // nothing converged (docs/metrics.md), which read as the fastest mode. So it does for a
-        // mode that removes no echo (a pass-through plugin).
-        if mode == .disabled, cell.value != nil {
-            cell.spans.append(.text(" (no AEC)"))
-        } else if cell.value != nil, summary?.removesNoEcho == true {
-            cell.spans.append(.text(" (removes no echo)"))
-        }
-        return cell
+        counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", of: nil), count: summary?.convergenceSeconds.count, runs: runs)
     }
 
     /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
     /// (the "N of M runs"), and what convergence is, so `disabled`'s 0 s does not read as the
     /// fastest.
-    static func modesTableNotes(modes: [EchoControlMode], summaries: [ModeSummary]) -> [ReportDocument.Block] {
-        var text = "Each dB mean and median is over the mode's runs that have a value on at least "
+    static func modesTableNotes() -> [ReportDocument.Block] {
+        let text = "Each dB mean and median is over the mode's runs that have a value on at least "
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
-            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md); "
-            + "its median is over the runs whose ERLE settled so, and says over how many where that is not all of them"
-        let disabled = summaries.first { $0.mode == EchoControlMode.disabled.description }
-        if modes.contains(.disabled), disabled?.convergenceSeconds.median != nil {
-            text += "; without a canceller (disabled) ERLE stays near 0 dB from the first window, so its convergence is its first window of far-end single talk (0 s where the far end starts the call): nothing converged, it is not the fastest."
-        } else {
-            text += "."
-        }
+            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md), "
+            + "none where the steady ERLE is itself within 3 dB of nothing removed (disabled, or a canceller that failed); "
+            + "its median is over the runs that have one, and says over how many where that is not all of them."
         return [.paragraph([.text(text)])]
     }
 

@@ -139,6 +139,19 @@ final class EchoAnalyzerTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(ungated.erleDB), 15)
     }
 
+    /// A steady ERLE within 3 dB of 0 (no canceller, or one that failed) has no convergence: its
+    /// series never left "nothing removed", and its first window read as the fastest of all.
+    func testNothingRemovedHasNoConvergence() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 6)
+        func convergence(_ gainDB: Double) -> Double? {
+            analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo,
+                                         processed: TestSignals.scaled(echo, gainDB: gainDB), echo: echo)).whole.convergenceSeconds
+        }
+        XCTAssertNil(convergence(0), "the mic sent as it is")
+        XCTAssertNil(convergence(-1), "1 dB removed")
+        XCTAssertEqual(convergence(-4), 0, "4 dB removed from the start: converged at once")
+    }
+
     func testSegmentsAreMeasuredSeparately() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 6)
         let half = echo.count / 2
