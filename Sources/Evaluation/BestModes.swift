@@ -4,7 +4,8 @@
 /// that cuts the near talker most.
 ///
 /// A mode is on the front when no other mode has at least its ERLE and at most its attenuation,
-/// and better on one of them (equal points are on it together). A lower bound is better than
+/// and better on one of them by a tenth of a dB or more (`resolutionDB`: points closer than that
+/// are on it together). A lower bound is better than
 /// another value only where it certainly is (`BoundedValue`): two values in an unknown order
 /// (`≥ 49.04` and `≥ 49.03`, or `49.04` and `≥ 49.03`) are tied on that axis. `disabled` is the
 /// reference a canceller is judged against, never on the front; nor is a mode that is no
@@ -126,11 +127,12 @@ public enum BestModes {
     public static func front(of points: [Point]) -> Verdict? {
         guard let (axes, comparable, candidates) = comparable(points) else { return nil }
         // Higher ERLE is better, lower attenuation is: `other` beats `point` where it is certainly
-        // better on one axis and certainly worse on neither (an unknown order is a tie).
+        // better on one axis and certainly worse on neither (an unknown order, or a difference
+        // under the resolution, is a tie).
         let modes = comparable.filter { point in
             !comparable.contains { other in
-                !point.erle.isCertainlyAbove(other.erle) && !other.nearEnd.isCertainlyAbove(point.nearEnd)
-                    && (other.erle.isCertainlyAbove(point.erle) || point.nearEnd.isCertainlyAbove(other.nearEnd))
+                !isAbove(point.erle, other.erle) && !isAbove(other.nearEnd, point.nearEnd)
+                    && (isAbove(other.erle, point.erle) || isAbove(point.nearEnd, other.nearEnd))
             }
         }.map(\.mode)
         let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0
@@ -166,7 +168,8 @@ public enum BestModes {
             guard !table.isEmpty else { return 0 }
             let differences = table.map { item in item[a].flatMap { va in item[b].flatMap { vb in certainDifference(va, vb) } } }
             let value = differences.map { $0 ?? 0 }.reduce(0, +) / Double(differences.count)
-            return abs(value) < 1e-9 ? 0 : value // the figures have four decimals: less is rounding
+            // Under the resolution a mean difference is none (the figures have four decimals).
+            return (abs(value) * 10_000).rounded() < resolutionDB * 10_000 ? 0 : value
         }
         let count = modes.count
         // beats[a][b]: mode a beats mode b; then, closed, a reaches b through modes it beats.
@@ -195,6 +198,17 @@ public enum BestModes {
             return Ties(mode: modes[m], erleItems: tied(erleValues, erleItems), nearEndItems: tied(nearEndValues, nearEndItems))
         }
         return verdict
+    }
+
+    /// The least difference the verdicts count, in dB: a tenth, the pages' precision. Two modes
+    /// whose near-end attenuations were 0.0569 and 0.0580 dB split an item's front over 0.001
+    /// dB, which no measurement here resolves (a frame's estimate moves by ±0.7 dB with what
+    /// else was sent), and which both pages print as 0.1.
+    public static let resolutionDB = 0.1
+
+    /// `a` certainly above `b` by the resolution or more (the figures have four decimals).
+    static func isAbove(_ a: BoundedValue, _ b: BoundedValue) -> Bool {
+        !b.isLowerBound && ((a.value - b.value) * 10_000).rounded() >= resolutionDB * 10_000
     }
 
     /// `a − b` on one item where its sign is certain; nil where a lower bound leaves the order

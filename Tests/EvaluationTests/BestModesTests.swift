@@ -8,6 +8,18 @@ final class BestModesTests: XCTestCase {
         .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd)
     }
 
+    /// A difference under a tenth of a dB (the pages' precision) is none: Min (11.2 dB, 0.0569 dB
+    /// of the talker) was on an item's front beside Recommended (12.1 dB, 0.0580 dB) over 0.001 dB.
+    func testADifferenceUnderATenthOfADBIsATie() throws {
+        XCTAssertEqual(BestModes.front(of: [point("min", 11.2, 0.0569), point("recommended", 12.1, 0.0580)])?.modes, ["recommended"])
+        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.1, 1.0)])?.modes, ["b"], "a tenth is a difference")
+        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.09, 1.0)])?.modes, ["a", "b"], "under it, a tie")
+        // A corpus: mean differences under a tenth are none either.
+        let items = [[point("a", 20, 1), point("b", 20.05, 1)], [point("a", 30, 2), point("b", 30.05, 2)]]
+        XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["a", "b"])
+        XCTAssertEqual(BestModes.front(ofItems: items.map { $0.map { point($0.mode, $0.erleSteadyDB! + ($0.mode == "b" ? 0.1 : 0), 1) } })?.modes, ["b"])
+    }
+
     func testATradeOffKeepsBothEndsAndDropsWhatIsBeatenOnBoth() throws {
         let front = try XCTUnwrap(BestModes.front(of: [
             point("gentle", 10, 1), point("strong", 25, 11), point("beaten", 9, 2), point("middle", 18, 4),
