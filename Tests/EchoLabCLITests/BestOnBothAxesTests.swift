@@ -17,17 +17,39 @@ final class BestOnBothAxesTests: XCTestCase {
     /// The front as the issue defines it, computed here without EchoLab's code: a mode (not
     /// `disabled`) is on it when no other has at least its ERLE and at most its attenuation and
     /// is better on one; an axis counts where some mode has a value; a mode lacking one is off.
+    /// A difference counts from a tenth of a dB (the pages' precision; the figures have four decimals).
+    private func counts(_ difference: Double) -> Bool { (abs(difference) * 10_000).rounded() >= 1_000 }
+
     private func front(_ points: [(mode: String, erle: Double?, nearEnd: Double?)]) -> Set<String>? {
         let candidates = points.filter { $0.mode != "disabled" }
         let useERLE = candidates.contains { $0.erle != nil }, useNearEnd = candidates.contains { $0.nearEnd != nil }
         let comparable = candidates.filter { (!useERLE || $0.erle != nil) && (!useNearEnd || $0.nearEnd != nil) }
         guard comparable.count >= 2 else { return nil }
+        func better(_ a: Double?, _ b: Double?) -> Bool { (a ?? 0) > (b ?? 0) && counts((a ?? 0) - (b ?? 0)) }
         return Set(comparable.filter { p in
             !comparable.contains { o in
-                (o.erle ?? 0) >= (p.erle ?? 0) && (o.nearEnd ?? 0) <= (p.nearEnd ?? 0)
-                    && ((o.erle ?? 0) > (p.erle ?? 0) || (o.nearEnd ?? 0) < (p.nearEnd ?? 0))
+                !better(p.erle, o.erle) && !better(o.nearEnd, p.nearEnd) && (better(o.erle, p.erle) || better(p.nearEnd, o.nearEnd))
             }
         }.map(\.mode))
+    }
+
+    /// The corpus's front, computed here: for two modes, the mean over the items of each axis's
+    /// difference where its sign is certain (a lower bound over a measured value it exceeds; 0
+    /// where a bound leaves it unknown), counted from a tenth of a dB; A beats B where it is at
+    /// least as good on both and better on one. `erle[item]`: (value, is a bound) per mode.
+    private func corpusFront(erle: [[String: (Double, Bool)]], nearEnd: [[String: Double]], modes: [String]) -> Set<String> {
+        func certain(_ a: (Double, Bool), _ b: (Double, Bool)) -> Double {
+            (!a.1 && !b.1) || (a.1 && !b.1 && a.0 > b.0) || (b.1 && !a.1 && b.0 > a.0) ? a.0 - b.0 : 0
+        }
+        func mean(_ values: [Double]) -> Double {
+            let value = values.reduce(0, +) / Double(values.count)
+            return counts(value) ? value : 0
+        }
+        func beats(_ a: String, _ b: String) -> Bool {
+            let e = mean(erle.map { certain($0[a]!, $0[b]!) }), n = mean(nearEnd.map { $0[a]! - $0[b]! })
+            return e >= 0 && n <= 0 && (e > 0 || n < 0)
+        }
+        return Set(modes.filter { m in !modes.contains { beats($0, m) } })
     }
 
     /// The near end's attenuation where the near talker was kept: none where it was lost (then
@@ -91,10 +113,8 @@ final class BestOnBothAxesTests: XCTestCase {
         let results = { (name: String) in (json["items"] as! [[String: Any]]).first { $0["name"] as? String == name }!["results"] as! [[String: Any]] }
         let talk = results("talk"), far = results("far")
         let means = talk.map { r -> (String, Double?, Double?) in
-            let metrics = r["metrics"] as? [String: Any], mode = r["mode"] as! String
-            let farMetrics = far.first { $0["mode"] as? String == mode }?["metrics"] as? [String: Any]
-            let erle = [metrics?["erle_steady_db"] as? Double, farMetrics?["erle_steady_db"] as? Double]
-            return (mode, erle.contains { $0 == nil } ? nil : erle.map { $0! }.reduce(0, +) / 2, keptNearEnd(metrics))
+            let metrics = r["metrics"] as? [String: Any]
+            return (r["mode"] as! String, metrics?["erle_steady_db"] as? Double, keptNearEnd(metrics))
         }
         // Modes that removed the near talker entirely (its attenuation only a bound) are the
         // worst case, off the front; the others are the plot's points.
@@ -104,7 +124,14 @@ final class BestOnBothAxesTests: XCTestCase {
         }.map { $0["mode"] as! String }
         let paired = means.filter { $0.0 != "disabled" && $0.1 != nil && $0.2 != nil }
         XCTAssertEqual(paired.count + lost.count, 20)
-        let corpusFront = try XCTUnwrap(front(means))
+        func erle(_ runs: [[String: Any]]) -> [String: (Double, Bool)] {
+            Dictionary(uniqueKeysWithValues: runs.compactMap { r in
+                let metrics = r["metrics"] as? [String: Any]
+                return (metrics?["erle_steady_db"] as? Double).map { (r["mode"] as! String, ($0, metrics?["erle_steady_is_lower_bound"] as? Bool == true)) }
+            })
+        }
+        let corpusFront = corpusFront(erle: [erle(talk), erle(far)],
+                                      nearEnd: [Dictionary(uniqueKeysWithValues: paired.map { ($0.0, $0.2!) })], modes: paired.map(\.0))
         let best = try XCTUnwrap(json["best_modes"] as? [String: Any])
         XCTAssertEqual(best["judged_on"] as? String, "both")
         XCTAssertEqual(best["compared_items"] as? Int, 2)
