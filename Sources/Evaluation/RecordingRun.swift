@@ -75,6 +75,7 @@ public struct RecordingRun {
         defer { unlink(scratch) }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
+        var loopbackIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
         if let loopback = item.loopback {
@@ -83,6 +84,7 @@ public struct RecordingRun {
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
+            loopbackIsSilent = analysis.inputs?.referenceIsSilent ?? false
             // The inputs' lengths where they differ (the output is the mic's length: not listed).
             lengthMismatch = analysis.lengthMismatch.map { mismatch in
                 LengthMismatch(analysedSamples: mismatch.analysedSamples,
@@ -111,7 +113,8 @@ public struct RecordingRun {
                                      sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
-        report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration) }
+        report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration,
+                                                                                      referenceIsSilent: loopbackIsSilent) }
             ?? RecordingReport.noLoopbackReason
         // nil where the delay was measured.
         report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }

@@ -79,7 +79,12 @@ public struct RunEvaluator: Sendable {
             report.aecSettings["library"] = BackendLibrary.describe(run.scenario.echoControlMode, pluginName: run.pluginName,
                                                                     pluginDigest: digest).map(EchoControlSetting.text)
         }
-        report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds)
+        // No far end (or one of silence) and no custom speaker of the app's own: the peer sent
+        // nothing to play.
+        let silentFarEnd = switch run.scenario.farEnd { case nil, .generator(.silence, _)?: true; default: false }
+        let nothingPlayed = silentFarEnd && run.deviceStates.allSatisfy { $0.customSpeaker == nil }
+        report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
+                                                                referenceIsSilent: nothingPlayed)
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
@@ -153,7 +158,10 @@ public struct RunEvaluator: Sendable {
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
     /// With far-end single talk and an ERL but no ERLE, why there is no ERLE: the echo at the mic
     /// stayed under its floor. `states` empty: files, not a call (`echolab metrics`).
-    public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double) -> String? {
+    /// `referenceIsSilent`: nothing was played at all (a call without a far end, a loopback of
+    /// digital silence), said as such rather than as a far end too quiet to reach the mic.
+    public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double,
+                                            referenceIsSilent: Bool = false) -> String? {
         let gate = metrics.gate
         if gate.singleTalkFrames > 0 {
             guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
@@ -171,6 +179,10 @@ public struct RunEvaluator: Sendable {
         }
         if gate.farEndActiveFrames == 0, !states.isEmpty, Self.mutedThroughout(states) {
             return "the call was muted throughout: it sent silence, which holds no echo to measure"
+        }
+        if gate.farEndActiveFrames == 0, referenceIsSilent {
+            return states.isEmpty ? "the loopback is digital silence throughout: nothing was played, so there is no echo to measure"
+                : "the far end is silent throughout: nothing was played into the room, so there is no echo to measure"
         }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"

@@ -56,7 +56,7 @@ final class BrowserRenderTests: XCTestCase {
         XCTAssertTrue(evalDOM.contains("data-series=\"disabled\" stroke=\"#8a8a8a\" d=\"M"), "disabled's ERLE line drawn, grey")
         XCTAssertTrue(evalDOM.contains("data-sort-ready=\"true\""), "the sort script did not run")
         XCTAssertTrue(evalDOM.contains("class=\"event-label\""), "the item's timeline event is labelled on its plot")
-        XCTAssertTrue(evalDOM.contains("No ERLE in this item: the far end never reached the mic"),
+        XCTAssertTrue(evalDOM.contains("No ERLE in this item: the far end is silent throughout"),
                       "the silent far end says there is nothing to measure, in its runs' own words")
         // Clicking "steady ERLE" sorts the runs by it, ascending then (second click) descending: the
         // page lists `disabled` first, so only a working sort puts it last.
@@ -94,7 +94,7 @@ final class BrowserRenderTests: XCTestCase {
         // Nothing to measure is said, not drawn as 0.
         let quietDOM = try browser.dom(out.appendingPathComponent("quiet/disabled/report.html"))
         XCTAssertTrue(quietDOM.contains("class=\"empty-note\""))
-        XCTAssertTrue(quietDOM.contains("No ERL or ERLE: the far end never reached the mic"))
+        XCTAssertTrue(quietDOM.contains("No ERL or ERLE: the far end is silent throughout: nothing was played into the room"))
     }
 }
 

@@ -89,6 +89,10 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual((metrics(buried)["gate"] as! [String: Any])["far_end_active_analysis_frames"] as? Int, 0)
         XCTAssertEqual(buried["echo_unmeasured"] as? String,
                        "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+        // No far end at all: nothing played, said as such (it read as a far end too quiet).
+        let noFarEnd = try run("no-far-end", "", room: #""near_end": {"generator": "speech", "seed": 5}, "echo_path": {"delay_ms": 30, "gain_db": -8}, "duration_s": 4"#)
+        XCTAssertEqual(noFarEnd["echo_unmeasured"] as? String,
+                       "the far end is silent throughout: nothing was played into the room, so there is no echo to measure")
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("app.wav")), input, "input untouched")
     }
 

@@ -6,12 +6,12 @@ import XCTest
 /// counts (files: no device states).
 final class EchoUnmeasuredReasonTests: XCTestCase {
     private func reason(frames: Int, farEndActive: Int, single: Int, limitation: ActivityGateLimitation? = nil,
-                        echoUnderNoise: Int = 0) -> String? {
+                        echoUnderNoise: Int = 0, referenceIsSilent: Bool = false) -> String? {
         let gate = ActivityGateSummary(method: .echoPathFit, frames: frames, farEndActiveFrames: farEndActive, singleTalkFrames: single,
                                        doubleTalkFrames: farEndActive - single, limitation: limitation, echoUnderNoiseFrames: echoUnderNoise)
         let metrics = EchoMetrics(erlDB: nil, erleDB: nil, erleSteadyDB: nil, convergenceSeconds: nil, delayMilliseconds: nil,
                                   erleSeries: [], erleBands: [], gate: gate)
-        return RunEvaluator.echoUnmeasuredReason(metrics, states: [], durationSeconds: 0.01)
+        return RunEvaluator.echoUnmeasuredReason(metrics, states: [], durationSeconds: 0.01, referenceIsSilent: referenceIsSilent)
     }
 
     func testTheFirstReasonThatHoldsIsGiven() {
@@ -19,6 +19,9 @@ final class EchoUnmeasuredReasonTests: XCTestCase {
         XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the recording (0.01 s) is shorter than one analysis frame")
         XCTAssertEqual(reason(frames: 561, farEndActive: 0, single: 0, echoUnderNoise: 449),
                        "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+        // Nothing played at all is said as such, not as a far end too quiet to reach the mic.
+        XCTAssertEqual(reason(frames: 561, farEndActive: 0, single: 0, referenceIsSilent: true),
+                       "the loopback is digital silence throughout: nothing was played, so there is no echo to measure")
         XCTAssertEqual(reason(frames: 561, farEndActive: 381, single: 0, limitation: .echoNotExplained, echoUnderNoise: 68),
                        "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error")
         // A headset's recording: its mic holds the near talker and noise, no echo.

@@ -22,7 +22,8 @@ public struct RecordingMetrics: Sendable {
     public init(analysis: EchoAnalysis, processedLag: ProcessedLag, scores: [ScorerResult]? = nil) {
         metrics = analysis.whole
         echoUnmeasured = RunEvaluator.echoUnmeasuredReason(analysis.whole, states: [],
-                                                           durationSeconds: Double(analysis.sampleCount) / Double(max(1, analysis.sampleRate)))
+                                                           durationSeconds: Double(analysis.sampleCount) / Double(max(1, analysis.sampleRate)),
+                                                           referenceIsSilent: analysis.inputs?.referenceIsSilent ?? false)
         delayUnmeasured = RunEvaluator.delayUnmeasuredReason(analysis.whole)
         self.processedLag = processedLag
         lengthMismatch = analysis.lengthMismatch
