@@ -515,13 +515,14 @@ public enum EvalReportDocument {
                          colour: ModeColours.colour(for: point.mode, among: modes),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
-        let over = means.map { $0.erleComparedItems == $0.nearEndComparedItems
+        let over = (points.isEmpty ? nil : means).map { $0.erleComparedItems == $0.nearEndComparedItems
             ? "means over \($0.erleComparedItems) of \($0.items) items"
-            : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item every mode ran on"
+            : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item every mode has both values on"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         // The Modes table's means are each mode's over its own runs: the same mode can sit at
         // another ERLE here, and two modes swap places. Said where the reader compares them.
-        let caption: [ReportDocument.Block] = means.map { means in
+        // No point (no item every mode has a near-end figure on): the plot's own note says so.
+        let caption: [ReportDocument.Block] = (points.isEmpty ? nil : means).map { means in
             let items = { (count: Int) in "\(count) item\(count == 1 ? "" : "s")" }
             let all = means.erleComparedItems == means.items && means.nearEndComparedItems == means.items
             return [.paragraph([.text("Each point is a mode's mean steady ERLE over the \(items(means.erleComparedItems)) (of \(means.items)) "

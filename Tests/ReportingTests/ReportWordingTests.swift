@@ -61,6 +61,18 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.unmeasuredReasons([try result(.disabled, reason: nil)], nearEnd: false))
     }
 
+    /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
+    /// and no caption about means over items it does not show.
+    func testThePlotOfACorpusWithoutDoubleTalkSaysSoAndNothingElse() throws {
+        let items = [[BestModes.Point(mode: "a", erleSteadyDB: 20, nearEndAttenuationDB: nil),
+                      BestModes.Point(mode: "b", erleSteadyDB: 25, nearEndAttenuationDB: nil)]]
+        let blocks = EvalReportDocument.tradeOffChart(BestModes.comparedMeans(items), front: BestModes.front(ofItems: items))
+        XCTAssertEqual(blocks.count, 1, "the plot alone")
+        guard case .scatterChart(let chart)? = blocks.first else { return XCTFail("a plot") }
+        XCTAssertTrue(chart.points.isEmpty)
+        XCTAssertEqual(chart.title, "Echo removed against near end kept, one point per mode (no item every mode has both values on)")
+    }
+
     /// A convergence median stands on the runs whose ERLE settled within ±3 dB: 7 of 24 read as
     /// well as 18 of 24 did. It says over how many, as a mean does.
     func testConvergenceMedianSaysOverHowManyRuns() throws {
