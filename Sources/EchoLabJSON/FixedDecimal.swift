@@ -17,9 +17,37 @@ public enum FixedDecimal {
     /// (which writes it for more than 9 decimals, a value that is not finite, or one whose
     /// magnitude times 10^fractionDigits reaches 9·10¹⁸).
     public static func text(_ value: Double, fractionDigits: Int) -> String {
+        guard let scaled = roundedMagnitude(value, fractionDigits: fractionDigits) else {
+            return String(format: "%.\(fractionDigits)f", value)
+        }
+        var text = String(UInt64(scaled))
+        if fractionDigits > 0 {
+            if text.count <= fractionDigits {
+                text = String(repeating: "0", count: fractionDigits + 1 - text.count) + text
+            }
+            text.insert(".", at: text.index(text.endIndex, offsetBy: -fractionDigits))
+        }
+        return value.sign == .minus ? "-" + text : text
+    }
+
+    /// `value` · 10^`fractionDigits` rounded as `text` rounds it, as an integer (−0.04 at one
+    /// decimal is 0): what two values compare as when printed alike. Where `text` falls back
+    /// to `String(format:)`, the product rounded half to even.
+    public static func scaled(_ value: Double, fractionDigits: Int) -> Int64 {
+        guard let magnitude = roundedMagnitude(value, fractionDigits: fractionDigits) else {
+            let product = (value * pow(10, Double(fractionDigits))).rounded(.toNearestOrEven)
+            guard product.isFinite else { return 0 }
+            return Int64(exactly: product) ?? (product > 0 ? .max : .min)
+        }
+        return value.sign == .minus ? -Int64(magnitude) : Int64(magnitude)
+    }
+
+    /// |value| · 10^fractionDigits, the exact binary value rounded half to even; nil where
+    /// `text` leaves it to `String(format:)`.
+    private static func roundedMagnitude(_ value: Double, fractionDigits: Int) -> UInt128? {
         guard (0...9).contains(fractionDigits), value.isFinite,
               value.magnitude * Double(powersOfTen[fractionDigits]) < scaledMagnitudeLimit else {
-            return String(format: "%.\(fractionDigits)f", value)
+            return nil
         }
         // value = significand · 2^exponent, both integers: the product with 10^fractionDigits is
         // exact in 128 bits, and so is the rounding of it to an integer.
@@ -38,13 +66,6 @@ public enum FixedDecimal {
             let remainder = product & ((1 << shift) - 1), half = UInt128(1) << (shift - 1)
             if remainder > half || (remainder == half && scaled & 1 == 1) { scaled += 1 }
         }
-        var text = String(UInt64(scaled))
-        if fractionDigits > 0 {
-            if text.count <= fractionDigits {
-                text = String(repeating: "0", count: fractionDigits + 1 - text.count) + text
-            }
-            text.insert(".", at: text.index(text.endIndex, offsetBy: -fractionDigits))
-        }
-        return value.sign == .minus ? "-" + text : text
+        return scaled
     }
 }

@@ -15,8 +15,11 @@ enum BackendLibrary {
         return nil
     }
 
-    /// The plugin file's SHA-256 (hex), or "unreadable".
+    /// The plugin file's SHA-256 (hex), or `unreadable`.
     static func digest(of plugin: CancellerPlugin) -> String {
-        FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? "unreadable"
+        FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? unreadable
     }
+
+    /// The digest of a file that cannot be read.
+    static let unreadable = "unreadable"
 }

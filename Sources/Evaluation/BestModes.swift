@@ -1,3 +1,5 @@
+import EchoLabJSON
+
 /// The modes no other mode beats on both axes of an echo canceller's trade-off: steady-state ERLE
 /// (higher removes more echo) and near-end attenuation in double talk (lower keeps more of the
 /// near talker). One number cannot rank cancellers: the mode with the most ERLE is often the one
@@ -129,12 +131,11 @@ public enum BestModes {
         // Higher ERLE is better, lower attenuation is: `other` beats `point` where it is certainly
         // better on one axis and certainly worse on neither (an unknown order, or a difference
         // under the resolution, is a tie).
-        let modes = comparable.filter { point in
-            !comparable.contains { other in
-                !isAbove(point.erle, other.erle) && !isAbove(other.nearEnd, point.nearEnd)
-                    && (isAbove(other.erle, point.erle) || isAbove(point.nearEnd, other.nearEnd))
-            }
-        }.map(\.mode)
+        let modes = unbeaten(comparable.count) { a, b in
+            let (winner, loser) = (comparable[a], comparable[b])
+            return !isAbove(loser.erle, winner.erle) && !isAbove(winner.nearEnd, loser.nearEnd)
+                && (isAbove(winner.erle, loser.erle) || isAbove(loser.nearEnd, winner.nearEnd))
+        }.map { comparable[$0].mode }
         let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0
         return Verdict(modes: modes, axes: verdictAxes(axes), comparedItems: 1, items: 1,
                        erleComparedItems: axes.erle ? 1 : 0, nearEndComparedItems: axes.nearEnd ? 1 : 0,
@@ -156,7 +157,11 @@ public enum BestModes {
     /// near end on one of the compared items is off the front. nil without such items or without a
     /// verdict.
     public static func front(ofItems items: [[Point]]) -> Verdict? {
-        guard let compared = comparedMeansAndItems(items), let (axes, comparable, _) = comparable(compared.points) else { return nil }
+        // The axes are those with items to compare on: a mode that lost the near end on an item
+        // only ERLE compares is off the front, not a near-end axis of no items.
+        guard let compared = comparedMeansAndItems(items),
+              let (axes, comparable, _) = comparable(compared.points, axes: (!compared.erle.isEmpty, !compared.nearEnd.isEmpty))
+        else { return nil }
         let modes = comparable.map(\.mode)
         // Each compared item's values of the comparable modes on one axis.
         func values(_ indices: [Int], _ value: (Point) -> BoundedValue?) -> [[BoundedValue?]] {
@@ -171,17 +176,10 @@ public enum BestModes {
             // Under the resolution a mean difference is none (the figures have four decimals).
             return (abs(value) * 10_000).rounded() < resolutionDB * 10_000 ? 0 : value
         }
-        let count = modes.count
-        // beats[a][b]: mode a beats mode b; then, closed, a reaches b through modes it beats.
-        var reaches = (0..<count).map { a in
-            (0..<count).map { b in
-                guard a != b else { return false }
-                let erle = mean(a, b, erleValues), nearEnd = mean(a, b, nearEndValues)
-                return erle >= 0 && nearEnd <= 0 && (erle > 0 || nearEnd < 0)
-            }
+        let front = unbeaten(modes.count) { a, b in
+            let erle = mean(a, b, erleValues), nearEnd = mean(a, b, nearEndValues)
+            return erle >= 0 && nearEnd <= 0 && (erle > 0 || nearEnd < 0)
         }
-        for k in 0..<count { for a in 0..<count where reaches[a][k] { for b in 0..<count where reaches[k][b] { reaches[a][b] = true } } }
-        let front = (0..<count).filter { m in (0..<count).allSatisfy { other in !reaches[other][m] || reaches[m][other] } }
         let candidates = items.map { $0.filter { $0.mode != "disabled" } }
         let doubleTalk = candidates.map { $0.map(\.doubleTalkFrames).max() ?? 0 }
         let erleItems = axes.erle ? compared.erle : [], nearEndItems = axes.nearEnd ? compared.nearEnd : []
@@ -200,15 +198,29 @@ public enum BestModes {
         return verdict
     }
 
-    /// The least difference the verdicts count, in dB: a tenth, the pages' precision. Two modes
-    /// whose near-end attenuations were 0.0569 and 0.0580 dB split an item's front over 0.001
-    /// dB, which no measurement here resolves (a frame's estimate moves by ±0.7 dB with what
-    /// else was sent), and which both pages print as 0.1.
+    /// The modes (of `count`) no other beats — where beating runs in a circle (a lower bound
+    /// ties with values either side of it, and a tenth of a dB is no difference), the modes of
+    /// a circle no mode outside it beats: `beats(a, b)` closed over the modes between, so that
+    /// a front is never empty.
+    static func unbeaten(_ count: Int, beats: (Int, Int) -> Bool) -> [Int] {
+        var reaches = (0..<count).map { a in (0..<count).map { b in a != b && beats(a, b) } }
+        for k in 0..<count { for a in 0..<count where reaches[a][k] { for b in 0..<count where reaches[k][b] { reaches[a][b] = true } } }
+        return (0..<count).filter { m in (0..<count).allSatisfy { other in !reaches[other][m] || reaches[m][other] } }
+    }
+
+    /// The least difference the verdicts count, in dB: a tenth, the pages' precision. Values are
+    /// compared as the pages print them (`FixedDecimal`, one decimal): two modes whose near-end
+    /// attenuations were 0.0569 and 0.0580 dB split an item's front over 0.001 dB, which no
+    /// measurement here resolves (a frame's estimate moves by ±0.7 dB with what else was sent),
+    /// and which both pages print as 0.1. Compared as printed, equal stays transitive.
     public static let resolutionDB = 0.1
 
-    /// `a` certainly above `b` by the resolution or more (the figures have four decimals).
+    /// A value as the pages print it, in tenths of a dB.
+    static func printed(_ value: Double) -> Int64 { FixedDecimal.scaled(value, fractionDigits: 1) }
+
+    /// `a` certainly above `b` as printed.
     static func isAbove(_ a: BoundedValue, _ b: BoundedValue) -> Bool {
-        !b.isLowerBound && ((a.value - b.value) * 10_000).rounded() >= resolutionDB * 10_000
+        !b.isLowerBound && printed(a.value) > printed(b.value)
     }
 
     /// `a − b` on one item where its sign is certain; nil where a lower bound leaves the order
@@ -217,7 +229,8 @@ public enum BestModes {
     /// same for ERLE (a bound: that much echo removed or more) and for near-end attenuation (a
     /// bound: that much of the talker cut or more, the worst case), read with the axis's sense.
     public static func certainDifference(_ a: BoundedValue, _ b: BoundedValue) -> Double? {
-        a.isCertainlyAbove(b) || b.isCertainlyAbove(a) || (!a.isLowerBound && !b.isLowerBound) ? a.value - b.value : nil
+        // As printed: values the pages print alike differ by nothing, as the item's front ties them.
+        isAbove(a, b) || isAbove(b, a) || (!a.isLowerBound && !b.isLowerBound) ? Double(printed(a.value) - printed(b.value)) / 10 : nil
     }
 
     /// Each mode's means, each axis over the items where every mode has its value on it (steady
@@ -283,10 +296,11 @@ public enum BestModes {
     /// The modes a verdict compares: the counted axes, each mode's values on them (an absent axis
     /// compares equal) — missing where the axis counts, the near end lost, no echo removed or
     /// nothing sent: off the front — and the candidates (all but `disabled`); nil without a verdict.
-    private static func comparable(_ points: [Point])
+    /// `axes`: the axes a corpus compared items on (else those some point has a value on).
+    private static func comparable(_ points: [Point], axes counted: (erle: Bool, nearEnd: Bool)? = nil)
         -> (axes: (erle: Bool, nearEnd: Bool), comparable: [(mode: String, erle: BoundedValue, nearEnd: BoundedValue)], candidates: [Point])? {
         let candidates = points.filter { $0.mode != "disabled" }
-        let axes = countedAxes(candidates)
+        let axes = counted ?? countedAxes(candidates)
         guard axes.erle || axes.nearEnd else { return nil }
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
             guard !point.nearEndLost, !point.silentSend, let e = axes.erle ? point.erle : BoundedValue(0),

@@ -271,8 +271,6 @@ public struct CorpusRun {
 
     private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
         var firstFileOfName: [String: String] = [:]
-        // Only scenarios run as written use their own plugins (--modes replaces a scenario's aec).
-        var pluginNames = PluginNames(registered: plugins)
         /// The mic of each name's recording where a recording folder (not a manifest) gave it.
         var folderRecordingOfName: [String: String] = [:]
         // The item that first took each name, and the first other item that claimed it: both
@@ -289,9 +287,6 @@ public struct CorpusRun {
                 switch item {
                 case .scenario(let file):
                     let scenario = try ScenarioLoader.load(path: file)
-                    if modes == nil, let plugin = scenario.voiceProcessing.backend.plugin {
-                        try pluginNames.admit(plugin, from: file)
-                    }
                     (loaded, name) = (.scenario(scenario), scenario.name)
                 case .recording(let recording):
                     (loaded, name) = (.recording(recording), recording.name)
@@ -339,6 +334,19 @@ public struct CorpusRun {
             loaded[index] = .failure(ItemError(description: "\(claim.place): name: '\(claim.name)' is also used by \(claim.by): "
                                                + "neither runs, since eval.json and the gate know an item by its name; give each its own"))
         }
+        // Only scenarios that run, as written, use their own plugins (--modes replaces a
+        // scenario's aec): the first to give a name a canceller keeps it. A conflict fails the
+        // item under its own name, which its baseline runs are known by.
+        guard modes == nil else { return loaded }
+        var pluginNames = PluginNames(registered: plugins)
+        for index in loaded.indices {
+            guard case .success(.scenario(let scenario)) = loaded[index], let plugin = scenario.voiceProcessing.backend.plugin else { continue }
+            do {
+                try pluginNames.admit(plugin, from: items[index].file)
+            } catch {
+                loaded[index] = .failure(ItemError(description: String(describing: error), itemName: scenario.name))
+            }
+        }
         return loaded
     }
 
@@ -382,7 +390,8 @@ public struct CorpusRun {
         case .recording(let recording):     // refused for its name
             fallbackName = recording.name
             fallbackMode = entry.mode ?? Self.recordingDefaultMode
-        case .scenario: break
+        case .scenario:
+            if case .failure(let error) = loaded, let name = error.itemName { fallbackName = name }
         }
         var result = Result(itemIndex: entry.item, item: fallbackName, file: file, mode: fallbackMode,
                             folder: fallbackMode.map { "\(fallbackName)/\($0.folderName)" } ?? fallbackName, summary: nil, error: nil)
@@ -433,6 +442,8 @@ public struct CorpusRun {
     struct ItemError: Error, CustomStringConvertible, Sendable {
         let description: String
         var isCancellerFailure = false
+        /// The item's own name where it loaded and was refused after (else its file's stem).
+        var itemName: String?
     }
 
     /// The error is the canceller's: a plugin that failed, a mode no backend runs, a library that refused.

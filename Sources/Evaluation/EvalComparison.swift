@@ -329,7 +329,8 @@ public struct EvalComparison: Sendable {
             regressions.append(Change(run: key, subject: .run, baseline: .notInBaseline, current: .failed(error: error), delta: nil))
         }
         added = newRuns.filter { new[$0]?["error"]?.stringValue == nil }
-        runs = Set(old.keys).union(new.keys).sorted()
+        // An unloaded item's run is said under its baseline runs, not as a case of its own.
+        runs = Set(old.keys).union(new.keys).subtracting(explained).sorted()
         modeMeans = modeMeans(old, new, modes: Self.modeNames(baseline, current))
     }
 
@@ -590,10 +591,10 @@ public struct EvalComparison: Sendable {
         }
     }
 
-    /// Every item × mode result of an eval.json, by key.
-    /// The mode of a run in none: an item that failed before its own mode was read.
+    /// The mode of an item's run that failed before its own mode was read.
     static let asWritten = "as written"
 
+    /// Every item × mode result of an eval.json, by key.
     static func runs(in eval: JSONValue) -> [RunKey: JSONValue] {
         var runs: [RunKey: JSONValue] = [:]
         for item in eval["items"]?.arrayValue ?? [] {

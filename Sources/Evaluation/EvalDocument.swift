@@ -15,7 +15,7 @@ import Foundation
 /// modes compared pair by pair, each axis on the items where every mode has its value on it.
 public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
-    static let currentVersion = 3
+    static let currentVersion = 4
 
     /// The whole document from its item entries (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.

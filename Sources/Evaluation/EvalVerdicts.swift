@@ -22,6 +22,13 @@ public struct EvalVerdicts: Sendable, Equatable {
         public var echo: Double
         public var other: Double
         public var isUnbeaten: Bool
+
+        public init(mode: String, echo: Double, other: Double, isUnbeaten: Bool) {
+            self.mode = mode
+            self.echo = echo
+            self.other = other
+            self.isUnbeaten = isUnbeaten
+        }
     }
 
     public init(corpusFront: BestModes.Verdict?, itemFronts: [BestModes.Verdict?], comparedMeans: BestModes.ComparedMeans?,

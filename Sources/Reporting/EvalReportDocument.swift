@@ -72,7 +72,7 @@ public enum EvalReportDocument {
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLostRuns ?? 0)]
             }
             if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
-            row.append(convergenceCell(summary, mode: mode, runs: ran))
+            row.append(convergenceCell(summary, runs: ran))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
@@ -202,19 +202,18 @@ public enum EvalReportDocument {
 
     /// A mode's convergence median in the Modes table, over how many of its `runs` where fewer
     /// (ERLE never settled within ±3 dB, or removed under 3 dB: nothing converged), as a mean's.
-    static func convergenceCell(_ summary: ModeSummary?, mode: EchoControlMode, runs: Int) -> ReportDocument.Cell {
+    static func convergenceCell(_ summary: ModeSummary?, runs: Int) -> ReportDocument.Cell {
         counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", of: nil), count: summary?.convergenceSeconds.count, runs: runs)
     }
 
     /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
-    /// (the "N of M runs"), and what convergence is, so `disabled`'s 0 s does not read as the
-    /// fastest.
+    /// (the "N of M runs"), and what convergence is, and why a mode may have none.
     static func modesTableNotes() -> [ReportDocument.Block] {
         let text = "Each dB mean and median is over the mode's runs that have a value on at least "
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md), "
-            + "none where the steady ERLE is itself within 3 dB of nothing removed (disabled, or a canceller that failed); "
+            + "none where the steady ERLE is 3 dB or less (disabled, or a canceller that failed): nothing converged; "
             + "its median is over the runs that have one, and says over how many where that is not all of them."
         return [.paragraph([.text(text)])]
     }
@@ -472,7 +471,8 @@ public enum EvalReportDocument {
         var parts: [String] = []
         if erle { parts.append("steady ERLE over the \(front.erleComparedItems) of \(front.items) items where every mode has one") }
         if nearEnd {
-            parts.append("the near end over the \(front.nearEndComparedItems)\(erle ? "" : " of \(front.items) items") where every mode has a figure for it")
+            let items = front.nearEndComparedItems == 1 ? "item" : "items"
+            parts.append("the near end over the \(front.nearEndComparedItems)\(erle ? " \(items)" : " of \(front.items) items") where every mode has a figure for it")
         }
         return "mode against mode, mean differences: " + parts.joined(separator: ", ")
     }
@@ -515,9 +515,9 @@ public enum EvalReportDocument {
                          colour: ModeColours.colour(for: point.mode, among: modes),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
-        let over = (points.isEmpty ? nil : means).map { $0.erleComparedItems == $0.nearEndComparedItems
-            ? "means over \($0.erleComparedItems) of \($0.items) items"
-            : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item every mode has both values on"
+        let over = (points.isEmpty ? nil : means).map { $0.erleComparedItems == $0.items && $0.nearEndComparedItems == $0.items
+            ? "means over all \($0.items) items"
+            : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item to plot both values of"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         // The Modes table's means are each mode's over its own runs: the same mode can sit at
         // another ERLE here, and two modes swap places. Said where the reader compares them.

@@ -17,7 +17,9 @@ final class BestOnBothAxesTests: XCTestCase {
     /// The front as the issue defines it, computed here without EchoLab's code: a mode (not
     /// `disabled`) is on it when no other has at least its ERLE and at most its attenuation and
     /// is better on one; an axis counts where some mode has a value; a mode lacking one is off.
-    /// A difference counts from a tenth of a dB (the pages' precision; the figures have four decimals).
+    /// Values are compared as printed (one decimal, printf's rounding); a mean difference counts
+    /// from a tenth of a dB.
+    private func printed(_ value: Double?) -> Double { Double(String(format: "%.1f", value ?? 0))! }
     private func counts(_ difference: Double) -> Bool { (abs(difference) * 10_000).rounded() >= 1_000 }
 
     private func front(_ points: [(mode: String, erle: Double?, nearEnd: Double?)]) -> Set<String>? {
@@ -25,7 +27,7 @@ final class BestOnBothAxesTests: XCTestCase {
         let useERLE = candidates.contains { $0.erle != nil }, useNearEnd = candidates.contains { $0.nearEnd != nil }
         let comparable = candidates.filter { (!useERLE || $0.erle != nil) && (!useNearEnd || $0.nearEnd != nil) }
         guard comparable.count >= 2 else { return nil }
-        func better(_ a: Double?, _ b: Double?) -> Bool { (a ?? 0) > (b ?? 0) && counts((a ?? 0) - (b ?? 0)) }
+        func better(_ a: Double?, _ b: Double?) -> Bool { printed(a) > printed(b) }
         return Set(comparable.filter { p in
             !comparable.contains { o in
                 !better(p.erle, o.erle) && !better(o.nearEnd, p.nearEnd) && (better(o.erle, p.erle) || better(p.nearEnd, o.nearEnd))
@@ -39,14 +41,15 @@ final class BestOnBothAxesTests: XCTestCase {
     /// least as good on both and better on one. `erle[item]`: (value, is a bound) per mode.
     private func corpusFront(erle: [[String: (Double, Bool)]], nearEnd: [[String: Double]], modes: [String]) -> Set<String> {
         func certain(_ a: (Double, Bool), _ b: (Double, Bool)) -> Double {
-            (!a.1 && !b.1) || (a.1 && !b.1 && a.0 > b.0) || (b.1 && !a.1 && b.0 > a.0) ? a.0 - b.0 : 0
+            let (pa, pb) = (printed(a.0), printed(b.0))
+            return (!a.1 && !b.1) || (a.1 && !b.1 && pa > pb) || (b.1 && !a.1 && pb > pa) ? pa - pb : 0
         }
         func mean(_ values: [Double]) -> Double {
             let value = values.reduce(0, +) / Double(values.count)
             return counts(value) ? value : 0
         }
         func beats(_ a: String, _ b: String) -> Bool {
-            let e = mean(erle.map { certain($0[a]!, $0[b]!) }), n = mean(nearEnd.map { $0[a]! - $0[b]! })
+            let e = mean(erle.map { certain($0[a]!, $0[b]!) }), n = mean(nearEnd.map { printed($0[a]!) - printed($0[b]!) })
             return e >= 0 && n <= 0 && (e > 0 || n < 0)
         }
         return Set(modes.filter { m in !modes.contains { beats($0, m) } })
@@ -153,7 +156,7 @@ final class BestOnBothAxesTests: XCTestCase {
         XCTAssertEqual(firstParagraph, "**Best on both axes:** " + bestModes.map { "`\($0)`" }.joined(separator: ", ")
                        + " — no other mode removes at least as much echo (steady ERLE) and keeps at least as much of the near talker in double talk, "
                        + "and does better at one (mode against mode, mean differences: steady ERLE over the 2 of 2 items where every mode has one, "
-                       + "the near end over the 1 where every mode has a figure for it); ★ below.")
+                       + "the near end over the 1 item where every mode has a figure for it); ★ below.")
         for mode in modes {
             XCTAssertEqual(markdown.contains("| `\(mode)` ★ |"), bestModes.contains(mode), mode)
         }

@@ -351,6 +351,28 @@ final class CancellerPluginTests: XCTestCase {
         let chosen = try runEchoLab(["run", "corpus/a.json", "--out", "run3", "--no-taps", "--plugin", "mine=passthrough.so",
                                      "--aec", "mine:intensityMax"], in: root)
         XCTAssertEqual(chosen.status, 0, chosen.standardError)
+
+        // A conflict fails the item under its own name (which its baseline runs are known by),
+        // and an item refused for its name claims no plugin name.
+        let other = root.appendingPathComponent("other")
+        try FileManager.default.createDirectory(at: other, withIntermediateDirectories: true)
+        func scenario(_ file: String, name: String, plugin: String) throws {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+                 "echo_path": {"delay_ms": 20, "gain_db": -6}, "duration_s": 2,
+                 "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "../\(plugin)"}}
+                """, named: "\(file).json", in: other)
+        }
+        try scenario("1-dup", name: "dup", plugin: "passthrough.so")
+        try scenario("2-dup", name: "dup", plugin: "passthrough.so")
+        try scenario("3-runs", name: "runs", plugin: "nlms.so")
+        try scenario("4-file", name: "named", plugin: "passthrough.so")
+        let named = try runEchoLab(["eval", "other", "--out", "out4", "--no-taps"], in: root)
+        XCTAssertEqual(named.status, 1)
+        let fourth = try Self.results(root.appendingPathComponent("out4/eval.json").path)
+        XCTAssertNotNil(fourth["runs mine:intensityMax"]?["metrics"], "the dup items, refused, gave 'mine' no canceller: \(named.standardError)")
+        XCTAssertTrue(fourth.first { $0.key.hasPrefix("named ") }?.value["error"] is String, "\(fourth.keys.sorted())")
+
         let inputs = try snapshot(root).filter { before[$0.key] != nil }
         XCTAssertEqual(inputs, before, "inputs unchanged")
     }

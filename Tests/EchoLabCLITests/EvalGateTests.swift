@@ -142,7 +142,7 @@ final class EvalGateTests: XCTestCase {
         let newer = try runEchoLab(["compare", "whole/eval.json", future], in: root)
         XCTAssertEqual(newer.status, 2)
         XCTAssertEqual(newer.standardError, "echolab: \(future): schema echolab.eval/99 is not one this EchoLab reads "
-                       + "(echolab.eval/1 to /3); compare with the EchoLab that wrote it\n")
+                       + "(echolab.eval/1 to /4); compare with the EchoLab that wrote it\n")
     }
 
     /// `--markdown` naming a compared file would replace the report it reads; a pipe or a device

@@ -65,6 +65,23 @@ final class FixedDecimalTests: XCTestCase {
         XCTAssertEqual(mismatches, [])
     }
 
+    /// `scaled` is the printed value as an integer: two values compare as the pages print them.
+    func testScaledIsThePrintedValueAsAnInteger() {
+        XCTAssertEqual(FixedDecimal.scaled(0.0569, fractionDigits: 1), 1)
+        XCTAssertEqual(FixedDecimal.scaled(0.0580, fractionDigits: 1), 1)
+        XCTAssertEqual(FixedDecimal.scaled(0.05, fractionDigits: 1), 1, "0.05 is 0.05000000000000000277 in binary: up, as printf")
+        XCTAssertEqual(FixedDecimal.scaled(0.25, fractionDigits: 1), 2, "an exact tie: to even")
+        XCTAssertEqual(FixedDecimal.scaled(-0.04, fractionDigits: 1), 0)
+        XCTAssertEqual(FixedDecimal.scaled(-12.35, fractionDigits: 1), -123)
+        XCTAssertEqual(FixedDecimal.scaled(1e30, fractionDigits: 1), .max, "past Int64: clamped")
+        var random = SeededRandom(seed: 7)
+        for _ in 0..<20_000 {
+            let value = Double(random.nextInt(in: -100_000_000...100_000_000)) / 10_000
+            let printed = String(format: "%.1f", value)
+            XCTAssertEqual(Double(FixedDecimal.scaled(value, fractionDigits: 1)) / 10, Double(printed)!, printed)
+        }
+    }
+
     func testJSONNumbersKeepTheirText() {
         let value = JSONValue.array([.number(0.125), .number(-0.00006), .number(2.5), .number(1.23456), .number(-7.10001), .number(1e16 + 0.5)])
         XCTAssertEqual(value.canonicalText(), "[\n  0.125,\n  -0.0001,\n  2.5,\n  1.2346,\n  -7.1,\n  10000000000000000\n]\n")

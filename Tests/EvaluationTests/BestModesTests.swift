@@ -8,14 +8,21 @@ final class BestModesTests: XCTestCase {
         .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd)
     }
 
-    /// A difference under a tenth of a dB (the pages' precision) is none: Min (11.2 dB, 0.0569 dB
-    /// of the talker) was on an item's front beside Recommended (12.1 dB, 0.0580 dB) over 0.001 dB.
-    func testADifferenceUnderATenthOfADBIsATie() throws {
+    /// Values are compared as the pages print them (one decimal): Min (11.2 dB, 0.0569 dB of the
+    /// talker) was on an item's front beside Recommended (12.1 dB, 0.0580 dB) over 0.001 dB.
+    func testValuesAreComparedAsPrinted() throws {
         XCTAssertEqual(BestModes.front(of: [point("min", 11.2, 0.0569), point("recommended", 12.1, 0.0580)])?.modes, ["recommended"])
-        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.1, 1.0)])?.modes, ["b"], "a tenth is a difference")
-        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.09, 1.0)])?.modes, ["a", "b"], "under it, a tie")
-        // A corpus: mean differences under a tenth are none either.
-        let items = [[point("a", 20, 1), point("b", 20.05, 1)], [point("a", 30, 2), point("b", 30.05, 2)]]
+        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.04, 1.0)])?.modes, ["a", "b"], "both print 20.0: a tie")
+        XCTAssertEqual(BestModes.front(of: [point("a", 20.0, 1.0), point("b", 20.06, 1.0)])?.modes, ["b"], "20.1 against 20.0")
+        // Equal as printed is transitive: a chain of near ties keeps each trade-off.
+        XCTAssertEqual(BestModes.front(of: [point("a", 10.0, 1.0), point("b", 9.9, 0.91), point("c", 9.8, 0.82)])?.modes, ["a", "b", "c"])
+        // A lower bound ties with values either side of it: beating may run in a circle, and a
+        // front is still never empty.
+        let circle = [point("m1", 20, 5.0), BestModes.Point(mode: "bound", erleSteadyDB: 5, erleSteadyIsLowerBound: true, nearEndAttenuationDB: 4.9),
+                      point("m2", 5, 4.8), point("m3", 5.1, 4.89), point("m4", 5.2, 4.98)]
+        XCTAssertFalse(try XCTUnwrap(BestModes.front(of: circle)).modes.isEmpty)
+        // A corpus: differences as printed, and mean differences under a tenth are none.
+        let items = [[point("a", 20, 1), point("b", 20.04, 1)], [point("a", 30, 2), point("b", 30.04, 2)]]
         XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["a", "b"])
         XCTAssertEqual(BestModes.front(ofItems: items.map { $0.map { point($0.mode, $0.erleSteadyDB! + ($0.mode == "b" ? 0.1 : 0), 1) } })?.modes, ["b"])
     }
@@ -122,6 +129,17 @@ final class CorpusBestModesTests: XCTestCase {
         XCTAssertEqual(means.points.map(\.nearEndAttenuationDB), [1, 1])
         // On the double-talk item alone, b would be the front.
         XCTAssertEqual(BestModes.front(ofItems: [items[0]])?.modes, ["b"])
+    }
+
+    /// A mode that lost the near end on an item only ERLE compares (another mode has no
+    /// near-end figure there) is off the front; the verdict stays on ERLE, not on a near-end axis
+    /// of no items.
+    func testALostNearEndOnAnERLEOnlyItemDoesNotMakeAnAxisOfNoItems() throws {
+        let items = [[point("a", 20, 2), point("b", 25, nil, lost: true), point("c", 22, nil)]]
+        let verdict = try XCTUnwrap(BestModes.front(ofItems: items))
+        XCTAssertEqual(verdict.axes, .erleOnly)
+        XCTAssertEqual(verdict.nearEndComparedItems, 0)
+        XCTAssertEqual(verdict.modes, ["c"], "b lost the near end; c removes more than a")
     }
 
     func testANearEndLostIsTheWorstCaseNotAMissingValue() throws {

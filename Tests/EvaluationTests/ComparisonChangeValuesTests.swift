@@ -58,6 +58,7 @@ final class ComparisonChangeValuesTests: XCTestCase {
         XCTAssertEqual(unloadable.regressions, [EvalComparison.Change(run: key, subject: .run, baseline: .ran,
                                                                       current: .failed(error: "a.json: far_end: gone.wav: no such file"), delta: nil)])
         XCTAssertEqual(unloadable.added, [], "the item's failure is said once, under its baseline run")
+        XCTAssertEqual(unloadable.runs, [key], "not as a passing case of its own (JUnit lists `runs`)")
     }
 
     func testANotJudgedLevelSaysWhichSideIsABound() throws {

@@ -104,12 +104,6 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     public var wins: Int
     public var erleSteadyDB: Statistics
     public var erleDB: Statistics
-    /// The mode removed no echo over the runs that measured it: a steady ERLE mean of 0 dB or
-    /// less, none of it a bound (a pass-through; `BestModes.removesNoEcho`).
-    public var removesNoEcho: Bool {
-        guard let mean = erleSteadyDB.mean else { return false }
-        return BestModes.removesNoEcho(BoundedValue(mean, isLowerBound: erleSteadyDB.lowerBounds > 0))
-    }
     public var convergenceSeconds: Statistics
     public var nearEndAttenuationDB: Statistics
     public var nearEndDistortionDB: Statistics
