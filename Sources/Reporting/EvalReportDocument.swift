@@ -571,6 +571,10 @@ public enum EvalReportDocument {
                 parts.append("\(count) \(stage) samples clipped")
             }
         }
+        // The canceller's own findings (an echo leak after a route change) are said, not
+        // counted as the app's lint.
+        let canceller = summary.findings.filter { RunReport.Finding.Kind(rule: $0) == .canceller }
+        if !canceller.isEmpty { parts.append("the canceller's: " + canceller.joined(separator: ", ")) }
         if !findings.isEmpty {
             var rules: [String] = []
             for rule in findings where !rules.contains(rule) { rules.append(rule) }

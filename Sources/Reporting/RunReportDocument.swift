@@ -85,7 +85,8 @@ public enum RunReportDocument {
         }
         if !report.findings.isEmpty {
             blocks.append(.list(report.findings.map { f in
-                [.strong(f.rule), .text((f.kind == .requirement ? " (a telephony requirement, not an AEC rule)" : "")
+                [.strong(f.rule), .text((f.kind == .requirement ? " (a telephony requirement, not an AEC rule)"
+                                         : f.kind == .canceller ? " (the canceller's, not the app's setup)" : "")
                     + " \(F.seconds(f.atSeconds))–\(F.seconds(f.untilSeconds)): \(f.message). Measured: \(f.consequence).")]
             }))
         }

@@ -61,6 +61,12 @@ final class HardwareReportTests: XCTestCase {
         let leak = try XCTUnwrap(analysisDip)
         XCTAssertEqual(leak.atSeconds, 8)
         XCTAssertLessThan(try XCTUnwrap(leak.consequenceDB), before - 10)
+        // The canceller's, not the app's: the app did everything right, and `run --strict`
+        // (which fails on the app's mistakes) passes it, saying it in the report.
+        XCTAssertEqual(leak.kind, .canceller)
+        XCTAssertTrue(markdown.contains("echo-leak-after-route-change** (the canceller's, not the app's setup)"), markdown)
+        let strict = try runEchoLab(["run", path, "--out", folder.appendingPathComponent("strict").path, "--no-taps", "--strict"])
+        XCTAssertEqual(strict.status, 0, strict.standardError)
     }
 
     /// With the canceller off a route change is no leak of the canceller's (the whole call leaks:

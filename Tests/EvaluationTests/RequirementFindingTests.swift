@@ -50,6 +50,8 @@ final class RequirementFindingTests: XCTestCase {
     func testAKindIsReadFromTheRuleName() {
         XCTAssertEqual(RunReport.Finding.Kind(rule: RequirementFindings.echoLossRule), .requirement)
         XCTAssertEqual(RunReport.Finding.Kind(rule: "mic-clipping"), .lint)
-        XCTAssertEqual(RunReport.Finding.Kind(rule: HardwareFindings.echoLeakRule), .lint)
+        // An echo leak while the canceller learns a new route is no app mistake: `run --strict`
+        // failed a correct app on every speaker-button test.
+        XCTAssertEqual(RunReport.Finding.Kind(rule: HardwareFindings.echoLeakRule), .canceller)
     }
 }

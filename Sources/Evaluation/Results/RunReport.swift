@@ -42,12 +42,16 @@ public struct RunReport: Sendable {
         public var consequence: String
 
         /// What a finding judges: the lint's, an app's mistake in its audio setup (`run --strict`
-        /// fails on these), or a telephony standard's requirement the echo cancellation misses.
+        /// fails on these); a telephony standard's requirement the echo cancellation misses; or
+        /// the canceller's own behaviour, which no app setup avoids (an echo leak while it learns
+        /// a route's new echo path after the user changed routes).
         public enum Kind: String, Sendable {
-            case lint, requirement
+            case lint, requirement, canceller
 
             /// The kind of a finding under `rule` (what eval.json lists per run).
-            public init(rule: String) { self = RequirementFindings.rules.contains(rule) ? .requirement : .lint }
+            public init(rule: String) {
+                self = RequirementFindings.rules.contains(rule) ? .requirement : rule == HardwareFindings.echoLeakRule ? .canceller : .lint
+            }
         }
 
         public var kind: Kind { Kind(rule: rule) }
