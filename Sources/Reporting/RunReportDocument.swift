@@ -27,12 +27,16 @@ public enum RunReportDocument {
                                   .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
 
         blocks.append(.heading("Echo", level: 2, id: "echo"))
+        // The delay is estimated once, over the call's first seconds of far-end speech: after a
+        // route change (Bluetooth adds 100 ms and more) it is the first route's, said here.
+        let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
             [.init("ERL"), .init(F.figure(m.erlDB, frames: m.gate.singleTalkFrames))],
             [.init("ERLE (whole call)"), .init(F.figure(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.figure(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
-            [.init("bulk delay reference→mic"), .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
+            [.init("bulk delay reference→mic" + (changesRoute ? " (estimated once: the first route's)" : "")),
+             .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
         ] + RunReportDocument.nearEndRows(m.nearEnd))))
         if let reason = report.echoUnmeasuredReason {

@@ -41,6 +41,8 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertTrue(markdown.contains("adds 20.0 ms"), markdown)
         XCTAssertTrue(markdown.contains("| 0.00 s | receiver |"), markdown)
         XCTAssertTrue(markdown.contains("| 8.00 s | speaker |"), markdown)
+        // One delay for the call, estimated over its first seconds: the page says whose it is.
+        XCTAssertTrue(markdown.contains("| bulk delay reference→mic (estimated once: the first route's) |"), markdown)
         // The Segments table gives each segment's far-end single-talk frame count, the basis of
         // its ERL and ERLE (white noise throughout: every frame of a segment but the edges).
         let frames = report.segments.map(\.metrics.singleTalkFrames)
