@@ -173,6 +173,50 @@ final class GoldenVectorsCommandTests: XCTestCase {
         XCTAssertEqual((metrics["erl_db"] as? [String: Any])?["tolerance"] as? Double, 0.05)
     }
 
+    /// From a golden-vectors user's trial: bless rewrote a golden.json verify calls malformed
+    /// (a misspelt metric lost its hand-set tolerance, exit 0); a tolerance of 0 failed right
+    /// after a bless (golden holds four decimals, verify compared the unrounded measurement); an
+    /// upper-case hash (PowerShell's) differed from itself; and a tolerance could never pass a
+    /// change, since the taps' hashes moved with it — `"taps_sha256": null` compares none.
+    func testBlessRefusesAMalformedGoldenAndVerifyReadsItAsWritten() throws {
+        try blessedFolder()
+        try editEntry {
+            var metrics = $0["metrics"] as! [String: Any]
+            var erle = metrics.removeValue(forKey: "erle_db") as! [String: Any]
+            erle["tolerance"] = 0.5
+            metrics["erle_DB"] = erle
+            $0["metrics"] = metrics
+        }
+        let edited = try Data(contentsOf: golden)
+        let bless = try runEchoLab(["vectors", "bless", "--vectors", root.path])
+        XCTAssertEqual(bless.status, 1)
+        XCTAssertEqual(bless.standardError, "echolab: \(golden.path): scenarios.g.metrics.erle_DB: unknown metric "
+                       + "(erl_db, erle_db, erle_steady_db, convergence_s, delay_ms)\n")
+        XCTAssertEqual(try Data(contentsOf: golden), edited, "left as it was")
+
+        try FileManager.default.removeItem(at: golden)
+        try blessedFolder()
+        try editEntry {
+            var metrics = $0["metrics"] as! [String: [String: Any]]
+            for key in metrics.keys { metrics[key]!["tolerance"] = 0 }
+            $0["metrics"] = metrics
+            $0["taps_sha256"] = ($0["taps_sha256"] as! [String: String]).mapValues { $0.uppercased() }
+        }
+        let exact = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(exact.status, 0, exact.standardError)
+
+        // Another run of the scenario (its seed changed) with its taps not compared: the
+        // metrics alone decide, and a re-bless keeps the null.
+        try editEntry { $0["taps_sha256"] = NSNull() }
+        _ = try writeScenario(#"{"name": "g", "far_end": {"generator": "white_noise", "seed": 99}, "duration_s": 1}"#, named: "g.json", in: scenarios)
+        let other = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(other.status, 3, other.standardError)
+        XCTAssertFalse(other.standardError.contains("tap "), other.standardError)
+        XCTAssertEqual(try runEchoLab(["vectors", "bless", "--vectors", root.path]).status, 0)
+        XCTAssertTrue(((try loadJSON(golden.path)["scenarios"] as? [String: Any])?["g"] as? [String: Any])?["taps_sha256"] is NSNull)
+        XCTAssertEqual(try runEchoLab(["vectors", "verify", "--vectors", root.path]).status, 0)
+    }
+
     /// `--vectors ""` generated into the working folder; it is a usage error, as `--out ""` is.
     func testAnEmptyVectorsFolderIsAUsageError() throws {
         for subcommand in ["generate", "bless", "verify"] {
