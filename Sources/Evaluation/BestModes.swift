@@ -6,8 +6,8 @@ import EchoLabJSON
 /// that cuts the near talker most.
 ///
 /// A mode is on the front when no other mode has at least its ERLE and at most its attenuation,
-/// and better on one of them by a tenth of a dB or more (`resolutionDB`: points closer than that
-/// are on it together). A lower bound is better than
+/// and better on one of them, values compared as the pages print them (to a tenth of a dB,
+/// `resolutionDB`: points printed alike are on it together). A lower bound is better than
 /// another value only where it certainly is (`BoundedValue`): two values in an unknown order
 /// (`≥ 49.04` and `≥ 49.03`, or `49.04` and `≥ 49.03`) are tied on that axis. `disabled` is the
 /// reference a canceller is judged against, never on the front; nor is a mode that is no
@@ -129,8 +129,8 @@ public enum BestModes {
     public static func front(of points: [Point]) -> Verdict? {
         guard let (axes, comparable, candidates) = comparable(points) else { return nil }
         // Higher ERLE is better, lower attenuation is: `other` beats `point` where it is certainly
-        // better on one axis and certainly worse on neither (an unknown order, or a difference
-        // under the resolution, is a tie).
+        // better on one axis and certainly worse on neither (an unknown order, or values printed
+        // alike, is a tie).
         let modes = unbeaten(comparable.count) { a, b in
             let (winner, loser) = (comparable[a], comparable[b])
             return !isAbove(loser.erle, winner.erle) && !isAbove(winner.nearEnd, loser.nearEnd)
@@ -273,7 +273,7 @@ public enum BestModes {
         for point in items.joined() where point.mode != "disabled" && !modes.contains(point.mode) { modes.append(point.mode) }
         let axes = countedAxes(Array(items.joined()).filter { $0.mode != "disabled" })
         guard modes.count >= 2, axes.erle || axes.nearEnd else { return nil }
-        func everyMode(_ has: @escaping (Point) -> Bool) -> [Int] {
+        func everyMode(_ has: (Point) -> Bool) -> [Int] {
             items.indices.filter { index in modes.allSatisfy { mode in items[index].contains { $0.mode == mode && has($0) } } }
         }
         // A mode that lost the near end is off the front whatever its ERLE: its missing value

@@ -43,7 +43,8 @@ public struct PluginNames {
         // A file that cannot be read has no digest to match: only the same path is the same plugin.
         let unreadable = digest == BackendLibrary.unreadable || earlier.digest == BackendLibrary.unreadable
         if earlier.digest != digest || (unreadable && InputFile.canonical(earlier.plugin.path) != InputFile.canonical(plugin.path)) {
-            difference = "is \(plugin.path) (sha256 \(digest.prefix(12))…) here but \(earlier.plugin.path) (sha256 \(earlier.digest.prefix(12))…) in \(earlier.source)"
+            func hash(_ digest: String) -> String { digest == BackendLibrary.unreadable ? "unreadable" : "sha256 \(digest.prefix(12))…" }
+            difference = "is \(plugin.path) (\(hash(digest))) here but \(earlier.plugin.path) (\(hash(earlier.digest))) in \(earlier.source)"
         } else if earlier.plugin.options != plugin.options {
             difference = "has plugin_options \(plugin.options ?? "none") here but \(earlier.plugin.options ?? "none") in \(earlier.source)"
         } else if earlier.plugin.sampleRate != plugin.sampleRate {
