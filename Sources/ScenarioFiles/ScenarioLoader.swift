@@ -100,8 +100,9 @@ public enum ScenarioLoader {
         scenario.isUserReferenceStarted = try root.bool("user_reference") ?? false
         if let events = try root.objects("timeline") {
             scenario.timeline = try events.map { try context.timelineEvent($0) }
-            if let duration = scenario.duration, let late = scenario.timeline.first(where: { $0.at >= duration }) {
-                throw root.fail("timeline", "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
+            if let duration = scenario.duration, let index = scenario.timeline.firstIndex(where: { $0.at >= duration }) {
+                let late = scenario.timeline[index]
+                throw root.fail("timeline[\(index)]", "event \(late.action) at \(late.at) is not before the end of the call (\(duration))")
             }
             try Self.checkInterruptionsPair(scenario.timeline, root)
         }

@@ -56,7 +56,7 @@ struct VectorsCommand: ParsableCommand {
             } catch {
                 throw CommandFailure.exit(error)
             }
-            print(printable("vectors: \(options.vectors)/golden.json re-measured; review its diff"))
+            print(printable("vectors: \((options.vectors as NSString).appendingPathComponent("golden.json")) re-measured; review its diff"))
         }
     }
 

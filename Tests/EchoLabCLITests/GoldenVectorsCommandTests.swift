@@ -217,6 +217,24 @@ final class GoldenVectorsCommandTests: XCTestCase {
         XCTAssertEqual(try runEchoLab(["vectors", "verify", "--vectors", root.path]).status, 0)
     }
 
+    /// A `"tolerance": null` is a tolerance left out (it was refused: "expected a number, found
+    /// null"); bless names golden.json without a doubled slash after a folder given with one.
+    func testANullToleranceIsTheDefaultAndBlessNamesTheFileCleanly() throws {
+        try blessedFolder()
+        try editEntry {
+            var metrics = $0["metrics"] as! [String: [String: Any]]
+            metrics["erl_db"]!["tolerance"] = NSNull()
+            $0["metrics"] = metrics
+        }
+        let verify = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(verify.status, 0, verify.standardError)
+        let bless = try runEchoLab(["vectors", "bless", "--vectors", root.path + "/"])
+        XCTAssertEqual(bless.status, 0, bless.standardError)
+        XCTAssertEqual(bless.standardOutput, "vectors: \(golden.path) re-measured; review its diff\n")
+        let metrics = try XCTUnwrap(((loadJSON(golden.path)["scenarios"] as? [String: Any])?["g"] as? [String: Any])?["metrics"] as? [String: Any])
+        XCTAssertEqual((metrics["erl_db"] as? [String: Any])?["tolerance"] as? Double, 0.05, "the default, written")
+    }
+
     /// `--vectors ""` generated into the working folder; it is a usage error, as `--out ""` is.
     func testAnEmptyVectorsFolderIsAUsageError() throws {
         for subcommand in ["generate", "bless", "verify"] {

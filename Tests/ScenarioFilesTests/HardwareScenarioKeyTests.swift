@@ -26,6 +26,8 @@ final class HardwareScenarioKeyTests: XCTestCase {
             (#"{"duration_s": 1, "timeline": [{"at_ms": 10, "action": "set_audio_enabled"}]}"#, "timeline[0].enabled"),
             (#"{"duration_s": 1, "timeline": [{"at_ms": 10, "action": "set_preferred"}]}"#, "timeline[0].sample_rate"),
             (#"{"duration_s": 1, "timeline": [{"at_ms": 10, "action": "activate_sesion"}]}"#, "timeline[0].action"),
+            // An event past the end names its index (it named `timeline` alone).
+            (#"{"duration_s": 1, "timeline": [{"at_ms": 10, "action": "mute"}, {"at_ms": 1000, "action": "unmute"}]}"#, "timeline[1]: event"),
         ]
         for (json, key) in cases {
             let message = problem(json)

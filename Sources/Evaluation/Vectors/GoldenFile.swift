@@ -90,10 +90,10 @@ struct GoldenFile {
             }
         }
 
-        /// A metric's tolerance: absent, or a number of 0 or more.
+        /// A metric's tolerance: absent (or null, as absent: the default), or a number of 0 or more.
         private func tolerance(_ value: JSONValue?, at place: String) throws {
             switch value {
-            case nil: break
+            case nil, .null?: break
             case .number(let tolerance)? where tolerance >= 0: break
             case .number(let tolerance)?: throw fail(place, "\(tolerance) is negative")
             case let other?: throw fail(place, "expected a number, found \(other.typeName)")
