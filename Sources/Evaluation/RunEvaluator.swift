@@ -39,8 +39,9 @@ public struct RunEvaluator: Sendable {
                               metrics: metrics,
                               // Segment metrics restart the ERLE series at the segment's start: their
                               // convergence is the re-convergence after the event that opened it
-                              // (none without a canceller: its ERLE sits at 0 dB from the start).
-                              reconvergenceSeconds: cancels(at: range.lowerBound) ? metrics.convergenceSeconds : nil,
+                              // (none without a canceller: its ERLE sits at 0 dB from the start; none
+                              // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
+                              reconvergenceSeconds: cancels(at: range.lowerBound) && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,

@@ -71,6 +71,24 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertEqual(strict.status, 0, strict.standardError)
     }
 
+    /// A segment on fewer than 20 single-talk frames has no re-convergence: its steady state is
+    /// no reference to settle to, and a mode change 0.2 s before the end read "0 s" (17 frames).
+    func testAShortSegmentHasNoReconvergence() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "late-mode", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -70, "seed": 7}, "duration_s": 6, "echo_path": {"delay_ms": 20, "gain_db": -6},
+             "timeline": [{"at_ms": 5800, "action": "set_aec", "mode": "intensityMax"}]}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        XCTAssertEqual(report.segments.count, 2)
+        XCTAssertLessThan(report.segments[1].metrics.singleTalkFrames, 20, "a short segment")
+        XCTAssertNil(report.segments[1].reconvergenceSeconds)
+        XCTAssertNotNil(report.segments[0].reconvergenceSeconds, "the long one has its convergence")
+    }
+
     /// With the canceller off a route change is no leak of the canceller's (the whole call leaks:
     /// that is `aec-disabled-with-real-devices`).
     func testNoLeakFindingWithTheCancellerOff() throws {
