@@ -49,10 +49,12 @@ public struct EvalVerdicts: Sendable, Equatable {
                   let echo = mean(summary, "aecmos_echo"), let other = mean(summary, "aecmos_other") else { return nil }
             return (mode, echo, other)
         }
-        return means.map { point in
-            let beaten = means.contains { $0.echo >= point.echo && $0.other >= point.other && ($0.echo > point.echo || $0.other > point.other) }
-            return AECMOSPoint(mode: point.mode, echo: point.echo, other: point.other, isUnbeaten: !beaten)
-        }
+        // The same front as the echo verdicts' (`BestModes.unbeaten`), on the two MOS axes.
+        let unbeaten = Set(BestModes.unbeaten(means.count) { a, b in
+            let (winner, loser) = (means[a], means[b])
+            return winner.echo >= loser.echo && winner.other >= loser.other && (winner.echo > loser.echo || winner.other > loser.other)
+        })
+        return means.indices.map { AECMOSPoint(mode: means[$0].mode, echo: means[$0].echo, other: means[$0].other, isUnbeaten: unbeaten.contains($0)) }
     }
 
     /// The front of the item at `index` in eval.json's order; nil without one.

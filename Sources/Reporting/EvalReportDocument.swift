@@ -515,14 +515,16 @@ public enum EvalReportDocument {
                          colour: ModeColours.colour(for: point.mode, among: modes),
                          xIsLowerBound: point.nearEndIsLowerBound, yIsLowerBound: point.erleSteadyIsLowerBound)
         }
-        let over = (points.isEmpty ? nil : means).map { $0.erleComparedItems == $0.items && $0.nearEndComparedItems == $0.items
+        // No point (no item every mode has a near-end figure on): no caption, and the title and
+        // the plot's own note say why.
+        let shown = points.isEmpty ? nil : means
+        let over = shown.map { $0.erleComparedItems == $0.items && $0.nearEndComparedItems == $0.items
             ? "means over all \($0.items) items"
             : "steady ERLE over \($0.erleComparedItems), near end over \($0.nearEndComparedItems) of \($0.items) items" } ?? "no item to plot both values of"
         let estimated = (front?.nearEndEstimatedItems ?? 0) > 0
         // The Modes table's means are each mode's over its own runs: the same mode can sit at
         // another ERLE here, and two modes swap places. Said where the reader compares them.
-        // No point (no item every mode has a near-end figure on): the plot's own note says so.
-        let caption: [ReportDocument.Block] = (points.isEmpty ? nil : means).map { means in
+        let caption: [ReportDocument.Block] = shown.map { means in
             let items = { (count: Int) in "\(count) item\(count == 1 ? "" : "s")" }
             let all = means.erleComparedItems == means.items && means.nearEndComparedItems == means.items
             return [.paragraph([.text("Each point is a mode's mean steady ERLE over the \(items(means.erleComparedItems)) (of \(means.items)) "
