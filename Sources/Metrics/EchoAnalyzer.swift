@@ -12,15 +12,16 @@ import AudioInterop
 ///    reported in `EchoAnalysis.lengthMismatch`.
 /// 2. Bulk delay reference→mic by GCC-PHAT (`delay_ms`), from the first 32 far-end-active
 ///    blocks of the call (`DelayEstimator`, `DelayBlockCollector`).
-/// 3. Welch frames (Hann, 21.3 ms, 50 % overlap) are classified: far end active when the
+/// 3. Files only: a DC offset (in every block) of −60 dBFS or more is taken off first (`DCOffset`).
+/// 4. Welch frames (Hann, 21.3 ms, 50 % overlap) are classified: far end active when the
 ///    delay-aligned reference frame is ≥ −50 dBFS; near end silent from the near-end track, else
 ///    from mic − echo, else — recordings: mic and loopback only — from the mic's residual after
 ///    an echo path fitted offline over the whole call (`EchoPathGate`, a first pass over
 ///    reference and mic; `gate.method = "echo_path_fit"`). Single talk = both.
-/// 4. Only single-talk frames are measured: mic and processed get one power spectrum each,
+/// 5. Only single-talk frames are measured: mic and processed get one power spectrum each,
 ///    reduced at once to whole-band and octave-band powers; the reference and the echo track only
 ///    their whole-band power (by Parseval, no transform).
-/// 5. ERL, ERLE, steady state, series, bands and convergence are sums over the rows of a compact
+/// 6. ERL, ERLE, steady state, series, bands and convergence are sums over the rows of a compact
 ///    per-frame ledger, for the whole file and for each requested segment.
 /// Single-threaded and deterministic: same input, same output, bit for bit.
 public struct EchoAnalyzer: Sendable {
@@ -134,12 +135,32 @@ public struct EchoAnalyzer: Sendable {
             }
         }
         var blocks = [[Float]](repeating: [Float](repeating: 0, count: Self.blockSize), count: files.count)
-        var skipped = 0
-        while skipped < processedLag {
-            let got = try Self.withFileErrors(processed) { try files[2].read(into: &blocks[2], frames: min(Self.blockSize, processedLag - skipped)) }
-            if got == 0 { break }
-            skipped += got
+        func skipLag() throws {
+            var skipped = 0
+            while skipped < processedLag {
+                let got = try Self.withFileErrors(processed) { try files[2].read(into: &blocks[2], frames: min(Self.blockSize, processedLag - skipped)) }
+                if got == 0 { break }
+                skipped += got
+            }
         }
+        // Each file's DC offset over the analysed stretch (`DCOffset`), read once first.
+        let analysed = lengths.min()!
+        var offsets = [Float](repeating: 0, count: files.count)
+        for index in files.indices {
+            if index == 2 { try skipLag() }
+            var offset = DCOffset(), read = 0
+            while read < analysed {
+                let got = try Self.withFileErrors(paths[index]) {
+                    try files[index].read(into: &blocks[index], frames: min(Self.blockSize, analysed - read))
+                }
+                if got == 0 { break }
+                offset.add(blocks[index], count: got)
+                read += got
+            }
+            offsets[index] = offset.removed
+            try Self.withFileErrors(paths[index]) { try files[index].rewind() }
+        }
+        try skipLag()
         var activity: FrameBits?
         var talker: EchoPathGate.TalkerLevels?
         var limitation: ActivityGateLimitation?
@@ -158,6 +179,7 @@ public struct EchoAnalyzer: Sendable {
                         count = min(count, got)
                     }
                     count = min(count, max(0, samples - gate.received))
+                    for index in 0..<2 { DCOffset.remove(offsets[index], from: &blocks[index], count: count) }
                     gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
                     if count < Self.blockSize { break }
                 }
@@ -192,15 +214,18 @@ public struct EchoAnalyzer: Sendable {
                 }
                 count = min(count, got)
             }
+            census.count(reference: blocks[0], mic: blocks[1], samples: count)
+            for index in files.indices { DCOffset.remove(offsets[index], from: &blocks[index], count: count) }
             // Blocks are in `paths` order: reference, mic, processed, then echo and near end if given.
             let echoBlock = echo == nil ? nil : blocks[3]
             let nearEndBlock = nearEnd == nil ? nil : blocks[echo == nil ? 3 : 4]
             stream.append(reference: blocks[0], mic: blocks[1], processed: blocks[2], echo: echoBlock,
                           nearEnd: nearEndBlock, count: count)
-            census.count(reference: blocks[0], mic: blocks[1], samples: count)
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)
+        census.referenceOffset = offsets[0]
+        census.micOffset = offsets[1]
         analysis.inputs = census
         // Rows that could not be spilled stayed in memory; rows that could not be read back did not
         // count in the figures.

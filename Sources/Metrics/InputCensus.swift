@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a recording's mic and loopback hold, counted while `EchoAnalyzer.analyzeFiles` reads
 /// them: samples at full scale (the recording clipped: its echo is not linear, and the tap-free
 /// gate takes what the fit cannot explain for a talker) and whether a file is digital silence
@@ -11,6 +13,9 @@ public struct InputCensus: Sendable, Equatable {
     public var referenceFullScaleSamples = 0
     public var micIsSilent = true
     public var referenceIsSilent = true
+    /// The DC offsets taken off the mic and the loopback before measuring (`DCOffset`), 0 where none.
+    public var micOffset: Float = 0
+    public var referenceOffset: Float = 0
 
     public init() {}
 
@@ -25,7 +30,8 @@ public struct InputCensus: Sendable, Equatable {
         }
     }
 
-    /// Lines for stderr naming the file that clipped or holds nothing; none where neither did.
+    /// Lines for stderr naming the file that clipped, holds nothing or had a DC offset taken off;
+    /// none where none of these holds.
     public func warnings(mic: String, reference: String) -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
@@ -36,6 +42,9 @@ public struct InputCensus: Sendable, Equatable {
         }
         if !clipped.isEmpty {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
+        }
+        for (file, offset) in [(mic, micOffset), (reference, referenceOffset)] where offset != 0 {
+            lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, 20 * log10(Double(abs(offset)))))
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }

@@ -36,6 +36,29 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(fromFiles.whole.erleDB), 15, accuracy: 0.1)
     }
 
+    /// A rig's DC offsets (the mic's at −34 dBFS, the loopback's at −40) are taken off before
+    /// measuring: the files score as the same audio without them. A pure delay and 6 dB gain reads
+    /// ERL 6 dB, the output 20 dB under the mic ERLE 20 dB, no frame is double talk, and the
+    /// loopback's silent second stays silent. (With the offsets in, the Hann window put them in
+    /// bin 1: the mic's was most of each frame's power, read as a talker the output removed.)
+    func testARigsDCOffsetsAreTakenOffBeforeMeasuring() throws {
+        var reference = TestSignals.farEndScene(seconds: 4).reference
+        for i in 96_000..<144_000 { reference[i] = 0 }
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let processed = TestSignals.scaled(echo, gainDB: -20)
+        let clean = EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: processed))
+        let paths = try (write(reference.map { $0 + 0.01 }, "ref.wav"), write(echo.map { $0 + 0.02 }, "mic.wav"), write(processed, "out.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erlDB), 6, accuracy: 0.01)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erleDB), 20, accuracy: 0.01)
+        XCTAssertEqual(analysis.whole.gate.doubleTalkFrames, 0)
+        XCTAssertEqual(analysis.whole.gate.farEndActiveFrames, clean.whole.gate.farEndActiveFrames)
+        XCTAssertLessThan(analysis.whole.gate.farEndActiveFrames, analysis.whole.gate.frames - 80, "the silent second is not far-end active")
+        let warnings = try XCTUnwrap(analysis.inputs).warnings(mic: "mic.wav", reference: "ref.wav")
+        XCTAssertEqual(warnings, ["mic.wav has a DC offset of -34.0 dBFS: taken off before measuring",
+                                  "ref.wav has a DC offset of -40.0 dBFS: taken off before measuring"])
+    }
+
     /// A processed file 0.25 s short of 4 s (within 10 % and 1 s): scored on the overlap, which
     /// is exactly what scoring the cut buffers gives, and the lengths are reported.
     func testSmallLengthDifferenceIsScoredOnTheOverlapAndReported() throws {
