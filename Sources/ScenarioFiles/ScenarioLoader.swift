@@ -87,6 +87,12 @@ public enum ScenarioLoader {
                 }
             }
             processing.filterMilliseconds = try aec.integer("filter_ms", in: 10...2000).map(Int.init)
+            // Only speexdsp's filter length is EchoLab's to set: elsewhere the key would be read
+            // and silently change nothing.
+            if processing.filterMilliseconds != nil && processing.backend != .speex {
+                let instead = processing.backend.plugin != nil ? " (a plugin takes its settings in aec.plugin_options)" : ""
+                throw aec.fail("filter_ms", "sets speexdsp's filter length; backend \(processing.backend.name) has none EchoLab sets\(instead)")
+            }
             try aec.finish()
         }
         if let ns = try root.string("noise_suppressor") { processing.noiseSuppressor = try choice(ns, root, "noise_suppressor") }

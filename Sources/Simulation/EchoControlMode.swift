@@ -35,7 +35,7 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
         }
         guard let backend = EchoCancellerBackend(builtIn: parts[0]) ?? plugins.first(where: { $0.name == parts[0] }).map(EchoCancellerBackend.init(plugin:)) else {
             throw ParseError(text: text, problem: "unknown backend '\(parts[0])' (one of \(backends); a canceller plugin is "
-                             + "registered with --plugin \(parts[0])=PATH, or named in a scenario's aec)")
+                             + "registered with --plugin \(parts[0])=PATH: a scenario's own aec.plugin goes with the aec that --aec or --modes replaces)")
         }
         guard let intensity = EchoCancellerMode(rawValue: parts[1]), intensity != .disabled else {
             throw ParseError(text: text, problem: "unknown intensity '\(parts[1])' (one of \(intensities); or the whole mode 'disabled')")

@@ -81,11 +81,14 @@ public struct CancellerPlugin: Hashable, Sendable {
     }
 
     public init(name: String, path: String, options: String? = nil, sampleRate: Int = 48_000) throws {
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), name != "disabled", name != "all" else {
+        // Case aside too: a run's folder is named after its mode, and `Speex-intensityMax` and
+        // `speex-intensityMax` are one folder on a case-insensitive file system (macOS's default).
+        let folded = name.lowercased()
+        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }), folded != "disabled", folded != "all" else {
             throw Invalid(description: "plugin name '\(name)': use letters, digits, - and _ (not 'disabled' or 'all')")
         }
-        guard EchoCancellerBackend(builtIn: name) == nil else {
-            throw Invalid(description: "plugin name '\(name)' is a built-in backend's; choose another")
+        guard EchoCancellerBackend(builtIn: folded) == nil else {
+            throw Invalid(description: "plugin name '\(name)' is a built-in backend's\(folded == name ? "" : " but for case"); choose another")
         }
         guard Self.sampleRates.contains(sampleRate) else {
             throw Invalid(description: "plugin \(name): sample rate \(sampleRate) Hz is not 8000, 16000, 32000 or 48000")

@@ -189,6 +189,10 @@ struct PluginOptions: ParsableArguments {
             for text in plugins {
                 let (name, path) = try split(text, "plugin", "NAME=PATH")
                 guard !paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin: \(name) is registered twice") }
+                if let other = paths.first(where: { $0.name.lowercased() == name.lowercased() }) {
+                    throw ValidationError("--plugin: \(other.name) and \(name) differ only in case (their runs' folders would be one on a case-insensitive file system)")
+                }
+                guard !path.isEmpty else { throw ValidationError("--plugin \(name): the path is empty") }
                 let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
                 guard FileManager.default.isReadableFile(atPath: absolute) else { throw ValidationError("--plugin \(name): \(absolute): no such readable file") }
                 var isFolder: ObjCBool = false

@@ -443,10 +443,15 @@ final class CancellerPluginTests: XCTestCase {
             (["--plugin", "x=."], "--plugin x: \(root.path): a folder, not a shared library"),
             (["--plugin", "speex=\(through)"], "--plugin: plugin name 'speex' is a built-in backend's; choose another"),
             (["--plugin", "a=\(through)", "--plugin", "a=\(through)"], "--plugin: a is registered twice"),
+            // Folders are named after modes: on a case-insensitive file system these would be one.
+            (["--plugin", "Speex=\(through)"], "--plugin: plugin name 'Speex' is a built-in backend's but for case; choose another"),
+            (["--plugin", "a=\(through)", "--plugin", "A=\(through)"],
+             "--plugin: a and A differ only in case (their runs' folders would be one on a case-insensitive file system)"),
+            (["--plugin", "x="], "--plugin x: the path is empty"),
             (["--plugin", "a=\(through)", "--plugin-options", "a=[1]"], "--plugin-options a: not a JSON object: [1]"),
             (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "--plugin-rate a: 44100 Hz is not one of 8000, 16000, 32000, 48000"),
             (["--aec", "nope:intensityMax"], "unknown backend 'nope' (one of speex, webrtc, webrtc-mobile, aec3, echolab; "
-                + "a canceller plugin is registered with --plugin nope=PATH, or named in a scenario's aec)"),
+                + "a canceller plugin is registered with --plugin nope=PATH: a scenario's own aec.plugin goes with the aec that --aec or --modes replaces)"),
         ]
         for (extra, message) in cases {
             let run = try runEchoLab(["run", "delay.json", "--out", "run"] + extra + (extra.contains("--aec") ? [] : ["--aec", "speex:intensityMax"]), in: root)
