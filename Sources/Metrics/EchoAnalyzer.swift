@@ -143,7 +143,8 @@ public struct EchoAnalyzer: Sendable {
                 skipped += got
             }
         }
-        // Each file's DC offset over the analysed stretch (`DCOffset`), read once first.
+        // Each file's DC offset over the analysed stretch (`DCOffset`), read once first: it is
+        // taken off before the gate and the stream see a sample.
         let analysed = lengths.min()!
         var offsets = [Float](repeating: 0, count: files.count)
         for index in files.indices {
@@ -165,9 +166,8 @@ public struct EchoAnalyzer: Sendable {
         var talker: EchoPathGate.TalkerLevels?
         var limitation: ActivityGateLimitation?
         if echo == nil && nearEnd == nil {
-            // No tracks: the offline echo-path gate reads reference and mic once first, in blocks.
-            // The analysed length is the shortest of all files, the processed one included.
-            let samples = lengths.min()!
+            // No tracks: the offline echo-path gate reads reference and mic once first, in blocks,
+            // over the analysed length (the shortest of all files, the processed one included).
             func fitGate() throws -> EchoPathGateCache.Decisions {
                 var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
                 while true {
@@ -178,7 +178,7 @@ public struct EchoAnalyzer: Sendable {
                         }
                         count = min(count, got)
                     }
-                    count = min(count, max(0, samples - gate.received))
+                    count = min(count, max(0, analysed - gate.received))
                     for index in 0..<2 { DCOffset.remove(offsets[index], from: &blocks[index], count: count) }
                     gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
                     if count < Self.blockSize { break }
@@ -192,7 +192,7 @@ public struct EchoAnalyzer: Sendable {
                 let key = EchoPathGateCache.Key(reference: stamps.0, mic: stamps.1,
                                                 referenceChannel: headers[0].channels == 1 ? .monoOnly : channel,
                                                 micChannel: headers[1].channels == 1 ? .monoOnly : channel,
-                                                sampleRate: referenceRate, samples: samples, configuration: configuration)
+                                                sampleRate: referenceRate, samples: analysed, configuration: configuration)
                 decisions = try gateDecisions.decisions(for: key, compute: fitGate)
             } else {
                 decisions = try fitGate()
