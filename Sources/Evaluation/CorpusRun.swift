@@ -189,6 +189,12 @@ public struct CorpusRun {
         let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
         // Nor do the tap-free gate's decisions on a recording: its other modes take them.
         let gateDecisions = EchoPathGateCache(budgetBytes: Self.gateDecisionBudget)
+        // One name is one canceller: each plugin file as the eval starts is what its runs run.
+        let pluginDigests = PluginDigests()
+        for plugin in plugins { pluginDigests.record(plugin) }
+        for case .success(.scenario(let scenario)) in scenarios {
+            if let plugin = scenario.voiceProcessing.backend.plugin { pluginDigests.record(plugin) }
+        }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.
             let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
@@ -208,7 +214,7 @@ public struct CorpusRun {
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
-                                      gateDecisions: gateDecisions, scorers: scorers)
+                                      gateDecisions: gateDecisions, pluginDigests: pluginDigests, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -377,7 +383,8 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
-                    gateDecisions: EchoPathGateCache? = nil, scorers: [ScorerProcess] = []) -> Result {
+                    gateDecisions: EchoPathGateCache? = nil, pluginDigests: PluginDigests? = nil,
+                    scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -408,6 +415,7 @@ public struct CorpusRun {
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
                 output.echoPaths = echoPaths
+                output.pluginDigests = pluginDigests
                 output.scorers = scorers
                 result.summary = try output.run(summarising: true).summary
             case .recording(let recording):
@@ -422,6 +430,7 @@ public struct CorpusRun {
                                            renderer: renderer, cancellation: cancellation)
                     run.scorers = scorers
                     run.gateDecisions = gateDecisions
+                    run.pluginDigests = pluginDigests
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
@@ -446,8 +455,9 @@ public struct CorpusRun {
         var itemName: String?
     }
 
-    /// The error is the canceller's: a plugin that failed, a mode no backend runs, a library that refused.
+    /// The error is the canceller's: a plugin that failed or changed, a mode no backend runs, a
+    /// library that refused.
     static func isCancellerFailure(_ error: any Error) -> Bool {
-        error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError
+        error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError || error is PluginDigests.Changed
     }
 }

@@ -30,6 +30,9 @@ public struct RecordingRun {
     /// The tap-free gate's decisions, shared by the runs of one recording in other modes (the
     /// gate reads only the loopback and the mic); nil fits the echo path in every run.
     public var gateDecisions: EchoPathGateCache?
+    /// The plugin files' digests as the eval found them: a run whose plugin file changed since
+    /// fails. nil checks nothing.
+    public var pluginDigests: PluginDigests?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -67,6 +70,7 @@ public struct RecordingRun {
         // The plugin file's SHA-256 as it is when the run starts: what ran, even if the file is
         // replaced while it runs.
         let pluginDigest = mode.backend.plugin.map(BackendLibrary.digest(of:))
+        if let plugin = mode.backend.plugin, let pluginDigest { try pluginDigests?.check(plugin, digest: pluginDigest) }
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel)

@@ -40,6 +40,9 @@ public struct RunOutput {
     /// The echo of runs before, shared by the runs of a corpus (`eval` passes its own); nil
     /// computes it.
     public var echoPaths: EchoPathCache?
+    /// The plugin files' digests as the eval found them (`eval` passes its own): a run whose
+    /// plugin file changed since fails. nil checks nothing.
+    public var pluginDigests: PluginDigests?
     /// Renders the report's pages; nil writes report.json alone.
     public var renderer: (any ReportRenderer)?
     /// The scorers that score the call (`--scorer`); each is started on its first request and
@@ -132,6 +135,7 @@ public struct RunOutput {
         // The plugin file's SHA-256 as it is when the call starts: what ran, even if the file is
         // replaced while it runs.
         let pluginDigest = scenario.voiceProcessing.backend.plugin.map(BackendLibrary.digest(of:))
+        if let plugin = scenario.voiceProcessing.backend.plugin, let pluginDigest { try pluginDigests?.check(plugin, digest: pluginDigest) }
         let run: CallRun
         do {
             run = try streaming.run(for: duration)

@@ -85,6 +85,35 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(children.output, "", "plugin hosts still running")
     }
 
+    /// A plugin file replaced while an eval runs (rebuilt: here by its own first create, so the
+    /// second run finds the other file): the runs after fail, naming both hashes, and the mode's
+    /// figures stand on the file the eval started with only. Before, both files' runs were
+    /// summed as one mode.
+    func testAPluginFileReplacedWhileTheEvalRunsFailsTheRunsAfter() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let rebuilt = try Self.misbehaving("mute", in: plugins)
+        let target = plugins.appendingPathComponent("mine.so").path
+        _ = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "mine", in: plugins,
+                           defines: ["BEHAVIOUR=B_replaces_itself", "SWAP_FROM=\"\(rebuilt)\"", "SWAP_TO=\"\(target)\""])
+        let started = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [target]).output.prefix(64)
+        let replacement = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [rebuilt]).output.prefix(64)
+        XCTAssertNotEqual(started, replacement)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "1", "--plugin", "mine=plugins/mine.so",
+                                   "--modes", "mine:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("1 of 2 runs succeeded"), eval.standardOutput)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        XCTAssertNil(runs["delay40-intensityRecommended mine:intensityMax"]?["error"] as? String, "the first run ran the file the eval started with")
+        let error = try XCTUnwrap(runs["speech mine:intensityMax"]?["error"] as? String)
+        XCTAssertEqual(error, "plugin mine: \(target) changed while the eval ran (sha256 \(started.prefix(12))… when it started, "
+                       + "\(replacement.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
+        XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
+    }
+
     /// A plugin hung in a call dies with EchoLab, even when EchoLab is killed outright; a
     /// terminal's Ctrl-C is EchoLab's to handle, not a plugin crash.
     func testAHungPluginDiesWithEchoLab() throws {

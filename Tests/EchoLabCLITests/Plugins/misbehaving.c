@@ -9,6 +9,8 @@
  *   chatty       prints to stdout every frame, otherwise a pass-through
  *   bad_latency  says its output lags by -5 samples
  *   no_name      gives no name (NULL)
+ *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
+ *                the plugin rebuilt while an eval runs
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@
 #define B_no_name 13
 #define B_bad_latency 12
 #define B_huge 14
+#define B_replaces_itself 15
 
 struct echolab_canceller {
     int frame;
@@ -45,6 +48,9 @@ static echolab_canceller *create(int sample_rate, const char *intensity, const c
     return NULL;
 #else
     (void)reason; (void)size;
+#if BEHAVIOUR == B_replaces_itself
+    rename(SWAP_FROM, SWAP_TO);   /* once: from the second create on, SWAP_FROM is gone */
+#endif
     echolab_canceller *c = calloc(1, sizeof *c);
     c->frame = sample_rate / 100;
     return c;

@@ -1,0 +1,41 @@
+import AudioCore
+import AudioInterop
+import Simulation
+import Synchronization
+
+/// The SHA-256 of each plugin file as an eval found it when it started, which each of its runs
+/// must still find: one name is one canceller (`PluginNames`), and a file rebuilt while a long
+/// eval runs would otherwise put two cancellers' runs in one mode's figures (each run named its
+/// own hash, and both were summed as one).
+public final class PluginDigests: Sendable {
+    private let digests = Mutex<[String: String]>([:])
+
+    public init() {}
+
+    /// A run found its plugin's file other than the eval did.
+    public struct Changed: DescribedError, Equatable {
+        public let description: String
+    }
+
+    /// Keeps `plugin`'s digest as it is now, unless one is kept for its file already.
+    public func record(_ plugin: CancellerPlugin) {
+        let path = InputFile.canonical(plugin.path)
+        guard digests.withLock({ $0[path] }) == nil else { return }
+        let digest = BackendLibrary.digest(of: plugin)
+        digests.withLock { kept in if kept[path] == nil { kept[path] = digest } }
+    }
+
+    /// Throws `Changed` where `digest` (a run's, at its start) is not the one kept for
+    /// `plugin`'s file; keeps it where none is.
+    func check(_ plugin: CancellerPlugin, digest: String) throws {
+        let path = InputFile.canonical(plugin.path)
+        let kept: String = digests.withLock { kept in
+            if let earlier = kept[path] { return earlier }
+            kept[path] = digest
+            return digest
+        }
+        guard kept != digest else { return }
+        throw Changed(description: "plugin \(plugin.name): \(plugin.path) changed while the eval ran (sha256 \(kept.prefix(12))… "
+                      + "when it started, \(digest.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
+    }
+}
