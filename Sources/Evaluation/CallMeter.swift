@@ -1,3 +1,4 @@
+import AudioCore
 import Dispatch
 import Metrics
 import Simulation
@@ -13,7 +14,7 @@ import VirtualTime
 ///
 /// ```swift
 /// let call = try SimulatedCall(world: world, recordTaps: false)
-/// let meter = CallMeter(call: call)          // before call.start(): it must see every tick
+/// let meter = try CallMeter(call: call)      // before call.start(): it must see every tick
 /// try call.start()
 /// try call.run(for: .seconds(2))
 /// meter.beginSegment("custom mic")           // a report segment from here on
@@ -45,13 +46,14 @@ public final class CallMeter {
 
     /// Attaches a measurement and a level meter to `call.taps`.
     ///
-    /// - Precondition: the call has not ticked yet (attach before `call.start()`, or before its
-    ///   first `run(for:)`): every signal is measured from the call's first sample.
+    /// Throws `CallMeterError.attachedAfterFirstTick` where the call has ticked already (attach
+    /// before `call.start()`, or before its first `run(for:)`): every signal is measured from the
+    /// call's first sample.
     /// - Parameter configuration: the echo metrics' settings; the default is `echolab run`'s.
     ///   Its `nearEndTrackHoldsTheNoise` is set: a simulated call's near-end track is its talker
     ///   and its room's noise.
-    public init(call: SimulatedCall, configuration: EchoMetricsConfiguration = .default) {
-        precondition(call.tickCount == 0, "attach a CallMeter before the call's first tick: it measures from the first sample")
+    public init(call: SimulatedCall, configuration: EchoMetricsConfiguration = .default) throws {
+        guard call.tickCount == 0 else { throw CallMeterError.attachedAfterFirstTick(ticks: call.tickCount) }
         self.call = call
         evaluator = RunEvaluator(configuration: configuration)
         measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration, tracksAreTheRoom: call.hardware == nil)
@@ -77,11 +79,14 @@ public final class CallMeter {
     /// - Parameters:
     ///   - name: the report's scenario name.
     ///   - taps: tap name → file name, for reports that link audio the app wrote itself.
-    /// Throws `SpillError` where a long call's metric rows could not be read back from the
-    /// temporary folder: the figures would not be the call's; `CallError.ended` when called
-    /// again (a meter finishes its call once).
+    /// Throws `CallMeterError.nothingToMeasure` where the call has not ticked (not started, or
+    /// run for less than a tick: the call goes on, and can still be run and finished);
+    /// `CallMeterError.alreadyFinished` when called again (a meter finishes its call once);
+    /// `SpillError` where a long call's metric rows could not be read back from the temporary
+    /// folder: the figures would not be the call's.
     public func finish(name: String = "app-call", taps: [String: String] = [:]) throws -> RunReport {
-        guard !finished else { throw CallError.ended }
+        guard !finished else { throw CallMeterError.alreadyFinished }
+        guard call.tickCount > 0 else { throw CallMeterError.nothingToMeasure }
         finished = true
         let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
@@ -104,6 +109,27 @@ public final class CallMeter {
             report.segments[index].events = marks.filter { $0.frame == start }.map(\.label)
         }
         return report
+    }
+}
+
+/// What a `CallMeter` refuses, as a one-line description.
+public enum CallMeterError: DescribedError, Equatable {
+    /// Attached once the call had ticked: the call's first samples would go unmeasured.
+    case attachedAfterFirstTick(ticks: Int64)
+    /// `finish` before the call ticked once: there is no call time to measure.
+    case nothingToMeasure
+    /// `finish` again: a meter finishes its call once.
+    case alreadyFinished
+
+    public var description: String {
+        switch self {
+        case .attachedAfterFirstTick(let ticks):
+            "attach a CallMeter before the call's first tick: this call has ticked \(ticks) times, and its first samples would go unmeasured"
+        case .nothingToMeasure:
+            "the call has not ticked: start() it and run(for:) at least 10 ms before finishing its meter"
+        case .alreadyFinished:
+            "the meter has finished its call already: a meter finishes its call once"
+        }
     }
 }
 

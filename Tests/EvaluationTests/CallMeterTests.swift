@@ -11,7 +11,7 @@ final class CallMeterTests: XCTestCase {
                                                       echoPath: EchoPathSettings(delayMilliseconds: 10, gainDB: -10)),
                                      voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
                                      recordTaps: false)
-        let meter = CallMeter(call: call)
+        let meter = try CallMeter(call: call)
         try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .disabled)
         try call.start()
         try call.run(for: .seconds(2))
@@ -24,10 +24,34 @@ final class CallMeterTests: XCTestCase {
         // The mode set before the start is the call's configuration; the one set mid-call, an event.
         XCTAssertEqual(report.events.filter { $0.kind == "aec" }.map { "\($0.frame) \($0.detail)" }, ["96000 mode intensityRecommended"])
         // A second finish is an error to catch, not a trap that ends the app's test process.
-        XCTAssertThrowsError(try meter.finish()) { XCTAssertEqual("\($0)", "the call has ended: a call runs once, from start() to end()") }
+        XCTAssertThrowsError(try meter.finish()) { XCTAssertEqual($0 as? CallMeterError, .alreadyFinished) }
         // Every call has the gate's talk per half second: here far-end single talk throughout.
         XCTAssertEqual(report.activity.count, 6)
         XCTAssertEqual(report.activity.first?.startSeconds, 0)
         XCTAssertTrue(report.activity.allSatisfy { $0.frames > 0 && $0.farEndFrames == $0.frames && $0.nearEndFrames == 0 }, "\(report.activity)")
+    }
+
+    /// Misuse is an error to catch, never a trap that ends the app's test process: a meter
+    /// attached once the call has ticked (it would miss the first samples), and a finish before
+    /// any tick (a call not started, or run for no time: once it has run, the meter finishes it).
+    func testAMeterAttachedLateOrFinishedBeforeATickThrows() throws {
+        let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1), echoPath: EchoPathSettings(delayMilliseconds: 10, gainDB: -10))
+        let late = try SimulatedCall(world: world, recordTaps: false)
+        try late.start()
+        try late.run(for: .milliseconds(30))
+        XCTAssertThrowsError(try CallMeter(call: late)) { XCTAssertEqual($0 as? CallMeterError, .attachedAfterFirstTick(ticks: 3)) }
+
+        let call = try SimulatedCall(world: world, recordTaps: false)
+        let meter = try CallMeter(call: call)
+        XCTAssertThrowsError(try meter.finish()) { XCTAssertEqual($0 as? CallMeterError, .nothingToMeasure) }
+        try call.start()
+        try call.run(for: .zero)
+        XCTAssertThrowsError(try meter.finish()) { error in
+            XCTAssertEqual("\(error)", "the call has not ticked: start() it and run(for:) at least 10 ms before finishing its meter")
+        }
+        try call.run(for: .seconds(1))
+        let report = try meter.finish()
+        XCTAssertEqual(report.durationSeconds, 1)
+        XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 10, accuracy: 0.1)
     }
 }

@@ -105,7 +105,7 @@ let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 12
 let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
                              recordTaps: true)
 // The meter is attached before the first tick: it measures every sample, as `echolab run` does.
-let meter = CallMeter(call: call)
+let meter = try CallMeter(call: call)
 
 try call.start()
 meter.beginSegment("device mic, AEC intensityRecommended")
