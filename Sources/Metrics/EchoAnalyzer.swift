@@ -53,7 +53,24 @@ public struct EchoAnalyzer: Sendable {
                 gate.append(reference: signals.reference, mic: signals.mic, from: offset, count: count)
                 offset += count
             }
-            activity = gate.finish()
+            var decided = gate.finish()
+            // Two clocks: again, over the loopback resampled to the mic's, as `analyzeFiles` does
+            // (libsamplerate refuses no ratio this close to 1; were it to, the last pass stands).
+            var block = [Float](repeating: 0, count: Self.blockSize), micBlock = block
+            _ = try? ClockDriftFeed.compensate(&gate, activity: &decided, sampleRate: signals.sampleRate, configuration: configuration,
+                                               samples: length) { feed in
+                var start = 0
+                while start < length {
+                    let count = min(Self.blockSize, length - start)
+                    for i in 0..<count {
+                        block[i] = signals.reference[start + i]
+                        micBlock[i] = signals.mic[start + i]
+                    }
+                    try feed.append(reference: block, mic: micBlock, count: count)
+                    start += count
+                }
+            }
+            activity = decided
             limitation = gate.limitation
             talker = gate.talkerLevels
         }
@@ -165,11 +182,13 @@ public struct EchoAnalyzer: Sendable {
         var activity: FrameBits?
         var talker: EchoPathGate.TalkerLevels?
         var limitation: ActivityGateLimitation?
+        var clockDrift: Double?
         if echo == nil && nearEnd == nil {
             // No tracks: the offline echo-path gate reads reference and mic once first, in blocks,
             // over the analysed length (the shortest of all files, the processed one included).
-            func fitGate() throws -> EchoPathGateCache.Decisions {
-                var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
+            // Reads reference and mic blocks from the start, handing each to `take`; rewinds.
+            func readPass(_ take: (_ count: Int) throws -> Void) throws {
+                var read = 0
                 while true {
                     var count = Self.blockSize
                     for index in 0..<2 {
@@ -178,14 +197,25 @@ public struct EchoAnalyzer: Sendable {
                         }
                         count = min(count, got)
                     }
-                    count = min(count, max(0, analysed - gate.received))
+                    count = min(count, max(0, analysed - read))
                     for index in 0..<2 { DCOffset.remove(offsets[index], from: &blocks[index], count: count) }
-                    gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count)
+                    try take(count)
+                    read += count
                     if count < Self.blockSize { break }
                 }
-                let activity = gate.finish()
                 for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
-                return EchoPathGateCache.Decisions(activity: activity, limitation: gate.limitation, talkerLevels: gate.talkerLevels)
+            }
+            func fitGate() throws -> EchoPathGateCache.Decisions {
+                var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
+                try readPass { count in gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count) }
+                var activity = gate.finish()
+                // Two clocks: again, over the loopback resampled to the mic's (`ClockDriftFeed`).
+                let drift = try ClockDriftFeed.compensate(&gate, activity: &activity, sampleRate: referenceRate,
+                                                          configuration: configuration, samples: analysed) { feed in
+                    try readPass { count in try feed.append(reference: blocks[0], mic: blocks[1], count: count) }
+                }
+                return EchoPathGateCache.Decisions(activity: activity, limitation: gate.limitation, talkerLevels: gate.talkerLevels,
+                                                   clockDriftPPM: drift)
             }
             let decisions: EchoPathGateCache.Decisions
             if let gateDecisions, let stamps {
@@ -200,6 +230,7 @@ public struct EchoAnalyzer: Sendable {
             activity = decisions.activity
             limitation = decisions.limitation
             talker = decisions.talkerLevels
+            clockDrift = decisions.clockDriftPPM
         }
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
@@ -226,6 +257,7 @@ public struct EchoAnalyzer: Sendable {
         var analysis = stream.finish(segments: segments)
         census.referenceOffset = offsets[0]
         census.micOffset = offsets[1]
+        census.clockDriftPPM = clockDrift
         analysis.inputs = census
         // Rows that could not be spilled stayed in memory; rows that could not be read back did not
         // count in the figures.

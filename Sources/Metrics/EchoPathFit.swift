@@ -227,6 +227,17 @@ final class EchoPathFit {
         return Array(time[0..<length])
     }
 
+    /// The path's L taps from its spectrum (what `spectrum(of:)` made).
+    func taps(pathReal: [Float], pathImaginary: [Float]) -> [Float] {
+        let scale = 1 / Float(2 * length)
+        for k in 0..<bins {
+            workReal[k] = pathReal[k] * scale
+            workImaginary[k] = pathImaginary[k] * scale
+        }
+        fft.inverse(real: workReal, imaginary: workImaginary, output: &time)
+        return Array(time[0..<length])
+    }
+
     /// Spectrum of `taps` (L) zero-padded to 2L.
     func spectrum(of taps: [Float], real: inout [Float], imaginary: inout [Float]) {
         let length = self.length

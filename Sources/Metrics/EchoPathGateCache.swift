@@ -19,6 +19,9 @@ public final class EchoPathGateCache: Sendable {
         var activity: FrameBits
         var limitation: ActivityGateLimitation?
         var talkerLevels: EchoPathGate.TalkerLevels
+        /// The loopback's and the mic's clocks' drift the loopback was resampled by before these
+        /// decisions (`ClockDriftFeed`), nil where it was not.
+        var clockDriftPPM: Double?
 
         /// What they hold in memory: per frame two bits of activity and of the levels' rules,
         /// and two 16-bit levels.

@@ -16,6 +16,9 @@ public struct InputCensus: Sendable, Equatable {
     /// The DC offsets taken off the mic and the loopback before measuring (`DCOffset`), 0 where none.
     public var micOffset: Float = 0
     public var referenceOffset: Float = 0
+    /// How much faster the mic's clock ran than the loopback's, in ppm, where the tap-free gate
+    /// resampled the loopback by it (`ClockDriftFeed`); nil where it did not.
+    public var clockDriftPPM: Double?
 
     public init() {}
 
@@ -45,6 +48,9 @@ public struct InputCensus: Sendable, Equatable {
         }
         for (file, offset) in [(mic, micOffset), (reference, referenceOffset)] where offset != 0 {
             lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, 20 * log10(Double(abs(offset)))))
+        }
+        if let clockDriftPPM {
+            lines.append(String(format: "%@ and %@ ran on two clocks (the mic's %+.1f ppm against the loopback's): the loopback was resampled to the mic's clock before telling double talk", mic, reference, clockDriftPPM))
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }
