@@ -6,8 +6,9 @@ import Foundation
 /// and it goes with this object or the process.
 public final class SpillFile: Sendable {
     /// What failed, with the system's reason (`No space left on device`).
-    public struct Failure: Error {
+    public struct Failure: Error, CustomStringConvertible {
         public let reason: String
+        public var description: String { "a temporary file for a long call's metric rows: \(reason)" }
     }
 
     private let handle: FileHandle

@@ -26,8 +26,17 @@ extern char **environ;
 enum { kind_render = 1, kind_capture = 2 };
 enum { status_ok = 0, status_render_failed = 1, status_capture_failed = 2 };
 
+/* A plugin's multi-line reason as one line: each run of line breaks and spaces one space, none
+   at the end ("line one\nline two\n" reads "line one line two"). */
 static void one_line(char *text) {
-    for (char *c = text; *c; c++) if (*c == '\n' || *c == '\r') *c = ' ';
+    char *out = text;
+    for (const char *c = text; *c; c++) {
+        int blank = *c == '\n' || *c == '\r' || *c == ' ' || *c == '\t';
+        if (blank && (out == text || out[-1] == ' ')) continue;
+        *out++ = blank ? ' ' : *c;
+    }
+    while (out > text && out[-1] == ' ') out--;
+    *out = 0;
 }
 
 /* ---- the child ---- */
@@ -303,7 +312,8 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     }
     if (result != 0) {
         close(fds[0]);
-        describe_end(pid, "while loading", error, error_size);
+        // The child answers once the plugin is loaded and created: it died in one or the other.
+        describe_end(pid, "while loading or creating", error, error_size);
         return NULL;
     }
     if (strncmp(line, "error", 5) == 0) {

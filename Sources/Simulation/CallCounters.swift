@@ -47,11 +47,6 @@ public struct ClippedSamples: Hashable, Sendable {
 public struct PipelineCounters: Hashable, Sendable {
     /// Engine ticks (10 ms blocks) processed: `pipeline.ticks` in the reports.
     public var ticks: Int64 = 0
-    @available(*, deprecated, renamed: "ticks", message: "engine ticks, as the reports name them")
-    public var frames: Int64 {
-        get { ticks }
-        set { ticks = newValue }
-    }
     /// Custom mic uplink (app pushes → engine).
     public var uplink = BufferCounters()
     /// Custom speaker playout (engine → app pulls).

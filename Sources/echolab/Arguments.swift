@@ -162,7 +162,7 @@ enum TapChoice: EnumerableFlag {
 struct PluginOptions: ParsableArguments {
     @Option(name: .customLong("plugin"),
             help: ArgumentHelp("Register a canceller plugin (repeatable): a shared library exporting echolab_canceller_entry (Sources/CEchoLabPluginHost/include/echolab_canceller.h in the repository, docs/plugins.md), run in a child process of its own; its modes are NAME:INTENSITY.",
-                               discussion: "A plugin that crashes, hangs, returns an error or writes NaN, Inf or a sample of ±2^20 (+120 dBFS) or more fails its own runs with a one-line error; every other run completes.",
+                               discussion: "A plugin that crashes, hangs, returns an error or writes NaN, Inf or a sample of ±2^20 (+120 dBFS) or more fails the runs it is in with a one-line error (an eval's other runs complete). PATH is relative to the current folder; one that is missing or a folder is a usage error.",
                                valueName: "name=path"))
     var plugins: [String] = []
 

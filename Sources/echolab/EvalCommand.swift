@@ -6,6 +6,7 @@ import Evaluation
 import Reporting
 import ScenarioFiles
 import Simulation
+import Synchronization
 
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,7 +46,7 @@ struct EvalCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output folder (created if needed; must neither hold a corpus folder nor lie inside one).")
     var out: String = "reports"
 
-    @Option(help: ArgumentHelp("AEC modes to compare: all, or modes separated by commas, each once (without it, each scenario's own aec and speex:intensityRecommended for a recording).",
+    @Option(help: ArgumentHelp("AEC modes to compare: all (every built-in mode and each --plugin's), or modes separated by commas, each once, a plugin's as NAME:INTENSITY (without it, each scenario's own aec and speex:intensityRecommended for a recording).",
                                discussion: "Overrides each scenario's own aec (a timeline set_aec that enables the canceller takes the mode's intensity; one that disables it stays).",
                                valueName: "modes"))
     var modes: AECModeListArgument?
@@ -106,13 +107,12 @@ struct EvalCommand: ParsableCommand {
             throw CommandFailure.exit(error)
         }
         let progress = ProgressLine(label: "eval")
-        let audioSeconds = AudioSecondsCounter()
-        let printed = PrintedErrors()
+        let tally = ProgressTally()
         let outcome = corpus.run(loaded) { done, total, result in
             guard progress.isEnabled else { return }
             // An item that cannot load fails the same way in every mode: said once.
-            if let error = result.error, printed.isNew(error) { progress.print("echolab: \(error)") }
-            let seconds = audioSeconds.add(result.summary?.durationSeconds ?? 0)
+            if let error = result.error, tally.isNew(error) { progress.print("echolab: \(error)") }
+            let seconds = tally.add(audioSeconds: result.summary?.durationSeconds ?? 0)
             let speed = seconds / max(progress.elapsedSeconds, 1e-9)
             progress.update(fraction: Double(done) / Double(total),
                             detail: "\(done)/\(total) runs, \(String(format: "%.0f", speed))× real time", force: true)
@@ -213,23 +213,17 @@ struct EvalCommand: ParsableCommand {
     }
 }
 
-/// Which error lines the progress display has printed (results arrive from the jobs' threads).
-private final class PrintedErrors: @unchecked Sendable {
-    private var seen = Set<String>()
-    private let lock = NSLock()
-    func isNew(_ error: String) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        return seen.insert(error).inserted
-    }
-}
+/// What the progress line keeps between results, which arrive from the jobs' threads: the
+/// error lines it printed, and the seconds of call audio finished (its speed).
+private final class ProgressTally: Sendable {
+    private let state = Mutex<(printed: Set<String>, audioSeconds: Double)>(([], 0))
 
-/// Seconds of call audio finished so far, for the speed on the progress line.
-private final class AudioSecondsCounter: @unchecked Sendable {
-    private var total = 0.0
-    private let lock = NSLock()
-    func add(_ seconds: Double) -> Double {
-        lock.lock(); defer { lock.unlock() }
-        total += seconds
-        return total
+    func isNew(_ error: String) -> Bool { state.withLock { $0.printed.insert(error).inserted } }
+
+    func add(audioSeconds seconds: Double) -> Double {
+        state.withLock { state in
+            state.audioSeconds += seconds
+            return state.audioSeconds
+        }
     }
 }

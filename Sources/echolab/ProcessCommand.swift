@@ -35,7 +35,7 @@ struct ProcessCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "The output WAV (Float32, the microphone's rate; never seen half-written; not one of the inputs).")
     var out: String
 
-    @Option(help: ArgumentHelp("The canceller: disabled (the mic passes through) or BACKEND:INTENSITY.", valueName: "mode"))
+    @Option(help: ArgumentHelp("The canceller: disabled (the mic passes through) or BACKEND:INTENSITY, a --plugin's as NAME:INTENSITY.", valueName: "mode"))
     var aec = AECModeArgument(EchoControlMode(backend: .speex, intensity: .intensityRecommended))
 
     @OptionGroup

@@ -33,7 +33,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) is reported as a finding but is not the lint's: it leaves the exit code alone.")
     var strict = false
 
-    @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's).",
+    @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's); a --plugin's as NAME:INTENSITY.",
                                discussion: "The scenario's filter_ms goes with its aec. A timeline set_aec that enables the canceller takes the mode's intensity; one that disables it stays.",
                                valueName: "mode"))
     var aec: AECModeArgument?

@@ -128,7 +128,8 @@ final class HelpTextTests: XCTestCase {
                                   (echo-loss-below-ts26131) is reported as a finding
                                   but is not the lint's: it leaves the exit code alone.
           --aec <mode>            Run in this AEC mode instead of the scenario's own
-                                  aec (without it, the scenario's). (values: disabled,
+                                  aec (without it, the scenario's); a --plugin's as
+                                  NAME:INTENSITY. (values: disabled,
                                   speex:intensityMin, speex:intensityRecommended,
                                   speex:intensityMax, speex:intensityAdaptive,
                                   webrtc:intensityMin, webrtc:intensityRecommended,
@@ -150,8 +151,9 @@ final class HelpTextTests: XCTestCase {
                                   in the repository, docs/plugins.md), run in a child
                                   process of its own; its modes are NAME:INTENSITY.
                 A plugin that crashes, hangs, returns an error or writes NaN, Inf or a
-                sample of ±2^20 (+120 dBFS) or more fails its own runs with a one-line
-                error; every other run completes.
+                sample of ±2^20 (+120 dBFS) or more fails the runs it is in with a
+                one-line error (an eval's other runs complete). PATH is relative to the
+                current folder; one that is missing or a folder is a usage error.
           --plugin-options <name=json>
                                   A JSON object handed to plugin NAME's create
                                   (repeatable, one per plugin; without it, NULL).
@@ -213,12 +215,12 @@ final class HelpTextTests: XCTestCase {
           -o, --out <out>         The output WAV (Float32, the microphone's rate; never
                                   seen half-written; not one of the inputs).
           --aec <mode>            The canceller: disabled (the mic passes through) or
-                                  BACKEND:INTENSITY. (values: disabled,
-                                  speex:intensityMin, speex:intensityRecommended,
-                                  speex:intensityMax, speex:intensityAdaptive,
-                                  webrtc:intensityMin, webrtc:intensityRecommended,
-                                  webrtc:intensityMax, webrtc:intensityAdaptive,
-                                  webrtc-mobile:intensityMin,
+                                  BACKEND:INTENSITY, a --plugin's as NAME:INTENSITY.
+                                  (values: disabled, speex:intensityMin,
+                                  speex:intensityRecommended, speex:intensityMax,
+                                  speex:intensityAdaptive, webrtc:intensityMin,
+                                  webrtc:intensityRecommended, webrtc:intensityMax,
+                                  webrtc:intensityAdaptive, webrtc-mobile:intensityMin,
                                   webrtc-mobile:intensityRecommended,
                                   webrtc-mobile:intensityMax,
                                   webrtc-mobile:intensityAdaptive, aec3:intensityMin,
@@ -237,8 +239,9 @@ final class HelpTextTests: XCTestCase {
                                   in the repository, docs/plugins.md), run in a child
                                   process of its own; its modes are NAME:INTENSITY.
                 A plugin that crashes, hangs, returns an error or writes NaN, Inf or a
-                sample of ±2^20 (+120 dBFS) or more fails its own runs with a one-line
-                error; every other run completes.
+                sample of ±2^20 (+120 dBFS) or more fails the runs it is in with a
+                one-line error (an eval's other runs complete). PATH is relative to the
+                current folder; one that is missing or a folder is a usage error.
           --plugin-options <name=json>
                                   A JSON object handed to plugin NAME's create
                                   (repeatable, one per plugin; without it, NULL).
@@ -397,14 +400,16 @@ final class HelpTextTests: XCTestCase {
         OPTIONS:
           -o, --out <out>         Output folder (created if needed; must neither hold a
                                   corpus folder nor lie inside one). (default: reports)
-          --modes <modes>         AEC modes to compare: all, or modes separated by
-                                  commas, each once (without it, each scenario's own
-                                  aec and speex:intensityRecommended for a recording).
-                                  (values: all, disabled, speex:intensityMin,
-                                  speex:intensityRecommended, speex:intensityMax,
-                                  speex:intensityAdaptive, webrtc:intensityMin,
-                                  webrtc:intensityRecommended, webrtc:intensityMax,
-                                  webrtc:intensityAdaptive, webrtc-mobile:intensityMin,
+          --modes <modes>         AEC modes to compare: all (every built-in mode and
+                                  each --plugin's), or modes separated by commas, each
+                                  once, a plugin's as NAME:INTENSITY (without it, each
+                                  scenario's own aec and speex:intensityRecommended for
+                                  a recording). (values: all, disabled,
+                                  speex:intensityMin, speex:intensityRecommended,
+                                  speex:intensityMax, speex:intensityAdaptive,
+                                  webrtc:intensityMin, webrtc:intensityRecommended,
+                                  webrtc:intensityMax, webrtc:intensityAdaptive,
+                                  webrtc-mobile:intensityMin,
                                   webrtc-mobile:intensityRecommended,
                                   webrtc-mobile:intensityMax,
                                   webrtc-mobile:intensityAdaptive, aec3:intensityMin,
@@ -420,8 +425,9 @@ final class HelpTextTests: XCTestCase {
                                   in the repository, docs/plugins.md), run in a child
                                   process of its own; its modes are NAME:INTENSITY.
                 A plugin that crashes, hangs, returns an error or writes NaN, Inf or a
-                sample of ±2^20 (+120 dBFS) or more fails its own runs with a one-line
-                error; every other run completes.
+                sample of ±2^20 (+120 dBFS) or more fails the runs it is in with a
+                one-line error (an eval's other runs complete). PATH is relative to the
+                current folder; one that is missing or a folder is a usage error.
           --plugin-options <name=json>
                                   A JSON object handed to plugin NAME's create
                                   (repeatable, one per plugin; without it, NULL).

@@ -9,6 +9,7 @@
  *   chatty       prints to stdout every frame, otherwise a pass-through
  *   bad_latency  says its output lags by -5 samples
  *   no_name      gives no name (NULL)
+ *   create_crash a segmentation fault in create
  *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
  *                the plugin rebuilt while an eval runs
  */
@@ -35,6 +36,7 @@
 #define B_bad_latency 12
 #define B_huge 14
 #define B_replaces_itself 15
+#define B_create_crash 16
 
 struct echolab_canceller {
     int frame;
@@ -44,10 +46,13 @@ struct echolab_canceller {
 static echolab_canceller *create(int sample_rate, const char *intensity, const char *options, char *reason, size_t size) {
     (void)intensity; (void)options;
 #if BEHAVIOUR == B_create_fails
-    snprintf(reason, size, "no licence for this room");
+    snprintf(reason, size, "no licence\nfor this  room\n");   /* one line in the error: "no licence for this room" */
     return NULL;
 #else
     (void)reason; (void)size;
+#if BEHAVIOUR == B_create_crash
+    *(volatile int *)(sample_rate - sample_rate) = 1;   /* a write through NULL */
+#endif
 #if BEHAVIOUR == B_replaces_itself
     rename(SWAP_FROM, SWAP_TO);   /* once: from the second create on, SWAP_FROM is gone */
 #endif
