@@ -140,6 +140,10 @@ public final class EchoAnalysisStream {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
+        } else if whole.gate.method == .echoPathFit, whole.gate.singleTalkFrames == 0,
+                  whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames, whole.delayMilliseconds != nil {
+            whole.delayMilliseconds = nil
+            whole.delayUnmeasured = .noEchoAtMic
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,

@@ -44,6 +44,12 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         /// The far end is tonal (a tone, a held chord: `DelayEstimator.isTonal`), so its
         /// correlation with the mic peaks at every period of its lines.
         case tonalFarEnd
+        /// Recordings without tracks: the tap-free gate found no echo above the mic's noise
+        /// wherever the near end was silent (`minimumAnalysisFrames` or more such frames where the
+        /// far end played, none of far-end single talk), so a lag that stood out in the search
+        /// is the signals' own likeness (two espeak-ng voices, unrelated, peaked at 14.7 σ), not
+        /// an echo's delay.
+        case noEchoAtMic
     }
 
     /// The search's range where it found the echo outside it, else nil.

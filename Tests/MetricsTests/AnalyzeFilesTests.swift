@@ -94,6 +94,30 @@ final class AnalyzeFilesTests: XCTestCase {
         }
     }
 
+    /// A mic whose echo lies 20 dB under its noise: the delay search still finds the lag (it
+    /// integrates over 32 blocks), but the tap-free gate finds no echo above the noise wherever
+    /// the near end is silent, so no frame is far-end single talk and the lag is no echo's delay
+    /// to report: `delay_ms` is null with that reason, as ERL and ERLE are. (Two unrelated
+    /// espeak-ng voices peaked so at 14.7 σ and read a delay of 135.7 ms.)
+    func testNoDelayIsReportedWhereTheGateFindsNoEcho() throws {
+        let reference = TestSignals.noise(count: 12 * 48_000, dbfs: -20, seed: 11)
+        let echo = TestSignals.delayed(reference, by: 6_480, gainDB: -50)      // −70 dBFS, 135 ms late
+        let noise = TestSignals.noise(count: reference.count, dbfs: -50, seed: 12)
+        let mic = zip(echo, noise).map { $0 + $1 }
+        let paths = try (write(reference, "ref.wav"), write(mic, "mic.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.1)
+        XCTAssertEqual(analysis.whole.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThanOrEqual(analysis.whole.gate.echoUnderNoiseFrames, 20)
+        XCTAssertNil(analysis.whole.erlDB)
+        XCTAssertNil(analysis.whole.delayMilliseconds)
+        XCTAssertEqual(analysis.whole.delayUnmeasured, .noEchoAtMic)
+        // The same echo 10 dB over the noise: single talk, and its delay.
+        let audible = zip(TestSignals.delayed(reference, by: 6_480, gainDB: -20), noise).map { $0 + $1 }
+        let heard = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: write(audible, "audible.wav"), processed: paths.1)
+        XCTAssertGreaterThan(heard.whole.gate.singleTalkFrames, 500)
+        XCTAssertEqual(try XCTUnwrap(heard.whole.delayMilliseconds), 135, accuracy: 0.05)
+    }
+
     /// A processed file 0.25 s short of 4 s (within 10 % and 1 s): scored on the overlap, which
     /// is exactly what scoring the cut buffers gives, and the lengths are reported.
     func testSmallLengthDifferenceIsScoredOnTheOverlapAndReported() throws {
