@@ -80,7 +80,9 @@ public enum VectorMath {
     }
 
     /// Saturates at full scale (±1, what a DAC or ADC can represent) in place; returns how many
-    /// samples were beyond it. One pass, no branch (vectorises).
+    /// samples were beyond it. NaN, which no converter can hold, becomes 0 and counts too (`min`
+    /// and `max` pass a NaN through: a custom mic's NaN reached the canceller). One pass, no
+    /// branch (vectorises).
     @inlinable
     public static func saturate(_ x: inout [Float], count: Int) -> Int {
         var values = x.mutableSpan
@@ -88,7 +90,8 @@ public enum VectorMath {
         // A 32-bit count fills the vector lanes beside the Float compares (a 64-bit one halves them).
         var over: UInt32 = 0, i = 0
         while i < count {
-            let value = values[i], clamped = min(max(value, -1), 1)
+            let value = values[i], bounded = min(max(value, -1), 1)
+            let clamped = bounded == bounded ? bounded : 0
             over &+= clamped == value ? 0 : 1
             values[i] = clamped
             i &+= 1

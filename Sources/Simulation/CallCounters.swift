@@ -28,7 +28,7 @@ public struct ClippedSamples: Hashable, Sendable {
     public var loudspeaker: Int64 = 0
     /// The microphone's ADC: echo + near end + noise.
     public var mic: Int64 = 0
-    /// The send path's input (a custom mic pushing audio above full scale).
+    /// The send path's input (a custom mic pushing audio above full scale, or NaN: taken as 0).
     public var capture: Int64 = 0
     /// The canceller's reference (a user reference above full scale).
     public var reference: Int64 = 0
