@@ -36,6 +36,10 @@ struct MetricsCommand: ParsableCommand {
 
     func validate() throws {
         _ = try scoring.resolved
+        // An empty path would be named by nothing in the file error ("echolab: : cannot open …").
+        for (option, path) in [("reference", reference), ("mic", mic), ("processed", processed), ("echo", echo), ("near-end", nearEnd)] {
+            if path?.isEmpty == true { throw ValidationError("--\(option) must name a WAV file (got an empty string)") }
+        }
         if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
             throw ValidationError("--processed-lag-ms must be a number from 0 to \(Int(ProcessedLag.maximumMilliseconds)) (got \(lag))")
         }

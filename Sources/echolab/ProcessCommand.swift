@@ -50,6 +50,9 @@ struct ProcessCommand: ParsableCommand {
     func validate() throws {
         _ = try scoring.resolved
         _ = try aec.value(plugins: plugins.resolved)
+        for (option, path) in [("mic", mic), ("reference", reference)] where path.isEmpty {
+            throw ValidationError("--\(option) must name a WAV file (got an empty string)")
+        }
         guard !out.isEmpty else { throw ValidationError("--out must name a file (got an empty string)") }
         // The output is always a WAV: any other name would hold a WAV under a name that says otherwise.
         guard (out as NSString).pathExtension.lowercased() == "wav" else {

@@ -688,6 +688,22 @@ final class HelpTextTests: XCTestCase {
         """)
     }
 
+    /// An empty path is refused by its option's name (the file error named nothing: "echolab: : …").
+    func testEmptyPathErrors() throws {
+        try assertUsageError(["metrics", "--reference", "lpb.wav", "--mic", "mic.wav", "--processed", ""], """
+        Error: --processed must name a WAV file (got an empty string)
+        Usage: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
+          See 'echolab metrics --help' for more information.
+
+        """)
+        try assertUsageError(["process", "--mic", "", "--reference", "lpb.wav", "--out", "out.wav"], """
+        Error: --mic must name a WAV file (got an empty string)
+        Usage: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
+          See 'echolab process --help' for more information.
+
+        """)
+    }
+
     func testBadShardError() throws {
         try assertUsageError(["eval", "corpus", "--shard", "3/2"], """
         Error: --shard '3/2': a shard is K/N with 1 ≤ K ≤ N
