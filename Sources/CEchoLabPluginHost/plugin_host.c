@@ -104,7 +104,7 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     if (!api->create || !api->render || !api->capture || !api->destroy)
         return reply_line(channel, "error%s its function table lacks create, render, capture or destroy", "", 0, 0), 2;
     // The reports say what ran by this name: a plugin without one is a plugin half-written.
-    if (!api->name || !api->name[0])
+    if (!api->name || !api->name[strspn(api->name, " \t\r\n")])   /* blanks alone become nothing in the reply */
         return reply_line(channel, "error%s its name is NULL or empty (the reports name a plugin by it)", "", 0, 0), 2;
     char reason[256] = "";
     echolab_canceller *canceller = api->create(sample_rate, intensity, options, reason, sizeof reason);

@@ -246,7 +246,7 @@ public struct RunEvaluator: Sendable {
         case .tonalFarEnd?:
             return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
         case .noEchoAtMic?:
-            return "no echo above the mic's noise wherever the near end is silent: a lag that stands out in the search is the signals' likeness, not an echo's delay"
+            return "no echo above the mic's noise wherever the near end is silent: a lag that stands out in the search cannot be told from the signals' likeness"
         case nil:
             return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
         }

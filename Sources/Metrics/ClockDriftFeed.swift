@@ -13,8 +13,15 @@ struct ClockDriftFeed {
     private(set) var gate: EchoPathGate
     private let resampler: Resampler
     private let samples: Int
+    /// Samples not yet handed to the gate: `reference[referenceHead...]`, `mic[micHead...]`. The
+    /// resampled loopback runs ahead of the mic, or behind, by the drift (a day at 500 ppm: 2 M
+    /// samples); the heads move instead of the arrays, which are compacted once the heads pass
+    /// `compaction`, so a long call moves each sample a bounded number of times.
     private var reference: [Float] = []
+    private var referenceHead = 0
     private var mic: [Float] = []
+    private var micHead = 0
+    private static let compaction = 1 << 16
     private var scratch = [Float](repeating: 0, count: 8192)
 
     /// `driftPPM`: how much faster the mic's clock runs than the loopback's; `samples`: the
@@ -34,31 +41,49 @@ struct ClockDriftFeed {
     /// much or more: the peak's interpolation reads a 100 ppm drift 5 % off, and 5 ppm left over
     /// still reads as double talk on a far end to 24 kHz.
     static let residualDriftPPM = 0.2
-    /// At most this many passes over the resampled loopback.
-    static let passes = 3
+    /// At most this many passes over the resampled loopback (each a pass of the gate).
+    static let passes = 5
 
     /// Where `gate` (a first pass over reference and mic, finished) measured a drift in
     /// `resampledDrift`, gates again over the loopback resampled by it — `feed` hands a new
-    /// feed every block of the call, from the start — and again by what is left while that is
-    /// `residualDriftPPM` or more. `gate` and `activity` become the last pass's; returns the
-    /// drift resampled by, nil where there was none.
+    /// feed every block of the call, from the start — and again by what each pass still measures
+    /// while that is `residualDriftPPM` or more (a first estimate can be a third off: the peak of
+    /// a path fitted over a block the echo slides through is only roughly placed). The pass kept
+    /// is the best — one that could judge its frames (no `limitation`), then the most frames whose
+    /// echo its paths explain, then the fewest near-end frames — and only where it is better than
+    /// the gate over the loopback as recorded
+    /// (a drift that is real explains the echo better), the later one where two are as good;
+    /// `gate` and `activity` become its. Returns the drift it resampled by, nil where none was
+    /// kept.
     static func compensate(_ gate: inout EchoPathGate, activity: inout FrameBits, sampleRate: Int,
                            configuration: EchoMetricsConfiguration, samples: Int,
                            feed: (inout ClockDriftFeed) throws -> Void) throws -> Double? {
-        var drift: Double?
-        for _ in 0..<passes {
-            guard let measured = gate.clockDriftPPM else { break }
-            let total = (drift ?? 0) + measured
-            guard resampledDrift.upperBound >= abs(total),
-                  drift == nil ? resampledDrift.contains(abs(total)) : abs(measured) >= residualDriftPPM else { break }
-            var pass = try ClockDriftFeed(gate: EchoPathGate(sampleRate: sampleRate, configuration: configuration),
-                                          sampleRate: sampleRate, driftPPM: total, samples: samples)
-            try feed(&pass)
-            activity = try pass.finish()
-            gate = pass.gate
-            drift = total
+        // Lower is better: a gate that could judge its frames (no `limitation`), then more frames
+        // whose echo the fitted paths explain, then fewer near-end frames.
+        func rank(_ gate: EchoPathGate, _ activity: FrameBits) -> (Int, Int, Int) {
+            (gate.limitation == nil ? 0 : 1, -gate.explainedFrames, activity.setCount)
         }
-        return drift
+        let recorded = rank(gate, activity)
+        var kept: (gate: EchoPathGate, activity: FrameBits, drift: Double)?
+        var last = gate, total = 0.0
+        for pass in 0..<passes {
+            guard let measured = last.clockDriftPPM else { break }
+            let next = total + measured
+            guard resampledDrift.upperBound >= abs(next),
+                  pass == 0 ? resampledDrift.contains(abs(next)) : abs(measured) >= residualDriftPPM else { break }
+            var resampled = try ClockDriftFeed(gate: EchoPathGate(sampleRate: sampleRate, configuration: configuration),
+                                               sampleRate: sampleRate, driftPPM: next, samples: samples)
+            try feed(&resampled)
+            let decided = try resampled.finish()
+            last = resampled.gate
+            total = next
+            let ranked = rank(last, decided)
+            if ranked < recorded && (kept.map { ranked <= rank($0.gate, $0.activity) } ?? true) { kept = (last, decided, next) }
+        }
+        guard let kept else { return nil }
+        gate = kept.gate
+        activity = kept.activity
+        return kept.drift
     }
 
     /// The next `count` samples of both signals, as read.
@@ -71,7 +96,8 @@ struct ClockDriftFeed {
     /// Flushes the resampler and decides the frames.
     mutating func finish() throws -> FrameBits {
         try resample([], count: 0, end: true)
-        if reference.count < mic.count { reference.append(contentsOf: repeatElement(0, count: mic.count - reference.count)) }
+        let short = (mic.count - micHead) - (reference.count - referenceHead)
+        if short > 0 { reference.append(contentsOf: repeatElement(0, count: short)) }
         feed()
         return gate.finish()
     }
@@ -81,17 +107,21 @@ struct ClockDriftFeed {
         repeat {
             let (used, produced) = try resampler.process(block, inputOffset: consumed, inputFrames: count - consumed, into: &scratch,
                                                          outputCapacity: scratch.count, endOfInput: end)
-            reference.append(contentsOf: scratch[0..<produced])
+            // Past the analysed length, the loopback is of no use to the gate.
+            if reference.count - referenceHead + gate.received < samples { reference.append(contentsOf: scratch[0..<produced]) }
             consumed += used
             if used == 0 && produced == 0 { break }
         } while consumed < count || end
     }
 
     private mutating func feed() {
-        let count = min(reference.count, mic.count, max(0, samples - gate.received))
+        let available = min(reference.count - referenceHead, mic.count - micHead)
+        let count = min(available, max(0, samples - gate.received))
         guard count > 0 else { return }
-        gate.append(reference: reference, mic: mic, from: 0, count: count)
-        reference.removeFirst(count)
-        mic.removeFirst(count)
+        gate.append(reference: reference, from: referenceHead, mic: mic, from: micHead, count: count)
+        referenceHead += count
+        micHead += count
+        if referenceHead >= Self.compaction { reference.removeFirst(referenceHead); referenceHead = 0 }
+        if micHead >= Self.compaction { mic.removeFirst(micHead); micHead = 0 }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A recording's DC offset, taken off before it is measured: the median of its blocks' means
-/// over the analysed stretch, where it is `removedDBFS` or more, is subtracted from every sample.
+/// over the analysed stretch, where it is `removedDBFS` or more and the blocks agree on it
+/// (`removed`), is subtracted from every sample.
 ///
 /// Why: the Welch frames' Hann window spreads a constant over bins 0 and 1, so "bins 1 … N/2"
 /// still held an offset — a rig's mic offset of −34 dBFS was 99.5 % of a frame's power, read as a
@@ -14,7 +15,8 @@ import Foundation
 /// −60 dBFS an offset moves no measure (a frame's far-end activity floor is −50 dBFS). The
 /// offset, not a DC notch: a notch's step response rings for tens of milliseconds after every
 /// abrupt stop of a gated signal (a 5 Hz notch kept 80 more frames of a gated far end "active").
-/// Simulated calls carry no offset and are measured as they are.
+/// Simulated calls are measured as they run, without this step, and so are buffers
+/// (`EchoAnalyzer.analyze`).
 struct DCOffset {
     private var blockMeans: [Double] = []
 
@@ -29,14 +31,17 @@ struct DCOffset {
     /// The offset taken off: at or above −60 dBFS.
     static let removedDBFS = -60.0
 
-    /// What is taken off each sample: the blocks' median mean where it is an offset
-    /// (`removedDBFS`), else 0.
+    /// What is taken off each sample: the blocks' median mean where it is an offset — at least
+    /// `removedDBFS`, over three blocks or more whose means agree (their interquartile range no
+    /// wider than the median itself: low-frequency sound, rumble or handling, moves block means
+    /// every way, an offset shifts them all) — else 0.
     var removed: Float {
-        guard !blockMeans.isEmpty else { return 0 }
+        guard blockMeans.count >= 3 else { return 0 }
         let sorted = blockMeans.sorted()
         let middle = sorted.count / 2
         let median = sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-        return abs(median) >= pow(10, Self.removedDBFS / 20) ? Float(median) : 0
+        let spread = sorted[(3 * sorted.count) / 4] - sorted[sorted.count / 4]
+        return abs(median) >= pow(10, Self.removedDBFS / 20) && spread <= abs(median) ? Float(median) : 0
     }
 
     /// `block[0..<count]` less `offset`.

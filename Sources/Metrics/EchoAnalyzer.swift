@@ -4,7 +4,7 @@ import AudioInterop
 
 /// Scores echo cancellation from recorded or simulated buffers or WAV files, by feeding them to
 /// an `EchoAnalysisStream` block by block (so a buffer and a stream of the same audio give the
-/// same result, bit for bit).
+/// same result, bit for bit; files lose a DC offset first, `DCOffset`).
 ///
 /// Method (each step is documented where it is implemented):
 /// 1. The analysed length is the shortest common length of the inputs; files that differ by more

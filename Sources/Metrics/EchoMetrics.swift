@@ -47,8 +47,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         /// Recordings without tracks: the tap-free gate found no echo above the mic's noise
         /// wherever the near end was silent (`minimumAnalysisFrames` or more such frames where the
         /// far end played, none of far-end single talk), so a lag that stood out in the search
-        /// is the signals' own likeness (two espeak-ng voices, unrelated, peaked at 14.7 σ), not
-        /// an echo's delay.
+        /// cannot be told from the signals' own likeness (two espeak-ng voices, unrelated,
+        /// peaked at 14.7 σ): ERL and ERLE are null there too.
         case noEchoAtMic
     }
 

@@ -120,13 +120,18 @@ struct EchoPathGate {
     }
 
     mutating func append(reference referenceSource: [Float], mic micSource: [Float], from: Int, count: Int) {
-        reference.append(contentsOf: referenceSource[from..<(from + count)])
-        mic.append(contentsOf: micSource[from..<(from + count)])
+        append(reference: referenceSource, from: from, mic: micSource, from: from, count: count)
+    }
+
+    /// The next `count` samples of both signals, each from its own offset.
+    mutating func append(reference referenceSource: [Float], from referenceFrom: Int, mic micSource: [Float], from micFrom: Int, count: Int) {
+        reference.append(contentsOf: referenceSource[referenceFrom..<(referenceFrom + count)])
+        mic.append(contentsOf: micSource[micFrom..<(micFrom + count)])
         if shift == nil {
             let piece = min(count, warmupSamples - received)
             if piece > 0 {
-                warmReference.append(referenceSource, from: from, count: piece)
-                warmMic.append(micSource, from: from, count: piece)
+                warmReference.append(referenceSource, from: referenceFrom, count: piece)
+                warmMic.append(micSource, from: micFrom, count: piece)
             }
         }
         received += count
@@ -284,6 +289,8 @@ struct EchoPathGate {
             older = previous.path
             spare = previous.fit
         }
+        // A full block whose fit explains clearly more than noise holds an echo whose place the
+        // drift estimate can read; one of silence or no echo does not.
         if valid == blockLength { notePeak(of: path, fit: fit, block: index) }
         pending = Block(index: index, fit: fit, path: path, mic: blockMic, valid: valid, cold: cold)
         nextBlock += 1
@@ -302,9 +309,10 @@ struct EchoPathGate {
         }
     }
 
-    /// Each full block's fitted path's strongest tap, to a fraction of a sample (parabolic
-    /// interpolation of the taps' magnitudes around it): where the loopback and the mic run on
-    /// two clocks, it moves by the same amount from block to block.
+    /// The strongest tap of each block that holds a clear echo (see `processBlock`), to a fraction
+    /// of a sample (parabolic interpolation of the taps' magnitudes around it): where the loopback
+    /// and the mic run on two clocks, it moves by the same amount from block to block. One number
+    /// per block (a day's recording: 32 k).
     private var peaks: [(block: Int, position: Double)] = []
 
     private mutating func notePeak(of path: Path, fit: EchoPathFit, block: Int) {
@@ -316,26 +324,38 @@ struct EchoPathGate {
         peaks.append((block, Double(index) + offset))
     }
 
+    /// Fewest moves of the peak between successive echo blocks the drift is read from.
+    static let driftMoves = 3
+    /// How far (samples) at most half the moves may stray from their median, besides half the
+    /// median itself: a drift moves the peak alike every block, though a path fitted over a block
+    /// it slides through puts the peak only roughly (20 ppm, 2.6 samples a block, read moves of
+    /// 2.1, 3.1 and 3.5; the passes over the resampled loopback refine it); one path's peak
+    /// stays put, and peaks of no path wander every way.
+    static let driftMoveSpread = 0.25
+
     /// How fast the echo's delay in the mic moves against the loopback, in parts per million of
     /// the elapsed time (positive: the echo comes later and later — the mic's clock runs fast):
-    /// the median of the peak's moves per block over every pair of full blocks (Theil–Sen: a
-    /// route change, one jump, does not move it). nil with fewer than three full blocks. A
-    /// loopback and a mic on two clocks drift by 10–100 ppm; on one clock the estimate stays
-    /// within a thousandth of a sample a block (0.0001 ppm on a pure echo). Past a few hundred ppm
-    /// the echo smears within a block (at 1000 ppm, 130 samples) and the peak no longer says how
-    /// far it moved.
+    /// the median of the peak's moves per block between successive echo blocks (a route change,
+    /// one jump, spoils one move of many), where those moves agree (half of them within `driftMoveSpread`
+    /// of it). nil with fewer than `driftMoves` moves (about 11 s of far end at least) or moves
+    /// that do not agree. A loopback and a mic on two clocks drift by 10–100 ppm; on one clock
+    /// the estimate stays within a thousandth of a sample a block. Past a few hundred ppm the
+    /// echo smears within a block (at 1000 ppm, 130 samples) and the peak no longer says how far
+    /// it moved.
     var clockDriftPPM: Double? {
-        guard peaks.count >= 3 else { return nil }
-        var slopes: [Double] = []
-        for i in peaks.indices {
-            for j in (i + 1)..<peaks.count {
-                slopes.append((peaks[j].position - peaks[i].position) / Double(peaks[j].block - peaks[i].block))
-            }
+        var moves: [Double] = []
+        for i in peaks.indices.dropFirst() {
+            moves.append((peaks[i].position - peaks[i - 1].position) / Double(peaks[i].block - peaks[i - 1].block))
         }
-        slopes.sort()
-        let middle = slopes.count / 2
-        let perBlock = slopes.count % 2 == 1 ? slopes[middle] : (slopes[middle - 1] + slopes[middle]) / 2
-        return perBlock / Double(blockLength) * 1e6
+        guard moves.count >= Self.driftMoves else { return nil }
+        let median = Self.median(moves)
+        guard Self.median(moves.map { abs($0 - median) }) <= Self.driftMoveSpread + abs(median) / 2 else { return nil }
+        return median / Double(blockLength) * 1e6
+    }
+
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted(), middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// Whether a fit of `taps` taps explains more of the mic than it would of noise alone, over
@@ -417,11 +437,17 @@ struct EchoPathGate {
     /// it off moved ERLE by 2 dB on a double-talk call.
     private mutating func measure(residual: Double, prediction: Double) {
         let corrected = residual * Double(blockLength) / Double(blockLength - length)
+        if prediction > corrected { explainedFrames += 1 }
         let meanSquare = corrected / Double(frameSize)
         let passesEchoCut = corrected >= residualRatio * prediction
         levels.append(meanSquare: meanSquare, echoMeanSquare: prediction / Double(frameSize), passesEchoCut: passesEchoCut,
                       isActiveByPlainRule: meanSquare >= silentMeanSquare && passesEchoCut)
     }
+
+    /// Frames whose predicted echo stands above the residual the fit leaves: how much of the
+    /// echo the fitted paths explain (`ClockDriftFeed.compensate` keeps the pass that explains
+    /// the most).
+    private(set) var explainedFrames = 0
 
     /// Each frame's residual and predicted echo: the decisions, and the near talker's estimate.
     private var levels = ResidualLevels()

@@ -312,10 +312,11 @@ final class HelpTextTests: XCTestCase {
         s either way) is an error. --processed-lag-ms gives it instead. Where delay_ms
         is null, delay_unmeasured says why (the echo outside the search; a tonal far
         end — a tone, a held chord — whose delay repeats at every period of its notes,
-        also warned on stderr; or no lag standing out). See docs/metrics.md for every
-        definition. Exit codes: 0 success; 1 bad input, or the JSON could not be
-        written to stdout (a full disk, a reader that went away; one line on stderr);
-        64 usage error.
+        also warned on stderr; no echo above the mic's noise where the near end is
+        silent, so a lag that stands out cannot be told from the signals' likeness; or
+        no lag standing out). See docs/metrics.md for every definition. Exit codes: 0
+        success; 1 bad input, or the JSON could not be written to stdout (a full disk,
+        a reader that went away; one line on stderr); 64 usage error.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

@@ -94,6 +94,23 @@ final class AnalyzeFilesTests: XCTestCase {
         }
     }
 
+    /// One clock, the echo path jumping 10 samples mid-call (a device moved): one move of the
+    /// path's peak among many, no drift — nothing is resampled or said. (The median of every
+    /// pair's slope read it as 9.5 ppm.)
+    func testAPathThatJumpsOnceIsNoDrift() throws {
+        let reference = TestSignals.noise(count: 27 * 48_000, dbfs: -20, seed: 9)
+        let jump = 5 * 131_072
+        var mic = [Float](repeating: 0, count: reference.count)
+        for i in mic.indices {
+            let delay = i < jump ? 1_920 : 1_930
+            if i >= delay { mic[i] = 0.25 * reference[i - delay] }
+        }
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: write(reference, "ref.wav"), mic: write(mic, "mic.wav"),
+                                                       processed: write(TestSignals.scaled(mic, gainDB: -20), "out.wav"))
+        XCTAssertNil(try XCTUnwrap(analysis.inputs).clockDriftPPM)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erleDB), 20, accuracy: 0.01)
+    }
+
     /// A mic whose echo lies 20 dB under its noise: the delay search still finds the lag (it
     /// integrates over 32 blocks), but the tap-free gate finds no echo above the noise wherever
     /// the near end is silent, so no frame is far-end single talk and the lag is no echo's delay
