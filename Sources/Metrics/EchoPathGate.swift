@@ -289,8 +289,9 @@ struct EchoPathGate {
             older = previous.path
             spare = previous.fit
         }
-        // A full block whose fit explains clearly more than noise holds an echo whose place the
-        // drift estimate can read; one of silence or no echo does not.
+        // Every full block's path peak: blocks of silence, double talk or no echo put theirs
+        // anywhere, and the moves then disagree (`clockDriftPPM`). (Keeping only blocks whose fit
+        // explains clearly more than noise dropped the very blocks a drift smears.)
         if valid == blockLength { notePeak(of: path, fit: fit, block: index) }
         pending = Block(index: index, fit: fit, path: path, mic: blockMic, valid: valid, cold: cold)
         nextBlock += 1
@@ -309,7 +310,7 @@ struct EchoPathGate {
         }
     }
 
-    /// The strongest tap of each block that holds a clear echo (see `processBlock`), to a fraction
+    /// The strongest tap of each full block's fitted path, to a fraction
     /// of a sample (parabolic interpolation of the taps' magnitudes around it): where the loopback
     /// and the mic run on two clocks, it moves by the same amount from block to block. One number
     /// per block (a day's recording: 32 k).
@@ -324,7 +325,7 @@ struct EchoPathGate {
         peaks.append((block, Double(index) + offset))
     }
 
-    /// Fewest moves of the peak between successive echo blocks the drift is read from.
+    /// Fewest moves of the peak between successive full blocks the drift is read from.
     static let driftMoves = 3
     /// How far (samples) at most half the moves may stray from their median, besides half the
     /// median itself: a drift moves the peak alike every block, though a path fitted over a block
@@ -335,7 +336,7 @@ struct EchoPathGate {
 
     /// How fast the echo's delay in the mic moves against the loopback, in parts per million of
     /// the elapsed time (positive: the echo comes later and later — the mic's clock runs fast):
-    /// the median of the peak's moves per block between successive echo blocks (a route change,
+    /// the median of the peak's moves between successive full blocks (a route change,
     /// one jump, spoils one move of many), where those moves agree (half of them within `driftMoveSpread`
     /// of it). nil with fewer than `driftMoves` moves (about 11 s of far end at least) or moves
     /// that do not agree. A loopback and a mic on two clocks drift by 10–100 ppm; on one clock
