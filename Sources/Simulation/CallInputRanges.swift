@@ -37,14 +37,8 @@ extension CallWorld {
 }
 
 extension VoiceProcessingSettings {
-    /// The canceller's filter length, in the range a scenario's `aec.filter_ms` is read in, and
-    /// only where it is speexdsp's to set (elsewhere it would change nothing, silently).
+    /// The canceller's filter length, in the range a scenario's `aec.filter_ms` is read in.
     func validate() throws {
-        if let filterMilliseconds {
-            try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000)
-            guard backend == .speex else {
-                throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) has none EchoLab sets")
-            }
-        }
+        if let filterMilliseconds { try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000) }
     }
 }
