@@ -8,7 +8,7 @@ import AudioInterop
 /// fraction of a sample within a block — at 20 ppm, 2.6 samples a block — and at 8 kHz that is
 /// enough phase to leave far more than −30 dB of the echo: pure echo read 426 of 1033 frames as
 /// double talk at 20 ppm, 1013 at 100 ppm, and the near end "lost". Resampled by the drift the
-/// first pass measured, the loopback keeps its place in the mic, and the gate sees one path.
+/// gate measured, the loopback keeps its place in the mic, and the gate sees one path.
 struct ClockDriftFeed {
     private(set) var gate: EchoPathGate
     private let resampler: Resampler
@@ -38,7 +38,7 @@ struct ClockDriftFeed {
     /// stays far under it) to where the estimate still holds (at 1000 ppm it read 2600).
     static let resampledDrift = 1.0...500.0
     /// A pass after the first is run again, by what its gate still measures, while that is this
-    /// much or more: the peak's interpolation reads a 100 ppm drift 5 % off, and 5 ppm left over
+    /// much or more: a first estimate can be a third off (100 ppm read 134), and 5 ppm left over
     /// still reads as double talk on a far end to 24 kHz.
     static let residualDriftPPM = 0.2
     /// At most this many passes over the resampled loopback (each a pass of the gate).
@@ -51,10 +51,9 @@ struct ClockDriftFeed {
     /// a path fitted over a block the echo slides through is only roughly placed). The pass kept
     /// is the best — one that could judge its frames (no `limitation`), then the most frames whose
     /// echo its paths explain, then the fewest near-end frames — and only where it is better than
-    /// the gate over the loopback as recorded
-    /// (a drift that is real explains the echo better), the later one where two are as good;
-    /// `gate` and `activity` become its. Returns the drift it resampled by, nil where none was
-    /// kept.
+    /// the gate over the loopback as recorded (a drift that is real explains the echo better); of
+    /// two as good, the later. `gate` and `activity` become its. Returns the drift it resampled
+    /// by, nil where none was kept.
     static func compensate(_ gate: inout EchoPathGate, activity: inout FrameBits, sampleRate: Int,
                            configuration: EchoMetricsConfiguration, samples: Int,
                            feed: (inout ClockDriftFeed) throws -> Void) throws -> Double? {
