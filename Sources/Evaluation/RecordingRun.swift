@@ -79,6 +79,7 @@ public struct RecordingRun {
         defer { unlink(scratch) }
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
+        var corrections: InputCorrections?
         var loopbackIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
@@ -88,6 +89,7 @@ public struct RecordingRun {
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
+            corrections = analysis.inputs?.corrections
             loopbackIsSilent = analysis.inputs?.referenceIsSilent ?? false
             // The inputs' lengths where they differ (the output is the mic's length: not listed).
             lengthMismatch = analysis.lengthMismatch.map { mismatch in
@@ -123,6 +125,7 @@ public struct RecordingRun {
         // nil where the delay was measured.
         report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }
         report.lengthMismatch = lengthMismatch
+        report.inputCorrections = corrections
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions

@@ -22,6 +22,12 @@ public struct InputCensus: Sendable, Equatable {
 
     public init() {}
 
+    /// The corrections made to the files before they were measured, for the reports.
+    public var corrections: InputCorrections {
+        func dBFS(_ offset: Float) -> Double? { offset == 0 ? nil : 20 * log10(Double(abs(offset))) }
+        return InputCorrections(micDCOffsetDBFS: dBFS(micOffset), loopbackDCOffsetDBFS: dBFS(referenceOffset), clockDriftPPM: clockDriftPPM)
+    }
+
     mutating func count(reference: [Float], mic: [Float], samples count: Int) {
         samples += count
         for i in 0..<count {
@@ -46,8 +52,8 @@ public struct InputCensus: Sendable, Equatable {
         if !clipped.isEmpty {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
         }
-        for (file, offset) in [(mic, micOffset), (reference, referenceOffset)] where offset != 0 {
-            lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, 20 * log10(Double(abs(offset)))))
+        for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS)] {
+            if let offset { lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, offset)) }
         }
         if let clockDriftPPM {
             lines.append(String(format: "%@ and %@ ran on two clocks (the mic's %+.1f ppm against the loopback's): the loopback was resampled to the mic's clock before telling double talk", mic, reference, clockDriftPPM))

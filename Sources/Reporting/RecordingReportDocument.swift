@@ -25,6 +25,15 @@ public enum RecordingReportDocument {
             blocks.append(.note([.strong("The inputs differ in length:"),
                                  .text(" \(lengths) samples; the echo metrics are scored on the first \(mismatch.analysedSamples), where all of them play.")]))
         }
+        if let corrections = report.inputCorrections, !corrections.isEmpty {
+            var made: [String] = []
+            if let offset = corrections.micDCOffsetDBFS { made.append(String(format: "the mic's DC offset (%.1f dBFS) taken off", offset)) }
+            if let offset = corrections.loopbackDCOffsetDBFS { made.append(String(format: "the loopback's DC offset (%.1f dBFS) taken off", offset)) }
+            if let drift = corrections.clockDriftPPM {
+                made.append(String(format: "the loopback resampled to the mic's clock (%+.1f ppm) to tell double talk", drift))
+            }
+            blocks.append(.note([.strong("Corrected before measuring:"), .text(" " + made.joined(separator: "; ") + " (docs/metrics.md).")]))
+        }
         if report.clippedMicSamples > 0 || report.clippedLoopbackSamples > 0 {
             let seconds = String(format: "%.2f", report.durationSeconds)
             blocks.append(.note([.strong("The recording clipped:"),

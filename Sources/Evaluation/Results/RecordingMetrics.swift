@@ -39,6 +39,8 @@ public struct RecordingMetrics: Sendable {
         if let inputs {
             object["clipped_samples"] = .object(["mic": .number(Double(inputs.micFullScaleSamples)),
                                                  "loopback": .number(Double(inputs.referenceFullScaleSamples))])
+            // The figures rest on these: a DC offset taken off, a drift the gate resampled by.
+            object["input_corrections"] = JSONValue(encoding: inputs.corrections)
         }
         object["echo_unmeasured"] = echoUnmeasured.map(JSONValue.string) ?? .null
         object["delay_unmeasured"] = delayUnmeasured.map(JSONValue.string) ?? .null

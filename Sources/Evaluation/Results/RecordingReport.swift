@@ -44,6 +44,9 @@ public struct RecordingReport: Sendable, Equatable {
     /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
     public var clippedMicSamples = 0
     public var clippedLoopbackSamples = 0
+    /// What was corrected in the inputs before they were measured (DC offsets, a clock drift);
+    /// nil without a loopback, where nothing is measured.
+    public var inputCorrections: InputCorrections? = nil
     /// The telephony requirements the output misses that a recording can be judged on (a send
     /// path of silence in every far-end single-talk frame: `RequirementFindings.silentSend`).
     public var findings: [RunReport.Finding] = []
@@ -85,6 +88,7 @@ public struct RecordingReport: Sendable, Equatable {
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
             "length_mismatch": lengthMismatch?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
+            "input_corrections": inputCorrections.map { JSONValue(encoding: $0) } ?? .null,
             "findings": .array(findings.map(\.json)),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
@@ -172,6 +176,13 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "clipped_samples.\(name) is not a count")
             }
             self[keyPath: keyPath] = whole
+        }
+        switch value["input_corrections"] {
+        case nil, .null?: inputCorrections = nil
+        case let object?:
+            do { inputCorrections = try JSONValueDecoder().decode(InputCorrections.self, from: object) } catch {
+                throw ReadError(problem: "input_corrections: \(error)")
+            }
         }
         findings = try (value["findings"]?.arrayValue ?? []).map { (item: JSONValue) throws(ReadError) -> RunReport.Finding in
             guard let finding = RunReport.Finding(reading: item) else { throw ReadError(problem: "findings: an entry that is not a finding") }

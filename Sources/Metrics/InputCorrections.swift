@@ -1,0 +1,32 @@
+import Foundation
+
+/// What `EchoAnalyzer.analyzeFiles` corrected in a recording before measuring it, so that a
+/// report says which of its figures rest on a correction: the DC offsets taken off the mic and
+/// the loopback (`DCOffset`, dBFS; null where none was) and the clock drift the tap-free gate
+/// resampled the loopback by (`ClockDriftFeed`, ppm; null where it did not).
+public struct InputCorrections: Codable, Equatable, Sendable {
+    public var micDCOffsetDBFS: Double?
+    public var loopbackDCOffsetDBFS: Double?
+    public var clockDriftPPM: Double?
+
+    public init(micDCOffsetDBFS: Double? = nil, loopbackDCOffsetDBFS: Double? = nil, clockDriftPPM: Double? = nil) {
+        self.micDCOffsetDBFS = micDCOffsetDBFS
+        self.loopbackDCOffsetDBFS = loopbackDCOffsetDBFS
+        self.clockDriftPPM = clockDriftPPM
+    }
+
+    /// Whether nothing was corrected.
+    public var isEmpty: Bool { micDCOffsetDBFS == nil && loopbackDCOffsetDBFS == nil && clockDriftPPM == nil }
+
+    enum CodingKeys: String, CodingKey {
+        case micDCOffsetDBFS = "mic_dc_offset_dbfs", loopbackDCOffsetDBFS = "loopback_dc_offset_dbfs", clockDriftPPM = "clock_drift_ppm"
+    }
+
+    /// Every key, null where nothing was corrected: a report says so rather than leave it out.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(micDCOffsetDBFS, forKey: .micDCOffsetDBFS)
+        try container.encode(loopbackDCOffsetDBFS, forKey: .loopbackDCOffsetDBFS)
+        try container.encode(clockDriftPPM, forKey: .clockDriftPPM)
+    }
+}
