@@ -44,6 +44,12 @@ public final class AudioManager {
     init() {}
 
     public func setCustomMic(_ mic: CustomMic) {
+        // A device belongs to one call: another call's engine reads this one's pushes.
+        if mic.isInUse, let other = mic.manager, other !== self {
+            onChange?("refused custom mic \(mic.deviceName): another call uses it (a device belongs to one call)")
+            return
+        }
+        mic.manager = self
         if let customMic, customMic !== mic { retire(customMic) }
         retiringMics.removeAll { $0 === mic }     // chosen again before the engine let go: stays in use
         customMic = mic
@@ -64,6 +70,11 @@ public final class AudioManager {
     }
 
     public func setCustomSpeaker(_ speaker: CustomSpeaker) {
+        if speaker.isInUse, let other = speaker.manager, other !== self {
+            onChange?("refused custom speaker \(speaker.deviceName): another call uses it (a device belongs to one call)")
+            return
+        }
+        speaker.manager = self
         if let customSpeaker, customSpeaker !== speaker { detach(customSpeaker) }
         customSpeaker = speaker
         if !attachedSpeakers.contains(where: { $0 === speaker }) { attachedSpeakers.append(speaker) }
@@ -135,6 +146,7 @@ public final class AudioManager {
 
     private func detach(_ mic: CustomMic) {
         mic.isInUse = false
+        if mic.manager === self { mic.manager = nil }
         mic.didStopCapturing()
         // Kept for its counters only: the engine reads it no more, and it takes no pushes until
         // it is set again, which resets its buffer.
@@ -143,6 +155,7 @@ public final class AudioManager {
 
     private func detach(_ speaker: CustomSpeaker) {
         speaker.isInUse = false
+        if speaker.manager === self { speaker.manager = nil }
         speaker.playout.clear()
         speaker.didStopPlaying()
     }

@@ -14,6 +14,8 @@ open class CustomMic {
     var buffer = CadenceBuffer(capacity: AudioFormat.engine.sampleRate)
     /// True while the engine reads this mic.
     public internal(set) var isInUse = false
+    /// The call's audio manager that set it, while it is in use: another call's is refused.
+    weak var manager: AudioManager?
     /// Frames pushed while the mic was not selected: ignored, as the SDK ignores them.
     public private(set) var ignoredFrames: Int64 = 0
 

@@ -9,6 +9,8 @@ open class CustomSpeaker {
     var playout = SampleFIFO(capacity: AudioFormat.engine.sampleRate)
     let conditioner = OutputConditioner(engineRate: AudioFormat.engine.sampleRate)
     public internal(set) var isInUse = false
+    /// The call's audio manager that set it, while it is in use: another call's is refused.
+    weak var manager: AudioManager?
 
     public init() {}
 

@@ -47,6 +47,34 @@ final class DeviceAPITests: XCTestCase {
         }
     }
 
+    /// A device belongs to one call: a mic or speaker another running call uses is refused,
+    /// and the refusing call's events say so (both calls read the same pushes before: each
+    /// call's uplink counted them, and nothing trapped). Once the first call ends, it is free.
+    func testADeviceAnotherCallUsesIsRefused() throws {
+        final class Mic: CustomMic {}
+        final class Speaker: CustomSpeaker {}
+        let first = try makeCall(), second = try makeCall()
+        let mic = Mic(), speaker = Speaker()
+        first.audioManager.setCustomMic(mic)
+        first.audioManager.setCustomSpeaker(speaker)
+        try first.start()
+        try second.start()
+        second.audioManager.setCustomMic(mic)
+        second.audioManager.setCustomSpeaker(speaker)
+        XCTAssertNil(second.audioManager.customMic)
+        XCTAssertNil(second.audioManager.customSpeaker)
+        XCTAssertTrue(first.audioManager.customMic === mic && first.audioManager.customSpeaker === speaker)
+        XCTAssertEqual(second.events.filter { $0.kind == "device" }.map(\.detail), [
+            "refused custom mic Mic: another call uses it (a device belongs to one call)",
+            "refused custom speaker Speaker: another call uses it (a device belongs to one call)",
+        ])
+        _ = first.end()
+        second.audioManager.setCustomMic(mic)
+        second.audioManager.setCustomSpeaker(speaker)
+        XCTAssertTrue(second.audioManager.customMic === mic && second.audioManager.customSpeaker === speaker)
+        _ = second.end()
+    }
+
     func testSelectingDevicesWhileCustomDevicesAreInUse() throws {
         let call = try makeCall()
         let manager = call.audioManager
