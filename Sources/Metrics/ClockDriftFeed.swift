@@ -85,26 +85,26 @@ struct ClockDriftFeed {
         return kept.drift
     }
 
-    /// The next `count` samples of both signals, as read.
-    mutating func append(reference block: [Float], mic micBlock: [Float], count: Int) throws {
-        try resample(block, count: count, end: false)
-        mic.append(contentsOf: micBlock[0..<count])
+    /// The next `count` samples of both signals, from `from` in each.
+    mutating func append(reference block: [Float], mic micBlock: [Float], from: Int = 0, count: Int) throws {
+        try resample(block, from: from, count: count, end: false)
+        mic.append(contentsOf: micBlock[from..<(from + count)])
         feed()
     }
 
     /// Flushes the resampler and decides the frames.
     mutating func finish() throws -> FrameBits {
-        try resample([], count: 0, end: true)
+        try resample([], from: 0, count: 0, end: true)
         let short = (mic.count - micHead) - (reference.count - referenceHead)
         if short > 0 { reference.append(contentsOf: repeatElement(0, count: short)) }
         feed()
         return gate.finish()
     }
 
-    private mutating func resample(_ block: [Float], count: Int, end: Bool) throws {
+    private mutating func resample(_ block: [Float], from: Int, count: Int, end: Bool) throws {
         var consumed = 0
         repeat {
-            let (used, produced) = try resampler.process(block, inputOffset: consumed, inputFrames: count - consumed, into: &scratch,
+            let (used, produced) = try resampler.process(block, inputOffset: from + consumed, inputFrames: count - consumed, into: &scratch,
                                                          outputCapacity: scratch.count, endOfInput: end)
             // Past the analysed length, the loopback is of no use to the gate.
             if reference.count - referenceHead + gate.received < samples { reference.append(contentsOf: scratch[0..<produced]) }

@@ -56,17 +56,12 @@ public struct EchoAnalyzer: Sendable {
             var decided = gate.finish()
             // Two clocks: again, over the loopback resampled to the mic's, as `analyzeFiles` does
             // (libsamplerate refuses no ratio this close to 1; were it to, the last pass stands).
-            var block = [Float](repeating: 0, count: Self.blockSize), micBlock = block
             _ = try? ClockDriftFeed.compensate(&gate, activity: &decided, sampleRate: signals.sampleRate, configuration: configuration,
                                                samples: length) { feed in
                 var start = 0
                 while start < length {
                     let count = min(Self.blockSize, length - start)
-                    for i in 0..<count {
-                        block[i] = signals.reference[start + i]
-                        micBlock[i] = signals.mic[start + i]
-                    }
-                    try feed.append(reference: block, mic: micBlock, count: count)
+                    try feed.append(reference: signals.reference, mic: signals.mic, from: start, count: count)
                     start += count
                 }
             }

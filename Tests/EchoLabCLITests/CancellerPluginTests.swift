@@ -18,6 +18,14 @@ final class CancellerPluginTests: XCTestCase {
         return output
     }
 
+    /// ROOT/corpus (the two-item corpus) and an empty ROOT/plugins, which it returns.
+    static func corpusAndPluginFolder(in root: URL) throws -> URL {
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let plugins = root.appendingPathComponent("plugins")
+        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        return plugins
+    }
+
     static func misbehaving(_ behaviour: String, in folder: URL) throws -> String {
         try build("Tests/EchoLabCLITests/Plugins/misbehaving.c", behaviour, in: folder, defines: ["BEHAVIOUR=B_\(behaviour)"])
     }
@@ -34,9 +42,7 @@ final class CancellerPluginTests: XCTestCase {
     func testEachMisbehaviourFailsOnlyItsOwnRunsWithOneLine() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let plugins = try Self.corpusAndPluginFolder(in: root)
         // What each says, after "plugin NAME (PATH): ".
         let expected: [String: String] = [
             "crash": "crashed at frame 30 (signal 11, Segmentation fault)",
@@ -93,9 +99,7 @@ final class CancellerPluginTests: XCTestCase {
     func testAPluginFileReplacedWhileTheEvalRunsFailsTheRunsAfter() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
-        let plugins = root.appendingPathComponent("plugins")
-        try FileManager.default.createDirectory(at: plugins, withIntermediateDirectories: true)
+        let plugins = try Self.corpusAndPluginFolder(in: root)
         let rebuilt = try Self.misbehaving("mute", in: plugins)
         let target = plugins.appendingPathComponent("mine.so").path
         _ = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "mine", in: plugins,
