@@ -4,9 +4,10 @@ import Metrics
 import EchoLabJSON
 import Foundation
 
-/// `eval.json` as a document: the per-mode statistics are computed from its item entries as the
-/// file prints them, so a run, a merge of shards and any later reader see the same numbers from
-/// the same bytes. (eval.md and eval.html are rendered from the same results: `EvalReport`.)
+/// `eval.json` as a document, rendered from the runs' values; the per-mode statistics and the
+/// verdicts are computed from the same values (`RunSummary`, which holds each number as the run's
+/// report.json prints it), so a run, a merge of shards and any later reader see the same numbers.
+/// (eval.md and eval.html are rendered from the same results: `EvalReport`.)
 ///
 /// Per mode: how many items ran or failed, mean, median and 10th percentile of steady-state ERLE,
 /// whole ERLE, convergence and near-end attenuation over the items that have a value, and wins
@@ -17,20 +18,52 @@ public enum EvalDocument {
     public static let schema = "echolab.eval/\(currentVersion)"
     static let currentVersion = 4
 
-    /// The whole document from its item entries (in plan order, results in mode order).
+    /// One corpus item of the document: where it sits in the plan, its name and file, and its
+    /// runs in mode order.
+    public struct Item: Sendable {
+        public var index: Int
+        public var name: String
+        public var file: String
+        public var results: [Run]
+
+        public init(index: Int, name: String, file: String, results: [Run]) {
+            self.index = index
+            self.name = name
+            self.file = file
+            self.results = results
+        }
+    }
+
+    /// One item × mode run: its mode as eval.json names it (nil: the scenario as written, for an
+    /// item that failed before its mode was read), its folder, and what it measured or why it failed.
+    public struct Run: Sendable {
+        public var mode: String?
+        public var folder: String
+        public var summary: RunSummary?
+        public var error: String?
+
+        public init(mode: String?, folder: String, summary: RunSummary?, error: String?) {
+            self.mode = mode
+            self.folder = folder
+            self.summary = summary
+            self.error = error
+        }
+
+        public init(_ result: CorpusRun.Result) {
+            self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error)
+        }
+    }
+
+    /// The whole document from its items (in plan order, results in mode order).
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
     /// Throws when the items do not read back as printed (see `printed`).
     /// Returns the document, its per-mode statistics and its verdicts as values (what the pages show).
-    public static func make(items: [JSONValue], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
+    public static func make(items: [Item], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
                             shard: String?, plan: JSONValue? = nil,
                             wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], verdicts: EvalVerdicts) {
-        // The statistics are computed from the numbers as eval.json prints them (four decimals), so
-        // a document recomputed from the file (a merge of shards) has the same bytes.
-        let items = try printed(items)
-        let failed = items.reduce(0) { count, item in
-            count + (item["results"]?.arrayValue ?? []).filter { $0["error"]?.stringValue != nil }.count
-        }
-        // Every verdict once, from the printed items: the wins, the pages' bold cells and
+        let entries = try printed(items.map(entry))
+        let failed = items.reduce(0) { count, item in count + item.results.filter { $0.error != nil }.count }
+        // Every verdict once, from the runs' values: the wins, the pages' bold cells and
         // paragraphs, and the trade-off plot all rest on these.
         let itemPoints = items.map(points)
         let itemFronts = itemPoints.map(BestModes.front(of:))
@@ -46,9 +79,9 @@ public enum EvalDocument {
             "planned": .number(Double(planned)),
             "failed": .number(Double(failed)),
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
-            "items": .array(items),
+            "items": .array(entries),
             "mode_summary": .array(summaries.map(JSONValue.init(encoding:))),
-            "best_modes": best.map { verdict in bestModes(verdict, itemNames: items.map { item in item["name"]?.stringValue ?? "" }) } ?? .null,
+            "best_modes": best.map { verdict in bestModes(verdict, itemNames: items.map(\.name)) } ?? .null,
             "timing": .object(["wall_s": .number(wallSeconds)]),
         ]
         object["shard"] = shard.map(JSONValue.string)
@@ -56,10 +89,45 @@ public enum EvalDocument {
         return (.object(object), summaries, verdicts)
     }
 
-    /// `items` as eval.json prints them, read back (`JSONValue.roundedAsPrinted`). A run's report read
-    /// back from disk (`merge` of shards) may nest its `pipeline` or `metrics` as deep as the
-    /// reader's limit allows in report.json, which sits three levels deeper in eval.json: such
-    /// items would make a file no reader takes, so this throws and no eval.json is written.
+    /// An item's entry in eval.json: its runs' metrics (without the series and bands its run's
+    /// report.json holds), counters, findings, segments, library and scores.
+    static func entry(_ item: Item) -> JSONValue {
+        .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
+                 "results": .array(item.results.map(entry))])
+    }
+
+    static func entry(_ result: Run) -> JSONValue {
+        var object: [String: JSONValue] = ["mode": result.mode.map(JSONValue.string) ?? .null,
+                                           "folder": .string(result.folder),
+                                           "error": result.error.map(JSONValue.string) ?? .null]
+        if let summary = result.summary {
+            if var metrics = summary.metrics.map(JSONValue.init(encoding:))?.objectValue {
+                // In the item's report.json; eval.json stays small.
+                metrics.removeValue(forKey: "erle_series")
+                if var telephony = metrics["telephony"]?.objectValue, var loss = telephony["echo_loss"]?.objectValue {
+                    loss.removeValue(forKey: "bands")
+                    telephony["echo_loss"] = .object(loss)
+                    metrics["telephony"] = .object(telephony)
+                }
+                object["metrics"] = .object(metrics)
+            } else {
+                object["metrics"] = .null
+            }
+            object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
+            object["findings"] = .array(summary.findings.map(JSONValue.string))
+            if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
+            object["duration_s"] = .number(summary.durationSeconds)
+            object["library"] = summary.library.map(JSONValue.string)
+            object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
+        }
+        return .object(object)
+    }
+
+    /// Item entries as eval.json prints them (`JSONValue.roundedAsPrinted`; a run's summary already
+    /// holds its numbers so, and rounding again changes none). A run's report read back from disk
+    /// (`merge` of shards) may nest its `pipeline` or `metrics` as deep as the reader's limit
+    /// allows in report.json, which sits three levels deeper in eval.json: such items would make a
+    /// file no reader takes, so this throws and no eval.json is written.
     static func printed(_ items: [JSONValue]) throws(UnreadableItems) -> [JSONValue] {
         // eval.json's root object holds the list, and the list the items.
         let depth = 2 + (items.map(\.depth).max() ?? 0)
@@ -87,38 +155,59 @@ public enum EvalDocument {
         return seen
     }
 
-    /// A figure of a result's `metrics`: its path, the frames it stands on, and the flag that
-    /// marks it a lower bound (where it can be one).
-    struct Figure {
+    /// A figure of a run's metrics: its value, the frames it stands on and whether it is a lower
+    /// bound (where it can be one); and where the three sit in eval.json's `metrics` object, which
+    /// is what `compare` reads of files (`path`, `frames`, `bound`).
+    struct Figure: Sendable {
         var path: String
         var frames: String
         var bound: String?
+        var read: @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)
 
-        static let erleSteady = Figure(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound")
-        static let erle = Figure(path: "erle_db", frames: "gate.single_talk_analysis_frames", bound: "erle_is_lower_bound")
-        static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: nil)
+        static let erleSteady = Figure(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound") {
+            ($0.erleSteadyDB, $0.erleSteadyFrames, $0.erleSteadyIsLowerBound)
+        }
+        static let erle = Figure(path: "erle_db", frames: "gate.single_talk_analysis_frames", bound: "erle_is_lower_bound") {
+            ($0.erleDB, $0.gate.singleTalkFrames, $0.erleIsLowerBound)
+        }
+        static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: nil) {
+            ($0.convergenceSeconds, $0.gate.singleTalkFrames, false)
+        }
         static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
-                                               bound: "near_end.attenuation_is_lower_bound")
+                                               bound: "near_end.attenuation_is_lower_bound") {
+            ($0.nearEnd?.attenuationDB, $0.nearEnd?.doubleTalkFrames ?? 0, $0.nearEnd?.attenuationIsLowerBound ?? false)
+        }
         /// The tap-free near-end estimate of a run without a near-end track (a recording).
         static let nearEndEstimate = Figure(path: "near_end_estimate.output_drop_db", frames: "near_end_estimate.analysis_frames",
-                                            bound: "near_end_estimate.output_drop_is_lower_bound")
-        static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil)
+                                            bound: "near_end_estimate.output_drop_is_lower_bound") {
+            ($0.nearEndEstimate?.outputDropDB, $0.nearEndEstimate?.frames ?? 0, $0.nearEndEstimate?.outputDropIsLowerBound ?? false)
+        }
+        static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil) {
+            ($0.nearEnd?.distortionDB, $0.nearEnd?.doubleTalkFrames ?? 0, false)
+        }
         static let tclw = Figure(path: "telephony.echo_loss.tclw_db", frames: "telephony.echo_loss.analysis_frames",
-                                 bound: "telephony.echo_loss.is_lower_bound")
+                                 bound: "telephony.echo_loss.is_lower_bound") {
+            ($0.telephony?.echoLoss?.tclwDB, $0.telephony?.echoLoss?.analysisFrames ?? 0, $0.telephony?.echoLoss?.isLowerBound ?? false)
+        }
         static let doubleTalkRange = Figure(path: "telephony.double_talk.attenuation_range_db",
                                             frames: "telephony.double_talk.attenuation_range_analysis_frames",
-                                            bound: "telephony.double_talk.attenuation_range_is_lower_bound")
-
-        /// The figure's value in `object` (a result's `metrics`, or a segment) where it counts: nil
-        /// where it is missing or stands on too few frames (`FigureConfidence`).
-        func value(in object: JSONValue) -> (value: Double, isLowerBound: Bool)? {
-            guard let value = object.value(at: path)?.doubleValue, !isLowConfidence(in: object) else { return nil }
-            return (value, bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
+                                            bound: "telephony.double_talk.attenuation_range_is_lower_bound") {
+            ($0.telephony?.doubleTalk?.attenuationRangeDB, $0.telephony?.doubleTalk?.attenuationRangeFrames ?? 0,
+             $0.telephony?.doubleTalk?.attenuationRangeIsLowerBound ?? false)
         }
 
-        func isLowConfidence(in object: JSONValue) -> Bool {
-            object.value(at: path)?.doubleValue != nil
-                && FigureConfidence.isLow(frames: Int(object.value(at: frames)?.doubleValue ?? 0))
+        /// The figure's value where it counts: nil where it is not measured or stands on too few
+        /// frames (`FigureConfidence`).
+        func value(in metrics: EchoMetrics) -> (value: Double, isLowerBound: Bool)? {
+            let figure = read(metrics)
+            guard let value = figure.value, !FigureConfidence.isLow(frames: figure.frames) else { return nil }
+            return (value, figure.isLowerBound)
+        }
+
+        /// Measured, but on too few frames to count.
+        func isLowConfidence(in metrics: EchoMetrics) -> Bool {
+            let figure = read(metrics)
+            return figure.value != nil && FigureConfidence.isLow(frames: figure.frames)
         }
     }
 
@@ -129,49 +218,44 @@ public enum EvalDocument {
          (.tclw, \.tclwDB), (.doubleTalkRange, \.doubleTalkAttenuationRangeDB)]
     }
 
-    /// One mode's statistics over eval.json's items (as printed); `itemFronts`: the items' fronts
+    /// One mode's statistics over the items' runs; `itemFronts`: the items' fronts
     /// (`BestModes.front(of:)` of `points`), judged once for every mode's wins (nil: judged here).
-    public static func summary(for mode: String, items: [JSONValue], itemFronts: [BestModes.Verdict?]? = nil) -> ModeSummary {
-        let results = items.flatMap { $0["results"]?.arrayValue ?? [] }.filter { $0["mode"]?.stringValue == mode }
-        let ran = results.filter { $0["error"]?.stringValue == nil }
+    public static func summary(for mode: String, items: [Item], itemFronts: [BestModes.Verdict?]? = nil) -> ModeSummary {
+        let results = items.flatMap(\.results).filter { $0.mode == mode }
+        let ran = results.filter { $0.error == nil }
         let none = ModeSummary.Statistics([])
         let itemFronts = itemFronts ?? items.map { BestModes.front(of: points($0)) }
         var summary = ModeSummary(mode: mode, ran: ran.count, failed: results.count - ran.count, wins: wins(for: mode, itemFronts: itemFronts),
                                   erleSteadyDB: none, erleDB: none, convergenceSeconds: none, nearEndAttenuationDB: none,
                                   nearEndDistortionDB: none)
+        let metrics = ran.compactMap { $0.summary?.metrics }
         for (figure, field) in summarisedMetrics {
-            let metrics = ran.compactMap { $0["metrics"] }
             let counted = metrics.compactMap { figure.value(in: $0) }
             summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
-        let metrics = ran.compactMap { $0["metrics"] }
         let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }
         if !estimates.isEmpty || metrics.contains(where: { Figure.nearEndEstimate.isLowConfidence(in: $0) }) {
             summary.nearEndEstimateDropDB = ModeSummary.Statistics(estimates.map(\.value), lowerBounds: estimates.filter(\.isLowerBound).count,
                                                                    lowConfidence: metrics.filter { Figure.nearEndEstimate.isLowConfidence(in: $0) }.count)
         }
         // As the attenuation counts them: on enough frames (a lost near end is a bound).
-        summary.nearEndLostRuns = ran.filter { result in
-            result["metrics"].map { Figure.nearEndAttenuation.value(in: $0)?.isLowerBound == true } ?? false
-        }.count
-        summary.scores = scoreStatistics(ran, scoredAnywhere: items.contains { item in
-            (item["results"]?.arrayValue ?? []).contains { $0["scores"] != nil }
-        })
+        summary.nearEndLostRuns = metrics.filter { Figure.nearEndAttenuation.value(in: $0)?.isLowerBound == true }.count
+        let scoredAnywhere = items.contains { item in item.results.contains { $0.summary?.scores != nil } }
+        summary.scores = scoreStatistics(ran.map { $0.summary?.scores ?? [] }, scoredAnywhere: scoredAnywhere)
         return summary
     }
 
-    /// Each scorer's scores over `results` (one mode's runs), per talk type and score, in the
-    /// order first met; nil when no run of the corpus was scored.
-    static func scoreStatistics(_ results: [JSONValue], scoredAnywhere: Bool) -> [ModeSummary.ScorerStatistics]? {
+    /// Each scorer's scores over `runs` (one mode's runs, each run's scorers), per talk type and
+    /// score, in the order first met; nil when no run of the corpus was scored.
+    static func scoreStatistics(_ runs: [[ScorerResult]], scoredAnywhere: Bool) -> [ModeSummary.ScorerStatistics]? {
         guard scoredAnywhere else { return nil }
         struct Identity: Hashable { var scorer: String; var reportedName, version, model: String? }
         struct ScoreKey: Hashable { var talkType, name: String }
         var order: [Identity] = [], scoreOrder: [Identity: [ScoreKey]] = [:]
         var values: [Identity: [ScoreKey: [Double]]] = [:], first: [Identity: [ScoreKey: ScoreValue]] = [:]
         var unscored: [String: Int] = [:], names: [String] = []
-        for result in results {
-            let scorers = (try? JSONValueDecoder().decode([ScorerResult].self, from: result["scores"] ?? .array([]))) ?? []
+        for scorers in runs {
             for scorer in scorers {
                 if !names.contains(scorer.name) { names.append(scorer.name) }
                 guard let talkTypes = scorer.talkTypes, !talkTypes.isEmpty else { unscored[scorer.name, default: 0] += 1; continue }
@@ -213,15 +297,17 @@ public enum EvalDocument {
     /// An item's runs as `BestModes` points (failed runs have none), on the figures that count
     /// (low-confidence ones do not). A near end lost: its attenuation is only a bound. Without a
     /// near-end track, the near end is the tap-free estimate.
-    static func points(_ item: JSONValue) -> [BestModes.Point] {
-        (item["results"]?.arrayValue ?? []).compactMap { result -> BestModes.Point? in
-            guard let mode = result["mode"]?.stringValue, result["error"]?.stringValue == nil else { return nil }
-            let metrics = result["metrics"] ?? .null
-            func bounded(_ figure: Figure) -> BoundedValue? { figure.value(in: metrics).map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) } }
+    static func points(_ item: Item) -> [BestModes.Point] {
+        item.results.compactMap { result -> BestModes.Point? in
+            guard let mode = result.mode, result.error == nil else { return nil }
+            let metrics = result.summary?.metrics
+            func bounded(_ figure: Figure) -> BoundedValue? {
+                metrics.flatMap { figure.value(in: $0) }.map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) }
+            }
             return .run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
-                        estimate: bounded(.nearEndEstimate), estimateLost: metrics.value(at: "near_end_estimate.near_end_lost")?.boolValue ?? false,
-                        doubleTalkFrames: Int(metrics.value(at: "gate.double_talk_analysis_frames")?.doubleValue ?? 0),
-                        silentSend: (result["findings"]?.arrayValue ?? []).contains { $0.stringValue == RequirementFindings.silentSendRule })
+                        estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
+                        doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
+                        silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false)
         }
     }
 

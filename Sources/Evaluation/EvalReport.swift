@@ -4,8 +4,8 @@ import Foundation
 import Metrics
 import Simulation
 
-/// A corpus run's `eval.json` (see `EvalDocument`, which computes the per-mode statistics from
-/// it) and the pages rendered from it (`eval.md`, `eval.html`): every item × mode's metrics, pipeline counters and findings.
+/// A corpus run's `eval.json` (see `EvalDocument`, which renders it and computes the per-mode
+/// statistics from the runs' values) and the pages rendered from it (`eval.md`, `eval.html`): every item × mode's metrics, pipeline counters and findings.
 /// Everything but `timing` is a pure function of the results, in plan order, so the bytes do not
 /// depend on `--jobs`.
 public struct EvalReport {
@@ -43,42 +43,14 @@ public struct EvalReport {
 
     /// eval.json, its per-mode statistics and its verdicts as values.
     func document() throws(EvalDocument.UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], verdicts: EvalVerdicts) {
-        let items: [JSONValue] = self.items.map { item in
-            .object(["index": .number(Double(item.index)), "name": .string(item.name), "file": .string(item.file),
-                     "results": .array(item.results.map(Self.resultJSON))])
+        let items = self.items.map { item in
+            EvalDocument.Item(index: item.index, name: item.name, file: item.file, results: item.results.map(EvalDocument.Run.init))
         }
         return try EvalDocument.make(items: items, modes: modes.map(\.description), modesAsked: outcome.modes != nil,
-                                 planned: outcome.plannedCount, complete: outcome.isComplete,
-                                 shard: outcome.shard?.description,
-                                 plan: outcome.plan.map { .object(["entries": .number(Double($0.entries)), "digest": .string($0.digest)]) },
-                                 wallSeconds: wallSeconds)
-    }
-
-    static func resultJSON(_ result: CorpusRun.Result) -> JSONValue {
-        var object: [String: JSONValue] = ["mode": result.mode.map { .string($0.description) } ?? .null,
-                                           "folder": .string(result.folder),
-                                           "error": result.error.map(JSONValue.string) ?? .null]
-        if let summary = result.summary {
-            if var metrics = summary.metrics.map(JSONValue.init(encoding:))?.objectValue {
-                // In the item's report.json; eval.json stays small.
-                metrics.removeValue(forKey: "erle_series")
-                if var telephony = metrics["telephony"]?.objectValue, var loss = telephony["echo_loss"]?.objectValue {
-                    loss.removeValue(forKey: "bands")
-                    telephony["echo_loss"] = .object(loss)
-                    metrics["telephony"] = .object(telephony)
-                }
-                object["metrics"] = .object(metrics)
-            } else {
-                object["metrics"] = .null
-            }
-            object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
-            object["findings"] = .array(summary.findings.map(JSONValue.string))
-            if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
-            object["duration_s"] = .number(summary.durationSeconds)
-            object["library"] = summary.library.map(JSONValue.string)
-            object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
-        }
-        return .object(object)
+                                     planned: outcome.plannedCount, complete: outcome.isComplete,
+                                     shard: outcome.shard?.description,
+                                     plan: outcome.plan.map { .object(["entries": .number(Double($0.entries)), "digest": .string($0.digest)]) },
+                                     wallSeconds: wallSeconds)
     }
 
     /// Writes `eval.json` and the pages the renderer makes of it (Reporting's `ReportPages`:

@@ -1,5 +1,6 @@
 import EchoLabJSON
-import Evaluation
+@testable import Evaluation
+import Metrics
 import XCTest
 
 /// The front of `BestModes` on hand-made points whose answer is known.
@@ -206,25 +207,16 @@ final class BoundedBestModesTests: XCTestCase {
 /// A recording without a near-end track: its near-end axis is the tap-free estimate, said so;
 /// a verdict on ERLE alone says whether there was no double talk or no near-end figure for it.
 final class EstimatedNearEndBestModesTests: XCTestCase {
-    /// A run of eval.json as a recording writes it: no `near_end`, the estimate and the gate's double talk.
-    private static func result(_ mode: String, erle: Double, drop: Double?, lost: Int = 0, frames: Int = 301) -> JSONValue {
-        var metrics: [String: JSONValue] = [
-            "erle_steady_db": .number(erle), "erle_steady_is_lower_bound": .bool(false), "erle_steady_analysis_frames": .number(135),
-            "gate": .object(["method": .string("echo_path_fit"), "single_talk_analysis_frames": .number(270),
-                             "double_talk_analysis_frames": .number(441)]),
-            "near_end": .null,
-        ]
-        metrics["near_end_estimate"] = drop.map { drop in
-            .object(["output_drop_db": .number(drop), "output_drop_is_lower_bound": .bool(false), "analysis_frames": .number(Double(frames)),
-                     "lost_analysis_frames": .number(Double(lost)), "near_end_lost": .bool(false)])
-        } ?? .null
-        return .object(["mode": .string(mode), "folder": .string("rec/\(mode)"), "error": .null, "metrics": .object(metrics)])
+    /// A run as a recording measures it: no `near_end`, the estimate and the gate's double talk.
+    private static func result(_ mode: String, erle: Double, drop: Double?, lost: Int = 0, frames: Int = 301) -> EvalDocument.Run {
+        let estimate = drop.map { NearEndEstimate(outputDropDB: $0, outputDropIsLowerBound: false, frames: frames, lostFrames: lost, isLost: false) }
+        return HandBuiltRuns.run(mode, metrics: HandBuiltRuns.metrics(erleSteady: erle, erleSteadyFrames: 135, singleTalkFrames: 270,
+                                                                      doubleTalkFrames: 441, method: .echoPathFit, estimate: estimate))
     }
 
-    private static func document(_ results: [JSONValue]) throws -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
-        let made = try EvalDocument.make(items: [.object(["index": .number(0), "name": .string("bbb2_doubletalk"), "file": .string("rec"),
-                                                          "results": .array(results)])],
-                                         modes: results.compactMap { $0["mode"]?.stringValue }, modesAsked: true, planned: results.count,
+    private static func document(_ results: [EvalDocument.Run]) throws -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
+        let made = try EvalDocument.make(items: [EvalDocument.Item(index: 0, name: "bbb2_doubletalk", file: "rec", results: results)],
+                                         modes: results.compactMap(\.mode), modesAsked: true, planned: results.count,
                                          complete: true, shard: nil, wallSeconds: 1)
         return (made.document, made.modeSummaries, made.verdicts.corpusFront)
     }

@@ -1,39 +1,25 @@
 import EchoLabJSON
-import Evaluation
+@testable import Evaluation
 import Metrics
 import XCTest
 
-/// The verdicts eval.md and eval.html show are Evaluation's, judged once from eval.json's items
+/// The verdicts eval.md and eval.html show are Evaluation's, judged once from the runs' values
 /// with the rule that counts the wins: each item's front, the trade-off plot's compared means
 /// (with the items they are over) and a mode's P.340 category. Reporting only reads them.
 final class EvalVerdictsTests: XCTestCase {
-    /// A simulated run as eval.json holds it: steady ERLE and near-end attenuation in double talk.
+    /// A simulated run: steady ERLE and near-end attenuation in double talk.
     private static func result(_ mode: String, erle: Double?, erleBound: Bool = false, erleFrames: Int = 400,
                                attenuation: Double?, lost: Bool = false, doubleTalkFrames: Int = 300, range: Double? = nil,
-                               rangeBound: Bool = false) -> JSONValue {
-        var metrics: [String: JSONValue] = [
-            "erle_steady_db": erle.map(JSONValue.number) ?? .null, "erle_steady_is_lower_bound": .bool(erleBound),
-            "erle_steady_analysis_frames": .number(Double(erleFrames)),
-            "gate": .object(["single_talk_analysis_frames": .number(800), "double_talk_analysis_frames": .number(Double(doubleTalkFrames))]),
-            "near_end": .object(["attenuation_db": attenuation.map(JSONValue.number) ?? .null, "attenuation_is_lower_bound": .bool(lost),
-                                 "double_talk_analysis_frames": .number(Double(doubleTalkFrames))]),
-        ]
-        if let range {
-            metrics["telephony"] = .object(["double_talk": .object([
-                "attenuation_range_db": .number(range), "attenuation_range_is_lower_bound": .bool(rangeBound),
-                "attenuation_range_analysis_frames": .number(Double(doubleTalkFrames)),
-            ])])
-        }
-        return .object(["mode": .string(mode), "folder": .string("x/\(mode)"), "error": .null, "metrics": .object(metrics)])
+                               rangeBound: Bool = false) -> EvalDocument.Run {
+        HandBuiltRuns.run(mode, metrics: HandBuiltRuns.metrics(
+            erleSteady: erle, erleSteadyBound: erleBound, erleSteadyFrames: erleFrames, doubleTalkFrames: doubleTalkFrames,
+            nearEnd: HandBuiltRuns.nearEnd(attenuation: attenuation, lost: lost, frames: doubleTalkFrames),
+            telephony: range.map { HandBuiltRuns.doubleTalkRange($0, isLowerBound: rangeBound, frames: doubleTalkFrames) }))
     }
 
-    private static func make(_ items: [[JSONValue]], modes: [String]) throws -> (summaries: [ModeSummary], verdicts: EvalVerdicts) {
-        let entries: [JSONValue] = items.enumerated().map { index, results in
-            .object(["index": .number(Double(index)), "name": .string("item\(index)"), "file": .string("item\(index).json"),
-                     "results": .array(results)])
-        }
-        let made = try EvalDocument.make(items: entries, modes: modes, modesAsked: true, planned: items.joined().count, complete: true,
-                                         shard: nil, wallSeconds: 1)
+    private static func make(_ items: [[EvalDocument.Run]], modes: [String]) throws -> (summaries: [ModeSummary], verdicts: EvalVerdicts) {
+        let made = try EvalDocument.make(items: HandBuiltRuns.items(items), modes: modes, modesAsked: true, planned: items.joined().count,
+                                         complete: true, shard: nil, wallSeconds: 1)
         return (made.modeSummaries, made.verdicts)
     }
 

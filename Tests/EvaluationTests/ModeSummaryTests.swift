@@ -1,5 +1,6 @@
 import EchoLabJSON
-import Evaluation
+@testable import Evaluation
+import Metrics
 import XCTest
 
 /// eval.json's per-mode statistics as values: what they compute, and that their encoding is the
@@ -45,14 +46,11 @@ final class ModeSummaryTests: XCTestCase {
     /// A near end lost entirely counts at its bound in the attenuation and, having no distortion
     /// to measure, is left out of the distortion statistic: counted in `near_end_lost`, not gone.
     func testARunThatLostTheNearEndIsCountedNotDropped() throws {
-        func run(attenuation: Double, lost: Bool, distortion: Double?) -> JSONValue {
-            .object(["mode": .string("webrtc-mobile:intensityMax"), "error": .null,
-                     "metrics": .object(["near_end": .object(["attenuation_db": .number(attenuation), "attenuation_is_lower_bound": .bool(lost),
-                                                              "distortion_db": distortion.map(JSONValue.number) ?? .null,
-                                                              "double_talk_analysis_frames": .number(80)])])])
+        func run(attenuation: Double, lost: Bool, distortion: Double?) -> EvalDocument.Run {
+            HandBuiltRuns.run("webrtc-mobile:intensityMax", metrics: HandBuiltRuns.metrics(
+                nearEnd: HandBuiltRuns.nearEnd(attenuation: attenuation, lost: lost, distortion: distortion, frames: 80)))
         }
-        let items: [JSONValue] = [.object(["results": .array([run(attenuation: 9.9, lost: true, distortion: nil)])]),
-                                  .object(["results": .array([run(attenuation: 3, lost: false, distortion: -12)])])]
+        let items = HandBuiltRuns.items([[run(attenuation: 9.9, lost: true, distortion: nil)], [run(attenuation: 3, lost: false, distortion: -12)]])
         let summary = EvalDocument.summary(for: "webrtc-mobile:intensityMax", items: items)
         XCTAssertEqual(summary.nearEndLostRuns, 1)
         XCTAssertEqual(summary.nearEndAttenuationDB.count, 2)
@@ -60,5 +58,33 @@ final class ModeSummaryTests: XCTestCase {
         XCTAssertEqual(summary.nearEndDistortionDB.count, 1)
         XCTAssertEqual(summary.nearEndDistortionDB.median, -12)
         XCTAssertEqual(JSONValue(encoding: summary)["near_end_lost"]?.doubleValue, 1)
+    }
+
+    /// Each summarised figure is read from the typed metrics, and `compare` reads the same figure
+    /// from eval.json's `metrics` object by its path: the two must name one number, one frame
+    /// count and one bound.
+    func testEachFiguresPathInTheFileNamesItsValueInTheModel() throws {
+        var metrics = HandBuiltRuns.metrics(erleSteady: 31.5, erleSteadyBound: true, erleSteadyFrames: 123, singleTalkFrames: 456,
+                                            doubleTalkFrames: 78,
+                                            nearEnd: HandBuiltRuns.nearEnd(attenuation: 4.25, lost: true, distortion: -13.5, frames: 77),
+                                            estimate: NearEndEstimate(outputDropDB: 2.5, outputDropIsLowerBound: true, frames: 91, lostFrames: 3,
+                                                                      isLost: false),
+                                            telephony: HandBuiltRuns.doubleTalkRange(7.75, isLowerBound: true, frames: 66))
+        metrics.erleDB = 22.5
+        metrics.erleIsLowerBound = true
+        metrics.convergenceSeconds = 1.75
+        metrics.telephony?.echoLoss = WeightedEchoLoss(tclwDB: 48.5, isLowerBound: true, bands: [], analysisFrames: 55)
+        let json = JSONValue(encoding: metrics)
+        let figures = EvalDocument.summarisedMetrics.map(\.figure) + [.nearEndEstimate]
+        XCTAssertEqual(figures.count, 8)
+        for figure in figures {
+            let typed = figure.read(metrics)
+            XCTAssertNotNil(typed.value, figure.path)
+            XCTAssertEqual(json.value(at: figure.path)?.doubleValue, typed.value, figure.path)
+            XCTAssertEqual(json.value(at: figure.frames)?.doubleValue, Double(typed.frames), figure.frames)
+            XCTAssertEqual(figure.bound.flatMap { json.value(at: $0)?.boolValue } ?? false, typed.isLowerBound, figure.path)
+        }
+        // Every bound this run holds is read as one somewhere: none of the paths misses its flag.
+        XCTAssertEqual(figures.filter { $0.read(metrics).isLowerBound }.count, 6)
     }
 }

@@ -6,17 +6,16 @@ import XCTest
 /// entry per scorer version and model (a score is never taken for another's), unscored runs
 /// counted, and no `scores` key at all where no run was scored.
 final class ScoreStatisticsTests: XCTestCase {
-    /// A result's `scores` as eval.json lists them: `values` per talk type of one score `mos`.
+    /// A run's scores: `values` per talk type of one score `mos`.
     func result(_ scorer: String, version: String? = "1", values: [String: Double]?, reason: String? = nil,
-                higherIsBetter: Bool = true) -> JSONValue {
+                higherIsBetter: Bool = true) -> [ScorerResult] {
         let talkTypes = values.map { values in
             values.keys.sorted().map { talk in
                 TalkTypeScores(talkType: talk, stretches: 1, seconds: 2,
                                scores: ["mos": ScoreValue(value: values[talk]!, higherIsBetter: higherIsBetter, minimum: 1, maximum: 5)])
             }
         }
-        let scores = [ScorerResult(name: scorer, reportedName: "model", version: version, modelSHA256: nil, talkTypes: talkTypes, unscoredReason: reason)]
-        return .object(["mode": .string("m"), "error": .null, "scores": JSONValue(encoding: scores)])
+        return [ScorerResult(name: scorer, reportedName: "model", version: version, modelSHA256: nil, talkTypes: talkTypes, unscoredReason: reason)]
     }
 
     func testEachScoreIsSummarisedOverTheRunsThatHaveIt() throws {
@@ -56,19 +55,19 @@ final class ScoreStatisticsTests: XCTestCase {
     /// The AECMOS plot's points are judged here, once: each mode's double-talk means, and
     /// whether another mode scores at least as well on both and better on one.
     func testTheAECMOSDoubleTalkPointsAreJudgedInEvaluation() throws {
-        func aecmos(_ mode: String, echo: Double?, other: Double) -> JSONValue {
+        func aecmos(_ mode: String, echo: Double?, other: Double) -> EvalDocument.Run {
             var scores: [String: ScoreValue] = ["aecmos_other": ScoreValue(value: other, higherIsBetter: true, minimum: 1, maximum: 5)]
             if let echo { scores["aecmos_echo"] = ScoreValue(value: echo, higherIsBetter: true, minimum: 1, maximum: 5) }
             let result = [ScorerResult(name: "aecmos", reportedName: "AECMOS", version: "1", modelSHA256: nil,
                                        talkTypes: [TalkTypeScores(talkType: "dt", stretches: 1, seconds: 2, scores: scores)], unscoredReason: nil)]
-            return .object(["mode": .string(mode), "error": .null, "scores": JSONValue(encoding: result)])
+            return HandBuiltRuns.run(mode, scores: result)
         }
-        let item = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"), "results": .array([
+        let items = HandBuiltRuns.items([[
             aecmos("strong", echo: 4.6, other: 3.0), aecmos("gentle", echo: 4.0, other: 4.0), aecmos("beaten", echo: 4.0, other: 3.9),
             aecmos("tied", echo: 4.6, other: 3.0), aecmos("half", echo: nil, other: 4.5),
-        ])])
+        ]])
         let modes = ["strong", "gentle", "beaten", "tied", "half"]
-        let made = try EvalDocument.make(items: [item], modes: modes, modesAsked: true, planned: 5, complete: true, shard: nil, wallSeconds: 0)
+        let made = try EvalDocument.make(items: items, modes: modes, modesAsked: true, planned: 5, complete: true, shard: nil, wallSeconds: 0)
         let points = made.verdicts.aecmosDoubleTalk
         XCTAssertEqual(points.map(\.mode), ["strong", "gentle", "beaten", "tied"], "a mode without both scores has no point")
         XCTAssertEqual(points.map(\.isUnbeaten), [true, true, false, true], "a tie beats neither")
@@ -77,13 +76,11 @@ final class ScoreStatisticsTests: XCTestCase {
     }
 
     func testACorpusWithoutScoresHasNoScoresKey() throws {
-        let item = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"),
-                                     "results": .array([.object(["mode": .string("m"), "error": .null])])])
-        let document = try EvalDocument.make(items: [item], modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        let document = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m")]]), modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
         XCTAssertNil(document.modeSummaries[0].scores)
         XCTAssertNil(document.document["mode_summary"]?.arrayValue?.first?["scores"], "no key, not null: eval.json keeps its bytes")
-        let scored = JSONValue.object(["name": .string("x"), "index": .number(0), "file": .string("x.json"), "results": .array([result("a", values: ["st": 4])])])
-        let withScores = try EvalDocument.make(items: [scored], modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        let scored = HandBuiltRuns.items([[HandBuiltRuns.run("m", scores: result("a", values: ["st": 4]))]])
+        let withScores = try EvalDocument.make(items: scored, modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
         XCTAssertEqual(withScores.document["mode_summary"]?.arrayValue?.first?["scores"]?.arrayValue?.count, 1)
     }
 }

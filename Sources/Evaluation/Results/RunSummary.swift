@@ -66,6 +66,19 @@ public struct RunSummary: Sendable {
         public var description: String { "run report: \(problem)" }
     }
 
+    /// A summary of the given values, as they are: eval.json prints the numbers a summary read
+    /// from a report holds (`init(reading:)`), so only that one gives a run's eval.json entry the
+    /// bytes a merge of shards gives it. For statistics over values built by hand (tests).
+    init(metrics: EchoMetrics?, pipeline: PipelineReport? = nil, findings: [String] = [], durationSeconds: Double = 0,
+         library: String? = nil, scores: [ScorerResult]? = nil) {
+        self.metrics = metrics
+        self.pipeline = pipeline
+        self.findings = findings
+        self.durationSeconds = durationSeconds
+        self.library = library
+        self.scores = scores
+    }
+
     /// From a `report.json` value (`echolab.run/…` or `echolab.recording/…`), rounded as its
     /// file prints it (`JSONValue.roundedAsPrinted`).
     public init(reading report: JSONValue) throws {
