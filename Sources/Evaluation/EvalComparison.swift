@@ -269,21 +269,19 @@ public struct EvalComparison: Sendable {
 
     public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete }
 
-    /// The run's figures the gate judges, by `metrics` path: echo removal, higher is better (ERLE,
-    /// steady and whole; TCLw, the telephony standards' weighted echo loss), and what was taken
-    /// of the near end, lower is better (its attenuation in double talk; the send attenuation
-    /// range, the 95th percentile P.340 categorises, which can grow while the mean holds). A
-    /// figure on too few frames (`FigureConfidence`) is not judged.
-    static let higherIsBetter = ["erle_steady_db", "erle_db", "telephony.echo_loss.tclw_db"]
-    static let lowerIsBetter = ["near_end.attenuation_db", "telephony.double_talk.attenuation_range_db"]
-    /// What a segment's figures are judged on (its keys are flat).
-    static let segmentMetrics = ["erle_steady_db", "erle_db"]
-    /// The frames each stands on, from eval.json's figure table (`EvalDocument.Figure`).
-    static func framesOf(_ metric: String) -> String? {
-        EvalDocument.summarisedMetrics.first { $0.figure.path == metric }?.figure.frames
-    }
-    /// The frames of a segment's figures (its keys are flat).
-    static let segmentFramesOf = ["erle_steady_db": "erle_steady_analysis_frames", "erle_db": "single_talk_analysis_frames"]
+    /// The run's figures the gate judges, by their keys in `metrics`: echo removal, higher is
+    /// better (ERLE, steady and whole; TCLw, the telephony standards' weighted echo loss), and
+    /// what was taken of the near end, lower is better (its attenuation in double talk; the send
+    /// attenuation range, the 95th percentile P.340 categorises, which can grow while the mean
+    /// holds). A figure on too few frames (`FigureConfidence`) is not judged.
+    static let judgedFigures: [(keys: EvalDocument.FigureKeys, higherIsBetter: Bool)] =
+        [(EvalDocument.Figure.erleSteady.keys, true), (EvalDocument.Figure.erle.keys, true), (EvalDocument.Figure.tclw.keys, true),
+         (EvalDocument.Figure.nearEndAttenuation.keys, false), (EvalDocument.Figure.doubleTalkRange.keys, false)]
+    /// What a segment's figures are judged on (its keys are flat; higher is better).
+    static let segmentFigures = [
+        EvalDocument.FigureKeys(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound"),
+        EvalDocument.FigureKeys(path: "erle_db", frames: "single_talk_analysis_frames", bound: "erle_is_lower_bound"),
+    ]
 
     public init(baseline: JSONValue, current: JSONValue, maxRegressionDB: Double, maxRegressionScore: Double = 0.1,
                 judgesLibraryChanges: Bool = false) {
@@ -351,7 +349,7 @@ public struct EvalComparison: Sendable {
     /// A run's steady-state ERLE as the gate judges it; none for a failed run.
     private func steadyERLE(of result: JSONValue) -> Figure {
         guard result["error"]?.stringValue == nil else { return .none }
-        return figure(result, "metrics.erle_steady_db", frames: Self.framesOf("erle_steady_db").map { "metrics.\($0)" })
+        return figure(result, EvalDocument.Figure.erleSteady.keys.under("metrics."))
     }
 
     private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
@@ -374,20 +372,18 @@ public struct EvalComparison: Sendable {
         case (nil, nil):
             break
         }
-        let lostPath = "metrics.near_end.attenuation_is_lower_bound"
-        let wasLost = before.value(at: lostPath)?.boolValue == true, isLost = after.value(at: lostPath)?.boolValue == true
-        for metric in Self.higherIsBetter + Self.lowerIsBetter {
+        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.under("metrics.")
+        let wasLost = before.value(at: attenuation.bound!)?.boolValue == true, isLost = after.value(at: attenuation.bound!)?.boolValue == true
+        for (keys, higherIsBetter) in Self.judgedFigures {
             // A near end kept and now lost, or lost and now kept, is judged as that (below); lost
             // in both, the two bounds are compared as any are (never certainly).
-            if metric == "near_end.attenuation_db" && wasLost != isLost { continue }
-            let frames = Self.framesOf(metric).map { "metrics.\($0)" }
-            compare(key, .level(metric: metric), figure(before, "metrics.\(metric)", frames: frames), figure(after, "metrics.\(metric)", frames: frames),
-                    higherIsBetter: Self.higherIsBetter.contains(metric))
+            if keys == EvalDocument.Figure.nearEndAttenuation.keys && wasLost != isLost { continue }
+            compare(key, .level(metric: keys.path), figure(before, keys.under("metrics.")), figure(after, keys.under("metrics.")),
+                    higherIsBetter: higherIsBetter)
         }
         // A near end kept and now lost entirely is the worst a canceller can do to it, whatever
         // its bound says; lost and now kept is a fix. Judged on enough double-talk frames only.
-        let attenuation = "metrics.near_end.attenuation_db", frames = "metrics.near_end.double_talk_analysis_frames"
-        if case .value = figure(before, attenuation, frames: frames), case .value = figure(after, attenuation, frames: frames) {
+        if case .value = figure(before, attenuation), case .value = figure(after, attenuation) {
             if isLost && !wasLost {
                 regressions.append(Change(run: key, subject: .nearEndLost, baseline: .nearEndKept, current: .nearEndLost, delta: nil))
             } else if wasLost && !isLost {
@@ -428,12 +424,12 @@ public struct EvalComparison: Sendable {
         var isLowerBound: Bool { if case .value(_, let bound) = self { bound } else { false } }
     }
 
-    private func figure(_ object: JSONValue, _ path: String, frames: String?) -> Figure {
-        guard let value = object.value(at: path)?.doubleValue else { return .none }
-        if let frames, let count = object.value(at: frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
+    private func figure(_ object: JSONValue, _ keys: EvalDocument.FigureKeys) -> Figure {
+        guard let value = object.value(at: keys.path)?.doubleValue else { return .none }
+        if let count = object.value(at: keys.frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
             return .lowConfidence(frames: Int(count))
         }
-        return .value(value, isLowerBound: Self.boundPath(of: path).flatMap { object.value(at: $0)?.boolValue } ?? false)
+        return .value(value, isLowerBound: keys.bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
     }
 
     /// One level in both files: a change beyond the threshold the right way is a regression or
@@ -489,9 +485,8 @@ public struct EvalComparison: Sendable {
                 regressions.append(Change(run: key, subject: .segment(segment), baseline: .ran, current: .missing, delta: nil))
                 continue
             }
-            for metric in Self.segmentMetrics {
-                let frames = Self.segmentFramesOf[metric]
-                compare(key, .segmentLevel(segment, metric: metric), figure(was, metric, frames: frames), figure(now, metric, frames: frames), higherIsBetter: true)
+            for keys in Self.segmentFigures {
+                compare(key, .segmentLevel(segment, metric: keys.path), figure(was, keys), figure(now, keys), higherIsBetter: true)
             }
         }
     }
@@ -613,13 +608,5 @@ public struct EvalComparison: Sendable {
         var names = EvalDocument.modes(of: a)
         for mode in EvalDocument.modes(of: b) where !names.contains(mode) { names.append(mode) }
         return names
-    }
-
-    /// Where a metric's lower-bound flag sits beside it: `erle_db` → `erle_is_lower_bound`,
-    /// `echo_loss.tclw_db` → `echo_loss.is_lower_bound`.
-    static func boundPath(of path: String) -> String? {
-        guard path.hasSuffix("_db") else { return nil }
-        if path.hasSuffix(".tclw_db") { return String(path.dropLast("tclw_db".count)) + "is_lower_bound" }
-        return String(path.dropLast("_db".count)) + "_is_lower_bound"
     }
 }

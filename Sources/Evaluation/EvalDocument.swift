@@ -155,14 +155,32 @@ public enum EvalDocument {
         return seen
     }
 
+    /// Where a figure sits in a result's `metrics` object (or a segment, whose keys are flat):
+    /// its value, the frames it stands on, and the flag that marks it a lower bound (where it can
+    /// be one). What `compare` reads of a file of any version: a key one version did not write
+    /// is no figure there.
+    public struct FigureKeys: Sendable, Equatable {
+        public var path: String
+        public var frames: String
+        public var bound: String?
+
+        /// The same keys under `prefix` (`metrics.`).
+        func under(_ prefix: String) -> FigureKeys {
+            FigureKeys(path: prefix + path, frames: prefix + frames, bound: bound.map { prefix + $0 })
+        }
+    }
+
     /// A figure of a run's metrics: its value, the frames it stands on and whether it is a lower
-    /// bound (where it can be one); and where the three sit in eval.json's `metrics` object, which
-    /// is what `compare` reads of files (`path`, `frames`, `bound`).
+    /// bound, read from the typed metrics; and its keys in eval.json's `metrics` object, where
+    /// `compare` reads the same figure of a file.
     struct Figure: Sendable {
-        var path: String
-        var frames: String
-        var bound: String?
+        var keys: FigureKeys
         var read: @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)
+
+        init(path: String, frames: String, bound: String?, read: @escaping @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)) {
+            keys = FigureKeys(path: path, frames: frames, bound: bound)
+            self.read = read
+        }
 
         static let erleSteady = Figure(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound") {
             ($0.erleSteadyDB, $0.erleSteadyFrames, $0.erleSteadyIsLowerBound)

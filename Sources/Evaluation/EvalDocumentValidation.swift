@@ -78,7 +78,7 @@ extension EvalDocument {
         let metrics = result["metrics"]
         guard metrics?.objectValue != nil || metrics?.isNull == true else { return "\(key).metrics: missing or not an object" }
         for (figure, _) in summarisedMetrics {
-            let path = figure.path
+            let path = figure.keys.path
             if let value = metrics?.value(at: path), value.doubleValue == nil, !value.isNull {
                 return "\(key).metrics.\(path): not a number or null"
             }

@@ -29,8 +29,6 @@ final class ComparisonBoundsTests: XCTestCase {
         XCTAssertEqual(mean.baseline, 40.48)
         XCTAssertTrue(mean.baselineIsLowerBound)
         XCTAssertFalse(mean.currentIsLowerBound)
-        XCTAssertEqual(EvalComparison.boundPath(of: "metrics.telephony.echo_loss.tclw_db"), "metrics.telephony.echo_loss.is_lower_bound")
-        XCTAssertEqual(EvalComparison.boundPath(of: "metrics.near_end.attenuation_db"), "metrics.near_end.attenuation_is_lower_bound")
     }
 
     /// A one-run eval.json with these metrics.

@@ -79,10 +79,11 @@ final class ModeSummaryTests: XCTestCase {
         XCTAssertEqual(figures.count, 8)
         for figure in figures {
             let typed = figure.read(metrics)
-            XCTAssertNotNil(typed.value, figure.path)
-            XCTAssertEqual(json.value(at: figure.path)?.doubleValue, typed.value, figure.path)
-            XCTAssertEqual(json.value(at: figure.frames)?.doubleValue, Double(typed.frames), figure.frames)
-            XCTAssertEqual(figure.bound.flatMap { json.value(at: $0)?.boolValue } ?? false, typed.isLowerBound, figure.path)
+            let keys = figure.keys
+            XCTAssertNotNil(typed.value, keys.path)
+            XCTAssertEqual(json.value(at: keys.path)?.doubleValue, typed.value, keys.path)
+            XCTAssertEqual(json.value(at: keys.frames)?.doubleValue, Double(typed.frames), keys.frames)
+            XCTAssertEqual(keys.bound.flatMap { json.value(at: $0)?.boolValue } ?? false, typed.isLowerBound, keys.path)
         }
         // Every bound this run holds is read as one somewhere: none of the paths misses its flag.
         XCTAssertEqual(figures.filter { $0.read(metrics).isLowerBound }.count, 6)
