@@ -27,49 +27,44 @@ public enum EvalMerge {
         }
     }
 
-    public struct MergeError: DescribedError {
-        public var description: String
-    }
-
     public static func merge(_ shards: [Shard]) throws -> EvalReport {
-        guard let first = shards.first else { throw MergeError(description: "merge: give the folders of shards 1/N … N/N") }
+        guard let first = shards.first else { throw MergeError.noShards }
         var count: Int?
         var seen: [Int: String] = [:]
         for shard in shards {
             guard let text = shard.eval["shard"]?.stringValue,
                   let parsed = try? CorpusRun.Shard(parsing: text) else {
-                throw MergeError(description: "\(shard.path): not a shard's eval.json (it has no \"shard\": \"K/N\")")
+                throw MergeError.notAShard(path: shard.path)
             }
             if let count, parsed.count != count {
-                throw MergeError(description: "\(shard.path): shard \(text) is not one of \(count) like \(first.path)")
+                throw MergeError.otherShardCount(path: shard.path, shard: text, count: count, firstPath: first.path)
             }
             count = parsed.count
             if let other = seen[parsed.index] {
-                throw MergeError(description: "\(shard.path): shard \(text) is given twice (also \(other))")
+                throw MergeError.givenTwice(path: shard.path, shard: text, otherPath: other)
             }
             seen[parsed.index] = shard.path
             for key in ["modes", "tool"] where shard.eval[key] != first.eval[key] {
-                throw MergeError(description: "\(shard.path): its \"\(key)\" is not the same as in \(first.path); shards must come from one plan and one EchoLab build")
+                throw MergeError.differs(path: shard.path, key: key, firstPath: first.path)
             }
             // The whole plan each shard was cut from: the same items (files as given) and modes.
             guard let entries = shard.eval.value(at: "plan.entries")?.doubleValue, shard.eval.value(at: "plan.digest")?.stringValue != nil else {
-                throw MergeError(description: "\(shard.path): it does not say which plan it is a shard of (written by an older EchoLab?); run the shards again")
+                throw MergeError.noPlan(path: shard.path)
             }
             if shard.eval["plan"] != first.eval["plan"] {
-                throw MergeError(description: "\(shard.path): its plan differs from \(first.path)'s (another corpus, other files or paths, "
-                                 + "or other --modes); shards must come from one `eval --shard K/N` command")
+                throw MergeError.otherPlan(path: shard.path, firstPath: first.path)
             }
             // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
             let whole = Int(entries), expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
             // `planned` is a count: checked when the document was read.
             let planned = Int(shard.eval["planned"]?.doubleValue ?? 0)
             if planned != expected {
-                throw MergeError(description: "\(shard.path): shard \(text) of a plan of \(whole) runs has \(expected), but it says it planned \(planned)")
+                throw MergeError.wrongSlice(path: shard.path, shard: text, planRuns: whole, expected: expected, planned: planned)
             }
         }
         let total = count!
         if let missing = (1...total).first(where: { seen[$0] == nil }) {
-            throw MergeError(description: "merge: shard \(missing)/\(total) is missing (got \(seen.keys.sorted().map { "\($0)/\(total)" }.joined(separator: ", ")))")
+            throw MergeError.missingShard(index: missing, count: total, given: seen.keys.sorted())
         }
 
         let modeNames = EvalDocument.modes(of: first.eval)
@@ -84,10 +79,10 @@ public enum EvalMerge {
             for item in shard.eval["items"]?.arrayValue ?? [] {
                 guard let index = item["index"]?.doubleValue.map(Int.init), let name = item["name"]?.stringValue,
                       let file = item["file"]?.stringValue else {
-                    throw MergeError(description: "\(shard.path): an item has no index, name or file (written by an older EchoLab?)")
+                    throw MergeError.incompleteItem(path: shard.path)
                 }
                 if let other = fileOfIndex[index], other.file != file {
-                    throw MergeError(description: "\(shard.path): item \(index) is \(file) here but \(other.file) in \(other.path): shards of different corpora")
+                    throw MergeError.otherFile(path: shard.path, index: index, file: file, otherFile: other.file, otherPath: other.path)
                 }
                 fileOfIndex[index] = (file, shard.path)
                 for entry in item["results"]?.arrayValue ?? [] {
@@ -98,7 +93,7 @@ public enum EvalMerge {
                     // (A NUL, which no folder name holds, keeps the two kinds of key apart.)
                     let run = entry["error"]?.stringValue == nil ? folder : "\u{0}\(index) \(modeName ?? "")"
                     if let other = taken[run] {
-                        throw MergeError(description: "\(shard.path): \(name) × \(modeName ?? "as written") also ran in \(other)")
+                        throw MergeError.ranTwice(path: shard.path, item: name, mode: modeName, otherPath: other)
                     }
                     taken[run] = shard.path
                     var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
@@ -110,7 +105,7 @@ public enum EvalMerge {
                         let hasTaps = !summary.taps.isEmpty
                         if let seen = tapsSeen, seen.hasTaps != hasTaps, seen.path != shard.path {
                             let (with, without) = hasTaps ? (shard.path, seen.path) : (seen.path, shard.path)
-                            throw MergeError(description: "\(without): its runs were written without taps (--no-taps), \(with)'s with them; run every shard alike")
+                            throw MergeError.tapsDiffer(withoutTaps: without, withTaps: with)
                         }
                         if tapsSeen == nil { tapsSeen = (hasTaps, shard.path) }
                         result.summary = summary
@@ -138,16 +133,16 @@ public enum EvalMerge {
         do {
             return try EchoControlMode(parsing: name, plugins: plugins)
         } catch {
-            throw MergeError(description: "\(shard.path): mode \(error)")
+            throw MergeError.unreadableMode(path: shard.path, problem: String(describing: error))
         }
     }
 
     static func readReport(_ path: String) throws -> JSONValue {
-        if let problem = InputFile.problem(at: path) { throw MergeError(description: "\(path): \(problem) (the shard's run folder must come with its eval.json)") }
+        if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }
         guard let data = FileManager.default.contents(atPath: path),
               let value = try? JSONValue.parse(Array(data), maximumBytes: 1 << 30),
               value["schema"]?.stringValue?.hasPrefix("echolab.") == true else {
-            throw MergeError(description: "\(path): not a run report EchoLab wrote")
+            throw MergeError.notARunReport(path: path)
         }
         return value
     }
