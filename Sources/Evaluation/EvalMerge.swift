@@ -19,8 +19,8 @@ public enum EvalMerge {
         /// Its eval.json, and the folder holding its runs' folders.
         public var path: String
         public var folder: String
-        public var eval: JSONValue
-        public init(path: String, folder: String, eval: JSONValue) {
+        public var eval: EvalFile
+        public init(path: String, folder: String, eval: EvalFile) {
             self.path = path
             self.folder = folder
             self.eval = eval
@@ -32,7 +32,7 @@ public enum EvalMerge {
         var count: Int?
         var seen: [Int: String] = [:]
         for shard in shards {
-            guard let text = shard.eval["shard"]?.stringValue,
+            guard let text = shard.eval.shard,
                   let parsed = try? CorpusRun.Shard(parsing: text) else {
                 throw MergeError.notAShard(path: shard.path)
             }
@@ -44,20 +44,16 @@ public enum EvalMerge {
                 throw MergeError.givenTwice(path: shard.path, shard: text, otherPath: other)
             }
             seen[parsed.index] = shard.path
-            for key in ["modes", "tool"] where shard.eval[key] != first.eval[key] {
-                throw MergeError.differs(path: shard.path, key: key, firstPath: first.path)
-            }
+            if shard.eval.modes != first.eval.modes { throw MergeError.differs(path: shard.path, key: "modes", firstPath: first.path) }
+            if shard.eval.tool != first.eval.tool { throw MergeError.differs(path: shard.path, key: "tool", firstPath: first.path) }
             // The whole plan each shard was cut from: the same items (files as given) and modes.
-            guard let entries = shard.eval.value(at: "plan.entries")?.doubleValue, shard.eval.value(at: "plan.digest")?.stringValue != nil else {
-                throw MergeError.noPlan(path: shard.path)
-            }
-            if shard.eval["plan"] != first.eval["plan"] {
+            guard let plan = shard.eval.plan else { throw MergeError.noPlan(path: shard.path) }
+            if plan != first.eval.plan {
                 throw MergeError.otherPlan(path: shard.path, firstPath: first.path)
             }
             // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
-            let whole = Int(entries), expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
-            // `planned` is a count: checked when the document was read.
-            let planned = Int(shard.eval["planned"]?.doubleValue ?? 0)
+            let whole = plan.entries, expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
+            let planned = shard.eval.planned
             if planned != expected {
                 throw MergeError.wrongSlice(path: shard.path, shard: text, planRuns: whole, expected: expected, planned: planned)
             }
@@ -67,7 +63,7 @@ public enum EvalMerge {
             throw MergeError.missingShard(index: missing, count: total, given: seen.keys.sorted())
         }
 
-        let modeNames = EvalDocument.modes(of: first.eval)
+        let modeNames = first.eval.modeNames
         let modeOrder = Dictionary(modeNames.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         var results: [CorpusRun.Result] = []
         var fileOfIndex: [Int: (file: String, path: String)] = [:]
@@ -76,29 +72,26 @@ public enum EvalMerge {
         // --no-taps would merge into pages no one eval writes (players for some runs only).
         var tapsSeen: (hasTaps: Bool, path: String)?
         for shard in shards {
-            for item in shard.eval["items"]?.arrayValue ?? [] {
-                guard let index = item["index"]?.doubleValue.map(Int.init), let name = item["name"]?.stringValue,
-                      let file = item["file"]?.stringValue else {
-                    throw MergeError.incompleteItem(path: shard.path)
-                }
+            for item in shard.eval.items {
+                guard let index = item.index else { throw MergeError.incompleteItem(path: shard.path) }
+                let name = item.name, file = item.file
                 if let other = fileOfIndex[index], other.file != file {
                     throw MergeError.otherFile(path: shard.path, index: index, file: file, otherFile: other.file, otherPath: other.path)
                 }
                 fileOfIndex[index] = (file, shard.path)
-                for entry in item["results"]?.arrayValue ?? [] {
-                    let modeName = entry["mode"]?.stringValue
-                    let folder = entry["folder"]?.stringValue ?? name
+                for entry in item.results {
+                    let modeName = entry.mode, folder = entry.folder
                     // A run is its folder; a failed one has none on disk (items that failed to
                     // load share their name's in every mode): the item and mode then.
                     // (A NUL, which no folder name holds, keeps the two kinds of key apart.)
-                    let run = entry["error"]?.stringValue == nil ? folder : "\u{0}\(index) \(modeName ?? "")"
+                    let run = entry.error == nil ? folder : "\u{0}\(index) \(modeName ?? "")"
                     if let other = taken[run] {
                         throw MergeError.ranTwice(path: shard.path, item: name, mode: modeName, otherPath: other)
                     }
                     taken[run] = shard.path
                     var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
                                                   mode: try modeName.map { try mode($0, in: shard) }, folder: folder,
-                                                  summary: nil, error: entry["error"]?.stringValue)
+                                                  summary: nil, error: entry.error)
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
                         let summary = try RunSummary(reading: try readReport(report))
@@ -117,10 +110,10 @@ public enum EvalMerge {
         results.sort { a, b in
             (a.itemIndex, modeOrder[a.mode?.description ?? ""] ?? 0) < (b.itemIndex, modeOrder[b.mode?.description ?? ""] ?? 0)
         }
-        let planned = shards.reduce(0) { $0 + Int($1.eval["planned"]?.doubleValue ?? 0) }
-        let modes = first.eval["modes"]?.arrayValue != nil ? try modeNames.map { try mode($0, in: first) } : nil
+        let planned = shards.reduce(0) { $0 + $1.eval.planned }
+        let modes = first.eval.modes != nil ? try modeNames.map { try mode($0, in: first) } : nil
         // Shards run side by side: the merged run took as long as the slowest.
-        let wall = shards.compactMap { $0.eval.value(at: "timing.wall_s")?.doubleValue }.max() ?? 0
+        let wall = shards.compactMap { $0.eval.timing?.wallSeconds }.max() ?? 0
         return EvalReport(outcome: CorpusRun.Outcome(results: results, plannedCount: planned, modes: modes, shard: nil), wallSeconds: wall)
     }
 
@@ -147,11 +140,4 @@ public enum EvalMerge {
         return value
     }
 
-    /// The OUT-relative folders (ITEM/MODE) of the runs a document lists that ran: a failed run
-    /// has none on disk (its item's folder may hold the item's other runs).
-    public static func runFolders(of eval: JSONValue) -> [String] {
-        (eval["items"]?.arrayValue ?? []).flatMap { item in
-            (item["results"]?.arrayValue ?? []).filter { $0["error"]?.isNull == true }.compactMap { $0["folder"]?.stringValue }
-        }
-    }
 }

@@ -14,11 +14,11 @@ public enum MergeOutput {
     /// a shard and its run are folders (not links), a run folder holds only folders and regular
     /// files (a FIFO would block the copy, a device be read), no run lands in or over a shard, and
     /// a run folder already in OUT is one EchoLab wrote.
-    public static func runs(of shards: [(folder: String, eval: JSONValue)], out: String) throws -> [(source: String, run: String)] {
+    public static func runs(of shards: [(folder: String, eval: EvalFile)], out: String) throws -> [(source: String, run: String)] {
         for (folder, _) in shards where InputFile.isSameOrInside(out, folder) { throw OutIsShard(out: out) }
         var runs: [(source: String, run: String)] = []
         for (folder, eval) in shards {
-            for run in EvalMerge.runFolders(of: eval) {
+            for run in eval.runFolders {
                 let source = (folder as NSString).appendingPathComponent(run)
                 try checkRunPath(run, in: folder)
                 try checkRunFolder(source)

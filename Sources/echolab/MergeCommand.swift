@@ -42,7 +42,7 @@ struct MergeCommand: ParsableCommand {
                 let isFolder = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
                 let file = isFolder ? (path as NSString).appendingPathComponent("eval.json") : path
                 let folder = isFolder ? path : InputFile.parent(of: path)
-                loaded.append((folder, EvalMerge.Shard(path: file, folder: folder, eval: try EvalDocument.read(file))))
+                loaded.append((folder, EvalMerge.Shard(path: file, folder: folder, eval: try EvalFile.read(file))))
             }
             let merged = try EvalMerge.merge(loaded.map(\.shard))
             let runs = try MergeOutput.runs(of: loaded.map { ($0.folder, $0.shard.eval) }, out: out)
