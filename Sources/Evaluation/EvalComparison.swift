@@ -292,7 +292,7 @@ public struct EvalComparison: Sendable {
         baselineRuns = old.count
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
-        hasScores = old.values.contains { $0["scores"] != nil }
+        hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.
         var explained = Set<RunKey>()
@@ -307,9 +307,9 @@ public struct EvalComparison: Sendable {
                 }
                 // A gate must not pass on less work: missing is a regression even where the
                 // baseline's run had failed.
-                let was: Value = before["error"]?.stringValue == nil ? .ran : .failed(error: nil)
+                let was: Value = before.error == nil ? .ran : .failed(error: nil)
                 let unloaded = RunKey(item: key.item, mode: Self.asWritten)
-                if old[unloaded] == nil, let error = new[unloaded]?["error"]?.stringValue {
+                if old[unloaded] == nil, let error = new[unloaded]?.error {
                     explained.insert(unloaded)
                     regressions.append(Change(run: key, subject: .run, baseline: was, current: .failed(error: error), delta: nil))
                 } else {
@@ -323,10 +323,10 @@ public struct EvalComparison: Sendable {
         // A run new to CURRENT is listed, not judged; one that failed is a broken item, which no
         // gate passes over.
         for key in newRuns {
-            guard let error = new[key]?["error"]?.stringValue else { continue }
+            guard let error = new[key]?.error else { continue }
             regressions.append(Change(run: key, subject: .run, baseline: .notInBaseline, current: .failed(error: error), delta: nil))
         }
-        added = newRuns.filter { new[$0]?["error"]?.stringValue == nil }
+        added = newRuns.filter { new[$0]?.error == nil }
         // An unloaded item's run is said under its baseline runs, not as a case of its own.
         runs = Set(old.keys).union(new.keys).subtracting(explained).sorted()
         modeMeans = modeMeans(old, new, modes: Self.modeNames(baseline, current))
@@ -335,7 +335,7 @@ public struct EvalComparison: Sendable {
     /// The mean steady ERLE of each mode in `modes` over the runs both files hold and judge, where
     /// both measured it (ran, on enough frames). In order of run, so that the sums, and the
     /// printed means, are the same every time.
-    private func modeMeans(_ old: [RunKey: JSONValue], _ new: [RunKey: JSONValue], modes: [String]) -> [ModeMean] {
+    private func modeMeans(_ old: [RunKey: ComparedRun], _ new: [RunKey: ComparedRun], modes: [String]) -> [ModeMean] {
         let notJudged = judgesLibraryChanges ? [] : Set(libraryChanges.map(\.run))
         var pairs: [String: [(was: Figure, now: Figure)]] = [:]
         for key in old.keys.sorted() where !notJudged.contains(key) {
@@ -347,19 +347,19 @@ public struct EvalComparison: Sendable {
     }
 
     /// A run's steady-state ERLE as the gate judges it; none for a failed run.
-    private func steadyERLE(of result: JSONValue) -> Figure {
-        guard result["error"]?.stringValue == nil else { return .none }
-        return figure(result, EvalDocument.Figure.erleSteady.keys.under("metrics."))
+    private func steadyERLE(of run: ComparedRun) -> Figure {
+        guard run.error == nil else { return .none }
+        return run.figures[EvalDocument.Figure.erleSteady.keys.path] ?? .none
     }
 
-    private mutating func compare(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) {
+    private mutating func compare(_ key: RunKey, _ before: ComparedRun, _ after: ComparedRun) {
         // Another library's numbers measure another build: the run is listed, and nothing of it
         // is judged (a regression there would fail the gate on a library update) unless asked.
         if let change = Self.libraryChange(key, before, after) {
             libraryChanges.append(change)
             if !judgesLibraryChanges { return }
         }
-        let failedBefore = before["error"]?.stringValue, failedAfter = after["error"]?.stringValue
+        let failedBefore = before.error, failedAfter = after.error
         switch (failedBefore, failedAfter) {
         case (nil, let error?):
             regressions.append(Change(run: key, subject: .run, baseline: .ran, current: .failed(error: error), delta: nil))
@@ -372,36 +372,46 @@ public struct EvalComparison: Sendable {
         case (nil, nil):
             break
         }
-        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.under("metrics.")
-        let wasLost = before.value(at: attenuation.bound!)?.boolValue == true, isLost = after.value(at: attenuation.bound!)?.boolValue == true
+        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.path
+        let wasLost = before.isNearEndLost, isLost = after.isNearEndLost
         for (keys, higherIsBetter) in Self.judgedFigures {
             // A near end kept and now lost, or lost and now kept, is judged as that (below); lost
             // in both, the two bounds are compared as any are (never certainly).
-            if keys == EvalDocument.Figure.nearEndAttenuation.keys && wasLost != isLost { continue }
-            compare(key, .level(metric: keys.path), figure(before, keys.under("metrics.")), figure(after, keys.under("metrics.")),
+            if keys.path == attenuation && wasLost != isLost { continue }
+            compare(key, .level(metric: keys.path), before.figures[keys.path] ?? .none, after.figures[keys.path] ?? .none,
                     higherIsBetter: higherIsBetter)
         }
         // A near end kept and now lost entirely is the worst a canceller can do to it, whatever
         // its bound says; lost and now kept is a fix. Judged on enough double-talk frames only.
-        if case .value = figure(before, attenuation), case .value = figure(after, attenuation) {
+        if case .value? = before.figures[attenuation], case .value? = after.figures[attenuation] {
             if isLost && !wasLost {
                 regressions.append(Change(run: key, subject: .nearEndLost, baseline: .nearEndKept, current: .nearEndLost, delta: nil))
             } else if wasLost && !isLost {
                 improvements.append(Change(run: key, subject: .nearEndKept, baseline: .nearEndLost, current: .nearEndKept, delta: nil))
             }
         }
-        compareSegments(key, before["segments"]?.arrayValue, after["segments"]?.arrayValue)
+        compareSegments(key, before.segments, after.segments)
         compareFindings(key, before, after)
-        compareScores(key, before["scores"], after["scores"])
-        var counters: [(String, JSONValue, JSONValue)] = []
-        Self.collectCounters(before["pipeline"], after["pipeline"], path: "", into: &counters)
-        for (path, was, now) in counters {
-            if let a = was.doubleValue, let b = now.doubleValue, b > a {
+        compareScores(key, before.scores, after.scores)
+        compareCounters(key, before.counters, after.counters)
+    }
+
+    /// Fault counters and `conserved` flags both pipelines have, by path: a count that rose is a
+    /// regression, one that fell an improvement; a buffer that stopped conserving samples a regression.
+    private mutating func compareCounters(_ key: RunKey, _ before: [(path: String, value: ComparedRun.Counter)]?,
+                                          _ after: [(path: String, value: ComparedRun.Counter)]?) {
+        guard let before, let after else { return }
+        let now = Dictionary(after.map { ($0.path, $0.value) }, uniquingKeysWith: { first, _ in first })
+        for (path, was) in before {
+            switch (was, now[path]) {
+            case (.count(let a), .count(let b)?) where b > a:
                 regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
-            } else if let a = was.doubleValue, let b = now.doubleValue, b < a {
+            case (.count(let a), .count(let b)?) where b < a:
                 improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
-            } else if was.boolValue == true, now.boolValue == false {
+            case (.flag(true), .flag(false)?):
                 regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(true), current: .flag(false), delta: nil))
+            default:
+                break
             }
         }
     }
@@ -409,8 +419,8 @@ public struct EvalComparison: Sendable {
     /// The run's canceller library (a version, a plugin's SHA-256) where it is not the baseline's;
     /// nil where it is, or where either file names none (baselines written before libraries were
     /// named: nothing to say).
-    static func libraryChange(_ key: RunKey, _ before: JSONValue, _ after: JSONValue) -> Change? {
-        guard let was = before["library"]?.stringValue, let now = after["library"]?.stringValue, was != now else { return nil }
+    static func libraryChange(_ key: RunKey, _ before: ComparedRun, _ after: ComparedRun) -> Change? {
+        guard let was = before.library, let now = after.library, was != now else { return nil }
         return Change(run: key, subject: .library, baseline: .name(was), current: .name(now), delta: nil)
     }
 
@@ -422,14 +432,6 @@ public struct EvalComparison: Sendable {
         case none
         var number: Double? { if case .value(let v, _) = self { v } else { nil } }
         var isLowerBound: Bool { if case .value(_, let bound) = self { bound } else { false } }
-    }
-
-    private func figure(_ object: JSONValue, _ keys: EvalDocument.FigureKeys) -> Figure {
-        guard let value = object.value(at: keys.path)?.doubleValue else { return .none }
-        if let count = object.value(at: keys.frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
-            return .lowConfidence(frames: Int(count))
-        }
-        return .value(value, isLowerBound: keys.bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
     }
 
     /// One level in both files: a change beyond the threshold the right way is a regression or
@@ -475,18 +477,19 @@ public struct EvalComparison: Sendable {
     /// they start: a stretch that lost echo removal fails the gate even when the call's average
     /// hides it; a baseline segment the current call no longer has is a regression. A file
     /// without segments (a recording, an older eval.json) has nothing to pair.
-    private mutating func compareSegments(_ key: RunKey, _ before: [JSONValue]?, _ after: [JSONValue]?) {
+    private mutating func compareSegments(_ key: RunKey, _ before: [ComparedRun.Segment]?, _ after: [ComparedRun.Segment]?) {
         guard let before, let after else { return }
         for (index, was) in before.enumerated() {
-            guard let start = was["start_s"]?.doubleValue else { continue }
-            let segment = Segment(number: index + 1, startSeconds: start, events: (was["events"]?.arrayValue ?? []).compactMap(\.stringValue))
+            guard let start = was.startSeconds else { continue }
+            let segment = Segment(number: index + 1, startSeconds: start, events: was.events)
             // A stretch the call no longer has cannot be judged: a gate must not pass on less work.
-            guard let now = after.first(where: { $0["start_s"]?.doubleValue == start }) else {
+            guard let now = after.first(where: { $0.startSeconds == start }) else {
                 regressions.append(Change(run: key, subject: .segment(segment), baseline: .ran, current: .missing, delta: nil))
                 continue
             }
             for keys in Self.segmentFigures {
-                compare(key, .segmentLevel(segment, metric: keys.path), figure(was, keys), figure(now, keys), higherIsBetter: true)
+                compare(key, .segmentLevel(segment, metric: keys.path), was.figures[keys.path] ?? .none, now.figures[keys.path] ?? .none,
+                        higherIsBetter: true)
             }
         }
     }
@@ -497,11 +500,9 @@ public struct EvalComparison: Sendable {
     /// reach) is judged only where the side it departs from had a verdict: gained over a baseline
     /// whose figure could not be judged (a TCLw bound under 46 dB, none measured), or lost in a
     /// CURRENT that cannot be, the change is listed as not judged, with why.
-    private mutating func compareFindings(_ key: RunKey, _ beforeRun: JSONValue, _ afterRun: JSONValue) {
-        guard let before = beforeRun["findings"]?.arrayValue, let after = afterRun["findings"]?.arrayValue else { return }   // a key one version does not write
-        func counts(_ list: [JSONValue]) -> [String: Int] {
-            list.compactMap(\.stringValue).reduce(into: [:]) { $0[$1, default: 0] += 1 }
-        }
+    private mutating func compareFindings(_ key: RunKey, _ beforeRun: ComparedRun, _ afterRun: ComparedRun) {
+        guard let before = beforeRun.findings, let after = afterRun.findings else { return }   // a key one version does not write
+        func counts(_ rules: [String]) -> [String: Int] { rules.reduce(into: [:]) { $0[$1, default: 0] += 1 } }
         let was = counts(before), now = counts(after)
         for rule in Set(was.keys).union(now.keys).sorted() {
             let a = was[rule] ?? 0, b = now[rule] ?? 0
@@ -524,10 +525,9 @@ public struct EvalComparison: Sendable {
     /// regression, one that rose as much an improvement; scored before and unscored now (the
     /// scorer failed, or the talk type is gone) is a regression — a gate must not pass on less
     /// work. A scorer CURRENT was not run with, or of another version or model, is listed.
-    private mutating func compareScores(_ key: RunKey, _ before: JSONValue?, _ after: JSONValue?) {
-        guard let before else { return }
-        let was = (try? JSONValueDecoder().decode([ScorerResult].self, from: before)) ?? []
-        let now = after.flatMap { try? JSONValueDecoder().decode([ScorerResult].self, from: $0) } ?? []
+    private mutating func compareScores(_ key: RunKey, _ before: [ScorerResult]?, _ after: [ScorerResult]?) {
+        guard let was = before else { return }
+        let now = after ?? []
         for old in was {
             guard let oldTalk = old.talkTypes else { continue }   // unscored in the baseline: nothing to judge
             guard let new = now.first(where: { $0.name == old.name }) else {
@@ -565,39 +565,18 @@ public struct EvalComparison: Sendable {
         }
     }
 
-    /// Pairs of fault counters (and `conserved` flags) present in both pipelines, by dotted path.
-    static func collectCounters(_ before: JSONValue?, _ after: JSONValue?, path: String, into out: inout [(String, JSONValue, JSONValue)]) {
-        guard let before = before?.objectValue, let after = after?.objectValue else { return }
-        for key in before.keys.sorted() {
-            guard let was = before[key], let now = after[key] else { continue }
-            let here = path.isEmpty ? key : "\(path).\(key)"
-            if was.objectValue != nil {
-                // Every count under clipped_samples is a fault.
-                if key == "clipped_samples", let stages = was.objectValue {
-                    for stage in stages.keys.sorted() {
-                        if let a = stages[stage], let b = now[stage] { out.append(("\(here).\(stage)", a, b)) }
-                    }
-                } else {
-                    collectCounters(was, now, path: here, into: &out)
-                }
-            } else if EvalDocument.faultCounters.contains(key) || key == "conserved" {
-                out.append((here, was, now))
-            }
-        }
-    }
-
     /// The mode of an item's run that failed before its own mode was read.
     static let asWritten = "as written"
 
     /// Every item × mode result of an eval.json, by key.
-    static func runs(in eval: JSONValue) -> [RunKey: JSONValue] {
-        var runs: [RunKey: JSONValue] = [:]
+    static func runs(in eval: JSONValue) -> [RunKey: ComparedRun] {
+        var runs: [RunKey: ComparedRun] = [:]
         for item in eval["items"]?.arrayValue ?? [] {
             let name = item["name"]?.stringValue ?? "?"
             for result in item["results"]?.arrayValue ?? [] {
                 // The first of a name: a later item refused for taking it is listed under it too.
                 let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? asWritten)
-                if runs[key] == nil { runs[key] = result }
+                if runs[key] == nil { runs[key] = ComparedRun(reading: result) }
             }
         }
         return runs

@@ -1,5 +1,3 @@
-import EchoLabJSON
-import Foundation
 import Metrics
 
 /// Findings that judge a measured figure against a line: TS 26.131's 46 dB on TCLw
@@ -11,7 +9,7 @@ import Metrics
 /// finding gained over a baseline that could not be judged, or lost in a CURRENT that cannot, is
 /// listed as not judged with this reason — the gate fails only on a certain regression.
 ///
-/// Works on a run's eval.json result alone, as `compare` does. `echo-leak-after-route-change`
+/// Works on a run's eval.json result alone (`ComparedRun`), as `compare` does. `echo-leak-after-route-change`
 /// also holds back on a bound (the first second's ERLE under the noise), but eval.json does not
 /// keep that second's figure, so it is judged on the count as any finding is.
 public enum FindingVerdicts {
@@ -32,15 +30,15 @@ public enum FindingVerdicts {
         case noEchoDelay
     }
 
-    /// Why `rule` could not be judged in `result` (an eval.json run); nil where it was judged, or
-    /// where the rule does not depend on a figure's verdict.
-    public static func unjudged(rule: String, in result: JSONValue) -> Unjudged? {
+    /// Why `rule` could not be judged in `run` (an eval.json run as the gate reads it); nil where
+    /// it was judged, or where the rule does not depend on a figure's verdict.
+    static func unjudged(rule: String, in run: ComparedRun) -> Unjudged? {
         switch rule {
-        case RequirementFindings.echoLossRule: return echoLossUnjudged(result)
+        case RequirementFindings.echoLossRule: return echoLossUnjudged(run.echoLoss)
         case LintRule.echoDelayBeyondFilter.rawValue:
             // The lint judges a measured delay; without one it judges the scenario's echo path
             // delay, which is only a lower bound (or nothing at all): under the reach, no verdict.
-            return result.value(at: "metrics.delay_ms")?.doubleValue == nil ? .noEchoDelay : nil
+            return run.hasEchoDelay ? nil : .noEchoDelay
         default: return nil
         }
     }
@@ -49,20 +47,15 @@ public enum FindingVerdicts {
     /// it: not at all without a TCLw or on too few frames, and not for a bound under 46 dB its
     /// measured bands do not keep under it (`meets_ts26131_46db` null). A file written before
     /// that key judged a measured figure, and a bound at or over 46 dB.
-    static func echoLossUnjudged(_ result: JSONValue) -> Unjudged? {
-        let path = "metrics.telephony.echo_loss"
-        guard let tclw = result.value(at: "\(path).tclw_db")?.doubleValue else { return .noEchoLoss }
-        if let frames = result.value(at: "\(path).analysis_frames")?.doubleValue, FigureConfidence.isLow(frames: Int(frames)) {
-            return .echoLossOnFewFrames(frames: Int(frames))
-        }
-        let isBound = result.value(at: "\(path).is_lower_bound")?.boolValue == true
-        let meets = result.value(at: "\(path).meets_ts26131_46db")
+    static func echoLossUnjudged(_ loss: ComparedRun.EchoLoss?) -> Unjudged? {
+        guard let loss else { return .noEchoLoss }
+        if let frames = loss.frames, FigureConfidence.isLow(frames: frames) { return .echoLossOnFewFrames(frames: frames) }
         let unknown: Bool
-        switch meets {
-        case .bool?: unknown = false
-        case .null?: unknown = true
-        default: unknown = isBound && tclw < WeightedEchoLoss.requirementDB
+        switch loss.meetsRequirement {
+        case .meets: unknown = false
+        case .unknown: unknown = true
+        case .notWritten: unknown = loss.isLowerBound && loss.tclwDB < WeightedEchoLoss.requirementDB
         }
-        return unknown ? .echoLossBoundUnderRequirement(tclw: BoundedValue(tclw, isLowerBound: isBound)) : nil
+        return unknown ? .echoLossBoundUnderRequirement(tclw: BoundedValue(loss.tclwDB, isLowerBound: loss.isLowerBound)) : nil
     }
 }

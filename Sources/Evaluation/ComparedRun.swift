@@ -1,0 +1,130 @@
+import EchoLabJSON
+import Metrics
+
+/// One run of an eval.json as the gate reads it, read once from the file's result object: files
+/// of every schema version compare, so a key a version did not write is nil here and nothing is
+/// judged of it. `EvalComparison` judges these values; it walks no file.
+struct ComparedRun: Sendable {
+    /// Why the run failed; nil where it ran.
+    var error: String?
+    /// The canceller's library (a version, a plugin's SHA-256); nil where the file names none.
+    var library: String?
+    /// The gate's figures (`EvalComparison.judgedFigures`), by their path in `metrics`.
+    var figures: [String: EvalComparison.Figure] = [:]
+    /// The near end was removed entirely: its attenuation is only a bound.
+    var isNearEndLost = false
+    /// The call's device and route segments; nil where the file lists none (a recording, an
+    /// older file).
+    var segments: [Segment]?
+    /// The rule of each finding; nil where the file does not list them.
+    var findings: [String]?
+    /// Each scorer's result; nil where the file has no `scores` (none asked for). A list this
+    /// EchoLab cannot read is no scores.
+    var scores: [ScorerResult]?
+    /// The pipeline's fault counters and `conserved` flags by dotted path, depth first with keys
+    /// in order (every count under `clipped_samples` is a fault); nil without a pipeline.
+    var counters: [(path: String, value: Counter)]?
+    /// What the findings that judge a figure against a line depend on (`FindingVerdicts`).
+    var echoLoss: EchoLoss?
+    var hasEchoDelay = false
+
+    struct Segment: Sendable {
+        var startSeconds: Double?
+        var events: [String]
+        /// `EvalComparison.segmentFigures`, by key.
+        var figures: [String: EvalComparison.Figure]
+    }
+
+    /// A pipeline counter's value: a count, a flag, or something neither (nothing is judged of it).
+    enum Counter: Sendable, Equatable {
+        case count(Double)
+        case flag(Bool)
+        case other
+    }
+
+    /// TCLw as `FindingVerdicts` judges its finding: the figure, its frames and bound, and the
+    /// file's verdict against 46 dB.
+    struct EchoLoss: Sendable {
+        var tclwDB: Double
+        var frames: Int?
+        var isLowerBound: Bool
+        var meetsRequirement: Verdict
+
+        enum Verdict: Sendable {
+            case meets(Bool)
+            /// null: a bound the measured bands do not settle.
+            case unknown
+            /// A file written before the key.
+            case notWritten
+        }
+    }
+
+    init(reading result: JSONValue) {
+        error = result["error"]?.stringValue
+        library = result["library"]?.stringValue
+        for (keys, _) in EvalComparison.judgedFigures {
+            figures[keys.path] = Self.figure(result, keys.under("metrics."))
+        }
+        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.under("metrics.")
+        isNearEndLost = result.value(at: attenuation.bound!)?.boolValue == true
+        segments = result["segments"]?.arrayValue.map { list in
+            list.map { segment in
+                Segment(startSeconds: segment["start_s"]?.doubleValue,
+                        events: (segment["events"]?.arrayValue ?? []).compactMap(\.stringValue),
+                        figures: Dictionary(uniqueKeysWithValues: EvalComparison.segmentFigures.map { ($0.path, Self.figure(segment, $0)) }))
+            }
+        }
+        findings = result["findings"]?.arrayValue.map { $0.compactMap(\.stringValue) }
+        scores = result["scores"].map { (try? JSONValueDecoder().decode([ScorerResult].self, from: $0)) ?? [] }
+        if let pipeline = result["pipeline"], pipeline.objectValue != nil {
+            var counters: [(path: String, value: Counter)] = []
+            Self.collectCounters(pipeline, path: "", into: &counters)
+            self.counters = counters
+        }
+        let loss = "metrics.telephony.echo_loss"
+        if let tclw = result.value(at: "\(loss).tclw_db")?.doubleValue {
+            let meets: EchoLoss.Verdict = switch result.value(at: "\(loss).meets_ts26131_46db") {
+            case .bool(let value)?: .meets(value)
+            case .null?: .unknown
+            default: .notWritten
+            }
+            echoLoss = EchoLoss(tclwDB: tclw, frames: result.value(at: "\(loss).analysis_frames")?.doubleValue.map { Int($0) },
+                                isLowerBound: result.value(at: "\(loss).is_lower_bound")?.boolValue == true, meetsRequirement: meets)
+        }
+        hasEchoDelay = result.value(at: "metrics.delay_ms")?.doubleValue != nil
+    }
+
+    /// A figure as the gate sees it: its value; `.lowConfidence` where it stands on fewer frames
+    /// than a figure needs (files without frame counts: every value counts).
+    static func figure(_ object: JSONValue, _ keys: EvalDocument.FigureKeys) -> EvalComparison.Figure {
+        guard let value = object.value(at: keys.path)?.doubleValue else { return .none }
+        if let count = object.value(at: keys.frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
+            return .lowConfidence(frames: Int(count))
+        }
+        return .value(value, isLowerBound: keys.bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
+    }
+
+    /// Fault counters (and `conserved` flags) by dotted path.
+    static func collectCounters(_ object: JSONValue, path: String, into out: inout [(path: String, value: Counter)]) {
+        guard let members = object.objectValue else { return }
+        for key in members.keys.sorted() {
+            let value = members[key]!, here = path.isEmpty ? key : "\(path).\(key)"
+            if let stages = value.objectValue {
+                // Every count under clipped_samples is a fault.
+                if key == "clipped_samples" {
+                    for stage in stages.keys.sorted() { out.append(("\(here).\(stage)", counter(stages[stage]!))) }
+                } else {
+                    collectCounters(value, path: here, into: &out)
+                }
+            } else if EvalDocument.faultCounters.contains(key) || key == "conserved" {
+                out.append((here, counter(value)))
+            }
+        }
+    }
+
+    static func counter(_ value: JSONValue) -> Counter {
+        if let count = value.doubleValue { return .count(count) }
+        if let flag = value.boolValue { return .flag(flag) }
+        return .other
+    }
+}
