@@ -324,10 +324,13 @@ func bareEchoLabBody(_ folder: String = path("run-intensityRecommended")) throws
 func backendBody(_ backend: EchoCancellerBackend) throws -> () throws -> Void {
     let (mic, reference) = try cancellerFrames(runFolder(.intensityRecommended, backend: backend))
     let mode = EchoControlMode(backend: backend, intensity: .intensityRecommended)
-    _ = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100)   // its latency is measured once, not timed
+    let latencies = EchoControlLatencies()
+    _ = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100, latencies: latencies)   // its latency is measured once, not timed
     return {
         var output = [Float](repeating: 0, count: rate / 100)
-        guard let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100) else { fatalError("no \(mode)") }
+        guard let control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: rate / 100, latencies: latencies) else {
+            fatalError("no \(mode)")
+        }
         for index in mic.indices {
             try control.analyzeRender(reference[index])
             try control.processCapture(mic[index], into: &output)

@@ -195,6 +195,8 @@ public struct CorpusRun {
         for case .success(.scenario(let scenario)) in scenarios {
             if let plugin = scenario.voiceProcessing.backend.plugin { pluginDigests.record(plugin) }
         }
+        // A configuration's latency is the same for every run: measured once.
+        let latencies = EchoControlLatencies()
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             // A worker's own scorers: one start each per worker, not per run.
             let scorers = scorerSpecs.map { ScorerProcess(spec: $0, timeout: scorerTimeout) }
@@ -214,7 +216,7 @@ public struct CorpusRun {
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
-                                      gateDecisions: gateDecisions, pluginDigests: pluginDigests, scorers: scorers)
+                                      gateDecisions: gateDecisions, pluginDigests: pluginDigests, latencies: latencies, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -384,7 +386,7 @@ public struct CorpusRun {
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
                     gateDecisions: EchoPathGateCache? = nil, pluginDigests: PluginDigests? = nil,
-                    scorers: [ScorerProcess] = []) -> Result {
+                    latencies: EchoControlLatencies? = nil, scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -416,6 +418,7 @@ public struct CorpusRun {
                 output.decodedAudio = decodedAudio
                 output.echoPaths = echoPaths
                 output.pluginDigests = pluginDigests
+                output.latencies = latencies
                 output.scorers = scorers
                 result.summary = try output.run(summarising: true).summary
             case .recording(let recording):
@@ -431,6 +434,7 @@ public struct CorpusRun {
                     run.scorers = scorers
                     run.gateDecisions = gateDecisions
                     run.pluginDigests = pluginDigests
+                    run.latencies = latencies
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.

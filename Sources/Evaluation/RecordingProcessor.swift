@@ -18,10 +18,13 @@ public struct RecordingProcessor {
     public var mode: EchoControlMode
     /// Which channel of multichannel recordings to take (mono files need none).
     public var channel: ChannelSelection
+    /// Where the canceller's latency is remembered (a corpus's runs share one); nil measures it.
+    public var latencies: EchoControlLatencies?
 
-    public init(mode: EchoControlMode, channel: ChannelSelection = .monoOnly) {
+    public init(mode: EchoControlMode, channel: ChannelSelection = .monoOnly, latencies: EchoControlLatencies? = nil) {
         self.mode = mode
         self.channel = channel
+        self.latencies = latencies
     }
 
     /// What a run did.
@@ -133,7 +136,7 @@ public struct RecordingProcessor {
         let referenceExcess = referenceProbe.map { Double($0.frameCount) / Double($0.sampleRate) - Double(micLength) / Double(micRate) }
         let control: EchoControl?
         do {
-            control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame)
+            control = try EchoControlFactory.make(mode, sampleRate: rate, frameSize: frame, latencies: latencies)
         } catch {
             // A plugin's start cut short by the interruption stopped the run.
             if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }

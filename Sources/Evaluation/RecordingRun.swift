@@ -33,6 +33,8 @@ public struct RecordingRun {
     /// The plugin files' digests as the eval found them: a run whose plugin file changed since
     /// fails. nil checks nothing.
     public var pluginDigests: PluginDigests?
+    /// The cancellers' latencies, measured once per eval; nil measures this run's.
+    public var latencies: EchoControlLatencies?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -73,7 +75,7 @@ public struct RecordingRun {
         if let plugin = mode.backend.plugin, let pluginDigest { try pluginDigests?.check(plugin, digest: pluginDigest) }
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
-        let outcome = try RecordingProcessor(mode: mode, channel: item.channel)
+        let outcome = try RecordingProcessor(mode: mode, channel: item.channel, latencies: latencies)
             .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
         // Only the file this run wrote goes (a failed `process` leaves none).
         defer { unlink(scratch) }

@@ -40,6 +40,9 @@ public struct RunOutput {
     /// The echo of runs before, shared by the runs of a corpus (`eval` passes its own); nil
     /// computes it.
     public var echoPaths: EchoPathCache?
+    /// The cancellers' latencies, measured once per eval (`eval` passes its own); nil: the call
+    /// keeps its own.
+    public var latencies: EchoControlLatencies?
     /// The plugin files' digests as the eval found them (`eval` passes its own): a run whose
     /// plugin file changed since fails. nil checks nothing.
     public var pluginDigests: PluginDigests?
@@ -108,7 +111,7 @@ public struct RunOutput {
     /// The taps are whole and in place before a report names them.
     private func callAndScore() throws -> (RunReport, [String: String], Double) {
         let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio,
-                                    echoPaths: echoPaths)
+                                    echoPaths: echoPaths, latencies: latencies)
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)

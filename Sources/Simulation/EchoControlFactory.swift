@@ -3,13 +3,16 @@ import AudioInterop
 /// Makes the canceller for a mode: the one place that knows every backend.
 public enum EchoControlFactory {
     /// nil for `disabled`. `filterOverride` (ms) applies to backends with a settable filter
-    /// length (speex).
-    public static func make(_ mode: EchoControlMode, sampleRate: Int, frameSize: Int, filterOverride: Int? = nil) throws -> EchoControl? {
+    /// length (speex). A canceller's latency is measured on a fresh instance first, once per
+    /// `latencies` (nil: every time).
+    public static func make(_ mode: EchoControlMode, sampleRate: Int, frameSize: Int, filterOverride: Int? = nil,
+                            latencies: EchoControlLatencies? = nil) throws -> EchoControl? {
         guard mode.intensity != .disabled else { return nil }
         if let plugin = mode.backend.plugin {
             // The resampling's own delay (the plugin reports its own).
             let bridgeLatency = plugin.sampleRate == sampleRate ? 0 : try RateBridge.passThroughLatency(
-                outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize, innerFrame: plugin.sampleRate / 100)
+                outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize, innerFrame: plugin.sampleRate / 100,
+                latencies: latencies)
             return try PluginEchoControl(plugin: plugin, sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity,
                                          bridgeLatency: bridgeLatency)
         }
@@ -17,17 +20,17 @@ public enum EchoControlFactory {
         case .speex:
             return try SpeexEchoControl(frameSize: frameSize, sampleRate: sampleRate, intensity: mode.intensity, filterOverride: filterOverride)
         case .webrtc:
-            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize) {
+            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize, latencies: latencies) {
                 try WebRTCEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
             }
             return try WebRTCEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
         case .webrtcMobile:
-            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize) {
+            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize, latencies: latencies) {
                 try WebRTCMobileEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
             }
             return try WebRTCMobileEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
         case .aec3:
-            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize) {
+            let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize, latencies: latencies) {
                 try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
             }
             return try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)

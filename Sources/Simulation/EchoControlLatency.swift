@@ -5,14 +5,12 @@ import Synchronization
 /// it (block buffering, band-splitting filters, resampling): a noise burst captured with nothing
 /// played goes through a fresh instance, and the lag of the output's largest correlation with the
 /// burst is the latency. The canceller is quiet while nothing is played, so the burst passes.
-/// Results are cached per configuration: they depend on nothing else, and a call makes a new
-/// canceller at every intensity change.
+/// A latency depends on the configuration alone, and a call makes a new canceller at every
+/// intensity change: a caller that makes many passes one `EchoControlLatencies` to remember them.
 enum EchoControlLatency {
-    private static let cache = Mutex<[String: Int]>([:])
-
     /// `make` builds a fresh instance of the configuration named `key`.
-    static func measure(key: String, frameSize: Int, make: () throws -> EchoControl) throws -> Int {
-        try measure(key: key, frameSize: frameSize) {
+    static func measure(key: String, frameSize: Int, latencies: EchoControlLatencies?, make: () throws -> EchoControl) throws -> Int {
+        try measure(key: key, frameSize: frameSize, latencies: latencies) {
             let control = try make()
             return { render, capture, output in
                 try control.analyzeRender(render)
@@ -26,8 +24,9 @@ enum EchoControlLatency {
     typealias Step = (_ render: [Float], _ capture: [Float], _ output: inout [Float]) throws -> Void
 
     /// `makeStep` builds a fresh instance of the configuration named `key` and returns its step.
-    static func measure(key: String, frameSize: Int, makeStep: () throws -> Step) throws -> Int {
-        if let known = cache.withLock({ $0[key] }) { return known }
+    /// Measured once per `latencies` (nil: every time).
+    static func measure(key: String, frameSize: Int, latencies: EchoControlLatencies?, makeStep: () throws -> Step) throws -> Int {
+        if let known = latencies?.known.withLock({ $0[key] }) { return known }
         let step = try makeStep()
         var random = SeededRandom(seed: 1)
         let burst = (0..<frameSize).map { _ in random.nextSignedFloat() * 0.25 }
@@ -47,7 +46,17 @@ enum EchoControlLatency {
             for i in 0..<frameSize { sum += Double(burst[i] * received[start + lag + i]) }
             if sum > best.value { best = (lag, sum) }
         }
-        cache.withLock { $0[key] = best.lag }
+        latencies?.known.withLock { $0[key] = best.lag }
         return best.lag
     }
+}
+
+/// The cancellers' latencies measured so far (`EchoControlLatency`), by configuration: a corpus
+/// run makes one and passes it to every call (`ScenarioRunner.latencies`), so each configuration
+/// is measured once however many calls and intensity changes make it. Passed in, not global: a
+/// call without one measures its own.
+public final class EchoControlLatencies: Sendable {
+    let known = Mutex<[String: Int]>([:])
+
+    public init() {}
 }

@@ -62,8 +62,9 @@ final class RateBridge {
 
     /// The delay the capture side adds with nothing inside it (a canceller at another rate adds
     /// its own on top), measured as `EchoControlLatency` measures a canceller's.
-    static func passThroughLatency(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int) throws -> Int {
-        try EchoControlLatency.measure(key: "bridge \(outerRate) \(innerRate) \(outerFrame)", frameSize: outerFrame) {
+    static func passThroughLatency(outerRate: Int, innerRate: Int, outerFrame: Int, innerFrame: Int,
+                                   latencies: EchoControlLatencies?) throws -> Int {
+        try EchoControlLatency.measure(key: "bridge \(outerRate) \(innerRate) \(outerFrame)", frameSize: outerFrame, latencies: latencies) {
             let capture = try pair(outerRate: outerRate, innerRate: innerRate, outerFrame: outerFrame, innerFrame: innerFrame).capture
             return { _, frame, output in
                 try capture.push(frame) { inner, out in for index in inner.indices { out[index] = inner[index] } }

@@ -56,15 +56,18 @@ public struct ScenarioRunner {
     /// The echo of calls run before, shared by the calls of a corpus (`SimulatedCall.echoPaths`);
     /// nil computes every echo.
     public var echoPaths: EchoPathCache?
+    /// The cancellers' latencies, shared by the calls of a corpus; nil: the call keeps its own.
+    public var latencies: EchoControlLatencies?
 
     public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = [],
-                decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil) {
+                decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
         self.recordTaps = recordTaps
         self.taps = taps
         self.decodedAudio = decodedAudio
         self.echoPaths = echoPaths
+        self.latencies = latencies
     }
 
     /// The longest call a scenario may describe (`duration_s` allows as much).
@@ -120,7 +123,7 @@ public struct ScenarioRunner {
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
                                      recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio,
-                                     echoPaths: echoPaths)
+                                     echoPaths: echoPaths, latencies: latencies)
         call.taps = taps
         if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? TemporaryFolder.base, scenarioFile: scenario.file)

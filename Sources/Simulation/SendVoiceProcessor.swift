@@ -13,6 +13,9 @@ public final class SendVoiceProcessor {
     public private(set) var autoGainControlMode: AutoGainControlMode = .disabled
     /// A fixed filter length from the scenario (`aec.filter_ms`), overriding the mode's.
     public let filterOverride: Int?
+    /// Where the cancellers' latencies are remembered: a new canceller of a configuration met
+    /// before (an intensity change back) is not measured again.
+    let latencies: EchoControlLatencies
     public private(set) var canceller: EchoControl? {
         willSet { if let canceller, canceller !== newValue { retiredResets += canceller.metrics.divergenceResets } }
     }
@@ -38,7 +41,8 @@ public final class SendVoiceProcessor {
     /// call logs them as events, whoever set them, a scenario's timeline or app code.
     var onChange: ((String, String) -> Void)?
 
-    init(frameSize: Int, sampleRate: Int, backend: EchoCancellerBackend, filterOverride: Int?) {
+    init(frameSize: Int, sampleRate: Int, backend: EchoCancellerBackend, filterOverride: Int?, latencies: EchoControlLatencies) {
+        self.latencies = latencies
         self.frameSize = frameSize
         self.sampleRate = sampleRate
         self.backend = backend
@@ -54,7 +58,7 @@ public final class SendVoiceProcessor {
             canceller = nil
         } else if canceller?.changeIntensity(to: mode) != true {
             canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
-                                                    frameSize: frameSize, filterOverride: filterOverride)
+                                                    frameSize: frameSize, filterOverride: filterOverride, latencies: latencies)
             if let plugin = canceller as? PluginEchoControl {
                 pluginName = plugin.reportedName
                 pluginLatencySamples = plugin.reportedLatencySamples

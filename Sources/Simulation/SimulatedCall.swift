@@ -128,7 +128,7 @@ public final class SimulatedCall {
 
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
                 recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil,
-                echoPaths: EchoPathCache? = nil) throws {
+                echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) throws {
         try world.validateSignals()
         try voiceProcessing.validate()
         let rate = Self.sampleRate, n = Self.tickFrames
@@ -144,7 +144,8 @@ public final class SimulatedCall {
         let expectedSamples = expectedDuration.map { Int($0.nanoseconds / Self.tickDuration.nanoseconds + 1) * n }
         recordedEchoPath = echoPaths.map { RecordedEchoPath(path: echoPath, cache: $0, expectedSamples: expectedSamples) }
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
-                                                filterOverride: voiceProcessing.filterMilliseconds)
+                                                filterOverride: voiceProcessing.filterMilliseconds,
+                                                latencies: latencies ?? EchoControlLatencies())
         try sendVoiceProcessor.setAcousticEchoCanceller(mode: voiceProcessing.echoCancellerMode)
         try sendVoiceProcessor.setNoiseSuppressor(mode: voiceProcessing.noiseSuppressor)
         try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)

@@ -102,4 +102,22 @@ final class EchoControlBackendTests: XCTestCase {
         XCTAssertNil(webrtc.linearOutput)
         XCTAssertNotNil(speex.linearOutput)
     }
+
+    /// A latency is measured once per `EchoControlLatencies` and reads the same without one: the
+    /// memo is the caller's, passed in, and changes no figure.
+    func testALatencyIsRememberedByTheLatenciesPassedInAndTheSameWithout() throws {
+        let latencies = EchoControlLatencies()
+        for backend in [EchoCancellerBackend.webrtc, .webrtcMobile, .aec3] {
+            let mode = EchoControlMode(backend: backend, intensity: .intensityRecommended)
+            let remembered = try XCTUnwrap(EchoControlFactory.make(mode, sampleRate: Self.rate, frameSize: Self.frame, latencies: latencies))
+            let again = try XCTUnwrap(EchoControlFactory.make(mode, sampleRate: Self.rate, frameSize: Self.frame, latencies: latencies))
+            let measured = try XCTUnwrap(EchoControlFactory.make(mode, sampleRate: Self.rate, frameSize: Self.frame))
+            XCTAssertEqual(again.latencySamples, remembered.latencySamples, "\(mode)")
+            XCTAssertEqual(measured.latencySamples, remembered.latencySamples, "\(mode)")
+        }
+        XCTAssertEqual(latencies.known.withLock { $0.keys.sorted() },
+                       ["aec3:intensityRecommended 48000 480", "webrtc-mobile:intensityRecommended 48000 480", "webrtc:intensityRecommended 48000 480"])
+        XCTAssertGreaterThan(latencies.known.withLock { $0["webrtc-mobile:intensityRecommended 48000 480"] } ?? 0, 0,
+                             "AECM at 48 kHz resamples to 16 kHz and back: its output is late")
+    }
 }
