@@ -21,9 +21,10 @@ struct ComparedRun: Sendable {
     /// Each scorer's result; nil where the file has no `scores` (none asked for). A list this
     /// EchoLab cannot read is no scores.
     var scores: [ScorerResult]?
-    /// The pipeline's fault counters and `conserved` flags by dotted path, depth first with keys
-    /// in order (every count under `clipped_samples` is a fault); nil without a pipeline.
-    var counters: [(path: String, value: Counter)]?
+    /// The pipeline's fault counters and `conserved` flags by their keys from the pipeline down,
+    /// depth first with keys in order (every count under `clipped_samples` is a fault); nil
+    /// without a pipeline. A path is its keys, not their dotted name: a key may hold a dot.
+    var counters: [(path: [String], value: Counter)]?
     /// What the findings that judge a figure against a line depend on (`FindingVerdicts`).
     var echoLoss: EchoLoss?
     var hasEchoDelay = false
@@ -77,8 +78,8 @@ struct ComparedRun: Sendable {
         findings = result["findings"]?.arrayValue.map { $0.compactMap(\.stringValue) }
         scores = result["scores"].map { (try? JSONValueDecoder().decode([ScorerResult].self, from: $0)) ?? [] }
         if let pipeline = result["pipeline"], pipeline.objectValue != nil {
-            var counters: [(path: String, value: Counter)] = []
-            Self.collectCounters(pipeline, path: "", into: &counters)
+            var counters: [(path: [String], value: Counter)] = []
+            Self.collectCounters(pipeline, path: [], into: &counters)
             self.counters = counters
         }
         let loss = "metrics.telephony.echo_loss"
@@ -88,7 +89,7 @@ struct ComparedRun: Sendable {
             case .null?: .unknown
             default: .notWritten
             }
-            echoLoss = EchoLoss(tclwDB: tclw, frames: result.value(at: "\(loss).analysis_frames")?.doubleValue.map { Int($0) },
+            echoLoss = EchoLoss(tclwDB: tclw, frames: result.value(at: "\(loss).analysis_frames")?.doubleValue.map(Self.count),
                                 isLowerBound: result.value(at: "\(loss).is_lower_bound")?.boolValue == true, meetsRequirement: meets)
         }
         hasEchoDelay = result.value(at: "metrics.delay_ms")?.doubleValue != nil
@@ -98,21 +99,21 @@ struct ComparedRun: Sendable {
     /// than a figure needs (files without frame counts: every value counts).
     static func figure(_ object: JSONValue, _ keys: EvalDocument.FigureKeys) -> EvalComparison.Figure {
         guard let value = object.value(at: keys.path)?.doubleValue else { return .none }
-        if let count = object.value(at: keys.frames)?.doubleValue, FigureConfidence.isLow(frames: Int(count)) {
-            return .lowConfidence(frames: Int(count))
+        if let frames = object.value(at: keys.frames)?.doubleValue.map(count), FigureConfidence.isLow(frames: frames) {
+            return .lowConfidence(frames: frames)
         }
         return .value(value, isLowerBound: keys.bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
     }
 
-    /// Fault counters (and `conserved` flags) by dotted path.
-    static func collectCounters(_ object: JSONValue, path: String, into out: inout [(path: String, value: Counter)]) {
+    /// Fault counters (and `conserved` flags) by their keys.
+    static func collectCounters(_ object: JSONValue, path: [String], into out: inout [(path: [String], value: Counter)]) {
         guard let members = object.objectValue else { return }
         for key in members.keys.sorted() {
-            let value = members[key]!, here = path.isEmpty ? key : "\(path).\(key)"
+            let value = members[key]!, here = path + [key]
             if let stages = value.objectValue {
                 // Every count under clipped_samples is a fault.
                 if key == "clipped_samples" {
-                    for stage in stages.keys.sorted() { out.append(("\(here).\(stage)", counter(stages[stage]!))) }
+                    for stage in stages.keys.sorted() { out.append((here + [stage], counter(stages[stage]!))) }
                 } else {
                     collectCounters(value, path: here, into: &out)
                 }
@@ -123,8 +124,17 @@ struct ComparedRun: Sendable {
     }
 
     static func counter(_ value: JSONValue) -> Counter {
-        if let count = value.doubleValue { return .count(count) }
+        if let number = value.doubleValue { return .count(number) }
         if let flag = value.boolValue { return .flag(flag) }
         return .other
+    }
+
+    /// A count as an `Int`, saturating: a file's number too large for one (a frame count of
+    /// 10¹⁹) is read as the most there can be, not a trap.
+    static func count(_ value: Double) -> Int {
+        guard value.isFinite else { return value > 0 ? Int.max : Int.min }
+        if value >= 9.2e18 { return Int.max }
+        if value <= -9.2e18 { return Int.min }
+        return Int(value)
     }
 }

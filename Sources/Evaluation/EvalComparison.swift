@@ -398,16 +398,20 @@ public struct EvalComparison: Sendable {
 
     /// Fault counters and `conserved` flags both pipelines have, by path: a count that rose is a
     /// regression, one that fell an improvement; a buffer that stopped conserving samples a regression.
-    private mutating func compareCounters(_ key: RunKey, _ before: [(path: String, value: ComparedRun.Counter)]?,
-                                          _ after: [(path: String, value: ComparedRun.Counter)]?) {
+    private mutating func compareCounters(_ key: RunKey, _ before: [(path: [String], value: ComparedRun.Counter)]?,
+                                          _ after: [(path: [String], value: ComparedRun.Counter)]?) {
         guard let before, let after else { return }
-        let now = Dictionary(after.map { ($0.path, $0.value) }, uniquingKeysWith: { first, _ in first })
-        for (path, was) in before {
-            switch (was, now[path]) {
+        // Keys are unique at each level, so paths of keys are unique.
+        let now = Dictionary(uniqueKeysWithValues: after.map { ($0.path, $0.value) })
+        for (keys, was) in before {
+            let path = keys.joined(separator: ".")
+            switch (was, now[keys]) {
             case (.count(let a), .count(let b)?) where b > a:
-                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(ComparedRun.count(a)),
+                                          current: .count(ComparedRun.count(b)), delta: b - a))
             case (.count(let a), .count(let b)?) where b < a:
-                improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(a)), current: .count(Int(b)), delta: b - a))
+                improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(ComparedRun.count(a)),
+                                           current: .count(ComparedRun.count(b)), delta: b - a))
             case (.flag(true), .flag(false)?):
                 regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(true), current: .flag(false), delta: nil))
             default:
