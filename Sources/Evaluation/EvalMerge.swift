@@ -44,11 +44,10 @@ public enum EvalMerge {
                 throw MergeError.givenTwice(path: shard.path, shard: text, otherPath: other)
             }
             seen[parsed.index] = shard.path
-            if shard.eval.modes != first.eval.modes { throw MergeError.differs(path: shard.path, key: "modes", firstPath: first.path) }
-            if shard.eval.tool != first.eval.tool { throw MergeError.differs(path: shard.path, key: "tool", firstPath: first.path) }
+            if let key = shard.eval.differs(from: first.eval) { throw MergeError.differs(path: shard.path, key: key, firstPath: first.path) }
             // The whole plan each shard was cut from: the same items (files as given) and modes.
             guard let plan = shard.eval.plan else { throw MergeError.noPlan(path: shard.path) }
-            if plan != first.eval.plan {
+            if plan.written != first.eval.plan?.written {
                 throw MergeError.otherPlan(path: shard.path, firstPath: first.path)
             }
             // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
@@ -113,7 +112,7 @@ public enum EvalMerge {
         let planned = shards.reduce(0) { $0 + $1.eval.planned }
         let modes = first.eval.modes != nil ? try modeNames.map { try mode($0, in: first) } : nil
         // Shards run side by side: the merged run took as long as the slowest.
-        let wall = shards.compactMap { $0.eval.timing?.wallSeconds }.max() ?? 0
+        let wall = shards.compactMap(\.eval.wallSeconds).max() ?? 0
         return EvalReport(outcome: CorpusRun.Outcome(results: results, plannedCount: planned, modes: modes, shard: nil), wallSeconds: wall)
     }
 

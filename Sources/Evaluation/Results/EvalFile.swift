@@ -6,38 +6,35 @@ import EchoLabJSON
 /// is not read here: merge summarises every run again from its own report.json (`RunSummary`),
 /// as the run that wrote it did.
 ///
-/// Decoded from a document `EvalDocument.read` has checked (`EvalDocument.problem(in:)`), so
-/// every key it relies on is there with its type; keys an older version did not write are nil.
-public struct EvalFile: Decodable, Sendable, Equatable {
+/// Read from a document `EvalDocument.read` has checked (`EvalDocument.problem(in:)`: counts,
+/// items, results, folders, errors), once; a key an older version did not write, or that holds
+/// another kind of value, reads as nil. The build and the plan are identities that shards must
+/// share: they are kept as the file has them and compared whole.
+public struct EvalFile: Sendable, Equatable {
     /// `"K/N"` in a shard's file; nil in a whole eval's.
     public var shard: String?
-    /// The modes asked for, in order; nil where each scenario ran as written.
+    /// The modes asked for, in order; nil where each scenario ran as written (`"as_written"`).
     public var modes: [String]?
-    public var tool: Tool?
+    /// The EchoLab build that wrote it (`tool`), as the file has it.
+    public var tool: JSONValue?
     /// The whole plan a shard was cut from (nil in a whole eval's file, and in older shards).
     public var plan: Plan?
     public var planned: Int
     public var complete: Bool
-    public var timing: Timing?
+    /// `timing.wall_s`.
+    public var wallSeconds: Double?
     public var items: [Item]
+    /// `modes` as the file has it: what shards of one plan share.
+    var writtenModes: JSONValue?
 
-    public struct Tool: Decodable, Sendable, Equatable {
-        public var name: String?
-        public var version: String?
-    }
-
-    public struct Plan: Decodable, Sendable, Equatable {
+    public struct Plan: Sendable, Equatable {
         public var entries: Int
         public var digest: String
+        /// The plan as the file has it: what shards of one plan share.
+        var written: JSONValue
     }
 
-    public struct Timing: Decodable, Sendable, Equatable {
-        public var wallSeconds: Double?
-
-        enum CodingKeys: String, CodingKey { case wallSeconds = "wall_s" }
-    }
-
-    public struct Item: Decodable, Sendable, Equatable {
+    public struct Item: Sendable, Equatable {
         /// Its position in the plan's corpus (nil in files written before shards).
         public var index: Int?
         public var name: String
@@ -47,25 +44,39 @@ public struct EvalFile: Decodable, Sendable, Equatable {
 
     /// One item × mode run: its mode (nil: as written, for an item that failed before its mode
     /// was read), its OUT-relative folder, and why it failed (nil: it ran).
-    public struct Run: Decodable, Sendable, Equatable {
+    public struct Run: Sendable, Equatable {
         public var mode: String?
         public var folder: String
         public var error: String?
     }
 
-    enum CodingKeys: String, CodingKey { case shard, modes, tool, plan, planned, complete, timing, items }
+    /// A document `EvalDocument.read` has checked, as these values.
+    init(checked document: JSONValue) {
+        shard = document["shard"]?.stringValue
+        writtenModes = document["modes"]
+        modes = document["modes"]?.arrayValue?.compactMap(\.stringValue)
+        tool = document["tool"]
+        if let plan = document["plan"], let entries = plan["entries"]?.doubleValue, let digest = plan["digest"]?.stringValue {
+            self.plan = Plan(entries: Int(entries), digest: digest, written: plan)
+        }
+        // Counts, checked.
+        planned = Int(document["planned"]?.doubleValue ?? 0)
+        complete = document["complete"]?.boolValue ?? false
+        wallSeconds = document.value(at: "timing.wall_s")?.doubleValue
+        items = (document["items"]?.arrayValue ?? []).map { item in
+            Item(index: item["index"]?.doubleValue.map { Int($0) }, name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
+                 results: (item["results"]?.arrayValue ?? []).map { result in
+                     Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue)
+                 })
+        }
+    }
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        shard = try container.decodeIfPresent(String.self, forKey: .shard)
-        // `"as_written"` where no modes were asked for.
-        modes = try? container.decodeIfPresent([String].self, forKey: .modes)
-        tool = try container.decodeIfPresent(Tool.self, forKey: .tool)
-        plan = try container.decodeIfPresent(Plan.self, forKey: .plan)
-        planned = try container.decode(Int.self, forKey: .planned)
-        complete = try container.decode(Bool.self, forKey: .complete)
-        timing = try container.decodeIfPresent(Timing.self, forKey: .timing)
-        items = try container.decode([Item].self, forKey: .items)
+    /// Both files were written for one plan by one build: the same modes and EchoLab as the
+    /// files have them (a key one lacks is not the other's null).
+    func differs(from other: EvalFile) -> String? {
+        if writtenModes != other.writtenModes { return "modes" }
+        if tool != other.tool { return "tool" }
+        return nil
     }
 
     /// The modes of the document in its order: those asked for, or each in the order first run.
@@ -86,11 +97,6 @@ public struct EvalFile: Decodable, Sendable, Equatable {
 
     /// Reads and checks the eval.json at `path` (`EvalDocument.read`), as these values.
     public static func read(_ path: String) throws -> EvalFile {
-        let document = try EvalDocument.read(path)
-        do {
-            return try JSONValueDecoder().decode(EvalFile.self, from: document)
-        } catch {
-            throw EvalDocument.ReadError(path: path, problem: "not an EchoLab eval.json: \(error)")
-        }
+        EvalFile(checked: try EvalDocument.read(path))
     }
 }
