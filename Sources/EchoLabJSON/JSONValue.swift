@@ -136,19 +136,41 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     }
 
     /// Four decimals at most, no trailing zeros, no exponent; non-finite values become null.
+    /// From 10¹¹ up, fewer decimals (`fractionDigits`): a number printed is then the text a
+    /// double holds exactly, and printing it again after reading it back gives the same text.
     static func format(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
-        var rounded = (value * 10_000).rounded() / 10_000
+        let digits = fractionDigits(value)
+        let scale = decimalScales[digits]
+        var rounded = abs(value) >= 1e15 ? value : (value * scale).rounded() / scale
         // Above 1.8·10³⁰⁴ the scaled value overflows; a value that large is whole: print it as it is.
         if !rounded.isFinite { rounded = value }
         if rounded == rounded.rounded(), abs(rounded) < 1e15 {
             return String(Int64(rounded))
         }
-        var text = FixedDecimal.text(rounded, fractionDigits: 4)
+        var text = FixedDecimal.text(rounded, fractionDigits: digits)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
     }
+
+    /// The decimals `format` prints: four, and from 10¹¹ up no more than make 15 significant
+    /// digits, the most a double keeps through text and back (with four at 3.6·10¹¹, the value
+    /// scaled by 10⁴ is past what a double holds to the unit, and a printed number printed again
+    /// moved in its last decimal). From 10¹⁵ a double's fraction is at most three binary places,
+    /// which four decimals print exactly, so it is printed as it is.
+    static func fractionDigits(_ value: Double) -> Int {
+        switch abs(value) {
+        case ..<1e11: 4
+        case ..<1e12: 3
+        case ..<1e13: 2
+        case ..<1e14: 1
+        case ..<1e15: 0
+        default: 4
+        }
+    }
+
+    private static let decimalScales: [Double] = [1, 10, 100, 1_000, 10_000]
 
     /// This value as a reader of its canonical text gets it: numbers rounded to four decimals
     /// as `format` prints them, −0 as 0, a number that is not finite as null. It is what a

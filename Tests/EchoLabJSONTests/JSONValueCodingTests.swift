@@ -99,6 +99,31 @@ final class JSONValueCodingTests: XCTestCase {
         }
     }
 
+    /// A number printed, read back and printed again keeps its text, and rounding a rounded value
+    /// changes nothing: eval.json prints its runs' values, already rounded as their report.json
+    /// prints them, and its statistics are over those values. With four decimals everywhere,
+    /// 359659055947.43677 printed as …4368 and, read back and printed again, as …4369.
+    func testPrintingAPrintedNumberKeepsItsText() throws {
+        var random = SeededRandom(seed: 29)
+        var values: [Double] = [359_659_055_947.436_77, 99_999_999_999.999_96, 1e11, 1e14 + 0.5, 1e15 + 0.125, 123_456_789_012.345_67]
+        for _ in 0..<50_000 {
+            let decade = Double(random.next() % 17)
+            values.append((random.nextSignedFloat() > 0 ? 1 : -1) * pow(10, decade) * (1 + Double(random.next() % 1_000_000_007) / 1e9))
+        }
+        for value in values {
+            let once = JSONValue.array([.number(value)]).roundedAsPrinted()
+            let text = once.canonicalText()
+            let again = try JSONValue.parse(Array(text.utf8), maximumBytes: .max)
+            if once.roundedAsPrinted() != once || again.canonicalText() != text || again != once {
+                XCTFail("\(value): printed \(text), then \(again.canonicalText()); rounded \(once), then \(once.roundedAsPrinted())")
+                return
+            }
+        }
+        // Four decimals up to 10¹¹, as before; fewer past it, as many as a double holds.
+        XCTAssertEqual(JSONValue.array([.number(12_345_678_901.234_56)]).canonicalText().filter { !$0.isWhitespace }, "[12345678901.2346]")
+        XCTAssertEqual(JSONValue.array([.number(359_659_055_947.436_77)]).canonicalText().filter { !$0.isWhitespace }, "[359659055947.437]")
+    }
+
     func testDepthCountsContainers() {
         XCTAssertEqual(JSONValue.number(1).depth, 0)
         XCTAssertEqual(JSONValue.array([]).depth, 1)
