@@ -82,15 +82,15 @@ struct ComparedRun: Sendable {
             Self.collectCounters(pipeline, path: [], into: &counters)
             self.counters = counters
         }
-        let loss = "metrics.telephony.echo_loss"
-        if let tclw = result.value(at: "\(loss).tclw_db")?.doubleValue {
-            let meets: EchoLoss.Verdict = switch result.value(at: "\(loss).meets_ts26131_46db") {
+        let tclw = EvalDocument.Figure.tclw.keys.under("metrics.")
+        if let value = result.value(at: tclw.path)?.doubleValue {
+            let meets: EchoLoss.Verdict = switch result.value(at: "metrics.telephony.echo_loss.meets_ts26131_46db") {
             case .bool(let value)?: .meets(value)
             case .null?: .unknown
             default: .notWritten
             }
-            echoLoss = EchoLoss(tclwDB: tclw, frames: result.value(at: "\(loss).analysis_frames")?.doubleValue.map(Self.count),
-                                isLowerBound: result.value(at: "\(loss).is_lower_bound")?.boolValue == true, meetsRequirement: meets)
+            echoLoss = EchoLoss(tclwDB: value, frames: result.value(at: tclw.frames)?.doubleValue.map(Int.init(saturating:)),
+                                isLowerBound: result.value(at: tclw.bound!)?.boolValue == true, meetsRequirement: meets)
         }
         hasEchoDelay = result.value(at: "metrics.delay_ms")?.doubleValue != nil
     }
@@ -99,7 +99,7 @@ struct ComparedRun: Sendable {
     /// than a figure needs (files without frame counts: every value counts).
     static func figure(_ object: JSONValue, _ keys: EvalDocument.FigureKeys) -> EvalComparison.Figure {
         guard let value = object.value(at: keys.path)?.doubleValue else { return .none }
-        if let frames = object.value(at: keys.frames)?.doubleValue.map(count), FigureConfidence.isLow(frames: frames) {
+        if let frames = object.value(at: keys.frames)?.doubleValue.map(Int.init(saturating:)), FigureConfidence.isLow(frames: frames) {
             return .lowConfidence(frames: frames)
         }
         return .value(value, isLowerBound: keys.bound.flatMap { object.value(at: $0)?.boolValue } ?? false)
@@ -128,13 +128,12 @@ struct ComparedRun: Sendable {
         if let flag = value.boolValue { return .flag(flag) }
         return .other
     }
+}
 
-    /// A count as an `Int`, saturating: a file's number too large for one (a frame count of
-    /// 10¹⁹) is read as the most there can be, not a trap.
-    static func count(_ value: Double) -> Int {
-        guard value.isFinite else { return value > 0 ? Int.max : Int.min }
-        if value >= 9.2e18 { return Int.max }
-        if value <= -9.2e18 { return Int.min }
-        return Int(value)
+extension Int {
+    /// A file's count as an `Int`, saturating: a number too large for one (a frame count of
+    /// 10¹⁹ in a file written by hand) reads as the most there can be, not a trap.
+    init(saturating value: Double) {
+        if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int(value) }
     }
 }

@@ -407,11 +407,11 @@ public struct EvalComparison: Sendable {
             let path = keys.joined(separator: ".")
             switch (was, now[keys]) {
             case (.count(let a), .count(let b)?) where b > a:
-                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(ComparedRun.count(a)),
-                                          current: .count(ComparedRun.count(b)), delta: b - a))
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(saturating: a)),
+                                          current: .count(Int(saturating: b)), delta: b - a))
             case (.count(let a), .count(let b)?) where b < a:
-                improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(ComparedRun.count(a)),
-                                           current: .count(ComparedRun.count(b)), delta: b - a))
+                improvements.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(saturating: a)),
+                                           current: .count(Int(saturating: b)), delta: b - a))
             case (.flag(true), .flag(false)?):
                 regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(true), current: .flag(false), delta: nil))
             default:
@@ -588,8 +588,8 @@ public struct EvalComparison: Sendable {
 
     /// The modes of both files, the baseline's first, each in its file's order.
     static func modeNames(_ a: JSONValue, _ b: JSONValue) -> [String] {
-        var names = EvalDocument.modes(of: a)
-        for mode in EvalDocument.modes(of: b) where !names.contains(mode) { names.append(mode) }
+        var names = EvalFile(checked: a).modeNames
+        for mode in EvalFile(checked: b).modeNames where !names.contains(mode) { names.append(mode) }
         return names
     }
 }

@@ -143,18 +143,6 @@ public enum EvalDocument {
         }
     }
 
-    /// The modes of a document, in its order.
-    public static func modes(of eval: JSONValue) -> [String] {
-        if let asked = eval["modes"]?.arrayValue { return asked.compactMap(\.stringValue) }
-        var seen: [String] = []
-        for item in eval["items"]?.arrayValue ?? [] {
-            for result in item["results"]?.arrayValue ?? [] {
-                if let mode = result["mode"]?.stringValue, !seen.contains(mode) { seen.append(mode) }
-            }
-        }
-        return seen
-    }
-
     /// Where a figure sits in a result's `metrics` object (or a segment, whose keys are flat):
     /// its value, the frames it stands on, and the flag that marks it a lower bound (where it can
     /// be one). What `compare` reads of a file of any version: a key one version did not write

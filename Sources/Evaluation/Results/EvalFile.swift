@@ -1,8 +1,8 @@
 import AudioCore
 import EchoLabJSON
 
-/// An eval.json as `merge` reads it back: the document's header (its shard, plan, modes and
-/// EchoLab build) and, per item, which runs ran where and which failed. What each run measured
+/// An eval.json as `merge` reads it back (and `compare` its modes): the document's header (its
+/// shard, plan, modes and EchoLab build) and, per item, which runs ran where and which failed. What each run measured
 /// is not read here: merge summarises every run again from its own report.json (`RunSummary`),
 /// as the run that wrote it did.
 ///
@@ -50,21 +50,21 @@ public struct EvalFile: Sendable, Equatable {
         public var error: String?
     }
 
-    /// A document `EvalDocument.read` has checked, as these values.
+    /// A document as these values; from a file, one `EvalDocument.read` has checked (elsewhere a
+    /// value of another kind reads as nil, a count as 0, and no count traps).
     init(checked document: JSONValue) {
         shard = document["shard"]?.stringValue
         writtenModes = document["modes"]
         modes = document["modes"]?.arrayValue?.compactMap(\.stringValue)
         tool = document["tool"]
         if let plan = document["plan"], let entries = plan["entries"]?.doubleValue, let digest = plan["digest"]?.stringValue {
-            self.plan = Plan(entries: Int(entries), digest: digest, written: plan)
+            self.plan = Plan(entries: Int(saturating: entries), digest: digest, written: plan)
         }
-        // Counts, checked.
-        planned = Int(document["planned"]?.doubleValue ?? 0)
+        planned = Int(saturating: document["planned"]?.doubleValue ?? 0)
         complete = document["complete"]?.boolValue ?? false
         wallSeconds = document.value(at: "timing.wall_s")?.doubleValue
         items = (document["items"]?.arrayValue ?? []).map { item in
-            Item(index: item["index"]?.doubleValue.map { Int($0) }, name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
+            Item(index: item["index"]?.doubleValue.map(Int.init(saturating:)), name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
                  results: (item["results"]?.arrayValue ?? []).map { result in
                      Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue)
                  })
