@@ -145,11 +145,12 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         var rounded = abs(value) >= 1e15 ? value : (value * scale).rounded() / scale
         // Above 1.8·10³⁰⁴ the scaled value overflows; a value that large is whole: print it as it is.
         if !rounded.isFinite { rounded = value }
-        if rounded == rounded.rounded(), abs(rounded) < 1e15 {
+        // A number just under 10¹⁵ rounds to it whole at no decimals.
+        if rounded == rounded.rounded(), abs(rounded) <= 1e15 {
             return String(Int64(rounded))
         }
         var text = FixedDecimal.text(rounded, fractionDigits: digits)
-        while text.hasSuffix("0") { text.removeLast() }
+        while digits > 0, text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text == "-0" ? "0" : text
     }

@@ -134,6 +134,6 @@ extension Int {
     /// A file's count as an `Int`, saturating: a number too large for one (a frame count of
     /// 10¹⁹ in a file written by hand) reads as the most there can be, not a trap.
     init(saturating value: Double) {
-        if value.isNaN { self = 0 } else if value >= 9.2e18 { self = .max } else if value <= -9.2e18 { self = .min } else { self = Int(value) }
+        if value.isNaN { self = 0 } else if value >= 0x1p63 { self = .max } else if value < -0x1p63 { self = .min } else { self = Int(value) }
     }
 }

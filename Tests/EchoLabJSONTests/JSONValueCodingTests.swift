@@ -105,7 +105,8 @@ final class JSONValueCodingTests: XCTestCase {
     /// 359659055947.43677 printed as …4368 and, read back and printed again, as …4369.
     func testPrintingAPrintedNumberKeepsItsText() throws {
         var random = SeededRandom(seed: 29)
-        var values: [Double] = [359_659_055_947.436_77, 99_999_999_999.999_96, 1e11, 1e14 + 0.5, 1e15 + 0.125, 123_456_789_012.345_67]
+        var values: [Double] = [359_659_055_947.436_77, 99_999_999_999.999_96, 1e11, 1e14 + 0.5, 1e15 + 0.125, 123_456_789_012.345_67,
+                                999_999_999_999_999.5, -999_999_999_999_999.5, 4_216_952_110_923_484]
         for _ in 0..<50_000 {
             let decade = Double(random.next() % 17)
             values.append((random.nextSignedFloat() > 0 ? 1 : -1) * pow(10, decade) * (1 + Double(random.next() % 1_000_000_007) / 1e9))
@@ -122,6 +123,10 @@ final class JSONValueCodingTests: XCTestCase {
         // Four decimals up to 10¹¹, as before; fewer past it, as many as a double holds.
         XCTAssertEqual(JSONValue.array([.number(12_345_678_901.234_56)]).canonicalText().filter { !$0.isWhitespace }, "[12345678901.2346]")
         XCTAssertEqual(JSONValue.array([.number(359_659_055_947.436_77)]).canonicalText().filter { !$0.isWhitespace }, "[359659055947.437]")
+        // Rounded whole at no decimals just under 10¹⁵; from 10¹⁵ a whole number as it is.
+        XCTAssertEqual(JSONValue.array([.number(999_999_999_999_999.5)]).canonicalText().filter { !$0.isWhitespace }, "[1000000000000000]")
+        XCTAssertEqual(JSONValue.array([.number(-999_999_999_999_999.5)]).canonicalText().filter { !$0.isWhitespace }, "[-1000000000000000]")
+        XCTAssertEqual(JSONValue.array([.number(4_216_952_110_923_484)]).canonicalText().filter { !$0.isWhitespace }, "[4216952110923484]")
     }
 
     func testDepthCountsContainers() {

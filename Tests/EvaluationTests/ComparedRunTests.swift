@@ -42,5 +42,10 @@ final class ComparedRunTests: XCTestCase {
                                  current: Self.eval(pipeline: Self.underruns(2e19), metrics: huge), maxRegressionDB: 0.5)
         XCTAssertEqual(ran.regressions.map(\.subject), [.counter(path: "underruns")])
         XCTAssertEqual(ran.regressions.first?.current, .count(Int.max))
+        // Up to 2⁶³ a count is itself.
+        let large = EvalComparison(baseline: Self.eval(pipeline: Self.underruns(9.21e18)), current: Self.eval(pipeline: Self.underruns(9.22e18)),
+                                   maxRegressionDB: 0.5)
+        XCTAssertEqual(large.regressions.first?.baseline, .count(Int(9.21e18)))
+        XCTAssertEqual(large.regressions.first?.current, .count(Int(9.22e18)))
     }
 }
