@@ -2,9 +2,9 @@ import AudioCore
 import EchoLabJSON
 
 /// An eval.json as `merge` reads it back (and `compare` its modes): the document's header (its
-/// shard, plan, modes and EchoLab build) and, per item, which runs ran where and which failed. What each run measured
-/// is not read here: merge summarises every run again from its own report.json (`RunSummary`),
-/// as the run that wrote it did.
+/// shard, plan, modes and EchoLab build) and, per item, which runs ran where and which failed.
+/// What each run measured is not read here: merge summarises every run again from its own
+/// report.json (`RunSummary`), as the run that wrote it did.
 ///
 /// Read from a document `EvalDocument.read` has checked (`EvalDocument.problem(in:)`: counts,
 /// items, results, folders, errors), once; a key an older version did not write, or that holds
@@ -14,7 +14,7 @@ public struct EvalFile: Sendable, Equatable {
     /// `"K/N"` in a shard's file; nil in a whole eval's.
     public var shard: String?
     /// The modes asked for, in order; nil where each scenario ran as written (`"as_written"`).
-    public var modes: [String]?
+    public var modes: [String]? { writtenModes?.arrayValue?.compactMap(\.stringValue) }
     /// The EchoLab build that wrote it (`tool`), as the file has it.
     public var tool: JSONValue?
     /// The whole plan a shard was cut from (nil in a whole eval's file, and in older shards).
@@ -55,7 +55,6 @@ public struct EvalFile: Sendable, Equatable {
     init(checked document: JSONValue) {
         shard = document["shard"]?.stringValue
         writtenModes = document["modes"]
-        modes = document["modes"]?.arrayValue?.compactMap(\.stringValue)
         tool = document["tool"]
         if let plan = document["plan"], let entries = plan["entries"]?.doubleValue, let digest = plan["digest"]?.stringValue {
             self.plan = Plan(entries: Int(saturating: entries), digest: digest, written: plan)
