@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "AudioInteropTests", dependencies: ["AudioInterop", "AudioCore", "EchoLabTestSupport"]),
         .testTarget(name: "EchoLabJSONTests", dependencies: ["EchoLabJSON", "AudioCore"]),
         .testTarget(name: "EchoCancellationTests", dependencies: ["EchoCancellation", "AudioCore", "AudioInterop"]),
-        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore", "EchoLabJSON"]),
+        .testTarget(name: "MetricsTests", dependencies: ["Metrics", "AudioInterop", "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
         // Some call tests describe their call as a scenario file (ScenarioFiles reads it).
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "ScenarioFiles", "AudioInterop", "AudioCore", "VirtualTime", "Metrics"]),
         .testTarget(name: "ScenarioFilesTests", dependencies: ["ScenarioFiles", "Simulation", "AudioInterop", "AudioCore", "EchoLabJSON"]),

@@ -48,6 +48,13 @@ public struct ProcessedLag: Sendable, Equatable {
     static let maximumSeconds = 60
     /// The correlation peak must stand this far above the correlation's mean magnitude.
     static let minimumPeakRatio: Float = 8
+    /// A peak outside 0…500 ms must stand this far above every lag more than a millisecond from
+    /// it to be called the output's lag (an error) rather than nothing found.
+    static let outOfRangeMargin: Float = 3
+    /// A peak within 0…500 ms taken beside a taller one elsewhere must stand this far above
+    /// every lag away from both: speech's rhythm peaks at many lags about as high (an espeak-ng
+    /// recording 1.2 s late peaked at 269 ms, 48.3 times the mean, beside others at 48.4).
+    static let inRangeMargin: Float = 1.5
 
     /// The shortest files a lag is estimated on: twice the longest lag (a second).
     static func minimumSamples(maximumLag: Int) -> Int { 2 * maximumLag }
@@ -89,12 +96,19 @@ public struct ProcessedLag: Sendable, Equatable {
         // canceller left, no clean delay, so its tallest peak may fall a sample early, or far
         // away by chance, beside an in-range one nearly as tall. A file that really leads, or
         // was cut from another take, peaks where it lies and nowhere near as high in range.
-        let inRangeStandsOut = peaks.inRange.ratio >= max(minimumPeakRatio, 0.5 * peaks.overall.ratio)
+        let inRangeStandsOut = peaks.inRange.ratio >= max(minimumPeakRatio, 0.5 * peaks.overall.ratio, inRangeMargin * peaks.otherwise)
         let (lag, ratio) = inRangeStandsOut ? peaks.inRange : peaks.overall
         guard ratio >= minimumPeakRatio else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }
         guard (0...maximumLag).contains(lag) else {
+            // Out of range is an error only where the peak is the signals' one lag: speech's own
+            // rhythm gives lags far from any true one a tenth of a true peak's height (an espeak-ng
+            // recording 1.2 s late peaked at 860 ms, 1.3 times its runner-up; a true lag stands
+            // 14 to 40 times over it), and past the search's reach that is all there is.
+            guard ratio >= outOfRangeMargin * peaks.runnerUp else {
+                return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+            }
             throw OutOfRange(path: processed, milliseconds: Double(lag) * 1000 / Double(rate))
         }
         return ProcessedLag(samples: lag, sampleRate: rate, source: .estimated)
@@ -102,10 +116,19 @@ public struct ProcessedLag: Sendable, Equatable {
 
     /// The lag of `y` behind `x` where their whitened cross-correlation peaks, searched over
     /// ±2·`maximumLag` (so a lag beyond the range is seen, not folded in), and where it peaks
-    /// within 0…`maximumLag`, each with its height over the correlation's mean magnitude. Nil
-    /// when there is nothing to correlate.
+    /// within 0…`maximumLag`, each with its height over the correlation's mean magnitude; and
+    /// the tallest lag more than `runnerUpDistance` from the overall peak (`runnerUp`: how far
+    /// that peak stands out of the rest), and from both peaks (`otherwise`: how far the two stand
+    /// out). Nil when there is nothing to correlate.
+    ///
+    /// Each block fades in and out over `maximumLag / 100` samples (5 ms). Cut square, a block's
+    /// edges spread its low frequencies over the whole band, and where the signals hold nothing
+    /// of their own (a 22 kHz recording above 11 kHz, a 16 kHz canceller's output above 8 kHz)
+    /// the whitening weighs that spread as much as any content: x's and y's blocks start on the
+    /// same sample, so it peaks at lag 0. An espeak-ng recording read a 550 ms lag as 0, and AECM's
+    /// sent signal (957 samples late) as 0 too.
     static func correlationPeaks(_ x: [Float], _ y: [Float], maximumLag: Int)
-        -> (overall: (lag: Int, ratio: Float), inRange: (lag: Int, ratio: Float))? {
+        -> (overall: (lag: Int, ratio: Float), inRange: (lag: Int, ratio: Float), runnerUp: Float, otherwise: Float)? {
         let count = min(x.count, y.count)
         let reach = 2 * maximumLag
         // Under a second the correlation of unrelated signals peaks by chance often enough to
@@ -128,7 +151,10 @@ public struct ProcessedLag: Sendable, Equatable {
             let n = min(hop, count - start)
             for i in 0..<size { frameX[i] = i < n ? x[start + i] : 0 }
             // y's block reaches `reach` further, so a lag up to it finds its samples.
-            for i in 0..<size { frameY[i] = i < n + reach && start + i < count ? y[start + i] : 0 }
+            let m = min(n + reach, count - start)
+            for i in 0..<size { frameY[i] = i < m ? y[start + i] : 0 }
+            taper(&frameX, count: n, fade: maximumLag / 100)
+            taper(&frameY, count: m, fade: maximumLag / 100)
             fft.forward(frameX, real: &xr, imaginary: &xi)
             fft.forward(frameY, real: &yr, imaginary: &yi)
             for k in 0..<bins {
@@ -164,6 +190,28 @@ public struct ProcessedLag: Sendable, Equatable {
         }
         let mean = total / Float(2 * searched + 1)
         guard mean > 0 else { return nil }
-        return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean))
+        // The tallest lags away from the peaks: from the overall peak, and from both peaks.
+        let distance = runnerUpDistance(maximumLag: maximumLag)
+        var runnerUp = -Float.infinity, third = -Float.infinity
+        for lag in -searched...searched where abs(lag - best.lag) > distance {
+            let value = correlation[lag >= 0 ? lag : size + lag]
+            runnerUp = max(runnerUp, value)
+            if abs(lag - bestInRange.lag) > distance { third = max(third, value) }
+        }
+        return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean), runnerUp / mean, third / mean)
+    }
+
+    /// Lags this close to a peak are its own shoulders, not another candidate (1 ms).
+    static func runnerUpDistance(maximumLag: Int) -> Int { max(1, maximumLag / 500) }
+
+    /// Fades `frame[0..<count]` in and out over `fade` samples each way (a half cosine), or over
+    /// half the block where it is shorter than two fades.
+    private static func taper(_ frame: inout [Float], count: Int, fade: Int) {
+        let length = min(fade, count / 2)
+        for i in 0..<length {
+            let gain = Float(0.5 - 0.5 * cos(Double.pi * (Double(i) + 0.5) / Double(length)))
+            frame[i] *= gain
+            frame[count - 1 - i] *= gain
+        }
     }
 }

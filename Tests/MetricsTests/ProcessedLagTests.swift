@@ -1,0 +1,69 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+@testable import Metrics
+import XCTest
+
+/// `ProcessedLag.estimate` on a recording that holds nothing in the top of its band, as espeak-ng's
+/// 22.05 kHz voices resampled to 48 kHz do (nothing above 11 kHz) and as a 16 kHz canceller's
+/// output does above 8 kHz. Blocks cut square spread their low frequencies over those empty bins,
+/// and the whitened correlation peaked at lag 0 there: a copy of the mic 550 ms late read as
+/// aligned, 800 ms late as one sample, 700 ms as 1000 ms.
+final class ProcessedLagTests: XCTestCase {
+    private static let rate = 48_000
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("processed-lag-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    private func file(_ name: String) -> String { directory.appendingPathComponent(name).path }
+
+    /// An espeak-ng voice (22.05 kHz, so nothing above 11 kHz once at 48 kHz) that starts 5 s into
+    /// the recording, 16-bit, beside a copy of it `lagSamples` late (zeros in front, cut to the
+    /// same length).
+    private func recording(lagSamples: Int) throws -> (mic: String, processed: String) {
+        try speak("Yes, I can hear you. The report is almost done. I ran the tests this morning and the results look much better.",
+                  voice: "en-gb+f3", to: "voice.wav", in: directory)
+        let stream = try AudioFileStream(path: file("voice.wav"), targetRate: Self.rate, selection: .monoOnly)
+        var voice = [Float](repeating: 0, count: 12 * Self.rate)
+        let got = try stream.read(into: &voice, frames: voice.count)
+        let mic = Array(([Float](repeating: 0, count: 5 * Self.rate) + voice.prefix(got)).prefix(14 * Self.rate))
+        let processed = [Float](repeating: 0, count: lagSamples) + mic.prefix(mic.count - lagSamples)
+        try SoundFileWriter.write(mic, to: file("mic.wav"), sampleRate: Self.rate, encoding: .pcm16)
+        try SoundFileWriter.write(processed, to: file("processed-\(lagSamples).wav"), sampleRate: Self.rate, encoding: .pcm16)
+        return (file("mic.wav"), file("processed-\(lagSamples).wav"))
+    }
+
+    func testABandLimitedRecordingReadsTheLagItWasGiven() throws {
+        for lag in [0, 957, 14_400] {
+            let files = try recording(lagSamples: lag)
+            let estimate = try ProcessedLag.estimate(mic: files.mic, processed: files.processed)
+            XCTAssertEqual(estimate, ProcessedLag(samples: lag, sampleRate: Self.rate, source: .estimated), "\(lag) samples")
+        }
+    }
+
+    func testABandLimitedRecordingLateByMoreThanACancellerIsAnErrorNamingItsLag() throws {
+        for lag in [26_400, 38_400] {
+            let files = try recording(lagSamples: lag)
+            XCTAssertThrowsError(try ProcessedLag.estimate(mic: files.mic, processed: files.processed), "\(lag) samples") { error in
+                XCTAssertEqual(error as? ProcessedLag.OutOfRange,
+                               ProcessedLag.OutOfRange(path: files.processed, milliseconds: Double(lag) * 1000 / Double(Self.rate)))
+            }
+        }
+    }
+
+    /// Past the search's reach (1 s) the true lag is not among the lags searched: what peaks is
+    /// the voice's own rhythm, which must not pass for a lag in range or out of it.
+    func testABandLimitedRecordingLateBeyondTheSearchIsNotFound() throws {
+        let files = try recording(lagSamples: 57_600)
+        let estimate = try ProcessedLag.estimate(mic: files.mic, processed: files.processed)
+        XCTAssertEqual(estimate.source, .notFound)
+        XCTAssertEqual(estimate.samples, 0)
+    }
+}
