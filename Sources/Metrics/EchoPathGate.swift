@@ -454,13 +454,23 @@ struct EchoPathGate {
     private var levels = ResidualLevels()
 
     /// The near talker's level per frame as the decisions read it (after `finish`).
-    var talkerLevels: TalkerLevels { TalkerLevels(levels: levels, silentMeanSquare: silentMeanSquare, floor: levels.floor()) }
+    var talkerLevels: TalkerLevels {
+        TalkerLevels(levels: levels, silentMeanSquare: silentMeanSquare, floor: levels.floor(),
+                     freedomCorrection: Double(blockLength) / Double(blockLength - length))
+    }
 
     /// The tap-free gate's estimate of the near talker: the mic's residual after the fitted echo.
     struct TalkerLevels: Sendable {
         let levels: ResidualLevels
         let silentMeanSquare: Double
         let floor: Double?
+        /// The degrees-of-freedom correction `measure` put on each residual (B/(B − L), +0.58 dB),
+        /// taken off again for the level of a frame whose reference is digital silence under
+        /// the whole path (nothing predicted): a fit takes in L/B of a talker's power through the
+        /// reference's samples, at any level of it, and there are none there — the residual is
+        /// the mic itself. Left on, a talker in a digital loopback's pause that the output kept
+        /// whole read 0.58 dB lost, and one 19.6 dB down read lost.
+        let freedomCorrection: Double
 
         /// The talker's mean square in `frame` where it stands at or above the predicted echo; nil
         /// where it does not — there the residual may be the fit's own error (a canceller that
@@ -469,7 +479,8 @@ struct EchoPathGate {
         func meanSquare(_ frame: Int) -> Double? {
             guard frame < levels.count else { return nil }
             let talker = levels.talkerMeanSquare(frame, silentMeanSquare: silentMeanSquare, floor: floor)
-            return talker > 0 && talker >= levels.echoMeanSquare(frame) ? talker : nil
+            guard talker > 0 && talker >= levels.echoMeanSquare(frame) else { return nil }
+            return levels.predictsNothing(frame) ? talker / freedomCorrection : talker
         }
     }
 

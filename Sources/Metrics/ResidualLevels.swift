@@ -108,6 +108,10 @@ struct ResidualLevels {
     /// The predicted echo's mean square in `frame`.
     func echoMeanSquare(_ frame: Int) -> Double { Self.meanSquare(echoCodes[frame]) }
 
+    /// Whether nothing was predicted in `frame`: the reference under the fitted path is digital
+    /// silence there.
+    func predictsNothing(_ frame: Int) -> Bool { echoCodes[frame] == 0 }
+
     /// The talker's mean square in `frame` as `decisions` reads it: the residual, less twice the
     /// floor where the floor is steady noise (0 where nothing is left).
     func talkerMeanSquare(_ frame: Int, silentMeanSquare: Double, floor: Double?) -> Double {

@@ -76,7 +76,8 @@ final class EchoPathGateCacheTests: XCTestCase {
         var activity = FrameBits()
         for frame in 0..<frames { activity.append(frame % 3 == 0) }
         return EchoPathGateCache.Decisions(activity: activity, limitation: nil,
-                                           talkerLevels: EchoPathGate.TalkerLevels(levels: ResidualLevels(), silentMeanSquare: 0, floor: nil))
+                                           talkerLevels: EchoPathGate.TalkerLevels(levels: ResidualLevels(), silentMeanSquare: 0, floor: nil,
+                                                                                         freedomCorrection: 1))
     }
 
     private func key(_ name: String, samples: Int = 48_000) throws -> EchoPathGateCache.Key {

@@ -83,4 +83,27 @@ final class EchoPathGateTests: XCTestCase {
         XCTAssertTrue(removed.isLost)
         XCTAssertTrue(removed.outputDropIsLowerBound)
     }
+    /// A talker who speaks only while the loopback is digital silence, and an output that is the
+    /// mic K dB down: the output sits exactly K dB under the talker. With no reference samples
+    /// the fit absorbs nothing of the talker, so the residual is the mic itself; the
+    /// degrees-of-freedom correction the decisions put on it read every such drop 0.58 dB larger
+    /// (0.58 for a talker kept whole) and a talker 19.6 dB down as lost.
+    func testATalkerInTheFarEndsPauseReadsTheDropTheOutputMade() throws {
+        let rate = 16_000, count = 10 * rate
+        var far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 3)
+        for i in (5 * rate + rate / 2)..<(8 * rate + rate / 2) { far[i] = 0 }
+        let talker = SignalGenerator.render(.speechLike(levelDBFS: -26, pitchHz: 210), sampleRate: rate, count: count, seed: 4)
+        let echo = TestSignals.scaled(TestSignals.delayed(far, by: 640), gainDB: -6)
+        let nearEnd = talker.indices.map { (6 * rate..<8 * rate).contains($0) ? talker[$0] : 0 }
+        let mic = TestSignals.sum(TestSignals.sum(echo, nearEnd), TestSignals.noise(count: count, dbfs: -70, seed: 5))
+        for drop in [0.0, 3, 10, 19.6] {
+            let output = TestSignals.scaled(mic, gainDB: -drop)
+            let estimate = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: output))
+                .whole.nearEndEstimate, "\(drop) dB")
+            XCTAssertGreaterThan(estimate.frames, 10, "\(drop) dB: the talker's frames are judged")
+            XCTAssertEqual(try XCTUnwrap(estimate.outputDropDB), drop, accuracy: 0.1, "\(drop) dB")
+            XCTAssertEqual(estimate.lostFrames, 0, "\(drop) dB")
+            XCTAssertFalse(estimate.isLost, "\(drop) dB")
+        }
+    }
 }
