@@ -140,7 +140,7 @@ public final class EchoAnalysisStream {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
-        } else if whole.gate.method == .echoPathFit, whole.gate.singleTalkFrames == 0,
+        } else if whole.gate.singleTalkFrames == 0,
                   whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames, whole.delayMilliseconds != nil {
             whole.delayMilliseconds = nil
             whole.delayUnmeasured = .noEchoAtMic

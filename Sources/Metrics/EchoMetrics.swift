@@ -44,11 +44,12 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         /// The far end is tonal (a tone, a held chord: `DelayEstimator.isTonal`), so its
         /// correlation with the mic peaks at every period of its lines.
         case tonalFarEnd
-        /// Recordings without tracks: the tap-free gate found no echo above the mic's noise
-        /// wherever the near end was silent (`minimumAnalysisFrames` or more such frames where the
-        /// far end played, none of far-end single talk), so a lag that stood out in the search
-        /// cannot be told from the signals' own likeness (two espeak-ng voices, unrelated,
-        /// peaked at 14.7 σ): ERL and ERLE are null there too.
+        /// The gate found no echo above the mic's noise wherever the near end was silent
+        /// (`minimumAnalysisFrames` or more such frames where the far end played, none of far-end
+        /// single talk), so a lag that stood out in the search cannot be told from the signals'
+        /// own likeness (two espeak-ng voices, unrelated, peaked at 14.7 σ): ERL and ERLE are null
+        /// there too. Whichever gate judged the frames: a recording with a near-end track and no
+        /// echo read a delay of 360.9 ms beside "no echo above the mic's noise".
         case noEchoAtMic
     }
 

@@ -128,6 +128,21 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertNil(analysis.whole.erlDB)
         XCTAssertNil(analysis.whole.delayMilliseconds)
         XCTAssertEqual(analysis.whole.delayUnmeasured, .noEchoAtMic)
+        // So with a near-end track (a talker from 4 to 6 s), whose gate finds the echo under the
+        // noise it hears where the far end pauses (1 to 2 s): it read a delay beside "no echo
+        // above the mic's noise".
+        let paused = reference.indices.map { (48_000..<2 * 48_000).contains($0) ? 0 : reference[$0] }
+        let pausedMic = zip(TestSignals.delayed(paused, by: 6_480, gainDB: -50), noise).map { $0 + $1 }
+        let voice = TestSignals.noise(count: reference.count, dbfs: -30, seed: 13)
+        let talker = voice.indices.map { (4 * 48_000..<6 * 48_000).contains($0) ? voice[$0] : 0 }
+        let withTalker = zip(pausedMic, talker).map { $0 + $1 }
+        let tracked = try EchoAnalyzer().analyzeFiles(reference: write(paused, "paused.wav"), mic: write(withTalker, "talker-mic.wav"),
+                                                      processed: write(withTalker, "talker-out.wav"), nearEnd: write(talker, "talker.wav"))
+        XCTAssertNotEqual(tracked.whole.gate.method, .echoPathFit)
+        XCTAssertEqual(tracked.whole.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThanOrEqual(tracked.whole.gate.echoUnderNoiseFrames, 20)
+        XCTAssertNil(tracked.whole.delayMilliseconds)
+        XCTAssertEqual(tracked.whole.delayUnmeasured, .noEchoAtMic)
         // The same echo 10 dB over the noise: single talk, and its delay.
         let audible = zip(TestSignals.delayed(reference, by: 6_480, gainDB: -20), noise).map { $0 + $1 }
         let heard = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: write(audible, "audible.wav"), processed: paths.1)
