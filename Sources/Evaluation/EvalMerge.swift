@@ -40,16 +40,17 @@ public enum EvalMerge {
                 throw MergeError.otherShardCount(path: shard.path, shard: text, count: count, firstPath: first.path)
             }
             count = parsed.count
-            if let other = seen[parsed.index] {
-                throw MergeError.givenTwice(path: shard.path, shard: text, otherPath: other)
-            }
-            seen[parsed.index] = shard.path
             if let key = shard.eval.differs(from: first.eval) { throw MergeError.differs(path: shard.path, key: key, firstPath: first.path) }
             // The whole plan each shard was cut from: the same items (files as given) and modes.
             guard let plan = shard.eval.plan else { throw MergeError.noPlan(path: shard.path) }
             if plan.written != first.eval.plan?.written {
                 throw MergeError.otherPlan(path: shard.path, firstPath: first.path)
             }
+            // After the plan: shard 1/2 of another plan is of another plan, not shard 1/2 again.
+            if let other = seen[parsed.index] {
+                throw MergeError.givenTwice(path: shard.path, shard: text, otherPath: other)
+            }
+            seen[parsed.index] = shard.path
             // Entry i of the plan is in shard i mod N + 1. (Counts were checked when it was read.)
             let whole = plan.entries, expected = whole / parsed.count + (parsed.index - 1 < whole % parsed.count ? 1 : 0)
             let planned = shard.eval.planned
