@@ -40,7 +40,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public static let requirementDB = 46.0
     /// The figure meets `requirementDB`: true at or above it (a lower bound too), false for a
     /// measured figure under it, and for a lower bound whose measured bands alone keep it under
-    /// it (`mostDB`); nil for another lower bound under it (the loss may be higher).
+    /// it (`mostDB`); nil for another lower bound under it (the loss may be higher), and for a
+    /// figure on too few frames to judge (`isLowConfidence`: a mic without echo passed on the one
+    /// frame its tap-free gate took for far-end single talk).
     public var meetsRequirement: Bool?
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
@@ -49,7 +51,8 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
-        self.meetsRequirement = tclwDB >= Self.requirementDB ? true
+        self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) ? nil
+            : tclwDB >= Self.requirementDB ? true
             : !isLowerBound || Self.mostDB(bands).map({ $0 < Self.requirementDB }) == true ? false : nil
         self.bands = bands
         self.analysisFrames = analysisFrames
@@ -94,7 +97,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// A figure measured under `requirementDB` on enough frames, or a bound its measured bands
     /// keep under it: the requirement is missed. Another bound under it may not be (the loss can
     /// be higher).
-    public var missesRequirement: Bool { meetsRequirement == false && !isLowConfidence }
+    public var missesRequirement: Bool { meetsRequirement == false }
 
     enum CodingKeys: String, CodingKey {
         case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"

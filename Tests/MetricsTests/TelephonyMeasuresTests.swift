@@ -87,6 +87,18 @@ final class TelephonyMeasuresTests: XCTestCase {
         XCTAssertNil(loss.meetsRequirement)
     }
 
+    /// A figure on fewer frames than a figure needs to be trusted is not judged against 46 dB,
+    /// whatever it reads: a mic with no echo passed TS 26.131 on the one frame the tap-free gate
+    /// took for far-end single talk. On enough frames the same figures are judged.
+    func testAFigureOnTooFewFramesIsNotJudged() {
+        let bands = [WeightedEchoLoss.BandLoss(centreHz: 1000, lossDB: 62, isLowerBound: false)]
+        for (tclw, frames, expected) in [(62.0, 1, nil), (30, 19, nil), (62, 20, true), (30, 20, false)] as [(Double, Int, Bool?)] {
+            let loss = WeightedEchoLoss(tclwDB: tclw, isLowerBound: false, bands: bands, analysisFrames: frames)
+            XCTAssertEqual(loss.meetsRequirement, expected, "\(tclw) dB on \(frames) frames")
+            XCTAssertEqual(loss.missesRequirement, expected == false, "\(tclw) dB on \(frames) frames")
+        }
+    }
+
     /// An output under the noise except in the 1 kHz third octave, where the echo leaks 20 dB
     /// over it: the weighted loss is a bound (the other bands may lose any amount), but that one
     /// band alone keeps it under 46 dB, whatever the others lose — the requirement is missed, not
