@@ -85,7 +85,7 @@ struct EchoPathGate {
     private var clipSearched = false
     private let activeMeanSquare: Double
     /// The last hop's residual and predicted-echo energy, awaiting its frame's second hop.
-    private var lastHop: (residual: Double, prediction: Double)?
+    private var lastHop: (residual: Double, prediction: Double, mic: Double)?
 
     private struct Path {
         var real: [Float]
@@ -404,8 +404,12 @@ struct EchoPathGate {
             }
         }
         for h in 0..<hops {
-            let current = (residual: bestResidual[h], prediction: bestPrediction[h])
-            if let last = lastHop { measure(residual: last.residual + current.residual, prediction: last.prediction + current.prediction) }
+            let current = (residual: bestResidual[h], prediction: bestPrediction[h],
+                           mic: PowerSums.sumOfSquares(block.mic, (h * hop)..<((h + 1) * hop)))
+            if let last = lastHop {
+                measure(residual: last.residual + current.residual, prediction: last.prediction + current.prediction,
+                        mic: last.mic + current.mic)
+            }
             lastHop = current
         }
     }
@@ -436,11 +440,15 @@ struct EchoPathGate {
     /// decides, unless the recording's residual floor is steady noise (`ResidualLevels`): a floor
     /// below the silence level is the fit's own error as much as noise (a room's tail), and taking
     /// it off moved ERLE by 2 dB on a double-talk call.
-    private mutating func measure(residual: Double, prediction: Double) {
+    private mutating func measure(residual: Double, prediction: Double, mic: Double) {
         let corrected = residual * Double(blockLength) / Double(blockLength - length)
         if prediction > corrected { explainedFrames += 1 }
         let meanSquare = corrected / Double(frameSize)
-        let passesEchoCut = corrected >= residualRatio * prediction
+        // A mic under the silence level holds no talker to hear, whatever the residual: there
+        // the residual is the fit's own prediction (a fit over a block with a talker in it
+        // predicts an echo where the mic is digital silence), and a talker with no echo read
+        // 234 frames of double talk where the mic held sound in 125.
+        let passesEchoCut = corrected >= residualRatio * prediction && mic / Double(frameSize) >= silentMeanSquare
         levels.append(meanSquare: meanSquare, echoMeanSquare: prediction / Double(frameSize), passesEchoCut: passesEchoCut,
                       isActiveByPlainRule: meanSquare >= silentMeanSquare && passesEchoCut)
     }

@@ -83,6 +83,7 @@ final class EchoPathGateTests: XCTestCase {
         XCTAssertTrue(removed.isLost)
         XCTAssertTrue(removed.outputDropIsLowerBound)
     }
+
     /// A talker who speaks only while the loopback is digital silence, and an output that is the
     /// mic K dB down: the output sits exactly K dB under the talker. With no reference samples
     /// the fit absorbs nothing of the talker, so the residual is the mic itself; the
@@ -105,5 +106,25 @@ final class EchoPathGateTests: XCTestCase {
             XCTAssertEqual(estimate.lostFrames, 0, "\(drop) dB")
             XCTAssertFalse(estimate.isLost, "\(drop) dB")
         }
+    }
+
+    /// A mic with no echo and a talker from 6 to 8 s, digital silence elsewhere. A frame whose
+    /// mic is under the silence level holds no talker, whatever the fit predicts there: a fit
+    /// over a block with the talker in it predicted an echo in the block's silent stretches, and
+    /// its residual (the prediction itself) read as a talker — 234 frames of double talk, where
+    /// the mic held sound in 125.
+    func testNoFrameOfDigitalSilenceIsDoubleTalk() throws {
+        let rate = 16_000, count = 10 * rate
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 6)
+        let talker = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 210), sampleRate: rate, count: count, seed: 7)
+        let mic = talker.indices.map { (6 * rate..<8 * rate).contains($0) ? talker[$0] : 0 }
+        let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: mic)).whole
+        XCTAssertEqual(whole.gate.method, .echoPathFit)
+        let talkerFrames = Int((2 * Double(whole.gate.frames) / 10).rounded(.up))
+        XCTAssertGreaterThan(whole.gate.doubleTalkFrames, 0)
+        XCTAssertLessThanOrEqual(whole.gate.doubleTalkFrames, talkerFrames)
+        XCTAssertEqual(whole.gate.singleTalkFrames, 0)
+        XCTAssertNil(whole.erlDB)
+        XCTAssertNil(whole.delayMilliseconds)
     }
 }
