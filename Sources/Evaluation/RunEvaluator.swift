@@ -188,6 +188,9 @@ public struct RunEvaluator: Sendable {
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
         }
+        if gate.limitation == .tooShortToFit {
+            return "the recording (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is too short to fit its echo path: it holds no more samples to fit than the path has taps (341 ms at 48 kHz, 512 ms at 16 kHz)"
+        }
         if gate.limitation == .echoNotExplained {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
         }

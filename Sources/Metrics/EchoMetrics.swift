@@ -265,6 +265,11 @@ public enum ActivityGateLimitation: String, Codable, Sendable {
     /// loopback, or lags it by more than the search reaches): the fit, causal and 341 ms long
     /// from the unshifted loopback, cannot model it.
     case echoOutsideDelaySearch = "echo_outside_delay_search"
+    /// `echo_path_fit` only: the recording is shorter than one fitting block, and the samples
+    /// the fit could use are no more than the path's taps (341 ms at 48 kHz, 512 ms at 16 kHz,
+    /// `EchoMetricsConfiguration.delayBlockSize`): no path can be told from a
+    /// fit of noise, and every frame would read as a talker.
+    case tooShortToFit = "too_short_to_fit"
 }
 
 /// Metrics of one part of a file (a timeline segment), over the Welch frames lying wholly

@@ -152,6 +152,9 @@ struct EchoPathGate {
     /// the echo for a talker — or, in its pauses, its silence for single talk (ERL 48.8 dB, ERLE
     /// 0.2 dB on an echo 520 ms late).
     private var echoOutsideDelaySearch = false
+    /// The call is one block whose samples left to fit (after the hops the fit leaves out) are no
+    /// more than the path's taps: no path can be told from a fit of noise (`tooShortToFit`).
+    private var tooShortToFit = false
 
     /// Set by `finish()` when the echo lies outside the delay search, or when the fitted echo path
     /// leaves too much of the echo unexplained to tell a talker from its error
@@ -170,6 +173,8 @@ struct EchoPathGate {
         }
         if echoOutsideDelaySearch {
             limitation = .echoOutsideDelaySearch
+        } else if tooShortToFit {
+            limitation = .tooShortToFit
         } else if !levels.explainsEcho(silentMeanSquare: silentMeanSquare, residualRatio: residualRatio) {
             limitation = .echoNotExplained
         }
@@ -261,6 +266,10 @@ struct EchoPathGate {
             // a few L samples take much of any noise for echo. A fit that explains no more than
             // a fit of noise would is no echo path: the previous block's path predicts the block
             // instead, or none before the first. (A short block of clean echo keeps its own fit.)
+            // A call of one such block with no more samples to fit than taps has no path at all,
+            // and would read every frame as a talker: a pure echo of 0.5 s at 16 kHz read 25 of
+            // 25 frames as double talk and its near end "lost".
+            if pending == nil, Self.fittedSamples(weights, valid: valid) <= length { tooShortToFit = true }
             path = pending?.path ?? Self.silentPath(length)
         }
         if var previous = pending {
@@ -363,6 +372,13 @@ struct EchoPathGate {
     /// the samples it was fitted to (weight 1 among the first `valid`): fitting n samples of
     /// noise, the prediction takes taps/n of their energy and leaves the rest, so its share over
     /// the residual's is taps/(n − taps); an echo path explains clearly more (here: four times).
+    /// The samples among the first `valid` that a fit with `weights` is fitted to.
+    private static func fittedSamples(_ weights: [Float], valid: Int) -> Int {
+        var fitted = 0
+        for i in 0..<valid where weights[i] > 0 { fitted += 1 }
+        return fitted
+    }
+
     private static func explainsMoreThanNoise(mic: [Float], prediction: [Float], weights: [Float], valid: Int, taps: Int) -> Bool {
         var fitted = 0, residual = 0.0, predicted = 0.0
         for i in 0..<valid where weights[i] > 0 {

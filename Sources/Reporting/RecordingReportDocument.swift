@@ -108,6 +108,7 @@ public enum RecordingReportDocument {
         switch limitation {
         case .echoNotExplained?: "; the fitted echo path does not explain the echo (a non-linear loudspeaker?), so no frame is scored"
         case .echoOutsideDelaySearch?: "; the echo is not within the delay search's range of the loopback (it leads it, or lags it by more), so no frame is scored"
+        case .tooShortToFit?: "; the recording is too short to fit its echo path, so no frame is scored"
         case nil: ""
         }
     }

@@ -127,4 +127,31 @@ final class EchoPathGateTests: XCTestCase {
         XCTAssertNil(whole.erlDB)
         XCTAssertNil(whole.delayMilliseconds)
     }
+
+    /// A pure echo (40 ms, −6 dB) of 0.5 s at 16 kHz: fewer samples to fit than the path has taps
+    /// (512 ms there), so no path can be told from a fit of noise, and the gate says so rather
+    /// than read every frame as a talker (25 of 25 frames of double talk, the near end "lost").
+    /// At 0.6 s the fit has its samples, and the echo reads as built.
+    func testARecordingTooShortToFitIsNotJudged() throws {
+        let rate = 16_000
+        for (seconds, fits) in [(0.5, false), (0.6, true)] {
+            let count = Int(seconds * Double(rate))
+            let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 8)
+            let mic = TestSignals.delayed(far, by: 640, gainDB: -6)
+            let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic,
+                                                           processed: TestSignals.scaled(mic, gainDB: -20))).whole
+            XCTAssertEqual(whole.gate.method, .echoPathFit)
+            if fits {
+                XCTAssertNil(whole.gate.limitation)
+                XCTAssertEqual(try XCTUnwrap(whole.erlDB), 6, accuracy: 0.01)
+                XCTAssertEqual(try XCTUnwrap(whole.erleDB), 20, accuracy: 0.01)
+            } else {
+                XCTAssertEqual(whole.gate.limitation, .tooShortToFit)
+                XCTAssertEqual(whole.gate.singleTalkFrames, 0)
+                XCTAssertEqual(whole.gate.doubleTalkFrames, 0)
+                XCTAssertNil(whole.erlDB)
+                XCTAssertNil(whole.nearEndEstimate)
+            }
+        }
+    }
 }
