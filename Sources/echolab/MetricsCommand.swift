@@ -62,7 +62,9 @@ struct MetricsCommand: ParsableCommand {
                 standardError("echolab metrics: warning: \(warning)")
             }
             if let mismatch = analysis.lengthMismatch {
-                let lengths = mismatch.files.map { "\($0.file) \($0.samples)" }.joined(separator: ", ")
+                // Named by role too: one file may be given as two (a mic scored as its own output).
+                let roles = ["reference", "mic", "processed"] + (echo == nil ? [] : ["echo"]) + (nearEnd == nil ? [] : ["near end"])
+                let lengths = zip(roles, mismatch.files).map { "\($0) \($1.file) \($1.samples)" }.joined(separator: ", ")
                 standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")
             }
             var result = RecordingMetrics(analysis: analysis, processedLag: lag)

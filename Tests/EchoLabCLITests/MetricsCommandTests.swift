@@ -45,8 +45,8 @@ final class MetricsCommandTests: XCTestCase {
         let short = try cut(to: 180_000)
         let scored = try runEchoLab(["metrics", "--reference", tap("reference"), "--mic", tap("mic"), "--processed", short])
         XCTAssertEqual(scored.status, 0, scored.standardError)
-        XCTAssertEqual(scored.standardError, "echolab metrics: warning: inputs differ in length (\(tap("reference")) 192000, "
-                       + "\(tap("mic")) 192000, \(short) 180000 samples); scored the first 180000 samples only\n")
+        XCTAssertEqual(scored.standardError, "echolab metrics: warning: inputs differ in length (reference \(tap("reference")) 192000, "
+                       + "mic \(tap("mic")) 192000, processed \(short) 180000 samples); scored the first 180000 samples only\n")
         let metrics = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(scored.standardOutput.utf8)) as? [String: Any])
         let mismatch = try XCTUnwrap(metrics["length_mismatch"] as? [String: Any])
         XCTAssertEqual(mismatch["analysed_samples"] as? Int, 180_000)
