@@ -187,6 +187,9 @@ public struct CorpusRun {
         // of them has finished take the echo from its record (the same bits) instead of
         // convolving the room again (with --jobs 2, an item's first two modes both compute).
         let echoPaths = EchoPathCache(budgetBytes: Self.echoPathBudget)
+        // Nor does what the devices' conversions make of the loudspeaker drive and the room's
+        // sound (a 44.1 kHz or Bluetooth route, a drifting clock).
+        let hardwareStreams = HardwareStreamRecords(budgetBytes: Self.hardwareStreamBudget)
         // Nor do the tap-free gate's decisions on a recording: its other modes take them.
         let gateDecisions = EchoPathGateCache(budgetBytes: Self.gateDecisionBudget)
         // One name is one canceller: each plugin file as the eval starts is what its runs run.
@@ -216,7 +219,8 @@ public struct CorpusRun {
                 let entry = entries[index]
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
-                                      gateDecisions: gateDecisions, pluginDigests: pluginDigests, latencies: latencies, scorers: scorers)
+                                      hardwareStreams: hardwareStreams, gateDecisions: gateDecisions, pluginDigests: pluginDigests,
+                                      latencies: latencies, scorers: scorers)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
@@ -375,6 +379,9 @@ public struct CorpusRun {
     public static let decodedAudioBudget = 256 << 20
     /// What the echo records may hold (runs go item by item: the newest records are the ones used).
     public static let echoPathBudget = 32 << 20
+    /// What the hardware streams' records may hold (each of a call's streams takes about 0.4 MB
+    /// per second of call, and is recorded up to an eighth of this: calls up to 20 s).
+    public static let hardwareStreamBudget = 64 << 20
     /// What the tap-free gate's decisions on recordings may take while an eval runs (an hour's
     /// recording's are about 1.5 MB; a day's are not kept).
     public static let gateDecisionBudget = 32 << 20
@@ -385,7 +392,7 @@ public struct CorpusRun {
     static func run(_ entry: Entry, _ loaded: Swift.Result<Loaded, ItemError>, item: CorpusItem, directory: String,
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
-                    gateDecisions: EchoPathGateCache? = nil, pluginDigests: PluginDigests? = nil,
+                    hardwareStreams: HardwareStreamRecords? = nil, gateDecisions: EchoPathGateCache? = nil, pluginDigests: PluginDigests? = nil,
                     latencies: EchoControlLatencies? = nil, scorers: [ScorerProcess] = []) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
@@ -417,6 +424,7 @@ public struct CorpusRun {
                                        cancellation: cancellation)
                 output.decodedAudio = decodedAudio
                 output.echoPaths = echoPaths
+                output.hardwareStreams = hardwareStreams
                 output.pluginDigests = pluginDigests
                 output.latencies = latencies
                 output.scorers = scorers

@@ -40,6 +40,9 @@ public struct RunOutput {
     /// The echo of runs before, shared by the runs of a corpus (`eval` passes its own); nil
     /// computes it.
     public var echoPaths: EchoPathCache?
+    /// What the hardware streams of runs before did, shared by the runs of a corpus (`eval`
+    /// passes its own); nil converts every tick.
+    public var hardwareStreams: HardwareStreamRecords?
     /// The cancellers' latencies, measured once per eval (`eval` passes its own); nil: the call
     /// keeps its own.
     public var latencies: EchoControlLatencies?
@@ -110,8 +113,9 @@ public struct RunOutput {
     /// its wall time), the files written, tap name → file name, and the seconds its scorers took.
     /// The taps are whole and in place before a report names them.
     private func callAndScore() throws -> (RunReport, [String: String], Double) {
-        let runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio,
+        var runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio,
                                     echoPaths: echoPaths, latencies: latencies)
+        runner.hardwareStreams = hardwareStreams
         let duration = try runner.duration()
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The echo of whole calls, shared by the runs that are handed the cache: `echolab eval` runs
 /// every item in several modes, and the echo at the mic does not depend on the canceller, yet
 /// each run convolved the same loudspeaker drive with the same room again. A run records what it
@@ -50,17 +48,12 @@ public final class EchoPathCache: Sendable {
         static func bytes(samples: Int) -> Int { 2 * samples * MemoryLayout<Float>.stride }
     }
 
-    private struct State {
-        var records: [(identity: Identity, record: Record)] = []
-        var usedBytes = 0
-    }
-
-    private let state = Mutex(State())
+    private let records: NewestRecords<Identity, Record>
     /// What the records may take in memory, in bytes.
-    public let budgetBytes: Int
+    public var budgetBytes: Int { records.budgetBytes }
 
     public init(budgetBytes: Int) {
-        self.budgetBytes = budgetBytes
+        records = NewestRecords(budgetBytes: budgetBytes)
     }
 
     /// Whether a call of `samples` samples is worth recording: its record fits the budget.
@@ -69,30 +62,15 @@ public final class EchoPathCache: Sendable {
     }
 
     /// The record of a path with this identity.
-    func record(for identity: Identity) -> Record? {
-        state.withLock { state in state.records.last(where: { $0.identity == identity })?.record }
-    }
+    func record(for identity: Identity) -> Record? { records.record(for: identity) }
 
     /// Keeps `record` in place of an older record of the same path (which another item of the
     /// corpus, with another far end, made: runs go item by item), dropping the oldest records
     /// over the budget.
     func keep(_ record: Record, for identity: Identity) {
-        let bytes = record.bytes + identity.bytes
-        guard bytes <= budgetBytes else { return }
-        state.withLock { state in
-            if let older = state.records.firstIndex(where: { $0.identity == identity }) {
-                state.usedBytes -= state.records[older].record.bytes + identity.bytes
-                state.records.remove(at: older)
-            }
-            state.records.append((identity, record))
-            state.usedBytes += bytes
-            while state.usedBytes > budgetBytes, let oldest = state.records.first {
-                state.usedBytes -= oldest.record.bytes + oldest.identity.bytes
-                state.records.removeFirst()
-            }
-        }
+        records.keep(record, for: identity, bytes: record.bytes + identity.bytes)
     }
 
     /// How many records are kept (for the tests).
-    var count: Int { state.withLock { $0.records.count } }
+    var count: Int { records.count }
 }

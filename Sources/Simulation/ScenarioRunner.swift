@@ -58,6 +58,9 @@ public struct ScenarioRunner {
     public var echoPaths: EchoPathCache?
     /// The cancellers' latencies, shared by the calls of a corpus; nil: the call keeps its own.
     public var latencies: EchoControlLatencies?
+    /// What the hardware streams of calls run before did, shared by the calls of a corpus
+    /// (`CallHardware`'s records); nil converts every tick.
+    public var hardwareStreams: HardwareStreamRecords?
 
     public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = [],
                 decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) {
@@ -125,7 +128,10 @@ public struct ScenarioRunner {
                                      recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio,
                                      echoPaths: echoPaths, latencies: latencies)
         call.taps = taps
-        if let configuration = scenario.hardware { call.hardware = try CallHardware(configuration: configuration) }
+        if let configuration = scenario.hardware {
+            call.hardware = try CallHardware(configuration: configuration, records: hardwareStreams,
+                                             expectedTicks: Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds + 1))
+        }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? TemporaryFolder.base, scenarioFile: scenario.file)
         if scenario.isUserReferenceStarted { call.startUserAcousticEchoCancellerReference() }
         try devices.apply(.setCustomMic(scenario.mic))

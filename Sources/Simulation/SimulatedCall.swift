@@ -264,6 +264,7 @@ public final class SimulatedCall {
         audioManager.releaseRetiredMics(except: nil)
         recording.trim()
         recordedEchoPath?.finish()
+        hardware?.finishRecords()
         let leftovers = scheduler.drain()
         if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
         // The counters are final now; then let go of every device (a custom mic or speaker still

@@ -97,10 +97,22 @@ public final class CallHardware {
     /// Called with (kind, detail) for the call's event log.
     var log: (String, String) -> Void = { _, _ in }
 
-    public init(configuration: HardwareConfiguration, engineRate: Int = 48_000, tickFrames: Int = 480) throws {
+    /// What the streams of a corpus's calls did (`HardwareStreamRecords`), and the call's length
+    /// in ticks to reserve a record for: a call of an eval converts each tick once for all of
+    /// its item's modes.
+    private let records: HardwareStreamRecords?
+    private let expectedTicks: Int?
+    /// The streams built before the current ones (a route change builds new ones).
+    private var generation = 0
+
+    /// `records`, `expectedTicks`: see `HardwareStreamRecords` (nil: every stream converts).
+    public init(configuration: HardwareConfiguration, engineRate: Int = 48_000, tickFrames: Int = 480,
+                records: HardwareStreamRecords? = nil, expectedTicks: Int? = nil) throws {
         self.configuration = configuration
         self.engineRate = engineRate
         self.tickFrames = tickFrames
+        self.records = records
+        self.expectedTicks = expectedTicks
         scratch = [Float](repeating: 0, count: tickFrames)
         route = configuration.route
         inputDataSource = configuration.inputDataSource
@@ -111,21 +123,26 @@ public final class CallHardware {
         let profile = configuration.route.map(RouteProfile.init(route:))
         inputFormat = (profile?.input ?? .builtIn).grant(configuration.preferences)
         outputFormat = (profile?.output ?? .builtIn).grant(configuration.preferences)
-        let streams = try Self.streams(input: inputFormat, output: outputFormat, drift: configuration.clockDriftPPM,
-                                       engineRate: engineRate, tickFrames: tickFrames)
-        (output, captureMic, captureEcho, captureNear) = streams
+        (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
+                                                                           drift: configuration.clockDriftPPM, engineRate: engineRate,
+                                                                           tickFrames: tickFrames, records: records, generation: 0,
+                                                                           expectedTicks: expectedTicks)
         if let profile {
             echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
         }
         segments = [segment(at: 0)]
     }
 
-    private static func streams(input: HardwareFormat, output: HardwareFormat, drift: Double, engineRate: Int, tickFrames: Int) throws
+    private static func streams(input: HardwareFormat, output: HardwareFormat, drift: Double, engineRate: Int, tickFrames: Int,
+                                records: HardwareStreamRecords?, generation: Int, expectedTicks: Int?) throws
         -> (HardwareStream, HardwareStream, HardwareStream, HardwareStream) {
-        func capture() throws -> HardwareStream {
-            try HardwareStream(format: input, engineRate: engineRate, tickFrames: tickFrames, clockDriftPPM: drift)
+        func capture(_ role: HardwareStreamRecords.Role) throws -> HardwareStream {
+            try HardwareStream(format: input, engineRate: engineRate, tickFrames: tickFrames, clockDriftPPM: drift,
+                               records: records, role: role, generation: generation, expectedTicks: expectedTicks)
         }
-        return (try HardwareStream(format: output, engineRate: engineRate, tickFrames: tickFrames), try capture(), try capture(), try capture())
+        return (try HardwareStream(format: output, engineRate: engineRate, tickFrames: tickFrames,
+                                   records: records, role: .output, generation: generation, expectedTicks: expectedTicks),
+                try capture(.mic), try capture(.echo), try capture(.nearEnd))
     }
 
     private func segment(at frame: Int64) -> RouteSegment {
@@ -211,12 +228,21 @@ public final class CallHardware {
 
     private func rebuildStreams() throws {
         retire()
+        generation += 1
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
-                                                                           drift: configuration.clockDriftPPM,
-                                                                           engineRate: engineRate, tickFrames: tickFrames)
+                                                                           drift: configuration.clockDriftPPM, engineRate: engineRate,
+                                                                           tickFrames: tickFrames, records: records,
+                                                                           generation: generation, expectedTicks: expectedTicks)
+    }
+
+    /// Hands what the current streams did to the records (`HardwareStreamRecords`): at the
+    /// call's end.
+    func finishRecords() {
+        for stream in [output, captureMic, captureEcho, captureNear] { stream.finish() }
     }
 
     private func retire() {
+        finishRecords()
         retiredCallbacks.input += captureMic.callbacks
         retiredCallbacks.output += output.callbacks
         retiredUnderruns += captureMic.underruns + output.underruns

@@ -33,23 +33,47 @@ final class HardwareStream {
     private var converted: [Float]
     /// Engine-side frames needed before the first read.
     let primeThreshold: Int
-    private(set) var isPrimed = false
-    /// Silence output while priming at the start (the stream's latency, engine frames).
-    private(set) var latencyFrames: Int64 = 0
-    private var hasPrimedOnce = false
-    // Counters.
-    private(set) var callbacks: Int64 = 0
-    private(set) var framesIn: Int64 = 0
-    private(set) var deviceFrames: Int64 = 0
-    private(set) var framesOut: Int64 = 0
-    private(set) var silentFrames: Int64 = 0
-    private(set) var underruns = 0
+
+    /// The stream's counters and buffer levels after a tick: what a record replays.
+    struct State: Sendable {
+        var isPrimed = false
+        /// Silence output while priming at the start (the stream's latency, engine frames).
+        var latencyFrames: Int64 = 0
+        var hasPrimedOnce = false
+        var callbacks: Int64 = 0
+        var framesIn: Int64 = 0
+        var deviceFrames: Int64 = 0
+        var framesOut: Int64 = 0
+        var silentFrames: Int64 = 0
+        var underruns = 0
+        var bufferedDeviceFrames = 0
+        var bufferedEngineFrames = 0
+        var droppedFrames: Int64 = 0
+    }
+    private var state = State()
+    /// The record this stream follows or makes (nil: no `HardwareStreamRecords` handed in).
+    private let replay: HardwareStreamReplay?
+
+    var isPrimed: Bool { state.isPrimed }
+    var latencyFrames: Int64 { state.latencyFrames }
+    var callbacks: Int64 { state.callbacks }
+    var framesIn: Int64 { state.framesIn }
+    var deviceFrames: Int64 { state.deviceFrames }
+    var framesOut: Int64 { state.framesOut }
+    var silentFrames: Int64 { state.silentFrames }
+    var underruns: Int { state.underruns }
 
     /// The converter used both ways: libsamplerate's fastest sinc (97 dB SNR, 80 % of the band
     /// kept) — the hardware path runs every tick, and a 44.1 kHz device's band ends at 17.6 kHz.
     static let quality = ResamplerQuality.fastest
 
-    init(format: HardwareFormat, engineRate: Int = 48_000, tickFrames: Int = 480, clockDriftPPM: Double = 0) throws {
+    /// `records`, `role`, `generation`, `expectedTicks`: where a corpus keeps what its calls'
+    /// streams did (`HardwareStreamRecords`), which of its call's streams this is, and how many
+    /// ticks to reserve a record for (nil: none is made). A stream without a converter is not
+    /// recorded: rebuffering costs less than comparing.
+    init(format: HardwareFormat, engineRate: Int = 48_000, tickFrames: Int = 480, clockDriftPPM: Double = 0,
+         records: HardwareStreamRecords? = nil, role: HardwareStreamRecords.Role = .output, generation: Int = 0,
+         expectedTicks: Int? = nil) throws {
         self.format = format
         self.engineRate = engineRate
         self.tickFrames = tickFrames
@@ -68,35 +92,65 @@ final class HardwareStream {
         converted = [Float](repeating: 0, count: ioAtEngineRate + 64)
         primeThreshold = tickFrames + ioAtEngineRate + (converts || clockDriftPPM != 0 ? 32 : 0)
         engine = SampleFIFO(capacity: primeThreshold + ioAtEngineRate + tickFrames)
+        if let records, let expectedTicks, toDevice != nil || fromDevice != nil {
+            let identity = HardwareStreamRecords.Identity(format: format, engineRate: engineRate, tickFrames: tickFrames,
+                                                          clockDriftBits: clockDriftPPM.bitPattern, role: role, generation: generation)
+            replay = HardwareStreamReplay(records: records, identity: identity, expectedTicks: expectedTicks)
+        } else {
+            replay = nil
+        }
     }
 
     /// Engine-side samples dropped because the stream ran over (a fast device clock).
-    var droppedFrames: Int64 { engine.droppedSamples }
+    var droppedFrames: Int64 { state.droppedFrames }
     /// Samples held inside the stream (device buffer, engine buffer), for conservation checks.
-    var bufferedDeviceFrames: Int { device.count }
-    var bufferedEngineFrames: Int { engine.count }
+    var bufferedDeviceFrames: Int { state.bufferedDeviceFrames }
+    var bufferedEngineFrames: Int { state.bufferedEngineFrames }
 
-    /// Passes one tick through the device: `block[0..<count]` in, `output[0..<count]` out.
+    /// Passes one tick through the device: `block[0..<count]` in, `output[0..<count]` out —
+    /// from the record while the input is the record's.
     func process(_ block: [Float], into output: inout [Float], count: Int) throws {
-        framesIn += Int64(count)
+        guard let replay else { return try convert(block, into: &output, count: count) }
+        if replay.follow(block, into: &output, count: count, state: &state) { return }
+        if replay.hasLeftRecord {
+            // The input differs from here: the stream takes in the input it skipped, as if it
+            // had run all along, from its first state.
+            state = State()
+            try replay.catchUp { input, scratch in try convert(input, into: &scratch, count: tickFrames) }
+        }
+        try convert(block, into: &output, count: count)
+        replay.note(block, output: output, count: count, state: state)
+    }
+
+    /// Hands what this stream computed to the records (at the call's end, or when a route
+    /// change retires the stream).
+    func finish() { replay?.finish() }
+
+    private func convert(_ block: [Float], into output: inout [Float], count: Int) throws {
+        defer {
+            state.bufferedDeviceFrames = device.count
+            state.bufferedEngineFrames = engine.count
+            state.droppedFrames = engine.droppedSamples
+        }
+        state.framesIn += Int64(count)
         if let toDevice {
             var used = 0
             while used < count {
                 let (consumed, produced) = try toDevice.process(block, inputOffset: used, inputFrames: count - used,
                                                                 into: &deviceScratch, outputCapacity: deviceScratch.count)
                 device.write(deviceScratch, count: produced)
-                deviceFrames += Int64(produced)
+                state.deviceFrames += Int64(produced)
                 used += consumed
                 if consumed == 0 && produced == 0 { break }
             }
         } else {
             device.write(block, count: count)
-            deviceFrames += Int64(count)
+            state.deviceFrames += Int64(count)
         }
         let io = format.ioBufferFrames
         while device.count >= io {
             device.read(into: &chunk, count: io)
-            callbacks += 1
+            state.callbacks += 1
             if let fromDevice {
                 var used = 0
                 while used < io {
@@ -110,24 +164,24 @@ final class HardwareStream {
                 engine.write(chunk, count: io)
             }
         }
-        if !isPrimed {
+        if !state.isPrimed {
             guard engine.count >= primeThreshold else {
                 VectorMath.fill(&output, count: count)
-                silentFrames += Int64(count)
-                if !hasPrimedOnce { latencyFrames += Int64(count) }
+                state.silentFrames += Int64(count)
+                if !state.hasPrimedOnce { state.latencyFrames += Int64(count) }
                 return
             }
-            isPrimed = true
-            hasPrimedOnce = true
+            state.isPrimed = true
+            state.hasPrimedOnce = true
         }
         guard engine.count >= count else {
             VectorMath.fill(&output, count: count)       // ran dry: silence, then prime again
-            silentFrames += Int64(count)
-            underruns += 1
-            isPrimed = false
+            state.silentFrames += Int64(count)
+            state.underruns += 1
+            state.isPrimed = false
             return
         }
         engine.read(into: &output, count: count)
-        framesOut += Int64(count)
+        state.framesOut += Int64(count)
     }
 }
