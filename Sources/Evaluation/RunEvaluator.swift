@@ -189,7 +189,7 @@ public struct RunEvaluator: Sendable {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
         }
         if gate.limitation == .tooShortToFit {
-            return "the recording (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is too short to fit its echo path: it holds no more samples to fit than the path has taps (341 ms at 48 kHz, 512 ms at 16 kHz)"
+            return "the recording (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is too short to fit its echo path: after the stretches the fit leaves out (a talker, or noise above −55 dBFS), no more samples are left than the path has taps"
         }
         if gate.limitation == .echoNotExplained {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"

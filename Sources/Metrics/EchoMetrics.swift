@@ -266,9 +266,10 @@ public enum ActivityGateLimitation: String, Codable, Sendable {
     /// from the unshifted loopback, cannot model it.
     case echoOutsideDelaySearch = "echo_outside_delay_search"
     /// `echo_path_fit` only: the recording is shorter than one fitting block, and the samples
-    /// the fit could use are no more than the path's taps (341 ms at 48 kHz, 512 ms at 16 kHz,
-    /// `EchoMetricsConfiguration.delayBlockSize`): no path can be told from a
-    /// fit of noise, and every frame would read as a talker.
+    /// left to fit, after the stretches the fit leaves out (a talker, or noise above the silence
+    /// level), are no more than the path's taps (`EchoMetricsConfiguration.delayBlockSize`: a
+    /// third to half a second, by rate): no path can be told from a fit of noise, and every
+    /// frame would read as a talker.
     case tooShortToFit = "too_short_to_fit"
 }
 

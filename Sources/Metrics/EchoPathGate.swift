@@ -266,7 +266,8 @@ struct EchoPathGate {
             // a few L samples take much of any noise for echo. A fit that explains no more than
             // a fit of noise would is no echo path: the previous block's path predicts the block
             // instead, or none before the first. (A short block of clean echo keeps its own fit.)
-            // A call of one such block with no more samples to fit than taps has no path at all,
+            // A call of one such block with no more samples left to fit than taps (after the hops
+            // the fit leaves out: a talker, or noise above the silence level) has no path at all,
             // and would read every frame as a talker: a pure echo of 0.5 s at 16 kHz read 25 of
             // 25 frames as double talk and its near end "lost".
             if pending == nil, Self.fittedSamples(weights, valid: valid) <= length { tooShortToFit = true }
@@ -372,13 +373,6 @@ struct EchoPathGate {
     /// the samples it was fitted to (weight 1 among the first `valid`): fitting n samples of
     /// noise, the prediction takes taps/n of their energy and leaves the rest, so its share over
     /// the residual's is taps/(n − taps); an echo path explains clearly more (here: four times).
-    /// The samples among the first `valid` that a fit with `weights` is fitted to.
-    private static func fittedSamples(_ weights: [Float], valid: Int) -> Int {
-        var fitted = 0
-        for i in 0..<valid where weights[i] > 0 { fitted += 1 }
-        return fitted
-    }
-
     private static func explainsMoreThanNoise(mic: [Float], prediction: [Float], weights: [Float], valid: Int, taps: Int) -> Bool {
         var fitted = 0, residual = 0.0, predicted = 0.0
         for i in 0..<valid where weights[i] > 0 {
@@ -389,6 +383,13 @@ struct EchoPathGate {
         }
         guard fitted > taps else { return false }
         return predicted > 4 * Double(taps) / Double(fitted - taps) * residual
+    }
+
+    /// The samples among the first `valid` that a fit with `weights` is fitted to.
+    private static func fittedSamples(_ weights: [Float], valid: Int) -> Int {
+        var fitted = 0
+        for i in 0..<valid where weights[i] > 0 { fitted += 1 }
+        return fitted
     }
 
     /// Whether at least half the hops of a block's shifted reference (past its first L samples)

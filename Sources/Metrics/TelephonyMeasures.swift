@@ -96,8 +96,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
 
     /// A figure measured under `requirementDB` on enough frames, or a bound its measured bands
     /// keep under it: the requirement is missed. Another bound under it may not be (the loss can
-    /// be higher).
-    public var missesRequirement: Bool { meetsRequirement == false }
+    /// be higher). (Frames are asked again for a figure read back from a file written before
+    /// `meetsRequirement` was nil on too few frames.)
+    public var missesRequirement: Bool { meetsRequirement == false && !isLowConfidence }
 
     enum CodingKeys: String, CodingKey {
         case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"
