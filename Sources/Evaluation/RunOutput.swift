@@ -120,7 +120,7 @@ public struct RunOutput {
         let rate = SimulatedCall.sampleRate
         let names = CallRecording.tapNames.filter(taps.includes)
         let writer = names.isEmpty ? nil : try WAVTapWriter(directory: outputDirectory, names: names, sampleRate: rate)
-        let totalTicks = Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds) + 1
+        let totalTicks = SimulatedCall.tickCount(for: duration)
         var configuration = evaluator.configuration
         configuration.recordsTalkRuns = !scorers.isEmpty   // what scorers cut the call by, only for them
         let measurement = CallMeasurement(sampleRate: rate, configuration: configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed,

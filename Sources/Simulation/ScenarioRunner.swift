@@ -130,7 +130,7 @@ public struct ScenarioRunner {
         call.taps = taps
         if let configuration = scenario.hardware {
             call.hardware = try CallHardware(configuration: configuration, records: hardwareStreams,
-                                             expectedTicks: Int(duration.nanoseconds / SimulatedCall.tickDuration.nanoseconds + 1))
+                                             expectedTicks: SimulatedCall.tickCount(for: duration))
         }
         let devices = DeviceDriver(call: call, outputDirectory: outputDirectory ?? TemporaryFolder.base, scenarioFile: scenario.file)
         if scenario.isUserReferenceStarted { call.startUserAcousticEchoCancellerReference() }

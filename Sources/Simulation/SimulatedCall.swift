@@ -57,6 +57,10 @@ public final class SimulatedCall {
     /// One engine tick: 10 ms at 48 kHz.
     public static let tickFrames = sampleRate / 100
     public static let tickDuration = VirtualDuration.milliseconds(10)
+    /// The ticks a call of `duration` runs: the one at its start and one per tick after.
+    public static func tickCount(for duration: VirtualDuration) -> Int {
+        Int(duration.nanoseconds / tickDuration.nanoseconds) + 1
+    }
     private static let switchTimeoutTicks = 20
 
     public let scheduler: Scheduler
@@ -141,7 +145,7 @@ public final class SimulatedCall {
         self.echoPath = echoPath
         // The ticks a call of `expectedDuration` runs (the last one partly): what the echo record
         // and the taps reserve, so neither grows mid-call.
-        let expectedSamples = expectedDuration.map { Int($0.nanoseconds / Self.tickDuration.nanoseconds + 1) * n }
+        let expectedSamples = expectedDuration.map { Self.tickCount(for: $0) * n }
         recordedEchoPath = echoPaths.map { RecordedEchoPath(path: echoPath, cache: $0, expectedSamples: expectedSamples) }
         sendVoiceProcessor = SendVoiceProcessor(frameSize: n, sampleRate: rate, backend: voiceProcessing.backend,
                                                 filterOverride: voiceProcessing.filterMilliseconds,
