@@ -22,6 +22,8 @@ public final class DecodedAudioCache: Sendable {
         var targetRate: Int
         var selection: ChannelSelection
         var quality: ResamplerQuality
+        /// A looping stream's first this many frames (nil: the file once through).
+        var loopedFrames: Int? = nil
     }
 
     /// One file's slot: its lock is held while it is decoded, so a second run that wants the
@@ -52,9 +54,21 @@ public final class DecodedAudioCache: Sendable {
     /// problem (then stream it: the stream reports the problem as it always does).
     public func decoded(path: String, targetRate: Int, selection: ChannelSelection,
                         quality: ResamplerQuality) -> Decoded? {
-        guard budgetBytes > 0 else { return nil }
         guard let file = FileStamp(path: path) else { return nil }
-        let key = Key(file: file, targetRate: targetRate, selection: selection, quality: quality)
+        return decoded(Key(file: file, targetRate: targetRate, selection: selection, quality: quality))
+    }
+
+    /// The first `frames` frames of `AudioFileStream(path:targetRate:selection:quality:loops:
+    /// true)` — the file over and over, joined before its resampler — or nil as `decoded` is (a
+    /// mixing speaker's music, read for as long as a call plays it, by every mode of an item).
+    public func looped(path: String, targetRate: Int, selection: ChannelSelection, quality: ResamplerQuality,
+                       frames: Int) -> Decoded? {
+        guard frames > 0, Int64(frames) <= Self.maximumFrames, let file = FileStamp(path: path) else { return nil }
+        return decoded(Key(file: file, targetRate: targetRate, selection: selection, quality: quality, loopedFrames: frames))
+    }
+
+    private func decoded(_ key: Key) -> Decoded? {
+        guard budgetBytes > 0 else { return nil }
         let slot = state.withLock { state in
             if let slot = state.slots[key] { return slot }
             let slot = Slot()
@@ -81,7 +95,8 @@ public final class DecodedAudioCache: Sendable {
 
     private func decode(_ key: Key) -> Decoded? {
         guard let stream = try? AudioFileStream(path: key.file.path, targetRate: key.targetRate, selection: key.selection,
-                                                quality: key.quality) else { return nil }
+                                                quality: key.quality, loops: key.loopedFrames != nil) else { return nil }
+        if let frames = key.loopedFrames { return decodeLooped(stream, frames: frames) }
         let estimate = stream.estimatedFrameCount
         guard estimate <= Self.maximumFrames else { return nil }
         let bytes = Int(estimate) * MemoryLayout<Float>.size
@@ -98,5 +113,23 @@ public final class DecodedAudioCache: Sendable {
             return nil
         }
         return Decoded(samples: samples, estimatedFrameCount: estimate)
+    }
+
+    /// The first `frames` frames of a looping stream, while the budget allows.
+    private func decodeLooped(_ stream: AudioFileStream, frames: Int) -> Decoded? {
+        let bytes = frames * MemoryLayout<Float>.size
+        let admitted = state.withLock { state in
+            guard state.usedBytes + bytes <= budgetBytes else { return false }
+            state.usedBytes += bytes
+            return true
+        }
+        guard admitted else { return nil }
+        var samples = [Float](repeating: 0, count: frames)
+        // A looping stream falls short only of a file with no audio: that one streams.
+        guard let got = try? stream.read(into: &samples, frames: frames), got == frames else {
+            state.withLock { $0.usedBytes -= bytes }
+            return nil
+        }
+        return Decoded(samples: samples, estimatedFrameCount: stream.estimatedFrameCount)
     }
 }

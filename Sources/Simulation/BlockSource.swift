@@ -5,27 +5,40 @@ import AudioInterop
 /// sinc converter — see README "Scenario format" for why — channel chosen
 /// explicitly) or a seeded generator. Reads past the end give silence, or start over when looping.
 final class BlockSource {
-    private let file: AudioFileStream?
+    private var file: AudioFileStream?
     /// The whole file, when the `DecodedAudioCache` handed in holds it (eval): read from memory,
-    /// the same bits.
-    private let decoded: DecodedAudioCache.Decoded?
+    /// the same bits. For a looping file, the stream's first `expectedFrames` frames.
+    private var decoded: DecodedAudioCache.Decoded?
     private var position = 0
     private var generator: SignalGenerator?
     private var isExhausted = false
+    /// A looping file's stream, to open where its decoded stretch runs out.
+    private let reopen: (() throws -> AudioFileStream)?
 
     /// `cache`: decoded inputs shared by the runs of a corpus; nil streams the file.
-    init(_ source: SignalSource, sampleRate: Int, loops: Bool = false, cache: DecodedAudioCache? = nil) throws {
+    /// `expectedFrames`: how much a looping file is read (a call's length at `sampleRate`): the
+    /// cache holds that much of its stream.
+    init(_ source: SignalSource, sampleRate: Int, loops: Bool = false, cache: DecodedAudioCache? = nil,
+         expectedFrames: Int? = nil) throws {
         switch source {
         case .file(let path, let channel):
-            // A looping file is streamed: the stream starts the file over before its resampler,
-            // so the passes join without a click; the decoded cache holds one pass, converted
-            // on its own, whose copies would not join.
-            decoded = loops ? nil : cache?.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+            // A looping file's stream starts the file over before its resampler, so the passes
+            // join without a click: the cache holds a stretch of that stream (one pass, converted
+            // on its own, would not join), as long as the call reads.
+            if loops {
+                decoded = expectedFrames.flatMap { cache?.looped(path: path, targetRate: sampleRate, selection: channel, quality: .medium,
+                                                                 frames: $0) }
+                reopen = { try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium, loops: true) }
+            } else {
+                decoded = cache?.decoded(path: path, targetRate: sampleRate, selection: channel, quality: .medium)
+                reopen = nil
+            }
             file = decoded == nil
                 ? try AudioFileStream(path: path, targetRate: sampleRate, selection: channel, quality: .medium, loops: loops) : nil
         case .generator(let kind, let seed):
             file = nil
             decoded = nil
+            reopen = nil
             generator = SignalGenerator(kind: kind, sampleRate: sampleRate, seed: seed)
         }
     }
@@ -39,7 +52,18 @@ final class BlockSource {
             return count
         }
         if let decoded {
-            return readDecoded(decoded, into: &buffer, at: offset, count: count)
+            if let reopen, position + count > decoded.samples.count {
+                // Read past the stretch the cache holds: the stream, brought to where it ends
+                // (a looping file never runs out; a call that reads longer than expected).
+                let stream = try reopen()
+                var skipped = [Float](repeating: 0, count: 16_384)
+                var left = position
+                while left > 0 { left -= try stream.read(into: &skipped, frames: min(left, skipped.count)) }
+                file = stream
+                self.decoded = nil
+            } else {
+                return readDecoded(decoded, into: &buffer, at: offset, count: count)
+            }
         }
         guard let file, !isExhausted else {
             for i in 0..<count { buffer[offset + i] = 0 }

@@ -81,6 +81,8 @@ public final class SimulatedCall {
     /// Decoded inputs shared with the other calls of a corpus (nil: every file is streamed): the
     /// far and near ends and a file microphone that does not loop read from it.
     let decodedAudio: DecodedAudioCache?
+    /// How long the call is expected to run (nil: not said), for what is reserved or decoded ahead.
+    let expectedDuration: VirtualDuration?
     /// Consumers of every tick, in order (WAV writers, streaming metrics).
     public var taps: [CallTap] = []
     /// The audio session, route and hardware I/O (nil: the engine meets the room directly at
@@ -138,6 +140,7 @@ public final class SimulatedCall {
         let rate = Self.sampleRate, n = Self.tickFrames
         scheduler = Scheduler()
         self.decodedAudio = decodedAudio
+        self.expectedDuration = expectedDuration
         farEnd = try world.farEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
         nearEnd = try world.nearEnd.map { try BlockSource($0, sampleRate: rate, cache: decodedAudio) }
         noise = world.noise.map { SignalGenerator(kind: .whiteNoise(levelDBFS: $0.levelDBFS), sampleRate: rate, seed: $0.seed) }

@@ -66,7 +66,11 @@ public final class MixingSpeaker: AppDrivenSpeaker {
 
     public init(call: SimulatedCall, music: SignalSource, musicGainDB: Double = 0, putsReference: Bool,
                 options: AppDeviceOptions = AppDeviceOptions()) throws {
-        self.music = try BlockSource(music, sampleRate: options.sampleRate, loops: true)
+        // As much of the music as the call can play, at the speaker's rate, and a second more (a
+        // speaker's frames need not end with the call's last tick): decoded once for all of an
+        // eval item's modes.
+        let frames = call.expectedDuration.map { (SimulatedCall.tickCount(for: $0) + 100) * options.sampleRate / 100 }
+        self.music = try BlockSource(music, sampleRate: options.sampleRate, loops: true, cache: call.decodedAudio, expectedFrames: frames)
         musicGain = Float(Decibels.amplitude(fromDB: musicGainDB))
         super.init(call: call, putsReference: putsReference, options: options)
     }
