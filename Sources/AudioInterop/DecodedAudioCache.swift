@@ -100,16 +100,11 @@ public final class DecodedAudioCache: Sendable {
         let estimate = stream.estimatedFrameCount
         guard estimate <= Self.maximumFrames else { return nil }
         let bytes = Int(estimate) * MemoryLayout<Float>.size
-        let admitted = state.withLock { state in
-            guard state.usedBytes + bytes <= budgetBytes else { return false }
-            state.usedBytes += bytes
-            return true
-        }
-        guard admitted else { return nil }
+        guard admit(bytes) else { return nil }
         // A header that promised less than the file holds is not worth keeping either.
         guard let samples = try? AudioFileStream.read(stream, estimatedFrames: estimate),
               samples.count <= Int(Self.maximumFrames) + 65_536 else {
-            state.withLock { $0.usedBytes -= bytes }
+            release(bytes)
             return nil
         }
         return Decoded(samples: samples, estimatedFrameCount: estimate)
@@ -118,18 +113,25 @@ public final class DecodedAudioCache: Sendable {
     /// The first `frames` frames of a looping stream, while the budget allows.
     private func decodeLooped(_ stream: AudioFileStream, frames: Int) -> Decoded? {
         let bytes = frames * MemoryLayout<Float>.size
-        let admitted = state.withLock { state in
-            guard state.usedBytes + bytes <= budgetBytes else { return false }
-            state.usedBytes += bytes
-            return true
-        }
-        guard admitted else { return nil }
+        guard admit(bytes) else { return nil }
         var samples = [Float](repeating: 0, count: frames)
         // A looping stream falls short only of a file with no audio: that one streams.
         guard let got = try? stream.read(into: &samples, frames: frames), got == frames else {
-            state.withLock { $0.usedBytes -= bytes }
+            release(bytes)
             return nil
         }
         return Decoded(samples: samples, estimatedFrameCount: stream.estimatedFrameCount)
     }
+
+    /// Takes `bytes` of the budget for a file about to be decoded, if they are left.
+    private func admit(_ bytes: Int) -> Bool {
+        state.withLock { state in
+            guard state.usedBytes + bytes <= budgetBytes else { return false }
+            state.usedBytes += bytes
+            return true
+        }
+    }
+
+    /// Gives back what `admit` took for a file that was not kept.
+    private func release(_ bytes: Int) { state.withLock { $0.usedBytes -= bytes } }
 }

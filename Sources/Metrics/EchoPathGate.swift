@@ -457,8 +457,11 @@ struct EchoPathGate {
     /// decides, unless the recording's residual floor is steady noise (`ResidualLevels`): a floor
     /// below the silence level is the fit's own error as much as noise (a room's tail), and taking
     /// it off moved ERLE by 2 dB on a double-talk call.
+    /// B/(B − L): the share of what it cannot model that a fit of L taps on B samples leaves.
+    private var freedomCorrection: Double { Double(blockLength) / Double(blockLength - length) }
+
     private mutating func measure(residual: Double, prediction: Double, mic: Double) {
-        let corrected = residual * Double(blockLength) / Double(blockLength - length)
+        let corrected = residual * freedomCorrection
         if prediction > corrected { explainedFrames += 1 }
         let meanSquare = corrected / Double(frameSize)
         // A mic under the silence level holds no talker to hear, whatever the residual: there
@@ -481,7 +484,7 @@ struct EchoPathGate {
     /// The near talker's level per frame as the decisions read it (after `finish`).
     var talkerLevels: TalkerLevels {
         TalkerLevels(levels: levels, silentMeanSquare: silentMeanSquare, floor: levels.floor(),
-                     freedomCorrection: Double(blockLength) / Double(blockLength - length))
+                     freedomCorrection: freedomCorrection)
     }
 
     /// The tap-free gate's estimate of the near talker: the mic's residual after the fitted echo.

@@ -55,10 +55,14 @@ final class BlockSource {
             if let reopen, position + count > decoded.samples.count {
                 // Read past the stretch the cache holds: the stream, brought to where it ends
                 // (a looping file never runs out; a call that reads longer than expected).
+                // The caller's block takes the skipped audio, so nothing is allocated here.
                 let stream = try reopen()
-                var skipped = [Float](repeating: 0, count: 16_384)
                 var left = position
-                while left > 0 { left -= try stream.read(into: &skipped, frames: min(left, skipped.count)) }
+                while left > 0 {
+                    let got = try stream.read(into: &buffer, at: offset, frames: min(left, count))
+                    guard got > 0 else { break }   // a file with no audio: nothing to skip
+                    left -= got
+                }
                 file = stream
                 self.decoded = nil
             } else {
