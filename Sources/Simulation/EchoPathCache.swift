@@ -31,22 +31,9 @@ public final class EchoPathCache: Sendable {
         var bytes: Int { (impulseResponse?.count ?? 0) * MemoryLayout<UInt32>.stride }
     }
 
-    /// One call's drive and the echo the path made of it, block for block from the call's start.
-    final class Record: Sendable {
-        let drive: [Float]
-        let echo: [Float]
-
-        init(drive: [Float], echo: [Float]) {
-            precondition(drive.count == echo.count)
-            self.drive = drive
-            self.echo = echo
-        }
-
-        var bytes: Int { Self.bytes(samples: drive.count) }
-
-        /// What a record of a call of `samples` samples takes (its drive and its echo).
-        static func bytes(samples: Int) -> Int { 2 * samples * MemoryLayout<Float>.stride }
-    }
+    /// One call's drive (input) and the echo the path made of it (output), block for block from
+    /// the call's start.
+    typealias Record = BlockRecord<Void>
 
     private let records: NewestRecords<Identity, Record>
     /// What the records may take in memory, in bytes.
@@ -58,7 +45,7 @@ public final class EchoPathCache: Sendable {
 
     /// Whether a call of `samples` samples is worth recording: its record fits the budget.
     func accepts(samples: Int) -> Bool {
-        samples > 0 && Record.bytes(samples: samples) <= budgetBytes
+        samples > 0 && 2 * samples * MemoryLayout<Float>.stride <= budgetBytes
     }
 
     /// The record of a path with this identity.

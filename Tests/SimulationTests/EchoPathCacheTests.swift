@@ -109,7 +109,7 @@ final class EchoPathCacheTests: XCTestCase {
         assertBitIdentical(echo(of: second) { secondItem.process($0, into: &$1) }, expected)
         secondItem.finish()
         XCTAssertEqual(cache.count, 1, "the room's record is the newer item's")
-        XCTAssertEqual(cache.record(for: path().identity)?.drive.map(\.bitPattern), second.map(\.bitPattern))
+        XCTAssertEqual(cache.record(for: path().identity)?.input.map(\.bitPattern), second.map(\.bitPattern))
 
         let laterPath = path()
         let laterMode = RecordedEchoPath(path: laterPath, cache: cache, expectedSamples: second.count)

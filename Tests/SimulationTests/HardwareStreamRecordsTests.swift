@@ -100,7 +100,7 @@ final class HardwareStreamRecordsTests: XCTestCase {
         engine.finish()
         XCTAssertEqual(records.count, 2)
 
-        let small = HardwareStreamRecords(budgetBytes: 8 * HardwareStreamRecords.Record.bytes(ticks: 100, tickFrames: n))
+        let small = HardwareStreamRecords(budgetBytes: 8 * HardwareStreamRecords.Record.bytes(blocks: 100, blockSize: n))
         XCTAssertTrue(small.accepts(ticks: 100, tickFrames: n))
         XCTAssertFalse(small.accepts(ticks: 101, tickFrames: n))
     }

@@ -51,8 +51,9 @@ final class HardwareStream {
         var droppedFrames: Int64 = 0
     }
     private var state = State()
-    /// The record this stream follows or makes (nil: no `HardwareStreamRecords` handed in).
-    private let replay: HardwareStreamReplay?
+    /// The record this stream follows or makes, and where it goes (nil: no
+    /// `HardwareStreamRecords` handed in, or a stream that converts nothing).
+    private let replay: (ticks: BlockReplay<State>, records: HardwareStreamRecords, identity: HardwareStreamRecords.Identity)?
 
     var isPrimed: Bool { state.isPrimed }
     var latencyFrames: Int64 { state.latencyFrames }
@@ -95,7 +96,9 @@ final class HardwareStream {
         if let records, let expectedTicks, toDevice != nil || fromDevice != nil {
             let identity = HardwareStreamRecords.Identity(format: format, engineRate: engineRate, tickFrames: tickFrames,
                                                           clockDriftBits: clockDriftPPM.bitPattern, role: role, generation: generation)
-            replay = HardwareStreamReplay(records: records, identity: identity, expectedTicks: expectedTicks)
+            let capacity = records.accepts(ticks: expectedTicks, tickFrames: tickFrames) ? expectedTicks : 0
+            replay = (BlockReplay(following: records.record(for: identity), blockSize: tickFrames, capacityBlocks: capacity),
+                      records, identity)
         } else {
             replay = nil
         }
@@ -110,7 +113,7 @@ final class HardwareStream {
     /// Passes one tick through the device: `block[0..<count]` in, `output[0..<count]` out —
     /// from the record while the input is the record's.
     func process(_ block: [Float], into output: inout [Float], count: Int) throws {
-        guard let replay else { return try convert(block, into: &output, count: count) }
+        guard let replay = replay?.ticks else { return try convert(block, into: &output, count: count) }
         if replay.follow(block, into: &output, count: count, state: &state) { return }
         if replay.hasLeftRecord {
             // The input differs from here: the stream takes in the input it skipped, as if it
@@ -124,7 +127,10 @@ final class HardwareStream {
 
     /// Hands what this stream computed to the records (at the call's end, or when a route
     /// change retires the stream).
-    func finish() { replay?.finish() }
+    func finish() {
+        guard let replay, let record = replay.ticks.finish() else { return }
+        replay.records.keep(record, for: replay.identity)
+    }
 
     private func convert(_ block: [Float], into output: inout [Float], count: Int) throws {
         defer {

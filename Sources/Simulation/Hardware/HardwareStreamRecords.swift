@@ -29,25 +29,7 @@ public final class HardwareStreamRecords: Sendable {
 
     /// One stream's ticks from its start: input and output (`tickFrames` each) and the counters
     /// after each.
-    final class Record: Sendable {
-        let input: [Float]
-        let output: [Float]
-        let states: [HardwareStream.State]
-
-        init(input: [Float], output: [Float], states: [HardwareStream.State]) {
-            precondition(input.count == output.count)
-            self.input = input
-            self.output = output
-            self.states = states
-        }
-
-        var bytes: Int { Self.bytes(ticks: states.count, tickFrames: states.isEmpty ? 0 : input.count / states.count) }
-
-        /// What a record of `ticks` ticks takes.
-        static func bytes(ticks: Int, tickFrames: Int) -> Int {
-            ticks * (2 * tickFrames * MemoryLayout<Float>.stride + MemoryLayout<HardwareStream.State>.stride)
-        }
-    }
+    typealias Record = BlockRecord<HardwareStream.State>
 
     private let records: NewestRecords<Identity, Record>
     /// What the records may take in memory, in bytes.
@@ -61,7 +43,7 @@ public final class HardwareStreamRecords: Sendable {
     /// budget, so that a call's four streams fit beside another job's (each stream reserves its
     /// record for the whole call as it starts: a long call is not recorded at all).
     func accepts(ticks: Int, tickFrames: Int) -> Bool {
-        ticks > 0 && Record.bytes(ticks: ticks, tickFrames: tickFrames) <= budgetBytes / 8
+        ticks > 0 && Record.bytes(blocks: ticks, blockSize: tickFrames) <= budgetBytes / 8
     }
 
     /// The record of a stream with this identity.
