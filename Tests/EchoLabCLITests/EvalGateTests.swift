@@ -413,6 +413,30 @@ final class EvalGateTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad/eval.json")))
     }
 
+    /// A recording speaker writes its file whatever the taps: shards of a corpus with one, all run
+    /// with --no-taps, merge (they were refused as "written without taps … with them").
+    func testNoTapsShardsOfACorpusWithARecordingSpeakerMerge() throws {
+        let corpus = root.appendingPathComponent("speakers")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "a-recorded", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "echo_path": {"delay_ms": 25, "gain_db": -8}, "speaker": {"device": "recording", "file": "peer.wav"},
+             "aec": {"mode": "intensityMin"}, "duration_s": 2}
+            """, named: "a-recorded.json", in: corpus)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "b-delay.json", in: corpus)
+        let whole = try runEchoLab(["eval", "speakers", "--modes", "disabled", "--out", "speakers-whole", "--no-taps"], in: root)
+        XCTAssertEqual(whole.status, 0, whole.standardError)
+        for index in 1...2 {
+            let shard = try runEchoLab(["eval", "speakers", "--modes", "disabled", "--out", "speakers-\(index)", "--shard", "\(index)/2",
+                                        "--no-taps"], in: root)
+            XCTAssertEqual(shard.status, 0, shard.standardError)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path("speakers-1/a-recorded/disabled/peer.wav")), "the shards differ as the bug needs")
+        let merged = try runEchoLab(["merge", "speakers-2", "speakers-1", "--out", "speakers-merged"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        XCTAssertEqual(try withoutTiming("speakers-merged/eval.json"), try withoutTiming("speakers-whole/eval.json"))
+    }
+
     /// `make eval` gates: the Makefile's recipe (the built debug binary standing in for the
     /// release one) exits non-zero when a run is worse than the baseline by more than the threshold.
     /// `make baseline` of another corpus needs a file of its own and never overwrites the default
