@@ -175,6 +175,10 @@ struct PluginOptions: ParsableArguments {
                                valueName: "name=hz"))
     var rates: [String] = []
 
+    /// Every command checks its plugins as it parses, whether or not it names one of their modes
+    /// (a bad --plugin-options was otherwise ignored by a run in the scenario's own mode).
+    func validate() throws { _ = try resolved }
+
     /// The registered plugins, paths made absolute; a `ValidationError` naming the option for a
     /// bad one.
     var resolved: [CancellerPlugin] {

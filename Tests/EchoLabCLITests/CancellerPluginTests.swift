@@ -491,6 +491,15 @@ final class CancellerPluginTests: XCTestCase {
             let run = try runEchoLab(["run", "delay.json", "--out", "run"] + extra + (extra.contains("--aec") ? [] : ["--aec", "speex:intensityMax"]), in: root)
             XCTAssertEqual(run.status, 64, "\(extra): \(run.standardError)")
             XCTAssertTrue(run.standardError.contains(message), "\(extra): \(run.standardError)")
+            guard !extra.contains("--aec") else { continue }
+            // The same without a mode to run: the scenario's own (a bad --plugin-options was
+            // ignored then, and a missing file failed the run with exit 1).
+            for command in [["run", "delay.json", "--out", "own"], ["eval", "delay.json", "--out", "own"]] {
+                let own = try runEchoLab(command + extra, in: root)
+                XCTAssertEqual(own.status, 64, "\(command[0]) \(extra): \(own.standardError)")
+                XCTAssertTrue(own.standardError.contains(message), "\(command[0]) \(extra): \(own.standardError)")
+            }
         }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("own").path))
     }
 }
