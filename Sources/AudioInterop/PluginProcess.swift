@@ -40,6 +40,7 @@ public final class PluginProcess {
     private let client: OpaquePointer
     private var error = [CChar](repeating: 0, count: 512)
     private var captures = 0
+    private var finished = false
 
     /// Starts `host` (EchoLab's binary) to run the plugin at `path`. `name` is the name it is
     /// registered under, for messages.
@@ -86,6 +87,16 @@ public final class PluginProcess {
             throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)\(what)")
         }
         captures += 1
+    }
+
+    /// The end of the run: the plugin's `destroy` runs and its child exits. Throws where it
+    /// crashed, exited with a failure or hung there: a plugin that corrupts its memory often
+    /// fails only as it frees it, and its run must not pass.
+    public func finish() throws {
+        guard !finished else { return }
+        finished = true
+        let code = error.withUnsafeMutableBufferPointer { echolab_plugin_client_finish(client, $0.baseAddress, $0.count) }
+        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
     }
 
     private static func text(_ buffer: [CChar]) -> String {

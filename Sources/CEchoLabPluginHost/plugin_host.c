@@ -220,8 +220,9 @@ static int receive_until(int fd, void *data, size_t size, long long deadline) {
     return 0;
 }
 
-// Reaps the child: waits up to `grace_ms` for it to end, then kills it. Its wait status.
-static int reap(pid_t pid, int grace_ms) {
+// Reaps the child: waits up to `grace_ms` for it to end, then kills it (and sets `*killed`, when
+// given). Its wait status.
+static int reap(pid_t pid, int grace_ms, int *killed) {
     int status = 0;
     long long deadline = now_ms() + grace_ms;
     for (;;) {
@@ -231,6 +232,7 @@ static int reap(pid_t pid, int grace_ms) {
         struct timespec pause = {0, 2000000};
         nanosleep(&pause, NULL);
     }
+    if (killed) *killed = 1;
     kill(pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     return status;
@@ -238,7 +240,7 @@ static int reap(pid_t pid, int grace_ms) {
 
 // Why the child ended without a reply.
 static void describe_end(pid_t pid, const char *when, char *error, size_t error_size) {
-    int status = reap(pid, 1000);
+    int status = reap(pid, 1000, NULL);
     if (WIFSIGNALED(status))
         snprintf(error, error_size, "crashed %s (signal %d, %s)", when, WTERMSIG(status), strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))
@@ -305,7 +307,7 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     line[length] = 0;
     if (result == -2 || result == -4) {
         close(fds[0]);
-        reap(pid, 0);
+        reap(pid, 0, NULL);
         if (result == -4) snprintf(error, error_size, "interrupted while it started");
         else snprintf(error, error_size, "did not start within %d ms (its create hung?): stopped", create_timeout_ms);
         return NULL;
@@ -318,21 +320,21 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     }
     if (strncmp(line, "error", 5) == 0) {
         close(fds[0]);
-        reap(pid, 1000);
+        reap(pid, 1000, NULL);
         snprintf(error, error_size, "%s", line[5] == ' ' ? line + 6 : line + 5);
         return NULL;
     }
     int latency = 0, offset = 0;
     if (sscanf(line, "ok %d %n", &latency, &offset) < 1 || offset == 0) {
         close(fds[0]);
-        reap(pid, 0);
+        reap(pid, 0, NULL);
         snprintf(error, error_size, "answered something that is not EchoLab's protocol: '%.60s'", line);
         return NULL;
     }
     echolab_plugin_client *client = calloc(1, sizeof *client);
     if (!client) {
         close(fds[0]);
-        reap(pid, 0);
+        reap(pid, 0, NULL);
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
@@ -340,7 +342,7 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     if (!client->scratch) {
         free(client);
         close(fds[0]);
-        reap(pid, 0);
+        reap(pid, 0, NULL);
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
@@ -369,7 +371,7 @@ static int receive_reply(echolab_plugin_client *client, float *out, char *error,
     char when[64];
     snprintf(when, sizeof when, "at frame %ld", client->frames);
     if (result == -2 || result == -4) {
-        reap(client->pid, 0);
+        reap(client->pid, 0, NULL);
         client->pid = 0;
         if (result == -4) snprintf(error, error_size, "interrupted %s", when);
         else snprintf(error, error_size, "sent no frame back within %d ms %s (hung?): stopped", client->frame_timeout_ms, when);
@@ -380,7 +382,7 @@ static int receive_reply(echolab_plugin_client *client, float *out, char *error,
         client->pid = 0;
         return -1;
     }
-    reap(client->pid, 1000);
+    reap(client->pid, 1000, NULL);
     client->pid = 0;
     snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
     return -1;
@@ -391,7 +393,7 @@ static int send_frame(echolab_plugin_client *client, int32_t kind, const float *
     if (result == 0) result = send_all(client->fd, frame, client->frame * sizeof(float), client->frame_timeout_ms);
     if (result == 0) return 0;
     if (result == -2 || result == -4) {
-        reap(client->pid, 0);
+        reap(client->pid, 0, NULL);
         client->pid = 0;
         if (result == -4) snprintf(error, error_size, "interrupted at frame %ld", client->frames);
         else snprintf(error, error_size, "took no frame within %d ms at frame %ld (hung?): stopped", client->frame_timeout_ms, client->frames);
@@ -414,10 +416,30 @@ int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mi
     return receive_reply(client, out, error, error_size);
 }
 
+int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, size_t error_size) {
+    if (client->pid == 0) { snprintf(error, error_size, "has already failed"); return -1; }
+    // The end of the socket is the child's cue to call destroy and exit.
+    close(client->fd);
+    client->fd = -1;
+    int killed = 0;
+    int status = reap(client->pid, 1000, &killed);
+    client->pid = 0;
+    if (killed)
+        snprintf(error, error_size, "did not exit within 1 s of its last frame (a destroy that hangs?), and was killed");
+    else if (WIFSIGNALED(status))
+        snprintf(error, error_size, "crashed after its last frame, in destroy or as it exited (signal %d, %s)",
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+        snprintf(error, error_size, "exited with status %d after its last frame", WEXITSTATUS(status));
+    else
+        return 0;
+    return -1;
+}
+
 void echolab_plugin_client_stop(echolab_plugin_client *client) {
     if (!client) return;
-    close(client->fd);
-    if (client->pid != 0) reap(client->pid, 1000);
+    if (client->fd >= 0) close(client->fd);
+    if (client->pid != 0) reap(client->pid, 1000, NULL);
     free(client->scratch);
     free(client);
 }

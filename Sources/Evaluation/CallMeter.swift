@@ -88,6 +88,7 @@ public final class CallMeter {
         guard !finished else { throw CallMeterError.alreadyFinished }
         guard call.tickCount > 0 else { throw CallMeterError.nothingToMeasure }
         finished = true
+        try call.sendVoiceProcessor.finishCanceller()
         let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()

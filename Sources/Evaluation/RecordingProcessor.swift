@@ -199,6 +199,7 @@ public struct RecordingProcessor {
             }
             // A signal in the last second of audio is not lost: nothing is put in place after it.
             if cancellation?.isCancelled == true { throw RunCancelled() }
+            try control?.finish()
             try writer.finish()
             var outcome = Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
                                   divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,

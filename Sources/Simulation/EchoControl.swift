@@ -33,6 +33,15 @@ public protocol EchoControl: AnyObject {
     /// Switches to `intensity` keeping what was learned, if the backend can; false when only a
     /// new canceller can run it (the caller then makes one).
     func changeIntensity(to intensity: EchoCancellerMode) -> Bool
+
+    /// The end of its run, after the last frame: where letting go can fail (a plugin's child
+    /// crashing in its `destroy`), it throws, and the run fails as it would on a frame.
+    func finish() throws
+}
+
+extension EchoControl {
+    /// The cancellers in this process have nothing to finish: releasing them cannot fail.
+    public func finish() throws {}
 }
 
 /// A setting as a report shows it.

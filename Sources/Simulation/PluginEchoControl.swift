@@ -67,6 +67,8 @@ public final class PluginEchoControl: EchoControl {
         return settings
     }
 
+    public func finish() throws { try process.finish() }
+
     public func analyzeRender(_ frame: [Float]) throws {
         if let bridge {
             try bridge.render.push(frame) { inner, _ in pendingRender.write(inner, count: inner.count) }

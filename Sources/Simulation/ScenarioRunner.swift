@@ -148,6 +148,7 @@ public struct ScenarioRunner {
         try call.start()
         try call.run(for: duration)
         if let timelineError { throw timelineError }
+        try call.sendVoiceProcessor.finishCanceller()
         try devices.finish()
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()

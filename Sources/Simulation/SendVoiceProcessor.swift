@@ -55,8 +55,10 @@ public final class SendVoiceProcessor {
     /// re-converges, as a real engine does.
     public func setAcousticEchoCanceller(mode: EchoCancellerMode) throws {
         if mode == .disabled {
+            try finishCanceller()
             canceller = nil
         } else if canceller?.changeIntensity(to: mode) != true {
+            try finishCanceller()
             canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
                                                     frameSize: frameSize, filterOverride: filterOverride, latencies: latencies)
             if let plugin = canceller as? PluginEchoControl {
@@ -67,6 +69,13 @@ public final class SendVoiceProcessor {
         echoCancellerMode = mode
         adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity(steering: $0, sampleRate: sampleRate, frameSize: frameSize) } : nil
         onChange?("aec", "mode \(mode)")
+    }
+
+    /// Ends the canceller's run (`EchoControl.finish`): at the call's end, and before a mode
+    /// change retires it. Throws where it failed there (a plugin crashing in its `destroy`).
+    public func finishCanceller() throws {
+        guard let canceller else { return }
+        try canceller.finish()
     }
 
     /// `setNoiseSuppressor(mode:)`: speexdsp's spectral noise suppression (−15 dB at most).

@@ -57,6 +57,10 @@ final class CancellerPluginTests: XCTestCase {
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
             "bad_latency": "latency_samples returned -5 (it must be 0 to 48000: at most a second)",
             "no_name": "its name is NULL or empty (the reports name a plugin by it)",
+            // Every frame answered: a plugin that fails only as it lets go does not pass.
+            "destroy_crash": "crashed after its last frame, in destroy or as it exited (signal 11, Segmentation fault)",
+            "destroy_exit": "exited with status 9 after its last frame",
+            "destroy_hang": "did not exit within 1 s of its last frame (a destroy that hangs?), and was killed",
         ]
         var arguments = ["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2"]
         for behaviour in expected.keys.sorted() {
@@ -68,7 +72,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 26 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 32 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")

@@ -38,6 +38,12 @@ int echolab_plugin_client_latency(const echolab_plugin_client *client);
 int echolab_plugin_client_render(echolab_plugin_client *client, const float *far_end, char *error, size_t error_size);
 // One microphone frame in, the plugin's output frame out. 0, or -1 and a reason in `error`.
 int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mic, float *out, char *error, size_t error_size);
+// The end of a run: closes the socket, so that the child calls the plugin's destroy and exits,
+// and reaps it. 0 where it exited cleanly within a second; -1 and a reason in `error` where it
+// crashed, exited with a failure status, or hung and was killed (a plugin that corrupts its heap
+// often fails only here). The client is stopped either way (`echolab_plugin_client_stop` still
+// frees it).
+int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, size_t error_size);
 // Closes the socket and reaps the child (killed if it does not exit within a second).
 void echolab_plugin_client_stop(echolab_plugin_client *client);
 // Ends every wait for a plugin, now and later (its child killed, the call failing with

@@ -12,6 +12,8 @@
  *   create_crash a segmentation fault in create
  *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
  *                the plugin rebuilt while an eval runs
+ *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy crashes, exits with
+ *                status 9, or never returns: every frame answered, the plugin fails only at the end
  */
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +39,9 @@
 #define B_huge 14
 #define B_replaces_itself 15
 #define B_create_crash 16
+#define B_destroy_crash 17
+#define B_destroy_exit 18
+#define B_destroy_hang 19
 
 struct echolab_canceller {
     int frame;
@@ -95,7 +100,16 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     return 0;
 }
 
-static void destroy(echolab_canceller *c) { free(c); }
+static void destroy(echolab_canceller *c) {
+#if BEHAVIOUR == B_destroy_crash
+    *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
+#elif BEHAVIOUR == B_destroy_exit
+    _exit(9);
+#elif BEHAVIOUR == B_destroy_hang
+    for (;;) pause();
+#endif
+    free(c);
+}
 
 #if BEHAVIOUR == B_bad_latency
 static int latency(const echolab_canceller *c) { (void)c; return -5; }
