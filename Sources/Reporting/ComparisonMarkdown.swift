@@ -157,7 +157,7 @@ extension ComparisonMarkdown {
     static func words(_ value: EvalComparison.Value, of subject: EvalComparison.Subject) -> String {
         switch value {
         case .level(let level): db(level)
-        case .lowConfidence(let frames): "low confidence (\(frames) analysis frames)"
+        case .lowConfidence(let frames): "low confidence (\(ReportFormatting.analysisFrames(frames)))"
         case .notMeasured: "not measured"
         case .count(let count): "\(count)"
         case .flag(let flag): flag ? "true" : "false"
@@ -202,7 +202,7 @@ extension ComparisonMarkdown {
             switch unjudged {
             case .noEchoLoss: return "\(side) measured no TCLw: it could not be judged against TS 26.131's 46 dB"
             case .echoLossOnFewFrames(let frames):
-                return "\(side)'s TCLw stands on \(frames) analysis frames, too few to judge against TS 26.131's 46 dB"
+                return "\(side)'s TCLw stands on \(ReportFormatting.analysisFrames(frames)), too few to judge against TS 26.131's 46 dB"
             case .echoLossBoundUnderRequirement(let tclw):
                 return "\(side)'s TCLw \(db(tclw)) is a lower bound under 46 dB: it could not be judged against TS 26.131"
             case .noEchoDelay: return "\(side) measured no echo delay: its delay against the canceller's reach could not be judged"

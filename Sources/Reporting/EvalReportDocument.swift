@@ -17,6 +17,14 @@ public enum EvalReportDocument {
     /// written (links to a recording's own mic are made relative to it).
     /// `verdicts`: what Evaluation judged — eval.json's verdict over the corpus (`best_modes`),
     /// each item's front, the compared means — shown here, never judged again.
+    /// "3 items × 2 modes"; without --modes, where each item ran in its own mode, no grid:
+    /// "7 items, each in its own mode (3 modes)".
+    static func plan(items: Int, modes: Int, modesGiven: Bool) -> String {
+        let itemText = "\(items) item\(items == 1 ? "" : "s")"
+        guard modesGiven || modes < 2 else { return "\(itemText), each in its own mode (\(modes) modes)" }
+        return "\(itemText) × \(modes) mode\(modes == 1 ? "" : "s")"
+    }
+
     static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], verdicts: EvalVerdicts,
                      directory: String) -> ReportDocument {
         typealias F = ReportFormatting
@@ -30,7 +38,7 @@ public enum EvalReportDocument {
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) { blocks.append(best) }
         let hasLostNearEnd = summaries.contains { $0.nearEndLostRuns > 0 }
-        blocks.append(.paragraph([.text("\(items.count) item\(items.count == 1 ? "" : "s") × \(modes.count) mode\(modes.count == 1 ? "" : "s"): "
+        blocks.append(.paragraph([.text(plan(items: items.count, modes: modes.count, modesGiven: outcome.modes != nil) + ": "
                                         + runCount(outcome.results.count, failed: outcome.failedCount) + ". "
                                         + "Steady ERLE is ERLE over the last half of the far-end single talk: higher removes more echo. "
                                         + "Near-end attenuation is how much of the near talker the canceller took away in double talk: lower keeps more of it"

@@ -21,8 +21,11 @@ public enum ReportFormatting {
         guard value != nil else { return db(nil) }
         let text = (isLowerBound ? "≥ " : "") + db(value)
         guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
-        return text + " (low confidence: \(frames) analysis frames)"
+        return text + " (low confidence: \(analysisFrames(frames)))"
     }
+
+    /// "1 analysis frame", "6 analysis frames".
+    public static func analysisFrames(_ count: Int) -> String { "\(count) analysis frame\(count == 1 ? "" : "s")" }
 
     /// Near-end attenuation: "≥ 42.1 dB: near end lost" where nothing of the near talker was sent.
     public static func attenuation(_ value: Double?, isLost: Bool, frames: Int) -> String {

@@ -268,20 +268,20 @@ public enum RunReportDocument {
             // A recording: the near talker as the tap-free gate hears it.
             let drop = e.frames == 0 ? "the gate hears no near talker"
                 : "output \(F.figure(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)) under the talker the gate hears "
-                  + "(\(e.frames) analysis frames; \(e.lostFrames) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
+                  + "(\(F.analysisFrames(e.frames)); \(e.lostFrames) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
                   + (e.isLost ? ": near end lost" : "")
             return [[.init("near end, from mic and loopback"), .init(drop, value: e.outputDropDB)]]
         }
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
         return [
             [.init("near-end attenuation, double talk"),
-             .init("\(F.attenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames)) (\(n.doubleTalkFrames) analysis frames)", value: n.attenuationDB)],
+             .init("\(F.attenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames)) (\(F.analysisFrames(n.doubleTalkFrames)))", value: n.attenuationDB)],
             [.init("near-end distortion, double talk (includes residual echo)"), .init(F.db(n.distortionDB), value: n.distortionDB)],
             // Pooled over every near-end single-talk frame (the near talker's overall gain in what
             // was sent); the telephony table's "near-end attenuation alone" is the median frame's
             // instead, and may differ: the labels say which is which.
             [.init("near-end attenuation, near-end single talk (all its frames pooled: the talker's overall level in what was sent)"),
-             .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(n.singleTalkFrames) analysis frames)", value: n.singleTalkAttenuationDB)],
+             .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(F.analysisFrames(n.singleTalkFrames)))", value: n.singleTalkAttenuationDB)],
             [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
         ]
     }

@@ -19,7 +19,7 @@ enum TelephonyBlocks {
         guard value != nil else { return ReportFormatting.db(nil) }
         let text = (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 2, unit: " dB")
         guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
-        return text + " (low confidence: \(frames) analysis frames)"
+        return text + " (low confidence: \(ReportFormatting.analysisFrames(frames)))"
     }
 
     /// P.340's category of a send attenuation range, as the run pages write it: "category 2a,
@@ -43,7 +43,7 @@ enum TelephonyBlocks {
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
-                               + "\(loss.analysisFrames) analysis frames)" + Self.most(loss), value: loss.tclwDB)])
+                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.most(loss), value: loss.tclwDB)])
             if loss.missesRequirement {
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])

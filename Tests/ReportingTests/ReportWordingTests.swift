@@ -46,6 +46,16 @@ final class ReportWordingTests: XCTestCase {
 
     /// eval.html said "No far-end single talk in this item" for a file microphone's call, whose far
     /// end plays throughout; eval.md showed "— / —" with no reason. The runs' own reasons are given.
+    /// A figure on one frame says "1 analysis frame"; an eval without --modes is no grid of
+    /// items × modes (it read "7 items × 3 modes: 7 runs").
+    func testCountsAreWordedAsTheyAre() {
+        XCTAssertEqual(ReportFormatting.figure(12.34, frames: 1), "12.3 dB (low confidence: 1 analysis frame)")
+        XCTAssertEqual(ReportFormatting.figure(12.34, frames: 6), "12.3 dB (low confidence: 6 analysis frames)")
+        XCTAssertEqual(EvalReportDocument.plan(items: 7, modes: 3, modesGiven: false), "7 items, each in its own mode (3 modes)")
+        XCTAssertEqual(EvalReportDocument.plan(items: 7, modes: 1, modesGiven: false), "7 items × 1 mode")
+        XCTAssertEqual(EvalReportDocument.plan(items: 1, modes: 3, modesGiven: true), "1 item × 3 modes")
+    }
+
     func testAnItemWithoutValuesGivesItsRunsOwnReasons() throws {
         func result(_ mode: EchoControlMode, reason: String?) throws -> CorpusRun.Result {
             var report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10)]
