@@ -455,6 +455,13 @@ public struct CorpusRun {
         } catch {
             result.error = String(describing: error)
             result.isCancellerFailure = (error as? ItemError)?.isCancellerFailure ?? Self.isCancellerFailure(error)
+            // A canceller that failed (a plugin that crashed, or changed) in a folder where an
+            // earlier eval's run of the same mode name passed: that run's report would stand
+            // where eval.json names this failure. Only then: where the folder itself was the
+            // problem (another writer's lock, an input in it), what is there is not eval's to remove.
+            if result.isCancellerFailure {
+                OutputFolder.removePreviousRun(in: (directory as NSString).appendingPathComponent(result.folder))
+            }
         }
         return result
     }

@@ -95,7 +95,11 @@ public enum OutputFolder {
 
     /// The files the `report.json` in `folder` lists as its run's own (a call's taps and device
     /// recordings, a recording's `sent.wav`), if that file is an EchoLab run report; empty otherwise.
-    static func filesOfPreviousRun(in folder: String) -> [String] {
+    static func filesOfPreviousRun(in folder: String) -> [String] { previousRun(in: folder) ?? [] }
+
+    /// The files the `report.json` in `folder` lists as its run's own; nil where there is no
+    /// EchoLab run report there.
+    private static func previousRun(in folder: String) -> [String]? {
         let reportPath = (folder as NSString).appendingPathComponent("report.json")
         // EchoLab's own reader, not JSONSerialization: an hour-long call's report.json (1.5 MB,
         // series of 7200 points) as Foundation objects would set a re-run's peak memory. Only the
@@ -103,7 +107,7 @@ public enum OutputFolder {
         guard InputFile.problem(at: reportPath) == nil,
               let data = FileManager.default.contents(atPath: reportPath),
               let object = try? JSONValue.parseMembers(["schema", "taps", "files"], ofObjectIn: [UInt8](data), maximumBytes: 64 << 20),
-              let schema = object["schema"]?.stringValue else { return [] }
+              let schema = object["schema"]?.stringValue else { return nil }
         let names: [String]
         if schema.hasPrefix("echolab.run/"), let taps = object["taps"]?.objectValue {
             names = taps.values.compactMap { $0.stringValue }
@@ -111,13 +115,22 @@ public enum OutputFolder {
             // A recording run's own file is its output; the others are the corpus's inputs.
             names = [files["sent"]?.stringValue].compactMap { $0 }
         } else {
-            return []
+            return nil
         }
         // Only plain WAV names in the folder itself: a report is data, not an instruction to
         // delete anything elsewhere (or a report of this run).
         return names.filter { name in
             name.lowercased().hasSuffix(".wav") && !name.contains("/") && !name.hasPrefix(".")
         }
+    }
+
+    /// Deletes what an earlier run wrote in `folder` — its report and the files it listed as its
+    /// own — where this eval's run of that folder failed: eval.json names the folder, and it must
+    /// not hold another run's figures (a plugin that passed last time, say). Nothing else in the
+    /// folder is touched, nor anything where no EchoLab run report is.
+    static func removePreviousRun(in folder: String) {
+        guard let files = previousRun(in: folder) else { return }
+        removeStaleOutputs(in: folder, previous: files + RunOutput.reportFiles, written: [])
     }
 
     /// Deletes the files the previous run in `folder` listed as its own that this run did not

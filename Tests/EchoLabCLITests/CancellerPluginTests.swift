@@ -123,6 +123,29 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
     }
 
+    /// An eval into the folder of an earlier one, where a plugin of the same name now fails: the
+    /// run's folder, which eval.json names, no longer holds the earlier plugin's report (it stood
+    /// there beside this eval's failure); the user's own file there stays.
+    func testAFailedPluginRunLeavesNoEarlierReportInItsFolder() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        let through = try Self.misbehaving("passthrough", in: plugins), crash = try Self.misbehaving("crash", in: plugins)
+        func eval(_ plugin: String) throws -> Int32 {
+            try runEchoLab(["eval", "corpus", "--out", "out", "--jobs", "1", "--plugin", "p=\(plugin)", "--modes", "p:intensityMax"], in: root).status
+        }
+        XCTAssertEqual(try eval(through), 0)
+        let folder = root.appendingPathComponent("out/speech/p-intensityMax")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder.appendingPathComponent("sent.wav").path))
+        try "mine".write(to: folder.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        XCTAssertEqual(try eval(crash), 1)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        XCTAssertNotNil(runs["speech p:intensityMax"]?["error"] as? String)
+        XCTAssertEqual(runs["speech p:intensityMax"]?["folder"] as? String, "speech/p-intensityMax")
+        let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
+        XCTAssertEqual(left, ["notes.txt"])
+    }
+
     /// A plugin hung in a call dies with EchoLab, even when EchoLab is killed outright; a
     /// terminal's Ctrl-C is EchoLab's to handle, not a plugin crash.
     func testAHungPluginDiesWithEchoLab() throws {
