@@ -210,9 +210,14 @@ struct PluginOptions: ParsableArguments {
                 let (name, json) = try split(text, "plugin-options", "NAME=JSON")
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-options \(name): no --plugin \(name)=PATH") }
                 guard optionTexts[name] == nil else { throw ValidationError("--plugin-options: \(name) is given twice") }
-                guard let object = try? JSONValue.parse(Array(json.utf8)), case .object = object else {
-                    throw ValidationError("--plugin-options \(name): not a JSON object: \(json)")
+                let object: JSONValue
+                switch Result(catching: { () throws(JSONSyntaxError) -> JSONValue in try JSONValue.parse(Array(json.utf8)) }) {
+                case .success(let value): object = value
+                case .failure(let error):
+                    // A duplicate key or a number out of range is named, as in a scenario file.
+                    throw ValidationError("--plugin-options \(name): \(json): column \(error.column): \(error.problem)")
                 }
+                guard case .object = object else { throw ValidationError("--plugin-options \(name): not a JSON object: \(json)") }
                 // The plugin gets the object on one line, as from a scenario's aec.plugin_options.
                 optionTexts[name] = object.lineText(numbers: .exact)
             }

@@ -510,6 +510,9 @@ final class CancellerPluginTests: XCTestCase {
              "--plugin: a and A differ only in case (their runs' folders would be one on a case-insensitive file system)"),
             (["--plugin", "x="], "--plugin x: the path is empty"),
             (["--plugin", "a=\(through)", "--plugin-options", "a=[1]"], "--plugin-options a: not a JSON object: [1]"),
+            (["--plugin", "a=\(through)", "--plugin-options", #"a={"k":1,"k":2}"#],
+             #"--plugin-options a: {"k":1,"k":2}: column 8: duplicate key 'k' (JSON readers disagree on which one wins; give it once)"#),
+            (["--plugin", "a=\(through)", "--plugin-options", #"a={"k": 1e400}"#], #"--plugin-options a: {"k": 1e400}: column 7: the number 1e400 is out of range"#),
             (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "--plugin-rate a: 44100 Hz is not one of 8000, 16000, 32000, 48000"),
             (["--aec", "nope:intensityMax"], "unknown backend 'nope' (one of speex, webrtc, webrtc-mobile, aec3, echolab; "
                 + "a canceller plugin is registered with --plugin nope=PATH: a scenario's own aec.plugin goes with the aec that --aec or --modes replaces)"),
