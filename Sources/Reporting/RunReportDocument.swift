@@ -12,7 +12,9 @@ public enum RunReportDocument {
         typealias F = ReportFormatting
         let m = report.metrics
         var blocks: [ReportDocument.Block] = []
-        let settings = report.aecSettings.keys.sorted().map { key -> String in
+        // A plugin's library line already names it and its file's digest: not said twice.
+        let saidByLibrary: Set<String> = report.aecSettings["library"] == nil ? [] : ["plugin_name", "plugin_sha256"]
+        let settings = report.aecSettings.keys.sorted().filter { !saidByLibrary.contains($0) }.map { key -> String in
             switch report.aecSettings[key]! {
             case .number(let value): "\(key) \(F.number(value, digits: 0))"
             case .text(let value): "\(key) \(value)"

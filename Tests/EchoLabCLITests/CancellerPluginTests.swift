@@ -270,6 +270,10 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(markdown.contains("; through: plugin misbehaving, sha256 \(digest); silent: plugin misbehaving, sha256 \(muteDigest)."),
                       markdown)
         XCTAssertEqual(aec["plugin_path"] as? String, passthrough)
+        // The page's AEC line says the name and digest once, in the library's words.
+        let page = try String(contentsOfFile: root.appendingPathComponent("out/room/through-intensityRecommended/report.md").path, encoding: .utf8)
+        XCTAssertEqual(page.components(separatedBy: String(digest)).count, 2, page)
+        XCTAssertTrue(page.contains("library plugin misbehaving, sha256 \(digest), plugin\\_latency\\_samples 0, plugin\\_path "), page)
     }
 
     /// The example plugin, built as `make plugins` builds it, beside the built-in backends, at
