@@ -58,6 +58,29 @@ public enum ComparisonMarkdown {
                 md += row([change.run.item, change.run.mode, change.whatText, change.baselineText, change.currentText, delta])
             }
         }
+        // A scorer on one side only is a line, not a row per run: a baseline scored with AECMOS
+        // against an eval run without the scorer listed all 504 runs of the default corpus.
+        func scoreNotes(_ changes: [EvalComparison.Change]) {
+            guard !changes.isEmpty else { return }
+            var groups: [(key: [String], changes: [EvalComparison.Change])] = []
+            for change in changes {
+                let key = [change.whatText, change.baselineText, change.currentText]
+                if let index = groups.firstIndex(where: { $0.key == key }) { groups[index].changes.append(change) } else { groups.append((key, [change])) }
+            }
+            let (many, few) = (groups.filter { $0.changes.count > Self.scoreNoteRowsAtMost }, groups.filter { $0.changes.count <= Self.scoreNoteRowsAtMost })
+            md += "\n## Scores not compared (not judged)\n\n"
+            for group in many {
+                md += "- \(MarkdownWriter.inlineText(group.key[0])): \(MarkdownWriter.inlineText(group.key[1])) in the baseline, "
+                    + "\(MarkdownWriter.inlineText(group.key[2])) now, in \(RunReportDocument.count(group.changes.count, "run"))\n"
+            }
+            guard !few.isEmpty else { return }
+            if !many.isEmpty { md += "\n" }
+            md += "| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
+            let listed = Set(few.map(\.key))
+            for change in changes where listed.contains([change.whatText, change.baselineText, change.currentText]) {
+                md += row([change.run.item, change.run.mode, change.whatText, change.baselineText, change.currentText, change.deltaText ?? "—"])
+            }
+        }
         table("Regressions", comparison.regressions)
         table("Improvements", comparison.improvements)
         if !comparison.notJudged.isEmpty {
@@ -74,7 +97,7 @@ public enum ComparisonMarkdown {
         }
         table(comparison.judgesLibraryChanges ? "Measured with another library (judged: --judge-library-changes)"
                                                : "Measured with another library (not judged)", comparison.libraryChanges)
-        table("Scores not compared (not judged)", comparison.scoreNotes)
+        scoreNotes(comparison.scoreNotes)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
             for run in comparison.added { md += listItem(run) }
@@ -85,6 +108,9 @@ public enum ComparisonMarkdown {
         }
         return md
     }
+
+    /// Past this many runs alike, a score note is one line for them all.
+    static let scoreNoteRowsAtMost = 10
 
     /// The verdict of an interrupted current run, and how many of the baseline's runs it did not
     /// reach (listed at the end: they are not regressions).

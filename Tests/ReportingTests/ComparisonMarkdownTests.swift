@@ -1,6 +1,6 @@
 import EchoLabJSON
 import Metrics
-import Evaluation
+@testable import Evaluation
 @testable import Reporting
 import XCTest
 
@@ -31,6 +31,25 @@ final class ComparisonMarkdownTests: XCTestCase {
                                                                 maxRegressionDB: 0.5),
                                                  baselineName: "base.json", currentName: "cur.json")
         XCTAssertTrue(complete.contains("**No regression.** 0 improvements beyond the threshold.\n"), complete)
+    }
+
+    /// A scorer on one side only is one line past ten runs alike (a baseline scored with AECMOS
+    /// against an eval without it listed 441 rows); fewer stay rows, in their order.
+    func testScoreNotesOfManyRunsAlikeAreOneLine() {
+        var comparison = EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: true), maxRegressionDB: 0.5)
+        func note(_ item: String, _ scorer: String) -> EvalComparison.Change {
+            EvalComparison.Change(run: EvalComparison.RunKey(item: item, mode: "disabled"), subject: .scorer(name: scorer),
+                                  baseline: .scored, current: .notRun, delta: nil)
+        }
+        comparison.scoreNotes = (1...11).map { note("item-\($0)", "aecmos") } + [note("b", "mine"), note("a", "mine")]
+        let markdown = ComparisonMarkdown.render(comparison, baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(markdown.contains("## Scores not compared (not judged)\n\n- scorer aecmos: scored in the baseline, not run now, in 11 runs\n\n"
+                                        + "| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
+                                        + "| b | disabled | scorer mine | scored | not run | — |\n| a | disabled | scorer mine | scored | not run | — |\n"),
+                      markdown)
+        comparison.scoreNotes.removeFirst()
+        XCTAssertTrue(ComparisonMarkdown.render(comparison, baselineName: "base.json", currentName: "cur.json")
+            .contains("| item-2 | disabled | scorer aecmos | scored | not run | — |\n"))
     }
 
     func testAModeMeanOverBoundsKeepsItsMark() {
