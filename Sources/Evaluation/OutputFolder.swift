@@ -18,8 +18,12 @@ public enum OutputFolder {
         public let key: String?
         public let scenarioFile: String
 
+        /// The folder is the input itself, not a folder that holds it.
+        public var isTheInput: Bool { InputFile.canonical(folder) == InputFile.canonical(input) }
+
         public var description: String {
             let what = key.map { "the input \(input) (\(scenarioFile): \($0))" } ?? "the scenario file \(input)"
+            if isTheInput { return "\(folder): the output folder is \(what), not a folder; choose a folder that holds no input" }
             return "\(folder): output folder holds \(what); choose a folder that holds no input"
         }
     }

@@ -258,6 +258,11 @@ final class BadInputMatrixTests: XCTestCase {
                 try self.goodScenario(inputs)
                 return ["run", "in/scenario.json", "--out", "in"]
             }, status: 1, mentions: ["in", "output folder holds the scenario file"]),
+            // It read "output folder holds the scenario file" of the file itself.
+            Case(name: "out-is-the-scenario-file", prepare: { inputs in
+                try self.goodScenario(inputs)
+                return ["run", "in/scenario.json", "--out", "in/scenario.json"]
+            }, status: 1, mentions: ["in/scenario.json: the output folder is the scenario file in/scenario.json, not a folder"]),
             Case(name: "out-empty", prepare: { inputs in
                 try self.goodScenario(inputs)
                 return ["run", "in/scenario.json", "--out", ""]
