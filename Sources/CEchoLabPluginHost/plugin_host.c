@@ -421,11 +421,14 @@ int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, siz
     // The end of the socket is the child's cue to call destroy and exit.
     close(client->fd);
     client->fd = -1;
+    // As long as a frame may take: a destroy that joins threads or flushes files on a loaded
+    // machine is not a hang.
     int killed = 0;
-    int status = reap(client->pid, 1000, &killed);
+    int status = reap(client->pid, client->frame_timeout_ms, &killed);
     client->pid = 0;
     if (killed)
-        snprintf(error, error_size, "did not exit within 1 s of its last frame (a destroy that hangs?), and was killed");
+        snprintf(error, error_size, "did not exit within %d ms of its last frame (a destroy that hangs?), and was killed",
+                 client->frame_timeout_ms);
     else if (WIFSIGNALED(status))
         snprintf(error, error_size, "crashed after its last frame, in destroy or as it exited (signal %d, %s)",
                  WTERMSIG(status), strsignal(WTERMSIG(status)));

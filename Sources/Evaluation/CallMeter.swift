@@ -88,7 +88,14 @@ public final class CallMeter {
         guard !finished else { throw CallMeterError.alreadyFinished }
         guard call.tickCount > 0 else { throw CallMeterError.nothingToMeasure }
         finished = true
-        try call.sendVoiceProcessor.finishCanceller()
+        do {
+            try call.sendVoiceProcessor.finishCanceller()
+        } catch {
+            // The call ends all the same (its devices let go, its records kept); the canceller's
+            // failure is the meter's answer.
+            _ = call.end()
+            throw error
+        }
         let duration = VirtualDuration.nanoseconds(call.tickCount * SimulatedCall.tickDuration.nanoseconds)
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()

@@ -55,10 +55,9 @@ public final class SendVoiceProcessor {
     /// re-converges, as a real engine does.
     public func setAcousticEchoCanceller(mode: EchoCancellerMode) throws {
         if mode == .disabled {
-            try finishCanceller()
-            canceller = nil
+            try retireCanceller()
         } else if canceller?.changeIntensity(to: mode) != true {
-            try finishCanceller()
+            try retireCanceller()
             canceller = try EchoControlFactory.make(EchoControlMode(backend: backend, intensity: mode), sampleRate: sampleRate,
                                                     frameSize: frameSize, filterOverride: filterOverride, latencies: latencies)
             if let plugin = canceller as? PluginEchoControl {
@@ -71,11 +70,19 @@ public final class SendVoiceProcessor {
         onChange?("aec", "mode \(mode)")
     }
 
-    /// Ends the canceller's run (`EchoControl.finish`): at the call's end, and before a mode
-    /// change retires it. Throws where it failed there (a plugin crashing in its `destroy`).
+    /// Ends the canceller's run (`EchoControl.finish`) at the call's end, before `SimulatedCall.end()`.
+    /// Throws where it failed there (a plugin crashing in its `destroy`).
     public func finishCanceller() throws {
         guard let canceller else { return }
         try canceller.finish()
+    }
+
+    /// Lets go of the canceller a mode change replaces: detached first, so that whatever its
+    /// `finish` or the next one's making throws, no finished canceller is left to call.
+    private func retireCanceller() throws {
+        let retired = canceller
+        canceller = nil
+        try retired?.finish()
     }
 
     /// `setNoiseSuppressor(mode:)`: speexdsp's spectral noise suppression (−15 dB at most).

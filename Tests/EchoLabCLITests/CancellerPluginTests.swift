@@ -60,7 +60,7 @@ final class CancellerPluginTests: XCTestCase {
             // Every frame answered: a plugin that fails only as it lets go does not pass.
             "destroy_crash": "crashed after its last frame, in destroy or as it exited (signal 11, Segmentation fault)",
             "destroy_exit": "exited with status 9 after its last frame",
-            "destroy_hang": "did not exit within 1 s of its last frame (a destroy that hangs?), and was killed",
+            "destroy_hang": "did not exit within 2000 ms of its last frame (a destroy that hangs?), and was killed",
         ]
         var arguments = ["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2"]
         for behaviour in expected.keys.sorted() {
@@ -121,6 +121,29 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(error, "plugin mine: \(target) changed while the eval ran (sha256 \(started.prefix(12))… when it started, "
                        + "\(replacement.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
         XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
+    }
+
+    /// A mode change that retires a plugin mid-call ends its run there: one that exits in its
+    /// destroy fails the run with that reason (the retired plugin stayed in place, and the next
+    /// frame's "has already failed" hid it); one that lets go cleanly runs on, AEC off.
+    func testAPluginRetiredMidCallIsFinishedThere() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let exits = try Self.misbehaving("destroy_exit", in: root), through = try Self.misbehaving("passthrough", in: root)
+        for (plugin, name) in [(exits, "exits"), (through, "through")] {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+                 "echo_path": {"delay_ms": 40, "gain_db": -6}, "duration_s": 2,
+                 "aec": {"mode": "intensityMax", "backend": "p", "plugin": "\(plugin)"},
+                 "timeline": [{"action": "set_aec", "at_ms": 1000, "mode": "disabled"}]}
+                """, named: "\(name).json", in: root)
+        }
+        let failed = try runEchoLab(["run", "exits.json", "--out", "exits"], in: root)
+        XCTAssertEqual(failed.status, 1)
+        XCTAssertEqual(failed.standardError, "echolab: plugin p (\(exits)): exited with status 9 after its last frame\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("exits/report.json").path))
+        let passed = try runEchoLab(["run", "through.json", "--out", "through"], in: root)
+        XCTAssertEqual(passed.status, 0, passed.standardError)
     }
 
     /// An eval into the folder of an earlier one, where a plugin of the same name now fails: the

@@ -39,7 +39,7 @@ int echolab_plugin_client_render(echolab_plugin_client *client, const float *far
 // One microphone frame in, the plugin's output frame out. 0, or -1 and a reason in `error`.
 int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mic, float *out, char *error, size_t error_size);
 // The end of a run: closes the socket, so that the child calls the plugin's destroy and exits,
-// and reaps it. 0 where it exited cleanly within a second; -1 and a reason in `error` where it
+// and reaps it. 0 where it exited cleanly within the frame timeout; -1 and a reason in `error` where it
 // crashed, exited with a failure status, or hung and was killed (a plugin that corrupts its heap
 // often fails only here). The client is stopped either way (`echolab_plugin_client_stop` still
 // frees it).
