@@ -166,8 +166,8 @@ public struct RunEvaluator: Sendable {
         let gate = metrics.gate
         if gate.singleTalkFrames > 0 {
             guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
-            return "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in all \(gate.singleTalkFrames) "
-                + "far-end single-talk analysis frames: there is no echo to cancel, so no ERLE"
+            let frames = gate.singleTalkFrames == 1 ? "its one far-end single-talk analysis frame" : "all \(gate.singleTalkFrames) far-end single-talk analysis frames"
+            return "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in \(frames): there is no echo to cancel, so no ERLE"
         }
         if gate.frames == 0 {
             return "the \(states.isEmpty ? "recording" : "call") (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
@@ -195,7 +195,7 @@ public struct RunEvaluator: Sendable {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
         }
         if gate.echoUnderNoiseFrames > 0 {
-            return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) analysis frames where the far end played), and the near end talks over the other \(gate.doubleTalkFrames)"
+            return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) analysis frame\(gate.echoUnderNoiseFrames == 1 ? "" : "s") where the far end played), and the near end talks over the other \(gate.doubleTalkFrames)"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }

@@ -59,7 +59,7 @@ public enum ComparisonMarkdown {
             }
         }
         // A scorer on one side only is a line, not a row per run: a baseline scored with AECMOS
-        // against an eval run without the scorer listed all 504 runs of the default corpus.
+        // against an eval run without the scorer listed 441 runs of the default corpus.
         func scoreNotes(_ changes: [EvalComparison.Change]) {
             guard !changes.isEmpty else { return }
             var groups: [(key: [String], changes: [EvalComparison.Change])] = []

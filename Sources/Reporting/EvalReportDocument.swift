@@ -13,10 +13,6 @@ import Simulation
 public enum EvalReportDocument {
     public enum Detail: Sendable { case summary, full }
 
-    /// `summaries`: eval.json's per-mode statistics. `directory`: where the eval's files are
-    /// written (links to a recording's own mic are made relative to it).
-    /// `verdicts`: what Evaluation judged — eval.json's verdict over the corpus (`best_modes`),
-    /// each item's front, the compared means — shown here, never judged again.
     /// "3 items × 2 modes"; without --modes, where each item ran in its own mode, no grid:
     /// "7 items, each in its own mode (3 modes)".
     static func plan(items: Int, modes: Int, modesGiven: Bool) -> String {
@@ -25,6 +21,10 @@ public enum EvalReportDocument {
         return "\(itemText) × \(modes) mode\(modes == 1 ? "" : "s")"
     }
 
+    /// `summaries`: eval.json's per-mode statistics. `directory`: where the eval's files are
+    /// written (links to a recording's own mic are made relative to it).
+    /// `verdicts`: what Evaluation judged — eval.json's verdict over the corpus (`best_modes`),
+    /// each item's front, the compared means — shown here, never judged again.
     static func make(_ report: EvalReport, detail: Detail, summaries: [ModeSummary], verdicts: EvalVerdicts,
                      directory: String) -> ReportDocument {
         typealias F = ReportFormatting

@@ -21,7 +21,7 @@ final class BlockRecord<State: Sendable>: Sendable {
 
     /// What a record of `blocks` blocks takes (a stateless process's `Void` states take nothing).
     static func bytes(blocks: Int, blockSize: Int) -> Int {
-        blocks * (2 * blockSize * MemoryLayout<Float>.stride + MemoryLayout<State>.size)
+        blocks * (2 * blockSize * MemoryLayout<Float>.stride + (MemoryLayout<State>.size == 0 ? 0 : MemoryLayout<State>.stride))
     }
 }
 

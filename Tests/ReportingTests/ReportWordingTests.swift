@@ -44,8 +44,6 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(b.yText, "≥ 15.4")
     }
 
-    /// eval.html said "No far-end single talk in this item" for a file microphone's call, whose far
-    /// end plays throughout; eval.md showed "— / —" with no reason. The runs' own reasons are given.
     /// A figure on one frame says "1 analysis frame"; an eval without --modes is no grid of
     /// items × modes (it read "7 items × 3 modes: 7 runs").
     func testCountsAreWordedAsTheyAre() {
@@ -56,6 +54,8 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(EvalReportDocument.plan(items: 1, modes: 3, modesGiven: true), "1 item × 3 modes")
     }
 
+    /// eval.html said "No far-end single talk in this item" for a file microphone's call, whose far
+    /// end plays throughout; eval.md showed "— / —" with no reason. The runs' own reasons are given.
     func testAnItemWithoutValuesGivesItsRunsOwnReasons() throws {
         func result(_ mode: EchoControlMode, reason: String?) throws -> CorpusRun.Result {
             var report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10)]

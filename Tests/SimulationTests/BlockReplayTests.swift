@@ -32,9 +32,9 @@ final class BlockReplayTests: XCTestCase {
                      process: RunningSum) -> (outputs: [[Float]], states: [RunningSum.State]) {
         var outputs: [[Float]] = [], states: [RunningSum.State] = []
         for block in blocks {
-            var output = [Float](repeating: .nan, count: n)
+            var output = [Float](repeating: .nan, count: block.count)
             var state = process.state
-            if replay.follow(block, into: &output, count: n, state: &state) {
+            if replay.follow(block, into: &output, count: block.count, state: &state) {
                 process.state = state
             } else {
                 if replay.hasLeftRecord {
@@ -42,7 +42,7 @@ final class BlockReplayTests: XCTestCase {
                     replay.catchUp { process.process($0, into: &$1) }
                 }
                 process.process(block, into: &output)
-                replay.note(block, output: output, count: n, state: process.state)
+                replay.note(block, output: output, count: block.count, state: process.state)
             }
             outputs.append(output)
             states.append(process.state)
@@ -106,6 +106,20 @@ final class BlockReplayTests: XCTestCase {
         let none = BlockReplay<RunningSum.State>(following: nil, blockSize: n, capacityBlocks: 0)
         _ = run(blocks, replay: none, process: RunningSum())
         XCTAssertNil(none.finish())
+
+        // A block of another size stops the record; a record of another block size is not followed.
+        let shorter = BlockReplay<RunningSum.State>(following: nil, blockSize: n, capacityBlocks: 6)
+        shorter.note(blocks[0], output: blocks[0], count: n, state: RunningSum.State(sum: 1, blocks: 1))
+        shorter.note(blocks[1], output: blocks[1], count: n - 1, state: RunningSum.State(sum: 2, blocks: 2))
+        XCTAssertNil(shorter.finish())
+        let other = BlockReplay<RunningSum.State>(following: nil, blockSize: 2 * n, capacityBlocks: 3)
+        _ = run(stride(from: 0, to: 6, by: 2).map { blocks[$0] + blocks[$0 + 1] }, replay: other, process: RunningSum())
+        let otherRecord = other.finish()
+        XCTAssertEqual(otherRecord?.blockSize, 2 * n)
+        let follower = BlockReplay(following: otherRecord, blockSize: n, capacityBlocks: 6)
+        var output = [Float](repeating: 0, count: n), state = RunningSum.State()
+        XCTAssertFalse(follower.follow(blocks[0], into: &output, count: n, state: &state))
+        XCTAssertFalse(follower.hasLeftRecord, "nothing was followed, so nothing to catch up")
     }
 
     func testARecordCutShortIsCopiedToItsLength() throws {
