@@ -37,6 +37,35 @@ final class EvalScorerTests: XCTestCase {
         return ["speech-room-doubletalk", "nearend-only"].map { packageRoot.appendingPathComponent("vectors/scenarios/\($0).json").path }
     }
 
+    /// A scorer that once answers a request twice is out of step: every later request would
+    /// read the answer before its own ("answered for id …"), and one stray line left all the
+    /// eval's runs unscored. It is started again, and the runs after are scored.
+    func testAScorerOutOfStepStartsAgain() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let items = try corpus(in: root)
+        // Its very first answer twice (a marker file: a restarted program answers once).
+        let stray = #"""
+            import json, os, sys
+            for line in sys.stdin:
+                request = json.loads(line)
+                answer = json.dumps({"id": request["id"], "scores": {"one": {"value": 1, "higher_is_better": True, "min": 0, "max": 1}}})
+                print(answer, flush=True)
+                if not os.path.exists("answered"):
+                    open("answered", "w").close()
+                    print(answer, flush=True)
+            """#
+        try stray.write(to: root.appendingPathComponent("stray.py"), atomically: true, encoding: .utf8)
+        let eval = try runEchoLab(["eval"] + items + ["--modes", Self.modes, "--out", "out", "--jobs", "1", "--no-taps",
+                                                     "--scorer", "stray=python3 stray.py"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let results = (try loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as! [[String: Any]])
+            .flatMap { $0["results"] as! [[String: Any]] }.map { ($0["scores"] as? [[String: Any]])?.first ?? [:] }
+        XCTAssertEqual(results.count, 4)
+        XCTAssertTrue((results[0]["unscored_reason"] as? String)?.hasPrefix("answered for id ") == true, "\(results[0])")
+        for result in results.dropFirst() { XCTAssertNotNil(result["talk_types"] as? [[String: Any]], "\(result)") }
+    }
+
     func testEveryRunIsScoredByOneProgramPerWorkerAndSummarisedPerMode() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }

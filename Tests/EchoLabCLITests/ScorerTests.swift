@@ -44,6 +44,9 @@ final class ScorerTests: XCTestCase {
             "nan.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": float("nan"), "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "empty.py": Self.answering(#"{"id": request["id"], "scores": {}}"#),
             "once.py": "import json, sys\nrequest = json.loads(sys.stdin.readline())\nprint(json.dumps({'id': request['id'], 'scores': {'x': {'value': 1, 'higher_is_better': True, 'min': 0, 'max': 2}}}), flush=True)\n",
+            // 3 MB with no end of line, then silence: it read past the timeout, scanning the whole
+            // of what it had at every arrival (50 MB took 75 s of CPU).
+            "flood.py": "import sys, time\nsys.stdin.readline()\nsys.stdout.write('x' * 3000000)\nsys.stdout.flush()\ntime.sleep(30)\n",
         ]
         for (name, text) in scripts { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let inputs = try snapshot(root.appendingPathComponent("call"))
@@ -58,14 +61,15 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "missing=/nonexistent/scorer",
                                       "--scorer", "no-min=python3 nomin.py", "--scorer", "wrong-id=python3 wrongid.py",
                                       "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4",
-                                      "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py"], in: root)
+                                      "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py",
+                                      "--scorer", "flood=python3 flood.py"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
         let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
         XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
-                                           "nan", "empty"])
+                                           "nan", "empty", "flood"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -80,6 +84,7 @@ final class ScorerTests: XCTestCase {
             // Gone before the first request is written, or while it is: the same line either way.
             "gone": "exited with status 4 before answering sent.wav#1",
             "empty": "answered an empty \"scores\" object",
+            "flood": "wrote over 1 MiB on stdout without ending a line (an answer is one line)",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])

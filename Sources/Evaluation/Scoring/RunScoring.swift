@@ -90,6 +90,9 @@ public struct RunScoring {
                     answers[position].append(try Answer(reading: try scorer.ask(request), for: request, scorer: scorer.spec.name))
                 } catch let failure as ScorerFailure {
                     failures[position] = failure.reason
+                    // A program that answered out of turn (a stray line, another id) would answer
+                    // every later request with the one before: it starts again for the next run.
+                    if failure.breaksProtocol { scorer.stop() }
                 } catch {
                     failures[position] = "\(error)"
                 }
@@ -141,7 +144,7 @@ public struct RunScoring {
 
         init(reading answer: JSONValue, for request: JSONValue, scorer: String) throws {
             func garbage(_ problem: String) -> ScorerFailure {
-                ScorerFailure(scorer: scorer, reason: "answered \(problem)")
+                ScorerFailure(scorer: scorer, reason: "answered \(problem)", breaksProtocol: true)
             }
             guard case .object(let object) = answer else { throw garbage("a JSON value that is not an object") }
             guard object["id"] == request["id"] else {

@@ -15,6 +15,8 @@ public final class ScorerProcess {
     public let timeout: Double
     /// `--scorer-timeout`'s default: AECMOS' first answer (imports, model) takes about 10 s.
     public static let defaultTimeout: Double = 60
+    /// The longest answer line read.
+    static let maximumAnswerBytes = 1 << 20
     private var running: Running?
 
     /// What a started program holds: the process, its stdin, and what it has written so far.
@@ -22,7 +24,8 @@ public final class ScorerProcess {
         let process: Process
         let input: FileHandle
         /// Unread stdout, stderr's last bytes, and whether stdout and stderr have closed.
-        let state = Mutex<(stdout: [UInt8], stderr: [UInt8], closed: Bool, stderrClosed: Bool)>(([], [], false, false))
+        /// `scanned`: how much of `stdout` holds no newline (searched once, not at every arrival).
+        let state = Mutex<(stdout: [UInt8], scanned: Int, stderr: [UInt8], closed: Bool, stderrClosed: Bool)>(([], 0, [], false, false))
         let arrived = DispatchSemaphore(value: 0)
 
         init(process: Process, input: FileHandle) {
@@ -51,15 +54,19 @@ public final class ScorerProcess {
         }
         let deadline = DispatchTime.now() + (writeFailed ? min(timeout, 2) : timeout)
         while true {
-            let (line, closed) = running.state.withLock { state -> ([UInt8]?, Bool) in
-                guard let newline = state.stdout.firstIndex(of: UInt8(ascii: "\n")) else { return (nil, state.closed) }
+            let (line, closed, pending) = running.state.withLock { state -> ([UInt8]?, Bool, Int) in
+                guard let newline = state.stdout[state.scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
+                    state.scanned = state.stdout.count
+                    return (nil, state.closed, state.stdout.count)
+                }
                 let line = Array(state.stdout[..<newline])
                 state.stdout.removeSubrange(...newline)
-                return (line, state.closed)
+                state.scanned = 0
+                return (line, state.closed, 0)
             }
             if let line {
                 do {
-                    return try JSONValue.parse(line, maximumBytes: 1 << 20)
+                    return try JSONValue.parse(line, maximumBytes: Self.maximumAnswerBytes)
                 } catch {
                     let text = String(decoding: line, as: UTF8.self)
                     // Python's json.dumps writes NaN and Infinity, which JSON does not have.
@@ -68,6 +75,11 @@ public final class ScorerProcess {
                     }
                     throw failure(running, "answered something that is not JSON: '\(text.prefix(80))'")
                 }
+            }
+            // An answer is a line of at most 1 MiB (as it is parsed): a program that writes more
+            // without ending it is not answering, however long it would go on.
+            if pending > Self.maximumAnswerBytes {
+                throw failure(running, "wrote over \(Self.maximumAnswerBytes >> 20) MiB on stdout without ending a line (an answer is one line)")
             }
             if closed {
                 // Its last words may still be on their way: stderr is read to its end (a second
@@ -83,7 +95,8 @@ public final class ScorerProcess {
                     ? " (a scorer reads requests until its stdin closes)" : ""
                 throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering\(pending)" + said + hint)
             }
-            if running.arrived.wait(timeout: deadline) == .timedOut {
+            // The deadline holds however often output arrives.
+            if DispatchTime.now() >= deadline || running.arrived.wait(timeout: deadline) == .timedOut {
                 throw failure(running, writeFailed ? "stopped reading its requests"
                                                    : "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
             }
@@ -164,5 +177,14 @@ public final class ScorerProcess {
 public struct ScorerFailure: DescribedError, Sendable {
     public let scorer: String
     public let reason: String
+    /// The answer was no answer to the request (another id, a malformed object): the program is
+    /// out of step with its requests and is started again for the next.
+    public var breaksProtocol = false
     public var description: String { "scorer \(scorer): \(reason)" }
+
+    public init(scorer: String, reason: String, breaksProtocol: Bool = false) {
+        self.scorer = scorer
+        self.reason = reason
+        self.breaksProtocol = breaksProtocol
+    }
 }
