@@ -438,6 +438,11 @@ public struct EvalComparison: Sendable {
         var isLowerBound: Bool { if case .value(_, let bound) = self { bound } else { false } }
     }
 
+    /// A difference of two of eval.json's values, which have four decimals, at that resolution:
+    /// floating-point error must not decide a change of exactly the threshold (8 scores each
+    /// 0.1000 lower read as 6 regressions and 2 not).
+    static func atResolution(_ difference: Double) -> Double { (difference * 10_000).rounded() / 10_000 }
+
     /// One level in both files: a change beyond the threshold the right way is a regression or
     /// an improvement where it is certain (`BoundedValue`: a lower bound's truth may lie anywhere
     /// above it); beyond the threshold but uncertain, it is listed as not judged. Higher is
@@ -457,14 +462,16 @@ public struct EvalComparison: Sendable {
         switch (was.number, now.number) {
         case (let a?, let b?):
             let before = BoundedValue(a, isLowerBound: was.isLowerBound), after = BoundedValue(b, isLowerBound: now.isLowerBound)
-            var change = Change(run: key, subject: subject, baseline: .level(before), current: .level(after), delta: b - a,
+            let delta = Self.atResolution(b - a)
+            var change = Change(run: key, subject: subject, baseline: .level(before), current: .level(after), delta: delta,
                                 threshold: maxRegressionDB)
-            let fell = before.isCertainlyAbove(after, by: maxRegressionDB), rose = after.isCertainlyAbove(before, by: maxRegressionDB)
+            // As `BoundedValue.isCertainlyAbove`, on the difference at the files' resolution.
+            let fell = !after.isLowerBound && -delta > maxRegressionDB, rose = !before.isLowerBound && delta > maxRegressionDB
             if higherIsBetter ? fell : rose {
                 regressions.append(change)
             } else if higherIsBetter ? rose : fell {
                 improvements.append(change)
-            } else if abs(b - a) > maxRegressionDB {
+            } else if abs(delta) > maxRegressionDB {
                 // Beyond the threshold and neither certain: a bound is on one side at least.
                 change.notJudgedReason = BoundedSides(baseline: was.isLowerBound, current: now.isLowerBound).map(NotJudgedReason.lowerBound)
                 notJudged.append(change)
@@ -560,8 +567,8 @@ public struct EvalComparison: Sendable {
                         regressions.append(Change(run: key, subject: subject, baseline: .score(a.value), current: .notScored, delta: nil))
                         continue
                     }
-                    let gain = (a.higherIsBetter ? 1.0 : -1.0) * (b.value - a.value)
-                    let change = Change(run: key, subject: subject, baseline: .score(a.value), current: .score(b.value), delta: b.value - a.value,
+                    let delta = Self.atResolution(b.value - a.value), gain = (a.higherIsBetter ? 1.0 : -1.0) * delta
+                    let change = Change(run: key, subject: subject, baseline: .score(a.value), current: .score(b.value), delta: delta,
                                         threshold: maxRegressionScore)
                     if gain < -maxRegressionScore { regressions.append(change) } else if gain > maxRegressionScore { improvements.append(change) }
                 }

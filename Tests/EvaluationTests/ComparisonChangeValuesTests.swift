@@ -27,10 +27,23 @@ final class ComparisonChangeValuesTests: XCTestCase {
         let change = try XCTUnwrap(fell.regressions.first)
         XCTAssertEqual(change, EvalComparison.Change(run: key, subject: .level(metric: "erle_steady_db"),
                                                      baseline: .level(BoundedValue(40.48, isLowerBound: true)),
-                                                     current: .level(BoundedValue(15.57)), delta: 15.57 - 40.48, threshold: 0.5))
+                                                     current: .level(BoundedValue(15.57)), delta: -24.91, threshold: 0.5))
         XCTAssertFalse(change.subject.isCount)
         XCTAssertFalse(change.subject.isScore)
         XCTAssertNil(change.notJudgedReason)
+    }
+
+    /// A change of exactly the threshold is no regression, whatever floating-point error makes of
+    /// the difference (32.127 − 31.627 is 0.5000000000000036 in doubles; scores 0.1000 apart
+    /// read as 6 regressions of 8).
+    func testAChangeOfExactlyTheThresholdIsNone() throws {
+        XCTAssertGreaterThan(32.127 - 31.627, 0.5, "the doubles' difference is over the threshold")
+        let exact = EvalComparison(baseline: Self.eval(Self.erle(32.127, bound: false)), current: Self.eval(Self.erle(31.627, bound: false)),
+                                   maxRegressionDB: 0.5)
+        XCTAssertTrue(exact.regressions.isEmpty, "\(exact.regressions)")
+        let over = EvalComparison(baseline: Self.eval(Self.erle(32.127, bound: false)), current: Self.eval(Self.erle(31.6269, bound: false)),
+                                  maxRegressionDB: 0.5)
+        XCTAssertEqual(over.regressions.first?.delta, -0.5001)
     }
 
     /// A run new to CURRENT that failed is a broken item, not a run to list: it fails the gate.
