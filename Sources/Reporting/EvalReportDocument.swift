@@ -93,11 +93,12 @@ public enum EvalReportDocument {
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             outcome.results.filter { $0.mode == mode && RequirementFindings.missesEchoLoss($0.summary?.metrics) }.count
         }
-        blocks += ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
-        if detail == .full { blocks += ScoreBlocks.aecmosChart(verdicts.aecmosDoubleTalk, modes: modes.map(\.description)) }
+        let scoreBlocks = ScoreBlocks.modes(modes.map(\.description), summaries: summaries, isSortable: detail == .full)
+            + (detail == .full ? ScoreBlocks.aecmosChart(verdicts.aecmosDoubleTalk, modes: modes.map(\.description)) : [])
 
         switch detail {
         case .summary:
+            blocks += scoreBlocks
             let nearEndCell = hasNearEnd || hasEstimate
             blocks.append(.heading(nearEndCell ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
                                    level: 2, id: "matrix"))
@@ -137,7 +138,10 @@ public enum EvalReportDocument {
             }
             blocks.append(.paragraph([.text("Every run with its convergence, pipeline health and ERLE plots: "), .link("eval.html", href: "eval.html"), .text(".")]))
         case .full:
+            // The modes' trade-off plot with the modes' tables, before the Scores section: after
+            // it, the plot and its caption read as the AECMOS chart's.
             blocks += tradeOffChart(verdicts.comparedMeans, front: corpusFront, modes: modes.map(\.description))
+            blocks += scoreBlocks
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]

@@ -130,6 +130,11 @@ final class EvalScorerTests: XCTestCase {
         }
         let markdown = try String(contentsOf: root.appendingPathComponent("two/eval.md"), encoding: .utf8)
         XCTAssertTrue(markdown.contains("## Scores"), markdown)
+        // eval.html: the modes' trade-off plot and its caption stay with the modes, before the
+        // Scores section (after it, they read as the scores' chart's).
+        let html = try String(contentsOf: root.appendingPathComponent("two/eval.html"), encoding: .utf8)
+        let plot = try XCTUnwrap(html.range(of: "Each point is a mode's mean steady ERLE")), scores = try XCTUnwrap(html.range(of: ">Scores</h2>"))
+        XCTAssertLessThan(plot.lowerBound, scores.lowerBound)
         // One row per mode: the level scorer's three talk types, then each scorer's unscored runs.
         XCTAssertTrue(markdown.contains("| mode | mic_over_output_db st: mean / p10 | mic_over_output_db dt: mean / p10 | mic_over_output_db nst: mean / p10 | unscored runs (level) | unscored runs (crash) |"), markdown)
         let row = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `webrtc:intensityRecommended` |") && $0.contains(" / ") })
