@@ -123,43 +123,48 @@ public enum CorpusManifest {
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
             throw ManifestError(path: manifest, problem: "\(key): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
         }
+        // A field as errors name it: "corpus[5].mic", and once the entry's name is read, as a run's
+        // error names the entry: "corpus[5] (office-1): mic".
+        var named: String?
+        func place(_ field: String) -> String { named.map { "\(key) (\($0)): \(field)" } ?? "\(key).\(field)" }
         func text(_ name: String, required: Bool) throws -> String? {
             switch fields[name] {
             case nil, .null?:
-                if required { throw ManifestError(path: manifest, problem: "\(key).\(name): missing") }
+                if required { throw ManifestError(path: manifest, problem: "\(place(name)): missing") }
                 return nil
             case .string(let value)?: return value
-            case let other?: throw ManifestError(path: manifest, problem: "\(key).\(name): expected a string, found \(other.typeName)")
+            case let other?: throw ManifestError(path: manifest, problem: "\(place(name)): expected a string, found \(other.typeName)")
             }
         }
         func file(_ name: String, required: Bool = false) throws -> String? {
             guard let relative = try text(name, required: required) else { return nil }
             let path = resolve(relative)
             if let problem = InputFile.problem(at: path) {
-                throw ManifestError(path: manifest, problem: "\(key).\(name): \(relative): \(problem)")
+                throw ManifestError(path: manifest, problem: "\(place(name)): \(relative): \(problem)")
             }
             return path
         }
         let name = try text("name", required: true)!
         // The same rule as a scenario's name: it names the item's folder.
         if let problem = RunName.problem(name) { throw ManifestError(path: manifest, problem: "\(key).name: \(problem)") }
+        named = name
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
             // Either spelling, as in the AEC-Challenge's file names (farend-singletalk too).
             guard let parsed = TalkType(spelling: type) else {
-                throw ManifestError(path: manifest, problem: "\(key).talk_type: '\(type)' is not one of \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw ManifestError(path: manifest, problem: "\(place("talk_type")): '\(type)' is not one of \(TalkType.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             talkType = parsed
         }
         let mic = try file("mic", required: true)!
         let loopback = try file("loopback")
         if loopback == nil, talkType != .nearEndSingleTalk {
-            throw ManifestError(path: manifest, problem: "\(key).loopback: missing (only near-end single talk has none)")
+            throw ManifestError(path: manifest, problem: "\(place("loopback")): missing (only near-end single talk has none)")
         }
         guard let channel = ChannelSelection(json: fields["channel"]) else {
             let other = fields["channel"] ?? .null
             let found = if case .number(let number) = other { "\(number)" } else if case .string(let text) = other { "'\(text)'" } else { other.typeName }
-            throw ManifestError(path: manifest, problem: "\(key).channel: expected a channel number 0…\(ChannelSelection.highestChannel) (counted from 0) or \"downmix\", found \(found)")
+            throw ManifestError(path: manifest, problem: "\(place("channel")): expected a channel number 0…\(ChannelSelection.highestChannel) (counted from 0) or \"downmix\", found \(found)")
         }
         return RecordingItem(name: name, mic: mic, loopback: loopback, echo: try file("echo"), nearEnd: try file("near_end"),
                              talkType: talkType, channel: channel, origin: "\(manifest): \(key)")

@@ -72,16 +72,16 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [], \"description\": 5}", "description: expected a string, found a number"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
              "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
-            ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0].mic: missing"),
-            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"m.wav\", \"loopback\": \"l.wav\"}]}", "corpus[0].mic: m.wav: no such file"),
-            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\"}]}", "corpus[0].loopback: missing (only near-end single talk has none)"),
+            ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0] (r): mic: missing"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"m.wav\", \"loopback\": \"l.wav\"}]}", "corpus[0] (r): mic: m.wav: no such file"),
+            ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\"}]}", "corpus[0] (r): loopback: missing (only near-end single talk has none)"),
             ("{\"corpus\": [{\"name\": \"../r\", \"mic\": \"delay.json\", \"talk_type\": \"nearend_singletalk\"}]}", "corpus[0].name: '../r' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'"),
             ("{\"corpus\": [{\"name\": \".hidden\", \"mic\": \"delay.json\", \"talk_type\": \"nearend_singletalk\"}]}",
              "corpus[0].name: '.hidden' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'"),
             ("{\"corpus\": [{\"name\": \"my call\", \"mic\": \"delay.json\", \"talk_type\": \"nearend_singletalk\"}]}",
              "corpus[0].name: 'my call' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"talk_type\": \"monologue\"}]}",
-             "corpus[0].talk_type: 'monologue' is not one of farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, nearend_singletalk"),
+             "corpus[0] (r): talk_type: 'monologue' is not one of farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, nearend_singletalk"),
             ("{\"corpus\": [\"manifest.json\"]}", "corpus[0]: manifest.json: a cycle of manifests (it is being read already)"),
             ("{\"corpus\": [\"\"]}", "corpus[0]: an empty path; name a scenario, folder or manifest (\".\" for this folder)"),
             ("{\"corpus\": [], \"corpus\": []}", "not valid JSON: line 1, column 16: duplicate key 'corpus' (JSON readers disagree on which one wins; give it once)"),
@@ -146,9 +146,9 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(result.standardOutput.hasPrefix("2 of 6 runs succeeded"), result.standardOutput)
         let lines = result.standardError.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 4, result.standardError)
-        XCTAssertEqual(lines[0], "echolab: manifest.json: corpus[1].mic: missing.wav: no such file")
+        XCTAssertEqual(lines[0], "echolab: manifest.json: corpus[1] (gone): mic: missing.wav: no such file")
         XCTAssertTrue(lines[1].hasPrefix("echolab: manifest.json: corpus[2] (two-channels): \(stereo): has 2 channels"), lines[1])
-        XCTAssertTrue(lines[2].hasPrefix("echolab: manifest.json: corpus[4].channel: expected a channel number"), lines[2])
+        XCTAssertTrue(lines[2].hasPrefix("echolab: manifest.json: corpus[4] (bad-channel): channel: expected a channel number"), lines[2])
         XCTAssertTrue(lines[3].hasSuffix("aec/X_doubletalk_lpb.wav: missing: the loopback of X_doubletalk_mic.wav (doubletalk needs one)"), lines[3])
         let items = try loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as! [[String: Any]]
         XCTAssertEqual(items.map { $0["name"] as! String }, ["delay40-intensityMin", "gone", "two-channels", "right", "bad-channel", "X_doubletalk"])
@@ -167,7 +167,7 @@ final class CorpusManifestTests: XCTestCase {
         // A failed item's section says it failed and why, and draws no empty plots that read
         // "no far-end single talk" (they did, with "No audio taps were written (--no-taps)").
         let gone = try XCTUnwrap(page.components(separatedBy: "id=\"item-gone\"").dropFirst().first?.components(separatedBy: "<h3").first)
-        XCTAssertTrue(gone.contains("Every run of this item failed: manifest.json: corpus[1].mic: missing.wav: no such file (every mode)."), gone)
+        XCTAssertTrue(gone.contains("Every run of this item failed: manifest.json: corpus[1] (gone): mic: missing.wav: no such file (every mode)."), gone)
         XCTAssertFalse(gone.contains("<svg") || gone.contains("No audio taps"), gone)
         let targets = (page.attributes("href", of: "a") + page.attributes("src", of: "audio")).filter { !$0.hasPrefix("#") }
         XCTAssertFalse(targets.isEmpty)
