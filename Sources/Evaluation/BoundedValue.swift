@@ -14,12 +14,6 @@ public struct BoundedValue: Sendable, Equatable {
         self.isLowerBound = isLowerBound
     }
 
-    /// Certainly more than `other` plus `margin`: this figure's least value (its `value`) over
-    /// the other's greatest (its `value`, or none for a bound).
-    public func isCertainlyAbove(_ other: BoundedValue, by margin: Double = 0) -> Bool {
-        !other.isLowerBound && value - other.value > margin
-    }
-
     /// The mean of figures: a bound as soon as one of them is (a sum of bounds is a bound).
     public static func mean(_ values: [BoundedValue]) -> BoundedValue? {
         values.isEmpty ? nil : BoundedValue(values.map(\.value).reduce(0, +) / Double(values.count), isLowerBound: values.contains(where: \.isLowerBound))

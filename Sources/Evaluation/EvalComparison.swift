@@ -438,10 +438,13 @@ public struct EvalComparison: Sendable {
         var isLowerBound: Bool { if case .value(_, let bound) = self { bound } else { false } }
     }
 
-    /// A difference of two of eval.json's values, which have four decimals, at that resolution:
+    /// `after − before` as eval.json holds them, at four decimals, in exact integers:
     /// floating-point error must not decide a change of exactly the threshold (8 scores each
-    /// 0.1000 lower read as 6 regressions and 2 not).
-    static func atResolution(_ difference: Double) -> Double { (difference * 10_000).rounded() / 10_000 }
+    /// 0.1000 lower read as 6 regressions and 2 not), nor a file with more decimals be judged
+    /// otherwise than its values print.
+    static func difference(_ before: Double, _ after: Double) -> Double {
+        Double(FixedDecimal.scaled(after, fractionDigits: 4) - FixedDecimal.scaled(before, fractionDigits: 4)) / 10_000
+    }
 
     /// One level in both files: a change beyond the threshold the right way is a regression or
     /// an improvement where it is certain (`BoundedValue`: a lower bound's truth may lie anywhere
@@ -462,10 +465,11 @@ public struct EvalComparison: Sendable {
         switch (was.number, now.number) {
         case (let a?, let b?):
             let before = BoundedValue(a, isLowerBound: was.isLowerBound), after = BoundedValue(b, isLowerBound: now.isLowerBound)
-            let delta = Self.atResolution(b - a)
+            let delta = Self.difference(a, b)
             var change = Change(run: key, subject: subject, baseline: .level(before), current: .level(after), delta: delta,
                                 threshold: maxRegressionDB)
-            // As `BoundedValue.isCertainlyAbove`, on the difference at the files' resolution.
+            // Certain only where the side it moved toward is measured: a lower bound's truth may
+            // lie anywhere above it.
             let fell = !after.isLowerBound && -delta > maxRegressionDB, rose = !before.isLowerBound && delta > maxRegressionDB
             if higherIsBetter ? fell : rose {
                 regressions.append(change)
@@ -567,7 +571,7 @@ public struct EvalComparison: Sendable {
                         regressions.append(Change(run: key, subject: subject, baseline: .score(a.value), current: .notScored, delta: nil))
                         continue
                     }
-                    let delta = Self.atResolution(b.value - a.value), gain = (a.higherIsBetter ? 1.0 : -1.0) * delta
+                    let delta = Self.difference(a.value, b.value), gain = (a.higherIsBetter ? 1.0 : -1.0) * delta
                     let change = Change(run: key, subject: subject, baseline: .score(a.value), current: .score(b.value), delta: delta,
                                         threshold: maxRegressionScore)
                     if gain < -maxRegressionScore { regressions.append(change) } else if gain > maxRegressionScore { improvements.append(change) }

@@ -119,10 +119,6 @@ public enum CorpusManifest {
     }
 
     static func recording(_ fields: [String: JSONValue], key: String, manifest: String, resolve: (String) -> String) throws -> RecordingItem {
-        let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]
-        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ManifestError(path: manifest, problem: "\(key): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
-        }
         // A field as errors name it: "corpus[5].mic", and once the entry's name is read, as a run's
         // error names the entry: "corpus[5] (office-1): mic".
         var named: String?
@@ -148,6 +144,10 @@ public enum CorpusManifest {
         // The same rule as a scenario's name: it names the item's folder.
         if let problem = RunName.problem(name) { throw ManifestError(path: manifest, problem: "\(key).name: \(problem)") }
         named = name
+        let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]
+        if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ManifestError(path: manifest, problem: "\(key) (\(name)): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
+        }
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
             // Either spelling, as in the AEC-Challenge's file names (farend-singletalk too).

@@ -71,7 +71,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [], \"extra\": 1}", "unknown key 'extra' (a manifest has corpus and description)"),
             ("{\"corpus\": [], \"description\": 5}", "description: expected a string, found a number"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
-             "corpus[0]: unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
+             "corpus[0] (r): unknown key 'loopbak' (a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
             ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0] (r): mic: missing"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"m.wav\", \"loopback\": \"l.wav\"}]}", "corpus[0] (r): mic: m.wav: no such file"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\"}]}", "corpus[0] (r): loopback: missing (only near-end single talk has none)"),

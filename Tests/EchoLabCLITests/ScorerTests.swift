@@ -84,7 +84,7 @@ final class ScorerTests: XCTestCase {
             // Gone before the first request is written, or while it is: the same line either way.
             "gone": "exited with status 4 before answering sent.wav#1",
             "empty": "answered an empty \"scores\" object",
-            "flood": "wrote over 1 MiB on stdout without ending a line (an answer is one line)",
+            "flood": "wrote a line of over 1 MiB on stdout (an answer is one line of at most 1 MiB)",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])

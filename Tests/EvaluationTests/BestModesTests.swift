@@ -184,9 +184,6 @@ final class BoundedBestModesTests: XCTestCase {
         // ≥ 49.0 may be more than 49.05: unknown, tied. ≥ 49.0 is certainly more than 48.
         XCTAssertEqual(BestModes.front(of: [point("measured", 49.05), point("bound", 49.0, bound: true)])?.modes, ["measured", "bound"])
         XCTAssertEqual(BestModes.front(of: [point("measured", 48), point("bound", 49.0, bound: true)])?.modes, ["bound"])
-        XCTAssertTrue(BoundedValue(49, isLowerBound: true).isCertainlyAbove(BoundedValue(48)))
-        XCTAssertFalse(BoundedValue(49).isCertainlyAbove(BoundedValue(48, isLowerBound: true)))
-        XCTAssertFalse(BoundedValue(49, isLowerBound: true).isCertainlyAbove(BoundedValue(48, isLowerBound: true)))
     }
 
     func testAMeanOverABoundIsABoundButTheCorpusComparesItemByItem() throws {

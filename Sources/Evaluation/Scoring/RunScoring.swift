@@ -90,9 +90,6 @@ public struct RunScoring {
                     answers[position].append(try Answer(reading: try scorer.ask(request), for: request, scorer: scorer.spec.name))
                 } catch let failure as ScorerFailure {
                     failures[position] = failure.reason
-                    // A program that answered out of turn (a stray line, another id) would answer
-                    // every later request with the one before: it starts again for the next run.
-                    if failure.breaksProtocol { scorer.stop() }
                 } catch {
                     failures[position] = "\(error)"
                 }
@@ -144,12 +141,10 @@ public struct RunScoring {
 
         init(reading answer: JSONValue, for request: JSONValue, scorer: String) throws {
             func garbage(_ problem: String) -> ScorerFailure {
-                ScorerFailure(scorer: scorer, reason: "answered \(problem)", breaksProtocol: true)
+                ScorerFailure(scorer: scorer, reason: "answered \(problem)")
             }
+            // `ScorerProcess.ask` has checked it is an object answering this request's id.
             guard case .object(let object) = answer else { throw garbage("a JSON value that is not an object") }
-            guard object["id"] == request["id"] else {
-                throw garbage("for id \(object["id"]?.lineText() ?? "none"), not \(request["id"]!.lineText())")
-            }
             if let error = object["error"] {
                 throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(error.stringValue ?? error.lineText())")
             }

@@ -6,17 +6,20 @@ import Synchronization
 
 /// One running scorer program: started on the first request by `/bin/sh -c COMMAND`, it reads
 /// one JSON request per line on stdin and writes one JSON answer per line on stdout (protocol 1,
-/// docs/scorers.md). A scorer is foreign code: one that exits, stays silent past `timeout`,
-/// answers something that is not an answer, or says it cannot score fails that request with a
-/// one-line reason, and is stopped; the next request starts it again.
+/// docs/scorers.md). A scorer is foreign code: one that exits, stays silent past `timeout`, or
+/// answers out of step with its requests (not JSON, not an object, another request's id, a line
+/// over 1 MiB) fails that request with a one-line reason and is stopped; the next request starts
+/// it again. An answer in step that says it cannot score, or whose scores are wrong, is judged by
+/// the caller (`RunScoring`), and the program goes on.
 public final class ScorerProcess {
     public let spec: ScorerSpec
     /// Seconds an answer may take (the first one includes the program's start).
     public let timeout: Double
     /// `--scorer-timeout`'s default: AECMOS' first answer (imports, model) takes about 10 s.
     public static let defaultTimeout: Double = 60
-    /// The longest answer line read.
+    /// The longest answer line read, and the most unread output kept.
     static let maximumAnswerBytes = 1 << 20
+    static let maximumUnreadBytes = 16 << 20
     private var running: Running?
 
     /// What a started program holds: the process, its stdin, and what it has written so far.
@@ -24,8 +27,8 @@ public final class ScorerProcess {
         let process: Process
         let input: FileHandle
         /// Unread stdout, stderr's last bytes, and whether stdout and stderr have closed.
-        /// `scanned`: how much of `stdout` holds no newline (searched once, not at every arrival).
-        let state = Mutex<(stdout: [UInt8], scanned: Int, stderr: [UInt8], closed: Bool, stderrClosed: Bool)>(([], 0, [], false, false))
+        let state = Mutex<(stdout: OutputLines, stderr: [UInt8], closed: Bool, stderrClosed: Bool)>(
+            (OutputLines(lineLimit: ScorerProcess.maximumAnswerBytes, bufferLimit: ScorerProcess.maximumUnreadBytes), [], false, false))
         let arrived = DispatchSemaphore(value: 0)
 
         init(process: Process, input: FileHandle) {
@@ -54,19 +57,11 @@ public final class ScorerProcess {
         }
         let deadline = DispatchTime.now() + (writeFailed ? min(timeout, 2) : timeout)
         while true {
-            let (line, closed, pending) = running.state.withLock { state -> ([UInt8]?, Bool, Int) in
-                guard let newline = state.stdout[state.scanned...].firstIndex(of: UInt8(ascii: "\n")) else {
-                    state.scanned = state.stdout.count
-                    return (nil, state.closed, state.stdout.count)
-                }
-                let line = Array(state.stdout[..<newline])
-                state.stdout.removeSubrange(...newline)
-                state.scanned = 0
-                return (line, state.closed, 0)
-            }
+            let (line, overflow, closed) = running.state.withLock { state in (state.stdout.next(), state.stdout.overflow, state.closed) }
             if let line {
+                let answer: JSONValue
                 do {
-                    return try JSONValue.parse(line, maximumBytes: Self.maximumAnswerBytes)
+                    answer = try JSONValue.parse(line, maximumBytes: Self.maximumAnswerBytes)
                 } catch {
                     let text = String(decoding: line, as: UTF8.self)
                     // Python's json.dumps writes NaN and Infinity, which JSON does not have.
@@ -75,11 +70,23 @@ public final class ScorerProcess {
                     }
                     throw failure(running, "answered something that is not JSON: '\(text.prefix(80))'")
                 }
+                // Out of step with its requests (a line too many, another id): stopped, or every
+                // later request would read the answer before its own.
+                guard case .object(let object) = answer else { throw failure(running, "answered a JSON value that is not an object") }
+                guard object["id"] == request["id"] else {
+                    throw failure(running, "answered for id \(object["id"]?.lineText() ?? "none"), not \(request["id"]?.lineText() ?? "none")")
+                }
+                return answer
             }
-            // An answer is a line of at most 1 MiB (as it is parsed): a program that writes more
-            // without ending it is not answering, however long it would go on.
-            if pending > Self.maximumAnswerBytes {
-                throw failure(running, "wrote over \(Self.maximumAnswerBytes >> 20) MiB on stdout without ending a line (an answer is one line)")
+            // An answer is one line of at most 1 MiB: a program that writes more, or writes on
+            // unasked, is not answering, however long it would go on.
+            switch overflow {
+            case .longLine?:
+                throw failure(running, "wrote a line of over \(Self.maximumAnswerBytes >> 20) MiB on stdout (an answer is one line of at most \(Self.maximumAnswerBytes >> 20) MiB)")
+            case .unread?:
+                throw failure(running, "wrote over \(Self.maximumUnreadBytes >> 20) MiB on stdout that no request asked for")
+            case nil:
+                break
             }
             if closed {
                 // Its last words may still be on their way: stderr is read to its end (a second
@@ -133,7 +140,7 @@ public final class ScorerProcess {
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             running.state.withLock { state in
-                if data.isEmpty { state.closed = true } else { state.stdout += data }
+                if data.isEmpty { state.closed = true } else { state.stdout.append([UInt8](data)) }
             }
             if data.isEmpty { handle.readabilityHandler = nil }
             running.arrived.signal()
@@ -177,14 +184,5 @@ public final class ScorerProcess {
 public struct ScorerFailure: DescribedError, Sendable {
     public let scorer: String
     public let reason: String
-    /// The answer was no answer to the request (another id, a malformed object): the program is
-    /// out of step with its requests and is started again for the next.
-    public var breaksProtocol = false
     public var description: String { "scorer \(scorer): \(reason)" }
-
-    public init(scorer: String, reason: String, breaksProtocol: Bool = false) {
-        self.scorer = scorer
-        self.reason = reason
-        self.breaksProtocol = breaksProtocol
-    }
 }
