@@ -7,7 +7,7 @@ final class OutputLinesTests: XCTestCase {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
     /// Every way of cutting the same output gives the same lines and the same overflow.
-    private func read(_ output: String, cutEvery size: Int, lineLimit: Int = 8, bufferLimit: Int = 16) -> ([String], OutputLines.Overflow?) {
+    private func read(_ output: String, cutEvery size: Int, lineLimit: Int = 8, bufferLimit: Int = 1024) -> ([String], OutputLines.Overflow?) {
         var lines = OutputLines(lineLimit: lineLimit, bufferLimit: bufferLimit)
         let all = bytes(output)
         for start in stride(from: 0, to: all.count, by: size) { lines.append(Array(all[start..<min(all.count, start + size)])) }
@@ -35,11 +35,17 @@ final class OutputLinesTests: XCTestCase {
 
     func testMoreThanTheBufferUnreadEndsIt() {
         for size in 1...20 {
-            // 16 bytes of lines are kept unread; the line that would pass them is not.
-            XCTAssertTrue(read("1234567\n1234567\n123\n", cutEvery: size) == (["1234567", "1234567"], .unread), "cut every \(size)")
+            // Each line costs its bytes and 48 more: two of 7 take 110 of 160, a third of 3 would
+            // take 161.
+            XCTAssertTrue(read("1234567\n1234567\n123\n", cutEvery: size, bufferLimit: 160) == (["1234567", "1234567"], .unread),
+                          "cut every \(size)")
+            XCTAssertTrue(read("1234567\n1234567\n12\n", cutEvery: size, bufferLimit: 160) == (["1234567", "1234567", "12"], nil),
+                          "at the limit, cut every \(size)")
+            // Empty lines cost too: a flood of them is bounded.
+            XCTAssertEqual(read(String(repeating: "\n", count: 10), cutEvery: size, bufferLimit: 160).1, .unread)
         }
         // Read as they come, the same lines never pile up.
-        var lines = OutputLines(lineLimit: 8, bufferLimit: 16)
+        var lines = OutputLines(lineLimit: 8, bufferLimit: 160)
         for _ in 0..<100 {
             lines.append(bytes("1234567\n"))
             XCTAssertEqual(lines.next().map { String(decoding: $0, as: UTF8.self) }, "1234567")
