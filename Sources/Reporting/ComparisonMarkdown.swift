@@ -62,22 +62,19 @@ public enum ComparisonMarkdown {
         // against an eval run without the scorer listed 441 runs of the default corpus.
         func scoreNotes(_ changes: [EvalComparison.Change]) {
             guard !changes.isEmpty else { return }
-            var groups: [(key: [String], changes: [EvalComparison.Change])] = []
-            for change in changes {
-                let key = [change.whatText, change.baselineText, change.currentText]
-                if let index = groups.firstIndex(where: { $0.key == key }) { groups[index].changes.append(change) } else { groups.append((key, [change])) }
-            }
-            let (many, few) = (groups.filter { $0.changes.count > Self.scoreNoteRowsAtMost }, groups.filter { $0.changes.count <= Self.scoreNoteRowsAtMost })
+            func alike(_ change: EvalComparison.Change) -> [String] { [change.whatText, change.baselineText, change.currentText] }
+            let counts = Dictionary(changes.map { (alike($0), 1) }, uniquingKeysWith: +)
             md += "\n## Scores not compared (not judged)\n\n"
-            for group in many {
-                md += "- \(MarkdownWriter.inlineText(group.key[0])): \(MarkdownWriter.inlineText(group.key[1])) in the baseline, "
-                    + "\(MarkdownWriter.inlineText(group.key[2])) now, in \(RunReportDocument.count(group.changes.count, "run"))\n"
+            var said = Set<[String]>()
+            for change in changes where counts[alike(change)]! > Self.scoreNoteRowsAtMost && said.insert(alike(change)).inserted {
+                md += "- \(MarkdownWriter.inlineText(change.whatText)): \(MarkdownWriter.inlineText(change.baselineText)) in the baseline, "
+                    + "\(MarkdownWriter.inlineText(change.currentText)) now, in \(RunReportDocument.count(counts[alike(change)]!, "run"))\n"
             }
-            guard !few.isEmpty else { return }
-            if !many.isEmpty { md += "\n" }
+            let rows = changes.filter { counts[alike($0)]! <= Self.scoreNoteRowsAtMost }
+            guard !rows.isEmpty else { return }
+            if !said.isEmpty { md += "\n" }
             md += "| item | mode | what | baseline | current | change |\n|---|---|---|---|---|---|\n"
-            let listed = Set(few.map(\.key))
-            for change in changes where listed.contains([change.whatText, change.baselineText, change.currentText]) {
+            for change in rows {
                 md += row([change.run.item, change.run.mode, change.whatText, change.baselineText, change.currentText, change.deltaText ?? "—"])
             }
         }

@@ -45,11 +45,16 @@ final class BlockReplay<State: Sendable> {
     private var isRecording: Bool
     private let capacityBlocks: Int
     private var scratchInput: [Float], scratchOutput: [Float]
+    /// Where `finish` hands the record: the store's `keep`, under this process's identity.
+    private let keep: ((BlockRecord<State>) -> Void)?
 
     /// `record`: the store's record of this process, to follow; `capacityBlocks`: the call's
-    /// length in blocks where the store accepts a record that long, else 0 (nothing recorded).
-    init(following record: BlockRecord<State>?, blockSize: Int, capacityBlocks: Int) {
+    /// length in blocks where the store accepts a record that long, else 0 (nothing recorded);
+    /// `keep`: what `finish` hands the record it made to.
+    init(following record: BlockRecord<State>?, blockSize: Int, capacityBlocks: Int,
+         keep: ((BlockRecord<State>) -> Void)? = nil) {
         self.blockSize = blockSize
+        self.keep = keep
         followed = record?.blockSize == blockSize ? record : nil
         self.capacityBlocks = capacityBlocks
         input.reserveCapacity(capacityBlocks * blockSize)
@@ -110,9 +115,11 @@ final class BlockReplay<State: Sendable> {
         states.append(state)
     }
 
-    /// What the process computed, for the store (nil where it recorded nothing): the buffers
-    /// themselves where the call filled its reservation, else copies cut to their length (a call
-    /// that ran its process only until a route change, whose reservation would be kept whole).
+    /// What the process computed, handed to `keep` and returned (nil where it recorded nothing):
+    /// the buffers themselves where the call filled its reservation, else copies cut to their
+    /// length (a call that ran its process only until a route change, whose reservation would be
+    /// kept whole).
+    @discardableResult
     func finish() -> BlockRecord<State>? {
         guard isRecording, !states.isEmpty else { return nil }
         isRecording = false
@@ -120,6 +127,7 @@ final class BlockReplay<State: Sendable> {
         let record = BlockRecord(input: filled ? input : Self.copy(input), output: filled ? output : Self.copy(output),
                                  states: filled ? states : Self.copy(states), blockSize: blockSize)
         (input, output, states) = ([], [], [])
+        keep?(record)
         return record
     }
 

@@ -5,17 +5,16 @@
 /// record to the cache when it ends.
 final class RecordedEchoPath {
     let path: AcousticEchoPath
-    private let cache: EchoPathCache
     private let replay: BlockReplay<Void>
 
     /// `expectedSamples`: the call's length, to reserve the record (nil or over the cache's
     /// budget: nothing is recorded).
     init(path: AcousticEchoPath, cache: EchoPathCache, expectedSamples: Int?) {
         self.path = path
-        self.cache = cache
         let capacity = expectedSamples.flatMap { cache.accepts(samples: $0) ? $0 : nil } ?? 0
-        replay = BlockReplay(following: cache.record(for: path.identity), blockSize: path.blockSize,
-                             capacityBlocks: capacity / path.blockSize)
+        let identity = path.identity
+        replay = BlockReplay(following: cache.record(for: identity), blockSize: path.blockSize,
+                             capacityBlocks: capacity / path.blockSize) { cache.keep($0, for: identity) }
     }
 
     /// `AcousticEchoPath.process`, taken from the record while the drive is the record's.
@@ -33,7 +32,5 @@ final class RecordedEchoPath {
     }
 
     /// Hands what this call computed to the cache (at the call's end).
-    func finish() {
-        if let record = replay.finish() { cache.keep(record, for: path.identity) }
-    }
+    func finish() { replay.finish() }
 }

@@ -51,9 +51,9 @@ final class HardwareStream {
         var droppedFrames: Int64 = 0
     }
     private var state = State()
-    /// The record this stream follows or makes, and where it goes (nil: no
-    /// `HardwareStreamRecords` handed in, or a stream that converts nothing).
-    private let replay: (ticks: BlockReplay<State>, records: HardwareStreamRecords, identity: HardwareStreamRecords.Identity)?
+    /// The record this stream follows or makes (nil: no `HardwareStreamRecords` handed in, or a
+    /// stream that converts nothing).
+    private let replay: BlockReplay<State>?
 
     var isPrimed: Bool { state.isPrimed }
     var latencyFrames: Int64 { state.latencyFrames }
@@ -97,8 +97,9 @@ final class HardwareStream {
             let identity = HardwareStreamRecords.Identity(format: format, engineRate: engineRate, tickFrames: tickFrames,
                                                           clockDriftBits: clockDriftPPM.bitPattern, role: role, generation: generation)
             let capacity = records.accepts(ticks: expectedTicks, tickFrames: tickFrames) ? expectedTicks : 0
-            replay = (BlockReplay(following: records.record(for: identity), blockSize: tickFrames, capacityBlocks: capacity),
-                      records, identity)
+            replay = BlockReplay(following: records.record(for: identity), blockSize: tickFrames, capacityBlocks: capacity) {
+                records.keep($0, for: identity)
+            }
         } else {
             replay = nil
         }
@@ -113,7 +114,7 @@ final class HardwareStream {
     /// Passes one tick through the device: `block[0..<count]` in, `output[0..<count]` out —
     /// from the record while the input is the record's.
     func process(_ block: [Float], into output: inout [Float], count: Int) throws {
-        guard let replay = replay?.ticks else { return try convert(block, into: &output, count: count) }
+        guard let replay else { return try convert(block, into: &output, count: count) }
         if replay.follow(block, into: &output, count: count, state: &state) { return }
         if replay.hasLeftRecord {
             // The input differs from here: the stream takes in the input it skipped, as if it
@@ -127,10 +128,7 @@ final class HardwareStream {
 
     /// Hands what this stream computed to the records (at the call's end, or when a route
     /// change retires the stream).
-    func finish() {
-        guard let replay, let record = replay.ticks.finish() else { return }
-        replay.records.keep(record, for: replay.identity)
-    }
+    func finish() { replay?.finish() }
 
     private func convert(_ block: [Float], into output: inout [Float], count: Int) throws {
         defer {
