@@ -250,6 +250,10 @@ public struct RunEvaluator: Sendable {
             return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
         case .noEchoAtMic?:
             return "no echo above the mic's noise wherever the near end is silent: a lag that stands out in the search cannot be told from the signals' likeness"
+        case nil where metrics.gate.farEndActiveFrames == 0 && metrics.gate.echoUnderNoiseFrames == 0 && metrics.gate.frames > 0:
+            // The gate's own count says why: said as "too little far end", a call with none read
+            // as if its far end had been too short.
+            return "the far end never plays (its reference stays below −50 dBFS in every analysis frame): there is no echo whose delay to measure"
         case nil:
             return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
         }
