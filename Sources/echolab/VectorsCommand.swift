@@ -28,8 +28,15 @@ struct VectorsCommand: ParsableCommand {
         var options: VectorsOptions
 
         func run() throws {
-            do { try VectorCorpus.generate(into: options.vectors) } catch { throw CommandFailure.exit(error) }
-            print(printable("vectors: inputs and scenarios written to \(options.vectors)"))
+            let counts: (written: Int, unchanged: Int)
+            do { counts = try VectorCorpus.generate(into: options.vectors) } catch { throw CommandFailure.exit(error) }
+            // Said as it is: "written" of a folder that already held every file read as a change.
+            let files = { (count: Int) in count == 1 ? "1 file" : "\(count) files" }
+            if counts.written == 0 {
+                print(printable("vectors: \(options.vectors) already holds the \(files(counts.unchanged)) shipped; none written"))
+            } else {
+                print(printable("vectors: \(files(counts.written)) written to \(options.vectors)\(counts.unchanged > 0 ? ", \(counts.unchanged) already as shipped" : "")"))
+            }
         }
     }
 

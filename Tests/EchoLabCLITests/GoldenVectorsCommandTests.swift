@@ -256,9 +256,20 @@ final class GoldenVectorsCommandTests: XCTestCase {
                        "echolab: \(mine): exists and differs from EchoLab's shipped file of that name; move it away, or give --vectors another folder\n")
         XCTAssertEqual(allFiles(under: root), ["scenarios", "scenarios/nearend-only.json"])
         try FileManager.default.removeItem(atPath: mine)
-        XCTAssertEqual(try runEchoLab(["vectors", "generate", "--vectors", root.path]).status, 0)
+        let first = try runEchoLab(["vectors", "generate", "--vectors", root.path])
+        XCTAssertEqual(first.status, 0)
         let generated = try snapshot(root)
-        XCTAssertEqual(try runEchoLab(["vectors", "generate", "--vectors", root.path]).status, 0)
+        let shipped = generated.keys.filter { $0.hasSuffix(".wav") || $0.hasSuffix(".json") }.count
+        XCTAssertEqual(first.standardOutput, "vectors: \(shipped) files written to \(root.path)\n")
+        // Run again, nothing changes, and it says so rather than "written".
+        let again = try runEchoLab(["vectors", "generate", "--vectors", root.path])
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.standardOutput, "vectors: \(root.path) already holds the \(shipped) files shipped; none written\n")
+        XCTAssertEqual(try snapshot(root), generated)
+        // One shipped file removed: that one is written, the rest said to be as shipped.
+        try FileManager.default.removeItem(atPath: scenarios.appendingPathComponent("nearend-only.json").path)
+        let one = try runEchoLab(["vectors", "generate", "--vectors", root.path])
+        XCTAssertEqual(one.standardOutput, "vectors: 1 file written to \(root.path), \(shipped - 1) already as shipped\n")
         XCTAssertEqual(try snapshot(root), generated)
     }
 

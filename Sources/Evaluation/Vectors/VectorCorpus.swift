@@ -31,7 +31,9 @@ public enum VectorCorpus {
     /// `directory`. A file already there under one of their names is left alone if it holds
     /// exactly those bytes; one that differs (a user's own scenario of that name) stops it before
     /// anything is written (`Conflict`), so nobody's file is replaced unasked.
-    public static func generate(into directory: String) throws {
+    /// Returns how many files were written and how many already held their bytes.
+    @discardableResult
+    public static func generate(into directory: String) throws -> (written: Int, unchanged: Int) {
         let files = try shippedFiles(under: directory)
         for (path, bytes) in files {
             var isDirectory: ObjCBool = false
@@ -40,9 +42,12 @@ public enum VectorCorpus {
         }
         try AtomicFile.prepareDirectory((directory as NSString).appendingPathComponent("inputs"))
         try AtomicFile.prepareDirectory((directory as NSString).appendingPathComponent("scenarios"))
+        var written = 0
         for (path, bytes) in files where FileManager.default.contents(atPath: path) != bytes {
             try AtomicFile.write(bytes, to: path)
+            written += 1
         }
+        return (written, files.count - written)
     }
 
     /// A file of a shipped name that holds something else.
