@@ -96,12 +96,18 @@ public final class EchoLabCanceller {
     /// may not hold it yet: a far end's first 320 ms at a 320 ms delay are noise at the mic).
     private var pathGain = EchoPathLevels()
 
+    /// The lowest rate it runs at: its near-end detector reads the speech band's coherence,
+    /// 300–4000 Hz, which a lower rate does not hold (at 400 Hz the band was empty).
+    public static let minimumSampleRate = 8000
+
     /// - Parameters:
+    ///   - sampleRate: `minimumSampleRate` or more.
     ///   - tailMilliseconds: how long an echo tail the filters model beyond the bulk delay.
     ///   - maxDelayMilliseconds: the longest bulk delay the estimator looks for.
     public init(sampleRate: Int, frameSize: Int, tailMilliseconds: Int = 250, maxDelayMilliseconds: Int = 500,
                 settings: SuppressionSettings = .recommended) {
-        precondition(frameSize > 0 && sampleRate > 0, "frame size and rate must be positive")
+        precondition(frameSize > 0, "frame size must be positive")
+        precondition(sampleRate >= Self.minimumSampleRate, "EchoLabCanceller runs at \(Self.minimumSampleRate) Hz or more")
         self.sampleRate = sampleRate
         self.frameSize = frameSize
         let tailSamples = tailMilliseconds * sampleRate / 1000

@@ -102,7 +102,8 @@ public struct RecordingProcessor {
         switch backend {
         case .webrtc: [8000, 16_000, 32_000, 48_000].contains(rate)
         case .aec3: WebRTCAEC3Processor.sampleRates.contains(rate)
-        // speex, AECM and EchoLab's own take any 10 ms frame.
+        case .echolab: rate % 100 == 0 && rate >= EchoLabEchoControl.minimumSampleRate
+        // speex and AECM take any 10 ms frame.
         default: rate % 100 == 0
         }
     }

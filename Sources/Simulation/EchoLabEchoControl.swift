@@ -30,11 +30,18 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
         guard let settings = Self.suppression(for: intensity) else {
             throw EchoControlError.noCanceller(backend: "echolab", intensity: intensity)
         }
+        guard sampleRate >= EchoLabCanceller.minimumSampleRate else {
+            throw EchoControlError.unsupportedRate(backend: "echolab", sampleRate: sampleRate,
+                                                   supported: "\(EchoLabCanceller.minimumSampleRate) Hz or more")
+        }
         self.sampleRate = sampleRate
         self.frameSize = frameSize
         self.intensity = intensity
         canceller = EchoLabCanceller(sampleRate: sampleRate, frameSize: frameSize, settings: settings)
     }
+
+    /// The lowest rate it runs at (`EchoLabCanceller.minimumSampleRate`).
+    public static var minimumSampleRate: Int { EchoLabCanceller.minimumSampleRate }
 
     static func suppression(for intensity: EchoCancellerMode) -> SuppressionSettings? {
         switch intensity {

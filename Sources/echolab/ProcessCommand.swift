@@ -14,7 +14,7 @@ struct ProcessCommand: ParsableCommand {
         Nothing is simulated: the recorded microphone and the loopback (what the loudspeaker played) go straight to the \
         canceller. The output has the microphone's rate and length and is aligned with it sample for sample: the \
         canceller's processing latency is removed, and printed. It runs at the microphone's rate where the backend can \
-        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside; aec3: 16, 32 or 48 kHz; echolab: any multiple of 100 Hz; disabled: any rate, the mic's samples pass through unchanged), else at 48 kHz and \
+        (speex: any multiple of 100 Hz; webrtc: 8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz inside; aec3: 16, 32 or 48 kHz; echolab: any multiple of 100 Hz from 8 kHz; disabled: any rate, the mic's samples pass through unchanged), else at 48 kHz and \
         back; a plugin runs at its own rate (--plugin-rate, else 48 kHz), the mic resampled to it and back. A loopback at another rate than the microphone is resampled to the canceller's rate, with a warning on \
         stderr (a device records both at one rate: another rate usually means a file of another recording). A \
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \

@@ -189,21 +189,21 @@ final class HelpTextTests: XCTestCase {
         canceller's processing latency is removed, and printed. It runs at the
         microphone's rate where the backend can (speex: any multiple of 100 Hz; webrtc:
         8, 16, 32 or 48 kHz; webrtc-mobile: any multiple of 100 Hz, resampled to 16 kHz
-        inside; aec3: 16, 32 or 48 kHz; echolab: any multiple of 100 Hz; disabled: any
-        rate, the mic's samples pass through unchanged), else at 48 kHz and back; a
-        plugin runs at its own rate (--plugin-rate, else 48 kHz), the mic resampled to
-        it and back. A loopback at another rate than the microphone is resampled to the
-        canceller's rate, with a warning on stderr (a device records both at one rate:
-        another rate usually means a file of another recording). A loopback shorter
-        than the microphone is continued with silence, a longer one is cut; either,
-        beyond 10 ms, is warned about on stderr. With --scorer, the output is scored
-        per talk type (found by the tap-free gate) and printed, one line per scorer and
-        talk type. Score the result with `echolab metrics --reference R --mic M
-        --processed OUT` (metrics needs one rate: resample such a loopback to the mic's
-        first). Another process writing the same --out is refused (exit 1): the file is
-        one process's whole output. Exit codes: 0 done; 1 bad input or an unwritable
-        output (one line naming the file); 64 usage error; 129/130/143 interrupted by
-        SIGHUP/SIGINT/SIGTERM (no output left).
+        inside; aec3: 16, 32 or 48 kHz; echolab: any multiple of 100 Hz from 8 kHz;
+        disabled: any rate, the mic's samples pass through unchanged), else at 48 kHz
+        and back; a plugin runs at its own rate (--plugin-rate, else 48 kHz), the mic
+        resampled to it and back. A loopback at another rate than the microphone is
+        resampled to the canceller's rate, with a warning on stderr (a device records
+        both at one rate: another rate usually means a file of another recording). A
+        loopback shorter than the microphone is continued with silence, a longer one is
+        cut; either, beyond 10 ms, is warned about on stderr. With --scorer, the output
+        is scored per talk type (found by the tap-free gate) and printed, one line per
+        scorer and talk type. Score the result with `echolab metrics --reference R
+        --mic M --processed OUT` (metrics needs one rate: resample such a loopback to
+        the mic's first). Another process writing the same --out is refused (exit 1):
+        the file is one process's whole output. Exit codes: 0 done; 1 bad input or an
+        unwritable output (one line naming the file); 64 usage error; 129/130/143
+        interrupted by SIGHUP/SIGINT/SIGTERM (no output left).
 
         USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

@@ -4,6 +4,15 @@ import XCTest
 
 /// How the echolab backend takes the adaptive controller's choices.
 final class EchoLabEchoControlTests: XCTestCase {
+    /// Under 8 kHz its near-end detector's speech band is empty: a typed error, not a trap.
+    func testARateUnderEightKilohertzIsRefused() {
+        XCTAssertThrowsError(try EchoLabEchoControl(sampleRate: 4000, frameSize: 40, intensity: .intensityRecommended)) { error in
+            XCTAssertEqual(error as? EchoControlError, .unsupportedRate(backend: "echolab", sampleRate: 4000, supported: "8000 Hz or more"))
+            XCTAssertEqual("\(error)", "echolab runs at 8000 Hz or more, not 4000 Hz")
+        }
+        XCTAssertNoThrow(try EchoLabEchoControl(sampleRate: 8000, frameSize: 80, intensity: .intensityRecommended))
+    }
+
     func testTheDoubleTalkFloorIsNeverShallowerThanRecommendeds() throws {
         let control = try EchoLabEchoControl(sampleRate: 48_000, frameSize: 480, intensity: .intensityAdaptive)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -10, "starts at Recommended's")
