@@ -18,8 +18,8 @@ struct ComparedRun: Sendable {
     var segments: [Segment]?
     /// The rule of each finding; nil where the file does not list them.
     var findings: [String]?
-    /// Each scorer's result; nil where the file has no `scores` (none asked for). A list this
-    /// EchoLab cannot read is no scores.
+    /// Each scorer's result; nil where the file has no `scores` (none asked for). A list that
+    /// cannot be read is refused before (`EvalDocument.problem(in:)`).
     var scores: [ScorerResult]?
     /// The pipeline's fault counters and `conserved` flags by their keys from the pipeline down,
     /// depth first with keys in order (every count under `clipped_samples` is a fault); nil

@@ -13,7 +13,7 @@ extension EvalDocument {
     /// or nil when every key the readers use has its type: `complete`, `planned`, `items` (each
     /// with a unique `index` if any, a `name`, a `file` and `results`, each result with a mode
     /// unique in its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it
-    /// ran, its metrics as numbers or null, its `pipeline` (a recording's faults, or null from an older eval) with fault
+    /// ran, its metrics as numbers or null, its `scores` (if any) as scorer results, its `pipeline` (a recording's faults, or null from an older eval) with fault
     /// counters as numbers, and no other run of its name and mode that ran).
     public static func problem(in document: JSONValue) -> String? {
         guard document.objectValue != nil else { return "not a JSON object" }
@@ -84,6 +84,11 @@ extension EvalDocument {
             }
         }
         if let problem = problem(inSegments: result["segments"], key: "\(key).segments") { return problem }
+        // The score gate reads them: a list it cannot read, taken as no scores, passed a
+        // regression as "not run on one side".
+        if let scores = result["scores"], (try? JSONValueDecoder().decode([ScorerResult].self, from: scores)) == nil {
+            return "\(key).scores: not a list of scorer results"
+        }
         // A recording's run from an older eval has null.
         guard let pipeline = result["pipeline"] else { return "\(key).pipeline: missing" }
         guard !pipeline.isNull else { return nil }

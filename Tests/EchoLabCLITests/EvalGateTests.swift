@@ -214,6 +214,11 @@ final class EvalGateTests: XCTestCase {
             ("outside.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["folder"] = "../elsewhere/x" } },
              "items[0].results[0].folder: '../elsewhere/x' is not a folder inside the eval's output folder"),
             ("no-complete.json", { $0.removeValue(forKey: "complete") }, "complete: missing or not true/false"),
+            // Taken as no scores, a regression read as "not run on one side".
+            ("scores-string.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["scores"] = "4.5" } },
+             "items[0].results[0].scores: not a list of scorer results"),
+            ("scores-unnamed.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["scores"] = [["talk_types": [Any]()]] } },
+             "items[0].results[0].scores: not a list of scorer results"),
         ]
         for (name, edit, problem) in cases {
             let file = try doctored(name, edit)
