@@ -94,7 +94,11 @@ public enum EvalMerge {
                                                   summary: nil, error: entry.error)
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
-                        let summary = try RunSummary(reading: try readReport(report))
+                        let summary: RunSummary
+                        do { summary = try RunSummary(reading: try readReport(report)) } catch let error as RunSummary.ReadError {
+                            // Said alone, "run report: metrics: …" named no shard.
+                            throw MergeError.brokenRunReport(path: report, problem: error.description)
+                        }
                         // A recording speaker's file is written whatever the taps (it is the
                         // device's output, not a tap): only the call's taps tell.
                         let hasTaps = summary.taps.keys.contains(where: CallRecording.tapNames.contains)

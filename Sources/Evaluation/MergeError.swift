@@ -34,6 +34,8 @@ public enum MergeError: DescribedError, Equatable {
     case missingReport(path: String, problem: String)
     /// A run's report.json is not a report EchoLab wrote.
     case notARunReport(path: String)
+    /// A run's report.json is EchoLab's but a value the merged eval reads is broken.
+    case brokenRunReport(path: String, problem: String)
 
     public var description: String {
         switch self {
@@ -70,6 +72,8 @@ public enum MergeError: DescribedError, Equatable {
             "\(path): \(problem) (the shard's run folder must come with its eval.json)"
         case .notARunReport(let path):
             "\(path): not a run report EchoLab wrote"
+        case .brokenRunReport(let path, let problem):
+            "\(path): \(problem)"
         }
     }
 }

@@ -292,6 +292,17 @@ final class EvalGateTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/tmp")
         let linked = try refused("s2-link")
         XCTAssertTrue(linked.contains("elsewhere: not a file EchoLab writes"), linked)
+        // A run's report.json with broken metrics: named, not "run report: metrics: …" alone.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-broken-report"))
+        let brokenPath = path("s2-broken-report/" + report)
+        var brokenReport = try loadJSON(brokenPath)
+        for (metrics, problem) in [(7 as Any, "metrics: not an object or null"), (["erl_db": "high"] as Any, "metrics: ")] {
+            brokenReport["metrics"] = metrics
+            try JSONSerialization.data(withJSONObject: brokenReport).write(to: URL(fileURLWithPath: brokenPath))
+            let broken = try refused("s2-broken-report")
+            XCTAssertTrue(broken.hasPrefix("echolab: s2-broken-report/\(report): run report: \(problem)"), broken)
+            XCTAssertEqual(broken.filter { $0 == "\n" }.count, 1, broken)
+        }
         // A mistyped shard is named as such (not as an output folder inside the current one).
         XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file\n")
         // An item folder that is a link in a shard would bring in runs from outside it.

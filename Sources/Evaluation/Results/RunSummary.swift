@@ -84,12 +84,16 @@ public struct RunSummary: Sendable {
     public init(reading report: JSONValue) throws {
         let value = report.roundedAsPrinted()
         let schema = value["schema"]?.stringValue ?? ""
-        if case .object? = value["metrics"] {
+        switch value["metrics"] {
+        case .object?:
             do {
                 metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: value["metrics"]!)
             } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }
+        case nil, .null?: break
+        // Read as no metrics, a report whose metrics were a number merged as a run without them.
+        default: throw ReadError(problem: "metrics: not an object or null")
         }
         if let list = value["scores"] {
             do {
