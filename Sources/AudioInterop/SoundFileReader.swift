@@ -19,10 +19,11 @@ public final class SoundFileReader {
         self.path = path
         var info = SF_INFO()
         if let problem = InputFile.problem(at: path) { throw AudioIOError.cannotOpen(path: path, reason: problem) }
-        guard let handle = sf_open(path, Int32(SFM_READ), &info) else {
+        let opened = SoundFileOpening.open(path, mode: Int32(SFM_READ), info: &info)
+        guard let handle = opened.handle else {
             // libsndfile says "Format not recognised" of a file of no bytes at all: say what it is.
             let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue
-            throw AudioIOError.cannotOpen(path: path, reason: bytes == 0 ? "an empty file (0 bytes)" : Self.openFailure(String(cString: sf_strerror(nil))))
+            throw AudioIOError.cannotOpen(path: path, reason: bytes == 0 ? "an empty file (0 bytes)" : Self.openFailure(opened.failure ?? ""))
         }
         self.handle = handle
         sampleRate = Int(info.samplerate)
@@ -139,7 +140,7 @@ public final class SoundFileReader {
     public func seek(toFrame frame: Int64) throws {
         if sf_seek(handle, frame, SEEK_SET) < 0 {
             var info = SF_INFO()
-            let fresh = frame == 0 ? sf_open(path, Int32(SFM_READ), &info) : nil
+            let fresh = frame == 0 ? SoundFileOpening.open(path, mode: Int32(SFM_READ), info: &info).handle : nil
             guard let fresh, info.frames == frameCount, Int(info.channels) == channelCount, Int(info.samplerate) == sampleRate else {
                 if let fresh { sf_close(fresh) }
                 throw AudioIOError.cannotOpen(path: path, reason: "cannot seek to frame \(frame)")

@@ -39,8 +39,9 @@ public final class SoundFileWriter {
         guard sf_format_check(&info) != 0 else {
             throw AudioIOError.cannotWrite(path: path, reason: "unsupported format \(encoding) at \(sampleRate) Hz × \(channelCount)")
         }
-        guard let handle = sf_open(partialPath, Int32(SFM_WRITE), &info) else {
-            throw AudioIOError.cannotWrite(path: path, reason: String(cString: sf_strerror(nil)))
+        let opened = SoundFileOpening.open(partialPath, mode: Int32(SFM_WRITE), info: &info)
+        guard let handle = opened.handle else {
+            throw AudioIOError.cannotWrite(path: path, reason: opened.failure ?? "")
         }
         // Float → PCM writes clip rather than wrap around.
         sf_command(handle, Int32(SFC_SET_CLIPPING), nil, Int32(SF_TRUE))

@@ -1,5 +1,6 @@
 import XCTest
 import Foundation
+import Synchronization
 @testable import AudioInterop
 
 /// Bad input: not audio, missing, truncated, NaN. Every error names the file.
@@ -32,6 +33,30 @@ final class SoundFileReaderErrorTests: XCTestCase {
             XCTAssertFalse(reason.isEmpty)
             XCTAssertTrue("\(error)".contains(path))
         }
+    }
+
+    /// libsndfile keeps an open's failure in one process-wide variable, which another thread's
+    /// successful open reset to "No Error." before it was read (eval --jobs 2, one run in three).
+    /// Opens on two threads at once: every failure keeps its own reason.
+    func testAFailedOpensReasonSurvivesOpensOnOtherThreads() throws {
+        let good = try validWAV("good.wav", seconds: 0)
+        let bad = dir.file("bad.wav")
+        try "not audio".write(toFile: bad, atomically: false, encoding: .utf8)
+        let reasons = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            for _ in 0..<2000 {
+                if thread == 0 {
+                    _ = try? SoundFileReader(path: good)
+                } else {
+                    do { _ = try SoundFileReader(path: bad) } catch {
+                        reasons.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        let all = reasons.withLock { $0 }
+        XCTAssertEqual(all.count, 2000)
+        XCTAssertEqual(Set(all), ["\(bad): cannot open audio file: Format not recognised."])
     }
 
     /// libsndfile's "Format not recognised" of a file of no bytes sent a reader looking for a
