@@ -7,7 +7,8 @@ import Foundation
 /// order. Inside folders it passes over what EchoLab itself writes, so a corpus can be evaluated
 /// again with its reports beside it: the output folder, hidden files (`.x.partial`), and JSON
 /// files whose top-level `schema` is EchoLab's (`echolab.run/…`, `echolab.eval/…`,
-/// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file named explicitly is taken as a scenario whatever it holds.
+/// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file named explicitly is taken as a scenario whatever it holds;
+/// a `*.json` in a folder that cannot be read is listed too, so that it fails as an item.
 public enum ScenarioDiscovery {
     public struct NotFound: DescribedError {
         public let path: String
@@ -98,7 +99,15 @@ public enum ScenarioDiscovery {
                 continue
             }
             if item.lowercased().hasSuffix(".wav") { wavFiles += 1 }
-            if item.hasSuffix(".json"), InputFile.problem(at: item) == nil, !isEchoLabOutput(item) {
+            guard item.hasSuffix(".json") else { continue }
+            if InputFile.problem(at: item) != nil {
+                // A link to nothing, a pipe, a file that cannot be read: passed over, the corpus
+                // ran one item short without a word. The loader fails it as an item, by name.
+                var isDirectory: ObjCBool = false
+                if !(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue) {
+                    scenarios.append(item)
+                }
+            } else if !isEchoLabOutput(item) {
                 if CorpusManifest.isManifest(item) { manifests.append(item) } else { scenarios.append(item) }
             }
         }

@@ -205,6 +205,30 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try snapshot(corpus.appendingPathComponent("inputs")), before)
     }
 
+    /// A scenario in the corpus that is a link to nothing, or a pipe, was passed over: the
+    /// corpus ran one item short, exit 0. Each fails as an item now, named; the others run.
+    func testAScenarioThatCannotBeReadFailsAsAnItemNotPassedOver() throws {
+        let corpus = try makeCorpus()
+        let before = try snapshot(corpus)
+        let scenarios = corpus.appendingPathComponent("scenarios")
+        try FileManager.default.createSymbolicLink(atPath: scenarios.appendingPathComponent("gone.json").path, withDestinationPath: root.appendingPathComponent("moved.json").path)
+        XCTAssertEqual(mkfifo(scenarios.appendingPathComponent("pipe.json").path, 0o644), 0)
+        let result = try runEchoLab(["eval", "scenarios", "--no-taps", "--out", "../out"], in: corpus, timeout: 60)
+        XCTAssertEqual(result.status, 1, result.standardError)
+        XCTAssertEqual(result.standardError, """
+            echolab: scenarios/gone.json: no such file
+            echolab: scenarios/pipe.json: is not a regular file (a device, pipe or socket)
+
+            """)
+        let eval = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        let items = eval["items"] as! [[String: Any]]
+        XCTAssertEqual(items.map { $0["name"] as! String }, ["a", "b", "gone", "pipe"])
+        XCTAssertEqual(items.map { ($0["results"] as! [[String: Any]])[0]["error"] is NSNull }, [true, true, false, false])
+        try FileManager.default.removeItem(at: scenarios.appendingPathComponent("gone.json"))
+        try FileManager.default.removeItem(at: scenarios.appendingPathComponent("pipe.json"))
+        XCTAssertEqual(try snapshot(corpus), before)
+    }
+
     func testEvalOfAFolderWithoutScenariosFails() throws {
         let empty = root.appendingPathComponent("nothing")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
