@@ -17,6 +17,9 @@ public enum ComparisonJUnit {
             cases.append(testCase(className: "eval", name: "complete",
                                   body: failure("the current eval is incomplete (interrupted)", details: "\(currentName) says \"complete\": false")))
         }
+        // Counted as written: a run measured with another library is judged under
+        // --judge-library-changes, and was counted skipped all the same.
+        var skippedCount = 0
         for run in comparison.runs {
             let body: String
             if let regressions = failing[run] {
@@ -24,10 +27,13 @@ public enum ComparisonJUnit {
                 body = failure("\(regressions.count) regression\(regressions.count == 1 ? "" : "s"): \(lines[0])", details: lines.joined(separator: "\n"))
             } else if added.contains(run) {
                 body = skipped("not in the baseline: listed, not judged")
+                skippedCount += 1
             } else if notRun.contains(run) {
                 body = skipped("not run: the current eval was interrupted")
+                skippedCount += 1
             } else if let change = otherLibrary[run], !comparison.judgesLibraryChanges {
                 body = skipped("measured with another library (\(change.baselineText), now \(change.currentText)): listed, not judged")
+                skippedCount += 1
             } else {
                 body = ""
             }
@@ -37,7 +43,7 @@ public enum ComparisonJUnit {
                                   body: body + (notes.isEmpty ? "" : "      <system-out>\(escaped(notes.joined(separator: "\n")))</system-out>\n")))
         }
         let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
-        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(added.count + notRun.count + otherLibrary.count)\""
+        let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skippedCount)\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="echolab compare" \(counts)>

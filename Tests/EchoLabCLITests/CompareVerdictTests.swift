@@ -111,6 +111,8 @@ final class CompareVerdictTests: XCTestCase {
         XCTAssertTrue(judged.standardOutput.contains("**1 regression.**"), judged.standardOutput)
         let judgedXML = try String(contentsOfFile: path("judged.xml"), encoding: .utf8)
         XCTAssertTrue(judgedXML.contains(#"failures="1""#) && !judgedXML.contains("listed, not judged"), judgedXML)
+        // Judged, it is no skipped case (it was counted one all the same).
+        XCTAssertTrue(judgedXML.contains(#"tests="2" failures="1" errors="0" skipped="0""#), judgedXML)
     }
 
     /// Both means of a mode are over the same runs: each file's mean over all its own items
