@@ -196,6 +196,11 @@ final class TapFreeGateLongTests: TapFreeGateFixture {
             let goal = c.doubleTalk ? 1.5 : 1.0
             XCTAssertLessThanOrEqual(try XCTUnwrap(c.erlDifference, c.line), goal, c.line)
             XCTAssertLessThanOrEqual(try XCTUnwrap(c.erleDifference, c.line), goal, c.line)
+            // The gate errs towards double talk: a talker's frame taken for single talk weighs
+            // on an excellent canceller's ERLE as all the echo it left. A block's own fit took
+            // in talkers under its cut: at SER 0 the gate kept 358 single-talk frames where the
+            // tracks give 339 (WebRTC's ERLE 0.77 dB low); judged by the neighbours' paths, 344.
+            XCTAssertLessThanOrEqual(Double(c.tapFree.gate.singleTalkFrames), Double(c.tapped.gate.singleTalkFrames) * 1.02, c.line)
         }
     }
 }
