@@ -33,11 +33,16 @@ public final class LevelMeter: CallTap {
         sums.append(current)
         current = (0, 0, 0, 0, 0)
         if sums.count > Self.maximumWindows {
-            sums = stride(from: 0, to: sums.count, by: 2).map { i in
-                guard i + 1 < sums.count else { return sums[i] }
-                let a = sums[i], b = sums[i + 1]
-                return (a.far + b.far, a.echo + b.echo, a.near + b.near, a.sent + b.sent, a.samples + b.samples)
+            // Pairs merged in place: a new array (`map`) dropped the reservation, and the next
+            // windows grew it again, mid-call.
+            let merged = (sums.count + 1) / 2
+            for i in 0..<merged {
+                let a = sums[2 * i]
+                guard 2 * i + 1 < sums.count else { sums[i] = a; continue }
+                let b = sums[2 * i + 1]
+                sums[i] = (a.far + b.far, a.echo + b.echo, a.near + b.near, a.sent + b.sent, a.samples + b.samples)
             }
+            sums.removeLast(sums.count - merged)
             windowSamples *= 2
         }
     }
