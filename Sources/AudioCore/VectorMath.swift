@@ -67,10 +67,11 @@ public enum VectorMath {
         while i < count { output[i] *= gain; i &+= 1 }
     }
 
-    /// `destination = from + (to − from) · ramp`, a crossfade with `ramp` going 0 → 1.
+    /// `destination = destination + (to − destination) · ramp`, a crossfade from what
+    /// `destination` holds with `ramp` going 0 → 1, in place (given as a source too, it was copied).
     @inlinable
-    public static func crossfade(from: [Float], to: [Float], ramp: [Float], into destination: inout [Float], count: Int) {
-        for i in 0..<count { destination[i] = from[i] + (to[i] - from[i]) * ramp[i] }
+    public static func crossfade(inPlace destination: inout [Float], to: [Float], ramp: [Float], count: Int) {
+        for i in 0..<count { destination[i] = destination[i] + (to[i] - destination[i]) * ramp[i] }
     }
 
     /// Clamps into `[-limit, limit]`.

@@ -154,7 +154,8 @@ public struct RecordingProcessor {
         let writer = try SoundFileWriter(path: output, sampleRate: micRate)
         do {
             let back = rate == micRate ? nil : try Resampler(inputRate: rate, outputRate: micRate, quality: .best)
-            var capture = [Float](repeating: 0, count: frame), render = capture, processed = capture
+            var capture = [Float](repeating: 0, count: frame), render = [Float](repeating: 0, count: frame)
+            var processed = [Float](repeating: 0, count: frame)
             var resampled = [Float](repeating: 0, count: frame * micRate / rate + 64)
             // Output sample j is mic sample j − latency: skip the first `latency` output samples, and
             // after the mic's end feed silence until every mic sample has its output.

@@ -42,7 +42,7 @@ struct ClickFinder {
         interiorSamples = 2 * halfContext + 1 - (2 * Self.guardSamples + 1)
         capacity = 2 * halfContext + 8 + 4096
         prefix = [Double](repeating: 0, count: capacity)
-        differences = prefix
+        differences = [Double](repeating: 0, count: capacity)
     }
 
     mutating func append(_ signal: [Float], from: Int, count blockCount: Int) {

@@ -123,9 +123,9 @@ struct EchoStreamCore {
                             fittedEcho: talkerLevels?.levels, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
         micBands = [Double](repeating: 0, count: meter.bands.count)
-        referenceBands = micBands
+        referenceBands = [Double](repeating: 0, count: meter.bands.count)
         micThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
-        referenceThirdOctaves = micThirdOctaves
+        referenceThirdOctaves = [Double](repeating: 0, count: meter.thirdOctaves.count)
         doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
         // Read for mic − echo's floor: without a near-end track, or beside one that may lack the noise.
         micLessEcho = [Float](repeating: 0, count: hasEcho && !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise) ? frameSize : 0)

@@ -62,8 +62,8 @@ struct FrameLedger: Sendable {
         self.maximumSeriesPoints = max(1, maximumSeriesPoints)
         frames = WelchFrames(length: 0, frameSize: frameSize)
         micBandSums = [Double](repeating: 0, count: bands.count)
-        processedBandSums = micBandSums
-        referenceBandSums = micBandSums
+        processedBandSums = [Double](repeating: 0, count: bands.count)
+        referenceBandSums = [Double](repeating: 0, count: bands.count)
     }
 
     var rowCount: Int { rows.count }

@@ -27,7 +27,7 @@ final class RateBridge {
         downOut = [Float](repeating: 0, count: outerFrame * innerRate / outerRate + 64)
         innerFIFO = SampleFIFO(capacity: innerRate)
         innerIn = [Float](repeating: 0, count: innerFrame)
-        innerOut = innerIn
+        innerOut = [Float](repeating: 0, count: innerFrame)
         upOut = [Float](repeating: 0, count: innerFrame * outerRate / innerRate + 64)
         outerFIFO = SampleFIFO(capacity: outerRate)
         outerFIFO.writeSilence(count: priming)

@@ -158,9 +158,11 @@ public final class SimulatedCall {
         try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)
         recordsTaps = recordTaps
         recording = CallRecording(capacity: recordTaps ? expectedSamples ?? n : 0)
-        let block = [Float](repeating: 0, count: n)
-        downlink = block; drive = block; emission = block; echo = block; near = block; noiseBlock = block
-        physical = block; capture = block; incoming = block; reference = block; sent = block
+        // Each its own storage: one array assigned to all shared it, and the first write to each
+        // copied it — on the first tick, and for `incoming` at the first mic switch, mid-call.
+        func block() -> [Float] { [Float](repeating: 0, count: n) }
+        downlink = block(); drive = block(); emission = block(); echo = block(); near = block(); noiseBlock = block()
+        physical = block(); capture = block(); incoming = block(); reference = block(); sent = block()
         fadeIn = (0..<n).map { Float($0 + 1) / Float(n + 1) }
         downlinkBus = BusInputNode(maximumFrames: n)
         appSoundBus = BusInputNode(maximumFrames: n)
@@ -430,7 +432,7 @@ public final class SimulatedCall {
         }
         read(from: activeMic, into: &capture)
         read(from: wanted, into: &incoming)
-        VectorMath.crossfade(from: capture, to: incoming, ramp: fadeIn, into: &capture, count: n)
+        VectorMath.crossfade(inPlace: &capture, to: incoming, ramp: fadeIn, count: n)
         if let old = activeMic {
             old.buffer.reset()
             if !retiredMics.contains(where: { $0 === old }) { retiredMics.append(old) }

@@ -35,9 +35,10 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
         suppressor = try SpeexPreprocessor(frameSize: frameSize, sampleRate: sampleRate)
         suppressor.linkEchoSuppression(to: canceller, suppressDB: configuration.suppressionDB,
                                        suppressActiveDB: configuration.doubleTalkSuppressionDB)
+        // Each its own storage (one array assigned to three was copied at each's first write).
         captureInt = [Int16](repeating: 0, count: frameSize)
-        referenceInt = captureInt
-        outputInt = captureInt
+        referenceInt = [Int16](repeating: 0, count: frameSize)
+        outputInt = [Int16](repeating: 0, count: frameSize)
         linear = [Float](repeating: 0, count: frameSize)
     }
 
