@@ -54,12 +54,12 @@ public final class OutputLock {
             }
             // The holder unlinks the file as it finishes: a lock taken on the file it just
             // unlinked locks nothing another eval can see. Locked under the name, or try again.
-            if Self.isStillNamed(descriptor, path) { break }
+            if SystemCalls.names(path, theFileOf: descriptor) { break }
             close(descriptor)
         }
         let line = "echolab \(command), pid \(getpid())\n"
         _ = ftruncate(descriptor, 0)
-        _ = line.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        SystemCalls.write(line, atStartOf: descriptor)
         self.init(descriptor: descriptor, path: path)
     }
 
@@ -75,18 +75,10 @@ public final class OutputLock {
         close(descriptor)
     }
 
-    /// Whether `path` is still the file `descriptor` has open.
-    private static func isStillNamed(_ descriptor: Int32, _ path: String) -> Bool {
-        var open = stat(), named = stat()
-        guard fstat(descriptor, &open) == 0, lstat(path, &named) == 0 else { return false }
-        return open.st_dev == named.st_dev && open.st_ino == named.st_ino
-    }
-
     /// What the lock file says about its holder ("echolab eval, pid 4242"), or a generic name.
     private static func holder(_ descriptor: Int32) -> String {
-        var buffer = [UInt8](repeating: 0, count: 128)
-        let count = pread(descriptor, &buffer, buffer.count, 0)
-        let text = count > 0 ? String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : ""
+        let text = String(decoding: SystemCalls.read(upTo: 128, fromStartOf: descriptor), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty || text.contains("\n") ? "another echolab" : text
     }
 

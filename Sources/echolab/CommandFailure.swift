@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioInterop
 import Foundation
 
 /// Prints one line naming the file and the problem, and exits non-zero. Typed errors of the
@@ -25,7 +26,7 @@ func standardError(_ line: String) {
 /// `FileHandle.write(_:)` traps on a failed write, and the reports still to be written would be
 /// lost with the process.
 func writeStandardError(_ text: String) {
-    _ = writeAll(text, to: STDERR_FILENO)
+    _ = SystemCalls.writeAll(text, to: STDERR_FILENO)
 }
 
 /// Writes `what` (a command's primary output: metrics' JSON, compare's verdict) to stdout, after
@@ -34,22 +35,9 @@ func writeStandardError(_ text: String) {
 /// exit status 0.
 func writeStandardOutput(_ text: String, what: String, code: Int32 = 1) throws {
     fflush(nil)
-    if let reason = writeAll(text, to: STDOUT_FILENO) {
+    if let reason = SystemCalls.writeAll(text, to: STDOUT_FILENO) {
         throw CommandFailure.exit(StandardOutputError(what: what, reason: reason), code: code)
     }
-}
-
-/// write(2) until all of `text` is written; the reason (`strerror`) when it cannot be.
-private func writeAll(_ text: String, to descriptor: Int32) -> String? {
-    let bytes = Array(text.utf8)
-    var offset = 0
-    while offset < bytes.count {
-        let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
-        if written < 0 && errno == EINTR { continue }
-        guard written > 0 else { return written < 0 ? String(cString: strerror(errno)) : "nothing was written" }
-        offset += written
-    }
-    return nil
 }
 
 /// The primary output could not be written to stdout.

@@ -20,22 +20,10 @@ enum Interrupts {
         // Created now: the handler must not be the first to touch it.
         _ = cancellation.isCancelled
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            if signalNumber == SIGHUP, isIgnored(SIGHUP) { continue }
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = interruptHandler
-            sigemptyset(&action.sa_mask)
+            if signalNumber == SIGHUP, SystemCalls.isIgnored(SIGHUP) { continue }
             // Interrupted system calls (a write, a semaphore wait) go on: the runs poll instead.
-            action.sa_flags = SA_RESTART
-            sigaction(signalNumber, &action, nil)
+            SystemCalls.install(interruptHandler, for: signalNumber)
         }
-    }
-
-    private static func isIgnored(_ signalNumber: Int32) -> Bool {
-        var current = sigaction()
-        sigaction(signalNumber, nil, &current)
-        // Function pointers are compared by address: SIG_IGN is the handler value 1.
-        guard let handler = current.__sigaction_handler.sa_handler else { return false }
-        return unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
     }
 
     /// The exit code for a run that was interrupted: 128 + the signal.
