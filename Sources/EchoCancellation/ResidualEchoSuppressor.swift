@@ -72,18 +72,16 @@ struct ResidualEchoSuppressor {
     private var farEndFramesHeard = 0
     /// The call's first 1.5 s of far-end activity are its initial state (AEC3 has one too): for
     /// the gains, the echo path's gain is taken as at least `initialGain` and the linear filter
-    /// as leaving all of the echo. Without it nothing explained the echo while the filter and
-    /// the path's gain were unlearned (the first minima of the mic-to-reference ratio sit far
-    /// under the echo's), the detector took the echo for a talker, and the first 1.2 s of far-end
-    /// speech went out 3–15 dB under the mic (`scripts/aecmos-rooms.sh`: AECMOS's far-end
-    /// single-talk echo score where the talker starts 7 s in 4.34, 4.81 with it; on the held-out
-    /// room 2.63, 4.75). What it costs: a talker in those 1.5 s is kept only when about 12 dB
-    /// above the reference (the default corpus's device-transitions, whose canceller starts again
-    /// under a talker: 0.4 → 5.7 dB of near-end attenuation, where AEC3 cuts 9.9; the gain taken
-    /// as 9 dB over its first measurement instead cut 3.4 dB, but left more echo at the start of
-    /// the route vectors). The detector's own call, which the canceller's measures and step read,
-    /// is left as it is: taken from the initial prediction, it let the measures learn an echo
-    /// path's gain before a 320 ms echo had arrived (a held-out room's steady ERLE 40.3 → 32.5 dB).
+    /// as leaving all of the echo. Without it nothing explains the echo while the filter and the
+    /// path's gain are unlearned (the first minima of the mic-to-reference ratio sit far under
+    /// the echo's): the detector takes the echo for a talker, and the call's first second of
+    /// far-end speech goes out barely suppressed (AECMOS's far-end single-talk echo score falls
+    /// well under 4.5; docs/canceller.md). What it costs: a talker in those 1.5 s is kept only
+    /// when about 12 dB above the reference — a canceller that starts again under a talker cuts
+    /// him by some 6 dB (AEC3 by 10). A gain taken above its first measurement cut less of him
+    /// and left more echo where a route changes. The detector's own call, which the canceller's
+    /// measures and step read, is left as it is: taken from the initial prediction, it let the
+    /// measures learn an echo path's gain before a long (320 ms) echo had arrived.
     private static let initialFrames = 150
     /// 1: an echo as loud as the reference (0 dB ERL), a loudspeaker's.
     private static let initialGain: Float = 1
@@ -315,7 +313,7 @@ struct ResidualEchoSuppressor {
             bandRatio[b] = smoothedBandMic[b] / max(smoothedBandReference[b], 1e-10)
         }
         // The window moves with time, far end or not: frozen through the far end's pauses, it
-        // kept older leaks that drift had since made wrong (e-drift 20.8 → 12.5 dB).
+        // kept older leaks that drift had since made wrong.
         pathGain.update(bandRatio, where: bandIncluded)
         for b in 0..<bandCount {
             bandIncluded[b] = settled && smoothedBandMic[b] > 1e-10

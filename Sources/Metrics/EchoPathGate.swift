@@ -20,13 +20,16 @@ import Foundation
 ///    the hops the path needs to correct itself, and it stays wrong).
 /// 3. A block whose audible hops the previous path mostly misses (the echo path changed) is
 ///    fitted from nothing, over every sample; once its successor is fitted (from it), the block is
-///    refitted from the successor's path, which has seen two blocks of the new path (measured on a
-///    path change with double talk: false near-end frames 76 → 8).
-/// 4. Each block's echo is predicted with its own fit (a cold block: its first fit and its refit)
-///    and with its neighbours' (the blocks before and after); per hop the prediction with the
-///    smallest residual is kept. An echo path that
-///    changes inside a block is thus predicted by the block on the side of the change where the
-///    hop lies, instead of being taken for a talker.
+///    refitted from the successor's path, which has seen two blocks of the new path (a cold fit
+///    leaves the frequencies its own far end barely excites wrong, and took single talk after a
+///    path change for a talker).
+/// 4. Each block's echo is predicted with its neighbours' fits (the blocks before and after),
+///    and with its own (a cold block: its first fit and its refit); per hop the prediction with
+///    the smallest residual is kept. Where the neighbours explain the block's single talk about
+///    as well as its own fits, they alone judge it: a block's own fit takes in part of a talker
+///    well under the echo, under its cut (`classify`). An echo path that changes inside a block
+///    is predicted by the block on the side of the change where the hop lies, instead of being
+///    taken for a talker.
 /// 5. A frame (two hops) is near-end-active when the residual mic − ŷ, scaled by B/(B − L) (the
 ///    fit's degrees of freedom), is both
 ///    - at or above the near-end silence level (`nearEndSilentDBFS`, −55 dBFS mean square: the
@@ -415,7 +418,7 @@ struct EchoPathGate {
     /// A block's own fit takes in part of a talker it did not leave out of the fit — one 16 dB
     /// under the echo is under its cut — and the residual then read 11 dB under the talker:
     /// double talk taken for single talk, and an excellent canceller's ERLE 10 dB low (a new
-    /// user's recording: AEC3 44.3 dB where the near-end track gives 54.7; now 52.6). Where the
+    /// user's recording: AEC3 44.3 dB where the near-end track gives 54.7). Where the
     /// neighbours' paths explain the hops the block's fit explains about as well as its fits do
     /// (the median hop's residual within 1.5 dB), they judge it alone; where they do not (a
     /// neighbour fitted over double talk, a path that changed), its own fits count too. The next
