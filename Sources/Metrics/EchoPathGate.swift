@@ -175,6 +175,8 @@ struct EchoPathGate {
         let rest = received - nextBlock * blockLength
         if rest > 0 { processBlock(valid: rest) }
         if let block = pending {
+            // The last block has no successor, and the one before it alone judged its single talk
+            // worse than its own fit did (a talker at SER +20: tap-free ERLE 0.1 dB further off).
             classify(block, candidates: [older, block.path, nil].compactMap { $0 })
             pending = nil
         }
@@ -268,6 +270,11 @@ struct EchoPathGate {
         exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: Self.fitExclusionRatio, weights: &weights)
         fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                    prediction: &prediction, iterations: maximumIterations)
+        // Whether this block's path is a fit of its own samples, and so a neighbour to judge the
+        // block before it by: a path kept from the warm start (a short block that explains no
+        // more than noise, a block whose far end barely plays) is mostly that block's own fit,
+        // with what it took in of a talker.
+        var isOwnFit = 8 * farEndActiveHops(shifted) >= valid / hop
         if valid < blockLength, !Self.explainsMoreThanNoise(mic: blockMic, prediction: prediction, weights: weights, valid: valid, taps: length) {
             // A short block (the call's last, or a call shorter than one block): L taps fitted to
             // a few L samples take much of any noise for echo. A fit that explains no more than
@@ -279,6 +286,7 @@ struct EchoPathGate {
             // 25 frames as double talk and its near end "lost".
             if pending == nil, Self.fittedSamples(weights, valid: valid) <= length { tooShortToFit = true }
             path = pending?.path ?? Self.silentPath(length)
+            isOwnFit = false
         }
         if var previous = pending {
             // A cold block's own fit stays a candidate beside its refit: when its successor is
@@ -303,7 +311,7 @@ struct EchoPathGate {
                 previous.path = refitPath
             }
             classify(previous, candidates: [older, ownFit, previous.path, path].compactMap { $0 },
-                     neighbours: older.map { [$0, path] } ?? [])
+                     neighbours: older.map { isOwnFit ? [$0, path] : [$0] } ?? [])
             older = previous.path
             spare = previous.fit
         }
@@ -402,13 +410,16 @@ struct EchoPathGate {
 
     /// Whether at least half the hops of a block's shifted reference (past its first L samples)
     /// are far-end active: a block that can show the loudspeaker's clipping.
-    private func isFarEndRich(_ shifted: [Float]) -> Bool {
+    private func isFarEndRich(_ shifted: [Float]) -> Bool { 2 * farEndActiveHops(shifted) >= blockLength / hop }
+
+    /// The block's hops whose shifted reference is active.
+    private func farEndActiveHops(_ shifted: [Float]) -> Int {
         var active = 0, start = length
         while start + hop <= shifted.count {
             if PowerSums.sumOfSquares(shifted, start..<(start + hop)) / Double(hop) >= activeMeanSquare { active += 1 }
             start += hop
         }
-        return 2 * active >= blockLength / hop
+        return active
     }
 
     /// Per hop of `block`, the residual and predicted energy of the candidate path that explains
@@ -463,8 +474,10 @@ struct EchoPathGate {
             if !ratios.isEmpty, Self.median(ratios) <= Self.neighbourResidualRatio {
                 // `measure` scales each residual up by what a block's own fit absorbs; a path
                 // fitted elsewhere absorbed none of it (noise at −40 dBFS read 0.58 dB louder,
-                // and five single-talk frames as a talker). A hop with nothing predicted is the
-                // mic whatever the path, and keeps the scaling `TalkerLevels` takes off again.
+                // and five single-talk frames as a talker). So each hop carries the correction
+                // of the path that judged it, and a frame across two blocks may carry it on one
+                // hop. A hop with nothing predicted is the mic whatever the path, and keeps the
+                // scaling `TalkerLevels` takes off again.
                 for h in 0..<hops {
                     bestResidual[h] = neighbourPrediction[h] > 0 ? neighbourResidual[h] / freedomCorrection : neighbourResidual[h]
                     bestPrediction[h] = neighbourPrediction[h]
