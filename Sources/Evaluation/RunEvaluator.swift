@@ -253,7 +253,7 @@ public struct RunEvaluator: Sendable {
         case nil where metrics.gate.farEndActiveFrames == 0 && metrics.gate.echoUnderNoiseFrames == 0 && metrics.gate.frames > 0:
             // The gate's own count says why: said as "too little far end", a call with none read
             // as if its far end had been too short.
-            return "the far end never plays (its reference stays below −50 dBFS in every analysis frame): there is no echo whose delay to measure"
+            return "the far end never plays above −50 dBFS (its reference stays below it in every analysis frame): no echo whose delay to measure"
         case nil:
             return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
         }

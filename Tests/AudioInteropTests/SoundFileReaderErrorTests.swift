@@ -43,17 +43,22 @@ final class SoundFileReaderErrorTests: XCTestCase {
         let bad = dir.file("bad.wav")
         try "not audio".write(toFile: bad, atomically: false, encoding: .utf8)
         let reasons = Mutex<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: 2) { thread in
-            for _ in 0..<2000 {
-                if thread == 0 {
-                    _ = try? SoundFileReader(path: good)
-                } else {
-                    do { _ = try SoundFileReader(path: bad) } catch {
-                        reasons.withLock { $0.append("\(error)") }
-                    }
-                }
-            }
+        // Two threads of their own: `concurrentPerform` runs its iterations one after the other
+        // on a machine of one core, where no open would overlap another.
+        let done = DispatchGroup()
+        let opener = Thread {
+            for _ in 0..<2000 { _ = try? SoundFileReader(path: good) }
+            done.leave()
         }
+        let failer = Thread {
+            for _ in 0..<2000 {
+                do { _ = try SoundFileReader(path: bad) } catch { reasons.withLock { $0.append("\(error)") } }
+            }
+            done.leave()
+        }
+        done.enter(); done.enter()
+        opener.start(); failer.start()
+        done.wait()
         let all = reasons.withLock { $0 }
         XCTAssertEqual(all.count, 2000)
         XCTAssertEqual(Set(all), ["\(bad): cannot open audio file: Format not recognised."])

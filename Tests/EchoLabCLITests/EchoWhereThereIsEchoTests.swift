@@ -95,7 +95,7 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
                        "the far end is silent throughout: nothing was played into the room, so there is no echo to measure")
         // Its delay says the same, not "too little far end" (as if it had been too short).
         XCTAssertEqual(noFarEnd["delay_unmeasured"] as? String,
-                       "the far end never plays (its reference stays below −50 dBFS in every analysis frame): there is no echo whose delay to measure")
+                       "the far end never plays above −50 dBFS (its reference stays below it in every analysis frame): no echo whose delay to measure")
         // A far end that plays, its echo buried: that reason is not given.
         XCTAssertNotEqual(buried["delay_unmeasured"] as? String, noFarEnd["delay_unmeasured"] as? String)
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("app.wav")), input, "input untouched")
