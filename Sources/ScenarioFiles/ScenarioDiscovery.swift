@@ -63,7 +63,12 @@ public enum ScenarioDiscovery {
                 continue
             }
             var visited = Set<String>()
-            let (inFolder, manifests, wavFiles) = search(path, excluding: excluded, visited: &visited)
+            var unreadable: [(folder: String, reason: String)] = []
+            let (inFolder, manifests, wavFiles) = search(path, excluding: excluded, visited: &visited, unreadable: &unreadable)
+            // A folder that cannot be read would leave its scenarios out without a word.
+            if let first = unreadable.first {
+                throw NotFound(path: first.folder, problem: "cannot be read (\(first.reason)): the scenarios in it would be left out")
+            }
             // A folder given that holds no scenario is a mistake, also beside other items: a gate
             // would pass on less than was asked for without a word.
             guard !inFolder.isEmpty else { throw Empty(paths: [path], manifests: manifests.sorted(), wavFiles: wavFiles) }
@@ -76,12 +81,21 @@ public enum ScenarioDiscovery {
     /// folder is searched where it really is (given as a symbolic link, its own path listed
     /// nothing), its files keep the path as given, and a linked folder inside is searched too —
     /// once: a link back up would loop.
-    private static func search(_ folder: String, excluding excluded: String?,
-                               visited: inout Set<String>) -> (scenarios: [String], manifests: [String], wavFiles: Int) {
+    private static func search(_ folder: String, excluding excluded: String?, visited: inout Set<String>,
+                               unreadable: inout [(folder: String, reason: String)]) -> (scenarios: [String], manifests: [String], wavFiles: Int) {
         let root = URL(fileURLWithPath: InputFile.canonical(folder))
         guard visited.insert(root.path).inserted else { return ([], [], 0) }
         var scenarios: [String] = [], manifests: [String] = [], wavFiles = 0
-        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles])
+        // Folders the enumerator cannot open (no read permission): it passes over them otherwise.
+        var failures: [(folder: String, reason: String)] = []
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil, options: [.skipsHiddenFiles]) { url, error in
+            let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
+            let reason = ((error as NSError).userInfo[NSUnderlyingErrorKey] as? NSError).map { String(cString: strerror(Int32($0.code))) }
+                ?? error.localizedDescription
+            failures.append(((folder as NSString).appendingPathComponent(String(relative)), reason))
+            return true
+        }
+        defer { unreadable += failures }
         while let url = enumerator?.nextObject() as? URL {
             let relative = String(url.path.dropFirst(root.path.count)).drop { $0 == "/" }
             let item = (folder as NSString).appendingPathComponent(String(relative))
@@ -92,7 +106,7 @@ public enum ScenarioDiscovery {
             var status = stat(), isDirectory: ObjCBool = false
             if lstat(url.path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
                FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
-                let inner = search(item, excluding: excluded, visited: &visited)
+                let inner = search(item, excluding: excluded, visited: &visited, unreadable: &unreadable)
                 scenarios += inner.scenarios
                 manifests += inner.manifests
                 wavFiles += inner.wavFiles

@@ -229,6 +229,41 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(try snapshot(corpus), before)
     }
 
+    /// A folder in the corpus that cannot be read was passed over by the search: its scenarios
+    /// left out, exit 0. It is an error now, naming the folder, before anything runs. (Run as
+    /// `nobody` when the tests run as root, whom no permission stops.)
+    func testAFolderOfTheCorpusThatCannotBeReadIsAnError() throws {
+        let corpus = try makeCorpus()
+        let scenarios = corpus.appendingPathComponent("scenarios")
+        let hidden = scenarios.appendingPathComponent("private")
+        try FileManager.default.createDirectory(at: hidden, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: scenarios.appendingPathComponent("a.json"), to: hidden.appendingPathComponent("c.json"))
+        for folder in [root!, corpus, scenarios, corpus.appendingPathComponent("inputs")] {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: hidden.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hidden.path) }
+        let arguments = ["eval", "scenarios", "--no-taps", "--out", "../out"]
+        let process = Process()
+        if getuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments
+        } else {
+            process.executableURL = try echoLabBinary()
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = corpus
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertEqual(text, "echolab: scenarios/private: cannot be read (Permission denied): the scenarios in it would be left out\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))
+    }
+
     func testEvalOfAFolderWithoutScenariosFails() throws {
         let empty = root.appendingPathComponent("nothing")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
