@@ -436,32 +436,10 @@ struct EchoPathGate {
     /// block's path starts from this block's, so a little of a talker can still be taken in.
     private mutating func classify(_ block: Block, candidates: [Path], neighbours: [Path] = []) {
         let hops = block.valid / hop
-        var bestResidual = [Double](repeating: .infinity, count: hops)
-        var bestPrediction = [Double](repeating: 0, count: hops)
         var prediction = [Float](repeating: 0, count: blockLength)
-        for path in candidates {
-            block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
-            for h in 0..<hops {
-                let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
-                if residual < bestResidual[h] {
-                    bestResidual[h] = residual
-                    bestPrediction[h] = predicted
-                }
-            }
-        }
+        var (bestResidual, bestPrediction) = best(of: candidates, for: block, hops: hops, scratch: &prediction)
         if !neighbours.isEmpty {
-            var neighbourResidual = [Double](repeating: .infinity, count: hops)
-            var neighbourPrediction = [Double](repeating: 0, count: hops)
-            for path in neighbours {
-                block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
-                for h in 0..<hops {
-                    let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
-                    if residual < neighbourResidual[h] {
-                        neighbourResidual[h] = residual
-                        neighbourPrediction[h] = predicted
-                    }
-                }
-            }
+            let (neighbourResidual, neighbourPrediction) = best(of: neighbours, for: block, hops: hops, scratch: &prediction)
             // Over the hops the block's fit explains (its residual a tenth of the echo or less,
             // the fit's own cut): the single talk the neighbours must explain too. Over every
             // audible hop, a block mostly of double talk counted its talker's hops, which any
@@ -493,6 +471,25 @@ struct EchoPathGate {
             }
             lastHop = current
         }
+    }
+
+    /// Per hop of `block`, the residual and predicted energy of whichever of `paths` leaves the
+    /// least residual (infinity and 0 with no path).
+    private func best(of paths: [Path], for block: Block, hops: Int, scratch prediction: inout [Float])
+        -> (residual: [Double], prediction: [Double]) {
+        var bestResidual = [Double](repeating: .infinity, count: hops)
+        var bestPrediction = [Double](repeating: 0, count: hops)
+        for path in paths {
+            block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
+            for h in 0..<hops {
+                let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
+                if residual < bestResidual[h] {
+                    bestResidual[h] = residual
+                    bestPrediction[h] = predicted
+                }
+            }
+        }
+        return (bestResidual, bestPrediction)
     }
 
     /// Weight 0 for the hops whose residual is at or above `ratio` × the predicted echo (and above

@@ -42,6 +42,23 @@ final class HostileInputTests: XCTestCase {
         try SoundFileWriter.write(samples, to: url.path, sampleRate: rate, encoding: .pcm16)
     }
 
+    /// Runs `executable` with `arguments` in `folder`, stdout discarded: its status and stderr.
+    private func run(_ executable: URL, _ arguments: [String], in folder: URL,
+                     environment: [String: String]? = nil) throws -> (status: Int32, errors: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        if let environment { process.environment = environment }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
     private func assertOneLineError(_ result: CommandResult, status: Int32 = 1, mentions needles: [String],
                                     file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
@@ -244,22 +261,11 @@ final class HostileInputTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: hidden.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hidden.path) }
         let arguments = ["eval", "scenarios", "--no-taps", "--out", "../out"]
-        let process = Process()
-        if getuid() == 0 {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments
-        } else {
-            process.executableURL = try echoLabBinary()
-            process.arguments = arguments
-        }
-        process.currentDirectoryURL = corpus
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, text)
+        let (status, text) = getuid() == 0
+            ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                      ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments, in: corpus)
+            : try run(try echoLabBinary(), arguments, in: corpus)
+        XCTAssertEqual(status, 1, text)
         XCTAssertEqual(text, "echolab: scenarios/private: cannot be read (Permission denied): the scenarios in it would be left out\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))
     }
@@ -429,18 +435,9 @@ final class HostileInputTests: XCTestCase {
             {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "aec": {"mode": "disabled"}, "duration_s": 420}
             """, in: root)
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = ["run", "scenario.json", "--out", "out", "--no-taps"]
-        process.currentDirectoryURL = root
-        process.environment = ["TMPDIR": mount.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 1, text)
+        let (status, text) = try run(try echoLabBinary(), ["run", "scenario.json", "--out", "out", "--no-taps"], in: root,
+                                     environment: ["TMPDIR": mount.path])
+        XCTAssertEqual(status, 1, text)
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
