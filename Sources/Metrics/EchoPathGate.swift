@@ -310,8 +310,10 @@ struct EchoPathGate {
                                     weights: refitWeights, prediction: &refit, iterations: maximumIterations)
                 previous.path = refitPath
             }
-            classify(previous, candidates: [older, ownFit, previous.path, path].compactMap { $0 },
-                     neighbours: older.map { isOwnFit ? [$0, path] : [$0] } ?? [])
+            let candidates = [older, ownFit, previous.path, path].compactMap { $0 }
+            // The neighbours are the first and, where it is a fit of its own, the last candidate.
+            let neighbours = older == nil ? [] : isOwnFit ? [0, candidates.count - 1] : [0]
+            classify(previous, candidates: candidates, neighbours: neighbours)
             older = previous.path
             spare = previous.fit
         }
@@ -425,7 +427,8 @@ struct EchoPathGate {
     /// Per hop of `block`, the residual and predicted energy of the candidate path that explains
     /// the mic best; frames are decided as their second hop arrives.
     ///
-    /// `neighbours`: the paths fitted on the blocks before and after it (empty for the first).
+    /// `neighbours`: which candidates are the paths fitted on the blocks before and after it
+    /// (none for the first).
     /// A block's own fit takes in part of a talker it did not leave out of the fit — one 16 dB
     /// under the echo is under its cut — and the residual then read 11 dB under the talker:
     /// double talk taken for single talk, and an excellent canceller's ERLE 10 dB low (a new
@@ -434,12 +437,20 @@ struct EchoPathGate {
     /// (the median hop's residual within 1.5 dB), they judge it alone; where they do not (a
     /// neighbour fitted over double talk, a path that changed), its own fits count too. The next
     /// block's path starts from this block's, so a little of a talker can still be taken in.
-    private mutating func classify(_ block: Block, candidates: [Path], neighbours: [Path] = []) {
+    private mutating func classify(_ block: Block, candidates: [Path], neighbours: [Int] = []) {
         let hops = block.valid / hop
+        // Each candidate's prediction once; the best of all of them, and of the neighbours alone.
         var prediction = [Float](repeating: 0, count: blockLength)
-        var (bestResidual, bestPrediction) = best(of: candidates, for: block, hops: hops, scratch: &prediction)
+        let energies = candidates.map { path in
+            block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
+            return (0..<hops).map { h -> (residual: Double, predicted: Double) in
+                let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
+                return (residual, predicted)
+            }
+        }
+        var (bestResidual, bestPrediction) = Self.best(of: energies, at: Array(energies.indices), hops: hops)
         if !neighbours.isEmpty {
-            let (neighbourResidual, neighbourPrediction) = best(of: neighbours, for: block, hops: hops, scratch: &prediction)
+            let (neighbourResidual, neighbourPrediction) = Self.best(of: energies, at: neighbours, hops: hops)
             // Over the hops the block's fit explains (its residual a tenth of the echo or less,
             // the fit's own cut): the single talk the neighbours must explain too. Over every
             // audible hop, a block mostly of double talk counted its talker's hops, which any
@@ -473,20 +484,16 @@ struct EchoPathGate {
         }
     }
 
-    /// Per hop of `block`, the residual and predicted energy of whichever of `paths` leaves the
-    /// least residual (infinity and 0 with no path).
-    private func best(of paths: [Path], for block: Block, hops: Int, scratch prediction: inout [Float])
+    /// Per hop, the residual and predicted energy of whichever of the paths at `indices` (in that
+    /// order: the first of equal residuals) leaves the least residual (infinity and 0 with none).
+    private static func best(of energies: [[(residual: Double, predicted: Double)]], at indices: [Int], hops: Int)
         -> (residual: [Double], prediction: [Double]) {
         var bestResidual = [Double](repeating: .infinity, count: hops)
         var bestPrediction = [Double](repeating: 0, count: hops)
-        for path in paths {
-            block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
-            for h in 0..<hops {
-                let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
-                if residual < bestResidual[h] {
-                    bestResidual[h] = residual
-                    bestPrediction[h] = predicted
-                }
+        for index in indices {
+            for h in 0..<hops where energies[index][h].residual < bestResidual[h] {
+                bestResidual[h] = energies[index][h].residual
+                bestPrediction[h] = energies[index][h].predicted
             }
         }
         return (bestResidual, bestPrediction)
