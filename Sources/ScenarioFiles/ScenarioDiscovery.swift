@@ -7,8 +7,10 @@ import Foundation
 /// order. Inside folders it passes over what EchoLab itself writes, so a corpus can be evaluated
 /// again with its reports beside it: the output folder, hidden files (`.x.partial`), and JSON
 /// files whose top-level `schema` is EchoLab's (`echolab.run/…`, `echolab.eval/…`,
-/// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file named explicitly is taken as a scenario whatever it holds;
-/// a `*.json` in a folder that cannot be read is listed too, so that it fails as an item.
+/// `echolab.golden/…`), and corpus manifests (named explicitly, they are read as such). A file
+/// named explicitly is taken as a scenario whatever it holds. A `*.json` in a folder that cannot
+/// be read (a link to nothing, a pipe) is listed, so that it fails as an item; a folder that
+/// cannot be read is an error (`NotFound`), as its scenarios would be left out.
 public enum ScenarioDiscovery {
     public struct NotFound: DescribedError {
         public let path: String
