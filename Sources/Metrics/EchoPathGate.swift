@@ -15,17 +15,20 @@ import Foundation
 ///    unexcited keep what earlier blocks learned (on speech through a room: the residual of
 ///    single talk falls to the mic's noise, from 1–7 dB above it when each block starts cold).
 ///    Hops the previous path misses by more than the echo itself are left out of a first refit;
-///    hops the refitted path misses by more than −10 dB of the echo are left out of the final
-///    one, so double talk does not bend the path towards the near end (a stricter cut also drops
-///    the hops the path needs to correct itself, and it stays wrong).
-/// 3. A block whose audible hops the previous path mostly misses (the echo path changed) is
-///    fitted from nothing, over every sample; once its successor is fitted (from it), the block is
-///    refitted from the successor's path, which has seen two blocks of the new path (a cold fit
-///    leaves the frequencies its own far end barely excites wrong, and took single talk after a
-///    path change for a talker).
+///    hops the refitted path misses by more than −10 dB of the echo, and those within 40 ms of
+///    them (a talker's quiet edges), are left out of the final one, so double talk does not bend
+///    the path towards the near end (a stricter cut also drops the hops the path needs to correct
+///    itself, and it stays wrong).
+/// 3. A block whose audible echo the previous path mostly misses is fitted from nothing, over
+///    every sample. Where that fit explains what the previous path missed, the echo path
+///    changed: once its successor is fitted (from it), the block is refitted from the
+///    successor's path, which has seen two blocks of the new path (a cold fit leaves the
+///    frequencies its own far end barely excites wrong, and took single talk after a path change
+///    for a talker). Where it does not, a talker louder than the echo talks over most of the
+///    block: the block keeps the previous path, and is judged only by paths fitted elsewhere.
 /// 4. Each block's echo is predicted with its neighbours' fits (the blocks before and after),
-///    and with its own (a cold block: its first fit and its refit); per hop the prediction with
-///    the smallest residual is kept. Where the neighbours explain the block's single talk about
+///    and with its own (a cold block: its first fit and its refit; a block of double talk: none,
+///    but no echo at all); per hop the prediction with the smallest residual is kept. Where the neighbours explain the block's single talk about
 ///    as well as its own fits, they alone judge it: a block's own fit takes in part of a talker
 ///    well under the echo, under its cut (`classify`). An echo path that changes inside a block
 ///    is predicted by the block on the side of the change where the hop lies, instead of being
@@ -54,6 +57,9 @@ struct EchoPathGate {
     private let silentMeanSquare: Double
     private let residualRatio: Double
     private let warmupSamples: Int
+    /// Hops each side of a hop the final fit leaves out that it leaves out too: 40 ms, in whole
+    /// hops (`exclude`).
+    private let talkerMarginHops: Int
     /// Most conjugate-gradient steps per refit (they stop earlier once converged).
     private let maximumIterations = 40
 
@@ -108,6 +114,8 @@ struct EchoPathGate {
         var valid: Int
         /// Fitted from nothing (first block, or after a path change).
         var cold: Bool
+        /// Double talk throughout: its path is the previous block's, fitted on none of its hops.
+        var isDoubleTalk: Bool
     }
 
     init(sampleRate: Int, configuration: EchoMetricsConfiguration) {
@@ -120,6 +128,7 @@ struct EchoPathGate {
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         residualRatio = pow(10, -configuration.echoPathResidualDB / 10)
         warmupSamples = configuration.delayWarmupSamples(forSampleRate: self.sampleRate)
+        talkerMarginHops = Int((0.04 * Double(self.sampleRate) / Double(hop)).rounded(.up))
         warmReference = SampleHistory(limit: warmupSamples)
         warmMic = SampleHistory(limit: warmupSamples)
         collector = DelayBlockCollector(estimator: DelayEstimator(sampleRate: self.sampleRate, configuration: configuration))
@@ -177,7 +186,7 @@ struct EchoPathGate {
         if let block = pending {
             // The last block has no successor, and the one before it alone judged its single talk
             // worse than its own fit did (a talker at SER +20: tap-free ERLE 0.1 dB further off).
-            classify(block, candidates: [older, block.path, nil].compactMap { $0 })
+            classify(block, candidates: block.isDoubleTalk ? [block.path, Self.silentPath(length)] : [older, block.path].compactMap { $0 })
             pending = nil
         }
         if echoOutsideDelaySearch {
@@ -240,6 +249,11 @@ struct EchoPathGate {
         var path = pending?.path ?? Self.silentPath(length)
         var prediction = [Float](repeating: 0, count: blockLength)
         var cold = pending == nil
+        /// The block is double talk throughout: the previous path stands, unrefitted.
+        var isDoubleTalk = false
+        /// The fit from nothing of a block of double talk: its peak still follows the echo's
+        /// delay (a talker is uncorrelated with the far end), and two clocks move it.
+        var doubleTalkFit: Path?
         if cold {
             // The first block starts from nothing: a first fit over every sample.
             fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
@@ -249,32 +263,55 @@ struct EchoPathGate {
             // Warm: hops the previous path misses by more than the echo (clear double talk) are
             // left out of a first refit; a stricter cut would also drop the hops the path needs
             // to correct itself, and it would stay wrong.
-            let (excluded, audible) = exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: 1, weights: &weights)
-            if 2 * excluded > audible {
-                // The previous path misses most of this block's audible hops: the echo path
-                // changed (or the far end was silent before). Start from nothing, over every
-                // sample, as the first block does; the hops before the change are explained by
-                // the previous block's fit.
+            let missed = exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: 1, weights: &weights)
+            if missed.isMost {
+                // The previous path misses most of this block's audible echo: the echo path
+                // changed (or the far end was silent before), or a talker louder than the echo
+                // talks over most of it. A fit from nothing, over every sample, as the first
+                // block's, tells them apart: it explains a changed path's echo, and cannot
+                // explain a talker (it takes in L/B of him, −9 dB).
+                let previousPath = path, previousPrediction = prediction
                 path = Self.silentPath(length)
                 for i in 0..<valid { weights[i] = 1; prediction[i] = 0 }
-                cold = true
+                fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
+                           prediction: &prediction, iterations: maximumIterations)
+                var unused = [Float](repeating: 0, count: blockLength)
+                if 2 * exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: 1, weights: &unused).missed > missed.missed {
+                    // Double talk: the fit from nothing took in the talker as echo, and judged by
+                    // it his quieter hops read as single talk (two espeak-ng voices at 16 kHz, the
+                    // near end 4 dB over the echo for 7 s: a 60 dB canceller's ERLE read 48.5).
+                    // Nothing in the block is learnt; paths fitted elsewhere judge it.
+                    doubleTalkFit = path
+                    path = previousPath
+                    prediction = previousPrediction
+                    isDoubleTalk = true
+                } else {
+                    // The path changed; the hops before the change are explained by the
+                    // previous block's fit.
+                    cold = true
+                }
+            } else {
+                fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
+                           prediction: &prediction, iterations: maximumIterations)
             }
+        }
+        if !isDoubleTalk {
+            // Hops the fit misses by more than a tenth of the echo (a talker, a changed path),
+            // and those within `talkerMarginHops` of them, are left out of the final refit, so
+            // double talk does not bend the path towards the near end. The gate's own, stricter
+            // cut would also leave out the hops the path needs to correct itself (measured:
+            // single-talk frames flagged grew from 2 % to 60 % on a double-talk call). A talker
+            // below this cut adds to the fit's noise only (it is uncorrelated with the far end).
+            exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: Self.fitExclusionRatio,
+                    margin: valid == blockLength ? talkerMarginHops : 0, weights: &weights)
             fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                        prediction: &prediction, iterations: maximumIterations)
         }
-        // Hops the fit misses by more than a tenth of the echo (a talker, a changed path) are left
-        // out of the final refit, so double talk does not bend the path towards the near end. The
-        // gate's own, stricter cut would also leave out the hops the path needs to correct itself
-        // (measured: single-talk frames flagged grew from 2 % to 60 % on a double-talk call).
-        // A talker below this cut adds to the fit's noise only (it is uncorrelated with the far end).
-        exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: Self.fitExclusionRatio, weights: &weights)
-        fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
-                   prediction: &prediction, iterations: maximumIterations)
         // Whether this block's path is a fit of its own samples, and so a neighbour to judge the
         // block before it by: a path kept from the warm start (a short block that explains no
-        // more than noise, a block whose far end barely plays) is mostly that block's own fit,
-        // with what it took in of a talker.
-        var isOwnFit = 8 * farEndActiveHops(shifted) >= valid / hop
+        // more than noise, a block whose far end barely plays, a block of double talk) is mostly
+        // an earlier block's fit, with what it took in of a talker.
+        var isOwnFit = 8 * farEndActiveHops(shifted) >= valid / hop && !isDoubleTalk
         if valid < blockLength, !Self.explainsMoreThanNoise(mic: blockMic, prediction: prediction, weights: weights, valid: valid, taps: length) {
             // A short block (the call's last, or a call shorter than one block): L taps fitted to
             // a few L samples take much of any noise for echo. A fit that explains no more than
@@ -310,7 +347,8 @@ struct EchoPathGate {
                                     weights: refitWeights, prediction: &refit, iterations: maximumIterations)
                 previous.path = refitPath
             }
-            let candidates = [older, ownFit, previous.path, path].compactMap { $0 }
+            let candidates = previous.isDoubleTalk ? [previous.path, path, Self.silentPath(length)]
+                : [older, ownFit, previous.path, path].compactMap { $0 }
             // The neighbours are the first and, where it is a fit of its own, the last candidate.
             let neighbours = older == nil ? [] : isOwnFit ? [0, candidates.count - 1] : [0]
             classify(previous, candidates: candidates, neighbours: neighbours)
@@ -320,8 +358,8 @@ struct EchoPathGate {
         // Every full block's path peak: blocks of silence, double talk or no echo put theirs
         // anywhere, and the moves then disagree (`clockDriftPPM`). (Keeping only blocks whose fit
         // explains clearly more than noise dropped the very blocks a drift smears.)
-        if valid == blockLength { notePeak(of: path, fit: fit, block: index) }
-        pending = Block(index: index, fit: fit, path: path, mic: blockMic, valid: valid, cold: cold)
+        if valid == blockLength { notePeak(of: doubleTalkFit ?? path, fit: fit, block: index) }
+        pending = Block(index: index, fit: fit, path: path, mic: blockMic, valid: valid, cold: cold, isDoubleTalk: isDoubleTalk)
         nextBlock += 1
         // Forget what no later block reads.
         let keepReference = nextBlock * blockLength - length - shift
@@ -449,8 +487,13 @@ struct EchoPathGate {
             }
         }
         var (bestResidual, bestPrediction) = Self.best(of: energies, at: Array(energies.indices), hops: hops)
-        if !neighbours.isEmpty {
-            let (neighbourResidual, neighbourPrediction) = Self.best(of: energies, at: neighbours, hops: hops)
+        // A block of double talk kept an earlier path; its successor's is fitted on other hops,
+        // and the mic itself (no echo: the silent path) is a candidate where a path fitted
+        // elsewhere predicts only what it took in of other blocks' talkers (a talker and no echo
+        // read 0.8–1.3 dB louder than the mic): every candidate is fitted elsewhere.
+        let fittedElsewhere = block.isDoubleTalk ? Array(candidates.indices) : neighbours
+        if !fittedElsewhere.isEmpty {
+            let (neighbourResidual, neighbourPrediction) = Self.best(of: energies, at: fittedElsewhere, hops: hops)
             // Over the hops the block's fit explains (its residual a tenth of the echo or less,
             // the fit's own cut): the single talk the neighbours must explain too. Over every
             // audible hop, a block mostly of double talk counted its talker's hops, which any
@@ -460,7 +503,7 @@ struct EchoPathGate {
                 && PowerSums.sumOfSquares(block.mic, (h * hop)..<((h + 1) * hop)) / Double(hop) >= silentMeanSquare {
                 ratios.append(neighbourResidual[h] / max(bestResidual[h], .leastNormalMagnitude))
             }
-            if !ratios.isEmpty, Self.median(ratios) <= Self.neighbourResidualRatio {
+            if block.isDoubleTalk || (!ratios.isEmpty && Self.median(ratios) <= Self.neighbourResidualRatio) {
                 // `measure` scales each residual up by what a block's own fit absorbs; a path
                 // fitted elsewhere absorbed none of it (noise at −40 dBFS read 0.58 dB louder,
                 // and five single-talk frames as a talker). So each hop carries the correction
@@ -499,22 +542,48 @@ struct EchoPathGate {
         return (bestResidual, bestPrediction)
     }
 
+    /// How many of a block's audible hops a prediction misses (`exclude`), among those where it
+    /// predicts an audible echo when there are any: only there can a missed hop tell a changed
+    /// path (a block whose far end stops and whose near end then talks alone is no path change).
+    private struct MissedHops {
+        var missed = 0
+        var audible = 0
+        /// Whether the prediction misses most of them.
+        var isMost: Bool { 2 * missed > audible }
+    }
+
     /// Weight 0 for the hops whose residual is at or above `ratio` × the predicted echo (and above
-    /// the silence level), 1 for the others; returns how many hops were left out, and how many
-    /// are audible (the mic at or above the silence level: hops a path could miss at all).
+    /// the silence level), and for the `margin` hops each side of them; 1 for the others. A
+    /// talker's quiet edges, around the hops he is loud in, stand under the cut: a fit over them
+    /// takes them in and, judged by it, they read as single talk (a 60 dB canceller's ERLE read
+    /// 40.0 dB at 22.05 kHz). Returns how many hops the prediction missed (`MissedHops`).
     @discardableResult
-    private func exclude(hopsOf mic: [Float], prediction: [Float], valid: Int, ratio: Double,
-                         weights: inout [Float]) -> (excluded: Int, audible: Int) {
-        var start = 0, excluded = 0, audible = 0
+    private func exclude(hopsOf mic: [Float], prediction: [Float], valid: Int, ratio: Double, margin: Int = 0,
+                         weights: inout [Float]) -> MissedHops {
+        var start = 0, lastExcluded = Int.min / 2
+        var all = MissedHops(), echo = MissedHops()
+        var excludedHops: [Int] = []
         while start + hop <= valid {
             let (residual, predicted) = Self.energies(mic, prediction, start..<(start + hop))
             let active = residual / Double(hop) >= silentMeanSquare && residual >= ratio * predicted
-            for i in start..<(start + hop) { weights[i] = active ? 0 : 1 }
-            if active { excluded += 1 }
-            if PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare { audible += 1 }
+            let audible = PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare
+            let index = start / hop
+            if active { lastExcluded = index; excludedHops.append(index) }
+            // Left out: this hop, and the `margin` hops after a hop left out.
+            for i in start..<(start + hop) { weights[i] = index - lastExcluded <= margin ? 0 : 1 }
+            if active { all.missed += 1 }
+            if audible { all.audible += 1 }
+            if audible && predicted / Double(hop) >= silentMeanSquare {
+                echo.audible += 1
+                if active { echo.missed += 1 }
+            }
             start += hop
         }
-        return (excluded, audible)
+        // And the `margin` hops before each.
+        for index in excludedHops {
+            for neighbour in max(0, index - margin)..<index { for i in (neighbour * hop)..<((neighbour + 1) * hop) { weights[i] = 0 } }
+        }
+        return echo.audible > 0 ? echo : all
     }
 
     /// Measures a frame for its decision at `finish()`. The residual is first scaled by

@@ -147,7 +147,9 @@ final class TapFreeGateTests: TapFreeGateFixture {
     /// echo, near-end bursts of 1 s every 3 s from the first second, 50 ms of near silence at
     /// the start): the gate finds the clean near-end track's frames exactly; before, every frame
     /// read as double talk and every score was null. A floor from the quietest frame so far was
-    /// set by the talker (first burst) or by the near silence (no noise taken off).
+    /// set by the talker (first burst) or by the near silence (no noise taken off). At 48 kHz one
+    /// frame just after a burst reads as a talker: the fit leaves out the 40 ms beside a talker's
+    /// hops, and noise the fit did not see reads 1.8 dB louder than noise it did.
     func testSteadyNoiseIsNoTalker() throws {
         for (rate, noiseDB) in [(16_000, -50.0), (48_000, -40.0)] {
             var random = SeededRandom(seed: 21)
@@ -172,9 +174,59 @@ final class TapFreeGateTests: TapFreeGateFixture {
             let tracked = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed, nearEnd: nearPath).whole
             let tapFree = try analyzer.analyzeFiles(reference: reference, mic: micPath, processed: processed).whole
             XCTAssertGreaterThan(tracked.gate.doubleTalkFrames, 100, "\(rate) Hz")
-            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, "\(rate) Hz")
-            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames, "\(rate) Hz")
+            let extraDoubleTalk = rate == 48_000 ? 1 : 0
+            XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames - extraDoubleTalk, "\(rate) Hz")
+            XCTAssertEqual(tapFree.gate.doubleTalkFrames, tracked.gate.doubleTalkFrames + extraDoubleTalk, "\(rate) Hz")
             XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), try XCTUnwrap(tracked.erleDB), accuracy: 0.01, "\(rate) Hz")
+        }
+    }
+}
+
+extension TapFreeGateTests {
+    /// Two espeak-ng voices (a far end from 0.5 s, a near end from 10 s, peaks 0.5 and 0.3: 4 dB
+    /// over the echo for 7 s, longer than a fitted block), a pure echo (37 ms, −9 dB), and an
+    /// output that keeps the near end whole and takes the echo 60 dB down, at 16 and 22.05 kHz:
+    /// without tracks the gate finds the tracks' single talk, and ERLE reads as with them. A
+    /// block the talker covers was fitted from nothing, taking him in as echo, and his quieter
+    /// hops then read as single talk; at 22.05 kHz a fit took in his quiet edges beside the hops
+    /// it left out. Before: ERLE 48.5 and 32.1 dB where the tracks read 60.0.
+    func testATalkerOverTheEchoForWholeBlocksIsNotTakenInAsEcho() throws {
+        try speak("Hello, this is the far end talking. I am calling about the quarterly report and the numbers from the last "
+                  + "test run. The echo canceller looked fine on the first rooms, but the double talk runs were missing, so I "
+                  + "would like to go through them with you now, one by one, before the meeting this afternoon.",
+                  to: "far.wav", in: root)
+        try speak("Yes, I can hear you. The report is almost done, and I ran the tests this morning. The results look much "
+                  + "better than last week.", voice: "en-gb+f3", wordsPerMinute: 140, to: "near.wav", in: root)
+        for rate in [16_000, 22_050] {
+            func voice(_ file: String, peak: Float) throws -> [Float] {
+                let samples = try AudioFileStream.readAll(path: root.appendingPathComponent(file).path, targetRate: rate).samples
+                let scale = peak / (samples.map(abs).max() ?? 1)
+                return samples.map { $0 * scale }
+            }
+            let count = rate * 53 / 2, delay = Int((0.037 * Double(rate)).rounded())
+            let farVoice = try voice("far.wav", peak: 0.5), nearVoice = try voice("near.wav", peak: 0.3)
+            var reference = [Float](repeating: 0, count: count), near = reference, echo = reference
+            for i in 0..<min(farVoice.count, count - rate / 2) { reference[rate / 2 + i] = farVoice[i] }
+            for i in 0..<min(nearVoice.count, count - 10 * rate) { near[10 * rate + i] = nearVoice[i] }
+            let gain = Float(pow(10, -9.0 / 20))
+            for i in delay..<count { echo[i] = gain * reference[i - delay] }
+            func write(_ samples: [Float], _ name: String) throws -> String {
+                let path = root.appendingPathComponent("\(name)-\(rate).wav").path
+                try SoundFileWriter.write(samples, to: path, sampleRate: rate)
+                return path
+            }
+            let referencePath = try write(reference, "lpb"), echoPath = try write(echo, "echo"), nearPath = try write(near, "near")
+            let micPath = try write((0..<count).map { echo[$0] + near[$0] }, "mic")
+            let output = try write((0..<count).map { near[$0] + 0.001 * echo[$0] }, "out")
+            let analyzer = EchoAnalyzer()
+            let tracked = try analyzer.analyzeFiles(reference: referencePath, mic: micPath, processed: output, echo: echoPath,
+                                                    nearEnd: nearPath).whole
+            let tapFree = try analyzer.analyzeFiles(reference: referencePath, mic: micPath, processed: output).whole
+            XCTAssertEqual(tapFree.gate.method, .echoPathFit)
+            XCTAssertGreaterThan(tracked.gate.doubleTalkFrames, 300, "\(rate) Hz")
+            XCTAssertEqual(Double(tapFree.gate.singleTalkFrames), Double(tracked.gate.singleTalkFrames),
+                           accuracy: 0.01 * Double(tracked.gate.singleTalkFrames), "\(rate) Hz")
+            XCTAssertEqual(try XCTUnwrap(tapFree.erleDB), try XCTUnwrap(tracked.erleDB), accuracy: 0.1, "\(rate) Hz")
         }
     }
 }
@@ -201,6 +253,9 @@ final class TapFreeGateLongTests: TapFreeGateFixture {
             // in talkers under its cut: at SER 0 the gate kept 358 single-talk frames where the
             // tracks give 339 (WebRTC's ERLE 0.77 dB low); judged by the neighbours' paths, 344.
             XCTAssertLessThanOrEqual(Double(c.tapFree.gate.singleTalkFrames), Double(c.tapped.gate.singleTalkFrames) * 1.02, c.line)
+            // Nor far: at SER +20 blocks the talker covers were fitted from nothing, taking him in,
+            // and his quieter hops judged by the others' fits read as a talker (252 of 339).
+            XCTAssertGreaterThanOrEqual(Double(c.tapFree.gate.singleTalkFrames), Double(c.tapped.gate.singleTalkFrames) * 0.97, c.line)
         }
     }
 }
