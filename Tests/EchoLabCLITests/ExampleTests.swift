@@ -22,6 +22,7 @@ final class ExampleTests: XCTestCase {
     func testExampleRunsAndRecordsTheWholeCall() throws {
         let binary = try exampleBinary()
         let output = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: output) }
         let (status, text) = try runProgram(binary, ["--out", output.path])
         XCTAssertEqual(status, 0, text)
         let recording = output.appendingPathComponent("call_recording.wav").path
