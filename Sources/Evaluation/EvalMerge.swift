@@ -32,9 +32,10 @@ public enum EvalMerge {
         var count: Int?
         var seen: [Int: String] = [:]
         for shard in shards {
-            guard let text = shard.eval.shard,
-                  let parsed = try? CorpusRun.Shard(parsing: text) else {
-                throw MergeError.notAShard(path: shard.path)
+            guard let text = shard.eval.shard else { throw MergeError.notAShard(path: shard.path) }
+            let parsed: CorpusRun.Shard
+            do { parsed = try CorpusRun.Shard(parsing: text) } catch {
+                throw MergeError.badShard(path: shard.path, problem: "\(error)")
             }
             if let count, parsed.count != count {
                 throw MergeError.otherShardCount(path: shard.path, shard: text, count: count, firstPath: first.path)

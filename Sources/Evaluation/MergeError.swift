@@ -6,6 +6,8 @@ public enum MergeError: DescribedError, Equatable {
     case noShards
     /// The document has no `"shard": "K/N"`.
     case notAShard(path: String)
+    /// Its `"shard"` is not K/N with 1 ≤ K ≤ N (why, `CorpusRun.ShardError`).
+    case badShard(path: String, problem: String)
     /// Its N is not the first shard's.
     case otherShardCount(path: String, shard: String, count: Int, firstPath: String)
     /// Two documents are the same shard.
@@ -43,6 +45,8 @@ public enum MergeError: DescribedError, Equatable {
             "merge: give the folders of shards 1/N … N/N"
         case .notAShard(let path):
             "\(path): not a shard's eval.json (it has no \"shard\": \"K/N\")"
+        case .badShard(let path, let problem):
+            "\(path): shard \(problem)"
         case .otherShardCount(let path, let shard, let count, let firstPath):
             "\(path): shard \(shard) is not one of \(count) like \(firstPath)"
         case .givenTwice(let path, let shard, let otherPath):

@@ -426,6 +426,14 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(mixed.standardError, "echolab: shard-2-2/eval.json: shard 2/2 is not one of 3 like shard-3-1/eval.json\n")
         let whole = try runEchoLab(["merge", "whole", "--out", "bad"], in: root)
         XCTAssertEqual(whole.standardError, "echolab: whole/eval.json: not a shard's eval.json (it has no \"shard\": \"K/N\")\n")
+        // One whose shard was edited is not one "without a shard": it says what is wrong with it.
+        let edited = root.appendingPathComponent("shard-3-3/eval.json")
+        let text = try String(contentsOf: edited, encoding: .utf8)
+        XCTAssertTrue(text.contains("\"shard\": \"3/3\""), text)
+        try Data(text.replacingOccurrences(of: "\"shard\": \"3/3\"", with: "\"shard\": \"4/3\"").utf8).write(to: edited)
+        let misnumbered = try runEchoLab(["merge", "shard-3-1", "shard-3-2", "shard-3-3", "--out", "bad"], in: root)
+        XCTAssertEqual(misnumbered.status, 1)
+        XCTAssertEqual(misnumbered.standardError, "echolab: shard-3-3/eval.json: shard '4/3': a shard is K/N with 1 ≤ K ≤ N\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad/eval.json")))
     }
 
