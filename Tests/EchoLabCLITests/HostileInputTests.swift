@@ -412,7 +412,8 @@ final class HostileInputTests: XCTestCase {
 
     /// A long call spills its metric rows to the temporary folder; when that folder is full the
     /// call stops with the folder and the reason, not a crash (needs a small tmpfs: root only).
-    func testFullTemporaryFolderStopsALongCallWithItsReason() throws {
+    /// Runs `body` with a 16 kB tmpfs mounted under the test's folder (it needs root, as CI runs).
+    private func withFullTemporaryFolder(_ body: (URL) throws -> Void) throws {
         let mount = root.appendingPathComponent("tmpfs")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
         let mounted = Process()
@@ -431,6 +432,11 @@ final class HostileInputTests: XCTestCase {
             try? unmount.run()
             unmount.waitUntilExit()
         }
+        try body(mount)
+    }
+
+    func testFullTemporaryFolderStopsALongCallWithItsReason() throws {
+        try withFullTemporaryFolder { mount in
         _ = try writeScenario("""
             {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "aec": {"mode": "disabled"}, "duration_s": 420}
@@ -441,5 +447,30 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+        }
+    }
+
+    /// A scorer's stretches cannot be written to a full temporary folder: the runs stand,
+    /// unscored, with the reason, and the reason names no folder made for that run (one with a
+    /// random name made every eval's report.json differ from the last).
+    func testAFullTemporaryFolderLeavesRunsUnscoredWithAReasonThatIsTheSameEachTime() throws {
+        try withFullTemporaryFolder { mount in
+            let scorer = packageRoot.appendingPathComponent("Examples/Scorers/level_ratio.py").path
+            let item = packageRoot.appendingPathComponent("vectors/scenarios/speech-room-doubletalk.json").path
+            var reasons: [String] = []
+            for out in ["first", "second"] {
+                let (status, text) = try run(try echoLabBinary(), ["eval", item, "--modes", "speex:intensityRecommended", "--out", out,
+                                                                  "--no-taps", "--scorer", "level=python3 \(scorer)"], in: root,
+                                             environment: ["TMPDIR": mount.path, "PATH": "/usr/bin:/bin"])
+                XCTAssertEqual(status, 0, text)
+                let report = try loadJSON(root.appendingPathComponent("\(out)/eval.json").path)
+                let result = try XCTUnwrap(((report["items"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first)
+                let score = try XCTUnwrap((result["scores"] as? [[String: Any]])?.first)
+                reasons.append(try XCTUnwrap(score["unscored_reason"] as? String, "\(score)"))
+            }
+            XCTAssertTrue(reasons[0].contains("No space left on device"), reasons[0])
+            XCTAssertFalse(reasons[0].contains(mount.path), reasons[0])
+            XCTAssertEqual(reasons[0], reasons[1])
+        }
     }
 }

@@ -22,18 +22,27 @@ final class AlignedTrackRecorder {
     /// and `finish` throws it, so the scores are missing with the reason and the run stands.
     private var failure: (any Error)?
 
+    /// Why the tracks could not be kept. It names no path in the folder, which is new each run:
+    /// a reason naming it made every eval's report.json differ from the last.
+    struct Failure: DescribedError {
+        let description: String
+        init(_ error: any Error, folder: String) {
+            description = "\(error)".replacingOccurrences(of: folder, with: "<tracks folder>")
+        }
+    }
+
     init(sampleRate: Int, chunkFrames: Int = 32_768) throws {
         folder = TemporaryFolder.uniquePath(prefix: "echolab-tracks")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         self.sampleRate = sampleRate
         self.chunkFrames = chunkFrames
         do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             writers = try Self.tracks.map { [folder] track in
                 try SoundFileWriter(path: (folder as NSString).appendingPathComponent("\(track.rawValue).wav"), sampleRate: sampleRate)
             }
         } catch {
             try? FileManager.default.removeItem(atPath: folder)
-            throw error
+            throw Failure(error, folder: folder)
         }
         chunks = Self.tracks.map { _ in [Float](repeating: 0, count: chunkFrames) }
     }
@@ -62,13 +71,17 @@ final class AlignedTrackRecorder {
 
     /// Closes the files; returns them as the tracks a scorer reads (near end and echo included:
     /// a simulation knows both).
-    func finish() throws -> FileTracks {
-        if let failure { throw failure }
-        try flush()
+    func finish() throws(Failure) -> FileTracks {
+        if let failure { throw Failure(failure, folder: folder) }
         var paths: [RunScoring.Track: (path: String, skip: Int)] = [:]
-        for (track, writer) in zip(Self.tracks, writers) {
-            try writer.finish()
-            paths[track] = (writer.path, 0)
+        do {
+            try flush()
+            for (track, writer) in zip(Self.tracks, writers) {
+                try writer.finish()
+                paths[track] = (writer.path, 0)
+            }
+        } catch {
+            throw Failure(error, folder: folder)
         }
         return FileTracks(sampleRate: sampleRate, length: length, paths: paths, channel: .monoOnly)
     }

@@ -70,7 +70,7 @@ public struct RunScoring {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            return unscored(scorers, because: "cannot make a folder for the stretches to score: \(error)")
+            return unscored(scorers, because: "cannot make a folder for the stretches to score: \(error)".named(folder))
         }
         for (index, stretch) in stretches.enumerated() where failures.contains(where: { $0 == nil }) {
             if cancellation?.isCancelled == true {
@@ -81,7 +81,7 @@ public struct RunScoring {
             do {
                 (request, files) = try Self.request(tracks, stretch, index: index, id: id, folder: folder)
             } catch {
-                let reason = "cannot write the stretch to score into the temporary folder: \(error)"
+                let reason = "cannot write the stretch to score into the temporary folder: \(error)".named(folder)
                 for scorer in failures.indices where failures[scorer] == nil { failures[scorer] = reason }
                 break
             }
@@ -93,9 +93,7 @@ public struct RunScoring {
                 } catch {
                     failures[position] = "\(error)"
                 }
-                // The stretches' folder is new each run: a reason naming it would make reports
-                // differ from run to run.
-                failures[position] = failures[position]?.replacingOccurrences(of: folder, with: "<stretch folder>")
+                failures[position] = failures[position]?.named(folder)
             }
             for file in files { unlink(file) }
         }
@@ -196,4 +194,10 @@ public struct RunScoring {
         return ScorerResult(name: scorer, reportedName: first.reportedName, version: first.version, modelSHA256: first.modelSHA256,
                             talkTypes: talkTypes, unscoredReason: nil)
     }
+}
+
+private extension String {
+    /// The reason with the stretches' folder named `<stretch folder>`: it is new each run, and a
+    /// reason naming it would make reports differ from run to run.
+    func named(_ folder: String) -> String { replacingOccurrences(of: folder, with: "<stretch folder>") }
 }
