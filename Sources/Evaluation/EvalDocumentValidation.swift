@@ -111,14 +111,15 @@ extension EvalDocument {
         return nil
     }
 
-    /// Fault counters are numbers and `conserved` flags true/false, at any depth.
+    /// Fault counters are numbers and `conserved` flags true/false, at any depth; a stage's count
+    /// of clipped samples may be null (a recording without a loopback counts none of it).
     private static func problem(inCounters object: JSONValue, key: String) -> String? {
         for (name, value) in (object.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let here = "\(key).\(name)"
             if value.objectValue != nil {
                 if let problem = problem(inCounters: value, key: here) { return problem }
-                if name == "clipped_samples", value.objectValue!.values.contains(where: { $0.doubleValue == nil }) {
-                    return "\(here): a stage's count is not a number"
+                if name == "clipped_samples", value.objectValue!.values.contains(where: { $0.doubleValue == nil && $0 != .null }) {
+                    return "\(here): a stage's count is neither a number nor null"
                 }
             } else if faultCounters.contains(name), value.doubleValue == nil {
                 return "\(here): not a number"

@@ -129,7 +129,7 @@ public struct RecordingRun {
         report.lengthMismatch = lengthMismatch
         report.inputCorrections = corrections
         report.clippedMicSamples = outcome.clippedMicSamples
-        report.clippedLoopbackSamples = outcome.clippedLoopbackSamples
+        report.clippedLoopbackSamples = item.loopback == nil ? nil : outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
         report.findings = metrics.map { RequirementFindings.silentSend($0, durationSeconds: duration) } ?? []
         report.library = BackendLibrary.describe(mode, pluginName: outcome.pluginName, pluginDigest: pluginDigest)

@@ -581,7 +581,7 @@ public enum EvalReportDocument {
         if let health = summary.recordingHealth {
             count(health.aecResets, "canceller reset")
             // Clipping is the recording's, not the pipeline's: said, not counted as an issue.
-            for (stage, count) in [("mic", health.clippedSamples.mic), ("loopback", health.clippedSamples.loopback)] where count > 0 {
+            for (stage, count) in [("mic", health.clippedSamples.mic), ("loopback", health.clippedSamples.loopback ?? 0)] where count > 0 {
                 parts.append("\(count) \(stage) samples clipped")
             }
         }

@@ -34,10 +34,11 @@ public enum RecordingReportDocument {
             }
             blocks.append(.note([.strong("Corrected before measuring:"), .text(" " + made.joined(separator: "; ") + " (docs/metrics.md).")]))
         }
-        if report.clippedMicSamples > 0 || report.clippedLoopbackSamples > 0 {
+        if report.clippedMicSamples > 0 || (report.clippedLoopbackSamples ?? 0) > 0 {
             let seconds = String(format: "%.2f", report.durationSeconds)
+            let counts = ["\(report.clippedMicSamples) mic"] + (report.clippedLoopbackSamples.map { ["\($0) loopback"] } ?? [])
             blocks.append(.note([.strong("The recording clipped:"),
-                                 .text(" \(report.clippedMicSamples) mic and \(report.clippedLoopbackSamples) loopback samples at full scale in \(seconds) s. "
+                                 .text(" \(counts.joined(separator: " and ")) samples at full scale in \(seconds) s. "
                                        + "Clipped echo is not linear: no canceller's filter models it, and the echo metrics below are uncertain.")]))
         }
         for finding in report.findings {

@@ -290,6 +290,19 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue(alone["metrics"] is NSNull)
         XCTAssertEqual(alone["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
         XCTAssertEqual(alone["delay_unmeasured"] as? String, alone["echo_unmeasured"] as? String)
+        // No loopback, no count of its samples at full scale (it read 0), in the report `merge`
+        // read back and in eval.json's health of the run; the one with a loopback counts them.
+        let aloneClipped = try XCTUnwrap(alone["clipped_samples"] as? [String: Any])
+        XCTAssertEqual(aloneClipped["mic"] as? Int, 0)
+        XCTAssertTrue(aloneClipped["loopback"] is NSNull, "\(aloneClipped)")
+        XCTAssertEqual((measured["clipped_samples"] as? [String: Any])?["loopback"] as? Int, 0)
+        let health = try Dictionary(uniqueKeysWithValues: XCTUnwrap(loadJSON(root.appendingPathComponent("merged/eval.json").path)["items"]
+            as? [[String: Any]]).map { item in
+                (item["name"] as? String ?? "", ((item["results"] as? [[String: Any]])?.first?["pipeline"] as? [String: Any])?["clipped_samples"] as? [String: Any])
+            })
+        XCTAssertTrue(health["alone_nearend_singletalk"]??["loopback"] is NSNull, "\(health)")
+        XCTAssertEqual(health["inrange_farend_singletalk"]??["loopback"] as? Int, 0)
+        XCTAssertEqual(try runEchoLab(["compare", "shard-1/eval.json", "merged/eval.json"], in: root).status, 0)
 
         let short = try report("short_farend_singletalk")
         let mismatch = try XCTUnwrap(short["length_mismatch"] as? [String: Any])

@@ -5,16 +5,17 @@
 public struct RecordingHealth: Codable, Sendable, Equatable {
     public struct Clipped: Codable, Sendable, Equatable {
         public var mic: Int
-        public var loopback: Int
+        /// nil (null) where the recording has no loopback.
+        public var loopback: Int?
     }
 
     public var aecResets: Int
     public var clippedSamples: Clipped
 
     /// The mic or the loopback reached full scale somewhere.
-    public var isClipped: Bool { clippedSamples.mic > 0 || clippedSamples.loopback > 0 }
+    public var isClipped: Bool { clippedSamples.mic > 0 || (clippedSamples.loopback ?? 0) > 0 }
 
-    public init(aecResets: Int, clippedMicSamples: Int, clippedLoopbackSamples: Int) {
+    public init(aecResets: Int, clippedMicSamples: Int, clippedLoopbackSamples: Int?) {
         self.aecResets = aecResets
         clippedSamples = Clipped(mic: clippedMicSamples, loopback: clippedLoopbackSamples)
     }

@@ -41,9 +41,11 @@ public struct RecordingReport: Sendable, Equatable {
     /// (the shortest input's) and each input's, as `echolab metrics` gives them; nil where they
     /// are alike.
     public var lengthMismatch: LengthMismatch? = nil
-    /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`).
+    /// Samples at full scale in the mic and the loopback (see `RecordingProcessor.Outcome`); the
+    /// loopback's nil where the recording has none (near-end single talk): no count of a file
+    /// that is not there.
     public var clippedMicSamples = 0
-    public var clippedLoopbackSamples = 0
+    public var clippedLoopbackSamples: Int? = 0
     /// What was corrected in the inputs before they were measured (DC offsets, a clock drift);
     /// nil without a loopback, where nothing is measured.
     public var inputCorrections: InputCorrections? = nil
@@ -87,7 +89,8 @@ public struct RecordingReport: Sendable, Equatable {
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
             "length_mismatch": lengthMismatch?.json ?? .null,
-            "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)), "loopback": .number(Double(clippedLoopbackSamples))]),
+            "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)),
+                                        "loopback": clippedLoopbackSamples.map { .number(Double($0)) } ?? .null]),
             "input_corrections": inputCorrections.map { JSONValue(encoding: $0) } ?? .null,
             "findings": .array(findings.map(\.json)),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
@@ -169,14 +172,18 @@ public struct RecordingReport: Sendable, Equatable {
                 throw ReadError(problem: "length_mismatch: \(error)")
             }
         }
-        // Reports written before clipping was counted have none: read as none counted.
-        for (name, keyPath) in [("mic", \RecordingReport.clippedMicSamples), ("loopback", \RecordingReport.clippedLoopbackSamples)] {
-            guard let count = value.value(at: "clipped_samples.\(name)") else { continue }
+        // Reports written before clipping was counted have none: read as none counted. A
+        // recording without a loopback counts none of it (null).
+        func count(_ name: String) throws(ReadError) -> Int? {
+            guard let count = value.value(at: "clipped_samples.\(name)") else { return 0 }
+            if case .null = count, name == "loopback" { return nil }
             guard let number = count.doubleValue, let whole = Int(exactly: number), whole >= 0 else {
                 throw ReadError(problem: "clipped_samples.\(name) is not a count")
             }
-            self[keyPath: keyPath] = whole
+            return whole
         }
+        clippedMicSamples = try count("mic") ?? 0
+        clippedLoopbackSamples = try count("loopback")
         switch value["input_corrections"] {
         case nil, .null?: inputCorrections = nil
         case let object?:

@@ -107,10 +107,12 @@ public struct RunSummary: Sendable {
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
-            // Both counts or none: a count a report did not hold is not a zero to judge a rise from.
+            // Every count or none: a count a report did not hold is not a zero to judge a rise from.
+            // A loopback's null is a recording without one, which has no count to hold.
             if let resets = value["aec_resets"]?.doubleValue, let mic = value.value(at: "clipped_samples.mic")?.doubleValue,
-               let loopback = value.value(at: "clipped_samples.loopback")?.doubleValue {
-                recordingHealth = RecordingHealth(aecResets: Int(resets), clippedMicSamples: Int(mic), clippedLoopbackSamples: Int(loopback))
+               let loopback = value.value(at: "clipped_samples.loopback"), loopback.doubleValue != nil || loopback == .null {
+                recordingHealth = RecordingHealth(aecResets: Int(resets), clippedMicSamples: Int(mic),
+                                                  clippedLoopbackSamples: loopback.doubleValue.map { Int($0) })
             }
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             micFile = value.value(at: "files.mic")?.stringValue
