@@ -437,16 +437,16 @@ final class HostileInputTests: XCTestCase {
 
     func testFullTemporaryFolderStopsALongCallWithItsReason() throws {
         try withFullTemporaryFolder { mount in
-        _ = try writeScenario("""
-            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
-             "aec": {"mode": "disabled"}, "duration_s": 420}
-            """, in: root)
-        let (status, text) = try run(try echoLabBinary(), ["run", "scenario.json", "--out", "out", "--no-taps"], in: root,
-                                     environment: ["TMPDIR": mount.path])
-        XCTAssertEqual(status, 1, text)
-        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
-        XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
+            _ = try writeScenario("""
+                {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+                 "aec": {"mode": "disabled"}, "duration_s": 420}
+                """, in: root)
+            let (status, text) = try run(try echoLabBinary(), ["run", "scenario.json", "--out", "out", "--no-taps"], in: root,
+                                         environment: ["TMPDIR": mount.path])
+            XCTAssertEqual(status, 1, text)
+            XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+            XCTAssertTrue(text.contains(mount.path) && text.contains("No space left on device"), text)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out").path))
         }
     }
 

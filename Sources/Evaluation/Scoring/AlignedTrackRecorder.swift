@@ -31,7 +31,7 @@ final class AlignedTrackRecorder {
         }
     }
 
-    init(sampleRate: Int, chunkFrames: Int = 32_768) throws {
+    init(sampleRate: Int, chunkFrames: Int = 32_768) throws(Failure) {
         folder = TemporaryFolder.uniquePath(prefix: "echolab-tracks")
         self.sampleRate = sampleRate
         self.chunkFrames = chunkFrames
