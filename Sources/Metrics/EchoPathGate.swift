@@ -15,8 +15,8 @@ import Foundation
 ///    unexcited keep what earlier blocks learned (on speech through a room: the residual of
 ///    single talk falls to the mic's noise, from 1–7 dB above it when each block starts cold).
 ///    Hops the previous path misses by more than the echo itself are left out of a first refit;
-///    hops the refitted path misses by more than −10 dB of the echo, and those within 40 ms of
-///    them (a talker's quiet edges), are left out of the final one, so double talk does not bend
+///    hops the refitted path misses by more than −10 dB of the echo, and in a full block those
+///    within 40 ms of them (a talker's quiet edges), are left out of the final one, so double talk does not bend
 ///    the path towards the near end (a stricter cut also drops the hops the path needs to correct
 ///    itself, and it stays wrong).
 /// 3. A block whose audible echo the previous path mostly misses is fitted from nothing, over
@@ -57,8 +57,10 @@ struct EchoPathGate {
     private let silentMeanSquare: Double
     private let residualRatio: Double
     private let warmupSamples: Int
-    /// Hops each side of a hop the final fit leaves out that it leaves out too: 40 ms, in whole
-    /// hops (`exclude`).
+    /// Hops each side of a hop a full block's final fit leaves out that it leaves out too: 40 ms,
+    /// in whole hops (`exclude`). Not in a short block, whose few samples beyond its taps it
+    /// would leave fewer than it has taps (a 0.6 s call at 16 kHz read as too short to fit), nor
+    /// in a cold block's refit from its successor.
     private let talkerMarginHops: Int
     /// Most conjugate-gradient steps per refit (they stop earlier once converged).
     private let maximumIterations = 40
@@ -275,8 +277,7 @@ struct EchoPathGate {
                 for i in 0..<valid { weights[i] = 1; prediction[i] = 0 }
                 fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                            prediction: &prediction, iterations: maximumIterations)
-                var unused = [Float](repeating: 0, count: blockLength)
-                if 2 * exclude(hopsOf: blockMic, prediction: prediction, valid: valid, ratio: 1, weights: &unused).missed > missed.missed {
+                if 2 * stillMissed(missed.hops, mic: blockMic, prediction: prediction) > missed.missed {
                     // Double talk: the fit from nothing took in the talker as echo, and judged by
                     // it his quieter hops read as single talk (two espeak-ng voices at 16 kHz, the
                     // near end 4 dB over the echo for 7 s: a 60 dB canceller's ERLE read 48.5).
@@ -334,9 +335,12 @@ struct EchoPathGate {
             let ownFit = previous.cold ? previous.path : nil
             if previous.cold {
                 // A block fitted from nothing is refitted from its successor's path, which has
-                // seen two blocks of the new path: a cold fit leaves the frequencies its own far
-                // end barely excites wrong (measured after a path change: residual 7 dB above the
-                // noise at far-end onsets).
+                // seen two blocks of the new path (unless the successor is double talk, which
+                // kept this block's fit): a cold fit leaves the frequencies its own far end
+                // barely excites wrong (measured after a path change: residual 7 dB above the
+                // noise at far-end onsets). Its refit leaves out no margin beside the hops it
+                // misses: those are the hops before the change as much as a talker's, and the
+                // tap-free table's path change read 0.4 dB further off with it.
                 var refit = [Float](repeating: 0, count: blockLength)
                 var refitPath = path
                 previous.fit.predict(pathReal: refitPath.real, pathImaginary: refitPath.imaginary, into: &refit)
@@ -347,7 +351,9 @@ struct EchoPathGate {
                                     weights: refitWeights, prediction: &refit, iterations: maximumIterations)
                 previous.path = refitPath
             }
-            let candidates = previous.isDoubleTalk ? [previous.path, path, Self.silentPath(length)]
+            // A block of double talk kept the path its predecessor had when it was fitted; where
+            // that block was refitted since (after a path change), its refit (`older`) too.
+            let candidates = previous.isDoubleTalk ? [older, previous.path, path, Self.silentPath(length)].compactMap { $0 }
                 : [older, ownFit, previous.path, path].compactMap { $0 }
             // The neighbours are the first and, where it is a fit of its own, the last candidate.
             let neighbours = older == nil ? [] : isOwnFit ? [0, candidates.count - 1] : [0]
@@ -359,6 +365,7 @@ struct EchoPathGate {
         // anywhere, and the moves then disagree (`clockDriftPPM`). (Keeping only blocks whose fit
         // explains clearly more than noise dropped the very blocks a drift smears.)
         if valid == blockLength { notePeak(of: doubleTalkFit ?? path, fit: fit, block: index) }
+        noteResiduals(blockMic, prediction, valid: valid)
         pending = Block(index: index, fit: fit, path: path, mic: blockMic, valid: valid, cold: cold, isDoubleTalk: isDoubleTalk)
         nextBlock += 1
         // Forget what no later block reads.
@@ -546,38 +553,60 @@ struct EchoPathGate {
     /// predicts an audible echo when there are any: only there can a missed hop tell a changed
     /// path (a block whose far end stops and whose near end then talks alone is no path change).
     private struct MissedHops {
-        var missed = 0
+        /// The hops missed, by index.
+        var hops: [Int] = []
         var audible = 0
+        var missed: Int { hops.count }
         /// Whether the prediction misses most of them.
         var isMost: Bool { 2 * missed > audible }
     }
 
+    /// How many of `hops` a prediction misses by more than the echo it predicts (as `exclude`
+    /// with ratio 1): the same hops a previous prediction missed, so that a path change whose
+    /// new echo is louder than its old one is not judged on other hops.
+    private func stillMissed(_ hops: [Int], mic: [Float], prediction: [Float]) -> Int {
+        hops.count(where: { index in
+            let (residual, predicted) = Self.energies(mic, prediction, (index * hop)..<((index + 1) * hop))
+            return residual / Double(hop) >= silentMeanSquare && residual >= predicted
+        })
+    }
+
+
+
     /// Weight 0 for the hops whose residual is at or above `ratio` × the predicted echo (and above
-    /// the silence level), and for the `margin` hops each side of them; 1 for the others. A
+    /// the silence level), and for the `margin` hops each side of those among them that stand
+    /// `talkerOverFloor` above the recording's residual floor; 1 for the others. A
     /// talker's quiet edges, around the hops he is loud in, stand under the cut: a fit over them
     /// takes them in and, judged by it, they read as single talk (a 60 dB canceller's ERLE read
-    /// 40.0 dB at 22.05 kHz). Returns how many hops the prediction missed (`MissedHops`).
+    /// 40.0 dB at 22.05 kHz where blocks of double talk were already kept from their own fits,
+    /// 60.0 with the margin). Returns the hops the prediction missed (`MissedHops`).
     @discardableResult
     private func exclude(hopsOf mic: [Float], prediction: [Float], valid: Int, ratio: Double, margin: Int = 0,
                          weights: inout [Float]) -> MissedHops {
-        var start = 0, lastExcluded = Int.min / 2
+        let residuals = hopResiduals(mic, prediction, valid: valid)
+        // Only a hop well above the recording's floor widens the cut: noise 10 dB under the echo
+        // leaves hops at the cut wherever the echo is quiet, and the margin around each of them
+        // left a noisy recording's fits too few samples (single talk read as double talk in 1608
+        // of 1738 frames).
+        let floor = margin > 0 ? residualFloor(adding: residuals) : 0
+        var lastExcluded = Int.min / 2
         var all = MissedHops(), echo = MissedHops()
         var excludedHops: [Int] = []
-        while start + hop <= valid {
-            let (residual, predicted) = Self.energies(mic, prediction, start..<(start + hop))
+        for index in residuals.indices {
+            let start = index * hop
+            let (residual, predicted) = residuals[index]
             let active = residual / Double(hop) >= silentMeanSquare && residual >= ratio * predicted
+            let widens = active && residual >= Self.talkerOverFloor * floor * Double(hop)
             let audible = PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare
-            let index = start / hop
-            if active { lastExcluded = index; excludedHops.append(index) }
-            // Left out: this hop, and the `margin` hops after a hop left out.
-            for i in start..<(start + hop) { weights[i] = index - lastExcluded <= margin ? 0 : 1 }
-            if active { all.missed += 1 }
+            if widens { lastExcluded = index; excludedHops.append(index) }
+            // Left out: this hop, and the `margin` hops after a hop that widens the cut.
+            for i in start..<(start + hop) { weights[i] = active || index - lastExcluded <= margin ? 0 : 1 }
+            if active { all.hops.append(index) }
             if audible { all.audible += 1 }
             if audible && predicted / Double(hop) >= silentMeanSquare {
                 echo.audible += 1
-                if active { echo.missed += 1 }
+                if active { echo.hops.append(index) }
             }
-            start += hop
         }
         // And the `margin` hops before each.
         for index in excludedHops {
@@ -585,6 +614,46 @@ struct EchoPathGate {
         }
         return echo.audible > 0 ? echo : all
     }
+
+    /// How far (12 dB) above the recording's residual floor a hop the fit leaves out must stand
+    /// for the hops beside it to be left out too (`exclude`).
+    static let talkerOverFloor = 16.0
+
+    /// Each whole hop's residual and predicted energy.
+    private func hopResiduals(_ mic: [Float], _ prediction: [Float], valid: Int) -> [(residual: Double, predicted: Double)] {
+        (0..<(valid / hop)).map { index in Self.energies(mic, prediction, (index * hop)..<((index + 1) * hop)) }
+    }
+
+    /// The residual hop levels of the blocks fitted so far, in 0.5 dB steps from −200 dB: their
+    /// 2nd percentile is the recording's floor, noise that no path explains.
+    private var residualHistogram = [Int](repeating: 0, count: 401)
+
+    private static func histogramBin(_ meanSquare: Double) -> Int {
+        let decibels = meanSquare > 0 ? 10 * log10(meanSquare) : -200
+        return min(400, max(0, Int(((decibels + 200) * 2).rounded())))
+    }
+
+    /// The floor's mean square over the blocks fitted so far and `residuals` (a block's hops
+    /// under the prediction judged now).
+    private func residualFloor(adding residuals: [(residual: Double, predicted: Double)]) -> Double {
+        var histogram = residualHistogram
+        for (residual, _) in residuals { histogram[Self.histogramBin(residual / Double(hop))] += 1 }
+        let total = histogram.reduce(0, +)
+        guard total > 0 else { return 0 }
+        let rank = Int((Double(total - 1) * ResidualLevels.floorQuantile).rounded(.down))
+        var seen = 0
+        for (bin, count) in histogram.enumerated() {
+            seen += count
+            if seen > rank { return bin == 0 ? 0 : pow(10, (Double(bin) / 2 - 200) / 10) }
+        }
+        return 0
+    }
+
+    /// Adds a block's hops under its final prediction to the floor's histogram.
+    private mutating func noteResiduals(_ mic: [Float], _ prediction: [Float], valid: Int) {
+        for (residual, _) in hopResiduals(mic, prediction, valid: valid) { residualHistogram[Self.histogramBin(residual / Double(hop))] += 1 }
+    }
+
 
     /// Measures a frame for its decision at `finish()`. The residual is first scaled by
     /// B/(B − L) (+0.58 dB): a least-squares fit of L taps on B samples absorbs that share of
