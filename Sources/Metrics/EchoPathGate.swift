@@ -15,10 +15,11 @@ import Foundation
 ///    unexcited keep what earlier blocks learned (on speech through a room: the residual of
 ///    single talk falls to the mic's noise, from 1–7 dB above it when each block starts cold).
 ///    Hops the previous path misses by more than the echo itself are left out of a first refit;
-///    hops the refitted path misses by more than −10 dB of the echo, and in a full block those
-///    within 40 ms of them (a talker's quiet edges), are left out of the final one, so double talk does not bend
-///    the path towards the near end (a stricter cut also drops the hops the path needs to correct
-///    itself, and it stays wrong).
+///    hops the refitted path misses by more than −10 dB of the echo are left out of the final
+///    one, so double talk does not bend the path towards the near end (a stricter cut also drops
+///    the hops the path needs to correct itself, and it stays wrong); in a full block, so are the
+///    40 ms beside those of them that stand 12 dB over the recording's residual floor (a
+///    talker's quiet edges, under the cut).
 /// 3. A block whose audible echo the previous path mostly misses is fitted from nothing, over
 ///    every sample. Where that fit explains what the previous path missed, the echo path
 ///    changed: once its successor is fitted (from it), the block is refitted from the
@@ -28,11 +29,11 @@ import Foundation
 ///    block: the block keeps the previous path, and is judged only by paths fitted elsewhere.
 /// 4. Each block's echo is predicted with its neighbours' fits (the blocks before and after),
 ///    and with its own (a cold block: its first fit and its refit; a block of double talk: none,
-///    but no echo at all); per hop the prediction with the smallest residual is kept. Where the neighbours explain the block's single talk about
-///    as well as its own fits, they alone judge it: a block's own fit takes in part of a talker
-///    well under the echo, under its cut (`classify`). An echo path that changes inside a block
-///    is predicted by the block on the side of the change where the hop lies, instead of being
-///    taken for a talker.
+///    but no echo at all); per hop the prediction with the smallest residual is kept. Where the
+///    neighbours explain the block's single talk about as well as its own fits, they alone judge
+///    it: a block's own fit takes in part of a talker well under the echo, under its cut
+///    (`classify`). An echo path that changes inside a block is predicted by the block on the
+///    side of the change where the hop lies, instead of being taken for a talker.
 /// 5. A frame (two hops) is near-end-active when the residual mic − ŷ, scaled by B/(B − L) (the
 ///    fit's degrees of freedom), is both
 ///    - at or above the near-end silence level (`nearEndSilentDBFS`, −55 dBFS mean square: the
@@ -549,9 +550,10 @@ struct EchoPathGate {
         return (bestResidual, bestPrediction)
     }
 
-    /// How many of a block's audible hops a prediction misses (`exclude`), among those where it
-    /// predicts an audible echo when there are any: only there can a missed hop tell a changed
-    /// path (a block whose far end stops and whose near end then talks alone is no path change).
+    /// The audible hops of a block a prediction misses (`exclude`), and how many are audible,
+    /// among those where it predicts an audible echo when there are any: only there can a missed
+    /// hop tell a changed path (a block whose far end stops and whose near end then talks alone
+    /// is no path change).
     private struct MissedHops {
         /// The hops missed, by index.
         var hops: [Int] = []
@@ -571,8 +573,6 @@ struct EchoPathGate {
         })
     }
 
-
-
     /// Weight 0 for the hops whose residual is at or above `ratio` × the predicted echo (and above
     /// the silence level), and for the `margin` hops each side of those among them that stand
     /// `talkerOverFloor` above the recording's residual floor; 1 for the others. A
@@ -591,14 +591,14 @@ struct EchoPathGate {
         let floor = margin > 0 ? residualFloor(adding: residuals) : 0
         var lastExcluded = Int.min / 2
         var all = MissedHops(), echo = MissedHops()
-        var excludedHops: [Int] = []
+        var widening: [Int] = []
         for index in residuals.indices {
             let start = index * hop
             let (residual, predicted) = residuals[index]
             let active = residual / Double(hop) >= silentMeanSquare && residual >= ratio * predicted
             let widens = active && residual >= Self.talkerOverFloor * floor * Double(hop)
             let audible = PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare
-            if widens { lastExcluded = index; excludedHops.append(index) }
+            if widens { lastExcluded = index; widening.append(index) }
             // Left out: this hop, and the `margin` hops after a hop that widens the cut.
             for i in start..<(start + hop) { weights[i] = active || index - lastExcluded <= margin ? 0 : 1 }
             if active { all.hops.append(index) }
@@ -609,7 +609,7 @@ struct EchoPathGate {
             }
         }
         // And the `margin` hops before each.
-        for index in excludedHops {
+        for index in widening {
             for neighbour in max(0, index - margin)..<index { for i in (neighbour * hop)..<((neighbour + 1) * hop) { weights[i] = 0 } }
         }
         return echo.audible > 0 ? echo : all
@@ -653,7 +653,6 @@ struct EchoPathGate {
     private mutating func noteResiduals(_ mic: [Float], _ prediction: [Float], valid: Int) {
         for (residual, _) in hopResiduals(mic, prediction, valid: valid) { residualHistogram[Self.histogramBin(residual / Double(hop))] += 1 }
     }
-
 
     /// Measures a frame for its decision at `finish()`. The residual is first scaled by
     /// B/(B − L) (+0.58 dB): a least-squares fit of L taps on B samples absorbs that share of
