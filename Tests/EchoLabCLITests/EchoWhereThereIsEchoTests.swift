@@ -182,9 +182,9 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let measured = try metrics("echoed")
         XCTAssertEqual(try XCTUnwrap(measured["erl_db"] as? Double), 8, accuracy: 0.3)
         XCTAssertEqual(try XCTUnwrap(measured["erle_db"] as? Double), 20, accuracy: 0.3)
-        // The tracks give 220 single-talk frames. The gate finds 146: the block the talker
+        // The tracks give 220 single-talk frames. The gate finds 144: the block the talker
         // covers keeps the path fitted before it, which explains this synthetic voice's echo by
-        // only 17 dB at pitches it did not hear (a fit of its own found 8 more, and took 5 of the
+        // only 17 dB at pitches it did not hear (a fit of its own found 10 more, and took 5 of the
         // talker's frames as single talk with them).
         XCTAssertGreaterThan(try XCTUnwrap((measured["gate"] as? [String: Any])?["single_talk_analysis_frames"] as? Int), 140)
         XCTAssertTrue(measured["echo_unmeasured"] is NSNull)
