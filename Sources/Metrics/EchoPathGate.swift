@@ -569,8 +569,13 @@ struct EchoPathGate {
     private func stillMissed(_ hops: [Int], mic: [Float], prediction: [Float]) -> Int {
         hops.count(where: { index in
             let (residual, predicted) = Self.energies(mic, prediction, (index * hop)..<((index + 1) * hop))
-            return residual / Double(hop) >= silentMeanSquare && residual >= predicted
+            return misses(residual: residual, predicted: predicted, ratio: 1)
         })
+    }
+
+    /// Whether a hop's residual energy is audible and at or above `ratio` × its predicted echo.
+    private func misses(residual: Double, predicted: Double, ratio: Double) -> Bool {
+        residual / Double(hop) >= silentMeanSquare && residual >= ratio * predicted
     }
 
     /// Weight 0 for the hops whose residual is at or above `ratio` × the predicted echo (and above
@@ -595,7 +600,7 @@ struct EchoPathGate {
         for index in residuals.indices {
             let start = index * hop
             let (residual, predicted) = residuals[index]
-            let active = residual / Double(hop) >= silentMeanSquare && residual >= ratio * predicted
+            let active = misses(residual: residual, predicted: predicted, ratio: ratio)
             let widens = active && residual >= Self.talkerOverFloor * floor * Double(hop)
             let audible = PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare
             if widens { lastExcluded = index; widening.append(index) }
