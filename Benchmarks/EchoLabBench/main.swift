@@ -29,7 +29,9 @@ let repetitions = 5
 let shortRunRepetitions = 7
 let work = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-bench-\(getpid())").path
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: work) }
+// The bench writes some 650 MB of calls and evals there. A `defer` at top level never runs when
+// the bench ends by `exit` (as it does with its status), so the folder goes at exit.
+atexit { try? FileManager.default.removeItem(atPath: work) }
 
 func path(_ name: String) -> String { (work as NSString).appendingPathComponent(name) }
 func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
