@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import VirtualTime
 import XCTest
 @testable import Simulation
@@ -50,5 +51,32 @@ final class EchoPathTests: XCTestCase {
         path.process(input, into: &out)
         XCTAssertEqual(out.max()!, 0.5, accuracy: 1e-6)
         XCTAssertEqual(out.min()!, -0.5, accuracy: 1e-6)
+    }
+}
+
+final class ImpulseResponseFileRateTests: XCTestCase {
+    /// A response file is a filter: a single tap of 0.5 is −6 dB at any rate it was written at.
+    /// Resampled as a signal it was not (a 16 kHz file at 48 kHz read 6 dB louder in band, a
+    /// 96 kHz one 6 dB quieter). A 1 kHz tone lies in every rate's band, so its echo is exactly
+    /// the tap's gain and the path's −8 dB.
+    func testAResponseFileHasTheSameGainAtEveryRateItIsWrittenAt() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-ir-rate-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for rate in [8_000, 16_000, 44_100, 48_000, 96_000] {
+            var taps = [Float](repeating: 0, count: rate / 10)
+            taps[rate / 100] = 0.5
+            let file = "\(folder)/rir-\(rate).wav"
+            try SoundFileWriter.write(taps, to: file, sampleRate: rate)
+            let scenario = Scenario(name: "rir-\(rate)", farEnd: .generator(.tone(frequency: 1000, levelDBFS: -20), seed: 1),
+                                    echoPath: EchoPathSettings(delayMilliseconds: 20, gainDB: -8,
+                                                               impulseResponse: .file(path: file, channel: .monoOnly)),
+                                    voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
+                                    duration: .seconds(1))
+            let run = try ScenarioRunner(scenario: scenario).run()
+            let echo = run.recording.echo[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+            let played = run.recording.played[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+            XCTAssertEqual(10 * log10(echo / played), -14.02, accuracy: 0.05, "a response file at \(rate) Hz")
+        }
     }
 }

@@ -70,7 +70,7 @@ extension AcousticEchoPath {
         switch settings.impulseResponse {
         case .none: response = nil
         case .file(let file, let channel)?:
-            response = try AudioFileStream.readAll(path: file, targetRate: rate, selection: channel).samples
+            response = try AudioFileStream.readImpulseResponse(path: file, targetRate: rate, selection: channel)
             if response?.isEmpty ?? true { throw CallError.input("\(file): impulse response is empty") }
         case .synthetic(let rt60, let seed)?:
             response = SyntheticRoom.impulseResponse(rt60Milliseconds: rt60, sampleRate: rate, seed: seed)
