@@ -11,8 +11,8 @@ struct ComparedRun: Sendable {
     var library: String?
     /// The gate's figures (`EvalComparison.judgedFigures`), by their path in `metrics`.
     var figures: [String: EvalComparison.Figure] = [:]
-    /// The near end was removed entirely: its attenuation is only a bound.
-    var isNearEndLost = false
+    /// The near-end figures that say the near end was removed entirely (each then only a bound).
+    var lostNearEnds: Set<EvalComparison.NearEndMeasure> = []
     /// The call's device and route segments; nil where the file lists none (a recording, an
     /// older file).
     var segments: [Segment]?
@@ -66,8 +66,7 @@ struct ComparedRun: Sendable {
         for (keys, _) in EvalComparison.judgedFigures {
             figures[keys.path] = Self.figure(result, keys.under("metrics."))
         }
-        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.under("metrics.")
-        isNearEndLost = result.value(at: attenuation.bound!)?.boolValue == true
+        lostNearEnds = Set(EvalComparison.NearEndMeasure.allCases.filter { result.value(at: "metrics." + $0.keys.lost)?.boolValue == true })
         segments = result["segments"]?.arrayValue.map { list in
             list.map { segment in
                 Segment(startSeconds: segment["start_s"]?.doubleValue,

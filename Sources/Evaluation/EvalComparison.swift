@@ -4,7 +4,8 @@ import Metrics
 
 /// The regression gate: two `eval.json` files (a committed baseline and the current run)
 /// compared item × mode. A run regressed when its echo removal (steady or whole ERLE, TCLw) fell,
-/// or its near-end attenuation or double-talk attenuation range rose, by more than the threshold —
+/// or what it took of the near end (in double talk, alone, or a recording's estimate) or its
+/// double-talk attenuation range rose, by more than the threshold, or it lost a near end it kept —
 /// ERLE over the whole call or in any of its device and route segments; when it gained a finding
 /// (the app mistake the lint exists to catch, or a telephony requirement missed); when a fault
 /// counter of its pipeline (underruns, drops, clipped samples, canceller resets, clicks, gaps …)
@@ -63,10 +64,10 @@ public struct EvalComparison: Sendable {
         case segment(Segment)
         /// A level in dB of one segment, by its key (`erle_steady_db`, `erle_db`).
         case segmentLevel(Segment, metric: String)
-        /// The near end kept in double talk and now lost entirely.
-        case nearEndLost
+        /// The near end kept and now lost entirely, read from `measure`.
+        case nearEndLost(NearEndMeasure)
         /// The near end lost and now kept.
-        case nearEndKept
+        case nearEndKept(NearEndMeasure)
         /// How often the run breaks a rule (a lint finding, a missed telephony requirement).
         case finding(rule: String)
         /// A fault counter of the pipeline, or a buffer's `conserved` flag, by its dotted path
@@ -89,6 +90,22 @@ public struct EvalComparison: Sendable {
 
         /// The change is of a scorer's score (in its own unit, such as MOS).
         public var isScore: Bool { if case .score = self { true } else { false } }
+    }
+
+    /// Which of a run's near-end figures says the near end is lost: the near-end track in double
+    /// talk or while the near end talks alone, or, without a track (a recording), the tap-free
+    /// gate's estimate.
+    public enum NearEndMeasure: Sendable, Equatable, CaseIterable {
+        case doubleTalk, singleTalk, estimate
+
+        /// The figure, and the key that says the near end is lost there (the figure then a bound).
+        var keys: (figure: EvalDocument.FigureKeys, lost: String) {
+            switch self {
+            case .doubleTalk: (EvalDocument.Figure.nearEndAttenuation.keys, EvalDocument.Figure.nearEndAttenuation.keys.bound!)
+            case .singleTalk: (EvalDocument.Figure.nearEndSingleTalkAttenuation.keys, EvalDocument.Figure.nearEndSingleTalkAttenuation.keys.bound!)
+            case .estimate: (EvalDocument.Figure.nearEndEstimate.keys, "near_end_estimate.near_end_lost")
+            }
+        }
     }
 
     /// A segment of a call as eval.json has it: its number (from 1), where it starts and the
@@ -271,12 +288,14 @@ public struct EvalComparison: Sendable {
 
     /// The run's figures the gate judges, by their keys in `metrics`: echo removal, higher is
     /// better (ERLE, steady and whole; TCLw, the telephony standards' weighted echo loss), and
-    /// what was taken of the near end, lower is better (its attenuation in double talk; the send
-    /// attenuation range, the 95th percentile P.340 categorises, which can grow while the mean
-    /// holds). A figure on too few frames (`FigureConfidence`) is not judged.
+    /// what was taken of the near end, lower is better (its attenuation in double talk and while
+    /// it talks alone; without a near-end track, the output's drop under the talker the gate
+    /// hears; the send attenuation range, the 95th percentile P.340 categorises, which can grow
+    /// while the mean holds). A figure on too few frames (`FigureConfidence`) is not judged.
     static let judgedFigures: [(keys: EvalDocument.FigureKeys, higherIsBetter: Bool)] =
         [(EvalDocument.Figure.erleSteady.keys, true), (EvalDocument.Figure.erle.keys, true), (EvalDocument.Figure.tclw.keys, true),
-         (EvalDocument.Figure.nearEndAttenuation.keys, false), (EvalDocument.Figure.doubleTalkRange.keys, false)]
+         (EvalDocument.Figure.nearEndAttenuation.keys, false), (EvalDocument.Figure.nearEndSingleTalkAttenuation.keys, false),
+         (EvalDocument.Figure.nearEndEstimate.keys, false), (EvalDocument.Figure.doubleTalkRange.keys, false)]
     /// What a segment's figures are judged on (its keys are flat; higher is better).
     static let segmentFigures = [
         EvalDocument.FigureKeys(path: "erle_steady_db", frames: "erle_steady_analysis_frames", bound: "erle_steady_is_lower_bound"),
@@ -372,23 +391,28 @@ public struct EvalComparison: Sendable {
         case (nil, nil):
             break
         }
-        let attenuation = EvalDocument.Figure.nearEndAttenuation.keys.path
-        let wasLost = before.isNearEndLost, isLost = after.isNearEndLost
+        var nearEndChanges: [(change: Change, isRegression: Bool)] = []
         for (keys, higherIsBetter) in Self.judgedFigures {
-            // A near end kept and now lost, or lost and now kept, is judged as that (below); lost
-            // in both, the two bounds are compared as any are (never certainly).
-            if keys.path == attenuation && wasLost != isLost { continue }
-            compare(key, .level(metric: keys.path), before.figures[keys.path] ?? .none, after.figures[keys.path] ?? .none,
-                    higherIsBetter: higherIsBetter)
-        }
-        // A near end kept and now lost entirely is the worst a canceller can do to it, whatever
-        // its bound says; lost and now kept is a fix. Judged on enough double-talk frames only.
-        if case .value? = before.figures[attenuation], case .value? = after.figures[attenuation] {
-            if isLost && !wasLost {
-                regressions.append(Change(run: key, subject: .nearEndLost, baseline: .nearEndKept, current: .nearEndLost, delta: nil))
-            } else if wasLost && !isLost {
-                improvements.append(Change(run: key, subject: .nearEndKept, baseline: .nearEndLost, current: .nearEndKept, delta: nil))
+            let was = before.figures[keys.path] ?? .none, now = after.figures[keys.path] ?? .none
+            // A near end kept and now lost entirely is the worst a canceller can do to it,
+            // whatever its bound says; lost and now kept is a fix. Judged so where both sides
+            // stand on enough frames; where one does not, the figure is judged as any is (a
+            // figure on too few frames now is a regression). Lost in both, the two bounds are
+            // compared as any are (never certainly).
+            if let measure = NearEndMeasure.allCases.first(where: { $0.keys.figure.path == keys.path }),
+               case .value = was, case .value = now {
+                let wasLost = before.lostNearEnds.contains(measure), isLost = after.lostNearEnds.contains(measure)
+                if wasLost != isLost {
+                    nearEndChanges.append(isLost
+                        ? (Change(run: key, subject: .nearEndLost(measure), baseline: .nearEndKept, current: .nearEndLost, delta: nil), true)
+                        : (Change(run: key, subject: .nearEndKept(measure), baseline: .nearEndLost, current: .nearEndKept, delta: nil), false))
+                    continue
+                }
             }
+            compare(key, .level(metric: keys.path), was, now, higherIsBetter: higherIsBetter)
+        }
+        for (change, isRegression) in nearEndChanges {
+            if isRegression { regressions.append(change) } else { improvements.append(change) }
         }
         compareSegments(key, before.segments, after.segments)
         compareFindings(key, before, after)
@@ -396,11 +420,13 @@ public struct EvalComparison: Sendable {
         compareCounters(key, before.counters, after.counters)
     }
 
-    /// Fault counters and `conserved` flags both pipelines have, by path: a count that rose is a
-    /// regression, one that fell an improvement; a buffer that stopped conserving samples a regression.
+    /// Fault counters and `conserved` flags of the baseline's pipeline, by path: a count that rose
+    /// is a regression, one that fell an improvement; a buffer that stopped conserving samples, or
+    /// a counter or flag CURRENT no longer has, a regression.
     private mutating func compareCounters(_ key: RunKey, _ before: [(path: [String], value: ComparedRun.Counter)]?,
                                           _ after: [(path: [String], value: ComparedRun.Counter)]?) {
-        guard let before, let after else { return }
+        guard let before else { return }
+        let after = after ?? []   // a pipeline now null counts none of the baseline's faults
         // Keys are unique at each level, so paths of keys are unique.
         let now = Dictionary(uniqueKeysWithValues: after.map { ($0.path, $0.value) })
         for (keys, was) in before {
@@ -414,6 +440,12 @@ public struct EvalComparison: Sendable {
                                            current: .count(Int(saturating: b)), delta: b - a))
             case (.flag(true), .flag(false)?):
                 regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(true), current: .flag(false), delta: nil))
+            case (.count(let a), nil):
+                // A gate must not pass on less: a fault the file no longer counts may have risen.
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .count(Int(saturating: a)), current: .missing,
+                                          delta: nil))
+            case (.flag(let flag), nil):
+                regressions.append(Change(run: key, subject: .counter(path: path), baseline: .flag(flag), current: .missing, delta: nil))
             default:
                 break
             }

@@ -183,6 +183,12 @@ public enum EvalDocument {
                                                bound: "near_end.attenuation_is_lower_bound") {
             ($0.nearEnd?.attenuationDB, $0.nearEnd?.doubleTalkFrames ?? 0, $0.nearEnd?.attenuationIsLowerBound ?? false)
         }
+        /// The near end while it talks alone (the far end silent): a canceller should leave it whole.
+        static let nearEndSingleTalkAttenuation = Figure(path: "near_end.single_talk_attenuation_db",
+                                                         frames: "near_end.single_talk_analysis_frames",
+                                                         bound: "near_end.single_talk_attenuation_is_lower_bound") {
+            ($0.nearEnd?.singleTalkAttenuationDB, $0.nearEnd?.singleTalkFrames ?? 0, $0.nearEnd?.singleTalkAttenuationIsLowerBound ?? false)
+        }
         /// The tap-free near-end estimate of a run without a near-end track (a recording).
         static let nearEndEstimate = Figure(path: "near_end_estimate.output_drop_db", frames: "near_end_estimate.analysis_frames",
                                             bound: "near_end_estimate.output_drop_is_lower_bound") {

@@ -13,7 +13,7 @@ extension EvalDocument {
     /// or nil when every key the readers use has its type: `complete`, `planned`, `items` (each
     /// with a unique `index` if any, a `name`, a `file` and `results`, each result with a mode
     /// unique in its item, an OUT-relative `folder` that stays inside OUT, an `error`, and when it
-    /// ran, its metrics as numbers or null, its `scores` (if any) as scorer results, its `pipeline` (a recording's faults, or null from an older eval) with fault
+    /// ran, its metrics as numbers or null, its `findings` as a list of rule names, its `scores` (if any) as scorer results, its `pipeline` (a recording's faults, or null from an older eval) with fault
     /// counters as numbers, and no other run of its name and mode that ran).
     public static func problem(in document: JSONValue) -> String? {
         guard document.objectValue != nil else { return "not a JSON object" }
@@ -82,6 +82,11 @@ extension EvalDocument {
             if let value = metrics?.value(at: path), value.doubleValue == nil, !value.isNull {
                 return "\(key).metrics.\(path): not a number or null"
             }
+        }
+        // The lint's gate reads them: a list it cannot read passed a new finding as "no change".
+        // Every eval.json EchoLab wrote lists them for a run that ran, none or more.
+        guard let findings = result["findings"]?.arrayValue, findings.allSatisfy({ $0.stringValue != nil }) else {
+            return "\(key).findings: missing or not a list of rule names"
         }
         if let problem = problem(inSegments: result["segments"], key: "\(key).segments") { return problem }
         // The score gate reads them: a list it cannot read, taken as no scores, passed a

@@ -161,13 +161,22 @@ extension ComparisonMarkdown {
         case .level(let metric): metric
         case .segment(let segment): words(segment)
         case .segmentLevel(let segment, let metric): "\(words(segment)): \(metric)"
-        case .nearEndLost: "near end lost"
-        case .nearEndKept: "near end kept"
+        case .nearEndLost(let measure): "near end lost" + words(measure)
+        case .nearEndKept(let measure): "near end kept" + words(measure)
         case .finding(let rule): "finding \(rule)"
         case .counter(let path): "pipeline.\(path)"
         case .library: "library"
         case .scorer(let name): "scorer \(name)"
         case .score(let scorer, let name, let talkType): "score \(scorer) \(name) (\(talkType))"
+        }
+    }
+
+    /// Where a near end was lost or kept: nothing for double talk (the measure it always was).
+    static func words(_ measure: EvalComparison.NearEndMeasure) -> String {
+        switch measure {
+        case .doubleTalk: ""
+        case .singleTalk: " in near-end single talk"
+        case .estimate: " (estimate, no near-end track)"
         }
     }
 
@@ -191,7 +200,13 @@ extension ComparisonMarkdown {
         case .missing: "missing"
         case .notInBaseline: "not in the baseline"
         case .nearEndKept: "kept"
-        case .nearEndLost: subject == .nearEndLost ? "lost (nothing of the near talker sent in double talk)" : "lost"
+        case .nearEndLost:
+            switch subject {
+            case .nearEndLost(.doubleTalk): "lost (nothing of the near talker sent in double talk)"
+            case .nearEndLost(.singleTalk): "lost (nothing of the near talker sent while it talked alone)"
+            case .nearEndLost(.estimate): "lost (the output 20 dB or more under the talker the gate hears, on half its frames or more)"
+            default: "lost"
+            }
         case .scored: "scored"
         case .notRun: "not run"
         case .unscored(let reason): "unscored: \(reason ?? "no reason given")"
