@@ -422,6 +422,10 @@ public struct CorpusRun {
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
                                        cancellation: cancellation)
+                // Each run's folder is locked inside the one eval holds: a `run` writing there
+                // meanwhile fails this run instead of the two splicing their files.
+                output.lockingFor = "eval"
+                output.lockIsInsideOwnFolder = true
                 output.decodedAudio = decodedAudio
                 output.echoPaths = echoPaths
                 output.hardwareStreams = hardwareStreams

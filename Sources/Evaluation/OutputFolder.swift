@@ -64,8 +64,10 @@ public enum OutputFolder {
     /// it created, if nothing else was put in them (parallel runs share an item's folder).
     /// With `lockingFor`, `body` runs holding the folder's `OutputLock` for that command; a folder
     /// another process holds is refused (`OutputLock.Held`) and nothing in it is touched, even if
-    /// this call saw no folder at first (the holder made it meanwhile).
-    static func writing<T>(into folder: String, lockingFor command: String? = nil, _ body: () throws -> T) throws -> T {
+    /// this call saw no folder at first (the holder made it meanwhile); so is one inside a folder
+    /// another process holds, unless `insideOwnFolder` (an eval's run, in the folder it holds).
+    static func writing<T>(into folder: String, lockingFor command: String? = nil, insideOwnFolder: Bool = false,
+                           _ body: () throws -> T) throws -> T {
         var created: [String] = []
         var lock: OutputLock?
         // Held until the folder is removed after a failure too: no other run takes it meanwhile.
@@ -74,7 +76,7 @@ public enum OutputFolder {
             created = try AtomicFile.prepareDirectory(folder)
             if let command {
                 do {
-                    lock = try OutputLock(folder: folder, command: command)
+                    lock = try OutputLock(folder: folder, command: command, insideOwnFolder: insideOwnFolder)
                 } catch {
                     AtomicFile.removeEmptyFolders(created)
                     throw LockRefused(error: error)

@@ -18,21 +18,29 @@ public final class OutputLock {
     private let descriptor: Int32
     private let path: String
 
-    /// Takes the lock of `folder` (which exists) for `command`, or throws `Held` naming the holder.
-    public convenience init(folder: String, command: String) throws {
+    /// Takes the lock of `folder` (which exists) for `command`, or throws `Held` naming the holder
+    /// — also where another command holds a folder `folder` lies in (an eval's output folder,
+    /// whose runs it replaces and lists), unless `insideOwnFolder` (an eval's own run, inside the
+    /// folder it holds itself).
+    public convenience init(folder: String, command: String, insideOwnFolder: Bool = false) throws {
         try self.init(lockFile: (folder as NSString).appendingPathComponent(Self.fileName), guarding: folder,
-                      kind: "folder", command: command)
+                      kind: "folder", command: command, enclosedBy: insideOwnFolder ? nil : folder)
     }
 
     /// Takes the lock of the output file `file` (whose folder exists) for `command`: two
     /// processes writing one file would each replace the other's temporary as it is written.
+    /// A file in a folder another command holds is refused as a folder there is.
     public convenience init(file: String, command: String) throws {
         let folder = InputFile.parent(of: file), name = InputFile.lastComponent(of: file)
         let lockFile = folder.isEmpty ? ".\(name).echolab.lock" : (folder as NSString).appendingPathComponent(".\(name).echolab.lock")
-        try self.init(lockFile: lockFile, guarding: file, kind: "file", command: command)
+        try self.init(lockFile: lockFile, guarding: file, kind: "file", command: command, enclosedBy: folder.isEmpty ? "." : folder,
+                      includingItself: true)
     }
 
-    private convenience init(lockFile path: String, guarding guarded: String, kind: String, command: String) throws {
+    /// `enclosedBy`: a folder whose enclosing folders' holders refuse this lock too (with
+    /// `includingItself`, that folder's own holder as well).
+    private convenience init(lockFile path: String, guarding guarded: String, kind: String, command: String, enclosedBy enclosed: String?,
+                             includingItself: Bool = false) throws {
         // Everything that can fail happens before the object exists: a refused lock must not
         // reach `deinit`, which unlinks the holder's file.
         var descriptor: Int32 = -1
@@ -60,7 +68,37 @@ public final class OutputLock {
         let line = "echolab \(command), pid \(getpid())\n"
         _ = ftruncate(descriptor, 0)
         SystemCalls.write(line, atStartOf: descriptor)
+        // Looked for with this lock held: an eval that takes its folder after this look takes
+        // each of its runs' folders too, and finds this one held.
+        if let enclosed, let (folder, holder) = Self.enclosingHolder(of: enclosed, includingItself: includingItself) {
+            unlink(path)
+            close(descriptor)
+            throw Held(folder: guarded, holder: holder, kind: kind, enclosingFolder: folder)
+        }
         self.init(descriptor: descriptor, path: path)
+    }
+
+    /// The nearest folder enclosing `folder` (with `includingItself`, `folder` too) whose lock
+    /// another command holds, and what its lock file says of that command; nil where none is held.
+    /// A lock file nobody holds (left by a command that was killed) is no holder.
+    static func enclosingHolder(of folder: String, includingItself: Bool) -> (folder: String, holder: String)? {
+        guard let resolved = realpath(folder, nil) else { return nil }
+        var current = String(cString: resolved)
+        free(resolved)
+        if !includingItself {
+            guard current != "/" else { return nil }
+            current = InputFile.parent(of: current)
+        }
+        while true {
+            let lockFile = (current as NSString).appendingPathComponent(fileName)
+            let descriptor = open(lockFile, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if descriptor >= 0 {
+                defer { close(descriptor) }
+                if flock(descriptor, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK { return (current, holder(descriptor)) }
+            }
+            if current == "/" { return nil }
+            current = InputFile.parent(of: current)
+        }
     }
 
     private init(descriptor: Int32, path: String) {
@@ -82,15 +120,18 @@ public final class OutputLock {
         return text.isEmpty || text.contains("\n") ? "another echolab" : text
     }
 
-    /// Another command holds the folder's (or the output file's) lock.
+    /// Another command holds the folder's (or the output file's) lock, or that of a folder it lies in.
     public struct Held: DescribedError {
         /// The folder or file as the command was given it.
         public let folder: String
         public let holder: String
         /// "folder" or "file".
         public var kind = "folder"
+        /// The folder, enclosing this one, whose lock is held (its full path); nil where it is this one's.
+        public var enclosingFolder: String?
         public var description: String {
-            "\(folder): \(holder) is writing this \(kind); wait for it to finish or choose another --out"
+            let writing = enclosingFolder.map { "\($0), which holds this \(kind)" } ?? "this \(kind)"
+            return "\(folder): \(holder) is writing \(writing); wait for it to finish or choose another --out"
         }
     }
 }

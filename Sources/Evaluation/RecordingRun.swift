@@ -51,7 +51,9 @@ public struct RecordingRun {
 
     public func run() throws -> RunSummary {
         try OutputFolder.check(outputDirectory, holdsNone: item.inputs, of: item.name)
-        return try OutputFolder.writing(into: outputDirectory, runInto)
+        // eval holds the folder the run goes into; the run's own folder is locked too, so that a
+        // `run` or `process` writing there meanwhile fails this run, not both.
+        return try OutputFolder.writing(into: outputDirectory, lockingFor: "eval", insideOwnFolder: true, runInto)
     }
 
     private func runInto() throws -> RunSummary {

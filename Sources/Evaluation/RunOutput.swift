@@ -54,9 +54,12 @@ public struct RunOutput {
     /// The scorers that score the call (`--scorer`); each is started on its first request and
     /// stays running for the next run (the caller stops them).
     public var scorers: [ScorerProcess] = []
-    /// The command (`run`) that holds the output folder's `OutputLock` while the run writes it;
-    /// nil takes none (`eval` holds the lock of the folder its runs go into).
+    /// The command (`run`, `eval`) that holds the output folder's `OutputLock` while the run
+    /// writes it; nil takes none.
     public var lockingFor: String?
+    /// The output folder lies in one this process holds (an eval's run): the lock does not look
+    /// for holders of the folders it lies in.
+    var lockIsInsideOwnFolder = false
 
     public init(scenario: Scenario, outputDirectory: String, taps: TapSelection = .standard, renderer: (any ReportRenderer)?,
                 cancellation: RunCancellation? = nil, progress: ((RunProgress) -> Void)? = nil) {
@@ -75,7 +78,9 @@ public struct RunOutput {
     /// as written (built once).
     func run(summarising: Bool) throws -> (report: RunReport, summary: RunSummary?) {
         try OutputFolder.check(outputDirectory, for: scenario)
-        return try OutputFolder.writing(into: outputDirectory, lockingFor: lockingFor) { try runInto(summarising: summarising) }
+        return try OutputFolder.writing(into: outputDirectory, lockingFor: lockingFor, insideOwnFolder: lockIsInsideOwnFolder) {
+            try runInto(summarising: summarising)
+        }
     }
 
     private func runInto(summarising: Bool) throws -> (report: RunReport, summary: RunSummary?) {

@@ -1,3 +1,5 @@
+import AudioCore
+import AudioInterop
 import EchoLabTestSupport
 import Foundation
 import XCTest
@@ -61,5 +63,53 @@ final class EvalOutputLockTests: XCTestCase {
         let results = (eval["items"] as! [[String: Any]]).flatMap { $0["results"] as! [[String: Any]] }
         XCTAssertEqual(results.count, 6, "three items × the first eval's two modes")
         XCTAssertEqual(Set(results.compactMap { $0["mode"] as? String }), ["speex:intensityRecommended", "webrtc:intensityMax"])
+    }
+
+    /// Holds `folder`'s lock from this process as `holder` says, as a running command would.
+    private func hold(_ folder: URL, as holder: String) throws -> Int32 {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let lock = open(folder.appendingPathComponent(".echolab.lock").path, O_RDWR | O_CREAT, 0o644)
+        XCTAssertGreaterThanOrEqual(lock, 0)
+        XCTAssertEqual(flock(lock, LOCK_EX | LOCK_NB), 0)
+        _ = "\(holder)\n".withCString { write(lock, $0, strlen($0)) }
+        return lock
+    }
+
+    /// A `run` or `process` into a folder inside one an eval is writing would splice its files
+    /// with the eval's run there, which then removed the folder on failing (a new user's trial):
+    /// refused, naming the eval and its folder, and nothing written.
+    func testARunOrProcessInsideAFolderAnEvalWritesIsRefused() throws {
+        let out = root.appendingPathComponent("out")
+        let lock = try hold(out, as: "echolab eval, pid 4242")
+        defer { close(lock) }
+        let held = URL(fileURLWithPath: out.path).resolvingSymlinksInPath().path
+        let run = try runEchoLab(["run", "corpus/delay.json", "--out", "out/delay/speex", "--no-taps"], in: root)
+        XCTAssertEqual(run.status, 1, run.standardOutput + run.standardError)
+        XCTAssertEqual(run.standardError,
+                       "echolab: out/delay/speex: echolab eval, pid 4242 is writing \(held), which holds this folder; wait for it to finish or choose another --out\n")
+        let tone = SignalGenerator.render(.tone(frequency: 440, levelDBFS: -20), sampleRate: 48_000, count: 48_000, seed: 1)
+        for name in ["mic.wav", "loopback.wav"] { try SoundFileWriter.write(tone, to: root.appendingPathComponent(name).path, sampleRate: 48_000) }
+        let process = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "loopback.wav", "--out", "out/sent.wav"], in: root)
+        XCTAssertEqual(process.status, 1, process.standardOutput + process.standardError)
+        XCTAssertTrue(process.standardError.contains("echolab eval, pid 4242 is writing \(held), which holds this file"), process.standardError)
+        XCTAssertEqual(allFiles(under: out), [".echolab.lock"], "nothing written beside the holder's lock")
+    }
+
+    /// An eval whose run folder a `run` is writing fails that run alone, naming the holder, and
+    /// leaves the folder as the holder writes it; its other runs run.
+    func testAnEvalRunWhoseFolderARunWritesFailsAlone() throws {
+        let folder = root.appendingPathComponent("out/speech/disabled")
+        let lock = try hold(folder, as: "echolab run, pid 4242")
+        defer { close(lock) }
+        let sentinel = folder.appendingPathComponent("mic.wav")
+        try Data("the run's own".utf8).write(to: sentinel)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--modes", "disabled"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertTrue(eval.standardError.contains("out/speech/disabled: echolab run, pid 4242 is writing this folder"), eval.standardError)
+        XCTAssertEqual(try Data(contentsOf: sentinel), Data("the run's own".utf8))
+        let document = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        let results = (document["items"] as! [[String: Any]]).flatMap { $0["results"] as! [[String: Any]] }
+        XCTAssertEqual(results.filter { $0["error"] is NSNull }.count, 1, "the other item ran")
+        XCTAssertEqual(results.compactMap { $0["error"] as? String }.count, 1)
     }
 }
