@@ -37,15 +37,15 @@ extension ScenarioLoader {
     static func hardwareAction(_ name: String, _ reader: JSONObjectReader) throws -> HardwareAction? {
         switch name {
         case "route_change":
-            guard let route = try reader.string("route") else { throw reader.fail("route", "missing (\(AudioRoute.allCases.map(\.rawValue).joined(separator: ", ")))") }
+            guard let route = try reader.string("route") else { throw reader.missing("route", AudioRoute.allCases.map(\.rawValue).joined(separator: ", ")) }
             return .routeChange(try choice(route, reader, "route"))
         case "set_input_data_source":
-            guard let source = try reader.string("source") else { throw reader.fail("source", "missing (bottom, front or back)") }
+            guard let source = try reader.string("source") else { throw reader.missing("source", "bottom, front or back") }
             return .setInputDataSource(try choice(source, reader, "source"))
         case "activate_session": return .activateSession
         case "deactivate_session": return .deactivateSession
         case "set_audio_enabled":
-            guard let enabled = try reader.bool("enabled") else { throw reader.fail("enabled", "missing (true or false)") }
+            guard let enabled = try reader.bool("enabled") else { throw reader.missing("enabled", "true or false") }
             return .setAudioEnabled(enabled)
         case "interruption_begin": return .interruptionBegin
         case "interruption_end": return .interruptionEnd

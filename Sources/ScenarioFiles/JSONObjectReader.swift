@@ -39,6 +39,34 @@ final class JSONObjectReader {
         ScenarioError(file: file, key: key.map(keyPath), problem: problem)
     }
 
+    /// A required key that is not there, `detail` saying what it takes. Where the object holds a
+    /// key nobody asked for that is `key` misspelt (two edits or fewer: `mdoe`, `acton`, `fiel`),
+    /// that key is the fault and is named instead, as `finish()` would name it had the reading
+    /// got that far ("timeline[0].mdoe: unknown key (did you mean 'mode'?)").
+    func missing(_ key: String, _ detail: String? = nil) -> ScenarioError {
+        let misspelt = members.keys.filter { !used.contains($0) && Self.edits(from: $0, to: key) <= 2 }.sorted()
+        if let typo = misspelt.first { return fail(typo, "unknown key (did you mean '\(key)'?)") }
+        return fail(key, "missing" + (detail.map { " (\($0))" } ?? ""))
+    }
+
+    /// The fewest insertions, deletions, substitutions and swaps of neighbours that turn `a`
+    /// into `b` (optimal string alignment).
+    static func edits(from a: String, to b: String) -> Int {
+        let x = Array(a), y = Array(b)
+        guard !x.isEmpty, !y.isEmpty else { return max(x.count, y.count) }
+        var table = [[Int]](repeating: [Int](repeating: 0, count: y.count + 1), count: x.count + 1)
+        for i in 0...x.count { table[i][0] = i }
+        for j in 0...y.count { table[0][j] = j }
+        for i in 1...x.count {
+            for j in 1...y.count {
+                let cost = x[i - 1] == y[j - 1] ? 0 : 1
+                table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1, table[i - 1][j - 1] + cost)
+                if i > 1, j > 1, x[i - 1] == y[j - 2], x[i - 2] == y[j - 1] { table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1) }
+            }
+        }
+        return table[x.count][y.count]
+    }
+
     func has(_ key: String) -> Bool {
         guard let value = members[key] else { return false }
         return value != .null

@@ -199,7 +199,7 @@ public enum ScenarioLoader {
                 return (path, .monoOnly)
             }
             guard let object = try reader.object(key) else { return nil }
-            guard let file = try object.string("file") else { throw object.fail("file", "missing") }
+            guard let file = try object.string("file") else { throw object.missing("file") }
             let channel = try channelSelection(object)
             try object.finish()
             let path = try existing(file, object, "file")
@@ -292,12 +292,12 @@ public enum ScenarioLoader {
         }
 
         func micDevice(_ reader: JSONObjectReader) throws -> MicDevice {
-            guard let name = try reader.string("device") else { throw reader.fail("device", "missing (default, file, generator or passthrough)") }
+            guard let name = try reader.string("device") else { throw reader.missing("device", "default, file, generator or passthrough") }
             let device: MicDevice
             switch name {
             case "default": device = .default
             case "file":
-                guard let source = try signalSource(reader, "file") else { throw reader.fail("file", "missing") }
+                guard let source = try signalSource(reader, "file") else { throw reader.missing("file") }
                 device = .file(source, loops: try reader.bool("loop") ?? false, options: try appOptions(reader))
             case "generator":
                 let (kind, seed) = try signalKind(reader, key: "signal")
@@ -310,7 +310,7 @@ public enum ScenarioLoader {
         }
 
         func speakerDevice(_ reader: JSONObjectReader) throws -> SpeakerDevice {
-            guard let name = try reader.string("device") else { throw reader.fail("device", "missing (default, recording, mixing or passthrough)") }
+            guard let name = try reader.string("device") else { throw reader.missing("device", "default, recording, mixing or passthrough") }
             let device: SpeakerDevice
             switch name {
             case "default": device = .default
@@ -330,7 +330,7 @@ public enum ScenarioLoader {
                 }
                 device = .recording(fileName: file, options: try appOptions(reader))
             case "mixing":
-                guard let music = try signalSource(reader, "music") else { throw reader.fail("music", "missing") }
+                guard let music = try signalSource(reader, "music") else { throw reader.missing("music") }
                 device = .mixing(music: music, musicGainDB: try reader.number("music_gain_db", in: -120...20) ?? 0,
                                  putsReference: try reader.bool("aec_reference") ?? false, options: try appOptions(reader))
             case "passthrough":
@@ -342,17 +342,21 @@ public enum ScenarioLoader {
         }
 
         func timelineEvent(_ reader: JSONObjectReader) throws -> TimelineEvent {
-            guard let at = try reader.number("at_ms", in: 0...86_400_000) else { throw reader.fail("at_ms", "missing") }
-            guard let name = try reader.string("action") else { throw reader.fail("action", "missing") }
+            guard let at = try reader.number("at_ms", in: 0...86_400_000) else { throw reader.missing("at_ms") }
+            guard let name = try reader.string("action") else { throw reader.missing("action") }
+            func mode() throws -> String {
+                guard let mode = try reader.string("mode") else { throw reader.missing("mode") }
+                return mode
+            }
             let action: TimelineAction
             switch name {
             case "set_custom_mic": action = .setCustomMic(try micDevice(reader))
             case "reset_custom_mic": action = .resetCustomMic
             case "set_custom_speaker": action = .setCustomSpeaker(try speakerDevice(reader))
             case "reset_custom_speaker": action = .resetCustomSpeaker
-            case "set_aec": action = .setEchoCanceller(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
-            case "set_ns": action = .setNoiseSuppressor(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
-            case "set_agc": action = .setAutoGainControl(try ScenarioLoader.choice(try reader.string("mode") ?? "", reader, "mode"))
+            case "set_aec": action = .setEchoCanceller(try ScenarioLoader.choice(try mode(), reader, "mode"))
+            case "set_ns": action = .setNoiseSuppressor(try ScenarioLoader.choice(try mode(), reader, "mode"))
+            case "set_agc": action = .setAutoGainControl(try ScenarioLoader.choice(try mode(), reader, "mode"))
             case "start_user_reference": action = .startUserReference
             case "stop_user_reference": action = .stopUserReference
             case "mute": action = .mute

@@ -47,6 +47,32 @@ final class ScenarioLoaderTests: XCTestCase {
         }
     }
 
+    /// A required key misspelt is the misspelling's fault: named, with the key it stands for.
+    /// It read as the key missing (`timeline[0].action: missing`), or as an empty value
+    /// (`timeline[0].mode: '' is not one of …`), naming a key the file does not hold.
+    func testAMisspeltRequiredKeyIsNamed() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        let cases: [(json: String, key: String, problem: String)] = [
+            (#"{"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_aec", "mdoe": "intensityMax"}]}"#,
+             "timeline[0].mdoe", "unknown key (did you mean 'mode'?)"),
+            (#"{"duration_s": 2, "timeline": [{"at_ms": 100, "acton": "set_aec", "mode": "intensityMax"}]}"#,
+             "timeline[0].acton", "unknown key (did you mean 'action'?)"),
+            (#"{"duration_s": 2, "far_end": {"fiel": "far.wav"}}"#, "far_end.fiel", "unknown key (did you mean 'file'?)"),
+            (#"{"duration_s": 2, "timeline": [{"at_ms": 100, "action": "route_change", "rout": "speaker"}]}"#,
+             "timeline[0].rout", "unknown key (did you mean 'route'?)"),
+            // Nothing like it: missing, as before.
+            (#"{"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_aec", "intensity": "intensityMax"}]}"#,
+             "timeline[0].mode", "missing"),
+        ]
+        for (index, item) in cases.enumerated() {
+            XCTAssertThrowsError(try parse(item.json, in: folder, name: "typo\(index).json")) { error in
+                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.key, item.key, error.description)
+                XCTAssertEqual(error.problem, item.problem, error.description)
+            }
+        }
+    }
+
     /// A plugin's keys without `aec.backend` are not unknown keys (they are documented): the
     /// error says what is missing. A backend that is no built-in one without a plugin names both;
     /// a plugin rate it cannot run at is named under its own key.
