@@ -165,9 +165,13 @@ public final class EchoAnalysisStream {
             }
         }
         let doubleTalk = core.hasNearEnd ? core.doubleTalkMeter.report() : nil
+        // The gate hears double talk from the tracks; the meter measures it only where the
+        // near-end track is what reached the output, sample for sample.
         let doubleTalkReason: String? = doubleTalk != nil ? nil
-            : core.hasNearEnd ? "no double talk: the near end never talked over the far end"
-            : "needs the clean near-end track (a simulation's, or a recording's --near-end)"
+            : !core.hasNearEnd ? "needs the clean near-end track (a simulation's, or a recording's --near-end)"
+            : gate.doubleTalkFrames > 0
+            ? "the near-end track does not line up with the output in double talk (a custom mic sent its own audio, or the mic after its own buffering; or the send was silenced)"
+            : "no double talk: the near end never talked over the far end"
         return TelephonyMeasures(echoLoss: echoLoss, echoLossUnmeasuredReason: echoLossReason,
                                  doubleTalk: doubleTalk, doubleTalkUnmeasuredReason: doubleTalkReason)
     }
