@@ -51,7 +51,7 @@ public final class PluginProcess {
         frameSize = sampleRate / 100
         var reason = [CChar](repeating: 0, count: 512)
         let started = reason.withUnsafeMutableBufferPointer { buffer in
-            echolab_plugin_client_start(host, path, Int32(sampleRate), intensity, options, Int32(Self.createTimeoutMilliseconds),
+            echolab_plugin_client_start(host, path, Int32(sampleRate), intensity, options, "plugin \(name)", Int32(Self.createTimeoutMilliseconds),
                                         Int32(Self.frameTimeoutMilliseconds), buffer.baseAddress, buffer.count)
         }
         guard let started else { throw PluginFailure(plugin: name, path: path, problem: Self.text(reason)) }

@@ -41,10 +41,13 @@ static void one_line(char *text) {
 
 /* ---- the child ---- */
 
+// To a socket, without SIGPIPE where the other end is gone (the child leaves SIGPIPE at its
+// default, for the plugin's sake); to anything else, a plain write.
 static int write_all(int fd, const void *data, size_t size) {
     const char *bytes = data;
     while (size > 0) {
-        ssize_t done = write(fd, bytes, size);
+        ssize_t done = send(fd, bytes, size, MSG_NOSIGNAL);
+        if (done < 0 && errno == ENOTSOCK) done = write(fd, bytes, size);
         if (done < 0 && errno == EINTR) continue;
         if (done <= 0) return -1;
         bytes += done;
@@ -78,15 +81,17 @@ static int reply_line(int fd, const char *format, const char *a, long b, long c)
 
 int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char *intensity, const char *options) {
     // The child lives only as long as the parent: killed when it dies (even while the plugin
-    // hangs in a call); a terminal's Ctrl-C, sent to the whole process group, is the parent's to
-    // handle, and it ends the child by closing the socket.
+    // hangs in a call). It runs in a process group of its own (the parent starts it so), so a
+    // terminal's Ctrl-C is the parent's to handle, which ends the child by closing the socket;
+    // its signals are left at their defaults, so that a process the plugin starts can be ended.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     const char *parent = getenv("ECHOLAB_PLUGIN_PARENT");
     if (parent && atol(parent) != (long)getppid()) return 5;   // the parent died before the line above
-    signal(SIGINT, SIG_IGN);
-    signal(SIGTERM, SIG_IGN);
+    // EchoLab's own start-up ignores SIGPIPE; a process the plugin starts would inherit that.
+    signal(SIGPIPE, SIG_DFL);
     // The protocol keeps its own descriptor (never one a plugin's own child inherits); stdout
-    // goes to stderr, so a plugin that prints cannot corrupt the replies, and stdin reads nothing.
+    // goes to stderr (a pipe the parent reads and prints line by line, named), so a plugin that
+    // prints cannot corrupt the replies, and stdin reads nothing.
     int channel = fcntl(0, F_DUPFD_CLOEXEC, 3);
     if (channel < 0) return 3;
     int null = open("/dev/null", O_RDONLY);
@@ -148,9 +153,59 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
 
 /* ---- the parent ---- */
 
+// What the child writes to stdout and stderr, read from a pipe and printed on the parent's stderr
+// a whole line at a time, each after `prefix`: runs in parallel print whole lines, named, and a
+// process the plugin leaves behind holds this pipe, not the stderr a caller may be waiting on
+// (`echolab … 2>&1 | tee` waited for such a process for as long as it lived).
+struct relay {
+    int fd;             // the pipe's read end, non-blocking; -1 once closed
+    char prefix[280];
+    char line[1024];
+    size_t length;
+};
+
+static void relay_emit(struct relay *relay) {
+    char out[sizeof relay->prefix + sizeof relay->line + 1];
+    size_t prefix = strlen(relay->prefix);
+    memcpy(out, relay->prefix, prefix);
+    memcpy(out + prefix, relay->line, relay->length);
+    out[prefix + relay->length] = '\n';
+    // One write per line: lines of parallel runs do not interleave (a pipe takes up to 4 KiB whole).
+    write_all(2, out, prefix + relay->length + 1);
+    relay->length = 0;
+}
+
+// Prints what the child has written so far; a line longer than the buffer is cut into lines.
+static void relay_drain(struct relay *relay) {
+    char buffer[4096];
+    while (relay->fd >= 0) {
+        ssize_t got = read(relay->fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) {
+            if (got == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) { close(relay->fd); relay->fd = -1; }
+            break;
+        }
+        for (ssize_t i = 0; i < got; i++) {
+            if (buffer[i] == '\n') { relay_emit(relay); continue; }
+            relay->line[relay->length++] = buffer[i];
+            if (relay->length == sizeof relay->line) relay_emit(relay);
+        }
+    }
+}
+
+// The end of a run: what is left in the pipe, a last line without its line break, and the pipe
+// closed (a process the plugin left behind that writes on gets EPIPE).
+static void relay_close(struct relay *relay) {
+    relay_drain(relay);
+    if (relay->length > 0) relay_emit(relay);
+    if (relay->fd >= 0) close(relay->fd);
+    relay->fd = -1;
+}
+
 struct echolab_plugin_client {
     pid_t pid;
     int fd;
+    struct relay relay;
     size_t frame;
     int frame_timeout_ms;
     int latency;
@@ -175,25 +230,27 @@ void echolab_plugin_client_stop_waiting(void) { atomic_store_explicit(&stop_wait
 int echolab_plugin_client_stopped(void) { return atomic_load_explicit(&stop_waiting, memory_order_acquire); }
 
 // 0 once the descriptor is ready, -2 at the deadline, -4 when told to stop waiting, -1 on error.
-static int wait_ready(int fd, short events, long long deadline) {
+// Prints the child's lines meanwhile: a child blocked on a full pipe would never answer.
+static int wait_ready(int fd, short events, long long deadline, struct relay *relay) {
     for (;;) {
         if (atomic_load_explicit(&stop_waiting, memory_order_acquire)) return -4;
         long long left = deadline - now_ms();
         if (left <= 0) return -2;
-        struct pollfd p = {fd, events, 0};
+        struct pollfd p[2] = {{fd, events, 0}, {relay->fd, POLLIN, 0}};
         // In slices of 50 ms, for `stop_waiting`'s sake (a signal may land outside the poll).
-        int ready = poll(&p, 1, (int)(left > 50 ? 50 : left));
-        if (ready > 0) return 0;
+        int ready = poll(p, relay->fd >= 0 ? 2 : 1, (int)(left > 50 ? 50 : left));
         if (ready < 0 && errno != EINTR) return -1;
+        if (ready > 0 && p[1].revents) relay_drain(relay);
+        if (ready > 0 && p[0].revents) return 0;
     }
 }
 
 // 0; -1 error (the child is gone); -2 timeout; -4 told to stop waiting.
-static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
+static int send_all(int fd, const void *data, size_t size, int timeout_ms, struct relay *relay) {
     const char *bytes = data;
     long long deadline = now_ms() + timeout_ms;
     while (size > 0) {
-        int ready = wait_ready(fd, POLLOUT, deadline);
+        int ready = wait_ready(fd, POLLOUT, deadline, relay);
         if (ready != 0) return ready;
         ssize_t done = send(fd, bytes, size, MSG_NOSIGNAL);
         if (done < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -205,10 +262,10 @@ static int send_all(int fd, const void *data, size_t size, int timeout_ms) {
 }
 
 // 0; -1 error; -2 past `deadline`; -3 the child closed the socket; -4 told to stop waiting.
-static int receive_until(int fd, void *data, size_t size, long long deadline) {
+static int receive_until(int fd, void *data, size_t size, long long deadline, struct relay *relay) {
     char *bytes = data;
     while (size > 0) {
-        int ready = wait_ready(fd, POLLIN, deadline);
+        int ready = wait_ready(fd, POLLIN, deadline, relay);
         if (ready != 0) return ready;
         ssize_t done = recv(fd, bytes, size, 0);
         if (done < 0 && (errno == EINTR || errno == EAGAIN)) continue;
@@ -220,27 +277,34 @@ static int receive_until(int fd, void *data, size_t size, long long deadline) {
     return 0;
 }
 
-// Reaps the child: waits up to `grace_ms` for it to end, then kills it (and sets `*killed`, when
-// given). Its wait status.
-static int reap(pid_t pid, int grace_ms, int *killed) {
-    int status = 0;
+// Reaps the child: waits up to `grace_ms` for it to end, printing its lines meanwhile, then
+// kills it (and sets `*killed`, when given); then whatever is left of its process group (what
+// the plugin started and left running), and the pipe is drained and closed. Its wait status.
+static int reap(pid_t pid, int grace_ms, int *killed, struct relay *relay) {
+    int status = 0, reaped = 0;
     long long deadline = now_ms() + grace_ms;
     for (;;) {
         pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid || (done < 0 && errno != EINTR)) return status;
+        if (done == pid || (done < 0 && errno != EINTR)) { reaped = 1; break; }
         if (now_ms() >= deadline) break;
+        relay_drain(relay);
         struct timespec pause = {0, 2000000};
         nanosleep(&pause, NULL);
     }
-    if (killed) *killed = 1;
-    kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    if (!reaped) {
+        if (killed) *killed = 1;
+        kill(pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    }
+    // The group keeps the child's id while any process is in it, so this reaches no other.
+    kill(-pid, SIGKILL);
+    relay_close(relay);
     return status;
 }
 
 // Why the child ended without a reply.
-static void describe_end(pid_t pid, const char *when, char *error, size_t error_size) {
-    int status = reap(pid, 1000, NULL);
+static void describe_end(pid_t pid, const char *when, char *error, size_t error_size, struct relay *relay) {
+    int status = reap(pid, 1000, NULL, relay);
     if (WIFSIGNALED(status))
         snprintf(error, error_size, "crashed %s (signal %d, %s)", when, WTERMSIG(status), strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))
@@ -250,20 +314,47 @@ static void describe_end(pid_t pid, const char *when, char *error, size_t error_
 }
 
 echolab_plugin_client *echolab_plugin_client_start(const char *executable, const char *plugin_path, int sample_rate,
-                                                   const char *intensity, const char *options,
+                                                   const char *intensity, const char *options, const char *label,
                                                    int create_timeout_ms, int frame_timeout_ms,
                                                    char *error, size_t error_size) {
-    int fds[2];
+    int fds[2], output[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
         snprintf(error, error_size, "cannot make a socket for it: %s", strerror(errno));
         return NULL;
     }
+    if (pipe2(output, O_CLOEXEC) != 0) {
+        snprintf(error, error_size, "cannot make a pipe for its output: %s", strerror(errno));
+        close(fds[0]);
+        close(fds[1]);
+        return NULL;
+    }
+    struct relay relay = {output[0], "", "", 0};
+    snprintf(relay.prefix, sizeof relay.prefix, "[%.260s] ", label);
+    fcntl(output[0], F_SETFL, fcntl(output[0], F_GETFL) | O_NONBLOCK);
     char rate[16];
     snprintf(rate, sizeof rate, "%d", sample_rate);
     char *argv[] = {(char *)executable, "plugin-host", (char *)plugin_path, rate, (char *)intensity, (char *)options, NULL};
+    // The socket as its stdin, the pipe as its stderr, and nothing else of this process's: a
+    // file the parent has open (an input WAV) is not the plugin's to hold.
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, fds[1], 0);
+    posix_spawn_file_actions_adddup2(&actions, output[1], 2);
+    posix_spawn_file_actions_addclosefrom_np(&actions, 3);
+    // A process group of its own (a terminal's Ctrl-C is the parent's; what the plugin starts
+    // can be ended with it), signals at their defaults (the parent may ignore some: inherited,
+    // a process the plugin started could not be stopped) and none blocked.
+    posix_spawnattr_t attributes;
+    posix_spawnattr_init(&attributes);
+    sigset_t defaults, none;
+    sigemptyset(&defaults);
+    int reset[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGTERM, SIGUSR1, SIGUSR2, SIGCHLD};
+    for (size_t i = 0; i < sizeof reset / sizeof reset[0]; i++) sigaddset(&defaults, reset[i]);
+    sigemptyset(&none);
+    posix_spawnattr_setsigdefault(&attributes, &defaults);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setpgroup(&attributes, 0);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
     // The host is a Swift program: without this, the Swift runtime's crash handler would catch
     // a plugin's fault, print a backtrace and, for a raised signal, even carry on.
     size_t count = 0;
@@ -271,8 +362,11 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     char **environment = calloc(count + 3, sizeof(char *));
     if (!environment) {
         posix_spawn_file_actions_destroy(&actions);
+        posix_spawnattr_destroy(&attributes);
         close(fds[0]);
         close(fds[1]);
+        close(output[0]);
+        close(output[1]);
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
@@ -286,12 +380,15 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     environment[kept++] = parent;
     environment[kept] = NULL;
     pid_t pid;
-    int spawned = posix_spawn(&pid, executable, &actions, NULL, argv, environment);
+    int spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, environment);
     free(environment);
     posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
     close(fds[1]);
+    close(output[1]);
     if (spawned != 0) {
         close(fds[0]);
+        close(output[0]);
         snprintf(error, error_size, "cannot start %s to host it: %s", executable, strerror(spawned));
         return NULL;
     }
@@ -300,14 +397,14 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     int result = 0;
     long long deadline = now_ms() + create_timeout_ms;
     while (length < sizeof line - 1) {
-        result = receive_until(fds[0], line + length, 1, deadline);
+        result = receive_until(fds[0], line + length, 1, deadline, &relay);
         if (result != 0 || line[length] == '\n') break;
         length++;
     }
     line[length] = 0;
     if (result == -2 || result == -4) {
         close(fds[0]);
-        reap(pid, 0, NULL);
+        reap(pid, 0, NULL, &relay);
         if (result == -4) snprintf(error, error_size, "interrupted while it started");
         else snprintf(error, error_size, "did not start within %d ms (its create hung?): stopped", create_timeout_ms);
         return NULL;
@@ -315,26 +412,26 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     if (result != 0) {
         close(fds[0]);
         // The child answers once the plugin is loaded and created: it died in one or the other.
-        describe_end(pid, "while loading or creating", error, error_size);
+        describe_end(pid, "while loading or creating", error, error_size, &relay);
         return NULL;
     }
     if (strncmp(line, "error", 5) == 0) {
         close(fds[0]);
-        reap(pid, 1000, NULL);
+        reap(pid, 1000, NULL, &relay);
         snprintf(error, error_size, "%s", line[5] == ' ' ? line + 6 : line + 5);
         return NULL;
     }
     int latency = 0, offset = 0;
     if (sscanf(line, "ok %d %n", &latency, &offset) < 1 || offset == 0) {
         close(fds[0]);
-        reap(pid, 0, NULL);
+        reap(pid, 0, NULL, &relay);
         snprintf(error, error_size, "answered something that is not EchoLab's protocol: '%.60s'", line);
         return NULL;
     }
     echolab_plugin_client *client = calloc(1, sizeof *client);
     if (!client) {
         close(fds[0]);
-        reap(pid, 0, NULL);
+        reap(pid, 0, NULL, &relay);
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
@@ -342,12 +439,13 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     if (!client->scratch) {
         free(client);
         close(fds[0]);
-        reap(pid, 0, NULL);
+        reap(pid, 0, NULL, &relay);
         snprintf(error, error_size, "out of memory");
         return NULL;
     }
     client->pid = pid;
     client->fd = fds[0];
+    client->relay = relay;
     client->frame = (size_t)sample_rate / 100;
     client->frame_timeout_ms = frame_timeout_ms;
     client->latency = latency;
@@ -362,38 +460,45 @@ int echolab_plugin_client_latency(const echolab_plugin_client *client) { return 
 static int receive_reply(echolab_plugin_client *client, float *out, char *error, size_t error_size) {
     int32_t header[2];
     long long deadline = now_ms() + client->frame_timeout_ms;
-    int result = receive_until(client->fd, header, sizeof header, deadline);
-    if (result == 0) result = receive_until(client->fd, out, client->frame * sizeof(float), deadline);
-    if (result == 0 && header[0] == status_ok) {
+    int result = receive_until(client->fd, header, sizeof header, deadline, &client->relay);
+    if (result == 0) result = receive_until(client->fd, out, client->frame * sizeof(float), deadline, &client->relay);
+    // A reply is ok with code 0, or a failure with the plugin's non-zero code: anything else is
+    // not the host's (the plugin wrote into the socket).
+    int garbled = result == 0 && !(header[0] == status_ok ? header[1] == 0
+                                   : (header[0] == status_render_failed || header[0] == status_capture_failed) && header[1] != 0);
+    if (result == 0 && !garbled && header[0] == status_ok) {
         client->frames++;
         return 0;
     }
     char when[64];
     snprintf(when, sizeof when, "at frame %ld", client->frames);
     if (result == -2 || result == -4) {
-        reap(client->pid, 0, NULL);
+        reap(client->pid, 0, NULL, &client->relay);
         client->pid = 0;
         if (result == -4) snprintf(error, error_size, "interrupted %s", when);
         else snprintf(error, error_size, "sent no frame back within %d ms %s (hung?): stopped", client->frame_timeout_ms, when);
         return -1;
     }
     if (result != 0) {
-        describe_end(client->pid, when, error, error_size);
+        describe_end(client->pid, when, error, error_size, &client->relay);
         client->pid = 0;
         return -1;
     }
-    reap(client->pid, 1000, NULL);
+    reap(client->pid, garbled ? 0 : 1000, NULL, &client->relay);
     client->pid = 0;
-    snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
+    if (garbled)
+        snprintf(error, error_size, "sent a reply that is not EchoLab's protocol %s (did it write into the frame socket?)", when);
+    else
+        snprintf(error, error_size, "%s returned %d %s", header[0] == status_render_failed ? "render" : "capture", header[1], when);
     return -1;
 }
 
 static int send_frame(echolab_plugin_client *client, int32_t kind, const float *frame, float *out, char *error, size_t error_size) {
-    int result = send_all(client->fd, &kind, sizeof kind, client->frame_timeout_ms);
-    if (result == 0) result = send_all(client->fd, frame, client->frame * sizeof(float), client->frame_timeout_ms);
+    int result = send_all(client->fd, &kind, sizeof kind, client->frame_timeout_ms, &client->relay);
+    if (result == 0) result = send_all(client->fd, frame, client->frame * sizeof(float), client->frame_timeout_ms, &client->relay);
     if (result == 0) return 0;
     if (result == -2 || result == -4) {
-        reap(client->pid, 0, NULL);
+        reap(client->pid, 0, NULL, &client->relay);
         client->pid = 0;
         if (result == -4) snprintf(error, error_size, "interrupted at frame %ld", client->frames);
         else snprintf(error, error_size, "took no frame within %d ms at frame %ld (hung?): stopped", client->frame_timeout_ms, client->frames);
@@ -424,7 +529,7 @@ int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, siz
     // As long as a frame may take: a destroy that joins threads or flushes files on a loaded
     // machine is not a hang.
     int killed = 0;
-    int status = reap(client->pid, client->frame_timeout_ms, &killed);
+    int status = reap(client->pid, client->frame_timeout_ms, &killed, &client->relay);
     client->pid = 0;
     if (killed)
         snprintf(error, error_size, "did not exit within %d ms of its last frame (a destroy that hangs?), and was killed",
@@ -442,7 +547,8 @@ int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, siz
 void echolab_plugin_client_stop(echolab_plugin_client *client) {
     if (!client) return;
     if (client->fd >= 0) close(client->fd);
-    if (client->pid != 0) reap(client->pid, 1000, NULL);
+    if (client->pid != 0) reap(client->pid, 1000, NULL, &client->relay);
+    relay_close(&client->relay);
     free(client->scratch);
     free(client);
 }

@@ -49,6 +49,8 @@ final class CancellerPluginTests: XCTestCase {
             "hang": "sent no frame back within 2000 ms at frame 30 (hung?): stopped",
             "error": "capture returned 7 at frame 30",
             "render_error": "render returned 5 at frame 30",
+            // Read as a reply, the text was "capture returned 1734698849".
+            "scribbles": "sent a reply that is not EchoLab's protocol at frame 30 (did it write into the frame socket?)",
             "nan": "wrote nan at sample 3 of frame 30",
             "huge": "wrote 1e+19 at sample 3 of frame 30 (±2^20, +120 dBFS, or louder: not audio)",
             "create_fails": "create failed: no licence for this room",   // its reason's line breaks and double space as one space each
@@ -72,7 +74,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 32 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 34 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
@@ -512,12 +514,53 @@ final class CancellerPluginTests: XCTestCase {
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "delay.json", in: root)
         let run = try runEchoLab(["run", "delay.json", "--out", "run", "--plugin", "talk=\(chatty)", "--aec", "talk:intensityMin"], in: root)
         XCTAssertEqual(run.status, 0, run.standardError)
-        XCTAssertTrue(run.standardError.contains("frame 199"), String(run.standardError.suffix(300)))
+        // Each line named after the plugin, whole: under --jobs 2 two runs' prints interleaved
+        // part way through their lines, unnamed.
+        XCTAssertTrue(run.standardError.contains("[plugin talk] frame 199\n"), String(run.standardError.suffix(300)))
         XCTAssertFalse(run.standardOutput.contains("frame 1\n"), run.standardOutput)
         let processed = try runEchoLab(["process", "--mic", "run/mic.wav", "--reference", "run/reference.wav", "--out", "out.wav",
                                         "--plugin", "talk=\(chatty)", "--aec", "talk:intensityRecommended"], in: root)
         XCTAssertEqual(processed.status, 0, processed.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out.wav").path))
+    }
+
+    /// A process the plugin starts and never stops goes with its run: left, it held the stderr
+    /// EchoLab was given, so `echolab … 2>&1 | tee log` never ended, and it ignored SIGTERM.
+    func testAProcessThePluginLeavesRunningGoesWithItsRun() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let forks = try Self.misbehaving("forks", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(forks)", "--aec", "f:intensityMin"]
+        process.currentDirectoryURL = root
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        // The end of the pipe comes once every process holding it is gone.
+        let reader = errors.fileHandleForReading
+        let ended = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var text = Data()
+        DispatchQueue.global().async {
+            text = reader.readDataToEndOfFile()
+            ended.signal()
+        }
+        XCTAssertEqual(ended.wait(timeout: .now() + 10), .success, "stderr still held open 10 s after echolab ended")
+        let printed = String(decoding: text, as: UTF8.self)
+        let helper = try XCTUnwrap(printed.split(separator: "\n").first { $0.hasPrefix("[plugin f] helper ") }, printed)
+        let pid = try XCTUnwrap(Int32(helper.dropFirst("[plugin f] helper ".count)))
+        // Killed as its run ended; gone once reaped (a zombie meanwhile), which may take a moment.
+        func isRunning() -> Bool {
+            guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+            return !status.contains("State:\tZ") && !status.contains("State:\tX")
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while isRunning(), Date() < deadline { usleep(10_000) }
+        XCTAssertFalse(isRunning(), "the plugin's process \(pid) still runs")
     }
 
     func testBadPluginOptionsAreUsageErrorsNamingTheOption() throws {

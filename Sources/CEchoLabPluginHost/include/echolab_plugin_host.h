@@ -26,9 +26,11 @@ typedef struct echolab_plugin_client echolab_plugin_client;
 
 // Starts `executable` with `plugin-host PATH RATE INTENSITY [OPTIONS]`, waits for its first line
 // (`create_timeout_ms`); later frames must come back within `frame_timeout_ms`. NULL and a
-// one-line reason in `error` (naming no plugin: the caller does) on failure.
+// one-line reason in `error` (naming no plugin: the caller does) on failure. What the plugin
+// prints goes to this process's stderr a whole line at a time, each line after `[label] `; as
+// the run ends, whatever the plugin started and left in the child's process group is killed.
 echolab_plugin_client *echolab_plugin_client_start(const char *executable, const char *plugin_path, int sample_rate,
-                                                   const char *intensity, const char *options,
+                                                   const char *intensity, const char *options, const char *label,
                                                    int create_timeout_ms, int frame_timeout_ms,
                                                    char *error, size_t error_size);
 // The plugin's `name` and `latency_samples`, as the child reported them.

@@ -14,6 +14,9 @@
  *                the plugin rebuilt while an eval runs
  *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy crashes, exits with
  *                status 9, or never returns: every frame answered, the plugin fails only at the end
+ *   scribbles    writes text into every descriptor from 3 up at frame 30 (the frame socket among them)
+ *   forks        a pass-through whose create starts a process that prints its pid and then
+ *                waits for ever (a helper daemon the plugin never stops)
  */
 #include <math.h>
 #include <stdio.h>
@@ -42,6 +45,8 @@
 #define B_destroy_crash 17
 #define B_destroy_exit 18
 #define B_destroy_hang 19
+#define B_forks 20
+#define B_scribbles 21
 
 struct echolab_canceller {
     int frame;
@@ -60,6 +65,13 @@ static echolab_canceller *create(int sample_rate, const char *intensity, const c
 #endif
 #if BEHAVIOUR == B_replaces_itself
     rename(SWAP_FROM, SWAP_TO);   /* once: from the second create on, SWAP_FROM is gone */
+#endif
+#if BEHAVIOUR == B_forks
+    if (fork() == 0) {
+        printf("helper %ld\n", (long)getpid());
+        fflush(stdout);
+        for (;;) pause();
+    }
 #endif
     echolab_canceller *c = calloc(1, sizeof *c);
     c->frame = sample_rate / 100;
@@ -93,6 +105,8 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     if (at == 30) out[3] = NAN;
 #elif BEHAVIOUR == B_huge
     if (at == 30) out[3] = 1e19f;   /* finite, but no audio: past +120 dBFS the metrics' sums overflow */
+#elif BEHAVIOUR == B_scribbles
+    if (at == 30) for (int fd = 3; fd < 64; fd++) (void)!write(fd, "garbage!", 8);
 #elif BEHAVIOUR == B_chatty
     printf("frame %ld\n", at);
     fflush(stdout);
