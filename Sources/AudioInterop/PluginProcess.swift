@@ -37,6 +37,9 @@ public final class PluginProcess {
     public let reportedName: String
     /// What its `latency_samples` says, at its own rate.
     public let latencySamples: Int
+    /// The file the child loaded the plugin from (nil where it could not tell): the path may
+    /// name another file by then than the one a report hashed (`PluginFile`).
+    public let loadedFile: FileIdentity?
     private let client: OpaquePointer
     private var error = [CChar](repeating: 0, count: 512)
     private var captures = 0
@@ -58,6 +61,9 @@ public final class PluginProcess {
         client = started
         reportedName = String(cString: echolab_plugin_client_name(started))
         latencySamples = Int(echolab_plugin_client_latency(started))
+        var major: UInt32 = 0, minor: UInt32 = 0, inode: UInt = 0
+        echolab_plugin_client_loaded_file(started, &major, &minor, &inode)
+        loadedFile = inode == 0 ? nil : FileIdentity(deviceMajor: major, deviceMinor: minor, inode: UInt64(inode))
     }
 
     deinit { echolab_plugin_client_stop(client) }
@@ -116,4 +122,28 @@ public final class PluginProcess {
     public static func runHost(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
         echolab_plugin_host_run(path, Int32(sampleRate), intensity, options)
     }
+}
+
+/// A file as the kernel knows it (its device and inode), whatever path names it now.
+public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
+    public var deviceMajor: UInt32
+    public var deviceMinor: UInt32
+    public var inode: UInt64
+
+    public init(deviceMajor: UInt32, deviceMinor: UInt32, inode: UInt64) {
+        self.deviceMajor = deviceMajor
+        self.deviceMinor = deviceMinor
+        self.inode = inode
+    }
+
+    /// The file open at `descriptor`, and when its contents were last written (ns); nil where it
+    /// cannot be told.
+    public static func of(descriptor: Int32) -> (identity: FileIdentity, modifiedNanoseconds: Int64)? {
+        var major: UInt32 = 0, minor: UInt32 = 0, inode: UInt = 0
+        var modified: Int64 = 0
+        guard echolab_file_identity(descriptor, &major, &minor, &inode, &modified) == 0 else { return nil }
+        return (FileIdentity(deviceMajor: major, deviceMinor: minor, inode: UInt64(inode)), modified)
+    }
+
+    public var description: String { "\(deviceMajor):\(deviceMinor) inode \(inode)" }
 }

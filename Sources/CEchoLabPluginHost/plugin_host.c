@@ -17,6 +17,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -70,13 +72,42 @@ static int read_all(int fd, void *data, size_t size) {
     return 1;
 }
 
-static int reply_line(int fd, const char *format, const char *a, long b, long c) {
-    char line[768];
-    snprintf(line, sizeof line, format, a, b, c);
+static int reply_text(int fd, char *line) {
     one_line(line);
     size_t length = strlen(line);
     line[length] = '\n';
     return write_all(fd, line, length + 1);
+}
+
+static int reply_line(int fd, const char *format, const char *a, long b, long c) {
+    char line[768];
+    snprintf(line, sizeof line, format, a, b, c);
+    return reply_text(fd, line);
+}
+
+// The file the object at `address` was loaded from, as /proc/self/maps names it: its device's
+// major and minor numbers and its inode (all 0 where it cannot be told). What the parent hashed
+// is checked against it: the path may name another file by the time dlopen opens it.
+static void loaded_file(const void *address, unsigned *major, unsigned *minor, unsigned long *inode) {
+    *major = *minor = 0;
+    *inode = 0;
+    Dl_info info;
+    if (!dladdr(address, &info) || !info.dli_fbase) return;
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (!maps) return;
+    char line[4352];
+    uintptr_t base = (uintptr_t)info.dli_fbase;
+    while (fgets(line, sizeof line, maps)) {
+        unsigned long start, end, node;
+        unsigned high, low;
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu", &start, &end, &high, &low, &node) == 5 && start <= base && base < end) {
+            *major = high;
+            *minor = low;
+            *inode = node;
+            break;
+        }
+    }
+    fclose(maps);
 }
 
 int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char *intensity, const char *options) {
@@ -119,7 +150,12 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     if (latency < 0 || latency > sample_rate)
         return reply_line(channel, "error%s latency_samples returned %ld (it must be 0 to %ld: at most a second)", "", latency, sample_rate), 2;
     // The name is cut to 200 bytes: the parent reads one line of at most 767.
-    if (reply_line(channel, "ok %2$ld %1$.200s", api->name, latency, 0) != 0) return 4;
+    unsigned major, minor;
+    unsigned long inode;
+    loaded_file((const void *)entry, &major, &minor, &inode);
+    char line[768];
+    snprintf(line, sizeof line, "ok %ld %u:%u:%lu %.200s", latency, major, minor, inode, api->name);
+    if (reply_text(channel, line) != 0) return 4;
 
     size_t frame = (size_t)sample_rate / 100;
     float *input = calloc(frame, sizeof(float)), *output = calloc(frame, sizeof(float));
@@ -206,6 +242,8 @@ struct echolab_plugin_client {
     pid_t pid;
     int fd;
     struct relay relay;
+    unsigned device_major, device_minor;
+    unsigned long inode;
     size_t frame;
     int frame_timeout_ms;
     int latency;
@@ -422,7 +460,9 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
         return NULL;
     }
     int latency = 0, offset = 0;
-    if (sscanf(line, "ok %d %n", &latency, &offset) < 1 || offset == 0) {
+    unsigned major = 0, minor = 0;
+    unsigned long inode = 0;
+    if (sscanf(line, "ok %d %u:%u:%lu %n", &latency, &major, &minor, &inode, &offset) < 4 || offset == 0) {
         close(fds[0]);
         reap(pid, 0, NULL, &relay);
         snprintf(error, error_size, "answered something that is not EchoLab's protocol: '%.60s'", line);
@@ -449,12 +489,21 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
     client->frame = (size_t)sample_rate / 100;
     client->frame_timeout_ms = frame_timeout_ms;
     client->latency = latency;
+    client->device_major = major;
+    client->device_minor = minor;
+    client->inode = inode;
     snprintf(client->name, sizeof client->name, "%s", line + offset);
     return client;
 }
 
 const char *echolab_plugin_client_name(const echolab_plugin_client *client) { return client->name; }
 int echolab_plugin_client_latency(const echolab_plugin_client *client) { return client->latency; }
+void echolab_plugin_client_loaded_file(const echolab_plugin_client *client, unsigned *device_major, unsigned *device_minor,
+                                       unsigned long *inode) {
+    *device_major = client->device_major;
+    *device_minor = client->device_minor;
+    *inode = client->inode;
+}
 
 // The reply to a capture, or the reason there is none.
 static int receive_reply(echolab_plugin_client *client, float *out, char *error, size_t error_size) {
@@ -551,4 +600,14 @@ void echolab_plugin_client_stop(echolab_plugin_client *client) {
     relay_close(&client->relay);
     free(client->scratch);
     free(client);
+}
+
+int echolab_file_identity(int fd, unsigned *device_major, unsigned *device_minor, unsigned long *inode, long long *modified_ns) {
+    struct stat status;
+    if (fstat(fd, &status) != 0) return -1;
+    *device_major = major(status.st_dev);
+    *device_minor = minor(status.st_dev);
+    *inode = (unsigned long)status.st_ino;
+    *modified_ns = (long long)status.st_mtim.tv_sec * 1000000000LL + status.st_mtim.tv_nsec;
+    return 0;
 }

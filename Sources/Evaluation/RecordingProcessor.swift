@@ -54,6 +54,8 @@ public struct RecordingProcessor {
         public var adaptiveDecisions: [AdaptiveDecision] = []
         /// A plugin canceller's own name, as it reported it (nil for a built-in backend).
         public var pluginName: String?
+        /// The file the plugin canceller was loaded from (empty for a built-in backend).
+        public var pluginFiles: Set<FileIdentity> = []
 
         /// Where a clipped signal is, and what follows from it (nil when nothing clipped).
         public func clippingWarning(mic: String, reference: String?) -> String? {
@@ -210,6 +212,7 @@ public struct RecordingProcessor {
             outcome.clippedLoopbackSamples = clippedLoopback
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName
+            outcome.pluginFiles = Set([(control as? PluginEchoControl)?.loadedFile].compactMap { $0 })
             return outcome
         } catch {
             // The partial output goes now, not whenever the writer is freed.

@@ -71,9 +71,10 @@ public struct RecordingRun {
         FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = path(Self.scoredOutput)
         for leftover in [scratch, path(".\(Self.scoredOutput).partial"), path(".sent.wav.partial")] { unlink(leftover) }
-        // The plugin file's SHA-256 as it is when the run starts: what ran, even if the file is
-        // replaced while it runs.
-        let pluginDigest = mode.backend.plugin.map(BackendLibrary.digest(of:))
+        // The plugin file's SHA-256 as it is when the run starts, held open: checked after the
+        // run to be the file the plugin ran from, unchanged (`PluginFile`).
+        let pluginFile = mode.backend.plugin.map(PluginFile.init)
+        let pluginDigest = pluginFile?.sha256
         if let plugin = mode.backend.plugin, let pluginDigest { try pluginDigests?.check(plugin, digest: pluginDigest) }
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
@@ -81,6 +82,7 @@ public struct RecordingRun {
             .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
         // Only the file this run wrote goes (a failed `process` leaves none).
         defer { unlink(scratch) }
+        try pluginFile?.verify(loaded: outcome.pluginFiles)
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         var corrections: InputCorrections?

@@ -144,9 +144,10 @@ public struct RunOutput {
         if cancellation != nil || progress != nil {
             streaming.taps.append(RunWatcher(cancellation: cancellation, progress: progress, totalTicks: totalTicks))
         }
-        // The plugin file's SHA-256 as it is when the call starts: what ran, even if the file is
-        // replaced while it runs.
-        let pluginDigest = scenario.voiceProcessing.backend.plugin.map(BackendLibrary.digest(of:))
+        // The plugin file's SHA-256 as it is when the call starts, held open: checked after the
+        // call to be the file the plugin ran from, unchanged (`PluginFile`).
+        let pluginFile = scenario.voiceProcessing.backend.plugin.map(PluginFile.init)
+        let pluginDigest = pluginFile?.sha256
         if let plugin = scenario.voiceProcessing.backend.plugin, let pluginDigest { try pluginDigests?.check(plugin, digest: pluginDigest) }
         let run: CallRun
         do {
@@ -160,6 +161,7 @@ public struct RunOutput {
             if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
             throw error
         }
+        try pluginFile?.verify(loaded: run.pluginFiles)
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest)

@@ -16,6 +16,8 @@ public final class PluginEchoControl: EchoControl {
     public let intensity: EchoCancellerMode
     public let latencySamples: Int
     private let process: PluginProcess
+    /// The file the plugin was loaded from (nil where the child could not tell).
+    public var loadedFile: FileIdentity? { process.loadedFile }
     private let bridge: (render: RateBridge, capture: RateBridge)?
     /// Render frames at the plugin's rate, waiting for their capture frames (with a bridge).
     private var pendingRender: SampleFIFO

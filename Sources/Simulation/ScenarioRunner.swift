@@ -19,6 +19,8 @@ public struct CallRun: Sendable {
     public var hardware: HardwareReport? = nil
     /// The name a canceller plugin gave itself (`echolab_canceller_api.name`), when one ran.
     public var pluginName: String? = nil
+    /// The files the plugin cancellers were loaded from (`SendVoiceProcessor.pluginFiles`).
+    public var pluginFiles: Set<FileIdentity> = []
     /// The latency it reported (`latency_samples`, at its own rate).
     public var pluginLatencySamples: Int? = nil
 
@@ -157,6 +159,7 @@ public struct ScenarioRunner {
                           timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
                           hardware: hardware)
         run.pluginName = call.sendVoiceProcessor.pluginName
+        run.pluginFiles = call.sendVoiceProcessor.pluginFiles
         run.pluginLatencySamples = call.sendVoiceProcessor.pluginLatencySamples
         return run
     }

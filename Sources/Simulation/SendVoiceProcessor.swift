@@ -33,6 +33,9 @@ public final class SendVoiceProcessor {
     public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
     /// The name the last canceller plugin made gave itself (nil: none ran).
     public private(set) var pluginName: String?
+    /// The files the call's plugin cancellers were loaded from (one, unless the file was replaced
+    /// between two of them).
+    public private(set) var pluginFiles: Set<FileIdentity> = []
     /// The latency it reported (`latency_samples`, at its own rate).
     public private(set) var pluginLatencySamples: Int?
     /// How many decisions adaptive suppression took, listed or not.
@@ -63,6 +66,7 @@ public final class SendVoiceProcessor {
             if let plugin = canceller as? PluginEchoControl {
                 pluginName = plugin.reportedName
                 pluginLatencySamples = plugin.reportedLatencySamples
+                if let file = plugin.loadedFile { pluginFiles.insert(file) }
             }
         }
         echoCancellerMode = mode

@@ -125,6 +125,41 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
     }
 
+    /// The report's SHA-256 is of the file the plugin ran from. A host started by a wrapper that
+    /// first replaces the plugin (renamed over it, or written in place) — a rebuild in the ~30 ms
+    /// between the run hashing the file and its host loading it — fails the run; before, the
+    /// report named the hash of the file that did not run.
+    func testAPluginReplacedBetweenItsHashAndItsLoadFailsItsRun() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let first = try Self.misbehaving("passthrough", in: root), second = try Self.misbehaving("mute", in: root)
+        let target = root.appendingPathComponent("mine.so").path
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        for (replace, says) in [("cp \"\(second)\" \"$PLUGIN.new\" && mv \"$PLUGIN.new\" \"$PLUGIN\"", "another file was loaded"),
+                                ("cat \"\(second)\" > \"$PLUGIN\"", "then the file was written")] {
+            try? FileManager.default.removeItem(atPath: target)
+            try FileManager.default.copyItem(atPath: first, toPath: target)
+            let wrapper = root.appendingPathComponent("host.sh")
+            try "#!/bin/sh\nPLUGIN=\"\(target)\"\n\(replace)\nexec \"\(try echoLabBinary().path)\" \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+            chmod(wrapper.path, 0o755)
+            let process = Process()
+            process.executableURL = try echoLabBinary()
+            process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=mine.so", "--aec", "mine:intensityMax"]
+            process.currentDirectoryURL = root
+            process.environment = ProcessInfo.processInfo.environment.merging(["ECHOLAB_PLUGIN_HOST": wrapper.path]) { $1 }
+            let errors = Pipe()
+            process.standardError = errors
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 1, text)
+            XCTAssertTrue(text.contains("plugin mine (\(target)): the file changed while the run started its plugin (sha256 "), text)
+            XCTAssertTrue(text.contains(says), text)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("run/report.json").path), "no report")
+        }
+    }
+
     /// A mode change that retires a plugin mid-call ends its run there: one that exits in its
     /// destroy fails the run with that reason (the retired plugin stayed in place, and the next
     /// frame's "has already failed" hid it); one that lets go cleanly runs on, AEC off.

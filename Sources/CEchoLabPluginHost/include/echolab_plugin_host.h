@@ -6,7 +6,8 @@
 // The child is EchoLab's own binary run as `echolab plugin-host …` (`echolab_plugin_host_run`);
 // the parent drives it frame by frame (`echolab_plugin_client_*`). Messages, all native-endian:
 //   parent → child: int32 kind (1 render, 2 capture), then one frame of float32;
-//   child → parent, once after loading: a text line, "ok LATENCY NAME" or "error REASON";
+//   child → parent, once after loading: a text line, "ok LATENCY MAJOR:MINOR:INODE NAME" (the
+//     device and inode of the file the plugin was loaded from, 0:0:0 where unknown) or "error REASON";
 //   child → parent, per capture: int32 status (0 ok, 1 render failed, 2 capture failed),
 //     int32 the plugin's return code, then one frame of float32 (the output).
 // A failed call ends the child after its reply; the parent names the frame.
@@ -36,6 +37,10 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
 // The plugin's `name` and `latency_samples`, as the child reported them.
 const char *echolab_plugin_client_name(const echolab_plugin_client *client);
 int echolab_plugin_client_latency(const echolab_plugin_client *client);
+// The file the child loaded the plugin from: its device's major and minor numbers and its inode
+// (all 0 where the child could not tell).
+void echolab_plugin_client_loaded_file(const echolab_plugin_client *client, unsigned *device_major, unsigned *device_minor,
+                                       unsigned long *inode);
 // One frame of the far end as played. 0, or -1 and a reason in `error`.
 int echolab_plugin_client_render(echolab_plugin_client *client, const float *far_end, char *error, size_t error_size);
 // One microphone frame in, the plugin's output frame out. 0, or -1 and a reason in `error`.
@@ -46,6 +51,9 @@ int echolab_plugin_client_capture(echolab_plugin_client *client, const float *mi
 // often fails only here). The client is stopped either way (`echolab_plugin_client_stop` still
 // frees it).
 int echolab_plugin_client_finish(echolab_plugin_client *client, char *error, size_t error_size);
+// The file open at `fd`: its device's major and minor numbers, its inode, and when its contents
+// were last written (ns; a rename or unlink leaves it). 0, or -1 where fstat fails.
+int echolab_file_identity(int fd, unsigned *device_major, unsigned *device_minor, unsigned long *inode, long long *modified_ns);
 // Closes the socket and reaps the child (killed if it does not exit within a second).
 void echolab_plugin_client_stop(echolab_plugin_client *client);
 // Ends every wait for a plugin, now and later (its child killed, the call failing with
