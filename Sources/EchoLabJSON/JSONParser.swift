@@ -329,6 +329,12 @@ private struct Parser {
         if value == 0, text.prefix(while: { $0 != "e" && $0 != "E" }).contains(where: { ("1"..."9").contains($0) }) {
             throw error("the number \(text.prefix(40)) is out of range (too small: it rounds to 0)", at: start)
         }
+        // An integer past 2^53 that a double does not hold would be read, and passed on (to a
+        // plugin's options, a seed), as another integer.
+        if abs(value) >= 0x1p53, !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }),
+           FixedDecimal.text(abs(value), fractionDigits: 0) != text.drop(while: { $0 == "-" }) {
+            throw error("the number \(text.prefix(40)) is not exact in a double (an integer past 2^53 would read as \(FixedDecimal.text(value, fractionDigits: 0)): give it as a string)", at: start)
+        }
         return value
     }
 

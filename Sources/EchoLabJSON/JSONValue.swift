@@ -205,11 +205,18 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         }
     }
 
-    /// Integral values without a fraction; others as Swift's shortest round-trip text.
+    /// Integral values a double holds exactly (to 2^53) as integers; others as Swift's shortest
+    /// round-trip text with its exponent as short (`1e-7`, not `1e-07`; `1e16`, not `1e+16`).
     static func exactText(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
-        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
+        if value == value.rounded(), abs(value) <= 0x1p53 { return String(Int64(value)) }
+        let text = "\(value)"
+        guard let e = text.firstIndex(of: "e") else { return text }
+        var exponent = text[text.index(after: e)...]
+        let negative = exponent.hasPrefix("-")
+        if negative || exponent.hasPrefix("+") { exponent = exponent.dropFirst() }
+        let digits = exponent.drop { $0 == "0" }
+        return text[..<e] + "e" + (negative ? "-" : "") + (digits.isEmpty ? "0" : digits)
     }
 
     private static func writeString(_ value: String, to out: inout String) {
