@@ -5,6 +5,7 @@
 #include "echolab_canceller.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -85,18 +86,19 @@ static int reply_line(int fd, const char *format, const char *a, long b, long c)
     return reply_text(fd, line);
 }
 
-// The file the object at `address` was loaded from, as /proc/self/maps names it: its device's
-// major and minor numbers and its inode (all 0 where it cannot be told). What the parent hashed
-// is checked against it: the path may name another file by the time dlopen opens it.
-static void loaded_file(const void *address, unsigned *major, unsigned *minor, unsigned long *inode) {
+// The file the library `handle` was loaded from, as /proc/self/maps names it: its device's major
+// and minor numbers and its inode (all 0 where it cannot be told). What the parent hashed is
+// checked against it: the path may name another file by the time dlopen opens it. Found by the
+// library's own dynamic section (an entry symbol may come from a library it depends on).
+static void loaded_file(void *handle, unsigned *major, unsigned *minor, unsigned long *inode) {
     *major = *minor = 0;
     *inode = 0;
-    Dl_info info;
-    if (!dladdr(address, &info) || !info.dli_fbase) return;
+    struct link_map *map = NULL;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) != 0 || !map || !map->l_ld) return;
     FILE *maps = fopen("/proc/self/maps", "re");
     if (!maps) return;
     char line[4352];
-    uintptr_t base = (uintptr_t)info.dli_fbase;
+    uintptr_t base = (uintptr_t)map->l_ld;
     while (fgets(line, sizeof line, maps)) {
         unsigned long start, end, node;
         unsigned high, low;
@@ -152,7 +154,7 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     // The name is cut to 200 bytes: the parent reads one line of at most 767.
     unsigned major, minor;
     unsigned long inode;
-    loaded_file((const void *)entry, &major, &minor, &inode);
+    loaded_file(library, &major, &minor, &inode);
     char line[768];
     snprintf(line, sizeof line, "ok %ld %u:%u:%lu %.200s", latency, major, minor, inode, api->name);
     if (reply_text(channel, line) != 0) return 4;
@@ -196,7 +198,7 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
 struct relay {
     int fd;             // the pipe's read end, non-blocking; -1 once closed
     char prefix[280];
-    char line[1024];
+    char line[3800];    // with the prefix and the line break, within PIPE_BUF (4096): one write
     size_t length;
 };
 
@@ -211,10 +213,12 @@ static void relay_emit(struct relay *relay) {
     relay->length = 0;
 }
 
-// Prints what the child has written so far; a line longer than the buffer is cut into lines.
+// Prints what the child has written so far, up to 64 KiB a call: a plugin printing faster than
+// this process's stderr takes it never leaves the pipe empty, and the callers' deadlines and
+// `stop_waiting` must still be looked at. A line longer than the buffer is cut into lines.
 static void relay_drain(struct relay *relay) {
     char buffer[4096];
-    while (relay->fd >= 0) {
+    for (int reads = 0; relay->fd >= 0 && reads < 16; reads++) {
         ssize_t got = read(relay->fd, buffer, sizeof buffer);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) {
@@ -319,23 +323,26 @@ static int receive_until(int fd, void *data, size_t size, long long deadline, st
 // kills it (and sets `*killed`, when given); then whatever is left of its process group (what
 // the plugin started and left running), and the pipe is drained and closed. Its wait status.
 static int reap(pid_t pid, int grace_ms, int *killed, struct relay *relay) {
-    int status = 0, reaped = 0;
     long long deadline = now_ms() + grace_ms;
+    int ended = 0;
     for (;;) {
-        pid_t done = waitpid(pid, &status, WNOHANG);
-        if (done == pid || (done < 0 && errno != EINTR)) { reaped = 1; break; }
+        // Ended, but not reaped (WNOWAIT): until it is, its id stays its group's, which the
+        // kill below must reach and no other.
+        siginfo_t info = {0};
+        int waited = waitid(P_PID, (id_t)pid, &info, WEXITED | WNOHANG | WNOWAIT);
+        if ((waited == 0 && info.si_pid == pid) || (waited < 0 && errno != EINTR)) { ended = 1; break; }
         if (now_ms() >= deadline) break;
         relay_drain(relay);
         struct timespec pause = {0, 2000000};
         nanosleep(&pause, NULL);
     }
-    if (!reaped) {
+    if (!ended) {
         if (killed) *killed = 1;
         kill(pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     }
-    // The group keeps the child's id while any process is in it, so this reaches no other.
     kill(-pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     relay_close(relay);
     return status;
 }

@@ -13,8 +13,12 @@ extension JSONValue {
     public static let maximumBytes = 4 << 20
 
     /// - Parameter limit: the largest text read (EchoLab's own reports of big corpora pass more).
-    public static func parse(_ bytes: [UInt8], maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> JSONValue {
-        try reading(bytes, limit) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.value(depth: 0) }
+    /// - Parameter exactIntegers: refuse an integer past 2^53 that a double does not hold (it
+    ///   would read as another integer): for what people write (scenarios, manifests, a plugin's
+    ///   options), whose numbers are passed on as written; a program's output keeps its reading.
+    public static func parse(_ bytes: [UInt8], maximumBytes limit: Int = maximumBytes,
+                             exactIntegers: Bool = false) throws(JSONSyntaxError) -> JSONValue {
+        try reading(bytes, limit, exactIntegers: exactIntegers) { (parser: inout Parser) throws(JSONSyntaxError) in try parser.value(depth: 0) }
     }
 
     /// The members named `keys` of the object that `bytes` holds. The others are checked against
@@ -54,12 +58,13 @@ extension JSONValue {
 
     /// Reads the one value of `bytes` with `read`: the size limit, a byte-order mark, whitespace
     /// around the value and nothing after it are checked here.
-    private static func reading<Value>(_ bytes: [UInt8], _ limit: Int,
+    private static func reading<Value>(_ bytes: [UInt8], _ limit: Int, exactIntegers: Bool = false,
                                        _ read: (inout Parser) throws(JSONSyntaxError) -> Value) throws(JSONSyntaxError) -> Value {
         guard bytes.count <= limit else {
             throw JSONSyntaxError(line: 1, column: 1, problem: "the text is \(bytes.count) bytes; at most \(limit >> 20) MiB are read")
         }
         var parser = Parser(bytes: bytes)
+        parser.exactIntegers = exactIntegers
         parser.skipByteOrderMark()
         parser.skipWhitespace()
         let value = try read(&parser)
@@ -92,6 +97,7 @@ public struct JSONSyntaxError: LocalizedError, CustomStringConvertible, Equatabl
 private struct Parser {
     let bytes: [UInt8]
     var index = 0
+    var exactIntegers = false
 
     init(bytes: [UInt8]) { self.bytes = bytes }
 
@@ -331,7 +337,7 @@ private struct Parser {
         }
         // An integer past 2^53 that a double does not hold would be read, and passed on (to a
         // plugin's options, a seed), as another integer.
-        if abs(value) >= 0x1p53, !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }),
+        if exactIntegers, abs(value) >= 0x1p53, !text.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }),
            FixedDecimal.text(abs(value), fractionDigits: 0) != text.drop(while: { $0 == "-" }) {
             throw error("the number \(text.prefix(40)) is not exact in a double (an integer past 2^53 would read as \(FixedDecimal.text(value, fractionDigits: 0)): give it as a string)", at: start)
         }

@@ -482,5 +482,6 @@ public struct CorpusRun {
     /// library that refused.
     static func isCancellerFailure(_ error: any Error) -> Bool {
         error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError || error is PluginDigests.Changed
+            || error is PluginFile.Changed
     }
 }

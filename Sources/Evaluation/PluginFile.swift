@@ -30,12 +30,17 @@ final class PluginFile {
     }
 
     /// Throws `Changed` where a canceller of the run was loaded from a file other than the one
-    /// hashed (its path replaced meanwhile), or that file changed after it was hashed. A host that
-    /// could not tell its file (`loaded` empty) is taken as loading this one.
+    /// hashed (its path replaced meanwhile), or that file was written after it was hashed. A host
+    /// that could not tell its file (`loaded` empty), or named it on another device, is taken as
+    /// loading this one.
     func verify(loaded: Set<FileIdentity>) throws {
         guard let handle, let opened else { return }
         let now = FileIdentity.of(descriptor: handle.fileDescriptor)
-        let other = loaded.first { $0 != opened.identity }
+        // By inode on the same device: /proc/self/maps and fstat name the device differently on
+        // some file systems (btrfs subvolumes, overlayfs before Linux 6.x), where this cannot tell.
+        let other = loaded.first {
+            $0.deviceMajor == opened.identity.deviceMajor && $0.deviceMinor == opened.identity.deviceMinor && $0.inode != opened.identity.inode
+        }
         guard other != nil || now?.modifiedNanoseconds != opened.modifiedNanoseconds else { return }
         throw Changed(description: "plugin \(plugin.name) (\(plugin.path)): the file changed while the run started its plugin "
                       + "(sha256 \(sha256.prefix(12))… was read, \(other != nil ? "another file was loaded" : "then the file was written")): "

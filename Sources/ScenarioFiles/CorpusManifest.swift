@@ -48,7 +48,7 @@ public enum CorpusManifest {
         if let problem = InputFile.problem(at: path) { throw ManifestError(path: path, problem: problem) }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()))
+            value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()), exactIntegers: true)
         } catch {
             throw ManifestError(path: path, problem: "not valid JSON: \(error)")
         }

@@ -20,7 +20,7 @@ final class JSONObjectReader {
     static func parse(data: Data, file: String) throws -> JSONObjectReader {
         let value: JSONValue
         do {
-            value = try JSONValue.parse([UInt8](data))
+            value = try JSONValue.parse([UInt8](data), exactIntegers: true)
         } catch {
             throw ScenarioError(file: file, key: nil, problem: "not valid JSON: \(error)")
         }

@@ -211,7 +211,7 @@ struct PluginOptions: ParsableArguments {
                 guard paths.contains(where: { $0.name == name }) else { throw ValidationError("--plugin-options \(name): no --plugin \(name)=PATH") }
                 guard optionTexts[name] == nil else { throw ValidationError("--plugin-options: \(name) is given twice") }
                 let object: JSONValue
-                switch Result(catching: { () throws(JSONSyntaxError) -> JSONValue in try JSONValue.parse(Array(json.utf8)) }) {
+                switch Result(catching: { () throws(JSONSyntaxError) -> JSONValue in try JSONValue.parse(Array(json.utf8), exactIntegers: true) }) {
                 case .success(let value): object = value
                 case .failure(let error):
                     // A duplicate key or a number out of range is named, as in a scenario file.

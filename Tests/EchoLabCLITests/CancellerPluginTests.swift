@@ -160,6 +160,26 @@ final class CancellerPluginTests: XCTestCase {
         }
     }
 
+    /// A plugin file whose canceller comes from a library it links (a thin shim over a vendor's
+    /// library) is the file loaded: the check of what was hashed looks at the shim, not at the
+    /// library that holds the entry symbol (which read as "another file was loaded", every run).
+    func testAPluginWhoseEntryComesFromALibraryItLinksRuns() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let vendor = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "libvendor", in: root, defines: ["BEHAVIOUR=B_passthrough"])
+        let shimSource = root.appendingPathComponent("shim.c")
+        try "int echolab_shim_marker = 1;\n".write(to: shimSource, atomically: true, encoding: .utf8)
+        let shim = root.appendingPathComponent("shim.so").path
+        let linked = try runProgram(URL(fileURLWithPath: "/usr/bin/cc"),
+                                    ["-shared", "-fPIC", shimSource.path, "-o", shim, "-Wl,--no-as-needed", "-L", root.path, "-l:libvendor.so",
+                                     "-Wl,-rpath,\(root.path)"])
+        XCTAssertEqual(linked.status, 0, linked.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: vendor))
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        let run = try runEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "shim=shim.so", "--aec", "shim:intensityMax"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+    }
+
     /// A mode change that retires a plugin mid-call ends its run there: one that exits in its
     /// destroy fails the run with that reason (the retired plugin stayed in place, and the next
     /// frame's "has already failed" hid it); one that lets go cleanly runs on, AEC off.
@@ -596,6 +616,44 @@ final class CancellerPluginTests: XCTestCase {
         let deadline = Date().addingTimeInterval(5)
         while isRunning(), Date() < deadline { usleep(10_000) }
         XCTAssertFalse(isRunning(), "the plugin's process \(pid) still runs")
+    }
+
+    /// A plugin that hangs printing without end is still a hang: stopped after 2 s. Its lines
+    /// relayed to a stderr slower than it writes, the pipe was never empty, and the relay never
+    /// looked at the clock (nor at SIGTERM).
+    func testAPluginThatHangsPrintingIsStopped() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let floods = try Self.misbehaving("floods", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        let process = Process()
+        process.executableURL = try echoLabBinary()
+        process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(floods)", "--aec", "f:intensityMin"]
+        process.currentDirectoryURL = root
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // A slow reader (a terminal over a slow link): 4 KiB every 10 ms.
+        let reader = errors.fileHandleForReading
+        let ended = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var tail = Data()
+        DispatchQueue.global().async {
+            while true {
+                let chunk = reader.readData(ofLength: 4096)
+                if chunk.isEmpty { break }
+                tail = (tail + chunk).suffix(4096)
+                usleep(10_000)
+            }
+            ended.signal()
+        }
+        let stopped = ended.wait(timeout: .now() + 60) == .success
+        if !stopped { process.terminate() }
+        process.waitUntilExit()
+        XCTAssertTrue(stopped, "still relaying after 60 s")
+        XCTAssertEqual(process.terminationStatus, 1)
+        let text = String(decoding: tail, as: UTF8.self)
+        XCTAssertTrue(text.contains("sent no frame back within 2000 ms at frame 30 (hung?): stopped"), text)
     }
 
     func testBadPluginOptionsAreUsageErrorsNamingTheOption() throws {

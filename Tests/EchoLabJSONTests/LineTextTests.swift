@@ -26,14 +26,17 @@ final class LineTextTests: XCTestCase {
         }
     }
 
-    /// An integer a double does not hold would reach a plugin (a seed, an id) as another one.
+    /// An integer a double does not hold would reach a plugin (a seed, an id) as another one:
+    /// refused in what people write.
     func testAnIntegerADoubleCannotHoldIsRefused() {
         for (written, readAs) in [("9007199254740993", "9007199254740992"), ("-12345678901234567", "-12345678901234568")] {
-            XCTAssertThrowsError(try JSONValue.parse(Array("{\"seed\": \(written)}".utf8)), written) { error in
+            XCTAssertThrowsError(try JSONValue.parse(Array("{\"seed\": \(written)}".utf8), exactIntegers: true), written) { error in
                 XCTAssertTrue("\(error)".contains("the number \(written) is not exact in a double (an integer past 2^53 would read as \(readAs)"), "\(error)")
             }
         }
-        // Integers a double holds, however large, read as written.
-        XCTAssertNoThrow(try JSONValue.parse(Array("[9007199254740994, 100000000000000000000, -9007199254740992]".utf8)))
+        // Integers a double holds, however large, read as written; a program's output (a
+        // scorer's answer) is read as a double reads it.
+        XCTAssertNoThrow(try JSONValue.parse(Array("[9007199254740994, 100000000000000000000, -9007199254740992]".utf8), exactIntegers: true))
+        XCTAssertEqual(try JSONValue.parse(Array("[9007199254740993]".utf8)), .array([.number(0x1p53)]))
     }
 }

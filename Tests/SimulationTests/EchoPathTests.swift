@@ -56,8 +56,8 @@ final class EchoPathTests: XCTestCase {
 
 final class ImpulseResponseFileRateTests: XCTestCase {
     /// A response file is a filter: a single tap of 0.5 is −6 dB at any rate it was written at.
-    /// Resampled as a signal it was not (a 16 kHz file at 48 kHz read 6 dB louder in band, a
-    /// 96 kHz one 6 dB quieter). A 1 kHz tone lies in every rate's band, so its echo is exactly
+    /// Resampled as a signal it was not (a 16 kHz file at 48 kHz read up to 9.5 dB louder in
+    /// band, a 96 kHz one 6 dB quieter). A 1 kHz tone lies in every rate's band, so its echo is exactly
     /// the tap's gain and the path's −8 dB.
     func testAResponseFileHasTheSameGainAtEveryRateItIsWrittenAt() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-ir-rate-\(getpid())").path

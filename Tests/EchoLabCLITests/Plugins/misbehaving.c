@@ -15,6 +15,7 @@
  *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy crashes, exits with
  *                status 9, or never returns: every frame answered, the plugin fails only at the end
  *   scribbles    writes text into every descriptor from 3 up at frame 30 (the frame socket among them)
+ *   floods       prints without end at frame 30, never returning (a hang that keeps talking)
  *   forks        a pass-through whose create starts a process that prints its pid and then
  *                waits for ever (a helper daemon the plugin never stops)
  */
@@ -47,6 +48,7 @@
 #define B_destroy_hang 19
 #define B_forks 20
 #define B_scribbles 21
+#define B_floods 22
 
 struct echolab_canceller {
     int frame;
@@ -105,6 +107,8 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     if (at == 30) out[3] = NAN;
 #elif BEHAVIOUR == B_huge
     if (at == 30) out[3] = 1e19f;   /* finite, but no audio: past +120 dBFS the metrics' sums overflow */
+#elif BEHAVIOUR == B_floods
+    if (at == 30) for (;;) fputs("flooding the pipe with one line after another, as fast as stderr takes them\n", stderr);
 #elif BEHAVIOUR == B_scribbles
     if (at == 30) for (int fd = 3; fd < 64; fd++) (void)!write(fd, "garbage!", 8);
 #elif BEHAVIOUR == B_chatty
