@@ -142,15 +142,9 @@ final class CancellerPluginTests: XCTestCase {
             let wrapper = root.appendingPathComponent("host.sh")
             try "#!/bin/sh\nPLUGIN=\"\(target)\"\n\(replace)\nexec \"\(try echoLabBinary().path)\" \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
             chmod(wrapper.path, 0o755)
-            let process = Process()
-            process.executableURL = try echoLabBinary()
-            process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=mine.so", "--aec", "mine:intensityMax"]
-            process.currentDirectoryURL = root
-            process.environment = ProcessInfo.processInfo.environment.merging(["ECHOLAB_PLUGIN_HOST": wrapper.path]) { $1 }
             let errors = Pipe()
-            process.standardError = errors
-            process.standardOutput = FileHandle.nullDevice
-            try process.run()
+            let process = try startEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=mine.so", "--aec", "mine:intensityMax"],
+                                           in: root, standardError: errors, environment: ["ECHOLAB_PLUGIN_HOST": wrapper.path])
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 1, text)
@@ -586,14 +580,9 @@ final class CancellerPluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let forks = try Self.misbehaving("forks", in: root)
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(forks)", "--aec", "f:intensityMin"]
-        process.currentDirectoryURL = root
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try startEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(forks)", "--aec", "f:intensityMin"],
+                                       in: root, standardError: errors)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
         // The end of the pipe comes once every process holding it is gone.
@@ -626,14 +615,9 @@ final class CancellerPluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let floods = try Self.misbehaving("floods", in: root)
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
-        let process = Process()
-        process.executableURL = try echoLabBinary()
-        process.arguments = ["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(floods)", "--aec", "f:intensityMin"]
-        process.currentDirectoryURL = root
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try startEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(floods)", "--aec", "f:intensityMin"],
+                                       in: root, standardError: errors)
         // A slow reader (a terminal over a slow link): 4 KiB every 10 ms.
         let reader = errors.fileHandleForReading
         let ended = DispatchSemaphore(value: 0)
