@@ -44,13 +44,12 @@ static void one_line(char *text) {
 
 /* ---- the child ---- */
 
-// To a socket, without SIGPIPE where the other end is gone (the child leaves SIGPIPE at its
-// default, for the plugin's sake); to anything else, a plain write.
-static int write_all(int fd, const void *data, size_t size) {
+// A reply on the frame socket: a parent gone is an error here, not SIGPIPE (the child leaves
+// SIGPIPE at its default, for the plugin's sake).
+static int reply_all(int fd, const void *data, size_t size) {
     const char *bytes = data;
     while (size > 0) {
         ssize_t done = send(fd, bytes, size, MSG_NOSIGNAL);
-        if (done < 0 && errno == ENOTSOCK) done = write(fd, bytes, size);
         if (done < 0 && errno == EINTR) continue;
         if (done <= 0) return -1;
         bytes += done;
@@ -77,7 +76,7 @@ static int reply_text(int fd, char *line) {
     one_line(line);
     size_t length = strlen(line);
     line[length] = '\n';
-    return write_all(fd, line, length + 1);
+    return reply_all(fd, line, length + 1);
 }
 
 static int reply_line(int fd, const char *format, const char *a, long b, long c) {
@@ -180,7 +179,7 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
             status = 4;
             break;
         }
-        if (write_all(channel, header, sizeof header) != 0 || write_all(channel, output, frame * sizeof(float)) != 0) status = 4;
+        if (reply_all(channel, header, sizeof header) != 0 || reply_all(channel, output, frame * sizeof(float)) != 0) status = 4;
         else if (header[0] != status_ok) status = 1;
     }
     api->destroy(canceller);
@@ -201,6 +200,18 @@ struct relay {
     char line[3800];    // with the prefix and the line break, within PIPE_BUF (4096): one write
     size_t length;
 };
+
+static int write_all(int fd, const void *data, size_t size) {
+    const char *bytes = data;
+    while (size > 0) {
+        ssize_t done = write(fd, bytes, size);
+        if (done < 0 && errno == EINTR) continue;
+        if (done <= 0) return -1;
+        bytes += done;
+        size -= (size_t)done;
+    }
+    return 0;
+}
 
 static void relay_emit(struct relay *relay) {
     char out[sizeof relay->prefix + sizeof relay->line + 1];
