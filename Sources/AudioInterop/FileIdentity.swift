@@ -2,15 +2,10 @@ internal import CEchoLabPluginHost
 
 /// A file as the kernel knows it (its device and inode), whatever path names it now.
 public struct FileIdentity: Hashable, Sendable, CustomStringConvertible {
-    public var deviceMajor: UInt32
-    public var deviceMinor: UInt32
-    public var inode: UInt64
-
-    public init(deviceMajor: UInt32, deviceMinor: UInt32, inode: UInt64) {
-        self.deviceMajor = deviceMajor
-        self.deviceMinor = deviceMinor
-        self.inode = inode
-    }
+    // Made here only (from fstat, or a plugin host's report): the memberwise initialiser.
+    public let deviceMajor: UInt32
+    public let deviceMinor: UInt32
+    public let inode: UInt64
 
     /// The file open at `descriptor`, and when its contents were last written (ns); nil where it
     /// cannot be told.

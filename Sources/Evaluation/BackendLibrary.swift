@@ -15,10 +15,8 @@ enum BackendLibrary {
         return nil
     }
 
-    /// The plugin file's SHA-256 (hex), or `unreadable`.
-    static func digest(of plugin: CancellerPlugin) -> String {
-        FileManager.default.contents(atPath: plugin.path).map { sha256Hex(of: $0) } ?? unreadable
-    }
+    /// The plugin file's SHA-256 (hex), or `unreadable`, as a run reads it (`PluginFile`).
+    static func digest(of plugin: CancellerPlugin) -> String { PluginFile(plugin).sha256 }
 
     /// The digest of a file that cannot be read.
     static let unreadable = "unreadable"
