@@ -23,6 +23,12 @@ import EchoLabJSON
 /// Where a run has no near-end track (a recording), its near-end axis is the tap-free estimate
 /// (`NearEndEstimate`: the output's drop under the talker the gate hears, `isLost` its lost near
 /// end); the verdict says on how many items it stood in.
+///
+/// An item whose far end never played — no echo to remove, no double talk: a near talker alone —
+/// is judged on what each mode took off the near talker (`nearEndAlone`, lower is better, all of
+/// it the worst case). A canceller should leave a lone talker whole, and
+/// some cut it by several dB. A corpus's front leaves such items out: there that cut would be
+/// averaged with attenuations in double talk, where a canceller trades the talker for echo.
 public enum BestModes {
     /// One mode's values on the two axes.
     public struct Point: Sendable, Equatable {
@@ -43,10 +49,15 @@ public enum BestModes {
         /// The run sent digital silence whenever only the far end talked
         /// (`RequirementFindings.silentSendRule`): it muted, and is off the front.
         public var silentSend: Bool
+        /// Where the far end never played: the near end's attenuation (it talked alone), and
+        /// whether it is only a lower bound (nothing of the talker sent): the one axis of such an
+        /// item.
+        public var nearEndAloneDB: Double?
+        public var nearEndAloneIsLowerBound: Bool
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
                     nearEndIsLowerBound: Bool = false, nearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
-                    silentSend: Bool = false) {
+                    silentSend: Bool = false, nearEndAloneDB: Double? = nil, nearEndAloneIsLowerBound: Bool = false) {
             self.mode = mode
             self.erleSteadyDB = erleSteadyDB
             self.erleSteadyIsLowerBound = erleSteadyIsLowerBound
@@ -56,28 +67,38 @@ public enum BestModes {
             self.nearEndIsEstimate = nearEndIsEstimate
             self.doubleTalkFrames = doubleTalkFrames
             self.silentSend = silentSend
+            self.nearEndAloneDB = nearEndAloneDB
+            self.nearEndAloneIsLowerBound = nearEndAloneIsLowerBound
         }
 
         /// A run's point from its figures that count (low-confidence ones are nil): the near end
         /// is the attenuation a near-end track measured (a bound: the near end lost) or, without
-        /// one, the tap-free estimate (`estimateLost`: its near end lost).
+        /// one, the tap-free estimate (`estimateLost`: its near end lost); `nearEndAlone`, where
+        /// the far end never played, its attenuation while it talked alone.
         public static func run(mode: String, erleSteady: BoundedValue?, nearEndAttenuation: BoundedValue?,
-                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, silentSend: Bool = false) -> Point {
+                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, silentSend: Bool = false,
+                               nearEndAlone: BoundedValue? = nil) -> Point {
             let nearEnd = nearEndAttenuation ?? estimate
             return Point(mode: mode, erleSteadyDB: erleSteady?.value, erleSteadyIsLowerBound: erleSteady?.isLowerBound ?? false,
                          nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
                          nearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
                          nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames,
-                         silentSend: silentSend)
+                         silentSend: silentSend, nearEndAloneDB: nearEndAlone?.value, nearEndAloneIsLowerBound: nearEndAlone?.isLowerBound ?? false)
         }
 
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
         var nearEnd: BoundedValue? { nearEndAttenuationDB.map { BoundedValue($0, isLowerBound: nearEndIsLowerBound) } }
     }
 
-    /// The axes a verdict was judged on.
+    /// The axes a verdict was judged on. `nearEndAlone`: an item whose far end never played,
+    /// judged on the near end's attenuation while it talked alone (an item's verdict only).
     public enum Axes: String, Sendable, Equatable {
-        case both, erleOnly, nearEndOnly
+        case both, erleOnly, nearEndOnly, nearEndAlone
+
+        /// Steady ERLE was an axis.
+        public var judgesERLE: Bool { self == .both || self == .erleOnly }
+        /// The near end was an axis (in double talk, or talking alone).
+        public var judgesNearEnd: Bool { self != .erleOnly }
     }
 
     /// A verdict: the front's modes (in the order given) and the axes judged.
@@ -125,8 +146,11 @@ public enum BestModes {
         }
     }
 
-    /// The front of one item's modes; nil without a verdict.
+    /// The front of one item's modes; nil without a verdict. Where the far end never played (no
+    /// echo, no double talk: no figure on either axis), the near end talking alone is the one axis.
     public static func front(of points: [Point]) -> Verdict? {
+        let counted = countedAxes(points.filter { $0.mode != "disabled" })
+        guard counted.erle || counted.nearEnd else { return frontOfNearEndAlone(points) }
         guard let (axes, comparable, candidates) = comparable(points) else { return nil }
         // Higher ERLE is better, lower attenuation is: `other` beats `point` where it is certainly
         // better on one axis and certainly worse on neither (an unknown order, or values printed
@@ -141,6 +165,21 @@ public enum BestModes {
                        erleComparedItems: axes.erle ? 1 : 0, nearEndComparedItems: axes.nearEnd ? 1 : 0,
                        nearEndEstimatedItems: axes.nearEnd && candidates.contains(where: \.nearEndIsEstimate) ? 1 : 0,
                        doubleTalkItems: doubleTalk > 0 ? 1 : 0, doubleTalkFrames: doubleTalk)
+    }
+
+    /// An item's front on the near end talking alone: each point's lone-talker attenuation in
+    /// place of its double-talk one (all of the talker cut: lost, the worst case), judged as a
+    /// front on the near end alone; nil where no mode has a figure there.
+    private static func frontOfNearEndAlone(_ points: [Point]) -> Verdict? {
+        let alone = points.map { point in
+            Point(mode: point.mode, erleSteadyDB: nil, nearEndAttenuationDB: point.nearEndAloneDB,
+                  nearEndIsLowerBound: point.nearEndAloneIsLowerBound, nearEndLost: point.nearEndAloneIsLowerBound,
+                  silentSend: point.silentSend)
+        }
+        let candidates = alone.filter { $0.mode != "disabled" }
+        guard countedAxes(candidates).nearEnd, var verdict = front(of: alone) else { return nil }
+        verdict.axes = .nearEndAlone
+        return verdict
     }
 
     /// The front of a corpus, judged pair by pair, each axis on the items where every mode has

@@ -308,7 +308,8 @@ public enum EvalDocument {
 
     /// An item's runs as `BestModes` points (failed runs have none), on the figures that count
     /// (low-confidence ones do not). A near end lost: its attenuation is only a bound. Without a
-    /// near-end track, the near end is the tap-free estimate.
+    /// near-end track, the near end is the tap-free estimate. Where the gate heard no far end at
+    /// all, the near end's attenuation while it talked alone is the item's one axis.
     static func points(_ item: Item) -> [BestModes.Point] {
         item.results.compactMap { result -> BestModes.Point? in
             guard let mode = result.mode, result.error == nil else { return nil }
@@ -319,7 +320,8 @@ public enum EvalDocument {
             return .run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
                         estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
                         doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
-                        silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false)
+                        silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
+                        nearEndAlone: metrics?.gate.farEndActiveFrames == 0 ? bounded(.nearEndSingleTalkAttenuation) : nil)
         }
     }
 
@@ -334,11 +336,16 @@ public enum EvalDocument {
     /// `near_end_tied_items` (their names), and per front mode in `ties` (`mode`, `erle_tied_items`,
     /// `near_end_tied_items`: counts).
     static func bestModes(_ verdict: BestModes.Verdict, itemNames: [String]) -> JSONValue {
-        let judged = switch verdict.axes { case .both: "both"; case .erleOnly: "erle_only"; case .nearEndOnly: "near_end_only" }
+        let judged = switch verdict.axes {
+        case .both: "both"
+        case .erleOnly: "erle_only"
+        case .nearEndOnly: "near_end_only"
+        case .nearEndAlone: "near_end_alone"
+        }
         var object: [String: JSONValue] = ["modes": .array(verdict.modes.map(JSONValue.string)), "judged_on": .string(judged),
                                            "compared_items": .number(Double(verdict.comparedItems)), "items": .number(Double(verdict.items))]
         if verdict.nearEndEstimatedItems > 0 { object["near_end_estimated_items"] = .number(Double(verdict.nearEndEstimatedItems)) }
-        let erle = verdict.axes != .nearEndOnly, nearEnd = verdict.axes != .erleOnly
+        let erle = verdict.axes.judgesERLE, nearEnd = verdict.axes.judgesNearEnd
         if erle { object["erle_compared_items"] = .number(Double(verdict.erleComparedItems)) }
         if nearEnd { object["near_end_compared_items"] = .number(Double(verdict.nearEndComparedItems)) }
         func names(_ indices: [Int]) -> JSONValue { .array(indices.map { .string(itemNames.indices.contains($0) ? itemNames[$0] : "") }) }

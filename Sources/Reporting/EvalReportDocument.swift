@@ -46,6 +46,8 @@ public enum EvalReportDocument {
         let hasNearEnd = outcome.results.contains { nearEndAttenuation($0) != nil }
         // Runs without a near-end track (recordings): their near end is the tap-free estimate.
         let hasEstimate = outcome.results.contains { nearEndEstimate($0) != nil }
+        // Items whose far end never played: their near end is judged talking alone.
+        let hasNearEndAlone = outcome.results.contains { nearEndAlone($0.summary?.metrics) != nil }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         // The two axes side by side, then their spread.
@@ -99,12 +101,19 @@ public enum EvalReportDocument {
         switch detail {
         case .summary:
             blocks += scoreBlocks
-            let nearEndCell = hasNearEnd || hasEstimate
+            let nearEndCell = hasNearEnd || hasEstimate || hasNearEndAlone
             blocks.append(.heading(nearEndCell ? "Steady ERLE and near-end attenuation, items × modes" : "Steady-state ERLE, items × modes",
                                    level: 2, id: "matrix"))
-            blocks.append(.paragraph([.text((nearEndCell ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (— where there is none"
-                                                + (hasEstimate ? "; \"est.\" marks a run without a near-end track, whose near end is the estimate from mic and loopback: the output's drop under the talker the gate hears). " : "). ")
-                                             : "")
+            var marks: [String] = []
+            if hasEstimate {
+                marks.append("\"est.\" marks a run without a near-end track, whose near end is the estimate from mic and loopback: the output's drop under the talker the gate hears")
+            }
+            if hasNearEndAlone {
+                marks.append("\"alone\" marks an item whose far end never played, whose near end is judged by what was taken off it while it talked alone")
+            }
+            let cellLegend = nearEndCell
+                ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (" + (["— where there is none"] + marks).joined(separator: "; ") + "). " : ""
+            blocks.append(.paragraph([.text(cellLegend
                                             + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
                                             + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
                                             + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
@@ -119,6 +128,8 @@ public enum EvalReportDocument {
                     let nearEndText = estimate.map { e in
                         compact(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, isLowConfidence: FigureConfidence.isLow(frames: e.frames))
                             + (e.outputDropDB == nil ? "" : " est.") + (e.isLost ? " (lost)" : "")
+                    } ?? nearEndAlone(m).map { alone in
+                        compact(alone.value, isLowerBound: alone.isLowerBound, isLowConfidence: FigureConfidence.isLow(frames: alone.frames)) + " alone"
                     } ?? compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
                     let text = nearEndCell
                         ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)) / "
@@ -145,7 +156,7 @@ public enum EvalReportDocument {
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
-            if hasNearEnd { runHeader.append("near-end attenuation") }
+            if hasNearEnd || hasNearEndAlone { runHeader.append("near-end attenuation") }
             if hasEstimate { runHeader.append("near-end drop (estimate)") }
             runHeader.append("pipeline health")
             blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
@@ -166,10 +177,15 @@ public enum EvalReportDocument {
                             .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
-                    if hasNearEnd {
-                        let value = nearEndAttenuation(result)
-                        let text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
-                        row.append(.init(text, value: value))
+                    if hasNearEnd || hasNearEndAlone {
+                        if let alone = nearEndAlone(m) {
+                            let text = F.figure(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames) + ", talking alone"
+                            row.append(.init(text, value: alone.value))
+                        } else {
+                            let value = nearEndAttenuation(result)
+                            let text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
+                            row.append(.init(text, value: value))
+                        }
                     }
                     if hasEstimate {
                         let e = m?.nearEndEstimate, value = nearEndEstimate(result)
@@ -287,6 +303,14 @@ public enum EvalReportDocument {
             return m.telephony?.doubleTalkUnmeasuredReason
         }
         return erle.isEmpty && attenuation.isEmpty ? nil : erle + attenuation
+    }
+
+    /// Where the far end never played and the near end has no figure in double talk: its
+    /// attenuation while it talked alone, the one axis of such an item's verdict (`BestModes`).
+    static func nearEndAlone(_ metrics: EchoMetrics?) -> (value: Double, isLowerBound: Bool, frames: Int)? {
+        guard let metrics, metrics.gate.farEndActiveFrames == 0, let nearEnd = metrics.nearEnd, nearEnd.attenuationDB == nil,
+              let value = nearEnd.singleTalkAttenuationDB else { return nil }
+        return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames)
     }
 
     /// The distortion median's cell, with how many runs lost the near end: those have no
@@ -463,6 +487,9 @@ public enum EvalReportDocument {
         case .nearEndOnly:
             lead = front.nearEndEstimatedItems > 0 ? "Best on the near end (estimated):" : "Best on near-end attenuation:"
             why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked).\(estimated)"
+        case .nearEndAlone:
+            lead = "Best with the near end alone:"
+            why = " — the far end never played (no echo, no double talk), so judged on what each mode took off the near talker, which it should leave whole (\(scope))\(marked)."
         }
         var spans: [ReportDocument.Span] = [.strong(lead), .text(" ")]
         for (index, mode) in front.modes.enumerated() {
@@ -476,7 +503,7 @@ public enum EvalReportDocument {
     /// where every mode has a steady ERLE (far-end single talk), the near end where every mode
     /// has a figure for it (double talk).
     static func corpusScope(_ front: BestModes.Verdict) -> String {
-        let erle = front.axes != .nearEndOnly, nearEnd = front.axes != .erleOnly
+        let erle = front.axes.judgesERLE, nearEnd = front.axes.judgesNearEnd
         if (!erle || front.erleComparedItems == front.items) && (!nearEnd || front.nearEndComparedItems == front.items) {
             return "mode against mode, mean differences over the corpus"
         }
@@ -494,8 +521,8 @@ public enum EvalReportDocument {
     /// (nothing where no bound did).
     static func tiesSpans(_ front: BestModes.Verdict, itemNames: [String]) -> [ReportDocument.Span] {
         let axes: [(name: String, items: [Int], compared: Int, perMode: (BestModes.Ties) -> Int)] =
-            (front.axes == .nearEndOnly ? [] : [("echo (steady ERLE)", front.erleTiedItems, front.erleComparedItems, { $0.erleItems.count })])
-            + (front.axes == .erleOnly ? [] : [("the near end", front.nearEndTiedItems, front.nearEndComparedItems, { $0.nearEndItems.count })])
+            (!front.axes.judgesERLE ? [] : [("echo (steady ERLE)", front.erleTiedItems, front.erleComparedItems, { $0.erleItems.count })])
+            + (!front.axes.judgesNearEnd ? [] : [("the near end", front.nearEndTiedItems, front.nearEndComparedItems, { $0.nearEndItems.count })])
         guard axes.contains(where: { !$0.items.isEmpty }) else { return [] }
         var spans: [ReportDocument.Span] = [.text(" An item where a lower bound leaves two modes' order unknown (an output under the noise floor"
                                                   + (front.axes == .erleOnly ? "" : "; a near end lost") + ") counts as no difference between them: ")]

@@ -28,6 +28,38 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(BestModes.front(ofItems: items.map { $0.map { point($0.mode, $0.erleSteadyDB! + ($0.mode == "b" ? 0.1 : 0), 1) } })?.modes, ["b"])
     }
 
+    /// An item whose far end never played has neither axis: it is judged on what each mode took
+    /// off the near talker talking alone, all of it the worst case; a corpus's front leaves it out.
+    func testAnItemWithoutAFarEndIsJudgedOnTheNearEndAlone() throws {
+        let alone = { (mode: String, cut: Double, bound: Bool) in
+            BestModes.Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndAloneDB: cut, nearEndAloneIsLowerBound: bound)
+        }
+        let item = [alone("disabled", 0, false), alone("speex", 2.6475, false), alone("webrtc", 0.5183, false),
+                    alone("echolab", 0, false), alone("gate", 0, true)]
+        let verdict = try XCTUnwrap(BestModes.front(of: item))
+        XCTAssertEqual(verdict.modes, ["echolab"], "`disabled` is the reference; a talker removed entirely (≥ 0 dB) is the worst case")
+        XCTAssertEqual(verdict.axes, .nearEndAlone)
+        XCTAssertFalse(verdict.axes.judgesERLE)
+        XCTAssertEqual(verdict.nearEndComparedItems, 1)
+        XCTAssertEqual(BestModes.front(of: [alone("speex", 2.6, false), alone("aec3", 2.8, false)])?.modes, ["speex"])
+        // One mode to judge beside the reference: no verdict; no figure at all: none either.
+        XCTAssertNil(BestModes.front(of: [alone("disabled", 0, false), alone("speex", 2.6, false)]))
+        XCTAssertNil(BestModes.front(of: ["a", "b"].map { BestModes.Point(mode: $0, erleSteadyDB: nil, nearEndAttenuationDB: nil) }))
+        // Where an axis counts (double talk, echo), the lone talker is not what is judged.
+        var talking = item
+        talking[1].nearEndAttenuationDB = 4
+        talking[2].nearEndAttenuationDB = 1
+        XCTAssertEqual(BestModes.front(of: talking)?.axes, .nearEndOnly)
+        XCTAssertEqual(BestModes.front(of: talking)?.modes, ["webrtc"], "echolab and gate lack the counted axis")
+        // A corpus compares modes on echo and double talk only: such an item is not compared.
+        XCTAssertNil(BestModes.front(ofItems: [item]))
+        let corpus = try XCTUnwrap(BestModes.front(ofItems: [[point("speex", 20, 2), point("webrtc", 30, 6), point("echolab", 30, 1)],
+                                                             Array(item.dropLast())]))
+        XCTAssertEqual(corpus.modes, ["echolab"])
+        XCTAssertEqual(corpus.comparedItems, 1)
+        XCTAssertEqual(corpus.items, 2)
+    }
+
     func testATradeOffKeepsBothEndsAndDropsWhatIsBeatenOnBoth() throws {
         let front = try XCTUnwrap(BestModes.front(of: [
             point("gentle", 10, 1), point("strong", 25, 11), point("beaten", 9, 2), point("middle", 18, 4),

@@ -33,4 +33,14 @@ final class BestModesParagraphTests: XCTestCase {
         XCTAssertFalse(text(EvalReportDocument.bestModesParagraph(BestModes.front(ofItems: measured), itemNames: ["x"])).contains("lower bound"))
         XCTAssertFalse(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: items[0]), isCorpus: false)).contains("lower bound"))
     }
+
+    /// An item whose far end never played says what it was judged on, and why.
+    func testAnItemJudgedOnTheNearEndAloneSaysSo() throws {
+        let item = [("speex", 2.6), ("echolab", 0.0)].map { mode, cut in
+            BestModes.Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndAloneDB: cut)
+        }
+        XCTAssertEqual(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: item), isCorpus: false)),
+                       "**Best with the near end alone:** `echolab` — the far end never played (no echo, no double talk), so judged on what "
+                       + "each mode took off the near talker, which it should leave whole (this item).")
+    }
 }
