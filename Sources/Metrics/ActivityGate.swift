@@ -75,15 +75,17 @@ struct ActivityGate {
     /// Classifies the next frame from its energies (sums of squares over the frame): the
     /// delay-aligned reference, and the near-end estimate (ignored for `.farEndOnly` and
     /// `.echoPathFit`, which reads its decision for frame `frames`, the frame being classified).
-    /// `echoEnergy`, with an echo track: while the near end is silent, the far end counts as active
-    /// at the mic only where its echo stands above what else the mic holds (the noise) — an echo
+    /// `echo`, with an echo track (its energy, and what else the mic holds: the near-end estimate's,
+    /// or mic − echo's where a recording's clean near-end track lacks the noise): while the near
+    /// end is silent, the far end counts as active at the mic only where its echo stands above
+    /// what else the mic holds (the noise) — an echo
     /// under the noise is no echo to cancel, and the "ERLE" of such frames measured how the
     /// canceller treated the noise. The tap-free gate applies the same rule to its fitted echo
     /// and residual (`fittedEcho`).
     /// Returns whether it is far-end single talk.
     /// `micLessNearEndEnergy`, with a near-end track and no echo track: mic − track's energy,
     /// judged against its floor instead.
-    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echoEnergy: Double? = nil,
+    mutating func classify(farEndEnergy: Double, nearEndEnergy: Double, echo: (energy: Double, beside: Double)? = nil,
                            micLessNearEndEnergy: Double? = nil) -> Bool {
         let frame = frames
         frames += 1
@@ -111,7 +113,7 @@ struct ActivityGate {
             echoAboveItsFloor = micLessNearEndFloor.power.map { meanSquare > 2 * $0 }
         }
         let echoAudible = nearEndActive
-            || echoEnergy.map { $0 > nearEndEnergy } ?? echoAboveItsFloor ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
+            || echo.map { $0.energy > $0.beside } ?? echoAboveItsFloor ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
         guard farEndPlays, echoAudible else {
             if farEndPlays { echoUnderNoiseFrames += 1 }
             lastTalk = nearEndActive ? .nearEndSingleTalk : .silence

@@ -136,7 +136,15 @@ public final class EchoAnalysisStream {
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
         whole.isProcessedSilentInSingleTalk = summary.processedIsSilent
-        if core.echoOutsideDelaySearch {
+        Self.markBandsAndEchoLossWithoutEcho(&whole)
+        // An echo track under the mic's noise wherever the far end played alone is no echo at the
+        // mic; the delay search then found no echo, not one outside its range.
+        let echoTrackUnderNoise = core.hasEcho && whole.gate.singleTalkFrames == 0
+            && whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames
+        if echoTrackUnderNoise {
+            whole.delayMilliseconds = nil
+            whole.delayUnmeasured = .noEchoAtMic
+        } else if core.echoOutsideDelaySearch {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
@@ -148,6 +156,31 @@ public final class EchoAnalysisStream {
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,
                             talkActivity: core.activity)
+    }
+
+    /// What has no meaning without echo at the mic says why it is missing. Without far-end single
+    /// talk no band has a value to give. Where the echo at the mic stays under its floor in every
+    /// far-end single-talk frame (an ERL, no ERLE: an echo track of digital silence, say) there is
+    /// no echo to cancel: a band where the mic stood over its floor measured what the canceller did
+    /// to the noise, and TCLw what the terminal sends of its noise — each read as echo, such as a
+    /// band's "ERLE" of −16 dB and a "TCLw" under TS 26.131's 46 dB in every mode, `disabled`'s too.
+    static func markBandsAndEchoLossWithoutEcho(_ metrics: inout EchoMetrics) {
+        let noSingleTalk = metrics.gate.singleTalkFrames == 0
+        let noEcho = !noSingleTalk && metrics.erlDB != nil && metrics.erleDB == nil
+        guard noSingleTalk || noEcho else { return }
+        let reason = noSingleTalk ? "no far-end single talk to measure"
+            : "the echo at the mic stays under its floor in all far-end single talk: no echo to remove"
+        // A band already saying why it has no value keeps its reason.
+        for index in metrics.erleBands.indices
+        where metrics.erleBands[index].erleDB != nil ? noEcho : metrics.erleBands[index].unmeasuredReason == nil {
+            metrics.erleBands[index].erleDB = nil
+            metrics.erleBands[index].isLowerBound = false
+            metrics.erleBands[index].unmeasuredReason = reason
+        }
+        if noEcho, metrics.telephony?.echoLoss != nil {
+            metrics.telephony?.echoLoss = nil
+            metrics.telephony?.echoLossUnmeasuredReason = "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose"
+        }
     }
 
     /// TCLw and the double-talk report, or why each is missing.

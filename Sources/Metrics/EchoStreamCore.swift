@@ -91,6 +91,10 @@ struct EchoStreamCore {
         var sentSent = 0.0
         /// Σ echo² (with an echo track).
         var echoEnergy = 0.0
+        /// What else the mic holds, which an audible echo must stand above (with an echo track):
+        /// the near-end estimate's energy, or, with a near-end track that may lack the mic's noise
+        /// (a recording's clean speech), Σ (mic − echo)² where that is more.
+        var besideEchoEnergy = 0.0
         /// Σ (mic − near end)² (with a near-end track and no echo track).
         var micLessNearEndEnergy = 0.0
     }
@@ -306,6 +310,8 @@ struct EchoStreamCore {
         if hasEcho {
             precondition(echo.origin == mic.origin)
             measures.echoEnergy = PowerSums.sumOfSquares(echo.samples, range)
+            measures.besideEchoEnergy = hasNearEnd && !configuration.nearEndTrackHoldsTheNoise
+                ? max(measures.nearEndEnergy, PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, range)) : measures.nearEndEnergy
         }
         // Same samples, same spectrum: the mic's is reused.
         measures.processedIsMic = VectorMath.bitwiseEqual(mic.samples, from: range.lowerBound, processed.samples, from: range.lowerBound,
@@ -322,7 +328,7 @@ struct EchoStreamCore {
         let echoReached = !echoExcluded.touches(frame * hop, frame * hop + frameSize)
         let singleTalk = gate.classify(farEndEnergy: echoReached ? first.farEndEnergy + second.farEndEnergy : 0,
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
-                                       echoEnergy: hasEcho ? first.echoEnergy + second.echoEnergy : nil,
+                                       echo: hasEcho ? (first.echoEnergy + second.echoEnergy, first.besideEchoEnergy + second.besideEchoEnergy) : nil,
                                        micLessNearEndEnergy: hasNearEnd && !hasEcho
                                            ? first.micLessNearEndEnergy + second.micLessNearEndEnergy : nil)
         let start = frame * hop

@@ -1,0 +1,67 @@
+import AudioCore
+@testable import Metrics
+import XCTest
+
+/// Where there is no echo to cancel, nothing that needs one is reported as if it were measured.
+final class NoEchoAtTheMicTests: XCTestCase {
+    private let rate = 48_000
+
+    /// A recording whose echo track holds only 16-bit dither (no echo reached the mic; the mic
+    /// holds a talker who pauses and noise at −60 dBFS) and whose clean near-end track is digital
+    /// silence in the pauses. The dither stands above that track but not above the mic's noise: no
+    /// frame is far-end single talk, as in a simulated call without echo. It was: ERL 76 dB, band
+    /// "ERLE" of −16 dB and a "TCLw" under TS 26.131's 46 dB in every mode, `disabled`'s too.
+    func testAnEchoTrackOfDitherUnderTheMicsNoiseIsNoEcho() throws {
+        let (reference, _) = TestSignals.farEndScene(seconds: 10, erlDB: 6)
+        let dither = TestSignals.noise(count: reference.count, dbfs: -101, seed: 5)
+        // The near talker speaks every other second; its track is digital silence between.
+        let talker = TestSignals.noise(count: reference.count, dbfs: -30, seed: 9)
+        let nearEnd = talker.indices.map { ($0 / rate) % 2 == 1 ? talker[$0] : 0 }
+        let noise = TestSignals.noise(count: reference.count, dbfs: -60, seed: 7)
+        let mic = TestSignals.sum(TestSignals.sum(nearEnd, noise), dither)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: mic,
+                                                         echo: dither, nearEnd: nearEnd)).whole
+        XCTAssertEqual(metrics.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThan(metrics.gate.echoUnderNoiseFrames, 100, "the far end plays while the talker pauses")
+        XCTAssertNil(metrics.erlDB)
+        XCTAssertNil(metrics.erleDB)
+        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil && $0.unmeasuredReason != nil })
+        XCTAssertNil(metrics.telephony?.echoLoss)
+        // An echo over the same noise is heard, and measured.
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let echoed = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: TestSignals.sum(mic, echo),
+                                                        processed: mic, echo: echo, nearEnd: nearEnd)).whole
+        XCTAssertGreaterThan(echoed.gate.singleTalkFrames, 100)
+        XCTAssertEqual(try XCTUnwrap(echoed.erlDB), 6, accuracy: 0.1)
+    }
+
+    /// Where far-end single talk has an ERL but the mic never stands over its floor (no ERLE: no
+    /// echo to cancel), neither a band nor TCLw reports what the canceller did to the noise.
+    func testAnERLWithoutERLEMarksTheBandsAndTCLw() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 10, erlDB: 6)
+        let noise = TestSignals.noise(count: reference.count, dbfs: -60, seed: 7)
+        let mic = TestSignals.sum(echo, noise)
+        var metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic,
+                                                         processed: TestSignals.scaled(mic, gainDB: -20), echo: echo, nearEnd: noise)).whole
+        XCTAssertTrue(metrics.erleBands.contains { $0.erleDB != nil })
+        XCTAssertNotNil(metrics.telephony?.echoLoss)
+        metrics.erleDB = nil
+        EchoAnalysisStream.markBandsAndEchoLossWithoutEcho(&metrics)
+        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil && $0.unmeasuredReason != nil })
+        XCTAssertNil(metrics.telephony?.echoLoss)
+        XCTAssertEqual(metrics.telephony?.echoLossUnmeasuredReason,
+                       "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose")
+    }
+
+    /// Without far-end single talk (the near end alone) every band says why it has no value.
+    func testEveryBandSaysWhyWithoutFarEndSingleTalk() {
+        let count = 5 * rate
+        let nearEnd = TestSignals.noise(count: count, dbfs: -30, seed: 9)
+        let silence = [Float](repeating: 0, count: count)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: silence, mic: nearEnd, processed: nearEnd,
+                                                         echo: silence, nearEnd: nearEnd)).whole
+        XCTAssertEqual(metrics.gate.singleTalkFrames, 0)
+        XCTAssertFalse(metrics.erleBands.isEmpty)
+        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil && $0.unmeasuredReason == "no far-end single talk to measure" })
+    }
+}
