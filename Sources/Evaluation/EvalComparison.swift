@@ -11,7 +11,8 @@ import Metrics
 /// counter of its pipeline (underruns, drops, clipped samples, canceller resets, clicks, gaps …)
 /// rose at all, or a buffer stopped conserving samples; when it failed where the baseline ran; or
 /// when it is missing from the current run (a gate must not pass on less work) — unless that run
-/// was interrupted, which fails on its own, and whose missing runs are listed as not run.
+/// was interrupted, which fails on its own, and whose missing runs are listed as not run. A
+/// baseline that was interrupted fails too: the runs it never reached would pass unjudged.
 /// Findings that went away are improvements. Runs new in the current file are listed, not judged
 /// (one that failed is a regression), and so are runs measured with another canceller library. Works on the JSON alone, so any two
 /// EchoLab versions' files compare on the keys both have.
@@ -283,8 +284,11 @@ public struct EvalComparison: Sendable {
     public var hasScores = false
     /// The current file says `"complete": false` (an interrupted run).
     public var currentIsIncomplete = false
+    /// The baseline says `"complete": false`: an interrupted eval was blessed, and the runs it
+    /// never reached would go unjudged (listed as new). No gate passes against it.
+    public var baselineIsIncomplete = false
 
-    public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete }
+    public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete || baselineIsIncomplete }
 
     /// The run's figures the gate judges, by their keys in `metrics`: echo removal, higher is
     /// better (ERLE, steady and whole; TCLw, the telephony standards' weighted echo loss), and
@@ -311,6 +315,7 @@ public struct EvalComparison: Sendable {
         baselineRuns = old.count
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
+        baselineIsIncomplete = baseline["complete"]?.boolValue == false
         hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.
@@ -337,6 +342,13 @@ public struct EvalComparison: Sendable {
                 continue
             }
             compare(key, before, after)
+        }
+        // An item listed twice fails its second listing: a broken corpus no gate passes over,
+        // unless the baseline's corpus listed it twice too.
+        let repeatedBefore = Set(Self.refusedRepeats(in: baseline).map(\.key))
+        for (key, error) in Self.refusedRepeats(in: current) where !repeatedBefore.contains(key) {
+            regressions.append(Change(run: key, subject: .run, baseline: old[key] == nil ? .notInBaseline : .ran,
+                                      current: .failed(error: error), delta: nil))
         }
         let newRuns = new.keys.filter { old[$0] == nil && !explained.contains($0) }.sorted()
         // A run new to CURRENT is listed, not judged; one that failed is a broken item, which no
@@ -525,7 +537,10 @@ public struct EvalComparison: Sendable {
     /// hides it; a baseline segment the current call no longer has is a regression. A file
     /// without segments (a recording, an older eval.json) has nothing to pair.
     private mutating func compareSegments(_ key: RunKey, _ before: [ComparedRun.Segment]?, _ after: [ComparedRun.Segment]?) {
-        guard let before, let after else { return }
+        // A baseline's segments CURRENT does not write are missing, as an empty list's are: a
+        // gate must not pass on less work.
+        guard let before else { return }
+        let after = after ?? []
         for (index, was) in before.enumerated() {
             guard let start = was.startSeconds else { continue }
             let segment = Segment(number: index + 1, startSeconds: start, events: was.events)
@@ -621,12 +636,27 @@ public struct EvalComparison: Sendable {
         for item in eval["items"]?.arrayValue ?? [] {
             let name = item["name"]?.stringValue ?? "?"
             for result in item["results"]?.arrayValue ?? [] {
-                // The first of a name: a later item refused for taking it is listed under it too.
+                // The first of a name: a later item refused for taking it is listed under it too
+                // (`refusedRepeats`).
                 let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? asWritten)
                 if runs[key] == nil { runs[key] = ComparedRun(reading: result) }
             }
         }
         return runs
+    }
+
+    /// The failed runs of an item a file lists again under a name and mode an earlier item's run
+    /// holds (an item listed twice: the second is refused), with their errors, in file order.
+    static func refusedRepeats(in eval: JSONValue) -> [(key: RunKey, error: String)] {
+        var seen = Set<RunKey>(), repeats: [(key: RunKey, error: String)] = []
+        for item in eval["items"]?.arrayValue ?? [] {
+            let name = item["name"]?.stringValue ?? "?"
+            for result in item["results"]?.arrayValue ?? [] {
+                let key = RunKey(item: name, mode: result["mode"]?.stringValue ?? asWritten)
+                if !seen.insert(key).inserted, let error = result["error"]?.stringValue { repeats.append((key, error)) }
+            }
+        }
+        return repeats
     }
 
     /// The modes of both files, the baseline's first, each in its file's order.

@@ -13,6 +13,10 @@ public enum ComparisonJUnit {
         let added = Set(comparison.added), notRun = Set(comparison.notRun)
         let otherLibrary = Dictionary(comparison.libraryChanges.map { ($0.run, $0) }, uniquingKeysWith: { first, _ in first })
         var cases: [String] = []
+        if comparison.baselineIsIncomplete {
+            cases.append(testCase(className: "eval", name: "baseline complete",
+                                  body: failure("the baseline is incomplete (an interrupted eval was blessed)", details: "\(baselineName) says \"complete\": false")))
+        }
         if comparison.currentIsIncomplete {
             cases.append(testCase(className: "eval", name: "complete",
                                   body: failure("the current eval is incomplete (interrupted)", details: "\(currentName) says \"complete\": false")))
@@ -42,7 +46,7 @@ public enum ComparisonJUnit {
             cases.append(testCase(className: run.item, name: run.mode,
                                   body: body + (notes.isEmpty ? "" : "      <system-out>\(escaped(notes.joined(separator: "\n")))</system-out>\n")))
         }
-        let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0)
+        let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0) + (comparison.baselineIsIncomplete ? 1 : 0)
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skippedCount)\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>

@@ -20,15 +20,23 @@ public enum ComparisonMarkdown {
         md += "threshold \(thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
+        if comparison.baselineIsIncomplete { md += incompleteBaselineLine(added: comparison.added.count) }
         if comparison.currentIsIncomplete { md += incompleteLine(notRun: comparison.notRun.count) }
         // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
-        let among = comparison.currentIsIncomplete ? " among the runs it holds" : ""
+        let among = comparison.currentIsIncomplete ? " among the runs it holds"
+            : comparison.baselineIsIncomplete ? " among the runs the baseline holds" : ""
         md += comparison.regressions.isEmpty
             ? "**No regression\(among).**"
             : "**\(RunReportDocument.count(comparison.regressions.count, "regression"))\(among).**"
         md += " \(RunReportDocument.count(comparison.improvements.count, "improvement")) beyond the threshold."
         if !comparison.notJudged.isEmpty {
             md += " \(RunReportDocument.count(comparison.notJudged.count, "change")) beyond it not judged: a lower bound leaves \(comparison.notJudged.count == 1 ? "its" : "their") direction unknown (listed below)."
+        }
+        // Runs of another build are not judged by default: the verdict says how many it left out
+        // (a plugin rebuilt for each CI run would otherwise pass unjudged under "No regression").
+        if !comparison.judgesLibraryChanges, !comparison.libraryChanges.isEmpty {
+            let count = comparison.libraryChanges.count
+            md += " \(RunReportDocument.count(count, "run")) measured with another canceller library or plugin build \(count == 1 ? "was" : "were") not judged (listed below; --judge-library-changes judges \(count == 1 ? "it" : "them"))."
         }
         md += "\n"
         if !comparison.modeMeans.isEmpty {
@@ -114,6 +122,13 @@ public enum ComparisonMarkdown {
     static func incompleteLine(notRun: Int) -> String {
         let listed = notRun == 0 ? "" : "; \(RunReportDocument.count(notRun, "run")) of the baseline not run, listed below"
         return "**The current run is incomplete** (interrupted\(listed)): it cannot pass the gate.\n\n"
+    }
+
+    /// The verdict against an interrupted baseline: the runs it never reached would be new, and
+    /// pass unjudged.
+    static func incompleteBaselineLine(added: Int) -> String {
+        let listed = added == 0 ? "" : "; \(RunReportDocument.count(added, "run")) of the current run not in it, listed below as new"
+        return "**The baseline is incomplete** (an interrupted eval was blessed\(listed)): a gate against it cannot pass. Bless a complete eval.\n\n"
     }
 
     /// A run as a list item: its item's name and mode stay text.

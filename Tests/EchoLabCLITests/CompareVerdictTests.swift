@@ -88,7 +88,9 @@ final class CompareVerdictTests: XCTestCase {
         }
         let result = try runEchoLab(["compare", older, "base/eval.json", "--junit", "gate.xml"], in: root)
         XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
-        XCTAssertTrue(result.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("**No regression.** 0 improvements beyond the threshold. 1 run measured with another "
+                                                      + "canceller library or plugin build was not judged (listed below; --judge-library-changes judges it).\n"),
+                      result.standardOutput)
         XCTAssertFalse(result.standardOutput.contains("## Regressions"), result.standardOutput)
         XCTAssertEqual(Self.rows(naming: item, in: result.standardOutput),
                        ["| \(item) | \(Self.mode) | library | speexdsp 1.2.0 | \(library) | — |"], result.standardOutput)
@@ -100,7 +102,8 @@ final class CompareVerdictTests: XCTestCase {
         // The other way round, 5 dB better with the other library is no improvement either.
         let better = try runEchoLab(["compare", "base/eval.json", older], in: root)
         XCTAssertEqual(better.status, 0, better.standardOutput)
-        XCTAssertTrue(better.standardOutput.contains("**No regression.** 0 improvements beyond the threshold.\n"), better.standardOutput)
+        XCTAssertTrue(better.standardOutput.contains("**No regression.** 0 improvements beyond the threshold. 1 run measured with another "
+                                                      + "canceller library or plugin build was not judged"), better.standardOutput)
         XCTAssertEqual(Self.rows(naming: item, in: better.standardOutput).count, 1, better.standardOutput)
 
         // Asked to (a plugin author's next build against the last), the new library is judged:

@@ -1,0 +1,87 @@
+import EchoLabJSON
+@testable import Evaluation
+@testable import Reporting
+import XCTest
+
+/// What a gate cannot judge must not pass as "No regression": an interrupted baseline (the runs
+/// it never reached), an item the current corpus lists twice (its second listing failed), a
+/// baseline's segments CURRENT no longer writes, and runs of another library or plugin build
+/// (not judged by default, and counted in the verdict).
+final class GateOnWhatItCannotSeeTests: XCTestCase {
+    private static func result(mode: String = "speex:intensityMax", erle: Double = 20, error: String? = nil,
+                               segments: [Double]? = nil, library: String? = nil) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "mode": .string(mode), "folder": .string("a/x"), "error": error.map(JSONValue.string) ?? .null,
+            "metrics": .object(["erle_steady_db": .number(erle), "erle_steady_analysis_frames": .number(400)]),
+            "findings": .array([]),
+        ]
+        if let segments {
+            object["segments"] = .array(segments.map { start in
+                .object(["start_s": .number(start), "erle_steady_db": .number(erle), "erle_steady_analysis_frames": .number(400)])
+            })
+        }
+        if let library { object["library"] = .string(library) }
+        return .object(object)
+    }
+
+    private static func eval(complete: Bool = true, items: [(name: String, results: [JSONValue])]) -> JSONValue {
+        .object(["schema": .string(EvalDocument.schema), "complete": .bool(complete),
+                 "items": .array(items.enumerated().map { index, item in
+                     .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string("\(item.name).json"),
+                              "results": .array(item.results)])
+                 })])
+    }
+
+    private func markdown(_ comparison: EvalComparison) -> String {
+        ComparisonMarkdown.render(comparison, baselineName: "base.json", currentName: "cur.json")
+    }
+
+    func testAnInterruptedBaselineFailsTheGate() {
+        let whole = Self.eval(items: [("a", [Self.result()]), ("b", [Self.result()])])
+        let interrupted = Self.eval(complete: false, items: [("a", [Self.result()])])
+        let comparison = EvalComparison(baseline: interrupted, current: whole, maxRegressionDB: 0.5)
+        XCTAssertTrue(comparison.baselineIsIncomplete)
+        XCTAssertTrue(comparison.hasRegression, "b was never judged")
+        XCTAssertEqual(comparison.added.map(\.item), ["b"])
+        let text = markdown(comparison)
+        XCTAssertTrue(text.contains("**The baseline is incomplete** (an interrupted eval was blessed; 1 run of the current run not in it, "
+                                    + "listed below as new): a gate against it cannot pass. Bless a complete eval.\n\n"
+                                    + "**No regression among the runs the baseline holds.**"), text)
+        let junit = ComparisonJUnit.render(comparison, baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
+        XCTAssertTrue(junit.contains("the baseline is incomplete"), junit)
+        XCTAssertFalse(EvalComparison(baseline: whole, current: whole, maxRegressionDB: 0.5).hasRegression)
+    }
+
+    func testAnItemListedTwiceIsARegression() {
+        let once = Self.eval(items: [("a", [Self.result()])])
+        let twice = Self.eval(items: [("a", [Self.result()]), ("a", [Self.result(error: "a.json: listed twice in the corpus")])])
+        let comparison = EvalComparison(baseline: once, current: twice, maxRegressionDB: 0.5)
+        XCTAssertEqual(comparison.regressions.map(\.current), [.failed(error: "a.json: listed twice in the corpus")])
+        // Listed twice in both: the baseline's corpus had the same mistake, not a regression.
+        XCTAssertFalse(EvalComparison(baseline: twice, current: twice, maxRegressionDB: 0.5).hasRegression)
+    }
+
+    func testSegmentsCurrentNoLongerWritesAreMissing() {
+        let segmented = Self.eval(items: [("a", [Self.result(segments: [0, 3])])])
+        let bare = Self.eval(items: [("a", [Self.result()])])
+        let comparison = EvalComparison(baseline: segmented, current: bare, maxRegressionDB: 0.5)
+        XCTAssertEqual(comparison.regressions.map(\.current), [.missing, .missing])
+        XCTAssertEqual(EvalComparison(baseline: segmented, current: Self.eval(items: [("a", [Self.result(segments: [])])]),
+                                      maxRegressionDB: 0.5).regressions.count, 2, "as an empty list's")
+        XCTAssertFalse(EvalComparison(baseline: bare, current: segmented, maxRegressionDB: 0.5).hasRegression)
+    }
+
+    func testTheVerdictCountsRunsOfAnotherBuildItDidNotJudge() {
+        let before = Self.eval(items: [("a", [Self.result(mode: "mine:intensityMax", erle: 30, library: "plugin nlms, sha256 aa")])])
+        let after = Self.eval(items: [("a", [Self.result(mode: "mine:intensityMax", erle: 10, library: "plugin nlms, sha256 bb")])])
+        let unjudged = EvalComparison(baseline: before, current: after, maxRegressionDB: 0.5)
+        XCTAssertFalse(unjudged.hasRegression)
+        XCTAssertTrue(markdown(unjudged).contains("**No regression.** 0 improvements beyond the threshold. 1 run measured with another "
+                                                  + "canceller library or plugin build was not judged (listed below; --judge-library-changes judges it).\n"),
+                      markdown(unjudged))
+        let judged = EvalComparison(baseline: before, current: after, maxRegressionDB: 0.5, judgesLibraryChanges: true)
+        XCTAssertTrue(judged.hasRegression)
+        XCTAssertFalse(markdown(judged).contains("not judged (listed below; --judge-library-changes"))
+    }
+}
