@@ -36,7 +36,11 @@ public enum EvalReportDocument {
                                  .text(" \(outcome.results.count) of \(outcome.plannedCount) runs finished; the others are not listed.")]))
         }
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
-        if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) { blocks.append(best) }
+        if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) {
+            blocks.append(best)
+        } else if let none = noBestModesParagraph(modes: modes.map(\.description)) {
+            blocks.append(none)
+        }
         let hasLostNearEnd = summaries.contains { $0.nearEndLostRuns > 0 }
         blocks.append(.paragraph([.text(plan(items: items.count, modes: modes.count, modesGiven: outcome.modes != nil) + ": "
                                         + runCount(outcome.results.count, failed: outcome.failedCount) + ". "
@@ -497,6 +501,22 @@ public enum EvalReportDocument {
             spans.append(.code(mode))
         }
         return .paragraph(spans + [.text(why)] + (isCorpus ? tiesSpans(front, itemNames: itemNames) : []))
+    }
+
+    /// Why a corpus has no best modes (every mode's wins then 0): fewer than two cancellers ran
+    /// (`disabled` is the reference, never ranked), or no item gave two of them figures to compare.
+    /// nil where the modes were not given (each scenario as written).
+    static func noBestModesParagraph(modes: [String]) -> ReportDocument.Block? {
+        guard !modes.isEmpty else { return nil }
+        let cancellers = modes.filter { $0 != "disabled" }
+        let reference: [ReportDocument.Span] = [.code("disabled"), .text(" is the reference a canceller is judged against, never ranked")]
+        let why: [ReportDocument.Span] = switch cancellers.count {
+        case 0: [.text(" no canceller ran: ")] + reference + [.text(".")]
+        case 1: [.text(" one canceller ran, "), .code(cancellers[0]), .text(", and ")] + reference
+            + [.text(": there is no other to rank it against, so every mode's wins are 0.")]
+        default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure that counts to compare (or all but one removed no echo, or muted the send), so every mode's wins are 0.")]
+        }
+        return .paragraph([.strong("No best modes:")] + why)
     }
 
     /// Which items a corpus verdict compared the modes on, each axis on its own: echo removal

@@ -43,4 +43,14 @@ final class BestModesParagraphTests: XCTestCase {
                        "**Best with the near end alone:** `echolab` — the far end never played (no echo, no double talk), so judged on what "
                        + "each mode took off the near talker, which it should leave whole (this item).")
     }
+
+    /// Without a corpus verdict the page says why, so "wins 0" reads as what it is.
+    func testNoVerdictSaysWhy() {
+        XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended"])),
+                       "**No best modes:** one canceller ran, `speex:intensityRecommended`, and `disabled` is the reference a canceller is "
+                       + "judged against, never ranked: there is no other to rank it against, so every mode's wins are 0.")
+        XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled"])).hasPrefix("**No best modes:** no canceller ran"))
+        XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"])).contains("no item gave two cancellers"))
+        XCTAssertNil(EvalReportDocument.noBestModesParagraph(modes: []), "each scenario as written: no modes to rank")
+    }
 }
