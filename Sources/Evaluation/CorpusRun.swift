@@ -58,9 +58,11 @@ public struct CorpusRun {
     }
 
     /// What every shard of one plan shares: the number of entries of the whole plan and a SHA-256
-    /// of its modes and items, in plan order (a scenario's file as given; a recording's name,
-    /// files, channel and talk type; a broken item's name, file and problem; each field prefixed
-    /// with its length, so no two lists hash the same text).
+    /// of its modes and items, in plan order (a scenario's file as given and its text, so that a
+    /// scenario edited between two shards' jobs is another plan; a recording's name, files,
+    /// channel and talk type; a broken item's name, file and problem; each field prefixed with its
+    /// length, so no two lists hash the same text). Audio files are named, not read: hashing a
+    /// corpus's recordings would cost a read of all of them in every shard.
     public struct PlanIdentity: Sendable, Equatable {
         public var entries: Int
         public var digest: String
@@ -79,6 +81,7 @@ public struct CorpusRun {
             switch item {
             case .scenario(let file):
                 field("scenario"); field(file)
+                field(FileManager.default.contents(atPath: file).map { lowercaseHex(SHA256.hash(data: $0)) })
             case .recording(let recording):
                 field("recording"); field(recording.name); field(recording.mic); field(recording.loopback)
                 field(recording.echo); field(recording.nearEnd); field("\(recording.channel)"); field(recording.talkType?.rawValue)

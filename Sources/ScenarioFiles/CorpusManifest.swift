@@ -62,8 +62,13 @@ public enum CorpusManifest {
         guard let entries = object["corpus"]?.arrayValue else {
             throw ManifestError(path: path, problem: "corpus: expected an array, found \(object["corpus"]?.typeName ?? "nothing")")
         }
-        let folder = InputFile.parent(of: InputFile.absolute(path))
-        func resolve(_ file: String) -> String { file.hasPrefix("/") ? file : (folder as NSString).appendingPathComponent(file) }
+        // Entries are relative to the manifest's folder as the manifest's path was given (relative
+        // where it was): eval.json names the same files the same way from the same command line in
+        // any checkout, and shards run there merge.
+        let folder = InputFile.parent(of: path)
+        func resolve(_ file: String) -> String {
+            file.hasPrefix("/") || folder.isEmpty ? file : (folder as NSString).appendingPathComponent(file)
+        }
         var items: [CorpusItem] = []
         for (index, entry) in entries.enumerated() {
             let key = "corpus[\(index)]"

@@ -230,6 +230,34 @@ final class EvalGateTests: XCTestCase {
         }
     }
 
+    /// Shards of one manifest run in two checkouts (the same command line, in folders at other
+    /// absolute paths) merge: the manifest's entries are named from its path as given. A scenario
+    /// edited between the two jobs makes another plan, which merge refuses.
+    func testShardsOfOneManifestMergeFromAnotherCheckoutButNotFromAnEditedOne() throws {
+        let manifest = #"{"corpus": ["../corpus/delay.json", "../corpus/speech.json"]}"#
+        for checkout in ["a", "b", "edited"] {
+            let folder = root.appendingPathComponent(checkout)
+            try FileManager.default.createDirectory(at: folder.appendingPathComponent("lists"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: root.appendingPathComponent("corpus"), to: folder.appendingPathComponent("corpus"))
+            try manifest.write(to: folder.appendingPathComponent("lists/corpus.json"), atomically: true, encoding: .utf8)
+        }
+        let edited = root.appendingPathComponent("edited/corpus/speech.json")
+        try (try String(contentsOf: edited, encoding: .utf8)).replacingOccurrences(of: "\"seed\": 9", with: "\"seed\": 10")
+            .write(to: edited, atomically: true, encoding: .utf8)
+        for (checkout, shard) in [("a", "1/2"), ("b", "2/2"), ("edited", "2/2")] {
+            let result = try runEchoLab(["eval", "lists/corpus.json", "--modes", "disabled", "--out", "../\(checkout)-shard", "--shard", shard, "--no-taps"],
+                                        in: root.appendingPathComponent(checkout))
+            XCTAssertEqual(result.status, 0, result.standardError)
+        }
+        let merged = try runEchoLab(["merge", "a-shard", "b-shard", "--out", "ab"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        let files = try XCTUnwrap(loadJSON(path("ab/eval.json"))["items"] as? [[String: Any]]).compactMap { $0["file"] as? String }
+        XCTAssertEqual(files, ["lists/../corpus/delay.json", "lists/../corpus/speech.json"], "as the manifest names them, from where it was given")
+        let refused = try runEchoLab(["merge", "a-shard", "edited-shard", "--out", "bad"], in: root)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.standardError.hasPrefix("echolab: edited-shard/eval.json: its plan differs from a-shard/eval.json's"), refused.standardError)
+    }
+
     func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutAsItWas() throws {
         for index in 1...2 {
             let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2"], in: root)
