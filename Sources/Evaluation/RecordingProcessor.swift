@@ -180,6 +180,7 @@ public struct RecordingProcessor {
                 if let control {
                     try control.analyzeRender(render)
                     try control.processCapture(capture, into: &processed)
+                    try control.checkOutput(processed, frame: produced / frame)
                     adaptive?.observe(reference: render, capture: capture, count: frame, control: control)
                 } else {
                     VectorMath.copy(capture, into: &processed, count: frame)
@@ -219,6 +220,10 @@ public struct RecordingProcessor {
             writer.discard()
             // A plugin's wait cut short by the interruption stopped the run; the plugin did no wrong.
             if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
+            // A diverged canceller's output is named with the recording it diverged on.
+            if case .outputNotAudio(let mode, let value, let sample, let frame, nil)? = error as? EchoControlError {
+                throw EchoControlError.outputNotAudio(mode: mode, value: value, sample: sample, frame: frame, input: mic)
+            }
             throw error
         }
     }

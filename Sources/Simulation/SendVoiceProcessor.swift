@@ -25,6 +25,8 @@ public final class SendVoiceProcessor {
     private var adaptive: AdaptiveIntensity?
     private var enhancer: SpeexPreprocessor?
     private var enhancerFrame: [Int16]
+    /// Ticks processed: the frame a canceller's output is checked as (`EchoControl.checkOutput`).
+    private var processedFrames = 0
     /// Samples by which `sent` lags the capture now: the canceller's latency, and one frame for
     /// the speexdsp preprocessor (noise suppression, AGC), whose overlap-add outputs a frame late.
     public var latencySamples: Int { (canceller?.latencySamples ?? 0) + (enhancer == nil ? 0 : frameSize) }
@@ -116,9 +118,11 @@ public final class SendVoiceProcessor {
 
     /// One tick: `capture` and `reference` in, `sent` out (all `frameSize` long).
     func process(capture: [Float], reference: [Float], sent: inout [Float]) throws {
+        defer { processedFrames += 1 }
         if let canceller {
             try canceller.analyzeRender(reference)
             try canceller.processCapture(capture, into: &sent)
+            try canceller.checkOutput(sent, frame: processedFrames)
             adaptive?.observe(reference: reference, capture: capture, count: frameSize, control: canceller)
         } else {
             VectorMath.copy(capture, into: &sent, count: frameSize)

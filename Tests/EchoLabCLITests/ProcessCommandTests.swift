@@ -18,6 +18,26 @@ final class ProcessCommandTests: XCTestCase {
         return (buffer, reader.sampleRate)
     }
 
+    /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
+    /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
+    /// frame, and writes no output. It wrote a file of NaN and exited 0.
+    func testADivergedCancellersOutputIsNoAudioAndFails() throws {
+        var random = SeededRandom(seed: 5)
+        let far = (0..<(4 * 16_000)).map { _ in random.nextSignedFloat() * 0.17 }
+        let mic = [Float](repeating: 0, count: 320) + far.dropLast(320).map { $0 * 0.5 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("far.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        let inputs = try snapshot(root)
+        let result = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "far.wav", "--out", "out.wav",
+                                     "--aec", "webrtc:intensityMax"], in: root)
+        XCTAssertEqual(result.status, 1, result.standardOutput)
+        XCTAssertTrue(result.standardError.hasPrefix("echolab: mic.wav: webrtc:intensityMax wrote "), result.standardError)
+        XCTAssertTrue(result.standardError.hasSuffix(": the canceller diverged, and its output is not audio\n"), result.standardError)
+        XCTAssertEqual(result.standardError.split(separator: "\n").count, 1, result.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out.wav").path))
+        XCTAssertEqual(try snapshot(root), inputs)
+    }
+
     /// A simulated call's mic and reference taps through `process` give the call's own sent
     /// audio, bit for bit — the same canceller on the same frames — one frame earlier: `process`
     /// removes the speex preprocessor's frame of latency, the call's sent stream has it.
