@@ -36,11 +36,15 @@ public enum CorpusManifest {
     /// the keys (a repeated key, a truncated text), so that it is reported as a broken manifest,
     /// which stops the eval, not run as a failing scenario.
     public static func isManifest(_ path: String) -> Bool {
-        guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= JSONValue.maximumBytes,
+        guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= maximumBytes,
               let data = FileManager.default.contents(atPath: path) else { return false }
-        let keys = JSONValue.objectKeys(in: Array(data))
+        let keys = JSONValue.objectKeys(in: Array(data), maximumBytes: maximumBytes)
         return keys.contains("corpus") && !keys.contains { $0 != "name" && ScenarioLoader.topLevelKeys.contains($0) }
     }
+
+    /// The largest manifest read: a recording set's list runs to tens of thousands of entries
+    /// (30,000 AEC-Challenge-style entries are 4.7 MB), past a scenario's 4 MiB.
+    public static let maximumBytes = 256 << 20
 
     /// The items a manifest lists, in its order.
     public static func items(in path: String, excluding out: String?, visiting: Set<String> = []) throws -> [CorpusItem] {
@@ -48,7 +52,8 @@ public enum CorpusManifest {
         if let problem = InputFile.problem(at: path) { throw ManifestError(path: path, problem: problem) }
         let value: JSONValue
         do {
-            value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()), exactIntegers: true)
+            value = try JSONValue.parse(Array(FileManager.default.contents(atPath: path) ?? Data()), maximumBytes: maximumBytes,
+                                        exactIntegers: true)
         } catch {
             throw ManifestError(path: path, problem: "not valid JSON: \(error)")
         }

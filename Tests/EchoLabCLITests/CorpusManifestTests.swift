@@ -62,6 +62,18 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 
+    /// A manifest past a scenario's 4 MiB (a recording set lists tens of thousands of entries) is
+    /// read as one: it was taken for a scenario, "a scenario is at most 4 MiB", and its corpus
+    /// never ran.
+    func testAManifestPastFourMebibytesIsReadAsAManifest() throws {
+        try write(delayScenario(aec: "intensityMin", seconds: 1), to: "delay.json")
+        try write(#"{"description": "\#(String(repeating: "x", count: 5_000_000))", "corpus": ["delay.json"]}"#, to: "big.json")
+        let result = try runEchoLab(["eval", "big.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let items = try XCTUnwrap(loadJSON(root.appendingPathComponent("out/eval.json").path)["items"] as? [[String: Any]])
+        XCTAssertEqual(items.compactMap { $0["file"] as? String }, ["delay.json"])
+    }
+
     func testMistakesNameTheManifestAndTheEntry() throws {
         try write(delayScenario(aec: "intensityMin", seconds: 1), to: "delay.json")
         let cases: [(String, String)] = [
