@@ -266,7 +266,9 @@ public final class SimulatedCall {
     }
 
     /// Stops the engine, detaches the devices and returns the pipeline counters. Events still
-    /// scheduled (app timers) are dropped and logged.
+    /// scheduled (app timers) are dropped and logged. An app that measures with `CallMeter` reads
+    /// the counters from its report, and may ignore them here.
+    @discardableResult
     public func end() -> PipelineCounters {
         tickTimer?.cancel()
         tickTimer = nil
