@@ -77,10 +77,14 @@ extension EvalDocument {
         guard error?.isNull == true else { return nil }
         let metrics = result["metrics"]
         guard metrics?.objectValue != nil || metrics?.isNull == true else { return "\(key).metrics: missing or not an object" }
-        for (figure, _) in summarisedMetrics {
-            let path = figure.keys.path
-            if let value = metrics?.value(at: path), value.doubleValue == nil, !value.isNull {
-                return "\(key).metrics.\(path): not a number or null"
+        let judged = summarisedMetrics.map(\.0.keys) + EvalComparison.judgedFigures.map(\.keys)
+        for keys in judged {
+            if let value = metrics?.value(at: keys.path), !value.isNull {
+                guard let number = value.doubleValue else { return "\(key).metrics.\(keys.path): not a number or null" }
+                if let problem = levelProblem(number, path: keys.path) { return "\(key).metrics.\(keys.path): \(problem)" }
+            }
+            if let frames = metrics?.value(at: keys.frames), !frames.isNull, let problem = countProblem(frames) {
+                return "\(key).metrics.\(keys.frames): \(problem)"
             }
         }
         // The lint's gate reads them: a list it cannot read passed a new finding as "no change".
@@ -110,10 +114,31 @@ extension EvalDocument {
             guard segment.objectValue != nil else { return "\(key)[\(index)]: not an object" }
             guard segment["start_s"]?.doubleValue != nil else { return "\(key)[\(index)].start_s: missing or not a number" }
             for name in ["erle_steady_db", "erle_db"] {
-                if let value = segment[name], value.doubleValue == nil, !value.isNull { return "\(key)[\(index)].\(name): not a number or null" }
+                guard let value = segment[name], !value.isNull else { continue }
+                guard let number = value.doubleValue else { return "\(key)[\(index)].\(name): not a number or null" }
+                if let problem = levelProblem(number, path: name) { return "\(key)[\(index)].\(name): \(problem)" }
             }
         }
         return nil
+    }
+
+    /// The most a level in dB may be, either way: EchoLab's figures stay within a few hundred dB
+    /// (an input at +120 dBFS over digital silence), and past this a hand-edited 1e308 turned a
+    /// fall of ERLE into an "improvement" as its change overflowed.
+    static let levelLimitDB = 1000.0
+
+    /// Why a figure's value cannot be one EchoLab wrote: not finite, or a level (`…_db`) beyond
+    /// ±`levelLimitDB`.
+    private static func levelProblem(_ value: Double, path: String) -> String? {
+        guard value.isFinite else { return "not a finite number" }
+        guard path.hasSuffix("_db"), abs(value) > levelLimitDB else { return nil }
+        return "\(value) dB is not a level EchoLab writes (at most ±\(Int(levelLimitDB)) dB)"
+    }
+
+    /// Why a count (frames, a fault counter) cannot be one: not a whole number from 0 to 2^53.
+    private static func countProblem(_ value: JSONValue) -> String? {
+        guard let number = value.doubleValue else { return "not a number" }
+        return number >= 0 && number <= 0x1p53 && number == number.rounded() ? nil : "\(number) is not a count (a whole number, 0 or more)"
     }
 
     /// Fault counters are numbers and `conserved` flags true/false, at any depth; a stage's count
@@ -126,8 +151,14 @@ extension EvalDocument {
                 if name == "clipped_samples", value.objectValue!.values.contains(where: { $0.doubleValue == nil && $0 != .null }) {
                     return "\(here): a stage's count is neither a number nor null"
                 }
-            } else if faultCounters.contains(name), value.doubleValue == nil {
-                return "\(here): not a number"
+                if name == "clipped_samples",
+                   let (stage, problem) = value.objectValue!.sorted(by: { $0.key < $1.key }).lazy
+                       .compactMap({ stage, count in count.isNull ? nil : countProblem(count).map { (stage, $0) } }).first {
+                    return "\(here).\(stage): \(problem)"
+                }
+            } else if faultCounters.contains(name) {
+                guard value.doubleValue != nil else { return "\(here): not a number" }
+                if let problem = countProblem(value) { return "\(here): \(problem)" }
             } else if name == "conserved", value.boolValue == nil {
                 return "\(here): not true/false"
             }

@@ -214,6 +214,22 @@ final class EvalGateTests: XCTestCase {
             ("outside.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["folder"] = "../elsewhere/x" } },
              "items[0].results[0].folder: '../elsewhere/x' is not a folder inside the eval's output folder"),
             ("no-complete.json", { $0.removeValue(forKey: "complete") }, "complete: missing or not true/false"),
+            // A baseline ERLE of 1e308 dB falling to 13 dB read as an improvement, its change overflowing.
+            ("erle-1e308.json", { editMetrics(&$0) { $0["erle_steady_db"] = 1e308 } },
+             "items[0].results[0].metrics.erle_steady_db: 1e+308 dB is not a level EchoLab writes (at most ±1000 dB)"),
+            ("frames-negative.json", { editMetrics(&$0) { $0["erle_steady_analysis_frames"] = -3 } },
+             "items[0].results[0].metrics.erle_steady_analysis_frames: -3.0 is not a count (a whole number, 0 or more)"),
+            // −5 underruns "rose" by 5 to none, and 1.5 read as 1.
+            ("counter-negative.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                pipeline["underruns"] = -5
+                result["pipeline"] = pipeline
+            } }, "items[0].results[0].pipeline.underruns: -5.0 is not a count (a whole number, 0 or more)"),
+            ("counter-fraction.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
+                var pipeline = result["pipeline"] as! [String: Any]
+                pipeline["aec_resets"] = 1.5
+                result["pipeline"] = pipeline
+            } }, "items[0].results[0].pipeline.aec_resets: 1.5 is not a count (a whole number, 0 or more)"),
             // Taken as no scores, a regression read as "not run on one side".
             ("scores-string.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["scores"] = "4.5" } },
              "items[0].results[0].scores: not a list of scorer results"),
