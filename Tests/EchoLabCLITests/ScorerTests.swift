@@ -43,6 +43,10 @@ final class ScorerTests: XCTestCase {
             "wrongid.py": Self.answering(#"{"id": "stretch-1", "scores": {"mos": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "nan.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": float("nan"), "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "empty.py": Self.answering(#"{"id": request["id"], "scores": {}}"#),
+            // A name's escape sequence reached a terminal through compare's stdout and report.md;
+            // a score of 1.7e308 in its own range was written as null, "inf" on the pages.
+            "bell.py": Self.answering(#"{"id": request["id"], "scores": {"mos\u0007": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            "huge.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": 1e299, "higher_is_better": True, "min": 0, "max": 1e300}}}"#),
             "once.py": "import json, sys\nrequest = json.loads(sys.stdin.readline())\nprint(json.dumps({'id': request['id'], 'scores': {'x': {'value': 1, 'higher_is_better': True, 'min': 0, 'max': 2}}}), flush=True)\n",
             // 3 MB with no end of line, then silence: it read past the timeout, scanning the whole
             // of what it had at every arrival (50 MB took 75 s of CPU).
@@ -62,6 +66,7 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "no-min=python3 nomin.py", "--scorer", "wrong-id=python3 wrongid.py",
                                       "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4",
                                       "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py",
+                                      "--scorer", "bell=python3 bell.py", "--scorer", "huge=python3 huge.py",
                                       "--scorer", "flood=python3 flood.py"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
@@ -69,7 +74,7 @@ final class ScorerTests: XCTestCase {
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
         XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
-                                           "nan", "empty", "flood"])
+                                           "nan", "empty", "flood", "bell", "huge"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -84,6 +89,8 @@ final class ScorerTests: XCTestCase {
             // Gone before the first request is written, or while it is: the same line either way.
             "gone": "exited with status 4 before answering sent.wav#1",
             "empty": "answered an empty \"scores\" object",
+            "bell": "answered a score name that holds a control character (U+0007)",
+            "huge": "answered score 'mos' whose \"value\" 1e+299 is past ±1e9",
             "flood": "wrote a line of over 1 MiB on stdout (an answer is one line of at most 1 MiB)",
         ]
         for (name, reason) in reasons {

@@ -150,8 +150,11 @@ public struct RunScoring {
             guard !given.isEmpty else { throw garbage("an empty \"scores\" object") }
             var checked: [String: ScoreValue] = [:]
             for (name, score) in given.sorted(by: { $0.key < $1.key }) {
+                if let problem = Self.textProblem(name) { throw garbage("a score name that \(problem)") }
                 func number(_ key: String) throws -> Double {
                     guard let value = score[key]?.doubleValue, value.isFinite else { throw garbage("score '\(name)' whose \"\(key)\" is not a finite number") }
+                    // A score past this prints as "inf" and is written as null once averaged.
+                    guard abs(value) <= Self.scoreMagnitudeLimit else { throw garbage("score '\(name)' whose \"\(key)\" \(value) is past ±1e9") }
                     return value
                 }
                 let value = try number("value"), minimum = try number("min"), maximum = try number("max")
@@ -167,6 +170,22 @@ public struct RunScoring {
             reportedName = identity?["name"]?.stringValue
             version = identity?["version"]?.stringValue
             modelSHA256 = identity?["model_sha256"]?.stringValue
+            for (key, text) in [("name", reportedName), ("version", version), ("model_sha256", modelSHA256)] {
+                if let text, let problem = Self.textProblem(text) { throw garbage("a scorer \(key) that \(problem)") }
+            }
+        }
+
+        /// The largest magnitude a score, or its range's end, may have.
+        static let scoreMagnitudeLimit = 1e9
+
+        /// Why a name a scorer gives cannot go into reports as it is: control characters (an
+        /// escape sequence would reach a terminal through compare's stdout and `cat report.md`,
+        /// NUL a file), or more than 200 characters. nil where it can.
+        static func textProblem(_ text: String) -> String? {
+            if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                return "holds a control character (\(text.unicodeScalars.filter { $0.properties.generalCategory == .control }.prefix(3).map { String(format: "U+%04X", $0.value) }.joined(separator: ", ")))"
+            }
+            return text.count > 200 ? "is longer than 200 characters" : nil
         }
     }
 
