@@ -41,14 +41,14 @@ public enum AtomicFile {
     /// leaves the file at `path` as it was, and is rethrown.
     public static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
-        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+        let temporary = FileReplacement.partialPath(for: path)
         do {
-            try FileReplacement.writeFile(to: temporary.path, produce: produce)
+            try FileReplacement.writeFile(to: temporary, produce: produce)
         } catch let failure as FileReplacement.WriteFailure {
             throw WriteError(path: path, reason: "cannot write: " + failure.reason)
         }
-        if let reason = FileReplacement.moveIntoPlace(temporary.path, to: url.path) {
-            unlink(temporary.path)
+        if let reason = FileReplacement.moveIntoPlace(temporary, to: url.path) {
+            unlink(temporary)
             throw WriteError(path: path, reason: "cannot write: " + reason)
         }
     }

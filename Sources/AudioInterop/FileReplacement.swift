@@ -86,10 +86,23 @@ public enum FileReplacement {
         }
     }
 
-    /// Deletes what a replacement of each of `names` in `folder` left at its hidden name if it
-    /// was interrupted (the process killed between moving the new file in and deleting the old).
+    /// Deletes what writing or replacing each of `names` in `folder` left at its hidden names if
+    /// the process was killed there: the new file's `.NAME.partial` (SIGKILL, or a second signal,
+    /// mid-write) and the replaced one's `.NAME.replaced` (between moving the new file in and
+    /// deleting the old). The caller holds the folder's lock: no other writer's file is there.
     public static func removeLeftovers(of names: [String], in folder: String) {
-        for name in names { unlink(asidePath(for: URL(fileURLWithPath: folder).appendingPathComponent(name).path)) }
+        for name in names {
+            let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
+            unlink(asidePath(for: path))
+            unlink(partialPath(for: path))
+        }
+    }
+
+    /// The hidden name beside `path` where a new file is written before it is moved in:
+    /// `.NAME.partial` (`AtomicFile`, `SoundFileWriter`).
+    public static func partialPath(for path: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        return url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".partial").path
     }
 
     /// The hidden name beside `path` where its replaced file waits: `.NAME.replaced`.

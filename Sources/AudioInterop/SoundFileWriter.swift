@@ -30,8 +30,7 @@ public final class SoundFileWriter {
         self.path = path
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        let url = URL(fileURLWithPath: path)
-        partialPath = url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".partial").path
+        partialPath = FileReplacement.partialPath(for: path)
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)

@@ -72,6 +72,32 @@ final class InterruptionTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path), "\(allFiles(under: out))")
     }
 
+    /// A run killed outright (SIGKILL: nothing runs after it) leaves its taps' partial files;
+    /// the next run into the folder, which holds its lock, removes them — with `--no-taps` too,
+    /// which writes none of those names (they stayed, 23 MB each for a 2-minute call).
+    func testARunKilledOutrightLeavesPartialFilesTheNextRunRemoves() throws {
+        let path = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 600}
+            """, in: root)
+        let out = root.appendingPathComponent("out")
+        let process = try startEchoLab(["run", path, "--out", out.path])
+        let deadline = Date().addingTimeInterval(60)
+        while !allFiles(under: out).contains(".mic.wav.partial"), Date() < deadline { usleep(10_000) }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        XCTAssertTrue(allFiles(under: out).contains(".mic.wav.partial"), "\(allFiles(under: out))")
+        // A file of the user's beside them is not EchoLab's to remove.
+        try Data("mine".utf8).write(to: out.appendingPathComponent(".notes.partial"))
+        let short = try writeScenario("""
+            {"name": "short", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "short.json", in: root)
+        let rerun = try runEchoLab(["run", short, "--out", out.path, "--no-taps"], in: root)
+        XCTAssertEqual(rerun.status, 0, rerun.standardError)
+        XCTAssertEqual(allFiles(under: out).filter { $0.hasSuffix(".partial") }, [".notes.partial"], "\(allFiles(under: out))")
+    }
+
     /// A closed terminal (SIGHUP) stops a run like Ctrl-C, but a run started under `nohup` (SIGHUP
     /// ignored when it starts) is meant to outlive its terminal: it keeps SIGHUP ignored and
     /// finishes. Before, SIGHUP killed a run with its partial files and lock left.
