@@ -73,6 +73,20 @@ public final class CallMeter {
         marks.append((call.currentFrame, label))
     }
 
+    /// Applies `action` (a route change, a session event) to the call's hardware now, as a
+    /// scenario's timeline event does: logged as a `timeline` event and a report segment from
+    /// here on, labelled by the action — the report `echolab run` writes of that timeline. Applied
+    /// to `call.hardware` directly, an action opens no segment and logs no event. Throws
+    /// `CallMeterError.noHardware` where the call has none (`call.hardware = CallHardware(…)`
+    /// first), or what the hardware throws for an action it refuses.
+    public func apply(_ action: HardwareAction) throws {
+        precondition(!finished, "the call was already finished")
+        guard let hardware = call.hardware else { throw CallMeterError.noHardware(action: action.description) }
+        call.log("timeline", action.description)
+        try hardware.apply(action, at: call.currentFrame)
+        beginSegment(action.description)
+    }
+
     /// Ends the call (`SimulatedCall.end()`), scores it and returns its report — the model
     /// `echolab run` renders, from the same evaluator.
     ///
@@ -128,6 +142,8 @@ public enum CallMeterError: DescribedError, Equatable {
     case nothingToMeasure
     /// `finish` again: a meter finishes its call once.
     case alreadyFinished
+    /// `apply` on a call without simulated hardware: there is no route or session to change.
+    case noHardware(action: String)
 
     public var description: String {
         switch self {
@@ -137,6 +153,8 @@ public enum CallMeterError: DescribedError, Equatable {
             "the call has not ticked: start() it and run(for:) at least 10 ms before finishing its meter"
         case .alreadyFinished:
             "the meter has finished its call already: a meter finishes its call once"
+        case .noHardware(let action):
+            "cannot apply \(action): the call has no simulated hardware (set call.hardware = try CallHardware(configuration:) before it starts)"
         }
     }
 }

@@ -54,4 +54,46 @@ final class CallMeterTests: XCTestCase {
         XCTAssertEqual(report.durationSeconds, 1)
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 10, accuracy: 0.1)
     }
+
+    /// A route change through the meter is what a scenario's timeline makes of it: a `timeline`
+    /// event and a segment per route, each with its own ERLE — the report `echolab run` writes of
+    /// the same call (it had `segments: []` when applied to the hardware alone).
+    func testARouteChangeThroughTheMeterIsTheTimelinesReport() throws {
+        var session = HardwareConfiguration()
+        session.route = .receiver
+        var scenario = Scenario(name: "route", farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
+                                noise: NoiseSettings(levelDBFS: -60, seed: 7),
+                                voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
+                                duration: .seconds(6),
+                                timeline: [TimelineEvent(at: .seconds(3), action: .hardware(.routeChange(.speaker)))])
+        scenario.hardware = session
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("route-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let run = try RunOutput(scenario: scenario, outputDirectory: folder, taps: .none, renderer: nil).run()
+
+        let call = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd, noise: scenario.noise, echoPath: scenario.echoPath),
+                                     voiceProcessing: scenario.voiceProcessing, recordTaps: false)
+        call.hardware = try CallHardware(configuration: session)
+        let meter = try CallMeter(call: call)
+        try call.start()
+        try call.run(for: .seconds(3))
+        try meter.apply(.routeChange(.speaker))
+        try call.run(for: .seconds(3))
+        let report = try meter.finish(name: "route")
+
+        XCTAssertEqual(report.segments.count, 2)
+        XCTAssertEqual(report.segments.map(\.events), run.segments.map(\.events))
+        XCTAssertEqual(report.segments.map(\.startSeconds), [0, 3])
+        XCTAssertEqual(report.segments.map(\.metrics.erleDB), run.segments.map(\.metrics.erleDB))
+        XCTAssertNotNil(report.segments[1].metrics.erleDB)
+        XCTAssertEqual(report.metrics.erleDB, run.metrics.erleDB)
+        XCTAssertEqual(report.events.filter { $0.kind == "timeline" }.map(\.detail), [HardwareAction.routeChange(.speaker).description])
+
+        // Without simulated hardware there is no route to change: an error to catch.
+        let plain = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd), recordTaps: false)
+        let plainMeter = try CallMeter(call: plain)
+        XCTAssertThrowsError(try plainMeter.apply(.routeChange(.speaker))) { error in
+            XCTAssertEqual(error as? CallMeterError, .noHardware(action: HardwareAction.routeChange(.speaker).description))
+        }
+    }
 }
