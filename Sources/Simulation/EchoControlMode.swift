@@ -33,6 +33,9 @@ public struct EchoControlMode: Hashable, Sendable, CustomStringConvertible, Comp
         guard parts.count == 2 else {
             throw ParseError(text: text, problem: "expected disabled or BACKEND:INTENSITY (backends: \(backends); intensities: \(intensities))")
         }
+        guard !parts[0].isEmpty else {
+            throw ParseError(text: text, problem: "no backend before ':' (one of \(backends))")
+        }
         guard let backend = EchoCancellerBackend(builtIn: parts[0]) ?? plugins.first(where: { $0.name == parts[0] }).map(EchoCancellerBackend.init(plugin:)) else {
             throw ParseError(text: text, problem: "unknown backend '\(parts[0])' (one of \(backends); a canceller plugin is "
                              + "registered with --plugin \(parts[0])=PATH: a scenario's own aec.plugin goes with the aec that --aec or --modes replaces)")

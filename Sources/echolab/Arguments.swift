@@ -66,9 +66,12 @@ struct AECModeListArgument: CheckedArgument {
     func value(plugins: [CancellerPlugin]) throws -> [EchoControlMode] { try Self.parse(text, plugins: plugins) }
 
     static func parse(_ text: String, plugins: [CancellerPlugin]) throws -> [EchoControlMode] {
-        if text == "all" { return EchoControlMode.all(plugins: plugins) }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if items == ["all"] { return EchoControlMode.all(plugins: plugins) }
+        // `all` beside other modes read as an unknown mode, as if `all` itself were wrong.
+        if items.contains("all") { throw ValidationError("--modes: 'all' is every mode, and stands alone: give all, or a list of modes") }
         var parsed: [EchoControlMode] = []
-        for item in text.split(separator: ",", omittingEmptySubsequences: false).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+        for item in items {
             do {
                 let mode = try EchoControlMode(parsing: item, plugins: plugins)
                 guard !parsed.contains(mode) else { throw ValidationError("--modes: \(mode) is given twice") }

@@ -91,6 +91,8 @@ struct CompareCommand: ParsableCommand {
     private func validateReportFiles() throws {
         for (option, report) in [("--markdown", markdown), ("--junit", junit)] {
             guard let report else { continue }
+            // Else named by nothing: "echolab: : cannot write: is a folder" (exit 2).
+            if report.isEmpty { throw ValidationError("\(option) must name a file (got an empty string)") }
             do {
                 try AtomicFile.checkWritable(report, inputs: [baseline, current])
                 try Self.checkFolderWritable(report)

@@ -73,6 +73,7 @@ struct EvalCommand: ParsableCommand {
     func validate() throws {
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1 (got \(jobs))") }
         guard !paths.isEmpty else { throw ValidationError("give at least one scenario file or folder") }
+        guard !paths.contains("") else { throw ValidationError("a scenario file or folder is an empty string") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
         _ = try modes?.value(plugins: plugins.resolved)
         _ = try shard?.value

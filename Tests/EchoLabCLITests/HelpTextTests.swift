@@ -736,6 +736,36 @@ final class HelpTextTests: XCTestCase {
         """)
     }
 
+    /// `all` beside other modes, a mode without its backend and empty names say what is wrong:
+    /// `all,disabled` read as if `all` were no mode, `:intensityMax` pasted an empty name into
+    /// its hint, and an empty `--markdown` or corpus path was a file error naming nothing.
+    func testModeAndPathMistakesSayWhatIsWrong() throws {
+        try assertUsageError(["eval", "corpus", "--modes", "all,disabled"], """
+        Error: --modes: 'all' is every mode, and stands alone: give all, or a list of modes
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+          See 'echolab eval --help' for more information.
+
+        """)
+        try assertUsageError(["run", "scenario.json", "--out", "out", "--aec", ":intensityMax"], """
+        Error: --aec ':intensityMax': no backend before ':' (one of speex, webrtc, webrtc-mobile, aec3, echolab)
+        Usage: echolab run <scenario> --out <out> [--no-taps] [--all-taps] [--strict] [--aec <mode>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
+          See 'echolab run --help' for more information.
+
+        """)
+        try assertUsageError(["compare", "base.json", "current.json", "--markdown", ""], """
+        Error: --markdown must name a file (got an empty string)
+        Usage: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
+          See 'echolab compare --help' for more information.
+
+        """)
+        try assertUsageError(["eval", "", "--out", "out"], """
+        Error: a scenario file or folder is an empty string
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+          See 'echolab eval --help' for more information.
+
+        """)
+    }
+
     /// A report file compare refuses is a usage error, refused before any file is read.
     func testCompareReportFilesError() throws {
         try assertUsageError(["compare", "base.json", "current.json", "--markdown", "gate.md", "--junit", "./gate.md"], """
