@@ -100,15 +100,32 @@ public enum FileReplacement {
 
     /// The hidden name beside `path` where a new file is written before it is moved in:
     /// `.NAME.partial` (`AtomicFile`, `SoundFileWriter`).
-    public static func partialPath(for path: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".partial").path
-    }
+    public static func partialPath(for path: String) -> String { hiddenPath(beside: path, suffix: ".partial") }
 
     /// The hidden name beside `path` where its replaced file waits: `.NAME.replaced`.
-    private static func asidePath(for path: String) -> String {
+    private static func asidePath(for path: String) -> String { hiddenPath(beside: path, suffix: ".replaced") }
+
+    /// `hiddenName(for:suffix:)` of `path`'s last component, in its folder.
+    public static func hiddenPath(beside path: String, suffix: String) -> String {
         let url = URL(fileURLWithPath: path)
-        return url.deletingLastPathComponent().appendingPathComponent("." + url.lastPathComponent + ".replaced").path
+        return url.deletingLastPathComponent().appendingPathComponent(hiddenName(for: url.lastPathComponent, suffix: suffix)).path
+    }
+
+    /// `.NAME` + `suffix` — or, where that would pass a file name's 255 bytes (a legal output name
+    /// of 242–255 bytes failed with "File name too long" for its hidden companions), NAME's first
+    /// bytes, whole characters, then a hash of all of it: one name per output, the same every time.
+    public static func hiddenName(for name: String, suffix: String) -> String {
+        let hidden = "." + name + suffix
+        guard hidden.utf8.count > 255 else { return hidden }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a, 64 bits
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        let tag = "-" + String(hash, radix: 16)
+        var prefix = ""
+        for character in name {
+            guard 1 + prefix.utf8.count + character.utf8.count + tag.utf8.count + suffix.utf8.count <= 255 else { break }
+            prefix.append(character)
+        }
+        return "." + prefix + tag + suffix
     }
 
     /// Writes `data` to a new file at `path` with write(2), and does not fsync it. Returns nil on

@@ -31,8 +31,9 @@ public final class OutputLock {
     /// processes writing one file would each replace the other's temporary as it is written.
     /// A file in a folder another command holds is refused as a folder there is.
     public convenience init(file: String, command: String) throws {
-        let folder = InputFile.parent(of: file), name = InputFile.lastComponent(of: file)
-        let lockFile = folder.isEmpty ? ".\(name).echolab.lock" : (folder as NSString).appendingPathComponent(".\(name).echolab.lock")
+        let folder = InputFile.parent(of: file)
+        let name = FileReplacement.hiddenName(for: InputFile.lastComponent(of: file), suffix: ".echolab.lock")
+        let lockFile = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
         try self.init(lockFile: lockFile, guarding: file, kind: "file", command: command, enclosedBy: folder.isEmpty ? "." : folder,
                       includingItself: true)
     }

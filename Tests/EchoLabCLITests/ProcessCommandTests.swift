@@ -18,6 +18,20 @@ final class ProcessCommandTests: XCTestCase {
         return (buffer, reader.sampleRate)
     }
 
+    /// An output name the filesystem takes (here 254 bytes) is written: its hidden companions
+    /// (lock, partial) made it fail with "File name too long" from 242 bytes on.
+    func testALongOutputNameIsWritten() throws {
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), in: root)
+        let taps = try runEchoLab(["run", "scenario.json", "--out", "call"], in: root)
+        XCTAssertEqual(taps.status, 0, taps.standardError)
+        let name = String(repeating: "b", count: 250) + ".wav"
+        let processed = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", name,
+                                        "--aec", "speex:intensityRecommended"], in: root)
+        XCTAssertEqual(processed.status, 0, processed.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(name).path))
+        XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: root.path).contains { $0.hasSuffix(".partial") })
+    }
+
     /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
     /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
     /// frame, and writes no output. It wrote a file of NaN and exited 0.
