@@ -88,8 +88,8 @@ public final class PluginProcess {
             }
         }
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
-        for index in 0..<frameSize where !(abs(output[index]) < SoundFileReader.sampleMagnitudeLimit) {
-            let what = output[index].isFinite ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
+        if let (index, fault) = SoundFileReader.firstInvalidSample(output, in: 0..<frameSize) {
+            let what = fault == .tooLoud ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
             throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)\(what)")
         }
         captures += 1

@@ -109,7 +109,7 @@ public final class SoundFileReader {
     /// if any. The common all-valid case is one vectorisable pass over the bit patterns: a biased
     /// exponent of 147 (2^20) or more is too loud, 255 is NaN or infinity. Integer ORs can be
     /// reordered freely, a floating-point sum could not.
-    static func firstInvalidSample(_ samples: [Float], in range: Range<Int>) -> (index: Int, fault: SampleFault)? {
+    public static func firstInvalidSample(_ samples: [Float], in range: Range<Int>) -> (index: Int, fault: SampleFault)? {
         // A span of exactly the range and a wrapping step: no bounds or overflow check in the
         // loop, so it vectorises.
         // The masked exponents fit in 31 bits, so a signed compare (SSE2 has one) gives the same.

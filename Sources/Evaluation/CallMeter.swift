@@ -82,8 +82,9 @@ public final class CallMeter {
     public func apply(_ action: HardwareAction) throws {
         precondition(!finished, "the call was already finished")
         guard let hardware = call.hardware else { throw CallMeterError.noHardware(action: action.description) }
-        call.log("timeline", action.description)
+        // Applied first: an action the hardware refuses is no event of the call's.
         try hardware.apply(action, at: call.currentFrame)
+        call.log("timeline", action.description)
         beginSegment(action.description)
     }
 
@@ -154,7 +155,7 @@ public enum CallMeterError: DescribedError, Equatable {
         case .alreadyFinished:
             "the meter has finished its call already: a meter finishes its call once"
         case .noHardware(let action):
-            "cannot apply \(action): the call has no simulated hardware (set call.hardware = try CallHardware(configuration:) before it starts)"
+            "cannot apply \(action): the call has no simulated hardware (set call.hardware = try CallHardware(configuration:) before CallMeter(call:))"
         }
     }
 }

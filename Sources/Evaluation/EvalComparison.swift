@@ -284,6 +284,9 @@ public struct EvalComparison: Sendable {
     public var hasScores = false
     /// The current file says `"complete": false` (an interrupted run).
     public var currentIsIncomplete = false
+    /// CURRENT's schema writes a run's segments where its call has any (echolab.eval/3 on): a
+    /// baseline's segments it lacks are missing, not a key an older version did not write.
+    var currentWritesSegments = false
     /// The baseline says `"complete": false`: an interrupted eval was blessed, and the runs it
     /// never reached would go unjudged (listed as new). No gate passes against it.
     public var baselineIsIncomplete = false
@@ -316,6 +319,7 @@ public struct EvalComparison: Sendable {
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
         baselineIsIncomplete = baseline["complete"]?.boolValue == false
+        currentWritesSegments = (current["schema"]?.stringValue.flatMap { Int($0.dropFirst("echolab.eval/".count)) } ?? 0) >= 3
         hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.
@@ -347,8 +351,8 @@ public struct EvalComparison: Sendable {
         // unless the baseline's corpus listed it twice too.
         let repeatedBefore = Set(Self.refusedRepeats(in: baseline).map(\.key))
         for (key, error) in Self.refusedRepeats(in: current) where !repeatedBefore.contains(key) {
-            regressions.append(Change(run: key, subject: .run, baseline: old[key] == nil ? .notInBaseline : .ran,
-                                      current: .failed(error: error), delta: nil))
+            let was: Value = old[key].map { $0.error == nil ? .ran : .failed(error: $0.error) } ?? .notInBaseline
+            regressions.append(Change(run: key, subject: .run, baseline: was, current: .failed(error: error), delta: nil))
         }
         let newRuns = new.keys.filter { old[$0] == nil && !explained.contains($0) }.sorted()
         // A run new to CURRENT is listed, not judged; one that failed is a broken item, which no
@@ -534,13 +538,12 @@ public struct EvalComparison: Sendable {
 
     /// The segments of one call in both files (a device or route change each), paired by where
     /// they start: a stretch that lost echo removal fails the gate even when the call's average
-    /// hides it; a baseline segment the current call no longer has is a regression. A file
-    /// without segments (a recording, an older eval.json) has nothing to pair.
+    /// hides it; a baseline segment the current call no longer has is a regression — its key
+    /// gone too, where CURRENT's schema writes segments (`currentWritesSegments`: a gate must not
+    /// pass on less work). A baseline without segments (a recording, a call without changes) has
+    /// nothing to pair, and an older CURRENT that never wrote them nothing to pair with.
     private mutating func compareSegments(_ key: RunKey, _ before: [ComparedRun.Segment]?, _ after: [ComparedRun.Segment]?) {
-        // A baseline's segments CURRENT does not write are missing, as an empty list's are: a
-        // gate must not pass on less work.
-        guard let before else { return }
-        let after = after ?? []
+        guard let before, let after = after ?? (currentWritesSegments ? [] : nil) else { return }
         for (index, was) in before.enumerated() {
             guard let start = was.startSeconds else { continue }
             let segment = Segment(number: index + 1, startSeconds: start, events: was.events)

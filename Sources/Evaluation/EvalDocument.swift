@@ -321,8 +321,18 @@ public enum EvalDocument {
                         estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
                         doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
                         silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
-                        nearEndAlone: metrics?.gate.farEndActiveFrames == 0 ? bounded(.nearEndSingleTalkAttenuation) : nil)
+                        nearEndAlone: metrics.flatMap(nearEndAlone).flatMap { alone in
+                            FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
+                        })
         }
+    }
+
+    /// Where the far end never played (the gate heard none of it, so no echo and no double
+    /// talk): the near end's attenuation while it talked alone, with its frames and whether it is a
+    /// bound — such an item's one near-end figure (`BestModes`), shown as "alone" on the pages.
+    public static func nearEndAlone(_ metrics: EchoMetrics) -> (value: Double, isLowerBound: Bool, frames: Int)? {
+        guard metrics.gate.farEndActiveFrames == 0, let nearEnd = metrics.nearEnd, let value = nearEnd.singleTalkAttenuationDB else { return nil }
+        return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames)
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",

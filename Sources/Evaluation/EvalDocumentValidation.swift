@@ -77,8 +77,7 @@ extension EvalDocument {
         guard error?.isNull == true else { return nil }
         let metrics = result["metrics"]
         guard metrics?.objectValue != nil || metrics?.isNull == true else { return "\(key).metrics: missing or not an object" }
-        let judged = summarisedMetrics.map(\.0.keys) + EvalComparison.judgedFigures.map(\.keys)
-        for keys in judged {
+        for keys in checkedFigures {
             if let value = metrics?.value(at: keys.path), !value.isNull {
                 guard let number = value.doubleValue else { return "\(key).metrics.\(keys.path): not a number or null" }
                 if let problem = levelProblem(number, path: keys.path) { return "\(key).metrics.\(keys.path): \(problem)" }
@@ -113,14 +112,27 @@ extension EvalDocument {
         for (index, segment) in list.enumerated() {
             guard segment.objectValue != nil else { return "\(key)[\(index)]: not an object" }
             guard segment["start_s"]?.doubleValue != nil else { return "\(key)[\(index)].start_s: missing or not a number" }
-            for name in ["erle_steady_db", "erle_db"] {
-                guard let value = segment[name], !value.isNull else { continue }
-                guard let number = value.doubleValue else { return "\(key)[\(index)].\(name): not a number or null" }
-                if let problem = levelProblem(number, path: name) { return "\(key)[\(index)].\(name): \(problem)" }
+            for figure in EvalComparison.segmentFigures {
+                if let value = segment[figure.path], !value.isNull {
+                    guard let number = value.doubleValue else { return "\(key)[\(index)].\(figure.path): not a number or null" }
+                    if let problem = levelProblem(number, path: figure.path) { return "\(key)[\(index)].\(figure.path): \(problem)" }
+                }
+                if let frames = segment[figure.frames], !frames.isNull, let problem = countProblem(frames) {
+                    return "\(key)[\(index)].\(figure.frames): \(problem)"
+                }
             }
         }
         return nil
     }
+
+    /// The figures whose values and frames are checked: those the statistics and the gate read.
+    private static let checkedFigures: [EvalDocument.FigureKeys] = {
+        var keys: [EvalDocument.FigureKeys] = []
+        for figure in EvalDocument.summarisedMetrics.map(\.figure.keys) + EvalComparison.judgedFigures.map(\.keys) where !keys.contains(figure) {
+            keys.append(figure)
+        }
+        return keys
+    }()
 
     /// The most a level in dB may be, either way: EchoLab's figures stay within a few hundred dB
     /// (an input at +120 dBFS over digital silence), and past this a hand-edited 1e308 turned a
@@ -138,7 +150,7 @@ extension EvalDocument {
     /// Why a count (frames, a fault counter) cannot be one: not a whole number from 0 to 2^53.
     private static func countProblem(_ value: JSONValue) -> String? {
         guard let number = value.doubleValue else { return "not a number" }
-        return number >= 0 && number <= 0x1p53 && number == number.rounded() ? nil : "\(number) is not a count (a whole number, 0 or more)"
+        return number >= 0 && number <= 0x1p53 && number == number.rounded() ? nil : "\(value.lineText()) is not a count (a whole number, 0 or more)"
     }
 
     /// Fault counters are numbers and `conserved` flags true/false, at any depth; a stage's count

@@ -68,9 +68,9 @@ public struct RecordingRun {
         // What a run killed by a second signal left: the hidden files of a replacement, a partial
         // output or a scratch (regular files at names only EchoLab uses; unlink never takes a
         // folder).
-        FileReplacement.removeLeftovers(of: ["sent.wav"] + RunOutput.reportFiles, in: outputDirectory)
+        FileReplacement.removeLeftovers(of: ["sent.wav", Self.scoredOutput] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = path(Self.scoredOutput)
-        for leftover in [scratch, path(".\(Self.scoredOutput).partial"), path(".sent.wav.partial")] { unlink(leftover) }
+        unlink(scratch)
         // The plugin file's SHA-256 as it is when the run starts, held open: checked after the
         // run to be the file the plugin ran from, unchanged (`PluginFile`).
         let pluginFile = mode.backend.plugin.map(PluginFile.init)

@@ -89,9 +89,9 @@ public struct RunOutput {
         let files = CallRecording.tapNames.filter(taps.includes).map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles
         try OutputFolder.checkReplaceable(files, in: outputDirectory)
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
-        // A run killed while its taps replaced the previous ones (a second SIGINT) left those at
-        // hidden names.
-        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + Self.reportFiles,
+        // A run killed while it wrote its files (SIGKILL, a second SIGINT) left them, or the
+        // ones they replaced, at hidden names: this run holds the folder's lock, and removes them.
+        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles,
                                         in: outputDirectory)
         let started = DispatchTime.now()
         // The call and its measurement are gone once `callAndScore` returns: the report documents

@@ -137,21 +137,19 @@ public final class EchoAnalysisStream {
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length))
         whole.isProcessedSilentInSingleTalk = summary.processedIsSilent
         Self.markBandsAndEchoLossWithoutEcho(&whole)
-        // An echo track under the mic's noise wherever the far end played alone is no echo at the
-        // mic; the delay search then found no echo, not one outside its range.
-        let echoTrackUnderNoise = core.hasEcho && whole.gate.singleTalkFrames == 0
+        // No echo above the mic's noise wherever the far end played alone: a lag the search found
+        // is the signals' likeness, not an echo's. With an echo track that decides before what the
+        // search says — a lag outside its range, a tonal far end — as the track shows the echo
+        // itself (a track of dither read as an echo leading its loopback).
+        let noEchoAtMic = whole.gate.singleTalkFrames == 0
             && whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames
-        if echoTrackUnderNoise {
+        if noEchoAtMic, core.hasEcho || (!core.echoOutsideDelaySearch && !core.referenceIsTonal && whole.delayMilliseconds != nil) {
             whole.delayMilliseconds = nil
             whole.delayUnmeasured = .noEchoAtMic
         } else if core.echoOutsideDelaySearch {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
-        } else if whole.gate.singleTalkFrames == 0,
-                  whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames, whole.delayMilliseconds != nil {
-            whole.delayMilliseconds = nil
-            whole.delayUnmeasured = .noEchoAtMic
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,
@@ -168,8 +166,7 @@ public final class EchoAnalysisStream {
         let noSingleTalk = metrics.gate.singleTalkFrames == 0
         let noEcho = !noSingleTalk && metrics.erlDB != nil && metrics.erleDB == nil
         guard noSingleTalk || noEcho else { return }
-        let reason = noSingleTalk ? "no far-end single talk to measure"
-            : "the echo at the mic stays under its floor in all far-end single talk: no echo to remove"
+        let reason = noSingleTalk ? BandERLE.noSingleTalkReason : BandERLE.echoUnderFloorReason
         // A band already saying why it has no value keeps its reason.
         for index in metrics.erleBands.indices
         where metrics.erleBands[index].erleDB != nil ? noEcho : metrics.erleBands[index].unmeasuredReason == nil {
@@ -179,7 +176,7 @@ public final class EchoAnalysisStream {
         }
         if noEcho, metrics.telephony?.echoLoss != nil {
             metrics.telephony?.echoLoss = nil
-            metrics.telephony?.echoLossUnmeasuredReason = "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose"
+            metrics.telephony?.echoLossUnmeasuredReason = TelephonyMeasures.echoUnderFloorReason
         }
     }
 
@@ -190,7 +187,7 @@ public final class EchoAnalysisStream {
         var echoLossReason: String?
         if echoLoss == nil {
             if gate.singleTalkFrames == 0 {
-                echoLossReason = "no far-end single talk to measure"
+                echoLossReason = TelephonyMeasures.noSingleTalkReason
             } else if ledger.thirdOctaves.isEmpty {
                 echoLossReason = "at \(core.sampleRate) Hz no 1/3-octave band of the weighting (315–6300 Hz) lies below Nyquist"
             } else {

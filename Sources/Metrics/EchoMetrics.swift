@@ -156,14 +156,19 @@ public struct BandERLE: Codable, Equatable, Sendable {
     public var erleDB: Double?
     /// The band's output fell under digital silence: `erleDB` is a lower bound.
     public var isLowerBound: Bool
-    /// Why `erleDB` is null where the band had single-talk frames (`noFarEndReason`,
-    /// `noEchoReason`); nil where it is measured or there was nothing to measure at all.
+    /// Why `erleDB` is null (`noFarEndReason`, `noEchoReason`, `noSingleTalkReason`,
+    /// `echoUnderFloorReason`); nil where it is measured.
     public var unmeasuredReason: String?
 
     /// The far end puts nothing above the band's floor (16 kHz speech's 8–16 kHz).
     public static let noFarEndReason = "no far-end content in this band (the reference stays under its floor): no echo to remove"
     /// The far end reaches the band, but its echo at the mic does not rise above the floor.
     public static let noEchoReason = "the mic stays under the band's floor: no echo to remove"
+    /// No frame of far-end single talk: no band has one to measure.
+    public static let noSingleTalkReason = "no far-end single talk to measure"
+    /// Far-end single talk whose echo at the mic stays under its floor throughout (an ERL, no
+    /// ERLE): what a band measured there was the canceller's treatment of the noise.
+    public static let echoUnderFloorReason = "the echo at the mic stays under its floor in all far-end single talk: no echo to remove"
 
     public init(lowHz: Double, highHz: Double, erleDB: Double?, isLowerBound: Bool = false, unmeasuredReason: String? = nil) {
         self.lowHz = lowHz

@@ -7,6 +7,11 @@ public struct TelephonyMeasures: Codable, Equatable, Sendable {
     /// The weighted terminal coupling loss; nil with `echoLossUnmeasuredReason`.
     public var echoLoss: WeightedEchoLoss?
     public var echoLossUnmeasuredReason: String?
+    /// `echoLossUnmeasuredReason` without far-end single talk.
+    public static let noSingleTalkReason = "no far-end single talk to measure"
+    /// `echoLossUnmeasuredReason` where the echo stays under the mic's floor in all of it: TCLw
+    /// would measure the terminal's noise.
+    public static let echoUnderFloorReason = "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose"
     /// The double-talk figures; nil with `doubleTalkUnmeasuredReason`.
     public var doubleTalk: DoubleTalkReport?
     public var doubleTalkUnmeasuredReason: String?

@@ -38,7 +38,8 @@ public enum EvalReportDocument {
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) {
             blocks.append(best)
-        } else if let none = noBestModesParagraph(modes: modes.map(\.description)) {
+        } else if let none = noBestModesParagraph(modes: modes.map(\.description),
+                                                  itemsWithAVerdict: items.indices.filter { verdicts.front(ofItemAt: $0) != nil }.count) {
             blocks.append(none)
         }
         let hasLostNearEnd = summaries.contains { $0.nearEndLostRuns > 0 }
@@ -303,18 +304,16 @@ public enum EvalReportDocument {
             result.summary?.metrics?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil
         }
         let attenuation = !nearEnd ? [] : grouped("no near-end attenuation") { result in
-            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil else { return nil }
+            // A lone talker's figure stands in its cell ("alone"): nothing is missing there.
+            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil, nearEndAlone(m) == nil else { return nil }
             return m.telephony?.doubleTalkUnmeasuredReason
         }
         return erle.isEmpty && attenuation.isEmpty ? nil : erle + attenuation
     }
 
-    /// Where the far end never played and the near end has no figure in double talk: its
-    /// attenuation while it talked alone, the one axis of such an item's verdict (`BestModes`).
+    /// `EvalDocument.nearEndAlone` of a run's metrics, if any.
     static func nearEndAlone(_ metrics: EchoMetrics?) -> (value: Double, isLowerBound: Bool, frames: Int)? {
-        guard let metrics, metrics.gate.farEndActiveFrames == 0, let nearEnd = metrics.nearEnd, nearEnd.attenuationDB == nil,
-              let value = nearEnd.singleTalkAttenuationDB else { return nil }
-        return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames)
+        metrics.flatMap(EvalDocument.nearEndAlone)
     }
 
     /// The distortion median's cell, with how many runs lost the near end: those have no
@@ -503,18 +502,22 @@ public enum EvalReportDocument {
         return .paragraph(spans + [.text(why)] + (isCorpus ? tiesSpans(front, itemNames: itemNames) : []))
     }
 
-    /// Why a corpus has no best modes (every mode's wins then 0): fewer than two cancellers ran
-    /// (`disabled` is the reference, never ranked), or no item gave two of them figures to compare.
-    /// nil where the modes were not given (each scenario as written).
-    static func noBestModesParagraph(modes: [String]) -> ReportDocument.Block? {
+    /// Why a corpus has no best modes: fewer than two cancellers ran (`disabled` is the
+    /// reference, never ranked), or no item gave two of them figures to compare on echo or double
+    /// talk. Where some items have verdicts of their own (a near talker alone, which the corpus
+    /// does not compare), the wins count those. nil where the modes were not given (each scenario
+    /// as written).
+    static func noBestModesParagraph(modes: [String], itemsWithAVerdict: Int = 0) -> ReportDocument.Block? {
         guard !modes.isEmpty else { return nil }
         let cancellers = modes.filter { $0 != "disabled" }
         let reference: [ReportDocument.Span] = [.code("disabled"), .text(" is the reference a canceller is judged against, never ranked")]
+        let wins = itemsWithAVerdict == 0 ? "so every mode's wins are 0"
+            : "and the wins count the verdicts of the \(RunReportDocument.count(itemsWithAVerdict, "item")) judged on their own (the near end alone)"
         let why: [ReportDocument.Span] = switch cancellers.count {
         case 0: [.text(" no canceller ran: ")] + reference + [.text(".")]
         case 1: [.text(" one canceller ran, "), .code(cancellers[0]), .text(", and ")] + reference
             + [.text(": there is no other to rank it against, so every mode's wins are 0.")]
-        default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure that counts to compare (or all but one removed no echo, or muted the send), so every mode's wins are 0.")]
+        default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure in double talk that counts to compare (or all but one removed no echo, or muted the send), \(wins).")]
         }
         return .paragraph([.strong("No best modes:")] + why)
     }

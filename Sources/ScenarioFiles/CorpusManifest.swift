@@ -35,10 +35,13 @@ public enum CorpusManifest {
     /// unknown key, instead of being passed over in its folder. Also when the file breaks after
     /// the keys (a repeated key, a truncated text), so that it is reported as a broken manifest,
     /// which stops the eval, not run as a failing scenario.
-    public static func isManifest(_ path: String) -> Bool {
-        guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= maximumBytes,
+    /// `limit`: the largest file looked at — a manifest's own for a path given as one; a folder's
+    /// scan passes a scenario's 4 MiB, so that no JSON in a corpus is read whole at up to 256 MiB
+    /// only to be found no manifest.
+    public static func isManifest(_ path: String, limit: Int = maximumBytes) -> Bool {
+        guard path.hasSuffix(".json"), let size = InputFile.size(at: path), size <= limit,
               let data = FileManager.default.contents(atPath: path) else { return false }
-        let keys = JSONValue.objectKeys(in: Array(data), maximumBytes: maximumBytes)
+        let keys = JSONValue.objectKeys(in: Array(data), maximumBytes: limit)
         return keys.contains("corpus") && !keys.contains { $0 != "name" && ScenarioLoader.topLevelKeys.contains($0) }
     }
 

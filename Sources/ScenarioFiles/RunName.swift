@@ -3,9 +3,8 @@ import Foundation
 /// The rule for a run's name — a scenario's or a manifest recording's: it is a folder under the
 /// output folder, so one path component, nothing hidden, no spaces or shell specials, short.
 public enum RunName {
-    /// The most bytes a name may have: a folder's name, with room for the hidden companions a run
-    /// writes beside its folder's files.
-    public static let maximumBytes = 200
+    /// The most bytes a name may have: it names a folder, and a file name is at most 255 bytes.
+    public static let maximumBytes = 255
 
     /// What is wrong with `name` as a run's name, or nil.
     public static func problem(_ name: String) -> String? {

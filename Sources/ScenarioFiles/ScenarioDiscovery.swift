@@ -124,7 +124,7 @@ public enum ScenarioDiscovery {
                     scenarios.append(item)
                 }
             } else if !isEchoLabOutput(item) {
-                if CorpusManifest.isManifest(item) { manifests.append(item) } else { scenarios.append(item) }
+                if CorpusManifest.isManifest(item, limit: JSONValue.maximumBytes) { manifests.append(item) } else { scenarios.append(item) }
             }
         }
         return (scenarios, manifests, wavFiles)

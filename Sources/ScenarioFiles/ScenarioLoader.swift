@@ -8,9 +8,9 @@ import VirtualTime
 /// Reads a scenario file (JSON) strictly: unknown keys, wrong types, impossible values and
 /// missing input files are errors naming the file and the key. Paths are relative to the file.
 public enum ScenarioLoader {
-    /// The longest recording-speaker file name, in bytes: 255 (Linux's NAME_MAX) less the
-    /// leading '.' and the '.replaced' of the name a replaced file waits under.
-    static let maximumRecordingNameBytes = 255 - ".".utf8.count - ".replaced".utf8.count
+    /// The longest recording-speaker file name, in bytes: a file name's 255 (Linux's NAME_MAX).
+    /// Its hidden companions fit whatever its length (`FileReplacement.hiddenName`).
+    static let maximumRecordingNameBytes = 255
     public static func load(path: String) throws -> Scenario {
         // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is
         // a file too large to be a scenario.
@@ -323,10 +323,9 @@ public enum ScenarioLoader {
                 guard !reserved.contains(file.lowercased()) else {
                     throw reader.fail("file", "'\(file)' is the name of a tap the run writes; choose another")
                 }
-                // Written as `.NAME.partial`, and replaced through `.NAME.replaced`: both must fit
-                // a file name's 255 bytes, or the call would fail only once simulated.
+                // Checked now, or the call would fail only once simulated.
                 guard file.utf8.count <= ScenarioLoader.maximumRecordingNameBytes else {
-                    throw reader.fail("file", "a file name of \(file.utf8.count) bytes; at most \(ScenarioLoader.maximumRecordingNameBytes) (255 with the hidden temporary's '.' and '.replaced')")
+                    throw reader.fail("file", "a file name of \(file.utf8.count) bytes; at most \(ScenarioLoader.maximumRecordingNameBytes)")
                 }
                 device = .recording(fileName: file, options: try appOptions(reader))
             case "mixing":

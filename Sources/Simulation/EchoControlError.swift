@@ -38,12 +38,12 @@ public enum EchoControlError: DescribedError, Equatable {
 extension EchoControl {
     /// Throws `outputNotAudio` where frame number `frame` of this canceller's output (`frameSize`
     /// samples of `output`) holds a sample that is no audio — as a decoded input file's is refused
-    /// (`SoundFileReader.sampleMagnitudeLimit`). WebRTC's AEC (0.3) writes NaN on some inputs (a
-    /// 16 kHz sweep whose mic is its exact echo): that frame went on to the peer and to a file,
-    /// and `process` exited 0.
+    /// (`SoundFileReader.firstInvalidSample`: one vectorised pass when all is well). WebRTC's AEC
+    /// (0.3) writes NaN on some inputs (a 16 kHz sweep whose mic is its exact echo): that frame
+    /// went on to the peer and to a file, and `process` exited 0. A plugin's output is checked
+    /// as it arrives (`PluginProcess.capture`).
     public func checkOutput(_ output: [Float], frame: Int) throws {
-        for index in 0..<frameSize where !(abs(output[index]) < SoundFileReader.sampleMagnitudeLimit) {
-            throw EchoControlError.outputNotAudio(mode: "\(backend):\(intensity)", value: output[index], sample: index, frame: frame)
-        }
+        guard !(self is PluginEchoControl), let (index, _) = SoundFileReader.firstInvalidSample(output, in: 0..<frameSize) else { return }
+        throw EchoControlError.outputNotAudio(mode: "\(backend):\(intensity)", value: output[index], sample: index, frame: frame)
     }
 }

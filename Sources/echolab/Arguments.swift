@@ -68,8 +68,11 @@ struct AECModeListArgument: CheckedArgument {
     static func parse(_ text: String, plugins: [CancellerPlugin]) throws -> [EchoControlMode] {
         let items = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         if items == ["all"] { return EchoControlMode.all(plugins: plugins) }
+        if items.contains("") { throw ValidationError("--modes '\(text)': an empty mode (a comma too many, or none given)") }
         // `all` beside other modes read as an unknown mode, as if `all` itself were wrong.
-        if items.contains("all") { throw ValidationError("--modes: 'all' is every mode, and stands alone: give all, or a list of modes") }
+        if items.contains("all") {
+            throw ValidationError("--modes: 'all' is every mode, and stands alone: give all, or a list of modes")
+        }
         var parsed: [EchoControlMode] = []
         for item in items {
             do {

@@ -59,6 +59,9 @@ struct CompareCommand: ParsableCommand {
     var judgeLibraryChanges = false
 
     func validate() throws {
+        for (name, path) in [("BASELINE", baseline), ("CURRENT", current)] where path.isEmpty {
+            throw ValidationError("\(name) is an empty string: name an eval.json")
+        }
         guard maxRegressionDB.isFinite, maxRegressionDB >= 0 else {
             throw ValidationError("--max-regression-db must be a number ≥ 0 (got \(maxRegressionDB))")
         }

@@ -30,6 +30,7 @@ struct MergeCommand: ParsableCommand {
 
     func validate() throws {
         guard !shards.isEmpty else { throw ValidationError("give the output folders of shards 1/N … N/N") }
+        guard !shards.contains("") else { throw ValidationError("a shard's folder is an empty string") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
 

@@ -47,6 +47,7 @@ struct RunCommand: ParsableCommand {
     func validate() throws {
         _ = try scoring.resolved
         _ = try aec?.value(plugins: plugins.resolved)
+        guard !scenario.isEmpty else { throw ValidationError("the scenario file is an empty string") }
         guard !out.isEmpty else { throw ValidationError("--out must name a folder (got an empty string)") }
     }
 

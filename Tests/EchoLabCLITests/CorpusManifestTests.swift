@@ -94,7 +94,7 @@ final class CorpusManifestTests: XCTestCase {
              "corpus[0].name: 'my call' must be 1 to 128 letters, digits, '-', '_', '.' or '+', not starting with '.'"),
             // 128 letters, 384 bytes: a folder name passes 255 bytes; it failed only at its run's mkdir.
             ("{\"corpus\": [{\"name\": \"\(String(repeating: "中", count: 128))\", \"mic\": \"delay.json\", \"talk_type\": \"nearend_singletalk\"}]}",
-             "corpus[0].name: '\(String(repeating: "中", count: 128))' is 384 bytes in UTF-8; a name is a folder, at most 200 bytes"),
+             "corpus[0].name: '\(String(repeating: "中", count: 128))' is 384 bytes in UTF-8; a name is a folder, at most 255 bytes"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"talk_type\": \"monologue\"}]}",
              "corpus[0] (r): talk_type: 'monologue' is not one of farend_singletalk, farend_singletalk_with_movement, doubletalk, doubletalk_with_movement, nearend_singletalk"),
             ("{\"corpus\": [\"manifest.json\"]}", "corpus[0]: manifest.json: a cycle of manifests (it is being read already)"),

@@ -218,13 +218,13 @@ final class EvalGateTests: XCTestCase {
             ("erle-1e308.json", { editMetrics(&$0) { $0["erle_steady_db"] = 1e308 } },
              "items[0].results[0].metrics.erle_steady_db: 1e+308 dB is not a level EchoLab writes (at most ±1000 dB)"),
             ("frames-negative.json", { editMetrics(&$0) { $0["erle_steady_analysis_frames"] = -3 } },
-             "items[0].results[0].metrics.erle_steady_analysis_frames: -3.0 is not a count (a whole number, 0 or more)"),
+             "items[0].results[0].metrics.erle_steady_analysis_frames: -3 is not a count (a whole number, 0 or more)"),
             // −5 underruns "rose" by 5 to none, and 1.5 read as 1.
             ("counter-negative.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
                 var pipeline = result["pipeline"] as! [String: Any]
                 pipeline["underruns"] = -5
                 result["pipeline"] = pipeline
-            } }, "items[0].results[0].pipeline.underruns: -5.0 is not a count (a whole number, 0 or more)"),
+            } }, "items[0].results[0].pipeline.underruns: -5 is not a count (a whole number, 0 or more)"),
             ("counter-fraction.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
                 var pipeline = result["pipeline"] as! [String: Any]
                 pipeline["aec_resets"] = 1.5

@@ -43,6 +43,8 @@ final class ScorerTests: XCTestCase {
             "wrongid.py": Self.answering(#"{"id": "stretch-1", "scores": {"mos": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "nan.py": Self.answering(#"{"id": request["id"], "scores": {"mos": {"value": float("nan"), "higher_is_better": True, "min": 1, "max": 5}}}"#),
             "empty.py": Self.answering(#"{"id": request["id"], "scores": {}}"#),
+            // Its words go into the pages: an escape sequence and a bidirectional override shown, not obeyed.
+            "loud-error.py": Self.answering(#"{"id": request["id"], "error": "boom \u001b]0;pwned\u0007 \u202e"}"#),
             // A name's escape sequence reached a terminal through compare's stdout and report.md;
             // a score of 1.7e308 in its own range was written as null, "inf" on the pages.
             "bell.py": Self.answering(#"{"id": request["id"], "scores": {"mos\u0007": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
@@ -67,6 +69,7 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "once=python3 once.py", "--scorer", "gone=exit 4",
                                       "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py",
                                       "--scorer", "bell=python3 bell.py", "--scorer", "huge=python3 huge.py",
+                                      "--scorer", "loud-error=python3 loud-error.py",
                                       "--scorer", "flood=python3 flood.py"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
@@ -74,7 +77,7 @@ final class ScorerTests: XCTestCase {
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
         XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
-                                           "nan", "empty", "flood", "bell", "huge"])
+                                           "nan", "empty", "flood", "bell", "huge", "loud-error"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -90,6 +93,7 @@ final class ScorerTests: XCTestCase {
             "gone": "exited with status 4 before answering sent.wav#1",
             "empty": "answered an empty \"scores\" object",
             "bell": "answered a score name that holds a control character (U+0007)",
+            "loud-error": "could not score sent.wav#1: boom \\x1b]0;pwned\\x07 \\u{202E}",
             "huge": "answered score 'mos' whose \"value\" 1e+299 is past ±1e9",
             "flood": "wrote a line of over 1 MiB on stdout (an answer is one line of at most 1 MiB)",
         ]

@@ -52,5 +52,10 @@ final class BestModesParagraphTests: XCTestCase {
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled"])).hasPrefix("**No best modes:** no canceller ran"))
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"])).contains("no item gave two cancellers"))
         XCTAssertNil(EvalReportDocument.noBestModesParagraph(modes: []), "each scenario as written: no modes to rank")
+        // An item judged on its own (a near talker alone) gave wins: the page says what they count.
+        let alone = text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended", "aec3:intensityRecommended"],
+                                                                 itemsWithAVerdict: 1))
+        XCTAssertTrue(alone.hasSuffix("and the wins count the verdicts of the 1 item judged on their own (the near end alone)."), alone)
+        XCTAssertFalse(alone.contains("wins are 0"), alone)
     }
 }

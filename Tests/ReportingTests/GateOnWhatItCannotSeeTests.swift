@@ -70,6 +70,10 @@ final class GateOnWhatItCannotSeeTests: XCTestCase {
         XCTAssertEqual(EvalComparison(baseline: segmented, current: Self.eval(items: [("a", [Self.result(segments: [])])]),
                                       maxRegressionDB: 0.5).regressions.count, 2, "as an empty list's")
         XCTAssertFalse(EvalComparison(baseline: bare, current: segmented, maxRegressionDB: 0.5).hasRegression)
+        // A CURRENT of a schema that wrote no segments (echolab.eval/2) has nothing to pair with.
+        guard case .object(var older) = bare else { return XCTFail() }
+        older["schema"] = .string("echolab.eval/2")
+        XCTAssertFalse(EvalComparison(baseline: segmented, current: .object(older), maxRegressionDB: 0.5).hasRegression)
     }
 
     func testTheVerdictCountsRunsOfAnotherBuildItDidNotJudge() {

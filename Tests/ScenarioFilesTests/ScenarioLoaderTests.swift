@@ -103,21 +103,21 @@ final class ScenarioLoaderTests: XCTestCase {
         }
     }
 
-    /// A recording speaker's file is written as `.NAME.partial` and replaced through
-    /// `.NAME.replaced`: a name that leaves no room for them is refused when the scenario loads,
-    /// not after the call was simulated ("File name too long").
-    func testARecordingFileNameTooLongForItsTemporaryIsRefusedAtLoad() throws {
+    /// A recording speaker's file may have a file name's 255 bytes (its hidden `.NAME.partial` and
+    /// `.NAME.replaced` fit whatever its length: `FileReplacement.hiddenName`); a longer one is
+    /// refused when the scenario loads, not after the call was simulated ("File name too long").
+    func testARecordingFileNameTooLongIsRefusedAtLoad() throws {
         let folder = try makeTemporaryDirectory(for: self)
         func scenario(_ file: String) -> String {
             #"{"duration_s": 1, "speaker": {"device": "recording", "file": "\#(file)"}}"#
         }
-        let longest = String(repeating: "é", count: 120) + "x.wav"          // 245 bytes
-        XCTAssertEqual(longest.utf8.count, 245)
+        let longest = String(repeating: "é", count: 125) + "x.wav"          // 255 bytes
+        XCTAssertEqual(longest.utf8.count, 255)
         XCTAssertEqual(try parse(scenario(longest), in: folder).deviceOutputFiles, [longest])
         XCTAssertThrowsError(try parse(scenario("y" + longest), in: folder)) { error in
             guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
             XCTAssertEqual(error.key, "speaker.file")
-            XCTAssertTrue(error.description.contains("a file name of 246 bytes; at most 245"), error.description)
+            XCTAssertTrue(error.description.contains("a file name of 256 bytes; at most 255"), error.description)
         }
     }
 

@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabJSON
 import Foundation
@@ -144,7 +145,9 @@ public struct RunScoring {
             // `ScorerProcess.ask` has checked it is an object answering this request's id.
             guard case .object(let object) = answer else { throw garbage("a JSON value that is not an object") }
             if let error = object["error"] {
-                throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(error.stringValue ?? error.lineText())")
+                // Its words go into reports and onto the terminal: one line, controls made visible.
+                let words = PrintableText.line(error.stringValue ?? error.lineText())
+                throw ScorerFailure(scorer: scorer, reason: "could not score \(request["id"]!.stringValue ?? ""): \(words)")
             }
             guard case .object(let given)? = object["scores"] else { throw garbage("no \"scores\" object") }
             guard !given.isEmpty else { throw garbage("an empty \"scores\" object") }
@@ -178,12 +181,14 @@ public struct RunScoring {
         /// The largest magnitude a score, or its range's end, may have.
         static let scoreMagnitudeLimit = 1e9
 
-        /// Why a name a scorer gives cannot go into reports as it is: control characters (an
-        /// escape sequence would reach a terminal through compare's stdout and `cat report.md`,
-        /// NUL a file), or more than 200 characters. nil where it can.
+        /// Why a name a scorer gives cannot go into reports as it is: control characters
+        /// (`PrintableText.needsEscape`: an escape sequence would reach a terminal through
+        /// compare's stdout and `cat report.md`, NUL a file, a bidirectional override reorder a
+        /// page), or more than 200 characters. nil where it can.
         static func textProblem(_ text: String) -> String? {
-            if text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                return "holds a control character (\(text.unicodeScalars.filter { $0.properties.generalCategory == .control }.prefix(3).map { String(format: "U+%04X", $0.value) }.joined(separator: ", ")))"
+            let unsafe = text.unicodeScalars.filter(PrintableText.needsEscape)
+            if !unsafe.isEmpty {
+                return "holds a control character (\(unsafe.prefix(3).map { String(format: "U+%04X", $0.value) }.joined(separator: ", ")))"
             }
             return text.count > 200 ? "is longer than 200 characters" : nil
         }
