@@ -57,7 +57,8 @@ final class InterruptionTests: XCTestCase {
         }
     }
 
-    func testInterruptedRunLeavesNothing() throws {
+    /// A 10-minute call started into `out`, once `file` is in its folder (any file: nil).
+    private func startLongRun(waitingFor file: String? = nil) throws -> (process: Process, out: URL) {
         let path = try writeScenario("""
             {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "aec": {"mode": "disabled"}, "duration_s": 600}
@@ -65,7 +66,12 @@ final class InterruptionTests: XCTestCase {
         let out = root.appendingPathComponent("out")
         let process = try startEchoLab(["run", path, "--out", out.path])
         let deadline = Date().addingTimeInterval(60)
-        while allFiles(under: out).isEmpty, Date() < deadline { usleep(10_000) }
+        while file.map({ !allFiles(under: out).contains($0) }) ?? allFiles(under: out).isEmpty, Date() < deadline { usleep(10_000) }
+        return (process, out)
+    }
+
+    func testInterruptedRunLeavesNothing() throws {
+        let (process, out) = try startLongRun()
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 143)
@@ -76,14 +82,7 @@ final class InterruptionTests: XCTestCase {
     /// the next run into the folder, which holds its lock, removes them — with `--no-taps` too,
     /// which writes none of those names (they stayed, 23 MB each for a 2-minute call).
     func testARunKilledOutrightLeavesPartialFilesTheNextRunRemoves() throws {
-        let path = try writeScenario("""
-            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
-             "aec": {"mode": "disabled"}, "duration_s": 600}
-            """, in: root)
-        let out = root.appendingPathComponent("out")
-        let process = try startEchoLab(["run", path, "--out", out.path])
-        let deadline = Date().addingTimeInterval(60)
-        while !allFiles(under: out).contains(".mic.wav.partial"), Date() < deadline { usleep(10_000) }
+        let (process, out) = try startLongRun(waitingFor: ".mic.wav.partial")
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         XCTAssertTrue(allFiles(under: out).contains(".mic.wav.partial"), "\(allFiles(under: out))")
