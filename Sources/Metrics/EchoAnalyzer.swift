@@ -94,11 +94,27 @@ public struct EchoAnalyzer: Sendable {
     /// the offending file; returns the rate and each file's frames and channels. Each header is
     /// read once, in order: a rate that differs fails before the next file is opened. `eval` calls
     /// it before it runs a recording through the canceller, so a mismatch fails at once.
-    public static func checkHeaders(_ paths: [String]) throws -> (sampleRate: Int, headers: [(frames: Int, channels: Int)]) {
+    /// `channel`: the channel the files will be read with, checked against each file's count
+    /// before the lengths are — a 16-channel header holds a sixteenth of the frames, and read as
+    /// a length that differs it hid what was wrong.
+    public static func checkHeaders(_ paths: [String], channel: ChannelSelection? = nil)
+        throws -> (sampleRate: Int, headers: [(frames: Int, channels: Int)]) {
         var headers: [(frames: Int, channels: Int)] = []
         var referenceRate = 0
         for path in paths {
             let reader = try withFileErrors(path) { try SoundFileReader(path: path) }
+            if let channel, reader.channelCount > 1 {
+                let fits = switch channel {
+                case .monoOnly: false
+                case .downmix: true
+                case .channel(let index): index < reader.channelCount
+                }
+                if !fits {
+                    try withFileErrors(path) {
+                        throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: channel)
+                    }
+                }
+            }
             if headers.isEmpty { referenceRate = reader.sampleRate }
             guard reader.sampleRate == referenceRate else {
                 throw MetricsError.sampleRateMismatch(path: path, sampleRate: reader.sampleRate,
@@ -132,7 +148,7 @@ public struct EchoAnalyzer: Sendable {
         // and its decisions are not kept under the old one's stamp.
         let stamps = gateDecisions != nil && echo == nil && nearEnd == nil
             ? FileStamp(path: reference).flatMap { reference in FileStamp(path: mic).map { (reference, $0) } } : nil
-        let (referenceRate, headers) = try Self.checkHeaders(paths)
+        let (referenceRate, headers) = try Self.checkHeaders(paths, channel: channel)
         precondition(processedLag >= 0, "a processed file lags its mic: the lag is not negative")
         // Aligned, nothing of the output would be left to score: every metric would be null.
         if processedLag >= headers[2].frames {

@@ -98,10 +98,7 @@ struct MetricsCommand: ParsableCommand {
         // Every file checked first, in the order the scoring checks them: an error names the
         // same file whether or not a lag is estimated.
         let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
-        let (rate, headers) = try EchoAnalyzer.checkHeaders(paths)
-        for (path, header) in zip(paths, headers) where header.channels > 1 {
-            _ = try AudioFileStream(path: path, targetRate: rate, selection: channel)   // a multichannel file needs --channel
-        }
+        let (rate, _) = try EchoAnalyzer.checkHeaders(paths, channel: channel)   // a multichannel file needs --channel
         if let milliseconds = processedLagMilliseconds {
             return ProcessedLag(samples: Int((milliseconds / 1000 * Double(rate)).rounded()), sampleRate: rate, source: .given)
         }

@@ -77,6 +77,11 @@ final class MetricsCommandTests: XCTestCase {
         }
         let reference = try stereo("reference"), mic = try stereo("mic")
         let sent = out.appendingPathComponent("sent.wav").path
+        let samples = try AudioFileStream.readAll(path: out.appendingPathComponent("reference.wav").path).samples
+        let wide = folder.appendingPathComponent("reference-16.wav").path
+        let writer = try SoundFileWriter(path: wide, sampleRate: 48_000, channelCount: 16)
+        try writer.write(Array(samples.prefix(samples.count / 16 * 16)), frames: samples.count / 16)
+        try writer.finish()
         let inputs = try snapshot(folder)
         let refused = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent])
         XCTAssertEqual(refused.status, 1)
@@ -89,6 +94,15 @@ final class MetricsCommandTests: XCTestCase {
                                    "--mic", out.appendingPathComponent("mic.wav").path, "--processed", sent])
         XCTAssertEqual(mono.status, 0, mono.standardError)
         XCTAssertEqual(picked.standardOutput, mono.standardOutput)
+        // A file of 16 channels holds a sixteenth of the frames: its channels are what is wrong,
+        // not a length that differs (the length check came first and said so); with a channel it
+        // has picked, the lengths decide.
+        for (arguments, expected) in [([String](), "has 16 channels; choose one"), (["--channel", "16"], "has no channel 16 (it has 16, counted from 0)"),
+                                      (["--channel", "1"], "12000 samples, 180000 fewer than")] {
+            let result = try runEchoLab(["metrics", "--reference", wide, "--mic", mic, "--processed", sent] + arguments)
+            XCTAssertEqual(result.status, 1)
+            XCTAssertTrue(result.standardError.hasPrefix("echolab: \(wide): ") && result.standardError.contains(expected), result.standardError)
+        }
         let bad = try runEchoLab(["metrics", "--reference", reference, "--mic", mic, "--processed", sent, "--channel=-1"])
         XCTAssertEqual(bad.status, 64)
         XCTAssertTrue(bad.standardError.contains("--channel takes a channel number from 0 or downmix (got -1)"), bad.standardError)
