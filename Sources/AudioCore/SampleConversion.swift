@@ -53,6 +53,15 @@ public enum ChannelSelection: Hashable, Sendable, CustomStringConvertible {
     /// Take one channel, counted from 0.
     case channel(Int)
 
+    /// Whether a file of `channelCount` channels can be read this way.
+    public func fits(channelCount: Int) -> Bool {
+        switch self {
+        case .monoOnly: channelCount == 1
+        case .downmix: true
+        case .channel(let index): index >= 0 && index < channelCount
+        }
+    }
+
     public var description: String {
         switch self {
         case .monoOnly: "mono only"

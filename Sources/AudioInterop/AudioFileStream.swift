@@ -34,12 +34,8 @@ public final class AudioFileStream {
         self.targetRate = targetRate
         self.selection = selection
         self.loops = loops
-        switch selection {
-        case .monoOnly where reader.channelCount != 1:
+        guard selection.fits(channelCount: reader.channelCount) else {
             throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
-        case .channel(let index) where index < 0 || index >= reader.channelCount:
-            throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: selection)
-        default: break
         }
         // A header may carry any rate (1 Hz, 20 MHz): one libsamplerate cannot convert is this
         // file's problem, so the error names the file, not only the ratio.

@@ -115,14 +115,15 @@ public enum FileReplacement {
     /// of 242–255 bytes failed with "File name too long" for its hidden companions), NAME's first
     /// bytes, whole characters, then a hash of all of it: one name per output, the same every time.
     public static func hiddenName(for name: String, suffix: String) -> String {
+        let limit = InputFile.maximumNameBytes
         let hidden = "." + name + suffix
-        guard hidden.utf8.count > 255 else { return hidden }
+        guard hidden.utf8.count > limit else { return hidden }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325   // FNV-1a, 64 bits
         for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         let tag = "-" + String(hash, radix: 16)
         var prefix = ""
         for character in name {
-            guard 1 + prefix.utf8.count + character.utf8.count + tag.utf8.count + suffix.utf8.count <= 255 else { break }
+            guard 1 + prefix.utf8.count + character.utf8.count + tag.utf8.count + suffix.utf8.count <= limit else { break }
             prefix.append(character)
         }
         return "." + prefix + tag + suffix

@@ -4,6 +4,9 @@ import Foundation
 /// a device such as /dev/zero or a named pipe through libsndfile or `Data(contentsOf:)` gives a
 /// misleading message ("Format not recognised"), reads forever, or blocks.
 public enum InputFile {
+    /// The most bytes a file or folder name may have (Linux's NAME_MAX).
+    public static let maximumNameBytes = 255
+
     /// Why `path` cannot be read as an input file, or nil when it is a readable regular file.
     /// Symbolic links are followed (a loop is reported as such).
     public static func problem(at path: String) -> String? {

@@ -319,7 +319,7 @@ public struct EvalComparison: Sendable {
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
         baselineIsIncomplete = baseline["complete"]?.boolValue == false
-        currentWritesSegments = (current["schema"]?.stringValue.flatMap { Int($0.dropFirst("echolab.eval/".count)) } ?? 0) >= 3
+        currentWritesSegments = (EvalDocument.schemaVersion(of: current) ?? 0) >= 3
         hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.

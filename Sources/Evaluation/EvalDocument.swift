@@ -379,6 +379,12 @@ public enum EvalDocument {
 
     // MARK: Reading
 
+    /// The N of an eval.json's `echolab.eval/N` schema; nil where it has none.
+    static func schemaVersion(of document: JSONValue) -> Int? {
+        guard let schema = document["schema"]?.stringValue, schema.hasPrefix("echolab.eval/") else { return nil }
+        return Int(schema.dropFirst("echolab.eval/".count))
+    }
+
     /// Reads an `eval.json` EchoLab wrote (any `echolab.eval/` schema version).
     public static func read(_ path: String) throws -> JSONValue {
         if let problem = InputFile.problem(at: path) { throw ReadError(path: path, problem: problem) }
@@ -393,7 +399,7 @@ public enum EvalDocument {
             throw ReadError(path: path, problem: "not an EchoLab eval.json (its schema is not echolab.eval/…)")
         }
         // A later version may mean other things by the same keys: read only what this one wrote.
-        guard let version = Int(schema.dropFirst("echolab.eval/".count)), version >= 1, version <= currentVersion else {
+        guard let version = schemaVersion(of: value), version >= 1, version <= currentVersion else {
             throw ReadError(path: path, problem: "schema \(schema) is not one this EchoLab reads (echolab.eval/1 to /\(currentVersion)); compare with the EchoLab that wrote it")
         }
         if let problem = problem(in: value) { throw ReadError(path: path, problem: "not an EchoLab eval.json: \(problem)") }

@@ -103,16 +103,10 @@ public struct EchoAnalyzer: Sendable {
         var referenceRate = 0
         for path in paths {
             let reader = try withFileErrors(path) { try SoundFileReader(path: path) }
-            if let channel, reader.channelCount > 1 {
-                let fits = switch channel {
-                case .monoOnly: false
-                case .downmix: true
-                case .channel(let index): index < reader.channelCount
-                }
-                if !fits {
-                    try withFileErrors(path) {
-                        throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: channel)
-                    }
+            // A mono file is read as mono whatever the selection (`analyzeFiles`).
+            if let channel, reader.channelCount > 1, !channel.fits(channelCount: reader.channelCount) {
+                try withFileErrors(path) {
+                    throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: channel)
                 }
             }
             if headers.isEmpty { referenceRate = reader.sampleRate }

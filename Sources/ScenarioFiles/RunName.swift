@@ -1,10 +1,11 @@
+import AudioInterop
 import Foundation
 
 /// The rule for a run's name — a scenario's or a manifest recording's: it is a folder under the
 /// output folder, so one path component, nothing hidden, no spaces or shell specials, short.
 public enum RunName {
-    /// The most bytes a name may have: it names a folder, and a file name is at most 255 bytes.
-    public static let maximumBytes = 255
+    /// The most bytes a name may have: it names a folder.
+    public static let maximumBytes = InputFile.maximumNameBytes
 
     /// What is wrong with `name` as a run's name, or nil.
     public static func problem(_ name: String) -> String? {

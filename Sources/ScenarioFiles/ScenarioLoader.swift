@@ -8,9 +8,9 @@ import VirtualTime
 /// Reads a scenario file (JSON) strictly: unknown keys, wrong types, impossible values and
 /// missing input files are errors naming the file and the key. Paths are relative to the file.
 public enum ScenarioLoader {
-    /// The longest recording-speaker file name, in bytes: a file name's 255 (Linux's NAME_MAX).
-    /// Its hidden companions fit whatever its length (`FileReplacement.hiddenName`).
-    static let maximumRecordingNameBytes = 255
+    /// The longest recording-speaker file name, in bytes: a file name's. Its hidden companions
+    /// fit whatever its length (`FileReplacement.hiddenName`).
+    static let maximumRecordingNameBytes = InputFile.maximumNameBytes
     public static func load(path: String) throws -> Scenario {
         // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is
         // a file too large to be a scenario.
