@@ -122,6 +122,33 @@ struct DelayEstimator {
                referenceIsTonal: () -> Bool) -> (peak: Peak, atBlockEdges: Bool) {
         var correlation = [Float](repeating: 0, count: fftSize)
         fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &correlation)
+        let upright = search(correlation, referenceIsTonal: referenceIsTonal)
+        // An echo path that inverts (a loudspeaker or an amplifier wired the other way round)
+        // peaks negative at its delay: an inverted echo read no delay, or the positive flank
+        // beside its peak (3.5 samples late at 48 kHz). The negative side is searched only where
+        // no upright peak stands out, or where the one that does has a deeper trough within a
+        // millisecond: a negative lobe far from it can outweigh the true peak of an upright echo
+        // (the 100 ppm drift vector's, 11 ms early).
+        let edge = max(2, maxLag / 500)
+        switch upright.peak {
+        case .none:
+            break
+        case .lag(let lag):
+            let at = min(Int(lag.rounded()), correlation.count - 1)
+            let trough = correlation[max(0, at - edge)...min(correlation.count - 1, at + edge)].min() ?? 0
+            guard -trough > correlation[at] else { return upright }
+        case .outsideSearch, .ambiguousTonal:
+            return upright
+        }
+        for lag in correlation.indices { correlation[lag] = -correlation[lag] }
+        let inverted = search(correlation, referenceIsTonal: referenceIsTonal)
+        guard case .lag(let invertedLag) = inverted.peak else { return upright }
+        if case .lag(let lag) = upright.peak, abs(invertedLag - lag) > Double(edge) { return upright }
+        return inverted
+    }
+
+    /// The search of `judge` on a correlation of one sign: its tallest positive peak.
+    private func search(_ correlation: [Float], referenceIsTonal: () -> Bool) -> (peak: Peak, atBlockEdges: Bool) {
         if isAmbiguous(correlation) && referenceIsTonal() { return (.ambiguousTonal, false) }
         let searchEnd = min(maxLag, fftSize - 1)
         var peak = 0

@@ -9,14 +9,11 @@ import Foundation
 struct DoubleTalkMeter: Sendable {
     let aroundFrames: Int
     private var doubleTalkFrames = 0
-    private var doubleTalkAttenuation = DecibelHistogram()
-    /// The double-talk frames counted at a bound of their attenuation.
-    private var boundFrames = 0
-    /// Near-end single-talk frames whose near end was lost (counted at their bound).
-    private var singleTalkLost = 0
+    /// The attenuations of the near end as sent and of the near end turned back: which of the two
+    /// the report reads is known only from the whole call's sums (`NearEndPreservation`'s polarity).
+    private var asSent = Attenuations(), inverted = Attenuations()
     /// Every frame given (the share's denominator: those where the near-end track lines up).
     private var measuredFrames = 0
-    private var singleTalkAttenuation = DecibelHistogram()
     private var levelDifference = Sums()
     private var nearLevel = Sums()
     private var aroundLevel = Sums()
@@ -27,6 +24,43 @@ struct DoubleTalkMeter: Sendable {
     private var pendingLevel: [Double]
     private var pendingFloored: [Bool]
     private var pendingStart = 0, pendingCount = 0
+
+    /// The per-frame attenuations of the near end, for one sign of it.
+    private struct Attenuations: Sendable {
+        var doubleTalk = DecibelHistogram()
+        /// The double-talk frames counted at a bound of their attenuation.
+        var boundFrames = 0
+        var singleTalk = DecibelHistogram()
+        /// Near-end single-talk frames whose near end was lost (counted at their bound).
+        var singleTalkLost = 0
+
+        /// One double-talk frame. A frame's gain is read through what else was sent: where the
+        /// residual echo holds more than the kept near end (distortion above 0 dB) its chance
+        /// correlation with the near end moves the gain by several dB (with no canceller at all,
+        /// a 4 dB range), so the frame counts at its level difference, a lower bound of its
+        /// attenuation (the kept near end cannot hold more energy than the whole output); a lost
+        /// near end at its bound.
+        mutating func addDoubleTalk(near: Double, sent: Double, sentNear: Double, output: Double, samples: Int) {
+            let measured = DoubleTalkMeter.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
+            guard let attenuation = measured.attenuation else { return }
+            if measured.isLowerBound {
+                doubleTalk.add(attenuation)
+                boundFrames += 1
+            } else if (measured.distortion ?? .infinity) <= 0 {
+                doubleTalk.add(attenuation)
+            } else if let bound = Decibels.powerRatio(near, output) {
+                doubleTalk.add(bound)
+                boundFrames += 1
+            }
+        }
+
+        mutating func addSingleTalk(near: Double, sent: Double, sentNear: Double, samples: Int) {
+            let measured = DoubleTalkMeter.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
+            guard let attenuation = measured.attenuation else { return }
+            singleTalk.add(attenuation)
+            if measured.isLowerBound { singleTalkLost += 1 }
+        }
+    }
 
     /// Σ of per-frame levels (dB), how many, and how many stood at the floor.
     private struct Sums: Sendable {
@@ -60,25 +94,9 @@ struct DoubleTalkMeter: Sendable {
         measuredFrames += 1
         switch talk {
         case .doubleTalk:
-            let measured = Self.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
             doubleTalkFrames += 1
-            // A frame's gain is read through what else was sent: where the residual echo holds
-            // more than the kept near end (distortion above 0 dB) its chance correlation with the
-            // near end moves the gain by several dB (with no canceller at all, a 4 dB range), so
-            // the frame counts at its level difference, a lower bound of its attenuation (the
-            // kept near end cannot hold more energy than the whole output); a lost near end at
-            // its bound.
-            if let attenuation = measured.attenuation {
-                if measured.isLowerBound {
-                    doubleTalkAttenuation.add(attenuation)
-                    boundFrames += 1
-                } else if (measured.distortion ?? .infinity) <= 0 {
-                    doubleTalkAttenuation.add(attenuation)
-                } else if let bound = Decibels.powerRatio(near, output) {
-                    doubleTalkAttenuation.add(bound)
-                    boundFrames += 1
-                }
-            }
+            asSent.addDoubleTalk(near: near, sent: sent, sentNear: sentNear, output: output, samples: samples)
+            inverted.addDoubleTalk(near: near, sent: sent, sentNear: -sentNear, output: output, samples: samples)
             if let difference = Decibels.powerRatio(near, output) { levelDifference.add(difference, floored: sent < floor) }
             if near > 0 { nearLevel.add(10 * log10(near / Double(samples)), floored: false) }
             // The far-end single talk before it, within reach, is around double talk.
@@ -90,11 +108,8 @@ struct DoubleTalkMeter: Sendable {
             }
             lastDoubleTalkFrame = frame
         case .nearEndSingleTalk:
-            let measured = Self.measures(near: near, sent: sent, sentNear: sentNear, samples: samples)
-            if let attenuation = measured.attenuation {
-                singleTalkAttenuation.add(attenuation)
-                if measured.isLowerBound { singleTalkLost += 1 }
-            }
+            asSent.addSingleTalk(near: near, sent: sent, sentNear: sentNear, samples: samples)
+            inverted.addSingleTalk(near: near, sent: sent, sentNear: -sentNear, samples: samples)
         case .farEndSingleTalk:
             let level = 10 * log10(output / Double(samples))
             if let last = lastDoubleTalkFrame, frame - last <= aroundFrames {
@@ -113,16 +128,17 @@ struct DoubleTalkMeter: Sendable {
         }
     }
 
-    /// The report; nil without double talk.
-    func report() -> DoubleTalkReport? {
+    /// The report, of the near end turned back where the call sent it inverted; nil without double talk.
+    func report(polarityIsInverted: Bool) -> DoubleTalkReport? {
         let frames = doubleTalkFrames, analysisFrames = measuredFrames
         guard frames > 0 else { return nil }
-        let reference = singleTalkAttenuation.percentile(0.5)
+        let attenuations = polarityIsInverted ? inverted : asSent
+        let reference = attenuations.singleTalk.percentile(0.5)
         var range: Double?, rangeIsBound = false
-        if let top = doubleTalkAttenuation.percentileBin(0.95) {
+        if let top = attenuations.doubleTalk.percentileBin(0.95) {
             range = max(0, DecibelHistogram.centre(top))
             // A bound anywhere could lie above the percentile.
-            rangeIsBound = boundFrames > 0
+            rangeIsBound = attenuations.boundFrames > 0
         }
         // The echo left around double talk, against the near talker's level in double talk: the
         // output's level is a bound where it sat at the floor (the difference is then at least this).
@@ -130,8 +146,8 @@ struct DoubleTalkMeter: Sendable {
         return DoubleTalkReport(doubleTalkFrames: frames, doubleTalkShare: Double(frames) / Double(analysisFrames),
                                 levelDifferenceDB: levelDifference.mean, levelDifferenceIsLowerBound: levelDifference.floored > 0,
                                 attenuationRangeDB: range, attenuationRangeIsLowerBound: rangeIsBound,
-                                attenuationRangeFrames: doubleTalkAttenuation.count,
-                                singleTalkAttenuationDB: reference, singleTalkAttenuationIsLowerBound: singleTalkLost > 0,
+                                attenuationRangeFrames: attenuations.doubleTalk.count,
+                                singleTalkAttenuationDB: reference, singleTalkAttenuationIsLowerBound: attenuations.singleTalkLost > 0,
                                 aroundFrames: aroundLevel.frames, aroundShare: Double(aroundLevel.frames) / Double(analysisFrames),
                                 aroundLevelDifferenceDB: around, aroundLevelDifferenceIsLowerBound: aroundLevel.floored > 0)
     }

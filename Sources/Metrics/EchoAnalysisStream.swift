@@ -194,7 +194,7 @@ public final class EchoAnalysisStream {
                 echoLossReason = "the far end carries nothing in the weighting's bands (315–6300 Hz)"
             }
         }
-        let doubleTalk = core.hasNearEnd ? core.doubleTalkMeter.report() : nil
+        let doubleTalk = core.nearEndPreservation.flatMap { core.doubleTalkMeter.report(polarityIsInverted: $0.polarityIsInverted) }
         // The gate hears double talk from the tracks; the meter measures it only where the
         // near-end track is what reached the output, sample for sample.
         let doubleTalkReason: String? = doubleTalk != nil ? nil

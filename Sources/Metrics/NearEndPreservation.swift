@@ -26,6 +26,12 @@ import Foundation
 ///   copy gives −∞, reported as the floor −120 dB (below the sums' precision).
 /// Sums run over each frame's two hops (frames overlap by half, as the Welch frames do).
 /// Every value is null when there are no such frames; distortion is null where the near end is lost.
+///
+/// **Polarity.** A near end sent upside down (a mic or a processing stage that inverts: g < 0
+/// over the whole call, the near end turned back holding at least half of the output's energy)
+/// is heard as it was: its loss is read from |g| and `polarityIsInverted` says so. The sign is decided once, from both kinds of frames
+/// together, never per frame: a frame's short sums show chance correlations of either sign, and
+/// a residual echo far louder than the talker can turn one frame's g negative.
 public struct NearEndPreservation: Codable, Equatable, Sendable {
     public var attenuationDB: Double?
     /// The near end was lost in double talk: `attenuationDB` is the bound the output allows.
@@ -38,13 +44,16 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
     /// Near-end single-talk frames (far end silent): with these beside the double-talk ones a
     /// reader tells suppression of the near end alone from double-talk handling.
     public var singleTalkFrames: Int
+    /// The near end reached the output with its sign inverted; the figures are those of the
+    /// near end turned back (an inversion alone is inaudible). Written only when true.
+    public var polarityIsInverted: Bool
 
     /// The reported floor of `distortionDB`.
     public static let distortionFloorDB = -120.0
 
     public init(attenuationDB: Double?, attenuationIsLowerBound: Bool = false, distortionDB: Double?, doubleTalkFrames: Int,
                 singleTalkAttenuationDB: Double?, singleTalkAttenuationIsLowerBound: Bool = false,
-                singleTalkDistortionDB: Double?, singleTalkFrames: Int) {
+                singleTalkDistortionDB: Double?, singleTalkFrames: Int, polarityIsInverted: Bool = false) {
         self.attenuationDB = attenuationDB
         self.attenuationIsLowerBound = attenuationIsLowerBound
         self.distortionDB = distortionDB
@@ -53,9 +62,16 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         self.singleTalkAttenuationIsLowerBound = singleTalkAttenuationIsLowerBound
         self.singleTalkDistortionDB = singleTalkDistortionDB
         self.singleTalkFrames = singleTalkFrames
+        self.polarityIsInverted = polarityIsInverted
     }
 
     init(doubleTalk: Sums, singleTalk: Sums) {
+        polarityIsInverted = Sums.isInverted(doubleTalk: doubleTalk, singleTalk: singleTalk)
+        var doubleTalk = doubleTalk, singleTalk = singleTalk
+        if polarityIsInverted {
+            doubleTalk.sentNear.negate()
+            singleTalk.sentNear.negate()
+        }
         (attenuationDB, attenuationIsLowerBound, distortionDB) = doubleTalk.measures()
         doubleTalkFrames = doubleTalk.frames
         (singleTalkAttenuationDB, singleTalkAttenuationIsLowerBound, singleTalkDistortionDB) = singleTalk.measures()
@@ -101,6 +117,23 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
             return (-20 * log10(gain), false, distortion)
         }
 
+        /// Whether the near end was sent inverted: over both kinds of frames together, Σs·n is
+        /// negative and the near end turned back holds at least half of the output's energy
+        /// (`invertedShare`). An inversion must be unmistakable: a near end removed with the
+        /// residual echo left holds a few percent by chance, of either sign (AECM at its
+        /// strongest held 2 %, inverted, over a call's near-end single talk).
+        static func isInverted(doubleTalk: Sums, singleTalk: Sums) -> Bool {
+            let sentNear = doubleTalk.sentNear + singleTalk.sentNear
+            let nearNear = doubleTalk.nearNear + singleTalk.nearNear
+            let silence = MeasurableFloor.quantisationVariance * Double(doubleTalk.samples + singleTalk.samples)
+            let output = max(doubleTalk.sentSent + singleTalk.sentSent, silence)
+            guard sentNear < 0, nearNear > 0 else { return false }
+            return sentNear * sentNear / (nearNear * output) >= invertedShare
+        }
+
+        /// The least coherent share of the output's energy a near end sent inverted holds.
+        static let invertedShare = 0.5
+
         static let floor = NearEndPreservation.distortionFloorDB
         /// Below this coherent share of the output the near end counts as lost (−30 dB).
         static let chanceShare = 1e-3
@@ -113,5 +146,34 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         case singleTalkAttenuationIsLowerBound = "single_talk_attenuation_is_lower_bound"
         case singleTalkDistortionDB = "single_talk_distortion_db"
         case singleTalkFrames = "single_talk_analysis_frames"
+        case polarityIsInverted = "polarity_inverted"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        attenuationDB = try container.decodeIfPresent(Double.self, forKey: .attenuationDB)
+        attenuationIsLowerBound = try container.decode(Bool.self, forKey: .attenuationIsLowerBound)
+        distortionDB = try container.decodeIfPresent(Double.self, forKey: .distortionDB)
+        doubleTalkFrames = try container.decode(Int.self, forKey: .doubleTalkFrames)
+        singleTalkAttenuationDB = try container.decodeIfPresent(Double.self, forKey: .singleTalkAttenuationDB)
+        singleTalkAttenuationIsLowerBound = try container.decode(Bool.self, forKey: .singleTalkAttenuationIsLowerBound)
+        singleTalkDistortionDB = try container.decodeIfPresent(Double.self, forKey: .singleTalkDistortionDB)
+        singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
+        polarityIsInverted = try container.decodeIfPresent(Bool.self, forKey: .polarityIsInverted) ?? false
+    }
+
+    /// `polarity_inverted` is written only when true, so a report of a near end sent as it was
+    /// reads as before the key existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(attenuationDB, forKey: .attenuationDB)
+        try container.encode(attenuationIsLowerBound, forKey: .attenuationIsLowerBound)
+        try container.encodeIfPresent(distortionDB, forKey: .distortionDB)
+        try container.encode(doubleTalkFrames, forKey: .doubleTalkFrames)
+        try container.encodeIfPresent(singleTalkAttenuationDB, forKey: .singleTalkAttenuationDB)
+        try container.encode(singleTalkAttenuationIsLowerBound, forKey: .singleTalkAttenuationIsLowerBound)
+        try container.encodeIfPresent(singleTalkDistortionDB, forKey: .singleTalkDistortionDB)
+        try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
+        if polarityIsInverted { try container.encode(true, forKey: .polarityIsInverted) }
     }
 }

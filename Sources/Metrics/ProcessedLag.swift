@@ -179,12 +179,14 @@ public struct ProcessedLag: Sendable, Equatable {
         // Lags −reach…reach: index τ for τ ≥ 0, size + τ for τ < 0. The peak is judged against
         // the lags where the signals overlap at all (a lag beyond a file's length holds nothing,
         // and would make any peak look tall).
+        // Peaks of either sign count: an output sent upside down (a stage that inverts) peaks
+        // negative at its lag, and is as late as it would be the right way up.
         let searched = min(reach, count - 1)
         var best = (lag: 0, value: -Float.infinity), bestInRange = best
         var total: Float = 0
         for lag in -searched...searched {
-            let value = correlation[lag >= 0 ? lag : size + lag]
-            total += abs(value)
+            let value = abs(correlation[lag >= 0 ? lag : size + lag])
+            total += value
             if value > best.value { best = (lag, value) }
             if lag >= 0 && lag <= maximumLag && value > bestInRange.value { bestInRange = (lag, value) }
         }
@@ -194,7 +196,7 @@ public struct ProcessedLag: Sendable, Equatable {
         let distance = runnerUpDistance(maximumLag: maximumLag)
         var runnerUp = -Float.infinity, third = -Float.infinity
         for lag in -searched...searched where abs(lag - best.lag) > distance {
-            let value = correlation[lag >= 0 ? lag : size + lag]
+            let value = abs(correlation[lag >= 0 ? lag : size + lag])
             runnerUp = max(runnerUp, value)
             if abs(lag - bestInRange.lag) > distance { third = max(third, value) }
         }

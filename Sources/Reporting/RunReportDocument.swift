@@ -285,7 +285,8 @@ public enum RunReportDocument {
             [.init("near-end attenuation, near-end single talk (all its frames pooled: the talker's overall level in what was sent)"),
              .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(F.analysisFrames(n.singleTalkFrames)))", value: n.singleTalkAttenuationDB)],
             [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
-        ]
+        ] + (n.polarityIsInverted ? [[.init("near-end polarity"),
+                                       .init("inverted: the near end was sent upside down (inaudible on its own); the figures above are of it turned back")]] : [])
     }
 
     /// `intensityAdaptive`'s decisions as a table (nothing in other modes); `sampleRate`: the

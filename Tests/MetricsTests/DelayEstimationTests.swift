@@ -24,6 +24,26 @@ final class DelayEstimationTests: XCTestCase {
         }
     }
 
+    /// A loudspeaker or amplifier wired the other way round inverts the echo: the whitened
+    /// correlation peaks negative at the delay (with positive flanks a sample either side), and
+    /// read no delay.
+    func testAnInvertedEchoPathHasItsDelay() throws {
+        for samples in [0, 123, 14_400] {
+            let (reference, echo) = TestSignals.farEndScene(seconds: 2, delaySamples: samples, erlDB: 10, seed: 11)
+            let mic = TestSignals.sum(echo.map { -$0 }, TestSignals.noise(count: echo.count, dbfs: -50, seed: 12))
+            let delay = EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic, processed: mic)).whole.delayMilliseconds
+            XCTAssertEqual(try XCTUnwrap(delay, "\(samples) samples"), Double(samples) / 48, accuracy: 0.05, "\(samples) samples")
+        }
+        // A voice: its flank a few samples from the trough stood out, and read as the delay.
+        for rate in [48_000, 16_000] {
+            let voice = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: 4 * rate, seed: 46)
+            let lag = 37 * rate / 1000
+            let mic = voice.indices.map { $0 >= lag ? -0.5 * voice[$0 - lag] : 0 }
+            let delay = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: voice, mic: mic, processed: mic)).whole.delayMilliseconds
+            XCTAssertEqual(try XCTUnwrap(delay, "\(rate) Hz"), 37, accuracy: 0.01, "\(rate) Hz")
+        }
+    }
+
     func testDelayAt16kHz() throws {
         for samples in [0, 123, 800, 4_000] {
             let expected = Double(samples) / 16

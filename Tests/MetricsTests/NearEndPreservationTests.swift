@@ -32,6 +32,43 @@ final class NearEndPreservationTests: XCTestCase {
         XCTAssertNil(preservation.singleTalkDistortionDB)
     }
 
+    /// A near end sent upside down is kept: an inversion alone is inaudible. It read lost, at its
+    /// bound, in the call's figures and in every frame of the double-talk report.
+    func testAnInvertedNearEndIsKeptAndSaidToBeInverted() throws {
+        var (reference, echo, near, _) = scene()
+        // Near-end single talk too: the far end stops at 3 s.
+        for i in 144_000..<reference.count { reference[i] = 0 }
+        for i in (144_000 + 1920)..<echo.count { echo[i] = 0 }
+        let mic = TestSignals.sum(echo, near)
+        func measured(_ sent: [Float]) -> EchoMetrics {
+            analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic, processed: sent, echo: echo, nearEnd: near)).whole
+        }
+        let upright = measured(near.map { $0 * 0.5 }), inverted = measured(near.map { $0 * -0.5 })
+        let kept = try XCTUnwrap(inverted.nearEnd)
+        XCTAssertTrue(kept.polarityIsInverted)
+        XCTAssertFalse(try XCTUnwrap(upright.nearEnd).polarityIsInverted)
+        XCTAssertFalse(kept.attenuationIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(kept.attenuationDB), 20 * log10(2), accuracy: 1e-6)
+        XCTAssertEqual(try XCTUnwrap(kept.singleTalkAttenuationDB), 20 * log10(2), accuracy: 1e-6)
+        // Everything else as the near end sent upright: the double-talk report too.
+        var turnedBack = kept
+        turnedBack.polarityIsInverted = false
+        XCTAssertEqual(turnedBack, upright.nearEnd)
+        let doubleTalk = try XCTUnwrap(inverted.telephony?.doubleTalk)
+        XCTAssertEqual(doubleTalk, upright.telephony?.doubleTalk)
+        XCTAssertEqual(try XCTUnwrap(doubleTalk.attenuationRangeDB), 6.0, accuracy: 0.1)
+        XCTAssertFalse(doubleTalk.attenuationRangeIsLowerBound)
+        XCTAssertEqual(try JSONValueEncoder().encode(inverted)["near_end"]?["polarity_inverted"], .bool(true))
+        XCTAssertNil(try JSONValueEncoder().encode(upright)["near_end"]?["polarity_inverted"])
+        // A near end removed entirely is still lost, whatever the sign of its chance correlation.
+        let residual = TestSignals.noise(count: near.count, dbfs: -40, seed: 31)
+        for sign: Float in [1, -1] {
+            let lost = try XCTUnwrap(measured(residual.map { $0 * sign }).nearEnd)
+            XCTAssertTrue(lost.attenuationIsLowerBound, "sign \(sign)")
+            XCTAssertFalse(lost.polarityIsInverted, "sign \(sign)")
+        }
+    }
+
     func testUncorrelatedNoiseInSentIsItsLevelOfDistortion() throws {
         let (reference, echo, near, talk) = scene()
         // Sent keeps the near end and adds noise 14 dB under it while it talks (−26 vs −40 dBFS).

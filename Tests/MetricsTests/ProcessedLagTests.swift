@@ -26,23 +26,34 @@ final class ProcessedLagTests: XCTestCase {
 
     /// An espeak-ng voice (22.05 kHz, so nothing above 11 kHz once at 48 kHz) that starts 5 s into
     /// the recording, 16-bit, beside a copy of it `lagSamples` late (zeros in front, cut to the
-    /// same length).
-    private func recording(lagSamples: Int) throws -> (mic: String, processed: String) {
+    /// same length), times `sign`.
+    private func recording(lagSamples: Int, sign: Float = 1) throws -> (mic: String, processed: String) {
         try speak("Yes, I can hear you. The report is almost done. I ran the tests this morning and the results look much better.",
                   voice: "en-gb+f3", to: "voice.wav", in: directory)
         let stream = try AudioFileStream(path: file("voice.wav"), targetRate: Self.rate, selection: .monoOnly)
         var voice = [Float](repeating: 0, count: 12 * Self.rate)
         let got = try stream.read(into: &voice, frames: voice.count)
         let mic = Array(([Float](repeating: 0, count: 5 * Self.rate) + voice.prefix(got)).prefix(14 * Self.rate))
-        let processed = [Float](repeating: 0, count: lagSamples) + mic.prefix(mic.count - lagSamples)
+        let processed = [Float](repeating: 0, count: lagSamples) + mic.prefix(mic.count - lagSamples).map { $0 * sign }
+        let name = "processed-\(lagSamples)\(sign < 0 ? "-inverted" : "").wav"
         try SoundFileWriter.write(mic, to: file("mic.wav"), sampleRate: Self.rate, encoding: .pcm16)
-        try SoundFileWriter.write(processed, to: file("processed-\(lagSamples).wav"), sampleRate: Self.rate, encoding: .pcm16)
-        return (file("mic.wav"), file("processed-\(lagSamples).wav"))
+        try SoundFileWriter.write(processed, to: file(name), sampleRate: Self.rate, encoding: .pcm16)
+        return (file("mic.wav"), file(name))
     }
 
     func testABandLimitedRecordingReadsTheLagItWasGiven() throws {
         for lag in [0, 957, 14_400] {
             let files = try recording(lagSamples: lag)
+            let estimate = try ProcessedLag.estimate(mic: files.mic, processed: files.processed)
+            XCTAssertEqual(estimate, ProcessedLag(samples: lag, sampleRate: Self.rate, source: .estimated), "\(lag) samples")
+        }
+    }
+
+    /// An output sent upside down peaks negative at its lag; it read "cannot tell how far it
+    /// lags" and was scored unshifted, so its near end read lost.
+    func testAnInvertedOutputReadsItsLag() throws {
+        for lag in [0, 957] {
+            let files = try recording(lagSamples: lag, sign: -1)
             let estimate = try ProcessedLag.estimate(mic: files.mic, processed: files.processed)
             XCTAssertEqual(estimate, ProcessedLag(samples: lag, sampleRate: Self.rate, source: .estimated), "\(lag) samples")
         }
