@@ -135,8 +135,10 @@ struct DoubleTalkMeter: Sendable {
         let attenuations = polarityIsInverted ? inverted : asSent
         let reference = attenuations.singleTalk.percentile(0.5)
         var range: Double?, rangeIsBound = false
-        if let top = attenuations.doubleTalk.percentileBin(0.95) {
-            range = max(0, DecibelHistogram.centre(top))
+        if let top = attenuations.doubleTalk.percentile(0.95) {
+            // To 0.01 dB, the digits the pages print it with: the category judges what they show
+            // (6.004 printed "6.00 dB" would stand beside "more than 6 dB").
+            range = max(0, (top * 100).rounded() / 100)
             // A bound anywhere could lie above the percentile.
             rangeIsBound = attenuations.boundFrames > 0
         }

@@ -10,11 +10,10 @@ enum TelephonyBlocks {
         return "; at most \(ReportFormatting.db(most)) (its measured bands leak that much whatever the others do)"
     }
 
-    /// The send attenuation range where its P.340 category stands beside it: two decimals. The
-    /// range is a bin centre of a 0.1 dB histogram (`DecibelHistogram`), so it lies on a 0.05 dB
-    /// grid, and one decimal rounds the binary value of x.x5 either way: the bin [6.0, 6.1),
-    /// 6.049999…, printed "6.0 dB: category 2b" (more than 6 dB). Two decimals print the centre
-    /// itself, which its category judges.
+    /// The send attenuation range where its P.340 category stands beside it: two decimals, the
+    /// 0.01 dB the range is measured to (`DoubleTalkMeter`), so the page prints the value its
+    /// category judges. One decimal rounds the binary value of x.x5 either way: 6.049999…
+    /// printed "6.0 dB: category 2b" (more than 6 dB).
     static func rangeText(_ value: Double?, isLowerBound: Bool = false, frames: Int? = nil) -> String {
         guard value != nil else { return ReportFormatting.db(nil) }
         let text = (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 2, unit: " dB")

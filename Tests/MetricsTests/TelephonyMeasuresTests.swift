@@ -180,13 +180,24 @@ final class TelephonyMeasuresTests: XCTestCase {
         for (cut, category) in cases {
             let metrics = doubleTalk(sentGainDB: -cut)
             let report = try XCTUnwrap(metrics.telephony?.doubleTalk)
-            XCTAssertEqual(try XCTUnwrap(report.attenuationRangeDB), cut, accuracy: 0.06, "cut \(cut)")
+            XCTAssertEqual(try XCTUnwrap(report.attenuationRangeDB), cut, accuracy: 0.005, "cut \(cut)")
             XCTAssertFalse(report.attenuationRangeIsLowerBound)
             XCTAssertEqual(report.category, category, "cut \(cut)")
             XCTAssertEqual(try XCTUnwrap(report.levelDifferenceDB), cut, accuracy: 0.01)
             XCTAssertEqual(report.doubleTalkFrames, metrics.gate.doubleTalkFrames)
             XCTAssertEqual(report.attenuationRangeFrames, report.doubleTalkFrames)
             XCTAssertEqual(report.doubleTalkShare, Double(metrics.gate.doubleTalkFrames) / Double(metrics.gate.frames), accuracy: 1e-12)
+        }
+    }
+
+    /// A constant cut on a category's limit is in that category: the 0.1 dB bins' centres read
+    /// 3.0, 6.0 and 12.0 dB as 3.05, 6.05 and 12.15, categories 2a, 2b and 3.
+    func testACutOnACategorysLimitIsInThatCategory() throws {
+        let cases: [(Double, DoubleTalkCategory)] = [(3, .fullDuplex), (6, .partialDuplexA), (12, .partialDuplexC)]
+        for (cut, category) in cases {
+            let report = try XCTUnwrap(doubleTalk(sentGainDB: -cut).telephony?.doubleTalk)
+            XCTAssertEqual(try XCTUnwrap(report.attenuationRangeDB), cut, accuracy: 0.005, "cut \(cut)")
+            XCTAssertEqual(report.category, category, "cut \(cut)")
         }
     }
 
