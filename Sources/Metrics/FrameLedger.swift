@@ -236,12 +236,17 @@ struct FrameLedger: Sendable {
     /// Earliest point that is non-nil and after which every non-nil point (itself included)
     /// stays within ±tolerance of the steady state. None where the steady state is itself within
     /// the tolerance of 0 dB: such a series never left "nothing removed" (no canceller, or one
-    /// that failed), and its first window read as the fastest convergence of all.
+    /// that failed), and its first window read as the fastest convergence of all. A point on
+    /// under a quarter of the fullest window's frames is passed over: one frame at a talker's
+    /// onset, 9 dB off, made a canceller that never changed converge at 14 s. (The fullest
+    /// window, not `FigureConfidence`'s 20 frames: at 8 and 16 kHz a 0.5 s window holds 31
+    /// frames, and a narrowband call's far-end speech filled none of them to 20.)
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
         guard let steady, steady > toleranceDB else { return nil }
+        let fullest = series.lazy.map(\.frames).max() ?? 0
         var earliest: Double?
         for point in series.reversed() {
-            guard let value = point.erleDB else { continue }
+            guard let value = point.erleDB, 4 * point.frames >= fullest else { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point.timeSeconds
         }

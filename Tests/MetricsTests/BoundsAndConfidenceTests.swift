@@ -216,4 +216,20 @@ final class BoundsAndConfidenceTests: XCTestCase {
             }
         }
     }
+    /// Convergence passes over a window on under a quarter of the fullest window's frames: a
+    /// canceller steady at 40 dB from the start converged "at 5.5 s", on one frame at a talker's
+    /// onset 9 dB off, then three frames back within 3 dB.
+    func testConvergencePassesOverWindowsOnAFewFrames() {
+        func point(_ time: Double, _ erle: Double?, _ frames: Int) -> ERLEPoint {
+            ERLEPoint(timeSeconds: time, erleDB: erle, frames: frames)
+        }
+        let steady = [point(0, 40, 47), point(0.5, 39.5, 46), point(1, 40.2, 47)]
+        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 1), point(2, 40, 3)], steady: 40, toleranceDB: 3), 0)
+        // A window on enough frames still counts: 12 of 47 is a quarter.
+        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 11), point(2, 40, 12)], steady: 40, toleranceDB: 3), 0)
+        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 12), point(2, 40, 12)], steady: 40, toleranceDB: 3), 2)
+        // A series that never settles has no convergence, whatever its last few frames read.
+        let swinging = [point(0, 1.5, 25), point(0.5, 19.9, 30), point(1, 10.2, 1), point(1.5, 10.5, 3)]
+        XCTAssertNil(FrameLedger.convergence(swinging, steady: 10.2, toleranceDB: 3))
+    }
 }
