@@ -54,7 +54,7 @@ public enum FindingVerdicts {
         switch loss.meetsRequirement {
         case .meets: unknown = false
         case .unknown: unknown = true
-        case .notWritten: unknown = loss.isLowerBound && loss.tclwDB < WeightedEchoLoss.requirementDB
+        case .notWritten: unknown = loss.isLowerBound && WeightedEchoLoss.atJudgedPrecision(loss.tclwDB) < WeightedEchoLoss.requirementDB
         }
         return unknown ? .echoLossBoundUnderRequirement(tclw: BoundedValue(loss.tclwDB, isLowerBound: loss.isLowerBound)) : nil
     }

@@ -6,7 +6,8 @@ import Metrics
 enum TelephonyBlocks {
     /// A lower bound's ceiling where its measured bands keep it under the requirement.
     private static func most(_ loss: WeightedEchoLoss) -> String {
-        guard loss.isLowerBound, let most = WeightedEchoLoss.mostDB(loss.bands), most < WeightedEchoLoss.requirementDB else { return "" }
+        guard loss.isLowerBound, let most = WeightedEchoLoss.mostDB(loss.bands),
+              WeightedEchoLoss.atJudgedPrecision(most) < WeightedEchoLoss.requirementDB else { return "" }
         return "; at most \(ReportFormatting.db(most)) (its measured bands leak that much whatever the others do)"
     }
 

@@ -190,6 +190,17 @@ final class TelephonyMeasuresTests: XCTestCase {
         }
     }
 
+    /// The requirement is judged at the 0.1 dB the pages print: an exact 46 dB terminal
+    /// measured 45.9999 and failed beside "TCLw 46.0 dB".
+    func testTheRequirementIsJudgedAtATenthOfADecibel() {
+        let band = WeightedEchoLoss.BandLoss(centreHz: 1000, lossDB: 46, isLowerBound: false)
+        func meets(_ tclw: Double) -> Bool? { WeightedEchoLoss(tclwDB: tclw, isLowerBound: false, bands: [band], analysisFrames: 500).meetsRequirement }
+        XCTAssertEqual(meets(45.9999), true)
+        XCTAssertEqual(meets(45.96), true)
+        XCTAssertEqual(meets(45.94), false)
+        XCTAssertEqual(meets(40), false)
+    }
+
     /// A constant cut on a category's limit is in that category: the 0.1 dB bins' centres read
     /// 3.0, 6.0 and 12.0 dB as 3.05, 6.05 and 12.15, categories 2a, 2b and 3.
     func testACutOnACategorysLimitIsInThatCategory() throws {
