@@ -262,6 +262,7 @@ public struct EchoAnalyzer: Sendable {
         var analysis = stream.finish(segments: segments)
         census.referenceOffset = offsets[0]
         census.micOffset = offsets[1]
+        census.processedOffset = offsets[2]
         census.clockDriftPPM = clockDrift
         analysis.inputs = census
         // Rows that could not be spilled stayed in memory; rows that could not be read back did not

@@ -13,9 +13,11 @@ public struct InputCensus: Sendable, Equatable {
     public var referenceFullScaleSamples = 0
     public var micIsSilent = true
     public var referenceIsSilent = true
-    /// The DC offsets taken off the mic and the loopback before measuring (`DCOffset`), 0 where none.
+    /// The DC offsets taken off the mic, the loopback and the output before measuring
+    /// (`DCOffset`), 0 where none.
     public var micOffset: Float = 0
     public var referenceOffset: Float = 0
+    public var processedOffset: Float = 0
     /// How much faster the mic's clock ran than the loopback's, in ppm, where the tap-free gate
     /// resampled the loopback by it (`ClockDriftFeed`); nil where it did not.
     public var clockDriftPPM: Double?
@@ -25,7 +27,8 @@ public struct InputCensus: Sendable, Equatable {
     /// The corrections made to the files before they were measured, for the reports.
     public var corrections: InputCorrections {
         func dBFS(_ offset: Float) -> Double? { offset == 0 ? nil : 20 * log10(Double(abs(offset))) }
-        return InputCorrections(micDCOffsetDBFS: dBFS(micOffset), loopbackDCOffsetDBFS: dBFS(referenceOffset), clockDriftPPM: clockDriftPPM)
+        return InputCorrections(micDCOffsetDBFS: dBFS(micOffset), loopbackDCOffsetDBFS: dBFS(referenceOffset),
+                                processedDCOffsetDBFS: dBFS(processedOffset), clockDriftPPM: clockDriftPPM)
     }
 
     mutating func count(reference: [Float], mic: [Float], samples count: Int) {
@@ -41,7 +44,7 @@ public struct InputCensus: Sendable, Equatable {
 
     /// Lines for stderr naming the file that clipped, holds nothing or had a DC offset taken off;
     /// none where none of these holds.
-    public func warnings(mic: String, reference: String) -> [String] {
+    public func warnings(mic: String, reference: String, processed: String) -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
         var clipped: [String] = []
@@ -52,7 +55,8 @@ public struct InputCensus: Sendable, Equatable {
         if !clipped.isEmpty {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
         }
-        for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS)] {
+        for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS),
+                               (processed, corrections.processedDCOffsetDBFS)] {
             if let offset { lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, offset)) }
         }
         if let clockDriftPPM {

@@ -29,6 +29,9 @@ public enum RecordingReportDocument {
             var made: [String] = []
             if let offset = corrections.micDCOffsetDBFS { made.append(String(format: "the mic's DC offset (%.1f dBFS) taken off", offset)) }
             if let offset = corrections.loopbackDCOffsetDBFS { made.append(String(format: "the loopback's DC offset (%.1f dBFS) taken off", offset)) }
+            if let offset = corrections.processedDCOffsetDBFS {
+                made.append(String(format: "the output's DC offset (%.1f dBFS) taken off", offset))
+            }
             if let drift = corrections.clockDriftPPM {
                 made.append(String(format: "the loopback resampled to the mic's clock (%+.1f ppm) to tell double talk", drift))
             }

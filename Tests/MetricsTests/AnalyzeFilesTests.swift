@@ -47,16 +47,18 @@ final class AnalyzeFilesTests: XCTestCase {
         let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
         let processed = TestSignals.scaled(echo, gainDB: -20)
         let clean = EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: processed))
-        let paths = try (write(reference.map { $0 + 0.01 }, "ref.wav"), write(echo.map { $0 + 0.02 }, "mic.wav"), write(processed, "out.wav"))
+        let paths = try (write(reference.map { $0 + 0.01 }, "ref.wav"), write(echo.map { $0 + 0.02 }, "mic.wav"), write(processed.map { $0 - 0.005 }, "out.wav"))
         let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2)
         XCTAssertEqual(try XCTUnwrap(analysis.whole.erlDB), 6, accuracy: 0.01)
         XCTAssertEqual(try XCTUnwrap(analysis.whole.erleDB), 20, accuracy: 0.01)
         XCTAssertEqual(analysis.whole.gate.doubleTalkFrames, 0)
         XCTAssertEqual(analysis.whole.gate.farEndActiveFrames, clean.whole.gate.farEndActiveFrames)
         XCTAssertLessThan(analysis.whole.gate.farEndActiveFrames, analysis.whole.gate.frames - 80, "the silent second is not far-end active")
-        let warnings = try XCTUnwrap(analysis.inputs).warnings(mic: "mic.wav", reference: "ref.wav")
+        let warnings = try XCTUnwrap(analysis.inputs).warnings(mic: "mic.wav", reference: "ref.wav", processed: "out.wav")
         XCTAssertEqual(warnings, ["mic.wav has a DC offset of -34.0 dBFS: taken off before measuring",
-                                  "ref.wav has a DC offset of -40.0 dBFS: taken off before measuring"])
+                                  "ref.wav has a DC offset of -40.0 dBFS: taken off before measuring",
+                                  "out.wav has a DC offset of -46.0 dBFS: taken off before measuring"])
+        XCTAssertEqual(try XCTUnwrap(analysis.inputs?.corrections.processedDCOffsetDBFS), 20 * log10(0.005), accuracy: 0.05)
     }
 
     /// A loopback and a mic recorded on two clocks (the mic's 20 ppm slow, 100 ppm fast): the
