@@ -60,6 +60,18 @@ public struct CadenceBuffer: Sendable {
         return true
     }
 
+    /// Reads what is buffered, up to `count`, into `destination[offset...]` and fills the rest
+    /// with silence, counting neither: the producer has stopped, so running dry is its end, not
+    /// an underrun. Once empty the buffer primes again, should the producer start anew. Returns
+    /// the real samples read.
+    @discardableResult
+    public mutating func drain(into destination: inout [Float], at offset: Int = 0, count: Int) -> Int {
+        let got = fifo.readAvailable(into: &destination, at: offset, count: count)
+        for i in got..<count { destination[offset + i] = 0 }
+        if fifo.count == 0 { isPrimed = false }
+        return got
+    }
+
     /// Gives the samples' storage back while nothing reads or writes the buffer
     /// (`SampleFIFO.releaseStorage`); `reset()` it before it is used again.
     public mutating func releaseStorage() {

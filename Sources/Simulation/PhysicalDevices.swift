@@ -6,11 +6,29 @@ import AudioCore
 public final class Loudspeaker {
     let conditioner = InputConditioner(engineRate: AudioFormat.engine.sampleRate)
     var buffer = CadenceBuffer(capacity: AudioFormat.engine.sampleRate)
+    /// The app stopped playing (`stop()`): what it played drains, then the loudspeaker idles.
+    public private(set) var isStopped = true
 
     init() {}
 
     public func play<Sample: PCMSample>(_ audioBuffer: PCMBuffer<Sample>) {
+        isStopped = false
         conditioner.append(audioBuffer, to: &buffer)
+    }
+
+    /// The app stops playing here (its custom speaker was reset or stopped): what it already
+    /// played is heard out, then the loudspeaker is idle, nothing counted, until it plays again.
+    /// Without it, the buffer ran dry as if the app had missed its timer: a clean
+    /// `reset_custom_speaker` counted an underrun, and the rest of the call as priming.
+    public func stop() { isStopped = true }
+
+    /// One engine tick of what the app played, into `emission[0..<count]`: silence while idle.
+    func emit(into emission: inout [Float], count: Int) {
+        if isStopped {
+            buffer.drain(into: &emission, count: count)
+        } else {
+            buffer.read(into: &emission, count: count)
+        }
     }
 }
 

@@ -337,11 +337,7 @@ public final class SimulatedCall {
         // 2. Playout and the loudspeaker.
         let speaker = audioManager.customSpeaker
         speaker?.playout.write(downlink, count: n)
-        if loudspeaker.buffer.fifo.writtenSamples > 0 {
-            loudspeaker.buffer.read(into: &emission, count: n)
-        } else {
-            VectorMath.fill(&emission, count: n)   // the app never played: idle, nothing to count
-        }
+        loudspeaker.emit(into: &emission, count: n)   // idle (nothing counted) until the app plays
         downlinkBus.set(downlink, count: n)
         appSoundBus.set(emission, count: n)
         loudspeakerMixer.setEnabled(speaker == nil, forInput: 0)

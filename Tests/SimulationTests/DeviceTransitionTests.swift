@@ -92,6 +92,30 @@ final class DeviceTransitionTests: XCTestCase {
         XCTAssertGreaterThan(meanSquare(played[(1400 * 48)..<(1900 * 48)]), 1e-4)
     }
 
+    /// An app speaker that plays on the loudspeaker itself, stopped and reset cleanly: what it
+    /// played is heard out and the loudspeaker idles, nothing counted. It counted an underrun,
+    /// and the rest of the call (5 s) as priming silence, as if the app had missed its timer.
+    func testAStoppedAppSpeakerLeavesTheLoudspeakerIdleNotStarved() throws {
+        let call = try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3),
+                                                      echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6)),
+                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled))
+        let speaker = PassThroughSpeaker(call: call, putsReference: false)
+        call.audioManager.setCustomSpeaker(speaker)
+        speaker.start()
+        at(2000, call) { speaker.stop(); call.audioManager.resetCustomSpeakerToDefaultSpeaker() }
+        try call.start()
+        try call.run(for: .seconds(4))
+        let counters = call.end()
+        XCTAssertEqual(counters.loudspeaker.underruns, 0)
+        XCTAssertLessThan(counters.loudspeaker.primingSamples, 48_000 / 10, "its start-up latency only")
+        XCTAssertTrue(counters.loudspeaker.isConserved, "\(counters.loudspeaker)")
+        XCTAssertEqual(counters.loudspeaker.buffered, 0, "what it played was heard out")
+        // The room heard the app's speaker, then the default one, with no gap between.
+        let played = call.recording.played
+        let run = longestZeroRun(played, in: 48_000..<(3 * 48_000))
+        XCTAssertLessThan(run.length, 48, "a gap of \(run.length) zeros at \(Double(run.at) / 48) ms")
+    }
+
     /// From one custom mic to another, both pushing on time: the old one keeps feeding the call
     /// (and taking the app's pushes) until the new one has primed, so nothing runs dry — it was
     /// detached when the new one was set, its buffer ran out, the uplink counted an underrun and

@@ -30,6 +30,7 @@ public class AppDrivenSpeaker: CustomSpeaker {
     }
 
     public func stop() {
+        if timer != nil { call?.loudspeaker.stop() }
         timer?.cancel()
         timer = nil
         if putsReference { call?.stopUserReferenceOfDevice() }
