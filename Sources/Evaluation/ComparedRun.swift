@@ -79,6 +79,11 @@ struct ComparedRun: Sendable {
         if let pipeline = result["pipeline"], pipeline.objectValue != nil {
             var counters: [(path: [String], value: Counter)] = []
             Self.collectCounters(pipeline, path: [], into: &counters)
+            // The hardware model's stream faults count as the pipeline's (a baseline written
+            // before eval.json carried them judges none).
+            if let streams = result["hardware_streams"]?.objectValue {
+                for key in streams.keys.sorted() { counters.append((["hardware_streams", key], Self.counter(streams[key]!))) }
+            }
             self.counters = counters
         }
         let tclw = EvalDocument.Figure.tclw.keys.under("metrics.")

@@ -114,6 +114,8 @@ public enum EvalDocument {
                 object["metrics"] = .null
             }
             object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
+            // Only with a hardware model, so that items without one read as they did.
+            if let streams = summary.hardwareStreams { object["hardware_streams"] = JSONValue(encoding: streams) }
             object["findings"] = .array(summary.findings.map(JSONValue.string))
             if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
             object["duration_s"] = .number(summary.durationSeconds)

@@ -97,6 +97,14 @@ extension EvalDocument {
         if let scores = result["scores"], (try? JSONValueDecoder().decode([ScorerResult].self, from: scores)) == nil {
             return "\(key).scores: not a list of scorer results"
         }
+        // The hardware model's stream faults, gated as the pipeline's are.
+        if let streams = result["hardware_streams"] {
+            guard let members = streams.objectValue else { return "\(key).hardware_streams: not an object" }
+            for name in ["dropped_samples", "underruns"] {
+                guard let count = members[name] else { return "\(key).hardware_streams.\(name): missing" }
+                if let problem = countProblem(count) { return "\(key).hardware_streams.\(name): \(problem)" }
+            }
+        }
         // A recording's run from an older eval has null.
         guard let pipeline = result["pipeline"] else { return "\(key).pipeline: missing" }
         guard !pipeline.isNull else { return nil }

@@ -628,6 +628,9 @@ public enum EvalReportDocument {
                 parts.append("\(name) not conserved")
             }
         }
+        if let streams = summary.hardwareStreams {
+            count(streams.underruns, "hardware stream underrun"); count(streams.droppedSamples, "dropped captured sample")
+        }
         if let health = summary.recordingHealth {
             count(health.aecResets, "canceller reset")
             // Clipping is the recording's, not the pipeline's: said, not counted as an issue.

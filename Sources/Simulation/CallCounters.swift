@@ -64,6 +64,8 @@ public struct PipelineCounters: Hashable, Sendable {
 
     public init() {}
 
-    public var underruns: Int { uplink.underruns + playout.underruns + userReference.underruns }
+    /// Every buffer's, the loudspeaker's too (as `overruns` counts it): the report's headline
+    /// said "2 underruns" above a table holding 3.
+    public var underruns: Int { uplink.underruns + playout.underruns + userReference.underruns + loudspeaker.underruns }
     public var overruns: Int { uplink.overruns + playout.overruns + userReference.overruns + loudspeaker.overruns }
 }

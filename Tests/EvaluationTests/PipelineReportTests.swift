@@ -16,6 +16,7 @@ final class PipelineReportTests: XCTestCase {
         counters.uplink.primingSamples = 960
         counters.playout.overruns = 1
         counters.loudspeaker.rejectedFrames = 3
+        counters.loudspeaker.underruns = 1   // counted in the headline, as its overruns are
         counters.ignoredFrames = 7
         counters.clippedSamples.mic = 11
         counters.cancellerResets = 4
@@ -28,9 +29,9 @@ final class PipelineReportTests: XCTestCase {
         }
         let json = JSONValue(encoding: report)
         XCTAssertEqual(json, .object([
-            "ticks": .number(500), "underruns": .number(2), "overruns": .number(1), "ignored_frames": .number(7),
+            "ticks": .number(500), "underruns": .number(3), "overruns": .number(1), "ignored_frames": .number(7),
             "uplink": buffer(written: 9_600, read: 8_640, buffered: 480, underruns: 2, priming: 960, conserved: false),
-            "playout": buffer(overruns: 1), "user_reference": buffer(), "loudspeaker": buffer(rejected: 3),
+            "playout": buffer(overruns: 1), "user_reference": buffer(), "loudspeaker": buffer(underruns: 1, rejected: 3),
             "sent_clicks": .number(5), "sent_gaps": .number(6),
             "clipped_samples": .object(["playout": .number(0), "loudspeaker": .number(0), "mic": .number(11),
                                         "capture": .number(0), "reference": .number(0)]),

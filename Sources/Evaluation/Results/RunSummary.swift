@@ -15,6 +15,9 @@ public struct RunSummary: Sendable {
     public var pipeline: PipelineReport?
     /// A recording's faults (nil for a simulated call, and for a report written before they were counted).
     public var recordingHealth: RecordingHealth?
+    /// The hardware model's stream faults (report.json's `hardware.streams`); nil without a
+    /// hardware model. eval.json carries them beside the pipeline's, so the gate judges them.
+    public var hardwareStreams: HardwareStreamFaults?
     public var findings: [String]
     public var durationSeconds: Double
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
@@ -35,6 +38,17 @@ public struct RunSummary: Sendable {
     /// reached the sent path: custom mic (file microphone)"); nil where they were measured. The
     /// eval pages give it where a run has no ERLE, instead of guessing a reason of their own.
     public var echoUnmeasuredReason: String?
+
+    /// What went wrong in a hardware model's I/O streams: callbacks that found nothing to play,
+    /// and captured samples the drift slipped past.
+    public struct HardwareStreamFaults: Codable, Sendable, Equatable {
+        public var underruns: Int
+        public var droppedSamples: Int
+
+        enum CodingKeys: String, CodingKey {
+            case underruns, droppedSamples = "dropped_samples"
+        }
+    }
 
     /// One segment of a call as eval.json lists it: where it is, what opened it, its echo removal
     /// and the analysis frames it stands on.
@@ -131,6 +145,13 @@ public struct RunSummary: Sendable {
                 segments = try (value["segments"]?.arrayValue ?? []).map { try JSONValueDecoder().decode(Segment.self, from: $0) }
             } catch {
                 throw ReadError(problem: "segments: \(error)")
+            }
+            if let streams = value.value(at: "hardware.streams"), streams != .null {
+                do {
+                    hardwareStreams = try JSONValueDecoder().decode(HardwareStreamFaults.self, from: streams)
+                } catch {
+                    throw ReadError(problem: "hardware.streams: \(error)")
+                }
             }
             timeline = (value["events"]?.arrayValue ?? []).compactMap { event in
                 guard event["kind"]?.stringValue == "timeline", let t = event["t_s"]?.doubleValue,
