@@ -84,9 +84,10 @@ public struct RunEvaluator: Sendable {
         // nothing to play.
         let silentFarEnd = switch run.scenario.farEnd { case nil, .generator(.silence, _)?: true; default: false }
         let nothingPlayed = silentFarEnd && run.deviceStates.allSatisfy { $0.customSpeaker == nil }
+        let referenceNotFed = deviceFindings.contains { $0.rule == .userReferenceNotFed }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
-                                                                referenceIsSilent: nothingPlayed)
-        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates)
+                                                                referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed)
+        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report
@@ -161,8 +162,11 @@ public struct RunEvaluator: Sendable {
     /// stayed under its floor. `states` empty: files, not a call (`echolab metrics`).
     /// `referenceIsSilent`: nothing was played at all (a call without a far end, a loopback of
     /// digital silence), said as such rather than as a far end too quiet to reach the mic.
+    /// `referenceNotFed`: the app started the user AEC reference and never fed it (the lint's
+    /// `user-reference-not-fed`), so the reference is silent while the loudspeaker plays — said
+    /// as such, not as a far end that never played.
     public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double,
-                                            referenceIsSilent: Bool = false) -> String? {
+                                            referenceIsSilent: Bool = false, referenceNotFed: Bool = false) -> String? {
         let gate = metrics.gate
         if gate.singleTalkFrames > 0 {
             guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
@@ -185,6 +189,9 @@ public struct RunEvaluator: Sendable {
             return states.isEmpty ? "the loopback is digital silence throughout: nothing was played, so there is no echo to measure"
                 : "the far end is silent throughout: nothing was played into the room, so there is no echo to measure"
         }
+        if gate.farEndActiveFrames == 0, referenceNotFed {
+            return Self.referenceNotFedReason
+        }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
         }
@@ -199,6 +206,10 @@ public struct RunEvaluator: Sendable {
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }
+
+    /// The figures are measured against the canceller's reference, which the app left silent.
+    static let referenceNotFedReason = "the canceller's reference, the user AEC reference the app started, stays silent (never fed: "
+        + "see the finding user-reference-not-fed): the far end may play and echo, but ERL, ERLE and the delay are measured against that reference"
 
     /// Why no echo could reach what the call sent, whatever its signals hold (nil where one could):
     /// a custom mic (a file, a generator) stood in for the microphone all call, or the custom
@@ -240,9 +251,10 @@ public struct RunEvaluator: Sendable {
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach
     /// what the call sent (`noEchoPathReason`; `states` empty, files: never); the echo lies outside
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
-    public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = []) -> String? {
+    public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
         if let reason = noEchoPathReason(states) { return reason }
+        if referenceNotFed, metrics.gate.farEndActiveFrames == 0 { return Self.referenceNotFedReason }
         switch metrics.delayUnmeasured {
         case .echoOutsideSearch(let range)?:
             return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"

@@ -127,6 +127,12 @@ final class ScenarioChecksTests: XCTestCase {
             """)
         let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: ReportPages()).run()
         XCTAssertEqual(report.findings.map(\.rule), ["user-reference-not-fed"])
+        // The far end played and echoed: the reasons name the silent reference, not the far end
+        // ("the far end never plays above −50 dBFS", "never reached the mic").
+        XCTAssertNil(report.metrics.erlDB)
+        for reason in [report.echoUnmeasuredReason, report.delayUnmeasuredReason] {
+            XCTAssertTrue(reason?.hasPrefix("the canceller's reference, the user AEC reference the app started, stays silent") == true, reason ?? "nil")
+        }
     }
 
     func testFailedRunLeavesNoFolderBehind() throws {
