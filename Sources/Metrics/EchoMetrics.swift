@@ -74,8 +74,9 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// TCLw and the double-talk figures in the telephony standards' terms.
     public var telephony: TelephonyMeasures?
     /// The output was digital silence in every far-end single-talk frame, the first ones
-    /// included, where no canceller has converged yet: it muted rather than cancelled, and its
-    /// ERLE (a lower bound at the floor) cannot tell it from a perfect canceller. Not written to
+    /// included, where no canceller has converged yet, while the mic held 30 dB or more over
+    /// digital silence there: it muted rather than cancelled, and its ERLE (a lower bound at the
+    /// floor) cannot tell it from a perfect canceller. Not written to
     /// the metrics object (read back, it is false); the finding it raises is
     /// (`RequirementFindings.silentSendRule`). Equality counts it.
     public var isProcessedSilentInSingleTalk = false

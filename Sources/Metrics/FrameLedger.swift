@@ -168,8 +168,14 @@ struct FrameLedger: Sendable {
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
                             convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
                             series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count,
-                            processedIsSilent: !selected.isEmpty && processedTotal == 0)
+                            processedIsSilent: !selected.isEmpty && processedTotal == 0
+                                && micTotal >= Self.mutedMicOverSilence * digitalFramePower * Double(selected.count))
     }
+
+    /// How far over digital silence the mic must stand for an output of digital silence to have
+    /// muted something (30 dB: −71 dBFS). A wired headset's echo at −80 dBFS in a room without
+    /// noise is next to nothing, and a canceller that sends zeros for it mutes nothing.
+    static let mutedMicOverSilence = 1e3
 
     /// ERLE per octave band over every single-talk frame, a lower bound where the output's band
     /// power falls under the band's floor: the frames' noise spread evenly over the bins (white:

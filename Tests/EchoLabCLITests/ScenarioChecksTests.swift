@@ -135,6 +135,20 @@ final class ScenarioChecksTests: XCTestCase {
         }
     }
 
+    /// A wired headset in a room without noise: the echo at the mic is about −80 dBFS, and speex
+    /// sends exact zeros for it. That mutes nothing, and is no `silent-send-in-single-talk` ("the
+    /// canceller muted rather than cancelled"); its ERLE is still the bound the silence allows.
+    func testSendingSilenceForANextToSilentMicIsNoMute() throws {
+        let scenario = try load("""
+            {"far_end": {"generator": "speech", "level_dbfs": -20, "seed": 5}, "route": "wired_headset",
+             "aec": {"mode": "intensityRecommended"}, "duration_s": 8}
+            """)
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: ReportPages()).run()
+        XCTAssertTrue(report.metrics.erleIsLowerBound)
+        XCTAssertFalse(report.metrics.isProcessedSilentInSingleTalk)
+        XCTAssertFalse(report.findings.map(\.rule).contains(RequirementFindings.silentSendRule), "\(report.findings.map(\.rule))")
+    }
+
     func testFailedRunLeavesNoFolderBehind() throws {
         // The file is valid when the scenario loads and broken when the call reads it.
         let wav = folder.appendingPathComponent("later.wav")
