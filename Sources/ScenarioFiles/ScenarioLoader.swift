@@ -174,6 +174,9 @@ public enum ScenarioLoader {
             if FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder), isFolder.boolValue {
                 throw aec.fail("plugin", "\(resolved): a folder, not a shared library")
             }
+            // A device or a pipe: hashing /dev/zero read until memory ran out, and opening a named
+            // pipe blocked for ever.
+            if let problem = InputFile.problem(at: resolved) { throw aec.fail("plugin", "\(resolved): \(problem), not a shared library") }
             var options: String?
             if aec.has("plugin_options") {
                 guard case .object? = aec.any("plugin_options") else { throw aec.fail("plugin_options", "expected an object") }

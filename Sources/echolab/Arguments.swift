@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioCore
+import AudioInterop
 import Evaluation
 import Foundation
 import Simulation
@@ -208,6 +209,11 @@ struct PluginOptions: ParsableArguments {
                 var isFolder: ObjCBool = false
                 if FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), isFolder.boolValue {
                     throw ValidationError("--plugin \(name): \(absolute): a folder, not a shared library")
+                }
+                // A device or a pipe: hashing /dev/zero read until memory ran out, and opening a
+                // named pipe blocked for ever.
+                if let problem = InputFile.problem(at: absolute) {
+                    throw ValidationError("--plugin \(name): \(absolute): \(problem), not a shared library")
                 }
                 paths.append((name, absolute))
             }

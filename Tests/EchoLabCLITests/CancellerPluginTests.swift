@@ -640,15 +640,43 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(text.contains("sent no frame back within 2000 ms at frame 30 (hung?): stopped"), text)
     }
 
+    /// A scenario whose `aec.plugin` is a device or a named pipe fails its own item with one
+    /// line; the other items run and eval.json is written (hashing /dev/zero took the whole eval,
+    /// and the machine's memory, down).
+    func testAScenarioPluginThatIsADeviceFailsItsItemOnly() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        XCTAssertEqual(mkfifo(corpus.appendingPathComponent("pipe.so").path, 0o600), 0)
+        for (name, plugin) in [("zero", "/dev/zero"), ("pipe", "pipe.so")] {
+            _ = try writeScenario(#"{"name": "\#(name)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "#
+                                  + #""aec": {"backend": "x", "plugin": "\#(plugin)"}, "duration_s": 1}"#, named: "\(name).json", in: corpus)
+        }
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: corpus)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardError)
+        XCTAssertTrue(eval.standardError.contains("corpus/zero.json: aec.plugin: /dev/zero: is not a regular file (a device, pipe or socket), not a shared library"),
+                      eval.standardError)
+        XCTAssertTrue(eval.standardError.contains("aec.plugin: \(corpus.path)/pipe.so: is not a regular file (a device, pipe or socket), not a shared library"),
+                      eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("1 of 3 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))
+    }
+
     func testBadPluginOptionsAreUsageErrorsNamingTheOption() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let through = try Self.misbehaving("passthrough", in: root)
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        XCTAssertEqual(mkfifo(root.appendingPathComponent("pipe.so").path, 0o600), 0)
         let cases: [([String], String)] = [
             (["--plugin", "x=missing.so"], "--plugin x: \(root.path)/missing.so: no such readable file"),
             // A folder failed each run at dlopen ("Is a directory"); it is refused as a missing file is.
             (["--plugin", "x=."], "--plugin x: \(root.path): a folder, not a shared library"),
+            // Hashing /dev/zero read until the kernel killed EchoLab; a named pipe blocked in open().
+            (["--plugin", "x=/dev/zero"], "--plugin x: /dev/zero: is not a regular file (a device, pipe or socket), not a shared library"),
+            (["--plugin", "x=pipe.so"], "--plugin x: \(root.path)/pipe.so: is not a regular file (a device, pipe or socket), not a shared library"),
             (["--plugin", "speex=\(through)"], "--plugin: plugin name 'speex' is a built-in backend's; choose another"),
             (["--plugin", "a=\(through)", "--plugin", "a=\(through)"], "--plugin: a is registered twice"),
             // Folders are named after modes: on a case-insensitive file system these would be one.
