@@ -355,10 +355,12 @@ public enum BestModes {
         return (axes, comparable, candidates)
     }
 
-    /// A steady ERLE measured at 0 dB or less: no echo removed (a pass-through, or worse), so no
-    /// canceller there, whatever it kept of the near end. A lower bound says only "at least".
+    /// A steady ERLE measured at 0 dB or less as the pages print it: no echo removed (a
+    /// pass-through, or worse), so no canceller there, whatever it kept of the near end. A lower
+    /// bound says only "at least". As printed: a pass-through plugin run at 16 kHz read 0.0042 dB
+    /// (the resampling's round trip), printed "0.0", and stood on the front beside speexdsp.
     public static func removesNoEcho(_ erleSteady: BoundedValue) -> Bool {
-        !erleSteady.isLowerBound && erleSteady.value <= 0
+        !erleSteady.isLowerBound && printed(erleSteady.value) <= 0
     }
 
     /// One mode's values on one item, on the counted axes.

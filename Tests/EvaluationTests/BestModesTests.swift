@@ -102,6 +102,11 @@ final class BestModesTests: XCTestCase {
                                                       point("webrtc", 38, 16)]))
         XCTAssertEqual(both.modes, ["speex", "webrtc"])
         XCTAssertNil(BestModes.front(of: [point("through", 0, 0), point("speex", 25, 0.8)]), "a lone canceller, as beside disabled")
+        // As printed: a pass-through run at 16 kHz read 0.0042 dB (its resampling), "0.0" on the
+        // pages, and was starred beside speex; 0.05 prints 0.1 (half away from zero) and counts.
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("through", 0.0042, 0), point("worse", 0.049, -0.1), point("speex", 25, 0.8),
+                                                          point("webrtc", 38, 16)])).modes, ["speex", "webrtc"])
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("slight", 0.06, 0), point("speex", 25, 0.8)])).modes, ["slight", "speex"])
         let mute = BestModes.Point(mode: "mute", erleSteadyDB: 37.8, erleSteadyIsLowerBound: true, nearEndAttenuationDB: nil, silentSend: true)
         let erleOnly = try XCTUnwrap(BestModes.front(of: [mute, point("speex", 25, nil), point("webrtc", 30, nil)]))
         XCTAssertEqual(erleOnly.modes, ["webrtc"])
