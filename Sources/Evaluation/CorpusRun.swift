@@ -61,15 +61,19 @@ public struct CorpusRun {
     /// of its modes and items, in plan order (a scenario's file as given and its text, so that a
     /// scenario edited between two shards' jobs is another plan; a recording's name, files,
     /// channel and talk type; a broken item's name, file and problem; each field prefixed with its
-    /// length, so no two lists hash the same text). Audio files are named, not read: hashing a
-    /// corpus's recordings would cost a read of all of them in every shard.
+    /// length, so no two lists hash the same text), and of the plugins its runs use, by name: the
+    /// file's SHA-256, its options and its rate (a plugin rebuilt for each shard's job, or given
+    /// other options, is another canceller under the same name: its shards' runs were summed as
+    /// one mode). Audio files are named, not read: hashing a corpus's recordings would cost a read
+    /// of all of them in every shard.
     public struct PlanIdentity: Sendable, Equatable {
         public var entries: Int
         public var digest: String
     }
 
-    /// This run's whole plan, unsharded.
-    var planIdentity: PlanIdentity {
+    /// This run's whole plan, unsharded; `plugins`: those registered and those its scenarios
+    /// name, `pluginDigests`: their files' SHA-256 as the eval started.
+    func planIdentity(plugins: [CancellerPlugin], pluginDigests: PluginDigests) -> PlanIdentity {
         var hash = SHA256()
         func field(_ text: String?) {
             let bytes = Array((text ?? "\u{0}none").utf8)
@@ -88,6 +92,12 @@ public struct CorpusRun {
             case .broken(let name, let file, let problem):
                 field("broken"); field(name); field(file); field(problem)
             }
+        }
+        // Only where plugins run, so that a plan without any keeps its digest.
+        var named: [String: CancellerPlugin] = [:]
+        for plugin in plugins where named[plugin.name] == nil { named[plugin.name] = plugin }
+        for plugin in named.values.sorted(by: { $0.name < $1.name }) {
+            field("plugin"); field(plugin.name); field(pluginDigests.digest(of: plugin)); field(plugin.options); field("\(plugin.sampleRate)")
         }
         return PlanIdentity(entries: items.count * (modes?.count ?? 1), digest: lowercaseHex(hash.finalize()))
     }
@@ -197,10 +207,11 @@ public struct CorpusRun {
         let gateDecisions = EchoPathGateCache(budgetBytes: Self.gateDecisionBudget)
         // One name is one canceller: each plugin file as the eval starts is what its runs run.
         let pluginDigests = PluginDigests()
-        for plugin in plugins { pluginDigests.record(plugin) }
+        var pluginsRun = plugins
         for case .success(.scenario(let scenario)) in scenarios {
-            if let plugin = scenario.voiceProcessing.backend.plugin { pluginDigests.record(plugin) }
+            if let plugin = scenario.voiceProcessing.backend.plugin { pluginsRun.append(plugin) }
         }
+        for plugin in pluginsRun { pluginDigests.record(plugin) }
         // A configuration's latency is the same for every run: measured once.
         let latencies = EchoControlLatencies()
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
@@ -232,7 +243,7 @@ public struct CorpusRun {
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard,
-                       plan: shard == nil ? nil : planIdentity)
+                       plan: shard == nil ? nil : planIdentity(plugins: pluginsRun, pluginDigests: pluginDigests))
     }
 
     /// The files eval writes beside the items' folders.

@@ -57,7 +57,7 @@ public enum MergeError: DescribedError, Equatable {
             "\(path): it does not say which plan it is a shard of (written by an older EchoLab?); run the shards again"
         case .otherPlan(let path, let firstPath):
             "\(path): its plan differs from \(firstPath)'s (another corpus, other files or paths, "
-                + "or other --modes); shards must come from one `eval --shard K/N` command"
+                + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command"
         case .wrongSlice(let path, let shard, let planRuns, let expected, let planned):
             "\(path): shard \(shard) of a plan of \(planRuns) runs has \(expected), but it says it planned \(planned)"
         case .missingShard(let index, let count, let given):

@@ -25,6 +25,12 @@ public final class PluginDigests: Sendable {
         digests.withLock { kept in if kept[path] == nil { kept[path] = digest } }
     }
 
+    /// The digest kept for `plugin`'s file; nil where none is.
+    func digest(of plugin: CancellerPlugin) -> String? {
+        let path = InputFile.canonical(plugin.path)
+        return digests.withLock { $0[path] }
+    }
+
     /// Throws `Changed` where `digest` (a run's, at its start) is not the one kept for
     /// `plugin`'s file; keeps it where none is.
     func check(_ plugin: CancellerPlugin, digest: String) throws {

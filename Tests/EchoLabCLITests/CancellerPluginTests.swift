@@ -640,6 +640,35 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(text.contains("sent no frame back within 2000 ms at frame 30 (hung?): stopped"), text)
     }
 
+    /// Shards whose plugin was another build, or given other options or another rate, are of
+    /// another plan, which merge refuses: their runs were summed as one mode, exit 0.
+    func testShardsOfAnotherPluginBuildOrSettingDoNotMerge() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        for (name, seconds) in [("a", 1), ("b", 2)] {
+            _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: seconds).replacingOccurrences(of: "delay40", with: name),
+                                  named: "\(name).json", in: corpus)
+        }
+        let through = try Self.misbehaving("passthrough", in: root), other = try Self.misbehaving("mute", in: root)
+        func shard(_ index: Int, _ out: String, _ extra: [String]) throws {
+            let result = try runEchoLab(["eval", "corpus", "--modes", "x:intensityRecommended", "--shard", "\(index)/2", "--out", out, "--no-taps"] + extra,
+                                        in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+        }
+        try shard(1, "s1", ["--plugin", "x=\(through)"])
+        try shard(2, "s2", ["--plugin", "x=\(through)"])
+        XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
+        for (out, extra) in [("build", ["--plugin", "x=\(other)"]), ("rate", ["--plugin", "x=\(through)", "--plugin-rate", "x=16000"]),
+                             ("options", ["--plugin", "x=\(through)", "--plugin-options", #"x={"k":1}"#])] {
+            try shard(2, out, extra)
+            let refused = try runEchoLab(["merge", "s1", out, "--out", "bad-\(out)"], in: root)
+            XCTAssertEqual(refused.status, 1, out)
+            XCTAssertTrue(refused.standardError.hasPrefix("echolab: \(out)/eval.json: its plan differs from s1/eval.json's"), refused.standardError)
+        }
+    }
+
     /// A scenario whose `aec.plugin` is a device or a named pipe fails its own item with one
     /// line; the other items run and eval.json is written (hashing /dev/zero took the whole eval,
     /// and the machine's memory, down).

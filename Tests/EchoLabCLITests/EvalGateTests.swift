@@ -305,12 +305,12 @@ final class EvalGateTests: XCTestCase {
         let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o2", "--shard", "2/2", "--no-taps"], in: other)
         XCTAssertEqual(shard.status, 0, shard.standardError)
         XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
-                       + "or other --modes); shards must come from one `eval --shard K/N` command\n")
+                       + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command\n")
         // Its shard 1/2 too: of another plan, not shard 1/2 given twice.
         let otherFirst = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o1", "--shard", "1/2"], in: other)
         XCTAssertEqual(otherFirst.status, 0, otherFirst.standardError)
         XCTAssertEqual(try refused("o1", out: "bad"), "echolab: o1/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
-                       + "or other --modes); shards must come from one `eval --shard K/N` command\n")
+                       + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command\n")
         // The same shard without taps: no one eval writes players for some runs only.
         let noTaps = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s2-no-taps", "--shard", "2/2", "--no-taps"], in: root)
         XCTAssertEqual(noTaps.status, 0, noTaps.standardError)
