@@ -464,14 +464,15 @@ public struct CorpusRun {
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
-                    throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(error)" } ?? "\(error)",
+                    let text = Self.describe(error, pluginDigests: pluginDigests)
+                    throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(text)" } ?? text,
                                     isCancellerFailure: Self.isCancellerFailure(error))
                 }
             }
         } catch is RunCancelled {
             result.wasCancelled = true
         } catch {
-            result.error = String(describing: error)
+            result.error = Self.describe(error, pluginDigests: pluginDigests)
             result.isCancellerFailure = (error as? ItemError)?.isCancellerFailure ?? Self.isCancellerFailure(error)
             // A canceller that failed (a plugin that crashed, or changed) in a folder where an
             // earlier eval's run of the same mode name passed: that run's report would stand
@@ -490,6 +491,13 @@ public struct CorpusRun {
         var isCancellerFailure = false
         /// The item's own name where it loaded and was refused after (else its file's stem).
         var itemName: String?
+    }
+
+    /// A run's error as eval reports it: a plugin's failure says where its file changed under it.
+    static func describe(_ error: any Error, pluginDigests: PluginDigests?) -> String {
+        guard let failure = error as? PluginProcess.PluginFailure, !failure.isInterruption,
+              let note = pluginDigests?.changedNote(forFileAt: failure.path) else { return String(describing: error) }
+        return "\(failure) (\(note))"
     }
 
     /// The error is the canceller's: a plugin that failed or changed, a mode no backend runs, a

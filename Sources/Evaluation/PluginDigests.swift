@@ -1,5 +1,6 @@
 import AudioCore
 import AudioInterop
+import Foundation
 import Simulation
 import Synchronization
 
@@ -29,6 +30,18 @@ public final class PluginDigests: Sendable {
     func digest(of plugin: CancellerPlugin) -> String? {
         let path = InputFile.canonical(plugin.path)
         return digests.withLock { $0[path] }
+    }
+
+    /// A note for a plugin's failure where its file is no longer the one the eval started with:
+    /// a plugin rebuilt in place while it ran crashes in code that changed under it, and the
+    /// crash is not the plugin's own ("crashed at frame 390 (signal 11)" said nothing of it).
+    /// nil where the file is as it was, or was never recorded.
+    func changedNote(forFileAt path: String) -> String? {
+        guard let kept = digests.withLock({ $0[InputFile.canonical(path)] }), InputFile.problem(at: path) == nil,
+              let contents = FileManager.default.contents(atPath: path) else { return nil }
+        let now = sha256Hex(of: contents)
+        guard now != kept else { return nil }
+        return "its file changed while it ran: sha256 \(kept.prefix(12))… when the eval started, \(now.prefix(12))… now; rebuilt under it?"
     }
 
     /// Throws `Changed` where `digest` (a run's, at its start) is not the one kept for

@@ -125,6 +125,25 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
     }
 
+    /// A plugin rebuilt in place while it runs crashes in code that changed under it: the run's
+    /// error says the file changed, where it blamed the plugin alone ("crashed at frame 390").
+    func testAPluginThatCrashesAfterItsFileChangedSaysSo() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        let target = plugins.appendingPathComponent("mine.so").path
+        _ = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "mine", in: plugins,
+                           defines: ["BEHAVIOUR=B_rewritten_crash", "SWAP_TO=\"\(target)\""])
+        let started = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [target]).output.prefix(12)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "1", "--plugin", "mine=plugins/mine.so",
+                                   "--modes", "mine:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        let error = try XCTUnwrap(runs["delay40-intensityRecommended mine:intensityMax"]?["error"] as? String)
+        XCTAssertTrue(error.hasPrefix("plugin mine (\(target)): crashed at frame 30 (signal 11, Segmentation fault) (its file changed while it ran: "
+                                      + "sha256 \(started)… when the eval started, "), error)
+    }
+
     /// The report's SHA-256 is of the file the plugin ran from. A host started by a wrapper that
     /// first replaces the plugin (renamed over it, or written in place) — a rebuild in the ~30 ms
     /// between the run hashing the file and its host loading it — fails the run; before, the

@@ -12,6 +12,8 @@
  *   create_crash a segmentation fault in create
  *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
  *                the plugin rebuilt while an eval runs
+ *   rewritten_crash  appends to SWAP_TO (its own file) at frame 30 and crashes: a plugin rebuilt in
+ *                place while it runs, its code changed under it
  *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy crashes, exits with
  *                status 9, or never returns: every frame answered, the plugin fails only at the end
  *   scribbles    writes text into every descriptor from 3 up at frame 30 (the frame socket among them)
@@ -49,6 +51,7 @@
 #define B_forks 20
 #define B_scribbles 21
 #define B_floods 22
+#define B_rewritten_crash 23
 
 struct echolab_canceller {
     int frame;
@@ -99,6 +102,12 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     memset(out, 0, (size_t)c->frame * sizeof(float));
 #elif BEHAVIOUR == B_crash
     if (at == 30) *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
+#elif BEHAVIOUR == B_rewritten_crash
+    if (at == 30) {
+        FILE *own = fopen(SWAP_TO, "ab");
+        if (own) { fputc(0, own); fclose(own); }
+        *(volatile int *)(c->frame - c->frame) = 1;
+    }
 #elif BEHAVIOUR == B_hang
     if (at == 30) for (;;) pause();
 #elif BEHAVIOUR == B_error
