@@ -90,7 +90,9 @@ public final class PluginProcess {
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
         if let (index, fault) = SoundFileReader.firstInvalidSample(output, in: 0..<frameSize) {
             let what = fault == .tooLoud ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
-            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures)\(what)")
+            // A frame is 10 ms at any rate: its time is said as the built-in backends' is.
+            let time = String(format: "%.2f", Double(captures) / 100)
+            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures) (t = \(time) s)\(what)")
         }
         captures += 1
     }

@@ -224,8 +224,17 @@ public struct RecordingProcessor {
             if case .outputNotAudio(let mode, let value, let sample, let frame, nil)? = error as? EchoControlError {
                 throw EchoControlError.outputNotAudio(mode: mode, value: value, sample: sample, frame: frame, input: mic)
             }
+            // A plugin's failure too: a long recording's line said neither file nor time.
+            if let failure = error as? PluginProcess.PluginFailure { throw RecordingPluginFailure(input: mic, failure: failure) }
             throw error
         }
+    }
+
+    /// A plugin that failed on a recording, named with the recording (`mic.wav: plugin x (…): …`).
+    struct RecordingPluginFailure: DescribedError {
+        let input: String
+        let failure: PluginProcess.PluginFailure
+        var description: String { "\(input): \(failure)" }
     }
 
     /// Full scale as a 16-bit recording reaches it: 32767/32768 and beyond.
