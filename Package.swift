@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "EchoLabJSON"),
         .target(name: "AudioCore"),
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CEchoLabAEC3", "CEchoLabPluginHost", "CSpeexWarnings"]),
-        .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
+        .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop", "EchoLabJSON"]),
         // EchoLab's own canceller: Swift DSP on AudioInterop's FFT, behind Simulation's EchoControl.
         .target(name: "EchoCancellation", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation"]),

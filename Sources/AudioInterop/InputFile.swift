@@ -29,6 +29,16 @@ public enum InputFile {
         return nil
     }
 
+    /// Why `path` cannot be a canceller plugin's shared library, or nil: missing or unreadable, a
+    /// folder, a device or a named pipe (hashing /dev/zero read until memory ran out; opening a
+    /// named pipe blocked for ever).
+    public static func sharedLibraryProblem(at path: String) -> String? {
+        if access(path, R_OK) != 0 { return "no such readable file" }
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR { return "a folder, not a shared library" }
+        return problem(at: path).map { "\($0), not a shared library" }
+    }
+
     /// The size in bytes of a regular file (nil when it cannot be read).
     public static func size(at path: String) -> Int64? {
         var info = stat()

@@ -90,9 +90,11 @@ public final class PluginProcess {
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
         if let (index, fault) = SoundFileReader.firstInvalidSample(output, in: 0..<frameSize) {
             let what = fault == .tooLoud ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
-            // A frame is 10 ms at any rate: its time is said as the built-in backends' is.
+            // A frame is 10 ms at any rate; counted from the plugin's start, which a mode change
+            // mid-call makes later than the call's.
             let time = String(format: "%.2f", Double(captures) / 100)
-            throw PluginFailure(plugin: name, path: path, problem: "wrote \(output[index]) at sample \(index) of frame \(captures) (t = \(time) s)\(what)")
+            throw PluginFailure(plugin: name, path: path,
+                                problem: "wrote \(output[index]) at sample \(index) of frame \(captures), \(time) s after it started\(what)")
         }
         captures += 1
     }

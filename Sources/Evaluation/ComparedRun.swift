@@ -21,9 +21,10 @@ struct ComparedRun: Sendable {
     /// Each scorer's result; nil where the file has no `scores` (none asked for). A list that
     /// cannot be read is refused before (`EvalDocument.problem(in:)`).
     var scores: [ScorerResult]?
-    /// The pipeline's fault counters and `conserved` flags by their keys from the pipeline down,
-    /// depth first with keys in order (every count under `clipped_samples` is a fault); nil
-    /// without a pipeline. A path is its keys, not their dotted name: a key may hold a dot.
+    /// The pipeline's fault counters and `conserved` flags by their keys from the run's entry down
+    /// (`pipeline` first), depth first with keys in order (every count under `clipped_samples` is
+    /// a fault), then the hardware streams'; nil without a pipeline. A path is its keys, not their
+    /// dotted name: a key may hold a dot.
     var counters: [(path: [String], value: Counter)]?
     /// What the findings that judge a figure against a line depend on (`FindingVerdicts`).
     var echoLoss: EchoLoss?
@@ -78,8 +79,8 @@ struct ComparedRun: Sendable {
         scores = result["scores"].map { (try? JSONValueDecoder().decode([ScorerResult].self, from: $0)) ?? [] }
         if let pipeline = result["pipeline"], pipeline.objectValue != nil {
             var counters: [(path: [String], value: Counter)] = []
-            Self.collectCounters(pipeline, path: [], into: &counters)
-            // The hardware model's stream faults count as the pipeline's (a baseline written
+            Self.collectCounters(pipeline, path: ["pipeline"], into: &counters)
+            // The hardware model's stream faults are judged as the pipeline's (a baseline written
             // before eval.json carried them judges none).
             if let streams = result["hardware_streams"]?.objectValue {
                 for key in streams.keys.sorted() { counters.append((["hardware_streams", key], Self.counter(streams[key]!))) }

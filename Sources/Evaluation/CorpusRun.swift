@@ -71,8 +71,8 @@ public struct CorpusRun {
         public var digest: String
     }
 
-    /// This run's whole plan, unsharded; `plugins`: those registered and those its scenarios
-    /// name, `pluginDigests`: their files' SHA-256 as the eval started.
+    /// This run's whole plan, unsharded; `plugins`: those its runs use, `pluginDigests`: their
+    /// files' SHA-256 as the eval started.
     func planIdentity(plugins: [CancellerPlugin], pluginDigests: PluginDigests) -> PlanIdentity {
         var hash = SHA256()
         func field(_ text: String?) {
@@ -93,7 +93,7 @@ public struct CorpusRun {
                 field("broken"); field(name); field(file); field(problem)
             }
         }
-        // Only where plugins run, so that a plan without any keeps its digest.
+        // Nothing where no plugin runs, so that such a plan keeps the digest it had.
         var named: [String: CancellerPlugin] = [:]
         for plugin in plugins where named[plugin.name] == nil { named[plugin.name] = plugin }
         for plugin in named.values.sorted(by: { $0.name < $1.name }) {
@@ -207,11 +207,14 @@ public struct CorpusRun {
         let gateDecisions = EchoPathGateCache(budgetBytes: Self.gateDecisionBudget)
         // One name is one canceller: each plugin file as the eval starts is what its runs run.
         let pluginDigests = PluginDigests()
-        var pluginsRun = plugins
+        var scenarioPlugins: [CancellerPlugin] = []
         for case .success(.scenario(let scenario)) in scenarios {
-            if let plugin = scenario.voiceProcessing.backend.plugin { pluginsRun.append(plugin) }
+            if let plugin = scenario.voiceProcessing.backend.plugin { scenarioPlugins.append(plugin) }
         }
-        for plugin in pluginsRun { pluginDigests.record(plugin) }
+        for plugin in plugins + scenarioPlugins { pluginDigests.record(plugin) }
+        // The plugins the runs use: the modes' (which replace the scenarios' own), or, as written,
+        // the scenarios'. A registered plugin no run uses is no part of the plan.
+        let pluginsRun = modes.map { $0.compactMap(\.backend.plugin) } ?? scenarioPlugins
         // A configuration's latency is the same for every run: measured once.
         let latencies = EchoControlLatencies()
         DispatchQueue.concurrentPerform(iterations: workers) { _ in

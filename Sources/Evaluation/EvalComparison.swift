@@ -71,8 +71,9 @@ public struct EvalComparison: Sendable {
         case nearEndKept(NearEndMeasure)
         /// How often the run breaks a rule (a lint finding, a missed telephony requirement).
         case finding(rule: String)
-        /// A fault counter of the pipeline, or a buffer's `conserved` flag, by its dotted path
-        /// under `pipeline`.
+        /// A fault counter of the pipeline or the hardware streams, or a buffer's `conserved` flag,
+        /// by its dotted path in the run's eval.json entry (`pipeline.uplink.underruns`,
+        /// `hardware_streams.dropped_samples`).
         case counter(path: String)
         /// The canceller library the run was measured with.
         case library

@@ -3,7 +3,9 @@
 /// needs the same 62 KB and no per-frame allocation. A percentile is read at its bin's centre
 /// held within the values the bin saw: within 0.05 dB of the value, and exact where the bin
 /// holds one value (a terminal that cuts the near end by a constant 3.0 dB read 3.05, P.340's
-/// category 2a instead of 1).
+/// category 2a instead of 1). A bin holds its upper edge, (x, x + 0.1]: P.340's limits (3, 6,
+/// 9, 12 dB) close a category at the top, so no bin straddles one, and a percentile of exactly
+/// 6.00 beside values of 6.03–6.09 reads 6.00 or less, not 6.05.
 struct DecibelHistogram: Sendable {
     private static let lowestDB = -60.0, binDB = 0.1, binCount = 2_600
     private var counts = [Int](repeating: 0, count: binCount)
@@ -39,7 +41,7 @@ struct DecibelHistogram: Sendable {
     }
 
     static func bin(of valueDB: Double) -> Int {
-        min(binCount - 1, max(0, Int(((valueDB - lowestDB) / binDB).rounded(.down))))
+        min(binCount - 1, max(0, Int(((valueDB - lowestDB) / binDB).rounded(.up)) - 1))
     }
 
     static func centre(_ bin: Int) -> Double { lowestDB + (Double(bin) + 0.5) * binDB }

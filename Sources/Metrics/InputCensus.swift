@@ -44,7 +44,7 @@ public struct InputCensus: Sendable, Equatable {
 
     /// Lines for stderr naming the file that clipped, holds nothing or had a DC offset taken off;
     /// none where none of these holds.
-    public func warnings(mic: String, reference: String, processed: String) -> [String] {
+    public func warnings(mic: String, reference: String, processed: String = "the output") -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
         var clipped: [String] = []

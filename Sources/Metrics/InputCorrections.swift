@@ -8,7 +8,8 @@ public struct InputCorrections: Codable, Equatable, Sendable {
     public var micDCOffsetDBFS: Double?
     public var loopbackDCOffsetDBFS: Double?
     /// The output's: one the canceller passed on from its mic, or added. Taken off like the
-    /// others (left in, −40 dBFS read ERLE 18.7 dB for 39.8), and said, as it was not.
+    /// others (left in, −40 dBFS read ERLE 18.7 dB for 39.8), and said, since an output's offset
+    /// is a fault of the canceller or the app, not of the recording.
     public var processedDCOffsetDBFS: Double?
     public var clockDriftPPM: Double?
 

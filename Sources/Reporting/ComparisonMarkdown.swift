@@ -179,7 +179,7 @@ extension ComparisonMarkdown {
         case .nearEndLost(let measure): "near end lost" + words(measure)
         case .nearEndKept(let measure): "near end kept" + words(measure)
         case .finding(let rule): "finding \(rule)"
-        case .counter(let path): "pipeline.\(path)"
+        case .counter(let path): path
         case .library: "library"
         case .scorer(let name): "scorer \(name)"
         case .score(let scorer, let name, let talkType): "score \(scorer) \(name) (\(talkType))"

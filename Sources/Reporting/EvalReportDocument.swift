@@ -629,7 +629,12 @@ public enum EvalReportDocument {
             }
         }
         if let streams = summary.hardwareStreams {
-            count(streams.underruns, "hardware stream underrun"); count(streams.droppedSamples, "dropped captured sample")
+            count(streams.underruns, "hardware stream underrun")
+            // Samples, not events: one issue, said with its count.
+            if streams.droppedSamples > 0 {
+                issues += 1
+                parts.append("\(streams.droppedSamples) sample\(streams.droppedSamples == 1 ? "" : "s") dropped by a hardware stream")
+            }
         }
         if let health = summary.recordingHealth {
             count(health.aecResets, "canceller reset")

@@ -169,14 +169,7 @@ public enum ScenarioLoader {
             }
             guard !path.isEmpty else { throw aec.fail("plugin", "empty file name") }
             let resolved = URL(fileURLWithPath: resolve(path)).standardizedFileURL.path
-            guard FileManager.default.isReadableFile(atPath: resolved) else { throw aec.fail("plugin", "\(resolved): no such readable file") }
-            var isFolder: ObjCBool = false
-            if FileManager.default.fileExists(atPath: resolved, isDirectory: &isFolder), isFolder.boolValue {
-                throw aec.fail("plugin", "\(resolved): a folder, not a shared library")
-            }
-            // A device or a pipe: hashing /dev/zero read until memory ran out, and opening a named
-            // pipe blocked for ever.
-            if let problem = InputFile.problem(at: resolved) { throw aec.fail("plugin", "\(resolved): \(problem), not a shared library") }
+            if let problem = InputFile.sharedLibraryProblem(at: resolved) { throw aec.fail("plugin", "\(resolved): \(problem)") }
             var options: String?
             if aec.has("plugin_options") {
                 guard case .object? = aec.any("plugin_options") else { throw aec.fail("plugin_options", "expected an object") }

@@ -64,8 +64,8 @@ public struct PipelineCounters: Hashable, Sendable {
 
     public init() {}
 
-    /// Every buffer's, the loudspeaker's too (as `overruns` counts it): the report's headline
-    /// said "2 underruns" above a table holding 3.
+    /// Every buffer's, the loudspeaker's too, as `overruns` counts them: the headline a report
+    /// prints above its buffers' table is their sum.
     public var underruns: Int { uplink.underruns + playout.underruns + userReference.underruns + loudspeaker.underruns }
     public var overruns: Int { uplink.overruns + playout.overruns + userReference.overruns + loudspeaker.overruns }
 }

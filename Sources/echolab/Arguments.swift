@@ -205,16 +205,7 @@ struct PluginOptions: ParsableArguments {
                 }
                 guard !path.isEmpty else { throw ValidationError("--plugin \(name): the path is empty") }
                 let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-                guard FileManager.default.isReadableFile(atPath: absolute) else { throw ValidationError("--plugin \(name): \(absolute): no such readable file") }
-                var isFolder: ObjCBool = false
-                if FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), isFolder.boolValue {
-                    throw ValidationError("--plugin \(name): \(absolute): a folder, not a shared library")
-                }
-                // A device or a pipe: hashing /dev/zero read until memory ran out, and opening a
-                // named pipe blocked for ever.
-                if let problem = InputFile.problem(at: absolute) {
-                    throw ValidationError("--plugin \(name): \(absolute): \(problem), not a shared library")
-                }
+                if let problem = InputFile.sharedLibraryProblem(at: absolute) { throw ValidationError("--plugin \(name): \(absolute): \(problem)") }
                 paths.append((name, absolute))
             }
             var optionTexts: [String: String] = [:], sampleRates: [String: Int] = [:]

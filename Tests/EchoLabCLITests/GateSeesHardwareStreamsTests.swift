@@ -48,12 +48,12 @@ final class GateSeesHardwareStreamsTests: XCTestCase {
 
         let failing = try runEchoLab(["compare", "steady-out/eval.json", "drifting-out/eval.json"], in: root)
         XCTAssertEqual(failing.status, 1, failing.standardOutput + failing.standardError)
-        XCTAssertTrue(failing.standardOutput.contains("| drift | disabled | pipeline.hardware_streams.dropped_samples | 0 | \(Int(dropped)) | +\(Int(dropped)) |"),
+        XCTAssertTrue(failing.standardOutput.contains("| drift | disabled | hardware_streams.dropped_samples | 0 | \(Int(dropped)) | +\(Int(dropped)) |"),
                       failing.standardOutput)
         // Counted among the runs with pipeline issues, and named in the run's health.
         let page = try String(contentsOf: current.appendingPathComponent("eval.md"), encoding: .utf8)
         XCTAssertTrue(page.contains("| `disabled` | 1 | 0.0 dB | 0.0 dB | 0.0 dB | — | 0 | 1 |"), page)
         let html = try String(contentsOf: current.appendingPathComponent("eval.html"), encoding: .utf8)
-        XCTAssertTrue(html.contains("\(Int(dropped)) dropped captured samples"), html)
+        XCTAssertTrue(html.contains("\(Int(dropped)) samples dropped by a hardware stream"), html)
     }
 }

@@ -103,7 +103,7 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(both.modes, ["speex", "webrtc"])
         XCTAssertNil(BestModes.front(of: [point("through", 0, 0), point("speex", 25, 0.8)]), "a lone canceller, as beside disabled")
         // As printed: a pass-through run at 16 kHz read 0.0042 dB (its resampling), "0.0" on the
-        // pages, and was starred beside speex; 0.05 prints 0.1 (half away from zero) and counts.
+        // pages, and was starred beside speex; 0.06 prints 0.1 and counts.
         XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("through", 0.0042, 0), point("worse", 0.049, -0.1), point("speex", 25, 0.8),
                                                           point("webrtc", 38, 16)])).modes, ["speex", "webrtc"])
         XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("slight", 0.06, 0), point("speex", 25, 0.8)])).modes, ["slight", "speex"])

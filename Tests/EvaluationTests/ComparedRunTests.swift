@@ -32,7 +32,7 @@ final class ComparedRunTests: XCTestCase {
         XCTAssertTrue(same.improvements.isEmpty)
         // And a real rise under a dotted key is still one, named by its dotted path.
         let rose = EvalComparison(baseline: dotted, current: Self.eval(pipeline: .object(["a.b": Self.underruns(6)])), maxRegressionDB: 0.5)
-        XCTAssertEqual(rose.regressions.map(\.subject), [.counter(path: "a.b.underruns")])
+        XCTAssertEqual(rose.regressions.map(\.subject), [.counter(path: "pipeline.a.b.underruns")])
     }
 
     /// A frame count or counter no `Int` holds reads as the most there can be: the gate goes on.
@@ -42,7 +42,7 @@ final class ComparedRunTests: XCTestCase {
         XCTAssertTrue(EvalComparison(baseline: failed, current: failed, maxRegressionDB: 0.5).regressions.isEmpty)
         let ran = EvalComparison(baseline: Self.eval(pipeline: Self.underruns(1e19), metrics: huge),
                                  current: Self.eval(pipeline: Self.underruns(2e19), metrics: huge), maxRegressionDB: 0.5)
-        XCTAssertEqual(ran.regressions.map(\.subject), [.counter(path: "underruns")])
+        XCTAssertEqual(ran.regressions.map(\.subject), [.counter(path: "pipeline.underruns")])
         XCTAssertEqual(ran.regressions.first?.current, .count(Int.max))
         // Up to 2⁶³ a count is itself.
         let large = EvalComparison(baseline: Self.eval(pipeline: Self.underruns(9.21e18)), current: Self.eval(pipeline: Self.underruns(9.22e18)),

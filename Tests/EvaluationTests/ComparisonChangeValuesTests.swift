@@ -117,7 +117,7 @@ final class ComparisonChangeValuesTests: XCTestCase {
         func pipeline(_ underruns: Int) -> JSONValue { .object(["underruns": .number(Double(underruns))]) }
         let rose = EvalComparison(baseline: Self.eval([:], pipeline: pipeline(0)), current: Self.eval([:], pipeline: pipeline(3)),
                                   maxRegressionDB: 0.5)
-        XCTAssertEqual(rose.regressions, [EvalComparison.Change(run: key, subject: .counter(path: "underruns"), baseline: .count(0),
+        XCTAssertEqual(rose.regressions, [EvalComparison.Change(run: key, subject: .counter(path: "pipeline.underruns"), baseline: .count(0),
                                                                 current: .count(3), delta: 3)])
         var failed = Self.eval([:])
         if case .object(var root) = failed, case .array(var items)? = root["items"], case .object(var item) = items[0],

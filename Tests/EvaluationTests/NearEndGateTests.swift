@@ -83,7 +83,7 @@ final class NearEndGateTests: XCTestCase {
     /// A fault counter the baseline counts and CURRENT does not may have risen: a regression.
     func testAFaultCounterGoneFromCurrentIsARegression() {
         let gate = Self.compare(Self.eval(metrics: [:]), Self.eval(metrics: [:], pipeline: .object([:])))
-        XCTAssertEqual(gate.regressions.map(\.subject), [.counter(path: "sent_clicks")])
+        XCTAssertEqual(gate.regressions.map(\.subject), [.counter(path: "pipeline.sent_clicks")])
         XCTAssertEqual(gate.regressions.map(\.current), [.missing])
     }
 }

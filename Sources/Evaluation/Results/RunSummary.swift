@@ -39,8 +39,9 @@ public struct RunSummary: Sendable {
     /// eval pages give it where a run has no ERLE, instead of guessing a reason of their own.
     public var echoUnmeasuredReason: String?
 
-    /// What went wrong in a hardware model's I/O streams: callbacks that found nothing to play,
-    /// and captured samples the drift slipped past.
+    /// What went wrong in a hardware model's I/O streams, both directions summed: engine ticks a
+    /// stream could not fill (a device clock slower than the engine's), and samples a stream
+    /// dropped as it ran over (a faster one).
     public struct HardwareStreamFaults: Codable, Sendable, Equatable {
         public var underruns: Int
         public var droppedSamples: Int
