@@ -684,8 +684,9 @@ final class CancellerPluginTests: XCTestCase {
                                         in: root)
             XCTAssertEqual(result.status, 0, result.standardError)
         }
-        try shard(1, "s1", ["--plugin", "x=\(through)"])
-        try shard(2, "s2", ["--plugin", "x=\(through)"])
+        try shard(1, "s1", ["--plugin", "x=\(through)", "--plugin", "unused=\(through)"])
+        // A plugin registered but run by no mode is no part of the plan, whatever its build.
+        try shard(2, "s2", ["--plugin", "x=\(through)", "--plugin", "unused=\(other)"])
         XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
         for (out, extra) in [("build", ["--plugin", "x=\(other)"]), ("rate", ["--plugin", "x=\(through)", "--plugin-rate", "x=16000"]),
                              ("options", ["--plugin", "x=\(through)", "--plugin-options", #"x={"k":1}"#])] {
