@@ -28,6 +28,8 @@ struct DelayEstimator {
     let minimumOverlap: Int
     /// How many of the strongest bins `isTonal` weighs: `tonalBandwidthHz` at this rate.
     let tonalBins: Int
+    /// Lags this close to a peak or an edge are its own (about a millisecond, at least 2).
+    var millisecondLags: Int { max(2, maxLag / 500) }
 
     init(sampleRate: Int, configuration: EchoMetricsConfiguration) {
         blockSize = configuration.delayBlockSize(forSampleRate: sampleRate)
@@ -129,7 +131,7 @@ struct DelayEstimator {
         // no upright peak stands out, or where the one that does has a deeper trough within a
         // millisecond: a negative lobe far from it can outweigh the true peak of an upright echo
         // (the 100 ppm drift vector's, 11 ms early).
-        let edge = max(2, maxLag / 500)
+        let edge = millisecondLags
         switch upright.peak {
         case .none:
             break
@@ -177,7 +179,7 @@ struct DelayEstimator {
         // a delay must, the echo is not in 0…maxLag. A millisecond either side of the range is
         // left out, so that an echo on its edge (a digital loopback's lag 0, a peak just inside
         // maxLag) is not lost to its own flank.
-        let edge = max(2, maxLag / 500)
+        let edge = millisecondLags
         if searchEnd + edge < fftSize - edge {
             let outsideLags = (searchEnd + edge)..<(fftSize - edge)
             if let at = outsideLags.max(by: { correlation[$0] < correlation[$1] }),
@@ -211,7 +213,7 @@ struct DelayEstimator {
     /// the search at −16377 samples; a file mic against a speech far end, lined up by AEC3's 428
     /// samples of latency, read 0.0004 ms at 8.7 σ.
     func isBlockEdgeLag(_ lag: Int) -> Bool {
-        let margin = max(2, maxLag / 500)
+        let margin = millisecondLags
         func near(_ edgeLag: Int) -> Bool {
             let distance = abs(lag - edgeLag) % fftSize
             return min(distance, fftSize - distance) <= margin
@@ -245,7 +247,7 @@ struct DelayEstimator {
     /// `ambiguityRatio` of it or more, over every lag the transform holds.
     func isAmbiguous(_ correlation: [Float]) -> Bool {
         guard let highest = correlation.indices.max(by: { correlation[$0] < correlation[$1] }), correlation[highest] > 0 else { return true }
-        let edge = max(2, maxLag / 500)
+        let edge = millisecondLags
         var second: Float = 0
         for lag in correlation.indices {
             let distance = abs(lag - highest)

@@ -19,7 +19,7 @@ extension DelayEstimator {
     /// so an ordinary call neither pays for it nor changes.
     func echoLeads(reference: [Float], mic: [Float]) -> Bool {
         guard maxLag > 0, let peaks = ProcessedLag.correlationPeaks(reference, mic, maximumLag: maxLag) else { return false }
-        let edge = max(2, maxLag / 500)
+        let edge = millisecondLags
         let (lag, ratio) = peaks.overall
         return lag <= -edge && lag >= -maxLag && ratio >= ProcessedLag.minimumPeakRatio
             && Double(ratio) >= Self.outsideMargin * Double(max(0, peaks.inRange.ratio))
