@@ -19,7 +19,17 @@ public final class PluginProcess {
         /// The wait for the plugin was cut short by `stopWaiting` (the command interrupted): the
         /// run was stopped, the plugin did nothing wrong.
         public let isInterruption: Bool
-        public var description: String { "plugin \(plugin) (\(path)): \(problem)" }
+        /// The recording the plugin was running on, named first (`process`), as a built-in
+        /// backend's failure names it; nil in a simulated call.
+        public private(set) var input: String?
+        public var description: String { (input.map { "\($0): " } ?? "") + "plugin \(plugin) (\(path)): \(problem)" }
+
+        /// The same failure, named with the recording it happened on.
+        public func naming(input: String) -> PluginFailure {
+            var named = self
+            named.input = input
+            return named
+        }
 
         init(plugin: String, path: String, problem: String) {
             self.plugin = plugin

@@ -498,8 +498,7 @@ public struct CorpusRun {
 
     /// A run's error as eval reports it: a plugin's failure says where its file changed under it.
     static func describe(_ error: any Error, pluginDigests: PluginDigests?) -> String {
-        let failure = (error as? PluginProcess.PluginFailure) ?? (error as? RecordingProcessor.RecordingPluginFailure)?.failure
-        guard let failure, !failure.isInterruption,
+        guard let failure = error as? PluginProcess.PluginFailure, !failure.isInterruption,
               let note = pluginDigests?.changedNote(forFileAt: failure.path) else { return String(describing: error) }
         return "\(error) (\(note))"
     }
@@ -507,7 +506,7 @@ public struct CorpusRun {
     /// The error is the canceller's: a plugin that failed or changed, a mode no backend runs, a
     /// library that refused.
     static func isCancellerFailure(_ error: any Error) -> Bool {
-        error is PluginProcess.PluginFailure || error is RecordingProcessor.RecordingPluginFailure || error is EchoControlError
-            || error is CancellerLibraryError || error is PluginDigests.Changed || error is PluginFile.Changed
+        error is PluginProcess.PluginFailure || error is EchoControlError || error is CancellerLibraryError || error is PluginDigests.Changed
+            || error is PluginFile.Changed
     }
 }

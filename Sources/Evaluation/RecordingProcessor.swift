@@ -225,16 +225,9 @@ public struct RecordingProcessor {
                 throw EchoControlError.outputNotAudio(mode: mode, value: value, sample: sample, frame: frame, input: mic)
             }
             // A plugin's failure too: a long recording's line said neither file nor time.
-            if let failure = error as? PluginProcess.PluginFailure { throw RecordingPluginFailure(input: mic, failure: failure) }
+            if let failure = error as? PluginProcess.PluginFailure { throw failure.naming(input: mic) }
             throw error
         }
-    }
-
-    /// A plugin that failed on a recording, named with the recording (`mic.wav: plugin x (…): …`).
-    struct RecordingPluginFailure: DescribedError {
-        let input: String
-        let failure: PluginProcess.PluginFailure
-        var description: String { "\(input): \(failure)" }
     }
 
     /// Full scale as a 16-bit recording reaches it: 32767/32768 and beyond.
