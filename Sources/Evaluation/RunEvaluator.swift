@@ -32,8 +32,12 @@ public struct RunEvaluator: Sendable {
             let mode = run.deviceStates.last { $0.frame <= Int64(sample) }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
             return mode != .disabled
         }
-        let segments = zip(ranges, analysis.segments).map { range, metrics in
-            RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
+        let segments = zip(ranges, analysis.segments).map { range, measured in
+            let states = Self.states(run.deviceStates, during: range, crossover: tick * 10)
+            // No echo could reach what the segment sent (a file mic's stretch): the frames its
+            // figures would stand on are the crossover from the segment before, not its own.
+            let metrics = Self.noEchoPathReason(states) == nil ? measured : measured.withoutEchoFigures
+            return RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
                               metrics: metrics,
@@ -42,7 +46,8 @@ public struct RunEvaluator: Sendable {
                               // (none without a canceller: its ERLE sits at 0 dB from the start; none
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: cancels(at: range.lowerBound) && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
-                              clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)))
+                              clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
+                              echoUnmeasuredReason: Self.segmentEchoUnmeasuredReason(metrics, states: states))
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read)
@@ -229,6 +234,33 @@ public struct RunEvaluator: Sendable {
         return nil
     }
 
+    /// The device states a segment over `range` runs in: the one it opens in and those that follow
+    /// inside it — less those the segment's first `crossover` samples replace. That is the switch
+    /// that opened the segment taking effect (make-before-break: the old mic delivers until the
+    /// new one's first push), so a file mic's stretch is not taken for one with echo on the
+    /// strength of its first 20 ms.
+    static func states(_ states: [DeviceState], during range: Range<Int>, crossover: Int) -> [DeviceState] {
+        var opening = states.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
+        while opening + 1 < states.count, states[opening + 1].frame <= Int64(range.lowerBound + crossover),
+              states[opening + 1].frame < Int64(range.upperBound) {
+            opening += 1
+        }
+        return states.indices.filter { $0 >= opening && states[$0].frame < Int64(range.upperBound) }.map { states[$0] }
+    }
+
+    /// Why a timeline segment has no ERL or ERLE (nil where it has them): no echo could reach what
+    /// it sent (`noEchoPathReason` over its own states); it was muted throughout; no far-end single
+    /// talk in it; or its echo stayed under the mic's floor.
+    static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState]) -> String? {
+        if let reason = noEchoPathReason(states) { return reason }
+        if metrics.singleTalkFrames == 0 {
+            if !states.isEmpty, mutedThroughout(states) { return "muted throughout: the segment sent silence, which holds no echo to measure" }
+            return "no far-end single-talk analysis frame in the segment (the far end silent or under −50 dBFS, its echo under the noise, or the near end talking over it): ERL and ERLE stand on those frames alone"
+        }
+        guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
+        return "the echo at the mic stays under its floor in the segment's \(metrics.singleTalkFrames) far-end single-talk analysis frame\(metrics.singleTalkFrames == 1 ? "" : "s"): there is no echo to cancel, so no ERLE"
+    }
+
     /// The call's whole-call metrics as reported: where no echo could reach what was sent
     /// (`noEchoPathReason`), there is no bulk delay reference→mic to speak of, whatever lag the
     /// search found between the reference and what stood in for the mic.
@@ -294,5 +326,14 @@ public struct RunEvaluator: Sendable {
     static func echoChange(_ erleDB: Double, only: Bool) -> String {
         if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder" }
         return "echo reduced by \(only ? "only " : "")\(format(erleDB)) dB"
+    }
+}
+
+extension SegmentMetrics {
+    /// The segment with no echo figures, for a stretch no echo could reach: nothing measured, on
+    /// no frames.
+    var withoutEchoFigures: SegmentMetrics {
+        SegmentMetrics(startSample: startSample, endSample: endSample, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
+                       convergenceSeconds: nil, singleTalkFrames: 0)
     }
 }

@@ -81,6 +81,11 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds)), .init("\(s.clicksAtStart)")]
             })))
+            // The call's own reason, said above, is not repeated for each of its segments.
+            let unmeasured = report.segments.compactMap { s in
+                s.echoUnmeasuredReason.flatMap { $0 == report.echoUnmeasuredReason ? nil : $0 }.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds))–\(F.seconds(s.endSeconds)), no ERL or ERLE: \($0).")] }
+            }
+            if !unmeasured.isEmpty { blocks.append(.list(unmeasured)) }
         }
 
         blocks += hardwareBlocks(report)

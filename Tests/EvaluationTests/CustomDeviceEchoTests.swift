@@ -102,6 +102,48 @@ final class CustomDeviceEchoTests: XCTestCase {
         let html = try String(contentsOf: out.appendingPathComponent("report.html"), encoding: .utf8)
         XCTAssertTrue(html.contains("class=\"event\""), "events are marked on the ERLE plot")
     }
+
+    /// A stretch where a custom mic stands in for the microphone has no echo to measure: its
+    /// segment reads no ERL or ERLE, with the reason, rather than figures from the 20 ms crossover
+    /// (make-before-break: the default mic delivers until the generator's first push), which read
+    /// "ERLE 27.8 dB (low confidence: 1 analysis frame)". A stretch whose speaker plays nothing
+    /// into the room reads so too; the stretches around them keep their figures.
+    func testSegmentsWithoutAnEchoPathHaveNoEchoFigures() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "stand-ins", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 3},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "intensityRecommended"}, "duration_s": 12,
+             "timeline": [{"at_ms": 3000, "action": "set_custom_mic", "device": "generator", "signal": "speech", "level_dbfs": -26},
+                          {"at_ms": 6000, "action": "reset_custom_mic"},
+                          {"at_ms": 9000, "action": "set_custom_speaker", "device": "recording"}]}
+            """, in: folder)
+        let out = folder.appendingPathComponent("out")
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out.path, taps: .none, renderer: ReportPages()).run()
+        XCTAssertEqual(report.segments.map(\.startSeconds), [0, 3, 6, 9])
+        for index in [1, 3] {
+            let segment = report.segments[index]
+            XCTAssertNil(segment.metrics.erlDB)
+            XCTAssertNil(segment.metrics.erleDB)
+            XCTAssertNil(segment.metrics.erleSteadyDB)
+            XCTAssertEqual(segment.metrics.singleTalkFrames, 0)
+            XCTAssertNil(segment.reconvergenceSeconds)
+        }
+        XCTAssertEqual(report.segments[1].echoUnmeasuredReason, "no echo reached the sent path: custom mic (generator microphone)")
+        XCTAssertEqual(report.segments[3].echoUnmeasuredReason,
+                       "no echo reached the mic: the custom speaker (recording speaker) plays nothing into the room")
+        for index in [0, 2] {
+            XCTAssertEqual(try XCTUnwrap(report.segments[index].metrics.erlDB), 6, accuracy: 0.05)
+            XCTAssertGreaterThanOrEqual(report.segments[index].metrics.singleTalkFrames, 20)
+            XCTAssertNil(report.segments[index].echoUnmeasuredReason)
+        }
+        let json = try loadJSON(out.appendingPathComponent("report.json").path)
+        let segments = try XCTUnwrap(json["segments"] as? [[String: Any]])
+        XCTAssertEqual(segments[1]["echo_unmeasured"] as? String, report.segments[1].echoUnmeasuredReason)
+        XCTAssertTrue(segments[0]["echo_unmeasured"] is NSNull)
+        let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("- 3.00 s–6.00 s, no ERL or ERLE: no echo reached the sent path: custom mic (generator microphone)."), markdown)
+    }
 }
 
 /// A regression pinned on the vector that exposed it: a pass-through mic through a 44.1 kHz Int16

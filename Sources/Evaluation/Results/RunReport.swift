@@ -19,15 +19,19 @@ public struct RunReport: Sendable {
         public var reconvergenceSeconds: Double?
         /// Clicks in `sent` within ±10 ms of the segment's start.
         public var clicksAtStart: Int
+        /// Why the segment has no ERL or ERLE, in words (`echo_unmeasured` in its report.json
+        /// entry, as the whole call's); nil when they were measured.
+        public var echoUnmeasuredReason: String?
 
         public init(startSeconds: Double, endSeconds: Double, events: [String], metrics: SegmentMetrics,
-                    reconvergenceSeconds: Double?, clicksAtStart: Int) {
+                    reconvergenceSeconds: Double?, clicksAtStart: Int, echoUnmeasuredReason: String? = nil) {
             self.startSeconds = startSeconds
             self.endSeconds = endSeconds
             self.events = events
             self.metrics = metrics
             self.reconvergenceSeconds = reconvergenceSeconds
             self.clicksAtStart = clicksAtStart
+            self.echoUnmeasuredReason = echoUnmeasuredReason
         }
     }
 
@@ -184,7 +188,8 @@ public struct RunReport: Sendable {
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
                                                    "reconvergence_s": optional(segment.reconvergenceSeconds),
-                                                   "clicks_at_start": .number(Double(segment.clicksAtStart))]
+                                                   "clicks_at_start": .number(Double(segment.clicksAtStart)),
+                                                   "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null]
                 for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
                 return .object(object)
             }),
