@@ -196,7 +196,7 @@ struct FrameLedger: Sendable {
                 return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: nil,
                                 unmeasuredReason: BandERLE.noFarEndReason)
             }
-            let value = MeasurableFloor.erle(mic: micBandSums[index], processed: processedBandSums[index], floor: floor)
+            let value = MeasurableFloor.bandERLE(mic: micBandSums[index], processed: processedBandSums[index], floor: floor)
             return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: value.value,
                             isLowerBound: value.isLowerBound, unmeasuredReason: value.value == nil ? BandERLE.noEchoReason : nil)
         }
@@ -229,7 +229,7 @@ struct FrameLedger: Sendable {
             let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
                             noiseFloor * Double(thirdOctaves[band].bins.count) / bins)
             guard reference[band] > floor else { continue }
-            let value = MeasurableFloor.erle(mic: reference[band], processed: processed[band], floor: floor)
+            let value = MeasurableFloor.bandERLE(mic: reference[band], processed: processed[band], floor: floor)
             guard let loss = value.value else { continue }
             bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))
         }
@@ -247,16 +247,20 @@ struct FrameLedger: Sendable {
     /// onset, 9 dB off, made a canceller that never changed converge at 14 s. (The fullest
     /// window, not `FigureConfidence`'s 20 frames: at 8 and 16 kHz a 0.5 s window holds 31
     /// frames, and a narrowband call's far-end speech filled none of them to 20.)
+    /// None, too, where only the last counted window is within the tolerance: one window shows no
+    /// settling, and a call whose ERLE swung 5–18 dB to its end "converged at 11.5 s" of 12.
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
         guard let steady, steady > toleranceDB else { return nil }
         let fullest = series.lazy.map(\.frames).max() ?? 0
         var earliest: Double?
+        var settled = 0
         for point in series.reversed() {
             guard let value = point.erleDB, 4 * point.frames >= fullest else { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point.timeSeconds
+            settled += 1
         }
-        return earliest
+        return settled >= 2 ? earliest : nil
     }
 
     /// Rows whose frame index lies in `wanted` (both ascending, so two binary searches).
