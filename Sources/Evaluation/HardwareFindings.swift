@@ -35,8 +35,9 @@ public enum HardwareFindings {
     /// interrupted or disabled is judged from when audio flows again; none before the next route
     /// change: nothing to judge). It is a leak when the canceller removes less than
     /// `leakERLEThresholdDB` there *and* the echo reaching the peer got louder than before the
-    /// change: the echo loss reference → sent (ERL + ERLE) over that second is under the one over
-    /// the last second of audio that flowed before the change. Where nothing flowed before, the
+    /// change — the echo loss reference → sent (ERL + ERLE) over that second is under the one over
+    /// the last second of audio that flowed before the change — or the canceller adds echo there
+    /// (ERLE below 0 dB), however much weaker the new route's echo path is. Where nothing flowed before, the
     /// canceller had learnt no path to lose (its first convergence is the call's start, not the
     /// change's); where the loss before cannot be measured, the ERLE alone decides.
     private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
@@ -61,10 +62,18 @@ public enum HardwareFindings {
         if !previous.isLowConfidence, let erlBefore = previous.erlDB, let erleBefore = previous.erleDB, let erlAfter = first.erlDB {
             // A bound before is at least that loss: the echo is surely louder when under it.
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
-            guard lossAfter < lossBefore else { return nil }
+            // A canceller that adds echo (ERLE below 0) leaks whatever the route did: speex's filter,
+            // still modelling the speaker's path after a change to Bluetooth HFP, sent 17 dB more
+            // than the mic held, unflagged because HFP's path is 30 dB weaker than the speaker's.
+            guard lossAfter < lossBefore || erle < 0 else { return nil }
+            if lossAfter >= lossBefore { return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: "") }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
         }
+        return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder)
+    }
+
+    private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String) -> RunReport.Finding {
         let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, when audio flowed again)" : ""
         return RunReport.Finding(
             rule: echoLeakRule, atSeconds: Double(after.lowerBound) / rate, untilSeconds: Double(after.upperBound) / rate,

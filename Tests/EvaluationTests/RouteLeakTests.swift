@@ -1,4 +1,5 @@
 import EchoLabTestSupport
+import EchoLabJSON
 import Foundation
 import Evaluation
 import Reporting
@@ -75,5 +76,20 @@ final class RouteLeakTests: XCTestCase {
         let erl = down.segments.map(\.metrics.erlDB)
         XCTAssertGreaterThan(try XCTUnwrap(erl[1]), try XCTUnwrap(erl[0]) + 15, "\(erl)")
         XCTAssertEqual(leaks(down).count, 0, "\(down.findings.map(\.consequence))")
+    }
+
+    /// Speaker → Bluetooth HFP with speex: HFP's echo path is far weaker, so the echo reaching the
+    /// peer is quieter than on the speaker, but speex, still modelling the speaker's path, sends
+    /// more than the mic holds (ERLE below 0 dB). That is a leak: it went unflagged.
+    func testACancellerThatAddsEchoOnAQuieterRouteLeaks() throws {
+        let routes = try report(#""duration_s": 12, "route": "speaker", "aec": {"backend": "speex", "mode": "intensityRecommended"}, "timeline": [{"at_ms": 4000, "action": "route_change", "route": "bluetooth_hfp"}]"#,
+                                signals: #""far_end": {"generator": "speech", "level_dbfs": -20, "seed": 2}, "noise": {"level_dbfs": -70, "seed": 3}"#)
+        let erl = routes.segments.map(\.metrics.erlDB)
+        XCTAssertGreaterThan(try XCTUnwrap(erl[1]), try XCTUnwrap(erl[0]) + 15, "\(erl)")
+        let leak = try XCTUnwrap(leaks(routes).first, "\(routes.findings.map(\.rule))")
+        XCTAssertEqual(leak.atSeconds, 4)
+        let erle = try XCTUnwrap(leak.consequenceDB)
+        XCTAssertLessThan(erle, 0)
+        XCTAssertEqual(leak.consequence, "echo made \(FixedDecimal.text(-erle, fractionDigits: 1)) dB louder in the first second of audio on bluetooth_hfp")
     }
 }
