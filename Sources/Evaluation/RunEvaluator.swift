@@ -171,7 +171,8 @@ public struct RunEvaluator: Sendable {
     /// `user-reference-not-fed`), so the reference is silent while the loudspeaker plays — said
     /// as such, not as a far end that never played.
     public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double,
-                                            referenceIsSilent: Bool = false, referenceNotFed: Bool = false) -> String? {
+                                            referenceIsSilent: Bool = false, referenceNotFed: Bool = false,
+                                            micIsSilent: Bool = false) -> String? {
         let gate = metrics.gate
         if gate.singleTalkFrames > 0 {
             guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
@@ -179,7 +180,7 @@ public struct RunEvaluator: Sendable {
             return "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in \(frames): there is no echo to cancel, so no ERLE"
         }
         if gate.frames == 0 {
-            return "the \(states.isEmpty ? "recording" : "call") (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is shorter than one analysis frame"
+            return "the \(states.isEmpty ? "recording" : "call") (\(duration(durationSeconds))) is shorter than one analysis frame"
         }
         if let reason = noEchoPathReason(states) { return reason }
         if metrics.echoOutsideDelaySearchMilliseconds != nil || gate.limitation == .echoOutsideDelaySearch {
@@ -197,11 +198,14 @@ public struct RunEvaluator: Sendable {
         if gate.farEndActiveFrames == 0, referenceNotFed {
             return Self.referenceNotFedReason
         }
+        if gate.farEndActiveFrames == 0, micIsSilent {
+            return "the mic is digital silence throughout: nothing was recorded, so there is no echo to measure"
+        }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
         }
         if gate.limitation == .tooShortToFit {
-            return "the recording (\(FixedDecimal.text(durationSeconds, fractionDigits: 2)) s) is too short to fit its echo path: after the stretches the fit leaves out (a talker, or noise above −55 dBFS), no more samples are left than the path has taps"
+            return "the recording (\(duration(durationSeconds))) is too short to fit its echo path: after the stretches the fit leaves out (a talker, or noise above −55 dBFS), no more samples are left than the path has taps"
         }
         if gate.limitation == .echoNotExplained {
             return "the echo path fitted from mic and loopback does not explain the echo (a non-linear loudspeaker?): the gate cannot tell a near-end talker from its error"
@@ -210,6 +214,12 @@ public struct RunEvaluator: Sendable {
             return "no echo above the mic's noise wherever the near end is silent (\(gate.echoUnderNoiseFrames) analysis frame\(gate.echoUnderNoiseFrames == 1 ? "" : "s") where the far end played), and the near end talks over the other \(gate.doubleTalkFrames)"
         }
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
+    }
+
+    /// A length for a reason: to the hundredth of a second, or of a millisecond under a second
+    /// (a 15 ms file read "0.01 s", a 1-sample one "0.00 s").
+    static func duration(_ seconds: Double) -> String {
+        seconds < 1 ? "\(FixedDecimal.text(seconds * 1000, fractionDigits: 2)) ms" : "\(FixedDecimal.text(seconds, fractionDigits: 2)) s"
     }
 
     /// The figures are measured against the canceller's reference, which the app left silent.

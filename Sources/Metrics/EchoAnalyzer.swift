@@ -263,6 +263,8 @@ public struct EchoAnalyzer: Sendable {
         census.referenceOffset = offsets[0]
         census.micOffset = offsets[1]
         census.processedOffset = offsets[2]
+        census.echoOffset = echo == nil ? nil : offsets[3]
+        census.nearEndOffset = nearEnd == nil ? nil : offsets[echo == nil ? 3 : 4]
         census.clockDriftPPM = clockDrift
         analysis.inputs = census
         // Rows that could not be spilled stayed in memory; rows that could not be read back did not

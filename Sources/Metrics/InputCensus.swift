@@ -18,6 +18,9 @@ public struct InputCensus: Sendable, Equatable {
     public var micOffset: Float = 0
     public var referenceOffset: Float = 0
     public var processedOffset: Float = 0
+    /// The echo and near-end tracks' offsets; nil where the track was not given.
+    public var echoOffset: Float?
+    public var nearEndOffset: Float?
     /// How much faster the mic's clock ran than the loopback's, in ppm, where the tap-free gate
     /// resampled the loopback by it (`ClockDriftFeed`); nil where it did not.
     public var clockDriftPPM: Double?
@@ -27,8 +30,13 @@ public struct InputCensus: Sendable, Equatable {
     /// The corrections made to the files before they were measured, for the reports.
     public var corrections: InputCorrections {
         func dBFS(_ offset: Float) -> Double? { offset == 0 ? nil : 20 * log10(Double(abs(offset))) }
-        return InputCorrections(micDCOffsetDBFS: dBFS(micOffset), loopbackDCOffsetDBFS: dBFS(referenceOffset),
-                                processedDCOffsetDBFS: dBFS(processedOffset), clockDriftPPM: clockDriftPPM)
+        var corrections = InputCorrections(micDCOffsetDBFS: dBFS(micOffset), loopbackDCOffsetDBFS: dBFS(referenceOffset),
+                                           processedDCOffsetDBFS: dBFS(processedOffset), clockDriftPPM: clockDriftPPM)
+        corrections.hasEchoTrack = echoOffset != nil
+        corrections.echoDCOffsetDBFS = echoOffset.flatMap(dBFS)
+        corrections.hasNearEndTrack = nearEndOffset != nil
+        corrections.nearEndDCOffsetDBFS = nearEndOffset.flatMap(dBFS)
+        return corrections
     }
 
     mutating func count(reference: [Float], mic: [Float], samples count: Int) {
@@ -44,7 +52,8 @@ public struct InputCensus: Sendable, Equatable {
 
     /// Lines for stderr naming the file that clipped, holds nothing or had a DC offset taken off;
     /// none where none of these holds.
-    public func warnings(mic: String, reference: String, processed: String = "the output") -> [String] {
+    public func warnings(mic: String, reference: String, processed: String = "the output", echo: String = "the echo track",
+                         nearEnd: String = "the near-end track") -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
         var clipped: [String] = []
@@ -56,7 +65,8 @@ public struct InputCensus: Sendable, Equatable {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
         }
         for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS),
-                               (processed, corrections.processedDCOffsetDBFS)] {
+                               (processed, corrections.processedDCOffsetDBFS), (echo, corrections.echoDCOffsetDBFS),
+                               (nearEnd, corrections.nearEndDCOffsetDBFS)] {
             if let offset { lines.append(String(format: "%@ has a DC offset of %.1f dBFS: taken off before measuring", file, offset)) }
         }
         if let clockDriftPPM {

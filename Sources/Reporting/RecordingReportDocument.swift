@@ -32,6 +32,10 @@ public enum RecordingReportDocument {
             if let offset = corrections.processedDCOffsetDBFS {
                 made.append(String(format: "the output's DC offset (%.1f dBFS) taken off", offset))
             }
+            if let offset = corrections.echoDCOffsetDBFS { made.append(String(format: "the echo track's DC offset (%.1f dBFS) taken off", offset)) }
+            if let offset = corrections.nearEndDCOffsetDBFS {
+                made.append(String(format: "the near-end track's DC offset (%.1f dBFS) taken off", offset))
+            }
             if let drift = corrections.clockDriftPPM {
                 made.append(String(format: "the loopback resampled to the mic's clock (%+.1f ppm) to tell double talk", drift))
             }

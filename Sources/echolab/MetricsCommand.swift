@@ -58,7 +58,8 @@ struct MetricsCommand: ParsableCommand {
             if analysis.whole.delayUnmeasured == .tonalFarEnd {
                 standardError("echolab metrics: warning: the far end in \(reference) is tonal (a tone or held chord: most of its power in a few frequencies), so its delay repeats at every period and cannot be told; delay_ms null, and frames scored unaligned")
             }
-            for warning in analysis.inputs?.warnings(mic: mic, reference: reference, processed: processed) ?? [] {
+            for warning in analysis.inputs?.warnings(mic: mic, reference: reference, processed: processed,
+                                                                 echo: echo ?? "the echo track", nearEnd: nearEnd ?? "the near-end track") ?? [] {
                 standardError("echolab metrics: warning: \(warning)")
             }
             if let mismatch = analysis.lengthMismatch {

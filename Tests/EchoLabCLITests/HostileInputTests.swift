@@ -170,7 +170,7 @@ final class HostileInputTests: XCTestCase {
         let one = try writeScenario(#"{"name": "one", "far_end": "one.wav", "aec": {"mode": "disabled"}}"#, named: "one.json", in: folder)
         XCTAssertEqual(try runEchoLab(["run", one, "--out", "out-one"], in: root).status, 0)
         let markdown = try String(contentsOf: root.appendingPathComponent("out-one/report.md"), encoding: .utf8)
-        XCTAssertTrue(markdown.contains("No ERL or ERLE: the call (0.01 s) is shorter than one analysis frame"), markdown)
+        XCTAssertTrue(markdown.contains("No ERL or ERLE: the call (10.00 ms) is shorter than one analysis frame"), markdown)
     }
 
     // MARK: eval reads its own outputs; an empty corpus

@@ -5,18 +5,33 @@ import XCTest
 /// Why a call or a set of files has no ERL or ERLE: the first reason that holds, from the gate's
 /// counts (files: no device states).
 final class EchoUnmeasuredReasonTests: XCTestCase {
-    private func reason(frames: Int, farEndActive: Int, single: Int, limitation: ActivityGateLimitation? = nil,
-                        echoUnderNoise: Int = 0, referenceIsSilent: Bool = false) -> String? {
+    private func metrics(frames: Int, farEndActive: Int, single: Int, limitation: ActivityGateLimitation? = nil,
+                         echoUnderNoise: Int = 0) -> EchoMetrics {
         let gate = ActivityGateSummary(method: .echoPathFit, frames: frames, farEndActiveFrames: farEndActive, singleTalkFrames: single,
                                        doubleTalkFrames: farEndActive - single, limitation: limitation, echoUnderNoiseFrames: echoUnderNoise)
-        let metrics = EchoMetrics(erlDB: nil, erleDB: nil, erleSteadyDB: nil, convergenceSeconds: nil, delayMilliseconds: nil,
-                                  erleSeries: [], erleBands: [], gate: gate)
-        return RunEvaluator.echoUnmeasuredReason(metrics, states: [], durationSeconds: 0.01, referenceIsSilent: referenceIsSilent)
+        return EchoMetrics(erlDB: nil, erleDB: nil, erleSteadyDB: nil, convergenceSeconds: nil, delayMilliseconds: nil,
+                           erleSeries: [], erleBands: [], gate: gate)
+    }
+
+    private func reason(frames: Int, farEndActive: Int, single: Int, limitation: ActivityGateLimitation? = nil,
+                        echoUnderNoise: Int = 0, referenceIsSilent: Bool = false) -> String? {
+        RunEvaluator.echoUnmeasuredReason(metrics(frames: frames, farEndActive: farEndActive, single: single, limitation: limitation,
+                                                  echoUnderNoise: echoUnderNoise),
+                                          states: [], durationSeconds: 0.01, referenceIsSilent: referenceIsSilent)
     }
 
     func testTheFirstReasonThatHoldsIsGiven() {
         XCTAssertNil(reason(frames: 561, farEndActive: 449, single: 1, echoUnderNoise: 300))
-        XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the recording (0.01 s) is shorter than one analysis frame")
+        // Under a second, to the hundredth of a millisecond: a 15 ms file read "0.01 s".
+        XCTAssertEqual(reason(frames: 0, farEndActive: 0, single: 0), "the recording (10.00 ms) is shorter than one analysis frame")
+        XCTAssertEqual(RunEvaluator.echoUnmeasuredReason(metrics(frames: 0, farEndActive: 0, single: 0), states: [], durationSeconds: 0.015),
+                       "the recording (15.00 ms) is shorter than one analysis frame")
+        XCTAssertEqual(RunEvaluator.echoUnmeasuredReason(metrics(frames: 0, farEndActive: 0, single: 0), states: [], durationSeconds: 1.5),
+                       "the recording (1.50 s) is shorter than one analysis frame")
+        // A mic of digital silence is said as such (stderr says it too), not as a far end too quiet.
+        XCTAssertEqual(RunEvaluator.echoUnmeasuredReason(metrics(frames: 561, farEndActive: 0, single: 0), states: [], durationSeconds: 5,
+                                                         micIsSilent: true),
+                       "the mic is digital silence throughout: nothing was recorded, so there is no echo to measure")
         XCTAssertEqual(reason(frames: 561, farEndActive: 0, single: 0, echoUnderNoise: 449),
                        "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
         // Nothing played at all is said as such, not as a far end too quiet to reach the mic.

@@ -1,4 +1,5 @@
 import AudioInterop
+import EchoLabJSON
 import Foundation
 import Metrics
 import XCTest
@@ -59,6 +60,38 @@ final class AnalyzeFilesTests: XCTestCase {
                                   "ref.wav has a DC offset of -40.0 dBFS: taken off before measuring",
                                   "out.wav has a DC offset of -46.0 dBFS: taken off before measuring"])
         XCTAssertEqual(try XCTUnwrap(analysis.inputs?.corrections.processedDCOffsetDBFS), 20 * log10(0.005), accuracy: 0.05)
+        XCTAssertFalse(try XCTUnwrap(analysis.inputs).corrections.hasEchoTrack, "no track, no key")
+    }
+
+    /// The echo and near-end tracks' offsets are taken off too, and said as the others are: the
+    /// figures stay those of the clean tracks (ERL 6 dB; without the near track's offset taken
+    /// off, every frame would read as near-end talk). Their keys are written where the track was
+    /// given, null where it had none.
+    func testTheTracksDCOffsetsAreTakenOffAndSaid() throws {
+        let reference = TestSignals.farEndScene(seconds: 4).reference
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let near = [Float](repeating: 0, count: echo.count)
+        let paths = try (write(reference, "ref.wav"), write(echo, "mic.wav"), write(TestSignals.scaled(echo, gainDB: -20), "out.wav"),
+                         write(echo.map { $0 + 0.02 }, "echo.wav"), write(near.map { $0 - 0.0316 }, "near.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2, echo: paths.3, nearEnd: paths.4)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erlDB), 6, accuracy: 0.01)
+        XCTAssertEqual(analysis.whole.gate.doubleTalkFrames, 0)
+        let inputs = try XCTUnwrap(analysis.inputs)
+        // The echo's own median moves its offset's estimate off 0.02 by a little.
+        let echoOffset = try XCTUnwrap(inputs.corrections.echoDCOffsetDBFS)
+        XCTAssertEqual(echoOffset, 20 * log10(0.02), accuracy: 0.2)
+        XCTAssertEqual(try XCTUnwrap(inputs.corrections.nearEndDCOffsetDBFS), 20 * log10(0.0316), accuracy: 0.05)
+        XCTAssertEqual(inputs.warnings(mic: "mic.wav", reference: "ref.wav", processed: "out.wav", echo: "echo.wav", nearEnd: "near.wav"),
+                       [String(format: "echo.wav has a DC offset of %.1f dBFS: taken off before measuring", echoOffset),
+                        "near.wav has a DC offset of -30.0 dBFS: taken off before measuring"])
+        let json = try XCTUnwrap(JSONValue(encoding: inputs.corrections).objectValue)
+        XCTAssertEqual(json["echo_dc_offset_dbfs"]?.doubleValue, echoOffset)
+        XCTAssertEqual(try JSONValueDecoder().decode(InputCorrections.self, from: JSONValue(encoding: inputs.corrections)), inputs.corrections)
+        // A track without an offset: its key is there, null.
+        let clean = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2, echo: write(echo, "echo-clean.wav"))
+        let cleanJSON = try XCTUnwrap(JSONValue(encoding: try XCTUnwrap(clean.inputs).corrections).objectValue)
+        XCTAssertEqual(cleanJSON["echo_dc_offset_dbfs"], .null)
+        XCTAssertNil(cleanJSON["near_end_dc_offset_dbfs"])
     }
 
     /// A loopback and a mic recorded on two clocks (the mic's 20 ppm slow, 100 ppm fast): the

@@ -23,7 +23,8 @@ public struct RecordingMetrics: Sendable {
         metrics = analysis.whole
         echoUnmeasured = RunEvaluator.echoUnmeasuredReason(analysis.whole, states: [],
                                                            durationSeconds: Double(analysis.sampleCount) / Double(max(1, analysis.sampleRate)),
-                                                           referenceIsSilent: analysis.inputs?.referenceIsSilent ?? false)
+                                                           referenceIsSilent: analysis.inputs?.referenceIsSilent ?? false,
+                                                           micIsSilent: analysis.inputs?.micIsSilent ?? false)
         delayUnmeasured = RunEvaluator.delayUnmeasuredReason(analysis.whole)
         self.processedLag = processedLag
         lengthMismatch = analysis.lengthMismatch
