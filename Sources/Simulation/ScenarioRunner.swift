@@ -172,6 +172,9 @@ final class DeviceDriver {
     let outputDirectory: String
     let scenarioFile: String
     private var mic: CustomMic?
+    /// Mics replaced by another custom mic, pushing until the engine lets go of them; let go here
+    /// once it has (at the next action, or with the rest at the end).
+    private var handingOver: [SourceMicrophone] = []
     private var speaker: CustomSpeaker?
     private var recorders: [RecordingSpeaker] = []
     /// The devices made, in order, for `finish` to report the first failure: a running one, or
@@ -199,13 +202,28 @@ final class DeviceDriver {
     }
 
     func apply(_ action: TimelineAction) throws {
+        handingOver.removeAll { old in
+            guard !old.isInUse else { return false }
+            retire(old)
+            return true
+        }
         let processor = call.sendVoiceProcessor
         switch action {
         case .setCustomMic(.default), .resetCustomMic:
             stopMic()
             call.audioManager.resetCustomMicToDefaultMic()
         case .setCustomMic(let device):
-            stopMic()
+            // From one file or generator mic to another, the old one goes on pushing until the
+            // engine lets go of it (its `didStopCapturing` stops it): the switch is
+            // make-before-break for the app too. Stopped first, as for a reset to the default mic
+            // (the guide's order), it ran dry under the switch: an underrun and a 29 dB click in
+            // the sent audio. A pass-through mic stops at once: its timer holds the microphone.
+            if let old = mic as? SourceMicrophone {
+                handingOver.append(old)
+                mic = nil
+            } else {
+                stopMic()
+            }
             let made = try makeMic(device)
             call.audioManager.setCustomMic(made)
             try startMic(made)
@@ -253,7 +271,10 @@ final class DeviceDriver {
             case .file(let path, let channel):
                 mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options, decoded: micFiles)
             case .generator(let kind, let seed):
-                mic = try GeneratorMicrophone(call: call, signal: kind, seed: seed, options: options)
+                // A file mic playing a generator is still the file mic the scenario set, in the
+                // events and the lint (it read "generator microphone").
+                mic = try SourceMicrophone(call: call, source: .generator(kind, seed: seed), loops: false, options: options,
+                                           name: "file microphone")
             }
             devices.append(.running(mic))
             return mic

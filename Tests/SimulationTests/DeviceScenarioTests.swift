@@ -52,6 +52,34 @@ final class DeviceScenarioTests: XCTestCase {
         }
     }
 
+    /// A timeline that sets one custom mic over another (a file mic playing a tone, then a
+    /// generator mic with the same tone): the old mic goes on pushing until the engine has
+    /// switched, so the switch is make-before-break for the scenario's app too. The runner
+    /// stopped the old mic first, as for a reset: it ran dry under the switch, the uplink counted
+    /// an underrun and the sent tone dropped to 0 for the crossfade (a 29.5 dB click). The file
+    /// mic is named as one in the events, whatever it plays.
+    func testACustomToCustomSwitchInATimelineRunsNothingDry() throws {
+        let folder = try makeTemporaryDirectory()
+        let scenario = try parse("""
+            {"name": "tone-switch", "duration_s": 3, "aec": {"mode": "disabled"},
+             "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file",
+                           "file": {"generator": "tone", "frequency_hz": 500, "level_dbfs": -20}},
+                          {"at_ms": 2000, "action": "set_custom_mic", "device": "generator", "signal": "tone",
+                           "frequency_hz": 500, "level_dbfs": -20}]}
+            """, in: folder)
+        let run = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path).run()
+        XCTAssertEqual(run.counters.uplink.underruns, 0)
+        XCTAssertTrue(run.counters.uplink.isConserved)
+        let switched = run.events.filter { $0.kind == "capture" }.map(\.detail)
+        XCTAssertEqual(switched, ["switched from default mic to file microphone", "switched from file microphone to generator microphone"])
+        // Around the second switch (2.02 s), the sent tone never drops out: at a 500 Hz zero
+        // crossing it read 0, 0 where the tone steps by 0.009.
+        let sent = run.recording.sent
+        XCTAssertLessThan(longestZeroRun(sent, in: 96_000..<100_000).length, 2)
+        XCTAssertGreaterThan(goertzelShare(sent, in: 92_000..<96_000, frequency: 500), 0.99)
+    }
+
+
     func testTimelineWithFileMicAECRecordingAndMute() throws {
         let folder = try makeTemporaryDirectory()
         try writeWAV(SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 48_000 * 4, seed: 1), in: folder, "far.wav")

@@ -37,6 +37,12 @@ public class SourceMicrophone: CustomMic {
         timer = nil
     }
 
+    /// The engine reads this mic no more (it switched to another): stop sending, as an app
+    /// would on this callback.
+    public override func didStopCapturing() {
+        stop()
+    }
+
     private func sendNextFrame() {
         do {
             try source.read(into: &frame.mono, count: frame.frameCount)
