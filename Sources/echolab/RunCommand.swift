@@ -88,9 +88,15 @@ struct RunCommand: ParsableCommand {
             func db(_ value: Double?, _ isLowerBound: Bool = false) -> String {
                 value.map { (isLowerBound ? "≥ " : "") + String(format: "%.1f dB", $0) } ?? "—"
             }
+            // What went wrong in the pipeline, said where it happened: 1046 clicks in the sent
+            // audio read as a clean run here, with the count only in the report.
+            func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
+            let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
+                            count(report.sentClicks, "click", " in the sent audio"),
+                            count(report.sentGaps, "gap", " in the sent audio")].compactMap { $0 }.joined()
             print(printable("\(loaded.name): ERL \(db(m.erlDB)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
                   + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))), "
-                  + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), "
+                  + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), \(pipeline)"
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             for line in ScorerOptions.lines(report.scores ?? []) { print(printable(line)) }
             let lint = report.findings.filter { $0.kind == .lint }

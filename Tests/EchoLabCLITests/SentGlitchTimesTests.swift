@@ -29,6 +29,9 @@ final class SentGlitchTimesTests: XCTestCase {
         let pipeline = try XCTUnwrap(report["pipeline"] as? [String: Any])
         XCTAssertEqual(clicks.count, pipeline["sent_clicks"] as? Int)
         XCTAssertEqual(gaps.count, pipeline["sent_gaps"] as? Int)
+        // The one-line summary says so too (1046 clicks read as a clean run there).
+        func counted(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s") in the sent audio, " }
+        XCTAssertTrue(run.standardOutput.contains(", " + counted(clicks.count, "click") + counted(gaps.count, "gap")), run.standardOutput)
         // The jump, a send path's latency later.
         let jump = try XCTUnwrap(clicks.first { (($0["t_s"] as? Double) ?? 0) >= 1.5 && (($0["t_s"] as? Double) ?? 0) < 1.6 }, "\(clicks)")
         XCTAssertEqual(try XCTUnwrap(jump["sample"] as? Double), (jump["t_s"] as! Double) * Double(rate), accuracy: 5)   // t_s to four decimals
