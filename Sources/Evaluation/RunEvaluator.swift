@@ -116,8 +116,8 @@ public struct RunEvaluator: Sendable {
             let m = analysis.metrics(in: range)
             return (m.erleDB, { only in
                 guard let value = m.erleDB else { return noSingleTalk }
-                return m.erleIsLowerBound ? "echo reduced by at least \(Self.format(value)) dB (the output fell under the noise)"
-                    : Self.echoChange(value, only: only)
+                return (m.erleIsLowerBound ? "echo reduced by at least \(Self.format(value)) dB (the output fell under the noise)"
+                    : Self.echoChange(value, only: only)) + Self.confidenceNote(frames: m.singleTalkFrames)
             })
         }
         switch finding.rule {
@@ -150,8 +150,9 @@ public struct RunEvaluator: Sendable {
             let e = erle(in: range)
             measured("erle_db", e.value, { _ in "\(e.change(true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
-            measured("erl_db", analysis.metrics(in: range).erlDB,
-                     { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" }, otherwise: noSingleTalk)
+            let m = analysis.metrics(in: range)
+            measured("erl_db", m.erlDB, { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" + Self.confidenceNote(frames: m.singleTalkFrames) },
+                     otherwise: noSingleTalk)
         }
         return report
     }
@@ -329,6 +330,12 @@ public struct RunEvaluator: Sendable {
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
+
+    /// " (low confidence: 14 analysis frames)" where a consequence's figure stands on fewer frames
+    /// than a figure needs (`FigureConfidence`), as the pages mark the figure itself; "" otherwise.
+    static func confidenceNote(frames: Int) -> String {
+        FigureConfidence.isLow(frames: frames) ? " (low confidence: \(frames) analysis frame\(frames == 1 ? "" : "s"))" : ""
+    }
 
     /// What an ERLE did to the echo, in words: "echo reduced by (only) 12.3 dB", or — when the
     /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder", never

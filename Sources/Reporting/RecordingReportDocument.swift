@@ -53,16 +53,16 @@ public enum RecordingReportDocument {
         }
         if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
-                [.init("ERL"), .init(F.figure(metrics.erlDB, frames: metrics.gate.singleTalkFrames))],
+                [.init("ERL"), .init(F.counted(metrics.erlDB, frames: metrics.gate.singleTalkFrames))],
                 [.init("ERLE (whole recording)"),
-                 .init(F.figure(metrics.erleDB, isLowerBound: metrics.erleIsLowerBound, frames: metrics.gate.singleTalkFrames))],
+                 .init(F.counted(metrics.erleDB, isLowerBound: metrics.erleIsLowerBound, frames: metrics.gate.singleTalkFrames))],
                 [.init("ERLE steady state"),
-                 .init(F.figure(metrics.erleSteadyDB, isLowerBound: metrics.erleSteadyIsLowerBound, frames: metrics.erleSteadyFrames))],
+                 .init(F.counted(metrics.erleSteadyDB, isLowerBound: metrics.erleSteadyIsLowerBound, frames: metrics.erleSteadyFrames))],
                 [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds))],
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
-                                                .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames"
-                                                      + Self.limitationNote(metrics.gate.limitation))])],
+                                                .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames, "
+                                                      + "\(metrics.gate.doubleTalkFrames) double-talk" + Self.limitationNote(metrics.gate.limitation))])],
             ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
             if let reason = report.echoUnmeasuredReason {
                 blocks.append(.note([.text("\(metrics.erlDB == nil ? "No ERL or ERLE" : "No ERLE"): \(reason).")]))

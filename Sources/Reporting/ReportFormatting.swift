@@ -24,6 +24,14 @@ public enum ReportFormatting {
         return text + " (low confidence: \(analysisFrames(frames)))"
     }
 
+    /// `figure` with its frame count always said, as the near-end rows say theirs: "27.5 dB (186
+    /// analysis frames)"; under 20 frames, "(low confidence: …)" as `figure` has it.
+    public static func counted(_ value: Double?, isLowerBound: Bool = false, frames: Int) -> String {
+        guard value != nil else { return db(nil) }
+        let text = figure(value, isLowerBound: isLowerBound, frames: frames)
+        return FigureConfidence.isLow(frames: frames) ? text : text + " (\(analysisFrames(frames)))"
+    }
+
     /// "1 analysis frame", "6 analysis frames".
     public static func analysisFrames(_ count: Int) -> String { "\(count) analysis frame\(count == 1 ? "" : "s")" }
 

@@ -33,9 +33,9 @@ public enum RunReportDocument {
         // route change (Bluetooth adds 100 ms and more) it is the first route's, said here.
         let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
-            [.init("ERL"), .init(F.figure(m.erlDB, frames: m.gate.singleTalkFrames))],
-            [.init("ERLE (whole call)"), .init(F.figure(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
-            [.init("ERLE steady state"), .init(F.figure(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
+            [.init("ERL"), .init(F.counted(m.erlDB, frames: m.gate.singleTalkFrames))],
+            [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
+            [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
             [.init("bulk delay reference→mic" + (changesRoute ? " (estimated once: the first route's)" : "")),
              .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],

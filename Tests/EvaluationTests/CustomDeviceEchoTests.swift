@@ -76,6 +76,23 @@ final class CustomDeviceEchoTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.findings.first?.consequenceDB), 6.0, accuracy: 0.2)
     }
 
+    /// A finding's measured consequence on fewer frames than a figure needs says so, as the page
+    /// marks the figure: a 0.3 s call's "the peer hears itself 6.0 dB down" stood on 14 frames.
+    func testAConsequenceOnFewFramesSaysItsConfidence() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The echo path's 150 ms leaves the first frames without echo: 0.3 s holds few single-talk frames.
+        let short = delayScenario(aec: "disabled", seconds: 1).replacingOccurrences(of: #""duration_s": 1"#, with: #""duration_s": 0.3"#)
+            .replacingOccurrences(of: #""delay_ms": 40"#, with: #""delay_ms": 150"#)
+        let scenario = try ScenarioLoader.load(path: writeScenario(short, in: folder))
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: nil).run()
+        let finding = try XCTUnwrap(report.findings.first { $0.rule == "aec-disabled-with-real-devices" })
+        let frames = report.metrics.gate.singleTalkFrames
+        XCTAssertLessThan(frames, 20)
+        XCTAssertGreaterThan(frames, 0)
+        XCTAssertTrue(finding.consequence.hasSuffix(" dB down (low confidence: \(frames) analysis frames)"), finding.consequence)
+    }
+
     /// Timeline segments get their own metrics, and events are marked on the series.
     func testTimelineSegments() throws {
         let folder = try temporaryDirectory()

@@ -17,6 +17,14 @@ final class ReportWordingTests: XCTestCase {
         }.joined()
     }
 
+    /// A figure says its frame count on the pages whatever the count, as the near-end rows do:
+    /// "ERLE steady state 27.5 dB" stood on 186 frames the JSON held and the page did not say.
+    func testEchoFiguresSayTheirFrameCounts() {
+        XCTAssertEqual(ReportFormatting.counted(27.52, frames: 186), "27.5 dB (186 analysis frames)")
+        XCTAssertEqual(ReportFormatting.counted(40.1, isLowerBound: true, frames: 1), "≥ 40.1 dB (low confidence: 1 analysis frame)")
+        XCTAssertEqual(ReportFormatting.counted(nil, frames: 0), ReportFormatting.db(nil))
+    }
+
     /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
     /// over the items every mode has: the table said only "runs", and the plot's order differed.
     func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
