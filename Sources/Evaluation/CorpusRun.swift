@@ -307,7 +307,18 @@ public struct CorpusRun {
         // file sorts first — a copy not renamed took an item's place in the baseline's eyes.
         var firstIndexOfName: [String: Int] = [:]
         var claimedAgain: [Int: (name: String, place: String, by: String)] = [:]
+        // Each scenario file's first listing, by its canonical path: the same file reached twice
+        // (a folder given twice, `.` and `sub/..`) is said as such before it is read, so a broken
+        // one's problem is not printed once per listing.
+        var firstListingOfFile: [String: String] = [:]
         var loaded = items.enumerated().map { index, item -> Swift.Result<Loaded, ItemError> in
+            if case .scenario(let file) = item {
+                let canonical = InputFile.canonical(file)
+                if let first = firstListingOfFile[canonical] {
+                    return .failure(ItemError(description: "\(file): listed twice in the corpus (also as \(first)): give each item once"))
+                }
+                firstListingOfFile[canonical] = file
+            }
             do {
                 let loaded: Loaded
                 let name: String
@@ -326,12 +337,6 @@ public struct CorpusRun {
                     return .failure(ItemError(description: problem))
                 }
                 if let first = firstFileOfName[name] {
-                    // The same file reached twice (a folder and a manifest in it, two paths to
-                    // one file) is said as such: "used by" itself read as a contradiction.
-                    // (A recording's file is its mic, which two entries of a manifest may share.)
-                    if case .scenario = item, InputFile.canonical(first) == InputFile.canonical(item.file) {
-                        return .failure(ItemError(description: "\(item.file): listed twice in the corpus (also as \(first)): give each item once"))
-                    }
                     if case .recording(let recording) = item, recording.origin == nil, let other = folderRecordingOfName[name] {
                         // One folder's recording reached twice (a folder given twice, or a set and
                         // its own subfolder) is said as such, as a scenario's file is.

@@ -409,6 +409,17 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(same.status, 1)
         XCTAssertTrue(same.standardError.contains("corpus/../corpus/speech.json: listed twice in the corpus (also as corpus/speech.json): give each item once"),
                       same.standardError)
+        // A broken file given twice: its problem once, then the second listing said as such (its
+        // problem was printed for each listing).
+        try #"{"name": "broken", "far_end": 3}"#.write(to: other.appendingPathComponent("broken.json"), atomically: true, encoding: .utf8)
+        let broken = try runEchoLab(["eval", "more/broken.json", "more/../more/broken.json", "--modes", "disabled", "--out", "broken", "--no-taps"],
+                                    in: root)
+        XCTAssertEqual(broken.status, 1)
+        let lines = broken.standardError.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.filter { $0.contains("far_end: expected an object, found a number") }.count, 1, broken.standardError)
+        XCTAssertTrue(lines.contains("echolab: more/../more/broken.json: listed twice in the corpus (also as more/broken.json): give each item once"),
+                      broken.standardError)
+        try FileManager.default.removeItem(at: other.appendingPathComponent("broken.json"))
         let compared = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
         XCTAssertEqual(compared.status, 0, compared.standardError + compared.standardOutput)
         for index in 1...2 {
