@@ -94,8 +94,12 @@ struct RunCommand: ParsableCommand {
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
                             count(report.sentClicks, "click", " in the sent audio"),
                             count(report.sentGaps, "gap", " in the sent audio")].compactMap { $0 }.joined()
+            // Figures against a reference the app left silent stand on the rest of the call alone.
+            let silentReference = report.findings.filter { [LintRule.userReferenceNotFed.rawValue, LintRule.userReferenceNotStopped.rawValue].contains($0.rule) }
+                .reduce(0) { $0 + ($1.untilSeconds - $1.atSeconds) }
+            let scope = silentReference > 0 ? String(format: "; not measured over the %.2f s the canceller's reference was silent", silentReference) : ""
             print(printable("\(loaded.name): ERL \(db(m.erlDB)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
-                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))), "
+                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(scope)), "
                   + "\(report.findings.count) finding\(report.findings.count == 1 ? "" : "s"), \(pipeline)"
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             for line in ScorerOptions.lines(report.scores ?? []) { print(printable(line)) }
