@@ -62,11 +62,12 @@ public enum HardwareFindings {
         if !previous.isLowConfidence, let erlBefore = previous.erlDB, let erleBefore = previous.erleDB, let erlAfter = first.erlDB {
             // A bound before is at least that loss: the echo is surely louder when under it.
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
-            // A canceller that adds echo (ERLE below 0) leaks whatever the route did: speex's filter,
-            // still modelling the speaker's path after a change to Bluetooth HFP, sent 17 dB more
-            // than the mic held, unflagged because HFP's path is 30 dB weaker than the speaker's.
-            guard lossAfter < lossBefore || erle < 0 else { return nil }
-            if lossAfter >= lossBefore { return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: "") }
+            // A canceller that adds echo (ERLE below 0) leaks whatever the route did: still
+            // modelling the old route's path, it sends more than the mic holds, however much
+            // weaker the new route's path is.
+            if lossAfter >= lossBefore {
+                return erle < 0 ? leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: "") : nil
+            }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
         }
@@ -96,11 +97,13 @@ public enum HardwareFindings {
             finding.consequenceMetric = "seconds_at_old_format"
             finding.consequence = "the device kept its old format for \(seconds) s: the new preferences wait for the next activation"
         case .routeResetAfterConnect:
-            let erl = range.isEmpty ? nil : analysis.metrics(in: range).erlDB
+            let measured = range.isEmpty ? nil : analysis.metrics(in: range)
+            let erl = measured?.erlDB
             finding.consequenceMetric = "erl_db"
             finding.consequenceDB = erl
             finding.consequence = "the call ran on the receiver for \(seconds) s instead of the speaker the user chose"
-                + (erl.map { "; echo at the mic \(RunEvaluator.format($0)) dB below the far end there" } ?? "")
+                + (erl.map { "; echo at the mic \(RunEvaluator.format($0)) dB below the far end there"
+                    + RunEvaluator.confidenceNote(frames: measured?.singleTalkFrames ?? 0) } ?? "")
         case .deactivatedWithCustomDevice:
             // What the simulation counts for each device set: the custom mic's capture the engine
             // discarded, the peer's audio a custom speaker was handed as silence.

@@ -86,7 +86,7 @@ public struct RecordingRun {
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         var corrections: InputCorrections?
-        var loopbackIsSilent = false
+        var loopbackIsSilent = false, micIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
         if let loopback = item.loopback {
@@ -97,6 +97,7 @@ public struct RecordingRun {
             metrics = analysis.whole
             corrections = analysis.inputs?.corrections
             loopbackIsSilent = analysis.inputs?.referenceIsSilent ?? false
+            micIsSilent = analysis.inputs?.micIsSilent ?? false
             // The inputs' lengths where they differ (the output is the mic's length: not listed).
             lengthMismatch = analysis.lengthMismatch.map { mismatch in
                 LengthMismatch(analysedSamples: mismatch.analysedSamples,
@@ -126,7 +127,7 @@ public struct RecordingRun {
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
         report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration,
-                                                                                      referenceIsSilent: loopbackIsSilent) }
+                                                                                      referenceIsSilent: loopbackIsSilent, micIsSilent: micIsSilent) }
             ?? RecordingReport.noLoopbackReason
         // nil where the delay was measured.
         report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }

@@ -33,7 +33,7 @@ public struct RunEvaluator: Sendable {
             return mode != .disabled
         }
         let segments = zip(ranges, analysis.segments).map { range, measured in
-            let states = Self.states(run.deviceStates, during: range, crossover: tick * 10)
+            let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
             let metrics = Self.noEchoPathReason(states) == nil ? measured : measured.withoutEchoFigures
@@ -136,7 +136,8 @@ public struct RunEvaluator: Sendable {
         case .userReferenceNotStopped:
             let silent = "the canceller's reference was silence for \(Self.format(Double(range.count) / rate)) s after the custom speaker was reset: "
                 + "the default speaker's echo went to the peer uncancelled"
-            measured("erle_db", analysis.metrics(in: range).erleDB, { silent + " (\(Self.echoChange($0, only: true)))" },
+            let e = erle(in: range)
+            measured("erle_db", e.value, { _ in silent + "; \(e.change(true))" },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
         case .loudspeakerClipping, .micClipping:
             let clipped = counters.clippedSamples
@@ -217,8 +218,8 @@ public struct RunEvaluator: Sendable {
         return "the near end talks over every far-end analysis frame (all \(gate.doubleTalkFrames) are double talk)"
     }
 
-    /// A length for a reason: to the hundredth of a second, or of a millisecond under a second
-    /// (a 15 ms file read "0.01 s", a 1-sample one "0.00 s").
+    /// A length for a reason: to the hundredth of a second, or of a millisecond under a second,
+    /// where hundredths of a second would hide it.
     static func duration(_ seconds: Double) -> String {
         seconds < 1 ? "\(FixedDecimal.text(seconds * 1000, fractionDigits: 2)) ms" : "\(FixedDecimal.text(seconds, fractionDigits: 2)) s"
     }
@@ -248,8 +249,8 @@ public struct RunEvaluator: Sendable {
     /// The device states a segment over `range` runs in: the one it opens in and those that follow
     /// inside it — less those the segment's first `crossover` samples replace. That is the switch
     /// that opened the segment taking effect (make-before-break: the old mic delivers until the
-    /// new one's first push), so a file mic's stretch is not taken for one with echo on the
-    /// strength of its first 20 ms.
+    /// new one has primed, up to the engine's switch timeout), so a file mic's stretch is not
+    /// taken for one with echo on the strength of the old mic's last frames.
     static func states(_ states: [DeviceState], during range: Range<Int>, crossover: Int) -> [DeviceState] {
         var opening = states.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
         while opening + 1 < states.count, states[opening + 1].frame <= Int64(range.lowerBound + crossover),

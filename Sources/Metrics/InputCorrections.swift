@@ -52,14 +52,15 @@ public struct InputCorrections: Codable, Equatable, Sendable {
         nearEndDCOffsetDBFS = try container.decodeIfPresent(Double.self, forKey: .nearEndDCOffsetDBFS)
     }
 
-    /// Every key, null where nothing was corrected: a report says so rather than leave it out.
+    /// Every file's key, null where nothing was corrected: a report says so rather than leave it
+    /// out. The tracks' keys only where the track was given.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(micDCOffsetDBFS, forKey: .micDCOffsetDBFS)
         try container.encode(loopbackDCOffsetDBFS, forKey: .loopbackDCOffsetDBFS)
         try container.encode(processedDCOffsetDBFS, forKey: .processedDCOffsetDBFS)
         try container.encode(clockDriftPPM, forKey: .clockDriftPPM)
-        if hasEchoTrack { try container.encode(echoDCOffsetDBFS, forKey: .echoDCOffsetDBFS) }
-        if hasNearEndTrack { try container.encode(nearEndDCOffsetDBFS, forKey: .nearEndDCOffsetDBFS) }
+        if hasEchoTrack || echoDCOffsetDBFS != nil { try container.encode(echoDCOffsetDBFS, forKey: .echoDCOffsetDBFS) }
+        if hasNearEndTrack || nearEndDCOffsetDBFS != nil { try container.encode(nearEndDCOffsetDBFS, forKey: .nearEndDCOffsetDBFS) }
     }
 }

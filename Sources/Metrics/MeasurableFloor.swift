@@ -44,15 +44,16 @@ enum MeasurableFloor {
         return (ratio, processed < floor)
     }
 
-    /// How far over a band's floor an output must stand to read as residual echo (1 dB).
-    static let bandFloorMargin = 1.2589254117941673   // 10^(1/10)
+    /// How far over a band's floor an output must stand to read as residual echo.
+    static let bandFloorMarginDB = 1.0
+    private static let bandFloorMargin = pow(10, bandFloorMarginDB / 10)
 
     /// ERLE in one band, whose floor is the whole band's shared out as if white: a bound while the
     /// output stands less than 1 dB over it. An output on such a floor lands a few tenths of a dB
-    /// either side of it by chance, and a canceller that removed the echo exactly had bands measured
-    /// (49.06 dB) or bounded (≥ 59.79) by that chance alone, failing TS 26.131's 46 dB beside a
-    /// whole-band ERLE that was a bound. Under 1 dB over the floor, at most a fifth of the output
-    /// is residual: its ratio to the mic is still a lower bound of the ERLE, and said as one.
+    /// either side of it by chance, and a canceller that removed the echo exactly would have bands
+    /// measured or bounded by that chance alone (and TCLw judged against TS 26.131 on it). Under
+    /// 1 dB over the floor, at most 21 % of the output is residual: its ratio to the mic is still
+    /// a lower bound of the ERLE, and said as one.
     static func bandERLE(mic: Double, processed: Double, floor: Double) -> (value: Double?, isLowerBound: Bool) {
         let value = erle(mic: mic, processed: processed, floor: floor)
         return (value.value, value.value != nil && processed < floor * bandFloorMargin)

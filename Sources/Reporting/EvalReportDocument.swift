@@ -245,7 +245,7 @@ public enum EvalReportDocument {
         let text = "Each dB mean and median is over the mode's runs that have a value on at least "
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
-            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state (docs/metrics.md), "
+            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
             + "none where the steady ERLE is 3 dB or less (disabled, or a canceller that failed): nothing converged; "
             + "its median is over the runs that have one, and says over how many where that is not all of them."
         return [.paragraph([.text(text)])]

@@ -46,7 +46,7 @@ public enum RunReportDocument {
         } else if let reason = report.delayUnmeasuredReason {
             blocks.append(.note([.text(Self.noDelayNote(reason))]))
         }
-        if let note = Self.silentReferenceNote(report.findings) { blocks.append(.note([.text(note)])) }
+        if let note = Self.silentReferenceNote(report) { blocks.append(.note([.text(note)])) }
         if let note = boundNote(m) { blocks.append(.paragraph([.text(note)])) }
         blocks.append(.timeChart(erleChart(report)))
         if !report.levels.isEmpty {
@@ -295,16 +295,14 @@ public enum RunReportDocument {
                                        .init("inverted: the near end was sent upside down (inaudible on its own); the figures above are of it turned back")]] : [])
     }
 
-    /// Where the app left the canceller's reference silent (the lint's user-reference-not-fed and
-    /// -not-stopped), ERL and ERLE, measured against that reference, stand on the rest of the call
-    /// alone: said beside them, or a call uncancelled for 9 of its 12 s read "ERLE 8.6 dB" as if
-    /// whole. nil where neither finding holds.
-    public static func silentReferenceNote(_ findings: [RunReport.Finding]) -> String? {
-        let silent = findings.filter { [LintRule.userReferenceNotFed.rawValue, LintRule.userReferenceNotStopped.rawValue].contains($0.rule) }
+    /// Where the app left the canceller's reference silent, ERL and ERLE stand on the rest of the
+    /// call alone (`RunReport.silentReferenceFindings`): said beside them, so that they do not
+    /// read as the whole call's. nil where the reference played throughout.
+    public static func silentReferenceNote(_ report: RunReport) -> String? {
+        let silent = report.silentReferenceFindings
         guard !silent.isEmpty else { return nil }
-        let seconds = silent.reduce(0) { $0 + ($1.untilSeconds - $1.atSeconds) }
         let stretches = silent.map { "\(ReportFormatting.seconds($0.atSeconds))–\(ReportFormatting.seconds($0.untilSeconds)) (\($0.rule))" }
-        return "The canceller's reference was silent for \(ReportFormatting.seconds(seconds)) of the call: \(stretches.joined(separator: ", ")). "
+        return "The canceller's reference was silent for \(ReportFormatting.seconds(report.silentReferenceSeconds)) of the call: \(stretches.joined(separator: ", ")). "
             + "ERL and ERLE are measured against that reference, so they stand on the rest of the call alone; the echo there went to the peer uncancelled and unmeasured."
     }
 

@@ -174,7 +174,7 @@ final class DeviceDriver {
     private var mic: CustomMic?
     /// Mics replaced by another custom mic, pushing until the engine lets go of them; let go here
     /// once it has (at the next action, or with the rest at the end).
-    private var handingOver: [SourceMicrophone] = []
+    private var handingOver: [CustomMic] = []
     private var speaker: CustomSpeaker?
     private var recorders: [RecordingSpeaker] = []
     /// The devices made, in order, for `finish` to report the first failure: a running one, or
@@ -213,12 +213,13 @@ final class DeviceDriver {
             stopMic()
             call.audioManager.resetCustomMicToDefaultMic()
         case .setCustomMic(let device):
-            // From one file or generator mic to another, the old one goes on pushing until the
-            // engine lets go of it (its `didStopCapturing` stops it): the switch is
-            // make-before-break for the app too. Stopped first, as for a reset to the default mic
-            // (the guide's order), it ran dry under the switch: an underrun and a 29 dB click in
-            // the sent audio. A pass-through mic stops at once: its timer holds the microphone.
-            if let old = mic as? SourceMicrophone {
+            // From one custom mic to another, the old one goes on pushing until the engine lets
+            // go of it (its `didStopCapturing` stops it), so the switch is make-before-break for
+            // the app too: stopped first, it runs dry under the switch. A pass-through mic handing
+            // over to another stops first: both would hold the one microphone.
+            var bothPassThrough = false
+            if case .passThrough = device { bothPassThrough = mic is PassThroughMicrophone }
+            if let old = mic, !bothPassThrough {
                 handingOver.append(old)
                 mic = nil
             } else {

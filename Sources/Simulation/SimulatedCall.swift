@@ -61,7 +61,9 @@ public final class SimulatedCall {
     public static func tickCount(for duration: VirtualDuration) -> Int {
         Int(duration.nanoseconds / tickDuration.nanoseconds) + 1
     }
-    private static let switchTimeoutTicks = 20
+    /// The ticks the engine waits for a new capture source to prime before it switches anyway
+    /// (meanwhile the old one feeds the call).
+    public static let switchTimeoutTicks = 20
 
     public let scheduler: Scheduler
     public let audioManager = AudioManager()

@@ -88,15 +88,13 @@ struct RunCommand: ParsableCommand {
             func db(_ value: Double?, _ isLowerBound: Bool = false) -> String {
                 value.map { (isLowerBound ? "≥ " : "") + String(format: "%.1f dB", $0) } ?? "—"
             }
-            // What went wrong in the pipeline, said where it happened: 1046 clicks in the sent
-            // audio read as a clean run here, with the count only in the report.
+            // What went wrong in the pipeline, said where the run is summed up, not only in the report.
             func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
                             count(report.sentClicks, "click", " in the sent audio"),
                             count(report.sentGaps, "gap", " in the sent audio")].compactMap { $0 }.joined()
             // Figures against a reference the app left silent stand on the rest of the call alone.
-            let silentReference = report.findings.filter { [LintRule.userReferenceNotFed.rawValue, LintRule.userReferenceNotStopped.rawValue].contains($0.rule) }
-                .reduce(0) { $0 + ($1.untilSeconds - $1.atSeconds) }
+            let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? String(format: "; not measured over the %.2f s the canceller's reference was silent", silentReference) : ""
             print(printable("\(loaded.name): ERL \(db(m.erlDB)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
                   + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(scope)), "

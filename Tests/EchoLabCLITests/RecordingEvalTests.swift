@@ -186,4 +186,25 @@ final class RecordingEvalTests: RecordingEvalFixture {
         XCTAssertTrue(mismatched.standardError.contains("mic.wav: sample rate 16000 Hz differs from the reference") && mismatched.standardError.contains("lpb8.wav (8000 Hz)"), mismatched.standardError)
         XCTAssertTrue(FileManager.default.fileExists(atPath: other.path), "a folder this run did not make stays")
     }
+
+    /// A recording whose mic is digital silence throughout reads as such in eval, as in `metrics`:
+    /// eval said "the far end never reached the mic" where `metrics` named the dead mic.
+    func testADeadMicIsTheReasonInEvalAsInMetrics() throws {
+        var random = SeededRandom(seed: 3)
+        let far = (0..<48_000).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write([Float](repeating: 0, count: far.count), to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000)
+        try Data(#"{"corpus": [{"name": "dead", "mic": "mic.wav", "loopback": "lpb.wav"}]}"#.utf8).write(to: root.appendingPathComponent("dead.json"))
+        XCTAssertEqual(try runEchoLab(["eval", "dead.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root).status, 0)
+        let report = try loadJSON(root.appendingPathComponent("out/dead/disabled/report.json").path)
+        let reason = "the mic is digital silence throughout: nothing was recorded, so there is no echo to measure"
+        XCTAssertEqual(report["echo_unmeasured"] as? String, reason)
+        // The gate row counts its double-talk frames too, as report.json does.
+        let gate = try XCTUnwrap((report["metrics"] as? [String: Any])?["gate"] as? [String: Any])
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/dead/disabled/report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("analysis frames, \(try XCTUnwrap(gate["double_talk_analysis_frames"] as? Int)) double-talk"), markdown)
+        let metrics = try runEchoLab(["metrics", "--reference", "lpb.wav", "--mic", "mic.wav", "--processed", "mic.wav"], in: root)
+        let scored = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(scored["echo_unmeasured"] as? String, reason)
+    }
 }

@@ -160,6 +160,20 @@ final class CustomDeviceEchoTests: XCTestCase {
         XCTAssertTrue(segments[0]["echo_unmeasured"] is NSNull)
         let markdown = try String(contentsOf: out.appendingPathComponent("report.md"), encoding: .utf8)
         XCTAssertTrue(markdown.contains("- 3.00 s–6.00 s, no ERL or ERLE: no echo reached the sent path: custom mic (generator microphone)."), markdown)
+
+        // A mic pushing every 150 ms primes 0.15 s in: the old mic fed the stretch till then (it
+        // read ERLE 26.7 dB on 13 frames). The engine waits 0.2 s at most.
+        let slow = try writeScenario("""
+            {"name": "slow-stand-in", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 3},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "intensityRecommended"}, "duration_s": 6,
+             "timeline": [{"at_ms": 3000, "action": "set_custom_mic", "device": "generator", "signal": "speech", "level_dbfs": -26,
+                           "period_ms": 150}]}
+            """, named: "slow.json", in: folder)
+        let late = try RunOutput(scenario: ScenarioLoader.load(path: slow), outputDirectory: folder.appendingPathComponent("slow").path,
+                                 taps: .none, renderer: nil).run()
+        XCTAssertTrue(late.events.contains { $0.kind == "capture" && $0.frame >= 3 * 48_000 + 7_200 }, "switched 0.15 s in")
+        XCTAssertNil(late.segments[1].metrics.erleDB)
+        XCTAssertEqual(late.segments[1].echoUnmeasuredReason, "no echo reached the sent path: custom mic (generator microphone)")
     }
 }
 

@@ -46,10 +46,10 @@ final class UserReferenceLifetimeTests: XCTestCase {
         // next to nothing (its suppressor a little).
         XCTAssertEqual(try XCTUnwrap(finding.consequenceDB), 2.91, accuracy: 0.01)
         XCTAssertEqual(finding.consequence, "the canceller's reference was silence for 3.0 s after the custom speaker was reset: "
-                       + "the default speaker's echo went to the peer uncancelled (echo reduced by only 2.9 dB)")
+                       + "the default speaker's echo went to the peer uncancelled; echo reduced by only 2.9 dB (low confidence: 9 analysis frames)")
         // The page says beside ERL and ERLE that they stand on the rest of the call alone: a call
         // uncancelled for most of its length read "ERLE 8.6 dB" as if whole.
-        XCTAssertEqual(RunReportDocument.silentReferenceNote(broken.findings),
+        XCTAssertEqual(RunReportDocument.silentReferenceNote(broken),
                        "The canceller's reference was silent for 3.00 s of the call: 3.00 s–6.00 s (user-reference-not-stopped). "
                        + "ERL and ERLE are measured against that reference, so they stand on the rest of the call alone; "
                        + "the echo there went to the peer uncancelled and unmeasured.")
@@ -74,6 +74,6 @@ final class UserReferenceLifetimeTests: XCTestCase {
         let deviceOwn = try report(mixer + #", {"at_ms": 3000, "action": "reset_custom_speaker"}"#)
         XCTAssertEqual(referenceEvents(deviceOwn), ["start user AEC reference @1.0", "stop user AEC reference @3.0"])
         XCTAssertEqual(lint(deviceOwn), [])
-        XCTAssertNil(RunReportDocument.silentReferenceNote(fixed.findings), "a reference fed throughout: nothing to say")
+        XCTAssertNil(RunReportDocument.silentReferenceNote(fixed), "a reference fed throughout: nothing to say")
     }
 }

@@ -92,6 +92,11 @@ final class AnalyzeFilesTests: XCTestCase {
         let cleanJSON = try XCTUnwrap(JSONValue(encoding: try XCTUnwrap(clean.inputs).corrections).objectValue)
         XCTAssertEqual(cleanJSON["echo_dc_offset_dbfs"], .null)
         XCTAssertNil(cleanJSON["near_end_dc_offset_dbfs"])
+        // Read back: the null key still says the track was given.
+        let read = try JSONValueDecoder().decode(InputCorrections.self, from: .object(cleanJSON))
+        XCTAssertTrue(read.hasEchoTrack)
+        XCTAssertFalse(read.hasNearEndTrack)
+        XCTAssertEqual(read, try XCTUnwrap(clean.inputs).corrections)
     }
 
     /// A loopback and a mic recorded on two clocks (the mic's 20 ppm slow, 100 ppm fast): the

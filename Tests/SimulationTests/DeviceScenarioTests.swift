@@ -77,6 +77,20 @@ final class DeviceScenarioTests: XCTestCase {
         let sent = run.recording.sent
         XCTAssertLessThan(longestZeroRun(sent, in: 96_000..<100_000).length, 2)
         XCTAssertGreaterThan(goertzelShare(sent, in: 92_000..<96_000, frequency: 500), 0.99)
+
+        // From a pass-through mic (the app pushing the microphone) the same: it read an underrun,
+        // two clicks and a gap.
+        let passThrough = try parse("""
+            {"name": "pass-through-switch", "duration_s": 3, "aec": {"mode": "disabled"},
+             "near_end": {"generator": "tone", "frequency_hz": 317, "level_dbfs": -20},
+             "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "passthrough"},
+                          {"at_ms": 2000, "action": "set_custom_mic", "device": "generator", "signal": "tone",
+                           "frequency_hz": 500, "level_dbfs": -20}]}
+            """, in: folder, name: "pass-through.json")
+        let handed = try ScenarioRunner(scenario: passThrough, outputDirectory: folder.appendingPathComponent("out-pt").path).run()
+        XCTAssertEqual(handed.counters.uplink.underruns, 0)
+        XCTAssertTrue(handed.counters.uplink.isConserved)
+        XCTAssertLessThan(longestZeroRun(handed.recording.sent, in: 96_000..<100_000).length, 2)
     }
 
 

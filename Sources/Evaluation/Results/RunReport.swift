@@ -163,6 +163,16 @@ public struct RunReport: Sendable {
 
     public var realtimeFactor: Double { wallSeconds > 0 ? durationSeconds / wallSeconds : 0 }
 
+    /// The stretches where the app left the canceller's reference silent (the lint's
+    /// user-reference-not-fed and -not-stopped): ERL and ERLE, measured against that reference,
+    /// stand on the rest of the call alone.
+    public var silentReferenceFindings: [Finding] {
+        findings.filter { [LintRule.userReferenceNotFed.rawValue, LintRule.userReferenceNotStopped.rawValue].contains($0.rule) }
+    }
+
+    /// How long the stretches of `silentReferenceFindings` last, in seconds (they never overlap).
+    public var silentReferenceSeconds: Double { silentReferenceFindings.reduce(0) { $0 + ($1.untilSeconds - $1.atSeconds) } }
+
     /// `report.json`'s content.
     public func json() -> JSONValue {
         let rate = Double(sampleRate)

@@ -27,9 +27,18 @@ public final class PassThroughMicrophone: CustomMic {
         }
     }
 
+    /// Stops capturing; closes the microphone only if this device had opened it (a second stop,
+    /// such as `didStopCapturing` after the app's own, would close it under another mic's feet).
     public func stop() {
-        timer?.cancel()
+        guard let running = timer else { return }
+        running.cancel()
         timer = nil
         call?.microphone.close()
+    }
+
+    /// The engine reads this mic no more (it switched to another): stop capturing, as an app
+    /// would on this callback.
+    public override func didStopCapturing() {
+        stop()
     }
 }
