@@ -51,6 +51,9 @@ struct EchoStreamCore {
     /// The delay-aligned reference's octave band powers of the frame being scored.
     private var referenceBands: [Double]
     private var micThirdOctaves: [Double]
+    /// The frame's noise per band, where the tracks give it (`FrameLedger.measuresBandNoise`).
+    private var noiseBands: [Double]
+    private var noiseThirdOctaves: [Double]
     private var referenceThirdOctaves: [Double]
     /// Double talk as the telephony standards report it (with a near-end track only).
     private(set) var doubleTalkMeter: DoubleTalkMeter
@@ -133,8 +136,12 @@ struct EchoStreamCore {
         doubleTalkMeter = DoubleTalkMeter(sampleRate: self.sampleRate, hop: frameSize / 2)
         // Read for mic − echo's floor: without a near-end track, or beside one that may lack the noise.
         micLessEcho = [Float](repeating: 0, count: hasEcho && !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise) ? frameSize : 0)
+        let measuresBandNoise = hasEcho || hasNearEnd
+        noiseBands = [Double](repeating: 0, count: measuresBandNoise ? meter.bands.count : 0)
+        noiseThirdOctaves = [Double](repeating: 0, count: measuresBandNoise ? meter.thirdOctaves.count : 0)
         ledger = FrameLedger(sampleRate: self.sampleRate, frameSize: frameSize, bands: meter.bands, thirdOctaves: meter.thirdOctaves,
-                             maximumSeriesPoints: configuration.maximumSeriesPoints, residentRows: ledgerResidentRows)
+                             maximumSeriesPoints: configuration.maximumSeriesPoints, measuresBandNoise: measuresBandNoise,
+                             residentRows: ledgerResidentRows)
         if warmupSamples == 0 { fixDelay(end: 0) }
     }
 
@@ -376,6 +383,7 @@ struct EchoStreamCore {
         // recording's clean near-end speech (the AEC Challenge's) leaves the noise out, and a
         // canceller that removed the noise read that as ERLE, never as a bound.
         var noise = 0.0
+        var noiseIsMicLessEcho = false
         if hasNearEnd {
             noise = meter.wholeBandPower(nearEnd.samples, offset: nearEnd.local(start))
             // The track's energy over the frame is its two hops' (measured already).
@@ -383,20 +391,35 @@ struct EchoStreamCore {
                PowerSums.sumOfSquaredDifferences(mic.samples, echo.samples, mic.local(start)..<mic.local(start + frameSize))
                 > 2 * (first.nearEndEnergy + second.nearEndEnergy) {
                 noise = micLessEchoPower(start: start)
+                noiseIsMicLessEcho = true
             }
         } else if hasEcho {
             noise = micLessEchoPower(start: start)
+            noiseIsMicLessEcho = true
+        }
+        if !noiseBands.isEmpty {
+            // The same signal per band: room noise is not white (see `FrameLedger.measuresBandNoise`).
+            if noiseIsMicLessEcho {
+                _ = meter.measureBands(micLessEcho, offset: 0)
+            } else {
+                _ = meter.measureBands(nearEnd.samples, offset: nearEnd.local(start))
+            }
+            for band in noiseBands.indices { noiseBands[band] = meter.bandPowers[band] }
+            meter.reduceToThirdOctaves()
+            for band in noiseThirdOctaves.indices { noiseThirdOctaves[band] = meter.thirdOctavePowers[band] }
         }
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
                           processed: micPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: micBands,
-                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves)
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves,
+                          noiseBands: noiseBands, noiseThirdOctaves: noiseThirdOctaves)
         } else {
             let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
             meter.reduceToThirdOctaves()
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
                           processed: processedPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: meter.bandPowers,
-                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers)
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers,
+                          noiseBands: noiseBands, noiseThirdOctaves: noiseThirdOctaves)
         }
     }
 

@@ -9,7 +9,7 @@ import AudioCore
 /// are only reported over the whole call, so they are summed as frames arrive, not kept per row.
 ///
 /// The rows (24 bytes a frame, ~0.13 MB a minute at 48 kHz, and 112 bytes of 1/3-octave powers
-/// for TCLw) are the only part of a stream that grows with the call's length; they live in
+/// for TCLw, 168 with the noise's) are the only part of a stream that grows with the call's length; they live in
 /// `SpillingRows`, which keeps the newest ~390 KB of each table in memory (~3 minutes of the
 /// first, ~40 s of the second) and spills older blocks to an unlinked temporary file, so memory
 /// stays flat for a call of any length and every sum is the same, bit for bit, as over one
@@ -45,13 +45,23 @@ struct FrameLedger: Sendable {
     private let thirdOctaveRows: SpillingRows<Float>
     private var thirdOctaveRow: [Float]
     private let digitalThirdOctavePowers: [Double]
+    /// Whether each row carries its noise per band (the tracks' noise, measured in each octave and
+    /// third octave: `noiseBandSums`, and a third block in the third-octave rows). Without it a
+    /// band's floor is the whole-band noise shared out as if white; with it, never under the
+    /// band's own: room noise is not white, and a Bluetooth route's −65 dBFS noise over its echo,
+    /// under a white share in its upper bands, read as residual echo there (TCLw 24.8 dB beside
+    /// an ERL of 40.8, with AEC disabled).
+    let measuresBandNoise: Bool
+    private(set) var noiseBandSums: [Double]
 
     /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
     init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], thirdOctaves: [ThirdOctaveBand], maximumSeriesPoints: Int,
-         residentRows: Int = 16_384) {
+         measuresBandNoise: Bool = false, residentRows: Int = 16_384) {
         rows = SpillingRows(width: 6, residentRows: residentRows)
         self.thirdOctaves = thirdOctaves
-        let width = max(1, 2 * thirdOctaves.count)
+        self.measuresBandNoise = measuresBandNoise
+        noiseBandSums = [Double](repeating: 0, count: bands.count)
+        let width = max(1, (measuresBandNoise ? 3 : 2) * thirdOctaves.count)
         thirdOctaveRows = SpillingRows(width: width, residentRows: max(1, residentRows * 6 / width))
         thirdOctaveRow = [Float](repeating: 0, count: width)
         digitalThirdOctavePowers = thirdOctaves.map { MeasurableFloor.digitalBandPower(frameSize: frameSize, bins: $0.bins) }
@@ -70,13 +80,20 @@ struct FrameLedger: Sendable {
 
     /// Adds one single-talk frame (frames arrive in ascending order). `noise`: the frame's own
     /// noise power from the tracks, or 0 where `sharedNoisePower` stands for it.
+    /// `noiseBands`, `noiseThirdOctaves`: the frame's noise per band, where the ledger
+    /// `measuresBandNoise` (ignored otherwise).
     mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double, noise: Double,
                          referenceBands: [Double], micBands: [Double], processedBands: [Double],
-                         referenceThirdOctaves: [Double], processedThirdOctaves: [Double]) {
+                         referenceThirdOctaves: [Double], processedThirdOctaves: [Double],
+                         noiseBands: [Double] = [], noiseThirdOctaves: [Double] = []) {
         let count = thirdOctaves.count
         for band in 0..<count {
             thirdOctaveRow[band] = Float(referenceThirdOctaves[band])
             thirdOctaveRow[count + band] = Float(processedThirdOctaves[band])
+        }
+        if measuresBandNoise {
+            for band in 0..<count { thirdOctaveRow[2 * count + band] = Float(noiseThirdOctaves[band]) }
+            for band in noiseBandSums.indices { noiseBandSums[band] += noiseBands[band] }
         }
         thirdOctaveRows.append(row: thirdOctaveRow)
         rows.append(UInt32(bitPattern: Int32(truncatingIfNeeded: frame)), Float(reference).bitPattern,
@@ -178,9 +195,9 @@ struct FrameLedger: Sendable {
     static let mutedMicOverSilence = 1e3
 
     /// ERLE per octave band over every single-talk frame, a lower bound where the output's band
-    /// power falls under the band's floor: the frames' noise spread evenly over the bins (white:
-    /// the tracks' noise is measured whole-band only), as TCLw's bands have it, and never under
-    /// digital silence. A band the far end reaches nothing of — its reference not above that
+    /// power falls under (or within 1 dB over) the band's floor: the frames' noise spread evenly
+    /// over the bins (white), as TCLw's bands have it, never under the band's own noise where the
+    /// tracks give it (`measuresBandNoise`), nor under digital silence. A band the far end reaches nothing of — its reference not above that
     /// floor, as TCLw leaves such a band out — has no echo to remove: null, with why. Its mic
     /// alone cannot tell: it holds the room's noise, which is not white, and a band of 16 kHz
     /// speech's 8–16 kHz, noise only, rose 0.02 dB over its floor in one room and read
@@ -190,7 +207,8 @@ struct FrameLedger: Sendable {
         rows.forEachRow(in: 0..<rowCount) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
         let bins = Double(frames.frameSize / 2)
         return bands.indices.map { index in
-            let floor = max(digitalBandPowers[index] * Double(rowCount), noiseFloor * Double(bands[index].bins.count) / bins)
+            let floor = max(digitalBandPowers[index] * Double(rowCount), noiseFloor * Double(bands[index].bins.count) / bins,
+                            measuresBandNoise ? noiseBandSums[index] : 0)
             guard rowCount > 0 else { return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: nil) }
             guard referenceBandSums[index] > floor else {
                 return BandERLE(lowHz: bands[index].lowHz, highHz: bands[index].highHz, erleDB: nil,
@@ -205,8 +223,9 @@ struct FrameLedger: Sendable {
     /// TCLw over the steady state of the frames wholly inside `range` (the last half of its
     /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed. The floor
     /// under which the output's residual cannot be measured is the rows' own (their noise, as for
-    /// ERLE, spread evenly over the bins — white — and never under digital silence): a band whose
-    /// output falls under it is a lower bound at the reference over that floor. A band whose
+    /// ERLE, spread evenly over the bins — white —, never under the band's own noise where the
+    /// rows carry it, nor under digital silence): a band whose output falls under it (or within
+    /// 1 dB over it) is a lower bound. A band whose
     /// reference does not rise above the floor (a narrowband far end's upper bands) has no echo to
     /// lose and is left out. nil without rows or such bands.
     func weightedEchoLoss(in range: Range<Int>) -> WeightedEchoLoss? {
@@ -214,11 +233,13 @@ struct FrameLedger: Sendable {
         let selected = rowRange(frameIndices: frames.frames(inside: range))
         let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
         guard count > 0, !steadyRows.isEmpty else { return nil }
-        var reference = [Double](repeating: 0, count: count), processed = reference
+        var reference = [Double](repeating: 0, count: count), processed = reference, noise = reference
+        let withNoise = measuresBandNoise
         thirdOctaveRows.forEachRow(in: steadyRows) { row, at in
             for band in 0..<count {
                 reference[band] += Double(row[at + band])
                 processed[band] += Double(row[at + count + band])
+                if withNoise { noise[band] += Double(row[at + 2 * count + band]) }
             }
         }
         var noiseFloor = 0.0
@@ -227,7 +248,7 @@ struct FrameLedger: Sendable {
         var bands: [WeightedEchoLoss.BandLoss] = []
         for band in 0..<count {
             let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
-                            noiseFloor * Double(thirdOctaves[band].bins.count) / bins)
+                            noiseFloor * Double(thirdOctaves[band].bins.count) / bins, noise[band])
             guard reference[band] > floor else { continue }
             let value = MeasurableFloor.bandERLE(mic: reference[band], processed: processed[band], floor: floor)
             guard let loss = value.value else { continue }
