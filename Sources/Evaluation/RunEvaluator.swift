@@ -47,7 +47,9 @@ public struct RunEvaluator: Sendable {
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: cancels(at: range.lowerBound) && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
-                              echoUnmeasuredReason: Self.segmentEchoUnmeasuredReason(metrics, states: states))
+                              echoUnmeasuredReason: Self.segmentEchoUnmeasuredReason(
+                                  metrics, states: states,
+                                  audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true))
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read)
@@ -123,7 +125,9 @@ public struct RunEvaluator: Sendable {
         switch finding.rule {
         case .aecOnNonMicrophoneSource, .aecOnWithoutLoudspeaker:
             measured("sent_error_db", measurement.sentErrorDB(in: range),
-                     { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source" },
+                     { "the canceller altered what was sent: error energy \(Self.format($0)) dB relative to the source"
+                         // Near 0 dB the error is as loud as the source: read as a small change, it hid a talker cut by 31 dB.
+                         + ($0 >= -3 ? ", as loud as the source itself: what was sent is mostly not what the source held (the canceller cut or replaced it)" : "") },
                      otherwise: "the sent audio equals the source here")
         case .alteredPlayoutWithoutReference:
             let e = erle(in: range)
@@ -261,10 +265,14 @@ public struct RunEvaluator: Sendable {
     }
 
     /// Why a timeline segment has no ERL or ERLE (nil where it has them): no echo could reach what
-    /// it sent (`noEchoPathReason` over its own states); it was muted throughout; no far-end single
-    /// talk in it; or its echo stayed under the mic's floor.
-    static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState]) -> String? {
+    /// it sent (`noEchoPathReason` over its own states); no audio flowed in it (`audioFlows`
+    /// false: the session inactive, interrupted or its audio disabled); it was muted throughout;
+    /// no far-end single talk in it; or its echo stayed under the mic's floor.
+    static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true) -> String? {
         if let reason = noEchoPathReason(states) { return reason }
+        if metrics.singleTalkFrames == 0, !audioFlows {
+            return "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured"
+        }
         if metrics.singleTalkFrames == 0 {
             if !states.isEmpty, mutedThroughout(states) { return "muted throughout: the segment sent silence, which holds no echo to measure" }
             return "no far-end single-talk analysis frame in the segment (the far end silent or under −50 dBFS, its echo under the noise, or the near end talking over it): ERL and ERLE stand on those frames alone"

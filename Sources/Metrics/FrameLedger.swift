@@ -261,9 +261,10 @@ struct FrameLedger: Sendable {
     }
 
     /// Earliest point that is non-nil and after which every non-nil point (itself included)
-    /// stays within ±tolerance of the steady state. None where the steady state is itself within
-    /// the tolerance of 0 dB: such a series never left "nothing removed" (no canceller, or one
-    /// that failed), and its first window read as the fastest convergence of all. A point on
+    /// stays within ±tolerance of the steady state. None where the steady state is within twice
+    /// the tolerance of 0 dB: the band round it then reaches down to "nothing removed" (no
+    /// canceller, or one that failed: speex on Bluetooth HFP, steady at 4.2 dB, read "converged
+    /// at 0.00 s"), and a series that never left it read as the fastest convergence of all. A point on
     /// under a quarter of the fullest window's frames is passed over: one frame at a talker's
     /// onset, 9 dB off, made a canceller that never changed converge at 14 s. (The fullest
     /// window, not `FigureConfidence`'s 20 frames: at 8 and 16 kHz a 0.5 s window holds 31
@@ -271,7 +272,7 @@ struct FrameLedger: Sendable {
     /// None, too, where only the last counted window is within the tolerance: one window shows no
     /// settling, and a call whose ERLE swung 5–18 dB to its end "converged at 11.5 s" of 12.
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
-        guard let steady, steady > toleranceDB else { return nil }
+        guard let steady, steady > 2 * toleranceDB else { return nil }
         let fullest = series.lazy.map(\.frames).max() ?? 0
         var earliest: Double?
         var settled = 0

@@ -93,8 +93,9 @@ public enum MarkdownWriter {
         guard chart.hasValues else { return "**\(escape(chart.title))**: \(escape(chart.emptyNote))\n" }
         var out = "**\(escape(chart.title))**\n\n| band | " + chart.series.map { cellText($0.name) }.joined(separator: " | ") + " |\n"
         out += "|---|" + String(repeating: "---:|", count: chart.series.count) + "\n"
-        for (index, band) in chart.bands.enumerated() {
-            out += "| \(Int(band.low))–\(Int(band.high)) Hz | "
+        // Named as the HTML chart names them (a third octave by its nominal centre).
+        for index in chart.bands.indices {
+            out += "| \(chart.label(index)) Hz | "
             out += chart.series.map { $0.text(index) }.joined(separator: " | ") + " |\n"
         }
         return out

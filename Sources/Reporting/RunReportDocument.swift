@@ -93,7 +93,9 @@ public enum RunReportDocument {
 
         blocks.append(.heading("Findings", level: 2, id: "findings"))
         if !report.findings.contains(where: { $0.kind == .lint }) {
-            blocks.append(.paragraph([.text("The AEC rules of the custom audio device guide hold.")]))
+            // Said first, it read as "all clear" above a telephony requirement the call missed.
+            blocks.append(.paragraph([.text("The AEC rules of the custom audio device guide hold"
+                + (report.findings.isEmpty ? "." : "; what follows is not an AEC rule's finding.")) ]))
         }
         if !report.findings.isEmpty {
             blocks.append(.list(report.findings.map { f in
@@ -312,6 +314,11 @@ public enum RunReportDocument {
         typealias F = ReportFormatting
         guard !decisions.isEmpty else { return [] }
         return [.heading("Adaptive AEC decisions", level: 2, id: "adaptive"),
+                .paragraph([.text("intensityAdaptive decides every half second; a row is each change of its decision, with what it measured: "
+                                  + "its own ERL estimate (the reference over the capture, or over the echo the backend's filter models), "
+                                  + "the share of the far end's frames it took for double talk, the echo its filter removed against the "
+                                  + "talker in them, and the suppression it chose (far-end single talk / double talk, dB). "
+                                  + "docs/library.md says how it decides.")]),
                 .table(.init(header: ["at", "ERL estimate", "double talk", "echo to near in double talk", "suppression"], rows: decisions.map { d in
                     [.init(F.seconds(Double(d.frame) / Double(sampleRate))), .init(F.db(d.erlEstimateDB)),
                      .init("\(Int(d.doubleTalkShare * 100)) %"), .init(d.echoToNearDB.map { F.db($0) } ?? "—"),

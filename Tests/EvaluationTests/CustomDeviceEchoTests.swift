@@ -93,6 +93,23 @@ final class CustomDeviceEchoTests: XCTestCase {
         XCTAssertTrue(finding.consequence.hasSuffix(" dB down (low confidence: \(frames) analysis frames)"), finding.consequence)
     }
 
+    /// A canceller left on with no loudspeaker that cuts the talker: its error is as loud as the
+    /// source, said as such (AEC3 on the recording-speaker vector: "-0.2 dB", which read as a small
+    /// change beside a near end cut by 31 dB).
+    func testAnErrorAsLoudAsTheSourceIsSaidSo() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let written = try ScenarioLoader.load(path: packageRoot.appendingPathComponent("vectors/scenarios/recording-speaker.json").path)
+        let scenario = written.running(EchoControlMode(backend: .aec3, intensity: .intensityRecommended))
+        let report = try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: nil).run()
+        let finding = try XCTUnwrap(report.findings.first { $0.rule == "aec-on-without-loudspeaker" })
+        let error = try XCTUnwrap(finding.consequenceDB)
+        XCTAssertGreaterThanOrEqual(error, -3)
+        XCTAssertTrue(finding.consequence.hasSuffix(", as loud as the source itself: what was sent is mostly not what the source held (the canceller cut or replaced it)"),
+                      finding.consequence)
+        XCTAssertGreaterThan(try XCTUnwrap(report.metrics.nearEnd?.attenuationDB), 20, "the talker was cut")
+    }
+
     /// Timeline segments get their own metrics, and events are marked on the series.
     func testTimelineSegments() throws {
         let folder = try temporaryDirectory()

@@ -247,6 +247,17 @@ final class BoundsAndConfidenceTests: XCTestCase {
         let settling = swinging + [ERLEPoint(timeSeconds: 3.5, erleDB: 12, frames: 40)]
         XCTAssertEqual(FrameLedger.convergence(settling, steady: 11.5, toleranceDB: 3), 3)
     }
+
+    /// A steady state within twice the tolerance of 0 dB has no convergence: its ±3 dB band reaches
+    /// down to "nothing removed", so speex on Bluetooth HFP after the speaker, steady at 4.2 dB
+    /// and 1.7–2.2 dB from the start, "converged at 0.00 s". Past 6 dB the same rule holds as ever.
+    func testASteadyStateNearNothingRemovedHasNoConvergence() {
+        let flat = [1.7, 2.2, 1.9, 4.0, 4.5, 4.2].enumerated().map { ERLEPoint(timeSeconds: 0.5 * Double($0.offset), erleDB: $0.element, frames: 40) }
+        XCTAssertNil(FrameLedger.convergence(flat, steady: 4.2, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence(flat, steady: 6.0, toleranceDB: 3))
+        let rising = [1.0, 4.0, 6.5, 7.0, 7.2].enumerated().map { ERLEPoint(timeSeconds: 0.5 * Double($0.offset), erleDB: $0.element, frames: 40) }
+        XCTAssertEqual(FrameLedger.convergence(rising, steady: 7.1, toleranceDB: 3), 1.0, "4.0 is just outside 7.1 ± 3")
+    }
 }
 
 /// A band's floor is an estimate (the whole band's shared out as if white): an output less than
