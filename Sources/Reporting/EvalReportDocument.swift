@@ -253,8 +253,13 @@ public enum EvalReportDocument {
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
-            + "none where the steady ERLE is 3 dB or less (disabled, or a canceller that failed): nothing converged; "
-            + "its median is over the runs that have one, and says over how many where that is not all of them."
+            + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
+            + "its median is over the runs that have one, and says over how many where that is not all of them. "
+            + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
+            + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
+            + "talker sent louder than it spoke (an automatic gain control's gain), not one kept better. Pipeline issues are "
+            + "underruns, overruns, clicks and gaps in the sent audio (a mute's silence among them), canceller resets and buffers "
+            + "that lost audio; lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
         return [.paragraph([.text(text)])]
     }
 

@@ -109,8 +109,13 @@ final class ReportWordingTests: XCTestCase {
     /// `disabled`'s median read 0.0 s, the best of the table, though nothing converged.
     func testTheModesTableSaysWhatConvergenceIsAndWhenThereIsNone() throws {
         guard case .paragraph(let spans)? = EvalReportDocument.modesTableNotes().first else { return XCTFail("a note under the table") }
-        XCTAssertTrue(text(spans).contains("none where the steady ERLE is 3 dB or less (disabled, or a canceller that failed): nothing converged"),
+        XCTAssertTrue(text(spans).contains("none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged"),
                       text(spans))
+        // And what its other columns are: a reader met p10, distortion and pipeline issues unexplained.
+        for phrase in ["p10 is steady ERLE's 10th percentile", "Near-end distortion is the output's difference from the near end",
+                       "a near-end attenuation under 0 dB is a talker sent louder than it spoke", "Pipeline issues are underruns"] {
+            XCTAssertTrue(text(spans).contains(phrase), phrase)
+        }
     }
 
     /// "≥ 1.8 dB: category 1 or worse, full duplex" read as a full-duplex verdict for a bound (even
