@@ -27,6 +27,7 @@ import Foundation
 public final class AdaptiveIntensity {
     private let framesPerWindow: Int
     private let samplesPerFrame: Int
+    private let startFrame: Int64
     private var frame: Int64 = 0
     private var referenceSum: Double = 0
     /// The ERL's denominator: capture power, or the echo the backend's filter models where it
@@ -46,18 +47,22 @@ public final class AdaptiveIntensity {
     private let apply: (Int, Int) -> Void
     private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
 
-    init(framesPerWindow: Int, samplesPerFrame: Int, apply: @escaping (Int, Int) -> Void) {
+    /// `startFrame`: the call's frames processed before this controller took over (a mode set
+    /// mid-call), so that its decisions are dated in the call's time, not its own.
+    init(framesPerWindow: Int, samplesPerFrame: Int, startFrame: Int64 = 0, apply: @escaping (Int, Int) -> Void) {
         self.framesPerWindow = framesPerWindow
         self.samplesPerFrame = samplesPerFrame
+        self.startFrame = startFrame
         self.apply = apply
         decisions.reserveCapacity(Self.maximumDecisions)
     }
 
     /// A controller steering `control`'s residual suppression, deciding every half second of
     /// `frameSize`-sample frames at `sampleRate`; nil when the backend has no suppression to steer.
-    public convenience init?(steering control: EchoControl, sampleRate: Int, frameSize: Int) {
+    public convenience init?(steering control: EchoControl, sampleRate: Int, frameSize: Int, startFrame: Int64 = 0) {
         guard let suppression = control.residualSuppression else { return nil }
-        self.init(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize) { [unowned suppression] single, double in
+        self.init(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize,
+                  startFrame: startFrame) { [unowned suppression] single, double in
             suppression.setSuppression(single, doubleTalk: double)
         }
     }
@@ -147,7 +152,7 @@ public final class AdaptiveIntensity {
         // suppression missing its onsets and pauses, so it is the light one while it lasts.
         if share > 0.5 { suppression = max(suppression, -20) }
         if decisions.last.map({ $0.suppressionDB != suppression || $0.doubleTalkSuppressionDB != active }) ?? true {
-            let decision = AdaptiveDecision(frame: frame * Int64(samplesPerFrame), erlEstimateDB: erl, doubleTalkShare: share,
+            let decision = AdaptiveDecision(frame: (startFrame + frame) * Int64(samplesPerFrame), erlEstimateDB: erl, doubleTalkShare: share,
                                             echoToNearDB: echoToNear, suppressionDB: suppression, doubleTalkSuppressionDB: active)
             if decisions.count < Self.maximumDecisions {
                 decisions.append(decision)

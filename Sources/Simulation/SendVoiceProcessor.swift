@@ -30,9 +30,14 @@ public final class SendVoiceProcessor {
     /// Samples by which `sent` lags the capture now: the canceller's latency, and one frame for
     /// the speexdsp preprocessor (noise suppression, AGC), whose overlap-add outputs a frame late.
     public var latencySamples: Int { (canceller?.latencySamples ?? 0) + (enhancer == nil ? 0 : frameSize) }
-    /// Why adaptive suppression changed, in order: the first 1023 decisions and the latest
-    /// (bounded, so a day-long call's list stays small; `adaptiveDecisionCount` counts them all).
-    public var adaptiveDecisions: [AdaptiveDecision] { adaptive?.decisions ?? [] }
+    /// Why adaptive suppression changed, in order, over every stretch the call ran in
+    /// intensityAdaptive: the first 1023 decisions and the latest (bounded, so a day-long call's
+    /// list stays small; `adaptiveDecisionCount` counts them all).
+    public var adaptiveDecisions: [AdaptiveDecision] { Self.bounded(earlierDecisions + (adaptive?.decisions ?? [])) }
+    /// The decisions of the controllers a mode change replaced (each starts afresh): a report
+    /// listed the last one's alone, dated from its own start, 4.5 s early.
+    private var earlierDecisions: [AdaptiveDecision] = []
+    private var earlierDecisionCount = 0
     /// The name the last canceller plugin made gave itself (nil: none ran).
     public private(set) var pluginName: String?
     /// The files the call's plugin cancellers were loaded from (one, unless the file was replaced
@@ -41,7 +46,14 @@ public final class SendVoiceProcessor {
     /// The latency it reported (`latency_samples`, at its own rate).
     public private(set) var pluginLatencySamples: Int?
     /// How many decisions adaptive suppression took, listed or not.
-    public var adaptiveDecisionCount: Int { adaptive?.decisionCount ?? 0 }
+    public var adaptiveDecisionCount: Int { earlierDecisionCount + (adaptive?.decisionCount ?? 0) }
+
+    /// `decisions` kept to `AdaptiveIntensity.maximumDecisions`: the first ones and the latest.
+    private static func bounded(_ decisions: [AdaptiveDecision]) -> [AdaptiveDecision] {
+        let most = AdaptiveIntensity.maximumDecisions
+        guard decisions.count > most, let latest = decisions.last else { return decisions }
+        return Array(decisions.prefix(most - 1)) + [latest]
+    }
     /// Told of each mode the app sets (component — "aec", "ns", "agc" — and what it is now): the
     /// call logs them as events, whoever set them, a scenario's timeline or app code.
     var onChange: ((String, String) -> Void)?
@@ -72,7 +84,13 @@ public final class SendVoiceProcessor {
             }
         }
         echoCancellerMode = mode
-        adaptive = mode == .intensityAdaptive ? canceller.flatMap { AdaptiveIntensity(steering: $0, sampleRate: sampleRate, frameSize: frameSize) } : nil
+        if let replaced = adaptive {
+            earlierDecisions = Self.bounded(earlierDecisions + replaced.decisions)
+            earlierDecisionCount += replaced.decisionCount
+        }
+        adaptive = mode == .intensityAdaptive
+            ? canceller.flatMap { AdaptiveIntensity(steering: $0, sampleRate: sampleRate, frameSize: frameSize, startFrame: Int64(processedFrames)) }
+            : nil
         onChange?("aec", "mode \(mode)")
     }
 
