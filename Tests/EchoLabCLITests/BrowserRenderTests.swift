@@ -39,7 +39,7 @@ final class BrowserRenderTests: XCTestCase {
 
         // eval.html: a screenshot with both modes' colours, and a DOM with everything a reader uses.
         let evalPage = out.appendingPathComponent("eval.html")
-        let evalShot = try browser.screenshot(evalPage, height: 2600, into: root.appendingPathComponent("eval.png"))
+        let evalShot = try browser.screenshot(evalPage, height: 3600, into: root.appendingPathComponent("eval.png"))
         // The modes' own colours: speex's recommended intensity mid blue; disabled grey, which
         // anti-aliased text also makes, so its line is checked in the DOM below.
         let evalPixels = try browser.pixelStatistics(of: evalShot, colours: ["#3c87dd"])
