@@ -36,7 +36,8 @@ public struct RunEvaluator: Sendable {
             let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
-            let metrics = Self.noEchoPathReason(states) == nil ? measured : measured.withoutEchoFigures
+            let noEchoPath = Self.noEchoPathReason(states)
+            let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
             return RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
@@ -47,7 +48,7 @@ public struct RunEvaluator: Sendable {
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: cancels(at: range.lowerBound) && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
-                              echoUnmeasuredReason: Self.segmentEchoUnmeasuredReason(
+                              echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true))
         }
@@ -264,12 +265,11 @@ public struct RunEvaluator: Sendable {
         return states.indices.filter { $0 >= opening && states[$0].frame < Int64(range.upperBound) }.map { states[$0] }
     }
 
-    /// Why a timeline segment has no ERL or ERLE (nil where it has them): no echo could reach what
-    /// it sent (`noEchoPathReason` over its own states); no audio flowed in it (`audioFlows`
-    /// false: the session inactive, interrupted or its audio disabled); it was muted throughout;
-    /// no far-end single talk in it; or its echo stayed under the mic's floor.
+    /// Why a timeline segment with an echo path (`noEchoPathReason` says why one has none) has
+    /// no ERL or ERLE (nil where it has them): no audio flowed in it (`audioFlows` false: the
+    /// session inactive, interrupted or its audio disabled); it was muted throughout; no far-end
+    /// single talk in it; or its echo stayed under the mic's floor.
     static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true) -> String? {
-        if let reason = noEchoPathReason(states) { return reason }
         if metrics.singleTalkFrames == 0, !audioFlows {
             return "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured"
         }
@@ -343,7 +343,7 @@ public struct RunEvaluator: Sendable {
     /// " (low confidence: 14 analysis frames)" where a consequence's figure stands on fewer frames
     /// than a figure needs (`FigureConfidence`), as the pages mark the figure itself; "" otherwise.
     static func confidenceNote(frames: Int) -> String {
-        FigureConfidence.isLow(frames: frames) ? " (low confidence: \(frames) analysis frame\(frames == 1 ? "" : "s"))" : ""
+        FigureConfidence.isLow(frames: frames) ? " (\(FigureConfidence.mark(frames: frames)))" : ""
     }
 
     /// What an ERLE did to the echo, in words: "echo reduced by (only) 12.3 dB", or — when the

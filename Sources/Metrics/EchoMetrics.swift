@@ -128,6 +128,10 @@ public enum FigureConfidence {
     /// Whether a figure over `frames` analysis frames is too thin to count (a figure over none
     /// has no value at all).
     public static func isLow(frames: Int) -> Bool { frames > 0 && frames < minimumAnalysisFrames }
+
+    /// "low confidence: 6 analysis frames": how the pages and the findings' consequences mark a
+    /// figure that `isLow`, in one wording.
+    public static func mark(frames: Int) -> String { "low confidence: \(frames) analysis frame\(frames == 1 ? "" : "s")" }
 }
 
 /// One point of the ERLE time series: the window starting at `timeSeconds`, over the single-talk

@@ -104,7 +104,7 @@ public struct ReportDocument: Sendable {
                 guard index < points.count, let value = points[index].value else { return "—" }
                 let text = (isLowerBound(index) ? "≥ " : "") + ReportFormatting.number(value, digits: 1)
                 guard isLowConfidence(index) else { return text }
-                return text + " (low confidence: \(ReportFormatting.analysisFrames(frames[index])))"
+                return text + " (\(FigureConfidence.mark(frames: frames[index])))"
             }
             /// Whether any point is a bound, or stands on too few frames.
             public var hasLowerBounds: Bool { points.indices.contains { points[$0].value != nil && isLowerBound($0) } }

@@ -21,7 +21,7 @@ public enum ReportFormatting {
         guard value != nil else { return db(nil) }
         let text = (isLowerBound ? "≥ " : "") + db(value)
         guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
-        return text + " (low confidence: \(analysisFrames(frames)))"
+        return text + " (\(FigureConfidence.mark(frames: frames)))"
     }
 
     /// `figure` with its frame count always said, as the near-end rows say theirs: "27.5 dB (186

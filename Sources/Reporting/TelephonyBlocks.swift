@@ -19,7 +19,7 @@ enum TelephonyBlocks {
         guard value != nil else { return ReportFormatting.db(nil) }
         let text = (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 2, unit: " dB")
         guard let frames, FigureConfidence.isLow(frames: frames) else { return text }
-        return text + " (low confidence: \(ReportFormatting.analysisFrames(frames)))"
+        return text + " (\(FigureConfidence.mark(frames: frames)))"
     }
 
     /// P.340's category of a send attenuation range, as the run pages write it: "category 2a,

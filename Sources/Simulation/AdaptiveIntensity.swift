@@ -44,6 +44,13 @@ public final class AdaptiveIntensity {
     /// Every decision taken, including those no longer listed.
     public private(set) var decisionCount = 0
     static let maximumDecisions = 1024
+
+    /// `decisions` (several controllers' in turn) kept as one controller keeps its own: the first
+    /// `maximumDecisions − 1` and the latest.
+    static func kept(_ decisions: [AdaptiveDecision]) -> [AdaptiveDecision] {
+        guard decisions.count > maximumDecisions, let latest = decisions.last else { return decisions }
+        return Array(decisions.prefix(maximumDecisions - 1)) + [latest]
+    }
     private let apply: (Int, Int) -> Void
     private let activityThreshold: Float = 1e-5   // −50 dBFS mean square
 

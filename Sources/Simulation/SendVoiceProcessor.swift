@@ -33,7 +33,7 @@ public final class SendVoiceProcessor {
     /// Why adaptive suppression changed, in order, over every stretch the call ran in
     /// intensityAdaptive: the first 1023 decisions and the latest (bounded, so a day-long call's
     /// list stays small; `adaptiveDecisionCount` counts them all).
-    public var adaptiveDecisions: [AdaptiveDecision] { Self.bounded(earlierDecisions + (adaptive?.decisions ?? [])) }
+    public var adaptiveDecisions: [AdaptiveDecision] { AdaptiveIntensity.kept(earlierDecisions + (adaptive?.decisions ?? [])) }
     /// The decisions of the controllers a mode change replaced (each starts afresh): a report
     /// listed the last one's alone, dated from its own start, 4.5 s early.
     private var earlierDecisions: [AdaptiveDecision] = []
@@ -48,12 +48,6 @@ public final class SendVoiceProcessor {
     /// How many decisions adaptive suppression took, listed or not.
     public var adaptiveDecisionCount: Int { earlierDecisionCount + (adaptive?.decisionCount ?? 0) }
 
-    /// `decisions` kept to `AdaptiveIntensity.maximumDecisions`: the first ones and the latest.
-    private static func bounded(_ decisions: [AdaptiveDecision]) -> [AdaptiveDecision] {
-        let most = AdaptiveIntensity.maximumDecisions
-        guard decisions.count > most, let latest = decisions.last else { return decisions }
-        return Array(decisions.prefix(most - 1)) + [latest]
-    }
     /// Told of each mode the app sets (component — "aec", "ns", "agc" — and what it is now): the
     /// call logs them as events, whoever set them, a scenario's timeline or app code.
     var onChange: ((String, String) -> Void)?
@@ -85,7 +79,7 @@ public final class SendVoiceProcessor {
         }
         echoCancellerMode = mode
         if let replaced = adaptive {
-            earlierDecisions = Self.bounded(earlierDecisions + replaced.decisions)
+            earlierDecisions = AdaptiveIntensity.kept(earlierDecisions + replaced.decisions)
             earlierDecisionCount += replaced.decisionCount
         }
         adaptive = mode == .intensityAdaptive
