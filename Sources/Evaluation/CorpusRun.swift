@@ -361,7 +361,17 @@ public struct CorpusRun {
                 if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[name] = recording.mic }
                 return .success(loaded)
             } catch {
-                return .failure(ItemError(description: String(describing: error)))
+                // A scenario whose own name was read fails under it (unless another item has
+                // it): the baseline knows its runs by that name, not by the file's.
+                var itemName = (error as? ScenarioError)?.itemName
+                if let name = itemName {
+                    if firstFileOfName[name] == nil && !Self.reportNames.contains(name.lowercased()) {
+                        firstFileOfName[name] = item.file
+                    } else {
+                        itemName = nil
+                    }
+                }
+                return .failure(ItemError(description: String(describing: error), itemName: itemName))
             }
         }
         for (index, claim) in claimedAgain {

@@ -210,6 +210,11 @@ public struct EvalComparison: Sendable {
     /// Runs of the current file that the baseline does not have, and that ran (one that failed
     /// is a regression: a new item that cannot run is a broken corpus).
     public var added: [RunKey] = []
+    /// A new run that may be a missing one under another name or mode, by its key: the missing
+    /// run of the baseline whose item came from the same scenario file (a renamed item, a changed
+    /// `aec`). Both still count as they are — the missing run fails the gate — but a reader sees
+    /// the one change rather than a deleted file and an unrelated new one.
+    public var formerRuns: [RunKey: RunKey] = [:]
     /// Runs of the baseline an interrupted current file does not have: not run, listed — not
     /// counted as regressions, since the interruption alone fails the gate.
     public var notRun: [RunKey] = []
@@ -349,9 +354,8 @@ public struct EvalComparison: Sendable {
             compare(key, before, after)
         }
         // An item listed twice fails its second listing: a broken corpus no gate passes over,
-        // unless the baseline's corpus listed it twice too.
-        let repeatedBefore = Set(Self.refusedRepeats(in: baseline).map(\.key))
-        for (key, error) in Self.refusedRepeats(in: current) where !repeatedBefore.contains(key) {
+        // whether or not the baseline's corpus listed it twice too (as a run failed in both).
+        for (key, error) in Self.refusedRepeats(in: current) {
             let was: Value = old[key].map { $0.error == nil ? .ran : .failed(error: $0.error) } ?? .notInBaseline
             regressions.append(Change(run: key, subject: .run, baseline: was, current: .failed(error: error), delta: nil))
         }
@@ -363,6 +367,8 @@ public struct EvalComparison: Sendable {
             regressions.append(Change(run: key, subject: .run, baseline: .notInBaseline, current: .failed(error: error), delta: nil))
         }
         added = newRuns.filter { new[$0]?.error == nil }
+        formerRuns = Self.formerRuns(of: added, missing: regressions.filter { $0.current == .missing }.map(\.run),
+                                     baselineFiles: Self.itemFiles(baseline), currentFiles: Self.itemFiles(current))
         // An unloaded item's run is said under its baseline runs, not as a case of its own.
         runs = Set(old.keys).union(new.keys).subtracting(explained).sorted()
         modeMeans = modeMeans(old, new, modes: Self.modeNames(baseline, current))
@@ -403,7 +409,10 @@ public struct EvalComparison: Sendable {
         case (_?, nil):
             improvements.append(Change(run: key, subject: .run, baseline: .failed(error: nil), current: .ran, delta: nil))
             return
-        case (_?, _?):
+        case (_?, let error?):
+            // Failed in both: nothing of it is measured, and a gate that passed it would pass
+            // over a broken corpus for as long as the baseline blessed while it was broken.
+            regressions.append(Change(run: key, subject: .run, baseline: .failed(error: nil), current: .failed(error: error), delta: nil))
             return
         case (nil, nil):
             break
@@ -629,6 +638,31 @@ public struct EvalComparison: Sendable {
                 }
             }
         }
+    }
+
+    /// Each item's scenario file, by item name (the first item of a name).
+    static func itemFiles(_ eval: JSONValue) -> [String: String] {
+        var files: [String: String] = [:]
+        for item in eval["items"]?.arrayValue ?? [] {
+            guard let name = item["name"]?.stringValue, let file = item["file"]?.stringValue, files[name] == nil else { continue }
+            files[name] = file
+        }
+        return files
+    }
+
+    /// For each new run, the missing run of an item from the same file: of the same mode where
+    /// there is one (a renamed item), else the item's first missing run (a changed mode).
+    static func formerRuns(of added: [RunKey], missing: [RunKey], baselineFiles: [String: String],
+                           currentFiles: [String: String]) -> [RunKey: RunKey] {
+        var former: [RunKey: RunKey] = [:]
+        for run in added {
+            guard let file = currentFiles[run.item] else { continue }
+            let candidates = missing.filter { baselineFiles[$0.item] == file }
+            if let match = candidates.first(where: { $0.mode == run.mode }) ?? candidates.first(where: { $0.item == run.item }) ?? candidates.first {
+                former[run] = match
+            }
+        }
+        return former
     }
 
     /// The mode of an item's run that failed before its own mode was read.

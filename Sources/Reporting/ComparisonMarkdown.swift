@@ -105,7 +105,7 @@ public enum ComparisonMarkdown {
         scoreNotes(comparison.scoreNotes)
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
-            for run in comparison.added { md += listItem(run) }
+            for run in comparison.added { md += listItem(run, former: comparison.formerRuns[run]) }
         }
         if !comparison.notRun.isEmpty {
             md += "\n## Not run (the current run was interrupted)\n\n"
@@ -132,8 +132,12 @@ public enum ComparisonMarkdown {
     }
 
     /// A run as a list item: its item's name and mode stay text.
-    static func listItem(_ run: EvalComparison.RunKey) -> String {
-        "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\n"
+    static func listItem(_ run: EvalComparison.RunKey, former: EvalComparison.RunKey? = nil) -> String {
+        let hint = former.map { former in
+            let what = former.item == run.item ? "its mode changed" : former.mode == run.mode ? "renamed" : "renamed, its mode changed"
+            return " — from the scenario file of the missing \(MarkdownWriter.inlineText(former.item)) × \(MarkdownWriter.inlineText(former.mode)): \(what)?"
+        } ?? ""
+        return "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\(hint)\n"
     }
 }
 

@@ -45,6 +45,16 @@ public enum ScenarioLoader {
             // Without the key the name is the file's: say so, or the message names a key the file lacks.
             throw root.fail("name", given == nil ? "\(problem) (no `name` key: the file's name is used; give one)" : problem)
         }
+        do {
+            return try parse(root, named: name, file: file, context: context)
+        } catch var error as ScenarioError where given != nil {
+            error.itemName = name
+            throw error
+        }
+    }
+
+    /// The scenario under `root`, its name read.
+    private static func parse(_ root: JSONObjectReader, named name: String, file: String, context: Context) throws -> Scenario {
         var scenario = Scenario(name: name, file: file)
         scenario.farEnd = try context.signalSource(root, "far_end")
         scenario.nearEnd = try context.signalSource(root, "near_end")
@@ -193,6 +203,10 @@ public enum ScenarioLoader {
                 let path = try existing(value, reader, key)
                 try probe(path, channel: .monoOnly, reader, key)
                 return (path, .monoOnly)
+            }
+            if let value = reader.any(key), value.objectValue == nil {
+                // Both forms are said: "expected an object" read as if a file name were wrong here.
+                throw reader.fail(key, "expected a file name (a string) or an object, found \(value.typeName)")
             }
             guard let object = try reader.object(key) else { return nil }
             guard let file = try object.string("file") else { throw object.missing("file") }

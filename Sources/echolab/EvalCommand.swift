@@ -89,8 +89,21 @@ struct EvalCommand: ParsableCommand {
         let lock: OutputLock
         do {
             try Self.checkOutputHoldsNoCorpus(out: out, paths: paths)
-            let items = try Self.corpusItems(in: paths, excluding: out)
-            guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
+            let items: [CorpusItem]
+            do {
+                items = try Self.corpusItems(in: paths, excluding: out)
+                guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
+            } catch {
+                // No corpus there (a path that does not exist, or none in it): nothing ran, and
+                // the exit status is a failed run's, so an earlier eval.json left in OUT would be
+                // merged or gated as this run's by a CI job that accepts exit 1. (Not where OUT
+                // lies in a corpus: that refusal is about the folder, which is not eval's.)
+                let noCorpus = error is ScenarioDiscovery.Empty || paths.contains { !FileManager.default.fileExists(atPath: $0) }
+                if noCorpus && !paths.contains(where: { InputFile.isSameOrInside(out, $0) }) {
+                    Self.removeStaleReportUnlessHeld(in: out)
+                }
+                throw error
+            }
             var run = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
                                 jobs: jobs, taps: noTaps ? .none : .standard, renderer: ReportPages(),
                                 cancellation: Interrupts.cancellation)
@@ -201,6 +214,14 @@ struct EvalCommand: ParsableCommand {
             let what = InputFile.canonical(out) == InputFile.canonical(corpus) ? "is the corpus folder" : "holds the corpus folder \(corpus)"
             return "\(out): the output folder \(what); choose a folder outside it (e.g. reports/)"
         }
+    }
+
+    /// `removeStaleReport`, where no other command holds the folder (an eval writing it now
+    /// keeps what it writes).
+    static func removeStaleReportUnlessHeld(in folder: String) {
+        guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("eval.json")),
+              let lock = try? OutputLock(folder: folder, command: "eval") else { return }
+        withExtendedLifetime(lock) { removeStaleReport(in: folder) }
     }
 
     /// An eval.json of an earlier run would describe other runs if this one is killed before it

@@ -124,6 +124,49 @@ final class EvalGateTests: XCTestCase {
         XCTAssertTrue(missingFailed.standardOutput.contains("| failed | missing |"), missingFailed.standardOutput)
     }
 
+    /// A scenario named otherwise than its file (`speech.json` is "speech"; here "my-speech")
+    /// that breaks fails under its own name, which its baseline runs are known by: the gate says
+    /// the error against them, not "missing" beside a new item named after the file. Broken in
+    /// the baseline and still broken, it fails the gate too.
+    func testABrokenScenarioFailsUnderItsOwnNameAndStaysAFailure() throws {
+        let corpus = root.appendingPathComponent("corpus")
+        let file = corpus.appendingPathComponent("speech.json")
+        let healthy = try String(contentsOf: file, encoding: .utf8).replacingOccurrences(of: "\"name\": \"speech\"", with: "\"name\": \"my-speech\"")
+        try healthy.write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "named", "--no-taps"], in: root).status, 0)
+        try healthy.replacingOccurrences(of: "\"delay_ms\"", with: "\"delay_msec\"").write(to: file, atomically: true, encoding: .utf8)
+        let broken = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "broken", "--no-taps"], in: root)
+        XCTAssertEqual(broken.status, 1)
+        let gate = try runEchoLab(["compare", "named/eval.json", "broken/eval.json", "--junit", "gate.xml"], in: root)
+        XCTAssertEqual(gate.status, 1)
+        XCTAssertTrue(gate.standardOutput.contains("| my-speech | disabled | run | ran | failed: corpus/speech.json: echo_path.delay_msec: unknown key |"),
+                      gate.standardOutput)
+        XCTAssertFalse(gate.standardOutput.contains("| speech |"), gate.standardOutput)
+        let again = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "again", "--no-taps"], in: root)
+        XCTAssertEqual(again.status, 1)
+        let still = try runEchoLab(["compare", "broken/eval.json", "again/eval.json", "--junit", "still.xml"], in: root)
+        XCTAssertEqual(still.status, 1, still.standardOutput)
+        XCTAssertTrue(still.standardOutput.contains("| my-speech | disabled | run | failed | failed: corpus/speech.json: echo_path.delay_msec: unknown key |"),
+                      still.standardOutput)
+        let junit = try String(contentsOf: root.appendingPathComponent("still.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("<testcase classname=\"my-speech\" name=\"disabled\">\n      <failure"), junit)
+    }
+
+    /// An eval that cannot start (no such corpus, or none in it) exits 1 as a failed run does, so
+    /// an earlier eval.json in OUT goes: a CI job that accepts exit 1 would merge or gate it.
+    func testAnEvalThatCannotStartLeavesNoEarlierReport() throws {
+        let whole = root.appendingPathComponent("whole")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
+        for corpus in ["corpsu", "empty"] {
+            XCTAssertEqual(try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "whole", "--no-taps"], in: root).status, 0)
+            let failed = try runEchoLab(["eval", corpus, "--modes", "disabled", "--out", "whole", "--no-taps"], in: root)
+            XCTAssertEqual(failed.status, 1, corpus)
+            for report in ["eval.json", "eval.md", "eval.html"] {
+                XCTAssertFalse(FileManager.default.fileExists(atPath: whole.appendingPathComponent(report).path), "\(corpus): \(report)")
+            }
+        }
+    }
+
     func testUnreadableInputsExitTwoNamingTheFile() throws {
         try Data("{\"schema\": \"echolab.run/1\"}".utf8).write(to: root.appendingPathComponent("run.json"))
         for (file, problem) in [("nothing.json", "no such file"), ("corpus", "is a folder"), ("run.json", "not an EchoLab eval.json"),
@@ -416,12 +459,15 @@ final class EvalGateTests: XCTestCase {
                                     in: root)
         XCTAssertEqual(broken.status, 1)
         let lines = broken.standardError.split(separator: "\n").map(String.init)
-        XCTAssertEqual(lines.filter { $0.contains("far_end: expected an object, found a number") }.count, 1, broken.standardError)
+        XCTAssertEqual(lines.filter { $0.contains("far_end: expected a file name (a string) or an object, found a number") }.count, 1, broken.standardError)
         XCTAssertTrue(lines.contains("echolab: more/../more/broken.json: listed twice in the corpus (also as more/broken.json): give each item once"),
                       broken.standardError)
         try FileManager.default.removeItem(at: other.appendingPathComponent("broken.json"))
+        // Read, and failed: the clash is a broken corpus, in the baseline as in CURRENT.
         let compared = try runEchoLab(["compare", "twice/eval.json", "twice/eval.json"], in: root)
-        XCTAssertEqual(compared.status, 0, compared.standardError + compared.standardOutput)
+        XCTAssertEqual(compared.status, 1, compared.standardError + compared.standardOutput)
+        XCTAssertTrue(compared.standardOutput.contains("| speech | disabled | run | failed | failed: corpus/speech.json: name: 'speech' is also used by"),
+                      compared.standardOutput)
         for index in 1...2 {
             XCTAssertEqual(try runEchoLab(["eval", "corpus", "more", "--modes", Self.modes, "--out", "t\(index)", "--shard", "\(index)/2",
                                            "--no-taps"], in: root).status, 1)

@@ -39,7 +39,8 @@ final class ComparedRunTests: XCTestCase {
     func testANumberTooLargeForACountDoesNotStopTheGate() throws {
         let huge: JSONValue = .object(["erle_steady_db": .number(30), "erle_steady_analysis_frames": .number(1e19)])
         let failed = Self.eval(pipeline: .null, metrics: huge, error: "boom")
-        XCTAssertTrue(EvalComparison(baseline: failed, current: failed, maxRegressionDB: 0.5).regressions.isEmpty)
+        // Failed in both: the run's failure alone (a broken corpus), nothing read of its counts.
+        XCTAssertEqual(EvalComparison(baseline: failed, current: failed, maxRegressionDB: 0.5).regressions.map(\.subject), [.run])
         let ran = EvalComparison(baseline: Self.eval(pipeline: Self.underruns(1e19), metrics: huge),
                                  current: Self.eval(pipeline: Self.underruns(2e19), metrics: huge), maxRegressionDB: 0.5)
         XCTAssertEqual(ran.regressions.map(\.subject), [.counter(path: "pipeline.underruns")])

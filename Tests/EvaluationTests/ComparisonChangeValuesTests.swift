@@ -74,6 +74,55 @@ final class ComparisonChangeValuesTests: XCTestCase {
         XCTAssertEqual(unloadable.runs, [key], "not as a passing case of its own (JUnit lists `runs`)")
     }
 
+    /// A run that failed in the baseline and fails again measured nothing in either: the corpus is
+    /// broken, and a baseline blessed while it was would otherwise pass it for good. Fixed, it is
+    /// an improvement.
+    func testARunFailedInBothFailsTheGateAndFixedIsAnImprovement() throws {
+        func document(error: String?) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true), "items": .array([
+                .object(["index": .number(0), "name": .string("a"), "file": .string("a.json"), "results": .array([
+                    .object(["mode": .string("speex:intensityMax"), "folder": .string("a/speex"), "error": error.map(JSONValue.string) ?? .null,
+                             "metrics": .object(Self.erle(20, bound: false))]),
+                ])]),
+            ])])
+        }
+        let still = EvalComparison(baseline: document(error: "a.json: far_end: gone.wav: no such file"),
+                                   current: document(error: "a.json: far_end: gone.wav: no such file"), maxRegressionDB: 0.5)
+        XCTAssertEqual(still.regressions, [EvalComparison.Change(run: key, subject: .run, baseline: .failed(error: nil),
+                                                                 current: .failed(error: "a.json: far_end: gone.wav: no such file"), delta: nil)])
+        XCTAssertTrue(still.hasRegression)
+        let fixed = EvalComparison(baseline: document(error: "a.json: far_end: gone.wav: no such file"), current: document(error: nil),
+                                   maxRegressionDB: 0.5)
+        XCTAssertTrue(fixed.regressions.isEmpty)
+        XCTAssertEqual(fixed.improvements.map(\.current), [.ran])
+    }
+
+    /// A new run from the scenario file of a missing one is pointed at it: renamed (the same
+    /// mode), or its mode changed (the same item). The missing run still fails the gate.
+    func testANewRunFromAMissingRunsFileIsPointedAtIt() throws {
+        func document(_ items: [(name: String, file: String, mode: String)]) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true), "items": .array(items.enumerated().map { index, item in
+                .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string(item.file), "results": .array([
+                    .object(["mode": .string(item.mode), "folder": .string(item.name), "error": .null, "metrics": .object(Self.erle(20, bound: false))]),
+                ])])
+            })])
+        }
+        let baseline = document([("room", "room.json", "speex:intensityMax"), ("other", "other.json", "speex:intensityMax")])
+        let renamed = EvalComparison(baseline: baseline, current: document([("room-v2", "room.json", "speex:intensityMax"),
+                                                                            ("other", "other.json", "speex:intensityMax")]), maxRegressionDB: 0.5)
+        XCTAssertTrue(renamed.hasRegression)
+        XCTAssertEqual(renamed.formerRuns, [EvalComparison.RunKey(item: "room-v2", mode: "speex:intensityMax"):
+                                                EvalComparison.RunKey(item: "room", mode: "speex:intensityMax")])
+        let remoded = EvalComparison(baseline: baseline, current: document([("room", "room.json", "speex:intensityMin"),
+                                                                            ("other", "other.json", "speex:intensityMax")]), maxRegressionDB: 0.5)
+        XCTAssertEqual(remoded.formerRuns, [EvalComparison.RunKey(item: "room", mode: "speex:intensityMin"):
+                                                EvalComparison.RunKey(item: "room", mode: "speex:intensityMax")])
+        // A new item of its own file is no one's former run.
+        let added = EvalComparison(baseline: baseline, current: document([("room", "room.json", "speex:intensityMax"), ("other", "other.json", "speex:intensityMax"),
+                                                                          ("new", "new.json", "speex:intensityMax")]), maxRegressionDB: 0.5)
+        XCTAssertEqual(added.formerRuns, [:])
+    }
+
     func testANotJudgedLevelSaysWhichSideIsABound() throws {
         let both = EvalComparison(baseline: Self.eval(Self.erle(49.0358, bound: true)), current: Self.eval(Self.erle(39.0358, bound: true)),
                                   maxRegressionDB: 0.5)

@@ -35,6 +35,15 @@ final class ComparisonMarkdownTests: XCTestCase {
 
     /// A scorer on one side only is one line past ten runs alike (a baseline scored with AECMOS
     /// against an eval without it listed 441 rows); fewer stay rows, in their order.
+    /// A new run from a missing run's scenario file says so in its line.
+    func testANewRunFromAMissingRunsFileSaysWhatItMayBe() {
+        let line = ComparisonMarkdown.listItem(.init(item: "room-v2", mode: "disabled"), former: .init(item: "room", mode: "disabled"))
+        XCTAssertEqual(line, "- room-v2 × disabled — from the scenario file of the missing room × disabled: renamed?\n")
+        XCTAssertEqual(ComparisonMarkdown.listItem(.init(item: "room", mode: "speex:intensityMin"), former: .init(item: "room", mode: "disabled")),
+                       "- room × speex:intensityMin — from the scenario file of the missing room × disabled: its mode changed?\n")
+        XCTAssertEqual(ComparisonMarkdown.listItem(.init(item: "room", mode: "disabled")), "- room × disabled\n")
+    }
+
     func testScoreNotesOfManyRunsAlikeAreOneLine() {
         var comparison = EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: true), maxRegressionDB: 0.5)
         func note(_ item: String, _ scorer: String) -> EvalComparison.Change {
