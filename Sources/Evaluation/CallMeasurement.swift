@@ -34,6 +34,8 @@ public final class CallMeasurement: CallTap {
     /// The recent input signals (rings of a power-of-two size) and each as it lines up with this
     /// tick's `sent`.
     private var history: AlignmentHistory
+    /// The tracks lined up with a device mic an app forwards as its custom mic.
+    private var forwardedMic = ForwardedMicAlignment()
     /// Keeps the aligned tracks for scorers (a run with `--scorer` only).
     var alignedTracks: AlignedTrackRecorder?
     /// The activity gate's talk runs and the analysis frame's size, once `finish` has run: where
@@ -69,6 +71,14 @@ public final class CallMeasurement: CallTap {
     }
 
     public func record(_ tick: TickSignals) throws {
+        var tick = tick
+        if case .shifted(let holdsCapture) = forwardedMic.line(up: tick) {
+            // A forwarded device mic: its tracks, at the lag it holds them, are the echo and (where
+            // they hold the capture sample for sample) the near end in this tick's capture.
+            tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: forwardedMic.echo,
+                               nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
+                               nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced)
+        }
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
         let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)

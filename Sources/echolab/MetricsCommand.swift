@@ -50,6 +50,7 @@ struct MetricsCommand: ParsableCommand {
         do {
             let selection = try channel.selection
             let lag = try processedLag(channel: selection)
+            warnOfTracksOffTheMic(channel: selection)
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
             if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
@@ -91,6 +92,30 @@ struct MetricsCommand: ParsableCommand {
         defer { for process in processes { process.stop() } }
         return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
                                 id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes)
+    }
+
+    /// The echo and near-end tracks are the mic's parts sample for sample: one that leads or lags
+    /// it (a run's taps through a device mic the app forwards as its custom mic: mic.wav lags
+    /// echo.wav and near.wav by the app's latency) puts the talker in frames scored as far-end
+    /// single talk, and the figures read from it are not the recording's. Said, not corrected.
+    private func warnOfTracksOffTheMic(channel: ChannelSelection) {
+        for (role, path) in [("echo track", echo), ("near-end track", nearEnd)] {
+            guard let path else { continue }
+            let milliseconds: Double
+            do {
+                let lag = try ProcessedLag.estimate(mic: mic, processed: path, channel: channel)
+                guard lag.source == .estimated, lag.samples != 0 else { continue }
+                milliseconds = lag.milliseconds
+            } catch let outside as ProcessedLag.OutOfRange {
+                milliseconds = outside.milliseconds
+            } catch {
+                continue   // the scoring reads the file again and names its problem
+            }
+            let amount = String(format: "%.1f", abs(milliseconds))
+            standardError("echolab metrics: warning: the \(role) \(path) \(milliseconds < 0 ? "leads" : "lags") the mic by \(amount) ms; "
+                          + "the tracks must line up with the mic sample for sample, so its figures are not the recording's "
+                          + "(a run's echo.wav and near.wav are the room at the device mic: through a forwarded custom mic, mic.wav lags them)")
+        }
     }
 
     /// The processed file's lag: given, or estimated (said on stderr when it is not 0, warned
