@@ -131,6 +131,7 @@ public struct RecordingRun {
             ?? RecordingReport.noLoopbackReason
         // nil where the delay was measured.
         report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }
+        report.convergenceUnmeasuredReason = metrics.flatMap { RunEvaluator.convergenceUnmeasuredReason($0) }
         report.lengthMismatch = lengthMismatch
         report.inputCorrections = corrections
         report.clippedMicSamples = outcome.clippedMicSamples

@@ -96,6 +96,7 @@ public struct RunEvaluator: Sendable {
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed)
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
+        report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
         return report
@@ -298,6 +299,20 @@ public struct RunEvaluator: Sendable {
         states.indices.allSatisfy { index in
             states[index].isMuted || (index + 1 < states.count && states[index + 1].frame == states[index].frame)
         }
+    }
+
+    /// Why `convergenceSeconds` is nil, in words (nil when there is a convergence, or no steady
+    /// ERLE, whose own reason is `echo_unmeasured`): a null there read as "never converged" beside
+    /// a steady ERLE of 30 dB in a call that ended while it still settled.
+    public static func convergenceUnmeasuredReason(_ metrics: EchoMetrics,
+                                                   toleranceDB: Double = EchoMetricsConfiguration.default.convergenceToleranceDB) -> String? {
+        guard metrics.convergenceSeconds == nil, let steady = metrics.erleSteadyDB else { return nil }
+        let steadyText = (metrics.erleSteadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
+        let tolerance = FixedDecimal.text(toleranceDB, fractionDigits: 0)
+        if steady <= 2 * toleranceDB {
+            return "the steady ERLE, \(steadyText), is \(FixedDecimal.text(2 * toleranceDB, fractionDigits: 0)) dB or less: nothing converged"
+        }
+        return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before the call ended: still settling, or swinging"
     }
 
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach

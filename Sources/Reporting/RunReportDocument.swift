@@ -36,7 +36,7 @@ public enum RunReportDocument {
             [.init("ERL"), .init(F.counted(m.erlDB, frames: m.gate.singleTalkFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
-            [.init("convergence"), .init(F.seconds(m.convergenceSeconds))],
+            [.init("convergence"), .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
             [.init("bulk delay reference→mic" + (changesRoute ? " (estimated once: the first route's)" : "")),
              .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],

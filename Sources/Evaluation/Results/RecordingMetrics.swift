@@ -11,6 +11,8 @@ public struct RecordingMetrics: Sendable {
     public var echoUnmeasured: String?
     /// Why `delay_ms` is null; nil where it is measured.
     public var delayUnmeasured: String?
+    /// Why `convergence_s` is null where there is a steady ERLE (`RunEvaluator.convergenceUnmeasuredReason`).
+    public var convergenceUnmeasured: String?
     /// How far the processed file lags the mic, and where that figure came from.
     public var processedLag: ProcessedLag
     public var lengthMismatch: LengthMismatch?
@@ -26,6 +28,7 @@ public struct RecordingMetrics: Sendable {
                                                            referenceIsSilent: analysis.inputs?.referenceIsSilent ?? false,
                                                            micIsSilent: analysis.inputs?.micIsSilent ?? false)
         delayUnmeasured = RunEvaluator.delayUnmeasuredReason(analysis.whole)
+        convergenceUnmeasured = RunEvaluator.convergenceUnmeasuredReason(analysis.whole)
         self.processedLag = processedLag
         lengthMismatch = analysis.lengthMismatch
         inputs = analysis.inputs
@@ -45,6 +48,7 @@ public struct RecordingMetrics: Sendable {
         }
         object["echo_unmeasured"] = echoUnmeasured.map(JSONValue.string) ?? .null
         object["delay_unmeasured"] = delayUnmeasured.map(JSONValue.string) ?? .null
+        object["convergence_unmeasured"] = convergenceUnmeasured.map(JSONValue.string) ?? .null
         object["processed_lag_ms"] = .number(processedLag.milliseconds)
         object["processed_lag_source"] = .string(processedLag.source.rawValue)
         if let scores { object["scores"] = .array(scores.map(JSONValue.init(encoding:))) }

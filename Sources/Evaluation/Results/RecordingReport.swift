@@ -35,6 +35,8 @@ public struct RecordingReport: Sendable, Equatable {
     /// Why `metrics.delay_ms` is null, in words (`delay_unmeasured`, as in a simulated run's);
     /// nil when it was measured.
     public var delayUnmeasuredReason: String? = nil
+    /// Why `metrics.convergence_s` is null where there is a steady ERLE (`convergence_unmeasured`).
+    public var convergenceUnmeasuredReason: String? = nil
     /// Both reasons for a recording without a loopback (near-end single talk).
     public static let noLoopbackReason = "the recording has no loopback (near-end single talk): there is no far end to echo"
     /// Where the inputs differ in length (within the tolerance `eval` allows): the samples scored
@@ -88,6 +90,7 @@ public struct RecordingReport: Sendable, Equatable {
             "metrics": metrics?.json ?? .null,
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
+            "convergence_unmeasured": convergenceUnmeasuredReason.map(JSONValue.string) ?? .null,
             "length_mismatch": lengthMismatch?.json ?? .null,
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)),
                                         "loopback": clippedLoopbackSamples.map { .number(Double($0)) } ?? .null]),
@@ -165,6 +168,7 @@ public struct RecordingReport: Sendable, Equatable {
         // Reports written before the reasons were given have none.
         echoUnmeasuredReason = try Self.reason(value, "echo_unmeasured")
         delayUnmeasuredReason = try Self.reason(value, "delay_unmeasured")
+        convergenceUnmeasuredReason = try Self.reason(value, "convergence_unmeasured")
         switch value["length_mismatch"] {
         case nil, .null?: lengthMismatch = nil
         case let object?:

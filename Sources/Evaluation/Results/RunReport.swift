@@ -131,6 +131,9 @@ public struct RunReport: Sendable {
     /// metrics` gives it: the echo outside the search, a tonal far end, no lag standing out); nil
     /// when the delay was measured.
     public var delayUnmeasuredReason: String? = nil
+    /// Why `metrics.convergence_s` is null where there is a steady ERLE, in words
+    /// (`convergence_unmeasured` in report.json).
+    public var convergenceUnmeasuredReason: String? = nil
     /// What each `--scorer` said of the call (nil: none was asked; report.json then has no
     /// `scores` key).
     public var scores: [ScorerResult]? = nil
@@ -194,6 +197,7 @@ public struct RunReport: Sendable {
             "metrics": metrics.json,
             "echo_unmeasured": echoUnmeasuredReason.map(JSONValue.string) ?? .null,
             "delay_unmeasured": delayUnmeasuredReason.map(JSONValue.string) ?? .null,
+            "convergence_unmeasured": convergenceUnmeasuredReason.map(JSONValue.string) ?? .null,
             "segments": .array(segments.map { segment in
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
