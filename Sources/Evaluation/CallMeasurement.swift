@@ -73,9 +73,12 @@ public final class CallMeasurement: CallTap {
     public func record(_ tick: TickSignals) throws {
         var tick = tick
         if case .shifted(let holdsCapture) = forwardedMic.line(up: tick) {
-            // A forwarded device mic: its tracks, at the lag it holds them, are the echo and (where
-            // they hold the capture sample for sample) the near end in this tick's capture.
-            tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: forwardedMic.echo,
+            // A forwarded device mic: the near-end track at the lag it holds it is the talker in this
+            // tick's capture (measured where it holds it sample for sample), and tells the talk
+            // apart. The echo track stays the room's: the ERL pairs it with the reference at one
+            // bulk delay for the whole call, the acoustic one where the delay was measured on the
+            // device mic, and moved by this stretch's lag it read 0.5 dB for a 6 dB path.
+            tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: tick.echo,
                                nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
                                nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced)
         }

@@ -361,17 +361,21 @@ public struct CorpusRun {
                 if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[name] = recording.mic }
                 return .success(loaded)
             } catch {
-                // A scenario whose own name was read fails under it (unless another item has
-                // it): the baseline knows its runs by that name, not by the file's.
-                var itemName = (error as? ScenarioError)?.itemName
-                if let name = itemName {
-                    if firstFileOfName[name] == nil && !Self.reportNames.contains(name.lowercased()) {
-                        firstFileOfName[name] = item.file
-                    } else {
-                        itemName = nil
-                    }
-                }
-                return .failure(ItemError(description: String(describing: error), itemName: itemName))
+                // Named below, once every item's name is known.
+                return .failure(ItemError(description: String(describing: error), itemName: (error as? ScenarioError)?.itemName))
+            }
+        }
+        // A scenario that failed after its own name was read fails under that name — the baseline
+        // knows its runs by it, not by the file's — where no other item has it, whatever the
+        // order of the files: a broken copy (an editor's backup) took a healthy item's name and
+        // had it refused.
+        var brokenNames: [String: Int] = [:]
+        for case .failure(let error) in loaded { if let name = error.itemName { brokenNames[name, default: 0] += 1 } }
+        for index in loaded.indices {
+            guard case .failure(var error) = loaded[index], let name = error.itemName else { continue }
+            if firstFileOfName[name] != nil || brokenNames[name] != 1 || Self.reportNames.contains(name.lowercased()) {
+                error.itemName = nil
+                loaded[index] = .failure(error)
             }
         }
         for (index, claim) in claimedAgain {

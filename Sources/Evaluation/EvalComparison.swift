@@ -1,3 +1,4 @@
+import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
@@ -211,8 +212,8 @@ public struct EvalComparison: Sendable {
     /// is a regression: a new item that cannot run is a broken corpus).
     public var added: [RunKey] = []
     /// A new run that may be a missing one under another name or mode, by its key: the missing
-    /// run of the baseline whose item came from the same scenario file (a renamed item, a changed
-    /// `aec`). Both still count as they are — the missing run fails the gate — but a reader sees
+    /// run of the baseline whose item came from a file of the same name (a renamed item, a
+    /// changed `aec`). Both still count as they are — the missing run fails the gate — but a reader sees
     /// the one change rather than a deleted file and an unrelated new one.
     public var formerRuns: [RunKey: RunKey] = [:]
     /// Runs of the baseline an interrupted current file does not have: not run, listed — not
@@ -640,12 +641,13 @@ public struct EvalComparison: Sendable {
         }
     }
 
-    /// Each item's scenario file, by item name (the first item of a name).
+    /// Each item's file name (its last path component: the two evals may have named the corpus
+    /// by other paths, `vectors/scenarios` and `/data/corpus`), by item name (the first of a name).
     static func itemFiles(_ eval: JSONValue) -> [String: String] {
         var files: [String: String] = [:]
         for item in eval["items"]?.arrayValue ?? [] {
             guard let name = item["name"]?.stringValue, let file = item["file"]?.stringValue, files[name] == nil else { continue }
-            files[name] = file
+            files[name] = InputFile.lastComponent(of: file)
         }
         return files
     }

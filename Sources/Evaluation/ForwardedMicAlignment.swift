@@ -1,21 +1,22 @@
 import AudioCore
 import Simulation
 
-/// Lines the echo and near-end tracks up with a device microphone that an app forwards as its
-/// custom mic (a pass-through): what the call captures is then the room's sound as the device
-/// mic heard it some tens of milliseconds earlier — the app's timer, its buffers, the engine's
-/// priming — so the tracks, the room's sound at the mic *now*, no longer line up with it. Scored
-/// unaligned, a near talker's words landed in frames the tracks called far-end single talk, and
-/// ERLE read 4.4 dB where the canceller took 10.7 off the echo; the near end was not judged at all.
+/// Lines the near-end track up with a device microphone that an app forwards as its custom mic
+/// (a pass-through): what the call captures is then the room's sound as the device mic heard it
+/// some tens of milliseconds earlier — the app's timer, its buffers, the engine's priming — so the
+/// near-end track, the talker at the mic *now*, no longer lines up with it. Unaligned, the
+/// talker's words landed in frames the track called far-end single talk (ERLE 4.4 dB where the
+/// canceller took 10.7 off the echo), and the near end was not judged at all.
 ///
 /// Every tick's tracks are kept (a ring of about 0.7 s); a tick whose capture is a forwarded
-/// microphone is looked up in it: the least lag at which echo + near end holds the capture to 40 dB
-/// (a 16-bit device format's rounding passes), found by search and checked every tick after. The
-/// tracks of every tick of the stretch are then the ring's at that lag; where they hold the
+/// microphone is looked up in it: the least lag at which echo + near end hold the capture to 40 dB
+/// (a 16-bit device format's rounding passes), found by search, checked every tick after, and
+/// searched for near the old one (a buffer that gained or lost a frame) where it fails. The
+/// near-end track of every tick of the stretch is the ring's at that lag; where the tracks hold the
 /// capture sample for sample, the near end is in it and measured. A mic that converts rate holds
 /// them only where its resampler passes all the room holds (passthrough-jittery's 44.1 kHz: some
-/// ticks; a 16 kHz mic under full-band noise: none): elsewhere the tracks are moved but the near
-/// end stays unmeasured.
+/// ticks; a 16 kHz mic under full-band noise: none): elsewhere the track is moved but the near
+/// end stays unmeasured. (The echo track is not moved: see `CallMeasurement.record`.)
 struct ForwardedMicAlignment {
     private var echoRing: [Float]
     private var nearRing: [Float]
@@ -25,8 +26,7 @@ struct ForwardedMicAlignment {
     /// Ticks to wait before searching again after a search found nothing (a search reads the
     /// whole ring: not every tick of a custom mic that never matches).
     private var searchBackOff = 0
-    /// This tick's tracks at the lag; valid when `line(up:)` returned true.
-    private(set) var echo: [Float] = []
+    /// This tick's near-end track at the lag; valid when `line(up:)` returned `.shifted`.
     private(set) var nearEnd: [Float] = []
 
     /// The ring's size: a forwarded mic's lag up to this less a tick is found.
@@ -48,7 +48,7 @@ struct ForwardedMicAlignment {
         case notForwarded
         /// A forwarded mic's, with no lag found yet: as it is.
         case unaligned
-        /// The tracks at the stretch's lag are in `echo` and `nearEnd`; `holdsCapture`: they
+        /// The near-end track at the stretch's lag is in `nearEnd`; `holdsCapture`: the tracks
         /// hold this tick's capture sample for sample (to 40 dB), so the near end is in it.
         case shifted(holdsCapture: Bool)
     }
@@ -68,10 +68,7 @@ struct ForwardedMicAlignment {
             searchBackOff = 0
             return .notForwarded
         }
-        if echo.count < n {   // once: ticks keep their size
-            echo = [Float](repeating: 0, count: n)
-            nearEnd = echo
-        }
+        if nearEnd.count < n { nearEnd = [Float](repeating: 0, count: n) }   // once: ticks keep their size
         if let known = lag, matches(tick.mic, count: n, lag: known) {
             load(lag: known, count: n)
             return .shifted(holdsCapture: true)
@@ -80,10 +77,15 @@ struct ForwardedMicAlignment {
         let power = VectorMath.sumOfSquares(tick.mic, count: n)
         var found: Int?
         if power > 1e-10 * Float(n) {   // −100 dBFS
-            if searchBackOff == 0 {
-                found = search(tick.mic, count: n, power: power)
+            // Near the lag it had (a buffer that gained or lost a frame), every tick: a few
+            // hundred lags. The whole ring only every half second where nothing matched.
+            if let known = lag {
+                found = search(tick.mic, count: n, power: power, lags: max(0, known - 2 * n)...(known + 2 * n))
+            }
+            if found == nil, searchBackOff == 0 {
+                found = search(tick.mic, count: n, power: power, lags: 0...Int.max)
                 if found == nil { searchBackOff = Self.searchInterval }
-            } else {
+            } else if found == nil {
                 searchBackOff -= 1
             }
         }
@@ -114,12 +116,12 @@ struct ForwardedMicAlignment {
         return true
     }
 
-    /// The least lag at which echo + near end hold `mic` (of `power`, its sum of squares); nil
-    /// where none does.
-    private func search(_ mic: [Float], count n: Int, power: Float) -> Int? {
-        let longest = min(Self.ringSize - n, written), limit = Self.matchResidual * power
-        guard longest >= 0 else { return nil }
-        for candidate in 0...longest where matches(mic, count: n, lag: candidate, limit: limit) { return candidate }
+    /// The least lag in `lags` at which echo + near end hold `mic` (of `power`, its sum of
+    /// squares); nil where none does.
+    private func search(_ mic: [Float], count n: Int, power: Float, lags: ClosedRange<Int>) -> Int? {
+        let longest = min(Self.ringSize - n, written, lags.upperBound), limit = Self.matchResidual * power
+        guard longest >= lags.lowerBound else { return nil }
+        for candidate in lags.lowerBound...longest where matches(mic, count: n, lag: candidate, limit: limit) { return candidate }
         return nil
     }
 
@@ -128,7 +130,6 @@ struct ForwardedMicAlignment {
         let start = written - n - lag
         for i in 0..<n {
             let at = (start + i) & (Self.ringSize - 1)
-            echo[i] = echoRing[at]
             nearEnd[i] = nearRing[at]
         }
     }

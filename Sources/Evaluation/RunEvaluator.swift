@@ -309,8 +309,14 @@ public struct RunEvaluator: Sendable {
         guard metrics.convergenceSeconds == nil, let steady = metrics.erleSteadyDB else { return nil }
         let steadyText = (metrics.erleSteadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
         let tolerance = FixedDecimal.text(toleranceDB, fractionDigits: 0)
+        let floor = FixedDecimal.text(2 * toleranceDB, fractionDigits: 0)
         if steady <= 2 * toleranceDB {
-            return "the steady ERLE, \(steadyText), is \(FixedDecimal.text(2 * toleranceDB, fractionDigits: 0)) dB or less: nothing converged"
+            // A bound there may stand for more: the output is at the mic's floor, so its steady
+            // state cannot be told from nothing removed.
+            if metrics.erleSteadyIsLowerBound {
+                return "the steady ERLE, \(steadyText), is a bound at the mic's floor within \(floor) dB of nothing removed: no convergence can be told"
+            }
+            return "the steady ERLE, \(steadyText), is \(floor) dB or less: nothing converged"
         }
         return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before the call ended: still settling, or swinging"
     }

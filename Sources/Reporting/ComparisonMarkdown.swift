@@ -135,7 +135,7 @@ public enum ComparisonMarkdown {
     static func listItem(_ run: EvalComparison.RunKey, former: EvalComparison.RunKey? = nil) -> String {
         let hint = former.map { former in
             let what = former.item == run.item ? "its mode changed" : former.mode == run.mode ? "renamed" : "renamed, its mode changed"
-            return " — from the scenario file of the missing \(MarkdownWriter.inlineText(former.item)) × \(MarkdownWriter.inlineText(former.mode)): \(what)?"
+            return " — from a file of the same name as the missing \(MarkdownWriter.inlineText(former.item)) × \(MarkdownWriter.inlineText(former.mode)): \(what)?"
         } ?? ""
         return "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode))\(hint)\n"
     }

@@ -135,10 +135,19 @@ public enum ScenarioDiscovery {
     /// an hour's report.json or a large corpus's eval.json as Foundation objects would set the
     /// peak memory, and one over a smaller limit would be taken for a scenario.
     public static func isEchoLabOutput(_ path: String) -> Bool {
+        schema(of: path)?.hasPrefix("echolab.") ?? false
+    }
+
+    /// Whether `path` is an eval.json EchoLab wrote (its `schema` is `echolab.eval/…`), not
+    /// another of its outputs saved under that name.
+    public static func isEchoLabEval(_ path: String) -> Bool {
+        schema(of: path)?.hasPrefix("echolab.eval/") ?? false
+    }
+
+    private static func schema(of path: String) -> String? {
         guard let size = InputFile.size(at: path), size <= 1 << 30,
               let data = FileManager.default.contents(atPath: path),
-              let object = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 1 << 30),
-              let schema = object["schema"]?.stringValue else { return false }
-        return schema.hasPrefix("echolab.")
+              let object = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 1 << 30) else { return nil }
+        return object["schema"]?.stringValue
     }
 }

@@ -221,17 +221,24 @@ struct EvalCommand: ParsableCommand {
     static func removeStaleReportUnlessHeld(in folder: String) {
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("eval.json")),
               let lock = try? OutputLock(folder: folder, command: "eval") else { return }
-        withExtendedLifetime(lock) { removeStaleReport(in: folder) }
+        withExtendedLifetime(lock) {
+            // Said: a mistyped corpus path removes an earlier eval's reports from OUT.
+            if removeStaleReport(in: folder) {
+                standardError("echolab: removed the earlier eval's eval.json, eval.md and eval.html from \(folder): this eval ran nothing")
+            }
+        }
     }
 
     /// An eval.json of an earlier run would describe other runs if this one is killed before it
     /// writes its own: remove it first (only EchoLab's own).
-    static func removeStaleReport(in folder: String) {
+    @discardableResult
+    static func removeStaleReport(in folder: String) -> Bool {
         let json = (folder as NSString).appendingPathComponent("eval.json")
-        guard ScenarioDiscovery.isEchoLabOutput(json) else { return }
+        guard ScenarioDiscovery.isEchoLabEval(json) else { return false }
         try? FileManager.default.removeItem(atPath: json)
         try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.md"))
         try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.html"))
+        return true
     }
 }
 

@@ -150,6 +150,17 @@ final class EvalGateTests: XCTestCase {
                       still.standardOutput)
         let junit = try String(contentsOf: root.appendingPathComponent("still.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("<testcase classname=\"my-speech\" name=\"disabled\">\n      <failure"), junit)
+        // A broken copy of a healthy item (an editor's backup, sorting first) does not take its
+        // name: the healthy one runs, the copy fails under its file's name.
+        try healthy.write(to: file, atomically: true, encoding: .utf8)
+        try healthy.replacingOccurrences(of: "\"delay_ms\"", with: "\"delay_msec\"")
+            .write(to: corpus.appendingPathComponent("0-backup.json"), atomically: true, encoding: .utf8)
+        let backup = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "backup", "--no-taps"], in: root)
+        XCTAssertEqual(backup.status, 1)
+        let items = try XCTUnwrap(try loadJSON(path("backup/eval.json"))["items"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: items.map { ($0["name"] as! String, ($0["results"] as! [[String: Any]])[0]) })
+        XCTAssertTrue(byName["my-speech"]?["error"] is NSNull, "\(byName)")
+        XCTAssertTrue((byName["0-backup"]?["error"] as? String)?.contains("echo_path.delay_msec: unknown key") == true, "\(byName)")
     }
 
     /// An eval that cannot start (no such corpus, or none in it) exits 1 as a failed run does, so

@@ -316,7 +316,12 @@ final class HelpTextTests: XCTestCase {
         tone, a held chord — whose delay repeats at every period of its notes, also
         warned on stderr; no echo above the mic's noise where the near end is silent,
         so a lag that stands out cannot be told from the signals' likeness; or no lag
-        standing out). See docs/metrics.md for every definition. Exit codes: 0 success;
+        standing out). Where convergence_s is null beside a steady ERLE,
+        convergence_unmeasured says why (the steady ERLE is 6 dB or less, or the ERLE
+        had not settled when the files end). The echo and near-end tracks must hold the
+        mic's parts sample for sample: one that leads or lags the mic is warned of on
+        stderr (a run's echo.wav and near.wav through a pass-through custom mic lead
+        its mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success;
         1 bad input, or the JSON could not be written to stdout (a full disk, a reader
         that went away; one line on stderr); 64 usage error.
 

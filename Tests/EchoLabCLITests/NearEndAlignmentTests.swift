@@ -74,6 +74,34 @@ final class NearEndAlignmentTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(mobile["double_talk_analysis_frames"] as? Int), frames, accuracy: 2)
     }
 
+    /// A pass-through switched in and out mid-call: the ERL of each stretch is the path's (6 dB
+    /// flat) — the echo track is the room's, paired with the reference at the one bulk delay the
+    /// call's first seconds gave; moved by the stretch's lag, it read 0.5 dB there — and the near
+    /// end is measured in the pass-through's stretches too.
+    func testAPassThroughSwitchedInMidCallKeepsEachStretchsERL() throws {
+        let out = try temporaryDirectory("switched")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let scenario = try writeScenario("""
+            {"name": "switched", "duration_s": 10, "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 2, "pitch_hz": 210}, "noise": {"level_dbfs": -60, "seed": 3},
+             "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "timeline": [{"at_ms": 3000, "action": "set_custom_mic", "device": "passthrough"}, {"at_ms": 6000, "action": "reset_custom_mic"},
+                          {"at_ms": 8000, "action": "set_custom_mic", "device": "passthrough", "period_ms": 10}]}
+            """, named: "switched.json", in: out)
+        let run = try runEchoLab(["run", scenario, "--out", out.appendingPathComponent("run").path, "--no-taps"])
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let report = try loadJSON(out.appendingPathComponent("run/report.json").path)
+        let segments = try XCTUnwrap(report["segments"] as? [[String: Any]])
+        XCTAssertEqual(segments.count, 4)
+        for segment in segments {
+            XCTAssertEqual(try XCTUnwrap(segment["erl_db"] as? Double), 6, accuracy: 0.01, "\(segment)")
+        }
+        let metrics = try XCTUnwrap(report["metrics"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(metrics["erl_db"] as? Double), 6, accuracy: 0.01)
+        let nearEnd = try XCTUnwrap(metrics["near_end"] as? [String: Any])
+        XCTAssertGreaterThan(try XCTUnwrap(nearEnd["double_talk_analysis_frames"] as? Int), 250, "\(nearEnd)")
+    }
+
     /// A device mic the app forwards at 48 kHz reaches the send path ~50 ms after the room
     /// (timer, buffers, priming). Scored against the tracks as they were, the talker's words fell
     /// into frames called far-end single talk (ERLE 4.4 dB where the canceller removed 10.7, and

@@ -20,6 +20,8 @@ final class ConvergenceUnmeasuredReasonTests: XCTestCase {
                        "the ERLE did not stay within ±3 dB of its steady ≥ 39.1 dB for two windows before the call ended: still settling, or swinging")
         XCTAssertEqual(RunEvaluator.convergenceUnmeasuredReason(metrics(steady: 4.2, convergence: nil)),
                        "the steady ERLE, 4.2 dB, is 6 dB or less: nothing converged")
+        XCTAssertEqual(RunEvaluator.convergenceUnmeasuredReason(metrics(steady: 4.0, isLowerBound: true, convergence: nil)),
+                       "the steady ERLE, ≥ 4.0 dB, is a bound at the mic's floor within 6 dB of nothing removed: no convergence can be told")
         // A convergence, or no steady ERLE (its own reason is echo_unmeasured): none.
         XCTAssertNil(RunEvaluator.convergenceUnmeasuredReason(metrics(steady: 30, convergence: 2.5)))
         XCTAssertNil(RunEvaluator.convergenceUnmeasuredReason(metrics(steady: nil, convergence: nil)))

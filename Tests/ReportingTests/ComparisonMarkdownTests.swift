@@ -38,10 +38,22 @@ final class ComparisonMarkdownTests: XCTestCase {
     /// A new run from a missing run's scenario file says so in its line.
     func testANewRunFromAMissingRunsFileSaysWhatItMayBe() {
         let line = ComparisonMarkdown.listItem(.init(item: "room-v2", mode: "disabled"), former: .init(item: "room", mode: "disabled"))
-        XCTAssertEqual(line, "- room-v2 × disabled — from the scenario file of the missing room × disabled: renamed?\n")
+        XCTAssertEqual(line, "- room-v2 × disabled — from a file of the same name as the missing room × disabled: renamed?\n")
         XCTAssertEqual(ComparisonMarkdown.listItem(.init(item: "room", mode: "speex:intensityMin"), former: .init(item: "room", mode: "disabled")),
-                       "- room × speex:intensityMin — from the scenario file of the missing room × disabled: its mode changed?\n")
+                       "- room × speex:intensityMin — from a file of the same name as the missing room × disabled: its mode changed?\n")
         XCTAssertEqual(ComparisonMarkdown.listItem(.init(item: "room", mode: "disabled")), "- room × disabled\n")
+        // On the page, from two evals.
+        func eval(_ name: String, _ file: String) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                     "items": .array([.object(["index": .number(0), "name": .string(name), "file": .string(file), "results": .array([
+                         .object(["mode": .string("disabled"), "folder": .string("\(name)/disabled"), "error": .null,
+                                  "metrics": .object(["erle_steady_db": .number(0), "erle_steady_analysis_frames": .number(400)]),
+                                  "findings": .array([]), "duration_s": .number(4)]),
+                     ])])])])
+        }
+        let page = ComparisonMarkdown.render(EvalComparison(baseline: eval("room", "corpus/room.json"), current: eval("room-v2", "/ci/corpus/room.json"),
+                                                            maxRegressionDB: 0.5), baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(page.contains("- room-v2 × disabled — from a file of the same name as the missing room × disabled: renamed?\n"), page)
     }
 
     func testScoreNotesOfManyRunsAlikeAreOneLine() {
