@@ -54,10 +54,11 @@ struct ForwardedMicAlignment {
     }
 
     /// Keeps the tick's tracks; for a tick whose capture is a forwarded microphone (the echo
-    /// reaches what is sent, the near end does not line up with it), lines the tracks up with it.
-    /// A lag found is kept for the stretch (until the capture is no forwarded mic's, or another
-    /// lag holds it): a tick it does not hold sample for sample (a resampling mic's, a near talker
-    /// through its filter) still has its tracks moved by it, but says the near end is not in it.
+    /// reaches what is sent, the near end does not line up with it), lines the near-end track up
+    /// with it. A lag found is kept for the stretch (until the capture is no forwarded mic's, or
+    /// another lag holds it): a tick it does not hold sample for sample (a resampling mic's, a
+    /// near talker through its filter) still has its track moved by it, but says the near end is
+    /// not in it.
     mutating func line(up tick: TickSignals) -> Lining {
         let n = tick.count
         Self.store(tick.echo, ring: &echoRing, written: written, count: n)
@@ -69,12 +70,12 @@ struct ForwardedMicAlignment {
             return .notForwarded
         }
         if nearEnd.count < n { nearEnd = [Float](repeating: 0, count: n) }   // once: ticks keep their size
-        if let known = lag, matches(tick.mic, count: n, lag: known) {
+        let power = VectorMath.sumOfSquares(tick.mic, count: n)
+        if let known = lag, matches(tick.mic, count: n, lag: known, limit: Self.matchResidual * power) {
             load(lag: known, count: n)
             return .shifted(holdsCapture: true)
         }
         // A silent capture (a device starting, priming) matches every lag: nothing to search.
-        let power = VectorMath.sumOfSquares(tick.mic, count: n)
         var found: Int?
         if power > 1e-10 * Float(n) {   // −100 dBFS
             // Near the lag it had (a buffer that gained or lost a frame), every tick: a few
@@ -95,13 +96,9 @@ struct ForwardedMicAlignment {
         return .shifted(holdsCapture: found != nil)
     }
 
-    /// Whether echo + near end `lag` samples before this tick's end hold `mic`: a silent capture
-    /// matches any lag it had (nothing tells them apart), so a pause keeps the lag.
-    private func matches(_ mic: [Float], count n: Int, lag: Int) -> Bool {
-        matches(mic, count: n, lag: lag, limit: Self.matchResidual * VectorMath.sumOfSquares(mic, count: n))
-    }
-
-    /// `matches`, given what the residual may reach: a search stops reading a lag past it.
+    /// Whether echo + near end `lag` samples before this tick's end hold `mic`, leaving at most
+    /// `limit` of its sum of squares unexplained (a lag is left as soon as it passes that). A
+    /// silent capture matches any lag it had (nothing tells them apart), so a pause keeps the lag.
     private func matches(_ mic: [Float], count n: Int, lag: Int, limit: Float) -> Bool {
         // Before the call's first sample the ring holds silence (unwritten, or not yet wrapped).
         guard lag + n <= Self.ringSize else { return false }
