@@ -11,17 +11,13 @@ import XCTest
 /// stretch where AEC was disabled, that were taken at 7.0 and 7.5 s.
 final class AdaptiveDecisionTimesTests: XCTestCase {
     func testDecisionsAcrossAModeChangeAreDatedInTheCallsTime() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("""
+        let report = try runReport(ofScenario: """
             {"name": "adaptive-twice", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
              "noise": {"level_dbfs": -65, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -3},
              "aec": {"mode": "intensityAdaptive", "backend": "speex"}, "duration_s": 8,
              "timeline": [{"at_ms": 3000, "action": "set_aec", "mode": "disabled"},
                           {"at_ms": 5000, "action": "set_aec", "mode": "intensityAdaptive"}]}
-            """, in: folder)
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                                   taps: .none, renderer: nil).run()
+            """)
         let times = report.adaptiveDecisions.map { Double($0.frame) / 48_000 }
         XCTAssertFalse(times.isEmpty)
         XCTAssertTrue(times.contains { $0 < 3 }, "the first stretch's decisions are kept: \(times)")

@@ -12,14 +12,10 @@ import XCTest
 /// when it is played).
 final class DelayAdviceTests: XCTestCase {
     private func delayFinding(_ json: String) throws -> RunReport.Finding {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("""
+        let report = try runReport(ofScenario: """
             {"name": "reach", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
              "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 6, \(json)}
-            """, in: folder)
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                                   taps: .none, renderer: nil).run()
+            """)
         return try XCTUnwrap(report.findings.first { $0.rule == "echo-delay-beyond-filter" }, "\(report.findings.map(\.rule))")
     }
 

@@ -12,13 +12,9 @@ import XCTest
 final class RouteLeakTests: XCTestCase {
     /// `signals`: the far end (and near end) and noise; white noise by default.
     private func report(_ json: String, signals: String = #""far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "noise": {"level_dbfs": -70, "seed": 7}"#) throws -> RunReport {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("""
+        try runReport(ofScenario: """
             {"name": "leak", \(signals), \(json)}
-            """, in: folder)
-        return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                             taps: .none, renderer: nil).run()
+            """)
     }
 
     private func leaks(_ report: RunReport) -> [RunReport.Finding] { report.findings.filter { $0.rule == "echo-leak-after-route-change" } }

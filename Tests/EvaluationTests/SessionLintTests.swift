@@ -16,11 +16,7 @@ final class SessionLintTests: XCTestCase {
         """
 
     private func report(_ json: String) throws -> RunReport {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("{" + Self.base + ", " + json + "}", in: folder)
-        return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                             taps: .none, renderer: nil).run()
+        try runReport(ofScenario: "{" + Self.base + ", " + json + "}")
     }
 
     private func meanSquare(_ x: ArraySlice<Float>) -> Double {

@@ -9,17 +9,13 @@ import XCTest
 /// not the generic "no far-end single talk … the far end silent or under −50 dBFS".
 final class SessionSegmentReasonTests: XCTestCase {
     func testASegmentWithoutAudioSaysSo() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("""
+        let report = try runReport(ofScenario: """
             {"name": "session", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "noise": {"level_dbfs": -70, "seed": 7}, "duration_s": 6, "route": "speaker",
              "audio_session": {"active_at_start": false},
              "timeline": [{"at_ms": 1000, "action": "activate_session"}, {"at_ms": 3000, "action": "interruption_begin"},
                           {"at_ms": 4000, "action": "interruption_end"}]}
-            """, in: folder)
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                                   taps: .none, renderer: nil).run()
+            """)
         XCTAssertEqual(report.segments.map(\.startSeconds), [0, 1, 3, 4])
         let silent = "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured"
         XCTAssertEqual(report.segments[0].echoUnmeasuredReason, silent)

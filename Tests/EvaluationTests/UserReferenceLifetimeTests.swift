@@ -11,15 +11,11 @@ import XCTest
 /// stays started until the app stops it; a device with `aec_reference` stops only what it started.
 final class UserReferenceLifetimeTests: XCTestCase {
     private func report(_ timeline: String) throws -> RunReport {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = try writeScenario("""
+        try runReport(ofScenario: """
             {"name": "reference-lifetime", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
              "noise": {"level_dbfs": -65, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
              "aec": {"mode": "intensityRecommended"}, "duration_s": 6, "timeline": [\(timeline)]}
-            """, in: folder)
-        return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                             taps: .none, renderer: nil).run()
+            """)
     }
 
     private let mixer = #"{"at_ms": 1000, "action": "set_custom_speaker", "device": "mixing", "music": {"generator": "music", "level_dbfs": -20}, "aec_reference": true, "period_ms": 50}"#
