@@ -138,8 +138,18 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     if (!api) return reply_line(channel, "error%s echolab_canceller_entry returned NULL", "", 0, 0), 2;
     if (api->abi_version != ECHOLAB_CANCELLER_ABI_VERSION)
         return reply_line(channel, "error%s its ABI version is %ld; EchoLab speaks version %ld", "", api->abi_version, ECHOLAB_CANCELLER_ABI_VERSION), 2;
-    if (!api->create || !api->render || !api->capture || !api->destroy)
-        return reply_line(channel, "error%s its function table lacks create, render, capture or destroy", "", 0, 0), 2;
+    if (!api->create || !api->render || !api->capture || !api->destroy) {
+        // Named, so that its author knows which entry to fill in.
+        char missing[64] = "";
+        const char *names[] = {"create", "render", "capture", "destroy"};
+        const void *entries[] = {(const void *)api->create, (const void *)api->render, (const void *)api->capture, (const void *)api->destroy};
+        for (int i = 0; i < 4; i++) {
+            if (entries[i]) continue;
+            if (missing[0]) strcat(missing, ", ");
+            strcat(missing, names[i]);
+        }
+        return reply_line(channel, "error its function table has no %s (create, render, capture and destroy are required)", missing, 0, 0), 2;
+    }
     // The reports say what ran by this name: a plugin without one is a plugin half-written.
     if (!api->name || !api->name[strspn(api->name, " \t\r\n")])   /* blanks alone become nothing in the reply */
         return reply_line(channel, "error%s its name is NULL or empty (the reports name a plugin by it)", "", 0, 0), 2;

@@ -96,6 +96,7 @@ public enum EvalReportDocument {
             return row
         }, isSortable: detail == .full)))
         blocks += modesTableNotes()
+        if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             let runs = outcome.results.filter { $0.mode == mode }
@@ -261,6 +262,21 @@ public enum EvalReportDocument {
             + "underruns, overruns, clicks and gaps in the sent audio (a mute's silence among them), canceller resets and buffers "
             + "that lost audio; lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
         return [.paragraph([.text(text)])]
+    }
+
+    /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's
+    /// ERLE is a bound at the noise floor and its convergence immediate, so the table read a muting
+    /// canceller as the best one, with no lint finding, and named nothing that it muted.
+    static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
+        let counts = modes.compactMap { mode -> String? in
+            let ran = results.filter { $0.mode == mode }.compactMap(\.summary)
+            let silent = ran.filter { $0.findings.contains(RequirementFindings.silentSendRule) }.count
+            return silent > 0 ? "\(mode.description) in \(silent) of \(ran.count) run\(ran.count == 1 ? "" : "s")" : nil
+        }
+        guard !counts.isEmpty else { return nil }
+        return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
+            + ". Such a run's ERLE is a bound at the noise floor and its convergence immediate: it cut the line instead of the echo, "
+            + "and wins nothing."
     }
 
     /// What each backend's runs were measured with (eval.json's per-run `library`: a library and

@@ -59,6 +59,7 @@ final class CancellerPluginTests: XCTestCase {
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
             "bad_latency": "latency_samples returned -5 (it must be 0 to 48000: at most a second)",
             "no_name": "its name is NULL or empty (the reports name a plugin by it)",
+            "no_functions": "its function table has no render, destroy (create, render, capture and destroy are required)",
             // Every frame answered: a plugin that fails only as it lets go does not pass.
             "destroy_crash": "crashed after its last frame, in destroy or as it exited (signal 11, Segmentation fault)",
             "destroy_exit": "exited with status 9 after its last frame",
@@ -74,7 +75,7 @@ final class CancellerPluginTests: XCTestCase {
         let inputs = try snapshot(root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(arguments, in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 34 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("2 of 36 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
             XCTAssertNil(runs["\(item) speex:intensityRecommended"]?["error"] as? String, "the built-in backend's run completes")
@@ -350,6 +351,11 @@ final class CancellerPluginTests: XCTestCase {
             XCTAssertFalse((runs["\(item) through:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
             XCTAssertFalse((runs["\(item) speex:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
         }
+        // …and the pages say it, under the table where the mute's bound ERLE reads as the best.
+        XCTAssertTrue(markdown.contains("Sent silence while the far end talked alone (silent-send-in-single-talk): "
+                                        + "silent:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound"), markdown)
+        let evalPage = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        XCTAssertTrue(evalPage.contains("silent:intensityRecommended in 2 of 2 runs"))
         // The report names the plugin: its own name and the file's SHA-256.
         let report = try loadJSON(root.appendingPathComponent("out/room/through-intensityRecommended/report.json").path)
         let aec = try XCTUnwrap(report["aec"] as? [String: Any])

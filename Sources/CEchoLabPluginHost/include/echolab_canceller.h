@@ -22,6 +22,9 @@ extern "C" {
 
 typedef struct echolab_canceller echolab_canceller;   /* the plugin's own state */
 
+/* create, render, capture and destroy are required (not NULL). The buffers a call is given
+   (far_end, mic, out) are EchoLab's and valid only during that call: copy what you keep. EchoLab
+   reuses them, and the far_end of one render may be the memory of the next capture's mic. */
 typedef struct {
     int abi_version;            /* ECHOLAB_CANCELLER_ABI_VERSION */
     const char *name;           /* shown in reports; required, not empty */

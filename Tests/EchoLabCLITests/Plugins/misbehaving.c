@@ -9,6 +9,7 @@
  *   chatty       prints to stdout every frame, otherwise a pass-through
  *   bad_latency  says its output lags by -5 samples
  *   no_name      gives no name (NULL)
+ *   no_functions its table has no render and no destroy (NULL)
  *   create_crash a segmentation fault in create
  *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
  *                the plugin rebuilt while an eval runs
@@ -52,6 +53,7 @@
 #define B_scribbles 21
 #define B_floods 22
 #define B_rewritten_crash 23
+#define B_no_functions 24
 
 struct echolab_canceller {
     int frame;
@@ -155,7 +157,11 @@ static const echolab_canceller_api api = {
 #else
     "misbehaving",
 #endif
+#if BEHAVIOUR == B_no_functions
+    create, NULL, capture, latency, NULL,
+#else
     create, render, capture, latency, destroy,
+#endif
 };
 
 #if BEHAVIOUR != B_no_entry
