@@ -22,6 +22,9 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// started (PlanetKit: "call stopUserAcousticEchoCancellerReference() after ending the use of
     /// a custom audio sink"): the default speaker plays while the canceller's reference is silence.
     case userReferenceNotStopped = "user-reference-not-stopped"
+    /// A custom speaker is set but the app pulls (almost) nothing of what the engine hands it (its
+    /// timer never started, or stopped): the peer is not heard, and the engine drops its audio.
+    case customSpeakerNotPulled = "custom-speaker-not-pulled"
     /// The loudspeaker is driven past full scale: it clips, a nonlinearity no linear canceller
     /// models, so the echo it leaves grows with the clipping.
     case loudspeakerClipping = "loudspeaker-clipping"
@@ -47,12 +50,19 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .userReferenceNotStopped:
             "the custom speaker was reset but the user AEC reference is still started, so the canceller's reference is silence: "
                 + "call stopUserAcousticEchoCancellerReference() after resetting the custom speaker (resetCustomSpeakerToDefaultSpeaker())"
+        case .customSpeakerNotPulled:
+            "the custom speaker is set but pulls (almost) nothing of the peer's audio the engine hands it: start its playout "
+                + "(the timer that pulls every period) when you set it, and reset it to the default speaker when you stop it"
         case .loudspeakerClipping:
             "the loudspeaker is driven past full scale and clips: lower the playout level (the far end or what the app mixes in)"
         case .micClipping:
             "the microphone saturates: the echo or the near end is too loud for its range; lower the echo path's or the talker's level"
         case .echoDelayBeyondFilter:
-            "the echo arrives later than the canceller's filter reaches: " + DelayRemedy.appPutsReference.text
+            // Who feeds the reference decides the remedy: the finding's message names it and the
+            // backends that reach; the rule alone cannot.
+            "the echo arrives later than the canceller's filter reaches: where the app puts the user AEC reference, put it when it "
+                + "is played (not when it is received); with a custom speaker, start the reference and put what it plays; "
+                + "with the default speaker, use a backend that reaches further or a route with less output latency"
         }
     }
 
@@ -68,6 +78,7 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .aecDisabledWithRealDevices: return !aecOn && state.realMicrophoneInUse && state.loudspeakerInUse
         case .userReferenceNotFed: return aecOn && state.isUserReferenceStarted && !afterSpeakerReset
         case .userReferenceNotStopped: return aecOn && afterSpeakerReset
+        case .customSpeakerNotPulled: return state.customSpeaker != nil
         case .loudspeakerClipping, .micClipping, .echoDelayBeyondFilter:
             return false     // signal rules: see `Linter.clippingFindings`, `Linter.delayFindings`
         }
@@ -133,13 +144,24 @@ public enum Linter {
     /// `minimumDurationSeconds` long.
     /// `referenceSamplesRead`: real samples the engine took from the user reference (the
     /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
+    /// `playout`: what the engine handed the custom speakers and what the app pulled of it (the
+    /// playout counters, at the engine's rate); the not-pulled rule holds when the app pulled
+    /// under half.
     public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
-                                referenceSamplesRead: Int64 = .max) -> [LintFinding] {
+                                referenceSamplesRead: Int64 = .max, playout: (written: Int64, read: Int64) = (0, 0)) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
         let all = allFindings(states: states, endFrame: endFrame)
         let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
         let starved = referenceSamplesRead < Int64(started / 2)
-        return all.filter { $0.frames.count >= minimum && ($0.rule != .userReferenceNotFed || starved) }
+        let unpulled = playout.read < playout.written / 2
+        return all.filter { finding in
+            guard finding.frames.count >= minimum else { return false }
+            switch finding.rule {
+            case .userReferenceNotFed: return starved
+            case .customSpeakerNotPulled: return unpulled
+            default: return true
+            }
+        }
     }
 
     /// Clipping is a fact of the signal, not of the device timeline: any clipped sample is a

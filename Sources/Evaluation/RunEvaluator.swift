@@ -32,13 +32,13 @@ public struct RunEvaluator: Sendable {
             let mode = run.deviceStates.last { $0.frame <= Int64(sample) }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
             return mode != .disabled
         }
-        let segments = zip(ranges, analysis.segments).map { range, measured in
+        let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
             let noEchoPath = Self.noEchoPathReason(states)
             let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
-            return RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
+            var segment = RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
                               metrics: metrics,
@@ -51,9 +51,12 @@ public struct RunEvaluator: Sendable {
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true))
+            segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: cancels(at: range.lowerBound))
+            return segment
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
-                                             referenceSamplesRead: run.counters.userReference.read)
+                                             referenceSamplesRead: run.counters.userReference.read,
+                                             playout: (run.counters.playout.written, run.counters.playout.read))
         let processing = run.scenario.voiceProcessing
         let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
         let delay = echoDelayMilliseconds(run, metrics: whole)
@@ -145,6 +148,12 @@ public struct RunEvaluator: Sendable {
             let e = erle(in: range)
             measured("erle_db", e.value, { _ in silent + "; \(e.change(true))" },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
+        case .customSpeakerNotPulled:
+            let playout = counters.playout
+            report.consequenceMetric = "playout_dropped_samples"
+            report.consequence = "the app pulled \(playout.read) of the \(playout.written) samples of the peer's audio the engine handed its "
+                + "custom speaker\(playout.written > 0 ? " (\(Self.format(100 * Double(playout.read) / Double(playout.written))) %)" : ""); "
+                + "\(playout.dropped) were dropped (\(playout.overruns) overruns): the peer was not played"
         case .loudspeakerClipping, .micClipping:
             let clipped = counters.clippedSamples
             let samples = finding.rule == .loudspeakerClipping ? clipped.playout + clipped.loudspeaker : clipped.mic
@@ -306,19 +315,41 @@ public struct RunEvaluator: Sendable {
     /// a steady ERLE of 30 dB in a call that ended while it still settled.
     public static func convergenceUnmeasuredReason(_ metrics: EchoMetrics,
                                                    toleranceDB: Double = EchoMetricsConfiguration.default.convergenceToleranceDB) -> String? {
-        guard metrics.convergenceSeconds == nil, let steady = metrics.erleSteadyDB else { return nil }
-        let steadyText = (metrics.erleSteadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
+        convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
+                                    steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the call")
+    }
+
+    /// Why a segment's `reconvergenceSeconds` is nil, in words (nil where it has one, or where
+    /// its `echo_unmeasured` says why it has no ERLE): AEC off at its start, too few frames, or a
+    /// steady state the ERLE never reached or that is none. Its null read as "never re-converged".
+    static func reconvergenceUnmeasuredReason(_ segment: RunReport.Segment, cancels: Bool,
+                                              toleranceDB: Double = EchoMetricsConfiguration.default.convergenceToleranceDB) -> String? {
+        let metrics = segment.metrics
+        guard segment.reconvergenceSeconds == nil, segment.echoUnmeasuredReason == nil, metrics.erleSteadyDB != nil else { return nil }
+        guard cancels else { return "AEC is disabled where the segment starts: nothing re-converges" }
+        guard !metrics.isLowConfidence else {
+            return "the segment's ERLE stands on \(metrics.singleTalkFrames) single-talk frame\(metrics.singleTalkFrames == 1 ? "" : "s"), fewer than "
+                + "\(FigureConfidence.minimumAnalysisFrames): its steady state is no reference to settle to"
+        }
+        return convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
+                                           steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the segment")
+    }
+
+    private static func convergenceUnmeasuredReason(convergence: Double?, steady: Double?, steadyIsLowerBound: Bool,
+                                                    toleranceDB: Double, end: String) -> String? {
+        guard convergence == nil, let steady else { return nil }
+        let steadyText = (steadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
         let tolerance = FixedDecimal.text(toleranceDB, fractionDigits: 0)
         let floor = FixedDecimal.text(2 * toleranceDB, fractionDigits: 0)
         if steady <= 2 * toleranceDB {
             // A bound there may stand for more: the output is at the mic's floor, so its steady
             // state cannot be told from nothing removed.
-            if metrics.erleSteadyIsLowerBound {
+            if steadyIsLowerBound {
                 return "the steady ERLE, \(steadyText), is a bound at the mic's floor within \(floor) dB of nothing removed: no convergence can be told"
             }
             return "the steady ERLE, \(steadyText), is \(floor) dB or less: nothing converged"
         }
-        return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before the call ended: still settling, or swinging"
+        return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before \(end) ended: still settling, or swinging"
     }
 
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach

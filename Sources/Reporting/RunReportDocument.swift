@@ -80,7 +80,7 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erlDB, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
-                 .init(F.seconds(s.reconvergenceSeconds)), .init("\(s.clicksAtStart)")]
+                 .init(F.seconds(s.reconvergenceSeconds) + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
             })))
             // The call's own reason, said above, is not repeated for each of its segments.
             let unmeasured = report.segments.compactMap { s in

@@ -37,8 +37,15 @@ extension CallWorld {
 }
 
 extension VoiceProcessingSettings {
-    /// The canceller's filter length, in the range a scenario's `aec.filter_ms` is read in.
+    /// The canceller's filter length, in the range a scenario's `aec.filter_ms` is read in, and
+    /// only for speexdsp, as a scenario file is read: another backend took it and ran as if it
+    /// had none, its report silent on it.
     func validate() throws {
-        if let filterMilliseconds { try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000) }
+        guard let filterMilliseconds else { return }
+        try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000)
+        guard backend == .speex else {
+            let instead = backend.plugin != nil ? " (a plugin takes its settings in its options)" : ""
+            throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) has none EchoLab sets\(instead)")
+        }
     }
 }

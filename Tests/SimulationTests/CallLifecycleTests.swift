@@ -177,6 +177,12 @@ final class CallLifecycleTests: XCTestCase {
         }
         XCTAssertNoThrow(try SimulatedCall(world: CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 140), seed: 1)),
                                            voiceProcessing: VoiceProcessingSettings(filterMilliseconds: 200)))
+        // Only speexdsp's filter length is EchoLab's to set: WebRTC's and AEC3's ran as if unset.
+        for backend in [EchoCancellerBackend.webrtc, .aec3, .echolab] {
+            XCTAssertThrowsError(try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(backend: backend, filterMilliseconds: 100))) {
+                XCTAssertEqual("\($0)", "voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) has none EchoLab sets")
+            }
+        }
     }
 
     /// An echo path built in code outside the ranges a scenario file is read in throws, naming

@@ -22,6 +22,9 @@ public struct RunReport: Sendable {
         /// Why the segment has no ERL or ERLE, in words (`echo_unmeasured` in its report.json
         /// entry, as the whole call's); nil when they were measured.
         public var echoUnmeasuredReason: String?
+        /// Why `reconvergenceSeconds` is nil where the segment has a steady ERLE, in words
+        /// (`reconvergence_unmeasured`; `RunEvaluator.reconvergenceUnmeasuredReason`).
+        public var reconvergenceUnmeasuredReason: String?
 
         public init(startSeconds: Double, endSeconds: Double, events: [String], metrics: SegmentMetrics,
                     reconvergenceSeconds: Double?, clicksAtStart: Int, echoUnmeasuredReason: String? = nil) {
@@ -203,7 +206,8 @@ public struct RunReport: Sendable {
                                                    "events": .array(segment.events.map(JSONValue.string)),
                                                    "reconvergence_s": optional(segment.reconvergenceSeconds),
                                                    "clicks_at_start": .number(Double(segment.clicksAtStart)),
-                                                   "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null]
+                                                   "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null,
+                                                   "reconvergence_unmeasured": segment.reconvergenceUnmeasuredReason.map(JSONValue.string) ?? .null]
                 for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
                 return .object(object)
             }),
