@@ -5,12 +5,12 @@ import Foundation
 /// target (not fsynced: `FileReplacement.writeFile`), then move it into place (`FileReplacement`:
 /// the old file is renamed aside first, so the name holds the old file, for one system call
 /// nothing, then the whole new one).
-public enum AtomicFile {
-    public struct WriteError: DescribedError {
-        public let path: String
-        public let reason: String
-        public var description: String { "\(path): \(reason)" }
-        public init(path: String, reason: String) {
+package enum AtomicFile {
+    package struct WriteError: DescribedError {
+        package let path: String
+        package let reason: String
+        package var description: String { "\(path): \(reason)" }
+        package init(path: String, reason: String) {
             self.path = path
             self.reason = reason
         }
@@ -19,7 +19,7 @@ public enum AtomicFile {
     /// Checks, before anything is read or written, that `path` may take a new file: it is none
     /// of `inputs` (writing would replace what the run reads) and not a folder, device, pipe or
     /// socket (`FileReplacement.replacementProblem`). Throws a `WriteError` naming `path`.
-    public static func checkWritable(_ path: String, inputs: [String]) throws {
+    package static func checkWritable(_ path: String, inputs: [String]) throws {
         for input in inputs where InputFile.canonical(input) == InputFile.canonical(path) {
             throw WriteError(path: path, reason: "cannot write: it is an input (\(input)); choose another file")
         }
@@ -28,18 +28,18 @@ public enum AtomicFile {
         }
     }
 
-    public static func write(_ text: String, to path: String) throws {
+    package static func write(_ text: String, to path: String) throws {
         try write(to: path) { write in try write(text) }
     }
 
-    public static func write(_ data: Data, to path: String) throws {
+    package static func write(_ data: Data, to path: String) throws {
         try write(to: path) { write in try write(data) }
     }
 
     /// Writes the text `produce` hands to its `write` piece by piece (a long report, never whole
     /// in memory), then moves the file into place as `write(_:to:)` does. What `produce` throws
     /// leaves the file at `path` as it was, and is rethrown.
-    public static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
+    package static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
         let temporary = FileReplacement.partialPath(for: path)
         do {
@@ -55,7 +55,7 @@ public enum AtomicFile {
 
     /// Creates the folder a file at `path` goes into (and its parents) if needed, as
     /// `prepareDirectory` does; nothing for a bare name, which goes into the current folder.
-    public static func prepareFolder(containing path: String) throws {
+    package static func prepareFolder(containing path: String) throws {
         let folder = InputFile.parent(of: path)
         if !folder.isEmpty { try prepareDirectory(folder) }
     }
@@ -65,7 +65,7 @@ public enum AtomicFile {
     /// ("Permission denied", "Read-only file system", "… is a file, not a folder").
     /// Returns the folders it created, outermost first (empty when `path` existed).
     @discardableResult
-    public static func prepareDirectory(_ path: String) throws -> [String] {
+    package static func prepareDirectory(_ path: String) throws -> [String] {
         try prepareDirectory(path, attempts: 3)
     }
 
@@ -114,7 +114,7 @@ public enum AtomicFile {
 
     /// Removes `folders` (outermost first, as `prepareDirectory` returns them) innermost first,
     /// each only if empty: a parallel run may have put its own files in a shared parent.
-    public static func removeEmptyFolders(_ folders: [String]) {
+    package static func removeEmptyFolders(_ folders: [String]) {
         for folder in folders.reversed() { rmdir(folder) }
     }
 }

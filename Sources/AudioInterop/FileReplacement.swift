@@ -12,10 +12,10 @@ import Foundation
 /// reader sees the old file, for one system call no file, then the whole new file — never a part
 /// of one; if the second rename fails, the old file is put back. EchoLab never fsyncs: after a
 /// power failure a file may be empty, as with any unsynced write.
-public enum FileReplacement {
+package enum FileReplacement {
     /// Returns nil on success, else the reason (`strerror`) the move failed; the temporary file is
     /// left where it is for the caller to remove, and a file that was at `path` is still there.
-    public static func moveIntoPlace(_ temporary: String, to path: String) -> String? {
+    package static func moveIntoPlace(_ temporary: String, to path: String) -> String? {
         switch moveIntoPlaceKeepingReplaced(temporary, to: path) {
         case .failed(let reason): return reason
         case .moved(let replaced):
@@ -25,7 +25,7 @@ public enum FileReplacement {
     }
 
     /// What `moveIntoPlaceKeepingReplaced` did.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// In place; the file it replaced, if any, waits at `replaced` (a hidden name beside it)
         /// for the caller to delete.
         case moved(replaced: String?)
@@ -38,7 +38,7 @@ public enum FileReplacement {
     /// delete (`removeReplaced`). Deleting a large file costs the kernel time — four one-minute
     /// taps still in ext4's page cache take ~16 ms to free — which a caller can spend on another
     /// thread, or after more urgent work.
-    public static func moveIntoPlaceKeepingReplaced(_ temporary: String, to path: String) -> Outcome {
+    package static func moveIntoPlaceKeepingReplaced(_ temporary: String, to path: String) -> Outcome {
         // Only a file (or symlink) is replaced: a folder, a device or a pipe in the way stays.
         if let problem = replacementProblem(at: path) { return .failed(reason: problem) }
         let aside = asidePath(for: path)
@@ -61,7 +61,7 @@ public enum FileReplacement {
     /// replaced the system's /dev/null with a WAV, and `--out /dev/stdout` would replace the
     /// system's link. A folder, a device, a pipe or a socket is refused, and so is a link to one
     /// and anything in /dev (not /dev/shm), /proc or /sys.
-    public static func replacementProblem(at path: String) -> String? {
+    package static func replacementProblem(at path: String) -> String? {
         // /dev's nodes and links (/dev/stdout → /proc/self/fd/1, a regular file when stdout is
         // redirected to one), /proc and /sys: no output belongs there. /dev/shm is a file system.
         let folder = InputFile.canonical(InputFile.parent(of: InputFile.absolute(path)))
@@ -90,7 +90,7 @@ public enum FileReplacement {
     /// the process was killed there: the new file's `.NAME.partial` (SIGKILL, or a second signal,
     /// mid-write) and the replaced one's `.NAME.replaced` (between moving the new file in and
     /// deleting the old). The caller holds the folder's lock: no other writer's file is there.
-    public static func removeLeftovers(of names: [String], in folder: String) {
+    package static func removeLeftovers(of names: [String], in folder: String) {
         for name in names {
             let path = URL(fileURLWithPath: folder).appendingPathComponent(name).path
             unlink(asidePath(for: path))
@@ -100,13 +100,13 @@ public enum FileReplacement {
 
     /// The hidden name beside `path` where a new file is written before it is moved in:
     /// `.NAME.partial` (`AtomicFile`, `SoundFileWriter`).
-    public static func partialPath(for path: String) -> String { hiddenPath(beside: path, suffix: ".partial") }
+    package static func partialPath(for path: String) -> String { hiddenPath(beside: path, suffix: ".partial") }
 
     /// The hidden name beside `path` where its replaced file waits: `.NAME.replaced`.
     private static func asidePath(for path: String) -> String { hiddenPath(beside: path, suffix: ".replaced") }
 
     /// `hiddenName(for:suffix:)` of `path`'s last component, in its folder.
-    public static func hiddenPath(beside path: String, suffix: String) -> String {
+    package static func hiddenPath(beside path: String, suffix: String) -> String {
         let url = URL(fileURLWithPath: path)
         return url.deletingLastPathComponent().appendingPathComponent(hiddenName(for: url.lastPathComponent, suffix: suffix)).path
     }
@@ -114,7 +114,7 @@ public enum FileReplacement {
     /// `.NAME` + `suffix` — or, where that would pass a file name's 255 bytes (a legal output name
     /// of 242–255 bytes failed with "File name too long" for its hidden companions), NAME's first
     /// bytes, whole characters, then a hash of all of it: one name per output, the same every time.
-    public static func hiddenName(for name: String, suffix: String) -> String {
+    package static func hiddenName(for name: String, suffix: String) -> String {
         let limit = InputFile.maximumNameBytes
         let hidden = "." + name + suffix
         guard hidden.utf8.count > limit else { return hidden }
@@ -139,7 +139,7 @@ public enum FileReplacement {
     /// their names, not durability, and an fsync right after a run's taps waits for ext4's journal
     /// commit: the first report after four one-minute taps took 2.5–4 ms to sync, 1.5–6.5 ms for
     /// the three (a twentieth of the run).
-    public static func writeFile(_ data: Data, to path: String) -> String? {
+    package static func writeFile(_ data: Data, to path: String) -> String? {
         do {
             try writeFile(to: path) { write in try write(data) }
             return nil
@@ -149,9 +149,9 @@ public enum FileReplacement {
     }
 
     /// Why a write(2) or close(2) failed (`strerror`).
-    public struct WriteFailure: DescribedError {
-        public let reason: String
-        public var description: String { reason }
+    package struct WriteFailure: DescribedError {
+        package let reason: String
+        package var description: String { reason }
     }
 
     /// Writes a new file at `path` from the pieces `produce` hands to its `write`, as
@@ -159,7 +159,7 @@ public enum FileReplacement {
     /// A piece that cannot be written throws `WriteFailure` out of `write`; whatever `produce`
     /// throws leaves no file at `path` and is rethrown. A long report is written so, in pieces,
     /// without its whole text in memory.
-    public static func writeFile(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
+    package static func writeFile(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         unlink(path)
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
         guard descriptor >= 0 else { throw WriteFailure(reason: String(cString: strerror(errno))) }
@@ -194,22 +194,22 @@ public enum FileReplacement {
     }
 
     /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.
-    public static func removeReplaced(_ paths: [String]) {
+    package static func removeReplaced(_ paths: [String]) {
         for path in paths { unlink(path) }
     }
 }
 
 /// What `FileReplacement.writeFile(to:produce:)` writes: bytes, or text as UTF-8.
-public protocol ContiguousBytesOrText {
+package protocol ContiguousBytesOrText {
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result
 }
 
 extension Data: ContiguousBytesOrText {
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result { withUnsafeBytes(body) }
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result { withUnsafeBytes(body) }
 }
 
 extension String: ContiguousBytesOrText {
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    package func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         var text = self
         return text.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }

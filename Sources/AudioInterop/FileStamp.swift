@@ -4,14 +4,14 @@ import Foundation
 /// made of a file (`DecodedAudioCache`, `EchoPathGateCache`) key on it, so a file rewritten or
 /// replaced between two runs is read again. A rewrite that keeps inode, size and time (in place,
 /// then `touch -r`) is not told apart: inputs are not to change while an eval reads them.
-public struct FileStamp: Hashable, Sendable {
-    public let path: String
-    public let inode: UInt64
-    public let size: UInt64
-    public let modified: Double
+package struct FileStamp: Hashable, Sendable {
+    package let path: String
+    package let inode: UInt64
+    package let size: UInt64
+    package let modified: Double
 
     /// nil when the file cannot be stat'ed (the run that opens it then reports why).
-    public init?(path: String) {
+    package init?(path: String) {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
               let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
               let size = (attributes[.size] as? NSNumber)?.uint64Value,

@@ -6,26 +6,26 @@ import Foundation
 /// binary started as `echolab plugin-host`, which loads the plugin and answers frame by frame over
 /// a Unix socket. A plugin that crashes, hangs, returns an error or writes NaN, Inf or ±2^20 and beyond throws a
 /// `PluginFailure` naming it and what happened; EchoLab's own process is untouched.
-public final class PluginProcess {
+package final class PluginProcess {
     /// How long `create` may take, and how long one 10 ms frame may.
-    public static let createTimeoutMilliseconds = 10_000
-    public static let frameTimeoutMilliseconds = 2_000
+    package static let createTimeoutMilliseconds = 10_000
+    package static let frameTimeoutMilliseconds = 2_000
 
     /// One line: the plugin (its registered name and file) and what went wrong.
-    public struct PluginFailure: DescribedError, Equatable {
-        public let plugin: String
-        public let path: String
-        public let problem: String
+    package struct PluginFailure: DescribedError, Equatable {
+        package let plugin: String
+        package let path: String
+        package let problem: String
         /// The wait for the plugin was cut short by `stopWaiting` (the command interrupted): the
         /// run was stopped, the plugin did nothing wrong.
-        public let isInterruption: Bool
+        package let isInterruption: Bool
         /// The recording the plugin was running on, named first (`process`), as a built-in
         /// backend's failure names it; nil in a simulated call.
-        public private(set) var input: String?
-        public var description: String { (input.map { "\($0): " } ?? "") + "plugin \(plugin) (\(path)): \(problem)" }
+        package private(set) var input: String?
+        package var description: String { (input.map { "\($0): " } ?? "") + "plugin \(plugin) (\(path)): \(problem)" }
 
         /// The same failure, named with the recording it happened on.
-        public func naming(input: String) -> PluginFailure {
+        package func naming(input: String) -> PluginFailure {
             var named = self
             named.input = input
             return named
@@ -39,17 +39,17 @@ public final class PluginProcess {
         }
     }
 
-    public let name: String
-    public let path: String
-    public let sampleRate: Int
-    public let frameSize: Int
+    package let name: String
+    package let path: String
+    package let sampleRate: Int
+    package let frameSize: Int
     /// The name the plugin gives itself (`echolab_canceller_api.name`).
-    public let reportedName: String
+    package let reportedName: String
     /// What its `latency_samples` says, at its own rate.
-    public let latencySamples: Int
+    package let latencySamples: Int
     /// The file the child loaded the plugin from (nil where it could not tell): the path may
     /// name another file by then than the one a report hashed (`PluginFile`).
-    public let loadedFile: FileIdentity?
+    package let loadedFile: FileIdentity?
     private let client: OpaquePointer
     private var error = [CChar](repeating: 0, count: 512)
     private var captures = 0
@@ -57,7 +57,7 @@ public final class PluginProcess {
 
     /// Starts `host` (EchoLab's binary) to run the plugin at `path`. `name` is the name it is
     /// registered under, for messages.
-    public init(host: String, name: String, path: String, sampleRate: Int, intensity: String, options: String?) throws {
+    package init(host: String, name: String, path: String, sampleRate: Int, intensity: String, options: String?) throws {
         self.name = name
         self.path = path
         self.sampleRate = sampleRate
@@ -79,7 +79,7 @@ public final class PluginProcess {
     deinit { echolab_plugin_client_stop(client) }
 
     /// The far end as played: one frame.
-    public func render(_ frame: [Float]) throws {
+    package func render(_ frame: [Float]) throws {
         precondition(frame.count >= frameSize)
         let code = frame.withUnsafeBufferPointer { source in
             error.withUnsafeMutableBufferPointer { echolab_plugin_client_render(client, source.baseAddress, $0.baseAddress, $0.count) }
@@ -90,7 +90,7 @@ public final class PluginProcess {
     /// One microphone frame in, the plugin's output out; an output sample that is NaN, infinite
     /// or ±2^20 (+120 dBFS) and beyond fails the plugin, as such a sample in an input file is
     /// refused: a canceller's output goes to the peer, and past that the metrics' sums overflow.
-    public func capture(_ input: [Float], into output: inout [Float]) throws {
+    package func capture(_ input: [Float], into output: inout [Float]) throws {
         precondition(input.count >= frameSize && output.count >= frameSize)
         let code = input.withUnsafeBufferPointer { source in
             output.withUnsafeMutableBufferPointer { out in
@@ -112,7 +112,7 @@ public final class PluginProcess {
     /// The end of the run: the plugin's `destroy` runs and its child exits. Throws where it
     /// crashed, exited with a failure or hung there: a plugin that corrupts its memory often
     /// fails only as it frees it, and its run must not pass.
-    public func finish() throws {
+    package func finish() throws {
         guard !finished else { return }
         finished = true
         let code = error.withUnsafeMutableBufferPointer { echolab_plugin_client_finish(client, $0.baseAddress, $0.count) }
@@ -133,7 +133,7 @@ public final class PluginProcess {
 
     /// The child's side: `echolab plugin-host PATH RATE INTENSITY [OPTIONS]` calls this and exits
     /// with what it returns.
-    public static func runHost(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
+    package static func runHost(path: String, sampleRate: Int, intensity: String, options: String?) -> Int32 {
         echolab_plugin_host_run(path, Int32(sampleRate), intensity, options)
     }
 }

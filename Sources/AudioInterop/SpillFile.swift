@@ -4,18 +4,18 @@ import Foundation
 /// bytes: the disk side of a table whose memory must stay bounded however long a call runs
 /// (`SpillingRows` in Metrics). Nothing is left behind: the file has no name once it is open,
 /// and it goes with this object or the process.
-public final class SpillFile: Sendable {
+package final class SpillFile: Sendable {
     /// What failed, with the system's reason (`No space left on device`).
-    public struct Failure: Error, CustomStringConvertible {
-        public let reason: String
-        public var description: String { "a temporary file for a long call's metric rows: \(reason)" }
+    package struct Failure: Error, CustomStringConvertible {
+        package let reason: String
+        package var description: String { "a temporary file for a long call's metric rows: \(reason)" }
     }
 
     private let handle: FileHandle
     /// The folder the file was made in, for messages.
-    public let directory: String
+    package let directory: String
 
-    public init() throws(Failure) {
+    package init() throws(Failure) {
         directory = TemporaryFolder.base
         let path = (directory as NSString)
             .appendingPathComponent("echolab-rows-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString)")
@@ -30,7 +30,7 @@ public final class SpillFile: Sendable {
 
     /// Appends `elements` as one block, straight from the array's storage (no copy into a
     /// `Data`). A block written in part is cut off again: a half block is no block.
-    public func append<Element: BitwiseCopyable>(_ elements: [Element]) throws(Failure) {
+    package func append<Element: BitwiseCopyable>(_ elements: [Element]) throws(Failure) {
         do {
             let start = try handle.seekToEnd()
             do {
@@ -47,7 +47,7 @@ public final class SpillFile: Sendable {
     /// Reads block `index` of `count` elements into `buffer` (resized to `count` when it is not).
     /// On failure `buffer` holds `count` elements of zero bits, so that a reader's sums can finish
     /// before its owner reports the failure.
-    public func read<Element: BitwiseCopyable>(block index: Int, count: Int, into buffer: inout [Element]) throws(Failure) {
+    package func read<Element: BitwiseCopyable>(block index: Int, count: Int, into buffer: inout [Element]) throws(Failure) {
         let bytes = count * MemoryLayout<Element>.stride
         if buffer.count != count {
             // Plain bits, entirely overwritten below.
@@ -69,7 +69,7 @@ public final class SpillFile: Sendable {
     }
 
     private static func zero<Element: BitwiseCopyable>(_ buffer: inout [Element]) {
-        buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+        buffer.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) }
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -3,8 +3,8 @@ import Foundation
 /// Where EchoLab puts its scratch files: `TMPDIR` when it names an existing folder, else `/tmp`.
 /// `FileManager.temporaryDirectory` returns `TMPDIR` as it is, and a scratch folder made under it
 /// with its parents created a stray folder (a mistyped `TMPDIR=/nonexistent`) on the user's disk.
-public enum TemporaryFolder {
-    public static var base: String {
+package enum TemporaryFolder {
+    package static var base: String {
         if let tmpdir = ProcessInfo.processInfo.environment["TMPDIR"], !tmpdir.isEmpty {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: tmpdir, isDirectory: &isDirectory), isDirectory.boolValue { return tmpdir }
@@ -13,7 +13,7 @@ public enum TemporaryFolder {
     }
 
     /// A fresh, not yet existing path under `base` for one scratch folder or file.
-    public static func uniquePath(prefix: String) -> String {
+    package static func uniquePath(prefix: String) -> String {
         (base as NSString).appendingPathComponent("\(prefix)-\(UUID().uuidString)")
     }
 }

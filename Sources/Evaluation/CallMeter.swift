@@ -67,9 +67,12 @@ public final class CallMeter {
     /// Starts a report segment at the call's current instant, as a scenario's timeline event
     /// does: the report gives each segment its own ERL, ERLE, re-convergence and the clicks at
     /// its start. Call it where the app switches a device or an AEC mode; `label` is listed as
-    /// the segment's event.
+    /// the segment's event, and logged as a `timeline` event of the call, as a scenario's
+    /// timeline logs its actions (a hand-driven call's report listed fewer events than
+    /// `echolab run`'s of the same timeline).
     public func beginSegment(_ label: String) {
         precondition(!finished, "the call was already finished")
+        call.log("timeline", label)
         marks.append((call.currentFrame, label))
     }
 
@@ -84,7 +87,6 @@ public final class CallMeter {
         guard let hardware = call.hardware else { throw CallMeterError.noHardware(action: action.description) }
         // Applied first: an action the hardware refuses is no event of the call's.
         try hardware.apply(action, at: call.currentFrame)
-        call.log("timeline", action.description)
         beginSegment(action.description)
     }
 

@@ -12,9 +12,9 @@ import Glibc
 /// names its holder and goes when the lock is released; the kernel releases the lock of a process
 /// that ends any other way, and the next command takes the file over. `process` locks its output
 /// file the same way, through `.NAME.echolab.lock` beside it.
-public final class OutputLock {
+package final class OutputLock {
     /// The lock file's name in the output folder.
-    public static let fileName = ".echolab.lock"
+    package static let fileName = ".echolab.lock"
     private let descriptor: Int32
     private let path: String
 
@@ -22,7 +22,7 @@ public final class OutputLock {
     /// — also where another command holds a folder `folder` lies in (an eval's output folder,
     /// whose runs it replaces and lists), unless `insideOwnFolder` (an eval's own run, inside the
     /// folder it holds itself).
-    public convenience init(folder: String, command: String, insideOwnFolder: Bool = false) throws {
+    package convenience init(folder: String, command: String, insideOwnFolder: Bool = false) throws {
         try self.init(lockFile: (folder as NSString).appendingPathComponent(Self.fileName), guarding: folder,
                       kind: "folder", command: command, enclosedBy: insideOwnFolder ? nil : folder)
     }
@@ -30,7 +30,7 @@ public final class OutputLock {
     /// Takes the lock of the output file `file` (whose folder exists) for `command`: two
     /// processes writing one file would each replace the other's temporary as it is written.
     /// A file in a folder another command holds is refused as a folder there is.
-    public convenience init(file: String, command: String) throws {
+    package convenience init(file: String, command: String) throws {
         let folder = InputFile.parent(of: file)
         let name = FileReplacement.hiddenName(for: InputFile.lastComponent(of: file), suffix: ".echolab.lock")
         let lockFile = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
@@ -122,15 +122,15 @@ public final class OutputLock {
     }
 
     /// Another command holds the folder's (or the output file's) lock, or that of a folder it lies in.
-    public struct Held: DescribedError {
+    package struct Held: DescribedError {
         /// The folder or file as the command was given it.
-        public let folder: String
-        public let holder: String
+        package let folder: String
+        package let holder: String
         /// "folder" or "file".
-        public var kind = "folder"
+        package var kind = "folder"
         /// The folder, enclosing this one, whose lock is held (its full path); nil where it is this one's.
-        public var enclosingFolder: String?
-        public var description: String {
+        package var enclosingFolder: String?
+        package var description: String {
             let writing = enclosingFolder.map { "\($0), which holds this \(kind)" } ?? "this \(kind)"
             return "\(folder): \(holder) is writing \(writing); wait for it to finish or choose another --out"
         }

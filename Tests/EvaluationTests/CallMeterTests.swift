@@ -15,10 +15,14 @@ final class CallMeterTests: XCTestCase {
         try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .disabled)
         try call.start()
         try call.run(for: .seconds(2))
+        meter.beginSegment("set_aec intensityRecommended")
         try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .intensityRecommended)
         try call.run(for: .seconds(1))
         let report = try meter.finish()
         XCTAssertEqual(report.aecMode, "disabled")
+        // The segment's label is a timeline event of the call, as a scenario's action is.
+        XCTAssertEqual(report.events.filter { $0.kind == "timeline" }.map { "\($0.frame) \($0.detail)" }, ["96000 set_aec intensityRecommended"])
+        XCTAssertEqual(report.segments.map(\.events), [[], ["set_aec intensityRecommended"]])
         // Without a canceller the first two seconds keep all their echo.
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 10, accuracy: 0.1)
         // The mode set before the start is the call's configuration; the one set mid-call, an event.
