@@ -417,15 +417,59 @@ struct EchoPathGate {
     /// the estimate stays within a thousandth of a sample a block. Past a few hundred ppm the
     /// echo smears within a block (at 1000 ppm, 130 samples) and the peak no longer says how far
     /// it moved.
-    var clockDriftPPM: Double? {
+    var clockDriftPPM: Double? { Self.driftPPM(peaks: peaks, blockLength: blockLength) }
+
+    /// The drift `peaks` (blocks of `blockLength` samples) show, in ppm (`clockDriftPPM`).
+    static func driftPPM(peaks: [(block: Int, position: Double)], blockLength: Int) -> Double? {
+        if let move = agreedMove(peaks) { return move / Double(blockLength) * 1e6 }
+        // Blocks a talker or a pause covers put their peaks anywhere, and each spoils the moves
+        // on both sides: an espeak-ng recording of 40 s, a talker in 9 s and the far end silent
+        // in 3, agreed on too few moves, no drift was read, and 97 % of the single talk was gated
+        // as double talk (a perfect canceller's ERLE 13 dB low). The peaks on one line are the
+        // echo's; the moves between them, the drift.
+        guard let line = peaksOnOneLine(peaks) else { return nil }
+        return agreedMove(line).map { $0 / Double(blockLength) * 1e6 }
+    }
+
+    /// The median move of the peak per block between successive `peaks`, where half the moves or
+    /// more lie within `driftMoveSpread` (and half the median) of it; nil with fewer than
+    /// `driftMoves` moves or moves that do not agree.
+    static func agreedMove(_ peaks: [(block: Int, position: Double)]) -> Double? {
         var moves: [Double] = []
         for i in peaks.indices.dropFirst() {
             moves.append((peaks[i].position - peaks[i - 1].position) / Double(peaks[i].block - peaks[i - 1].block))
         }
-        guard moves.count >= Self.driftMoves else { return nil }
-        let median = Self.median(moves)
-        guard Self.median(moves.map { abs($0 - median) }) <= Self.driftMoveSpread + abs(median) / 2 else { return nil }
-        return median / Double(blockLength) * 1e6
+        guard moves.count >= driftMoves else { return nil }
+        let median = median(moves)
+        guard Self.median(moves.map { abs($0 - median) }) <= driftMoveSpread + abs(median) / 2 else { return nil }
+        return median
+    }
+
+    /// Most peaks a recording's line is looked for among (at 48 kHz some 11 minutes of blocks):
+    /// every pair of peaks is a candidate line, checked against every peak.
+    static let driftLinePeaks = 256
+
+    /// The largest set of `peaks` that lie on one line (each within `driftMoveSpread` and half the
+    /// line's move per block of it, as a peak placed roughly in a block the echo slides through
+    /// lies), where that is more than `driftMoves` peaks and half of them or more; nil otherwise,
+    /// and past `driftLinePeaks`. Ties go to the first line found.
+    static func peaksOnOneLine(_ peaks: [(block: Int, position: Double)]) -> [(block: Int, position: Double)]? {
+        guard peaks.count > driftMoves, peaks.count <= driftLinePeaks else { return nil }
+        var best: (count: Int, from: Int, slope: Double)?
+        for i in peaks.indices {
+            for j in peaks.indices where j > i {
+                let slope = (peaks[j].position - peaks[i].position) / Double(peaks[j].block - peaks[i].block)
+                let tolerance = 2 * driftMoveSpread + abs(slope) / 2
+                var count = 0
+                for peak in peaks where abs(peak.position - peaks[i].position - slope * Double(peak.block - peaks[i].block)) <= tolerance {
+                    count += 1
+                }
+                if count > best?.count ?? 0 { best = (count, i, slope) }
+            }
+        }
+        guard let best, best.count > driftMoves, 2 * best.count >= peaks.count else { return nil }
+        let origin = peaks[best.from], tolerance = 2 * driftMoveSpread + abs(best.slope) / 2
+        return peaks.filter { abs($0.position - origin.position - best.slope * Double($0.block - origin.block)) <= tolerance }
     }
 
     private static func median(_ values: [Double]) -> Double {
