@@ -142,9 +142,9 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
         // Named, so that its author knows which entry to fill in.
         char missing[64] = "";
         const char *names[] = {"create", "render", "capture", "destroy"};
-        const void *entries[] = {(const void *)api->create, (const void *)api->render, (const void *)api->capture, (const void *)api->destroy};
+        const int present[] = {api->create != NULL, api->render != NULL, api->capture != NULL, api->destroy != NULL};
         for (int i = 0; i < 4; i++) {
-            if (entries[i]) continue;
+            if (present[i]) continue;
             if (missing[0]) strcat(missing, ", ");
             strcat(missing, names[i]);
         }

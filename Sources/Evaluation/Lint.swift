@@ -107,9 +107,6 @@ enum DelayRemedy: Equatable {
         }
     }
 
-    /// The advice without naming backends or the route.
-    var text: String { text(further: [], route: nil) }
-
     /// `further`: backends that reach the delay ("name reaches N ms"); `route`: the call's route.
     func text(further: [String], route: String?) -> String {
         let backends = further.isEmpty ? "use a backend that reaches further"
@@ -144,25 +141,42 @@ public enum Linter {
     /// `minimumDurationSeconds` long.
     /// `referenceSamplesRead`: real samples the engine took from the user reference (the
     /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
-    /// `playout`: what the engine handed the custom speakers and what the app pulled of it (the
-    /// playout counters, at the engine's rate); the not-pulled rule holds when the app pulled
-    /// under half.
+    /// `speakerPlayouts`: each custom speaker's playout counters (`PipelineCounters.speakerPlayouts`);
+    /// the not-pulled rule holds over a speaker's stretches where it dropped audio, pulling
+    /// under half of what the engine handed it (`isUnpulled`).
     public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
-                                referenceSamplesRead: Int64 = .max, playout: (written: Int64, read: Int64) = (0, 0)) -> [LintFinding] {
+                                referenceSamplesRead: Int64 = .max, speakerPlayouts: [BufferCounters]) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
         let all = allFindings(states: states, endFrame: endFrame)
         let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
         let starved = referenceSamplesRead < Int64(started / 2)
-        let unpulled = playout.read < playout.written / 2
         return all.filter { finding in
             guard finding.frames.count >= minimum else { return false }
             switch finding.rule {
             case .userReferenceNotFed: return starved
-            case .customSpeakerNotPulled: return unpulled
+            case .customSpeakerNotPulled:
+                return speakerPlayout(at: finding.frames.lowerBound, states: states, speakerPlayouts).map { isUnpulled($0, sampleRate: sampleRate) } ?? false
             default: return true
             }
         }
     }
+
+    /// The playout counters of the custom speaker set at `frame`.
+    static func speakerPlayout(at frame: Int, states: [DeviceState], _ speakerPlayouts: [BufferCounters]) -> BufferCounters? {
+        guard let index = states.last(where: { $0.frame <= Int64(frame) })?.customSpeakerIndex, speakerPlayouts.indices.contains(index) else { return nil }
+        return speakerPlayouts[index]
+    }
+
+    /// A speaker the app did not pull: handed more than the longest period a timer may have
+    /// (`unpulledSeconds`), it dropped audio (its FIFO ran full) and the app pulled under half.
+    /// A speaker set for less than its period pulls once, at once, and finds nothing yet: its
+    /// timer runs, and seven 950 ms stints of a 1000 ms timer read as unpulled without the bound.
+    static func isUnpulled(_ playout: BufferCounters, sampleRate: Int) -> Bool {
+        playout.written > Int64(unpulledSeconds * Double(sampleRate)) && playout.dropped > 0 && playout.read < playout.written / 2
+    }
+
+    /// A device timer's longest period (1 s, `period_ms`) and the shortest finding (0.25 s).
+    static let unpulledSeconds = 1.25
 
     /// Clipping is a fact of the signal, not of the device timeline: any clipped sample is a
     /// finding, over the stretch from the first to the last tick that clipped.
@@ -222,7 +236,11 @@ public enum Linter {
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
         let afterReset = referenceOutlivesSpeaker(states)
         let findings = LintRule.allCases.flatMap { rule in
-            stretches(states, endFrame: endFrame) { index, state in rule.isBroken(by: state, afterSpeakerReset: afterReset[index]) ? true : nil }
+            // A stretch per custom speaker for the rule that judges each by its own counters.
+            stretches(states, endFrame: endFrame) { index, state -> Int? in
+                guard rule.isBroken(by: state, afterSpeakerReset: afterReset[index]) else { return nil }
+                return rule == .customSpeakerNotPulled ? state.customSpeakerIndex : 0
+            }
                 .map { LintFinding(rule: rule, frames: $0.frames, message: rule.advice) }
         }
         return findings.sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }

@@ -27,9 +27,12 @@ public struct RunEvaluator: Sendable {
         let tick = Int(rate / 100)
 
         // The AEC mode each segment starts in (the device timeline the lint reads): a segment
-        // without a canceller re-converges to nothing.
+        // without a canceller re-converges to nothing. The timeline is noted per tick, and an
+        // event between two ticks takes effect at the next: a set_aec at 5000.5 ms read as the
+        // mode before it, and its segment "had AEC disabled".
         func cancels(at sample: Int) -> Bool {
-            let mode = run.deviceStates.last { $0.frame <= Int64(sample) }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
+            let applied = Int64((sample + tick - 1) / tick * tick)
+            let mode = run.deviceStates.last { $0.frame <= applied }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
             return mode != .disabled
         }
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
@@ -38,6 +41,7 @@ public struct RunEvaluator: Sendable {
             // figures would stand on are the crossover from the segment before, not its own.
             let noEchoPath = Self.noEchoPathReason(states)
             let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
+            let startsCancelling = cancels(at: range.lowerBound)
             var segment = RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
                                 .map(\.action.description),
@@ -46,17 +50,17 @@ public struct RunEvaluator: Sendable {
                               // convergence is the re-convergence after the event that opened it
                               // (none without a canceller: its ERLE sits at 0 dB from the start; none
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
-                              reconvergenceSeconds: cancels(at: range.lowerBound) && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
+                              reconvergenceSeconds: startsCancelling && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true))
-            segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: cancels(at: range.lowerBound))
+            segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
             return segment
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                              referenceSamplesRead: run.counters.userReference.read,
-                                             playout: (run.counters.playout.written, run.counters.playout.read))
+                                             speakerPlayouts: run.counters.speakerPlayouts)
         let processing = run.scenario.voiceProcessing
         let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
         let delay = echoDelayMilliseconds(run, metrics: whole)
@@ -66,7 +70,7 @@ public struct RunEvaluator: Sendable {
                                                  route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
-            .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, rate: rate) }
+            .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
             + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds)
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
@@ -106,7 +110,7 @@ public struct RunEvaluator: Sendable {
     }
 
     private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis,
-                             counters: PipelineCounters, rate: Double) -> RunReport.Finding {
+                             counters: PipelineCounters, states: [DeviceState], rate: Double) -> RunReport.Finding {
         let range = finding.frames
         var report = RunReport.Finding(rule: finding.rule.rawValue, atSeconds: Double(range.lowerBound) / rate,
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
@@ -149,7 +153,8 @@ public struct RunEvaluator: Sendable {
             measured("erle_db", e.value, { _ in silent + "; \(e.change(true))" },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
         case .customSpeakerNotPulled:
-            let playout = counters.playout
+            // The speaker's own counters, over its whole time in the call.
+            let playout = Linter.speakerPlayout(at: range.lowerBound, states: states, counters.speakerPlayouts) ?? BufferCounters()
             report.consequenceMetric = "playout_dropped_samples"
             report.consequence = "the app pulled \(playout.read) of the \(playout.written) samples of the peer's audio the engine handed its "
                 + "custom speaker\(playout.written > 0 ? " (\(Self.format(100 * Double(playout.read) / Double(playout.written))) %)" : ""); "
@@ -328,7 +333,7 @@ public struct RunEvaluator: Sendable {
         guard segment.reconvergenceSeconds == nil, segment.echoUnmeasuredReason == nil, metrics.erleSteadyDB != nil else { return nil }
         guard cancels else { return "AEC is disabled where the segment starts: nothing re-converges" }
         guard !metrics.isLowConfidence else {
-            return "the segment's ERLE stands on \(metrics.singleTalkFrames) single-talk frame\(metrics.singleTalkFrames == 1 ? "" : "s"), fewer than "
+            return "the segment's ERLE stands on \(metrics.singleTalkFrames) analysis frame\(metrics.singleTalkFrames == 1 ? "" : "s"), fewer than "
                 + "\(FigureConfidence.minimumAnalysisFrames): its steady state is no reference to settle to"
         }
         return convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,

@@ -51,6 +51,9 @@ public struct PipelineCounters: Hashable, Sendable {
     public var uplink = BufferCounters()
     /// Custom speaker playout (engine → app pulls).
     public var playout = BufferCounters()
+    /// Each custom speaker's playout, in the order the call first attached them
+    /// (`DeviceState.customSpeakerIndex`): `playout` is their sum.
+    public var speakerPlayouts: [BufferCounters] = []
     /// User AEC reference (app puts → canceller).
     public var userReference = BufferCounters()
     /// App-driven loudspeaker (app plays → room).

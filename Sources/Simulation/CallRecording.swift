@@ -85,6 +85,9 @@ public struct DeviceState: Hashable, Sendable {
     public var echoCancellerMode: EchoCancellerMode
     public var isUserReferenceStarted: Bool
     public var isMuted: Bool
+    /// The custom speaker's place among the speakers the call attached, in order
+    /// (`PipelineCounters.speakerPlayouts`); nil on the default speaker.
+    public var customSpeakerIndex: Int? = nil
 
     /// A real microphone feeds the call (default mic, or a pass-through custom mic).
     public var realMicrophoneInUse: Bool { customMic == nil || customMicIsRealMicrophone }

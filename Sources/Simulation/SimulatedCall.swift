@@ -313,6 +313,12 @@ public final class SimulatedCall {
             c.ignoredFrames += mic.ignoredFrames
         }
         for speaker in audioManager.attachedSpeakers {
+            var own = BufferCounters()
+            own.add(speaker.playout)
+            own.underruns += speaker.conditioner.underruns
+            own.primingSamples += speaker.conditioner.primingSamples
+            own.rejectedFrames += speaker.conditioner.rejectedFrames
+            c.speakerPlayouts.append(own)
             c.playout.add(speaker.playout)
             c.playout.underruns += speaker.conditioner.underruns
             c.playout.primingSamples += speaker.conditioner.primingSamples
@@ -464,7 +470,8 @@ public final class SimulatedCall {
                                         customMic: mic?.deviceName, customMicIsRealMicrophone: mic?.isRealMicrophone ?? true,
                                         customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
                                         customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
-                                        echoCancellerMode: key.mode, isUserReferenceStarted: key.userReference, isMuted: key.isMuted))
+                                        echoCancellerMode: key.mode, isUserReferenceStarted: key.userReference, isMuted: key.isMuted,
+                                        customSpeakerIndex: speaker.flatMap { speaker in audioManager.attachedSpeakers.firstIndex { $0 === speaker } }))
     }
 }
 

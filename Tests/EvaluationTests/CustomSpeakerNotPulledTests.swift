@@ -35,6 +35,42 @@ final class CustomSpeakerNotPulledTests: XCTestCase {
                        + "custom speaker (0.0 %); \(playout.dropped) were dropped (\(playout.overruns) overruns): the peer was not played")
     }
 
+    /// Each speaker is judged by its own counters over its own stretches: a working speaker
+    /// followed by one never pulled is one finding, over the second's stretch; a speaker set for
+    /// less than its timer's period (it pulls once, at once, and finds nothing yet) is none.
+    func testEachSpeakerIsJudgedByItsOwnCounters() throws {
+        let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
+                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
+        let call = try SimulatedCall(world: world, recordTaps: false)
+        let meter = try CallMeter(call: call)
+        let working = PassThroughSpeaker(call: call, putsReference: false)
+        call.audioManager.setCustomSpeaker(working)
+        working.start()
+        try call.start()
+        try call.run(for: .seconds(2))
+        working.stop()
+        let forgotten = PassThroughSpeaker(call: call, putsReference: false)
+        call.audioManager.setCustomSpeaker(forgotten)
+        try call.run(for: .seconds(3))
+        var slowTimer = AppDeviceOptions()
+        slowTimer.periodMilliseconds = 1000
+        let brief = PassThroughSpeaker(call: call, putsReference: false, options: slowTimer)
+        call.audioManager.setCustomSpeaker(brief)
+        brief.start()
+        try call.run(for: .milliseconds(950))
+        brief.stop()
+        call.audioManager.resetCustomSpeakerToDefaultSpeaker()
+        try call.run(for: .milliseconds(50))
+        let report = try meter.finish(name: "speakers")
+        let findings = report.findings.filter { $0.rule == "custom-speaker-not-pulled" }
+        XCTAssertEqual(findings.map { [$0.atSeconds, $0.untilSeconds] }, [[2, 5]])
+        let forgottenPlayout = report.pipeline.speakerPlayouts[1]
+        XCTAssertEqual(forgottenPlayout.read, 0)
+        XCTAssertTrue(try XCTUnwrap(findings.first).consequence.hasPrefix("the app pulled 0 of the \(forgottenPlayout.written) samples"))
+        XCTAssertEqual(report.pipeline.speakerPlayouts.count, 3)
+        XCTAssertEqual(report.pipeline.speakerPlayouts[2].read, 0, "the brief speaker pulled nothing either, and is no finding")
+    }
+
     func testASpeakerThatPullsIsNotFound() throws {
         let report = try report(starting: true)
         XCTAssertFalse(report.findings.contains { $0.rule == "custom-speaker-not-pulled" }, "\(report.findings.map(\.rule))")

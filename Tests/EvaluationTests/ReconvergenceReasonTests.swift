@@ -28,4 +28,18 @@ final class ReconvergenceReasonTests: XCTestCase {
         XCTAssertEqual(segments[2]["reconvergence_unmeasured"]?.stringValue, off.reconvergenceUnmeasuredReason)
         XCTAssertEqual(segments[0]["reconvergence_unmeasured"], .null)
     }
+
+    /// A set_aec between two ticks takes effect at the next tick: its segment starts with the
+    /// canceller it turned on (it read "AEC is disabled where the segment starts").
+    func testASegmentOpenedBetweenTicksStartsWithItsMode() throws {
+        let report = try runReport(ofScenario: """
+            {"name": "between-ticks", "far_end": {"generator": "speech", "pitch_hz": 120, "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6}, "duration_s": 10,
+             "timeline": [{"at_ms": 0, "action": "set_aec", "mode": "disabled"}, {"at_ms": 5000.5, "action": "set_aec", "mode": "intensityMax"}]}
+            """)
+        let on = try XCTUnwrap(report.segments.last)
+        XCTAssertEqual(on.startSeconds, 5.0005)
+        XCTAssertNotEqual(on.reconvergenceUnmeasuredReason, "AEC is disabled where the segment starts: nothing re-converges")
+        XCTAssertGreaterThan(try XCTUnwrap(on.metrics.erleDB), 6)
+    }
 }
