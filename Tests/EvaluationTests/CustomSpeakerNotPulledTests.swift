@@ -7,18 +7,26 @@ import XCTest
 /// the peer is never played and the engine drops what it hands over, 400 overruns in 5 s, and
 /// the run read only "the far end never reached the mic" — no finding named the app's mistake.
 final class CustomSpeakerNotPulledTests: XCTestCase {
-    private func report(starting: Bool) throws -> RunReport {
+    /// A metered call of a speech far end over a 40 ms, 6 dB echo path that `drive` runs.
+    private func report(_ drive: (SimulatedCall) throws -> Void) throws -> RunReport {
         let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
                               echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
         let call = try SimulatedCall(world: world, recordTaps: false)
         let meter = try CallMeter(call: call)
-        let speaker = PassThroughSpeaker(call: call, putsReference: false)
-        call.audioManager.setCustomSpeaker(speaker)
-        if starting { speaker.start() }
-        try call.start()
-        try call.run(for: .seconds(5))
-        speaker.stop()
+        try drive(call)
         return try meter.finish(name: "speaker")
+    }
+
+    /// One pass-through speaker for 5 s, its timer started or not.
+    private func report(starting: Bool) throws -> RunReport {
+        try report { call in
+            let speaker = PassThroughSpeaker(call: call, putsReference: false)
+            call.audioManager.setCustomSpeaker(speaker)
+            if starting { speaker.start() }
+            try call.start()
+            try call.run(for: .seconds(5))
+            speaker.stop()
+        }
     }
 
     func testASpeakerNeverPulledIsFoundWithWhatItDropped() throws {
@@ -39,29 +47,26 @@ final class CustomSpeakerNotPulledTests: XCTestCase {
     /// followed by one never pulled is one finding, over the second's stretch; a speaker set for
     /// less than its timer's period (it pulls once, at once, and finds nothing yet) is none.
     func testEachSpeakerIsJudgedByItsOwnCounters() throws {
-        let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
-                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-        let call = try SimulatedCall(world: world, recordTaps: false)
-        let meter = try CallMeter(call: call)
-        let working = PassThroughSpeaker(call: call, putsReference: false)
-        call.audioManager.setCustomSpeaker(working)
-        working.start()
-        try call.start()
-        try call.run(for: .seconds(2))
-        working.stop()
-        let forgotten = PassThroughSpeaker(call: call, putsReference: false)
-        call.audioManager.setCustomSpeaker(forgotten)
-        try call.run(for: .seconds(3))
-        var slowTimer = AppDeviceOptions()
-        slowTimer.periodMilliseconds = 1000
-        let brief = PassThroughSpeaker(call: call, putsReference: false, options: slowTimer)
-        call.audioManager.setCustomSpeaker(brief)
-        brief.start()
-        try call.run(for: .milliseconds(950))
-        brief.stop()
-        call.audioManager.resetCustomSpeakerToDefaultSpeaker()
-        try call.run(for: .milliseconds(50))
-        let report = try meter.finish(name: "speakers")
+        let report = try report { call in
+            let working = PassThroughSpeaker(call: call, putsReference: false)
+            call.audioManager.setCustomSpeaker(working)
+            working.start()
+            try call.start()
+            try call.run(for: .seconds(2))
+            working.stop()
+            let forgotten = PassThroughSpeaker(call: call, putsReference: false)
+            call.audioManager.setCustomSpeaker(forgotten)
+            try call.run(for: .seconds(3))
+            var slowTimer = AppDeviceOptions()
+            slowTimer.periodMilliseconds = 1000
+            let brief = PassThroughSpeaker(call: call, putsReference: false, options: slowTimer)
+            call.audioManager.setCustomSpeaker(brief)
+            brief.start()
+            try call.run(for: .milliseconds(950))
+            brief.stop()
+            call.audioManager.resetCustomSpeakerToDefaultSpeaker()
+            try call.run(for: .milliseconds(50))
+        }
         let findings = report.findings.filter { $0.rule == "custom-speaker-not-pulled" }
         XCTAssertEqual(findings.map { [$0.atSeconds, $0.untilSeconds] }, [[2, 5]])
         let forgottenPlayout = report.pipeline.speakerPlayouts[1]
