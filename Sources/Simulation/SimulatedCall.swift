@@ -319,10 +319,7 @@ public final class SimulatedCall {
             own.primingSamples += speaker.conditioner.primingSamples
             own.rejectedFrames += speaker.conditioner.rejectedFrames
             c.speakerPlayouts.append(own)
-            c.playout.add(speaker.playout)
-            c.playout.underruns += speaker.conditioner.underruns
-            c.playout.primingSamples += speaker.conditioner.primingSamples
-            c.playout.rejectedFrames += speaker.conditioner.rejectedFrames
+            c.playout.add(own)
         }
         c.userReference.add(userReference)
         c.userReference.rejectedFrames += userReferenceConditioner.rejectedFrames
@@ -485,6 +482,18 @@ struct DeviceStateKey: Equatable {
 }
 
 extension BufferCounters {
+    /// Another buffer's counts, summed in.
+    mutating func add(_ other: BufferCounters) {
+        written += other.written
+        read += other.read
+        dropped += other.dropped
+        buffered += other.buffered
+        underruns += other.underruns
+        overruns += other.overruns
+        primingSamples += other.primingSamples
+        rejectedFrames += other.rejectedFrames
+    }
+
     mutating func add(_ fifo: SampleFIFO) {
         written += fifo.writtenSamples
         read += fifo.readSamples
