@@ -164,7 +164,7 @@ func scenario(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .speex,
              nearEnd: .file(path: path("near.wav"), channel: .monoOnly), noise: NoiseSettings(levelDBFS: -60, seed: 3),
              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6,
                                         impulseResponse: room ? .synthetic(rt60Milliseconds: 250, seed: 4) : nil),
-             voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode, backend: backend, filterMilliseconds: 200),
+             voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode, backend: backend, filterMilliseconds: backend == .speex ? 200 : nil),
              duration: .seconds(Int64(seconds)))
 }
 
