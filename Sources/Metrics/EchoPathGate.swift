@@ -455,21 +455,20 @@ struct EchoPathGate {
     /// and past `driftLinePeaks`. Ties go to the first line found.
     static func peaksOnOneLine(_ peaks: [(block: Int, position: Double)]) -> [(block: Int, position: Double)]? {
         guard peaks.count > driftMoves, peaks.count <= driftLinePeaks else { return nil }
+        /// Whether `peak` lies on the line through `origin` moving `slope` samples a block.
+        func lies(_ peak: (block: Int, position: Double), on origin: (block: Int, position: Double), slope: Double) -> Bool {
+            abs(peak.position - origin.position - slope * Double(peak.block - origin.block)) <= 2 * driftMoveSpread + abs(slope) / 2
+        }
         var best: (count: Int, from: Int, slope: Double)?
         for i in peaks.indices {
             for j in peaks.indices where j > i {
                 let slope = (peaks[j].position - peaks[i].position) / Double(peaks[j].block - peaks[i].block)
-                let tolerance = 2 * driftMoveSpread + abs(slope) / 2
-                var count = 0
-                for peak in peaks where abs(peak.position - peaks[i].position - slope * Double(peak.block - peaks[i].block)) <= tolerance {
-                    count += 1
-                }
+                let count = peaks.reduce(0) { $0 + (lies($1, on: peaks[i], slope: slope) ? 1 : 0) }
                 if count > best?.count ?? 0 { best = (count, i, slope) }
             }
         }
         guard let best, best.count > driftMoves, 2 * best.count >= peaks.count else { return nil }
-        let origin = peaks[best.from], tolerance = 2 * driftMoveSpread + abs(best.slope) / 2
-        return peaks.filter { abs($0.position - origin.position - best.slope * Double($0.block - origin.block)) <= tolerance }
+        return peaks.filter { lies($0, on: peaks[best.from], slope: best.slope) }
     }
 
     private static func median(_ values: [Double]) -> Double {
