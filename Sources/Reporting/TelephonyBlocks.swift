@@ -4,11 +4,22 @@ import Metrics
 /// 26.131's 46 dB, and double talk in P.340's category and TS 26.131's terms — each with the
 /// frames it stands on, or why it is missing.
 enum TelephonyBlocks {
-    /// A lower bound's ceiling where its measured bands keep it under the requirement.
-    private static func most(_ loss: WeightedEchoLoss) -> String {
-        guard loss.isLowerBound, let most = WeightedEchoLoss.mostDB(loss.bands),
-              WeightedEchoLoss.atJudgedPrecision(most) < WeightedEchoLoss.requirementDB else { return "" }
-        return "; at most \(ReportFormatting.db(most)) (its measured bands leak that much whatever the others do)"
+    /// Where a lower bound comes from and its other side: the bands that are bounds, with how far
+    /// the far end stands over the floor in them (the most they can show), and the most the
+    /// measured bands let the loss be. A far end with little in some bands (music, a tone, a
+    /// narrowband voice) bounds those bands a few dB over the floor, and the weighting, led by the
+    /// band that leaks most, turns them into a low bound: a perfect canceller read "≥ 11.2 dB" on
+    /// music, as did one 20 dB worse, whose measured bands put it at most near 26 dB.
+    static func boundText(_ loss: WeightedEchoLoss) -> String {
+        guard loss.isLowerBound else { return "" }
+        let bounds = loss.bands.filter(\.isLowerBound)
+        func span(_ values: [Double], digits: Int) -> String {
+            let low = ReportFormatting.number(values.min(), digits: digits), high = ReportFormatting.number(values.max(), digits: digits)
+            return low == high ? low : "\(low)–\(high)"
+        }
+        let most = WeightedEchoLoss.mostDB(loss.bands).map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
+        return "; \(bounds.count) of \(loss.bands.count) bands are bounds, the far end standing \(span(bounds.map(\.lossDB), digits: 1)) dB "
+            + "over the floor in them (\(span(bounds.map(\.centreHz), digits: 0)) Hz)" + (most ?? "")
     }
 
     /// The send attenuation range where its P.340 category stands beside it: two decimals, the
@@ -43,7 +54,7 @@ enum TelephonyBlocks {
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
-                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.most(loss), value: loss.tclwDB)])
+                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss), value: loss.tclwDB)])
             if loss.missesRequirement {
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])

@@ -25,6 +25,24 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(ReportFormatting.counted(nil, frames: 0), ReportFormatting.db(nil))
     }
 
+    /// A TCLw bound says where it comes from and how high it can go: "≥ 11.2 dB" alone read the
+    /// same for a perfect canceller on music and for one 20 dB worse.
+    func testATCLwBoundSaysWhichBandsBoundItAndItsCeiling() {
+        let bands = [WeightedEchoLoss.BandLoss(centreHz: 1000, lossDB: 26.04, isLowerBound: false),
+                     WeightedEchoLoss.BandLoss(centreHz: 1250, lossDB: 25.97, isLowerBound: false),
+                     WeightedEchoLoss.BandLoss(centreHz: 2500, lossDB: 9.53, isLowerBound: true),
+                     WeightedEchoLoss.BandLoss(centreHz: 3150, lossDB: 1.49, isLowerBound: true)]
+        let bound = WeightedEchoLoss(tclwDB: 5.1, isLowerBound: true, bands: bands, analysisFrames: 300)
+        let most = WeightedEchoLoss.mostDB(bands)!
+        XCTAssertEqual(TelephonyBlocks.boundText(bound),
+                       "; 2 of 4 bands are bounds, the far end standing 1.5–9.5 dB over the floor in them (2500–3150 Hz); "
+                       + "at most \(ReportFormatting.db(most)), what its measured bands leak whatever the others do")
+        let allBounds = WeightedEchoLoss(tclwDB: 5.1, isLowerBound: true, bands: bands.map { .init(centreHz: $0.centreHz, lossDB: $0.lossDB, isLowerBound: true) },
+                                         analysisFrames: 300)
+        XCTAssertEqual(TelephonyBlocks.boundText(allBounds), "; 4 of 4 bands are bounds, the far end standing 1.5–26.0 dB over the floor in them (1000–3150 Hz)")
+        XCTAssertEqual(TelephonyBlocks.boundText(WeightedEchoLoss(tclwDB: 26, isLowerBound: false, bands: bands, analysisFrames: 300)), "")
+    }
+
     /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
     /// over the items every mode has: the table said only "runs", and the plot's order differed.
     func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
