@@ -297,8 +297,22 @@ public struct EvalComparison: Sendable {
     /// The baseline says `"complete": false`: an interrupted eval was blessed, and the runs it
     /// never reached would go unjudged (listed as new). No gate passes against it.
     public var baselineIsIncomplete = false
+    /// The baseline is one shard of an eval (`"shard": "K/N"`, N > 1) and CURRENT is not that
+    /// same shard: a CI job that blessed one shard's eval.json would judge a third of its corpus
+    /// from then on, the other shards' runs passing as new. No gate passes against it.
+    public var baselineShard: String?
+    /// CURRENT is one shard of an eval and the baseline is not that same shard: the baseline's
+    /// runs of the other shards are missing from it. Said, so the missing runs read as a shard's.
+    public var currentShard: String?
 
-    public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete || baselineIsIncomplete }
+    public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete || baselineIsIncomplete || baselineShard != nil }
+
+    /// The shard an eval.json was written as (`"K/N"`), nil for a whole eval (or "1/1", which runs
+    /// the whole plan).
+    static func shard(of eval: JSONValue) -> String? {
+        guard let shard = eval["shard"]?.stringValue, !shard.hasSuffix("/1") else { return nil }
+        return shard
+    }
 
     /// The run's figures the gate judges, by their keys in `metrics`: echo removal, higher is
     /// better (ERLE, steady and whole; TCLw, the telephony standards' weighted echo loss), and
@@ -326,6 +340,10 @@ public struct EvalComparison: Sendable {
         currentRuns = new.count
         currentIsIncomplete = current["complete"]?.boolValue == false
         baselineIsIncomplete = baseline["complete"]?.boolValue == false
+        if Self.shard(of: baseline) != Self.shard(of: current) {
+            baselineShard = Self.shard(of: baseline)
+            currentShard = Self.shard(of: current)
+        }
         currentWritesSegments = (EvalDocument.schemaVersion(of: current) ?? 0) >= 3
         hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without

@@ -17,6 +17,11 @@ public enum ComparisonJUnit {
             cases.append(testCase(className: "eval", name: "baseline complete",
                                   body: failure("the baseline is incomplete (an interrupted eval was blessed)", details: "\(baselineName) says \"complete\": false")))
         }
+        if let shard = comparison.baselineShard {
+            cases.append(testCase(className: "eval", name: "baseline whole",
+                                  body: failure("the baseline is shard \(shard) of an eval (the other shards' runs are not in it)",
+                                                details: "\(baselineName) says \"shard\": \"\(shard)\"")))
+        }
         if comparison.currentIsIncomplete {
             cases.append(testCase(className: "eval", name: "complete",
                                   body: failure("the current eval is incomplete (interrupted)", details: "\(currentName) says \"complete\": false")))
@@ -46,7 +51,7 @@ public enum ComparisonJUnit {
             cases.append(testCase(className: run.item, name: run.mode,
                                   body: body + (notes.isEmpty ? "" : "      <system-out>\(escaped(notes.joined(separator: "\n")))</system-out>\n")))
         }
-        let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0) + (comparison.baselineIsIncomplete ? 1 : 0)
+        let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0) + (comparison.baselineIsIncomplete ? 1 : 0) + (comparison.baselineShard != nil ? 1 : 0)
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skippedCount)\""
         return """
             <?xml version="1.0" encoding="UTF-8"?>

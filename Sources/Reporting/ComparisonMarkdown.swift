@@ -21,10 +21,12 @@ public enum ComparisonMarkdown {
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
         if comparison.baselineIsIncomplete { md += incompleteBaselineLine(added: comparison.added.count) }
+        if let shard = comparison.baselineShard { md += shardBaselineLine(shard, added: comparison.added.count) }
+        if let shard = comparison.currentShard { md += shardCurrentLine(shard) }
         if comparison.currentIsIncomplete { md += incompleteLine(notRun: comparison.notRun.count) }
         // An interrupted run's verdict is the line above; of the runs it holds, say what changed.
         let among = comparison.currentIsIncomplete ? " among the runs it holds"
-            : comparison.baselineIsIncomplete ? " among the runs the baseline holds" : ""
+            : comparison.baselineIsIncomplete || comparison.baselineShard != nil ? " among the runs the baseline holds" : ""
         md += comparison.regressions.isEmpty
             ? "**No regression\(among).**"
             : "**\(RunReportDocument.count(comparison.regressions.count, "regression"))\(among).**"
@@ -129,6 +131,20 @@ public enum ComparisonMarkdown {
     static func incompleteBaselineLine(added: Int) -> String {
         let listed = added == 0 ? "" : "; \(RunReportDocument.count(added, "run")) of the current run not in it, listed below as new"
         return "**The baseline is incomplete** (an interrupted eval was blessed\(listed)): a gate against it cannot pass. Bless a complete eval.\n\n"
+    }
+
+    /// The verdict against one shard's eval.json: the other shards' runs would be new, and pass
+    /// unjudged.
+    static func shardBaselineLine(_ shard: String, added: Int) -> String {
+        let listed = added == 0 ? "" : "; \(RunReportDocument.count(added, "run")) of the current run not in it, listed below as new"
+        return "**The baseline is shard \(shard) of an eval** (the other shards' runs are not in it\(listed)): a gate against it cannot pass. "
+            + "Bless the eval of the whole corpus (`echolab merge` joins the shards' folders).\n\n"
+    }
+
+    /// Why the baseline's runs of the other shards are missing from a shard's eval.json.
+    static func shardCurrentLine(_ shard: String) -> String {
+        "**The current run is shard \(shard) of an eval**: the baseline's runs of the other shards are missing from it. "
+            + "Compare the merged eval (`echolab merge` joins the shards' folders), or each shard against the same shard of the baseline.\n\n"
     }
 
     /// A run as a list item: its item's name and mode stay text.

@@ -534,13 +534,14 @@ final class HelpTextTests: XCTestCase {
         scored for or scored by another scorer version or model. An interrupted CURRENT
         ("complete": false) fails; the runs it did not reach are listed as not run, not
         as regressions. An interrupted BASELINE fails too: the runs it never reached
-        would pass unjudged. An item CURRENT lists twice fails its second listing, a
-        regression. Exit codes, as diff's: 0 no regression (an equal report included);
-        1 a regression; 2 a file cannot be read or is not an EchoLab eval.json, or the
-        diff cannot be written to stdout (a full disk, a reader that went away); 64
-        usage error (also a --markdown or --junit file refused: a compared file, both
-        the same file, a folder, pipe or device, one in a folder that cannot be
-        written).
+        would pass unjudged; so does a BASELINE that is one shard of an eval (eval
+        --shard K/N), unless CURRENT is the same shard. An item CURRENT lists twice
+        fails its second listing, a regression. Exit codes, as diff's: 0 no regression
+        (an equal report included); 1 a regression; 2 a file cannot be read or is not
+        an EchoLab eval.json, or the diff cannot be written to stdout (a full disk, a
+        reader that went away); 64 usage error (also a --markdown or --junit file
+        refused: a compared file, both the same file, a folder, pipe or device, one in
+        a folder that cannot be written).
 
         USAGE: echolab compare <baseline> <current> [--max-regression-db <dB>] [--max-regression-mos <score>] [--markdown <file>] [--junit <file>] [--judge-library-changes]
 

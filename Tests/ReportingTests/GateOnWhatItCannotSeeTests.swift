@@ -24,12 +24,16 @@ final class GateOnWhatItCannotSeeTests: XCTestCase {
         return .object(object)
     }
 
-    private static func eval(complete: Bool = true, items: [(name: String, results: [JSONValue])]) -> JSONValue {
-        .object(["schema": .string(EvalDocument.schema), "complete": .bool(complete),
-                 "items": .array(items.enumerated().map { index, item in
-                     .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string("\(item.name).json"),
-                              "results": .array(item.results)])
-                 })])
+    private static func eval(complete: Bool = true, shard: String? = nil, items: [(name: String, results: [JSONValue])]) -> JSONValue {
+        var object: [String: JSONValue] = [
+            "schema": .string(EvalDocument.schema), "complete": .bool(complete),
+            "items": .array(items.enumerated().map { index, item in
+                .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string("\(item.name).json"),
+                         "results": .array(item.results)])
+            }),
+        ]
+        if let shard { object["shard"] = .string(shard) }
+        return .object(object)
     }
 
     private func markdown(_ comparison: EvalComparison) -> String {
@@ -51,6 +55,35 @@ final class GateOnWhatItCannotSeeTests: XCTestCase {
         XCTAssertTrue(junit.contains("failures=\"1\""), junit)
         XCTAssertTrue(junit.contains("the baseline is incomplete"), junit)
         XCTAssertFalse(EvalComparison(baseline: whole, current: whole, maxRegressionDB: 0.5).hasRegression)
+    }
+
+    /// A CI job that blessed one shard's eval.json passed "No regression" against the whole
+    /// corpus's, 16 of its 24 runs listed as new (a new user's CI).
+    func testOneShardBlessedAsTheBaselineFailsTheGate() {
+        let whole = Self.eval(items: [("a", [Self.result()]), ("b", [Self.result()]), ("c", [Self.result()])])
+        let shard = Self.eval(shard: "1/3", items: [("a", [Self.result()])])
+        let comparison = EvalComparison(baseline: shard, current: whole, maxRegressionDB: 0.5)
+        XCTAssertEqual(comparison.baselineShard, "1/3")
+        XCTAssertNil(comparison.currentShard)
+        XCTAssertTrue(comparison.regressions.isEmpty)
+        XCTAssertTrue(comparison.hasRegression, "b and c were never judged")
+        let text = markdown(comparison)
+        XCTAssertTrue(text.contains("**The baseline is shard 1/3 of an eval** (the other shards' runs are not in it; 2 runs of the current run "
+                                    + "not in it, listed below as new): a gate against it cannot pass. Bless the eval of the whole corpus "
+                                    + "(`echolab merge` joins the shards' folders).\n\n**No regression among the runs the baseline holds.**"), text)
+        let junit = ComparisonJUnit.render(comparison, baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
+        XCTAssertTrue(junit.contains("the baseline is shard 1/3 of an eval"), junit)
+        // A shard against the same shard of the baseline is a gate of its own; "1/1" is the whole plan.
+        XCTAssertFalse(EvalComparison(baseline: shard, current: shard, maxRegressionDB: 0.5).hasRegression)
+        XCTAssertFalse(EvalComparison(baseline: Self.eval(shard: "1/1", items: [("a", [Self.result()])]),
+                                      current: Self.eval(items: [("a", [Self.result()])]), maxRegressionDB: 0.5).hasRegression)
+        // A shard against the whole baseline fails on the runs it is missing, and says why they are.
+        let partial = EvalComparison(baseline: whole, current: shard, maxRegressionDB: 0.5)
+        XCTAssertNil(partial.baselineShard)
+        XCTAssertEqual(partial.currentShard, "1/3")
+        XCTAssertEqual(partial.regressions.map(\.current), [.missing, .missing])
+        XCTAssertTrue(markdown(partial).contains("**The current run is shard 1/3 of an eval**: the baseline's runs of the other shards are missing from it."))
     }
 
     func testAnItemListedTwiceIsARegression() {
