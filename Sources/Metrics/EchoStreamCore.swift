@@ -411,14 +411,14 @@ struct EchoStreamCore {
         if first.processedIsMic && second.processedIsMic {
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
                           processed: micPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: micBands,
-                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves,
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: micThirdOctaves, micThirdOctaves: micThirdOctaves,
                           noiseBands: noiseBands, noiseThirdOctaves: noiseThirdOctaves)
         } else {
             let processedPower = meter.measureBands(processed.samples, offset: processed.local(start))
             meter.reduceToThirdOctaves()
             ledger.append(frame: frame, reference: referencePower, echo: echoPower, mic: micPower,
                           processed: processedPower, noise: noise, referenceBands: referenceBands, micBands: micBands, processedBands: meter.bandPowers,
-                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers,
+                          referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers, micThirdOctaves: micThirdOctaves,
                           noiseBands: noiseBands, noiseThirdOctaves: noiseThirdOctaves)
         }
     }

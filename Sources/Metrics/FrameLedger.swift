@@ -38,8 +38,8 @@ struct FrameLedger: Sendable {
     private(set) var referenceBandSums: [Double]
     /// A series longer than this many windows gets wider windows (see `seriesStep`).
     let maximumSeriesPoints: Int
-    /// The weighted echo loss's bands, and per row the reference's and then the processed
-    /// signal's power in each (kept per row: the loss is measured over the steady state, the
+    /// The weighted echo loss's bands, and per row the reference's, the processed signal's and
+    /// the mic's power in each (kept per row: the loss is measured over the steady state, the
     /// last half of the rows, which is known only at the end). Wider rows, so fewer stay resident.
     let thirdOctaves: [ThirdOctaveBand]
     private let thirdOctaveRows: SpillingRows<Float>
@@ -61,7 +61,7 @@ struct FrameLedger: Sendable {
         self.thirdOctaves = thirdOctaves
         self.measuresBandNoise = measuresBandNoise
         noiseBandSums = [Double](repeating: 0, count: bands.count)
-        let width = max(1, (measuresBandNoise ? 3 : 2) * thirdOctaves.count)
+        let width = max(1, (measuresBandNoise ? 4 : 3) * thirdOctaves.count)
         thirdOctaveRows = SpillingRows(width: width, residentRows: max(1, residentRows * 6 / width))
         thirdOctaveRow = [Float](repeating: 0, count: width)
         digitalThirdOctavePowers = thirdOctaves.map { MeasurableFloor.digitalBandPower(frameSize: frameSize, bins: $0.bins) }
@@ -84,15 +84,16 @@ struct FrameLedger: Sendable {
     /// `measuresBandNoise` (ignored otherwise).
     mutating func append(frame: Int, reference: Double, echo: Double, mic: Double, processed: Double, noise: Double,
                          referenceBands: [Double], micBands: [Double], processedBands: [Double],
-                         referenceThirdOctaves: [Double], processedThirdOctaves: [Double],
+                         referenceThirdOctaves: [Double], processedThirdOctaves: [Double], micThirdOctaves: [Double],
                          noiseBands: [Double] = [], noiseThirdOctaves: [Double] = []) {
         let count = thirdOctaves.count
         for band in 0..<count {
             thirdOctaveRow[band] = Float(referenceThirdOctaves[band])
             thirdOctaveRow[count + band] = Float(processedThirdOctaves[band])
+            thirdOctaveRow[2 * count + band] = Float(micThirdOctaves[band])
         }
         if measuresBandNoise {
-            for band in 0..<count { thirdOctaveRow[2 * count + band] = Float(noiseThirdOctaves[band]) }
+            for band in 0..<count { thirdOctaveRow[3 * count + band] = Float(noiseThirdOctaves[band]) }
             for band in noiseBandSums.indices { noiseBandSums[band] += noiseBands[band] }
         }
         thirdOctaveRows.append(row: thirdOctaveRow)
@@ -220,26 +221,36 @@ struct FrameLedger: Sendable {
         }
     }
 
+    /// How far the echo at the mic must stand over the floor, as a power ratio (10 dB), for a
+    /// third octave to count in TCLw (`weightedEchoLoss`).
+    static let echoOverFloorForLoss = 10.0
+
     /// TCLw over the steady state of the frames wholly inside `range` (the last half of its
     /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed. The floor
     /// under which the output's residual cannot be measured is the rows' own (their noise, as for
     /// ERLE, spread evenly over the bins — white —, never under the band's own noise where the
     /// rows carry it, nor under digital silence): a band whose output falls under it (or within
-    /// 1 dB over it) is a lower bound. A band whose
-    /// reference does not rise above the floor (a narrowband far end's upper bands) has no echo to
-    /// lose and is left out. nil without rows or such bands.
+    /// 1 dB over it) is a lower bound. A band whose echo at the mic (in single talk, the mic over
+    /// its floor) stands less than 10 dB over the floor (`echoOverFloorForLoss`) is left out: a
+    /// narrowband far end's upper bands, a tone's neighbours, the bands music barely reaches. There
+    /// the loss is the reference over the noise, or over a canceller's comfort noise: no echo at
+    /// all, and the weighting, led by the band that leaks most, made it the figure (a 1 kHz tone
+    /// through a 10 dB path read ≥ 7.2 dB with nothing cancelled, and −13.1 dB with AEC3
+    /// removing echo). At 10 dB the noise lowers a pass-through's loss by 0.4 dB at most.
+    /// nil without rows or such bands.
     func weightedEchoLoss(in range: Range<Int>) -> WeightedEchoLoss? {
         let count = thirdOctaves.count
         let selected = rowRange(frameIndices: frames.frames(inside: range))
         let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
         guard count > 0, !steadyRows.isEmpty else { return nil }
-        var reference = [Double](repeating: 0, count: count), processed = reference, noise = reference
+        var reference = [Double](repeating: 0, count: count), processed = reference, mic = reference, noise = reference
         let withNoise = measuresBandNoise
         thirdOctaveRows.forEachRow(in: steadyRows) { row, at in
             for band in 0..<count {
                 reference[band] += Double(row[at + band])
                 processed[band] += Double(row[at + count + band])
-                if withNoise { noise[band] += Double(row[at + 2 * count + band]) }
+                mic[band] += Double(row[at + 2 * count + band])
+                if withNoise { noise[band] += Double(row[at + 3 * count + band]) }
             }
         }
         var noiseFloor = 0.0
@@ -249,7 +260,7 @@ struct FrameLedger: Sendable {
         for band in 0..<count {
             let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
                             noiseFloor * Double(thirdOctaves[band].bins.count) / bins, noise[band])
-            guard reference[band] > floor else { continue }
+            guard reference[band] > floor, mic[band] >= (1 + Self.echoOverFloorForLoss) * floor else { continue }
             let value = MeasurableFloor.bandERLE(mic: reference[band], processed: processed[band], floor: floor)
             guard let loss = value.value else { continue }
             bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))

@@ -6,10 +6,9 @@ import Metrics
 enum TelephonyBlocks {
     /// Where a lower bound comes from and its other side: the bands that are bounds, with how far
     /// the far end stands over the floor in them (the most they can show), and the most the
-    /// measured bands let the loss be. A far end with little in some bands (music, a tone, a
-    /// narrowband voice) bounds those bands a few dB over the floor, and the weighting, led by the
-    /// band that leaks most, turns them into a low bound: a perfect canceller read "≥ 11.2 dB" on
-    /// music, as did one 20 dB worse, whose measured bands put it at most near 26 dB.
+    /// measured bands let the loss be. The weighting, led by the band that leaks most, makes a
+    /// band bounded near the floor the figure: "≥ 17 dB" alone reads the same for a canceller
+    /// whose other bands measured 20 dB and one whose other bands are bounds at 40.
     static func boundText(_ loss: WeightedEchoLoss) -> String {
         guard loss.isLowerBound else { return "" }
         let bounds = loss.bands.filter(\.isLowerBound)
