@@ -71,7 +71,8 @@ public enum EvalDocument {
         // Each scenario as written runs in its own mode: no two modes met on one item.
         let best = modesAsked ? BestModes.front(ofItems: itemPoints) : nil
         let verdicts = EvalVerdicts(corpusFront: best, itemFronts: itemFronts, comparedMeans: BestModes.comparedMeans(itemPoints),
-                                    aecmosDoubleTalk: EvalVerdicts.aecmosDoubleTalk(modes, summaries: summaries))
+                                    aecmosDoubleTalk: EvalVerdicts.aecmosDoubleTalk(modes, summaries: summaries,
+                                                                                    muting: Set(itemPoints.joined().filter { $0.silentSend || $0.nearEndLost }.map(\.mode))))
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),

@@ -39,8 +39,12 @@ public struct EvalVerdicts: Sendable, Equatable {
         self.aecmosDoubleTalk = aecmosDoubleTalk
     }
 
-    /// The AECMOS double-talk points of `modes` from their summaries.
-    static func aecmosDoubleTalk(_ modes: [String], summaries: [ModeSummary]) -> [AECMOSPoint] {
+    /// The AECMOS double-talk points of `modes` from their summaries. A mode that muted in any
+    /// run (`muting`: it sent silence in far-end single talk, or lost the near end in double
+    /// talk) is plotted but never ringed, and beats no other mode: AECMOS scores silence well
+    /// (a mute read 4.90 and 4.98, the only ring of a new user's plot), and the echo verdicts
+    /// leave such runs off their front too.
+    static func aecmosDoubleTalk(_ modes: [String], summaries: [ModeSummary], muting: Set<String> = []) -> [AECMOSPoint] {
         func mean(_ summary: ModeSummary, _ name: String) -> Double? {
             summary.scores?.first { $0.scorer == "aecmos" }?.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean
         }
@@ -50,10 +54,11 @@ public struct EvalVerdicts: Sendable, Equatable {
             return (mode, echo, other)
         }
         // The same front as the echo verdicts' (`BestModes.unbeaten`), on the two MOS axes.
-        let unbeaten = Set(BestModes.unbeaten(means.count) { a, b in
-            let (winner, loser) = (means[a], means[b])
+        let ranked = means.indices.filter { !muting.contains(means[$0].mode) }
+        let unbeaten = Set(BestModes.unbeaten(ranked.count) { a, b in
+            let (winner, loser) = (means[ranked[a]], means[ranked[b]])
             return winner.echo >= loser.echo && winner.other >= loser.other && (winner.echo > loser.echo || winner.other > loser.other)
-        })
+        }.map { ranked[$0] })
         return means.indices.map { AECMOSPoint(mode: means[$0].mode, echo: means[$0].echo, other: means[$0].other, isUnbeaten: unbeaten.contains($0)) }
     }
 

@@ -300,11 +300,24 @@ public struct RunEvaluator: Sendable {
     /// (`noEchoPathReason`), there is no bulk delay reference→mic to speak of, whatever lag the
     /// search found between the reference and what stood in for the mic.
     static func reportedMetrics(_ metrics: EchoMetrics, states: [DeviceState]) -> EchoMetrics {
-        guard noEchoPathReason(states) != nil else { return metrics }
         var metrics = metrics
+        // A muted stretch is left out of the gate: "the near end never talked over the far end"
+        // was said of a call muted from 1 s whose near end talked from 3.5 s to 8.5 s.
+        if metrics.telephony?.doubleTalkUnmeasuredReason == TelephonyMeasures.noDoubleTalkReason, wasMuted(states) {
+            metrics.telephony?.doubleTalkUnmeasuredReason = TelephonyMeasures.noDoubleTalkOutsideMuteReason
+        }
+        guard noEchoPathReason(states) != nil else { return metrics }
         metrics.delayMilliseconds = nil
         metrics.delayUnmeasured = nil
         return metrics
+    }
+
+    /// Whether some stretch of the call was muted (a state that a later one at the same frame
+    /// replaces lasted no time).
+    private static func wasMuted(_ states: [DeviceState]) -> Bool {
+        states.indices.contains { index in
+            states[index].isMuted && !(index + 1 < states.count && states[index + 1].frame == states[index].frame)
+        }
     }
 
     /// Whether every stretch of the call was muted (a state that a later one at the same frame

@@ -191,7 +191,7 @@ public final class EchoAnalysisStream {
             } else if ledger.thirdOctaves.isEmpty {
                 echoLossReason = "at \(core.sampleRate) Hz no 1/3-octave band of the weighting (315–6300 Hz) lies below Nyquist"
             } else {
-                echoLossReason = "the far end carries nothing in the weighting's bands (315–6300 Hz)"
+                echoLossReason = "the echo at the mic stands less than 10 dB over its floor in every band of the weighting (315–6300 Hz)"
             }
         }
         let doubleTalk = core.nearEndPreservation.flatMap { core.doubleTalkMeter.report(polarityIsInverted: $0.polarityIsInverted) }
@@ -201,7 +201,7 @@ public final class EchoAnalysisStream {
             : !core.hasNearEnd ? "needs the clean near-end track (a simulation's, or a recording's --near-end)"
             : gate.doubleTalkFrames > 0
             ? "the near-end track does not line up with the output in double talk (a custom mic sent its own audio, or the mic after its own buffering; or the send was silenced)"
-            : "no double talk: the near end never talked over the far end"
+            : TelephonyMeasures.noDoubleTalkReason
         return TelephonyMeasures(echoLoss: echoLoss, echoLossUnmeasuredReason: echoLossReason,
                                  doubleTalk: doubleTalk, doubleTalkUnmeasuredReason: doubleTalkReason)
     }

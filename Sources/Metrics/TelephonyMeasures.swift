@@ -13,6 +13,11 @@ public struct TelephonyMeasures: Codable, Equatable, Sendable {
     /// `echoLossUnmeasuredReason` where the echo stays under the mic's floor in all of it: TCLw
     /// would measure the terminal's noise.
     public static let echoUnderFloorReason = "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose"
+    /// `doubleTalkUnmeasuredReason` where the gate heard no double talk.
+    public static let noDoubleTalkReason = "no double talk: the near end never talked over the far end"
+    /// `doubleTalkUnmeasuredReason` where the gate heard no double talk and the call was muted for
+    /// a while: a muted stretch is left out of the analysis, so the near end may have talked there.
+    public static let noDoubleTalkOutsideMuteReason = "no double talk outside the muted stretches: a muted send path is left out of the analysis, and the near end may have talked there"
     /// The double-talk figures; nil with `doubleTalkUnmeasuredReason`.
     public var doubleTalk: DoubleTalkReport?
     public var doubleTalkUnmeasuredReason: String?

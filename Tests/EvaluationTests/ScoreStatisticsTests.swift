@@ -53,24 +53,28 @@ final class ScoreStatisticsTests: XCTestCase {
     }
 
     /// The AECMOS plot's points are judged here, once: each mode's double-talk means, and
-    /// whether another mode scores at least as well on both and better on one.
+    /// whether another mode scores at least as well on both and better on one, a mode that muted
+    /// left out of that.
     func testTheAECMOSDoubleTalkPointsAreJudgedInEvaluation() throws {
-        func aecmos(_ mode: String, echo: Double?, other: Double) -> EvalDocument.Run {
+        func aecmos(_ mode: String, echo: Double?, other: Double, findings: [String] = []) -> EvalDocument.Run {
             var scores: [String: ScoreValue] = ["aecmos_other": ScoreValue(value: other, higherIsBetter: true, minimum: 1, maximum: 5)]
             if let echo { scores["aecmos_echo"] = ScoreValue(value: echo, higherIsBetter: true, minimum: 1, maximum: 5) }
             let result = [ScorerResult(name: "aecmos", reportedName: "AECMOS", version: "1", modelSHA256: nil,
                                        talkTypes: [TalkTypeScores(talkType: "dt", stretches: 1, seconds: 2, scores: scores)], unscoredReason: nil)]
-            return HandBuiltRuns.run(mode, scores: result)
+            return HandBuiltRuns.run(mode, findings: findings, scores: result)
         }
+        // A mute: AECMOS scores its silence best on both axes (a new user's plugin read 4.90 and
+        // 4.98, the plot's only ring); it is plotted, never ringed, and beats no one.
         let items = HandBuiltRuns.items([[
             aecmos("strong", echo: 4.6, other: 3.0), aecmos("gentle", echo: 4.0, other: 4.0), aecmos("beaten", echo: 4.0, other: 3.9),
             aecmos("tied", echo: 4.6, other: 3.0), aecmos("half", echo: nil, other: 4.5),
+            aecmos("mute", echo: 4.9, other: 4.98, findings: [RequirementFindings.silentSendRule]),
         ]])
-        let modes = ["strong", "gentle", "beaten", "tied", "half"]
-        let made = try EvalDocument.make(items: items, modes: modes, modesAsked: true, planned: 5, complete: true, shard: nil, wallSeconds: 0)
+        let modes = ["strong", "gentle", "beaten", "tied", "half", "mute"]
+        let made = try EvalDocument.make(items: items, modes: modes, modesAsked: true, planned: 6, complete: true, shard: nil, wallSeconds: 0)
         let points = made.verdicts.aecmosDoubleTalk
-        XCTAssertEqual(points.map(\.mode), ["strong", "gentle", "beaten", "tied"], "a mode without both scores has no point")
-        XCTAssertEqual(points.map(\.isUnbeaten), [true, true, false, true], "a tie beats neither")
+        XCTAssertEqual(points.map(\.mode), ["strong", "gentle", "beaten", "tied", "mute"], "a mode without both scores has no point")
+        XCTAssertEqual(points.map(\.isUnbeaten), [true, true, false, true, false], "a tie beats neither; a mute is never ringed")
         XCTAssertEqual(points[1].echo, 4.0)
         XCTAssertEqual(points[1].other, 4.0)
     }
