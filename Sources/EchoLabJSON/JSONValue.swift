@@ -186,6 +186,15 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         }
     }
 
+    /// A number as report.json holds it once written (`roundedAsPrinted`); nil for one that is
+    /// not finite (written as null). The pages print it from this, so a run's page, eval.md and
+    /// the JSON agree: a raw 9.04996 dB is 9.0500 in the JSON, and was "9.0 dB" on the run's page
+    /// beside "9.1 dB" on eval.md, which prints the JSON's value.
+    public static func printedNumber(_ value: Double) -> Double? {
+        if case .number(let printed) = roundedAsPrinted(value) { return printed }
+        return nil
+    }
+
     static func roundedAsPrinted(_ value: Double) -> JSONValue {
         guard value.isFinite else { return .null }
         let rounded = (value * 10_000).rounded() / 10_000

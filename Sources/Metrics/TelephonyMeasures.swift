@@ -71,8 +71,11 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
         self.analysisFrames = analysisFrames
     }
 
-    /// A loss to the 0.1 dB it is judged at, rounded as the pages print it (`FixedDecimal`).
-    public static func atJudgedPrecision(_ lossDB: Double) -> Double { Double(FixedDecimal.scaled(lossDB, fractionDigits: 1)) / 10 }
+    /// A loss to the 0.1 dB it is judged at, rounded as the pages print it: report.json's value
+    /// (`JSONValue.printedNumber`) to one decimal (`FixedDecimal`).
+    public static func atJudgedPrecision(_ lossDB: Double) -> Double {
+        Double(FixedDecimal.scaled(JSONValue.printedNumber(lossDB) ?? lossDB, fractionDigits: 1)) / 10
+    }
 
     /// The most the weighted loss can be: each band that is a lower bound taken as losing all of
     /// its echo, the measured bands as they are (they leak what they leak whatever the others

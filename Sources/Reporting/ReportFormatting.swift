@@ -7,7 +7,9 @@ public enum ReportFormatting {
     public static func db(_ value: Double?) -> String { number(value, digits: 1, unit: " dB") }
     public static func number(_ value: Double?, digits: Int = 2, unit: String = "") -> String {
         guard let value else { return "—" }
-        let text = FixedDecimal.text(value, fractionDigits: digits)
+        // The value report.json holds, then its digits: rounded once from the raw value, a page
+        // could differ by one in the last digit from eval.md, which prints the JSON's.
+        let text = FixedDecimal.text(JSONValue.printedNumber(value) ?? value, fractionDigits: digits)
         // A value that rounds to zero is printed without a sign ("-0.0 dB" reads as a measurement).
         if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { return String(text.dropFirst()) + unit }
         return text + unit

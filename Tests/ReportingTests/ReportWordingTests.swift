@@ -25,6 +25,21 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(ReportFormatting.counted(nil, frames: 0), ReportFormatting.db(nil))
     }
 
+    /// A page prints the value report.json holds, so a run's page and eval.md (which prints the
+    /// JSON's) agree: a raw 9.04996 dB is 9.0500 in the JSON, and read "9.0 dB" on the run's page
+    /// beside "9.1 dB" on eval.md. TS 26.131's 46 dB is judged on the same printed value.
+    func testPagesPrintTheValueTheJSONHolds() {
+        XCTAssertEqual(JSONValue.printedNumber(9.04996), 9.05)
+        XCTAssertEqual(ReportFormatting.db(9.04996), ReportFormatting.db(9.05))
+        XCTAssertEqual(ReportFormatting.db(9.04996), "9.1 dB")
+        XCTAssertEqual(ReportFormatting.db(9.04994), "9.0 dB")
+        XCTAssertEqual(WeightedEchoLoss.atJudgedPrecision(45.94996), 46.0)
+        XCTAssertTrue(WeightedEchoLoss(tclwDB: 45.94996, isLowerBound: false, bands: [], analysisFrames: 300).meetsRequirement == true,
+                      "printed 46.0 dB, it meets 46 dB")
+        XCTAssertNil(JSONValue.printedNumber(.infinity))
+        XCTAssertEqual(ReportFormatting.db(nil), "—")
+    }
+
     /// A TCLw bound says where it comes from and how high it can go: "≥ 11.2 dB" alone read the
     /// same for a perfect canceller on music and for one 20 dB worse.
     func testATCLwBoundSaysWhichBandsBoundItAndItsCeiling() {
