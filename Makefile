@@ -74,16 +74,23 @@ eval: build
 	$(if $(BASELINE),$(ECHOLAB) compare $(BASELINE) $(REPORTS)/eval.json --max-regression-db $(MAX_REGRESSION_DB) --max-regression-mos $(MAX_REGRESSION_MOS) --markdown $(REPORTS)/compare.md)
 
 ## determinism: after `make eval` (JOBS=2 by default), run the same corpus and modes with --jobs 1 and require
-##              the same eval.json byte for byte, wall-clock time aside: results must not depend on threads.
+##              the same eval.json, eval.md, eval.html and every run's report.json, report.md and report.html
+##              byte for byte, wall-clock time aside: results must not depend on threads.
 determinism: build
 	@one=$$(mktemp -d) && \
 	$(ECHOLAB) eval $(CORPUS) --modes $(MODES) --out $$one --jobs 1 --no-taps $(SCORER_FLAGS) > /dev/null && \
-	grep -v '"wall_s"' $$one/eval.json > $$one/one.json && grep -v '"wall_s"' $(REPORTS)/eval.json > $$one/many.json && \
-	if cmp -s $$one/one.json $$one/many.json; then \
-		echo "determinism: --jobs 1 gives $(REPORTS)/eval.json (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
+	differ=0; files=0; \
+	for file in $$(cd $$one && find . -type f \( -name 'eval.*' -o -name 'report.*' \) | sort); do \
+		files=$$((files + 1)); \
+		if ! diff -q -I '"wall_s"\|"realtime_factor"\|s wall, .* real time' $$one/$$file $(REPORTS)/$$file > /dev/null 2>&1; then \
+			differ=$$((differ + 1)); [ $$differ -le 5 ] && diff -I '"wall_s"\|"realtime_factor"\|s wall, .* real time' $$one/$$file $(REPORTS)/$$file | head -10; \
+			echo "determinism: $$file differs between --jobs 1 and --jobs $(JOBS)"; \
+		fi; \
+	done; \
+	if [ $$differ -eq 0 ] && [ $$files -gt 0 ]; then \
+		echo "determinism: --jobs 1 gives $(REPORTS)'s $$files reports (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
 	else \
-		diff $$one/one.json $$one/many.json | head -20; \
-		echo "determinism: $(REPORTS)/eval.json differs between --jobs 1 and --jobs $(JOBS) (kept in $$one)"; exit 1; \
+		echo "determinism: $$differ of $$files reports differ between --jobs 1 and --jobs $(JOBS) (kept in $$one)"; exit 1; \
 	fi
 
 ## baseline: run CORPUS in MODES (default: the default corpus × all modes) and make its eval.json the

@@ -12,6 +12,15 @@ public enum AudioIOError: DescribedError, Equatable {
     /// A file of 0 frames where audio is needed; `consequence` says what it leaves undone.
     case holdsNoAudio(path: String, consequence: String)
 
+    /// The file the error is about; nil for the resampler's, which has none.
+    public var path: String? {
+        switch self {
+        case .cannotOpen(let path, _), .truncated(let path, _), .unsupportedChannels(let path, _, _), .invalidSample(let path, _, _),
+             .cannotWrite(let path, _), .holdsNoAudio(let path, _): path
+        case .resampler: nil
+        }
+    }
+
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "\(path): cannot open audio file: \(reason)"

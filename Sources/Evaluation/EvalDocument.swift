@@ -246,13 +246,14 @@ public enum EvalDocument {
         let metrics = ran.compactMap { $0.summary?.metrics }
         for (figure, field) in summarisedMetrics {
             let counted = metrics.compactMap { figure.value(in: $0) }
-            summary[keyPath: field] = ModeSummary.Statistics(counted.map(\.value), lowerBounds: counted.filter(\.isLowerBound).count,
+            summary[keyPath: field] = ModeSummary.Statistics(counted.map { ($0.value, $0.isLowerBound) },
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
         let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }
         if !estimates.isEmpty || metrics.contains(where: { Figure.nearEndEstimate.isLowConfidence(in: $0) }) {
-            summary.nearEndEstimateDropDB = ModeSummary.Statistics(estimates.map(\.value), lowerBounds: estimates.filter(\.isLowerBound).count,
+            summary.nearEndEstimateDropDB = ModeSummary.Statistics(estimates.map { ($0.value, $0.isLowerBound) },
                                                                    lowConfidence: metrics.filter { Figure.nearEndEstimate.isLowConfidence(in: $0) }.count)
+            summary.nearEndEstimateLostRuns = metrics.filter { Figure.nearEndEstimate.value(in: $0) != nil && $0.nearEndEstimate?.isLost == true }.count
         }
         // As the attenuation counts them: on enough frames (a lost near end is a bound).
         summary.nearEndLostRuns = metrics.filter { Figure.nearEndAttenuation.value(in: $0)?.isLowerBound == true }.count

@@ -65,8 +65,8 @@ public enum EvalReportDocument {
         header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
-            func stat(_ value: Double?, _ unit: String, of statistics: ModeSummary.Statistics? = nil) -> ReportDocument.Cell {
-                statisticCell(value, unit: unit, of: statistics)
+            func stat(_ value: Double?, _ unit: String, isLowerBound: Bool? = false) -> ReportDocument.Cell {
+                statisticCell(value, unit: unit, isLowerBound: isLowerBound ?? false)
             }
             let results = outcome.results.filter { $0.mode == mode }
             let name: ReportDocument.Cell = corpusFront?.modes.contains(mode.description) == true
@@ -75,18 +75,19 @@ public enum EvalReportDocument {
             // A mean over fewer runs than the mode ran says over how many: the others have no value
             // there (no far-end single talk, no double talk) or one on too few frames.
             func mean(_ statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
-                counted(stat(statistics?.mean, " dB", of: statistics), count: statistics?.count, runs: ran)
+                counted(stat(statistics?.mean, " dB", isLowerBound: statistics?.meanIsLowerBound), count: statistics?.count, runs: ran)
             }
             var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran) of \(ran + failed) (\(failed) failed)", value: Double(ran), isNumeric: false),
                                               mean(summary?.erleSteadyDB)]
             if hasNearEnd { row.append(mean(summary?.nearEndAttenuationDB)) }
-            if hasEstimate { row.append(mean(summary?.nearEndEstimateDropDB)) }
-            row += [stat(summary?.erleSteadyDB.median, " dB", of: summary?.erleSteadyDB), stat(summary?.erleSteadyDB.p10, " dB", of: summary?.erleSteadyDB)]
+            if hasEstimate { row.append(lostNote(mean(summary?.nearEndEstimateDropDB), lost: summary?.nearEndEstimateLostRuns ?? 0)) }
+            row += [stat(summary?.erleSteadyDB.median, " dB", isLowerBound: summary?.erleSteadyDB.medianIsLowerBound),
+                    stat(summary?.erleSteadyDB.p10, " dB", isLowerBound: summary?.erleSteadyDB.p10IsLowerBound)]
             if hasNearEnd {
-                row += [stat(summary?.nearEndAttenuationDB.median, " dB", of: summary?.nearEndAttenuationDB),
+                row += [stat(summary?.nearEndAttenuationDB.median, " dB", isLowerBound: summary?.nearEndAttenuationDB.medianIsLowerBound),
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLostRuns ?? 0)]
             }
-            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", of: summary?.nearEndEstimateDropDB)) }
+            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", isLowerBound: summary?.nearEndEstimateDropDB?.medianIsLowerBound)) }
             row.append(convergenceCell(summary, runs: ran))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
@@ -244,7 +245,7 @@ public enum EvalReportDocument {
     /// A mode's convergence median in the Modes table, over how many of its `runs` where fewer
     /// (ERLE never settled within ±3 dB, or removed under 3 dB: nothing converged), as a mean's.
     static func convergenceCell(_ summary: ModeSummary?, runs: Int) -> ReportDocument.Cell {
-        counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", of: nil), count: summary?.convergenceSeconds.count, runs: runs)
+        counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", isLowerBound: false), count: summary?.convergenceSeconds.count, runs: runs)
     }
 
     /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
@@ -355,8 +356,8 @@ public enum EvalReportDocument {
 
     /// A per-mode statistic's cell, one decimal: "≥" where it is over lower bounds (a near end
     /// lost, an output under the noise floor), as its statistics are lower bounds too.
-    static func statisticCell(_ value: Double?, unit: String, of statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
-        let bound = value != nil && (statistics?.lowerBounds ?? 0) > 0 ? "≥ " : ""
+    static func statisticCell(_ value: Double?, unit: String, isLowerBound: Bool) -> ReportDocument.Cell {
+        let bound = value != nil && isLowerBound ? "≥ " : ""
         return .init(bound + ReportFormatting.number(value, digits: 1, unit: unit), value: value)
     }
 
@@ -372,8 +373,8 @@ public enum EvalReportDocument {
         let hasTCLw = summaries.contains { $0.tclwDB.count > 0 }
         let hasRange = summaries.contains { $0.doubleTalkAttenuationRangeDB.count > 0 }
         guard hasTCLw || hasRange else { return [] }
-        func stat(_ value: Double?, of statistics: ModeSummary.Statistics?) -> ReportDocument.Cell {
-            statisticCell(value, unit: " dB", of: statistics)
+        func stat(_ value: Double?, isLowerBound: Bool?) -> ReportDocument.Cell {
+            statisticCell(value, unit: " dB", isLowerBound: isLowerBound ?? false)
         }
         var header = ["mode"]
         if hasTCLw { header += ["TCLw median", "TCLw p10", "runs below 46 dB", "runs not judged against 46 dB (a bound)"] }
@@ -388,13 +389,14 @@ public enum EvalReportDocument {
                 var row: [ReportDocument.Cell] = [.init([.code(mode.description)])]
                 if hasTCLw {
                     let counts = belowRequirement(mode)
-                    row += [stat(summary?.tclwDB.median, of: summary?.tclwDB), stat(summary?.tclwDB.p10, of: summary?.tclwDB),
+                    row += [stat(summary?.tclwDB.median, isLowerBound: summary?.tclwDB.medianIsLowerBound),
+                            stat(summary?.tclwDB.p10, isLowerBound: summary?.tclwDB.p10IsLowerBound),
                             .init("\(counts.below)"), .init("\(counts.notJudged)")]
                 }
                 if hasRange {
                     let median = summary?.doubleTalkAttenuationRangeDB.median
                     // Two decimals, as the run report prints it beside its category (`TelephonyBlocks.rangeText`).
-                    let bounded = median != nil && (summary?.doubleTalkAttenuationRangeDB.lowerBounds ?? 0) > 0
+                    let bounded = median != nil && summary?.doubleTalkAttenuationRangeDB.medianIsLowerBound == true
                     row += [.init(TelephonyBlocks.rangeText(median, isLowerBound: bounded), value: median),
                             .init(summary?.doubleTalkRating.map { $0.category.rawValue + ($0.isBestCase ? " or worse" : "") } ?? "—")]
                 }

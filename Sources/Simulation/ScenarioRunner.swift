@@ -115,7 +115,7 @@ public struct ScenarioRunner {
         do {
             return try simulate(for: duration)
         } catch let error as AudioIOError {
-            guard let input = scenario.inputs.first(where: { error.description.hasPrefix($0.path + ":") }) else { throw error }
+            guard let path = error.path, let input = scenario.inputs.first(where: { $0.path == path }) else { throw error }
             throw ScenarioError(file: scenario.file, key: input.keyPath, problem: error.description)
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCore
 import Foundation
 import Evaluation
 
@@ -8,7 +9,7 @@ struct EchoLab: ParsableCommand {
         commandName: "echolab",
         abstract: "Runs VoIP custom-audio-device pipelines offline on a virtual clock and measures echo cancellation.",
         discussion: "A scenario file describes one call: far end, near end, noise, echo path, AEC mode, the custom mic and speaker in use and a timeline of device switches. `echolab run` simulates it much faster than real time, bit-for-bit reproducibly, and writes the taps and a report. `echolab metrics` scores any recorded WAVs the same way, `echolab process` runs a canceller on a recording, `echolab eval` compares AEC modes over a corpus of scenarios and recordings, and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad input, a failed run or (compare) a regression; 2 compare cannot read a file; 3 a check failed (golden vectors, findings with --strict); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM. Each command's help gives its own.",
-        version: "0.1.0",
+        version: EchoLabVersion.current,
         subcommands: [RunCommand.self, ProcessCommand.self, MetricsCommand.self, EvalCommand.self, MergeCommand.self, CompareCommand.self, VectorsCommand.self,
                       PluginHostCommand.self]
     )

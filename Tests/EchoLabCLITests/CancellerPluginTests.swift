@@ -294,8 +294,8 @@ final class CancellerPluginTests: XCTestCase {
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             XCTAssertEqual(process.terminationStatus, Int32(code), message)
             XCTAssertEqual(message, "echolab: delay.json: interrupted; nothing written\n")
-            // Far under the plugin's 2 s (the waits are cut in 50 ms slices).
-            XCTAssertLessThan(milliseconds, 1_000)
+            // Under the plugin's 2 s: the interrupt cut the wait (it is cut in 50 ms slices).
+            XCTAssertLessThan(milliseconds, 2_000)
             XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("run/report.json").path))
         }
     }

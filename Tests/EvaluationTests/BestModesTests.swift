@@ -243,7 +243,8 @@ final class BoundedBestModesTests: XCTestCase {
 final class EstimatedNearEndBestModesTests: XCTestCase {
     /// A run as a recording measures it: no `near_end`, the estimate and the gate's double talk.
     private static func result(_ mode: String, erle: Double, drop: Double?, lost: Int = 0, frames: Int = 301) -> EvalDocument.Run {
-        let estimate = drop.map { NearEndEstimate(outputDropDB: $0, outputDropIsLowerBound: false, frames: frames, lostFrames: lost, isLost: false) }
+        let estimate = drop.map { NearEndEstimate(outputDropDB: $0, outputDropIsLowerBound: false, frames: frames, lostFrames: lost,
+                                                  isLost: 2 * lost >= frames) }
         return HandBuiltRuns.run(mode, metrics: HandBuiltRuns.metrics(erleSteady: erle, erleSteadyFrames: 135, singleTalkFrames: 270,
                                                                       doubleTalkFrames: 441, method: .echoPathFit, estimate: estimate))
     }
@@ -273,6 +274,23 @@ final class EstimatedNearEndBestModesTests: XCTestCase {
         let beaten = try XCTUnwrap(Self.document([Self.result("aec3", erle: 31.5631, drop: 1.5857), Self.result("webrtcMax", erle: 30, drop: 5.5161)]).best)
         XCTAssertEqual(beaten.modes, ["aec3"])
         XCTAssertEqual(beaten.axes, .both)
+    }
+
+    /// A half-duplex canceller on a recording without tracks: its cell read "14.8 est. (lost)",
+    /// and the mode's summary a plain 14.8 dB with no lost run (those counted only the tracked
+    /// runs). The summary carries how many runs the estimate says lost the near end.
+    func testTheModeSummaryCountsTheRunsTheEstimateSaysLost() throws {
+        let (document, summaries, _) = try Self.document([
+            Self.result("gate", erle: 35.9, drop: 14.8, lost: 217, frames: 301), Self.result("speex", erle: 24.2, drop: 0.56, lost: 8),
+        ])
+        XCTAssertEqual(summaries.map(\.nearEndEstimateLostRuns), [1, 0])
+        XCTAssertEqual(summaries.map(\.nearEndLostRuns), [0, 0], "no track: no attenuation to count")
+        let entries = try XCTUnwrap(document["mode_summary"]?.arrayValue)
+        XCTAssertEqual(entries.map { $0["near_end_estimate_lost"]?.doubleValue }, [1, 0])
+        // Without estimates the key is not written: eval.json of tracked corpora keeps its bytes.
+        let tracked = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m", metrics: HandBuiltRuns.metrics(erleSteady: 20))]]),
+                                            modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        XCTAssertNil(tracked.document["mode_summary"]?.arrayValue?.first?["near_end_estimate_lost"])
     }
 
     func testDoubleTalkWithoutANearEndFigureIsNotNoDoubleTalk() throws {

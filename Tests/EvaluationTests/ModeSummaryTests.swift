@@ -16,6 +16,29 @@ final class ModeSummaryTests: XCTestCase {
         XCTAssertEqual(ModeSummary.Statistics([7]).p10, 7)
     }
 
+    /// A statistic is a lower bound only where a bound can move it: the mean with any bound, a
+    /// percentile where a bound lies at or under its upper neighbour. A mode's TCLw median read
+    /// "≥ 7.3 dB" over measured runs 5.99, 5.99, 6.48, 8.15, 11.99 and one bound at 8.68.
+    func testAPercentileIsABoundOnlyWhereABoundCanMoveIt() {
+        let tclw = ModeSummary.Statistics([(5.99, false), (5.99, false), (6.48, false), (8.15, false), (11.99, false), (8.68, true)])
+        XCTAssertEqual(tclw.lowerBounds, 1)
+        XCTAssertTrue(tclw.meanIsLowerBound)
+        // Median between ranks 2 and 3 (6.48 and 8.15), p10 between ranks 0 and 1: 8.68 is over both.
+        XCTAssertEqual(tclw.median, (6.48 + 8.15) / 2)
+        XCTAssertFalse(tclw.medianIsLowerBound)
+        XCTAssertFalse(tclw.p10IsLowerBound)
+        // A bound at the median's upper neighbour, or under it, can move it.
+        let low = ModeSummary.Statistics([(5.99, false), (5.99, false), (6.48, false), (8.15, true), (11.99, false), (8.68, false)])
+        XCTAssertTrue(low.medianIsLowerBound)
+        XCTAssertFalse(low.p10IsLowerBound)
+        // Raising the bound past every value moves the median by exactly what the flag says it may.
+        let raised = ModeSummary.Statistics([5.99, 5.99, 6.48, 20, 11.99, 8.68])
+        XCTAssertGreaterThan(try XCTUnwrap(raised.median), try XCTUnwrap(low.median))
+        // With the counts alone (scores), every statistic is a bound where any value is.
+        let counted = ModeSummary.Statistics([1, 2, 3], lowerBounds: 1)
+        XCTAssertTrue(counted.medianIsLowerBound && counted.p10IsLowerBound && counted.meanIsLowerBound)
+    }
+
     func testNoValueIsNullWithACountOfZero() throws {
         let none = ModeSummary.Statistics([])
         XCTAssertEqual(none.count, 0)

@@ -61,7 +61,7 @@ final class ReportWordingTests: XCTestCase {
     /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
     /// over the items every mode has: the table said only "runs", and the plot's order differed.
     func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
-        let cell = EvalReportDocument.counted(EvalReportDocument.statisticCell(18.49, unit: " dB", of: nil), count: 3, runs: 5)
+        let cell = EvalReportDocument.counted(EvalReportDocument.statisticCell(18.49, unit: " dB", isLowerBound: false), count: 3, runs: 5)
         XCTAssertEqual(text(cell.spans), "18.5 dB (3 of 5)")
         XCTAssertEqual(cell.value, 18.49, "still sorts by its value")
         XCTAssertEqual(text(EvalReportDocument.counted(.init("18.5 dB", value: 18.5), count: 5, runs: 5).spans), "18.5 dB", "all runs: nothing added")

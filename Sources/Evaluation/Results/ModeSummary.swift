@@ -15,10 +15,19 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         public var p10: Double?
         /// How many runs had a value.
         public var count: Int
-        /// How many of those values were lower bounds: with any, the statistics are lower bounds too.
+        /// How many of those values were lower bounds: with any, the mean is a lower bound too, and
+        /// so is a percentile that a bound's rise could move (`medianIsLowerBound`, `p10IsLowerBound`).
         public var lowerBounds: Int
         /// Runs whose value stood on too few frames and was left out.
         public var lowConfidence: Int
+        /// Whether each statistic is only a lower bound: the mean with any bound among the values;
+        /// a percentile where a bound lies at or under its upper neighbour's rank (a percentile
+        /// never falls when a value rises, and a value over that neighbour does not move it). A
+        /// mode's TCLw median read "≥ 7.3 dB" over five measured runs and one bound at 8.68.
+        /// (Not in eval.json, whose `lower_bounds` counts the bounds.)
+        public var meanIsLowerBound = false
+        public var medianIsLowerBound = false
+        public var p10IsLowerBound = false
 
         /// Mean, median and 10th percentile (linear interpolation between the closest ranks).
         /// `lowerIsBetter`: the hard items are the high values, and `p10` is the 90th percentile
@@ -31,6 +40,23 @@ public struct ModeSummary: Codable, Sendable, Equatable {
             mean = values.reduce(0, +) / Double(values.count)
             median = Self.percentile(values, 50)
             p10 = Self.percentile(values, lowerIsBetter ? 90 : 10)
+            (meanIsLowerBound, medianIsLowerBound, p10IsLowerBound) = (lowerBounds > 0, lowerBounds > 0, lowerBounds > 0)
+        }
+
+        /// The statistics of values each a measurement or a lower bound, each statistic a bound
+        /// only where a bound can move it.
+        public init(_ values: [(value: Double, isLowerBound: Bool)], lowConfidence: Int = 0, lowerIsBetter: Bool = false) {
+            self.init(values.map(\.value), lowerBounds: values.filter(\.isLowerBound).count, lowConfidence: lowConfidence,
+                      lowerIsBetter: lowerIsBetter)
+            guard lowerBounds > 0 else { return }
+            let sorted = values.map(\.value).sorted()
+            let lowestBound = values.filter(\.isLowerBound).map(\.value).min()!
+            func movable(_ p: Double) -> Bool {
+                let position = p / 100 * Double(sorted.count - 1)
+                return lowestBound <= sorted[Int(position.rounded(.up))]
+            }
+            medianIsLowerBound = movable(50)
+            p10IsLowerBound = movable(lowerIsBetter ? 90 : 10)
         }
 
         /// The p-th percentile by linear interpolation between the closest ranks (p in 0…100).
@@ -43,6 +69,19 @@ public struct ModeSummary: Codable, Sendable, Equatable {
 
         enum CodingKeys: String, CodingKey {
             case mean, median, p10, count, lowerBounds = "lower_bounds", lowConfidence = "low_confidence_left_out"
+        }
+
+        /// Read back from eval.json, which counts the bounds but not which values they were: every
+        /// statistic over any bound is then a bound, never a measurement it may not be.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            mean = try container.decodeIfPresent(Double.self, forKey: .mean)
+            median = try container.decodeIfPresent(Double.self, forKey: .median)
+            p10 = try container.decodeIfPresent(Double.self, forKey: .p10)
+            count = try container.decode(Int.self, forKey: .count)
+            lowerBounds = try container.decode(Int.self, forKey: .lowerBounds)
+            lowConfidence = try container.decode(Int.self, forKey: .lowConfidence)
+            (meanIsLowerBound, medianIsLowerBound, p10IsLowerBound) = (lowerBounds > 0, lowerBounds > 0, lowerBounds > 0)
         }
     }
 
@@ -115,6 +154,10 @@ public struct ModeSummary: Codable, Sendable, Equatable {
     /// near-end track (recordings), the near-end axis where there is no attenuation; nil (and not
     /// in eval.json) where no run has one.
     public var nearEndEstimateDropDB: Statistics? = nil
+    /// Of those runs, the ones whose estimate says the near end was lost (`NearEndEstimate.isLost`:
+    /// half its frames or more 20 dB under the talker), in eval.json beside the statistics: a
+    /// half-duplex canceller's runs read "14.8 est. (lost)" on their cells and a plain 14.8 dB here.
+    public var nearEndEstimateLostRuns: Int? = nil
     /// TCLw (`WeightedEchoLoss`) and the send attenuation range in double talk (`DoubleTalkReport`).
     public var tclwDB: Statistics
     public var doubleTalkAttenuationRangeDB: Statistics
@@ -143,6 +186,7 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         case erleSteadyDB = "erle_steady_db", erleDB = "erle_db", convergenceSeconds = "convergence_s"
         case nearEndAttenuationDB = "near_end_attenuation_db", nearEndDistortionDB = "near_end_distortion_db"
         case nearEndLostRuns = "near_end_lost", nearEndEstimateDropDB = "near_end_estimate_output_drop_db"
+        case nearEndEstimateLostRuns = "near_end_estimate_lost"
         case tclwDB = "tclw_db", doubleTalkAttenuationRangeDB = "double_talk_attenuation_range_db"
         case scores
     }
@@ -163,7 +207,10 @@ extension ModeSummary {
         try container.encode(nearEndAttenuationDB, forKey: .nearEndAttenuationDB)
         try container.encode(nearEndDistortionDB, forKey: .nearEndDistortionDB)
         try container.encode(nearEndLostRuns, forKey: .nearEndLostRuns)
-        if let nearEndEstimateDropDB { try container.encode(nearEndEstimateDropDB, forKey: .nearEndEstimateDropDB) }
+        if let nearEndEstimateDropDB {
+            try container.encode(nearEndEstimateDropDB, forKey: .nearEndEstimateDropDB)
+            try container.encode(nearEndEstimateLostRuns ?? 0, forKey: .nearEndEstimateLostRuns)
+        }
         try container.encode(tclwDB, forKey: .tclwDB)
         try container.encode(doubleTalkAttenuationRangeDB, forKey: .doubleTalkAttenuationRangeDB)
         if let scores { try container.encode(scores, forKey: .scores) }
@@ -192,7 +239,7 @@ extension ModeSummary {
     public var doubleTalkRating: DoubleTalkRating? {
         doubleTalkAttenuationRangeDB.median.map { median in
             let category = DoubleTalkCategory(attenuationRangeDB: median)
-            return DoubleTalkRating(category: category, isBestCase: doubleTalkAttenuationRangeDB.lowerBounds > 0 && category != .noDuplex)
+            return DoubleTalkRating(category: category, isBestCase: doubleTalkAttenuationRangeDB.medianIsLowerBound && category != .noDuplex)
         }
     }
 }
