@@ -9,7 +9,9 @@ import Simulation
 /// One recording in one mode, into a folder: `sent.wav` (the canceller's output, aligned with the
 /// mic), `report.json` and its pages (`report.md`, `report.html`, from the `renderer`) with the metrics from the loopback, the mic and `sent`
 /// — with the corpus's echo and near-end tracks where it has them (AEC-Challenge synthetic),
-/// so the gate is exact there. Near-end single talk (no loopback) has nothing to measure.
+/// so the gate is exact there. Near-end single talk (no loopback) is measured against a loopback of
+/// digital silence: the near end's attenuation alone (with its track) or the output's drop under
+/// the talker (without), the one axis such a recording has.
 ///
 /// The output is written under a hidden name and scored; with `keepsOutput` it then becomes
 /// `sent.wav`, without (`eval --no-taps`) it is deleted: the report lists no `sent`, and a
@@ -48,6 +50,9 @@ public struct RecordingRun {
 
     /// The hidden name the output is written and scored under.
     static let scoredOutput = ".sent.wav.scored"
+    /// The hidden name of the loopback of digital silence a near-end single-talk recording is
+    /// measured against.
+    static let silentLoopback = ".loopback.silent.wav"
 
     public func run() throws -> RunSummary {
         try OutputFolder.check(outputDirectory, holdsNone: item.inputs, of: item.name)
@@ -68,7 +73,7 @@ public struct RecordingRun {
         // What a run killed by a second signal left: the hidden files of a replacement, a partial
         // output or a scratch (regular files at names only EchoLab uses; unlink never takes a
         // folder).
-        FileReplacement.removeLeftovers(of: ["sent.wav", Self.scoredOutput] + RunOutput.reportFiles, in: outputDirectory)
+        FileReplacement.removeLeftovers(of: ["sent.wav", Self.scoredOutput, Self.silentLoopback] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = path(Self.scoredOutput)
         unlink(scratch)
         // The plugin file's SHA-256 as it is when the run starts, held open: checked after the
@@ -89,7 +94,11 @@ public struct RecordingRun {
         var loopbackIsSilent = false, micIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
-        if let loopback = item.loopback {
+        // Without a loopback the far end is silence: measured against it, a canceller that
+        // deleted a lone talker read "—" in every mode and passed unnoticed.
+        let silentLoopback = item.loopback == nil ? try Self.writeSilence(like: item.mic, to: path(Self.silentLoopback)) : nil
+        defer { if let silentLoopback { unlink(silentLoopback) } }
+        if let loopback = item.loopback ?? silentLoopback {
             var analyzer = EchoAnalyzer()
             analyzer.gateDecisions = gateDecisions
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
@@ -101,9 +110,9 @@ public struct RecordingRun {
             // The inputs' lengths where they differ (the output is the mic's length: not listed).
             lengthMismatch = analysis.lengthMismatch.map { mismatch in
                 LengthMismatch(analysedSamples: mismatch.analysedSamples,
-                               files: mismatch.files.filter { $0.file != scratch }.map { .init(file: InputFile.canonical($0.file), samples: $0.samples) })
+                               files: mismatch.files.filter { $0.file != scratch && $0.file != silentLoopback }.map { .init(file: InputFile.canonical($0.file), samples: $0.samples) })
             }
-            if !scorers.isEmpty {
+            if !scorers.isEmpty, item.loopback != nil {
                 if cancellation?.isCancelled == true { throw RunCancelled() }
                 // The output is aligned with the mic as written: nothing to skip.
                 let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: loopback, mic: item.mic,
@@ -111,7 +120,8 @@ public struct RecordingRun {
                 scores = RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
                                           id: "\(item.name)/\(mode.folderName)", scorers: scorers, cancellation: cancellation)
             }
-        } else if !scorers.isEmpty {
+        }
+        if item.loopback == nil, !scorers.isEmpty {
             // Near-end single talk without a loopback: what a scorer of echo would need is not there.
             scores = RunScoring.unscored(scorers, because: "the recording has no loopback to score against")
         }
@@ -126,12 +136,13 @@ public struct RecordingRun {
                                      sampleRate: outcome.sampleRate, processingRate: outcome.processingRate,
                                      latencySamples: outcome.latencySamples, aecResets: outcome.divergenceResets,
                                      durationSeconds: duration, metrics: metrics)
-        report.echoUnmeasuredReason = metrics.map { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration,
-                                                                                      referenceIsSilent: loopbackIsSilent, micIsSilent: micIsSilent) }
-            ?? RecordingReport.noLoopbackReason
+        let hasLoopback = item.loopback != nil
+        report.echoUnmeasuredReason = !hasLoopback ? RecordingReport.noLoopbackReason
+            : metrics.flatMap { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration,
+                                                                referenceIsSilent: loopbackIsSilent, micIsSilent: micIsSilent) }
         // nil where the delay was measured.
-        report.delayUnmeasuredReason = if let metrics { RunEvaluator.delayUnmeasuredReason(metrics) } else { RecordingReport.noLoopbackReason }
-        report.convergenceUnmeasuredReason = metrics.flatMap { RunEvaluator.convergenceUnmeasuredReason($0) }
+        report.delayUnmeasuredReason = !hasLoopback ? RecordingReport.noLoopbackReason : metrics.flatMap { RunEvaluator.delayUnmeasuredReason($0) }
+        report.convergenceUnmeasuredReason = hasLoopback ? metrics.flatMap { RunEvaluator.convergenceUnmeasuredReason($0) } : nil
         report.lengthMismatch = lengthMismatch
         report.inputCorrections = corrections
         report.clippedMicSamples = outcome.clippedMicSamples
@@ -158,4 +169,19 @@ public struct RecordingRun {
     }
 
     private func path(_ name: String) -> String { (outputDirectory as NSString).appendingPathComponent(name) }
+
+    /// Digital silence as long as `file`, at its rate, written to `path` (16-bit: zeros either way).
+    static func writeSilence(like file: String, to path: String) throws -> String {
+        let reader = try SoundFileReader(path: file)
+        let writer = try SoundFileWriter(path: path, sampleRate: reader.sampleRate, encoding: .pcm16)
+        let zeros = [Float](repeating: 0, count: 32_768)
+        var left = Int(reader.frameCount)
+        while left > 0 {
+            let frames = min(left, zeros.count)
+            try writer.write(zeros, frames: frames)
+            left -= frames
+        }
+        try writer.finish()
+        return path
+    }
 }

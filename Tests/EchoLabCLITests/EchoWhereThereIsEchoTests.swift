@@ -225,6 +225,35 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
                        "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more")
     }
 
+    /// Near-end single talk with its near-end track (the AEC Challenge's layout): judged by what
+    /// each mode took off the talker, as a simulated call without a far end is. Every mode read
+    /// "—", a canceller that deleted the talker among them, and the eval ended "No best modes".
+    func testANearEndSingleTalkRecordingIsJudgedOnItsNearEnd() throws {
+        let rate = 16_000, count = 6 * rate
+        let corpus = root.appendingPathComponent("nst")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let near = SignalGenerator.render(.speechLike(levelDBFS: -24, pitchHz: 210), sampleRate: rate, count: count, seed: 61)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 62)
+        try SoundFileWriter.write(zip(near, noise).map { $0 + $1 }, to: corpus.appendingPathComponent("mic.wav").path, sampleRate: rate)
+        try SoundFileWriter.write(near, to: corpus.appendingPathComponent("near.wav").path, sampleRate: rate)
+        try #"{"corpus": [{"name": "talker_nearend_singletalk", "mic": "mic.wav", "near_end": "near.wav", "talk_type": "nearend_singletalk"}]}"#
+            .write(to: corpus.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().map { try Data(contentsOf: corpus.appendingPathComponent($0)) }
+        let result = try runEchoLab(["eval", "nst/manifest.json", "--modes", "disabled,speex:intensityRecommended", "--out", "nst-eval", "--no-taps"],
+                                    in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let report = try loadJSON(root.appendingPathComponent("nst-eval/talker_nearend_singletalk/disabled/report.json").path)
+        XCTAssertEqual(report["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
+        let nearEnd = try XCTUnwrap((report["metrics"] as? [String: Any])?["near_end"] as? [String: Any])
+        // Nothing processed: nothing taken off the talker.
+        XCTAssertEqual(try XCTUnwrap(nearEnd["single_talk_attenuation_db"] as? Double), 0, accuracy: 0.1, "\(nearEnd)")
+        let page = try String(contentsOf: root.appendingPathComponent("nst-eval/eval.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("0.0 alone"), page)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("nst-eval/talker_nearend_singletalk/disabled/.loopback.silent.wav").path))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: corpus.path).sorted().map { try Data(contentsOf: corpus.appendingPathComponent($0)) },
+                       inputs, "inputs untouched")
+    }
+
     /// A recording in an eval says why its ERL and ERLE are null, in its report.json and on its
     /// pages, as a simulated run's report does: the loopback recorded late, no loopback at all;
     /// one with its echo in range has numbers and no reason. `merge` reads the reason back and
@@ -286,8 +315,16 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue(shardPage.first?.contains("> No ERL or ERLE: \(reason).") == true, shardPage.first ?? "")
         XCTAssertEqual(try page("late_farend_singletalk"), shardPage.first)
 
+        // Near-end single talk: no echo to measure; the near talker would be, against a loopback
+        // of silence — this mic holds noise alone, so the gate hears no talker to judge.
         let alone = try report("alone_nearend_singletalk")
-        XCTAssertTrue(alone["metrics"] is NSNull)
+        let aloneMetrics = try XCTUnwrap(alone["metrics"] as? [String: Any])
+        XCTAssertTrue(aloneMetrics["erl_db"] is NSNull)
+        XCTAssertEqual((aloneMetrics["gate"] as? [String: Any])?["far_end_active_analysis_frames"] as? Int, 0)
+        let aloneEstimate = try XCTUnwrap(aloneMetrics["near_end_estimate"] as? [String: Any])
+        XCTAssertEqual(aloneEstimate["analysis_frames"] as? Int, 0)
+        XCTAssertTrue(aloneEstimate["output_drop_db"] is NSNull)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("merged/alone_nearend_singletalk/\(folder)/.loopback.silent.wav").path))
         XCTAssertEqual(alone["echo_unmeasured"] as? String, "the recording has no loopback (near-end single talk): there is no far end to echo")
         XCTAssertEqual(alone["delay_unmeasured"] as? String, alone["echo_unmeasured"] as? String)
         // No loopback, no count of its samples at full scale (it read 0), in the report `merge`
