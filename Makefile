@@ -88,7 +88,7 @@ determinism: build
 		fi; \
 	done; \
 	if [ $$differ -eq 0 ] && [ $$files -gt 0 ]; then \
-		echo "determinism: --jobs 1 gives $(REPORTS)'s $$files reports (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
+		echo "determinism: --jobs 1 gives the $$files reports in $(REPORTS) (--jobs $(JOBS)) byte for byte"; rm -rf $$one; \
 	else \
 		echo "determinism: $$differ of $$files reports differ between --jobs 1 and --jobs $(JOBS) (kept in $$one)"; exit 1; \
 	fi

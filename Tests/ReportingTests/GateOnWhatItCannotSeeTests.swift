@@ -40,20 +40,29 @@ final class GateOnWhatItCannotSeeTests: XCTestCase {
         ComparisonMarkdown.render(comparison, baselineName: "base.json", currentName: "cur.json")
     }
 
+    /// A gate that fails on what it cannot judge, with no regression of its own: its verdict line
+    /// on the diff, and one failed JUnit case saying why.
+    private func assertFailsOnItsOwn(_ comparison: EvalComparison, _ why: String, saying line: String, junitFailure: String,
+                                     file: StaticString = #filePath, line number: UInt = #line) {
+        XCTAssertTrue(comparison.hasRegression, why, file: file, line: number)
+        let text = markdown(comparison)
+        XCTAssertTrue(text.contains(line), text, file: file, line: number)
+        let junit = ComparisonJUnit.render(comparison, baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(junit.contains("failures=\"1\""), junit, file: file, line: number)
+        XCTAssertTrue(junit.contains(junitFailure), junit, file: file, line: number)
+    }
+
     func testAnInterruptedBaselineFailsTheGate() {
         let whole = Self.eval(items: [("a", [Self.result()]), ("b", [Self.result()])])
         let interrupted = Self.eval(complete: false, items: [("a", [Self.result()])])
         let comparison = EvalComparison(baseline: interrupted, current: whole, maxRegressionDB: 0.5)
         XCTAssertTrue(comparison.baselineIsIncomplete)
-        XCTAssertTrue(comparison.hasRegression, "b was never judged")
         XCTAssertEqual(comparison.added.map(\.item), ["b"])
-        let text = markdown(comparison)
-        XCTAssertTrue(text.contains("**The baseline is incomplete** (an interrupted eval was blessed; 1 run of the current run not in it, "
-                                    + "listed below as new): a gate against it cannot pass. Bless a complete eval.\n\n"
-                                    + "**No regression among the runs the baseline holds.**"), text)
-        let junit = ComparisonJUnit.render(comparison, baselineName: "base.json", currentName: "cur.json")
-        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
-        XCTAssertTrue(junit.contains("the baseline is incomplete"), junit)
+        assertFailsOnItsOwn(comparison, "b was never judged",
+                            saying: "**The baseline is incomplete** (an interrupted eval was blessed; 1 run of the current run not in it, "
+                                + "listed below as new): a gate against it cannot pass. Bless a complete eval.\n\n"
+                                + "**No regression among the runs the baseline holds.**",
+                            junitFailure: "the baseline is incomplete")
         XCTAssertFalse(EvalComparison(baseline: whole, current: whole, maxRegressionDB: 0.5).hasRegression)
     }
 
@@ -66,14 +75,11 @@ final class GateOnWhatItCannotSeeTests: XCTestCase {
         XCTAssertEqual(comparison.baselineShard, "1/3")
         XCTAssertNil(comparison.currentShard)
         XCTAssertTrue(comparison.regressions.isEmpty)
-        XCTAssertTrue(comparison.hasRegression, "b and c were never judged")
-        let text = markdown(comparison)
-        XCTAssertTrue(text.contains("**The baseline is shard 1/3 of an eval** (the other shards' runs are not in it; 2 runs of the current run "
-                                    + "not in it, listed below as new): a gate against it cannot pass. Bless the eval of the whole corpus "
-                                    + "(`echolab merge` joins the shards' folders).\n\n**No regression among the runs the baseline holds.**"), text)
-        let junit = ComparisonJUnit.render(comparison, baselineName: "base.json", currentName: "cur.json")
-        XCTAssertTrue(junit.contains("failures=\"1\""), junit)
-        XCTAssertTrue(junit.contains("the baseline is shard 1/3 of an eval"), junit)
+        assertFailsOnItsOwn(comparison, "b and c were never judged",
+                            saying: "**The baseline is shard 1/3 of an eval** (the other shards' runs are not in it; 2 runs of the current run "
+                                + "not in it, listed below as new): a gate against it cannot pass. Bless the eval of the whole corpus "
+                                + "(`echolab merge` joins the shards' folders).\n\n**No regression among the runs the baseline holds.**",
+                            junitFailure: "the baseline is shard 1/3 of an eval")
         // A shard against the same shard of the baseline is a gate of its own; "1/1" is the whole plan.
         XCTAssertFalse(EvalComparison(baseline: shard, current: shard, maxRegressionDB: 0.5).hasRegression)
         XCTAssertFalse(EvalComparison(baseline: Self.eval(shard: "1/1", items: [("a", [Self.result()])]),
