@@ -114,6 +114,12 @@ public enum EvalDocument {
             } else {
                 object["metrics"] = .null
             }
+            // Why a figure is null, in the run's own words, where one is: a CI script reading
+            // eval.json alone saw the nulls and no reason (they were in each run's report.json).
+            for (key, reason) in [("echo_unmeasured", summary.echoUnmeasuredReason), ("delay_unmeasured", summary.delayUnmeasuredReason),
+                                  ("convergence_unmeasured", summary.convergenceUnmeasuredReason)] {
+                if let reason { object[key] = .string(reason) }
+            }
             object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
             // Only with a hardware model, so that items without one read as they did.
             if let streams = summary.hardwareStreams { object["hardware_streams"] = JSONValue(encoding: streams) }

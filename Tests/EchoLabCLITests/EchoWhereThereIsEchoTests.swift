@@ -305,6 +305,14 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertTrue((late["metrics"] as? [String: Any])?["erl_db"] is NSNull)
         let reason = "the mic's echo is not within 0–500 ms of the reference: it leads the reference (a loopback recorded late?), or lags it by more"
         XCTAssertEqual(late["echo_unmeasured"] as? String, reason)
+        // eval.json says it too, beside the nulls, and nothing where the figure is measured.
+        let evalItems = try XCTUnwrap(loadJSON(root.appendingPathComponent("merged/eval.json").path)["items"] as? [[String: Any]])
+        func evalRun(_ item: String) -> [String: Any]? {
+            (evalItems.first { $0["name"] as? String == item }?["results"] as? [[String: Any]])?.first
+        }
+        XCTAssertEqual(evalRun("late_farend_singletalk")?["echo_unmeasured"] as? String, reason)
+        XCTAssertEqual(evalRun("late_farend_singletalk")?["delay_unmeasured"] as? String, late["delay_unmeasured"] as? String)
+        XCTAssertNil(evalRun("inrange_farend_singletalk")?["echo_unmeasured"], "measured: no reason")
         XCTAssertTrue((late["delay_unmeasured"] as? String)?.hasPrefix("the echo is not within 0–500 ms of the reference") == true,
                       "\(late["delay_unmeasured"] ?? "")")
         // The page `merge` rendered from report.json is the page the run rendered.

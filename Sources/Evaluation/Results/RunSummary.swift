@@ -38,6 +38,10 @@ public struct RunSummary: Sendable {
     /// reached the sent path: custom mic (file microphone)"); nil where they were measured. The
     /// eval pages give it where a run has no ERLE, instead of guessing a reason of their own.
     public var echoUnmeasuredReason: String?
+    /// Why the bulk delay and the convergence are null, in the report's words (its
+    /// `delay_unmeasured`, `convergence_unmeasured`); nil where they were measured.
+    public var delayUnmeasuredReason: String?
+    public var convergenceUnmeasuredReason: String?
 
     /// What went wrong in a hardware model's I/O streams, both directions summed: engine ticks a
     /// stream could not fill (a device clock slower than the engine's), and samples a stream
@@ -119,6 +123,8 @@ public struct RunSummary: Sendable {
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
         echoUnmeasuredReason = value["echo_unmeasured"]?.stringValue
+        delayUnmeasuredReason = value["delay_unmeasured"]?.stringValue
+        convergenceUnmeasuredReason = value["convergence_unmeasured"]?.stringValue
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
