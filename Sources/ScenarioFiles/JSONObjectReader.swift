@@ -132,9 +132,13 @@ final class JSONObjectReader {
     /// Throws on the first key (in sorted order, for stable messages) nobody read.
     func finish() throws {
         let unknown = members.keys.filter { !used.contains($0) }.sorted()
-        if let first = unknown.first {
-            throw fail(first, "unknown key" + (unknown.count > 1 ? " (and \(unknown.count - 1) more: \(unknown.dropFirst().joined(separator: ", ")))" : ""))
-        }
+        guard let first = unknown.first else { return }
+        // A key the reading asked for and was not given, two edits or fewer away (`level_dbf`,
+        // `duraton_s`): the one meant, as `missing` names it for a required key.
+        let meant = used.filter { members[$0] == nil && Self.edits(from: first, to: $0) <= 2 }
+            .min { (Self.edits(from: first, to: $0), $0) < (Self.edits(from: first, to: $1), $1) }
+        throw fail(first, "unknown key" + (meant.map { " (did you mean '\($0)'?)" } ?? "")
+            + (unknown.count > 1 ? " (and \(unknown.count - 1) more: \(unknown.dropFirst().joined(separator: ", ")))" : ""))
     }
 
     static func format(_ value: Double) -> String {

@@ -139,14 +139,14 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(broken.status, 1)
         let gate = try runEchoLab(["compare", "named/eval.json", "broken/eval.json", "--junit", "gate.xml"], in: root)
         XCTAssertEqual(gate.status, 1)
-        XCTAssertTrue(gate.standardOutput.contains("| my-speech | disabled | run | ran | failed: corpus/speech.json: echo_path.delay_msec: unknown key |"),
+        XCTAssertTrue(gate.standardOutput.contains("| my-speech | disabled | run | ran | failed: corpus/speech.json: echo_path.delay_msec: unknown key (did you mean 'delay_ms'?) |"),
                       gate.standardOutput)
         XCTAssertFalse(gate.standardOutput.contains("| speech |"), gate.standardOutput)
         let again = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "again", "--no-taps"], in: root)
         XCTAssertEqual(again.status, 1)
         let still = try runEchoLab(["compare", "broken/eval.json", "again/eval.json", "--junit", "still.xml"], in: root)
         XCTAssertEqual(still.status, 1, still.standardOutput)
-        XCTAssertTrue(still.standardOutput.contains("| my-speech | disabled | run | failed | failed: corpus/speech.json: echo_path.delay_msec: unknown key |"),
+        XCTAssertTrue(still.standardOutput.contains("| my-speech | disabled | run | failed | failed: corpus/speech.json: echo_path.delay_msec: unknown key (did you mean 'delay_ms'?) |"),
                       still.standardOutput)
         let junit = try String(contentsOf: root.appendingPathComponent("still.xml"), encoding: .utf8)
         XCTAssertTrue(junit.contains("<testcase classname=\"my-speech\" name=\"disabled\">\n      <failure"), junit)

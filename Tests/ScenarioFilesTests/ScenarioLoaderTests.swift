@@ -63,6 +63,11 @@ final class ScenarioLoaderTests: XCTestCase {
             // Nothing like it: missing, as before.
             (#"{"duration_s": 2, "timeline": [{"at_ms": 100, "action": "set_aec", "intensity": "intensityMax"}]}"#,
              "timeline[0].mode", "missing"),
+            // An optional key misspelt names the key meant too (a new user's `level_dbf` and
+            // `duraton_s` read "unknown key" alone); a key given already is not suggested.
+            (#"{"duration_s": 2, "noise": {"level_dbf": -50}}"#, "noise.level_dbf", "unknown key (did you mean 'level_dbfs'?)"),
+            (#"{"duraton_s": 2, "duration_s": 2}"#, "duraton_s", "unknown key"),
+            (#"{"duration_s": 2, "echo_path": {"delay_msec": 4, "gain_db": -6}}"#, "echo_path.delay_msec", "unknown key (did you mean 'delay_ms'?)"),
         ]
         for (index, item) in cases.enumerated() {
             XCTAssertThrowsError(try parse(item.json, in: folder, name: "typo\(index).json")) { error in
