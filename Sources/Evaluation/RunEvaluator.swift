@@ -312,20 +312,19 @@ public struct RunEvaluator: Sendable {
         return metrics
     }
 
-    /// Whether some stretch of the call was muted (a state that a later one at the same frame
-    /// replaces lasted no time).
+    /// Whether some stretch of the call was muted.
     private static func wasMuted(_ states: [DeviceState]) -> Bool {
-        states.indices.contains { index in
-            states[index].isMuted && !(index + 1 < states.count && states[index + 1].frame == states[index].frame)
-        }
+        states.indices.contains { states[$0].isMuted && !lastedNoTime(states, $0) }
     }
 
-    /// Whether every stretch of the call was muted (a state that a later one at the same frame
-    /// replaces lasted no time).
+    /// Whether every stretch of the call was muted.
     private static func mutedThroughout(_ states: [DeviceState]) -> Bool {
-        states.indices.allSatisfy { index in
-            states[index].isMuted || (index + 1 < states.count && states[index + 1].frame == states[index].frame)
-        }
+        states.indices.allSatisfy { states[$0].isMuted || lastedNoTime(states, $0) }
+    }
+
+    /// A state that a later one at the same frame replaces lasted no time.
+    private static func lastedNoTime(_ states: [DeviceState], _ index: Int) -> Bool {
+        index + 1 < states.count && states[index + 1].frame == states[index].frame
     }
 
     /// Why `convergenceSeconds` is nil, in words (nil when there is a convergence, or no steady
