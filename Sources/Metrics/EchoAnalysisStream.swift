@@ -191,7 +191,7 @@ public final class EchoAnalysisStream {
             } else if ledger.thirdOctaves.isEmpty {
                 echoLossReason = "at \(core.sampleRate) Hz no 1/3-octave band of the weighting (315–6300 Hz) lies below Nyquist"
             } else {
-                echoLossReason = "the echo at the mic stands less than 10 dB over its floor in every band of the weighting (315–6300 Hz)"
+                echoLossReason = "the echo at the mic stands less than \(Int(FrameLedger.echoOverFloorForLossDB)) dB over its floor in every band of the weighting (315–6300 Hz)"
             }
         }
         let doubleTalk = core.nearEndPreservation.flatMap { core.doubleTalkMeter.report(polarityIsInverted: $0.polarityIsInverted) }

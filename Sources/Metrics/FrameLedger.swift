@@ -1,4 +1,5 @@
 import AudioCore
+import Foundation
 
 /// What is kept of the far-end single-talk frames, in time order, one compact row per frame:
 /// its index and the whole-band powers of the delay-aligned reference, the echo at the mic, the
@@ -46,7 +47,7 @@ struct FrameLedger: Sendable {
     private var thirdOctaveRow: [Float]
     private let digitalThirdOctavePowers: [Double]
     /// Whether each row carries its noise per band (the tracks' noise, measured in each octave and
-    /// third octave: `noiseBandSums`, and a third block in the third-octave rows). Without it a
+    /// third octave: `noiseBandSums`, and a fourth block in the third-octave rows). Without it a
     /// band's floor is the whole-band noise shared out as if white; with it, never under the
     /// band's own: room noise is not white, and a Bluetooth route's −65 dBFS noise over its echo,
     /// under a white share in its upper bands, read as residual echo there (TCLw 24.8 dB beside
@@ -221,9 +222,10 @@ struct FrameLedger: Sendable {
         }
     }
 
-    /// How far the echo at the mic must stand over the floor, as a power ratio (10 dB), for a
-    /// third octave to count in TCLw (`weightedEchoLoss`).
-    static let echoOverFloorForLoss = 10.0
+    /// How far the echo at the mic must stand over the floor for a third octave to count in TCLw
+    /// (`weightedEchoLoss`), and that as a power ratio.
+    static let echoOverFloorForLossDB = 10.0
+    static let echoOverFloorForLoss = pow(10, echoOverFloorForLossDB / 10)
 
     /// TCLw over the steady state of the frames wholly inside `range` (the last half of its
     /// single-talk rows, as the steady ERLE): per band Σ reference over Σ processed. The floor
