@@ -303,18 +303,43 @@ final class RobustnessTrialTests: XCTestCase {
     func testACompareReportIntoAFolderThatCannotBeWrittenIsAUsageError() throws {
         _ = try writeScenario(#"{"name": "a", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 2}"#, named: "a.json", in: root)
         XCTAssertEqual(try runEchoLab(["eval", "a.json", "--out", "ev", "--modes", "disabled", "--no-taps"], in: root).status, 0)
-        let readOnly = root.appendingPathComponent("ro")
-        try FileManager.default.createDirectory(at: readOnly, withIntermediateDirectories: true)
-        guard (try? runProgram(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", readOnly.path]))?.status == 0 else {
-            throw XCTSkip("mounting a read-only tmpfs is not allowed here")
+        let mounted = root.appendingPathComponent("ro")
+        try FileManager.default.createDirectory(at: mounted, withIntermediateDirectories: true)
+        let readOnly: String
+        if (try? runProgram(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=64k,ro", "tmpfs", mounted.path]))?.status == 0 {
+            readOnly = mounted.path
+        } else if let existing = Self.existingReadOnlyFolder() {
+            // Not allowed to mount (not root, an unprivileged container): a folder the system
+            // already mounted read-only gives the same error.
+            readOnly = existing
+        } else {
+            return XCTFail("no read-only folder: mounting a tmpfs is not allowed here, and /proc/mounts lists no read-only folder")
         }
-        defer { _ = try? runProgram(URL(fileURLWithPath: "/bin/umount"), [readOnly.path]) }
+        defer { if readOnly == mounted.path { _ = try? runProgram(URL(fileURLWithPath: "/bin/umount"), [mounted.path]) } }
+        let report = readOnly == mounted.path ? "ro/diff" : readOnly + "/diff"
         for option in ["--markdown", "--junit"] {
-            let compare = try runEchoLab(["compare", "ev/eval.json", "ev/eval.json", option, "ro/diff"], in: root)
+            let compare = try runEchoLab(["compare", "ev/eval.json", "ev/eval.json", option, report], in: root)
             XCTAssertEqual(compare.status, 64, compare.standardError)
-            XCTAssertTrue(compare.standardError.hasPrefix("Error: \(option) ro/diff: cannot write: the folder \(readOnly.path) is not writable (Read-only file system)"), compare.standardError)
+            XCTAssertTrue(compare.standardError.hasPrefix("Error: \(option) \(report): cannot write: the folder \(readOnly) is not writable (Read-only file system)"), compare.standardError)
             XCTAssertEqual(compare.standardOutput, "")
         }
+    }
+
+    /// A folder mounted read-only that exists on this machine (a squashfs snap, a container's
+    /// read-only /proc/sys or /sys): one whose write check fails with EROFS, as the test needs.
+    private static func existingReadOnlyFolder() -> String? {
+        guard let mounts = try? String(contentsOfFile: "/proc/mounts", encoding: .utf8) else { return nil }
+        for line in mounts.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 4, fields[3].split(separator: ",").contains("ro") else { continue }
+            // /proc/mounts writes a space in a path as \040: such a path is left alone.
+            let path = String(fields[1])
+            var isFolder: ObjCBool = false
+            guard !path.contains("\\"), FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue,
+                  access(path, W_OK) != 0, errno == EROFS else { continue }
+            return path
+        }
+        return nil
     }
 
     /// `compare --junit FILE/x.xml`, under a path whose folder is a file, failed at the end with
