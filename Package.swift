@@ -44,10 +44,10 @@ let package = Package(
 
         .target(name: "VirtualTime"),
         // JSON values: the strict reader for files people write, the canonical writer for reports.
-        .target(name: "EchoLabJSON"),
+        .target(name: "EchoLabJSON", dependencies: ["AudioCore"]),
         .target(name: "AudioCore"),
         .target(name: "AudioInterop", dependencies: ["AudioCore", "CSndFile", "CSampleRate", "CSpeexDSP", "CFFTW", "CWebRTCShim", "CEchoLabAEC3", "CEchoLabPluginHost", "CSpeexWarnings"]),
-        .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop", "EchoLabJSON"]),
+        .target(name: "Metrics", dependencies: ["AudioCore", "AudioInterop"]),
         // EchoLab's own canceller: Swift DSP on AudioInterop's FFT, behind Simulation's EchoControl.
         .target(name: "EchoCancellation", dependencies: ["AudioCore", "AudioInterop"]),
         .target(name: "Simulation", dependencies: ["VirtualTime", "AudioCore", "AudioInterop", "EchoCancellation"]),

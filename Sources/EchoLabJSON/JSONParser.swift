@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// A strict JSON reader for files people write (scenarios, manifests): RFC 8259 exactly, and

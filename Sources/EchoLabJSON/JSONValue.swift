@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// A JSON value printed canonically: keys sorted, two-space indent, numbers with at most four
@@ -135,43 +136,8 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         }
     }
 
-    /// Four decimals at most, no trailing zeros, no exponent; non-finite values become null.
-    /// From 10¹¹ up, fewer decimals (`fractionDigits`): a number printed is then the text a
-    /// double holds exactly, and printing it again after reading it back gives the same text.
-    static func format(_ value: Double) -> String {
-        guard value.isFinite else { return "null" }
-        let digits = fractionDigits(value)
-        let scale = decimalScales[digits]
-        var rounded = abs(value) >= 1e15 ? value : (value * scale).rounded() / scale
-        // Above 1.8·10³⁰⁴ the scaled value overflows; a value that large is whole: print it as it is.
-        if !rounded.isFinite { rounded = value }
-        // A number just under 10¹⁵ rounds to it whole at no decimals.
-        if rounded == rounded.rounded(), abs(rounded) <= 1e15 {
-            return String(Int64(rounded))
-        }
-        var text = FixedDecimal.text(rounded, fractionDigits: digits)
-        while digits > 0, text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text.removeLast() }
-        return text == "-0" ? "0" : text
-    }
-
-    /// The decimals `format` prints: four, and from 10¹¹ up no more than make 15 significant
-    /// digits, the most a double keeps through text and back (with four at 3.6·10¹¹, the value
-    /// scaled by 10⁴ is past what a double holds to the unit, and a printed number printed again
-    /// moved in its last decimal). From 10¹⁵ a double's fraction is at most three binary places,
-    /// which four decimals print exactly, so it is printed as it is.
-    static func fractionDigits(_ value: Double) -> Int {
-        switch abs(value) {
-        case ..<1e11: 4
-        case ..<1e12: 3
-        case ..<1e13: 2
-        case ..<1e14: 1
-        case ..<1e15: 0
-        default: 4
-        }
-    }
-
-    private static let decimalScales: [Double] = [1, 10, 100, 1_000, 10_000]
+    /// A number as the canonical text prints it (`ReportPrecision.text`).
+    static func format(_ value: Double) -> String { ReportPrecision.text(value) }
 
     /// This value as a reader of its canonical text gets it: numbers rounded to four decimals
     /// as `format` prints them, −0 as 0, a number that is not finite as null. It is what a
@@ -187,22 +153,10 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
     }
 
     /// A number as report.json holds it once written (`roundedAsPrinted`); nil for one that is
-    /// not finite (written as null). The pages print it from this, so a run's page, eval.md and
-    /// the JSON agree: a raw 9.04996 dB is 9.0500 in the JSON, and was "9.0 dB" on the run's page
-    /// beside "9.1 dB" on eval.md, which prints the JSON's value.
-    public static func printedNumber(_ value: Double) -> Double? {
-        if case .number(let printed) = roundedAsPrinted(value) { return printed }
-        return nil
-    }
+    /// not finite (written as null).
+    public static func printedNumber(_ value: Double) -> Double? { ReportPrecision.printed(value) }
 
-    static func roundedAsPrinted(_ value: Double) -> JSONValue {
-        guard value.isFinite else { return .null }
-        let rounded = (value * 10_000).rounded() / 10_000
-        // Below 10⁹ the double nearest k/10⁴ prints as k/10⁴ exactly (its error, half an ulp,
-        // is far under the fifth decimal), and that text reads back as the same double.
-        if abs(rounded) < 1e9 { return .number(rounded == 0 ? 0 : rounded) }
-        return Double(format(value)).map(JSONValue.number) ?? .null
-    }
+    static func roundedAsPrinted(_ value: Double) -> JSONValue { ReportPrecision.printed(value).map(JSONValue.number) ?? .null }
 
     /// How many containers deep the value nests (a number: 0, `[]`: 1, `[[1]]`: 2): what the
     /// reader's `maximumDepth` limits.

@@ -1,3 +1,4 @@
+import AudioCore
 import EchoLabJSON
 
 /// The modes no other mode beats on both axes of an echo canceller's trade-off: steady-state ERLE

@@ -1,4 +1,4 @@
-import EchoLabJSON
+import AudioCore
 import Foundation
 
 /// What terminal test labs report of a call's echo, in the units of the telephony standards, so
@@ -72,9 +72,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     }
 
     /// A loss to the 0.1 dB it is judged at, rounded as the pages print it: report.json's value
-    /// (`JSONValue.printedNumber`) to one decimal (`FixedDecimal`).
+    /// (`ReportPrecision.printed`) to one decimal (`FixedDecimal`).
     public static func atJudgedPrecision(_ lossDB: Double) -> Double {
-        Double(FixedDecimal.scaled(JSONValue.printedNumber(lossDB) ?? lossDB, fractionDigits: 1)) / 10
+        Double(FixedDecimal.scaled(ReportPrecision.printed(lossDB) ?? lossDB, fractionDigits: 1)) / 10
     }
 
     /// The most the weighted loss can be: each band that is a lower bound taken as losing all of

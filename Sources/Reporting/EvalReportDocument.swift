@@ -705,12 +705,12 @@ public enum EvalReportDocument {
     static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }
 
     /// `target` relative to the folder `base`, for a link a browser follows: `base` as given (a
-    /// browser climbs the page's own address as text, through any link in it), `target` where it
-    /// really is (through a symbolic link, `link/../x` is another folder for the kernel than for
-    /// text: a manifest reached through a linked folder had its players linked to a folder that
-    /// did not exist).
+    /// browser climbs the page's own address as text, through any link in it), `target` as the
+    /// result model holds it, where it really is: the run resolved its links when it was measured
+    /// (`RecordingReport.Files`), since through a symbolic link `link/../x` is another folder for
+    /// the kernel than for text. Rendering reads no disk: the bytes are the model's alone.
     static func relativePath(from base: String, to target: String) -> String {
-        let from = InputFile.lexicalComponents(base), to = InputFile.lexicalComponents(InputFile.canonical(target))
+        let from = InputFile.lexicalComponents(base), to = InputFile.lexicalComponents(target)
         var shared = 0
         while shared < from.count, shared < to.count, from[shared] == to[shared] { shared += 1 }
         return (Array(repeating: "..", count: from.count - shared) + to[shared...]).joined(separator: "/")

@@ -1,3 +1,4 @@
+import AudioCore
 import EchoLabTestSupport
 import EchoLabJSON
 import Foundation

@@ -1,4 +1,5 @@
 @testable import Evaluation
+import AudioCore
 import EchoLabJSON
 import Metrics
 @testable import Reporting

@@ -59,6 +59,8 @@ public struct RecordingReport: Sendable, Equatable {
     /// What each `--scorer` said of the recording (nil: none was asked; no `scores` key).
     public var scores: [ScorerResult]? = nil
 
+    /// The run's inputs where they really are (absolute, links resolved when the run was
+    /// measured; `InputFile.canonical`), which the pages link their players to as they are.
     public struct Files: Sendable, Equatable {
         public var mic: String
         /// `sent.wav` when the output was kept (not under `--no-taps`).
