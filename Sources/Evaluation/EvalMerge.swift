@@ -139,11 +139,17 @@ public enum EvalMerge {
 
     static func readReport(_ path: String) throws -> JSONValue {
         if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }
-        guard let data = FileManager.default.contents(atPath: path),
-              let value = try? JSONValue.parse(Array(data), maximumBytes: 1 << 30),
-              value["schema"]?.stringValue?.hasPrefix("echolab.") == true else {
-            throw MergeError.notARunReport(path: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw MergeError.missingReport(path: path, problem: "cannot be read")
         }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Array(data), maximumBytes: 1 << 30)
+        } catch {
+            // Where the text breaks (a shard copied while it was written, an edit by hand).
+            throw MergeError.notARunReport(path: path, problem: String(describing: error))
+        }
+        guard value["schema"]?.stringValue?.hasPrefix("echolab.") == true else { throw MergeError.notARunReport(path: path, problem: nil) }
         return value
     }
 

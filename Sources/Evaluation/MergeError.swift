@@ -34,8 +34,9 @@ public enum MergeError: DescribedError, Equatable {
     case unreadableMode(path: String, problem: String)
     /// A run's report.json is missing or unreadable as a file.
     case missingReport(path: String, problem: String)
-    /// A run's report.json is not a report EchoLab wrote.
-    case notARunReport(path: String)
+    /// A run's report.json is not a report EchoLab wrote: not JSON (`problem`: the parser's
+    /// line, column and words), or JSON of something else (nil).
+    case notARunReport(path: String, problem: String?)
     /// A run's report.json is EchoLab's but a value the merged eval reads is broken.
     case brokenRunReport(path: String, problem: String)
 
@@ -74,8 +75,8 @@ public enum MergeError: DescribedError, Equatable {
             "\(path): mode \(problem)"
         case .missingReport(let path, let problem):
             "\(path): \(problem) (the shard's run folder must come with its eval.json)"
-        case .notARunReport(let path):
-            "\(path): not a run report EchoLab wrote"
+        case .notARunReport(let path, let problem):
+            "\(path): not a run report EchoLab wrote" + (problem.map { " (\($0))" } ?? "")
         case .brokenRunReport(let path, let problem):
             "\(path): \(problem)"
         }

@@ -202,8 +202,11 @@ public enum Corpus {
             if exists, isDirectory.boolValue, RecordingCorpus.layout(of: path) != nil {
                 items += try RecordingCorpus.items(in: path)
                 // Scenario files beside (or under) the recordings run too: passed over, a gate
-                // would pass on fewer items than the folder holds. (None found is not an error here.)
-                items += ((try? ScenarioDiscovery.files(in: [path], excluding: out)) ?? []).map(CorpusItem.scenario)
+                // would pass on fewer items than the folder holds. None found is not an error
+                // here; a sub-folder that cannot be read is, as in a folder of scenarios.
+                do {
+                    items += try ScenarioDiscovery.files(in: [path], excluding: out).map(CorpusItem.scenario)
+                } catch is ScenarioDiscovery.Empty {}
             } else if exists, !isDirectory.boolValue, CorpusManifest.isManifest(path) {
                 items += try CorpusManifest.items(in: path, excluding: out, visiting: visiting)
             } else if exists, !isDirectory.boolValue, isAudioFileName(path) {

@@ -401,6 +401,13 @@ final class EvalGateTests: XCTestCase {
             XCTAssertTrue(broken.hasPrefix("echolab: s2-broken-report/\(report): run report: \(problem)"), broken)
             XCTAssertEqual(broken.filter { $0 == "\n" }.count, 1, broken)
         }
+        // A run's report.json cut short: the parser's line and column, not "not a run report" alone.
+        try Data("{\n  \"schema\": \"echolab.run/2\",\n".utf8).write(to: URL(fileURLWithPath: brokenPath))
+        XCTAssertEqual(try refused("s2-broken-report"), "echolab: s2-broken-report/\(report): not a run report EchoLab wrote "
+                       + "(line 3, column 1: expected a key in double quotes)\n")
+        // Valid JSON of something else: nothing to quote.
+        try Data(#"{"schema": "other/1"}"#.utf8).write(to: URL(fileURLWithPath: brokenPath))
+        XCTAssertEqual(try refused("s2-broken-report"), "echolab: s2-broken-report/\(report): not a run report EchoLab wrote\n")
         // A mistyped shard is named as such (not as an output folder inside the current one).
         XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file\n")
         // An item folder that is a link in a shard would bring in runs from outside it.

@@ -181,6 +181,34 @@ final class RecordingCorpusTests: XCTestCase {
         XCTAssertEqual(doubleTalk.map(\.name), ["01a6_doubletalk-with-movement", "01a6_doubletalk"])
     }
 
+    /// A sub-folder of a recording corpus that cannot be read was passed over: the scenarios in
+    /// it left out, and the eval passed on the recordings alone. It is an error, as in a folder
+    /// of scenarios, before anything runs. (Run as `nobody` when the tests run as root.)
+    func testAnUnreadableFolderBesideRecordingsIsAnError() throws {
+        try wav("syn/farend_speech/farend_speech_fileid_1.wav")
+        try wav("syn/nearend_mic_signal/nearend_mic_fileid_1.wav")
+        let hidden = root.appendingPathComponent("syn/private")
+        try FileManager.default.createDirectory(at: hidden, withIntermediateDirectories: true)
+        try Data(#"{"name": "s", "far_end": {"generator": "speech", "seed": 1}, "duration_s": 1}"#.utf8).write(to: hidden.appendingPathComponent("s.json"))
+        for folder in try [root!] + FileManager.default.subpathsOfDirectory(atPath: root.path).map(root.appendingPathComponent) {
+            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: hidden.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hidden.path) }
+        let arguments = ["eval", "syn", "--modes", "disabled", "--no-taps", "--out", "out"]
+        let status: Int32, output: String
+        if getuid() == 0 {
+            (status, output) = try runProgram(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                              ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments, in: root)
+        } else {
+            let result = try runEchoLab(arguments, in: root)
+            (status, output) = (result.status, result.standardOutput + result.standardError)
+        }
+        XCTAssertEqual(status, 1, output)
+        XCTAssertEqual(output, "echolab: syn/private: cannot be read (Permission denied): the scenarios in it would be left out\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))
+    }
+
     /// Two synthetic folders in one eval name their items alike: the second folder's items fail,
     /// each said of both mics and of what to do about it; so do the first folder's (a name is
     /// one item to eval.json and the gate).
