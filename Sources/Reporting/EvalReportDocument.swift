@@ -277,7 +277,7 @@ public enum EvalReportDocument {
         guard !counts.isEmpty else { return nil }
         return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
             + ". Such a run's ERLE is a bound at the noise floor and its convergence immediate: it cut the line instead of the echo, "
-            + "and wins nothing."
+            + "and wins no item where it did so."
     }
 
     /// What each backend's runs were measured with (eval.json's per-run `library`: a library and
