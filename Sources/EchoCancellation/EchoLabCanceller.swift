@@ -25,8 +25,12 @@ public final class EchoLabCanceller {
     /// The linear stage's output for the last captured frame, before residual suppression: the
     /// mic less the foreground filter's estimate (`erleDB` is the main filter's own).
     public private(set) var linearOutput: [Float]
-    /// Times the main filter was thrown away because its error outgrew the mic.
+    /// Times the main filter was thrown away because its error outgrew the mic after it had
+    /// modelled the echo: it lost the path.
     public private(set) var divergenceResets = 0
+    /// Times it was started over because its error outgrew the mic before it had modelled any
+    /// echo: what it learned was the mic's noise (see `compareFilters`), no path was lost.
+    public private(set) var restartsBeforeEcho = 0
     /// Times the main filter took the coarse filter's weights.
     public private(set) var coarseHandovers = 0
     /// Times the weights were moved to where the echo had jumped (`EchoPathRealigner`).
@@ -88,6 +92,12 @@ public final class EchoLabCanceller {
     /// The main filter's strongest partition, looked up every 250 ms: the echo's delay in the window.
     private var strongestPartition = 0, framesSinceStrongest = 0
     private var coarseBetterFrames = 0, coarseWorseFrames = 0, divergedFrames = 0
+    /// Whether the main filter has modelled the echo since it last started from nothing: taken
+    /// 10 dB off the mic while the far end talked, as the anchor must (no filter takes a near
+    /// talker's power off, nor the noise's). At 3 dB, a filter that had the first syllable's echo
+    /// but still held the noise it fitted before it (the partitions ahead of the echo, before the
+    /// delay estimate moved the window) was counted diverged on the next syllable's.
+    private var mainHasModelledEcho = false
     /// Smoothed mic and main-filter error power in far-end single talk (the filter's own ERLE),
     /// and mic and reference level there (its ERL).
     private var erleMic: Float = 0, erleError: Float = 0, erlLevels = EchoPathLevels()
@@ -334,13 +344,22 @@ public final class EchoLabCanceller {
         let coarseRemovesEcho = coarseEnergy < 0.5 * micEnergy
         coarseBetterFrames = coarseEnergy < 0.5 * mainEnergy && coarseRemovesEcho ? coarseBetterFrames + 1 : 0
         coarseWorseFrames = coarseEnergy > 2 * mainEnergy ? coarseWorseFrames + 1 : 0
+        if mainEnergy < 0.1 * micEnergy { mainHasModelledEcho = true }
         divergedFrames = mainEnergy > 4 * micEnergy && micEnergy > 1e-9 ? divergedFrames + 1 : 0
         if divergedFrames >= 5 {
             main.reset()
             forgetPathGain()
             kalman.reset()
             coarse.reset()
-            divergenceResets += 1
+            // A filter that never modelled the echo lost no path: over the far end's first words
+            // at a bulk delay of 60 ms or more the echo has not reached the mic yet, the Kalman
+            // step (at its prior) fits the mic's noise into weights the size of an echo path,
+            // and the louder words that follow read them 16–28 dB over a −70 dBFS mic. It is
+            // started over all the same (kept, those weights cost its first seconds 1–3 dB of
+            // linear ERLE at 80 ms), but not counted as a divergence: every clean path that late
+            // read as one reset (at 40 ms the echo arrived a frame before the fifth frame).
+            if mainHasModelledEcho { divergenceResets += 1 } else { restartsBeforeEcho += 1 }
+            mainHasModelledEcho = false
             divergedFrames = 0
             // Both filters start from nothing: their errors are the mic's, not the diverged
             // energy, which would otherwise count the same divergence again five frames on.

@@ -212,6 +212,46 @@ final class EchoLabCancellerTests: XCTestCase {
         XCTAssertGreaterThan(erle(10, 12), 25, "4–6 s after the change")
     }
 
+    /// Far-end speech after half a second of silence, through clean pure delays (−12 dB, noise
+    /// at −70 dBFS: the sc4 vectors' case) of 150 ms, and of 80 ms under words rising 30 dB over
+    /// their first 50 ms. Until the echo reaches the mic the filter, learning from its prior,
+    /// fits the mic's noise, its error outgrows the mic and it is started over; but it had lost
+    /// no path, so no divergence is counted (one was, on every clean path 60 ms late or more),
+    /// and it learns the echo as from any start.
+    func testAFarEndStartingOverALongBulkDelayCountsNoDivergence() {
+        for (delay, rise) in [(7200, 0.0), (3840, 30.0)] {
+            let speech = Self.speech(seconds: 6, level: -20, pitch: 120, seed: 9)
+            let riseSamples = Self.rate / 20
+            let words = speech.indices.map { i in
+                i < riseSamples ? speech[i] * Float(pow(10, -rise * (1 - Double(i) / Double(riseSamples)) / 20)) : speech[i]
+            }
+            let far = [Float](repeating: 0, count: Self.rate / 2) + words
+            let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: delay, gain: 0.25)
+            let run = Self.run(call)
+            let (mic, _) = call.mic()
+            let steady = Self.seconds(4.5, 6.5)
+            let erle = Self.decibels(Self.power(mic, steady) / Self.power(run.linear, steady))
+            XCTAssertEqual(run.canceller.divergenceResets, 0, "\(delay) samples late")
+            XCTAssertEqual(run.canceller.restartsBeforeEcho, 1, "\(delay) samples late: started over once, before the echo came")
+            XCTAssertGreaterThan(erle, 14, "\(delay) samples late: the linear filter's ERLE")
+        }
+    }
+
+    /// A loudspeaker's path replaced mid-call by one 26 dB quieter and 100 ms later: the filter
+    /// that had the loud path now adds it, its error far over the mic. That is a divergence,
+    /// counted, and the filter learns the new path from nothing.
+    func testAPathThatFallsQuietIsADivergence() {
+        let far = Self.noise(seconds: 10, level: 0.1, seed: 10)
+        let call = Call(far: far, near: [Float](repeating: 0, count: far.count), delay: 1920, gain: 0.5,
+                        jumpAt: 5 * Self.rate, jumpedDelay: 1920 + 4800, jumpedGain: 0.025)
+        let run = Self.run(call)
+        let (mic, _) = call.mic()
+        let later = Self.decibels(Self.power(mic, Self.seconds(8, 10)) / Self.power(run.linear, Self.seconds(8, 10)))
+        XCTAssertEqual(run.canceller.divergenceResets, 1, "(\(run.canceller.restartsBeforeEcho) restarts before the echo, \(run.canceller.coarseHandovers) handovers)")
+        XCTAssertEqual(run.canceller.restartsBeforeEcho, 0)
+        XCTAssertGreaterThan(later, 15, "the new path is learned")
+    }
+
     /// Comfort noise at the room's level from the start of a call whose far end talks almost
     /// throughout: the noise floor is learned where the far end is silent, and a smoother started
     /// at zero left it 9 dB under the room until 150 silent frames had gone by.
