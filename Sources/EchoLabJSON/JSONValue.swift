@@ -108,7 +108,7 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         switch self {
         case .null: out += "null"
         case .bool(let value): out += value ? "true" : "false"
-        case .number(let value): out += numbers == .exact ? Self.exactText(value) : Self.format(value)
+        case .number(let value): out += numbers == .exact ? Self.exactText(value) : ReportPrecision.text(value)
         case .string(let value): Self.writeString(value, to: &out)
         case .array(let values):
             if values.isEmpty { out += "[]"; return }
@@ -136,13 +136,10 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         }
     }
 
-    /// A number as the canonical text prints it (`ReportPrecision.text`).
-    static func format(_ value: Double) -> String { ReportPrecision.text(value) }
-
-    /// This value as a reader of its canonical text gets it: numbers rounded to four decimals
-    /// as `format` prints them, −0 as 0, a number that is not finite as null. It is what a
-    /// report's numbers are once written, computed without printing and parsing the text, so
-    /// statistics over a run that just finished equal those over its file read back (`merge`).
+    /// This value as a reader of its canonical text gets it: numbers as `ReportPrecision` prints
+    /// them, −0 as 0, a number that is not finite as null. It is what a report's numbers are once
+    /// written, computed without printing and parsing the text, so statistics over a run that just
+    /// finished equal those over its file read back (`merge`).
     public func roundedAsPrinted() -> JSONValue {
         switch self {
         case .number(let value): Self.roundedAsPrinted(value)
@@ -151,10 +148,6 @@ public indirect enum JSONValue: Equatable, Sendable, Decodable {
         case .null, .bool, .string: self
         }
     }
-
-    /// A number as report.json holds it once written (`roundedAsPrinted`); nil for one that is
-    /// not finite (written as null).
-    public static func printedNumber(_ value: Double) -> Double? { ReportPrecision.printed(value) }
 
     static func roundedAsPrinted(_ value: Double) -> JSONValue { ReportPrecision.printed(value).map(JSONValue.number) ?? .null }
 

@@ -10,7 +10,7 @@ public enum ReportFormatting {
         guard let value else { return "—" }
         // The value report.json holds, then its digits: rounded once from the raw value, a page
         // could differ by one in the last digit from eval.md, which prints the JSON's.
-        let text = FixedDecimal.text(JSONValue.printedNumber(value) ?? value, fractionDigits: digits)
+        let text = FixedDecimal.text(ReportPrecision.printed(value) ?? value, fractionDigits: digits)
         // A value that rounds to zero is printed without a sign ("-0.0 dB" reads as a measurement).
         if text.hasPrefix("-"), text.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { return String(text.dropFirst()) + unit }
         return text + unit

@@ -30,14 +30,14 @@ final class ReportWordingTests: XCTestCase {
     /// JSON's) agree: a raw 9.04996 dB is 9.0500 in the JSON, and read "9.0 dB" on the run's page
     /// beside "9.1 dB" on eval.md. TS 26.131's 46 dB is judged on the same printed value.
     func testPagesPrintTheValueTheJSONHolds() {
-        XCTAssertEqual(JSONValue.printedNumber(9.04996), 9.05)
+        XCTAssertEqual(ReportPrecision.printed(9.04996), 9.05)
         XCTAssertEqual(ReportFormatting.db(9.04996), ReportFormatting.db(9.05))
         XCTAssertEqual(ReportFormatting.db(9.04996), "9.1 dB")
         XCTAssertEqual(ReportFormatting.db(9.04994), "9.0 dB")
         XCTAssertEqual(WeightedEchoLoss.atJudgedPrecision(45.94996), 46.0)
         XCTAssertTrue(WeightedEchoLoss(tclwDB: 45.94996, isLowerBound: false, bands: [], analysisFrames: 300).meetsRequirement == true,
                       "printed 46.0 dB, it meets 46 dB")
-        XCTAssertNil(JSONValue.printedNumber(.infinity))
+        XCTAssertNil(ReportPrecision.printed(.infinity))
         XCTAssertEqual(ReportFormatting.db(nil), "—")
     }
 
