@@ -20,7 +20,7 @@ public enum RequirementFindings {
 
     /// TS 26.131's echo-loss requirement, judged as the report's Telephony section judges it: a
     /// TCLw measured under 46 dB on enough frames misses it, as does a lower bound whose measured
-    /// bands alone keep it under 46 dB (`WeightedEchoLoss.mostDB`). Another lower bound under
+    /// bands alone keep it under 46 dB (`WeightedEchoLoss.atMostDB`). Another lower bound under
     /// 46 dB may not (the loss can be higher), and a figure on too few frames is not one to judge by.
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
         silentSend(metrics, durationSeconds: durationSeconds) + echoLoss(metrics, durationSeconds: durationSeconds)
@@ -53,7 +53,7 @@ public enum RequirementFindings {
                 + "TS 26.131 requires of a terminal: a stronger canceller mode or suppression, or less acoustic coupling",
             consequenceMetric: "tclw_db", consequenceDB: loss.tclwDB,
             consequence: loss.isLowerBound
-                ? "TCLw at least \(RunEvaluator.format(loss.tclwDB)) and at most \(RunEvaluator.format(WeightedEchoLoss.mostDB(loss.bands) ?? loss.tclwDB)) dB "
+                ? "TCLw at least \(RunEvaluator.format(loss.tclwDB)) and at most \(RunEvaluator.format(loss.atMostDB ?? loss.tclwDB)) dB "
                     + "over \(loss.analysisFrames) steady far-end single-talk analysis frames (its measured bands leak that much whatever the others do): "
                     + "the peer hears its own voice louder than a certified terminal would send it"
                 : "TCLw \(RunEvaluator.format(loss.tclwDB)) dB over \(loss.analysisFrames) steady far-end single-talk analysis frames, "

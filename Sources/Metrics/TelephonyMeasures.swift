@@ -57,6 +57,11 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// print it and the labs report it: an exact 46 dB terminal measured 45.9999 and failed
     /// beside "TCLw 46.0 dB".
     public var meetsRequirement: Bool?
+    /// The most the loss can be: the figure itself where it was measured; where it is a lower
+    /// bound, what its measured bands leak whatever the bounded ones do (`mostDB`: "≥ 33.8 dB, at
+    /// most 34.1"); nil where every band is a bound (no upper limit). A script reading the JSON
+    /// gets the bracket the pages print.
+    public var atMostDB: Double?
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
     public var analysisFrames: Int
@@ -64,9 +69,11 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
+        let atMostDB = isLowerBound ? Self.mostDB(bands) : tclwDB
+        self.atMostDB = atMostDB
         self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) ? nil
             : Self.atJudgedPrecision(tclwDB) >= Self.requirementDB ? true
-            : !isLowerBound || Self.mostDB(bands).map({ Self.atJudgedPrecision($0) < Self.requirementDB }) == true ? false : nil
+            : !isLowerBound || atMostDB.map({ Self.atJudgedPrecision($0) < Self.requirementDB }) == true ? false : nil
         self.bands = bands
         self.analysisFrames = analysisFrames
     }
@@ -121,7 +128,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"
-        case bands, analysisFrames = "analysis_frames"
+        case atMostDB = "tclw_at_most_db", bands, analysisFrames = "analysis_frames"
     }
 }
 

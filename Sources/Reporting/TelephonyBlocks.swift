@@ -16,7 +16,7 @@ enum TelephonyBlocks {
             let low = ReportFormatting.number(values.min(), digits: digits), high = ReportFormatting.number(values.max(), digits: digits)
             return low == high ? low : "\(low)–\(high)"
         }
-        let most = WeightedEchoLoss.mostDB(loss.bands).map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
+        let most = loss.atMostDB.map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
         return "; \(bounds.count) of \(loss.bands.count) bands are bounds, the far end standing \(span(bounds.map(\.lossDB), digits: 1)) dB "
             + "over the floor in them (\(span(bounds.map(\.centreHz), digits: 0)) Hz)" + (most ?? "")
     }

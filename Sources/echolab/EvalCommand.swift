@@ -84,6 +84,8 @@ struct EvalCommand: ParsableCommand {
         Interrupts.install()
         let started = DispatchTime.now()
         let modes = try modes?.value(plugins: plugins.resolved), shard = try shard?.value
+        // One renderer for the runs' pages and eval.md/eval.html.
+        let renderer = ReportPages()
         let corpus: CorpusRun
         let loaded: CorpusRun.LoadedItems
         let lock: OutputLock
@@ -105,7 +107,7 @@ struct EvalCommand: ParsableCommand {
                 throw error
             }
             var run = CorpusRun(items: items, outputDirectory: out, modes: modes, shard: shard,
-                                jobs: jobs, taps: noTaps ? .none : .standard, renderer: ReportPages(),
+                                jobs: jobs, taps: noTaps ? .none : .standard, renderer: renderer,
                                 cancellation: Interrupts.cancellation)
             run.scorers = try scoring.resolved
             run.scorerTimeout = scoring.timeout
@@ -139,7 +141,7 @@ struct EvalCommand: ParsableCommand {
         let wall = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         do {
             try withExtendedLifetime(lock) {
-                try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out, renderer: ReportPages())
+                try EvalReport(outcome: outcome, wallSeconds: wall).write(to: out, renderer: renderer)
             }
         } catch {
             throw CommandFailure.exit(error)

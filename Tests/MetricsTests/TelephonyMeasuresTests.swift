@@ -85,6 +85,10 @@ final class TelephonyMeasuresTests: XCTestCase {
         // The reference at −20 dBFS over the noise at −60: the loss is at least 40 dB.
         XCTAssertEqual(loss.tclwDB, 40, accuracy: 0.5)
         XCTAssertNil(loss.meetsRequirement)
+        // Every band a bound: no upper limit, and the JSON says so with a null, not a number.
+        XCTAssertTrue(loss.bands.allSatisfy(\.isLowerBound))
+        XCTAssertNil(loss.atMostDB)
+        XCTAssertEqual(JSONValue(encoding: loss)["tclw_at_most_db"], .null)
     }
 
     /// A figure on fewer frames than a figure needs to be trusted is not judged against 46 dB,
@@ -96,6 +100,7 @@ final class TelephonyMeasuresTests: XCTestCase {
             let loss = WeightedEchoLoss(tclwDB: tclw, isLowerBound: false, bands: bands, analysisFrames: frames)
             XCTAssertEqual(loss.meetsRequirement, expected, "\(tclw) dB on \(frames) frames")
             XCTAssertEqual(loss.missesRequirement, expected == false, "\(tclw) dB on \(frames) frames")
+            XCTAssertEqual(loss.atMostDB, tclw, "a measured figure is its own most")
         }
     }
 
@@ -121,6 +126,9 @@ final class TelephonyMeasuresTests: XCTestCase {
         for i in 1..<f.count { integral += (t[i - 1] + t[i]) * log(f[i] / f[i - 1]) }
         let most = -10 * log10(integral / (2 * log(f[f.count - 1] / f[0])))
         XCTAssertEqual(try XCTUnwrap(WeightedEchoLoss.mostDB(loss.bands)), most, accuracy: 1e-9)
+        // The bracket the page prints is in the model, and so in the JSON.
+        XCTAssertEqual(try XCTUnwrap(loss.atMostDB), most, accuracy: 1e-9)
+        XCTAssertEqual(JSONValue(encoding: loss)["tclw_at_most_db"]?.doubleValue ?? .nan, most, accuracy: 1e-9)
         XCTAssertLessThan(most, WeightedEchoLoss.requirementDB)
         XCTAssertLessThanOrEqual(loss.tclwDB, most + 1e-9)
         XCTAssertEqual(loss.meetsRequirement, false)
