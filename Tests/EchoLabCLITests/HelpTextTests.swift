@@ -787,4 +787,35 @@ final class HelpTextTests: XCTestCase {
 
         """)
     }
+
+    /// `echolab help nope` printed the overview and exited 0; `help vectors nope` then named the
+    /// top-level usage and help, not the vectors command's.
+    func testHelpForACommandThatDoesNotExistIsAUsageError() throws {
+        let cases: [([String], String)] = [
+            (["help", "nope"], """
+                Error: 'nope' is not a command of echolab; see 'echolab help'
+                Usage: echolab <subcommand>
+                  See 'echolab --help' for more information.
+
+                """),
+            (["help", "vectors", "nope"], """
+                Error: 'nope' is not a command of echolab vectors; see 'echolab help vectors'
+                Usage: echolab vectors <subcommand>
+                  See 'echolab vectors --help' for more information.
+
+                """),
+            (["help", "vectors", "verify", "nope"], """
+                Error: 'nope' is not a command of echolab vectors verify, which has none; see 'echolab help vectors verify'
+                  See 'echolab vectors verify --help' for more information.
+
+                """),
+        ]
+        for (arguments, message) in cases {
+            let help = try runEchoLab(arguments)
+            XCTAssertEqual(help.status, 64, "\(arguments)")
+            XCTAssertEqual(help.standardError, message)
+            XCTAssertEqual(help.standardOutput, "")
+        }
+        XCTAssertEqual(try runEchoLab(["help", "vectors", "verify"]).status, 0)
+    }
 }
