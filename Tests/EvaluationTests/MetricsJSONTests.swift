@@ -42,7 +42,7 @@ final class MetricsJSONTests: XCTestCase {
                                  "single_talk_analysis_frames": .number(0)]),
             "near_end_estimate": .null,
             "telephony": .object([
-                "echo_loss": .object(["tclw_db": .number(47.5), "is_lower_bound": .bool(true), "meets_ts26131_46db": .bool(true),
+                "echo_loss": .object(["tclw_db": .number(47.5), "is_lower_bound": .bool(true), "tclw_at_most_db": .null, "meets_ts26131_46db": .bool(true),
                                       "analysis_frames": .number(30),
                                       "bands": .array([.object(["centre_hz": .number(1000), "loss_db": .number(47.5), "is_lower_bound": .bool(true)])])]),
                 "echo_loss_unmeasured_reason": .null,
