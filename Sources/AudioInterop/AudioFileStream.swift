@@ -193,7 +193,7 @@ public final class AudioFileStream {
     }
 
     /// Everything `stream` delivers from where it is.
-    static func read(_ stream: AudioFileStream, estimatedFrames: Int64) throws -> [Float] {
+    package static func read(_ stream: AudioFileStream, estimatedFrames: Int64) throws -> [Float] {
         // Reserve what the header promises, up to a bound: the header may lie (a broken Ogg page
         // can claim 2^63 frames), and the buffer grows as the real audio arrives anyway.
         let step = 65_536

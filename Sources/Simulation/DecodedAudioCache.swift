@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import Foundation
 import Synchronization
 
