@@ -261,10 +261,7 @@ final class HostileInputTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: hidden.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hidden.path) }
         let arguments = ["eval", "scenarios", "--no-taps", "--out", "../out"]
-        let (status, text) = getuid() == 0
-            ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"),
-                      ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments, in: corpus)
-            : try run(try echoLabBinary(), arguments, in: corpus)
+        let (status, text) = try runEchoLabUnprivileged(arguments, in: corpus)
         XCTAssertEqual(status, 1, text)
         XCTAssertEqual(text, "echolab: scenarios/private: cannot be read (Permission denied): the scenarios in it would be left out\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))

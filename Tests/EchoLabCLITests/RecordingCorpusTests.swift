@@ -196,14 +196,7 @@ final class RecordingCorpusTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: hidden.path)
         defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hidden.path) }
         let arguments = ["eval", "syn", "--modes", "disabled", "--no-taps", "--out", "out"]
-        let status: Int32, output: String
-        if getuid() == 0 {
-            (status, output) = try runProgram(URL(fileURLWithPath: "/usr/bin/setpriv"),
-                                              ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments, in: root)
-        } else {
-            let result = try runEchoLab(arguments, in: root)
-            (status, output) = (result.status, result.standardOutput + result.standardError)
-        }
+        let (status, output) = try runEchoLabUnprivileged(arguments, in: root)
         XCTAssertEqual(status, 1, output)
         XCTAssertEqual(output, "echolab: syn/private: cannot be read (Permission denied): the scenarios in it would be left out\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path))

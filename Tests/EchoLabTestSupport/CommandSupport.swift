@@ -189,3 +189,26 @@ public func speak(_ text: String, voice: String = "en-us", wordsPerMinute: Int =
     let spoken = try runProgram(espeak, extra + ["-v", voice, "-s", "\(wordsPerMinute)", "-w", file, text], in: folder)
     guard spoken.status == 0 else { throw FixtureError("espeak-ng \(voice) → \(file): exit \(spoken.status): \(spoken.output)") }
 }
+
+/// `echolab arguments` run from `directory` as a user whom file permissions stop: as `nobody`
+/// (`setpriv`) when the tests run as root, whom no permission stops; as themselves otherwise.
+/// Its status and stderr (stdout discarded): for tests of folders that cannot be read.
+public func runEchoLabUnprivileged(_ arguments: [String], in directory: URL) throws -> (status: Int32, errors: String) {
+    let process = Process()
+    if getuid() == 0 {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments
+    } else {
+        process.executableURL = try echoLabBinary()
+        process.arguments = arguments
+    }
+    process.currentDirectoryURL = directory
+    let errors = Pipe()
+    process.standardError = errors
+    process.standardOutput = FileHandle.nullDevice
+    try process.run()
+    // Read to the end before waiting: a full pipe would block the child forever.
+    let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
