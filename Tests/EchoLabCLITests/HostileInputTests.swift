@@ -42,23 +42,6 @@ final class HostileInputTests: XCTestCase {
         try SoundFileWriter.write(samples, to: url.path, sampleRate: rate, encoding: .pcm16)
     }
 
-    /// Runs `executable` with `arguments` in `folder`, stdout discarded: its status and stderr.
-    private func run(_ executable: URL, _ arguments: [String], in folder: URL,
-                     environment: [String: String]? = nil) throws -> (status: Int32, errors: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        if let environment { process.environment = environment }
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
-    }
-
     private func assertOneLineError(_ result: CommandResult, status: Int32 = 1, mentions needles: [String],
                                     file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(result.status, status, result.standardError, file: file, line: line)
@@ -438,7 +421,7 @@ final class HostileInputTests: XCTestCase {
                 {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
                  "aec": {"mode": "disabled"}, "duration_s": 420}
                 """, in: root)
-            let (status, text) = try run(try echoLabBinary(), ["run", "scenario.json", "--out", "out", "--no-taps"], in: root,
+            let (status, text) = try runCapturingErrors(try echoLabBinary(), ["run", "scenario.json", "--out", "out", "--no-taps"], in: root,
                                          environment: ["TMPDIR": mount.path])
             XCTAssertEqual(status, 1, text)
             XCTAssertEqual(text.split(separator: "\n").count, 1, text)
@@ -456,7 +439,7 @@ final class HostileInputTests: XCTestCase {
             let item = packageRoot.appendingPathComponent("vectors/scenarios/speech-room-doubletalk.json").path
             var reasons: [String] = []
             for out in ["first", "second"] {
-                let (status, text) = try run(try echoLabBinary(), ["eval", item, "--modes", "speex:intensityRecommended", "--out", out,
+                let (status, text) = try runCapturingErrors(try echoLabBinary(), ["eval", item, "--modes", "speex:intensityRecommended", "--out", out,
                                                                   "--no-taps", "--scorer", "level=python3 \(scorer)"], in: root,
                                              environment: ["TMPDIR": mount.path, "PATH": "/usr/bin:/bin"])
                 XCTAssertEqual(status, 0, text)

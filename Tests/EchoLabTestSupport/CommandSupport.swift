@@ -190,19 +190,14 @@ public func speak(_ text: String, voice: String = "en-us", wordsPerMinute: Int =
     guard spoken.status == 0 else { throw FixtureError("espeak-ng \(voice) → \(file): exit \(spoken.status): \(spoken.output)") }
 }
 
-/// `echolab arguments` run from `directory` as a user whom file permissions stop: as `nobody`
-/// (`setpriv`) when the tests run as root, whom no permission stops; as themselves otherwise.
-/// Its status and stderr (stdout discarded): for tests of folders that cannot be read.
-public func runEchoLabUnprivileged(_ arguments: [String], in directory: URL) throws -> (status: Int32, errors: String) {
+/// `executable` run with `arguments` from `directory`, stdout discarded: its status and stderr.
+public func runCapturingErrors(_ executable: URL, _ arguments: [String], in directory: URL,
+                               environment: [String: String]? = nil) throws -> (status: Int32, errors: String) {
     let process = Process()
-    if getuid() == 0 {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        process.arguments = ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments
-    } else {
-        process.executableURL = try echoLabBinary()
-        process.arguments = arguments
-    }
+    process.executableURL = executable
+    process.arguments = arguments
     process.currentDirectoryURL = directory
+    if let environment { process.environment = environment }
     let errors = Pipe()
     process.standardError = errors
     process.standardOutput = FileHandle.nullDevice
@@ -211,4 +206,13 @@ public func runEchoLabUnprivileged(_ arguments: [String], in directory: URL) thr
     let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     process.waitUntilExit()
     return (process.terminationStatus, text)
+}
+
+/// `echolab arguments` run from `directory` as a user whom file permissions stop: as `nobody`
+/// (`setpriv`) when the tests run as root, whom no permission stops; as themselves otherwise.
+/// Its status and stderr (stdout discarded): for tests of folders that cannot be read.
+public func runEchoLabUnprivileged(_ arguments: [String], in directory: URL) throws -> (status: Int32, errors: String) {
+    guard getuid() == 0 else { return try runCapturingErrors(try echoLabBinary(), arguments, in: directory) }
+    return try runCapturingErrors(URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                  ["--reuid=nobody", "--regid=nogroup", "--clear-groups", try echoLabBinary().path] + arguments, in: directory)
 }
