@@ -2,9 +2,10 @@ import AudioCore
 import Foundation
 
 /// Writes files so that a reader never sees half of one: write to a hidden temporary beside the
-/// target (not fsynced: `FileReplacement.writeFile`), then move it into place (`FileReplacement`:
-/// the old file is renamed aside first, so the name holds the old file, for one system call
-/// nothing, then the whole new one).
+/// target (not fsynced: `writeFile`), then move it into place (`moveIntoPlace`: the old file is
+/// renamed aside first, so the name holds the old file, for one system call nothing, then the
+/// whole new one). The one place EchoLab replaces files; the renames and the temporaries are in
+/// AtomicFile+Replacement.swift.
 package enum AtomicFile {
     package struct WriteError: DescribedError {
         package let path: String
@@ -18,12 +19,12 @@ package enum AtomicFile {
 
     /// Checks, before anything is read or written, that `path` may take a new file: it is none
     /// of `inputs` (writing would replace what the run reads) and not a folder, device, pipe or
-    /// socket (`FileReplacement.replacementProblem`). Throws a `WriteError` naming `path`.
+    /// socket (`replacementProblem`). Throws a `WriteError` naming `path`.
     package static func checkWritable(_ path: String, inputs: [String]) throws {
         for input in inputs where InputFile.canonical(input) == InputFile.canonical(path) {
             throw WriteError(path: path, reason: "cannot write: it is an input (\(input)); choose another file")
         }
-        if let problem = FileReplacement.replacementProblem(at: path) {
+        if let problem = replacementProblem(at: path) {
             throw WriteError(path: path, reason: "cannot write: \(problem)")
         }
     }
@@ -41,15 +42,17 @@ package enum AtomicFile {
     /// leaves the file at `path` as it was, and is rethrown.
     package static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
         let url = URL(fileURLWithPath: path)
-        let temporary = FileReplacement.partialPath(for: path)
+        let temporary = partialPath(for: path)
         do {
-            try FileReplacement.writeFile(to: temporary, produce: produce)
-        } catch let failure as FileReplacement.WriteFailure {
+            try writeFile(to: temporary, produce: produce)
+        } catch let failure as WriteFailure {
             throw WriteError(path: path, reason: "cannot write: " + failure.reason)
         }
-        if let reason = FileReplacement.moveIntoPlace(temporary, to: url.path) {
+        do {
+            try moveIntoPlace(temporary, to: url.path)
+        } catch {
             unlink(temporary)
-            throw WriteError(path: path, reason: "cannot write: " + reason)
+            throw WriteError(path: path, reason: error.reason)
         }
     }
 

@@ -30,7 +30,7 @@ public final class SoundFileWriter {
         self.path = path
         self.sampleRate = sampleRate
         self.channelCount = channelCount
-        partialPath = FileReplacement.partialPath(for: path)
+        partialPath = AtomicFile.partialPath(for: path)
         var info = SF_INFO()
         info.samplerate = Int32(sampleRate)
         info.channels = Int32(channelCount)
@@ -79,11 +79,11 @@ public final class SoundFileWriter {
 
     /// Closes the file and moves it to its final name.
     public func finish() throws {
-        if let replaced = try finishKeepingReplaced() { FileReplacement.removeReplaced([replaced]) }
+        if let replaced = try finishKeepingReplaced() { AtomicFile.removeReplaced([replaced]) }
     }
 
     /// `finish()`, except that a file the new one replaced is left at the returned hidden path
-    /// for the caller to delete (`FileReplacement.removeReplaced`), e.g. on another thread.
+    /// for the caller to delete (`AtomicFile.removeReplaced`), e.g. on another thread.
     public func finishKeepingReplaced() throws -> String? {
         guard let handle else { return nil }
         self.handle = nil
@@ -92,7 +92,7 @@ public final class SoundFileWriter {
             unlink(partialPath)
             throw AudioIOError.cannotWrite(path: path, reason: "close failed (\(closeResult))")
         }
-        switch FileReplacement.moveIntoPlaceKeepingReplaced(partialPath, to: path) {
+        switch AtomicFile.moveIntoPlaceKeepingReplaced(partialPath, to: path) {
         case .moved(let replaced):
             return replaced
         case .failed(let reason):

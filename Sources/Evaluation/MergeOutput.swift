@@ -125,7 +125,7 @@ public enum MergeOutput {
         for page in renderer.pages(of: report, folder: InputFile.absolute(destination)) {
             // Replaced in place: the copy is in the hidden staging folder, which a failure removes.
             let path = (staging as NSString).appendingPathComponent(page.name)
-            if let reason = FileReplacement.writeFile(Data(page.render().utf8), to: path) {
+            if let reason = AtomicFile.writeFile(Data(page.render().utf8), to: path) {
                 throw AtomicFile.WriteError(path: path, reason: "cannot write its page: \(reason)")
             }
         }

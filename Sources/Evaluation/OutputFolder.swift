@@ -49,11 +49,11 @@ public enum OutputFolder {
     }
 
     /// Throws when a file the run will write into `folder` cannot be replaced: a folder, a device,
-    /// a pipe or a socket under its name, or a link to one (`FileReplacement.replacementProblem`).
+    /// a pipe or a socket under its name, or a link to one (`AtomicFile.replacementProblem`).
     static func checkReplaceable(_ names: [String], in folder: String) throws {
         for name in names {
             let path = (folder as NSString).appendingPathComponent(name)
-            if let problem = FileReplacement.replacementProblem(at: path) {
+            if let problem = AtomicFile.replacementProblem(at: path) {
                 throw AtomicFile.WriteError(path: path, reason: "cannot write: \(problem)")
             }
         }

@@ -32,7 +32,7 @@ package final class OutputLock {
     /// A file in a folder another command holds is refused as a folder there is.
     package convenience init(file: String, command: String) throws {
         let folder = InputFile.parent(of: file)
-        let name = FileReplacement.hiddenName(for: InputFile.lastComponent(of: file), suffix: ".echolab.lock")
+        let name = AtomicFile.hiddenName(for: InputFile.lastComponent(of: file), suffix: ".echolab.lock")
         let lockFile = folder.isEmpty ? name : (folder as NSString).appendingPathComponent(name)
         try self.init(lockFile: lockFile, guarding: file, kind: "file", command: command, enclosedBy: folder.isEmpty ? "." : folder,
                       includingItself: true)

@@ -73,7 +73,7 @@ public struct RecordingRun {
         // What a run killed by a second signal left: the hidden files of a replacement, a partial
         // output or a scratch (regular files at names only EchoLab uses; unlink never takes a
         // folder).
-        FileReplacement.removeLeftovers(of: ["sent.wav", Self.scoredOutput, Self.silentLoopback] + RunOutput.reportFiles, in: outputDirectory)
+        AtomicFile.removeLeftovers(of: ["sent.wav", Self.scoredOutput, Self.silentLoopback] + RunOutput.reportFiles, in: outputDirectory)
         let scratch = path(Self.scoredOutput)
         unlink(scratch)
         // The plugin file's SHA-256 as it is when the run starts, held open: checked after the
@@ -159,9 +159,7 @@ public struct RecordingRun {
         // Scoring a long recording takes seconds and does not look at the signal: it is looked
         // at here, before anything of the run is put in place.
         if cancellation?.isCancelled == true { throw RunCancelled() }
-        if keepsOutput, let reason = FileReplacement.moveIntoPlace(scratch, to: path("sent.wav")) {
-            throw AtomicFile.WriteError(path: path("sent.wav"), reason: "cannot write: \(reason)")
-        }
+        if keepsOutput { try AtomicFile.moveIntoPlace(scratch, to: path("sent.wav")) }
         try AtomicFile.write(to: path("report.json")) { write in try json.writeCanonicalText(to: write) }
         for (name, text) in pages { try AtomicFile.write(text, to: path(name)) }
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])

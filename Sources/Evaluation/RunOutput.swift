@@ -91,7 +91,7 @@ public struct RunOutput {
         let previousOutputs = OutputFolder.filesOfPreviousRun(in: outputDirectory)
         // A run killed while it wrote its files (SIGKILL, a second SIGINT) left them, or the
         // ones they replaced, at hidden names: this run holds the folder's lock, and removes them.
-        FileReplacement.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles,
+        AtomicFile.removeLeftovers(of: CallRecording.tapNames.map { "\($0).wav" } + Self.reportFiles + scenario.deviceOutputFiles,
                                         in: outputDirectory)
         let started = DispatchTime.now()
         // The call and its measurement are gone once `callAndScore` returns: the report documents

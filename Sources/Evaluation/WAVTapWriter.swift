@@ -74,7 +74,7 @@ public final class WAVTapWriter: CallTap {
             throw error
         }
         var replaced: [String] = []
-        defer { FileReplacement.removeReplaced(replaced) }
+        defer { AtomicFile.removeReplaced(replaced) }
         do {
             for writer in writers {
                 if let old = try writer.finishKeepingReplaced() { replaced.append(old) }

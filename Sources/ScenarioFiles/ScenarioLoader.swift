@@ -9,7 +9,7 @@ import VirtualTime
 /// missing input files are errors naming the file and the key. Paths are relative to the file.
 public enum ScenarioLoader {
     /// The longest recording-speaker file name, in bytes: a file name's. Its hidden companions
-    /// fit whatever its length (`FileReplacement.hiddenName`).
+    /// fit whatever its length (`AtomicFile.hiddenName`).
     static let maximumRecordingNameBytes = InputFile.maximumNameBytes
     public static func load(path: String) throws -> Scenario {
         // A folder, a device or a pipe is refused before reading (/dev/zero never ends), and so is

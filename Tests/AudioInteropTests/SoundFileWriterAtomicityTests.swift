@@ -42,7 +42,7 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         XCTAssertEqual(samples, [Float](repeating: -0.5, count: 20))
     }
 
-    /// `FileReplacement` unlinks the old name before the rename (ext4 flushes a file renamed over
+    /// `AtomicFile` unlinks the old name before the rename (ext4 flushes a file renamed over
     /// another): a folder in the way must stay whole and the error must name the path.
     func testAFolderAtTheFinalNameIsKeptAndTheErrorNamesThePath() throws {
         let path = dir.file("taken.wav")
@@ -75,7 +75,9 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         try SoundFileWriter.write([Float](repeating: 0.25, count: 10), to: path, sampleRate: 8_000)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // The temporary is gone before the move (as if removed by someone else): rename fails.
-        XCTAssertNotNil(FileReplacement.moveIntoPlace(dir.file(".missing.partial"), to: path))
+        XCTAssertThrowsError(try AtomicFile.moveIntoPlace(dir.file(".missing.partial"), to: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot write: No such file or directory")
+        }
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before)
         XCTAssertEqual(dir.contents(), ["kept.wav"])
         // A leftover aside file of an interrupted replacement is cleared by the next one.
@@ -100,7 +102,7 @@ final class SoundFileWriterAtomicityTests: XCTestCase {
         XCTAssertEqual(replaced, dir.file(".tap.wav.replaced"))
         XCTAssertEqual(try AudioFileStream.readAll(path: path).samples, [Float](repeating: -0.5, count: 20))
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: replaced)), before, "the old file, whole, until deleted")
-        FileReplacement.removeReplaced([replaced])
+        AtomicFile.removeReplaced([replaced])
         XCTAssertEqual(dir.contents(), ["tap.wav"])
     }
 

@@ -75,28 +75,30 @@ final class OutputSafetyTests: XCTestCase {
     /// The check every replacement makes (taps, reports, process's output): nothing there, a
     /// file or a link may be replaced; a folder, a device or a pipe may not.
     func testOnlyFilesAndLinksMayBeReplaced() throws {
-        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("new").path))
+        XCTAssertNil(AtomicFile.replacementProblem(at: root.appendingPathComponent("new").path))
         try wav("file.wav")
-        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("file.wav").path))
+        XCTAssertNil(AtomicFile.replacementProblem(at: root.appendingPathComponent("file.wav").path))
         XCTAssertEqual(symlink("file.wav", root.appendingPathComponent("link").path), 0)
-        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("link").path), "the link, not file.wav")
+        XCTAssertNil(AtomicFile.replacementProblem(at: root.appendingPathComponent("link").path), "the link, not file.wav")
         XCTAssertEqual(symlink("nothing", root.appendingPathComponent("dangling").path), 0)
-        XCTAssertNil(FileReplacement.replacementProblem(at: root.appendingPathComponent("dangling").path))
+        XCTAssertNil(AtomicFile.replacementProblem(at: root.appendingPathComponent("dangling").path))
         // /dev/stdout is a link: replacing it, as root, would break it for everyone.
         XCTAssertEqual(symlink("/dev/null", root.appendingPathComponent("to-null").path), 0)
-        XCTAssertEqual(FileReplacement.replacementProblem(at: root.appendingPathComponent("to-null").path),
+        XCTAssertEqual(AtomicFile.replacementProblem(at: root.appendingPathComponent("to-null").path),
                        "links to a device, not a file; EchoLab replaces only regular files")
-        XCTAssertEqual(FileReplacement.replacementProblem(at: root.path), "is a folder, not a file")
+        XCTAssertEqual(AtomicFile.replacementProblem(at: root.path), "is a folder, not a file")
         // Nothing in /dev: /dev/stdout is a link to /proc/self/fd/1, a regular file when stdout
         // is redirected to one. Checked without touching them.
-        XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/null"), "is in /dev, where EchoLab writes no file")
-        XCTAssertEqual(FileReplacement.replacementProblem(at: "/dev/stdout"), "is in /dev, where EchoLab writes no file")
-        XCTAssertTrue(FileReplacement.replacementProblem(at: "/proc/self/status")?.hasPrefix("is in /proc/") == true)
+        XCTAssertEqual(AtomicFile.replacementProblem(at: "/dev/null"), "is in /dev, where EchoLab writes no file")
+        XCTAssertEqual(AtomicFile.replacementProblem(at: "/dev/stdout"), "is in /dev, where EchoLab writes no file")
+        XCTAssertTrue(AtomicFile.replacementProblem(at: "/proc/self/status")?.hasPrefix("is in /proc/") == true)
         let pipe = root.appendingPathComponent("pipe").path
         XCTAssertEqual(mkfifo(pipe, 0o644), 0)
         let temporary = root.appendingPathComponent(".pipe.partial").path
         XCTAssertTrue(FileManager.default.createFile(atPath: temporary, contents: Data("x".utf8)))
-        XCTAssertEqual(FileReplacement.moveIntoPlace(temporary, to: pipe), "is a named pipe, not a file; EchoLab replaces only regular files")
+        XCTAssertThrowsError(try AtomicFile.moveIntoPlace(temporary, to: pipe)) { error in
+            XCTAssertEqual("\(error)", "\(pipe): cannot write: is a named pipe, not a file; EchoLab replaces only regular files")
+        }
         XCTAssertTrue(FileManager.default.fileExists(atPath: temporary), "left for the caller to remove")
     }
 

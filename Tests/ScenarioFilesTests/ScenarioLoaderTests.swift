@@ -109,7 +109,7 @@ final class ScenarioLoaderTests: XCTestCase {
     }
 
     /// A recording speaker's file may have a file name's 255 bytes (its hidden `.NAME.partial` and
-    /// `.NAME.replaced` fit whatever its length: `FileReplacement.hiddenName`); a longer one is
+    /// `.NAME.replaced` fit whatever its length: `AtomicFile.hiddenName`); a longer one is
     /// refused when the scenario loads, not after the call was simulated ("File name too long").
     func testARecordingFileNameTooLongIsRefusedAtLoad() throws {
         let folder = try makeTemporaryDirectory(for: self)

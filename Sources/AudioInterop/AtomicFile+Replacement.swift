@@ -1,8 +1,9 @@
 import AudioCore
 import Foundation
 
-/// Moves a finished temporary file to its final name, replacing any file there — the last step
-/// of every write that must never be seen half done (WAV taps, reports).
+/// The replacement under `AtomicFile`: moves a finished temporary file to its final name,
+/// replacing any file there — the last step of every write that must never be seen half done
+/// (WAV taps, reports) — and writes the temporaries.
 ///
 /// The file being replaced is first renamed aside (to a hidden name beside it), then the
 /// temporary is renamed into place, then the old file is deleted. Renaming *over* an existing
@@ -12,15 +13,14 @@ import Foundation
 /// reader sees the old file, for one system call no file, then the whole new file — never a part
 /// of one; if the second rename fails, the old file is put back. EchoLab never fsyncs: after a
 /// power failure a file may be empty, as with any unsynced write.
-package enum FileReplacement {
-    /// Returns nil on success, else the reason (`strerror`) the move failed; the temporary file is
-    /// left where it is for the caller to remove, and a file that was at `path` is still there.
-    package static func moveIntoPlace(_ temporary: String, to path: String) -> String? {
+extension AtomicFile {
+    /// Moves `temporary` to `path`. On failure throws a `WriteError` naming `path` and the reason
+    /// (`strerror`, or what is in the way); the temporary file is left where it is for the caller
+    /// to remove, and a file that was at `path` is still there.
+    package static func moveIntoPlace(_ temporary: String, to path: String) throws(WriteError) {
         switch moveIntoPlaceKeepingReplaced(temporary, to: path) {
-        case .failed(let reason): return reason
-        case .moved(let replaced):
-            if let replaced { unlink(replaced) }
-            return nil
+        case .failed(let reason): throw WriteError(path: path, reason: "cannot write: " + reason)
+        case .moved(let replaced): if let replaced { unlink(replaced) }
         }
     }
 
@@ -183,7 +183,7 @@ package enum FileReplacement {
     private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 return String(cString: strerror(errno))
@@ -199,7 +199,7 @@ package enum FileReplacement {
     }
 }
 
-/// What `FileReplacement.writeFile(to:produce:)` writes: bytes, or text as UTF-8.
+/// What `AtomicFile.writeFile(to:produce:)` writes: bytes, or text as UTF-8.
 package protocol ContiguousBytesOrText {
     func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result
 }
