@@ -48,27 +48,48 @@ public enum MergeOutput {
     /// `renderer` renders eval.md/eval.html and a recording run's pages again (nil: JSON only).
     public static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
                              renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) throws {
+        try write(merged, runs: runs, to: out, renderer: renderer, cancellation: cancellation) { source, destination in
+            try FileManager.default.moveItem(atPath: source, toPath: destination)
+        }
+    }
+
+    /// `write`, moving folders with `moveItem` (a test makes a move fail where no file system
+    /// would on demand).
+    package static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
+                              renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
+                              moveItem: (_ source: String, _ destination: String) throws -> Void) throws {
         let created = try AtomicFile.prepareDirectory(out)
-        let staging = (out as NSString).appendingPathComponent(".echolab-merge.partial")
+        let staging = (out as NSString).appendingPathComponent(stagingName)
         let aside = (staging as NSString).appendingPathComponent(".replaced")
         func inside(_ folder: String, _ run: String) -> String { (folder as NSString).appendingPathComponent(run) }
+        // Earlier runs an interrupted merge moved aside are the only copy of them: never deleted.
+        if let kept = try? FileManager.default.contentsOfDirectory(atPath: aside), !kept.isEmpty {
+            throw EarlierRunsAside(folder: aside)
+        }
         /// Runs moved into OUT, and whether an earlier run was moved aside for each.
         var placed: [(run: String, replaced: Bool)] = []
-        func undo() {
+        /// Puts OUT back as it was; returns the earlier runs it could not move back, which stay
+        /// in `aside` with the rest of the staging folder.
+        func undo() -> [String] {
+            var stranded: [String] = []
             for (run, replaced) in placed.reversed() {
                 try? FileManager.default.removeItem(atPath: inside(out, run))
-                if replaced { try? FileManager.default.moveItem(atPath: inside(aside, run), toPath: inside(out, run)) }
+                guard replaced else { continue }
+                do { try moveItem(inside(aside, run), inside(out, run)) } catch { stranded.append(run) }
             }
+            guard stranded.isEmpty else { return stranded }
             try? FileManager.default.removeItem(atPath: staging)
             for folder in created.reversed() { rmdir(folder) }
+            return []
         }
+        /// Asked before the moves only: nothing has been moved aside, so nothing can be stranded.
         func stopIfCancelled() throws {
             guard cancellation?.isCancelled == true else { return }
-            undo()
+            _ = undo()
             throw Cancelled()
         }
         do {
-            try? FileManager.default.removeItem(atPath: staging)   // an earlier merge killed by SIGKILL
+            try? FileManager.default.removeItem(atPath: staging)   // an earlier merge killed by SIGKILL before its moves
             try AtomicFile.prepareDirectory(staging)
             for (source, run) in runs {
                 try stopIfCancelled()
@@ -85,23 +106,47 @@ public enum MergeOutput {
                 let replaced = FileManager.default.fileExists(atPath: inside(out, run))
                 if replaced {
                     try AtomicFile.prepareDirectory(InputFile.parent(of: inside(aside, run)))
-                    try fileOperation("move it aside", inside(out, run)) {
-                        try FileManager.default.moveItem(atPath: inside(out, run), toPath: inside(aside, run))
-                    }
+                    try fileOperation("move it aside", inside(out, run)) { try moveItem(inside(out, run), inside(aside, run)) }
                 }
                 placed.append((run, replaced))
                 try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
-                try fileOperation("move it into place", inside(out, run)) {
-                    try FileManager.default.moveItem(atPath: inside(staging, run), toPath: inside(out, run))
-                }
+                try fileOperation("move it into place", inside(out, run)) { try moveItem(inside(staging, run), inside(out, run)) }
             }
             try merged.write(to: out, renderer: renderer)
             try? FileManager.default.removeItem(atPath: staging)
-        } catch let cancelled as Cancelled {
-            throw cancelled
-        } catch {
-            undo()
+        } catch let error as Cancelled {
             throw error
+        } catch {
+            let stranded = undo()
+            if !stranded.isEmpty { throw NotUndone(error: error, runs: stranded, folder: aside) }
+            throw error
+        }
+    }
+
+    /// The hidden folder in OUT where a merge stages its runs (and, in its `.replaced`, the
+    /// earlier runs it replaces until the reports are written).
+    public static let stagingName = ".echolab-merge.partial"
+
+    /// A merge failed, and putting OUT back failed too: earlier runs it had moved aside could not
+    /// be moved back. They are kept, with the staging folder, where the message says.
+    public struct NotUndone: DescribedError {
+        let error: any Error
+        let runs: [String]
+        let folder: String
+        public var description: String {
+            let which = runs.count == 1 ? "run \(runs[0]) waits" : "runs " + runs.joined(separator: ", ") + " wait"
+            return "\(error); and OUT could not be put back as it was: the earlier \(which) in \(folder), the only copy: "
+                + (runs.count == 1 ? "move it back by hand" : "move them back by hand")
+        }
+    }
+
+    /// OUT holds earlier runs that a merge moved aside and could not put back (or a merge killed
+    /// between its moves): the next merge stops rather than delete the only copy of them.
+    public struct EarlierRunsAside: DescribedError {
+        let folder: String
+        public var description: String {
+            "\(folder): holds earlier runs an interrupted merge moved aside, the only copy of them; move them back into OUT "
+                + "or delete the folder, then merge again"
         }
     }
 

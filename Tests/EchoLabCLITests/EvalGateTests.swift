@@ -1,4 +1,5 @@
 import EchoLabTestSupport
+import Evaluation
 import Foundation
 import XCTest
 
@@ -453,6 +454,45 @@ final class EvalGateTests: XCTestCase {
             XCTAssertEqual(try snapshot("merged"), earlier, "delay \(delay)")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("merged")).filter { $0.hasPrefix(".") }, [])
         }
+    }
+
+    /// A merge over an earlier one that fails once runs are moving, and then cannot move an
+    /// earlier run back (a move made to fail here, as no file system fails on demand), keeps that
+    /// run — the only copy of it — where its error says, and the next merge into OUT stops
+    /// before deleting it.
+    func testAMergeThatCannotPutAnEarlierRunBackKeepsIt() throws {
+        for index in 1...2 {
+            let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2", "--no-taps"], in: root)
+            XCTAssertEqual(shard.status, 0, shard.standardError)
+        }
+        XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
+        let shards = try ["s1", "s2"].map { EvalMerge.Shard(path: path("\($0)/eval.json"), folder: path($0), eval: try EvalFile.read(path("\($0)/eval.json"))) }
+        let runs = try MergeOutput.runs(of: shards.map { ($0.folder, $0.eval) }, out: path("merged"))
+        XCTAssertGreaterThanOrEqual(runs.count, 2)
+        let (first, second) = (runs[0].run, runs[1].run)
+        let earlierReport = try Data(contentsOf: URL(fileURLWithPath: path("merged/\(first)/report.json")))
+        let aside = path("merged/\(MergeOutput.stagingName)/.replaced")
+        // How a move fails across file systems: Foundation's error over the system's EXDEV.
+        let refused = NSError(domain: NSCocoaErrorDomain, code: CocoaError.fileWriteUnknown.rawValue,
+                              userInfo: [NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(EXDEV))])
+        var moves: [(String, String)] = []
+        XCTAssertThrowsError(try MergeOutput.write(try EvalMerge.merge(shards), runs: runs, to: path("merged"), renderer: nil,
+                                                   cancellation: nil) { source, destination in
+            moves.append((source, destination))
+            // The second run cannot go into place, and the first's earlier run cannot come back.
+            if source.hasSuffix("/.echolab-merge.partial/\(second)") || source == "\(aside)/\(first)" { throw refused }
+            try FileManager.default.moveItem(atPath: source, toPath: destination)
+        }) { error in
+            XCTAssertEqual("\(error)", "\(path("merged/\(second)")): cannot move it into place: Invalid cross-device link; "
+                           + "and OUT could not be put back as it was: the earlier run \(first) waits in \(aside), the only copy: move it back by hand")
+        }
+        XCTAssertTrue(moves.contains { $0.0 == "\(aside)/\(first)" }, "the move back was tried")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(aside)/\(first)/report.json")), earlierReport, "kept, byte for byte")
+        let again = try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root)
+        XCTAssertEqual(again.status, 1)
+        XCTAssertEqual(again.standardError, "echolab: merged/.echolab-merge.partial/.replaced: holds earlier runs an interrupted merge moved aside, "
+                       + "the only copy of them; move them back into OUT or delete the folder, then merge again\n")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(aside)/\(first)/report.json")), earlierReport, "still there")
     }
 
     /// Two items of one name (the second refused, listed under the name as failed) and a run
