@@ -29,6 +29,9 @@ struct ActivityGate {
     /// holds no echo at all (a headset's) read the reference over the mic's noise as an ERL of
     /// 33 dB and a quieter output as an ERLE.
     private let fittedEcho: ResidualLevels?
+    /// The fitted echo stands above the residual in so few frames that they are chance
+    /// (`ResidualLevels.echoStandsAboveOnlyByChance`): then it stands above it in none.
+    private let fittedEchoIsChance: Bool
     /// The near-end estimate's floor (its track, or mic − echo): the 2 % quantile of its frames'
     /// levels (the tap-free gate's `ResidualLevels.floorQuantile`, here over 0.25 dB bins, as
     /// frames arrive) — the warm-up's frames all at once (`seedNearEndFloor`), then each as it is
@@ -55,6 +58,7 @@ struct ActivityGate {
         self.nearEndActivity = nearEndActivity
         self.limitation = method == .echoPathFit ? limitation : nil
         self.fittedEcho = method == .echoPathFit ? fittedEcho : nil
+        fittedEchoIsChance = method == .echoPathFit && fittedEcho?.echoStandsAboveOnlyByChance() == true
         activeMeanSquare = pow(10, configuration.farEndActiveDBFS / 10)
         silentMeanSquare = pow(10, configuration.nearEndSilentDBFS / 10)
         self.frameSize = frameSize
@@ -113,7 +117,8 @@ struct ActivityGate {
             echoAboveItsFloor = micLessNearEndFloor.power.map { meanSquare > 2 * $0 }
         }
         let echoAudible = nearEndActive
-            || echo.map { $0.energy > $0.beside } ?? echoAboveItsFloor ?? fittedEcho?.echoStandsAboveResidual(frame) ?? true
+            || echo.map { $0.energy > $0.beside } ?? echoAboveItsFloor
+            ?? fittedEcho.map { !fittedEchoIsChance && $0.echoStandsAboveResidual(frame) } ?? true
         guard farEndPlays, echoAudible else {
             if farEndPlays { echoUnderNoiseFrames += 1 }
             lastTalk = nearEndActive ? .nearEndSingleTalk : .silence

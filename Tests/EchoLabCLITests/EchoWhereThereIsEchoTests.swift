@@ -128,11 +128,12 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
     /// A recording whose mic holds no echo (a headset's; a loopback from another call): the
     /// tap-free gate's fitted echo stays under the mic's noise wherever the near end is silent.
     /// With noise alone at the mic there is no far end at the mic at all: no ERL or ERLE but a
-    /// reason (it once read the reference over the noise as an ERL). With a talker too, the few
-    /// frames left are ones where a path fitted from nothing explained the talker's own tail
-    /// (5 here, each 30 dB deep; before the fitted echo had to stand above the residual, every
-    /// far-end frame the talker left silent counted): under 20, so every figure on them is marked
-    /// low-confidence. The same files with an echo added measure it.
+    /// reason (it once read the reference over the noise as an ERL). With a talker too, none
+    /// either: the few frames where a path fitted from nothing explained the talker's own tail
+    /// (5 here, each 30 dB deep) are too few to be an echo's, and are chance (before the fitted
+    /// echo had to stand above the residual, every far-end frame the talker left silent counted;
+    /// until chance was ruled out, those 5 read as a low-confidence ERL and ERLE). The same files
+    /// with an echo added measure it.
     func testARecordingWithoutEchoAtTheMicGivesNoNumberOrALowConfidenceOne() throws {
         let rate = 48_000, count = 8 * rate
         let reference = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 21)
@@ -165,8 +166,11 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let talking = try metrics("talker")
         let gate = try XCTUnwrap(talking["gate"] as? [String: Any])
         let single = try XCTUnwrap(gate["single_talk_analysis_frames"] as? Int)
-        XCTAssertLessThan(single, 20, "\(talking)")
+        XCTAssertEqual(single, 0, "\(talking)")
         XCTAssertGreaterThan(try XCTUnwrap(gate["double_talk_analysis_frames"] as? Int), 100)
+        for key in ["erl_db", "erle_db"] { XCTAssertTrue(talking[key] is NSNull, "\(key): \(talking[key] ?? "")") }
+        XCTAssertTrue((talking["echo_unmeasured"] as? String)?.hasPrefix("no echo above the mic's noise wherever the near end is silent (") == true,
+                      "\(talking["echo_unmeasured"] ?? "")")
 
         // With the clean near-end track, mic − track holds no echo above the noise: no frame, a
         // reason (it read ERL 34 dB, the reference over the noise).

@@ -1,0 +1,65 @@
+import AudioCore
+import AudioInterop
+import EchoLabTestSupport
+@testable import Metrics
+import XCTest
+
+/// A recording whose mic holds white noise alone beside an espeak-ng far end (a headset's, or a
+/// loopback from another call), scored without tracks: the tap-free gate fits an echo path to
+/// noise. Its prediction stood above the residual in a few frames by chance, and those read as
+/// far-end single talk: an ERL of 29 dB and an ERLE of 0 dB on 9 frames of −55 dBFS noise,
+/// where there is no echo to measure.
+final class NoiseOnlyMicTests: XCTestCase {
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("noise-only-mic-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try FileManager.default.removeItem(at: directory)
+    }
+
+    func testAMicOfNoiseAloneHasNoERLOrERLEWhateverItsLevel() throws {
+        try speak("The quick brown fox jumps over the lazy dog. A call that runs offline is measured bit for bit, "
+                  + "and its echo is scored where there is echo.", to: "far.wav", in: directory)
+        let stream = try AudioFileStream(path: directory.appendingPathComponent("far.wav").path, targetRate: 22_050, selection: .monoOnly)
+        var far = [Float](repeating: 0, count: 10 * 22_050)
+        let got = try stream.read(into: &far, frames: far.count)
+        far.removeSubrange(got...)
+        var scored = 0
+        for level in stride(from: -50.0, through: -70.0, by: -5) {
+            for seed in UInt64(1)...4 {
+                let noise = SignalGenerator.render(.whiteNoise(levelDBFS: level), sampleRate: 22_050, count: far.count, seed: seed)
+                let mic = noise.map { ($0 * 32_768).rounded() / 32_768 }   // as a 16-bit file holds it
+                let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: 22_050, reference: far, mic: mic, processed: mic)).whole
+                XCTAssertEqual(whole.gate.method, .echoPathFit)
+                XCTAssertEqual(whole.gate.singleTalkFrames, 0, "\(level) dBFS, seed \(seed)")
+                XCTAssertNil(whole.erlDB, "\(level) dBFS, seed \(seed)")
+                XCTAssertNil(whole.erleDB, "\(level) dBFS, seed \(seed)")
+                // The far end played over most of the call, its echo under the noise in all of it.
+                XCTAssertGreaterThan(whole.gate.echoUnderNoiseFrames, 300, "\(level) dBFS, seed \(seed)")
+                scored += 1
+            }
+        }
+        XCTAssertEqual(scored, 20)
+    }
+
+    /// The rule takes no echo from a recording that has one near the noise: the same far end's
+    /// echo 10 dB over −55 dBFS noise (a pure 30 ms, −35 dB path) is measured.
+    func testAnEchoJustAboveTheNoiseIsStillMeasured() throws {
+        try speak("The quick brown fox jumps over the lazy dog. A call that runs offline is measured bit for bit.",
+                  to: "far.wav", in: directory)
+        let stream = try AudioFileStream(path: directory.appendingPathComponent("far.wav").path, targetRate: 22_050, selection: .monoOnly)
+        var far = [Float](repeating: 0, count: 8 * 22_050)
+        let got = try stream.read(into: &far, frames: far.count)
+        far.removeSubrange(got...)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -55), sampleRate: 22_050, count: far.count, seed: 7)
+        let delay = 661, gain = Float(pow(10, -35.0 / 20))
+        let mic = far.indices.map { noise[$0] + ($0 >= delay ? gain * far[$0 - delay] : 0) }
+        let whole = EchoAnalyzer().analyze(EchoSignals(sampleRate: 22_050, reference: far, mic: mic, processed: mic)).whole
+        XCTAssertGreaterThanOrEqual(whole.gate.singleTalkFrames, FigureConfidence.minimumAnalysisFrames)
+        XCTAssertEqual(try XCTUnwrap(whole.erlDB), 35, accuracy: 1.5)
+    }
+}
