@@ -43,4 +43,11 @@ public enum ReportFormatting {
         guard isLost, value != nil else { return figure(value, frames: frames) }
         return figure(value, isLowerBound: true, frames: frames) + ": near end lost"
     }
+
+    /// `attenuation` with its frame count said, as the near-end rows say it: "0.8 dB (186
+    /// analysis frames)", "— (0 analysis frames)"; a low-confidence figure's mark already says it.
+    public static func countedAttenuation(_ value: Double?, isLost: Bool, frames: Int) -> String {
+        let text = attenuation(value, isLost: isLost, frames: frames)
+        return value != nil && FigureConfidence.isLow(frames: frames) ? text : text + " (\(analysisFrames(frames)))"
+    }
 }

@@ -285,14 +285,18 @@ public enum RunReportDocument {
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
         return [
             [.init("near-end attenuation, double talk"),
-             .init("\(F.attenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames)) (\(F.analysisFrames(n.doubleTalkFrames)))", value: n.attenuationDB)],
-            [.init("near-end distortion, double talk (includes residual echo)"), .init(F.db(n.distortionDB), value: n.distortionDB)],
+             .init(F.countedAttenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames), value: n.attenuationDB)],
+            // The distortion stands on the attenuation's frames: marked as it is where they are few.
+            [.init("near-end distortion, double talk (includes residual echo)"),
+             .init(F.figure(n.distortionDB, frames: n.doubleTalkFrames), value: n.distortionDB)],
             // Pooled over every near-end single-talk frame (the near talker's overall gain in what
             // was sent); the telephony table's "near-end attenuation alone" is the median frame's
             // instead, and may differ: the labels say which is which.
             [.init("near-end attenuation, near-end single talk (all its frames pooled: the talker's overall level in what was sent)"),
-             .init("\(F.attenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames)) (\(F.analysisFrames(n.singleTalkFrames)))", value: n.singleTalkAttenuationDB)],
-            [.init("near-end distortion, near-end single talk"), .init(F.db(n.singleTalkDistortionDB), value: n.singleTalkDistortionDB)],
+             .init(F.countedAttenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames),
+                   value: n.singleTalkAttenuationDB)],
+            [.init("near-end distortion, near-end single talk"),
+             .init(F.figure(n.singleTalkDistortionDB, frames: n.singleTalkFrames), value: n.singleTalkDistortionDB)],
         ] + (n.polarityIsInverted ? [[.init("near-end polarity"),
                                        .init("inverted: the near end was sent upside down (inaudible on its own); the figures above are of it turned back")]] : [])
     }

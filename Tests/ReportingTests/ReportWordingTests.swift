@@ -183,4 +183,19 @@ final class ReportWordingTests: XCTestCase {
         let range = try XCTUnwrap(table.rows.first { text($0[0].spans).hasPrefix("send attenuation range") })
         XCTAssertEqual(text(range[1].spans), "≥ 8.90 dB: category 2b at best, not determined: the range is a lower bound (106 of 106 double-talk analysis frames)")
     }
+
+    /// A near-end row on few frames says its count once, in its low-confidence mark (it read "1.4 dB
+    /// (low confidence: 1 analysis frame) (1 analysis frame)"), and the distortion beside it, on the
+    /// same frames, is marked too; on enough frames both say the count as before.
+    func testNearEndRowsSayTheirFrameCountOnceAndMarkDistortionOnFewFrames() {
+        let few = NearEndPreservation(attenuationDB: 3, distortionDB: -3.8, doubleTalkFrames: 106, singleTalkAttenuationDB: 1.4,
+                                      singleTalkDistortionDB: -7.9, singleTalkFrames: 1)
+        let values = RunReportDocument.nearEndRows(few).map { text($0[1].spans) }
+        XCTAssertEqual(values, ["3.0 dB (106 analysis frames)", "-3.8 dB",
+                                "1.4 dB (low confidence: 1 analysis frame)", "-7.9 dB (low confidence: 1 analysis frame)"])
+        let none = NearEndPreservation(attenuationDB: nil, distortionDB: nil, doubleTalkFrames: 0, singleTalkAttenuationDB: nil,
+                                       singleTalkDistortionDB: nil, singleTalkFrames: 0)
+        XCTAssertEqual(RunReportDocument.nearEndRows(none).map { text($0[1].spans) },
+                       ["— (0 analysis frames)", "—", "— (0 analysis frames)", "—"])
+    }
 }
