@@ -62,7 +62,7 @@ public enum CorpusManifest {
         }
         guard let object = value.objectValue else { throw ManifestError(path: path, problem: "expected an object, found \(value.typeName)") }
         if let unknown = object.keys.sorted().first(where: { !["corpus", "description"].contains($0) }) {
-            throw ManifestError(path: path, problem: "unknown key '\(unknown)' (a manifest has corpus and description)")
+            throw ManifestError(path: path, problem: unknownKey(unknown, known: ["corpus", "description"], listing: "a manifest has corpus and description"))
         }
         if let description = object["description"], description.stringValue == nil {
             throw ManifestError(path: path, problem: "description: expected a string, found \(description.typeName)")
@@ -159,7 +159,8 @@ public enum CorpusManifest {
         named = name
         let known = ["name", "mic", "loopback", "echo", "near_end", "talk_type", "channel"]
         if let unknown = fields.keys.sorted().first(where: { !known.contains($0) }) {
-            throw ManifestError(path: manifest, problem: "\(key) (\(name)): unknown key '\(unknown)' (a recording has \(known.joined(separator: ", ")))")
+            throw ManifestError(path: manifest, problem: "\(key) (\(name)): "
+                                + unknownKey(unknown, known: known, listing: "a recording has \(known.joined(separator: ", "))"))
         }
         var talkType: TalkType?
         if let type = try text("talk_type", required: false) {
@@ -253,5 +254,15 @@ public enum Corpus {
             "\(path): an audio file, not a corpus; give its AEC-Challenge folder, or list it in a manifest as a recording "
                 + "({\"name\", \"mic\", \"loopback\"}), or a scenario that plays it"
         }
+    }
+}
+
+extension CorpusManifest {
+    /// "unknown key 'loopbak' (did you mean 'loopback'? a recording has …)": the known key two
+    /// edits or fewer away, as a scenario's reader suggests one (`JSONObjectReader.edits`).
+    static func unknownKey(_ key: String, known: [String], listing: String) -> String {
+        let meant = known.filter { JSONObjectReader.edits(from: key, to: $0) <= 2 }
+            .min { (JSONObjectReader.edits(from: key, to: $0), $0) < (JSONObjectReader.edits(from: key, to: $1), $1) }
+        return "unknown key '\(key)' (" + (meant.map { "did you mean '\($0)'? " } ?? "") + listing + ")"
     }
 }
