@@ -33,6 +33,10 @@ public struct CorpusRun {
         /// What eval needs of the run (nil when it failed).
         public var summary: RunSummary?
         public var error: String?
+        /// A failed run's canceller: its library and version, or a plugin's name and SHA-256
+        /// (`BackendLibrary`), as a run that ran gives it in its summary — so a CI artifact of a
+        /// plugin that crashed says which build did. nil for a run that ran, or without a canceller.
+        public var library: String?
         /// The error is the canceller's (a plugin that failed, a library that refused): it names
         /// the canceller, not the item, so a line about it names the runs it stopped.
         public var isCancellerFailure = false
@@ -265,6 +269,9 @@ public struct CorpusRun {
             result.wasCancelled = true
         } catch {
             result.error = Self.describe(error, pluginDigests: pluginDigests)
+            result.library = result.mode.flatMap { mode in
+                BackendLibrary.describe(mode, pluginDigest: mode.backend.plugin.flatMap { pluginDigests?.digest(of: $0) })
+            }
             result.isCancellerFailure = (error as? ItemError)?.isCancellerFailure ?? Self.isCancellerFailure(error)
             // A canceller that failed (a plugin that crashed, or changed) in a folder where an
             // earlier eval's run of the same mode name passed: that run's report would stand

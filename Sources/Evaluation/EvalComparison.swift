@@ -500,9 +500,11 @@ public struct EvalComparison: Sendable {
 
     /// The run's canceller library (a version, a plugin's SHA-256) where it is not the baseline's;
     /// nil where it is, or where either file names none (baselines written before libraries were
-    /// named: nothing to say).
+    /// named: nothing to say), or where either run failed: a failed run names the library it
+    /// failed with, and a run that fails with a new build is a failure, judged as one, not a
+    /// library change passed over.
     static func libraryChange(_ key: RunKey, _ before: ComparedRun, _ after: ComparedRun) -> Change? {
-        guard let was = before.library, let now = after.library, was != now else { return nil }
+        guard before.error == nil, after.error == nil, let was = before.library, let now = after.library, was != now else { return nil }
         return Change(run: key, subject: .library, baseline: .name(was), current: .name(now), delta: nil)
     }
 

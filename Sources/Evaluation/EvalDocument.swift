@@ -41,16 +41,21 @@ public enum EvalDocument {
         public var folder: String
         public var summary: RunSummary?
         public var error: String?
+        /// A failed run's canceller library (`CorpusRun.Result.library`); a run that ran has its
+        /// summary's.
+        public var failedLibrary: String?
 
-        public init(mode: String?, folder: String, summary: RunSummary?, error: String?) {
+        public init(mode: String?, folder: String, summary: RunSummary?, error: String?, failedLibrary: String? = nil) {
             self.mode = mode
             self.folder = folder
             self.summary = summary
             self.error = error
+            self.failedLibrary = failedLibrary
         }
 
         public init(_ result: CorpusRun.Result) {
-            self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error)
+            self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error,
+                      failedLibrary: result.summary == nil ? result.library : nil)
         }
     }
 
@@ -128,6 +133,8 @@ public enum EvalDocument {
             object["duration_s"] = .number(summary.durationSeconds)
             object["library"] = summary.library.map(JSONValue.string)
             object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
+        } else if let library = result.failedLibrary {
+            object["library"] = .string(library)
         }
         return .object(object)
     }

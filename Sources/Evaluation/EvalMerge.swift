@@ -93,6 +93,7 @@ public enum EvalMerge {
                     var result = CorpusRun.Result(itemIndex: index, item: name, file: file,
                                                   mode: try modeName.map { try mode($0, in: shard) }, folder: folder,
                                                   summary: nil, error: entry.error)
+                    result.library = entry.library
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
                         let summary: RunSummary

@@ -86,6 +86,9 @@ final class CancellerPluginTests: XCTestCase {
                 XCTAssertTrue(error.hasSuffix("plugin \(name) (\(path)): \(problem)"), "\(item) \(name): \(error)")
                 XCTAssertFalse(error.contains("\n"), error)
                 XCTAssertTrue(eval.standardError.contains("plugin \(name) (\(path)): \(problem)"), eval.standardError)
+                // Which build failed, as a run that ran names its plugin: a CI artifact of a crash says it.
+                let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [path]).output.prefix(64)
+                XCTAssertEqual(runs["\(item) \(name):intensityMax"]?["library"] as? String, "plugin \(name), sha256 \(digest)", "\(item) \(name)")
             }
         }
         // The line names the runs it stopped (the message names the plugin, not the items).

@@ -48,6 +48,8 @@ public struct EvalFile: Sendable, Equatable {
         public var mode: String?
         public var folder: String
         public var error: String?
+        /// A failed run's canceller library, where eval.json names it.
+        public var library: String? = nil
     }
 
     /// A document as these values; from a file, one `EvalDocument.read` has checked (elsewhere a
@@ -65,7 +67,8 @@ public struct EvalFile: Sendable, Equatable {
         items = (document["items"]?.arrayValue ?? []).map { item in
             Item(index: item["index"]?.doubleValue.map(Int.init(saturating:)), name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
                  results: (item["results"]?.arrayValue ?? []).map { result in
-                     Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue)
+                     Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue,
+                         library: result["error"]?.stringValue == nil ? nil : result["library"]?.stringValue)
                  })
         }
     }
