@@ -46,13 +46,21 @@ public enum InputFile {
         return Int64(info.st_size)
     }
 
-    /// `path` made absolute against the current folder, without resolving `..` or links (the
-    /// kernel resolves them: `a/link/../b` is not `a/b` when `link` points elsewhere).
+    /// `path` made absolute against the current folder, its `.` components dropped (they name
+    /// nothing: `eval .` named its files `/data/./mic.wav` in errors), without resolving `..` or
+    /// links (the kernel resolves them: `a/link/../b` is not `a/b` when `link` points elsewhere).
     public static func absolute(_ path: String) -> String {
-        if path.hasPrefix("/") { return path }
+        if path.hasPrefix("/") { return droppingDotComponents(path) }
         let cwd = FileManager.default.currentDirectoryPath
         if path.isEmpty || path == "." { return cwd }
-        return cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path
+        return droppingDotComponents(cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path)
+    }
+
+    /// `path` without its `.` components (`/a/./b/.` is `/a/b`); `.hidden` names are kept.
+    static func droppingDotComponents(_ path: String) -> String {
+        guard path.hasPrefix("./") || path.contains("/./") || path.hasSuffix("/.") else { return path }
+        let kept = path.split(separator: "/", omittingEmptySubsequences: false).filter { $0 != "." }.joined(separator: "/")
+        return kept.isEmpty && path.hasPrefix("/") ? "/" : kept
     }
 
     /// The components of `path` made absolute, with `.` dropped and `..` taking the previous one
