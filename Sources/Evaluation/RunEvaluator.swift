@@ -35,6 +35,13 @@ public struct RunEvaluator: Sendable {
             let mode = run.deviceStates.last { $0.frame <= applied }?.echoCancellerMode ?? run.scenario.voiceProcessing.echoCancellerMode
             return mode != .disabled
         }
+        let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
+                                             referenceSamplesRead: run.counters.userReference.read,
+                                             speakerPlayouts: run.counters.speakerPlayouts)
+        // Where the app left the canceller's reference silent (started and never fed, or never
+        // stopped): a segment inside such a stretch has no far-end single talk because its
+        // figures are measured against that reference, not because the far end was quiet.
+        let silentReference = deviceFindings.filter { [.userReferenceNotFed, .userReferenceNotStopped].contains($0.rule) }.map(\.frames)
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
@@ -54,13 +61,11 @@ public struct RunEvaluator: Sendable {
                               clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
-                                  audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true))
+                                  audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
+                                  referenceIsSilent: Self.isCovered(range, by: silentReference)))
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
             return segment
         }
-        let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
-                                             referenceSamplesRead: run.counters.userReference.read,
-                                             speakerPlayouts: run.counters.speakerPlayouts)
         let processing = run.scenario.voiceProcessing
         let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
         let delay = echoDelayMilliseconds(run, metrics: whole)
@@ -244,6 +249,21 @@ public struct RunEvaluator: Sendable {
         seconds < 1 ? "\(FixedDecimal.text(seconds * 1000, fractionDigits: 2)) ms" : "\(FixedDecimal.text(seconds, fractionDigits: 2)) s"
     }
 
+    /// A segment's figures are measured against the canceller's reference, which the app left
+    /// silent all through it (started and not fed, or not stopped when the speaker went).
+    static let segmentReferenceSilentReason = "the canceller's reference, the user AEC reference the app started, stays silent all through "
+        + "the segment (see the findings user-reference-not-fed and user-reference-not-stopped): the far end may play and echo, "
+        + "but ERL and ERLE are measured against that reference"
+
+    /// Whether `stretches` (in samples) cover all of `range` together.
+    static func isCovered(_ range: Range<Int>, by stretches: [Range<Int>]) -> Bool {
+        var reached = range.lowerBound
+        for stretch in stretches.sorted(by: { $0.lowerBound < $1.lowerBound }) where stretch.lowerBound <= reached {
+            reached = max(reached, stretch.upperBound)
+        }
+        return !range.isEmpty && reached >= range.upperBound
+    }
+
     /// The figures are measured against the canceller's reference, which the app left silent.
     static let referenceNotFedReason = "the canceller's reference, the user AEC reference the app started, stays silent (never fed: "
         + "see the finding user-reference-not-fed): the far end may play and echo, but ERL, ERLE and the delay are measured against that reference"
@@ -284,12 +304,16 @@ public struct RunEvaluator: Sendable {
     /// no ERL or ERLE (nil where it has them): no audio flowed in it (`audioFlows` false: the
     /// session inactive, interrupted or its audio disabled); it was muted throughout; no far-end
     /// single talk in it; or its echo stayed under the mic's floor.
-    static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true) -> String? {
+    /// `referenceIsSilent`: the app left the canceller's reference silent over the whole segment
+    /// (the lint's user-reference-not-fed or -not-stopped), which is then the reason.
+    static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true,
+                                            referenceIsSilent: Bool = false) -> String? {
         if metrics.singleTalkFrames == 0, !audioFlows {
             return "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured"
         }
         if metrics.singleTalkFrames == 0 {
             if !states.isEmpty, mutedThroughout(states) { return "muted throughout: the segment sent silence, which holds no echo to measure" }
+            if referenceIsSilent { return segmentReferenceSilentReason }
             return "no far-end single-talk analysis frame in the segment (the far end silent or under −50 dBFS, its echo under the noise, or the near end talking over it): ERL and ERLE stand on those frames alone"
         }
         guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }

@@ -308,8 +308,12 @@ public enum RunReportDocument {
         let silent = report.silentReferenceFindings
         guard !silent.isEmpty else { return nil }
         let stretches = silent.map { "\(ReportFormatting.seconds($0.atSeconds))–\(ReportFormatting.seconds($0.untilSeconds)) (\($0.rule))" }
-        return "The canceller's reference was silent for \(ReportFormatting.seconds(report.silentReferenceSeconds)) of the call: \(stretches.joined(separator: ", ")). "
-            + "ERL and ERLE are measured against that reference, so they stand on the rest of the call alone; the echo there went to the peer uncancelled and unmeasured."
+        let opening = "The canceller's reference was silent for \(ReportFormatting.seconds(report.silentReferenceSeconds)) of the call: \(stretches.joined(separator: ", ")). "
+        // Silent all call (to the hundredth of a second the page gives): there is no rest of the call.
+        guard report.durationSeconds - report.silentReferenceSeconds >= 0.005 else {
+            return opening + "ERL and ERLE are measured against that reference, so they have nothing to stand on; the echo went to the peer uncancelled and unmeasured."
+        }
+        return opening + "ERL and ERLE are measured against that reference, so they stand on the rest of the call alone; the echo there went to the peer uncancelled and unmeasured."
     }
 
     /// `intensityAdaptive`'s decisions as a table (nothing in other modes); `sampleRate`: the

@@ -72,4 +72,24 @@ final class UserReferenceLifetimeTests: XCTestCase {
         XCTAssertEqual(lint(deviceOwn), [])
         XCTAssertNil(RunReportDocument.silentReferenceNote(fixed), "a reference fed throughout: nothing to say")
     }
+
+    /// A reference started with the call and never fed: the segment after a mode change is said
+    /// to be measured against that silent reference (it read "no far-end single-talk analysis
+    /// frame in the segment (the far end silent or under −50 dBFS …)" while the far end played),
+    /// and the page's note does not send the reader to a rest of the call there is none of.
+    func testAReferenceSilentAllCallIsTheReasonItsSegmentsHaveNoFigures() throws {
+        let silent = try report(#"{"at_ms": 0, "action": "start_user_reference"}, {"at_ms": 3000, "action": "set_aec", "mode": "intensityMax"}"#)
+        XCTAssertEqual(lint(silent), ["user-reference-not-fed"])
+        XCTAssertEqual(silent.segments.map(\.startSeconds), [0, 3])
+        for segment in silent.segments {
+            XCTAssertNil(segment.metrics.erleDB, "\(segment.startSeconds) s")
+            XCTAssertEqual(segment.echoUnmeasuredReason, "the canceller's reference, the user AEC reference the app started, stays silent all "
+                           + "through the segment (see the findings user-reference-not-fed and user-reference-not-stopped): the far end may "
+                           + "play and echo, but ERL and ERLE are measured against that reference", "\(segment.startSeconds) s")
+        }
+        XCTAssertEqual(RunReportDocument.silentReferenceNote(silent),
+                       "The canceller's reference was silent for 6.00 s of the call: 0.00 s–6.00 s (user-reference-not-fed). "
+                       + "ERL and ERLE are measured against that reference, so they have nothing to stand on; "
+                       + "the echo went to the peer uncancelled and unmeasured.")
+    }
 }
