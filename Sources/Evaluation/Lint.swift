@@ -35,6 +35,11 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// (`EchoReach`): it cannot model the echo at all, and the peer hears it.
     case echoDelayBeyondFilter = "echo-delay-beyond-filter"
 
+    /// The rules that find the canceller's reference left silent while the app's speaker plays
+    /// (started and not fed, or not stopped after the speaker was reset): ERL and ERLE, measured
+    /// against that reference, see nothing of the far end there.
+    public static let silentReference: [LintRule] = [.userReferenceNotFed, .userReferenceNotStopped]
+
     public var advice: String {
         switch self {
         case .aecOnNonMicrophoneSource:

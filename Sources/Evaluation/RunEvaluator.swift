@@ -41,7 +41,7 @@ public struct RunEvaluator: Sendable {
         // Where the app left the canceller's reference silent (started and never fed, or never
         // stopped): a segment inside such a stretch has no far-end single talk because its
         // figures are measured against that reference, not because the far end was quiet.
-        let silentReference = deviceFindings.filter { [.userReferenceNotFed, .userReferenceNotStopped].contains($0.rule) }.map(\.frames)
+        let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
             // No echo could reach what the segment sent (a file mic's stretch): the frames its

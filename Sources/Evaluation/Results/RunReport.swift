@@ -173,7 +173,7 @@ public struct RunReport: Sendable {
     /// user-reference-not-fed and -not-stopped): ERL and ERLE, measured against that reference,
     /// stand on the rest of the call alone.
     public var silentReferenceFindings: [Finding] {
-        findings.filter { [LintRule.userReferenceNotFed.rawValue, LintRule.userReferenceNotStopped.rawValue].contains($0.rule) }
+        findings.filter { finding in LintRule.silentReference.contains { $0.rawValue == finding.rule } }
     }
 
     /// How long the stretches of `silentReferenceFindings` last, in seconds (they never overlap).
