@@ -10,21 +10,12 @@ import XCTest
 /// far-end single talk: an ERL of 29 dB and an ERLE of 0 dB on 9 frames of −55 dBFS noise,
 /// where there is no echo to measure.
 final class NoiseOnlyMicTests: XCTestCase {
-    private var directory: URL!
-
-    override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("noise-only-mic-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try FileManager.default.removeItem(at: directory)
-    }
-
-    /// `text` in espeak-ng's voice, as its 22.05 kHz file holds it.
+    /// `text` in espeak-ng's voice, as its 22.05 kHz file holds it (the file is gone after).
     private func spoken(_ text: String) throws -> [Float] {
-        try speak(text, to: "far.wav", in: directory)
-        let stream = try AudioFileStream(path: directory.appendingPathComponent("far.wav").path, targetRate: 22_050, selection: .monoOnly)
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try speak(text, to: "far.wav", in: folder)
+        let stream = try AudioFileStream(path: folder.appendingPathComponent("far.wav").path, targetRate: 22_050, selection: .monoOnly)
         var far = [Float](repeating: 0, count: 20 * 22_050)
         let got = try stream.read(into: &far, frames: far.count)
         far.removeSubrange(got...)
