@@ -42,8 +42,9 @@ public struct RunEvaluator: Sendable {
         // stopped): a segment inside such a stretch has no far-end single talk because its
         // figures are measured against that reference, not because the far end was quiet.
         let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
+        let crossover = tick * (SimulatedCall.switchTimeoutTicks + 1)
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
-            let states = Self.states(run.deviceStates, during: range, crossover: tick * (SimulatedCall.switchTimeoutTicks + 1))
+            let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
             let noEchoPath = Self.noEchoPathReason(states)
@@ -58,7 +59,7 @@ public struct RunEvaluator: Sendable {
                               // (none without a canceller: its ERLE sits at 0 dB from the start; none
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: startsCancelling && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
-                              clicksAtStart: glitches.count(in: max(0, range.lowerBound - tick)..<(range.lowerBound + tick + 1)),
+                              clicksAtStart: glitches.count(in: Self.transitionWindow(range, states: run.deviceStates, crossover: crossover, tick: tick)),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
@@ -291,6 +292,16 @@ public struct RunEvaluator: Sendable {
     /// that opened the segment taking effect (make-before-break: the old mic delivers until the
     /// new one has primed, up to the engine's switch timeout), so a file mic's stretch is not
     /// taken for one with echo on the strength of the old mic's last frames.
+    /// Where a segment's transition is heard: ±1 tick around its start, on to ±1 tick around the
+    /// last device change the start's event made within `crossover` (a new mic is switched to
+    /// once it has pushed a frame — up to a mic period after the event, or the switch's timeout —
+    /// and the crossfade into it is where a switch clicks).
+    static func transitionWindow(_ range: Range<Int>, states: [DeviceState], crossover: Int, tick: Int) -> Range<Int> {
+        let settled = states.last { $0.frame > Int64(range.lowerBound) && $0.frame <= Int64(range.lowerBound + crossover)
+                                    && $0.frame < Int64(range.upperBound) }.map { Int($0.frame) } ?? range.lowerBound
+        return max(0, range.lowerBound - tick)..<(settled + tick + 1)
+    }
+
     static func states(_ states: [DeviceState], during range: Range<Int>, crossover: Int) -> [DeviceState] {
         var opening = states.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
         while opening + 1 < states.count, states[opening + 1].frame <= Int64(range.lowerBound + crossover),

@@ -17,7 +17,8 @@ public struct RunReport: Sendable {
         public var metrics: SegmentMetrics
         /// Seconds until ERLE settled again after the segment's start (nil: never, or no far end).
         public var reconvergenceSeconds: Double?
-        /// Clicks in `sent` within ±10 ms of the segment's start.
+        /// Clicks in `sent` around the segment's transition: from 10 ms before its start to 10 ms
+        /// after the devices its event changed took over (`RunEvaluator.transitionWindow`).
         public var clicksAtStart: Int
         /// Why the segment has no ERL or ERLE, in words (`echo_unmeasured` in its report.json
         /// entry, as the whole call's); nil when they were measured.

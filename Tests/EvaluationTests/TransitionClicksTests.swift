@@ -1,0 +1,47 @@
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import Evaluation
+import ScenarioFiles
+import XCTest
+
+/// A segment's `clicksAtStart` counts the clicks its transition made where the transition is
+/// heard: a new custom mic takes over once it has pushed a frame, a mic period after the event.
+final class TransitionClicksTests: XCTestCase {
+    /// A file mic holding one impulse `impulseMilliseconds` into it, switched to at 1 s with AEC off:
+    /// the report's segment opened by the switch, and the sent clicks' samples.
+    private func switchedToImpulse(at impulseMilliseconds: Int) throws -> (segment: RunReport.Segment, clicks: [Int]) {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var file = [Float](repeating: 0, count: 48_000)
+        file[impulseMilliseconds * 48] = 0.5
+        try SoundFileWriter.write(file, to: folder.appendingPathComponent("impulse.wav").path, sampleRate: 48_000)
+        let path = try writeScenario("""
+            {"name": "switch-click", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": -20}, "noise": {"level_dbfs": -70, "seed": 2},
+             "aec": {"mode": "disabled"}, "duration_s": 2,
+             "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file", "file": "impulse.wav"}]}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        let segment = try XCTUnwrap(report.segments.first { $0.startSeconds == 1 })
+        return (segment, report.sentClickEvents.map(\.sampleIndex))
+    }
+
+    /// The file mic's first frame goes out at 1.02 s (its 20 ms period), so its impulse 5 ms in
+    /// is heard at 1.025 s: past ±10 ms of the event, inside the switch.
+    func testClickWhereTheNewMicTakesOverCountsAtTheStart() throws {
+        let (segment, clicks) = try switchedToImpulse(at: 5)
+        XCTAssertEqual(clicks.filter { (48_000...49_500).contains($0) }.count, 1, "the impulse is a click in sent: \(clicks)")
+        let click = try XCTUnwrap(clicks.first { $0 > 48_000 })
+        XCTAssertGreaterThan(click, 48_000 + 480, "heard after the event's ±10 ms")
+        XCTAssertEqual(segment.clicksAtStart, 1)
+    }
+
+    /// The same impulse half a second into the file is the file's, not the switch's.
+    func testClickLaterInTheSegmentIsNotTheTransitions() throws {
+        let (segment, clicks) = try switchedToImpulse(at: 500)
+        XCTAssertTrue(clicks.contains { $0 > 48_000 + 24_000 }, "the impulse is a click in sent: \(clicks)")
+        XCTAssertEqual(segment.clicksAtStart, 0)
+    }
+}
