@@ -151,9 +151,14 @@ public struct ScenarioRunner {
         try call.run(for: duration)
         if let timelineError { throw timelineError }
         try call.sendVoiceProcessor.finishCanceller()
+        // The pipeline as the call left it, before the devices are let go: what a buffer still
+        // holds at the end is buffered, as the loudspeaker's is, not dropped because a device's
+        // teardown cleared it (a mixing speaker stops the reference it put, and its leftover
+        // went with it: a fixed missing reference read as a rise in dropped samples).
+        let counters = call.counters
         try devices.finish()
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
-        let counters = call.end()
+        call.end()
         var run = CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration, recording: call.recording,
                           counters: counters, events: call.events, deviceStates: call.deviceStates,
                           timelineFrames: timelineFrames.sorted(), adaptiveDecisions: call.sendVoiceProcessor.adaptiveDecisions,
