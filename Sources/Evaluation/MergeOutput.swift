@@ -58,7 +58,19 @@ public enum MergeOutput {
     package static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
                               renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                               moveItem: (_ source: String, _ destination: String) throws -> Void) throws {
-        let created = try AtomicFile.prepareDirectory(out)
+        /// Folders this merge made in OUT (OUT itself, an item's folder for its runs): undone, they go.
+        var created = try AtomicFile.prepareDirectory(out)
+        // Held until the merge is written or undone: an eval or another merge into OUT meanwhile
+        // is refused by name, as a second eval is (an eval running there rewrote the merged
+        // eval.json and mixed its runs with the merged ones).
+        var lock: OutputLock?
+        do {
+            lock = try OutputLock(folder: out, command: "merge")
+        } catch {
+            for folder in created.reversed() { rmdir(folder) }
+            throw error
+        }
+        defer { withExtendedLifetime(lock) {} }
         let staging = (out as NSString).appendingPathComponent(stagingName)
         let aside = (staging as NSString).appendingPathComponent(".replaced")
         func inside(_ folder: String, _ run: String) -> String { (folder as NSString).appendingPathComponent(run) }
@@ -79,6 +91,7 @@ public enum MergeOutput {
             }
             guard stranded.isEmpty else { return stranded }
             try? FileManager.default.removeItem(atPath: staging)
+            lock = nil   // its file goes with it, so that a folder this merge made can go too
             for folder in created.reversed() { rmdir(folder) }
             return []
         }
@@ -109,7 +122,7 @@ public enum MergeOutput {
                     try fileOperation("move it aside", inside(out, run)) { try moveItem(inside(out, run), inside(aside, run)) }
                 }
                 placed.append((run, replaced))
-                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
+                created += try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
                 try fileOperation("move it into place", inside(out, run)) { try moveItem(inside(staging, run), inside(out, run)) }
             }
             try merged.write(to: out, renderer: renderer)

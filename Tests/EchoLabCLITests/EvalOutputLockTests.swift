@@ -112,4 +112,36 @@ final class EvalOutputLockTests: XCTestCase {
         XCTAssertEqual(results.filter { $0["error"] is NSNull }.count, 1, "the other item ran")
         XCTAssertEqual(results.compactMap { $0["error"] as? String }.count, 1)
     }
+
+    /// A merge into a folder an eval is writing mixed the merged runs with the eval's, and the
+    /// eval then rewrote eval.json (a new user's trial): refused by name, the folder untouched;
+    /// and an eval into a folder a merge holds is refused the same way.
+    func testAMergeIntoAFolderAnEvalWritesIsRefused() throws {
+        for shard in ["1/2", "2/2"] {
+            let result = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "s\(shard.prefix(1))", "--shard", shard, "--no-taps"],
+                                        in: root)
+            XCTAssertEqual(result.status, 0, result.standardError)
+        }
+        let out = root.appendingPathComponent("out")
+        let lock = try hold(out, as: "echolab eval, pid 4242")
+        let refused = try runEchoLab(["merge", "s1", "s2", "--out", "out"], in: root)
+        XCTAssertEqual(refused.status, 1, refused.standardOutput + refused.standardError)
+        XCTAssertEqual(refused.standardError, "echolab: out: echolab eval, pid 4242 is writing this folder; wait for it to finish or choose another --out\n")
+        XCTAssertEqual(allFiles(under: out), [".echolab.lock"], "nothing merged beside the holder's lock")
+        close(lock)
+
+        let merging = try hold(out, as: "echolab merge, pid 4343")
+        let eval = try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertEqual(eval.standardError, "echolab: out: echolab merge, pid 4343 is writing this folder; wait for it to finish or choose another --out\n")
+        close(merging)
+
+        let merged = try runEchoLab(["merge", "s1", "s2", "--out", "out"], in: root)
+        XCTAssertEqual(merged.status, 0, merged.standardError)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.appendingPathComponent(".echolab.lock").path), "the lock goes with the merge")
+        // A merge refused before it writes makes no folder.
+        let failed = try runEchoLab(["merge", "s1", "--out", "fresh"], in: root)
+        XCTAssertEqual(failed.status, 1, failed.standardOutput)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("fresh").path), failed.standardError)
+    }
 }
