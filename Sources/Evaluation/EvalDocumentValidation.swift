@@ -82,7 +82,7 @@ extension EvalDocument {
                 guard let number = value.doubleValue else { return "\(key).metrics.\(keys.path): not a number or null" }
                 if let problem = levelProblem(number, path: keys.path) { return "\(key).metrics.\(keys.path): \(problem)" }
             }
-            if let frames = metrics?.value(at: keys.frames), !frames.isNull, let problem = countProblem(frames) {
+            if let frames = metrics?.value(at: keys.frames), let problem = countProblem(frames) {
                 return "\(key).metrics.\(keys.frames): \(problem)"
             }
         }
@@ -125,7 +125,7 @@ extension EvalDocument {
                     guard let number = value.doubleValue else { return "\(key)[\(index)].\(figure.path): not a number or null" }
                     if let problem = levelProblem(number, path: figure.path) { return "\(key)[\(index)].\(figure.path): \(problem)" }
                 }
-                if let frames = segment[figure.frames], !frames.isNull, let problem = countProblem(frames) {
+                if let frames = segment[figure.frames], let problem = countProblem(frames) {
                     return "\(key)[\(index)].\(figure.frames): \(problem)"
                 }
             }
@@ -157,7 +157,7 @@ extension EvalDocument {
 
     /// Why a count (frames, a fault counter) cannot be one: not a whole number from 0 to 2^53.
     private static func countProblem(_ value: JSONValue) -> String? {
-        guard let number = value.doubleValue else { return "not a number" }
+        guard let number = value.doubleValue else { return value.isNull ? "null, where every run EchoLab writes has a count" : "not a number" }
         return number >= 0 && number <= 0x1p53 && number == number.rounded() ? nil : "\(value.lineText()) is not a count (a whole number, 0 or more)"
     }
 

@@ -274,6 +274,14 @@ final class EvalGateTests: XCTestCase {
              "items[0].results[0].metrics.erle_steady_db: 1e+308 dB is not a level EchoLab writes (at most ±1000 dB)"),
             ("frames-negative.json", { editMetrics(&$0) { $0["erle_steady_analysis_frames"] = -3 } },
              "items[0].results[0].metrics.erle_steady_analysis_frames: -3 is not a count (a whole number, 0 or more)"),
+            // A null count read as no count: the figure beside it was gated as if it stood on enough frames.
+            ("frames-null.json", { editMetrics(&$0) { $0["erle_steady_analysis_frames"] = NSNull() } },
+             "items[0].results[0].metrics.erle_steady_analysis_frames: null, where every run EchoLab writes has a count"),
+            ("gate-frames-null.json", { editMetrics(&$0) { metrics in
+                var gate = metrics["gate"] as! [String: Any]
+                gate["single_talk_analysis_frames"] = NSNull()
+                metrics["gate"] = gate
+            } }, "items[0].results[0].metrics.gate.single_talk_analysis_frames: null, where every run EchoLab writes has a count"),
             // −5 underruns "rose" by 5 to none, and 1.5 read as 1.
             ("counter-negative.json", { Self.editResult(&$0, item: 0, mode: 0) { result in
                 var pipeline = result["pipeline"] as! [String: Any]
@@ -395,7 +403,9 @@ final class EvalGateTests: XCTestCase {
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-broken-report"))
         let brokenPath = path("s2-broken-report/" + report)
         var brokenReport = try loadJSON(brokenPath)
-        for (metrics, problem) in [(7 as Any, "metrics: not an object or null"), (["erl_db": "high"] as Any, "metrics: ")] {
+        // A null: the run merged as one without metrics, which the gate never judged.
+        for (metrics, problem) in [(7 as Any, "metrics: not an object or null"), (["erl_db": "high"] as Any, "metrics: "),
+                                   (NSNull() as Any, "metrics: missing or null in the report of a run that was measured")] {
             brokenReport["metrics"] = metrics
             try JSONSerialization.data(withJSONObject: brokenReport).write(to: URL(fileURLWithPath: brokenPath))
             let broken = try refused("s2-broken-report")
@@ -493,6 +503,12 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(again.standardError, "echolab: merged/.echolab-merge.partial/.replaced: holds earlier runs an interrupted merge moved aside, "
                        + "the only copy of them; move them back into OUT or delete the folder, then merge again\n")
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(aside)/\(first)/report.json")), earlierReport, "still there")
+        // A merge into a folder it made, failing at its first move, removes the folder again:
+        // its lock file goes first.
+        let freshRuns = try MergeOutput.runs(of: shards.map { ($0.folder, $0.eval) }, out: path("fresh"))
+        XCTAssertThrowsError(try MergeOutput.write(try EvalMerge.merge(shards), runs: freshRuns, to: path("fresh"), renderer: nil,
+                                                   cancellation: nil) { _, _ in throw refused })
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path("fresh")))
     }
 
     /// Two items of one name (the second refused, listed under the name as failed) and a run

@@ -110,7 +110,12 @@ public struct RunSummary: Sendable {
             } catch {
                 throw ReadError(problem: "metrics: \(error)")
             }
-        case nil, .null?: break
+        case nil, .null?:
+            // Only a recording without a loopback has nothing to measure: anywhere else a report
+            // without metrics would be a run the gate never judges.
+            guard schema.hasPrefix("echolab.recording/"), value.value(at: "files.loopback")?.stringValue == nil else {
+                throw ReadError(problem: "metrics: missing or null in the report of a run that was measured")
+            }
         // Read as no metrics, a report whose metrics were a number merged as a run without them.
         default: throw ReadError(problem: "metrics: not an object or null")
         }
