@@ -79,4 +79,39 @@ final class ImpulseResponseFileRateTests: XCTestCase {
             XCTAssertEqual(10 * log10(echo / played), -14.02, accuracy: 0.05, "a response file at \(rate) Hz")
         }
     }
+
+    /// A tap on a file's first sample (a room trimmed to its direct sound) keeps its gain at
+    /// 48 kHz too, and its time: converted from the file's first sample, the tap's pulse lost its
+    /// first half (a 16 kHz unit impulse at sample 0 read 3.6 dB weaker), and it rings on both
+    /// sides of the bulk delay now. A bulk delay shorter than that ringing still keeps the gain.
+    func testATapOnTheFilesFirstSampleKeepsItsGainAndTime() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("echolab-ir-first-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for rate in [16_000, 44_100] {
+            var taps = [Float](repeating: 0, count: rate / 10)
+            taps[0] = 1
+            let file = "\(folder)/rir-\(rate).wav"
+            try SoundFileWriter.write(taps, to: file, sampleRate: rate)
+            for delay in [40.0, 1.0] {
+                let scenario = Scenario(name: "rir-\(rate)", farEnd: .generator(.tone(frequency: 1000, levelDBFS: -20), seed: 1),
+                                        echoPath: EchoPathSettings(delayMilliseconds: delay, gainDB: 0,
+                                                                   impulseResponse: .file(path: file, channel: .monoOnly)),
+                                        voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
+                                        duration: .seconds(1))
+                let run = try ScenarioRunner(scenario: scenario).run()
+                let echo = run.recording.echo[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+                let played = run.recording.played[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+                XCTAssertEqual(10 * log10(echo / played), 0, accuracy: 0.05, "a \(rate) Hz file, bulk delay \(delay) ms")
+                // The tone's echo is the played tone 40 ms later: the two line up sample for sample.
+                if delay == 40 {
+                    let lag = 1920
+                    let error = (24_000..<40_000).reduce(0.0) { $0 + pow(Double(run.recording.echo[$1] - run.recording.played[$1 - lag]), 2) }
+                    XCTAssertLessThan(10 * log10(error / played * Double(72_000) / Double(16_000)), -40, "a \(rate) Hz file: on time")
+                }
+            }
+        }
+        XCTAssertEqual(AudioFileStream.resamplingLead(from: 44_100, to: 48_000), 294)
+        XCTAssertEqual(AudioFileStream.resamplingLead(from: 16_000, to: 48_000), 160)
+    }
 }

@@ -66,16 +66,23 @@ extension AcousticEchoPath {
     /// starts, and each route's when it switches.
     static func make(_ settings: EchoPathSettings, sampleRate rate: Int, blockSize: Int) throws -> AcousticEchoPath {
         try settings.validate()
-        let response: [Float]?
+        var response: [Float]?
+        var delayFrames = Int((settings.delayMilliseconds * Double(rate) / 1000).rounded())
         switch settings.impulseResponse {
         case .none: response = nil
         case .file(let file, let channel)?:
-            response = try AudioFileStream.readImpulseResponse(path: file, targetRate: rate, selection: channel)
-            if response?.isEmpty ?? true { throw CallError.input("\(file): impulse response is empty") }
+            var (taps, leading) = try AudioFileStream.readImpulseResponse(path: file, targetRate: rate, selection: channel)
+            if taps.isEmpty { throw CallError.input("\(file): impulse response is empty") }
+            // The file's time 0 at the bulk delay, with the resampler's ringing before it; what
+            // would ring before the call's own time 0 (a bulk delay shorter than it) is cut.
+            let cut = max(0, leading - delayFrames)
+            taps.removeFirst(min(cut, taps.count - 1))
+            delayFrames -= leading - cut
+            response = taps
         case .synthetic(let rt60, let seed)?:
             response = SyntheticRoom.impulseResponse(rt60Milliseconds: rt60, sampleRate: rate, seed: seed)
         }
-        return AcousticEchoPath(blockSize: blockSize, delayFrames: Int((settings.delayMilliseconds * Double(rate) / 1000).rounded()),
+        return AcousticEchoPath(blockSize: blockSize, delayFrames: delayFrames,
                                 gain: Float(Decibels.amplitude(fromDB: settings.gainDB)), impulseResponse: response,
                                 clipLevel: settings.clipDBFS.map { Float(Decibels.amplitude(fromDB: $0)) })
     }
