@@ -94,6 +94,19 @@ public final class CallMeasurement: CallTap {
         }
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
         if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
+        // A real mic's capture of digital silence while the room at it held sound holds neither
+        // its echo nor its talker: the app muted by pushing zeros. Measured against the tracks,
+        // such a stretch read a made-up ERL and ERLE (−7 dB) and a talker the canceller removed.
+        if tick.echoReachesSent, !tick.sentIsSilenced, Self.isDigitalSilence(tick.mic, count: tick.count),
+           !Self.isDigitalSilence(tick.echo, count: tick.count) || !Self.isDigitalSilence(tick.nearEnd, count: tick.count) {
+            analysis.excludeFromEcho(inSent)
+            if tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
+            if let last = silentCapture.last, last.upperBound == inSent.lowerBound {
+                silentCapture[silentCapture.count - 1] = last.lowerBound..<inSent.upperBound
+            } else {
+                silentCapture.append(inSent)
+            }
+        }
         let mic: [Float]
         if history.line(up: tick) {
             mic = history.mic
@@ -110,6 +123,7 @@ public final class CallMeasurement: CallTap {
                                       nearEnd: tick.nearEnd, count: tick.count)
             if tracksAreTheRoom { noteRoomSound(echo: tick.echo, nearEnd: tick.nearEnd, of: tick) }
         }
+        if !playedSound { playedSound = !Self.isDigitalSilence(tick.played, count: tick.count) }
         glitches.append(tick.sent, count: tick.count)
         let (error, power) = Self.energies(tick.sent, mic, count: tick.count)
         tickEnergies.append(error, power)
@@ -147,6 +161,17 @@ public final class CallMeasurement: CallTap {
         VectorMath.add(echo, nearEnd, into: &roomSound, count: tick.count)
         inputSilence.append(roomSound, count: tick.count)
         inputGlitches.append(roomSound, count: tick.count)
+    }
+
+    /// Where a real mic captured digital silence while the room at it held sound (samples of
+    /// `sent`): an app's own mute, left out of the echo and near-end figures.
+    package private(set) var silentCapture: [Range<Int>] = []
+    /// Whether the loudspeaker played anything but digital silence.
+    package private(set) var playedSound = false
+
+    private static func isDigitalSilence(_ block: [Float], count: Int) -> Bool {
+        for index in 0..<min(count, block.count) where block[index] != 0 { return false }
+        return true
     }
 
     /// Ends the measurement. `sent`'s gaps and clicks where the room itself was digitally silent

@@ -63,7 +63,10 @@ public struct RunEvaluator: Sendable {
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
-                                  referenceIsSilent: Self.isCovered(range, by: silentReference)))
+                                  referenceIsSilent: Self.isCovered(range, by: silentReference),
+                                  // From the crossover on: a mic's first zeros reach sent a period or two after the event.
+                                  captureIsSilent: Self.isCovered(min(range.lowerBound + crossover, range.upperBound)..<range.upperBound,
+                                                                  by: measurement.silentCapture)))
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
             return segment
         }
@@ -103,11 +106,18 @@ public struct RunEvaluator: Sendable {
         }
         // No far end (or one of silence) and no custom speaker of the app's own: the peer sent
         // nothing to play.
-        let silentFarEnd = switch run.scenario.farEnd { case nil, .generator(.silence, _)?: true; default: false }
+        // A hand-driven call's scenario names no far end (the app's world plays it): what the
+        // loudspeaker played tells.
+        let silentFarEnd = switch run.scenario.farEnd {
+        case .generator(.silence, _)?: true
+        case nil: !measurement.playedSound
+        default: false
+        }
         let nothingPlayed = silentFarEnd && run.deviceStates.allSatisfy { $0.customSpeaker == nil }
         let referenceNotFed = deviceFindings.contains { $0.rule == .userReferenceNotFed }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
-                                                                referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed)
+                                                                referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
+                                                                captureIsSilent: !measurement.silentCapture.isEmpty)
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
@@ -197,10 +207,11 @@ public struct RunEvaluator: Sendable {
     /// digital silence), said as such rather than as a far end too quiet to reach the mic.
     /// `referenceNotFed`: the app started the user AEC reference and never fed it (the lint's
     /// `user-reference-not-fed`), so the reference is silent while the loudspeaker plays — said
-    /// as such, not as a far end that never played.
+    /// as such, not as a far end that never played. `captureIsSilent`: a real mic captured
+    /// digital silence while the room held sound (an app's own mute, left out of the figures).
     public static func echoUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState], durationSeconds: Double,
                                             referenceIsSilent: Bool = false, referenceNotFed: Bool = false,
-                                            micIsSilent: Bool = false) -> String? {
+                                            micIsSilent: Bool = false, captureIsSilent: Bool = false) -> String? {
         let gate = metrics.gate
         if gate.singleTalkFrames > 0 {
             guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }
@@ -218,6 +229,9 @@ public struct RunEvaluator: Sendable {
         }
         if gate.farEndActiveFrames == 0, !states.isEmpty, Self.mutedThroughout(states) {
             return "the call was muted throughout: it sent silence, which holds no echo to measure"
+        }
+        if gate.farEndActiveFrames == 0, captureIsSilent {
+            return silentCaptureReason
         }
         if gate.farEndActiveFrames == 0, referenceIsSilent {
             return states.isEmpty ? "the loopback is digital silence throughout: nothing was played, so there is no echo to measure"
@@ -255,6 +269,10 @@ public struct RunEvaluator: Sendable {
     static let segmentReferenceSilentReason = "the canceller's reference, the user AEC reference the app started, stays silent all through "
         + "the segment (see the findings user-reference-not-fed and user-reference-not-stopped): the far end may play and echo, "
         + "but ERL and ERLE are measured against that reference"
+
+    /// A stretch where the mic captured digital silence while the room held sound.
+    static let silentCaptureReason = "the mic captured digital silence throughout while the room held sound (the app muted it by "
+        + "pushing zeros): no echo reached what was sent, so there is nothing to measure"
 
     /// Whether `stretches` (in samples) cover all of `range` together.
     static func isCovered(_ range: Range<Int>, by stretches: [Range<Int>]) -> Bool {
@@ -317,13 +335,16 @@ public struct RunEvaluator: Sendable {
     /// single talk in it; or its echo stayed under the mic's floor.
     /// `referenceIsSilent`: the app left the canceller's reference silent over the whole segment
     /// (the lint's user-reference-not-fed or -not-stopped), which is then the reason.
+    /// `captureIsSilent`: the mic captured digital silence all through it while the room held
+    /// sound (`CallMeasurement.silentCapture`: an app's own mute).
     static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true,
-                                            referenceIsSilent: Bool = false) -> String? {
+                                            referenceIsSilent: Bool = false, captureIsSilent: Bool = false) -> String? {
         if metrics.singleTalkFrames == 0, !audioFlows {
             return "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured"
         }
         if metrics.singleTalkFrames == 0 {
             if !states.isEmpty, mutedThroughout(states) { return "muted throughout: the segment sent silence, which holds no echo to measure" }
+            if captureIsSilent { return silentCaptureReason }
             if referenceIsSilent { return segmentReferenceSilentReason }
             return "no far-end single-talk analysis frame in the segment (the far end silent or under −50 dBFS, its echo under the noise, or the near end talking over it): ERL and ERLE stand on those frames alone"
         }

@@ -23,6 +23,10 @@ open class CustomMic {
 
     /// Whether this source is a real microphone (it picks up the loudspeaker, so echo
     /// cancellation is needed). Files, streams and TTS are not; the lint checks AEC against it.
+    /// In a simulated call the one microphone is the room's (`SimulatedCall.microphone`): true
+    /// says that what this mic pushes is that, and the meter measures its echo from the room's
+    /// echo track. A mic that pushes anything else must say false, or its stretch reads the
+    /// room's ERL and an ERLE of what it sent. (Zeros pushed to mute are told apart: no figures.)
     open var isRealMicrophone: Bool { false }
 
     /// A name for reports.

@@ -1,0 +1,105 @@
+import AudioCore
+import Evaluation
+import Simulation
+import VirtualTime
+import XCTest
+
+/// An app that mutes by pushing zeros from its real-microphone custom mic sends neither echo nor
+/// talker: that stretch has no ERL or ERLE, and says why, as `call.mute()`'s does (it read a
+/// made-up ERLE of −7 dB against the room's echo track). And a hand-driven call whose far end
+/// plays is never said to have a silent far end.
+final class AppMuteTests: XCTestCase {
+    /// The device mic, forwarded as the app's custom mic, pushing zeros while `muted`.
+    private final class MutableRoomMic: CustomMic {
+        private let microphone: Microphone
+        private var timer: RepeatingTimer?
+        private var frame = PCMBuffer<Float>(frameCount: 960, sampleRate: 48_000, channelCount: 1)
+        private let silence = PCMBuffer<Float>(frameCount: 960, sampleRate: 48_000, channelCount: 1)
+        var muted = false
+        init(microphone: Microphone) { self.microphone = microphone }
+        override var isRealMicrophone: Bool { true }
+        func start(on scheduler: Scheduler) {
+            microphone.open()
+            timer = RepeatingTimer(scheduler: scheduler, period: .milliseconds(20), leeway: .milliseconds(2), phase: .capture)
+            timer?.setEventHandler { [unowned self] in
+                guard microphone.capture(into: &frame) == frame.frameCount else { return }
+                sendAudio(muted ? silence : frame)
+            }
+            timer?.schedule()
+        }
+        func stop() { timer?.cancel(); timer = nil; microphone.close() }
+    }
+
+    private func world(near: Bool = false, gainDB: Double = -6) -> CallWorld {
+        CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3),
+                  nearEnd: near ? .generator(.speechLike(levelDBFS: -26, pitchHz: 210), seed: 9) : nil,
+                  noise: NoiseSettings(levelDBFS: -60, seed: 2), echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: gainDB))
+    }
+
+    func testAMicThatPushesZerosHasNoEchoFiguresThere() throws {
+        for mode in [EchoCancellerMode.disabled, .intensityRecommended] {
+            let call = try SimulatedCall(world: world(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordTaps: false)
+            let meter = try CallMeter(call: call)
+            let mic = MutableRoomMic(microphone: call.microphone)
+            try call.start()
+            call.audioManager.setCustomMic(mic)
+            mic.start(on: call.scheduler)
+            try call.run(for: .seconds(3))
+            meter.beginSegment("app mute")
+            mic.muted = true
+            try call.run(for: .seconds(3))
+            mic.stop()
+            let report = try meter.finish()
+            let muted = try XCTUnwrap(report.segments.last)
+            XCTAssertEqual(muted.events, ["app mute"])
+            // What the mic pushed before its zeros reached sent (a period, and the canceller's
+            // frame of latency) is one analysis frame at most: a figure of low confidence, if any.
+            XCTAssertLessThanOrEqual(muted.metrics.singleTalkFrames, 1, "\(mode)")
+            if muted.metrics.singleTalkFrames == 0 {
+                XCTAssertNil(muted.metrics.erleDB, "\(mode)")
+                XCTAssertEqual(muted.echoUnmeasuredReason?.hasPrefix("the mic captured digital silence throughout"), true,
+                               muted.echoUnmeasuredReason ?? "nil")
+            }
+            XCTAssertEqual(report.metrics.gate.singleTalkFrames, 275, "the first three seconds' frames, and the crossover's: \(mode)")
+            // The first three seconds are the call's figures alone: a 6 dB path.
+            XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 6, accuracy: 0.2, "\(mode)")
+            if mode == .disabled { XCTAssertEqual(try XCTUnwrap(report.metrics.erleDB), 0, accuracy: 0.2) }
+        }
+    }
+
+    /// Muted by zeros from the start with a talker in the room: the talker never reached what was
+    /// sent, which is the app's doing, not a near end the canceller removed.
+    func testAMicMutedByZerosThroughoutSaysSoAndJudgesNoNearEnd() throws {
+        let call = try SimulatedCall(world: world(near: true), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
+                                     recordTaps: false)
+        let meter = try CallMeter(call: call)
+        let mic = MutableRoomMic(microphone: call.microphone)
+        mic.muted = true
+        call.audioManager.setCustomMic(mic)
+        try call.start()
+        mic.start(on: call.scheduler)
+        try call.run(for: .seconds(4))
+        mic.stop()
+        let report = try meter.finish()
+        XCTAssertNil(report.metrics.erleDB)
+        XCTAssertEqual(report.echoUnmeasuredReason?.hasPrefix("the mic captured digital silence throughout"), true, report.echoUnmeasuredReason ?? "nil")
+        XCTAssertNil(report.metrics.nearEnd?.attenuationDB, "no near end reached the canceller to be judged on")
+    }
+
+    /// The far end plays (white noise at −20 dBFS) and its echo is buried 100 dB down: a far end
+    /// that never reached the mic, as `echolab run` says of the same call, not a silent one.
+    func testAHandDrivenCallWhoseFarEndPlaysIsNotSaidToBeSilent() throws {
+        let call = try SimulatedCall(world: world(gainDB: -100), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        try call.start()
+        try call.run(for: .seconds(3))
+        let report = try meter.finish()
+        XCTAssertEqual(report.echoUnmeasuredReason, "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise")
+        let silent = try SimulatedCall(world: CallWorld(), recordTaps: false)
+        let silentMeter = try CallMeter(call: silent)
+        try silent.start()
+        try silent.run(for: .seconds(1))
+        XCTAssertEqual(try silentMeter.finish().echoUnmeasuredReason,
+                       "the far end is silent throughout: nothing was played into the room, so there is no echo to measure")
+    }
+}
