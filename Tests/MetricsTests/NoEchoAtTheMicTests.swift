@@ -53,6 +53,28 @@ final class NoEchoAtTheMicTests: XCTestCase {
                        "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose")
     }
 
+    /// A range whose mic stays under its floor over all its single talk (no ERLE) but over it in
+    /// its last half (tracks that do not add up to the mic, as a new user's did) has no steady
+    /// ERLE either: the last half alone read "≥ 0.0 dB" beside "no echo to cancel, so no ERLE".
+    func testNoERLEIsNoSteadyERLE() {
+        var ledger = FrameLedger(sampleRate: rate, frameSize: 1024, bands: [], thirdOctaves: [], maximumSeriesPoints: 100)
+        let count = 20
+        for frame in 0..<count {
+            let mic = frame < count / 2 ? 1e-3 : 2.9e-3   // the floor is 2e-3: 1.95e-3 on average
+            ledger.append(frame: frame, reference: 4e-3, echo: 1e-3, mic: mic, processed: mic, noise: 2e-3,
+                          referenceBands: [], micBands: [], processedBands: [],
+                          referenceThirdOctaves: [], processedThirdOctaves: [], micThirdOctaves: [])
+        }
+        ledger.frames = WelchFrames(length: (count + 1) * 512, frameSize: 1024)
+        let summary = ledger.summary(in: 0..<((count + 1) * 512), stepSamples: 4800, toleranceDB: 3)
+        XCTAssertEqual(try XCTUnwrap(summary.erlDB), 6.02, accuracy: 0.01)
+        XCTAssertNil(summary.erleDB)
+        XCTAssertNil(summary.erleSteadyDB)
+        XCTAssertFalse(summary.erleSteadyIsLowerBound)
+        XCTAssertNil(summary.convergenceSeconds)
+        XCTAssertEqual(summary.steadyFrames, count / 2, "the frames it would stand on are still counted")
+    }
+
     /// Without far-end single talk (the near end alone) every band says why it has no value.
     func testEveryBandSaysWhyWithoutFarEndSingleTalk() {
         let count = 5 * rate
