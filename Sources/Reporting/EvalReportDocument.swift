@@ -266,7 +266,7 @@ public enum EvalReportDocument {
     }
 
     /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's
-    /// ERLE is a bound at the noise floor and its convergence immediate, so the table read a muting
+    /// ERLE is a bound at the noise floor and its convergence tells only how that floor moved, so the table read a muting
     /// canceller as the best one, with no lint finding, and named nothing that it muted.
     static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
         let counts = modes.compactMap { mode -> String? in
@@ -276,7 +276,7 @@ public enum EvalReportDocument {
         }
         guard !counts.isEmpty else { return nil }
         return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
-            + ". Such a run's ERLE is a bound at the noise floor and its convergence immediate: it cut the line instead of the echo, "
+            + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
             + "and wins no item where it did so."
     }
 

@@ -351,7 +351,7 @@ final class CancellerPluginTests: XCTestCase {
         // Said of the runs that muted, not of the mode: a half-duplex gate wins an item with a
         // near talker alone (nothing to mute there), and "wins nothing" sat beside its one win.
         XCTAssertTrue(markdown.contains("silent:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound at the noise floor and its "
-                                        + "convergence immediate: it cut the line instead of the echo, and wins no item where it did so."), markdown)
+                                        + "convergence tells only how that floor moved: it cut the line instead of the echo, and wins no item where it did so."), markdown)
         // The mute's runs say what it did; the pass-through's and speex's do not.
         for item in ["room", "far"] {
             XCTAssertEqual(runs["\(item) silent:intensityRecommended"]?["findings"] as? [String], ["silent-send-in-single-talk"], item)

@@ -478,13 +478,16 @@ final class HelpTextTests: XCTestCase {
         (each shard's eval.json names its whole plan; shards of another plan are
         refused). OUT gets each run's folder (ITEM/MODE/, copied) and eval.json,
         eval.md and eval.html recomputed over all runs: byte-identical to an unsharded
-        run's but for timing. The runs are copied into a hidden folder in OUT first: a
-        merge that fails or is interrupted leaves OUT as it was. An interrupted shard
-        makes the merge incomplete ("complete": false), which `compare` fails. Exit
-        codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a shard
-        cannot be read, does not fit the others, or OUT cannot be written; 64 usage
-        error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing merged). See
-        deploy/ for a CI matrix and a Kubernetes Indexed Job.
+        run's but for timing. OUT is locked while it is written, as eval locks its own.
+        The runs are copied into a hidden folder in OUT first: a merge that fails, or
+        is interrupted before the runs move into place, leaves OUT as it was (a signal
+        once they move lets the merge finish, says so, and exits 0). An interrupted
+        shard makes the merge incomplete ("complete": false), which `compare` fails.
+        Exit codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a
+        shard cannot be read, does not fit the others, or OUT cannot be written; 64
+        usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM before the runs
+        moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed
+        Job.
 
         USAGE: echolab merge <shards> ... --out <out>
 
