@@ -256,6 +256,8 @@ public enum EvalReportDocument {
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
             + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
+            + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
+            + "leaves it unknown (each run's report says which, in `convergence_unmeasured`); "
             + "its median is over the runs that have one, and says over how many where that is not all of them. "
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
