@@ -12,7 +12,20 @@ public struct JSONValueDecoder: Sendable {
 }
 
 private func mismatch(_ type: Any.Type, _ value: JSONValue, _ path: [any CodingKey]) -> DecodingError {
-    .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.typeName)"))
+    .typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(jsonName(of: type)), found \(value.typeName)"))
+}
+
+/// What a report's reader expected, in JSON's words rather than Swift's.
+private func jsonName(of type: Any.Type) -> String {
+    switch type {
+    case is Double.Type, is Float.Type: "a number"
+    case is any BinaryInteger.Type: "a whole number"
+    case is String.Type: "a string"
+    case is Bool.Type: "true or false"
+    case is [String: JSONValue].Type: "an object"
+    case is [JSONValue].Type: "a list"
+    default: "\(type)"
+    }
 }
 
 /// Leaves are read here; anything else through its own `init(from:)`.
@@ -189,4 +202,26 @@ private struct SingleContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try leaf(type, value, codingPath) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try leaf(type, value, codingPath) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try leaf(type, value, codingPath) }
+}
+
+extension JSONValueDecoder {
+    /// A decoding error in one line, its key path first (`segments[2].erle_db: expected Double,
+    /// found a string`): Swift's own description of a `DecodingError` spans its context and
+    /// coding path's internals.
+    public static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.reduce("") { text, key in
+                if let index = key.intValue { return text + "[\(index)]" }
+                return text.isEmpty ? key.stringValue : text + "." + key.stringValue
+            }
+        }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context), .keyNotFound(_, let context):
+            let at = path(context.codingPath)
+            return (at.isEmpty ? "" : at + ": ") + context.debugDescription
+        @unknown default:
+            return String(describing: error)
+        }
+    }
 }

@@ -213,6 +213,10 @@ struct EvalCommand: ParsableCommand {
         let out: String
         let corpus: String
         var description: String {
+            var isFolder: ObjCBool = false
+            if FileManager.default.fileExists(atPath: out, isDirectory: &isFolder), !isFolder.boolValue {
+                return "\(out): --out names the corpus's own file, not a folder; choose a folder outside the corpus (e.g. reports/)"
+            }
             let what = InputFile.canonical(out) == InputFile.canonical(corpus) ? "is the corpus folder" : "holds the corpus folder \(corpus)"
             return "\(out): the output folder \(what); choose a folder outside it (e.g. reports/)"
         }

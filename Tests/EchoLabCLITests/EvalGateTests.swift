@@ -404,7 +404,7 @@ final class EvalGateTests: XCTestCase {
         let brokenPath = path("s2-broken-report/" + report)
         var brokenReport = try loadJSON(brokenPath)
         // A null: the run merged as one without metrics, which the gate never judged.
-        for (metrics, problem) in [(7 as Any, "metrics: not an object or null"), (["erl_db": "high"] as Any, "metrics: "),
+        for (metrics, problem) in [(7 as Any, "metrics: not an object or null"), (["erl_db": "high"] as Any, "metrics: erl_db: expected a number, found a string"),
                                    (NSNull() as Any, "metrics: missing or null in the report of a run that was measured")] {
             brokenReport["metrics"] = metrics
             try JSONSerialization.data(withJSONObject: brokenReport).write(to: URL(fileURLWithPath: brokenPath))

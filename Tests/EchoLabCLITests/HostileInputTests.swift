@@ -182,6 +182,9 @@ final class HostileInputTests: XCTestCase {
         // It read "output folder holds the corpus scenarios" of the folder itself.
         let same = try runEchoLab(["eval", "scenarios", "--out", "scenarios/"], in: corpus)
         assertOneLineError(same, mentions: ["scenarios/: the output folder is the corpus folder; choose a folder outside it"])
+        // A corpus file given as --out too read as "the output folder is the corpus folder".
+        let file = try runEchoLab(["eval", "scenarios/a.json", "--out", "scenarios/a.json"], in: corpus)
+        assertOneLineError(file, mentions: ["scenarios/a.json: --out names the corpus's own file, not a folder"])
         let canonical = corpus.resolvingSymlinksInPath().path
         let inside = try runEchoLab(["eval", "."], in: corpus)
         assertOneLineError(inside, mentions: ["reports: output folder is inside the corpus folder .",

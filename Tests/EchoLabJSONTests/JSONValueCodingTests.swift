@@ -69,10 +69,24 @@ final class JSONValueCodingTests: XCTestCase {
             }
         }
         XCTAssertEqual(failure(.object(["count": .number(1.5)])), "count: 1.5 is not a whole number in Int's range")
-        XCTAssertEqual(failure(.object(["count": .string("3")])), "count: expected Int, found a string")
+        XCTAssertEqual(failure(.object(["count": .string("3")])), "count: expected a whole number, found a string")
         XCTAssertEqual(failure(.object(["level": .number(1)])), ": no key 'count'")
-        XCTAssertEqual(failure(.array([])), ": expected Dictionary<String, JSONValue>, found an array")
-        XCTAssertEqual(failure(.object(["count": .number(300), "level": .bool(true)])), "level: expected Double, found a boolean")
+        XCTAssertEqual(failure(.array([])), ": expected an object, found an array")
+        XCTAssertEqual(failure(.object(["count": .number(300), "level": .bool(true)])), "level: expected a number, found a boolean")
+    }
+
+    /// In one line, its key path first: what `merge` says of a shard's report it cannot read
+    /// (it printed Swift's whole `DecodingError`, context and coding-path internals).
+    func testADecodingErrorIsDescribedInOneLine() {
+        let inner: JSONValue = .object(["count": .number(1)])
+        let broken: JSONValue = .object(["name": .string("a"), "flag": .bool(true), "kind": .string("near"), "inner": inner,
+                                         "list": .array([inner, .object(["count": .string("x")])])])
+        XCTAssertThrowsError(try JSONValueDecoder().decode(Outer.self, from: broken)) { error in
+            XCTAssertEqual(JSONValueDecoder.describe(error), "list[1].count: expected a whole number, found a string")
+        }
+        XCTAssertThrowsError(try JSONValueDecoder().decode(Outer.self, from: .object(["name": .string("a")]))) { error in
+            XCTAssertEqual(JSONValueDecoder.describe(error), "no key 'flag'")
+        }
     }
 
     /// `roundedAsPrinted` must be exactly what parsing the canonical text gives, for every number: it

@@ -164,7 +164,7 @@ public struct RecordingReport: Sendable, Equatable {
         case nil, .null?: metrics = nil
         case let object?:
             do { metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: object) } catch {
-                throw ReadError(problem: "metrics: \(error)")
+                throw ReadError(problem: "metrics: \(JSONValueDecoder.describe(error))")
             }
         }
         // Reports written before the reasons were given have none.
@@ -175,7 +175,7 @@ public struct RecordingReport: Sendable, Equatable {
         case nil, .null?: lengthMismatch = nil
         case let object?:
             do { lengthMismatch = try JSONValueDecoder().decode(LengthMismatch.self, from: object) } catch {
-                throw ReadError(problem: "length_mismatch: \(error)")
+                throw ReadError(problem: "length_mismatch: \(JSONValueDecoder.describe(error))")
             }
         }
         // Reports written before clipping was counted have none: read as none counted. A
@@ -194,7 +194,7 @@ public struct RecordingReport: Sendable, Equatable {
         case nil, .null?: inputCorrections = nil
         case let object?:
             do { inputCorrections = try JSONValueDecoder().decode(InputCorrections.self, from: object) } catch {
-                throw ReadError(problem: "input_corrections: \(error)")
+                throw ReadError(problem: "input_corrections: \(JSONValueDecoder.describe(error))")
             }
         }
         findings = try (value["findings"]?.arrayValue ?? []).map { (item: JSONValue) throws(ReadError) -> RunReport.Finding in
@@ -203,7 +203,7 @@ public struct RecordingReport: Sendable, Equatable {
         }
         if let list = value["scores"] {
             do { scores = try JSONValueDecoder().decode([ScorerResult].self, from: list) } catch {
-                throw ReadError(problem: "scores: \(error)")
+                throw ReadError(problem: "scores: \(JSONValueDecoder.describe(error))")
             }
         }
         // Reports written before adaptive decisions were listed on recordings have none.

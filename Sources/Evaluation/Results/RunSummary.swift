@@ -108,7 +108,7 @@ public struct RunSummary: Sendable {
             do {
                 metrics = try JSONValueDecoder().decode(EchoMetrics.self, from: value["metrics"]!)
             } catch {
-                throw ReadError(problem: "metrics: \(error)")
+                throw ReadError(problem: "metrics: \(JSONValueDecoder.describe(error))")
             }
         case nil, .null?:
             // Only a recording without a loopback has nothing to measure: anywhere else a report
@@ -123,7 +123,7 @@ public struct RunSummary: Sendable {
             do {
                 scores = try JSONValueDecoder().decode([ScorerResult].self, from: list)
             } catch {
-                throw ReadError(problem: "scores: \(error)")
+                throw ReadError(problem: "scores: \(JSONValueDecoder.describe(error))")
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
@@ -147,7 +147,7 @@ public struct RunSummary: Sendable {
             do {
                 pipeline = try JSONValueDecoder().decode(PipelineReport.self, from: value["pipeline"] ?? .null)
             } catch {
-                throw ReadError(problem: "pipeline: \(error)")
+                throw ReadError(problem: "pipeline: \(JSONValueDecoder.describe(error))")
             }
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             for (name, file) in value["taps"]?.objectValue ?? [:] {
@@ -156,13 +156,13 @@ public struct RunSummary: Sendable {
             do {
                 segments = try (value["segments"]?.arrayValue ?? []).map { try JSONValueDecoder().decode(Segment.self, from: $0) }
             } catch {
-                throw ReadError(problem: "segments: \(error)")
+                throw ReadError(problem: "segments: \(JSONValueDecoder.describe(error))")
             }
             if let streams = value.value(at: "hardware.streams"), streams != .null {
                 do {
                     hardwareStreams = try JSONValueDecoder().decode(HardwareStreamFaults.self, from: streams)
                 } catch {
-                    throw ReadError(problem: "hardware.streams: \(error)")
+                    throw ReadError(problem: "hardware.streams: \(JSONValueDecoder.describe(error))")
                 }
             }
             timeline = (value["events"]?.arrayValue ?? []).compactMap { event in
