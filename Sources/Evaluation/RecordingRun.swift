@@ -91,6 +91,7 @@ public struct RecordingRun {
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
         var corrections: InputCorrections?
+        var tracksUnexplained: Double?
         var loopbackIsSilent = false, micIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
@@ -105,6 +106,7 @@ public struct RecordingRun {
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
             corrections = analysis.inputs?.corrections
+            tracksUnexplained = analysis.inputs?.tracksUnexplainedDB
             loopbackIsSilent = analysis.inputs?.referenceIsSilent ?? false
             micIsSilent = analysis.inputs?.micIsSilent ?? false
             // The inputs' lengths where they differ (the output is the mic's length: not listed).
@@ -145,6 +147,7 @@ public struct RecordingRun {
         report.convergenceUnmeasuredReason = hasLoopback ? metrics.flatMap { RunEvaluator.convergenceUnmeasuredReason($0) } : nil
         report.lengthMismatch = lengthMismatch
         report.inputCorrections = corrections
+        report.tracksUnexplainedDB = tracksUnexplained
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = item.loopback == nil ? nil : outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions

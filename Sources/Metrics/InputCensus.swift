@@ -24,8 +24,34 @@ public struct InputCensus: Sendable, Equatable {
     /// How much faster the mic's clock ran than the loopback's, in ppm, where the tap-free gate
     /// resampled the loopback by it (`ClockDriftFeed`); nil where it did not.
     public var clockDriftPPM: Double?
+    /// Where both tracks were given: the mic's power and what the tracks leave of it
+    /// (Σ(mic − echo − near end)²), after the DC offsets.
+    public var trackedMicPower = 0.0
+    public var unexplainedMicPower = 0.0
+    public var hasBothTracks = false
 
     public init() {}
+
+    /// How much of the mic the echo and near-end tracks leave unexplained, in dB of the mic's
+    /// power (what the tracks miss: the room's noise where the near-end track lacks it, or a
+    /// track of another gain, delay or file); nil without both tracks or with a silent mic.
+    public var tracksUnexplainedDB: Double? {
+        guard hasBothTracks, trackedMicPower > 0 else { return nil }
+        return 10 * log10(max(unexplainedMicPower, trackedMicPower * 1e-15) / trackedMicPower)
+    }
+
+    /// Above this, the tracks are not what the mic holds: the figures read from them (ERL, ERLE,
+    /// the near end) describe the tracks, not the recording.
+    public static let tracksUnexplainedLimitDB = -10.0
+
+    mutating func count(mic: [Float], echo: [Float], nearEnd: [Float], samples count: Int) {
+        hasBothTracks = true
+        for i in 0..<count {
+            let m = Double(mic[i]), rest = m - Double(echo[i]) - Double(nearEnd[i])
+            trackedMicPower += m * m
+            unexplainedMicPower += rest * rest
+        }
+    }
 
     /// The corrections made to the files before they were measured, for the reports.
     public var corrections: InputCorrections {
@@ -71,6 +97,9 @@ public struct InputCensus: Sendable, Equatable {
         }
         if let clockDriftPPM {
             lines.append(String(format: "%@ and %@ ran on two clocks (the mic's %+.1f ppm against the loopback's): the loopback was resampled to the mic's clock before telling double talk", mic, reference, clockDriftPPM))
+        }
+        if let unexplained = tracksUnexplainedDB, unexplained > Self.tracksUnexplainedLimitDB {
+            lines.append(String(format: "%@ and %@ leave %.1f dB of %@ unexplained: they are not what the mic holds (another gain, delay or file?), and the ERL, ERLE and near-end figures read from them describe the tracks", echo, nearEnd, unexplained, mic))
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }

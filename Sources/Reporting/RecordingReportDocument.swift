@@ -25,6 +25,13 @@ public enum RecordingReportDocument {
             blocks.append(.note([.strong("The inputs differ in length:"),
                                  .text(" \(lengths) samples; the echo metrics are scored on the first \(mismatch.analysedSamples), where all of them play.")]))
         }
+        if let unexplained = report.tracksUnexplainedDB, unexplained > InputCensus.tracksUnexplainedLimitDB {
+            blocks.append(.note([.strong("The tracks do not add up to the mic:"),
+                                 .text(" the echo and near-end tracks leave \(ReportFormatting.number(unexplained, digits: 1, unit: " dB")) of its power "
+                                       + "unexplained (over \(ReportFormatting.number(InputCensus.tracksUnexplainedLimitDB, digits: 0, unit: " dB"))): "
+                                       + "they are not what the mic holds (another gain, delay or file?), and the ERL, ERLE and near-end figures "
+                                       + "read from them describe the tracks, not the recording.")]))
+        }
         if let corrections = report.inputCorrections, !corrections.isEmpty {
             var made: [String] = []
             if let offset = corrections.micDCOffsetDBFS { made.append(String(format: "the mic's DC offset (%.1f dBFS) taken off", offset)) }

@@ -37,6 +37,38 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(fromFiles.whole.erleDB), 15, accuracy: 0.1)
     }
 
+    /// The echo and near-end tracks against the mic: the room's noise, which the near-end track
+    /// lacks, is all they leave unexplained (−20 dB here); an echo track of twice the echo the
+    /// mic holds (a new user's mix) leaves about as much as the mic itself, and is said to.
+    func testTracksThatDoNotAddUpToTheMicAreSaidToBe() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 4)
+        let talker = TestSignals.noise(count: reference.count, dbfs: -30, seed: 9)
+        let nearEnd = talker.indices.map { ($0 / 48_000) % 2 == 1 ? talker[$0] : 0 }
+        func power(_ x: [Float]) -> Double { x.reduce(0.0) { $0 + Double($1) * Double($1) } }
+        // Noise of a 99th of the tracks' power: a hundredth of the mic's.
+        let unscaled = TestSignals.noise(count: reference.count, dbfs: -30, seed: 7)
+        let noise = TestSignals.scaled(unscaled, gainDB: 10 * log10((power(echo) + power(nearEnd)) / 99 / power(unscaled)))
+        func unexplained(echoInMicDB: Double) throws -> (Double?, [String]) {
+            let mic = TestSignals.sum(TestSignals.sum(TestSignals.scaled(echo, gainDB: echoInMicDB), nearEnd), noise)
+            let files = try (write(reference, "ref.wav"), write(mic, "mic.wav"), write(echo, "echo.wav"), write(nearEnd, "near.wav"))
+            let analysis = try EchoAnalyzer().analyzeFiles(reference: files.0, mic: files.1, processed: files.1, echo: files.2, nearEnd: files.3)
+            let inputs = try XCTUnwrap(analysis.inputs)
+            return (inputs.tracksUnexplainedDB, inputs.warnings(mic: "mic.wav", reference: "ref.wav", echo: "echo.wav", nearEnd: "near.wav"))
+        }
+        let (kept, quiet) = try unexplained(echoInMicDB: 0)
+        XCTAssertEqual(try XCTUnwrap(kept), -20, accuracy: 0.2, "the noise alone: a hundredth of the mic")
+        XCTAssertFalse(quiet.contains { $0.contains("unexplained") }, "\(quiet)")
+        let (halved, warned) = try unexplained(echoInMicDB: -6)
+        XCTAssertGreaterThan(try XCTUnwrap(halved), InputCensus.tracksUnexplainedLimitDB)
+        XCTAssertTrue(warned.contains { $0.hasPrefix("echo.wav and near.wav leave ") && $0.contains("dB of mic.wav unexplained: they are not what the mic holds") },
+                      "\(warned)")
+        // Without both tracks there is nothing to add up.
+        let mic = TestSignals.sum(echo, noise)
+        let alone = try EchoAnalyzer().analyzeFiles(reference: write(reference, "ref.wav"), mic: write(mic, "mic.wav"),
+                                                    processed: write(mic, "mic.wav"), echo: write(echo, "echo.wav"))
+        XCTAssertNil(alone.inputs?.tracksUnexplainedDB)
+    }
+
     /// A rig's DC offsets (the mic's at −34 dBFS, the loopback's at −40) are taken off before
     /// measuring: the files score as the same audio without them. A pure delay and 6 dB gain reads
     /// ERL 6 dB, the output 20 dB under the mic ERLE 20 dB, no frame is double talk, and the

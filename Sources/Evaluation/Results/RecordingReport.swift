@@ -51,6 +51,9 @@ public struct RecordingReport: Sendable, Equatable {
     /// What was corrected in the inputs before they were measured (DC offsets, a clock drift);
     /// nil without a loopback, where nothing is measured.
     public var inputCorrections: InputCorrections? = nil
+    /// Where both tracks were given: how much of the mic they leave unexplained, in dB of its
+    /// power (`InputCensus.tracksUnexplainedDB`); over −10 dB they are not what the mic holds.
+    public var tracksUnexplainedDB: Double? = nil
     /// The telephony requirements the output misses that a recording can be judged on (a send
     /// path of silence in every far-end single-talk frame: `RequirementFindings.silentSend`).
     public var findings: [RunReport.Finding] = []
@@ -97,6 +100,7 @@ public struct RecordingReport: Sendable, Equatable {
             "clipped_samples": .object(["mic": .number(Double(clippedMicSamples)),
                                         "loopback": clippedLoopbackSamples.map { .number(Double($0)) } ?? .null]),
             "input_corrections": inputCorrections.map { JSONValue(encoding: $0) } ?? .null,
+            "tracks_unexplained_db": tracksUnexplainedDB.map(JSONValue.number) ?? .null,
             "findings": .array(findings.map(\.json)),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
@@ -196,6 +200,13 @@ public struct RecordingReport: Sendable, Equatable {
             do { inputCorrections = try JSONValueDecoder().decode(InputCorrections.self, from: object) } catch {
                 throw ReadError(problem: "input_corrections: \(JSONValueDecoder.describe(error))")
             }
+        }
+        // Reports written before it was measured have none.
+        switch value["tracks_unexplained_db"] {
+        case nil, .null?: tracksUnexplainedDB = nil
+        case let number?:
+            guard let decibels = number.doubleValue else { throw ReadError(problem: "tracks_unexplained_db is not a number or null") }
+            tracksUnexplainedDB = decibels
         }
         findings = try (value["findings"]?.arrayValue ?? []).map { (item: JSONValue) throws(ReadError) -> RunReport.Finding in
             guard let finding = RunReport.Finding(reading: item) else { throw ReadError(problem: "findings: an entry that is not a finding") }
