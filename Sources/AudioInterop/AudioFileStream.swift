@@ -223,13 +223,15 @@ public final class AudioFileStream {
     }
 
     /// Silence put before a response converted from `sourceRate` to `targetRate`: at least the
-    /// best sinc converter's reach (about 143 zero crossings each side, in source samples), in a
-    /// whole number of source samples that is a whole number of target samples, so that the
-    /// file's time 0 falls on a sample.
+    /// best sinc converter's reach (about 143 zero crossings each side: source samples when it
+    /// raises the rate, target samples — more source samples — when it lowers it), in a whole
+    /// number of source samples that is a whole number of target samples, so that the file's
+    /// time 0 falls on a sample.
     package static func resamplingLead(from sourceRate: Int, to targetRate: Int) -> Int {
         func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
         let unit = sourceRate / gcd(sourceRate, targetRate)
-        return (160 + unit - 1) / unit * unit
+        let reach = 160 * max(sourceRate, targetRate) / targetRate
+        return (reach + unit - 1) / unit * unit
     }
 
     /// Everything `stream` delivers from where it is.

@@ -205,7 +205,7 @@ private struct SingleContainer: SingleValueDecodingContainer {
 }
 
 extension JSONValueDecoder {
-    /// A decoding error in one line, its key path first (`segments[2].erle_db: expected Double,
+    /// A decoding error in one line, its key path first (`segments[2].erle_db: expected a number,
     /// found a string`): Swift's own description of a `DecodingError` spans its context and
     /// coding path's internals.
     public static func describe(_ error: any Error) -> String {

@@ -85,6 +85,7 @@ public final class CallMeasurement: CallTap {
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
         let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)
+        if sendLatencies.last?.latency != tick.sendLatency { sendLatencies.append((Int(tick.frame), tick.sendLatency)) }
         if tick.sentIsSilenced {
             // Silence is sent from this tick on, and this tick's capture lands `sendLatency` later:
             // neither stretch holds anything to measure. First, so the ranges stay ascending.
@@ -95,17 +96,16 @@ public final class CallMeasurement: CallTap {
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
         if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
         // A real mic's capture of digital silence while the room at it held sound holds neither
-        // its echo nor its talker: the app muted by pushing zeros. Measured against the tracks,
-        // such a stretch read a made-up ERL and ERLE (−7 dB) and a talker the canceller removed.
-        if tick.echoReachesSent, !tick.sentIsSilenced, Self.isDigitalSilence(tick.mic, count: tick.count),
-           !Self.isDigitalSilence(tick.echo, count: tick.count) || !Self.isDigitalSilence(tick.nearEnd, count: tick.count) {
-            analysis.excludeFromEcho(inSent)
-            if tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
-            if let last = silentCapture.last, last.upperBound == inSent.lowerBound {
-                silentCapture[silentCapture.count - 1] = last.lowerBound..<inSent.upperBound
-            } else {
-                silentCapture.append(inSent)
+        // its echo nor its talker: the app muted by pushing zeros (or the mic primed, or ran dry).
+        // Measured against the tracks, such a stretch read a made-up ERL and ERLE (−7 dB). Only a
+        // stretch silent all through is called a mute (`SilentCapture.mutes`).
+        if tick.echoReachesSent, !tick.sentIsSilenced, Self.isDigitalSilence(tick.mic, count: tick.count) {
+            let silenced = !Self.isDigitalSilence(tick.echo, count: tick.count) || !Self.isDigitalSilence(tick.nearEnd, count: tick.count)
+            if silenced {
+                analysis.excludeFromEcho(inSent)
+                if tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
             }
+            silentCapture.note(inSent, silencedSound: silenced)
         }
         let mic: [Float]
         if history.line(up: tick) {
@@ -163,9 +163,17 @@ public final class CallMeasurement: CallTap {
         inputGlitches.append(roomSound, count: tick.count)
     }
 
-    /// Where a real mic captured digital silence while the room at it held sound (samples of
-    /// `sent`): an app's own mute, left out of the echo and near-end figures.
-    package private(set) var silentCapture: [Range<Int>] = []
+    /// Where a real mic captured digital silence (samples of `sent`), and which of it silenced
+    /// the room's sound (left out of the echo and near-end figures): an app's own mute.
+    package private(set) var silentCapture = SilentCapture()
+    /// The send path's latency from each tick it changed at (capture frame, samples).
+    private var sendLatencies: [(frame: Int, latency: Int)] = []
+
+    /// The send path's latency at capture frame `frame`: where a capture then is in `sent`.
+    package func sendLatency(at frame: Int) -> Int {
+        sendLatencies.last { $0.frame <= frame }?.latency ?? sendLatencies.first?.latency ?? 0
+    }
+
     /// Whether the loudspeaker played anything but digital silence.
     package private(set) var playedSound = false
 
@@ -303,5 +311,35 @@ struct AlignmentHistory {
             at += length
             first += length
         }
+    }
+}
+
+/// Where a call's real mic captured digital silence, in samples of `sent`.
+package struct SilentCapture: Sendable {
+    /// Every such stretch, the room silent or not.
+    package private(set) var stretches: [Range<Int>] = []
+    /// The part of them where the room held sound they silenced.
+    package private(set) var silencedSound: [Range<Int>] = []
+
+    mutating func note(_ range: Range<Int>, silencedSound silenced: Bool) {
+        Self.append(range, to: &stretches)
+        if silenced { Self.append(range, to: &silencedSound) }
+    }
+
+    private static func append(_ range: Range<Int>, to list: inout [Range<Int>]) {
+        if let last = list.last, last.upperBound == range.lowerBound {
+            list[list.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            list.append(range)
+        }
+    }
+
+    /// Whether the mic captured digital silence all through `range` and silenced the room's sound
+    /// somewhere in it: muted by the app, not a silent room.
+    package func mutes(_ range: Range<Int>) -> Bool {
+        guard !range.isEmpty else { return false }
+        var reached = range.lowerBound
+        for stretch in stretches where stretch.lowerBound <= reached { reached = max(reached, stretch.upperBound) }
+        return reached >= range.upperBound && silencedSound.contains { $0.overlaps(range) }
     }
 }

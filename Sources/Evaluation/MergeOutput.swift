@@ -58,8 +58,11 @@ public enum MergeOutput {
     package static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
                               renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                               moveItem: (_ source: String, _ destination: String) throws -> Void) throws {
-        /// Folders this merge made in OUT (OUT itself, an item's folder for its runs): undone, they go.
-        var created = try AtomicFile.prepareDirectory(out)
+        /// Folders this merge made: OUT and its parents (`outFolders`), then items' folders in OUT.
+        /// Undone, they go: the items' while OUT is still locked (an eval waiting for it may make
+        /// one of its own there next), then OUT's.
+        let outFolders = try AtomicFile.prepareDirectory(out)
+        var itemFolders: [String] = []
         // Held until the merge is written or undone: an eval or another merge into OUT meanwhile
         // is refused by name, as a second eval is (an eval running there rewrote the merged
         // eval.json and mixed its runs with the merged ones).
@@ -67,7 +70,7 @@ public enum MergeOutput {
         do {
             lock = try OutputLock(folder: out, command: "merge")
         } catch {
-            for folder in created.reversed() { rmdir(folder) }
+            for folder in outFolders.reversed() { rmdir(folder) }
             throw error
         }
         defer { withExtendedLifetime(lock) {} }
@@ -91,8 +94,9 @@ public enum MergeOutput {
             }
             guard stranded.isEmpty else { return stranded }
             try? FileManager.default.removeItem(atPath: staging)
-            lock = nil   // its file goes with it, so that a folder this merge made can go too
-            for folder in created.reversed() { rmdir(folder) }
+            for folder in itemFolders.reversed() { rmdir(folder) }
+            lock = nil   // its file goes with it, so that OUT, if this merge made it, can go too
+            for folder in outFolders.reversed() { rmdir(folder) }
             return []
         }
         /// Asked before the moves only: nothing has been moved aside, so nothing can be stranded.
@@ -122,7 +126,7 @@ public enum MergeOutput {
                     try fileOperation("move it aside", inside(out, run)) { try moveItem(inside(out, run), inside(aside, run)) }
                 }
                 placed.append((run, replaced))
-                created += try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
+                itemFolders += try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
                 try fileOperation("move it into place", inside(out, run)) { try moveItem(inside(staging, run), inside(out, run)) }
             }
             try merged.write(to: out, renderer: renderer)

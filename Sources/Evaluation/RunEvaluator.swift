@@ -43,6 +43,9 @@ public struct RunEvaluator: Sendable {
         // figures are measured against that reference, not because the far end was quiet.
         let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
         let crossover = tick * (SimulatedCall.switchTimeoutTicks + 1)
+        func openingEvents(_ range: Range<Int>) -> [TimelineAction] {
+            run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }.map(\.action)
+        }
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
@@ -51,22 +54,22 @@ public struct RunEvaluator: Sendable {
             let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
             let startsCancelling = cancels(at: range.lowerBound)
             var segment = RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
-                              events: run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
-                                .map(\.action.description),
+                              events: openingEvents(range).map(\.description),
                               metrics: metrics,
                               // Segment metrics restart the ERLE series at the segment's start: their
                               // convergence is the re-convergence after the event that opened it
                               // (none without a canceller: its ERLE sits at 0 dB from the start; none
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: startsCancelling && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
-                              clicksAtStart: glitches.count(in: Self.transitionWindow(range, states: run.deviceStates, crossover: crossover, tick: tick)),
+                              clicksAtStart: glitches.count(in: Self.transitionWindow(
+                                  range, states: run.deviceStates, switchesDevice: openingEvents(range).contains(where: \.switchesCustomDevice),
+                                  crossover: crossover, tick: tick, latency: measurement.sendLatency(at:))),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
                                   referenceIsSilent: Self.isCovered(range, by: silentReference),
                                   // From the crossover on: a mic's first zeros reach sent a period or two after the event.
-                                  captureIsSilent: Self.isCovered(min(range.lowerBound + crossover, range.upperBound)..<range.upperBound,
-                                                                  by: measurement.silentCapture)))
+                                  captureIsSilent: measurement.silentCapture.mutes(min(range.lowerBound + crossover, range.upperBound)..<range.upperBound)))
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
             return segment
         }
@@ -117,7 +120,7 @@ public struct RunEvaluator: Sendable {
         let referenceNotFed = deviceFindings.contains { $0.rule == .userReferenceNotFed }
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
-                                                                captureIsSilent: !measurement.silentCapture.isEmpty)
+                                                                captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
@@ -305,21 +308,38 @@ public struct RunEvaluator: Sendable {
         return nil
     }
 
+    /// Where a segment's transition is heard in `sent` (whose clicks are counted): ±1 tick around
+    /// its start, and where its event switched a custom device, on to ±1 tick around that switch
+    /// — a new mic is switched to once it has pushed a frame, up to a mic period after the event
+    /// (or the switch's timeout), and the crossfade into it is where a switch clicks. What the
+    /// event does to `sent` itself (a mute, an interruption) is heard at once; what it does to the
+    /// capture, `latency(frame)` later, the send path's latency then: the window spans both.
+    static func transitionWindow(_ range: Range<Int>, states: [DeviceState], switchesDevice: Bool, crossover: Int, tick: Int,
+                                 latency: (Int) -> Int) -> Range<Int> {
+        var settled = range.lowerBound
+        if switchesDevice, let index = states.indices.first(where: { states[$0].frame > Int64(range.lowerBound)
+                                                                     && states[$0].frame <= Int64(range.lowerBound + crossover)
+                                                                     && Self.isDeviceChange(states, at: $0) }) {
+            settled = Int(states[index].frame)
+        }
+        return max(0, range.lowerBound - tick)..<(settled + latency(settled) + tick + 1)
+    }
+
+    /// Whether a device state came from a switch of custom mic or speaker: the engine notes a
+    /// state whenever the mic, the speaker, the AEC mode, the user reference or mute change, so
+    /// one with the last three as before changed a device (two mics of one name included).
+    private static func isDeviceChange(_ states: [DeviceState], at index: Int) -> Bool {
+        guard index > 0 else { return false }
+        let before = states[index - 1], state = states[index]
+        return before.echoCancellerMode == state.echoCancellerMode && before.isUserReferenceStarted == state.isUserReferenceStarted
+            && before.isMuted == state.isMuted
+    }
+
     /// The device states a segment over `range` runs in: the one it opens in and those that follow
     /// inside it — less those the segment's first `crossover` samples replace. That is the switch
     /// that opened the segment taking effect (make-before-break: the old mic delivers until the
     /// new one has primed, up to the engine's switch timeout), so a file mic's stretch is not
     /// taken for one with echo on the strength of the old mic's last frames.
-    /// Where a segment's transition is heard: ±1 tick around its start, on to ±1 tick around the
-    /// last device change the start's event made within `crossover` (a new mic is switched to
-    /// once it has pushed a frame — up to a mic period after the event, or the switch's timeout —
-    /// and the crossfade into it is where a switch clicks).
-    static func transitionWindow(_ range: Range<Int>, states: [DeviceState], crossover: Int, tick: Int) -> Range<Int> {
-        let settled = states.last { $0.frame > Int64(range.lowerBound) && $0.frame <= Int64(range.lowerBound + crossover)
-                                    && $0.frame < Int64(range.upperBound) }.map { Int($0.frame) } ?? range.lowerBound
-        return max(0, range.lowerBound - tick)..<(settled + tick + 1)
-    }
-
     static func states(_ states: [DeviceState], during range: Range<Int>, crossover: Int) -> [DeviceState] {
         var opening = states.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
         while opening + 1 < states.count, states[opening + 1].frame <= Int64(range.lowerBound + crossover),
@@ -486,5 +506,16 @@ extension SegmentMetrics {
     var withoutEchoFigures: SegmentMetrics {
         SegmentMetrics(startSample: startSample, endSample: endSample, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
                        convergenceSeconds: nil, singleTalkFrames: 0)
+    }
+}
+
+extension TimelineAction {
+    /// Whether the action switches the app's custom mic or speaker (which takes effect once the
+    /// new device is ready, up to the switch's timeout later).
+    var switchesCustomDevice: Bool {
+        switch self {
+        case .setCustomMic, .resetCustomMic, .setCustomSpeaker, .resetCustomSpeaker: true
+        default: false
+        }
     }
 }

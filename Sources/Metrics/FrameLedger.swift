@@ -177,10 +177,12 @@ struct FrameLedger: Sendable {
             steadyProcessed += Double(Float(bitPattern: row[at + 4]))
             steadyFloor += floor(noise: Double(Float(bitPattern: row[at + 5])))
         }
-        // No ERLE over the range (its echo under the floor) is no steady state of one either: a
-        // last half a hair over the floor read "≥ 0.0 dB" beside "no echo to cancel, so no ERLE".
-        let steady = erle.value == nil ? (value: nil, isLowerBound: false)
-            : MeasurableFloor.erle(mic: steadyMic, processed: steadyProcessed, floor: steadyFloor)
+        // No ERLE over the range (its echo under the floor) leaves a steady state that is only a
+        // bound with nothing to bound: a last half a hair over the floor read "≥ 0.0 dB" beside
+        // "no echo to cancel, so no ERLE". A last half measured (its output over the floor) is a
+        // figure, the echo there the range's average hid, and stays.
+        var steady = MeasurableFloor.erle(mic: steadyMic, processed: steadyProcessed, floor: steadyFloor)
+        if erle.value == nil, steady.isLowerBound { steady = (nil, false) }
         let series = (0..<windowCount).map { window in
             let value = MeasurableFloor.erle(mic: micSum[window], processed: processedSum[window], floor: floorSum[window])
             return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,

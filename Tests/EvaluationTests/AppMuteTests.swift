@@ -36,6 +36,37 @@ final class AppMuteTests: XCTestCase {
                   noise: NoiseSettings(levelDBFS: -60, seed: 2), echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: gainDB))
     }
 
+    /// In a room without noise whose far end pauses (speech), the muted stretch holds silent
+    /// room too: the segment is still one the app muted.
+    func testAMuteByZerosInARoomWithoutNoiseSaysSo() throws {
+        let quiet = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 3),
+                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
+        let call = try SimulatedCall(world: quiet, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        let mic = MutableRoomMic(microphone: call.microphone)
+        try call.start()
+        call.audioManager.setCustomMic(mic)
+        mic.start(on: call.scheduler)
+        try call.run(for: .seconds(3))
+        meter.beginSegment("app mute")
+        mic.muted = true
+        try call.run(for: .seconds(4))
+        mic.stop()
+        let muted = try XCTUnwrap(try meter.finish().segments.last)
+        XCTAssertEqual(muted.metrics.singleTalkFrames, 0)
+        XCTAssertEqual(muted.echoUnmeasuredReason?.hasPrefix("the mic captured digital silence throughout"), true, muted.echoUnmeasuredReason ?? "nil")
+    }
+
+    /// A pass-through mic primes on digital silence for a tick or two, as every custom mic does:
+    /// that is no mute. Without a far end the call says so, as before.
+    func testAPassThroughMicWithoutAFarEndIsNoMute() throws {
+        let report = try runReport(ofScenario: """
+            {"name": "pass", "mic": {"device": "passthrough"}, "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 2},
+             "noise": {"level_dbfs": -60, "seed": 1}, "duration_s": 3}
+            """)
+        XCTAssertEqual(report.echoUnmeasuredReason, "the far end is silent throughout: nothing was played into the room, so there is no echo to measure")
+    }
+
     func testAMicThatPushesZerosHasNoEchoFiguresThere() throws {
         for mode in [EchoCancellerMode.disabled, .intensityRecommended] {
             let call = try SimulatedCall(world: world(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordTaps: false)
@@ -53,12 +84,15 @@ final class AppMuteTests: XCTestCase {
             let muted = try XCTUnwrap(report.segments.last)
             XCTAssertEqual(muted.events, ["app mute"])
             // What the mic pushed before its zeros reached sent (a period, and the canceller's
-            // frame of latency) is one analysis frame at most: a figure of low confidence, if any.
-            XCTAssertLessThanOrEqual(muted.metrics.singleTalkFrames, 1, "\(mode)")
-            if muted.metrics.singleTalkFrames == 0 {
-                XCTAssertNil(muted.metrics.erleDB, "\(mode)")
+            // frame of latency) is one analysis frame with the canceller: a figure of low confidence.
+            XCTAssertEqual(muted.metrics.singleTalkFrames, mode == .disabled ? 0 : 1, "\(mode)")
+            if mode == .disabled {
+                XCTAssertNil(muted.metrics.erlDB)
+                XCTAssertNil(muted.metrics.erleDB)
                 XCTAssertEqual(muted.echoUnmeasuredReason?.hasPrefix("the mic captured digital silence throughout"), true,
                                muted.echoUnmeasuredReason ?? "nil")
+            } else {
+                XCTAssertTrue(muted.metrics.isLowConfidence)
             }
             XCTAssertEqual(report.metrics.gate.singleTalkFrames, 275, "the first three seconds' frames, and the crossover's: \(mode)")
             // The first three seconds are the call's figures alone: a 6 dB path.

@@ -10,7 +10,8 @@ import XCTest
 final class TransitionClicksTests: XCTestCase {
     /// A file mic holding one impulse `impulseMilliseconds` into it, switched to at 1 s with AEC off:
     /// the report's segment opened by the switch, and the sent clicks' samples.
-    private func switchedToImpulse(at impulseMilliseconds: Int) throws -> (segment: RunReport.Segment, clicks: [Int]) {
+    private func switchedToImpulse(at impulseMilliseconds: Int, aec: String = "disabled",
+                                   alsoAt10ms: String? = nil) throws -> (segments: [RunReport.Segment], clicks: [Int]) {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var file = [Float](repeating: 0, count: 48_000)
@@ -19,29 +20,39 @@ final class TransitionClicksTests: XCTestCase {
         let path = try writeScenario("""
             {"name": "switch-click", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
              "echo_path": {"delay_ms": 40, "gain_db": -20}, "noise": {"level_dbfs": -70, "seed": 2},
-             "aec": {"mode": "disabled"}, "duration_s": 2,
-             "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file", "file": "impulse.wav"}]}
+             "aec": {"mode": "\(aec)"}, "duration_s": 2,
+             "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file", "file": "impulse.wav"}\(
+                alsoAt10ms.map { #", {"at_ms": 1010, "action": "\#($0)"}"# } ?? "")]}
             """, in: folder)
         let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
                                    taps: .none, renderer: nil).run()
-        let segment = try XCTUnwrap(report.segments.first { $0.startSeconds == 1 })
-        return (segment, report.sentClickEvents.map(\.sampleIndex))
+        return (report.segments.filter { $0.startSeconds >= 1 }, report.sentClickEvents.map(\.sampleIndex))
     }
 
     /// The file mic's first frame goes out at 1.02 s (its 20 ms period), so its impulse 5 ms in
     /// is heard at 1.025 s: past ±10 ms of the event, inside the switch.
+    /// With a canceller the impulse is heard one frame later still (speex's 10 ms of latency).
     func testClickWhereTheNewMicTakesOverCountsAtTheStart() throws {
-        let (segment, clicks) = try switchedToImpulse(at: 5)
-        XCTAssertEqual(clicks.filter { (48_000...49_500).contains($0) }.count, 1, "the impulse is a click in sent: \(clicks)")
-        let click = try XCTUnwrap(clicks.first { $0 > 48_000 })
-        XCTAssertGreaterThan(click, 48_000 + 480, "heard after the event's ±10 ms")
-        XCTAssertEqual(segment.clicksAtStart, 1)
+        for aec in ["disabled", "intensityRecommended"] {
+            let (segments, clicks) = try switchedToImpulse(at: 5, aec: aec)
+            XCTAssertEqual(clicks.filter { (48_000...50_000).contains($0) }.count, 1, "the impulse is a click in sent (\(aec)): \(clicks)")
+            let click = try XCTUnwrap(clicks.first { $0 > 48_000 })
+            XCTAssertGreaterThan(click, 48_000 + (aec == "disabled" ? 480 : 960), "heard after the event's ±10 ms (and the latency)")
+            XCTAssertEqual(segments.first?.clicksAtStart, 1, aec)
+        }
+    }
+
+    /// Another event 10 ms after the switch opens a segment of its own, which the switch's click
+    /// is not: it is the switch's, heard past its segment's end.
+    func testTheSwitchesClickIsNotTheNextEvents() throws {
+        let (segments, _) = try switchedToImpulse(at: 5, alsoAt10ms: "start_user_reference")
+        XCTAssertEqual(segments.map(\.clicksAtStart), [1, 0])
     }
 
     /// The same impulse half a second into the file is the file's, not the switch's.
     func testClickLaterInTheSegmentIsNotTheTransitions() throws {
-        let (segment, clicks) = try switchedToImpulse(at: 500)
+        let (segments, clicks) = try switchedToImpulse(at: 500)
         XCTAssertTrue(clicks.contains { $0 > 48_000 + 24_000 }, "the impulse is a click in sent: \(clicks)")
-        XCTAssertEqual(segment.clicksAtStart, 0)
+        XCTAssertEqual(segments.first?.clicksAtStart, 0)
     }
 }

@@ -54,25 +54,34 @@ final class NoEchoAtTheMicTests: XCTestCase {
     }
 
     /// A range whose mic stays under its floor over all its single talk (no ERLE) but over it in
-    /// its last half (tracks that do not add up to the mic, as a new user's did) has no steady
-    /// ERLE either: the last half alone read "≥ 0.0 dB" beside "no echo to cancel, so no ERLE".
-    func testNoERLEIsNoSteadyERLE() {
-        var ledger = FrameLedger(sampleRate: rate, frameSize: 1024, bands: [], thirdOctaves: [], maximumSeriesPoints: 100)
-        let count = 20
-        for frame in 0..<count {
-            let mic = frame < count / 2 ? 1e-3 : 2.9e-3   // the floor is 2e-3: 1.95e-3 on average
-            ledger.append(frame: frame, reference: 4e-3, echo: 1e-3, mic: mic, processed: mic, noise: 2e-3,
-                          referenceBands: [], micBands: [], processedBands: [],
-                          referenceThirdOctaves: [], processedThirdOctaves: [], micThirdOctaves: [])
+    /// its last half (tracks that do not add up to the mic, as a new user's did), where the output
+    /// is under the floor: its steady ERLE would be a bound with nothing to bound, and is none (it
+    /// read "≥ 0.0 dB" beside "no echo to cancel, so no ERLE"). Where the output there is over the
+    /// floor, the last half's ERLE is measured, and stays.
+    func testNoERLEIsNoSteadyBound() throws {
+        func summary(lastHalfProcessed: Double) -> FrameLedger.RangeSummary {
+            var ledger = FrameLedger(sampleRate: rate, frameSize: 1024, bands: [], thirdOctaves: [], maximumSeriesPoints: 100)
+            let count = 20
+            for frame in 0..<count {
+                let mic = frame < count / 2 ? 1e-3 : 2.9e-3   // the floor is 2e-3: 1.95e-3 on average
+                ledger.append(frame: frame, reference: 4e-3, echo: 1e-3, mic: mic, processed: frame < count / 2 ? mic : lastHalfProcessed,
+                              noise: 2e-3, referenceBands: [], micBands: [], processedBands: [],
+                              referenceThirdOctaves: [], processedThirdOctaves: [], micThirdOctaves: [])
+            }
+            ledger.frames = WelchFrames(length: (count + 1) * 512, frameSize: 1024)
+            return ledger.summary(in: 0..<((count + 1) * 512), stepSamples: 4800, toleranceDB: 3)
         }
-        ledger.frames = WelchFrames(length: (count + 1) * 512, frameSize: 1024)
-        let summary = ledger.summary(in: 0..<((count + 1) * 512), stepSamples: 4800, toleranceDB: 3)
-        XCTAssertEqual(try XCTUnwrap(summary.erlDB), 6.02, accuracy: 0.01)
-        XCTAssertNil(summary.erleDB)
-        XCTAssertNil(summary.erleSteadyDB)
-        XCTAssertFalse(summary.erleSteadyIsLowerBound)
-        XCTAssertNil(summary.convergenceSeconds)
-        XCTAssertEqual(summary.steadyFrames, count / 2, "the frames it would stand on are still counted")
+        let bounded = summary(lastHalfProcessed: 1e-4)
+        XCTAssertEqual(try XCTUnwrap(bounded.erlDB), 6.02, accuracy: 0.01)
+        XCTAssertNil(bounded.erleDB)
+        XCTAssertNil(bounded.erleSteadyDB)
+        XCTAssertFalse(bounded.erleSteadyIsLowerBound)
+        XCTAssertNil(bounded.convergenceSeconds)
+        XCTAssertEqual(bounded.steadyFrames, 10, "the frames it would stand on are still counted")
+        let measured = summary(lastHalfProcessed: 2.32e-3)   // over the floor: 0.97 dB under the mic
+        XCTAssertNil(measured.erleDB)
+        XCTAssertEqual(try XCTUnwrap(measured.erleSteadyDB), 0.969, accuracy: 0.001)
+        XCTAssertFalse(measured.erleSteadyIsLowerBound)
     }
 
     /// Without far-end single talk (the near end alone) every band says why it has no value.

@@ -113,5 +113,6 @@ final class ImpulseResponseFileRateTests: XCTestCase {
         }
         XCTAssertEqual(AudioFileStream.resamplingLead(from: 44_100, to: 48_000), 294)
         XCTAssertEqual(AudioFileStream.resamplingLead(from: 16_000, to: 48_000), 160)
+        XCTAssertEqual(AudioFileStream.resamplingLead(from: 96_000, to: 48_000), 320, "lowering the rate, the filter reaches twice as far")
     }
 }
