@@ -72,11 +72,19 @@ struct MetricsCommand: ParsableCommand {
             var result = RecordingMetrics(analysis: analysis, processedLag: lag)
             let specs = try scoring.resolved
             if !specs.isEmpty {
+                // Scorers may take minutes: a signal stops them and the command (as interrupted).
+                Interrupts.install()
                 let results = try score(analysis, lag: lag.samples, channel: selection, specs: specs)
+                if Interrupts.cancellation.isCancelled {
+                    standardError("echolab: \(processed): interrupted while scoring; nothing printed")
+                    throw ExitCode(Interrupts.exitCode ?? 130)
+                }
                 ScorerOptions.warnUnscored(results, command: "metrics")
                 result.scores = results
             }
             json = result.json().canonicalText()
+        } catch let exit as ExitCode {
+            throw exit
         } catch {
             throw CommandFailure.exit(error)
         }
@@ -91,7 +99,7 @@ struct MetricsCommand: ParsableCommand {
         let processes = specs.map { ScorerProcess(spec: $0, timeout: scoring.timeout) }
         defer { for process in processes { process.stop() } }
         return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
-                                id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes)
+                                id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes, cancellation: Interrupts.cancellation)
     }
 
     /// The echo and near-end tracks are the mic's parts sample for sample: one that leads or lags

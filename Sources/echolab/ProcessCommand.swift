@@ -83,6 +83,12 @@ struct ProcessCommand: ParsableCommand {
             defer { for scorer in scorers { scorer.stop() } }
             if !scorers.isEmpty {
                 let results = try score(with: scorers)
+                // A signal while the scorers worked: the output is whole and in place, its scores
+                // are not, and the command stops as interrupted.
+                if Interrupts.cancellation.isCancelled {
+                    standardError("echolab: \(out): interrupted while scoring; the output is written, its scores are not")
+                    throw ExitCode(Interrupts.exitCode ?? 130)
+                }
                 ScorerOptions.warnUnscored(results, command: "process")
                 for line in ScorerOptions.lines(results) { print(printable(line)) }
             }
@@ -106,6 +112,6 @@ struct ProcessCommand: ParsableCommand {
         let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: reference, mic: mic, output: out,
                                 channel: selection)
         return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
-                                id: URL(fileURLWithPath: out).lastPathComponent, scorers: scorers)
+                                id: URL(fileURLWithPath: out).lastPathComponent, scorers: scorers, cancellation: Interrupts.cancellation)
     }
 }

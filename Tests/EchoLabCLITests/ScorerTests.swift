@@ -152,6 +152,40 @@ final class ScorerTests: XCTestCase {
         }
     }
 
+    /// A signal while a scorer is thinking stops the command within a second or two, with the
+    /// signal's status: `process` and `metrics` went on to the scorer's timeout and exited 0, `run`
+    /// waited for it (a minute by default) before exiting 143.
+    func testASignalWhileAScorerThinksStopsTheCommand() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let scenario = packageRoot.appendingPathComponent("vectors/scenarios/speech-room-doubletalk.json").path
+        let call = try runEchoLab(["run", scenario, "--out", "call", "--all-taps"], in: root)
+        XCTAssertEqual(call.status, 0, call.standardError)
+        let inputs = try snapshot(root.appendingPathComponent("call"))
+        let hang = ["--scorer", "hang=sleep 60", "--scorer-timeout", "50"]
+        for (arguments, status, message) in [
+            (["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "out.wav"] + hang, Int32(143),
+             "echolab: out.wav: interrupted while scoring; the output is written, its scores are not\n"),
+            (["metrics", "--reference", "call/reference.wav", "--mic", "call/mic.wav", "--processed", "call/sent.wav"] + hang, Int32(143),
+             "echolab: call/sent.wav: interrupted while scoring; nothing printed\n"),
+            (["run", scenario, "--out", "scored"] + hang, Int32(143), "echolab: \(scenario): interrupted; nothing written\n"),
+        ] {
+            let errors = Pipe()
+            let started = Date()
+            let process = try startEchoLab(arguments, in: root, standardError: errors)
+            // Past the call and the canceller: the scorer has its first request.
+            usleep(1_500_000)
+            process.terminate()
+            let said = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, status, "\(arguments[0]): \(String(decoding: said, as: UTF8.self))")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10, "\(arguments[0]) stopped long before the scorer's 50 s")
+            XCTAssertTrue(String(decoding: said, as: UTF8.self).hasSuffix(message), "\(arguments[0]): \(String(decoding: said, as: UTF8.self))")
+        }
+        XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("scored/report.json").path))
+    }
+
     func testABadScorerOptionIsAUsageError() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }

@@ -21,6 +21,17 @@ final class ScoringStretchTests: XCTestCase {
         ])
     }
 
+    /// A second of far-end single talk between two double-talk runs a second apart is the double
+    /// talk's: it was a stretch of its own too, inside the double-talk one, and scored as both
+    /// (a new user's 16 kHz recording, whose tap-free gate heard double talk early).
+    func testSingleTalkInsideADoubleTalkStretchIsNotScoredTwice() {
+        let runs = [run(.doubleTalk, 0..<100), run(.farEndSingleTalk, 100..<194), run(.doubleTalk, 194..<300), run(.farEndSingleTalk, 300..<500)]
+        XCTAssertEqual(ScoringStretch.stretches(runs, frameSize: 1024, sampleRate: 48_000, length: 10_000_000), [
+            ScoringStretch(talk: .doubleTalk, samples: 0..<(299 * 512 + 1024)),
+            ScoringStretch(talk: .farEndSingleTalk, samples: (300 * 512)..<(499 * 512 + 1024)),
+        ])
+    }
+
     func testNothingLongEnoughIsNothing() {
         let runs = [run(.farEndSingleTalk, 0..<50), run(.nearEndSingleTalk, 50..<90), run(.doubleTalk, 90..<100)]
         XCTAssertEqual(ScoringStretch.stretches(runs, frameSize: 1024, sampleRate: 48_000, length: 10_000_000), [])

@@ -54,8 +54,9 @@ public struct RunScoring {
 
     /// Scores `tracks` with each scorer; `runs` are the activity gate's decisions over frames of
     /// `frameSize`; `id` names the run in the requests.
-    /// A `cancellation` is polled between stretches: once cancelled, nothing more is asked and
-    /// the scorers not done read "cancelled" (the caller then discards the run).
+    /// A `cancellation` is polled between stretches and while a scorer is answering: once
+    /// cancelled, nothing more is asked and the scorers not done read "cancelled" (the caller
+    /// then discards the run, or exits as interrupted).
     public static func score(_ tracks: some Tracks, talk runs: [TalkRun], frameSize: Int, id: String,
                              scorers: [ScorerProcess], cancellation: RunCancellation? = nil) -> [ScorerResult] {
         guard !scorers.isEmpty else { return [] }
@@ -88,7 +89,10 @@ public struct RunScoring {
             }
             for (position, scorer) in scorers.enumerated() where failures[position] == nil {
                 do {
-                    answers[position].append(try Answer(reading: try scorer.ask(request), for: request, scorer: scorer.spec.name))
+                    answers[position].append(try Answer(reading: try scorer.ask(request, cancellation: cancellation), for: request,
+                                                         scorer: scorer.spec.name))
+                } catch is RunCancelled {
+                    failures[position] = "cancelled"
                 } catch let failure as ScorerFailure {
                     failures[position] = failure.reason
                 } catch {

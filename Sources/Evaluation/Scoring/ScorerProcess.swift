@@ -45,7 +45,9 @@ public final class ScorerProcess {
     deinit { stop() }
 
     /// Sends `request` (a JSON object, written on one line) and returns the answer line's value.
-    public func ask(_ request: JSONValue) throws -> JSONValue {
+    /// Once `cancellation` is cancelled (a signal) the wait ends within 50 ms: the program is
+    /// stopped and `RunCancelled` thrown, not waited for to its timeout (a minute, by default).
+    public func ask(_ request: JSONValue, cancellation: RunCancellation? = nil) throws -> JSONValue {
         let running = try self.running ?? start()
         // A program that has exited cannot take the request: what it said and its status are
         // read below, as for one that exits while answering.
@@ -102,8 +104,14 @@ public final class ScorerProcess {
                     ? " (a scorer reads requests until its stdin closes)" : ""
                 throw ScorerFailure(scorer: spec.name, reason: "\(status) before answering\(pending)" + said + hint)
             }
+            if cancellation?.isCancelled == true {
+                stop()
+                throw RunCancelled()
+            }
             // The deadline holds however often output arrives.
-            if DispatchTime.now() >= deadline || running.arrived.wait(timeout: deadline) == .timedOut {
+            let now = DispatchTime.now()
+            if now >= deadline || (running.arrived.wait(timeout: min(deadline, now + .milliseconds(50))) == .timedOut
+                                   && DispatchTime.now() >= deadline) {
                 throw failure(running, writeFailed ? "stopped reading its requests"
                                                    : "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
             }

@@ -29,8 +29,19 @@ public struct ScoringStretch: Sendable, Equatable {
             return start..<max(start, end)
         }
         let minimum = Int(minimumSeconds * Double(sampleRate))
-        var found: [ScoringStretch] = []
-        // Single talk: runs of one talker with silence between, trimmed of silence at both ends.
+        // Double talk first: double-talk runs joined across less than a second of anything else.
+        let join = Int((doubleTalkJoinSeconds * Double(sampleRate) / Double(hop)).rounded(.up))
+        var doubleTalk: [Range<Int>] = []
+        for run in runs where run.talk == .doubleTalk {
+            if let open = doubleTalk.last, run.frames.lowerBound - open.upperBound <= join {
+                doubleTalk[doubleTalk.count - 1] = open.lowerBound..<run.frames.upperBound
+            } else {
+                doubleTalk.append(run.frames)
+            }
+        }
+        var found = doubleTalk.map { ScoringStretch(talk: .doubleTalk, samples: samples($0)) }
+        // Single talk: runs of one talker with silence between, trimmed of silence at both ends;
+        // what a double-talk stretch spans is its own (a stretch scored as both was counted twice).
         for talk in [TalkRun.Talk.farEndSingleTalk, .nearEndSingleTalk] {
             var first: Int?, last: Int?
             func close() {
@@ -38,7 +49,7 @@ public struct ScoringStretch: Sendable, Equatable {
                 first = nil; last = nil
             }
             for run in runs {
-                if run.talk == talk {
+                if run.talk == talk, !doubleTalk.contains(where: { $0.overlaps(run.frames) }) {
                     if first == nil { first = run.frames.lowerBound }
                     last = run.frames.upperBound
                 } else if run.talk != .silence {
@@ -47,18 +58,6 @@ public struct ScoringStretch: Sendable, Equatable {
             }
             close()
         }
-        // Double talk: double-talk runs joined across less than a second of anything else.
-        let join = Int((doubleTalkJoinSeconds * Double(sampleRate) / Double(hop)).rounded(.up))
-        var current: Range<Int>?
-        for run in runs where run.talk == .doubleTalk {
-            if let open = current, run.frames.lowerBound - open.upperBound <= join {
-                current = open.lowerBound..<run.frames.upperBound
-            } else {
-                if let open = current { found.append(ScoringStretch(talk: .doubleTalk, samples: samples(open))) }
-                current = run.frames
-            }
-        }
-        if let open = current { found.append(ScoringStretch(talk: .doubleTalk, samples: samples(open))) }
         return found.filter { $0.samples.count >= minimum }.sorted { ($0.samples.lowerBound, $0.talk.rawValue) < ($1.samples.lowerBound, $1.talk.rawValue) }
     }
 }
