@@ -9,6 +9,15 @@ import Simulation
 /// its metrics, ERLE over time and per band, and players for the mic, the loopback and `sent.wav`
 /// (when kept).
 public enum RecordingReportDocument {
+    /// The canceller's library (a plugin's name and SHA-256) and the rate it ran at where that is
+    /// not the recording's, as a simulated run's page names them.
+    static func canceller(_ report: RecordingReport) -> [ReportDocument.Span] {
+        var said: [String] = []
+        if let library = report.library { said.append(library) }
+        if report.processingRate != report.sampleRate { said.append("run at \(report.processingRate) Hz") }
+        return said.isEmpty ? [] : [.text(" (" + said.joined(separator: ", ") + ")")]
+    }
+
     /// `folder`: where the pages are (the recording's own files are linked relative to it).
     public static func make(_ report: RecordingReport, folder: String) -> ReportDocument {
         typealias F = ReportFormatting
@@ -17,8 +26,8 @@ public enum RecordingReportDocument {
             ? [.code("sent.wav"), .text(" is aligned with the mic (\(latencySamples) samples of latency removed).")]
             : [.text("its output, aligned with the mic (\(latencySamples) samples of latency removed), was not kept (no taps).")]
         var blocks: [ReportDocument.Block] = [
-            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(report.mode), .text("; ")] + output
-                       + channelNote(report.channel)),
+            .paragraph([.text("A recording through the canceller (nothing simulated), mode "), .code(report.mode)] + canceller(report)
+                       + [.text("; ")] + output + channelNote(report.channel)),
         ]
         if let mismatch = report.lengthMismatch {
             let lengths = mismatch.files.map { "\(($0.file as NSString).lastPathComponent) \($0.samples)" }.joined(separator: ", ")

@@ -571,6 +571,9 @@ final class CancellerPluginTests: XCTestCase {
         let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [nlms]).output.prefix(64)
         let aec = try XCTUnwrap(try loadJSON(root.appendingPathComponent("out/office/nlms-intensityRecommended/report.json").path)["aec"] as? [String: Any])
         XCTAssertEqual(aec["library"] as? String, "plugin nlms (EchoLab example), sha256 \(digest)")
+        // Its pages name it too (only report.json did).
+        let named = try String(contentsOf: root.appendingPathComponent("out/office/nlms-intensityRecommended/report.md"), encoding: .utf8)
+        XCTAssertTrue(named.contains("mode `nlms:intensityRecommended` (plugin nlms (EchoLab example), sha256 \(digest));"), named)
 
         // A plugin that sends nothing is a mute on a recording too: the finding, and no win on
         // an item judged on ERLE alone (a recording's findings were never written).

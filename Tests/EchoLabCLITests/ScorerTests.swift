@@ -70,14 +70,16 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "nan=python3 nan.py", "--scorer", "empty=python3 empty.py",
                                       "--scorer", "bell=python3 bell.py", "--scorer", "huge=python3 huge.py",
                                       "--scorer", "loud-error=python3 loud-error.py",
-                                      "--scorer", "flood=python3 flood.py"], in: root)
+                                      "--scorer", "flood=python3 flood.py",
+                                      // Exits, leaving a child that holds its stdout open: read as a hang until the timeout.
+                                      "--scorer", "orphan=read line; sleep 1000 & exit 2"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("call")), inputs, "inputs are never changed")
         let output = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(metrics.standardOutput.utf8)) as? [String: Any])
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
         XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
-                                           "nan", "empty", "flood", "bell", "huge", "loud-error"])
+                                           "nan", "empty", "flood", "bell", "huge", "loud-error", "orphan"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -96,6 +98,7 @@ final class ScorerTests: XCTestCase {
             "loud-error": "could not score sent.wav#1: boom \\x1b]0;pwned\\x07 \\u{202E}",
             "huge": "answered score 'mos' whose \"value\" 1e+299 is past ±1e9",
             "flood": "wrote a line of over 1 MiB on stdout (an answer is one line of at most 1 MiB)",
+            "orphan": "exited with status 2 before answering sent.wav#1",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])

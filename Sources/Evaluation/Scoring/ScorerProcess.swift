@@ -58,6 +58,7 @@ public final class ScorerProcess {
             writeFailed = true
         }
         let deadline = DispatchTime.now() + (writeFailed ? min(timeout, 2) : timeout)
+        var exitedAt: DispatchTime?
         while true {
             let (line, overflow, closed) = running.state.withLock { state in (state.stdout.next(), state.stdout.overflow, state.closed) }
             if let line {
@@ -90,7 +91,14 @@ public final class ScorerProcess {
             case nil:
                 break
             }
-            if closed {
+            // Exited a second ago, though its stdout is still open: a child it left behind holds
+            // it (`sleep 1000 &`). Its status is the reason, not a timeout the child would run
+            // out. (The second lets an answer written just before it exited be read first.)
+            if !closed, exitedAt == nil, !running.process.isRunning || Self.hasExited(running.process.processIdentifier) {
+                exitedAt = DispatchTime.now()
+            }
+            let exited = exitedAt.map { DispatchTime.now() >= $0 + .seconds(1) } ?? false
+            if closed || exited {
                 // Its last words may still be on their way: stderr is read to its end (a second
                 // at most), or the reason would depend on which pipe was read first.
                 let deadline = Date().addingTimeInterval(1)
@@ -130,6 +138,15 @@ public final class ScorerProcess {
         // Its group (it leads one), then itself should it lead none.
         if running.process.isRunning || kill(-pid, 0) == 0 { kill(-pid, SIGKILL); kill(pid, SIGKILL) }
         running.process.waitUntilExit()
+    }
+
+    /// Whether process `pid` has exited and waits to be reaped (a zombie, `/proc/PID/stat`'s
+    /// state Z). Foundation reaps a child only once the pipes it was given close, which a child
+    /// it left behind may hold open for as long as it runs: till then `isRunning` says true.
+    private static func hasExited(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).first == "Z"
     }
 
     private func start() throws -> Running {
