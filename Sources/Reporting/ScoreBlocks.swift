@@ -60,7 +60,9 @@ enum ScoreBlocks {
     static func modes(_ modes: [String], summaries: [ModeSummary], isSortable: Bool) -> [ReportDocument.Block] {
         guard summaries.contains(where: { $0.scores != nil }) else { return [] }
         /// A column: one score of one scorer (as it identifies itself) in one talk type.
-        struct Column: Equatable { var identity: String; var scorer: String; var version: String?; var talkType: String; var name: String }
+        struct Column: Equatable {
+            var identity: String; var scorer: String; var reportedName: String?; var version: String?; var talkType: String; var name: String
+        }
         var columns: [Column] = [], scorers: [String] = [], identities: [String] = []
         for summary in summaries {
             for scorer in summary.scores ?? [] {
@@ -68,7 +70,8 @@ enum ScoreBlocks {
                 if !scorers.contains(scorer.scorer) { scorers.append(scorer.scorer) }
                 if !scorer.scores.isEmpty, !identities.contains(who) { identities.append(who) }
                 for score in scorer.scores {
-                    let column = Column(identity: who, scorer: scorer.scorer, version: scorer.version, talkType: score.talkType, name: score.name)
+                    let column = Column(identity: who, scorer: scorer.scorer, reportedName: scorer.reportedName, version: scorer.version,
+                                        talkType: score.talkType, name: score.name)
                     if !columns.contains(column) { columns.append(column) }
                 }
             }
@@ -80,13 +83,18 @@ enum ScoreBlocks {
             let kb = (scorers.firstIndex(of: b.element.scorer)!, talkOrder.firstIndex(of: b.element.talkType) ?? 3, b.offset)
             return ka < kb
         }.map(\.element)
-        // The scorer's name in a header only where two scorers share the table, its version where
-        // two versions of one do (the paragraph names them in full).
-        let versions = Dictionary(grouping: columns, by: \.scorer).mapValues { Set($0.map(\.identity)).count }
+        // The scorer's name in a header only where two scorers share the table; where one scorer
+        // answered as two (two versions, or AECMOS' 16 and 48 kHz models for a corpus of both
+        // rates) what tells them apart: the name it reported where those differ, else its version
+        // (the paragraph names them in full).
+        let byScorer = Dictionary(grouping: columns, by: \.scorer)
         let namesScorer = Set(columns.map(\.scorer)).count > 1
         let header = ["mode"] + columns.map { column in
             var prefix = namesScorer ? "\(column.scorer) " : ""
-            if versions[column.scorer, default: 1] > 1 { prefix += "\(column.version ?? "unversioned") " }
+            let same = byScorer[column.scorer] ?? []
+            if Set(same.map(\.identity)).count > 1 {
+                prefix += Set(same.map(\.reportedName)).count > 1 ? "\(column.reportedName ?? column.scorer) " : "\(column.version ?? "unversioned") "
+            }
             return "\(prefix)\(column.name) \(column.talkType): mean / p10"
         }
             + scorers.map { scorers.count > 1 ? "unscored runs (\($0))" : "unscored runs" }
