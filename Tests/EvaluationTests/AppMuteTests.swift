@@ -36,23 +36,29 @@ final class AppMuteTests: XCTestCase {
                   noise: NoiseSettings(levelDBFS: -60, seed: 2), echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: gainDB))
     }
 
-    /// In a room without noise whose far end pauses (speech), the muted stretch holds silent
-    /// room too: the segment is still one the app muted.
-    func testAMuteByZerosInARoomWithoutNoiseSaysSo() throws {
-        let quiet = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 3),
-                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-        let call = try SimulatedCall(world: quiet, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+    /// A call through the forwarded device mic that the app mutes by pushing zeros after
+    /// `before` seconds (the segment "app mute"), for `after` seconds more.
+    private func callMutedByZeros(in world: CallWorld, mode: EchoCancellerMode, before: Int64, after: Int64) throws -> RunReport {
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordTaps: false)
         let meter = try CallMeter(call: call)
         let mic = MutableRoomMic(microphone: call.microphone)
         try call.start()
         call.audioManager.setCustomMic(mic)
         mic.start(on: call.scheduler)
-        try call.run(for: .seconds(3))
+        try call.run(for: .seconds(before))
         meter.beginSegment("app mute")
         mic.muted = true
-        try call.run(for: .seconds(4))
+        try call.run(for: .seconds(after))
         mic.stop()
-        let muted = try XCTUnwrap(try meter.finish().segments.last)
+        return try meter.finish()
+    }
+
+    /// In a room without noise whose far end pauses (speech), the muted stretch holds silent
+    /// room too: the segment is still one the app muted.
+    func testAMuteByZerosInARoomWithoutNoiseSaysSo() throws {
+        let quiet = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 3),
+                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
+        let muted = try XCTUnwrap(try callMutedByZeros(in: quiet, mode: .disabled, before: 3, after: 4).segments.last)
         XCTAssertEqual(muted.metrics.singleTalkFrames, 0)
         XCTAssertEqual(muted.echoUnmeasuredReason?.hasPrefix("the mic captured digital silence throughout"), true, muted.echoUnmeasuredReason ?? "nil")
     }
@@ -69,18 +75,7 @@ final class AppMuteTests: XCTestCase {
 
     func testAMicThatPushesZerosHasNoEchoFiguresThere() throws {
         for mode in [EchoCancellerMode.disabled, .intensityRecommended] {
-            let call = try SimulatedCall(world: world(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordTaps: false)
-            let meter = try CallMeter(call: call)
-            let mic = MutableRoomMic(microphone: call.microphone)
-            try call.start()
-            call.audioManager.setCustomMic(mic)
-            mic.start(on: call.scheduler)
-            try call.run(for: .seconds(3))
-            meter.beginSegment("app mute")
-            mic.muted = true
-            try call.run(for: .seconds(3))
-            mic.stop()
-            let report = try meter.finish()
+            let report = try callMutedByZeros(in: world(), mode: mode, before: 3, after: 3)
             let muted = try XCTUnwrap(report.segments.last)
             XCTAssertEqual(muted.events, ["app mute"])
             // What the mic pushed before its zeros reached sent (a period, and the canceller's

@@ -55,6 +55,20 @@ final class EchoPathTests: XCTestCase {
 }
 
 final class ImpulseResponseFileRateTests: XCTestCase {
+    /// A 1 kHz tone's call through the response `file` at `delay` ms and `gainDB`, AEC off, and the
+    /// echo's level under what was played over its last half second, in dB.
+    private func toneThrough(_ file: String, delay: Double, gainDB: Double) throws -> (run: CallRun, db: Double) {
+        let scenario = Scenario(name: "rir", farEnd: .generator(.tone(frequency: 1000, levelDBFS: -20), seed: 1),
+                                echoPath: EchoPathSettings(delayMilliseconds: delay, gainDB: gainDB,
+                                                           impulseResponse: .file(path: file, channel: .monoOnly)),
+                                voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
+                                duration: .seconds(1))
+        let run = try ScenarioRunner(scenario: scenario).run()
+        let echo = run.recording.echo[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+        let played = run.recording.played[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+        return (run, 10 * log10(echo / played))
+    }
+
     /// A response file is a filter: a single tap of 0.5 is −6 dB at any rate it was written at.
     /// Resampled as a signal it was not (a 16 kHz file at 48 kHz read up to 9.5 dB louder in
     /// band, a 96 kHz one 6 dB quieter). A 1 kHz tone lies in every rate's band, so its echo is exactly
@@ -68,15 +82,7 @@ final class ImpulseResponseFileRateTests: XCTestCase {
             taps[rate / 100] = 0.5
             let file = "\(folder)/rir-\(rate).wav"
             try SoundFileWriter.write(taps, to: file, sampleRate: rate)
-            let scenario = Scenario(name: "rir-\(rate)", farEnd: .generator(.tone(frequency: 1000, levelDBFS: -20), seed: 1),
-                                    echoPath: EchoPathSettings(delayMilliseconds: 20, gainDB: -8,
-                                                               impulseResponse: .file(path: file, channel: .monoOnly)),
-                                    voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
-                                    duration: .seconds(1))
-            let run = try ScenarioRunner(scenario: scenario).run()
-            let echo = run.recording.echo[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
-            let played = run.recording.played[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
-            XCTAssertEqual(10 * log10(echo / played), -14.02, accuracy: 0.05, "a response file at \(rate) Hz")
+            XCTAssertEqual(try toneThrough(file, delay: 20, gainDB: -8).db, -14.02, accuracy: 0.05, "a response file at \(rate) Hz")
         }
     }
 
@@ -94,15 +100,9 @@ final class ImpulseResponseFileRateTests: XCTestCase {
             let file = "\(folder)/rir-\(rate).wav"
             try SoundFileWriter.write(taps, to: file, sampleRate: rate)
             for delay in [40.0, 1.0] {
-                let scenario = Scenario(name: "rir-\(rate)", farEnd: .generator(.tone(frequency: 1000, levelDBFS: -20), seed: 1),
-                                        echoPath: EchoPathSettings(delayMilliseconds: delay, gainDB: 0,
-                                                                   impulseResponse: .file(path: file, channel: .monoOnly)),
-                                        voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
-                                        duration: .seconds(1))
-                let run = try ScenarioRunner(scenario: scenario).run()
-                let echo = run.recording.echo[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
+                let (run, db) = try toneThrough(file, delay: delay, gainDB: 0)
+                XCTAssertEqual(db, 0, accuracy: 0.05, "a \(rate) Hz file, bulk delay \(delay) ms")
                 let played = run.recording.played[24_000...].reduce(0.0) { $0 + Double($1) * Double($1) }
-                XCTAssertEqual(10 * log10(echo / played), 0, accuracy: 0.05, "a \(rate) Hz file, bulk delay \(delay) ms")
                 // The tone's echo is the played tone 40 ms later: the two line up sample for sample.
                 if delay == 40 {
                     let lag = 1920
