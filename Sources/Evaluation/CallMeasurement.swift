@@ -337,9 +337,6 @@ package struct SilentCapture: Sendable {
     /// Whether the mic captured digital silence all through `range` and silenced the room's sound
     /// somewhere in it: muted by the app, not a silent room.
     package func mutes(_ range: Range<Int>) -> Bool {
-        guard !range.isEmpty else { return false }
-        var reached = range.lowerBound
-        for stretch in stretches where stretch.lowerBound <= reached { reached = max(reached, stretch.upperBound) }
-        return reached >= range.upperBound && silencedSound.contains { $0.overlaps(range) }
+        RunEvaluator.isCovered(range, by: stretches) && silencedSound.contains { $0.overlaps(range) }
     }
 }
