@@ -143,6 +143,8 @@ public struct RecordingProcessor {
         } catch {
             // A plugin's start cut short by the interruption stopped the run.
             if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
+            // Named with the recording, as a failure while it runs is: the line said only the plugin.
+            if let failure = error as? PluginProcess.PluginFailure { throw failure.naming(input: mic) }
             throw error
         }
         let latency = control?.latencySamples ?? 0

@@ -614,6 +614,15 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(failed.status, 1, failed.standardError)
         XCTAssertTrue(failed.standardError.contains("run/mic.wav: plugin n (\(nan)): wrote nan at sample 3 of frame 30, 0.30 s after it started"), failed.standardError)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("nan.wav").path))
+        // So is one that fails before its first frame (create, or its latency).
+        for behaviour in ["create_fails", "bad_latency"] {
+            let plugin = try Self.misbehaving(behaviour, in: root)
+            let refused = try runEchoLab(["process", "--mic", "run/mic.wav", "--reference", "run/reference.wav", "--out", "refused.wav",
+                                          "--plugin", "p=\(plugin)", "--aec", "p:intensityRecommended"], in: root)
+            XCTAssertEqual(refused.status, 1, refused.standardError)
+            XCTAssertTrue(refused.standardError.hasPrefix("echolab: run/mic.wav: plugin p (\(plugin)): "), refused.standardError)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("refused.wav").path))
+        }
     }
 
     /// A process the plugin starts and never stops goes with its run: left, it held the stderr
