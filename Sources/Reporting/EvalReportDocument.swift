@@ -251,20 +251,21 @@ public enum EvalReportDocument {
     /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
     /// (the "N of M runs"), and what convergence is, and why a mode may have none.
     static func modesTableNotes() -> [ReportDocument.Block] {
-        let text = "Each dB mean and median is over the mode's runs that have a value on at least "
+        let opening = "Each dB mean and median is over the mode's runs that have a value on at least "
             + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
             + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
             + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
-            + "leaves it unknown (each run's report says which, in `convergence_unmeasured`); "
-            + "its median is over the runs that have one, and says over how many where that is not all of them. "
+            + "leaves it unknown (each run's report says which, in "
+        // A key is code: inside the text the writers escaped its backticks, and the page showed them.
+        let closing = "); its median is over the runs that have one, and says over how many where that is not all of them. "
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
             + "talker sent louder than it spoke (an automatic gain control's gain), not one kept better. Pipeline issues are "
             + "underruns, overruns, clicks and gaps in the sent audio (a mute's silence among them), canceller resets and buffers "
             + "that lost audio; lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
-        return [.paragraph([.text(text)])]
+        return [.paragraph([.text(opening), .code("convergence_unmeasured"), .text(closing)])]
     }
 
     /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's

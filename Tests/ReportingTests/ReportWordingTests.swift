@@ -145,6 +145,9 @@ final class ReportWordingTests: XCTestCase {
         guard case .paragraph(let spans)? = EvalReportDocument.modesTableNotes().first else { return XCTFail("a note under the table") }
         XCTAssertTrue(text(spans).contains("none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged"),
                       text(spans))
+        // The key it names is code: written into the text, its backticks came out escaped ("\`convergence\_unmeasured\`").
+        let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: EvalReportDocument.modesTableNotes()))
+        XCTAssertTrue(markdown.contains("says which, in `convergence_unmeasured`); its median"), markdown)
         // And what its other columns are: a reader met p10, distortion and pipeline issues unexplained.
         for phrase in ["p10 is steady ERLE's 10th percentile", "Near-end distortion is the output's difference from the near end",
                        "a near-end attenuation under 0 dB is a talker sent louder than it spoke", "Pipeline issues are underruns"] {
