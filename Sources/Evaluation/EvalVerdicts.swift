@@ -12,19 +12,25 @@ public struct EvalVerdicts: Sendable, Equatable {
     public var itemFronts: [BestModes.Verdict?]
     /// The modes' means over the items every mode has its values on: the trade-off plot.
     public var comparedMeans: BestModes.ComparedMeans?
-    /// AECMOS in double talk, one point per mode that has both scores, in mode order.
+    /// AECMOS in double talk, one point per mode that has both scores (per model, where the
+    /// corpus was scored by more than one), in mode order.
     public var aecmosDoubleTalk: [AECMOSPoint]
 
     /// One mode's AECMOS means in double talk (over its runs that have them), and whether no
-    /// other mode scores at least as well on both and better on one.
+    /// other mode scores at least as well on both and better on one by the same model.
     public struct AECMOSPoint: Sendable, Equatable {
         public var mode: String
+        /// The model the means are of (the name AECMOS reported, else its version) where the
+        /// corpus was scored by more than one — its 16 and 48 kHz models on a corpus of both
+        /// rates; nil where there is one. Two models' means are never compared.
+        public var model: String?
         public var echo: Double
         public var other: Double
         public var isUnbeaten: Bool
 
-        public init(mode: String, echo: Double, other: Double, isUnbeaten: Bool) {
+        public init(mode: String, model: String? = nil, echo: Double, other: Double, isUnbeaten: Bool) {
             self.mode = mode
+            self.model = model
             self.echo = echo
             self.other = other
             self.isUnbeaten = isUnbeaten
@@ -45,21 +51,46 @@ public struct EvalVerdicts: Sendable, Equatable {
     /// (a mute read 4.90 and 4.98, the only ring of a new user's plot), and the echo verdicts
     /// leave such runs off their front too.
     static func aecmosDoubleTalk(_ modes: [String], summaries: [ModeSummary], muting: Set<String> = []) -> [AECMOSPoint] {
-        func mean(_ summary: ModeSummary, _ name: String) -> Double? {
-            summary.scores?.first { $0.scorer == "aecmos" }?.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean
+        // Each AECMOS identity (name, version, model file) is its own set of points: on a corpus
+        // of two rates its 16 and 48 kHz models each scored some runs, and a plot of the first
+        // entry showed one model's means under the mode's name alone.
+        struct Identity: Hashable { var reportedName, version, model: String? }
+        func identity(_ entry: ModeSummary.ScorerStatistics) -> Identity {
+            Identity(reportedName: entry.reportedName, version: entry.version, model: entry.modelSHA256)
         }
-        let means = modes.compactMap { mode -> (mode: String, echo: Double, other: Double)? in
-            guard let summary = summaries.first(where: { $0.mode == mode }),
-                  let echo = mean(summary, "aecmos_echo"), let other = mean(summary, "aecmos_other") else { return nil }
-            return (mode, echo, other)
+        func mean(_ entry: ModeSummary.ScorerStatistics, _ name: String) -> Double? {
+            entry.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean
         }
-        // The same front as the echo verdicts' (`BestModes.unbeaten`), on the two MOS axes.
-        let ranked = means.indices.filter { !muting.contains(means[$0].mode) }
-        let unbeaten = Set(BestModes.unbeaten(ranked.count) { a, b in
-            let (winner, loser) = (means[ranked[a]], means[ranked[b]])
-            return winner.echo >= loser.echo && winner.other >= loser.other && (winner.echo > loser.echo || winner.other > loser.other)
-        }.map { ranked[$0] })
-        return means.indices.map { AECMOSPoint(mode: means[$0].mode, echo: means[$0].echo, other: means[$0].other, isUnbeaten: unbeaten.contains($0)) }
+        var means: [(mode: String, identity: Identity, echo: Double, other: Double)] = []
+        for mode in modes {
+            guard let summary = summaries.first(where: { $0.mode == mode }) else { continue }
+            for entry in summary.scores ?? [] where entry.scorer == "aecmos" {
+                guard let echo = mean(entry, "aecmos_echo"), let other = mean(entry, "aecmos_other") else { continue }
+                means.append((mode, identity(entry), echo, other))
+            }
+        }
+        let identities = Set(means.map(\.identity))
+        // Named as the Scores table names two of them: by the name each reported where those
+        // differ, else by version.
+        let namesDiffer = Set(identities.map(\.reportedName)).count > 1
+        func label(_ identity: Identity) -> String? {
+            guard identities.count > 1 else { return nil }
+            return namesDiffer ? identity.reportedName ?? "aecmos" : identity.version ?? "unversioned"
+        }
+        // The same front as the echo verdicts' (`BestModes.unbeaten`), on the two MOS axes, among
+        // one model's points.
+        var unbeaten = Set<Int>()
+        for one in identities {
+            let ranked = means.indices.filter { means[$0].identity == one && !muting.contains(means[$0].mode) }
+            unbeaten.formUnion(BestModes.unbeaten(ranked.count) { a, b in
+                let (winner, loser) = (means[ranked[a]], means[ranked[b]])
+                return winner.echo >= loser.echo && winner.other >= loser.other && (winner.echo > loser.echo || winner.other > loser.other)
+            }.map { ranked[$0] })
+        }
+        return means.indices.map {
+            AECMOSPoint(mode: means[$0].mode, model: label(means[$0].identity), echo: means[$0].echo, other: means[$0].other,
+                        isUnbeaten: unbeaten.contains($0))
+        }
     }
 
     /// The front of the item at `index` in eval.json's order; nil without one.

@@ -121,10 +121,15 @@ enum ScoreBlocks {
     static func aecmosChart(_ means: [EvalVerdicts.AECMOSPoint], modes: [String]) -> [ReportDocument.Block] {
         guard !means.isEmpty else { return [] }
         let points = means.map { point in
-            ReportDocument.ScatterChart.Point(name: point.mode, x: point.other, y: point.echo, isHighlighted: point.isUnbeaten,
+            ReportDocument.ScatterChart.Point(name: point.model.map { "\(point.mode) (\($0))" } ?? point.mode, x: point.other, y: point.echo,
+                                              isHighlighted: point.isUnbeaten,
                                               colour: ModeColours.colour(for: point.mode, among: modes))
         }
-        var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode (means over its runs)",
+        // Where two models scored the corpus, each mode has a point per model, named after it; a
+        // ring compares only points of one model.
+        let perModel = means.contains { $0.model != nil }
+        var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode" + (perModel ? " and model" : "")
+                                                    + " (means over its runs)",
                                                 xLabel: "other-degradation MOS: right keeps more of the near talker",
                                                 yLabel: "echo MOS: up leaves less echo", points: points, highlightLabel: "no mode better on both",
                                                 emptyNote: "No mode has AECMOS scores in double talk to plot")

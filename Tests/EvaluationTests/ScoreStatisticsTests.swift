@@ -79,6 +79,34 @@ final class ScoreStatisticsTests: XCTestCase {
         XCTAssertEqual(points[1].other, 4.0)
     }
 
+    /// A corpus of two rates is scored by AECMOS' 16 and 48 kHz models: each mode has a point
+    /// per model, named after it, and a point is ringed against its own model's only. The plot
+    /// showed the first model's means under the mode's name, the other model's dropped.
+    func testTwoAECMOSModelsPlotAPointPerModeAndModel() throws {
+        func aecmos(_ mode: String, model: String, echo: Double, other: Double) -> EvalDocument.Run {
+            let scores = ["aecmos_echo": ScoreValue(value: echo, higherIsBetter: true, minimum: 1, maximum: 5),
+                          "aecmos_other": ScoreValue(value: other, higherIsBetter: true, minimum: 1, maximum: 5)]
+            let result = [ScorerResult(name: "aecmos", reportedName: model, version: "1", modelSHA256: nil,
+                                       talkTypes: [TalkTypeScores(talkType: "dt", stretches: 1, seconds: 2, scores: scores)], unscoredReason: nil)]
+            return HandBuiltRuns.run(mode, scores: result)
+        }
+        // "a" beats "b" by the 16 kHz model; "b" beats "a" by the 48 kHz one, by less than the
+        // two models differ: compared across models, "a" at 16 kHz would beat "b" at 48 kHz.
+        let items = HandBuiltRuns.items([
+            [aecmos("a", model: "AECMOS 16k", echo: 4.6, other: 4.0), aecmos("b", model: "AECMOS 16k", echo: 4.2, other: 3.6)],
+            [aecmos("a", model: "AECMOS 48k", echo: 4.0, other: 3.4), aecmos("b", model: "AECMOS 48k", echo: 4.1, other: 3.5)],
+        ])
+        let made = try EvalDocument.make(items: items, modes: ["a", "b"], modesAsked: true, planned: 4, complete: true, shard: nil, wallSeconds: 0)
+        let points = made.verdicts.aecmosDoubleTalk
+        XCTAssertEqual(points.map(\.mode), ["a", "a", "b", "b"])
+        XCTAssertEqual(points.map(\.model), ["AECMOS 16k", "AECMOS 48k", "AECMOS 16k", "AECMOS 48k"])
+        XCTAssertEqual(points.map(\.echo), [4.6, 4.0, 4.2, 4.1])
+        XCTAssertEqual(points.map(\.isUnbeaten), [true, false, false, true], "each model's front of its own points")
+        // One model: no model named, as before.
+        let one = try EvalDocument.make(items: [items[0]], modes: ["a", "b"], modesAsked: true, planned: 2, complete: true, shard: nil, wallSeconds: 0)
+        XCTAssertEqual(one.verdicts.aecmosDoubleTalk.map(\.model), [nil, nil])
+    }
+
     func testACorpusWithoutScoresHasNoScoresKey() throws {
         let document = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m")]]), modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
         XCTAssertNil(document.modeSummaries[0].scores)

@@ -34,4 +34,16 @@ final class ScoreColumnsTests: XCTestCase {
                        ["mode", "0.0.1 aecmos_echo st: mean / p10", "0.0.2 aecmos_echo st: mean / p10", "unscored runs"])
         XCTAssertEqual(try header([("speechmos aecmos_48kHz", "0.0.1")]), ["mode", "aecmos_echo st: mean / p10", "unscored runs"])
     }
+
+    /// The AECMOS plot names a point by its model where two scored the corpus, as the table does.
+    func testTheAECMOSPlotNamesAPointByItsModel() throws {
+        let points = [EvalVerdicts.AECMOSPoint(mode: "m", model: "speechmos aecmos_16kHz", echo: 4, other: 3, isUnbeaten: true),
+                      EvalVerdicts.AECMOSPoint(mode: "m", model: "speechmos aecmos_48kHz", echo: 4.2, other: 3.1, isUnbeaten: true)]
+        guard case .scatterChart(let chart)? = ScoreBlocks.aecmosChart(points, modes: ["m"]).first else { return XCTFail("no plot") }
+        XCTAssertEqual(chart.points.map(\.name), ["m (speechmos aecmos_16kHz)", "m (speechmos aecmos_48kHz)"])
+        XCTAssertEqual(chart.title, "AECMOS in double talk, one point per mode and model (means over its runs)")
+        guard case .scatterChart(let single)? = ScoreBlocks.aecmosChart([EvalVerdicts.AECMOSPoint(mode: "m", echo: 4, other: 3, isUnbeaten: true)],
+                                                                        modes: ["m"]).first else { return XCTFail("no plot") }
+        XCTAssertEqual(single.points.map(\.name), ["m"])
+    }
 }
