@@ -38,7 +38,7 @@ public enum EvalReportDocument {
         if let shard = outcome.shard { blocks.append(.paragraph([.text("Shard \(shard) of the plan.")])) }
         if let best = bestModesParagraph(corpusFront, itemNames: items.map(\.name)) {
             blocks.append(best)
-        } else if let none = noBestModesParagraph(modes: modes.map(\.description),
+        } else if let none = noBestModesParagraph(modes: modes.map(\.description), modesGiven: outcome.modes != nil,
                                                   itemsWithAVerdict: items.indices.filter { verdicts.front(ofItemAt: $0) != nil }.count) {
             blocks.append(none)
         }
@@ -540,10 +540,14 @@ public enum EvalReportDocument {
     /// Why a corpus has no best modes: fewer than two cancellers ran (`disabled` is the
     /// reference, never ranked), or no item gave two of them figures to compare on echo or double
     /// talk. Where some items have verdicts of their own (a near talker alone, which the corpus
-    /// does not compare), the wins count those. nil where the modes were not given (each scenario
-    /// as written).
-    static func noBestModesParagraph(modes: [String], itemsWithAVerdict: Int = 0) -> ReportDocument.Block? {
+    /// does not compare), the wins count those. Where the modes were not given, each scenario ran
+    /// as written, in its own mode: no two modes ran on one item (the other reasons misled there).
+    static func noBestModesParagraph(modes: [String], modesGiven: Bool = true, itemsWithAVerdict: Int = 0) -> ReportDocument.Block? {
         guard !modes.isEmpty else { return nil }
+        guard modesGiven else {
+            return .paragraph([.strong("No best modes:"), .text(" each scenario ran as written, in its own mode, so no item ran two modes to compare; "),
+                               .code("--modes"), .text(" runs every item in each mode given.")])
+        }
         let cancellers = modes.filter { $0 != "disabled" }
         let reference: [ReportDocument.Span] = [.code("disabled"), .text(" is the reference a canceller is judged against, never ranked")]
         let wins = itemsWithAVerdict == 0 ? "so every mode's wins are 0"

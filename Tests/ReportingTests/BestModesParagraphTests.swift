@@ -51,7 +51,12 @@ final class BestModesParagraphTests: XCTestCase {
                        + "judged against, never ranked: there is no other to rank it against, so every mode's wins are 0.")
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled"])).hasPrefix("**No best modes:** no canceller ran"))
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"])).contains("no item gave two cancellers"))
-        XCTAssertNil(EvalReportDocument.noBestModesParagraph(modes: []), "each scenario as written: no modes to rank")
+        XCTAssertNil(EvalReportDocument.noBestModesParagraph(modes: []), "no runs: no modes to rank")
+        // Scenarios as written, each in its own mode: the page said no item gave two cancellers a
+        // steady ERLE, as if they had run and failed to measure.
+        XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"], modesGiven: false)),
+                       "**No best modes:** each scenario ran as written, in its own mode, so no item ran two modes to compare; "
+                       + "`--modes` runs every item in each mode given.")
         // An item judged on its own (a near talker alone) gave wins: the page says what they count.
         let alone = text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended", "aec3:intensityRecommended"],
                                                                  itemsWithAVerdict: 1))
