@@ -101,7 +101,7 @@ public enum ScenarioLoader {
             // and silently change nothing.
             if processing.filterMilliseconds != nil && processing.backend != .speex {
                 let instead = processing.backend.plugin != nil ? " (a plugin takes its settings in aec.plugin_options)" : ""
-                throw aec.fail("filter_ms", "sets speexdsp's filter length; backend \(processing.backend.name) has none EchoLab sets\(instead)")
+                throw aec.fail("filter_ms", "sets speexdsp's filter length; backend \(processing.backend.name) keeps a filter length of its own, which EchoLab does not set\(instead)")
             }
             try aec.finish()
         }

@@ -45,7 +45,7 @@ extension VoiceProcessingSettings {
         try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000)
         guard backend == .speex else {
             let instead = backend.plugin != nil ? " (a plugin takes its settings in its options)" : ""
-            throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) has none EchoLab sets\(instead)")
+            throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) keeps a filter length of its own, which EchoLab does not set\(instead)")
         }
     }
 }

@@ -180,7 +180,7 @@ final class CallLifecycleTests: XCTestCase {
         // Only speexdsp's filter length is EchoLab's to set: WebRTC's and AEC3's ran as if unset.
         for backend in [EchoCancellerBackend.webrtc, .aec3, .echolab] {
             XCTAssertThrowsError(try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(backend: backend, filterMilliseconds: 100))) {
-                XCTAssertEqual("\($0)", "voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) has none EchoLab sets")
+                XCTAssertEqual("\($0)", "voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) keeps a filter length of its own, which EchoLab does not set")
             }
         }
     }
