@@ -95,6 +95,9 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        // A route brings its own path (the loader refuses both): the scenario's is the room's
+        // only where no route is in use.
+        if run.hardware?.segments.contains(where: { $0.route == "echo_path" }) ?? true { report.echoPath = run.scenario.echoPath }
         report.activity = ActivityWindow.windows(analysis.talkActivity, sampleRate: run.sampleRate, durationSeconds: run.duration.seconds)
         if let plugin = processing.backend.plugin {
             // What a baseline measured: the plugin's own name and the file's SHA-256.

@@ -24,7 +24,8 @@ public enum RunReportDocument {
         // A call app code drove by hand (`CallMeter`) has no scenario file: it is named instead.
         let source: [ReportDocument.Span] = report.scenarioFile.isEmpty ? [.text("Call "), .code(report.scenarioName)]
             : [.text("Scenario "), .code(report.scenarioFile)]
-        blocks.append(.paragraph(source + [.text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz · AEC "),
+        blocks.append(.paragraph(source + [.text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz")]
+                                 + Self.echoPathSpans(report.echoPath) + [.text(" · AEC "),
                                   .code(report.aecMode), .text(" (\(([report.aecBackend] + settings).joined(separator: ", "))) · NS "),
                                   .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
 
@@ -270,6 +271,22 @@ public enum RunReportDocument {
     public static func boundNote(_ m: EchoMetrics) -> String? {
         guard m.erleIsLowerBound || m.erleSteadyIsLowerBound else { return nil }
         return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."
+    }
+
+    /// The room the ERL is read against, after the call's length: " · echo path 60.0 ms,
+    /// -10.0 dB, synthetic room RT60 300 ms"; nothing where a route brought its own (the hardware
+    /// section names it).
+    static func echoPathSpans(_ path: EchoPathSettings?) -> [ReportDocument.Span] {
+        typealias F = ReportFormatting
+        guard let path else { return [] }
+        var parts = ["\(F.number(path.delayMilliseconds, digits: 1)) ms", "\(F.number(path.gainDB, digits: 1)) dB"]
+        switch path.impulseResponse {
+        case .synthetic(let rt60, _)?: parts.append("synthetic room RT60 \(F.number(rt60, digits: 0)) ms")
+        case .file(let file, _)?: parts.append("room response \((file as NSString).lastPathComponent)")
+        case nil: break
+        }
+        if let clip = path.clipDBFS { parts.append("loudspeaker clipped at \(F.number(clip, digits: 1)) dBFS") }
+        return [.text(" · echo path " + parts.joined(separator: ", "))]
     }
 
     public static func nearEndRows(_ nearEnd: NearEndPreservation?, estimate: NearEndEstimate? = nil) -> [[ReportDocument.Cell]] {

@@ -37,6 +37,12 @@ public enum ScenarioEncoder {
         return .object(root)
     }
 
+    /// An echo path as a scenario's `echo_path` holds it (a run's report.json gives the one its
+    /// room applied so), a response file's path relative to `folder` (absolute).
+    public static func encode(_ echoPath: EchoPathSettings, relativeTo folder: String) -> JSONValue {
+        self.echoPath(echoPath, RelativePaths(folder: folder))
+    }
+
     /// The file's text: canonical (sorted keys, two-space indent), numbers exact.
     public static func text(_ scenario: Scenario, relativeTo folder: String) -> String {
         encode(scenario, relativeTo: folder).canonicalText(numbers: .exact)

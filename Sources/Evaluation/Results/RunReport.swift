@@ -2,6 +2,7 @@ import AudioCore
 import EchoLabJSON
 import Foundation
 import Metrics
+import ScenarioFiles
 import Simulation
 
 /// What `echolab run` reports about one call. `json()` is the `report.json` schema
@@ -116,6 +117,11 @@ public struct RunReport: Sendable {
     public var taps: [String: String]
     /// Wall time of simulating and scoring the call (`performance.wall_s`).
     public var wallSeconds: Double
+    /// The loudspeaker → mic path the room applied (delay, gain, room response, loudspeaker
+    /// clipping), as the scenario gives it: the conditions the ERL is read against. nil where a
+    /// route of the hardware model brought its own all call (`hardware` names it); null in
+    /// report.json then.
+    public var echoPath: EchoPathSettings? = nil
     /// The audio hardware and session (nil: the scenario models none; `report.json` then has no
     /// `hardware` key).
     public var hardware: HardwareReport? = nil
@@ -196,6 +202,9 @@ public struct RunReport: Sendable {
             "sample_rate": .number(rate),
             "duration_s": .number(durationSeconds),
             "aec": .object(aec),
+            // In the scenario's own format; a response file relative to the scenario's folder,
+            // as the scenario names it.
+            "echo_path": echoPath.map { ScenarioEncoder.encode($0, relativeTo: scenarioFolder) } ?? .null,
             "noise_suppressor": .string(noiseSuppressor),
             "auto_gain_control": .string(autoGainControl),
             "metrics": metrics.json,
@@ -244,6 +253,11 @@ public struct RunReport: Sendable {
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
         addHardware(to: &root)
         return .object(root)
+    }
+
+    /// The absolute folder of the scenario file (the working directory's for a hand-driven call).
+    private var scenarioFolder: String {
+        URL(fileURLWithPath: scenarioFile.isEmpty ? "." : scenarioFile).standardizedFileURL.deletingLastPathComponent().path
     }
 
     /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).

@@ -1,0 +1,59 @@
+import AudioInterop
+import EchoLabTestSupport
+import Foundation
+import Evaluation
+@testable import Reporting
+import ScenarioFiles
+import XCTest
+
+/// A run's report says the echo path its room applied: the ERL is read against it, and a reader
+/// of report.json or report.md alone saw an ERL of 6 dB with nothing to hold it against.
+final class EchoPathInReportTests: XCTestCase {
+    private var folder: URL!
+
+    override func setUpWithError() throws { folder = try temporaryDirectory() }
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: folder) }
+
+    private func run(_ text: String, named name: String) throws -> RunReport {
+        let path = try writeScenario(text, named: "\(name).json", in: folder)
+        return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
+                             taps: .none, renderer: nil).run()
+    }
+
+    func testTheEchoPathIsInReportJSONAndOnThePage() throws {
+        let report = try run("""
+            {"name": "room", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": -6, "clip_dbfs": -12, "synthetic_room": {"rt60_ms": 300, "seed": 4}},
+             "aec": {"mode": "disabled"}, "duration_s": 2}
+            """, named: "room")
+        // In the scenario's own format: what a scenario holds, it reads back.
+        XCTAssertEqual(report.json()["echo_path"], .object(["delay_ms": .number(40), "gain_db": .number(-6), "clip_dbfs": .number(-12),
+                                                              "synthetic_room": .object(["rt60_ms": .number(300), "seed": .number(4)])]))
+        let header = RunReportDocument.echoPathSpans(report.echoPath)
+        XCTAssertEqual(header, [.text(" · echo path 40.0 ms, -6.0 dB, synthetic room RT60 300 ms, loudspeaker clipped at -12.0 dBFS")])
+    }
+
+    /// A response file is named relative to the scenario's folder, as the scenario names it: a
+    /// report does not depend on where the corpus was checked out.
+    func testAResponseFileIsNamedAsTheScenarioNamesIt() throws {
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("rooms"), withIntermediateDirectories: true)
+        try SoundFileWriter.write([1, 0.5, 0.25], to: folder.appendingPathComponent("rooms/ir.wav").path, sampleRate: 48_000)
+        let report = try run("""
+            {"name": "file", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 20, "impulse_response": "rooms/ir.wav"}, "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "file")
+        XCTAssertEqual(report.json()["echo_path"], .object(["delay_ms": .number(20), "impulse_response": .string("rooms/ir.wav")]))
+        XCTAssertEqual(RunReportDocument.echoPathSpans(report.echoPath), [.text(" · echo path 20.0 ms, 0.0 dB, room response ir.wav")])
+    }
+
+    /// A route brings its own path (the hardware section names it): null, and nothing on the page.
+    func testARouteLeavesTheEchoPathNull() throws {
+        let report = try run("""
+            {"name": "routed", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "route": "speaker", "audio_session": {}, "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "routed")
+        XCTAssertNil(report.echoPath)
+        XCTAssertEqual(report.json()["echo_path"], .null)
+        XCTAssertEqual(RunReportDocument.echoPathSpans(nil), [])
+    }
+}
