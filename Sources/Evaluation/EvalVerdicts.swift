@@ -54,10 +54,7 @@ public struct EvalVerdicts: Sendable, Equatable {
         // Each AECMOS identity (name, version, model file) is its own set of points: on a corpus
         // of two rates its 16 and 48 kHz models each scored some runs, and a plot of the first
         // entry showed one model's means under the mode's name alone.
-        struct Identity: Hashable { var reportedName, version, model: String? }
-        func identity(_ entry: ModeSummary.ScorerStatistics) -> Identity {
-            Identity(reportedName: entry.reportedName, version: entry.version, model: entry.modelSHA256)
-        }
+        typealias Identity = ModeSummary.ScorerStatistics.Identity
         func mean(_ entry: ModeSummary.ScorerStatistics, _ name: String) -> Double? {
             entry.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean
         }
@@ -66,17 +63,12 @@ public struct EvalVerdicts: Sendable, Equatable {
             guard let summary = summaries.first(where: { $0.mode == mode }) else { continue }
             for entry in summary.scores ?? [] where entry.scorer == "aecmos" {
                 guard let echo = mean(entry, "aecmos_echo"), let other = mean(entry, "aecmos_other") else { continue }
-                means.append((mode, identity(entry), echo, other))
+                means.append((mode, entry.identity, echo, other))
             }
         }
         let identities = Set(means.map(\.identity))
-        // Named as the Scores table names two of them: by the name each reported where those
-        // differ, else by version.
-        let namesDiffer = Set(identities.map(\.reportedName)).count > 1
-        func label(_ identity: Identity) -> String? {
-            guard identities.count > 1 else { return nil }
-            return namesDiffer ? identity.reportedName ?? "aecmos" : identity.version ?? "unversioned"
-        }
+        // Named as the Scores table names them.
+        let labels = ModeSummary.ScorerStatistics.labels(telling: Array(identities))
         // The same front as the echo verdicts' (`BestModes.unbeaten`), on the two MOS axes, among
         // one model's points.
         var unbeaten = Set<Int>()
@@ -88,7 +80,7 @@ public struct EvalVerdicts: Sendable, Equatable {
             }.map { ranked[$0] })
         }
         return means.indices.map {
-            AECMOSPoint(mode: means[$0].mode, model: label(means[$0].identity), echo: means[$0].echo, other: means[$0].other,
+            AECMOSPoint(mode: means[$0].mode, model: labels[means[$0].identity], echo: means[$0].echo, other: means[$0].other,
                         isUnbeaten: unbeaten.contains($0))
         }
     }

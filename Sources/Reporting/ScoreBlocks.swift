@@ -61,7 +61,7 @@ enum ScoreBlocks {
         guard summaries.contains(where: { $0.scores != nil }) else { return [] }
         /// A column: one score of one scorer (as it identifies itself) in one talk type.
         struct Column: Equatable {
-            var identity: String; var scorer: String; var reportedName: String?; var version: String?; var talkType: String; var name: String
+            var identity: ModeSummary.ScorerStatistics.Identity; var scorer: String; var talkType: String; var name: String
         }
         var columns: [Column] = [], scorers: [String] = [], identities: [String] = []
         for summary in summaries {
@@ -70,8 +70,7 @@ enum ScoreBlocks {
                 if !scorers.contains(scorer.scorer) { scorers.append(scorer.scorer) }
                 if !scorer.scores.isEmpty, !identities.contains(who) { identities.append(who) }
                 for score in scorer.scores {
-                    let column = Column(identity: who, scorer: scorer.scorer, reportedName: scorer.reportedName, version: scorer.version,
-                                        talkType: score.talkType, name: score.name)
+                    let column = Column(identity: scorer.identity, scorer: scorer.scorer, talkType: score.talkType, name: score.name)
                     if !columns.contains(column) { columns.append(column) }
                 }
             }
@@ -85,16 +84,13 @@ enum ScoreBlocks {
         }.map(\.element)
         // The scorer's name in a header only where two scorers share the table; where one scorer
         // answered as two (two versions, or AECMOS' 16 and 48 kHz models for a corpus of both
-        // rates) what tells them apart: the name it reported where those differ, else its version
-        // (the paragraph names them in full).
-        let byScorer = Dictionary(grouping: columns, by: \.scorer)
+        // rates) what tells them apart (the paragraph names them in full).
+        let labels = Dictionary(grouping: columns, by: \.scorer).values.reduce(into: [ModeSummary.ScorerStatistics.Identity: String]()) { all, same in
+            all.merge(ModeSummary.ScorerStatistics.labels(telling: same.map(\.identity))) { first, _ in first }
+        }
         let namesScorer = Set(columns.map(\.scorer)).count > 1
         let header = ["mode"] + columns.map { column in
-            var prefix = namesScorer ? "\(column.scorer) " : ""
-            let same = byScorer[column.scorer] ?? []
-            if Set(same.map(\.identity)).count > 1 {
-                prefix += Set(same.map(\.reportedName)).count > 1 ? "\(column.reportedName ?? column.scorer) " : "\(column.version ?? "unversioned") "
-            }
+            let prefix = (namesScorer ? "\(column.scorer) " : "") + (labels[column.identity].map { "\($0) " } ?? "")
             return "\(prefix)\(column.name) \(column.talkType): mean / p10"
         }
             + scorers.map { scorers.count > 1 ? "unscored runs (\($0))" : "unscored runs" }
@@ -102,9 +98,8 @@ enum ScoreBlocks {
             guard let summary = summaries.first(where: { $0.mode == mode }) else { return nil }
             let entries = summary.scores ?? []
             return [.init([.code(mode)])] + columns.map { column in
-                let statistics = entries.first {
-                    identity(scorer: $0.scorer, reportedName: $0.reportedName, version: $0.version, modelSHA256: $0.modelSHA256) == column.identity
-                }?.scores.first { $0.talkType == column.talkType && $0.name == column.name }?.statistics
+                let entry = entries.first { $0.identity == column.identity }
+                let statistics = entry?.scores.first { $0.talkType == column.talkType && $0.name == column.name }?.statistics
                 guard let statistics, let mean = statistics.mean else { return .init("—") }
                 return .init("\(F.number(mean)) / \(F.number(statistics.p10))", value: mean)
             } + scorers.map { name in .init("\(entries.filter { $0.scorer == name }.map(\.unscoredRuns).reduce(0, +))") }
@@ -131,7 +126,8 @@ enum ScoreBlocks {
         var chart = ReportDocument.ScatterChart(title: "AECMOS in double talk, one point per mode" + (perModel ? " and model" : "")
                                                     + " (means over its runs)",
                                                 xLabel: "other-degradation MOS: right keeps more of the near talker",
-                                                yLabel: "echo MOS: up leaves less echo", points: points, highlightLabel: "no mode better on both",
+                                                yLabel: "echo MOS: up leaves less echo", points: points,
+                                                highlightLabel: perModel ? "no mode better on both by the same model" : "no mode better on both",
                                                 emptyNote: "No mode has AECMOS scores in double talk to plot")
         // The MOS scale itself, so that two evals' plots read alike.
         chart.xRange = 1...5

@@ -107,6 +107,23 @@ final class ScoreStatisticsTests: XCTestCase {
         XCTAssertEqual(one.verdicts.aecmosDoubleTalk.map(\.model), [nil, nil])
     }
 
+    /// The labels that tell one scorer's identities apart always differ: by the name reported,
+    /// then the version, then the model file, as many as it takes. Names alone called two
+    /// versions of one name "A" twice; versions alone called two model files "1" twice.
+    func testIdentityLabelsAlwaysDiffer() {
+        typealias Identity = ModeSummary.ScorerStatistics.Identity
+        func labels(_ identities: [(String?, String?, String?)]) -> [String?] {
+            let made = identities.map { Identity(scorer: "aecmos", reportedName: $0.0, version: $0.1, modelSHA256: $0.2) }
+            let labels = ModeSummary.ScorerStatistics.labels(telling: made)
+            return made.map { labels[$0] }
+        }
+        XCTAssertEqual(labels([("a16", "1", nil), ("a48", "1", nil)]), ["a16", "a48"])
+        XCTAssertEqual(labels([("a", "1", nil), ("a", "2", nil)]), ["1", "2"])
+        XCTAssertEqual(labels([("a", "1", "0123456789abcdef"), ("a", "1", "fedcba9876543210")]), ["model 0123456789ab", "model fedcba987654"])
+        XCTAssertEqual(labels([("A", "1", nil), ("A", "2", nil), ("B", "1", nil)]), ["A 1", "A 2", "B 1"])
+        XCTAssertEqual(labels([("a", "1", nil), ("a", "1", nil)]), [nil, nil], "one identity: nothing to tell apart")
+    }
+
     func testACorpusWithoutScoresHasNoScoresKey() throws {
         let document = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m")]]), modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
         XCTAssertNil(document.modeSummaries[0].scores)

@@ -132,6 +132,33 @@ public struct ModeSummary: Codable, Sendable, Equatable {
         enum CodingKeys: String, CodingKey {
             case scorer, reportedName = "reported_name", version, modelSHA256 = "model_sha256", unscoredRuns = "unscored_runs", scores
         }
+
+        /// The scorer as it identified itself: one identity's figures are one scorer's.
+        public struct Identity: Hashable, Sendable {
+            public var scorer: String
+            public var reportedName, version, modelSHA256: String?
+        }
+
+        public var identity: Identity { Identity(scorer: scorer, reportedName: reportedName, version: version, modelSHA256: modelSHA256) }
+
+        /// What tells apart the identities one scorer answered as (AECMOS' 16 and 48 kHz models on
+        /// a corpus of both rates, two versions in a merge): the name each reported where those
+        /// differ, then the version, then the model file's SHA-256 (12 digits), as many as make
+        /// every label differ. Empty where the scorer has one identity; pass one scorer's only.
+        public static func labels(telling identities: [Identity]) -> [Identity: String] {
+            let distinct = Array(Set(identities))
+            guard distinct.count > 1 else { return [:] }
+            let parts: [(Identity) -> String] = [
+                { $0.reportedName ?? $0.scorer }, { $0.version ?? "unversioned" }, { $0.modelSHA256.map { "model \($0.prefix(12))" } ?? "no model" },
+            ]
+            func label(_ identity: Identity, _ chosen: [Int]) -> String { chosen.map { parts[$0](identity) }.joined(separator: " ") }
+            var chosen: [Int] = []
+            for index in parts.indices where Set(distinct.map(parts[index])).count > 1 {
+                chosen.append(index)
+                if Set(distinct.map { label($0, chosen) }).count == distinct.count { break }
+            }
+            return Dictionary(uniqueKeysWithValues: distinct.map { ($0, label($0, chosen)) })
+        }
     }
 
     /// The mode as eval.json names it (`speex:intensityRecommended`).
