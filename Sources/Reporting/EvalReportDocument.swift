@@ -540,15 +540,16 @@ public enum EvalReportDocument {
     /// Why a corpus has no best modes: fewer than two cancellers ran (`disabled` is the
     /// reference, never ranked), or no item gave two of them figures to compare on echo or double
     /// talk. Where some items have verdicts of their own (a near talker alone, which the corpus
-    /// does not compare), the wins count those. Where the modes were not given, each scenario ran
-    /// as written, in its own mode: no two modes ran on one item (the other reasons misled there).
+    /// does not compare), the wins count those. Where the modes were not given and two cancellers
+    /// ran, each item ran as written, in its own mode: no two modes ran on one item (the last
+    /// reason misled there).
     static func noBestModesParagraph(modes: [String], modesGiven: Bool = true, itemsWithAVerdict: Int = 0) -> ReportDocument.Block? {
         guard !modes.isEmpty else { return nil }
-        guard modesGiven else {
-            return .paragraph([.strong("No best modes:"), .text(" each scenario ran as written, in its own mode, so no item ran two modes to compare; "),
+        let cancellers = modes.filter { $0 != "disabled" }
+        if !modesGiven && cancellers.count > 1 {
+            return .paragraph([.strong("No best modes:"), .text(" each item ran as written, in its own mode, so no item ran two modes to compare; "),
                                .code("--modes"), .text(" runs every item in each mode given.")])
         }
-        let cancellers = modes.filter { $0 != "disabled" }
         let reference: [ReportDocument.Span] = [.code("disabled"), .text(" is the reference a canceller is judged against, never ranked")]
         let wins = itemsWithAVerdict == 0 ? "so every mode's wins are 0"
             : "and the wins count the verdicts of the \(RunReportDocument.count(itemsWithAVerdict, "item")) judged on their own (the near end alone)"

@@ -55,8 +55,11 @@ final class BestModesParagraphTests: XCTestCase {
         // Scenarios as written, each in its own mode: the page said no item gave two cancellers a
         // steady ERLE, as if they had run and failed to measure.
         XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"], modesGiven: false)),
-                       "**No best modes:** each scenario ran as written, in its own mode, so no item ran two modes to compare; "
+                       "**No best modes:** each item ran as written, in its own mode, so no item ran two modes to compare; "
                        + "`--modes` runs every item in each mode given.")
+        // One mode as written (recordings run in speex's): the same reason as with --modes.
+        XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended"], modesGiven: false)),
+                       text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended"])))
         // An item judged on its own (a near talker alone) gave wins: the page says what they count.
         let alone = text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended", "aec3:intensityRecommended"],
                                                                  itemsWithAVerdict: 1))
