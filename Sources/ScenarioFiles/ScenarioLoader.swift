@@ -100,8 +100,10 @@ public enum ScenarioLoader {
             // Only speexdsp's filter length is EchoLab's to set: elsewhere the key would be read
             // and silently change nothing.
             if processing.filterMilliseconds != nil && processing.backend != .speex {
-                let instead = processing.backend.plugin != nil ? " (a plugin takes its settings in aec.plugin_options)" : ""
-                throw aec.fail("filter_ms", "sets speexdsp's filter length; backend \(processing.backend.name) keeps a filter length of its own, which EchoLab does not set\(instead)")
+                let backend = processing.backend.name
+                throw aec.fail("filter_ms", "sets speexdsp's filter length; " + (processing.backend.plugin != nil
+                    ? "EchoLab sets none for plugin \(backend) (a plugin takes its settings in aec.plugin_options)"
+                    : "backend \(backend) keeps a filter length of its own, which EchoLab does not set"))
             }
             try aec.finish()
         }

@@ -44,8 +44,9 @@ extension VoiceProcessingSettings {
         guard let filterMilliseconds else { return }
         try CallInputRanges.check("voice processing: filterMilliseconds", Double(filterMilliseconds), 10...2000)
         guard backend == .speex else {
-            let instead = backend.plugin != nil ? " (a plugin takes its settings in its options)" : ""
-            throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; backend \(backend.name) keeps a filter length of its own, which EchoLab does not set\(instead)")
+            throw CallError.input("voice processing: filterMilliseconds sets speexdsp's filter length; " + (backend.plugin != nil
+                ? "EchoLab sets none for plugin \(backend.name) (a plugin takes its settings in its options)"
+                : "backend \(backend.name) keeps a filter length of its own, which EchoLab does not set"))
         }
     }
 }

@@ -183,6 +183,27 @@ final class EchoLabCancellerTests: XCTestCase {
         XCTAssertEqual(run.canceller.divergenceResets, 0)
     }
 
+    /// A main filter that already takes 10 dB off the mic keeps its uncertainties when the coarse
+    /// filter hands over. Restarted at every hand-over, its large step learned the talker who
+    /// came in after 10 s of far-end speech, and the linear stage kept 11.6–15.8 dB off the echo
+    /// under the talker at these delays, where it keeps 23–25 dB (and hands over 10–18 times in
+    /// 15 s, not 16–25).
+    func testAHandOverOnAPathTheMainFilterModelsDoesNotRestartItUnderATalker() {
+        for (delay, seed) in [(960, UInt64(3)), (3840, 5), (7200, 7)] {
+            let far = Self.speech(seconds: 15, level: -20, pitch: 120, seed: seed)
+            var near = Self.speech(seconds: 15, level: -30, pitch: 210, seed: seed + 20)
+            for i in near.indices where i < 10 * Self.rate { near[i] = 0 }
+            let call = Call(far: far, near: near, delay: delay, gain: 0.316)
+            let run = Self.run(call)
+            let (mic, echo) = call.mic()
+            let talk = Self.seconds(11, 15)
+            let residual = talk.map { run.linear[$0] - (mic[$0] - echo[$0]) }
+            let erle = Self.decibels(Self.power(echo, talk) / (residual.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(talk.count)))
+            XCTAssertGreaterThan(erle, 20, "delay \(delay): linear ERLE under the talker")
+            XCTAssertLessThan(run.canceller.coarseHandovers, 20, "delay \(delay)")
+        }
+    }
+
     /// The same, with voices for which the coarse filter takes over once under the talker: that
     /// hand-over is of the same path and keeps its measured gain, so the main filter goes on
     /// learning the echo, not the talker — 6.9 dB off the echo under the talker, where

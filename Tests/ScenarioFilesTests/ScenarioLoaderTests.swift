@@ -95,7 +95,7 @@ final class ScenarioLoaderTests: XCTestCase {
              "'mine' is not one of speex, webrtc, webrtc-mobile, aec3, echolab (a plugin needs aec.plugin, its file)"),
             // filter_ms sets speexdsp's filter only: with another backend it would change nothing.
             (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "mine.so", "filter_ms": 100}}"#, "aec.filter_ms",
-             "sets speexdsp's filter length; backend mine keeps a filter length of its own, which EchoLab does not set (a plugin takes its settings in aec.plugin_options)"),
+             "sets speexdsp's filter length; EchoLab sets none for plugin mine (a plugin takes its settings in aec.plugin_options)"),
             (#"{"duration_s": 2, "aec": {"mode": "intensityMax", "backend": "webrtc", "filter_ms": 100}}"#, "aec.filter_ms",
              "sets speexdsp's filter length; backend webrtc keeps a filter length of its own, which EchoLab does not set"),
         ]
