@@ -94,7 +94,7 @@ public struct CorpusRun {
     }
 
     /// Runs the plan; `progress(done, total, result)` is called as entries finish (from any
-    /// thread, serialised).
+    /// thread, one call at a time, `done` counting up by one).
     public func run(_ loaded: LoadedItems? = nil, progress: @escaping @Sendable (Int, Int, Result) -> Void = { _, _, _ in }) -> Outcome {
         let entries = plan
         let scenarios = (loaded ?? load()).items
@@ -162,8 +162,12 @@ public struct CorpusRun {
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
-                let count = done.withLock { value in value += 1; return value }
-                progress(count, entries.count, result)
+                // Told under the count's lock, so counts arrive in order: told after it, two runs
+                // finishing together went out of order (a terminal's line read 42/57, then 38/57).
+                done.withLock { value in
+                    value += 1
+                    progress(value, entries.count, result)
+                }
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard,

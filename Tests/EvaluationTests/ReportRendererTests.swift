@@ -3,6 +3,7 @@ import Evaluation
 import Foundation
 import ScenarioFiles
 import Simulation
+import Synchronization
 import XCTest
 
 /// Evaluation renders nothing: a finished result's pages are what the renderer it was handed made
@@ -47,9 +48,12 @@ final class ReportRendererTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try writeScenario(delayScenario(aec: "disabled", seconds: 2), in: folder)
         let modes = [EchoControlMode(backend: .speex, intensity: .intensityRecommended), EchoControlMode(backend: .webrtc, intensity: .intensityMax)]
+        // Counts arrive in order, one at a time: a terminal's progress went 42/57, then 38/57.
+        let counts = Mutex<[Int]>([])
         let outcome = CorpusRun(items: [.scenario(scenario)], outputDirectory: folder.appendingPathComponent("eval").path, modes: modes,
-                                jobs: 2, taps: .none, renderer: ERLPage()).run()
+                                jobs: 2, taps: .none, renderer: ERLPage()).run { done, _, _ in counts.withLock { $0.append(done) } }
         XCTAssertEqual(outcome.failedCount, 0)
+        XCTAssertEqual(counts.withLock { $0 }, [1, 2])
         for result in outcome.results {
             let page = folder.appendingPathComponent("eval/\(result.folder)/erl.txt")
             XCTAssertEqual(try String(contentsOf: page, encoding: .utf8), "6.0 dB", result.folder)
