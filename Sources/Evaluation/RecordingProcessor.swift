@@ -62,9 +62,10 @@ public struct RecordingProcessor {
             let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
             func share(_ count: Int) -> String { String(format: "%.2f %%", 100 * Double(count) / max(samples, 1)) }
             var parts: [String] = []
-            if clippedMicSamples > 0 { parts.append("\(mic) has \(clippedMicSamples) samples at full scale (\(share(clippedMicSamples)))") }
+            func counted(_ count: Int) -> String { count == 1 ? "1 sample" : "\(count) samples" }
+            if clippedMicSamples > 0 { parts.append("\(mic) has \(counted(clippedMicSamples)) at full scale (\(share(clippedMicSamples)))") }
             if clippedLoopbackSamples > 0, let reference {
-                parts.append("\(reference) has \(clippedLoopbackSamples) samples at full scale (\(share(clippedLoopbackSamples)))")
+                parts.append("\(reference) has \(counted(clippedLoopbackSamples)) at full scale (\(share(clippedLoopbackSamples)))")
             }
             guard !parts.isEmpty else { return nil }
             return parts.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
@@ -115,8 +116,9 @@ public struct RecordingProcessor {
     /// is left (not even its partial file). With `lockingFor`, the output file's `OutputLock` is
     /// held for that command (`process`) while it is written: another process writing the same
     /// file is refused before it writes anything, instead of writing into this one's temporary.
+    /// `progress` is told the share of the mic processed, once a second of audio.
     public func process(mic: String, reference: String?, output: String, cancellation: RunCancellation? = nil,
-                        lockingFor command: String? = nil) throws -> Outcome {
+                        lockingFor command: String? = nil, progress: ((Double) -> Void)? = nil) throws -> Outcome {
         try AtomicFile.checkWritable(output, inputs: [mic, reference].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
@@ -168,7 +170,10 @@ public struct RecordingProcessor {
             var clippedMic = 0, clippedLoopback = 0
             while true {
                 chunks += 1
-                if chunks % 100 == 0, cancellation?.isCancelled == true { throw RunCancelled() }
+                if chunks % 100 == 0 {
+                    if cancellation?.isCancelled == true { throw RunCancelled() }
+                    progress?(Double(micFrames) * Double(micRate) / (Double(rate) * Double(micLength)))
+                }
                 let got = micEnded ? 0 : try micStream.read(into: &capture, frames: frame)
                 micFrames += got
                 if got < frame {

@@ -65,9 +65,15 @@ struct ProcessCommand: ParsableCommand {
         do {
             let mode = try aec.value(plugins: plugins.resolved)
             let outcome: RecordingProcessor.Outcome
+            // A long recording takes seconds: on a terminal, how far it is.
+            let line = ProgressLine(label: "process")
+            defer { line.finish() }
             do {
                 outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)
-                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation, lockingFor: "process")
+                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation, lockingFor: "process") {
+                        line.update(fraction: $0)
+                    }
+                line.finish()
             } catch is RunCancelled {
                 standardError("echolab: \(out): interrupted; nothing written")
                 throw ExitCode(Interrupts.exitCode ?? 130)
@@ -76,7 +82,7 @@ struct ProcessCommand: ParsableCommand {
                             outcome.clippingWarning(mic: mic, reference: reference)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
-            print(printable("\(mode): \(outcome.frames) samples at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
+            print(printable("\(mode): \(outcome.frames == 1 ? "1 sample" : "\(outcome.frames) samples") at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
                   + "latency \(outcome.latencySamples) samples at \(outcome.processingRate) Hz "
                   + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, \(outcome.divergenceResets) canceller resets → \(out)"))
             let scorers = try scoring.processes()

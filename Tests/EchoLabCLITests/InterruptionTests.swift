@@ -248,5 +248,27 @@ final class InterruptionTests: XCTestCase {
         XCTAssertTrue(text.contains("% "), text)
         XCTAssertTrue(text.contains("× real time  ETA"), text)
         XCTAssertTrue(text.contains("of 30 s"), text)
+        // `process` of a long recording too (it printed nothing for a two-minute file), and
+        // nothing through a pipe.
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 30 * 48_000, seed: 3)
+        try SoundFileWriter.write(noise, to: root.appendingPathComponent("long.wav").path, sampleRate: 48_000)
+        let long = root.appendingPathComponent("long.wav").path
+        let pipedProcess = try runEchoLab(["process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p1.wav").path])
+        XCTAssertEqual(pipedProcess.status, 0)
+        XCTAssertEqual(pipedProcess.standardError, "")
+        let processCommand = [try echoLabBinary().path, "process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p2.wav").path]
+            .map { "'\($0)'" }.joined(separator: " ")
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        terminal.arguments = ["-qec", processCommand, "/dev/null"]
+        let processOut = Pipe()
+        terminal.standardInput = FileHandle.nullDevice
+        terminal.standardOutput = processOut
+        try terminal.run()
+        let processText = String(decoding: processOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        XCTAssertEqual(terminal.terminationStatus, 0)
+        XCTAssertTrue(processText.contains("\r\u{1B}[Kprocess "), processText)
+        XCTAssertTrue(processText.contains("%  ETA"), processText)
     }
 }
