@@ -96,7 +96,7 @@ extension CorpusRun {
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
                 // report's place (and an earlier eval.md would be removed for it).
                 if Self.reportNames.contains(name.lowercased()) {
-                    return .failure(ItemError(description: "\(item.file): name: '\(name)' is a report eval writes in its output folder; choose another"))
+                    return .failure(ItemError(description: "\(place): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
                 firstFileOfName[name] = place
                 firstIndexOfName[name] = index

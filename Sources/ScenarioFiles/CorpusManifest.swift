@@ -70,6 +70,10 @@ public enum CorpusManifest {
         guard let entries = object["corpus"]?.arrayValue else {
             throw ManifestError(path: path, problem: "corpus: expected an array, found \(object["corpus"]?.typeName ?? "nothing")")
         }
+        // Said as what it is: found nothing to run, eval said "no scenario files (*.json) found".
+        guard !entries.isEmpty else {
+            throw ManifestError(path: path, problem: "corpus: lists no items; list scenarios, folders, manifests or recordings")
+        }
         // Entries are relative to the manifest's folder as the manifest's path was given (relative
         // where it was): eval.json names the same files the same way from the same command line in
         // any checkout, and shards run there merge.

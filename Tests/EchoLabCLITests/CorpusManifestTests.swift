@@ -83,6 +83,7 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [], \"extra\": 1}", "unknown key 'extra' (a manifest has corpus and description)"),
             ("{\"corpus\": [], \"descripton\": \"x\"}", "unknown key 'descripton' (did you mean 'description'? a manifest has corpus and description)"),
             ("{\"corpus\": [], \"description\": 5}", "description: expected a string, found a number"),
+            ("{\"corpus\": []}", "corpus: lists no items; list scenarios, folders, manifests or recordings"),
             ("{\"corpus\": [{\"name\": \"r\", \"mic\": \"delay.json\", \"loopbak\": \"x.wav\"}]}",
              "corpus[0] (r): unknown key 'loopbak' (did you mean 'loopback'? a recording has name, mic, loopback, echo, near_end, talk_type, channel)"),
             ("{\"corpus\": [{\"name\": \"r\"}]}", "corpus[0] (r): mic: missing"),
@@ -120,6 +121,13 @@ final class CorpusManifestTests: XCTestCase {
                 XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/eval.json").path), "nothing ran: \(text)")
             }
         }
+        // A recording named like eval's own report is named by its entry (the line named its mic).
+        try SoundFileWriter.write([Float](repeating: 0.1, count: 4800), to: root.appendingPathComponent("m.wav").path, sampleRate: 48_000)
+        try write("{\"corpus\": [{\"name\": \"eval.json\", \"mic\": \"m.wav\", \"talk_type\": \"nearend_singletalk\"}]}", to: "manifest.json")
+        let report = try runEchoLab(["eval", "manifest.json", "--out", "out"], in: root)
+        XCTAssertEqual(report.status, 1)
+        XCTAssertEqual(report.standardError,
+                       "echolab: manifest.json: corpus[0]: name: 'eval.json' is a report eval writes in its output folder; choose another\n")
         // A recording's WAV given as the corpus says so (it read as a scenario: "not valid JSON").
         try SoundFileWriter.write([Float](repeating: 0.1, count: 480), to: root.appendingPathComponent("X_doubletalk_mic.wav").path, sampleRate: 48_000)
         let audio = try runEchoLab(["eval", "X_doubletalk_mic.wav", "--out", "out"], in: root)
