@@ -195,8 +195,10 @@ public final class SoundFileReader {
 
     /// For a RIFF/WAVE file, whether the data chunk's declared size runs past the end of the file.
     /// Works on the bytes directly, so it does not depend on the wording of libsndfile's log.
-    /// A size of 0 or 0xFFFFFFFF (a writer that never went back to patch the header) is not a
-    /// promise and is not checked; neither are RF64 files, whose sizes live in a `ds64` chunk.
+    /// A size of 0xFFFFFFFF (a WAV written to a pipe, whose writer could not go back to patch
+    /// the header: ffmpeg's, sox's) promises nothing: the data runs to the end of the file, which
+    /// libsndfile reads, and its log's "should be" line is no truncation. A size of 0 is not
+    /// checked here; neither are RF64 files, whose sizes live in a `ds64` chunk.
     static func riffDataCheck(path: String) -> RIFFDataCheck {
         guard let file = FileHandle(forReadingAtPath: path) else { return .notRIFF }
         defer { try? file.close() }
@@ -214,7 +216,8 @@ public final class SoundFileReader {
             let bytes = [UInt8](chunk)
             let size = UInt64(bytes[4]) | UInt64(bytes[5]) << 8 | UInt64(bytes[6]) << 16 | UInt64(bytes[7]) << 24
             if bytes[0..<4].elementsEqual("data".utf8) {
-                guard size != 0, size != 0xFFFF_FFFF else { return .notRIFF }
+                if size == 0xFFFF_FFFF { return .complete }
+                guard size != 0 else { return .notRIFF }
                 let available = fileLength - (offset + 8)
                 guard size > available else { return .complete }
                 return .short("header declares \(size) bytes of audio data but the file holds \(available) "

@@ -125,6 +125,21 @@ final class SoundFileReaderErrorTests: XCTestCase {
         XCTAssertEqual(reader.frameCount, 48_000)
     }
 
+    /// A WAV written to a pipe (ffmpeg's, sox's) has sizes of 0xFFFFFFFF its writer could not go
+    /// back to patch: its data runs to the end of the file, and it reads as the same file with
+    /// its sizes patched. It was refused as cut short ("data : 4294967295 (should be …)").
+    func testAWAVWrittenToAPipeReadsToItsEnd() throws {
+        let path = try validWAV("patched.wav", encoding: .pcm16)
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let dataChunk = try XCTUnwrap(data.range(of: Data("data".utf8))).lowerBound
+        for offset in [4, dataChunk + 4] { data.replaceSubrange(offset..<(offset + 4), with: Data([0xFF, 0xFF, 0xFF, 0xFF])) }
+        let streamed = dir.file("streamed.wav")
+        try data.write(to: URL(fileURLWithPath: streamed))
+        let reader = try SoundFileReader(path: streamed)
+        XCTAssertEqual(reader.frameCount, 48_000)
+        XCTAssertEqual(try AudioFileStream.readAll(path: streamed).samples, try AudioFileStream.readAll(path: path).samples)
+    }
+
     func testCutTrailingMetadataChunkIsNotTruncatedAudio() throws {
         // Every sample is there; only a LIST chunk after the data is short. The RIFF size then
         // overstates the file ("RIFF : … (should be …)") but the audio is complete.
