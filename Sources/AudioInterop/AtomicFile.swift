@@ -24,24 +24,9 @@ package enum AtomicFile {
         for input in inputs where InputFile.canonical(input) == InputFile.canonical(path) {
             throw WriteError(path: path, reason: "cannot write: it is an input (\(input)); choose another file")
         }
-        // A hard link is one file under two names: replacing the output would replace the input's
-        // name too (a path comparison let it through).
-        if let output = fileIdentity(path) {
-            for input in inputs where fileIdentity(input) == output {
-                throw WriteError(path: path, reason: "cannot write: it is the same file as the input \(input) (a hard link); choose another file")
-            }
-        }
         if let problem = replacementProblem(at: path) {
             throw WriteError(path: path, reason: "cannot write: \(problem)")
         }
-    }
-
-    /// The device and inode of the file at `path` (nil where there is none).
-    private static func fileIdentity(_ path: String) -> [Int]? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let device = (attributes[.systemNumber] as? NSNumber)?.intValue,
-              let inode = (attributes[.systemFileNumber] as? NSNumber)?.intValue else { return nil }
-        return [device, inode]
     }
 
     package static func write(_ text: String, to path: String) throws {
