@@ -195,9 +195,10 @@ public final class SoundFileReader {
 
     /// For a RIFF/WAVE file, whether the data chunk's declared size runs past the end of the file.
     /// Works on the bytes directly, so it does not depend on the wording of libsndfile's log.
-    /// A size of 0xFFFFFFFF (a WAV written to a pipe, whose writer could not go back to patch
-    /// the header: ffmpeg's, sox's) promises nothing: the data runs to the end of the file, which
-    /// libsndfile reads, and its log's "should be" line is no truncation. A size of 0 is not
+    /// A WAV written to a pipe, whose writer could not go back to patch the header, gives a size
+    /// that promises nothing — 0xFFFFFFFF (ffmpeg's) or 0x7FFFF000 (sox's): the data runs to the
+    /// end of the file, which libsndfile reads, and its log's "should be" line is no truncation;
+    /// such a file is cut short only where it ends inside a sample frame. A size of 0 is not
     /// checked here; neither are RF64 files, whose sizes live in a `ds64` chunk.
     static func riffDataCheck(path: String) -> RIFFDataCheck {
         guard let file = FileHandle(forReadingAtPath: path) else { return .notRIFF }
@@ -210,15 +211,22 @@ public final class SoundFileReader {
         guard header.prefix(4).elementsEqual("RIFF".utf8), header.dropFirst(8).prefix(4).elementsEqual("WAVE".utf8)
         else { return .notRIFF }
         var offset: UInt64 = 12
+        var blockAlign: UInt64 = 0
         while offset + 8 <= fileLength {
             guard (try? file.seek(toOffset: offset)) != nil,
-                  let chunk = try? file.read(upToCount: 8), chunk.count == 8 else { return .notRIFF }
+                  let chunk = try? file.read(upToCount: 24), chunk.count >= 8 else { return .notRIFF }
             let bytes = [UInt8](chunk)
             let size = UInt64(bytes[4]) | UInt64(bytes[5]) << 8 | UInt64(bytes[6]) << 16 | UInt64(bytes[7]) << 24
+            // The fmt chunk's bytes per sample frame (all channels), at its offset 12.
+            if bytes[0..<4].elementsEqual("fmt ".utf8), bytes.count >= 22 { blockAlign = UInt64(bytes[20]) | UInt64(bytes[21]) << 8 }
             if bytes[0..<4].elementsEqual("data".utf8) {
-                if size == 0xFFFF_FFFF { return .complete }
-                guard size != 0 else { return .notRIFF }
                 let available = fileLength - (offset + 8)
+                if size == 0xFFFF_FFFF || size == 0x7FFF_F000 {
+                    guard blockAlign > 0, available % blockAlign != 0 else { return .complete }
+                    return .short("the header gives no length (written to a pipe) and the file ends inside a sample frame "
+                        + "(\(available) bytes of audio, frames of \(blockAlign)); the file was cut short")
+                }
+                guard size != 0 else { return .notRIFF }
                 guard size > available else { return .complete }
                 return .short("header declares \(size) bytes of audio data but the file holds \(available) "
                     + "(\(100 * available / size)%); the file was cut short")

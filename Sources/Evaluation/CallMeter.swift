@@ -117,8 +117,9 @@ public final class CallMeter {
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
         let counters = call.end()
         let frames = marks.map(\.frame)
-        let scenario = Scenario(name: name, voiceProcessing: startSettings.settings ?? StartSettings.current(call.sendVoiceProcessor),
-                                duration: duration)
+        // The world's echo path: the default one reported a room of 0 ms and 0 dB.
+        let scenario = Scenario(name: name, echoPath: call.echoPathSettings,
+                                voiceProcessing: startSettings.settings ?? StartSettings.current(call.sendVoiceProcessor), duration: duration)
         let run = CallRun(scenario: scenario, sampleRate: SimulatedCall.sampleRate, duration: duration,
                           recording: call.recording, counters: counters, events: call.events,
                           deviceStates: call.deviceStates, timelineFrames: frames.sorted(),

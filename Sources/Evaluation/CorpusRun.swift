@@ -94,7 +94,8 @@ public struct CorpusRun {
     }
 
     /// Runs the plan; `progress(done, total, result)` is called as entries finish (from any
-    /// thread, one call at a time, `done` counting up by one).
+    /// thread, one call at a time, `done` counting up by one). Keep it short: a worker that
+    /// finishes a run waits for the call before it takes the next.
     public func run(_ loaded: LoadedItems? = nil, progress: @escaping @Sendable (Int, Int, Result) -> Void = { _, _, _ in }) -> Outcome {
         let entries = plan
         let scenarios = (loaded ?? load()).items

@@ -25,7 +25,7 @@ public enum RunReportDocument {
         let source: [ReportDocument.Span] = report.scenarioFile.isEmpty ? [.text("Call "), .code(report.scenarioName)]
             : [.text("Scenario "), .code(report.scenarioFile)]
         blocks.append(.paragraph(source + [.text(" · \(F.number(report.durationSeconds, digits: 2)) s at \(report.sampleRate) Hz")]
-                                 + Self.echoPathSpans(report.echoPath) + [.text(" · AEC "),
+                                 + Self.echoPathSpans(report) + [.text(" · AEC "),
                                   .code(report.aecMode), .text(" (\(([report.aecBackend] + settings).joined(separator: ", "))) · NS "),
                                   .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
 
@@ -276,13 +276,13 @@ public enum RunReportDocument {
     /// The room the ERL is read against, after the call's length: " · echo path 60.0 ms,
     /// -10.0 dB, synthetic room RT60 300 ms"; nothing where a route brought its own (the hardware
     /// section names it).
-    static func echoPathSpans(_ path: EchoPathSettings?) -> [ReportDocument.Span] {
+    static func echoPathSpans(_ report: RunReport) -> [ReportDocument.Span] {
         typealias F = ReportFormatting
-        guard let path else { return [] }
+        guard let path = report.echoPath else { return [] }
         var parts = ["\(F.number(path.delayMilliseconds, digits: 1)) ms", "\(F.number(path.gainDB, digits: 1)) dB"]
         switch path.impulseResponse {
         case .synthetic(let rt60, _)?: parts.append("synthetic room RT60 \(F.number(rt60, digits: 0)) ms")
-        case .file(let file, _)?: parts.append("room response \((file as NSString).lastPathComponent)")
+        case .file(let file, _)?: parts.append("room response \(report.echoPathResponseFile ?? file)")
         case nil: break
         }
         if let clip = path.clipDBFS { parts.append("loudspeaker clipped at \(F.number(clip, digits: 1)) dBFS") }

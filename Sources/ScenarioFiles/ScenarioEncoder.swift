@@ -43,6 +43,9 @@ public enum ScenarioEncoder {
         self.echoPath(echoPath, RelativePaths(folder: folder))
     }
 
+    /// A file's path as a scenario in `folder` (absolute) names it: relative where it lies inside.
+    public static func path(_ path: String, relativeTo folder: String) -> String { RelativePaths(folder: folder)(path) }
+
     /// The file's text: canonical (sorted keys, two-space indent), numbers exact.
     public static func text(_ scenario: Scenario, relativeTo folder: String) -> String {
         encode(scenario, relativeTo: folder).canonicalText(numbers: .exact)

@@ -93,6 +93,9 @@ public final class SimulatedCall {
         didSet { hardware?.log = { [unowned self] in log($0, $1) } }
     }
 
+    /// The loudspeaker → mic path of the call's world (a route of its hardware model, where it
+    /// has one, brings its own): what a meter reports the ERL against.
+    public let echoPathSettings: EchoPathSettings
     private let farEnd: BlockSource?
     private let nearEnd: BlockSource?
     private var noise: SignalGenerator?
@@ -139,6 +142,7 @@ public final class SimulatedCall {
                 echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) throws {
         try world.validateSignals()
         try voiceProcessing.validate()
+        echoPathSettings = world.echoPath
         let rate = Self.sampleRate, n = Self.tickFrames
         scheduler = Scheduler()
         self.decodedAudio = decodedAudio

@@ -67,24 +67,28 @@ struct ProcessCommand: ParsableCommand {
             let outcome: RecordingProcessor.Outcome
             // A long recording takes seconds: on a terminal, how far it is.
             let line = ProgressLine(label: "process")
-            defer { line.finish() }
             do {
                 outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)
                     .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation, lockingFor: "process") {
                         line.update(fraction: $0)
                     }
+            } catch {
+                // Cleared first: a message printed over it was glued to "process  85%  ETA 0:00".
                 line.finish()
-            } catch is RunCancelled {
+                guard error is RunCancelled else { throw error }
                 standardError("echolab: \(out): interrupted; nothing written")
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
+            line.finish()
             for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
                             outcome.clippingWarning(mic: mic, reference: reference)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
-            print(printable("\(mode): \(outcome.frames == 1 ? "1 sample" : "\(outcome.frames) samples") at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
-                  + "latency \(outcome.latencySamples) samples at \(outcome.processingRate) Hz "
-                  + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, \(outcome.divergenceResets) canceller resets → \(out)"))
+            func counted(_ count: Int64, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
+            print(printable("\(mode): \(counted(Int64(outcome.frames), "sample")) at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
+                  + "latency \(counted(Int64(outcome.latencySamples), "sample")) at \(outcome.processingRate) Hz "
+                  + "(\(String(format: "%.1f", Double(outcome.latencySamples) * 1000 / Double(outcome.processingRate))) ms) removed, "
+                  + "\(counted(Int64(outcome.divergenceResets), "canceller reset")) → \(out)"))
             let scorers = try scoring.processes()
             defer { for scorer in scorers { scorer.stop() } }
             if !scorers.isEmpty {

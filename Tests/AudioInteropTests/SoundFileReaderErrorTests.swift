@@ -138,6 +138,17 @@ final class SoundFileReaderErrorTests: XCTestCase {
         let reader = try SoundFileReader(path: streamed)
         XCTAssertEqual(reader.frameCount, 48_000)
         XCTAssertEqual(try AudioFileStream.readAll(path: streamed).samples, try AudioFileStream.readAll(path: path).samples)
+        // sox's size for a length it does not know.
+        var sox = data
+        sox.replaceSubrange((dataChunk + 4)..<(dataChunk + 8), with: Data([0x00, 0xF0, 0xFF, 0x7F]))
+        try sox.write(to: URL(fileURLWithPath: streamed))
+        XCTAssertEqual(try AudioFileStream.readAll(path: streamed).samples, try AudioFileStream.readAll(path: path).samples)
+        // Cut inside a sample frame, such a file is cut short.
+        try data.dropLast(1).write(to: URL(fileURLWithPath: streamed))
+        XCTAssertThrowsError(try SoundFileReader(path: streamed)) { error in
+            XCTAssertEqual("\(error)", "\(streamed): truncated audio file: the header gives no length (written to a pipe) and the file ends "
+                           + "inside a sample frame (95999 bytes of audio, frames of 2); the file was cut short")
+        }
     }
 
     func testCutTrailingMetadataChunkIsNotTruncatedAudio() throws {

@@ -4,6 +4,7 @@ import Foundation
 import Evaluation
 @testable import Reporting
 import ScenarioFiles
+import Simulation
 import XCTest
 
 /// A run's report says the echo path its room applied: the ERL is read against it, and a reader
@@ -29,7 +30,7 @@ final class EchoPathInReportTests: XCTestCase {
         // In the scenario's own format: what a scenario holds, it reads back.
         XCTAssertEqual(report.json()["echo_path"], .object(["delay_ms": .number(40), "gain_db": .number(-6), "clip_dbfs": .number(-12),
                                                               "synthetic_room": .object(["rt60_ms": .number(300), "seed": .number(4)])]))
-        let header = RunReportDocument.echoPathSpans(report.echoPath)
+        let header = RunReportDocument.echoPathSpans(report)
         XCTAssertEqual(header, [.text(" · echo path 40.0 ms, -6.0 dB, synthetic room RT60 300 ms, loudspeaker clipped at -12.0 dBFS")])
     }
 
@@ -43,7 +44,38 @@ final class EchoPathInReportTests: XCTestCase {
              "echo_path": {"delay_ms": 20, "impulse_response": "rooms/ir.wav"}, "aec": {"mode": "disabled"}, "duration_s": 1}
             """, named: "file")
         XCTAssertEqual(report.json()["echo_path"], .object(["delay_ms": .number(20), "impulse_response": .string("rooms/ir.wav")]))
-        XCTAssertEqual(RunReportDocument.echoPathSpans(report.echoPath), [.text(" · echo path 20.0 ms, 0.0 dB, room response ir.wav")])
+        XCTAssertEqual(RunReportDocument.echoPathSpans(report), [.text(" · echo path 20.0 ms, 0.0 dB, room response rooms/ir.wav")])
+        // Reached through "..", as a manifest's "../scenes/x.json" reaches it: still relative (it
+        // was the whole path).
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("other"), withIntermediateDirectories: true)
+        let throughParent = folder.appendingPathComponent("other/../file.json").path
+        let again = try RunOutput(scenario: ScenarioLoader.load(path: throughParent), outputDirectory: folder.appendingPathComponent("again").path,
+                                  taps: .none, renderer: nil).run()
+        XCTAssertEqual(again.json()["echo_path"]?["impulse_response"], .string("rooms/ir.wav"))
+    }
+
+    /// The first line of report.md says it, where a reader looks for the call's conditions.
+    func testThePageSaysIt() throws {
+        let path = try writeScenario("""
+            {"name": "page", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "disabled"}, "duration_s": 1}
+            """, named: "page.json", in: folder)
+        _ = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("page").path,
+                          taps: .none, renderer: ReportPages()).run()
+        let page = try String(contentsOf: folder.appendingPathComponent("page/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains(" s at 48000 Hz · echo path 40.0 ms, -6.0 dB · AEC `disabled`"), String(page.prefix(400)))
+    }
+
+    /// A call app code drives by hand reports the room of its world (it reported 0 ms and 0 dB).
+    func testAHandDrivenCallReportsItsWorldsPath() throws {
+        let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1), echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        try call.start()
+        try call.run(for: .seconds(2))
+        let report = try meter.finish()
+        XCTAssertEqual(report.json()["echo_path"], .object(["delay_ms": .number(40), "gain_db": .number(-6)]))
+        XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 6, accuracy: 0.1)
     }
 
     /// A route brings its own path (the hardware section names it): null, and nothing on the page.
@@ -54,6 +86,6 @@ final class EchoPathInReportTests: XCTestCase {
             """, named: "routed")
         XCTAssertNil(report.echoPath)
         XCTAssertEqual(report.json()["echo_path"], .null)
-        XCTAssertEqual(RunReportDocument.echoPathSpans(nil), [])
+        XCTAssertEqual(RunReportDocument.echoPathSpans(report), [])
     }
 }

@@ -47,13 +47,15 @@ final class ReportRendererTests: XCTestCase {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let scenario = try writeScenario(delayScenario(aec: "disabled", seconds: 2), in: folder)
-        let modes = [EchoControlMode(backend: .speex, intensity: .intensityRecommended), EchoControlMode(backend: .webrtc, intensity: .intensityMax)]
+        let modes = [EchoControlMode(backend: .speex, intensity: .intensityRecommended), EchoControlMode(backend: .webrtc, intensity: .intensityMax),
+                     EchoControlMode(backend: .speex, intensity: .intensityMin), EchoControlMode(backend: .webrtc, intensity: .intensityMin),
+                     EchoControlMode(backend: .webrtcMobile, intensity: .intensityMin), EchoControlMode(backend: .aec3, intensity: .intensityMin)]
         // Counts arrive in order, one at a time: a terminal's progress went 42/57, then 38/57.
         let counts = Mutex<[Int]>([])
         let outcome = CorpusRun(items: [.scenario(scenario)], outputDirectory: folder.appendingPathComponent("eval").path, modes: modes,
                                 jobs: 2, taps: .none, renderer: ERLPage()).run { done, _, _ in counts.withLock { $0.append(done) } }
         XCTAssertEqual(outcome.failedCount, 0)
-        XCTAssertEqual(counts.withLock { $0 }, [1, 2])
+        XCTAssertEqual(counts.withLock { $0 }, Array(1...6))
         for result in outcome.results {
             let page = folder.appendingPathComponent("eval/\(result.folder)/erl.txt")
             XCTAssertEqual(try String(contentsOf: page, encoding: .utf8), "6.0 dB", result.folder)

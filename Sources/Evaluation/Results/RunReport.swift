@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import EchoLabJSON
 import Foundation
 import Metrics
@@ -255,9 +256,17 @@ public struct RunReport: Sendable {
         return .object(root)
     }
 
-    /// The absolute folder of the scenario file (the working directory's for a hand-driven call).
+    /// The room response file as the scenario names it (nil without one), for the pages.
+    public var echoPathResponseFile: String? {
+        guard case .file(let path, _)? = echoPath?.impulseResponse else { return nil }
+        return ScenarioEncoder.path(path, relativeTo: scenarioFolder)
+    }
+
+    /// The absolute folder of the scenario file as the loader resolved its paths against it
+    /// (`..` kept: standardised, a scenario reached through `../` named its response file by its
+    /// whole path); the working directory for a hand-driven call.
     private var scenarioFolder: String {
-        URL(fileURLWithPath: scenarioFile.isEmpty ? "." : scenarioFile).standardizedFileURL.deletingLastPathComponent().path
+        scenarioFile.isEmpty ? FileManager.default.currentDirectoryPath : InputFile.parent(of: InputFile.absolute(scenarioFile))
     }
 
     /// `report.json`'s `pipeline` object (also what `eval.json` lists per run).
