@@ -231,10 +231,30 @@ final class InterruptionTests: XCTestCase {
         let piped = try runEchoLab(["run", path, "--out", root.appendingPathComponent("piped").path, "--no-taps"])
         XCTAssertEqual(piped.status, 0)
         XCTAssertEqual(piped.standardError, "", "nothing on stderr when it is not a terminal")
-        // util-linux `script` gives the command a pseudo-terminal.
+        let run = try onATerminal(["run", path, "--out", root.appendingPathComponent("tty").path, "--no-taps"])
+        XCTAssertEqual(run.status, 0)
+        XCTAssertTrue(run.text.contains("% "), run.text)
+        XCTAssertTrue(run.text.contains("× real time  ETA"), run.text)
+        XCTAssertTrue(run.text.contains("of 30 s"), run.text)
+        // `process` of a long recording too (it printed nothing for a two-minute file), and
+        // nothing through a pipe.
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 30 * 48_000, seed: 3)
+        try SoundFileWriter.write(noise, to: root.appendingPathComponent("long.wav").path, sampleRate: 48_000)
+        let long = root.appendingPathComponent("long.wav").path
+        let pipedProcess = try runEchoLab(["process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p1.wav").path])
+        XCTAssertEqual(pipedProcess.status, 0)
+        XCTAssertEqual(pipedProcess.standardError, "")
+        let process = try onATerminal(["process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p2.wav").path])
+        XCTAssertEqual(process.status, 0)
+        XCTAssertTrue(process.text.contains("\r\u{1B}[Kprocess "), process.text)
+        XCTAssertTrue(process.text.contains("%  ETA"), process.text)
+    }
+
+    /// `echolab ARGUMENTS` on a pseudo-terminal (util-linux `script`): its status, and what it
+    /// wrote there, stdout and stderr together.
+    private func onATerminal(_ arguments: [String]) throws -> (status: Int32, text: String) {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux `script` (Debian's bsdutils) is missing")
-        let command = [try echoLabBinary().path, "run", path, "--out", root.appendingPathComponent("tty").path, "--no-taps"]
-            .map { "'\($0)'" }.joined(separator: " ")
+        let command = ([try echoLabBinary().path] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", command, "/dev/null"]
@@ -244,31 +264,6 @@ final class InterruptionTests: XCTestCase {
         try process.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertTrue(text.contains("% "), text)
-        XCTAssertTrue(text.contains("× real time  ETA"), text)
-        XCTAssertTrue(text.contains("of 30 s"), text)
-        // `process` of a long recording too (it printed nothing for a two-minute file), and
-        // nothing through a pipe.
-        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 30 * 48_000, seed: 3)
-        try SoundFileWriter.write(noise, to: root.appendingPathComponent("long.wav").path, sampleRate: 48_000)
-        let long = root.appendingPathComponent("long.wav").path
-        let pipedProcess = try runEchoLab(["process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p1.wav").path])
-        XCTAssertEqual(pipedProcess.status, 0)
-        XCTAssertEqual(pipedProcess.standardError, "")
-        let processCommand = [try echoLabBinary().path, "process", "--mic", long, "--reference", long, "--out", root.appendingPathComponent("p2.wav").path]
-            .map { "'\($0)'" }.joined(separator: " ")
-        let terminal = Process()
-        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        terminal.arguments = ["-qec", processCommand, "/dev/null"]
-        let processOut = Pipe()
-        terminal.standardInput = FileHandle.nullDevice
-        terminal.standardOutput = processOut
-        try terminal.run()
-        let processText = String(decoding: processOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        terminal.waitUntilExit()
-        XCTAssertEqual(terminal.terminationStatus, 0)
-        XCTAssertTrue(processText.contains("\r\u{1B}[Kprocess "), processText)
-        XCTAssertTrue(processText.contains("%  ETA"), processText)
+        return (process.terminationStatus, text)
     }
 }
