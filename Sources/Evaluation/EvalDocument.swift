@@ -279,7 +279,7 @@ public enum EvalDocument {
     /// score, in the order first met; nil when no run of the corpus was scored.
     static func scoreStatistics(_ runs: [[ScorerResult]], scoredAnywhere: Bool) -> [ModeSummary.ScorerStatistics]? {
         guard scoredAnywhere else { return nil }
-        struct Identity: Hashable { var scorer: String; var reportedName, version, model: String? }
+        typealias Identity = ModeSummary.ScorerStatistics.Identity
         struct ScoreKey: Hashable { var talkType, name: String }
         var order: [Identity] = [], scoreOrder: [Identity: [ScoreKey]] = [:]
         var values: [Identity: [ScoreKey: [Double]]] = [:], first: [Identity: [ScoreKey: ScoreValue]] = [:]
@@ -288,7 +288,7 @@ public enum EvalDocument {
             for scorer in scorers {
                 if !names.contains(scorer.name) { names.append(scorer.name) }
                 guard let talkTypes = scorer.talkTypes, !talkTypes.isEmpty else { unscored[scorer.name, default: 0] += 1; continue }
-                let identity = Identity(scorer: scorer.name, reportedName: scorer.reportedName, version: scorer.version, model: scorer.modelSHA256)
+                let identity = Identity(scorer: scorer.name, reportedName: scorer.reportedName, version: scorer.version, modelSHA256: scorer.modelSHA256)
                 if values[identity] == nil { order.append(identity); values[identity] = [:]; first[identity] = [:] }
                 for talk in talkTypes {
                     for (name, score) in talk.scores.sorted(by: { $0.key < $1.key }) {
@@ -301,7 +301,7 @@ public enum EvalDocument {
         }
         var entries = order.map { identity in
             ModeSummary.ScorerStatistics(
-                scorer: identity.scorer, reportedName: identity.reportedName, version: identity.version, modelSHA256: identity.model,
+                scorer: identity.scorer, reportedName: identity.reportedName, version: identity.version, modelSHA256: identity.modelSHA256,
                 // Counted once, in the scorer's first entry.
                 unscoredRuns: order.first { $0.scorer == identity.scorer } == identity ? unscored[identity.scorer] ?? 0 : 0,
                 scores: (scoreOrder[identity] ?? []).map { key in

@@ -20,9 +20,10 @@ public struct EvalVerdicts: Sendable, Equatable {
     /// other mode scores at least as well on both and better on one by the same model.
     public struct AECMOSPoint: Sendable, Equatable {
         public var mode: String
-        /// The model the means are of (the name AECMOS reported, else its version) where the
-        /// corpus was scored by more than one — its 16 and 48 kHz models on a corpus of both
-        /// rates; nil where there is one. Two models' means are never compared.
+        /// The model the means are of, by what tells it apart from the others
+        /// (`ScorerStatistics.labels(telling:)`), where the corpus was scored by more than one —
+        /// its 16 and 48 kHz models on a corpus of both rates; nil where there is one. Two models'
+        /// means are never compared.
         public var model: String?
         public var echo: Double
         public var other: Double
