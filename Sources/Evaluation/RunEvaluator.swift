@@ -43,18 +43,18 @@ public struct RunEvaluator: Sendable {
         // figures are measured against that reference, not because the far end was quiet.
         let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
         let crossover = tick * (SimulatedCall.switchTimeoutTicks + 1)
-        func openingEvents(_ range: Range<Int>) -> [TimelineAction] {
-            run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }.map(\.action)
-        }
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
+            // The timeline's actions at the segment's start: the event that opened it.
+            let opening = run.scenario.timeline.filter { Int($0.at.nanoseconds * Int64(run.sampleRate) / 1_000_000_000) == range.lowerBound }
+                .map(\.action)
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
             let noEchoPath = Self.noEchoPathReason(states)
             let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
             let startsCancelling = cancels(at: range.lowerBound)
             var segment = RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
-                              events: openingEvents(range).map(\.description),
+                              events: opening.map(\.description),
                               metrics: metrics,
                               // Segment metrics restart the ERLE series at the segment's start: their
                               // convergence is the re-convergence after the event that opened it
@@ -62,7 +62,7 @@ public struct RunEvaluator: Sendable {
                               // on fewer than 20 frames, whose steady state is no reference: it read 0 s).
                               reconvergenceSeconds: startsCancelling && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: Self.transitionWindow(
-                                  range, states: run.deviceStates, switchesDevice: openingEvents(range).contains(where: \.switchesCustomDevice),
+                                  range, states: run.deviceStates, switchesDevice: opening.contains(where: \.switchesCustomDevice),
                                   crossover: crossover, tick: tick, latency: measurement.sendLatency(at:))),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
