@@ -109,12 +109,13 @@ public struct EchoAnalyzer: Sendable {
                     throw AudioIOError.unsupportedChannels(path: path, channelCount: reader.channelCount, selection: channel)
                 }
             }
+            // Empty first: resampled or not, a file of 0 frames has nothing to score.
+            guard reader.frameCount > 0 else { throw MetricsError.empty(path: path) }
             if headers.isEmpty { referenceRate = reader.sampleRate }
             guard reader.sampleRate == referenceRate else {
                 throw MetricsError.sampleRateMismatch(path: path, sampleRate: reader.sampleRate,
                                                       referencePath: paths[0], referenceRate: referenceRate)
             }
-            guard reader.frameCount > 0 else { throw MetricsError.empty(path: path) }
             headers.append((Int(reader.frameCount), reader.channelCount))
         }
         let lengths = headers.map(\.frames)

@@ -11,6 +11,10 @@ public struct InputCensus: Sendable, Equatable {
     public var samples = 0
     public var micFullScaleSamples = 0
     public var referenceFullScaleSamples = 0
+    /// The largest |x| of each: over 1, a float file louder than any converter records or plays
+    /// (scaled after capture, or synthesised), which is measured as it is rather than clipped.
+    public var micPeak: Float = 0
+    public var referencePeak: Float = 0
     public var micIsSilent = true
     public var referenceIsSilent = true
     /// The DC offsets taken off the mic, the loopback and the output before measuring
@@ -71,6 +75,8 @@ public struct InputCensus: Sendable, Equatable {
             let r = abs(reference[i]), m = abs(mic[i])
             if r >= Self.fullScale { referenceFullScaleSamples += 1 }
             if m >= Self.fullScale { micFullScaleSamples += 1 }
+            referencePeak = max(referencePeak, r)
+            micPeak = max(micPeak, m)
             if r != 0 { referenceIsSilent = false }
             if m != 0 { micIsSilent = false }
         }
@@ -82,13 +88,22 @@ public struct InputCensus: Sendable, Equatable {
                          nearEnd: String = "the near-end track") -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
-        var clipped: [String] = []
-        if micFullScaleSamples > 0 { clipped.append("\(mic) has \(micFullScaleSamples) samples at full scale (\(share(micFullScaleSamples)))") }
-        if referenceFullScaleSamples > 0 {
-            clipped.append("\(reference) has \(referenceFullScaleSamples) samples at full scale (\(share(referenceFullScaleSamples)))")
+        func counted(_ n: Int) -> String { n == 1 ? "1 sample" : "\(n) samples" }
+        var clipped: [String] = [], overFullScale: [String] = []
+        for (file, count, peak) in [(mic, micFullScaleSamples, micPeak), (reference, referenceFullScaleSamples, referencePeak)] where count > 0 {
+            // A float sample over 1 is no converter's clip: the file holds it, and it is measured as it is.
+            if peak > 1 {
+                overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, counted(count), share(count),
+                                            20 * log10(Double(peak))))
+            } else {
+                clipped.append("\(file) has \(counted(count)) at full scale (\(share(count)))")
+            }
         }
         if !clipped.isEmpty {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
+        }
+        if !overFullScale.isEmpty {
+            lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is; a device would have clipped it")
         }
         for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS),
                                (processed, corrections.processedDCOffsetDBFS), (echo, corrections.echoDCOffsetDBFS),
@@ -103,6 +118,8 @@ public struct InputCensus: Sendable, Equatable {
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }
-        return lines
+        // One file given twice (--processed the mic itself) is warned of once.
+        var seen = Set<String>()
+        return lines.filter { seen.insert($0).inserted }
     }
 }

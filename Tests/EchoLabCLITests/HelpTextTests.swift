@@ -295,35 +295,36 @@ final class HelpTextTests: XCTestCase {
         category, the share and level difference of double talk and of the far-end
         single talk around it). Every figure carries its analysis frames; one on fewer
         than 20 is low-confidence. clipped_samples counts the mic's and the reference's
-        samples at full scale (a warning on stderr names a file that clipped, or that
-        is digital silence throughout). Where ERL and ERLE are null, echo_unmeasured
-        says why (no far-end single talk: the files are shorter than an analysis frame,
-        or, without --echo and --near-end, than a fit of the echo path needs (a third
-        to half a second of audio without a talker or loud noise); the echo lies
-        outside the 0–500 ms delay search, as when the loopback was recorded late —
-        also warned on stderr; the loopback is digital silence; the far end never
-        reached the mic above its noise; the echo path fitted does not explain the
-        echo; no echo above the noise where the near end is silent, and the near end
-        talks over the rest; or the near end talks over all of it). The processed file
-        is aligned with the mic before scoring: its lag behind the mic (a canceller's
-        latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT over the first
-        minute), said on stderr when it is not 0, and reported as processed_lag_ms
-        (processed_lag_source: estimated, given, or not_found when the output shares
-        too little with the mic to tell, or is under a second: scored unshifted, with a
-        warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
-        an error. --processed-lag-ms gives it instead. Where delay_ms is null,
-        delay_unmeasured says why (the echo outside the search; a tonal far end — a
-        tone, a held chord — whose delay repeats at every period of its notes, also
-        warned on stderr; no echo above the mic's noise where the near end is silent,
-        so a lag that stands out cannot be told from the signals' likeness; or no lag
-        standing out). Where convergence_s is null beside a steady ERLE,
-        convergence_unmeasured says why (the steady ERLE is 6 dB or less, or the ERLE
-        had not settled when the files end). The echo and near-end tracks must hold the
-        mic's parts sample for sample: one that leads or lags the mic is warned of on
-        stderr (a run's echo.wav and near.wav through a pass-through custom mic lead
-        its mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success;
-        1 bad input, or the JSON could not be written to stdout (a full disk, a reader
-        that went away; one line on stderr); 64 usage error.
+        samples at or over full scale (a warning on stderr names a file that clipped, a
+        float file that went over full scale, or one that is digital silence
+        throughout). Where ERL and ERLE are null, echo_unmeasured says why (no far-end
+        single talk: the files are shorter than an analysis frame, or, without --echo
+        and --near-end, than a fit of the echo path needs (a third to half a second of
+        audio without a talker or loud noise); the echo lies outside the 0–500 ms delay
+        search, as when the loopback was recorded late — also warned on stderr; the
+        loopback is digital silence; the far end never reached the mic above its noise;
+        the echo path fitted does not explain the echo; no echo above the noise where
+        the near end is silent, and the near end talks over the rest; or the near end
+        talks over all of it). The processed file is aligned with the mic before
+        scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
+        estimated from the two files (GCC-PHAT over the first minute), said on stderr
+        when it is not 0, and reported as processed_lag_ms (processed_lag_source:
+        estimated, given, or not_found when the output shares too little with the mic
+        to tell, or is under a second: scored unshifted, with a warning); a clear lag
+        outside 0–500 ms (the search reaches 1 s either way) is an error.
+        --processed-lag-ms gives it instead. Where delay_ms is null, delay_unmeasured
+        says why (the echo outside the search; a tonal far end — a tone, a held chord —
+        whose delay repeats at every period of its notes, also warned on stderr; no
+        echo above the mic's noise where the near end is silent, so a lag that stands
+        out cannot be told from the signals' likeness; or no lag standing out). Where
+        convergence_s is null beside a steady ERLE, convergence_unmeasured says why
+        (the steady ERLE is 6 dB or less, or the ERLE had not settled when the files
+        end). The echo and near-end tracks must hold the mic's parts sample for sample:
+        one that leads or lags the mic is warned of on stderr (a run's echo.wav and
+        near.wav through a pass-through custom mic lead its mic.wav). See
+        docs/metrics.md for every definition. Exit codes: 0 success; 1 bad input, or
+        the JSON could not be written to stdout (a full disk, a reader that went away;
+        one line on stderr); 64 usage error.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

@@ -95,6 +95,48 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertFalse(try XCTUnwrap(analysis.inputs).corrections.hasEchoTrack, "no track, no key")
     }
 
+    /// A float sample over 1 is no clip: the file holds it and it is measured as it is (ERL 6 dB
+    /// with a spike of 100 in the mic), so its warning says how far over full scale it went and
+    /// does not call the recording clipped; a sample at full scale is a clip, counted as one.
+    func testASampleOverFullScaleIsToldFromAClip() throws {
+        let reference = TestSignals.farEndScene(seconds: 4).reference
+        var echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let processed = TestSignals.scaled(echo, gainDB: -20)
+        echo[100_000] = 100
+        var loud = reference
+        loud[50_000] = 1
+        let paths = try (write(loud, "ref.wav"), write(echo, "mic.wav"), write(processed, "out.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.2)
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erlDB), 6, accuracy: 0.05)
+        let inputs = try XCTUnwrap(analysis.inputs)
+        XCTAssertEqual(inputs.micFullScaleSamples, 1)
+        XCTAssertEqual(inputs.referenceFullScaleSamples, 1)
+        XCTAssertEqual(inputs.warnings(mic: "mic.wav", reference: "ref.wav"), [
+            "ref.wav has 1 sample at full scale (0.00 %): the recording clipped, so its echo is not linear and the echo metrics from it are uncertain",
+            "mic.wav has 1 sample at or over full scale (0.00 %, peaking at +40.0 dBFS): louder than any converter records or plays, "
+                + "measured as it is; a device would have clipped it",
+        ])
+    }
+
+    /// One file given as the mic and as the output (a run with nothing processed) is warned of once.
+    func testAFileGivenTwiceIsWarnedOfOnce() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 4)
+        let paths = try (write(reference, "ref.wav"), write(echo.map { $0 + 0.02 }, "mic.wav"))
+        let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.1)
+        let warnings = try XCTUnwrap(analysis.inputs).warnings(mic: "mic.wav", reference: "ref.wav", processed: "mic.wav")
+        XCTAssertEqual(warnings.count, 1, "\(warnings)")
+        XCTAssertTrue(warnings[0].hasPrefix("mic.wav has a DC offset of -33.9 dBFS"), warnings[0])   // 0.02: −34.0 dBFS
+    }
+
+    /// A file of 0 frames is said to be empty, whatever its rate: resampled, it would still hold nothing.
+    func testAnEmptyFileOfAnotherRateIsSaidToBeEmpty() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 1)
+        let paths = try (write(reference, "ref.wav"), write(echo, "mic.wav"), write([], "echo16k.wav", sampleRate: 16_000))
+        XCTAssertThrowsError(try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.1, echo: paths.2)) { error in
+            XCTAssertEqual(error as? MetricsError, .empty(path: paths.2))
+        }
+    }
+
     /// The echo and near-end tracks' offsets are taken off too, and said as the others are: the
     /// figures stay those of the clean tracks (ERL 6 dB; without the near track's offset taken
     /// off, every frame would read as near-end talk). Their keys are written where the track was
