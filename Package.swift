@@ -89,6 +89,11 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Reporting", "Simulation", "ScenarioFiles", "Metrics", "AudioInterop",
                                                            "AudioCore", "EchoLabJSON", "EchoLabTestSupport"]),
 
+        // Counts the heap allocations a test's thread makes (its malloc stands in for the C
+        // library's in the test executable), for the per-frame allocation tests.
+        .target(name: "AllocationCounter", path: "Tests/AllocationCounter"),
+        .testTarget(name: "AllocationTests", dependencies: ["AllocationCounter", "Evaluation", "ScenarioFiles", "Simulation", "EchoCancellation", "AudioInterop", "AudioCore"]),
+
         // Helpers of the tests that run the `echolab` command as people do (its path, temporary
         // folders, odd sound files written through libsndfile itself).
         .target(name: "EchoLabTestSupport", dependencies: ["CSndFile"], path: "Tests/EchoLabTestSupport"),
