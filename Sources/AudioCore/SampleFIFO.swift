@@ -128,6 +128,11 @@ public struct SampleFIFO: Sendable {
         dropOldest(count)
     }
 
+    /// Drops the oldest `n` samples buffered (at most all of them), counted as dropped.
+    public mutating func discardOldest(_ n: Int) {
+        dropOldest(max(0, min(n, count)))
+    }
+
     private mutating func dropOldest(_ n: Int) {
         head = (head + n) % capacity
         count -= n

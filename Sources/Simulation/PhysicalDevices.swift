@@ -38,23 +38,50 @@ public final class Microphone {
     var fifo = SampleFIFO(capacity: AudioFormat.engine.sampleRate)
     let conditioner = OutputConditioner(engineRate: AudioFormat.engine.sampleRate)
     public private(set) var isOpen = false
+    /// Whether captures deliver audio: from the first that found a whole buffer's worth picked up
+    /// since the microphone opened, until it closes.
+    public private(set) var isDelivering = false
 
     init() {}
 
     public func open() {
-        if !isOpen { conditioner.restart() }
+        if !isOpen {
+            conditioner.restart()
+            isDelivering = false
+        }
         isOpen = true
     }
 
     public func close() {
         isOpen = false
+        isDelivering = false
         fifo.clear()
     }
 
     /// Fills `audioBuffer` with what the microphone picked up; returns the frames that are real.
+    /// Until the microphone has picked up the whole buffer's worth and one engine block more (the
+    /// reserve against a capture that comes early), a capture delivers nothing: it returns 0 with
+    /// the buffer silent, and `isDelivering` stays false. An app's capture callback never hands
+    /// out silence before the hardware has audio, so pushing nothing until then is what keeps a
+    /// switch to this microphone free of a hole: the engine goes on with the old source until
+    /// the new one's audio is there. (It handed out that wait as priming silence, and a switch
+    /// to a pass-through mic sent 20 ms of digital silence.) The first delivery starts at the
+    /// newest audio that leaves the reserve, so the stream's latency is what priming gave it.
     @discardableResult
     public func capture<Sample: PCMSample>(into audioBuffer: inout PCMBuffer<Sample>) -> Int {
         guard isOpen else { return 0 }
+        if !isDelivering {
+            let frames = min(audioBuffer.frameCount, audioBuffer.samples.count / max(audioBuffer.channelCount, 1))
+            let engineRate = conditioner.engineRate
+            let burst = (frames * engineRate + audioBuffer.sampleRate - 1) / max(audioBuffer.sampleRate, 1)
+            let needed = burst + engineRate / 100
+            guard fifo.count >= needed else {
+                for i in audioBuffer.samples.indices { audioBuffer.samples[i] = Sample(engineValue: 0) }
+                return 0
+            }
+            fifo.discardOldest(fifo.count - needed)
+            isDelivering = true
+        }
         return conditioner.pull(from: &fifo, into: &audioBuffer)
     }
 }

@@ -94,6 +94,32 @@ final class DeviceScenarioTests: XCTestCase {
     }
 
 
+    /// A switch *to* a pass-through mic, from a generator mic and from the default mic, is
+    /// make-before-break too: the microphone it forwards hands out nothing until it has audio,
+    /// so the engine keeps the old source until then. It handed out its wait as silence, and
+    /// the engine switched to that: 20 ms of digital silence in sent (a gap, with AEC off; a
+    /// smeared dip with AEC on), at every such switch. Its latency is what it was: the near end
+    /// in sent 50 ms after the room (`NearEndAlignmentTests`).
+    func testASwitchToAPassThroughMicSendsNoSilence() throws {
+        let folder = try makeTemporaryDirectory()
+        for (name, before) in [("from-generator", #", "mic": {"device": "generator", "signal": "tone", "frequency_hz": 500, "level_dbfs": -20}"#),
+                               ("from-default", "")] {
+            let scenario = try parse("""
+                {"name": "\(name)", "duration_s": 3, "aec": {"mode": "disabled"},
+                 "near_end": {"generator": "tone", "frequency_hz": 317, "level_dbfs": -20}\(before),
+                 "timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "passthrough"}]}
+                """, in: folder, name: "\(name).json")
+            let run = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent(name).path).run()
+            XCTAssertEqual(run.counters.uplink.underruns, 0, name)
+            XCTAssertTrue(run.counters.uplink.isConserved, name)
+            XCTAssertEqual(run.events.filter { $0.kind == "capture" }.last?.detail.hasSuffix("to pass-through microphone"), true, name)
+            // From the switch's request to well after it (the engine switches some 60 ms in).
+            XCTAssertLessThan(longestZeroRun(run.recording.sent, in: 48_000..<60_000).length, 2, "\(name): silence in sent")
+            XCTAssertLessThan(longestZeroRun(run.recording.mic, in: 48_000..<60_000).length, 2, "\(name): silence at the send path's input")
+            XCTAssertGreaterThan(goertzelShare(run.recording.sent, in: 72_000..<96_000, frequency: 317), 0.99, "\(name): the room, after")
+        }
+    }
+
     func testTimelineWithFileMicAECRecordingAndMute() throws {
         let folder = try makeTemporaryDirectory()
         try writeWAV(SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 48_000 * 4, seed: 1), in: folder, "far.wav")

@@ -62,11 +62,13 @@ struct AppFrameBuffer {
         return bytes
     }
 
-    mutating func capture(from microphone: Microphone) {
+    /// Captures one period from the microphone; false while it delivers nothing yet (nothing to push).
+    mutating func capture(from microphone: Microphone) -> Bool {
         switch options.sampleType {
         case .float32: microphone.capture(into: &float)
         case .int16: microphone.capture(into: &int16)
         }
+        return microphone.isDelivering
     }
 
     func play(on loudspeaker: Loudspeaker) {

@@ -22,8 +22,7 @@ public final class PassThroughMicrophone: CustomMic {
         guard timer == nil, let call else { return }
         call.microphone.open()
         timer = frame.options.startTimer(on: call.scheduler, phase: .capture) { [unowned self, unowned call] in
-            frame.capture(from: call.microphone)
-            frame.send(to: self)
+            if frame.capture(from: call.microphone) { frame.send(to: self) }
         }
     }
 
