@@ -98,6 +98,7 @@ public enum EvalReportDocument {
         }, isSortable: detail == .full)))
         blocks += modesTableNotes()
         if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
+        if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             let runs = outcome.results.filter { $0.mode == mode }
@@ -208,12 +209,17 @@ public enum EvalReportDocument {
                     }
                     // One line in the table; what it counts on hover.
                     let (issues, findings, text) = health(result)
-                    // A recording that clipped has no issue of the pipeline's, but says so.
+                    // A recording that clipped has no issue of the pipeline's, but says so; nor is
+                    // the canceller's own finding one, but it is said (hidden behind "ok", a leak
+                    // after a route change went unseen).
                     let clipped = result.summary?.recordingHealth?.isClipped ?? false
-                    let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : "ok")
-                        : [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
-                           findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
-                    row.append(.init(short, value: Double(issues + findings), isNumeric: false, detail: issues + findings == 0 && !clipped ? nil : text))
+                    let canceller = result.summary?.findings.filter { RunReport.Finding.Kind(rule: $0) == .canceller }.count ?? 0
+                    let counts = [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
+                                  findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
+                    let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : canceller > 0 ? "ok for the app" : "ok") : counts
+                    let said = canceller > 0 ? short + "; the canceller's: \(canceller) finding\(canceller == 1 ? "" : "s")" : short
+                    row.append(.init(said, value: Double(issues + findings), isNumeric: false,
+                                     detail: issues + findings == 0 && !clipped && canceller == 0 ? nil : text))
                     return row
                 }
             }, isSortable: true)))
@@ -281,6 +287,27 @@ public enum EvalReportDocument {
         return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
             + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
             + "and wins no item where it did so."
+    }
+
+    /// The canceller's own findings (an echo leak after a route change: its behaviour, which no
+    /// app setup avoids), rule by rule with the runs that have them, counted apart from the lint
+    /// and from the pipeline's issues; nil where no run has one. Without it eval.md never named
+    /// the leak a route-change corpus is run to catch.
+    static func cancellerFindingsNote(_ results: [CorpusRun.Result]) -> String? {
+        var rules: [String] = [], runs: [String: [String]] = [:]
+        for result in results {
+            for rule in result.summary?.findings ?? [] where RunReport.Finding.Kind(rule: rule) == .canceller {
+                if runs[rule] == nil { rules.append(rule) }
+                let run = "\(result.item) (\(result.mode?.description ?? "as written"))"
+                if runs[rule]?.contains(run) != true { runs[rule, default: []].append(run) }
+            }
+        }
+        guard !rules.isEmpty else { return nil }
+        return "The canceller's own findings (its behaviour, not the app's setup; not counted as lint findings or pipeline issues): "
+            + rules.map { rule in
+                let list = runs[rule]!
+                return "\(rule) in \(list.count) run\(list.count == 1 ? "" : "s"): " + list.joined(separator: ", ")
+            }.joined(separator: "; ") + "."
     }
 
     /// What each backend's runs were measured with (eval.json's per-run `library`: a library and

@@ -113,6 +113,29 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.unmeasuredReasons([try result(.disabled, reason: nil)], nearEnd: false))
     }
 
+    /// A canceller's own finding (an echo leak after a route change: no app setup avoids it, so
+    /// it is no lint finding) is named in eval.md with its runs; it was only in a run's tooltip,
+    /// behind "ok", and a corpus run to catch the leak never showed it.
+    func testTheCancellersOwnFindingsAreSaid() throws {
+        let leak = HardwareFindings.echoLeakRule
+        func result(_ mode: String, item: String, rules: [String]) throws -> CorpusRun.Result {
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10),
+                                               "findings": .array(rules.map { .object(["rule": .string($0)]) })]
+            return CorpusRun.Result(itemIndex: 0, item: item, file: "\(item).json", mode: try EchoControlMode(parsing: mode),
+                                    folder: "\(item)/\(mode)", summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let results = try [result("speex:intensityRecommended", item: "to-hfp", rules: [leak]),
+                           result("webrtc:intensityRecommended", item: "to-hfp", rules: []),
+                           result("aec3:intensityRecommended", item: "to-a2dp", rules: [leak])]
+        XCTAssertEqual(EvalReportDocument.cancellerFindingsNote(results),
+                       "The canceller's own findings (its behaviour, not the app's setup; not counted as lint findings or pipeline issues): "
+                       + "\(leak) in 2 runs: to-hfp (speex:intensityRecommended), to-a2dp (aec3:intensityRecommended).")
+        XCTAssertNil(EvalReportDocument.cancellerFindingsNote([results[1]]))
+        let health = EvalReportDocument.health(results[0])
+        XCTAssertEqual(health.issues + health.findings, 0, "neither a pipeline issue nor a lint finding")
+        XCTAssertEqual(health.text, "the canceller's: \(leak)")
+    }
+
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
     /// and no caption about means over items it does not show.
     func testThePlotOfACorpusWithoutDoubleTalkSaysSoAndNothingElse() throws {
