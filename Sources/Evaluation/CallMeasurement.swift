@@ -92,6 +92,12 @@ public final class CallMeasurement: CallTap {
             let silenced = Int(tick.frame)..<(start + tick.count)
             analysis.excludeFromEcho(silenced)
             analysis.excludeFromNearEndPreservation(silenced)
+            let sentSilence = Int(tick.frame)..<(Int(tick.frame) + tick.count)
+            if let last = silencedSent.last, last.upperBound == sentSilence.lowerBound {
+                silencedSent[silencedSent.count - 1] = last.lowerBound..<sentSilence.upperBound
+            } else {
+                silencedSent.append(sentSilence)
+            }
         }
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
         if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
@@ -168,6 +174,11 @@ public final class CallMeasurement: CallTap {
     package private(set) var silentCapture = SilentCapture()
     /// The send path's latency from each tick it changed at (capture frame, samples).
     private var sendLatencies: [(frame: Int, latency: Int)] = []
+    /// The stretches of sent the pipeline silenced on purpose (muted, the audio unit stopped or
+    /// interrupted), merged, in time order: their silence is no gap. Counted as gaps, they were
+    /// pipeline issues only where the canceller's output around them was loud enough to frame a
+    /// dropout (an interruption read a gap in disabled and aec3, none in speex, webrtc and echolab).
+    private var silencedSent: [Range<Int>] = []
 
     /// The send path's latency at capture frame `frame`: where a capture then is in `sent`.
     package func sendLatency(at frame: Int) -> Int {
@@ -184,13 +195,16 @@ public final class CallMeasurement: CallTap {
 
     /// Ends the measurement. `sent`'s gaps and clicks where the room itself was digitally silent
     /// or clicked are left out (`tracksAreTheRoom`): the input's, not the pipeline's.
+    /// The silence a gap in sent that meets a silenced stretch belongs to is the stretch's, not a
+    /// dropout.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
         let finished = analysis.finish(segments: segments)
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
-        guard tracksAreTheRoom else { return (finished, glitches.finish()) }
+        let sent = glitches.finish().leavingOut(gapsMeeting: silencedSent)
+        guard tracksAreTheRoom else { return (finished, sent) }
         inputSilence.finish()
-        return (finished, glitches.finish().discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
+        return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.

@@ -29,6 +29,19 @@ public struct GlitchReport: Equatable, Sendable {
         self.gaps = gaps
     }
 
+    /// The report without the gaps that meet one of `stretches` (in time order): silence the
+    /// pipeline sent on purpose — a mute, the audio unit stopped — is no dropout, however loud
+    /// the audio around it.
+    public func leavingOut(gapsMeeting stretches: [Range<Int>]) -> GlitchReport {
+        guard !stretches.isEmpty else { return self }
+        var first = 0
+        let kept = gaps.filter { gap in
+            while first < stretches.count && stretches[first].upperBound < gap.lowerBound { first += 1 }
+            return !(first < stretches.count && stretches[first].lowerBound <= gap.upperBound)
+        }
+        return GlitchReport(events: events, gaps: kept)
+    }
+
     /// Clicks whose sample lies in `range`, e.g. `count(in: t - 480 ..< t + 481)` for ±10 ms at 48 kHz.
     public func count(in range: Range<Int>) -> Int {
         events.reduce(0) { $0 + (range.contains($1.sampleIndex) ? 1 : 0) }
