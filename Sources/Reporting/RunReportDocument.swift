@@ -31,14 +31,19 @@ public enum RunReportDocument {
 
         blocks.append(.heading("Echo", level: 2, id: "echo"))
         // The delay is estimated once, over the call's first seconds of far-end speech: after a
-        // route change (Bluetooth adds 100 ms and more) it is the first route's, said here.
+        // route change (Bluetooth adds 100 ms and more) it is the first route's, and across a
+        // switch to or from a pass-through mic (its buffering puts the canceller's input 50 ms
+        // later) it is whichever source carried those seconds; said here.
         let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
+        let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
+        let delayCaveat = changesRoute ? " (estimated once: the first route's)"
+            : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves it 50 ms)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
             [.init("ERL"), .init(F.counted(m.erlDB, frames: m.gate.singleTalkFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
-            [.init("bulk delay reference→mic" + (changesRoute ? " (estimated once: the first route's)" : "")),
+            [.init("bulk delay reference→mic" + delayCaveat),
              .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
         ] + RunReportDocument.nearEndRows(m.nearEnd))))

@@ -89,3 +89,27 @@ final class EchoPathInReportTests: XCTestCase {
         XCTAssertEqual(RunReportDocument.echoPathSpans(report), [])
     }
 }
+
+/// The delay is estimated once, from the call's first seconds of far-end speech: across a switch
+/// to a pass-through mic (whose buffering puts the canceller's input 50 ms later) the page says
+/// so beside it, as it does after a route change; a call on one source throughout says nothing.
+final class DelayCaveatTests: XCTestCase {
+    private func delayRow(_ mic: String, timeline: String) throws -> String {
+        let report = try runReport(ofScenario: """
+            {"name": "switch", "duration_s": 8, "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -65, "seed": 3}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "disabled"}\(mic), "timeline": \(timeline)}
+            """)
+        let markdown = MarkdownReport.render(report)
+        return try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| bulk delay reference→mic") }.map(String.init), markdown)
+    }
+
+    func testASwitchToOrFromAPassThroughMicIsSaidBesideTheDelay() throws {
+        let caveat = "| bulk delay reference→mic (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves it 50 ms) |"
+        XCTAssertTrue(try delayRow("", timeline: #"[{"at_ms": 5000, "action": "set_custom_mic", "device": "passthrough"}]"#).hasPrefix(caveat))
+        XCTAssertTrue(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: #"[{"at_ms": 5000, "action": "reset_custom_mic"}]"#)
+            .hasPrefix(caveat))
+        XCTAssertTrue(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: "[]").hasPrefix("| bulk delay reference→mic | "),
+                      "one source throughout: its delay is the call's")
+    }
+}
