@@ -8,10 +8,13 @@ struct DelayBlockCollector {
     let estimator: DelayEstimator
     /// Sum of squares of the reference per hop (half a block), as far as it has arrived.
     private var hopEnergies: [Double] = []
-    /// Starts of the first `maxBlocks` far-end-active blocks, ascending.
+    /// Starts of the far-end-active blocks, ascending, until `maxBlocks` of them are in the sums
+    /// or waiting to be.
     private var eligibleStarts: [Int] = []
-    /// How many of `eligibleStarts` are in the sums.
-    private var accumulated = 0
+    /// The next of `eligibleStarts` to take or leave out, and how many were taken (in the sums)
+    /// and left out (a mic window where no echo reached the mic: a file or generator as the mic,
+    /// a mute; `excluded`), and where the last one taken starts.
+    private var next = 0, accumulated = 0, leftOut = 0, lastAccumulatedStart = 0
     private let fft: RealFFT
     private var referenceBlock: [Float]
     private var micWindow: [Float]
@@ -42,46 +45,60 @@ struct DelayBlockCollector {
 
     /// True once the first `maxBlocks` active blocks are all in the sums: more audio cannot
     /// change the estimate.
-    var isComplete: Bool { eligibleStarts.count == estimator.maxBlocks && accumulated == estimator.maxBlocks }
+    var isComplete: Bool { accumulated == estimator.maxBlocks }
 
     /// Once complete: the sample where the last block's mic window ends, where the collection
     /// completed whatever sizes the audio arrived in (the stream's `received` then is wherever
     /// the append that completed it ended).
-    var completionSample: Int? { isComplete ? eligibleStarts[estimator.maxBlocks - 1] + estimator.fftSize : nil }
+    var completionSample: Int? { isComplete ? lastAccumulatedStart + estimator.fftSize : nil }
 
-    /// Takes in everything up to absolute sample `available` (histories start at sample 0).
-    mutating func advance(reference: SampleHistory, mic: SampleHistory, available: Int) {
+    /// Takes in everything up to absolute sample `available` (histories start at sample 0). A
+    /// block whose mic window touches `excluded` (where no echo reached the mic: its audio is
+    /// the app's file, not the room) is left out and the next active block counted instead: a
+    /// call that started on a file mic read 66 ms, or no delay, for its 50 ms path.
+    mutating func advance(reference: SampleHistory, mic: SampleHistory, available: Int, excluded: inout ExcludedRanges) {
         let hop = estimator.hop
         while (hopEnergies.count + 1) * hop <= available {
             let first = hopEnergies.count * hop
             hopEnergies.append(PowerSums.sumOfSquares(reference.samples, reference.local(first)..<reference.local(first + hop)))
             // A block is two consecutive hops; it is known once its second hop is.
             let block = hopEnergies.count - 2
-            if block >= 0, eligibleStarts.count < estimator.maxBlocks,
+            if block >= 0, eligibleStarts.count - leftOut < estimator.maxBlocks,
                (hopEnergies[block] + hopEnergies[block + 1]) / Double(estimator.blockSize) >= estimator.activeMeanSquare {
                 eligibleStarts.append(block * hop)
             }
         }
-        while accumulated < eligibleStarts.count, eligibleStarts[accumulated] + estimator.fftSize <= available {
-            let start = eligibleStarts[accumulated]
+        while next < eligibleStarts.count, eligibleStarts[next] + estimator.fftSize <= available {
+            let start = eligibleStarts[next]
+            next += 1
+            if excluded.touches(start, start + estimator.fftSize) {
+                leftOut += 1
+                continue
+            }
             accumulate(reference: reference, mic: mic, start: start,
                        referenceCount: estimator.blockSize, micCount: estimator.fftSize)
             accumulated += 1
+            lastAccumulatedStart = start
         }
     }
 
     /// The estimate from the audio before absolute sample `end` (the end of the stream or of the
     /// warm-up): blocks whose mic window runs past `end` enter with the window cut there, and a
     /// stretch shorter than a block counts as one zero-padded block at 0 when it is active.
-    mutating func finish(reference: SampleHistory, mic: SampleHistory, end: Int) -> Double? {
-        advance(reference: reference, mic: mic, available: end)
-        while accumulated < eligibleStarts.count {
-            let start = eligibleStarts[accumulated]
-            accumulate(reference: reference, mic: mic, start: start,
-                       referenceCount: estimator.blockSize, micCount: min(estimator.fftSize, end - start))
+    mutating func finish(reference: SampleHistory, mic: SampleHistory, end: Int, excluded: inout ExcludedRanges) -> Double? {
+        advance(reference: reference, mic: mic, available: end, excluded: &excluded)
+        while next < eligibleStarts.count {
+            let start = eligibleStarts[next]
+            next += 1
+            let micCount = min(estimator.fftSize, end - start)
+            if excluded.touches(start, start + micCount) {
+                leftOut += 1
+                continue
+            }
+            accumulate(reference: reference, mic: mic, start: start, referenceCount: estimator.blockSize, micCount: micCount)
             accumulated += 1
         }
-        if end < estimator.blockSize && end > 0 && accumulated == 0 {
+        if end < estimator.blockSize && end > 0 && accumulated == 0 && leftOut == 0 {
             let energy = PowerSums.sumOfSquares(reference.samples, reference.local(0)..<reference.local(end))
             if energy / Double(end) >= estimator.activeMeanSquare {
                 accumulate(reference: reference, mic: mic, start: 0, referenceCount: end,
@@ -101,7 +118,7 @@ struct DelayBlockCollector {
             // An echo that leads a block by more than the block holds nothing of it in the block's
             // mic window: a loopback recorded 0.35–0.5 s late peaks nowhere here. The whole
             // signals, correlated over both signs of lag, tell it (`DelayEstimator.echoLeads`).
-            if reference.origin == 0, mic.origin == 0, end <= reference.end, end <= mic.end,
+            if leftOut == 0, reference.origin == 0, mic.origin == 0, end <= reference.end, end <= mic.end,
                estimator.echoLeads(reference: Array(reference.samples[0..<end]), mic: Array(mic.samples[0..<end])) {
                 echoOutsideSearch = true
             }
@@ -114,6 +131,9 @@ struct DelayBlockCollector {
             return nil
         }
     }
+
+    /// Whether every far-end block was left out (no echo reached the mic in any): no delay.
+    var leftOutEveryBlock: Bool { accumulated == 0 && leftOut > 0 }
 
     /// Set by `finish` when the echo lies outside the search's 0…maxLag (no delay is returned).
     private(set) var echoOutsideSearch = false

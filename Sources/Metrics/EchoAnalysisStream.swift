@@ -150,6 +150,8 @@ public final class EchoAnalysisStream {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
+        } else if core.noEchoInDelayWarmup && whole.delayMilliseconds == nil {
+            whole.delayUnmeasured = .noEchoInWarmup(warmupSeconds: configuration.delayWarmupSeconds)
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,

@@ -51,6 +51,10 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         /// there too. Whichever gate judged the frames: a recording with a near-end track and no
         /// echo read a delay of 360.9 ms beside "no echo above the mic's noise".
         case noEchoAtMic
+        /// No echo reached the mic in any far-end block of the delay estimate's warm-up (its
+        /// first `warmupSeconds` of the call): a file or generator was the mic there, or the call
+        /// was muted. The estimate reads those seconds only.
+        case noEchoInWarmup(warmupSeconds: Double)
     }
 
     /// The search's range where it found the echo outside it, else nil.

@@ -79,6 +79,8 @@ struct EchoPathGate {
 
     // Warm-up (delay estimate), as in EchoStreamCore.
     private var warmReference: SampleHistory
+    /// A recording's mic is the room all through: its delay blocks leave nothing out.
+    private var nothingExcluded = ExcludedRanges()
     private var warmMic: SampleHistory
     private var collector: DelayBlockCollector?
     private(set) var shift: Int?
@@ -157,7 +159,7 @@ struct EchoPathGate {
         if shift == nil, var collector {
             self.collector = nil
             let available = min(received, warmupSamples)
-            collector.advance(reference: warmReference, mic: warmMic, available: available)
+            collector.advance(reference: warmReference, mic: warmMic, available: available, excluded: &nothingExcluded)
             let complete = collector.isComplete
             self.collector = collector
             if complete || received >= warmupSamples { fixDelay() }
@@ -206,7 +208,7 @@ struct EchoPathGate {
         var delay: Double?
         if var collector {
             self.collector = nil
-            delay = collector.finish(reference: warmReference, mic: warmMic, end: min(received, warmupSamples))
+            delay = collector.finish(reference: warmReference, mic: warmMic, end: min(received, warmupSamples), excluded: &nothingExcluded)
             echoOutsideDelaySearch = collector.echoOutsideSearch
         }
         let whole = Int((delay ?? 0).rounded())

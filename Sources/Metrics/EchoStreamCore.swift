@@ -38,6 +38,8 @@ struct EchoStreamCore {
     private(set) var echoOutsideDelaySearch = false
     /// The reference is tonal: no delay (`DelayBlockCollector.referenceIsTonal`).
     private(set) var referenceIsTonal = false
+    /// No echo reached the mic in any far-end block of the warm-up (`DelayBlockCollector.leftOutEveryBlock`).
+    private(set) var noEchoInDelayWarmup = false
     /// Whole-sample reference shift; nil during the warm-up.
     private(set) var shift: Int?
 
@@ -72,6 +74,9 @@ struct EchoStreamCore {
     /// Where the echo at the mic did not reach what was processed (a file sent instead of the
     /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
     private var echoExcluded = ExcludedRanges()
+    /// The same ranges as the delay estimate's warm-up asks after them (it reads ahead of the
+    /// frames scored, and `ExcludedRanges` forgets what its reader has passed).
+    private var delayExcluded = ExcludedRanges()
     /// Without tracks: the tap-free gate's near talker per frame, and the output against it.
     private let talkerLevels: EchoPathGate.TalkerLevels?
     private var nearEndEstimateSums = NearEndEstimate.Sums()
@@ -173,7 +178,10 @@ struct EchoStreamCore {
 
     /// Leaves `range` out of the echo metrics: no echo reached the processed signal there.
     /// Ranges must come in ascending order.
-    mutating func excludeFromEcho(_ range: Range<Int>) { echoExcluded.add(range) }
+    mutating func excludeFromEcho(_ range: Range<Int>) {
+        echoExcluded.add(range)
+        if shift == nil { delayExcluded.add(range) }
+    }
 
     /// Ends the warm-up if it is still running and scores what is left.
     mutating func finish() {
@@ -197,7 +205,7 @@ struct EchoStreamCore {
             scoreCompleteHops()
         } else if var collector {
             self.collector = nil    // keep the collector's buffers uniquely referenced while it works
-            collector.advance(reference: reference, mic: mic, available: received)
+            collector.advance(reference: reference, mic: mic, available: received, excluded: &delayExcluded)
             let completion = collector.completionSample
             self.collector = collector
             if completion != nil || received >= warmupSamples { fixDelay(end: received, seedEnd: min(received, completion ?? received)) }
@@ -211,9 +219,10 @@ struct EchoStreamCore {
     private mutating func fixDelay(end: Int, seedEnd: Int? = nil) {
         if var collector {
             self.collector = nil
-            delaySamples = collector.finish(reference: reference, mic: mic, end: end)
+            delaySamples = collector.finish(reference: reference, mic: mic, end: end, excluded: &delayExcluded)
             echoOutsideDelaySearch = collector.echoOutsideSearch
             referenceIsTonal = collector.referenceIsTonal
+            noEchoInDelayWarmup = collector.leftOutEveryBlock
         }
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((delaySamples ?? 0).rounded()))

@@ -91,7 +91,8 @@ public struct InputCensus: Sendable, Equatable {
         func counted(_ n: Int) -> String { n == 1 ? "1 sample" : "\(n) samples" }
         var clipped: [String] = [], overFullScale: [String] = []
         for (file, count, peak) in [(mic, micFullScaleSamples, micPeak), (reference, referenceFullScaleSamples, referencePeak)] where count > 0 {
-            // A float sample over 1 is no converter's clip: the file holds it, and it is measured as it is.
+            // A float sample over 1 is no converter's clip as it stands: the file holds it and it is
+            // measured as it is, though a clip scaled up after capture looks the same.
             if peak > 1 {
                 overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, counted(count), share(count),
                                             20 * log10(Double(peak))))
@@ -103,7 +104,7 @@ public struct InputCensus: Sendable, Equatable {
             lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
         }
         if !overFullScale.isEmpty {
-            lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is; a device would have clipped it")
+            lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is (audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)")
         }
         for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS),
                                (processed, corrections.processedDCOffsetDBFS), (echo, corrections.echoDCOffsetDBFS),

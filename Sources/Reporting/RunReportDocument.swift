@@ -32,12 +32,12 @@ public enum RunReportDocument {
         blocks.append(.heading("Echo", level: 2, id: "echo"))
         // The delay is estimated once, over the call's first seconds of far-end speech: after a
         // route change (Bluetooth adds 100 ms and more) it is the first route's, and across a
-        // switch to or from a pass-through mic (its buffering puts the canceller's input 50 ms
-        // later) it is whichever source carried those seconds; said here.
+        // switch to or from a pass-through mic (its buffering, two timer periods and a tick,
+        // puts the canceller's input later) it is whichever source carried those seconds.
         let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
         let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
         let delayCaveat = changesRoute ? " (estimated once: the first route's)"
-            : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves it 50 ms)" : ""
+            : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
             [.init("ERL"), .init(F.counted(m.erlDB, frames: m.gate.singleTalkFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],

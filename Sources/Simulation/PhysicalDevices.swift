@@ -35,7 +35,9 @@ public final class Loudspeaker {
 /// The device's real microphone, for apps that capture it themselves and push it through a
 /// custom mic (the pass-through case: echo still reaches it). Open it to start buffering.
 public final class Microphone {
-    var fifo = SampleFIFO(capacity: AudioFormat.engine.sampleRate)
+    /// Two seconds: the longest burst an app's period may ask for (1 s) and the reserve, with room
+    /// for a late timer. One second held no 1 s burst plus its reserve: that mic never delivered.
+    var fifo = SampleFIFO(capacity: 2 * AudioFormat.engine.sampleRate)
     let conditioner = OutputConditioner(engineRate: AudioFormat.engine.sampleRate)
     public private(set) var isOpen = false
     /// Whether captures deliver audio: from the first that found a whole buffer's worth picked up
@@ -64,9 +66,8 @@ public final class Microphone {
     /// the buffer silent, and `isDelivering` stays false. An app's capture callback never hands
     /// out silence before the hardware has audio, so pushing nothing until then is what keeps a
     /// switch to this microphone free of a hole: the engine goes on with the old source until
-    /// the new one's audio is there. (It handed out that wait as priming silence, and a switch
-    /// to a pass-through mic sent 20 ms of digital silence.) The first delivery starts at the
-    /// newest audio that leaves the reserve, so the stream's latency is what priming gave it.
+    /// the new one's audio is there. The first delivery starts at the newest audio that leaves the
+    /// reserve, so the stream's latency is what priming silence would have given it.
     @discardableResult
     public func capture<Sample: PCMSample>(into audioBuffer: inout PCMBuffer<Sample>) -> Int {
         guard isOpen else { return 0 }
@@ -74,7 +75,11 @@ public final class Microphone {
             let frames = min(audioBuffer.frameCount, audioBuffer.samples.count / max(audioBuffer.channelCount, 1))
             let engineRate = conditioner.engineRate
             let burst = (frames * engineRate + audioBuffer.sampleRate - 1) / max(audioBuffer.sampleRate, 1)
-            let needed = burst + engineRate / 100
+            // At another rate one engine block more: the converter takes its input in whole
+            // blocks and holds some back, so a first pull uses more than a burst, and with only
+            // the reserve left a timer 2 ms early ran dry (7 ms of silence at 44.1 kHz).
+            let block = engineRate / 100
+            let needed = burst + block + (audioBuffer.sampleRate == engineRate ? 0 : block)
             guard fifo.count >= needed else {
                 for i in audioBuffer.samples.indices { audioBuffer.samples[i] = Sample(engineValue: 0) }
                 return 0
