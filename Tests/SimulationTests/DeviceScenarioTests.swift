@@ -125,6 +125,21 @@ final class DeviceScenarioTests: XCTestCase {
         }
     }
 
+    /// The longest period a scenario allows (990 ms) delivers, at another rate too: the device
+    /// microphone holds a burst and the reserve, and the engine's input buffer a burst and a tick.
+    /// A 1000 ms mic never pushed anything, and is refused.
+    func testAPassThroughMicOfTheLongestPeriodDelivers() throws {
+        let folder = try makeTemporaryDirectory()
+        let scenario = try parse("""
+            {"name": "long-period", "duration_s": 6, "aec": {"mode": "disabled"},
+             "near_end": {"generator": "tone", "frequency_hz": 317, "level_dbfs": -20},
+             "mic": {"device": "passthrough", "period_ms": 990, "sample_rate": 44100}}
+            """, in: folder)
+        let run = try ScenarioRunner(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path).run()
+        XCTAssertGreaterThan(goertzelShare(run.recording.sent, in: 192_000..<240_000, frequency: 317), 0.99, "the room reaches sent")
+        XCTAssertThrowsError(try parse(#"{"name": "too-long", "mic": {"device": "passthrough", "period_ms": 1000}}"#, in: folder, name: "too-long.json"))
+    }
+
     func testTimelineWithFileMicAECRecordingAndMute() throws {
         let folder = try makeTemporaryDirectory()
         try writeWAV(SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 48_000 * 4, seed: 1), in: folder, "far.wav")
