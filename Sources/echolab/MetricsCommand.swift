@@ -45,6 +45,25 @@ struct MetricsCommand: ParsableCommand {
         }
     }
 
+    /// Figures no recording gives, which files given in the wrong roles do: an echo 20 dB or more
+    /// louder than the reference the loudspeaker played (the near-end track given as the echo:
+    /// −40 dB read with no word), an output 10 dB or more louder than the mic over far-end single
+    /// talk (the mic and the output swapped: −24 dB; a canceller that lost its path can add that
+    /// much too, so the line asks).
+    static func implausibleFigureWarnings(_ metrics: EchoMetrics, reference: String, mic: String, processed: String,
+                                          echo: String?) -> [String] {
+        var lines: [String] = []
+        if let erl = metrics.erlDB, erl <= -20 {
+            let heard = echo.map { "the echo track \($0)" } ?? "the echo in \(mic)"
+            lines.append(String(format: "%@ is %.1f dB louder than %@, which no loudspeaker's echo is: %@?", heard, -erl, reference,
+                                echo == nil ? "--reference and --mic swapped, or the loopback taken after a gain" : "--echo and --near-end swapped"))
+        }
+        if let erle = metrics.erleDB, erle <= -10, !metrics.erleIsLowerBound {
+            lines.append(String(format: "%@ is %.1f dB louder than %@ where only the far end talks: a canceller that adds that much, or --mic and --processed swapped?", processed, -erle, mic))
+        }
+        return lines
+    }
+
     func run() throws {
         let json: String
         do {
@@ -54,13 +73,16 @@ struct MetricsCommand: ParsableCommand {
             let analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                            echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
             if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
-                standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
+                standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late, or --reference and --mic swapped?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
             }
             if analysis.whole.delayUnmeasured == .tonalFarEnd {
                 standardError("echolab metrics: warning: the far end in \(reference) is tonal (a tone or held chord: most of its power in a few frequencies), so its delay repeats at every period and cannot be told; delay_ms null, and frames scored unaligned")
             }
             for warning in analysis.inputs?.warnings(mic: mic, reference: reference, processed: processed,
                                                                  echo: echo ?? "the echo track", nearEnd: nearEnd ?? "the near-end track") ?? [] {
+                standardError("echolab metrics: warning: \(warning)")
+            }
+            for warning in Self.implausibleFigureWarnings(analysis.whole, reference: reference, mic: mic, processed: processed, echo: echo) {
                 standardError("echolab metrics: warning: \(warning)")
             }
             if let mismatch = analysis.lengthMismatch {

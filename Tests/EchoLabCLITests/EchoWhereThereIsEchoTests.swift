@@ -211,7 +211,7 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let result = try runEchoLab(["metrics", "--reference", "far-late.wav", "--mic", "mic-lead.wav", "--processed", "out-lead.wav"], in: root)
         XCTAssertEqual(result.status, 0, result.standardError)
         XCTAssertTrue(result.standardError.contains(
-            "echolab metrics: warning: the echo in mic-lead.wav is not within 0–500 ms of far-late.wav: it leads it (a loopback recorded late?) or lags it by more; delay_ms null, and no frame scored (the echo path cannot be fitted)"),
+            "echolab metrics: warning: the echo in mic-lead.wav is not within 0–500 ms of far-late.wav: it leads it (a loopback recorded late, or --reference and --mic swapped?) or lags it by more; delay_ms null, and no frame scored (the echo path cannot be fitted)"),
             result.standardError)
         let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         XCTAssertTrue(json["delay_ms"] is NSNull)

@@ -64,9 +64,10 @@ public struct GoldenVectors {
     /// already uses, is listed and the others are still checked.
     public func verify() throws -> Verification {
         guard let golden = try GoldenFile.read(goldenPath, requiringEveryCheck: true) else {
-            // Not "run make golden": blessing where expectations are missing would record whatever
-            // the code does now, hiding the regressions `verify` exists to catch.
-            throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/)")
+            // Not "run make golden" for the project's folder: blessing where expectations are
+            // missing would record whatever the code does now, hiding the regressions `verify`
+            // exists to catch. A folder of one's own scenarios has none until its first bless.
+            throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/), or, for a folder of your own scenarios, write its first golden.json with `echolab vectors bless` and review it")
         }
         let loaded = try loadScenarios()
         var result = Verification(unchecked: loaded.problems)
