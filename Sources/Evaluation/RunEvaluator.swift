@@ -461,7 +461,7 @@ public struct RunEvaluator: Sendable {
         case .tonalFarEnd?:
             return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
         case .noEchoInWarmup(let seconds)?:
-            return "no echo reached the mic while the delay was estimated, over the call's first \(Int(seconds)) s (a file or generator was the mic there, or the call was muted): the delay is read there only"
+            return "no echo reached the mic while the delay was estimated, over the call's first \(String(format: "%g", seconds)) s at most (a file or generator was the mic there, or the call was muted): the delay is read there only"
         case .noEchoAtMic?:
             return "no echo above the mic's noise wherever the near end is silent: a lag that stands out in the search cannot be told from the signals' likeness"
         case nil where metrics.gate.farEndActiveFrames == 0 && metrics.gate.echoUnderNoiseFrames == 0 && metrics.gate.frames > 0:

@@ -8,8 +8,9 @@ struct DelayBlockCollector {
     let estimator: DelayEstimator
     /// Sum of squares of the reference per hop (half a block), as far as it has arrived.
     private var hopEnergies: [Double] = []
-    /// Starts of the far-end-active blocks, ascending, until `maxBlocks` of them are in the sums
-    /// or waiting to be.
+    /// Starts of the far-end-active blocks, ascending, while fewer than `maxBlocks` are in the
+    /// sums: every one, so that which are taken never depends on how far ahead the reference has
+    /// arrived (at most the warm-up's hops).
     private var eligibleStarts: [Int] = []
     /// The next of `eligibleStarts` to take or leave out, and how many were taken (in the sums)
     /// and left out (a mic window where no echo reached the mic: a file or generator as the mic,
@@ -40,10 +41,10 @@ struct DelayBlockCollector {
         sumImaginary = sumReal
         referencePower = sumReal
         hopEnergies.reserveCapacity(64)
-        eligibleStarts.reserveCapacity(estimator.maxBlocks)
+        eligibleStarts.reserveCapacity(64)
     }
 
-    /// True once the first `maxBlocks` active blocks are all in the sums: more audio cannot
+    /// True once the first `maxBlocks` active blocks with echo at the mic are in the sums: more audio cannot
     /// change the estimate.
     var isComplete: Bool { accumulated == estimator.maxBlocks }
 
@@ -63,12 +64,12 @@ struct DelayBlockCollector {
             hopEnergies.append(PowerSums.sumOfSquares(reference.samples, reference.local(first)..<reference.local(first + hop)))
             // A block is two consecutive hops; it is known once its second hop is.
             let block = hopEnergies.count - 2
-            if block >= 0, eligibleStarts.count - leftOut < estimator.maxBlocks,
+            if block >= 0, accumulated < estimator.maxBlocks,
                (hopEnergies[block] + hopEnergies[block + 1]) / Double(estimator.blockSize) >= estimator.activeMeanSquare {
                 eligibleStarts.append(block * hop)
             }
         }
-        while next < eligibleStarts.count, eligibleStarts[next] + estimator.fftSize <= available {
+        while accumulated < estimator.maxBlocks, next < eligibleStarts.count, eligibleStarts[next] + estimator.fftSize <= available {
             let start = eligibleStarts[next]
             next += 1
             if excluded.touches(start, start + estimator.fftSize) {
@@ -87,7 +88,7 @@ struct DelayBlockCollector {
     /// stretch shorter than a block counts as one zero-padded block at 0 when it is active.
     mutating func finish(reference: SampleHistory, mic: SampleHistory, end: Int, excluded: inout ExcludedRanges) -> Double? {
         advance(reference: reference, mic: mic, available: end, excluded: &excluded)
-        while next < eligibleStarts.count {
+        while accumulated < estimator.maxBlocks, next < eligibleStarts.count {
             let start = eligibleStarts[next]
             next += 1
             let micCount = min(estimator.fftSize, end - start)
@@ -98,7 +99,7 @@ struct DelayBlockCollector {
             accumulate(reference: reference, mic: mic, start: start, referenceCount: estimator.blockSize, micCount: micCount)
             accumulated += 1
         }
-        if end < estimator.blockSize && end > 0 && accumulated == 0 && leftOut == 0 {
+        if end < estimator.blockSize && end > 0 && accumulated == 0 && !excluded.touches(0, end) {
             let energy = PowerSums.sumOfSquares(reference.samples, reference.local(0)..<reference.local(end))
             if energy / Double(end) >= estimator.activeMeanSquare {
                 accumulate(reference: reference, mic: mic, start: 0, referenceCount: end,

@@ -92,9 +92,11 @@ public final class EchoAnalysisStream {
     }
 
     /// Leaves samples `range` out of ERL and ERLE (the frames that touch it count as frames
-    /// without a far end): where the echo at the mic given to `append` did not reach the
-    /// processed signal — a custom mic sending a file or a generator. Ranges as for
-    /// `excludeFromNearEndPreservation`.
+    /// without a far end) and out of the delay estimate (its blocks whose mic window touches it):
+    /// where the echo at the mic given to `append` did not reach the processed signal — a custom
+    /// mic sending a file or a generator. Ranges as for `excludeFromNearEndPreservation`, but
+    /// given no later than with the samples they cover: the delay estimate may take a block as
+    /// soon as its samples are in.
     public func excludeFromEcho(_ range: Range<Int>) {
         precondition(!finished, "EchoAnalysisStream: exclude after finish")
         core.excludeFromEcho(range)

@@ -302,6 +302,12 @@ public enum ScenarioLoader {
             if options.jitterMilliseconds * 2 >= Double(options.periodMilliseconds) {
                 throw reader.fail("jitter_ms", "must be less than half of period_ms (\(options.periodMilliseconds))")
             }
+            // A late burst lands beside the next: with jitter, the burst, its lateness and a tick
+            // must fit the engine's 1 s input buffer (990 ms with 20 ms of jitter dropped ~1 s twice).
+            let lateness = options.jitterMilliseconds > 0 ? options.jitterMilliseconds + Double(options.leewayMilliseconds) : 0
+            if Double(options.periodMilliseconds) + lateness + 10 > 1000 {
+                throw reader.fail("period_ms", "\(options.periodMilliseconds) with jitter_ms \(options.jitterMilliseconds) and leeway_ms \(options.leewayMilliseconds) leaves no room in the engine's 1 s input buffer: period_ms + jitter_ms + leeway_ms + 10 must be at most 1000")
+            }
             return options
         }
 

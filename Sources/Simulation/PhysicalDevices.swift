@@ -67,7 +67,8 @@ public final class Microphone {
     /// out silence before the hardware has audio, so pushing nothing until then is what keeps a
     /// switch to this microphone free of a hole: the engine goes on with the old source until
     /// the new one's audio is there. The first delivery starts at the newest audio that leaves the
-    /// reserve, so the stream's latency is what priming silence would have given it.
+    /// reserve: at 48 kHz the stream's latency is what priming silence gave it, at other rates
+    /// one engine block (10 ms) more (see below).
     @discardableResult
     public func capture<Sample: PCMSample>(into audioBuffer: inout PCMBuffer<Sample>) -> Int {
         guard isOpen else { return 0 }

@@ -29,11 +29,26 @@ final class FilesInTheWrongRolesTests: XCTestCase {
             return run.standardError.split(separator: "\n").map(String.init).filter { $0.contains("warning:") }
         }
         XCTAssertEqual(try warnings(["--reference", "lpb.wav", "--mic", "mic.wav", "--processed", "out.wav", "--echo", "echo.wav", "--near-end", "near.wav"]), [])
+        // A loopback 22 dB under its echo (tapped before the playback gain) is no swap: no word.
+        let loud = SignalGenerator.render(.speechLike(levelDBFS: -14, pitchHz: 140), sampleRate: rate, count: count, seed: 1)
+        let loudEcho = (0..<count).map { $0 >= delay ? 0.5 * loud[$0 - delay] : 0 }
+        for (name, samples) in [("quiet-lpb", loud.map { 0.04 * $0 }), ("loud-echo", loudEcho),
+                                ("loud-mic", (0..<count).map { loudEcho[$0] + near[$0] + noise[$0] }),
+                                ("loud-out", (0..<count).map { 0.05 * loudEcho[$0] + near[$0] + noise[$0] })] {
+            try SoundFileWriter.write(samples, to: folder.appendingPathComponent("\(name).wav").path, sampleRate: rate)
+        }
+        XCTAssertEqual(try warnings(["--reference", "quiet-lpb.wav", "--mic", "loud-mic.wav", "--processed", "loud-out.wav",
+                                     "--echo", "loud-echo.wav", "--near-end", "near.wav"]), [])
+        XCTAssertEqual(try warnings(["--reference", "quiet-lpb.wav", "--mic", "loud-mic.wav", "--processed", "loud-out.wav"]), [])
+        let quiet = try runEchoLab(["metrics", "--reference", "quiet-lpb.wav", "--mic", "loud-mic.wav", "--processed", "loud-out.wav",
+                                    "--echo", "loud-echo.wav", "--near-end", "near.wav"], in: folder)
+        let figures = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(quiet.standardOutput.utf8)) as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(figures["erl_db"] as? Double), 20 * log10(0.04 / 0.5), accuracy: 0.2, "as loud an echo as the swap's")
         let swappedTracks = try warnings(["--reference", "lpb.wav", "--mic", "mic.wav", "--processed", "out.wav", "--echo", "near.wav", "--near-end", "echo.wav"])
-        XCTAssertTrue(swappedTracks.contains { $0.hasPrefix("echolab metrics: warning: the echo track near.wav is ") && $0.hasSuffix(" dB louder than lpb.wav, which no loudspeaker's echo is: --echo and --near-end swapped?") },
+        XCTAssertTrue(swappedTracks.contains { $0.hasPrefix("echolab metrics: warning: the echo track near.wav is ") && $0.hasSuffix(": --echo and --near-end swapped?") },
                       "\(swappedTracks)")
         let swappedOutput = try warnings(["--reference", "lpb.wav", "--mic", "out.wav", "--processed", "mic.wav"])
-        XCTAssertTrue(swappedOutput.contains { $0.hasPrefix("echolab metrics: warning: mic.wav is ") && $0.hasSuffix(" dB louder than out.wav where only the far end talks: a canceller that adds that much, or --mic and --processed swapped?") },
+        XCTAssertTrue(swappedOutput.contains { $0.hasPrefix("echolab metrics: warning: mic.wav is ") && $0.hasSuffix(" dB louder than out.wav where only the far end talks: a canceller or gain that adds that much, or --mic and --processed swapped?") },
                       "\(swappedOutput)")
     }
 }

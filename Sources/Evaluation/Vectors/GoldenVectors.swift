@@ -67,7 +67,7 @@ public struct GoldenVectors {
             // Not "run make golden" for the project's folder: blessing where expectations are
             // missing would record whatever the code does now, hiding the regressions `verify`
             // exists to catch. A folder of one's own scenarios has none until its first bless.
-            throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/), or, for a folder of your own scenarios, write its first golden.json with `echolab vectors bless` and review it")
+            throw Failure(description: "\(goldenPath): no golden expectations here; give --vectors the project's vectors folder (the one holding golden.json and scenarios/), or, for a folder of your own scenarios, write its first golden.json with `echolab vectors bless --vectors \(InputFile.parent(of: goldenPath))` and review it")
         }
         let loaded = try loadScenarios()
         var result = Verification(unchecked: loaded.problems)
