@@ -35,8 +35,8 @@ public final class Loudspeaker {
 /// The device's real microphone, for apps that capture it themselves and push it through a
 /// custom mic (the pass-through case: echo still reaches it). Open it to start buffering.
 public final class Microphone {
-    /// Two seconds: the longest burst an app's period may ask for (1 s) and the reserve, with room
-    /// for a late timer. One second held no 1 s burst plus its reserve: that mic never delivered.
+    /// Two seconds: the longest burst a scenario's period may ask for (990 ms), the reserve and the
+    /// converter's block, with room for a late timer (one second held none of that at 1 s).
     var fifo = SampleFIFO(capacity: 2 * AudioFormat.engine.sampleRate)
     let conditioner = OutputConditioner(engineRate: AudioFormat.engine.sampleRate)
     public private(set) var isOpen = false
