@@ -92,12 +92,7 @@ public final class CallMeasurement: CallTap {
             let silenced = Int(tick.frame)..<(start + tick.count)
             analysis.excludeFromEcho(silenced)
             analysis.excludeFromNearEndPreservation(silenced)
-            let sentSilence = Int(tick.frame)..<(Int(tick.frame) + tick.count)
-            if let last = silencedSent.last, last.upperBound == sentSilence.lowerBound {
-                silencedSent[silencedSent.count - 1] = last.lowerBound..<sentSilence.upperBound
-            } else {
-                silencedSent.append(sentSilence)
-            }
+            SilentCapture.append(Int(tick.frame)..<(Int(tick.frame) + tick.count), to: &silencedSent)
         }
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
         if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
@@ -340,7 +335,8 @@ package struct SilentCapture: Sendable {
         if silenced { Self.append(range, to: &silencedSound) }
     }
 
-    private static func append(_ range: Range<Int>, to list: inout [Range<Int>]) {
+    /// Appends `range` to `list`, extending its last range where the two meet.
+    static func append(_ range: Range<Int>, to list: inout [Range<Int>]) {
         if let last = list.last, last.upperBound == range.lowerBound {
             list[list.count - 1] = last.lowerBound..<range.upperBound
         } else {

@@ -62,13 +62,12 @@ public struct RecordingProcessor {
             let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
             func share(_ count: Int) -> String { String(format: "%.2f %%", 100 * Double(count) / max(samples, 1)) }
             var parts: [String] = []
-            func counted(_ count: Int) -> String { count == 1 ? "1 sample" : "\(count) samples" }
-            if clippedMicSamples > 0 { parts.append("\(mic) has \(counted(clippedMicSamples)) at full scale (\(share(clippedMicSamples)))") }
+            if clippedMicSamples > 0 { parts.append("\(mic) has \(InputCensus.samples(clippedMicSamples)) at full scale (\(share(clippedMicSamples)))") }
             if clippedLoopbackSamples > 0, let reference {
-                parts.append("\(reference) has \(counted(clippedLoopbackSamples)) at full scale (\(share(clippedLoopbackSamples)))")
+                parts.append("\(reference) has \(InputCensus.samples(clippedLoopbackSamples)) at full scale (\(share(clippedLoopbackSamples)))")
             }
             guard !parts.isEmpty else { return nil }
-            return parts.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
+            return parts.joined(separator: "; ") + InputCensus.clippedConsequence
         }
 
         /// One line for stderr when the loopback and the microphone differ by more than a 10 ms

@@ -5,6 +5,11 @@ import Foundation
 /// gate takes what the fit cannot explain for a talker) and whether a file is digital silence
 /// throughout (a dead mic or an empty loopback: every figure is then null, for that reason).
 public struct InputCensus: Sendable, Equatable {
+    /// "1 sample", "3 samples": how the clipping warnings count.
+    public static func samples(_ n: Int) -> String { n == 1 ? "1 sample" : "\(n) samples" }
+    /// What a clipped mic or loopback means for the figures, after the files and counts.
+    public static let clippedConsequence = ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
+
     /// |x| ≥ 32767/32768: a 16-bit converter's full scale, as `process` counts it.
     public static let fullScale: Float = 32_767 / 32_768
 
@@ -88,20 +93,19 @@ public struct InputCensus: Sendable, Equatable {
                          nearEnd: String = "the near-end track") -> [String] {
         func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
         var lines: [String] = []
-        func counted(_ n: Int) -> String { n == 1 ? "1 sample" : "\(n) samples" }
         var clipped: [String] = [], overFullScale: [String] = []
         for (file, count, peak) in [(mic, micFullScaleSamples, micPeak), (reference, referenceFullScaleSamples, referencePeak)] where count > 0 {
             // A float sample over 1 is no converter's clip as it stands: the file holds it and it is
             // measured as it is, though a clip scaled up after capture looks the same.
             if peak > 1 {
-                overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, counted(count), share(count),
+                overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, Self.samples(count), share(count),
                                             20 * log10(Double(peak))))
             } else {
-                clipped.append("\(file) has \(counted(count)) at full scale (\(share(count)))")
+                clipped.append("\(file) has \(Self.samples(count)) at full scale (\(share(count)))")
             }
         }
         if !clipped.isEmpty {
-            lines.append(clipped.joined(separator: "; ") + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain")
+            lines.append(clipped.joined(separator: "; ") + Self.clippedConsequence)
         }
         if !overFullScale.isEmpty {
             lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is (audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)")

@@ -213,7 +213,7 @@ public enum EvalReportDocument {
                     // the canceller's own finding one, but it is said (hidden behind "ok", a leak
                     // after a route change went unseen).
                     let clipped = result.summary?.recordingHealth?.isClipped ?? false
-                    let canceller = result.summary?.findings.filter { RunReport.Finding.Kind(rule: $0) == .canceller }.count ?? 0
+                    let canceller = result.summary?.findings(of: .canceller).count ?? 0
                     let counts = [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
                                   findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
                     let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : canceller > 0 ? "ok for the app" : "ok") : counts
@@ -296,7 +296,7 @@ public enum EvalReportDocument {
     static func cancellerFindingsNote(_ results: [CorpusRun.Result]) -> String? {
         var rules: [String] = [], runs: [String: [String]] = [:]
         for result in results {
-            for rule in result.summary?.findings ?? [] where RunReport.Finding.Kind(rule: rule) == .canceller {
+            for rule in result.summary?.findings(of: .canceller) ?? [] {
                 if runs[rule] == nil { rules.append(rule) }
                 let run = "\(result.item) (\(result.mode?.description ?? "as written"))"
                 if runs[rule]?.contains(run) != true { runs[rule, default: []].append(run) }
@@ -681,7 +681,7 @@ public enum EvalReportDocument {
     /// pipeline's health: the telephony table counts those.
     static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
         guard let summary = result.summary else { return (0, 0, "") }
-        let findings = summary.findings.filter { RunReport.Finding.Kind(rule: $0) == .lint }
+        let findings = summary.findings(of: .lint)
         var parts: [String] = []
         var issues = 0
         func count(_ n: Int, _ noun: String) {
@@ -712,7 +712,7 @@ public enum EvalReportDocument {
         }
         // The canceller's own findings (an echo leak after a route change) are said, not
         // counted as the app's lint.
-        let canceller = summary.findings.filter { RunReport.Finding.Kind(rule: $0) == .canceller }
+        let canceller = summary.findings(of: .canceller)
         if !canceller.isEmpty { parts.append("the canceller's: " + canceller.joined(separator: ", ")) }
         if !findings.isEmpty {
             var rules: [String] = []

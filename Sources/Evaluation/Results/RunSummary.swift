@@ -19,6 +19,8 @@ public struct RunSummary: Sendable {
     /// hardware model. eval.json carries them beside the pipeline's, so the gate judges them.
     public var hardwareStreams: HardwareStreamFaults?
     public var findings: [String]
+    /// The rules of `findings` of one kind (the app's lint, a missed requirement, the canceller's).
+    public func findings(of kind: RunReport.Finding.Kind) -> [String] { findings.filter { RunReport.Finding.Kind(rule: $0) == kind } }
     public var durationSeconds: Double
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
     /// `aec.library`); nil without a canceller, or in a report written before it was named.
