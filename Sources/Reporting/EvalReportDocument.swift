@@ -207,19 +207,7 @@ public enum EvalReportDocument {
                         let text = e.map { F.figure(value, isLowerBound: $0.outputDropIsLowerBound, frames: $0.frames) + ($0.isLost ? ": near end lost" : "") } ?? F.db(nil)
                         row.append(.init(text, value: value))
                     }
-                    // One line in the table; what it counts on hover.
-                    let (issues, findings, text) = health(result)
-                    // A recording that clipped has no issue of the pipeline's, but says so; nor is
-                    // the canceller's own finding one, but it is said (hidden behind "ok", a leak
-                    // after a route change went unseen).
-                    let clipped = result.summary?.recordingHealth?.isClipped ?? false
-                    let canceller = result.summary?.findings(of: .canceller).count ?? 0
-                    let counts = [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
-                                  findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
-                    let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : canceller > 0 ? "ok for the app" : "ok") : counts
-                    let said = canceller > 0 ? short + "; the canceller's: \(canceller) finding\(canceller == 1 ? "" : "s")" : short
-                    row.append(.init(said, value: Double(issues + findings), isNumeric: false,
-                                     detail: issues + findings == 0 && !clipped && canceller == 0 ? nil : text))
+                    row.append(healthCell(result))
                     return row
                 }
             }, isSortable: true)))
@@ -679,6 +667,24 @@ public enum EvalReportDocument {
     /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many
     /// lint findings it has, and both in words. A missed telephony requirement is not the
     /// pipeline's health: the telephony table counts those.
+    /// A run's health in one line of the table, what it counts on hover. It sorts by all it
+    /// counts: the pipeline's issues, the lint's findings and the canceller's own findings (a run
+    /// that reads "ok for the app; the canceller's: 1 finding" is not as clean as one that reads "ok").
+    static func healthCell(_ result: CorpusRun.Result) -> ReportDocument.Cell {
+        let (issues, findings, text) = health(result)
+        // A recording that clipped has no issue of the pipeline's, but says so; nor is the
+        // canceller's own finding one, but it is said (hidden behind "ok", a leak after a route
+        // change went unseen).
+        let clipped = result.summary?.recordingHealth?.isClipped ?? false
+        let canceller = result.summary?.findings(of: .canceller).count ?? 0
+        let counts = [issues > 0 ? "\(issues) issue\(issues == 1 ? "" : "s")" : nil,
+                      findings > 0 ? "\(findings) finding\(findings == 1 ? "" : "s")" : nil].compactMap { $0 }.joined(separator: ", ")
+        let short = issues + findings == 0 ? (clipped ? "ok (the recording clipped)" : canceller > 0 ? "ok for the app" : "ok") : counts
+        let said = canceller > 0 ? short + "; the canceller's: \(canceller) finding\(canceller == 1 ? "" : "s")" : short
+        return .init(said, value: Double(issues + findings + canceller), isNumeric: false,
+                     detail: issues + findings == 0 && !clipped && canceller == 0 ? nil : text)
+    }
+
     static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
         guard let summary = result.summary else { return (0, 0, "") }
         let findings = summary.findings(of: .lint)

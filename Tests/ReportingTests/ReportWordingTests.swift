@@ -134,6 +134,11 @@ final class ReportWordingTests: XCTestCase {
         let health = EvalReportDocument.health(results[0])
         XCTAssertEqual(health.issues + health.findings, 0, "neither a pipeline issue nor a lint finding")
         XCTAssertEqual(health.text, "the canceller's: \(leak)")
+        // The health cell says it and sorts by it: after a clean run, before a run with an issue.
+        let cell = EvalReportDocument.healthCell(results[0])
+        XCTAssertEqual(cell.spans, [.text("ok for the app; the canceller's: 1 finding")])
+        XCTAssertEqual(cell.value, 1)
+        XCTAssertEqual(EvalReportDocument.healthCell(results[1]).value, 0)
     }
 
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
