@@ -118,6 +118,13 @@ private struct Parser {
         return JSONSyntaxError(line: line, column: column, problem: problem)
     }
 
+    /// "expected …" where the text goes on, "the file ends inside …" where it stops there: a
+    /// file cut short (a copy that failed, a disk that filled) is said to be cut short wherever
+    /// the cut falls.
+    func expected(_ what: String, inside: String) -> JSONSyntaxError {
+        error(atEnd ? "the file ends inside \(inside)" : "expected \(what)")
+    }
+
     mutating func skipByteOrderMark() {
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
     }
@@ -147,6 +154,7 @@ private struct Parser {
     private mutating func literal(_ word: String) throws(JSONSyntaxError) {
         let expected = Array(word.utf8)
         guard index + expected.count <= bytes.count, Array(bytes[index..<(index + expected.count)]) == expected else {
+            if bytes[index...].elementsEqual(expected.prefix(bytes.count - index)) { throw error("the file ends inside '\(word)'") }
             throw error("expected a value (true, false, null, a number, a string, an array or an object)")
         }
         index += expected.count
@@ -177,14 +185,14 @@ private struct Parser {
         if peek == UInt8(ascii: "}") { index += 1; return }
         while true {
             skipWhitespace()
-            guard peek == UInt8(ascii: "\"") else { throw error("expected a key in double quotes") }
+            guard peek == UInt8(ascii: "\"") else { throw expected("a key in double quotes", inside: "an object") }
             let keyStart = index
             let key = try string()
             guard isNew(key) else {
                 throw error("duplicate key '\(key)' (JSON readers disagree on which one wins; give it once)", at: keyStart)
             }
             skipWhitespace()
-            guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the key '\(key)'") }
+            guard peek == UInt8(ascii: ":") else { throw expected("':' after the key '\(key)'", inside: "an object") }
             index += 1
             skipWhitespace()
             try member(&self, key)
@@ -291,6 +299,7 @@ private struct Parser {
             let first = try hexQuad()
             if (0xD800..<0xDC00).contains(first) {
                 guard peek == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
+                    if index + 1 >= bytes.count { throw error("the file ends inside a string") }
                     throw error("a lone UTF-16 surrogate in \\u escapes")
                 }
                 index += 2
@@ -349,7 +358,7 @@ private struct Parser {
     private mutating func scanNumber() throws(JSONSyntaxError) {
         if peek == UInt8(ascii: "-") { index += 1 }
         guard let first = peek, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
-            throw error("expected a digit")
+            throw expected("a digit", inside: "a number")
         }
         if first == UInt8(ascii: "0") {
             index += 1
@@ -361,12 +370,12 @@ private struct Parser {
         }
         if peek == UInt8(ascii: ".") {
             index += 1
-            guard skipDigits() > 0 else { throw error("expected digits after the decimal point") }
+            guard skipDigits() > 0 else { throw expected("digits after the decimal point", inside: "a number") }
         }
         if peek == UInt8(ascii: "e") || peek == UInt8(ascii: "E") {
             index += 1
             if peek == UInt8(ascii: "+") || peek == UInt8(ascii: "-") { index += 1 }
-            guard skipDigits() > 0 else { throw error("expected digits in the exponent") }
+            guard skipDigits() > 0 else { throw expected("digits in the exponent", inside: "a number") }
         }
     }
 

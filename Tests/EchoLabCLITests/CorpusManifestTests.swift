@@ -107,7 +107,8 @@ final class CorpusManifestTests: XCTestCase {
             ("{\"corpus\": [\"delay.json\"], \"description\": \"a\", \"description\": \"b\"}",
              "not valid JSON: line 1, column 48: duplicate key 'description' (JSON readers disagree on which one wins; give it once)"),
             ("{\"corpus\": [\"delay.json\"]", "not valid JSON: line 1, column 26: the file ends inside an object"),
-            ("{\"corpus\"", "not valid JSON: line 1, column 10: expected ':' after the key 'corpus'"),
+            ("{\"corpus\"", "not valid JSON: line 1, column 10: the file ends inside an object"),
+            ("{\"corpus\" []}", "not valid JSON: line 1, column 11: expected ':' after the key 'corpus'"),
             // A manifest given a name is a manifest with an unknown key, not a scenario.
             ("{\"name\": \"my corpus\", \"corpus\": [\"delay.json\"]}", "unknown key 'name' (a manifest has corpus and description)"),
         ]

@@ -415,7 +415,7 @@ final class EvalGateTests: XCTestCase {
         // A run's report.json cut short: the parser's line and column, not "not a run report" alone.
         try Data("{\n  \"schema\": \"echolab.run/2\",\n".utf8).write(to: URL(fileURLWithPath: brokenPath))
         XCTAssertEqual(try refused("s2-broken-report"), "echolab: s2-broken-report/\(report): not a run report EchoLab wrote "
-                       + "(line 3, column 1: expected a key in double quotes)\n")
+                       + "(line 3, column 1: the file ends inside an object)\n")
         // Valid JSON of something else: nothing to quote.
         try Data(#"{"schema": "other/1"}"#.utf8).write(to: URL(fileURLWithPath: brokenPath))
         XCTAssertEqual(try refused("s2-broken-report"), "echolab: s2-broken-report/\(report): not a run report EchoLab wrote\n")
