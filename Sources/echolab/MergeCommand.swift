@@ -16,9 +16,9 @@ struct MergeCommand: ParsableCommand {
         folder (ITEM/MODE/, copied) and eval.json, eval.md and eval.html recomputed over all runs: byte-identical to an \
         unsharded run's but for timing. OUT is locked while it is written, as eval locks its own. The runs are copied \
         into a hidden folder in OUT first: a merge that fails, or is interrupted before the runs move into place, leaves \
-        OUT as it was (a signal once they move lets the merge finish, says so, and exits 0). An interrupted shard makes the merge incomplete ("complete": false), which \
-        `compare` fails. Exit codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a shard cannot be \
-        read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
+        OUT as it was (a signal once they move lets the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
+        `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with failed runs (as eval: their errors \
+        are printed and eval.json lists them), or a shard cannot be read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
         before the runs moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed Job.
         """
     )
@@ -63,7 +63,11 @@ struct MergeCommand: ParsableCommand {
             let failed = merged.outcome.failedCount
             // An interrupted shard's runs are missing: said here as eval.json says it.
             let missing = merged.outcome.isComplete ? "" : " (incomplete: \(merged.outcome.plannedCount) planned)"
+            // The failed runs' errors as the shards' evals printed them, and eval's exit status:
+            // a CI job that merges and stops there fails as the unsharded eval would.
+            for line in EvalCommand.errorLines(merged.outcome.results) { standardError(line) }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): \(count - failed) of \(count) runs succeeded\(missing) → \(out)/eval.md"))
+            if failed > 0 { throw ExitCode(1) }
         } catch let code as ExitCode {
             throw code
         } catch {

@@ -337,6 +337,29 @@ final class EvalGateTests: XCTestCase {
         XCTAssertTrue(refused.standardError.hasPrefix("echolab: edited-shard/eval.json: its plan differs from a-shard/eval.json's"), refused.standardError)
     }
 
+    /// A merge of shards with a failed run exits as the unsharded eval does (1), says the failed
+    /// runs' errors as eval says them, and still writes eval.json with the failure in it: a CI
+    /// job that merges and stops there failed green before.
+    func testAMergeWithFailedRunsExitsOneAndSaysWhy() throws {
+        let broken = root.appendingPathComponent("broken")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "a-delay.json", in: broken)
+        _ = try writeScenario(#"{"name": "gone", "far_end": "gone.wav", "duration_s": 2}"#, named: "b-gone.json", in: broken)
+        let modes = "disabled,speex:intensityMin"
+        let whole = try runEchoLab(["eval", "broken", "--modes", modes, "--out", "broken-whole", "--no-taps"], in: root)
+        XCTAssertEqual(whole.status, 1)
+        for index in 1...2 {
+            _ = try runEchoLab(["eval", "broken", "--modes", modes, "--out", "b\(index)", "--shard", "\(index)/2", "--no-taps"], in: root)
+        }
+        let merged = try runEchoLab(["merge", "b1", "b2", "--out", "broken-merged"], in: root)
+        XCTAssertEqual(merged.status, 1, merged.standardError)
+        XCTAssertEqual(merged.standardError, whole.standardError, "the failed runs' errors, as eval said them")
+        XCTAssertTrue(merged.standardError.contains("gone.wav"), merged.standardError)
+        XCTAssertEqual(merged.standardOutput, "merged 2 shards: 2 of 4 runs succeeded → broken-merged/eval.md\n")
+        let document = try loadJSON(path("broken-merged/eval.json"))
+        XCTAssertEqual((document["items"] as? [[String: Any]])?.count, 2)
+    }
+
     func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutAsItWas() throws {
         for index in 1...2 {
             let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2"], in: root)

@@ -482,9 +482,10 @@ final class HelpTextTests: XCTestCase {
         run's but for timing. OUT is locked while it is written, as eval locks its own.
         The runs are copied into a hidden folder in OUT first: a merge that fails, or
         is interrupted before the runs move into place, leaves OUT as it was (a signal
-        once they move lets the merge finish, says so, and exits 0). An interrupted
-        shard makes the merge incomplete ("complete": false), which `compare` fails.
-        Exit codes: 0 merged (failed runs are entries of eval.json, as in eval); 1 a
+        once they move lets the merge finish and says so; the exit status is then the
+        merge's). An interrupted shard makes the merge incomplete ("complete": false),
+        which `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with
+        failed runs (as eval: their errors are printed and eval.json lists them), or a
         shard cannot be read, does not fit the others, or OUT cannot be written; 64
         usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM before the runs
         moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed
