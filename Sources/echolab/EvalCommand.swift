@@ -35,7 +35,7 @@ struct EvalCommand: ParsableCommand {
         type, eval.json their mean, median and 10th percentile per mode, eval.md and eval.html the mean and 10th \
         percentile, and eval.html AECMOS' echo score \
         against its other-degradation score in double talk. A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
-        or the corpus holds no scenario; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists \
+        or the corpus holds no scenario; 3 lint findings with --strict (every run ran); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists \
         what finished and says "complete": false).
         """
     )
@@ -66,6 +66,9 @@ struct EvalCommand: ParsableCommand {
     // `.unconditional`: `--jobs -1` is a bad value to report, not a missing one.
     @Option(parsing: .unconditional, help: "Runs at once, at least 1 (results do not depend on it).")
     var jobs: Int = 1
+
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule in any run, naming the rules and their runs (without it, findings are reported and the exit code is 0). The canceller's own findings and missed telephony requirements are reported but are not the lint's: they leave the exit code alone. A failed run's exit code, 1, comes first.")
+    var strict = false
 
     @Flag(help: "Do not write the WAV taps (a recording's output is scored, not kept; an earlier run's sent.wav goes).")
     var noTaps = false
@@ -157,6 +160,33 @@ struct EvalCommand: ParsableCommand {
         let failed = outcome.failedCount
         print(printable("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md"))
         if failed > 0 { throw ExitCode(1) }
+        if strict, let line = Self.lintLine(outcome.results, out: out) {
+            standardError(line)
+            throw ExitCode(3)
+        }
+    }
+
+    /// The lint's findings over the runs, for --strict: each rule once, with how many runs have
+    /// it and the first of them (nil: none). A CI log shows what to fix without opening a page.
+    static func lintLine(_ results: [CorpusRun.Result], out: String) -> String? {
+        var order: [String] = []
+        var runs: [String: [CorpusRun.Result]] = [:]
+        var affected = 0
+        for result in results {
+            let rules = result.summary?.findings(of: .lint) ?? []
+            if !rules.isEmpty { affected += 1 }
+            for rule in Set(rules).sorted(by: { rules.firstIndex(of: $0)! < rules.firstIndex(of: $1)! }) {
+                if runs[rule] == nil { order.append(rule) }
+                runs[rule, default: []].append(result)
+            }
+        }
+        guard affected > 0 else { return nil }
+        let named = order.map { rule in
+            let those = runs[rule]!
+            let first = "\(those[0].item) (\(those[0].mode?.description ?? "as written"))"
+            return "\(rule) in \(those.count == 1 ? first : "\(those.count) runs, first \(first)")"
+        }
+        return "echolab: lint findings in \(affected) of \(results.count) runs (\(out)/eval.md): " + named.joined(separator: "; ")
     }
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be

@@ -396,11 +396,12 @@ final class HelpTextTests: XCTestCase {
         per mode, eval.md and eval.html the mean and 10th percentile, and eval.html
         AECMOS' echo score against its other-degradation score in double talk. A broken
         item is reported in one line and the others still run. Exit codes: 0 all ran; 1
-        a run failed, or the corpus holds no scenario; 64 usage error; 129/130/143
-        interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists what finished and
-        says "complete": false).
+        a run failed, or the corpus holds no scenario; 3 lint findings with --strict
+        (every run ran); 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM (eval.json then lists what finished and says "complete":
+        false).
 
-        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
 
         ARGUMENTS:
           <paths>                 Scenario files or folders, corpus manifests, or
@@ -459,6 +460,13 @@ final class HelpTextTests: XCTestCase {
                                   the N outputs with merge.
           --jobs <jobs>           Runs at once, at least 1 (results do not depend on
                                   it). (default: 1)
+          --strict                Exit with code 3 when the lint finds a broken AEC
+                                  rule in any run, naming the rules and their runs
+                                  (without it, findings are reported and the exit code
+                                  is 0). The canceller's own findings and missed
+                                  telephony requirements are reported but are not the
+                                  lint's: they leave the exit code alone. A failed
+                                  run's exit code, 1, comes first.
           --no-taps               Do not write the WAV taps (a recording's output is
                                   scored, not kept; an earlier run's sent.wav goes).
           --version               Show the version.
@@ -723,7 +731,7 @@ final class HelpTextTests: XCTestCase {
     func testBadShardError() throws {
         try assertUsageError(["eval", "corpus", "--shard", "3/2"], """
         Error: --shard '3/2': a shard is K/N with 1 ≤ K ≤ N
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)
@@ -741,7 +749,7 @@ final class HelpTextTests: XCTestCase {
     func testModeGivenTwiceError() throws {
         try assertUsageError(["eval", "corpus", "--modes", "speex:intensityMax,speex:intensityMax"], """
         Error: --modes: speex:intensityMax is given twice
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)
@@ -753,7 +761,7 @@ final class HelpTextTests: XCTestCase {
     func testModeAndPathMistakesSayWhatIsWrong() throws {
         try assertUsageError(["eval", "corpus", "--modes", "all,disabled"], """
         Error: --modes: 'all' is every mode, and stands alone: give all, or a list of modes
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)
@@ -771,7 +779,7 @@ final class HelpTextTests: XCTestCase {
         """)
         try assertUsageError(["eval", "", "--out", "out"], """
         Error: a scenario file or folder is an empty string
-        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--no-taps]
+        Usage: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
           See 'echolab eval --help' for more information.
 
         """)

@@ -38,6 +38,34 @@ final class ScenarioChecksTests: XCTestCase {
         XCTAssertTrue(strict.standardError.contains("aec-disabled-with-real-devices"), strict.standardError)
     }
 
+    /// `eval --strict` fails (3) on the lint's findings in any run and names each rule with its
+    /// runs in one line; a missed telephony requirement alone leaves it at 0; a failed run's 1
+    /// comes first. Without --strict the same corpus exits 0.
+    func testEvalStrictFailsOnTheLintsFindingsAndNamesThem() throws {
+        let corpus = folder.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        _ = try writeScenario(delayScenario(aec: "disabled", seconds: 1), named: "a-off.json", in: corpus)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 4), named: "b-on.json", in: corpus)
+        func eval(_ extra: [String], _ paths: [String] = ["corpus"]) throws -> (status: Int32, standardError: String) {
+            let result = try runEchoLab(["eval"] + paths + ["--out", "out", "--no-taps"] + extra, in: folder)
+            return (result.status, result.standardError)
+        }
+        XCTAssertEqual(try eval([]).status, 0)
+        let strict = try eval(["--strict"])
+        XCTAssertEqual(strict.status, 3, strict.standardError)
+        XCTAssertEqual(strict.standardError, "echolab: lint findings in 1 of 2 runs (out/eval.md): "
+                       + "aec-disabled-with-real-devices in delay40-disabled (disabled)\n")
+        let twoModes = try eval(["--strict", "--modes", "disabled,speex:intensityMin"])
+        XCTAssertEqual(twoModes.status, 3, twoModes.standardError)
+        XCTAssertTrue(twoModes.standardError.hasPrefix("echolab: lint findings in 2 of 4 runs (out/eval.md): "
+                                                       + "aec-disabled-with-real-devices in 2 runs, first delay40-disabled (disabled)"), twoModes.standardError)
+        XCTAssertEqual(try eval(["--strict"], ["corpus/b-on.json"]).status, 0, "a requirement's finding is not the lint's")
+        _ = try writeScenario(#"{"name": "gone", "far_end": "gone.wav", "duration_s": 1}"#, named: "c-gone.json", in: corpus)
+        let failed = try eval(["--strict"])
+        XCTAssertEqual(failed.status, 1, failed.standardError)
+        XCTAssertFalse(failed.standardError.contains("lint findings"), failed.standardError)
+    }
+
     /// TS 26.131's echo-loss miss is a finding of its own kind: reported, and left out of
     /// `--strict`, which fails on the lint's findings (an app's mistakes) only.
     func testStrictLeavesAMissedTelephonyRequirementToTheReport() throws {
@@ -45,7 +73,7 @@ final class ScenarioChecksTests: XCTestCase {
         let out = folder.appendingPathComponent("out")
         let strict = try runEchoLab(["run", path, "--out", out.path, "--strict", "--no-taps"])
         XCTAssertEqual(strict.status, 0, strict.standardError)
-        XCTAssertTrue(strict.standardOutput.contains(", 1 finding, "), strict.standardOutput)
+        XCTAssertTrue(strict.standardOutput.contains(", 1 finding (not the lint's), "), strict.standardOutput)
         let findings = try XCTUnwrap(loadJSON(out.appendingPathComponent("report.json").path)["findings"] as? [[String: Any]])
         XCTAssertEqual(findings.map { $0["rule"] as? String }, ["echo-loss-below-ts26131"])
         XCTAssertEqual(findings.first?["kind"] as? String, "requirement")
