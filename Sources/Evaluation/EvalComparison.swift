@@ -306,6 +306,17 @@ public struct EvalComparison: Sendable {
     /// runs of the other shards are missing from it. Said, so the missing runs read as a shard's.
     public var currentShard: String?
 
+    /// Which EchoLab wrote each file and in which schema (`"0.1.0, echolab.eval/4"`), where the two
+    /// differ (nil where they agree): said, not judged — the files compare on the keys both have,
+    /// and a figure can move with the version that measured it.
+    public var writers: (baseline: String, current: String)?
+
+    /// Which EchoLab wrote `eval` and in which schema, as the file names them.
+    static func writer(of eval: JSONValue) -> String {
+        let version = eval["tool"]?["version"]?.stringValue.map { "EchoLab \($0)" } ?? "an EchoLab that did not name its version"
+        return version + (eval["schema"]?.stringValue.map { " (\($0))" } ?? "")
+    }
+
     public var hasRegression: Bool { !regressions.isEmpty || currentIsIncomplete || baselineIsIncomplete || baselineShard != nil }
 
     /// The shard an eval.json was written as (`"K/N"`), nil for a whole eval (or "1/1", which runs
@@ -346,6 +357,9 @@ public struct EvalComparison: Sendable {
             currentShard = Self.shard(of: current)
         }
         currentWritesSegments = (EvalDocument.schemaVersion(of: current) ?? 0) >= 3
+        if Self.writer(of: baseline) != Self.writer(of: current) {
+            writers = (Self.writer(of: baseline), Self.writer(of: current))
+        }
         hasScores = old.values.contains { $0.scores != nil }
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.

@@ -20,6 +20,10 @@ public enum ComparisonMarkdown {
         md += "threshold \(thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
+        if let writers = comparison.writers {
+            md += "The baseline was written by \(writers.baseline), the current file by \(writers.current): they compare on the keys both "
+                + "have, and a figure can move with the version that measured it (bless the baseline again once the change is understood).\n\n"
+        }
         if comparison.baselineIsIncomplete { md += incompleteBaselineLine(added: comparison.added.count) }
         if let shard = comparison.baselineShard { md += shardBaselineLine(shard, added: comparison.added.count) }
         if let shard = comparison.currentShard { md += shardCurrentLine(shard) }

@@ -55,6 +55,23 @@ final class EvalGateTests: XCTestCase {
         for mode in Self.modes.split(separator: ",") { XCTAssertTrue(result.standardOutput.contains("| \(mode) |"), "\(mode)") }
     }
 
+    /// A baseline another EchoLab version wrote is compared on the keys both files have, and the
+    /// diff says which wrote each: it passed without a word before.
+    func testABaselineOfAnotherVersionIsSaidNotJudged() throws {
+        let older = try doctored("older.json") { eval in
+            eval["tool"] = ["name": "echolab", "version": "0.0.9"]
+            eval["schema"] = "echolab.eval/3"
+        }
+        let result = try runEchoLab(["compare", older, "whole/eval.json"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        let current = try XCTUnwrap((try loadJSON(path("whole/eval.json"))["tool"] as? [String: Any])?["version"] as? String)
+        XCTAssertTrue(result.standardOutput.contains("The baseline was written by EchoLab 0.0.9 (echolab.eval/3), the current file by "
+                                                     + "EchoLab \(current) (echolab.eval/4): they compare on the keys both have"), result.standardOutput)
+        XCTAssertTrue(result.standardOutput.contains("**No regression.**"), result.standardOutput)
+        let same = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json"], in: root)
+        XCTAssertFalse(same.standardOutput.contains("was written by"), same.standardOutput)
+    }
+
     func testLowerERLEBeyondTheThresholdFailsAndWithinItPasses() throws {
         var before = 0.0
         let worse = try doctored("worse.json") { eval in
