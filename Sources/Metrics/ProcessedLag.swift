@@ -55,6 +55,13 @@ public struct ProcessedLag: Sendable, Equatable {
     /// every lag away from both: speech's rhythm peaks at many lags about as high (an espeak-ng
     /// recording 1.2 s late peaked at 269 ms, 48.3 times the mean, beside others at 48.4).
     static let inRangeMargin: Float = 1.5
+    /// The output is the mic delayed by another lag, where the mic explains at least this share
+    /// of it there (a correlation coefficient) …
+    static let energeticCoefficient = 0.5
+    /// … and at most half as much at the whitened peak's lag: whitening weighs every bin alike,
+    /// so a residual spread over the band outvotes a near talker held in a few bins (a tone, a
+    /// hum, a narrowband voice).
+    static let energeticMargin = 0.5
 
     /// The shortest files a lag is estimated on: twice the longest lag (a second).
     static func minimumSamples(maximumLag: Int) -> Int { 2 * maximumLag }
@@ -101,6 +108,17 @@ public struct ProcessedLag: Sendable, Equatable {
         guard ratio >= minimumPeakRatio else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }
+        if (0...maximumLag).contains(lag), peaks.energetic != lag {
+            // The whitened peak must carry the output's power too. A plugin's output whose
+            // residual echo was the far end 34 ms later than the mic's echo, beside a 300 Hz near
+            // talker, peaked whitened at 34 ms, where the mic explained 0.29 of it; at 0 it
+            // explained 0.88, and scored 34 ms late the talker read 10.4 dB cut, not 0.5 dB louder.
+            let atPeak = abs(coefficient(micSamples, processedSamples, lag: lag))
+            let atEnergetic = abs(coefficient(micSamples, processedSamples, lag: peaks.energetic))
+            if atEnergetic >= energeticCoefficient, atPeak < energeticMargin * atEnergetic {
+                return ProcessedLag(samples: peaks.energetic, sampleRate: rate, source: .estimated)
+            }
+        }
         guard (0...maximumLag).contains(lag) else {
             // Out of range is an error only where the peak is the signals' one lag: speech's own
             // rhythm gives lags far from any true one a tenth of a true peak's height (an espeak-ng
@@ -128,7 +146,7 @@ public struct ProcessedLag: Sendable, Equatable {
     /// same sample, so it peaks at lag 0. An espeak-ng recording read a 550 ms lag as 0, and AECM's
     /// sent signal (957 samples late) as 0 too.
     static func correlationPeaks(_ x: [Float], _ y: [Float], maximumLag: Int)
-        -> (overall: (lag: Int, ratio: Float), inRange: (lag: Int, ratio: Float), runnerUp: Float, otherwise: Float)? {
+        -> (overall: (lag: Int, ratio: Float), inRange: (lag: Int, ratio: Float), runnerUp: Float, otherwise: Float, energetic: Int)? {
         let count = min(x.count, y.count)
         let reach = 2 * maximumLag
         // Under a second the correlation of unrelated signals peaks by chance often enough to
@@ -176,6 +194,12 @@ public struct ProcessedLag: Sendable, Equatable {
         guard whitenedBins > 0 else { return nil }
         var correlation = [Float](repeating: 0, count: size)
         fft.inverse(real: real, imaginary: imaginary, output: &correlation)
+        // The plain (power-weighted) correlation, for the lag in 0…maximumLag where the output's
+        // power lies: an output that is the mic delayed holds the mic's autocorrelation there,
+        // whose peak is at the delay however broad (the whitened one, away from the spread
+        // residual's peak, is a few bins' cosine and noise: it read 2 samples for 0).
+        var plain = [Float](repeating: 0, count: size)
+        fft.inverse(real: sumReal.map { Float($0) }, imaginary: sumImaginary.map { Float($0) }, output: &plain)
         // Lags −reach…reach: index τ for τ ≥ 0, size + τ for τ < 0. The peak is judged against
         // the lags where the signals overlap at all (a lag beyond a file's length holds nothing,
         // and would make any peak look tall).
@@ -200,7 +224,22 @@ public struct ProcessedLag: Sendable, Equatable {
             runnerUp = max(runnerUp, value)
             if abs(lag - bestInRange.lag) > distance { third = max(third, value) }
         }
-        return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean), runnerUp / mean, third / mean)
+        let energetic = (0...min(maximumLag, searched)).max { abs(plain[$0]) < abs(plain[$1]) } ?? 0
+        return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean), runnerUp / mean, third / mean, energetic)
+    }
+
+    /// How much of `y` is `x` delayed by `lag` (the correlation coefficient over their overlap).
+    static func coefficient(_ x: [Float], _ y: [Float], lag: Int) -> Double {
+        let count = min(x.count, y.count - lag)
+        guard count > 0 else { return 0 }
+        var cross = 0.0, xx = 0.0, yy = 0.0
+        for i in 0..<count {
+            let a = Double(x[i]), b = Double(y[i + lag])
+            cross += a * b
+            xx += a * a
+            yy += b * b
+        }
+        return xx > 0 && yy > 0 ? cross / (xx * yy).squareRoot() : 0
     }
 
     /// Lags this close to a peak are its own shoulders, not another candidate (1 ms).

@@ -69,6 +69,36 @@ final class ProcessedLagTests: XCTestCase {
         }
     }
 
+    /// A near talker held in a few bins (a 300 Hz tone) beside a residual spread over the band
+    /// that is the far end at another delay than the mic's echo (a plugin whose output added its
+    /// echo estimate 34 ms late): the whitened correlation peaked at 34 ms, where the mic explains
+    /// 0.3 of the output; the output is the mic at lag 0 (0.9 of it), and scored 34 ms late its
+    /// talker read 10 dB cut. The lag is where the output's power says, set by the whitened peak.
+    func testATonalTalkerBesideAWidebandResidualReadsTheTalkersLag() throws {
+        let rate = Self.rate, count = 6 * rate
+        var random = SeededRandom(seed: 5)
+        let far: [Float] = (0..<count).map { i in
+            let burst: Float = sin(2 * Float.pi * 0.7 * Float(i) / Float(rate)) > 0 ? 1 : 0
+            return 0.1 * burst * random.nextGaussian()
+        }
+        func delayed(_ signal: [Float], _ samples: Int) -> [Float] { [Float](repeating: 0, count: samples) + signal.prefix(count - samples) }
+        let echo = delayed(far, 1440).map { 0.3 * $0 }
+        let near: [Float] = (0..<count).map { i in
+            guard (Int(3.5 * Double(rate))..<5 * rate).contains(i) else { return 0 }
+            let t = Float(i) / Float(rate)
+            return 0.2 * sin(2 * Float.pi * 300 * t) * (0.6 + 0.4 * sin(2 * Float.pi * 3 * t))
+        }
+        let mic = zip(echo, near).map { $0 + $1 }
+        for lag in [0, 480] {
+            let residual = delayed(far, 3071).map { 0.09 * $0 }
+            let processed = delayed(zip(near, residual).map { $0 + $1 }, lag)
+            try SoundFileWriter.write(mic, to: file("tonal-mic.wav"), sampleRate: rate)
+            try SoundFileWriter.write(processed, to: file("tonal-out.wav"), sampleRate: rate)
+            let estimate = try ProcessedLag.estimate(mic: file("tonal-mic.wav"), processed: file("tonal-out.wav"))
+            XCTAssertEqual(estimate, ProcessedLag(samples: lag, sampleRate: rate, source: .estimated), "\(lag) samples")
+        }
+    }
+
     /// Past the search's reach (1 s) the true lag is not among the lags searched: what peaks is
     /// the voice's own rhythm, which must not pass for a lag in range or out of it.
     func testABandLimitedRecordingLateBeyondTheSearchIsNotFound() throws {
