@@ -301,11 +301,12 @@ public enum EvalReportDocument {
     /// What each backend's runs were measured with (eval.json's per-run `library`: a library and
     /// its version, a plugin's name and SHA-256), so that a page read without eval.json says what
     /// it measured; a backend whose runs name several (merged shards of two builds) lists each.
-    /// nil where no run names one.
+    /// A failed run's canceller counts too (a plugin that crashed: which build crashed is what
+    /// its author needs). nil where no run names one.
     static func librariesNote(_ results: [CorpusRun.Result]) -> String? {
         var order: [String] = [], libraries: [String: [String]] = [:]
         for result in results {
-            guard let backend = result.mode?.backend.name, let library = result.summary?.library else { continue }
+            guard let backend = result.mode?.backend.name, let library = result.summary?.library ?? result.library else { continue }
             if libraries[backend] == nil { order.append(backend) }
             if libraries[backend]?.contains(library) != true { libraries[backend, default: []].append(library) }
         }

@@ -91,6 +91,10 @@ final class CancellerPluginTests: XCTestCase {
                 XCTAssertEqual(runs["\(item) \(name):intensityMax"]?["library"] as? String, "plugin \(name), sha256 \(digest)", "\(item) \(name)")
             }
         }
+        // …and eval.md, whose "Measured with" left out the plugins whose runs all failed.
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        let crashDigest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [plugins.appendingPathComponent("crash.so").path]).output.prefix(64)
+        XCTAssertTrue(markdown.contains("crash: plugin crash, sha256 \(crashDigest)"), markdown)
         // The line names the runs it stopped (the message names the plugin, not the items).
         let crashPath = plugins.appendingPathComponent("crash.so").path
         XCTAssertTrue(eval.standardError.contains("plugin crash (\(crashPath)): crashed at frame 30 (signal 11, Segmentation fault) "
