@@ -182,6 +182,19 @@ struct PluginOptions: ParsableArguments {
                                valueName: "name=hz"))
     var rates: [String] = []
 
+    /// A warning for each registered plugin that none of `modes` runs: `process --plugin` without
+    /// `--aec NAME:…` ran speex without a word. `option` is where the command names modes.
+    func unusedWarnings(modes: [EchoControlMode], option: String) throws -> [String] {
+        try unusedWarnings(backends: modes.map(\.backend.name), option: option)
+    }
+
+    /// The same for the backends a run uses, by name.
+    func unusedWarnings(backends: [String], option: String) throws -> [String] {
+        try resolved.filter { !backends.contains($0.name) }.map { plugin in
+            "echolab: --plugin \(plugin.name) is registered but no mode runs it (name it in \(option) \(plugin.name):INTENSITY)"
+        }
+    }
+
     /// Every command checks its plugins as it parses, whether or not it names one of their modes
     /// (a bad --plugin-options was otherwise ignored by a run in the scenario's own mode).
     func validate() throws { _ = try resolved }

@@ -87,6 +87,8 @@ struct EvalCommand: ParsableCommand {
         Interrupts.install()
         let started = DispatchTime.now()
         let modes = try modes?.value(plugins: plugins.resolved), shard = try shard?.value
+        // Without --modes each scenario runs its own aec, which may name a registered plugin.
+        if let modes { for line in try plugins.unusedWarnings(modes: modes, option: "--modes") { standardError(line) } }
         // One renderer for the runs' pages and eval.md/eval.html.
         let renderer = ReportPages()
         let corpus: CorpusRun

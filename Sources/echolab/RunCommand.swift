@@ -61,6 +61,7 @@ struct RunCommand: ParsableCommand {
                 try names.admit(own, from: scenario)
             }
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
+            for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], option: "--aec") { standardError(line) }
             let progress = ProgressLine(label: loaded.name)
             var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,
