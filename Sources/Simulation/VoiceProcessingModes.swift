@@ -35,6 +35,14 @@ public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible 
     /// EchoLab's own canceller (`EchoLabCanceller`, module `EchoCancellation`).
     public static let echolab = EchoCancellerBackend(name: "echolab", plugin: nil)
 
+    /// The rate the canceller itself runs at where it is not the call's (AECM's 16 kHz, a
+    /// plugin's `--plugin-rate`), resampled around it; nil where it runs at the call's rate.
+    public var cancellerRate: Int? {
+        if self == .webrtcMobile { return 16_000 }
+        guard let rate = plugin?.sampleRate, rate < 48_000 else { return nil }
+        return rate
+    }
+
     /// The built-in backends, in the order reports list them.
     public static let builtIns: [EchoCancellerBackend] = [.speex, .webrtc, .webrtcMobile, .aec3, .echolab]
 

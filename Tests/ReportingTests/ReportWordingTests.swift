@@ -141,6 +141,20 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(EvalReportDocument.healthCell(results[1]).value, 0)
     }
 
+    /// Cancellers run below the call's rate are named with their rate under the Modes table: the
+    /// band they never send reads as echo removed, and a pass-through plugin at 8 kHz was named
+    /// best on both axes of a white-noise corpus (a plugin author's trial).
+    func testCancellersRunBelowTheCallsRateAreSaid() throws {
+        let narrow = EchoControlMode(backend: EchoCancellerBackend(plugin: try CancellerPlugin(name: "p8", path: "/p8.so", sampleRate: 8000)),
+                                     intensity: .intensityMax)
+        let note = try XCTUnwrap(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "webrtc-mobile:intensityMin"),
+                                                                    try EchoControlMode(parsing: "speex:intensityMin"), narrow]))
+        XCTAssertTrue(note.hasPrefix("Cancellers run below the call's rate (webrtc-mobile:intensityMin at 16 kHz, p8:intensityMax at 8 kHz) "
+                                     + "never send the band above half their rate"), note)
+        let wide = EchoControlMode(backend: EchoCancellerBackend(plugin: try CancellerPlugin(name: "p48", path: "/p48.so")), intensity: .intensityMax)
+        XCTAssertNil(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "aec3:intensityMin"), wide]))
+    }
+
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
     /// and no caption about means over items it does not show.
     func testThePlotOfACorpusWithoutDoubleTalkSaysSoAndNothingElse() throws {
