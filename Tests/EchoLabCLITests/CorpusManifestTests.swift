@@ -219,8 +219,10 @@ final class CorpusManifestTests: XCTestCase {
                                        "--no-taps"], in: root)
             XCTAssertEqual(part.status, 1, part.standardError)
         }
+        // The broken item's runs failed: merge exits 1, as eval does, and says why.
         let merged = try runEchoLab(["merge", "shard-1", "shard-2", "--out", "merged"], in: root)
-        XCTAssertEqual(merged.status, 0, merged.standardError)
+        XCTAssertEqual(merged.status, 1, merged.standardError)
+        XCTAssertTrue(merged.standardError.contains("missing.wav: no such file"), merged.standardError)
         func withoutTiming(_ folder: String) throws -> [String: Any] {
             var eval = try loadJSON(root.appendingPathComponent("\(folder)/eval.json").path)
             eval["timing"] = nil
@@ -238,7 +240,7 @@ final class CorpusManifestTests: XCTestCase {
         }
         let deeper = try runEchoLab(["merge", "../../downloaded/artifacts/shard-1", "../../downloaded/artifacts/shard-2", "--out", "merged"],
                                     in: root.appendingPathComponent("deeper/still"))
-        XCTAssertEqual(deeper.status, 0, deeper.standardError)
+        XCTAssertEqual(deeper.status, 1, deeper.standardError)
         let run = root.appendingPathComponent("deeper/still/merged/right/speex-intensityMin")
         let markdown = try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8)
         let html = try String(contentsOf: run.appendingPathComponent("report.html"), encoding: .utf8)

@@ -589,7 +589,7 @@ final class EvalGateTests: XCTestCase {
         // Merged twice into one folder: the failed runs (no folder of their own) are not in the way.
         for _ in 0..<2 {
             let merged = try runEchoLab(["merge", "t1", "t2", "--out", "twice-merged"], in: root)
-            XCTAssertEqual(merged.status, 0, merged.standardError)
+            XCTAssertEqual(merged.status, 1, "failed runs, as in eval: " + merged.standardError)
             XCTAssertEqual(try withoutTiming("twice-merged/eval.json"), try withoutTiming("twice/eval.json"))
         }
         let lost = try doctored("lost.json") { eval in
