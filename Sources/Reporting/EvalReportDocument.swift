@@ -98,6 +98,7 @@ public enum EvalReportDocument {
         }, isSortable: detail == .full)))
         blocks += modesTableNotes()
         if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
+        if let lint = lintFindingsNote(outcome.results) { blocks.append(.paragraph([.text(lint)])) }
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
         if let bandLimited = bandLimitedNote(modes) { blocks.append(.paragraph([.text(bandLimited)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
@@ -276,6 +277,30 @@ public enum EvalReportDocument {
         return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
             + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
             + "and wins no item where it did so."
+    }
+
+    /// The lint's findings, rule by rule with the items that have them (and in which modes, where
+    /// not in every mode the item ran): the Modes table counts the runs with findings, and a CI
+    /// log or a reader of eval.md had no rule to look up. nil where no run has one.
+    static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
+        var rules: [String] = []
+        var items: [String: [String]] = [:], modes: [String: [String: [String]]] = [:]
+        for result in results {
+            for rule in Set(result.summary?.findings(of: .lint) ?? []).sorted() {
+                if items[rule] == nil { rules.append(rule) }
+                if items[rule]?.contains(result.item) != true { items[rule, default: []].append(result.item) }
+                modes[rule, default: [:]][result.item, default: []].append(result.mode?.description ?? "as written")
+            }
+        }
+        guard !rules.isEmpty else { return nil }
+        let ran = Dictionary(grouping: results, by: \.item).mapValues(\.count)
+        return "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
+            + rules.map { rule in
+                rule + ": " + items[rule]!.map { item in
+                    let those = modes[rule]![item]!
+                    return those.count == ran[item] && those.count > 1 ? "\(item) (every mode)" : "\(item) (\(those.joined(separator: ", ")))"
+                }.joined(separator: ", ")
+            }.joined(separator: "; ") + "."
     }
 
     /// The canceller's own findings (an echo leak after a route change: its behaviour, which no

@@ -141,6 +141,25 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(EvalReportDocument.healthCell(results[1]).value, 0)
     }
 
+    /// The lint's findings are named under the Modes table, rule by rule with their items (and
+    /// modes where not every mode has them): eval.md counted the runs and named no rule.
+    func testTheLintsFindingsAreNamedWithTheirItems() throws {
+        func result(_ mode: String, item: String, rules: [String]) throws -> CorpusRun.Result {
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10),
+                                               "findings": .array(rules.map { .object(["rule": .string($0)]) })]
+            return CorpusRun.Result(itemIndex: 0, item: item, file: "\(item).json", mode: try EchoControlMode(parsing: mode),
+                                    folder: "\(item)/\(mode)", summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let file = "aec-on-non-microphone-source", off = "aec-disabled-with-real-devices"
+        let results = try [result("disabled", item: "file-mic", rules: [file]), result("speex:intensityMin", item: "file-mic", rules: [file]),
+                           result("disabled", item: "room", rules: [off]), result("speex:intensityMin", item: "room", rules: []),
+                           result("disabled", item: "clean", rules: ["echo-loss-below-ts26131"]), result("speex:intensityMin", item: "clean", rules: [])]
+        XCTAssertEqual(EvalReportDocument.lintFindingsNote(results),
+                       "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
+                       + "\(file): file-mic (every mode); \(off): room (disabled).")
+        XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results.suffix(2))), "a requirement's finding is not the lint's")
+    }
+
     /// Cancellers run below the call's rate are named with their rate under the Modes table: the
     /// band they never send reads as echo removed, and a pass-through plugin at 8 kHz was named
     /// best on both axes of a white-noise corpus (a plugin author's trial).
