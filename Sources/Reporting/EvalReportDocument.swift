@@ -279,27 +279,38 @@ public enum EvalReportDocument {
             + "and wins no item where it did so."
     }
 
-    /// The lint's findings, rule by rule with the items that have them (and in which modes, where
-    /// not in every mode the item ran): the Modes table counts the runs with findings, and a CI
-    /// log or a reader of eval.md had no rule to look up. nil where no run has one.
+    /// The lint's findings, rule by rule, with the items that have them grouped by the modes they
+    /// have them in ("every mode", "every mode but disabled", or the modes named): the Modes
+    /// table counts the runs with findings, and a CI log or a reader of eval.md had no rule to
+    /// look up. nil where no run has one.
     static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
         var rules: [String] = []
-        var items: [String: [String]] = [:], modes: [String: [String: [String]]] = [:]
+        var modes: [String: [String: [String]]] = [:], itemOrder: [String: [String]] = [:]
         for result in results {
             for rule in Set(result.summary?.findings(of: .lint) ?? []).sorted() {
-                if items[rule] == nil { rules.append(rule) }
-                if items[rule]?.contains(result.item) != true { items[rule, default: []].append(result.item) }
+                if modes[rule] == nil { rules.append(rule) }
+                if modes[rule]?[result.item] == nil { itemOrder[rule, default: []].append(result.item) }
                 modes[rule, default: [:]][result.item, default: []].append(result.mode?.description ?? "as written")
             }
         }
         guard !rules.isEmpty else { return nil }
-        let ran = Dictionary(grouping: results, by: \.item).mapValues(\.count)
+        let ran = Dictionary(grouping: results, by: \.item).mapValues { $0.map { $0.mode?.description ?? "as written" } }
+        func which(_ those: [String], of item: String) -> String {
+            let all = ran[item] ?? []
+            if those.count == all.count, all.count > 1 { return "every mode" }
+            let others = all.filter { !those.contains($0) }
+            if others == ["disabled"], those.count > 1 { return "every mode but disabled" }
+            return those.joined(separator: ", ")
+        }
         return "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
             + rules.map { rule in
-                rule + ": " + items[rule]!.map { item in
-                    let those = modes[rule]![item]!
-                    return those.count == ran[item] && those.count > 1 ? "\(item) (every mode)" : "\(item) (\(those.joined(separator: ", ")))"
-                }.joined(separator: ", ")
+                var groups: [String] = [], items: [String: [String]] = [:]
+                for item in itemOrder[rule]! {
+                    let key = which(modes[rule]![item]!, of: item)
+                    if items[key] == nil { groups.append(key) }
+                    items[key, default: []].append(item)
+                }
+                return rule + " " + groups.map { "in \($0): " + items[$0]!.joined(separator: ", ") }.joined(separator: "; ")
             }.joined(separator: "; ") + "."
     }
 
@@ -329,10 +340,10 @@ public enum EvalReportDocument {
     /// pass-through plugin at 8 kHz was named best on both axes of a white-noise corpus, 8.3 dB of
     /// ERLE). nil where every mode runs at the call's rate.
     static func bandLimitedNote(_ modes: [EchoControlMode]) -> String? {
-        let limited = modes.compactMap { mode in mode.backend.cancellerRate.map { (mode, $0) } }
-        guard !limited.isEmpty else { return nil }
-        let kilohertz = { (rate: Int) in rate % 1000 == 0 ? "\(rate / 1000)" : String(format: "%.1f", Double(rate) / 1000) }
-        let named = limited.map { "\($0.0) at \(kilohertz($0.1)) kHz" }.joined(separator: ", ")
+        var backends: [EchoCancellerBackend] = []
+        for mode in modes where mode.backend.cancellerRate != nil && !backends.contains(mode.backend) { backends.append(mode.backend) }
+        guard !backends.isEmpty else { return nil }
+        let named = backends.map { "\($0.name) at \($0.cancellerRate! / 1000) kHz" }.joined(separator: ", ")
         return "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
             + "reads as echo removed, in their ERLE, convergence and wins: about 10·log10(24 kHz over half the rate) on a far end "
             + "with as much power up there as below (white noise: 4.8 dB at 16 kHz, 7.8 dB at 8 kHz, a little more with the "

@@ -153,11 +153,13 @@ final class ReportWordingTests: XCTestCase {
         let file = "aec-on-non-microphone-source", off = "aec-disabled-with-real-devices"
         let results = try [result("disabled", item: "file-mic", rules: [file]), result("speex:intensityMin", item: "file-mic", rules: [file]),
                            result("disabled", item: "room", rules: [off]), result("speex:intensityMin", item: "room", rules: []),
-                           result("disabled", item: "clean", rules: ["echo-loss-below-ts26131"]), result("speex:intensityMin", item: "clean", rules: [])]
+                           result("disabled", item: "clean", rules: ["echo-loss-below-ts26131"]), result("speex:intensityMin", item: "clean", rules: []),
+                           result("disabled", item: "gen", rules: []), result("speex:intensityMin", item: "gen", rules: [file]),
+                           result("webrtc:intensityMin", item: "gen", rules: [file]), result("disabled", item: "more", rules: [off])]
         XCTAssertEqual(EvalReportDocument.lintFindingsNote(results),
                        "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
-                       + "\(file): file-mic (every mode); \(off): room (disabled).")
-        XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results.suffix(2))), "a requirement's finding is not the lint's")
+                       + "\(file) in every mode: file-mic; in every mode but disabled: gen; \(off) in disabled: room, more.")
+        XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results[4...5])), "a requirement's finding is not the lint's")
     }
 
     /// Cancellers run below the call's rate are named with their rate under the Modes table: the
@@ -168,7 +170,7 @@ final class ReportWordingTests: XCTestCase {
                                      intensity: .intensityMax)
         let note = try XCTUnwrap(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "webrtc-mobile:intensityMin"),
                                                                     try EchoControlMode(parsing: "speex:intensityMin"), narrow]))
-        XCTAssertTrue(note.hasPrefix("Cancellers run below the call's rate (webrtc-mobile:intensityMin at 16 kHz, p8:intensityMax at 8 kHz) "
+        XCTAssertTrue(note.hasPrefix("Cancellers run below the call's rate (webrtc-mobile at 16 kHz, p8 at 8 kHz) "
                                      + "never send the band above half their rate"), note)
         let wide = EchoControlMode(backend: EchoCancellerBackend(plugin: try CancellerPlugin(name: "p48", path: "/p48.so")), intensity: .intensityMax)
         XCTAssertNil(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "aec3:intensityMin"), wide]))
