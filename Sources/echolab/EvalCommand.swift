@@ -160,12 +160,20 @@ struct EvalCommand: ParsableCommand {
         }
         for line in Self.unscoredLines(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
-        print(printable("\(outcome.results.count - failed) of \(outcome.results.count) runs succeeded → \(out)/eval.md"))
+        print(printable(Self.summaryLine(outcome.results, failed: failed, out: out)))
         if failed > 0 { throw ExitCode(1) }
         if strict, let line = Self.lintLine(outcome.results, out: out) {
             standardError(line)
             throw ExitCode(3)
         }
+    }
+
+    /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
+    /// eval, the lint's share said where there is one (the pages name the rules).
+    static func summaryLine(_ results: [CorpusRun.Result], failed: Int, incomplete: String = "", out: String) -> String {
+        let linted = results.filter { !($0.summary?.findings(of: .lint).isEmpty ?? true) }.count
+        let lint = linted > 0 ? " (\(linted) with lint findings)" : ""
+        return "\(results.count - failed) of \(results.count) runs succeeded\(lint)\(incomplete) → \(out)/eval.md"
     }
 
     /// The lint's findings over the runs, for --strict: each rule once, with how many runs have

@@ -59,14 +59,14 @@ struct MergeCommand: ParsableCommand {
                 // the riskier half, so the merge finished; said, as the exit status cannot.
                 standardError("echolab: interrupted once the runs were moving into place: the merge was finished")
             }
-            let count = merged.outcome.results.count
             let failed = merged.outcome.failedCount
             // An interrupted shard's runs are missing: said here as eval.json says it.
             let missing = merged.outcome.isComplete ? "" : " (incomplete: \(merged.outcome.plannedCount) planned)"
             // The failed runs' errors as the shards' evals printed them, and eval's exit status:
             // a CI job that merges and stops there fails as the unsharded eval would.
             for line in EvalCommand.errorLines(merged.outcome.results) { standardError(line) }
-            print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): \(count - failed) of \(count) runs succeeded\(missing) → \(out)/eval.md"))
+            print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
+                            + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
             if failed > 0 { throw ExitCode(1) }
         } catch let code as ExitCode {
             throw code

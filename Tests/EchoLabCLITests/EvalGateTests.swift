@@ -372,7 +372,7 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual(merged.status, 1, merged.standardError)
         XCTAssertEqual(merged.standardError, whole.standardError, "the failed runs' errors, as eval said them")
         XCTAssertTrue(merged.standardError.contains("gone.wav"), merged.standardError)
-        XCTAssertEqual(merged.standardOutput, "merged 2 shards: 2 of 4 runs succeeded → broken-merged/eval.md\n")
+        XCTAssertEqual(merged.standardOutput, "merged 2 shards: 2 of 4 runs succeeded (1 with lint findings) → broken-merged/eval.md\n")
         let document = try loadJSON(path("broken-merged/eval.json"))
         XCTAssertEqual((document["items"] as? [[String: Any]])?.count, 2)
     }
@@ -621,7 +621,7 @@ final class EvalGateTests: XCTestCase {
             // Given in any order.
             let merged = try runEchoLab(["merge"] + folders.reversed() + ["--out", "merged-\(count)"], in: root)
             XCTAssertEqual(merged.status, 0, merged.standardError)
-            XCTAssertEqual(merged.standardOutput, "merged \(count) shards: 6 of 6 runs succeeded → merged-\(count)/eval.md\n")
+            XCTAssertEqual(merged.standardOutput, "merged \(count) shards: 6 of 6 runs succeeded (2 with lint findings) → merged-\(count)/eval.md\n")
             XCTAssertEqual(try withoutTiming("merged-\(count)/eval.json"), try withoutTiming("whole/eval.json"), "N = \(count)")
             for page in ["eval.md", "eval.html"] {
                 XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("merged-\(count)/\(page)")),

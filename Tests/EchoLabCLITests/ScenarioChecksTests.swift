@@ -50,7 +50,9 @@ final class ScenarioChecksTests: XCTestCase {
             let result = try runEchoLab(["eval"] + paths + ["--out", "out", "--no-taps"] + extra, in: folder)
             return (result.status, result.standardError)
         }
-        XCTAssertEqual(try eval([]).status, 0)
+        let plain = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps"], in: folder)
+        XCTAssertEqual(plain.status, 0, plain.standardError)
+        XCTAssertEqual(plain.standardOutput, "2 of 2 runs succeeded (1 with lint findings) → out/eval.md\n", "the line a CI log shows")
         let strict = try eval(["--strict"])
         XCTAssertEqual(strict.status, 3, strict.standardError)
         XCTAssertEqual(strict.standardError, "echolab: lint findings in 1 of 2 runs (out/eval.md): "
