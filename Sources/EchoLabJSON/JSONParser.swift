@@ -29,7 +29,9 @@ extension JSONValue {
     public static func parseMembers(_ keys: Set<String>, ofObjectIn bytes: [UInt8],
                                     maximumBytes limit: Int = maximumBytes) throws(JSONSyntaxError) -> [String: JSONValue] {
         try reading(bytes, limit) { (parser: inout Parser) throws(JSONSyntaxError) in
-            guard parser.peek == UInt8(ascii: "{") else { throw parser.error("expected an object") }
+            guard parser.peek == UInt8(ascii: "{") else {
+                throw parser.error(parser.atEnd ? "the file ends where a value should be" : "expected an object")
+            }
             var found: [String: JSONValue] = [:], seen = Set<String>()
             try parser.walkObject(depth: 1, isNew: { seen.insert($0).inserted }) { (parser: inout Parser, key: String) throws(JSONSyntaxError) in
                 if keys.contains(key) { found[key] = try parser.value(depth: 1) } else { try parser.skipValue(depth: 1) }
@@ -126,7 +128,8 @@ private struct Parser {
     }
 
     mutating func skipByteOrderMark() {
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { index = 3 }
+        // A text cut inside its byte-order mark holds nothing after it.
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) || (bytes.count < 3 && [0xEF, 0xBB, 0xBF].starts(with: bytes)) { index = min(3, bytes.count) }
     }
 
     mutating func skipWhitespace() {
@@ -299,7 +302,7 @@ private struct Parser {
             let first = try hexQuad()
             if (0xD800..<0xDC00).contains(first) {
                 guard peek == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u") else {
-                    if index + 1 >= bytes.count { throw error("the file ends inside a string") }
+                    if peek == nil || (peek == UInt8(ascii: "\\") && index + 1 == bytes.count) { throw error("the file ends inside a string") }
                     throw error("a lone UTF-16 surrogate in \\u escapes")
                 }
                 index += 2

@@ -10,7 +10,11 @@ import Foundation
 ///
 /// The estimate is the generalised cross-correlation with phase transform (GCC-PHAT) of mic and
 /// output over their first minute: what the canceller passes (the near talker, the residual) is
-/// the mic delayed, so the whitened cross-spectrum peaks at the lag whatever the spectra are.
+/// the mic delayed, so the whitened cross-spectrum peaks at the lag whatever the spectra are —
+/// unless most bins hold something else. Whitening weighs every bin alike, and a residual spread
+/// over the band outvotes a talker held in a few (a tone, a hum): where the mic explains at least
+/// half of the output at the plain correlation's peak and under half of that at the whitened
+/// peak, the plain peak's lag is taken.
 public struct ProcessedLag: Sendable, Equatable {
     /// The lag taken out, in samples at the files' rate (0 when none was found or estimated).
     public var samples: Int
@@ -108,7 +112,7 @@ public struct ProcessedLag: Sendable, Equatable {
         guard ratio >= minimumPeakRatio else {
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
         }
-        if (0...maximumLag).contains(lag), peaks.energetic != lag {
+        if peaks.energetic != lag {
             // The whitened peak must carry the output's power too. A plugin's output whose
             // residual echo was the far end 34 ms later than the mic's echo, beside a 300 Hz near
             // talker, peaked whitened at 34 ms, where the mic explained 0.29 of it; at 0 it
@@ -137,7 +141,8 @@ public struct ProcessedLag: Sendable, Equatable {
     /// within 0…`maximumLag`, each with its height over the correlation's mean magnitude; and
     /// the tallest lag more than `runnerUpDistance` from the overall peak (`runnerUp`: how far
     /// that peak stands out of the rest), and from both peaks (`otherwise`: how far the two stand
-    /// out). Nil when there is nothing to correlate.
+    /// out); and `energetic`, the lag in 0…`maximumLag` where the plain (unwhitened) correlation
+    /// peaks — where the output's power is the mic delayed. Nil when there is nothing to correlate.
     ///
     /// Each block fades in and out over `maximumLag / 100` samples (5 ms). Cut square, a block's
     /// edges spread its low frequencies over the whole band, and where the signals hold nothing
@@ -224,16 +229,19 @@ public struct ProcessedLag: Sendable, Equatable {
             runnerUp = max(runnerUp, value)
             if abs(lag - bestInRange.lag) > distance { third = max(third, value) }
         }
+        // (A steady tone correlates alike at every period from its lag: there the output cannot
+        // tell which, and the tallest is taken as any would be.)
         let energetic = (0...min(maximumLag, searched)).max { abs(plain[$0]) < abs(plain[$1]) } ?? 0
         return ((best.lag, best.value / mean), (bestInRange.lag, bestInRange.value / mean), runnerUp / mean, third / mean, energetic)
     }
 
-    /// How much of `y` is `x` delayed by `lag` (the correlation coefficient over their overlap).
+    /// How much of `y` is `x` delayed by `lag` (the correlation coefficient over their overlap; a
+    /// negative lag: `y` leads).
     static func coefficient(_ x: [Float], _ y: [Float], lag: Int) -> Double {
-        let count = min(x.count, y.count - lag)
-        guard count > 0 else { return 0 }
+        let start = max(0, -lag), end = min(x.count, y.count - lag)
+        guard start < end else { return 0 }
         var cross = 0.0, xx = 0.0, yy = 0.0
-        for i in 0..<count {
+        for i in start..<end {
             let a = Double(x[i]), b = Double(y[i + lag])
             cross += a * b
             xx += a * a

@@ -307,24 +307,26 @@ final class HelpTextTests: XCTestCase {
         the near end is silent, and the near end talks over the rest; or the near end
         talks over all of it). The processed file is aligned with the mic before
         scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
-        estimated from the two files (GCC-PHAT over the first minute), said on stderr
-        when it is not 0, and reported as processed_lag_ms (processed_lag_source:
-        estimated, given, or not_found when the output shares too little with the mic
-        to tell, or is under a second: scored unshifted, with a warning); a clear lag
-        outside 0–500 ms (the search reaches 1 s either way) is an error.
-        --processed-lag-ms gives it instead. Where delay_ms is null, delay_unmeasured
-        says why (the echo outside the search; a tonal far end — a tone, a held chord —
-        whose delay repeats at every period of its notes, also warned on stderr; no
-        echo above the mic's noise where the near end is silent, so a lag that stands
-        out cannot be told from the signals' likeness; or no lag standing out). Where
-        convergence_s is null beside a steady ERLE, convergence_unmeasured says why
-        (the steady ERLE is 6 dB or less, or the ERLE had not settled when the files
-        end). The echo and near-end tracks must hold the mic's parts sample for sample:
-        one that leads or lags the mic is warned of on stderr (a run's echo.wav and
-        near.wav through a pass-through custom mic lead its mic.wav). See
-        docs/metrics.md for every definition. Exit codes: 0 success; 1 bad input, or
-        the JSON could not be written to stdout (a full disk, a reader that went away;
-        one line on stderr); 64 usage error.
+        estimated from the two files (GCC-PHAT over the first minute; where the mic
+        explains under half as much of the output at its peak as at the plain
+        correlation's, the plain peak's lag), said on stderr when it is not 0, and
+        reported as processed_lag_ms (processed_lag_source: estimated, given, or
+        not_found when the output shares too little with the mic to tell, or is under a
+        second: scored unshifted, with a warning); a clear lag outside 0–500 ms (the
+        search reaches 1 s either way) is an error. --processed-lag-ms gives it
+        instead. Where delay_ms is null, delay_unmeasured says why (the echo outside
+        the search; a tonal far end — a tone, a held chord — whose delay repeats at
+        every period of its notes, also warned on stderr; no echo above the mic's noise
+        where the near end is silent, so a lag that stands out cannot be told from the
+        signals' likeness; or no lag standing out). Where convergence_s is null beside
+        a steady ERLE, convergence_unmeasured says why (the steady ERLE is 6 dB or
+        less, or the ERLE had not settled when the files end). The echo and near-end
+        tracks must hold the mic's parts sample for sample: one that leads or lags the
+        mic is warned of on stderr (a run's echo.wav and near.wav through a
+        pass-through custom mic lead its mic.wav). See docs/metrics.md for every
+        definition. Exit codes: 0 success; 1 bad input, or the JSON could not be
+        written to stdout (a full disk, a reader that went away; one line on stderr);
+        64 usage error.
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

@@ -20,6 +20,21 @@ final class TruncatedTextTests: XCTestCase {
         }
     }
 
+    /// The reader of a few members (a previous run's report.json) says so too, from an empty file
+    /// (a full disk) to a cut inside the byte-order mark.
+    func testEveryCutOfAnObjectsMembersSaysTheFileEnds() throws {
+        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(#" {"schema": "echolab.run/2", "taps": {"mic": "mic.wav"}, "n": [1, true]}"#.utf8)
+        XCTAssertNoThrow(try JSONValue.parseMembers(["taps"], ofObjectIn: bytes))
+        for cut in 0..<bytes.count {
+            do {
+                _ = try JSONValue.parseMembers(["taps"], ofObjectIn: Array(bytes[..<cut]))
+                XCTFail("the first \(cut) bytes read as an object")
+            } catch {
+                XCTAssertTrue(error.problem.hasPrefix("the file ends"), "cut at \(cut): \(error.problem)")
+            }
+        }
+    }
+
     /// Where the text goes on, the problem is still the one found.
     func testWrongTextBeforeTheEndIsStillNamed() {
         func problem(_ text: String) -> String? {
@@ -31,5 +46,6 @@ final class TruncatedTextTests: XCTestCase {
         XCTAssertEqual(problem(#"{"a": 1.}"#), "expected digits after the decimal point")
         XCTAssertEqual(problem(#"{"a": -x}"#), "expected a digit")
         XCTAssertEqual(problem(#"{"a": "\ud83d x"}"#), "a lone UTF-16 surrogate in \\u escapes")
+        XCTAssertEqual(problem(#""\ud83d""#), "a lone UTF-16 surrogate in \\u escapes", "a whole text, one byte after the escape")
     }
 }

@@ -89,8 +89,11 @@ final class ProcessedLagTests: XCTestCase {
             return 0.2 * sin(2 * Float.pi * 300 * t) * (0.6 + 0.4 * sin(2 * Float.pi * 3 * t))
         }
         let mic = zip(echo, near).map { $0 + $1 }
-        for lag in [0, 480] {
-            let residual = delayed(far, 3071).map { 0.09 * $0 }
+        // The residual later than the mic's echo (the whitened peak in range), and earlier (the
+        // whitened peak 29 ms before the mic, which read as an output leading the mic, an error;
+        // 1400 samples, 8.75 of the tone's periods, where the tone itself does not correlate).
+        for (lag, residualDelay) in [(0, 3071), (480, 3071), (0, 40)] {
+            let residual = delayed(far, residualDelay).map { 0.09 * $0 }
             let processed = delayed(zip(near, residual).map { $0 + $1 }, lag)
             try SoundFileWriter.write(mic, to: file("tonal-mic.wav"), sampleRate: rate)
             try SoundFileWriter.write(processed, to: file("tonal-out.wav"), sampleRate: rate)
