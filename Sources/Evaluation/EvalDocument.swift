@@ -44,18 +44,24 @@ public enum EvalDocument {
         /// A failed run's canceller library (`CorpusRun.Result.library`); a run that ran has its
         /// summary's.
         public var failedLibrary: String?
+        /// A failed run's error is its canceller's (a plugin that crashed): its message names the
+        /// plugin, not the run, and a merge names the runs as eval did.
+        public var failedInCanceller: Bool
 
-        public init(mode: String?, folder: String, summary: RunSummary?, error: String?, failedLibrary: String? = nil) {
+        public init(mode: String?, folder: String, summary: RunSummary?, error: String?, failedLibrary: String? = nil,
+                    failedInCanceller: Bool = false) {
             self.mode = mode
             self.folder = folder
             self.summary = summary
             self.error = error
             self.failedLibrary = failedLibrary
+            self.failedInCanceller = failedInCanceller
         }
 
         public init(_ result: CorpusRun.Result) {
             self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error,
-                      failedLibrary: result.summary == nil ? result.library : nil)
+                      failedLibrary: result.summary == nil ? result.library : nil,
+                      failedInCanceller: result.summary == nil && result.isCancellerFailure)
         }
     }
 
@@ -133,8 +139,10 @@ public enum EvalDocument {
             object["duration_s"] = .number(summary.durationSeconds)
             object["library"] = summary.library.map(JSONValue.string)
             object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
-        } else if let library = result.failedLibrary {
-            object["library"] = .string(library)
+        } else {
+            if let library = result.failedLibrary { object["library"] = .string(library) }
+            // Only where true, so that other failures read as they did.
+            if result.failedInCanceller { object["canceller_failure"] = .bool(true) }
         }
         return .object(object)
     }

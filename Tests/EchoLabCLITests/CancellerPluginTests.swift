@@ -100,6 +100,7 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(eval.standardError.contains("plugin crash (\(crashPath)): crashed at frame 30 (signal 11, Segmentation fault) "
                                                   + "(2 runs: delay40-intensityRecommended crash:intensityMax, speech crash:intensityMax)\n"),
                       eval.standardError)
+        XCTAssertEqual(runs["speech crash:intensityMax"]?["canceller_failure"] as? Bool, true)
         XCTAssertEqual(try snapshot(root.appendingPathComponent("corpus")), inputs, "inputs unchanged")
         // No child is left behind, hung or not.
         let children = try runProgram(URL(fileURLWithPath: "/usr/bin/pgrep"), ["-f", "plugin-host .*\(root.lastPathComponent)"])
@@ -462,6 +463,25 @@ final class CancellerPluginTests: XCTestCase {
         let own = try runEchoLab(["merge", "own-1", "own-2", "--out", "own-merged"], in: root)
         XCTAssertEqual(own.status, 0, own.standardError)
         XCTAssertTrue(try document("own-merged").contains("\"mine:intensityMax\""))
+    }
+
+    /// A merge of shards in which a plugin crashed says so as the unsharded eval did, naming the
+    /// runs it stopped (the message names the plugin alone): eval.json keeps that the failure was
+    /// the canceller's (`canceller_failure`), which the merge read as any other failure.
+    func testAMergeNamesTheRunsAPluginCrashStopped() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let crash = try Self.misbehaving("crash", in: root)
+        try writeTwoItemCorpus(in: root.appendingPathComponent("corpus"))
+        let arguments = ["corpus", "--no-taps", "--plugin", "crash=\(crash)", "--modes", "crash:intensityMax,speex:intensityMin"]
+        let whole = try runEchoLab(["eval"] + arguments + ["--out", "whole"], in: root)
+        XCTAssertEqual(whole.status, 1)
+        XCTAssertTrue(whole.standardError.contains("(2 runs: delay40-intensityRecommended crash:intensityMax, speech crash:intensityMax)"),
+                      whole.standardError)
+        for index in 1...2 { _ = try runEchoLab(["eval"] + arguments + ["--out", "s\(index)", "--shard", "\(index)/2"], in: root) }
+        let merged = try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root)
+        XCTAssertEqual(merged.status, 1)
+        XCTAssertEqual(merged.standardError, whole.standardError)
     }
 
     /// One plugin name is one canceller: two scenarios, or a scenario and `--plugin`, that give

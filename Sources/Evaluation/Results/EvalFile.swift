@@ -50,6 +50,8 @@ public struct EvalFile: Sendable, Equatable {
         public var error: String?
         /// A failed run's canceller library, where eval.json names it.
         public var library: String? = nil
+        /// A failed run's error is its canceller's (`canceller_failure`).
+        public var failedInCanceller = false
     }
 
     /// A document as these values; from a file, one `EvalDocument.read` has checked (elsewhere a
@@ -68,7 +70,8 @@ public struct EvalFile: Sendable, Equatable {
             Item(index: item["index"]?.doubleValue.map(Int.init(saturating:)), name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
                  results: (item["results"]?.arrayValue ?? []).map { result in
                      Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue,
-                         library: result["error"]?.stringValue == nil ? nil : result["library"]?.stringValue)
+                         library: result["error"]?.stringValue == nil ? nil : result["library"]?.stringValue,
+                         failedInCanceller: result["error"]?.stringValue != nil && result["canceller_failure"]?.boolValue == true)
                  })
         }
     }
