@@ -53,11 +53,13 @@ public enum ComparisonJUnit {
         }
         let failures = failing.count + (comparison.currentIsIncomplete ? 1 : 0) + (comparison.baselineIsIncomplete ? 1 : 0) + (comparison.baselineShard != nil ? 1 : 0)
         let counts = "tests=\"\(cases.count)\" failures=\"\(failures)\" errors=\"0\" skipped=\"\(skippedCount)\""
+        // Files of two EchoLab versions: said where a CI system that shows only this file shows it.
+        let writersOut = comparison.writers.map { "    <system-out>\(escaped(ComparisonMarkdown.writersLine($0)))</system-out>\n" } ?? ""
         return """
             <?xml version="1.0" encoding="UTF-8"?>
             <testsuites name="echolab compare" \(counts)>
               <testsuite name="\(escaped("\(currentName) against \(baselineName)"))" \(counts)>
-            \(cases.joined())  </testsuite>
+            \(cases.joined())\(writersOut)  </testsuite>
             </testsuites>
 
             """

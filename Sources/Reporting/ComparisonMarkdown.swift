@@ -10,6 +10,13 @@ public enum ComparisonMarkdown {
         + "A mean over a lower bound is one itself (≥): its change is given only as far as it is certain (≥ a rise over a measured "
         + "baseline, ≤ a fall from a bounded baseline to a measured mean), and is otherwise not judged, as a run's is; where every run's figure is the same in both files, it is 0."
 
+    /// Which EchoLab wrote each file, where they differ: said, not judged (compare.md and the JUnit
+    /// file say it alike).
+    static func writersLine(_ writers: (baseline: String, current: String)) -> String {
+        "The baseline was written by \(writers.baseline), the current file by \(writers.current): they compare on the keys both "
+            + "have, and a figure can move with the version that measured it (bless the baseline again once the change is understood)."
+    }
+
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
@@ -20,10 +27,7 @@ public enum ComparisonMarkdown {
         md += "threshold \(thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
         md += "near-end attenuation and its double-talk range, any new finding, any rise of a fault counter"
         md += comparison.hasScores ? ", \(thresholdText(comparison.maxRegressionScore)) on a scorer's score\n\n" : "\n\n"
-        if let writers = comparison.writers {
-            md += "The baseline was written by \(writers.baseline), the current file by \(writers.current): they compare on the keys both "
-                + "have, and a figure can move with the version that measured it (bless the baseline again once the change is understood).\n\n"
-        }
+        if let writers = comparison.writers { md += writersLine(writers) + "\n\n" }
         if comparison.baselineIsIncomplete { md += incompleteBaselineLine(added: comparison.added.count) }
         if let shard = comparison.baselineShard { md += shardBaselineLine(shard, added: comparison.added.count) }
         if let shard = comparison.currentShard { md += shardCurrentLine(shard) }

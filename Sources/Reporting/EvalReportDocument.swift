@@ -100,7 +100,7 @@ public enum EvalReportDocument {
         if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
         if let lint = lintFindingsNote(outcome.results) { blocks.append(.paragraph([.text(lint)])) }
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
-        if let bandLimited = bandLimitedNote(modes) { blocks.append(.paragraph([.text(bandLimited)])) }
+        if let bandLimited = bandLimitedNote(outcome.results) { blocks.append(.paragraph([.text(bandLimited)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             let runs = outcome.results.filter { $0.mode == mode }
@@ -284,16 +284,8 @@ public enum EvalReportDocument {
     /// table counts the runs with findings, and a CI log or a reader of eval.md had no rule to
     /// look up. nil where no run has one.
     static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
-        var rules: [String] = []
-        var modes: [String: [String: [String]]] = [:], itemOrder: [String: [String]] = [:]
-        for result in results {
-            for rule in Set(result.summary?.findings(of: .lint) ?? []).sorted() {
-                if modes[rule] == nil { rules.append(rule) }
-                if modes[rule]?[result.item] == nil { itemOrder[rule, default: []].append(result.item) }
-                modes[rule, default: [:]][result.item, default: []].append(result.mode?.description ?? "as written")
-            }
-        }
-        guard !rules.isEmpty else { return nil }
+        let tally = LintTally(results)
+        guard !tally.rules.isEmpty else { return nil }
         let ran = Dictionary(grouping: results, by: \.item).mapValues { $0.map { $0.mode?.description ?? "as written" } }
         func which(_ those: [String], of item: String) -> String {
             let all = ran[item] ?? []
@@ -302,15 +294,20 @@ public enum EvalReportDocument {
             if others == ["disabled"], those.count > 1 { return "every mode but disabled" }
             return those.joined(separator: ", ")
         }
-        return "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
-            + rules.map { rule in
-                var groups: [String] = [], items: [String: [String]] = [:]
-                for item in itemOrder[rule]! {
-                    let key = which(modes[rule]![item]!, of: item)
-                    if items[key] == nil { groups.append(key) }
-                    items[key, default: []].append(item)
+        return "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them): "
+            + tally.rules.map { rule, runs in
+                var items: [String] = [], modes: [String: [String]] = [:]
+                for run in runs {
+                    if modes[run.item] == nil { items.append(run.item) }
+                    modes[run.item, default: []].append(run.mode?.description ?? "as written")
                 }
-                return rule + " " + groups.map { "in \($0): " + items[$0]!.joined(separator: ", ") }.joined(separator: "; ")
+                var groups: [String] = [], grouped: [String: [String]] = [:]
+                for item in items {
+                    let key = which(modes[item]!, of: item)
+                    if grouped[key] == nil { groups.append(key) }
+                    grouped[key, default: []].append(item)
+                }
+                return rule + " " + groups.map { "in \($0): " + grouped[$0]!.joined(separator: ", ") }.joined(separator: "; ")
             }.joined(separator: "; ") + "."
     }
 
@@ -335,13 +332,18 @@ public enum EvalReportDocument {
             }.joined(separator: "; ") + "."
     }
 
-    /// The modes whose canceller runs below 48 kHz, resampled around: the band above half its rate
-    /// is never sent, and reads as echo removed in their ERLE, its convergence and their wins (a
-    /// pass-through plugin at 8 kHz was named best on both axes of a white-noise corpus, 8.3 dB of
-    /// ERLE). nil where every mode runs at the call's rate.
-    static func bandLimitedNote(_ modes: [EchoControlMode]) -> String? {
+    /// The backends whose canceller runs below the rate of a call or recording it ran on,
+    /// resampled around: the band above half its rate is never sent, and reads as echo removed in
+    /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz was named best on
+    /// both axes of a white-noise corpus, 8.3 dB of ERLE). nil where none does.
+    static func bandLimitedNote(_ results: [CorpusRun.Result]) -> String? {
         var backends: [EchoCancellerBackend] = []
-        for mode in modes where mode.backend.cancellerRate != nil && !backends.contains(mode.backend) { backends.append(mode.backend) }
+        for result in results {
+            // A 16 kHz recording loses nothing to a 16 kHz canceller.
+            guard let backend = result.mode?.backend, let rate = backend.cancellerRate, let runRate = result.summary?.sampleRate,
+                  runRate > rate, !backends.contains(backend) else { continue }
+            backends.append(backend)
+        }
         guard !backends.isEmpty else { return nil }
         let named = backends.map { "\($0.name) at \($0.cancellerRate! / 1000) kHz" }.joined(separator: ", ")
         return "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
@@ -717,9 +719,6 @@ public enum EvalReportDocument {
         return caption + [.scatterChart(chart)]
     }
 
-    /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many
-    /// lint findings it has, and both in words. A missed telephony requirement is not the
-    /// pipeline's health: the telephony table counts those.
     /// A run's health in one line of the table, what it counts on hover. It sorts by all it
     /// counts: the pipeline's issues, the lint's findings and the canceller's own findings (a run
     /// that reads "ok for the app; the canceller's: 1 finding" is not as clean as one that reads "ok").
@@ -738,6 +737,9 @@ public enum EvalReportDocument {
                      detail: issues + findings == 0 && !clipped && canceller == 0 ? nil : text)
     }
 
+    /// Pipeline health of a run: how many things went wrong in the pipeline (`issues`), how many
+    /// lint findings it has, and both in words. A missed telephony requirement is not the
+    /// pipeline's health: the telephony table counts those.
     static func health(_ result: CorpusRun.Result) -> (issues: Int, findings: Int, text: String) {
         guard let summary = result.summary else { return (0, 0, "") }
         let findings = summary.findings(of: .lint)

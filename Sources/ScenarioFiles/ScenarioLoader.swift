@@ -71,10 +71,7 @@ public enum ScenarioLoader {
             if path.has("impulse_response") && path.has("synthetic_room") {
                 throw path.fail("impulse_response", "give either impulse_response or synthetic_room, not both")
             }
-            if let ir = try context.fileReference(path, "impulse_response") {
-                if context.inputs.items.last?.frameCount == 0 {
-                    throw path.fail("impulse_response", "\(ir.path) holds no samples (an empty room response)")
-                }
+            if let ir = try context.fileReference(path, "impulse_response", whenEmpty: "holds no samples (an empty room response)") {
                 echo.impulseResponse = .file(path: ir.path, channel: ir.channel)
             }
             if let room = try path.object("synthetic_room") {
@@ -134,7 +131,7 @@ public enum ScenarioLoader {
             if scenario.farEnd.isNotFile && scenario.nearEnd.isNotFile {
                 throw root.fail("duration_s", "required when neither far_end nor near_end is a file")
             }
-            // The call lasts as long as the longer file (none is empty: `signalSource`).
+            // The call lasts as long as the longer file (none is empty: `fileReference`).
             let lengths = ["far_end", "near_end"].compactMap { key in context.inputs.items.first { $0.keyPath == key } }
             if let long = lengths.first(where: { $0.seconds > ScenarioRunner.longestCallSeconds }) {
                 throw root.fail(long.keyPath, "\(long.path) lasts \(long.seconds) s; a call is at most 24 h: give duration_s")
@@ -196,11 +193,15 @@ public enum ScenarioLoader {
         }
 
         /// A file key: a path string, or {"file": path, "channel": N | "downmix"}.
-        func fileReference(_ reader: JSONObjectReader, _ key: String) throws -> (path: String, channel: ChannelSelection)? {
+        /// A file key's path and channel, the file opened and checked (`probe`). A file of 0 frames
+        /// is an error (`whenEmpty` says why): a WAV of a header alone played as silence, and a
+        /// gate took the broken input for an item without a far end.
+        func fileReference(_ reader: JSONObjectReader, _ key: String,
+                           whenEmpty: String = "holds no audio (0 frames)") throws -> (path: String, channel: ChannelSelection)? {
             guard reader.has(key) else { _ = reader.any(key); return nil }
             if case .string(let value)? = reader.any(key) {
                 let path = try existing(value, reader, key)
-                try probe(path, channel: .monoOnly, reader, key)
+                try probe(path, channel: .monoOnly, reader, key, whenEmpty: whenEmpty)
                 return (path, .monoOnly)
             }
             if let value = reader.any(key), value.objectValue == nil {
@@ -212,7 +213,7 @@ public enum ScenarioLoader {
             let channel = try channelSelection(object)
             try object.finish()
             let path = try existing(file, object, "file")
-            try probe(path, channel: channel, object, "file")
+            try probe(path, channel: channel, object, "file", whenEmpty: whenEmpty)
             return (path, channel)
         }
 
@@ -225,13 +226,14 @@ public enum ScenarioLoader {
 
         /// Opens the file now, so a broken or odd one is reported with the scenario and the key,
         /// before anything runs.
-        func probe(_ path: String, channel: ChannelSelection, _ reader: JSONObjectReader, _ key: String) throws {
+        func probe(_ path: String, channel: ChannelSelection, _ reader: JSONObjectReader, _ key: String, whenEmpty: String) throws {
             let audio: SoundFileReader
             do {
                 audio = try SoundFileReader(path: path)
             } catch {
                 throw reader.fail(key, String(describing: error))
             }
+            if audio.frameCount == 0 { throw reader.fail(key, "\(path) \(whenEmpty)") }
             inputs.items.append(ScenarioInput(keyPath: reader.keyPath(key), path: path, frameCount: audio.frameCount,
                                               sampleRate: audio.sampleRate))
             switch channel {
@@ -258,11 +260,7 @@ public enum ScenarioLoader {
             if case .object(let members)? = reader.any(key), members["generator"] != nil {
                 return try generator(JSONObjectReader(members, file: reader.file, path: reader.keyPath(key)))
             }
-            guard let file = try fileReference(reader, key) else { return nil }
-            // A WAV of a header alone played as silence, and a gate took the broken input for an
-            // item without a far end.
-            if inputs.items.last?.frameCount == 0 { throw reader.fail(key, "\(file.path) holds no audio (0 frames)") }
-            return .file(path: file.path, channel: file.channel)
+            return try fileReference(reader, key).map { .file(path: $0.path, channel: $0.channel) }
         }
 
         func generator(_ reader: JSONObjectReader) throws -> SignalSource {

@@ -38,7 +38,7 @@ public struct EchoCancellerBackend: Hashable, Sendable, CustomStringConvertible 
     /// The rate the canceller itself runs at where it is not the call's (AECM's 16 kHz, a
     /// plugin's `--plugin-rate`), resampled around it; nil where it runs at the call's rate.
     public var cancellerRate: Int? {
-        if self == .webrtcMobile { return 16_000 }
+        if self == .webrtcMobile { return WebRTCMobileEchoControl.innerRate }
         guard let rate = plugin?.sampleRate, rate < 48_000 else { return nil }
         return rate
     }

@@ -184,14 +184,14 @@ struct PluginOptions: ParsableArguments {
 
     /// A warning for each registered plugin that none of `modes` runs: `process --plugin` without
     /// `--aec NAME:…` ran speex without a word. `option` is where the command names modes.
-    func unusedWarnings(modes: [EchoControlMode], option: String) throws -> [String] {
-        try unusedWarnings(backends: modes.map(\.backend.name), option: option)
+    func unusedWarnings(modes: [EchoControlMode], command: String, option: String) throws -> [String] {
+        try unusedWarnings(backends: modes.map(\.backend.name), command: command, option: option)
     }
 
     /// The same for the backends a run uses, by name.
-    func unusedWarnings(backends: [String], option: String) throws -> [String] {
+    func unusedWarnings(backends: [String], command: String, option: String) throws -> [String] {
         try resolved.filter { !backends.contains($0.name) }.map { plugin in
-            "echolab: --plugin \(plugin.name) is registered but no mode runs it (name it in \(option) \(plugin.name):INTENSITY)"
+            "echolab \(command): warning: --plugin \(plugin.name) is registered but no mode runs it (name it in \(option) \(plugin.name):INTENSITY)"
         }
     }
 

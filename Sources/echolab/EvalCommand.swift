@@ -87,8 +87,8 @@ struct EvalCommand: ParsableCommand {
         Interrupts.install()
         let started = DispatchTime.now()
         let modes = try modes?.value(plugins: plugins.resolved), shard = try shard?.value
-        // Without --modes each scenario runs its own aec, which may name a registered plugin.
-        if let modes { for line in try plugins.unusedWarnings(modes: modes, option: "--modes") { standardError(line) } }
+        // Without --modes each scenario runs its own aec: a registered plugin runs where one names it (with the same file).
+        if let modes { for line in try plugins.unusedWarnings(modes: modes, command: "eval", option: "--modes") { standardError(line) } }
         // One renderer for the runs' pages and eval.md/eval.html.
         let renderer = ReportPages()
         let corpus: CorpusRun
@@ -171,7 +171,7 @@ struct EvalCommand: ParsableCommand {
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
     /// eval, the lint's share said where there is one (the pages name the rules).
     static func summaryLine(_ results: [CorpusRun.Result], failed: Int, incomplete: String = "", out: String) -> String {
-        let linted = results.filter { !($0.summary?.findings(of: .lint).isEmpty ?? true) }.count
+        let linted = LintTally(results).runsWithFindings
         let lint = linted > 0 ? " (\(linted) with lint findings)" : ""
         return "\(results.count - failed) of \(results.count) runs succeeded\(lint)\(incomplete) → \(out)/eval.md"
     }
@@ -179,24 +179,13 @@ struct EvalCommand: ParsableCommand {
     /// The lint's findings over the runs, for --strict: each rule once, with how many runs have
     /// it and the first of them (nil: none). A CI log shows what to fix without opening a page.
     static func lintLine(_ results: [CorpusRun.Result], out: String) -> String? {
-        var order: [String] = []
-        var runs: [String: [CorpusRun.Result]] = [:]
-        var affected = 0
-        for result in results {
-            let rules = result.summary?.findings(of: .lint) ?? []
-            if !rules.isEmpty { affected += 1 }
-            for rule in Set(rules).sorted(by: { rules.firstIndex(of: $0)! < rules.firstIndex(of: $1)! }) {
-                if runs[rule] == nil { order.append(rule) }
-                runs[rule, default: []].append(result)
-            }
+        let tally = LintTally(results)
+        guard tally.runsWithFindings > 0 else { return nil }
+        let named = tally.rules.map { rule, runs in
+            let first = "\(runs[0].item) (\(runs[0].mode?.description ?? "as written"))"
+            return "\(rule) in \(runs.count == 1 ? first : "\(runs.count) runs, first \(first)")"
         }
-        guard affected > 0 else { return nil }
-        let named = order.map { rule in
-            let those = runs[rule]!
-            let first = "\(those[0].item) (\(those[0].mode?.description ?? "as written"))"
-            return "\(rule) in \(those.count == 1 ? first : "\(those.count) runs, first \(first)")"
-        }
-        return "echolab: lint findings in \(affected) of \(results.count) runs (\(out)/eval.md): " + named.joined(separator: "; ")
+        return "echolab: lint findings in \(tally.runsWithFindings) of \(results.count) runs (\(out)/eval.md): " + named.joined(separator: "; ")
     }
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be

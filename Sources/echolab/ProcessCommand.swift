@@ -64,7 +64,7 @@ struct ProcessCommand: ParsableCommand {
         Interrupts.install()
         do {
             let mode = try aec.value(plugins: plugins.resolved)
-            for line in try plugins.unusedWarnings(modes: [mode], option: "--aec") { standardError(line) }
+            for line in try plugins.unusedWarnings(modes: [mode], command: "process", option: "--aec") { standardError(line) }
             let outcome: RecordingProcessor.Outcome
             // A long recording takes seconds: on a terminal, how far it is.
             let line = ProgressLine(label: "process")

@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Flag(exclusivity: .exclusive)
     var taps: TapChoice?
 
-    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) is reported as a finding but is not the lint's: it leaves the exit code alone.")
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) and the canceller's own findings (echo-leak-after-route-change) are reported as findings but are not the lint's: they leave the exit code alone.")
     var strict = false
 
     @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's); a --plugin's as NAME:INTENSITY.",
@@ -61,7 +61,7 @@ struct RunCommand: ParsableCommand {
                 try names.admit(own, from: scenario)
             }
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
-            for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], option: "--aec") { standardError(line) }
+            for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], command: "run", option: "--aec") { standardError(line) }
             let progress = ProgressLine(label: loaded.name)
             var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,

@@ -656,19 +656,19 @@ final class CancellerPluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let passthrough = try Self.misbehaving("passthrough", in: root)
         _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 2), named: "delay.json", in: root)
-        let warning = "echolab: --plugin mine is registered but no mode runs it"
+        let warning = "warning: --plugin mine is registered but no mode runs it"
         let run = try runEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=\(passthrough)"], in: root)
         XCTAssertEqual(run.status, 0, run.standardError)
-        XCTAssertEqual(run.standardError, warning + " (name it in --aec mine:INTENSITY)\n")
+        XCTAssertEqual(run.standardError, "echolab run: " + warning + " (name it in --aec mine:INTENSITY)\n")
         _ = try runEchoLab(["run", "delay.json", "--out", "taps", "--aec", "disabled"], in: root)
         let processed = try runEchoLab(["process", "--mic", "taps/mic.wav", "--reference", "taps/reference.wav", "--out", "out.wav",
                                         "--plugin", "mine=\(passthrough)"], in: root)
         XCTAssertEqual(processed.status, 0, processed.standardError)
-        XCTAssertTrue(processed.standardError.hasPrefix(warning + " (name it in --aec mine:INTENSITY)\n"), processed.standardError)
+        XCTAssertTrue(processed.standardError.hasPrefix("echolab process: " + warning + " (name it in --aec mine:INTENSITY)\n"), processed.standardError)
         let eval = try runEchoLab(["eval", "delay.json", "--out", "eval", "--no-taps", "--plugin", "mine=\(passthrough)",
                                    "--modes", "speex:intensityMin"], in: root)
         XCTAssertEqual(eval.status, 0, eval.standardError)
-        XCTAssertEqual(eval.standardError, warning + " (name it in --modes mine:INTENSITY)\n")
+        XCTAssertEqual(eval.standardError, "echolab eval: " + warning + " (name it in --modes mine:INTENSITY)\n")
         // Named, it runs and nothing is said.
         let used = try runEchoLab(["eval", "delay.json", "--out", "used", "--no-taps", "--plugin", "mine=\(passthrough)",
                                    "--modes", "mine:intensityMin"], in: root)

@@ -62,8 +62,10 @@ final class EvalGateTests: XCTestCase {
             eval["tool"] = ["name": "echolab", "version": "0.0.9"]
             eval["schema"] = "echolab.eval/3"
         }
-        let result = try runEchoLab(["compare", older, "whole/eval.json"], in: root)
+        let result = try runEchoLab(["compare", older, "whole/eval.json", "--junit", "older.xml"], in: root)
         XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)
+        let junit = try String(contentsOf: root.appendingPathComponent("older.xml"), encoding: .utf8)
+        XCTAssertTrue(junit.contains("<system-out>The baseline was written by EchoLab 0.0.9 (echolab.eval/3)"), junit)
         let current = try XCTUnwrap((try loadJSON(path("whole/eval.json"))["tool"] as? [String: Any])?["version"] as? String)
         XCTAssertTrue(result.standardOutput.contains("The baseline was written by EchoLab 0.0.9 (echolab.eval/3), the current file by "
                                                      + "EchoLab \(current) (echolab.eval/4): they compare on the keys both have"), result.standardOutput)

@@ -125,8 +125,10 @@ final class HelpTextTests: XCTestCase {
           --strict                Exit with code 3 when the lint finds a broken AEC
                                   rule (without it, findings are reported and the exit
                                   code is 0). A missed telephony requirement
-                                  (echo-loss-below-ts26131) is reported as a finding
-                                  but is not the lint's: it leaves the exit code alone.
+                                  (echo-loss-below-ts26131) and the canceller's own
+                                  findings (echo-leak-after-route-change) are reported
+                                  as findings but are not the lint's: they leave the
+                                  exit code alone.
           --aec <mode>            Run in this AEC mode instead of the scenario's own
                                   aec (without it, the scenario's); a --plugin's as
                                   NAME:INTENSITY. (values: disabled,

@@ -157,7 +157,7 @@ final class ReportWordingTests: XCTestCase {
                            result("disabled", item: "gen", rules: []), result("speex:intensityMin", item: "gen", rules: [file]),
                            result("webrtc:intensityMin", item: "gen", rules: [file]), result("disabled", item: "more", rules: [off])]
         XCTAssertEqual(EvalReportDocument.lintFindingsNote(results),
-                       "Lint findings (the app's audio setup against the guides' AEC rules; `eval --strict` fails on them): "
+                       "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them): "
                        + "\(file) in every mode: file-mic; in every mode but disabled: gen; \(off) in disabled: room, more.")
         XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results[4...5])), "a requirement's finding is not the lint's")
     }
@@ -166,14 +166,25 @@ final class ReportWordingTests: XCTestCase {
     /// band they never send reads as echo removed, and a pass-through plugin at 8 kHz was named
     /// best on both axes of a white-noise corpus (a plugin author's trial).
     func testCancellersRunBelowTheCallsRateAreSaid() throws {
+        func run(_ mode: EchoControlMode, rate: Int) throws -> CorpusRun.Result {
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10),
+                                               "sample_rate": .number(Double(rate)), "findings": .array([])]
+            return CorpusRun.Result(itemIndex: 0, item: "item", file: "item.json", mode: mode, folder: "item/\(mode)",
+                                    summary: try RunSummary(reading: .object(report)), error: nil)
+        }
         let narrow = EchoControlMode(backend: EchoCancellerBackend(plugin: try CancellerPlugin(name: "p8", path: "/p8.so", sampleRate: 8000)),
                                      intensity: .intensityMax)
-        let note = try XCTUnwrap(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "webrtc-mobile:intensityMin"),
-                                                                    try EchoControlMode(parsing: "speex:intensityMin"), narrow]))
+        let mobile = try EchoControlMode(parsing: "webrtc-mobile:intensityMin")
+        let note = try XCTUnwrap(EvalReportDocument.bandLimitedNote([try run(.disabled, rate: 48_000), try run(mobile, rate: 48_000),
+                                                                    try run(EchoControlMode(parsing: "speex:intensityMin"), rate: 48_000),
+                                                                    try run(narrow, rate: 48_000)]))
         XCTAssertTrue(note.hasPrefix("Cancellers run below the call's rate (webrtc-mobile at 16 kHz, p8 at 8 kHz) "
                                      + "never send the band above half their rate"), note)
         let wide = EchoControlMode(backend: EchoCancellerBackend(plugin: try CancellerPlugin(name: "p48", path: "/p48.so")), intensity: .intensityMax)
-        XCTAssertNil(EvalReportDocument.bandLimitedNote([.disabled, try EchoControlMode(parsing: "aec3:intensityMin"), wide]))
+        XCTAssertNil(EvalReportDocument.bandLimitedNote([try run(.disabled, rate: 48_000), try run(EchoControlMode(parsing: "aec3:intensityMin"), rate: 48_000),
+                                                        try run(wide, rate: 48_000)]))
+        // A 16 kHz recording loses nothing to a 16 kHz canceller.
+        XCTAssertNil(EvalReportDocument.bandLimitedNote([try run(mobile, rate: 16_000)]))
     }
 
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,

@@ -22,6 +22,8 @@ public struct RunSummary: Sendable {
     /// The rules of `findings` of one kind (the app's lint, a missed requirement, the canceller's).
     public func findings(of kind: RunReport.Finding.Kind) -> [String] { findings.filter { RunReport.Finding.Kind(rule: $0) == kind } }
     public var durationSeconds: Double
+    /// The call's or recording's sample rate (nil in a report that does not say it).
+    public var sampleRate: Int?
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
     /// `aec.library`); nil without a canceller, or in a report written before it was named.
     public var library: String?
@@ -129,6 +131,7 @@ public struct RunSummary: Sendable {
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
+        sampleRate = value["sample_rate"]?.doubleValue.map { Int($0) }
         echoUnmeasuredReason = value["echo_unmeasured"]?.stringValue
         delayUnmeasuredReason = value["delay_unmeasured"]?.stringValue
         convergenceUnmeasuredReason = value["convergence_unmeasured"]?.stringValue
