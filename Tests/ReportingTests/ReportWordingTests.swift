@@ -162,6 +162,23 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results[4...5])), "a requirement's finding is not the lint's")
     }
 
+    /// A recording that clipped is named under the Modes table, once, with its counts: it was
+    /// only in a run's health cell, and it turned an item's verdict (a new user's trial).
+    func testClippedRecordingsAreNamedOnce() throws {
+        func result(_ mode: String, item: String, mic: Int, loopback: Int?) throws -> CorpusRun.Result {
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "aec_resets": .number(0),
+                                               "clipped_samples": .object(["mic": .number(Double(mic)), "loopback": loopback.map { .number(Double($0)) } ?? .null]),
+                                               "findings": .array([])]
+            return CorpusRun.Result(itemIndex: 0, item: item, file: "\(item).wav", mode: try EchoControlMode(parsing: mode),
+                                    folder: "\(item)/\(mode)", summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let results = try [result("disabled", item: "clipped", mic: 1200, loopback: 0), result("speex:intensityMin", item: "clipped", mic: 1200, loopback: 0),
+                           result("disabled", item: "hot", mic: 3, loopback: 40), result("disabled", item: "clean", mic: 0, loopback: nil)]
+        let note = try XCTUnwrap(EvalReportDocument.clippedRecordingsNote(results))
+        XCTAssertTrue(note.hasPrefix("Recordings that clipped: clipped (mic 1200 samples at full scale), hot (mic 3, loopback 40 samples at full scale). "), note)
+        XCTAssertNil(EvalReportDocument.clippedRecordingsNote([results[3]]))
+    }
+
     /// Cancellers run below the call's rate are named with their rate under the Modes table: the
     /// band they never send reads as echo removed, and a pass-through plugin at 8 kHz was named
     /// best on both axes of a white-noise corpus (a plugin author's trial).
