@@ -1,3 +1,6 @@
+import AudioCore
+import AudioInterop
+
 extension DelayEstimator {
     /// Whether the echo in `mic` leads `reference` by up to `maxLag` — a loopback recorded late —
     /// asked only where the block search found no delay at all (`Peak.none`).
@@ -23,5 +26,26 @@ extension DelayEstimator {
         let (lag, ratio) = peaks.overall
         return lag <= -edge && lag >= -maxLag && ratio >= ProcessedLag.minimumPeakRatio
             && Double(ratio) >= Self.outsideMargin * Double(max(0, peaks.inRange.ratio))
+    }
+}
+
+/// Whether a recording's echo comes before its loopback, for a command that runs a canceller on
+/// it without measuring it (`process`): no canceller removes an echo that leads its reference,
+/// and `process` ran one on a loopback recorded late without a word.
+public enum LeadingEcho {
+    /// Whether the echo in `mic` leads `reference` within the delay search (a loopback recorded
+    /// late, or the two files swapped), read from their first minute. False where the files'
+    /// rates differ (nothing is judged) or the echo lies where it should.
+    public static func inFiles(mic: String, reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
+        guard let (rate, headers) = try? EchoAnalyzer.checkHeaders([mic, reference]) else { return false }
+        let limit = min(headers.map(\.frames).min() ?? 0, 60 * rate)
+        func read(_ path: String, _ channels: Int) throws -> [Float] {
+            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
+            var samples = [Float](repeating: 0, count: limit)
+            let got = try stream.read(into: &samples, frames: limit)
+            return Array(samples.prefix(got))
+        }
+        let micSamples = try read(mic, headers[0].channels), referenceSamples = try read(reference, headers[1].channels)
+        return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration()).echoLeads(reference: referenceSamples, mic: micSamples)
     }
 }

@@ -18,7 +18,8 @@ struct ProcessCommand: ParsableCommand {
         back; a plugin runs at its own rate (--plugin-rate, else 48 kHz), the mic resampled to it and back. A loopback at another rate than the microphone is resampled to the canceller's rate, with a warning on \
         stderr (a device records both at one rate: another rate usually means a file of another recording). A \
         loopback shorter than the microphone is continued with silence, a longer one is cut; either, beyond 10 ms, is \
-        warned about on stderr. With --scorer, the output is scored per talk type (found by the tap-free gate) and \
+        warned about on stderr, as is an echo in the mic that comes before the loopback (one recorded late: no canceller \
+        removes it). With --scorer, the output is scored per talk type (found by the tap-free gate) and \
         printed, one line per scorer and talk type. Score the result with `echolab metrics --reference R --mic M --processed OUT` (metrics \
         needs one rate: resample such a loopback to the mic's first). Another process writing the same --out is refused \
         (exit 1): the file is one process's whole output. Exit codes: 0 done; 1 bad input or an unwritable \
@@ -84,6 +85,10 @@ struct ProcessCommand: ParsableCommand {
             for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
                             outcome.clippingWarning(mic: mic, reference: reference)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
+            }
+            if try LeadingEcho.inFiles(mic: mic, reference: reference, channel: channel.selection) {
+                standardError("echolab process: warning: the echo in \(mic) leads \(reference) (a loopback recorded late, or --mic and "
+                              + "--reference swapped?): no canceller removes an echo that comes before its reference")
             }
             func counted(_ count: Int64, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
             print(printable("\(mode): \(counted(Int64(outcome.frames), "sample")) at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "

@@ -198,14 +198,15 @@ final class HelpTextTests: XCTestCase {
         resampled to the canceller's rate, with a warning on stderr (a device records
         both at one rate: another rate usually means a file of another recording). A
         loopback shorter than the microphone is continued with silence, a longer one is
-        cut; either, beyond 10 ms, is warned about on stderr. With --scorer, the output
-        is scored per talk type (found by the tap-free gate) and printed, one line per
-        scorer and talk type. Score the result with `echolab metrics --reference R
-        --mic M --processed OUT` (metrics needs one rate: resample such a loopback to
-        the mic's first). Another process writing the same --out is refused (exit 1):
-        the file is one process's whole output. Exit codes: 0 done; 1 bad input or an
-        unwritable output (one line naming the file); 64 usage error; 129/130/143
-        interrupted by SIGHUP/SIGINT/SIGTERM (no output left).
+        cut; either, beyond 10 ms, is warned about on stderr, as is an echo in the mic
+        that comes before the loopback (one recorded late: no canceller removes it).
+        With --scorer, the output is scored per talk type (found by the tap-free gate)
+        and printed, one line per scorer and talk type. Score the result with `echolab
+        metrics --reference R --mic M --processed OUT` (metrics needs one rate:
+        resample such a loopback to the mic's first). Another process writing the same
+        --out is refused (exit 1): the file is one process's whole output. Exit codes:
+        0 done; 1 bad input or an unwritable output (one line naming the file); 64
+        usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (no output left).
 
         USAGE: echolab process --mic <mic> --reference <reference> --out <out> [--aec <mode>] [--channel <N|downmix>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

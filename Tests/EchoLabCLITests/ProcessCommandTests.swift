@@ -161,6 +161,26 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(try snapshot(root), inputs, "inputs untouched")
     }
 
+    /// A loopback recorded late — the echo in the mic comes before it — is warned of, as
+    /// `metrics` warns of it: no canceller removes such an echo, and process ran one without a
+    /// word (a new user's trial). The loopback in time says nothing.
+    func testALoopbackRecordedLateIsWarnedOf() throws {
+        var random = SeededRandom(seed: 9)
+        let far = (0..<(48_000 * 4)).map { _ in random.nextGaussian() * 0.05 }
+        func delayed(_ samples: Int) -> [Float] { [Float](repeating: 0, count: samples) + far.prefix(far.count - samples) }
+        let mic = delayed(1440).map { 0.5 * $0 }   // the echo 30 ms after the far end
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(delayed(3840), to: root.appendingPathComponent("late.wav").path, sampleRate: 48_000)   // 80 ms: 50 ms after the echo
+        let late = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "late.wav", "--out", "out/late.wav"], in: root)
+        XCTAssertEqual(late.status, 0, late.standardError)
+        XCTAssertEqual(late.standardError, "echolab process: warning: the echo in mic.wav leads late.wav (a loopback recorded late, or --mic and "
+                       + "--reference swapped?): no canceller removes an echo that comes before its reference\n")
+        let inTime = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out/in-time.wav"], in: root)
+        XCTAssertEqual(inTime.status, 0, inTime.standardError)
+        XCTAssertEqual(inTime.standardError, "")
+    }
+
     /// A loopback at another rate than the mic is resampled and processed, with a one-line
     /// warning naming both files and rates (one rate says nothing, as above); the output keeps the
     /// mic's rate and length.
