@@ -125,6 +125,7 @@ public struct RunEvaluator: Sendable {
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
                                                                 captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
+        report.echoOutsideDelaySearchMilliseconds = whole.echoOutsideDelaySearchMilliseconds
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))

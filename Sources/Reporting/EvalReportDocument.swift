@@ -100,6 +100,7 @@ public enum EvalReportDocument {
         if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
         if let lint = lintFindingsNote(outcome.results) { blocks.append(.paragraph([.text(lint)])) }
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
+        if let outside = echoOutsideSearchNote(outcome.results) { blocks.append(.paragraph([.text(outside)])) }
         if let clipped = clippedRecordingsNote(outcome.results) { blocks.append(.paragraph([.text(clipped)])) }
         if let bandLimited = bandLimitedNote(outcome.results) { blocks.append(.paragraph([.text(bandLimited)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
@@ -331,6 +332,22 @@ public enum EvalReportDocument {
                 let list = runs[rule]!
                 return "\(rule) in \(list.count) run\(list.count == 1 ? "" : "s"): " + list.joined(separator: ", ")
             }.joined(separator: "; ") + "."
+    }
+
+    /// The items whose echo lay outside the delay search — before the reference (a loopback
+    /// recorded late, which no canceller can follow) or beyond its reach: their cells and wins
+    /// were ranked with the others, and only a run's page said why. nil where none.
+    static func echoOutsideSearchNote(_ results: [CorpusRun.Result]) -> String? {
+        var items: [String] = [], range = 0.0
+        for result in results {
+            guard let outside = result.summary?.echoOutsideDelaySearchMilliseconds, !items.contains(result.item) else { continue }
+            items.append(result.item)
+            range = outside
+        }
+        guard !items.isEmpty else { return nil }
+        return "The echo lies outside the 0–\(Int(range)) ms delay search of its reference on " + items.joined(separator: ", ")
+            + ": it leads the reference (a loopback recorded late, which no canceller can follow) or lags it by more. "
+            + "Those items' figures and wins say how the modes coped with a reference that does not explain the echo."
     }
 
     /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped

@@ -181,6 +181,26 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(inTime.standardError, "")
     }
 
+    /// eval names the items whose echo lies outside the delay search under its Modes table, and
+    /// the run's report.json says it typed (`echo_outside_delay_search_ms`): the late loopback's
+    /// item was ranked with the others, and only its run page said why (a new user's trial).
+    func testEvalNamesTheItemsWhoseEchoLiesOutsideTheSearch() throws {
+        var random = SeededRandom(seed: 9)
+        let far = (0..<(48_000 * 4)).map { _ in random.nextGaussian() * 0.05 }
+        func delayed(_ samples: Int) -> [Float] { [Float](repeating: 0, count: samples) + far.prefix(far.count - samples) }
+        try SoundFileWriter.write(delayed(1440).map { 0.5 * $0 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 48_000)
+        try SoundFileWriter.write(delayed(3840), to: root.appendingPathComponent("late.wav").path, sampleRate: 48_000)
+        try Data(#"{"corpus": [{"name": "late", "mic": "mic.wav", "loopback": "late.wav"}, {"name": "in-time", "mic": "mic.wav", "loopback": "lpb.wav"}]}"#.utf8)
+            .write(to: root.appendingPathComponent("corpus.json"))
+        let eval = try runEchoLab(["eval", "corpus.json", "--modes", "disabled,speex:intensityMin", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("The echo lies outside the 0–500 ms delay search of its reference on late: it leads the reference"), markdown)
+        XCTAssertEqual(try loadJSON(root.appendingPathComponent("out/late/speex-intensityMin/report.json").path)["echo_outside_delay_search_ms"] as? Double, 500)
+        XCTAssertNil(try loadJSON(root.appendingPathComponent("out/in-time/speex-intensityMin/report.json").path)["echo_outside_delay_search_ms"])
+    }
+
     /// A loopback at another rate than the mic is resampled and processed, with a one-line
     /// warning naming both files and rates (one rate says nothing, as above); the output keeps the
     /// mic's rate and length.

@@ -35,6 +35,9 @@ public struct RecordingReport: Sendable, Equatable {
     /// Why `metrics.delay_ms` is null, in words (`delay_unmeasured`, as in a simulated run's);
     /// nil when it was measured.
     public var delayUnmeasuredReason: String? = nil
+    /// The delay search's range (ms) where the echo lay outside it (`echo_outside_delay_search_ms`,
+    /// written only then), as in a simulated run's report.
+    public var echoOutsideDelaySearchMilliseconds: Double? = nil
     /// Why `metrics.convergence_s` is null where there is a steady ERLE (`convergence_unmeasured`).
     public var convergenceUnmeasuredReason: String? = nil
     /// Both reasons for a recording without a loopback (near-end single talk).
@@ -113,6 +116,8 @@ public struct RecordingReport: Sendable, Equatable {
             }),
         ]
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
+        // Only where set, so that other reports read as they did.
+        if let range = echoOutsideDelaySearchMilliseconds { root["echo_outside_delay_search_ms"] = .number(range) }
         return .object(root)
     }
 
@@ -174,6 +179,7 @@ public struct RecordingReport: Sendable, Equatable {
         // Reports written before the reasons were given have none.
         echoUnmeasuredReason = try Self.reason(value, "echo_unmeasured")
         delayUnmeasuredReason = try Self.reason(value, "delay_unmeasured")
+        echoOutsideDelaySearchMilliseconds = value["echo_outside_delay_search_ms"]?.doubleValue
         convergenceUnmeasuredReason = try Self.reason(value, "convergence_unmeasured")
         switch value["length_mismatch"] {
         case nil, .null?: lengthMismatch = nil

@@ -142,6 +142,10 @@ public struct RunReport: Sendable {
     /// metrics` gives it: the echo outside the search, a tonal far end, no lag standing out); nil
     /// when the delay was measured.
     public var delayUnmeasuredReason: String? = nil
+    /// The delay search's range (ms) where the echo lay outside it — leading the reference (a
+    /// loopback recorded late) or beyond its reach (`echo_outside_delay_search_ms`, written only
+    /// then): typed, so eval can name such items without reading the words above.
+    public var echoOutsideDelaySearchMilliseconds: Double? = nil
     /// Why `metrics.convergence_s` is null where there is a steady ERLE, in words
     /// (`convergence_unmeasured` in report.json).
     public var convergenceUnmeasuredReason: String? = nil
@@ -252,6 +256,8 @@ public struct RunReport: Sendable {
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ]
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
+        // Only where set, so that other reports read as they did.
+        if let range = echoOutsideDelaySearchMilliseconds { root["echo_outside_delay_search_ms"] = .number(range) }
         addHardware(to: &root)
         return .object(root)
     }

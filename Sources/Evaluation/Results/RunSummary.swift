@@ -45,6 +45,8 @@ public struct RunSummary: Sendable {
     /// Why the bulk delay and the convergence are null, in the report's words (its
     /// `delay_unmeasured`, `convergence_unmeasured`); nil where they were measured.
     public var delayUnmeasuredReason: String?
+    /// The delay search's range (ms) where the run's echo lay outside it (a loopback recorded late?).
+    public var echoOutsideDelaySearchMilliseconds: Double?
     public var convergenceUnmeasuredReason: String?
 
     /// What went wrong in a hardware model's I/O streams, both directions summed: engine ticks a
@@ -134,6 +136,7 @@ public struct RunSummary: Sendable {
         sampleRate = value["sample_rate"]?.doubleValue.map { Int($0) }
         echoUnmeasuredReason = value["echo_unmeasured"]?.stringValue
         delayUnmeasuredReason = value["delay_unmeasured"]?.stringValue
+        echoOutsideDelaySearchMilliseconds = value["echo_outside_delay_search_ms"]?.doubleValue
         convergenceUnmeasuredReason = value["convergence_unmeasured"]?.stringValue
         library = value.value(at: "aec.library")?.stringValue
         if schema.hasPrefix("echolab.recording/") {
