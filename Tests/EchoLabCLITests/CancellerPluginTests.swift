@@ -441,7 +441,7 @@ final class CancellerPluginTests: XCTestCase {
              "aec": {"mode": "intensityMax", "backend": "mine", "plugin": "../nlms.so"}, "duration_s": 2}
             """, named: "own.json", in: corpus)
         func eval(_ extra: [String]) throws {
-            let result = try runEchoLab(["eval", "corpus", "--no-taps"] + extra, in: root)
+            let result = try runEchoLab(["eval", "corpus", "--no-taps", "--jobs", "2"] + extra, in: root)
             XCTAssertEqual(result.status, 0, result.standardError)
         }
         let modes = ["--plugin", "nlms=\(nlms)", "--modes", "nlms:intensityRecommended,speex:intensityRecommended"]
