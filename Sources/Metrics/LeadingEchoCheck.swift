@@ -1,5 +1,4 @@
 import AudioCore
-import AudioInterop
 
 extension DelayEstimator {
     /// Whether the echo in `mic` leads `reference` by up to `maxLag` — a loopback recorded late —
@@ -37,15 +36,8 @@ public enum LeadingEcho {
     /// late, or the two files swapped), read from their first minute. False where the files'
     /// rates differ (nothing is judged) or the echo lies where it should.
     public static func inFiles(mic: String, reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
-        guard let (rate, headers) = try? EchoAnalyzer.checkHeaders([mic, reference]) else { return false }
-        let limit = min(headers.map(\.frames).min() ?? 0, 60 * rate)
-        func read(_ path: String, _ channels: Int) throws -> [Float] {
-            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
-            var samples = [Float](repeating: 0, count: limit)
-            let got = try stream.read(into: &samples, frames: limit)
-            return Array(samples.prefix(got))
-        }
-        let micSamples = try read(mic, headers[0].channels), referenceSamples = try read(reference, headers[1].channels)
-        return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration()).echoLeads(reference: referenceSamples, mic: micSamples)
+        guard (try? EchoAnalyzer.checkHeaders([mic, reference])) != nil else { return false }
+        let (rate, files) = try ProcessedLag.firstMinute(of: [mic, reference], channel: channel)
+        return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration()).echoLeads(reference: files[1], mic: files[0])
     }
 }

@@ -43,6 +43,21 @@ public struct ProcessedLag: Sendable, Equatable {
         self.filesAreTooShort = filesAreTooShort
     }
 
+    /// The first `maximumSeconds` of each file (files at one rate, as `EchoAnalyzer` checks them;
+    /// a multichannel one through `channel`), cut to the shortest: what the whole-signal
+    /// correlations read.
+    static func firstMinute(of paths: [String], channel: ChannelSelection) throws -> (rate: Int, samples: [[Float]]) {
+        let (rate, headers) = try EchoAnalyzer.checkHeaders(paths)
+        let limit = min(headers.map(\.frames).min() ?? 0, maximumSeconds * rate)
+        let samples = try zip(paths, headers).map { path, header in
+            let stream = try AudioFileStream(path: path, targetRate: rate, selection: header.channels == 1 ? .monoOnly : channel)
+            var samples = [Float](repeating: 0, count: limit)
+            let got = try stream.read(into: &samples, frames: limit)
+            return Array(samples.prefix(got))
+        }
+        return (rate, samples)
+    }
+
     /// The lag in milliseconds.
     public var milliseconds: Double { Double(samples) * 1000 / Double(sampleRate) }
 
@@ -87,15 +102,8 @@ public struct ProcessedLag: Sendable, Equatable {
     /// checks them). Throws `OutOfRange` for a clear lag outside 0…500 ms (the search reaches
     /// 1 s either way; beyond it nothing is found and the output is scored unshifted).
     public static func estimate(mic: String, processed: String, channel: ChannelSelection = .monoOnly) throws -> ProcessedLag {
-        let (rate, headers) = try EchoAnalyzer.checkHeaders([mic, processed])
-        let limit = min(headers.map(\.frames).min() ?? 0, maximumSeconds * rate)
-        func read(_ path: String, _ channels: Int) throws -> [Float] {
-            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
-            var samples = [Float](repeating: 0, count: limit)
-            let got = try stream.read(into: &samples, frames: limit)
-            return Array(samples.prefix(got))
-        }
-        let micSamples = try read(mic, headers[0].channels), processedSamples = try read(processed, headers[1].channels)
+        let (rate, files) = try firstMinute(of: [mic, processed], channel: channel)
+        let micSamples = files[0], processedSamples = files[1]
         let maximumLag = Int(maximumMilliseconds / 1000 * Double(rate))
         guard let peaks = correlationPeaks(micSamples, processedSamples, maximumLag: maximumLag) else {
             let short = min(micSamples.count, processedSamples.count) < minimumSamples(maximumLag: maximumLag)
