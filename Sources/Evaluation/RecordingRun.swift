@@ -144,7 +144,7 @@ public struct RecordingRun {
                                                                 referenceIsSilent: loopbackIsSilent, micIsSilent: micIsSilent) }
         // nil where the delay was measured.
         report.delayUnmeasuredReason = !hasLoopback ? RecordingReport.noLoopbackReason : metrics.flatMap { RunEvaluator.delayUnmeasuredReason($0) }
-        report.echoOutsideDelaySearchMilliseconds = metrics?.echoOutsideDelaySearchMilliseconds
+        report.echoOutsideDelaySearchMilliseconds = hasLoopback ? metrics.flatMap { RunEvaluator.echoOutsideDelaySearch($0) } : nil
         report.convergenceUnmeasuredReason = hasLoopback ? metrics.flatMap { RunEvaluator.convergenceUnmeasuredReason($0) } : nil
         report.lengthMismatch = lengthMismatch
         report.inputCorrections = corrections

@@ -125,7 +125,7 @@ public struct RunEvaluator: Sendable {
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
                                                                 captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
-        report.echoOutsideDelaySearchMilliseconds = whole.echoOutsideDelaySearchMilliseconds
+        report.echoOutsideDelaySearchMilliseconds = Self.echoOutsideDelaySearch(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
         report.sentGapRanges = Array(glitches.gaps.prefix(RunReport.listedGlitches))
@@ -447,6 +447,16 @@ public struct RunEvaluator: Sendable {
             return "the steady ERLE, \(steadyText), is \(floor) dB or less: nothing converged"
         }
         return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before \(end) ended: still settling, or swinging"
+    }
+
+    /// The delay search's range where the delay is unmeasured because the echo lay outside it —
+    /// `delayUnmeasuredReason`'s words, typed (`echo_outside_delay_search_ms`): nil where that
+    /// reason says something else first (no echo path for what the call sent, a reference the app
+    /// never fed), so a page and eval's note name one cause.
+    public static func echoOutsideDelaySearch(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false) -> Double? {
+        guard metrics.delayMilliseconds == nil, noEchoPathReason(states) == nil,
+              !(referenceNotFed && metrics.gate.farEndActiveFrames == 0) else { return nil }
+        return metrics.echoOutsideDelaySearchMilliseconds
     }
 
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach

@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 
 extension DelayEstimator {
     /// Whether the echo in `mic` leads `reference` by up to `maxLag` — a loopback recorded late —
@@ -19,8 +20,12 @@ extension DelayEstimator {
     /// Under `ProcessedLag.minimumSamples` (a second) nothing is judged: a short clip's whitened
     /// correlation peaks by chance. It runs once per estimate, and only where there is no delay,
     /// so an ordinary call neither pays for it nor changes.
-    func echoLeads(reference: [Float], mic: [Float]) -> Bool {
+    ///
+    /// `unlessInRange`: also false where a lag in 0…maxLag stands out on its own (asked without
+    /// the block search first, as `LeadingEcho` asks it, that is the block search's "a delay").
+    func echoLeads(reference: [Float], mic: [Float], unlessInRange: Bool = false) -> Bool {
         guard maxLag > 0, let peaks = ProcessedLag.correlationPeaks(reference, mic, maximumLag: maxLag) else { return false }
+        if unlessInRange, peaks.inRange.ratio >= ProcessedLag.minimumPeakRatio { return false }
         let edge = millisecondLags
         let (lag, ratio) = peaks.overall
         return lag <= -edge && lag >= -maxLag && ratio >= ProcessedLag.minimumPeakRatio
@@ -33,11 +38,23 @@ extension DelayEstimator {
 /// and `process` ran one on a loopback recorded late without a word.
 public enum LeadingEcho {
     /// Whether the echo in `mic` leads `reference` within the delay search (a loopback recorded
-    /// late, or the two files swapped), read from their first minute. False where the files'
-    /// rates differ (nothing is judged) or the echo lies where it should.
+    /// late, or the two files swapped), read from their first minute at the mic's rate (a loopback
+    /// of another rate or length is read as `process` reads it). Asked as the delay search asks
+    /// it, only where no echo stands out within 0…500 ms: a loopback that also carries the near
+    /// talker back (a far end without a canceller) peaks before the mic too, beside its echo.
     public static func inFiles(mic: String, reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
-        guard (try? EchoAnalyzer.checkHeaders([mic, reference])) != nil else { return false }
-        let (rate, files) = try ProcessedLag.firstMinute(of: [mic, reference], channel: channel)
-        return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration()).echoLeads(reference: files[1], mic: files[0])
+        let rate = try SoundFileReader(path: mic).sampleRate
+        func firstMinute(_ path: String) throws -> [Float] {
+            // A mono file is read as mono whatever the selection, as `process` reads it.
+            let channels = try SoundFileReader(path: path).channelCount
+            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
+            var samples = [Float](repeating: 0, count: 60 * rate)
+            let got = try stream.read(into: &samples, frames: samples.count)
+            return Array(samples.prefix(got))
+        }
+        let micSamples = try firstMinute(mic), referenceSamples = try firstMinute(reference)
+        let count = min(micSamples.count, referenceSamples.count)
+        return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration())
+            .echoLeads(reference: Array(referenceSamples.prefix(count)), mic: Array(micSamples.prefix(count)), unlessInRange: true)
     }
 }

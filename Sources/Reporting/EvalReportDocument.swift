@@ -346,8 +346,8 @@ public enum EvalReportDocument {
         }
         guard !items.isEmpty else { return nil }
         return "The echo lies outside the 0–\(Int(range)) ms delay search of its reference on " + items.joined(separator: ", ")
-            + ": it leads the reference (a loopback recorded late, which no canceller can follow) or lags it by more. "
-            + "Those items' figures and wins say how the modes coped with a reference that does not explain the echo."
+            + ": it leads the reference (a loopback recorded late, which no canceller can follow) or lags it by more (beyond "
+            + "a canceller's reach too). Those items' figures and wins say how the modes coped with an echo they could not place."
     }
 
     /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
@@ -360,14 +360,14 @@ public enum EvalReportDocument {
         var said = Set<String>()
         for result in results {
             guard let health = result.summary?.recordingHealth, health.isClipped, said.insert(result.item).inserted else { continue }
-            let parts = [health.clippedSamples.mic > 0 ? "mic \(health.clippedSamples.mic)" : nil,
-                         (health.clippedSamples.loopback ?? 0) > 0 ? "loopback \(health.clippedSamples.loopback!)" : nil].compactMap { $0 }
-            items.append("\(result.item) (\(parts.joined(separator: ", ")) samples at full scale)")
+            let parts = [health.clippedSamples.mic > 0 ? "mic: \(InputCensus.samples(health.clippedSamples.mic))" : nil,
+                         (health.clippedSamples.loopback ?? 0) > 0 ? "loopback: \(InputCensus.samples(health.clippedSamples.loopback!))" : nil]
+            items.append("\(result.item) (" + parts.compactMap { $0 }.joined(separator: ", ") + " at full scale)")
         }
         guard !items.isEmpty else { return nil }
         return "Recordings that clipped: " + items.joined(separator: ", ") + ". A clipped echo is not the loopback's linear image: "
             + "no canceller removes all of it, and without echo and near-end tracks the gate that finds double talk misreads it, so "
-            + "read these items' figures and verdicts with care (eval.md's matrix, the Runs table's health cell)."
+            + "read these items' figures and verdicts with care."
     }
 
     /// The backends whose canceller runs below the rate of a call or recording it ran on,

@@ -192,8 +192,8 @@ public enum ScenarioLoader {
             }
         }
 
-        /// A file key: a path string, or {"file": path, "channel": N | "downmix"}.
-        /// A file key's path and channel, the file opened and checked (`probe`). A file of 0 frames
+        /// A file key — a path string, or {"file": path, "channel": N | "downmix"} — as its path and
+        /// channel, the file opened and checked (`probe`). A file of 0 frames
         /// is an error (`whenEmpty` says why): a WAV of a header alone played as silence, and a
         /// gate took the broken input for an item without a far end.
         func fileReference(_ reader: JSONObjectReader, _ key: String,

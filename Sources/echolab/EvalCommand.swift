@@ -170,10 +170,12 @@ struct EvalCommand: ParsableCommand {
 
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
     /// eval, the lint's share said where there is one (the pages name the rules).
-    static func summaryLine(_ results: [CorpusRun.Result], failed: Int, incomplete: String = "", out: String) -> String {
+    /// `incomplete`: what a merge of an interrupted shard says ("incomplete: 18 planned").
+    static func summaryLine(_ results: [CorpusRun.Result], failed: Int, incomplete: String? = nil, out: String) -> String {
         let linted = LintTally(results).runsWithFindings
-        let lint = linted > 0 ? " (\(linted) with lint findings)" : ""
-        return "\(results.count - failed) of \(results.count) runs succeeded\(lint)\(incomplete) → \(out)/eval.md"
+        let notes = [linted > 0 ? "\(linted) with lint findings" : nil, incomplete].compactMap { $0 }
+        let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+        return "\(results.count - failed) of \(results.count) runs succeeded\(said) → \(out)/eval.md"
     }
 
     /// The lint's findings over the runs, for --strict: each rule once, with how many runs have

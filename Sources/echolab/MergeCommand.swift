@@ -61,7 +61,7 @@ struct MergeCommand: ParsableCommand {
             }
             let failed = merged.outcome.failedCount
             // An interrupted shard's runs are missing: said here as eval.json says it.
-            let missing = merged.outcome.isComplete ? "" : " (incomplete: \(merged.outcome.plannedCount) planned)"
+            let missing = merged.outcome.isComplete ? nil : "incomplete: \(merged.outcome.plannedCount) planned"
             // The failed runs' errors as the shards' evals printed them, and eval's exit status:
             // a CI job that merges and stops there fails as the unsharded eval would.
             for line in EvalCommand.errorLines(merged.outcome.results) { standardError(line) }

@@ -162,6 +162,22 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results[4...5])), "a requirement's finding is not the lint's")
     }
 
+    /// Items whose echo lies outside the delay search are named once each, from the runs'
+    /// typed key; none: no note.
+    func testItemsWhoseEchoLiesOutsideTheSearchAreNamedOnce() throws {
+        func result(_ mode: String, item: String, outside: Bool) throws -> CorpusRun.Result {
+            var report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "findings": .array([])]
+            if outside { report["echo_outside_delay_search_ms"] = .number(500) }
+            return CorpusRun.Result(itemIndex: 0, item: item, file: "\(item).wav", mode: try EchoControlMode(parsing: mode),
+                                    folder: "\(item)/\(mode)", summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let results = try [result("disabled", item: "late", outside: true), result("speex:intensityMin", item: "late", outside: true),
+                           result("disabled", item: "fine", outside: false), result("disabled", item: "far", outside: true)]
+        let note = try XCTUnwrap(EvalReportDocument.echoOutsideSearchNote(results))
+        XCTAssertTrue(note.hasPrefix("The echo lies outside the 0–500 ms delay search of its reference on late, far: it leads"), note)
+        XCTAssertNil(EvalReportDocument.echoOutsideSearchNote([results[2]]))
+    }
+
     /// A recording that clipped is named under the Modes table, once, with its counts: it was
     /// only in a run's health cell, and it turned an item's verdict (a new user's trial).
     func testClippedRecordingsAreNamedOnce() throws {
@@ -175,7 +191,7 @@ final class ReportWordingTests: XCTestCase {
         let results = try [result("disabled", item: "clipped", mic: 1200, loopback: 0), result("speex:intensityMin", item: "clipped", mic: 1200, loopback: 0),
                            result("disabled", item: "hot", mic: 3, loopback: 40), result("disabled", item: "clean", mic: 0, loopback: nil)]
         let note = try XCTUnwrap(EvalReportDocument.clippedRecordingsNote(results))
-        XCTAssertTrue(note.hasPrefix("Recordings that clipped: clipped (mic 1200 samples at full scale), hot (mic 3, loopback 40 samples at full scale). "), note)
+        XCTAssertTrue(note.hasPrefix("Recordings that clipped: clipped (mic: 1200 samples at full scale), hot (mic: 3 samples, loopback: 40 samples at full scale). "), note)
         XCTAssertNil(EvalReportDocument.clippedRecordingsNote([results[3]]))
     }
 

@@ -133,7 +133,7 @@ public struct RunSummary: Sendable {
             }
         }
         durationSeconds = value["duration_s"]?.doubleValue ?? 0
-        sampleRate = value["sample_rate"]?.doubleValue.map { Int($0) }
+        sampleRate = value["sample_rate"]?.doubleValue.map(Int.init(saturating:))
         echoUnmeasuredReason = value["echo_unmeasured"]?.stringValue
         delayUnmeasuredReason = value["delay_unmeasured"]?.stringValue
         echoOutsideDelaySearchMilliseconds = value["echo_outside_delay_search_ms"]?.doubleValue
@@ -145,8 +145,8 @@ public struct RunSummary: Sendable {
             // A loopback's null is a recording without one, which has no count to hold.
             if let resets = value["aec_resets"]?.doubleValue, let mic = value.value(at: "clipped_samples.mic")?.doubleValue,
                let loopback = value.value(at: "clipped_samples.loopback"), loopback.doubleValue != nil || loopback == .null {
-                recordingHealth = RecordingHealth(aecResets: Int(resets), clippedMicSamples: Int(mic),
-                                                  clippedLoopbackSamples: loopback.doubleValue.map { Int($0) })
+                recordingHealth = RecordingHealth(aecResets: Int(saturating: resets), clippedMicSamples: Int(saturating: mic),
+                                                  clippedLoopbackSamples: loopback.doubleValue.map(Int.init(saturating:)))
             }
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             micFile = value.value(at: "files.mic")?.stringValue
