@@ -28,6 +28,9 @@ public struct CorpusRun {
         public var file: String
         /// The mode it ran in (the scenario's own when no modes were asked for).
         public var mode: EchoControlMode?
+        /// The mode as the pages name it: "as written" for an item that failed before its mode
+        /// was read.
+        public var modeName: String { mode?.description ?? "as written" }
         /// OUT-relative folder of its files.
         public var folder: String
         /// What eval needs of the run (nil when it failed).

@@ -454,9 +454,17 @@ public struct RunEvaluator: Sendable {
     /// reason says something else first (no echo path for what the call sent, a reference the app
     /// never fed), so a page and eval's note name one cause.
     public static func echoOutsideDelaySearch(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false) -> Double? {
-        guard metrics.delayMilliseconds == nil, noEchoPathReason(states) == nil,
-              !(referenceNotFed && metrics.gate.farEndActiveFrames == 0) else { return nil }
+        guard metrics.delayMilliseconds == nil,
+              delayReasonBeforeTheSearch(metrics, states: states, referenceNotFed: referenceNotFed) == nil else { return nil }
         return metrics.echoOutsideDelaySearchMilliseconds
+    }
+
+    /// A cause of no delay that comes before what the search itself found: no echo path for
+    /// what the call sent, or a reference the app never fed.
+    private static func delayReasonBeforeTheSearch(_ metrics: EchoMetrics, states: [DeviceState], referenceNotFed: Bool) -> String? {
+        if let reason = noEchoPathReason(states) { return reason }
+        if referenceNotFed, metrics.gate.farEndActiveFrames == 0 { return Self.referenceNotFedReason }
+        return nil
     }
 
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach
@@ -464,8 +472,7 @@ public struct RunEvaluator: Sendable {
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
     public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
-        if let reason = noEchoPathReason(states) { return reason }
-        if referenceNotFed, metrics.gate.farEndActiveFrames == 0 { return Self.referenceNotFedReason }
+        if let reason = delayReasonBeforeTheSearch(metrics, states: states, referenceNotFed: referenceNotFed) { return reason }
         switch metrics.delayUnmeasured {
         case .echoOutsideSearch(let range)?:
             return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"

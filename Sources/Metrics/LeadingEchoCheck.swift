@@ -44,17 +44,11 @@ public enum LeadingEcho {
     /// talker back (a far end without a canceller) peaks before the mic too, beside its echo.
     public static func inFiles(mic: String, reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
         let rate = try SoundFileReader(path: mic).sampleRate
-        func firstMinute(_ path: String) throws -> [Float] {
-            // A mono file is read as mono whatever the selection, as `process` reads it.
-            let channels = try SoundFileReader(path: path).channelCount
-            let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
-            var samples = [Float](repeating: 0, count: 60 * rate)
-            let got = try stream.read(into: &samples, frames: samples.count)
-            return Array(samples.prefix(got))
-        }
-        let micSamples = try firstMinute(mic), referenceSamples = try firstMinute(reference)
-        let count = min(micSamples.count, referenceSamples.count)
+        let frames = ProcessedLag.maximumSeconds * rate
+        let micSamples = try ProcessedLag.firstMinute(of: mic, at: rate, frames: frames, channel: channel)
+        let referenceSamples = try ProcessedLag.firstMinute(of: reference, at: rate, frames: frames, channel: channel)
+        // The correlation reads the two over their common length.
         return DelayEstimator(sampleRate: rate, configuration: EchoMetricsConfiguration())
-            .echoLeads(reference: Array(referenceSamples.prefix(count)), mic: Array(micSamples.prefix(count)), unlessInRange: true)
+            .echoLeads(reference: referenceSamples, mic: micSamples, unlessInRange: true)
     }
 }

@@ -49,13 +49,17 @@ public struct ProcessedLag: Sendable, Equatable {
     static func firstMinute(of paths: [String], channel: ChannelSelection) throws -> (rate: Int, samples: [[Float]]) {
         let (rate, headers) = try EchoAnalyzer.checkHeaders(paths)
         let limit = min(headers.map(\.frames).min() ?? 0, maximumSeconds * rate)
-        let samples = try zip(paths, headers).map { path, header in
-            let stream = try AudioFileStream(path: path, targetRate: rate, selection: header.channels == 1 ? .monoOnly : channel)
-            var samples = [Float](repeating: 0, count: limit)
-            let got = try stream.read(into: &samples, frames: limit)
-            return Array(samples.prefix(got))
-        }
-        return (rate, samples)
+        return (rate, try paths.map { try firstMinute(of: $0, at: rate, frames: limit, channel: channel) })
+    }
+
+    /// Up to `frames` of the file at `rate` (resampled if it has another), a mono file as mono
+    /// whatever `channel` selects, as the commands read it.
+    static func firstMinute(of path: String, at rate: Int, frames: Int, channel: ChannelSelection) throws -> [Float] {
+        let channels = try SoundFileReader(path: path).channelCount
+        let stream = try AudioFileStream(path: path, targetRate: rate, selection: channels == 1 ? .monoOnly : channel)
+        var samples = [Float](repeating: 0, count: frames)
+        let got = try stream.read(into: &samples, frames: frames)
+        return Array(samples.prefix(got))
     }
 
     /// The lag in milliseconds.

@@ -181,7 +181,7 @@ public enum EvalReportDocument {
             blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
                 item.results.map { result -> [ReportDocument.Cell] in
                     let m = result.summary?.metrics
-                    let mode = result.mode?.description ?? "as written"
+                    let mode = result.modeName
                     // A failed run has no folder: its mode is text, not a link to nothing.
                     var row: [ReportDocument.Cell] = [.init([.link(item.name, href: "#\(anchor(item.name))")]),
                                                       result.summary == nil ? .init(mode)
@@ -223,7 +223,7 @@ public enum EvalReportDocument {
         let failures = outcome.results.filter { $0.error != nil }
         if !failures.isEmpty {
             blocks.append(.heading("Failures", level: 2, id: "failures"))
-            blocks.append(.list(failures.map { [.text("\($0.item) (\($0.mode?.description ?? "as written")): \($0.error ?? "")")] }))
+            blocks.append(.list(failures.map { [.text("\($0.item) (\($0.modeName)): \($0.error ?? "")")] }))
         }
         return ReportDocument(title: "EchoLab evaluation", blocks: blocks)
     }
@@ -288,7 +288,7 @@ public enum EvalReportDocument {
     static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
         let tally = LintTally(results)
         guard !tally.rules.isEmpty else { return nil }
-        let ran = Dictionary(grouping: results, by: \.item).mapValues { $0.map { $0.mode?.description ?? "as written" } }
+        let ran = Dictionary(grouping: results, by: \.item).mapValues { $0.map { $0.modeName } }
         func which(_ those: [String], of item: String) -> String {
             let all = ran[item] ?? []
             if those.count == all.count, all.count > 1 { return "every mode" }
@@ -301,7 +301,7 @@ public enum EvalReportDocument {
                 var items: [String] = [], modes: [String: [String]] = [:]
                 for run in runs {
                     if modes[run.item] == nil { items.append(run.item) }
-                    modes[run.item, default: []].append(run.mode?.description ?? "as written")
+                    modes[run.item, default: []].append(run.modeName)
                 }
                 var groups: [String] = [], grouped: [String: [String]] = [:]
                 for item in items {
@@ -322,7 +322,7 @@ public enum EvalReportDocument {
         for result in results {
             for rule in result.summary?.findings(of: .canceller) ?? [] {
                 if runs[rule] == nil { rules.append(rule) }
-                let run = "\(result.item) (\(result.mode?.description ?? "as written"))"
+                let run = "\(result.item) (\(result.modeName))"
                 if runs[rule]?.contains(run) != true { runs[rule, default: []].append(run) }
             }
         }
@@ -423,7 +423,7 @@ public enum EvalReportDocument {
     static func reasonsByMode(_ runs: [CorpusRun.Result], _ reasons: (CorpusRun.Result) -> [String]) -> [String] {
         var grouped: [(reason: String, modes: [String])] = []
         for result in runs {
-            let mode = result.mode?.description ?? "as written"
+            let mode = result.modeName
             for text in reasons(result) {
                 if let index = grouped.firstIndex(where: { $0.reason == text }) { grouped[index].modes.append(mode) } else { grouped.append((text, [mode])) }
             }
@@ -547,7 +547,7 @@ public enum EvalReportDocument {
             lines: ran.map { result in
                 let series = result.summary?.metrics?.erleSeries ?? []
                 let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
-                let name = result.mode?.description ?? "as written"
+                let name = result.modeName
                 return .init(name: name, points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) }, colour: ModeColours.colour(for: name, among: modes.map(\.description)),
                              lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))
             },
@@ -565,7 +565,7 @@ public enum EvalReportDocument {
         blocks.append(.bandChart(.init(
             title: "\(item.name): ERLE per octave band, per mode", yLabel: "ERLE (dB)", bands: bands.map { ($0.lowHz, $0.highHz) },
             series: ran.map { result in
-                let name = result.mode?.description ?? "as written"
+                let name = result.modeName
                 let bands = result.summary?.metrics?.erleBands ?? []
                 return .init(name: name, values: bands.map(\.erleDB), lowerBounds: bands.map(\.isLowerBound), colour: ModeColours.colour(for: name, among: modes.map(\.description)))
             },
@@ -579,7 +579,7 @@ public enum EvalReportDocument {
         }
         for result in ran {
             if let sent = result.summary?.taps["sent"] {
-                clips.append(.init(label: "sent: \(result.mode?.description ?? "as written")", path: "\(result.folder)/\(sent)"))
+                clips.append(.init(label: "sent: \(result.modeName)", path: "\(result.folder)/\(sent)"))
             }
         }
         let noOutput = ran.allSatisfy { $0.summary?.taps["sent"] == nil }

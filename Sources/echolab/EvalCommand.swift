@@ -184,7 +184,7 @@ struct EvalCommand: ParsableCommand {
         let tally = LintTally(results)
         guard tally.runsWithFindings > 0 else { return nil }
         let named = tally.rules.map { rule, runs in
-            let first = "\(runs[0].item) (\(runs[0].mode?.description ?? "as written"))"
+            let first = "\(runs[0].item) (\(runs[0].modeName))"
             return "\(rule) in \(runs.count == 1 ? first : "\(runs.count) runs, first \(first)")"
         }
         return "echolab: lint findings in \(tally.runsWithFindings) of \(results.count) runs (\(out)/eval.md): " + named.joined(separator: "; ")
