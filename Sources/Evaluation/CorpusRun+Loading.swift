@@ -16,6 +16,20 @@ extension CorpusRun {
     /// `checkOutputFolder(_:)` and `run(_:progress:)`.
     public struct LoadedItems: Sendable {
         let items: [Swift.Result<Loaded, ItemError>]
+
+        /// The backends the loaded items run in as written (without `--modes`): each scenario's
+        /// own, and `recordingDefaultMode`'s for a recording, by name, each once in plan order.
+        public var backendsAsWritten: [String] {
+            var names: [String] = []
+            for case .success(let item) in items {
+                let name = switch item {
+                case .scenario(let scenario): scenario.voiceProcessing.backend.name
+                case .recording: CorpusRun.recordingDefaultMode.backend.name
+                }
+                if !names.contains(name) { names.append(name) }
+            }
+            return names
+        }
     }
 
     /// Loads every scenario once, before anything runs. Each item writes OUT/NAME/, so two with

@@ -87,7 +87,6 @@ struct EvalCommand: ParsableCommand {
         Interrupts.install()
         let started = DispatchTime.now()
         let modes = try modes?.value(plugins: plugins.resolved), shard = try shard?.value
-        // Without --modes each scenario runs its own aec: a registered plugin runs where one names it (with the same file).
         if let modes { for line in try plugins.unusedWarnings(modes: modes, command: "eval", option: "--modes") { standardError(line) } }
         // One renderer for the runs' pages and eval.md/eval.html.
         let renderer = ReportPages()
@@ -119,6 +118,11 @@ struct EvalCommand: ParsableCommand {
             run.plugins = try plugins.resolved
             corpus = run
             loaded = corpus.load()
+            // Without --modes each scenario runs its own aec: a registered plugin runs only where
+            // a scenario names it (with the same file).
+            if modes == nil {
+                for line in try plugins.unusedWarnings(backends: loaded.backendsAsWritten, command: "eval", option: "--modes") { standardError(line) }
+            }
             try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)
             // Held until the eval.json is written: a second eval into OUT is refused by name.

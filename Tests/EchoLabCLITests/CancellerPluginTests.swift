@@ -673,6 +673,19 @@ final class CancellerPluginTests: XCTestCase {
         let used = try runEchoLab(["eval", "delay.json", "--out", "used", "--no-taps", "--plugin", "mine=\(passthrough)",
                                    "--modes", "mine:intensityMin"], in: root)
         XCTAssertEqual(used.standardError, "")
+        // Without --modes each scenario runs its own aec: speex here, so the plugin runs nowhere
+        // (eval said nothing); a scenario that names it runs it, and nothing is said.
+        let asWritten = try runEchoLab(["eval", "delay.json", "--out", "written", "--no-taps", "--plugin", "mine=\(passthrough)"], in: root)
+        XCTAssertEqual(asWritten.status, 0, asWritten.standardError)
+        XCTAssertEqual(asWritten.standardError, "echolab eval: " + warning + " (name it in --modes mine:INTENSITY)\n")
+        _ = try writeScenario("""
+            {"name": "mine", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "duration_s": 2,
+             "aec": {"mode": "intensityMin", "backend": "mine", "plugin": "\(passthrough)"}}
+            """, named: "mine.json", in: root)
+        let named = try runEchoLab(["eval", "delay.json", "mine.json", "--out", "named", "--no-taps", "--plugin", "mine=\(passthrough)"], in: root)
+        XCTAssertEqual(named.status, 0, named.standardError)
+        XCTAssertEqual(named.standardError, "")
     }
 
     /// A process the plugin starts and never stops goes with its run: left, it held the stderr
