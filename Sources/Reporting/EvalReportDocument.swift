@@ -132,13 +132,17 @@ public enum EvalReportDocument {
             }
             let cellLegend = nearEndCell
                 ? "Each cell: steady ERLE / near-end attenuation in double talk, in dB (" + (["— where there is none"] + marks).joined(separator: "; ") + "). " : ""
-            blocks.append(.paragraph([.text(cellLegend
+            // What each item gives a canceller to remove: a 40 dB ERL leaves little echo, a
+            // 220 ms delay tests the canceller's reach; eval.html has them per run.
+            let echoPathLegend = "The echo path: the item's ERL in far-end single talk and the echo's bulk delay, "
+                + "the range over its runs where they differ (each run measures them lined up with its canceller's output). "
+            blocks.append(.paragraph([.text(cellLegend + echoPathLegend
                                             + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
                                             + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
                                             + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
-            blocks.append(.table(.init(header: ["item"] + modes.map(\.description), rows: items.enumerated().map { position, item in
+            blocks.append(.table(.init(header: ["item", "echo path"] + modes.map(\.description), rows: items.enumerated().map { position, item in
                 let front = verdicts.front(ofItemAt: position)?.modes ?? []
-                return [.init(item.name)] + modes.map { mode -> ReportDocument.Cell in
+                return [.init(item.name), .init(Self.echoPathText(item.results))] + modes.map { mode -> ReportDocument.Cell in
                     guard let result = item.results.first(where: { $0.mode == mode }) else { return .init("") }
                     guard let summary = result.summary else { return .init([.strong("failed")]) }
                     let m = summary.metrics, value = m?.erleSteadyDB
@@ -601,6 +605,21 @@ public enum EvalReportDocument {
 
     /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one;
     /// `unit` right after the number ("12.3 dB (few frames)").
+    /// An item's echo path as its runs measured it: "ERL 9.6 dB, 60 ms", "ERL 9.6–9.7 dB, 77 ms",
+    /// "—" where no run measured either. Figures on too few frames are left out, as from the means.
+    static func echoPathText(_ results: [CorpusRun.Result]) -> String {
+        func range(_ values: [Double], digits: Int, unit: String) -> String? {
+            guard let low = values.min(), let high = values.max() else { return nil }
+            let (a, b) = (ReportFormatting.number(low, digits: digits), ReportFormatting.number(high, digits: digits))
+            return (a == b ? a : a + "–" + b) + unit
+        }
+        let metrics = results.compactMap { $0.summary?.metrics }
+        let erls = metrics.compactMap { $0.isLowConfidence ? nil : $0.erlDB }
+        let parts = [range(erls, digits: 1, unit: " dB").map { "ERL " + $0 },
+                     range(metrics.compactMap(\.delayMilliseconds), digits: 0, unit: " ms")].compactMap { $0 }
+        return parts.isEmpty ? "—" : parts.joined(separator: ", ")
+    }
+
     static func compact(_ value: Double?, isLowerBound: Bool, isLowConfidence: Bool, unit: String = "") -> String {
         guard value != nil else { return "—" }
         return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + unit + (isLowConfidence ? " (few frames)" : "")

@@ -164,7 +164,8 @@ final class BestOnBothAxesTests: XCTestCase {
         for row in markdown.split(separator: "\n") where row.hasPrefix("| talk |") || row.hasPrefix("| far |") {
             let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
             let name = String(cells.first!)
-            let bold = Set(zip(modes, cells.dropFirst()).filter { $0.1.hasPrefix("[**") }.map(\.0))
+            // The item, its echo path, then a cell per mode.
+            let bold = Set(zip(modes, cells.dropFirst(2)).filter { $0.1.hasPrefix("[**") }.map(\.0))
             XCTAssertEqual(bold, fronts[name], "\(name): \(row)")
         }
         XCTAssertTrue(markdown.contains("Each cell: steady ERLE / near-end attenuation in double talk, in dB"), markdown)

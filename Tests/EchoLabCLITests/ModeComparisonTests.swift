@@ -73,6 +73,16 @@ final class ModeComparisonTests: XCTestCase {
         XCTAssertEqual(stats["p10"] as! Double, min(steady[0], steady[1]) + 0.1 * abs(steady[0] - steady[1]), accuracy: 1e-3)
         let markdown = try String(contentsOf: root.appendingPathComponent("one/eval.md"), encoding: .utf8)
         XCTAssertTrue(markdown.contains("| speech |"), markdown)
+        // Each item's echo path beside its cells: a pure 40 ms delay at −6 dB has an ERL of exactly
+        // 6 dB in every mode; the room's is the range of its runs' figures in eval.json.
+        XCTAssertTrue(markdown.contains("| delay40-intensityRecommended | ERL 6.0 dB, 40 ms | "), markdown)
+        let room = (items[1]["results"] as! [[String: Any]]).map { $0["metrics"] as! [String: Any] }
+        let erls = room.map { $0["erl_db"] as! Double }, delays = room.map { $0["delay_ms"] as! Double }
+        func printed(_ values: [Double], _ format: String) -> String {
+            let (low, high) = (String(format: format, values.min()!), String(format: format, values.max()!))
+            return low == high ? low : "\(low)–\(high)"
+        }
+        XCTAssertTrue(markdown.contains("| speech | ERL \(printed(erls, "%.1f")) dB, \(printed(delays, "%.0f")) ms | "), markdown)
         // The modes table counts runs with lint findings apart from runs with pipeline issues:
         // its last cell per mode is the number of that mode's runs whose findings are not empty.
         XCTAssertTrue(markdown.contains("| wins | runs with pipeline issues | runs with lint findings |"), markdown)
