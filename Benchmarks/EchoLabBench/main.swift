@@ -487,6 +487,14 @@ func row(_ label: String, _ wall: Double) -> String {
     label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f ms %9.0f× real time", wall * 1000, seconds / wall)
 }
 
+// `echolab-bench rooms`: the eval row alone, printed, its corpus kept (to iterate on it by hand).
+if CommandLine.arguments.dropFirst().first == "rooms" {
+    let rooms = try evalOfRooms()
+    print(String(format: "eval %.1f ms, bare %.1f ms: %.1f %% (corpus and outputs in %@)",
+                 rooms.eval * 1000, rooms.bare * 1000, rooms.bare / rooms.eval * 100, work))
+    fflush(nil)
+    _exit(0)
+}
 let disabled = try wholeRun(.disabled)
 let disabledRoom = try wholeRun(.disabled, room: true)
 let enabledRoom = try wholeRun(.intensityRecommended, room: true)
