@@ -1,0 +1,216 @@
+import AudioInterop
+import EchoLabJSON
+import Foundation
+import Metrics
+import Evaluation
+import Simulation
+
+/// The notes under eval.md's and eval.html's Modes table: what a mean rests on, and the runs a
+/// reader must know of before trusting a column (lint findings, clipped recordings, cancellers
+/// run below the call's rate, echo outside the delay search, the libraries measured).
+extension EvalReportDocument {
+    /// What the Modes table's columns rest on, under it: a mean over fewer runs than the mode ran
+    /// (the "N of M runs"), and what convergence is, and why a mode may have none.
+    static func modesTableNotes() -> [ReportDocument.Block] {
+        let opening = "Each dB mean and median is over the mode's runs that have a value on at least "
+            + "\(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the mean says over how many runs (\"3 of 5\"), "
+            + "so two modes' means may stand on different items. "
+            + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
+            + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
+            + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
+            + "leaves it unknown (each run's report says which, in "
+        // A key is code: inside the text the writers escaped its backticks, and the page showed them.
+        let closing = "); its median is over the runs that have one, and says over how many where that is not all of them. "
+            + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
+            + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
+            + "talker sent louder than it spoke (an automatic gain control's gain), not one kept better. Pipeline issues are "
+            + "underruns, overruns, clicks and gaps in the sent audio (not a mute's or a stopped audio unit's silence: sent on purpose, its run's events say when), canceller resets and buffers "
+            + "that lost audio; lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
+        return [.paragraph([.text(opening), .code("convergence_unmeasured"), .text(closing)])]
+    }
+
+    /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's
+    /// ERLE is a bound at the noise floor and its convergence tells only how that floor moved, so the table read a muting
+    /// canceller as the best one, with no lint finding, and named nothing that it muted.
+    static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
+        let counts = modes.compactMap { mode -> String? in
+            let ran = results.filter { $0.mode == mode }.compactMap(\.summary)
+            let silent = ran.filter { $0.findings.contains(RequirementFindings.silentSendRule) }.count
+            return silent > 0 ? "\(mode.description) in \(silent) of \(ran.count) run\(ran.count == 1 ? "" : "s")" : nil
+        }
+        guard !counts.isEmpty else { return nil }
+        return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
+            + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
+            + "and wins no item where it did so."
+    }
+
+    /// The lint's findings, rule by rule, with the items that have them grouped by the modes they
+    /// have them in ("every mode", "every mode but disabled", or the modes named): the Modes
+    /// table counts the runs with findings, and a CI log or a reader of eval.md had no rule to
+    /// look up. nil where no run has one.
+    static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
+        let tally = LintTally(results)
+        guard !tally.rules.isEmpty else { return nil }
+        let ran = Dictionary(grouping: results, by: \.item).mapValues { $0.map { $0.modeName } }
+        func which(_ those: [String], of item: String) -> String {
+            let all = ran[item] ?? []
+            if those.count == all.count, all.count > 1 { return "every mode" }
+            let others = all.filter { !those.contains($0) }
+            if others == ["disabled"], those.count > 1 { return "every mode but disabled" }
+            return those.joined(separator: ", ")
+        }
+        return "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them): "
+            + tally.rules.map { rule, runs in
+                var items: [String] = [], modes: [String: [String]] = [:]
+                for run in runs {
+                    if modes[run.item] == nil { items.append(run.item) }
+                    modes[run.item, default: []].append(run.modeName)
+                }
+                var groups: [String] = [], grouped: [String: [String]] = [:]
+                for item in items {
+                    let key = which(modes[item]!, of: item)
+                    if grouped[key] == nil { groups.append(key) }
+                    grouped[key, default: []].append(item)
+                }
+                return rule + " " + groups.map { "in \($0): " + grouped[$0]!.joined(separator: ", ") }.joined(separator: "; ")
+            }.joined(separator: "; ") + "."
+    }
+
+    /// The canceller's own findings (an echo leak after a route change: its behaviour, which no
+    /// app setup avoids), rule by rule with the runs that have them, counted apart from the lint
+    /// and from the pipeline's issues; nil where no run has one. Without it eval.md never named
+    /// the leak a route-change corpus is run to catch.
+    static func cancellerFindingsNote(_ results: [CorpusRun.Result]) -> String? {
+        var rules: [String] = [], runs: [String: [String]] = [:]
+        for result in results {
+            for rule in result.summary?.findings(of: .canceller) ?? [] {
+                if runs[rule] == nil { rules.append(rule) }
+                let run = "\(result.item) (\(result.modeName))"
+                if runs[rule]?.contains(run) != true { runs[rule, default: []].append(run) }
+            }
+        }
+        guard !rules.isEmpty else { return nil }
+        return "The canceller's own findings (its behaviour, not the app's setup; not counted as lint findings or pipeline issues): "
+            + rules.map { rule in
+                let list = runs[rule]!
+                return "\(rule) in \(list.count) run\(list.count == 1 ? "" : "s"): " + list.joined(separator: ", ")
+            }.joined(separator: "; ") + "."
+    }
+
+    /// The items whose echo lay outside the delay search — before the reference (a loopback
+    /// recorded late, which no canceller can follow) or beyond its reach: their cells and wins
+    /// were ranked with the others, and only a run's page said why. nil where none.
+    static func echoOutsideSearchNote(_ results: [CorpusRun.Result]) -> String? {
+        var items: [String] = [], range = 0.0
+        for result in results {
+            guard let outside = result.summary?.echoOutsideDelaySearchMilliseconds, !items.contains(result.item) else { continue }
+            items.append(result.item)
+            range = outside
+        }
+        guard !items.isEmpty else { return nil }
+        return "The echo lies outside the 0–\(Int(range)) ms delay search of its reference on " + items.joined(separator: ", ")
+            + ": it leads the reference (a loopback recorded late, which no canceller can follow) or lags it by more (beyond "
+            + "a canceller's reach too). Those items' figures and wins say how the modes coped with an echo they could not place."
+    }
+
+    /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
+    /// echo is no longer the loopback's linear image, so every canceller's figures there stand on
+    /// an echo none can fully remove, and without echo and near-end tracks the gate that finds
+    /// double talk misreads it (6.86 % of a mic clipped read 81 single-talk frames for 535, and
+    /// turned which mode was best). Said only in a run's health cell before; nil where none clipped.
+    static func clippedRecordingsNote(_ results: [CorpusRun.Result]) -> String? {
+        var items: [String] = []
+        var said = Set<String>()
+        for result in results {
+            guard let health = result.summary?.recordingHealth, health.isClipped, said.insert(result.item).inserted else { continue }
+            let parts = [health.clippedSamples.mic > 0 ? "mic: \(InputCensus.samples(health.clippedSamples.mic))" : nil,
+                         (health.clippedSamples.loopback ?? 0) > 0 ? "loopback: \(InputCensus.samples(health.clippedSamples.loopback!))" : nil]
+            items.append("\(result.item) (" + parts.compactMap { $0 }.joined(separator: ", ") + " at full scale)")
+        }
+        guard !items.isEmpty else { return nil }
+        return "Recordings that clipped: " + items.joined(separator: ", ") + ". A clipped echo is not the loopback's linear image: "
+            + "no canceller removes all of it, and without echo and near-end tracks the gate that finds double talk misreads it, so "
+            + "read these items' figures and verdicts with care."
+    }
+
+    /// The backends whose canceller runs below the rate of a call or recording it ran on,
+    /// resampled around: the band above half its rate is never sent, and reads as echo removed in
+    /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz was named best on
+    /// both axes of a white-noise corpus, 8.3 dB of ERLE). nil where none does.
+    static func bandLimitedNote(_ results: [CorpusRun.Result]) -> String? {
+        var backends: [EchoCancellerBackend] = []
+        for result in results {
+            // A 16 kHz recording loses nothing to a 16 kHz canceller.
+            guard let backend = result.mode?.backend, let rate = backend.cancellerRate, let runRate = result.summary?.sampleRate,
+                  runRate > rate, !backends.contains(backend) else { continue }
+            backends.append(backend)
+        }
+        guard !backends.isEmpty else { return nil }
+        let named = backends.map { "\($0.name) at \($0.cancellerRate! / 1000) kHz" }.joined(separator: ", ")
+        return "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
+            + "reads as echo removed, in their ERLE, convergence and wins: about 10·log10(24 kHz over half the rate) on a far end "
+            + "with as much power up there as below (white noise: 4.8 dB at 16 kHz, 7.8 dB at 8 kHz, a little more with the "
+            + "resampler's roll-off), a few hundredths of a dB on speech; a 48 kHz call's near end loses that band too."
+    }
+
+    /// What each backend's runs were measured with (eval.json's per-run `library`: a library and
+    /// its version, a plugin's name and SHA-256), so that a page read without eval.json says what
+    /// it measured; a backend whose runs name several (merged shards of two builds) lists each.
+    /// A failed run's canceller counts too (a plugin that crashed: which build crashed is what
+    /// its author needs). nil where no run names one.
+    static func librariesNote(_ results: [CorpusRun.Result]) -> String? {
+        var order: [String] = [], libraries: [String: [String]] = [:]
+        for result in results {
+            guard let backend = result.mode?.backend.name, let library = result.summary?.library ?? result.library else { continue }
+            if libraries[backend] == nil { order.append(backend) }
+            if libraries[backend]?.contains(library) != true { libraries[backend, default: []].append(library) }
+        }
+        guard !order.isEmpty else { return nil }
+        return "Measured with: " + order.map { "\($0): \(libraries[$0]!.joined(separator: " and "))" }.joined(separator: "; ") + "."
+    }
+
+    /// The bands the item's runs give no ERLE in, with the runs' own reason and the modes it holds
+    /// for ("every mode" where all): an empty slot in the band chart says nothing by itself.
+    static func unmeasuredBandsNote(_ ran: [CorpusRun.Result]) -> String? {
+        let withBands = ran.filter { ($0.summary?.metrics?.erleBands.contains { $0.erleDB != nil }) == true }
+        let lines = reasonsByMode(withBands) { result in
+            (result.summary?.metrics?.erleBands ?? []).compactMap { band in
+                band.unmeasuredReason.map { "\(RunReportDocument.bandName(band)): \($0)" }
+            }
+        }
+        return lines.isEmpty ? nil : "No ERLE in " + lines.joined(separator: "; ") + "."
+    }
+
+    /// Each reason the runs give (`reasons`), once, with the modes it holds for ("every mode"
+    /// where it holds for all of `runs`), in the order first given.
+    static func reasonsByMode(_ runs: [CorpusRun.Result], _ reasons: (CorpusRun.Result) -> [String]) -> [String] {
+        var grouped: [(reason: String, modes: [String])] = []
+        for result in runs {
+            let mode = result.modeName
+            for text in reasons(result) {
+                if let index = grouped.firstIndex(where: { $0.reason == text }) { grouped[index].modes.append(mode) } else { grouped.append((text, [mode])) }
+            }
+        }
+        return grouped.map { "\($0.reason) (\($0.modes.count == runs.count ? "every mode" : $0.modes.joined(separator: ", ")))" }
+    }
+
+    /// Why an item's runs have no steady ERLE (and, with `nearEnd`, no near-end attenuation in
+    /// double talk), in their reports' own words (`echo_unmeasured`; the telephony double talk's
+    /// reason), each reason once with the modes it holds for ("every mode" where all): nil where
+    /// every run has both, or says nothing.
+    static func unmeasuredReasons(_ results: [CorpusRun.Result], nearEnd: Bool) -> [String]? {
+        let ran = results.filter { $0.summary != nil }
+        func grouped(_ what: String, _ reason: (CorpusRun.Result) -> String?) -> [String] {
+            reasonsByMode(ran) { result in reason(result).map { ["\(what): \($0)"] } ?? [] }
+        }
+        let erle = grouped("no steady ERLE") { result in
+            result.summary?.metrics?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil
+        }
+        let attenuation = !nearEnd ? [] : grouped("no near-end attenuation") { result in
+            // A lone talker's figure stands in its cell ("alone"): nothing is missing there.
+            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil, nearEndAlone(m) == nil else { return nil }
+            return m.telephony?.doubleTalkUnmeasuredReason
+        }
+        return erle.isEmpty && attenuation.isEmpty ? nil : erle + attenuation
+    }
+}
