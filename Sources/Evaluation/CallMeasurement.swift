@@ -28,6 +28,9 @@ public final class CallMeasurement: CallTap {
     /// Until this sample of `sent`, what is sent still holds capture that was not the room's (a
     /// file mic, a silenced tick): a capture reaches `sent` `sendLatency` after its tick.
     private var notRoomUntil = 0
+    /// The same for capture that was not a file's or generator's own audio, whole (the room's, an
+    /// engine's fill, a switch's blend, a silenced tick).
+    private var notSourceUntil = 0
     /// Per tick: Σ(sent−mic)², Σmic² (spilled to disk beyond a few minutes: memory stays flat).
     private let tickEnergies = SpillingRows<Double>(width: 2)
     private(set) var tickFrames = 0
@@ -115,14 +118,14 @@ public final class CallMeasurement: CallTap {
                             nearEnd: history.nearEnd, count: tick.count)
             alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
                                       nearEnd: history.nearEnd, count: tick.count)
-            if tracksAreTheRoom { noteRoomSound(echo: history.echo, nearEnd: history.nearEnd, of: tick) }
+            if tracksAreTheRoom { noteInputSound(echo: history.echo, nearEnd: history.nearEnd, mic: mic, of: tick) }
         } else {
             mic = tick.mic
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
             alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
                                       nearEnd: tick.nearEnd, count: tick.count)
-            if tracksAreTheRoom { noteRoomSound(echo: tick.echo, nearEnd: tick.nearEnd, of: tick) }
+            if tracksAreTheRoom { noteInputSound(echo: tick.echo, nearEnd: tick.nearEnd, mic: mic, of: tick) }
         }
         if !playedSound { playedSound = !Self.isDigitalSilence(tick.played, count: tick.count) }
         glitches.append(tick.sent, count: tick.count)
@@ -141,16 +144,25 @@ public final class CallMeasurement: CallTap {
         .first(analysis.spillError, tickEnergies.spillError)
     }
 
-    /// The room's sound at the mic this tick (echo plus near end, which holds the room's noise),
-    /// where the room is what is sent; elsewhere (a file or generator as the mic, a silenced
-    /// tick) sound, so that no gap there is taken for the room's.
-    private func noteRoomSound(echo: [Float], nearEnd: [Float], of tick: TickSignals) {
+    /// The input's sound this tick, lined up with `sent`: the room's at the mic (echo plus near
+    /// end, which holds the room's noise) where the room is what is sent; a file's or generator's
+    /// own audio (`mic`) where that mic alone is — its pauses are the file's, as a text-to-speech
+    /// far end's are the room's; elsewhere (a silenced tick, the engine's fill, a switch) sound,
+    /// so that no gap there is taken for the input's.
+    private func noteInputSound(echo: [Float], nearEnd: [Float], mic: [Float], of tick: TickSignals) {
         if roomSound.count < tick.count { roomSound = [Float](repeating: 0, count: tick.count) }   // once: ticks keep their size
         // A silenced tick (muted, or the audio unit stopped: its tracks read zeros too) is the
         // pipeline's silence, never the room's. The flags are the tick's capture's, which lands in
         // `sent` `sendLatency` later: until then this tick's `sent` is still the earlier capture's.
-        if !(tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) {
-            notRoomUntil = max(notRoomUntil, Int(tick.frame) + tick.sendLatency + tick.count)
+        let landsUntil = Int(tick.frame) + tick.sendLatency + tick.count
+        if !(tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
+        // A file or generator: the room does not reach what is sent (a passthrough's capture is
+        // the device mic's, whose zeros may be the app's own dropout).
+        if !(tick.micIsCustomMicAudio && !tick.echoReachesSent) { notSourceUntil = max(notSourceUntil, landsUntil) }
+        if Int(tick.frame) >= notSourceUntil {
+            inputSilence.append(mic, count: tick.count)
+            inputGlitches.append(mic, count: tick.count)
+            return
         }
         guard Int(tick.frame) >= notRoomUntil else {
             inputSilence.appendSound(count: tick.count)

@@ -97,13 +97,19 @@ extension GlitchReport {
         }
         first = 0
         var firstClick = 0
+        // A run that starts or ends where the input starts or stops being what was sent has no
+        // step of the input's there: its silence was only where the input's tracking began (a
+        // file mic's impulse a few ms after it took over, then its zeros, read as the step into them).
+        let switchPoints = Set(input.switches)
         let keptEvents = events.filter { event in
             let n = event.sampleIndex
             while first < runs.count && runs[first].upperBound + margin < n { first += 1 }
             // Near an edge only: a click inside the room's silence cannot be the room's.
             var index = first
             while index < runs.count && runs[index].lowerBound - margin <= n {
-                if abs(n - runs[index].lowerBound) <= margin || abs(n - runs[index].upperBound) <= margin { return false }
+                let run = runs[index]
+                if abs(n - run.lowerBound) <= margin && !switchPoints.contains(run.lowerBound) { return false }
+                if abs(n - run.upperBound) <= margin && !switchPoints.contains(run.upperBound) { return false }
                 index += 1
             }
             while firstClick < inputClicks.count && inputClicks[firstClick].sampleIndex + margin < n { firstClick += 1 }

@@ -28,11 +28,17 @@ public struct TickSignals {
     /// reaches the peer, so there is neither echo nor near end to measure in `sent` here — a
     /// muted stretch's "ERLE" measured the mute, not the canceller.
     public let sentIsSilenced: Bool
+    /// Whether `mic` is, sample for sample, what the custom mic feeding it delivered: a custom
+    /// mic is the source for the whole tick and the engine filled none of it in (priming, an
+    /// underrun) or cross-faded it at a switch. Where a file or generator is that mic, its own
+    /// pauses are in `mic` as they are in the file, and a measurement tells them from a dropout.
+    public let micIsCustomMicAudio: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
                 played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true,
-                sentIsSilenced: Bool = false) {
+                sentIsSilenced: Bool = false, micIsCustomMicAudio: Bool = false) {
         self.sentIsSilenced = sentIsSilenced
+        self.micIsCustomMicAudio = micIsCustomMicAudio
         self.frame = frame
         self.count = count
         self.mic = mic

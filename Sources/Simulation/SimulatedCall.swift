@@ -383,7 +383,7 @@ public final class SimulatedCall {
         if microphone.isOpen { microphone.fifo.write(physical, count: n) }
         // 4. Capture, switching sources make-before-break.
         let deviceMicBefore = activeMic == nil, microphoneBefore = activeMic?.isRealMicrophone ?? true
-        readCapture()
+        let captureIsCustomMicAudio = readCapture()
         let nearEndInMic = deviceMicBefore && activeMic == nil
         // A tick switched between sources carries some of each: the room reaches it only when both do.
         let echoReachesSent = microphoneBefore && (activeMic?.isRealMicrophone ?? true)
@@ -406,39 +406,38 @@ public final class SimulatedCall {
         if !taps.isEmpty {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
-                                      nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced)
+                                      nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced,
+                                      micIsCustomMicAudio: captureIsCustomMicAudio && !sentIsSilenced)
             for tap in taps { try tap.record(signals) }
         }
         noteDeviceState()
         tickCount += 1
     }
 
-    private func readCapture() {
+    /// Reads this tick's capture; true where it is all a custom mic's own audio (`TickSignals.micIsCustomMicAudio`).
+    private func readCapture() -> Bool {
         let n = Self.tickFrames
         let wanted = audioManager.customMic
         // A mic replaced before the engine ever read it, or left in the last switch, stops now.
         audioManager.releaseRetiredMics(except: activeMic)
         if wanted === activeMic {
             pendingTicks = 0                          // a switch abandoned before it happened
-            read(from: activeMic, into: &capture)
-            return
+            return read(from: activeMic, into: &capture)
         }
         if tickCount == 0 {
             // Selected before the call started: nothing to hand over from, use it from the start
             // (its priming is the call's startup latency; the physical mic is never opened).
             activeMic = wanted
             if let wanted { log("capture", "starts on \(wanted.deviceName)") }
-            read(from: activeMic, into: &capture)
-            return
+            return read(from: activeMic, into: &capture)
         }
         let ready = wanted.map { $0.buffer.canRead(count: n) } ?? true
         pendingTicks += 1
         if !ready && pendingTicks <= Self.switchTimeoutTicks {
-            read(from: activeMic, into: &capture)     // keep the old source until the new one is ready
-            return
+            return read(from: activeMic, into: &capture)     // keep the old source until the new one is ready
         }
-        read(from: activeMic, into: &capture)
-        read(from: wanted, into: &incoming)
+        _ = read(from: activeMic, into: &capture)
+        _ = read(from: wanted, into: &incoming)
         VectorMath.crossfade(inPlace: &capture, to: incoming, ramp: fadeIn, count: n)
         if let old = activeMic {
             old.buffer.reset()
@@ -449,14 +448,14 @@ public final class SimulatedCall {
         activeMic = wanted
         pendingTicks = 0
         audioManager.releaseRetiredMics(except: activeMic)
+        return false                                  // a blend of two sources
     }
 
-    private func read(from mic: CustomMic?, into block: inout [Float]) {
-        if let mic {
-            mic.buffer.read(into: &block, count: Self.tickFrames)
-        } else {
-            VectorMath.copy(physical, into: &block, count: Self.tickFrames)
-        }
+    /// True where `block` is all the custom mic's own audio (none of it filled in).
+    private func read(from mic: CustomMic?, into block: inout [Float]) -> Bool {
+        if let mic { return mic.buffer.read(into: &block, count: Self.tickFrames) }
+        VectorMath.copy(physical, into: &block, count: Self.tickFrames)
+        return false
     }
 
     /// Records the devices and modes in use when they change. The per-tick check compares
