@@ -60,7 +60,14 @@ package enum AtomicFile {
     /// `prepareDirectory` does; nothing for a bare name, which goes into the current folder.
     package static func prepareFolder(containing path: String) throws {
         let folder = InputFile.parent(of: path)
-        if !folder.isEmpty { try prepareDirectory(folder) }
+        guard !folder.isEmpty else { return }
+        // Named by the file asked for (`--out good.wav/x.wav` named good.wav alone, as if it were
+        // the output), as `prepareDirectory` names a file in a folder's path.
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), !isDirectory.boolValue {
+            throw WriteError(path: path, reason: "cannot write: \(folder) is a file, not a folder")
+        }
+        try prepareDirectory(folder)
     }
 
     /// Creates `path` (and parents) if needed and checks it is a writable folder. Each missing

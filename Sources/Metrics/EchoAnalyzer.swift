@@ -29,6 +29,10 @@ public struct EchoAnalyzer: Sendable {
     /// The tap-free gate's decisions that runs of the same recording share (`analyzeFiles`
     /// without tracks); nil fits the echo path every time. Copies of an analyzer share the cache.
     public var gateDecisions: EchoPathGateCache?
+    /// Polled between blocks as files are read (`analyzeFiles`): true stops the analysis with
+    /// `AnalysisCancelled` — a signal asked the command to stop, and a long recording is read
+    /// three times over.
+    public var isCancelled: (@Sendable () -> Bool)?
 
     /// Samples per append when the batch entry points feed the stream (any size gives the same result).
     static let blockSize = 4096
@@ -158,6 +162,7 @@ public struct EchoAnalyzer: Sendable {
             }
         }
         var blocks = [[Float]](repeating: [Float](repeating: 0, count: Self.blockSize), count: files.count)
+        func stopIfCancelled() throws { if isCancelled?() == true { throw AnalysisCancelled() } }
         func skipLag() throws {
             var skipped = 0
             while skipped < processedLag {
@@ -174,6 +179,7 @@ public struct EchoAnalyzer: Sendable {
             if index == 2 { try skipLag() }
             var offset = DCOffset(), read = 0
             while read < analysed {
+                try stopIfCancelled()
                 let got = try Self.withFileErrors(paths[index]) {
                     try files[index].read(into: &blocks[index], frames: min(Self.blockSize, analysed - read))
                 }
@@ -196,6 +202,7 @@ public struct EchoAnalyzer: Sendable {
             func readPass(_ take: (_ count: Int) throws -> Void) throws {
                 var read = 0
                 while true {
+                    try stopIfCancelled()
                     var count = Self.blockSize
                     for index in 0..<2 {
                         let got = try Self.withFileErrors(paths[index]) {
@@ -243,6 +250,7 @@ public struct EchoAnalyzer: Sendable {
                                         nearEndActivity: activity, gateLimitation: limitation, talkerLevels: talker)
         var census = InputCensus()
         while true {
+            try stopIfCancelled()
             // The analysed length is the shortest file's: stop at the first short read.
             var count = Self.blockSize
             for index in files.indices {

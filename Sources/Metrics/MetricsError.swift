@@ -30,3 +30,8 @@ public enum MetricsError: DescribedError, Equatable {
         }
     }
 }
+
+/// `EchoAnalyzer.analyzeFiles` stopped because its `isCancelled` said so: nothing was measured.
+public struct AnalysisCancelled: Error, Sendable {
+    public init() {}
+}

@@ -7,7 +7,9 @@ import Reporting
 /// mid-write: the first one cancels the runs (no new item starts, running ones stop at their next
 /// tick and remove their partial files), the command writes what finished and exits 128 + the
 /// signal (130, 143, 129). A second signal, while that cleanup runs, ends the process at once.
-/// A SIGHUP ignored when the process starts (`nohup`) stays ignored: that is what nohup asks.
+/// A SIGHUP ignored when the process starts (`nohup`) stays ignored: that is what nohup asks. So
+/// does a SIGINT: a shell without job control starts a background command (`echolab eval … &` in
+/// a script) with SIGINT ignored, so that a Ctrl-C meant for the foreground leaves it running.
 ///
 /// The handlers are sigaction(2)'s, in place when `install` returns: a `DispatchSourceSignal`
 /// needs the signal ignored first and registers itself asynchronously, so a signal in between
@@ -20,7 +22,7 @@ enum Interrupts {
         // Created now: the handler must not be the first to touch it.
         _ = cancellation.isCancelled
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
-            if signalNumber == SIGHUP, SystemCalls.isIgnored(SIGHUP) { continue }
+            if signalNumber != SIGTERM, SystemCalls.isIgnored(signalNumber) { continue }
             // Interrupted system calls (a write, a semaphore wait) go on: the runs poll instead.
             SystemCalls.install(interruptHandler, for: signalNumber)
         }

@@ -150,6 +150,23 @@ final class GoldenVectorsCommandTests: XCTestCase {
         XCTAssertEqual(verify.standardError, "echolab: \(golden.path): is a folder, not a file\n")
     }
 
+    /// Outside the repository the default `vectors` is not there: verify said "no golden
+    /// expectations here" and advised a bless, which failed on "vectors/scenarios: no such file".
+    func testAVectorsFolderThatIsNotThereIsSaidToBeMissing() throws {
+        let empty = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: empty) }
+        for command in ["verify", "bless"] {
+            let result = try runEchoLab(["vectors", command], in: empty)
+            XCTAssertEqual(result.status, 1, command)
+            XCTAssertEqual(result.standardError, "echolab: vectors: no such folder; give --vectors the project's vectors folder "
+                           + "(the one holding golden.json and scenarios/: vectors/ in the repository)\n", command)
+            XCTAssertEqual(allFiles(under: empty), [], command)
+        }
+        try Data().write(to: empty.appendingPathComponent("vectors"))
+        let file = try runEchoLab(["vectors", "verify"], in: empty)
+        XCTAssertEqual(file.standardError, "echolab: vectors: is a file, not a folder (--vectors names the folder holding golden.json and scenarios/)\n")
+    }
+
     /// bless reset a hand-widened tolerance to 0.05. It keeps it now; a metric without one gets 0.05.
     func testBlessKeepsHandSetTolerances() throws {
         try blessedFolder()

@@ -62,8 +62,9 @@ final class HelpTextTests: XCTestCase {
         and `echolab compare` gates CI on a baseline. Exit codes: 0 success; 1 bad
         input, a failed run or (compare) a regression; 2 compare cannot read a file; 3
         a check failed (golden vectors, findings with --strict); 64 usage error;
-        129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM. Each command's help gives its
-        own.
+        129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (compare and vectors generate,
+        which take a moment, are ended by the signal itself). Each command's help gives
+        its own.
 
         USAGE: echolab <subcommand>
 
@@ -329,7 +330,8 @@ final class HelpTextTests: XCTestCase {
         pass-through custom mic lead its mic.wav). See docs/metrics.md for every
         definition. Exit codes: 0 success; 1 bad input, or the JSON could not be
         written to stdout (a full disk, a reader that went away; one line on stderr);
-        64 usage error.
+        64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing
+        printed).
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

@@ -123,6 +123,55 @@ final class InterruptionTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
     }
 
+    /// A background command of a script starts with SIGINT ignored (a shell without job control
+    /// does that, so a Ctrl-C meant for the foreground leaves it running): it keeps it ignored,
+    /// as under nohup, and finishes. Before, run and eval stopped at it where metrics ran on.
+    func testAnInterruptIgnoredAtTheStartStaysIgnored() throws {
+        let path = try writeScenario("""
+            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "aec": {"mode": "disabled"}, "duration_s": 300}
+            """, in: root)
+        let out = root.appendingPathComponent("out")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' INT; exec \"$0\" run \"$1\" --out \"$2\" --no-taps", try echoLabBinary().path, path, out.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: out.appendingPathComponent(".echolab.lock").path), Date() < deadline {
+            usleep(5_000)
+        }
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
+    }
+
+    /// `metrics` on ten minutes of audio reads the files three times over (seconds): a signal
+    /// stops it within a block, exit 130 and nothing printed. It was killed by the signal (no
+    /// exit status, no word), which the help's 130 did not say.
+    func testInterruptedMetricsPrintsNothingAndExits130() throws {
+        var random = SeededRandom(seed: 12)
+        let far = (0..<(16_000 * 600)).map { _ in random.nextSignedFloat() * 0.2 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        try SoundFileWriter.write(far.map { $0 * 0.5 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000, encoding: .pcm16)
+        let output = Pipe(), errors = Pipe()
+        let process = try startEchoLab(["metrics", "--reference", root.appendingPathComponent("lpb.wav").path, "--mic",
+                                        root.appendingPathComponent("mic.wav").path, "--processed", root.appendingPathComponent("mic.wav").path,
+                                        "--processed-lag-ms", "0"], standardOutput: output, standardError: errors)
+        usleep(500_000)
+        let sent = Date()
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertLessThan(Date().timeIntervalSince(sent), 5, "stopped within a block's reading")
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 130)
+        XCTAssertEqual(output.fileHandleForReading.readDataToEndOfFile(), Data())
+        XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                       "echolab: \(root.appendingPathComponent("mic.wav").path): interrupted; nothing printed\n")
+    }
+
     /// A long recording through the canceller stops at a signal within a second of audio, in
     /// `process` (exit 130, no output or partial file) and in `eval` (exit 143, the run not
     /// listed, `complete: false`, no hidden scratch left). Before, `process` died with its

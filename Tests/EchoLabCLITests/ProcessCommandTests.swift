@@ -35,6 +35,16 @@ final class ProcessCommandTests: XCTestCase {
     /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
     /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
     /// frame, and writes no output. It wrote a file of NaN and exited 0.
+    /// An output under a file is named as asked for, with the file in its way: the line named
+    /// the file alone ("good.wav: cannot write: exists and is not a folder"), as if it were --out.
+    func testAnOutputUnderAFileIsNamedWithTheFileInItsWay() throws {
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), in: root)
+        XCTAssertEqual(try runEchoLab(["run", "scenario.json", "--out", "call"], in: root).status, 0)
+        let processed = try runEchoLab(["process", "--mic", "call/mic.wav", "--reference", "call/reference.wav", "--out", "call/mic.wav/x.wav"], in: root)
+        XCTAssertEqual(processed.status, 1)
+        XCTAssertEqual(processed.standardError, "echolab: call/mic.wav/x.wav: cannot write: call/mic.wav is a file, not a folder\n")
+    }
+
     func testADivergedCancellersOutputIsNoAudioAndFails() throws {
         var random = SeededRandom(seed: 5)
         let far = (0..<(4 * 16_000)).map { _ in random.nextSignedFloat() * 0.17 }

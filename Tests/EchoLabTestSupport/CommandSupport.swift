@@ -90,7 +90,7 @@ public func runEchoLab(_ arguments: [String], in directory: URL? = nil, timeout:
 /// discarded — its stderr into `standardError` when given, for the caller to read — for a test
 /// that signals it, runs another beside it, or reads its stderr as it comes; the caller waits
 /// for it. `environment`: variables set on top of this process's.
-public func startEchoLab(_ arguments: [String], in directory: URL? = nil, standardError: Pipe? = nil,
+public func startEchoLab(_ arguments: [String], in directory: URL? = nil, standardOutput: Pipe? = nil, standardError: Pipe? = nil,
                          environment: [String: String] = [:]) throws -> Process {
     let process = Process()
     process.executableURL = try echoLabBinary()
@@ -98,7 +98,7 @@ public func startEchoLab(_ arguments: [String], in directory: URL? = nil, standa
     if let directory { process.currentDirectoryURL = directory }
     if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
     process.standardInput = FileHandle.nullDevice
-    process.standardOutput = FileHandle.nullDevice
+    process.standardOutput = standardOutput ?? FileHandle.nullDevice
     process.standardError = standardError ?? FileHandle.nullDevice
     try process.run()
     return process

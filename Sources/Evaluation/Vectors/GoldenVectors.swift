@@ -45,6 +45,7 @@ public struct GoldenVectors {
     /// A scenario that cannot be loaded or run, or whose name another file already uses, stops
     /// it with golden.json untouched.
     public func bless() throws {
+        try checkFolderExists()
         let previous = try GoldenFile.read(goldenPath, requiringEveryCheck: false)
         let loaded = try loadScenarios()
         if let problem = loaded.problems.first { throw Failure(description: problem) }
@@ -59,10 +60,22 @@ public struct GoldenVectors {
         try AtomicFile.write(golden.canonicalText(), to: goldenPath)
     }
 
+    /// A --vectors folder that is not there is said to be missing (run outside the repository,
+    /// the default `vectors` read "no golden expectations here" and advised a bless that failed).
+    private func checkFolderExists() throws {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder) else {
+            throw Failure(description: "\(directory): no such folder; give --vectors the project's vectors folder "
+                          + "(the one holding golden.json and scenarios/: vectors/ in the repository)")
+        }
+        guard isFolder.boolValue else { throw Failure(description: "\(directory): is a file, not a folder (--vectors names the folder holding golden.json and scenarios/)") }
+    }
+
     /// Re-runs every scenario and compares it with golden.json. A malformed golden.json throws
     /// before anything runs; a scenario that cannot be loaded or run, or whose name another file
     /// already uses, is listed and the others are still checked.
     public func verify() throws -> Verification {
+        try checkFolderExists()
         guard let golden = try GoldenFile.read(goldenPath, requiringEveryCheck: true) else {
             // Not "run make golden" for the project's folder: blessing where expectations are
             // missing would record whatever the code does now, hiding the regressions `verify`
