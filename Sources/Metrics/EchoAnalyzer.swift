@@ -264,7 +264,11 @@ public struct EchoAnalyzer: Sendable {
             // Blocks are in `paths` order: reference, mic, processed, then echo and near end if given.
             let echoBlock = echo == nil ? nil : blocks[3]
             let nearEndBlock = nearEnd == nil ? nil : blocks[echo == nil ? 3 : 4]
-            if let echoBlock, let nearEndBlock { census.count(mic: blocks[1], echo: echoBlock, nearEnd: nearEndBlock, samples: count) }
+            if let echoBlock, let nearEndBlock {
+                census.count(mic: blocks[1], echo: echoBlock, nearEnd: nearEndBlock, samples: count)
+            } else if let echoBlock {
+                census.count(mic: blocks[1], echo: echoBlock, samples: count)
+            }
             stream.append(reference: blocks[0], mic: blocks[1], processed: blocks[2], echo: echoBlock,
                           nearEnd: nearEndBlock, count: count)
             if count < Self.blockSize { break }

@@ -38,8 +38,36 @@ public struct InputCensus: Sendable, Equatable {
     public var trackedMicPower = 0.0
     public var unexplainedMicPower = 0.0
     public var hasBothTracks = false
+    /// Where the echo track was given alone: Σ mic·echo, Σ echo², Σ mic² (after the DC offsets).
+    public var micEchoProduct = 0.0
+    public var echoTrackPower = 0.0
+    public var micPowerBesideEcho = 0.0
 
     public init() {}
+
+    /// Where the echo track is given without a near-end track and clearly is the mic's echo (it
+    /// explains half the mic's power or more at its best gain), how much louder than that echo
+    /// it is, in dB: about 0 for the mic's own echo (a near end beside it shares nothing with it),
+    /// +6 for a track at twice the gain. nil otherwise. Alone, a track at twice the gain put the
+    /// talker in every frame (3 single-talk frames, ERLE ≥ 0.05 dB for a true 20) without a word:
+    /// the two-track check (`tracksUnexplainedDB`) needs both.
+    public var echoTrackExcessDB: Double? {
+        guard !hasBothTracks, micEchoProduct > 0, echoTrackPower > 0, micPowerBesideEcho > 0,
+              micEchoProduct * micEchoProduct >= 0.5 * echoTrackPower * micPowerBesideEcho else { return nil }
+        return 20 * log10(echoTrackPower / micEchoProduct)
+    }
+
+    /// Beyond this many dB either way, the echo track alone is not at the mic's level.
+    public static let echoTrackExcessLimitDB = 1.0
+
+    mutating func count(mic: [Float], echo: [Float], samples count: Int) {
+        for i in 0..<count {
+            let m = Double(mic[i]), e = Double(echo[i])
+            micEchoProduct += m * e
+            echoTrackPower += e * e
+            micPowerBesideEcho += m * m
+        }
+    }
 
     /// How much of the mic the echo and near-end tracks leave unexplained, in dB of the mic's
     /// power (what the tracks miss: the room's noise where the near-end track lacks it, or a
@@ -120,6 +148,10 @@ public struct InputCensus: Sendable, Equatable {
         }
         if let unexplained = tracksUnexplainedDB, unexplained > Self.tracksUnexplainedLimitDB {
             lines.append(String(format: "%@ and %@ leave %.1f dB of %@ unexplained: they are not what the mic holds (another gain, delay or file?), and the ERL, ERLE and near-end figures read from them describe the tracks", echo, nearEnd, unexplained, mic))
+        }
+        if let excess = echoTrackExcessDB, abs(excess) > Self.echoTrackExcessLimitDB {
+            lines.append(String(format: "%@ is %@ dB %@ than the echo %@ holds (it fits the mic best scaled by %.2f): a track of another gain, and the ERL, ERLE and near-end figures read from it describe the track, not the recording",
+                                echo, String(format: "%.1f", abs(excess)), excess > 0 ? "louder" : "quieter", mic, pow(10, -excess / 20)))
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }

@@ -67,6 +67,26 @@ final class AnalyzeFilesTests: XCTestCase {
         let alone = try EchoAnalyzer().analyzeFiles(reference: write(reference, "ref.wav"), mic: write(mic, "mic.wav"),
                                                     processed: write(mic, "mic.wav"), echo: write(echo, "echo.wav"))
         XCTAssertNil(alone.inputs?.tracksUnexplainedDB)
+        // The echo track alone is checked against the mic's echo: the mic's own reads 0 dB
+        // (its noise and the talker share nothing with it), one at twice the gain +6.0 dB and is
+        // said to be (a new user's trial: 3 single-talk frames, ERLE ≥ 0.05 dB for a true 20).
+        func echoAlone(_ mic: [Float], echoTrack: [Float]) throws -> (Double?, [String]) {
+            let analysis = try EchoAnalyzer().analyzeFiles(reference: write(reference, "ref.wav"), mic: write(mic, "mic.wav"),
+                                                           processed: write(mic, "mic.wav"), echo: write(echoTrack, "echo.wav"))
+            let inputs = try XCTUnwrap(analysis.inputs)
+            return (inputs.echoTrackExcessDB, inputs.warnings(mic: "mic.wav", reference: "ref.wav", echo: "echo.wav"))
+        }
+        let talking = TestSignals.sum(TestSignals.sum(echo, nearEnd), noise)
+        let (own, ownWarnings) = try echoAlone(talking, echoTrack: echo)
+        XCTAssertEqual(try XCTUnwrap(own), 0, accuracy: 0.1)
+        XCTAssertFalse(ownWarnings.contains { $0.contains("echo.wav is") }, "\(ownWarnings)")
+        let (doubled, doubledWarnings) = try echoAlone(talking, echoTrack: TestSignals.scaled(echo, gainDB: 20 * log10(2)))
+        XCTAssertEqual(try XCTUnwrap(doubled), 6.02, accuracy: 0.1)
+        XCTAssertTrue(doubledWarnings.contains { $0.hasPrefix("echo.wav is 6.0 dB louder than the echo mic.wav holds (it fits the mic best scaled by 0.50)") },
+                      "\(doubledWarnings)")
+        // A track that is not the mic's echo at all (another file) is not called mis-scaled.
+        let (other, _) = try echoAlone(talking, echoTrack: TestSignals.noise(count: reference.count, dbfs: -20, seed: 31))
+        XCTAssertNil(other)
     }
 
     /// A rig's DC offsets (the mic's at −34 dBFS, the loopback's at −40) are taken off before
