@@ -124,7 +124,8 @@ public struct RunEvaluator: Sendable {
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
                                                                 captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
-        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
+        report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed,
+                                                                  scenarioDelayMilliseconds: run.scenario.echoPath.delayMilliseconds)
         report.echoOutsideDelaySearchMilliseconds = Self.echoOutsideDelaySearch(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
@@ -412,8 +413,12 @@ public struct RunEvaluator: Sendable {
     /// a steady ERLE of 30 dB in a call that ended while it still settled.
     public static func convergenceUnmeasuredReason(_ metrics: EchoMetrics,
                                                    toleranceDB: Double = EchoMetricsConfiguration.default.convergenceToleranceDB) -> String? {
-        convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
-                                    steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the call")
+        // The last window the convergence scan counts (one of a quarter of the fullest's frames or more).
+        let fullest = metrics.erleSeries.lazy.map(\.frames).max() ?? 0
+        let last = metrics.erleSeries.last { $0.erleDB != nil && 4 * $0.frames >= fullest }
+        return convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
+                                           steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the call",
+                                           lastWindow: last)
     }
 
     /// Why a segment's `reconvergenceSeconds` is nil, in words (nil where it has one, or where
@@ -432,8 +437,10 @@ public struct RunEvaluator: Sendable {
                                            steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the segment")
     }
 
+    /// `lastWindow`: the ERLE series' last window the convergence scan counts, where there is a
+    /// series (a call's or a recording's; a segment has none).
     private static func convergenceUnmeasuredReason(convergence: Double?, steady: Double?, steadyIsLowerBound: Bool,
-                                                    toleranceDB: Double, end: String) -> String? {
+                                                    toleranceDB: Double, end: String, lastWindow: ERLEPoint? = nil) -> String? {
         guard convergence == nil, let steady else { return nil }
         let steadyText = (steadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
         let tolerance = FixedDecimal.text(toleranceDB, fractionDigits: 0)
@@ -445,6 +452,13 @@ public struct RunEvaluator: Sendable {
                 return "the steady ERLE, \(steadyText), is a bound at the mic's floor within \(floor) dB of nothing removed: no convergence can be told"
             }
             return "the steady ERLE, \(steadyText), is \(floor) dB or less: nothing converged"
+        }
+        if let lastWindow, lastWindow.isLowerBound, let value = lastWindow.erleDB, value > steady + toleranceDB {
+            // The output at the mic's floor: more was removed at the end than the steady figure,
+            // which windows before it pull down (a double talk's), says. "Still settling" read as
+            // a canceller that had not converged (a new user's trial).
+            return "the ERLE ends as a bound at the mic's floor, ≥ \(FixedDecimal.text(value, fractionDigits: 1)) dB, above ±\(tolerance) dB "
+                + "of its steady \(steadyText): the canceller removed more there than the steady figure says, so no settling to it can be told"
         }
         return "the ERLE did not stay within ±\(tolerance) dB of its steady \(steadyText) for two windows before \(end) ended: still settling, or swinging"
     }
@@ -470,12 +484,25 @@ public struct RunEvaluator: Sendable {
     /// Why `delayMilliseconds` is nil, in words (nil when it was measured): no echo could reach
     /// what the call sent (`noEchoPathReason`; `states` empty, files: never); the echo lies outside
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
-    public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false) -> String? {
+    /// `scenarioDelayMilliseconds`: a simulated call's echo path delay, which the words of an echo
+    /// outside the search give (no loopback of a simulation is recorded late: an 800 ms path
+    /// read "a loopback recorded late?").
+    public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false,
+                                             scenarioDelayMilliseconds: Double? = nil) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
         if let reason = delayReasonBeforeTheSearch(metrics, states: states, referenceNotFed: referenceNotFed) { return reason }
         switch metrics.delayUnmeasured {
         case .echoOutsideSearch(let range)?:
-            return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"
+            guard let nominal = scenarioDelayMilliseconds else {
+                return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a loopback recorded late?), or lags it by more"
+            }
+            let delay = FixedDecimal.text(nominal, fractionDigits: 0)
+            if nominal > range {
+                return "the scenario's echo path delay, \(delay) ms, lies past the 0–\(Int(range)) ms delay search (the devices' latencies add to it): "
+                    + "the echo lags the reference by more than the search reaches"
+            }
+            return "the echo is not within 0–\(Int(range)) ms of the reference: it leads it (a reference fed late?), or lags it by more "
+                + "(the scenario's echo path delay is \(delay) ms; the devices' latencies add to it)"
         case .tonalFarEnd?:
             return "the far end is tonal (a tone or held chord): its correlation with the mic peaks at every period of its notes, so no lag is the delay"
         case .noEchoInWarmup(let seconds)?:

@@ -397,13 +397,13 @@ public enum EvalReportDocument {
         failed == 0 ? "\(runs) runs, 0 failed" : "\(runs) runs: \(runs - failed) succeeded, \(failed) failed"
     }
 
-    /// An item's echo path as its runs measured it: "ERL 9.6 dB, 60 ms", "ERL 9.6–9.7 dB, 77 ms",
+    /// An item's echo path as its runs measured it: "ERL 9.6 dB, 60 ms", "ERL 9.6 to 9.7 dB, 77 ms",
     /// "—" where no run measured either. Figures on too few frames are left out, as from the means.
     static func echoPathText(_ results: [CorpusRun.Result]) -> String {
         func range(_ values: [Double], digits: Int, unit: String) -> String? {
             guard let low = values.min(), let high = values.max() else { return nil }
             let (a, b) = (ReportFormatting.number(low, digits: digits), ReportFormatting.number(high, digits: digits))
-            return (a == b ? a : a + "–" + b) + unit
+            return (a == b ? a : a + " to " + b) + unit   // "–" beside a minus read "-1.4–-0.7"
         }
         let metrics = results.compactMap { $0.summary?.metrics }
         let erls = metrics.compactMap { $0.isLowConfidence ? nil : $0.erlDB }

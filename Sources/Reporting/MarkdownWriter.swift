@@ -66,7 +66,10 @@ public enum MarkdownWriter {
     }
 
     /// "ERLE: ≥ (a lower bound) at 3 of 12 points, 0.25 s, 0.75 s, 1.25 s; fewer than 20 analysis
-    /// frames (low confidence) at 5.25 s (1 frame)"; nil where the line has neither.
+    /// frames (low confidence) at 5.25 s (1 frame) (times: the windows' centres)"; nil where the
+    /// line has neither. The points are drawn at their windows' centres; report.json's series and
+    /// the convergence time give the windows' starts, and a page that did not say which read as
+    /// a second clock.
     static func markedPoints(_ line: ReportDocument.TimeChart.Line) -> String? {
         let measured = line.points.indices.filter { line.points[$0].value != nil }
         func times(_ indices: [Int], frames: Bool) -> String {
@@ -87,7 +90,8 @@ public enum MarkdownWriter {
         if !thin.isEmpty {
             parts.append("fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames (low confidence) at " + times(thin, frames: true))
         }
-        return parts.isEmpty ? nil : escape("\(line.name): " + parts.joined(separator: "; ") + ".")
+        let listsTimes = !thin.isEmpty || (!bounds.isEmpty && bounds.count < measured.count)
+        return parts.isEmpty ? nil : escape("\(line.name): " + parts.joined(separator: "; ") + (listsTimes ? " (times: the windows' centres)" : "") + ".")
     }
 
     static func bandChart(_ chart: ReportDocument.BandChart) -> String {

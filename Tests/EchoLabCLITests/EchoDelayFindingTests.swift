@@ -55,6 +55,10 @@ final class EchoDelayFindingTests: XCTestCase {
             XCTAssertEqual(late.rules, ["echo-delay-beyond-filter"], aec)
             let message = (late.report["findings"] as! [[String: Any]])[0]["message"] as! String
             XCTAssertTrue(message.hasPrefix("the echo arrives at least 700.0 ms after the reference (the scenario's echo path delay: none was measured), beyond"), message)
+            // Why no delay, in the scenario's terms: a simulation's loopback is never recorded late.
+            XCTAssertEqual(late.report["delay_unmeasured"] as? String,
+                           "the scenario's echo path delay, 700 ms, lies past the 0–500 ms delay search (the devices' latencies add to it): "
+                           + "the echo lags the reference by more than the search reaches")
         }
         let page = try String(contentsOf: root.appendingPathComponent("d700-webrtc-intensityMax/report.md"), encoding: .utf8)
         XCTAssertTrue(page.contains("**echo-delay-beyond-filter** 0.00 s–6.00 s: the echo arrives at least 700.0 ms"), page)

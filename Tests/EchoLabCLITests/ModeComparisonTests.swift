@@ -80,7 +80,7 @@ final class ModeComparisonTests: XCTestCase {
         let erls = room.map { $0["erl_db"] as! Double }, delays = room.map { $0["delay_ms"] as! Double }
         func printed(_ values: [Double], _ format: String) -> String {
             let (low, high) = (String(format: format, values.min()!), String(format: format, values.max()!))
-            return low == high ? low : "\(low)–\(high)"
+            return low == high ? low : "\(low) to \(high)"
         }
         XCTAssertTrue(markdown.contains("| speech | ERL \(printed(erls, "%.1f")) dB, \(printed(delays, "%.0f")) ms | "), markdown)
         // The modes table counts runs with lint findings apart from runs with pipeline issues:

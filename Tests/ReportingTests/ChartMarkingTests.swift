@@ -27,7 +27,7 @@ final class ChartMarkingTests: XCTestCase {
 
         let markdown = MarkdownWriter.render(document)
         XCTAssertTrue(markdown.contains("ERLE: ≥ (a lower bound) at 2 of 3 points, 0.25 s, 0.75 s; "
-                                        + "fewer than 20 analysis frames (low confidence) at 1.25 s (1 frame)."), markdown)
+                                        + "fewer than 20 analysis frames (low confidence) at 1.25 s (1 frame) (times: the windows' centres)."), markdown)
         // A line with neither says nothing more, and draws no markers or keys.
         let plain = ReportDocument(title: "t", blocks: [
             .timeChart(.init(title: "ERLE over time", yLabel: "ERLE (dB)", durationSeconds: 1,
