@@ -97,19 +97,18 @@ final class InterruptionTests: XCTestCase {
         XCTAssertEqual(allFiles(under: out).filter { $0.hasSuffix(".partial") }, [".notes.partial"], "\(allFiles(under: out))")
     }
 
-    /// A closed terminal (SIGHUP) stops a run like Ctrl-C, but a run started under `nohup` (SIGHUP
-    /// ignored when it starts) is meant to outlive its terminal: it keeps SIGHUP ignored and
-    /// finishes. Before, SIGHUP killed a run with its partial files and lock left.
-    func testHangUpIsIgnoredUnderNohup() throws {
+    /// A run of 300 s started with `signalName` ignored (`trap '' NAME`, inherited through exec),
+    /// sent that signal once it holds its folder: it keeps it ignored, finishes (exit 0) and
+    /// writes its report.
+    private func assertRunKeepsIgnored(_ signalName: String, _ signalNumber: Int32, file: StaticString = #filePath, line: UInt = #line) throws {
         let path = try writeScenario("""
             {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "aec": {"mode": "disabled"}, "duration_s": 300}
             """, in: root)
-        let out = root.appendingPathComponent("out")
-        // `trap "" HUP` is what nohup does: SIGHUP ignored, inherited through exec.
+        let out = root.appendingPathComponent("out-\(signalName)")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' HUP; exec \"$0\" run \"$1\" --out \"$2\" --no-taps", try echoLabBinary().path, path, out.path]
+        process.arguments = ["-c", "trap '' \(signalName); exec \"$0\" run \"$1\" --out \"$2\" --no-taps", try echoLabBinary().path, path, out.path]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -117,35 +116,24 @@ final class InterruptionTests: XCTestCase {
         while !FileManager.default.fileExists(atPath: out.appendingPathComponent(".echolab.lock").path), Date() < deadline {
             usleep(5_000)
         }
-        kill(process.processIdentifier, SIGHUP)
+        kill(process.processIdentifier, signalNumber)
         process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
+        XCTAssertEqual(process.terminationStatus, 0, signalName, file: file, line: line)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path), signalName, file: file, line: line)
+    }
+
+    /// A closed terminal (SIGHUP) stops a run like Ctrl-C, but a run started under `nohup` (SIGHUP
+    /// ignored when it starts: what nohup does) is meant to outlive its terminal: it keeps SIGHUP
+    /// ignored and finishes. Before, SIGHUP killed a run with its partial files and lock left.
+    func testHangUpIsIgnoredUnderNohup() throws {
+        try assertRunKeepsIgnored("HUP", SIGHUP)
     }
 
     /// A background command of a script starts with SIGINT ignored (a shell without job control
     /// does that, so a Ctrl-C meant for the foreground leaves it running): it keeps it ignored,
     /// as under nohup, and finishes. Before, run and eval stopped at it where metrics ran on.
     func testAnInterruptIgnoredAtTheStartStaysIgnored() throws {
-        let path = try writeScenario("""
-            {"name": "long", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
-             "aec": {"mode": "disabled"}, "duration_s": 300}
-            """, in: root)
-        let out = root.appendingPathComponent("out")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' INT; exec \"$0\" run \"$1\" --out \"$2\" --no-taps", try echoLabBinary().path, path, out.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !FileManager.default.fileExists(atPath: out.appendingPathComponent(".echolab.lock").path), Date() < deadline {
-            usleep(5_000)
-        }
-        kill(process.processIdentifier, SIGINT)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: out.appendingPathComponent("report.json").path))
+        try assertRunKeepsIgnored("INT", SIGINT)
     }
 
     /// `metrics` on ten minutes of audio reads the files three times over (seconds): a signal
