@@ -90,6 +90,7 @@ public struct RecordingRun {
         try pluginFile?.verify(loaded: outcome.pluginFiles)
         let duration = Double(outcome.frames) / Double(outcome.sampleRate)
         var metrics: EchoMetrics?
+        var activity: [ActivityWindow] = []
         var corrections: InputCorrections?
         var tracksUnexplained: Double?
         var loopbackIsSilent = false, micIsSilent = false
@@ -105,6 +106,7 @@ public struct RecordingRun {
             let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
             metrics = analysis.whole
+            activity = ActivityWindow.windows(analysis.talkActivity, sampleRate: analysis.sampleRate, durationSeconds: duration)
             corrections = analysis.inputs?.corrections
             tracksUnexplained = analysis.inputs?.tracksUnexplainedDB
             loopbackIsSilent = analysis.inputs?.referenceIsSilent ?? false
@@ -152,6 +154,7 @@ public struct RecordingRun {
         report.clippedMicSamples = outcome.clippedMicSamples
         report.clippedLoopbackSamples = item.loopback == nil ? nil : outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
+        report.activity = activity
         report.findings = metrics.map { RequirementFindings.silentSend($0, durationSeconds: duration) } ?? []
         report.library = BackendLibrary.describe(mode, pluginName: outcome.pluginName, pluginDigest: pluginDigest)
         report.scores = scores

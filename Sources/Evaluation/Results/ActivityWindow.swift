@@ -1,3 +1,4 @@
+import EchoLabJSON
 import Metrics
 
 /// The activity gate's decisions over one window of a call (about half a second of analysis
@@ -33,6 +34,16 @@ public struct ActivityWindow: Encodable, Sendable, Equatable {
                                   frames: window.frames, farEndFrames: window.farEndFrames,
                                   nearEndFrames: window.nearEndFrames, doubleTalkFrames: window.doubleTalkFrames)
         }
+    }
+
+    /// A window as `report.json` prints it (nil: not one): `merge` renders a recording's pages
+    /// again from its report.
+    init?(reading value: JSONValue) {
+        func whole(_ key: CodingKeys) -> Int? { value[key.rawValue]?.doubleValue.flatMap { Int(exactly: $0) } }
+        guard let start = value[CodingKeys.startSeconds.rawValue]?.doubleValue, let end = value[CodingKeys.endSeconds.rawValue]?.doubleValue,
+              let frames = whole(.frames), let far = whole(.farEndFrames), let near = whole(.nearEndFrames),
+              let double = whole(.doubleTalkFrames) else { return nil }
+        self.init(startSeconds: start, endSeconds: end, frames: frames, farEndFrames: far, nearEndFrames: near, doubleTalkFrames: double)
     }
 
     enum CodingKeys: String, CodingKey {

@@ -62,6 +62,10 @@ public struct RecordingReport: Sendable, Equatable {
     public var findings: [RunReport.Finding] = []
     /// Why `intensityAdaptive` changed suppression (`frame`: samples at `processingRate`).
     public var adaptiveDecisions: [AdaptiveDecision] = []
+    /// The activity gate's talk, window by window (`activity_series`), as a simulated call's
+    /// report lists it: on a recording without tracks, what the tap-free gate heard, which its
+    /// ERLE and near-end figures rest on. Empty without a loopback, or in a report written before.
+    public var activity: [ActivityWindow] = []
     /// What each `--scorer` said of the recording (nil: none was asked; no `scores` key).
     public var scores: [ScorerResult]? = nil
 
@@ -105,6 +109,7 @@ public struct RecordingReport: Sendable, Equatable {
             "input_corrections": inputCorrections.map { JSONValue(encoding: $0) } ?? .null,
             "tracks_unexplained_db": tracksUnexplainedDB.map(JSONValue.number) ?? .null,
             "findings": .array(findings.map(\.json)),
+            "activity_series": JSONValue(encoding: activity),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
             "adaptive_aec": .array(adaptiveDecisions.map { decision in
@@ -222,6 +227,13 @@ public struct RecordingReport: Sendable, Equatable {
             do { scores = try JSONValueDecoder().decode([ScorerResult].self, from: list) } catch {
                 throw ReadError(problem: "scores: \(JSONValueDecoder.describe(error))")
             }
+        }
+        // Reports written before the talk was listed on recordings have none.
+        for (index, entry) in (value["activity_series"]?.arrayValue ?? []).enumerated() {
+            guard let window = ActivityWindow(reading: entry) else {
+                throw ReadError(problem: "activity_series[\(index)] is not an activity window")
+            }
+            activity.append(window)
         }
         // Reports written before adaptive decisions were listed on recordings have none.
         for (index, entry) in (value["adaptive_aec"]?.arrayValue ?? []).enumerated() {
