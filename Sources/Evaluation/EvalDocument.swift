@@ -213,10 +213,13 @@ public enum EvalDocument {
                                                          bound: "near_end.single_talk_attenuation_is_lower_bound") {
             ($0.nearEnd?.singleTalkAttenuationDB, $0.nearEnd?.singleTalkFrames ?? 0, $0.nearEnd?.singleTalkAttenuationIsLowerBound ?? false)
         }
-        /// The tap-free near-end estimate of a run without a near-end track (a recording).
+        /// The tap-free near-end estimate of a run without a near-end track (a recording), in
+        /// double talk: where the far end never played the talker talked alone, and the estimate
+        /// is that (`nearEndAlone`), not a double-talk figure to average with the others.
         static let nearEndEstimate = Figure(path: "near_end_estimate.output_drop_db", frames: "near_end_estimate.analysis_frames",
                                             bound: "near_end_estimate.output_drop_is_lower_bound") {
-            ($0.nearEndEstimate?.outputDropDB, $0.nearEndEstimate?.frames ?? 0, $0.nearEndEstimate?.outputDropIsLowerBound ?? false)
+            $0.gate.farEndActiveFrames == 0 ? (nil, 0, false)
+                : ($0.nearEndEstimate?.outputDropDB, $0.nearEndEstimate?.frames ?? 0, $0.nearEndEstimate?.outputDropIsLowerBound ?? false)
         }
         static let nearEndDistortion = Figure(path: "near_end.distortion_db", frames: "near_end.double_talk_analysis_frames", bound: nil) {
             ($0.nearEnd?.distortionDB, $0.nearEnd?.doubleTalkFrames ?? 0, false)
@@ -355,9 +358,17 @@ public enum EvalDocument {
     /// Where the far end never played (the gate heard none of it, so no echo and no double
     /// talk): the near end's attenuation while it talked alone, with its frames and whether it is a
     /// bound — such an item's one near-end figure (`BestModes`), shown as "alone" on the pages.
-    public static func nearEndAlone(_ metrics: EchoMetrics) -> (value: Double, isLowerBound: Bool, frames: Int)? {
-        guard metrics.gate.farEndActiveFrames == 0, let nearEnd = metrics.nearEnd, let value = nearEnd.singleTalkAttenuationDB else { return nil }
-        return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames)
+    /// Without a near-end track, the tap-free estimate (`isEstimate`; its near end lost: the
+    /// worst case, a bound): a near-end single-talk recording's was averaged with double talk's
+    /// and counted on the corpus's double-talk axis (a new user's trial).
+    public static func nearEndAlone(_ metrics: EchoMetrics) -> (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
+        guard metrics.gate.farEndActiveFrames == 0 else { return nil }
+        if let nearEnd = metrics.nearEnd {
+            guard let value = nearEnd.singleTalkAttenuationDB else { return nil }
+            return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames, false)
+        }
+        guard let estimate = metrics.nearEndEstimate, let value = estimate.outputDropDB else { return nil }
+        return (value, estimate.outputDropIsLowerBound || estimate.isLost, estimate.frames, true)
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",

@@ -148,11 +148,13 @@ public enum EvalReportDocument {
                     let m = summary.metrics, value = m?.erleSteadyDB
                     let nearEnd = m?.nearEnd
                     let estimate = nearEnd == nil ? m?.nearEndEstimate : nil
-                    let nearEndText = estimate.map { e in
+                    // A lone talker's figure first: a recording's estimate there is no double talk's.
+                    let nearEndText = nearEndAlone(m).map { alone in
+                        compact(alone.value, isLowerBound: alone.isLowerBound, isLowConfidence: FigureConfidence.isLow(frames: alone.frames))
+                            + (alone.isEstimate ? " est." : "") + " alone"
+                    } ?? estimate.map { e in
                         compact(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, isLowConfidence: FigureConfidence.isLow(frames: e.frames))
                             + (e.outputDropDB == nil ? "" : " est.") + (e.isLost ? " (lost)" : "")
-                    } ?? nearEndAlone(m).map { alone in
-                        compact(alone.value, isLowerBound: alone.isLowerBound, isLowConfidence: FigureConfidence.isLow(frames: alone.frames)) + " alone"
                     } ?? compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
                     let text = nearEndCell
                         ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)) / "
@@ -201,7 +203,7 @@ public enum EvalReportDocument {
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd || hasNearEndAlone {
-                        if let alone = nearEndAlone(m) {
+                        if let alone = nearEndAlone(m), !alone.isEstimate {
                             let text = F.figure(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames) + ", talking alone"
                             row.append(.init(text, value: alone.value))
                         } else {
@@ -212,7 +214,8 @@ public enum EvalReportDocument {
                     }
                     if hasEstimate {
                         let e = m?.nearEndEstimate, value = nearEndEstimate(result)
-                        let text = e.map { F.figure(value, isLowerBound: $0.outputDropIsLowerBound, frames: $0.frames) + ($0.isLost ? ": near end lost" : "") } ?? F.db(nil)
+                        let alone = (m?.gate.farEndActiveFrames ?? 1) == 0 ? ", talking alone" : ""
+                        let text = e.map { F.figure($0.outputDropDB, isLowerBound: $0.outputDropIsLowerBound, frames: $0.frames) + ($0.isLost ? ": near end lost" : "") + alone } ?? F.db(nil)
                         row.append(.init(text, value: value))
                     }
                     row.append(healthCell(result))
@@ -250,7 +253,7 @@ public enum EvalReportDocument {
     }
 
     /// `EvalDocument.nearEndAlone` of a run's metrics, if any.
-    static func nearEndAlone(_ metrics: EchoMetrics?) -> (value: Double, isLowerBound: Bool, frames: Int)? {
+    static func nearEndAlone(_ metrics: EchoMetrics?) -> (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
         metrics.flatMap(EvalDocument.nearEndAlone)
     }
 

@@ -258,6 +258,43 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
                        inputs, "inputs untouched")
     }
 
+    /// Without its near-end track the same lone talker is judged on the tap-free estimate as a
+    /// lone talker's ("est. alone"), never on the double-talk axis: beside a double-talk
+    /// recording it was averaged with that item's estimate and counted in the corpus's near-end
+    /// items (a new user's trial: 5 where the tracks gave 4).
+    func testATapFreeNearEndSingleTalkRecordingIsJudgedAlone() throws {
+        let rate = 16_000, count = 6 * rate
+        let corpus = root.appendingPathComponent("tapfree")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        let near = SignalGenerator.render(.speechLike(levelDBFS: -24, pitchHz: 210), sampleRate: rate, count: count, seed: 61)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 62)
+        let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 63)
+        var talkOver = near
+        for index in talkOver.indices where index < 3 * rate { talkOver[index] = 0 }
+        let echoed = far.indices.map { ($0 >= 480 ? far[$0 - 480] * 0.5 : 0) + talkOver[$0] + noise[$0] }
+        try SoundFileWriter.write(zip(near, noise).map { $0 + $1 }, to: corpus.appendingPathComponent("alone.wav").path, sampleRate: rate)
+        try SoundFileWriter.write(echoed, to: corpus.appendingPathComponent("dt-mic.wav").path, sampleRate: rate)
+        try SoundFileWriter.write(far, to: corpus.appendingPathComponent("dt-lpb.wav").path, sampleRate: rate)
+        try #"{"corpus": [{"name": "alone", "mic": "alone.wav", "talk_type": "nearend_singletalk"}, {"name": "dt", "mic": "dt-mic.wav", "loopback": "dt-lpb.wav"}]}"#
+            .write(to: corpus.appendingPathComponent("manifest.json"), atomically: true, encoding: .utf8)
+        let result = try runEchoLab(["eval", "tapfree/manifest.json", "--modes", "disabled,speex:intensityRecommended,webrtc:intensityMax",
+                                     "--out", "tapfree-eval", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 0, result.standardError)
+        let eval = try loadJSON(root.appendingPathComponent("tapfree-eval/eval.json").path)
+        let best = try XCTUnwrap(eval["best_modes"] as? [String: Any])
+        XCTAssertEqual(best["near_end_compared_items"] as? Int, 1, "the double-talk item alone: \(best)")
+        XCTAssertEqual(best["near_end_estimated_items"] as? Int, 1)
+        // The lone talker's item is judged on the near end alone, as with its track.
+        let html = try String(contentsOf: root.appendingPathComponent("tapfree-eval/eval.html"), encoding: .utf8)
+        XCTAssertEqual(html.components(separatedBy: "Best with the near end alone:").count - 1, 1, "the alone item's verdict")
+        // The mode's mean of estimates is over the double talk's item only.
+        let summary = try XCTUnwrap((eval["mode_summary"] as? [[String: Any]])?.first { $0["mode"] as? String == "speex:intensityRecommended" })
+        XCTAssertEqual((summary["near_end_estimate_output_drop_db"] as? [String: Any])?["count"] as? Int, 1, "\(summary)")
+        let page = try String(contentsOf: root.appendingPathComponent("tapfree-eval/eval.md"), encoding: .utf8)
+        let row = try XCTUnwrap(page.split(separator: "\n").first { $0.hasPrefix("| alone |") }, page)
+        XCTAssertTrue(row.contains(" est. alone]"), String(row))
+    }
+
     /// A recording in an eval says why its ERL and ERLE are null, in its report.json and on its
     /// pages, as a simulated run's report does: the loopback recorded late, no loopback at all;
     /// one with its echo in range has numbers and no reason. `merge` reads the reason back and
