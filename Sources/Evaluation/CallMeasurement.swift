@@ -15,9 +15,10 @@ public final class CallMeasurement: CallTap {
     private let analysis: EchoAnalysisStream
     /// Clicks and gaps in `sent`.
     private let glitches: GlitchStream
-    /// Where the room's sound at the mic (echo and near end, lined up with `sent`) was itself
-    /// digital silence, and its own clicks: `sent`'s gaps and clicks there are the input's, not
-    /// the pipeline's. Only where the tracks are the room (`tracksAreTheRoom`).
+    /// Where the input — the room's sound at the mic (echo and near end), or a file's or
+    /// generator's own audio as the mic — was itself digital silence, lined up with `sent`, and
+    /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. Only
+    /// where the tracks are the room (`tracksAreTheRoom`).
     private var inputSilence: InputSilence
     private let inputGlitches: GlitchStream
     private let tracksAreTheRoom: Bool
@@ -83,7 +84,8 @@ public final class CallMeasurement: CallTap {
             // device mic, and moved by this stretch's lag it read 0.5 dB for a 6 dB path.
             tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: tick.echo,
                                nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
-                               nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced)
+                               nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced,
+                               micIsCustomMicAudio: tick.micIsCustomMicAudio)
         }
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
@@ -200,8 +202,9 @@ public final class CallMeasurement: CallTap {
         return true
     }
 
-    /// Ends the measurement. `sent`'s gaps and clicks where the room itself was digitally silent
-    /// or clicked are left out (`tracksAreTheRoom`): the input's, not the pipeline's.
+    /// Ends the measurement. `sent`'s gaps and clicks where the input itself (the room, or a
+    /// file or generator as the mic) was digitally silent or clicked are left out
+    /// (`tracksAreTheRoom`): the input's, not the pipeline's.
     /// The silence a gap in sent that meets a silenced stretch belongs to is the stretch's, not a
     /// dropout.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {

@@ -103,8 +103,15 @@ public struct RecordingRun {
         if let loopback = item.loopback ?? silentLoopback {
             var analyzer = EchoAnalyzer()
             analyzer.gateDecisions = gateDecisions
-            let analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
+            // A long recording's three readings stop at a signal as its processing does.
+            if let cancellation { analyzer.isCancelled = { cancellation.isCancelled } }
+            let analysis: EchoAnalysis
+            do {
+                analysis = try analyzer.analyzeFiles(reference: loopback, mic: item.mic, processed: scratch,
                                                      echo: item.echo, nearEnd: item.nearEnd, channel: item.channel)
+            } catch is AnalysisCancelled {
+                throw RunCancelled()
+            }
             metrics = analysis.whole
             activity = ActivityWindow.windows(analysis.talkActivity, sampleRate: analysis.sampleRate, durationSeconds: duration)
             corrections = analysis.inputs?.corrections

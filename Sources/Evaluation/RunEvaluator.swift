@@ -413,12 +413,9 @@ public struct RunEvaluator: Sendable {
     /// a steady ERLE of 30 dB in a call that ended while it still settled.
     public static func convergenceUnmeasuredReason(_ metrics: EchoMetrics,
                                                    toleranceDB: Double = EchoMetricsConfiguration.default.convergenceToleranceDB) -> String? {
-        // The last window the convergence scan counts (one of a quarter of the fullest's frames or more).
-        let fullest = metrics.erleSeries.lazy.map(\.frames).max() ?? 0
-        let last = metrics.erleSeries.last { $0.erleDB != nil && 4 * $0.frames >= fullest }
-        return convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
-                                           steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the call",
-                                           lastWindow: last)
+        convergenceUnmeasuredReason(convergence: metrics.convergenceSeconds, steady: metrics.erleSteadyDB,
+                                    steadyIsLowerBound: metrics.erleSteadyIsLowerBound, toleranceDB: toleranceDB, end: "the call",
+                                    lastWindow: ERLEPoint.convergenceWindows(metrics.erleSeries).last)
     }
 
     /// Why a segment's `reconvergenceSeconds` is nil, in words (nil where it has one, or where

@@ -141,6 +141,13 @@ public enum FigureConfidence {
 /// One point of the ERLE time series: the window starting at `timeSeconds`, over the single-talk
 /// frames in it (a window holds ~47 at most: a plot, not a figure to judge by).
 public struct ERLEPoint: Codable, Equatable, Sendable {
+    /// The windows convergence is read from: measured ones holding at least a quarter of the
+    /// fullest window's frames (a call's last window, on a few frames, is no settling).
+    public static func convergenceWindows(_ series: [ERLEPoint]) -> [ERLEPoint] {
+        let fullest = series.lazy.map(\.frames).max() ?? 0
+        return series.filter { $0.erleDB != nil && 4 * $0.frames >= fullest }
+    }
+
     public var timeSeconds: Double
     public var erleDB: Double?
     public var isLowerBound: Bool

@@ -291,11 +291,10 @@ struct FrameLedger: Sendable {
     /// settling, and a call whose ERLE swung 5–18 dB to its end "converged at 11.5 s" of 12.
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
         guard let steady, steady > 2 * toleranceDB else { return nil }
-        let fullest = series.lazy.map(\.frames).max() ?? 0
         var earliest: Double?
         var settled = 0
-        for point in series.reversed() {
-            guard let value = point.erleDB, 4 * point.frames >= fullest else { continue }
+        for point in ERLEPoint.convergenceWindows(series).reversed() {
+            guard let value = point.erleDB else { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point.timeSeconds
             settled += 1

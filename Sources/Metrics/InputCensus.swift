@@ -52,10 +52,14 @@ public struct InputCensus: Sendable, Equatable {
     /// talker in every frame (3 single-talk frames, ERLE ≥ 0.05 dB for a true 20) without a word:
     /// the two-track check (`tracksUnexplainedDB`) needs both.
     public var echoTrackExcessDB: Double? {
-        guard !hasBothTracks, micEchoProduct > 0, echoTrackPower > 0, micPowerBesideEcho > 0,
+        guard !hasBothTracks, micEchoProduct != 0, echoTrackPower > 0, micPowerBesideEcho > 0,
               micEchoProduct * micEchoProduct >= 0.5 * echoTrackPower * micPowerBesideEcho else { return nil }
-        return 20 * log10(echoTrackPower / micEchoProduct)
+        return 20 * log10(echoTrackPower / abs(micEchoProduct))
     }
+
+    /// The echo track alone holds the mic's echo upside down (it fits the mic best negated): the
+    /// mic less the track then doubles the echo, and every frame reads as a talker.
+    public var echoTrackIsInverted: Bool { echoTrackExcessDB != nil && micEchoProduct < 0 }
 
     /// Beyond this many dB either way, the echo track alone is not at the mic's level.
     public static let echoTrackExcessLimitDB = 1.0
@@ -149,9 +153,13 @@ public struct InputCensus: Sendable, Equatable {
         if let unexplained = tracksUnexplainedDB, unexplained > Self.tracksUnexplainedLimitDB {
             lines.append(String(format: "%@ and %@ leave %.1f dB of %@ unexplained: they are not what the mic holds (another gain, delay or file?), and the ERL, ERLE and near-end figures read from them describe the tracks", echo, nearEnd, unexplained, mic))
         }
-        if let excess = echoTrackExcessDB, abs(excess) > Self.echoTrackExcessLimitDB {
-            lines.append(String(format: "%@ is %@ dB %@ than the echo %@ holds (it fits the mic best scaled by %.2f): a track of another gain, and the ERL, ERLE and near-end figures read from it describe the track, not the recording",
-                                echo, String(format: "%.1f", abs(excess)), excess > 0 ? "louder" : "quieter", mic, pow(10, -excess / 20)))
+        let consequence = "the ERL, ERLE and near-end figures read from it describe the track, not the recording"
+        if echoTrackIsInverted {
+            lines.append("\(echo) holds the echo \(mic) holds upside down (it fits the mic best negated): a track of the other polarity, and \(consequence)")
+        } else if let excess = echoTrackExcessDB, abs(excess) > Self.echoTrackExcessLimitDB {
+            // A track a few samples off the mic fits it at a lower gain too: said as either.
+            lines.append(String(format: "%@ is %@ dB %@ than the echo %@ holds (it fits the mic best scaled by %.2f): a track of another gain or delay, and %@",
+                                echo, String(format: "%.1f", abs(excess)), excess > 0 ? "louder" : "quieter", mic, pow(10, -excess / 20), consequence))
         }
         if micIsSilent { lines.append("\(mic) is digital silence throughout: nothing was recorded") }
         if referenceIsSilent { lines.append("\(reference) is digital silence throughout: nothing was played, so there is no echo to measure") }

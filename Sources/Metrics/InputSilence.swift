@@ -46,7 +46,7 @@ public struct InputSilence: Sendable {
     }
 
     /// Appends `count` samples that are not the input's silence (a stretch where something else
-    /// than the input was sent: a file or generator as the mic).
+    /// than the input was sent: the engine's fill, a switch's blend, a silenced tick).
     public mutating func appendSound(count blockCount: Int) {
         endRun(at: count)
         if isInput && count > 0 { switches.append(count) }

@@ -100,17 +100,30 @@ extension EvalReportDocument {
     /// The items whose echo lay outside the delay search — before the reference (a loopback
     /// recorded late, which no canceller can follow) or beyond its reach: their cells and wins
     /// were ranked with the others, and only a run's page said why. nil where none.
+    /// A recording's echo out of range is a loopback recorded late or the files swapped (no
+    /// canceller follows an echo that leads), or a path longer than the search; a simulated
+    /// call's is its scenario's delay with the devices' latencies (a simulation's loopback is
+    /// never late: its item read "a loopback recorded late").
     static func echoOutsideSearchNote(_ results: [CorpusRun.Result]) -> String? {
-        var items: [String] = [], range = 0.0
+        var recordings: [String] = [], calls: [String] = [], range = 0.0
         for result in results {
-            guard let outside = result.summary?.echoOutsideDelaySearchMilliseconds, !items.contains(result.item) else { continue }
-            items.append(result.item)
+            guard let summary = result.summary, let outside = summary.echoOutsideDelaySearchMilliseconds,
+                  !recordings.contains(result.item), !calls.contains(result.item) else { continue }
+            if summary.pipeline == nil { recordings.append(result.item) } else { calls.append(result.item) }
             range = outside
         }
-        guard !items.isEmpty else { return nil }
-        return "The echo lies outside the 0–\(Int(range)) ms delay search of its reference on " + items.joined(separator: ", ")
-            + ": it leads the reference (a loopback recorded late, which no canceller can follow) or lags it by more (beyond "
-            + "a canceller's reach too). Those items' figures and wins say how the modes coped with an echo they could not place."
+        guard !recordings.isEmpty || !calls.isEmpty else { return nil }
+        var parts: [String] = []
+        if !recordings.isEmpty {
+            parts.append("on " + recordings.joined(separator: ", ") + " it leads the loopback (a loopback recorded late, or mic and loopback "
+                         + "swapped: no canceller can follow it) or lags it by more (beyond a canceller's reach too)")
+        }
+        if !calls.isEmpty {
+            parts.append("on " + calls.joined(separator: ", ") + " the scenario's echo path delay, with the devices' latencies, puts it past "
+                         + "the search (beyond a canceller's reach too)")
+        }
+        return "The echo lies outside the 0–\(Int(range)) ms delay search of its reference: " + parts.joined(separator: "; ")
+            + ". Those items' figures and wins say how the modes coped with an echo they could not place."
     }
 
     /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped

@@ -298,8 +298,11 @@ public enum RunReportDocument {
         typealias F = ReportFormatting
         if nearEnd == nil, let e = estimate {
             // A recording: the near talker as the tap-free gate hears it.
+            // A negative drop is the output over the talker: "−1.2 dB under" read as a cut.
+            let over = (e.outputDropDB ?? 0) < 0 && !e.outputDropIsLowerBound && F.number(e.outputDropDB, digits: 1) != "0.0"
             let drop = e.frames == 0 ? "the gate hears no near talker"
-                : "output \(F.figure(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)) under the talker the gate hears "
+                : "output \(F.figure(over ? e.outputDropDB.map { -$0 } : e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)) "
+                  + "\(over ? "over" : "under") the talker the gate hears "
                   + "(\(F.analysisFrames(e.frames)); \(e.lostFrames) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
                   + (e.isLost ? ": near end lost" : "")
             return [[.init("near end, from mic and loopback"), .init(drop, value: e.outputDropDB)]]

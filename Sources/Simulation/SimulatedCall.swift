@@ -113,6 +113,10 @@ public final class SimulatedCall {
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
     private var activeMic: CustomMic?
     private var pendingTicks = 0
+    /// The custom mics' overruns and refused frames as last read (`read(from:into:)`), and the
+    /// ticks still to read across audio the app's side lost.
+    private var customMicFaults: Int64 = 0
+    private var splicedTicksLeft = 0
     private var retiredMics: [CustomMic] = []
     private var lastDeviceStateKey: DeviceStateKey?
 
@@ -451,11 +455,27 @@ public final class SimulatedCall {
         return false                                  // a blend of two sources
     }
 
-    /// True where `block` is all the custom mic's own audio (none of it filled in).
+    /// True where `block` is all the custom mic's own audio: none of it filled in, and none read
+    /// across audio the app's side lost. An overrun drops the oldest buffered samples, where the
+    /// next read starts; frames refused for their format leave a hole where they would have been
+    /// written, read once what was buffered before them is: ticks up to there are not the mic's
+    /// own audio whole (a splice there is a dropout, not the file's click).
     private func read(from mic: CustomMic?, into block: inout [Float]) -> Bool {
-        if let mic { return mic.buffer.read(into: &block, count: Self.tickFrames) }
-        VectorMath.copy(physical, into: &block, count: Self.tickFrames)
-        return false
+        guard let mic else {
+            VectorMath.copy(physical, into: &block, count: Self.tickFrames)
+            return false
+        }
+        let faults = Int64(mic.buffer.overruns) + mic.conditioner.rejectedFrames
+        if faults != customMicFaults {
+            customMicFaults = faults
+            splicedTicksLeft = max(splicedTicksLeft, mic.buffer.count / Self.tickFrames + 1)
+        }
+        let whole = mic.buffer.read(into: &block, count: Self.tickFrames)
+        guard splicedTicksLeft == 0 else {
+            splicedTicksLeft -= 1
+            return false
+        }
+        return whole
     }
 
     /// Records the devices and modes in use when they change. The per-tick check compares

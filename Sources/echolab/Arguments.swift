@@ -188,10 +188,12 @@ struct PluginOptions: ParsableArguments {
         try unusedWarnings(backends: modes.map(\.backend.name), command: command, option: option)
     }
 
-    /// The same for the backends a run uses, by name.
-    func unusedWarnings(backends: [String], command: String, option: String) throws -> [String] {
+    /// The same for the backends a run uses, by name; `orIn`: another place a mode is named (an
+    /// eval without --modes runs each scenario's own).
+    func unusedWarnings(backends: [String], command: String, option: String, orIn other: String? = nil) throws -> [String] {
         try resolved.filter { !backends.contains($0.name) }.map { plugin in
-            "echolab \(command): warning: --plugin \(plugin.name) is registered but no mode runs it (name it in \(option) \(plugin.name):INTENSITY)"
+            "echolab \(command): warning: --plugin \(plugin.name) is registered but no mode runs it (name it in \(option) \(plugin.name):INTENSITY"
+                + (other.map { ", or in \($0)" } ?? "") + ")"
         }
     }
 

@@ -121,7 +121,8 @@ struct EvalCommand: ParsableCommand {
             // Without --modes each scenario runs its own aec: a registered plugin runs only where
             // a scenario names it (with the same file).
             if modes == nil {
-                for line in try plugins.unusedWarnings(backends: loaded.backendsAsWritten, command: "eval", option: "--modes") { standardError(line) }
+                for line in try plugins.unusedWarnings(backends: loaded.backendsAsWritten, command: "eval", option: "--modes",
+                                                       orIn: "a scenario's aec.backend") { standardError(line) }
             }
             try corpus.checkOutputFolder(loaded)
             try AtomicFile.prepareDirectory(out)

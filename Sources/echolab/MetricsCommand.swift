@@ -73,10 +73,18 @@ struct MetricsCommand: ParsableCommand {
         // A long recording takes seconds to read three times over (and scorers minutes): a
         // signal stops the command within a block's reading, with nothing printed.
         Interrupts.install()
+        // Between the phases too: a signal after the last block read (the gate's fit, the
+        // figures' sums) or while the JSON is built must not let it be printed.
+        func stopIfInterrupted() throws {
+            guard Interrupts.cancellation.isCancelled else { return }
+            standardError("echolab: \(processed): interrupted; nothing printed")
+            throw ExitCode(Interrupts.exitCode ?? 130)
+        }
         let json: String
         do {
             let selection = try channel.selection
             let lag = try processedLag(channel: selection)
+            try stopIfInterrupted()
             warnOfTracksOffTheMic(channel: selection)
             var analyzer = EchoAnalyzer()
             analyzer.isCancelled = { Interrupts.cancellation.isCancelled }
@@ -85,9 +93,10 @@ struct MetricsCommand: ParsableCommand {
                 analysis = try analyzer.analyzeFiles(reference: reference, mic: mic, processed: processed,
                                                      echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
             } catch is AnalysisCancelled {
-                standardError("echolab: \(processed): interrupted; nothing printed")
-                throw ExitCode(Interrupts.exitCode ?? 130)
+                try stopIfInterrupted()
+                throw AnalysisCancelled()
             }
+            try stopIfInterrupted()
             if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
                 standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late, or --reference and --mic swapped?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
             }
@@ -121,6 +130,7 @@ struct MetricsCommand: ParsableCommand {
                 result.scores = results
             }
             json = result.json().canonicalText()
+            try stopIfInterrupted()
         } catch let exit as ExitCode {
             throw exit
         } catch {

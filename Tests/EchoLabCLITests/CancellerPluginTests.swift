@@ -677,7 +677,7 @@ final class CancellerPluginTests: XCTestCase {
         // (eval said nothing); a scenario that names it runs it, and nothing is said.
         let asWritten = try runEchoLab(["eval", "delay.json", "--out", "written", "--no-taps", "--plugin", "mine=\(passthrough)"], in: root)
         XCTAssertEqual(asWritten.status, 0, asWritten.standardError)
-        XCTAssertEqual(asWritten.standardError, "echolab eval: " + warning + " (name it in --modes mine:INTENSITY)\n")
+        XCTAssertEqual(asWritten.standardError, "echolab eval: " + warning + " (name it in --modes mine:INTENSITY, or in a scenario's aec.backend)\n")
         _ = try writeScenario("""
             {"name": "mine", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
              "echo_path": {"delay_ms": 40, "gain_db": -6}, "duration_s": 2,

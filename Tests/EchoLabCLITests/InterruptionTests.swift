@@ -148,7 +148,11 @@ final class InterruptionTests: XCTestCase {
         let process = try startEchoLab(["metrics", "--reference", root.appendingPathComponent("lpb.wav").path, "--mic",
                                         root.appendingPathComponent("mic.wav").path, "--processed", root.appendingPathComponent("mic.wav").path,
                                         "--processed-lag-ms", "0"], standardOutput: output, standardError: errors)
-        usleep(500_000)
+        // Once its handler is in place (the kernel's SigCgt mask says so), a moment into the
+        // reading: a signal before that ends it by the signal's default action.
+        let deadline = Date().addingTimeInterval(30)
+        while !Self.catches(SIGINT, pid: process.processIdentifier), Date() < deadline { usleep(2_000) }
+        usleep(200_000)
         let sent = Date()
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
@@ -158,6 +162,14 @@ final class InterruptionTests: XCTestCase {
         XCTAssertEqual(output.fileHandleForReading.readDataToEndOfFile(), Data())
         XCTAssertEqual(String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
                        "echolab: \(root.appendingPathComponent("mic.wav").path): interrupted; nothing printed\n")
+    }
+
+    /// Whether process `pid` has a handler for `signal` (/proc/PID/status's SigCgt mask).
+    private static func catches(_ signal: Int32, pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        return mask & (1 << UInt64(signal - 1)) != 0
     }
 
     /// A long recording through the canceller stops at a signal within a second of audio, in

@@ -32,9 +32,6 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(try FileManager.default.contentsOfDirectory(atPath: root.path).contains { $0.hasSuffix(".partial") })
     }
 
-    /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
-    /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
-    /// frame, and writes no output. It wrote a file of NaN and exited 0.
     /// An output under a file is named as asked for, with the file in its way: the line named
     /// the file alone ("good.wav: cannot write: exists and is not a folder"), as if it were --out.
     func testAnOutputUnderAFileIsNamedWithTheFileInItsWay() throws {
@@ -45,6 +42,9 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(processed.standardError, "echolab: call/mic.wav/x.wav: cannot write: call/mic.wav is a file, not a folder\n")
     }
 
+    /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
+    /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
+    /// frame, and writes no output. It wrote a file of NaN and exited 0.
     func testADivergedCancellersOutputIsNoAudioAndFails() throws {
         var random = SeededRandom(seed: 5)
         let far = (0..<(4 * 16_000)).map { _ in random.nextSignedFloat() * 0.17 }
@@ -223,9 +223,9 @@ final class ProcessCommandTests: XCTestCase {
         let eval = try runEchoLab(["eval", "corpus.json", "--modes", "disabled,speex:intensityMin", "--out", "out", "--no-taps"], in: root)
         XCTAssertEqual(eval.status, 0, eval.standardError)
         let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
-        XCTAssertTrue(markdown.contains("The echo lies outside the 0–500 ms delay search of its reference on late: it leads the reference"), markdown)
+        XCTAssertTrue(markdown.contains("The echo lies outside the 0–500 ms delay search of its reference: on late it leads the loopback"), markdown)
         let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
-        XCTAssertTrue(page.contains("delay search of its reference on late: it leads"), "eval.html says it too")
+        XCTAssertTrue(page.contains("delay search of its reference: on late it leads the loopback"), "eval.html says it too")
         XCTAssertEqual(try loadJSON(root.appendingPathComponent("out/late/speex-intensityMin/report.json").path)["echo_outside_delay_search_ms"] as? Double, 500)
         XCTAssertNil(try loadJSON(root.appendingPathComponent("out/in-time/speex-intensityMin/report.json").path)["echo_outside_delay_search_ms"])
     }

@@ -84,6 +84,9 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(doubled), 6.02, accuracy: 0.1)
         XCTAssertTrue(doubledWarnings.contains { $0.hasPrefix("echo.wav is 6.0 dB louder than the echo mic.wav holds (it fits the mic best scaled by 0.50)") },
                       "\(doubledWarnings)")
+        // Upside down, it is said to be (the mic less it doubles the echo).
+        let (_, invertedWarnings) = try echoAlone(talking, echoTrack: echo.map { -$0 })
+        XCTAssertTrue(invertedWarnings.contains { $0.hasPrefix("echo.wav holds the echo mic.wav holds upside down") }, "\(invertedWarnings)")
         // A track that is not the mic's echo at all (another file) is not called mis-scaled.
         let (other, _) = try echoAlone(talking, echoTrack: TestSignals.noise(count: reference.count, dbfs: -20, seed: 31))
         XCTAssertNil(other)

@@ -86,6 +86,20 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(b.yText, "≥ 15.4")
     }
 
+    /// The tap-free estimate's drop below 0 is the output over the talker, said so: "output
+    /// -1.2 dB under the talker" read as a cut (a new user's trial).
+    func testAnOutputOverTheTalkerIsSaidToBeOver() {
+        func row(_ drop: Double) -> String? {
+            let rows = RunReportDocument.nearEndRows(nil, estimate: NearEndEstimate(outputDropDB: drop, outputDropIsLowerBound: false, frames: 120,
+                                                                                    lostFrames: 0, isLost: false))
+            guard case .text(let text)? = rows.first?.last?.spans.first else { return nil }
+            return text
+        }
+        XCTAssertEqual(row(-1.24), "output 1.2 dB over the talker the gate hears (120 analysis frames; 0 of them 20 dB or more under)")
+        XCTAssertEqual(row(3.5), "output 3.5 dB under the talker the gate hears (120 analysis frames; 0 of them 20 dB or more under)")
+        XCTAssertEqual(row(-0.04), "output 0.0 dB under the talker the gate hears (120 analysis frames; 0 of them 20 dB or more under)")
+    }
+
     /// A figure on one frame says "1 analysis frame"; an eval without --modes is no grid of
     /// items × modes (it read "7 items × 3 modes: 7 runs").
     func testCountsAreWordedAsTheyAre() {
@@ -174,7 +188,8 @@ final class ReportWordingTests: XCTestCase {
         let results = try [result("disabled", item: "late", outside: true), result("speex:intensityMin", item: "late", outside: true),
                            result("disabled", item: "fine", outside: false), result("disabled", item: "far", outside: true)]
         let note = try XCTUnwrap(EvalReportDocument.echoOutsideSearchNote(results))
-        XCTAssertTrue(note.hasPrefix("The echo lies outside the 0–500 ms delay search of its reference on late, far: it leads"), note)
+        XCTAssertTrue(note.hasPrefix("The echo lies outside the 0–500 ms delay search of its reference: on late, far it leads the loopback "
+                                     + "(a loopback recorded late, or mic and loopback swapped"), note)
         XCTAssertNil(EvalReportDocument.echoOutsideSearchNote([results[2]]))
     }
 

@@ -1,0 +1,51 @@
+import AudioCore
+import Evaluation
+import Simulation
+import VirtualTime
+import XCTest
+
+/// Audio the app's side lost is a dropout, even where the app's mic is a source of its own (a
+/// file, a generator): its own clicks are not the pipeline's, but a splice its buffer made is.
+/// An app that pushes a burst the engine's buffer cannot hold loses the oldest samples (an
+/// overrun), and the tone it sends jumps there: in the mic too, where it read as the source's
+/// own click and was discounted.
+final class AppMicSpliceTests: XCTestCase {
+    /// A 443 Hz tone pushed in 20 ms frames, continuous in the app's time, with 1.1 s of it at
+    /// once at `burstAt` seconds (more than the engine's 1 s buffer holds).
+    private final class BurstingToneMic: CustomMic {
+        private var timer: RepeatingTimer?
+        private var phase = 0.0
+        private var fired = 0
+        let burstAt: Int
+        init(burstAt seconds: Int) { burstAt = seconds * 50 }
+        private func tone(_ frames: Int) -> PCMBuffer<Float> {
+            let samples = (0..<frames).map { index in Float(0.1 * sin(phase + 2 * Double.pi * 443 * Double(index) / 48_000)) }
+            phase += 2 * Double.pi * 443 * Double(frames) / 48_000
+            return PCMBuffer(samples: samples)
+        }
+        func start(on scheduler: Scheduler) {
+            timer = RepeatingTimer(scheduler: scheduler, period: .milliseconds(20), leeway: .milliseconds(2), phase: .capture)
+            timer?.setEventHandler { [unowned self] in
+                fired += 1
+                _ = sendAudio(tone(fired == burstAt ? 52_800 : 960))
+            }
+            timer?.schedule()
+        }
+        func stop() { timer?.cancel(); timer = nil }
+    }
+
+    func testASpliceTheAppsBufferMadeIsAClick() throws {
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        let mic = BurstingToneMic(burstAt: 2)
+        call.audioManager.setCustomMic(mic)
+        mic.start(on: call.scheduler)
+        try call.start()
+        try call.run(for: .seconds(4))
+        mic.stop()
+        let report = try meter.finish()
+        XCTAssertGreaterThan(report.pipeline.uplink.overruns, 0, "the burst overran the engine's buffer")
+        let clicks = report.sentClickEvents.map { Double($0.sampleIndex) / 48_000 }
+        XCTAssertTrue(clicks.contains { (1.9...3.2).contains($0) }, "the splice is a click of the pipeline's: \(clicks)")
+    }
+}
