@@ -49,6 +49,8 @@ public struct RecordingProcessor {
         /// linear filter can model, and an ERLE scored from it is uncertain.
         public var clippedMicSamples = 0
         public var clippedLoopbackSamples = 0
+        /// The mic's mean as the canceller received it: a DC offset where it is one.
+        public var micMean = 0.0
         /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
         /// `frame` counts samples at `processingRate`. Empty in every other mode.
         public var adaptiveDecisions: [AdaptiveDecision] = []
@@ -68,6 +70,21 @@ public struct RecordingProcessor {
             }
             guard !parts.isEmpty else { return nil }
             return parts.joined(separator: "; ") + InputCensus.clippedConsequence
+        }
+
+        /// Above this the mic's mean is an offset worth a word (a rig's, a converter's).
+        public static let dcOffsetWarningDBFS = -40.0
+
+        /// Where the mic holds a DC offset (nil otherwise): the canceller was given it, and the ones
+        /// without a high-pass filter of their own remove far less echo over it (a new user's −30.6
+        /// dBFS took echolab's steady ERLE from 36.2 to 11.3 dB, WebRTC's AEC's from 36.0 to 13.8),
+        /// while `metrics` takes it off before measuring and said only that.
+        public func dcOffsetWarning(mic: String) -> String? {
+            guard micMean != 0 else { return nil }
+            let level = 20 * log10(abs(micMean))
+            guard level >= Self.dcOffsetWarningDBFS else { return nil }
+            return String(format: "%@ has a DC offset of %.1f dBFS: the canceller was given it as recorded, and those without a high-pass "
+                          + "filter of their own (echolab, webrtc) remove far less echo over one; take it off first to measure them without it", mic, level)
         }
 
         /// One line for stderr when the loopback and the microphone differ by more than a 10 ms
@@ -167,6 +184,7 @@ public struct RecordingProcessor {
             var micFrames = 0, produced = 0, written = 0, micEnded = false
             var chunks = 0
             var clippedMic = 0, clippedLoopback = 0
+            var micSum = 0.0
             while true {
                 chunks += 1
                 if chunks % 100 == 0 {
@@ -182,6 +200,7 @@ public struct RecordingProcessor {
                 let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
                 for i in referenceGot..<frame { render[i] = 0 }
                 clippedMic += Self.fullScaleCount(capture, count: got)
+                for i in 0..<got { micSum += Double(capture[i]) }
                 clippedLoopback += Self.fullScaleCount(render, count: referenceGot)
                 if let control {
                     try control.analyzeRender(render)
@@ -216,6 +235,7 @@ public struct RecordingProcessor {
                                   divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
                                   referenceRate: referenceProbe?.sampleRate)
             outcome.clippedMicSamples = clippedMic
+            outcome.micMean = micFrames > 0 ? micSum / Double(micFrames) : 0
             outcome.clippedLoopbackSamples = clippedLoopback
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName

@@ -42,6 +42,24 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(processed.standardError, "echolab: call/mic.wav/x.wav: cannot write: call/mic.wav is a file, not a folder\n")
     }
 
+    /// A mic with a DC offset is warned of: the canceller is given it as recorded (echolab's and
+    /// WebRTC's AEC lose echo removal over one, a new user's trial), where `metrics` takes it off
+    /// before measuring and said only that.
+    func testAMicWithADCOffsetIsWarnedOf() throws {
+        var random = SeededRandom(seed: 8)
+        let far = (0..<(2 * 16_000)).map { _ in random.nextSignedFloat() * 0.2 }
+        let mic = far.indices.map { ($0 >= 320 ? far[$0 - 320] * 0.3 : 0) + 0.03 }
+        try SoundFileWriter.write(far, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(mic, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(far.map { $0 * 0.3 }, to: root.appendingPathComponent("clean.wav").path, sampleRate: 16_000)
+        let offset = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav"], in: root)
+        XCTAssertEqual(offset.status, 0, offset.standardError)
+        XCTAssertTrue(offset.standardError.contains("echolab process: warning: mic.wav has a DC offset of -30.") && offset.standardError.contains(" dBFS: the canceller was given it as recorded"),
+                      offset.standardError)
+        let clean = try runEchoLab(["process", "--mic", "clean.wav", "--reference", "lpb.wav", "--out", "clean-out.wav"], in: root)
+        XCTAssertFalse(clean.standardError.contains("DC offset"), clean.standardError)
+    }
+
     /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
     /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
     /// frame, and writes no output. It wrote a file of NaN and exited 0.
