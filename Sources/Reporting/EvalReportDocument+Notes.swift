@@ -126,6 +126,25 @@ extension EvalReportDocument {
             + ". Those items' figures and wins say how the modes coped with an echo they could not place."
     }
 
+    /// The recordings whose measured echo delay lies past a mode's reach (`EchoReach`), with the
+    /// modes: a simulated call has the lint's `echo-delay-beyond-filter` for it, a recording had
+    /// nothing, and a 300 ms echo left speex at 0.4 dB of steady ERLE without a word (a new user's
+    /// trial). nil where none.
+    static func delayBeyondReachNote(_ results: [CorpusRun.Result]) -> String? {
+        var items: [(item: String, delay: Double, modes: [String])] = []
+        for result in results {
+            guard let summary = result.summary, summary.pipeline == nil, let mode = result.mode,
+                  let delay = summary.metrics?.delayMilliseconds, let reach = EchoReach.milliseconds(for: mode), delay > reach else { continue }
+            let short = "\(mode.description) (\(ReportFormatting.number(reach, digits: 0)) ms)"
+            if let index = items.firstIndex(where: { $0.item == result.item }) { items[index].modes.append(short) }
+            else { items.append((result.item, delay, [short])) }
+        }
+        guard !items.isEmpty else { return nil }
+        return "Recordings whose echo arrives later than a mode's filter reaches (no canceller removes what its filter does not span): "
+            + items.map { "\($0.item), \(ReportFormatting.number($0.delay, digits: 0)) ms: " + $0.modes.joined(separator: ", ") }.joined(separator: "; ")
+            + ". Those modes' figures there measure the reach, not the canceller."
+    }
+
     /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
     /// echo is no longer the loopback's linear image, so every canceller's figures there stand on
     /// an echo none can fully remove, and without echo and near-end tracks the gate that finds

@@ -102,6 +102,7 @@ public enum EvalReportDocument {
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
         if let outside = echoOutsideSearchNote(outcome.results) { blocks.append(.paragraph([.text(outside)])) }
         if let clipped = clippedRecordingsNote(outcome.results) { blocks.append(.paragraph([.text(clipped)])) }
+        if let beyond = delayBeyondReachNote(outcome.results) { blocks.append(.paragraph([.text(beyond)])) }
         if let bandLimited = bandLimitedNote(outcome.results) { blocks.append(.paragraph([.text(bandLimited)])) }
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in

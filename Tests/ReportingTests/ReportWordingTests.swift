@@ -193,6 +193,30 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.echoOutsideSearchNote([results[2]]))
     }
 
+    /// A recording whose echo arrives past a mode's reach is named with those modes: a simulated
+    /// call has a lint finding for it, a recording nothing (a new user's trial: 300 ms, speex at
+    /// 0.4 dB of steady ERLE without a word).
+    func testRecordingsWhoseEchoIsPastAModesReachAreNamed() throws {
+        func result(_ mode: String, item: String, delay: Double?) throws -> CorpusRun.Result {
+            let gate = ActivityGateSummary(method: .echoPathFit, frames: 500, farEndActiveFrames: 400, singleTalkFrames: 400,
+                                           doubleTalkFrames: 0, limitation: nil, echoUnderNoiseFrames: 0)
+            let metrics = EchoMetrics(erlDB: 10, erleDB: 1, erleSteadyDB: 0.4, erleSteadyFrames: 200, convergenceSeconds: nil,
+                                      delayMilliseconds: delay, erleSeries: [], erleBands: [], gate: gate)
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "findings": .array([]),
+                                               "metrics": metrics.json]
+            return CorpusRun.Result(itemIndex: 0, item: item, file: "\(item).wav", mode: try EchoControlMode(parsing: mode),
+                                    folder: "\(item)/\(mode)", summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let results = try [result("speex:intensityRecommended", item: "delay300", delay: 300), result("webrtc:intensityMax", item: "delay300", delay: 300),
+                           result("aec3:intensityRecommended", item: "delay300", delay: 300), result("disabled", item: "delay300", delay: 300),
+                           result("speex:intensityRecommended", item: "near", delay: 40)]
+        XCTAssertEqual(EvalReportDocument.delayBeyondReachNote(results),
+                       "Recordings whose echo arrives later than a mode's filter reaches (no canceller removes what its filter does not span): "
+                       + "delay300, 300 ms: speex:intensityRecommended (190 ms), webrtc:intensityMax (130 ms). "
+                       + "Those modes' figures there measure the reach, not the canceller.")
+        XCTAssertNil(EvalReportDocument.delayBeyondReachNote([results[4]]))
+    }
+
     /// A recording that clipped is named under the Modes table, once, with its counts: it was
     /// only in a run's health cell, and it turned an item's verdict (a new user's trial).
     func testClippedRecordingsAreNamedOnce() throws {
