@@ -155,7 +155,7 @@ extension EvalReportDocument {
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
                                    emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot")
         // A tooltip names its axes ("1.9, ≥ 15.4" left the reader to guess which was which).
-        chart.valueNames = ("near-end attenuation", "steady ERLE")
+        chart.valueNames = (estimated ? "near-end attenuation or its estimate" : "near-end attenuation", "steady ERLE")
         return caption + [.scatterChart(chart)]
     }
 }
