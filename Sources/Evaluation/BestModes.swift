@@ -55,6 +55,8 @@ public enum BestModes {
         /// item.
         public var nearEndAloneDB: Double?
         public var nearEndAloneIsLowerBound: Bool
+        /// The lone talker's figure is the tap-free estimate (no near-end track).
+        public var nearEndAloneIsEstimate = false
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
                     nearEndIsLowerBound: Bool = false, nearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
@@ -175,7 +177,7 @@ public enum BestModes {
         let alone = points.map { point in
             Point(mode: point.mode, erleSteadyDB: nil, nearEndAttenuationDB: point.nearEndAloneDB,
                   nearEndIsLowerBound: point.nearEndAloneIsLowerBound, nearEndLost: point.nearEndAloneIsLowerBound,
-                  silentSend: point.silentSend)
+                  nearEndIsEstimate: point.nearEndAloneIsEstimate, silentSend: point.silentSend)
         }
         let candidates = alone.filter { $0.mode != "disabled" }
         guard countedAxes(candidates).nearEnd, var verdict = front(of: alone) else { return nil }

@@ -345,13 +345,16 @@ public enum EvalDocument {
             func bounded(_ figure: Figure) -> BoundedValue? {
                 metrics.flatMap { figure.value(in: $0) }.map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) }
             }
-            return .run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
-                        estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
-                        doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
-                        silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
-                        nearEndAlone: metrics.flatMap(nearEndAlone).flatMap { alone in
-                            FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
-                        })
+            let alone = metrics.flatMap(nearEndAlone)
+            var point = BestModes.Point.run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
+                                            estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
+                                            doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
+                                            silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
+                                            nearEndAlone: alone.flatMap { alone in
+                                                FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
+                                            })
+            point.nearEndAloneIsEstimate = alone?.isEstimate ?? false
+            return point
         }
     }
 
@@ -359,8 +362,7 @@ public enum EvalDocument {
     /// talk): the near end's attenuation while it talked alone, with its frames and whether it is a
     /// bound — such an item's one near-end figure (`BestModes`), shown as "alone" on the pages.
     /// Without a near-end track, the tap-free estimate (`isEstimate`; its near end lost: the
-    /// worst case, a bound): a near-end single-talk recording's was averaged with double talk's
-    /// and counted on the corpus's double-talk axis (a new user's trial).
+    /// worst case, a bound): a lone talker's, which averaged with double talk's would blur both.
     public static func nearEndAlone(_ metrics: EchoMetrics) -> (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
         guard metrics.gate.farEndActiveFrames == 0 else { return nil }
         if let nearEnd = metrics.nearEnd {

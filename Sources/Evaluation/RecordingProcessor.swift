@@ -75,12 +75,12 @@ public struct RecordingProcessor {
         /// Above this the mic's mean is an offset worth a word (a rig's, a converter's).
         public static let dcOffsetWarningDBFS = -40.0
 
-        /// Where the mic holds a DC offset (nil otherwise): the canceller was given it, and the ones
-        /// without a high-pass filter of their own remove far less echo over it (a new user's −30.6
-        /// dBFS took echolab's steady ERLE from 36.2 to 11.3 dB, WebRTC's AEC's from 36.0 to 13.8),
-        /// while `metrics` takes it off before measuring and said only that.
-        public func dcOffsetWarning(mic: String) -> String? {
-            guard micMean != 0 else { return nil }
+        /// Where the mic holds a DC offset and a canceller ran (nil otherwise): the canceller was
+        /// given it, and the ones without a high-pass filter of their own remove far less echo over
+        /// it (−30.6 dBFS took echolab's steady ERLE from 36.2 to 11.3 dB, WebRTC's AEC's from
+        /// 36.0 to 13.8), which the metrics' own correction of the offset does not undo.
+        public func dcOffsetWarning(mic: String, mode: EchoControlMode) -> String? {
+            guard micMean != 0, mode.intensity != .disabled else { return nil }
             let level = 20 * log10(abs(micMean))
             guard level >= Self.dcOffsetWarningDBFS else { return nil }
             return String(format: "%@ has a DC offset of %.1f dBFS: the canceller was given it as recorded, and those without a high-pass "

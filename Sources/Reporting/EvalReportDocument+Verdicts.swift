@@ -37,7 +37,9 @@ extension EvalReportDocument {
             why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked).\(estimated)"
         case .nearEndAlone:
             lead = "Best with the near end alone:"
-            why = " — the far end never played (no echo, no double talk), so judged on what each mode took off the near talker, which it should leave whole (\(scope))\(marked)."
+            let alone = front.nearEndEstimatedItems == 0 ? ""
+                : " What each took off is the estimate from mic and loopback (no near-end track): the output's drop under the talker the gate hears."
+            why = " — the far end never played (no echo, no double talk), so judged on what each mode took off the near talker, which it should leave whole (\(scope))\(marked).\(alone)"
         }
         var spans: [ReportDocument.Span] = [.strong(lead), .text(" ")]
         for (index, mode) in front.modes.enumerated() {

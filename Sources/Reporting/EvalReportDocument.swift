@@ -53,15 +53,20 @@ public enum EvalReportDocument {
         let hasEstimate = outcome.results.contains { nearEndEstimate($0) != nil }
         // Items whose far end never played: their near end is judged talking alone.
         let hasNearEndAlone = outcome.results.contains { nearEndAlone($0.summary?.metrics) != nil }
+        // The modes' estimate statistics are over double talk only (a lone talker's estimate is
+        // its own axis), and the run table's attenuation column holds a lone talker's with its
+        // track: a corpus of tap-free recordings read "—" in every row of either.
+        let hasEstimateStatistics = summaries.contains { $0.nearEndEstimateDropDB != nil }
+        let hasTrackedNearEndAlone = outcome.results.contains { nearEndAlone($0.summary?.metrics)?.isEstimate == false }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         // The two axes side by side, then their spread.
         var header = ["mode", "runs", "steady ERLE mean"]
         if hasNearEnd { header.append("near-end attenuation mean") }
-        if hasEstimate { header.append("near-end drop mean (estimate)") }
+        if hasEstimateStatistics { header.append("near-end drop mean (estimate)") }
         header += ["steady ERLE median", "p10"]
         if hasNearEnd { header += ["near-end attenuation median", "near-end distortion median"] }
-        if hasEstimate { header.append("near-end drop median (estimate)") }
+        if hasEstimateStatistics { header.append("near-end drop median (estimate)") }
         header += ["convergence median", "wins", "runs with pipeline issues", "runs with lint findings"]
         blocks.append(.table(.init(header: header, rows: modes.map { mode in
             let summary = summaries.first { $0.mode == mode.description }
@@ -80,14 +85,14 @@ public enum EvalReportDocument {
             var row: [ReportDocument.Cell] = [name, .init(failed == 0 ? "\(ran)" : "\(ran) of \(ran + failed) (\(failed) failed)", value: Double(ran), isNumeric: false),
                                               mean(summary?.erleSteadyDB)]
             if hasNearEnd { row.append(mean(summary?.nearEndAttenuationDB)) }
-            if hasEstimate { row.append(lostNote(mean(summary?.nearEndEstimateDropDB), lost: summary?.nearEndEstimateLostRuns ?? 0)) }
+            if hasEstimateStatistics { row.append(lostNote(mean(summary?.nearEndEstimateDropDB), lost: summary?.nearEndEstimateLostRuns ?? 0)) }
             row += [stat(summary?.erleSteadyDB.median, " dB", isLowerBound: summary?.erleSteadyDB.medianIsLowerBound),
                     stat(summary?.erleSteadyDB.p10, " dB", isLowerBound: summary?.erleSteadyDB.p10IsLowerBound)]
             if hasNearEnd {
                 row += [stat(summary?.nearEndAttenuationDB.median, " dB", isLowerBound: summary?.nearEndAttenuationDB.medianIsLowerBound),
                         lostNote(stat(summary?.nearEndDistortionDB.median, " dB"), lost: summary?.nearEndLostRuns ?? 0)]
             }
-            if hasEstimate { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", isLowerBound: summary?.nearEndEstimateDropDB?.medianIsLowerBound)) }
+            if hasEstimateStatistics { row.append(stat(summary?.nearEndEstimateDropDB?.median, " dB", isLowerBound: summary?.nearEndEstimateDropDB?.medianIsLowerBound)) }
             row.append(convergenceCell(summary, runs: ran))
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
@@ -182,7 +187,7 @@ public enum EvalReportDocument {
             blocks.append(.heading("Every run", level: 2, id: "runs"))
             blocks.append(.paragraph([.text("Click a column to sort. Pipeline health counts underruns, overruns, clicks and gaps in the sent audio, canceller resets, unconserved buffers and lint findings.")]))
             var runHeader = ["item", "mode", "steady ERLE", "ERLE", "ERL", "convergence"]
-            if hasNearEnd || hasNearEndAlone { runHeader.append("near-end attenuation") }
+            if hasNearEnd || hasTrackedNearEndAlone { runHeader.append("near-end attenuation") }
             if hasEstimate { runHeader.append("near-end drop (estimate)") }
             runHeader.append("pipeline health")
             blocks.append(.table(.init(header: runHeader, rows: items.flatMap { item in
@@ -203,7 +208,7 @@ public enum EvalReportDocument {
                             .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
-                    if hasNearEnd || hasNearEndAlone {
+                    if hasNearEnd || hasTrackedNearEndAlone {
                         if let alone = nearEndAlone(m), !alone.isEstimate {
                             let text = F.figure(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames) + ", talking alone"
                             row.append(.init(text, value: alone.value))

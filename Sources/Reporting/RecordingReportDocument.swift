@@ -57,7 +57,7 @@ public enum RecordingReportDocument {
             }
             // The measurement's corrections, not the canceller's: a mic offset went into it as
             // recorded, and the note read as if it had been handled.
-            let fed = corrections.micDCOffsetDBFS == nil ? ""
+            let fed = (corrections.micDCOffsetDBFS ?? -.infinity) < RecordingProcessor.Outcome.dcOffsetWarningDBFS || report.mode == "disabled" ? ""
                 : " The canceller was given the mic as recorded, offset and all: those without a high-pass filter of their own (echolab, webrtc) remove far less echo over one."
             blocks.append(.note([.strong("Corrected before measuring:"), .text(" " + made.joined(separator: "; ") + " (docs/metrics.md)." + fed)]))
         }
@@ -98,8 +98,8 @@ public enum RecordingReportDocument {
                                                                lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))],
                                                  emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames),
                                                  yFloor: 0, yCeiling: 30)
-            // As a call's plot: its bounds and thin windows marked, its steady state dashed (a
-            // recording's plot drew a bound as a value, and no steady line to read it against).
+            // As a call's plot: its bounds and thin windows marked (a bound is no value), its
+            // steady state dashed to read the windows against.
             if let steady = metrics.erleSteadyDB {
                 chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
             }

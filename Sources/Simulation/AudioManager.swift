@@ -57,6 +57,7 @@ public final class AudioManager {
         if !mic.isInUse {
             mic.isInUse = true
             mic.buffer.reset()
+            mic.splicedTicksLeft = 0   // what was lost was buffered, and is gone with it
             mic.didStartCapturing()
         }
         onChange?("set custom mic \(mic.deviceName)")

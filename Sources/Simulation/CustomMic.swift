@@ -12,6 +12,11 @@ import AudioCore
 open class CustomMic {
     let conditioner = InputConditioner(engineRate: AudioFormat.engine.sampleRate)
     var buffer = CadenceBuffer(capacity: AudioFormat.engine.sampleRate)
+    /// The buffer's overruns and the frames refused for their format, as the engine last read
+    /// this mic, and the ticks it still reads across audio lost there (`SimulatedCall`): each mic
+    /// its own, so another mic's losses never mark this one's audio.
+    var lossesSeen: Int64 = 0
+    var splicedTicksLeft = 0
     /// True while the engine reads this mic.
     public internal(set) var isInUse = false
     /// The call's audio manager that set it, while it is in use: another call's is refused.

@@ -113,10 +113,6 @@ public final class SimulatedCall {
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
     private var activeMic: CustomMic?
     private var pendingTicks = 0
-    /// The custom mics' overruns and refused frames as last read (`read(from:into:)`), and the
-    /// ticks still to read across audio the app's side lost.
-    private var customMicFaults: Int64 = 0
-    private var splicedTicksLeft = 0
     private var retiredMics: [CustomMic] = []
     private var lastDeviceStateKey: DeviceStateKey?
 
@@ -445,6 +441,7 @@ public final class SimulatedCall {
         VectorMath.crossfade(inPlace: &capture, to: incoming, ramp: fadeIn, count: n)
         if let old = activeMic {
             old.buffer.reset()
+            old.splicedTicksLeft = 0
             if !retiredMics.contains(where: { $0 === old }) { retiredMics.append(old) }
         }
         log("capture", "switched from \(activeMic?.deviceName ?? "default mic") to \(wanted?.deviceName ?? "default mic")"
@@ -465,14 +462,14 @@ public final class SimulatedCall {
             VectorMath.copy(physical, into: &block, count: Self.tickFrames)
             return false
         }
-        let faults = Int64(mic.buffer.overruns) + mic.conditioner.rejectedFrames
-        if faults != customMicFaults {
-            customMicFaults = faults
-            splicedTicksLeft = max(splicedTicksLeft, mic.buffer.count / Self.tickFrames + 1)
+        let losses = Int64(mic.buffer.overruns) + mic.conditioner.rejectedFrames
+        if losses != mic.lossesSeen {
+            mic.lossesSeen = losses
+            mic.splicedTicksLeft = max(mic.splicedTicksLeft, mic.buffer.count / Self.tickFrames + 1)
         }
         let whole = mic.buffer.read(into: &block, count: Self.tickFrames)
-        guard splicedTicksLeft == 0 else {
-            splicedTicksLeft -= 1
+        guard mic.splicedTicksLeft == 0 else {
+            mic.splicedTicksLeft -= 1
             return false
         }
         return whole

@@ -83,7 +83,7 @@ struct ProcessCommand: ParsableCommand {
             }
             line.finish()
             for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
-                            outcome.clippingWarning(mic: mic, reference: reference), outcome.dcOffsetWarning(mic: mic)] {
+                            outcome.clippingWarning(mic: mic, reference: reference), outcome.dcOffsetWarning(mic: mic, mode: mode)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
             if try LeadingEcho.inFiles(mic: mic, reference: reference, channel: channel.selection) {

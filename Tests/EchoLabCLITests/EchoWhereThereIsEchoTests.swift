@@ -287,6 +287,9 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         // The lone talker's item is judged on the near end alone, as with its track.
         let html = try String(contentsOf: root.appendingPathComponent("tapfree-eval/eval.html"), encoding: .utf8)
         XCTAssertEqual(html.components(separatedBy: "Best with the near end alone:").count - 1, 1, "the alone item's verdict")
+        XCTAssertTrue(html.contains("What each took off is the estimate from mic and loopback"), "the alone verdict says it rests on the estimate")
+        // No track anywhere: the run table has no attenuation column of dashes.
+        XCTAssertFalse(html.contains(">near-end attenuation<"), "an empty near-end attenuation column")
         // The mode's mean of estimates is over the double talk's item only.
         let summary = try XCTUnwrap((eval["mode_summary"] as? [[String: Any]])?.first { $0["mode"] as? String == "speex:intensityRecommended" })
         XCTAssertEqual((summary["near_end_estimate_output_drop_db"] as? [String: Any])?["count"] as? Int, 1, "\(summary)")

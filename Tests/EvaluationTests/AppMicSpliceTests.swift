@@ -34,6 +34,47 @@ final class AppMicSpliceTests: XCTestCase {
         func stop() { timer?.cancel(); timer = nil }
     }
 
+    /// A 443 Hz tone in 20 ms frames that pauses in digital silence for 100 ms of every 500.
+    private final class PausingToneMic: CustomMic {
+        private var timer: RepeatingTimer?
+        private var sample = 0
+        func start(on scheduler: Scheduler) {
+            timer = RepeatingTimer(scheduler: scheduler, period: .milliseconds(20), leeway: .milliseconds(2), phase: .capture)
+            timer?.setEventHandler { [unowned self] in
+                let samples = (0..<960).map { offset -> Float in
+                    let index = sample + offset
+                    return (4_800..<9_600).contains(index % 24_000) ? 0 : Float(0.1 * sin(2 * Double.pi * 443 * Double(index) / 48_000))
+                }
+                sample += 960
+                _ = sendAudio(PCMBuffer(samples: samples))
+            }
+            timer?.schedule()
+        }
+        func stop() { timer?.cancel(); timer = nil }
+    }
+
+    /// One mic's losses mark only its own audio: a file mic switched to after another mic overran
+    /// has its own pauses, not the pipeline's gaps (the losses were tracked for every mic at once,
+    /// and the ticks after the first mic's splice carried over to the next).
+    func testAnotherMicsLossesDoNotMarkThisOnesAudio() throws {
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        let bursting = BurstingToneMic(burstAt: 1), pausing = PausingToneMic()
+        call.audioManager.setCustomMic(bursting)
+        bursting.start(on: call.scheduler)
+        try call.start()
+        try call.run(for: .milliseconds(1_300))
+        call.audioManager.setCustomMic(pausing)
+        pausing.start(on: call.scheduler)
+        try call.run(for: .milliseconds(2_700))
+        bursting.stop()
+        pausing.stop()
+        let report = try meter.finish()
+        XCTAssertGreaterThan(report.pipeline.uplink.overruns, 0, "the first mic overran")
+        let gaps = report.sentGapRanges.map { Double($0.lowerBound) / 48_000 }
+        XCTAssertEqual(gaps.filter { $0 > 1.4 }, [], "the second mic's pauses are its own: \(gaps)")
+    }
+
     func testASpliceTheAppsBufferMadeIsAClick() throws {
         let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
         let meter = try CallMeter(call: call)

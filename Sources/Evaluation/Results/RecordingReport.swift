@@ -64,7 +64,8 @@ public struct RecordingReport: Sendable, Equatable {
     public var adaptiveDecisions: [AdaptiveDecision] = []
     /// The activity gate's talk, window by window (`activity_series`), as a simulated call's
     /// report lists it: on a recording without tracks, what the tap-free gate heard, which its
-    /// ERLE and near-end figures rest on. Empty without a loopback, or in a report written before.
+    /// ERLE and near-end figures rest on (near-end single talk: against its silent loopback).
+    /// Empty in a report written before it was listed.
     public var activity: [ActivityWindow] = []
     /// What each `--scorer` said of the recording (nil: none was asked; no `scores` key).
     public var scores: [ScorerResult]? = nil
