@@ -232,12 +232,18 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
     /// Near-end single talk with its near-end track (the AEC Challenge's layout): judged by what
     /// each mode took off the talker, as a simulated call without a far end is. Every mode read
     /// "—", a canceller that deleted the talker among them, and the eval ended "No best modes".
-    func testANearEndSingleTalkRecordingIsJudgedOnItsNearEnd() throws {
+    /// A lone talker's 6 s at 16 kHz and the room's noise, and the corpus folder `name` made.
+    private func loneTalker(in name: String) throws -> (corpus: URL, rate: Int, near: [Float], noise: [Float]) {
         let rate = 16_000, count = 6 * rate
-        let corpus = root.appendingPathComponent("nst")
+        let corpus = root.appendingPathComponent(name)
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
         let near = SignalGenerator.render(.speechLike(levelDBFS: -24, pitchHz: 210), sampleRate: rate, count: count, seed: 61)
         let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 62)
+        return (corpus, rate, near, noise)
+    }
+
+    func testANearEndSingleTalkRecordingIsJudgedOnItsNearEnd() throws {
+        let (corpus, rate, near, noise) = try loneTalker(in: "nst")
         try SoundFileWriter.write(zip(near, noise).map { $0 + $1 }, to: corpus.appendingPathComponent("mic.wav").path, sampleRate: rate)
         try SoundFileWriter.write(near, to: corpus.appendingPathComponent("near.wav").path, sampleRate: rate)
         try #"{"corpus": [{"name": "talker_nearend_singletalk", "mic": "mic.wav", "near_end": "near.wav", "talk_type": "nearend_singletalk"}]}"#
@@ -263,11 +269,8 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
     /// recording it was averaged with that item's estimate and counted in the corpus's near-end
     /// items (a new user's trial: 5 where the tracks gave 4).
     func testATapFreeNearEndSingleTalkRecordingIsJudgedAlone() throws {
-        let rate = 16_000, count = 6 * rate
-        let corpus = root.appendingPathComponent("tapfree")
-        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
-        let near = SignalGenerator.render(.speechLike(levelDBFS: -24, pitchHz: 210), sampleRate: rate, count: count, seed: 61)
-        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -65), sampleRate: rate, count: count, seed: 62)
+        let (corpus, rate, near, noise) = try loneTalker(in: "tapfree")
+        let count = near.count
         let far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 63)
         var talkOver = near
         for index in talkOver.indices where index < 3 * rate { talkOver[index] = 0 }
