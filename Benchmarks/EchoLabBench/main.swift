@@ -70,6 +70,19 @@ guard FileManager.default.isExecutableFile(atPath: echolab) else {
     exit(1)
 }
 
+/// The eval row's modes (`evalOfRooms`), here because `echolab-bench rooms` runs that row before
+/// the rest of the bench's globals are set.
+let roomsModes = "speex:intensityRecommended,webrtc:intensityRecommended"
+// `echolab-bench rooms`: the eval row alone, printed, its corpus kept (to iterate on it by hand;
+// the bench removes its folder when it exits, `_exit` leaves it).
+if CommandLine.arguments.dropFirst().first == "rooms" {
+    let rooms = try evalOfRooms()
+    print(String(format: "eval %.1f ms, bare %.1f ms: %.1f %% (corpus and outputs in %@)",
+                 rooms.eval * 1000, rooms.bare * 1000, rooms.bare / rooms.eval * 100, work))
+    fflush(nil)
+    _exit(0)
+}
+
 /// Runs `echolab arguments…` as a child process (stdout to /dev/null) and returns its wall time,
 /// its own peak resident set (wait4's rusage of that child alone, in MiB) and its CPU time.
 func runEcholab(_ arguments: [String]) -> (wall: Double, peakMiB: Double, cpu: Double) {
@@ -364,7 +377,6 @@ func evalScaling() -> (one: Double, two: Double, cpusUsed: Double, load: Double)
 /// two libraries' bare loops on the same rooms' mic and reference (read from one untimed eval with
 /// taps), side by side. The ratio is what the simulation, the metrics and the reports cost on top
 /// of the cancellers.
-let roomsModes = "speex:intensityRecommended,webrtc:intensityRecommended"
 func evalOfRooms() throws -> (eval: Double, bare: Double) {
     let corpus = path("rooms")
     try FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
@@ -487,14 +499,6 @@ func row(_ label: String, _ wall: Double) -> String {
     label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f ms %9.0f× real time", wall * 1000, seconds / wall)
 }
 
-// `echolab-bench rooms`: the eval row alone, printed, its corpus kept (to iterate on it by hand).
-if CommandLine.arguments.dropFirst().first == "rooms" {
-    let rooms = try evalOfRooms()
-    print(String(format: "eval %.1f ms, bare %.1f ms: %.1f %% (corpus and outputs in %@)",
-                 rooms.eval * 1000, rooms.bare * 1000, rooms.bare / rooms.eval * 100, work))
-    fflush(nil)
-    _exit(0)
-}
 let disabled = try wholeRun(.disabled)
 let disabledRoom = try wholeRun(.disabled, room: true)
 let enabledRoom = try wholeRun(.intensityRecommended, room: true)
