@@ -90,23 +90,10 @@ public enum RecordingReportDocument {
                 blocks.append(.note([.text(RunReportDocument.noDelayNote(reason))]))
             }
             if let note = RunReportDocument.boundNote(metrics) { blocks.append(.paragraph([.text(note)])) }
-            let series = metrics.erleSeries
-            let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
-            var chart = ReportDocument.TimeChart(title: "ERLE over time (far-end single talk only)", yLabel: "ERLE (dB)",
-                                                 durationSeconds: max(report.durationSeconds, 0.5),
-                                                 lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) },
-                                                               lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))],
-                                                 emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames),
-                                                 yFloor: 0, yCeiling: 30)
-            // As a call's plot: its bounds and thin windows marked (a bound is no value), its
-            // steady state dashed to read the windows against.
-            if let steady = metrics.erleSteadyDB {
-                chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
-            }
-            // The talk the gate heard, under the plot: on a recording without tracks the tap-free
-            // gate's, which every figure here rests on.
-            chart.lanes = RunReportDocument.activityLanes(report.activity)
-            blocks.append(.timeChart(chart))
+            // As a call's plot, with the talk the gate heard under it: on a recording without
+            // tracks the tap-free gate's, which every figure here rests on.
+            blocks.append(.timeChart(RunReportDocument.erleChart(metrics, durationSeconds: report.durationSeconds,
+                                                                 activity: report.activity, namesWindows: false)))
             blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)", bands: metrics.erleBands.map { ($0.lowHz, $0.highHz) },
                                            series: [.init(name: "ERLE", values: metrics.erleBands.map(\.erleDB), lowerBounds: metrics.erleBands.map(\.isLowerBound))],
                                            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames, what: "band"))))

@@ -160,21 +160,32 @@ public enum RunReportDocument {
     }
 
     static func erleChart(_ report: RunReport) -> ReportDocument.TimeChart {
-        let series = report.metrics.erleSeries
-        let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
-        var chart = ReportDocument.TimeChart(
-            title: "ERLE over time (\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, far-end single talk only)",
-            yLabel: "ERLE (dB)", durationSeconds: max(report.durationSeconds, 0.5),
-            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) },
-                          lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))],
-            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: report.metrics.gate.singleTalkFrames), yFloor: 0, yCeiling: 30)
-        if let steady = report.metrics.erleSteadyDB {
-            chart.lines.append(.init(name: "steady state", points: [(0, steady), (report.durationSeconds, steady)], isDashed: true))
-        }
+        var chart = erleChart(report.metrics, durationSeconds: report.durationSeconds, activity: report.activity, namesWindows: true)
         chart.markers = timelineMarkers(report)
         chart.shading = report.segments.map { .init(start: $0.startSeconds, end: $0.endSeconds,
                                                    label: $0.events.isEmpty ? "start" : $0.events.joined(separator: ", ")) }
-        chart.lanes = activityLanes(report.activity)
+        return chart
+    }
+
+    /// The ERLE series as a call's or a recording's page plots it: each window at its centre,
+    /// bounds and thin windows marked (a bound is no value), the steady state dashed to read the
+    /// windows against, the talk the gate heard in lanes under it. `namesWindows`: the title
+    /// gives the windows' length (a call's, whose long runs widen them).
+    static func erleChart(_ metrics: EchoMetrics, durationSeconds: Double, activity: [ActivityWindow],
+                          namesWindows: Bool) -> ReportDocument.TimeChart {
+        let series = metrics.erleSeries
+        let step = series.count >= 2 ? series[1].timeSeconds - series[0].timeSeconds : 0.5
+        let windows = namesWindows ? "\(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s windows, " : ""
+        var chart = ReportDocument.TimeChart(
+            title: "ERLE over time (\(windows)far-end single talk only)",
+            yLabel: "ERLE (dB)", durationSeconds: max(durationSeconds, 0.5),
+            lines: [.init(name: "ERLE", points: series.map { ($0.timeSeconds + step / 2, $0.erleDB) },
+                          lowerBounds: series.map(\.isLowerBound), frames: series.map(\.frames))],
+            emptyNote: RunReportDocument.noERLENote(singleTalkFrames: metrics.gate.singleTalkFrames), yFloor: 0, yCeiling: 30)
+        if let steady = metrics.erleSteadyDB {
+            chart.lines.append(.init(name: "steady state", points: [(0, steady), (durationSeconds, steady)], isDashed: true))
+        }
+        chart.lanes = activityLanes(activity)
         return chart
     }
 
