@@ -70,7 +70,7 @@ struct ClockDriftFeed {
             let next = total + measured
             guard resampledDrift.upperBound >= abs(next),
                   pass == 0 ? resampledDrift.contains(abs(next)) : abs(measured) >= residualDriftPPM else { break }
-            var resampled = try ClockDriftFeed(gate: EchoPathGate(sampleRate: sampleRate, configuration: configuration),
+            var resampled = try ClockDriftFeed(gate: EchoPathGate(sampleRate: sampleRate, configuration: configuration, micOffset: gate.micOffset),
                                                sampleRate: sampleRate, driftPPM: next, samples: samples)
             try feed(&resampled)
             let decided = try resampled.finish()

@@ -219,7 +219,7 @@ public struct EchoAnalyzer: Sendable {
                 for index in 0..<2 { try Self.withFileErrors(paths[index]) { try files[index].rewind() } }
             }
             func fitGate() throws -> EchoPathGateCache.Decisions {
-                var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration)
+                var gate = EchoPathGate(sampleRate: referenceRate, configuration: configuration, micOffset: offsets[1])
                 try readPass { count in gate.append(reference: blocks[0], mic: blocks[1], from: 0, count: count) }
                 var activity = gate.finish()
                 // Two clocks: again, over the loopback resampled to the mic's (`ClockDriftFeed`).

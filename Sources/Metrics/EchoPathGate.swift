@@ -102,6 +102,11 @@ struct EchoPathGate {
     private(set) var clipLevel: Float?
     private var clipSearched = false
     private let activeMeanSquare: Double
+    /// The DC offset taken off the mic before the gate reads it: a sample whose recorded value
+    /// (sample + offset) lies on a rail is clipped (`isClipped`).
+    let micOffset: Float
+    /// Whether any mic sample so far was clipped: only then are residuals read sample by sample.
+    private var micClipped = false
     /// The last hop's residual and predicted-echo energy, awaiting its frame's second hop.
     private var lastHop: (residual: Double, prediction: Double, mic: Double)?
 
@@ -123,8 +128,11 @@ struct EchoPathGate {
         var isDoubleTalk: Bool
     }
 
-    init(sampleRate: Int, configuration: EchoMetricsConfiguration) {
+    /// `micOffset`: the DC offset taken off the mic before it is appended (`DCOffset.removed`),
+    /// so that the gate knows the samples the converter recorded on its rails.
+    init(sampleRate: Int, configuration: EchoMetricsConfiguration, micOffset: Float = 0) {
         self.sampleRate = max(1, sampleRate)
+        self.micOffset = micOffset
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
         hop = frameSize / 2
         length = max(frameSize, configuration.delayBlockSize(forSampleRate: self.sampleRate))
@@ -148,6 +156,7 @@ struct EchoPathGate {
     mutating func append(reference referenceSource: [Float], from referenceFrom: Int, mic micSource: [Float], from micFrom: Int, count: Int) {
         reference.append(contentsOf: referenceSource[referenceFrom..<(referenceFrom + count)])
         mic.append(contentsOf: micSource[micFrom..<(micFrom + count)])
+        if !micClipped { micClipped = micSource[micFrom..<(micFrom + count)].contains(where: { isClipped($0) }) }
         if shift == nil {
             let piece = min(count, warmupSamples - received)
             if piece > 0 {
@@ -246,7 +255,7 @@ struct EchoPathGate {
         }
         fit.load(reference: shifted)
         var weights = [Float](repeating: 0, count: blockLength)
-        for i in 0..<valid { weights[i] = 1 }
+        for i in 0..<valid { weights[i] = isClipped(blockMic[i]) ? 0 : 1 }
         // Warm start from the previous block's path: frequencies this block's far end leaves
         // unexcited (a voiced talker excites its harmonics only) keep what earlier blocks
         // learned instead of fitting noise — measured on a speech far end through a room, the
@@ -277,7 +286,7 @@ struct EchoPathGate {
                 // explain a talker (it takes in L/B of him, −9 dB).
                 let previousPath = path, previousPrediction = prediction
                 path = Self.silentPath(length)
-                for i in 0..<valid { weights[i] = 1; prediction[i] = 0 }
+                for i in 0..<valid { weights[i] = isClipped(blockMic[i]) ? 0 : 1; prediction[i] = 0 }
                 fit.refine(pathReal: &path.real, pathImaginary: &path.imaginary, mic: blockMic, weights: weights,
                            prediction: &prediction, iterations: maximumIterations)
                 if 2 * stillMissed(missed.hops, mic: blockMic, prediction: prediction) > missed.missed {
@@ -535,7 +544,7 @@ struct EchoPathGate {
         let energies = candidates.map { path in
             block.fit.predict(pathReal: path.real, pathImaginary: path.imaginary, into: &prediction)
             return (0..<hops).map { h -> (residual: Double, predicted: Double) in
-                let (residual, predicted) = Self.energies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
+                let (residual, predicted) = residualEnergies(block.mic, prediction, (h * hop)..<((h + 1) * hop))
                 return (residual, predicted)
             }
         }
@@ -613,7 +622,7 @@ struct EchoPathGate {
     /// new echo is louder than its old one is not judged on other hops.
     private func stillMissed(_ hops: [Int], mic: [Float], prediction: [Float]) -> Int {
         hops.count(where: { index in
-            let (residual, predicted) = Self.energies(mic, prediction, (index * hop)..<((index + 1) * hop))
+            let (residual, predicted) = residualEnergies(mic, prediction, (index * hop)..<((index + 1) * hop))
             return misses(residual: residual, predicted: predicted, ratio: 1)
         })
     }
@@ -650,7 +659,7 @@ struct EchoPathGate {
             let audible = PowerSums.sumOfSquares(mic, start..<(start + hop)) / Double(hop) >= silentMeanSquare
             if widens { lastExcluded = index; widening.append(index) }
             // Left out: this hop, and the `margin` hops after a hop that widens the cut.
-            for i in start..<(start + hop) { weights[i] = active || index - lastExcluded <= margin ? 0 : 1 }
+            for i in start..<(start + hop) { weights[i] = active || index - lastExcluded <= margin || isClipped(mic[i]) ? 0 : 1 }
             if active { all.hops.append(index) }
             if audible { all.audible += 1 }
             if audible && predicted / Double(hop) >= silentMeanSquare {
@@ -671,7 +680,7 @@ struct EchoPathGate {
 
     /// Each whole hop's residual and predicted energy.
     private func hopResiduals(_ mic: [Float], _ prediction: [Float], valid: Int) -> [(residual: Double, predicted: Double)] {
-        (0..<(valid / hop)).map { index in Self.energies(mic, prediction, (index * hop)..<((index + 1) * hop)) }
+        (0..<(valid / hop)).map { index in residualEnergies(mic, prediction, (index * hop)..<((index + 1) * hop)) }
     }
 
     /// The residual hop levels of the blocks fitted so far, in 0.5 dB steps from −200 dB: their
@@ -767,8 +776,33 @@ struct EchoPathGate {
         }
     }
 
-    /// Σ(mic − ŷ)² and Σŷ² over `range`.
-    private static func energies(_ mic: [Float], _ prediction: [Float], _ range: Range<Int>) -> (Double, Double) {
-        (PowerSums.sumOfSquaredDifferences(mic, prediction, range), PowerSums.sumOfSquares(prediction, range))
+    /// Σ(mic − ŷ)² and Σŷ² over `range`. On a clipped sample the mic says only that the echo
+    /// reached the rail: the residual there is what the prediction falls short of the rail by,
+    /// and nothing where it reaches it — the converter would have recorded the predicted echo so.
+    private func residualEnergies(_ mic: [Float], _ prediction: [Float], _ range: Range<Int>) -> (Double, Double) {
+        let predicted = PowerSums.sumOfSquares(prediction, range)
+        guard micClipped, range.contains(where: { isClipped(mic[$0]) }) else {
+            return (PowerSums.sumOfSquaredDifferences(mic, prediction, range), predicted)
+        }
+        var residual = 0.0
+        for i in range {
+            var error = mic[i] - prediction[i]
+            if isClipped(mic[i]) { error = mic[i] + micOffset > 0 ? max(0, error) : min(0, error) }
+            residual += Double(error) * Double(error)
+        }
+        return (residual, predicted)
+    }
+
+    /// The level from which a recorded sample lies on a converter's rail: a 16-bit file's
+    /// largest value, 32767/32768, less a millionth for the offset taken off and added back.
+    static let railLevel = InputCensus.fullScale * (1 - 1e-6)
+
+    /// Whether a mic sample (its DC offset taken off) was recorded on a rail, up to 1.0: a linear
+    /// fit can neither fit nor judge a clipped sample, and a far-end single-talk recording whose
+    /// mic clipped 1 % of its samples read 877 of 932 frames as double talk. A float file's
+    /// samples past 1.0 were scaled after capture, not clipped, and stay in.
+    private func isClipped(_ sample: Float) -> Bool {
+        let recorded = abs(sample + micOffset)
+        return recorded >= Self.railLevel && recorded <= 1 + 1e-6
     }
 }

@@ -103,6 +103,72 @@ final class ClippingRoomGateTests: TapFreeGateFixture {
         XCTAssertEqual(try XCTUnwrap(tapFree["erl_db"] as? Double), try XCTUnwrap(tapped["erl_db"] as? Double), accuracy: 0.01)
     }
 
+    /// A mic the echo drove past its converter's rails (a phone on speaker, its mic gain high):
+    /// about 1 % of a 16-bit mic's samples on ±full scale, with and without a DC offset and a
+    /// near-end talker. A linear fit can neither fit nor judge a clipped sample; counting them,
+    /// the gate read 877 of 932 far-end single-talk frames of such a recording (48 kHz, 1.1 %
+    /// clipped) as a talker. It judges a clipped sample only by how far its prediction falls
+    /// short of the rail, and its frames now read as the near-end track reads them.
+    func testAMicClippedAtFullScaleIsJudgedAsTheNearEndTrackJudgesIt() throws {
+        let far = try AudioFileStream.readAll(path: Self.inputs + "/farend_speech_16k.wav")
+        let talker = try AudioFileStream.readAll(path: Self.inputs + "/nearend_speech_16k.wav").samples
+        let rate = far.sampleRate, count = far.samples.count, delay = rate / 25
+        var random = SeededRandom(seed: 11)
+        var room = (0..<(rate / 8)).map { n in random.nextGaussian() * 0.3 * Float(exp(-6.9 * Double(n) / Double(rate) / 0.125)) }
+        room[0] = 1
+        var echo = [Float](repeating: 0, count: count)
+        for n in delay..<count {
+            var sum: Float = 0
+            for k in 0..<min(room.count, n - delay + 1) { sum += room[k] * far.samples[n - delay - k] }
+            echo[n] = sum
+        }
+        // Scaled so that 1 % of the echo's samples lie past full scale.
+        let magnitudes = echo.map(abs).sorted()
+        let gain = 1 / magnitudes[magnitudes.count * 99 / 100]
+        let noise = (0..<count).map { _ in random.nextGaussian() * 1e-4 }
+        func write(_ samples: [Float], _ name: String) throws -> String {
+            let path = root.appendingPathComponent("\(name).wav").path
+            try SoundFileWriter.write(samples, to: path, sampleRate: rate, encoding: .pcm16)
+            return path
+        }
+        let referencePath = try write(far.samples, "lpb")
+        for withTalker in [false, true] {
+            // The talker from 3 s on, 6 dB under the echo's level before the rails.
+            let near: [Float] = (0..<count).map { n in withTalker && n >= 3 * rate && n - 3 * rate < talker.count ? talker[n - 3 * rate] : 0 }
+            let talkerGain = withTalker ? Float(pow(10, (Self.meanSquareDB(echo) - 6 - Self.meanSquareDB(near)) / 20)) : 0
+            // The same room at half the gain, where nothing clips, judged first: the clipped
+            // recordings must read as it does.
+            var unclippedDoubleTalk = 0
+            for (gainShare, offset) in [(Float(0.5), Float(0)), (1, 0), (1, 0.01)] {
+                let name = "talker \(withTalker), gain × \(gainShare), DC offset \(offset)"
+                let level = gain * gainShare
+                let mic = (0..<count).map { n in min(32_767 / 32_768, max(-1, level * (echo[n] + talkerGain * near[n]) + noise[n] + offset)) }
+                let clipped = mic.filter { abs($0) >= 32_767 / 32_768 }.count
+                if gainShare < 1 { XCTAssertEqual(clipped, 0, name) } else { XCTAssertEqual(Double(clipped) / Double(count), 0.01, accuracy: 0.005, name) }
+                let nearPath = try write(near.map { $0 * talkerGain * level }, "near-\(withTalker)-\(gainShare)")
+                let micPath = try write(mic, "mic-\(withTalker)-\(gainShare)-\(offset)")
+                let processedPath = try write(mic.map { 0.1 * ($0 - offset) }, "out-\(withTalker)-\(gainShare)-\(offset)")
+                let analyzer = EchoAnalyzer()
+                let tracked = try analyzer.analyzeFiles(reference: referencePath, mic: micPath, processed: processedPath, nearEnd: nearPath).whole
+                let tapFree = try analyzer.analyzeFiles(reference: referencePath, mic: micPath, processed: processedPath).whole
+                XCTAssertEqual(tapFree.gate.method, .echoPathFit, name)
+                XCTAssertNil(tapFree.gate.limitation, name)
+                if !withTalker {
+                    XCTAssertEqual(tapFree.gate.doubleTalkFrames, 0, name)
+                    XCTAssertEqual(tapFree.gate.singleTalkFrames, tracked.gate.singleTalkFrames, name)
+                } else if gainShare < 1 {
+                    XCTAssertGreaterThan(tracked.gate.doubleTalkFrames, 50, name)
+                    unclippedDoubleTalk = tapFree.gate.doubleTalkFrames
+                } else {
+                    // Measured: 88 and 89 where the unclipped room reads 84 (the track: 68).
+                    XCTAssertEqual(tapFree.gate.doubleTalkFrames, unclippedDoubleTalk, accuracy: 8, name)
+                }
+                XCTAssertEqual(try XCTUnwrap(tapFree.erlDB, name), try XCTUnwrap(tracked.erlDB, name), accuracy: 0.05, name)
+                XCTAssertEqual(try XCTUnwrap(tapFree.erleDB, name), 20, accuracy: 0.01, name)
+            }
+        }
+    }
+
     static func meanSquareDB(_ samples: [Float]) -> Double {
         10 * log10(samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, samples.count)))
     }
