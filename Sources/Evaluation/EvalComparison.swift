@@ -113,16 +113,20 @@ public struct EvalComparison: Sendable {
     }
 
     /// A segment of a call as eval.json has it: its number (from 1), where it starts and the
-    /// events that started it.
+    /// events that started it — in the baseline, and in the current run where they differ (a
+    /// timeline edited at the same moment: the current events are what changed the segment).
     public struct Segment: Sendable, Equatable {
         public var number: Int
         public var startSeconds: Double
         public var events: [String]
+        /// The current run's events at the same start, where they are not the baseline's.
+        public var currentEvents: [String]?
 
-        public init(number: Int, startSeconds: Double, events: [String]) {
+        public init(number: Int, startSeconds: Double, events: [String], currentEvents: [String]? = nil) {
             self.number = number
             self.startSeconds = startSeconds
             self.events = events
+            self.currentEvents = currentEvents
         }
     }
 
@@ -592,12 +596,14 @@ public struct EvalComparison: Sendable {
         guard let before, let after = after ?? (currentWritesSegments ? [] : nil) else { return }
         for (index, was) in before.enumerated() {
             guard let start = was.startSeconds else { continue }
-            let segment = Segment(number: index + 1, startSeconds: start, events: was.events)
             // A stretch the call no longer has cannot be judged: a gate must not pass on less work.
             guard let now = after.first(where: { $0.startSeconds == start }) else {
+                let segment = Segment(number: index + 1, startSeconds: start, events: was.events)
                 regressions.append(Change(run: key, subject: .segment(segment), baseline: .ran, current: .missing, delta: nil))
                 continue
             }
+            let segment = Segment(number: index + 1, startSeconds: start, events: was.events,
+                                  currentEvents: now.events == was.events ? nil : now.events)
             for keys in Self.segmentFigures {
                 compare(key, .segmentLevel(segment, metric: keys.path), was.figures[keys.path] ?? .none, now.figures[keys.path] ?? .none,
                         higherIsBetter: true)

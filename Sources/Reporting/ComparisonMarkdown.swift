@@ -20,8 +20,13 @@ public enum ComparisonMarkdown {
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
-        // line break in them would end the cell or the row.
-        func row(_ cells: [String]) -> String { "| " + cells.map(MarkdownWriter.cellText).joined(separator: " | ") + " |\n" }
+        // line break in them would end the cell or the row, and a `<` an HTML tag where the diff is
+        // rendered (a plugin named "<b>"). The rest stays as written: compare prints this to a CI
+        // log too, where `erle\_steady\_db` would read worse than Markdown renders it.
+        func row(_ cells: [String]) -> String {
+            "| " + cells.map { MarkdownWriter.cellText($0.replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")) }
+                .joined(separator: " | ") + " |\n"
+        }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(RunReportDocument.count(comparison.baselineRuns, "run"))) · current `\(currentName)` (\(RunReportDocument.count(comparison.currentRuns, "run"))) · "
         md += "threshold \(thresholdText(comparison.maxRegressionDB)) dB on ERLE (the call and each of its segments), TCLw, "
@@ -47,6 +52,12 @@ public enum ComparisonMarkdown {
         if !comparison.judgesLibraryChanges, !comparison.libraryChanges.isEmpty {
             let count = comparison.libraryChanges.count
             md += " \(RunReportDocument.count(count, "run")) measured with another canceller library or plugin build \(count == 1 ? "was" : "were") not judged (listed below; --judge-library-changes judges \(count == 1 ? "it" : "them"))."
+        }
+        // New runs pass unjudged: said in the verdict, which is all a script or a reviewer may
+        // read (an interrupted or sharded baseline's line above already counts them).
+        if !comparison.added.isEmpty, !comparison.baselineIsIncomplete, comparison.baselineShard == nil {
+            let count = comparison.added.count
+            md += " \(RunReportDocument.count(count, "new run")) (not in the baseline) \(count == 1 ? "was" : "were") not judged (listed below)."
         }
         md += "\n"
         if !comparison.modeMeans.isEmpty {
@@ -223,9 +234,13 @@ extension ComparisonMarkdown {
         }
     }
 
+    /// "segment 3 at 18.00 s (reset_custom_mic → set_aec disabled)": the baseline's events, and
+    /// the current run's where they differ — the change that moved the segment's figures.
     static func words(_ segment: EvalComparison.Segment) -> String {
-        "segment \(segment.number) at \(String(format: "%.2f", segment.startSeconds)) s"
-            + (segment.events.isEmpty ? "" : " (\(segment.events.joined(separator: ", ")))")
+        func list(_ events: [String]) -> String { events.isEmpty ? "no event" : events.joined(separator: ", ") }
+        let events = segment.currentEvents.map { "\(list(segment.events)) → \(list($0))" }
+            ?? (segment.events.isEmpty ? nil : list(segment.events))
+        return "segment \(segment.number) at \(String(format: "%.2f", segment.startSeconds)) s" + (events.map { " (\($0))" } ?? "")
     }
 
     /// One side of a change. A near end newly lost says what that means where it is the change.

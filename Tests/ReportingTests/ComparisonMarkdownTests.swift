@@ -56,6 +56,36 @@ final class ComparisonMarkdownTests: XCTestCase {
         XCTAssertTrue(page.contains("- room-v2 × disabled — from a file of the same name as the missing room × disabled: renamed?\n"), page)
     }
 
+    /// The verdict line counts the new runs it did not judge (a CI engineer's trial: a new item's
+    /// four runs passed under a bare "No regression."); a segment whose events the current
+    /// timeline changed names both (it named the baseline's only: the event that moved the figure
+    /// was nowhere in the diff); a cell's `<` stays text.
+    func testTheVerdictCountsNewRunsAndASegmentNamesTheEventsThatChanged() {
+        func eval(_ items: [(name: String, erle: Double, event: String)]) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true),
+                     "items": .array(items.enumerated().map { index, item in
+                         .object(["index": .number(Double(index)), "name": .string(item.name), "file": .string("\(item.name).json"), "results": .array([
+                             .object(["mode": .string("speex:intensityMax"), "folder": .string("\(item.name)/speex"), "error": .null,
+                                      "metrics": .object(["erle_steady_db": .number(30), "erle_steady_analysis_frames": .number(400)]),
+                                      "segments": .array([.object(["start_s": .number(18), "events": .array([.string(item.event)]),
+                                                                   "erle_steady_db": .number(item.erle), "erle_steady_analysis_frames": .number(300)])]),
+                                      "findings": .array([]), "duration_s": .number(30)]),
+                         ])])
+                     })])
+        }
+        let baseline = eval([("room <1>", 20, "reset_custom_mic")])
+        let current = eval([("room <1>", 2, "set_aec disabled"), ("new-room", 20, "reset_custom_mic")])
+        let page = ComparisonMarkdown.render(EvalComparison(baseline: baseline, current: current, maxRegressionDB: 0.5),
+                                             baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(page.contains("**1 regression.** 0 improvements beyond the threshold. 1 new run (not in the baseline) was not judged (listed below).\n"), page)
+        XCTAssertTrue(page.contains("| room \\<1\\> | speex:intensityMax | segment 1 at 18.00 s (reset_custom_mic → set_aec disabled): erle_steady_db | 20.00 dB | 2.00 dB | -18.00 dB |\n"), page)
+        // The same events are named once.
+        let unchanged = ComparisonMarkdown.render(EvalComparison(baseline: baseline, current: eval([("room <1>", 2, "reset_custom_mic")]), maxRegressionDB: 0.5),
+                                                  baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(unchanged.contains("segment 1 at 18.00 s (reset_custom_mic): erle_steady_db"), unchanged)
+        XCTAssertTrue(unchanged.contains("**1 regression.** 0 improvements beyond the threshold.\n"), unchanged)
+    }
+
     func testScoreNotesOfManyRunsAlikeAreOneLine() {
         var comparison = EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: true), maxRegressionDB: 0.5)
         func note(_ item: String, _ scorer: String) -> EvalComparison.Change {
