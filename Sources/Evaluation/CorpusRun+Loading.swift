@@ -43,6 +43,7 @@ extension CorpusRun {
     /// into the whole `--out`, so every item's inputs are checked against it before anything is
     /// written or removed.
     public func checkOutputFolder(_ loaded: LoadedItems) throws {
+        try OutputFolder.check(outputDirectory, holdsNoneOf: plugins)
         for case .success(let item) in loaded.items {
             switch item {
             case .scenario(let scenario):

@@ -17,22 +17,41 @@ public enum OutputFolder {
         /// The scenario key that names the input (nil: the scenario file itself).
         public let key: String?
         public let scenarioFile: String
+        /// The canceller plugin whose library `input` is (nil: a file the scenario names).
+        public var plugin: String?
 
         /// The folder is the input itself, not a folder that holds it.
         public var isTheInput: Bool { InputFile.canonical(folder) == InputFile.canonical(input) }
 
         public var description: String {
-            let what = key.map { "the input \(input) (\(scenarioFile): \($0))" } ?? "the scenario file \(input)"
+            let what = plugin.map { "the plugin \($0)'s library \(input)" }
+                ?? key.map { "the input \(input) (\(scenarioFile): \($0))" } ?? "the scenario file \(input)"
             if isTheInput { return "\(folder): the output folder is \(what), not a folder; choose a folder that holds no input" }
             return "\(folder): output folder holds \(what); choose a folder that holds no input"
         }
     }
 
-    /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `scenario`'s files.
+    /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `scenario`'s files
+    /// or the library of the plugin it runs.
     public static func check(_ folder: String, for scenario: Scenario) throws {
         var files = scenario.inputs.map { (path: $0.path, key: Optional($0.keyPath)) }
         if !scenario.file.isEmpty { files.insert((scenario.file, nil), at: 0) }
         try check(folder, holdsNone: files, of: scenario.file)
+        if let plugin = scenario.voiceProcessing.backend.plugin { try check(folder, holdsNoneOf: [plugin]) }
+    }
+
+    /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `plugins`' library
+    /// files: a run's report written over one replaced the canceller that ran (a new user's trial,
+    /// `run --out o --plugin acme=o/report.json`).
+    public static func check(_ folder: String, holdsNoneOf plugins: [CancellerPlugin]) throws {
+        for plugin in plugins {
+            do {
+                try check(folder, holdsNone: [(plugin.path, nil)], of: "")
+            } catch var conflict as Conflict {
+                conflict.plugin = plugin.name
+                throw conflict
+            }
+        }
     }
 
     /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `files` (each

@@ -135,7 +135,9 @@ public struct RecordingProcessor {
     /// `progress` is told the share of the mic processed, once a second of audio.
     public func process(mic: String, reference: String?, output: String, cancellation: RunCancellation? = nil,
                         lockingFor command: String? = nil, progress: ((Double) -> Void)? = nil) throws -> Outcome {
-        try AtomicFile.checkWritable(output, inputs: [mic, reference].compactMap { $0 })
+        // A plugin's library is an input too: the output written over it replaced the canceller
+        // that wrote it (a new user's trial).
+        try AtomicFile.checkWritable(output, inputs: [mic, reference, mode.backend.plugin?.path].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
         guard micLength > 0 else { throw AudioIOError.holdsNoAudio(path: mic, consequence: "nothing to process") }

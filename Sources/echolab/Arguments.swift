@@ -232,8 +232,10 @@ struct PluginOptions: ParsableArguments {
                 switch Result(catching: { () throws(JSONSyntaxError) -> JSONValue in try JSONValue.parse(Array(json.utf8), exactIntegers: true) }) {
                 case .success(let value): object = value
                 case .failure(let error):
-                    // A duplicate key or a number out of range is named, as in a scenario file.
-                    throw ValidationError("--plugin-options \(name): \(json): column \(error.column): \(error.problem)")
+                    // A duplicate key or a number out of range is named, as in a scenario file;
+                    // the parser's words are a file's, and this is an argument's text.
+                    let problem = error.problem.replacingOccurrences(of: "the file ends", with: "the text ends")
+                    throw ValidationError("--plugin-options \(name): \(json): column \(error.column): \(problem)")
                 }
                 guard case .object = object else { throw ValidationError("--plugin-options \(name): not a JSON object: \(json)") }
                 // The plugin gets the object on one line, as from a scenario's aec.plugin_options.

@@ -202,6 +202,46 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(run.status, 0, run.standardError)
     }
 
+    /// A plugin's library is one of a command's inputs: `process --out` naming it, and a `run` or
+    /// `eval` output folder holding it (given with --plugin or a scenario's aec.plugin), are
+    /// refused before anything is written, and the library is unchanged (a new user's trial:
+    /// `process --out plug.wav --plugin acme=plug.wav` replaced the plugin with its own output).
+    func testAnOutputNeverReplacesThePluginThatWritesIt() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let out = root.appendingPathComponent("out")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let built = try Self.misbehaving("passthrough", in: root)
+        let plugin = out.appendingPathComponent("plug.wav").path
+        try FileManager.default.copyItem(atPath: built, toPath: plugin)
+        let original = try Data(contentsOf: URL(fileURLWithPath: plugin))
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        _ = try writeScenario("""
+            {"name": "own", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "duration_s": 1,
+             "aec": {"mode": "intensityMax", "backend": "p", "plugin": "out/plug.wav"}}
+            """, named: "own.json", in: root)
+        let run = try runEchoLab(["run", "delay.json", "--out", "out"], in: root)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let cases: [([String], String)] = [
+            (["process", "--mic", "out/mic.wav", "--reference", "out/reference.wav", "--out", "out/plug.wav", "--plugin", "p=out/plug.wav",
+              "--aec", "p:intensityMax"], "out/plug.wav"),
+            (["run", "delay.json", "--out", "out", "--plugin", "p=out/plug.wav", "--aec", "p:intensityMax"],
+             "out: output folder holds the plugin p's library \(plugin); choose a folder that holds no input"),
+            (["run", "own.json", "--out", "out"], "out: output folder holds the plugin p's library \(plugin); choose a folder that holds no input"),
+            (["eval", "delay.json", "--out", "out", "--plugin", "p=out/plug.wav", "--modes", "p:intensityMax"],
+             "out: output folder holds the plugin p's library \(plugin); choose a folder that holds no input"),
+            (["eval", "own.json", "--out", "out"], "out: output folder holds the plugin p's library \(plugin); choose a folder that holds no input"),
+        ]
+        for (arguments, message) in cases {
+            let refused = try runEchoLab(arguments, in: root)
+            XCTAssertEqual(refused.status, 1, "\(arguments): \(refused.standardError)")
+            XCTAssertTrue(refused.standardError.contains(message), "\(arguments): \(refused.standardError)")
+            XCTAssertEqual(refused.standardError.split(separator: "\n").count, 1, "\(arguments): \(refused.standardError)")
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: plugin)), original, "\(arguments)")
+        }
+    }
+
     /// A mode change that retires a plugin mid-call ends its run there: one that exits in its
     /// destroy fails the run with that reason (the retired plugin stayed in place, and the next
     /// frame's "has already failed" hid it); one that lets go cleanly runs on, AEC off.
@@ -833,6 +873,8 @@ final class CancellerPluginTests: XCTestCase {
             (["--plugin", "a=\(through)", "--plugin-options", #"a={"k":1,"k":2}"#],
              #"--plugin-options a: {"k":1,"k":2}: column 8: duplicate key 'k' (JSON readers disagree on which one wins; give it once)"#),
             (["--plugin", "a=\(through)", "--plugin-options", #"a={"k": 1e400}"#], #"--plugin-options a: {"k": 1e400}: column 7: the number 1e400 is out of range"#),
+            // An argument's text, not a file, ends there.
+            (["--plugin", "a=\(through)", "--plugin-options", #"a={"a":"#], #"--plugin-options a: {"a":: column 6: the text ends where a value should be"#),
             (["--plugin", "a=\(through)", "--plugin-rate", "a=44100"], "--plugin-rate a: 44100 Hz is not one of 8000, 16000, 32000, 48000"),
             (["--aec", "nope:intensityMax"], "unknown backend 'nope' (one of speex, webrtc, webrtc-mobile, aec3, echolab; "
                 + "a canceller plugin is registered with --plugin nope=PATH: a scenario's own aec.plugin goes with the aec that --aec or --modes replaces)"),
