@@ -111,6 +111,13 @@ public enum EvalMerge {
                         }
                         if tapsSeen == nil { tapsSeen = (hasTaps, shard.path) }
                         result.summary = summary
+                        // A plugin's rate is in its runs' reports, not in eval.json: eval.md's note
+                        // on cancellers run below the call's rate named it for the eval, and not
+                        // for the merge of its shards (a plugin author's trial).
+                        if let rate = summary.cancellerRateHz, let mode = result.mode, let plugin = mode.backend.plugin,
+                           plugin.sampleRate != rate, let atRate = try? CancellerPlugin(name: plugin.name, path: plugin.path, sampleRate: rate) {
+                            result.mode = EchoControlMode(backend: EchoCancellerBackend(plugin: atRate), intensity: mode.intensity)
+                        }
                     }
                     results.append(result)
                 }

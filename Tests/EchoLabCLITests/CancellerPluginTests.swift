@@ -484,7 +484,7 @@ final class CancellerPluginTests: XCTestCase {
             let result = try runEchoLab(["eval", "corpus", "--no-taps", "--jobs", "2"] + extra, in: root)
             XCTAssertEqual(result.status, 0, result.standardError)
         }
-        let modes = ["--plugin", "nlms=\(nlms)", "--modes", "nlms:intensityRecommended,speex:intensityRecommended"]
+        let modes = ["--plugin", "nlms=\(nlms)", "--plugin-rate", "nlms=16000", "--modes", "nlms:intensityRecommended,speex:intensityRecommended"]
         try eval(modes + ["--out", "whole"])
         try eval(modes + ["--out", "shard-1", "--shard", "1/2"])
         try eval(modes + ["--out", "shard-2", "--shard", "2/2"])
@@ -496,6 +496,15 @@ final class CancellerPluginTests: XCTestCase {
         }
         XCTAssertEqual(try document("merged"), try document("whole"))
         XCTAssertTrue(try document("merged").contains("\"nlms:intensityRecommended\""))
+        // eval.md names the plugin run below the call's rate, with its rate, in the merge too: the
+        // rate is in the runs' reports, not in eval.json (the merge's page left the note out).
+        func page(_ folder: String) throws -> String {
+            try String(contentsOf: root.appendingPathComponent("\(folder)/eval.md"), encoding: .utf8)
+                .split(separator: "\n").filter { !$0.contains("real time") }.joined(separator: "\n")
+        }
+        let whole = try page("whole")
+        XCTAssertTrue(whole.contains("Cancellers run below the call's rate (nlms at 16 kHz)"), whole)
+        XCTAssertEqual(try page("merged"), whole)
 
         // Without --modes: the scenario's own plugin runs as written.
         try eval(["--out", "own-1", "--shard", "1/2"])

@@ -27,6 +27,9 @@ public struct RunSummary: Sendable {
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
     /// `aec.library`); nil without a canceller, or in a report written before it was named.
     public var library: String?
+    /// The rate the canceller ran at, where the report says it (`aec.rate_hz`: a plugin's and
+    /// webrtc-mobile's; a recording's `processing_rate`): merge knows a plugin by its name only.
+    public var cancellerRateHz: Int?
     /// The WAVs written into the run's folder, by tap name (`sent` → `sent.wav`), for the players.
     public var taps: [String: String] = [:]
     /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
@@ -139,6 +142,7 @@ public struct RunSummary: Sendable {
         echoOutsideDelaySearchMilliseconds = value["echo_outside_delay_search_ms"]?.doubleValue
         convergenceUnmeasuredReason = value["convergence_unmeasured"]?.stringValue
         library = value.value(at: "aec.library")?.stringValue
+        cancellerRateHz = (value.value(at: "aec.rate_hz") ?? value["processing_rate"])?.doubleValue.map(Int.init(saturating:))
         if schema.hasPrefix("echolab.recording/") {
             pipeline = nil
             // Every count or none: a count a report did not hold is not a zero to judge a rise from.
