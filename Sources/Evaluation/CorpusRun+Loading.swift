@@ -18,13 +18,19 @@ extension CorpusRun {
         let items: [Swift.Result<Loaded, ItemError>]
 
         /// The backends the loaded items run in as written (without `--modes`): each scenario's
-        /// own, and `recordingDefaultMode`'s for a recording, by name, each once in plan order.
+        /// own, and `recordingDefaultMode`'s for a recording, by name, each once in plan order —
+        /// a scenario refused for its plugin (a name given another canceller) names it too, so
+        /// that a `--plugin` of that name is not said to be unused.
         public var backendsAsWritten: [String] {
             var names: [String] = []
-            for case .success(let item) in items {
-                let name = switch item {
-                case .scenario(let scenario): scenario.voiceProcessing.backend.name
-                case .recording: CorpusRun.recordingDefaultMode.backend.name
+            for item in items {
+                let name: String
+                switch item {
+                case .success(.scenario(let scenario)): name = scenario.voiceProcessing.backend.name
+                case .success(.recording): name = CorpusRun.recordingDefaultMode.backend.name
+                case .failure(let error):
+                    guard let backend = error.backendAsWritten else { continue }
+                    name = backend
                 }
                 if !names.contains(name) { names.append(name) }
             }
@@ -149,7 +155,8 @@ extension CorpusRun {
             do {
                 try pluginNames.admit(plugin, from: items[index].file)
             } catch {
-                loaded[index] = .failure(ItemError(description: String(describing: error), itemName: scenario.name))
+                loaded[index] = .failure(ItemError(description: String(describing: error), itemName: scenario.name,
+                                                   backendAsWritten: plugin.name))
             }
         }
         return loaded

@@ -298,6 +298,9 @@ public struct CorpusRun {
         var isCancellerFailure = false
         /// The item's own name where it loaded and was refused after (else its file's stem).
         var itemName: String?
+        /// The backend the item names, where it loaded and was refused after for it (a plugin
+        /// name given another canceller): it still names that backend.
+        var backendAsWritten: String?
     }
 
     /// A run's error as eval reports it: a plugin's failure says where its file changed under it.

@@ -580,6 +580,12 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertNotNil(second["b mine:intensityMax"]?["metrics"], "b's plugin is the one registered")
         XCTAssertTrue(registered.standardError.contains("corpus/a.json: aec.plugin: plugin 'mine' is \(nlms)"), registered.standardError)
         XCTAssertTrue(registered.standardError.contains("in --plugin mine;"), registered.standardError)
+        // Every scenario that names the plugin refused for it: it still names it, and the
+        // registration is not said to be unused (the line advised what the scenario already did).
+        let conflicting = try runEchoLab(["eval", "corpus/b.json", "--out", "out4", "--no-taps", "--plugin", "mine=nlms.so"], in: root)
+        XCTAssertEqual(conflicting.status, 1)
+        XCTAssertTrue(conflicting.standardError.contains("corpus/b.json: aec.plugin: plugin 'mine' is"), conflicting.standardError)
+        XCTAssertFalse(conflicting.standardError.contains("registered but no mode runs it"), conflicting.standardError)
         // --modes replaces every scenario's own aec: nothing of theirs runs, nothing conflicts.
         let replaced = try runEchoLab(["eval", "corpus", "--out", "out3", "--no-taps", "--plugin", "mine=passthrough.so",
                                        "--modes", "mine:intensityMax"], in: root)
