@@ -26,6 +26,14 @@ public final class CallMeasurement: CallTap {
     /// click finder's context, 5 ms).
     private let inputMargin: Int
     private var roomSound: [Float] = []
+    /// The send path's input (the capture lined up with `sent`) and the echo reaching `sent` in
+    /// it, where each held digital silence: a gap in `sent` while both held sound all through is
+    /// the send path's own output — AECM sends exact zeros where it suppresses echo hard — judged
+    /// by the ERLE and the near end's figures, not a dropout (`leavingOutLiveEchoZeroed`).
+    private var sendInputSilence: InputSilence
+    private var sentEchoSilence: InputSilence
+    /// Zeros for `sentEchoSilence` where no echo reaches `sent` (sized once: ticks keep their size).
+    private var noEcho: [Float] = []
     /// Until this sample of `sent`, what is sent still holds capture that was not the room's (a
     /// file mic, a silenced tick): a capture reaches `sent` `sendLatency` after its tick.
     private var notRoomUntil = 0
@@ -70,6 +78,8 @@ public final class CallMeasurement: CallTap {
         let detector = GlitchDetector(sampleRate: sampleRate)
         glitches = GlitchStream(detector: detector)
         inputSilence = InputSilence(detector: detector)
+        sendInputSilence = InputSilence(detector: detector)
+        sentEchoSilence = InputSilence(detector: detector)
         inputGlitches = GlitchStream(detector: detector)
         inputMargin = detector.contextSamples
     }
@@ -113,9 +123,10 @@ public final class CallMeasurement: CallTap {
             }
             silentCapture.note(inSent, silencedSound: silenced)
         }
-        let mic: [Float]
+        let mic: [Float], echo: [Float]
         if history.line(up: tick) {
             mic = history.mic
+            echo = history.echo
             analysis.append(reference: history.reference, mic: mic, processed: tick.sent, echo: history.echo,
                             nearEnd: history.nearEnd, count: tick.count)
             alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
@@ -123,11 +134,19 @@ public final class CallMeasurement: CallTap {
             if tracksAreTheRoom { noteInputSound(echo: history.echo, nearEnd: history.nearEnd, mic: mic, of: tick) }
         } else {
             mic = tick.mic
+            echo = tick.echo
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
             alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
                                       nearEnd: tick.nearEnd, count: tick.count)
             if tracksAreTheRoom { noteInputSound(echo: tick.echo, nearEnd: tick.nearEnd, mic: mic, of: tick) }
+        }
+        sendInputSilence.append(mic, count: tick.count)
+        if tick.echoReachesSent && !tick.sentIsSilenced {
+            sentEchoSilence.append(echo, count: tick.count)
+        } else {
+            if noEcho.count < tick.count { noEcho = [Float](repeating: 0, count: tick.count) }
+            sentEchoSilence.append(noEcho, count: tick.count)
         }
         if !playedSound { playedSound = !Self.isDigitalSilence(tick.played, count: tick.count) }
         glitches.append(tick.sent, count: tick.count)
@@ -211,10 +230,33 @@ public final class CallMeasurement: CallTap {
         let finished = analysis.finish(segments: segments)
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
-        let sent = glitches.finish().leavingOut(gapsMeeting: silencedSent)
+        let sent = leavingOutLiveEchoZeroed(glitches.finish().leavingOut(gapsMeeting: silencedSent))
         guard tracksAreTheRoom else { return (finished, sent) }
         inputSilence.finish()
         return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
+    }
+
+    /// `report` without the gaps the send path made of live echo: the capture and the echo in it
+    /// held sound all through the gap (within `inputMargin`), and the send path's latency did not
+    /// change there (a mode change moves `sent` by the change: its gap is the pipeline's). AECM
+    /// sends exact zeros for up to ~150 ms where it suppresses echo hard: counted as gaps, they
+    /// made its runs "runs with pipeline issues", and moving a scenario's echo path by 1 ms moved
+    /// the count by 2 and failed the gate (a CI engineer's trial). A canceller's zeros over a near
+    /// end without echo stay gaps: no echo was there to suppress.
+    private func leavingOutLiveEchoZeroed(_ report: GlitchReport) -> GlitchReport {
+        sendInputSilence.finish()
+        sentEchoSilence.finish()
+        let margin = inputMargin
+        // Where each latency change lands in `sent` (the call's first latency is no change).
+        let changes = sendLatencies.dropFirst().map { $0.frame + $0.latency }
+        func meets(_ gap: Range<Int>, _ runs: [Range<Int>]) -> Bool {
+            runs.contains { $0.lowerBound < gap.upperBound + margin && $0.upperBound + margin > gap.lowerBound }
+        }
+        let kept = report.gaps.filter { gap in
+            meets(gap, sendInputSilence.runs) || meets(gap, sentEchoSilence.runs)
+                || changes.contains { $0 >= gap.lowerBound - margin && $0 <= gap.upperBound + margin }
+        }
+        return GlitchReport(events: report.events, gaps: kept)
     }
 
     /// 10·log10(Σ(sent−mic)² / Σmic²) over the ticks covering `range`; nil when sent equals mic there.

@@ -77,6 +77,42 @@ final class SentGlitchTimesTests: XCTestCase {
         XCTAssertTrue(html.contains(String(gatedLine)), "report.html says the same")
     }
 
+    /// A canceller that suppresses echo to exact zeros (AECM does, for up to ~150 ms) made no
+    /// dropout: its zeros over live echo are its suppression, judged by ERLE and the near end's
+    /// figures. Counted as gaps they made every webrtc-mobile run "a run with pipeline issues",
+    /// and moving a scenario's echo path by 1 ms moved its count by 2 and failed the gate (a CI
+    /// engineer's trial). The same zeros over a near end with no echo are a gap: there was no
+    /// echo to suppress.
+    func testZerosOverLiveEchoAreTheCancellersSuppressionNotAGap() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let drops = try CancellerPluginTests.misbehaving("drops", in: folder)
+        func gaps(_ name: String, _ sources: String, arguments: [String] = []) throws -> [[String: Any]] {
+            let scenario = try writeScenario("""
+                {"name": "\(name)", \(sources), "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+                 "aec": {"mode": "intensityMax", "backend": "drops", "plugin": "\(drops)"}, "duration_s": 3}
+                """, named: "\(name).json", in: folder)
+            let run = try runEchoLab(["run", scenario, "--out", name, "--no-taps"] + arguments, in: folder)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            let report = try loadJSON(folder.appendingPathComponent("\(name)/report.json").path)
+            let listed = try XCTUnwrap((report["sent_glitches"] as? [String: Any])?["gaps"] as? [[String: Any]])
+            XCTAssertEqual(listed.count, (report["pipeline"] as? [String: Any])?["sent_gaps"] as? Int, name)
+            return listed
+        }
+        XCTAssertEqual(try gaps("echo", #""far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}"#).count, 0)
+        let talker = try gaps("talker", #""near_end": {"generator": "white_noise", "level_dbfs": -30, "seed": 2}"#)
+        XCTAssertEqual(talker.count, 1, "\(talker)")
+        XCTAssertEqual(try XCTUnwrap(talker.first?["start_s"] as? Double), 1, accuracy: 0.005)
+        XCTAssertEqual(try XCTUnwrap(talker.first?["end_s"] as? Double), 1.15, accuracy: 0.005)
+        // AECM itself on the default corpus's double-talk room: 3 gaps before, all its suppression.
+        let corpus = packageRoot.appendingPathComponent("vectors/scenarios")
+        let run = try runEchoLab(["run", corpus.appendingPathComponent("speech-room-doubletalk.json").path, "--out", "aecm", "--no-taps",
+                                  "--aec", "webrtc-mobile:intensityRecommended"], in: folder)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let report = try loadJSON(folder.appendingPathComponent("aecm/report.json").path)
+        XCTAssertEqual((report["pipeline"] as? [String: Any])?["sent_gaps"] as? Int, 0)
+    }
+
     /// A text-to-speech far end pauses in exact zeros, and so does its echo in a room without
     /// noise: with the canceller off, what is sent is that input, and its pauses and plosives
     /// are the input's, not dropouts or clicks of the pipeline (one espeak-ng voice read 15 gaps

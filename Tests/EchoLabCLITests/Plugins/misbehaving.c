@@ -21,6 +21,8 @@
  *   floods       prints without end at frame 30, never returning (a hang that keeps talking)
  *   forks        a pass-through whose create starts a process that prints its pid and then
  *                waits for ever (a helper daemon the plugin never stops)
+ *   drops        a pass-through that sends exact zeros for frames 100-114 (150 ms from 1 s): a
+ *                canceller suppressing to digital silence
  */
 #include <math.h>
 #include <stdio.h>
@@ -54,6 +56,7 @@
 #define B_floods 22
 #define B_rewritten_crash 23
 #define B_no_functions 24
+#define B_drops 25
 
 struct echolab_canceller {
     int frame;
@@ -102,6 +105,8 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     for (int i = 0; i < c->frame; i++) out[i] = mic[i];
 #if BEHAVIOUR == B_mute
     memset(out, 0, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_drops
+    if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
 #elif BEHAVIOUR == B_crash
     if (at == 30) *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
 #elif BEHAVIOUR == B_rewritten_crash
