@@ -45,7 +45,7 @@ public enum EvalMerge {
             // The whole plan each shard was cut from: the same items (files as given) and modes.
             guard let plan = shard.eval.plan else { throw MergeError.noPlan(path: shard.path) }
             if plan.written != first.eval.plan?.written {
-                throw MergeError.otherPlan(path: shard.path, firstPath: first.path)
+                throw MergeError.otherPlan(path: shard.path, firstPath: first.path, difference: planDifference(shard.eval, from: first.eval))
             }
             // After the plan: shard 1/2 of another plan is of another plan, not shard 1/2 again.
             if let other = seen[parsed.index] {
@@ -131,6 +131,32 @@ public enum EvalMerge {
         // Shards run side by side: the merged run took as long as the slowest.
         let wall = shards.compactMap(\.eval.wallSeconds).max() ?? 0
         return EvalReport(outcome: CorpusRun.Outcome(results: results, plannedCount: planned, modes: modes, shard: nil), wallSeconds: wall)
+    }
+
+    /// How two shards' plans differ, where their files show it: the plan's size, an item (by
+    /// index or name) given by another path — the same corpus reached by other relative paths
+    /// from another folder is another plan — or a mode measured with another canceller build.
+    /// nil where only the digest tells them apart: a scenario's text edited between the shards'
+    /// jobs, a plugin's options, or items neither shard holds in both. (A CI engineer's trial:
+    /// "its plan differs" alone did not say that only the relative paths had.)
+    static func planDifference(_ shard: EvalFile, from first: EvalFile) -> String? {
+        if let entries = shard.plan?.entries, let firstEntries = first.plan?.entries, entries != firstEntries {
+            return "its plan has \(entries) runs, \(firstEntries) there (another corpus)"
+        }
+        for item in shard.items {
+            let other = first.items.first { $0.index != nil && $0.index == item.index } ?? first.items.first { $0.name == item.name }
+            if let other, other.file != item.file {
+                let which = other.index == item.index ? "item \(item.index.map(String.init) ?? "?")" : "item \(item.name)"
+                return "\(which) is \(item.file) here but \(other.file) there (the same files given by other paths are another plan)"
+            }
+        }
+        for run in shard.items.flatMap(\.results) {
+            guard let mode = run.mode, let library = run.library else { continue }
+            if let other = first.items.flatMap(\.results).first(where: { $0.mode == mode && $0.library != nil }), let was = other.library, was != library {
+                return "\(mode) ran with \(library) here but \(was) there"
+            }
+        }
+        return nil
     }
 
     /// A mode as a shard's eval.json names it. A plugin's backend is known here by its name only:

@@ -17,7 +17,8 @@ public enum MergeError: DescribedError, Equatable {
     /// It does not carry its whole plan's size and digest (an older EchoLab wrote it).
     case noPlan(path: String)
     /// Its plan's digest or size is not the first shard's: another corpus, other paths or modes.
-    case otherPlan(path: String, firstPath: String)
+    /// `difference` says how, where the two files show it (`EvalMerge.planDifference`).
+    case otherPlan(path: String, firstPath: String, difference: String?)
     /// Its `planned` is not its slice of the plan.
     case wrongSlice(path: String, shard: String, planRuns: Int, expected: Int, planned: Int)
     /// Shard `index` of `count` was not given.
@@ -56,9 +57,11 @@ public enum MergeError: DescribedError, Equatable {
             "\(path): its \"\(key)\" is not the same as in \(firstPath); shards must come from one plan and one EchoLab build"
         case .noPlan(let path):
             "\(path): it does not say which plan it is a shard of (written by an older EchoLab?); run the shards again"
-        case .otherPlan(let path, let firstPath):
-            "\(path): its plan differs from \(firstPath)'s (another corpus, other files or paths, "
-                + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command"
+        case .otherPlan(let path, let firstPath, let difference?):
+            "\(path): its plan differs from \(firstPath)'s: \(difference); shards must come from one `eval --shard K/N` command"
+        case .otherPlan(let path, let firstPath, nil):
+            "\(path): its plan differs from \(firstPath)'s (another corpus, other files or paths, a scenario edited between the "
+                + "shards' jobs, other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command"
         case .wrongSlice(let path, let shard, let planRuns, let expected, let planned):
             "\(path): shard \(shard) of a plan of \(planRuns) runs has \(expected), but it says it planned \(planned)"
         case .missingShard(let index, let count, let given):

@@ -409,13 +409,19 @@ final class EvalGateTests: XCTestCase {
         try FileManager.default.copyItem(at: root.appendingPathComponent("corpus/delay.json"), to: other.appendingPathComponent("corpus/delay.json"))
         let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o2", "--shard", "2/2", "--no-taps"], in: other)
         XCTAssertEqual(shard.status, 0, shard.standardError)
-        XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
-                       + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command\n")
+        XCTAssertEqual(try refused("o2", out: "bad"), "echolab: o2/eval.json: its plan differs from s1/eval.json's: its plan has 3 runs, 6 there "
+                       + "(another corpus); shards must come from one `eval --shard K/N` command\n")
         // Its shard 1/2 too: of another plan, not shard 1/2 given twice.
         let otherFirst = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "../o1", "--shard", "1/2"], in: other)
         XCTAssertEqual(otherFirst.status, 0, otherFirst.standardError)
-        XCTAssertEqual(try refused("o1", out: "bad"), "echolab: o1/eval.json: its plan differs from s1/eval.json's (another corpus, other files or paths, "
-                       + "other --modes, or another build, options or rate of a plugin); shards must come from one `eval --shard K/N` command\n")
+        XCTAssertEqual(try refused("o1", out: "bad"), "echolab: o1/eval.json: its plan differs from s1/eval.json's: its plan has 3 runs, 6 there "
+                       + "(another corpus); shards must come from one `eval --shard K/N` command\n")
+        // The same corpus by another path: the merge says which item's path differs (it said
+        // only that the plan did, a CI engineer's trial).
+        let dotted = try runEchoLab(["eval", "./corpus", "--modes", Self.modes, "--out", "dotted", "--shard", "2/2", "--no-taps"], in: root)
+        XCTAssertEqual(dotted.status, 0, dotted.standardError)
+        let paths = try refused("dotted", out: "bad")
+        XCTAssertTrue(paths.hasPrefix("echolab: dotted/eval.json: its plan differs from s1/eval.json's: item 0 is ./corpus/"), paths)
         // The same shard without taps: no one eval writes players for some runs only.
         let noTaps = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s2-no-taps", "--shard", "2/2", "--no-taps"], in: root)
         XCTAssertEqual(noTaps.status, 0, noTaps.standardError)
