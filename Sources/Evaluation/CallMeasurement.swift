@@ -17,8 +17,8 @@ public final class CallMeasurement: CallTap {
     private let glitches: GlitchStream
     /// Where the input — the room's sound at the mic (echo and near end), or a file's or
     /// generator's own audio as the mic — was itself digital silence, lined up with `sent`, and
-    /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. Only
-    /// where the tracks are the room (`tracksAreTheRoom`).
+    /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. The
+    /// room's only where the tracks are the room (`tracksAreTheRoom`); a file's always.
     private var inputSilence: InputSilence
     private let inputGlitches: GlitchStream
     private let tracksAreTheRoom: Bool
@@ -64,7 +64,10 @@ public final class CallMeasurement: CallTap {
     /// between them and the call that could drop samples (no hardware modelled: an audio unit's
     /// interruption or a route change silences the tracks with the mic, a dropout of the
     /// pipeline's own). Then `sent`'s gaps and clicks where the room itself was silent or clicked
-    /// are the input's, and not counted.
+    /// are the input's, and not counted. A file's or generator's own pauses and clicks, where that
+    /// mic alone is sent, are its own with or without the hardware: no device stands between the
+    /// file and what the app pushes (a text-to-speech mic read 26 gaps with an audio session
+    /// modelled and none without, its sent.wav bit for bit the same).
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
                 sendLatencyIsFixed: Bool = false, tracksAreTheRoom: Bool = false) {
         self.sampleRate = sampleRate
@@ -131,7 +134,7 @@ public final class CallMeasurement: CallTap {
                             nearEnd: history.nearEnd, count: tick.count)
             alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
                                       nearEnd: history.nearEnd, count: tick.count)
-            if tracksAreTheRoom { noteInputSound(echo: history.echo, nearEnd: history.nearEnd, mic: mic, of: tick) }
+            noteInputSound(echo: history.echo, nearEnd: history.nearEnd, mic: mic, of: tick)
         } else {
             mic = tick.mic
             echo = tick.echo
@@ -139,7 +142,7 @@ public final class CallMeasurement: CallTap {
                             nearEnd: tick.nearEnd, count: tick.count)
             alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
                                       nearEnd: tick.nearEnd, count: tick.count)
-            if tracksAreTheRoom { noteInputSound(echo: tick.echo, nearEnd: tick.nearEnd, mic: mic, of: tick) }
+            noteInputSound(echo: tick.echo, nearEnd: tick.nearEnd, mic: mic, of: tick)
         }
         sendInputSilence.append(mic, count: tick.count)
         if tick.echoReachesSent && !tick.sentIsSilenced {
@@ -176,7 +179,8 @@ public final class CallMeasurement: CallTap {
         // pipeline's silence, never the room's. The flags are the tick's capture's, which lands in
         // `sent` `sendLatency` later: until then this tick's `sent` is still the earlier capture's.
         let landsUntil = Int(tick.frame) + tick.sendLatency + tick.count
-        if !(tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
+        // With the hardware modelled the tracks are not the room's sound as sent (`tracksAreTheRoom`).
+        if !(tracksAreTheRoom && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
         // the device mic's, whose zeros may be the app's own dropout).
         if !(tick.micIsCustomMicAudio && !tick.echoReachesSent) { notSourceUntil = max(notSourceUntil, landsUntil) }
@@ -222,8 +226,8 @@ public final class CallMeasurement: CallTap {
     }
 
     /// Ends the measurement. `sent`'s gaps and clicks where the input itself (the room, or a
-    /// file or generator as the mic) was digitally silent or clicked are left out
-    /// (`tracksAreTheRoom`): the input's, not the pipeline's.
+    /// file or generator as the mic) was digitally silent or clicked are left out (the room
+    /// only where `tracksAreTheRoom`): the input's, not the pipeline's.
     /// The silence a gap in sent that meets a silenced stretch belongs to is the stretch's, not a
     /// dropout.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
@@ -231,7 +235,6 @@ public final class CallMeasurement: CallTap {
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
         let sent = leavingOutLiveEchoZeroed(glitches.finish().leavingOut(gapsMeeting: silencedSent))
-        guard tracksAreTheRoom else { return (finished, sent) }
         inputSilence.finish()
         return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
     }

@@ -46,6 +46,20 @@ final class SentGlitchTimesTests: XCTestCase {
         let line = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("Clicks in the sent audio at ") }, markdown)
         XCTAssertTrue(line.contains("1.00 s") && line.contains("1.20 s"), String(line))
 
+        // With the audio session modelled (no event of it in this call) the file's own pause and
+        // jump are still its own: no device stands between the file and what the app pushes (a
+        // text-to-speech mic read 26 gaps with an empty "audio_session", none without).
+        let session = try writeScenario("""
+            {"name": "clicky-session", "mic": {"device": "file", "file": "clicky.wav"}, "aec": {"mode": "disabled"}, "duration_s": 3,
+             "audio_session": {}, "timeline": [{"at_ms": 1000, "action": "mute"}, {"at_ms": 1200, "action": "unmute"}]}
+            """, named: "session.json", in: folder)
+        let modelled = try runEchoLab(["run", session, "--out", "session", "--no-taps"], in: folder)
+        XCTAssertEqual(modelled.status, 0, modelled.standardError)
+        let sessionReport = try loadJSON(folder.appendingPathComponent("session/report.json").path)
+        let sessionPipeline = try XCTUnwrap(sessionReport["pipeline"] as? [String: Any])
+        XCTAssertEqual(sessionPipeline["sent_gaps"] as? Int, 0, "\(String(describing: sessionReport["sent_glitches"]))")
+        XCTAssertEqual(sessionPipeline["sent_clicks"] as? Int, pipeline["sent_clicks"] as? Int, "\(String(describing: sessionReport["sent_glitches"]))")
+
         // The pipeline's gaps are kept: webrtc-mobile sends exact zeros under a far end (its
         // suppression), each listed where sent.wav holds them, none in the file's pause.
         let gated = try writeScenario("""
