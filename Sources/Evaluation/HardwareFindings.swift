@@ -49,16 +49,33 @@ public enum HardwareFindings {
         guard start < min(length, nextChange) else { return nil }
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
         guard let flow = flowing.first else { return nil }
-        let after = Int(flow.lowerBound)..<min(Int(flow.lowerBound) + Int(rate), Int(flow.upperBound))
+        // The first second of audio on the route; where it holds too little far-end single talk
+        // to judge (the near end talked over the change), up to `leakWindowsAtMost` seconds, half
+        // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
+        // unjudged and unsaid (a QA engineer's trial).
+        var after = Int(flow.lowerBound)..<min(Int(flow.lowerBound) + Int(rate), Int(flow.upperBound))
+        var first = analysis.metrics(in: after)
+        while first.erleDB == nil || first.isLowConfidence, after.upperBound < Int(flow.upperBound),
+              Double(after.count) < leakWindowSecondsAtMost * rate {
+            after = after.lowerBound..<min(after.upperBound + Int(rate) / 2, Int(flow.upperBound))
+            first = analysis.metrics(in: after)
+        }
         guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
-        let before = max(Int(flowedBefore.lowerBound), Int(flowedBefore.upperBound) - Int(rate))..<Int(flowedBefore.upperBound)
+        var before = max(Int(flowedBefore.lowerBound), Int(flowedBefore.upperBound) - Int(rate))..<Int(flowedBefore.upperBound)
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
         // A bound (the output under the noise) or a figure on too few frames shows no leak.
-        let first = analysis.metrics(in: after)
         guard !after.isEmpty, cancellerOn, !first.erleIsLowerBound, !first.isLowConfidence,
               let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
         var louder = ""
-        let previous = analysis.metrics(in: before)
+        let extended = after.count > Int(rate)
+        // The last second of audio before the change, likewise up to `leakWindowSecondsAtMost`
+        // back where it holds too little far-end single talk (the talker spoke over the change).
+        var previous = analysis.metrics(in: before)
+        while extended, previous.erleDB == nil || previous.isLowConfidence, before.lowerBound > Int(flowedBefore.lowerBound),
+              Double(before.count) < leakWindowSecondsAtMost * rate {
+            before = max(Int(flowedBefore.lowerBound), before.lowerBound - Int(rate) / 2)..<before.upperBound
+            previous = analysis.metrics(in: before)
+        }
         if !previous.isLowConfidence, let erlBefore = previous.erlDB, let erleBefore = previous.erleDB, let erlAfter = first.erlDB {
             // A bound before is at least that loss: the echo is surely louder when under it.
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
@@ -66,21 +83,37 @@ public enum HardwareFindings {
             // modelling the old route's path, it sends more than the mic holds, however much
             // weaker the new route's path is.
             if lossAfter >= lossBefore {
-                return erle < 0 ? leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: "") : nil
+                // Said, so that "louder than at the mic" is not read as louder at the peer.
+                let quieter = "; the new route's weaker path still leaves the peer \(RunEvaluator.format(lossAfter - lossBefore)) dB less echo "
+                    + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
+                    + "\(RunEvaluator.format(lossBefore)) dB)"
+                return erle < 0 ? leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter) : nil
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
+        } else if extended {
+            // Judged past its first second, with nothing before to compare with (a wired
+            // headset's echo under the mic's noise): the ERLE alone does not decide there (a change
+            // to the receiver, its echo path 30 dB weaker, read as a leak at 9 dB of ERLE over 2 s
+            // where the peer got 21 dB less echo than before).
+            return nil
         }
         return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder)
     }
 
+    /// The longest stretch after a route change the leak is judged over (`leak`): a second, or
+    /// more where the first holds too little far-end single talk.
+    static let leakWindowSecondsAtMost = 3.0
+
     private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String) -> RunReport.Finding {
         let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, when audio flowed again)" : ""
+        let stretch = after.count > Int(rate) ? "the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio" : "the first second of audio"
+        let longer = after.count > Int(rate) ? " (its first second held too little far-end single talk to judge)" : ""
         return RunReport.Finding(
             rule: echoLeakRule, atSeconds: Double(after.lowerBound) / rate, untilSeconds: Double(after.upperBound) / rate,
             message: "after the route change to \(route) the canceller had to learn a new echo path: echo leaked to the peer",
             consequenceMetric: "erle_db", consequenceDB: erle,
-            consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first second of audio on \(route)\(from)\(louder)")
+            consequence: "\(RunEvaluator.echoChange(erle, only: true)) in \(stretch) on \(route)\(longer)\(from)\(louder)")
     }
 
     private static func finding(_ issue: SessionIssue, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double) -> RunReport.Finding {

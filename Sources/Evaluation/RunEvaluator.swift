@@ -539,10 +539,11 @@ public struct RunEvaluator: Sendable {
     }
 
     /// What an ERLE did to the echo, in words: "echo reduced by (only) 12.3 dB", or — when the
-    /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder", never
-    /// "reduced by -17.7 dB".
+    /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder than at
+    /// the mic", never "reduced by -17.7 dB" (nor a bare "louder", which read as louder than
+    /// before a route change whose weaker path left the peer less echo).
     static func echoChange(_ erleDB: Double, only: Bool) -> String {
-        if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder" }
+        if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder than at the mic" }
         return "echo reduced by \(only ? "only " : "")\(format(erleDB)) dB"
     }
 }

@@ -71,6 +71,37 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertEqual(strict.status, 0, strict.standardError)
     }
 
+    /// A route change while the near end talks: its first second on the new route, and the last
+    /// one before it, hold too little far-end single talk to judge, and a leak went unjudged and
+    /// unsaid (a QA engineer's trial: a change at 5 s, the talker from 4 to 6 s). Both stretches
+    /// are taken up to 3 s, and the finding says so; the same change at 3 s is judged on its
+    /// first second.
+    func testARouteChangeUnderTheNearTalkerIsJudgedOnTheFarEndSingleTalkAfterIt() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let inputs = packageRoot.appendingPathComponent("vectors/inputs").path
+        for at in [5000, 3000] {
+            let path = try writeScenario("""
+                {"name": "unplug-\(at)", "far_end": "\(inputs)/farend_speech_16k.wav", "near_end": "\(inputs)/nearend_speech_16k.wav",
+                 "noise": {"level_dbfs": -60, "seed": 7}, "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": 12,
+                 "audio_session": {}, "route": "receiver", "timeline": [{"at_ms": \(at), "action": "route_change", "route": "speaker"}]}
+                """, named: "unplug-\(at).json", in: folder)
+            let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out-\(at)").path,
+                                       taps: .none, renderer: nil).run()
+            let leak = try XCTUnwrap(report.findings.first { $0.rule == "echo-leak-after-route-change" }, "\(at): \(report.findings.map(\.rule))")
+            let consequence = leak.consequence
+            XCTAssertEqual(leak.atSeconds, Double(at) / 1000)
+            XCTAssertLessThan(try XCTUnwrap(leak.consequenceDB), 10)
+            if at == 5000 {
+                XCTAssertGreaterThan(try XCTUnwrap(leak.untilSeconds) - leak.atSeconds, 1)
+                XCTAssertTrue(consequence.contains("s of audio on speaker (its first second held too little far-end single talk to judge)"), consequence)
+            } else {
+                XCTAssertEqual(try XCTUnwrap(leak.untilSeconds), 4)
+                XCTAssertTrue(consequence.contains("in the first second of audio on speaker"), consequence)
+            }
+        }
+    }
+
     /// A segment on fewer than 20 single-talk frames has no re-convergence: its steady state is
     /// no reference to settle to, and a mode change 0.2 s before the end read "0 s" (17 frames).
     func testAShortSegmentHasNoReconvergence() throws {

@@ -5,7 +5,7 @@ import XCTest
 /// an output with more echo than the mic had is "made louder", never "reduced by -17.7 dB".
 final class FindingWordingTests: XCTestCase {
     func testANegativeERLEReadsAsEchoMadeLouder() {
-        XCTAssertEqual(RunEvaluator.echoChange(-17.7, only: true), "echo made 17.7 dB louder")
+        XCTAssertEqual(RunEvaluator.echoChange(-17.7, only: true), "echo made 17.7 dB louder than at the mic")
         // A value that rounds to nothing keeps the words it always had.
         XCTAssertEqual(RunEvaluator.echoChange(-0.04, only: false), "echo reduced by \(RunEvaluator.format(-0.04)) dB")
         XCTAssertEqual(RunEvaluator.echoChange(3.24, only: true), "echo reduced by only 3.2 dB")
