@@ -492,6 +492,12 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let telephony = try XCTUnwrap(metrics(muted)["telephony"] as? [String: Any])
         XCTAssertEqual(telephony["double_talk_unmeasured_reason"] as? String,
                        "no double talk outside the muted stretches: a muted send path is left out of the analysis, and the near end may have talked there")
+        // A file as the mic from 1 s: the room is not what is sent there either (it read "the
+        // near end never talked over the far end", a QA engineer's trial).
+        let filed = try run("file-talker", #""timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#, room: room)
+        XCTAssertEqual((metrics(filed)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
+                       "no double talk where the room was sent: the near end never talked over the far end there (a stretch with a file "
+                       + "or generator as the mic is left out of the analysis)")
         let unmuted = try run("unmuted-quiet", "")
         XCTAssertEqual((metrics(unmuted)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
                        "no double talk: the near end never talked over the far end")
