@@ -345,7 +345,7 @@ public enum EvalDocument {
             func bounded(_ figure: Figure) -> BoundedValue? {
                 metrics.flatMap { figure.value(in: $0) }.map { BoundedValue($0.value, isLowerBound: $0.isLowerBound) }
             }
-            let alone = metrics.flatMap(nearEndAlone)
+            let alone = result.summary?.nearEndAlone
             var point = BestModes.Point.run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
                                             estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
                                             doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,

@@ -47,6 +47,31 @@ final class EvalGateTests: XCTestCase {
         eval["items"] = items
     }
 
+    /// A speaker whose app started the user reference and never fed it: the far end played and its
+    /// echo went out uncancelled, though the gate, reading the silent reference the canceller got,
+    /// heard none. eval.md called the item's near end "alone" (a near talker with no far end: a QA
+    /// engineer's trial read "— / 2.6 alone"); the lint says what happened.
+    func testAnUnfedReferenceIsNoNearTalkerAlone() throws {
+        let inputs = packageRoot.appendingPathComponent("vectors/inputs").path
+        let folder = root.appendingPathComponent("unfed")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "unfed", "far_end": "\(inputs)/farend_speech_16k.wav", "near_end": "\(inputs)/nearend_speech_16k.wav",
+             "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -10},
+             "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": 12,
+             "speaker": {"device": "passthrough", "aec_reference": false}, "user_reference": true}
+            """, named: "unfed.json", in: folder)
+        let eval = try runEchoLab(["eval", "unfed", "--out", "unfed-out", "--no-taps"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let runs = try loadJSON(path("unfed-out/eval.json"))["items"] as? [[String: Any]]
+        let findings = (runs?.first?["results"] as? [[String: Any]])?.first?["findings"] as? [String]
+        XCTAssertEqual(findings?.contains("user-reference-not-fed"), true, "\(String(describing: findings))")
+        let markdown = try String(contentsOfFile: path("unfed-out/eval.md"), encoding: .utf8)
+        let rows = markdown.split(separator: "\n").filter { $0.hasPrefix("| unfed |") || $0.hasPrefix("| [unfed]") }
+        XCTAssertFalse(rows.isEmpty, markdown)
+        for row in rows { XCTAssertFalse(row.contains("alone"), String(row)) }
+    }
+
     func testAnEqualReportPasses() throws {
         let result = try runEchoLab(["compare", "whole/eval.json", "whole/eval.json"], in: root)
         XCTAssertEqual(result.status, 0, result.standardOutput + result.standardError)

@@ -24,6 +24,14 @@ public struct RunSummary: Sendable {
     public var durationSeconds: Double
     /// The call's or recording's sample rate (nil in a report that does not say it).
     public var sampleRate: Int?
+    /// Where the far end never played (`EvalDocument.nearEndAlone`): the near end's attenuation
+    /// while it talked alone. Not where the app never fed the user reference it started
+    /// (`user-reference-not-fed`): the far end played and its echo went out uncancelled, though
+    /// the gate, reading that silent reference, heard none (eval.md read "2.6 alone" for it).
+    public var nearEndAlone: (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
+        guard !findings.contains(LintRule.userReferenceNotFed.rawValue) else { return nil }
+        return metrics.flatMap(EvalDocument.nearEndAlone)
+    }
     /// The canceller's library and version, or a plugin's name and SHA-256 (the report's
     /// `aec.library`); nil without a canceller, or in a report written before it was named.
     public var library: String?
