@@ -1,4 +1,5 @@
 import AudioCore
+import Foundation
 import EchoLabJSON
 import Metrics
 import Simulation
@@ -26,14 +27,19 @@ public final class CallMeasurement: CallTap {
     /// click finder's context, 5 ms).
     private let inputMargin: Int
     private var roomSound: [Float] = []
-    /// The send path's input (the capture lined up with `sent`) and the echo reaching `sent` in
-    /// it, where each held digital silence: a gap in `sent` while both held sound all through is
-    /// the send path's own output — AECM sends exact zeros where it suppresses echo hard — judged
-    /// by the ERLE and the near end's figures, not a dropout (`leavingOutLiveEchoZeroed`).
+    /// The send path's input (the capture lined up with `sent`) where it held digital silence,
+    /// and the ticks of `sent` whose capture was not echo alone (a near talker at or above the
+    /// near-end silence level, no echo at all, or none reaching `sent`): a gap in `sent` outside
+    /// both is the send path zeroing live echo over no talker — AECM sends exact zeros where it
+    /// suppresses echo hard — judged by the ERLE, not a dropout (`leavingOutLiveEchoZeroed`).
     private var sendInputSilence: InputSilence
-    private var sentEchoSilence: InputSilence
-    /// Zeros for `sentEchoSilence` where no echo reaches `sent` (sized once: ticks keep their size).
-    private var noEcho: [Float] = []
+    private var notEchoAlone: [Range<Int>] = []
+    /// A near-end track's tick at or above this mean square holds a talker (`nearEndSilentDBFS`:
+    /// the room's noise alone stays under it).
+    private let talkerMeanSquare: Float
+    /// Until this sample of `sent`, what is sent holds capture in which no echo reached `sent`
+    /// (a file mic, a silenced tick): a capture lands `sendLatency` after its tick.
+    private var echoNotSentUntil = 0
     /// Until this sample of `sent`, what is sent still holds capture that was not the room's (a
     /// file mic, a silenced tick): a capture reaches `sent` `sendLatency` after its tick.
     private var notRoomUntil = 0
@@ -82,7 +88,10 @@ public final class CallMeasurement: CallTap {
         glitches = GlitchStream(detector: detector)
         inputSilence = InputSilence(detector: detector)
         sendInputSilence = InputSilence(detector: detector)
-        sentEchoSilence = InputSilence(detector: detector)
+        talkerMeanSquare = Float(pow(10, configuration.nearEndSilentDBFS / 10))
+        // One entry per stretch of talk or of no echo (a few a second of speech): reserved, so a
+        // tick does not allocate as they come (an hour's speech may still grow it, by doubling).
+        notEchoAlone.reserveCapacity(1024)
         inputGlitches = GlitchStream(detector: detector)
         inputMargin = detector.contextSamples
     }
@@ -126,10 +135,11 @@ public final class CallMeasurement: CallTap {
             }
             silentCapture.note(inSent, silencedSound: silenced)
         }
-        let mic: [Float], echo: [Float]
+        let mic: [Float], echo: [Float], nearEnd: [Float]
         if history.line(up: tick) {
             mic = history.mic
             echo = history.echo
+            nearEnd = history.nearEnd
             analysis.append(reference: history.reference, mic: mic, processed: tick.sent, echo: history.echo,
                             nearEnd: history.nearEnd, count: tick.count)
             alignedTracks?.append(reference: history.reference, mic: mic, output: tick.sent, echo: history.echo,
@@ -138,6 +148,7 @@ public final class CallMeasurement: CallTap {
         } else {
             mic = tick.mic
             echo = tick.echo
+            nearEnd = tick.nearEnd
             analysis.append(reference: tick.reference, mic: mic, processed: tick.sent, echo: tick.echo,
                             nearEnd: tick.nearEnd, count: tick.count)
             alignedTracks?.append(reference: tick.reference, mic: mic, output: tick.sent, echo: tick.echo,
@@ -145,11 +156,16 @@ public final class CallMeasurement: CallTap {
             noteInputSound(echo: tick.echo, nearEnd: tick.nearEnd, mic: mic, of: tick)
         }
         sendInputSilence.append(mic, count: tick.count)
-        if tick.echoReachesSent && !tick.sentIsSilenced {
-            sentEchoSilence.append(echo, count: tick.count)
-        } else {
-            if noEcho.count < tick.count { noEcho = [Float](repeating: 0, count: tick.count) }
-            sentEchoSilence.append(noEcho, count: tick.count)
+        // Whose capture this tick of `sent` holds is known `sendLatency` late: a tick whose capture
+        // no echo reaches marks `sent` from now until it has landed (as `noteInputSound` does).
+        if !(tick.echoReachesSent && !tick.sentIsSilenced) {
+            echoNotSentUntil = max(echoNotSentUntil, Int(tick.frame) + tick.sendLatency + tick.count)
+        }
+        // Zeros over a talker cut him, whatever the echo under him (the near-end track holds the
+        // room's noise too, under the silence level): only echo alone is a canceller's to suppress.
+        if Int(tick.frame) < echoNotSentUntil || VectorMath.sumOfSquares(echo, count: tick.count) == 0
+            || VectorMath.sumOfSquares(nearEnd, count: tick.count) >= talkerMeanSquare * Float(tick.count) {
+            SilentCapture.append(Int(tick.frame)..<(Int(tick.frame) + tick.count), to: &notEchoAlone)
         }
         if !playedSound { playedSound = !Self.isDigitalSilence(tick.played, count: tick.count) }
         glitches.append(tick.sent, count: tick.count)
@@ -234,30 +250,40 @@ public final class CallMeasurement: CallTap {
         let finished = analysis.finish(segments: segments)
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
-        let sent = leavingOutLiveEchoZeroed(glitches.finish().leavingOut(gapsMeeting: silencedSent))
+        let sent = leavingOutLiveEchoZeroed(glitches.finish().leavingOut(gapsMeeting: silencedSent), segments: segments)
         inputSilence.finish()
         return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
     }
 
-    /// `report` without the gaps the send path made of live echo: the capture and the echo in it
-    /// held sound all through the gap (within `inputMargin`), and the send path's latency did not
-    /// change there (a mode change moves `sent` by the change: its gap is the pipeline's). AECM
-    /// sends exact zeros for up to ~150 ms where it suppresses echo hard: counted as gaps, they
-    /// made its runs "runs with pipeline issues", and moving a scenario's echo path by 1 ms moved
-    /// the count by 2 and failed the gate (a CI engineer's trial). A canceller's zeros over a near
-    /// end without echo stay gaps: no echo was there to suppress.
-    private func leavingOutLiveEchoZeroed(_ report: GlitchReport) -> GlitchReport {
+    /// `report` without the gaps the send path made of live echo: the capture held sound all
+    /// through the gap, echo and no talker (within `inputMargin`: `sendInputSilence`,
+    /// `notEchoAlone`), and no transition lies at it — a segment's start (a mode change
+    /// restarts the canceller, a switch or a route change moves the audio) or a change of the
+    /// send path's latency (it moves `sent`). AECM sends exact zeros for up to ~150 ms where it
+    /// suppresses echo hard: counted as gaps, they made its runs "runs with pipeline issues", and
+    /// moving a scenario's echo path by 1 ms moved the count by 2 and failed the gate (a CI
+    /// engineer's trial). Zeros over a near talker, a silent echo or a file's audio stay gaps.
+    private func leavingOutLiveEchoZeroed(_ report: GlitchReport, segments: [Range<Int>]) -> GlitchReport {
         sendInputSilence.finish()
-        sentEchoSilence.finish()
         let margin = inputMargin
-        // Where each latency change lands in `sent` (the call's first latency is no change).
-        let changes = sendLatencies.dropFirst().map { $0.frame + $0.latency }
-        func meets(_ gap: Range<Int>, _ runs: [Range<Int>]) -> Bool {
-            runs.contains { $0.lowerBound < gap.upperBound + margin && $0.upperBound + margin > gap.lowerBound }
+        // A transition's audio lands up to the send path's latency and a tick after it.
+        let settle = (sendLatencies.map(\.latency).max() ?? 0) + 2 * max(tickFrames, 1)
+        let transitions = (sendLatencies.dropFirst().map { ($0.frame + $0.latency)..<($0.frame + $0.latency + 1) }
+            + segments.dropFirst().map { $0.lowerBound..<($0.lowerBound + settle) }).sorted { $0.lowerBound < $1.lowerBound }
+        // Each list is in time order, as the gaps are: one pass with a moving start per list.
+        var starts = [0, 0, 0]
+        func meets(_ gap: Range<Int>, _ ranges: [Range<Int>], _ list: Int) -> Bool {
+            while starts[list] < ranges.count && ranges[starts[list]].upperBound + margin <= gap.lowerBound { starts[list] += 1 }
+            var index = starts[list]
+            while index < ranges.count && ranges[index].lowerBound < gap.upperBound + margin {
+                if ranges[index].upperBound + margin > gap.lowerBound { return true }
+                index += 1
+            }
+            return false
         }
+        let inputSilence = sendInputSilence.runs
         let kept = report.gaps.filter { gap in
-            meets(gap, sendInputSilence.runs) || meets(gap, sentEchoSilence.runs)
-                || changes.contains { $0 >= gap.lowerBound - margin && $0 <= gap.upperBound + margin }
+            meets(gap, inputSilence, 0) || meets(gap, notEchoAlone, 1) || meets(gap, transitions, 2)
         }
         return GlitchReport(events: report.events, gaps: kept)
     }

@@ -146,12 +146,14 @@ public enum EvalMerge {
         for item in shard.items {
             let other = first.items.first { $0.index != nil && $0.index == item.index } ?? first.items.first { $0.name == item.name }
             if let other, other.file != item.file {
-                let which = other.index == item.index ? "item \(item.index.map(String.init) ?? "?")" : "item \(item.name)"
+                let which = other.index != nil && other.index == item.index ? "item \(item.index!)" : "item \(item.name)"
                 return "\(which) is \(item.file) here but \(other.file) there (the same files given by other paths are another plan)"
             }
         }
+        // Plugins only: the plan holds a plugin's file digest, not a built-in library's version.
         for run in shard.items.flatMap(\.results) {
-            guard let mode = run.mode, let library = run.library else { continue }
+            guard let mode = run.mode, let library = run.library,
+                  EchoCancellerBackend(builtIn: String(mode.prefix { $0 != ":" })) == nil else { continue }
             if let other = first.items.flatMap(\.results).first(where: { $0.mode == mode && $0.library != nil }), let was = other.library, was != library {
                 return "\(mode) ran with \(library) here but \(was) there"
             }

@@ -39,7 +39,10 @@ public enum HardwareFindings {
     /// the last second of audio that flowed before the change — or the canceller adds echo there
     /// (ERLE below 0 dB), however much weaker the new route's echo path is. Where nothing flowed before, the
     /// canceller had learnt no path to lose (its first convergence is the call's start, not the
-    /// change's); where the loss before cannot be measured, the ERLE alone decides.
+    /// change's); where the loss before cannot be measured, the ERLE alone decides. Where either
+    /// second holds too little far-end single talk to judge (the near end talked over the change),
+    /// it is widened to up to `leakWindowSecondsAtMost`; a widened after-stretch with nothing before
+    /// to compare with leaks only where the canceller adds echo.
     private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
                              states: [DeviceState]) -> RunReport.Finding? {
         let segment = hardware.segments[index]
@@ -50,7 +53,7 @@ public enum HardwareFindings {
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
         guard let flow = flowing.first else { return nil }
         // The first second of audio on the route; where it holds too little far-end single talk
-        // to judge (the near end talked over the change), up to `leakWindowsAtMost` seconds, half
+        // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
         // unjudged and unsaid (a QA engineer's trial).
         var after = Int(flow.lowerBound)..<min(Int(flow.lowerBound) + Int(rate), Int(flow.upperBound))
@@ -71,7 +74,7 @@ public enum HardwareFindings {
         // The last second of audio before the change, likewise up to `leakWindowSecondsAtMost`
         // back where it holds too little far-end single talk (the talker spoke over the change).
         var previous = analysis.metrics(in: before)
-        while extended, previous.erleDB == nil || previous.isLowConfidence, before.lowerBound > Int(flowedBefore.lowerBound),
+        while previous.erleDB == nil || previous.isLowConfidence, before.lowerBound > Int(flowedBefore.lowerBound),
               Double(before.count) < leakWindowSecondsAtMost * rate {
             before = max(Int(flowedBefore.lowerBound), before.lowerBound - Int(rate) / 2)..<before.upperBound
             previous = analysis.metrics(in: before)
@@ -83,19 +86,22 @@ public enum HardwareFindings {
             // modelling the old route's path, it sends more than the mic holds, however much
             // weaker the new route's path is.
             if lossAfter >= lossBefore {
-                // Said, so that "louder than at the mic" is not read as louder at the peer.
-                let quieter = "; the new route's weaker path still leaves the peer \(RunEvaluator.format(lossAfter - lossBefore)) dB less echo "
+                // Said, so that "louder than at the mic" is not read as louder at the peer; a bound
+                // before (the loss at least that) makes the difference at most this.
+                let difference = RunEvaluator.format(lossAfter - lossBefore)
+                let quieter = difference == RunEvaluator.format(0) ? ""
+                    : "; the new route's weaker path still leaves the peer \(previous.erleIsLowerBound ? "at most " : "")\(difference) dB less echo "
                     + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
                     + "\(RunEvaluator.format(lossBefore)) dB)"
                 return erle < 0 ? leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter) : nil
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
-        } else if extended {
+        } else if extended, erle >= 0 {
             // Judged past its first second, with nothing before to compare with (a wired
             // headset's echo under the mic's noise): the ERLE alone does not decide there (a change
             // to the receiver, its echo path 30 dB weaker, read as a leak at 9 dB of ERLE over 2 s
-            // where the peer got 21 dB less echo than before).
+            // where the peer got 21 dB less echo than before), unless the canceller adds echo.
             return nil
         }
         return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder)

@@ -247,8 +247,10 @@ struct EchoPathGate {
         if !clipSearched && valid == blockLength && isFarEndRich(shifted) {
             // The loudspeaker's clip level, from the first block with far end enough to show it.
             clipSearched = true
-            clipLevel = LoudspeakerClipSearch.level(fit: fit, shifted: shifted, mic: blockMic, valid: valid,
-                                                    iterations: LoudspeakerClipSearch.iterations)
+            var usable = [Float](repeating: 0, count: blockLength)
+            for i in 0..<valid { usable[i] = isClipped(blockMic[i]) ? 0 : 1 }
+            clipLevel = LoudspeakerClipSearch.level(fit: fit, shifted: shifted, mic: blockMic, valid: valid, weights: usable,
+                                                    iterations: LoudspeakerClipSearch.iterations) { residualEnergies($0, $1, $2).0 }
         }
         if let clipLevel {
             for i in shifted.indices { shifted[i] = min(clipLevel, max(-clipLevel, shifted[i])) }

@@ -35,8 +35,12 @@ enum LoudspeakerClipSearch {
 
     /// The clip level (reference units) for the block, or nil when the linear model fits best.
     /// `shifted`: the block's reference from L samples before it (`EchoPathFit.load`'s layout);
-    /// `mic`: the block's mic, `valid` samples real.
-    static func level(fit: EchoPathFit, shifted: [Float], mic: [Float], valid: Int, iterations: Int) -> Float? {
+    /// `mic`: the block's mic, `valid` samples real; `weights`: 1 for the samples a fit may use,
+    /// 0 for the others (a clipped mic's samples on its rails); `residual`: Σ(mic − ŷ)² over a
+    /// range as the gate reads it (a clipped sample by how far ŷ falls short of its rail), so that
+    /// a mic's clip is not taken for the loudspeaker's.
+    static func level(fit: EchoPathFit, shifted: [Float], mic: [Float], valid: Int, weights: [Float], iterations: Int,
+                      residual residualOver: ([Float], [Float], Range<Int>) -> Double) -> Float? {
         let length = fit.length
         var magnitudes = shifted[length..<(length + valid)].map { abs($0) }
         magnitudes.sort()
@@ -47,8 +51,6 @@ enum LoudspeakerClipSearch {
         }
         var clipped = shifted
         var prediction = [Float](repeating: 0, count: mic.count)
-        var weights = [Float](repeating: 0, count: mic.count)
-        for i in 0..<valid { weights[i] = 1 }
         var start = (real: [Float](repeating: 0, count: length + 1), imaginary: [Float](repeating: 0, count: length + 1))
         func residual(_ level: Float?) -> Double {
             if let level {
@@ -62,7 +64,7 @@ enum LoudspeakerClipSearch {
             fit.refine(pathReal: &real, pathImaginary: &imaginary, mic: mic, weights: weights,
                        prediction: &prediction, iterations: iterations)
             if level == nil { start = (real, imaginary) }
-            return PowerSums.sumOfSquaredDifferences(mic, prediction, 0..<valid)
+            return residualOver(mic, prediction, 0..<valid)
         }
         // The linear fit the candidates must beat gets as many steps as each of them (8 from
         // nothing, then 8 more): compared with an 8-step linear fit, a candidate's 16 steps won

@@ -20,12 +20,15 @@ public enum ComparisonMarkdown {
     /// The diff for a pull request: the verdict, per-mode means, then every regression and improvement.
     public static func render(_ comparison: EvalComparison, baselineName: String, currentName: String) -> String {
         // Names, modes and failure messages are cells as the report writer writes them: a `|` or a
-        // line break in them would end the cell or the row, and a `<` an HTML tag where the diff is
-        // rendered (a plugin named "<b>"). The rest stays as written: compare prints this to a CI
-        // log too, where `erle\_steady\_db` would read worse than Markdown renders it.
+        // line break in them would end the cell or the row, and a `<` an HTML tag where the diff
+        // is rendered (a plugin named "<b>"; a `\` before it is escaped too). The rest stays as
+        // written: compare prints this to a CI log, where `erle\_steady\_db` would read worse.
         func row(_ cells: [String]) -> String {
-            "| " + cells.map { MarkdownWriter.cellText($0.replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")) }
-                .joined(separator: " | ") + " |\n"
+            let escaped = cells.map { cell in
+                MarkdownWriter.cellText(cell.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>"))
+            }
+            return "| " + escaped.joined(separator: " | ") + " |\n"
         }
         var md = "# EchoLab comparison\n\n"
         md += "Baseline `\(baselineName)` (\(RunReportDocument.count(comparison.baselineRuns, "run"))) · current `\(currentName)` (\(RunReportDocument.count(comparison.currentRuns, "run"))) · "

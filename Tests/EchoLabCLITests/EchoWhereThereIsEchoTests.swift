@@ -498,6 +498,10 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertEqual((metrics(filed)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
                        "no double talk where the room was sent: the near end never talked over the far end there (a stretch with a file "
                        + "or generator as the mic is left out of the analysis)")
+        // A file as the mic all through: no echo reached the sent path, and the reason says that.
+        let fileAll = try run("file-all", #""mic": {"device": "file", "file": "app.wav"}"#, room: room)
+        XCTAssertEqual((metrics(fileAll)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
+                       "no double talk: no echo reached the sent path: custom mic (file microphone)")
         let unmuted = try run("unmuted-quiet", "")
         XCTAssertEqual((metrics(unmuted)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
                        "no double talk: the near end never talked over the far end")

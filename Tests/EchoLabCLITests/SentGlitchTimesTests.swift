@@ -60,8 +60,9 @@ final class SentGlitchTimesTests: XCTestCase {
         XCTAssertEqual(sessionPipeline["sent_gaps"] as? Int, 0, "\(String(describing: sessionReport["sent_glitches"]))")
         XCTAssertEqual(sessionPipeline["sent_clicks"] as? Int, pipeline["sent_clicks"] as? Int, "\(String(describing: sessionReport["sent_glitches"]))")
 
-        // The pipeline's gaps are kept: webrtc-mobile sends exact zeros under a far end (its
-        // suppression), each listed where sent.wav holds them, none in the file's pause.
+        // Gaps where no echo reaches what is sent are kept: webrtc-mobile sends exact zeros over
+        // the file's audio under a far end (the file holds no echo to suppress), each listed
+        // where sent.wav holds them, none in the file's pause.
         let gated = try writeScenario("""
             {"name": "gated", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
              "mic": {"device": "file", "file": "clicky.wav"}, "aec": {"mode": "intensityMax", "backend": "webrtc-mobile"}, "duration_s": 3}
@@ -116,6 +117,10 @@ final class SentGlitchTimesTests: XCTestCase {
         XCTAssertEqual(try gaps("echo", #""far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}"#).count, 0)
         let talker = try gaps("talker", #""near_end": {"generator": "white_noise", "level_dbfs": -30, "seed": 2}"#)
         XCTAssertEqual(talker.count, 1, "\(talker)")
+        // A faint far end whose echo never falls silent, under a louder near end: the zeros cut the
+        // talker, not the echo (echo present is not echo suppressed).
+        let over = try gaps("over", #""far_end": {"generator": "white_noise", "level_dbfs": -50, "seed": 1}, "near_end": {"generator": "white_noise", "level_dbfs": -25, "seed": 2}"#)
+        XCTAssertEqual(over.count, 1, "\(over)")
         XCTAssertEqual(try XCTUnwrap(talker.first?["start_s"] as? Double), 1, accuracy: 0.005)
         XCTAssertEqual(try XCTUnwrap(talker.first?["end_s"] as? Double), 1.15, accuracy: 0.005)
         // AECM itself on the default corpus's double-talk room: 3 gaps before, all its suppression.
