@@ -281,9 +281,9 @@ public final class CallMeasurement: CallTap {
             }
             return false
         }
-        let inputSilence = sendInputSilence.runs
+        let captureSilence = sendInputSilence.runs
         let kept = report.gaps.filter { gap in
-            meets(gap, inputSilence, 0) || meets(gap, notEchoAlone, 1) || meets(gap, transitions, 2)
+            meets(gap, captureSilence, 0) || meets(gap, notEchoAlone, 1) || meets(gap, transitions, 2)
         }
         return GlitchReport(events: report.events, gaps: kept)
     }

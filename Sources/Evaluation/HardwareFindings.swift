@@ -56,29 +56,21 @@ public enum HardwareFindings {
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
         // unjudged and unsaid (a QA engineer's trial).
-        var after = Int(flow.lowerBound)..<min(Int(flow.lowerBound) + Int(rate), Int(flow.upperBound))
-        var first = analysis.metrics(in: after)
-        while first.erleDB == nil || first.isLowConfidence, after.upperBound < Int(flow.upperBound),
-              Double(after.count) < leakWindowSecondsAtMost * rate {
-            after = after.lowerBound..<min(after.upperBound + Int(rate) / 2, Int(flow.upperBound))
-            first = analysis.metrics(in: after)
-        }
+        let flowAfter = Int(flow.lowerBound)..<Int(flow.upperBound)
+        let (after, first) = judgeable(flowAfter.lowerBound..<min(flowAfter.lowerBound + Int(rate), flowAfter.upperBound),
+                                       forward: true, within: flowAfter, analysis: analysis, rate: rate)
         guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
-        var before = max(Int(flowedBefore.lowerBound), Int(flowedBefore.upperBound) - Int(rate))..<Int(flowedBefore.upperBound)
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
         // A bound (the output under the noise) or a figure on too few frames shows no leak.
         guard !after.isEmpty, cancellerOn, !first.erleIsLowerBound, !first.isLowConfidence,
               let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
         var louder = ""
         let extended = after.count > Int(rate)
-        // The last second of audio before the change, likewise up to `leakWindowSecondsAtMost`
-        // back where it holds too little far-end single talk (the talker spoke over the change).
-        var previous = analysis.metrics(in: before)
-        while previous.erleDB == nil || previous.isLowConfidence, before.lowerBound > Int(flowedBefore.lowerBound),
-              Double(before.count) < leakWindowSecondsAtMost * rate {
-            before = max(Int(flowedBefore.lowerBound), before.lowerBound - Int(rate) / 2)..<before.upperBound
-            previous = analysis.metrics(in: before)
-        }
+        // The last second of audio before the change, likewise widened back (the talker spoke
+        // over the change).
+        let flowBefore = Int(flowedBefore.lowerBound)..<Int(flowedBefore.upperBound)
+        let (_, previous) = judgeable(max(flowBefore.lowerBound, flowBefore.upperBound - Int(rate))..<flowBefore.upperBound,
+                                      forward: false, within: flowBefore, analysis: analysis, rate: rate)
         if !previous.isLowConfidence, let erlBefore = previous.erlDB, let erleBefore = previous.erleDB, let erlAfter = first.erlDB {
             // A bound before is at least that loss: the echo is surely louder when under it.
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
@@ -110,6 +102,22 @@ public enum HardwareFindings {
     /// The longest stretch after a route change the leak is judged over (`leak`): a second, or
     /// more where the first holds too little far-end single talk.
     static let leakWindowSecondsAtMost = 3.0
+
+    /// `stretch` and its metrics, widened half a second at a time away from the change — its end
+    /// `forward` (after the change), else its start back — up to `leakWindowSecondsAtMost` inside
+    /// `within`, while they hold too little far-end single talk to judge (the near end talked
+    /// over the change).
+    private static func judgeable(_ stretch: Range<Int>, forward: Bool, within: Range<Int>, analysis: EchoAnalysis,
+                                  rate: Double) -> (Range<Int>, SegmentMetrics) {
+        var stretch = stretch, metrics = analysis.metrics(in: stretch)
+        while metrics.erleDB == nil || metrics.isLowConfidence, Double(stretch.count) < leakWindowSecondsAtMost * rate,
+              forward ? stretch.upperBound < within.upperBound : stretch.lowerBound > within.lowerBound {
+            stretch = forward ? stretch.lowerBound..<min(stretch.upperBound + Int(rate) / 2, within.upperBound)
+                : max(within.lowerBound, stretch.lowerBound - Int(rate) / 2)..<stretch.upperBound
+            metrics = analysis.metrics(in: stretch)
+        }
+        return (stretch, metrics)
+    }
 
     private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String) -> RunReport.Finding {
         let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, when audio flowed again)" : ""
