@@ -151,10 +151,10 @@ public enum EvalMerge {
             }
         }
         // Plugins only: the plan holds a plugin's file digest, not a built-in library's version.
+        let firstRuns = first.items.flatMap(\.results)
         for run in shard.items.flatMap(\.results) {
-            guard let mode = run.mode, let library = run.library,
-                  EchoCancellerBackend(builtIn: String(mode.prefix { $0 != ":" })) == nil else { continue }
-            if let other = first.items.flatMap(\.results).first(where: { $0.mode == mode && $0.library != nil }), let was = other.library, was != library {
+            guard let mode = run.mode, let library = run.library, EchoCancellerBackend(builtIn: backendName(of: mode)) == nil else { continue }
+            if let other = firstRuns.first(where: { $0.mode == mode && $0.library != nil }), let was = other.library, was != library {
                 return "\(mode) ran with \(library) here but \(was) there"
             }
         }
@@ -165,7 +165,7 @@ public enum EvalMerge {
     /// the plugin was given to `eval` (or named by a scenario), not to `merge`, which runs nothing
     /// and reads what each run's library was from its report.
     static func mode(_ name: String, in shard: Shard) throws -> EchoControlMode {
-        let backend = String(name.prefix { $0 != ":" })
+        let backend = backendName(of: name)
         let plugins = EchoCancellerBackend(builtIn: backend) == nil ? [try? CancellerPlugin(name: backend, path: "")].compactMap { $0 } : []
         do {
             return try EchoControlMode(parsing: name, plugins: plugins)
@@ -173,6 +173,9 @@ public enum EvalMerge {
             throw MergeError.unreadableMode(path: shard.path, problem: String(describing: error))
         }
     }
+
+    /// The backend of a mode as eval.json names it ("speex:intensityMax" → "speex").
+    static func backendName(of mode: String) -> String { String(mode.prefix { $0 != ":" }) }
 
     static func readReport(_ path: String) throws -> JSONValue {
         if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }

@@ -240,7 +240,7 @@ extension EvalReportDocument {
         }
         let attenuation = !nearEnd ? [] : grouped("no near-end attenuation") { result in
             // A lone talker's figure stands in its cell ("alone"): nothing is missing there.
-            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil, nearEndAlone(result.summary) == nil else { return nil }
+            guard let m = result.summary?.metrics, let n = m.nearEnd, n.attenuationDB == nil, result.summary?.nearEndAlone == nil else { return nil }
             return m.telephony?.doubleTalkUnmeasuredReason
         }
         return erle.isEmpty && attenuation.isEmpty ? nil : erle + attenuation

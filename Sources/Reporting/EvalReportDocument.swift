@@ -52,12 +52,12 @@ public enum EvalReportDocument {
         // Runs without a near-end track (recordings): their near end is the tap-free estimate.
         let hasEstimate = outcome.results.contains { nearEndEstimate($0) != nil }
         // Items whose far end never played: their near end is judged talking alone.
-        let hasNearEndAlone = outcome.results.contains { nearEndAlone($0.summary) != nil }
+        let hasNearEndAlone = outcome.results.contains { $0.summary?.nearEndAlone != nil }
         // The modes' estimate statistics are over double talk only (a lone talker's estimate is
         // its own axis), and the run table's attenuation column holds a lone talker's with its
         // track: a corpus of tap-free recordings read "—" in every row of either.
         let hasEstimateStatistics = summaries.contains { $0.nearEndEstimateDropDB != nil }
-        let hasTrackedNearEndAlone = outcome.results.contains { nearEndAlone($0.summary)?.isEstimate == false }
+        let hasTrackedNearEndAlone = outcome.results.contains { $0.summary?.nearEndAlone?.isEstimate == false }
 
         blocks.append(.heading("Modes", level: 2, id: "modes"))
         // The two axes side by side, then their spread.
@@ -155,7 +155,7 @@ public enum EvalReportDocument {
                     let nearEnd = m?.nearEnd
                     let estimate = nearEnd == nil ? m?.nearEndEstimate : nil
                     // A lone talker's figure first: a recording's estimate there is no double talk's.
-                    let nearEndText = nearEndAlone(summary).map { alone in
+                    let nearEndText = summary.nearEndAlone.map { alone in
                         compact(alone.value, isLowerBound: alone.isLowerBound, isLowConfidence: FigureConfidence.isLow(frames: alone.frames))
                             + (alone.isEstimate ? " est." : "") + " alone"
                     } ?? estimate.map { e in
@@ -209,7 +209,7 @@ public enum EvalReportDocument {
                             .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd || hasTrackedNearEndAlone {
-                        if let alone = nearEndAlone(result.summary), !alone.isEstimate {
+                        if let alone = result.summary?.nearEndAlone, !alone.isEstimate {
                             let text = F.figure(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames) + ", talking alone"
                             row.append(.init(text, value: alone.value))
                         } else {
@@ -256,11 +256,6 @@ public enum EvalReportDocument {
     /// (ERLE never settled within ±3 dB, or removed under 3 dB: nothing converged), as a mean's.
     static func convergenceCell(_ summary: ModeSummary?, runs: Int) -> ReportDocument.Cell {
         counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", isLowerBound: false), count: summary?.convergenceSeconds.count, runs: runs)
-    }
-
-    /// `RunSummary.nearEndAlone` of a run, if any.
-    static func nearEndAlone(_ summary: RunSummary?) -> (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
-        summary?.nearEndAlone
     }
 
     /// The distortion median's cell, with how many runs lost the near end: those have no
