@@ -149,8 +149,8 @@ public enum HardwareFindings {
             finding.consequenceMetric = "erl_db"
             finding.consequenceDB = erl
             finding.consequence = "the call ran on the receiver for \(seconds) s instead of the speaker the user chose"
-                + (erl.map { "; echo at the mic \(RunEvaluator.format($0)) dB below the far end there"
-                    + RunEvaluator.confidenceNote(frames: measured?.singleTalkFrames ?? 0) } ?? "")
+                + (erl.map { "; echo at the mic \(measured?.erlIsLowerBound == true ? "at least " : "")\(RunEvaluator.format($0)) dB below the far end there"
+                    + RunEvaluator.confidenceNote(frames: measured?.erlFrames ?? 0) } ?? "")
         case .deactivatedWithCustomDevice:
             // What the simulation counts for each device set: the custom mic's capture the engine
             // discarded, the peer's audio a custom speaker was handed as silence.

@@ -196,7 +196,8 @@ public struct RunEvaluator: Sendable {
             measured("erle_db", e.value, { _ in "\(e.change(true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
             let m = analysis.metrics(in: range)
-            measured("erl_db", m.erlDB, { "nothing removes the echo: the peer hears itself \(Self.format($0)) dB down" + Self.confidenceNote(frames: m.singleTalkFrames) },
+            measured("erl_db", m.erlDB, { "nothing removes the echo: the peer hears itself \(m.erlIsLowerBound ? "at least " : "")\(Self.format($0)) dB down"
+                + Self.confidenceNote(frames: m.erlFrames) },
                      otherwise: noSingleTalk)
         }
         return report
@@ -250,6 +251,12 @@ public struct RunEvaluator: Sendable {
         }
         if gate.farEndActiveFrames == 0, micIsSilent {
             return "the mic is digital silence throughout: nothing was recorded, so there is no echo to measure"
+        }
+        // ERL stands on the frames where the far end played alone under the noise: the reason is
+        // ERLE's alone (the far end did reach the mic's loudness, only its echo did not).
+        if gate.echoUnderNoiseFrames > 0, metrics.erlDB != nil, gate.limitation == nil {
+            let talks = gate.doubleTalkFrames > 0 ? "; the near end talks over the other \(gate.doubleTalkFrames)" : ""
+            return "the echo stays under the mic's noise wherever the far end plays alone (\(gate.echoUnderNoiseFrames) analysis frame\(gate.echoUnderNoiseFrames == 1 ? "" : "s")\(talks)): there is no echo to cancel, so no ERLE (ERL stands on those frames)"
         }
         if gate.farEndActiveFrames == 0 {
             return "the far end never reached the mic: its reference stays below −50 dBFS, or its echo under the noise"
@@ -371,6 +378,9 @@ public struct RunEvaluator: Sendable {
             if !states.isEmpty, mutedThroughout(states) { return "muted throughout: the segment sent silence, which holds no echo to measure" }
             if captureIsSilent { return silentCaptureReason }
             if referenceIsSilent { return segmentReferenceSilentReason }
+            if metrics.erlDB != nil {
+                return "the echo stays under the mic's noise wherever the far end plays alone in the segment (\(metrics.erlFrames) analysis frame\(metrics.erlFrames == 1 ? "" : "s")): there is no echo to cancel, so no ERLE (ERL stands on those frames)"
+            }
             return "no far-end single-talk analysis frame in the segment (the far end silent or under −50 dBFS, its echo under the noise, or the near end talking over it): ERL and ERLE stand on those frames alone"
         }
         guard metrics.erlDB != nil, metrics.erleDB == nil else { return nil }

@@ -129,7 +129,7 @@ public final class EchoAnalysisStream {
         let summary = ledger.summary(in: 0..<length,
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
-        var whole = EchoMetrics(erlDB: summary.erlDB, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+        var whole = EchoMetrics(erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                                 erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
@@ -143,8 +143,7 @@ public final class EchoAnalysisStream {
         // is the signals' likeness, not an echo's. With an echo track that decides before what the
         // search says — a lag outside its range, a tonal far end — as the track shows the echo
         // itself (a track of dither read as an echo leading its loopback).
-        let noEchoAtMic = whole.gate.singleTalkFrames == 0
-            && whole.gate.echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames
+        let noEchoAtMic = whole.gate.echoStaysUnderNoise
         if noEchoAtMic, core.hasEcho || (!core.echoOutsideDelaySearch && !core.referenceIsTonal && whole.delayMilliseconds != nil) {
             whole.delayMilliseconds = nil
             whole.delayUnmeasured = .noEchoAtMic
@@ -170,7 +169,8 @@ public final class EchoAnalysisStream {
         let noSingleTalk = metrics.gate.singleTalkFrames == 0
         let noEcho = !noSingleTalk && metrics.erlDB != nil && metrics.erleDB == nil
         guard noSingleTalk || noEcho else { return }
-        let reason = noSingleTalk ? BandERLE.noSingleTalkReason : BandERLE.echoUnderFloorReason
+        let reason = !noSingleTalk ? BandERLE.echoUnderFloorReason
+            : metrics.gate.echoStaysUnderNoise ? BandERLE.echoUnderNoiseReason : BandERLE.noSingleTalkReason
         // A band already saying why it has no value keeps its reason.
         for index in metrics.erleBands.indices
         where metrics.erleBands[index].erleDB != nil ? noEcho : metrics.erleBands[index].unmeasuredReason == nil {
@@ -190,7 +190,9 @@ public final class EchoAnalysisStream {
         let echoLoss = ledger.weightedEchoLoss(in: 0..<length)
         var echoLossReason: String?
         if echoLoss == nil {
-            if gate.singleTalkFrames == 0 {
+            if gate.echoStaysUnderNoise {
+                echoLossReason = TelephonyMeasures.echoUnderNoiseReason
+            } else if gate.singleTalkFrames == 0 {
                 echoLossReason = TelephonyMeasures.noSingleTalkReason
             } else if ledger.thirdOctaves.isEmpty {
                 echoLossReason = "at \(core.sampleRate) Hz no 1/3-octave band of the weighting (315–6300 Hz) lies below Nyquist"

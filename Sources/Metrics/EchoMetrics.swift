@@ -8,8 +8,17 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Echo return loss: 10·log10(P_reference / P_echo_at_mic) over the far-end single-talk frames,
     /// whole band (DC excluded). The reference is first shifted by the estimated bulk delay (whole
     /// samples) so a pure delay does not bias it. Echo at the mic is the `echo` track when given,
-    /// otherwise the mic itself.
+    /// otherwise the mic itself. Where far-end single talk is too thin to count
+    /// (`FigureConfidence`) and the echo stayed under the mic's noise in enough frames where the
+    /// far end played alone (a wired headset, a quiet earpiece), those frames count too: the echo
+    /// path's loss is the verdict there, not a gap. Over them what stands for the echo only
+    /// bounds it from above (the mic without an echo track; a recorded track's dither or noise
+    /// with one), and the value is a lower bound (`erlIsLowerBound`).
     public var erlDB: Double?
+    /// The frames `erlDB` stands on (`gate.singleTalkFrames`, with the frames whose echo stayed
+    /// under the noise where they count).
+    public var erlFrames: Int
+    public var erlIsLowerBound: Bool
     /// Echo return loss enhancement: 10·log10(P_mic / P_processed) over the far-end single-talk
     /// frames, whole band (mic and processed are time-aligned; no shift). Where the output falls
     /// under the input's noise floor or digital silence, the residual cannot be measured and this
@@ -85,7 +94,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// (`RequirementFindings.silentSendRule`). Equality counts it.
     public var isProcessedSilentInSingleTalk = false
 
-    public init(erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
+    public init(erlDB: Double?, erlFrames: Int? = nil, erlIsLowerBound: Bool = false,
+                erleDB: Double?, erleIsLowerBound: Bool = false, erleSteadyDB: Double?,
                 erleSteadyIsLowerBound: Bool = false, erleSteadyFrames: Int = 0, convergenceSeconds: Double?,
                 delayMilliseconds: Double?, erleSeries: [ERLEPoint], erleBands: [BandERLE],
                 gate: ActivityGateSummary, nearEnd: NearEndPreservation? = nil, nearEndEstimate: NearEndEstimate? = nil,
@@ -94,6 +104,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         self.nearEnd = nearEnd
         self.nearEndEstimate = nearEndEstimate
         self.erlDB = erlDB
+        self.erlFrames = erlFrames ?? gate.singleTalkFrames
+        self.erlIsLowerBound = erlIsLowerBound
         self.erleDB = erleDB
         self.erleIsLowerBound = erleIsLowerBound
         self.erleSteadyDB = erleSteadyDB
@@ -107,7 +119,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case erlDB = "erl_db", erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
+        case erlDB = "erl_db", erlFrames = "erl_analysis_frames", erlIsLowerBound = "erl_is_lower_bound"
+        case erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case erleSteadyFrames = "erle_steady_analysis_frames"
         case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
@@ -115,8 +128,35 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         case telephony
     }
 
+    /// Reads a report's metrics; one written before ERL carried its own frames (an older
+    /// baseline) stood on the single-talk frames alone, and was never a bound.
+    public init(from decoder: any Decoder) throws {
+        // In the order the properties are declared, so a report with two broken keys names the
+        // same one as before.
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        erlDB = try container.decodeIfPresent(Double.self, forKey: .erlDB)
+        let erlFrames = try container.decodeIfPresent(Int.self, forKey: .erlFrames)
+        erlIsLowerBound = try container.decodeIfPresent(Bool.self, forKey: .erlIsLowerBound) ?? false
+        erleDB = try container.decodeIfPresent(Double.self, forKey: .erleDB)
+        erleIsLowerBound = try container.decode(Bool.self, forKey: .erleIsLowerBound)
+        erleSteadyDB = try container.decodeIfPresent(Double.self, forKey: .erleSteadyDB)
+        erleSteadyIsLowerBound = try container.decode(Bool.self, forKey: .erleSteadyIsLowerBound)
+        erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)
+        convergenceSeconds = try container.decodeIfPresent(Double.self, forKey: .convergenceSeconds)
+        delayMilliseconds = try container.decodeIfPresent(Double.self, forKey: .delayMilliseconds)
+        erleSeries = try container.decode([ERLEPoint].self, forKey: .erleSeries)
+        erleBands = try container.decode([BandERLE].self, forKey: .erleBands)
+        gate = try container.decode(ActivityGateSummary.self, forKey: .gate)
+        self.erlFrames = erlFrames ?? gate.singleTalkFrames
+        nearEnd = try container.decodeIfPresent(NearEndPreservation.self, forKey: .nearEnd)
+        nearEndEstimate = try container.decodeIfPresent(NearEndEstimate.self, forKey: .nearEndEstimate)
+        telephony = try container.decodeIfPresent(TelephonyMeasures.self, forKey: .telephony)
+    }
+
     /// ERL and whole ERLE stand on too few frames to be trusted (`FigureConfidence`).
     public var isLowConfidence: Bool { FigureConfidence.isLow(frames: gate.singleTalkFrames) }
+    /// ERL stands on too few frames to be trusted.
+    public var isERLLowConfidence: Bool { FigureConfidence.isLow(frames: erlFrames) }
     /// The steady ERLE stands on too few frames to be trusted.
     public var isSteadyLowConfidence: Bool { FigureConfidence.isLow(frames: erleSteadyFrames) }
 }
@@ -173,7 +213,7 @@ public struct BandERLE: Codable, Equatable, Sendable {
     /// The band's output fell under digital silence: `erleDB` is a lower bound.
     public var isLowerBound: Bool
     /// Why `erleDB` is null (`noFarEndReason`, `noEchoReason`, `noSingleTalkReason`,
-    /// `echoUnderFloorReason`); nil where it is measured.
+    /// `echoUnderFloorReason`, `echoUnderNoiseReason`); nil where it is measured.
     public var unmeasuredReason: String?
 
     /// The far end puts nothing above the band's floor (16 kHz speech's 8–16 kHz).
@@ -185,6 +225,9 @@ public struct BandERLE: Codable, Equatable, Sendable {
     /// Far-end single talk whose echo at the mic stays under its floor throughout (an ERL, no
     /// ERLE): what a band measured there was the canceller's treatment of the noise.
     public static let echoUnderFloorReason = "the echo at the mic stays under its floor in all far-end single talk: no echo to remove"
+    /// No far-end single talk because the echo stayed under the mic's noise wherever the far end
+    /// played alone (a wired headset).
+    public static let echoUnderNoiseReason = "the echo stays under the mic's noise wherever the far end plays alone: no echo to remove"
 
     public init(lowHz: Double, highHz: Double, erleDB: Double?, isLowerBound: Bool = false, unmeasuredReason: String? = nil) {
         self.lowHz = lowHz
@@ -253,6 +296,12 @@ public struct ActivityGateSummary: Codable, Equatable, Sendable {
     /// written to the reports (read back, it is 0); the reason they give is. Equality counts it.
     public var echoUnderNoiseFrames = 0
 
+    /// No far-end single talk, and enough frames to count where the far end played alone with
+    /// its echo under the mic's noise: the echo never rose above the noise (a wired headset).
+    public var echoStaysUnderNoise: Bool {
+        singleTalkFrames == 0 && echoUnderNoiseFrames >= FigureConfidence.minimumAnalysisFrames
+    }
+
     public init(method: ActivityGateMethod, frames: Int, farEndActiveFrames: Int,
                 singleTalkFrames: Int, doubleTalkFrames: Int, limitation: ActivityGateLimitation? = nil,
                 echoUnderNoiseFrames: Int = 0) {
@@ -300,6 +349,9 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var startSample: Int
     public var endSample: Int
     public var erlDB: Double?
+    /// The frames `erlDB` stands on (as `EchoMetrics.erlFrames`) and whether it is a bound.
+    public var erlFrames: Int
+    public var erlIsLowerBound: Bool
     public var erleDB: Double?
     public var erleIsLowerBound: Bool
     public var erleSteadyDB: Double?
@@ -311,12 +363,15 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     /// The last half of them, which the steady ERLE is measured over.
     public var erleSteadyFrames: Int
 
-    public init(startSample: Int, endSample: Int, erlDB: Double?, erleDB: Double?, erleIsLowerBound: Bool = false,
+    public init(startSample: Int, endSample: Int, erlDB: Double?, erlFrames: Int? = nil, erlIsLowerBound: Bool = false,
+                erleDB: Double?, erleIsLowerBound: Bool = false,
                 erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, convergenceSeconds: Double?,
                 singleTalkFrames: Int, erleSteadyFrames: Int = 0) {
         self.startSample = startSample
         self.endSample = endSample
         self.erlDB = erlDB
+        self.erlFrames = erlFrames ?? singleTalkFrames
+        self.erlIsLowerBound = erlIsLowerBound
         self.erleDB = erleDB
         self.erleIsLowerBound = erleIsLowerBound
         self.erleSteadyDB = erleSteadyDB
@@ -328,13 +383,34 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case startSample = "start_sample", endSample = "end_sample"
-        case erlDB = "erl_db", erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
+        case erlDB = "erl_db", erlFrames = "erl_analysis_frames", erlIsLowerBound = "erl_is_lower_bound"
+        case erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
         case erleSteadyFrames = "erle_steady_analysis_frames"
     }
 
+    /// Reads a segment; one written before ERL carried its own frames stood on the single talk.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        startSample = try container.decode(Int.self, forKey: .startSample)
+        endSample = try container.decode(Int.self, forKey: .endSample)
+        erlDB = try container.decodeIfPresent(Double.self, forKey: .erlDB)
+        let erlFrames = try container.decodeIfPresent(Int.self, forKey: .erlFrames)
+        erlIsLowerBound = try container.decodeIfPresent(Bool.self, forKey: .erlIsLowerBound) ?? false
+        erleDB = try container.decodeIfPresent(Double.self, forKey: .erleDB)
+        erleIsLowerBound = try container.decode(Bool.self, forKey: .erleIsLowerBound)
+        erleSteadyDB = try container.decodeIfPresent(Double.self, forKey: .erleSteadyDB)
+        erleSteadyIsLowerBound = try container.decode(Bool.self, forKey: .erleSteadyIsLowerBound)
+        convergenceSeconds = try container.decodeIfPresent(Double.self, forKey: .convergenceSeconds)
+        singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
+        self.erlFrames = erlFrames ?? singleTalkFrames
+        erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)
+    }
+
     /// ERL and ERLE stand on too few frames to be trusted (`FigureConfidence`).
     public var isLowConfidence: Bool { FigureConfidence.isLow(frames: singleTalkFrames) }
     public var isSteadyLowConfidence: Bool { FigureConfidence.isLow(frames: erleSteadyFrames) }
+    /// ERL stands on too few frames to be trusted.
+    public var isERLLowConfidence: Bool { FigureConfidence.isLow(frames: erlFrames) }
 }

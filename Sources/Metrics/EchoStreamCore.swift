@@ -342,6 +342,7 @@ struct EchoStreamCore {
     private mutating func scoreFrame(_ frame: Int, shift: Int, first: HopMeasures, second: HopMeasures) {
         // Where no echo reached the processed signal the far end is not at the mic at all.
         let echoReached = !echoExcluded.touches(frame * hop, frame * hop + frameSize)
+        let echoUnderNoiseBefore = gate.echoUnderNoiseFrames
         let singleTalk = gate.classify(farEndEnergy: echoReached ? first.farEndEnergy + second.farEndEnergy : 0,
                                        nearEndEnergy: first.nearEndEnergy + second.nearEndEnergy,
                                        echo: hasEcho ? (first.echoEnergy + second.echoEnergy, first.besideEchoEnergy + second.besideEchoEnergy) : nil,
@@ -371,6 +372,12 @@ struct EchoStreamCore {
         }
         if !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise), gate.lastTalk == .silence {
             quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
+        }
+        if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
+            // The echo path's loss stands on these frames where single talk is too thin.
+            ledger.appendEchoUnderNoise(frame: frame, reference: meter.wholeBandPower(reference.samples, offset: reference.local(start - shift)),
+                                        echo: meter.wholeBandPower(hasEcho ? echo.samples : mic.samples,
+                                                                   offset: hasEcho ? echo.local(start) : mic.local(start)))
         }
         guard singleTalk else { return }
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))

@@ -30,7 +30,7 @@ struct FrameLedger: Sendable {
     private let digitalFramePower: Double
     private let digitalBandPowers: [Double]
     /// Set when older rows could not be spilled to disk (see `SpillingRows`).
-    var spillError: SpillError? { .first(rows.spillError, thirdOctaveRows.spillError) }
+    var spillError: SpillError? { .first(.first(rows.spillError, thirdOctaveRows.spillError), underNoiseRows.spillError) }
     /// Σ over rows of the mic's and the processed signal's power in each octave band.
     private(set) var micBandSums: [Double]
     private(set) var processedBandSums: [Double]
@@ -54,11 +54,20 @@ struct FrameLedger: Sendable {
     /// an ERL of 40.8, with AEC disabled).
     let measuresBandNoise: Bool
     private(set) var noiseBandSums: [Double]
+    /// The frames where the far end played and the near end was silent but the echo stayed under
+    /// what else the mic held (`ActivityGate.echoUnderNoiseFrames`: a wired headset's, a quiet
+    /// earpiece's): frame index, the delay-aligned reference's and the echo's whole-band power.
+    /// ERLE has no meaning there (no echo to cancel), but the echo path's loss has: where far-end
+    /// single talk is too thin to measure ERL on, it stands on these frames too
+    /// (`RangeSummary.erlFrames`), not left null — a headset's 60 dB of loss is its verdict.
+    private let underNoiseRows: SpillingRows<UInt32>
+    private var underNoiseRow: [UInt32] = [0, 0, 0]
 
     /// - Parameter residentRows: rows kept in memory before a block spills (tests make it small).
     init(sampleRate: Int, frameSize: Int, bands: [OctaveBand], thirdOctaves: [ThirdOctaveBand], maximumSeriesPoints: Int,
          measuresBandNoise: Bool = false, residentRows: Int = 16_384) {
         rows = SpillingRows(width: 6, residentRows: residentRows)
+        underNoiseRows = SpillingRows(width: 3, residentRows: residentRows)
         self.thirdOctaves = thirdOctaves
         self.measuresBandNoise = measuresBandNoise
         noiseBandSums = [Double](repeating: 0, count: bands.count)
@@ -107,6 +116,16 @@ struct FrameLedger: Sendable {
         }
     }
 
+    /// Adds one frame whose echo stayed under the mic's noise while the far end played alone
+    /// (frames arrive in ascending order): `reference` delay-aligned, `echo` the echo track's
+    /// power, or the mic's without one.
+    mutating func appendEchoUnderNoise(frame: Int, reference: Double, echo: Double) {
+        underNoiseRow[0] = UInt32(bitPattern: Int32(truncatingIfNeeded: frame))
+        underNoiseRow[1] = Float(reference).bitPattern
+        underNoiseRow[2] = Float(echo).bitPattern
+        underNoiseRows.append(row: underNoiseRow)
+    }
+
     /// The series window for a range of `length` samples: `stepSamples` (0.5 s), widened by a
     /// whole factor when the range would otherwise have more than `maximumSeriesPoints`
     /// windows (7200: one hour), so a day-long call reports a bounded series.
@@ -119,6 +138,13 @@ struct FrameLedger: Sendable {
     /// What the metrics of one sample range are.
     struct RangeSummary {
         var erlDB: Double?
+        /// The frames ERL stands on: the single-talk frames, and where those are too few to
+        /// count (`FigureConfidence`), the frames whose echo stayed under the noise as well.
+        var erlFrames: Int
+        /// ERL stands on frames whose echo is under the noise: there the echo column bounds the
+        /// echo from above — the mic without an echo track, and a recorded track's own dither or
+        /// noise with one (a track of dither alone read 76 dB where no echo reached the mic).
+        var erlIsLowerBound: Bool
         var erleDB: Double?
         var erleIsLowerBound: Bool
         var erleSteadyDB: Double?
@@ -167,7 +193,19 @@ struct FrameLedger: Sendable {
             floorSum[window] += floor
             windowFrames[window] += 1
         }
-        let erl = Decibels.powerRatio(referenceTotal, echoTotal)
+        var erl = Decibels.powerRatio(referenceTotal, echoTotal)
+        var erlFrames = selected.count, erlIsLowerBound = false
+        let underNoise = rowRange(frameIndices: inside, in: underNoiseRows)
+        if selected.count < FigureConfidence.minimumAnalysisFrames, underNoise.count >= FigureConfidence.minimumAnalysisFrames {
+            var reference = referenceTotal, echo = echoTotal
+            underNoiseRows.forEachRow(in: underNoise) { row, at in
+                reference += Double(Float(bitPattern: row[at + 1]))
+                echo += Double(Float(bitPattern: row[at + 2]))
+            }
+            erl = Decibels.powerRatio(reference, echo)
+            erlFrames = selected.count + underNoise.count
+            erlIsLowerBound = erl != nil
+        }
         let erle = MeasurableFloor.erle(mic: micTotal, processed: processedTotal, floor: floorTotal)
         // Last half by count; with an odd count the middle frame belongs to the last half.
         var steadyMic = 0.0, steadyProcessed = 0.0, steadyFloor = 0.0
@@ -188,7 +226,7 @@ struct FrameLedger: Sendable {
             return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,
                              isLowerBound: value.isLowerBound, frames: windowFrames[window])
         }
-        return RangeSummary(erlDB: erl, erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
+        return RangeSummary(erlDB: erl, erlFrames: erlFrames, erlIsLowerBound: erlIsLowerBound, erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
                             convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
                             series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count,
@@ -302,18 +340,20 @@ struct FrameLedger: Sendable {
         return settled >= 2 ? earliest : nil
     }
 
-    /// Rows whose frame index lies in `wanted` (both ascending, so two binary searches).
-    private func rowRange(frameIndices wanted: Range<Int>) -> Range<Int> {
-        let first = lowerBound(of: wanted.lowerBound)
-        let end = lowerBound(of: wanted.upperBound)
+    /// Rows of `table` (the single-talk rows unless told) whose frame index, in its first
+    /// column, lies in `wanted` (both ascending, so two binary searches).
+    private func rowRange(frameIndices wanted: Range<Int>, in table: SpillingRows<UInt32>? = nil) -> Range<Int> {
+        let table = table ?? rows
+        let first = Self.lowerBound(of: wanted.lowerBound, in: table)
+        let end = Self.lowerBound(of: wanted.upperBound, in: table)
         return first..<max(first, end)
     }
 
-    private func lowerBound(of frame: Int) -> Int {
-        var low = 0, high = rows.count
+    private static func lowerBound(of frame: Int, in table: SpillingRows<UInt32>) -> Int {
+        var low = 0, high = table.count
         while low < high {
             let middle = (low + high) / 2
-            if Int(Int32(bitPattern: rows.element(row: middle, column: 0))) < frame { low = middle + 1 } else { high = middle }
+            if Int(Int32(bitPattern: table.element(row: middle, column: 0))) < frame { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -13,6 +13,9 @@ public struct TelephonyMeasures: Codable, Equatable, Sendable {
     /// `echoLossUnmeasuredReason` where the echo stays under the mic's floor in all of it: TCLw
     /// would measure the terminal's noise.
     public static let echoUnderFloorReason = "the echo at the mic stays under its floor in all far-end single talk: there is no echo to lose"
+    /// `echoLossUnmeasuredReason` where the far end played alone and its echo stayed under the
+    /// mic's noise throughout (a wired headset): no single talk, but not for want of a far end.
+    public static let echoUnderNoiseReason = "the echo stays under the mic's noise wherever the far end plays alone: there is no echo to lose"
     /// `doubleTalkUnmeasuredReason` where the gate heard no double talk.
     public static let noDoubleTalkReason = "no double talk: the near end never talked over the far end"
     /// `doubleTalkUnmeasuredReason` where the gate heard no double talk and the call was muted for

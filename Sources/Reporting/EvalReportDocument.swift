@@ -206,7 +206,7 @@ public enum EvalReportDocument {
                     row += [.init(F.figure(m?.erleSteadyDB, isLowerBound: m?.erleSteadyIsLowerBound ?? false, frames: m?.erleSteadyFrames),
                                   value: m?.erleSteadyDB, detail: m?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil),
                             .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
-                            .init(F.figure(m?.erlDB, frames: frames), value: m?.erlDB),
+                            .init(F.figure(m?.erlDB, isLowerBound: m?.erlIsLowerBound ?? false, frames: m?.erlFrames), value: m?.erlDB),
                             .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
                     if hasNearEnd || hasTrackedNearEndAlone {
                         if let alone = result.summary?.nearEndAlone, !alone.isEstimate {
@@ -410,8 +410,10 @@ public enum EvalReportDocument {
             return (a == b ? a : a + " to " + b) + unit   // "–" beside a minus read "-1.4–-0.7"
         }
         let metrics = results.compactMap { $0.summary?.metrics }
-        let erls = metrics.compactMap { $0.isLowConfidence ? nil : $0.erlDB }
-        let parts = [range(erls, digits: 1, unit: " dB").map { "ERL " + $0 },
+        let erls = metrics.compactMap { $0.isERLLowConfidence ? nil : $0.erlDB }
+        // ERL at least some figure (the echo under the noise, no echo track) says so.
+        let bound = metrics.contains { !$0.isERLLowConfidence && $0.erlDB != nil && $0.erlIsLowerBound } ? "≥ " : ""
+        let parts = [range(erls, digits: 1, unit: " dB").map { "ERL " + bound + $0 },
                      range(metrics.compactMap(\.delayMilliseconds), digits: 0, unit: " ms")].compactMap { $0 }
         return parts.isEmpty ? "—" : parts.joined(separator: ", ")
     }

@@ -73,7 +73,7 @@ public enum RecordingReportDocument {
         }
         if let metrics = report.metrics {
             blocks.append(.table(.init(header: ["metric", "value"], rows: [
-                [.init("ERL"), .init(F.counted(metrics.erlDB, frames: metrics.gate.singleTalkFrames))],
+                [.init("ERL"), .init(F.counted(metrics.erlDB, isLowerBound: metrics.erlIsLowerBound, frames: metrics.erlFrames))],
                 [.init("ERLE (whole recording)"),
                  .init(F.counted(metrics.erleDB, isLowerBound: metrics.erleIsLowerBound, frames: metrics.gate.singleTalkFrames))],
                 [.init("ERLE steady state"),

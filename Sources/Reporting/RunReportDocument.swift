@@ -39,7 +39,7 @@ public enum RunReportDocument {
         let delayCaveat = changesRoute ? " (estimated once: the first route's)"
             : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
-            [.init("ERL"), .init(F.counted(m.erlDB, frames: m.gate.singleTalkFrames))],
+            [.init("ERL"), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             [.init("convergence"), .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
@@ -83,7 +83,7 @@ public enum RunReportDocument {
                                        rows: report.segments.map { s in
                 [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
                  .init("\(s.metrics.singleTalkFrames)"),
-                 .init(F.figure(s.metrics.erlDB, frames: s.metrics.singleTalkFrames)),
+                 .init(F.figure(s.metrics.erlDB, isLowerBound: s.metrics.erlIsLowerBound, frames: s.metrics.erlFrames)),
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds) + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
@@ -285,8 +285,11 @@ public enum RunReportDocument {
 
     /// What a "≥" in the echo table means, where one is shown.
     public static func boundNote(_ m: EchoMetrics) -> String? {
-        guard m.erleIsLowerBound || m.erleSteadyIsLowerBound else { return nil }
-        return "≥: the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor."
+        let erle = m.erleIsLowerBound || m.erleSteadyIsLowerBound
+        guard erle || m.erlIsLowerBound else { return nil }
+        return "≥: " + [erle ? "the output fell under the input's noise floor (or digital silence), where its residual echo cannot be measured; ERLE is at least the mic's level over that floor" : nil,
+                        m.erlIsLowerBound ? "\(erle ? "ERL: " : "")the echo stayed under the mic's noise, where what stands for it (the mic, or an echo track's own noise) holds at least as much; ERL is at least the far end's level over that" : nil]
+            .compactMap { $0 }.joined(separator: ". ") + "."
     }
 
     /// The room the ERL is read against, after the call's length: " · echo path 60.0 ms,

@@ -97,7 +97,7 @@ struct RunCommand: ParsableCommand {
             // Figures against a reference the app left silent stand on the rest of the call alone.
             let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? String(format: "; not measured over the %.2f s the canceller's reference was silent", silentReference) : ""
-            print(printable("\(loaded.name): ERL \(db(m.erlDB)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
+            print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
                   + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(scope)), "
                   + "\(Self.findingsText(report.findings)), \(pipeline)"
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))

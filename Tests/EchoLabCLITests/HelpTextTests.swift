@@ -280,58 +280,61 @@ final class HelpTextTests: XCTestCase {
         their overlap, with a warning on stderr and a length_mismatch object in the
         JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an
         error (exit 1). ERL = reference power over echo power at the mic (the echo file
-        if given, else the mic) over far-end single-talk frames; ERLE = mic power over
-        processed power over the same frames. Without --echo and --near-end (a
-        recording: mic and loopback only) double talk is found by an offline fit of the
-        echo path (gate.method echo_path_fit): a frame whose mic the fitted echo cannot
-        explain is near-end speech. With --near-end, near_end reports the near talker's
-        attenuation and distortion in double talk; a near end removed entirely reads as
-        lost, its attenuation the bound the output allows (attenuation_is_lower_bound);
-        without it, near_end_estimate compares the output with the near talker the
-        tap-free gate hears (frames where the output is 20 dB or more under it are
-        lost). Where the output falls under the mic's noise floor or digital silence,
-        its residual cannot be measured and ERLE is a lower bound at the mic's level
-        over that floor (erle_is_lower_bound, erle_steady_is_lower_bound). telephony
-        holds the terminal test labs' figures: TCLw (TS 26.132's weighted terminal
-        coupling loss, reference to processed in 1/3 octaves 315–6300 Hz over the
-        steady far-end single talk, against TS 26.131's 46 dB) and, with --near-end,
-        the double-talk report (the send attenuation range and its ITU-T P.340
-        category, the share and level difference of double talk and of the far-end
-        single talk around it). Every figure carries its analysis frames; one on fewer
-        than 20 is low-confidence. clipped_samples counts the mic's and the reference's
-        samples at or over full scale (a warning on stderr names a file that clipped, a
-        float file that went over full scale, or one that is digital silence
-        throughout). Where ERL and ERLE are null, echo_unmeasured says why (no far-end
-        single talk: the files are shorter than an analysis frame, or, without --echo
-        and --near-end, than a fit of the echo path needs (a third to half a second of
-        audio without a talker or loud noise); the echo lies outside the 0–500 ms delay
-        search, as when the loopback was recorded late — also warned on stderr; the
-        loopback is digital silence; the far end never reached the mic above its noise;
-        the echo path fitted does not explain the echo; no echo above the noise where
-        the near end is silent, and the near end talks over the rest; or the near end
-        talks over all of it). The processed file is aligned with the mic before
-        scoring: its lag behind the mic (a canceller's latency, 0 to 500 ms) is
-        estimated from the two files (GCC-PHAT over the first minute; where the mic
-        explains under half as much of the output at its peak as at the plain
-        correlation's, the plain peak's lag), said on stderr when it is not 0, and
-        reported as processed_lag_ms (processed_lag_source: estimated, given, or
-        not_found when the output shares too little with the mic to tell, or is under a
-        second: scored unshifted, with a warning); a clear lag outside 0–500 ms (the
-        search reaches 1 s either way) is an error. --processed-lag-ms gives it
-        instead. Where delay_ms is null, delay_unmeasured says why (the echo outside
-        the search; a tonal far end — a tone, a held chord — whose delay repeats at
-        every period of its notes, also warned on stderr; no echo above the mic's noise
-        where the near end is silent, so a lag that stands out cannot be told from the
-        signals' likeness; or no lag standing out). Where convergence_s is null beside
-        a steady ERLE, convergence_unmeasured says why (the steady ERLE is 6 dB or
-        less, or the ERLE had not settled when the files end). The echo and near-end
-        tracks must hold the mic's parts sample for sample: one that leads or lags the
-        mic is warned of on stderr (a run's echo.wav and near.wav through a
-        pass-through custom mic lead its mic.wav). See docs/metrics.md for every
-        definition. Exit codes: 0 success; 1 bad input, or the JSON could not be
-        written to stdout (a full disk, a reader that went away; one line on stderr);
-        64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing
-        printed).
+        if given, else the mic) over far-end single-talk frames, and where those are
+        under 20 and the echo stays under the mic's noise in 20 or more frames where
+        the far end plays alone (a headset), over those too (erl_analysis_frames), as a
+        lower bound (erl_is_lower_bound: the mic, or the echo file's own noise, stands
+        for the echo there); ERLE = mic power over processed power over the same
+        frames. Without --echo and --near-end (a recording: mic and loopback only)
+        double talk is found by an offline fit of the echo path (gate.method
+        echo_path_fit): a frame whose mic the fitted echo cannot explain is near-end
+        speech. With --near-end, near_end reports the near talker's attenuation and
+        distortion in double talk; a near end removed entirely reads as lost, its
+        attenuation the bound the output allows (attenuation_is_lower_bound); without
+        it, near_end_estimate compares the output with the near talker the tap-free
+        gate hears (frames where the output is 20 dB or more under it are lost). Where
+        the output falls under the mic's noise floor or digital silence, its residual
+        cannot be measured and ERLE is a lower bound at the mic's level over that floor
+        (erle_is_lower_bound, erle_steady_is_lower_bound). telephony holds the terminal
+        test labs' figures: TCLw (TS 26.132's weighted terminal coupling loss,
+        reference to processed in 1/3 octaves 315–6300 Hz over the steady far-end
+        single talk, against TS 26.131's 46 dB) and, with --near-end, the double-talk
+        report (the send attenuation range and its ITU-T P.340 category, the share and
+        level difference of double talk and of the far-end single talk around it).
+        Every figure carries its analysis frames; one on fewer than 20 is
+        low-confidence. clipped_samples counts the mic's and the reference's samples at
+        or over full scale (a warning on stderr names a file that clipped, a float file
+        that went over full scale, or one that is digital silence throughout). Where
+        ERL and ERLE are null, echo_unmeasured says why (no far-end single talk: the
+        files are shorter than an analysis frame, or, without --echo and --near-end,
+        than a fit of the echo path needs (a third to half a second of audio without a
+        talker or loud noise); the echo lies outside the 0–500 ms delay search, as when
+        the loopback was recorded late — also warned on stderr; the loopback is digital
+        silence; the far end never reached the mic above its noise; the echo path
+        fitted does not explain the echo; no echo above the noise where the near end is
+        silent, and the near end talks over the rest; or the near end talks over all of
+        it). The processed file is aligned with the mic before scoring: its lag behind
+        the mic (a canceller's latency, 0 to 500 ms) is estimated from the two files
+        (GCC-PHAT over the first minute; where the mic explains under half as much of
+        the output at its peak as at the plain correlation's, the plain peak's lag),
+        said on stderr when it is not 0, and reported as processed_lag_ms
+        (processed_lag_source: estimated, given, or not_found when the output shares
+        too little with the mic to tell, or is under a second: scored unshifted, with a
+        warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
+        an error. --processed-lag-ms gives it instead. Where delay_ms is null,
+        delay_unmeasured says why (the echo outside the search; a tonal far end — a
+        tone, a held chord — whose delay repeats at every period of its notes, also
+        warned on stderr; no echo above the mic's noise where the near end is silent,
+        so a lag that stands out cannot be told from the signals' likeness; or no lag
+        standing out). Where convergence_s is null beside a steady ERLE,
+        convergence_unmeasured says why (the steady ERLE is 6 dB or less, or the ERLE
+        had not settled when the files end). The echo and near-end tracks must hold the
+        mic's parts sample for sample: one that leads or lags the mic is warned of on
+        stderr (a run's echo.wav and near.wav through a pass-through custom mic lead
+        its mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success;
+        1 bad input, or the JSON could not be written to stdout (a full disk, a reader
+        that went away; one line on stderr); 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM (nothing printed).
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 

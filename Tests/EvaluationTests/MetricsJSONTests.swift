@@ -26,7 +26,7 @@ final class MetricsJSONTests: XCTestCase {
 
     func testTheReportKeysAreTheSchemas() {
         XCTAssertEqual(Self.metrics.json, .object([
-            "erl_db": .number(6.25), "erle_db": .null, "erle_is_lower_bound": .bool(false), "erle_steady_db": .number(-3.5),
+            "erl_db": .number(6.25), "erl_analysis_frames": .number(6), "erl_is_lower_bound": .bool(false), "erle_db": .null, "erle_is_lower_bound": .bool(false), "erle_steady_db": .number(-3.5),
             "erle_steady_is_lower_bound": .bool(true), "erle_steady_analysis_frames": .number(3),
             "convergence_s": .number(1.5), "delay_ms": .number(40),
             "erle_series": .array([.object(["t_s": .number(0), "erle_db": .null, "is_lower_bound": .bool(false), "analysis_frames": .number(0)]),
@@ -67,6 +67,7 @@ final class MetricsJSONTests: XCTestCase {
         let segment = SegmentMetrics(startSample: 48_000, endSample: 96_000, erlDB: nil, erleDB: 3, erleIsLowerBound: true,
                                      erleSteadyDB: 4, convergenceSeconds: nil, singleTalkFrames: 7, erleSteadyFrames: 4)
         XCTAssertEqual(segment.json, ["start_sample": .number(48_000), "end_sample": .number(96_000), "erl_db": .null,
+                                      "erl_analysis_frames": .number(7), "erl_is_lower_bound": .bool(false),
                                       "erle_db": .number(3), "erle_is_lower_bound": .bool(true), "erle_steady_db": .number(4),
                                       "erle_steady_is_lower_bound": .bool(false), "convergence_s": .null,
                                       "single_talk_analysis_frames": .number(7), "erle_steady_analysis_frames": .number(4)])

@@ -262,7 +262,9 @@ final class AnalyzeFilesTests: XCTestCase {
         let analysis = try EchoAnalyzer().analyzeFiles(reference: paths.0, mic: paths.1, processed: paths.1)
         XCTAssertEqual(analysis.whole.gate.singleTalkFrames, 0)
         XCTAssertGreaterThanOrEqual(analysis.whole.gate.echoUnderNoiseFrames, 20)
-        XCTAssertNil(analysis.whole.erlDB)
+        // The loss is known only as a bound: the far end over the mic's noise, 30 dB.
+        XCTAssertEqual(try XCTUnwrap(analysis.whole.erlDB), 30, accuracy: 0.1)
+        XCTAssertTrue(analysis.whole.erlIsLowerBound)
         XCTAssertNil(analysis.whole.delayMilliseconds)
         XCTAssertEqual(analysis.whole.delayUnmeasured, .noEchoAtMic)
         // So with a near-end track (a talker from 4 to 6 s), whose gate finds the echo under the

@@ -9,8 +9,10 @@ final class NoEchoAtTheMicTests: XCTestCase {
     /// A recording whose echo track holds only 16-bit dither (no echo reached the mic; the mic
     /// holds a talker who pauses and noise at −60 dBFS) and whose clean near-end track is digital
     /// silence in the pauses. The dither stands above that track but not above the mic's noise: no
-    /// frame is far-end single talk, as in a simulated call without echo. It was: ERL 76 dB, band
-    /// "ERLE" of −16 dB and a "TCLw" under TS 26.131's 46 dB in every mode, `disabled`'s too.
+    /// frame is far-end single talk, as in a simulated call without echo. It was: band "ERLE" of
+    /// −16 dB and a "TCLw" under TS 26.131's 46 dB in every mode, `disabled`'s too, beside an ERL
+    /// of 76 dB as if the dither were echo. The ERL is the bound it is: the track holds at most
+    /// that much echo.
     func testAnEchoTrackOfDitherUnderTheMicsNoiseIsNoEcho() throws {
         let (reference, _) = TestSignals.farEndScene(seconds: 10, erlDB: 6)
         let dither = TestSignals.noise(count: reference.count, dbfs: -101, seed: 5)
@@ -23,16 +25,88 @@ final class NoEchoAtTheMicTests: XCTestCase {
                                                          echo: dither, nearEnd: nearEnd)).whole
         XCTAssertEqual(metrics.gate.singleTalkFrames, 0)
         XCTAssertGreaterThan(metrics.gate.echoUnderNoiseFrames, 100, "the far end plays while the talker pauses")
-        XCTAssertNil(metrics.erlDB)
+        // −20 dBFS of far end over −101 dBFS of dither.
+        XCTAssertEqual(try XCTUnwrap(metrics.erlDB), 81, accuracy: 0.2)
+        XCTAssertTrue(metrics.erlIsLowerBound)
+        XCTAssertEqual(metrics.erlFrames, metrics.gate.echoUnderNoiseFrames)
         XCTAssertNil(metrics.erleDB)
-        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil && $0.unmeasuredReason != nil })
+        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil && $0.unmeasuredReason == BandERLE.echoUnderNoiseReason })
         XCTAssertNil(metrics.telephony?.echoLoss)
+        XCTAssertEqual(metrics.telephony?.echoLossUnmeasuredReason, TelephonyMeasures.echoUnderNoiseReason)
         // An echo over the same noise is heard, and measured.
         let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
         let echoed = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: TestSignals.sum(mic, echo),
                                                         processed: mic, echo: echo, nearEnd: nearEnd)).whole
         XCTAssertGreaterThan(echoed.gate.singleTalkFrames, 100)
         XCTAssertEqual(try XCTUnwrap(echoed.erlDB), 6, accuracy: 0.1)
+        XCTAssertFalse(echoed.erlIsLowerBound)
+        XCTAssertEqual(echoed.erlFrames, echoed.gate.singleTalkFrames)
+    }
+
+    /// A wired headset's echo: a pure 60 dB loss and delay, under the mic's noise at −50 dBFS
+    /// wherever the far end plays. No frame is far-end single talk, but the echo path's loss is
+    /// the verdict, not a gap: with the echo track it is the path's own 60 dB (the track holds
+    /// the echo alone here); from mic and loopback alone, the far end's level over the mic's,
+    /// 30 dB, which the echo's can only exceed. Both are said to be bounds (what stands for the
+    /// echo may hold more than echo), on the frames they stand on. ERLE has no meaning, nor TCLw.
+    func testAnEchoUnderTheNoiseHasItsLossAsABound() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 8, erlDB: 60)
+        let noise = TestSignals.noise(count: reference.count, dbfs: -50, seed: 7)
+        let mic = TestSignals.sum(echo, noise)
+        let tracked = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: mic,
+                                                         echo: echo, nearEnd: noise)).whole
+        XCTAssertEqual(tracked.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThan(tracked.gate.echoUnderNoiseFrames, 700)
+        XCTAssertEqual(try XCTUnwrap(tracked.erlDB), 60, accuracy: 0.05)
+        XCTAssertTrue(tracked.erlIsLowerBound)
+        XCTAssertEqual(tracked.erlFrames, tracked.gate.echoUnderNoiseFrames)
+        XCTAssertFalse(tracked.isERLLowConfidence)
+        XCTAssertNil(tracked.erleDB)
+        XCTAssertEqual(tracked.telephony?.echoLossUnmeasuredReason, TelephonyMeasures.echoUnderNoiseReason)
+
+        let recorded = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: reference, mic: mic, processed: mic)).whole
+        XCTAssertEqual(recorded.gate.method, .echoPathFit)
+        XCTAssertEqual(recorded.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThanOrEqual(recorded.erlFrames, FigureConfidence.minimumAnalysisFrames)
+        // −20 dBFS over −50 dBFS of noise and −80 dBFS of echo.
+        XCTAssertEqual(try XCTUnwrap(recorded.erlDB), 29.996, accuracy: 0.1)
+        XCTAssertTrue(recorded.erlIsLowerBound)
+        XCTAssertNil(recorded.erleDB)
+    }
+
+    /// ERL stands on the frames whose echo stayed under the noise only where far-end single talk
+    /// is too thin to count (under 20 frames), and then on both; over 20 single-talk frames it is
+    /// theirs alone, as it always was. A segment's range takes its own frames of each.
+    func testFramesUnderTheNoiseCountOnlyWhereSingleTalkIsThin() throws {
+        func summary(singleTalk: Int, underNoise: Int, range: Range<Int>? = nil) -> FrameLedger.RangeSummary {
+            var ledger = FrameLedger(sampleRate: rate, frameSize: 1024, bands: [], thirdOctaves: [], maximumSeriesPoints: 100)
+            // Interleaved in time: under-noise frames first, then the single talk.
+            for frame in 0..<underNoise { ledger.appendEchoUnderNoise(frame: frame, reference: 1e-2, echo: 1e-8) }
+            for frame in underNoise..<(underNoise + singleTalk) {
+                ledger.append(frame: frame, reference: 1e-2, echo: 1e-4, mic: 1e-4, processed: 1e-4, noise: 0,
+                              referenceBands: [], micBands: [], processedBands: [],
+                              referenceThirdOctaves: [], processedThirdOctaves: [], micThirdOctaves: [])
+            }
+            let length = (underNoise + singleTalk + 1) * 512
+            ledger.frames = WelchFrames(length: length, frameSize: 1024)
+            return ledger.summary(in: range ?? 0..<length, stepSamples: 4800, toleranceDB: 3)
+        }
+        let thick = summary(singleTalk: 20, underNoise: 30)
+        XCTAssertEqual(try XCTUnwrap(thick.erlDB), 20, accuracy: 1e-4)
+        XCTAssertEqual(thick.erlFrames, 20)
+        XCTAssertFalse(thick.erlIsLowerBound)
+        let thin = summary(singleTalk: 10, underNoise: 30)
+        // (40 · 1e-2) / (10 · 1e-4 + 30 · 1e-8)
+        XCTAssertEqual(try XCTUnwrap(thin.erlDB), 10 * log10(0.4 / (1e-3 + 3e-7)), accuracy: 1e-4)
+        XCTAssertEqual(thin.erlFrames, 40)
+        XCTAssertTrue(thin.erlIsLowerBound)
+        let none = summary(singleTalk: 0, underNoise: 19)
+        XCTAssertNil(none.erlDB, "19 frames under the noise are too few to stand on")
+        XCTAssertEqual(none.erlFrames, 0)
+        // A range holding 25 of the 30 frames under the noise (frames 5…29 start at 2560).
+        let segment = summary(singleTalk: 0, underNoise: 30, range: 2560..<(31 * 512))
+        XCTAssertEqual(try XCTUnwrap(segment.erlDB), 60, accuracy: 1e-4)
+        XCTAssertEqual(segment.erlFrames, 25)
     }
 
     /// Where far-end single talk has an ERL but the mic never stands over its floor (no ERLE: no

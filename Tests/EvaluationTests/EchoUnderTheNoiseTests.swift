@@ -1,0 +1,55 @@
+import EchoLabTestSupport
+import Evaluation
+import Metrics
+import XCTest
+
+/// A wired headset's echo path (60 dB of loss) leaves its echo under the mic's noise wherever the
+/// far end plays alone: no far-end single talk, but the path's loss is the route's verdict. It
+/// read `null`, with "no far-end single talk to measure" as TCLw's reason (a QA engineer's trial).
+final class EchoUnderTheNoiseTests: XCTestCase {
+    private let far = #""far_end": {"generator": "speech", "level_dbfs": -20, "seed": 3}, "noise": {"level_dbfs": -60, "seed": 7}"#
+
+    /// A whole call on the headset: ERL is a lower bound at the path's own loss (the echo track
+    /// holds the echo alone here), on the frames the far end played alone; ERLE and TCLw are
+    /// null, and their reasons say the echo stays under the noise.
+    func testAWiredHeadsetHasItsPathsLossAsABound() throws {
+        let report = try runReport(ofScenario: #"{"name": "headset", \#(far), "duration_s": 6, "route": "wired_headset"}"#)
+        let metrics = report.metrics
+        XCTAssertEqual(metrics.gate.singleTalkFrames, 0)
+        XCTAssertGreaterThanOrEqual(metrics.erlFrames, FigureConfidence.minimumAnalysisFrames)
+        XCTAssertEqual(metrics.erlFrames, metrics.gate.echoUnderNoiseFrames)
+        XCTAssertTrue(metrics.erlIsLowerBound)
+        // The route's −60 dB path through its short room.
+        XCTAssertEqual(try XCTUnwrap(metrics.erlDB), 60.8, accuracy: 0.5)
+        XCTAssertNil(metrics.erleDB)
+        XCTAssertEqual(metrics.telephony?.echoLossUnmeasuredReason, TelephonyMeasures.echoUnderNoiseReason)
+        XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil })
+        let reason = try XCTUnwrap(report.echoUnmeasuredReason)
+        XCTAssertTrue(reason.hasPrefix("the echo stays under the mic's noise wherever the far end plays alone (\(metrics.erlFrames) analysis frames"), reason)
+        XCTAssertTrue(reason.hasSuffix("there is no echo to cancel, so no ERLE (ERL stands on those frames)"), reason)
+    }
+
+    /// The speaker, then the headset: the speaker's segment keeps its ERL on its single talk (no
+    /// bound), the headset's has its own bound and says why it has no ERLE.
+    func testASegmentOnTheHeadsetHasItsOwnBound() throws {
+        let report = try runReport(ofScenario: #"""
+            {"name": "to-headset", \#(far), "duration_s": 10, "route": "speaker",
+             "timeline": [{"at_ms": 5000, "action": "route_change", "route": "wired_headset"}]}
+            """#)
+        XCTAssertEqual(report.segments.count, 2)
+        let speaker = report.segments[0].metrics, headset = report.segments[1].metrics
+        XCTAssertGreaterThan(speaker.singleTalkFrames, 100)
+        XCTAssertEqual(speaker.erlFrames, speaker.singleTalkFrames)
+        XCTAssertFalse(speaker.erlIsLowerBound)
+        XCTAssertLessThan(try XCTUnwrap(speaker.erlDB), 20)
+        XCTAssertEqual(headset.singleTalkFrames, 0)
+        XCTAssertGreaterThanOrEqual(headset.erlFrames, FigureConfidence.minimumAnalysisFrames)
+        XCTAssertTrue(headset.erlIsLowerBound)
+        XCTAssertGreaterThan(try XCTUnwrap(headset.erlDB), 55)
+        XCTAssertEqual(report.segments[1].echoUnmeasuredReason,
+                       "the echo stays under the mic's noise wherever the far end plays alone in the segment (\(headset.erlFrames) analysis frames): there is no echo to cancel, so no ERLE (ERL stands on those frames)")
+        // The whole call stands on the speaker's single talk, as it always did.
+        XCTAssertFalse(report.metrics.erlIsLowerBound)
+        XCTAssertEqual(report.metrics.erlFrames, report.metrics.gate.singleTalkFrames)
+    }
+}
