@@ -25,6 +25,17 @@ public enum LintRule: String, CaseIterable, Sendable {
     /// A custom speaker is set but the app pulls (almost) nothing of what the engine hands it (its
     /// timer never started, or stopped): the peer is not heard, and the engine drops its audio.
     case customSpeakerNotPulled = "custom-speaker-not-pulled"
+    /// The custom mic pushes more at once than the engine's input buffer holds (a second): the
+    /// engine drops what does not fit, and the peer hears gaps in the near end.
+    case customMicOverrun = "custom-mic-overrun"
+    /// The app's custom speaker writes more at once than the loudspeaker's buffer holds (a
+    /// second): what does not fit is dropped, the user hears gaps, and what plays comes that much
+    /// later after the engine's reference.
+    case customSpeakerOverrun = "custom-speaker-overrun"
+    /// The engine refused audio the app gave it or asked it for — a custom mic's, a custom
+    /// speaker's, the user reference's — in a format it cannot take (no channels, a sample rate
+    /// it cannot convert): that audio is lost.
+    case customDeviceFormatRejected = "custom-device-format-rejected"
     /// The loudspeaker is driven past full scale: it clips, a nonlinearity no linear canceller
     /// models, so the echo it leaves grows with the clipping.
     case loudspeakerClipping = "loudspeaker-clipping"
@@ -58,6 +69,15 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .customSpeakerNotPulled:
             "the custom speaker is set but pulls (almost) nothing of the peer's audio the engine hands it: start its playout "
                 + "(the timer that pulls every period) when you set it, and reset it to the default speaker when you stop it"
+        case .customMicOverrun:
+            "the custom mic pushes more at once than the engine's input buffer holds (one second): push each period's audio as "
+                + "it is captured, in 10 or 20 ms frames, not in long bursts"
+        case .customSpeakerOverrun:
+            "the custom speaker plays more at once than the loudspeaker's buffer holds (one second): pull and play the peer's "
+                + "audio every period as the loudspeaker takes it, in periods well under a second, not in long bursts"
+        case .customDeviceFormatRejected:
+            "the engine refused audio in a format it cannot take: give each PCMBuffer the sample rate and channel count its "
+                + "samples have (a channel count above 0, a rate the engine converts: 8 to 192 kHz)"
         case .loudspeakerClipping:
             "the loudspeaker is driven past full scale and clips: lower the playout level (the far end or what the app mixes in)"
         case .micClipping:
@@ -84,6 +104,10 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .userReferenceNotFed: return aecOn && state.isUserReferenceStarted && !afterSpeakerReset
         case .userReferenceNotStopped: return aecOn && afterSpeakerReset
         case .customSpeakerNotPulled: return state.customSpeaker != nil
+        // Judged by the call's counters (`Linter.findings`) over the stretches a device could cause.
+        case .customMicOverrun: return state.customMic != nil
+        case .customSpeakerOverrun: return state.customSpeaker != nil && state.customSpeakerDrivesLoudspeaker
+        case .customDeviceFormatRejected: return state.customMic != nil || state.customSpeaker != nil || state.isUserReferenceStarted
         case .loudspeakerClipping, .micClipping, .echoDelayBeyondFilter:
             return false     // signal rules: see `Linter.clippingFindings`, `Linter.delayFindings`
         }
@@ -146,24 +170,40 @@ public enum Linter {
     /// `minimumDurationSeconds` long.
     /// `referenceSamplesRead`: real samples the engine took from the user reference (the
     /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
-    /// `speakerPlayouts`: each custom speaker's playout counters (`PipelineCounters.speakerPlayouts`);
-    /// the not-pulled rule holds over a speaker's stretches where it dropped audio, pulling
-    /// under half of what the engine handed it (`isUnpulled`).
+    /// `counters`: the call's pipeline counters (`SimulatedCall.counters`), which the rules about
+    /// what a device did rather than how it was set judge by; without them those rules are left
+    /// out. The not-fed rule holds where the engine took real reference audio for under half of
+    /// the started stretch; the not-pulled rule over a speaker's stretches where it dropped audio,
+    /// pulling under half of what the engine handed it (`isUnpulled`, each speaker by its own
+    /// counters); the overrun rules where the custom mic's input buffer, or the loudspeaker's
+    /// buffer the app's speaker plays into, overran (the call's buffer: every stretch with such
+    /// a device holds the finding); the format rule where any of them refused frames.
     public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
-                                referenceSamplesRead: Int64 = .max, speakerPlayouts: [BufferCounters]) -> [LintFinding] {
+                                counters: PipelineCounters? = nil) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
         let all = allFindings(states: states, endFrame: endFrame)
         let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
-        let starved = referenceSamplesRead < Int64(started / 2)
+        let starved = counters.map { $0.userReference.read < Int64(started / 2) } ?? false
         return all.filter { finding in
             guard finding.frames.count >= minimum else { return false }
             switch finding.rule {
             case .userReferenceNotFed: return starved
             case .customSpeakerNotPulled:
-                return speakerPlayout(at: finding.frames.lowerBound, states: states, speakerPlayouts).map { isUnpulled($0, sampleRate: sampleRate) } ?? false
+                guard let counters else { return false }
+                return speakerPlayout(at: finding.frames.lowerBound, states: states, counters.speakerPlayouts)
+                    .map { isUnpulled($0, sampleRate: sampleRate) } ?? false
+            case .customMicOverrun: return (counters?.uplink.overruns ?? 0) > 0
+            case .customSpeakerOverrun: return (counters?.loudspeaker.overruns ?? 0) > 0
+            case .customDeviceFormatRejected: return counters.map(rejectedFrames) ?? 0 > 0
             default: return true
             }
         }
+    }
+
+    /// Frames the engine refused, of every device the app feeds or pulls.
+    static func rejectedFrames(_ counters: PipelineCounters) -> Int64 {
+        counters.uplink.rejectedFrames + counters.playout.rejectedFrames + counters.userReference.rejectedFrames
+            + counters.loudspeaker.rejectedFrames
     }
 
     /// The playout counters of the custom speaker set at `frame`.

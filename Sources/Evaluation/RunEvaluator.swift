@@ -36,8 +36,7 @@ public struct RunEvaluator: Sendable {
             return mode != .disabled
         }
         let deviceFindings = Linter.findings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
-                                             referenceSamplesRead: run.counters.userReference.read,
-                                             speakerPlayouts: run.counters.speakerPlayouts)
+                                             counters: run.counters)
         // Where the app left the canceller's reference silent (started and never fed, or never
         // stopped): a segment inside such a stretch has no far-end single talk because its
         // figures are measured against that reference, not because the far end was quiet.
@@ -183,6 +182,24 @@ public struct RunEvaluator: Sendable {
             report.consequence = "the app pulled \(playout.read) of the \(playout.written) samples of the peer's audio the engine handed its "
                 + "custom speaker\(playout.written > 0 ? " (\(Self.format(100 * Double(playout.read) / Double(playout.written))) %)" : ""); "
                 + "\(playout.dropped) were dropped (\(playout.overruns) overruns): the peer was not played"
+        case .customMicOverrun:
+            let uplink = counters.uplink
+            report.consequenceMetric = "uplink_dropped_samples"
+            report.consequence = "the engine dropped \(uplink.dropped) of the \(uplink.written) samples the custom mic pushed "
+                + "(\(Self.format(Double(uplink.dropped) / rate)) s of the near end, in \(uplink.overruns) overrun\(uplink.overruns == 1 ? "" : "s")): "
+                + "the peer hears gaps where it was"
+        case .customSpeakerOverrun:
+            let loudspeaker = counters.loudspeaker
+            report.consequenceMetric = "loudspeaker_dropped_samples"
+            report.consequence = "the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app played "
+                + "(\(Self.format(Double(loudspeaker.dropped) / rate)) s of the peer's audio, in \(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")), "
+                + "the user hears gaps where it was"
+        case .customDeviceFormatRejected:
+            let parts = [("the custom mic's", counters.uplink.rejectedFrames), ("the custom speaker's", counters.playout.rejectedFrames),
+                         ("the user reference's", counters.userReference.rejectedFrames), ("the loudspeaker's", counters.loudspeaker.rejectedFrames)]
+                .filter { $0.1 > 0 }.map { "\($0.1) of \($0.0) frames" }
+            report.consequenceMetric = "rejected_frames"
+            report.consequence = "the engine refused " + parts.joined(separator: ", ") + " (at the app's rate): that audio never reached the call"
         case .loudspeakerClipping, .micClipping:
             let clipped = counters.clippedSamples
             let samples = finding.rule == .loudspeakerClipping ? clipped.playout + clipped.loudspeaker : clipped.mic

@@ -329,6 +329,7 @@ public final class SimulatedCall {
         c.userReference.rejectedFrames += userReferenceConditioner.rejectedFrames
         c.ignoredFrames += ignoredReferenceFrames
         c.loudspeaker.add(loudspeaker.buffer)
+        c.loudspeaker.rejectedFrames += loudspeaker.conditioner.rejectedFrames
         c.clippedSamples = clipped
         c.cancellerResets = sendVoiceProcessor.cancellerResets
         return c

@@ -1,0 +1,121 @@
+import AudioCore
+import Evaluation
+import Simulation
+import VirtualTime
+import XCTest
+
+/// What a custom device did wrong by its cadence or format — bursts larger than the engine's
+/// buffers hold, buffers in a format the engine cannot take — lost audio the pipeline counted,
+/// with no finding naming the app's mistake (a QA engineer's trial: "1 overrun" and nothing
+/// else, the custom speaker's 800 ms period never named).
+final class CustomDeviceOverrunTests: XCTestCase {
+    /// A custom mic (not a room mic) that pushes `burst` frames of −20 dBFS noise at once, every
+    /// `period`, in the format it is told.
+    private final class BurstMic: CustomMic {
+        private var timer: RepeatingTimer?
+        private var buffer: PCMBuffer<Float>
+        private let period: VirtualDuration
+
+        init(burstFrames: Int, period: VirtualDuration, channelCount: Int = 1) {
+            buffer = PCMBuffer<Float>(frameCount: burstFrames)
+            let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: burstFrames, seed: 4)
+            for index in 0..<burstFrames { buffer.samples[index] = noise[index] }
+            // The app's own field, set wrong after the buffer was made.
+            buffer.channelCount = channelCount
+            self.period = period
+        }
+
+        func start(on scheduler: Scheduler) {
+            timer = RepeatingTimer(scheduler: scheduler, period: period, leeway: .milliseconds(2), phase: .capture)
+            timer?.setEventHandler { [unowned self] in _ = sendAudio(buffer) }
+            timer?.schedule()
+        }
+        func stop() { timer?.cancel(); timer = nil }
+    }
+
+    private func report(of mic: BurstMic, seconds: Int64 = 5) throws -> RunReport {
+        let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3), noise: NoiseSettings(levelDBFS: -60, seed: 2),
+                              echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let meter = try CallMeter(call: call)
+        call.audioManager.setCustomMic(mic)
+        try call.start()
+        mic.start(on: call.scheduler)
+        try call.run(for: .seconds(seconds))
+        mic.stop()
+        return try meter.finish()
+    }
+
+    private func findings(_ report: RunReport, _ rule: LintRule) -> [RunReport.Finding] {
+        report.findings.filter { $0.rule == rule.rawValue }
+    }
+
+    /// 1.5 s pushed at once every 1.5 s into the engine's one-second input buffer: the engine
+    /// drops what does not fit, and the finding says how much, from the call's counters. The same
+    /// audio in 20 ms frames every 20 ms overruns nothing.
+    func testAMicPushingBurstsLongerThanTheInputBufferOverruns() throws {
+        let bursts = try report(of: BurstMic(burstFrames: 72_000, period: .milliseconds(1500)))
+        let uplink = bursts.pipeline.uplink
+        XCTAssertGreaterThan(uplink.overruns, 0)
+        XCTAssertGreaterThan(uplink.dropped, 0)
+        let finding = try XCTUnwrap(findings(bursts, .customMicOverrun).first)
+        XCTAssertEqual(finding.message, LintRule.customMicOverrun.advice)
+        XCTAssertEqual(finding.consequenceMetric, "uplink_dropped_samples")
+        XCTAssertEqual(finding.consequence, "the engine dropped \(uplink.dropped) of the \(uplink.written) samples the custom mic pushed "
+                       + "(\(FixedDecimal.text(Double(uplink.dropped) / 48_000, fractionDigits: 1)) s of the near end, in \(uplink.overruns) overrun"
+                       + "\(uplink.overruns == 1 ? "" : "s")): the peer hears gaps where it was")
+        XCTAssertEqual(finding.atSeconds, 0)
+
+        let steady = try report(of: BurstMic(burstFrames: 960, period: .milliseconds(20)))
+        XCTAssertEqual(steady.pipeline.uplink.overruns, 0)
+        XCTAssertEqual(findings(steady, .customMicOverrun), [])
+        XCTAssertEqual(findings(steady, .customDeviceFormatRejected), [])
+    }
+
+    /// Buffers whose channel count the app set to 0: the engine refuses every frame, and the
+    /// finding counts them as the custom mic's.
+    func testAMicWhoseFormatTheEngineRefusesIsAFinding() throws {
+        let refused = try report(of: BurstMic(burstFrames: 960, period: .milliseconds(20), channelCount: 0), seconds: 2)
+        let rejected = refused.pipeline.uplink.rejectedFrames
+        XCTAssertGreaterThan(rejected, 90_000, "every 20 ms frame for 2 s")
+        let finding = try XCTUnwrap(findings(refused, .customDeviceFormatRejected).first)
+        XCTAssertEqual(finding.consequenceMetric, "rejected_frames")
+        XCTAssertEqual(finding.consequence, "the engine refused \(rejected) of the custom mic's frames (at the app's rate): that audio never reached the call")
+    }
+
+    /// From code, as docs/library.md has it: with the call's counters the overrun is found; without
+    /// them the rules judged by counters are left out (the device timeline alone cannot tell one).
+    func testWithoutCountersTheCounterRulesAreLeftOut() throws {
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let mic = BurstMic(burstFrames: 72_000, period: .milliseconds(1500))
+        call.audioManager.setCustomMic(mic)
+        try call.start()
+        mic.start(on: call.scheduler)
+        try call.run(for: .seconds(4))
+        mic.stop()
+        let end = Int(call.currentFrame)
+        XCTAssertEqual(Linter.findings(states: call.deviceStates, endFrame: end, counters: call.counters).map(\.rule), [.customMicOverrun])
+        XCTAssertEqual(Linter.findings(states: call.deviceStates, endFrame: end).map(\.rule), [])
+    }
+
+    /// The trial's scenario: a pass-through custom speaker whose timer pulls and plays 800 ms at
+    /// a time into the loudspeaker's one-second buffer. It overran, and only "1 overrun" said so.
+    /// At 20 ms nothing overruns.
+    func testASpeakerPlayingBurstsLongerThanTheLoudspeakersBufferOverruns() throws {
+        func report(periodMilliseconds: Int) throws -> RunReport {
+            try runReport(ofScenario: """
+                {"name": "late-speaker", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 3},
+                 "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -10}, "duration_s": 6,
+                 "speaker": {"device": "passthrough", "period_ms": \(periodMilliseconds)}}
+                """)
+        }
+        let bursts = try report(periodMilliseconds: 800)
+        let loudspeaker = bursts.pipeline.loudspeaker
+        XCTAssertGreaterThan(loudspeaker.overruns, 0)
+        let finding = try XCTUnwrap(findings(bursts, .customSpeakerOverrun).first)
+        XCTAssertEqual(finding.consequenceMetric, "loudspeaker_dropped_samples")
+        XCTAssertTrue(finding.consequence.hasPrefix("the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app played ("),
+                      finding.consequence)
+        XCTAssertEqual(findings(try report(periodMilliseconds: 20), .customSpeakerOverrun), [])
+    }
+}
