@@ -163,6 +163,9 @@ public enum HardwareFindings {
             finding.consequenceMetric = issue.customMicSet ? "custom_mic_samples_discarded" : "playout_dropped_samples"
             finding.consequence = lost.joined(separator: "; ")
             finding.message = issue.detail + " (" + devices(issue) + "): " + advice(issue)
+        case .interruptedWithCustomMic:
+            finding.consequenceMetric = "custom_mic_samples_discarded"
+            finding.consequence = "\(issue.samples) samples the custom mic delivered in \(seconds) s were discarded: the peer never heard them"
         case .audioDisabledWhileActive:
             finding.consequenceMetric = "capture_silenced_samples"
             finding.consequence = "\(issue.samples) samples (\(seconds) s) of capture were silence and the peer's audio was not played while the session was active"
@@ -190,6 +193,9 @@ public enum HardwareFindings {
                     .compactMap { $0 }.joined(separator: " and ")
                 + " where the CallKit + WebRTC article resets its audio configuration, and set "
                 + (issue.customMicSet && issue.customSpeakerSet ? "them" : "it") + " again in provider(_:didActivate:)"
+        case .interruptedWithCustomMic:
+            "pause the custom mic's source when the interruption begins (AVAudioSession.interruptionNotification, .began) "
+                + "and resume it when it ends (.ended), so what it plays is not lost"
         case .audioDisabledWhileActive:
             "set rtcAudioSession.isAudioEnabled = true in provider(_:didActivate:), with setActive(true) (isAudioEnabled = active)"
         }

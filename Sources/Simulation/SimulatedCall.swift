@@ -340,7 +340,8 @@ public final class SimulatedCall {
         // 1. Receive path.
         if let farEnd { try farEnd.read(into: &downlink, count: n) }
         try hardware?.receive(&downlink, count: n, frame: tickCount * Int64(n),
-                              customMicSet: audioManager.customMic != nil, customSpeakerSet: audioManager.customSpeaker != nil)
+                              customMicSet: audioManager.customMic != nil, customSpeakerSet: audioManager.customSpeaker != nil,
+                              customMicIsSource: audioManager.customMic.map { !$0.isRealMicrophone } ?? false)
         // Played out through a device, the far end cannot exceed full scale (nor can the
         // canceller's reference, which is this same downlink).
         let playoutClipped = VectorMath.saturate(&downlink, count: n)

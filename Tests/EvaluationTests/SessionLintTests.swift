@@ -189,6 +189,36 @@ final class SessionLintTests: XCTestCase {
                                                 + "when provider(_:didDeactivate:) fires, reset the custom mic (resetCustomMicToDefaultMic())"), finding.message)
     }
 
+    /// An interruption (the OS's, no mistake of the app's) while a custom mic that is no
+    /// microphone keeps delivering: the engine discards what it plays, and nothing said so (a QA
+    /// engineer's trial: a TTS mic lost a second of speech, counted only in the session's
+    /// counters). A pass-through mic, the room itself, loses no content; an app that sets its mic
+    /// aside for the interruption loses nothing.
+    func testAnInterruptionWithAFileLikeMicLosesItsAudio() throws {
+        let tone = #""device": "generator", "signal": "tone", "level_dbfs": -20, "frequency_hz": 440"#
+        let mic = #""mic": {\#(tone)}, "aec": {"mode": "disabled"}"#
+        let interruption = #"{"at_ms": 2000, "action": "interruption_begin"}, {"at_ms": 3000, "action": "interruption_end"}"#
+        let broken = try report(mic + #", "timeline": [\#(interruption)]"#)
+        let finding = try XCTUnwrap(broken.findings.first { $0.rule == "interrupted-with-custom-mic" })
+        XCTAssertEqual(finding.atSeconds, 2)
+        XCTAssertEqual(finding.untilSeconds, 3)
+        XCTAssertEqual(broken.hardware?.session.customMicFramesDiscarded, 48_000)
+        XCTAssertEqual(finding.consequenceMetric, "custom_mic_samples_discarded")
+        XCTAssertEqual(finding.consequence, "48000 samples the custom mic delivered in 1.0 s were discarded: the peer never heard them")
+        XCTAssertEqual(finding.message, "an interruption held the session while the custom mic, no microphone, kept delivering its audio: "
+                       + "pause the custom mic's source when the interruption begins (AVAudioSession.interruptionNotification, .began) "
+                       + "and resume it when it ends (.ended), so what it plays is not lost")
+        XCTAssertFalse(rules(broken).contains("deactivated-with-custom-device"), "\(rules(broken))")
+
+        let room = try report(#""mic": {"device": "passthrough"}, "timeline": [\#(interruption)]"#)
+        XCTAssertGreaterThan(room.hardware?.session.customMicFramesDiscarded ?? 0, 0)
+        XCTAssertFalse(rules(room).contains("interrupted-with-custom-mic"), "\(rules(room))")
+
+        let setAside = try report(mic + #", "timeline": [{"at_ms": 2000, "action": "reset_custom_mic"}, \#(interruption), "#
+                                  + #"{"at_ms": 3000, "action": "set_custom_mic", \#(tone)}]"#)
+        XCTAssertFalse(rules(setAside).contains("interrupted-with-custom-mic"), "\(rules(setAside))")
+    }
+
     /// The trial's s-deact-spk-wrong: only a custom speaker is set. The consequence is the
     /// speaker's (the peer's audio it was handed as silence), not a custom mic's; the advice is
     /// what an app can do when didDeactivate arrives (after the deactivation), as 003 resets there.

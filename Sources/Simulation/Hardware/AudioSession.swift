@@ -86,6 +86,9 @@ public struct SessionIssue: Hashable, Sendable {
         case routeResetAfterConnect = "route-reset-after-connect"
         /// The session went inactive while a custom device was still set: its audio is lost.
         case deactivatedWithCustomDevice = "deactivated-with-custom-device"
+        /// An interruption (a phone call, an alarm) held the session while a custom mic that is
+        /// not a microphone (a file, a stream, TTS) kept delivering: the engine discarded it.
+        case interruptedWithCustomMic = "interrupted-with-custom-mic"
         /// Manual audio: the session is active but `isAudioEnabled` is false (never set in
         /// `didActivate`, or set false while active): the call is silent both ways.
         case audioDisabledWhileActive = "audio-disabled-while-active"
@@ -93,8 +96,8 @@ public struct SessionIssue: Hashable, Sendable {
 
     public var kind: Kind
     public var frames: Range<Int64>
-    /// `deactivatedWithCustomDevice`: the custom mic's samples discarded; the others: engine
-    /// samples silenced (or 0).
+    /// `deactivatedWithCustomDevice`, `interruptedWithCustomMic`: the custom mic's samples
+    /// discarded; the others: engine samples silenced (or 0).
     public var samples: Int64
     public var detail: String
     /// `deactivatedWithCustomDevice`: which custom devices were set over the stretch, and the

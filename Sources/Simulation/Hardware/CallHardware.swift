@@ -252,8 +252,11 @@ public final class CallHardware {
     // MARK: - Per tick
 
     /// Tick step 1: decides whether audio flows this tick; if not, the downlink is not played
-    /// (dropped, counted). `customMicSet`, `customSpeakerSet`: a custom mic or speaker is set.
-    func receive(_ downlink: inout [Float], count: Int, frame: Int64, customMicSet: Bool, customSpeakerSet: Bool) throws {
+    /// (dropped, counted). `customMicSet`, `customSpeakerSet`: a custom mic or speaker is set;
+    /// `customMicIsSource`: the custom mic set is no microphone (a file, a stream, TTS: content an
+    /// interruption loses).
+    func receive(_ downlink: inout [Float], count: Int, frame: Int64, customMicSet: Bool, customSpeakerSet: Bool,
+                 customMicIsSource: Bool = false) throws {
         self.frame = frame
         customDeviceInUse = customMicSet || customSpeakerSet
         let flows = isActive && !isInterrupted && engineRunsAudio
@@ -270,6 +273,9 @@ public final class CallHardware {
             if customSpeakerSet { issue.playoutSamples += Int64(count) }   // handed silence below
             open[.deactivatedWithCustomDevice] = issue
         }
+        // The OS's interruption is no mistake, but a file or TTS mic that plays on through it loses
+        // what it plays: Apple's guide has the app pause on the interruption's begin and resume at its end.
+        track(.interruptedWithCustomMic, broken: isActive && isInterrupted && customMicIsSource, samples: 0, at: frame)
         // The CallKit + WebRTC article sets `isAudioEnabled = true` in didActivate; an interruption
         // is the OS's doing, not the app's.
         track(.audioDisabledWhileActive, broken: configuration.usesManualAudio && isActive && !isInterrupted && !isAudioEnabled,
@@ -332,6 +338,7 @@ public final class CallHardware {
         if customDeviceInUse, let issue = open[.deactivatedWithCustomDevice] {
             open[issue.kind]!.samples += customMicInUse ? Int64(count) : 0
         }
+        if customMicInUse, open[.interruptedWithCustomMic] != nil { open[.interruptedWithCustomMic]!.samples += Int64(count) }
     }
 
     private func pass(_ stream: HardwareStream, _ block: inout [Float], count: Int) throws {
@@ -356,6 +363,8 @@ public final class CallHardware {
                     disabledWhileActive
                         ? "isAudioEnabled was set to false while the session stayed active (manual audio): no audio flowed either way"
                         : "the session was activated but isAudioEnabled was not set with it (manual audio): no audio flowed either way"
+                case .interruptedWithCustomMic:
+                    "an interruption held the session while the custom mic, no microphone, kept delivering its audio"
                 default:
                     "the session was deactivated while a custom device was still set"
                 }
