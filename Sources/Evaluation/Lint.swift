@@ -240,12 +240,14 @@ public enum Linter {
 
     /// The stretches (at least `minimumDurationSeconds`) where a canceller runs whose reach
     /// (`EchoReach`) falls short of the echo's bulk delay, `delayMilliseconds` (nil: unknown, no
-    /// finding; `delayIsLowerBound`: the scenario's echo path delay, where none was measured).
+    /// finding; `delayIsLowerBound`: the scenario's echo path delay, where none was measured;
+    /// `customSpeakerBufferingMilliseconds`: what the app's custom speaker added to it on average,
+    /// where that is part of it — the delay is then about the sum, not at least it).
     /// `route`: the call's route (the hardware model's; nil without one), named in the advice
     /// where the engine feeds the reference itself.
     public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
-                                     delayIsLowerBound: Bool = false, backend: EchoCancellerBackend, filterOverride: Int?,
-                                     route: String? = nil) -> [LintFinding] {
+                                     delayIsLowerBound: Bool = false, customSpeakerBufferingMilliseconds: Double? = nil,
+                                     backend: EchoCancellerBackend, filterOverride: Int?, route: String? = nil) -> [LintFinding] {
         guard let delay = delayMilliseconds else { return [] }
         struct Short: Equatable {
             var reach: Double
@@ -261,11 +263,23 @@ public enum Linter {
         }
         return short.map { frames, short in
             LintFinding(rule: .echoDelayBeyondFilter, frames: frames,
-                        message: "the echo arrives \(delayIsLowerBound ? "at least " : "")\(RunEvaluator.format(delay)) ms after the reference"
-                            + (delayIsLowerBound ? " (the scenario's echo path delay: none was measured)" : "")
+                        message: "the echo arrives " + Self.delayText(delay, isLowerBound: delayIsLowerBound,
+                                                                      customSpeakerBufferingMilliseconds: customSpeakerBufferingMilliseconds)
                             + ", beyond the \(RunEvaluator.format(short.reach)) ms \(backend.name) reaches: "
                             + short.remedy.text(further: furtherReaching(than: delay, intensity: short.intensity, except: backend), route: route))
         }.filter { $0.frames.count >= Int(minimumDurationSeconds * Double(sampleRate)) }
+    }
+
+    /// "41.0 ms after the reference" where measured; where not, "at least 800.0 ms after the
+    /// reference (the scenario's echo path delay: none was measured)", or with a custom speaker's
+    /// buffering in it, "about 940.0 ms after the reference (the scenario's echo path delay, 40.0
+    /// ms, and the custom speaker's buffering, 900.0 ms on average: none was measured)".
+    static func delayText(_ delay: Double, isLowerBound: Bool, customSpeakerBufferingMilliseconds buffering: Double?) -> String {
+        let f = RunEvaluator.format
+        guard isLowerBound else { return "\(f(delay)) ms after the reference" }
+        guard let buffering else { return "at least \(f(delay)) ms after the reference (the scenario's echo path delay: none was measured)" }
+        return "about \(f(delay)) ms after the reference (the scenario's echo path delay, \(f(delay - buffering)) ms, and the custom "
+            + "speaker's buffering, \(f(buffering)) ms on average: none was measured)"
     }
 
     /// The built-in backends other than `backend` whose reach at `intensity` covers `delay`, as

@@ -77,6 +77,7 @@ public struct RunEvaluator: Sendable {
         let delay = echoDelayMilliseconds(run, metrics: whole)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                                  delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
+                                                 customSpeakerBufferingMilliseconds: delay?.customSpeakerBuffering,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds,
                                                  route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
@@ -124,7 +125,8 @@ public struct RunEvaluator: Sendable {
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
                                                                 captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed,
-                                                                  scenarioDelayMilliseconds: run.scenario.echoPath.delayMilliseconds)
+                                                                  scenarioDelayMilliseconds: run.scenario.echoPath.delayMilliseconds,
+                                                                  customSpeakerBufferingMilliseconds: Self.customSpeakerBuffering(run))
         report.echoOutsideDelaySearchMilliseconds = Self.echoOutsideDelaySearch(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
@@ -521,11 +523,22 @@ public struct RunEvaluator: Sendable {
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
     /// `scenarioDelayMilliseconds`: a simulated call's echo path delay, which the words of an echo
     /// outside the search give (no loopback of a simulation is recorded late: an 800 ms path
-    /// read "a loopback recorded late?").
+    /// read "a loopback recorded late?"). `customSpeakerBufferingMilliseconds`: what an app's
+    /// custom speaker added after the engine's reference on average (`customSpeakerBuffering`):
+    /// where it puts the echo past the search, that is the reason, not "no lag stands out" (a
+    /// pass-through speaker pulling 450 ms at a time held the audio 900 ms).
     public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false,
-                                             scenarioDelayMilliseconds: Double? = nil) -> String? {
+                                             scenarioDelayMilliseconds: Double? = nil,
+                                             customSpeakerBufferingMilliseconds: Double? = nil) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
         if let reason = delayReasonBeforeTheSearch(metrics, states: states, referenceNotFed: referenceNotFed) { return reason }
+        let search = EchoMetricsConfiguration.default.maxDelayMilliseconds
+        if let buffering = customSpeakerBufferingMilliseconds, let path = scenarioDelayMilliseconds, path + buffering > search,
+           metrics.delayUnmeasured == nil || metrics.delayUnmeasured == .echoOutsideSearch(searchMilliseconds: search) {
+            let f = { (value: Double) in FixedDecimal.text(value, fractionDigits: 0) }
+            return "the custom speaker's buffering, \(f(buffering)) ms on average after the engine's reference, and the scenario's echo path "
+                + "delay, \(f(path)) ms, put the echo about \(f(path + buffering)) ms after the reference, past the 0–\(Int(search)) ms delay search"
+        }
         switch metrics.delayUnmeasured {
         case .echoOutsideSearch(let range)?:
             guard let nominal = scenarioDelayMilliseconds else {
@@ -549,7 +562,11 @@ public struct RunEvaluator: Sendable {
             // as if its far end had been too short.
             return "the far end never plays above −50 dBFS (its reference stays below it in every analysis frame): no echo whose delay to measure"
         case nil:
-            return "no lag of the reference stands out in the mic: too little far end, or no echo of it at the mic"
+            // The estimate reads the call's first seconds only: a call that starts on a route
+            // without echo (a headset) and changes to one with echo had its echo, but not there.
+            return "no lag of the reference stands out in the mic over the call's first "
+                + "\(String(format: "%g", EchoMetricsConfiguration.default.delayWarmupSeconds)) s at most, where the delay is estimated: "
+                + "too little far end there, or no echo of it at the mic"
         }
     }
 
@@ -559,13 +576,25 @@ public struct RunEvaluator: Sendable {
     /// nil for a call that changes route: the delay is measured once, over its first seconds, and
     /// a route's own latency (Bluetooth's) would be judged on another route's stretch.
     /// `metrics`: the whole call's, as reported (`reportedMetrics`).
-    func echoDelayMilliseconds(_ run: CallRun, metrics: EchoMetrics) -> (milliseconds: Double, isLowerBound: Bool)? {
+    func echoDelayMilliseconds(_ run: CallRun, metrics: EchoMetrics) -> (milliseconds: Double, isLowerBound: Bool, customSpeakerBuffering: Double?)? {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
-        if let measured = metrics.delayMilliseconds { return (measured, false) }
-        let nominal = run.scenario.echoPath.delayMilliseconds
+        if let measured = metrics.delayMilliseconds { return (measured, false, nil) }
+        let buffering = Self.customSpeakerBuffering(run)
+        let nominal = run.scenario.echoPath.delayMilliseconds + (buffering ?? 0)
         guard nominal > configuration.maxDelayMilliseconds || metrics.delayUnmeasured == .tonalFarEnd,
               metrics.gate.farEndActiveFrames > 0 else { return nil }
-        return (nominal, true)
+        return (nominal, true, buffering)
+    }
+
+    /// What an app's custom speaker added after the engine's reference, on average, in ms
+    /// (`CustomSpeakerDelay`): where one drove the loudspeaker all call with the engine's
+    /// reference; nil otherwise — a call that changes speaker, or feeds the user reference, has
+    /// no one figure for the whole call.
+    static func customSpeakerBuffering(_ run: CallRun) -> Double? {
+        guard !run.deviceStates.isEmpty,
+              run.deviceStates.allSatisfy({ $0.customSpeaker != nil && $0.customSpeakerDrivesLoudspeaker && !$0.isUserReferenceStarted })
+        else { return nil }
+        return run.counters.customSpeakerDelay.meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) }
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }

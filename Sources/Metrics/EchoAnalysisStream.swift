@@ -144,7 +144,11 @@ public final class EchoAnalysisStream {
         // search says — a lag outside its range, a tonal far end — as the track shows the echo
         // itself (a track of dither read as an echo leading its loopback).
         let noEchoAtMic = whole.gate.echoStaysUnderNoise
-        if noEchoAtMic, core.hasEcho || (!core.echoOutsideDelaySearch && !core.referenceIsTonal && whole.delayMilliseconds != nil) {
+        // Without an echo track, a search that found no lag says the same of the gate's finding as
+        // one that found a lag of the signals' likeness: the tap-free gate read "no lag stands
+        // out" where the tracks read "no echo above the mic's noise", of the same recording.
+        if noEchoAtMic, core.hasEcho
+            || (!core.echoOutsideDelaySearch && !core.referenceIsTonal && (whole.delayMilliseconds != nil || !core.noEchoInDelayWarmup)) {
             whole.delayMilliseconds = nil
             whole.delayUnmeasured = .noEchoAtMic
         } else if core.echoOutsideDelaySearch {

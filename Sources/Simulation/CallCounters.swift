@@ -43,6 +43,30 @@ public struct ClippedSamples: Hashable, Sendable {
     public var total: Int64 { playout + loudspeaker + mic + capture + reference }
 }
 
+/// How long the peer's audio waited in the app's hands between the engine's reference and the
+/// room, while a custom speaker drove the loudspeaker and the engine fed the canceller's
+/// reference itself (no user reference: the reference is what the engine hands the app): the
+/// engine's playout buffer the app pulls from, then the loudspeaker's buffer it plays into.
+/// Little's law over whole ticks: a sample counted in the two buffers' level (after the engine's
+/// write, before the loudspeaker's read) at each tick from its write to its read waits one tick
+/// less than it is counted, so the mean wait is the mean level less a tick. A timer that pulls
+/// and plays a period at a time holds the audio about a period, whatever its phase, and no
+/// canceller's filter reaches past what it adds.
+public struct CustomSpeakerDelay: Hashable, Sendable {
+    /// Σ over the ticks of the two buffers' level, in samples.
+    public var queuedSamples: Int64 = 0
+    public var ticks: Int64 = 0
+    /// Samples in a tick (the engine's 10 ms).
+    public var tickFrames = 0
+
+    public init() {}
+
+    /// The mean wait in samples; nil without such a tick.
+    public var meanFrames: Double? {
+        ticks > 0 ? max(0, Double(queuedSamples) / Double(ticks) - Double(tickFrames)) : nil
+    }
+}
+
 /// The pipeline's health for one call.
 public struct PipelineCounters: Hashable, Sendable {
     /// Engine ticks (10 ms blocks) processed: `pipeline.ticks` in the reports.
@@ -64,6 +88,8 @@ public struct PipelineCounters: Hashable, Sendable {
     public var clippedSamples = ClippedSamples()
     /// Times the canceller reset its diverged filter (speexdsp's "got slapped").
     public var cancellerResets = 0
+    /// The app's custom speaker's buffering after the engine's reference (`CustomSpeakerDelay`).
+    public var customSpeakerDelay = CustomSpeakerDelay()
 
     public init() {}
 

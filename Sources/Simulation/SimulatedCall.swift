@@ -108,6 +108,11 @@ public final class SimulatedCall {
     private var tickTimer: RepeatingTimer?
     private var failure: Error?
     private var clipped = ClippedSamples()
+    private var customSpeakerDelay: CustomSpeakerDelay = {
+        var delay = CustomSpeakerDelay()
+        delay.tickFrames = SimulatedCall.tickFrames
+        return delay
+    }()
     public private(set) var tickCount: Int64 = 0
 
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
@@ -332,6 +337,7 @@ public final class SimulatedCall {
         c.loudspeaker.rejectedFrames += loudspeaker.conditioner.rejectedFrames
         c.clippedSamples = clipped
         c.cancellerResets = sendVoiceProcessor.cancellerResets
+        c.customSpeakerDelay = customSpeakerDelay
         return c
     }
 
@@ -348,6 +354,14 @@ public final class SimulatedCall {
         // 2. Playout and the loudspeaker.
         let speaker = audioManager.customSpeaker
         speaker?.playout.write(downlink, count: n)
+        // While the loudspeaker plays the app's audio: Little's law holds over a stretch whose
+        // buffers hold the same at both ends, which the start — the engine filling its playout
+        // buffer while the app's timer has not yet fired, the loudspeaker priming — is not (its
+        // ramp read 892 ms of a 910 ms lag).
+        if let speaker, speaker.drivesLoudspeaker, !isUserReferenceStarted, loudspeaker.buffer.isPrimed {
+            customSpeakerDelay.queuedSamples += Int64(speaker.playout.count + loudspeaker.buffer.count)
+            customSpeakerDelay.ticks += 1
+        }
         loudspeaker.emit(into: &emission, count: n)   // idle (nothing counted) until the app plays
         downlinkBus.set(downlink, count: n)
         appSoundBus.set(emission, count: n)

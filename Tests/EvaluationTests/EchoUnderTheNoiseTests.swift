@@ -52,4 +52,21 @@ final class EchoUnderTheNoiseTests: XCTestCase {
         XCTAssertFalse(report.metrics.erlIsLowerBound)
         XCTAssertEqual(report.metrics.erlFrames, report.metrics.gate.singleTalkFrames)
     }
+
+    /// A call that starts on the headset and changes to the speaker: the delay is estimated over
+    /// the call's first seconds, where the headset left no echo, and the reason says where it
+    /// looked (it read "no echo of it at the mic" beside the speaker's measured ERL).
+    func testADelayEstimatedOnAnEchoFreeFirstRouteSaysWhereItLooked() throws {
+        // The speech file's far end talks from the start: its first blocks fall on the headset.
+        let file = packageRoot.appendingPathComponent("vectors/inputs/farend_speech_16k.wav").path
+        let report = try runReport(ofScenario: #"""
+            {"name": "headset-to-speaker", "far_end": "\#(file)", "noise": {"level_dbfs": -60, "seed": 7},
+             "duration_s": 10, "route": "wired_headset",
+             "timeline": [{"at_ms": 5000, "action": "route_change", "route": "speaker"}]}
+            """#)
+        XCTAssertGreaterThan(report.segments[1].metrics.singleTalkFrames, 100)
+        XCTAssertNil(report.metrics.delayMilliseconds)
+        XCTAssertEqual(report.delayUnmeasuredReason, "no lag of the reference stands out in the mic over the call's first 12 s at most, "
+                       + "where the delay is estimated: too little far end there, or no echo of it at the mic")
+    }
 }

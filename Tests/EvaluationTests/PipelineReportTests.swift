@@ -35,9 +35,22 @@ final class PipelineReportTests: XCTestCase {
             "sent_clicks": .number(5), "sent_gaps": .number(6),
             "clipped_samples": .object(["playout": .number(0), "loudspeaker": .number(0), "mic": .number(11),
                                         "capture": .number(0), "reference": .number(0)]),
-            "aec_resets": .number(4),
+            "aec_resets": .number(4), "custom_speaker_delay_ms": .null,
         ]))
         XCTAssertEqual(try JSONValueDecoder().decode(PipelineReport.self, from: json), report)
+        // Little's law over the app's buffers: 96 000 samples held over 100 ticks is 960 a tick,
+        // less the tick's own 480 — 10 ms.
+        counters.customSpeakerDelay = CustomSpeakerDelay()
+        counters.customSpeakerDelay.tickFrames = 480
+        counters.customSpeakerDelay.queuedSamples = 96_000
+        counters.customSpeakerDelay.ticks = 100
+        let delayed = PipelineReport(counters, sentClicks: 5, sentGaps: 6)
+        XCTAssertEqual(delayed.customSpeakerDelayMilliseconds, 10)
+        XCTAssertEqual(JSONValue(encoding: delayed)["custom_speaker_delay_ms"], .number(10))
+        // A report written before the figure was kept reads without it.
+        guard case .object(var members) = json else { return XCTFail("not an object") }
+        members["custom_speaker_delay_ms"] = nil
+        XCTAssertNil(try JSONValueDecoder().decode(PipelineReport.self, from: .object(members)).customSpeakerDelayMilliseconds)
         XCTAssertEqual(report.buffers.filter { !$0.counters.isConserved }.map(\.name), ["uplink"], "9 600 written, 9 120 accounted for")
     }
 }

@@ -72,6 +72,11 @@ final class NoEchoAtTheMicTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(recorded.erlDB), 29.996, accuracy: 0.1)
         XCTAssertTrue(recorded.erlIsLowerBound)
         XCTAssertNil(recorded.erleDB)
+        // The delay's reason is the gate's, with tracks or without, whether or not the search
+        // found a lag of the signals' likeness (without tracks it read "no lag stands out").
+        XCTAssertNil(recorded.delayMilliseconds)
+        XCTAssertEqual(recorded.delayUnmeasured, .noEchoAtMic)
+        XCTAssertEqual(tracked.delayUnmeasured, .noEchoAtMic)
     }
 
     /// ERL stands on the frames whose echo stayed under the noise only where far-end single talk

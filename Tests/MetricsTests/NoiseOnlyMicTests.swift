@@ -40,6 +40,8 @@ final class NoiseOnlyMicTests: XCTestCase {
                 XCTAssertGreaterThan(whole.gate.echoUnderNoiseFrames, 300, "\(level) dBFS, seed \(seed)")
                 XCTAssertTrue(whole.erlIsLowerBound, "\(level) dBFS, seed \(seed)")
                 XCTAssertEqual(whole.erlFrames, whole.gate.echoUnderNoiseFrames, "\(level) dBFS, seed \(seed)")
+                // The delay's reason is the gate's, as with tracks (it read "no lag stands out").
+                XCTAssertEqual(whole.delayUnmeasured, .noEchoAtMic, "\(level) dBFS, seed \(seed)")
                 bounds[level, default: []].append(try XCTUnwrap(whole.erlDB, "\(level) dBFS, seed \(seed)"))
                 scored += 1
             }

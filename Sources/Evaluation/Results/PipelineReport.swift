@@ -1,3 +1,4 @@
+import AudioCore
 import Simulation
 
 /// A run's pipeline health as `report.json`'s `pipeline` object gives it (and `eval.json` per
@@ -56,11 +57,16 @@ public struct PipelineReport: Codable, Sendable, Equatable {
     public var sentGaps: Int
     public var clippedSamples: Clipped
     public var aecResets: Int
+    /// The mean time the peer's audio spent in the app's custom speaker between the engine's
+    /// reference and the room (`CustomSpeakerDelay`), in ms; nil where no custom speaker drove
+    /// the loudspeaker with the engine's reference (and in a report written before it was kept).
+    public var customSpeakerDelayMilliseconds: Double?
 
     enum CodingKeys: String, CodingKey {
         case ticks, underruns, overruns, uplink, playout, loudspeaker
         case ignoredFrames = "ignored_frames", userReference = "user_reference", sentClicks = "sent_clicks"
         case sentGaps = "sent_gaps", clippedSamples = "clipped_samples", aecResets = "aec_resets"
+        case customSpeakerDelayMilliseconds = "custom_speaker_delay_ms"
     }
 
     public init(_ counters: PipelineCounters, sentClicks: Int, sentGaps: Int) {
@@ -78,6 +84,7 @@ public struct PipelineReport: Codable, Sendable, Equatable {
         clippedSamples = Clipped(playout: clipped.playout, loudspeaker: clipped.loudspeaker, mic: clipped.mic,
                                  capture: clipped.capture, reference: clipped.reference)
         aecResets = counters.cancellerResets
+        customSpeakerDelayMilliseconds = counters.customSpeakerDelay.meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) }
     }
 
     /// The buffers by their report names, in the report's order.
