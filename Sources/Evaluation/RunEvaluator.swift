@@ -194,7 +194,7 @@ public struct RunEvaluator: Sendable {
             let loudspeaker = counters.loudspeaker
             report.consequenceMetric = "loudspeaker_dropped_samples"
             report.consequence = "the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app played "
-                + "(\(Self.format(Double(loudspeaker.dropped) / rate)) s of the peer's audio, in \(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")), "
+                + "(\(Self.format(Double(loudspeaker.dropped) / rate)) s of the peer's audio, in \(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")): "
                 + "the user hears gaps where it was"
         case .customDeviceFormatRejected:
             let parts = [("the custom mic's", counters.uplink.rejectedFrames), ("the custom speaker's", counters.playout.rejectedFrames),

@@ -114,8 +114,9 @@ final class CustomDeviceOverrunTests: XCTestCase {
         XCTAssertGreaterThan(loudspeaker.overruns, 0)
         let finding = try XCTUnwrap(findings(bursts, .customSpeakerOverrun).first)
         XCTAssertEqual(finding.consequenceMetric, "loudspeaker_dropped_samples")
-        XCTAssertTrue(finding.consequence.hasPrefix("the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app played ("),
-                      finding.consequence)
+        XCTAssertEqual(finding.consequence, "the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app "
+                       + "played (\(FixedDecimal.text(Double(loudspeaker.dropped) / 48_000, fractionDigits: 1)) s of the peer's audio, in "
+                       + "\(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")): the user hears gaps where it was")
         XCTAssertEqual(findings(try report(periodMilliseconds: 20), .customSpeakerOverrun), [])
     }
 }
