@@ -153,6 +153,28 @@ enum DelayRemedy: Equatable {
     }
 }
 
+/// The devices a rule judged by their own counters holds a stretch per (`Linter.allFindings`).
+struct DeviceKey: Equatable {
+    var mic: Int?, speaker: Int?, reference = false
+
+    init() {}
+    init(_ state: DeviceState) {
+        mic = state.customMicIndex
+        speaker = state.customSpeakerIndex
+        reference = state.isUserReferenceStarted
+    }
+}
+
+extension LintRule {
+    /// Judged by the counters of the devices set over a stretch, one stretch per device.
+    var isJudgedPerDevice: Bool {
+        switch self {
+        case .customSpeakerNotPulled, .customMicOverrun, .customSpeakerOverrun, .customDeviceFormatRejected: true
+        default: false
+        }
+    }
+}
+
 /// One broken rule over a stretch of the call.
 public struct LintFinding: Hashable, Sendable {
     public var rule: LintRule
@@ -171,39 +193,59 @@ public enum Linter {
     /// `referenceSamplesRead`: real samples the engine took from the user reference (the
     /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
     /// `counters`: the call's pipeline counters (`SimulatedCall.counters`), which the rules about
-    /// what a device did rather than how it was set judge by; without them those rules are left
-    /// out. The not-fed rule holds where the engine took real reference audio for under half of
+    /// what a device did rather than how it was set judge by. The not-fed rule holds where the engine took real reference audio for under half of
     /// the started stretch; the not-pulled rule over a speaker's stretches where it dropped audio,
     /// pulling under half of what the engine handed it (`isUnpulled`, each speaker by its own
-    /// counters); the overrun rules where the custom mic's input buffer, or the loudspeaker's
-    /// buffer the app's speaker plays into, overran (the call's buffer: every stretch with such
-    /// a device holds the finding); the format rule where any of them refused frames.
+    /// counters); the overrun rules over a custom mic's stretches where its input buffer overran,
+    /// and a custom speaker's where the loudspeaker's buffer it played into did; the format rule
+    /// over a stretch whose custom mic, custom speaker or user reference had frames refused
+    /// (`DeviceFaults`: each device by its own counters).
     public static func findings(states: [DeviceState], endFrame: Int, sampleRate: Int = 48_000,
-                                counters: PipelineCounters? = nil) -> [LintFinding] {
+                                counters: PipelineCounters) -> [LintFinding] {
         let minimum = Int(minimumDurationSeconds * Double(sampleRate))
         let all = allFindings(states: states, endFrame: endFrame)
         let started = all.filter { $0.rule == .userReferenceNotFed }.reduce(0) { $0 + $1.frames.count }
-        let starved = counters.map { $0.userReference.read < Int64(started / 2) } ?? false
+        let starved = counters.userReference.read < Int64(started / 2)
         return all.filter { finding in
             guard finding.frames.count >= minimum else { return false }
             switch finding.rule {
             case .userReferenceNotFed: return starved
             case .customSpeakerNotPulled:
-                guard let counters else { return false }
                 return speakerPlayout(at: finding.frames.lowerBound, states: states, counters.speakerPlayouts)
                     .map { isUnpulled($0, sampleRate: sampleRate) } ?? false
-            case .customMicOverrun: return (counters?.uplink.overruns ?? 0) > 0
-            case .customSpeakerOverrun: return (counters?.loudspeaker.overruns ?? 0) > 0
-            case .customDeviceFormatRejected: return counters.map(rejectedFrames) ?? 0 > 0
+            case .customMicOverrun: return DeviceFaults(at: finding.frames.lowerBound, states: states, counters: counters).mic.overruns > 0
+            case .customSpeakerOverrun:
+                return DeviceFaults(at: finding.frames.lowerBound, states: states, counters: counters).loudspeaker.overruns > 0
+            case .customDeviceFormatRejected:
+                return DeviceFaults(at: finding.frames.lowerBound, states: states, counters: counters).rejectedFrames.contains { $0.frames > 0 }
             default: return true
             }
         }
     }
 
-    /// Frames the engine refused, of every device the app feeds or pulls.
-    static func rejectedFrames(_ counters: PipelineCounters) -> Int64 {
-        counters.uplink.rejectedFrames + counters.playout.rejectedFrames + counters.userReference.rejectedFrames
-            + counters.loudspeaker.rejectedFrames
+    /// The devices set at `frame` and their own counters.
+    struct DeviceFaults {
+        /// The custom mic's uplink buffer (empty on the default mic).
+        var mic = BufferCounters()
+        /// The loudspeaker's faults while the custom speaker was set (empty on the default speaker).
+        var loudspeaker = BufferCounters()
+        /// Frames refused, per device in use: the custom mic's, the custom speaker's (its pulls and
+        /// its plays), the user reference's (the call's one reference).
+        var rejectedFrames: [(device: String, frames: Int64)] = []
+
+        init(at frame: Int, states: [DeviceState], counters: PipelineCounters) {
+            guard let state = states.last(where: { $0.frame <= Int64(frame) }) else { return }
+            if let index = state.customMicIndex, counters.micUplinks.indices.contains(index) {
+                mic = counters.micUplinks[index]
+                rejectedFrames.append(("the custom mic's", mic.rejectedFrames))
+            }
+            if let index = state.customSpeakerIndex {
+                if counters.speakerLoudspeakers.indices.contains(index) { loudspeaker = counters.speakerLoudspeakers[index] }
+                let pulled = counters.speakerPlayouts.indices.contains(index) ? counters.speakerPlayouts[index].rejectedFrames : 0
+                rejectedFrames.append(("the custom speaker's", pulled + loudspeaker.rejectedFrames))
+            }
+            if state.isUserReferenceStarted { rejectedFrames.append(("the user reference's", counters.userReference.rejectedFrames)) }
+        }
     }
 
     /// The playout counters of the custom speaker set at `frame`.
@@ -295,10 +337,10 @@ public enum Linter {
     static func allFindings(states: [DeviceState], endFrame: Int) -> [LintFinding] {
         let afterReset = referenceOutlivesSpeaker(states)
         let findings = LintRule.allCases.flatMap { rule in
-            // A stretch per custom speaker for the rule that judges each by its own counters.
-            stretches(states, endFrame: endFrame) { index, state -> Int? in
+            // A stretch per device for the rules that judge each by its own counters.
+            stretches(states, endFrame: endFrame) { index, state -> DeviceKey? in
                 guard rule.isBroken(by: state, afterSpeakerReset: afterReset[index]) else { return nil }
-                return rule == .customSpeakerNotPulled ? state.customSpeakerIndex : 0
+                return rule.isJudgedPerDevice ? DeviceKey(state) : DeviceKey()
             }
                 .map { LintFinding(rule: rule, frames: $0.frames, message: rule.advice) }
         }

@@ -185,23 +185,25 @@ public struct RunEvaluator: Sendable {
                 + "custom speaker\(playout.written > 0 ? " (\(Self.format(100 * Double(playout.read) / Double(playout.written))) %)" : ""); "
                 + "\(playout.dropped) were dropped (\(playout.overruns) overruns): the peer was not played"
         case .customMicOverrun:
-            let uplink = counters.uplink
+            // The mic's own buffer, over its whole time in the call.
+            let uplink = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).mic
             report.consequenceMetric = "uplink_dropped_samples"
             report.consequence = "the engine dropped \(uplink.dropped) of the \(uplink.written) samples the custom mic pushed "
                 + "(\(Self.format(Double(uplink.dropped) / rate)) s of the near end, in \(uplink.overruns) overrun\(uplink.overruns == 1 ? "" : "s")): "
                 + "the peer hears gaps where it was"
         case .customSpeakerOverrun:
-            let loudspeaker = counters.loudspeaker
+            let loudspeaker = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).loudspeaker
             report.consequenceMetric = "loudspeaker_dropped_samples"
-            report.consequence = "the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app played "
+            report.consequence = "the loudspeaker's buffer dropped \(loudspeaker.dropped) samples the custom speaker played "
                 + "(\(Self.format(Double(loudspeaker.dropped) / rate)) s of the peer's audio, in \(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")): "
                 + "the user hears gaps where it was"
         case .customDeviceFormatRejected:
-            let parts = [("the custom mic's", counters.uplink.rejectedFrames), ("the custom speaker's", counters.playout.rejectedFrames),
-                         ("the user reference's", counters.userReference.rejectedFrames), ("the loudspeaker's", counters.loudspeaker.rejectedFrames)]
-                .filter { $0.1 > 0 }.map { "\($0.1) of \($0.0) frames" }
+            let parts = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).rejectedFrames
+                .filter { $0.frames > 0 }.map { "\($0.frames) of \($0.device) frames" }
             report.consequenceMetric = "rejected_frames"
-            report.consequence = "the engine refused " + parts.joined(separator: ", ") + " (at the app's rate): that audio never reached the call"
+            // A mic's or the reference's refused frames never reach the call; a speaker's refused
+            // pulls are handed silence, and its refused plays never reach the room.
+            report.consequence = "the engine refused " + parts.joined(separator: ", ") + " (at the app's rate): that audio was lost"
         case .loudspeakerClipping, .micClipping:
             let clipped = counters.clippedSamples
             let samples = finding.rule == .loudspeakerClipping ? clipped.playout + clipped.loudspeaker : clipped.mic
@@ -230,7 +232,8 @@ public struct RunEvaluator: Sendable {
     /// the tap-free gate could not tell the near end from the echo (`gate.limitation`); the echo stayed
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
     /// With far-end single talk and an ERL but no ERLE, why there is no ERLE: the echo at the mic
-    /// stayed under its floor. `states` empty: files, not a call (`echolab metrics`).
+    /// stayed under its floor; without single talk but with an ERL (a bound over the frames where
+    /// the far end played alone), why: the echo stayed under the mic's noise there. `states` empty: files, not a call (`echolab metrics`).
     /// `referenceIsSilent`: nothing was played at all (a call without a far end, a loopback of
     /// digital silence), said as such rather than as a far end too quiet to reach the mic.
     /// `referenceNotFed`: the app started the user AEC reference and never fed it (the lint's
@@ -564,9 +567,9 @@ public struct RunEvaluator: Sendable {
         case nil:
             // The estimate reads the call's first seconds only: a call that starts on a route
             // without echo (a headset) and changes to one with echo had its echo, but not there.
-            return "no lag of the reference stands out in the mic over the call's first "
+            return "no lag of the reference stands out in the mic over the first "
                 + "\(String(format: "%g", EchoMetricsConfiguration.default.delayWarmupSeconds)) s at most, where the delay is estimated: "
-                + "too little far end there, or no echo of it at the mic"
+                + "too little far end there, or no echo of it at the mic there"
         }
     }
 
@@ -591,8 +594,8 @@ public struct RunEvaluator: Sendable {
     /// reference; nil otherwise — a call that changes speaker, or feeds the user reference, has
     /// no one figure for the whole call.
     static func customSpeakerBuffering(_ run: CallRun) -> Double? {
-        guard !run.deviceStates.isEmpty,
-              run.deviceStates.allSatisfy({ $0.customSpeaker != nil && $0.customSpeakerDrivesLoudspeaker && !$0.isUserReferenceStarted })
+        guard let first = run.deviceStates.first?.customSpeakerIndex,
+              run.deviceStates.allSatisfy({ $0.customSpeakerIndex == first && $0.customSpeakerDrivesLoudspeaker && !$0.isUserReferenceStarted })
         else { return nil }
         return run.counters.customSpeakerDelay.meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) }
     }

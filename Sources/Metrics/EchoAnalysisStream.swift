@@ -136,7 +136,7 @@ public final class EchoAnalysisStream {
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
                                 nearEndEstimate: core.nearEndEstimate,
-                                telephony: Self.telephony(ledger: ledger, core: core, length: length))
+                                telephony: Self.telephony(ledger: ledger, core: core, length: length, echoIsBounded: summary.erlDB != nil))
         whole.isProcessedSilentInSingleTalk = summary.processedIsSilent
         Self.markBandsAndEchoLossWithoutEcho(&whole)
         // No echo above the mic's noise wherever the far end played alone: a lag the search found
@@ -174,7 +174,7 @@ public final class EchoAnalysisStream {
         let noEcho = !noSingleTalk && metrics.erlDB != nil && metrics.erleDB == nil
         guard noSingleTalk || noEcho else { return }
         let reason = !noSingleTalk ? BandERLE.echoUnderFloorReason
-            : metrics.gate.echoStaysUnderNoise ? BandERLE.echoUnderNoiseReason : BandERLE.noSingleTalkReason
+            : metrics.gate.echoStaysUnderNoise && metrics.erlDB != nil ? BandERLE.echoUnderNoiseReason : BandERLE.noSingleTalkReason
         // A band already saying why it has no value keeps its reason.
         for index in metrics.erleBands.indices
         where metrics.erleBands[index].erleDB != nil ? noEcho : metrics.erleBands[index].unmeasuredReason == nil {
@@ -189,12 +189,15 @@ public final class EchoAnalysisStream {
     }
 
     /// TCLw and the double-talk report, or why each is missing.
-    private static func telephony(ledger: FrameLedger, core: EchoStreamCore, length: Int) -> TelephonyMeasures {
+    /// `echoIsBounded`: ERL stands on frames whose echo stayed under the noise (there was echo,
+    /// under it); without it — an echo of digital silence, nothing played into the room — the
+    /// reason is that there is no far-end single talk.
+    private static func telephony(ledger: FrameLedger, core: EchoStreamCore, length: Int, echoIsBounded: Bool) -> TelephonyMeasures {
         let gate = core.gateSummary
         let echoLoss = ledger.weightedEchoLoss(in: 0..<length)
         var echoLossReason: String?
         if echoLoss == nil {
-            if gate.echoStaysUnderNoise {
+            if gate.echoStaysUnderNoise && echoIsBounded {
                 echoLossReason = TelephonyMeasures.echoUnderNoiseReason
             } else if gate.singleTalkFrames == 0 {
                 echoLossReason = TelephonyMeasures.noSingleTalkReason

@@ -8,15 +8,15 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Echo return loss: 10·log10(P_reference / P_echo_at_mic) over the far-end single-talk frames,
     /// whole band (DC excluded). The reference is first shifted by the estimated bulk delay (whole
     /// samples) so a pure delay does not bias it. Echo at the mic is the `echo` track when given,
-    /// otherwise the mic itself. Where far-end single talk is too thin to count
-    /// (`FigureConfidence`) and the echo stayed under the mic's noise in enough frames where the
-    /// far end played alone (a wired headset, a quiet earpiece), those frames count too: the echo
-    /// path's loss is the verdict there, not a gap. Over them what stands for the echo only
+    /// otherwise the mic itself. Where there is no far-end single talk because the echo stayed
+    /// under the mic's noise wherever the far end played alone (a wired headset, a quiet
+    /// earpiece: 20 frames or more), ERL stands on those frames: the echo path's loss is the
+    /// verdict there, not a gap. Over them what stands for the echo only
     /// bounds it from above (the mic without an echo track; a recorded track's dither or noise
     /// with one), and the value is a lower bound (`erlIsLowerBound`).
     public var erlDB: Double?
-    /// The frames `erlDB` stands on (`gate.singleTalkFrames`, with the frames whose echo stayed
-    /// under the noise where they count).
+    /// The frames `erlDB` stands on: `gate.singleTalkFrames`, or the frames whose echo stayed
+    /// under the noise where ERL stands on them; 0 where it is nil.
     public var erlFrames: Int
     public var erlIsLowerBound: Bool
     /// Echo return loss enhancement: 10·log10(P_mic / P_processed) over the far-end single-talk
@@ -56,9 +56,10 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         /// The gate found no echo above the mic's noise wherever the near end was silent
         /// (`minimumAnalysisFrames` or more such frames where the far end played, none of far-end
         /// single talk), so a lag that stood out in the search cannot be told from the signals'
-        /// own likeness (two espeak-ng voices, unrelated, peaked at 14.7 σ): ERL and ERLE are null
-        /// there too. Whichever gate judged the frames: a recording with a near-end track and no
-        /// echo read a delay of 360.9 ms beside "no echo above the mic's noise".
+        /// own likeness (two espeak-ng voices, unrelated, peaked at 14.7 σ), and a search that
+        /// found none says no more than the gate: ERLE is null there too, and ERL at most a bound.
+        /// Whichever gate judged the frames: a recording with a near-end track and no echo read a
+        /// delay of 360.9 ms beside "no echo above the mic's noise".
         case noEchoAtMic
         /// No echo reached the mic in any far-end block of the delay estimate's warm-up (its
         /// first `warmupSeconds` of the call): a file or generator was the mic there, or the call

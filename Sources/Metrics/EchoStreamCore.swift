@@ -374,7 +374,7 @@ struct EchoStreamCore {
             quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
         }
         if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
-            // The echo path's loss stands on these frames where single talk is too thin.
+            // The echo path's loss stands on these frames where there is no single talk.
             ledger.appendEchoUnderNoise(frame: frame, reference: meter.wholeBandPower(reference.samples, offset: reference.local(start - shift)),
                                         echo: meter.wholeBandPower(hasEcho ? echo.samples : mic.samples,
                                                                    offset: hasEcho ? echo.local(start) : mic.local(start)))

@@ -58,7 +58,7 @@ struct FrameLedger: Sendable {
     /// what else the mic held (`ActivityGate.echoUnderNoiseFrames`: a wired headset's, a quiet
     /// earpiece's): frame index, the delay-aligned reference's and the echo's whole-band power.
     /// ERLE has no meaning there (no echo to cancel), but the echo path's loss has: where far-end
-    /// single talk is too thin to measure ERL on, it stands on these frames too
+    /// single talk is missing, ERL stands on these frames
     /// (`RangeSummary.erlFrames`), not left null — a headset's 60 dB of loss is its verdict.
     private let underNoiseRows: SpillingRows<UInt32>
     private var underNoiseRow: [UInt32] = [0, 0, 0]
@@ -138,8 +138,8 @@ struct FrameLedger: Sendable {
     /// What the metrics of one sample range are.
     struct RangeSummary {
         var erlDB: Double?
-        /// The frames ERL stands on: the single-talk frames, and where those are too few to
-        /// count (`FigureConfidence`), the frames whose echo stayed under the noise as well.
+        /// The frames ERL stands on: the single-talk frames, and where there are none, the frames
+        /// whose echo stayed under the noise (20 or more, with some echo to bound).
         var erlFrames: Int
         /// ERL stands on frames whose echo is under the noise: there the echo column bounds the
         /// echo from above — the mic without an echo track, and a recorded track's own dither or
@@ -195,16 +195,22 @@ struct FrameLedger: Sendable {
         }
         var erl = Decibels.powerRatio(referenceTotal, echoTotal)
         var erlFrames = selected.count, erlIsLowerBound = false
-        let underNoise = rowRange(frameIndices: inside, in: underNoiseRows)
-        if selected.count < FigureConfidence.minimumAnalysisFrames, underNoise.count >= FigureConfidence.minimumAnalysisFrames {
-            var reference = referenceTotal, echo = echoTotal
+        // Only without single talk: a range with some measures ERL there, as it always did, so
+        // one item's modes (a frame or two of single talk apart) never read one a bound and the
+        // other a figure.
+        let underNoise = selected.isEmpty ? rowRange(frameIndices: inside, in: underNoiseRows) : 0..<0
+        if underNoise.count >= FigureConfidence.minimumAnalysisFrames {
+            var reference = 0.0, echo = 0.0
             underNoiseRows.forEachRow(in: underNoise) { row, at in
                 reference += Double(Float(bitPattern: row[at + 1]))
                 echo += Double(Float(bitPattern: row[at + 2]))
             }
-            erl = Decibels.powerRatio(reference, echo)
-            erlFrames = selected.count + underNoise.count
-            erlIsLowerBound = erl != nil
+            // An echo of digital silence (nothing played into the room) has no loss to bound.
+            if let bound = Decibels.powerRatio(reference, echo) {
+                erl = bound
+                erlFrames = underNoise.count
+                erlIsLowerBound = true
+            }
         }
         let erle = MeasurableFloor.erle(mic: micTotal, processed: processedTotal, floor: floorTotal)
         // Last half by count; with an odd count the middle frame belongs to the last half.

@@ -49,9 +49,11 @@ public struct ClippedSamples: Hashable, Sendable {
 /// engine's playout buffer the app pulls from, then the loudspeaker's buffer it plays into.
 /// Little's law over whole ticks: a sample counted in the two buffers' level (after the engine's
 /// write, before the loudspeaker's read) at each tick from its write to its read waits one tick
-/// less than it is counted, so the mean wait is the mean level less a tick. A timer that pulls
-/// and plays a period at a time holds the audio about a period, whatever its phase, and no
-/// canceller's filter reaches past what it adds.
+/// less than it is counted, so the mean wait is the mean level less a tick. The law needs the
+/// audio that enters to leave by being played: counted from the loudspeaker's first played tick,
+/// and again after the last drop or underrun. A timer that pulls and plays a period at a time
+/// holds the audio about two periods, whatever its phase, and no canceller's filter reaches past
+/// what it adds.
 public struct CustomSpeakerDelay: Hashable, Sendable {
     /// Σ over the ticks of the two buffers' level, in samples.
     public var queuedSamples: Int64 = 0
@@ -90,6 +92,13 @@ public struct PipelineCounters: Hashable, Sendable {
     public var cancellerResets = 0
     /// The app's custom speaker's buffering after the engine's reference (`CustomSpeakerDelay`).
     public var customSpeakerDelay = CustomSpeakerDelay()
+    /// Each custom mic's own uplink buffer (and the frames its converter refused), in the order
+    /// the call first attached them (`DeviceState.customMicIndex`): `uplink` is their sum.
+    public var micUplinks: [BufferCounters] = []
+    /// The app-driven loudspeaker's faults while each custom speaker was set (overruns, what they
+    /// dropped, frames refused), in `speakerPlayouts`' order: a fault is its own speaker's, not
+    /// every speaker's the call had.
+    public var speakerLoudspeakers: [BufferCounters] = []
 
     public init() {}
 

@@ -88,6 +88,9 @@ public struct DeviceState: Hashable, Sendable {
     /// The custom speaker's place among the speakers the call attached, in order
     /// (`PipelineCounters.speakerPlayouts`); nil on the default speaker.
     public var customSpeakerIndex: Int? = nil
+    /// The custom mic's place among the mics the call attached, in order
+    /// (`PipelineCounters.micUplinks`); nil on the default mic.
+    public var customMicIndex: Int? = nil
 
     /// A real microphone feeds the call (default mic, or a pass-through custom mic).
     public var realMicrophoneInUse: Bool { customMic == nil || customMicIsRealMicrophone }

@@ -108,6 +108,12 @@ public final class SimulatedCall {
     private var tickTimer: RepeatingTimer?
     private var failure: Error?
     private var clipped = ClippedSamples()
+    /// The loudspeaker's faults while each custom speaker was set (`PipelineCounters.speakerLoudspeakers`),
+    /// and its counts when last looked at.
+    private var speakerLoudspeakers: [BufferCounters] = []
+    private var loudspeakerSeen = (overruns: 0, dropped: Int64(0), rejected: Int64(0))
+    /// The loudspeaker's underruns and drops and the playout's drops, summed, when last counted.
+    private var customSpeakerDisturbances: Int64 = 0
     private var customSpeakerDelay: CustomSpeakerDelay = {
         var delay = CustomSpeakerDelay()
         delay.tickFrames = SimulatedCall.tickFrames
@@ -338,6 +344,13 @@ public final class SimulatedCall {
         c.clippedSamples = clipped
         c.cancellerResets = sendVoiceProcessor.cancellerResets
         c.customSpeakerDelay = customSpeakerDelay
+        c.micUplinks = audioManager.attachedMics.map { mic in
+            var own = BufferCounters()
+            own.add(mic.buffer)
+            own.rejectedFrames += mic.conditioner.rejectedFrames
+            return own
+        }
+        c.speakerLoudspeakers = audioManager.attachedSpeakers.indices.map { $0 < speakerLoudspeakers.count ? speakerLoudspeakers[$0] : BufferCounters() }
         return c
     }
 
@@ -359,10 +372,20 @@ public final class SimulatedCall {
         // buffer while the app's timer has not yet fired, the loudspeaker priming — is not (its
         // ramp read 892 ms of a 910 ms lag).
         if let speaker, speaker.drivesLoudspeaker, !isUserReferenceStarted, loudspeaker.buffer.isPrimed {
-            customSpeakerDelay.queuedSamples += Int64(speaker.playout.count + loudspeaker.buffer.count)
-            customSpeakerDelay.ticks += 1
+            // Audio that leaves but is not played — dropped at an overrun — or a loudspeaker that
+            // ran dry breaks the balance Little's law needs: the mean starts again after it.
+            let disturbances = Int64(loudspeaker.buffer.underruns) + loudspeaker.buffer.fifo.droppedSamples + speaker.playout.droppedSamples
+            if disturbances != customSpeakerDisturbances {
+                customSpeakerDisturbances = disturbances
+                customSpeakerDelay.queuedSamples = 0
+                customSpeakerDelay.ticks = 0
+            } else {
+                customSpeakerDelay.queuedSamples += Int64(speaker.playout.count + loudspeaker.buffer.count)
+                customSpeakerDelay.ticks += 1
+            }
         }
         loudspeaker.emit(into: &emission, count: n)   // idle (nothing counted) until the app plays
+        noteLoudspeakerFaults(speaker: speaker)
         downlinkBus.set(downlink, count: n)
         appSoundBus.set(emission, count: n)
         loudspeakerMixer.setEnabled(speaker == nil, forInput: 0)
@@ -403,7 +426,7 @@ public final class SimulatedCall {
         let nearEndInMic = deviceMicBefore && activeMic == nil
         // A tick switched between sources carries some of each: the room reaches it only when both do.
         let echoReachesSent = microphoneBefore && (activeMic?.isRealMicrophone ?? true)
-        hardware?.gate(&capture, count: n, customMicInUse: activeMic != nil)
+        hardware?.gate(&capture, count: n, customMicInUse: activeMic != nil, customMicDelivered: captureIsCustomMicAudio)
         // 5. Reference.
         if isUserReferenceStarted {
             userReference.read(into: &reference, count: n)
@@ -492,6 +515,21 @@ public final class SimulatedCall {
     }
 
     /// Records the devices and modes in use when they change. The per-tick check compares
+    /// Gives the loudspeaker's overruns, drops and refused frames since the last tick to the custom
+    /// speaker set now (what the app played between two ticks was its speaker's). The list grows
+    /// only when a speaker is new.
+    private func noteLoudspeakerFaults(speaker: CustomSpeaker?) {
+        let overruns = loudspeaker.buffer.overruns, dropped = loudspeaker.buffer.fifo.droppedSamples
+        let rejected = loudspeaker.conditioner.rejectedFrames
+        defer { loudspeakerSeen = (overruns, dropped, rejected) }
+        guard overruns != loudspeakerSeen.overruns || dropped != loudspeakerSeen.dropped || rejected != loudspeakerSeen.rejected,
+              let speaker, let index = audioManager.attachedSpeakers.firstIndex(where: { $0 === speaker }) else { return }
+        while speakerLoudspeakers.count <= index { speakerLoudspeakers.append(BufferCounters()) }
+        speakerLoudspeakers[index].overruns += overruns - loudspeakerSeen.overruns
+        speakerLoudspeakers[index].dropped += dropped - loudspeakerSeen.dropped
+        speakerLoudspeakers[index].rejectedFrames += rejected - loudspeakerSeen.rejected
+    }
+
     /// identities and flags only; names are built for the (rare) new entry.
     private func noteDeviceState() {
         let mic = activeMic, speaker = audioManager.customSpeaker
@@ -504,7 +542,8 @@ public final class SimulatedCall {
                                         customSpeaker: speaker?.deviceName, customSpeakerAltersPlayout: speaker?.altersPlayout ?? false,
                                         customSpeakerDrivesLoudspeaker: speaker?.drivesLoudspeaker ?? true,
                                         echoCancellerMode: key.mode, isUserReferenceStarted: key.userReference, isMuted: key.isMuted,
-                                        customSpeakerIndex: speaker.flatMap { speaker in audioManager.attachedSpeakers.firstIndex { $0 === speaker } }))
+                                        customSpeakerIndex: speaker.flatMap { speaker in audioManager.attachedSpeakers.firstIndex { $0 === speaker } },
+                                        customMicIndex: mic.flatMap { mic in audioManager.attachedMics.firstIndex { $0 === mic } }))
     }
 }
 

@@ -280,9 +280,9 @@ final class HelpTextTests: XCTestCase {
         their overlap, with a warning on stderr and a length_mismatch object in the
         JSON; a difference beyond 1 s or 10 % of the longest file (the smaller) is an
         error (exit 1). ERL = reference power over echo power at the mic (the echo file
-        if given, else the mic) over far-end single-talk frames, and where those are
-        under 20 and the echo stays under the mic's noise in 20 or more frames where
-        the far end plays alone (a headset), over those too (erl_analysis_frames), as a
+        if given, else the mic) over far-end single-talk frames, and where there are
+        none because the echo stays under the mic's noise in 20 or more frames where
+        the far end plays alone (a headset), over those (erl_analysis_frames), as a
         lower bound (erl_is_lower_bound: the mic, or the echo file's own noise, stands
         for the echo there); ERLE = mic power over processed power over the same
         frames. Without --echo and --near-end (a recording: mic and loopback only)
@@ -313,11 +313,13 @@ final class HelpTextTests: XCTestCase {
         silence; the far end never reached the mic above its noise; the echo path
         fitted does not explain the echo; no echo above the noise where the near end is
         silent, and the near end talks over the rest; or the near end talks over all of
-        it). The processed file is aligned with the mic before scoring: its lag behind
-        the mic (a canceller's latency, 0 to 500 ms) is estimated from the two files
-        (GCC-PHAT over the first minute; where the mic explains under half as much of
-        the output at its peak as at the plain correlation's, the plain peak's lag),
-        said on stderr when it is not 0, and reported as processed_lag_ms
+        it); where ERLE alone is null, why (the echo at the mic under its floor; or
+        under the mic's noise wherever the far end plays alone, ERL then a bound). The
+        processed file is aligned with the mic before scoring: its lag behind the mic
+        (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT
+        over the first minute; where the mic explains under half as much of the output
+        at its peak as at the plain correlation's, the plain peak's lag), said on
+        stderr when it is not 0, and reported as processed_lag_ms
         (processed_lag_source: estimated, given, or not_found when the output shares
         too little with the mic to tell, or is under a second: scored unshifted, with a
         warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is

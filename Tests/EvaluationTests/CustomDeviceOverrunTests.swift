@@ -25,9 +25,12 @@ final class CustomDeviceOverrunTests: XCTestCase {
             self.period = period
         }
 
+        /// Set while the app has paused its source (an interruption): the timer pushes nothing.
+        var isPaused = false
+
         func start(on scheduler: Scheduler) {
             timer = RepeatingTimer(scheduler: scheduler, period: period, leeway: .milliseconds(2), phase: .capture)
-            timer?.setEventHandler { [unowned self] in _ = sendAudio(buffer) }
+            timer?.setEventHandler { [unowned self] in if !isPaused { _ = sendAudio(buffer) } }
             timer?.schedule()
         }
         func stop() { timer?.cancel(); timer = nil }
@@ -80,22 +83,67 @@ final class CustomDeviceOverrunTests: XCTestCase {
         XCTAssertGreaterThan(rejected, 90_000, "every 20 ms frame for 2 s")
         let finding = try XCTUnwrap(findings(refused, .customDeviceFormatRejected).first)
         XCTAssertEqual(finding.consequenceMetric, "rejected_frames")
-        XCTAssertEqual(finding.consequence, "the engine refused \(rejected) of the custom mic's frames (at the app's rate): that audio never reached the call")
+        XCTAssertEqual(finding.consequence, "the engine refused \(rejected) of the custom mic's frames (at the app's rate): that audio was lost")
     }
 
-    /// From code, as docs/library.md has it: with the call's counters the overrun is found; without
-    /// them the rules judged by counters are left out (the device timeline alone cannot tell one).
-    func testWithoutCountersTheCounterRulesAreLeftOut() throws {
+    /// Each mic is judged by its own buffer: a bursting mic, then the default mic, then a mic that
+    /// pushes 20 ms frames. One finding, over the bursting mic's stretch alone, with its own drops
+    /// (the call's counters once put them on every custom mic's stretch). From code, as
+    /// docs/library.md has it.
+    func testEachMicIsJudgedByItsOwnBuffer() throws {
         let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
-        let mic = BurstMic(burstFrames: 72_000, period: .milliseconds(1500))
-        call.audioManager.setCustomMic(mic)
+        let bursting = BurstMic(burstFrames: 72_000, period: .milliseconds(1500)), steady = BurstMic(burstFrames: 960, period: .milliseconds(20))
+        call.audioManager.setCustomMic(bursting)
         try call.start()
-        mic.start(on: call.scheduler)
+        bursting.start(on: call.scheduler)
         try call.run(for: .seconds(4))
-        mic.stop()
-        let end = Int(call.currentFrame)
-        XCTAssertEqual(Linter.findings(states: call.deviceStates, endFrame: end, counters: call.counters).map(\.rule), [.customMicOverrun])
-        XCTAssertEqual(Linter.findings(states: call.deviceStates, endFrame: end).map(\.rule), [])
+        bursting.stop()
+        call.audioManager.resetCustomMicToDefaultMic()
+        try call.run(for: .seconds(2))
+        call.audioManager.setCustomMic(steady)
+        steady.start(on: call.scheduler)
+        try call.run(for: .seconds(4))
+        steady.stop()
+        let counters = call.counters
+        XCTAssertEqual(counters.micUplinks.count, 2)
+        XCTAssertGreaterThan(counters.micUplinks[0].overruns, 0)
+        XCTAssertEqual(counters.micUplinks[1].overruns, 0)
+        let findings = Linter.findings(states: call.deviceStates, endFrame: Int(call.currentFrame), counters: counters)
+            .filter { $0.rule == .customMicOverrun }
+        XCTAssertEqual(findings.count, 1)
+        let finding = try XCTUnwrap(findings.first)
+        XCTAssertEqual(finding.frames.lowerBound, 0)
+        XCTAssertLessThanOrEqual(finding.frames.upperBound, 4 * 48_000 + 9_600, "the bursting mic's stretch, and its switch")
+    }
+
+    /// An interruption while a file-like mic keeps pushing loses its audio, a finding; the same mic
+    /// paused for the interruption (as the finding advises) loses nothing, and is no finding.
+    func testAnInterruptionIsAFindingOnlyWhereTheMicKeptPushing() throws {
+        func report(pausing: Bool) throws -> RunReport {
+            let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+            call.hardware = try CallHardware(configuration: HardwareConfiguration())
+            let meter = try CallMeter(call: call)
+            let mic = BurstMic(burstFrames: 960, period: .milliseconds(20))
+            call.audioManager.setCustomMic(mic)
+            try call.start()
+            mic.start(on: call.scheduler)
+            try call.run(for: .seconds(2))
+            try meter.apply(.interruptionBegin)
+            mic.isPaused = pausing
+            try call.run(for: .seconds(1))
+            try meter.apply(.interruptionEnd)
+            mic.isPaused = false
+            try call.run(for: .seconds(1))
+            mic.stop()
+            return try meter.finish()
+        }
+        let kept = try report(pausing: false)
+        let finding = try XCTUnwrap(kept.findings.first { $0.rule == "interrupted-with-custom-mic" })
+        XCTAssertEqual(finding.atSeconds, 2)
+        XCTAssertEqual(finding.untilSeconds, 3)
+        XCTAssertEqual(finding.consequence, "48000 samples the custom mic delivered in 1.0 s were discarded: the peer never heard them")
+        let paused = try report(pausing: true)
+        XCTAssertFalse(paused.findings.contains { $0.rule == "interrupted-with-custom-mic" }, "\(paused.findings.map(\.rule))")
     }
 
     /// The trial's scenario: a pass-through custom speaker whose timer pulls and plays 800 ms at
@@ -110,11 +158,14 @@ final class CustomDeviceOverrunTests: XCTestCase {
                 """)
         }
         let bursts = try report(periodMilliseconds: 800)
-        let loudspeaker = bursts.pipeline.loudspeaker
+        // The loudspeaker's faults while the speaker was set: all of the call's here.
+        let loudspeaker = try XCTUnwrap(bursts.pipeline.speakerLoudspeakers.first)
         XCTAssertGreaterThan(loudspeaker.overruns, 0)
+        XCTAssertEqual(loudspeaker.overruns, bursts.pipeline.loudspeaker.overruns)
+        XCTAssertEqual(loudspeaker.dropped, bursts.pipeline.loudspeaker.dropped)
         let finding = try XCTUnwrap(findings(bursts, .customSpeakerOverrun).first)
         XCTAssertEqual(finding.consequenceMetric, "loudspeaker_dropped_samples")
-        XCTAssertEqual(finding.consequence, "the loudspeaker's buffer dropped \(loudspeaker.dropped) of the \(loudspeaker.written) samples the app "
+        XCTAssertEqual(finding.consequence, "the loudspeaker's buffer dropped \(loudspeaker.dropped) samples the custom speaker "
                        + "played (\(FixedDecimal.text(Double(loudspeaker.dropped) / 48_000, fractionDigits: 1)) s of the peer's audio, in "
                        + "\(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")): the user hears gaps where it was")
         XCTAssertEqual(findings(try report(periodMilliseconds: 20), .customSpeakerOverrun), [])

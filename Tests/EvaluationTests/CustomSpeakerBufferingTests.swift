@@ -56,6 +56,20 @@ final class CustomSpeakerBufferingTests: XCTestCase {
                                              + "measured), beyond the 190.0 ms speex reaches: start the user AEC reference"), late.message)
     }
 
+    /// A speaker pulling 800 ms at a time overruns the loudspeaker's one-second buffer: what is
+    /// dropped leaves unplayed, and the mean starts again after it, so it is still the played
+    /// audio's lag.
+    func testTheBufferingAfterAnOverrunIsStillThePlayedLag() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario(scenario(periodMilliseconds: 800), in: folder)
+        let run = try ScenarioRunner(scenario: ScenarioLoader.load(path: path)).run()
+        XCTAssertGreaterThan(run.counters.loudspeaker.overruns, 0)
+        let buffering = try XCTUnwrap(run.counters.customSpeakerDelay.meanFrames) / 48
+        let measured = Double(lag(of: run.recording.played, behind: run.recording.reference, at: 4 * 48_000)) / 48
+        XCTAssertEqual(buffering, measured, accuracy: 0.5, "Little's law \(buffering) ms, lag \(measured) ms")
+    }
+
     /// A 20 ms speaker holds the audio a few ticks: the delay is measured, and nothing is said.
     /// The default speaker has no such figure.
     func testAShortPeriodBuffersLittleAndTheDefaultSpeakerNone() throws {

@@ -1,6 +1,8 @@
+import AudioCore
 import EchoLabTestSupport
 import Evaluation
 import Metrics
+import Reporting
 import XCTest
 
 /// A wired headset's echo path (60 dB of loss) leaves its echo under the mic's noise wherever the
@@ -24,6 +26,11 @@ final class EchoUnderTheNoiseTests: XCTestCase {
         XCTAssertNil(metrics.erleDB)
         XCTAssertEqual(metrics.telephony?.echoLossUnmeasuredReason, TelephonyMeasures.echoUnderNoiseReason)
         XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil })
+        // The page says "≥" and why, beside the frames it stands on.
+        let page = MarkdownReport.render(report)
+        XCTAssertTrue(page.contains("| ERL | ≥ \(FixedDecimal.text(try XCTUnwrap(metrics.erlDB), fractionDigits: 1)) dB (\(metrics.erlFrames) analysis frames) |"), page)
+        XCTAssertTrue(page.contains("≥: the echo stayed under the mic's noise, where what stands for it (the mic, or an echo track's own noise) "
+                                    + "holds at least as much; ERL is at least the far end's level over that."), page)
         let reason = try XCTUnwrap(report.echoUnmeasuredReason)
         XCTAssertTrue(reason.hasPrefix("the echo stays under the mic's noise wherever the far end plays alone (\(metrics.erlFrames) analysis frames"), reason)
         XCTAssertTrue(reason.hasSuffix("there is no echo to cancel, so no ERLE (ERL stands on those frames)"), reason)
@@ -66,7 +73,7 @@ final class EchoUnderTheNoiseTests: XCTestCase {
             """#)
         XCTAssertGreaterThan(report.segments[1].metrics.singleTalkFrames, 100)
         XCTAssertNil(report.metrics.delayMilliseconds)
-        XCTAssertEqual(report.delayUnmeasuredReason, "no lag of the reference stands out in the mic over the call's first 12 s at most, "
-                       + "where the delay is estimated: too little far end there, or no echo of it at the mic")
+        XCTAssertEqual(report.delayUnmeasuredReason, "no lag of the reference stands out in the mic over the first 12 s at most, "
+                       + "where the delay is estimated: too little far end there, or no echo of it at the mic there")
     }
 }

@@ -128,8 +128,10 @@ final class EchoPathGateTests: XCTestCase {
         XCTAssertGreaterThan(whole.gate.doubleTalkFrames, 0)
         XCTAssertLessThanOrEqual(whole.gate.doubleTalkFrames, talkerFrames)
         XCTAssertEqual(whole.gate.singleTalkFrames, 0)
-        // No echo at all: whatever the frames the far end played alone in give is a bound.
-        XCTAssertTrue(whole.erlDB == nil || whole.erlIsLowerBound)
+        // No echo at all: what the frames the far end played alone in give is a bound, on them.
+        XCTAssertNotNil(whole.erlDB)
+        XCTAssertTrue(whole.erlIsLowerBound)
+        XCTAssertEqual(whole.erlFrames, whole.gate.echoUnderNoiseFrames)
         XCTAssertNil(whole.delayMilliseconds)
     }
 

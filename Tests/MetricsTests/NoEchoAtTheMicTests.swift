@@ -79,14 +79,15 @@ final class NoEchoAtTheMicTests: XCTestCase {
         XCTAssertEqual(tracked.delayUnmeasured, .noEchoAtMic)
     }
 
-    /// ERL stands on the frames whose echo stayed under the noise only where far-end single talk
-    /// is too thin to count (under 20 frames), and then on both; over 20 single-talk frames it is
-    /// theirs alone, as it always was. A segment's range takes its own frames of each.
-    func testFramesUnderTheNoiseCountOnlyWhereSingleTalkIsThin() throws {
-        func summary(singleTalk: Int, underNoise: Int, range: Range<Int>? = nil) -> FrameLedger.RangeSummary {
+    /// ERL stands on the frames whose echo stayed under the noise only where there is no far-end
+    /// single talk (so two modes a frame of single talk apart never read one a bound and the other
+    /// a figure), on 20 of them or more, and only where they hold some echo. A segment's range
+    /// takes its own frames.
+    func testFramesUnderTheNoiseCountOnlyWithoutSingleTalk() throws {
+        func summary(singleTalk: Int, underNoise: Int, echo: Double = 1e-8, range: Range<Int>? = nil) -> FrameLedger.RangeSummary {
             var ledger = FrameLedger(sampleRate: rate, frameSize: 1024, bands: [], thirdOctaves: [], maximumSeriesPoints: 100)
-            // Interleaved in time: under-noise frames first, then the single talk.
-            for frame in 0..<underNoise { ledger.appendEchoUnderNoise(frame: frame, reference: 1e-2, echo: 1e-8) }
+            // Under-noise frames first, then the single talk.
+            for frame in 0..<underNoise { ledger.appendEchoUnderNoise(frame: frame, reference: 1e-2, echo: echo) }
             for frame in underNoise..<(underNoise + singleTalk) {
                 ledger.append(frame: frame, reference: 1e-2, echo: 1e-4, mic: 1e-4, processed: 1e-4, noise: 0,
                               referenceBands: [], micBands: [], processedBands: [],
@@ -96,18 +97,24 @@ final class NoEchoAtTheMicTests: XCTestCase {
             ledger.frames = WelchFrames(length: length, frameSize: 1024)
             return ledger.summary(in: range ?? 0..<length, stepSamples: 4800, toleranceDB: 3)
         }
-        let thick = summary(singleTalk: 20, underNoise: 30)
-        XCTAssertEqual(try XCTUnwrap(thick.erlDB), 20, accuracy: 1e-4)
-        XCTAssertEqual(thick.erlFrames, 20)
-        XCTAssertFalse(thick.erlIsLowerBound)
-        let thin = summary(singleTalk: 10, underNoise: 30)
-        // (40 · 1e-2) / (10 · 1e-4 + 30 · 1e-8)
-        XCTAssertEqual(try XCTUnwrap(thin.erlDB), 10 * log10(0.4 / (1e-3 + 3e-7)), accuracy: 1e-4)
-        XCTAssertEqual(thin.erlFrames, 40)
-        XCTAssertTrue(thin.erlIsLowerBound)
-        let none = summary(singleTalk: 0, underNoise: 19)
-        XCTAssertNil(none.erlDB, "19 frames under the noise are too few to stand on")
-        XCTAssertEqual(none.erlFrames, 0)
+        for single in [1, 10, 20] {
+            let measured = summary(singleTalk: single, underNoise: 30)
+            XCTAssertEqual(try XCTUnwrap(measured.erlDB), 20, accuracy: 1e-4, "\(single) single-talk frames")
+            XCTAssertEqual(measured.erlFrames, single)
+            XCTAssertFalse(measured.erlIsLowerBound)
+        }
+        let bounded = summary(singleTalk: 0, underNoise: 30)
+        XCTAssertEqual(try XCTUnwrap(bounded.erlDB), 60, accuracy: 1e-4)
+        XCTAssertEqual(bounded.erlFrames, 30)
+        XCTAssertTrue(bounded.erlIsLowerBound)
+        let few = summary(singleTalk: 0, underNoise: 19)
+        XCTAssertNil(few.erlDB, "19 frames under the noise are too few to stand on")
+        XCTAssertEqual(few.erlFrames, 0)
+        XCTAssertFalse(few.erlIsLowerBound)
+        let silent = summary(singleTalk: 0, underNoise: 30, echo: 0)
+        XCTAssertNil(silent.erlDB, "an echo of digital silence has no loss to bound")
+        XCTAssertEqual(silent.erlFrames, 0)
+        XCTAssertFalse(silent.erlIsLowerBound)
         // A range holding 25 of the 30 frames under the noise (frames 5…29 start at 2560).
         let segment = summary(singleTalk: 0, underNoise: 30, range: 2560..<(31 * 512))
         XCTAssertEqual(try XCTUnwrap(segment.erlDB), 60, accuracy: 1e-4)

@@ -330,7 +330,8 @@ public final class CallHardware {
 
     /// Tick step 5: what the engine captures (the default or a custom mic) is silence while
     /// audio does not flow; counted, and a custom mic's audio discarded.
-    func gate(_ capture: inout [Float], count: Int, customMicInUse: Bool) {
+    /// `customMicDelivered`: the tick's capture was all the custom mic's own audio (it pushed it).
+    func gate(_ capture: inout [Float], count: Int, customMicInUse: Bool, customMicDelivered: Bool = false) {
         guard !isFlowing else { return }
         VectorMath.fill(&capture, count: count)
         session.captureSilenced[cause, default: 0] += Int64(count)
@@ -338,7 +339,7 @@ public final class CallHardware {
         if customDeviceInUse, let issue = open[.deactivatedWithCustomDevice] {
             open[issue.kind]!.samples += customMicInUse ? Int64(count) : 0
         }
-        if customMicInUse, open[.interruptedWithCustomMic] != nil { open[.interruptedWithCustomMic]!.samples += Int64(count) }
+        if customMicDelivered, open[.interruptedWithCustomMic] != nil { open[.interruptedWithCustomMic]!.samples += Int64(count) }
     }
 
     private func pass(_ stream: HardwareStream, _ block: inout [Float], count: Int) throws {
@@ -378,6 +379,10 @@ public final class CallHardware {
 
     private func close(_ kind: SessionIssue.Kind, at frame: Int64) {
         guard var issue = open.removeValue(forKey: kind) else { return }
+        // A mic paused for the interruption, as the advice has it, loses only what it had buffered
+        // (a burst and a tick, 30 ms at 20 ms): no finding under a quarter of a second, the
+        // lint's shortest.
+        guard kind != .interruptedWithCustomMic || issue.samples >= Int64(engineRate / 4) else { return }
         issue.frames = issue.frames.lowerBound..<max(issue.frames.lowerBound, frame)
         issues.append(issue)
     }
