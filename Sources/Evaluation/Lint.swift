@@ -104,7 +104,7 @@ public enum LintRule: String, CaseIterable, Sendable {
         case .userReferenceNotFed: return aecOn && state.isUserReferenceStarted && !afterSpeakerReset
         case .userReferenceNotStopped: return aecOn && afterSpeakerReset
         case .customSpeakerNotPulled: return state.customSpeaker != nil
-        // Judged by the call's counters (`Linter.findings`) over the stretches a device could cause.
+        // Judged by each device's own counters (`Linter.findings`) over the stretches it was set.
         case .customMicOverrun: return state.customMic != nil
         case .customSpeakerOverrun: return state.customSpeaker != nil && state.customSpeakerDrivesLoudspeaker
         case .customDeviceFormatRejected: return state.customMic != nil || state.customSpeaker != nil || state.isUserReferenceStarted
@@ -153,24 +153,22 @@ enum DelayRemedy: Equatable {
     }
 }
 
-/// The devices a rule judged by their own counters holds a stretch per (`Linter.allFindings`).
+/// The devices whose own counters judge a rule over a stretch (`Linter.allFindings`): a stretch per
+/// such device, so a switch of another device does not cut it in two.
 struct DeviceKey: Equatable {
     var mic: Int?, speaker: Int?, reference = false
 
-    init() {}
-    init(_ state: DeviceState) {
-        mic = state.customMicIndex
-        speaker = state.customSpeakerIndex
-        reference = state.isUserReferenceStarted
-    }
-}
-
-extension LintRule {
-    /// Judged by the counters of the devices set over a stretch, one stretch per device.
-    var isJudgedPerDevice: Bool {
-        switch self {
-        case .customSpeakerNotPulled, .customMicOverrun, .customSpeakerOverrun, .customDeviceFormatRejected: true
-        default: false
+    /// The devices `rule` is judged by, as set in `state`; none for the rules of how the call was
+    /// set up.
+    init(_ state: DeviceState, for rule: LintRule) {
+        switch rule {
+        case .customSpeakerNotPulled, .customSpeakerOverrun: speaker = state.customSpeakerIndex
+        case .customMicOverrun: mic = state.customMicIndex
+        case .customDeviceFormatRejected:
+            mic = state.customMicIndex
+            speaker = state.customSpeakerIndex
+            reference = state.isUserReferenceStarted
+        default: break
         }
     }
 }
@@ -193,8 +191,8 @@ public enum Linter {
     /// `referenceSamplesRead`: real samples the engine took from the user reference (the
     /// pipeline counter); the not-fed rule holds when that is under half of the started stretch.
     /// `counters`: the call's pipeline counters (`SimulatedCall.counters`), which the rules about
-    /// what a device did rather than how it was set judge by. The not-fed rule holds where the engine took real reference audio for under half of
-    /// the started stretch; the not-pulled rule over a speaker's stretches where it dropped audio,
+    /// what a device did rather than how it was set judge by. The not-fed rule holds where the
+    /// engine took real reference audio for under half of the started stretch; the not-pulled rule over a speaker's stretches where it dropped audio,
     /// pulling under half of what the engine handed it (`isUnpulled`, each speaker by its own
     /// counters); the overrun rules over a custom mic's stretches where its input buffer overran,
     /// and a custom speaker's where the loudspeaker's buffer it played into did; the format rule
@@ -340,7 +338,7 @@ public enum Linter {
             // A stretch per device for the rules that judge each by its own counters.
             stretches(states, endFrame: endFrame) { index, state -> DeviceKey? in
                 guard rule.isBroken(by: state, afterSpeakerReset: afterReset[index]) else { return nil }
-                return rule.isJudgedPerDevice ? DeviceKey(state) : DeviceKey()
+                return DeviceKey(state, for: rule)
             }
                 .map { LintFinding(rule: rule, frames: $0.frames, message: rule.advice) }
         }

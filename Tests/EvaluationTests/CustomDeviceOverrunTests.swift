@@ -116,6 +116,28 @@ final class CustomDeviceOverrunTests: XCTestCase {
         XCTAssertLessThanOrEqual(finding.frames.upperBound, 4 * 48_000 + 9_600, "the bursting mic's stretch, and its switch")
     }
 
+    /// A device's stretch is its own: a speaker the app never pulls is one not-pulled finding over
+    /// the whole call, however the mic changes meanwhile (keyed by every device, a mic switched in
+    /// and out cut it in three).
+    func testAMicSwitchDoesNotCutASpeakersStretch() throws {
+        let call = try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3)),
+                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        call.audioManager.setCustomSpeaker(CustomSpeaker())   // set, and never pulled
+        let mic = BurstMic(burstFrames: 960, period: .milliseconds(20))
+        try call.start()
+        try call.run(for: .seconds(2))
+        call.audioManager.setCustomMic(mic)
+        mic.start(on: call.scheduler)
+        try call.run(for: .seconds(2))
+        mic.stop()
+        call.audioManager.resetCustomMicToDefaultMic()
+        try call.run(for: .seconds(2))
+        XCTAssertGreaterThanOrEqual(Set(call.deviceStates.map(\.customMicIndex)).count, 2, "the mic changed")
+        let unpulled = Linter.findings(states: call.deviceStates, endFrame: Int(call.currentFrame), counters: call.counters)
+            .filter { $0.rule == .customSpeakerNotPulled }
+        XCTAssertEqual(unpulled.map(\.frames), [0..<Int(call.currentFrame)])
+    }
+
     /// An interruption while a file-like mic keeps pushing loses its audio, a finding; the same mic
     /// paused for the interruption (as the finding advises) loses nothing, and is no finding.
     func testAnInterruptionIsAFindingOnlyWhereTheMicKeptPushing() throws {
