@@ -189,14 +189,12 @@ public struct RunEvaluator: Sendable {
             let uplink = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).mic
             report.consequenceMetric = "uplink_dropped_samples"
             report.consequence = "the engine dropped \(uplink.dropped) of the \(uplink.written) samples the custom mic pushed "
-                + "(\(Self.format(Double(uplink.dropped) / rate)) s of the near end, in \(uplink.overruns) overrun\(uplink.overruns == 1 ? "" : "s")): "
-                + "the peer hears gaps where it was"
+                + Self.overrunLoss(uplink, of: "the near end", rate: rate) + ": the peer hears gaps where it was"
         case .customSpeakerOverrun:
             let loudspeaker = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).loudspeaker
             report.consequenceMetric = "loudspeaker_dropped_samples"
             report.consequence = "the loudspeaker's buffer dropped \(loudspeaker.dropped) samples the custom speaker played "
-                + "(\(Self.format(Double(loudspeaker.dropped) / rate)) s of the peer's audio, in \(loudspeaker.overruns) overrun\(loudspeaker.overruns == 1 ? "" : "s")): "
-                + "the user hears gaps where it was"
+                + Self.overrunLoss(loudspeaker, of: "the peer's audio", rate: rate) + ": the user hears gaps where it was"
         case .customDeviceFormatRejected:
             let parts = Linter.DeviceFaults(at: range.lowerBound, states: states, counters: counters).rejectedFrames
                 .filter { $0.frames > 0 }.map { "\($0.frames) of \($0.device) frames" }
@@ -233,7 +231,8 @@ public struct RunEvaluator: Sendable {
     /// under the mic's noise wherever the near end was silent; the near end talked over all of it.
     /// With far-end single talk and an ERL but no ERLE, why there is no ERLE: the echo at the mic
     /// stayed under its floor; without single talk but with an ERL (a bound over the frames where
-    /// the far end played alone), why: the echo stayed under the mic's noise there. `states` empty: files, not a call (`echolab metrics`).
+    /// the far end played alone), why: the echo stayed under the mic's noise there. `states`
+    /// empty: files, not a call (`echolab metrics`).
     /// `referenceIsSilent`: nothing was played at all (a call without a far end, a loopback of
     /// digital silence), said as such rather than as a far end too quiet to reach the mic.
     /// `referenceNotFed`: the app started the user AEC reference and never fed it (the lint's
@@ -529,7 +528,7 @@ public struct RunEvaluator: Sendable {
     /// read "a loopback recorded late?"). `customSpeakerBufferingMilliseconds`: what an app's
     /// custom speaker added after the engine's reference on average (`customSpeakerBuffering`):
     /// where it puts the echo past the search, that is the reason, not "no lag stands out" (a
-    /// pass-through speaker pulling 450 ms at a time held the audio 900 ms).
+    /// pass-through speaker pulling 450 ms at a time held the audio 910 ms).
     public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false,
                                              scenarioDelayMilliseconds: Double? = nil,
                                              customSpeakerBufferingMilliseconds: Double? = nil) -> String? {
@@ -601,6 +600,11 @@ public struct RunEvaluator: Sendable {
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }
+
+    /// "(0.6 s of the peer's audio, in 1 overrun)": what a buffer's overruns dropped, in seconds.
+    static func overrunLoss(_ buffer: BufferCounters, of what: String, rate: Double) -> String {
+        "(\(format(Double(buffer.dropped) / rate)) s of \(what), in \(buffer.overruns) overrun\(buffer.overruns == 1 ? "" : "s"))"
+    }
 
     /// " (low confidence: 14 analysis frames)" where a consequence's figure stands on fewer frames
     /// than a figure needs (`FigureConfidence`), as the pages mark the figure itself; "" otherwise.

@@ -56,7 +56,8 @@ public struct EchoAnalysis: Sendable {
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
         return SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
-                              erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+                              erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound,
+                              erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                               erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                               convergenceSeconds: summary.convergenceSeconds,
                               singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)

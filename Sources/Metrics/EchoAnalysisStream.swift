@@ -129,7 +129,8 @@ public final class EchoAnalysisStream {
         let summary = ledger.summary(in: 0..<length,
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
-        var whole = EchoMetrics(erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound, erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+        var whole = EchoMetrics(erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound,
+                                erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                                 erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
                                 delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },

@@ -367,23 +367,7 @@ public final class SimulatedCall {
         // 2. Playout and the loudspeaker.
         let speaker = audioManager.customSpeaker
         speaker?.playout.write(downlink, count: n)
-        // While the loudspeaker plays the app's audio: Little's law holds over a stretch whose
-        // buffers hold the same at both ends, which the start — the engine filling its playout
-        // buffer while the app's timer has not yet fired, the loudspeaker priming — is not (its
-        // ramp read 892 ms of a 910 ms lag).
-        if let speaker, speaker.drivesLoudspeaker, !isUserReferenceStarted, loudspeaker.buffer.isPrimed {
-            // Audio that leaves but is not played — dropped at an overrun — or a loudspeaker that
-            // ran dry breaks the balance Little's law needs: the mean starts again after it.
-            let disturbances = Int64(loudspeaker.buffer.underruns) + loudspeaker.buffer.fifo.droppedSamples + speaker.playout.droppedSamples
-            if disturbances != customSpeakerDisturbances {
-                customSpeakerDisturbances = disturbances
-                customSpeakerDelay.queuedSamples = 0
-                customSpeakerDelay.ticks = 0
-            } else {
-                customSpeakerDelay.queuedSamples += Int64(speaker.playout.count + loudspeaker.buffer.count)
-                customSpeakerDelay.ticks += 1
-            }
-        }
+        noteCustomSpeakerDelay(speaker: speaker)
         loudspeaker.emit(into: &emission, count: n)   // idle (nothing counted) until the app plays
         noteLoudspeakerFaults(speaker: speaker)
         downlinkBus.set(downlink, count: n)
@@ -514,7 +498,26 @@ public final class SimulatedCall {
         return whole
     }
 
-    /// Records the devices and modes in use when they change. The per-tick check compares
+    /// Counts what the app's custom speaker holds between the engine's reference and the room, once
+    /// the engine has written this tick and before the loudspeaker reads it (`CustomSpeakerDelay`).
+    /// From the loudspeaker's first played tick: Little's law holds over a stretch whose buffers
+    /// hold the same at both ends, which the start — the engine filling its playout buffer while
+    /// the app's timer has not yet fired, the loudspeaker priming — is not (its ramp read 892 ms
+    /// of a 910 ms lag). Audio that leaves unplayed (dropped at an overrun), or a loudspeaker that
+    /// ran dry, breaks the balance the law needs too: the mean starts again after it.
+    private func noteCustomSpeakerDelay(speaker: CustomSpeaker?) {
+        guard let speaker, speaker.drivesLoudspeaker, !isUserReferenceStarted, loudspeaker.buffer.isPrimed else { return }
+        let disturbances = Int64(loudspeaker.buffer.underruns) + loudspeaker.buffer.fifo.droppedSamples + speaker.playout.droppedSamples
+        if disturbances != customSpeakerDisturbances {
+            customSpeakerDisturbances = disturbances
+            customSpeakerDelay.queuedSamples = 0
+            customSpeakerDelay.ticks = 0
+        } else {
+            customSpeakerDelay.queuedSamples += Int64(speaker.playout.count + loudspeaker.buffer.count)
+            customSpeakerDelay.ticks += 1
+        }
+    }
+
     /// Gives the loudspeaker's overruns, drops and refused frames since the last tick to the custom
     /// speaker set now (what the app played between two ticks was its speaker's). The list grows
     /// only when a speaker is new.
@@ -530,6 +533,7 @@ public final class SimulatedCall {
         speakerLoudspeakers[index].rejectedFrames += rejected - loudspeakerSeen.rejected
     }
 
+    /// Records the devices and modes in use when they change. The per-tick check compares
     /// identities and flags only; names are built for the (rare) new entry.
     private func noteDeviceState() {
         let mic = activeMic, speaker = audioManager.customSpeaker
