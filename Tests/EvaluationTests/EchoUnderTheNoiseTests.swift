@@ -76,4 +76,15 @@ final class EchoUnderTheNoiseTests: XCTestCase {
         XCTAssertEqual(report.delayUnmeasuredReason, "no lag of the reference stands out in the mic over the first 12 s at most, "
                        + "where the delay is estimated: too little far end there, or no echo of it at the mic there")
     }
+
+    /// A finding's consequence says "at least" of a bound ERL, as the page says "≥": AEC disabled
+    /// on the headset, whose peer hears itself at least the path's loss down.
+    func testAFindingSaysAtLeastOfABoundERL() throws {
+        let report = try runReport(ofScenario: #"{"name": "headset-off", \#(far), "duration_s": 6, "route": "wired_headset", "aec": {"mode": "disabled"}}"#)
+        XCTAssertTrue(report.metrics.erlIsLowerBound)
+        let finding = try XCTUnwrap(report.findings.first { $0.rule == "aec-disabled-with-real-devices" })
+        let erl = try XCTUnwrap(finding.consequenceDB)
+        XCTAssertGreaterThan(erl, 55)
+        XCTAssertEqual(finding.consequence, "nothing removes the echo: the peer hears itself at least \(FixedDecimal.text(erl, fractionDigits: 1)) dB down")
+    }
 }
