@@ -596,7 +596,7 @@ public struct RunEvaluator: Sendable {
         guard let first = run.deviceStates.first?.customSpeakerIndex,
               run.deviceStates.allSatisfy({ $0.customSpeakerIndex == first && $0.customSpeakerDrivesLoudspeaker && !$0.isUserReferenceStarted })
         else { return nil }
-        return run.counters.customSpeakerDelay.meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) }
+        return run.counters.customSpeakerDelay.meanMilliseconds
     }
 
     static func format(_ value: Double) -> String { FixedDecimal.text(value, fractionDigits: 1) }

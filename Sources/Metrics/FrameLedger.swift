@@ -232,7 +232,8 @@ struct FrameLedger: Sendable {
             return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,
                              isLowerBound: value.isLowerBound, frames: windowFrames[window])
         }
-        return RangeSummary(erlDB: erl, erlFrames: erlFrames, erlIsLowerBound: erlIsLowerBound, erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
+        return RangeSummary(erlDB: erl, erlFrames: erlFrames, erlIsLowerBound: erlIsLowerBound,
+                            erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
                             convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
                             series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count,

@@ -1,3 +1,5 @@
+import AudioCore
+
 /// Where every sample went: per-buffer counters of the pipeline, as reported in `pipeline`.
 public struct BufferCounters: Hashable, Sendable {
     public var written: Int64 = 0
@@ -67,6 +69,9 @@ public struct CustomSpeakerDelay: Hashable, Sendable {
     public var meanFrames: Double? {
         ticks > 0 ? max(0, Double(queuedSamples) / Double(ticks) - Double(tickFrames)) : nil
     }
+
+    /// The mean wait in milliseconds (engine samples); nil without such a tick.
+    public var meanMilliseconds: Double? { meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) } }
 }
 
 /// The pipeline's health for one call.

@@ -1,4 +1,3 @@
-import AudioCore
 import Simulation
 
 /// A run's pipeline health as `report.json`'s `pipeline` object gives it (and `eval.json` per
@@ -84,7 +83,7 @@ public struct PipelineReport: Codable, Sendable, Equatable {
         clippedSamples = Clipped(playout: clipped.playout, loudspeaker: clipped.loudspeaker, mic: clipped.mic,
                                  capture: clipped.capture, reference: clipped.reference)
         aecResets = counters.cancellerResets
-        customSpeakerDelayMilliseconds = counters.customSpeakerDelay.meanFrames.map { $0 * 1000 / Double(AudioFormat.engine.sampleRate) }
+        customSpeakerDelayMilliseconds = counters.customSpeakerDelay.meanMilliseconds
     }
 
     /// The buffers by their report names, in the report's order.
