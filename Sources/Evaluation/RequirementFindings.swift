@@ -1,5 +1,6 @@
 import Foundation
 import Metrics
+import Simulation
 
 /// Findings of a telephony standard's requirement the call's send path misses. Unlike the lint's
 /// (an app's mistake in its audio setup, which `run --strict` fails on), these judge the echo
@@ -22,8 +23,28 @@ public enum RequirementFindings {
     /// TCLw measured under 46 dB on enough frames misses it, as does a lower bound whose measured
     /// bands alone keep it under 46 dB (`WeightedEchoLoss.atMostDB`). Another lower bound under
     /// 46 dB may not (the loss can be higher), and a figure on too few frames is not one to judge by.
-    public static func findings(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
-        silentSend(metrics, durationSeconds: durationSeconds) + echoLoss(metrics, durationSeconds: durationSeconds)
+    /// `measuredOn`: where a call that changed route measured its TCLw ("from 9.3 s, on the speaker
+    /// route"), said in the echo-loss finding's consequence; nil for a call on one route all through.
+    public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil) -> [RunReport.Finding] {
+        silentSend(metrics, durationSeconds: durationSeconds) + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn)
+    }
+
+    /// Where the TCLw of a call that changed route stands (`findings`' `measuredOn`): from the first
+    /// of its frames (the steady half of the call's far-end single talk), on the routes in force
+    /// over them. The loss is the whole call's, as the report's Telephony section gives it; a route
+    /// change call's finding read as if about the whole call while its frames lay on one route.
+    /// nil where the call kept one route, or the TCLw stands on no frame.
+    public static func echoLossMeasuredOn(_ stretch: Range<Int>?, hardware: HardwareReport?, rate: Double) -> String? {
+        guard let stretch, let segments = hardware?.segments,
+              segments.indices.dropFirst().contains(where: { segments[$0].route != segments[$0 - 1].route }) else { return nil }
+        var routes: [String] = []
+        for (index, segment) in segments.enumerated() {
+            let end = index + 1 < segments.count ? Int(segments[index + 1].startFrame) : Int.max
+            guard Int(segment.startFrame) < stretch.upperBound, end > stretch.lowerBound, !routes.contains(segment.route) else { continue }
+            routes.append(segment.route)
+        }
+        let on = routes.count == 1 ? "on the \(routes[0]) route" : "across the routes \(routes.joined(separator: ", "))"
+        return "from \(RunEvaluator.format(Double(stretch.lowerBound) / rate)) s, \(on)"
     }
 
     /// A send path of digital silence whenever only the far end talked, from the first frame on:
@@ -44,9 +65,10 @@ public enum RequirementFindings {
                 + "with the echo, and the ERLE is only the floor's bound (the mode is never best on an item)")]
     }
 
-    static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
+    static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil) -> [RunReport.Finding] {
         guard let loss = metrics.telephony?.echoLoss, loss.missesRequirement else { return [] }
         let shortfall = WeightedEchoLoss.requirementDB - loss.tclwDB
+        let frames = "\(loss.analysisFrames) steady far-end single-talk analysis frames"
         return [RunReport.Finding(
             rule: echoLossRule, atSeconds: 0, untilSeconds: durationSeconds,
             message: "the send path's weighted echo loss (TCLw, TS 26.132 §8.7.1) is under the \(RunEvaluator.format(WeightedEchoLoss.requirementDB)) dB "
@@ -54,9 +76,9 @@ public enum RequirementFindings {
             consequenceMetric: "tclw_db", consequenceDB: loss.tclwDB,
             consequence: loss.isLowerBound
                 ? "TCLw at least \(RunEvaluator.format(loss.tclwDB)) and at most \(RunEvaluator.format(loss.atMostDB ?? loss.tclwDB)) dB "
-                    + "over \(loss.analysisFrames) steady far-end single-talk analysis frames (its measured bands leak that much whatever the others do): "
+                    + "over \(frames) (\(measuredOn.map { "\($0); " } ?? "")its measured bands leak that much whatever the others do): "
                     + "the peer hears its own voice louder than a certified terminal would send it"
-                : "TCLw \(RunEvaluator.format(loss.tclwDB)) dB over \(loss.analysisFrames) steady far-end single-talk analysis frames, "
+                : "TCLw \(RunEvaluator.format(loss.tclwDB)) dB over \(frames)\(measuredOn.map { " (\($0))" } ?? ""), "
                     + "\(RunEvaluator.format(shortfall)) dB short: the peer hears its own voice louder than a certified terminal would send it")]
     }
 }

@@ -62,7 +62,8 @@ public struct RunEvaluator: Sendable {
                               reconvergenceSeconds: startsCancelling && !metrics.isLowConfidence ? metrics.convergenceSeconds : nil,
                               clicksAtStart: glitches.count(in: Self.transitionWindow(
                                   range, states: run.deviceStates, switchesDevice: opening.contains(where: \.switchesCustomDevice),
-                                  crossover: crossover, tick: tick, latency: measurement.sendLatency(at:))),
+                                  crossover: crossover, tick: tick, latency: measurement.sendLatency(at:),
+                                  streamsReturn: Self.streamsReturn(after: range, hardware: run.hardware))),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
@@ -84,7 +85,8 @@ public struct RunEvaluator: Sendable {
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
             + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
-            + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds)
+            + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
+                                           measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossStretch, hardware: run.hardware, rate: rate))
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
                          aecBackend: processing.backend.name,
@@ -347,15 +349,35 @@ public struct RunEvaluator: Sendable {
     /// (or the switch's timeout), and the crossfade into it is where a switch clicks. What the
     /// event does to `sent` itself (a mute, an interruption) is heard at once; what it does to the
     /// capture, `latency(frame)` later, the send path's latency then: the window spans both.
+    /// Where the event rebuilt the hardware's streams, on to ±1 tick around where their first audio
+    /// reaches `sent` (`streamsReturn`, a capture frame, plus the send latency there).
     static func transitionWindow(_ range: Range<Int>, states: [DeviceState], switchesDevice: Bool, crossover: Int, tick: Int,
-                                 latency: (Int) -> Int) -> Range<Int> {
+                                 latency: (Int) -> Int, streamsReturn: Int? = nil) -> Range<Int> {
         var settled = range.lowerBound
         if switchesDevice, let index = states.indices.first(where: { states[$0].frame > Int64(range.lowerBound)
                                                                      && states[$0].frame <= Int64(range.lowerBound + crossover)
                                                                      && Self.isDeviceChange(states, at: $0) }) {
             settled = Int(states[index].frame)
         }
-        return max(0, range.lowerBound - tick)..<(settled + latency(settled) + tick + 1)
+        if let streamsReturn { settled = max(settled, streamsReturn) }
+        let end = settled + latency(settled) + tick + 1
+        return max(0, range.lowerBound - tick)..<end
+    }
+
+    /// Where the hardware rebuilt its streams at the start of `range` (a route change, or formats
+    /// granted anew): the sample by which their first audio has come through — `range`'s start
+    /// plus the new path's added latency (capture and playout). A new input stream captures
+    /// silence while it primes and a new output stream plays none, so the change is heard where
+    /// either comes back, in the mic or in the echo it carries: a change to the speaker clicked in
+    /// `sent` 30 and 52 ms after it, past a window of ±1 tick around the change and its send
+    /// latency. nil where no stream was rebuilt there.
+    static func streamsReturn(after range: Range<Int>, hardware: HardwareReport?) -> Int? {
+        guard let segments = hardware?.segments,
+              let index = segments.lastIndex(where: { $0.startFrame == Int64(range.lowerBound) }), index > 0 else { return nil }
+        let segment = segments[index], before = segments[index - 1]
+        guard segment.route != before.route || segment.input != before.input || segment.output != before.output,
+              let added = segment.addedLatencyFrames else { return nil }
+        return range.lowerBound + Int(added)
     }
 
     /// Whether a device state came from a switch of custom mic or speaker: the engine notes a

@@ -63,6 +63,10 @@ public struct EchoAnalysis: Sendable {
                               singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)
     }
 
+    /// The samples the whole call's TCLw (`whole.telephony.echoLoss`) stands on, first frame to
+    /// last; nil where it stands on none.
+    public var echoLossStretch: Range<Int>? { ledger.echoLossStretch(in: 0..<sampleCount) }
+
     /// Re-convergence after an instant (an echo-path change, a route switch): seconds from
     /// `sample` until the ERLE series restarted at `sample` (0.5 s windows) stays within the
     /// tolerance of the steady-state ERLE of the stretch after `sample`. That stretch ends at the

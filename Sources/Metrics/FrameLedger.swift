@@ -323,6 +323,17 @@ struct FrameLedger: Sendable {
                                 analysisFrames: steadyRows.count)
     }
 
+    /// The samples `weightedEchoLoss(in:)` measures over: from the first of its frames (the steady
+    /// half of the far-end single-talk frames in `range`) to the end of the last; nil where there
+    /// are none. A call that changed route says by it which route its TCLw stands on.
+    func echoLossStretch(in range: Range<Int>) -> Range<Int>? {
+        let selected = rowRange(frameIndices: frames.frames(inside: range))
+        let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
+        guard !steadyRows.isEmpty else { return nil }
+        func frame(_ row: Int) -> Int { Int(Int32(bitPattern: rows.element(row: row, column: 0))) }
+        return frames.start(of: frame(steadyRows.lowerBound))..<(frames.start(of: frame(steadyRows.upperBound - 1)) + frames.frameSize)
+    }
+
     /// Earliest point that is non-nil and after which every non-nil point (itself included)
     /// stays within ±tolerance of the steady state. None where the steady state is within twice
     /// the tolerance of 0 dB: the band round it then reaches down to "nothing removed" (no

@@ -54,4 +54,34 @@ final class RequirementFindingTests: XCTestCase {
         // failed a correct app on every speaker-button test.
         XCTAssertEqual(RunReport.Finding.Kind(rule: HardwareFindings.echoLeakRule), .canceller)
     }
+
+    /// A call that changed route: TCLw is the whole call's, over the steady half of its far-end
+    /// single talk, and the finding says where that lies. Behind a wired headset the echo stays
+    /// under the mic's noise (no single talk), so all of it lies on the speaker after the change at
+    /// 3 s, its steady half from past the middle of the speaker's 5 s; changed at 5 s from the
+    /// receiver, whose echo stands over the noise, the steady half starts before the change.
+    func testAnEchoLossFindingOfARouteChangeCallSaysWhichRoutesItsFramesLieOn() throws {
+        func finding(from route: String, atMilliseconds change: Int) throws -> RunReport.Finding {
+            let path = try writeScenario("""
+                {"name": "tclw-\(route)", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+                 "noise": {"level_dbfs": -65, "seed": 2}, "route": "\(route)", "audio_session": {}, "aec": {"mode": "disabled"},
+                 "duration_s": 8, "timeline": [{"at_ms": \(change), "action": "route_change", "route": "speaker"}]}
+                """, named: "tclw-\(route).json", in: folder)
+            let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(route).path,
+                                       taps: .none, renderer: nil).run()
+            return try XCTUnwrap(report.findings.first { $0.rule == RequirementFindings.echoLossRule })
+        }
+        func from(_ finding: RunReport.Finding) throws -> Double {
+            let match = try XCTUnwrap(finding.consequence.firstMatch(of: #/\(from ([0-9.]+) s, /#), finding.consequence)
+            return try XCTUnwrap(Double(match.1))
+        }
+        let headset = try finding(from: "wired_headset", atMilliseconds: 3000)
+        XCTAssertTrue(headset.consequence.contains(" s, on the speaker route), "), headset.consequence)
+        XCTAssertTrue((4.0...6.5).contains(try from(headset)), headset.consequence)
+        let receiver = try finding(from: "receiver", atMilliseconds: 5000)
+        XCTAssertTrue(receiver.consequence.contains(" s, across the routes receiver, speaker), "), receiver.consequence)
+        XCTAssertLessThan(try from(receiver), 5, receiver.consequence)
+        // One route all call long: nothing to say.
+        XCTAssertFalse(try run(gainDB: -6).findings.first { $0.rule == RequirementFindings.echoLossRule }?.consequence.contains("route") ?? true)
+    }
 }

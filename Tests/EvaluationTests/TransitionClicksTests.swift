@@ -56,4 +56,32 @@ final class TransitionClicksTests: XCTestCase {
         XCTAssertFalse(clicks.contains { $0 > 48_000 + 24_000 }, "the file's impulse is no click of the pipeline's: \(clicks)")
         XCTAssertEqual(segments.first?.clicksAtStart, 0)
     }
+
+    /// A route change rebuilds the hardware's streams: the new input stream captures silence
+    /// while it primes, so a near talker is cut at the change and comes back once it has primed —
+    /// 30 ms after a change to the speaker (its send latency included), past ±1 tick around the
+    /// change and its send latency. Those clicks are the change's, counted up to its added
+    /// latency (capture and playout, 40 ms) and the send latency after it.
+    func testClicksWhereANewRouteStreamComesBackCountAtTheStart() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
+                  to: "far.wav", in: folder)
+        try speak("Yes, I can hear you well. The report is nearly done, and I will send it to you this afternoon.",
+                  voice: "en-gb", to: "near.wav", in: folder)
+        let path = try writeScenario("""
+            {"name": "route-click", "far_end": "far.wav", "near_end": "near.wav", "noise": {"level_dbfs": -65, "seed": 3},
+             "route": "wired_headset", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+             "duration_s": 5, "timeline": [{"at_ms": 3500, "action": "route_change", "route": "speaker"}]}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        let change = 3500 * 48, tick = 480, sendLatency = 480
+        let added = try XCTUnwrap(report.hardware?.segments.last?.addedLatencyFrames)
+        XCTAssertEqual(added, 40 * 48, "the speaker route's added latency")
+        let clicks = report.sentClickEvents.map(\.sampleIndex)
+        let heard = clicks.filter { (change - tick)..<(change + Int(added) + sendLatency + tick + 1) ~= $0 }
+        XCTAssertTrue(heard.contains { $0 > change + sendLatency + tick }, "the talker comes back past the old window: \(clicks)")
+        XCTAssertEqual(report.segments.last?.clicksAtStart, heard.count, "\(clicks)")
+    }
 }
