@@ -112,6 +112,8 @@ public final class CallMeasurement: CallTap {
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
         let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)
+        // The room's new path reaches sent with this tick's capture: its delay is searched again.
+        if tick.echoPathChanged { analysis.searchDelayAgain(from: start) }
         if sendLatencies.last?.latency != tick.sendLatency { sendLatencies.append((Int(tick.frame), tick.sendLatency)) }
         if tick.sentIsSilenced {
             // Silence is sent from this tick on, and this tick's capture lands `sendLatency` later:

@@ -3,9 +3,12 @@ import AudioInterop
 /// Feeds GCC-PHAT blocks to the delay estimate while a stream warms up: finds the far-end-active
 /// blocks as the reference arrives and adds each block's whitened cross-spectrum as soon as its
 /// mic window is complete, so blocks enter the sum in time order whatever the append sizes.
-/// Reads the stream's histories, which hold everything from sample 0 during the warm-up.
+/// Reads the stream's histories, which hold everything from `origin` during the warm-up.
 struct DelayBlockCollector {
     let estimator: DelayEstimator
+    /// The absolute sample the search starts at: 0, or where the echo path changed
+    /// (`EchoStreamCore.searchDelayAgain`). Blocks start there or later.
+    let origin: Int
     /// Sum of squares of the reference per hop (half a block), as far as it has arrived.
     private var hopEnergies: [Double] = []
     /// Starts of the far-end-active blocks, ascending, while fewer than `maxBlocks` are in the
@@ -27,8 +30,9 @@ struct DelayBlockCollector {
     private var referencePower: [Double]
     private var referenceFilled = 0, micFilled = 0
 
-    init(estimator: DelayEstimator) {
+    init(estimator: DelayEstimator, origin: Int = 0) {
         self.estimator = estimator
+        self.origin = origin
         fft = RealFFT(size: estimator.fftSize)
         let bins = fft.binCount
         referenceBlock = [Float](repeating: 0, count: estimator.fftSize)
@@ -59,14 +63,14 @@ struct DelayBlockCollector {
     /// call that started on a file mic read 66 ms, or no delay, for its 50 ms path.
     mutating func advance(reference: SampleHistory, mic: SampleHistory, available: Int, excluded: inout ExcludedRanges) {
         let hop = estimator.hop
-        while (hopEnergies.count + 1) * hop <= available {
-            let first = hopEnergies.count * hop
+        while origin + (hopEnergies.count + 1) * hop <= available {
+            let first = origin + hopEnergies.count * hop
             hopEnergies.append(PowerSums.sumOfSquares(reference.samples, reference.local(first)..<reference.local(first + hop)))
             // A block is two consecutive hops; it is known once its second hop is.
             let block = hopEnergies.count - 2
             if block >= 0, accumulated < estimator.maxBlocks,
                (hopEnergies[block] + hopEnergies[block + 1]) / Double(estimator.blockSize) >= estimator.activeMeanSquare {
-                eligibleStarts.append(block * hop)
+                eligibleStarts.append(origin + block * hop)
             }
         }
         while accumulated < estimator.maxBlocks, next < eligibleStarts.count, eligibleStarts[next] + estimator.fftSize <= available {
@@ -85,7 +89,7 @@ struct DelayBlockCollector {
 
     /// The estimate from the audio before absolute sample `end` (the end of the stream or of the
     /// warm-up): blocks whose mic window runs past `end` enter with the window cut there, and a
-    /// stretch shorter than a block counts as one zero-padded block at 0 when it is active.
+    /// stretch shorter than a block counts as one zero-padded block at `origin` when it is active.
     mutating func finish(reference: SampleHistory, mic: SampleHistory, end: Int, excluded: inout ExcludedRanges) -> Double? {
         advance(reference: reference, mic: mic, available: end, excluded: &excluded)
         while accumulated < estimator.maxBlocks, next < eligibleStarts.count {
@@ -99,11 +103,12 @@ struct DelayBlockCollector {
             accumulate(reference: reference, mic: mic, start: start, referenceCount: estimator.blockSize, micCount: micCount)
             accumulated += 1
         }
-        if end < estimator.blockSize && end > 0 && accumulated == 0 && !excluded.touches(0, end) {
-            let energy = PowerSums.sumOfSquares(reference.samples, reference.local(0)..<reference.local(end))
-            if energy / Double(end) >= estimator.activeMeanSquare {
-                accumulate(reference: reference, mic: mic, start: 0, referenceCount: end,
-                           micCount: min(estimator.fftSize, end))
+        let length = end - origin
+        if length < estimator.blockSize && length > 0 && accumulated == 0 && !excluded.touches(origin, end) {
+            let energy = PowerSums.sumOfSquares(reference.samples, reference.local(origin)..<reference.local(end))
+            if energy / Double(length) >= estimator.activeMeanSquare {
+                accumulate(reference: reference, mic: mic, start: origin, referenceCount: length,
+                           micCount: min(estimator.fftSize, length))
                 accumulated = 1
             }
         }
@@ -114,12 +119,12 @@ struct DelayBlockCollector {
         // resting there holds only if the blocks tapered say it too.
         if atBlockEdges { peak = estimator.confirmed(peak, byTapered: taperedPeak(reference: reference, mic: mic)) }
         switch peak {
-        case .lag(let lag): return Double(end) - lag >= Double(estimator.minimumOverlap) ? lag : nil
+        case .lag(let lag): return Double(length) - lag >= Double(estimator.minimumOverlap) ? lag : nil
         case .none:
             // An echo that leads a block by more than the block holds nothing of it in the block's
             // mic window: a loopback recorded 0.35–0.5 s late peaks nowhere here. The whole
             // signals, correlated over both signs of lag, tell it (`DelayEstimator.echoLeads`).
-            if leftOut == 0, reference.origin == 0, mic.origin == 0, end <= reference.end, end <= mic.end,
+            if leftOut == 0, origin == 0, reference.origin == 0, mic.origin == 0, end <= reference.end, end <= mic.end,
                estimator.echoLeads(reference: Array(reference.samples[0..<end]), mic: Array(mic.samples[0..<end])) {
                 echoOutsideSearch = true
             }

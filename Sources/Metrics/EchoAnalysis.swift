@@ -27,8 +27,14 @@ public struct EchoAnalysis: Sendable {
     let ledger: FrameLedger
     let configuration: EchoMetricsConfiguration
 
+    /// The stream's delay searches: the first from sample 0, one more from each echo-path change
+    /// its owner reported (`EchoAnalysisStream.searchDelayAgain(from:)`).
+    public let delaySearches: [DelaySearch]
+
     init(whole: EchoMetrics, segmentRanges: [Range<Int>], sampleCount: Int, ledger: FrameLedger,
-         configuration: EchoMetricsConfiguration, talkRuns: [TalkRun] = [], talkActivity: TalkActivity) {
+         configuration: EchoMetricsConfiguration, talkRuns: [TalkRun] = [], talkActivity: TalkActivity,
+         delaySearches: [DelaySearch] = []) {
+        self.delaySearches = delaySearches
         self.talkRuns = talkRuns
         self.talkActivity = talkActivity
         self.whole = whole
@@ -37,7 +43,16 @@ public struct EchoAnalysis: Sendable {
         self.ledger = ledger
         self.configuration = configuration
         segments = segmentRanges.map {
-            Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+            var metrics = Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+            // Searched again at an echo-path change, the delay is the segment's own: the search in
+            // force at its middle (a change lands in the stream the send latency after its event).
+            if delaySearches.count > 1 {
+                let middle = $0.lowerBound + $0.count / 2
+                metrics.delayMilliseconds = (delaySearches.last { $0.startSample <= middle } ?? delaySearches[0]).delaySamples
+                    .map { $0 * 1000 / Double(ledger.sampleRate) }
+                metrics.delayIsTheSegmentsOwn = true
+            }
+            return metrics
         }
     }
 

@@ -102,6 +102,16 @@ public final class EchoAnalysisStream {
         core.excludeFromEcho(range)
     }
 
+    /// The echo path changes at `sample` (a route change: the new route brings its own path and
+    /// delay). The frames that start before it are scored against the delay in force; from it on
+    /// the delay is searched again, as at the start of the call, and the frames that start there
+    /// or later are scored against what that search finds (`EchoAnalysis.delaySearches`). Given no later than with the samples it falls
+    /// in, in ascending order; a change at the stream's end starts nothing.
+    public func searchDelayAgain(from sample: Int) {
+        precondition(!finished, "EchoAnalysisStream: searchDelayAgain after finish")
+        core.searchDelayAgain(at: sample)
+    }
+
     /// Samples appended so far.
     public var sampleCount: Int { core.received }
 
@@ -133,7 +143,8 @@ public final class EchoAnalysisStream {
                                 erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                                 erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
-                                delayMilliseconds: core.delaySamples.map { $0 * 1000 / Double(sampleRate) },
+                                delayMilliseconds: (core.delaySamples ?? core.delaySearches.lazy.compactMap(\.delaySamples).first)
+                                    .map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
                                 nearEndEstimate: core.nearEndEstimate,
@@ -152,16 +163,18 @@ public final class EchoAnalysisStream {
             || (!core.echoOutsideDelaySearch && !core.referenceIsTonal && (whole.delayMilliseconds != nil || !core.noEchoInDelayWarmup)) {
             whole.delayMilliseconds = nil
             whole.delayUnmeasured = .noEchoAtMic
+        } else if whole.delayMilliseconds != nil {
+            // A search after an echo-path change found one where the first did not.
         } else if core.echoOutsideDelaySearch {
             whole.delayUnmeasured = .echoOutsideSearch(searchMilliseconds: configuration.maxDelayMilliseconds)
         } else if core.referenceIsTonal {
             whole.delayUnmeasured = .tonalFarEnd
-        } else if core.noEchoInDelayWarmup && whole.delayMilliseconds == nil {
+        } else if core.noEchoInDelayWarmup {
             whole.delayUnmeasured = .noEchoInWarmup(warmupSeconds: configuration.delayWarmupSeconds)
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,
-                            talkActivity: core.activity)
+                            talkActivity: core.activity, delaySearches: core.delaySearches)
     }
 
     /// What has no meaning without echo at the mic says why it is missing. Without far-end single

@@ -363,6 +363,12 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var singleTalkFrames: Int
     /// The last half of them, which the steady ERLE is measured over.
     public var erleSteadyFrames: Int
+    /// The segment's own bulk delay, where the call searched it again at an echo-path change (a
+    /// route change): the search in force over the segment; nil where it found none. Written
+    /// (`delay_ms`) only then (`delayIsTheSegmentsOwn`): otherwise the call's delay is every
+    /// segment's.
+    public var delayMilliseconds: Double? = nil
+    public var delayIsTheSegmentsOwn = false
 
     public init(startSample: Int, endSample: Int, erlDB: Double?, erlFrames: Int? = nil, erlIsLowerBound: Bool = false,
                 erleDB: Double?, erleIsLowerBound: Bool = false,
@@ -389,6 +395,24 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
         case erleSteadyFrames = "erle_steady_analysis_frames"
+        case delayMilliseconds = "delay_ms"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(startSample, forKey: .startSample)
+        try container.encode(endSample, forKey: .endSample)
+        try container.encodeIfPresent(erlDB, forKey: .erlDB)
+        try container.encode(erlFrames, forKey: .erlFrames)
+        try container.encode(erlIsLowerBound, forKey: .erlIsLowerBound)
+        try container.encodeIfPresent(erleDB, forKey: .erleDB)
+        try container.encode(erleIsLowerBound, forKey: .erleIsLowerBound)
+        try container.encodeIfPresent(erleSteadyDB, forKey: .erleSteadyDB)
+        try container.encode(erleSteadyIsLowerBound, forKey: .erleSteadyIsLowerBound)
+        try container.encodeIfPresent(convergenceSeconds, forKey: .convergenceSeconds)
+        try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
+        try container.encode(erleSteadyFrames, forKey: .erleSteadyFrames)
+        if delayIsTheSegmentsOwn { try container.encode(delayMilliseconds, forKey: .delayMilliseconds) }
     }
 
     /// Reads a segment; one written before ERL carried its own frames stood on the single talk.
@@ -407,6 +431,8 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
         self.erlFrames = erlFrames ?? singleTalkFrames
         erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)
+        delayIsTheSegmentsOwn = container.contains(.delayMilliseconds)
+        delayMilliseconds = try container.decodeIfPresent(Double.self, forKey: .delayMilliseconds)
     }
 
     /// ERL and ERLE stand on too few frames to be trusted (`FigureConfidence`).

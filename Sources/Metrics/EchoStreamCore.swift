@@ -12,7 +12,11 @@ import Foundation
 ///   uses the audio so far), or when the stream finishes.
 /// - Streaming: with the shift fixed, the held audio is scored, then each hop (half a frame) is
 ///   scored as it completes, and the histories keep only what the next frame needs (a frame, plus
-///   the shift for the reference).
+///   the longest shift a search can fix for the reference).
+/// Where the owner reports an echo-path change (`searchDelayAgain(at:)`), the frames before it are
+/// scored with the shift in force, and a new warm-up starts there: the route a call changed to
+/// brings its own delay, and a call that started on a route without echo above the noise (a wired
+/// headset) had none to fix at all.
 struct EchoStreamCore {
     let sampleRate: Int
     let configuration: EchoMetricsConfiguration
@@ -40,8 +44,18 @@ struct EchoStreamCore {
     private(set) var referenceIsTonal = false
     /// No echo reached the mic in any far-end block of the warm-up (`DelayBlockCollector.leftOutEveryBlock`).
     private(set) var noEchoInDelayWarmup = false
-    /// Whole-sample reference shift; nil during the warm-up.
+    /// Whole-sample reference shift; nil during a warm-up.
     private(set) var shift: Int?
+    /// Every search's outcome in time order: the first (whose are the four above), then one from
+    /// each echo-path change reached.
+    private(set) var delaySearches: [DelaySearch] = []
+    /// Echo-path changes not reached yet (absolute samples, ascending): a search starts at each.
+    private var pendingSearches: [Int] = []
+    /// Where the running (or last) search started.
+    private var searchOrigin = 0
+    /// The longest shift a search can fix: the steady state keeps the reference back this far, so
+    /// that a search after an echo-path change finds what its shift reads.
+    private let longestShift: Int
 
     /// Next hop (half-frame block) to measure; frame f is scored once hop f + 1 is measured.
     private var nextHop = 0
@@ -131,6 +145,7 @@ struct EchoStreamCore {
         nearEnd = SampleHistory(limit: hasNearEnd ? warmupSamples : 0)
         let estimator = DelayEstimator(sampleRate: self.sampleRate, configuration: configuration)
         collector = DelayBlockCollector(estimator: estimator)
+        longestShift = Int((configuration.maxDelayMilliseconds * Double(self.sampleRate) / 1000).rounded(.up)) + 1
         gate = ActivityGate(hasEcho: hasEcho, hasNearEnd: hasNearEnd, nearEndActivity: nearEndActivity, limitation: gateLimitation,
                             fittedEcho: talkerLevels?.levels, frameSize: frameSize, configuration: configuration)
         meter = FrameBandMeter(frameSize: frameSize, sampleRate: self.sampleRate)
@@ -160,7 +175,8 @@ struct EchoStreamCore {
                          echo echoSource: [Float]?, nearEnd nearEndSource: [Float]?, from: Int, count: Int) {
         var done = 0
         while done < count {
-            let piece = min(count - done, room())
+            while let next = pendingSearches.first, searchStartsScoring(next) <= received { startSearch(at: next) }
+            let piece = min(count - done, room(), pendingSearches.first.map { searchStartsScoring($0) - received } ?? .max)
             let offset = from + done
             reference.append(referenceSource, from: offset, count: piece)
             mic.append(micSource, from: offset, count: piece)
@@ -180,7 +196,44 @@ struct EchoStreamCore {
     /// Ranges must come in ascending order.
     mutating func excludeFromEcho(_ range: Range<Int>) {
         echoExcluded.add(range)
-        if shift == nil { delayExcluded.add(range) }
+        if shift == nil || !pendingSearches.isEmpty { delayExcluded.add(range) }
+    }
+
+    /// The echo path changes at absolute sample `sample`, at or after what was received: the frames
+    /// before it keep the shift in force, and the delay is searched again from there. Given no later
+    /// than the samples it falls in, in ascending order.
+    mutating func searchDelayAgain(at sample: Int) {
+        precondition(sample >= received && sample >= (pendingSearches.last ?? 0), "EchoStreamCore: an echo-path change in the past")
+        if pendingSearches.last != sample { pendingSearches.append(sample) }
+    }
+
+    /// Where a search from `sample` takes over: once every frame that starts before `sample` can be
+    /// scored, with the shift in force. Those frames hold the old path's echo, all or in part; a
+    /// frame across the change scored with the new route's shift (a wired headset's, none) read
+    /// the speaker's echo in it as that segment's one single-talk frame, at 17.7 dB.
+    private func searchStartsScoring(_ sample: Int) -> Int {
+        ((sample + hop - 1) / hop + 1) * hop
+    }
+
+    /// Starts a search from `sample` (an echo-path change), at `searchStartsScoring(sample)`: ends
+    /// the running warm-up at `sample`, scores the frames that start before it with the shift in
+    /// force, then warms up again, holding everything from `sample` or the next frame to be scored,
+    /// whichever is first (and the reference the longest shift before it).
+    private mutating func startSearch(at sample: Int) {
+        if shift == nil { fixDelay(end: sample) }
+        scoreCompleteHops()
+        pendingSearches.removeFirst()
+        searchOrigin = sample
+        collector = DelayBlockCollector(estimator: DelayEstimator(sampleRate: sampleRate, configuration: configuration), origin: sample)
+        shift = nil
+        let keep = min(sample, max(0, nextHop - 1) * hop)
+        let limit = sample + warmupSamples - keep
+        reference.shrink(keepingFrom: max(0, keep - longestShift), limit: limit + longestShift)
+        mic.shrink(keepingFrom: keep, limit: limit)
+        processed.shrink(keepingFrom: keep, limit: limit)
+        echo.shrink(keepingFrom: keep, limit: hasEcho ? limit : 0)
+        nearEnd.shrink(keepingFrom: keep, limit: hasNearEnd ? limit : 0)
+        if warmupSamples == 0 { fixDelay(end: received) }
     }
 
     /// Ends the warm-up if it is still running and scores what is left.
@@ -190,9 +243,10 @@ struct EchoStreamCore {
 
     /// Samples that may be appended now without overflowing a history.
     private mutating func room() -> Int {
-        guard let shift else { return warmupSamples - received }
-        let keep = max(0, nextHop - 1) * hop
-        var room = reference.room(keepingFrom: max(0, keep - shift), minimum: chunk)
+        guard let shift else { return searchOrigin + warmupSamples - received }
+        // A search waiting to start reads from its change on.
+        let keep = min(max(0, nextHop - 1) * hop, pendingSearches.first ?? .max)
+        var room = reference.room(keepingFrom: max(0, keep - max(shift, longestShift)), minimum: chunk)
         room = min(room, mic.room(keepingFrom: keep, minimum: chunk))
         room = min(room, processed.room(keepingFrom: keep, minimum: chunk))
         if hasEcho { room = min(room, echo.room(keepingFrom: keep, minimum: chunk)) }
@@ -208,7 +262,9 @@ struct EchoStreamCore {
             collector.advance(reference: reference, mic: mic, available: received, excluded: &delayExcluded)
             let completion = collector.completionSample
             self.collector = collector
-            if completion != nil || received >= warmupSamples { fixDelay(end: received, seedEnd: min(received, completion ?? received)) }
+            if completion != nil || received >= searchOrigin + warmupSamples {
+                fixDelay(end: received, seedEnd: min(received, completion ?? received))
+            }
         }
     }
 
@@ -217,23 +273,37 @@ struct EchoStreamCore {
     /// floor is seeded with the frames before `seedEnd`, a point that does not depend on how the
     /// audio was cut into appends (the frames after it join the floor as they are scored).
     private mutating func fixDelay(end: Int, seedEnd: Int? = nil) {
+        var search = DelaySearch(startSample: searchOrigin)
         if var collector {
             self.collector = nil
-            delaySamples = collector.finish(reference: reference, mic: mic, end: end, excluded: &delayExcluded)
-            echoOutsideDelaySearch = collector.echoOutsideSearch
-            referenceIsTonal = collector.referenceIsTonal
-            noEchoInDelayWarmup = collector.leftOutEveryBlock
+            search.delaySamples = collector.finish(reference: reference, mic: mic, end: end, excluded: &delayExcluded)
+            search.echoOutsideSearch = collector.echoOutsideSearch
+            search.referenceIsTonal = collector.referenceIsTonal
+            search.noEchoInWarmup = collector.leftOutEveryBlock
+        }
+        delaySearches.append(search)
+        let isFirst = delaySearches.count == 1
+        if isFirst {
+            delaySamples = search.delaySamples
+            echoOutsideDelaySearch = search.echoOutsideSearch
+            referenceIsTonal = search.referenceIsTonal
+            noEchoInDelayWarmup = search.noEchoInWarmup
         }
         // The reference is shifted by whole samples; the fraction only matters for reporting.
-        let shift = min(end, Int((delaySamples ?? 0).rounded()))
+        let shift = min(end, Int((search.delaySamples ?? 0).rounded()))
         self.shift = shift
-        if hasNearEnd || hasEcho { seedNearEndFloor(end: seedEnd ?? end) }
+        if isFirst, hasNearEnd || hasEcho { seedNearEndFloor(end: seedEnd ?? end) }
+        // After an echo-path change the next frame's first hop, measured with the old shift, is
+        // measured again with the new one.
+        if !isFirst, nextHop >= 1 { previousHop = measureHop(start: (nextHop - 1) * hop) }
         scoreCompleteHops()
         // Steady state: the next frame (less than two hops) plus free space for a chunk; the
-        // reference also keeps the shift.
-        let keep = max(0, nextHop - 1) * hop
+        // reference also keeps the longest shift a later search may fix. A search waiting to
+        // start keeps its change on.
+        let keep = min(max(0, nextHop - 1) * hop, pendingSearches.first ?? .max)
         let limit = frameSize + 2 * chunk
-        reference.shrink(keepingFrom: max(0, keep - shift), limit: limit + shift)
+        let back = max(shift, longestShift)
+        reference.shrink(keepingFrom: max(0, keep - back), limit: limit + back)
         mic.shrink(keepingFrom: keep, limit: limit)
         processed.shrink(keepingFrom: keep, limit: limit)
         echo.shrink(keepingFrom: keep, limit: hasEcho ? limit : 0)

@@ -30,13 +30,15 @@ public enum RunReportDocument {
                                   .code(report.noiseSuppressor), .text(" · AGC "), .code(report.autoGainControl)]))
 
         blocks.append(.heading("Echo", level: 2, id: "echo"))
-        // The delay is estimated once, over the call's first seconds of far-end speech: after a
-        // route change (Bluetooth adds 100 ms and more) it is the first route's, and across a
-        // switch to or from a pass-through mic (its buffering, two timer periods and a tick,
+        // The delay is estimated over the call's first seconds of far-end speech, and again after
+        // each route change (Bluetooth adds 100 ms and more), each segment's then its own; across
+        // a switch to or from a pass-through mic (its buffering, two timer periods and a tick,
         // puts the canceller's input later) it is whichever source carried those seconds.
         let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
+        let delayPerSegment = report.segments.contains { $0.metrics.delayIsTheSegmentsOwn }
         let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
-        let delayCaveat = changesRoute ? " (estimated once: the first route's)"
+        let delayCaveat = delayPerSegment ? " (the first route's that has one; searched again after each route change: each segment's below)"
+            : changesRoute ? " (estimated once: the first route's)"
             : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
             [.init("ERL"), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
@@ -79,7 +81,8 @@ public enum RunReportDocument {
             blocks.append(.heading("Segments", level: 2, id: "segments"))
             // A segment's ERL and ERLE come from its far-end single-talk frames alone: the count
             // says how much to trust them (a 30 ms segment may rest on one frame).
-            blocks.append(.table(.init(header: ["from", "to", "opened by", "single-talk analysis frames", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"],
+            blocks.append(.table(.init(header: ["from", "to", "opened by", "single-talk analysis frames", "ERL", "ERLE", "steady", "(re)convergence", "clicks at start"]
+                                                + (delayPerSegment ? ["bulk delay"] : []),
                                        rows: report.segments.map { s in
                 [.init(F.seconds(s.startSeconds)), .init(F.seconds(s.endSeconds)), .init(s.events.isEmpty ? "start" : s.events.joined(separator: ", ")),
                  .init("\(s.metrics.singleTalkFrames)"),
@@ -87,6 +90,7 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds) + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
+                    + (delayPerSegment ? [.init(F.number(s.metrics.delayMilliseconds, digits: 2, unit: " ms"))] : [])
             })))
             // The call's own reason, said above, is not repeated for each of its segments.
             let unmeasured = report.segments.compactMap { s in

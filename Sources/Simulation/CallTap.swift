@@ -33,10 +33,14 @@ public struct TickSignals {
     /// underrun) or cross-faded it at a switch. Where a file or generator is that mic, its own
     /// pauses are in `mic` as they are in the file, and a measurement tells them from a dropout.
     public let micIsCustomMicAudio: Bool
+    /// Whether the room's echo path changed at this tick (a route change, another input data
+    /// source): what reaches the mic from it on has a delay of its own.
+    public let echoPathChanged: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
                 played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true,
-                sentIsSilenced: Bool = false, micIsCustomMicAudio: Bool = false) {
+                sentIsSilenced: Bool = false, micIsCustomMicAudio: Bool = false, echoPathChanged: Bool = false) {
+        self.echoPathChanged = echoPathChanged
         self.sentIsSilenced = sentIsSilenced
         self.micIsCustomMicAudio = micIsCustomMicAudio
         self.frame = frame

@@ -120,6 +120,8 @@ public final class SimulatedCall {
         return delay
     }()
     public private(set) var tickCount: Int64 = 0
+    /// `hardware.echoPathChanges` as the last tick saw it.
+    private var echoPathChangesSeen = 0
 
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
     private var activeMic: CustomMic?
@@ -430,9 +432,11 @@ public final class SimulatedCall {
             let signals = TickSignals(frame: tickCount * Int64(n), count: n, mic: capture, reference: reference, echo: echo,
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
                                       nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced,
-                                      micIsCustomMicAudio: captureIsCustomMicAudio && !sentIsSilenced)
+                                      micIsCustomMicAudio: captureIsCustomMicAudio && !sentIsSilenced,
+                                      echoPathChanged: tickCount > 0 && hardware.map { $0.echoPathChanges != echoPathChangesSeen } ?? false)
             for tap in taps { try tap.record(signals) }
         }
+        echoPathChangesSeen = hardware?.echoPathChanges ?? 0
         noteDeviceState()
         tickCount += 1
     }

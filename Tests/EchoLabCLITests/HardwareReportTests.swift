@@ -41,8 +41,14 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertTrue(markdown.contains("adds 20.0 ms"), markdown)
         XCTAssertTrue(markdown.contains("| 0.00 s | receiver |"), markdown)
         XCTAssertTrue(markdown.contains("| 8.00 s | speaker |"), markdown)
-        // One delay for the call, estimated over its first seconds: the page says whose it is.
-        XCTAssertTrue(markdown.contains("| bulk delay reference→mic (estimated once: the first route's) |"), markdown)
+        // The delay is searched again after the route change: each segment's is its route's path
+        // (receiver 1 ms, speaker 2 ms) behind the hardware's 20 ms, and the page says so.
+        XCTAssertEqual(try XCTUnwrap(report.segments[0].metrics.delayMilliseconds), 21, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(report.segments[1].metrics.delayMilliseconds), 22, accuracy: 0.05)
+        XCTAssertEqual(try XCTUnwrap(report.metrics.delayMilliseconds), 21, accuracy: 0.05)
+        XCTAssertTrue(markdown.contains("| bulk delay reference→mic (the first route's that has one; searched again after each route change: each segment's below) |"), markdown)
+        XCTAssertTrue(markdown.contains("| clicks at start | bulk delay |"), markdown)
+        XCTAssertEqual((segments.last?["delay_ms"] as? Double).map { ($0 * 10).rounded() / 10 }, 22)
         // The Segments table gives each segment's far-end single-talk frame count, the basis of
         // its ERL and ERLE (white noise throughout: every frame of a segment but the edges).
         let frames = report.segments.map(\.metrics.singleTalkFrames)

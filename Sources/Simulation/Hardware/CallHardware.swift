@@ -64,6 +64,9 @@ public final class CallHardware {
     public private(set) var isAudioEnabled = false
     public private(set) var inputFormat: HardwareFormat
     public private(set) var outputFormat: HardwareFormat
+    /// How many times the room path changed since the call started (a route change, another input
+    /// data source): a measurement searches the echo's delay again at each (`TickSignals.echoPathChanged`).
+    public private(set) var echoPathChanges = 0
     /// The room path of the current route; nil: the call's own (the scenario's `echo_path`).
     private(set) var echoPath: AcousticEchoPath?
     /// Whether audio flows this tick (set by `receive`).
@@ -188,16 +191,19 @@ public final class CallHardware {
             if let issue = open[.routeResetAfterConnect] { close(issue.kind, at: frame) }
             try switchRoute(to: newRoute, at: frame)
         case .setInputDataSource(let source):
+            let changes = source != inputDataSource
             inputDataSource = source
             if let route {
                 echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
+                if changes { echoPathChanges += 1 }
             }
             segments.append(segment(at: frame))
         }
     }
 
     private func switchRoute(to newRoute: AudioRoute, at frame: Int64) throws {
+        if newRoute != route { echoPathChanges += 1 }
         route = newRoute
         let profile = RouteProfile(route: newRoute)
         echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
