@@ -107,7 +107,7 @@ public final class CallMeasurement: CallTap {
             tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: tick.echo,
                                nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
                                nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced,
-                               micIsCustomMicAudio: tick.micIsCustomMicAudio)
+                               micIsCustomMicAudio: tick.micIsCustomMicAudio, echoPathChanged: tick.echoPathChanged)
         }
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.

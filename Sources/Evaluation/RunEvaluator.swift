@@ -63,7 +63,7 @@ public struct RunEvaluator: Sendable {
                               clicksAtStart: glitches.count(in: Self.transitionWindow(
                                   range, states: run.deviceStates, switchesDevice: opening.contains(where: \.switchesCustomDevice),
                                   crossover: crossover, tick: tick, latency: measurement.sendLatency(at:),
-                                  streamsReturn: Self.streamsReturn(after: range, hardware: run.hardware))),
+                                  newStreamsAudioStart: Self.newStreamsAudioStart(after: range, hardware: run.hardware))),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
@@ -350,16 +350,16 @@ public struct RunEvaluator: Sendable {
     /// event does to `sent` itself (a mute, an interruption) is heard at once; what it does to the
     /// capture, `latency(frame)` later, the send path's latency then: the window spans both.
     /// Where the event rebuilt the hardware's streams, on to ±1 tick around where their first audio
-    /// reaches `sent` (`streamsReturn`, a capture frame, plus the send latency there).
+    /// reaches `sent` (`newStreamsAudioStart`, a capture frame, plus the send latency there).
     static func transitionWindow(_ range: Range<Int>, states: [DeviceState], switchesDevice: Bool, crossover: Int, tick: Int,
-                                 latency: (Int) -> Int, streamsReturn: Int? = nil) -> Range<Int> {
+                                 latency: (Int) -> Int, newStreamsAudioStart: Int? = nil) -> Range<Int> {
         var settled = range.lowerBound
         if switchesDevice, let index = states.indices.first(where: { states[$0].frame > Int64(range.lowerBound)
                                                                      && states[$0].frame <= Int64(range.lowerBound + crossover)
                                                                      && Self.isDeviceChange(states, at: $0) }) {
             settled = Int(states[index].frame)
         }
-        if let streamsReturn { settled = max(settled, streamsReturn) }
+        if let newStreamsAudioStart { settled = max(settled, newStreamsAudioStart) }
         let end = settled + latency(settled) + tick + 1
         return max(0, range.lowerBound - tick)..<end
     }
@@ -371,10 +371,12 @@ public struct RunEvaluator: Sendable {
     /// either comes back, in the mic or in the echo it carries: a change to the speaker clicked in
     /// `sent` 30 and 52 ms after it, past a window of ±1 tick around the change and its send
     /// latency. nil where no stream was rebuilt there.
-    static func streamsReturn(after range: Range<Int>, hardware: HardwareReport?) -> Int? {
+    static func newStreamsAudioStart(after range: Range<Int>, hardware: HardwareReport?) -> Int? {
         guard let segments = hardware?.segments,
-              let index = segments.lastIndex(where: { $0.startFrame == Int64(range.lowerBound) }), index > 0 else { return nil }
-        let segment = segments[index], before = segments[index - 1]
+              let index = segments.lastIndex(where: { $0.startFrame == Int64(range.lowerBound) }),
+              let before = segments[..<index].last(where: { $0.startFrame < Int64(range.lowerBound) }) else { return nil }
+        // Several segments may open at one frame (a route and a data source): the last is in force.
+        let segment = segments[index]
         guard segment.route != before.route || segment.input != before.input || segment.output != before.output,
               let added = segment.addedLatencyFrames else { return nil }
         return range.lowerBound + Int(added)
@@ -586,8 +588,8 @@ public struct RunEvaluator: Sendable {
             // as if its far end had been too short.
             return "the far end never plays above −50 dBFS (its reference stays below it in every analysis frame): no echo whose delay to measure"
         case nil:
-            // The estimate reads the call's first seconds only: a call that starts on a route
-            // without echo (a headset) and changes to one with echo had its echo, but not there.
+            // The estimate reads the call's first seconds (and those after each route change):
+            // a call whose echo came later, outside them, had it, but not there.
             return "no lag of the reference stands out in the mic over the first "
                 + "\(String(format: "%g", EchoMetricsConfiguration.default.delayWarmupSeconds)) s at most, where the delay is estimated: "
                 + "too little far end there, or no echo of it at the mic there"
@@ -597,8 +599,8 @@ public struct RunEvaluator: Sendable {
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
     /// the delay lies past the estimator's search, or is ambiguous because the far end is tonal —
     /// the scenario's echo path delay, a lower bound of it (the devices add their latencies).
-    /// nil for a call that changes route: the delay is measured once, over its first seconds, and
-    /// a route's own latency (Bluetooth's) would be judged on another route's stretch.
+    /// nil for a call that changes route: each route has its own delay (its segments'), and the
+    /// reach lint judges one per call — a route's own latency (Bluetooth's) judged on the call.
     /// `metrics`: the whole call's, as reported (`reportedMetrics`).
     func echoDelayMilliseconds(_ run: CallRun, metrics: EchoMetrics) -> (milliseconds: Double, isLowerBound: Bool, customSpeakerBuffering: Double?)? {
         if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
@@ -648,8 +650,11 @@ extension SegmentMetrics {
     /// The segment with no echo figures, for a stretch no echo could reach: nothing measured, on
     /// no frames.
     var withoutEchoFigures: SegmentMetrics {
-        SegmentMetrics(startSample: startSample, endSample: endSample, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
-                       convergenceSeconds: nil, singleTalkFrames: 0)
+        var metrics = SegmentMetrics(startSample: startSample, endSample: endSample, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
+                                     convergenceSeconds: nil, singleTalkFrames: 0)
+        // Where the call's segments have delays of their own, this one's is none, said as such.
+        metrics.hasOwnDelay = hasOwnDelay
+        return metrics
     }
 }
 

@@ -57,7 +57,7 @@ struct DelayBlockCollector {
     /// the append that completed it ended).
     var completionSample: Int? { isComplete ? lastAccumulatedStart + estimator.fftSize : nil }
 
-    /// Takes in everything up to absolute sample `available` (histories start at sample 0). A
+    /// Takes in everything up to absolute sample `available` (histories hold it from `origin` on). A
     /// block whose mic window touches `excluded` (where no echo reached the mic: its audio is
     /// the app's file, not the room) is left out and the next active block counted instead: a
     /// call that started on a file mic read 66 ms, or no delay, for its 50 ms path.

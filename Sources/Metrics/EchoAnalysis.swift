@@ -50,7 +50,7 @@ public struct EchoAnalysis: Sendable {
                 let middle = $0.lowerBound + $0.count / 2
                 metrics.delayMilliseconds = (delaySearches.last { $0.startSample <= middle } ?? delaySearches[0]).delaySamples
                     .map { $0 * 1000 / Double(ledger.sampleRate) }
-                metrics.delayIsTheSegmentsOwn = true
+                metrics.hasOwnDelay = true
             }
             return metrics
         }

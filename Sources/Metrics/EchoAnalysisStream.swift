@@ -4,8 +4,8 @@ import AudioInterop
 /// engine tick), then finish. The result is the same, bit for bit, whatever the block sizes, and
 /// the same as `EchoAnalyzer.analyze` (which is built on this stream).
 ///
-/// Memory: after the warm-up the stream holds about a frame of each signal (plus the bulk delay
-/// of the reference) and the newest rows per far-end single-talk frame — ~3 minutes of the
+/// Memory: after the warm-up the stream holds about a frame of each signal (plus the longest
+/// delay the search considers, 500 ms, of the reference) and the newest rows per far-end single-talk frame — ~3 minutes of the
 /// 24-byte power rows, ~40 s of the 112-byte 1/3-octave rows (older rows spill to a temporary
 /// file, `SpillingRows`) — however long the call.
 ///
@@ -16,7 +16,8 @@ import AudioInterop
 /// far-end audio at any rate). Buffering is capped at `configuration.delayWarmupSeconds`
 /// (12 s); if the cap or `finish` comes first, the delay is estimated from the blocks collected
 /// so far (none: no delay is reported and the reference is not shifted). Then the buffered
-/// frames are scored and the stream continues with small histories.
+/// frames are scored and the stream continues with small histories. An echo-path change its owner
+/// reports (`searchDelayAgain(from:)`) starts a warm-up of its own there.
 ///
 /// Single-threaded; one stream is used by one thread at a time.
 public final class EchoAnalysisStream {
@@ -105,11 +106,12 @@ public final class EchoAnalysisStream {
     /// The echo path changes at `sample` (a route change: the new route brings its own path and
     /// delay). The frames that start before it are scored against the delay in force; from it on
     /// the delay is searched again, as at the start of the call, and the frames that start there
-    /// or later are scored against what that search finds (`EchoAnalysis.delaySearches`). Given no later than with the samples it falls
-    /// in, in ascending order; a change at the stream's end starts nothing.
+    /// or later are scored against what that search finds (`EchoAnalysis.delaySearches`). Given no
+    /// later than with the samples it falls in (one given later, or before one already given, is
+    /// taken at the later point); a change at the stream's end starts nothing.
     public func searchDelayAgain(from sample: Int) {
         precondition(!finished, "EchoAnalysisStream: searchDelayAgain after finish")
-        core.searchDelayAgain(at: sample)
+        core.searchDelayAgain(from: sample)
     }
 
     /// Samples appended so far.

@@ -34,7 +34,9 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
-    /// the call (within the first `delayWarmupSeconds`), in milliseconds; nil without far-end activity, where no lag
+    /// the call (within the first `delayWarmupSeconds`), in milliseconds — in a call that changed its echo
+    /// path (a route change), the first of its searches that found one (`SegmentMetrics.delayMilliseconds`
+    /// gives each segment's); nil without far-end activity, where no lag
     /// stands out, where the echo lies outside the search, or where the far end is tonal (`delayUnmeasured`,
     /// `RunEvaluator.delayUnmeasuredReason`).
     public var delayMilliseconds: Double?
@@ -365,10 +367,10 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var erleSteadyFrames: Int
     /// The segment's own bulk delay, where the call searched it again at an echo-path change (a
     /// route change): the search in force over the segment; nil where it found none. Written
-    /// (`delay_ms`) only then (`delayIsTheSegmentsOwn`): otherwise the call's delay is every
+    /// (`delay_ms`) only then (`hasOwnDelay`): otherwise the call's delay is every
     /// segment's.
     public var delayMilliseconds: Double? = nil
-    public var delayIsTheSegmentsOwn = false
+    public var hasOwnDelay = false
 
     public init(startSample: Int, endSample: Int, erlDB: Double?, erlFrames: Int? = nil, erlIsLowerBound: Bool = false,
                 erleDB: Double?, erleIsLowerBound: Bool = false,
@@ -412,7 +414,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         try container.encodeIfPresent(convergenceSeconds, forKey: .convergenceSeconds)
         try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
         try container.encode(erleSteadyFrames, forKey: .erleSteadyFrames)
-        if delayIsTheSegmentsOwn { try container.encode(delayMilliseconds, forKey: .delayMilliseconds) }
+        if hasOwnDelay { try container.encode(delayMilliseconds, forKey: .delayMilliseconds) }
     }
 
     /// Reads a segment; one written before ERL carried its own frames stood on the single talk.
@@ -431,7 +433,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
         self.erlFrames = erlFrames ?? singleTalkFrames
         erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)
-        delayIsTheSegmentsOwn = container.contains(.delayMilliseconds)
+        hasOwnDelay = container.contains(.delayMilliseconds)
         delayMilliseconds = try container.decodeIfPresent(Double.self, forKey: .delayMilliseconds)
     }
 

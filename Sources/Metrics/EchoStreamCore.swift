@@ -13,8 +13,8 @@ import Foundation
 /// - Streaming: with the shift fixed, the held audio is scored, then each hop (half a frame) is
 ///   scored as it completes, and the histories keep only what the next frame needs (a frame, plus
 ///   the longest shift a search can fix for the reference).
-/// Where the owner reports an echo-path change (`searchDelayAgain(at:)`), the frames before it are
-/// scored with the shift in force, and a new warm-up starts there: the route a call changed to
+/// Where the owner reports an echo-path change (`searchDelayAgain(from:)`), the frames that start
+/// before it are scored with the shift in force, and a new warm-up starts there: the route a call changed to
 /// brings its own delay, and a call that started on a route without echo above the noise (a wired
 /// headset) had none to fix at all.
 struct EchoStreamCore {
@@ -175,8 +175,8 @@ struct EchoStreamCore {
                          echo echoSource: [Float]?, nearEnd nearEndSource: [Float]?, from: Int, count: Int) {
         var done = 0
         while done < count {
-            while let next = pendingSearches.first, searchStartsScoring(next) <= received { startSearch(at: next) }
-            let piece = min(count - done, room(), pendingSearches.first.map { searchStartsScoring($0) - received } ?? .max)
+            while let next = pendingSearches.first, scoringStart(ofSearchFrom: next) <= received { startSearch(from: next) }
+            let piece = min(count - done, room(), pendingSearches.first.map { scoringStart(ofSearchFrom: $0) - received } ?? .max)
             let offset = from + done
             reference.append(referenceSource, from: offset, count: piece)
             mic.append(micSource, from: offset, count: piece)
@@ -199,27 +199,33 @@ struct EchoStreamCore {
         if shift == nil || !pendingSearches.isEmpty { delayExcluded.add(range) }
     }
 
-    /// The echo path changes at absolute sample `sample`, at or after what was received: the frames
-    /// before it keep the shift in force, and the delay is searched again from there. Given no later
-    /// than the samples it falls in, in ascending order.
-    mutating func searchDelayAgain(at sample: Int) {
-        precondition(sample >= received && sample >= (pendingSearches.last ?? 0), "EchoStreamCore: an echo-path change in the past")
-        if pendingSearches.last != sample { pendingSearches.append(sample) }
+    /// The echo path changes at absolute sample `sample`: the frames that start before it keep the
+    /// shift in force, and the delay is searched again from there. A change given before one
+    /// already pending, or before what was received, is taken at the later point.
+    mutating func searchDelayAgain(from sample: Int) {
+        let sample = max(sample, received, pendingSearches.last ?? 0)
+        guard pendingSearches.last != sample else { return }
+        // Exclusions given while no search ran, before this change was known, that reach past it:
+        // the new search leaves their blocks out too, whatever the order the two were given in.
+        if shift != nil, pendingSearches.isEmpty {
+            for range in echoExcluded.ranges(reachingPast: sample) { delayExcluded.add(max(range.lowerBound, sample)..<range.upperBound) }
+        }
+        pendingSearches.append(sample)
     }
 
     /// Where a search from `sample` takes over: once every frame that starts before `sample` can be
     /// scored, with the shift in force. Those frames hold the old path's echo, all or in part; a
     /// frame across the change scored with the new route's shift (a wired headset's, none) read
     /// the speaker's echo in it as that segment's one single-talk frame, at 17.7 dB.
-    private func searchStartsScoring(_ sample: Int) -> Int {
+    private func scoringStart(ofSearchFrom sample: Int) -> Int {
         ((sample + hop - 1) / hop + 1) * hop
     }
 
-    /// Starts a search from `sample` (an echo-path change), at `searchStartsScoring(sample)`: ends
+    /// Starts a search from `sample` (an echo-path change), at `scoringStart(ofSearchFrom:)`: ends
     /// the running warm-up at `sample`, scores the frames that start before it with the shift in
     /// force, then warms up again, holding everything from `sample` or the next frame to be scored,
     /// whichever is first (and the reference the longest shift before it).
-    private mutating func startSearch(at sample: Int) {
+    private mutating func startSearch(from sample: Int) {
         if shift == nil { fixDelay(end: sample) }
         scoreCompleteHops()
         pendingSearches.removeFirst()
@@ -227,13 +233,14 @@ struct EchoStreamCore {
         collector = DelayBlockCollector(estimator: DelayEstimator(sampleRate: sampleRate, configuration: configuration), origin: sample)
         shift = nil
         let keep = min(sample, max(0, nextHop - 1) * hop)
-        let limit = sample + warmupSamples - keep
+        // What came in since the change is held too (a warm-up shorter than it ends at once).
+        let limit = max(sample + warmupSamples, received) - keep
         reference.shrink(keepingFrom: max(0, keep - longestShift), limit: limit + longestShift)
         mic.shrink(keepingFrom: keep, limit: limit)
         processed.shrink(keepingFrom: keep, limit: limit)
         echo.shrink(keepingFrom: keep, limit: hasEcho ? limit : 0)
         nearEnd.shrink(keepingFrom: keep, limit: hasNearEnd ? limit : 0)
-        if warmupSamples == 0 { fixDelay(end: received) }
+        if received >= sample + warmupSamples { fixDelay(end: received) }
     }
 
     /// Ends the warm-up if it is still running and scores what is left.
@@ -259,11 +266,13 @@ struct EchoStreamCore {
             scoreCompleteHops()
         } else if var collector {
             self.collector = nil    // keep the collector's buffers uniquely referenced while it works
-            collector.advance(reference: reference, mic: mic, available: received, excluded: &delayExcluded)
+            // A search reads nothing past an echo-path change to come: its blocks are the old path's.
+            collector.advance(reference: reference, mic: mic, available: min(received, pendingSearches.first ?? .max), excluded: &delayExcluded)
             let completion = collector.completionSample
             self.collector = collector
             if completion != nil || received >= searchOrigin + warmupSamples {
-                fixDelay(end: received, seedEnd: min(received, completion ?? received))
+                let end = min(received, pendingSearches.first ?? .max)
+                fixDelay(end: end, seedEnd: min(end, completion ?? end))
             }
         }
     }

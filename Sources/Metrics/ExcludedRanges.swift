@@ -20,6 +20,11 @@ struct ExcludedRanges {
         ranges.append(range)
     }
 
+    /// The ranges not yet forgotten that end after `sample`.
+    func ranges(reachingPast sample: Int) -> [Range<Int>] {
+        ranges[head...].filter { $0.upperBound > sample }
+    }
+
     /// Whether samples `start..<end` touch a range; forgets ranges before `start`.
     mutating func touches(_ start: Int, _ end: Int) -> Bool {
         while head < ranges.count, ranges[head].upperBound <= start { head += 1 }

@@ -35,9 +35,9 @@ public enum RunReportDocument {
         // a switch to or from a pass-through mic (its buffering, two timer periods and a tick,
         // puts the canceller's input later) it is whichever source carried those seconds.
         let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
-        let delayPerSegment = report.segments.contains { $0.metrics.delayIsTheSegmentsOwn }
+        let delayPerSegment = report.segments.contains { $0.metrics.hasOwnDelay }
         let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
-        let delayCaveat = delayPerSegment ? " (the first route's that has one; searched again after each route change: each segment's below)"
+        let delayCaveat = delayPerSegment ? " (the first route's that has one; searched again after each change of route, input or formats: each segment's below)"
             : changesRoute ? " (estimated once: the first route's)"
             : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [

@@ -33,8 +33,9 @@ public struct TickSignals {
     /// underrun) or cross-faded it at a switch. Where a file or generator is that mic, its own
     /// pauses are in `mic` as they are in the file, and a measurement tells them from a dropout.
     public let micIsCustomMicAudio: Bool
-    /// Whether the room's echo path changed at this tick (a route change, another input data
-    /// source): what reaches the mic from it on has a delay of its own.
+    /// Whether the echo's path changed at this tick (a route change, another input data source, or
+    /// the hardware's formats granted anew, which move its latency): what reaches the mic from it on
+    /// has a delay of its own.
     public let echoPathChanged: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],

@@ -120,8 +120,8 @@ public final class SimulatedCall {
         return delay
     }()
     public private(set) var tickCount: Int64 = 0
-    /// `hardware.echoPathChanges` as the last tick saw it.
-    private var echoPathChangesSeen = 0
+    /// `hardware.echoPathChangeCount` as the last tick saw it.
+    private var echoPathChangeCountSeen = 0
 
     // The capture source the engine reads now (nil: physical mic) and a pending switch.
     private var activeMic: CustomMic?
@@ -433,10 +433,10 @@ public final class SimulatedCall {
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
                                       nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced,
                                       micIsCustomMicAudio: captureIsCustomMicAudio && !sentIsSilenced,
-                                      echoPathChanged: tickCount > 0 && hardware.map { $0.echoPathChanges != echoPathChangesSeen } ?? false)
+                                      echoPathChanged: tickCount > 0 && hardware.map { $0.echoPathChangeCount != echoPathChangeCountSeen } ?? false)
             for tap in taps { try tap.record(signals) }
         }
-        echoPathChangesSeen = hardware?.echoPathChanges ?? 0
+        echoPathChangeCountSeen = hardware?.echoPathChangeCount ?? 0
         noteDeviceState()
         tickCount += 1
     }

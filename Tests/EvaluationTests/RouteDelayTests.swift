@@ -30,7 +30,7 @@ final class RouteDelayTests: XCTestCase {
         // A "change" to the route in use changes no path: one search, the delay the call's.
         let speaker = try run(from: "speaker", in: folder)
         XCTAssertEqual(try XCTUnwrap(speaker.metrics.delayMilliseconds), 42, accuracy: 0.05)
-        XCTAssertFalse(speaker.segments.contains { $0.metrics.delayIsTheSegmentsOwn })
+        XCTAssertFalse(speaker.segments.contains { $0.metrics.hasOwnDelay })
         XCTAssertNil(headset.segments[0].metrics.delayMilliseconds)
         XCTAssertEqual(try XCTUnwrap(headset.segments[1].metrics.delayMilliseconds), 42, accuracy: 0.05)
         XCTAssertEqual(try XCTUnwrap(headset.metrics.delayMilliseconds), 42, accuracy: 0.05, "the first route's that has one")

@@ -64,9 +64,10 @@ public final class CallHardware {
     public private(set) var isAudioEnabled = false
     public private(set) var inputFormat: HardwareFormat
     public private(set) var outputFormat: HardwareFormat
-    /// How many times the room path changed since the call started (a route change, another input
-    /// data source): a measurement searches the echo's delay again at each (`TickSignals.echoPathChanged`).
-    public private(set) var echoPathChanges = 0
+    /// How many times the path from the loudspeaker's input to the capture changed since the call
+    /// started — a route change, another input data source, or formats granted anew (their
+    /// latency): a measurement searches the echo's delay again at each (`TickSignals.echoPathChanged`).
+    public private(set) var echoPathChangeCount = 0
     /// The room path of the current route; nil: the call's own (the scenario's `echo_path`).
     private(set) var echoPath: AcousticEchoPath?
     /// Whether audio flows this tick (set by `receive`).
@@ -196,14 +197,14 @@ public final class CallHardware {
             if let route {
                 echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
-                if changes { echoPathChanges += 1 }
+                if changes { echoPathChangeCount += 1 }
             }
             segments.append(segment(at: frame))
         }
     }
 
     private func switchRoute(to newRoute: AudioRoute, at frame: Int64) throws {
-        if newRoute != route { echoPathChanges += 1 }
+        if newRoute != route { echoPathChangeCount += 1 }
         route = newRoute
         let profile = RouteProfile(route: newRoute)
         echoPath = try AcousticEchoPath.make(profile.echoPath(for: inputDataSource), sampleRate: engineRate, blockSize: tickFrames)
@@ -227,6 +228,7 @@ public final class CallHardware {
         guard newInput != inputFormat || newOutput != outputFormat else { return }
         inputFormat = newInput
         outputFormat = newOutput
+        echoPathChangeCount += 1
         try rebuildStreams()
         segments.append(segment(at: frame))
         log("session", "granted input \(inputFormat), output \(outputFormat)")
