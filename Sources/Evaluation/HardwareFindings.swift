@@ -12,18 +12,44 @@ public enum HardwareFindings {
 
     /// `states`: the call's device timeline, to tell whether a canceller was on after a route
     /// change (with AEC disabled nothing is cancelled anyway: `aec-disabled-with-real-devices`).
+    /// `sentErrorDB`: 10·log10(Σ(sent − mic)² / Σmic²) over a stretch (`CallMeasurement.sentErrorDB(in:)`),
+    /// to judge a route whose echo stays under the mic's noise; nil: such a route is not judged.
     public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
-                                states: [DeviceState] = []) -> [RunReport.Finding] {
+                                states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil) -> [RunReport.Finding] {
         guard let hardware else { return [] }
         var findings = hardware.issues
             .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
             .map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
-            if let leak = leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states) {
+            if case .leak(let leak) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length,
+                                                states: states, sentErrorDB: sentErrorDB) {
                 findings.append(leak)
             }
         }
         return findings
+    }
+
+    /// The route changes whose echo leak could not be judged — the canceller on, audio flowing
+    /// before and after, but too little far-end single talk in the first `leakWindowSecondsAtMost`
+    /// seconds on the new route (the near end talked over the change) — each with the frame it
+    /// happened at and why: without it, no finding read as no leak.
+    public static func unjudgedLeaks(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
+                                     states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil) -> [(frame: Int64, reason: String)] {
+        guard let hardware else { return [] }
+        return hardware.segments.indices.dropFirst().filter { hardware.segments[$0].route != hardware.segments[$0 - 1].route }
+            .compactMap { index in
+                guard case .unjudged(let reason) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate,
+                                                             length: length, states: states, sentErrorDB: sentErrorDB) else { return nil }
+                return (hardware.segments[index].startFrame, reason)
+            }
+    }
+
+    /// What the leak rule made of a route change.
+    private enum LeakVerdict {
+        case leak(RunReport.Finding)
+        /// Judged, no leak; or nothing to judge (no audio on the route, nothing before it, the canceller off).
+        case none
+        case unjudged(String)
     }
 
     /// Manual audio left disabled while the session is active is a finding once it lasts this
@@ -43,8 +69,17 @@ public enum HardwareFindings {
     /// second holds too little far-end single talk to judge (the near end talked over the change),
     /// it is widened to up to `leakWindowSecondsAtMost`; a widened after-stretch with nothing before
     /// to compare with leaks only where the canceller adds echo.
+    private static func judgeLeak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
+                                  states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?) -> LeakVerdict {
+        guard let verdict = leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states,
+                                 sentErrorDB: sentErrorDB) else {
+            return .none
+        }
+        return verdict
+    }
+
     private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
-                             states: [DeviceState]) -> RunReport.Finding? {
+                             states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?) -> LeakVerdict? {
         let segment = hardware.segments[index]
         let route = segment.route
         let nextChange = hardware.segments[(index + 1)...].first { $0.route != route }.map { Int($0.startFrame) } ?? length
@@ -61,9 +96,33 @@ public enum HardwareFindings {
                                        forward: true, within: flowAfter, analysis: analysis, rate: rate)
         guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
-        // A bound (the output under the noise) or a figure on too few frames shows no leak.
-        guard !after.isEmpty, cancellerOn, !first.erleIsLowerBound, !first.isLowConfidence,
-              let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
+        guard !after.isEmpty, cancellerOn else { return nil }
+        if first.erlIsLowerBound {
+            // The new route's echo stays under the mic's noise (a wired headset): no ERLE to judge,
+            // but a canceller still modelling the old route's path sends what the mic never held
+            // (speex sent 25 dB more than the mic held after the speaker, and no finding said so).
+            // From where the new route's streams bring its audio (their added latency): the mic
+            // before it still holds the old route's echo, which would hide what is added.
+            let from = min(after.lowerBound + Int(segment.addedLatencyFrames ?? 0), after.upperBound)
+            let second = from..<min(from + Int(rate), flowAfter.upperBound)
+            guard second.count >= Int(rate) / 2 else { return nil }
+            guard let error = sentErrorDB?(second), error > addedSignalThresholdDB else { return nil }
+            let louder = 10 * log10(1 + pow(10, error / 10))
+            return .leak(RunReport.Finding(
+                rule: echoLeakRule, atSeconds: Double(second.lowerBound) / rate, untilSeconds: Double(second.upperBound) / rate,
+                message: "after the route change to \(route) the canceller kept modelling the old route's echo path: it sends what the mic did not hold",
+                consequenceMetric: "sent_over_mic_db", consequenceDB: louder,
+                consequence: "what was sent in the first second of audio on \(route) is \(RunEvaluator.format(louder)) dB louder than the mic held "
+                    + "(the route's echo stays under the mic's noise: no ERLE to measure)"))
+        }
+        // Too little far-end single talk over the whole window: no verdict, said as such.
+        if first.erleDB == nil || first.isLowConfidence, !first.erleIsLowerBound {
+            return .unjudged("the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route) hold "
+                + "\(first.singleTalkFrames) far-end single-talk analysis frames, fewer than the \(FigureConfidence.minimumAnalysisFrames) "
+                + "an ERLE needs (the near end talked over the change, or the far end was quiet)")
+        }
+        // A bound (the output under the noise) shows no leak.
+        guard !first.erleIsLowerBound, let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
         var louder = ""
         let extended = after.count > Int(rate)
         // The last second of audio before the change, likewise widened back (the talker spoke
@@ -85,7 +144,7 @@ public enum HardwareFindings {
                     : "; the new route's weaker path still leaves the peer \(previous.erleIsLowerBound ? "at most " : "")\(difference) dB less echo "
                     + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
                     + "\(RunEvaluator.format(lossBefore)) dB)"
-                return erle < 0 ? leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter) : nil
+                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter)) : nil
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
@@ -96,8 +155,13 @@ public enum HardwareFindings {
             // where the peer got 21 dB less echo than before), unless the canceller adds echo.
             return nil
         }
-        return leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder)
+        return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder))
     }
+
+    /// Over a route whose echo stays under the mic's noise, a canceller leaks where what it sends
+    /// differs from the mic by more than this over the mic's own energy: a suppressor (sent = g·mic,
+    /// 0 ≤ g ≤ 1) stays at or under 0 dB, and comfort noise no louder than the mic's adds at most 3.
+    static let addedSignalThresholdDB = 6.0
 
     /// The longest stretch after a route change the leak is judged over (`leak`): a second, or
     /// more where the first holds too little far-end single talk.

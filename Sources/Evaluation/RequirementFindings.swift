@@ -31,20 +31,25 @@ public enum RequirementFindings {
 
     /// Where the TCLw of a call that changed route stands (`findings`' `measuredOn`): from the first
     /// of its frames (the steady half of the call's far-end single talk), on the routes in force
-    /// over them. The loss is the whole call's, as the report's Telephony section gives it; a route
-    /// change call's finding read as if about the whole call while its frames lay on one route.
-    /// nil where the call kept one route, or the TCLw stands on no frame.
-    public static func echoLossMeasuredOn(_ stretch: Range<Int>?, hardware: HardwareReport?, rate: Double) -> String? {
-        guard let stretch, let segments = hardware?.segments,
+    /// where they start — each route from where its change reaches what was sent (`latency`, the
+    /// send path's at a capture frame: frames that start before it hold the old route's echo).
+    /// The loss is the whole call's, as the report's Telephony section gives it; a route change
+    /// call's finding read as if about the whole call while its frames lay on one route. nil where
+    /// the call kept one route, or the TCLw stands on no frame.
+    public static func echoLossMeasuredOn(_ starts: ClosedRange<Int>?, hardware: HardwareReport?, rate: Double,
+                                          latency: (Int) -> Int) -> String? {
+        guard let starts, let segments = hardware?.segments,
               segments.indices.dropFirst().contains(where: { segments[$0].route != segments[$0 - 1].route }) else { return nil }
+        func reaches(_ index: Int) -> Int { Int(segments[index].startFrame) + latency(Int(segments[index].startFrame)) }
         var routes: [String] = []
         for (index, segment) in segments.enumerated() {
-            let end = index + 1 < segments.count ? Int(segments[index + 1].startFrame) : Int.max
-            guard Int(segment.startFrame) < stretch.upperBound, end > stretch.lowerBound, !routes.contains(segment.route) else { continue }
+            let end = index + 1 < segments.count ? reaches(index + 1) : Int.max
+            guard index == 0 ? true : reaches(index) <= starts.upperBound, end > starts.lowerBound,
+                  !routes.contains(segment.route) else { continue }
             routes.append(segment.route)
         }
         let on = routes.count == 1 ? "on the \(routes[0]) route" : "across the routes \(routes.joined(separator: ", "))"
-        return "from \(RunEvaluator.format(Double(stretch.lowerBound) / rate)) s, \(on)"
+        return "from \(RunEvaluator.format(Double(starts.lowerBound) / rate)) s, \(on)"
     }
 
     /// A send path of digital silence whenever only the far end talked, from the first frame on:

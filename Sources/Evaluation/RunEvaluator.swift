@@ -42,6 +42,9 @@ public struct RunEvaluator: Sendable {
         // figures are measured against that reference, not because the far end was quiet.
         let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
         let crossover = tick * (SimulatedCall.switchTimeoutTicks + 1)
+        // Route changes whose leak could not be judged: said on the segment each opens.
+        let unjudgedLeaks = HardwareFindings.unjudgedLeaks(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
+                                                           sentErrorDB: measurement.sentErrorDB(in:))
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // The timeline's actions at the segment's start: the event that opened it.
@@ -50,7 +53,10 @@ public struct RunEvaluator: Sendable {
             // No echo could reach what the segment sent (a file mic's stretch): the frames its
             // figures would stand on are the crossover from the segment before, not its own.
             let noEchoPath = Self.noEchoPathReason(states)
-            let metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
+            var metrics = noEchoPath == nil ? measured : measured.withoutEchoFigures
+            let audioFlows = run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true
+            // No audio flowed: the search in force there measured nothing of the segment.
+            if !audioFlows { metrics.delayMilliseconds = nil }
             let startsCancelling = cancels(at: range.lowerBound)
             var segment = RunReport.Segment(startSeconds: Double(range.lowerBound) / rate, endSeconds: Double(range.upperBound) / rate,
                               events: opening.map(\.description),
@@ -66,11 +72,12 @@ public struct RunEvaluator: Sendable {
                                   newStreamsAudioStart: Self.newStreamsAudioStart(after: range, hardware: run.hardware))),
                               echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
-                                  audioFlows: run.hardware.map { !$0.flowing(in: Int64(range.lowerBound)..<Int64(range.upperBound)).isEmpty } ?? true,
+                                  audioFlows: audioFlows,
                                   referenceIsSilent: Self.isCovered(range, by: silentReference),
                                   // From the crossover on: a mic's first zeros reach sent a period or two after the event.
                                   captureIsSilent: measurement.silentCapture.mutes(min(range.lowerBound + crossover, range.upperBound)..<range.upperBound)))
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
+            segment.echoLeakUnjudgedReason = unjudgedLeaks.first { $0.frame == Int64(range.lowerBound) }?.reason
             return segment
         }
         let processing = run.scenario.voiceProcessing
@@ -84,9 +91,11 @@ public struct RunEvaluator: Sendable {
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
-            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates)
+            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
+                                        sentErrorDB: measurement.sentErrorDB(in:))
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
-                                           measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossStretch, hardware: run.hardware, rate: rate))
+                                           measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
+                                                                                              rate: rate, latency: measurement.sendLatency(at:)))
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
                          aecBackend: processing.backend.name,
@@ -365,8 +374,10 @@ public struct RunEvaluator: Sendable {
     }
 
     /// Where the hardware rebuilt its streams at the start of `range` (a route change, or formats
-    /// granted anew): the sample by which their first audio has come through — `range`'s start
-    /// plus the new path's added latency (capture and playout). A new input stream captures
+    /// granted anew), or swapped its input for another data source: the sample by which the new
+    /// audio has come through — `range`'s start plus the path's added latency (capture and
+    /// playout; a data source's reaches the engine through the capture's part of it, and clicked
+    /// 30 ms after the change). A new input stream captures
     /// silence while it primes and a new output stream plays none, so the change is heard where
     /// either comes back, in the mic or in the echo it carries: a change to the speaker clicked in
     /// `sent` 30 and 52 ms after it, past a window of ±1 tick around the change and its send
@@ -377,7 +388,8 @@ public struct RunEvaluator: Sendable {
               let before = segments[..<index].last(where: { $0.startFrame < Int64(range.lowerBound) }) else { return nil }
         // Several segments may open at one frame (a route and a data source): the last is in force.
         let segment = segments[index]
-        guard segment.route != before.route || segment.input != before.input || segment.output != before.output,
+        guard segment.route != before.route || segment.input != before.input || segment.output != before.output
+                || segment.inputDataSource != before.inputDataSource,
               let added = segment.addedLatencyFrames else { return nil }
         return range.lowerBound + Int(added)
     }

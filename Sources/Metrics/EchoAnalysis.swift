@@ -43,13 +43,16 @@ public struct EchoAnalysis: Sendable {
         self.ledger = ledger
         self.configuration = configuration
         segments = segmentRanges.map {
-            var metrics = Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+            var metrics = Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration,
+                                       from: Self.pathStart(of: $0, searches: delaySearches, frameSize: ledger.frames.frameSize))
             // Searched again at an echo-path change, the delay is the segment's own: the search in
             // force at its middle (a change lands in the stream the send latency after its event).
+            // Where the segment's echo stays under the mic's noise, a lag is the signals' likeness,
+            // not an echo's: none, as for a whole call on such a route.
             if delaySearches.count > 1 {
                 let middle = $0.lowerBound + $0.count / 2
-                metrics.delayMilliseconds = (delaySearches.last { $0.startSample <= middle } ?? delaySearches[0]).delaySamples
-                    .map { $0 * 1000 / Double(ledger.sampleRate) }
+                metrics.delayMilliseconds = metrics.erlIsLowerBound ? nil
+                    : (delaySearches.last { $0.startSample <= middle } ?? delaySearches[0]).delaySamples.map { $0 * 1000 / Double(ledger.sampleRate) }
                 metrics.hasOwnDelay = true
             }
             return metrics
@@ -60,27 +63,43 @@ public struct EchoAnalysis: Sendable {
     /// analysed length), with the ERLE series restarted at `range.lowerBound`: convergence is
     /// relative to the start of the range.
     public func metrics(in range: Range<Int>) -> SegmentMetrics {
-        Self.metrics(in: range, ledger: ledger, sampleCount: sampleCount, configuration: configuration)
+        Self.metrics(in: range, ledger: ledger, sampleCount: sampleCount, configuration: configuration,
+                     from: Self.pathStart(of: range, searches: delaySearches, frameSize: frameSize))
     }
 
+    /// Where the figures of `range` start: where an echo-path change that opens it reaches the
+    /// stream (its search's start, within the range's first frame: the change's event is at the
+    /// range's start, what it does to the mic reaches what was sent the send latency later), else
+    /// the range's start. The frames before it hold the old path's echo: a wired headset's segment
+    /// after the speaker read the speaker's echo in its one single-talk frame (ERL 17.1 dB, ERLE
+    /// −10.9 dB), and a receiver's read 29.1 dB where the receiver all call reads 31.2.
+    static func pathStart(of range: Range<Int>, searches: [DelaySearch], frameSize: Int) -> Int {
+        searches.dropFirst().first { $0.startSample > range.lowerBound && $0.startSample - range.lowerBound <= frameSize
+                                     && $0.startSample < range.upperBound }?.startSample ?? range.lowerBound
+    }
+
+    /// The figures over the frames wholly inside `range` from `start` on; the convergence still
+    /// counts from `range`'s start.
     private static func metrics(in range: Range<Int>, ledger: FrameLedger, sampleCount: Int,
-                                configuration: EchoMetricsConfiguration) -> SegmentMetrics {
+                                configuration: EchoMetricsConfiguration, from start: Int) -> SegmentMetrics {
         let sampleRate = ledger.sampleRate
         let clipped = range.clamped(to: 0..<sampleCount)
-        let summary = ledger.summary(in: clipped,
+        let measured = min(max(start, clipped.lowerBound), clipped.upperBound)..<clipped.upperBound
+        let summary = ledger.summary(in: measured,
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
+        let lead = Double(measured.lowerBound - clipped.lowerBound) / Double(sampleRate)
         return SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
                               erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound,
                               erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                               erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
-                              convergenceSeconds: summary.convergenceSeconds,
+                              convergenceSeconds: summary.convergenceSeconds.map { $0 + lead },
                               singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)
     }
 
-    /// The samples the whole call's TCLw (`whole.telephony.echoLoss`) stands on, first frame to
-    /// last; nil where it stands on none.
-    public var echoLossStretch: Range<Int>? { ledger.echoLossStretch(in: 0..<sampleCount) }
+    /// Where the frames the whole call's TCLw (`whole.telephony.echoLoss`) stands on start, the
+    /// first's through the last's; nil where it stands on none.
+    public var echoLossFrameStarts: ClosedRange<Int>? { ledger.echoLossFrameStarts(in: 0..<sampleCount) }
 
     /// Re-convergence after an instant (an echo-path change, a route switch): seconds from
     /// `sample` until the ERLE series restarted at `sample` (0.5 s windows) stays within the

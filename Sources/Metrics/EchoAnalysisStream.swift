@@ -145,7 +145,7 @@ public final class EchoAnalysisStream {
                                 erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
                                 erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
                                 erleSteadyFrames: summary.steadyFrames, convergenceSeconds: summary.convergenceSeconds,
-                                delayMilliseconds: (core.delaySamples ?? core.delaySearches.lazy.compactMap(\.delaySamples).first)
+                                delayMilliseconds: Self.callDelaySamples(core.delaySearches, ledger: ledger, length: length, configuration: configuration)
                                     .map { $0 * 1000 / Double(sampleRate) },
                                 erleSeries: summary.series, erleBands: ledger.bandERLE(),
                                 gate: core.gateSummary, nearEnd: core.nearEndPreservation,
@@ -177,6 +177,23 @@ public final class EchoAnalysisStream {
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,
                             talkActivity: core.activity, delaySearches: core.delaySearches)
+    }
+
+    /// The call's delay: its one search's; where it searched again after echo-path changes, the
+    /// first search that found one over a stretch whose echo stands above the mic's noise (a wired
+    /// headset's first seconds read 41 ms of the signals' likeness where the call went on to the
+    /// speaker), else the first search's.
+    static func callDelaySamples(_ searches: [DelaySearch], ledger: FrameLedger, length: Int,
+                                 configuration: EchoMetricsConfiguration) -> Double? {
+        guard searches.count > 1 else { return searches.first?.delaySamples }
+        for (index, search) in searches.enumerated() where search.delaySamples != nil {
+            let end = index + 1 < searches.count ? searches[index + 1].startSample : length
+            let summary = ledger.summary(in: search.startSample..<max(search.startSample, end),
+                                         stepSamples: configuration.seriesStepSamples(forSampleRate: ledger.sampleRate),
+                                         toleranceDB: configuration.convergenceToleranceDB)
+            if summary.erlDB != nil, !summary.erlIsLowerBound { return search.delaySamples }
+        }
+        return searches[0].delaySamples
     }
 
     /// What has no meaning without echo at the mic says why it is missing. Without far-end single

@@ -323,15 +323,15 @@ struct FrameLedger: Sendable {
                                 analysisFrames: steadyRows.count)
     }
 
-    /// The samples `weightedEchoLoss(in:)` measures over: from the first of its frames (the steady
-    /// half of the far-end single-talk frames in `range`) to the end of the last; nil where there
-    /// are none. A call that changed route says by it which route its TCLw stands on.
-    func echoLossStretch(in range: Range<Int>) -> Range<Int>? {
+    /// Where the frames `weightedEchoLoss(in:)` measures over start (the steady half of the
+    /// far-end single-talk frames in `range`): the first's start through the last's; nil where
+    /// there are none. A call that changed route says by it which route its TCLw stands on.
+    func echoLossFrameStarts(in range: Range<Int>) -> ClosedRange<Int>? {
         let selected = rowRange(frameIndices: frames.frames(inside: range))
         let steadyRows = (selected.lowerBound + selected.count / 2)..<selected.upperBound
         guard !steadyRows.isEmpty else { return nil }
-        func frame(_ row: Int) -> Int { Int(Int32(bitPattern: rows.element(row: row, column: 0))) }
-        return frames.start(of: frame(steadyRows.lowerBound))..<(frames.start(of: frame(steadyRows.upperBound - 1)) + frames.frameSize)
+        func start(_ row: Int) -> Int { frames.start(of: Int(Int32(bitPattern: rows.element(row: row, column: 0)))) }
+        return start(steadyRows.lowerBound)...start(steadyRows.upperBound - 1)
     }
 
     /// Earliest point that is non-nil and after which every non-nil point (itself included)

@@ -34,7 +34,7 @@ public enum RunReportDocument {
         // each route change (Bluetooth adds 100 ms and more), each segment's then its own; across
         // a switch to or from a pass-through mic (its buffering, two timer periods and a tick,
         // puts the canceller's input later) it is whichever source carried those seconds.
-        let changesRoute = report.segments.contains { $0.events.contains { $0.hasPrefix("route_change") } }
+        let changesRoute = report.hardware.map { Set($0.segments.map(\.route)).count > 1 } ?? false
         let delayPerSegment = report.segments.contains { $0.metrics.hasOwnDelay }
         let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
         let delayCaveat = delayPerSegment ? " (the first route's that has one; searched again after each change of route, input or formats: each segment's below)"
@@ -95,6 +95,8 @@ public enum RunReportDocument {
             // The call's own reason, said above, is not repeated for each of its segments.
             let unmeasured = report.segments.compactMap { s in
                 s.echoUnmeasuredReason.flatMap { $0 == report.echoUnmeasuredReason ? nil : $0 }.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds))–\(F.seconds(s.endSeconds)), no ERL or ERLE: \($0).")] }
+            } + report.segments.compactMap { s in
+                s.echoLeakUnjudgedReason.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds)), the echo leak after the route change is not judged: \($0).")] }
             }
             if !unmeasured.isEmpty { blocks.append(.list(unmeasured)) }
         }

@@ -8,12 +8,13 @@ import XCTest
 /// starts on a wired headset (its echo under the mic's noise: no delay to find in the first
 /// seconds) and changes to the speaker scores the speaker's segment against the speaker's delay.
 final class RouteDelayTests: XCTestCase {
-    private func run(from route: String, in folder: URL) throws -> RunReport {
+    private func run(from route: String, to next: String = "speaker", atSeconds change: Int = 8, seconds: Int = 14,
+                     in folder: URL) throws -> RunReport {
         let path = try writeScenario("""
             {"name": "route-delay-\(route)", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
              "noise": {"level_dbfs": -65, "seed": 2}, "route": "\(route)", "audio_session": {},
-             "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": 14,
-             "timeline": [{"at_ms": 8000, "action": "route_change", "route": "speaker"}]}
+             "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": \(seconds),
+             "timeline": [{"at_ms": \(change * 1000), "action": "route_change", "route": "\(next)"}]}
             """, named: "\(route).json", in: folder)
         return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(route).path,
                              taps: .none, renderer: nil).run()
@@ -39,5 +40,19 @@ final class RouteDelayTests: XCTestCase {
         XCTAssertEqual(erl, try XCTUnwrap(speaker.segments[1].metrics.erlDB))
         XCTAssertEqual(erl, 9.59, accuracy: 0.01)
         XCTAssertTrue(headset.segments[0].metrics.erlIsLowerBound, "the headset's echo stays under the noise")
+    }
+
+    /// Speaker → receiver at 5 s: the receiver's segment is measured from where the change reaches
+    /// what was sent (the send latency after it), on the receiver's 41 ms, and reads what the same
+    /// segment of a call on the receiver all along reads, frames and ERL to the bit. Measured from
+    /// the event, it took in a frame of the speaker's echo: 30.15 dB over 161 frames.
+    func testTheSegmentAfterAChangeHoldsNoneOfTheOldRoutesEcho() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let changed = try run(from: "speaker", to: "receiver", atSeconds: 5, seconds: 10, in: folder)
+        let receiver = try run(from: "receiver", to: "receiver", atSeconds: 5, seconds: 10, in: folder)
+        XCTAssertEqual(try XCTUnwrap(changed.segments[1].metrics.delayMilliseconds), 41, accuracy: 0.05)
+        XCTAssertEqual(changed.segments[1].metrics.singleTalkFrames, receiver.segments[1].metrics.singleTalkFrames)
+        XCTAssertEqual(try XCTUnwrap(changed.segments[1].metrics.erlDB), try XCTUnwrap(receiver.segments[1].metrics.erlDB))
     }
 }

@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 import EchoLabTestSupport
 import EchoLabJSON
 import Foundation
@@ -94,5 +95,52 @@ final class RouteLeakTests: XCTestCase {
             + "the new route's weaker path still leaves the peer "
         XCTAssertTrue(leak.consequence.hasPrefix(prefix), leak.consequence)
         XCTAssertTrue(leak.consequence.contains(" dB less echo than before the change (echo loss "), leak.consequence)
+    }
+
+    /// A change to the speaker while the far end is quiet for the 3 s the rule widens to: no
+    /// far-end single talk to judge the leak on. No finding, and the segment the change opens
+    /// says the leak was not judged (a missing finding read as no leak). The same change with the
+    /// far end playing on is judged, and says nothing of it.
+    func testALeakTooThinToJudgeIsSaidNotJudged() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // White noise at −20 dBFS, silent from 3.9 to 7.5 s.
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -20), sampleRate: 48_000, count: 8 * 48_000, seed: 1)
+        let paused = noise.indices.map { (187_200..<360_000).contains($0) ? 0 : noise[$0] }
+        let file = folder.appendingPathComponent("paused.wav").path
+        try SoundFileWriter.write(paused, to: file, sampleRate: 48_000)
+        let scene = #""duration_s": 8, "route": "receiver", "timeline": [{"at_ms": 4000, "action": "route_change", "route": "speaker"}]"#
+        let quiet = try report(scene, signals: #""far_end": "\#(file)", "noise": {"level_dbfs": -70, "seed": 7}"#)
+        XCTAssertTrue(leaks(quiet).isEmpty)
+        XCTAssertEqual(quiet.segments[1].echoLeakUnjudgedReason,
+                       "the first 3.0 s of audio on speaker hold 0 far-end single-talk analysis frames, fewer than the 20 an ERLE needs "
+                       + "(the near end talked over the change, or the far end was quiet)")
+        XCTAssertNil(quiet.segments[0].echoLeakUnjudgedReason)
+        let segments = try XCTUnwrap(quiet.json()["segments"]?.arrayValue)
+        XCTAssertEqual(segments[1]["echo_leak_unjudged"]?.stringValue, quiet.segments[1].echoLeakUnjudgedReason)
+        XCTAssertNil(segments[0]["echo_leak_unjudged"], "written for route-change segments only")
+        let page = MarkdownWriter.render(RunReportDocument.make(quiet))
+        XCTAssertTrue(page.contains("4.00 s, the echo leak after the route change is not judged: the first 3.0 s of audio on speaker hold 0 "), page)
+        let judged = try report(scene)
+        XCTAssertNil(judged.segments[1].echoLeakUnjudgedReason)
+        XCTAssertEqual(judged.json()["segments"]?.arrayValue?[1]["echo_leak_unjudged"], .null)
+    }
+
+    /// Speaker → wired headset: the headset's echo stays under the mic's noise, so there is no
+    /// ERLE, but speex, still modelling the speaker's path, sends far more than the mic holds: a
+    /// leak, judged from the headset's audio on (the 40 ms the new streams add) over the sent
+    /// signal against the mic. With the canceller off nothing is added, and nothing is found.
+    func testACancellerThatAddsWhatTheMicDidNotHoldOnAHeadsetLeaks() throws {
+        let scene = #""duration_s": 10, "route": "speaker", "audio_session": {}, "timeline": [{"at_ms": 6000, "action": "route_change", "route": "wired_headset"}]"#
+        let speex = try report(scene)
+        XCTAssertTrue(speex.segments[1].metrics.erlIsLowerBound, "the headset's echo stays under the noise")
+        let leak = try XCTUnwrap(leaks(speex).first)
+        XCTAssertEqual(leak.atSeconds, 6.04, accuracy: 1e-9)
+        XCTAssertEqual(leak.untilSeconds, 7.04, accuracy: 1e-9)
+        XCTAssertEqual(leak.consequenceMetric, "sent_over_mic_db")
+        XCTAssertGreaterThan(try XCTUnwrap(leak.consequenceDB), 20)
+        XCTAssertTrue(leak.consequence.hasPrefix("what was sent in the first second of audio on wired_headset is "), leak.consequence)
+        let off = try report(#""aec": {"mode": "disabled"}, "# + scene)
+        XCTAssertTrue(leaks(off).isEmpty)
     }
 }

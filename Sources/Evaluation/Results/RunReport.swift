@@ -28,6 +28,10 @@ public struct RunReport: Sendable {
         /// Why `reconvergenceSeconds` is nil where the segment has a steady ERLE, in words
         /// (`reconvergence_unmeasured`; `RunEvaluator.reconvergenceUnmeasuredReason`).
         public var reconvergenceUnmeasuredReason: String?
+        /// Where the segment opens with a route change whose echo leak could not be judged, why
+        /// (`echo_leak_unjudged`, written for route-change segments only;
+        /// `HardwareFindings.unjudgedLeaks`): a missing finding there is no verdict.
+        public var echoLeakUnjudgedReason: String?
 
         public init(startSeconds: Double, endSeconds: Double, events: [String], metrics: SegmentMetrics,
                     reconvergenceSeconds: Double?, clicksAtStart: Int, echoUnmeasuredReason: String? = nil) {
@@ -223,6 +227,9 @@ public struct RunReport: Sendable {
                                                    "clicks_at_start": .number(Double(segment.clicksAtStart)),
                                                    "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null,
                                                    "reconvergence_unmeasured": segment.reconvergenceUnmeasuredReason.map(JSONValue.string) ?? .null]
+                if segment.events.contains(where: { $0.hasPrefix("route_change") }) {
+                    object["echo_leak_unjudged"] = segment.echoLeakUnjudgedReason.map(JSONValue.string) ?? .null
+                }
                 for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
                 return .object(object)
             }),
