@@ -15,14 +15,15 @@ public enum HardwareFindings {
     /// `sentErrorDB`: 10·log10(Σ(sent − mic)² / Σmic²) over a stretch (`CallMeasurement.sentErrorDB(in:)`),
     /// to judge a route whose echo stays under the mic's noise; nil: such a route is not judged.
     public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
-                                states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil) -> [RunReport.Finding] {
+                                states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil,
+                                sendPathAddsGain: Bool = false) -> [RunReport.Finding] {
         guard let hardware else { return [] }
         var findings = hardware.issues
             .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
             .map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
             if case .leak(let leak) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length,
-                                                states: states, sentErrorDB: sentErrorDB) {
+                                                states: states, sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) {
                 findings.append(leak)
             }
         }
@@ -34,12 +35,14 @@ public enum HardwareFindings {
     /// seconds on the new route (the near end talked over the change) — each with the frame it
     /// happened at and why: without it, no finding read as no leak.
     public static func unjudgedLeaks(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
-                                     states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil) -> [(frame: Int64, reason: String)] {
+                                     states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil,
+                                     sendPathAddsGain: Bool = false) -> [(frame: Int64, reason: String)] {
         guard let hardware else { return [] }
         return hardware.segments.indices.dropFirst().filter { hardware.segments[$0].route != hardware.segments[$0 - 1].route }
             .compactMap { index in
                 guard case .unjudged(let reason) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate,
-                                                             length: length, states: states, sentErrorDB: sentErrorDB) else { return nil }
+                                                             length: length, states: states, sentErrorDB: sentErrorDB,
+                                                             sendPathAddsGain: sendPathAddsGain) else { return nil }
                 return (hardware.segments[index].startFrame, reason)
             }
     }
@@ -48,7 +51,7 @@ public enum HardwareFindings {
     private enum LeakVerdict {
         case leak(RunReport.Finding)
         /// Judged, no leak; or nothing to judge (no audio on the route, nothing before it, the canceller off).
-        case none
+        case noLeak
         case unjudged(String)
     }
 
@@ -70,16 +73,13 @@ public enum HardwareFindings {
     /// it is widened to up to `leakWindowSecondsAtMost`; a widened after-stretch with nothing before
     /// to compare with leaks only where the canceller adds echo.
     private static func judgeLeak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
-                                  states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?) -> LeakVerdict {
-        guard let verdict = leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states,
-                                 sentErrorDB: sentErrorDB) else {
-            return .none
-        }
-        return verdict
+                                  states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?, sendPathAddsGain: Bool) -> LeakVerdict {
+        leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states,
+             sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) ?? .noLeak
     }
 
     private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
-                             states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?) -> LeakVerdict? {
+                             states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?, sendPathAddsGain: Bool) -> LeakVerdict? {
         let segment = hardware.segments[index]
         let route = segment.route
         let nextChange = hardware.segments[(index + 1)...].first { $0.route != route }.map { Int($0.startFrame) } ?? length
@@ -97,26 +97,25 @@ public enum HardwareFindings {
         guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
         guard !after.isEmpty, cancellerOn else { return nil }
-        if first.erlIsLowerBound {
-            // The new route's echo stays under the mic's noise (a wired headset): no ERLE to judge,
-            // but a canceller still modelling the old route's path sends what the mic never held
-            // (speex sent 25 dB more than the mic held after the speaker, and no finding said so).
-            // From where the new route's streams bring its audio (their added latency): the mic
-            // before it still holds the old route's echo, which would hide what is added.
-            let from = min(after.lowerBound + Int(segment.addedLatencyFrames ?? 0), after.upperBound)
-            let second = from..<min(from + Int(rate), flowAfter.upperBound)
-            guard second.count >= Int(rate) / 2 else { return nil }
-            guard let error = sentErrorDB?(second), error > addedSignalThresholdDB else { return nil }
-            let louder = 10 * log10(1 + pow(10, error / 10))
+        // Too little far-end single talk to measure an ERLE on (a wired headset's echo under the
+        // mic's noise, or the near end talking over the change): a canceller still modelling the
+        // old route's path shows anyway in what it sends beyond what the mic held (speex sent 25 dB
+        // more than the mic held after the speaker, and no finding said so). Not where the send
+        // path's gain control may raise what is sent.
+        if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames || first.erleDB == nil, !first.erleIsLowerBound, !sendPathAddsGain,
+           let added = addedToWhatTheMicHeld(after: after, within: flowAfter, segment: segment, rate: rate, sentErrorDB: sentErrorDB) {
             return .leak(RunReport.Finding(
-                rule: echoLeakRule, atSeconds: Double(second.lowerBound) / rate, untilSeconds: Double(second.upperBound) / rate,
+                rule: echoLeakRule, atSeconds: Double(added.stretch.lowerBound) / rate, untilSeconds: Double(added.stretch.upperBound) / rate,
                 message: "after the route change to \(route) the canceller kept modelling the old route's echo path: it sends what the mic did not hold",
-                consequenceMetric: "sent_over_mic_db", consequenceDB: louder,
-                consequence: "what was sent in the first second of audio on \(route) is \(RunEvaluator.format(louder)) dB louder than the mic held "
-                    + "(the route's echo stays under the mic's noise: no ERLE to measure)"))
+                consequenceMetric: "sent_over_mic_db", consequenceDB: added.louderDB,
+                consequence: "what was sent in the first second of audio on \(route) is \(RunEvaluator.format(added.louderDB)) dB louder than the mic held "
+                    + "(too little far-end single talk there for an ERLE: \(first.singleTalkFrames) analysis frames)"))
         }
-        // Too little far-end single talk over the whole window: no verdict, said as such.
-        if first.erleDB == nil || first.isLowConfidence, !first.erleIsLowerBound {
+        // An echo under the mic's noise (a wired headset) that nothing was added to: no leak.
+        if first.erlIsLowerBound { return nil }
+        // Too little far-end single talk over the whole window: no verdict, said as such. (An
+        // ERLE missing on enough frames is an echo under the output's floor: no leak.)
+        if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames, !first.erleIsLowerBound {
             return .unjudged("the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route) hold "
                 + "\(first.singleTalkFrames) far-end single-talk analysis frames, fewer than the \(FigureConfidence.minimumAnalysisFrames) "
                 + "an ERLE needs (the near end talked over the change, or the far end was quiet)")
@@ -162,6 +161,18 @@ public enum HardwareFindings {
     /// differs from the mic by more than this over the mic's own energy: a suppressor (sent = g·mic,
     /// 0 ≤ g ≤ 1) stays at or under 0 dB, and comfort noise no louder than the mic's adds at most 3.
     static let addedSignalThresholdDB = 6.0
+
+    /// What was sent beyond what the mic held over the first second of the new route's audio —
+    /// from its added latency on, where its streams bring it (before, the mic still holds the old
+    /// route's echo, which would hide what is added) — where that passes `addedSignalThresholdDB`:
+    /// how much louder it is, and where.
+    private static func addedToWhatTheMicHeld(after: Range<Int>, within flow: Range<Int>, segment: RouteSegment, rate: Double,
+                                              sentErrorDB: ((Range<Int>) -> Double?)?) -> (louderDB: Double, stretch: Range<Int>)? {
+        let from = min(after.lowerBound + Int(segment.addedLatencyFrames ?? 0), flow.upperBound)
+        let second = from..<min(from + Int(rate), flow.upperBound)
+        guard second.count >= Int(rate) / 2, let error = sentErrorDB?(second), error > addedSignalThresholdDB else { return nil }
+        return (10 * log10(1 + pow(10, error / 10)), second)
+    }
 
     /// The longest stretch after a route change the leak is judged over (`leak`): a second, or
     /// more where the first holds too little far-end single talk.

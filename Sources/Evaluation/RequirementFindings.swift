@@ -44,7 +44,7 @@ public enum RequirementFindings {
         var routes: [String] = []
         for (index, segment) in segments.enumerated() {
             let end = index + 1 < segments.count ? reaches(index + 1) : Int.max
-            guard index == 0 ? true : reaches(index) <= starts.upperBound, end > starts.lowerBound,
+            guard index == 0 || reaches(index) <= starts.upperBound, end > starts.lowerBound,
                   !routes.contains(segment.route) else { continue }
             routes.append(segment.route)
         }

@@ -42,9 +42,13 @@ public struct RunEvaluator: Sendable {
         // figures are measured against that reference, not because the far end was quiet.
         let silentReference = deviceFindings.filter { LintRule.silentReference.contains($0.rule) }.map(\.frames)
         let crossover = tick * (SimulatedCall.switchTimeoutTicks + 1)
+        // Gain control in the send path may raise what is sent over the mic, whatever the canceller
+        // does: the leak rule does not judge a change by what was sent against the mic then.
+        let sendPathAddsGain = run.scenario.voiceProcessing.autoGainControl != .disabled
+            || run.scenario.timeline.contains { if case .setAutoGainControl(let mode) = $0.action { mode != .disabled } else { false } }
         // Route changes whose leak could not be judged: said on the segment each opens.
         let unjudgedLeaks = HardwareFindings.unjudgedLeaks(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
-                                                           sentErrorDB: measurement.sentErrorDB(in:))
+                                                           sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // The timeline's actions at the segment's start: the event that opened it.
@@ -77,7 +81,10 @@ public struct RunEvaluator: Sendable {
                                   // From the crossover on: a mic's first zeros reach sent a period or two after the event.
                                   captureIsSilent: measurement.silentCapture.mutes(min(range.lowerBound + crossover, range.upperBound)..<range.upperBound)))
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
-            segment.echoLeakUnjudgedReason = unjudgedLeaks.first { $0.frame == Int64(range.lowerBound) }?.reason
+            // Not where the segment had nothing to judge: a file mic's, a mute's, a silent reference's.
+            if noEchoPath == nil, segment.echoUnmeasuredReason.map({ !Self.reasonsWithNothingToJudge.contains($0) }) ?? true {
+                segment.echoLeakUnjudgedReason = unjudgedLeaks.first { $0.frame == Int64(range.lowerBound) }?.reason
+            }
             return segment
         }
         let processing = run.scenario.voiceProcessing
@@ -92,7 +99,7 @@ public struct RunEvaluator: Sendable {
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
             + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
-                                        sentErrorDB: measurement.sentErrorDB(in:))
+                                        sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
                                            measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
                                                                                               rate: rate, latency: measurement.sendLatency(at:)))
@@ -374,10 +381,10 @@ public struct RunEvaluator: Sendable {
     }
 
     /// Where the hardware rebuilt its streams at the start of `range` (a route change, or formats
-    /// granted anew), or swapped its input for another data source: the sample by which the new
-    /// audio has come through — `range`'s start plus the path's added latency (capture and
-    /// playout; a data source's reaches the engine through the capture's part of it, and clicked
-    /// 30 ms after the change). A new input stream captures
+    /// granted anew), or a route swapped its input for another data source: a bound on the sample
+    /// by which the new audio has come through — `range`'s start plus the path's added latency
+    /// (capture and playout; a data source's reaches the engine through the capture's part, and
+    /// clicked 30 ms after the change). nil where neither happened there. A new input stream captures
     /// silence while it primes and a new output stream plays none, so the change is heard where
     /// either comes back, in the mic or in the echo it carries: a change to the speaker clicked in
     /// `sent` 30 and 52 ms after it, past a window of ±1 tick around the change and its send
@@ -389,7 +396,7 @@ public struct RunEvaluator: Sendable {
         // Several segments may open at one frame (a route and a data source): the last is in force.
         let segment = segments[index]
         guard segment.route != before.route || segment.input != before.input || segment.output != before.output
-                || segment.inputDataSource != before.inputDataSource,
+                || (segment.inputDataSource != before.inputDataSource && segment.route != "echo_path"),
               let added = segment.addedLatencyFrames else { return nil }
         return range.lowerBound + Int(added)
     }
@@ -426,6 +433,10 @@ public struct RunEvaluator: Sendable {
     /// (the lint's user-reference-not-fed or -not-stopped), which is then the reason.
     /// `captureIsSilent`: the mic captured digital silence all through it while the room held
     /// sound (`CallMeasurement.silentCapture`: an app's own mute).
+    /// The segment reasons under which a route change's leak had nothing to judge.
+    static let reasonsWithNothingToJudge: Set<String> = [silentCaptureReason, segmentReferenceSilentReason,
+                                                         "muted throughout: the segment sent silence, which holds no echo to measure"]
+
     static func segmentEchoUnmeasuredReason(_ metrics: SegmentMetrics, states: [DeviceState], audioFlows: Bool = true,
                                             referenceIsSilent: Bool = false, captureIsSilent: Bool = false) -> String? {
         if metrics.singleTalkFrames == 0, !audioFlows {

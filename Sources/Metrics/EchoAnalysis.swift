@@ -44,7 +44,7 @@ public struct EchoAnalysis: Sendable {
         self.configuration = configuration
         segments = segmentRanges.map {
             var metrics = Self.metrics(in: $0, ledger: ledger, sampleCount: sampleCount, configuration: configuration,
-                                       from: Self.pathStart(of: $0, searches: delaySearches, frameSize: ledger.frames.frameSize))
+                                       from: Self.pathStart(of: $0, searches: delaySearches, sampleRate: ledger.sampleRate))
             // Searched again at an echo-path change, the delay is the segment's own: the search in
             // force at its middle (a change lands in the stream the send latency after its event).
             // Where the segment's echo stays under the mic's noise, a lag is the signals' likeness,
@@ -64,17 +64,17 @@ public struct EchoAnalysis: Sendable {
     /// relative to the start of the range.
     public func metrics(in range: Range<Int>) -> SegmentMetrics {
         Self.metrics(in: range, ledger: ledger, sampleCount: sampleCount, configuration: configuration,
-                     from: Self.pathStart(of: range, searches: delaySearches, frameSize: frameSize))
+                     from: Self.pathStart(of: range, searches: delaySearches, sampleRate: sampleRate))
     }
 
     /// Where the figures of `range` start: where an echo-path change that opens it reaches the
-    /// stream (its search's start, within the range's first frame: the change's event is at the
-    /// range's start, what it does to the mic reaches what was sent the send latency later), else
-    /// the range's start. The frames before it hold the old path's echo: a wired headset's segment
+    /// stream (its search's start, within the range's first 100 ms: the change's event is at the
+    /// range's start, what it does to the mic reaches what was sent the send latency later, 7 to
+    /// 30 ms), else the range's start. The frames before it hold the old path's echo: a wired headset's segment
     /// after the speaker read the speaker's echo in its one single-talk frame (ERL 17.1 dB, ERLE
     /// −10.9 dB), and a receiver's read 29.1 dB where the receiver all call reads 31.2.
-    static func pathStart(of range: Range<Int>, searches: [DelaySearch], frameSize: Int) -> Int {
-        searches.dropFirst().first { $0.startSample > range.lowerBound && $0.startSample - range.lowerBound <= frameSize
+    static func pathStart(of range: Range<Int>, searches: [DelaySearch], sampleRate: Int) -> Int {
+        searches.dropFirst().first { $0.startSample > range.lowerBound && $0.startSample - range.lowerBound <= sampleRate / 10
                                      && $0.startSample < range.upperBound }?.startSample ?? range.lowerBound
     }
 

@@ -182,7 +182,7 @@ public final class EchoAnalysisStream {
     /// The call's delay: its one search's; where it searched again after echo-path changes, the
     /// first search that found one over a stretch whose echo stands above the mic's noise (a wired
     /// headset's first seconds read 41 ms of the signals' likeness where the call went on to the
-    /// speaker), else the first search's.
+    /// speaker), else the first that found one.
     static func callDelaySamples(_ searches: [DelaySearch], ledger: FrameLedger, length: Int,
                                  configuration: EchoMetricsConfiguration) -> Double? {
         guard searches.count > 1 else { return searches.first?.delaySamples }
@@ -193,7 +193,7 @@ public final class EchoAnalysisStream {
                                          toleranceDB: configuration.convergenceToleranceDB)
             if summary.erlDB != nil, !summary.erlIsLowerBound { return search.delaySamples }
         }
-        return searches[0].delaySamples
+        return searches.lazy.compactMap(\.delaySamples).first
     }
 
     /// What has no meaning without echo at the mic says why it is missing. Without far-end single
