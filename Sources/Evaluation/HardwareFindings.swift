@@ -13,38 +13,29 @@ public enum HardwareFindings {
     /// `states`: the call's device timeline, to tell whether a canceller was on after a route
     /// change (with AEC disabled nothing is cancelled anyway: `aec-disabled-with-real-devices`).
     /// `sentErrorDB`: 10·log10(Σ(sent − mic)² / Σmic²) over a stretch (`CallMeasurement.sentErrorDB(in:)`),
-    /// to judge a route whose echo stays under the mic's noise; nil: such a route is not judged.
+    /// to judge a change with too little far-end single talk for an ERLE; nil: such a change is
+    /// not judged so. `sendPathAddsGain`: gain control may raise what is sent (nor then).
+    /// The findings — the session's issues and the leaks — and the route changes whose leak could
+    /// not be judged, each with the frame it happened at and why (too little far-end single talk
+    /// in the first `leakWindowSecondsAtMost` seconds on the new route): without it, no finding
+    /// read as no leak.
     public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
                                 states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil,
-                                sendPathAddsGain: Bool = false) -> [RunReport.Finding] {
-        guard let hardware else { return [] }
+                                sendPathAddsGain: Bool = false) -> (findings: [RunReport.Finding], unjudgedLeaks: [(frame: Int64, reason: String)]) {
+        guard let hardware else { return ([], []) }
         var findings = hardware.issues
             .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
             .map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
+        var unjudged: [(frame: Int64, reason: String)] = []
         for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
-            if case .leak(let leak) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length,
-                                                states: states, sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) {
-                findings.append(leak)
+            switch judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length,
+                             states: states, sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) {
+            case .leak(let leak): findings.append(leak)
+            case .unjudged(let reason): unjudged.append((segment.startFrame, reason))
+            case .noLeak: break
             }
         }
-        return findings
-    }
-
-    /// The route changes whose echo leak could not be judged — the canceller on, audio flowing
-    /// before and after, but too little far-end single talk in the first `leakWindowSecondsAtMost`
-    /// seconds on the new route (the near end talked over the change) — each with the frame it
-    /// happened at and why: without it, no finding read as no leak.
-    public static func unjudgedLeaks(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
-                                     states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil,
-                                     sendPathAddsGain: Bool = false) -> [(frame: Int64, reason: String)] {
-        guard let hardware else { return [] }
-        return hardware.segments.indices.dropFirst().filter { hardware.segments[$0].route != hardware.segments[$0 - 1].route }
-            .compactMap { index in
-                guard case .unjudged(let reason) = judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate,
-                                                             length: length, states: states, sentErrorDB: sentErrorDB,
-                                                             sendPathAddsGain: sendPathAddsGain) else { return nil }
-                return (hardware.segments[index].startFrame, reason)
-            }
+        return (findings, unjudged)
     }
 
     /// What the leak rule made of a route change.

@@ -46,9 +46,11 @@ public struct RunEvaluator: Sendable {
         // does: the leak rule does not judge a change by what was sent against the mic then.
         let sendPathAddsGain = run.scenario.voiceProcessing.autoGainControl != .disabled
             || run.scenario.timeline.contains { if case .setAutoGainControl(let mode) = $0.action { mode != .disabled } else { false } }
-        // Route changes whose leak could not be judged: said on the segment each opens.
-        let unjudgedLeaks = HardwareFindings.unjudgedLeaks(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
-                                                           sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
+        // The hardware's findings, and the route changes whose leak could not be judged (said on
+        // the segment each opens).
+        let hardwareFindings = HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
+                                                         sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
+        let unjudgedLeaks = hardwareFindings.unjudgedLeaks
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // The timeline's actions at the segment's start: the event that opened it.
@@ -98,8 +100,7 @@ public struct RunEvaluator: Sendable {
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
-            + HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
-                                        sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
+            + hardwareFindings.findings
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
                                            measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
                                                                                               rate: rate, latency: measurement.sendLatency(at:)))

@@ -36,17 +36,18 @@ struct EchoStreamCore {
     private(set) var received = 0
 
     private var collector: DelayBlockCollector?
-    /// Estimated delay in samples (fractional), once fixed; nil also when it could not be estimated.
-    private(set) var delaySamples: Double?
-    /// The delay search found the echo outside its range (`DelayBlockCollector.echoOutsideSearch`).
-    private(set) var echoOutsideDelaySearch = false
+    /// The first search's estimated delay in samples (fractional), once fixed; nil also when it
+    /// could not be estimated.
+    var delaySamples: Double? { delaySearches.first?.delaySamples }
+    /// The first search found the echo outside its range (`DelayBlockCollector.echoOutsideSearch`).
+    var echoOutsideDelaySearch: Bool { delaySearches.first?.echoOutsideSearch ?? false }
     /// The reference is tonal: no delay (`DelayBlockCollector.referenceIsTonal`).
-    private(set) var referenceIsTonal = false
-    /// No echo reached the mic in any far-end block of the warm-up (`DelayBlockCollector.leftOutEveryBlock`).
-    private(set) var noEchoInDelayWarmup = false
+    var referenceIsTonal: Bool { delaySearches.first?.referenceIsTonal ?? false }
+    /// No echo reached the mic in any far-end block of the first warm-up (`DelayBlockCollector.leftOutEveryBlock`).
+    var noEchoInDelayWarmup: Bool { delaySearches.first?.noEchoInWarmup ?? false }
     /// Whole-sample reference shift; nil during a warm-up.
     private(set) var shift: Int?
-    /// Every search's outcome in time order: the first (whose are the four above), then one from
+    /// Every search's outcome in time order: the first (the four above read it), then one from
     /// each echo-path change reached.
     private(set) var delaySearches: [DelaySearch] = []
     /// Echo-path changes not reached yet (absolute samples, ascending): a search starts at each.
@@ -292,12 +293,6 @@ struct EchoStreamCore {
         }
         delaySearches.append(search)
         let isFirst = delaySearches.count == 1
-        if isFirst {
-            delaySamples = search.delaySamples
-            echoOutsideDelaySearch = search.echoOutsideSearch
-            referenceIsTonal = search.referenceIsTonal
-            noEchoInDelayWarmup = search.noEchoInWarmup
-        }
         // The reference is shifted by whole samples; the fraction only matters for reporting.
         let shift = min(end, Int((search.delaySamples ?? 0).rounded()))
         self.shift = shift

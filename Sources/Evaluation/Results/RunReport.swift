@@ -30,7 +30,7 @@ public struct RunReport: Sendable {
         public var reconvergenceUnmeasuredReason: String?
         /// Where the segment opens with a route change whose echo leak could not be judged, why
         /// (`echo_leak_unjudged`, written for route-change segments only;
-        /// `HardwareFindings.unjudgedLeaks`): a missing finding there is no verdict.
+        /// `HardwareFindings.findings`' `unjudgedLeaks`): a missing finding there is no verdict.
         public var echoLeakUnjudgedReason: String?
 
         public init(startSeconds: Double, endSeconds: Double, events: [String], metrics: SegmentMetrics,
