@@ -65,19 +65,13 @@ public enum HardwareFindings {
     /// to compare with leaks only where the canceller adds echo.
     private static func judgeLeak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
                                   states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?, sendPathAddsGain: Bool) -> LeakVerdict {
-        leak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length, states: states,
-             sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) ?? .noLeak
-    }
-
-    private static func leak(after index: Int, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double, length: Int,
-                             states: [DeviceState], sentErrorDB: ((Range<Int>) -> Double?)?, sendPathAddsGain: Bool) -> LeakVerdict? {
         let segment = hardware.segments[index]
         let route = segment.route
         let nextChange = hardware.segments[(index + 1)...].first { $0.route != route }.map { Int($0.startFrame) } ?? length
         let start = Int(segment.startFrame)
-        guard start < min(length, nextChange) else { return nil }
+        guard start < min(length, nextChange) else { return .noLeak }
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
-        guard let flow = flowing.first else { return nil }
+        guard let flow = flowing.first else { return .noLeak }
         // The first second of audio on the route; where it holds too little far-end single talk
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
@@ -85,9 +79,9 @@ public enum HardwareFindings {
         let flowAfter = Int(flow.lowerBound)..<Int(flow.upperBound)
         let (after, first) = judgeable(flowAfter.lowerBound..<min(flowAfter.lowerBound + Int(rate), flowAfter.upperBound),
                                        forward: true, within: flowAfter, analysis: analysis, rate: rate)
-        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return nil }
+        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return .noLeak }
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
-        guard !after.isEmpty, cancellerOn else { return nil }
+        guard !after.isEmpty, cancellerOn else { return .noLeak }
         // Too little far-end single talk to measure an ERLE on (a wired headset's echo under the
         // mic's noise, or the near end talking over the change): a canceller still modelling the
         // old route's path shows anyway in what it sends beyond what the mic held (speex sent 25 dB
@@ -103,7 +97,7 @@ public enum HardwareFindings {
                     + "(too little far-end single talk there for an ERLE: \(first.singleTalkFrames) analysis frames)"))
         }
         // An echo under the mic's noise (a wired headset) that nothing was added to: no leak.
-        if first.erlIsLowerBound { return nil }
+        if first.erlIsLowerBound { return .noLeak }
         // Too little far-end single talk over the whole window: no verdict, said as such. (An
         // ERLE missing on enough frames is an echo under the output's floor: no leak.)
         if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames, !first.erleIsLowerBound {
@@ -112,7 +106,7 @@ public enum HardwareFindings {
                 + "an ERLE needs (the near end talked over the change, or the far end was quiet)")
         }
         // A bound (the output under the noise) shows no leak.
-        guard !first.erleIsLowerBound, let erle = first.erleDB, erle < leakERLEThresholdDB else { return nil }
+        guard !first.erleIsLowerBound, let erle = first.erleDB, erle < leakERLEThresholdDB else { return .noLeak }
         var louder = ""
         let extended = after.count > Int(rate)
         // The last second of audio before the change, likewise widened back (the talker spoke
@@ -134,7 +128,7 @@ public enum HardwareFindings {
                     : "; the new route's weaker path still leaves the peer \(previous.erleIsLowerBound ? "at most " : "")\(difference) dB less echo "
                     + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
                     + "\(RunEvaluator.format(lossBefore)) dB)"
-                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter)) : nil
+                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter)) : .noLeak
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
@@ -143,7 +137,7 @@ public enum HardwareFindings {
             // headset's echo under the mic's noise): the ERLE alone does not decide there (a change
             // to the receiver, its echo path 30 dB weaker, read as a leak at 9 dB of ERLE over 2 s
             // where the peer got 21 dB less echo than before), unless the canceller adds echo.
-            return nil
+            return .noLeak
         }
         return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder))
     }
