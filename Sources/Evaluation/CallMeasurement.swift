@@ -54,6 +54,14 @@ public final class CallMeasurement: CallTap {
     private var history: AlignmentHistory
     /// The tracks lined up with a device mic an app forwards as its custom mic.
     private var forwardedMic = ForwardedMicAlignment()
+    /// How late the room's sound reached the last tick whose capture it is known in: 0 through the
+    /// device mic itself, a forwarded device mic's lag once found (`ForwardedMicAlignment`); nil
+    /// before the first. A switch between the two moves the echo's delay by the forwarding app's
+    /// latency, as a route change moves it: searched again where the new lag is found.
+    private var echoLag: Int?
+    /// A lag that moves by more than this is a new echo path (a forwarded mic's buffer that gained
+    /// a frame moves it by a tick's 10 ms; a rate-converting mic's matches move by a sample or two).
+    private static let echoLagChangeMilliseconds = 2
     /// Keeps the aligned tracks for scorers (a run with `--scorer` only).
     var alignedTracks: AlignedTrackRecorder?
     /// The activity gate's talk runs and the analysis frame's size, once `finish` has run: where
@@ -98,22 +106,36 @@ public final class CallMeasurement: CallTap {
 
     public func record(_ tick: TickSignals) throws {
         var tick = tick
-        if case .shifted(let holdsCapture) = forwardedMic.line(up: tick) {
-            // A forwarded device mic: the near-end track at the lag it holds it is the talker in this
-            // tick's capture (measured where it holds it sample for sample), and tells the talk
-            // apart. The echo track stays the room's: the ERL pairs it with the reference at one
-            // bulk delay for the whole call, the acoustic one where the delay was measured on the
-            // device mic, and moved by this stretch's lag it read 0.5 dB for a 6 dB path.
-            tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: tick.echo,
+        let lining = forwardedMic.line(up: tick)
+        // A switch between the device mic and a pass-through of it (a mute or a file mic between
+        // them aside) moves the echo by the app's latency: a new echo path from the tick the new
+        // lag is found in (a switch's blend and a pass-through's priming hold no lag).
+        var echoPathChanged = tick.echoPathChanged
+        let lag: Int? = switch lining {
+        case .notForwarded: tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced ? 0 : nil
+        case .unaligned: nil
+        case .shifted: forwardedMic.lag
+        }
+        if let lag {
+            if let echoLag, abs(lag - echoLag) * 1000 > Self.echoLagChangeMilliseconds * sampleRate { echoPathChanged = true }
+            echoLag = lag
+        }
+        if case .shifted(let holdsCapture) = lining {
+            // A forwarded device mic: the tracks at the lag it holds them are the room's sound in
+            // this tick's capture. The near end there is the talker (measured where the tracks hold
+            // the capture sample for sample) and tells the talk apart; the echo there is what the
+            // ERL pairs with the reference at the delay searched on this capture (left at the
+            // room's, a call that started on a pass-through read 6.9 dB for a 6 dB path).
+            tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: forwardedMic.echo,
                                nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
                                nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced,
-                               micIsCustomMicAudio: tick.micIsCustomMicAudio, echoPathChanged: tick.echoPathChanged)
+                               micIsCustomMicAudio: tick.micIsCustomMicAudio, echoPathChanged: echoPathChanged)
         }
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
         let start = Int(tick.frame) + tick.sendLatency, inSent = start..<(start + tick.count)
         // The room's new path reaches sent with this tick's capture: its delay is searched again.
-        if tick.echoPathChanged { analysis.searchDelayAgain(from: start) }
+        if echoPathChanged { analysis.searchDelayAgain(from: start) }
         if sendLatencies.last?.latency != tick.sendLatency { sendLatencies.append((Int(tick.frame), tick.sendLatency)) }
         if tick.sentIsSilenced {
             // Silence is sent from this tick on, and this tick's capture lands `sendLatency` later:

@@ -1,7 +1,7 @@
 import AudioCore
 import Simulation
 
-/// Lines the near-end track up with a device microphone that an app forwards as its custom mic
+/// Lines the near-end and echo tracks up with a device microphone that an app forwards as its custom mic
 /// (a pass-through): what the call captures is then the room's sound as the device mic heard it
 /// some tens of milliseconds earlier — the app's timer, its buffers, the engine's priming — so the
 /// near-end track, the talker at the mic *now*, no longer lines up with it. Unaligned, the
@@ -12,11 +12,11 @@ import Simulation
 /// microphone is looked up in it: the least lag at which echo + near end hold the capture to 40 dB
 /// (a 16-bit device format's rounding passes), found by search, checked every tick after, and
 /// searched for near the old one (a buffer that gained or lost a frame) where it fails. The
-/// near-end track of every tick of the stretch is the ring's at that lag; where the tracks hold the
+/// tracks of every tick of the stretch are the ring's at that lag; where the tracks hold the
 /// capture sample for sample, the near end is in it and measured. A mic that converts rate holds
 /// them only where its resampler passes all the room holds (passthrough-jittery's 44.1 kHz: some
 /// ticks; a 16 kHz mic under full-band noise: none): elsewhere the track is moved but the near
-/// end stays unmeasured. (The echo track is not moved: see `CallMeasurement.record`.)
+/// end stays unmeasured. The echo track is moved with it: the delay is searched on the capture.
 struct ForwardedMicAlignment {
     private var echoRing: [Float]
     private var nearRing: [Float]
@@ -26,15 +26,20 @@ struct ForwardedMicAlignment {
     /// Ticks to wait before searching again after a search found nothing (a search reads the
     /// whole ring: not every tick of a custom mic that never matches).
     private var searchBackOff = 0
-    /// This tick's near-end track at the lag; valid when `line(up:)` returned `.shifted`.
+    /// The next back-off: doubled after each search that found nothing, up to `searchInterval`.
+    /// A stretch's first ticks (a switch's blend, the mic's priming) match nothing; waiting the
+    /// whole interval after them left a pass-through's first half second unaligned.
+    private var nextBackOff = 1
+    /// This tick's near-end and echo tracks at the lag; valid when `line(up:)` returned `.shifted`.
     private(set) var nearEnd: [Float] = []
+    private(set) var echo: [Float] = []
 
     /// The ring's size: a forwarded mic's lag up to this less a tick is found.
     static let ringSize = 32_768
     /// A match leaves at most this much of the capture's power unexplained (−40 dB: a 16-bit
     /// format's rounding of −60 dBFS noise leaves −41 dB; a resampler's filter far more).
     static let matchResidual: Float = 1e-4
-    /// Ticks between searches that found nothing (half a second of 10 ms ticks).
+    /// The most ticks between searches that found nothing (half a second of 10 ms ticks).
     static let searchInterval = 50
 
     init() {
@@ -67,9 +72,13 @@ struct ForwardedMicAlignment {
         guard tick.echoReachesSent, !tick.nearEndInMic, !tick.sentIsSilenced, n < Self.ringSize else {
             lag = nil
             searchBackOff = 0
+            nextBackOff = 1
             return .notForwarded
         }
-        if nearEnd.count < n { nearEnd = [Float](repeating: 0, count: n) }   // once: ticks keep their size
+        if nearEnd.count < n {   // once: ticks keep their size
+            nearEnd = [Float](repeating: 0, count: n)
+            echo = [Float](repeating: 0, count: n)
+        }
         let power = VectorMath.sumOfSquares(tick.mic, count: n)
         if let known = lag, matches(tick.mic, count: n, lag: known, limit: Self.matchResidual * power) {
             load(lag: known, count: n)
@@ -79,13 +88,17 @@ struct ForwardedMicAlignment {
         var found: Int?
         if power > 1e-10 * Float(n) {   // −100 dBFS
             // Near the lag it had (a buffer that gained or lost a frame), every tick: a few
-            // hundred lags. The whole ring only every half second where nothing matched.
+            // hundred lags. The whole ring where nothing matched: after 1, 2, 4 … ticks in a
+            // stretch, then every half second.
             if let known = lag {
                 found = search(tick.mic, count: n, power: power, lags: max(0, known - 2 * n)...(known + 2 * n))
             }
             if found == nil, searchBackOff == 0 {
                 found = search(tick.mic, count: n, power: power, lags: 0...Int.max)
-                if found == nil { searchBackOff = Self.searchInterval }
+                if found == nil {
+                    searchBackOff = nextBackOff
+                    nextBackOff = min(2 * nextBackOff, Self.searchInterval)
+                }
             } else if found == nil {
                 searchBackOff -= 1
             }
@@ -128,6 +141,7 @@ struct ForwardedMicAlignment {
         for i in 0..<n {
             let at = (start + i) & (Self.ringSize - 1)
             nearEnd[i] = nearRing[at]
+            echo[i] = echoRing[at]
         }
     }
 

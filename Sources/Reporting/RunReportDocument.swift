@@ -31,15 +31,13 @@ public enum RunReportDocument {
 
         blocks.append(.heading("Echo", level: 2, id: "echo"))
         // The delay is estimated over the call's first seconds of far-end speech, and again after
-        // each route change (Bluetooth adds 100 ms and more), each segment's then its own; across
-        // a switch to or from a pass-through mic (its buffering, two timer periods and a tick,
-        // puts the canceller's input later) it is whichever source carried those seconds.
+        // each route change (Bluetooth adds 100 ms and more) and each switch between the device
+        // mic and a pass-through of it (its buffering, two timer periods and a tick, puts the
+        // canceller's input later), each segment's then its own.
         let changesRoute = report.hardware.map { Set($0.segments.map(\.route)).count > 1 } ?? false
         let delayPerSegment = report.segments.contains { $0.metrics.hasOwnDelay }
-        let switchesForwardedMic = report.events.contains { $0.kind == "capture" && $0.detail.hasPrefix("switched") && $0.detail.contains("pass-through") }
-        let delayCaveat = delayPerSegment ? " (the first route's that has one; searched again after each change of route, input or formats: each segment's below)"
-            : changesRoute ? " (estimated once: the first route's)"
-            : switchesForwardedMic ? " (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input)" : ""
+        let delayCaveat = delayPerSegment ? " (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below)"
+            : changesRoute ? " (estimated once: the first route's)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
             [.init("ERL"), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],

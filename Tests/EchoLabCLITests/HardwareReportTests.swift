@@ -46,7 +46,7 @@ final class HardwareReportTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(report.segments[0].metrics.delayMilliseconds), 21, accuracy: 0.05)
         XCTAssertEqual(try XCTUnwrap(report.segments[1].metrics.delayMilliseconds), 22, accuracy: 0.05)
         XCTAssertEqual(try XCTUnwrap(report.metrics.delayMilliseconds), 21, accuracy: 0.05)
-        XCTAssertTrue(markdown.contains("| bulk delay reference→mic (the first route's that has one; searched again after each change of route, input or formats: each segment's below) |"), markdown)
+        XCTAssertTrue(markdown.contains("| bulk delay reference→mic (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below) |"), markdown)
         XCTAssertTrue(markdown.contains("| clicks at start | bulk delay |"), markdown)
         XCTAssertEqual((segments.last?["delay_ms"] as? Double).map { ($0 * 10).rounded() / 10 }, 22)
         // The Segments table gives each segment's far-end single-talk frame count, the basis of

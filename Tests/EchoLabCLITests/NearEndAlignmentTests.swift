@@ -75,9 +75,10 @@ final class NearEndAlignmentTests: XCTestCase {
     }
 
     /// A pass-through switched in and out mid-call: the ERL of each stretch is the path's (6 dB
-    /// flat) — the echo track is the room's, paired with the reference at the one bulk delay the
-    /// call's first seconds gave; moved by the stretch's lag, it read 0.5 dB there — and the near
-    /// end is measured in the pass-through's stretches too.
+    /// flat) — each stretch's echo track, lined up with its capture, is paired with the reference
+    /// at the delay searched again after each switch (the pass-through's 50 ms on top of the
+    /// path's 40, a 10 ms timer's less) — and the near end is measured in the pass-through's
+    /// stretches too.
     func testAPassThroughSwitchedInMidCallKeepsEachStretchsERL() throws {
         let out = try temporaryDirectory("switched")
         defer { try? FileManager.default.removeItem(at: out) }
@@ -96,6 +97,12 @@ final class NearEndAlignmentTests: XCTestCase {
         for segment in segments {
             XCTAssertEqual(try XCTUnwrap(segment["erl_db"] as? Double), 6, accuracy: 0.01, "\(segment)")
         }
+        let delays = try segments.map { try XCTUnwrap($0["delay_ms"] as? Double, "\($0)") }
+        XCTAssertEqual(delays[0], 40, accuracy: 0.01)
+        XCTAssertEqual(delays[1], 90, accuracy: 0.01)
+        XCTAssertEqual(delays[2], 40, accuracy: 0.01)
+        XCTAssertGreaterThan(delays[3], 40.5)
+        XCTAssertLessThan(delays[3], 90)
         let metrics = try XCTUnwrap(report["metrics"] as? [String: Any])
         XCTAssertEqual(try XCTUnwrap(metrics["erl_db"] as? Double), 6, accuracy: 0.01)
         let nearEnd = try XCTUnwrap(metrics["near_end"] as? [String: Any])

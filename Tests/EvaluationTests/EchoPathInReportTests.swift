@@ -90,9 +90,9 @@ final class EchoPathInReportTests: XCTestCase {
     }
 }
 
-/// The delay is estimated once, from the call's first seconds of far-end speech: across a switch
-/// to a pass-through mic (whose buffering puts the canceller's input later) the page says
-/// so beside it, as it does after a route change; a call on one source throughout says nothing.
+/// The delay is searched again at a switch to or from a pass-through mic (whose buffering puts
+/// the canceller's input later), as after a route change: the page says so beside the call's
+/// delay, and each segment has its own; a call on one source throughout says nothing.
 final class DelayCaveatTests: XCTestCase {
     private func delayRow(_ mic: String, timeline: String) throws -> String {
         let report = try runReport(ofScenario: """
@@ -105,11 +105,11 @@ final class DelayCaveatTests: XCTestCase {
     }
 
     func testASwitchToOrFromAPassThroughMicIsSaidBesideTheDelay() throws {
-        let caveat = "| bulk delay reference→mic (estimated once, over the call's first seconds of far-end speech: a pass-through mic's buffering moves the canceller's input) |"
-        XCTAssertTrue(try delayRow("", timeline: #"[{"at_ms": 5000, "action": "set_custom_mic", "device": "passthrough"}]"#).hasPrefix(caveat))
-        XCTAssertTrue(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: #"[{"at_ms": 5000, "action": "reset_custom_mic"}]"#)
-            .hasPrefix(caveat))
-        XCTAssertTrue(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: "[]").hasPrefix("| bulk delay reference→mic | "),
-                      "one source throughout: its delay is the call's")
+        let caveat = "| bulk delay reference→mic (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below) | 40.00 ms |"
+        XCTAssertEqual(try delayRow("", timeline: #"[{"at_ms": 5000, "action": "set_custom_mic", "device": "passthrough"}]"#), caveat)
+        XCTAssertEqual(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: #"[{"at_ms": 5000, "action": "reset_custom_mic"}]"#),
+                       caveat.replacingOccurrences(of: "40.00", with: "90.00"))
+        XCTAssertEqual(try delayRow(#", "mic": {"device": "passthrough"}"#, timeline: "[]"), "| bulk delay reference→mic | 90.00 ms |",
+                       "one source throughout: its delay is the call's")
     }
 }
