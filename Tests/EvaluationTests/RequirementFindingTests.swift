@@ -84,4 +84,47 @@ final class RequirementFindingTests: XCTestCase {
         // One route all call long: nothing to say.
         XCTAssertFalse(try run(gainDB: -6).findings.first { $0.rule == RequirementFindings.echoLossRule }?.consequence.contains("route") ?? true)
     }
+
+    /// A frame of what was sent is on the route whose capture reached it: a route change reaches
+    /// `sent` the send latency after its event (speex: one 10 ms tick, 480 samples; with AEC
+    /// disabled it is 0 and cannot tell), so a frame starting between the two holds the old
+    /// route's echo. A 10 s call (936 analysis frames of 1024, hop 512) on the speaker, changed to
+    /// the receiver at 9.97 s (sample 478,560): its last frame starts at 935 × 512 = 478,720, 160
+    /// samples after the event and 320 before the change reaches `sent` (479,040). That frame,
+    /// the last of the TCLw's steady half, is the speaker's: the finding reads "on the speaker
+    /// route"; mapped by the event alone it read "across the routes speaker, receiver".
+    /// Mirrored: receiver → speaker at 4.99 s (239,520), the steady half's first frame starts
+    /// after the event but before 240,000, where the change reaches `sent`: the receiver's too
+    /// ("across the routes receiver, speaker"; by the event alone, "on the speaker route").
+    func testAFrameBeforeARouteChangeReachesWhatWasSentIsTheOldRoutes() throws {
+        func report(from route: String, to next: String, atMilliseconds change: Int) throws -> RunReport {
+            let path = try writeScenario("""
+                {"name": "tclw-latency-\(route)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+                 "noise": {"level_dbfs": -70, "seed": 7}, "route": "\(route)", "audio_session": {},
+                 "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": 10,
+                 "timeline": [{"at_ms": \(change), "action": "route_change", "route": "\(next)"}]}
+                """, named: "tclw-latency-\(route).json", in: folder)
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("latency-\(route)").path,
+                                 taps: .none, renderer: nil).run()
+        }
+        func consequence(_ report: RunReport) throws -> String {
+            try XCTUnwrap(report.findings.first { $0.rule == RequirementFindings.echoLossRule }?.consequence, "\(report.findings.map(\.rule))")
+        }
+        let late = try report(from: "speaker", to: "receiver", atMilliseconds: 9970)
+        XCTAssertEqual(late.metrics.gate.frames, 936)
+        let hardware = try XCTUnwrap(late.hardware)
+        XCTAssertEqual(hardware.segments.map(\.startFrame), [0, 478_560])
+        // The rule itself: the last frame's start, 478,720, is the speaker's with the send latency
+        // and the receiver's without it.
+        XCTAssertEqual(RequirementFindings.echoLossMeasuredOn(240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 480 }),
+                       "from 5.0 s, on the speaker route")
+        XCTAssertEqual(RequirementFindings.echoLossMeasuredOn(240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 0 }),
+                       "from 5.0 s, across the routes speaker, receiver")
+        // The call's finding, its frames and latency the run's own.
+        let lateConsequence = try consequence(late)
+        XCTAssertTrue(lateConsequence.contains(" (from 5.0 s, on the speaker route), "), lateConsequence)
+        let early = try report(from: "receiver", to: "speaker", atMilliseconds: 4990)
+        let earlyConsequence = try consequence(early)
+        XCTAssertTrue(earlyConsequence.contains(" (from 5.0 s, across the routes receiver, speaker), "), earlyConsequence)
+    }
 }
