@@ -3,6 +3,7 @@ import EchoLabTestSupport
 import Foundation
 import Evaluation
 import ScenarioFiles
+import Simulation
 import XCTest
 
 /// A segment's `clicksAtStart` counts the clicks its transition made where the transition is
@@ -83,5 +84,46 @@ final class TransitionClicksTests: XCTestCase {
         let heard = clicks.filter { (change - tick)..<(change + Int(added) + sendLatency + tick + 1) ~= $0 }
         XCTAssertTrue(heard.contains { $0 > change + sendLatency + tick }, "the talker comes back past the old window: \(clicks)")
         XCTAssertEqual(report.segments.last?.clicksAtStart, heard.count, "\(clicks)")
+    }
+
+    /// An input data source change swaps the mic the room is heard through without rebuilding the
+    /// streams: the new source's echo reaches the engine through the capture's part of the route's
+    /// added latency (20 of the speaker's 40 ms) and `sent` the send latency later. Speaker,
+    /// bottom → front at 2 s, the far end talking: a click 30 ms after the change (20 + speex's
+    /// 10), past ±1 tick around the change and its send latency, where the same call without the
+    /// change has none. It is counted at the segment's start: the window reaches the added latency
+    /// and the send latency after it.
+    func testAClickWhereADataSourcesAudioComesThroughCountsAtTheStart() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
+                  to: "far.wav", in: folder)
+        try speak("Yes, I can hear you well. The report is nearly done, and I will send it to you this afternoon.",
+                  voice: "en-gb", to: "near.wav", in: folder)
+        func run(_ timeline: String, named name: String) throws -> RunReport {
+            let path = try writeScenario("""
+                {"name": "\(name)", "far_end": "far.wav", "near_end": "near.wav", "noise": {"level_dbfs": -65, "seed": 3},
+                 "route": "speaker", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+                 "duration_s": 5, "timeline": \(timeline)}
+                """, named: "\(name).json", in: folder)
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
+                                 taps: .none, renderer: nil).run()
+        }
+        let report = try run(#"[{"at_ms": 2000, "action": "set_input_data_source", "source": "front"}]"#, named: "source-click")
+        let change = 2000 * 48, tick = 480, sendLatency = 480
+        let segment = try XCTUnwrap(report.hardware?.segments.last)
+        XCTAssertEqual(segment.inputDataSource, .front)
+        XCTAssertEqual(segment.startFrame, Int64(change))
+        let added = try XCTUnwrap(segment.addedLatencyFrames)
+        XCTAssertEqual(added, 40 * 48, "the speaker route's added latency")
+        let window = (change - tick)..<(change + Int(added) + sendLatency + tick + 1)
+        let clicks = report.sentClickEvents.map(\.sampleIndex)
+        let heard = clicks.filter { window ~= $0 }
+        XCTAssertTrue(heard.contains { $0 > change + sendLatency + tick }, "heard past the old window: \(clicks)")
+        XCTAssertTrue(heard.contains { abs($0 - (change + 30 * 48)) <= tick / 2 }, "30 ms after the change: \(clicks)")
+        XCTAssertEqual(report.segments.last?.clicksAtStart, heard.count, "\(clicks)")
+        // The change makes the click: on the bottom mic all call, nothing there.
+        let unchanged = try run("[]", named: "no-source-change")
+        XCTAssertFalse(unchanged.sentClickEvents.contains { window ~= $0.sampleIndex }, "\(unchanged.sentClickEvents.map(\.sampleIndex))")
     }
 }
