@@ -1,3 +1,4 @@
+import EchoLabJSON
 import EchoLabTestSupport
 import Evaluation
 import Foundation
@@ -54,5 +55,47 @@ final class RouteDelayTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(changed.segments[1].metrics.delayMilliseconds), 41, accuracy: 0.05)
         XCTAssertEqual(changed.segments[1].metrics.singleTalkFrames, receiver.segments[1].metrics.singleTalkFrames)
         XCTAssertEqual(try XCTUnwrap(changed.segments[1].metrics.erlDB), try XCTUnwrap(receiver.segments[1].metrics.erlDB))
+    }
+
+    /// A segment where no audio flowed has no delay of its own (`delay_ms` null, the key written:
+    /// the call searched again), though a search was in force over it and found one: it measured
+    /// nothing of the segment. Receiver, then the speaker from 3 s, interrupted 5–7 s: the
+    /// interruption's segment has none, the speaker's segments on either side the speaker's 42 ms.
+    /// And a session activated only at 2 s, then to the speaker at 6 s: the first 2 s have none,
+    /// the receiver's segment its 41 ms.
+    func testASegmentWhereNoAudioFlowedHasNoDelay() throws {
+        func run(_ session: String, _ timeline: String) throws -> RunReport {
+            try runReport(ofScenario: """
+                {"name": "no-audio-delay", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+                 "noise": {"level_dbfs": -65, "seed": 2}, "route": "receiver", "audio_session": {\(session)},
+                 "aec": {"backend": "speex", "mode": "intensityRecommended"}, "duration_s": 10, "timeline": \(timeline)}
+                """)
+        }
+        /// Each segment's `delay_ms` as report.json writes it: nil where the key is missing.
+        func writtenDelays(_ report: RunReport) throws -> [JSONValue?] {
+            try XCTUnwrap(report.json()["segments"]?.arrayValue).map { $0["delay_ms"] }
+        }
+        let noFlow = "no audio flowed in the segment"
+        let interrupted = try run("", """
+            [{"at_ms": 3000, "action": "route_change", "route": "speaker"}, {"at_ms": 5000, "action": "interruption_begin"},
+             {"at_ms": 7000, "action": "interruption_end"}]
+            """)
+        XCTAssertEqual(interrupted.hardware?.silenced, [240_000..<336_000])
+        XCTAssertEqual(interrupted.segments.map { $0.echoUnmeasuredReason?.hasPrefix(noFlow) ?? false }, [false, false, true, false])
+        XCTAssertTrue(interrupted.segments.allSatisfy(\.metrics.hasOwnDelay))
+        XCTAssertNil(interrupted.segments[2].metrics.delayMilliseconds)
+        for index in [1, 3] { XCTAssertEqual(try XCTUnwrap(interrupted.segments[index].metrics.delayMilliseconds), 42, accuracy: 0.05) }
+        let written = try writtenDelays(interrupted)
+        XCTAssertEqual(written[2], .null, "written, and null")
+        XCTAssertEqual(try XCTUnwrap(written[3]?.doubleValue), 42, accuracy: 0.05)
+
+        let lateStart = try run(#""active_at_start": false"#, """
+            [{"at_ms": 2000, "action": "activate_session"}, {"at_ms": 6000, "action": "route_change", "route": "speaker"}]
+            """)
+        XCTAssertEqual(lateStart.segments.map { $0.echoUnmeasuredReason?.hasPrefix(noFlow) ?? false }, [true, false, false])
+        XCTAssertNil(lateStart.segments[0].metrics.delayMilliseconds)
+        XCTAssertEqual(try XCTUnwrap(lateStart.segments[1].metrics.delayMilliseconds), 41, accuracy: 0.05)
+        XCTAssertEqual(try writtenDelays(lateStart)[0], .null)
+        XCTAssertEqual(try XCTUnwrap(lateStart.metrics.delayMilliseconds), 41, accuracy: 0.05, "the call's: the first search's")
     }
 }
