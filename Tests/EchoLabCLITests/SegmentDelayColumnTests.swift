@@ -6,7 +6,7 @@ import ScenarioFiles
 import XCTest
 
 /// report.html's Segments table has a "bulk delay" column only for a call that searched the delay
-/// again (an echo-path change: a route, the input data source, formats granted anew), and the
+/// again (an echo-path change: a route, the input data source, formats granted anew, a switch to or from a pass-through mic), and the
 /// Echo table's delay row then says what it holds: the first route's delay above, each segment's
 /// below. A call searched once has one delay, the call's: no column, and nothing said of one.
 final class SegmentDelayColumnTests: XCTestCase {
@@ -63,7 +63,7 @@ final class SegmentDelayColumnTests: XCTestCase {
         XCTAssertEqual(table.rows.map(\.count), [table.header.count, table.header.count])
         XCTAssertEqual(table.rows.map { $0.last }, ["41.00 ms", "42.00 ms"])
         XCTAssertEqual(try delayLabel(html),
-                       "bulk delay reference→mic (the first route's that has one; searched again after each change of route, input or formats: each segment's below)")
+                       "bulk delay reference→mic (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below)")
     }
 
     /// Searched once: a "change" to the route in use changes no path, and an interruption on one

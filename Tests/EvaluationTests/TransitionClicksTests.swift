@@ -126,4 +126,30 @@ final class TransitionClicksTests: XCTestCase {
         let unchanged = try run("[]", named: "no-source-change")
         XCTAssertFalse(unchanged.sentClickEvents.contains { window ~= $0.sampleIndex }, "\(unchanged.sentClickEvents.map(\.sampleIndex))")
     }
+
+    /// The data source in use chosen again changes nothing, as on a phone: no click, no hardware
+    /// segment, no new delay search. The room's path was made anew there, its ringing dropped: a
+    /// click 32 ms after the event (a trial's), which no transition window counted.
+    func testTheDataSourceInUseChosenAgainChangesNothing() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
+                  to: "far.wav", in: folder)
+        func run(_ timeline: String, named name: String) throws -> RunReport {
+            let path = try writeScenario("""
+                {"name": "\(name)", "far_end": "far.wav", "noise": {"level_dbfs": -65, "seed": 3},
+                 "route": "speaker", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+                 "duration_s": 5, "timeline": \(timeline)}
+                """, named: "\(name).json", in: folder)
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
+                                 taps: .none, renderer: nil).run()
+        }
+        let unchanged = try run("[]", named: "bottom")
+        let source = try XCTUnwrap(unchanged.hardware?.segments.first?.inputDataSource)
+        let again = try run(#"[{"at_ms": 2000, "action": "set_input_data_source", "source": "\#(source.rawValue)"}]"#, named: "again")
+        XCTAssertEqual(again.hardware?.segments.count, 1)
+        XCTAssertEqual(again.sentClickEvents.map(\.sampleIndex), unchanged.sentClickEvents.map(\.sampleIndex))
+        XCTAssertFalse(again.segments.contains { $0.metrics.hasOwnDelay })
+        XCTAssertEqual(again.metrics.erleDB, unchanged.metrics.erleDB)
+    }
 }

@@ -192,12 +192,14 @@ public final class CallHardware {
             if let issue = open[.routeResetAfterConnect] { close(issue.kind, at: frame) }
             try switchRoute(to: newRoute, at: frame)
         case .setInputDataSource(let source):
-            let changes = source != inputDataSource
+            // The source in use chosen again changes nothing, as on a phone: a path made anew
+            // dropped the room's ringing, a click in what was sent.
+            guard source != inputDataSource else { break }
             inputDataSource = source
             if let route {
                 echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
-                if changes { echoPathChangeCount += 1 }
+                echoPathChangeCount += 1
             }
             segments.append(segment(at: frame))
         }
