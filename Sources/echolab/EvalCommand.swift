@@ -164,6 +164,7 @@ struct EvalCommand: ParsableCommand {
             throw ExitCode(code)
         }
         for line in Self.unscoredLines(outcome.results) { standardError(line) }
+        if let line = Self.replacedFilterLine(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
         print(printable(Self.summaryLine(outcome.results, failed: failed, out: out)))
         if failed > 0 { throw ExitCode(1) }
@@ -215,6 +216,21 @@ struct EvalCommand: ParsableCommand {
                 + (stopped.count > 3 ? " and \(stopped.count - 3) more" : "")
             return "echolab: \(error) (" + (stopped.count > 1 ? "\(stopped.count) runs: " : "") + named + ")"
         }
+    }
+
+    /// The scenarios whose own `filter_ms` the modes replaced (a mode is the whole `aec`), once:
+    /// their runs are not the filter length they ask for, which only their report.json's `aec` said.
+    static func replacedFilterLine(_ results: [CorpusRun.Result]) -> String? {
+        var files: [String] = [], first: (file: String, milliseconds: Int)?
+        for result in results {
+            guard let milliseconds = result.replacedFilterMilliseconds, !files.contains(result.file) else { continue }
+            files.append(result.file)
+            if first == nil { first = (result.file, milliseconds) }
+        }
+        guard let first else { return nil }
+        let which = files.count == 1 ? "\(first.file) sets \(first.milliseconds) ms"
+            : "\(files.count) scenarios set one (the first: \(first.file), \(first.milliseconds) ms)"
+        return "echolab eval: warning: --modes replaces each scenario's aec, its filter_ms too: \(which), not used; eval without --modes runs a scenario as written"
     }
 
     /// One line per scorer that left runs unscored: how many, and the first reason (each run's

@@ -61,6 +61,9 @@ struct RunCommand: ParsableCommand {
                 try names.admit(own, from: scenario)
             }
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
+            if aec != nil, let own = written.voiceProcessing.filterMilliseconds {
+                standardError("echolab run: warning: --aec replaces the scenario's aec, its filter_ms too: \(scenario)'s \(own) ms is not used (run it without --aec to keep it)")
+            }
             for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], command: "run", option: "--aec") { standardError(line) }
             let progress = ProgressLine(label: loaded.name)
             var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
