@@ -42,7 +42,10 @@ public enum RunReportDocument {
             [.init("ERL"), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
-            [.init("convergence"), .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
+            // A switch of device, route or mode restarts a canceller's convergence: the call's, counted
+            // from its start as sent, read 8.5 s where its segments settled in 1 and 2 s.
+            [.init(report.segments.count > 1 ? "convergence (the whole call's, from its start; each segment's under Segments)" : "convergence"),
+             .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
             [.init("bulk delay reference→mic" + delayCaveat),
              .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],

@@ -113,3 +113,23 @@ final class DelayCaveatTests: XCTestCase {
                        "one source throughout: its delay is the call's")
     }
 }
+
+/// The call's convergence counts from its start as sent: across a mic switch, whose canceller
+/// converges again, it read 8.5 s beside segments settled in 1 and 2 s, and a new user took it for
+/// the canceller's. Where the call has segments the row says whose it is and where theirs are.
+final class ConvergencePointerTests: XCTestCase {
+    private func convergenceRow(timeline: String) throws -> String {
+        let report = try runReport(ofScenario: """
+            {"name": "switch", "duration_s": 6, "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -65, "seed": 3}, "echo_path": {"delay_ms": 40, "gain_db": -6}, "timeline": \(timeline)}
+            """)
+        let markdown = MarkdownReport.render(report)
+        return try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| convergence") }.map(String.init), markdown)
+    }
+
+    func testTheRowSaysWhoseConvergenceItIsWhereSegmentsHaveTheirOwn() throws {
+        XCTAssertTrue(try convergenceRow(timeline: #"[{"at_ms": 3000, "action": "set_custom_mic", "device": "passthrough"}]"#)
+            .hasPrefix("| convergence (the whole call's, from its start; each segment's under Segments) |"))
+        XCTAssertTrue(try convergenceRow(timeline: "[]").hasPrefix("| convergence | "))
+    }
+}
