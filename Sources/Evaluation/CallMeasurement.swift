@@ -19,7 +19,8 @@ public final class CallMeasurement: CallTap {
     /// Where the input — the room's sound at the mic (echo and near end), or a file's or
     /// generator's own audio as the mic — was itself digital silence, lined up with `sent`, and
     /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. The
-    /// room's only where the tracks are the room (`tracksAreTheRoom`); a file's always.
+    /// room's only where the tracks are the room (`tracksAreTheRoom`, or the tick's
+    /// `captureIsContinuous`); a file's always.
     private var inputSilence: InputSilence
     private let inputGlitches: GlitchStream
     private let tracksAreTheRoom: Bool
@@ -74,11 +75,12 @@ public final class CallMeasurement: CallTap {
     /// scenario switches no voice-processing mode, `Scenario.sendLatencyIsFixed`); with no
     /// latency then, nothing is kept for lining up.
     ///
-    /// `tracksAreTheRoom`: the echo and near-end tracks are the room's sound at the mic, no device
-    /// between them and the call that could drop samples (no hardware modelled: an audio unit's
-    /// interruption or a route change silences the tracks with the mic, a dropout of the
-    /// pipeline's own). Then `sent`'s gaps and clicks where the room itself was silent or clicked
-    /// are the input's, and not counted. A file's or generator's own pauses and clicks, where that
+    /// `tracksAreTheRoom`: the echo and near-end tracks are the room's sound at the mic in every
+    /// tick, no device between them and the call that could drop samples; false: in the ticks that
+    /// say so (`TickSignals.captureIsContinuous`: with the hardware modelled, an audio unit's
+    /// interruption, a stream priming or a route change silences or breaks the tracks with the
+    /// mic, a dropout of the pipeline's own). There `sent`'s gaps and clicks where the room itself
+    /// was silent or clicked are the input's, and not counted. A file's or generator's own pauses and clicks, where that
     /// mic alone is sent, are its own with or without the hardware: no device stands between the
     /// file and what the app pushes (a text-to-speech mic read 26 gaps with an audio session
     /// modelled and none without, its sent.wav bit for bit the same).
@@ -129,7 +131,8 @@ public final class CallMeasurement: CallTap {
             tick = TickSignals(frame: tick.frame, count: tick.count, mic: tick.mic, reference: tick.reference, echo: forwardedMic.echo,
                                nearEnd: forwardedMic.nearEnd, played: tick.played, sent: tick.sent, sendLatency: tick.sendLatency,
                                nearEndInMic: holdsCapture, echoReachesSent: true, sentIsSilenced: tick.sentIsSilenced,
-                               micIsCustomMicAudio: tick.micIsCustomMicAudio, echoPathChanged: echoPathChanged)
+                               micIsCustomMicAudio: tick.micIsCustomMicAudio, echoPathChanged: echoPathChanged,
+                               captureIsContinuous: tick.captureIsContinuous)
         }
         // This tick's capture reaches sent `sendLatency` later (as its tracks are lined up below);
         // exclusions are given before the frames there are scored.
@@ -219,7 +222,11 @@ public final class CallMeasurement: CallTap {
         // pipeline's silence, never the room's. The flags are the tick's capture's, which lands in
         // `sent` `sendLatency` later: until then this tick's `sent` is still the earlier capture's.
         let landsUntil = Int(tick.frame) + tick.sendLatency + tick.count
-        // With the hardware modelled the tracks are not the room's sound as sent (`tracksAreTheRoom`).
+        // With the hardware modelled the tracks are the room's sound as sent only where the input
+        // device passed it on unbroken (`TickSignals.captureIsContinuous`): a dropout, a stream
+        // priming or a route change is in the tracks too, and is the pipeline's. Counted everywhere,
+        // a talker's plosives on a route read as the pipeline's clicks (3 in a trial's call).
+        let tracksAreTheRoom = self.tracksAreTheRoom || tick.captureIsContinuous
         if !(tracksAreTheRoom && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
         // the device mic's, whose zeros may be the app's own dropout).
@@ -267,7 +274,7 @@ public final class CallMeasurement: CallTap {
 
     /// Ends the measurement. `sent`'s gaps and clicks where the input itself (the room, or a
     /// file or generator as the mic) was digitally silent or clicked are left out (the room
-    /// only where `tracksAreTheRoom`): the input's, not the pipeline's.
+    /// only where the tracks are the room's): the input's, not the pipeline's.
     /// The silence a gap in sent that meets a silenced stretch belongs to is the stretch's, not a
     /// dropout.
     public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {

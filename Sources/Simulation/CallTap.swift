@@ -37,11 +37,18 @@ public struct TickSignals {
     /// the hardware's formats granted anew, which move its latency): what reaches the mic from it on
     /// has a delay of its own.
     public let echoPathChanged: Bool
+    /// Whether the room's sound came through to `mic` unbroken: true without the hardware modelled;
+    /// with it, where the input device filled nothing in, dropped nothing and was not made anew
+    /// about this tick (`CallHardware.captureIsContinuous`). There `echo` and `nearEnd`, which pass
+    /// through the same device, hold the room's sound as captured.
+    public let captureIsContinuous: Bool
 
     public init(frame: Int64, count: Int, mic: [Float], reference: [Float], echo: [Float], nearEnd: [Float],
                 played: [Float], sent: [Float], sendLatency: Int = 0, nearEndInMic: Bool = true, echoReachesSent: Bool = true,
-                sentIsSilenced: Bool = false, micIsCustomMicAudio: Bool = false, echoPathChanged: Bool = false) {
+                sentIsSilenced: Bool = false, micIsCustomMicAudio: Bool = false, echoPathChanged: Bool = false,
+                captureIsContinuous: Bool = true) {
         self.echoPathChanged = echoPathChanged
+        self.captureIsContinuous = captureIsContinuous
         self.sentIsSilenced = sentIsSilenced
         self.micIsCustomMicAudio = micIsCustomMicAudio
         self.frame = frame

@@ -433,7 +433,8 @@ public final class SimulatedCall {
                                       nearEnd: near, played: drive, sent: sent, sendLatency: sendVoiceProcessor.latencySamples,
                                       nearEndInMic: nearEndInMic, echoReachesSent: echoReachesSent, sentIsSilenced: sentIsSilenced,
                                       micIsCustomMicAudio: captureIsCustomMicAudio && !sentIsSilenced,
-                                      echoPathChanged: tickCount > 0 && hardware.map { $0.echoPathChangeCount != echoPathChangeCountSeen } ?? false)
+                                      echoPathChanged: tickCount > 0 && hardware.map { $0.echoPathChangeCount != echoPathChangeCountSeen } ?? false,
+                                      captureIsContinuous: hardware?.captureIsContinuous ?? true)
             for tap in taps { try tap.record(signals) }
         }
         echoPathChangeCountSeen = hardware?.echoPathChangeCount ?? 0

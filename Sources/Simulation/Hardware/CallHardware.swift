@@ -72,6 +72,18 @@ public final class CallHardware {
     private(set) var echoPath: AcousticEchoPath?
     /// Whether audio flows this tick (set by `receive`).
     public private(set) var isFlowing = false
+    /// Whether this tick's capture came through the input device unbroken (set by `capture`): audio
+    /// flowed, the input stream was primed, it filled nothing in and dropped nothing in this tick or
+    /// the one before, and no stream, route or echo path was made anew within its latency. There
+    /// the echo and near-end tracks, passed through the same device, are the room's sound as
+    /// captured, and a click in both is the room's own (a talker's plosive), not the pipeline's.
+    public private(set) var captureIsContinuous = false
+    /// Until this frame the capture is not continuous: a stream, route or path made anew reaches
+    /// it through the input's latency.
+    private var captureSettlesAt: Int64 = 0
+    /// The input stream and its fill and drop counters as the last tick left them.
+    private var captureSeen: (stream: ObjectIdentifier, silent: Int64, dropped: Int64)?
+    private var lastCaptureWasClean = false
 
     private let engineRate: Int
     private let tickFrames: Int
@@ -200,6 +212,7 @@ public final class CallHardware {
                 echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
                 echoPathChangeCount += 1
+                captureChanges(at: frame)
             }
             segments.append(segment(at: frame))
         }
@@ -237,6 +250,7 @@ public final class CallHardware {
     }
 
     private func rebuildStreams() throws {
+        defer { captureChanges(at: frame) }
         retire()
         generation += 1
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
@@ -330,12 +344,30 @@ public final class CallHardware {
             VectorMath.fill(&mic, count: count)
             VectorMath.fill(&echo, count: count)
             VectorMath.fill(&nearEnd, count: count)
+            noteCaptureContinuity(clean: false)
             return
         }
         try pass(captureMic, &mic, count: count)
         try pass(captureEcho, &echo, count: count)
         try pass(captureNear, &nearEnd, count: count)
         noteLatency()
+        let seen = (stream: ObjectIdentifier(captureMic), silent: captureMic.silentFrames, dropped: captureMic.droppedFrames)
+        let unbroken = captureSeen.map { $0.stream == seen.stream && $0.silent == seen.silent && $0.dropped == seen.dropped } ?? false
+        captureSeen = seen
+        noteCaptureContinuity(clean: unbroken && captureMic.isPrimed && frame >= captureSettlesAt)
+    }
+
+    /// A tick is continuous where it and the one before were clean: a fill or a drop at a tick's
+    /// end is an edge at the next one's start.
+    private func noteCaptureContinuity(clean: Bool) {
+        captureIsContinuous = clean && lastCaptureWasClean
+        lastCaptureWasClean = clean
+    }
+
+    /// The capture is not continuous from `frame` until what changed there has come through the
+    /// input (its priming threshold) and a tick more.
+    private func captureChanges(at frame: Int64) {
+        captureSettlesAt = max(captureSettlesAt, frame + Int64(captureMic.primeThreshold + 2 * tickFrames))
     }
 
     /// Tick step 5: what the engine captures (the default or a custom mic) is silence while
