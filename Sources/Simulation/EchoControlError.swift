@@ -27,7 +27,7 @@ public enum EchoControlError: DescribedError, Equatable {
         case .frameNotTenMilliseconds(let backend, let frameSize, let rate): "\(backend): frames of \(frameSize) samples at \(rate) Hz are not 10 ms"
         case .unknownBackend(let name): "no backend called \(name)"
         case .pluginHostMissing(let path):
-            "plugins run in a child process of the echolab binary, and none was found beside \(path): set ECHOLAB_PLUGIN_HOST to its path"
+            "plugins run in a child process of the echolab binary (echolab plugin-host), and no file named echolab was found beside \(path): set ECHOLAB_PLUGIN_HOST to the echolab binary's path"
         case .pluginCannotStart(let name, let path, let reason): "plugin \(name) (\(path)): \(reason)"
         case .outputNotAudio(let mode, let value, let sample, let frame, let input):
             (input.map { "\($0): " } ?? "") + "\(mode) wrote \(value) at sample \(sample) of its 10 ms frame \(frame) (t = \(frame / 100).\(String(format: "%02d", frame % 100)) s)\(value.isFinite ? ", +120 dBFS or louder" : ""): the canceller diverged, and its output is not audio"

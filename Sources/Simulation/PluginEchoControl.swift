@@ -26,7 +26,7 @@ public final class PluginEchoControl: EchoControl {
     init(plugin: CancellerPlugin, sampleRate: Int, frameSize: Int, intensity: EchoCancellerMode, bridgeLatency: Int) throws {
         guard intensity != .disabled else { throw EchoControlError.noCanceller(backend: "plugin \(plugin.name)", intensity: intensity) }
         let host: String
-        do { host = try Self.hostExecutable() } catch { throw EchoControlError.pluginCannotStart(name: plugin.name, path: plugin.path, reason: "\(error)") }
+        do { host = try PluginHost.executable() } catch { throw EchoControlError.pluginCannotStart(name: plugin.name, path: plugin.path, reason: "\(error)") }
         process = try PluginProcess(host: host, name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
                                     intensity: intensity.rawValue, options: plugin.options)
         if plugin.sampleRate == sampleRate {
@@ -43,17 +43,6 @@ public final class PluginEchoControl: EchoControl {
         self.sampleRate = sampleRate
         self.frameSize = frameSize
         self.intensity = intensity
-    }
-
-    /// The program that hosts plugins: $ECHOLAB_PLUGIN_HOST, else this process's binary when it is
-    /// `echolab`, else an `echolab` beside it (a test bundle in the build folder).
-    static func hostExecutable() throws -> String {
-        if let host = ProcessInfo.processInfo.environment["ECHOLAB_PLUGIN_HOST"], !host.isEmpty { return host }
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        if own.lastPathComponent == "echolab" { return own.path }
-        let beside = own.deletingLastPathComponent().appendingPathComponent("echolab").path
-        if FileManager.default.isExecutableFile(atPath: beside) { return beside }
-        throw EchoControlError.pluginHostMissing(searchedBeside: own.path)
     }
 
     static func settings(for plugin: CancellerPlugin) -> [String: EchoControlSetting] {

@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCore
 import Foundation
 import Evaluation
+import Simulation
 
 @main
 struct EchoLab: ParsableCommand {
@@ -19,6 +20,8 @@ struct EchoLab: ParsableCommand {
     /// instead, which the commands survive (`writeStandardError`; `writeStandardOutput` fails the command).
     static func main() {
         signal(SIGPIPE, SIG_IGN)
+        // Plugins run in a child `echolab plugin-host` of this binary, whatever its file is named.
+        PluginHost.hostInThisProgram()
         refuseHelpForUnknownCommands(Array(CommandLine.arguments.dropFirst()))
         main(nil)
     }
