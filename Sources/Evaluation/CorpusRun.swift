@@ -43,8 +43,8 @@ public struct CorpusRun {
         /// The error is the canceller's (a plugin that failed, a library that refused): it names
         /// the canceller, not the item, so a line about it names the runs it stopped.
         public var isCancellerFailure = false
-        /// The scenario's own `filter_ms`, which the mode asked for replaced (`Scenario.running(_:)`):
-        /// nil where the scenario set none, or ran as written.
+        /// The scenario's own `filter_ms`, which the mode asked for replaced with another
+        /// (`Scenario.filterMillisecondsReplaced(by:)`): nil where it kept it, or ran as written.
         public var replacedFilterMilliseconds: Int?
         var wasCancelled = false
     }
@@ -236,7 +236,7 @@ public struct CorpusRun {
             switch try loaded.get() {
             case .scenario(let written):
                 let scenario = entry.mode.map(written.running) ?? written
-                if entry.mode != nil { result.replacedFilterMilliseconds = written.voiceProcessing.filterMilliseconds }
+                result.replacedFilterMilliseconds = entry.mode.flatMap(written.filterMillisecondsReplaced(by:))
                 let mode = scenario.echoControlMode
                 result.item = scenario.name
                 result.mode = mode

@@ -85,6 +85,15 @@ extension Scenario {
     /// `set_aec` that turns the canceller on (the app's own mode choice) becomes `mode`'s
     /// intensity; a `set_aec disabled` stays (the app turned it off); with `mode` disabled, every
     /// `set_aec` disables.
+    /// The scenario's own `filter_ms` where running in `mode` replaces it with another: the mode's
+    /// canceller takes a filter length (speex does; the others have their own) and its own
+    /// differs. nil where the scenario sets none, or it would change nothing in `mode`.
+    public func filterMillisecondsReplaced(by mode: EchoControlMode) -> Int? {
+        guard let own = voiceProcessing.filterMilliseconds else { return nil }
+        let kept = EchoControlFactory.settings(for: mode, filterOverride: own)["filter_ms"]
+        return kept == EchoControlFactory.settings(for: mode)["filter_ms"] ? nil : own
+    }
+
     public func running(_ mode: EchoControlMode) -> Scenario {
         var scenario = self
         scenario.voiceProcessing.backend = mode.backend

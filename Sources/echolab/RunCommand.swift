@@ -61,7 +61,7 @@ struct RunCommand: ParsableCommand {
                 try names.admit(own, from: scenario)
             }
             let loaded = try aec.map { written.running(try $0.value(plugins: plugins.resolved)) } ?? written
-            if aec != nil, let own = written.voiceProcessing.filterMilliseconds {
+            if aec != nil, let own = written.filterMillisecondsReplaced(by: loaded.echoControlMode) {
                 standardError("echolab run: warning: --aec replaces the scenario's aec, its filter_ms too: \(scenario)'s \(own) ms is not used (run it without --aec to keep it)")
             }
             for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], command: "run", option: "--aec") { standardError(line) }
