@@ -7,7 +7,8 @@ import EchoLabJSON
 /// that cuts the near talker most.
 ///
 /// A mode is on the front when no other mode has at least its ERLE and at most its attenuation,
-/// and better on one of them, values compared as the pages print them (to a tenth of a dB,
+/// and better on one of them — the attenuation read either way (a talker sent 6 dB louder is as
+/// far from kept as one cut by 6 dB), values compared as the pages print them (to a tenth of a dB,
 /// `resolutionDB`: points printed alike are on it together). A lower bound is better than
 /// another value only where it certainly is (`BoundedValue`): two values in an unknown order
 /// (`≥ 49.04` and `≥ 49.03`, or `49.04` and `≥ 49.03`) are tied on that axis. `disabled` is the
@@ -91,6 +92,10 @@ public enum BestModes {
 
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
         var nearEnd: BoundedValue? { nearEndAttenuationDB.map { BoundedValue($0, isLowerBound: nearEndIsLowerBound) } }
+        /// What the verdicts rank the near end by: how far its level moved, either way. A talker
+        /// sent louder than it spoke is not kept better: a plugin that doubled the mic stood best
+        /// on the near end at −6 dB (a new user's trial).
+        var nearEndDeparture: BoundedValue? { nearEndAttenuationDB.map { BoundedValue(abs($0), isLowerBound: nearEndIsLowerBound) } }
     }
 
     /// The axes a verdict was judged on. `nearEndAlone`: an item whose far end never played,
@@ -210,7 +215,7 @@ public enum BestModes {
             indices.map { index in modes.map { mode in items[index].first { $0.mode == mode }.flatMap(value) } }
         }
         let erleValues = axes.erle ? values(compared.erle) { $0.erle } : []
-        let nearEndValues = axes.nearEnd ? values(compared.nearEnd) { $0.nearEnd } : []
+        let nearEndValues = axes.nearEnd ? values(compared.nearEnd) { $0.nearEndDeparture } : []
         func mean(_ a: Int, _ b: Int, _ table: [[BoundedValue?]]) -> Double {
             guard !table.isEmpty else { return 0 }
             let differences = table.map { item in item[a].flatMap { va in item[b].flatMap { vb in certainDifference(va, vb) } } }
@@ -346,7 +351,7 @@ public enum BestModes {
         guard axes.erle || axes.nearEnd else { return nil }
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
             guard !point.nearEndLost, !point.silentSend, let e = axes.erle ? point.erle : BoundedValue(0),
-                  let n = axes.nearEnd ? point.nearEnd : BoundedValue(0) else { return nil }
+                  let n = axes.nearEnd ? point.nearEndDeparture : BoundedValue(0) else { return nil }
             if axes.erle, removesNoEcho(e) { return nil }
             return (point.mode, e, n)
         }

@@ -28,6 +28,21 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(BestModes.front(ofItems: items.map { $0.map { point($0.mode, $0.erleSteadyDB! + ($0.mode == "b" ? 0.1 : 0), 1) } })?.modes, ["b"])
     }
 
+    /// The near end is ranked by how far it moved either way: a talker sent 6 dB louder than it
+    /// spoke is as far from kept as one cut by 6 dB, behind one cut by 0.5 — a plugin that doubled
+    /// the mic stood "best on the near end" on every item of a new user's corpus. Over a corpus too.
+    func testATalkerSentLouderIsNotKeptBetter() throws {
+        XCTAssertEqual(BestModes.front(of: [point("gain", 20, -6), point("kept", 20, 0.5)])?.modes, ["kept"])
+        XCTAssertEqual(BestModes.front(of: [point("gain", 20, -6), point("cut", 20, 6)])?.modes, ["gain", "cut"], "as far either way: a tie")
+        XCTAssertEqual(BestModes.front(of: [point("gain", 20, -0.5), point("cut", 19, 0.5)])?.modes, ["gain"], "more ERLE, as near the talker")
+        let items = [[point("gain", 20, -6), point("kept", 20, 0.5)], [point("gain", 25, -5.9), point("kept", 25, 0.2)]]
+        XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["kept"])
+        let alone = { (mode: String, cut: Double) in
+            BestModes.Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndAloneDB: cut)
+        }
+        XCTAssertEqual(BestModes.front(of: [alone("gain", -6), alone("kept", 0.3)])?.modes, ["kept"], "a talker alone")
+    }
+
     /// An item whose far end never played has neither axis: it is judged on what each mode took
     /// off the near talker talking alone, all of it the worst case; a corpus's front leaves it out.
     func testAnItemWithoutAFarEndIsJudgedOnTheNearEndAlone() throws {
