@@ -226,8 +226,8 @@ public final class CallMeasurement: CallTap {
         // device passed it on unbroken (`TickSignals.captureIsContinuous`): a dropout, a stream
         // priming or a route change is in the tracks too, and is the pipeline's. Counted everywhere,
         // a talker's plosives on a route read as the pipeline's clicks (3 in a trial's call).
-        let tracksAreTheRoom = self.tracksAreTheRoom || tick.captureIsContinuous
-        if !(tracksAreTheRoom && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
+        let roomIsInTracks = tracksAreTheRoom || tick.captureIsContinuous
+        if !(roomIsInTracks && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
         // the device mic's, whose zeros may be the app's own dropout).
         if !(tick.micIsCustomMicAudio && !tick.echoReachesSent) { notSourceUntil = max(notSourceUntil, landsUntil) }

@@ -149,11 +149,12 @@ extension EvalReportDocument {
                                + (points.contains { $0.xIsLowerBound || $0.yIsLowerBound }
                                   ? ". ≥ marks a mean over a lower bound (an arrow the way the truth may lie). " : ". ")
                                + "The rings follow the corpus front (★ in the Modes table), which compares modes pair by pair, item by item, "
-                               + "not these means: a ringed point may sit below or right of an unringed one.")])]
+                               + "not these means, and reads the near end by how far it moved either way: a ringed point may sit below or right "
+                               + "of an unringed one, and one left of 0 is no better kept than one as far right of it.")])]
         } ?? []
         var chart = ReportDocument.ScatterChart(title: "Echo removed against near end kept, one point per mode (\(over))",
                                    xLabel: (estimated ? "near-end attenuation in double talk, or its estimate from mic and loopback without a near-end track (dB)"
-                                                      : "near-end attenuation in double talk (dB)") + ": left keeps more of the near talker",
+                                                      : "near-end attenuation in double talk (dB)") + ": 0 keeps the near talker whole, under 0 sent it louder",
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
                                    emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot")
         // A tooltip names its axes ("1.9, ≥ 15.4" left the reader to guess which was which).

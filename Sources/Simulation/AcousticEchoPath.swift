@@ -13,7 +13,7 @@ final class AcousticEchoPath {
     private let gain: Float
     private let clipLevel: Float?
     // Bulk delay: a ring of `delayFrames + blockSize` samples.
-    private let delayFrames: Int
+    let delayFrames: Int
     private var delayRing: [Float]
     private var delayWrite = 0
     // Partitioned convolution state (nil when the path has no room response).

@@ -81,10 +81,6 @@ extension Scenario {
         EchoControlMode(backend: voiceProcessing.backend, intensity: voiceProcessing.echoCancellerMode)
     }
 
-    /// The scenario with `mode` in place of its own `aec` (its `filter_ms` too): the starting mode, and every timeline
-    /// `set_aec` that turns the canceller on (the app's own mode choice) becomes `mode`'s
-    /// intensity; a `set_aec disabled` stays (the app turned it off); with `mode` disabled, every
-    /// `set_aec` disables.
     /// The scenario's own `filter_ms` where running in `mode` replaces it with another: the mode's
     /// canceller takes a filter length (speex does; the others have their own) and its own
     /// differs. nil where the scenario sets none, or it would change nothing in `mode`.
@@ -94,6 +90,10 @@ extension Scenario {
         return kept == EchoControlFactory.settings(for: mode)["filter_ms"] ? nil : own
     }
 
+    /// The scenario with `mode` in place of its own `aec` (its `filter_ms` too): the starting mode, and every timeline
+    /// `set_aec` that turns the canceller on (the app's own mode choice) becomes `mode`'s
+    /// intensity; a `set_aec disabled` stays (the app turned it off); with `mode` disabled, every
+    /// `set_aec` disables.
     public func running(_ mode: EchoControlMode) -> Scenario {
         var scenario = self
         scenario.voiceProcessing.backend = mode.backend

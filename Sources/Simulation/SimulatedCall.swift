@@ -90,7 +90,10 @@ public final class SimulatedCall {
     /// The audio session, route and hardware I/O (nil: the engine meets the room directly at
     /// 48 kHz, as without the scenario's hardware keys). Set before `start()`.
     public var hardware: CallHardware? {
-        didSet { hardware?.log = { [unowned self] in log($0, $1) } }
+        didSet {
+            hardware?.log = { [unowned self] in log($0, $1) }
+            hardware?.callEchoPathDelayFrames = echoPath.delayFrames
+        }
     }
 
     /// The loudspeaker → mic path of the call's world (a route of its hardware model, where it

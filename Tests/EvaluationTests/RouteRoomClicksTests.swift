@@ -27,4 +27,20 @@ final class RouteRoomClicksTests: XCTestCase {
             XCTAssertEqual(report.sentClicks, 0, "\(route): \(report.sentClickEvents.map(\.sampleIndex))")
         }
     }
+
+    /// What the device breaks reaches the mic through the room too: on a change to A2DP the
+    /// loudspeaker resumes mid-word 20 ms after the event, and the room carries that click to the
+    /// mic 180 ms later, where the tracks hold it as well. It is the pipeline's, counted (a
+    /// reviewer's case: the window that ended with the input's priming wrote it off as the room's).
+    func testALoudspeakerResumingIsThePipelinesAfterTheRoomsDelay() throws {
+        let far = packageRoot.appendingPathComponent("vectors/inputs/farend_speech_16k.wav").path
+        let report = try runReport(ofScenario: """
+            {"name": "a2dp", "duration_s": 8, "audio_session": {}, "route": "speaker", "far_end": "\(far)",
+             "noise": {"level_dbfs": -110, "seed": 3}, "aec": {"mode": "disabled"},
+             "timeline": [{"at_ms": 4050, "action": "route_change", "route": "bluetooth_a2dp"}]}
+            """)
+        let clicks = report.sentClickEvents.map(\.sampleIndex)
+        XCTAssertTrue(clicks.contains { (4_050 * 48 + 180 * 48)..<(4_050 * 48 + 260 * 48) ~= $0 }, "\(clicks)")
+        XCTAssertEqual(report.sentClicks, 2, "\(clicks)")
+    }
 }

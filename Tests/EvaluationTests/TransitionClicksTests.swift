@@ -66,17 +66,8 @@ final class TransitionClicksTests: XCTestCase {
     func testClicksWhereANewRouteStreamComesBackCountAtTheStart() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
-                  to: "far.wav", in: folder)
-        try speak("Yes, I can hear you well. The report is nearly done, and I will send it to you this afternoon.",
-                  voice: "en-gb", to: "near.wav", in: folder)
-        let path = try writeScenario("""
-            {"name": "route-click", "far_end": "far.wav", "near_end": "near.wav", "noise": {"level_dbfs": -65, "seed": 3},
-             "route": "wired_headset", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
-             "duration_s": 5, "timeline": [{"at_ms": 3500, "action": "route_change", "route": "speaker"}]}
-            """, in: folder)
-        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
-                                   taps: .none, renderer: nil).run()
+        let run = try spokenCall(in: folder, talker: true)
+        let report = try run("wired_headset", #"[{"at_ms": 3500, "action": "route_change", "route": "speaker"}]"#, "route-click")
         let change = 3500 * 48, tick = 480, sendLatency = 480
         let added = try XCTUnwrap(report.hardware?.segments.last?.addedLatencyFrames)
         XCTAssertEqual(added, 40 * 48, "the speaker route's added latency")
@@ -96,19 +87,8 @@ final class TransitionClicksTests: XCTestCase {
     func testAClickWhereADataSourcesAudioComesThroughCountsAtTheStart() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
-                  to: "far.wav", in: folder)
-        try speak("Yes, I can hear you well. The report is nearly done, and I will send it to you this afternoon.",
-                  voice: "en-gb", to: "near.wav", in: folder)
-        func run(_ timeline: String, named name: String) throws -> RunReport {
-            let path = try writeScenario("""
-                {"name": "\(name)", "far_end": "far.wav", "near_end": "near.wav", "noise": {"level_dbfs": -65, "seed": 3},
-                 "route": "speaker", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
-                 "duration_s": 5, "timeline": \(timeline)}
-                """, named: "\(name).json", in: folder)
-            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
-                                 taps: .none, renderer: nil).run()
-        }
+        let call = try spokenCall(in: folder, talker: true)
+        func run(_ timeline: String, named name: String) throws -> RunReport { try call("speaker", timeline, name) }
         let report = try run(#"[{"at_ms": 2000, "action": "set_input_data_source", "source": "front"}]"#, named: "source-click")
         let change = 2000 * 48, tick = 480, sendLatency = 480
         let segment = try XCTUnwrap(report.hardware?.segments.last)
@@ -133,17 +113,8 @@ final class TransitionClicksTests: XCTestCase {
     func testTheDataSourceInUseChosenAgainChangesNothing() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
-                  to: "far.wav", in: folder)
-        func run(_ timeline: String, named name: String) throws -> RunReport {
-            let path = try writeScenario("""
-                {"name": "\(name)", "far_end": "far.wav", "noise": {"level_dbfs": -65, "seed": 3},
-                 "route": "speaker", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
-                 "duration_s": 5, "timeline": \(timeline)}
-                """, named: "\(name).json", in: folder)
-            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
-                                 taps: .none, renderer: nil).run()
-        }
+        let call = try spokenCall(in: folder, talker: false)
+        func run(_ timeline: String, named name: String) throws -> RunReport { try call("speaker", timeline, name) }
         let unchanged = try run("[]", named: "bottom")
         let source = try XCTUnwrap(unchanged.hardware?.segments.first?.inputDataSource)
         let again = try run(#"[{"at_ms": 2000, "action": "set_input_data_source", "source": "\#(source.rawValue)"}]"#, named: "again")
@@ -151,5 +122,25 @@ final class TransitionClicksTests: XCTestCase {
         XCTAssertEqual(again.sentClickEvents.map(\.sampleIndex), unchanged.sentClickEvents.map(\.sampleIndex))
         XCTAssertFalse(again.segments.contains { $0.metrics.hasOwnDelay })
         XCTAssertEqual(again.metrics.erleDB, unchanged.metrics.erleDB)
+    }
+
+    /// Speaks a far end (and with `talker` a near end, another voice) into `folder`, and returns a
+    /// runner of a 5 s speex call on a route with a timeline, named as its output folder.
+    private func spokenCall(in folder: URL, talker: Bool) throws -> (_ route: String, _ timeline: String, _ name: String) throws -> RunReport {
+        try speak("Hello, this is the far end talking. I am calling to ask whether the report is ready. Please send it soon.",
+                  to: "far.wav", in: folder)
+        if talker {
+            try speak("Yes, I can hear you well. The report is nearly done, and I will send it to you this afternoon.",
+                      voice: "en-gb", to: "near.wav", in: folder)
+        }
+        return { route, timeline, name in
+            let path = try writeScenario("""
+                {"name": "\(name)", "far_end": "far.wav"\(talker ? #", "near_end": "near.wav""# : ""), "noise": {"level_dbfs": -65, "seed": 3},
+                 "route": "\(route)", "audio_session": {}, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+                 "duration_s": 5, "timeline": \(timeline)}
+                """, named: "\(name).json", in: folder)
+            return try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent(name).path,
+                                 taps: .none, renderer: nil).run()
+        }
     }
 }

@@ -79,8 +79,9 @@ final class ReportWordingTests: XCTestCase {
                        + "and its mean near-end attenuation over the 2 items on which every mode plotted has one, "
                        + "while the Modes table's means are over each mode's own runs: its order can differ from the table's. "
                        + "≥ marks a mean over a lower bound (an arrow the way the truth may lie). The rings follow the corpus front "
-                       + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means: a ringed point "
-                       + "may sit below or right of an unringed one.")
+                       + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means, and reads the "
+                       + "near end by how far it moved either way: a ringed point may sit below or right of an unringed one, and one "
+                       + "left of 0 is no better kept than one as far right of it.")
         let b = try XCTUnwrap(chart.points.first { $0.name == "b" })
         XCTAssertTrue(b.yIsLowerBound && !b.xIsLowerBound, "the mean over a bound is one")
         XCTAssertEqual(b.yText, "≥ 15.4")

@@ -212,7 +212,7 @@ public final class CallHardware {
                 echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
                                                      sampleRate: engineRate, blockSize: tickFrames)
                 echoPathChangeCount += 1
-                captureChanges(at: frame)
+                captureChanges(at: frame, outputRestarts: false)
             }
             segments.append(segment(at: frame))
         }
@@ -227,7 +227,7 @@ public final class CallHardware {
         // preferences in force (the ones of the last activation).
         inputFormat = profile.input.grant(activePreferences)
         outputFormat = profile.output.grant(activePreferences)
-        try rebuildStreams()
+        try rebuildStreams(at: frame)
         segments.append(segment(at: frame))
         log("route", "\(newRoute.rawValue): input \(inputFormat), output \(outputFormat)")
     }
@@ -244,13 +244,13 @@ public final class CallHardware {
         inputFormat = newInput
         outputFormat = newOutput
         echoPathChangeCount += 1
-        try rebuildStreams()
+        try rebuildStreams(at: frame)
         segments.append(segment(at: frame))
         log("session", "granted input \(inputFormat), output \(outputFormat)")
     }
 
-    private func rebuildStreams() throws {
-        defer { captureChanges(at: frame) }
+    private func rebuildStreams(at frame: Int64) throws {
+        defer { captureChanges(at: frame, outputRestarts: true) }
         retire()
         generation += 1
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
@@ -285,7 +285,7 @@ public final class CallHardware {
         customDeviceInUse = customMicSet || customSpeakerSet
         let flows = isActive && !isInterrupted && engineRunsAudio
         if flows && !isFlowing {
-            try rebuildStreams()                   // the I/O unit starts: fresh buffers, priming again
+            try rebuildStreams(at: frame)                   // the I/O unit starts: fresh buffers, priming again
             if !isConnected { try connect(at: frame) }
         }
         isFlowing = flows
@@ -364,11 +364,18 @@ public final class CallHardware {
         lastCaptureWasClean = clean
     }
 
-    /// The capture is not continuous from `frame` until what changed there has come through the
-    /// input (its priming threshold) and a tick more.
-    private func captureChanges(at frame: Int64) {
-        captureSettlesAt = max(captureSettlesAt, frame + Int64(captureMic.primeThreshold + 2 * tickFrames))
+    /// The capture is not continuous from `frame` until what changed there has come through:
+    /// where the output restarts, its priming and the room (a loudspeaker's resumption is a click
+    /// the room carries to the mic, 180 ms later on A2DP); a new path's onset after its bulk delay;
+    /// then the input's priming, and two ticks.
+    private func captureChanges(at frame: Int64, outputRestarts: Bool) {
+        let room = (outputRestarts ? output.primeThreshold : 0) + (echoPath?.delayFrames ?? callEchoPathDelayFrames)
+        captureSettlesAt = max(captureSettlesAt, frame + Int64(room + captureMic.primeThreshold + 2 * tickFrames))
     }
+
+    /// The bulk delay of the call's own echo path (the scenario's `echo_path`, in force where no
+    /// route is modelled), in engine frames: set by the call that uses this hardware.
+    var callEchoPathDelayFrames = 0
 
     /// Tick step 5: what the engine captures (the default or a custom mic) is silence while
     /// audio does not flow; counted, and a custom mic's audio discarded.
