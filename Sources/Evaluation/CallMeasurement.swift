@@ -80,10 +80,10 @@ public final class CallMeasurement: CallTap {
     /// say so (`TickSignals.captureIsContinuous`: with the hardware modelled, an audio unit's
     /// interruption, a stream priming or a route change silences or breaks the tracks with the
     /// mic, a dropout of the pipeline's own). There `sent`'s gaps and clicks where the room itself
-    /// was silent or clicked are the input's, and not counted. A file's or generator's own pauses and clicks, where that
-    /// mic alone is sent, are its own with or without the hardware: no device stands between the
-    /// file and what the app pushes (a text-to-speech mic read 26 gaps with an audio session
-    /// modelled and none without, its sent.wav bit for bit the same).
+    /// was silent or clicked are the input's, and not counted. A file's or generator's own pauses
+    /// and clicks, where that mic alone is sent, are its own with or without the hardware: no
+    /// device stands between the file and what the app pushes (a text-to-speech mic read 26 gaps
+    /// with an audio session modelled and none without, its sent.wav bit for bit the same).
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
                 sendLatencyIsFixed: Bool = false, tracksAreTheRoom: Bool = false) {
         self.sampleRate = sampleRate

@@ -74,12 +74,13 @@ public final class CallHardware {
     public private(set) var isFlowing = false
     /// Whether this tick's capture came through the input device unbroken (set by `capture`): audio
     /// flowed, the input stream was primed, it filled nothing in and dropped nothing in this tick or
-    /// the one before, and no stream, route or echo path was made anew within its latency. There
+    /// the one before, and no stream, route or echo path was made anew within the time its change
+    /// takes to come through (`captureChanges(at:outputRestarts:)`). There
     /// the echo and near-end tracks, passed through the same device, are the room's sound as
     /// captured, and a click in both is the room's own (a talker's plosive), not the pipeline's.
     public private(set) var captureIsContinuous = false
-    /// Until this frame the capture is not continuous: a stream, route or path made anew reaches
-    /// it through the input's latency.
+    /// Until this frame the capture is not continuous: what a stream, route or path made anew did
+    /// has not yet come through the room and the input.
     private var captureSettlesAt: Int64 = 0
     /// The input stream and its fill and drop counters as the last tick left them.
     private var captureSeen: (stream: ObjectIdentifier, silent: Int64, dropped: Int64)?
@@ -285,7 +286,7 @@ public final class CallHardware {
         customDeviceInUse = customMicSet || customSpeakerSet
         let flows = isActive && !isInterrupted && engineRunsAudio
         if flows && !isFlowing {
-            try rebuildStreams(at: frame)                   // the I/O unit starts: fresh buffers, priming again
+            try rebuildStreams(at: frame)          // the I/O unit starts: fresh buffers, priming again
             if !isConnected { try connect(at: frame) }
         }
         isFlowing = flows
