@@ -26,6 +26,12 @@ final class ModeReplacesFilterTests: XCTestCase {
                        ["echolab eval: warning: --modes replaces each scenario's aec, its filter_ms too: corpus/short.json sets 60 ms, not used; eval without --modes runs a scenario as written"])
         let report = try loadJSON(root.appendingPathComponent("out/short/speex-intensityRecommended/report.json").path)
         XCTAssertEqual((report["aec"] as? [String: Any])?["filter_ms"] as? Int, 200, "\(report["aec"] ?? "")")
+        // A length the mode runs anyway, or a canceller that takes none, replaces nothing.
+        try scenario("long", filter: #", "filter_ms": 200"#)
+        let kept = try runEchoLab(["eval", "corpus/long.json", "corpus/plain.json", "--modes", "speex:intensityRecommended,webrtc:intensityRecommended",
+                                   "--no-taps", "--out", "kept"], in: root)
+        XCTAssertEqual(kept.status, 0, kept.standardError)
+        XCTAssertFalse(kept.standardError.contains("filter_ms"), kept.standardError)
         let asWritten = try runEchoLab(["eval", "corpus", "--no-taps", "--out", "own"], in: root)
         XCTAssertEqual(asWritten.status, 0, asWritten.standardError)
         XCTAssertFalse(asWritten.standardError.contains("filter_ms"), asWritten.standardError)
