@@ -1,10 +1,10 @@
 import AudioCore
 import Simulation
 
-/// Lines the near-end and echo tracks up with a device microphone that an app forwards as its custom mic
-/// (a pass-through): what the call captures is then the room's sound as the device mic heard it
-/// some tens of milliseconds earlier — the app's timer, its buffers, the engine's priming — so the
-/// near-end track, the talker at the mic *now*, no longer lines up with it. Unaligned, the
+/// Lines the near-end and echo tracks up with a device microphone that an app forwards as its
+/// custom mic (a pass-through): what the call captures is then the room's sound as the device mic
+/// heard it some tens of milliseconds earlier — the app's timer, its buffers, the engine's
+/// priming — so the tracks, the room at the mic *now*, no longer line up with it. Unaligned, the
 /// talker's words landed in frames the track called far-end single talk (ERLE 4.4 dB where the
 /// canceller took 10.7 off the echo), and the near end was not judged at all.
 ///
@@ -12,11 +12,11 @@ import Simulation
 /// microphone is looked up in it: the least lag at which echo + near end hold the capture to 40 dB
 /// (a 16-bit device format's rounding passes), found by search, checked every tick after, and
 /// searched for near the old one (a buffer that gained or lost a frame) where it fails. The
-/// tracks of every tick of the stretch are the ring's at that lag; where the tracks hold the
-/// capture sample for sample, the near end is in it and measured. A mic that converts rate holds
-/// them only where its resampler passes all the room holds (passthrough-jittery's 44.1 kHz: some
-/// ticks; a 16 kHz mic under full-band noise: none): elsewhere the track is moved but the near
-/// end stays unmeasured. The echo track is moved with it: the delay is searched on the capture.
+/// tracks of every tick of the stretch are the ring's at that lag — the echo too, since the delay
+/// is searched on the capture; where they hold the capture sample for sample, the near end is in
+/// it and measured. A mic that converts rate holds them only where its resampler passes all the
+/// room holds (passthrough-jittery's 44.1 kHz: some ticks; a 16 kHz mic under full-band noise:
+/// none): elsewhere the tracks are moved but the near end stays unmeasured.
 struct ForwardedMicAlignment {
     private var echoRing: [Float]
     private var nearRing: [Float]
