@@ -114,6 +114,9 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        report.captureRestarts = run.hardware?.captureRestarts.map {
+            CaptureRestartLoss($0, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS)
+        } ?? []
         // A route brings its own path (the loader refuses both): the scenario's is the room's
         // only where no route is in use.
         if run.hardware?.segments.contains(where: { $0.route == "echo_path" }) ?? true { report.echoPath = run.scenario.echoPath }

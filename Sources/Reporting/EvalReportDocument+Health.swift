@@ -47,6 +47,7 @@ extension EvalReportDocument {
         }
         if let streams = summary.hardwareStreams {
             count(streams.underruns, "hardware stream underrun")
+            count(streams.nearEndCuts, "near-end cut")
             // Samples, not events: one issue, said with its count.
             if streams.droppedSamples > 0 {
                 issues += 1

@@ -24,8 +24,8 @@ extension EvalReportDocument {
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
             + "talker sent louder than it spoke (an automatic gain control's gain), not one kept better. Pipeline issues are "
-            + "underruns, overruns, clicks and gaps in the sent audio (not a mute's or a stopped audio unit's silence: sent on purpose, its run's events say when), canceller resets and buffers "
-            + "that lost audio; lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
+            + "underruns, overruns, clicks and gaps in the sent audio (not a mute's or a stopped audio unit's silence: sent on purpose, its run's events say when), canceller resets, buffers "
+            + "that lost audio, and near talkers cut where the hardware's input stream was made anew (a route change drops what it held); lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
         return [.paragraph([.text(opening), .code("convergence_unmeasured"), .text(closing)])]
     }
 

@@ -43,7 +43,29 @@ extension RunReportDocument {
         blocks.append(.paragraph([.text("\(count(hardware.inputCallbacks, "input callback")) and \(count(hardware.outputCallbacks, "output callback")) · "
             + "\(count(hardware.underruns, "stream underrun")) · \(count(hardware.droppedFrames, "sample")) dropped by a stream running over · "
             + "\(count(session.customMicFramesDiscarded, "custom mic sample")) discarded while audio did not flow.")]))
+        if !report.captureRestarts.isEmpty {
+            // What each restart dropped, and the talker in it: the near-end track passes through
+            // the same stream, so no near-end figure can show this cut.
+            blocks.append(.paragraph([.text("The input stream was made anew while it held captured audio, which it dropped "
+                + "(as a phone's restarted audio unit drops it; a shorter I/O buffer holds less). The near end lost is the "
+                + "dropped audio's 10 ms blocks where the talker spoke (at or above the near-end silence level):")]))
+            blocks.append(.table(.init(header: ["at", "why", "room audio dropped", "near end lost"],
+                                       rows: report.captureRestarts.map { restart in
+                [.init(F.seconds(restart.atSeconds)), .init(Self.restartLabel(restart.cause), isNumeric: false),
+                 .init("\(F.number(restart.discardedMilliseconds, digits: 1, unit: " ms")) (\(F.seconds(restart.discardedFromSeconds))–\(F.seconds(restart.discardedUntilSeconds)))",
+                       value: restart.discardedMilliseconds),
+                 .init(F.number(restart.nearEndLostMilliseconds, digits: 1, unit: " ms"), value: restart.nearEndLostMilliseconds)]
+            })))
+        }
         return blocks
+    }
+
+    private static func restartLabel(_ cause: CaptureRestart.Cause) -> String {
+        switch cause {
+        case .routeChange: "route change"
+        case .formatsGranted: "formats granted anew"
+        case .audioStopped: "audio stopped (the stream's audio is dropped when it flows again)"
+        }
     }
 
     private static func causeLabel(_ cause: SilenceCause) -> String {

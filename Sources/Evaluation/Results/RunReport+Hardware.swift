@@ -32,7 +32,9 @@ extension RunReport {
             "streams": .object(["input_callbacks": .number(Double(hardware.inputCallbacks)),
                                 "output_callbacks": .number(Double(hardware.outputCallbacks)),
                                 "underruns": .number(Double(hardware.underruns)),
-                                "dropped_samples": .number(Double(hardware.droppedFrames))]),
+                                "dropped_samples": .number(Double(hardware.droppedFrames)),
+                                "near_end_cuts": .number(Double(captureRestarts.filter(\.cutsTheNearEnd).count))]),
+            "capture_restarts": .array(captureRestarts.map(\.json)),
         ])
     }
 

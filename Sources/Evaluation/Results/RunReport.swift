@@ -130,6 +130,8 @@ public struct RunReport: Sendable {
     /// The audio hardware and session (nil: the scenario models none; `report.json` then has no
     /// `hardware` key).
     public var hardware: HardwareReport? = nil
+    /// The hardware's input streams made anew while they held captured audio (`hardware.capture_restarts`).
+    public var captureRestarts: [CaptureRestartLoss] = []
     /// Signal levels per 0.5 s window (empty when not measured).
     public var levels: [LevelPoint] = []
     /// The activity gate's decisions per window of about 0.5 s (the talk the metrics scored).

@@ -66,9 +66,25 @@ public struct RunSummary: Sendable {
     public struct HardwareStreamFaults: Codable, Sendable, Equatable {
         public var underruns: Int
         public var droppedSamples: Int
+        /// Input streams made anew while the near talker spoke in the audio they held (absent,
+        /// 0, in reports written before restarts were measured).
+        public var nearEndCuts: Int
 
         enum CodingKeys: String, CodingKey {
-            case underruns, droppedSamples = "dropped_samples"
+            case underruns, droppedSamples = "dropped_samples", nearEndCuts = "near_end_cuts"
+        }
+
+        public init(underruns: Int, droppedSamples: Int, nearEndCuts: Int = 0) {
+            self.underruns = underruns
+            self.droppedSamples = droppedSamples
+            self.nearEndCuts = nearEndCuts
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            underruns = try container.decode(Int.self, forKey: .underruns)
+            droppedSamples = try container.decode(Int.self, forKey: .droppedSamples)
+            nearEndCuts = try container.decodeIfPresent(Int.self, forKey: .nearEndCuts) ?? 0
         }
     }
 

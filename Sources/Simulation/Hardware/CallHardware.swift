@@ -12,6 +12,28 @@ public struct RouteSegment: Hashable, Sendable {
     public var addedLatencyFrames: Int64?
 }
 
+/// An input stream made anew while it held captured audio: what it held never reached the
+/// engine. A route change, formats granted anew or audio flowing again after a stop rebuilds
+/// the I/O unit's streams, and the audio in them (about the input's latency: 20 ms at 48 kHz
+/// with 512-frame buffers, 80 ms with 2048) is dropped, as a phone's
+/// restarted audio unit drops it — a near talker speaking then is cut.
+public struct CaptureRestart: Hashable, Sendable {
+    public enum Cause: String, Sendable, CaseIterable {
+        case routeChange = "route_change"
+        case formatsGranted = "formats_granted"
+        /// The session stopped audio (deactivated, interrupted, disabled): what the stream held
+        /// then is dropped when audio flows again.
+        case audioStopped = "audio_stopped"
+    }
+    /// The engine frame the streams were made anew at (for `audioStopped`, where audio stopped).
+    public var frame: Int64
+    public var cause: Cause
+    /// The room's stretch (engine frames) whose capture was dropped: the last the old stream took in.
+    public var discarded: Range<Int64>
+    /// The near end (talker and room noise) of that stretch, as the room held it.
+    public var discardedNearEnd: [Float]
+}
+
 /// What the hardware model reports for one call (`report.json`'s `hardware`).
 public struct HardwareReport: Hashable, Sendable {
     public var clockDriftPPM: Double
@@ -29,6 +51,8 @@ public struct HardwareReport: Hashable, Sendable {
     /// The stretches (engine frames) where audio did not flow: inactive, interrupted or, in
     /// manual audio, not enabled. Capture was silence and nothing was played there.
     public var silenced: [Range<Int64>] = []
+    /// The input streams made anew while they held captured audio, in call order.
+    public var captureRestarts: [CaptureRestart] = []
 
     /// The format and latency at the start of the call (the first segment).
     public var input: HardwareFormat { segments.first?.input ?? .engine }
@@ -111,6 +135,12 @@ public final class CallHardware {
     private var retiredCallbacks: (input: Int64, output: Int64) = (0, 0)
     private var retiredUnderruns = 0
     private var retiredDropped: Int64 = 0
+    /// The room's near end as the input stream took it in, the last second of it: what a
+    /// restart drops is its newest part. Allocated once; `capture` copies into it.
+    private var recentNearEnd: SampleFIFO
+    /// The end (engine frames) of the last capture the input stream took in.
+    private var capturedUntil: Int64 = 0
+    private var captureRestarts: [CaptureRestart] = []
     /// Called with (kind, detail) for the call's event log.
     var log: (String, String) -> Void = { _, _ in }
 
@@ -131,6 +161,7 @@ public final class CallHardware {
         self.records = records
         self.expectedTicks = expectedTicks
         scratch = [Float](repeating: 0, count: tickFrames)
+        recentNearEnd = SampleFIFO(capacity: engineRate)
         route = configuration.route
         inputDataSource = configuration.inputDataSource
         isActive = configuration.activeAtStart
@@ -228,7 +259,7 @@ public final class CallHardware {
         // preferences in force (the ones of the last activation).
         inputFormat = profile.input.grant(activePreferences)
         outputFormat = profile.output.grant(activePreferences)
-        try rebuildStreams(at: frame)
+        try rebuildStreams(at: frame, cause: .routeChange)
         segments.append(segment(at: frame))
         log("route", "\(newRoute.rawValue): input \(inputFormat), output \(outputFormat)")
     }
@@ -245,13 +276,14 @@ public final class CallHardware {
         inputFormat = newInput
         outputFormat = newOutput
         echoPathChangeCount += 1
-        try rebuildStreams(at: frame)
+        try rebuildStreams(at: frame, cause: .formatsGranted)
         segments.append(segment(at: frame))
         log("session", "granted input \(inputFormat), output \(outputFormat)")
     }
 
-    private func rebuildStreams(at frame: Int64) throws {
+    private func rebuildStreams(at frame: Int64, cause: CaptureRestart.Cause) throws {
         defer { captureChanges(at: frame, outputRestarts: true) }
+        noteDiscardedCapture(at: frame, cause: cause)
         retire()
         generation += 1
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
@@ -264,6 +296,22 @@ public final class CallHardware {
     /// call's end.
     func finishRecords() {
         for stream in [output, captureMic, captureEcho, captureNear] { stream.finish() }
+    }
+
+    /// Records what the input stream still held: its device buffer (at the engine rate) and its
+    /// engine buffer, the newest of the room's audio it took in (a converter's few samples of
+    /// look-ahead aside). Audio that stopped flowing left it there: the loss is the stop's.
+    private func noteDiscardedCapture(at frame: Int64, cause: CaptureRestart.Cause) {
+        let deviceHeld = captureNear.bufferedDeviceFrames * engineRate / captureNear.format.sampleRate
+        let held = captureNear.framesIn > 0 ? deviceHeld + captureNear.bufferedEngineFrames : 0
+        defer { recentNearEnd.clear() }
+        let count = min(held, recentNearEnd.count)
+        guard count > 0 else { return }
+        recentNearEnd.discardOldest(recentNearEnd.count - count)
+        var nearEnd = [Float](repeating: 0, count: count)
+        _ = recentNearEnd.read(into: &nearEnd, count: count)
+        captureRestarts.append(CaptureRestart(frame: isFlowing ? frame : capturedUntil, cause: isFlowing ? cause : .audioStopped,
+                                              discarded: (capturedUntil - Int64(count))..<capturedUntil, discardedNearEnd: nearEnd))
     }
 
     private func retire() {
@@ -286,7 +334,7 @@ public final class CallHardware {
         customDeviceInUse = customMicSet || customSpeakerSet
         let flows = isActive && !isInterrupted && engineRunsAudio
         if flows && !isFlowing {
-            try rebuildStreams(at: frame)          // the I/O unit starts: fresh buffers, priming again
+            try rebuildStreams(at: frame, cause: .audioStopped)   // the I/O unit starts: fresh buffers, priming again
             if !isConnected { try connect(at: frame) }
         }
         isFlowing = flows
@@ -348,6 +396,8 @@ public final class CallHardware {
             noteCaptureContinuity(clean: false)
             return
         }
+        recentNearEnd.write(nearEnd, count: count)
+        capturedUntil = frame + Int64(count)
         try pass(captureMic, &mic, count: count)
         try pass(captureEcho, &echo, count: count)
         try pass(captureNear, &nearEnd, count: count)
@@ -448,7 +498,7 @@ public final class CallHardware {
                               outputCallbacks: retiredCallbacks.output + current.output,
                               underruns: retiredUnderruns + captureMic.underruns + output.underruns,
                               droppedFrames: retiredDropped + captureMic.droppedFrames + output.droppedFrames,
-                              silenced: silenced)
+                              silenced: silenced, captureRestarts: captureRestarts)
     }
 
     /// The streams, for tests of conservation.

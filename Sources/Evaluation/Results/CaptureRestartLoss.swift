@@ -1,0 +1,48 @@
+import EchoLabJSON
+import Foundation
+import Simulation
+
+/// An input stream made anew while it held captured audio, as a run's report gives it
+/// (`hardware.capture_restarts`): where and why, the room's stretch whose capture was dropped,
+/// and how much of it the near talker spoke in. The near-end track passes through the same
+/// stream, so it cannot show this cut: the talker's audio is judged as the room held it.
+public struct CaptureRestartLoss: Sendable, Equatable {
+    public var atSeconds: Double
+    public var cause: CaptureRestart.Cause
+    /// The room's stretch whose capture was dropped, seconds since the call started.
+    public var discardedFromSeconds: Double
+    public var discardedUntilSeconds: Double
+    /// The near talker's share of the dropped audio: its 10 ms blocks (counted from the stretch's
+    /// start, the last one shorter) at or above the near-end silence level, in milliseconds.
+    public var nearEndLostMilliseconds: Double
+
+    public var discardedMilliseconds: Double { (discardedUntilSeconds - discardedFromSeconds) * 1000 }
+    /// The talker spoke in what was dropped: a cut (`hardware.streams.near_end_cuts` counts them).
+    public var cutsTheNearEnd: Bool { nearEndLostMilliseconds > 0 }
+
+    /// `silentDBFS`: the near-end silence level (`EchoMetricsConfiguration.nearEndSilentDBFS`):
+    /// a block's mean square under it is the room's noise alone.
+    public init(_ restart: CaptureRestart, sampleRate: Int, silentDBFS: Double) {
+        let rate = Double(sampleRate)
+        atSeconds = Double(restart.frame) / rate
+        cause = restart.cause
+        discardedFromSeconds = Double(restart.discarded.lowerBound) / rate
+        discardedUntilSeconds = Double(restart.discarded.upperBound) / rate
+        let block = sampleRate / 100, talker = pow(10, silentDBFS / 10)
+        let samples = restart.discardedNearEnd
+        var spoken = 0
+        for start in stride(from: 0, to: samples.count, by: block) {
+            let end = min(samples.count, start + block)
+            let meanSquare = samples[start..<end].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(end - start)
+            if meanSquare >= talker { spoken += end - start }
+        }
+        nearEndLostMilliseconds = Double(spoken) * 1000 / rate
+    }
+
+    /// The restart as `report.json` lists it.
+    var json: JSONValue {
+        .object(["at_s": .number(atSeconds), "cause": .string(cause.rawValue),
+                 "discarded_from_s": .number(discardedFromSeconds), "discarded_until_s": .number(discardedUntilSeconds),
+                 "discarded_ms": .number(discardedMilliseconds), "near_end_lost_ms": .number(nearEndLostMilliseconds)])
+    }
+}
