@@ -10,7 +10,7 @@ import AudioInterop
 /// allocates nothing.
 final class AcousticEchoPath {
     let blockSize: Int
-    private let gain: Float
+    private var gain: Float
     private let clipLevel: Float?
     // Bulk delay: a ring of `delayFrames + blockSize` samples.
     let delayFrames: Int
@@ -21,7 +21,7 @@ final class AcousticEchoPath {
     private var roomOutput: [Float]
     private var clipped: [Float]
     /// What makes this path's echo: another path with the same identity echoes a drive alike.
-    let identity: EchoPathCache.Identity
+    private(set) var identity: EchoPathCache.Identity
 
     init(blockSize: Int, delayFrames: Int, gain: Float, impulseResponse: [Float]?, clipLevel: Float?) {
         precondition(delayFrames >= 0)
@@ -35,6 +35,15 @@ final class AcousticEchoPath {
                                           impulseResponse: impulseResponse)
         roomOutput = [Float](repeating: 0, count: blockSize)
         clipped = [Float](repeating: 0, count: blockSize)
+    }
+
+    /// Another microphone of the same device hears the same room, louder or softer: the room's
+    /// response and what it still rings with stay, only the coupling changes. (A path made anew
+    /// started silent: its ringing dropped and its bulk delay went silent at the mic, a click in
+    /// what was sent that no app makes.)
+    func changeCoupling(to gain: Float) {
+        self.gain = gain
+        identity.gain = gain.bitPattern
     }
 
     /// Echo at the microphone for one block of loudspeaker drive.

@@ -77,14 +77,11 @@ final class TransitionClicksTests: XCTestCase {
         XCTAssertEqual(report.segments.last?.clicksAtStart, heard.count, "\(clicks)")
     }
 
-    /// An input data source change swaps the mic the room is heard through without rebuilding the
-    /// streams: the new source's echo reaches the engine through the capture's part of the route's
-    /// added latency (20 of the speaker's 40 ms) and `sent` the send latency later. Speaker,
-    /// bottom → front at 2 s, the far end talking: a click 30 ms after the change (20 + speex's
-    /// 10), past ±1 tick around the change and its send latency, where the same call without the
-    /// change has none. It is counted at the segment's start: the window reaches the added latency
-    /// and the send latency after it.
-    func testAClickWhereADataSourcesAudioComesThroughCountsAtTheStart() throws {
+    /// An input data source change hears the same room through another mic of the phone: the
+    /// echo goes on, 4 dB softer on the speaker's front mic, and makes no click. (The room's path
+    /// made anew started silent: its 2 ms bulk delay went silent at the mic and its ringing was
+    /// dropped, a click 30 ms after the change, counted as the pipeline's, that no app makes.)
+    func testADataSourceChangeMakesNoClick() throws {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let call = try spokenCall(in: folder, talker: true)
@@ -95,16 +92,14 @@ final class TransitionClicksTests: XCTestCase {
         XCTAssertEqual(segment.inputDataSource, .front)
         XCTAssertEqual(segment.startFrame, Int64(change))
         let added = try XCTUnwrap(segment.addedLatencyFrames)
-        XCTAssertEqual(added, 40 * 48, "the speaker route's added latency")
         let window = (change - tick)..<(change + Int(added) + sendLatency + tick + 1)
         let clicks = report.sentClickEvents.map(\.sampleIndex)
-        let heard = clicks.filter { window ~= $0 }
-        XCTAssertTrue(heard.contains { $0 > change + sendLatency + tick }, "heard past the old window: \(clicks)")
-        XCTAssertTrue(heard.contains { abs($0 - (change + 30 * 48)) <= tick / 2 }, "30 ms after the change: \(clicks)")
-        XCTAssertEqual(report.segments.last?.clicksAtStart, heard.count, "\(clicks)")
-        // The change makes the click: on the bottom mic all call, nothing there.
-        let unchanged = try run("[]", named: "no-source-change")
-        XCTAssertFalse(unchanged.sentClickEvents.contains { window ~= $0.sampleIndex }, "\(unchanged.sentClickEvents.map(\.sampleIndex))")
+        XCTAssertFalse(clicks.contains { window ~= $0 }, "\(clicks)")
+        XCTAssertEqual(report.segments.last?.clicksAtStart, 0)
+        XCTAssertEqual(report.captureRestarts, [], "the streams go on")
+        let erl = try report.segments.map { try XCTUnwrap($0.metrics.erlDB) }
+        // Speech of other spectra in the two segments meets the room's colouring: within a dB (3.5 read).
+        XCTAssertEqual(erl[1] - erl[0], 4, accuracy: 1, "the front mic hears the speaker 4 dB softer: \(erl)")
     }
 
     /// The data source in use chosen again changes nothing, as on a phone: no click, no hardware

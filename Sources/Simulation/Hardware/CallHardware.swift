@@ -236,13 +236,12 @@ public final class CallHardware {
             if let issue = open[.routeResetAfterConnect] { close(issue.kind, at: frame) }
             try switchRoute(to: newRoute, at: frame)
         case .setInputDataSource(let source):
-            // The source in use chosen again changes nothing, as on a phone: a path made anew
-            // dropped the room's ringing, a click in what was sent.
+            // The source in use chosen again changes nothing, as on a phone.
             guard source != inputDataSource else { break }
             inputDataSource = source
-            if let route {
-                echoPath = try AcousticEchoPath.make(RouteProfile(route: route).echoPath(for: source),
-                                                     sampleRate: engineRate, blockSize: tickFrames)
+            if let route, let echoPath {
+                // The same room through another mic: its coupling only (`RouteProfile.echoPath(for:)`).
+                echoPath.changeCoupling(to: Float(Decibels.amplitude(fromDB: RouteProfile(route: route).echoPath(for: source).gainDB)))
                 echoPathChangeCount += 1
                 captureChanges(at: frame, outputRestarts: false)
             }
