@@ -152,6 +152,31 @@ final class PerFrameAllocationTests: XCTestCase {
         XCTAssertGreaterThan(try allocations(fromTick: 290, to: 310), 0)
     }
 
+    /// An interruption stops the audio for a second: the ticks that stop it and those it holds
+    /// count silenced samples and open no storage of their own (the causes' counters and the
+    /// issues had grown their dictionaries there, on the first interruption however late).
+    func testAnInterruptionTicksWithoutAllocating() throws {
+        let scenario = try ScenarioLoader.parse(data: Data("""
+            {"name": "interrupted", "duration_s": 4, "far_end": {"generator": "speech", "level_dbfs": -20, "pitch_hz": 120, "seed": 3},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "pitch_hz": 210, "seed": 4},
+             "aec": {"mode": "intensityRecommended", "backend": "speex"}, "route": "speaker", "audio_session": {},
+             "timeline": [{"at_ms": 2000, "action": "interruption_begin"}, {"at_ms": 3000, "action": "interruption_end"}]}
+            """.utf8), file: "/tmp/interrupted.json")
+        var runner = ScenarioRunner(scenario: scenario)
+        runner.recordTaps = false
+        func allocations(fromTick first: Int64, to last: Int64) throws -> Int {
+            let counter = TickAllocations(firstTick: first, lastTick: last)
+            runner.taps = [counter]
+            XCTAssertEqual(try runner.run().hardware?.session.captureSilenced[.interrupted], 48_000)
+            return counter.count
+        }
+        // Before it (the first run of a process also warms its lazy statics)…
+        XCTAssertEqual(try allocations(fromTick: 100, to: 198), 0)
+        // …and from the tick before the interruption to the last it holds: the event's log line,
+        // once (the counters and issues grew their storage there too: 4 allocations).
+        XCTAssertLessThanOrEqual(try allocations(fromTick: 199, to: 299), 1)
+    }
+
     /// The app's own devices: a custom mic that captures the physical mic and pushes it, and a
     /// custom speaker that plays the peer itself and feeds the canceller its reference, with
     /// the echolab canceller — the buffering, conversion and timers between app and engine.

@@ -162,6 +162,13 @@ public final class CallHardware {
         self.expectedTicks = expectedTicks
         scratch = [Float](repeating: 0, count: tickFrames)
         recentNearEnd = SampleFIFO(capacity: engineRate)
+        // Room for every cause and issue up front: the first interruption an hour in is a tick
+        // like any other, and grows nothing.
+        session.captureSilenced.reserveCapacity(SilenceCause.allCases.count)
+        session.playoutDropped.reserveCapacity(SilenceCause.allCases.count)
+        open.reserveCapacity(SessionIssue.Kind.allCases.count)
+        issues.reserveCapacity(SessionIssue.Kind.allCases.count)
+        silenced.reserveCapacity(64)
         route = configuration.route
         inputDataSource = configuration.inputDataSource
         isActive = configuration.activeAtStart
