@@ -97,6 +97,7 @@ public struct RunEvaluator: Sendable {
                                                  customSpeakerBufferingMilliseconds: delay?.customSpeakerBuffering,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds,
                                                  route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
+            + routeDelayFindings(run, ranges: ranges, segments: segments, length: length)
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
@@ -637,6 +638,26 @@ public struct RunEvaluator: Sendable {
         guard nominal > configuration.maxDelayMilliseconds || metrics.delayUnmeasured == .tonalFarEnd,
               metrics.gate.farEndActiveFrames > 0 else { return nil }
         return (nominal, true, buffering)
+    }
+
+    /// A call that changes route has no one echo delay (`echoDelayMilliseconds` gives none): each
+    /// segment whose delay was searched again is judged by its own, from its start to its end
+    /// (a Bluetooth speaker's 220 ms, past WebRTC's reach, read 6 dB of ERLE there and no
+    /// finding said why). None where the call keeps one route.
+    func routeDelayFindings(_ run: CallRun, ranges: [Range<Int>], segments: [RunReport.Segment], length: Int) -> [LintFinding] {
+        guard let hardware = run.hardware, Set(hardware.segments.map(\.route)).count > 1 else { return [] }
+        let processing = run.scenario.voiceProcessing
+        return zip(ranges, segments).flatMap { range, segment -> [LintFinding] in
+            guard segment.metrics.hasOwnDelay, let delay = segment.metrics.delayMilliseconds else { return [] }
+            let opening = run.deviceStates.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
+            var states = run.deviceStates.indices.filter { $0 >= opening && run.deviceStates[$0].frame < Int64(range.upperBound) }
+                .map { run.deviceStates[$0] }
+            guard !states.isEmpty else { return [] }
+            states[0].frame = max(states[0].frame, Int64(range.lowerBound))
+            let route = hardware.segment(at: Int64(range.lowerBound)).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 }
+            return Linter.delayFindings(states: states, endFrame: range.upperBound, sampleRate: run.sampleRate, delayMilliseconds: delay,
+                                        backend: processing.backend, filterOverride: processing.filterMilliseconds, route: route)
+        }
     }
 
     /// What an app's custom speaker added after the engine's reference, on average, in ms

@@ -46,4 +46,31 @@ final class DelayAdviceTests: XCTestCase {
         XCTAssertTrue(with.message.contains("beyond the 130.0 ms webrtc reaches: feed the reference when it is played (not when it is received), "
                                             + "or use a backend that reaches further ("), with.message)
     }
+
+    /// A call that changes route has a delay per route: each segment's own is judged over that
+    /// segment. The speaker's 42 ms is in WebRTC's reach; the A2DP speaker's 220 ms from 3 s is
+    /// not, and the finding's ERLE is the A2DP stretch's alone. AEC3 reaches 500 ms: no finding.
+    func testEachRoutesDelayIsJudgedOverItsOwnSegment() throws {
+        func report(_ backend: String) throws -> RunReport {
+            try runReport(ofScenario: """
+                {"name": "reach-routes", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+                 "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 8, "route": "speaker", "audio_session": {},
+                 "aec": {"backend": "\(backend)", "mode": "intensityRecommended"},
+                 "timeline": [{"at_ms": 3000, "action": "route_change", "route": "bluetooth_a2dp"}]}
+                """)
+        }
+        let webrtc = try report("webrtc")
+        let findings = webrtc.findings.filter { $0.rule == "echo-delay-beyond-filter" }
+        XCTAssertEqual(findings.count, 1, "\(findings)")
+        let finding = try XCTUnwrap(findings.first)
+        XCTAssertEqual(finding.atSeconds, 3)
+        XCTAssertEqual(finding.untilSeconds, 8)
+        XCTAssertTrue(finding.message.hasPrefix("the echo arrives 220.0 ms after the reference, beyond the 130.0 ms webrtc reaches"), finding.message)
+        XCTAssertTrue(finding.message.hasSuffix("or a route with less output latency than bluetooth_a2dp"), finding.message)
+        let a2dp = try XCTUnwrap(webrtc.segments.last)
+        XCTAssertEqual(a2dp.metrics.delayMilliseconds ?? 0, 220, accuracy: 1)
+        XCTAssertEqual(finding.consequenceMetric, "erle_db")
+        XCTAssertLessThan(try XCTUnwrap(finding.consequenceDB), 10, "the A2DP stretch's ERLE: the filter ends before the echo")
+        XCTAssertFalse(try report("aec3").findings.contains { $0.rule == "echo-delay-beyond-filter" })
+    }
 }
