@@ -19,11 +19,9 @@ public final class CallMeasurement: CallTap {
     /// Where the input — the room's sound at the mic (echo and near end), or a file's or
     /// generator's own audio as the mic — was itself digital silence, lined up with `sent`, and
     /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. The
-    /// room's only where the tracks are the room (`tracksAreTheRoom`, or the tick's
-    /// `captureIsContinuous`); a file's always.
+    /// room's only where the tracks are the room (the tick's `captureIsContinuous`); a file's always.
     private var inputSilence: InputSilence
     private let inputGlitches: GlitchStream
-    private let tracksAreTheRoom: Bool
     /// How near an input's click or the edge of its silence a sent click is the input's (the
     /// click finder's context, 5 ms).
     private let inputMargin: Int
@@ -75,19 +73,19 @@ public final class CallMeasurement: CallTap {
     /// scenario switches no voice-processing mode, `Scenario.sendLatencyIsFixed`); with no
     /// latency then, nothing is kept for lining up.
     ///
-    /// `tracksAreTheRoom`: the echo and near-end tracks are the room's sound at the mic in every
-    /// tick, no device between them and the call that could drop samples; false: in the ticks that
-    /// say so (`TickSignals.captureIsContinuous`: with the hardware modelled, an audio unit's
-    /// interruption, a stream priming or a route change silences or breaks the tracks with the
-    /// mic, a dropout of the pipeline's own). There `sent`'s gaps and clicks where the room itself
-    /// was silent or clicked are the input's, and not counted. A file's or generator's own pauses
+    /// The echo and near-end tracks are the room's sound at the mic in the ticks that say so
+    /// (`TickSignals.captureIsContinuous`: every tick of a call without hardware; with the hardware
+    /// modelled, not where an audio unit's interruption, a stream priming or a route change
+    /// silences or breaks the tracks with the mic, a dropout of the pipeline's own). The tick
+    /// tells, not the call when the measurement was made: hardware set on a call after its meter
+    /// had every tick read as the room. There `sent`'s gaps and clicks where the room itself was
+    /// silent or clicked are the input's, and not counted. A file's or generator's own pauses
     /// and clicks, where that mic alone is sent, are its own with or without the hardware: no
     /// device stands between the file and what the app pushes (a text-to-speech mic read 26 gaps
     /// with an audio session modelled and none without, its sent.wav bit for bit the same).
     public init(sampleRate: Int, configuration: EchoMetricsConfiguration = .default,
-                sendLatencyIsFixed: Bool = false, tracksAreTheRoom: Bool = false) {
+                sendLatencyIsFixed: Bool = false) {
         self.sampleRate = sampleRate
-        self.tracksAreTheRoom = tracksAreTheRoom
         history = AlignmentHistory(latencyIsFixed: sendLatencyIsFixed)
         var configuration = configuration
         // The call's near-end track is its talker and its room's noise: all the mic holds besides
@@ -226,7 +224,7 @@ public final class CallMeasurement: CallTap {
         // device passed it on unbroken (`TickSignals.captureIsContinuous`): a dropout, a stream
         // priming or a route change is in the tracks too, and is the pipeline's. Counted everywhere,
         // a talker's plosives on a route read as the pipeline's clicks (3 in a trial's call).
-        let roomIsInTracks = tracksAreTheRoom || tick.captureIsContinuous
+        let roomIsInTracks = tick.captureIsContinuous
         if !(roomIsInTracks && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
         // the device mic's, whose zeros may be the app's own dropout).

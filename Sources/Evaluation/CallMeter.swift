@@ -56,7 +56,7 @@ public final class CallMeter {
         guard call.tickCount == 0 else { throw CallMeterError.attachedAfterFirstTick(ticks: call.tickCount) }
         self.call = call
         evaluator = RunEvaluator(configuration: configuration)
-        measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration, tracksAreTheRoom: call.hardware == nil)
+        measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: configuration)
         levels = LevelMeter(sampleRate: SimulatedCall.sampleRate)
         startSettings = StartSettings(processor: call.sendVoiceProcessor)
         call.taps.append(startSettings)

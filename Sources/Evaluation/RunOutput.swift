@@ -128,8 +128,7 @@ public struct RunOutput {
         let totalTicks = SimulatedCall.tickCount(for: duration)
         var configuration = evaluator.configuration
         configuration.recordsTalkRuns = !scorers.isEmpty   // what scorers cut the call by, only for them
-        let measurement = CallMeasurement(sampleRate: rate, configuration: configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed,
-                                          tracksAreTheRoom: scenario.hardware == nil)
+        let measurement = CallMeasurement(sampleRate: rate, configuration: configuration, sendLatencyIsFixed: scenario.sendLatencyIsFixed)
         let levels = LevelMeter(sampleRate: rate)
         // Kept for the scorers only; a temporary folder that cannot be made leaves the scores
         // missing with the reason, not the run.

@@ -100,4 +100,32 @@ final class CallMeterTests: XCTestCase {
             XCTAssertEqual(error as? CallMeterError, .noHardware(action: HardwareAction.routeChange(.speaker).description))
         }
     }
+
+    /// Hardware set on a call after its meter, before `start()`, is measured as set before it:
+    /// the ticks say where the capture came through the device unbroken. Read when the meter was
+    /// made, every tick was the room's, and the AEC-off route change's hole in what was sent (the
+    /// new input stream priming) was taken for the room's own silence: no gap.
+    func testHardwareSetAfterTheMeterIsMeasuredAsBefore() throws {
+        var session = HardwareConfiguration()
+        session.route = .receiver
+        let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
+                              nearEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 210), seed: 2),
+                              noise: NoiseSettings(levelDBFS: -60, seed: 7))
+        func report(hardwareFirst: Bool) throws -> RunReport {
+            let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+            if hardwareFirst { call.hardware = try CallHardware(configuration: session) }
+            let meter = try CallMeter(call: call)
+            if !hardwareFirst { call.hardware = try CallHardware(configuration: session) }
+            try call.start()
+            try call.run(for: .seconds(2))
+            try meter.apply(.routeChange(.speaker))
+            try call.run(for: .seconds(2))
+            return try meter.finish(name: "late-hardware")
+        }
+        let before = try report(hardwareFirst: true), after = try report(hardwareFirst: false)
+        XCTAssertEqual(before.sentGaps, 1, "the new stream's priming, with AEC off")
+        XCTAssertEqual(after.sentGaps, before.sentGaps)
+        XCTAssertEqual(after.sentClickEvents.map(\.sampleIndex), before.sentClickEvents.map(\.sampleIndex))
+        XCTAssertEqual(after.captureRestarts, before.captureRestarts)
+    }
 }
