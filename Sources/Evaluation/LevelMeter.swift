@@ -35,11 +35,12 @@ public final class LevelMeter: CallTap {
         if sums.count > Self.maximumWindows {
             // Pairs merged in place: a new array (`map`) dropped the reservation, and the next
             // windows grew it again, mid-call.
-            let merged = (sums.count + 1) / 2
+            // A window left without a pair goes on as the current one, to the doubled length: kept
+            // as a finished window it was one half-length window among the doubled ones.
+            if sums.count % 2 == 1 { current = sums.removeLast() }
+            let merged = sums.count / 2
             for i in 0..<merged {
-                let a = sums[2 * i]
-                guard 2 * i + 1 < sums.count else { sums[i] = a; continue }
-                let b = sums[2 * i + 1]
+                let a = sums[2 * i], b = sums[2 * i + 1]
                 sums[i] = (a.far + b.far, a.echo + b.echo, a.near + b.near, a.sent + b.sent, a.samples + b.samples)
             }
             sums.removeLast(sums.count - merged)

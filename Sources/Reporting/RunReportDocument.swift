@@ -59,7 +59,9 @@ public enum RunReportDocument {
         if let note = boundNote(m) { blocks.append(.paragraph([.text(note)])) }
         blocks.append(.timeChart(erleChart(report)))
         if !report.levels.isEmpty {
-            blocks.append(.paragraph([.text("Levels per 0.5 s window. The gap between the far end and the echo at the mic is the ERL; what is sent while only the far end talks is the residual echo.")]))
+            // A call past an hour widens its windows (`LevelMeter.maximumWindows`).
+            let levels = report.levels, step = levels.count >= 2 ? levels[1].timeSeconds - levels[0].timeSeconds : 0.5
+            blocks.append(.paragraph([.text("Levels per \(ReportFormatting.number(step, digits: step < 1 ? 1 : 0)) s window. The gap between the far end and the echo at the mic is the ERL; what is sent while only the far end talks is the residual echo.")]))
             blocks.append(.timeChart(levelChart(report)))
         }
         blocks.append(.bandChart(.init(title: "ERLE per octave band", yLabel: "ERLE (dB)",
