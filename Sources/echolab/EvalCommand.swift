@@ -288,12 +288,12 @@ struct EvalCommand: ParsableCommand {
     }
 
     /// An eval.json of an earlier run would describe other runs if this one is killed before it
-    /// writes its own: remove it first (only EchoLab's own).
+    /// writes its own: remove it first (only EchoLab's own). Whether eval.json went (one that
+    /// could not be removed is not said to be).
     @discardableResult
     static func removeStaleReport(in folder: String) -> Bool {
         let json = (folder as NSString).appendingPathComponent("eval.json")
-        guard ScenarioDiscovery.isEchoLabEval(json) else { return false }
-        try? FileManager.default.removeItem(atPath: json)
+        guard ScenarioDiscovery.isEchoLabEval(json), (try? FileManager.default.removeItem(atPath: json)) != nil else { return false }
         try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.md"))
         try? FileManager.default.removeItem(atPath: (folder as NSString).appendingPathComponent("eval.html"))
         return true
