@@ -15,7 +15,7 @@ final class CaptureRestartTests: XCTestCase {
     /// A 4 s call on the built-in speaker route at 60 ms I/O buffers (2048 frames at 48 kHz): the
     /// input stream holds 80 ms (a tick, the buffer, and the 48 kHz engine's rebuffering). The near
     /// end is white noise at −20 dBFS, silent where `pause` says; `timeline` at 2 s.
-    private func call(aec: String, pause: Range<Double>? = nil, timeline: String) throws -> (report: RunReport, sent: [Float]) {
+    private func call(aec: String, pause: Range<Double>? = nil, route: String = "speaker", timeline: String) throws -> (report: RunReport, sent: [Float]) {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var random = SeededRandom(seed: 5)
@@ -24,7 +24,7 @@ final class CaptureRestartTests: XCTestCase {
         try SoundFileWriter.write(talker, to: folder.appendingPathComponent("talker.wav").path, sampleRate: 48_000)
         let path = try writeScenario("""
             {"name": "restart", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1}, "near_end": "talker.wav",
-             "route": "speaker", "audio_session": {"preferred_io_buffer_duration_s": 0.06},
+             "route": "\(route)", "audio_session": {"preferred_io_buffer_duration_s": 0.06},
              "aec": {"mode": "\(aec)"}, "duration_s": 4, "timeline": \(timeline)}
             """, in: folder)
         let out = folder.appendingPathComponent("out").path
@@ -53,6 +53,19 @@ final class CaptureRestartTests: XCTestCase {
         XCTAssertTrue(sent[(2 * 48_000)..<(2 * 48_000 + 80 * 48)].allSatisfy { $0 == 0 }, "the dropped talker's place in sent")
         XCTAssertNotEqual(sent[2 * 48_000 - 1], 0, "the talker went out up to the change")
         XCTAssertNotEqual(sent[2 * 48_000 + 80 * 48], 0, "and again once the new stream primed")
+    }
+
+    /// Through a converter (HFP's 16 kHz, 1024-frame buffers) the stream holds its look-ahead
+    /// too: the talker's 120 ms before a change to the speaker never reach sent, where the
+    /// buffers alone hold 117.6 ms.
+    func testAConvertingStreamDropsItsLookAheadToo() throws {
+        let (report, sent) = try call(aec: "disabled", route: "bluetooth_hfp",
+                                      timeline: #"[{"at_ms": 2000, "action": "route_change", "route": "speaker"}]"#)
+        let restart = try XCTUnwrap(report.captureRestarts.first)
+        XCTAssertEqual(restart.discardedFromSeconds, 1.88, accuracy: 1e-9)
+        XCTAssertEqual(restart.nearEndLostMilliseconds, 120, accuracy: 1e-9)
+        // HFP's capture reached sent 120 ms late; after the change the speaker's 80 ms of priming.
+        XCTAssertTrue(sent[(2 * 48_000)..<(2 * 48_000 + 80 * 48)].allSatisfy { $0 == 0 })
     }
 
     /// A canceller sends residue, not silence, over the hole, so no gap is found there: the cut is

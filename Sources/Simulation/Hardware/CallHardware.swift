@@ -304,12 +304,17 @@ public final class CallHardware {
         for stream in [output, captureMic, captureEcho, captureNear] { stream.finish() }
     }
 
-    /// Records what the input stream still held: its device buffer (at the engine rate) and its
-    /// engine buffer, the newest of the room's audio it took in (a converter's few samples of
-    /// look-ahead aside). Audio that stopped flowing left it there: the loss is the stop's.
+    /// Records what the input stream still held, the newest of the room's audio it took in.
+    /// Audio that stopped flowing left it there: the loss is the stop's.
     private func noteDiscardedCapture(at frame: Int64, cause: CaptureRestart.Cause) {
-        let deviceHeld = captureNear.bufferedDeviceFrames * engineRate / captureNear.format.sampleRate
-        let held = captureNear.framesIn > 0 ? deviceHeld + captureNear.bufferedEngineFrames : 0
+        let stream = captureNear
+        // On the engine's clock every room sample taken in came out, was dropped, or is held,
+        // its converters' look-ahead included (HFP's 16 kHz: 120 ms, where the buffers hold
+        // 117.6). A device on its own clock makes more or fewer samples than it took in: its
+        // buffers then, the look-ahead aside.
+        let held = stream.framesIn == 0 ? 0
+            : stream.clockDriftPPM == 0 ? Int(max(0, stream.framesIn - stream.framesOut - stream.droppedFrames))
+            : stream.bufferedDeviceFrames * engineRate / stream.format.sampleRate + stream.bufferedEngineFrames
         defer { recentNearEnd.clear() }
         let count = min(held, recentNearEnd.count)
         guard count > 0 else { return }
