@@ -115,8 +115,11 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
-        report.captureRestarts = run.hardware?.captureRestarts.map {
-            CaptureRestartLoss($0, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS)
+        report.captureRestarts = run.hardware?.captureRestarts.map { restart in
+            // A file or generator mic, or a mute, sent none of the room: the restart cut no talker.
+            let state = run.deviceStates.last { $0.frame <= restart.discarded.lowerBound } ?? run.deviceStates.first
+            return CaptureRestartLoss(restart, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS,
+                                      roomIsSent: state.map { $0.realMicrophoneInUse && !$0.isMuted } ?? true)
         } ?? []
         // A route brings its own path (the loader refuses both): the scenario's is the room's
         // only where no route is in use.

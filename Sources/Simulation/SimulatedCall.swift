@@ -396,6 +396,7 @@ public final class SimulatedCall {
             echoPath.process(drive, into: &echo)
         }
         if let nearEnd { try nearEnd.read(into: &near, count: n) } else { VectorMath.fill(&near, count: n) }
+        hardware?.hear(talker: near, count: n)        // what a restart of the input stream can cut
         if noise != nil {
             noise!.fill(&noiseBlock, count: n)
             VectorMath.accumulate(noiseBlock, into: &near, count: n)

@@ -15,7 +15,8 @@ final class CaptureRestartTests: XCTestCase {
     /// A 4 s call on the built-in speaker route at 60 ms I/O buffers (2048 frames at 48 kHz): the
     /// input stream holds 80 ms (a tick, the buffer, and the 48 kHz engine's rebuffering). The near
     /// end is white noise at −20 dBFS, silent where `pause` says; `timeline` at 2 s.
-    private func call(aec: String, pause: Range<Double>? = nil, route: String = "speaker", timeline: String) throws -> (report: RunReport, sent: [Float]) {
+    private func call(aec: String, pause: Range<Double>? = nil, route: String = "speaker", noiseDBFS: Double? = nil,
+                      timeline: String) throws -> (report: RunReport, sent: [Float]) {
         let folder = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var random = SeededRandom(seed: 5)
@@ -25,7 +26,7 @@ final class CaptureRestartTests: XCTestCase {
         let path = try writeScenario("""
             {"name": "restart", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1}, "near_end": "talker.wav",
              "route": "\(route)", "audio_session": {"preferred_io_buffer_duration_s": 0.06},
-             "aec": {"mode": "\(aec)"}, "duration_s": 4, "timeline": \(timeline)}
+             "aec": {"mode": "\(aec)"}, "duration_s": 4, "timeline": \(timeline)\(noiseDBFS.map { #", "noise": {"level_dbfs": \#($0), "seed": 3}"# } ?? "")}
             """, in: folder)
         let out = folder.appendingPathComponent("out").path
         let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: out, taps: .all, renderer: nil).run()
@@ -68,14 +69,25 @@ final class CaptureRestartTests: XCTestCase {
         XCTAssertTrue(sent[(2 * 48_000)..<(2 * 48_000 + 80 * 48)].allSatisfy { $0 == 0 })
     }
 
-    /// A canceller sends residue, not silence, over the hole, so no gap is found there: the cut is
-    /// the room's, measured before any canceller, and reads the same in every mode.
+    /// A canceller sends residue, not silence, over the hole, so no gap is found there where the
+    /// AEC-off run has one: the cut is the room's, measured before any canceller, and reads the
+    /// same in every mode.
     func testTheCutReadsTheSameWhateverTheCancellerSends() throws {
         let off = try call(aec: "disabled", timeline: routeChange).report
-        for mode in ["intensityRecommended"] {
-            let on = try call(aec: mode, timeline: routeChange).report
-            XCTAssertEqual(on.captureRestarts, off.captureRestarts, mode)
-        }
+        let on = try call(aec: "intensityRecommended", timeline: routeChange).report
+        XCTAssertEqual(off.sentGaps, 1, "the new stream's priming, sent as silence")
+        XCTAssertEqual(on.sentGaps, 0, "speex's residue over the hole")
+        XCTAssertEqual(on.captureRestarts, off.captureRestarts)
+        XCTAssertTrue(on.captureRestarts.first?.cutsTheNearEnd ?? false)
+    }
+
+    /// The room's noise is no talker: at −50 dBFS, over the near-end silence level, it fills the
+    /// dropped stretch where the talker pauses, and nothing is lost (the talker alone is judged).
+    func testTheRoomsNoiseIsNoTalker() throws {
+        let (report, _) = try call(aec: "disabled", pause: 1.85..<2.05, noiseDBFS: -50, timeline: routeChange)
+        let restart = try XCTUnwrap(report.captureRestarts.first)
+        XCTAssertEqual(restart.discardedMilliseconds, 80, accuracy: 1e-9)
+        XCTAssertEqual(restart.nearEndLostMilliseconds, 0)
     }
 
     /// A talker silent over the dropped stretch loses nothing: the restart is listed, no cut.

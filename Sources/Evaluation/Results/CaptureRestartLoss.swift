@@ -13,29 +13,35 @@ public struct CaptureRestartLoss: Sendable, Equatable {
     public var discardedFromSeconds: Double
     public var discardedUntilSeconds: Double
     /// The near talker's share of the dropped audio: its 10 ms blocks (counted from the stretch's
-    /// start, the last one shorter) at or above the near-end silence level, in milliseconds.
+    /// start, the last one shorter) at or above the near-end silence level, in milliseconds; 0
+    /// where the room was not what the call sent then (a file or generator mic, a mute).
     public var nearEndLostMilliseconds: Double
-
-    public var discardedMilliseconds: Double { (discardedUntilSeconds - discardedFromSeconds) * 1000 }
+    /// The same, in samples (`hardware.streams.near_end_lost_samples` sums them: the gate's count).
+    public var nearEndLostSamples: Int
+    public var discardedMilliseconds: Double
     /// The talker spoke in what was dropped: a cut (`hardware.streams.near_end_cuts` counts them).
     public var cutsTheNearEnd: Bool { nearEndLostMilliseconds > 0 }
 
     /// `silentDBFS`: the near-end silence level (`EchoMetricsConfiguration.nearEndSilentDBFS`):
-    /// a block's mean square under it is the room's noise alone.
-    public init(_ restart: CaptureRestart, sampleRate: Int, silentDBFS: Double) {
+    /// a block of the talker under it is a pause. `roomIsSent`: the call sent the room's capture
+    /// when the stretch was taken in (a real microphone, not muted).
+    public init(_ restart: CaptureRestart, sampleRate: Int, silentDBFS: Double, roomIsSent: Bool = true) {
         let rate = Double(sampleRate)
         atSeconds = Double(restart.frame) / rate
         cause = restart.cause
         discardedFromSeconds = Double(restart.discarded.lowerBound) / rate
         discardedUntilSeconds = Double(restart.discarded.upperBound) / rate
+        // From the frame count, not the seconds' difference: 10 ms, not 9.999999999999787.
+        discardedMilliseconds = Double(restart.discarded.count) * 1000 / rate
         let block = sampleRate / 100, talker = pow(10, silentDBFS / 10)
-        let samples = restart.discardedNearEnd
+        let samples = roomIsSent ? restart.discardedNearEnd : []
         var spoken = 0
         for start in stride(from: 0, to: samples.count, by: block) {
             let end = min(samples.count, start + block)
             let meanSquare = samples[start..<end].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(end - start)
             if meanSquare >= talker { spoken += end - start }
         }
+        nearEndLostSamples = spoken
         nearEndLostMilliseconds = Double(spoken) * 1000 / rate
     }
 

@@ -33,7 +33,8 @@ extension RunReport {
                                 "output_callbacks": .number(Double(hardware.outputCallbacks)),
                                 "underruns": .number(Double(hardware.underruns)),
                                 "dropped_samples": .number(Double(hardware.droppedFrames)),
-                                "near_end_cuts": .number(Double(captureRestarts.filter(\.cutsTheNearEnd).count))]),
+                                "near_end_cuts": .number(Double(captureRestarts.filter(\.cutsTheNearEnd).count)),
+                                "near_end_lost_samples": .number(Double(captureRestarts.reduce(0) { $0 + $1.nearEndLostSamples }))]),
             "capture_restarts": .array(captureRestarts.map(\.json)),
         ])
     }

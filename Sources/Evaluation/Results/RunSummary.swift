@@ -66,18 +66,21 @@ public struct RunSummary: Sendable {
     public struct HardwareStreamFaults: Codable, Sendable, Equatable {
         public var underruns: Int
         public var droppedSamples: Int
-        /// Input streams made anew while the near talker spoke in the audio they held (absent,
-        /// 0, in reports written before restarts were measured).
+        /// Input streams made anew while the near talker spoke in the audio they held, and the
+        /// talker's samples they dropped (absent, 0, in reports written before restarts were
+        /// measured): a cut that grows longer is a rise too.
         public var nearEndCuts: Int
+        public var nearEndLostSamples: Int
 
         enum CodingKeys: String, CodingKey {
-            case underruns, droppedSamples = "dropped_samples", nearEndCuts = "near_end_cuts"
+            case underruns, droppedSamples = "dropped_samples", nearEndCuts = "near_end_cuts", nearEndLostSamples = "near_end_lost_samples"
         }
 
-        public init(underruns: Int, droppedSamples: Int, nearEndCuts: Int = 0) {
+        public init(underruns: Int, droppedSamples: Int, nearEndCuts: Int = 0, nearEndLostSamples: Int = 0) {
             self.underruns = underruns
             self.droppedSamples = droppedSamples
             self.nearEndCuts = nearEndCuts
+            self.nearEndLostSamples = nearEndLostSamples
         }
 
         public init(from decoder: any Decoder) throws {
@@ -85,6 +88,7 @@ public struct RunSummary: Sendable {
             underruns = try container.decode(Int.self, forKey: .underruns)
             droppedSamples = try container.decode(Int.self, forKey: .droppedSamples)
             nearEndCuts = try container.decodeIfPresent(Int.self, forKey: .nearEndCuts) ?? 0
+            nearEndLostSamples = try container.decodeIfPresent(Int.self, forKey: .nearEndLostSamples) ?? 0
         }
     }
 

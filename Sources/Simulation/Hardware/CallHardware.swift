@@ -30,7 +30,8 @@ public struct CaptureRestart: Hashable, Sendable {
     public var cause: Cause
     /// The room's stretch (engine frames) whose capture was dropped: the last the old stream took in.
     public var discarded: Range<Int64>
-    /// The near end (talker and room noise) of that stretch, as the room held it.
+    /// The near talker of that stretch, as the room held it (its noise left out: a recording's
+    /// own background between words, and the room's, are no talker).
     public var discardedNearEnd: [Float]
 }
 
@@ -135,8 +136,8 @@ public final class CallHardware {
     private var retiredCallbacks: (input: Int64, output: Int64) = (0, 0)
     private var retiredUnderruns = 0
     private var retiredDropped: Int64 = 0
-    /// The room's near end as the input stream took it in, the last second of it: what a
-    /// restart drops is its newest part. Allocated once; `capture` copies into it.
+    /// The room's near talker as the input stream took it in, the last second of it: what a
+    /// restart drops is its newest part. Allocated once; `hear(talker:count:)` copies into it.
     private var recentNearEnd: SampleFIFO
     /// The end (engine frames) of the last capture the input stream took in.
     private var capturedUntil: Int64 = 0
@@ -397,6 +398,13 @@ public final class CallHardware {
         noteLatency()
     }
 
+    /// Tick step 3: the near talker alone, before the room's noise joins it (`CaptureRestart`):
+    /// kept while audio flows, for the stretch a restart drops.
+    func hear(talker: [Float], count: Int) {
+        guard isFlowing else { return }
+        recentNearEnd.write(talker, count: count)
+    }
+
     /// Tick step 4: the room at the mic (and its echo and near-end parts, kept aligned with it)
     /// through the input device.
     func capture(_ mic: inout [Float], echo: inout [Float], nearEnd: inout [Float], count: Int) throws {
@@ -407,7 +415,6 @@ public final class CallHardware {
             noteCaptureContinuity(clean: false)
             return
         }
-        recentNearEnd.write(nearEnd, count: count)
         capturedUntil = frame + Int64(count)
         try pass(captureMic, &mic, count: count)
         try pass(captureEcho, &echo, count: count)
