@@ -46,6 +46,39 @@ final class GoldenVectorsCommandTests: XCTestCase {
         }
     }
 
+    /// A call whose input stream restarts (a route change mid-call) verifies right after bless:
+    /// its restart's stretch (9.9999999999998 ms measured, 10 in golden.json) was compared
+    /// unrounded, and verify failed on every such vector, its message two identical 2,400-character
+    /// objects. A real change names its key.
+    func testAHardwareVectorVerifiesAfterBlessAndAChangeNamesItsKey() throws {
+        try FileManager.default.createDirectory(at: scenarios, withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "r", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1},
+             "near_end": {"generator": "speech", "level_dbfs": -20, "pitch_hz": 210, "seed": 2},
+             "route": "speaker", "audio_session": {"preferred_io_buffer_duration_s": 0.005}, "duration_s": 2,
+             "timeline": [{"at_ms": 1000, "action": "route_change", "route": "receiver"}]}
+            """, named: "r.json", in: scenarios)
+        XCTAssertEqual(try runEchoLab(["vectors", "bless", "--vectors", root.path]).status, 0)
+        let restarts = try XCTUnwrap(((loadJSON(golden.path)["scenarios"] as? [String: Any])?["r"] as? [String: Any])
+            .flatMap { ($0["hardware"] as? [String: Any])?["capture_restarts"] as? [[String: Any]] })
+        XCTAssertEqual(restarts.count, 1)
+        let verify = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(verify.status, 0, verify.standardError)
+        try editEntry("r") { entry in
+            var hardware = entry["hardware"] as! [String: Any]
+            var routes = hardware["routes"] as! [[String: Any]]
+            routes[1]["route"] = "wired_headset"
+            hardware["routes"] = routes
+            entry["hardware"] = hardware
+        }
+        let changed = try runEchoLab(["vectors", "verify", "--vectors", root.path])
+        XCTAssertEqual(changed.status, 3)
+        let lines = changed.standardError.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, changed.standardError)
+        XCTAssertTrue(changed.standardError.contains(#"r.json: hardware.routes[1].route is "receiver" but golden has "wired_headset""#),
+                      changed.standardError)
+    }
+
     /// Two files with one name were one golden entry, the last's (bless exited 0; verify then
     /// failed on the other). Now both commands name the clash; bless leaves golden.json alone.
     func testScenariosSharingANameAreRefused() throws {

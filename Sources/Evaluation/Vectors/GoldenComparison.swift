@@ -35,10 +35,24 @@ enum GoldenComparison {
         if want["taps_sha256"] != .null {
             problems += tapDifferences(measured["taps_sha256"]?.objectValue ?? [:], want["taps_sha256"]?.objectValue ?? [:], file: file)
         }
-        if measured["hardware"] != want["hardware"] {
-            problems.append("\(file): hardware differs from golden: got \(text(measured["hardware"])), golden has \(text(want["hardware"]))")
-        }
+        // As golden.json prints it: its numbers are the measured ones rounded (a restart's
+        // 9.9999999999998 ms is golden's 10).
+        problems += leafDifferences(measured["hardware"]?.roundedAsPrinted(), want["hardware"], path: "hardware")
+            .map { "\(file): \($0.path) is \(text($0.got)) but golden has \(text($0.want))" }
         return problems
+    }
+
+    /// The paths (`hardware.routes[1].route`) where two values differ, down to their leaves: the
+    /// whole objects on one line, 2,400 characters each, hid the one key that changed.
+    static func leafDifferences(_ got: JSONValue?, _ want: JSONValue?, path: String) -> [(path: String, got: JSONValue?, want: JSONValue?)] {
+        switch (got, want) {
+        case let (.object(a)?, .object(b)?):
+            return Set(a.keys).union(b.keys).sorted().flatMap { leafDifferences(a[$0], b[$0], path: path + "." + $0) }
+        case let (.array(a)?, .array(b)?) where a.count == b.count:
+            return zip(a, b).enumerated().flatMap { leafDifferences($1.0, $1.1, path: path + "[\($0)]") }
+        default:
+            return got == want ? [] : [(path, got, want)]
+        }
     }
 
     /// One line per tap that differs, by name: all the hashes on one line hid which one it was.
