@@ -287,7 +287,8 @@ public enum Linter {
     /// where the engine feeds the reference itself.
     public static func delayFindings(states: [DeviceState], endFrame: Int, sampleRate: Int, delayMilliseconds: Double?,
                                      delayIsLowerBound: Bool = false, customSpeakerBufferingMilliseconds: Double? = nil,
-                                     backend: EchoCancellerBackend, filterOverride: Int?, route: String? = nil) -> [LintFinding] {
+                                     backend: EchoCancellerBackend, filterOverride: Int?, route: String? = nil,
+                                     minimumDurationSeconds: Double = Linter.minimumDurationSeconds) -> [LintFinding] {
         guard let delay = delayMilliseconds else { return [] }
         struct Short: Equatable {
             var reach: Double

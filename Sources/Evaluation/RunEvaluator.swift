@@ -91,13 +91,16 @@ public struct RunEvaluator: Sendable {
         }
         let processing = run.scenario.voiceProcessing
         let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
-        let delay = echoDelayMilliseconds(run, metrics: whole)
+        // Searched again at an echo-path change (a route, formats granted anew, a pass-through
+        // mic): each segment is judged by its own delay, not the call by its first.
+        let delaySearchedAgain = segments.contains { $0.metrics.hasOwnDelay }
+        let delay = delaySearchedAgain ? nil : echoDelayMilliseconds(run, metrics: whole)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                                  delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
                                                  customSpeakerBufferingMilliseconds: delay?.customSpeakerBuffering,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds,
                                                  route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
-            + routeDelayFindings(run, ranges: ranges, segments: segments, length: length)
+            + (delaySearchedAgain ? segmentDelayFindings(run, ranges: ranges, segments: segments) : [])
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
@@ -630,12 +633,12 @@ public struct RunEvaluator: Sendable {
     /// The echo's bulk delay at the canceller: the measured one, or — where the far end plays but
     /// the delay lies past the estimator's search, or is ambiguous because the far end is tonal —
     /// the scenario's echo path delay, a lower bound of it (the devices add their latencies).
-    /// nil for a call that changes route: each route has its own delay (its segments'), and the
-    /// reach lint judges one per call — a route's own latency (Bluetooth's) judged on the call.
+    /// No scenario delay stands in on a route, which brings its own path. A call whose delay was
+    /// searched again is judged per segment (`segmentDelayFindings`).
     /// `metrics`: the whole call's, as reported (`reportedMetrics`).
     func echoDelayMilliseconds(_ run: CallRun, metrics: EchoMetrics) -> (milliseconds: Double, isLowerBound: Bool, customSpeakerBuffering: Double?)? {
-        if let segments = run.hardware?.segments, Set(segments.map(\.route)).count > 1 { return nil }
         if let measured = metrics.delayMilliseconds { return (measured, false, nil) }
+        if let segments = run.hardware?.segments, segments.contains(where: { $0.route != "echo_path" }) { return nil }
         let buffering = Self.customSpeakerBuffering(run)
         let nominal = run.scenario.echoPath.delayMilliseconds + (buffering ?? 0)
         guard nominal > configuration.maxDelayMilliseconds || metrics.delayUnmeasured == .tonalFarEnd,
@@ -643,24 +646,34 @@ public struct RunEvaluator: Sendable {
         return (nominal, true, buffering)
     }
 
-    /// A call that changes route has no one echo delay (`echoDelayMilliseconds` gives none): each
-    /// segment whose delay was searched again is judged by its own, from its start to its end
-    /// (a Bluetooth speaker's 220 ms, past WebRTC's reach, read 6 dB of ERLE there and no
-    /// finding said why). None where the call keeps one route.
-    func routeDelayFindings(_ run: CallRun, ranges: [Range<Int>], segments: [RunReport.Segment], length: Int) -> [LintFinding] {
-        guard let hardware = run.hardware, Set(hardware.segments.map(\.route)).count > 1 else { return [] }
+    /// A call whose echo delay was searched again at an echo-path change has no one delay: each
+    /// segment with its own is judged by it, from its start to its end, and findings of
+    /// neighbouring segments that say the same (a mute between them) are one (a Bluetooth
+    /// speaker's 220 ms, past WebRTC's reach, read 6 dB of ERLE there and no finding said why).
+    func segmentDelayFindings(_ run: CallRun, ranges: [Range<Int>], segments: [RunReport.Segment]) -> [LintFinding] {
         let processing = run.scenario.voiceProcessing
-        return zip(ranges, segments).flatMap { range, segment -> [LintFinding] in
+        let findings = zip(ranges, segments).flatMap { range, segment -> [LintFinding] in
             guard segment.metrics.hasOwnDelay, let delay = segment.metrics.delayMilliseconds else { return [] }
             let opening = run.deviceStates.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
             var states = run.deviceStates.indices.filter { $0 >= opening && run.deviceStates[$0].frame < Int64(range.upperBound) }
                 .map { run.deviceStates[$0] }
             guard !states.isEmpty else { return [] }
             states[0].frame = max(states[0].frame, Int64(range.lowerBound))
-            let route = hardware.segment(at: Int64(range.lowerBound)).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 }
+            let route = run.hardware?.segment(at: Int64(range.lowerBound)).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 }
+            // Each piece as long as the lint's shortest once joined: not filtered here.
             return Linter.delayFindings(states: states, endFrame: range.upperBound, sampleRate: run.sampleRate, delayMilliseconds: delay,
-                                        backend: processing.backend, filterOverride: processing.filterMilliseconds, route: route)
+                                        backend: processing.backend, filterOverride: processing.filterMilliseconds, route: route,
+                                        minimumDurationSeconds: 0)
         }
+        var joined: [LintFinding] = []
+        for finding in findings {
+            if let last = joined.last, last.message == finding.message, last.frames.upperBound == finding.frames.lowerBound {
+                joined[joined.count - 1].frames = last.frames.lowerBound..<finding.frames.upperBound
+            } else {
+                joined.append(finding)
+            }
+        }
+        return joined.filter { $0.frames.count >= Int(Linter.minimumDurationSeconds * Double(run.sampleRate)) }
     }
 
     /// What an app's custom speaker added after the engine's reference, on average, in ms

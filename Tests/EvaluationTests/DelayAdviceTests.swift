@@ -73,4 +73,29 @@ final class DelayAdviceTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(finding.consequenceDB), 10, "the A2DP stretch's ERLE: the filter ends before the echo")
         XCTAssertFalse(try report("aec3").findings.contains { $0.rule == "echo-delay-beyond-filter" })
     }
+
+    /// On one route, a re-activation with longer buffers moves the delay (4096-frame buffers:
+    /// about 170 ms each way): searched again, and judged from there, not by the call's first
+    /// search. A route change at the call's start (no second search) is judged by the call's.
+    func testADelaySearchedAgainOnOneRouteIsJudgedThere() throws {
+        let report = try runReport(ofScenario: """
+            {"name": "reach-reactivated", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 8, "route": "speaker", "audio_session": {},
+             "aec": {"backend": "webrtc", "mode": "intensityRecommended"},
+             "timeline": [{"at_ms": 2000, "action": "deactivate_session"},
+                          {"at_ms": 2500, "action": "set_preferred", "io_buffer_duration_s": 0.085},
+                          {"at_ms": 3000, "action": "activate_session"}]}
+            """)
+        let findings = report.findings.filter { $0.rule == "echo-delay-beyond-filter" }
+        XCTAssertEqual(findings.map(\.atSeconds), [3], "\(findings.map(\.message))")
+        XCTAssertEqual(findings.first?.untilSeconds, 8)
+        let atStart = try runReport(ofScenario: """
+            {"name": "reach-at-start", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 6, "route": "receiver", "audio_session": {},
+             "aec": {"backend": "webrtc", "mode": "intensityRecommended"},
+             "timeline": [{"at_ms": 0, "action": "route_change", "route": "bluetooth_a2dp"}]}
+            """)
+        XCTAssertEqual(atStart.findings.filter { $0.rule == "echo-delay-beyond-filter" }.map(\.atSeconds), [0],
+                       "\(atStart.findings.map(\.rule))")
+    }
 }
