@@ -18,7 +18,7 @@ struct MergeCommand: ParsableCommand {
         into a hidden folder in OUT first: a merge that fails, or is interrupted before the runs move into place, leaves \
         OUT as it was (a signal once they move lets the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
         `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with failed runs (as eval: their errors \
-        are printed and eval.json lists them), or a shard cannot be read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
+        are printed and eval.json lists them) or with an interrupted shard (named), or a shard cannot be read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
         before the runs moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed Job.
         """
     )
@@ -65,9 +65,14 @@ struct MergeCommand: ParsableCommand {
             // The failed runs' errors as the shards' evals printed them, and eval's exit status:
             // a CI job that merges and stops there fails as the unsharded eval would.
             for line in EvalCommand.errorLines(merged.outcome.results) { standardError(line) }
+            // An interrupted shard is named: its eval exited non-zero, and a merge that stopped
+            // there with 0 passed a CI job that `compare` alone would have failed.
+            for shard in loaded.map(\.shard) where !shard.eval.complete {
+                standardError("echolab: \(shard.path): incomplete: its eval was interrupted (\(shard.eval.items.reduce(0) { $0 + $1.results.count }) of \(shard.eval.planned) runs)")
+            }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
                             + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
-            if failed > 0 { throw ExitCode(1) }
+            if failed > 0 || !merged.outcome.isComplete { throw ExitCode(1) }
         } catch let code as ExitCode {
             throw code
         } catch {

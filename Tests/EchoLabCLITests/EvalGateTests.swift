@@ -381,6 +381,37 @@ final class EvalGateTests: XCTestCase {
         XCTAssertTrue(refused.standardError.hasPrefix("echolab: edited-shard/eval.json: its plan differs from a-shard/eval.json's"), refused.standardError)
     }
 
+    /// A merge of a shard whose eval was interrupted (its eval.json "complete": false, the items
+    /// it did not reach missing) writes the merge, incomplete as its eval.json says, and exits 1
+    /// naming the shard: it exited 0 and a CI job that merges and stops there passed.
+    func testAMergeOfAnInterruptedShardExitsOneAndNamesIt() throws {
+        let corpus = root.appendingPathComponent("two")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        for name in ["a", "b", "c"] {
+            _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "\(name).json", in: corpus)
+        }
+        for name in ["a", "b", "c"] {
+            let file = corpus.appendingPathComponent("\(name).json")
+            var scenario = try loadJSON(file.path)
+            scenario["name"] = name
+            try JSONSerialization.data(withJSONObject: scenario).write(to: file)
+        }
+        for index in 1...2 {
+            let shard = try runEchoLab(["eval", "two", "--modes", "disabled", "--out", "s\(index)", "--shard", "\(index)/2", "--no-taps"], in: root)
+            XCTAssertEqual(shard.status, 0, shard.standardError)
+        }
+        // Shard 1/2 holds items 1 and 3: as if interrupted after the first.
+        let file = root.appendingPathComponent("s1/eval.json")
+        var eval = try loadJSON(file.path)
+        eval["complete"] = false
+        eval["items"] = Array((eval["items"] as! [[String: Any]]).prefix(1))
+        try JSONSerialization.data(withJSONObject: eval).write(to: file)
+        let merged = try runEchoLab(["merge", "s1", "s2", "--out", "m"], in: root)
+        XCTAssertEqual(merged.status, 1, merged.standardError)
+        XCTAssertEqual(merged.standardError, "echolab: s1/eval.json: incomplete: its eval was interrupted (1 of 2 runs)\n")
+        XCTAssertEqual(try loadJSON(path("m/eval.json"))["complete"] as? Bool, false)
+    }
+
     /// A merge of shards with a failed run exits as the unsharded eval does (1), says the failed
     /// runs' errors as eval says them, and still writes eval.json with the failure in it: a CI
     /// job that merges and stops there failed green before.

@@ -505,11 +505,11 @@ final class HelpTextTests: XCTestCase {
         once they move lets the merge finish and says so; the exit status is then the
         merge's). An interrupted shard makes the merge incomplete ("complete": false),
         which `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with
-        failed runs (as eval: their errors are printed and eval.json lists them), or a
-        shard cannot be read, does not fit the others, or OUT cannot be written; 64
-        usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM before the runs
-        moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed
-        Job.
+        failed runs (as eval: their errors are printed and eval.json lists them) or
+        with an interrupted shard (named), or a shard cannot be read, does not fit the
+        others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM before the runs moved (nothing merged). See deploy/ for a
+        CI matrix and a Kubernetes Indexed Job.
 
         USAGE: echolab merge <shards> ... --out <out>
 
