@@ -158,7 +158,7 @@ public enum CallMeterError: DescribedError, Equatable {
         case .alreadyFinished:
             "the meter has finished its call already: a meter finishes its call once"
         case .noHardware(let action):
-            "cannot apply \(action): the call has no simulated hardware (set call.hardware = try CallHardware(configuration:) before CallMeter(call:))"
+            "cannot apply \(action): the call has no simulated hardware (set call.hardware = try CallHardware(configuration:) before call.start())"
         }
     }
 }

@@ -132,7 +132,8 @@ public struct RunReport: Sendable {
     public var hardware: HardwareReport? = nil
     /// The hardware's input streams made anew while they held captured audio (`hardware.capture_restarts`).
     public var captureRestarts: [CaptureRestartLoss] = []
-    /// Signal levels per 0.5 s window (empty when not measured).
+    /// Signal levels per 0.5 s window, doubled each time a call outgrows `LevelMeter.maximumWindows`
+    /// (an hour; empty when not measured).
     public var levels: [LevelPoint] = []
     /// The activity gate's decisions per window of about 0.5 s (the talk the metrics scored).
     public var activity: [ActivityWindow] = []
