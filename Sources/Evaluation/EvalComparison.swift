@@ -693,16 +693,26 @@ public struct EvalComparison: Sendable {
         return files
     }
 
-    /// For each new run, the missing run of an item from the same file: of the same mode where
-    /// there is one (a renamed item), else the item's first missing run (a changed mode).
+    /// For each new run, the missing run of an item from the same file, each taken once: of the
+    /// same mode where there is one (a renamed item); else the item's missing run of the same
+    /// backend, or of the same intensity, or its first (a changed mode: speex:intensityMax was
+    /// said to come from the item's aec3 run where its speex:intensityRecommended was missing).
     static func formerRuns(of added: [RunKey], missing: [RunKey], baselineFiles: [String: String],
                            currentFiles: [String: String]) -> [RunKey: RunKey] {
+        func backend(_ mode: String) -> Substring { mode.split(separator: ":", maxSplits: 1).first ?? Substring(mode) }
+        func intensity(_ mode: String) -> Substring? { mode.split(separator: ":", maxSplits: 1).dropFirst().first }
         var former: [RunKey: RunKey] = [:]
+        var taken: Set<RunKey> = []
         for run in added {
             guard let file = currentFiles[run.item] else { continue }
-            let candidates = missing.filter { baselineFiles[$0.item] == file }
-            if let match = candidates.first(where: { $0.mode == run.mode }) ?? candidates.first(where: { $0.item == run.item }) ?? candidates.first {
+            let candidates = missing.filter { baselineFiles[$0.item] == file && !taken.contains($0) }
+            let sameItem = candidates.filter { $0.item == run.item }
+            if let match = candidates.first(where: { $0.mode == run.mode })
+                ?? sameItem.first(where: { backend($0.mode) == backend(run.mode) })
+                ?? sameItem.first(where: { intensity($0.mode) != nil && intensity($0.mode) == intensity(run.mode) })
+                ?? sameItem.first ?? candidates.first {
                 former[run] = match
+                taken.insert(match)
             }
         }
         return former

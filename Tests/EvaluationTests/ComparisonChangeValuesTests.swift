@@ -125,6 +125,24 @@ final class ComparisonChangeValuesTests: XCTestCase {
         XCTAssertEqual(added.formerRuns, [:])
     }
 
+    /// An item's modes changed: each new run is pointed at the missing run of its backend (a QA
+    /// trial's speex:intensityMax was pointed at the item's aec3 run), each missing run once.
+    func testANewModeIsPointedAtTheMissingRunOfItsBackend() throws {
+        func document(_ modes: [String]) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true), "items": .array([
+                .object(["index": .number(0), "name": .string("room"), "file": .string("room.json"), "results": .array(modes.map { mode in
+                    .object(["mode": .string(mode), "folder": .string("room/\(mode)"), "error": .null, "metrics": .object(Self.erle(20, bound: false))])
+                })]),
+            ])])
+        }
+        let comparison = EvalComparison(baseline: document(["aec3:intensityRecommended", "speex:intensityRecommended", "webrtc:intensityMax"]),
+                                        current: document(["speex:intensityMax", "webrtc:intensityMax", "echolab:intensityRecommended"]),
+                                        maxRegressionDB: 0.5)
+        func key(_ mode: String) -> EvalComparison.RunKey { EvalComparison.RunKey(item: "room", mode: mode) }
+        XCTAssertEqual(comparison.formerRuns, [key("speex:intensityMax"): key("speex:intensityRecommended"),
+                                               key("echolab:intensityRecommended"): key("aec3:intensityRecommended")])
+    }
+
     func testANotJudgedLevelSaysWhichSideIsABound() throws {
         let both = EvalComparison(baseline: Self.eval(Self.erle(49.0358, bound: true)), current: Self.eval(Self.erle(39.0358, bound: true)),
                                   maxRegressionDB: 0.5)
