@@ -392,16 +392,21 @@ struct AlignmentHistory {
             return false
         }
         precondition(!skippedStores, "a call said to keep its send latency fixed at 0 changed it to \(lag) samples")
+        // Once, on the call's first tick (ticks keep their size), each its own storage: made on
+        // the first tick with a lag, a canceller switched on mid-call allocated there, and the
+        // four names sharing one array copied it on their first loads.
+        if mic.count < n {
+            reference = [Float](repeating: 0, count: n)
+            mic = [Float](repeating: 0, count: n)
+            echo = [Float](repeating: 0, count: n)
+            nearEnd = [Float](repeating: 0, count: n)
+        }
         // The rings are kept up to date even without a lag: a mode change mid-call may add one.
         Self.store(tick.reference, ring: &rings[0], written: written, count: n)
         Self.store(tick.mic, ring: &rings[1], written: written, count: n)
         Self.store(tick.echo, ring: &rings[2], written: written, count: n)
         Self.store(tick.nearEnd, ring: &rings[3], written: written, count: n)
         if lag > 0 {
-            if mic.count < n {
-                reference = [Float](repeating: 0, count: n)
-                mic = reference; echo = reference; nearEnd = reference
-            }
             Self.load(ring: rings[0], written: written, lag: lag, count: n, into: &reference)
             Self.load(ring: rings[1], written: written, lag: lag, count: n, into: &mic)
             Self.load(ring: rings[2], written: written, lag: lag, count: n, into: &echo)

@@ -66,6 +66,12 @@ struct ForwardedMicAlignment {
     /// not in it.
     mutating func line(up tick: TickSignals) -> Lining {
         let n = tick.count
+        // Once, on the call's first tick (ticks keep their size): a switch to a forwarded mic
+        // mid-call allocates nothing.
+        if nearEnd.count < n {
+            nearEnd = [Float](repeating: 0, count: n)
+            echo = [Float](repeating: 0, count: n)
+        }
         Self.store(tick.echo, ring: &echoRing, written: written, count: n)
         Self.store(tick.nearEnd, ring: &nearRing, written: written, count: n)
         written += n
@@ -74,10 +80,6 @@ struct ForwardedMicAlignment {
             searchBackOff = 0
             nextBackOff = 1
             return .notForwarded
-        }
-        if nearEnd.count < n {   // once: ticks keep their size
-            nearEnd = [Float](repeating: 0, count: n)
-            echo = [Float](repeating: 0, count: n)
         }
         let power = VectorMath.sumOfSquares(tick.mic, count: n)
         if let known = lag, matches(tick.mic, count: n, lag: known, limit: Self.matchResidual * power) {
