@@ -34,6 +34,19 @@ final class CaptureRestartTests: XCTestCase {
         return (report, sent)
     }
 
+    /// The call's one restart, at 2 s, by `cause`: it dropped 1.92–2.00 s, all of it the talker's.
+    private func onlyRestart(_ report: RunReport, cause: CaptureRestart.Cause,
+                             file: StaticString = #filePath, line: UInt = #line) throws -> CaptureRestartLoss {
+        XCTAssertEqual(report.captureRestarts.count, 1, file: file, line: line)
+        let restart = try XCTUnwrap(report.captureRestarts.first, file: file, line: line)
+        XCTAssertEqual(restart.cause, cause, file: file, line: line)
+        XCTAssertEqual(restart.atSeconds, 2, file: file, line: line)
+        XCTAssertEqual(restart.discardedFromSeconds, 1.92, accuracy: 1e-9, file: file, line: line)
+        XCTAssertEqual(restart.discardedUntilSeconds, 2, accuracy: 1e-9, file: file, line: line)
+        XCTAssertEqual(restart.nearEndLostMilliseconds, 80, accuracy: 1e-9, file: file, line: line)
+        return restart
+    }
+
     private let routeChange = #"[{"at_ms": 2000, "action": "route_change", "route": "receiver"}]"#
 
     /// The talker's 80 ms before the change never reach `sent`: with AEC off, where they would
@@ -41,13 +54,7 @@ final class CaptureRestartTests: XCTestCase {
     /// silence. The report names that stretch and the talker lost in it.
     func testARouteChangeDropsWhatTheInputStreamHeld() throws {
         let (report, sent) = try call(aec: "disabled", timeline: routeChange)
-        let restart = try XCTUnwrap(report.captureRestarts.first)
-        XCTAssertEqual(report.captureRestarts.count, 1)
-        XCTAssertEqual(restart.cause, .routeChange)
-        XCTAssertEqual(restart.atSeconds, 2)
-        XCTAssertEqual(restart.discardedFromSeconds, 1.92, accuracy: 1e-9)
-        XCTAssertEqual(restart.discardedUntilSeconds, 2, accuracy: 1e-9)
-        XCTAssertEqual(restart.nearEndLostMilliseconds, 80, accuracy: 1e-9)
+        let restart = try onlyRestart(report, cause: .routeChange)
         XCTAssertTrue(restart.cutsTheNearEnd)
         // Before the change the room reached sent 80 ms late; the 80 ms after it are silence.
         XCTAssertEqual(report.hardware?.segments.first?.addedLatencyFrames, 2 * 80 * 48, "capture and playout, 80 ms each")
@@ -113,12 +120,7 @@ final class CaptureRestartTests: XCTestCase {
         let (report, _) = try call(aec: "disabled", timeline: """
             [{"at_ms": 2000, "action": "interruption_begin"}, {"at_ms": 2500, "action": "interruption_end"}]
             """)
-        let restart = try XCTUnwrap(report.captureRestarts.first)
-        XCTAssertEqual(report.captureRestarts.count, 1)
-        XCTAssertEqual(restart.cause, .audioStopped)
-        XCTAssertEqual(restart.atSeconds, 2)
-        XCTAssertEqual(restart.discardedFromSeconds, 1.92, accuracy: 1e-9)
-        XCTAssertEqual(restart.nearEndLostMilliseconds, 80, accuracy: 1e-9)
+        _ = try onlyRestart(report, cause: .audioStopped)
         XCTAssertEqual(report.hardware?.session.captureSilenced[.interrupted], 500 * 48)
     }
 
