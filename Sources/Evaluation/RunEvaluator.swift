@@ -660,7 +660,7 @@ public struct RunEvaluator: Sendable {
             guard !states.isEmpty else { return [] }
             states[0].frame = max(states[0].frame, Int64(range.lowerBound))
             let route = run.hardware?.segment(at: Int64(range.lowerBound)).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 }
-            // Each piece as long as the lint's shortest once joined: not filtered here.
+            // Too short alone, a piece may not be once joined with its neighbour: filtered below.
             return Linter.delayFindings(states: states, endFrame: range.upperBound, sampleRate: run.sampleRate, delayMilliseconds: delay,
                                         backend: processing.backend, filterOverride: processing.filterMilliseconds, route: route,
                                         minimumDurationSeconds: 0)

@@ -48,7 +48,8 @@ extension RunReportDocument {
             // the same stream, so no near-end figure can show this cut.
             blocks.append(.paragraph([.text("The input stream was made anew while it held captured audio, which it dropped "
                 + "(as a phone's restarted audio unit drops it; a shorter I/O buffer holds less). The near end lost is the "
-                + "dropped audio's 10 ms blocks where the talker spoke (at or above the near-end silence level):")]))
+                + "dropped audio's 10 ms blocks where the talker spoke (at or above the near-end silence level; none where a file "
+                + "mic or a mute sent no room then):")]))
             blocks.append(.table(.init(header: ["at", "why", "room audio dropped", "near end lost"],
                                        rows: report.captureRestarts.map { restart in
                 [.init(F.seconds(restart.atSeconds)), .init(Self.restartLabel(restart.cause), isNumeric: false),

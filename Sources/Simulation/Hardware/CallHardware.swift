@@ -15,8 +15,8 @@ public struct RouteSegment: Hashable, Sendable {
 /// An input stream made anew while it held captured audio: what it held never reached the
 /// engine. A route change, formats granted anew or audio flowing again after a stop rebuilds
 /// the I/O unit's streams, and the audio in them (about the input's latency: 20 ms at 48 kHz
-/// with 512-frame buffers, 80 ms with 2048) is dropped, as a phone's
-/// restarted audio unit drops it — a near talker speaking then is cut.
+/// with 512-frame buffers, 80 ms with 2048) is dropped, as a phone's restarted audio unit
+/// drops it — a near talker speaking then is cut.
 public struct CaptureRestart: Hashable, Sendable {
     public enum Cause: String, Sendable, CaseIterable {
         case routeChange = "route_change"
