@@ -244,10 +244,6 @@ public struct EvalComparison: Sendable {
         /// Every run's figure is the same in both files, value and bound alike: the means are the
         /// same numbers, which no bound makes uncertain.
         public var isUnchanged: Bool
-        /// Every run that is a bound in either file is the same in both: the bounds cancel out of
-        /// the change, which the measured runs alone make (a QA trial's −5.08 dB read "not
-        /// judged" where the one bounded run stood still).
-        public var boundsCancel: Bool
 
         /// The means of `pairs`, one run's steady ERLE in the baseline and now each.
         init(mode: String, pairs: [(was: Figure, now: Figure)]) {
@@ -261,7 +257,6 @@ public struct EvalComparison: Sendable {
             baselineIsLowerBound = pairs.contains { $0.was.isLowerBound }
             currentIsLowerBound = pairs.contains { $0.now.isLowerBound }
             isUnchanged = pairs.allSatisfy { $0.was == $0.now }
-            boundsCancel = pairs.allSatisfy { !($0.was.isLowerBound || $0.now.isLowerBound) || $0.was == $0.now }
         }
 
         /// How the mean changed, as far as `BoundedValue` makes it certain.
@@ -283,7 +278,6 @@ public struct EvalComparison: Sendable {
         public var change: Change? {
             guard let a = baseline, let b = current else { return nil }
             if isUnchanged { return .exactly(0) }
-            if boundsCancel { return .exactly(b - a) }
             switch (baselineIsLowerBound, currentIsLowerBound) {
             case (false, false): return .exactly(b - a)
             case (false, true): return b > a ? .atLeast(b - a) : .unknown

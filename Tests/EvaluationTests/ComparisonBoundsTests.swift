@@ -91,24 +91,4 @@ final class ComparisonBoundsTests: XCTestCase {
         XCTAssertTrue(unknown.regressions.isEmpty)
         XCTAssertEqual(unknown.notJudged.map(\.reasonText), ["the baseline a lower bound"])
     }
-
-    /// A mode's mean over a bound that stood still in both files changes by what its measured runs
-    /// did: the bound cancels out (a QA trial's −5.08 dB read "not judged (both lower bounds)").
-    /// A bound that moved leaves it unknown.
-    func testABoundThatStoodStillCancelsOutOfTheMeansChange() throws {
-        typealias F = EvalComparison.Figure
-        let still = EvalComparison.ModeMean(mode: "speex:intensityRecommended", pairs: [
-            (F.value(27.2, isLowerBound: true), F.value(27.2, isLowerBound: true)),
-            (F.value(20, isLowerBound: false), F.value(10, isLowerBound: false)),
-        ])
-        XCTAssertTrue(still.baselineIsLowerBound && still.currentIsLowerBound, "each mean is a bound still")
-        XCTAssertEqual(still.change, .exactly(-5))
-        XCTAssertNil(still.notJudgedReason)
-        let moved = EvalComparison.ModeMean(mode: "speex:intensityRecommended", pairs: [
-            (F.value(27.2, isLowerBound: true), F.value(25.2, isLowerBound: true)),
-            (F.value(20, isLowerBound: false), F.value(10, isLowerBound: false)),
-        ])
-        XCTAssertEqual(moved.change, .unknown)
-        XCTAssertEqual(moved.notJudgedReason, .both)
-    }
 }
