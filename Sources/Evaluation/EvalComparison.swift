@@ -701,16 +701,21 @@ public struct EvalComparison: Sendable {
                            currentFiles: [String: String]) -> [RunKey: RunKey] {
         func backend(_ mode: String) -> Substring { mode.split(separator: ":", maxSplits: 1).first ?? Substring(mode) }
         func intensity(_ mode: String) -> Substring? { mode.split(separator: ":", maxSplits: 1).dropFirst().first }
+        // Pass by pass over all new runs, the closest likeness first: one at a time, a new run
+        // matched only by intensity took the missing run a later one shared a backend with.
+        let likenesses: [(RunKey, RunKey) -> Bool] = [
+            { new, old in old.mode == new.mode },
+            { new, old in old.item == new.item && backend(old.mode) == backend(new.mode) },
+            { new, old in old.item == new.item && intensity(old.mode) != nil && intensity(old.mode) == intensity(new.mode) },
+            { new, old in old.item == new.item },
+            { _, _ in true },
+        ]
         var former: [RunKey: RunKey] = [:]
         var taken: Set<RunKey> = []
-        for run in added {
-            guard let file = currentFiles[run.item] else { continue }
-            let candidates = missing.filter { baselineFiles[$0.item] == file && !taken.contains($0) }
-            let sameItem = candidates.filter { $0.item == run.item }
-            if let match = candidates.first(where: { $0.mode == run.mode })
-                ?? sameItem.first(where: { backend($0.mode) == backend(run.mode) })
-                ?? sameItem.first(where: { intensity($0.mode) != nil && intensity($0.mode) == intensity(run.mode) })
-                ?? sameItem.first ?? candidates.first {
+        for alike in likenesses {
+            for run in added where former[run] == nil {
+                guard let file = currentFiles[run.item],
+                      let match = missing.first(where: { baselineFiles[$0.item] == file && !taken.contains($0) && alike(run, $0) }) else { continue }
                 former[run] = match
                 taken.insert(match)
             }

@@ -92,14 +92,16 @@ public struct RunEvaluator: Sendable {
         let processing = run.scenario.voiceProcessing
         let whole = Self.reportedMetrics(analysis.whole, states: run.deviceStates)
         // Searched again at an echo-path change (a route, formats granted anew, a pass-through
-        // mic): each segment is judged by its own delay, not the call by its first.
-        let delaySearchedAgain = segments.contains { $0.metrics.hasOwnDelay }
+        // mic) and found: each segment is judged by its own delay, not the call by its first.
+        // Found nowhere, the call is judged as one, by the scenario's delay where it lies past
+        // the search ("at least 700.0 ms").
+        let delaySearchedAgain = segments.contains { $0.metrics.hasOwnDelay && $0.metrics.delayMilliseconds != nil }
         let delay = delaySearchedAgain ? nil : echoDelayMilliseconds(run, metrics: whole)
         let delayFindings = Linter.delayFindings(states: run.deviceStates, endFrame: length, sampleRate: run.sampleRate,
                                                  delayMilliseconds: delay?.milliseconds, delayIsLowerBound: delay?.isLowerBound ?? false,
                                                  customSpeakerBufferingMilliseconds: delay?.customSpeakerBuffering,
                                                  backend: processing.backend, filterOverride: processing.filterMilliseconds,
-                                                 route: run.hardware?.segments.first.map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
+                                                 route: run.hardware?.segment(at: 0).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 })
             + (delaySearchedAgain ? segmentDelayFindings(run, ranges: ranges, segments: segments) : [])
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
@@ -118,11 +120,12 @@ public struct RunEvaluator: Sendable {
                          pipeline: run.counters, sentClicks: glitches.events.count, sentGaps: glitches.gaps.count,
                          adaptiveDecisions: run.adaptiveDecisions, taps: taps, wallSeconds: wallSeconds)
         report.hardware = run.hardware
+        // A file or generator mic, or a mute, sent none of the room: a restart cut no talker there.
         report.captureRestarts = run.hardware?.captureRestarts.map { restart in
-            // A file or generator mic, or a mute, sent none of the room: the restart cut no talker.
-            let state = run.deviceStates.last { $0.frame <= restart.discarded.lowerBound } ?? run.deviceStates.first
-            return CaptureRestartLoss(restart, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS,
-                                      roomIsSent: state.map { $0.realMicrophoneInUse && !$0.isMuted } ?? true)
+            CaptureRestartLoss(restart, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS) { frame in
+                let state = run.deviceStates.last { $0.frame <= frame } ?? run.deviceStates.first
+                return state.map { $0.realMicrophoneInUse && !$0.isMuted } ?? true
+            }
         } ?? []
         // A route brings its own path (the loader refuses both): the scenario's is the room's
         // only where no route is in use.
@@ -652,7 +655,7 @@ public struct RunEvaluator: Sendable {
     /// speaker's 220 ms, past WebRTC's reach, read 6 dB of ERLE there and no finding said why).
     func segmentDelayFindings(_ run: CallRun, ranges: [Range<Int>], segments: [RunReport.Segment]) -> [LintFinding] {
         let processing = run.scenario.voiceProcessing
-        let findings = zip(ranges, segments).flatMap { range, segment -> [LintFinding] in
+        let findings = zip(ranges, segments).flatMap { range, segment -> [(finding: LintFinding, opensSegment: Bool)] in
             guard segment.metrics.hasOwnDelay, let delay = segment.metrics.delayMilliseconds else { return [] }
             let opening = run.deviceStates.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
             var states = run.deviceStates.indices.filter { $0 >= opening && run.deviceStates[$0].frame < Int64(range.upperBound) }
@@ -664,10 +667,13 @@ public struct RunEvaluator: Sendable {
             return Linter.delayFindings(states: states, endFrame: range.upperBound, sampleRate: run.sampleRate, delayMilliseconds: delay,
                                         backend: processing.backend, filterOverride: processing.filterMilliseconds, route: route,
                                         minimumDurationSeconds: 0)
+                .map { ($0, $0.frames.lowerBound == range.lowerBound) }
         }
+        // Across a segment's boundary only: inside one, a switch between two modes that both fall
+        // short stays two findings, each with its own canceller's ERLE.
         var joined: [LintFinding] = []
-        for finding in findings {
-            if let last = joined.last, last.message == finding.message, last.frames.upperBound == finding.frames.lowerBound {
+        for (finding, opensSegment) in findings {
+            if opensSegment, let last = joined.last, last.message == finding.message, last.frames.upperBound == finding.frames.lowerBound {
                 joined[joined.count - 1].frames = last.frames.lowerBound..<finding.frames.upperBound
             } else {
                 joined.append(finding)

@@ -97,6 +97,17 @@ final class CaptureRestartTests: XCTestCase {
         XCTAssertEqual(restart.nearEndLostMilliseconds, 0)
     }
 
+    /// A mute from 1.95 s sent none of the room after it: of the dropped 1.92–2.00 s, only the
+    /// 30 ms before the mute were the talker's to lose.
+    func testAMutedStretchLosesNoTalker() throws {
+        let (report, _) = try call(aec: "disabled", timeline: """
+            [{"at_ms": 1950, "action": "mute"}, {"at_ms": 2000, "action": "route_change", "route": "receiver"}]
+            """)
+        let restart = try XCTUnwrap(report.captureRestarts.first)
+        XCTAssertEqual(restart.discardedFromSeconds, 1.92, accuracy: 1e-9)
+        XCTAssertEqual(restart.nearEndLostMilliseconds, 30, accuracy: 1e-9)
+    }
+
     /// A talker silent over the dropped stretch loses nothing: the restart is listed, no cut.
     func testATalkerSilentOverTheDroppedAudioLosesNothing() throws {
         let (report, _) = try call(aec: "disabled", pause: 1.85..<2.05, timeline: routeChange)

@@ -141,6 +141,12 @@ final class ComparisonChangeValuesTests: XCTestCase {
         func key(_ mode: String) -> EvalComparison.RunKey { EvalComparison.RunKey(item: "room", mode: mode) }
         XCTAssertEqual(comparison.formerRuns, [key("speex:intensityMax"): key("speex:intensityRecommended"),
                                                key("echolab:intensityRecommended"): key("aec3:intensityRecommended")])
+        // A run matched by intensity alone does not take the run another shares a backend with,
+        // whichever comes first.
+        let crossed = EvalComparison(baseline: document(["speex:intensityRecommended", "webrtc:intensityMax"]),
+                                     current: document(["aec3:intensityRecommended", "speex:intensityMax"]), maxRegressionDB: 0.5)
+        XCTAssertEqual(crossed.formerRuns, [key("speex:intensityMax"): key("speex:intensityRecommended"),
+                                            key("aec3:intensityRecommended"): key("webrtc:intensityMax")])
     }
 
     func testANotJudgedLevelSaysWhichSideIsABound() throws {

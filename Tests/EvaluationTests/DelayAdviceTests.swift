@@ -95,7 +95,25 @@ final class DelayAdviceTests: XCTestCase {
              "aec": {"backend": "webrtc", "mode": "intensityRecommended"},
              "timeline": [{"at_ms": 0, "action": "route_change", "route": "bluetooth_a2dp"}]}
             """)
-        XCTAssertEqual(atStart.findings.filter { $0.rule == "echo-delay-beyond-filter" }.map(\.atSeconds), [0],
-                       "\(atStart.findings.map(\.rule))")
+        let first = atStart.findings.filter { $0.rule == "echo-delay-beyond-filter" }
+        XCTAssertEqual(first.map(\.atSeconds), [0], "\(atStart.findings.map(\.rule))")
+        XCTAssertTrue(first.first?.message.hasSuffix("a route with less output latency than bluetooth_a2dp") ?? false,
+                      "the route in force from 0 ms, not the one the call was set up with: \(first.map(\.message))")
+    }
+
+    /// A switch to a pass-through mic searches the delay again where its lag is found; an echo
+    /// past the search (700 ms) is found by neither search, and the call is judged as one, by the
+    /// scenario's delay, a bound.
+    func testAnEchoPastTheSearchIsJudgedByTheScenariosDelayAcrossAMicSwitch() throws {
+        let report = try runReport(ofScenario: """
+            {"name": "reach-far", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "noise": {"level_dbfs": -65, "seed": 2}, "duration_s": 6, "echo_path": {"delay_ms": 700, "gain_db": -6},
+             "aec": {"backend": "webrtc", "mode": "intensityRecommended"},
+             "timeline": [{"at_ms": 3000, "action": "set_custom_mic", "device": "passthrough"}]}
+            """)
+        let findings = report.findings.filter { $0.rule == "echo-delay-beyond-filter" }
+        XCTAssertEqual(findings.count, 1, "\(report.findings.map(\.rule))")
+        XCTAssertTrue(findings.first?.message.hasPrefix("the echo arrives at least 700.0 ms after the reference") ?? false,
+                      "\(findings.map(\.message))")
     }
 }

@@ -23,9 +23,9 @@ public struct CaptureRestartLoss: Sendable, Equatable {
     public var cutsTheNearEnd: Bool { nearEndLostMilliseconds > 0 }
 
     /// `silentDBFS`: the near-end silence level (`EchoMetricsConfiguration.nearEndSilentDBFS`):
-    /// a block of the talker under it is a pause. `roomIsSent`: the call sent the room's capture
-    /// when the stretch was taken in (a real microphone, not muted).
-    public init(_ restart: CaptureRestart, sampleRate: Int, silentDBFS: Double, roomIsSent: Bool = true) {
+    /// a block of the talker under it is a pause. `roomIsSent`: whether the call sent the room's
+    /// capture at an engine frame (a real microphone, not muted), asked at each block's start.
+    public init(_ restart: CaptureRestart, sampleRate: Int, silentDBFS: Double, roomIsSent: (Int64) -> Bool = { _ in true }) {
         let rate = Double(sampleRate)
         atSeconds = Double(restart.frame) / rate
         cause = restart.cause
@@ -34,9 +34,9 @@ public struct CaptureRestartLoss: Sendable, Equatable {
         // From the frame count, not the seconds' difference: 10 ms, not 9.999999999999787.
         discardedMilliseconds = Double(restart.discarded.count) * 1000 / rate
         let block = sampleRate / 100, talker = pow(10, silentDBFS / 10)
-        let samples = roomIsSent ? restart.discardedNearEnd : []
+        let samples = restart.discardedNearEnd
         var spoken = 0
-        for start in stride(from: 0, to: samples.count, by: block) {
+        for start in stride(from: 0, to: samples.count, by: block) where roomIsSent(restart.discarded.lowerBound + Int64(start)) {
             let end = min(samples.count, start + block)
             let meanSquare = samples[start..<end].reduce(0.0) { $0 + Double($1) * Double($1) } / Double(end - start)
             if meanSquare >= talker { spoken += end - start }
