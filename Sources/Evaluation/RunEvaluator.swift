@@ -657,9 +657,7 @@ public struct RunEvaluator: Sendable {
         let processing = run.scenario.voiceProcessing
         let findings = zip(ranges, segments).flatMap { range, segment -> [(finding: LintFinding, opensSegment: Bool)] in
             guard segment.metrics.hasOwnDelay, let delay = segment.metrics.delayMilliseconds else { return [] }
-            let opening = run.deviceStates.lastIndex { $0.frame <= Int64(range.lowerBound) } ?? 0
-            var states = run.deviceStates.indices.filter { $0 >= opening && run.deviceStates[$0].frame < Int64(range.upperBound) }
-                .map { run.deviceStates[$0] }
+            var states = Self.states(run.deviceStates, during: range, crossover: 0)
             guard !states.isEmpty else { return [] }
             states[0].frame = max(states[0].frame, Int64(range.lowerBound))
             let route = run.hardware?.segment(at: Int64(range.lowerBound)).map(\.route).flatMap { $0 == "echo_path" ? nil : $0 }
