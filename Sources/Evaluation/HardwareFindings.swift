@@ -35,6 +35,9 @@ public enum HardwareFindings {
             case .noLeak: break
             }
         }
+        if let drift = ClockDriftFinding.finding(hardware, analysis: analysis, states: states, rate: rate, length: length) {
+            findings.append(drift)
+        }
         return (findings, unjudged)
     }
 

@@ -62,9 +62,12 @@ public struct RunReport: Sendable {
         public enum Kind: String, Sendable {
             case lint, requirement, canceller
 
+            /// The rules that judge the canceller's own behaviour.
+            static let cancellerRules: Set<String> = [HardwareFindings.echoLeakRule, ClockDriftFinding.rule]
+
             /// The kind of a finding under `rule` (what eval.json lists per run).
             public init(rule: String) {
-                self = RequirementFindings.rules.contains(rule) ? .requirement : rule == HardwareFindings.echoLeakRule ? .canceller : .lint
+                self = RequirementFindings.rules.contains(rule) ? .requirement : Self.cancellerRules.contains(rule) ? .canceller : .lint
             }
         }
 
