@@ -72,7 +72,7 @@ public final class CallMeter {
     /// `echolab run`'s of the same timeline).
     public func beginSegment(_ label: String) {
         precondition(!finished, "the call was already finished")
-        call.log("timeline", label)
+        call.logEvent(kind: "timeline", detail: label)
         marks.append((call.currentFrame, label))
     }
 

@@ -70,7 +70,7 @@ public final class AdaptiveIntensity {
         guard let suppression = control.residualSuppression else { return nil }
         self.init(framesPerWindow: max(1, sampleRate / 2 / frameSize), samplesPerFrame: frameSize,
                   startFrame: startFrame) { [unowned suppression] single, double in
-            suppression.setSuppression(single, doubleTalk: double)
+            suppression.setSuppression(farEndOnlyDB: single, doubleTalkDB: double)
         }
     }
 

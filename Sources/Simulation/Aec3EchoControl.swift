@@ -127,7 +127,7 @@ public final class Aec3EchoControl: EchoControl, ResidualSuppressionControl {
     public var doubleTalkSuppressionDB: Int { [-10, -15, -25][selected] }
 
     /// AEC3 has its own double-talk handling (its near-end tuning): only `suppressionDB` chooses.
-    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+    public func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int) {
         guard intensity == .intensityAdaptive else { return }
         selected = suppressionDB > -30 ? 0 : suppressionDB > -50 ? 1 : 2
     }

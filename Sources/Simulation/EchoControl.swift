@@ -72,7 +72,7 @@ public struct EchoControlMetrics: Hashable, Sendable {
 public protocol ResidualSuppressionControl: AnyObject {
     var suppressionDB: Int { get }
     var doubleTalkSuppressionDB: Int { get }
-    func setSuppression(_ suppressionDB: Int, doubleTalk: Int)
+    func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int)
     /// What the backend's own detectors made of the last captured frame, where it has them (nil
     /// by default): `intensityAdaptive` then measures from them instead of from level ratios.
     var talkState: TalkState? { get }

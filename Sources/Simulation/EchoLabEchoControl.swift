@@ -96,7 +96,7 @@ public final class EchoLabEchoControl: EchoControl, ResidualSuppressionControl {
     /// bounds what the pauses between words lose, and it is never shallower
     /// than Recommended's −10 dB: relaxed past it, it only left the pauses' echo in (3.6 dB of
     /// steady ERLE on the development corpus's held-out double-talk room, and no PESQ-WB won).
-    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+    public func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int) {
         let doubleTalk = min(doubleTalk, Int(SuppressionSettings.recommended.doubleTalkFloorDB))
         guard suppressionDB != self.suppressionDB || doubleTalk != doubleTalkSuppressionDB else { return }
         var settings: SuppressionSettings = suppressionDB > -30 ? .light : suppressionDB > -50 ? .recommended : .strong

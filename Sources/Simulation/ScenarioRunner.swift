@@ -143,7 +143,7 @@ public struct ScenarioRunner {
         for event in scenario.timeline {
             timelineFrames.append(event.at.nanoseconds * Int64(SimulatedCall.sampleRate) / 1_000_000_000)
             call.scheduler.schedule(at: .zero + event.at, phase: .transition) {
-                call.log("timeline", event.action.description)
+                call.logEvent(kind: "timeline", detail: event.action.description)
                 do { try devices.apply(event.action) } catch { timelineError = timelineError ?? error }
             }
         }

@@ -91,7 +91,7 @@ public final class SimulatedCall {
     /// 48 kHz, as without the scenario's hardware keys). Set before `start()`.
     public var hardware: CallHardware? {
         didSet {
-            hardware?.log = { [unowned self] in log($0, $1) }
+            hardware?.log = { [unowned self] in logEvent(kind: $0, detail: $1) }
             hardware?.callEchoPathDelayFrames = echoPath.delayFrames
         }
     }
@@ -190,18 +190,18 @@ public final class SimulatedCall {
         appSoundBus = BusInputNode(maximumFrames: n)
         loudspeakerMixer = MixerNode(inputs: [.init(downlinkBus), .init(appSoundBus)], maximumFrames: n)
         loudspeakerGraph = RenderGraph(output: loudspeakerMixer)
-        audioManager.onChange = { [unowned self] in log("device", $0) }
+        audioManager.onChange = { [unowned self] in logEvent(kind: "device", detail: $0) }
         audioManager.engineReads = { [unowned self] in $0 === activeMic }
         // Modes set before the call starts (here, or by the app before `start()`) are its
         // configuration, not events.
-        sendVoiceProcessor.onChange = { [unowned self] in if tickTimer != nil { log($0, $1) } }
+        sendVoiceProcessor.onChange = { [unowned self] in if tickTimer != nil { logEvent(kind: $0, detail: $1) } }
     }
 
     /// The current frame (sample index at 48 kHz) on the virtual clock.
     public var currentFrame: Int64 { scheduler.now.nanoseconds * Int64(Self.sampleRate) / 1_000_000_000 }
 
     /// Appends a line to the event log at the current instant.
-    public func log(_ kind: String, _ detail: String) {
+    public func logEvent(kind: String, detail: String) {
         events.append(CallEvent(frame: currentFrame, kind: kind, detail: detail))
     }
 
@@ -223,7 +223,7 @@ public final class SimulatedCall {
         guard !isUserReferenceStarted else { return }
         isUserReferenceStarted = true
         userReference.reset()
-        log("aec", "start user AEC reference")
+        logEvent(kind: "aec", detail: "start user AEC reference")
     }
 
     /// Gives the canceller what the loudspeaker really plays (Float32 or Int16, any size, rate and
@@ -254,11 +254,11 @@ public final class SimulatedCall {
         guard isUserReferenceStarted else { return }
         isUserReferenceStarted = false
         userReference.reset()
-        log("aec", "stop user AEC reference")
+        logEvent(kind: "aec", detail: "stop user AEC reference")
     }
 
-    public func mute() { if !isMuted { isMuted = true; log("call", "mute") } }
-    public func unmute() { if isMuted { isMuted = false; log("call", "unmute") } }
+    public func mute() { if !isMuted { isMuted = true; logEvent(kind: "call", detail: "mute") } }
+    public func unmute() { if isMuted { isMuted = false; logEvent(kind: "call", detail: "unmute") } }
 
     // MARK: - Running
 
@@ -299,7 +299,7 @@ public final class SimulatedCall {
         recordedEchoPath?.finish()
         hardware?.finishRecords()
         let leftovers = scheduler.drain()
-        if leftovers > 0 { log("teardown", "\(leftovers) scheduled events dropped at the end of the call") }
+        if leftovers > 0 { logEvent(kind: "teardown", detail: "\(leftovers) scheduled events dropped at the end of the call") }
         // The counters are final now; then let go of every device (a custom mic or speaker still
         // in use hears `didStopCapturing` / `didStopPlaying`, once), so nothing the devices hold
         // (timers, resamplers, files) keeps the call's FFT plans and canceller state alive.
@@ -378,7 +378,7 @@ public final class SimulatedCall {
         downlinkBus.set(downlink, count: n)
         appSoundBus.set(emission, count: n)
         loudspeakerMixer.setEnabled(speaker == nil, forInput: 0)
-        try loudspeakerGraph.render(frames: n, into: &drive)
+        try loudspeakerGraph.render(into: &drive, frames: n)
         let tickStart = tickCount * Int64(n)
         let loudspeakerClipped = VectorMath.saturate(&drive, count: n)
         if playoutClipped + loudspeakerClipped > 0 {
@@ -460,7 +460,7 @@ public final class SimulatedCall {
             // Selected before the call started: nothing to hand over from, use it from the start
             // (its priming is the call's startup latency; the physical mic is never opened).
             activeMic = wanted
-            if let wanted { log("capture", "starts on \(wanted.deviceName)") }
+            if let wanted { logEvent(kind: "capture", detail: "starts on \(wanted.deviceName)") }
             return read(from: activeMic, into: &capture)
         }
         let ready = wanted.map { $0.buffer.canRead(count: n) } ?? true
@@ -476,7 +476,7 @@ public final class SimulatedCall {
             old.splicedTicksLeft = 0
             if !retiredMics.contains(where: { $0 === old }) { retiredMics.append(old) }
         }
-        log("capture", "switched from \(activeMic?.deviceName ?? "default mic") to \(wanted?.deviceName ?? "default mic")"
+        logEvent(kind: "capture", detail: "switched from \(activeMic?.deviceName ?? "default mic") to \(wanted?.deviceName ?? "default mic")"
             + (ready ? "" : " (new source not ready after \(pendingTicks * 10) ms)"))
         activeMic = wanted
         pendingTicks = 0

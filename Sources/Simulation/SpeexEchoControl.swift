@@ -73,7 +73,7 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
     public var doubleTalkSuppressionDB: Int { configuration.doubleTalkSuppressionDB }
 
     /// Changes residual suppression in place (the filter keeps what it learned).
-    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+    public func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int) {
         guard suppressionDB != configuration.suppressionDB || doubleTalk != configuration.doubleTalkSuppressionDB else { return }
         configuration.suppressionDB = suppressionDB
         configuration.doubleTalkSuppressionDB = doubleTalk
@@ -85,7 +85,7 @@ public final class SpeexEchoControl: EchoControl, ResidualSuppressionControl {
     public func changeIntensity(to intensity: EchoCancellerMode) -> Bool {
         guard let wanted = EchoCancellerSettings(mode: intensity, filterOverride: filterOverride),
               wanted.filterMilliseconds == configuration.filterMilliseconds else { return false }
-        setSuppression(wanted.suppressionDB, doubleTalk: wanted.doubleTalkSuppressionDB)
+        setSuppression(farEndOnlyDB: wanted.suppressionDB, doubleTalkDB: wanted.doubleTalkSuppressionDB)
         self.intensity = intensity
         return true
     }

@@ -80,7 +80,7 @@ public final class WebRTCEchoControl: EchoControl, ResidualSuppressionControl {
     public var doubleTalkSuppressionDB: Int { [-10, -15, -25][Int(processor.settings.suppressionLevel.rawValue)] }
 
     /// WebRTC has one level for both situations: the nearest to `suppressionDB`.
-    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+    public func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int) {
         let level: WebRTCEchoProcessor.SuppressionLevel = suppressionDB > -30 ? .low : suppressionDB > -50 ? .moderate : .high
         processor.changeSettings { $0.suppressionLevel = level }
     }

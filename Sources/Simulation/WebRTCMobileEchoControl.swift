@@ -83,7 +83,7 @@ public final class WebRTCMobileEchoControl: EchoControl, ResidualSuppressionCont
     public var suppressionDB: Int { [-10, -20, -30, -40, -60][Int(processor.settings.routingMode.rawValue)] }
     public var doubleTalkSuppressionDB: Int { suppressionDB / 2 }
 
-    public func setSuppression(_ suppressionDB: Int, doubleTalk: Int) {
+    public func setSuppression(farEndOnlyDB suppressionDB: Int, doubleTalkDB doubleTalk: Int) {
         let mode: WebRTCEchoProcessor.RoutingMode = suppressionDB > -30 ? .earpiece : suppressionDB > -50 ? .speakerphone : .loudSpeakerphone
         processor.changeSettings { $0.routingMode = mode }
     }

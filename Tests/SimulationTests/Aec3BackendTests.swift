@@ -129,7 +129,7 @@ final class Aec3BackendTests: XCTestCase {
         var render = [Float](repeating: 0, count: Self.frame), capture = render, out = render, expected = render
         let switchAt = far.count / 2 / Self.frame * Self.frame
         for start in stride(from: 0, to: far.count, by: Self.frame) {
-            if start == switchAt { suppression.setSuppression(-60, doubleTalk: -25) }
+            if start == switchAt { suppression.setSuppression(farEndOnlyDB: -60, doubleTalkDB: -25) }
             for i in 0..<Self.frame { render[i] = far[start + i]; capture[i] = mic[start + i] }
             try adaptive.analyzeRender(render)
             try adaptive.processCapture(capture, into: &out)

@@ -16,13 +16,13 @@ final class EchoLabEchoControlTests: XCTestCase {
     func testTheDoubleTalkFloorIsNeverShallowerThanRecommendeds() throws {
         let control = try EchoLabEchoControl(sampleRate: 48_000, frameSize: 480, intensity: .intensityAdaptive)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -10, "starts at Recommended's")
-        control.setSuppression(-20, doubleTalk: -5)   // a conversation: the controller relaxes both
+        control.setSuppression(farEndOnlyDB: -20, doubleTalkDB: -5)   // a conversation: the controller relaxes both
         XCTAssertEqual(control.suppressionDB, -20)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -10, "a talker it hears loses nothing anyway; the pauses keep −10 dB")
-        control.setSuppression(-60, doubleTalk: -25)  // strong echo, little double talk
+        control.setSuppression(farEndOnlyDB: -60, doubleTalkDB: -25)  // strong echo, little double talk
         XCTAssertEqual(control.suppressionDB, -60)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -25)
-        control.setSuppression(-40, doubleTalk: -15)
+        control.setSuppression(farEndOnlyDB: -40, doubleTalkDB: -15)
         XCTAssertEqual(control.doubleTalkSuppressionDB, -15)
     }
 
@@ -40,7 +40,7 @@ final class EchoLabEchoControlTests: XCTestCase {
                 try control.processCapture((start..<(start + 480)).map { $0 >= 960 ? gain * far[$0 - 960] : 0 }, into: &output)
             }
             XCTAssertEqual(control.canceller.erlDB ?? 0, -20 * log10(Double(gain)), accuracy: 1)
-            control.setSuppression(-20, doubleTalk: -10)
+            control.setSuppression(farEndOnlyDB: -20, doubleTalkDB: -10)
             XCTAssertEqual(control.canceller.settings.doubleTalkOverestimate, overestimate, "gain \(gain)")
         }
     }

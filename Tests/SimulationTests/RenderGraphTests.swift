@@ -101,28 +101,28 @@ final class RenderGraphTests: XCTestCase {
         var drive = [Float](repeating: 9, count: 4)
         downlink.set([0.5, -0.25, 0, 1], count: 4)
         app.set([0.125, 0.125, -0, -1], count: 4)
-        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(try graph.render(into: &drive, frames: 4), .complete)
         XCTAssertEqual(drive, [0.625, -0.125, 0, 0])
 
         downlink.set([0.5, 0.5, 0.5, 0.5], count: 4)
         app.set([-0, 0.25, 0.5, 0.75], count: 4)
         mixer.setEnabled(false, forInput: 0)
-        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(try graph.render(into: &drive, frames: 4), .complete)
         XCTAssertEqual(drive.map(\.bitPattern), [Float(-0), 0.25, 0.5, 0.75].map(\.bitPattern))
         // The disabled bus was not pulled: its block is still there once enabled again.
         mixer.setEnabled(true, forInput: 0)
         app.set([0, 0, 0, 0], count: 4)
-        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(try graph.render(into: &drive, frames: 4), .complete)
         XCTAssertEqual(drive, [0.5, 0.5, 0.5, 0.5])
         // No new block: both buses run dry, the pull says so and is silent.
-        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .insufficientData(rendered: 0))
+        XCTAssertEqual(try graph.render(into: &drive, frames: 4), .insufficientData(rendered: 0))
         XCTAssertEqual(drive, [0, 0, 0, 0])
         XCTAssertEqual(graph.insufficientPulls, 1)
         // Nothing enabled: silence, complete.
         mixer.setEnabled(false, forInput: 0)
         mixer.setEnabled(false, forInput: 1)
         drive = [1, 1, 1, 1]
-        XCTAssertEqual(try graph.render(frames: 4, into: &drive), .complete)
+        XCTAssertEqual(try graph.render(into: &drive, frames: 4), .complete)
         XCTAssertEqual(drive, [0, 0, 0, 0])
     }
 }

@@ -23,13 +23,13 @@ public final class RenderGraph {
     /// counted), with the missing frames silent.
     @discardableResult
     public func render(frames: Int) throws -> RenderStatus {
-        try render(frames: frames, into: &output)
+        try render(into: &output, frames: frames)
     }
 
     /// Pulls `frames` frames into the caller's `buffer` instead of `output` (a graph that feeds a
     /// block the caller owns, without a copy), counted the same way.
     @discardableResult
-    public func render(frames: Int, into buffer: inout [Float]) throws -> RenderStatus {
+    public func render(into buffer: inout [Float], frames: Int) throws -> RenderStatus {
         // Not `output.count`: `render(frames:)` passes `output` itself as `buffer`.
         guard frames <= maximumFrames else { throw RenderGraphError.tooManyFrames(requested: frames, maximum: maximumFrames) }
         precondition(buffer.count >= frames, "RenderGraph: the buffer is shorter than the pull")
