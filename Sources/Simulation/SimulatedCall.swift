@@ -57,9 +57,10 @@ public final class SimulatedCall {
     /// One engine tick: 10 ms at 48 kHz.
     public static let tickFrames = sampleRate / 100
     public static let tickDuration = VirtualDuration.milliseconds(10)
-    /// The ticks a call of `duration` runs: the one at its start and one per tick after.
+    /// The ticks a call of `duration` runs (`run(for:)`): one every 10 ms from its start, the
+    /// last one before its end.
     public static func tickCount(for duration: VirtualDuration) -> Int {
-        Int(duration.nanoseconds / tickDuration.nanoseconds) + 1
+        Int((duration.nanoseconds + tickDuration.nanoseconds - 1) / tickDuration.nanoseconds)
     }
     /// The ticks the engine waits for a new capture source to prime before it switches anyway
     /// (meanwhile the old one feeds the call).

@@ -102,6 +102,8 @@ final class CallLifecycleTests: XCTestCase {
         try call.run(for: .seconds(1))
         XCTAssertEqual(call.scheduler.now, .zero + .seconds(1))
         XCTAssertEqual(call.tickCount, 100)
+        XCTAssertEqual(SimulatedCall.tickCount(for: .seconds(1)), 100, "what a progress line and the reservations count on")
+        XCTAssertEqual(SimulatedCall.tickCount(for: .milliseconds(1_005)), 101, "the last tick runs partly")
         call.mute()
         try call.run(for: .seconds(1))
         XCTAssertEqual(call.scheduler.now, .zero + .seconds(2))
