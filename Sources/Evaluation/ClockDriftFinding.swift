@@ -9,55 +9,92 @@ import Simulation
 /// samples a second at 48 kHz — and a filter that does not follow it never settles. speexdsp on a
 /// white-noise far end kept 35 dB of steady ERLE without drift, 18 dB at 3 ppm, 7 dB at 30 ppm and
 /// 0.4 dB at 100 ppm, and the only finding the call had was the TCLw requirement: nothing said why.
+///
+/// A low ERLE on a drifting mic is not the drift's by itself: WebRTC's AEC kept 14.8 dB of a
+/// white-noise echo on one clock and 13.9 at 300 ppm (a trial's). So the same call is run again
+/// with the mic on the loudspeaker's clock (`OneClockControl`), and the drift is named only where
+/// it costs the canceller `driftCostThresholdDB` or more.
 public enum ClockDriftFinding {
     /// The rule the finding is reported under; its kind is `canceller` (`RunReport.Finding.Kind`).
     public static let rule = "clock-drift-not-followed"
     /// A canceller follows drift where it keeps at least this much steady ERLE: issue #27 asks
     /// this of EchoLab's own at 100 ppm (it keeps 35 dB there, speexdsp 0.4).
     public static let followedERLEThresholdDB = 20.0
+    /// The steady ERLE the drift must cost against the same call on one clock: a quarter of the
+    /// echo's residual power and more. AEC3 lost 4 dB at 300 ppm on a white-noise echo it kept
+    /// only 11.7 dB of on one clock, speexdsp 37 dB.
+    public static let driftCostThresholdDB = 6.0
 
     /// The finding for a call whose input device's clock drifts (`hardware.clockDriftPPM`), judged
     /// over the longest stretch where the canceller is on and the device mic captures (a file
     /// mic's audio carries no echo that moves): its steady ERLE there under
-    /// `followedERLEThresholdDB`. nil where the clocks agree, no such stretch exists, or the
-    /// stretch has no steady ERLE, or only a bound (the output under the mic's floor).
+    /// `followedERLEThresholdDB`, and `oneClock`'s over the same stretch at least
+    /// `driftCostThresholdDB` more. nil where the clocks agree, no such stretch exists, the
+    /// stretch has no steady ERLE or only a bound (the output under the mic's floor), or there is
+    /// no control to compare with (a call driven by hand: `CallMeter`) or it has no steady ERLE.
     static func finding(_ hardware: HardwareReport, analysis: EchoAnalysis, states: [DeviceState],
-                        rate: Double, length: Int) -> RunReport.Finding? {
-        guard hardware.clockDriftPPM != 0, let stretch = longestCancellingStretch(states, length: length) else { return nil }
+                        rate: Double, length: Int, oneClock: OneClockControl?) -> RunReport.Finding? {
+        guard hardware.clockDriftPPM != 0, let oneClock, let stretch = longestCancellingStretch(states, length: length) else { return nil }
         let measured = analysis.metrics(in: stretch)
-        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound, erle < followedERLEThresholdDB else { return nil }
+        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound, erle < followedERLEThresholdDB,
+              let control = oneClock.metrics(in: stretch), let kept = control.erleSteadyDB, kept - erle >= driftCostThresholdDB else { return nil }
         let ppm = hardware.clockDriftPPM
         let seconds = Double(stretch.count) / rate
-        let movedMilliseconds = abs(ppm) * 1e-6 * seconds * 1000
         let pace = FixedDecimal.text(abs(ppm) * 1e-6 * 1000, fractionDigits: 3)
+        // The echo moves at the drift's pace until the capture buffer runs over (a fast mic) or
+        // dry (a slow one); then it jumps back by what slipped, and the total over the call is
+        // less than the pace times its length.
+        let slips = hardware.droppedFrames > 0
+            ? " (and jumps back where the capture buffer runs over: \(hardware.droppedFrames) samples dropped)"
+            : hardware.underruns > 0 ? " (and jumps where the capture buffer runs dry: \(hardware.underruns) underrun\(hardware.underruns == 1 ? "" : "s"))" : ""
+        let bound = control.erleSteadyIsLowerBound ? "at least " : ""
         return RunReport.Finding(
             rule: rule, atSeconds: Double(stretch.lowerBound) / rate, untilSeconds: Double(stretch.upperBound) / rate,
             message: "the mic's clock runs \(RunEvaluator.format(abs(ppm))) ppm \(ppm > 0 ? "fast" : "slow") against the loudspeaker's, "
-                + "so the echo's delay moves \(RunEvaluator.format(movedMilliseconds)) ms over these \(RunEvaluator.format(seconds)) s "
-                + "(\(pace) ms a second), and the canceller does not follow it: capture and play on one device's clock, "
-                + "resample the mic to the loudspeaker's clock, or use a mode that follows drift",
+                + "so the echo's delay moves \(pace) ms a second\(slips), and the canceller does not follow it: capture and play on one "
+                + "device's clock, resample the mic to the loudspeaker's clock, or use a mode that follows drift",
             consequenceMetric: "erle_steady_db", consequenceDB: erle,
-            consequence: "steady ERLE \(RunEvaluator.format(erle)) dB over \(measured.erleSteadyFrames) steady far-end single-talk analysis frames, "
-                + "under the \(RunEvaluator.format(followedERLEThresholdDB)) dB a canceller that follows drift keeps"
-                + RunEvaluator.confidenceNote(frames: measured.erleSteadyFrames))
+            consequence: "steady ERLE \(RunEvaluator.format(erle)) dB over \(measured.erleSteadyFrames) steady far-end single-talk analysis frames "
+                + "of these \(RunEvaluator.format(seconds)) s\(RunEvaluator.confidenceNote(frames: measured.erleSteadyFrames)); "
+                + "the same call on one clock keeps \(bound)\(RunEvaluator.format(kept)) dB there "
+                + "(\(control.erleSteadyFrames) frames\(RunEvaluator.confidenceNote(frames: control.erleSteadyFrames))): "
+                + "the drift costs \(bound)\(RunEvaluator.format(kept - erle)) dB")
     }
 
     /// The longest run of device states with the canceller on and the device mic capturing, as a
     /// frame range inside `0..<length`; the first of equal length.
     static func longestCancellingStretch(_ states: [DeviceState], length: Int) -> Range<Int>? {
+        func judged(_ state: DeviceState) -> Bool { state.echoCancellerMode != .disabled && state.realMicrophoneInUse }
         var best: Range<Int>?
         var start: Int?
         for (index, state) in states.enumerated() {
-            let frame = min(length, Int(max(0, state.frame)))
-            let judged = state.echoCancellerMode != .disabled && state.realMicrophoneInUse
-            if judged, start == nil { start = frame }
-            let end = index + 1 < states.count ? min(length, Int(states[index + 1].frame)) : length
-            let closes = index + 1 == states.count || !(states[index + 1].echoCancellerMode != .disabled && states[index + 1].realMicrophoneInUse)
-            if let opened = start, closes {
+            if judged(state), start == nil { start = min(length, Int(max(0, state.frame))) }
+            let isLast = index + 1 == states.count
+            if let opened = start, isLast || !judged(states[index + 1]) {
+                let end = isLast ? length : min(length, Int(states[index + 1].frame))
                 if opened < end, best.map({ end - opened > $0.count }) ?? true { best = opened..<end }
                 start = nil
             }
         }
         return best
+    }
+}
+
+/// The call a drifting run is compared with: the same scenario with the mic on the loudspeaker's
+/// clock (`clock_drift_ppm` 0), run and measured the first time its metrics are asked for, and
+/// only then — a drifting call whose canceller keeps enough costs no second run.
+public final class OneClockControl {
+    private let run: () throws -> EchoAnalysis
+    private var analysis: EchoAnalysis??
+
+    /// `run`: runs the control call and returns its measurement.
+    public init(run: @escaping () throws -> EchoAnalysis) {
+        self.run = run
+    }
+
+    /// The control's metrics over `stretch`; nil where it could not run.
+    public func metrics(in stretch: Range<Int>) -> SegmentMetrics? {
+        if analysis == nil { analysis = .some(try? run()) }
+        return analysis??.metrics(in: stretch)
     }
 }

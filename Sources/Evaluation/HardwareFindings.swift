@@ -21,7 +21,7 @@ public enum HardwareFindings {
     /// read as no leak.
     public static func findings(_ hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double, length: Int,
                                 states: [DeviceState] = [], sentErrorDB: ((Range<Int>) -> Double?)? = nil,
-                                sendPathAddsGain: Bool = false) -> (findings: [RunReport.Finding], unjudgedLeaks: [(frame: Int64, reason: String)]) {
+                                sendPathAddsGain: Bool = false, oneClock: OneClockControl? = nil) -> (findings: [RunReport.Finding], unjudgedLeaks: [(frame: Int64, reason: String)]) {
         guard let hardware else { return ([], []) }
         var findings = hardware.issues
             .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
@@ -35,7 +35,8 @@ public enum HardwareFindings {
             case .noLeak: break
             }
         }
-        if let drift = ClockDriftFinding.finding(hardware, analysis: analysis, states: states, rate: rate, length: length) {
+        if let drift = ClockDriftFinding.finding(hardware, analysis: analysis, states: states, rate: rate, length: length,
+                                                  oneClock: oneClock) {
             findings.append(drift)
         }
         return (findings, unjudged)

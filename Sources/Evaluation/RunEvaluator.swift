@@ -17,8 +17,10 @@ public struct RunEvaluator: Sendable {
 
     /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).
     /// `pluginDigest`: the plugin file's SHA-256 taken when the run started (else it is read now).
+    /// `oneClock`: the same call with the mic on the loudspeaker's clock, for a drifting call
+    /// (`ClockDriftFinding`); nil judges no drift.
     public func evaluate(_ run: CallRun, measurement: CallMeasurement, wallSeconds: Double, taps: [String: String] = [:],
-                         pluginDigest: String? = nil) -> RunReport {
+                         pluginDigest: String? = nil, oneClock: OneClockControl? = nil) -> RunReport {
         let length = Int(run.counters.ticks) * (run.sampleRate / 100)
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
@@ -49,7 +51,8 @@ public struct RunEvaluator: Sendable {
         // The hardware's findings, and the route changes whose leak could not be judged (said on
         // the segment each opens).
         let hardwareFindings = HardwareFindings.findings(run.hardware, analysis: analysis, rate: rate, length: length, states: run.deviceStates,
-                                                         sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain)
+                                                         sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain,
+                                                         oneClock: oneClock)
         let unjudgedLeaks = hardwareFindings.unjudgedLeaks
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)

@@ -3,6 +3,7 @@ import EchoLabJSON
 import Foundation
 import Metrics
 import Simulation
+import VirtualTime
 
 /// Which WAV taps a run writes.
 public enum TapSelection: Sendable {
@@ -163,7 +164,8 @@ public struct RunOutput {
         try pluginFile?.verify(loaded: run.pluginFiles)
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
-        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest)
+        var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest,
+                                        oneClock: scenario.hardware.map { $0.clockDriftPPM != 0 } == true ? oneClockControl(for: duration) : nil)
         // Figures read after a failed read back of the call's metric rows are not the call's.
         if let failure = measurement.spillError { throw failure }
         report.levels = levels.points
@@ -176,6 +178,28 @@ public struct RunOutput {
             report.scores = RunScoring.unscored(scorers, because: tracksFailure)
         }
         return (report, outputs, Double(DispatchTime.now().uptimeNanoseconds - scoringStarted.uptimeNanoseconds) / 1e9)
+    }
+
+    /// The same call with the mic on the loudspeaker's clock, run and measured only when asked
+    /// (`ClockDriftFinding` asks once, where the drifting call's canceller kept too little): its
+    /// metrics over a stretch, nil where it could not run. Its devices write into a scratch
+    /// folder of its own, never the run's.
+    private func oneClockControl(for duration: VirtualDuration) -> OneClockControl {
+        OneClockControl { [scenario, decodedAudio, echoPaths, hardwareStreams, latencies, evaluator, cancellation] in
+            var control = scenario
+            control.hardware?.clockDriftPPM = 0
+            let folder = TemporaryFolder.uniquePath(prefix: "echolab-one-clock")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            var runner = ScenarioRunner(scenario: control, outputDirectory: folder, recordTaps: false, decodedAudio: decodedAudio,
+                                        echoPaths: echoPaths, latencies: latencies)
+            runner.hardwareStreams = hardwareStreams
+            let measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: evaluator.configuration,
+                                              sendLatencyIsFixed: control.sendLatencyIsFixed)
+            runner.taps = [measurement] + (cancellation.map { [RunWatcher(cancellation: $0, progress: nil, totalTicks: 1)] } ?? [])
+            _ = try runner.run(for: duration)
+            return measurement.finish(segments: []).analysis
+        }
     }
 
     /// The scorers' scores of the call's aligned tracks. Tracks that could not be written (a full

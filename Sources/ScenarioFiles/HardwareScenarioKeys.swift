@@ -8,7 +8,10 @@ extension ScenarioLoader {
     /// `audio_session`, `route`, `clock_drift_ppm`; nil when the scenario has none of them and no
     /// session action on its timeline (the engine then meets the room directly).
     static func hardwareConfiguration(_ root: JSONObjectReader, timelineNeedsIt: Bool) throws -> HardwareConfiguration? {
-        guard root.has("audio_session") || root.has("route") || root.has("clock_drift_ppm") || timelineNeedsIt else { return nil }
+        guard root.has("audio_session") || root.has("route") || root.has("clock_drift_ppm") || timelineNeedsIt else {
+            root.mayHold("audio_session", "route", "clock_drift_ppm")
+            return nil
+        }
         var configuration = HardwareConfiguration()
         if let session = try root.object("audio_session") {
             configuration.preferences.sampleRate = try session.integer("preferred_sample_rate", in: 8000...192_000).map(Int.init)

@@ -67,6 +67,13 @@ final class JSONObjectReader {
         return table[x.count][y.count]
     }
 
+    /// Keys the object may hold that the reading skipped, asked for all the same, so that
+    /// `finish()` suggests one for a misspelling of it (`clock_drift_pm` where none of the
+    /// hardware keys is there, and the hardware reader reads none).
+    func mayHold(_ keys: String...) {
+        used.formUnion(keys.filter { members[$0] == nil })
+    }
+
     func has(_ key: String) -> Bool {
         guard let value = members[key] else { return false }
         return value != .null

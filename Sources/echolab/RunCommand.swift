@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Flag(exclusivity: .exclusive)
     var taps: TapChoice?
 
-    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) and the canceller's own findings (echo-leak-after-route-change) are reported as findings but are not the lint's: they leave the exit code alone.")
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) and the canceller's own findings (echo-leak-after-route-change, clock-drift-not-followed) are reported as findings but are not the lint's: they leave the exit code alone.")
     var strict = false
 
     @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's); a --plugin's as NAME:INTENSITY.",
@@ -96,7 +96,12 @@ struct RunCommand: ParsableCommand {
             func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
                             count(report.sentClicks, "click", " in the sent audio"),
-                            count(report.sentGaps, "gap", " in the sent audio")].compactMap { $0 }.joined()
+                            count(report.sentGaps, "gap", " in the sent audio"),
+                            // The hardware model's streams: a drifting mic's buffer running dry
+                            // or over, a restart that cut the near talker.
+                            count(report.hardware?.underruns ?? 0, "stream underrun"),
+                            count(Int(report.hardware?.droppedFrames ?? 0), "sample", " dropped by a stream running over"),
+                            count(report.captureRestarts.filter(\.cutsTheNearEnd).count, "near-end cut")].compactMap { $0 }.joined()
             // Figures against a reference the app left silent stand on the rest of the call alone.
             let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? String(format: "; not measured over the %.2f s the canceller's reference was silent", silentReference) : ""

@@ -24,6 +24,32 @@ final class RunSummaryLineTests: XCTestCase {
         XCTAssertTrue(run.standardOutput.contains(" finding, \(underruns) underrun\(underruns == 1 ? "" : "s"), "), run.standardOutput)
     }
 
+    /// A mic clock 300 ppm slow runs its capture stream dry (a fast one runs it over): the
+    /// hardware model's stream faults are on the line too. A trial's slow mic left 20 ms of
+    /// silence in what was sent and the line said nothing.
+    func testTheHardwareStreamsFaultsAreOnTheLine() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (name, drift) in [("slow", -300), ("fast", 300)] {
+            let scenario = try writeScenario("""
+                {"name": "\(name)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "duration_s": 60,
+                 "clock_drift_ppm": \(drift), "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}}
+                """, named: "\(name).json", in: folder)
+            let run = try runEchoLab(["run", scenario, "--out", name, "--no-taps"], in: folder)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            let hardware = try XCTUnwrap(loadJSON(folder.appendingPathComponent("\(name)/report.json").path)["hardware"] as? [String: Any])
+            let streams = try XCTUnwrap(hardware["streams"] as? [String: Any])
+            let underruns = try XCTUnwrap(streams["underruns"] as? Int), dropped = try XCTUnwrap(streams["dropped_samples"] as? Int)
+            if drift < 0 {
+                XCTAssertGreaterThan(underruns, 0)
+                XCTAssertTrue(run.standardOutput.contains(", \(underruns) stream underrun\(underruns == 1 ? "" : "s"), "), run.standardOutput)
+            } else {
+                XCTAssertGreaterThan(dropped, 0)
+                XCTAssertTrue(run.standardOutput.contains(", \(dropped) samples dropped by a stream running over, "), run.standardOutput)
+            }
+        }
+    }
+
     /// A reference the app started and never fed: ERL and ERLE stand on the second before it, and
     /// the line says over how many seconds they were not measured.
     func testFiguresOnPartOfTheCallSaySo() throws {

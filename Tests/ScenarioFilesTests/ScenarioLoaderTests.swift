@@ -68,6 +68,11 @@ final class ScenarioLoaderTests: XCTestCase {
             (#"{"duration_s": 2, "noise": {"level_dbf": -50}}"#, "noise.level_dbf", "unknown key (did you mean 'level_dbfs'?)"),
             (#"{"duraton_s": 2, "duration_s": 2}"#, "duraton_s", "unknown key"),
             (#"{"duration_s": 2, "echo_path": {"delay_msec": 4, "gain_db": -6}}"#, "echo_path.delay_msec", "unknown key (did you mean 'delay_ms'?)"),
+            // The hardware model's keys, where none of them is there to bring it in (a trial's
+            // `clock_drift_pm` and `audio_sesion` read "unknown key" alone).
+            (#"{"duration_s": 2, "clock_drift_pm": 50}"#, "clock_drift_pm", "unknown key (did you mean 'clock_drift_ppm'?)"),
+            (#"{"duration_s": 2, "audio_sesion": {}}"#, "audio_sesion", "unknown key (did you mean 'audio_session'?)"),
+            (#"{"duration_s": 2, "rout": "speaker"}"#, "rout", "unknown key (did you mean 'route'?)"),
         ]
         for (index, item) in cases.enumerated() {
             XCTAssertThrowsError(try parse(item.json, in: folder, name: "typo\(index).json")) { error in
