@@ -36,7 +36,8 @@ public enum ClockDriftFinding {
                         rate: Double, length: Int, oneClock: OneClockControl?) -> RunReport.Finding? {
         guard hardware.clockDriftPPM != 0, let oneClock, let stretch = longestCancellingStretch(states, length: length) else { return nil }
         let measured = analysis.metrics(in: stretch)
-        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound, erle < followedERLEThresholdDB,
+        // Judged as printed (0.1 dB): a finding must not read "20.0 dB" against a 20 dB line.
+        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound, (erle * 10).rounded() / 10 < followedERLEThresholdDB,
               let control = oneClock.metrics(in: stretch), let kept = control.erleSteadyDB, kept - erle >= driftCostThresholdDB else { return nil }
         let ppm = hardware.clockDriftPPM
         let seconds = Double(stretch.count) / rate
