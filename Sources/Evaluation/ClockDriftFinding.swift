@@ -1,4 +1,5 @@
 import AudioCore
+import Foundation
 import Metrics
 import Simulation
 
@@ -18,7 +19,8 @@ public enum ClockDriftFinding {
     /// The rule the finding is reported under; its kind is `canceller` (`RunReport.Finding.Kind`).
     public static let rule = "clock-drift-not-followed"
     /// A canceller follows drift where it keeps at least this much steady ERLE: issue #27 asks
-    /// this of EchoLab's own at 100 ppm (it keeps 35 dB there, speexdsp 0.4).
+    /// this of EchoLab's own at 100 ppm (on a 20 s white-noise call it keeps 34.9 dB there,
+    /// speexdsp 0.4).
     public static let followedERLEThresholdDB = 20.0
     /// The steady ERLE the drift must cost against the same call on one clock: a quarter of the
     /// echo's residual power and more. AEC3 lost 4 dB at 300 ppm on a white-noise echo it kept
@@ -28,38 +30,46 @@ public enum ClockDriftFinding {
     /// The finding for a call whose input device's clock drifts (`hardware.clockDriftPPM`), judged
     /// over the longest stretch where the canceller is on and the device mic captures (a file
     /// mic's audio carries no echo that moves): its steady ERLE there under
-    /// `followedERLEThresholdDB`, and `oneClock`'s over the same stretch at least
-    /// `driftCostThresholdDB` more. nil where the clocks agree, no such stretch exists, the
-    /// stretch has no steady ERLE or only a bound (the output under the mic's floor), or there is
-    /// no control to compare with (a call driven by hand: `CallMeter`) or it has no steady ERLE.
+    /// `followedERLEThresholdDB` as printed, and `oneClock`'s over the same stretch at least
+    /// `driftCostThresholdDB` more, each on `FigureConfidence.minimumAnalysisFrames` steady frames or more.
+    /// nil where the clocks agree, no such stretch exists, either figure is missing or stands on
+    /// too few frames, the drifting one is a bound (the output under the mic's floor), or there is
+    /// no control to compare with (a call driven by hand: `CallMeter`).
     static func finding(_ hardware: HardwareReport, analysis: EchoAnalysis, states: [DeviceState],
                         rate: Double, length: Int, oneClock: OneClockControl?) -> RunReport.Finding? {
         guard hardware.clockDriftPPM != 0, let oneClock, let stretch = longestCancellingStretch(states, length: length) else { return nil }
         let measured = analysis.metrics(in: stretch)
         // Judged as printed (0.1 dB): a finding must not read "20.0 dB" against a 20 dB line.
-        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound, (erle * 10).rounded() / 10 < followedERLEThresholdDB,
-              let control = oneClock.metrics(in: stretch), let kept = control.erleSteadyDB, kept - erle >= driftCostThresholdDB else { return nil }
+        guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound,
+              FixedDecimal.scaled(erle, fractionDigits: 1) < FixedDecimal.scaled(followedERLEThresholdDB, fractionDigits: 1),
+              measured.erleSteadyFrames >= FigureConfidence.minimumAnalysisFrames,
+              let control = oneClock.metrics(in: stretch), let kept = control.erleSteadyDB,
+              control.erleSteadyFrames >= FigureConfidence.minimumAnalysisFrames, kept - erle >= driftCostThresholdDB else { return nil }
         let ppm = hardware.clockDriftPPM
         let seconds = Double(stretch.count) / rate
-        let pace = FixedDecimal.text(abs(ppm) * 1e-6 * 1000, fractionDigits: 3)
-        // The echo moves at the drift's pace until the capture buffer runs over (a fast mic) or
-        // dry (a slow one); then it jumps back by what slipped, and the total over the call is
-        // less than the pace times its length.
-        let slips = hardware.droppedFrames > 0
-            ? " (and jumps back where the capture buffer runs over: \(hardware.droppedFrames) samples dropped)"
-            : hardware.underruns > 0 ? " (and jumps where the capture buffer runs dry: \(hardware.underruns) underrun\(hardware.underruns == 1 ? "" : "s"))" : ""
+        // The echo moves at the drift's pace — a ppm is a microsecond a second — until the capture
+        // buffer runs over (a fast mic) or dry (a slow one); then it jumps back by what slipped.
+        let slips = ppm > 0 && hardware.captureDroppedFrames > 0
+            ? " (and jumps back each time the capture buffer runs over: \(hardware.captureDroppedFrames) samples dropped in the call)"
+            : ppm < 0 && hardware.captureUnderruns > 0
+            ? " (and jumps each time the capture buffer runs dry: \(hardware.captureUnderruns) underrun\(hardware.captureUnderruns == 1 ? "" : "s") in the call)" : ""
         let bound = control.erleSteadyIsLowerBound ? "at least " : ""
         return RunReport.Finding(
             rule: rule, atSeconds: Double(stretch.lowerBound) / rate, untilSeconds: Double(stretch.upperBound) / rate,
-            message: "the mic's clock runs \(RunEvaluator.format(abs(ppm))) ppm \(ppm > 0 ? "fast" : "slow") against the loudspeaker's, "
-                + "so the echo's delay moves \(pace) ms a second\(slips), and the canceller does not follow it: capture and play on one "
-                + "device's clock, resample the mic to the loudspeaker's clock, or use a mode that follows drift",
+            message: "the mic's clock runs \(significant(abs(ppm))) ppm \(ppm > 0 ? "fast" : "slow") against the loudspeaker's, "
+                + "so the echo's delay moves \(significant(abs(ppm))) µs a second\(slips), and the canceller does not follow it: capture and play "
+                + "on one device's clock, resample the mic to the loudspeaker's clock, or use a mode that follows drift",
             consequenceMetric: "erle_steady_db", consequenceDB: erle,
             consequence: "steady ERLE \(RunEvaluator.format(erle)) dB over \(measured.erleSteadyFrames) steady far-end single-talk analysis frames "
-                + "of these \(RunEvaluator.format(seconds)) s\(RunEvaluator.confidenceNote(frames: measured.erleSteadyFrames)); "
-                + "the same call on one clock keeps \(bound)\(RunEvaluator.format(kept)) dB there "
-                + "(\(control.erleSteadyFrames) frames\(RunEvaluator.confidenceNote(frames: control.erleSteadyFrames))): "
-                + "the drift costs \(bound)\(RunEvaluator.format(kept - erle)) dB")
+                + "of these \(RunEvaluator.format(seconds)) s; the same call on one clock keeps \(bound)\(RunEvaluator.format(kept)) dB there "
+                + "(\(control.erleSteadyFrames) frames): the drift costs \(bound)\(RunEvaluator.format(kept - erle)) dB")
+    }
+
+    /// A drift as printed: a tenth of a ppm from 1 ppm up, two significant digits under it (0.04
+    /// ppm is not "0.0").
+    static func significant(_ value: Double) -> String {
+        let digits = value >= 1 || value <= 0 ? 1 : min(9, Int((-log10(value)).rounded(.up)) + 1)
+        return FixedDecimal.text(value, fractionDigits: digits)
     }
 
     /// The longest run of device states with the canceller on and the device mic capturing, as a
@@ -82,20 +92,30 @@ public enum ClockDriftFinding {
 }
 
 /// The call a drifting run is compared with: the same scenario with the mic on the loudspeaker's
-/// clock (`clock_drift_ppm` 0), run and measured the first time its metrics are asked for, and
-/// only then — a drifting call whose canceller keeps enough costs no second run.
+/// clock (`clock_drift_ppm` 0, through the same converter), run and measured the first time its
+/// metrics are asked for, and only then — a drifting call whose canceller keeps enough costs no
+/// second run.
 public final class OneClockControl {
     private let run: () throws -> EchoAnalysis
-    private var analysis: EchoAnalysis??
+    private var analysis: EchoAnalysis?
+    /// Why the control could not run (an interruption, a plugin that failed this time): the
+    /// run that asked fails with it, not its verdict quietly (`RunOutput`).
+    public private(set) var failure: (any Error)?
+    /// The wall time the control took: the run's real-time factor leaves it out.
+    public private(set) var seconds = 0.0
 
     /// `run`: runs the control call and returns its measurement.
     public init(run: @escaping () throws -> EchoAnalysis) {
         self.run = run
     }
 
-    /// The control's metrics over `stretch`; nil where it could not run.
+    /// The control's metrics over `stretch`; nil where it could not run (`failure` says why).
     public func metrics(in stretch: Range<Int>) -> SegmentMetrics? {
-        if analysis == nil { analysis = .some(try? run()) }
-        return analysis??.metrics(in: stretch)
+        if analysis == nil, failure == nil {
+            let started = DispatchTime.now()
+            do { analysis = try run() } catch { failure = error }
+            seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        }
+        return analysis?.metrics(in: stretch)
     }
 }

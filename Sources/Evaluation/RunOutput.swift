@@ -164,10 +164,17 @@ public struct RunOutput {
         try pluginFile?.verify(loaded: run.pluginFiles)
         var outputs = writer?.files ?? [:]
         for file in scenario.deviceOutputFiles { outputs[(file as NSString).deletingPathExtension] = file }
+        let oneClock = scenario.hardware.map { $0.clockDriftPPM != 0 } == true ? oneClockControl(for: duration) : nil
         var report = evaluator.evaluate(run, measurement: measurement, wallSeconds: 0, taps: outputs, pluginDigest: pluginDigest,
-                                        oneClock: scenario.hardware.map { $0.clockDriftPPM != 0 } == true ? oneClockControl(for: duration) : nil)
+                                        oneClock: oneClock)
         // Figures read after a failed read back of the call's metric rows are not the call's.
         if let failure = measurement.spillError { throw failure }
+        // A control that could not run leaves the drift unjudged: the run fails with its reason
+        // (an interruption is the run's), never reads as a call with no finding.
+        if let failure = oneClock?.failure {
+            if failure is RunCancelled || (failure as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
+            throw failure
+        }
         report.levels = levels.points
         let scoringStarted = DispatchTime.now()
         if let tracks {
@@ -177,7 +184,8 @@ public struct RunOutput {
         } else if let tracksFailure {
             report.scores = RunScoring.unscored(scorers, because: tracksFailure)
         }
-        return (report, outputs, Double(DispatchTime.now().uptimeNanoseconds - scoringStarted.uptimeNanoseconds) / 1e9)
+        // The control's time is the verdict's, not the simulation's: left out as the scorers' is.
+        return (report, outputs, Double(DispatchTime.now().uptimeNanoseconds - scoringStarted.uptimeNanoseconds) / 1e9 + (oneClock?.seconds ?? 0))
     }
 
     /// The same call with the mic on the loudspeaker's clock, run and measured only when asked
@@ -188,6 +196,7 @@ public struct RunOutput {
         OneClockControl { [scenario, decodedAudio, echoPaths, hardwareStreams, latencies, evaluator, cancellation] in
             var control = scenario
             control.hardware?.clockDriftPPM = 0
+            control.hardware?.convertsCaptureOnOneClock = true
             let folder = TemporaryFolder.uniquePath(prefix: "echolab-one-clock")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -198,7 +207,9 @@ public struct RunOutput {
                                               sendLatencyIsFixed: control.sendLatencyIsFixed)
             runner.taps = [measurement] + (cancellation.map { [RunWatcher(cancellation: $0, progress: nil, totalTicks: 1)] } ?? [])
             _ = try runner.run(for: duration)
-            return measurement.finish(segments: []).analysis
+            let analysis = measurement.finish(segments: []).analysis
+            if let failure = measurement.spillError { throw failure }
+            return analysis
         }
     }
 

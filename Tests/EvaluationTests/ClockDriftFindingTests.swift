@@ -1,18 +1,28 @@
 import AudioCore
-import Evaluation
+import EchoLabTestSupport
+@testable import Evaluation
+import Foundation
+import ScenarioFiles
 import XCTest
 
 /// `clock-drift-not-followed`: a mic on a drifting clock moves the echo all call long, and a
-/// canceller that does not follow it is named with its steady ERLE.
+/// canceller that does not follow it — that keeps 6 dB less than on one clock — is named with
+/// its steady ERLE and the control's.
 final class ClockDriftFindingTests: XCTestCase {
     /// A white-noise far end over a 20 ms, −10 dB room (the `hw-drift-100ppm` vector's), 20 s.
+    /// `convertingOnOneClock`: the capture stream converts at 0 ppm too, as the finding's control does.
     private func report(drift: Double, aec: String = #"{"backend": "speex", "mode": "intensityRecommended"}"#,
-                        timeline: String = "[]") throws -> RunReport {
-        try runReport(ofScenario: """
+                        timeline: String = "[]", convertingOnOneClock: Bool = false) throws -> RunReport {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
             {"name": "drift", "duration_s": 20, "clock_drift_ppm": \(drift), "aec": \(aec), "timeline": \(timeline),
              "echo_path": {"delay_ms": 20, "gain_db": -10, "synthetic_room": {"rt60_ms": 100, "seed": 2}},
              "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "noise": {"level_dbfs": -65, "seed": 4}}
-            """)
+            """, in: folder)
+        var scenario = try ScenarioLoader.load(path: path)
+        scenario.hardware?.convertsCaptureOnOneClock = convertingOnOneClock
+        return try RunOutput(scenario: scenario, outputDirectory: folder.appendingPathComponent("out").path, taps: .none, renderer: nil).run()
     }
 
     /// As the finding prints a figure.
@@ -20,7 +30,8 @@ final class ClockDriftFindingTests: XCTestCase {
 
     private func drifts(_ report: RunReport) -> [RunReport.Finding] { report.findings.filter { $0.rule == ClockDriftFinding.rule } }
 
-    /// speex at 30 ppm keeps a few dB: the finding, over the whole call, says how far the echo moved.
+    /// speex at 30 ppm keeps a few dB: the finding, over the whole call, says how fast the echo
+    /// moves and what the drift cost.
     func testSpeexOnADriftingMicIsNamed() throws {
         let fast = try report(drift: 30)
         let finding = try XCTUnwrap(drifts(fast).first, "\(fast.findings.map(\.rule))")
@@ -30,10 +41,11 @@ final class ClockDriftFindingTests: XCTestCase {
         XCTAssertEqual(finding.consequenceMetric, "erle_steady_db")
         XCTAssertEqual(finding.consequenceDB, fast.metrics.erleSteadyDB, "the call's own steady ERLE")
         XCTAssertLessThan(try XCTUnwrap(finding.consequenceDB), ClockDriftFinding.followedERLEThresholdDB)
-        XCTAssertTrue(finding.message.hasPrefix("the mic's clock runs 30.0 ppm fast against the loudspeaker's, so the echo's delay moves 0.030 ms a second, "),
+        XCTAssertTrue(finding.message.hasPrefix("the mic's clock runs 30.0 ppm fast against the loudspeaker's, so the echo's delay moves 30.0 µs a second, "),
                       finding.message)
-        // The control is the same call on one clock, measured: what it keeps is what the drift cost.
-        let control = try report(drift: 0).metrics
+        // The control is the same call on one clock through the same converter, measured: what
+        // it keeps is what the drift cost.
+        let control = try report(drift: 0, convertingOnOneClock: true).metrics
         let oneClock = try XCTUnwrap(control.erleSteadyDB), bound = control.erleSteadyIsLowerBound ? "at least " : ""
         XCTAssertTrue(finding.consequence.contains(" of these 20.0 s; the same call on one clock keeps \(bound)\(format(oneClock)) dB there "),
                       finding.consequence)
@@ -57,10 +69,30 @@ final class ClockDriftFindingTests: XCTestCase {
     /// 300 ppm read "does not follow it").
     func testACancellerLimitedByTheRoomIsNotBlamedOnTheDrift() throws {
         let webrtc = #"{"backend": "webrtc", "mode": "intensityRecommended"}"#
-        let drifting = try report(drift: 100, aec: webrtc), oneClock = try report(drift: 0, aec: webrtc)
+        let drifting = try report(drift: 100, aec: webrtc), oneClock = try report(drift: 0, aec: webrtc, convertingOnOneClock: true)
         XCTAssertLessThan(try XCTUnwrap(drifting.metrics.erleSteadyDB), ClockDriftFinding.followedERLEThresholdDB)
         XCTAssertLessThan(try XCTUnwrap(oneClock.metrics.erleSteadyDB), ClockDriftFinding.followedERLEThresholdDB)
         XCTAssertEqual(drifts(drifting).count, 0, "\(drifts(drifting).map(\.consequence))")
+    }
+
+    /// The control runs once, when first asked; one that cannot run is nil with its failure
+    /// kept (the run fails with it: `RunOutput`), and is not tried again.
+    func testTheControlRunsOnceAndKeepsItsFailure() {
+        struct Broken: Error {}
+        var runs = 0
+        let failing = OneClockControl { runs += 1; throw Broken() }
+        XCTAssertNil(failing.metrics(in: 0..<48_000))
+        XCTAssertNil(failing.metrics(in: 0..<96_000))
+        XCTAssertEqual(runs, 1)
+        XCTAssertTrue(failing.failure is Broken)
+    }
+
+    /// A drift under a ppm is printed with its digits, not as "0.0".
+    func testSmallDriftsKeepTheirDigits() {
+        XCTAssertEqual(ClockDriftFinding.significant(300), "300.0")
+        XCTAssertEqual(ClockDriftFinding.significant(1), "1.0")
+        XCTAssertEqual(ClockDriftFinding.significant(0.5), "0.50")
+        XCTAssertEqual(ClockDriftFinding.significant(0.04), "0.040")
     }
 
     /// EchoLab's own canceller follows 100 ppm: no finding, and the ERLE that says why.

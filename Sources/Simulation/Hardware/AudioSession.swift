@@ -15,6 +15,10 @@ public struct HardwareConfiguration: Hashable, Sendable {
     public var inputDataSource: InputDataSource = .bottom
     /// How far the input device's clock is off the output device's (and the engine's), in ppm.
     public var clockDriftPPM: Double = 0
+    /// The input device's stream converts through the drift's resampler even at 0 ppm, with its
+    /// band limit and look-ahead: the control of a drifting call (`clock-drift-not-followed`),
+    /// which must differ from it in the clock alone. Not a scenario key.
+    public var convertsCaptureOnOneClock = false
 
     public init() {}
 }

@@ -49,6 +49,10 @@ public struct HardwareReport: Hashable, Sendable {
     /// running over (a device clock off the engine's).
     public var underruns: Int
     public var droppedFrames: Int64
+    /// Of them, the capture stream's own (the mic's, which a drifting input clock runs over or
+    /// dry); the rest are the output stream's.
+    public var captureUnderruns = 0
+    public var captureDroppedFrames: Int64 = 0
     /// The stretches (engine frames) where audio did not flow: inactive, interrupted or, in
     /// manual audio, not enabled. Capture was silence and nothing was played there.
     public var silenced: [Range<Int64>] = []
@@ -136,6 +140,7 @@ public final class CallHardware {
     private var retiredCallbacks: (input: Int64, output: Int64) = (0, 0)
     private var retiredUnderruns = 0
     private var retiredDropped: Int64 = 0
+    private var retiredCapture: (underruns: Int, dropped: Int64) = (0, 0)
     /// The room's near talker as the input stream took it in, the last second of it: what a
     /// restart drops is its newest part. Allocated once; `hear(talker:count:)` copies into it.
     private var recentNearEnd: SampleFIFO
@@ -180,7 +185,7 @@ public final class CallHardware {
         inputFormat = (profile?.input ?? .builtIn).grant(configuration.preferences)
         outputFormat = (profile?.output ?? .builtIn).grant(configuration.preferences)
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
-                                                                           drift: configuration.clockDriftPPM, engineRate: engineRate,
+                                                                           drift: configuration.clockDriftPPM, alwaysConverts: configuration.convertsCaptureOnOneClock, engineRate: engineRate,
                                                                            tickFrames: tickFrames, records: records, generation: 0,
                                                                            expectedTicks: expectedTicks)
         if let profile {
@@ -189,11 +194,11 @@ public final class CallHardware {
         segments = [segment(at: 0)]
     }
 
-    private static func streams(input: HardwareFormat, output: HardwareFormat, drift: Double, engineRate: Int, tickFrames: Int,
+    private static func streams(input: HardwareFormat, output: HardwareFormat, drift: Double, alwaysConverts: Bool, engineRate: Int, tickFrames: Int,
                                 records: HardwareStreamRecords?, generation: Int, expectedTicks: Int?) throws
         -> (HardwareStream, HardwareStream, HardwareStream, HardwareStream) {
         func capture(_ role: HardwareStreamRecords.Role) throws -> HardwareStream {
-            try HardwareStream(format: input, engineRate: engineRate, tickFrames: tickFrames, clockDriftPPM: drift,
+            try HardwareStream(format: input, engineRate: engineRate, tickFrames: tickFrames, clockDriftPPM: drift, alwaysConverts: alwaysConverts,
                                records: records, role: role, generation: generation, expectedTicks: expectedTicks)
         }
         return (try HardwareStream(format: output, engineRate: engineRate, tickFrames: tickFrames,
@@ -294,7 +299,7 @@ public final class CallHardware {
         retire()
         generation += 1
         (output, captureMic, captureEcho, captureNear) = try Self.streams(input: inputFormat, output: outputFormat,
-                                                                           drift: configuration.clockDriftPPM, engineRate: engineRate,
+                                                                           drift: configuration.clockDriftPPM, alwaysConverts: configuration.convertsCaptureOnOneClock, engineRate: engineRate,
                                                                            tickFrames: tickFrames, records: records,
                                                                            generation: generation, expectedTicks: expectedTicks)
     }
@@ -332,6 +337,8 @@ public final class CallHardware {
         retiredCallbacks.output += output.callbacks
         retiredUnderruns += captureMic.underruns + output.underruns
         retiredDropped += captureMic.droppedFrames + output.droppedFrames
+        retiredCapture.underruns += captureMic.underruns
+        retiredCapture.dropped += captureMic.droppedFrames
     }
 
     // MARK: - Per tick
@@ -516,6 +523,8 @@ public final class CallHardware {
                               outputCallbacks: retiredCallbacks.output + current.output,
                               underruns: retiredUnderruns + captureMic.underruns + output.underruns,
                               droppedFrames: retiredDropped + captureMic.droppedFrames + output.droppedFrames,
+                              captureUnderruns: retiredCapture.underruns + captureMic.underruns,
+                              captureDroppedFrames: retiredCapture.dropped + captureMic.droppedFrames,
                               silenced: silenced, captureRestarts: captureRestarts)
     }
 

@@ -72,7 +72,8 @@ final class HardwareStream {
     /// streams did (`HardwareStreamRecords`), which of its call's streams this is, and how many
     /// ticks to reserve a record for (nil: none is made). A stream without a converter is not
     /// recorded: rebuffering costs less than comparing.
-    init(format: HardwareFormat, engineRate: Int = 48_000, tickFrames: Int = 480, clockDriftPPM: Double = 0,
+    /// `alwaysConverts`: through the drift's resampler even at 0 ppm (`HardwareConfiguration.convertsCaptureOnOneClock`).
+    init(format: HardwareFormat, engineRate: Int = 48_000, tickFrames: Int = 480, clockDriftPPM: Double = 0, alwaysConverts: Bool = false,
          records: HardwareStreamRecords? = nil, role: HardwareStreamRecords.Role = .output, generation: Int = 0,
          expectedTicks: Int? = nil) throws {
         self.format = format
@@ -81,7 +82,8 @@ final class HardwareStream {
         self.clockDriftPPM = clockDriftPPM
         let clock = 1 + clockDriftPPM / 1_000_000
         let converts = format.sampleRate != engineRate
-        toDevice = converts || clockDriftPPM != 0
+        let drifts = clockDriftPPM != 0 || alwaysConverts
+        toDevice = converts || drifts
             ? try Resampler(inputRate: engineRate, outputRate: format.sampleRate, quality: Self.quality, clockRatio: clock) : nil
         fromDevice = converts ? try Resampler(inputRate: format.sampleRate, outputRate: engineRate, quality: Self.quality) : nil
         let io = format.ioBufferFrames
@@ -91,11 +93,11 @@ final class HardwareStream {
         chunk = [Float](repeating: 0, count: io)
         let ioAtEngineRate = (io * engineRate + format.sampleRate - 1) / format.sampleRate
         converted = [Float](repeating: 0, count: ioAtEngineRate + 64)
-        primeThreshold = tickFrames + ioAtEngineRate + (converts || clockDriftPPM != 0 ? 32 : 0)
+        primeThreshold = tickFrames + ioAtEngineRate + (converts || drifts ? 32 : 0)
         engine = SampleFIFO(capacity: primeThreshold + ioAtEngineRate + tickFrames)
         if let records, let expectedTicks, toDevice != nil || fromDevice != nil {
             let identity = HardwareStreamRecords.Identity(format: format, engineRate: engineRate, tickFrames: tickFrames,
-                                                          clockDriftBits: clockDriftPPM.bitPattern, role: role, generation: generation)
+                                                          clockDriftBits: clockDriftPPM.bitPattern, alwaysConverts: alwaysConverts, role: role, generation: generation)
             let capacity = records.accepts(ticks: expectedTicks, tickFrames: tickFrames) ? expectedTicks : 0
             replay = BlockReplay(following: records.record(for: identity), blockSize: tickFrames, capacityBlocks: capacity) {
                 records.keep($0, for: identity)

@@ -20,6 +20,7 @@ public final class HardwareStreamRecords: Sendable {
         var engineRate: Int
         var tickFrames: Int
         var clockDriftBits: UInt64
+        var alwaysConverts: Bool
         var role: Role
         var generation: Int
     }
