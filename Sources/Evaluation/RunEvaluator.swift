@@ -110,6 +110,7 @@ public struct RunEvaluator: Sendable {
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
             + hardwareFindings.findings
+            + MicSwitchLeakFinding.findings(states: run.deviceStates, analysis: analysis, rate: rate, length: length)
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
                                            measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
                                                                                               rate: rate, latency: measurement.sendLatency(at:)))

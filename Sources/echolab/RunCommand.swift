@@ -30,7 +30,7 @@ struct RunCommand: ParsableCommand {
     @Flag(exclusivity: .exclusive)
     var taps: TapChoice?
 
-    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) and the canceller's own findings (echo-leak-after-route-change, clock-drift-not-followed) are reported as findings but are not the lint's: they leave the exit code alone.")
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule (without it, findings are reported and the exit code is 0). A missed telephony requirement (echo-loss-below-ts26131) and the canceller's own findings (echo-leak-after-route-change, echo-leak-after-mic-switch, clock-drift-not-followed) are reported as findings but are not the lint's: they leave the exit code alone.")
     var strict = false
 
     @Option(help: ArgumentHelp("Run in this AEC mode instead of the scenario's own aec (without it, the scenario's); a --plugin's as NAME:INTENSITY.",

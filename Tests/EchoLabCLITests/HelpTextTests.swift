@@ -128,9 +128,9 @@ final class HelpTextTests: XCTestCase {
                                   code is 0). A missed telephony requirement
                                   (echo-loss-below-ts26131) and the canceller's own
                                   findings (echo-leak-after-route-change,
-                                  clock-drift-not-followed) are reported as findings
-                                  but are not the lint's: they leave the exit code
-                                  alone.
+                                  echo-leak-after-mic-switch, clock-drift-not-followed)
+                                  are reported as findings but are not the lint's: they
+                                  leave the exit code alone.
           --aec <mode>            Run in this AEC mode instead of the scenario's own
                                   aec (without it, the scenario's); a --plugin's as
                                   NAME:INTENSITY. (values: disabled,

@@ -63,7 +63,7 @@ public struct RunReport: Sendable {
             case lint, requirement, canceller
 
             /// The rules that judge the canceller's own behaviour.
-            static let cancellerRules: Set<String> = [HardwareFindings.echoLeakRule, ClockDriftFinding.rule]
+            static let cancellerRules: Set<String> = [HardwareFindings.echoLeakRule, MicSwitchLeakFinding.rule, ClockDriftFinding.rule]
 
             /// The kind of a finding under `rule` (what eval.json lists per run).
             public init(rule: String) {

@@ -1,0 +1,59 @@
+import Evaluation
+import Foundation
+import XCTest
+
+/// `echo-leak-after-mic-switch`: back on the device mic after a mic that hears no room, a
+/// canceller that lost the echo path leaks until it learns it again.
+final class MicSwitchLeakTests: XCTestCase {
+    /// A speech far end over the vectors' room, 16 s; `timeline`: the switches.
+    private func report(_ timeline: String) throws -> RunReport {
+        let inputs = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../vectors/inputs").standardized.path
+        return try runReport(ofScenario: """
+            {"name": "mic-switch", "duration_s": 16, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+             "echo_path": {"delay_ms": 60, "gain_db": -10, "impulse_response": "\(inputs)/room_rir_48k.wav"},
+             "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 3}, "noise": {"level_dbfs": -60, "seed": 7},
+             "timeline": \(timeline.replacingOccurrences(of: "FILE", with: "\(inputs)/file_mic_44k.wav"))}
+            """)
+    }
+
+    private func leaks(_ report: RunReport) -> [RunReport.Finding] { report.findings.filter { $0.rule == MicSwitchLeakFinding.rule } }
+
+    /// speex left on through a file mic's 5 s: the first second back leaks, against the second
+    /// before the switch away, by the report's own segment figures.
+    func testACancellerLeftOnThroughAFileMicLeaks() throws {
+        let report = try report(#"[{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 10000}]"#)
+        let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+        XCTAssertEqual(leak.kind, .canceller)
+        XCTAssertEqual(leak.atSeconds, 10)
+        XCTAssertEqual(leak.untilSeconds, 11)
+        let erle = try XCTUnwrap(leak.consequenceDB)
+        XCTAssertLessThan(erle, HardwareFindings.leakERLEThresholdDB)
+        // The segment back on the device mic settles far above what leaked in its first second.
+        let back = try XCTUnwrap(report.segments.last)
+        XCTAssertEqual(back.startSeconds, 10)
+        XCTAssertGreaterThan(try XCTUnwrap(back.metrics.erleSteadyDB), erle + 10)
+        XCTAssertTrue(leak.message.hasPrefix("back on the device mic after 5.0 s on a mic that hears no room"), leak.message)
+        XCTAssertTrue(leak.consequence.contains(" in the first second back on the device mic, against "), leak.consequence)
+    }
+
+    /// Turned off for the file mic and on again, the canceller starts anew: a larger leak.
+    func testACancellerTurnedOffAndOnLeaksToo() throws {
+        let report = try report("""
+            [{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "set_aec", "at_ms": 5000, "mode": "disabled"},
+             {"action": "reset_custom_mic", "at_ms": 10000}, {"action": "set_aec", "at_ms": 10000, "mode": "intensityRecommended"}]
+            """)
+        XCTAssertLessThan(try XCTUnwrap(leaks(report).first?.consequenceDB), 3)
+    }
+
+    /// A call that starts on a file mic had no echo path to lose: the device mic's first second
+    /// is the canceller's first convergence, not a leak. Nor is a canceller off on the way back.
+    func testNoPathToLoseOrNoCancellerIsNoLeak() throws {
+        let fromStart = try report(#"[{"action": "set_custom_mic", "at_ms": 0, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 5000}]"#)
+        XCTAssertEqual(leaks(fromStart).count, 0)
+        let off = try report("""
+            [{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 10000},
+             {"action": "set_aec", "at_ms": 10000, "mode": "disabled"}]
+            """)
+        XCTAssertEqual(leaks(off).count, 0)
+    }
+}
