@@ -171,7 +171,7 @@ public enum HardwareFindings {
     /// `forward` (after the change), else its start back — up to `leakWindowSecondsAtMost` inside
     /// `within`, while they hold too little far-end single talk to judge (the near end talked
     /// over the change).
-    private static func judgeable(_ stretch: Range<Int>, forward: Bool, within: Range<Int>, analysis: EchoAnalysis,
+    static func judgeable(_ stretch: Range<Int>, forward: Bool, within: Range<Int>, analysis: EchoAnalysis,
                                   rate: Double) -> (Range<Int>, SegmentMetrics) {
         var stretch = stretch, metrics = analysis.metrics(in: stretch)
         while metrics.erleDB == nil || metrics.isLowConfidence, Double(stretch.count) < leakWindowSecondsAtMost * rate,

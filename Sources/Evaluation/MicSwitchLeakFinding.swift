@@ -30,41 +30,35 @@ public enum MicSwitchLeakFinding {
             let next = states[(index + 1)...].first { !$0.realMicrophoneInUse || $0.echoCancellerMode == .disabled }
             let until = min(length, next.map { Int($0.frame) } ?? length)
             guard start < until, leftAt > 0 else { continue }
-            let after = widened(start..<min(start + Int(rate), until), forward: true, within: start..<until, analysis: analysis, rate: rate)
-            let before = widened(max(0, leftAt - Int(rate))..<leftAt, forward: false, within: 0..<leftAt, analysis: analysis, rate: rate)
-            guard let erle = after.metrics.erleDB, !after.metrics.erleIsLowerBound, !after.metrics.isLowConfidence,
-                  erle < HardwareFindings.leakERLEThresholdDB, let erlAfter = after.metrics.erlDB,
-                  !before.metrics.isLowConfidence, let erlBefore = before.metrics.erlDB, let erleBefore = before.metrics.erleDB
+            // Each second widened as the route leak's are, while it holds too little far-end single talk.
+            let (afterRange, after) = HardwareFindings.judgeable(start..<min(start + Int(rate), until), forward: true,
+                                                                 within: start..<until, analysis: analysis, rate: rate)
+            let (beforeRange, before) = HardwareFindings.judgeable(max(0, leftAt - Int(rate))..<leftAt, forward: false,
+                                                                   within: 0..<leftAt, analysis: analysis, rate: rate)
+            guard let erle = after.erleDB, !after.erleIsLowerBound, !after.isLowConfidence,
+                  erle < HardwareFindings.leakERLEThresholdDB, let erlAfter = after.erlDB,
+                  !before.isLowConfidence, let erlBefore = before.erlDB, let erleBefore = before.erleDB
             else { continue }
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
             guard lossAfter < lossBefore || erle < 0 else { continue }
-            let atLeast = before.metrics.erleIsLowerBound ? "at least " : ""
-            let stretch = after.range.count > Int(rate) ? "the first \(RunEvaluator.format(Double(after.range.count) / rate)) s" : "the first second"
+            let atLeast = before.erleIsLowerBound ? "at least " : ""
+            func stretch(_ range: Range<Int>, _ which: String) -> String {
+                range.count > Int(rate) ? "the \(which) \(RunEvaluator.format(Double(range.count) / rate)) s" : "the \(which) second"
+            }
+            // A canceller that adds echo leaks however the losses compare; the peer's echo is
+            // said louder only where it is.
+            let peer = lossAfter < lossBefore
+                ? "the echo reaching the peer is \(atLeast)\(RunEvaluator.format(lossBefore - lossAfter)) dB louder "
+                    + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"
+                : "the canceller adds echo (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"
             findings.append(RunReport.Finding(
-                rule: rule, atSeconds: Double(after.range.lowerBound) / rate, untilSeconds: Double(after.range.upperBound) / rate,
+                rule: rule, atSeconds: Double(afterRange.lowerBound) / rate, untilSeconds: Double(afterRange.upperBound) / rate,
                 message: "back on the device mic after \(RunEvaluator.format(Double(start - leftAt) / rate)) s on a mic that hears no room, "
                     + "the canceller had to learn the echo path again: echo leaked to the peer",
                 consequenceMetric: "erle_db", consequenceDB: erle,
-                consequence: "\(RunEvaluator.echoChange(erle, only: true)) in \(stretch) back on the device mic, against \(atLeast)"
-                    + "\(RunEvaluator.format(erleBefore)) dB in the last second before the switch away; the echo reaching the peer is "
-                    + "\(atLeast)\(RunEvaluator.format(lossBefore - lossAfter)) dB louder (echo loss \(RunEvaluator.format(lossAfter)) dB, "
-                    + "was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"))
+                consequence: "\(RunEvaluator.echoChange(erle, only: true)) in \(stretch(afterRange, "first")) back on the device mic, "
+                    + "against \(atLeast)\(RunEvaluator.format(erleBefore)) dB in \(stretch(beforeRange, "last")) before the switch away; \(peer)"))
         }
         return findings
-    }
-
-    /// `stretch` and its metrics, widened half a second at a time away from the switch (as the
-    /// route leak's) up to `HardwareFindings.leakWindowSecondsAtMost` inside `within`, while they
-    /// hold too little far-end single talk to judge.
-    private static func widened(_ stretch: Range<Int>, forward: Bool, within: Range<Int>, analysis: EchoAnalysis,
-                                rate: Double) -> (range: Range<Int>, metrics: SegmentMetrics) {
-        var stretch = stretch, metrics = analysis.metrics(in: stretch)
-        while metrics.erleDB == nil || metrics.isLowConfidence, Double(stretch.count) < HardwareFindings.leakWindowSecondsAtMost * rate,
-              forward ? stretch.upperBound < within.upperBound : stretch.lowerBound > within.lowerBound {
-            stretch = forward ? stretch.lowerBound..<min(stretch.upperBound + Int(rate) / 2, within.upperBound)
-                : max(within.lowerBound, stretch.lowerBound - Int(rate) / 2)..<stretch.upperBound
-            metrics = analysis.metrics(in: stretch)
-        }
-        return (stretch, metrics)
     }
 }
