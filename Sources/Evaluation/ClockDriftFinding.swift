@@ -27,17 +27,27 @@ public enum ClockDriftFinding {
     /// only 11.7 dB of on one clock, speexdsp 37 dB.
     public static let driftCostThresholdDB = 6.0
 
-    /// The finding for a call whose input device's clock drifts (`hardware.clockDriftPPM`), judged
-    /// over the longest stretch where the canceller is on and the device mic captures (a file
-    /// mic's audio carries no echo that moves): its steady ERLE there under
-    /// `followedERLEThresholdDB` as printed, and `oneClock`'s over the same stretch at least
-    /// `driftCostThresholdDB` more, each on `FigureConfidence.minimumAnalysisFrames` steady frames or more.
-    /// nil where the clocks agree, no such stretch exists, either figure is missing or stands on
-    /// too few frames, the drifting one is a bound (the output under the mic's floor), or there is
-    /// no control to compare with (a call driven by hand: `CallMeter`).
-    static func finding(_ hardware: HardwareReport, analysis: EchoAnalysis, states: [DeviceState],
-                        rate: Double, length: Int, oneClock: OneClockControl?) -> RunReport.Finding? {
-        guard hardware.clockDriftPPM != 0, let oneClock, let stretch = longestCancellingStretch(states, length: length) else { return nil }
+    /// The findings for a call whose input device's clock drifts (`hardware.clockDriftPPM`), one
+    /// per stretch where the canceller is on and the device mic captures (a file mic's audio
+    /// carries no echo that moves) on one echo path (a route change splits it: each route's
+    /// canceller learns its own path, and a control's leak after the change would weigh on a
+    /// whole-call figure): its steady ERLE there under `followedERLEThresholdDB` as printed, and
+    /// `oneClock`'s over the same stretch at least `driftCostThresholdDB` more, each on
+    /// `FigureConfidence.minimumAnalysisFrames` steady frames or more. None where the clocks
+    /// agree, either figure is missing or stands on too few frames, the drifting one is a bound
+    /// (the output under the mic's floor), or there is no control to compare with (a call driven
+    /// by hand: `CallMeter`).
+    static func findings(_ hardware: HardwareReport, analysis: EchoAnalysis, states: [DeviceState],
+                         rate: Double, length: Int, oneClock: OneClockControl?) -> [RunReport.Finding] {
+        guard hardware.clockDriftPPM != 0, let oneClock else { return [] }
+        let pathChanges = hardware.segments.dropFirst().map { Int($0.startFrame) }
+        return cancellingStretches(states, length: length).flatMap { split($0, at: pathChanges) }.compactMap { stretch in
+            finding(over: stretch, hardware: hardware, analysis: analysis, rate: rate, oneClock: oneClock)
+        }
+    }
+
+    private static func finding(over stretch: Range<Int>, hardware: HardwareReport, analysis: EchoAnalysis, rate: Double,
+                                oneClock: OneClockControl) -> RunReport.Finding? {
         let measured = analysis.metrics(in: stretch)
         // Judged as printed (0.1 dB): a finding must not read "20.0 dB" against a 20 dB line.
         guard let erle = measured.erleSteadyDB, !measured.erleSteadyIsLowerBound,
@@ -72,22 +82,28 @@ public enum ClockDriftFinding {
         return FixedDecimal.text(value, fractionDigits: digits)
     }
 
-    /// The longest run of device states with the canceller on and the device mic capturing, as a
-    /// frame range inside `0..<length`; the first of equal length.
-    static func longestCancellingStretch(_ states: [DeviceState], length: Int) -> Range<Int>? {
+    /// The runs of device states with the canceller on and the device mic capturing, as frame
+    /// ranges inside `0..<length`.
+    static func cancellingStretches(_ states: [DeviceState], length: Int) -> [Range<Int>] {
         func judged(_ state: DeviceState) -> Bool { state.echoCancellerMode != .disabled && state.realMicrophoneInUse }
-        var best: Range<Int>?
+        var stretches: [Range<Int>] = []
         var start: Int?
         for (index, state) in states.enumerated() {
             if judged(state), start == nil { start = min(length, Int(max(0, state.frame))) }
             let isLast = index + 1 == states.count
             if let opened = start, isLast || !judged(states[index + 1]) {
                 let end = isLast ? length : min(length, Int(states[index + 1].frame))
-                if opened < end, best.map({ end - opened > $0.count }) ?? true { best = opened..<end }
+                if opened < end { stretches.append(opened..<end) }
                 start = nil
             }
         }
-        return best
+        return stretches
+    }
+
+    /// `stretch` cut at each of `frames` inside it.
+    static func split(_ stretch: Range<Int>, at frames: [Int]) -> [Range<Int>] {
+        let cuts = frames.filter { $0 > stretch.lowerBound && $0 < stretch.upperBound }.sorted()
+        return zip([stretch.lowerBound] + cuts, cuts + [stretch.upperBound]).map { $0..<$1 }
     }
 }
 

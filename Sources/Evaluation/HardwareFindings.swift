@@ -35,10 +35,7 @@ public enum HardwareFindings {
             case .noLeak: break
             }
         }
-        if let drift = ClockDriftFinding.finding(hardware, analysis: analysis, states: states, rate: rate, length: length,
-                                                  oneClock: oneClock) {
-            findings.append(drift)
-        }
+        findings += ClockDriftFinding.findings(hardware, analysis: analysis, states: states, rate: rate, length: length, oneClock: oneClock)
         return (findings, unjudged)
     }
 
@@ -75,7 +72,11 @@ public enum HardwareFindings {
         let start = Int(segment.startFrame)
         guard start < min(length, nextChange) else { return .noLeak }
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
-        guard let flow = flowing.first else { return .noLeak }
+        // Judged from when a mic that hears the room feeds the call: a change while a file mic
+        // fed it leaks nothing until the device mic is back (a trial's change during a file mic
+        // was judged over 2 s of the file's audio and half a second of the route's).
+        guard let flowed = flowing.first, let flow = hearingTheRoom(from: flowed, states: states) else { return .noLeak }
+        let micBack = flow.lowerBound > flowed.lowerBound
         // The first second of audio on the route; where it holds too little far-end single talk
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
@@ -83,7 +84,8 @@ public enum HardwareFindings {
         let flowAfter = Int(flow.lowerBound)..<Int(flow.upperBound)
         let (after, first) = judgeable(flowAfter.lowerBound..<min(flowAfter.lowerBound + Int(rate), flowAfter.upperBound),
                                        forward: true, within: flowAfter, analysis: analysis, rate: rate)
-        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last else { return .noLeak }
+        // The old route as the device mic last heard it: before a file mic took over, if one did.
+        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last.flatMap({ heardUntil($0, states: states) }) else { return .noLeak }
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
         guard !after.isEmpty, cancellerOn else { return .noLeak }
         // Too little far-end single talk to measure an ERLE on (a wired headset's echo under the
@@ -132,7 +134,7 @@ public enum HardwareFindings {
                     : "; the new route's weaker path still leaves the peer \(previous.erleIsLowerBound ? "at most " : "")\(difference) dB less echo "
                     + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
                     + "\(RunEvaluator.format(lossBefore)) dB)"
-                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter)) : .noLeak
+                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter, micBack: micBack)) : .noLeak
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
@@ -143,7 +145,7 @@ public enum HardwareFindings {
             // where the peer got 21 dB less echo than before), unless the canceller adds echo.
             return .noLeak
         }
-        return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder))
+        return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder, micBack: micBack))
     }
 
     /// Over a route whose echo stays under the mic's noise, a canceller leaks where what it sends
@@ -161,6 +163,27 @@ public enum HardwareFindings {
         let second = from..<min(from + Int(rate), flow.upperBound)
         guard second.count >= Int(rate) / 2, let error = sentErrorDB?(second), error > addedSignalThresholdDB else { return nil }
         return (10 * log10(1 + pow(10, error / 10)), second)
+    }
+
+    /// `flow` from the first frame a mic that hears the room (the device mic, a pass-through of
+    /// it) feeds the call; nil where none does within it.
+    private static func hearingTheRoom(from flow: Range<Int64>, states: [DeviceState]) -> Range<Int64>? {
+        if states.last(where: { $0.frame <= flow.lowerBound })?.realMicrophoneInUse ?? true { return flow }
+        guard let back = states.first(where: { $0.frame > flow.lowerBound && $0.realMicrophoneInUse }),
+              back.frame < flow.upperBound else { return nil }
+        return back.frame..<flow.upperBound
+    }
+
+    /// `flow` up to where a mic that hears no room took over and kept the call to its end; nil
+    /// where the room was not heard in it.
+    private static func heardUntil(_ flow: Range<Int64>, states: [DeviceState]) -> Range<Int64>? {
+        var end = flow.upperBound
+        var index = states.lastIndex { $0.frame < end }
+        while let current = index, !states[current].realMicrophoneInUse {
+            end = states[current].frame
+            index = current > 0 ? current - 1 : nil
+        }
+        return end > flow.lowerBound ? flow.lowerBound..<end : nil
     }
 
     /// The longest stretch after a route change the leak is judged over (`leak`): a second, or
@@ -183,8 +206,11 @@ public enum HardwareFindings {
         return (stretch, metrics)
     }
 
-    private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String) -> RunReport.Finding {
-        let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, when audio flowed again)" : ""
+    /// `micBack`: the judged stretch starts where the device mic took over again from a file mic.
+    private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String,
+                                    micBack: Bool) -> RunReport.Finding {
+        let resumed = micBack ? "when the device mic was back" : "when audio flowed again"
+        let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, \(resumed))" : ""
         let stretch = after.count > Int(rate) ? "the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio" : "the first second of audio"
         let longer = after.count > Int(rate) ? " (its first second held too little far-end single talk to judge)" : ""
         return RunReport.Finding(

@@ -54,6 +54,8 @@ public struct RunEvaluator: Sendable {
                                                          sentErrorDB: measurement.sentErrorDB(in:), sendPathAddsGain: sendPathAddsGain,
                                                          oneClock: oneClock)
         let unjudgedLeaks = hardwareFindings.unjudgedLeaks
+        let micSwitchLeaks = MicSwitchLeakFinding.findings(states: run.deviceStates, hardware: run.hardware, analysis: analysis,
+                                                           rate: rate, length: length)
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // The timeline's actions at the segment's start: the event that opened it.
@@ -89,6 +91,7 @@ public struct RunEvaluator: Sendable {
             // Not where the segment had nothing to judge: a file mic's, a mute's, a silent reference's.
             if noEchoPath == nil, segment.echoUnmeasuredReason.map({ !Self.reasonsWithNothingToJudge.contains($0) }) ?? true {
                 segment.echoLeakUnjudgedReason = unjudgedLeaks.first { $0.frame == Int64(range.lowerBound) }?.reason
+                    ?? micSwitchLeaks.unjudged.first { range.contains(Int($0.frame)) }?.reason
             }
             return segment
         }
@@ -110,7 +113,7 @@ public struct RunEvaluator: Sendable {
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
             .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
             + hardwareFindings.findings
-            + MicSwitchLeakFinding.findings(states: run.deviceStates, analysis: analysis, rate: rate, length: length)
+            + micSwitchLeaks.findings
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
                                            measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
                                                                                               rate: rate, latency: measurement.sendLatency(at:)))

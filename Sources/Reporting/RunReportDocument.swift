@@ -99,7 +99,7 @@ public enum RunReportDocument {
             let unmeasured = report.segments.compactMap { s in
                 s.echoUnmeasuredReason.flatMap { $0 == report.echoUnmeasuredReason ? nil : $0 }.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds))–\(F.seconds(s.endSeconds)), no ERL or ERLE: \($0).")] }
             } + report.segments.compactMap { s in
-                s.echoLeakUnjudgedReason.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds)), the echo leak after the route change is not judged: \($0).")] }
+                s.echoLeakUnjudgedReason.map { [ReportDocument.Span.text("\(F.seconds(s.startSeconds)), the echo leak is not judged: \($0).")] }
             }
             if !unmeasured.isEmpty { blocks.append(.list(unmeasured)) }
         }

@@ -75,6 +75,17 @@ final class ClockDriftFindingTests: XCTestCase {
         XCTAssertEqual(drifts(drifting).count, 0, "\(drifts(drifting).map(\.consequence))")
     }
 
+    /// A route change splits the call: each route is judged on its own, so that the control's
+    /// own leak after the change does not weigh on a figure for the whole call (a trial's
+    /// speaker → receiver call at 300 ppm lost 22 dB on the speaker and had no finding).
+    func testEachRouteIsJudgedOnItsOwn() throws {
+        let report = try report(drift: 300, timeline: #"[{"at_ms": 8000, "action": "route_change", "route": "receiver"}]"#)
+        let findings = drifts(report)
+        XCTAssertEqual(findings.first?.atSeconds, 0, "\(findings.map(\.consequence))")
+        XCTAssertEqual(findings.first?.untilSeconds, 8)
+        XCTAssertTrue(findings.allSatisfy { $0.atSeconds == 0 || $0.atSeconds == 8 })
+    }
+
     /// The control runs once, when first asked; one that cannot run is nil with its failure
     /// kept (the run fails with it: `RunOutput`), and is not tried again.
     func testTheControlRunsOnceAndKeepsItsFailure() {

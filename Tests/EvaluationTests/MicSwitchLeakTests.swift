@@ -45,6 +45,28 @@ final class MicSwitchLeakTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(leaks(report).first?.consequenceDB), 3)
     }
 
+    /// Muted when it switches back, the call is judged from the unmute: what the peer heard.
+    func testAMutedSwitchIsJudgedFromTheUnmute() throws {
+        let report = try report("""
+            [{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "mute", "at_ms": 8000},
+             {"action": "reset_custom_mic", "at_ms": 10000}, {"action": "unmute", "at_ms": 10500}]
+            """)
+        let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+        XCTAssertEqual(leak.atSeconds, 10.5)
+        XCTAssertTrue(leak.consequence.contains(" in the first second back on the device mic (from the unmute at 10.5 s), against "), leak.consequence)
+    }
+
+    /// A switch back too close to the call's end to judge is said on its segment, not left as
+    /// no finding.
+    func testASwitchTooLateToJudgeSaysSo() throws {
+        let report = try report(#"[{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 15900}]"#)
+        XCTAssertEqual(leaks(report).count, 0)
+        let back = try XCTUnwrap(report.segments.last)
+        XCTAssertEqual(back.startSeconds, 15.9)
+        let reason = try XCTUnwrap(back.echoLeakUnjudgedReason)
+        XCTAssertTrue(reason.hasPrefix("back on the device mic, the first 0.1 s back hold "), reason)
+    }
+
     /// A call that starts on a file mic had no echo path to lose: the device mic's first second
     /// is the canceller's first convergence, not a leak. Nor is a canceller off on the way back.
     func testNoPathToLoseOrNoCancellerIsNoLeak() throws {

@@ -46,6 +46,21 @@ final class RouteLeakTests: XCTestCase {
         XCTAssertEqual(leaks(right).count, 0, "\(right.findings.map(\.consequence))")
     }
 
+    /// A change while a generator mic feeds the call: nothing leaks until the device mic is back,
+    /// and the leak is judged from there (a trial's was judged over 2 s of a file mic's audio).
+    func testAChangeWhileAMicHearsNoRoomIsJudgedWhenTheDeviceMicIsBack() throws {
+        let report = try report("""
+            "duration_s": 12, "route": "receiver",
+            "timeline": [{"at_ms": 3000, "action": "set_custom_mic", "device": "generator", "signal": "tone", "frequency_hz": 440, "level_dbfs": -30},
+                         {"at_ms": 5000, "action": "route_change", "route": "speaker"}, {"at_ms": 7000, "action": "reset_custom_mic"}]
+            """)
+        let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+        XCTAssertGreaterThanOrEqual(leak.atSeconds, 7)
+        XCTAssertLessThan(leak.atSeconds, 7.1)
+        XCTAssertTrue(leak.consequence.contains(" s, when the device mic was back)"), leak.consequence)
+        XCTAssertEqual(report.findings.filter { $0.rule == MicSwitchLeakFinding.rule }.count, 0, "one leak, the route's")
+    }
+
     /// A change while the session is inactive mid-call (audio flowed before): the first second
     /// judged is the first second of audio after the reactivation, not the silent gap.
     func testAChangeWhileInactiveIsJudgedWhenAudioFlowsAgain() throws {
@@ -120,7 +135,7 @@ final class RouteLeakTests: XCTestCase {
         XCTAssertEqual(segments[1]["echo_leak_unjudged"]?.stringValue, quiet.segments[1].echoLeakUnjudgedReason)
         XCTAssertNil(segments[0]["echo_leak_unjudged"], "written for route-change segments only")
         let page = MarkdownWriter.render(RunReportDocument.make(quiet))
-        XCTAssertTrue(page.contains("4.00 s, the echo leak after the route change is not judged: the first 3.0 s of audio on speaker hold 0 "), page)
+        XCTAssertTrue(page.contains("4.00 s, the echo leak is not judged: the first 3.0 s of audio on speaker hold 0 "), page)
         let judged = try report(scene)
         XCTAssertNil(judged.segments[1].echoLeakUnjudgedReason)
         XCTAssertEqual(judged.json()["segments"]?.arrayValue?[1]["echo_leak_unjudged"], .null)

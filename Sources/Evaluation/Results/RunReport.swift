@@ -28,8 +28,8 @@ public struct RunReport: Sendable {
         /// Why `reconvergenceSeconds` is nil where the segment has a steady ERLE, in words
         /// (`reconvergence_unmeasured`; `RunEvaluator.reconvergenceUnmeasuredReason`).
         public var reconvergenceUnmeasuredReason: String?
-        /// Where the segment opens with a route change whose echo leak could not be judged, why
-        /// (`echo_leak_unjudged`, written for route-change segments only;
+        /// Where the segment opens with a route change, or holds a switch back to the device mic
+        /// (`MicSwitchLeakFinding`), whose echo leak could not be judged, why (`echo_leak_unjudged`, written for route-change and mic-switch segments only;
         /// `HardwareFindings.findings`' `unjudgedLeaks`): a missing finding there is no verdict.
         public var echoLeakUnjudgedReason: String?
 
@@ -233,7 +233,8 @@ public struct RunReport: Sendable {
                                                    "clicks_at_start": .number(Double(segment.clicksAtStart)),
                                                    "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null,
                                                    "reconvergence_unmeasured": segment.reconvergenceUnmeasuredReason.map(JSONValue.string) ?? .null]
-                if segment.events.contains(where: { $0.hasPrefix("route_change") }) {
+                // Where a leak rule judges: a route change, a switch of mic.
+                if segment.events.contains(where: { $0.hasPrefix("route_change") || $0.hasPrefix("set_custom_mic") || $0.hasPrefix("reset_custom_mic") }) {
                     object["echo_leak_unjudged"] = segment.echoLeakUnjudgedReason.map(JSONValue.string) ?? .null
                 }
                 for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
