@@ -40,8 +40,7 @@ public enum ClockDriftFinding {
     static func findings(_ hardware: HardwareReport, analysis: EchoAnalysis, states: [DeviceState],
                          rate: Double, length: Int, oneClock: OneClockControl?) -> [RunReport.Finding] {
         guard hardware.clockDriftPPM != 0, let oneClock else { return [] }
-        let pathChanges = hardware.segments.dropFirst().map { Int($0.startFrame) }
-        return cancellingStretches(states, length: length).flatMap { split($0, at: pathChanges) }.compactMap { stretch in
+        return cancellingStretches(states, length: length).flatMap { split($0, at: hardware.routeChangeFrames) }.compactMap { stretch in
             finding(over: stretch, hardware: hardware, analysis: analysis, rate: rate, oneClock: oneClock)
         }
     }

@@ -27,11 +27,11 @@ public enum HardwareFindings {
             .filter { $0.kind != .audioDisabledWhileActive || Double($0.frames.count) >= audioDisabledGraceSeconds * rate }
             .map { issue in finding(issue, hardware: hardware, analysis: analysis, rate: rate) }
         var unjudged: [(frame: Int64, reason: String)] = []
-        for (index, segment) in hardware.segments.enumerated() where index > 0 && segment.route != hardware.segments[index - 1].route {
+        for (index, segment) in hardware.segments.enumerated() where hardware.changesRoute(at: index) {
             switch judgeLeak(after: index, hardware: hardware, analysis: analysis, rate: rate, length: length,
                              states: states, sentErrorDB: sentErrorDB, sendPathAddsGain: sendPathAddsGain) {
             case .leak(let leak): findings.append(leak)
-            case .unjudged(let reason): unjudged.append((segment.startFrame, reason))
+            case .unjudged(let reason, let from): unjudged.append((max(segment.startFrame, from), reason))
             case .noLeak: break
             }
         }
@@ -44,7 +44,9 @@ public enum HardwareFindings {
         case leak(RunReport.Finding)
         /// Judged, no leak; or nothing to judge (no audio on the route, nothing before it, the canceller off).
         case noLeak
-        case unjudged(String)
+        /// Not judged, why, and from which frame it would have been (the change's, or where the
+        /// device mic came back).
+        case unjudged(String, from: Int64)
     }
 
     /// Manual audio left disabled while the session is active is a finding once it lasts this
@@ -85,7 +87,8 @@ public enum HardwareFindings {
         let (after, first) = judgeable(flowAfter.lowerBound..<min(flowAfter.lowerBound + Int(rate), flowAfter.upperBound),
                                        forward: true, within: flowAfter, analysis: analysis, rate: rate)
         // The old route as the device mic last heard it: before a file mic took over, if one did.
-        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).last.flatMap({ heardUntil($0, states: states) }) else { return .noLeak }
+        guard let flowedBefore = hardware.flowing(in: 0..<Int64(start)).reversed().lazy.compactMap({ heardUntil($0, states: states) }).first
+        else { return .noLeak }
         let cancellerOn = (states.last { $0.frame <= flow.lowerBound } ?? states.first).map { $0.echoCancellerMode != .disabled } ?? true
         guard !after.isEmpty, cancellerOn else { return .noLeak }
         // Too little far-end single talk to measure an ERLE on (a wired headset's echo under the
@@ -107,9 +110,10 @@ public enum HardwareFindings {
         // Too little far-end single talk over the whole window: no verdict, said as such. (An
         // ERLE missing on enough frames is an echo under the output's floor: no leak.)
         if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames, !first.erleIsLowerBound {
-            return .unjudged("the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route) hold "
+            return .unjudged("the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route)"
+                + (micBack ? " back on the device mic" : "") + " hold "
                 + "\(first.singleTalkFrames) far-end single-talk analysis frames, fewer than the \(FigureConfidence.minimumAnalysisFrames) "
-                + "an ERLE needs (the near end talked over the change, or the far end was quiet)")
+                + "an ERLE needs (the near end talked over the change, or the far end was quiet)", from: micBack ? flow.lowerBound : 0)
         }
         // A bound (the output under the noise) shows no leak.
         guard !first.erleIsLowerBound, let erle = first.erleDB, erle < leakERLEThresholdDB else { return .noLeak }
@@ -290,4 +294,14 @@ public enum HardwareFindings {
             "set rtcAudioSession.isAudioEnabled = true in provider(_:didActivate:), with setActive(true) (isAudioEnabled = active)"
         }
     }
+}
+
+extension HardwareReport {
+    /// Whether `segments[index]` opens with a change of route (another route than the segment
+    /// before's: not an input data source change, formats granted anew, or the same route chosen
+    /// again), which the route leak rule judges.
+    func changesRoute(at index: Int) -> Bool { index > 0 && segments[index].route != segments[index - 1].route }
+
+    /// The frames where the route changes.
+    var routeChangeFrames: [Int] { segments.indices.filter(changesRoute(at:)).map { Int(segments[$0].startFrame) } }
 }

@@ -23,6 +23,7 @@ public enum MicSwitchLeakFinding {
                          length: Int) -> (findings: [RunReport.Finding], unjudged: [(frame: Int64, reason: String)]) {
         var findings: [RunReport.Finding] = []
         var unjudged: [(frame: Int64, reason: String)] = []
+        let routeChanges = hardware?.routeChangeFrames ?? []
         for index in states.indices.dropFirst() where states[index].realMicrophoneInUse && !states[index - 1].realMicrophoneInUse
             && states[index].echoCancellerMode != .disabled {
             // The first state of the run of mics that hear no room ending at `index`; the device
@@ -33,45 +34,56 @@ public enum MicSwitchLeakFinding {
             let leftAt = Int(states[first].frame), switchedAt = Int(states[index].frame)
             let next = states[(index + 1)...].first { !$0.realMicrophoneInUse || $0.echoCancellerMode == .disabled }
             let until = min(length, next.map { Int($0.frame) } ?? length)
-            let routeChanged = hardware?.segments.dropFirst().contains { Int($0.startFrame) > leftAt && Int($0.startFrame) <= switchedAt } ?? false
+            // A route change from the switch away to the switch back, at either end too, is the
+            // route leak's to judge (`HardwareFindings`): one leak, one finding.
+            let routeChanged = routeChanges.contains { $0 >= leftAt && $0 <= switchedAt }
             // Judged from when the peer hears the device mic again (a mute after the switch).
             guard leftAt > 0, !routeChanged,
                   let start = states[index...].first(where: { !$0.isMuted && Int($0.frame) < until })
                       .map({ max(switchedAt, Int($0.frame)) }), start < until else { continue }
-            // The first second back, widened as the route leak's is; the last second before the
-            // switch away, or the last one before it that holds enough far-end single talk.
+            // The first second back, widened as the route leak's is.
             let (afterRange, after) = HardwareFindings.judgeable(start..<min(start + Int(rate), until), forward: true,
                                                                  within: start..<until, analysis: analysis, rate: rate)
-            let (beforeRange, before) = lastJudgeableSecond(before: leftAt, analysis: analysis, rate: rate)
-            if after.isLowConfidence || after.erleDB == nil || before.isLowConfidence || before.erleDB == nil {
-                if after.erlIsLowerBound || after.erleIsLowerBound { continue }   // an echo under the mic's floor: nothing leaks
-                let side = after.isLowConfidence || after.erleDB == nil
-                    ? "the first \(RunEvaluator.format(Double(afterRange.count) / rate)) s back hold \(after.singleTalkFrames)"
-                    : "no second of the device mic's stretch before the switch away holds"
-                unjudged.append((Int64(switchedAt), "back on the device mic, \(side) far-end single-talk analysis frames, fewer than the "
-                    + "\(FigureConfidence.minimumAnalysisFrames) a leak's ERLE needs (the near end talked, or the far end was quiet)"))
+            func notJudged(_ why: String) {
+                unjudged.append((Int64(start), "back on the device mic, \(why), fewer than the \(FigureConfidence.minimumAnalysisFrames) "
+                    + "a leak's ERLE needs (the near end talked, or the far end was quiet)"))
+            }
+            // An echo under the mic's floor leaks nothing; too little far-end single talk is no verdict.
+            if after.erlIsLowerBound || after.erleIsLowerBound { continue }
+            guard !after.isLowConfidence, let erle = after.erleDB, let erlAfter = after.erlDB else {
+                notJudged("the first \(RunEvaluator.format(Double(afterRange.count) / rate)) s back hold \(after.singleTalkFrames) "
+                    + "far-end single-talk analysis frames")
                 continue
             }
-            guard let erle = after.erleDB, !after.erleIsLowerBound, erle < HardwareFindings.leakERLEThresholdDB,
-                  let erlAfter = after.erlDB, let erlBefore = before.erlDB, let erleBefore = before.erleDB else { continue }
+            // Decided by the second back alone: enough removed is no leak, echo added is one.
+            guard erle < HardwareFindings.leakERLEThresholdDB else { continue }
+            let deviceMicStretch = deviceMicStretch(endingAt: first, states: states, routeChanges: routeChanges, rate: rate)
+            let judgedBefore = deviceMicStretch.map { lastJudgeableSecond(within: $0, analysis: analysis, rate: rate) }
+            guard let (beforeRange, before) = judgedBefore, !before.isLowConfidence,
+                  let erlBefore = before.erlDB, let erleBefore = before.erleDB else {
+                if erle < 0 {
+                    findings.append(finding(erle: erle, after: afterRange, switchedAt: switchedAt, leftAt: leftAt, start: start, rate: rate,
+                                            comparison: "the canceller adds echo (nothing before the switch away to compare with: "
+                                                + "no second of the device mic's stretch there held enough far-end single talk)"))
+                } else {
+                    notJudged("no second of the device mic's stretch before the switch away holds \(FigureConfidence.minimumAnalysisFrames) "
+                        + "far-end single-talk analysis frames or more")
+                }
+                continue
+            }
             let lossBefore = erlBefore + erleBefore, lossAfter = erlAfter + erle
             guard lossAfter < lossBefore || erle < 0 else { continue }
             let atLeast = before.erleIsLowerBound ? "at least " : ""
             // A canceller that adds echo leaks however the losses compare; the peer's echo is
             // said louder only where it is.
+            let losses = "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"
             let peer = lossAfter < lossBefore
-                ? "the echo reaching the peer is \(atLeast)\(RunEvaluator.format(lossBefore - lossAfter)) dB louder "
-                    + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"
-                : "the canceller adds echo (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(atLeast)\(RunEvaluator.format(lossBefore)) dB)"
-            let unmuted = start > switchedAt ? " (from the unmute at \(RunEvaluator.format(Double(start) / rate)) s)" : ""
-            findings.append(RunReport.Finding(
-                rule: rule, atSeconds: Double(afterRange.lowerBound) / rate, untilSeconds: Double(afterRange.upperBound) / rate,
-                message: "back on the device mic after \(RunEvaluator.format(Double(switchedAt - leftAt) / rate)) s on a mic that hears no room, "
-                    + "the canceller had to learn the echo path again: echo leaked to the peer",
-                consequenceMetric: "erle_db", consequenceDB: erle,
-                consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first \(seconds(afterRange, rate)) back on the device mic"
-                    + "\(unmuted), against \(atLeast)\(RunEvaluator.format(erleBefore)) dB over \(RunEvaluator.format(Double(beforeRange.lowerBound) / rate))–"
-                    + "\(RunEvaluator.format(Double(beforeRange.upperBound) / rate)) s before the switch away; \(peer)"))
+                ? "the echo reaching the peer is \(atLeast)\(RunEvaluator.format(lossBefore - lossAfter)) dB louder " + losses
+                : "the canceller adds echo " + losses
+            findings.append(finding(erle: erle, after: afterRange, switchedAt: switchedAt, leftAt: leftAt, start: start, rate: rate,
+                                    comparison: "against \(atLeast)\(RunEvaluator.format(erleBefore)) dB over "
+                                        + "\(RunEvaluator.format(Double(beforeRange.lowerBound) / rate))–"
+                                        + "\(RunEvaluator.format(Double(beforeRange.upperBound) / rate)) s before the switch away; \(peer)"))
         }
         return (findings, unjudged)
     }
@@ -82,17 +94,43 @@ public enum MicSwitchLeakFinding {
         range.count == Int(rate) ? "second" : "\(RunEvaluator.format(Double(range.count) / rate)) s"
     }
 
-    /// The last second before `frame` with enough far-end single talk to judge: the second just
-    /// before it, widened back as the route leak's is, else the second before that, half a second
-    /// at a time back to the call's start (the far end may have been quiet before the switch,
-    /// and the canceller's state then is still the one the switch away left).
-    private static func lastJudgeableSecond(before frame: Int, analysis: EchoAnalysis, rate: Double) -> (Range<Int>, SegmentMetrics) {
-        var found = HardwareFindings.judgeable(max(0, frame - Int(rate))..<frame, forward: false, within: 0..<frame, analysis: analysis, rate: rate)
-        var end = frame - Int(rate) / 2
-        while found.1.isLowConfidence || found.1.erleDB == nil, end - Int(rate) >= 0 {
-            let second = (end - Int(rate))..<end
-            found = (second, analysis.metrics(in: second))
-            end -= Int(rate) / 2
+    private static func finding(erle: Double, after: Range<Int>, switchedAt: Int, leftAt: Int, start: Int, rate: Double,
+                                comparison: String) -> RunReport.Finding {
+        let unmuted = start > switchedAt ? " (from the unmute at \(RunEvaluator.format(Double(start) / rate)) s)" : ""
+        return RunReport.Finding(
+            rule: rule, atSeconds: Double(after.lowerBound) / rate, untilSeconds: Double(after.upperBound) / rate,
+            message: "back on the device mic after \(RunEvaluator.format(Double(switchedAt - leftAt) / rate)) s on a mic that hears no room, "
+                + "the canceller had to learn the echo path again: echo leaked to the peer",
+            consequenceMetric: "erle_db", consequenceDB: erle,
+            consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first \(seconds(after, rate)) back on the device mic\(unmuted), \(comparison)")
+    }
+
+    /// The device mic's stretch before the switch away at `states[first]`: back from it while the
+    /// device mic fed the call with the canceller on, from the last route change in it, less its
+    /// first second (the canceller's convergence after the call's start, a switch back or a
+    /// change). nil where nothing is left.
+    private static func deviceMicStretch(endingAt first: Int, states: [DeviceState], routeChanges: [Int], rate: Double) -> Range<Int>? {
+        let end = Int(states[first].frame)
+        var opening = first - 1
+        while opening > 0, states[opening - 1].realMicrophoneInUse, states[opening - 1].echoCancellerMode != .disabled { opening -= 1 }
+        let began = max(Int(states[opening].frame), routeChanges.last { $0 < end } ?? 0)
+        let from = began + Int(rate)
+        return from < end ? from..<end : nil
+    }
+
+    /// The last second of `stretch` with enough far-end single talk to judge: its last second,
+    /// widened back as the route leak's is, else the seconds before that, half a second at a
+    /// time (the far end may have been quiet before the switch; the canceller's state then is
+    /// still the one the switch away left).
+    private static func lastJudgeableSecond(within stretch: Range<Int>, analysis: EchoAnalysis, rate: Double) -> (Range<Int>, SegmentMetrics) {
+        let second = Int(rate)
+        var found = HardwareFindings.judgeable(max(stretch.lowerBound, stretch.upperBound - second)..<stretch.upperBound, forward: false,
+                                               within: stretch, analysis: analysis, rate: rate)
+        // Past the widened window: one second at a time, back to the stretch's start.
+        var end = stretch.upperBound - Int(HardwareFindings.leakWindowSecondsAtMost * rate) + second / 2
+        while found.1.isLowConfidence || found.1.erleDB == nil, end - second >= stretch.lowerBound {
+            found = ((end - second)..<end, analysis.metrics(in: (end - second)..<end))
+            end -= second / 2
         }
         return found
     }

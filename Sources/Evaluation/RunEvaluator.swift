@@ -90,8 +90,7 @@ public struct RunEvaluator: Sendable {
             segment.reconvergenceUnmeasuredReason = Self.reconvergenceUnmeasuredReason(segment, cancels: startsCancelling)
             // Not where the segment had nothing to judge: a file mic's, a mute's, a silent reference's.
             if noEchoPath == nil, segment.echoUnmeasuredReason.map({ !Self.reasonsWithNothingToJudge.contains($0) }) ?? true {
-                segment.echoLeakUnjudgedReason = unjudgedLeaks.first { $0.frame == Int64(range.lowerBound) }?.reason
-                    ?? micSwitchLeaks.unjudged.first { range.contains(Int($0.frame)) }?.reason
+                segment.echoLeakUnjudgedReason = (unjudgedLeaks + micSwitchLeaks.unjudged).first { range.contains(Int($0.frame)) }?.reason
             }
             return segment
         }

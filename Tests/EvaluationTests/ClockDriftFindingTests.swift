@@ -84,6 +84,8 @@ final class ClockDriftFindingTests: XCTestCase {
         XCTAssertEqual(findings.first?.atSeconds, 0, "\(findings.map(\.consequence))")
         XCTAssertEqual(findings.first?.untilSeconds, 8)
         XCTAssertTrue(findings.allSatisfy { $0.atSeconds == 0 || $0.atSeconds == 8 })
+        // The speaker's figure is its segment's own.
+        XCTAssertEqual(findings.first?.consequenceDB, report.segments.first?.metrics.erleSteadyDB)
     }
 
     /// The control runs once, when first asked; one that cannot run is nil with its failure

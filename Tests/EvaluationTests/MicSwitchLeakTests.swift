@@ -34,6 +34,8 @@ final class MicSwitchLeakTests: XCTestCase {
         XCTAssertGreaterThan(try XCTUnwrap(back.metrics.erleSteadyDB), erle + 10)
         XCTAssertTrue(leak.message.hasPrefix("back on the device mic after 5.0 s on a mic that hears no room"), leak.message)
         XCTAssertTrue(leak.consequence.contains(" in the first second back on the device mic, against "), leak.consequence)
+        // Against the last second the device mic fed the call before the switch away.
+        XCTAssertTrue(leak.consequence.contains(" dB over 4.0–5.0 s before the switch away; the echo reaching the peer is "), leak.consequence)
     }
 
     /// Turned off for the file mic and on again, the canceller starts anew: a larger leak.
@@ -65,6 +67,9 @@ final class MicSwitchLeakTests: XCTestCase {
         XCTAssertEqual(back.startSeconds, 15.9)
         let reason = try XCTUnwrap(back.echoLeakUnjudgedReason)
         XCTAssertTrue(reason.hasPrefix("back on the device mic, the first 0.1 s back hold "), reason)
+        // report.json says it on the segment too.
+        let segments = try XCTUnwrap(report.json()["segments"]?.arrayValue)
+        XCTAssertEqual(segments.last?["echo_leak_unjudged"]?.stringValue, reason)
     }
 
     /// A call that starts on a file mic had no echo path to lose: the device mic's first second
@@ -72,10 +77,12 @@ final class MicSwitchLeakTests: XCTestCase {
     func testNoPathToLoseOrNoCancellerIsNoLeak() throws {
         let fromStart = try report(#"[{"action": "set_custom_mic", "at_ms": 0, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 5000}]"#)
         XCTAssertEqual(leaks(fromStart).count, 0)
+        XCTAssertEqual(fromStart.segments.compactMap(\.echoLeakUnjudgedReason), [], "nothing to judge, not unjudged")
         let off = try report("""
             [{"action": "set_custom_mic", "at_ms": 5000, "device": "file", "file": "FILE"}, {"action": "reset_custom_mic", "at_ms": 10000},
              {"action": "set_aec", "at_ms": 10000, "mode": "disabled"}]
             """)
         XCTAssertEqual(leaks(off).count, 0)
+        XCTAssertEqual(off.segments.compactMap(\.echoLeakUnjudgedReason), [])
     }
 }

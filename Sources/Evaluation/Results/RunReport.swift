@@ -234,7 +234,8 @@ public struct RunReport: Sendable {
                                                    "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null,
                                                    "reconvergence_unmeasured": segment.reconvergenceUnmeasuredReason.map(JSONValue.string) ?? .null]
                 // Where a leak rule judges: a route change, a switch of mic.
-                if segment.events.contains(where: { $0.hasPrefix("route_change") || $0.hasPrefix("set_custom_mic") || $0.hasPrefix("reset_custom_mic") }) {
+                if segment.echoLeakUnjudgedReason != nil
+                    || segment.events.contains(where: { $0.hasPrefix("route_change") || $0.hasPrefix("set_custom_mic") || $0.hasPrefix("reset_custom_mic") }) {
                     object["echo_leak_unjudged"] = segment.echoLeakUnjudgedReason.map(JSONValue.string) ?? .null
                 }
                 for (key, value) in segment.metrics.json where key != "start_sample" && key != "end_sample" { object[key] = value }
