@@ -84,13 +84,12 @@ public enum ClockDriftFinding {
     /// The runs of device states with the canceller on and the device mic capturing, as frame
     /// ranges inside `0..<length`.
     static func cancellingStretches(_ states: [DeviceState], length: Int) -> [Range<Int>] {
-        func judged(_ state: DeviceState) -> Bool { state.echoCancellerMode != .disabled && state.realMicrophoneInUse }
         var stretches: [Range<Int>] = []
         var start: Int?
         for (index, state) in states.enumerated() {
-            if judged(state), start == nil { start = min(length, Int(max(0, state.frame))) }
+            if state.cancelsTheRoomsEcho, start == nil { start = min(length, Int(max(0, state.frame))) }
             let isLast = index + 1 == states.count
-            if let opened = start, isLast || !judged(states[index + 1]) {
+            if let opened = start, isLast || !states[index + 1].cancelsTheRoomsEcho {
                 let end = isLast ? length : min(length, Int(states[index + 1].frame))
                 if opened < end { stretches.append(opened..<end) }
                 start = nil
@@ -133,4 +132,10 @@ public final class OneClockControl {
         }
         return analysis?.metrics(in: stretch)
     }
+}
+
+extension DeviceState {
+    /// The canceller is on and a mic that hears the room (the device mic, a pass-through of it)
+    /// feeds the call: the stretches the drift and mic-switch rules judge.
+    var cancelsTheRoomsEcho: Bool { echoCancellerMode != .disabled && realMicrophoneInUse }
 }

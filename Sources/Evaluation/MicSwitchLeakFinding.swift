@@ -112,7 +112,7 @@ public enum MicSwitchLeakFinding {
     private static func deviceMicStretch(endingAt first: Int, states: [DeviceState], routeChanges: [Int], rate: Double) -> Range<Int>? {
         let end = Int(states[first].frame)
         var opening = first - 1
-        while opening > 0, states[opening - 1].realMicrophoneInUse, states[opening - 1].echoCancellerMode != .disabled { opening -= 1 }
+        while opening > 0, states[opening - 1].cancelsTheRoomsEcho { opening -= 1 }
         let began = max(Int(states[opening].frame), routeChanges.last { $0 < end } ?? 0)
         let from = began + Int(rate)
         return from < end ? from..<end : nil
