@@ -74,11 +74,11 @@ public enum HardwareFindings {
         let start = Int(segment.startFrame)
         guard start < min(length, nextChange) else { return .noLeak }
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
-        // Judged from when a mic that hears the room feeds the call: a change while a file mic
-        // fed it leaks nothing until the device mic is back (a trial's change during a file mic
-        // was judged over 2 s of the file's audio and half a second of the route's).
-        guard let flowed = flowing.first, let flow = hearingTheRoom(from: flowed, states: states) else { return .noLeak }
-        let micBack = flow.lowerBound > flowed.lowerBound
+        // Judged from when the peer hears a mic that hears the room: a change while a file mic
+        // fed the call leaks nothing until the device mic is back (a trial's change during a file
+        // mic was judged over 2 s of the file's audio and half a second of the route's), nor while
+        // the call is muted (an app that mutes over a change left its leak after the unmute unsaid).
+        guard let flowed = flowing.first, let (flow, resumed) = heardByThePeer(from: flowed, states: states) else { return .noLeak }
         // The first second of audio on the route; where it holds too little far-end single talk
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
@@ -111,9 +111,9 @@ public enum HardwareFindings {
         // ERLE missing on enough frames is an echo under the output's floor: no leak.)
         if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames, !first.erleIsLowerBound {
             return .unjudged("the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route)"
-                + (micBack ? " back on the device mic" : "") + " hold "
+                + (resumed.map { " " + $0.after } ?? "") + " hold "
                 + "\(first.singleTalkFrames) far-end single-talk analysis frames, fewer than the \(FigureConfidence.minimumAnalysisFrames) "
-                + "an ERLE needs (the near end talked over the change, or the far end was quiet)", from: micBack ? flow.lowerBound : 0)
+                + "an ERLE needs (the near end talked over the change, or the far end was quiet)", from: resumed == nil ? 0 : flow.lowerBound)
         }
         // A bound (the output under the noise) shows no leak.
         guard !first.erleIsLowerBound, let erle = first.erleDB, erle < leakERLEThresholdDB else { return .noLeak }
@@ -138,7 +138,7 @@ public enum HardwareFindings {
                     : "; the new route's weaker path still leaves the peer \(previous.erleIsLowerBound ? "at most " : "")\(difference) dB less echo "
                     + "than before the change (echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")"
                     + "\(RunEvaluator.format(lossBefore)) dB)"
-                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter, micBack: micBack)) : .noLeak
+                return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter, resumed: resumed)) : .noLeak
             }
             louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
@@ -149,7 +149,7 @@ public enum HardwareFindings {
             // where the peer got 21 dB less echo than before), unless the canceller adds echo.
             return .noLeak
         }
-        return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder, micBack: micBack))
+        return .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: louder, resumed: resumed))
     }
 
     /// Over a route whose echo stays under the mic's noise, a canceller leaks where what it sends
@@ -169,21 +169,40 @@ public enum HardwareFindings {
         return (10 * log10(1 + pow(10, error / 10)), second)
     }
 
-    /// `flow` from the first frame a mic that hears the room (the device mic, a pass-through of
-    /// it) feeds the call; nil where none does within it.
-    private static func hearingTheRoom(from flow: Range<Int64>, states: [DeviceState]) -> Range<Int64>? {
-        if states.last(where: { $0.frame <= flow.lowerBound })?.realMicrophoneInUse ?? true { return flow }
-        guard let back = states.first(where: { $0.frame > flow.lowerBound && $0.realMicrophoneInUse }),
-              back.frame < flow.upperBound else { return nil }
-        return back.frame..<flow.upperBound
+    /// Why a leak is judged from later than audio flowed on the route: what the peer did not
+    /// hear before.
+    private enum Resumption {
+        /// A file or generator mic fed the call.
+        case deviceMicBack
+        /// The call was muted.
+        case unmute
+
+        /// Said after "the first N s of audio on ROUTE".
+        var after: String { self == .deviceMicBack ? "back on the device mic" : "after the unmute" }
+        /// Said after "(from N s, ".
+        var when: String { self == .deviceMicBack ? "when the device mic was back" : "at the unmute" }
     }
 
-    /// `flow` up to where a mic that hears no room took over and kept the call to its end; nil
-    /// where the room was not heard in it.
+    /// `flow` from the first frame the peer hears a mic that hears the room (the device mic, a
+    /// pass-through of it, unmuted), and what it waited for (nil: nothing); nil where the peer
+    /// hears none within it.
+    private static func heardByThePeer(from flow: Range<Int64>, states: [DeviceState]) -> (Range<Int64>, Resumption?)? {
+        guard let atStart = states.last(where: { $0.frame <= flow.lowerBound }) else { return (flow, nil) }
+        if atStart.sendsTheRoom { return (flow, nil) }
+        guard let back = states.first(where: { $0.frame > flow.lowerBound && $0.sendsTheRoom }),
+              back.frame < flow.upperBound else { return nil }
+        // The last thing that kept the room from the peer: the state just before `back`.
+        let before = states.last { $0.frame < back.frame } ?? atStart
+        return (back.frame..<flow.upperBound, before.realMicrophoneInUse ? .unmute : .deviceMicBack)
+    }
+
+    /// `flow` up to where the peer stopped hearing the room (a mic that hears no room took over,
+    /// or the call was muted) and did not again before its end; nil where the peer did not hear
+    /// the room in it.
     private static func heardUntil(_ flow: Range<Int64>, states: [DeviceState]) -> Range<Int64>? {
         var end = flow.upperBound
         var index = states.lastIndex { $0.frame < end }
-        while let current = index, !states[current].realMicrophoneInUse {
+        while let current = index, !states[current].sendsTheRoom {
             end = states[current].frame
             index = current > 0 ? current - 1 : nil
         }
@@ -210,11 +229,11 @@ public enum HardwareFindings {
         return (stretch, metrics)
     }
 
-    /// `micBack`: the judged stretch starts where the device mic took over again from a file mic.
+    /// `resumed`: what the judged stretch waited for, beyond audio flowing on the route.
     private static func leakFinding(erle: Double, route: String, after: Range<Int>, start: Int, rate: Double, louder: String,
-                                    micBack: Bool) -> RunReport.Finding {
-        let resumed = micBack ? "when the device mic was back" : "when audio flowed again"
-        let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, \(resumed))" : ""
+                                    resumed: Resumption?) -> RunReport.Finding {
+        let when = resumed?.when ?? "when audio flowed again"
+        let from = after.lowerBound > start ? " (from \(RunEvaluator.format(Double(after.lowerBound) / rate)) s, \(when))" : ""
         let stretch = after.count > Int(rate) ? "the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio" : "the first second of audio"
         let longer = after.count > Int(rate) ? " (its first second held too little far-end single talk to judge)" : ""
         return RunReport.Finding(

@@ -130,7 +130,7 @@ public struct RunEvaluator: Sendable {
         report.captureRestarts = run.hardware?.captureRestarts.map { restart in
             CaptureRestartLoss(restart, sampleRate: run.sampleRate, silentDBFS: configuration.nearEndSilentDBFS) { frame in
                 let state = run.deviceStates.last { $0.frame <= frame } ?? run.deviceStates.first
-                return state.map { $0.realMicrophoneInUse && !$0.isMuted } ?? true
+                return state.map(\.sendsTheRoom) ?? true
             }
         } ?? []
         // A route brings its own path (the loader refuses both): the scenario's is the room's

@@ -94,6 +94,8 @@ public struct DeviceState: Hashable, Sendable {
 
     /// A real microphone feeds the call (default mic, or a pass-through custom mic).
     public var realMicrophoneInUse: Bool { customMic == nil || customMicIsRealMicrophone }
+    /// The peer hears the room: a real microphone feeds the call, unmuted.
+    public var sendsTheRoom: Bool { realMicrophoneInUse && !isMuted }
     /// Something plays into the room (default speaker, or a custom speaker that drives it).
     public var loudspeakerInUse: Bool { customSpeaker == nil || customSpeakerDrivesLoudspeaker }
 }

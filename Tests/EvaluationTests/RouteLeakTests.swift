@@ -61,6 +61,26 @@ final class RouteLeakTests: XCTestCase {
         XCTAssertEqual(report.findings.filter { $0.rule == MicSwitchLeakFinding.rule }.count, 0, "one leak, the route's")
     }
 
+    /// A change the app mutes over: nothing leaks to the peer until the unmute, and the leak is
+    /// judged from there. Judged from the change instead, a 3.5 s mute's first second holds
+    /// nothing the peer hears and the leak after the unmute goes unsaid; a 0.6 s mute's "first
+    /// second of audio" is mostly the mute's.
+    func testAChangeWhileMutedIsJudgedFromTheUnmute() throws {
+        for unmute in [5.6, 8.5] {
+            let report = try report("""
+                "duration_s": 11, "route": "receiver",
+                "timeline": [{"at_ms": 4900, "action": "mute"}, {"at_ms": 5000, "action": "route_change", "route": "speaker"},
+                             {"at_ms": \(Int(unmute * 1000)), "action": "unmute"}]
+                """)
+            let leak = try XCTUnwrap(leaks(report).first, "unmute at \(unmute): \(report.findings.map(\.rule))")
+            XCTAssertEqual(leak.atSeconds, unmute)
+            XCTAssertEqual(leak.untilSeconds, unmute + 1)
+            XCTAssertLessThan(try XCTUnwrap(leak.consequenceDB), 10)
+            XCTAssertTrue(leak.consequence.contains("in the first second of audio on speaker (from \(unmute) s, at the unmute); "
+                                                    + "the echo reaching the peer is "), leak.consequence)
+        }
+    }
+
     /// A change while the session is inactive mid-call (audio flowed before): the first second
     /// judged is the first second of audio after the reactivation, not the silent gap.
     func testAChangeWhileInactiveIsJudgedWhenAudioFlowsAgain() throws {
