@@ -278,6 +278,18 @@ struct EchoStreamCore {
         }
     }
 
+    /// The echo track's lag behind the reference over the warm-up, where the mic's search found
+    /// none (an echo under the mic's noise: a wired headset's): it lines up the frames the path's
+    /// loss stands on (`FrameLedger.appendEchoUnderNoise`), and the delay stays unmeasured, as
+    /// the mic holds no echo to measure it on. Unaligned, a talk spurt's first frames hold its
+    /// reference but not yet its echo, and a −60 dB path read "≥ 60.24 dB": a bound over the loss.
+    private func echoTrackLag(end: Int) -> Double? {
+        guard hasEcho else { return nil }
+        var excluded = delayExcluded
+        var collector = DelayBlockCollector(estimator: DelayEstimator(sampleRate: sampleRate, configuration: configuration), origin: searchOrigin)
+        return collector.finish(reference: reference, mic: echo, end: end, excluded: &excluded)
+    }
+
     /// Ends the warm-up: fixes the shift from the blocks before `end`, scores the held audio, and
     /// trades the warm-up's histories for small steady-state ones. The activity gate's near-end
     /// floor is seeded with the frames before `seedEnd`, a point that does not depend on how the
@@ -294,7 +306,7 @@ struct EchoStreamCore {
         delaySearches.append(search)
         let isFirst = delaySearches.count == 1
         // The reference is shifted by whole samples; the fraction only matters for reporting.
-        let shift = min(end, Int((search.delaySamples ?? 0).rounded()))
+        let shift = min(end, Int((search.delaySamples ?? echoTrackLag(end: end) ?? 0).rounded()))
         self.shift = shift
         if isFirst, hasNearEnd || hasEcho { seedNearEndFloor(end: seedEnd ?? end) }
         // After an echo-path change the next frame's first hop, measured with the old shift, is

@@ -21,8 +21,9 @@ final class EchoUnderTheNoiseTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(metrics.erlFrames, FigureConfidence.minimumAnalysisFrames)
         XCTAssertEqual(metrics.erlFrames, metrics.gate.echoUnderNoiseFrames)
         XCTAssertTrue(metrics.erlIsLowerBound)
-        // The route's −60 dB path through its short room.
-        XCTAssertEqual(try XCTUnwrap(metrics.erlDB), 60.8, accuracy: 0.5)
+        // The route's −60 dB path through its short room: Σreference² / Σecho² over the whole
+        // call's taps is 60.06 dB.
+        XCTAssertEqual(try XCTUnwrap(metrics.erlDB), 60.06, accuracy: 0.1)
         XCTAssertNil(metrics.erleDB)
         XCTAssertEqual(metrics.telephony?.echoLossUnmeasuredReason, TelephonyMeasures.echoUnderNoiseReason)
         XCTAssertTrue(metrics.erleBands.allSatisfy { $0.erleDB == nil })
@@ -34,6 +35,23 @@ final class EchoUnderTheNoiseTests: XCTestCase {
         let reason = try XCTUnwrap(report.echoUnmeasuredReason)
         XCTAssertTrue(reason.hasPrefix("the echo stays under the mic's noise wherever the far end plays alone (\(metrics.erlFrames) analysis frames"), reason)
         XCTAssertTrue(reason.hasSuffix("there is no echo to cancel, so no ERLE (ERL stands on those frames)"), reason)
+    }
+
+    /// A pure delay and gain under the noise: the bound is the path's loss, never over it. Lined
+    /// up at lag 0 (the mic's search finds no echo), a talk spurt's first frames hold its
+    /// reference but not yet its echo, and −60 dB read "≥ 60.5".
+    func testABoundNeverExceedsThePathsLoss() throws {
+        for gain in [60.0, 80.0] {
+            let report = try runReport(ofScenario: """
+                {"name": "deep", \(far), "echo_path": {"delay_ms": 40, "gain_db": -\(Int(gain))}, "duration_s": 8}
+                """.replacingOccurrences(of: "\"level_dbfs\": -60", with: "\"level_dbfs\": -40"))
+            XCTAssertEqual(report.metrics.gate.singleTalkFrames, 0)
+            XCTAssertTrue(report.metrics.erlIsLowerBound)
+            XCTAssertNil(report.metrics.delayMilliseconds, "the mic holds no echo to measure a delay on")
+            let erl = try XCTUnwrap(report.metrics.erlDB)
+            XCTAssertLessThanOrEqual(erl, gain + 0.005)
+            XCTAssertGreaterThan(erl, gain - 0.1)
+        }
     }
 
     /// The speaker, then the headset: the speaker's segment keeps its ERL on its single talk (no
