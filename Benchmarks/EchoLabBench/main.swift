@@ -200,7 +200,7 @@ func wholeRunBody(_ mode: EchoCancellerMode, backend: EchoCancellerBackend = .sp
 /// Stage costs, as differences: the call alone, then with the streaming WAV taps, then with the
 /// streaming measurement (metrics, glitches, lint).
 func stages(_ mode: EchoCancellerMode) throws -> (simulation: Double, taps: Double, metrics: Double) {
-    let runner = ScenarioRunner(scenario: scenario(mode), recordTaps: false)
+    let runner = ScenarioRunner(scenario: scenario(mode), recordsTaps: false)
     let simulation = try best { _ = try runner.run() }
     let withTaps = try best {
         let writer = try WAVTapWriter(directory: work, names: CallRecording.tapNames.filter(CallRecording.standardTapNames.contains), sampleRate: rate)
@@ -448,7 +448,7 @@ func hourOfJitteredPushes() throws -> (wall: Double, conserved: Bool, underruns:
     var result = (wall: 0.0, conserved: false, underruns: -1)
     result.wall = try best(times: 1) {
         let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled),
-                                     recordTaps: false)
+                                     recordsTaps: false)
         let mic = JitteredMic()
         call.audioManager.setCustomMic(mic)
         mic.start(on: call.scheduler)

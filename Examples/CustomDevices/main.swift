@@ -240,7 +240,7 @@ func runExample(_ options: Options) throws {
     let world = CallWorld(farEnd: .file(path: farEndPath!, channel: .downmix),
                           nearEnd: .generator(.whiteNoise(levelDBFS: -40), seed: 5),
                           echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-    let call = try SimulatedCall(world: world, recordTaps: false)
+    let call = try SimulatedCall(world: world, recordsTaps: false)
 
     // Record the peer for the whole call (Example 2).
     let recorder = AudioFileRecorder(scheduler: call.scheduler)

@@ -19,7 +19,7 @@ extern "C" {
 
 typedef struct EchoLabAEC3 EchoLabAEC3;
 
-// How an intensity configures AEC3's EchoCanceller3Config (the table is in Aec3EchoControl).
+// How an intensity configures AEC3's EchoCanceller3Config (the table is in AEC3EchoControl).
 typedef struct {
     int filter_blocks;             // refined and coarse filter length in 4 ms blocks (WebRTC's default: 13, 52 ms)
     float masking_scale;           // multiplies the suppressor's echo-to-near-end masking thresholds (1: WebRTC's; > 1 more transparent)

@@ -15,7 +15,7 @@ import EchoLabJSON
 /// reference a canceller is judged against, never on the front; nor is a mode that is no
 /// canceller there: one that removed no echo (a measured steady ERLE of 0 dB or less, where ERLE
 /// counts: a pass-through, or worse), or one that sent digital silence whenever only the far end
-/// talked (`silentSend`: a mute, which ERLE alone would rank with a perfect canceller on an item
+/// talked (`sendsSilence`: a mute, which ERLE alone would rank with a perfect canceller on an item
 /// without double talk). An axis counts where some mode
 /// has a value on it, or lost the near end in double talk (an item without double talk is judged
 /// on ERLE alone, one without echo on the near end alone). A near end lost entirely is the worst
@@ -42,7 +42,7 @@ public enum BestModes {
         public var nearEndIsLowerBound: Bool
         /// The near end talked over the far end but nothing of it was sent (its attenuation, if
         /// any, is only a lower bound).
-        public var nearEndLost: Bool
+        public var isNearEndLost: Bool
         /// The near-end value is the tap-free estimate (no near-end track), not a measured attenuation.
         public var nearEndIsEstimate: Bool
         /// The double talk the run's gate heard (analysis frames): with no near-end value, whether
@@ -50,7 +50,7 @@ public enum BestModes {
         public var doubleTalkFrames: Int
         /// The run sent digital silence whenever only the far end talked
         /// (`RequirementFindings.silentSendRule`): it muted, and is off the front.
-        public var silentSend: Bool
+        public var sendsSilence: Bool
         /// Where the far end never played: the near end's attenuation (it talked alone), and
         /// whether it is only a lower bound (nothing of the talker sent): the one axis of such an
         /// item.
@@ -60,17 +60,17 @@ public enum BestModes {
         public var nearEndAloneIsEstimate = false
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
-                    nearEndIsLowerBound: Bool = false, nearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
-                    silentSend: Bool = false, nearEndAloneDB: Double? = nil, nearEndAloneIsLowerBound: Bool = false) {
+                    nearEndIsLowerBound: Bool = false, isNearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
+                    sendsSilence: Bool = false, nearEndAloneDB: Double? = nil, nearEndAloneIsLowerBound: Bool = false) {
             self.mode = mode
             self.erleSteadyDB = erleSteadyDB
             self.erleSteadyIsLowerBound = erleSteadyIsLowerBound
             self.nearEndAttenuationDB = nearEndAttenuationDB
             self.nearEndIsLowerBound = nearEndIsLowerBound
-            self.nearEndLost = nearEndLost
+            self.isNearEndLost = isNearEndLost
             self.nearEndIsEstimate = nearEndIsEstimate
             self.doubleTalkFrames = doubleTalkFrames
-            self.silentSend = silentSend
+            self.sendsSilence = sendsSilence
             self.nearEndAloneDB = nearEndAloneDB
             self.nearEndAloneIsLowerBound = nearEndAloneIsLowerBound
         }
@@ -80,14 +80,14 @@ public enum BestModes {
         /// one, the tap-free estimate (`estimateLost`: its near end lost); `nearEndAlone`, where
         /// the far end never played, its attenuation while it talked alone.
         public static func run(mode: String, erleSteady: BoundedValue?, nearEndAttenuation: BoundedValue?,
-                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, silentSend: Bool = false,
+                               estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, sendsSilence: Bool = false,
                                nearEndAlone: BoundedValue? = nil) -> Point {
             let nearEnd = nearEndAttenuation ?? estimate
             return Point(mode: mode, erleSteadyDB: erleSteady?.value, erleSteadyIsLowerBound: erleSteady?.isLowerBound ?? false,
                          nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
-                         nearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
+                         isNearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
                          nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames,
-                         silentSend: silentSend, nearEndAloneDB: nearEndAlone?.value, nearEndAloneIsLowerBound: nearEndAlone?.isLowerBound ?? false)
+                         sendsSilence: sendsSilence, nearEndAloneDB: nearEndAlone?.value, nearEndAloneIsLowerBound: nearEndAlone?.isLowerBound ?? false)
         }
 
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
@@ -181,8 +181,8 @@ public enum BestModes {
     private static func frontOfNearEndAlone(_ points: [Point]) -> Verdict? {
         let alone = points.map { point in
             Point(mode: point.mode, erleSteadyDB: nil, nearEndAttenuationDB: point.nearEndAloneDB,
-                  nearEndIsLowerBound: point.nearEndAloneIsLowerBound, nearEndLost: point.nearEndAloneIsLowerBound,
-                  nearEndIsEstimate: point.nearEndAloneIsEstimate, silentSend: point.silentSend)
+                  nearEndIsLowerBound: point.nearEndAloneIsLowerBound, isNearEndLost: point.nearEndAloneIsLowerBound,
+                  nearEndIsEstimate: point.nearEndAloneIsEstimate, sendsSilence: point.sendsSilence)
         }
         let candidates = alone.filter { $0.mode != "disabled" }
         guard countedAxes(candidates).nearEnd, var verdict = front(of: alone) else { return nil }
@@ -325,17 +325,17 @@ public enum BestModes {
         }
         // A mode that lost the near end is off the front whatever its ERLE: its missing value
         // does not take the item off the ERLE axis for the others.
-        let erle = axes.erle ? everyMode { $0.erleSteadyDB != nil || $0.nearEndLost } : []
-        let nearEnd = axes.nearEnd ? everyMode { $0.nearEndAttenuationDB != nil || $0.nearEndLost } : []
+        let erle = axes.erle ? everyMode { $0.erleSteadyDB != nil || $0.isNearEndLost } : []
+        let nearEnd = axes.nearEnd ? everyMode { $0.nearEndAttenuationDB != nil || $0.isNearEndLost } : []
         guard !erle.isEmpty || !nearEnd.isEmpty else { return nil }
         let compared = Set(erle + nearEnd).sorted()
         let points = modes.map { mode -> Point in
             func own(_ indices: [Int]) -> [Point] { indices.compactMap { index in items[index].first { $0.mode == mode } } }
-            if own(compared).contains(where: \.nearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, nearEndLost: true) }
+            if own(compared).contains(where: \.isNearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, isNearEndLost: true) }
             let erleMean = BoundedValue.mean(own(erle).compactMap(\.erle)), nearEndMean = BoundedValue.mean(own(nearEnd).compactMap(\.nearEnd))
             return Point(mode: mode, erleSteadyDB: erleMean?.value, erleSteadyIsLowerBound: erleMean?.isLowerBound ?? false,
                          nearEndAttenuationDB: nearEndMean?.value, nearEndIsLowerBound: nearEndMean?.isLowerBound ?? false,
-                         nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), silentSend: own(compared).contains(where: \.silentSend))
+                         nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), sendsSilence: own(compared).contains(where: \.sendsSilence))
         }
         return (points, erle, nearEnd)
     }
@@ -350,7 +350,7 @@ public enum BestModes {
         let axes = counted ?? countedAxes(candidates)
         guard axes.erle || axes.nearEnd else { return nil }
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
-            guard !point.nearEndLost, !point.silentSend, let e = axes.erle ? point.erle : BoundedValue(0),
+            guard !point.isNearEndLost, !point.sendsSilence, let e = axes.erle ? point.erle : BoundedValue(0),
                   let n = axes.nearEnd ? point.nearEndDeparture : BoundedValue(0) else { return nil }
             if axes.erle, removesNoEcho(e) { return nil }
             return (point.mode, e, n)
@@ -358,7 +358,7 @@ public enum BestModes {
         // A mode that lost the near end was a canceller that lost: it counts towards the two a
         // verdict needs. One that is no canceller (none removed, nothing sent) does not, as
         // `disabled` does not: beside it alone, a canceller has nothing to be best against.
-        let lost = candidates.filter(\.nearEndLost).count
+        let lost = candidates.filter(\.isNearEndLost).count
         guard !comparable.isEmpty, comparable.count + lost >= 2 else { return nil }
         return (axes, comparable, candidates)
     }
@@ -379,6 +379,6 @@ public enum BestModes {
     }
 
     private static func countedAxes(_ candidates: [Point]) -> (erle: Bool, nearEnd: Bool) {
-        (candidates.contains { $0.erleSteadyDB != nil }, candidates.contains { $0.nearEndAttenuationDB != nil || $0.nearEndLost })
+        (candidates.contains { $0.erleSteadyDB != nil }, candidates.contains { $0.nearEndAttenuationDB != nil || $0.isNearEndLost })
     }
 }

@@ -13,7 +13,7 @@ import VirtualTime
 /// Attach it before the call starts, mark where the app changes something, and finish:
 ///
 /// ```swift
-/// let call = try SimulatedCall(world: world, recordTaps: false)
+/// let call = try SimulatedCall(world: world, recordsTaps: false)
 /// let meter = try CallMeter(call: call)      // before call.start(): it must see every tick
 /// try call.start()
 /// try call.run(for: .seconds(2))
@@ -28,7 +28,7 @@ import VirtualTime
 /// and Reporting's `ReportPages().pages(of: report)` (report.md and report.html).
 ///
 /// The measurement streams (bounded memory, as `echolab run`'s): a call measured this way can be
-/// made with `recordTaps: false` so that it keeps no signal in memory either.
+/// made with `recordsTaps: false` so that it keeps no signal in memory either.
 public final class CallMeter {
     /// The call being measured.
     public let call: SimulatedCall

@@ -68,7 +68,7 @@ public struct EvalComparison: Sendable {
         /// A level in dB of one segment, by its key (`erle_steady_db`, `erle_db`).
         case segmentLevel(Segment, metric: String)
         /// The near end kept and now lost entirely, read from `measure`.
-        case nearEndLost(NearEndMeasure)
+        case isNearEndLost(NearEndMeasure)
         /// The near end lost and now kept.
         case nearEndKept(NearEndMeasure)
         /// How often the run breaks a rule (a lint finding, a missed telephony requirement).
@@ -153,7 +153,7 @@ public struct EvalComparison: Sendable {
         case notInBaseline
         /// The near end in double talk: some of it sent, or none.
         case nearEndKept
-        case nearEndLost
+        case isNearEndLost
         /// A scorer scored the run; was not run on it; ran and left it unscored (its reason);
         /// has no such score for it.
         case scored
@@ -468,8 +468,8 @@ public struct EvalComparison: Sendable {
                 let wasLost = before.lostNearEnds.contains(measure), isLost = after.lostNearEnds.contains(measure)
                 if wasLost != isLost {
                     nearEndChanges.append(isLost
-                        ? (Change(run: key, subject: .nearEndLost(measure), baseline: .nearEndKept, current: .nearEndLost, delta: nil), true)
-                        : (Change(run: key, subject: .nearEndKept(measure), baseline: .nearEndLost, current: .nearEndKept, delta: nil), false))
+                        ? (Change(run: key, subject: .isNearEndLost(measure), baseline: .nearEndKept, current: .isNearEndLost, delta: nil), true)
+                        : (Change(run: key, subject: .nearEndKept(measure), baseline: .isNearEndLost, current: .nearEndKept, delta: nil), false))
                     continue
                 }
             }

@@ -46,22 +46,22 @@ public enum EvalDocument {
         public var failedLibrary: String?
         /// A failed run's error is its canceller's (a plugin that crashed): its message names the
         /// plugin, not the run, and a merge names the runs as eval did.
-        public var failedInCanceller: Bool
+        public var isCancellerFailure: Bool
 
         public init(mode: String?, folder: String, summary: RunSummary?, error: String?, failedLibrary: String? = nil,
-                    failedInCanceller: Bool = false) {
+                    isCancellerFailure: Bool = false) {
             self.mode = mode
             self.folder = folder
             self.summary = summary
             self.error = error
             self.failedLibrary = failedLibrary
-            self.failedInCanceller = failedInCanceller
+            self.isCancellerFailure = isCancellerFailure
         }
 
         public init(_ result: CorpusRun.Result) {
             self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error,
                       failedLibrary: result.summary == nil ? result.library : nil,
-                      failedInCanceller: result.summary == nil && result.isCancellerFailure)
+                      isCancellerFailure: result.summary == nil && result.isCancellerFailure)
         }
     }
 
@@ -69,7 +69,7 @@ public enum EvalDocument {
     /// `shard` and `plan` (its whole plan's entries and digest) are written by a shard only.
     /// Throws when the items do not read back as printed (see `printed`).
     /// Returns the document, its per-mode statistics and its verdicts as values (what the pages show).
-    public static func make(items: [Item], modes: [String], modesAsked: Bool, planned: Int, complete: Bool,
+    public static func make(items: [Item], modes: [String], modesAsked: Bool, planned: Int, isComplete: Bool,
                             shard: String?, plan: JSONValue? = nil,
                             wallSeconds: Double) throws(UnreadableItems) -> (document: JSONValue, modeSummaries: [ModeSummary], verdicts: EvalVerdicts) {
         let entries = try printed(items.map(entry))
@@ -83,11 +83,11 @@ public enum EvalDocument {
         let best = modesAsked ? BestModes.front(ofItems: itemPoints) : nil
         let verdicts = EvalVerdicts(corpusFront: best, itemFronts: itemFronts, comparedMeans: BestModes.comparedMeans(itemPoints),
                                     aecmosDoubleTalk: EvalVerdicts.aecmosDoubleTalk(modes, summaries: summaries,
-                                                                                    muting: Set(itemPoints.joined().filter { $0.silentSend || $0.nearEndLost }.map(\.mode))))
+                                                                                    muting: Set(itemPoints.joined().filter { $0.sendsSilence || $0.isNearEndLost }.map(\.mode))))
         var object: [String: JSONValue] = [
             "schema": .string(schema),
             "tool": .object(["name": .string("echolab"), "version": .string(EchoLabVersion.current)]),
-            "complete": .bool(complete),
+            "complete": .bool(isComplete),
             "planned": .number(Double(planned)),
             "failed": .number(Double(failed)),
             "modes": modesAsked ? .array(modes.map(JSONValue.string)) : .string("as_written"),
@@ -142,7 +142,7 @@ public enum EvalDocument {
         } else {
             if let library = result.failedLibrary { object["library"] = .string(library) }
             // Only where true, so that other failures read as they did.
-            if result.failedInCanceller { object["canceller_failure"] = .bool(true) }
+            if result.isCancellerFailure { object["canceller_failure"] = .bool(true) }
         }
         return .object(object)
     }
@@ -349,7 +349,7 @@ public enum EvalDocument {
             var point = BestModes.Point.run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
                                             estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
                                             doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
-                                            silentSend: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
+                                            sendsSilence: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
                                             nearEndAlone: alone.flatMap { alone in
                                                 FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
                                             })

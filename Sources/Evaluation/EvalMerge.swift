@@ -94,7 +94,7 @@ public enum EvalMerge {
                                                   mode: try modeName.map { try mode($0, in: shard) }, folder: folder,
                                                   summary: nil, error: entry.error)
                     result.library = entry.library
-                    result.isCancellerFailure = entry.failedInCanceller
+                    result.isCancellerFailure = entry.isCancellerFailure
                     if result.error == nil {
                         let report = ((shard.folder as NSString).appendingPathComponent(folder) as NSString).appendingPathComponent("report.json")
                         let summary: RunSummary

@@ -47,7 +47,7 @@ public struct EvalReport {
             EvalDocument.Item(index: item.index, name: item.name, file: item.file, results: item.results.map(EvalDocument.Run.init))
         }
         return try EvalDocument.make(items: items, modes: modes.map(\.description), modesAsked: outcome.modes != nil,
-                                     planned: outcome.plannedCount, complete: outcome.isComplete,
+                                     planned: outcome.plannedCount, isComplete: outcome.isComplete,
                                      shard: outcome.shard?.description,
                                      plan: outcome.plan.map { .object(["entries": .number(Double($0.entries)), "digest": .string($0.digest)]) },
                                      wallSeconds: wallSeconds)

@@ -36,7 +36,7 @@ public enum RequirementFindings {
     /// The loss is the whole call's, as the report's Telephony section gives it; a route change
     /// call's finding read as if about the whole call while its frames lay on one route. nil where
     /// the call kept one route, or the TCLw stands on no frame.
-    public static func echoLossMeasuredOn(_ starts: ClosedRange<Int>?, hardware: HardwareReport?, rate: Double,
+    public static func echoLossRoutes(frameStarts starts: ClosedRange<Int>?, hardware: HardwareReport?, rate: Double,
                                           latency: (Int) -> Int) -> String? {
         guard let starts, let segments = hardware?.segments,
               segments.indices.dropFirst().contains(where: { segments[$0].route != segments[$0 - 1].route }) else { return nil }

@@ -114,7 +114,7 @@ public struct RunEvaluator: Sendable {
             + hardwareFindings.findings
             + micSwitchLeaks.findings
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
-                                           measuredOn: RequirementFindings.echoLossMeasuredOn(analysis.echoLossFrameStarts, hardware: run.hardware,
+                                           measuredOn: RequirementFindings.echoLossRoutes(frameStarts: analysis.echoLossFrameStarts, hardware: run.hardware,
                                                                                               rate: rate, latency: measurement.sendLatency(at:)))
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,

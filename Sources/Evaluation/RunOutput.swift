@@ -119,7 +119,7 @@ public struct RunOutput {
     /// its wall time), the files written, tap name → file name, and the seconds its scorers took.
     /// The taps are whole and in place before a report names them.
     private func callAndScore() throws -> (RunReport, [String: String], Double) {
-        var runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordTaps: false, decodedAudio: decodedAudio,
+        var runner = ScenarioRunner(scenario: scenario, outputDirectory: outputDirectory, recordsTaps: false, decodedAudio: decodedAudio,
                                     echoPaths: echoPaths, latencies: latencies)
         runner.hardwareStreams = hardwareStreams
         let duration = try runner.duration()
@@ -200,7 +200,7 @@ public struct RunOutput {
             let folder = TemporaryFolder.uniquePath(prefix: "echolab-one-clock")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            var runner = ScenarioRunner(scenario: control, outputDirectory: folder, recordTaps: false, decodedAudio: decodedAudio,
+            var runner = ScenarioRunner(scenario: control, outputDirectory: folder, recordsTaps: false, decodedAudio: decodedAudio,
                                         echoPaths: echoPaths, latencies: latencies)
             runner.hardwareStreams = hardwareStreams
             let measurement = CallMeasurement(sampleRate: SimulatedCall.sampleRate, configuration: evaluator.configuration,

@@ -42,7 +42,7 @@ public enum LeadingEcho {
     /// of another rate or length is read as `process` reads it). Asked as the delay search asks
     /// it, only where no echo stands out within 0…500 ms: a loopback that also carries the near
     /// talker back (a far end without a canceller) peaks before the mic too, beside its echo.
-    public static func inFiles(mic: String, reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
+    public static func isFound(inMicFile mic: String, referenceFile reference: String, channel: ChannelSelection = .monoOnly) throws -> Bool {
         let rate = try SoundFileReader(path: mic).sampleRate
         let frames = ProcessedLag.maximumSeconds * rate
         let micSamples = try ProcessedLag.firstMinute(of: mic, at: rate, frames: frames, channel: channel)

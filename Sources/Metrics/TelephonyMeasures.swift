@@ -54,14 +54,14 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public static let requirementDB = 46.0
     /// The figure meets `requirementDB`: true at or above it (a lower bound too), false for a
     /// measured figure under it, and for a lower bound whose measured bands alone keep it under
-    /// it (`mostDB`); nil for another lower bound under it (the loss may be higher), and for a
+    /// it (`lossAtMostDB(of:)`); nil for another lower bound under it (the loss may be higher), and for a
     /// figure on too few frames to judge (`isLowConfidence`: a mic without echo passed on the one
     /// frame its tap-free gate took for far-end single talk). Judged at 0.1 dB, as the pages
     /// print it and the labs report it: an exact 46 dB terminal measured 45.9999 and failed
     /// beside "TCLw 46.0 dB".
     public var meetsRequirement: Bool?
     /// The most the loss can be: the figure itself where it was measured; where it is a lower
-    /// bound, what its measured bands leak whatever the bounded ones do (`mostDB`: "≥ 33.8 dB, at
+    /// bound, what its measured bands leak whatever the bounded ones do (`lossAtMostDB(of:)`: "≥ 33.8 dB, at
     /// most 34.1"); nil where every band is a bound (no upper limit). A script reading the JSON
     /// gets the bracket the pages print.
     public var atMostDB: Double?
@@ -72,7 +72,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
-        let atMostDB = isLowerBound ? Self.mostDB(bands) : tclwDB
+        let atMostDB = isLowerBound ? Self.lossAtMostDB(of: bands) : tclwDB
         self.atMostDB = atMostDB
         self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) ? nil
             : Self.atJudgedPrecision(tclwDB) >= Self.requirementDB ? true
@@ -91,7 +91,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// its echo, the measured bands as they are (they leak what they leak whatever the others
     /// do). nil when every band is a bound (no limit). A bound of 33.8 dB whose 1 kHz band
     /// measured 24.2 dB is at most 33.8 dB: certainly under 46.
-    public static func mostDB(_ bands: [BandLoss]) -> Double? {
+    public static func lossAtMostDB(of bands: [BandLoss]) -> Double? {
         guard bands.contains(where: { !$0.isLowerBound }) else { return nil }
         return EchoLossWeighting.weightedLossDB(transmissions: bands.map { $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10) },
                                                 frequenciesHz: bands.map(\.centreHz))

@@ -218,7 +218,7 @@ extension ComparisonMarkdown {
         case .level(let metric): metric
         case .segment(let segment): words(segment)
         case .segmentLevel(let segment, let metric): "\(words(segment)): \(metric)"
-        case .nearEndLost(let measure): "near end lost" + words(measure)
+        case .isNearEndLost(let measure): "near end lost" + words(measure)
         case .nearEndKept(let measure): "near end kept" + words(measure)
         case .finding(let rule): "finding \(rule)"
         case .counter(let path): path
@@ -261,11 +261,11 @@ extension ComparisonMarkdown {
         case .missing: "missing"
         case .notInBaseline: "not in the baseline"
         case .nearEndKept: "kept"
-        case .nearEndLost:
+        case .isNearEndLost:
             switch subject {
-            case .nearEndLost(.doubleTalk): "lost (nothing of the near talker sent in double talk)"
-            case .nearEndLost(.singleTalk): "lost (nothing of the near talker sent while it talked alone)"
-            case .nearEndLost(.estimate): "lost (the output 20 dB or more under the talker the gate hears, on half its frames or more)"
+            case .isNearEndLost(.doubleTalk): "lost (nothing of the near talker sent in double talk)"
+            case .isNearEndLost(.singleTalk): "lost (nothing of the near talker sent while it talked alone)"
+            case .isNearEndLost(.estimate): "lost (the output 20 dB or more under the talker the gate hears, on half its frames or more)"
             default: "lost"
             }
         case .scored: "scored"

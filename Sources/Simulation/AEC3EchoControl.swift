@@ -26,7 +26,7 @@ import AudioInterop
 /// configurations side by side on the same frames — each keeps learning, so a switch loses
 /// nothing — and outputs the one the adaptive controller chooses: −20 dB → Min, −40 dB →
 /// Recommended, −60 dB → Max (it starts at Recommended). It costs three cancellers' time.
-public final class Aec3EchoControl: EchoControl, ResidualSuppressionControl {
+public final class AEC3EchoControl: EchoControl, ResidualSuppressionControl {
     public let backend = EchoCancellerBackend.aec3
     public let sampleRate: Int
     public let frameSize: Int

@@ -31,9 +31,9 @@ public enum EchoControlFactory {
             return try WebRTCMobileEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
         case .aec3:
             let latency = try EchoControlLatency.measure(key: "\(mode) \(sampleRate) \(frameSize)", frameSize: frameSize, latencies: latencies) {
-                try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
+                try AEC3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: 0)
             }
-            return try Aec3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
+            return try AEC3EchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity, latencySamples: latency)
         case .echolab:
             return try EchoLabEchoControl(sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity)
         default:
@@ -49,7 +49,7 @@ public enum EchoControlFactory {
         case .speex: return SpeexEchoControl.settings(EchoCancellerSettings(mode: mode.intensity, filterOverride: filterOverride)!)
         case .webrtc: return WebRTCEchoControl.settings(for: mode.intensity)
         case .webrtcMobile: return WebRTCMobileEchoControl.settings(for: mode.intensity)
-        case .aec3: return Aec3EchoControl.settings(for: mode.intensity)
+        case .aec3: return AEC3EchoControl.settings(for: mode.intensity)
         case .echolab: return EchoLabEchoControl.settings(for: mode.intensity)
         default: return [:]
         }

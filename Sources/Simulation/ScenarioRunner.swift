@@ -50,7 +50,7 @@ public struct ScenarioRunner {
     /// Where device outputs (a recording speaker's WAV) go; nil: a temporary folder.
     public var outputDirectory: String?
     /// Keep every signal in memory (`CallRun.recording`); off when `taps` stream them instead.
-    public var recordTaps = true
+    public var recordsTaps = true
     /// Tick consumers attached to the call before it starts.
     public var taps: [CallTap] = []
     /// Decoded inputs shared by the calls of a corpus (`SimulatedCall.decodedAudio`); nil streams.
@@ -64,11 +64,11 @@ public struct ScenarioRunner {
     /// (`CallHardware`'s records); nil converts every tick.
     public var hardwareStreams: HardwareStreamRecords?
 
-    public init(scenario: Scenario, outputDirectory: String? = nil, recordTaps: Bool = true, taps: [CallTap] = [],
+    public init(scenario: Scenario, outputDirectory: String? = nil, recordsTaps: Bool = true, taps: [CallTap] = [],
                 decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) {
         self.scenario = scenario
         self.outputDirectory = outputDirectory
-        self.recordTaps = recordTaps
+        self.recordsTaps = recordsTaps
         self.taps = taps
         self.decodedAudio = decodedAudio
         self.echoPaths = echoPaths
@@ -127,7 +127,7 @@ public struct ScenarioRunner {
         }
         let world = CallWorld(farEnd: scenario.farEnd, nearEnd: scenario.nearEnd, noise: scenario.noise, echoPath: scenario.echoPath)
         let call = try SimulatedCall(world: world, voiceProcessing: scenario.voiceProcessing,
-                                     recordTaps: recordTaps, expectedDuration: duration, decodedAudio: decodedAudio,
+                                     recordsTaps: recordsTaps, expectedDuration: duration, decodedAudio: decodedAudio,
                                      echoPaths: echoPaths, latencies: latencies)
         call.taps = taps
         if let configuration = scenario.hardware {

@@ -77,7 +77,7 @@ public final class SimulatedCall {
     public private(set) var isUserReferenceStarted = false
     public private(set) var events: [CallEvent] = []
     public private(set) var deviceStates: [DeviceState] = []
-    /// Every tick in memory (when `recordTaps`); for tests and short calls. Long runs stream
+    /// Every tick in memory (when `recordsTaps`); for tests and short calls. Long runs stream
     /// through `taps` instead.
     public private(set) var recording: CallRecording
     public let recordsTaps: Bool
@@ -155,7 +155,7 @@ public final class SimulatedCall {
     private let loudspeakerGraph: RenderGraph
 
     public init(world: CallWorld, voiceProcessing: VoiceProcessingSettings = VoiceProcessingSettings(),
-                recordTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil,
+                recordsTaps: Bool = true, expectedDuration: VirtualDuration? = nil, decodedAudio: DecodedAudioCache? = nil,
                 echoPaths: EchoPathCache? = nil, latencies: EchoControlLatencies? = nil) throws {
         try world.validateSignals()
         try voiceProcessing.validate()
@@ -179,8 +179,8 @@ public final class SimulatedCall {
         try sendVoiceProcessor.setAcousticEchoCanceller(mode: voiceProcessing.echoCancellerMode)
         try sendVoiceProcessor.setNoiseSuppressor(mode: voiceProcessing.noiseSuppressor)
         try sendVoiceProcessor.setAutoGainControl(mode: voiceProcessing.autoGainControl)
-        recordsTaps = recordTaps
-        recording = CallRecording(capacity: recordTaps ? expectedSamples ?? n : 0)
+        self.recordsTaps = recordsTaps
+        recording = CallRecording(capacity: recordsTaps ? expectedSamples ?? n : 0)
         // Each its own storage: one array assigned to all shared it, and the first write to each
         // copied it — on the first tick, and for `incoming` at the first mic switch, mid-call.
         func block() -> [Float] { [Float](repeating: 0, count: n) }

@@ -67,7 +67,7 @@ struct MergeCommand: ParsableCommand {
             for line in EvalCommand.errorLines(merged.outcome.results) { standardError(line) }
             // An interrupted shard is named: its eval exited non-zero, and a merge that stopped
             // there with 0 passed a CI job that `compare` alone would have failed.
-            for shard in loaded.map(\.shard) where !shard.eval.complete {
+            for shard in loaded.map(\.shard) where !shard.eval.isComplete {
                 standardError("echolab: \(shard.path): incomplete: its eval was interrupted (\(shard.eval.items.reduce(0) { $0 + $1.results.count }) of \(shard.eval.planned) runs)")
             }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "

@@ -86,7 +86,7 @@ struct ProcessCommand: ParsableCommand {
                             outcome.clippingWarning(mic: mic, reference: reference), outcome.dcOffsetWarning(mic: mic, mode: mode)] {
                 if let warning { standardError("echolab process: warning: \(warning)") }
             }
-            if try LeadingEcho.inFiles(mic: mic, reference: reference, channel: channel.selection) {
+            if try LeadingEcho.isFound(inMicFile: mic, referenceFile: reference, channel: channel.selection) {
                 standardError("echolab process: warning: the echo in \(mic) leads \(reference) (a loopback recorded late, or --mic and "
                               + "--reference swapped?): no canceller removes an echo that comes before its reference")
             }

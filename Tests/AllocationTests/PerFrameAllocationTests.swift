@@ -95,7 +95,7 @@ final class PerFrameAllocationTests: XCTestCase {
         for backend in [EchoCancellerBackend.speex, .echolab] {
             let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended,
                                                                                                 backend: backend),
-                                         recordTaps: false)
+                                         recordsTaps: false)
             let meter = try CallMeter(call: call)
             let warmUp = try allocations {
                 try call.start()
@@ -138,7 +138,7 @@ final class PerFrameAllocationTests: XCTestCase {
              "timeline": [{"at_ms": 3000, "action": "route_change", "route": "wired_headset"}]}
             """.utf8), file: "/tmp/route.json")
         var runner = ScenarioRunner(scenario: scenario)
-        runner.recordTaps = false
+        runner.recordsTaps = false
         func allocations(fromTick first: Int64, to last: Int64) throws -> Int {
             let counter = TickAllocations(firstTick: first, lastTick: last)
             runner.taps = [counter]
@@ -163,7 +163,7 @@ final class PerFrameAllocationTests: XCTestCase {
              "timeline": [{"at_ms": 2000, "action": "interruption_begin"}, {"at_ms": 3000, "action": "interruption_end"}]}
             """.utf8), file: "/tmp/interrupted.json")
         var runner = ScenarioRunner(scenario: scenario)
-        runner.recordTaps = false
+        runner.recordsTaps = false
         func allocations(fromTick first: Int64, to last: Int64) throws -> Int {
             let counter = TickAllocations(firstTick: first, lastTick: last)
             runner.taps = [counter]
@@ -188,7 +188,7 @@ final class PerFrameAllocationTests: XCTestCase {
              "mic": {"device": "passthrough"}, "speaker": {"device": "passthrough"}}
             """.utf8), file: "/tmp/custom.json")
         var runner = ScenarioRunner(scenario: scenario)
-        runner.recordTaps = false
+        runner.recordsTaps = false
         let counter = TickAllocations(firstTick: 100, lastTick: 499)
         runner.taps = [counter]
         _ = try runner.run()

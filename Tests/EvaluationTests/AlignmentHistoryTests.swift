@@ -52,7 +52,7 @@ final class AlignmentHistoryTests: XCTestCase {
             let scenario = try ScenarioLoader.load(path: packageRoot.appendingPathComponent("vectors/scenarios/\(name).json").path)
             XCTAssertTrue(scenario.sendLatencyIsFixed, name)
             let kept = CallMeasurement(sampleRate: rate), fixed = CallMeasurement(sampleRate: rate, sendLatencyIsFixed: true)
-            var runner = ScenarioRunner(scenario: scenario, recordTaps: false)
+            var runner = ScenarioRunner(scenario: scenario, recordsTaps: false)
             runner.taps = [kept, fixed]
             _ = try runner.run(for: try runner.duration())
             let a = kept.finish(segments: []).analysis, b = fixed.finish(segments: []).analysis

@@ -57,7 +57,7 @@ final class AppMicSpliceTests: XCTestCase {
     /// has its own pauses, not the pipeline's gaps (the losses were tracked for every mic at once,
     /// and the ticks after the first mic's splice carried over to the next).
     func testAnotherMicsLossesDoNotMarkThisOnesAudio() throws {
-        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let meter = try CallMeter(call: call)
         let bursting = BurstingToneMic(burstAt: 1), pausing = PausingToneMic()
         call.audioManager.setCustomMic(bursting)
@@ -76,7 +76,7 @@ final class AppMicSpliceTests: XCTestCase {
     }
 
     func testASpliceTheAppsBufferMadeIsAClick() throws {
-        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let meter = try CallMeter(call: call)
         let mic = BurstingToneMic(burstAt: 2)
         call.audioManager.setCustomMic(mic)

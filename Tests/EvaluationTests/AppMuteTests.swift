@@ -39,7 +39,7 @@ final class AppMuteTests: XCTestCase {
     /// A call through the forwarded device mic that the app mutes by pushing zeros after
     /// `before` seconds (the segment "app mute"), for `after` seconds more.
     private func callMutedByZeros(in world: CallWorld, mode: EchoCancellerMode, before: Int64, after: Int64) throws -> RunReport {
-        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordTaps: false)
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: mode), recordsTaps: false)
         let meter = try CallMeter(call: call)
         let mic = MutableRoomMic(microphone: call.microphone)
         try call.start()
@@ -100,7 +100,7 @@ final class AppMuteTests: XCTestCase {
     /// sent, which is the app's doing, not a near end the canceller removed.
     func testAMicMutedByZerosThroughoutSaysSoAndJudgesNoNearEnd() throws {
         let call = try SimulatedCall(world: world(near: true), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
-                                     recordTaps: false)
+                                     recordsTaps: false)
         let meter = try CallMeter(call: call)
         let mic = MutableRoomMic(microphone: call.microphone)
         mic.muted = true
@@ -119,7 +119,7 @@ final class AppMuteTests: XCTestCase {
     /// under the mic's noise, as `echolab run` says of the same call, not a silent far end. Its
     /// loss is the bound the echo track gives.
     func testAHandDrivenCallWhoseFarEndPlaysIsNotSaidToBeSilent() throws {
-        let call = try SimulatedCall(world: world(gainDB: -100), recordTaps: false)
+        let call = try SimulatedCall(world: world(gainDB: -100), recordsTaps: false)
         let meter = try CallMeter(call: call)
         try call.start()
         try call.run(for: .seconds(3))
@@ -128,7 +128,7 @@ final class AppMuteTests: XCTestCase {
                        report.echoUnmeasuredReason ?? "nil")
         XCTAssertEqual(try XCTUnwrap(report.metrics.erlDB), 100, accuracy: 1)
         XCTAssertTrue(report.metrics.erlIsLowerBound)
-        let silent = try SimulatedCall(world: CallWorld(), recordTaps: false)
+        let silent = try SimulatedCall(world: CallWorld(), recordsTaps: false)
         let silentMeter = try CallMeter(call: silent)
         try silent.start()
         try silent.run(for: .seconds(1))

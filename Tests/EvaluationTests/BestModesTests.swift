@@ -122,7 +122,7 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("through", 0.0042, 0), point("worse", 0.049, -0.1), point("speex", 25, 0.8),
                                                           point("webrtc", 38, 16)])).modes, ["speex", "webrtc"])
         XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [point("slight", 0.06, 0), point("speex", 25, 0.8)])).modes, ["slight", "speex"])
-        let mute = BestModes.Point(mode: "mute", erleSteadyDB: 37.8, erleSteadyIsLowerBound: true, nearEndAttenuationDB: nil, silentSend: true)
+        let mute = BestModes.Point(mode: "mute", erleSteadyDB: 37.8, erleSteadyIsLowerBound: true, nearEndAttenuationDB: nil, sendsSilence: true)
         let erleOnly = try XCTUnwrap(BestModes.front(of: [mute, point("speex", 25, nil), point("webrtc", 30, nil)]))
         XCTAssertEqual(erleOnly.modes, ["webrtc"])
         XCTAssertEqual(erleOnly.axes, .erleOnly)
@@ -151,7 +151,7 @@ final class BestModesTests: XCTestCase {
 /// worst case.
 final class CorpusBestModesTests: XCTestCase {
     private func point(_ mode: String, _ erle: Double?, _ nearEnd: Double?, lost: Bool = false) -> BestModes.Point {
-        .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd, nearEndLost: lost)
+        .init(mode: mode, erleSteadyDB: erle, nearEndAttenuationDB: nearEnd, isNearEndLost: lost)
     }
 
     func testModesAreComparedOnTheItemsTheyAllHaveValuesOn() throws {
@@ -267,7 +267,7 @@ final class EstimatedNearEndBestModesTests: XCTestCase {
     private static func document(_ results: [EvalDocument.Run]) throws -> (document: JSONValue, modeSummaries: [ModeSummary], best: BestModes.Verdict?) {
         let made = try EvalDocument.make(items: [EvalDocument.Item(index: 0, name: "bbb2_doubletalk", file: "rec", results: results)],
                                          modes: results.compactMap(\.mode), modesAsked: true, planned: results.count,
-                                         complete: true, shard: nil, wallSeconds: 1)
+                                         isComplete: true, shard: nil, wallSeconds: 1)
         return (made.document, made.modeSummaries, made.verdicts.corpusFront)
     }
 
@@ -304,7 +304,7 @@ final class EstimatedNearEndBestModesTests: XCTestCase {
         XCTAssertEqual(entries.map { $0["near_end_estimate_lost"]?.doubleValue }, [1, 0])
         // Without estimates the key is not written: eval.json of tracked corpora keeps its bytes.
         let tracked = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m", metrics: HandBuiltRuns.metrics(erleSteady: 20))]]),
-                                            modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+                                            modes: ["m"], modesAsked: true, planned: 1, isComplete: true, shard: nil, wallSeconds: 0)
         XCTAssertNil(tracked.document["mode_summary"]?.arrayValue?.first?["near_end_estimate_lost"])
     }
 

@@ -10,7 +10,7 @@ final class CallMeterTests: XCTestCase {
         let call = try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1),
                                                       echoPath: EchoPathSettings(delayMilliseconds: 10, gainDB: -10)),
                                      voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
-                                     recordTaps: false)
+                                     recordsTaps: false)
         let meter = try CallMeter(call: call)
         try call.sendVoiceProcessor.setAcousticEchoCanceller(mode: .disabled)
         try call.start()
@@ -40,12 +40,12 @@ final class CallMeterTests: XCTestCase {
     /// any tick (a call not started, or run for no time: once it has run, the meter finishes it).
     func testAMeterAttachedLateOrFinishedBeforeATickThrows() throws {
         let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1), echoPath: EchoPathSettings(delayMilliseconds: 10, gainDB: -10))
-        let late = try SimulatedCall(world: world, recordTaps: false)
+        let late = try SimulatedCall(world: world, recordsTaps: false)
         try late.start()
         try late.run(for: .milliseconds(30))
         XCTAssertThrowsError(try CallMeter(call: late)) { XCTAssertEqual($0 as? CallMeterError, .attachedAfterFirstTick(ticks: 3)) }
 
-        let call = try SimulatedCall(world: world, recordTaps: false)
+        let call = try SimulatedCall(world: world, recordsTaps: false)
         let meter = try CallMeter(call: call)
         XCTAssertThrowsError(try meter.finish()) { XCTAssertEqual($0 as? CallMeterError, .nothingToMeasure) }
         try call.start()
@@ -76,7 +76,7 @@ final class CallMeterTests: XCTestCase {
         let run = try RunOutput(scenario: scenario, outputDirectory: folder, taps: .none, renderer: nil).run()
 
         let call = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd, noise: scenario.noise, echoPath: scenario.echoPath),
-                                     voiceProcessing: scenario.voiceProcessing, recordTaps: false)
+                                     voiceProcessing: scenario.voiceProcessing, recordsTaps: false)
         call.hardware = try CallHardware(configuration: session)
         let meter = try CallMeter(call: call)
         try call.start()
@@ -94,7 +94,7 @@ final class CallMeterTests: XCTestCase {
         XCTAssertEqual(report.events.filter { $0.kind == "timeline" }.map(\.detail), [HardwareAction.routeChange(.speaker).description])
 
         // Without simulated hardware there is no route to change: an error to catch.
-        let plain = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd), recordTaps: false)
+        let plain = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd), recordsTaps: false)
         let plainMeter = try CallMeter(call: plain)
         XCTAssertThrowsError(try plainMeter.apply(.routeChange(.speaker))) { error in
             XCTAssertEqual(error as? CallMeterError, .noHardware(action: HardwareAction.routeChange(.speaker).description))
@@ -112,7 +112,7 @@ final class CallMeterTests: XCTestCase {
                               nearEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 210), seed: 2),
                               noise: NoiseSettings(levelDBFS: -60, seed: 7))
         func report(hardwareFirst: Bool) throws -> RunReport {
-            let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+            let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
             if hardwareFirst { call.hardware = try CallHardware(configuration: session) }
             let meter = try CallMeter(call: call)
             if !hardwareFirst { call.hardware = try CallHardware(configuration: session) }

@@ -39,7 +39,7 @@ final class CustomDeviceOverrunTests: XCTestCase {
     private func report(of mic: BurstMic, seconds: Int64 = 5) throws -> RunReport {
         let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3), noise: NoiseSettings(levelDBFS: -60, seed: 2),
                               echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let meter = try CallMeter(call: call)
         call.audioManager.setCustomMic(mic)
         try call.start()
@@ -91,7 +91,7 @@ final class CustomDeviceOverrunTests: XCTestCase {
     /// (the call's counters once put them on every custom mic's stretch). From code, as
     /// docs/library.md has it.
     func testEachMicIsJudgedByItsOwnBuffer() throws {
-        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let bursting = BurstMic(burstFrames: 72_000, period: .milliseconds(1500)), steady = BurstMic(burstFrames: 960, period: .milliseconds(20))
         call.audioManager.setCustomMic(bursting)
         try call.start()
@@ -121,7 +121,7 @@ final class CustomDeviceOverrunTests: XCTestCase {
     /// and out cut it in three).
     func testAMicSwitchDoesNotCutASpeakersStretch() throws {
         let call = try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 3)),
-                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         call.audioManager.setCustomSpeaker(CustomSpeaker())   // set, and never pulled
         let mic = BurstMic(burstFrames: 960, period: .milliseconds(20))
         try call.start()
@@ -142,7 +142,7 @@ final class CustomDeviceOverrunTests: XCTestCase {
     /// paused for the interruption (as the finding advises) loses nothing, and is no finding.
     func testAnInterruptionIsAFindingOnlyWhereTheMicKeptPushing() throws {
         func report(pausing: Bool) throws -> RunReport {
-            let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+            let call = try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
             call.hardware = try CallHardware(configuration: HardwareConfiguration())
             let meter = try CallMeter(call: call)
             let mic = BurstMic(burstFrames: 960, period: .milliseconds(20))

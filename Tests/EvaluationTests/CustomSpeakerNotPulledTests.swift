@@ -11,7 +11,7 @@ final class CustomSpeakerNotPulledTests: XCTestCase {
     private func report(_ drive: (SimulatedCall) throws -> Void) throws -> RunReport {
         let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
                               echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-        let call = try SimulatedCall(world: world, recordTaps: false)
+        let call = try SimulatedCall(world: world, recordsTaps: false)
         let meter = try CallMeter(call: call)
         try drive(call)
         return try meter.finish(name: "speaker")

@@ -69,7 +69,7 @@ final class EchoPathInReportTests: XCTestCase {
     /// A call app code drives by hand reports the room of its world (it reported 0 ms and 0 dB).
     func testAHandDrivenCallReportsItsWorldsPath() throws {
         let world = CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -20), seed: 1), echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
-        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let meter = try CallMeter(call: call)
         try call.start()
         try call.run(for: .seconds(2))

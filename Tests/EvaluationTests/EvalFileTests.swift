@@ -11,7 +11,7 @@ final class EvalFileTests: XCTestCase {
                                        results: [HandBuiltRuns.run("webrtc:intensityMax"), HandBuiltRuns.run("speex:intensityMax")]),
                      EvalDocument.Item(index: 7, name: "b", file: "corpus/b.json", results: [failed])]
         return try EvalDocument.make(items: items, modes: ["webrtc:intensityMax", "speex:intensityMax"], modesAsked: modesAsked, planned: 3,
-                                     complete: false, shard: shard, plan: plan, wallSeconds: 2.5).document
+                                     isComplete: false, shard: shard, plan: plan, wallSeconds: 2.5).document
     }
 
     func testAShardsFileReadsAsTheValuesItWasRenderedFrom() throws {
@@ -22,7 +22,7 @@ final class EvalFileTests: XCTestCase {
         XCTAssertEqual(file.plan?.digest, "abc")
         XCTAssertEqual(file.plan?.written, plan)
         XCTAssertEqual(file.planned, 3)
-        XCTAssertFalse(file.complete)
+        XCTAssertFalse(file.isComplete)
         XCTAssertEqual(file.wallSeconds, 2.5)
         XCTAssertEqual(file.tool?["name"]?.stringValue, "echolab")
         XCTAssertEqual(file.modes, ["webrtc:intensityMax", "speex:intensityMax"])

@@ -19,7 +19,7 @@ final class EvalVerdictsTests: XCTestCase {
 
     private static func make(_ items: [[EvalDocument.Run]], modes: [String]) throws -> (summaries: [ModeSummary], verdicts: EvalVerdicts) {
         let made = try EvalDocument.make(items: HandBuiltRuns.items(items), modes: modes, modesAsked: true, planned: items.joined().count,
-                                         complete: true, shard: nil, wallSeconds: 1)
+                                         isComplete: true, shard: nil, wallSeconds: 1)
         return (made.modeSummaries, made.verdicts)
     }
 

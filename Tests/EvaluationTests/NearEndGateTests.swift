@@ -43,7 +43,7 @@ final class NearEndGateTests: XCTestCase {
         XCTAssertEqual(gate.regressions.map(\.current), [.lowConfidence(frames: 19)])
         // On enough frames it is a lost near end, as before.
         let lost = Self.compare(Self.eval(metrics: Self.nearEnd(1.7, frames: 105)), Self.eval(metrics: Self.nearEnd(45, frames: 40, lost: true)))
-        XCTAssertEqual(lost.regressions.map(\.subject), [.nearEndLost(.doubleTalk)])
+        XCTAssertEqual(lost.regressions.map(\.subject), [.isNearEndLost(.doubleTalk)])
     }
 
     /// A near end cut while it talks alone is a canceller's fault too: 1 dB more is a regression,
@@ -53,7 +53,7 @@ final class NearEndGateTests: XCTestCase {
         let cut = Self.compare(baseline, Self.eval(metrics: Self.nearEnd(1, frames: 100, singleTalk: 1.2)))
         XCTAssertEqual(cut.regressions.map(\.subject), [.level(metric: "near_end.single_talk_attenuation_db")])
         let lost = Self.compare(baseline, Self.eval(metrics: Self.nearEnd(1, frames: 100, singleTalk: 60, singleTalkLost: true)))
-        XCTAssertEqual(lost.regressions.map(\.subject), [.nearEndLost(.singleTalk)])
+        XCTAssertEqual(lost.regressions.map(\.subject), [.isNearEndLost(.singleTalk)])
         let fixed = Self.compare(Self.eval(metrics: Self.nearEnd(1, frames: 100, singleTalk: 60, singleTalkLost: true)), baseline)
         XCTAssertEqual(fixed.improvements.map(\.subject), [.nearEndKept(.singleTalk)])
         XCTAssertTrue(fixed.regressions.isEmpty)
@@ -64,7 +64,7 @@ final class NearEndGateTests: XCTestCase {
     func testARecordingsNearEndEstimateIsJudged() {
         let baseline = Self.eval(metrics: Self.estimate(0.43, frames: 492, lost: false))
         let lost = Self.compare(baseline, Self.eval(metrics: Self.estimate(45, frames: 492, lost: true)))
-        XCTAssertEqual(lost.regressions.map(\.subject), [.nearEndLost(.estimate)])
+        XCTAssertEqual(lost.regressions.map(\.subject), [.isNearEndLost(.estimate)])
         let dropped = Self.compare(baseline, Self.eval(metrics: Self.estimate(1.5, frames: 492, lost: false)))
         XCTAssertEqual(dropped.regressions.map(\.subject), [.level(metric: "near_end_estimate.output_drop_db")])
         XCTAssertTrue(Self.compare(baseline, baseline).regressions.isEmpty)

@@ -116,9 +116,9 @@ final class RequirementFindingTests: XCTestCase {
         XCTAssertEqual(hardware.segments.map(\.startFrame), [0, 478_560])
         // The rule itself: the last frame's start, 478,720, is the speaker's with the send latency
         // and the receiver's without it.
-        XCTAssertEqual(RequirementFindings.echoLossMeasuredOn(240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 480 }),
+        XCTAssertEqual(RequirementFindings.echoLossRoutes(frameStarts: 240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 480 }),
                        "from 5.0 s, on the speaker route")
-        XCTAssertEqual(RequirementFindings.echoLossMeasuredOn(240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 0 }),
+        XCTAssertEqual(RequirementFindings.echoLossRoutes(frameStarts: 240_000...478_720, hardware: hardware, rate: 48_000, latency: { _ in 0 }),
                        "from 5.0 s, across the routes speaker, receiver")
         // The call's finding, its frames and latency the run's own.
         let lateConsequence = try consequence(late)

@@ -71,7 +71,7 @@ final class ScoreStatisticsTests: XCTestCase {
             aecmos("mute", echo: 4.9, other: 4.98, findings: [RequirementFindings.silentSendRule]),
         ]])
         let modes = ["strong", "gentle", "beaten", "tied", "half", "mute"]
-        let made = try EvalDocument.make(items: items, modes: modes, modesAsked: true, planned: 6, complete: true, shard: nil, wallSeconds: 0)
+        let made = try EvalDocument.make(items: items, modes: modes, modesAsked: true, planned: 6, isComplete: true, shard: nil, wallSeconds: 0)
         let points = made.verdicts.aecmosDoubleTalk
         XCTAssertEqual(points.map(\.mode), ["strong", "gentle", "beaten", "tied", "mute"], "a mode without both scores has no point")
         XCTAssertEqual(points.map(\.isUnbeaten), [true, true, false, true, false], "a tie beats neither; a mute is never ringed")
@@ -96,14 +96,14 @@ final class ScoreStatisticsTests: XCTestCase {
             [aecmos("a", model: "AECMOS 16k", echo: 4.6, other: 4.0), aecmos("b", model: "AECMOS 16k", echo: 4.2, other: 3.6)],
             [aecmos("a", model: "AECMOS 48k", echo: 4.0, other: 3.4), aecmos("b", model: "AECMOS 48k", echo: 4.1, other: 3.5)],
         ])
-        let made = try EvalDocument.make(items: items, modes: ["a", "b"], modesAsked: true, planned: 4, complete: true, shard: nil, wallSeconds: 0)
+        let made = try EvalDocument.make(items: items, modes: ["a", "b"], modesAsked: true, planned: 4, isComplete: true, shard: nil, wallSeconds: 0)
         let points = made.verdicts.aecmosDoubleTalk
         XCTAssertEqual(points.map(\.mode), ["a", "a", "b", "b"])
         XCTAssertEqual(points.map(\.model), ["AECMOS 16k", "AECMOS 48k", "AECMOS 16k", "AECMOS 48k"])
         XCTAssertEqual(points.map(\.echo), [4.6, 4.0, 4.2, 4.1])
         XCTAssertEqual(points.map(\.isUnbeaten), [true, false, false, true], "each model's front of its own points")
         // One model: no model named, as before.
-        let one = try EvalDocument.make(items: [items[0]], modes: ["a", "b"], modesAsked: true, planned: 2, complete: true, shard: nil, wallSeconds: 0)
+        let one = try EvalDocument.make(items: [items[0]], modes: ["a", "b"], modesAsked: true, planned: 2, isComplete: true, shard: nil, wallSeconds: 0)
         XCTAssertEqual(one.verdicts.aecmosDoubleTalk.map(\.model), [nil, nil])
     }
 
@@ -125,11 +125,11 @@ final class ScoreStatisticsTests: XCTestCase {
     }
 
     func testACorpusWithoutScoresHasNoScoresKey() throws {
-        let document = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m")]]), modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        let document = try EvalDocument.make(items: HandBuiltRuns.items([[HandBuiltRuns.run("m")]]), modes: ["m"], modesAsked: true, planned: 1, isComplete: true, shard: nil, wallSeconds: 0)
         XCTAssertNil(document.modeSummaries[0].scores)
         XCTAssertNil(document.document["mode_summary"]?.arrayValue?.first?["scores"], "no key, not null: eval.json keeps its bytes")
         let scored = HandBuiltRuns.items([[HandBuiltRuns.run("m", scores: result("a", values: ["st": 4]))]])
-        let withScores = try EvalDocument.make(items: scored, modes: ["m"], modesAsked: true, planned: 1, complete: true, shard: nil, wallSeconds: 0)
+        let withScores = try EvalDocument.make(items: scored, modes: ["m"], modesAsked: true, planned: 1, isComplete: true, shard: nil, wallSeconds: 0)
         XCTAssertEqual(withScores.document["mode_summary"]?.arrayValue?.first?["scores"]?.arrayValue?.count, 1)
     }
 }

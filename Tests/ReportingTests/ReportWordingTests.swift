@@ -49,7 +49,7 @@ final class ReportWordingTests: XCTestCase {
                      WeightedEchoLoss.BandLoss(centreHz: 2500, lossDB: 9.53, isLowerBound: true),
                      WeightedEchoLoss.BandLoss(centreHz: 3150, lossDB: 1.49, isLowerBound: true)]
         let bound = WeightedEchoLoss(tclwDB: 5.1, isLowerBound: true, bands: bands, analysisFrames: 300)
-        let most = WeightedEchoLoss.mostDB(bands)!
+        let most = WeightedEchoLoss.lossAtMostDB(of: bands)!
         XCTAssertEqual(TelephonyBlocks.boundText(bound),
                        "; 2 of 4 bands are bounds, the far end standing 1.5–9.5 dB over the floor in them (2500–3150 Hz); "
                        + "at most \(ReportFormatting.db(most)), what its measured bands leak whatever the others do")

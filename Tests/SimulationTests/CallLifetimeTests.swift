@@ -10,7 +10,7 @@ import XCTest
 final class CallLifetimeTests: XCTestCase {
     private func makeCall() throws -> SimulatedCall {
         try SimulatedCall(world: CallWorld(farEnd: .generator(.whiteNoise(levelDBFS: -30), seed: 1)),
-                          voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended), recordTaps: false)
+                          voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended), recordsTaps: false)
     }
 
     /// Builds a call with devices made by `attach`, runs it 200 ms, ends it; returns a weak reference.

@@ -29,7 +29,7 @@ final class ClockDriftLongTests: XCTestCase {
              "noise": {"level_dbfs": -65, "seed": 4}, "aec": {"mode": "\(mode)"}\(ppm.isNaN ? "" : ", \"clock_drift_ppm\": \(ppm)")}
             """.utf8), file: "/tmp/drift.json")
         let tap = ERLETap(from: (seconds - window) * 48_000)
-        let run = try ScenarioRunner(scenario: scenario, recordTaps: false, taps: [tap]).run()
+        let run = try ScenarioRunner(scenario: scenario, recordsTaps: false, taps: [tap]).run()
         return (tap.erleDB, run.hardware?.droppedFrames ?? -1)
     }
 

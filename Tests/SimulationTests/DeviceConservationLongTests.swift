@@ -17,7 +17,7 @@ final class DeviceConservationLongTests: XCTestCase {
     private var micSeconds: Int64 { override ?? 3600 }
 
     private func makeCall() throws -> SimulatedCall {
-        try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+        try SimulatedCall(world: CallWorld(), voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
     }
 
     func testCustomMicJitteredPushesOverALongRun() throws {

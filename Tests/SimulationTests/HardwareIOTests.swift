@@ -55,7 +55,7 @@ final class HardwareIOTests: XCTestCase {
     func testFortyFourKilohertzDeviceInACall() throws {
         let near = SignalKind.musicLike(levelDBFS: -20)
         let call = try SimulatedCall(world: CallWorld(nearEnd: .generator(near, seed: 5)),
-                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordTaps: false)
+                                     voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .disabled), recordsTaps: false)
         let hardware = try CallHardware(configuration: configuration(rate: 44_100, duration: 0.005))
         call.hardware = hardware
         XCTAssertEqual(hardware.inputFormat, HardwareFormat(sampleRate: 44_100, ioBufferFrames: 256))

@@ -66,7 +66,7 @@ final class RenderGraphTests: XCTestCase {
     /// dry and says so (a status and a counter, the missing frames silent) instead of crashing.
     func testPlayoutNodeReportsInsufficientDataWhenThePlayoutRunsDry() throws {
         let call = try SimulatedCall(world: CallWorld(farEnd: .generator(.tone(frequency: 440, levelDBFS: -10), seed: 0)),
-                                     recordTaps: false)
+                                     recordsTaps: false)
         let speaker = CustomSpeaker()
         call.audioManager.setCustomSpeaker(speaker)
         var options = AppDeviceOptions()

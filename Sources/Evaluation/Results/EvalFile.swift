@@ -20,7 +20,7 @@ public struct EvalFile: Sendable, Equatable {
     /// The whole plan a shard was cut from (nil in a whole eval's file, and in older shards).
     public var plan: Plan?
     public var planned: Int
-    public var complete: Bool
+    public var isComplete: Bool
     /// `timing.wall_s`.
     public var wallSeconds: Double?
     public var items: [Item]
@@ -51,7 +51,7 @@ public struct EvalFile: Sendable, Equatable {
         /// A failed run's canceller library, where eval.json names it.
         public var library: String? = nil
         /// A failed run's error is its canceller's (`canceller_failure`).
-        public var failedInCanceller = false
+        public var isCancellerFailure = false
     }
 
     /// A document as these values; from a file, one `EvalDocument.read` has checked (elsewhere a
@@ -64,14 +64,14 @@ public struct EvalFile: Sendable, Equatable {
             self.plan = Plan(entries: Int(saturating: entries), digest: digest, written: plan)
         }
         planned = Int(saturating: document["planned"]?.doubleValue ?? 0)
-        complete = document["complete"]?.boolValue ?? false
+        isComplete = document["complete"]?.boolValue ?? false
         wallSeconds = document.value(at: "timing.wall_s")?.doubleValue
         items = (document["items"]?.arrayValue ?? []).map { item in
             Item(index: item["index"]?.doubleValue.map(Int.init(saturating:)), name: item["name"]?.stringValue ?? "", file: item["file"]?.stringValue ?? "",
                  results: (item["results"]?.arrayValue ?? []).map { result in
                      Run(mode: result["mode"]?.stringValue, folder: result["folder"]?.stringValue ?? "", error: result["error"]?.stringValue,
                          library: result["error"]?.stringValue == nil ? nil : result["library"]?.stringValue,
-                         failedInCanceller: result["error"]?.stringValue != nil && result["canceller_failure"]?.boolValue == true)
+                         isCancellerFailure: result["error"]?.stringValue != nil && result["canceller_failure"]?.boolValue == true)
                  })
         }
     }

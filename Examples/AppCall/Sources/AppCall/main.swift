@@ -97,13 +97,13 @@ final class PromptMicrophone: CustomMic {
 // MARK: - The call
 
 // The peer talks (speech-like, seeded); the phone lies on a table: its loudspeaker reaches the
-// microphone 40 ms later at −6 dB, over quiet room noise. `recordTaps` keeps the signals in memory
+// microphone 40 ms later at −6 dB, over quiet room noise. `recordsTaps` keeps the signals in memory
 // (6 s: a few MB) so that the latency can be looked up in what was sent.
 let world = CallWorld(farEnd: .generator(.speechLike(levelDBFS: -20, pitchHz: 120), seed: 1),
                       noise: NoiseSettings(levelDBFS: -60, seed: 5),
                       echoPath: EchoPathSettings(delayMilliseconds: 40, gainDB: -6))
 let call = try SimulatedCall(world: world, voiceProcessing: VoiceProcessingSettings(echoCancellerMode: .intensityRecommended),
-                             recordTaps: true)
+                             recordsTaps: true)
 // The meter is attached before the first tick: it measures every sample, as `echolab run` does.
 let meter = try CallMeter(call: call)
 
