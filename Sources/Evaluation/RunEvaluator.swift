@@ -484,16 +484,19 @@ public struct RunEvaluator: Sendable {
         // was said of a call muted from 1 s whose near end talked from 3.5 s to 8.5 s.
         // So is a stretch with a file or generator as the mic (the room is not what is sent): a
         // near end talking from 4 to 6 s under a file mic read "never talked over the far end".
+        // Where the near end talked there, it is said: none of that talk reached the peer.
         if metrics.telephony?.doubleTalkUnmeasuredReason == TelephonyMeasures.noDoubleTalkReason {
             let muted = wasMuted(states)
             let notTheRoom = states.indices.contains { !states[$0].realMicrophoneInUse && !lastedNoTime(states, $0) }
+            let unsent = metrics.nearEnd?.talkNotSentFrames ?? 0
             if let noEcho = noEchoPathReason(states) {
                 metrics.telephony?.doubleTalkUnmeasuredReason = "no double talk: \(noEcho)"
             } else if notTheRoom {
                 metrics.telephony?.doubleTalkUnmeasuredReason = "no double talk where the room was sent: the near end never talked over the "
-                    + "far end there (\(muted ? "a muted stretch or " : "")a stretch with a file or generator as the mic is left out of the analysis)"
-            } else if muted {
-                metrics.telephony?.doubleTalkUnmeasuredReason = TelephonyMeasures.noDoubleTalkOutsideMuteReason
+                    + "far end there (\(muted ? "a muted stretch or " : "")a stretch with a file or generator as the mic is left out of the analysis"
+                    + (unsent > 0 ? "; the near end talked over \(unsent) analysis frame\(unsent == 1 ? "" : "s") of it, none of it sent)" : ")")
+            } else if muted, unsent > 0 {
+                metrics.telephony?.doubleTalkUnmeasuredReason = TelephonyMeasures.noDoubleTalkOutsideMuteReason(talkNotSentFrames: unsent)
             }
         }
         guard noEchoPathReason(states) != nil else { return metrics }

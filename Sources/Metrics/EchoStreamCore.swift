@@ -86,6 +86,8 @@ struct EchoStreamCore {
     /// Where the near-end track does not line up with what was processed: near-end preservation
     /// skips the frames touching them.
     private var nearEndExcluded = ExcludedRanges()
+    /// Frames where the near-end track talked and nothing of the room was sent (`echoExcluded`).
+    private var nearEndTalkNotSentFrames = 0
     /// Where the echo at the mic did not reach what was processed (a file sent instead of the
     /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
     private var echoExcluded = ExcludedRanges()
@@ -437,6 +439,8 @@ struct EchoStreamCore {
         let start = frame * hop
         talk.record(frame: frame, talk: gate.lastTalk.run)
         activity.record(frame: frame, talk: gate.lastTalk.run)
+        // Nothing of the room was sent here (muted, a file mic…): a talker there reached no one.
+        if hasNearEnd, !echoReached, gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk { nearEndTalkNotSentFrames += 1 }
         if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)
@@ -558,7 +562,10 @@ struct EchoStreamCore {
 
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {
-        hasNearEnd ? NearEndPreservation(doubleTalk: doubleTalkSums, singleTalk: nearEndSingleTalkSums) : nil
+        guard hasNearEnd else { return nil }
+        var preservation = NearEndPreservation(doubleTalk: doubleTalkSums, singleTalk: nearEndSingleTalkSums)
+        preservation.talkNotSentFrames = nearEndTalkNotSentFrames
+        return preservation
     }
 
     /// The frame layout of everything received, for the final aggregation.

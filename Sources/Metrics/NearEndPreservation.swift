@@ -47,6 +47,11 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
     /// The near end reached the output with its sign inverted; the figures are those of the
     /// near end turned back (an inversion alone is inaudible). Written only when true.
     public var polarityIsInverted: Bool
+    /// Frames where the near-end track talked and nothing of the room was sent (the call muted,
+    /// the audio unit stopped, a file or generator as the mic, a mic pushing zeros): left out of
+    /// the figures above, which are the send path's, but none of that talk reached the peer.
+    /// Written only when some.
+    public var talkNotSentFrames: Int = 0
 
     /// The reported floor of `distortionDB`.
     public static let distortionFloorDB = -120.0
@@ -147,6 +152,7 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         case singleTalkDistortionDB = "single_talk_distortion_db"
         case singleTalkFrames = "single_talk_analysis_frames"
         case polarityIsInverted = "polarity_inverted"
+        case talkNotSentFrames = "talk_not_sent_analysis_frames"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -160,10 +166,12 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         singleTalkDistortionDB = try container.decodeIfPresent(Double.self, forKey: .singleTalkDistortionDB)
         singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
         polarityIsInverted = try container.decodeIfPresent(Bool.self, forKey: .polarityIsInverted) ?? false
+        talkNotSentFrames = try container.decodeIfPresent(Int.self, forKey: .talkNotSentFrames) ?? 0
     }
 
-    /// `polarity_inverted` is written only when true, so a report of a near end sent as it was
-    /// reads as before the key existed.
+    /// `polarity_inverted` and `talk_not_sent_analysis_frames` are written only when they say
+    /// something, so a report of a near end sent as it was, throughout, reads as before the keys
+    /// existed.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(attenuationDB, forKey: .attenuationDB)
@@ -175,5 +183,6 @@ public struct NearEndPreservation: Codable, Equatable, Sendable {
         try container.encodeIfPresent(singleTalkDistortionDB, forKey: .singleTalkDistortionDB)
         try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
         if polarityIsInverted { try container.encode(true, forKey: .polarityIsInverted) }
+        if talkNotSentFrames > 0 { try container.encode(talkNotSentFrames, forKey: .talkNotSentFrames) }
     }
 }

@@ -214,8 +214,13 @@ public enum EvalReportDocument {
                             row.append(.init(text, value: alone.value))
                         } else {
                             let value = nearEndAttenuation(result)
-                            let text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
-                            row.append(.init(text, value: value))
+                            var text = m?.nearEnd.map { F.attenuation(value, isLost: $0.isLost, frames: $0.doubleTalkFrames) } ?? F.db(nil)
+                            // No figure, but a talker that reached no one (muted, a file mic): said, not left a blank.
+                            let unsent = m?.nearEnd?.talkNotSentFrames ?? 0
+                            if value == nil, unsent > 0 { text += " (talk not sent: \(F.analysisFrames(unsent)))" }
+                            row.append(.init(text, value: value, detail: value == nil && unsent > 0
+                                ? "the near end talked over \(F.analysisFrames(unsent)) where nothing of the room was sent (muted, the audio unit "
+                                    + "stopped, or a file or generator as the mic): none of it reached the peer" : nil))
                         }
                     }
                     if hasEstimate {

@@ -347,6 +347,9 @@ public enum RunReportDocument {
              .init(F.figure(n.singleTalkDistortionDB, frames: n.singleTalkFrames), value: n.singleTalkDistortionDB)],
         ] + (n.polarityIsInverted ? [[.init("near-end polarity"),
                                        .init("inverted: the near end was sent upside down (inaudible on its own); the figures above are of it turned back")]] : [])
+          + (n.talkNotSentFrames > 0 ? [[.init("near end talking where nothing of the room was sent"),
+                                         .init("\(F.analysisFrames(n.talkNotSentFrames)) (muted, the audio unit stopped, or a file or generator as the "
+                                               + "mic): none of it reached the peer; left out of the figures above, which are the send path's")]] : [])
     }
 
     /// Where the app left the canceller's reference silent, ERL and ERLE stand on the rest of the

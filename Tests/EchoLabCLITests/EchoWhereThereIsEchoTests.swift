@@ -497,8 +497,9 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
     }
 
     /// Muted from 1 s, a near talker from 3 s: the gate leaves the muted stretch out, and hears
-    /// no double talk. The report said "the near end never talked over the far end".
-    func testNoDoubleTalkOutsideAMuteSaysTheMuteMayHideIt() throws {
+    /// no double talk. The reason says the near end talked while muted, how much, and that none
+    /// of it was sent: near_end counts it, and the pages say it, instead of a blank.
+    func testNoDoubleTalkOutsideAMuteSaysTheTalkWasNotSent() throws {
         let rate = 48_000
         var near = SignalGenerator.render(.speechLike(levelDBFS: -26, pitchHz: 210), sampleRate: rate, count: 8 * rate, seed: 52)
         for index in 0..<(3 * rate) { near[index] = 0 }
@@ -506,14 +507,27 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let room = Self.room().replacingOccurrences(of: #""near_end": {"generator": "silence"}"#, with: #""near_end": "late-talker.wav""#)
         let muted = try run("muted-talker", #""timeline": [{"at_ms": 1000, "action": "mute"}]"#, room: room)
         let telephony = try XCTUnwrap(metrics(muted)["telephony"] as? [String: Any])
+        let nearEnd = try XCTUnwrap(metrics(muted)["near_end"] as? [String: Any])
+        let unsent = try XCTUnwrap(nearEnd["talk_not_sent_analysis_frames"] as? Int)
+        // The talker's 5 s at 10 ms a frame, less its pauses.
+        XCTAssertGreaterThan(unsent, 150)
+        XCTAssertLessThanOrEqual(unsent, 500)
+        XCTAssertTrue(nearEnd["attenuation_db"] is NSNull)
         XCTAssertEqual(telephony["double_talk_unmeasured_reason"] as? String,
-                       "no double talk outside the muted stretches: a muted send path is left out of the analysis, and the near end may have talked there")
+                       "no double talk outside the muted stretches: the near end talked only while muted (\(unsent) analysis frames), "
+                       + "and none of it was sent (a muted send path is left out of the analysis)")
+        let page = try String(contentsOf: root.appendingPathComponent("muted-talker/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("| near end talking where nothing of the room was sent | \(unsent) analysis frames (muted, the audio unit stopped, "
+                                    + "or a file or generator as the mic): none of it reached the peer; left out of the figures above, which are the "
+                                    + "send path's |"), page)
         // A file as the mic from 1 s: the room is not what is sent there either (it read "the
         // near end never talked over the far end", a QA engineer's trial).
         let filed = try run("file-talker", #""timeline": [{"at_ms": 1000, "action": "set_custom_mic", "device": "file", "file": "app.wav"}]"#, room: room)
+        let filedUnsent = try XCTUnwrap((metrics(filed)["near_end"] as? [String: Any])?["talk_not_sent_analysis_frames"] as? Int)
+        XCTAssertEqual(filedUnsent, unsent, "the same talker, not sent from 1 s either way")
         XCTAssertEqual((metrics(filed)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
                        "no double talk where the room was sent: the near end never talked over the far end there (a stretch with a file "
-                       + "or generator as the mic is left out of the analysis)")
+                       + "or generator as the mic is left out of the analysis; the near end talked over \(unsent) analysis frames of it, none of it sent)")
         // A file as the mic all through: no echo reached the sent path, and the reason says that.
         let fileAll = try run("file-all", #""mic": {"device": "file", "file": "app.wav"}"#, room: room)
         XCTAssertEqual((metrics(fileAll)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
@@ -521,6 +535,7 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         let unmuted = try run("unmuted-quiet", "")
         XCTAssertEqual((metrics(unmuted)["telephony"] as? [String: Any])?["double_talk_unmeasured_reason"] as? String,
                        "no double talk: the near end never talked over the far end")
+        XCTAssertNil((metrics(unmuted)["near_end"] as? [String: Any])?["talk_not_sent_analysis_frames"], "written only when some")
     }
 
     /// Muted from the first frame: no stretch is left to measure, and the reason says so rather
