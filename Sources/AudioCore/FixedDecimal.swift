@@ -3,8 +3,8 @@ import Foundation
 /// The text of a Double with a fixed number of decimals, byte for byte what `printf`'s `%.Nf`
 /// prints (glibc: the exact binary value rounded half to even, the sign kept on a negative value
 /// that rounds to zero), without Foundation's formatter. `String(format:)` parses its format and
-/// boxes its arguments on every call; the reports format a few thousand numbers each, and that
-/// was a third of the time spent writing report.json and report.html at the end of every run.
+/// boxes its arguments on every call; the reports format a few thousand numbers each, and with it
+/// that is a third of the time spent writing report.json and report.html at the end of every run.
 public enum FixedDecimal {
     /// Powers of ten a scaled value is multiplied by (0 through 9 decimals).
     private static let powersOfTen: [UInt64] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,

@@ -2,8 +2,8 @@ internal import CSndFile
 import Synchronization
 
 /// libsndfile keeps why an `sf_open` failed in one process-wide variable, which any other
-/// thread's open overwrites — a success sets it to "No Error." (`eval --jobs 2` said that of a
-/// text file named .wav, one run in three). Every open, and the reading of its failure, holds
+/// thread's open overwrites — a success sets it to "No Error." (without this lock, under `eval --jobs 2`
+/// a text file named .wav gets that reason one run in three). Every open, and the reading of its failure, holds
 /// this lock; opening is a small part of reading a file.
 enum SoundFileOpening {
     private static let lock = Mutex(())

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where EchoLab puts its scratch files: `TMPDIR` when it names an existing folder, else `/tmp`.
 /// `FileManager.temporaryDirectory` returns `TMPDIR` as it is, and a scratch folder made under it
-/// with its parents created a stray folder (a mistyped `TMPDIR=/nonexistent`) on the user's disk.
+/// with its parents would create a stray folder (a mistyped `TMPDIR=/nonexistent`) on the user's disk.
 package enum TemporaryFolder {
     package static var base: String {
         if let tmpdir = ProcessInfo.processInfo.environment["TMPDIR"], !tmpdir.isEmpty {

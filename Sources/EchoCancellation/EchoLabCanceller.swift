@@ -414,7 +414,7 @@ public final class EchoLabCanceller {
     /// 100 ms of far-end single talk have measured it: a path as quiet as a handset's earpiece
     /// (30 dB under the reference) then expects weights of its own size, and a talker over it no
     /// longer reads as echo to learn. Paths louder than −12 dB keep the full prior, so the
-    /// loudspeaker rooms converge as before; before the gain is measured, so do all.
+    /// loudspeaker rooms converge as with the unscaled prior; before the gain is measured, so do all.
     /// (On the development corpus a fixed prior of 0.01 had the earpiece right and slowed the
     /// 6 dB room to 27 dB.)
     private func scaleKalmanPrior() {

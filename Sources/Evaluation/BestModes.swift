@@ -93,8 +93,8 @@ public enum BestModes {
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
         var nearEnd: BoundedValue? { nearEndAttenuationDB.map { BoundedValue($0, isLowerBound: nearEndIsLowerBound) } }
         /// What the verdicts rank the near end by: how far its level moved, either way. A talker
-        /// sent louder than it spoke is not kept better: a plugin that doubled the mic stood best
-        /// on the near end at −6 dB (a new user's trial).
+        /// sent louder than it spoke is not kept better: ranked by the signed attenuation, a plugin
+        /// that doubles the mic would stand best on the near end at −6 dB.
         var nearEndDeparture: BoundedValue? { nearEndAttenuationDB.map { BoundedValue(abs($0), isLowerBound: nearEndIsLowerBound) } }
     }
 
@@ -365,8 +365,9 @@ public enum BestModes {
 
     /// A steady ERLE measured at 0 dB or less as the pages print it: no echo removed (a
     /// pass-through, or worse), so no canceller there, whatever it kept of the near end. A lower
-    /// bound says only "at least". As printed: a pass-through plugin run at 16 kHz read 0.0042 dB
-    /// (the resampling's round trip), printed "0.0", and stood on the front beside speexdsp.
+    /// bound says only "at least". As printed: a pass-through plugin run at 16 kHz reads 0.0042 dB
+    /// (the resampling's round trip), printed "0.0", and would otherwise stand on the front beside
+    /// speexdsp.
     public static func removesNoEcho(_ erleSteady: BoundedValue) -> Bool {
         !erleSteady.isLowerBound && printed(erleSteady.value) <= 0
     }

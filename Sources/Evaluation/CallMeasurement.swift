@@ -223,7 +223,7 @@ public final class CallMeasurement: CallTap {
         // With the hardware modelled the tracks are the room's sound as sent only where the input
         // device passed it on unbroken (`TickSignals.captureIsContinuous`): a dropout, a stream
         // priming or a route change is in the tracks too, and is the pipeline's. Counted everywhere,
-        // a talker's plosives on a route read as the pipeline's clicks (3 in a trial's call).
+        // a talker's plosives on a route would read as the pipeline's clicks.
         let roomIsInTracks = tick.captureIsContinuous
         if !(roomIsInTracks && tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notRoomUntil = max(notRoomUntil, landsUntil) }
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
@@ -289,9 +289,9 @@ public final class CallMeasurement: CallTap {
     /// `notEchoAlone`), and no transition lies at it — a segment's start (a mode change
     /// restarts the canceller, a switch or a route change moves the audio) or a change of the
     /// send path's latency (it moves `sent`). AECM sends exact zeros for up to ~150 ms where it
-    /// suppresses echo hard: counted as gaps, they made its runs "runs with pipeline issues", and
-    /// moving a scenario's echo path by 1 ms moved the count by 2 and failed the gate (a CI
-    /// engineer's trial). Zeros over a near talker, a silent echo or a file's audio stay gaps.
+    /// suppresses echo hard: counted as gaps, they would make its runs "runs with pipeline issues",
+    /// and moving a scenario's echo path by 1 ms would move the count by 2 and fail the gate.
+    /// Zeros over a near talker, a silent echo or a file's audio stay gaps.
     private func leavingOutLiveEchoZeroed(_ report: GlitchReport, segments: [Range<Int>]) -> GlitchReport {
         sendInputSilence.finish()
         let margin = inputMargin

@@ -8,18 +8,19 @@ import Simulation
 /// Why: with the mic on a clock of its own (a USB or Bluetooth mic beside the device's speaker, a
 /// custom mic fed from another clock), the echo's delay moves all call long — at 30 ppm by 1.4
 /// samples a second at 48 kHz — and a filter that does not follow it never settles. speexdsp on a
-/// white-noise far end kept 35 dB of steady ERLE without drift, 18 dB at 3 ppm, 7 dB at 30 ppm and
-/// 0.4 dB at 100 ppm, and the only finding the call had was the TCLw requirement: nothing said why.
+/// white-noise far end keeps 35 dB of steady ERLE without drift, 18 dB at 3 ppm, 7 dB at 30 ppm and
+/// 0.4 dB at 100 ppm, and without this finding the call's only one is the TCLw requirement, which
+/// does not say why.
 ///
-/// A low ERLE on a drifting mic is not the drift's by itself: WebRTC's AEC kept 14.8 dB of a
-/// white-noise echo on one clock and 13.9 at 300 ppm (a trial's). So the same call is run again
+/// A low ERLE on a drifting mic is not the drift's by itself: WebRTC's AEC keeps 14.8 dB of a
+/// white-noise echo on one clock and 13.9 at 300 ppm. So the same call is run again
 /// with the mic on the loudspeaker's clock (`OneClockControl`), and the drift is named only where
 /// it costs the canceller `driftCostThresholdDB` or more.
 public enum ClockDriftFinding {
     /// The rule the finding is reported under; its kind is `canceller` (`RunReport.Finding.Kind`).
     public static let rule = "clock-drift-not-followed"
-    /// A canceller follows drift where it keeps at least this much steady ERLE: issue #27 asks
-    /// this of EchoLab's own at 100 ppm (on a 20 s white-noise call it keeps 34.9 dB there,
+    /// A canceller follows drift where it keeps at least this much steady ERLE: EchoLab's own
+    /// canceller is held to it at 100 ppm (on a 20 s white-noise call it keeps 34.9 dB there,
     /// speexdsp 0.4).
     public static let followedERLEThresholdDB = 20.0
     /// The steady ERLE the drift must cost against the same call on one clock: a quarter of the

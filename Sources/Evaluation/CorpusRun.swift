@@ -170,7 +170,7 @@ public struct CorpusRun {
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
                 // Told under the count's lock, so counts arrive in order: told after it, two runs
-                // finishing together went out of order (a terminal's line read 42/57, then 38/57).
+                // finishing together can go out of order (a terminal's line showing 42/57, then 38/57).
                 done.withLock { value in
                     value += 1
                     progress(value, entries.count, result)

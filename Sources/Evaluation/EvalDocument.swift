@@ -126,13 +126,14 @@ public enum EvalDocument {
                 object["metrics"] = .null
             }
             // Why a figure is null, in the run's own words, where one is: a CI script reading
-            // eval.json alone saw the nulls and no reason (they were in each run's report.json).
+            // eval.json alone would see the nulls and no reason (each run's report.json holds them).
             for (key, reason) in [("echo_unmeasured", summary.echoUnmeasuredReason), ("delay_unmeasured", summary.delayUnmeasuredReason),
                                   ("convergence_unmeasured", summary.convergenceUnmeasuredReason)] {
                 if let reason { object[key] = .string(reason) }
             }
             object["pipeline"] = summary.pipeline.map(JSONValue.init(encoding:)) ?? summary.recordingHealth.map(JSONValue.init(encoding:)) ?? .null
-            // Only with a hardware model, so that items without one read as they did.
+            // Only with a hardware model: an item without one has no hardware counters for the gate
+            // to compare, and the same keys in every eval.json.
             if let streams = summary.hardwareStreams { object["hardware_streams"] = JSONValue(encoding: streams) }
             object["findings"] = .array(summary.findings.map(JSONValue.string))
             if !summary.segments.isEmpty { object["segments"] = .array(summary.segments.map(JSONValue.init(encoding:))) }
@@ -141,7 +142,7 @@ public enum EvalDocument {
             object["scores"] = summary.scores.map { .array($0.map(JSONValue.init(encoding:))) }
         } else {
             if let library = result.failedLibrary { object["library"] = .string(library) }
-            // Only where true, so that other failures read as they did.
+            // Only where true: other failures keep the same keys in every eval.json.
             if result.isCancellerFailure { object["canceller_failure"] = .bool(true) }
         }
         return .object(object)

@@ -111,9 +111,9 @@ public enum EvalMerge {
                         }
                         if tapsSeen == nil { tapsSeen = (hasTaps, shard.path) }
                         result.summary = summary
-                        // A plugin's rate is in its runs' reports, not in eval.json: eval.md's note
-                        // on cancellers run below the call's rate named it for the eval, and not
-                        // for the merge of its shards (a plugin author's trial).
+                        // A plugin's rate is in its runs' reports, not in eval.json: without this,
+                        // eval.md's note on cancellers run below the call's rate names it for the
+                        // eval but not for the merge of its shards.
                         if let rate = summary.cancellerRateHz, let mode = result.mode, let plugin = mode.backend.plugin,
                            plugin.sampleRate != rate, let atRate = try? CancellerPlugin(name: plugin.name, path: plugin.path, sampleRate: rate) {
                             result.mode = EchoControlMode(backend: EchoCancellerBackend(plugin: atRate), intensity: mode.intensity)
@@ -137,8 +137,8 @@ public enum EvalMerge {
     /// index or name) given by another path — the same corpus reached by other relative paths
     /// from another folder is another plan — or a mode measured with another canceller build.
     /// nil where only the digest tells them apart: a scenario's text edited between the shards'
-    /// jobs, a plugin's options, or items neither shard holds in both. (A CI engineer's trial:
-    /// "its plan differs" alone did not say that only the relative paths had.)
+    /// jobs, a plugin's options, or items neither shard holds in both. (A bare "its plan differs"
+    /// does not say when only the relative paths do.)
     static func planDifference(_ shard: EvalFile, from first: EvalFile) -> String? {
         if let entries = shard.plan?.entries, let firstEntries = first.plan?.entries, entries != firstEntries {
             return "its plan has \(entries) runs, \(firstEntries) there (another corpus)"

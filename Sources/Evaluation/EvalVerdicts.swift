@@ -49,12 +49,12 @@ public struct EvalVerdicts: Sendable, Equatable {
     /// The AECMOS double-talk points of `modes` from their summaries. A mode that muted in any
     /// run (`muting`: it sent silence in far-end single talk, or lost the near end in double
     /// talk) is plotted but never ringed, and beats no other mode: AECMOS scores silence well
-    /// (a mute read 4.90 and 4.98, the only ring of a new user's plot), and the echo verdicts
+    /// (a mute scores 4.90 and 4.98, and would be the only ring on its plot), and the echo verdicts
     /// leave such runs off their front too.
     static func aecmosDoubleTalk(_ modes: [String], summaries: [ModeSummary], muting: Set<String> = []) -> [AECMOSPoint] {
         // Each AECMOS identity (name, version, model file) is its own set of points: on a corpus
-        // of two rates its 16 and 48 kHz models each scored some runs, and a plot of the first
-        // entry showed one model's means under the mode's name alone.
+        // of two rates its 16 and 48 kHz models each score some runs, and a plot of the first
+        // entry would show one model's means under the mode's name alone.
         typealias Identity = ModeSummary.ScorerStatistics.Identity
         func mean(_ entry: ModeSummary.ScorerStatistics, _ name: String) -> Double? {
             entry.scores.first { $0.talkType == "dt" && $0.name == name }?.statistics.mean

@@ -75,14 +75,15 @@ public enum HardwareFindings {
         guard start < min(length, nextChange) else { return .noLeak }
         let flowing = hardware.flowing(in: Int64(start)..<Int64(min(length, nextChange)))
         // Judged from when the peer hears a mic that hears the room: a change while a file mic
-        // fed the call leaks nothing until the device mic is back (a trial's change during a file
-        // mic was judged over 2 s of the file's audio and half a second of the route's), nor while
-        // the call is muted (an app that mutes over a change left its leak after the unmute unsaid).
+        // feeds the call leaks nothing until the device mic is back (judged from the change, one
+        // during a file mic would be judged over 2 s of the file's audio and half a second of the
+        // route's), nor while the call is muted (from the change, a mute over it would leave the
+        // leak after the unmute unjudged).
         guard let flowed = flowing.first, let (flow, resumed) = heardByThePeer(from: flowed, states: states) else { return .noLeak }
         // The first second of audio on the route; where it holds too little far-end single talk
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
-        // a second at a time: a change made while someone talked left a leak of 7 dB of ERLE
-        // unjudged and unsaid (a QA engineer's trial).
+        // a second at a time: judged on its first second alone, a change made while someone talks
+        // leaves a leak of 7 dB of ERLE unjudged.
         let flowAfter = Int(flow.lowerBound)..<Int(flow.upperBound)
         let (after, first) = judgeable(flowAfter.lowerBound..<min(flowAfter.lowerBound + Int(rate), flowAfter.upperBound),
                                        forward: true, within: flowAfter, analysis: analysis, rate: rate)
@@ -93,8 +94,9 @@ public enum HardwareFindings {
         guard !after.isEmpty, cancellerOn else { return .noLeak }
         // Too little far-end single talk to measure an ERLE on (a wired headset's echo under the
         // mic's noise, or the near end talking over the change): a canceller still modelling the
-        // old route's path shows anyway in what it sends beyond what the mic held (speex sent 25 dB
-        // more than the mic held after the speaker, and no finding said so). Not where the send
+        // old route's path shows anyway in what it sends beyond what the mic held (speex sends 25 dB
+        // more than the mic holds after a change to the speaker: without this check no finding
+        // says so). Not where the send
         // path's gain control may raise what is sent.
         if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames || first.erleDB == nil, !first.erleIsLowerBound, !sendPathAddsGain,
            let added = addedToWhatTheMicHeld(after: after, within: flowAfter, segment: segment, rate: rate, sentErrorDB: sentErrorDB) {

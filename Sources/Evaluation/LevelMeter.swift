@@ -33,10 +33,10 @@ public final class LevelMeter: CallTap {
         sums.append(current)
         current = (0, 0, 0, 0, 0)
         if sums.count > Self.maximumWindows {
-            // Pairs merged in place: a new array (`map`) dropped the reservation, and the next
-            // windows grew it again, mid-call.
+            // Pairs merged in place: a new array (`map`) would drop the reservation, and the next
+            // windows grow it again, mid-call.
             // A window left without a pair goes on as the current one, to the doubled length: kept
-            // as a finished window it was one half-length window among the doubled ones.
+            // as a finished window it would be one half-length window among the doubled ones.
             if sums.count % 2 == 1 { current = sums.removeLast() }
             let merged = sums.count / 2
             for i in 0..<merged {

@@ -6,9 +6,9 @@ import Simulation
 ///
 /// Why: the room's echo path is gone while such a mic feeds the call, and a canceller left on
 /// learns that the mic holds no echo; back on the device mic, it sends the echo until it has
-/// learnt the path again. speex, on for a file mic's 5 s, kept 5.6 dB of ERLE over the first
-/// second back where it had kept 21.5 dB before the switch, and 2 s passed before it settled: the
-/// segment table showed it, no finding said it. Judged as a route change's leak is
+/// learnt the path again. speex, on for a file mic's 5 s, keeps 5.6 dB of ERLE over the first
+/// second back where it kept 21.5 dB before the switch, and settles only 2 s later: the segment
+/// table shows it, and without this finding nothing says it. Judged as a route change's leak is
 /// (`HardwareFindings.echoLeakRule`), by the same figures.
 public enum MicSwitchLeakFinding {
     public static let rule = "echo-leak-after-mic-switch"

@@ -41,8 +41,8 @@ public enum OutputFolder {
     }
 
     /// Throws `Conflict` when `folder` (existing or not) is, or contains, one of `plugins`' library
-    /// files: a run's report written over one replaced the canceller that ran (a new user's trial,
-    /// `run --out o --plugin acme=o/report.json`).
+    /// files: a run's report written over one would replace the canceller that ran
+    /// (`run --out o --plugin acme=o/report.json`).
     public static func check(_ folder: String, holdsNoneOf plugins: [CancellerPlugin]) throws {
         for plugin in plugins {
             do {

@@ -34,7 +34,7 @@ public final class PluginDigests: Sendable {
 
     /// A note for a plugin's failure where its file is no longer the one the eval started with:
     /// a plugin rebuilt in place while it ran crashes in code that changed under it, and the
-    /// crash is not the plugin's own ("crashed at frame 390 (signal 11)" said nothing of it).
+    /// crash is not the plugin's own ("crashed at frame 390 (signal 11)" alone says nothing of it).
     /// nil where the file is as it was, or was never recorded.
     func changedNote(forFileAt path: String) -> String? {
         guard let kept = digests.withLock({ $0[InputFile.canonical(path)] }), InputFile.problem(at: path) == nil,

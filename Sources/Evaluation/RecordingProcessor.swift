@@ -135,8 +135,8 @@ public struct RecordingProcessor {
     /// `progress` is told the share of the mic processed, once a second of audio.
     public func process(mic: String, reference: String?, output: String, cancellation: RunCancellation? = nil,
                         lockingFor command: String? = nil, progress: ((Double) -> Void)? = nil) throws -> Outcome {
-        // A plugin's library is an input too: the output written over it replaced the canceller
-        // that wrote it (a new user's trial).
+        // A plugin's library is an input too: the output written over it would replace the
+        // canceller that writes it.
         try AtomicFile.checkWritable(output, inputs: [mic, reference, mode.backend.plugin?.path].compactMap { $0 })
         let micProbe = try SoundFileReader(path: mic)
         let micRate = micProbe.sampleRate, micLength = micProbe.frameCount
@@ -163,7 +163,7 @@ public struct RecordingProcessor {
         } catch {
             // A plugin's start cut short by the interruption stopped the run.
             if (error as? PluginProcess.PluginFailure)?.isInterruption == true { throw RunCancelled() }
-            // Named with the recording, as a failure while it runs is: the line said only the plugin.
+            // Named with the recording, as a failure while it runs is: the plugin's name alone does not say which recording.
             if let failure = error as? PluginProcess.PluginFailure { throw failure.naming(input: mic) }
             throw error
         }
@@ -252,7 +252,7 @@ public struct RecordingProcessor {
             if case .outputNotAudio(let mode, let value, let sample, let frame, nil)? = error as? EchoControlError {
                 throw EchoControlError.outputNotAudio(mode: mode, value: value, sample: sample, frame: frame, input: mic)
             }
-            // A plugin's failure too: a long recording's line said neither file nor time.
+            // A plugin's failure too: unnamed, a long recording's line says neither file nor time.
             if let failure = error as? PluginProcess.PluginFailure { throw failure.naming(input: mic) }
             throw error
         }

@@ -96,8 +96,9 @@ public struct RecordingRun {
         var loopbackIsSilent = false, micIsSilent = false
         var lengthMismatch: LengthMismatch?
         var scores: [ScorerResult]?
-        // Without a loopback the far end is silence: measured against it, a canceller that
-        // deleted a lone talker read "—" in every mode and passed unnoticed.
+        // Without a loopback the far end is silence, and the run is measured against it: left
+        // unmeasured, a canceller that deletes a lone talker reads "—" in every mode and passes
+        // unnoticed.
         let silentLoopback = item.loopback == nil ? try Self.writeSilence(like: item.mic, to: path(Self.silentLoopback)) : nil
         defer { if let silentLoopback { unlink(silentLoopback) } }
         if let loopback = item.loopback ?? silentLoopback {

@@ -480,10 +480,10 @@ public struct RunEvaluator: Sendable {
     /// search found between the reference and what stood in for the mic.
     static func reportedMetrics(_ metrics: EchoMetrics, states: [DeviceState]) -> EchoMetrics {
         var metrics = metrics
-        // A muted stretch is left out of the gate: "the near end never talked over the far end"
-        // was said of a call muted from 1 s whose near end talked from 3.5 s to 8.5 s.
+        // A muted stretch is left out of the gate: with it, a call muted from 1 s whose near end
+        // talks from 3.5 s to 8.5 s would read "the near end never talked over the far end".
         // So is a stretch with a file or generator as the mic (the room is not what is sent): a
-        // near end talking from 4 to 6 s under a file mic read "never talked over the far end".
+        // near end talking from 4 to 6 s under a file mic would read the same.
         // Where the near end talked there, it is said: none of that talk reached the peer.
         if metrics.telephony?.doubleTalkUnmeasuredReason == TelephonyMeasures.noDoubleTalkReason {
             let muted = wasMuted(states)
@@ -564,8 +564,8 @@ public struct RunEvaluator: Sendable {
         }
         if let lastWindow, lastWindow.isLowerBound, let value = lastWindow.erleDB, value > steady + toleranceDB {
             // The output at the mic's floor: more was removed at the end than the steady figure,
-            // which windows before it pull down (a double talk's), says. "Still settling" read as
-            // a canceller that had not converged (a new user's trial).
+            // which windows before it pull down (a double talk's), says. "Still settling" would read
+            // as a canceller that has not converged.
             return "the ERLE ends as a bound at the mic's floor, ≥ \(FixedDecimal.text(value, fractionDigits: 1)) dB, above ±\(tolerance) dB "
                 + "of its steady \(steadyText): the canceller removed more there than the steady figure says, so no settling to it can be told"
         }
@@ -594,8 +594,8 @@ public struct RunEvaluator: Sendable {
     /// what the call sent (`noEchoPathReason`; `states` empty, files: never); the echo lies outside
     /// the delay search; the far end is tonal, so its delay repeats; or no lag stands out.
     /// `scenarioDelayMilliseconds`: a simulated call's echo path delay, which the words of an echo
-    /// outside the search give (no loopback of a simulation is recorded late: an 800 ms path
-    /// read "a loopback recorded late?"). `customSpeakerBufferingMilliseconds`: what an app's
+    /// outside the search give (no loopback of a simulation is recorded late, so an 800 ms path
+    /// must not read "a loopback recorded late?"). `customSpeakerBufferingMilliseconds`: what an app's
     /// custom speaker added after the engine's reference on average (`customSpeakerBuffering`):
     /// where it puts the echo past the search, that is the reason, not "no lag stands out" (a
     /// pass-through speaker pulling 450 ms at a time held the audio 910 ms).
@@ -661,7 +661,8 @@ public struct RunEvaluator: Sendable {
     /// A call whose echo delay was searched again at an echo-path change has no one delay: each
     /// segment with its own is judged by it, from its start to its end, and findings of
     /// neighbouring segments that say the same (a mute between them) are one (a Bluetooth
-    /// speaker's 220 ms, past WebRTC's reach, read 6 dB of ERLE there and no finding said why).
+    /// speaker's 220 ms, past WebRTC's reach, leaves 6 dB of ERLE there: judged by one delay for
+    /// the whole call, no finding says why).
     func segmentDelayFindings(_ run: CallRun, ranges: [Range<Int>], segments: [RunReport.Segment]) -> [LintFinding] {
         let processing = run.scenario.voiceProcessing
         let findings = zip(ranges, segments).flatMap { range, segment -> [(finding: LintFinding, opensSegment: Bool)] in

@@ -533,8 +533,8 @@ struct EchoPathGate {
     /// (none for the first).
     /// A block's own fit takes in part of a talker it did not leave out of the fit — one 16 dB
     /// under the echo is under its cut — and the residual then read 11 dB under the talker:
-    /// double talk taken for single talk, and an excellent canceller's ERLE 10 dB low (a new
-    /// user's recording: AEC3 44.3 dB where the near-end track gives 54.7). Where the
+    /// double talk taken for single talk, and an excellent canceller's ERLE 10 dB low (on one
+    /// recording AEC3 reads 44.3 dB where the near-end track gives 54.7). Where the
     /// neighbours' paths explain the hops the block's fit explains about as well as its fits do
     /// (the median hop's residual within 1.5 dB), they judge it alone; where they do not (a
     /// neighbour fitted over double talk, a path that changed), its own fits count too. The next

@@ -195,7 +195,7 @@ struct FrameLedger: Sendable {
         }
         var erl = Decibels.powerRatio(referenceTotal, echoTotal)
         var erlFrames = selected.count, erlIsLowerBound = false
-        // Only without single talk: a range with some measures ERL there, as it always did, so
+        // Only without single talk: a range with some measures ERL there, so
         // one item's modes (a frame or two of single talk apart) never read one a bound and the
         // other a figure.
         let underNoise = selected.isEmpty ? rowRange(frameIndices: inside, in: underNoiseRows) : 0..<0

@@ -8,8 +8,8 @@ extension DelayEstimator {
     /// The block search cannot see such an echo once it leads by more than about a block (341 ms
     /// at 48 kHz): each reference block is correlated with the mic window that starts at the same
     /// sample, so the echo of a block that played before the window holds nothing of it, and no
-    /// negative lag peaks. A loopback 0.1–0.3 s late was said to lie outside the search; 0.35–0.5 s
-    /// late read "no lag stands out", and the tap-free gate then fitted nothing and scored the
+    /// negative lag peaks. A loopback 0.1–0.3 s late is said to lie outside the search; 0.35–0.5 s
+    /// late reads "no lag stands out", and the tap-free gate then fits nothing and scores the
     /// echo's frames as single talk (ERL 17.2 dB at 0.4 s where it is 9.6 dB).
     ///
     /// The whole-signal GCC-PHAT of `ProcessedLag` sees every lag to ±2·maxLag with the signals'
@@ -35,7 +35,7 @@ extension DelayEstimator {
 
 /// Whether a recording's echo comes before its loopback, for a command that runs a canceller on
 /// it without measuring it (`process`): no canceller removes an echo that leads its reference,
-/// and `process` ran one on a loopback recorded late without a word.
+/// and without this check `process` runs one on a loopback recorded late without a word.
 public enum LeadingEcho {
     /// Whether the echo in `mic` leads `reference` within the delay search (a loopback recorded
     /// late, or the two files swapped), read from their first minute at the mic's rate (a loopback

@@ -201,7 +201,7 @@ extension ComparisonMarkdown {
     }
 
     /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
-    /// rounded to two, a fall of 0.5001 dB against 0.5 printed "-0.50", read as within it.
+    /// rounded to two, a fall of 0.5001 dB against 0.5 prints "-0.50", which reads as within it.
     static func signed(_ value: Double, beyond threshold: Double?) -> String {
         var decimals = 2
         func text() -> String { String(format: "%+.\(decimals)f", value) }

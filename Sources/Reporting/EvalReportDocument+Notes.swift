@@ -19,7 +19,7 @@ extension EvalReportDocument {
             + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
             + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
             + "leaves it unknown (each run's report says which, in "
-        // A key is code: inside the text the writers escaped its backticks, and the page showed them.
+        // A key is code: inside the text the writers would escape its backticks, and the page show them.
         let closing = "); its median is over the runs that have one, and says over how many where that is not all of them. "
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
@@ -30,8 +30,8 @@ extension EvalReportDocument {
     }
 
     /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's
-    /// ERLE is a bound at the noise floor and its convergence tells only how that floor moved, so the table read a muting
-    /// canceller as the best one, with no lint finding, and named nothing that it muted.
+    /// ERLE is a bound at the noise floor and its convergence tells only how that floor moved, so the table alone reads a muting
+    /// canceller as the best one, with no lint finding, and names nothing that it muted.
     static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
         let counts = modes.compactMap { mode -> String? in
             let ran = results.filter { $0.mode == mode }.compactMap(\.summary)
@@ -46,8 +46,8 @@ extension EvalReportDocument {
 
     /// The lint's findings, rule by rule, with the items that have them grouped by the modes they
     /// have them in ("every mode", "every mode but disabled", or the modes named): the Modes
-    /// table counts the runs with findings, and a CI log or a reader of eval.md had no rule to
-    /// look up. nil where no run has one.
+    /// table only counts the runs with findings, which leaves a CI log or a reader of eval.md no
+    /// rule to look up. nil where no run has one.
     static func lintFindingsNote(_ results: [CorpusRun.Result]) -> String? {
         let tally = LintTally(results)
         guard !tally.rules.isEmpty else { return nil }
@@ -78,7 +78,7 @@ extension EvalReportDocument {
 
     /// The canceller's own findings (an echo leak after a route change: its behaviour, which no
     /// app setup avoids), rule by rule with the runs that have them, counted apart from the lint
-    /// and from the pipeline's issues; nil where no run has one. Without it eval.md never named
+    /// and from the pipeline's issues; nil where no run has one. Without it eval.md never names
     /// the leak a route-change corpus is run to catch.
     static func cancellerFindingsNote(_ results: [CorpusRun.Result]) -> String? {
         var rules: [String] = [], runs: [String: [String]] = [:]
@@ -99,11 +99,11 @@ extension EvalReportDocument {
 
     /// The items whose echo lay outside the delay search — before the reference (a loopback
     /// recorded late, which no canceller can follow) or beyond its reach: their cells and wins
-    /// were ranked with the others, and only a run's page said why. nil where none.
+    /// are ranked with the others, and otherwise only a run's page says why. nil where none.
     /// A recording's echo out of range is a loopback recorded late or the files swapped (no
     /// canceller follows an echo that leads), or a path longer than the search; a simulated
     /// call's is its scenario's delay with the devices' latencies (a simulation's loopback is
-    /// never late: its item read "a loopback recorded late").
+    /// never late, so its item must not read "a loopback recorded late").
     static func echoOutsideSearchNote(_ results: [CorpusRun.Result]) -> String? {
         var recordings: [String] = [], calls: [String] = [], range = 0.0
         for result in results {
@@ -127,9 +127,9 @@ extension EvalReportDocument {
     }
 
     /// The recordings whose measured echo delay lies past a mode's reach (`EchoReach`), with the
-    /// modes: a simulated call has the lint's `echo-delay-beyond-filter` for it, a recording had
-    /// nothing, and a 300 ms echo left speex at 0.4 dB of steady ERLE without a word (a new user's
-    /// trial). nil where none.
+    /// modes: a simulated call has the lint's `echo-delay-beyond-filter` for it, a recording has
+    /// nothing else, and a 300 ms echo leaves speex at 0.4 dB of steady ERLE without a word. nil
+    /// where none.
     static func delayBeyondReachNote(_ results: [CorpusRun.Result]) -> String? {
         var items: [(item: String, delay: Double, modes: [String])] = []
         for result in results {
@@ -148,8 +148,8 @@ extension EvalReportDocument {
     /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
     /// echo is no longer the loopback's linear image, so every canceller's figures there stand on
     /// an echo none can fully remove, and without echo and near-end tracks the gate that finds
-    /// double talk misreads it (6.86 % of a mic clipped read 81 single-talk frames for 535, and
-    /// turned which mode was best). Said only in a run's health cell before; nil where none clipped.
+    /// double talk misreads it (6.86 % of a mic clipped reads 81 single-talk frames for 535, and
+    /// turns which mode is best). Otherwise only a run's health cell says so; nil where none clipped.
     static func clippedRecordingsNote(_ results: [CorpusRun.Result]) -> String? {
         var items: [String] = []
         var said = Set<String>()
@@ -167,8 +167,8 @@ extension EvalReportDocument {
 
     /// The backends whose canceller runs below the rate of a call or recording it ran on,
     /// resampled around: the band above half its rate is never sent, and reads as echo removed in
-    /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz was named best on
-    /// both axes of a white-noise corpus, 8.3 dB of ERLE). nil where none does.
+    /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz stands best on
+    /// both axes of a white-noise corpus, with 8.3 dB of ERLE). nil where none does.
     static func bandLimitedNote(_ results: [CorpusRun.Result]) -> String? {
         var backends: [EchoCancellerBackend] = []
         for result in results {

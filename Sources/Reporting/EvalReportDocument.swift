@@ -113,7 +113,7 @@ public enum EvalReportDocument {
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             let runs = outcome.results.filter { $0.mode == mode }
             // A bound that may meet 46 dB is neither below it nor over it: counted apart, or a
-            // mode whose 6 such runs all stood under 46 dB read as if 6 had met it.
+            // mode whose 6 such runs all stand under 46 dB would read as if 6 had met it.
             let unjudged = runs.filter { result in
                 guard let loss = result.summary?.metrics?.telephony?.echoLoss else { return false }
                 return loss.meetsRequirement == nil && !loss.isLowConfidence

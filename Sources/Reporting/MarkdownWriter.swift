@@ -68,7 +68,7 @@ public enum MarkdownWriter {
     /// "ERLE: ≥ (a lower bound) at 3 of 12 points, 0.25 s, 0.75 s, 1.25 s; fewer than 20 analysis
     /// frames (low confidence) at 5.25 s (1 frame) (times: the windows' centres)"; nil where the
     /// line has neither. The points are drawn at their windows' centres; report.json's series and
-    /// the convergence time give the windows' starts, and a page that did not say which read as
+    /// the convergence time give the windows' starts, and a page that does not say which reads as
     /// a second clock.
     static func markedPoints(_ line: ReportDocument.TimeChart.Line) -> String? {
         let measured = line.points.indices.filter { line.points[$0].value != nil }

@@ -55,8 +55,8 @@ public enum RecordingReportDocument {
             if let drift = corrections.clockDriftPPM {
                 made.append(String(format: "the loopback resampled to the mic's clock (%+.1f ppm) to tell double talk", drift))
             }
-            // The measurement's corrections, not the canceller's: a mic offset went into it as
-            // recorded, and the note read as if it had been handled.
+            // The measurement's corrections, not the canceller's: a mic offset goes into it as
+            // recorded, and the note alone would read as if it had been handled.
             let fed = (corrections.micDCOffsetDBFS ?? -.infinity) < RecordingProcessor.Outcome.dcOffsetWarningDBFS || report.mode == "disabled" ? ""
                 : " The canceller was given the mic as recorded, offset and all: those without a high-pass filter of their own (echolab, webrtc) remove far less echo over one."
             blocks.append(.note([.strong("Corrected before measuring:"), .text(" " + made.joined(separator: "; ") + " (docs/metrics.md)." + fed)]))

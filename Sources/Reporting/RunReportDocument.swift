@@ -43,7 +43,7 @@ public enum RunReportDocument {
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             // A switch of device, route or mode restarts a canceller's convergence: the call's, counted
-            // from its start as sent, read 8.5 s where its segments settled in 1 and 2 s.
+            // from its start as sent, can read 8.5 s where its segments settle in 1 and 2 s.
             [.init(report.segments.count > 1 ? "convergence (the whole call's, from its start; each segment's under Segments)" : "convergence"),
              .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
             [.init("bulk delay reference→mic" + delayCaveat),

@@ -24,7 +24,7 @@ enum TelephonyBlocks {
     /// The send attenuation range where its P.340 category stands beside it: two decimals, the
     /// 0.01 dB the range is measured to (`DoubleTalkMeter`), so the page prints the value its
     /// category judges. One decimal rounds the binary value of x.x5 either way: 6.049999…
-    /// printed "6.0 dB: category 2b" (more than 6 dB).
+    /// would print "6.0 dB: category 2b" (more than 6 dB).
     static func rangeText(_ value: Double?, isLowerBound: Bool = false, frames: Int? = nil) -> String {
         guard value != nil else { return ReportFormatting.db(nil) }
         let text = (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 2, unit: " dB")

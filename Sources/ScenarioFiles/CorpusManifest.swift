@@ -70,7 +70,7 @@ public enum CorpusManifest {
         guard let entries = object["corpus"]?.arrayValue else {
             throw ManifestError(path: path, problem: "corpus: expected an array, found \(object["corpus"]?.typeName ?? "nothing")")
         }
-        // Said as what it is: found nothing to run, eval said "no scenario files (*.json) found".
+        // Said as what it is: finding nothing to run, eval would say "no scenario files (*.json) found".
         guard !entries.isEmpty else {
             throw ManifestError(path: path, problem: "corpus: lists no items; list scenarios, folders, manifests or recordings")
         }

@@ -118,7 +118,7 @@ public enum ScenarioDiscovery {
             guard item.hasSuffix(".json") else { continue }
             if InputFile.problem(at: item) != nil {
                 // A link to nothing, a pipe, a file that cannot be read: passed over, the corpus
-                // ran one item short without a word. The loader fails it as an item, by name.
+                // would run one item short without a word. The loader fails it as an item, by name.
                 var isDirectory: ObjCBool = false
                 if !(FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue) {
                     scenarios.append(item)

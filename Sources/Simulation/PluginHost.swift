@@ -4,7 +4,8 @@ import Synchronization
 /// The program that hosts canceller plugins in child processes (`echolab plugin-host`).
 ///
 /// A program that is such a host itself says so at start (the echolab binary does, whatever its
-/// file is called: a copy named `echolab-bin` found no host and failed every plugin run). Others —
+/// file is called: found by name, a copy named `echolab-bin` has no host and fails every plugin
+/// run). Others —
 /// an app embedding EchoLab, a test bundle — find one as `$ECHOLAB_PLUGIN_HOST`, or an `echolab`
 /// beside their own executable.
 public enum PluginHost {

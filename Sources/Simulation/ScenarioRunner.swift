@@ -154,7 +154,7 @@ public struct ScenarioRunner {
         // The pipeline as the call left it, before the devices are let go: what a buffer still
         // holds at the end is buffered, as the loudspeaker's is, not dropped because a device's
         // teardown cleared it (a mixing speaker stops the reference it put, and its leftover
-        // went with it: a fixed missing reference read as a rise in dropped samples).
+        // goes with it: a fixed missing reference would read as a rise in dropped samples).
         let counters = call.counters
         try devices.finish()
         let hardware = call.hardware?.report(endFrame: call.tickCount * Int64(SimulatedCall.tickFrames))
@@ -278,7 +278,7 @@ final class DeviceDriver {
                 mic = try FileMicrophone(call: call, path: path, channel: channel, loops: loops, options: options, decoded: micFiles)
             case .generator(let kind, let seed):
                 // A file mic playing a generator is still the file mic the scenario set, in the
-                // events and the lint (it read "generator microphone").
+                // events and the lint (not "generator microphone").
                 mic = try SourceMicrophone(call: call, source: .generator(kind, seed: seed), loops: false, options: options,
                                            name: "file microphone")
             }

@@ -183,7 +183,7 @@ struct PluginOptions: ParsableArguments {
     var rates: [String] = []
 
     /// A warning for each registered plugin that none of `modes` runs: `process --plugin` without
-    /// `--aec NAME:…` ran speex without a word. `option` is where the command names modes.
+    /// `--aec NAME:…` would run speex without a word. `option` is where the command names modes.
     func unusedWarnings(modes: [EchoControlMode], command: String, option: String) throws -> [String] {
         try unusedWarnings(backends: modes.map(\.backend.name), command: command, option: option)
     }

@@ -75,7 +75,7 @@ struct ProcessCommand: ParsableCommand {
                         line.update(fraction: $0)
                     }
             } catch {
-                // Cleared first: a message printed over it was glued to "process  85%  ETA 0:00".
+                // Cleared first: a message printed over it would be glued to "process  85%  ETA 0:00".
                 line.finish()
                 guard error is RunCancelled else { throw error }
                 standardError("echolab: \(out): interrupted; nothing written")

@@ -30,7 +30,7 @@ struct VectorsCommand: ParsableCommand {
         func run() throws {
             let counts: (written: Int, unchanged: Int)
             do { counts = try VectorCorpus.generate(into: options.vectors) } catch { throw CommandFailure.exit(error) }
-            // Said as it is: "written" of a folder that already held every file read as a change.
+            // Said as it is: "written" of a folder that already holds every file reads as a change.
             let files = { (count: Int) in count == 1 ? "1 file" : "\(count) files" }
             if counts.written == 0 {
                 print(printable("vectors: \(options.vectors) already holds the \(files(counts.unchanged)) shipped; none written"))

@@ -122,7 +122,8 @@ public struct RecordingReport: Sendable, Equatable {
             }),
         ]
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
-        // Only where set, so that other reports read as they did.
+        // Only where set: a report whose echo lies inside the search keeps the same keys in
+        // every echolab.recording/2 report.
         if let range = echoOutsideDelaySearchMilliseconds { root["echo_outside_delay_search_ms"] = .number(range) }
         return .object(root)
     }

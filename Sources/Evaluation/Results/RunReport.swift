@@ -271,7 +271,8 @@ public struct RunReport: Sendable {
             "performance": .object(["wall_s": .number(wallSeconds), "realtime_factor": .number(realtimeFactor)]),
         ]
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
-        // Only where set, so that other reports read as they did.
+        // Only where set: a report whose echo lies inside the search keeps the same keys in
+        // every echolab.run/2 report.
         if let range = echoOutsideDelaySearchMilliseconds { root["echo_outside_delay_search_ms"] = .number(range) }
         addHardware(to: &root)
         return .object(root)

@@ -27,7 +27,7 @@ public struct RunSummary: Sendable {
     /// Where the far end never played (`EvalDocument.nearEndAlone`): the near end's attenuation
     /// while it talked alone. Not where the app never fed the user reference it started
     /// (`user-reference-not-fed`): the far end played and its echo went out uncancelled, though
-    /// the gate, reading that silent reference, heard none (eval.md read "2.6 alone" for it).
+    /// the gate, reading that silent reference, heard none (eval.md would read "2.6 alone" for it).
     public var nearEndAlone: (value: Double, isLowerBound: Bool, frames: Int, isEstimate: Bool)? {
         guard !findings.contains(LintRule.userReferenceNotFed.rawValue) else { return nil }
         return metrics.flatMap(EvalDocument.nearEndAlone)

@@ -61,7 +61,8 @@ public struct GoldenVectors {
     }
 
     /// A --vectors folder that is not there is said to be missing (run outside the repository,
-    /// the default `vectors` read "no golden expectations here" and advised a bless that failed).
+    /// the default `vectors` is not there, and "no golden expectations here" would advise a bless
+    /// that fails).
     private func checkFolderExists() throws {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isFolder) else {

@@ -1,6 +1,6 @@
 /// How a scenario sets up the audio session and hardware (`audio_session`, `route`,
 /// `clock_drift_ppm`). A scenario without these keys has none: the engine then talks to the room
-/// directly at 48 kHz, as it always did.
+/// directly at 48 kHz.
 public struct HardwareConfiguration: Hashable, Sendable {
     /// `setPreferredSampleRate` / `setPreferredIOBufferDuration` before the first activation.
     public var preferences = AudioPreferences()
