@@ -480,7 +480,7 @@ public struct RunEvaluator: Sendable {
     /// search found between the reference and what stood in for the mic.
     static func reportedMetrics(_ metrics: EchoMetrics, states: [DeviceState]) -> EchoMetrics {
         var metrics = metrics
-        // A muted stretch is left out of the gate: with it, a call muted from 1 s whose near end
+        // A muted stretch is left out of the gate: counted, a call muted from 1 s whose near end
         // talks from 3.5 s to 8.5 s would read "the near end never talked over the far end".
         // So is a stretch with a file or generator as the mic (the room is not what is sent): a
         // near end talking from 4 to 6 s under a file mic would read the same.
