@@ -15,7 +15,7 @@ package final class PluginProcess {
     package struct PluginFailure: DescribedError, Equatable {
         package let plugin: String
         package let path: String
-        package let problem: String
+        package private(set) var problem: String
         /// The wait for the plugin was cut short by `stopWaiting` (the command interrupted): the
         /// run was stopped, the plugin did nothing wrong.
         package let isInterruption: Bool
@@ -23,6 +23,14 @@ package final class PluginProcess {
         /// backend's failure names it; nil in a simulated call.
         package private(set) var input: String?
         package var description: String { (input.map { "\($0): " } ?? "") + "plugin \(plugin) (\(path)): \(problem)" }
+        /// Whether the plugin's `create` refused (returned NULL with a reason).
+        package var isCreateRefusal: Bool { problem.hasPrefix("create failed") }
+        /// The same failure with `note` after its problem.
+        package func noting(_ note: String) -> PluginFailure {
+            var noted = self
+            noted.problem += note
+            return noted
+        }
 
         /// The same failure, named with the recording it happened on.
         package func naming(input: String) -> PluginFailure {

@@ -76,7 +76,7 @@ extension CorpusRun {
 
         /// Reads `K/N`.
         public init(parsing text: String) throws {
-            let parts = text.split(separator: "/").map { Int($0) }
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
             guard parts.count == 2, let index = parts[0], let count = parts[1] else { throw ShardError(text: text) }
             try self.init(index: index, count: count)
         }

@@ -46,6 +46,9 @@ public struct CorpusRun {
         /// The scenario's own `filter_ms`, which the mode asked for replaced with another
         /// (`Scenario.filterMillisecondsReplaced(by:)`): nil where it kept it, or ran as written.
         public var replacedFilterMilliseconds: Int?
+        /// The scenario's timeline `set_aec` events whose intensity `mode` replaced (0: none, or
+        /// the scenario ran as written).
+        public var replacedEchoCancellerChanges = 0
         var wasCancelled = false
     }
 
@@ -237,6 +240,7 @@ public struct CorpusRun {
             case .scenario(let written):
                 let scenario = entry.mode.map(written.running) ?? written
                 result.replacedFilterMilliseconds = entry.mode.flatMap(written.filterMillisecondsReplaced(by:))
+                result.replacedEchoCancellerChanges = entry.mode.map(written.echoCancellerChangesReplaced(by:)) ?? 0
                 let mode = scenario.echoControlMode
                 result.item = scenario.name
                 result.mode = mode

@@ -54,7 +54,13 @@ public final class PluginDigests: Sendable {
             return digest
         }
         guard kept != digest else { return }
-        throw Changed(description: "plugin \(plugin.name): \(plugin.path) changed while the eval ran (sha256 \(kept.prefix(12))… "
-                      + "when it started, \(digest.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
+        throw Changed(description: "plugin \(plugin.name): \(plugin.path) changed while the eval ran (\(Self.shown(kept)) "
+                      + "when it started, \(Self.shown(digest)) now): one name is one canceller, so this run is not measured; run the eval again")
+    }
+
+    /// A digest as the error gives it: its first 12 digits, or what stood for one where the file
+    /// could not be read ("unreadable…" read like a hash cut short).
+    private static func shown(_ digest: String) -> String {
+        digest == BackendLibrary.unreadable ? "no file it can read (removed or unreadable)" : "sha256 \(digest.prefix(12))…"
     }
 }

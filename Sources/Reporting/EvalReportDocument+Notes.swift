@@ -214,8 +214,9 @@ extension EvalReportDocument {
     }
 
     /// Each reason the runs give (`reasons`), once, with the modes it holds for ("every mode"
-    /// where it holds for all of `runs`), in the order first given.
-    static func reasonsByMode(_ runs: [CorpusRun.Result], _ reasons: (CorpusRun.Result) -> [String]) -> [String] {
+    /// where it holds for `modeCount` runs: all of `runs` unless said), in the order first given.
+    static func reasonsByMode(_ runs: [CorpusRun.Result], ofModes modeCount: Int? = nil,
+                              _ reasons: (CorpusRun.Result) -> [String]) -> [String] {
         var grouped: [(reason: String, modes: [String])] = []
         for result in runs {
             let mode = result.modeName
@@ -223,7 +224,8 @@ extension EvalReportDocument {
                 if let index = grouped.firstIndex(where: { $0.reason == text }) { grouped[index].modes.append(mode) } else { grouped.append((text, [mode])) }
             }
         }
-        return grouped.map { "\($0.reason) (\($0.modes.count == runs.count ? "every mode" : $0.modes.joined(separator: ", ")))" }
+        let all = modeCount ?? runs.count
+        return grouped.map { "\($0.reason) (\($0.modes.count == all ? "every mode" : $0.modes.joined(separator: ", ")))" }
     }
 
     /// Why an item's runs have no steady ERLE (and, with `nearEnd`, no near-end attenuation in

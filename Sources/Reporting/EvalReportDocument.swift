@@ -335,7 +335,8 @@ public enum EvalReportDocument {
         // whose runs all failed shows empty plots whose notes blame the audio or --no-taps.
         let failed = item.results.filter { $0.error != nil }
         if !failed.isEmpty {
-            let lines = reasonsByMode(failed) { [$0.error!] }
+            // "every mode" only where every mode of the item failed with it, not every failed one.
+            let lines = reasonsByMode(failed, ofModes: item.results.count) { [$0.error!] }
             blocks.append(.note([.text((ran.isEmpty ? "Every run of this item failed: " : "Failed: ") + lines.joined(separator: "; ") + ".")]))
             if ran.isEmpty { return blocks }
         }

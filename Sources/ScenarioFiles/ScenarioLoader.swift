@@ -24,8 +24,16 @@ public enum ScenarioLoader {
         } catch {
             throw ScenarioError(file: path, key: nil, problem: "cannot read the file")
         }
+        // A recording given as the scenario: said as such, not as JSON that fails at 'R'.
+        if Self.audioMagic.contains(where: { data.starts(with: Array($0.utf8)) }) {
+            throw ScenarioError(file: path, key: nil, problem: "an audio file, not a scenario; `echolab process --mic MIC --reference LOOPBACK` "
+                                + "runs a recording, or a scenario plays it (`far_end`, `near_end`)")
+        }
         return try parse(data: data, file: path)
     }
+
+    /// How the audio formats a recording comes in begin (WAV, RF64, FLAC, Ogg, AIFF, Sun/NeXT).
+    static let audioMagic = ["RIFF", "RIFX", "RF64", "fLaC", "OggS", "FORM", ".snd"]
 
     /// The keys a scenario's top level may have (the loader refuses others). A file with a
     /// `corpus` key and none of these but `name` is taken for a corpus manifest.

@@ -90,6 +90,12 @@ extension Scenario {
         return kept == EchoControlFactory.settings(for: mode)["filter_ms"] ? nil : own
     }
 
+    /// How many of the timeline's `set_aec` events running in `mode` changes (`running(_:)`):
+    /// the app's own mid-call choices of intensity, which the mode's replaces.
+    public func echoCancellerChangesReplaced(by mode: EchoControlMode) -> Int {
+        zip(timeline, running(mode).timeline).filter { $0.action != $1.action }.count
+    }
+
     /// The scenario with `mode` in place of its own `aec` (its `filter_ms` too): the starting mode, and every timeline
     /// `set_aec` that turns the canceller on (the app's own mode choice) becomes `mode`'s
     /// intensity; a `set_aec disabled` stays (the app turned it off); with `mode` disabled, every

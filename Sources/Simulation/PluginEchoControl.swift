@@ -27,8 +27,14 @@ public final class PluginEchoControl: EchoControl {
         guard intensity != .disabled else { throw EchoControlError.noCanceller(backend: "plugin \(plugin.name)", intensity: intensity) }
         let host: String
         do { host = try PluginHost.executable() } catch { throw EchoControlError.pluginCannotStart(name: plugin.name, path: plugin.path, reason: "\(error)") }
-        process = try PluginProcess(host: host, name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
-                                    intensity: intensity.rawValue, options: plugin.options)
+        do {
+            process = try PluginProcess(host: host, name: plugin.name, path: plugin.path, sampleRate: plugin.sampleRate,
+                                        intensity: intensity.rawValue, options: plugin.options)
+        } catch let failure as PluginProcess.PluginFailure where failure.isCreateRefusal {
+            // A plugin that refuses the rate (one made for 16 kHz) is run at another by asking.
+            throw failure.noting(" (it was asked for \(plugin.sampleRate) Hz; --plugin-rate \(plugin.name)=HZ, or a scenario's "
+                                 + "aec.plugin_rate, runs it at 8000, 16000, 32000 or 48000)")
+        }
         if plugin.sampleRate == sampleRate {
             bridge = nil
             latencySamples = process.latencySamples

@@ -18,7 +18,7 @@ struct MergeCommand: ParsableCommand {
         into a hidden folder in OUT first: a merge that fails, or is interrupted before the runs move into place, leaves \
         OUT as it was (a signal once they move lets the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
         `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with failed runs (as eval: their errors \
-        are printed and eval.json lists them) or with an interrupted shard (named), or a shard cannot be read, does not fit the others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
+        are printed and eval.json lists them) or with an interrupted shard (named), or a shard cannot be read, does not fit the others, or OUT cannot be written; 3 lint findings with --strict (every run merged); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
         before the runs moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed Job.
         """
     )
@@ -28,6 +28,9 @@ struct MergeCommand: ParsableCommand {
 
     @Option(name: .shortAndLong, help: "Output folder (created if needed; not one of the shards).")
     var out: String
+
+    @Flag(help: "Exit with code 3 when the lint finds a broken AEC rule in any merged run, as eval --strict does over an unsharded eval (a failed run or an interrupted shard, exit 1, comes first).")
+    var strict = false
 
     func validate() throws {
         guard !shards.isEmpty else { throw ValidationError("give the output folders of shards 1/N … N/N") }
@@ -73,6 +76,10 @@ struct MergeCommand: ParsableCommand {
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
                             + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
             if failed > 0 || !merged.outcome.isComplete { throw ExitCode(1) }
+            if strict, let line = EvalCommand.strictLine(merged.outcome, out: out) {
+                standardError(line)
+                throw ExitCode(3)
+            }
         } catch let code as ExitCode {
             throw code
         } catch {

@@ -53,7 +53,8 @@ final class CancellerPluginTests: XCTestCase {
             "scribbles": "sent a reply that is not EchoLab's protocol at frame 30 (did it write into the frame socket?)",
             "nan": "wrote nan at sample 3 of frame 30, 0.30 s after it started",
             "huge": "wrote 1e+19 at sample 3 of frame 30, 0.30 s after it started (±2^20, +120 dBFS, or louder: not audio)",
-            "create_fails": "create failed: no licence for this room",   // its reason's line breaks and double space as one space each
+            "create_fails": "create failed: no licence for this room (it was asked for 48000 Hz; --plugin-rate create-fails=HZ, "
+                + "or a scenario's aec.plugin_rate, runs it at 8000, 16000, 32000 or 48000)",   // its reason's line breaks and double space as one space each
             "create_crash": "crashed while loading or creating (signal 11, Segmentation fault)",
             "no_entry": "not a canceller plugin: it exports no echolab_canceller_entry",
             "abi2": "its ABI version is 2; EchoLab speaks version 1",
@@ -107,6 +108,22 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(children.output, "", "plugin hosts still running")
     }
 
+    /// A plugin that crashes beside a built-in backend that ran: each item's section names the
+    /// plugin's mode, not "every mode" (eval.html said so where every failed run was of one mode).
+    func testAFailureOfOneModeIsNamedForThatMode() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        _ = try Self.misbehaving("crash", in: plugins)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "1", "--plugin", "crash=plugins/crash.so",
+                                   "--modes", "speex:intensityRecommended,crash:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        let page = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        let failed = page.components(separatedBy: "Failed: ").dropFirst().map { $0.prefix { $0 != "<" } }
+        XCTAssertEqual(failed.count, 2, page)
+        for line in failed { XCTAssertTrue(line.hasSuffix("crashed at frame 30 (signal 11, Segmentation fault) (crash:intensityMax)."), String(line)) }
+    }
+
     /// A plugin file replaced while an eval runs (rebuilt: here by its own first create, so the
     /// second run finds the other file): the runs after fail, naming both hashes, and the mode's
     /// figures stand on the file the eval started with only. Before, both files' runs were
@@ -130,7 +147,7 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertNil(runs["delay40-intensityRecommended mine:intensityMax"]?["error"] as? String, "the first run ran the file the eval started with")
         let error = try XCTUnwrap(runs["speech mine:intensityMax"]?["error"] as? String)
         XCTAssertEqual(error, "plugin mine: \(target) changed while the eval ran (sha256 \(started.prefix(12))… when it started, "
-                       + "\(replacement.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
+                       + "sha256 \(replacement.prefix(12))… now): one name is one canceller, so this run is not measured; run the eval again")
         XCTAssertTrue(eval.standardError.contains(error + " (speech mine:intensityMax)"), eval.standardError)
     }
 
@@ -549,7 +566,7 @@ final class CancellerPluginTests: XCTestCase {
         for index in 1...2 { _ = try runEchoLab(["eval"] + arguments + ["--out", "s\(index)", "--shard", "\(index)/2"], in: root) }
         let merged = try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root)
         XCTAssertEqual(merged.status, 1)
-        XCTAssertEqual(merged.standardError, withoutFilterWarnings(whole.standardError))
+        XCTAssertEqual(merged.standardError, withoutModesWarnings(whole.standardError))
     }
 
     /// One plugin name is one canceller: two scenarios, or a scenario and `--plugin`, that give
@@ -742,7 +759,7 @@ final class CancellerPluginTests: XCTestCase {
         let eval = try runEchoLab(["eval", "delay.json", "--out", "eval", "--no-taps", "--plugin", "mine=\(passthrough)",
                                    "--modes", "speex:intensityMin"], in: root)
         XCTAssertEqual(eval.status, 0, eval.standardError)
-        XCTAssertEqual(withoutFilterWarnings(eval.standardError), "echolab eval: " + warning + " (name it in --modes mine:INTENSITY)\n")
+        XCTAssertEqual(withoutModesWarnings(eval.standardError), "echolab eval: " + warning + " (name it in --modes mine:INTENSITY)\n")
         // Named, it runs and nothing is said.
         let used = try runEchoLab(["eval", "delay.json", "--out", "used", "--no-taps", "--plugin", "mine=\(passthrough)",
                                    "--modes", "mine:intensityMin"], in: root)

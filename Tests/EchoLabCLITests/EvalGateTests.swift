@@ -428,7 +428,7 @@ final class EvalGateTests: XCTestCase {
         }
         let merged = try runEchoLab(["merge", "b1", "b2", "--out", "broken-merged"], in: root)
         XCTAssertEqual(merged.status, 1, merged.standardError)
-        XCTAssertEqual(merged.standardError, withoutFilterWarnings(whole.standardError), "the failed runs' errors, as eval said them")
+        XCTAssertEqual(merged.standardError, withoutModesWarnings(whole.standardError), "the failed runs' errors, as eval said them")
         XCTAssertTrue(merged.standardError.contains("gone.wav"), merged.standardError)
         XCTAssertEqual(merged.standardOutput, "merged 2 shards: 2 of 4 runs succeeded (1 with lint findings) → broken-merged/eval.md\n")
         let document = try loadJSON(path("broken-merged/eval.json"))

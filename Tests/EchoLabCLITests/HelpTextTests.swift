@@ -478,8 +478,10 @@ final class HelpTextTests: XCTestCase {
                                   (without it, findings are reported and the exit code
                                   is 0). The canceller's own findings and missed
                                   telephony requirements are reported but are not the
-                                  lint's: they leave the exit code alone. A failed
-                                  run's exit code, 1, comes first.
+                                  lint's: they leave the exit code alone, as does
+                                  aec-disabled-with-real-devices in a run --modes
+                                  turned the canceller off in (the reference asked
+                                  for). A failed run's exit code, 1, comes first.
           --no-taps               Do not write the WAV taps (a recording's output is
                                   scored, not kept; an earlier run's sent.wav goes).
           --version               Show the version.
@@ -508,11 +510,12 @@ final class HelpTextTests: XCTestCase {
         which `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with
         failed runs (as eval: their errors are printed and eval.json lists them) or
         with an interrupted shard (named), or a shard cannot be read, does not fit the
-        others, or OUT cannot be written; 64 usage error; 129/130/143 interrupted by
-        SIGHUP/SIGINT/SIGTERM before the runs moved (nothing merged). See deploy/ for a
-        CI matrix and a Kubernetes Indexed Job.
+        others, or OUT cannot be written; 3 lint findings with --strict (every run
+        merged); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM
+        before the runs moved (nothing merged). See deploy/ for a CI matrix and a
+        Kubernetes Indexed Job.
 
-        USAGE: echolab merge <shards> ... --out <out>
+        USAGE: echolab merge <shards> ... --out <out> [--strict]
 
         ARGUMENTS:
           <shards>                The shards' output folders (or their eval.json
@@ -521,6 +524,10 @@ final class HelpTextTests: XCTestCase {
         OPTIONS:
           -o, --out <out>         Output folder (created if needed; not one of the
                                   shards).
+          --strict                Exit with code 3 when the lint finds a broken AEC
+                                  rule in any merged run, as eval --strict does over an
+                                  unsharded eval (a failed run or an interrupted shard,
+                                  exit 1, comes first).
           --version               Show the version.
           -h, --help              Show help information.
 

@@ -143,6 +143,9 @@ final class ModeComparisonTests: XCTestCase {
             (["eval", "corpus", "--modes", "acme:intensityMin"], "unknown backend 'acme'"),
             (["eval", "corpus", "--modes", "disabled,disabled"], "given twice"),
             (["eval", "corpus", "--shard", "3/2"], "a shard is K/N"),
+            // A stray separator is no shard either (`3/3/` read as 3/3).
+            (["eval", "corpus", "--shard", "2/2/"], "'2/2/': a shard is K/N"),
+            (["eval", "corpus", "--shard", "/2"], "'/2': a shard is K/N"),
             (["run", "corpus/delay.json", "--out", "x", "--aec", "intensityMin"], "expected disabled or BACKEND:INTENSITY"),
         ] {
             let result = try runEchoLab(arguments, in: root)

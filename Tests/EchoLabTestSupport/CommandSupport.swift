@@ -144,11 +144,12 @@ public func delayScenario(aec: String, seconds: Int) -> String {
     """
 }
 
-/// `standardError` without the warning that a mode replaced a scenario's `filter_ms` (the one
-/// `delayScenario` sets, under speex modes of another length): for tests of other lines. `merge`
-/// does not repeat it; the shards' evals said it.
-public func withoutFilterWarnings(_ standardError: String) -> String {
-    standardError.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.contains("its filter_ms too") }.joined(separator: "\n")
+/// `standardError` without the warnings that a mode replaced a scenario's `filter_ms` (the one
+/// `delayScenario` sets, under speex modes of another length) or its timeline's `set_aec`: for
+/// tests of other lines. `merge` does not repeat them; the shards' evals said them.
+public func withoutModesWarnings(_ standardError: String) -> String {
+    standardError.split(separator: "\n", omittingEmptySubsequences: false)
+        .filter { !$0.contains("its filter_ms too") && !$0.contains("its timeline's set_aec too") }.joined(separator: "\n")
 }
 
 /// Two 4 s scenarios in `folder` (created): `delay40-intensityRecommended` (white noise through a
