@@ -192,8 +192,13 @@ extension EvalReportDocument {
     /// its author needs). nil where no run names one.
     static func librariesNote(_ results: [CorpusRun.Result]) -> String? {
         var order: [String] = [], libraries: [String: [String]] = [:]
+        func digest(_ library: String) -> Substring? { library.range(of: "sha256 ").map { library[$0.upperBound...] } }
+        let ranDigests = Set(results.compactMap { $0.summary?.library.flatMap(digest) })
         for result in results {
             guard let backend = result.mode?.backend.name, let library = result.summary?.library ?? result.library else { continue }
+            // A failed run knows its plugin by the name it was registered under; a run of the same
+            // file that ran names it as the plugin names itself: one build, named once.
+            if result.summary == nil, let failed = digest(library), ranDigests.contains(failed) { continue }
             if libraries[backend] == nil { order.append(backend) }
             if libraries[backend]?.contains(library) != true { libraries[backend, default: []].append(library) }
         }

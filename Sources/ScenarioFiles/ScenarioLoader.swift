@@ -110,6 +110,8 @@ public enum ScenarioLoader {
                     ? "EchoLab sets none for plugin \(backend) (a plugin takes its settings in aec.plugin_options)"
                     : "backend \(backend) keeps a filter length of its own, which EchoLab does not set"))
             }
+            // A misspelt plugin key is suggested as the others are (`plugin_optons`).
+            aec.mayHold("plugin", "plugin_options", "plugin_rate")
             try aec.finish()
         }
         if let ns = try root.string("noise_suppressor") { processing.noiseSuppressor = try choice(ns, root, "noise_suppressor") }

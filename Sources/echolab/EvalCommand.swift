@@ -168,11 +168,12 @@ struct EvalCommand: ParsableCommand {
         if let line = Self.replacedChangesLine(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
         print(printable(Self.summaryLine(outcome.results, failed: failed, out: out)))
+        // The lint's line is said with failed runs too (their exit 1 comes first): a CI log
+        // that stops at a failure still shows what else to fix.
+        let lint = strict ? Self.strictLine(outcome, out: out) : nil
+        if let lint { standardError(lint) }
         if failed > 0 { throw ExitCode(1) }
-        if strict, let line = Self.strictLine(outcome, out: out) {
-            standardError(line)
-            throw ExitCode(3)
-        }
+        if lint != nil { throw ExitCode(3) }
     }
 
     /// What `--strict` fails on (nil: nothing): the lint's findings over the runs, but not

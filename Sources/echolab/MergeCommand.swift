@@ -75,11 +75,10 @@ struct MergeCommand: ParsableCommand {
             }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
                             + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
+            let lint = strict ? EvalCommand.strictLine(merged.outcome, out: out) : nil
+            if let lint { standardError(lint) }
             if failed > 0 || !merged.outcome.isComplete { throw ExitCode(1) }
-            if strict, let line = EvalCommand.strictLine(merged.outcome, out: out) {
-                standardError(line)
-                throw ExitCode(3)
-            }
+            if lint != nil { throw ExitCode(3) }
         } catch let code as ExitCode {
             throw code
         } catch {

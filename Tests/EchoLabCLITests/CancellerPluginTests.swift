@@ -115,6 +115,9 @@ final class CancellerPluginTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: root) }
         let plugins = try Self.corpusAndPluginFolder(in: root)
         _ = try Self.misbehaving("crash", in: plugins)
+        // 0.2 s: 20 frames, ended before the plugin's 30th, so it runs there.
+        _ = try writeScenario(#"{"name": "short", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "duration_s": 0.2}"#,
+                              named: "short.json", in: root.appendingPathComponent("corpus"))
         let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "1", "--plugin", "crash=plugins/crash.so",
                                    "--modes", "speex:intensityRecommended,crash:intensityMax"], in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
@@ -122,6 +125,12 @@ final class CancellerPluginTests: XCTestCase {
         let failed = page.components(separatedBy: "Failed: ").dropFirst().map { $0.prefix { $0 != "<" } }
         XCTAssertEqual(failed.count, 2, page)
         for line in failed { XCTAssertTrue(line.hasSuffix("crashed at frame 30 (signal 11, Segmentation fault) (crash:intensityMax)."), String(line)) }
+        // One file, named once: as the plugin names itself where it ran, not again by the name
+        // the failed runs knew it under.
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [plugins.appendingPathComponent("crash.so").path]).output.prefix(64)
+        XCTAssertTrue(markdown.contains("crash: plugin misbehaving, sha256 \(digest)."), markdown)
+        XCTAssertFalse(markdown.contains("plugin crash, sha256"), markdown)
     }
 
     /// A plugin file replaced while an eval runs (rebuilt: here by its own first create, so the

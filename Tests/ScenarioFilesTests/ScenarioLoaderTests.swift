@@ -73,6 +73,9 @@ final class ScenarioLoaderTests: XCTestCase {
             (#"{"duration_s": 2, "clock_drift_pm": 50}"#, "clock_drift_pm", "unknown key (did you mean 'clock_drift_ppm'?)"),
             (#"{"duration_s": 2, "audio_sesion": {}}"#, "audio_sesion", "unknown key (did you mean 'audio_session'?)"),
             (#"{"duration_s": 2, "rout": "speaker"}"#, "rout", "unknown key (did you mean 'route'?)"),
+            // A plugin's keys, where the scenario names none yet (`plugin_optons` read "unknown key" alone).
+            (#"{"duration_s": 2, "aec": {"backend": "speex", "plugin_optons": {}}}"#, "aec.plugin_optons",
+             "unknown key (did you mean 'plugin_options'?)"),
         ]
         for (index, item) in cases.enumerated() {
             XCTAssertThrowsError(try parse(item.json, in: folder, name: "typo\(index).json")) { error in
