@@ -82,13 +82,15 @@ public struct CancellerPlugin: Hashable, Sendable {
     public let sampleRate: Int
 
     public static let sampleRates = [8000, 16_000, 32_000, 48_000]
+    /// The rate a plugin runs at unless told another.
+    public static let defaultSampleRate = 48_000
 
     /// Why a plugin cannot be registered.
     public struct Invalid: DescribedError, Equatable {
         public let description: String
     }
 
-    public init(name: String, path: String, options: String? = nil, sampleRate: Int = 48_000) throws {
+    public init(name: String, path: String, options: String? = nil, sampleRate: Int = CancellerPlugin.defaultSampleRate) throws {
         // Case aside too: a run's folder is named after its mode, and `Speex-intensityMax` and
         // `speex-intensityMax` are one folder on a case-insensitive file system (macOS's default).
         let folded = name.lowercased()

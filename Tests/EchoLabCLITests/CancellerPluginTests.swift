@@ -133,6 +133,32 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertFalse(markdown.contains("plugin crash, sha256"), markdown)
     }
 
+    /// A plugin's options and a rate other than 48 kHz are part of what a run measured: its
+    /// `library` names them, so `compare` lists a re-tuned plugin as another canceller instead
+    /// of judging its runs as regressions of the same one.
+    func testAPluginsOptionsAndRateAreInItsLibrary() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        let through = try Self.misbehaving("passthrough", in: plugins)
+        let digest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [through]).output.prefix(64)
+        let plain = try runEchoLab(["eval", "corpus", "--out", "plain", "--no-taps", "--plugin", "mine=plugins/passthrough.so",
+                                    "--modes", "mine:intensityMax"], in: root)
+        XCTAssertEqual(plain.status, 0, plain.standardError)
+        let tuned = try runEchoLab(["eval", "corpus", "--out", "tuned", "--no-taps", "--plugin", "mine=plugins/passthrough.so",
+                                    "--plugin-options", #"mine={"mu": 0.5}"#, "--plugin-rate", "mine=16000", "--modes", "mine:intensityMax"], in: root)
+        XCTAssertEqual(tuned.status, 0, tuned.standardError)
+        let plainRuns = try Self.results(root.appendingPathComponent("plain/eval.json").path)
+        let tunedRuns = try Self.results(root.appendingPathComponent("tuned/eval.json").path)
+        XCTAssertEqual(plainRuns["speech mine:intensityMax"]?["library"] as? String, "plugin misbehaving, sha256 \(digest)")
+        XCTAssertEqual(tunedRuns["speech mine:intensityMax"]?["library"] as? String,
+                       #"plugin misbehaving, sha256 \#(digest), options {"mu":0.5}, at 16000 Hz"#)
+        let compared = try runEchoLab(["compare", "plain/eval.json", "tuned/eval.json"], in: root)
+        XCTAssertEqual(compared.status, 0, compared.standardOutput + compared.standardError)
+        XCTAssertTrue(compared.standardOutput.contains("2 runs measured with another canceller library or plugin build were not judged"),
+                      compared.standardOutput)
+    }
+
     /// A plugin file replaced while an eval runs (rebuilt: here by its own first create, so the
     /// second run finds the other file): the runs after fail, naming both hashes, and the mode's
     /// figures stand on the file the eval started with only. Before, both files' runs were
