@@ -313,9 +313,7 @@ public struct CorpusRun {
 
     /// A run's error as eval reports it: a plugin's failure says where its file changed under it.
     static func describe(_ error: any Error, pluginDigests: PluginDigests?) -> String {
-        guard let failure = error as? PluginProcess.PluginFailure, !failure.isInterruption,
-              let note = pluginDigests?.changedNote(forFileAt: failure.path) else { return String(describing: error) }
-        return "\(error) (\(note))"
+        String(describing: pluginDigests?.noting(error) ?? error)
     }
 
     /// The error is the canceller's: a plugin that failed or changed, a mode no backend runs, a

@@ -11,7 +11,11 @@ import Synchronization
 public final class PluginDigests: Sendable {
     private let digests = Mutex<[String: String]>([:])
 
-    public init() {}
+    /// What the digests were recorded at the start of, as the notes say it: "the eval", "the run".
+    private let startedWhat: String
+
+    /// `command`: what the digests are recorded at the start of ("eval", "run", "process").
+    public init(command: String = "eval") { startedWhat = "the \(command)" }
 
     /// A run found its plugin's file other than the eval did.
     public struct Changed: DescribedError, Equatable {
@@ -41,7 +45,15 @@ public final class PluginDigests: Sendable {
               let contents = FileManager.default.contents(atPath: path) else { return nil }
         let now = sha256Hex(of: contents)
         guard now != kept else { return nil }
-        return "its file changed while it ran: sha256 \(kept.prefix(12))… when the eval started, \(now.prefix(12))… now; rebuilt under it?"
+        return "its file changed while it ran: sha256 \(kept.prefix(12))… when \(startedWhat) started, \(now.prefix(12))… now; rebuilt under it?"
+    }
+
+    /// `error` as a command reports it: a plugin's failure says where its file changed under it
+    /// since it was recorded (`changedNote(forFileAt:)`); any other error as it is.
+    public func noting(_ error: any Error) -> any Error {
+        guard let failure = error as? PluginProcess.PluginFailure, !failure.isInterruption,
+              let note = changedNote(forFileAt: failure.path) else { return error }
+        return failure.noting(" (\(note))")
     }
 
     /// Throws `Changed` where `digest` (a run's, at its start) is not the one kept for

@@ -63,8 +63,11 @@ struct ProcessCommand: ParsableCommand {
 
     func run() throws {
         Interrupts.install()
+        // A plugin's file as the command found it: a failure after it changed under it says so.
+        let pluginDigests = PluginDigests(command: "process")
         do {
             let mode = try aec.value(plugins: plugins.resolved)
+            if let plugin = mode.backend.plugin { pluginDigests.record(plugin) }
             for line in try plugins.unusedWarnings(modes: [mode], command: "process", option: "--aec") { standardError(line) }
             let outcome: RecordingProcessor.Outcome
             // A long recording takes seconds: on a terminal, how far it is.
@@ -111,7 +114,7 @@ struct ProcessCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw CommandFailure.exit(error)
+            throw CommandFailure.exit(pluginDigests.noting(error))
         }
     }
 

@@ -53,6 +53,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         Interrupts.install()
+        // A plugin's file as the run found it: a failure after it changed under the run says so.
+        let pluginDigests = PluginDigests(command: "run")
         do {
             let written = try ScenarioLoader.load(path: scenario)
             if aec == nil, let own = written.voiceProcessing.backend.plugin {
@@ -66,6 +68,7 @@ struct RunCommand: ParsableCommand {
             }
             for line in try plugins.unusedWarnings(backends: [loaded.voiceProcessing.backend.name], command: "run", option: "--aec") { standardError(line) }
             let progress = ProgressLine(label: loaded.name)
+            if let plugin = loaded.voiceProcessing.backend.plugin { pluginDigests.record(plugin) }
             var output = RunOutput(scenario: loaded, outputDirectory: out, taps: TapChoice.selection(taps), renderer: ReportPages(),
                                    cancellation: Interrupts.cancellation,
                                    progress: progress.isEnabled ? { done in
@@ -73,6 +76,7 @@ struct RunCommand: ParsableCommand {
                                            format: "%.0f of %.0f s, %.0f× real time", done.callSeconds, done.totalSeconds,
                                            done.callSeconds / max(progress.elapsedSeconds, 1e-9)))
                                    } : nil)
+            output.pluginDigests = pluginDigests
             output.scorers = try scoring.processes()
             // A second run or an eval into the folder is refused by name, not spliced.
             output.lockingFor = "run"
@@ -119,7 +123,7 @@ struct RunCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            throw CommandFailure.exit(error)
+            throw CommandFailure.exit(pluginDigests.noting(error))
         }
     }
 

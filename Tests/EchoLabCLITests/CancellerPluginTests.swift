@@ -1,3 +1,5 @@
+import AudioCore
+import AudioInterop
 import EchoLabTestSupport
 import Foundation
 import XCTest
@@ -203,6 +205,21 @@ final class CancellerPluginTests: XCTestCase {
         let error = try XCTUnwrap(runs["delay40-intensityRecommended mine:intensityMax"]?["error"] as? String)
         XCTAssertTrue(error.hasPrefix("plugin mine (\(target)): crashed at frame 30 (signal 11, Segmentation fault) (its file changed while it ran: "
                                       + "sha256 \(started)… when the eval started, "), error)
+        // `run` and `process` say it too, of the file as they found it.
+        let mic = root.appendingPathComponent("mic.wav").path, loopback = root.appendingPathComponent("lpb.wav").path
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 48_000, seed: 3)
+        try SoundFileWriter.write(noise, to: mic, sampleRate: 48_000)
+        try SoundFileWriter.write(noise, to: loopback, sampleRate: 48_000)
+        for (command, arguments) in [("run", ["run", "corpus/delay.json", "--out", "run", "--no-taps", "--aec", "mine:intensityMax"]),
+                                     ("process", ["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "sent.wav", "--aec", "mine:intensityMax"])] {
+            _ = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "mine", in: plugins,
+                               defines: ["BEHAVIOUR=B_rewritten_crash", "SWAP_TO=\"\(target)\""])
+            let before = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [target]).output.prefix(12)
+            let result = try runEchoLab(arguments + ["--plugin", "mine=plugins/mine.so"], in: root)
+            XCTAssertEqual(result.status, 1, result.standardError)
+            XCTAssertTrue(result.standardError.contains("crashed at frame 30 (signal 11, Segmentation fault) (its file changed while it ran: "
+                                                        + "sha256 \(before)… when the \(command) started, "), result.standardError)
+        }
     }
 
     /// The report's SHA-256 is of the file the plugin ran from. A host started by a wrapper that
