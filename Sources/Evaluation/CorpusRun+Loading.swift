@@ -62,7 +62,11 @@ extension CorpusRun {
     }
 
     private func loadScenarios() -> [Swift.Result<Loaded, ItemError>] {
+        // Names are compared case aside: OUT/NAME/ of `Call` and `call` is one folder on a
+        // case-insensitive file system (macOS's default), where their runs would overwrite each other.
+        func key(_ name: String) -> String { name.lowercased() }
         var firstFileOfName: [String: String] = [:]
+        var firstNameOfKey: [String: String] = [:]
         /// The mic of each name's recording where a recording folder (not a manifest) gave it.
         var folderRecordingOfName: [String: String] = [:]
         // The item that first took each name, and the first other item that claimed it: both
@@ -96,32 +100,37 @@ extension CorpusRun {
                     place = recording.origin ?? item.file
                 case .broken(let name, _, let problem):
                     // Its name is taken: two runs with one name and mode would be one to compare.
-                    if firstFileOfName[name] == nil { firstFileOfName[name] = item.file }
+                    if firstFileOfName[key(name)] == nil { (firstFileOfName[key(name)], firstNameOfKey[key(name)]) = (item.file, name) }
                     return .failure(ItemError(description: problem))
                 }
-                if let first = firstFileOfName[name] {
-                    if case .recording(let recording) = item, recording.origin == nil, let other = folderRecordingOfName[name] {
+                if let first = firstFileOfName[key(name)] {
+                    let asWritten = firstNameOfKey[key(name)].flatMap { $0 == name ? nil : $0 }
+                    let caseNote = asWritten.map { " (as '\($0)': names that differ only in case are one folder on a case-insensitive file system)" } ?? ""
+                    // The first item is told of the claim under its own name, and of the other's as written.
+                    let claim = (name: asWritten ?? name, place: first,
+                                 by: place + (asWritten == nil ? "" : " (as '\(name)': names that differ only in case are one folder on a case-insensitive file system)"))
+                    if case .recording(let recording) = item, recording.origin == nil, let other = folderRecordingOfName[key(name)] {
                         // One folder's recording reached twice (a folder given twice, or a set and
                         // its own subfolder) is said as such, as a scenario's file is.
                         if InputFile.canonical(other) == InputFile.canonical(recording.mic) {
                             return .failure(ItemError(description: "\(place): listed twice in the corpus (also as \(first)): give each item once"))
                         }
-                        if let index = firstIndexOfName[name], claimedAgain[index] == nil { claimedAgain[index] = (name, first, place) }
+                        if let index = firstIndexOfName[key(name)], claimedAgain[index] == nil { claimedAgain[index] = claim }
                         // Two AEC-Challenge folders name their items alike (fileid_0, …).
                         return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first): two recording folders "
                                                   + "name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"))
                     }
-                    if let index = firstIndexOfName[name], claimedAgain[index] == nil { claimedAgain[index] = (name, first, place) }
-                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)"))
+                    if let index = firstIndexOfName[key(name)], claimedAgain[index] == nil { claimedAgain[index] = claim }
+                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)\(caseNote)"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
                 // report's place (and an earlier eval.md would be removed for it).
                 if Self.reportNames.contains(name.lowercased()) {
                     return .failure(ItemError(description: "\(place): name: '\(name)' is a report eval writes in its output folder; choose another"))
                 }
-                firstFileOfName[name] = place
-                firstIndexOfName[name] = index
-                if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[name] = recording.mic }
+                (firstFileOfName[key(name)], firstNameOfKey[key(name)]) = (place, name)
+                firstIndexOfName[key(name)] = index
+                if case .recording(let recording) = item, recording.origin == nil { folderRecordingOfName[key(name)] = recording.mic }
                 return .success(loaded)
             } catch {
                 // Named below, once every item's name is known.
@@ -133,10 +142,10 @@ extension CorpusRun {
         // order of the files: a broken copy (an editor's backup) took a healthy item's name and
         // had it refused.
         var brokenNames: [String: Int] = [:]
-        for case .failure(let error) in loaded { if let name = error.itemName { brokenNames[name, default: 0] += 1 } }
+        for case .failure(let error) in loaded { if let name = error.itemName { brokenNames[key(name), default: 0] += 1 } }
         for index in loaded.indices {
             guard case .failure(var error) = loaded[index], let name = error.itemName else { continue }
-            if firstFileOfName[name] != nil || brokenNames[name] != 1 || Self.reportNames.contains(name.lowercased()) {
+            if firstFileOfName[key(name)] != nil || brokenNames[key(name)] != 1 || Self.reportNames.contains(name.lowercased()) {
                 error.itemName = nil
                 loaded[index] = .failure(error)
             }

@@ -297,6 +297,22 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertFalse(result.standardError.contains("listed twice"), result.standardError)
     }
 
+    /// Two items whose names differ only in case clash: OUT/NAME/ of the two is one folder on a
+    /// case-insensitive file system (macOS's default), where one's runs would overwrite the other's.
+    func testNamesThatDifferOnlyInCaseClash() throws {
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
+        try write(#"{"corpus": [{"name": "Call", "mic": "mono.wav", "loopback": "mono.wav"}, {"name": "call", "mic": "mono.wav", "loopback": "mono.wav"}]}"#,
+                  to: "manifest.json")
+        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(result.status, 1)
+        XCTAssertTrue(result.standardError.contains("echolab: manifest.json: corpus[1]: name: 'call' is already used by manifest.json: corpus[0] "
+                                                    + "(as 'Call': names that differ only in case are one folder on a case-insensitive file system)\n"),
+                      result.standardError)
+        XCTAssertTrue(result.standardError.contains("echolab: manifest.json: corpus[0]: name: 'Call' is also used by manifest.json: corpus[1]"),
+                      result.standardError)
+    }
+
     /// Every relative link of every report under `folder` (Markdown links, HTML `href` and
     /// `src`) reaches a file, resolved from the report's own folder as a browser does: `..`
     /// climbs the report's address as text (through any link in it), then the kernel follows
