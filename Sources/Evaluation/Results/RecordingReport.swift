@@ -113,13 +113,7 @@ public struct RecordingReport: Sendable, Equatable {
             "activity_series": JSONValue(encoding: activity),
             // As a simulated call's report lists them (`sample` there at the call's rate, here at
             // the processing rate: exact, where `t_s` is for people).
-            "adaptive_aec": .array(adaptiveDecisions.map { decision in
-                .object(["t_s": .number(Double(decision.frame) / Double(processingRate)), "sample": .number(Double(decision.frame)),
-                         "erl_estimate_db": .number(decision.erlEstimateDB), "double_talk_share": .number(decision.doubleTalkShare),
-                         "echo_to_near_db": decision.echoToNearDB.map(JSONValue.number) ?? .null,
-                         "suppression_db": .number(Double(decision.suppressionDB)),
-                         "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
-            }),
+            "adaptive_aec": .array(adaptiveDecisions.map { $0.json(sampleRate: Double(processingRate)) }),
         ]
         if let scores { root["scores"] = .array(scores.map(JSONValue.init(encoding:))) }
         // Only where set: a report whose echo lies inside the search keeps the same keys in

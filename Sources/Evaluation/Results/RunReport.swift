@@ -246,13 +246,7 @@ public struct RunReport: Sendable {
                                                    "kind": .string($0.kind), "detail": .string($0.detail)]) }),
             "findings": .array(findings.map(\.json)),
             "pipeline": JSONValue(encoding: pipelineReport),
-            "adaptive_aec": .array(adaptiveDecisions.map { decision in
-                .object(["t_s": seconds(decision.frame), "sample": .number(Double(decision.frame)), "erl_estimate_db": .number(decision.erlEstimateDB),
-                         "double_talk_share": .number(decision.doubleTalkShare),
-                         "echo_to_near_db": optional(decision.echoToNearDB),
-                         "suppression_db": .number(Double(decision.suppressionDB)),
-                         "double_talk_suppression_db": .number(Double(decision.doubleTalkSuppressionDB))])
-            }),
+            "adaptive_aec": .array(adaptiveDecisions.map { $0.json(sampleRate: rate) }),
             "taps": .object(taps.mapValues(JSONValue.string)),
             "levels_series": JSONValue(encoding: levels),
             "activity_series": JSONValue(encoding: activity),
@@ -302,5 +296,15 @@ extension JSONValue {
         case .text(let value): self = .string(value)
         case .flag(let value): self = .bool(value)
         }
+    }
+}
+
+extension AdaptiveDecision {
+    /// One decision as report.json lists it, a simulated call's or a recording's: `sample` exact at
+    /// `sampleRate` (the call's, or a recording's processing rate), `t_s` for people.
+    func json(sampleRate: Double) -> JSONValue {
+        .object(["t_s": .number(Double(frame) / sampleRate), "sample": .number(Double(frame)), "erl_estimate_db": .number(erlEstimateDB),
+                 "double_talk_share": .number(doubleTalkShare), "echo_to_near_db": echoToNearDB.map(JSONValue.number) ?? .null,
+                 "suppression_db": .number(Double(suppressionDB)), "double_talk_suppression_db": .number(Double(doubleTalkSuppressionDB))])
     }
 }
