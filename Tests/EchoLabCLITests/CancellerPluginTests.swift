@@ -898,6 +898,24 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(text.contains("sent no frame back within 2000 ms at frame 30 (hung?): stopped"), text)
     }
 
+    /// What a plugin prints is relayed up to 1 MiB a run, then dropped with one line saying so: one
+    /// that printed in a loop filled 560 MB of stderr in the 2 s before its hang was stopped.
+    func testAPluginsOutputIsCutAtOneMebibyte() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let floods = try Self.misbehaving("floods", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        let result = try runEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "f=\(floods)", "--aec", "f:intensityMin"], in: root)
+        XCTAssertEqual(result.status, 1)
+        let bytes = result.standardError.utf8.count
+        XCTAssertGreaterThan(bytes, 1 << 19, "the first of it is shown")
+        XCTAssertLessThan(bytes, (1 << 20) + (1 << 14), "cut at 1 MiB")
+        XCTAssertTrue(result.standardError.contains("(the plugin printed more than 1024 KiB in this run: the rest is not shown)\n"),
+                      String(result.standardError.suffix(2000)))
+        XCTAssertTrue(result.standardError.contains("sent no frame back within 2000 ms at frame 30 (hung?): stopped"),
+                      String(result.standardError.suffix(2000)))
+    }
+
     /// Shards whose plugin was another build, or given other options or another rate, are of
     /// another plan, which merge refuses: their runs were summed as one mode, exit 0.
     func testShardsOfAnotherPluginBuildOrSettingDoNotMerge() throws {
