@@ -235,7 +235,7 @@ static void relay_emit(struct relay *relay) {
     size_t prefix = strlen(relay->prefix);
     if (relay->cut || relay->printed + prefix + relay->length + 1 > RELAY_LIMIT) {
         if (!relay->cut) {
-            int n = snprintf(out, sizeof out, "%s(the plugin printed more than %zu KiB in this run: the rest is not shown)\n",
+            int n = snprintf(out, sizeof out, "%s(more than %zu KiB of the plugin's output relayed in this run: the rest is not shown)\n",
                              relay->prefix, RELAY_LIMIT >> 10);
             if (n > 0) write_all(2, out, (size_t)n < sizeof out ? (size_t)n : sizeof out - 1);
             relay->cut = 1;

@@ -144,10 +144,16 @@ public final class CallMeasurement: CallTap {
             let silenced = Int(tick.frame)..<(start + tick.count)
             analysis.excludeFromEcho(silenced)
             analysis.excludeFromNearEndPreservation(silenced)
+            // What was sent as silence is this tick's stretch of the sent stream alone: the
+            // capture it held goes out after the unmute.
+            analysis.markNotSent(Int(tick.frame)..<(Int(tick.frame) + tick.count))
             SilentCapture.append(Int(tick.frame)..<(Int(tick.frame) + tick.count), to: &silencedSent)
         }
         if !tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
-        if !tick.echoReachesSent { analysis.excludeFromEcho(inSent) }
+        if !tick.echoReachesSent {
+            analysis.excludeFromEcho(inSent)
+            analysis.markNotSent(inSent)
+        }
         // A real mic's capture of digital silence while the room at it held sound holds neither
         // its echo nor its talker: the app muted by pushing zeros (or the mic primed, or ran dry).
         // Measured against the tracks, such a stretch read a made-up ERL and ERLE (−7 dB). Only a
@@ -156,6 +162,7 @@ public final class CallMeasurement: CallTap {
             let silenced = !Self.isDigitalSilence(tick.echo, count: tick.count) || !Self.isDigitalSilence(tick.nearEnd, count: tick.count)
             if silenced {
                 analysis.excludeFromEcho(inSent)
+                analysis.markNotSent(inSent)
                 if tick.nearEndInMic { analysis.excludeFromNearEndPreservation(inSent) }
             }
             silentCapture.note(inSent, silencedSound: silenced)

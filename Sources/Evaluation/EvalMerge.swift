@@ -135,9 +135,10 @@ public enum EvalMerge {
 
     /// How two shards' plans differ, where their files show it: the plan's size, an item (by
     /// index or name) given by another path — the same corpus reached by other relative paths
-    /// from another folder is another plan — or a mode measured with another canceller build.
-    /// nil where only the digest tells them apart: a scenario's text edited between the shards'
-    /// jobs, a plugin's options, or items neither shard holds in both. (A bare "its plan differs"
+    /// from another folder is another plan — or a mode measured with another canceller build
+    /// (a plugin's options and rate are in its library's line). nil where only the digest tells
+    /// them apart: a scenario's text edited between the shards' jobs, or items neither shard holds
+    /// in both. (A bare "its plan differs"
     /// does not say when only the relative paths do.)
     static func planDifference(_ shard: EvalFile, from first: EvalFile) -> String? {
         if let entries = shard.plan?.entries, let firstEntries = first.plan?.entries, entries != firstEntries {

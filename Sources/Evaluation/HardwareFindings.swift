@@ -79,7 +79,9 @@ public enum HardwareFindings {
         // during a file mic would be judged over 2 s of the file's audio and half a second of the
         // route's), nor while the call is muted (from the change, a mute over it would leave the
         // leak after the unmute unjudged).
-        guard let flowed = flowing.first, let (flow, resumed) = heardByThePeer(from: flowed, states: states) else { return .noLeak }
+        // The first stretch of audio on the route the peer hears the room in (a mute may last
+        // past a gap in the audio).
+        guard let (flow, resumed) = flowing.lazy.compactMap({ heardByThePeer(from: $0, states: states) }).first else { return .noLeak }
         // The first second of audio on the route; where it holds too little far-end single talk
         // to judge (the near end talked over the change), up to `leakWindowSecondsAtMost` seconds, half
         // a second at a time: judged on its first second alone, a change made while someone talks
@@ -191,7 +193,9 @@ public enum HardwareFindings {
     private static func heardByThePeer(from flow: Range<Int64>, states: [DeviceState]) -> (Range<Int64>, Resumption?)? {
         guard let atStart = states.last(where: { $0.frame <= flow.lowerBound }) else { return (flow, nil) }
         if atStart.sendsTheRoom { return (flow, nil) }
-        guard let back = states.first(where: { $0.frame > flow.lowerBound && $0.sendsTheRoom }),
+        // A state another replaces at the same frame lasted no time (an unmute and a file mic at once).
+        let lasting = states.indices.filter { $0 + 1 == states.count || states[$0 + 1].frame != states[$0].frame }
+        guard let back = lasting.lazy.map({ states[$0] }).first(where: { $0.frame > flow.lowerBound && $0.sendsTheRoom }),
               back.frame < flow.upperBound else { return nil }
         // The last thing that kept the room from the peer: the state just before `back`.
         let before = states.last { $0.frame < back.frame } ?? atStart

@@ -66,8 +66,10 @@ public final class PluginDigests: Sendable {
             return digest
         }
         guard kept != digest else { return }
-        throw Changed(description: "plugin \(plugin.name): \(plugin.path) changed while the eval ran (\(Self.shown(kept)) "
-                      + "when it started, \(Self.shown(digest)) now): one name is one canceller, so this run is not measured; run the eval again")
+        let again = startedWhat == "the eval" ? "one name is one canceller, so this run is not measured; run the eval again"
+            : "the run is not measured; run it again"
+        throw Changed(description: "plugin \(plugin.name): \(plugin.path) changed while \(startedWhat) ran (\(Self.shown(kept)) "
+                      + "when it started, \(Self.shown(digest)) now): " + again)
     }
 
     /// A digest as the error gives it: its first 12 digits, or what stood for one where the file

@@ -103,6 +103,14 @@ public final class EchoAnalysisStream {
         core.excludeFromEcho(range)
     }
 
+    /// Nothing of the room was sent in samples `range` (the send path silenced: a mute, the audio
+    /// unit stopped; or a mic that hears no room): the near end's talk wholly inside it is counted
+    /// as not sent (`NearEndPreservation.talkNotSentFrames`). Ranges as for `excludeFromEcho`.
+    public func markNotSent(_ range: Range<Int>) {
+        precondition(!finished, "EchoAnalysisStream: mark after finish")
+        core.markNotSent(range)
+    }
+
     /// The echo path changes at `sample` (a route change: the new route brings its own path and
     /// delay). The frames that start before it are scored against the delay in force; from it on
     /// the delay is searched again, as at the start of the call, and the frames that start there

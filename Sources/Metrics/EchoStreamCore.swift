@@ -86,7 +86,9 @@ struct EchoStreamCore {
     /// Where the near-end track does not line up with what was processed: near-end preservation
     /// skips the frames touching them.
     private var nearEndExcluded = ExcludedRanges()
-    /// Frames where the near-end track talked and nothing of the room was sent (`echoExcluded`).
+    /// Where nothing of the room was sent (`markNotSent`), and the frames wholly inside it where
+    /// the near-end track talked.
+    private var notSent = ExcludedRanges()
     private var nearEndTalkNotSentFrames = 0
     /// Where the echo at the mic did not reach what was processed (a file sent instead of the
     /// mic): the frames touching them have no far end at the mic, so no ERL or ERLE.
@@ -195,6 +197,10 @@ struct EchoStreamCore {
     /// Leaves `range` out of near-end preservation. Ranges must come in ascending order.
     mutating func excludeFromNearEndPreservation(_ range: Range<Int>) { nearEndExcluded.add(range) }
 
+    /// Nothing of the room was sent in `range` (the send path silenced, or a mic that hears no
+    /// room): a near talker there reached no one. Ranges must come in ascending order.
+    mutating func markNotSent(_ range: Range<Int>) { notSent.add(range) }
+
     /// Leaves `range` out of the echo metrics: no echo reached the processed signal there.
     /// Ranges must come in ascending order.
     mutating func excludeFromEcho(_ range: Range<Int>) {
@@ -287,7 +293,8 @@ struct EchoStreamCore {
     /// reference but not yet its echo, and a −60 dB path read "≥ 60.24 dB": a bound over the loss.
     private func echoTrackLag(end: Int) -> Double? {
         guard hasEcho else { return nil }
-        var excluded = delayExcluded
+        // The echo track holds the room's echo whatever was sent: nothing of it is left out.
+        var excluded = ExcludedRanges()
         var collector = DelayBlockCollector(estimator: DelayEstimator(sampleRate: sampleRate, configuration: configuration), origin: searchOrigin)
         return collector.finish(reference: reference, mic: echo, end: end, excluded: &excluded)
     }
@@ -308,7 +315,11 @@ struct EchoStreamCore {
         delaySearches.append(search)
         let isFirst = delaySearches.count == 1
         // The reference is shifted by whole samples; the fraction only matters for reporting.
-        let shift = min(end, Int((search.delaySamples ?? echoTrackLag(end: end) ?? 0).rounded()))
+        // The echo track's lag only where the mic's search found no echo at all: not where it
+        // left every block out (a file mic, a mute), found the far end tonal, or the echo outside
+        // its range.
+        let unfound = search.delaySamples == nil && !search.noEchoInWarmup && !search.referenceIsTonal && !search.echoOutsideSearch
+        let shift = min(end, Int((search.delaySamples ?? (unfound ? echoTrackLag(end: end) : nil) ?? 0).rounded()))
         self.shift = shift
         if isFirst, hasNearEnd || hasEcho { seedNearEndFloor(end: seedEnd ?? end) }
         // After an echo-path change the next frame's first hop, measured with the old shift, is
@@ -439,8 +450,11 @@ struct EchoStreamCore {
         let start = frame * hop
         talk.record(frame: frame, talk: gate.lastTalk.run)
         activity.record(frame: frame, talk: gate.lastTalk.run)
-        // Nothing of the room was sent here (muted, a file mic…): a talker there reached no one.
-        if hasNearEnd, !echoReached, gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk { nearEndTalkNotSentFrames += 1 }
+        // Nothing of the room was sent over this whole frame (muted, a file mic…): a talker there
+        // reached no one.
+        if hasNearEnd, notSent.covers(start, start + frameSize), gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk {
+            nearEndTalkNotSentFrames += 1
+        }
         if hasNearEnd, !nearEndExcluded.touches(start, start + frameSize) {
             switch gate.lastTalk {
             case .doubleTalk: Self.add(first, second, samples: frameSize, to: &doubleTalkSums)

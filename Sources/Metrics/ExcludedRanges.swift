@@ -25,6 +25,12 @@ struct ExcludedRanges {
         ranges[head...].filter { $0.upperBound > sample }
     }
 
+    /// Whether samples `start..<end` lie wholly inside one range; forgets ranges before `start`.
+    mutating func covers(_ start: Int, _ end: Int) -> Bool {
+        while head < ranges.count, ranges[head].upperBound <= start { head += 1 }
+        return head < ranges.count && ranges[head].lowerBound <= start && ranges[head].upperBound >= end
+    }
+
     /// Whether samples `start..<end` touch a range; forgets ranges before `start`.
     mutating func touches(_ start: Int, _ end: Int) -> Bool {
         while head < ranges.count, ranges[head].upperBound <= start { head += 1 }

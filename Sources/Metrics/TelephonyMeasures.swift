@@ -18,12 +18,13 @@ public struct TelephonyMeasures: Codable, Equatable, Sendable {
     public static let echoUnderNoiseReason = "the echo stays under the mic's noise wherever the far end plays alone: there is no echo to lose"
     /// `doubleTalkUnmeasuredReason` where the gate heard no double talk.
     public static let noDoubleTalkReason = "no double talk: the near end never talked over the far end"
-    /// `doubleTalkUnmeasuredReason` where the gate heard no double talk and the near end talked
-    /// only while the call was muted (`talkNotSentFrames` analysis frames): a muted stretch is
-    /// left out of the analysis, and none of that talk was sent.
+    /// `doubleTalkUnmeasuredReason` where the gate heard no double talk outside the muted
+    /// stretches and the near end talked over `talkNotSentFrames` analysis frames where nothing of
+    /// the room was sent: a muted send path is left out of the analysis, and none of that talk
+    /// reached the peer.
     public static func noDoubleTalkOutsideMuteReason(talkNotSentFrames: Int) -> String {
-        "no double talk outside the muted stretches: the near end talked only while muted (\(talkNotSentFrames) analysis frame\(talkNotSentFrames == 1 ? "" : "s")), "
-            + "and none of it was sent (a muted send path is left out of the analysis)"
+        "no double talk outside the muted stretches; the near end talked over \(talkNotSentFrames) analysis frame\(talkNotSentFrames == 1 ? "" : "s") "
+            + "where nothing of the room was sent (a muted send path is left out of the analysis)"
     }
     /// The double-talk figures; nil with `doubleTalkUnmeasuredReason`.
     public var doubleTalk: DoubleTalkReport?

@@ -12,8 +12,8 @@ public enum RunReportDocument {
         typealias F = ReportFormatting
         let m = report.metrics
         var blocks: [ReportDocument.Block] = []
-        // A plugin's library line already names it and its file's digest: not said twice.
-        let saidByLibrary: Set<String> = report.aecSettings["library"] == nil ? [] : ["plugin_name", "plugin_sha256"]
+        // A plugin's library line already names it, its file's digest and its options: not said twice.
+        let saidByLibrary: Set<String> = report.aecSettings["library"] == nil ? [] : ["plugin_name", "plugin_sha256", "plugin_options"]
         let settings = report.aecSettings.keys.sorted().filter { !saidByLibrary.contains($0) }.map { key -> String in
             switch report.aecSettings[key]! {
             case .number(let value): "\(key) \(F.number(value, digits: 0))"

@@ -514,8 +514,8 @@ final class EchoWhereThereIsEchoTests: XCTestCase {
         XCTAssertLessThanOrEqual(unsent, 500)
         XCTAssertTrue(nearEnd["attenuation_db"] is NSNull)
         XCTAssertEqual(telephony["double_talk_unmeasured_reason"] as? String,
-                       "no double talk outside the muted stretches: the near end talked only while muted (\(unsent) analysis frames), "
-                       + "and none of it was sent (a muted send path is left out of the analysis)")
+                       "no double talk outside the muted stretches; the near end talked over \(unsent) analysis frames "
+                       + "where nothing of the room was sent (a muted send path is left out of the analysis)")
         let page = try String(contentsOf: root.appendingPathComponent("muted-talker/report.md"), encoding: .utf8)
         XCTAssertTrue(page.contains("| near end talking where nothing of the room was sent | \(unsent) analysis frames (muted, the audio unit stopped, "
                                     + "or a file or generator as the mic): none of it reached the peer; left out of the figures above, which are the "

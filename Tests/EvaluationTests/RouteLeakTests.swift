@@ -81,6 +81,21 @@ final class RouteLeakTests: XCTestCase {
         }
     }
 
+    /// A mute over a change that lasts past a gap in the audio (the session deactivated and
+    /// activated again while muted): judged from the unmute in the later stretch, not left
+    /// without a verdict because the first stretch held no unmute.
+    func testAMuteLastingPastAGapInTheAudioIsJudgedFromTheUnmute() throws {
+        let report = try report("""
+            "duration_s": 11, "route": "receiver",
+            "timeline": [{"at_ms": 4900, "action": "mute"}, {"at_ms": 5000, "action": "route_change", "route": "speaker"},
+                         {"at_ms": 5500, "action": "deactivate_session"}, {"at_ms": 6000, "action": "activate_session"},
+                         {"at_ms": 7000, "action": "unmute"}]
+            """)
+        let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+        XCTAssertEqual(leak.atSeconds, 7)
+        XCTAssertTrue(leak.consequence.contains("(from 7.0 s, at the unmute)"), leak.consequence)
+    }
+
     /// A change while the session is inactive mid-call (audio flowed before): the first second
     /// judged is the first second of audio after the reactivation, not the silent gap.
     func testAChangeWhileInactiveIsJudgedWhenAudioFlowsAgain() throws {
