@@ -105,10 +105,10 @@ extension CorpusRun {
                 }
                 if let first = firstFileOfName[key(name)] {
                     let asWritten = firstNameOfKey[key(name)].flatMap { $0 == name ? nil : $0 }
-                    let caseNote = asWritten.map { " (as '\($0)': names that differ only in case are one folder on a case-insensitive file system)" } ?? ""
+                    func caseNote(_ other: String) -> String { " (as '\(other)': names that differ only in case are one folder on a case-insensitive file system)" }
                     // The first item is told of the claim under its own name, and of the other's as written.
                     let claim = (name: asWritten ?? name, place: first,
-                                 by: place + (asWritten == nil ? "" : " (as '\(name)': names that differ only in case are one folder on a case-insensitive file system)"))
+                                 by: place + (asWritten == nil ? "" : caseNote(name)))
                     if case .recording(let recording) = item, recording.origin == nil, let other = folderRecordingOfName[key(name)] {
                         // One folder's recording reached twice (a folder given twice, or a set and
                         // its own subfolder) is said as such, as a scenario's file is.
@@ -121,7 +121,7 @@ extension CorpusRun {
                                                   + "name their items alike; evaluate them apart, or list one's recordings in a manifest under names of their own"))
                     }
                     if let index = firstIndexOfName[key(name)], claimedAgain[index] == nil { claimedAgain[index] = claim }
-                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)\(caseNote)"))
+                    return .failure(ItemError(description: "\(place): name: '\(name)' is already used by \(first)\(asWritten.map(caseNote) ?? "")"))
                 }
                 // OUT/NAME/ beside eval's own reports: a folder named eval.md would take the
                 // report's place (and an earlier eval.md would be removed for it).

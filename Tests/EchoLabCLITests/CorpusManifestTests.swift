@@ -281,14 +281,20 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertTrue(result.standardError.contains("sc.json: corpus: unknown key"), result.standardError)
     }
 
+    /// `eval` of a manifest of two recordings of one mic, named `first` and `second`.
+    private func evalTwoRecordings(named first: String, _ second: String) throws -> (status: Int32, standardOutput: String, standardError: String) {
+        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
+        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
+        try write(#"{"corpus": [{"name": "\#(first)", "mic": "mono.wav", "loopback": "mono.wav"}, {"name": "\#(second)", "mic": "mono.wav", "loopback": "mono.wav"}]}"#,
+                  to: "manifest.json")
+        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        return (result.status, result.standardOutput, result.standardError)
+    }
+
     /// Two manifest entries of one name that share a mic are a name clash, not the same file
     /// listed twice (a recording's file is its mic), said of the two entries.
     func testTwoRecordingsOfOneNameAndMicClash() throws {
-        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
-        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
-        try write(#"{"corpus": [{"name": "r", "mic": "mono.wav", "loopback": "mono.wav"}, {"name": "r", "mic": "mono.wav", "loopback": "mono.wav"}]}"#,
-                  to: "manifest.json")
-        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        let result = try evalTwoRecordings(named: "r", "r")
         XCTAssertEqual(result.status, 1)
         // Named by the manifest's entries, as other problems of an entry are: not by the mic
         // both share, which read as a file clashing with itself.
@@ -300,11 +306,7 @@ final class CorpusManifestTests: XCTestCase {
     /// Two items whose names differ only in case clash: OUT/NAME/ of the two is one folder on a
     /// case-insensitive file system (macOS's default), where one's runs would overwrite the other's.
     func testNamesThatDifferOnlyInCaseClash() throws {
-        let speech = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 140), sampleRate: 16_000, count: 16_000, seed: 3)
-        try SoundFileWriter.write(speech, to: root.appendingPathComponent("mono.wav").path, sampleRate: 16_000)
-        try write(#"{"corpus": [{"name": "Call", "mic": "mono.wav", "loopback": "mono.wav"}, {"name": "call", "mic": "mono.wav", "loopback": "mono.wav"}]}"#,
-                  to: "manifest.json")
-        let result = try runEchoLab(["eval", "manifest.json", "--modes", "disabled", "--out", "out", "--no-taps"], in: root)
+        let result = try evalTwoRecordings(named: "Call", "call")
         XCTAssertEqual(result.status, 1)
         XCTAssertTrue(result.standardError.contains("echolab: manifest.json: corpus[1]: name: 'call' is already used by manifest.json: corpus[0] "
                                                     + "(as 'Call': names that differ only in case are one folder on a case-insensitive file system)\n"),
