@@ -127,6 +127,10 @@ package final class PluginProcess {
         guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
     }
 
+    /// A failure of this plugin that EchoLab found out itself (its latency, say), named as the
+    /// child's own failures are.
+    package func failure(_ problem: String) -> PluginFailure { PluginFailure(plugin: name, path: path, problem: problem) }
+
     private static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }

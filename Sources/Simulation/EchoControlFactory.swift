@@ -13,8 +13,13 @@ public enum EchoControlFactory {
             let bridgeLatency = plugin.sampleRate == sampleRate ? 0 : try RateBridge.passThroughLatency(
                 outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize, innerFrame: plugin.sampleRate / 100,
                 latencies: latencies)
-            return try PluginEchoControl(plugin: plugin, sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity,
-                                         bridgeLatency: bridgeLatency)
+            func make() throws -> PluginEchoControl {
+                try PluginEchoControl(plugin: plugin, sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity,
+                                      bridgeLatency: bridgeLatency)
+            }
+            let control = try make()
+            try PluginLatencyCheck.check(control, plugin: plugin, latencies: latencies, fresh: make)
+            return control
         }
         switch mode.backend {
         case .speex:

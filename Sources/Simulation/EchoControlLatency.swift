@@ -57,6 +57,9 @@ enum EchoControlLatency {
 /// call without one measures its own.
 public final class EchoControlLatencies: Sendable {
     let known = Mutex<[String: Int]>([:])
+    /// What `PluginLatencyCheck` found of each plugin configuration: the lag its burst came out
+    /// at, or nil where it did not come out plainly.
+    let pluginLags = Mutex<[String: PluginLatencyCheck.Lag]>([:])
 
     public init() {}
 }

@@ -95,6 +95,10 @@ public final class PluginEchoControl: EchoControl {
     public var reportedName: String { process.reportedName }
     /// The latency the plugin reports (`latency_samples`, at its own rate), before the resampling's.
     public var reportedLatencySamples: Int { process.latencySamples }
+    /// The plugin's rate (the engine's, or the one it was asked to run at).
+    var pluginRate: Int { process.sampleRate }
+    /// A failure of this plugin found by EchoLab, named as the child's own are.
+    func failure(_ problem: String) -> PluginProcess.PluginFailure { process.failure(problem) }
 
     public var linearOutput: [Float]? { nil }
     public var metrics: EchoControlMetrics { EchoControlMetrics() }

@@ -237,7 +237,11 @@ final class CancellerPluginTests: XCTestCase {
             try? FileManager.default.removeItem(atPath: target)
             try FileManager.default.copyItem(atPath: first, toPath: target)
             let wrapper = root.appendingPathComponent("host.sh")
-            try "#!/bin/sh\nPLUGIN=\"\(target)\"\n\(replace)\nexec \"\(try echoLabBinary().path)\" \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
+            // Once, as a rebuild happens, not at every start of a host (a file written in place
+            // under a running host is another failure: its relocated pages are dropped).
+            let once = root.appendingPathComponent("replaced").path
+            try? FileManager.default.removeItem(atPath: once)
+            try "#!/bin/sh\nPLUGIN=\"\(target)\"\nif [ ! -e \"\(once)\" ]; then : > \"\(once)\"; \(replace); fi\nexec \"\(try echoLabBinary().path)\" \"$@\"\n".write(to: wrapper, atomically: true, encoding: .utf8)
             chmod(wrapper.path, 0o755)
             let errors = Pipe()
             let process = try startEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=mine.so", "--aec", "mine:intensityMax"],
@@ -513,6 +517,41 @@ final class CancellerPluginTests: XCTestCase {
         let page = try String(contentsOfFile: root.appendingPathComponent("out/room/through-intensityRecommended/report.md").path, encoding: .utf8)
         XCTAssertEqual(page.components(separatedBy: String(digest)).count, 2, page)
         XCTAssertTrue(page.contains("library plugin misbehaving, sha256 \(digest), plugin\\_latency\\_samples 0, plugin\\_path "), page)
+    }
+
+    /// A plugin whose output comes a frame late while its latency_samples says 0 would be measured
+    /// on misaligned audio (a trial's read as a near end lost): its runs fail, saying by how much,
+    /// at the engine's rate and resampled around it at its own. One that says so runs, and reads
+    /// as the pass-through it is.
+    func testAPluginsLatencyIsCheckedAgainstItsOutput() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        let late = try Self.misbehaving("late", in: plugins)
+        _ = try Self.misbehaving("late_said", in: plugins)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2",
+                                   "--plugin", "late=plugins/late.so", "--plugin", "said=plugins/late_said.so",
+                                   "--plugin", "late16=plugins/late.so", "--plugin-rate", "late16=16000",
+                                   "--plugin", "said16=plugins/late_said.so", "--plugin-rate", "said16=16000",
+                                   "--modes", "late:intensityMax,said:intensityMax,late16:intensityMax,said16:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("4 of 8 runs succeeded"), eval.standardOutput)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        for item in ["delay40-intensityRecommended", "speech"] {
+            for (name, samples) in [("late", 480), ("late16", 160)] {
+                let error = try XCTUnwrap(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
+                XCTAssertTrue(error.hasSuffix("plugin \(name) (\(late)): latency_samples says 0, but its output comes \(samples) samples (10.0 ms) "
+                                              + "after its input (a noise burst through a fresh instance, nothing played): every figure "
+                                              + "would be measured on misaligned audio; return \(samples) from latency_samples"), error)
+                XCTAssertEqual(runs["\(item) \(name):intensityMax"]?["canceller_failure"] as? Bool, true)
+            }
+            for name in ["said", "said16"] {
+                XCTAssertNil(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
+            }
+            // At 16 kHz the resampling takes what lies above 8 kHz out of the delay item's white noise.
+            let said = try XCTUnwrap(runs["\(item) said:intensityMax"]?["metrics"] as? [String: Any])
+            XCTAssertEqual(try XCTUnwrap(said["erle_db"] as? Double), 0, accuracy: 0.5, item)
+        }
     }
 
     /// The example plugin, built as `make plugins` builds it, beside the built-in backends, at

@@ -23,6 +23,8 @@
  *                waits for ever (a helper daemon the plugin never stops)
  *   drops        a pass-through that sends exact zeros for frames 100-114 (150 ms from 1 s): a
  *                canceller suppressing to digital silence
+ *   late         sends each mic frame one frame late, and says nothing of it (latency_samples NULL)
+ *   late_said    the same, and says so: latency_samples is one frame
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,10 +59,13 @@
 #define B_rewritten_crash 23
 #define B_no_functions 24
 #define B_drops 25
+#define B_late 26
+#define B_late_said 27
 
 struct echolab_canceller {
     int frame;
     long captures;
+    float held[480];   /* late, late_said: the mic frame before (a frame is 480 samples at most) */
 };
 
 static echolab_canceller *create(int sample_rate, const char *intensity, const char *options, char *reason, size_t size) {
@@ -105,6 +110,9 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     for (int i = 0; i < c->frame; i++) out[i] = mic[i];
 #if BEHAVIOUR == B_mute
     memset(out, 0, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_late || BEHAVIOUR == B_late_said
+    memcpy(out, c->held, (size_t)c->frame * sizeof(float));
+    memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
 #elif BEHAVIOUR == B_drops
     if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
 #elif BEHAVIOUR == B_crash
@@ -147,6 +155,8 @@ static void destroy(echolab_canceller *c) {
 
 #if BEHAVIOUR == B_bad_latency
 static int latency(const echolab_canceller *c) { (void)c; return -5; }
+#elif BEHAVIOUR == B_late_said
+static int latency(const echolab_canceller *c) { return c->frame; }
 #else
 #define latency NULL
 #endif
