@@ -92,10 +92,9 @@ struct RunCommand: ParsableCommand {
             }
             ScorerOptions.warnUnscored(report.scores, command: "run")
             let m = report.metrics
-            // "≥" where the output fell under the input's noise floor (the figure is a bound).
-            func db(_ value: Double?, _ isLowerBound: Bool = false) -> String {
-                value.map { (isLowerBound ? "≥ " : "") + String(format: "%.1f dB", $0) } ?? "—"
-            }
+            // As report.md prints them, from the values report.json holds ("≥" where the figure is
+            // a bound): a raw 9.04996 dB would read 9.0 here beside report.md's 9.1.
+            func db(_ value: Double?, _ isLowerBound: Bool = false) -> String { ReportFormatting.figure(value, isLowerBound: isLowerBound) }
             // What went wrong in the pipeline, said where the run is summed up, not only in the report.
             func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
@@ -108,7 +107,7 @@ struct RunCommand: ParsableCommand {
                             count(report.captureRestarts.filter(\.cutsTheNearEnd).count, "near-end cut")].compactMap { $0 }.joined()
             // Figures against a reference the app left silent stand on the rest of the call alone.
             let silentReference = report.silentReferenceSeconds
-            let scope = silentReference > 0 ? String(format: "; not measured over the %.2f s the canceller's reference was silent", silentReference) : ""
+            let scope = silentReference > 0 ? "; not measured over the \(ReportFormatting.seconds(silentReference)) the canceller's reference was silent" : ""
             print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
                   + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(scope)), "
                   + "\(Self.findingsText(report.findings)), \(pipeline)"

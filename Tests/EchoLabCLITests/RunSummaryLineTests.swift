@@ -76,4 +76,23 @@ final class RunSummaryLineTests: XCTestCase {
         let bound = (metrics["erle_steady_is_lower_bound"] as? Bool) == true ? "≥ " : ""
         XCTAssertTrue(markdown.contains("| ERLE steady state | \(bound)\(String(format: "%.1f", steady)) dB (\(frames) analysis frames) |"), markdown)
     }
+
+    /// The line prints a figure as report.md does, from the value report.json holds: a pure gain
+    /// of −9.04996 dB has an ERL of 9.04996 dB, 9.05 in the JSON, which report.md rounds to 9.1;
+    /// formatted from the raw value the line said 9.0.
+    func testTheLinesFiguresAreTheReportsOwn() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let scenario = try writeScenario("""
+            {"name": "tie", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "duration_s": 4,
+             "echo_path": {"delay_ms": 20, "gain_db": -9.04996}, "aec": {"mode": "disabled"}}
+            """, in: folder)
+        let run = try runEchoLab(["run", scenario, "--out", "out", "--no-taps"], in: folder)
+        XCTAssertEqual(run.status, 0, run.standardError)
+        let metrics = try XCTUnwrap(loadJSON(folder.appendingPathComponent("out/report.json").path)["metrics"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(metrics["erl_db"] as? Double), 9.05)
+        let markdown = try String(contentsOf: folder.appendingPathComponent("out/report.md"), encoding: .utf8)
+        XCTAssertTrue(markdown.contains("| ERL | 9.1 dB"), markdown)
+        XCTAssertTrue(run.standardOutput.hasPrefix("tie: ERL 9.1 dB, "), run.standardOutput)
+    }
 }
