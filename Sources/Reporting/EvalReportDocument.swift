@@ -97,8 +97,8 @@ public enum EvalReportDocument {
             row.append(.init("\(summary?.wins ?? 0)"))
             // Pipeline issues (counters: underruns, clicks, resets …) and lint findings apart:
             // a run can break the guide's rules with a healthy pipeline, and the other way round.
-            row.append(.init("\(results.filter { health($0).issues > 0 }.count)"))
-            row.append(.init("\(results.filter { health($0).findings > 0 }.count)"))
+            row.append(.init("\(results.filter { $0.health.issues > 0 }.count)"))
+            row.append(.init("\(results.filter { $0.health.lintFindings > 0 }.count)"))
             return row
         }, isSortable: detail == .full)))
         blocks += modesTableNotes()

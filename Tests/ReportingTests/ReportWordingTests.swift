@@ -146,9 +146,9 @@ final class ReportWordingTests: XCTestCase {
                        "The canceller's own findings (its behaviour, not the app's setup; not counted as lint findings or pipeline issues): "
                        + "\(leak) in 2 runs: to-hfp (speex:intensityRecommended), to-a2dp (aec3:intensityRecommended).")
         XCTAssertNil(EvalReportDocument.cancellerFindingsNote([results[1]]))
-        let health = EvalReportDocument.health(results[0])
-        XCTAssertEqual(health.issues + health.findings, 0, "neither a pipeline issue nor a lint finding")
-        XCTAssertEqual(health.text, "the canceller's: \(leak)")
+        let health = results[0].health
+        XCTAssertEqual(health.issues + health.lintFindings, 0, "neither a pipeline issue nor a lint finding")
+        XCTAssertEqual(EvalReportDocument.healthText(health), "the canceller's: \(leak)")
         // The health cell says it and sorts by it: after a clean run, before a run with an issue.
         let cell = EvalReportDocument.healthCell(results[0])
         XCTAssertEqual(cell.spans, [.text("ok for the app; the canceller's: 1 finding")])
