@@ -152,6 +152,7 @@ public struct RecordingRun {
         report.echoUnmeasuredReason = !hasLoopback ? RecordingReport.noLoopbackReason
             : metrics.flatMap { RunEvaluator.echoUnmeasuredReason($0, states: [], durationSeconds: duration,
                                                                 referenceIsSilent: loopbackIsSilent, micIsSilent: micIsSilent) }
+        if let reason = report.echoUnmeasuredReason { report.metrics?.sayWhyNoSingleTalk(reason) }
         // nil where the delay was measured.
         report.delayUnmeasuredReason = !hasLoopback ? RecordingReport.noLoopbackReason : metrics.flatMap { RunEvaluator.delayUnmeasuredReason($0) }
         report.echoOutsideDelaySearchMilliseconds = hasLoopback ? metrics.flatMap { RunEvaluator.echoOutsideDelaySearch($0) } : nil

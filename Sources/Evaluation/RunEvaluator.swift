@@ -162,6 +162,7 @@ public struct RunEvaluator: Sendable {
         report.echoUnmeasuredReason = Self.echoUnmeasuredReason(whole, states: run.deviceStates, durationSeconds: run.duration.seconds,
                                                                 referenceIsSilent: nothingPlayed, referenceNotFed: referenceNotFed,
                                                                 captureIsSilent: measurement.silentCapture.mutes(min(crossover, length)..<length))
+        if let reason = report.echoUnmeasuredReason { report.metrics.sayWhyNoSingleTalk(reason) }
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed,
                                                                   scenarioDelayMilliseconds: run.scenario.echoPath.delayMilliseconds,
                                                                   customSpeakerBufferingMilliseconds: Self.customSpeakerBuffering(run))

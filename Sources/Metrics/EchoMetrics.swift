@@ -208,6 +208,22 @@ public struct ERLEPoint: Codable, Equatable, Sendable {
     }
 }
 
+extension EchoMetrics {
+    /// Where there is no far-end single talk for a reason the caller knows (`echo_unmeasured`: a
+    /// file mic sent, the far end was silent throughout, a mute throughout), the bands and TCLw
+    /// say that reason: "no far-end single talk to measure" alone read as a call that never found
+    /// its far end, beside the call's own reason.
+    public mutating func sayWhyNoSingleTalk(_ reason: String) {
+        guard gate.singleTalkFrames == 0 else { return }
+        for index in erleBands.indices where erleBands[index].unmeasuredReason == BandERLE.noSingleTalkReason {
+            erleBands[index].unmeasuredReason = reason
+        }
+        if telephony?.echoLossUnmeasuredReason == TelephonyMeasures.noSingleTalkReason {
+            telephony?.echoLossUnmeasuredReason = reason
+        }
+    }
+}
+
 /// ERLE in one octave band [lowHz, highHz): bins whose centre frequency lies in the band.
 public struct BandERLE: Codable, Equatable, Sendable {
     public var lowHz: Double

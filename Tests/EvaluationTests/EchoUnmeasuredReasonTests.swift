@@ -53,4 +53,29 @@ final class EchoUnmeasuredReasonTests: XCTestCase {
                        "the echo at the mic stays under its floor (its noise, or digital silence at −101.2 dBFS) in all 465 "
                        + "far-end single-talk analysis frames: there is no echo to cancel, so no ERLE")
     }
+
+    /// A call with no far-end single talk for a reason of its own says that reason in every band
+    /// and as TCLw's, not only "no far-end single talk to measure" (a trial read it as a call that
+    /// never found its far end): a silent far end, and a generator mic that sends no room.
+    func testTheBandsAndTCLwSayTheCallsOwnReason() throws {
+        let quiet = try runReport(ofScenario: """
+            {"name": "quiet", "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 2}, "duration_s": 4,
+             "noise": {"level_dbfs": -65, "seed": 1}, "echo_path": {"delay_ms": 40, "gain_db": -6}}
+            """)
+        let generator = try runReport(ofScenario: """
+            {"name": "generator", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 3}, "duration_s": 4,
+             "noise": {"level_dbfs": -65, "seed": 1}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "mic": {"device": "generator", "signal": "white_noise", "level_dbfs": -26, "period_ms": 10, "seed": 9}}
+            """)
+        for report in [quiet, generator] {
+            let reason = try XCTUnwrap(report.echoUnmeasuredReason, report.scenarioName)
+            XCTAssertNotEqual(reason, BandERLE.noSingleTalkReason)
+            XCTAssertEqual(report.metrics.gate.singleTalkFrames, 0, report.scenarioName)
+            XCTAssertFalse(report.metrics.erleBands.isEmpty)
+            XCTAssertEqual(Set(report.metrics.erleBands.map(\.unmeasuredReason)), [reason], report.scenarioName)
+            XCTAssertEqual(report.metrics.telephony?.echoLossUnmeasuredReason, reason, report.scenarioName)
+        }
+        XCTAssertTrue(try XCTUnwrap(quiet.echoUnmeasuredReason).hasPrefix("the far end is silent throughout"))
+        XCTAssertTrue(try XCTUnwrap(generator.echoUnmeasuredReason).hasPrefix("no echo reached the sent path: custom mic"))
+    }
 }

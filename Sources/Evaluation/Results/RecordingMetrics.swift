@@ -27,6 +27,7 @@ public struct RecordingMetrics: Sendable {
                                                            durationSeconds: Double(analysis.sampleCount) / Double(max(1, analysis.sampleRate)),
                                                            referenceIsSilent: analysis.inputs?.referenceIsSilent ?? false,
                                                            micIsSilent: analysis.inputs?.micIsSilent ?? false)
+        if let echoUnmeasured { metrics.sayWhyNoSingleTalk(echoUnmeasured) }
         delayUnmeasured = RunEvaluator.delayUnmeasuredReason(analysis.whole)
         convergenceUnmeasured = RunEvaluator.convergenceUnmeasuredReason(analysis.whole)
         self.processedLag = processedLag
