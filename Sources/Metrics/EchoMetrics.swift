@@ -209,10 +209,11 @@ public struct ERLEPoint: Codable, Equatable, Sendable {
 }
 
 extension EchoMetrics {
-    /// Where there is no far-end single talk for a reason the caller knows (`echo_unmeasured`: a
-    /// file mic sent, the far end was silent throughout, a mute throughout), the bands and TCLw
-    /// say that reason: "no far-end single talk to measure" alone read as a call that never found
-    /// its far end, beside the call's own reason.
+    /// Where there is no far-end single talk, the bands and TCLw that say only that say the
+    /// reason the caller gives for it (`echo_unmeasured`: a file mic sent, the far end was silent
+    /// throughout, a mute throughout): "no far-end single talk to measure" alone read as a call
+    /// that never found its far end, beside the call's own reason. Bands with a reason of their
+    /// own (the echo under the noise) keep it.
     public mutating func sayWhyNoSingleTalk(_ reason: String) {
         guard gate.singleTalkFrames == 0 else { return }
         for index in erleBands.indices where erleBands[index].unmeasuredReason == BandERLE.noSingleTalkReason {

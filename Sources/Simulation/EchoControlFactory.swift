@@ -17,9 +17,8 @@ public enum EchoControlFactory {
                 try PluginEchoControl(plugin: plugin, sampleRate: sampleRate, frameSize: frameSize, intensity: mode.intensity,
                                       bridgeLatency: bridgeLatency)
             }
-            let control = try make()
-            try PluginLatencyCheck.check(control, plugin: plugin, latencies: latencies, fresh: make)
-            return control
+            return try PluginLatencyCheck.checked(plugin: plugin, intensity: mode.intensity, sampleRate: sampleRate, frameSize: frameSize,
+                                                  latencies: latencies, make: make)
         }
         switch mode.backend {
         case .speex:

@@ -57,9 +57,8 @@ enum EchoControlLatency {
 /// call without one measures its own.
 public final class EchoControlLatencies: Sendable {
     let known = Mutex<[String: Int]>([:])
-    /// What `PluginLatencyCheck` found of each plugin configuration: the lag its burst came out
-    /// at, or nil where it did not come out plainly.
-    let pluginLags = Mutex<[String: PluginLatencyCheck.Lag]>([:])
+    /// What `PluginLatencyCheck` found of each plugin configuration.
+    let pluginLags = Mutex<[PluginLatencyCheck.Key: PluginLatencyCheck.Probe]>([:])
 
     public init() {}
 }

@@ -521,28 +521,33 @@ final class CancellerPluginTests: XCTestCase {
 
     /// A plugin whose output comes a frame late while its latency_samples says 0 would be measured
     /// on misaligned audio (a trial's read as a near end lost): its runs fail, saying by how much,
-    /// at the engine's rate and resampled around it at its own. One that says so runs, and reads
-    /// as the pass-through it is.
+    /// at the engine's rate and resampled around it at its own; so do those of a pass-through
+    /// that claims a frame. One that says its frame runs, and reads as the pass-through it is.
+    /// A crash in the check's instance says so.
     func testAPluginsLatencyIsCheckedAgainstItsOutput() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let plugins = try Self.corpusAndPluginFolder(in: root)
-        let late = try Self.misbehaving("late", in: plugins)
+        let late = try Self.misbehaving("late", in: plugins), claims = try Self.misbehaving("claims", in: plugins)
+        let early = try Self.misbehaving("early_crash", in: plugins)
         _ = try Self.misbehaving("late_said", in: plugins)
         let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2",
                                    "--plugin", "late=plugins/late.so", "--plugin", "said=plugins/late_said.so",
                                    "--plugin", "late16=plugins/late.so", "--plugin-rate", "late16=16000",
                                    "--plugin", "said16=plugins/late_said.so", "--plugin-rate", "said16=16000",
-                                   "--modes", "late:intensityMax,said:intensityMax,late16:intensityMax,said16:intensityMax"], in: root)
+                                   "--plugin", "claims=plugins/claims.so", "--plugin", "early=plugins/early_crash.so",
+                                   "--modes", "late:intensityMax,said:intensityMax,late16:intensityMax,said16:intensityMax,"
+                                   + "claims:intensityMax,early:intensityMax"], in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("4 of 8 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("4 of 12 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
-            for (name, samples) in [("late", 480), ("late16", 160)] {
+            for (name, file, says, samples) in [("late", late, 0, 480), ("late16", late, 0, 160), ("claims", claims, 480, 0)] {
                 let error = try XCTUnwrap(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
-                XCTAssertTrue(error.hasSuffix("plugin \(name) (\(late)): latency_samples says 0, but its output comes \(samples) samples (10.0 ms) "
-                                              + "after its input (a noise burst through a fresh instance, nothing played): every figure "
-                                              + "would be measured on misaligned audio; return \(samples) from latency_samples"), error)
+                let milliseconds = samples == 0 ? "0.0" : "10.0"
+                XCTAssertTrue(error.hasSuffix("plugin \(name) (\(file)): latency_samples says \(says), but its output comes \(samples) samples "
+                                              + "(\(milliseconds) ms) after its input (a noise burst through a fresh instance, nothing played): "
+                                              + "every figure would be measured on misaligned audio; return \(samples) from latency_samples"), error)
                 XCTAssertEqual(runs["\(item) \(name):intensityMax"]?["canceller_failure"] as? Bool, true)
             }
             for name in ["said", "said16"] {
@@ -551,7 +556,25 @@ final class CancellerPluginTests: XCTestCase {
             // At 16 kHz the resampling takes what lies above 8 kHz out of the delay item's white noise.
             let said = try XCTUnwrap(runs["\(item) said:intensityMax"]?["metrics"] as? [String: Any])
             XCTAssertEqual(try XCTUnwrap(said["erle_db"] as? Double), 0, accuracy: 0.5, item)
+            let crashed = try XCTUnwrap(runs["\(item) early:intensityMax"]?["error"] as? String)
+            XCTAssertTrue(crashed.hasSuffix("plugin early (\(early)): crashed at frame 7 (signal 11, Segmentation fault) "
+                                            + "(in the latency check: a noise burst through a fresh instance, before the run)"), crashed)
         }
+    }
+
+    /// The check's instance is made once per configuration in an eval: two items, one mode,
+    /// three creates.
+    func testAPluginsLatencyIsCheckedOncePerConfiguration() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        let creates = root.appendingPathComponent("creates.txt").path
+        _ = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", "counts", in: plugins,
+                           defines: ["BEHAVIOUR=B_counts", "COUNT_TO=\"\(creates)\""])
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "1", "--plugin", "counts=plugins/counts.so",
+                                   "--modes", "counts:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        XCTAssertEqual(try String(contentsOfFile: creates, encoding: .utf8), String(repeating: "create\n", count: 3))
     }
 
     /// The example plugin, built as `make plugins` builds it, beside the built-in backends, at

@@ -11,12 +11,15 @@
  *   no_name      gives no name (NULL)
  *   no_functions its table has no render and no destroy (NULL)
  *   create_crash a segmentation fault in create
- *   replaces_itself  a pass-through whose create renames SWAP_FROM over SWAP_TO (its own file):
- *                the plugin rebuilt while an eval runs
+ *   replaces_itself  a pass-through whose second create renames SWAP_FROM over SWAP_TO (its own
+ *                file): the plugin rebuilt while an eval runs, as its first run starts (the first
+ *                create is the latency check's, which it marks in SWAP_TO.probed)
  *   rewritten_crash  appends to SWAP_TO (its own file) at frame 30 and crashes: a plugin rebuilt in
  *                place while it runs, its code changed under it
- *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy crashes, exits with
- *                status 9, or never returns: every frame answered, the plugin fails only at the end
+ *   destroy_crash, destroy_exit, destroy_hang  a pass-through whose destroy, after 30 frames or
+ *                more, crashes, exits with status 9, or never returns: every frame answered, the
+ *                plugin fails only at the end (the latency check's instance, fewer frames, lets go)
+ *   early_crash  a segmentation fault at frame 7: in the latency check's instance
  *   scribbles    writes text into every descriptor from 3 up at frame 30 (the frame socket among them)
  *   floods       prints without end at frame 30, never returning (a hang that keeps talking)
  *   forks        a pass-through whose create starts a process that prints its pid and then
@@ -25,6 +28,8 @@
  *                canceller suppressing to digital silence
  *   late         sends each mic frame one frame late, and says nothing of it (latency_samples NULL)
  *   late_said    the same, and says so: latency_samples is one frame
+ *   claims       a pass-through whose latency_samples says one frame
+ *   counts       a pass-through whose create appends a line to COUNT_TO
  */
 #include <math.h>
 #include <stdio.h>
@@ -61,6 +66,9 @@
 #define B_drops 25
 #define B_late 26
 #define B_late_said 27
+#define B_claims 28
+#define B_counts 29
+#define B_early_crash 30
 
 struct echolab_canceller {
     int frame;
@@ -79,7 +87,16 @@ static echolab_canceller *create(int sample_rate, const char *intensity, const c
     *(volatile int *)(sample_rate - sample_rate) = 1;   /* a write through NULL */
 #endif
 #if BEHAVIOUR == B_replaces_itself
-    rename(SWAP_FROM, SWAP_TO);   /* once: from the second create on, SWAP_FROM is gone */
+    if (access(SWAP_TO ".probed", F_OK) == 0) {
+        rename(SWAP_FROM, SWAP_TO);   /* once: from the third create on, SWAP_FROM is gone */
+    } else {
+        FILE *mark = fopen(SWAP_TO ".probed", "w");
+        if (mark) fclose(mark);
+    }
+#endif
+#if BEHAVIOUR == B_counts
+    FILE *count = fopen(COUNT_TO, "a");   /* a line per create */
+    if (count) { fputs("create\n", count); fclose(count); }
 #endif
 #if BEHAVIOUR == B_forks
     if (fork() == 0) {
@@ -117,6 +134,8 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
 #elif BEHAVIOUR == B_crash
     if (at == 30) *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
+#elif BEHAVIOUR == B_early_crash
+    if (at == 7) *(volatile int *)(c->frame - c->frame) = 1;
 #elif BEHAVIOUR == B_rewritten_crash
     if (at == 30) {
         FILE *own = fopen(SWAP_TO, "ab");
@@ -144,18 +163,18 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
 
 static void destroy(echolab_canceller *c) {
 #if BEHAVIOUR == B_destroy_crash
-    *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
+    if (c->captures >= 30) *(volatile int *)(c->frame - c->frame) = 1;   /* a write through NULL */
 #elif BEHAVIOUR == B_destroy_exit
-    _exit(9);
+    if (c->captures >= 30) _exit(9);
 #elif BEHAVIOUR == B_destroy_hang
-    for (;;) pause();
+    if (c->captures >= 30) for (;;) pause();
 #endif
     free(c);
 }
 
 #if BEHAVIOUR == B_bad_latency
 static int latency(const echolab_canceller *c) { (void)c; return -5; }
-#elif BEHAVIOUR == B_late_said
+#elif BEHAVIOUR == B_late_said || BEHAVIOUR == B_claims
 static int latency(const echolab_canceller *c) { return c->frame; }
 #else
 #define latency NULL
