@@ -27,27 +27,41 @@ enum EchoControlLatency {
     /// Measured once per `latencies` (nil: every time).
     static func measure(key: String, frameSize: Int, latencies: EchoControlLatencies?, makeStep: () throws -> Step) throws -> Int {
         if let known = latencies?.known.withLock({ $0[key] }) { return known }
-        let step = try makeStep()
+        // Cancellers mute or settle at first (AECM mutes its first frames): the burst comes later.
+        let burstTick = 50
+        let (burst, received) = try burstResponse(frameSize: frameSize, burstTick: burstTick, ticks: 70, step: makeStep())
+        let start = burstTick * frameSize
+        let lags = 0...(received.count - start - frameSize)
+        let sums = correlations(of: burst, in: received, from: start, lags: lags)
+        var best = (lag: 0, value: -Double.infinity)
+        for lag in lags where sums[lag] > best.value { best = (lag, sums[lag]) }
+        latencies?.known.withLock { $0[key] = best.lag }
+        return best.lag
+    }
+
+    /// A noise burst of one frame captured at `burstTick` of `ticks` frames, nothing else played
+    /// or captured, through `step`: the burst, and every frame that came out, in order.
+    static func burstResponse(frameSize: Int, burstTick: Int, ticks: Int, step: Step) throws -> (burst: [Float], received: [Float]) {
         var random = SeededRandom(seed: 1)
         let burst = (0..<frameSize).map { _ in random.nextSignedFloat() * 0.25 }
         let silence = [Float](repeating: 0, count: frameSize)
         var output = silence, received: [Float] = []
-        // Cancellers mute or settle at first (AECM mutes its first frames): the burst comes later.
-        let burstTick = 50, ticks = 70
         received.reserveCapacity(ticks * frameSize)
         for tick in 0..<ticks {
             try step(silence, tick == burstTick ? burst : silence, &output)
             received += output
         }
-        let start = burstTick * frameSize
-        var best = (lag: 0, value: -Double.infinity)
-        for lag in 0...(received.count - start - frameSize) {
+        return (burst, received)
+    }
+
+    /// The burst's correlation with what came out, `lags` samples after the tick it was captured
+    /// at (`start`), indexed by lag.
+    static func correlations(of burst: [Float], in received: [Float], from start: Int, lags: ClosedRange<Int>) -> [Double] {
+        lags.map { lag in
             var sum = 0.0
-            for i in 0..<frameSize { sum += Double(burst[i] * received[start + lag + i]) }
-            if sum > best.value { best = (lag, sum) }
+            for i in burst.indices { sum += Double(burst[i] * received[start + lag + i]) }
+            return sum
         }
-        latencies?.known.withLock { $0[key] = best.lag }
-        return best.lag
     }
 }
 

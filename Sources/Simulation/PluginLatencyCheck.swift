@@ -76,18 +76,14 @@ enum PluginLatencyCheck {
     /// Runs the burst through `probe` and lets it go.
     static func measure(_ probe: PluginEchoControl) throws -> Probe {
         let frameSize = probe.frameSize, expected = probe.latencySamples
-        var random = SeededRandom(seed: 1)
-        let burst = (0..<frameSize).map { _ in random.nextSignedFloat() * 0.25 }
-        let silence = [Float](repeating: 0, count: frameSize)
         let searchEnd = expected + probe.sampleRate * searchMilliseconds / 1000
-        let ticks = burstTick + 1 + (searchEnd + frameSize - 1) / frameSize + 1
-        var output = silence, received: [Float] = []
-        received.reserveCapacity(ticks * frameSize)
+        let burst: [Float], received: [Float]
         do {
-            for tick in 0..<ticks {
-                try probe.analyzeRender(silence)
-                try probe.processCapture(tick == burstTick ? burst : silence, into: &output)
-                received += output
+            (burst, received) = try EchoControlLatency.burstResponse(
+                frameSize: frameSize, burstTick: burstTick, ticks: burstTick + 1 + (searchEnd + frameSize - 1) / frameSize + 1
+            ) { render, capture, output in
+                try probe.analyzeRender(render)
+                try probe.processCapture(capture, into: &output)
             }
             try probe.finish()
         } catch let failure as PluginProcess.PluginFailure where !failure.isInterruption {
@@ -96,7 +92,7 @@ enum PluginLatencyCheck {
         var result = Probe(loadedFile: probe.loadedFile, declared: expected, measured: nil)
         let start = burstTick * frameSize
         let lags = 0...min(searchEnd, received.count - start - frameSize)
-        let sums = lags.map { lag in (0..<frameSize).reduce(0.0) { $0 + Double(burst[$1]) * Double(received[start + lag + $1]) } }
+        let sums = EchoControlLatency.correlations(of: burst, in: received, from: start, lags: lags)
         guard let best = lags.max(by: { sums[$0] < sums[$1] }), sums[best] > 0 else { return result }
         // Plainly: the output around the lag is much like the burst (a quarter of a pass-through's
         // correlation; resampling to 8 kHz keeps 0.41 of it), and no other lag comes near.
