@@ -142,7 +142,7 @@ public enum ScenarioLoader {
                 throw root.fail("duration_s", "required when neither far_end nor near_end is a file")
             }
             // The call lasts as long as the longer file (none is empty: `fileReference`).
-            let lengths = ["far_end", "near_end"].compactMap { key in context.inputs.items.first { $0.keyPath == key } }
+            let lengths = ["far_end", "near_end"].compactMap { key in context.inputs.items.first { $0.isFile(of: key) } }
             if let long = lengths.first(where: { $0.seconds > ScenarioRunner.longestCallSeconds }) {
                 throw root.fail(long.keyPath, "\(long.path) lasts \(long.seconds) s; a call is at most 24 h: give duration_s")
             }

@@ -90,6 +90,9 @@ public struct ScenarioInput: Hashable, Sendable {
 
     /// Whole seconds the file lasts.
     public var seconds: Int64 { frameCount / Int64(max(1, sampleRate)) }
+
+    /// Whether it is the file `key` names (`far_end`), as a path or as the `file` of its object.
+    public func isFile(of key: String) -> Bool { keyPath == key || keyPath == key + ".file" }
 }
 
 /// Where a stream of samples comes from: a file (any format libsndfile reads, resampled to the

@@ -79,15 +79,23 @@ public struct ScenarioRunner {
     public static let longestCallSeconds: Int64 = 86_400
 
     /// The call's length: the scenario's duration, or the longest input file rounded up to a tick.
+    /// A file's length is the one the scenario's reader found (`inputs`); only a scenario made in
+    /// code, without them, has its files' headers read here.
     public func duration() throws -> VirtualDuration {
         if let duration = scenario.duration { return duration }
         var longest: Int64 = 0
-        for source in [scenario.farEnd, scenario.nearEnd].compactMap({ $0 }) {
-            if case .file(let path, _) = source {
-                let reader = try SoundFileReader(path: path)
+        for (key, source) in [("far_end", scenario.farEnd), ("near_end", scenario.nearEnd)] {
+            if case .file(let path, _)? = source {
+                let (frameCount, sampleRate): (Int64, Int)
+                if let input = scenario.inputs.first(where: { $0.isFile(of: key) && $0.path == path }) {
+                    (frameCount, sampleRate) = (input.frameCount, input.sampleRate)
+                } else {
+                    let reader = try SoundFileReader(path: path)
+                    (frameCount, sampleRate) = (reader.frameCount, reader.sampleRate)
+                }
                 // In two parts: frames × 10⁹ overflows Int64 past 9.2·10⁹ frames (a lying header).
-                let rate = Int64(reader.sampleRate)
-                let (seconds, rest) = reader.frameCount.quotientAndRemainder(dividingBy: rate)
+                let rate = Int64(sampleRate)
+                let (seconds, rest) = frameCount.quotientAndRemainder(dividingBy: rate)
                 let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
                 guard !nanoseconds.overflow, seconds <= Self.longestCallSeconds else {
                     throw ScenarioError(file: scenario.file, key: "duration_s",

@@ -149,4 +149,19 @@ final class ScenarioLoaderTests: XCTestCase {
             XCTAssertTrue("\(error)".contains("far_end.channel"), "\(error)")
         }
     }
+
+    /// A file longer than a call may be is refused when it loads, named as a path or as the
+    /// `file` of its object (the object's was let through, to fail only when its call ran).
+    func testAFileLongerThanADayIsRefusedInEitherForm() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let lying = root.appendingPathComponent("Fuzz/corpus/regressions/scenario-runner-duration-overflow/peer.flac").path
+        for (json, key) in [(#"{"far_end": "\#(lying)"}"#, "far_end"), (#"{"far_end": {"file": "\#(lying)"}}"#, "far_end.file")] {
+            XCTAssertThrowsError(try parse(json, in: folder)) { error in
+                guard let error = error as? ScenarioError else { return XCTFail("\(error)") }
+                XCTAssertEqual(error.key, key)
+                XCTAssertTrue(error.description.contains("a call is at most 24 h"), error.description)
+            }
+        }
+    }
 }
