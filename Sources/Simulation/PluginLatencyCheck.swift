@@ -9,8 +9,9 @@ import Foundation
 /// burst captured with nothing played goes through a fresh instance, finished before the run's
 /// own is made (a plugin may hold a resource only one instance can). Where the burst comes out
 /// plainly at another lag than the plugin says, give or take a millisecond, the plugin's runs
-/// fail, naming both. Not judged: a plugin that swallows the burst (a mute, a gate, one that
-/// mutes its first frames), and one whose file changed between the two loads.
+/// fail, naming both, whichever the output's polarity. Not judged: a plugin that swallows the
+/// burst (a mute, a gate, one that mutes its first 60 ms), and one whose file changed between the
+/// two loads.
 enum PluginLatencyCheck {
     /// What the probe found of one configuration.
     struct Probe: Sendable, Equatable {
@@ -93,15 +94,17 @@ enum PluginLatencyCheck {
         let start = burstTick * frameSize
         let lags = 0...min(searchEnd, received.count - start - frameSize)
         let sums = EchoControlLatency.correlations(of: burst, in: received, from: start, lags: lags)
-        guard let best = lags.max(by: { sums[$0] < sums[$1] }), sums[best] > 0 else { return result }
+        // Either polarity: an output turned upside down is lined up as any other (the metrics
+        // find its polarity), so its lag must be what the plugin says too.
+        guard let best = lags.max(by: { abs(sums[$0]) < abs(sums[$1]) }), sums[best] != 0 else { return result }
         // Plainly: the output around the lag is much like the burst (a quarter of a pass-through's
         // correlation; resampling to 8 kHz keeps 0.41 of it), and no other lag comes near.
         let burstEnergy = burst.reduce(0.0) { $0 + Double($1) * Double($1) }
         let outputEnergy = received[(start + best)..<(start + best + frameSize)].reduce(0.0) { $0 + Double($1) * Double($1) }
-        let likeness = sums[best] / (burstEnergy * outputEnergy).squareRoot()
+        let likeness = abs(sums[best]) / (burstEnergy * outputEnergy).squareRoot()
         let margin = probe.sampleRate / 1000
         let rival = lags.filter { abs($0 - best) > margin }.map { abs(sums[$0]) }.max() ?? 0
-        if likeness >= 0.25, sums[best] >= 3 * rival { result.measured = best }
+        if likeness >= 0.25, abs(sums[best]) >= 3 * rival { result.measured = best }
         return result
     }
 }

@@ -522,27 +522,30 @@ final class CancellerPluginTests: XCTestCase {
     /// A plugin whose output comes a frame late while its latency_samples says 0 would be measured
     /// on misaligned audio (a trial's read as a near end lost): its runs fail, saying by how much,
     /// at the engine's rate and resampled around it at its own; so do those of a pass-through
-    /// that claims a frame. One that says its frame runs, and reads as the pass-through it is.
-    /// A crash in the check's instance says so.
+    /// that claims a frame, and of a late one whose output is upside down (the metrics line it up
+    /// as any other). One that says its frame runs, and reads as the pass-through it is. A crash in
+    /// the check's instance says so.
     func testAPluginsLatencyIsCheckedAgainstItsOutput() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
         let plugins = try Self.corpusAndPluginFolder(in: root)
         let late = try Self.misbehaving("late", in: plugins), claims = try Self.misbehaving("claims", in: plugins)
-        let early = try Self.misbehaving("early_crash", in: plugins)
+        let early = try Self.misbehaving("early_crash", in: plugins), inverted = try Self.misbehaving("late_inverted", in: plugins)
         _ = try Self.misbehaving("late_said", in: plugins)
         let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2",
                                    "--plugin", "late=plugins/late.so", "--plugin", "said=plugins/late_said.so",
                                    "--plugin", "late16=plugins/late.so", "--plugin-rate", "late16=16000",
                                    "--plugin", "said16=plugins/late_said.so", "--plugin-rate", "said16=16000",
                                    "--plugin", "claims=plugins/claims.so", "--plugin", "early=plugins/early_crash.so",
+                                   "--plugin", "inverted=plugins/late_inverted.so",
                                    "--modes", "late:intensityMax,said:intensityMax,late16:intensityMax,said16:intensityMax,"
-                                   + "claims:intensityMax,early:intensityMax"], in: root)
+                                   + "claims:intensityMax,early:intensityMax,inverted:intensityMax"], in: root)
         XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
-        XCTAssertTrue(eval.standardOutput.hasPrefix("4 of 12 runs succeeded"), eval.standardOutput)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("4 of 14 runs succeeded"), eval.standardOutput)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         for item in ["delay40-intensityRecommended", "speech"] {
-            for (name, file, says, samples) in [("late", late, 0, 480), ("late16", late, 0, 160), ("claims", claims, 480, 0)] {
+            for (name, file, says, samples) in [("late", late, 0, 480), ("late16", late, 0, 160), ("claims", claims, 480, 0),
+                                                ("inverted", inverted, 0, 480)] {
                 let error = try XCTUnwrap(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
                 let milliseconds = samples == 0 ? "0.0" : "10.0"
                 XCTAssertTrue(error.hasSuffix("plugin \(name) (\(file)): latency_samples says \(says), but its output comes \(samples) samples "

@@ -36,6 +36,10 @@ typedef struct {
                                  char *error, size_t error_size);
     int  (*render)(echolab_canceller *, const float *far_end);          /* 0 = ok */
     int  (*capture)(echolab_canceller *, const float *mic, float *out); /* 0 = ok */
+    /* latency_samples: how many samples out lags mic, at sample_rate, 0 to sample_rate (a
+       second); asked once, after create. EchoLab checks it before a plugin's first run (a noise
+       burst through a fresh instance, nothing played) and fails the runs of a plugin whose
+       output belies it by more than 1 ms. */
     int  (*latency_samples)(const echolab_canceller *);                 /* NULL means 0 */
     void (*destroy)(echolab_canceller *);
 } echolab_canceller_api;

@@ -28,6 +28,7 @@
  *                canceller suppressing to digital silence
  *   late         sends each mic frame one frame late, and says nothing of it (latency_samples NULL)
  *   late_said    the same, and says so: latency_samples is one frame
+ *   late_inverted  late, its output upside down (-1 times the mic frame before)
  *   claims       a pass-through whose latency_samples says one frame
  *   counts       a pass-through whose create appends a line to COUNT_TO
  */
@@ -69,6 +70,7 @@
 #define B_claims 28
 #define B_counts 29
 #define B_early_crash 30
+#define B_late_inverted 31
 
 struct echolab_canceller {
     int frame;
@@ -129,6 +131,9 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
     memset(out, 0, (size_t)c->frame * sizeof(float));
 #elif BEHAVIOUR == B_late || BEHAVIOUR == B_late_said
     memcpy(out, c->held, (size_t)c->frame * sizeof(float));
+    memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_late_inverted
+    for (int i = 0; i < c->frame; i++) out[i] = -c->held[i];
     memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
 #elif BEHAVIOUR == B_drops
     if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
