@@ -176,20 +176,9 @@ struct EvalCommand: ParsableCommand {
         if lint != nil { throw ExitCode(3) }
     }
 
-    /// What `--strict` fails on (nil: nothing): the lint's findings over the runs, but not
-    /// `aec-disabled-with-real-devices` in a run that `--modes` turned the canceller off in —
-    /// the reference run the eval asked for, not the app's choice (a corpus with `disabled`
-    /// beside its modes could not pass --strict at all).
+    /// What `--strict` fails on, said (nil: nothing): `LintTally(strictlyJudging:)`.
     static func strictLine(_ outcome: CorpusRun.Outcome, out: String) -> String? {
-        guard outcome.modes != nil else { return lintLine(outcome.results, out: out) }
-        let judged = outcome.results.map { result in
-            guard result.mode?.intensity == .disabled, var summary = result.summary else { return result }
-            var result = result
-            summary.findings.removeAll { $0 == LintRule.aecDisabledWithRealDevices.rawValue }
-            result.summary = summary
-            return result
-        }
-        return lintLine(judged, out: out)
+        lintLine(LintTally(strictlyJudging: outcome), runs: outcome.results.count, out: out)
     }
 
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
@@ -204,14 +193,13 @@ struct EvalCommand: ParsableCommand {
 
     /// The lint's findings over the runs, for --strict: each rule once, with how many runs have
     /// it and the first of them (nil: none). A CI log shows what to fix without opening a page.
-    static func lintLine(_ results: [CorpusRun.Result], out: String) -> String? {
-        let tally = LintTally(results)
+    static func lintLine(_ tally: LintTally, runs: Int, out: String) -> String? {
         guard tally.runsWithFindings > 0 else { return nil }
         let named = tally.rules.map { rule, runs in
             let first = "\(runs[0].item) (\(runs[0].modeName))"
             return "\(rule) in \(runs.count == 1 ? first : "\(runs.count) runs, first \(first)")"
         }
-        return "echolab: lint findings in \(tally.runsWithFindings) of \(results.count) runs (\(out)/eval.md): " + named.joined(separator: "; ")
+        return "echolab: lint findings in \(tally.runsWithFindings) of \(runs) runs (\(out)/eval.md): " + named.joined(separator: "; ")
     }
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be
