@@ -178,7 +178,7 @@ struct EvalCommand: ParsableCommand {
 
     /// What `--strict` fails on, said (nil: nothing): `LintTally(strictlyJudging:)`.
     static func strictLine(_ outcome: CorpusRun.Outcome, out: String) -> String? {
-        lintLine(LintTally(strictlyJudging: outcome), runs: outcome.results.count, out: out)
+        lintLine(LintTally(strictlyJudging: outcome), of: outcome.results.count, out: out)
     }
 
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
@@ -191,15 +191,15 @@ struct EvalCommand: ParsableCommand {
         return "\(results.count - failed) of \(results.count) runs succeeded\(said) → \(out)/eval.md"
     }
 
-    /// The lint's findings over the runs, for --strict: each rule once, with how many runs have
-    /// it and the first of them (nil: none). A CI log shows what to fix without opening a page.
-    static func lintLine(_ tally: LintTally, runs: Int, out: String) -> String? {
+    /// The lint's findings over `total` runs, for --strict: each rule once, with how many runs
+    /// have it and the first of them (nil: none). A CI log shows what to fix without opening a page.
+    static func lintLine(_ tally: LintTally, of total: Int, out: String) -> String? {
         guard tally.runsWithFindings > 0 else { return nil }
         let named = tally.rules.map { rule, runs in
             let first = "\(runs[0].item) (\(runs[0].modeName))"
             return "\(rule) in \(runs.count == 1 ? first : "\(runs.count) runs, first \(first)")"
         }
-        return "echolab: lint findings in \(tally.runsWithFindings) of \(runs) runs (\(out)/eval.md): " + named.joined(separator: "; ")
+        return "echolab: lint findings in \(tally.runsWithFindings) of \(total) runs (\(out)/eval.md): " + named.joined(separator: "; ")
     }
 
     /// The runs' errors, one line per distinct message in plan order: an item that cannot be
