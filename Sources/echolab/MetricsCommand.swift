@@ -45,30 +45,6 @@ struct MetricsCommand: ParsableCommand {
         }
     }
 
-    /// Figures that files given in the wrong roles give, said with the likely cause where there
-    /// is evidence for it. The near-end track given as the echo and the echo as the near end:
-    /// the "echo" 20 dB or more louder than the reference, and the "talker" over nearly every
-    /// far-end frame, so that almost none is single talk (−40 dB on 2 frames, read with no word;
-    /// a quiet loopback alone — one tapped before the playback gain — is no evidence of a swap).
-    /// An output 10 dB or more louder than the mic over far-end single talk: the mic and the
-    /// output swapped (−24 dB), or a canceller or gain after it that adds that much.
-    static func implausibleFigureWarnings(_ metrics: EchoMetrics, reference: String, mic: String, processed: String,
-                                          echo: String?, nearEnd: String?) -> [String] {
-        var lines: [String] = []
-        let gate = metrics.gate
-        if let echo, nearEnd != nil, let erl = metrics.erlDB, erl <= -20,
-           gate.farEndActiveFrames >= FigureConfidence.minimumAnalysisFrames, gate.singleTalkFrames < FigureConfidence.minimumAnalysisFrames {
-            lines.append(String(format: "the echo track %@ is %.1f dB louder than %@ and its near-end track talks over nearly all the far end "
-                                + "(%d single-talk of %d far-end frames): --echo and --near-end swapped?",
-                                echo, -erl, reference, gate.singleTalkFrames, gate.farEndActiveFrames))
-        }
-        if let erle = metrics.erleDB, erle <= -10, !metrics.erleIsLowerBound, gate.singleTalkFrames >= FigureConfidence.minimumAnalysisFrames {
-            lines.append(String(format: "%@ is %.1f dB louder than %@ where only the far end talks: a canceller or gain that adds that much, "
-                                + "or --mic and --processed swapped?", processed, -erle, mic))
-        }
-        return lines
-    }
-
     func run() throws {
         // A long recording takes seconds to read three times over (and scorers minutes): a
         // signal stops the command within a block's reading, with nothing printed.
@@ -107,7 +83,7 @@ struct MetricsCommand: ParsableCommand {
                                                                  echo: echo ?? "the echo track", nearEnd: nearEnd ?? "the near-end track") ?? [] {
                 standardError("echolab metrics: warning: \(warning)")
             }
-            for warning in Self.implausibleFigureWarnings(analysis.whole, reference: reference, mic: mic, processed: processed,
+            for warning in RecordingMetrics.implausibleFigureWarnings(analysis.whole, reference: reference, mic: mic, processed: processed,
                                                           echo: echo, nearEnd: nearEnd) {
                 standardError("echolab metrics: warning: \(warning)")
             }
