@@ -15,6 +15,8 @@ public final class PluginEchoControl: EchoControl {
     public let frameSize: Int
     public let intensity: EchoCancellerMode
     public let latencySamples: Int
+    /// The resampling's share of `latencySamples` (0 at the engine's rate).
+    let bridgeLatencySamples: Int
     private let process: PluginProcess
     /// The file the plugin was loaded from (nil where the child could not tell).
     public var loadedFile: FileIdentity? { process.loadedFile }
@@ -38,10 +40,12 @@ public final class PluginEchoControl: EchoControl {
         if plugin.sampleRate == sampleRate {
             bridge = nil
             latencySamples = process.latencySamples
+            bridgeLatencySamples = 0
         } else {
             bridge = try RateBridge.pair(outerRate: sampleRate, innerRate: plugin.sampleRate, outerFrame: frameSize,
                                          innerFrame: plugin.sampleRate / 100)
             latencySamples = bridgeLatency + process.latencySamples * sampleRate / plugin.sampleRate
+            bridgeLatencySamples = bridgeLatency
         }
         pendingRender = SampleFIFO(capacity: plugin.sampleRate)
         renderFrame = [Float](repeating: 0, count: plugin.sampleRate / 100)

@@ -63,8 +63,7 @@ enum PluginLatencyCheck {
         guard probe.loadedFile == control.loadedFile, probe.declared == control.latencySamples,
               let measured = probe.measured, abs(measured - control.latencySamples) > sampleRate / 1000 else { return control }
         // In the plugin's own samples, as its latency_samples counts them: without the resampling's.
-        let bridge = control.latencySamples - control.reportedLatencySamples * sampleRate / control.pluginRate
-        let own = max(0, Int((Double(measured - bridge) * Double(control.pluginRate) / Double(sampleRate)).rounded()))
+        let own = max(0, Int((Double(measured - control.bridgeLatencySamples) * Double(control.pluginRate) / Double(sampleRate)).rounded()))
         let milliseconds = FixedDecimal.text(Double(own) * 1000 / Double(control.pluginRate), fractionDigits: 1)
         // latency_samples may say a second at most.
         let advice = own <= control.pluginRate ? "return \(own) from latency_samples"
