@@ -1,11 +1,7 @@
 import ArgumentParser
-import AudioCore
-import AudioInterop
 import EchoLabJSON
-import Foundation
 import Metrics
 import Evaluation
-import Reporting
 
 struct MetricsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -49,127 +45,25 @@ struct MetricsCommand: ParsableCommand {
         // A long recording takes seconds to read three times over (and scorers minutes): a
         // signal stops the command within a block's reading, with nothing printed.
         Interrupts.install()
-        // Between the phases too: a signal after the last block read (the gate's fit, the
-        // figures' sums) or while the JSON is built must not let it be printed.
-        func stopIfInterrupted() throws {
-            guard Interrupts.cancellation.isCancelled else { return }
-            standardError("echolab: \(processed): interrupted; nothing printed")
-            throw ExitCode(Interrupts.exitCode ?? 130)
-        }
         let json: String
         do {
-            let selection = try channel.selection
-            let lag = try processedLag(channel: selection)
-            try stopIfInterrupted()
-            warnOfTracksOffTheMic(channel: selection)
-            var analyzer = EchoAnalyzer()
-            analyzer.isCancelled = { Interrupts.cancellation.isCancelled }
-            let analysis: EchoAnalysis
-            do {
-                analysis = try analyzer.analyzeFiles(reference: reference, mic: mic, processed: processed,
-                                                     echo: echo, nearEnd: nearEnd, channel: selection, processedLag: lag.samples)
-            } catch is AnalysisCancelled {
-                try stopIfInterrupted()
-                throw AnalysisCancelled()
+            let files = RecordedFiles(reference: reference, mic: mic, processed: processed, echo: echo, nearEnd: nearEnd,
+                                      channel: try channel.selection)
+            let result = try RecordingMetrics.measure(files, processedLagMilliseconds: processedLagMilliseconds,
+                                                      scorers: try scoring.resolved, scorerTimeout: scoring.timeout,
+                                                      cancellation: Interrupts.cancellation) { notice in
+                standardError("echolab metrics: \(notice)")
             }
-            try stopIfInterrupted()
-            if let range = analysis.whole.echoOutsideDelaySearchMilliseconds {
-                standardError("echolab metrics: warning: the echo in \(mic) is not within 0–\(Int(range)) ms of \(reference): it leads it (a loopback recorded late, or --reference and --mic swapped?) or lags it by more; delay_ms null, and \(echo == nil && nearEnd == nil ? "no frame scored (the echo path cannot be fitted)" : "frames scored unaligned")")
-            }
-            if analysis.whole.delayUnmeasured == .tonalFarEnd {
-                standardError("echolab metrics: warning: the far end in \(reference) is tonal (a tone or held chord: most of its power in a few frequencies), so its delay repeats at every period and cannot be told; delay_ms null, and frames scored unaligned")
-            }
-            for warning in analysis.inputs?.warnings(mic: mic, reference: reference, processed: processed,
-                                                                 echo: echo ?? "the echo track", nearEnd: nearEnd ?? "the near-end track") ?? [] {
-                standardError("echolab metrics: warning: \(warning)")
-            }
-            for warning in RecordingMetrics.implausibleFigureWarnings(analysis.whole, reference: reference, mic: mic, processed: processed,
-                                                          echo: echo, nearEnd: nearEnd) {
-                standardError("echolab metrics: warning: \(warning)")
-            }
-            if let mismatch = analysis.lengthMismatch {
-                // Named by role too: one file may be given as two (a mic scored as its own output).
-                let roles = ["reference", "mic", "processed"] + (echo == nil ? [] : ["echo"]) + (nearEnd == nil ? [] : ["near end"])
-                let lengths = zip(roles, mismatch.files).map { "\($0) \($1.file) \($1.samples)" }.joined(separator: ", ")
-                standardError("echolab metrics: warning: inputs differ in length (\(lengths) samples); scored the first \(mismatch.analysedSamples) samples only")
-            }
-            var result = RecordingMetrics(analysis: analysis, processedLag: lag)
-            let specs = try scoring.resolved
-            if !specs.isEmpty {
-                // Scorers may take minutes: a signal stops them and the command (as interrupted).
-                let results = try score(analysis, lag: lag.samples, channel: selection, specs: specs)
-                if Interrupts.cancellation.isCancelled {
-                    standardError("echolab: \(processed): interrupted while scoring; nothing printed")
-                    throw ExitCode(Interrupts.exitCode ?? 130)
-                }
-                ScorerOptions.warnUnscored(results, command: "metrics")
-                result.scores = results
-            }
+            ScorerOptions.warnUnscored(result.scores, command: "metrics")
             json = result.json().canonicalText()
-            try stopIfInterrupted()
-        } catch let exit as ExitCode {
-            throw exit
+            // A signal after the figures were done, while the JSON was built, must not let it be printed.
+            if Interrupts.cancellation.isCancelled { throw RecordingMetrics.Cancelled(whileScoring: false) }
+        } catch let cancelled as RecordingMetrics.Cancelled {
+            standardError("echolab: \(processed): \(cancelled); nothing printed")
+            throw ExitCode(Interrupts.exitCode ?? 130)
         } catch {
             throw CommandFailure.exit(error)
         }
         try writeStandardOutput(json, what: "the metrics JSON")
-    }
-
-    /// Each scorer's scores of the files, read a stretch at a time, the processed one with its
-    /// lag taken out.
-    private func score(_ analysis: EchoAnalysis, lag: Int, channel: ChannelSelection, specs: [ScorerSpec]) throws -> [ScorerResult] {
-        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: reference, mic: mic, output: processed,
-                                outputLag: lag, nearEnd: nearEnd, echo: echo, channel: channel)
-        let processes = specs.map { ScorerProcess(spec: $0, timeout: scoring.timeout) }
-        defer { for process in processes { process.stop() } }
-        return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
-                                id: URL(fileURLWithPath: processed).lastPathComponent, scorers: processes, cancellation: Interrupts.cancellation)
-    }
-
-    /// The echo and near-end tracks are the mic's parts sample for sample: one that leads or lags
-    /// it (a run's taps through a device mic the app forwards as its custom mic: mic.wav lags
-    /// echo.wav and near.wav by the app's latency) puts the talker in frames scored as far-end
-    /// single talk, and the figures read from it are not the recording's. Said, not corrected.
-    private func warnOfTracksOffTheMic(channel: ChannelSelection) {
-        for (role, path) in [("echo track", echo), ("near-end track", nearEnd)] {
-            guard let path else { continue }
-            let milliseconds: Double
-            do {
-                let lag = try ProcessedLag.estimate(mic: mic, processed: path, channel: channel)
-                guard lag.source == .estimated, lag.samples != 0 else { continue }
-                milliseconds = lag.milliseconds
-            } catch let outside as ProcessedLag.OutOfRange {
-                milliseconds = outside.milliseconds
-            } catch {
-                continue   // the scoring reads the file again and names its problem
-            }
-            let amount = String(format: "%.1f", abs(milliseconds))
-            standardError("echolab metrics: warning: the \(role) \(path) \(milliseconds < 0 ? "leads" : "lags") the mic by \(amount) ms; "
-                          + "the tracks must line up with the mic sample for sample, so its figures are not the recording's "
-                          + "(a run's echo.wav and near.wav are the room at the device mic: through a forwarded custom mic, mic.wav lags them)")
-        }
-    }
-
-    /// The processed file's lag: given, or estimated (said on stderr when it is not 0, warned
-    /// about when it cannot be told).
-    private func processedLag(channel: ChannelSelection) throws -> ProcessedLag {
-        // Every file checked first, in the order the scoring checks them: an error names the
-        // same file whether or not a lag is estimated.
-        let paths = [reference, mic, processed] + [echo, nearEnd].compactMap { $0 }
-        let (rate, _) = try EchoAnalyzer.checkHeaders(paths, channel: channel)   // a multichannel file needs --channel
-        if let milliseconds = processedLagMilliseconds {
-            return ProcessedLag(samples: Int((milliseconds / 1000 * Double(rate)).rounded()), sampleRate: rate, source: .given)
-        }
-        let lag = try ProcessedLag.estimate(mic: mic, processed: processed, channel: channel)
-        switch lag.source {
-        case .estimated where lag.samples > 0:
-            standardError("echolab metrics: \(processed) lags the mic by \(String(format: "%.1f", lag.milliseconds)) ms (\(lag.samples) samples): aligned before scoring")
-        case .notFound:
-            let why = lag.filesAreTooShort ? "the files are under a second" : "it shares too little with it"
-            standardError("echolab metrics: warning: cannot tell how far \(processed) lags the mic (\(why)); scored unshifted (give --processed-lag-ms)")
-        default:
-            break
-        }
-        return lag
     }
 }
