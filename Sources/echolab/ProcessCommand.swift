@@ -2,7 +2,6 @@ import ArgumentParser
 import AudioCore
 import Foundation
 import Evaluation
-import Metrics
 import Reporting
 import Simulation
 
@@ -69,14 +68,13 @@ struct ProcessCommand: ParsableCommand {
             let mode = try aec.value(plugins: plugins.resolved)
             if let plugin = mode.backend.plugin { pluginDigests.record(plugin) }
             for line in try plugins.unusedWarnings(modes: [mode], command: "process", option: "--aec") { standardError(line) }
+            let processor = RecordingProcessor(mode: mode, channel: try channel.selection)
             let outcome: RecordingProcessor.Outcome
             // A long recording takes seconds: on a terminal, how far it is.
             let line = ProgressLine(label: "process")
             do {
-                outcome = try RecordingProcessor(mode: mode, channel: try channel.selection)
-                    .process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation, lockingFor: "process") {
-                        line.update(fraction: $0)
-                    }
+                outcome = try processor.process(mic: mic, reference: reference, output: out, cancellation: Interrupts.cancellation,
+                                                lockingFor: "process") { line.update(fraction: $0) }
             } catch {
                 // Cleared first: a message printed over it would be glued to "process  85%  ETA 0:00".
                 line.finish()
@@ -85,13 +83,8 @@ struct ProcessCommand: ParsableCommand {
                 throw ExitCode(Interrupts.exitCode ?? 130)
             }
             line.finish()
-            for warning in [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
-                            outcome.clippingWarning(mic: mic, reference: reference), outcome.dcOffsetWarning(mic: mic, mode: mode)] {
-                if let warning { standardError("echolab process: warning: \(warning)") }
-            }
-            if try LeadingEcho.isFound(inMicFile: mic, referenceFile: reference, channel: channel.selection) {
-                standardError("echolab process: warning: the echo in \(mic) leads \(reference) (a loopback recorded late, or --mic and "
-                              + "--reference swapped?): no canceller removes an echo that comes before its reference")
+            for warning in try processor.warnings(of: outcome, mic: mic, reference: reference) {
+                standardError("echolab process: warning: \(warning)")
             }
             func counted(_ count: Int64, _ noun: String) -> String { count == 1 ? "1 \(noun)" : "\(count) \(noun)s" }
             print(printable("\(mode): \(counted(Int64(outcome.frames), "sample")) at \(outcome.sampleRate) Hz (processed at \(outcome.processingRate) Hz), "
@@ -101,7 +94,8 @@ struct ProcessCommand: ParsableCommand {
             let scorers = try scoring.processes()
             defer { for scorer in scorers { scorer.stop() } }
             if !scorers.isEmpty {
-                let results = try score(with: scorers)
+                let results = processor.scores(ofOutput: out, mic: mic, reference: reference, scorers: scorers,
+                                               cancellation: Interrupts.cancellation)
                 // A signal while the scorers worked: the output is whole and in place, its scores
                 // are not, and the command stops as interrupted.
                 if Interrupts.cancellation.isCancelled {
@@ -116,21 +110,5 @@ struct ProcessCommand: ParsableCommand {
         } catch {
             throw CommandFailure.exit(pluginDigests.noting(error))
         }
-    }
-
-    /// The scorers' scores of the output, cut into talk types by the tap-free gate (a
-    /// recording has no clean tracks). A loopback at another rate cannot be scored beside the mic.
-    private func score(with scorers: [ScorerProcess]) throws -> [ScorerResult] {
-        let selection = try channel.selection
-        let analysis: EchoAnalysis
-        do {
-            analysis = try EchoAnalyzer().analyzeFiles(reference: reference, mic: mic, processed: out, channel: selection)
-        } catch {
-            return RunScoring.unscored(scorers, because: "the files cannot be scored together: \(error)")
-        }
-        let tracks = FileTracks(sampleRate: analysis.sampleRate, length: analysis.sampleCount, reference: reference, mic: mic, output: out,
-                                channel: selection)
-        return RunScoring.score(tracks, talk: analysis.talkRuns, frameSize: analysis.frameSize,
-                                id: URL(fileURLWithPath: out).lastPathComponent, scorers: scorers, cancellation: Interrupts.cancellation)
     }
 }
