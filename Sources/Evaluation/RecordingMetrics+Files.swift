@@ -46,6 +46,14 @@ extension RecordingMetrics {
         static func warning(_ text: String) -> Notice { Notice(isWarning: true, text: text) }
     }
 
+    /// Thrown by `measure` for a `processedLagMilliseconds` outside 0–500 ms (or not a number).
+    public struct LagOutOfRange: DescribedError {
+        public var milliseconds: Double
+        public var description: String {
+            "processed lag \(milliseconds) ms: must be a number from 0 to \(Int(ProcessedLag.maximumMilliseconds)) ms"
+        }
+    }
+
     /// Thrown by `measure` when its cancellation asked: nothing was measured.
     public struct Cancelled: DescribedError {
         /// The scorers were running (they take minutes where the analysis takes seconds).
@@ -61,12 +69,16 @@ extension RecordingMetrics {
     ///
     /// `notify` gets each `Notice` as it is found, before the figures are done. Every file's
     /// header is checked before anything is read, so a bad file is named the same whatever is
-    /// measured. Throws `Cancelled` where `cancellation` asked; `ProcessedLag.OutOfRange` for a
-    /// clear lag outside 0–500 ms.
+    /// measured. Throws `LagOutOfRange` for a given lag outside 0–500 ms, `Cancelled` where
+    /// `cancellation` asked, `ProcessedLag.OutOfRange` for an estimated lag clearly outside
+    /// 0–500 ms, and the file's error (`AudioIOError`, `MetricsError`) for one that cannot be read.
     public static func measure(_ files: RecordedFiles, processedLagMilliseconds: Double? = nil,
                                scorers: [ScorerSpec] = [], scorerTimeout: Double = ScorerProcess.defaultTimeout,
                                cancellation: RunCancellation? = nil,
                                notify: (Notice) -> Void = { _ in }) throws -> RecordingMetrics {
+        if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
+            throw LagOutOfRange(milliseconds: lag)
+        }
         func stopIfCancelled() throws(Cancelled) {
             if cancellation?.isCancelled == true { throw Cancelled(whileScoring: false) }
         }

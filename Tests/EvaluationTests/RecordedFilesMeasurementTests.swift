@@ -92,6 +92,19 @@ final class RecordedFilesMeasurementTests: XCTestCase {
         try assertUnchanged(bytes)
     }
 
+    /// A given lag outside 0–500 ms, or not a number, is refused by name: a negative one trapped
+    /// in the analysis, NaN in its conversion, and 600 ms was scored as if it were right.
+    func testALagOutsideTheSearchIsRefused() throws {
+        let (files, bytes) = try files(outputLag: 0)
+        for lag in [-10, 600, .nan, .infinity] as [Double] {
+            XCTAssertThrowsError(try RecordingMetrics.measure(files, processedLagMilliseconds: lag)) { error in
+                XCTAssertEqual("\(error)", "processed lag \(lag) ms: must be a number from 0 to 500 ms")
+            }
+        }
+        XCTAssertNoThrow(try RecordingMetrics.measure(files, processedLagMilliseconds: 500))
+        try assertUnchanged(bytes)
+    }
+
     /// A cancellation asked before the measurement measures nothing.
     func testACancelledMeasurementThrowsCancelled() throws {
         let (files, bytes) = try files(outputLag: 0)
