@@ -42,7 +42,7 @@ public enum MergeOutput {
     }
 
     /// Copies the runs into a hidden folder in OUT first, then moves each into place (an earlier
-    /// run there moved aside, not deleted) and writes the reports: a merge that fails, or is
+    /// run there moved aside, not deleted: `FolderReplacement`) and writes the reports: a merge that fails, or is
     /// cancelled (`cancellation`: SIGINT, SIGTERM or SIGHUP) before the moves, leaves OUT as it was — an
     /// earlier merge there intact (its runs moved back), a folder it created removed.
     /// `renderer` renders eval.md/eval.html and a recording run's pages again (nil: JSON only).
@@ -57,12 +57,11 @@ public enum MergeOutput {
     /// would on demand).
     package static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
                               renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
-                              moveItem: (_ source: String, _ destination: String) throws -> Void) throws {
-        /// Folders this merge made: OUT and its parents (`outFolders`), then items' folders in OUT.
-        /// Undone, they go: the items' while OUT is still locked (an eval waiting for it may make
-        /// one of its own there next), then OUT's.
+                              moveItem: @escaping (_ source: String, _ destination: String) throws -> Void) throws {
+        /// Folders this merge made: OUT and its parents (`outFolders`); the items' folders in OUT
+        /// are the replacement's. Undone, they go: the items' while OUT is still locked (an eval
+        /// waiting for it may make one of its own there next), then OUT's.
         let outFolders = try AtomicFile.prepareDirectory(out)
-        var itemFolders: [String] = []
         // Held until the merge is written or undone: an eval or another merge into OUT meanwhile
         // is refused by name, as a second eval is (an eval running there rewrote the merged
         // eval.json and mixed its runs with the merged ones).
@@ -74,30 +73,27 @@ public enum MergeOutput {
             throw error
         }
         defer { withExtendedLifetime(lock) {} }
-        let staging = (out as NSString).appendingPathComponent(stagingName)
-        let aside = (staging as NSString).appendingPathComponent(".replaced")
-        func inside(_ folder: String, _ run: String) -> String { (folder as NSString).appendingPathComponent(run) }
-        // Earlier runs an interrupted merge moved aside are the only copy of them: never deleted.
-        if let kept = try? FileManager.default.contentsOfDirectory(atPath: aside), !kept.isEmpty {
-            throw EarlierRunsAside(folder: aside)
-        }
-        /// Runs moved into OUT, and whether an earlier run was moved aside for each.
-        var placed: [(run: String, replaced: Bool)] = []
-        /// Puts OUT back as it was; returns the earlier runs it could not move back, which stay
-        /// in `aside` with the rest of the staging folder.
-        func undo() -> [String] {
-            var stranded: [String] = []
-            for (run, replaced) in placed.reversed() {
-                try? FileManager.default.removeItem(atPath: inside(out, run))
-                guard replaced else { continue }
-                do { try moveItem(inside(aside, run), inside(out, run)) } catch { stranded.append(run) }
-            }
-            guard stranded.isEmpty else { return stranded }
-            try? FileManager.default.removeItem(atPath: staging)
-            for folder in itemFolders.reversed() { rmdir(folder) }
+        /// Puts OUT back as it was: the folders this merge made go once the lock is let go.
+        func removeOut() {
             lock = nil   // its file goes with it, so that OUT, if this merge made it, can go too
             for folder in outFolders.reversed() { rmdir(folder) }
-            return []
+        }
+        var replacement: FolderReplacement
+        do {
+            replacement = try FolderReplacement(root: out, stagingName: stagingName, moveItem: moveItem)
+        } catch let error as FolderReplacement.AsideNotEmpty {
+            // Earlier runs an interrupted merge moved aside are the only copy of them: never deleted.
+            throw EarlierRunsAside(folder: error.folder)
+        } catch {
+            removeOut()
+            throw error
+        }
+        /// Puts OUT back as it was; returns the earlier runs it could not move back, which stay
+        /// aside with the rest of the staging folder.
+        func undo() -> [String] {
+            let stranded = replacement.undo()
+            if stranded.isEmpty { removeOut() }
+            return stranded
         }
         /// Asked before the moves only: nothing has been moved aside, so nothing can be stranded.
         func stopIfCancelled() throws {
@@ -106,36 +102,22 @@ public enum MergeOutput {
             throw Cancelled()
         }
         do {
-            try? FileManager.default.removeItem(atPath: staging)   // an earlier merge killed by SIGKILL before its moves
-            try AtomicFile.prepareDirectory(staging)
             for (source, run) in runs {
                 try stopIfCancelled()
-                try AtomicFile.prepareDirectory(InputFile.parent(of: inside(staging, run)))
-                try fileOperation("copy \(source) here", inside(out, run)) {
-                    try FileManager.default.copyItem(atPath: source, toPath: inside(staging, run))
-                }
-                if let renderer { try renderRecordingPages(of: inside(staging, run), at: inside(out, run), renderer: renderer) }
+                let copy = try replacement.stage(source, as: run)
+                if let renderer { try renderRecordingPages(of: copy, at: (out as NSString).appendingPathComponent(run), renderer: renderer) }
             }
             try stopIfCancelled()
-            for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable(inside(out, name), inputs: []) }
+            for name in CorpusRun.reportFileNames { try AtomicFile.checkWritable((out as NSString).appendingPathComponent(name), inputs: []) }
             // From here on renames and the reports: a failure puts OUT back as it was.
-            for (_, run) in runs {
-                let replaced = FileManager.default.fileExists(atPath: inside(out, run))
-                if replaced {
-                    try AtomicFile.prepareDirectory(InputFile.parent(of: inside(aside, run)))
-                    try fileOperation("move it aside", inside(out, run)) { try moveItem(inside(out, run), inside(aside, run)) }
-                }
-                placed.append((run, replaced))
-                itemFolders += try AtomicFile.prepareDirectory(InputFile.parent(of: inside(out, run)))
-                try fileOperation("move it into place", inside(out, run)) { try moveItem(inside(staging, run), inside(out, run)) }
-            }
+            for (_, run) in runs { try replacement.place(run) }
             try merged.write(to: out, renderer: renderer)
-            try? FileManager.default.removeItem(atPath: staging)
+            replacement.finish()
         } catch let error as Cancelled {
             throw error
         } catch {
             let stranded = undo()
-            if !stranded.isEmpty { throw NotUndone(error: error, runs: stranded, folder: aside) }
+            if !stranded.isEmpty { throw NotUndone(error: error, runs: stranded, folder: replacement.aside) }
             throw error
         }
     }
@@ -190,24 +172,6 @@ public enum MergeOutput {
             if let reason = AtomicFile.writeFile(Data(page.render().utf8), to: path) {
                 throw AtomicFile.WriteError(path: path, reason: "cannot write its page: \(reason)")
             }
-        }
-    }
-
-    /// Runs a copy or a move of `path`; a failure is one line naming it and the system's reason
-    /// ("No space left on device"), not Foundation's error dump.
-    static func fileOperation(_ what: String, _ path: String, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch let error as NSError {
-            let posix = error.userInfo[NSUnderlyingErrorKey] as? NSError
-            let reason = if let posix, posix.domain == NSPOSIXErrorDomain {
-                String(cString: strerror(Int32(posix.code)))
-            } else if error.domain == NSCocoaErrorDomain && error.code == NSFileWriteOutOfSpaceError {
-                String(cString: strerror(ENOSPC))
-            } else {
-                error.localizedDescription.replacingOccurrences(of: "The operation could not be completed. ", with: "")
-            }
-            throw AtomicFile.WriteError(path: path, reason: "cannot \(what): \(reason)")
         }
     }
 
