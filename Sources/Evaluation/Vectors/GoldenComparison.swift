@@ -16,7 +16,7 @@ enum GoldenComparison {
                 // value bless wrote a moment ago.
                 let (measured, golden) = (printed(a), printed(b))
                 let tolerance = want["metrics"]?[key]?["tolerance"]?.doubleValue ?? GoldenVectors.tolerance
-                if abs(measured - golden) > tolerance {
+                if !isWithin(measured, golden, tolerance: tolerance) {
                     problems.append("\(file): \(key) \(FixedDecimal.text(measured, fractionDigits: 4)) differs from golden "
                                     + "\(FixedDecimal.text(golden, fractionDigits: 4)) ± \(tolerance)")
                 }
@@ -68,6 +68,17 @@ enum GoldenComparison {
     }
 
     /// A metric as golden.json holds it: rounded to four decimals as they are printed.
+    /// `measured` lies within `tolerance` of `golden`, both to four decimals, the same on either
+    /// side: their difference is counted in whole ten-thousandths, and so is a tolerance of four
+    /// decimals or fewer. (In binary, 9.7447 − 9.6947 is 0.0500000000000007 and failed ± 0.05,
+    /// while 9.6947 − 9.6447 passed.)
+    static func isWithin(_ measured: Double, _ golden: Double, tolerance: Double) -> Bool {
+        let difference = abs(FixedDecimal.scaled(measured, fractionDigits: 4) - FixedDecimal.scaled(golden, fractionDigits: 4))
+        let units = tolerance * 10_000
+        let allowed = abs(units - units.rounded()) < 1e-6 ? units.rounded() : units
+        return Double(difference) <= allowed
+    }
+
     static func printed(_ value: Double) -> Double { Double(FixedDecimal.scaled(value, fractionDigits: 4)) / 10_000 }
 
     /// A value on one line for a message: its canonical text without the final newline and
