@@ -144,7 +144,9 @@ public enum HardwareFindings {
                     + "\(RunEvaluator.format(lossBefore)) dB)"
                 return erle < 0 ? .leak(leakFinding(erle: erle, route: route, after: after, start: start, rate: rate, louder: quieter, resumed: resumed)) : .noLeak
             }
-            louder = "; the echo reaching the peer is \(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
+            // A bound before (the loss at least that) makes the difference at least this.
+            louder = "; the echo reaching the peer is \(previous.erleIsLowerBound ? "at least " : "")"
+                + "\(RunEvaluator.format(lossBefore - lossAfter)) dB louder than before the change "
                 + "(echo loss \(RunEvaluator.format(lossAfter)) dB, was \(previous.erleIsLowerBound ? "at least " : "")\(RunEvaluator.format(lossBefore)) dB)"
         } else if extended, erle >= 0 {
             // Judged past its first second, with nothing before to compare with (a wired

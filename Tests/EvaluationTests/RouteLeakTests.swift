@@ -33,6 +33,18 @@ final class RouteLeakTests: XCTestCase {
         XCTAssertTrue(leak.consequence.contains(" dB louder than before the change (echo loss "), leak.consequence)
     }
 
+    /// The speaker's echo cancelled down to the noise before a change to the receiver: the echo
+    /// loss before is only a bound (at least 40 dB), so the echo reaching the peer is at least,
+    /// not exactly, that much louder after (a trial's report said a flat 23.1 dB).
+    func testALeakAfterABoundIsAtLeastThatMuchLouder() throws {
+        let report = try report(#""duration_s": 10, "route": "speaker", "aec": {"mode": "intensityRecommended", "backend": "speex"}, "timeline": [{"at_ms": 5000, "action": "route_change", "route": "receiver"}]"#,
+                                signals: #""far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1}, "noise": {"level_dbfs": -60, "seed": 7}"#)
+        let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+        XCTAssertTrue(leak.consequence.contains("; the echo reaching the peer is at least "), leak.consequence)
+        XCTAssertTrue(leak.consequence.contains(" dB louder than before the change (echo loss "), leak.consequence)
+        XCTAssertTrue(leak.consequence.hasSuffix(" dB, was at least 40.0 dB)"), leak.consequence)
+    }
+
     /// The trial's s-rr-right (003's fix): the route changes to the speaker while the session is
     /// inactive and audio flows from the activation on. Nothing flowed before the change, so the
     /// canceller had no path to lose: its first second is the call's own convergence. No leak.
