@@ -35,6 +35,15 @@ public enum ReportFormatting {
         return FigureConfidence.isLow(frames: frames) ? text : text + " (\(analysisFrames(frames)))"
     }
 
+    /// A near-end distortion on the frames of its attenuation: marked as `figure` marks a value
+    /// on few frames. Where there is none, the dash says why: the near end was lost (nothing of
+    /// it left to compare the output with: the attenuation beside it is the bound), or its frame
+    /// count, as the attenuation's row says it ("— (0 analysis frames)").
+    public static func distortion(_ value: Double?, isLost: Bool, frames: Int) -> String {
+        guard value == nil else { return figure(value, frames: frames) }
+        return db(nil) + (isLost ? " (the near end was lost: none of it to measure against)" : " (\(analysisFrames(frames)))")
+    }
+
     /// "1 analysis frame", "6 analysis frames".
     public static func analysisFrames(_ count: Int) -> String { "\(count) analysis frame\(count == 1 ? "" : "s")" }
 

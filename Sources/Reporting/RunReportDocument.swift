@@ -334,9 +334,10 @@ public enum RunReportDocument {
         return [
             [.init("near-end attenuation, double talk"),
              .init(F.countedAttenuation(n.attenuationDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames), value: n.attenuationDB)],
-            // The distortion stands on the attenuation's frames: marked as it is where they are few.
+            // The distortion stands on the attenuation's frames: marked as it is where they are
+            // few, and, where there is none, saying why.
             [.init("near-end distortion, double talk (includes residual echo)"),
-             .init(F.figure(n.distortionDB, frames: n.doubleTalkFrames), value: n.distortionDB)],
+             .init(F.distortion(n.distortionDB, isLost: n.attenuationIsLowerBound, frames: n.doubleTalkFrames), value: n.distortionDB)],
             // Pooled over every near-end single-talk frame (the near talker's overall gain in what
             // was sent); the telephony table's "near-end attenuation alone" is the median frame's
             // instead, and may differ: the labels say which is which.
@@ -344,7 +345,8 @@ public enum RunReportDocument {
              .init(F.countedAttenuation(n.singleTalkAttenuationDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames),
                    value: n.singleTalkAttenuationDB)],
             [.init("near-end distortion, near-end single talk"),
-             .init(F.figure(n.singleTalkDistortionDB, frames: n.singleTalkFrames), value: n.singleTalkDistortionDB)],
+             .init(F.distortion(n.singleTalkDistortionDB, isLost: n.singleTalkAttenuationIsLowerBound, frames: n.singleTalkFrames),
+                   value: n.singleTalkDistortionDB)],
         ] + (n.polarityIsInverted ? [[.init("near-end polarity"),
                                        .init("inverted: the near end was sent upside down (inaudible on its own); the figures above are of it turned back")]] : [])
           + (n.talkNotSentFrames > 0 ? [[.init("near end talking where nothing of the room was sent"),

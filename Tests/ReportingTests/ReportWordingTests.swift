@@ -346,6 +346,16 @@ final class ReportWordingTests: XCTestCase {
         let none = NearEndPreservation(attenuationDB: nil, distortionDB: nil, doubleTalkFrames: 0, singleTalkAttenuationDB: nil,
                                        singleTalkDistortionDB: nil, singleTalkFrames: 0)
         XCTAssertEqual(RunReportDocument.nearEndRows(none).map { text($0[1].spans) },
-                       ["— (0 analysis frames)", "—", "— (0 analysis frames)", "—"])
+                       ["— (0 analysis frames)", "— (0 analysis frames)", "— (0 analysis frames)", "— (0 analysis frames)"])
+    }
+
+    /// A distortion with no value says why beside its dash, as the attenuation beside it does: a
+    /// trial read the bare "—" under "— (0 analysis frames)" as a figure lost without a reason.
+    func testADistortionWithoutAValueSaysWhy() {
+        let lost = NearEndPreservation(attenuationDB: 31.2, attenuationIsLowerBound: true, distortionDB: nil, doubleTalkFrames: 84,
+                                       singleTalkAttenuationDB: 0.5, singleTalkDistortionDB: -9.9, singleTalkFrames: 421)
+        XCTAssertEqual(RunReportDocument.nearEndRows(lost).map { text($0[1].spans) },
+                       ["≥ 31.2 dB: near end lost (84 analysis frames)", "— (the near end was lost: none of it to measure against)",
+                        "0.5 dB (421 analysis frames)", "-9.9 dB"])
     }
 }
