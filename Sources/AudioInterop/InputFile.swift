@@ -29,6 +29,19 @@ public enum InputFile {
         return nil
     }
 
+    /// Why nothing can be found at `path`, an argument that names a file or a folder (eval's
+    /// corpus paths, merge's shards): "no such file or folder", as `problem(at:)` details it; nil
+    /// where something is there.
+    public static func missingProblem(at path: String) -> String? {
+        var info = stat()
+        guard !path.isEmpty, stat(path, &info) != 0 else { return nil }
+        switch errno {
+        case ENOENT: return "no such file or folder"
+        case ENOTDIR: return "no such file or folder (a part of the path is not a folder)"
+        default: return problem(at: path)
+        }
+    }
+
     /// Why `path` cannot be a canceller plugin's shared library, or nil: missing or unreadable, a
     /// folder, a device or a named pipe (hashing /dev/zero read until memory ran out; opening a
     /// named pipe blocked for ever).

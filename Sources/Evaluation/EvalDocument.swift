@@ -449,5 +449,10 @@ public enum EvalDocument {
         public var path: String
         public var problem: String
         public var description: String { "\(path): \(problem)" }
+
+        public init(path: String, problem: String) {
+            self.path = path
+            self.problem = problem
+        }
     }
 }

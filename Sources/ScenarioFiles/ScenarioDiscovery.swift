@@ -57,7 +57,7 @@ public enum ScenarioDiscovery {
         for path in paths {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-                throw NotFound(path: path, problem: InputFile.problem(at: path) ?? "no such file or folder")
+                throw NotFound(path: path, problem: InputFile.missingProblem(at: path) ?? InputFile.problem(at: path) ?? "no such file or folder")
             }
             if !isDirectory.boolValue {
                 if let problem = InputFile.problem(at: path) { throw NotFound(path: path, problem: problem) }

@@ -43,6 +43,8 @@ struct MergeCommand: ParsableCommand {
         do {
             var loaded: [(folder: String, shard: EvalMerge.Shard)] = []
             for path in shards {
+                // A shard is a folder or its eval.json: a typo is neither.
+                if let missing = InputFile.missingProblem(at: path) { throw EvalDocument.ReadError(path: path, problem: missing) }
                 var isDirectory: ObjCBool = false
                 let isFolder = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
                 let file = isFolder ? (path as NSString).appendingPathComponent("eval.json") : path

@@ -524,7 +524,7 @@ final class EvalGateTests: XCTestCase {
         try Data(#"{"schema": "other/1"}"#.utf8).write(to: URL(fileURLWithPath: brokenPath))
         XCTAssertEqual(try refused("s2-broken-report"), "echolab: s2-broken-report/\(report): not a run report EchoLab wrote\n")
         // A mistyped shard is named as such (not as an output folder inside the current one).
-        XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file\n")
+        XCTAssertEqual(try refused("s2-typo"), "echolab: s2-typo: no such file or folder\n")
         // An item folder that is a link in a shard would bring in runs from outside it.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-linked-item"))
         let item = String(report.split(separator: "/")[0])

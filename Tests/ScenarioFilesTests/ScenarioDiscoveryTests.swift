@@ -19,4 +19,18 @@ final class ScenarioDiscoveryTests: XCTestCase {
         let found = try ScenarioDiscovery.files(in: [folder.path])
         XCTAssertEqual(found.map { ($0 as NSString).lastPathComponent }, ["call.json"])
     }
+
+    /// A path eval cannot find may have meant a folder: "no such file" read as if only files were
+    /// taken (a trial's `eval nope-dir`).
+    func testAMissingPathIsNoSuchFileOrFolder() throws {
+        let folder = try makeTemporaryDirectory(for: self)
+        let file = folder.appendingPathComponent("call.json")
+        try Data(#"{"name": "call"}"#.utf8).write(to: file)
+        for (path, problem) in [(folder.appendingPathComponent("nope-dir").path, "no such file or folder"),
+                                (file.path + "/inside", "no such file or folder (a part of the path is not a folder)")] {
+            XCTAssertThrowsError(try ScenarioDiscovery.files(in: [path])) { error in
+                XCTAssertEqual("\(error)", "\(path): \(problem)")
+            }
+        }
+    }
 }
