@@ -25,8 +25,14 @@ public enum RequirementFindings {
     /// 46 dB may not (the loss can be higher), and a figure on too few frames is not one to judge by.
     /// `measuredOn`: where a call that changed route measured its TCLw ("from 9.3 s, on the speaker
     /// route"), said in the echo-loss finding's consequence; nil for a call on one route all through.
-    public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil) -> [RunReport.Finding] {
-        silentSend(metrics, durationSeconds: durationSeconds) + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn)
+    /// `echoLossFromSeconds`: where the first frame the TCLw stands on starts (the steady half of
+    /// the call's far-end single talk), the echo-loss finding's start; nil: the call's. (From the
+    /// call's start, a call whose first seconds came from a file mic was marked as missing the
+    /// requirement there too.)
+    public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil,
+                                echoLossFromSeconds: Double? = nil) -> [RunReport.Finding] {
+        silentSend(metrics, durationSeconds: durationSeconds)
+            + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn, fromSeconds: echoLossFromSeconds)
     }
 
     /// Where the TCLw of a call that changed route stands (`findings`' `measuredOn`): from the first
@@ -70,12 +76,12 @@ public enum RequirementFindings {
                 + "with the echo, and the ERLE is only the floor's bound (the mode is never best on an item)")]
     }
 
-    static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil) -> [RunReport.Finding] {
+    static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil, fromSeconds: Double? = nil) -> [RunReport.Finding] {
         guard let loss = metrics.telephony?.echoLoss, loss.missesRequirement else { return [] }
         let shortfall = WeightedEchoLoss.requirementDB - loss.tclwDB
         let frames = "\(loss.analysisFrames) steady far-end single-talk analysis frames"
         return [RunReport.Finding(
-            rule: echoLossRule, atSeconds: 0, untilSeconds: durationSeconds,
+            rule: echoLossRule, atSeconds: min(fromSeconds ?? 0, durationSeconds), untilSeconds: durationSeconds,
             message: "the send path's weighted echo loss (TCLw, TS 26.132 §8.7.1) is under the \(RunEvaluator.format(WeightedEchoLoss.requirementDB)) dB "
                 + "TS 26.131 requires of a terminal: a stronger canceller mode or suppression, or less acoustic coupling",
             consequenceMetric: "tclw_db", consequenceDB: loss.tclwDB,

@@ -115,7 +115,8 @@ public struct RunEvaluator: Sendable {
             + micSwitchLeaks.findings
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
                                            measuredOn: RequirementFindings.echoLossRoutes(frameStarts: analysis.echoLossFrameStarts, hardware: run.hardware,
-                                                                                              rate: rate, latency: measurement.sendLatency(at:)))
+                                                                                              rate: rate, latency: measurement.sendLatency(at:)),
+                                           echoLossFromSeconds: analysis.echoLossFrameStarts.map { Double($0.lowerBound) / rate })
         var report = RunReport(scenarioName: run.scenario.name, scenarioFile: run.scenario.file, sampleRate: run.sampleRate,
                          durationSeconds: run.duration.seconds, aecMode: processing.echoCancellerMode.rawValue,
                          aecBackend: processing.backend.name,

@@ -39,6 +39,25 @@ final class RequirementFindingTests: XCTestCase {
         XCTAssertEqual(json["kind"]?.stringValue, "requirement")
     }
 
+    /// A generator mic for the call's first 3 s: no echo reached what was sent there, so the TCLw's
+    /// frames (the steady half of the far-end single talk) lie after it, and the finding starts there
+    /// (a trial's, a file mic's, read 0–8 s, as if the file's seconds missed the requirement too).
+    func testAnEchoLossFindingLiesWhereItsFramesDo() throws {
+        let path = try writeScenario("""
+            {"name": "file-first", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "noise": {"level_dbfs": -60, "seed": 7}, "echo_path": {"delay_ms": 40, "gain_db": -6},
+             "aec": {"mode": "disabled"}, "duration_s": 8,
+             "timeline": [{"at_ms": 0, "action": "set_custom_mic", "device": "generator", "signal": "tone", "frequency_hz": 440, "level_dbfs": -30},
+                          {"at_ms": 3000, "action": "reset_custom_mic"}]}
+            """, named: "file-first.json", in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("file-first").path,
+                                   taps: .none, renderer: nil).run()
+        let finding = try XCTUnwrap(report.findings.first { $0.rule == RequirementFindings.echoLossRule })
+        XCTAssertGreaterThan(finding.atSeconds, 3)
+        XCTAssertLessThan(finding.atSeconds, 6.5)
+        XCTAssertEqual(finding.untilSeconds, 8)
+    }
+
     func testAnEchoLossOverFortySixDecibelsHasNoFinding() throws {
         let report = try run(gainDB: -50, noiseDBFS: -120)
         let loss = try XCTUnwrap(report.metrics.telephony?.echoLoss)
@@ -78,6 +97,9 @@ final class RequirementFindingTests: XCTestCase {
         let headset = try finding(from: "wired_headset", atMilliseconds: 3000)
         XCTAssertTrue(headset.consequence.contains(" s, on the speaker route), "), headset.consequence)
         XCTAssertTrue((4.0...6.5).contains(try from(headset)), headset.consequence)
+        // The finding lies where its frames do, not over the headset's seconds.
+        XCTAssertEqual(headset.atSeconds, try from(headset), accuracy: 0.05)
+        XCTAssertEqual(headset.untilSeconds, 8)
         let receiver = try finding(from: "receiver", atMilliseconds: 5000)
         XCTAssertTrue(receiver.consequence.contains(" s, across the routes receiver, speaker), "), receiver.consequence)
         XCTAssertLessThan(try from(receiver), 5, receiver.consequence)
