@@ -42,9 +42,10 @@ public enum MergeOutput {
     }
 
     /// Copies the runs into a hidden folder in OUT first, then moves each into place (an earlier
-    /// run there moved aside, not deleted: `FolderReplacement`) and writes the reports: a merge that fails, or is
-    /// cancelled (`cancellation`: SIGINT, SIGTERM or SIGHUP) before the moves, leaves OUT as it was — an
-    /// earlier merge there intact (its runs moved back), a folder it created removed.
+    /// run there moved aside, not deleted: `FolderReplacement`) and writes the reports: a merge
+    /// that fails, or is cancelled (`cancellation`: SIGINT, SIGTERM or SIGHUP) before the moves,
+    /// leaves OUT as it was — an earlier merge there intact (its runs moved back), a folder it
+    /// created removed.
     /// `renderer` renders eval.md/eval.html and a recording run's pages again (nil: JSON only).
     public static func write(_ merged: EvalReport, runs: [(source: String, run: String)], to out: String,
                              renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) throws {

@@ -67,7 +67,6 @@ enum GoldenComparison {
         }
     }
 
-    /// A metric as golden.json holds it: rounded to four decimals as they are printed.
     /// `measured` lies within `tolerance` of `golden`, both to four decimals, the same on either
     /// side: their difference is counted in whole ten-thousandths, and so is a tolerance of four
     /// decimals or fewer. (In binary, 9.7447 − 9.6947 is 0.0500000000000007 and failed ± 0.05,
@@ -79,6 +78,7 @@ enum GoldenComparison {
         return Double(difference) <= allowed
     }
 
+    /// A metric as golden.json holds it: rounded to four decimals as they are printed.
     static func printed(_ value: Double) -> Double { Double(FixedDecimal.scaled(value, fractionDigits: 4)) / 10_000 }
 
     /// A value on one line for a message: its canonical text without the final newline and
