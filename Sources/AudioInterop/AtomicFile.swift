@@ -56,6 +56,38 @@ package enum AtomicFile {
         }
     }
 
+    /// Writes several files as one change: every one to its temporary first, then all moved into
+    /// place. A file that cannot be written (a full disk) leaves every path as it was; a move
+    /// that fails puts back the files moved before it. eval.json and the pages rendered from it
+    /// are never seen out of step: a full disk on eval.html left a merged eval.json beside the
+    /// earlier runs `merge` had put back.
+    package static func write(_ files: [(path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void)]) throws {
+        var written: [String] = []
+        defer { for temporary in written { unlink(temporary) } }
+        for (path, produce) in files {
+            let temporary = partialPath(for: path)
+            do {
+                try writeFile(to: temporary, produce: produce)
+            } catch let failure as WriteFailure {
+                throw WriteError(path: path, reason: "cannot write: " + failure.reason)
+            }
+            written.append(temporary)
+        }
+        var moved: [(path: String, replaced: String?)] = []
+        for (path, _) in files {
+            switch moveIntoPlaceKeepingReplaced(partialPath(for: path), to: path) {
+            case .moved(let replaced):
+                moved.append((path, replaced))
+            case .failed(let reason):
+                for (earlier, replaced) in moved.reversed() {
+                    if let replaced { rename(replaced, earlier) } else { unlink(earlier) }
+                }
+                throw WriteError(path: path, reason: "cannot write: " + reason)
+            }
+        }
+        removeReplaced(moved.compactMap(\.replaced))
+    }
+
     /// Creates the folder a file at `path` goes into (and its parents) if needed, as
     /// `prepareDirectory` does; nothing for a bare name, which goes into the current folder.
     package static func prepareFolder(containing path: String) throws {

@@ -54,12 +54,13 @@ public struct EvalReport {
     }
 
     /// Writes `eval.json` and the pages the renderer makes of it (Reporting's `ReportPages`:
-    /// `eval.md`, `eval.html`) into `directory`, atomically: the pages show the statistics of the
+    /// `eval.md`, `eval.html`) into `directory`, atomically and as one change: the pages show the statistics of the
     /// document written, built once, and its verdicts, judged once.
     public func write(to directory: String, renderer: (any ReportRenderer)?) throws {
         let (document, summaries, verdicts) = try document()
         let pages = renderer?.pages(of: self, modeSummaries: summaries, verdicts: verdicts, directory: directory) ?? []
-        try AtomicFile.write(to: (directory as NSString).appendingPathComponent("eval.json")) { write in try document.writeCanonicalText(to: write) }
-        for page in pages { try AtomicFile.write(page.render(), to: (directory as NSString).appendingPathComponent(page.name)) }
+        // As one change: a page that cannot be written leaves the eval.json before it too.
+        try AtomicFile.write([((directory as NSString).appendingPathComponent("eval.json"), { write in try document.writeCanonicalText(to: write) })]
+                             + pages.map { page in ((directory as NSString).appendingPathComponent(page.name), { write in try write(page.render()) }) })
     }
 }

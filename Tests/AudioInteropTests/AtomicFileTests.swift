@@ -32,6 +32,38 @@ final class AtomicFileTests: XCTestCase {
         }
     }
 
+    /// Files written as one change: the second cannot be written (its temporary's name is taken
+    /// by a folder), so the first keeps its old text too, and no temporary is left.
+    func testAGroupThatCannotBeWrittenWholeLeavesEveryFileAsItWas() throws {
+        let (json, page) = (folder + "/eval.json", folder + "/eval.html")
+        try AtomicFile.write("old json\n", to: json)
+        try AtomicFile.write("old page\n", to: page)
+        try FileManager.default.createDirectory(atPath: folder + "/.eval.html.partial", withIntermediateDirectories: false)
+        XCTAssertThrowsError(try AtomicFile.write([(json, { write in try write("new json\n") }), (page, { write in try write("new page\n") })])) { error in
+            XCTAssertEqual("\(error)", page + ": cannot write: File exists")
+        }
+        XCTAssertEqual(try String(contentsOfFile: json, encoding: .utf8), "old json\n")
+        XCTAssertEqual(try String(contentsOfFile: page, encoding: .utf8), "old page\n")
+        XCTAssertEqual(try contents(), [".eval.html.partial", "eval.html", "eval.json"])
+        try FileManager.default.removeItem(atPath: folder + "/.eval.html.partial")
+        try AtomicFile.write([(json, { write in try write("new json\n") }), (page, { write in try write("new page\n") })])
+        XCTAssertEqual(try String(contentsOfFile: json, encoding: .utf8), "new json\n")
+        XCTAssertEqual(try String(contentsOfFile: page, encoding: .utf8), "new page\n")
+        XCTAssertEqual(try contents(), ["eval.html", "eval.json"])
+    }
+
+    /// A move into place that fails (a folder where the second file goes) puts back the first.
+    func testAGroupWhoseSecondMoveFailsPutsBackTheFirst() throws {
+        let (json, page) = (folder + "/eval.json", folder + "/eval.md")
+        try AtomicFile.write("old json\n", to: json)
+        try FileManager.default.createDirectory(atPath: page, withIntermediateDirectories: false)
+        XCTAssertThrowsError(try AtomicFile.write([(json, { write in try write("new json\n") }), (page, { write in try write("page\n") })])) { error in
+            XCTAssertEqual("\(error)", page + ": cannot write: is a folder, not a file")
+        }
+        XCTAssertEqual(try String(contentsOfFile: json, encoding: .utf8), "old json\n")
+        XCTAssertEqual(try contents(), ["eval.json", "eval.md"])
+    }
+
     func testWritesPiecesAndLeavesTheOldFileWhenTheWriterThrows() throws {
         let path = folder + "/report.json"
         try AtomicFile.write(to: path) { write in
