@@ -34,16 +34,13 @@ package struct FolderReplacement {
     /// replacement killed before its moves left there, and makes the staging folder. Throws
     /// `AsideNotEmpty` without touching anything when folders wait aside.
     package init(root: String, stagingName: String,
-                 moveItem: @escaping (_ source: String, _ destination: String) throws -> Void = { source, destination in
-                     try FileManager.default.moveItem(atPath: source, toPath: destination)
-                 }) throws {
+                 moveItem: @escaping (_ source: String, _ destination: String) throws -> Void = FolderReplacement.rename) throws {
         self.root = root
         staging = (root as NSString).appendingPathComponent(stagingName)
         aside = (staging as NSString).appendingPathComponent(".replaced")
         self.moveItem = moveItem
-        if let kept = try? FileManager.default.contentsOfDirectory(atPath: aside), !kept.isEmpty {
-            throw AsideNotEmpty(folder: aside)
-        }
+        // Empty folders there (a replacement that failed making room for one) hold nothing.
+        if Self.holdsFiles(aside) { throw AsideNotEmpty(folder: aside) }
         try? FileManager.default.removeItem(atPath: staging)
         try AtomicFile.prepareDirectory(staging)
     }
@@ -58,9 +55,7 @@ package struct FolderReplacement {
     package func stage(_ source: String, as relative: String) throws -> String {
         let copy = path(relative, in: staging)
         try AtomicFile.prepareDirectory(InputFile.parent(of: copy))
-        try Self.fileOperation("copy \(source) here", path(relative, in: root)) {
-            try FileManager.default.copyItem(atPath: source, toPath: copy)
-        }
+        try Self.fileOperation("copy \(source) here", path(relative, in: root)) { try Self.copyFolder(source, to: copy) }
         return copy
     }
 
@@ -78,8 +73,12 @@ package struct FolderReplacement {
         try Self.fileOperation("move it into place", destination) { try moveItem(path(relative, in: staging), destination) }
     }
 
-    /// Ends the replacement: the staging folder goes, and with it the folders moved aside.
+    /// Ends the replacement: the staging folder goes, and with it the folders moved aside — first
+    /// renamed out of `aside` at once, so that a process killed while deleting them (a second
+    /// signal) leaves no folders aside for the next replacement to call the only copy of what is
+    /// now replaced.
     package func finish() {
+        Glibc.rename(aside, (staging as NSString).appendingPathComponent(".discarded"))
         try? FileManager.default.removeItem(atPath: staging)
     }
 
@@ -102,11 +101,83 @@ package struct FolderReplacement {
         return []
     }
 
+    /// Whether `folder` holds a file anywhere below it (not only folders).
+    static func holdsFiles(_ folder: String) -> Bool {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return false }
+        return names.contains { name in
+            let path = (folder as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(path, &status) == 0 else { return false }
+            return status.st_mode & S_IFMT != S_IFDIR || holdsFiles(path)
+        }
+    }
+
+    /// Moves a folder with rename(2), failing with the system's reason.
+    package static func rename(_ source: String, _ destination: String) throws {
+        guard Glibc.rename(source, destination) != 0 else { return }
+        throw SystemFailure(reason: String(cString: strerror(errno)))
+    }
+
+    /// A system call's failure, by its `strerror`.
+    struct SystemFailure: Error {
+        let reason: String
+    }
+
+    /// Copies a folder of folders and regular files (what a run folder holds: checked before),
+    /// the files' bytes and modes only. Not their owner: Foundation's copy gives each file its
+    /// source's, which a user who may read another's files cannot (shards unpacked by root in a
+    /// CI container failed with "You don't have permission").
+    static func copyFolder(_ source: String, to destination: String) throws {
+        guard mkdir(destination, 0o777) == 0 else { throw SystemFailure(reason: String(cString: strerror(errno))) }
+        for name in try FileManager.default.contentsOfDirectory(atPath: source).sorted() {
+            let from = (source as NSString).appendingPathComponent(name), to = (destination as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(from, &status) == 0 else { throw SystemFailure(reason: "\(from): \(String(cString: strerror(errno)))") }
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR: try copyFolder(from, to: to)
+            case S_IFREG: try copyFile(from, to: to, mode: status.st_mode & 0o777)
+            default: throw SystemFailure(reason: "\(from): not a folder or a regular file")
+            }
+        }
+    }
+
+    private static func copyFile(_ source: String, to destination: String, mode: mode_t) throws {
+        let input = open(source, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard input >= 0 else { throw SystemFailure(reason: "\(source): \(String(cString: strerror(errno)))") }
+        defer { close(input) }
+        let output = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode)
+        guard output >= 0 else { throw SystemFailure(reason: String(cString: strerror(errno))) }
+        var failure: String?
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        copying: while failure == nil {
+            let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count == 0 { break }
+            if count < 0 {
+                if errno != EINTR { failure = "\(source): \(String(cString: strerror(errno)))" }
+                continue
+            }
+            var offset = 0
+            while offset < count {
+                let written = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    continue copying
+                }
+                offset += written
+            }
+        }
+        if close(output) != 0, failure == nil { failure = String(cString: strerror(errno)) }
+        if let failure { throw SystemFailure(reason: failure) }
+    }
+
     /// Runs a copy or a move of `path`; a failure is one line naming it and the system's reason
     /// ("No space left on device"), not Foundation's error dump.
     static func fileOperation(_ what: String, _ path: String, _ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let failure as SystemFailure {
+            throw AtomicFile.WriteError(path: path, reason: "cannot \(what): \(failure.reason)")
         } catch let error as NSError {
             let posix = error.userInfo[NSUnderlyingErrorKey] as? NSError
             let reason = if let posix, posix.domain == NSPOSIXErrorDomain {

@@ -97,4 +97,51 @@ final class FolderReplacementTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix(prefix) && "\(error)".count > prefix.count && !"\(error)".contains("\n"), "\(error)")
         }
     }
+
+    /// Empty folders aside (a replacement that failed after making room for one, in a folder it
+    /// could then not clean) are no earlier runs: the next replacement starts. A trial's merge
+    /// into a folder made read-only mid-way blocked every later merge so.
+    func testEmptyFoldersAsideDoNotBlockTheNextReplacement() throws {
+        try FileManager.default.createDirectory(atPath: path("out/.staging/.replaced/item/mode"), withIntermediateDirectories: true)
+        try makeFolder("out/.staging/.discarded/item/old", holding: "replaced by a finished merge killed while deleting it")
+        _ = try FolderReplacement(root: path("out"), stagingName: ".staging")
+        XCTAssertEqual(try tree("out"), [".staging": "/"])
+    }
+
+    /// Copies hold the files' bytes and modes, owned by whoever copies: Foundation's copy gave each
+    /// its source's owner, which a user who may only read another's files cannot.
+    func testACopyIsTheCopiersWithTheSourcesBytesAndModes() throws {
+        try makeFolder("shard/a/speex", holding: "report")
+        try FileManager.default.createDirectory(atPath: path("shard/a/speex/inner"), withIntermediateDirectories: true)
+        let bytes = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try bytes.write(to: URL(fileURLWithPath: path("shard/a/speex/inner/sent.wav")))
+        chmod(path("shard/a/speex/report.json"), 0o640)
+        chown(path("shard/a/speex/report.json"), 65_534, 65_534)   // another user's, where this one may give it away
+        let replacement = try FolderReplacement(root: path("out"), stagingName: ".staging")
+        let copy = try replacement.stage(path("shard/a/speex"), as: "a/speex")
+        XCTAssertEqual(FileManager.default.contents(atPath: copy + "/inner/sent.wav"), bytes)
+        var status = stat()
+        XCTAssertEqual(stat(copy + "/report.json", &status), 0)
+        XCTAssertEqual(status.st_mode & 0o777, 0o640)
+        XCTAssertEqual(status.st_uid, getuid())
+    }
+
+    /// A move that fails says the system's reason, not Foundation's "(NSCocoaErrorDomain error 512.)".
+    func testAFailedMoveSaysTheSystemsReason() {
+        XCTAssertThrowsError(try FolderReplacement.fileOperation("move it into place", path("out/a")) {
+            try FolderReplacement.rename(path("missing"), path("out/a"))
+        }) { error in
+            XCTAssertEqual("\(error)", path("out/a") + ": cannot move it into place: No such file or directory")
+        }
+    }
+
+    func testFinishingLeavesNothingAside() throws {
+        try makeFolder("shard/a/speex", holding: "new a")
+        try makeFolder("out/a/speex", holding: "old a")
+        var replacement = try FolderReplacement(root: path("out"), stagingName: ".staging")
+        try replacement.stage(path("shard/a/speex"), as: "a/speex")
+        try replacement.place("a/speex")
+        replacement.finish()
+        XCTAssertEqual(try tree("out"), ["a": "/", "a/speex": "/", "a/speex/report.json": "new a"])
+    }
 }
