@@ -102,6 +102,7 @@ public enum EvalMerge {
                             // Said alone, "run report: metrics: …" named no shard.
                             throw MergeError.brokenRunReport(path: report, problem: error.description)
                         }
+                        try checkRunFiles(of: summary, in: InputFile.parent(of: report))
                         // A recording speaker's file is written whatever the taps (it is the
                         // device's output, not a tap): only the call's taps tell.
                         let hasTaps = summary.taps.keys.contains(where: CallRecording.tapNames.contains)
@@ -177,6 +178,21 @@ public enum EvalMerge {
 
     /// The backend of a mode as eval.json names it ("speex:intensityMax" → "speex").
     static func backendName(of mode: String) -> String { String(mode.prefix { $0 != ":" }) }
+
+    /// The files a run's report.json names are in its folder — its taps, which the pages play —
+    /// and its pages are whole: both or neither (a shard written without pages has none). A shard
+    /// missing one merged without a word, its players and links pointing at nothing.
+    static func checkRunFiles(of summary: RunSummary, in folder: String) throws {
+        for file in summary.taps.values.sorted() where !file.hasPrefix("/") {
+            let path = (folder as NSString).appendingPathComponent(file)
+            if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }
+        }
+        let pages = ["report.md", "report.html"].map { (folder as NSString).appendingPathComponent($0) }
+        let problems = pages.map(InputFile.problem(at:))
+        if problems.contains(nil), let missing = problems.indices.first(where: { problems[$0] != nil }) {
+            throw MergeError.missingReport(path: pages[missing], problem: problems[missing]!)
+        }
+    }
 
     static func readReport(_ path: String) throws -> JSONValue {
         if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }

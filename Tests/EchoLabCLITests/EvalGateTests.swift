@@ -503,6 +503,14 @@ final class EvalGateTests: XCTestCase {
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/tmp")
         let linked = try refused("s2-link")
         XCTAssertTrue(linked.contains("elsewhere: not a file EchoLab writes"), linked)
+        // A run folder missing a tap its report names, or one of its pages: refused by name (they
+        // merged without a word, the pages playing and linking nothing).
+        let runFolder = (report as NSString).deletingLastPathComponent
+        for (copy, missing) in [("s2-no-sent", "sent.wav"), ("s2-no-page", "report.html")] {
+            try FileManager.default.copyItem(atPath: path("s2"), toPath: path(copy))
+            try FileManager.default.removeItem(atPath: path("\(copy)/\(runFolder)/\(missing)"))
+            XCTAssertEqual(try refused(copy), "echolab: \(copy)/\(runFolder)/\(missing): no such file (the shard's run folder must come with its eval.json)\n")
+        }
         // A run's report.json with broken metrics: named, not "run report: metrics: …" alone.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-broken-report"))
         let brokenPath = path("s2-broken-report/" + report)
