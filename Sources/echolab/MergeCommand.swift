@@ -75,6 +75,12 @@ struct MergeCommand: ParsableCommand {
             for shard in loaded.map(\.shard) where !shard.eval.isComplete {
                 standardError("echolab: \(shard.path): incomplete: its eval was interrupted (\(shard.eval.items.reduce(0) { $0 + $1.results.count }) of \(shard.eval.planned) runs)")
             }
+            // Shards that each say they are complete and still lack runs (an eval.json edited by
+            // hand): exit 1 needs a reason on stderr too.
+            if !merged.outcome.isComplete, loaded.allSatisfy(\.shard.eval.isComplete) {
+                standardError("echolab: incomplete: the shards hold \(merged.outcome.results.count) of the plan's \(merged.outcome.plannedCount) runs, "
+                              + "though each eval.json says it is complete (edited?)")
+            }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
                             + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
             let lint = strict ? EvalCommand.strictLine(merged.outcome, out: out) : nil

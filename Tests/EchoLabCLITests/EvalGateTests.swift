@@ -511,6 +511,18 @@ final class EvalGateTests: XCTestCase {
             try FileManager.default.removeItem(atPath: path("\(copy)/\(runFolder)/\(missing)"))
             XCTAssertEqual(try refused(copy), "echolab: \(copy)/\(runFolder)/\(missing): no such file (the shard's run folder must come with its eval.json)\n")
         }
+        // A shard's eval.json that lost a run but still says it is complete: exit 1 says why.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-lost-run"))
+        var lost = try loadJSON(path("s2-lost-run/eval.json"))
+        var lostItems = lost["items"] as! [[String: Any]]
+        var lostResults = lostItems[0]["results"] as! [Any]
+        lostResults.removeLast()
+        lostItems[0]["results"] = lostResults
+        lost["items"] = lostItems
+        try JSONSerialization.data(withJSONObject: lost).write(to: root.appendingPathComponent("s2-lost-run/eval.json"))
+        let lostRun = try refused("s2-lost-run", out: "lost-merged")
+        XCTAssertTrue(lostRun.hasPrefix("echolab: incomplete: the shards hold "), lostRun)
+        XCTAssertTrue(lostRun.hasSuffix(" runs, though each eval.json says it is complete (edited?)\n"), lostRun)
         // A run's report.json with broken metrics: named, not "run report: metrics: …" alone.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-broken-report"))
         let brokenPath = path("s2-broken-report/" + report)
