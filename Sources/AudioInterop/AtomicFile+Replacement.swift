@@ -180,7 +180,8 @@ extension AtomicFile {
         }
     }
 
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
+    /// Writes all of `bytes` to `descriptor` (write(2) may take part of them); nil, or the reason.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

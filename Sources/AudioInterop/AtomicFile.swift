@@ -41,19 +41,7 @@ package enum AtomicFile {
     /// in memory), then moves the file into place as `write(_:to:)` does. What `produce` throws
     /// leaves the file at `path` as it was, and is rethrown.
     package static func write(to path: String, produce: (_ write: (any ContiguousBytesOrText) throws -> Void) throws -> Void) throws {
-        let url = URL(fileURLWithPath: path)
-        let temporary = partialPath(for: path)
-        do {
-            try writeFile(to: temporary, produce: produce)
-        } catch let failure as WriteFailure {
-            throw WriteError(path: path, reason: "cannot write: " + failure.reason)
-        }
-        do {
-            try moveIntoPlace(temporary, to: url.path)
-        } catch {
-            unlink(temporary)
-            throw WriteError(path: path, reason: error.reason)
-        }
+        try withoutActuallyEscaping(produce) { produce in try write([(path, produce)]) }
     }
 
     /// Writes several files as one change: every one to its temporary first, then all moved into

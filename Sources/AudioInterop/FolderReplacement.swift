@@ -149,23 +149,14 @@ package struct FolderReplacement {
         guard output >= 0 else { throw SystemFailure(reason: String(cString: strerror(errno))) }
         var failure: String?
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        copying: while failure == nil {
+        while failure == nil {
             let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count == 0 { break }
             if count < 0 {
                 if errno != EINTR { failure = "\(source): \(String(cString: strerror(errno)))" }
                 continue
             }
-            var offset = 0
-            while offset < count {
-                let written = buffer.withUnsafeBytes { write(output, $0.baseAddress! + offset, count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = String(cString: strerror(errno))
-                    continue copying
-                }
-                offset += written
-            }
+            failure = buffer.withUnsafeBytes { AtomicFile.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output) }
         }
         if close(output) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         if let failure { throw SystemFailure(reason: failure) }

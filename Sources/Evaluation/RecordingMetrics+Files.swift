@@ -76,7 +76,7 @@ extension RecordingMetrics {
                                scorers: [ScorerSpec] = [], scorerTimeout: Double = ScorerProcess.defaultTimeout,
                                cancellation: RunCancellation? = nil,
                                notify: (Notice) -> Void = { _ in }) throws -> RecordingMetrics {
-        if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
+        if let lag = processedLagMilliseconds, !ProcessedLag.isPossible(milliseconds: lag) {
             throw LagOutOfRange(milliseconds: lag)
         }
         func stopIfCancelled() throws(Cancelled) {

@@ -67,6 +67,9 @@ public struct ProcessedLag: Sendable, Equatable {
 
     /// The largest latency taken for a canceller's (a lag beyond it is an error, not aligned).
     public static let maximumMilliseconds = 500.0
+
+    /// Whether a lag given by hand can be one: a number from 0 to `maximumMilliseconds`.
+    public static func isPossible(milliseconds: Double) -> Bool { milliseconds.isFinite && (0...maximumMilliseconds).contains(milliseconds) }
     /// How much of the files the estimate reads.
     static let maximumSeconds = 60
     /// The correlation peak must stand this far above the correlation's mean magnitude.

@@ -36,7 +36,7 @@ struct MetricsCommand: ParsableCommand {
         for (option, path) in [("reference", reference), ("mic", mic), ("processed", processed), ("echo", echo), ("near-end", nearEnd)] {
             if path?.isEmpty == true { throw ValidationError("--\(option) must name a WAV file (got an empty string)") }
         }
-        if let lag = processedLagMilliseconds, !(lag.isFinite && (0...ProcessedLag.maximumMilliseconds).contains(lag)) {
+        if let lag = processedLagMilliseconds, !ProcessedLag.isPossible(milliseconds: lag) {
             throw ValidationError("--processed-lag-ms must be a number from 0 to \(Int(ProcessedLag.maximumMilliseconds)) (got \(lag))")
         }
     }
