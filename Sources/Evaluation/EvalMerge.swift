@@ -179,13 +179,15 @@ public enum EvalMerge {
     /// The backend of a mode as eval.json names it ("speex:intensityMax" → "speex").
     static func backendName(of mode: String) -> String { String(mode.prefix { $0 != ":" }) }
 
-    /// The files a run's report.json names are in its folder — its taps, which the pages play —
-    /// and its pages are whole: both or neither (a shard written without pages has none). A shard
+    /// The files a run's report.json names are in its folder and whole — its taps, which the pages
+    /// play (a tap cut short merged as if whole) — and its pages are there: both or neither (a shard written without pages has none). A shard
     /// missing one merged without a word, its players and links pointing at nothing.
     static func checkRunFiles(of summary: RunSummary, in folder: String) throws {
         for file in summary.taps.values.sorted() where !file.hasPrefix("/") {
             let path = (folder as NSString).appendingPathComponent(file)
             if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }
+            // Opened, not read: libsndfile checks the header and the data's length against the file.
+            do { _ = try SoundFileReader(path: path) } catch let error as AudioIOError { throw MergeError.brokenTap(error) }
         }
         let pages = ["report.md", "report.html"].map { (folder as NSString).appendingPathComponent($0) }
         let problems = pages.map(InputFile.problem(at:))

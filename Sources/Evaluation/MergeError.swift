@@ -1,4 +1,5 @@
 import AudioCore
+import AudioInterop
 
 /// Why `merge` refused its shards, naming the file; nothing is written then.
 public enum MergeError: DescribedError, Equatable {
@@ -40,6 +41,9 @@ public enum MergeError: DescribedError, Equatable {
     case notARunReport(path: String, problem: String?)
     /// A run's report.json is EchoLab's but a value the merged eval reads is broken.
     case brokenRunReport(path: String, problem: String)
+    /// A tap its run's report names cannot be read whole (cut short, not audio): its players and
+    /// anyone scoring it again would get less than the run measured.
+    case brokenTap(AudioIOError)
 
     public var description: String {
         switch self {
@@ -82,6 +86,8 @@ public enum MergeError: DescribedError, Equatable {
             "\(path): not a run report EchoLab wrote" + (problem.map { " (\($0))" } ?? "")
         case .brokenRunReport(let path, let problem):
             "\(path): \(problem)"
+        case .brokenTap(let error):
+            "\(error) (a tap its run's report names must be whole: copy the shard's run folder again once its eval has finished)"
         }
     }
 }

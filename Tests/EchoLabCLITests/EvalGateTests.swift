@@ -511,6 +511,14 @@ final class EvalGateTests: XCTestCase {
             try FileManager.default.removeItem(atPath: path("\(copy)/\(runFolder)/\(missing)"))
             XCTAssertEqual(try refused(copy), "echolab: \(copy)/\(runFolder)/\(missing): no such file (the shard's run folder must come with its eval.json)\n")
         }
+        // A tap cut short (a shard copied while its eval wrote it): refused by name, with libsndfile's reason.
+        try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-cut-sent"))
+        let cutTap = path("s2-cut-sent/\(runFolder)/sent.wav")
+        let whole = try XCTUnwrap(FileManager.default.contents(atPath: cutTap))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: cutTap))
+        let cut = try refused("s2-cut-sent")
+        XCTAssertTrue(cut.hasPrefix("echolab: s2-cut-sent/\(runFolder)/sent.wav: truncated audio file: "), cut)
+        XCTAssertTrue(cut.hasSuffix(" (a tap its run's report names must be whole: copy the shard's run folder again once its eval has finished)\n"), cut)
         // A shard's eval.json that lost a run but still says it is complete: exit 1 says why.
         try FileManager.default.copyItem(atPath: path("s2"), toPath: path("s2-lost-run"))
         var lost = try loadJSON(path("s2-lost-run/eval.json"))
