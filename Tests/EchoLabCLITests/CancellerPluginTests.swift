@@ -579,6 +579,48 @@ final class CancellerPluginTests: XCTestCase {
         }
     }
 
+    /// A latency_samples off by a few samples fails too (the near end of a pass-through two
+    /// samples off reads as partly lost): at the engine's rate by any whole sample, resampled
+    /// around a 16 kHz plugin by one of its own. Said rightly, the same shifts run.
+    func testAPluginsLatencyOffByAFewSamplesIsTold() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugins = try Self.corpusAndPluginFolder(in: root)
+        var built: [String: String] = [:]
+        for (name, shift, said) in [("two", 2, 0), ("one", 1, 0), ("two_said", 2, 2), ("one_said", 1, 1)] {
+            built[name] = try Self.build("Tests/EchoLabCLITests/Plugins/misbehaving.c", name, in: plugins,
+                                         defines: ["BEHAVIOUR=B_shifted", "SHIFT=\(shift)", "SAID=\(said)"])
+        }
+        _ = try writeScenario("""
+            {"name": "talk", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 4},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 9}, "noise": {"level_dbfs": -65, "seed": 2},
+             "echo_path": {"delay_ms": 25, "gain_db": -8}, "aec": {"mode": "intensityMax"}, "duration_s": 4}
+            """, named: "talk.json", in: root.appendingPathComponent("corpus"))
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--jobs", "2",
+                                   "--plugin", "two=plugins/two.so", "--plugin", "one16=plugins/one.so", "--plugin-rate", "one16=16000",
+                                   "--plugin", "two_said=plugins/two_said.so",
+                                   "--plugin", "one_said16=plugins/one_said.so", "--plugin-rate", "one_said16=16000",
+                                   "--modes", "two:intensityMax,one16:intensityMax,two_said:intensityMax,one_said16:intensityMax"], in: root)
+        XCTAssertEqual(eval.status, 1, eval.standardOutput + eval.standardError)
+        XCTAssertTrue(eval.standardOutput.hasPrefix("6 of 12 runs succeeded"), eval.standardOutput)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        for item in ["delay40-intensityRecommended", "speech", "talk"] {
+            for (name, file, samples, milliseconds) in [("two", built["two"]!, "2 samples", "0.04"), ("one16", built["one"]!, "1 sample", "0.06")] {
+                let error = try XCTUnwrap(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
+                XCTAssertTrue(error.hasSuffix("plugin \(name) (\(file)): latency_samples says 0, but its output comes \(samples) "
+                                              + "(\(milliseconds) ms) after its input (a noise burst through a fresh instance, nothing played): "
+                                              + "every figure would be measured on misaligned audio; return \(samples.prefix(1)) from latency_samples"), error)
+            }
+            for name in ["two_said", "one_said16"] {
+                XCTAssertNil(runs["\(item) \(name):intensityMax"]?["error"] as? String, "\(item) \(name)")
+            }
+        }
+        // Lined up, the pass-through keeps its near end whole where it talks alone.
+        let said = try XCTUnwrap(runs["talk two_said:intensityMax"]?["metrics"] as? [String: Any])
+        let nearEnd = try XCTUnwrap(said["near_end"] as? [String: Any])
+        XCTAssertEqual(try XCTUnwrap(nearEnd["single_talk_attenuation_db"] as? Double), 0, accuracy: 0.1, "\(nearEnd)")
+    }
+
     /// The check's instance is made once per configuration in an eval: two items, one mode,
     /// three creates.
     func testAPluginsLatencyIsCheckedOncePerConfiguration() throws {

@@ -31,6 +31,8 @@
  *   late_inverted  late, its output upside down (-1 times the mic frame before)
  *   claims       a pass-through whose latency_samples says one frame
  *   counts       a pass-through whose create appends a line to COUNT_TO
+ *   shifted      sends the mic SHIFT samples late (at its own rate; under a frame) and says SAID:
+ *                a latency_samples off by a few samples
  */
 #include <math.h>
 #include <stdio.h>
@@ -71,11 +73,13 @@
 #define B_counts 29
 #define B_early_crash 30
 #define B_late_inverted 31
+#define B_shifted 32
 
 struct echolab_canceller {
     int frame;
     long captures;
     float held[480];   /* late, late_said: the mic frame before (a frame is 480 samples at most) */
+    int filled;        /* shifted: how much of held is waiting */
 };
 
 static echolab_canceller *create(int sample_rate, const char *intensity, const char *options, char *reason, size_t size) {
@@ -132,6 +136,12 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
 #elif BEHAVIOUR == B_late || BEHAVIOUR == B_late_said
     memcpy(out, c->held, (size_t)c->frame * sizeof(float));
     memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_shifted
+    for (int i = 0; i < c->frame; i++) {   /* held is a SHIFT-sample delay line, zeros at first */
+        out[i] = c->held[c->filled];
+        c->held[c->filled] = mic[i];
+        c->filled = (c->filled + 1) % SHIFT;
+    }
 #elif BEHAVIOUR == B_late_inverted
     for (int i = 0; i < c->frame; i++) out[i] = -c->held[i];
     memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
@@ -181,6 +191,8 @@ static void destroy(echolab_canceller *c) {
 static int latency(const echolab_canceller *c) { (void)c; return -5; }
 #elif BEHAVIOUR == B_late_said || BEHAVIOUR == B_claims
 static int latency(const echolab_canceller *c) { return c->frame; }
+#elif BEHAVIOUR == B_shifted
+static int latency(const echolab_canceller *c) { (void)c; return SAID; }
 #else
 #define latency NULL
 #endif
