@@ -58,6 +58,9 @@ public enum BestModes {
         public var nearEndAloneIsLowerBound: Bool
         /// The lone talker's figure is the tap-free estimate (no near-end track).
         public var nearEndAloneIsEstimate = false
+        /// The far-end single talk the steady ERLE stands on (analysis frames): with no ERLE
+        /// value, whether there were too few frames or none.
+        public var steadyERLEFrames = 0
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
                     nearEndIsLowerBound: Bool = false, isNearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
@@ -128,6 +131,10 @@ public enum BestModes {
         /// double talk" from "double talk, but no near-end figure to judge it on".
         public var doubleTalkItems = 0
         public var doubleTalkFrames = 0
+        /// The far-end single talk steady ERLE stands on, counted alike: where the verdict is on
+        /// the near end alone, it tells "no far-end single talk" from "too little to count".
+        public var steadyERLEItems = 0
+        public var steadyERLEFrames = 0
         /// For a corpus: per front mode (in `modes` order), the compared items where a lower bound
         /// left its order against another mode unknown, counted as no difference (empty for an item).
         public var ties: [Ties] = []
@@ -168,11 +175,12 @@ public enum BestModes {
             return !isAbove(loser.erle, winner.erle) && !isAbove(winner.nearEnd, loser.nearEnd)
                 && (isAbove(winner.erle, loser.erle) || isAbove(loser.nearEnd, winner.nearEnd))
         }.map { comparable[$0].mode }
-        let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0
+        let doubleTalk = candidates.map(\.doubleTalkFrames).max() ?? 0, steady = candidates.map(\.steadyERLEFrames).max() ?? 0
         return Verdict(modes: modes, axes: verdictAxes(axes), comparedItems: 1, items: 1,
                        erleComparedItems: axes.erle ? 1 : 0, nearEndComparedItems: axes.nearEnd ? 1 : 0,
                        nearEndEstimatedItems: axes.nearEnd && candidates.contains(where: \.nearEndIsEstimate) ? 1 : 0,
-                       doubleTalkItems: doubleTalk > 0 ? 1 : 0, doubleTalkFrames: doubleTalk)
+                       doubleTalkItems: doubleTalk > 0 ? 1 : 0, doubleTalkFrames: doubleTalk,
+                       steadyERLEItems: steady > 0 ? 1 : 0, steadyERLEFrames: steady)
     }
 
     /// An item's front on the near end talking alone: each point's lone-talker attenuation in
@@ -229,10 +237,12 @@ public enum BestModes {
         }
         let candidates = items.map { $0.filter { $0.mode != "disabled" } }
         let doubleTalk = candidates.map { $0.map(\.doubleTalkFrames).max() ?? 0 }
+        let steady = candidates.map { $0.map(\.steadyERLEFrames).max() ?? 0 }
         let erleItems = axes.erle ? compared.erle : [], nearEndItems = axes.nearEnd ? compared.nearEnd : []
         var verdict = Verdict(modes: front.map { modes[$0] }, axes: verdictAxes(axes), comparedItems: Set(erleItems + nearEndItems).count,
                               items: items.count, erleComparedItems: erleItems.count, nearEndComparedItems: nearEndItems.count,
-                              doubleTalkItems: doubleTalk.filter { $0 > 0 }.count, doubleTalkFrames: doubleTalk.reduce(0, +))
+                              doubleTalkItems: doubleTalk.filter { $0 > 0 }.count, doubleTalkFrames: doubleTalk.reduce(0, +),
+                              steadyERLEItems: steady.filter { $0 > 0 }.count, steadyERLEFrames: steady.reduce(0, +))
         verdict.nearEndEstimatedItems = nearEndItems.filter { items[$0].contains(where: \.nearEndIsEstimate) }.count
         verdict.ties = front.map { m in
             func tied(_ table: [[BoundedValue?]], _ indices: [Int]) -> [Int] {

@@ -355,6 +355,7 @@ public enum EvalDocument {
                                                 FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
                                             })
             point.nearEndAloneIsEstimate = alone?.isEstimate ?? false
+            point.steadyERLEFrames = metrics?.erleSteadyFrames ?? 0
             return point
         }
     }

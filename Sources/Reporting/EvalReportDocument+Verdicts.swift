@@ -34,7 +34,13 @@ extension EvalReportDocument {
             why = " — judged on ERLE alone: \(reason) (\(scope))\(marked)."
         case .nearEndOnly:
             lead = front.nearEndEstimatedItems > 0 ? "Best on the near end (estimated):" : "Best on near-end attenuation:"
-            why = " — judged on the near end alone: no far-end single talk to judge ERLE on (\(scope))\(marked).\(estimated)"
+            // Far-end single talk too short to count is not none: say how short.
+            let frames = RunReportDocument.count(front.steadyERLEFrames, "analysis frame")
+            let minimum = FigureConfidence.minimumAnalysisFrames
+            let reason = front.steadyERLEItems == 0 ? "no far-end single talk to judge ERLE on"
+                : isCorpus ? "no item where every mode has a steady ERLE that counts (far-end single talk in \(RunReportDocument.count(front.steadyERLEItems, "item")), \(frames); a steady ERLE counts from \(minimum))"
+                : "too little far-end single talk to judge ERLE on (\(frames); a steady ERLE counts from \(minimum))"
+            why = " — judged on the near end alone: \(reason) (\(scope))\(marked).\(estimated)"
         case .nearEndAlone:
             lead = "Best with the near end alone:"
             let alone = front.nearEndEstimatedItems == 0 ? ""

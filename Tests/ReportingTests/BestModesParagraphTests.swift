@@ -44,6 +44,28 @@ final class BestModesParagraphTests: XCTestCase {
                        + "each mode took off the near talker, which it should leave whole (this item).")
     }
 
+    /// A verdict on the near end alone tells far-end single talk too short to count (a 1 s call's
+    /// few steady frames) from none at all: the page said "no far-end single talk" over 16 frames.
+    func testAVerdictOnTheNearEndAloneTellsTooLittleFarEndFromNone() throws {
+        let point = { (mode: String, nearEnd: Double, steadyFrames: Int) in
+            var point = BestModes.Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nearEnd)
+            point.steadyERLEFrames = steadyFrames
+            return point
+        }
+        let short = [point("speex", 4, 16), point("webrtc", 1, 16)]
+        XCTAssertEqual(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: short), isCorpus: false)),
+                       "**Best on near-end attenuation:** `webrtc` — judged on the near end alone: too little far-end single talk to judge "
+                       + "ERLE on (16 analysis frames; a steady ERLE counts from 20) (this item).")
+        let corpus = try XCTUnwrap(BestModes.front(ofItems: [short, [point("speex", 3, 0), point("webrtc", 2, 0)]]))
+        XCTAssertEqual(corpus.steadyERLEItems, 1)
+        XCTAssertTrue(text(EvalReportDocument.bestModesParagraph(corpus, itemNames: ["short", "near"])).contains(
+            "judged on the near end alone: no item where every mode has a steady ERLE that counts (far-end single talk in 1 item, "
+            + "16 analysis frames; a steady ERLE counts from 20)"))
+        let none = [point("speex", 4, 0), point("webrtc", 1, 0)]
+        XCTAssertTrue(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: none), isCorpus: false)).contains(
+            "judged on the near end alone: no far-end single talk to judge ERLE on (this item)"))
+    }
+
     /// Without a corpus verdict the page says why, so "wins 0" reads as what it is.
     func testNoVerdictSaysWhy() {
         XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended"])),
