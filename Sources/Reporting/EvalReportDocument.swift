@@ -145,7 +145,7 @@ public enum EvalReportDocument {
             blocks.append(.paragraph([.text(cellLegend + echoPathLegend
                                             + "In bold, the modes of each item that no other mode beats on both; each value links to its run's report. "
                                             + "≥ marks a lower bound (an output under the input's noise floor; a near end lost); "
-                                            + "a value marked (few frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
+                                            + "a value marked (N frames) stands on fewer than \(FigureConfidence.minimumAnalysisFrames) analysis frames and counts in no mean or win.")]))
             blocks.append(.table(.init(header: ["item", "echo path"] + modes.map(\.description), rows: items.enumerated().map { position, item in
                 let front = verdicts.front(ofItemAt: position)?.modes ?? []
                 return [.init(item.name), .init(Self.echoPathText(item.results))] + modes.map { mode -> ReportDocument.Cell in
@@ -156,17 +156,16 @@ public enum EvalReportDocument {
                     let estimate = nearEnd == nil ? m?.nearEndEstimate : nil
                     // A lone talker's figure first: a recording's estimate there is no double talk's.
                     let nearEndText = summary.nearEndAlone.map { alone in
-                        compact(alone.value, isLowerBound: alone.isLowerBound, isLowConfidence: FigureConfidence.isLow(frames: alone.frames))
+                        compact(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames)
                             + (alone.isEstimate ? " est." : "") + " alone"
                     } ?? estimate.map { e in
-                        compact(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, isLowConfidence: FigureConfidence.isLow(frames: e.frames))
+                        compact(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)
                             + (e.outputDropDB == nil ? "" : " est.") + (e.isLost ? " (lost)" : "")
-                    } ?? compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, isLowConfidence: nearEnd?.isLowConfidence ?? false)
+                    } ?? compact(nearEnd?.attenuationDB, isLowerBound: nearEnd?.isLost ?? false, frames: nearEnd?.doubleTalkFrames ?? 0)
                     let text = nearEndCell
-                        ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false)) / "
+                        ? "\(compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, frames: m?.erleSteadyFrames ?? 0)) / "
                             + nearEndText
-                        : compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, isLowConfidence: m?.isSteadyLowConfidence ?? false,
-                                  unit: " dB")
+                        : compact(value, isLowerBound: m?.erleSteadyIsLowerBound ?? false, frames: m?.erleSteadyFrames ?? 0, unit: " dB")
                     if front.contains(mode.description) {
                         return .init([.strongLink(text, href: "\(result.folder)/report.md")], value: value)
                     }
@@ -424,11 +423,13 @@ public enum EvalReportDocument {
         return parts.isEmpty ? "—" : parts.joined(separator: ", ")
     }
 
-    /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (few frames)" for a low-confidence one;
-    /// `unit` right after the number ("12.3 dB (few frames)").
-    static func compact(_ value: Double?, isLowerBound: Bool, isLowConfidence: Bool, unit: String = "") -> String {
+    /// A matrix cell's value: "≥ 28.9" for a bound, "12.3 (16 frames)" for one on too few analysis
+    /// `frames` to count, as the run's pages say it ("low confidence: 16 analysis frames"); `unit`
+    /// right after the number ("12.3 dB (16 frames)").
+    static func compact(_ value: Double?, isLowerBound: Bool, frames: Int, unit: String = "") -> String {
         guard value != nil else { return "—" }
-        return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + unit + (isLowConfidence ? " (few frames)" : "")
+        let thin = FigureConfidence.isLow(frames: frames) ? " (\(RunReportDocument.count(frames, "frame")))" : ""
+        return (isLowerBound ? "≥ " : "") + ReportFormatting.number(value, digits: 1) + unit + thin
     }
 
     /// Near-end attenuation in double talk (dB), as eval.md's column has it: a call without

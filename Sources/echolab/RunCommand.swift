@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Evaluation
+import Metrics
 import Reporting
 import ScenarioFiles
 import Simulation
@@ -108,8 +109,13 @@ struct RunCommand: ParsableCommand {
             // Figures against a reference the app left silent stand on the rest of the call alone.
             let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? "; not measured over the \(ReportFormatting.seconds(silentReference)) the canceller's reference was silent" : ""
-            print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound)), ERLE \(db(m.erleDB, m.erleIsLowerBound)) "
-                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(scope)), "
+            // A figure on too few frames says so, as the report does: it counts in no verdict.
+            func thin(_ value: Double?, _ frames: Int) -> String {
+                value != nil && FigureConfidence.isLow(frames: frames) ? " (\(FigureConfidence.mark(frames: frames)))" : ""
+            }
+            print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound))\(thin(m.erlDB, m.erlFrames)), "
+                  + "ERLE \(db(m.erleDB, m.erleIsLowerBound))\(thin(m.erleDB, m.gate.singleTalkFrames)) "
+                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(thin(m.erleSteadyDB, m.erleSteadyFrames))\(scope)), "
                   + "\(Self.findingsText(report.findings)), \(pipeline)"
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             for line in ScorerOptions.lines(report.scores ?? []) { print(printable(line)) }

@@ -161,10 +161,18 @@ final class BoundsInVerdictsTests: XCTestCase {
         }
         XCTAssertTrue(sawBound, "WebRTC at Max takes the output under this room's noise floor")
         let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
-        XCTAssertTrue(markdown.contains("(few frames)"), markdown)
+        // The matrix says on how few frames, as the run's page does.
+        let speexBlipFrames = try XCTUnwrap(metrics("blip", "speex:intensityRecommended")["erle_steady_analysis_frames"] as? Int)
+        XCTAssertTrue(markdown.contains(" (\(speexBlipFrames) frames)"), markdown)
         XCTAssertTrue(markdown.contains("| ≥ "), "a mean over bounds reads as one: \(markdown)")
         let page = try String(contentsOf: root.appendingPathComponent("out/blip/speex-intensityRecommended/report.md"), encoding: .utf8)
         XCTAssertTrue(page.contains("(low confidence: "), page)
+        // So does `run`'s summary line, where a figure would otherwise read as any other.
+        let blipRun = try runEchoLab(["run", "corpus/blip.json", "--aec", "speex:intensityRecommended", "--no-taps", "--out", "blip-run"], in: root)
+        XCTAssertEqual(blipRun.status, 0, blipRun.standardError)
+        let blipMetrics = try XCTUnwrap(try loadJSON(root.appendingPathComponent("blip-run/report.json").path)["metrics"] as? [String: Any])
+        let blipRunFrames = try XCTUnwrap(blipMetrics["erle_steady_analysis_frames"] as? Int)
+        XCTAssertTrue(blipRun.standardOutput.contains(" dB (low confidence: \(blipRunFrames) analysis frames))"), blipRun.standardOutput)
 
         // The gate: a baseline whose near end was kept, against a run that lost it.
         let eval0 = try Data(contentsOf: root.appendingPathComponent("out/eval.json"))
