@@ -317,12 +317,20 @@ extension EvalComparison.Change {
     public var currentText: String { ComparisonMarkdown.words(current, of: subject) }
 
     /// The change as the reports print it: a count, a score or dB, signed; a level or a score
-    /// with as many decimals as show it beyond its threshold.
+    /// with as many decimals as show it beyond its threshold. A change to or from a lower bound
+    /// is certain only one way, as the mode means' is: "≥ +2.10 dB" a rise to a bound, "≤ -1.00
+    /// dB" a fall from one (the figure printed alone read as the exact change).
     public var deltaText: String? {
         guard let delta else { return nil }
         if subject.isCount { return String(format: "%+.0f", delta) }
         let number = ComparisonMarkdown.signed(delta, beyond: threshold)
-        return subject.isScore ? number : number + " dB"
+        guard !subject.isScore else { return number }
+        let mark = switch (baseline, current) {
+        case (.level(let was), .level(let now)) where !was.isLowerBound && now.isLowerBound && delta > 0: "≥ "
+        case (.level(let was), .level(let now)) where was.isLowerBound && !now.isLowerBound && delta < 0: "≤ "
+        default: ""
+        }
+        return mark + number + " dB"
     }
 
     /// Why it was not judged, in words; nil where it was judged.

@@ -182,6 +182,24 @@ final class ComparisonMarkdownTests: XCTestCase {
         XCTAssertTrue(xml.contains("failures=\"0\""), xml)
         XCTAssertTrue(xml.contains("<system-out>not judged (both lower bounds): erle_steady_db: ≥ 49.04 dB → ≥ 39.04 dB (-10.00 dB)</system-out>"), xml)
     }
+
+    /// A change to or from a lower bound says how far it is certain, as the mode means do: a
+    /// trial's regression read "-1.00 dB" beside a means table's "≤ -0.30 dB".
+    func testARunsChangeToOrFromABoundKeepsItsMark() {
+        func change(_ was: BoundedValue, _ now: BoundedValue) -> EvalComparison.Change {
+            EvalComparison.Change(run: EvalComparison.RunKey(item: "a", mode: "speex:intensityMax"), subject: .level(metric: "erle_steady_db"),
+                                  baseline: .level(was), current: .level(now), delta: now.value - was.value, threshold: 0.5)
+        }
+        XCTAssertEqual(change(BoundedValue(30, isLowerBound: true), BoundedValue(29)).deltaText, "≤ -1.00 dB", "a fall from a bound")
+        XCTAssertEqual(change(BoundedValue(20), BoundedValue(22.1, isLowerBound: true)).deltaText, "≥ +2.10 dB", "a rise to a bound")
+        XCTAssertEqual(change(BoundedValue(20), BoundedValue(18)).deltaText, "-2.00 dB", "both measured: exact")
+        XCTAssertEqual(change(BoundedValue(49, isLowerBound: true), BoundedValue(39, isLowerBound: true)).deltaText, "-10.00 dB",
+                       "unknown either way: the difference of the figures, beside its reason")
+        let line = ComparisonJUnit.render(EvalComparison(baseline: Self.eval(complete: true, erle: 30, lowerBounds: 1),
+                                                         current: Self.eval(complete: true, erle: 29, lowerBounds: 0), maxRegressionDB: 0.5),
+                                          baselineName: "a.json", currentName: "b.json")
+        XCTAssertTrue(line.contains("erle_steady_db: ≥ 30.00 dB → 29.00 dB (≤ -1.00 dB)"), line)
+    }
 }
 
 /// A recording's report says why the tap-free gate scored nothing, for each limitation.
