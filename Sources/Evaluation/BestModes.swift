@@ -14,7 +14,8 @@ import EchoLabJSON
 /// (`≥ 49.04` and `≥ 49.03`, or `49.04` and `≥ 49.03`) are tied on that axis. `disabled` is the
 /// reference a canceller is judged against, never on the front; nor is a mode that is no
 /// canceller there: one that removed no echo (a measured steady ERLE of 0 dB or less, where ERLE
-/// counts: a pass-through, or worse), or one that sent digital silence whenever only the far end
+/// counts: a pass-through, or worse; run below the call's rate, none in the band it runs in:
+/// `removesNoEchoInItsBand`), or one that sent digital silence whenever only the far end
 /// talked (`sendsSilence`: a mute, which ERLE alone would rank with a perfect canceller on an item
 /// without double talk). An axis counts where some mode
 /// has a value on it, or lost the near end in double talk (an item without double talk is judged
@@ -61,6 +62,10 @@ public enum BestModes {
         /// The far-end single talk the steady ERLE stands on (analysis frames): with no ERLE
         /// value, whether there were too few frames or none.
         public var steadyERLEFrames = 0
+        /// The canceller runs below the call's rate and removed no echo in the band it runs in
+        /// (`EvalDocument.removesNoEchoInItsBand`): its steady ERLE is the band above half its
+        /// rate, which it never sends. No canceller there, as one whose ERLE reads 0 dB.
+        public var removesNoEchoInItsBand = false
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
                     nearEndIsLowerBound: Bool = false, isNearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
@@ -135,6 +140,10 @@ public enum BestModes {
         /// the near end alone, it tells "no far-end single talk" from "too little to count".
         public var steadyERLEItems = 0
         public var steadyERLEFrames = 0
+        /// The canceller runs below the call's rate and removed no echo in the band it runs in
+        /// (`EvalDocument.removesNoEchoInItsBand`): its steady ERLE is the band above half its
+        /// rate, which it never sends. No canceller there, as one whose ERLE reads 0 dB.
+        public var removesNoEchoInItsBand = false
         /// For a corpus: per front mode (in `modes` order), the compared items where a lower bound
         /// left its order against another mode unknown, counted as no difference (empty for an item).
         public var ties: [Ties] = []
@@ -343,9 +352,13 @@ public enum BestModes {
             func own(_ indices: [Int]) -> [Point] { indices.compactMap { index in items[index].first { $0.mode == mode } } }
             if own(compared).contains(where: \.isNearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, isNearEndLost: true) }
             let erleMean = BoundedValue.mean(own(erle).compactMap(\.erle)), nearEndMean = BoundedValue.mean(own(nearEnd).compactMap(\.nearEnd))
-            return Point(mode: mode, erleSteadyDB: erleMean?.value, erleSteadyIsLowerBound: erleMean?.isLowerBound ?? false,
-                         nearEndAttenuationDB: nearEndMean?.value, nearEndIsLowerBound: nearEndMean?.isLowerBound ?? false,
-                         nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), sendsSilence: own(compared).contains(where: \.sendsSilence))
+            var point = Point(mode: mode, erleSteadyDB: erleMean?.value, erleSteadyIsLowerBound: erleMean?.isLowerBound ?? false,
+                              nearEndAttenuationDB: nearEndMean?.value, nearEndIsLowerBound: nearEndMean?.isLowerBound ?? false,
+                              nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), sendsSilence: own(compared).contains(where: \.sendsSilence))
+            // Over the corpus as on an item: a canceller that removed nothing in its band on any
+            // item compared on ERLE is none, whatever the band it never sent adds to its mean.
+            point.removesNoEchoInItsBand = !own(erle).isEmpty && own(erle).allSatisfy(\.removesNoEchoInItsBand)
+            return point
         }
         return (points, erle, nearEnd)
     }
@@ -362,7 +375,7 @@ public enum BestModes {
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
             guard !point.isNearEndLost, !point.sendsSilence, let e = axes.erle ? point.erle : BoundedValue(0),
                   let n = axes.nearEnd ? point.nearEndDeparture : BoundedValue(0) else { return nil }
-            if axes.erle, removesNoEcho(e) { return nil }
+            if axes.erle, removesNoEcho(e) || point.removesNoEchoInItsBand { return nil }
             return (point.mode, e, n)
         }
         // A mode that lost the near end was a canceller that lost: it counts towards the two a

@@ -169,20 +169,35 @@ extension EvalReportDocument {
     /// resampled around: the band above half its rate is never sent, and reads as echo removed in
     /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz stands best on
     /// both axes of a white-noise corpus, with 8.3 dB of ERLE). nil where none does.
+    /// Those that removed no echo in the band they run in (`EvalDocument.removesNoEchoInItsBand`)
+    /// are named with the runs they did so in: those runs stand on no front, which their ERLE
+    /// alone would not say.
     static func bandLimitedNote(_ results: [CorpusRun.Result]) -> String? {
-        var backends: [EchoCancellerBackend] = []
+        var backends: [EchoCancellerBackend] = [], runs: [EchoCancellerBackend: (none: Int, all: Int)] = [:]
         for result in results {
             // A 16 kHz recording loses nothing to a 16 kHz canceller.
             guard let backend = result.mode?.backend, let rate = backend.cancellerRate, let runRate = result.summary?.sampleRate,
-                  runRate > rate, !backends.contains(backend) else { continue }
-            backends.append(backend)
+                  runRate > rate else { continue }
+            if !backends.contains(backend) { backends.append(backend) }
+            guard let bands = result.summary?.metrics?.erleBands else { continue }
+            let none = EvalDocument.removesNoEchoInItsBand(bands, cancellerRate: rate)
+            runs[backend, default: (0, 0)] = (runs[backend, default: (0, 0)].none + (none ? 1 : 0), runs[backend, default: (0, 0)].all + 1)
         }
         guard !backends.isEmpty else { return nil }
         let named = backends.map { "\($0.name) at \($0.cancellerRate! / 1000) kHz" }.joined(separator: ", ")
-        return "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
+        var note = "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
             + "reads as echo removed, in their ERLE, convergence and wins: about 10·log10(24 kHz over half the rate) on a far end "
             + "with as much power up there as below (white noise: 4.8 dB at 16 kHz, 7.8 dB at 8 kHz, a little more with the "
             + "resampler's roll-off), a few hundredths of a dB on speech; a 48 kHz call's near end loses that band too."
+        let removedNone = backends.compactMap { backend -> String? in
+            guard let count = runs[backend], count.none > 0 else { return nil }
+            return "\(backend.name) (\(count.none) of \(count.all) runs)"
+        }
+        if !removedNone.isEmpty {
+            note += " Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
+                + removedNone.joined(separator: ", ") + "; no canceller there, those runs stand on no front."
+        }
+        return note
     }
 
     /// What each backend's runs were measured with (eval.json's per-run `library`: a library and

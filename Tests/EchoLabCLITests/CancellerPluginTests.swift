@@ -533,6 +533,41 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertTrue(page.contains("library plugin misbehaving, sha256 \(digest), plugin\\_latency\\_samples 0, plugin\\_path "), page)
     }
 
+    /// A pass-through run at 8 kHz on a 48 kHz call never sends the band above 4 kHz: on white
+    /// noise that reads as 8 dB of ERLE, and with the near end kept whole it was starred best on
+    /// both axes beside speexdsp and WebRTC (a plugin author's trial). Removing nothing in the
+    /// band it runs in, it is no canceller: off the front, and eval.md says why.
+    func testAPassThroughBelowTheCallsRateIsNoCancellerWhateverItsBandAdds() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        _ = try writeScenario("""
+            {"name": "noise", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 1},
+             "near_end": {"generator": "speech", "level_dbfs": -26, "seed": 5}, "noise": {"level_dbfs": -60, "seed": 7},
+             "echo_path": {"delay_ms": 40, "gain_db": -6}, "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8}
+            """, named: "noise.json", in: root.appendingPathComponent("corpus"))
+        _ = try Self.misbehaving("passthrough", in: root)
+        let inputs = try snapshot(root)
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--plugin", "p8=passthrough.so", "--plugin-rate", "p8=8000",
+                                   "--modes", "p8:intensityMax,speex:intensityRecommended,webrtc:intensityRecommended"], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        let through = try XCTUnwrap(runs["noise p8:intensityMax"]?["metrics"] as? [String: Any])
+        // What the band above 4 kHz adds: 10·log10(24/4) = 7.8 dB, and the roll-off a little more.
+        XCTAssertEqual(try XCTUnwrap(through["erle_steady_db"] as? Double), 8.2, accuracy: 0.5)
+        let bands = try XCTUnwrap(through["erle_bands"] as? [[String: Any]])
+        for band in bands where try XCTUnwrap(band["high_hz"] as? Double) <= 2000 {
+            XCTAssertEqual(try XCTUnwrap(band["erle_db"] as? Double), 0, accuracy: 0.05, "\(band)")
+        }
+        let best = try XCTUnwrap((try loadJSON(root.appendingPathComponent("out/eval.json").path)["best_modes"] as? [String: Any])?["modes"] as? [String])
+        XCTAssertEqual(best, ["speex:intensityRecommended", "webrtc:intensityRecommended"])
+        let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        XCTAssertFalse(markdown.contains("| `p8:intensityMax` ★"), markdown)
+        XCTAssertTrue(markdown.contains("Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
+                                        + "p8 (1 of 1 runs); no canceller there, those runs stand on no front."), markdown)
+        XCTAssertEqual(try snapshot(root).filter { !$0.key.hasPrefix("/out/") }, inputs)
+    }
+
     /// A plugin whose output comes a frame late while its latency_samples says 0 would be measured
     /// on misaligned audio (a trial's read as a near end lost): its runs fail, saying by how much,
     /// at the engine's rate and resampled around it at its own; so do those of a pass-through

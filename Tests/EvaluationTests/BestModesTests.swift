@@ -139,6 +139,43 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(corpus.modes, ["speex"])
     }
 
+    /// A canceller run below the call's rate never sends the band above half its rate, and that
+    /// band reads as echo removed: a pass-through plugin at 8 kHz read 8.2 dB of ERLE on white
+    /// noise, kept the near end whole, and was starred best on both axes beside speexdsp. Where it
+    /// removed nothing in the band it runs in, it is no canceller there, as one that reads 0 dB.
+    func testACancellerThatRemovesNoEchoInItsBandIsNoCanceller() throws {
+        func bands(_ erle: [Double?], bound: Int? = nil) -> [BandERLE] {
+            erle.enumerated().map { index, value in
+                BandERLE(lowHz: 125 * Double(1 << index), highHz: 250 * Double(1 << index), erleDB: value, isLowerBound: index == bound)
+            }
+        }
+        // The trial's pass-through at 8 kHz: 0 dB to 2 kHz, the resampler's roll-off at 2–4 kHz,
+        // the band it never sent above; judged on 125 Hz–2 kHz, under a quarter of its rate.
+        let passThrough = bands([0, 0, 0, 0, 1.05, 30.7, 30.7])
+        XCTAssertTrue(EvalDocument.removesNoEchoInItsBand(passThrough, cancellerRate: 8000))
+        XCTAssertTrue(EvalDocument.removesNoEchoInItsBand(bands([0.04, -2.4, 0, nil, 1, 30, 30]), cancellerRate: 8000),
+                      "as printed, worse, or unmeasured in a band: none removed where measured")
+        XCTAssertFalse(EvalDocument.removesNoEchoInItsBand(passThrough, cancellerRate: 16_000), "at 16 kHz, 2–4 kHz is in its band")
+        XCTAssertFalse(EvalDocument.removesNoEchoInItsBand(bands([0, 0, 0.1, 0, 1, 30, 30]), cancellerRate: 8000), "0.1 dB in one band counts")
+        XCTAssertFalse(EvalDocument.removesNoEchoInItsBand(bands([0, 0, -1, 0, 1, 30, 30], bound: 2), cancellerRate: 8000),
+                       "a bound says only \"at least\"")
+        XCTAssertFalse(EvalDocument.removesNoEchoInItsBand(bands([nil, nil, nil, nil, 1, 30, 30]), cancellerRate: 8000), "nothing to judge on")
+
+        var through = point("through8", 4.1, -0.2)
+        through.removesNoEchoInItsBand = true
+        XCTAssertEqual(BestModes.front(of: [point("through8", 4.1, -0.2), point("speex", 20.7, 11.6), point("webrtc", 24.9, 14.7)])?.modes,
+                       ["through8", "speex", "webrtc"], "its ERLE alone keeps it on the front")
+        XCTAssertEqual(BestModes.front(of: [through, point("speex", 20.7, 11.6), point("webrtc", 24.9, 14.7)])?.modes, ["speex", "webrtc"])
+        XCTAssertNil(BestModes.front(of: [through, point("speex", 20.7, 11.6)]), "a lone canceller, as beside a pass-through")
+        // Over a corpus it is off where it removed none in its band on every item it was compared on.
+        var removing = point("through8", 8.2, -0.2)
+        removing.removesNoEchoInItsBand = false
+        let items = [[through, point("speex", 20.7, 11.6), point("webrtc", 24.9, 14.7)], [through, point("speex", 19.8, 11.6), point("webrtc", 26.4, 14.7)]]
+        XCTAssertEqual(BestModes.front(ofItems: items)?.modes, ["speex", "webrtc"])
+        XCTAssertEqual(BestModes.front(ofItems: [items[0], [removing, point("speex", 19.8, 11.6), point("webrtc", 26.4, 14.7)]])?.modes,
+                       ["through8", "speex", "webrtc"], "one item where it removed some: a canceller, judged on its means")
+    }
+
     func testFewerThanTwoModesToCompareIsNoVerdict() {
         XCTAssertNil(BestModes.front(of: [point("x", 20, 3)]))
         XCTAssertNil(BestModes.front(of: [point("disabled", 0, 0), point("x", 20, 3)]))

@@ -258,6 +258,23 @@ final class ReportWordingTests: XCTestCase {
                                                         try run(wide, rate: 48_000)]))
         // A 16 kHz recording loses nothing to a 16 kHz canceller.
         XCTAssertNil(EvalReportDocument.bandLimitedNote([try run(mobile, rate: 16_000)]))
+        // Those that removed no echo in the band they run in are named with their runs: the
+        // verdicts leave them out, which their ERLE alone would not explain.
+        func measured(_ mode: EchoControlMode, inBand erle: Double) throws -> CorpusRun.Result {
+            let bands = (0..<7).map { BandERLE(lowHz: 125 * Double(1 << $0), highHz: 250 * Double(1 << $0), erleDB: $0 < 4 ? erle : 30) }
+            let gate = ActivityGateSummary(method: .echoPathFit, frames: 500, farEndActiveFrames: 400, singleTalkFrames: 400,
+                                           doubleTalkFrames: 0, limitation: nil, echoUnderNoiseFrames: 0)
+            let metrics = EchoMetrics(erlDB: 10, erleDB: 8, erleSteadyDB: 8, erleSteadyFrames: 200, convergenceSeconds: nil,
+                                      delayMilliseconds: 40, erleSeries: [], erleBands: bands, gate: gate)
+            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "sample_rate": .number(48_000),
+                                               "findings": .array([]), "metrics": metrics.json]
+            return CorpusRun.Result(itemIndex: 0, item: "item", file: "item.json", mode: mode, folder: "item/\(mode)",
+                                    summary: try RunSummary(reading: .object(report)), error: nil)
+        }
+        let named = try XCTUnwrap(EvalReportDocument.bandLimitedNote([try measured(narrow, inBand: 0), try measured(narrow, inBand: 6),
+                                                                     try measured(mobile, inBand: 0.1)]))
+        XCTAssertTrue(named.hasSuffix(" Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
+                                      + "p8 (1 of 2 runs); no canceller there, those runs stand on no front."), named)
     }
 
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
