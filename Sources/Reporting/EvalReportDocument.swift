@@ -284,6 +284,8 @@ public enum EvalReportDocument {
     /// `belowRequirement`: how many of a mode's runs miss TS 26.131's echo loss (a simulated
     /// run's echo-loss finding; a recording, which has no findings, by the same rule), and how
     /// many have a TCLw that cannot be judged against it (a bound under 46 dB that may meet it).
+    /// A median over fewer than the mode's runs says over how many, as the Modes table's means
+    /// do: a TCLw stands on 20 frames of far-end single talk, and runs without them are left out.
     static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary],
                                belowRequirement: (EchoControlMode) -> (below: Int, notJudged: Int)) -> [ReportDocument.Block] {
         typealias F = ReportFormatting
@@ -300,13 +302,15 @@ public enum EvalReportDocument {
             .paragraph([.text("In the telephony standards' terms (see docs/metrics.md): TCLw, the weighted terminal coupling loss "
                               + "(TS 26.131 asks 46 dB; a simulated run measured below it has the finding \(RequirementFindings.echoLossRule)), "
                               + "and the send attenuation range in double talk, which ITU-T P.340 categorises "
-                              + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more).")]),
+                              + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more). Each is over the mode's runs that have it "
+                              + "on at least 20 analysis frames; where that is not all of them, the median says over how many runs (\"3 of 5\").")]),
             .table(.init(header: header, rows: modes.map { mode in
                 let summary = summaries.first { $0.mode == mode.description }
                 var row: [ReportDocument.Cell] = [.init([.code(mode.description)])]
                 if hasTCLw {
                     let counts = belowRequirement(mode)
-                    row += [stat(summary?.tclwDB.median, isLowerBound: summary?.tclwDB.medianIsLowerBound),
+                    row += [counted(stat(summary?.tclwDB.median, isLowerBound: summary?.tclwDB.medianIsLowerBound),
+                                    count: summary?.tclwDB.count, runs: summary?.ran ?? 0),
                             stat(summary?.tclwDB.p10, isLowerBound: summary?.tclwDB.p10IsLowerBound),
                             .init("\(counts.below)"), .init("\(counts.notJudged)")]
                 }
@@ -314,7 +318,8 @@ public enum EvalReportDocument {
                     let median = summary?.doubleTalkAttenuationRangeDB.median
                     // Two decimals, as the run report prints it beside its category (`TelephonyBlocks.rangeText`).
                     let bounded = median != nil && summary?.doubleTalkAttenuationRangeDB.medianIsLowerBound == true
-                    row += [.init(TelephonyBlocks.rangeText(median, isLowerBound: bounded), value: median),
+                    row += [counted(.init(TelephonyBlocks.rangeText(median, isLowerBound: bounded), value: median),
+                                    count: summary?.doubleTalkAttenuationRangeDB.count, runs: summary?.ran ?? 0),
                             .init(summary?.doubleTalkRating.map { $0.category.rawValue + ($0.isBestCase ? " or worse" : "") } ?? "—")]
                 }
                 return row

@@ -303,6 +303,23 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertEqual(text(EvalReportDocument.convergenceCell(summary("speex:intensityRecommended", convergence: []), runs: 4).spans), "—")
     }
 
+    /// The telephony table's medians say over how many runs where fewer than the mode ran: a
+    /// mode whose 2 of 5 runs had 20 frames of far-end single talk for a TCLw read as if all had.
+    func testTelephonyMediansSayOverHowManyRuns() throws {
+        let speex = try EchoControlMode(parsing: "speex:intensityMax"), webrtc = try EchoControlMode(parsing: "webrtc:intensityMax")
+        func summary(_ mode: EchoControlMode, tclw: [Double], range: [Double]) -> ModeSummary {
+            ModeSummary(mode: mode.description, ran: 5, failed: 0, wins: 0, erleSteadyDB: .init([]), erleDB: .init([]), convergenceSeconds: .init([]),
+                        nearEndAttenuationDB: .init([]), nearEndDistortionDB: .init([]), tclwDB: .init(tclw), doubleTalkAttenuationRangeDB: .init(range))
+        }
+        let blocks = EvalReportDocument.telephonyTable(modes: [speex, webrtc],
+                                                       summaries: [summary(speex, tclw: [40, 50], range: [4, 5, 6, 7, 8]),
+                                                                   summary(webrtc, tclw: [50, 52, 54, 56, 58], range: [])]) { _ in (0, 0) }
+        let markdown = MarkdownWriter.render(ReportDocument(title: "t", blocks: blocks))
+        XCTAssertTrue(markdown.contains("| `speex:intensityMax` | 45.0 dB (2 of 5) | 41.0 dB | 0 | 0 | 6.00 dB |"), markdown)
+        XCTAssertTrue(markdown.contains("| `webrtc:intensityMax` | 54.0 dB | 50.8 dB | 0 | 0 | — |"), markdown)
+        XCTAssertTrue(markdown.contains("the median says over how many runs (\"3 of 5\")"), markdown)
+    }
+
     /// The note under the Modes table says what convergence is and why a mode may have none:
     /// `disabled`'s median read 0.0 s, the best of the table, though nothing converged.
     func testTheModesTableSaysWhatConvergenceIsAndWhenThereIsNone() throws {
