@@ -294,7 +294,7 @@ public struct CorpusRun {
             // where eval.json names this failure. Only then: where the folder itself was the
             // problem (another writer's lock, an input in it), what is there is not eval's to remove.
             if result.isCancellerFailure {
-                OutputFolder.removePreviousRun(in: (directory as NSString).appendingPathComponent(result.folder))
+                OutputFolder.removePreviousRun(in: (directory as NSString).appendingPathComponent(result.folder), under: directory)
             }
         }
         return result

@@ -152,10 +152,20 @@ public enum OutputFolder {
     /// Deletes what an earlier run wrote in `folder` — its report and the files it listed as its
     /// own — where this eval's run of that folder failed: eval.json names the folder, and it must
     /// not hold another run's figures (a plugin that passed last time, say). Nothing else in the
-    /// folder is touched, nor anything where no EchoLab run report is.
-    static func removePreviousRun(in folder: String) {
+    /// folder is touched, nor anything where no EchoLab run report is. The folder, and those
+    /// above it up to `root` (not included), go too where that left them empty: a re-eval left an
+    /// empty folder for each run of a plugin that crashed this time.
+    static func removePreviousRun(in folder: String, under root: String) {
         guard let files = previousRun(in: folder) else { return }
         removeStaleOutputs(in: folder, previous: files + RunOutput.reportFiles, written: [])
+        var emptied: [String] = [], path = URL(fileURLWithPath: folder).standardized.path
+        let top = URL(fileURLWithPath: root).standardized.path
+        while path.hasPrefix(top + "/") {
+            emptied.insert(path, at: 0)
+            path = (path as NSString).deletingLastPathComponent
+        }
+        // rmdir removes a folder only where it is empty: anything else there stays, and so does the folder.
+        AtomicFile.removeEmptyFolders(emptied)
     }
 
     /// Deletes the files the previous run in `folder` listed as its own that this run did not

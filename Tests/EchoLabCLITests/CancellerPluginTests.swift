@@ -359,7 +359,8 @@ final class CancellerPluginTests: XCTestCase {
 
     /// An eval into the folder of an earlier one, where a plugin of the same name now fails: the
     /// run's folder, which eval.json names, no longer holds the earlier plugin's report (it stood
-    /// there beside this eval's failure); the user's own file there stays.
+    /// there beside this eval's failure); the user's own file there stays, and a folder left
+    /// empty goes.
     func testAFailedPluginRunLeavesNoEarlierReportInItsFolder() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -378,6 +379,11 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual(runs["speech p:intensityMax"]?["folder"] as? String, "speech/p-intensityMax")
         let left = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { !$0.hasPrefix(".") }
         XCTAssertEqual(left, ["notes.txt"])
+        // A folder that held the earlier run alone goes with it, and so does its item's, left
+        // empty (a re-eval left an empty folder per failed run).
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/speech").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("out/delay40-intensityRecommended").path))
+        XCTAssertEqual(runs["delay40-intensityRecommended p:intensityMax"]?["folder"] as? String, "delay40-intensityRecommended/p-intensityMax")
     }
 
     /// The pids of the plugin hosts whose command line matches `pattern`, once the same ones have
