@@ -70,7 +70,7 @@ public enum InputFile {
     }
 
     /// `path` without its `.` components (`/a/./b/.` is `/a/b`); `.hidden` names are kept.
-    static func droppingDotComponents(_ path: String) -> String {
+    package static func droppingDotComponents(_ path: String) -> String {
         guard path.hasPrefix("./") || path.contains("/./") || path.hasSuffix("/.") else { return path }
         let kept = path.split(separator: "/", omittingEmptySubsequences: false).filter { $0 != "." }.joined(separator: "/")
         return kept.isEmpty && path.hasPrefix("/") ? "/" : kept

@@ -76,10 +76,11 @@ public enum CorpusManifest {
         }
         // Entries are relative to the manifest's folder as the manifest's path was given (relative
         // where it was): eval.json names the same files the same way from the same command line in
-        // any checkout, and shards run there merge.
+        // any checkout, and shards run there merge. Without `.` components, which name nothing
+        // (`./manifest.json` listing `./rec/mic.wav` named it `././rec/mic.wav`).
         let folder = InputFile.parent(of: path)
         func resolve(_ file: String) -> String {
-            file.hasPrefix("/") || folder.isEmpty ? file : (folder as NSString).appendingPathComponent(file)
+            InputFile.droppingDotComponents(file.hasPrefix("/") || folder.isEmpty ? file : (folder as NSString).appendingPathComponent(file))
         }
         var items: [CorpusItem] = []
         for (index, entry) in entries.enumerated() {

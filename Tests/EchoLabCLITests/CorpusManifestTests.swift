@@ -59,6 +59,17 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(folder.status, 0, folder.standardError)
         XCTAssertTrue(folder.standardOutput.hasPrefix("1 of 1 runs succeeded"), folder.standardOutput)
         try FileManager.default.removeItem(at: root.appendingPathComponent("out-a"))
+
+        // Named without `.` components, which name nothing: `./recordings.json` listing
+        // `./rec/mic.wav` named it `././rec/mic.wav`.
+        try write("{\"corpus\": [{\"name\": \"dotted\", \"mic\": \"./rec/mic.wav\", \"loopback\": \"rec/./reference.wav\"}]}",
+                  to: "recordings.json")
+        let dotted = try runEchoLab(["eval", "./recordings.json", "--modes", "speex:intensityMin", "--out", "out-dotted", "--no-taps"], in: root)
+        XCTAssertEqual(dotted.status, 0, dotted.standardError)
+        let dottedItems = try loadJSON(root.appendingPathComponent("out-dotted/eval.json").path)["items"] as! [[String: Any]]
+        XCTAssertEqual(dottedItems.first?["file"] as? String, "rec/mic.wav")
+        try FileManager.default.removeItem(at: root.appendingPathComponent("out-dotted"))
+        try FileManager.default.removeItem(at: root.appendingPathComponent("recordings.json"))
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
 
