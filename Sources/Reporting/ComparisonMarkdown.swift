@@ -318,16 +318,18 @@ extension EvalComparison.Change {
 
     /// The change as the reports print it: a count, a score or dB, signed; a level or a score
     /// with as many decimals as show it beyond its threshold. A change to or from a lower bound
-    /// is certain only one way, as the mode means' is: "≥ +2.10 dB" a rise to a bound, "≤ -1.00
-    /// dB" a fall from one (the figure printed alone read as the exact change).
+    /// is certain only one way, as the mode means' is, whichever its sign: "≥ +2.10 dB" or
+    /// "≥ -20.69 dB" to a bound (the figure now may lie anywhere above it), "≤ -1.00 dB" from one
+    /// (the figure printed alone read as the exact change). Between two bounds it is the
+    /// difference of the figures, beside the reason it was not judged.
     public var deltaText: String? {
         guard let delta else { return nil }
         if subject.isCount { return String(format: "%+.0f", delta) }
         let number = ComparisonMarkdown.signed(delta, beyond: threshold)
         guard !subject.isScore else { return number }
         let mark = switch (baseline, current) {
-        case (.level(let was), .level(let now)) where !was.isLowerBound && now.isLowerBound && delta > 0: "≥ "
-        case (.level(let was), .level(let now)) where was.isLowerBound && !now.isLowerBound && delta < 0: "≤ "
+        case (.level(let was), .level(let now)) where !was.isLowerBound && now.isLowerBound: "≥ "
+        case (.level(let was), .level(let now)) where was.isLowerBound && !now.isLowerBound: "≤ "
         default: ""
         }
         return mark + number + " dB"

@@ -192,6 +192,9 @@ final class ComparisonMarkdownTests: XCTestCase {
         }
         XCTAssertEqual(change(BoundedValue(30, isLowerBound: true), BoundedValue(29)).deltaText, "≤ -1.00 dB", "a fall from a bound")
         XCTAssertEqual(change(BoundedValue(20), BoundedValue(22.1, isLowerBound: true)).deltaText, "≥ +2.10 dB", "a rise to a bound")
+        XCTAssertEqual(change(BoundedValue(29.27), BoundedValue(8.59, isLowerBound: true)).deltaText, "≥ -20.68 dB",
+                       "a fall to a bound (not judged) is at least the figures' difference: a trial read it as exact")
+        XCTAssertEqual(change(BoundedValue(40, isLowerBound: true), BoundedValue(41)).deltaText, "≤ +1.00 dB", "a rise from a bound")
         XCTAssertEqual(change(BoundedValue(20), BoundedValue(18)).deltaText, "-2.00 dB", "both measured: exact")
         XCTAssertEqual(change(BoundedValue(49, isLowerBound: true), BoundedValue(39, isLowerBound: true)).deltaText, "-10.00 dB",
                        "unknown either way: the difference of the figures, beside its reason")
