@@ -165,7 +165,7 @@ extension AtomicFile {
         guard descriptor >= 0 else { throw WriteFailure(reason: String(cString: strerror(errno))) }
         do {
             try produce { piece in
-                if let reason = piece.withBytes({ writeAll($0, to: descriptor) }) { throw WriteFailure(reason: reason) }
+                if let reason = piece.withBytes({ SystemCalls.writeAll($0, to: descriptor) }) { throw WriteFailure(reason: reason) }
             }
         } catch {
             close(descriptor)
@@ -178,20 +178,6 @@ extension AtomicFile {
             unlink(path)
             throw WriteFailure(reason: reason)
         }
-    }
-
-    /// Writes all of `bytes` to `descriptor` (write(2) may take part of them); nil, or the reason.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
-        var offset = 0
-        while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                return String(cString: strerror(errno))
-            }
-            offset += written
-        }
-        return nil
     }
 
     /// Deletes the replaced files `moveIntoPlaceKeepingReplaced` left.

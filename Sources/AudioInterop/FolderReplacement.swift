@@ -156,7 +156,7 @@ package struct FolderReplacement {
                 if errno != EINTR { failure = "\(source): \(String(cString: strerror(errno)))" }
                 continue
             }
-            failure = buffer.withUnsafeBytes { AtomicFile.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output) }
+            failure = buffer.withUnsafeBytes { SystemCalls.writeAll(UnsafeRawBufferPointer(rebasing: $0[..<count]), to: output) }
         }
         if close(output) != 0, failure == nil { failure = String(cString: strerror(errno)) }
         if let failure { throw SystemFailure(reason: failure) }

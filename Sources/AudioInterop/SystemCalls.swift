@@ -10,10 +10,15 @@ package enum SystemCalls {
     /// write(2) until all of `text` is written, past interruptions; nil, or why it could not
     /// (`strerror`, or "nothing was written").
     package static func writeAll(_ text: String, to descriptor: Int32) -> String? {
-        let bytes = Array(text.utf8)
+        Array(text.utf8).withUnsafeBytes { writeAll($0, to: descriptor) }
+    }
+
+    /// write(2) until all of `bytes` is written (it may take part of them), past interruptions;
+    /// nil, or why it could not. A write that takes nothing ends it: looping on it would never end.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> String? {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + offset, $0.count - offset) }
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return written < 0 ? String(cString: strerror(errno)) : "nothing was written" }
             offset += written

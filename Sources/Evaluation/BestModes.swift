@@ -136,8 +136,10 @@ public enum BestModes {
         /// double talk" from "double talk, but no near-end figure to judge it on".
         public var doubleTalkItems = 0
         public var doubleTalkFrames = 0
-        /// The far-end single talk steady ERLE stands on, counted alike: where the verdict is on
-        /// the near end alone, it tells "no far-end single talk" from "too little to count".
+        /// The far-end single talk steady ERLE stands on: the items that have some, and the most
+        /// frames of it in one item (three items of 16 frames are too little in each, not 48).
+        /// Where the verdict is on the near end alone, it tells "no far-end single talk" from
+        /// "too little to count".
         public var steadyERLEItems = 0
         public var steadyERLEFrames = 0
         /// The canceller runs below the call's rate and removed no echo in the band it runs in
@@ -251,7 +253,7 @@ public enum BestModes {
         var verdict = Verdict(modes: front.map { modes[$0] }, axes: verdictAxes(axes), comparedItems: Set(erleItems + nearEndItems).count,
                               items: items.count, erleComparedItems: erleItems.count, nearEndComparedItems: nearEndItems.count,
                               doubleTalkItems: doubleTalk.filter { $0 > 0 }.count, doubleTalkFrames: doubleTalk.reduce(0, +),
-                              steadyERLEItems: steady.filter { $0 > 0 }.count, steadyERLEFrames: steady.reduce(0, +))
+                              steadyERLEItems: steady.filter { $0 > 0 }.count, steadyERLEFrames: steady.max() ?? 0)
         verdict.nearEndEstimatedItems = nearEndItems.filter { items[$0].contains(where: \.nearEndIsEstimate) }.count
         verdict.ties = front.map { m in
             func tied(_ table: [[BoundedValue?]], _ indices: [Int]) -> [Int] {

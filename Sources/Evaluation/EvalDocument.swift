@@ -47,21 +47,25 @@ public enum EvalDocument {
         /// A failed run's error is its canceller's (a plugin that crashed): its message names the
         /// plugin, not the run, and a merge names the runs as eval did.
         public var isCancellerFailure: Bool
+        /// The rate its canceller ran at under the call's (`CorpusRun.Result.bandLimitedCancellerRate`).
+        public var bandLimitedCancellerRate: Int?
 
         public init(mode: String?, folder: String, summary: RunSummary?, error: String?, failedLibrary: String? = nil,
-                    isCancellerFailure: Bool = false) {
+                    isCancellerFailure: Bool = false, bandLimitedCancellerRate: Int? = nil) {
             self.mode = mode
             self.folder = folder
             self.summary = summary
             self.error = error
             self.failedLibrary = failedLibrary
             self.isCancellerFailure = isCancellerFailure
+            self.bandLimitedCancellerRate = bandLimitedCancellerRate
         }
 
         public init(_ result: CorpusRun.Result) {
             self.init(mode: result.mode?.description, folder: result.folder, summary: result.summary, error: result.error,
                       failedLibrary: result.summary == nil ? result.library : nil,
-                      isCancellerFailure: result.summary == nil && result.isCancellerFailure)
+                      isCancellerFailure: result.summary == nil && result.isCancellerFailure,
+                      bandLimitedCancellerRate: result.bandLimitedCancellerRate)
         }
     }
 
@@ -356,7 +360,7 @@ public enum EvalDocument {
                                             })
             point.nearEndAloneIsEstimate = alone?.isEstimate ?? false
             point.steadyERLEFrames = metrics?.erleSteadyFrames ?? 0
-            if let metrics, let rate = result.summary?.cancellerRateHz, let runRate = result.summary?.sampleRate, runRate > rate {
+            if let metrics, let rate = result.bandLimitedCancellerRate {
                 point.removesNoEchoInItsBand = removesNoEchoInItsBand(metrics.erleBands, cancellerRate: rate)
             }
             return point

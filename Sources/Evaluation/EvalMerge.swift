@@ -186,7 +186,7 @@ public enum EvalMerge {
         for file in summary.taps.values.sorted() where !file.hasPrefix("/") {
             let path = (folder as NSString).appendingPathComponent(file)
             if let problem = InputFile.problem(at: path) { throw MergeError.missingReport(path: path, problem: problem) }
-            // Opened, not read: libsndfile checks the header and the data's length against the file.
+            // Opened, not read: the reader checks the header against the file (its data length for a WAV).
             do { _ = try SoundFileReader(path: path) } catch let error as AudioIOError { throw MergeError.brokenTap(error) }
         }
         let pages = ["report.md", "report.html"].map { (folder as NSString).appendingPathComponent($0) }

@@ -168,23 +168,24 @@ extension EvalReportDocument {
     /// The backends whose canceller runs below the rate of a call or recording it ran on,
     /// resampled around: the band above half its rate is never sent, and reads as echo removed in
     /// their ERLE, its convergence and their wins (a pass-through plugin at 8 kHz stands best on
-    /// both axes of a white-noise corpus, with 8.3 dB of ERLE). nil where none does.
+    /// both axes of a white-noise corpus, with 8.2 dB of ERLE). nil where none does.
     /// Those that removed no echo in the band they run in (`EvalDocument.removesNoEchoInItsBand`)
     /// are named with the runs they did so in: those runs stand on no front, which their ERLE
     /// alone would not say.
     static func bandLimitedNote(_ results: [CorpusRun.Result]) -> String? {
-        var backends: [EchoCancellerBackend] = [], runs: [EchoCancellerBackend: (none: Int, all: Int)] = [:]
+        var backends: [EchoCancellerBackend] = [], rates: [EchoCancellerBackend: Int] = [:]
+        var runs: [EchoCancellerBackend: (none: Int, all: Int)] = [:]
         for result in results {
             // A 16 kHz recording loses nothing to a 16 kHz canceller.
-            guard let backend = result.mode?.backend, let rate = backend.cancellerRate, let runRate = result.summary?.sampleRate,
-                  runRate > rate else { continue }
+            guard let backend = result.mode?.backend, let rate = result.bandLimitedCancellerRate else { continue }
             if !backends.contains(backend) { backends.append(backend) }
+            rates[backend] = rate
             guard let bands = result.summary?.metrics?.erleBands else { continue }
             let none = EvalDocument.removesNoEchoInItsBand(bands, cancellerRate: rate)
             runs[backend, default: (0, 0)] = (runs[backend, default: (0, 0)].none + (none ? 1 : 0), runs[backend, default: (0, 0)].all + 1)
         }
         guard !backends.isEmpty else { return nil }
-        let named = backends.map { "\($0.name) at \($0.cancellerRate! / 1000) kHz" }.joined(separator: ", ")
+        let named = backends.map { "\($0.name) at \(rates[$0]! / 1000) kHz" }.joined(separator: ", ")
         var note = "Cancellers run below the call's rate (\(named)) never send the band above half their rate, and what was there "
             + "reads as echo removed, in their ERLE, convergence and wins: about 10·log10(24 kHz over half the rate) on a far end "
             + "with as much power up there as below (white noise: 4.8 dB at 16 kHz, 7.8 dB at 8 kHz, a little more with the "

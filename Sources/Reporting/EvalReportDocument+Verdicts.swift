@@ -34,12 +34,16 @@ extension EvalReportDocument {
             why = " — judged on ERLE alone: \(reason) (\(scope))\(marked)."
         case .nearEndOnly:
             lead = front.nearEndEstimatedItems > 0 ? "Best on the near end (estimated):" : "Best on near-end attenuation:"
-            // Far-end single talk too short to count is not none: say how short.
+            // Far-end single talk too short to count is not none: say how short. Enough of it
+            // with no steady ERLE (an output at the mic's floor) is not too little.
             let frames = RunReportDocument.count(front.steadyERLEFrames, "analysis frame")
             let minimum = FigureConfidence.minimumAnalysisFrames
+            let tooLittle = FigureConfidence.isLow(frames: front.steadyERLEFrames)
+            let counts = tooLittle ? "; a steady ERLE counts from \(minimum))" : ")"
             let reason = front.steadyERLEItems == 0 ? "no far-end single talk to judge ERLE on"
-                : isCorpus ? "no item where every mode has a steady ERLE that counts (far-end single talk in \(RunReportDocument.count(front.steadyERLEItems, "item")), \(frames); a steady ERLE counts from \(minimum))"
-                : "too little far-end single talk to judge ERLE on (\(frames); a steady ERLE counts from \(minimum))"
+                : isCorpus ? "no item where every mode has a steady ERLE that counts (far-end single talk in \(RunReportDocument.count(front.steadyERLEItems, "item")), at most \(frames) in one\(counts)"
+                : tooLittle ? "too little far-end single talk to judge ERLE on (\(frames)\(counts)"
+                : "no mode has a steady ERLE to judge it on (far-end single talk: \(frames))"
             why = " — judged on the near end alone: \(reason) (\(scope))\(marked).\(estimated)"
         case .nearEndAlone:
             lead = "Best with the near end alone:"

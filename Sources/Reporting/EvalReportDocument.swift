@@ -303,7 +303,7 @@ public enum EvalReportDocument {
                               + "(TS 26.131 asks 46 dB; a simulated run measured below it has the finding \(RequirementFindings.echoLossRule)), "
                               + "and the send attenuation range in double talk, which ITU-T P.340 categorises "
                               + "(1: ≤ 3 dB full duplex; 2a/2b/2c: ≤ 6/9/12 dB; 3: more). Each is over the mode's runs that have it "
-                              + "on at least 20 analysis frames; where that is not all of them, the median says over how many runs (\"3 of 5\").")]),
+                              + "on at least \(FigureConfidence.minimumAnalysisFrames) analysis frames; where that is not all of them, the median says over how many runs (\"3 of 5\").")]),
             .table(.init(header: header, rows: modes.map { mode in
                 let summary = summaries.first { $0.mode == mode.description }
                 var row: [ReportDocument.Cell] = [.init([.code(mode.description)])]

@@ -95,7 +95,6 @@ struct RunCommand: ParsableCommand {
             let m = report.metrics
             // As report.md prints them, from the values report.json holds ("≥" where the figure is
             // a bound): a raw 9.04996 dB would read 9.0 here beside report.md's 9.1.
-            func db(_ value: Double?, _ isLowerBound: Bool = false) -> String { ReportFormatting.figure(value, isLowerBound: isLowerBound) }
             // What went wrong in the pipeline, said where the run is summed up, not only in the report.
             func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
@@ -110,12 +109,12 @@ struct RunCommand: ParsableCommand {
             let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? "; not measured over the \(ReportFormatting.seconds(silentReference)) the canceller's reference was silent" : ""
             // A figure on too few frames says so, as the report does: it counts in no verdict.
-            func thin(_ value: Double?, _ frames: Int) -> String {
-                value != nil && FigureConfidence.isLow(frames: frames) ? " (\(FigureConfidence.mark(frames: frames)))" : ""
+            func db(_ value: Double?, _ isLowerBound: Bool, frames: Int) -> String {
+                ReportFormatting.figure(value, isLowerBound: isLowerBound, frames: frames)
             }
-            print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound))\(thin(m.erlDB, m.erlFrames)), "
-                  + "ERLE \(db(m.erleDB, m.erleIsLowerBound))\(thin(m.erleDB, m.gate.singleTalkFrames)) "
-                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound))\(thin(m.erleSteadyDB, m.erleSteadyFrames))\(scope)), "
+            print(printable("\(loaded.name): ERL \(db(m.erlDB, m.erlIsLowerBound, frames: m.erlFrames)), "
+                  + "ERLE \(db(m.erleDB, m.erleIsLowerBound, frames: m.gate.singleTalkFrames)) "
+                  + "(steady \(db(m.erleSteadyDB, m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))\(scope)), "
                   + "\(Self.findingsText(report.findings)), \(pipeline)"
                   + "\(String(format: "%.0f", report.realtimeFactor))× real time → \(out)/report.md"))
             for line in ScorerOptions.lines(report.scores ?? []) { print(printable(line)) }

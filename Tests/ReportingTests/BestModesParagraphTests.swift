@@ -60,7 +60,14 @@ final class BestModesParagraphTests: XCTestCase {
         XCTAssertEqual(corpus.steadyERLEItems, 1)
         XCTAssertTrue(text(EvalReportDocument.bestModesParagraph(corpus, itemNames: ["short", "near"])).contains(
             "judged on the near end alone: no item where every mode has a steady ERLE that counts (far-end single talk in 1 item, "
-            + "16 analysis frames; a steady ERLE counts from 20)"))
+            + "at most 16 analysis frames in one; a steady ERLE counts from 20)"))
+        // Frames are per item, never summed: three items of 16 are too little in each.
+        let three = try XCTUnwrap(BestModes.front(ofItems: [short, short, short]))
+        XCTAssertEqual([three.steadyERLEItems, three.steadyERLEFrames], [3, 16])
+        // Enough far-end single talk with no steady ERLE (an output at the mic's floor) is not too little.
+        let enough = [point("speex", 4, 25), point("webrtc", 1, 25)]
+        XCTAssertTrue(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: enough), isCorpus: false)).contains(
+            "judged on the near end alone: no mode has a steady ERLE to judge it on (far-end single talk: 25 analysis frames) (this item)"))
         let none = [point("speex", 4, 0), point("webrtc", 1, 0)]
         XCTAssertTrue(text(EvalReportDocument.bestModesParagraph(BestModes.front(of: none), isCorpus: false)).contains(
             "judged on the near end alone: no far-end single talk to judge ERLE on (this item)"))

@@ -260,14 +260,15 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertNil(EvalReportDocument.bandLimitedNote([try run(mobile, rate: 16_000)]))
         // Those that removed no echo in the band they run in are named with their runs: the
         // verdicts leave them out, which their ERLE alone would not explain.
-        func measured(_ mode: EchoControlMode, inBand erle: Double) throws -> CorpusRun.Result {
-            let bands = (0..<7).map { BandERLE(lowHz: 125 * Double(1 << $0), highHz: 250 * Double(1 << $0), erleDB: $0 < 4 ? erle : 30) }
+        func measured(_ mode: EchoControlMode, inBand erle: Double, below highHz: Double = 2000, processedAt: Int? = nil) throws -> CorpusRun.Result {
+            let bands = (0..<7).map { BandERLE(lowHz: 125 * Double(1 << $0), highHz: 250 * Double(1 << $0), erleDB: 250 * Double(1 << $0) <= highHz ? erle : 30) }
             let gate = ActivityGateSummary(method: .echoPathFit, frames: 500, farEndActiveFrames: 400, singleTalkFrames: 400,
                                            doubleTalkFrames: 0, limitation: nil, echoUnderNoiseFrames: 0)
             let metrics = EchoMetrics(erlDB: 10, erleDB: 8, erleSteadyDB: 8, erleSteadyFrames: 200, convergenceSeconds: nil,
                                       delayMilliseconds: 40, erleSeries: [], erleBands: bands, gate: gate)
-            let report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "sample_rate": .number(48_000),
+            var report: [String: JSONValue] = ["schema": .string("echolab.recording/1"), "duration_s": .number(10), "sample_rate": .number(48_000),
                                                "findings": .array([]), "metrics": metrics.json]
+            if let processedAt { report["processing_rate"] = .number(Double(processedAt)) }
             return CorpusRun.Result(itemIndex: 0, item: "item", file: "item.json", mode: mode, folder: "item/\(mode)",
                                     summary: try RunSummary(reading: .object(report)), error: nil)
         }
@@ -275,6 +276,15 @@ final class ReportWordingTests: XCTestCase {
                                                                      try measured(mobile, inBand: 0.1)]))
         XCTAssertTrue(named.hasSuffix(" Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
                                       + "p8 (1 of 2 runs); no canceller there, those runs stand on no front."), named)
+        // A recording's report names the rate it was processed at around AECM (48 kHz), not
+        // AECM's: the verdict read that and kept such a run on the front while this note named it.
+        let aecm = try measured(mobile, inBand: 0, below: 4000, processedAt: 48_000)
+        XCTAssertEqual(aecm.bandLimitedCancellerRate, 16_000)
+        XCTAssertTrue(try XCTUnwrap(EvalReportDocument.bandLimitedNote([aecm])).contains(": webrtc-mobile (1 of 1 runs);"))
+        var asWritten = try measured(mobile, inBand: 0, processedAt: 16_000)
+        asWritten.mode = nil
+        XCTAssertEqual(asWritten.bandLimitedCancellerRate, 16_000, "a scenario run as written: its report's rate")
+        XCTAssertNil(try measured(try EchoControlMode(parsing: "speex:intensityMin"), inBand: 0, processedAt: 48_000).bandLimitedCancellerRate)
     }
 
     /// A corpus without double talk is compared on ERLE alone: the trade-off plot has no point,
