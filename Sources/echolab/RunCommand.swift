@@ -93,8 +93,6 @@ struct RunCommand: ParsableCommand {
             }
             ScorerOptions.warnUnscored(report.scores, command: "run")
             let m = report.metrics
-            // As report.md prints them, from the values report.json holds ("≥" where the figure is
-            // a bound): a raw 9.04996 dB would read 9.0 here beside report.md's 9.1.
             // What went wrong in the pipeline, said where the run is summed up, not only in the report.
             func count(_ n: Int, _ noun: String, _ place: String = "") -> String? { n > 0 ? "\(n) \(noun)\(n == 1 ? "" : "s")\(place), " : nil }
             let pipeline = [count(Int(report.pipeline.underruns), "underrun"), count(Int(report.pipeline.overruns), "overrun"),
@@ -108,7 +106,9 @@ struct RunCommand: ParsableCommand {
             // Figures against a reference the app left silent stand on the rest of the call alone.
             let silentReference = report.silentReferenceSeconds
             let scope = silentReference > 0 ? "; not measured over the \(ReportFormatting.seconds(silentReference)) the canceller's reference was silent" : ""
-            // A figure on too few frames says so, as the report does: it counts in no verdict.
+            // As report.md prints them, from the values report.json holds ("≥" where the figure is
+            // a bound): a raw 9.04996 dB would read 9.0 here beside report.md's 9.1. A figure on
+            // too few frames says so, as the report does: it counts in no verdict.
             func db(_ value: Double?, _ isLowerBound: Bool, frames: Int) -> String {
                 ReportFormatting.figure(value, isLowerBound: isLowerBound, frames: frames)
             }
