@@ -69,11 +69,13 @@ public enum InputFile {
         return droppingDotComponents(cwd.hasSuffix("/") ? cwd + path : cwd + "/" + path)
     }
 
-    /// `path` without its `.` components (`/a/./b/.` is `/a/b`); `.hidden` names are kept.
+    /// `path` without its `.` components (`/a/./b/.` is `/a/b`); `.hidden` names are kept. A
+    /// relative path of nothing else is "." (the current folder), never "": a manifest
+    /// `./corpus.json` listing "." read as an empty path.
     package static func droppingDotComponents(_ path: String) -> String {
         guard path.hasPrefix("./") || path.contains("/./") || path.hasSuffix("/.") else { return path }
         let kept = path.split(separator: "/", omittingEmptySubsequences: false).filter { $0 != "." }.joined(separator: "/")
-        return kept.isEmpty && path.hasPrefix("/") ? "/" : kept
+        return kept.isEmpty ? (path.hasPrefix("/") ? "/" : ".") : kept
     }
 
     /// The components of `path` made absolute, with `.` dropped and `..` taking the previous one

@@ -1,4 +1,4 @@
-import AudioInterop
+@testable import AudioInterop
 import Foundation
 import XCTest
 
@@ -14,6 +14,9 @@ final class InputFilePathTests: XCTestCase {
         XCTAssertEqual(InputFile.absolute("."), cwd)
         XCTAssertEqual(InputFile.absolute("/data/./rec/./mic.wav"), "/data/rec/mic.wav")
         XCTAssertEqual(InputFile.absolute("/."), "/")
+        XCTAssertEqual(InputFile.droppingDotComponents("./."), ".", "the current folder, never an empty path")
+        XCTAssertEqual(InputFile.droppingDotComponents("./"), ".")
+        XCTAssertEqual(InputFile.droppingDotComponents("./a/"), "a/")
         XCTAssertEqual(InputFile.absolute("/data/../rec/.hidden/..x"), "/data/../rec/.hidden/..x", "`..` and dot-names are kept")
         XCTAssertEqual(InputFile.absolute("/data//rec"), "/data//rec", "nothing else is rewritten")
     }

@@ -69,6 +69,15 @@ final class CorpusManifestTests: XCTestCase {
         let dottedItems = try loadJSON(root.appendingPathComponent("out-dotted/eval.json").path)["items"] as! [[String: Any]]
         XCTAssertEqual(dottedItems.first?["file"] as? String, "rec/mic.wav")
         try FileManager.default.removeItem(at: root.appendingPathComponent("out-dotted"))
+        // A manifest that lists its own folder: with its `.` dropped, "." read as an empty path.
+        try write("{\"corpus\": [\".\"]}", to: "a/here.json")
+        for manifest in ["./a/here.json", "a/here.json"] {
+            let here = try runEchoLab(["eval", manifest, "--modes", "speex:intensityMin", "--out", "out-here", "--no-taps"], in: root)
+            XCTAssertEqual(here.status, 0, here.standardError)
+            XCTAssertTrue(here.standardOutput.hasPrefix("1 of 1 runs succeeded"), here.standardOutput)
+            try FileManager.default.removeItem(at: root.appendingPathComponent("out-here"))
+        }
+        try FileManager.default.removeItem(at: root.appendingPathComponent("a/here.json"))
         try FileManager.default.removeItem(at: root.appendingPathComponent("recordings.json"))
         XCTAssertEqual(try snapshot(root), inputs, "inputs are never modified")
     }
