@@ -75,17 +75,3 @@ extension CorpusRun.Result {
     /// The run's health (nothing counted for a failed run).
     public var health: RunHealth { summary.map(RunHealth.init) ?? RunHealth() }
 }
-
-extension CorpusRun.Result {
-    /// The rate the run's canceller ran at where it is under the call's (AECM's 16 kHz, a plugin's
-    /// `--plugin-rate`): the lower of its report's (`aec.rate_hz` of a simulated call, else the
-    /// rate a recording was processed at) and its mode's backend's. A recording's report names
-    /// the rate around AECM (48 kHz), not AECM's own, and a scenario run as written has no mode:
-    /// read from one side only, the verdict and eval.md's note on such runs disagreed. nil where
-    /// it ran at the call's rate.
-    public var bandLimitedCancellerRate: Int? {
-        guard let runRate = summary?.sampleRate,
-              let rate = [summary?.cancellerRateHz, mode?.backend.cancellerRate].compactMap({ $0 }).min(), rate < runRate else { return nil }
-        return rate
-    }
-}
