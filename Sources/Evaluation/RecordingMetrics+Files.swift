@@ -173,7 +173,8 @@ extension RecordingMetrics {
                                                       echo: files.echo ?? "the echo track", nearEnd: files.nearEnd ?? "the near-end track") ?? []
         notices += inputWarnings.map(Notice.warning)
         notices += implausibleFigureWarnings(analysis.whole, reference: files.reference, mic: files.mic, processed: files.processed,
-                                             echo: files.echo, nearEnd: files.nearEnd).map(Notice.warning)
+                                             echo: files.echo, nearEnd: files.nearEnd,
+                                             outputOverMicWhereEchoUnderNoiseDB: analysis.outputOverMicWhereEchoUnderNoiseDB).map(Notice.warning)
         if let mismatch = analysis.lengthMismatch {
             // Named by role too: one file may be given as two (a mic scored as its own output).
             let roles = ["reference", "mic", "processed"] + (files.echo == nil ? [] : ["echo"]) + (files.nearEnd == nil ? [] : ["near end"])

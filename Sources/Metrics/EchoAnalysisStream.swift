@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 
 /// Incremental echo analysis: append blocks of equal length of all signals (e.g. each 10 ms
@@ -184,7 +185,9 @@ public final class EchoAnalysisStream {
         }
         return EchoAnalysis(whole: whole, segmentRanges: segments, sampleCount: length, ledger: ledger,
                             configuration: configuration, talkRuns: core.talk.runs,
-                            talkActivity: core.activity, delaySearches: core.delaySearches)
+                            talkActivity: core.activity, delaySearches: core.delaySearches,
+                            outputOverMicWhereEchoUnderNoiseDB: whole.gate.echoStaysUnderNoise
+                                ? Decibels.powerRatio(core.underNoiseProcessedPower, core.underNoiseMicPower) : nil)
     }
 
     /// The call's delay: its one search's; where it searched again after echo-path changes, the

@@ -83,6 +83,11 @@ struct EchoStreamCore {
     /// single-talk frames.
     private(set) var doubleTalkSums = NearEndPreservation.Sums()
     private(set) var nearEndSingleTalkSums = NearEndPreservation.Sums()
+    /// The mic's and the output's whole-band power summed over the frames whose echo stayed under
+    /// the mic's noise while the far end played alone: with no single talk, the only frames where
+    /// an output louder than its mic shows files given in the wrong roles.
+    private(set) var underNoiseMicPower = 0.0
+    private(set) var underNoiseProcessedPower = 0.0
     /// Where the near-end track does not line up with what was processed: near-end preservation
     /// skips the frames touching them.
     private var nearEndExcluded = ExcludedRanges()
@@ -482,6 +487,8 @@ struct EchoStreamCore {
             ledger.appendEchoUnderNoise(frame: frame, reference: meter.wholeBandPower(reference.samples, offset: reference.local(start - shift)),
                                         echo: meter.wholeBandPower(hasEcho ? echo.samples : mic.samples,
                                                                    offset: hasEcho ? echo.local(start) : mic.local(start)))
+            underNoiseMicPower += meter.wholeBandPower(mic.samples, offset: mic.local(start))
+            underNoiseProcessedPower += meter.wholeBandPower(processed.samples, offset: processed.local(start))
         }
         guard singleTalk else { return }
         let referencePower = meter.wholeBandPower(reference.samples, offset: reference.local(start - shift))

@@ -50,5 +50,18 @@ final class FilesInTheWrongRolesTests: XCTestCase {
         let swappedOutput = try warnings(["--reference", "lpb.wav", "--mic", "out.wav", "--processed", "mic.wav"])
         XCTAssertTrue(swappedOutput.contains { $0.hasPrefix("echolab metrics: warning: mic.wav is ") && $0.hasSuffix(" dB louder than out.wav where only the far end talks: a canceller or gain that adds that much, or --mic and --processed swapped?") },
                       "\(swappedOutput)")
+        // An output whose echo is gone (under the mic's noise) given as the mic: no single talk
+        // and no ERLE ("no echo to cancel"), but the output stands 40 dB over it where the far end
+        // plays alone. Given right, it is a canceller that removed all the echo: no word.
+        try SoundFileWriter.write((0..<count).map { near[$0] + noise[$0] }, to: folder.appendingPathComponent("clean.wav").path, sampleRate: rate)
+        XCTAssertEqual(try warnings(["--reference", "lpb.wav", "--mic", "mic.wav", "--processed", "clean.wav"]), [])
+        let swappedClean = try warnings(["--reference", "lpb.wav", "--mic", "clean.wav", "--processed", "mic.wav"])
+        XCTAssertEqual(swappedClean.count, 1, "\(swappedClean)")
+        let louder = try XCTUnwrap(swappedClean.first.flatMap { line in
+            line.split(separator: " ").firstIndex(of: "dB").flatMap { Double(line.split(separator: " ")[$0 - 1]) } })
+        XCTAssertEqual(louder, -20 + 20 * log10(0.35) + 70, accuracy: 3,
+                       "the echo (a −20 dBFS far end, 9 dB down) over the −70 dBFS noise: \(swappedClean)")
+        XCTAssertTrue(swappedClean[0].hasPrefix("echolab metrics: warning: mic.wav is ") && swappedClean[0].hasSuffix(" dB louder than clean.wav where only the far end talks: a canceller or gain that adds that much, or --mic and --processed swapped?"),
+                      "\(swappedClean)")
     }
 }

@@ -11,9 +11,10 @@ final class ImplausibleFigureWarningsTests: XCTestCase {
                            erleSeries: [], erleBands: [], gate: gate)
     }
 
-    private func warnings(_ m: EchoMetrics, tracks: Bool = true) -> [String] {
+    private func warnings(_ m: EchoMetrics, tracks: Bool = true, outputOverMicWhereEchoUnderNoise: Double? = nil) -> [String] {
         RecordingMetrics.implausibleFigureWarnings(m, reference: "ref.wav", mic: "mic.wav", processed: "out.wav",
-                                                   echo: tracks ? "echo.wav" : nil, nearEnd: tracks ? "near.wav" : nil)
+                                                   echo: tracks ? "echo.wav" : nil, nearEnd: tracks ? "near.wav" : nil,
+                                                   outputOverMicWhereEchoUnderNoiseDB: outputOverMicWhereEchoUnderNoise)
     }
 
     /// An echo 25 dB over the reference and a talker over all but 2 of 100 far-end frames: the
@@ -32,5 +33,20 @@ final class ImplausibleFigureWarningsTests: XCTestCase {
                        ["out.wav is 12.0 dB louder than mic.wav where only the far end talks: a canceller or gain that adds that much, "
                         + "or --mic and --processed swapped?"])
         XCTAssertEqual(warnings(metrics(erl: 10, erle: -9, farEndActive: 100, single: 80)), [])
+    }
+
+    /// No single talk because the mic's echo stays under its noise, so no ERLE: the output's level
+    /// over the mic's on those frames speaks instead (a canceller's output given as the mic).
+    func testAnOutputLouderThanAMicWithoutEchoIsNamed() {
+        var underNoise = metrics(erl: 36, erle: nil, farEndActive: 0, single: 0)
+        underNoise.gate.echoUnderNoiseFrames = 50
+        underNoise.erlIsLowerBound = true
+        XCTAssertEqual(warnings(underNoise, tracks: false, outputOverMicWhereEchoUnderNoise: 27.1),
+                       ["out.wav is 27.1 dB louder than mic.wav where only the far end talks: a canceller or gain that adds that much, "
+                        + "or --mic and --processed swapped?"])
+        XCTAssertEqual(warnings(underNoise, tracks: false, outputOverMicWhereEchoUnderNoise: 9.9), [])
+        // Too few such frames to say the echo stays under the noise: no word.
+        underNoise.gate.echoUnderNoiseFrames = 19
+        XCTAssertEqual(warnings(underNoise, tracks: false, outputOverMicWhereEchoUnderNoise: 27.1), [])
     }
 }
