@@ -8,8 +8,9 @@ extension RecordingProcessor {
     /// canceller, and an echo in the mic that comes before the loopback (no canceller removes it).
     /// Throws where the files cannot be read again for the last check.
     public func warnings(of outcome: Outcome, mic: String, reference: String) throws -> [String] {
-        var warnings = [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference),
-                        outcome.clippingWarning(mic: mic, reference: reference), outcome.dcOffsetWarning(mic: mic, mode: mode)].compactMap { $0 }
+        var warnings = [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference)].compactMap { $0 }
+        warnings += outcome.clippingWarnings(mic: mic, reference: reference, cancellerRan: mode.intensity != .disabled)
+        warnings += [outcome.dcOffsetWarning(mic: mic, mode: mode)].compactMap { $0 }
         if try LeadingEcho.isFound(inMicFile: mic, referenceFile: reference, channel: channel) {
             warnings.append("the echo in \(mic) leads \(reference) (a loopback recorded late, or --mic and "
                             + "--reference swapped?): no canceller removes an echo that comes before its reference")

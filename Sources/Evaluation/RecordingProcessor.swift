@@ -49,6 +49,11 @@ public struct RecordingProcessor {
         /// linear filter can model, and an ERLE scored from it is uncertain.
         public var clippedMicSamples = 0
         public var clippedLoopbackSamples = 0
+        /// The largest |x| in the mic and in the loopback as the canceller received them: over 1, a
+        /// float file louder than any converter records or plays (scaled after capture, or
+        /// synthesised).
+        public var micPeak: Float = 0
+        public var loopbackPeak: Float = 0
         /// The mic's mean as the canceller received it: a DC offset where it is one.
         public var micMean = 0.0
         /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
@@ -59,17 +64,33 @@ public struct RecordingProcessor {
         /// The file the plugin canceller was loaded from (empty for a built-in backend).
         public var pluginFiles: Set<FileIdentity> = []
 
-        /// Where a clipped signal is, and what follows from it (nil when nothing clipped).
-        public func clippingWarning(mic: String, reference: String?) -> String? {
+        /// Where a clipped signal is, and what follows from it (none when nothing clipped), in the
+        /// words `metrics` uses. A float file over full scale is said to be so; a canceller works
+        /// within full scale (each backend's output is held to ±1, as a converter's would be), so
+        /// what the mic held over it is clipped in the output of any mode but `disabled`.
+        public func clippingWarnings(mic: String, reference: String?, cancellerRan: Bool = false) -> [String] {
             let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
-            func share(_ count: Int) -> String { String(format: "%.2f %%", 100 * Double(count) / max(samples, 1)) }
-            var parts: [String] = []
-            if clippedMicSamples > 0 { parts.append("\(mic) has \(InputCensus.samples(clippedMicSamples)) at full scale (\(share(clippedMicSamples)))") }
-            if clippedLoopbackSamples > 0, let reference {
-                parts.append("\(reference) has \(InputCensus.samples(clippedLoopbackSamples)) at full scale (\(share(clippedLoopbackSamples)))")
+            func share(_ count: Int) -> String { InputCensus.share(count, of: samples) }
+            var clipped: [String] = [], overFullScale: [String] = []
+            for (file, count, peak) in [(mic, clippedMicSamples, micPeak), (reference, clippedLoopbackSamples, loopbackPeak)] {
+                guard let file, count > 0 else { continue }
+                if peak > 1 {
+                    overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file,
+                                                InputCensus.samples(count), share(count), 20 * log10(Double(peak))))
+                } else {
+                    clipped.append("\(file) has \(InputCensus.samples(count)) at full scale (\(share(count)))")
+                }
             }
-            guard !parts.isEmpty else { return nil }
-            return parts.joined(separator: "; ") + InputCensus.clippedConsequence
+            var lines: [String] = []
+            if !clipped.isEmpty { lines.append(clipped.joined(separator: "; ") + InputCensus.clippedConsequence) }
+            if !overFullScale.isEmpty {
+                let handled = !cancellerRan ? "passed on as it is"
+                    : micPeak > 1 ? "given to the canceller as it is, whose output stays within full scale: what the mic holds over it is clipped there"
+                    : "given to the canceller as it is"
+                lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays "
+                             + InputCensus.overFullScaleCause + "; " + handled)
+            }
+            return lines
         }
 
         /// Above this the mic's mean is an offset worth a word (a rig's, a converter's).
@@ -186,6 +207,7 @@ public struct RecordingProcessor {
             var micFrames = 0, produced = 0, written = 0, micEnded = false
             var chunks = 0
             var clippedMic = 0, clippedLoopback = 0
+            var micPeak: Float = 0, loopbackPeak: Float = 0
             var micSum = 0.0
             while true {
                 chunks += 1
@@ -201,9 +223,9 @@ public struct RecordingProcessor {
                 }
                 let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
                 for i in referenceGot..<frame { render[i] = 0 }
-                clippedMic += Self.fullScaleCount(capture, count: got)
+                clippedMic += Self.fullScaleCount(capture, count: got, peak: &micPeak)
                 for i in 0..<got { micSum += Double(capture[i]) }
-                clippedLoopback += Self.fullScaleCount(render, count: referenceGot)
+                clippedLoopback += Self.fullScaleCount(render, count: referenceGot, peak: &loopbackPeak)
                 if let control {
                     try control.analyzeRender(render)
                     try control.processCapture(capture, into: &processed)
@@ -239,6 +261,8 @@ public struct RecordingProcessor {
             outcome.clippedMicSamples = clippedMic
             outcome.micMean = micFrames > 0 ? micSum / Double(micFrames) : 0
             outcome.clippedLoopbackSamples = clippedLoopback
+            outcome.micPeak = micPeak
+            outcome.loopbackPeak = loopbackPeak
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName
             outcome.pluginFiles = Set([(control as? PluginEchoControl)?.loadedFile].compactMap { $0 })
@@ -262,9 +286,14 @@ public struct RecordingProcessor {
     static let fullScale = InputCensus.fullScale
 
     /// How many of `samples[0..<count]` are at full scale.
-    static func fullScaleCount(_ samples: [Float], count: Int) -> Int {
+    /// Samples at or over full scale among the first `count`, and the largest |x| kept in `peak`.
+    static func fullScaleCount(_ samples: [Float], count: Int, peak: inout Float) -> Int {
         var clipped = 0
-        for i in 0..<count where abs(samples[i]) >= fullScale { clipped += 1 }
+        for i in 0..<count {
+            let magnitude = abs(samples[i])
+            if magnitude >= fullScale { clipped += 1 }
+            peak = max(peak, magnitude)
+        }
         return clipped
     }
 

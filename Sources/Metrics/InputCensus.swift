@@ -9,6 +9,14 @@ public struct InputCensus: Sendable, Equatable {
     public static func samples(_ n: Int) -> String { n == 1 ? "1 sample" : "\(n) samples" }
     /// What a clipped mic or loopback means for the figures, after the files and counts.
     public static let clippedConsequence = ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
+    /// How a float file comes to be over full scale, and what follows for its echo.
+    public static let overFullScaleCause = "(audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)"
+    /// The share of `total` samples that `count` is, as the clipping warnings give it: a few
+    /// samples in a long file read "< 0.01 %", never "0.00 %".
+    public static func share(_ count: Int, of total: Double) -> String {
+        let percent = 100 * Double(count) / max(total, 1)
+        return count > 0 && percent < 0.005 ? "< 0.01 %" : String(format: "%.2f %%", percent)
+    }
 
     /// |x| ≥ 32767/32768: a 16-bit converter's full scale, as `process` counts it.
     public static let fullScale: Float = 32_767 / 32_768
@@ -123,7 +131,7 @@ public struct InputCensus: Sendable, Equatable {
     /// none where none of these holds.
     public func warnings(mic: String, reference: String, processed: String = "the output", echo: String = "the echo track",
                          nearEnd: String = "the near-end track") -> [String] {
-        func share(_ n: Int) -> String { String(format: "%.2f %%", 100 * Double(n) / Double(max(1, samples))) }
+        func share(_ n: Int) -> String { Self.share(n, of: Double(samples)) }
         var lines: [String] = []
         var clipped: [String] = [], overFullScale: [String] = []
         for (file, count, peak) in [(mic, micFullScaleSamples, micPeak), (reference, referenceFullScaleSamples, referencePeak)] where count > 0 {
@@ -140,7 +148,7 @@ public struct InputCensus: Sendable, Equatable {
             lines.append(clipped.joined(separator: "; ") + Self.clippedConsequence)
         }
         if !overFullScale.isEmpty {
-            lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is (audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)")
+            lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays, measured as it is " + Self.overFullScaleCause)
         }
         for (file, offset) in [(mic, corrections.micDCOffsetDBFS), (reference, corrections.loopbackDCOffsetDBFS),
                                (processed, corrections.processedDCOffsetDBFS), (echo, corrections.echoDCOffsetDBFS),

@@ -29,6 +29,27 @@ final class RecordingClippingTests: XCTestCase {
                        + ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain\n")
         let clean = try runEchoLab(["process", "--mic", "taps/mic.wav", "--reference", "taps/reference.wav", "--out", "clean.wav"], in: root)
         XCTAssertEqual(clean.standardError, "")
+        // A float mic over full scale (scaled after capture) is said to be so, with its peak, and
+        // what became of it: a canceller's output stays within full scale (its part over it is
+        // clipped there), `disabled` passes it on as it is.
+        let scaled = mic.map { $0 * 20 }
+        let over = scaled.filter { abs($0) >= 32_767 / 32_768 }.count
+        let peak = try XCTUnwrap(scaled.map(abs).max())
+        XCTAssertGreaterThan(peak, 1.5)
+        try SoundFileWriter.write(scaled, to: root.appendingPathComponent("scaled-mic.wav").path, sampleRate: 48_000)
+        let head = "echolab process: warning: scaled-mic.wav has \(over) samples at or over full scale "
+            + String(format: "(%.2f %%, peaking at %+.1f dBFS)", 100 * Double(over) / Double(mic.count), 20 * log10(Double(peak)))
+            + ": louder than any converter records or plays (audio scaled after capture; if it was clipped before it was scaled, its echo is not linear); "
+        for (mode, handled, outputPeak) in [("speex:intensityRecommended", "given to the canceller as it is, whose output stays within full scale: "
+                                                + "what the mic holds over it is clipped there", Float(1)),
+                                            ("disabled", "passed on as it is", peak)] {
+            let run = try runEchoLab(["process", "--mic", "scaled-mic.wav", "--reference", "taps/reference.wav", "--out", "scaled-out.wav",
+                                      "--aec", mode], in: root)
+            XCTAssertEqual(run.status, 0, run.standardError)
+            XCTAssertEqual(run.standardError, head + handled + "\n")
+            let output = try AudioFileStream.readAll(path: root.appendingPathComponent("scaled-out.wav").path).samples
+            XCTAssertEqual(output.map(abs).max(), outputPeak, mode)
+        }
         // `metrics` says so too, and counts them in its JSON (it was silent about clipping).
         let scored = try runEchoLab(["metrics", "--reference", "taps/reference.wav", "--mic", "hot-mic.wav", "--processed", "sent.wav"], in: root)
         XCTAssertEqual(scored.status, 0, scored.standardError)

@@ -135,8 +135,8 @@ final class AnalyzeFilesTests: XCTestCase {
         XCTAssertEqual(inputs.micFullScaleSamples, 1)
         XCTAssertEqual(inputs.referenceFullScaleSamples, 1)
         XCTAssertEqual(inputs.warnings(mic: "mic.wav", reference: "ref.wav"), [
-            "ref.wav has 1 sample at full scale (0.00 %): the recording clipped, so its echo is not linear and the echo metrics from it are uncertain",
-            "mic.wav has 1 sample at or over full scale (0.00 %, peaking at +40.0 dBFS): louder than any converter records or plays, "
+            "ref.wav has 1 sample at full scale (< 0.01 %): the recording clipped, so its echo is not linear and the echo metrics from it are uncertain",
+            "mic.wav has 1 sample at or over full scale (< 0.01 %, peaking at +40.0 dBFS): louder than any converter records or plays, "
                 + "measured as it is (audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)",
         ])
     }
