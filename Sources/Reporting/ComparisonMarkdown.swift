@@ -72,9 +72,9 @@ public enum ComparisonMarkdown {
             for mean in comparison.modeMeans {
                 let change: String
                 switch mean.change {
-                case .exactly(let delta)?: change = String(format: "%+.2f dB", delta)
-                case .atLeast(let delta)?: change = String(format: "≥ %+.2f dB", delta)
-                case .atMost(let delta)?: change = String(format: "≤ %+.2f dB", delta)
+                case .exactly(let delta)?: change = Self.meanChange(delta) + " dB"
+                case .atLeast(let delta)?: change = "≥ " + Self.meanChange(delta) + " dB"
+                case .atMost(let delta)?: change = "≤ " + Self.meanChange(delta) + " dB"
                 case .unknown?: change = "not judged (\(mean.notJudgedReason.map(words) ?? "a lower bound"))"
                 case nil: change = "—"
                 }
@@ -202,6 +202,12 @@ extension ComparisonMarkdown {
 
     /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
     /// rounded to two, a fall of 0.5001 dB against 0.5 prints "-0.50", which reads as within it.
+    /// A mean's change to two decimals, with as many more as a change under 0.005 dB needs to show
+    /// its sign (a fall of 0.003 dB printed "-0.00 dB"); none at all is "+0.00".
+    static func meanChange(_ delta: Double) -> String {
+        delta == 0 ? "+0.00" : signed(delta, beyond: 0)
+    }
+
     static func signed(_ value: Double, beyond threshold: Double?) -> String {
         var decimals = 2
         func text() -> String { String(format: "%+.\(decimals)f", value) }

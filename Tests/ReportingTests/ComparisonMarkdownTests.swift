@@ -140,6 +140,9 @@ final class ComparisonMarkdownTests: XCTestCase {
         let sameBounds = mean(18.49, true, 18.49, true)
         XCTAssertEqual(sameBounds.0.change, .exactly(0))
         XCTAssertEqual(sameBounds.1, "| speex:intensityMax | 1 | ≥ 18.49 dB | ≥ 18.49 dB | +0.00 dB |")
+        // A fall too small for two decimals shows its sign with as many more as it needs.
+        let tiny = mean(18.4912, false, 18.4882, false)
+        XCTAssertEqual(tiny.1, "| speex:intensityMax | 1 | 18.49 dB | 18.49 dB | -0.003 dB |")
     }
 
     /// A finding gained over a baseline that could not judge it is said as not judged, with why,
