@@ -132,7 +132,18 @@ struct DelayBlockCollector {
         case .ambiguousTonal:
             referenceIsTonal = true
             return nil
-        case .outsideSearch:
+        case .outsideSearch(let lag):
+            // A whitened peak is a shared phase: it is an echo's only where the reference at that
+            // lag explains more of the mic than chance does (`LinearShare`), read over the same
+            // stretch where the histories still hold it.
+            if reference.origin <= origin, mic.origin <= origin, end <= reference.end, end <= mic.end {
+                let x = Array(reference.samples[reference.local(origin)..<reference.local(end)])
+                let y = Array(mic.samples[mic.local(origin)..<mic.local(end)])
+                if LinearShare(x: x, y: y, lag: lag, sampleRate: estimator.sampleRate).blocks > 0,
+                   !LinearShare.isAnEcho(x: x, y: y, lag: lag, sampleRate: estimator.sampleRate) {
+                    return nil
+                }
+            }
             echoOutsideSearch = true
             return nil
         }

@@ -16,6 +16,7 @@ import Foundation
 /// interpolation, is the delay — unless a lag outside that range holds a higher one (the echo
 /// leads its loopback, or lies past the search): then there is none.
 struct DelayEstimator {
+    let sampleRate: Int
     let blockSize: Int
     let hop: Int
     let maxLag: Int
@@ -32,6 +33,7 @@ struct DelayEstimator {
     var millisecondLags: Int { max(2, maxLag / 500) }
 
     init(sampleRate: Int, configuration: EchoMetricsConfiguration) {
+        self.sampleRate = sampleRate
         blockSize = configuration.delayBlockSize(forSampleRate: sampleRate)
         hop = blockSize / 2
         maxLag = max(0, Int((configuration.maxDelayMilliseconds / 1000 * Double(sampleRate)).rounded()))
@@ -105,8 +107,9 @@ struct DelayEstimator {
         /// No peak stands `significance` σ out of the floor: nothing correlated.
         case none
         /// A lag outside 0…maxLag peaks `outsideMargin` times higher than any inside, and stands
-        /// out: the echo leads the reference, or lags it by more than the search reaches.
-        case outsideSearch
+        /// out: the echo leads the reference, or lags it by more than the search reaches. `lag`:
+        /// that peak's, in samples (negative: the mic leads).
+        case outsideSearch(lag: Int)
         /// The reference is tonal and its correlation peaks at more than one lag: no lag is the delay.
         case ambiguousTonal
     }
@@ -184,7 +187,7 @@ struct DelayEstimator {
             let outsideLags = (searchEnd + edge)..<(fftSize - edge)
             if let at = outsideLags.max(by: { correlation[$0] < correlation[$1] }),
                Double(correlation[at]) > Self.outsideMargin * Double(max(0, correlation[peak])) {
-                return standsOut(correlation[at]) ? (.outsideSearch, isBlockEdgeLag(at)) : (.none, false)
+                return standsOut(correlation[at]) ? (.outsideSearch(lag: at > fftSize / 2 ? at - fftSize : at), isBlockEdgeLag(at)) : (.none, false)
             }
         }
         guard standsOut(correlation[peak]) else { return (.none, false) }

@@ -16,7 +16,9 @@ extension DelayEstimator {
     /// full overlap. The echo leads when its highest peak lies at a negative lag within the
     /// search's reach (beyond the same millisecond `peak` leaves out at the edge), stands out of
     /// the correlation as a canceller's lag must (`ProcessedLag.minimumPeakRatio`), and is
-    /// `outsideMargin` higher than any lag in 0…maxLag, as `peak` asks of a lag outside the search.
+    /// `outsideMargin` higher than any lag in 0…maxLag, as `peak` asks of a lag outside the search,
+    /// and when the reference at that lag explains more of the mic than chance does
+    /// (`LinearShare`): a whitened peak is a shared phase, not yet an echo.
     /// Under `ProcessedLag.minimumSamples` (a second) nothing is judged: a short clip's whitened
     /// correlation peaks by chance. It runs once per estimate, and only where there is no delay,
     /// so an ordinary call neither pays for it nor changes.
@@ -30,6 +32,7 @@ extension DelayEstimator {
         let (lag, ratio) = peaks.overall
         return lag <= -edge && lag >= -maxLag && ratio >= ProcessedLag.minimumPeakRatio
             && Double(ratio) >= Self.outsideMargin * Double(max(0, peaks.inRange.ratio))
+            && LinearShare.isAnEcho(x: reference, y: mic, lag: lag, sampleRate: sampleRate)
     }
 }
 
