@@ -118,7 +118,15 @@ extension RecordingMetrics {
         // same file whether or not a lag is estimated.
         let (rate, _) = try EchoAnalyzer.checkHeaders(files.paths, channel: files.channel)   // a multichannel file needs a channel
         if let milliseconds {
-            return ProcessedLag(samples: Int((milliseconds / 1000 * Double(rate)).rounded()), sampleRate: rate, source: .given)
+            let given = ProcessedLag(samples: Int((milliseconds / 1000 * Double(rate)).rounded()), sampleRate: rate, source: .given)
+            // A lag given by hand is taken as given, but one the files clearly contradict is said:
+            // a wrong one reads the talker as cut, or leaves echo unaligned, with no other sign.
+            if let estimate = try? ProcessedLag.estimate(mic: files.mic, processed: files.processed, channel: files.channel),
+               estimate.source == .estimated, abs(estimate.samples - given.samples) > max(2, rate / 1000) {
+                notify(.warning("\(files.processed) lags the mic by \(String(format: "%.1f", estimate.milliseconds)) ms by the files' own estimate, "
+                                + "not the \(String(format: "%.1f", given.milliseconds)) ms given (--processed-lag-ms): scored as given"))
+            }
+            return given
         }
         let lag = try ProcessedLag.estimate(mic: files.mic, processed: files.processed, channel: files.channel)
         switch lag.source {

@@ -76,6 +76,10 @@ final class MetricsAlignmentTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(nearEndAttenuation(given.json)), try XCTUnwrap(nearEndAttenuation(json)), accuracy: 1e-9)
         let unaligned = try metrics(late, ["--processed-lag-ms", "0"])
         XCTAssertGreaterThan(try XCTUnwrap(nearEndAttenuation(unaligned.json)), expected + 10, "scored unaligned, the near talker reads as removed")
+        // A given lag the files clearly contradict is still taken, and said.
+        XCTAssertEqual(unaligned.json["processed_lag_source"] as? String, "given")
+        XCTAssertEqual(unaligned.result.standardError, "echolab metrics: warning: \(late) lags the mic by 120.0 ms by the files' own estimate, "
+                       + "not the 0.0 ms given (--processed-lag-ms): scored as given\n")
 
         let refused = try runEchoLab(["metrics", "--reference", tap("reference"), "--mic", tap("mic"), "--processed", late, "--processed-lag-ms", "600"])
         XCTAssertEqual(refused.status, 64, refused.standardError)
