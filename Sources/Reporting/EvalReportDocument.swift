@@ -384,8 +384,10 @@ public enum EvalReportDocument {
             emptyNote: emptyNote ?? RunReportDocument.noERLENote(singleTalkFrames: singleTalkFrames, what: "band", place: " in this item"))))
         if let note = Self.unmeasuredBandsNote(ran) { blocks.append(.paragraph([.text(note)])) }
         var clips: [ReportDocument.AudioClip] = []
-        if let recordingMic = ran.first(where: { $0.summary?.micFile != nil })?.summary?.micFile {
-            clips.append(.init(label: "mic (recording)", path: relativePath(from: directory, to: recordingMic)))
+        if let recording = ran.first(where: { $0.summary?.micFile != nil })?.summary, let recordingMic = recording.micFile {
+            // The player plays the file as it is: every channel of a multichannel one.
+            let label = recording.micChannel.map { "mic (recording, every channel; its \($0) was scored)" } ?? "mic (recording)"
+            clips.append(.init(label: label, path: relativePath(from: directory, to: recordingMic)))
         } else if let withMic = ran.first(where: { $0.summary?.taps["mic"] != nil }) {
             clips.append(.init(label: "mic (canceller input)", path: "\(withMic.folder)/\(withMic.summary!.taps["mic"]!)"))
         }

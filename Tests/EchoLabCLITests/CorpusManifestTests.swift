@@ -231,6 +231,9 @@ final class CorpusManifestTests: XCTestCase {
         XCTAssertEqual(try loadJSON(rightFolder.appendingPathComponent("report.json").path)["channel"] as? Int, 1)
         XCTAssertTrue(try String(contentsOf: rightFolder.appendingPathComponent("report.md"), encoding: .utf8)
             .contains("Channel 1 (counted from 0) of multichannel files was measured."))
+        // eval.html's player plays the file as it is, every channel: its label says which one was scored.
+        XCTAssertTrue(try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+            .contains("<figcaption>mic (recording, every channel; its channel 1 was scored)</figcaption>"))
         try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
 
         // Sharded in two modes and merged: the failed runs (one folder name per item, none on
@@ -290,6 +293,8 @@ final class CorpusManifestTests: XCTestCase {
         let run = root.appendingPathComponent("out/mono/disabled")
         XCTAssertTrue(try loadJSON(run.appendingPathComponent("report.json").path)["channel"] is NSNull)
         XCTAssertFalse(try String(contentsOf: run.appendingPathComponent("report.md"), encoding: .utf8).contains("multichannel"))
+        XCTAssertTrue(try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+            .contains("<figcaption>mic (recording)</figcaption>"))
     }
 
     /// A scenario that also has a `corpus` key (it has a `name`, which no manifest has) is a

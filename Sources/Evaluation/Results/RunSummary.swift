@@ -42,6 +42,9 @@ public struct RunSummary: Sendable {
     public var taps: [String: String] = [:]
     /// A recording's microphone file (its input, outside the run's folder); nil for a simulated call.
     public var micFile: String?
+    /// What of a multichannel recording was scored (`channel 1`, `downmix`); nil for mono files,
+    /// where the file is what was scored.
+    public var micChannel: String?
     /// A simulated call's timeline actions: when (seconds) and what, for the plots.
     public var timeline: [(seconds: Double, action: String)] = []
     /// A simulated call's segments (empty for a recording): eval.json lists them so that the gate
@@ -182,6 +185,7 @@ public struct RunSummary: Sendable {
             }
             findings = (value["findings"]?.arrayValue ?? []).compactMap { $0["rule"]?.stringValue }
             micFile = value.value(at: "files.mic")?.stringValue
+            if let channel = ChannelSelection(json: value["channel"]), channel != .monoOnly { micChannel = channel.description }
             if let sent = value.value(at: "files.sent")?.stringValue { taps = ["sent": sent] }
         } else {
             do {
