@@ -39,7 +39,8 @@ typedef struct {
     /* latency_samples: how many samples out lags mic, at sample_rate, 0 to sample_rate (a
        second); asked once, after create. EchoLab checks it before a plugin's first run (a noise
        burst through a fresh instance, nothing played) and fails the runs of a plugin whose
-       output belies it by more than 1 ms. */
+       output belies it: by any whole sample at the call's rate, or, resampled around it, by more
+       than half a sample of its own rate (docs/plugins.md). */
     int  (*latency_samples)(const echolab_canceller *);                 /* NULL means 0 */
     void (*destroy)(echolab_canceller *);
 } echolab_canceller_api;
