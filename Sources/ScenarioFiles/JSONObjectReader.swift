@@ -112,6 +112,24 @@ final class JSONObjectReader {
         return value
     }
 
+    /// A seed: any UInt64, as a whole number up to 9e15 (beyond it a JSON number is not exact in a
+    /// double, and the parser says to give it as a string) or as a string of decimal digits.
+    func seed(_ key: String) throws -> UInt64? {
+        guard let value = raw(key) else { return nil }
+        if case .string(let digits) = value {
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let seed = UInt64(digits) else {
+                throw fail(key, "\(JSONValue.string(digits).canonicalText(numbers: .exact).dropLast()) is not a seed (a whole number 0…\(UInt64.max), as a string past 9e15)")
+            }
+            return seed
+        }
+        guard case .number(let number) = value else { throw fail(key, "expected a whole number (or a string of digits), found \(value.typeName)") }
+        if number >= 9e15, number == number.rounded() {
+            throw fail(key, "\(number) is too large to be read exactly as a number: give a seed past 9e15 as a string of digits")
+        }
+        guard number >= 0 else { throw fail(key, "\(Self.format(number)) is negative: a seed is a whole number 0…\(UInt64.max)") }
+        return UInt64(try integer(key) ?? 0)
+    }
+
     func bool(_ key: String) throws -> Bool? {
         guard let value = raw(key) else { return nil }
         guard case .bool(let bool) = value else { throw fail(key, "expected true or false, found \(value.typeName)") }

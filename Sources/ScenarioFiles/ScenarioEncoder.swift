@@ -14,7 +14,7 @@ public enum ScenarioEncoder {
         root["far_end"] = scenario.farEnd.map { signal($0, paths) }
         root["near_end"] = scenario.nearEnd.map { signal($0, paths) }
         if let noise = scenario.noise {
-            root["noise"] = .object(["level_dbfs": .number(noise.levelDBFS), "seed": .number(Double(noise.seed))])
+            root["noise"] = .object(["level_dbfs": .number(noise.levelDBFS), "seed": seedJSON(noise.seed)])
         }
         if scenario.echoPath != EchoPathSettings() { root["echo_path"] = echoPath(scenario.echoPath, paths) }
         let processing = scenario.voiceProcessing
@@ -74,6 +74,12 @@ public enum ScenarioEncoder {
     }
 
     /// A generator's fields, its kind under `key` ("generator" for a signal, "signal" for a mic).
+    /// A seed as `JSONObjectReader.seed` reads it back: a number where a double holds it exactly,
+    /// else its digits as a string.
+    static func seedJSON(_ seed: UInt64) -> JSONValue {
+        seed < 9_000_000_000_000_000 ? .number(Double(seed)) : .string(String(seed))
+    }
+
     static func signalFields(_ kind: SignalKind, seed: UInt64, key: String) -> [String: JSONValue] {
         var fields: [String: JSONValue] = [:]
         switch kind {
@@ -83,7 +89,7 @@ public enum ScenarioEncoder {
         case .musicLike(let level): fields = [key: .string("music"), "level_dbfs": .number(level)]
         case .silence: fields = [key: .string("silence")]
         }
-        if seed != 0 { fields["seed"] = .number(Double(seed)) }
+        if seed != 0 { fields["seed"] = seedJSON(seed) }
         return fields
     }
 
@@ -95,7 +101,7 @@ public enum ScenarioEncoder {
         switch path.impulseResponse {
         case .file(let file, let channel)?: fields["impulse_response"] = self.file(file, channel, paths)
         case .synthetic(let rt60, let seed)?:
-            fields["synthetic_room"] = .object(["rt60_ms": .number(rt60), "seed": .number(Double(seed))])
+            fields["synthetic_room"] = .object(["rt60_ms": .number(rt60), "seed": seedJSON(seed)])
         case nil: break
         }
         return .object(fields)
@@ -107,7 +113,7 @@ public enum ScenarioEncoder {
         if options.periodMilliseconds != defaults.periodMilliseconds { fields["period_ms"] = .number(Double(options.periodMilliseconds)) }
         if options.leewayMilliseconds != defaults.leewayMilliseconds { fields["leeway_ms"] = .number(Double(options.leewayMilliseconds)) }
         if options.jitterMilliseconds != defaults.jitterMilliseconds { fields["jitter_ms"] = .number(options.jitterMilliseconds) }
-        if options.jitterSeed != defaults.jitterSeed { fields["jitter_seed"] = .number(Double(options.jitterSeed)) }
+        if options.jitterSeed != defaults.jitterSeed { fields["jitter_seed"] = seedJSON(options.jitterSeed) }
         if options.sampleRate != defaults.sampleRate { fields["sample_rate"] = .number(Double(options.sampleRate)) }
         if options.channelCount != defaults.channelCount { fields["channels"] = .number(Double(options.channelCount)) }
         if options.sampleType != defaults.sampleType { fields["sample_type"] = .string(options.sampleType.rawValue) }

@@ -68,7 +68,7 @@ public enum ScenarioLoader {
         scenario.nearEnd = try context.signalSource(root, "near_end")
         if let noise = try root.object("noise") {
             scenario.noise = NoiseSettings(levelDBFS: try noise.number("level_dbfs", in: -200...0) ?? -60,
-                                           seed: UInt64(try noise.integer("seed", in: 0...Int64.max) ?? 0))
+                                           seed: try noise.seed("seed") ?? 0)
             try noise.finish()
         }
         if let path = try root.object("echo_path") {
@@ -84,7 +84,7 @@ public enum ScenarioLoader {
             }
             if let room = try path.object("synthetic_room") {
                 echo.impulseResponse = .synthetic(rt60Milliseconds: try room.number("rt60_ms", in: 10...2000) ?? 300,
-                                                  seed: UInt64(try room.integer("seed", in: 0...Int64.max) ?? 0))
+                                                  seed: try room.seed("seed") ?? 0)
                 try room.finish()
             }
             try path.finish()
@@ -282,7 +282,7 @@ public enum ScenarioLoader {
         func signalKind(_ reader: JSONObjectReader, key: String) throws -> (SignalKind, UInt64) {
             let name = try reader.string(key) ?? "white_noise"
             let level = try reader.number("level_dbfs", in: -120...0) ?? -20
-            let seed = UInt64(try reader.integer("seed", in: 0...Int64.max) ?? 0)
+            let seed = try reader.seed("seed") ?? 0
             if name != "tone", reader.has("frequency_hz") { throw reader.fail("frequency_hz", "applies to the tone generator only") }
             if name != "speech", reader.has("pitch_hz") { throw reader.fail("pitch_hz", "applies to the speech generator only") }
             let kind: SignalKind
@@ -304,7 +304,7 @@ public enum ScenarioLoader {
             options.periodMilliseconds = Int(try reader.integer("period_ms", in: 1...990) ?? 20)
             options.leewayMilliseconds = Int(try reader.integer("leeway_ms", in: 0...100) ?? 2)
             options.jitterMilliseconds = try reader.number("jitter_ms", in: 0...100) ?? 0
-            options.jitterSeed = UInt64(try reader.integer("jitter_seed", in: 0...Int64.max) ?? 0)
+            options.jitterSeed = try reader.seed("jitter_seed") ?? 0
             options.sampleRate = Int(try reader.integer("sample_rate", in: 8000...192_000) ?? 48_000)
             options.channelCount = Int(try reader.integer("channels", in: 1...8) ?? 1)
             if let type = try reader.string("sample_type") { options.sampleType = try ScenarioLoader.choice(type, reader, "sample_type") }

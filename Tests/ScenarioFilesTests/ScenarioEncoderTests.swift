@@ -89,3 +89,42 @@ final class ScenarioEncoderTests: XCTestCase {
         XCTAssertTrue(Set(JSONValue.objectKeys(in: Array(text.utf8))).isSubset(of: ScenarioLoader.topLevelKeys))
     }
 }
+
+/// Seeds are UInt64: one past 9e15 (a JSON number is not exact in a double there, and the parser
+/// says to give it as a string) is read from a string of digits and written back as one.
+final class SeedKeyTests: XCTestCase {
+    private func load(_ noise: String) throws -> Scenario {
+        try ScenarioLoader.parse(data: Data(#"{"name": "s", "duration_s": 1, "noise": \#(noise)}"#.utf8), file: "s.json")
+    }
+
+    private func problem(_ noise: String) -> String {
+        do {
+            _ = try load(noise)
+            return "loaded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    func testASeedPastADoublesReachIsAString() throws {
+        XCTAssertEqual(try load(#"{"seed": 7}"#).noise?.seed, 7)
+        let largest = try load(#"{"seed": "18446744073709551615"}"#)
+        XCTAssertEqual(largest.noise?.seed, .max)
+        let folder = try makeTemporaryDirectory(for: self)
+        let text = ScenarioEncoder.text(largest, relativeTo: folder.path)
+        XCTAssertTrue(text.contains(#""seed": "18446744073709551615""#), text)
+        XCTAssertEqual(try ScenarioLoader.parse(data: Data(text.utf8), file: "s.json").noise?.seed, .max)
+        XCTAssertTrue(ScenarioEncoder.text(try load(#"{"seed": 7}"#), relativeTo: folder.path).contains(#""seed": 7"#))
+    }
+
+    func testASeedThatIsNotOneIsNamed() {
+        XCTAssertEqual(problem(#"{"seed": 9223372036854775808}"#),
+                       "s.json: noise.seed: 9.223372036854776e+18 is too large to be read exactly as a number: give a seed past 9e15 as a string of digits")
+        XCTAssertEqual(problem(#"{"seed": -1}"#), "s.json: noise.seed: -1 is negative: a seed is a whole number 0…18446744073709551615")
+        XCTAssertEqual(problem(#"{"seed": "12a"}"#),
+                       #"s.json: noise.seed: "12a" is not a seed (a whole number 0…18446744073709551615, as a string past 9e15)"#)
+        XCTAssertEqual(problem(#"{"seed": "18446744073709551616"}"#),
+                       #"s.json: noise.seed: "18446744073709551616" is not a seed (a whole number 0…18446744073709551615, as a string past 9e15)"#)
+        XCTAssertEqual(problem(#"{"seed": true}"#), "s.json: noise.seed: expected a whole number (or a string of digits), found a boolean")
+    }
+}
