@@ -85,9 +85,12 @@ public final class CallMeter {
     public func apply(_ action: HardwareAction) throws {
         precondition(!finished, "the call was already finished")
         guard let hardware = call.hardware else { throw CallMeterError.noHardware(action: action.description) }
-        // Applied first: an action the hardware refuses is no event of the call's.
+        // Applied first: an action the hardware refuses is no event of the call's. Logged before
+        // what the hardware logs of it (its `route` event), as a scenario's timeline logs it.
+        let logged = call.events.count
         try hardware.apply(action, at: call.currentFrame)
-        beginSegment(action.description)
+        call.logEvent(kind: "timeline", detail: action.description, beforeEventsFrom: logged)
+        marks.append((call.currentFrame, action.description))
     }
 
     /// Ends the call (`SimulatedCall.end()`), scores it and returns its report — the model

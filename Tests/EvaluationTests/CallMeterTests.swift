@@ -92,6 +92,9 @@ final class CallMeterTests: XCTestCase {
         XCTAssertNotNil(report.segments[1].metrics.erleDB)
         XCTAssertEqual(report.metrics.erleDB, run.metrics.erleDB)
         XCTAssertEqual(report.events.filter { $0.kind == "timeline" }.map(\.detail), [HardwareAction.routeChange(.speaker).description])
+        // The same events in the same order: the action, then what the hardware logs of it (the
+        // meter logged the route before the action).
+        XCTAssertEqual(report.events.map { "\($0.frame) \($0.kind): \($0.detail)" }, run.events.map { "\($0.frame) \($0.kind): \($0.detail)" })
 
         // Without simulated hardware there is no route to change: an error to catch.
         let plain = try SimulatedCall(world: CallWorld(farEnd: scenario.farEnd), recordsTaps: false)
