@@ -132,14 +132,17 @@ struct DelayBlockCollector {
         case .ambiguousTonal:
             referenceIsTonal = true
             return nil
-        case .outsideSearch(let lag):
-            // A whitened peak is a shared phase: it is an echo's only where the reference at that
-            // lag explains more of the mic than chance does (`LinearShare`), read over the same
-            // stretch where the histories still hold it.
+        case .outsideSearch:
+            // A whitened peak is a shared phase: where the whole stretch's correlation peaks
+            // outside the search too, it is an echo's only if the reference at that lag explains
+            // more of the mic than chance does (`LinearShare`); two voices of one synthesiser over
+            // a mic without echo peaked there. (The blocks' own peak lies in a circular
+            // correlation, where a lag past the search and one ahead of it can share an index.)
             if reference.origin <= origin, mic.origin <= origin, end <= reference.end, end <= mic.end {
                 let x = Array(reference.samples[reference.local(origin)..<reference.local(end)])
                 let y = Array(mic.samples[mic.local(origin)..<mic.local(end)])
-                if LinearShare(x: x, y: y, lag: lag, sampleRate: estimator.sampleRate).blocks > 0,
+                if let lag = ProcessedLag.correlationPeaks(x, y, maximumLag: estimator.maxLag)?.overall.lag,
+                   lag < 0 || lag > estimator.maxLag,
                    !LinearShare.isAnEcho(x: x, y: y, lag: lag, sampleRate: estimator.sampleRate) {
                     return nil
                 }

@@ -107,9 +107,8 @@ struct DelayEstimator {
         /// No peak stands `significance` σ out of the floor: nothing correlated.
         case none
         /// A lag outside 0…maxLag peaks `outsideMargin` times higher than any inside, and stands
-        /// out: the echo leads the reference, or lags it by more than the search reaches. `lag`:
-        /// that peak's, in samples (negative: the mic leads).
-        case outsideSearch(lag: Int)
+        /// out: the echo leads the reference, or lags it by more than the search reaches.
+        case outsideSearch
         /// The reference is tonal and its correlation peaks at more than one lag: no lag is the delay.
         case ambiguousTonal
     }
@@ -187,7 +186,7 @@ struct DelayEstimator {
             let outsideLags = (searchEnd + edge)..<(fftSize - edge)
             if let at = outsideLags.max(by: { correlation[$0] < correlation[$1] }),
                Double(correlation[at]) > Self.outsideMargin * Double(max(0, correlation[peak])) {
-                return standsOut(correlation[at]) ? (.outsideSearch(lag: at > fftSize / 2 ? at - fftSize : at), isBlockEdgeLag(at)) : (.none, false)
+                return standsOut(correlation[at]) ? (.outsideSearch, isBlockEdgeLag(at)) : (.none, false)
             }
         }
         guard standsOut(correlation[peak]) else { return (.none, false) }

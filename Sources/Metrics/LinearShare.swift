@@ -17,20 +17,15 @@ struct LinearShare {
 
     /// A share at least this many times what unrelated signals give by chance (about 1 /
     /// `blocks`) may be an echo's: the two voices' share was 1.0 times it, an echo of a speech far
-    /// end 18 dB under a talker who never pauses 2.6 times.
+    /// end 18 dB under a talker who never pauses 2.6 times, a pure delay `blocks` times.
     static let overChance = 2.0
-    /// And at least this many times the most the same signals share a quarter second to a second
-    /// off that lag: signals alike throughout (one synthesiser's two voices) share more than
-    /// unrelated ones everywhere, an echo at its lag alone.
-    static let overOtherLags = 3.0
 
-    /// Whether `y` holds enough of `x` at `lag` to be its echo: more than chance (`overChance`)
-    /// and more than at lags around it (`overOtherLags`).
+    /// Whether `y` holds enough of `x` at `lag` to be its echo (`overChance`); true where the
+    /// signals are too short to tell (under a block), so that the check never removes a verdict
+    /// it cannot weigh.
     static func isAnEcho(x: [Float], y: [Float], lag: Int, sampleRate: Int) -> Bool {
         let atLag = LinearShare(x: x, y: y, lag: lag, sampleRate: sampleRate)
-        guard atLag.blocks > 0, atLag.share >= overChance / Double(atLag.blocks) else { return false }
-        let others = [-4, -1, 1, 4].map { LinearShare(x: x, y: y, lag: lag + $0 * sampleRate / 4, sampleRate: sampleRate).share }
-        return atLag.share >= overOtherLags * (others.max() ?? 0)
+        return atLag.blocks == 0 || atLag.share >= overChance / Double(atLag.blocks)
     }
 
     /// `lag`: how far `y` lags `x` (negative: `y` leads it), in samples. Blocks of about 128 ms

@@ -210,7 +210,7 @@ final class BadInputMatrixTests: XCTestCase {
             jsonCase("gain-too-high", #"{"duration_s": 1, "echo_path": {"gain_db": 100}}"#, mentions: ["echo_path.gain_db", "out of range"]),
             jsonCase("level-above-full-scale", #"{"duration_s": 1, "far_end": {"generator": "tone", "level_dbfs": 10}}"#,
                      mentions: ["far_end.level_dbfs", "out of range"]),
-            jsonCase("negative-seed", #"{"duration_s": 1, "noise": {"level_dbfs": -60, "seed": -1}}"#, mentions: ["noise.seed", "out of range"]),
+            jsonCase("negative-seed", #"{"duration_s": 1, "noise": {"level_dbfs": -60, "seed": -1}}"#, mentions: ["noise.seed", "is negative"]),
             jsonCase("fractional-seed", #"{"duration_s": 1, "noise": {"level_dbfs": -60, "seed": 1.5}}"#, mentions: ["noise.seed", "whole number"]),
             jsonCase("jitter-too-large", #"{"duration_s": 1, "mic": {"device": "generator", "period_ms": 20, "jitter_ms": 10}}"#,
                      mentions: ["mic.jitter_ms", "half of period_ms"]),

@@ -85,10 +85,7 @@ final class LateLoopbackTests: XCTestCase {
             XCTAssertTrue(estimator.echoLeads(reference: loopback, mic: signals.mic), "\(late) s late")
         }
         let (loopback, signals) = Self.call(lateSamples: Self.rate / 10)
-        guard case .outsideSearch(let lag) = Self.blockSearch(loopback, signals.mic) else {
-            return XCTFail("0.1 s late: \(Self.blockSearch(loopback, signals.mic))")
-        }
-        XCTAssertLessThan(lag, 0, "the mic leads")
+        XCTAssertEqual(Self.blockSearch(loopback, signals.mic), .outsideSearch)
     }
 
     /// An on-time loopback with a 60 ms echo (the echo path's 10 ms plus 50 ms of playout): read
