@@ -54,6 +54,8 @@ public struct RecordingProcessor {
         /// synthesised).
         public var micPeak: Float = 0
         public var loopbackPeak: Float = 0
+        /// The largest |x| the canceller wrote (the mic's, copied, in `disabled`).
+        public var outputPeak: Float = 0
         /// The mic's mean as the canceller received it: a DC offset where it is one.
         public var micMean = 0.0
         /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
@@ -65,10 +67,10 @@ public struct RecordingProcessor {
         public var pluginFiles: Set<FileIdentity> = []
 
         /// Where a clipped signal is, and what follows from it (none when nothing clipped), in the
-        /// words `metrics` uses. A float file over full scale is said to be so; a canceller works
-        /// within full scale (each backend's output is held to ±1, as a converter's would be), so
-        /// what the mic held over it is clipped in the output of any mode but `disabled`.
-        public func clippingWarnings(mic: String, reference: String?, cancellerRan: Bool = false) -> [String] {
+        /// words `metrics` uses. A float file over full scale is said to be so, and what became of
+        /// it: the built-in cancellers hold their output within full scale (as a converter would),
+        /// so what the mic held over it is clipped there; a plugin's output may carry it on.
+        public func clippingWarnings(mic: String, reference: String?, cancellerRan: Bool) -> [String] {
             let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
             func share(_ count: Int) -> String { InputCensus.share(count, of: samples) }
             var clipped: [String] = [], overFullScale: [String] = []
@@ -85,7 +87,7 @@ public struct RecordingProcessor {
             if !clipped.isEmpty { lines.append(clipped.joined(separator: "; ") + InputCensus.clippedConsequence) }
             if !overFullScale.isEmpty {
                 let handled = !cancellerRan ? "passed on as it is"
-                    : micPeak > 1 ? "given to the canceller as it is, whose output stays within full scale: what the mic holds over it is clipped there"
+                    : micPeak > 1 && outputPeak <= 1 ? "given to the canceller as it is, whose output stays within full scale: what the mic holds over it is clipped there"
                     : "given to the canceller as it is"
                 lines.append(overFullScale.joined(separator: "; ") + ": louder than any converter records or plays "
                              + InputCensus.overFullScaleCause + "; " + handled)
@@ -207,7 +209,7 @@ public struct RecordingProcessor {
             var micFrames = 0, produced = 0, written = 0, micEnded = false
             var chunks = 0
             var clippedMic = 0, clippedLoopback = 0
-            var micPeak: Float = 0, loopbackPeak: Float = 0
+            var micPeak: Float = 0, loopbackPeak: Float = 0, outputPeak: Float = 0
             var micSum = 0.0
             while true {
                 chunks += 1
@@ -230,6 +232,7 @@ public struct RecordingProcessor {
                     try control.analyzeRender(render)
                     try control.processCapture(capture, into: &processed)
                     try control.checkOutput(processed, frame: produced / frame)
+                    _ = Self.fullScaleCount(processed, count: frame, peak: &outputPeak)
                     adaptive?.observe(reference: render, capture: capture, count: frame, control: control)
                 } else {
                     VectorMath.copy(capture, into: &processed, count: frame)
@@ -263,6 +266,7 @@ public struct RecordingProcessor {
             outcome.clippedLoopbackSamples = clippedLoopback
             outcome.micPeak = micPeak
             outcome.loopbackPeak = loopbackPeak
+            outcome.outputPeak = control == nil ? micPeak : outputPeak
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName
             outcome.pluginFiles = Set([(control as? PluginEchoControl)?.loadedFile].compactMap { $0 })
@@ -285,7 +289,6 @@ public struct RecordingProcessor {
     /// Full scale as a 16-bit recording reaches it: 32767/32768 and beyond.
     static let fullScale = InputCensus.fullScale
 
-    /// How many of `samples[0..<count]` are at full scale.
     /// Samples at or over full scale among the first `count`, and the largest |x| kept in `peak`.
     static func fullScaleCount(_ samples: [Float], count: Int, peak: inout Float) -> Int {
         var clipped = 0

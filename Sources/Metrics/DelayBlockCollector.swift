@@ -138,9 +138,11 @@ struct DelayBlockCollector {
             // more of the mic than chance does (`LinearShare`); two voices of one synthesiser over
             // a mic without echo peaked there. (The blocks' own peak lies in a circular
             // correlation, where a lag past the search and one ahead of it can share an index.)
-            if reference.origin <= origin, mic.origin <= origin, end <= reference.end, end <= mic.end {
-                let x = Array(reference.samples[reference.local(origin)..<reference.local(end)])
-                let y = Array(mic.samples[mic.local(origin)..<mic.local(end)])
+            // Over the stretch's first minute at most, as `LeadingEcho` reads a recording.
+            let last = min(end, origin + ProcessedLag.maximumSeconds * estimator.sampleRate)
+            if reference.origin <= origin, mic.origin <= origin, last <= reference.end, last <= mic.end {
+                let x = Array(reference.samples[reference.local(origin)..<reference.local(last)])
+                let y = Array(mic.samples[mic.local(origin)..<mic.local(last)])
                 if let lag = ProcessedLag.correlationPeaks(x, y, maximumLag: estimator.maxLag)?.overall.lag,
                    lag < 0 || lag > estimator.maxLag,
                    !LinearShare.isAnEcho(x: x, y: y, lag: lag, sampleRate: estimator.sampleRate) {

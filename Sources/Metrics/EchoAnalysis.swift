@@ -32,8 +32,8 @@ public struct EchoAnalysis: Sendable {
     public let delaySearches: [DelaySearch]
 
     /// How much louder the output is than the mic (dB) where the far end played alone and its echo
-    /// stayed under the mic's noise, in a call with no far-end single talk (20 frames or more of
-    /// it; nil otherwise). There ERLE has no meaning, but an output 10 dB over its mic still says
+    /// stayed under the mic's noise, in a call with no far-end single talk and 20 or more such
+    /// frames (nil otherwise). There ERLE has no meaning, but an output 10 dB over its mic still says
     /// what a negative ERLE says elsewhere: the mic and the output swapped (a canceller's output,
     /// its echo removed, given as the mic reads "no echo to cancel"), or a gain after the mic.
     public let outputOverMicWhereEchoUnderNoiseDB: Double?

@@ -20,16 +20,20 @@ struct LinearShare {
     /// end 18 dB under a talker who never pauses 2.6 times, a pure delay `blocks` times.
     static let overChance = 2.0
 
+    /// Fewer blocks than this weigh nothing: with one, chance alone explains it all.
+    static let minimumBlocks = 8
+
     /// Whether `y` holds enough of `x` at `lag` to be its echo (`overChance`); true where the
-    /// signals are too short to tell (under a block), so that the check never removes a verdict
-    /// it cannot weigh.
+    /// overlap is too short to tell (under `minimumBlocks`), so that the check never removes a
+    /// verdict it cannot weigh.
     static func isAnEcho(x: [Float], y: [Float], lag: Int, sampleRate: Int) -> Bool {
         let atLag = LinearShare(x: x, y: y, lag: lag, sampleRate: sampleRate)
-        return atLag.blocks == 0 || atLag.share >= overChance / Double(atLag.blocks)
+        return atLag.blocks < minimumBlocks || atLag.share >= overChance / Double(atLag.blocks)
     }
 
-    /// `lag`: how far `y` lags `x` (negative: `y` leads it), in samples. Blocks of about 128 ms
-    /// (a power of two), Hann-windowed, half a block apart, over the two signals' overlap.
+    /// `lag`: how far `y` lags `x` (negative: `y` leads it), in samples. Blocks of at least 125 ms
+    /// (a power of two: 128 ms at 16 kHz, 171 ms at 48 kHz), Hann-windowed, half a block apart,
+    /// over the two signals' overlap.
     init(x: [Float], y: [Float], lag: Int, sampleRate: Int) {
         var size = 2
         while size < max(2, sampleRate / 8) { size *= 2 }

@@ -202,17 +202,22 @@ extension ComparisonMarkdown {
 
     /// `value` signed, with two decimals or as many more as show it beyond `threshold`:
     /// rounded to two, a fall of 0.5001 dB against 0.5 prints "-0.50", which reads as within it.
-    /// A mean's change to two decimals, with as many more as a change under 0.005 dB needs to show
-    /// its sign (a fall of 0.003 dB printed "-0.00 dB"); none at all is "+0.00".
-    static func meanChange(_ delta: Double) -> String {
-        delta == 0 ? "+0.00" : signed(delta, beyond: 0)
-    }
-
     static func signed(_ value: Double, beyond threshold: Double?) -> String {
         var decimals = 2
         func text() -> String { String(format: "%+.\(decimals)f", value) }
         // eval.json's values have four decimals, so a few more always do; the bound ends the loop.
         while let threshold, decimals < 12, abs(Double(text()) ?? 0) <= threshold { decimals += 1 }
+        return text()
+    }
+
+    /// A mean's change to two decimals, with as many more (up to six: eval.json's values have
+    /// four) as a change under 0.005 dB needs to show its sign (a fall of 0.003 dB printed
+    /// "-0.00 dB"); none, or one of the means' rounding alone, is "+0.00".
+    static func meanChange(_ delta: Double) -> String {
+        guard abs(delta) >= 5e-7 else { return "+0.00" }
+        var decimals = 2
+        func text() -> String { String(format: "%+.\(decimals)f", delta) }
+        while decimals < 6, Double(text()) == 0 { decimals += 1 }
         return text()
     }
 

@@ -386,7 +386,7 @@ public enum EvalReportDocument {
         var clips: [ReportDocument.AudioClip] = []
         if let recording = ran.first(where: { $0.summary?.micFile != nil })?.summary, let recordingMic = recording.micFile {
             // The player plays the file as it is: every channel of a multichannel one.
-            let label = recording.micChannel.map { "mic (recording, every channel; its \($0) was scored)" } ?? "mic (recording)"
+            let label = recording.micChannel.map { "mic (recording, every channel; its \($0) was scored, counted from 0)" } ?? "mic (recording)"
             clips.append(.init(label: label, path: relativePath(from: directory, to: recordingMic)))
         } else if let withMic = ran.first(where: { $0.summary?.taps["mic"] != nil }) {
             clips.append(.init(label: "mic (canceller input)", path: "\(withMic.folder)/\(withMic.summary!.taps["mic"]!)"))

@@ -112,7 +112,7 @@ final class JSONObjectReader {
         return value
     }
 
-    /// A seed: any UInt64, as a whole number up to 9e15 (beyond it a JSON number is not exact in a
+    /// A seed: any UInt64, as a whole number below 9e15 (from there on a JSON number is not exact in a
     /// double, and the parser says to give it as a string) or as a string of decimal digits.
     func seed(_ key: String) throws -> UInt64? {
         guard let value = raw(key) else { return nil }
@@ -124,7 +124,7 @@ final class JSONObjectReader {
         }
         guard case .number(let number) = value else { throw fail(key, "expected a whole number (or a string of digits), found \(value.typeName)") }
         if number >= 9e15, number == number.rounded() {
-            throw fail(key, "\(number) is too large to be read exactly as a number: give a seed past 9e15 as a string of digits")
+            throw fail(key, "\(Self.format(number)) is too large to be read exactly as a number: give a seed from 9e15 on as a string of digits")
         }
         guard number >= 0 else { throw fail(key, "\(Self.format(number)) is negative: a seed is a whole number 0…\(UInt64.max)") }
         return UInt64(try integer(key) ?? 0)

@@ -209,7 +209,7 @@ public final class SimulatedCall {
     /// Logs an event now, placed before those logged since the log held `count` events (what an
     /// action applied just now logged of itself): the order a scenario's timeline logs them in,
     /// its action first.
-    public func logEvent(kind: String, detail: String, beforeEventsFrom count: Int) {
+    package func logEvent(kind: String, detail: String, beforeEventsFrom count: Int) {
         events.insert(CallEvent(frame: currentFrame, kind: kind, detail: detail), at: min(max(0, count), events.count))
     }
 

@@ -233,7 +233,7 @@ final class CorpusManifestTests: XCTestCase {
             .contains("Channel 1 (counted from 0) of multichannel files was measured."))
         // eval.html's player plays the file as it is, every channel: its label says which one was scored.
         XCTAssertTrue(try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
-            .contains("<figcaption>mic (recording, every channel; its channel 1 was scored)</figcaption>"))
+            .contains("<figcaption>mic (recording, every channel; its channel 1 was scored, counted from 0)</figcaption>"))
         try FileManager.default.removeItem(at: root.appendingPathComponent("out"))
 
         // Sharded in two modes and merged: the failed runs (one folder name per item, none on

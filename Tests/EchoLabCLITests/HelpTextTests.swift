@@ -324,7 +324,8 @@ final class HelpTextTests: XCTestCase {
         (processed_lag_source: estimated, given, or not_found when the output shares
         too little with the mic to tell, or is under a second: scored unshifted, with a
         warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
-        an error. --processed-lag-ms gives it instead. Where delay_ms is null,
+        an error. --processed-lag-ms gives it instead (a warning says where the files'
+        own estimate differs by more than 1 ms). Where delay_ms is null,
         delay_unmeasured says why (the echo outside the search; a tonal far end — a
         tone, a held chord — whose delay repeats at every period of its notes, also
         warned on stderr; no echo above the mic's noise where the near end is silent,
@@ -357,7 +358,8 @@ final class HelpTextTests: XCTestCase {
                                   channels). Without it a multichannel file is an
                                   error; mono files ignore it.
           --processed-lag-ms <ms> How far the processed file lags the mic, 0 to 500 ms,
-                                  instead of estimating it.
+                                  used instead of the estimate (a warning says where
+                                  the files' own estimate differs by more than 1 ms).
           --scorer <name=program> Score each run with a program (repeatable): PROGRAM,
                                   run by /bin/sh -c, reads one JSON request per line
                                   and answers one per line (docs/scorers.md); its

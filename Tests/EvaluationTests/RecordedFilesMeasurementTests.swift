@@ -64,8 +64,8 @@ final class RecordedFilesMeasurementTests: XCTestCase {
         try assertUnchanged(bytes)
     }
 
-    /// A lag given is used as given: nothing estimated, nothing said, and the same figures as the
-    /// estimate gave.
+    /// A lag given is used as given: where the files' own estimate agrees nothing is said, and the
+    /// figures are the estimate's.
     func testAGivenLagIsUsedAndNothingIsSaid() throws {
         let (files, bytes) = try files(outputLag: 160)
         var notices: [RecordingMetrics.Notice] = []

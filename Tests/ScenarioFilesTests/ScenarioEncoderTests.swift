@@ -119,7 +119,7 @@ final class SeedKeyTests: XCTestCase {
 
     func testASeedThatIsNotOneIsNamed() {
         XCTAssertEqual(problem(#"{"seed": 9223372036854775808}"#),
-                       "s.json: noise.seed: 9.223372036854776e+18 is too large to be read exactly as a number: give a seed past 9e15 as a string of digits")
+                       "s.json: noise.seed: 9.223372036854776e+18 is too large to be read exactly as a number: give a seed from 9e15 on as a string of digits")
         XCTAssertEqual(problem(#"{"seed": -1}"#), "s.json: noise.seed: -1 is negative: a seed is a whole number 0…18446744073709551615")
         XCTAssertEqual(problem(#"{"seed": "12a"}"#),
                        #"s.json: noise.seed: "12a" is not a seed (a whole number 0…18446744073709551615, as a string past 9e15)"#)

@@ -1,6 +1,7 @@
 import AudioCore
 import EchoLabJSON
 import Metrics
+import ScenarioFiles
 
 /// What `eval` needs of any run, a simulated call or a recording: its metrics (the report's
 /// `metrics` object), pipeline counters where there are any, lint findings, length, taps.
