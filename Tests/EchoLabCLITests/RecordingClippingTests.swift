@@ -50,6 +50,14 @@ final class RecordingClippingTests: XCTestCase {
             let output = try AudioFileStream.readAll(path: root.appendingPathComponent("scaled-out.wav").path).samples
             XCTAssertEqual(output.map(abs).max(), outputPeak, mode)
         }
+        // A plugin's output is its own: a pass-through carries the mic over full scale, and the
+        // warning does not say it was clipped.
+        let passThrough = try CancellerPluginTests.misbehaving("passthrough", in: root)
+        let plugged = try runEchoLab(["process", "--mic", "scaled-mic.wav", "--reference", "taps/reference.wav", "--out", "scaled-out.wav",
+                                      "--plugin", "mine=\(passThrough)", "--aec", "mine:intensityRecommended"], in: root)
+        XCTAssertEqual(plugged.status, 0, plugged.standardError)
+        XCTAssertEqual(plugged.standardError, head + "given to the canceller as it is\n")
+        XCTAssertEqual(try AudioFileStream.readAll(path: root.appendingPathComponent("scaled-out.wav").path).samples.map(abs).max(), peak)
         // `metrics` says so too, and counts them in its JSON (it was silent about clipping).
         let scored = try runEchoLab(["metrics", "--reference", "taps/reference.wav", "--mic", "hot-mic.wav", "--processed", "sent.wav"], in: root)
         XCTAssertEqual(scored.status, 0, scored.standardError)
