@@ -76,12 +76,8 @@ public struct RecordingProcessor {
             var clipped: [String] = [], overFullScale: [String] = []
             for (file, count, peak) in [(mic, clippedMicSamples, micPeak), (reference, clippedLoopbackSamples, loopbackPeak)] {
                 guard let file, count > 0 else { continue }
-                if peak > 1 {
-                    overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file,
-                                                InputCensus.samples(count), share(count), 20 * log10(Double(peak))))
-                } else {
-                    clipped.append("\(file) has \(InputCensus.samples(count)) at full scale (\(share(count)))")
-                }
+                let part = InputCensus.clippingPart(file: file, count: count, peak: peak, share: share(count))
+                if part.isOverFullScale { overFullScale.append(part.text) } else { clipped.append(part.text) }
             }
             var lines: [String] = []
             if !clipped.isEmpty { lines.append(clipped.joined(separator: "; ") + InputCensus.clippedConsequence) }

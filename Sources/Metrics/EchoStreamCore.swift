@@ -484,10 +484,10 @@ struct EchoStreamCore {
         }
         if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
             // The echo path's loss stands on these frames where there is no single talk.
+            let micPower = meter.wholeBandPower(mic.samples, offset: mic.local(start))
             ledger.appendEchoUnderNoise(frame: frame, reference: meter.wholeBandPower(reference.samples, offset: reference.local(start - shift)),
-                                        echo: meter.wholeBandPower(hasEcho ? echo.samples : mic.samples,
-                                                                   offset: hasEcho ? echo.local(start) : mic.local(start)))
-            underNoiseMicPower += meter.wholeBandPower(mic.samples, offset: mic.local(start))
+                                        echo: hasEcho ? meter.wholeBandPower(echo.samples, offset: echo.local(start)) : micPower)
+            underNoiseMicPower += micPower
             underNoiseProcessedPower += meter.wholeBandPower(processed.samples, offset: processed.local(start))
         }
         guard singleTalk else { return }

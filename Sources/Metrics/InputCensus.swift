@@ -11,6 +11,14 @@ public struct InputCensus: Sendable, Equatable {
     public static let clippedConsequence = ": the recording clipped, so its echo is not linear and the echo metrics from it are uncertain"
     /// How a float file comes to be over full scale, and what follows for its echo.
     public static let overFullScaleCause = "(audio scaled after capture; if it was clipped before it was scaled, its echo is not linear)"
+    /// One file's part of a clipping warning: "F has N samples at full scale (S)", or, for a float
+    /// file that goes past 1, "at or over full scale (S, peaking at +P dBFS)", which is said apart
+    /// (`isOverFullScale`): it is no converter's clip as it stands.
+    public static func clippingPart(file: String, count: Int, peak: Float, share: String) -> (text: String, isOverFullScale: Bool) {
+        peak > 1
+            ? (String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, samples(count), share, 20 * log10(Double(peak))), true)
+            : ("\(file) has \(samples(count)) at full scale (\(share))", false)
+    }
     /// The share of `total` samples that `count` is, as the clipping warnings give it: a few
     /// samples in a long file read "< 0.01 %", never "0.00 %".
     public static func share(_ count: Int, of total: Double) -> String {
@@ -137,12 +145,8 @@ public struct InputCensus: Sendable, Equatable {
         for (file, count, peak) in [(mic, micFullScaleSamples, micPeak), (reference, referenceFullScaleSamples, referencePeak)] where count > 0 {
             // A float sample over 1 is no converter's clip as it stands: the file holds it and it is
             // measured as it is, though a clip scaled up after capture looks the same.
-            if peak > 1 {
-                overFullScale.append(String(format: "%@ has %@ at or over full scale (%@, peaking at %+.1f dBFS)", file, Self.samples(count), share(count),
-                                            20 * log10(Double(peak))))
-            } else {
-                clipped.append("\(file) has \(Self.samples(count)) at full scale (\(share(count)))")
-            }
+            let part = Self.clippingPart(file: file, count: count, peak: peak, share: share(count))
+            if part.isOverFullScale { overFullScale.append(part.text) } else { clipped.append(part.text) }
         }
         if !clipped.isEmpty {
             lines.append(clipped.joined(separator: "; ") + Self.clippedConsequence)
