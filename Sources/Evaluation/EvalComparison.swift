@@ -673,6 +673,15 @@ public struct EvalComparison: Sendable {
                         regressions.append(Change(run: key, subject: subject, baseline: .score(a.value), current: .notScored, delta: nil))
                         continue
                     }
+                    // Declared with another direction or range, it is not the same score: said, not judged.
+                    guard a.higherIsBetter == b.higherIsBetter, a.minimum == b.minimum, a.maximum == b.maximum else {
+                        func declared(_ score: ScoreValue) -> String {
+                            "\(FixedDecimal.text(score.value, fractionDigits: 2)) (\(score.higherIsBetter ? "higher" : "lower") is better, "
+                                + "\(FixedDecimal.text(score.minimum, fractionDigits: 2))…\(FixedDecimal.text(score.maximum, fractionDigits: 2)))"
+                        }
+                        scoreNotes.append(Change(run: key, subject: subject, baseline: .name(declared(a)), current: .name(declared(b)), delta: nil))
+                        continue
+                    }
                     let delta = Self.difference(a.value, b.value), gain = (a.higherIsBetter ? 1.0 : -1.0) * delta
                     let change = Change(run: key, subject: subject, baseline: .score(a.value), current: .score(b.value), delta: delta,
                                         threshold: maxRegressionScore)

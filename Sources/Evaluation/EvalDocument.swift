@@ -296,7 +296,13 @@ public enum EvalDocument {
     static func scoreStatistics(_ runs: [[ScorerResult]], scoredAnywhere: Bool) -> [ModeSummary.ScorerStatistics]? {
         guard scoredAnywhere else { return nil }
         typealias Identity = ModeSummary.ScorerStatistics.Identity
-        struct ScoreKey: Hashable { var talkType, name: String }
+        // A score one run declares with another direction or range than another run is another
+        // score: its statistics (p10 in its own direction) and its range stay its own.
+        struct ScoreKey: Hashable {
+            var talkType, name: String
+            var higherIsBetter: Bool
+            var minimum, maximum: Double
+        }
         var order: [Identity] = [], scoreOrder: [Identity: [ScoreKey]] = [:]
         var values: [Identity: [ScoreKey: [Double]]] = [:], first: [Identity: [ScoreKey: ScoreValue]] = [:]
         var unscored: [String: Int] = [:], names: [String] = []
@@ -308,7 +314,8 @@ public enum EvalDocument {
                 if values[identity] == nil { order.append(identity); values[identity] = [:]; first[identity] = [:] }
                 for talk in talkTypes {
                     for (name, score) in talk.scores.sorted(by: { $0.key < $1.key }) {
-                        let key = ScoreKey(talkType: talk.talkType, name: name)
+                        let key = ScoreKey(talkType: talk.talkType, name: name, higherIsBetter: score.higherIsBetter,
+                                           minimum: score.minimum, maximum: score.maximum)
                         if values[identity]![key] == nil { scoreOrder[identity, default: []].append(key); first[identity]![key] = score }
                         values[identity]![key, default: []].append(score.value)
                     }

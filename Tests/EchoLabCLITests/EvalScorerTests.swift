@@ -213,6 +213,20 @@ final class EvalScorerTests: XCTestCase {
         let other = try compare(try current("other-version.json") { $0["version"] = "2" })
         XCTAssertEqual(other.status, 0)
         XCTAssertTrue(other.standardOutput.contains("## Scores not compared (not judged)"), other.standardOutput)
+        // Declared the other way round (or over another range), it is not the same score: a
+        // fall of 0.2 read as 8 regressions of a score that had flipped its direction.
+        let flipped = try compare(try current("flipped.json") { scorer in
+            moved("st", by: -0.2)(&scorer)
+            var talkTypes = scorer["talk_types"] as! [[String: Any]]
+            let index = talkTypes.firstIndex { $0["talk_type"] as? String == "st" }!
+            var scores = talkTypes[index]["scores"] as! [String: [String: Any]]
+            scores["mic_over_output_db"]!["higher_is_better"] = false
+            talkTypes[index]["scores"] = scores
+            scorer["talk_types"] = talkTypes
+        })
+        XCTAssertEqual(flipped.status, 0, flipped.standardOutput)
+        XCTAssertTrue(flipped.standardOutput.contains("## Scores not compared (not judged)"), flipped.standardOutput)
+        XCTAssertTrue(flipped.standardOutput.contains("(lower is better, "), flipped.standardOutput)
         let bad = try runEchoLab(["compare", "base/eval.json", "st-fell.json", "--max-regression-mos", "-1"], in: root)
         XCTAssertEqual(bad.status, 64)
         XCTAssertTrue(bad.standardError.contains("--max-regression-mos must be a number ≥ 0 (got -1.0)"), bad.standardError)

@@ -53,6 +53,14 @@ final class ScorerTests: XCTestCase {
             // 3 MB with no end of line, then silence: it read past the timeout, scanning the whole
             // of what it had at every arrival (50 MB took 75 s of CPU).
             "flood.py": "import sys, time\nsys.stdin.readline()\nsys.stdout.write('x' * 3000000)\nsys.stdout.flush()\ntime.sleep(30)\n",
+            "unnamed.py": Self.answering(#"{"id": request["id"], "scores": {"": {"value": 3, "higher_is_better": True, "min": 1, "max": 5}}}"#),
+            // Answers that disagree between one run's stretches: averaged, a value outside the
+            // range it was reported with (−2.4 in 0…5), or statistics in the first's direction.
+            "versions.py": "import json, sys, itertools\nfor n, line in zip(itertools.count(), sys.stdin):\n    request = json.loads(line)\n"
+                + "    print(json.dumps({'id': request['id'], 'scorer': {'version': str(n)}, 'scores': {'x': {'value': 1, 'higher_is_better': True, 'min': 0, 'max': 2}}}), flush=True)\n",
+            "ranges.py": "import json, sys\nseen = {}\nfor line in sys.stdin:\n    request = json.loads(line)\n    n = seen.get(request['talk_type'], 0)\n"
+                + "    seen[request['talk_type']] = n + 1\n"
+                + "    print(json.dumps({'id': request['id'], 'scores': {'x': {'value': 1, 'higher_is_better': n % 2 == 0, 'min': 0, 'max': 2 + n}}}), flush=True)\n",
         ]
         for (name, text) in scripts { try text.write(to: root.appendingPathComponent(name), atomically: true, encoding: .utf8) }
         let inputs = try snapshot(root.appendingPathComponent("call"))
@@ -71,6 +79,8 @@ final class ScorerTests: XCTestCase {
                                       "--scorer", "bell=python3 bell.py", "--scorer", "huge=python3 huge.py",
                                       "--scorer", "loud-error=python3 loud-error.py",
                                       "--scorer", "flood=python3 flood.py",
+                                      "--scorer", "unnamed=python3 unnamed.py", "--scorer", "versions=python3 versions.py",
+                                      "--scorer", "ranges=python3 ranges.py",
                                       // Exits, leaving a child that holds its stdout open: read as a hang until the timeout.
                                       "--scorer", "orphan=read line; sleep 1000 & exit 2"], in: root)
         XCTAssertEqual(metrics.status, 0, metrics.standardError)
@@ -79,7 +89,7 @@ final class ScorerTests: XCTestCase {
         XCTAssertNotNil(output["erle_db"] as? Double, "the metrics stand")
         let results = Dictionary(uniqueKeysWithValues: try XCTUnwrap(output["scores"] as? [[String: Any]]).map { ($0["name"] as! String, $0) })
         XCTAssertEqual(Set(results.keys), ["log", "crash", "hang", "garbage", "refuses", "out-of-range", "missing", "no-min", "wrong-id", "once", "gone",
-                                           "nan", "empty", "flood", "bell", "huge", "loud-error", "orphan"])
+                                           "nan", "empty", "flood", "bell", "huge", "loud-error", "orphan", "unnamed", "versions", "ranges"])
 
         // Each misbehaviour: no scores, the reason, and a warning on stderr.
         let reasons: [String: String] = [
@@ -99,6 +109,9 @@ final class ScorerTests: XCTestCase {
             "huge": "answered score 'mos' whose \"value\" 1e+299 is past ±1e9",
             "flood": "wrote a line of over 1 MiB on stdout (an answer is one line of at most 1 MiB)",
             "orphan": "exited with status 2 before answering sent.wav#1",
+            "unnamed": "answered a score with an empty name",
+            "versions": "answered as different scorers (name, version or model) for one run's stretches",
+            "ranges": "answered score 'x' with another direction or range for stretches of one talk type",
         ]
         for (name, reason) in reasons {
             let result = try XCTUnwrap(results[name])

@@ -52,6 +52,16 @@ final class ScoreStatisticsTests: XCTestCase {
         XCTAssertTrue(entries[2].scores.isEmpty)
     }
 
+    /// Runs that declare one score with opposite directions are two scores: each keeps its own
+    /// statistics (p10 the worst tenth in its own direction), where one entry took the first's.
+    func testAScoreDeclaredTheOtherWayIsAnotherScore() throws {
+        let results = [result("a", values: ["st": 3]), result("a", values: ["st": 4]), result("a", values: ["st": 5], higherIsBetter: false)]
+        let scores = try XCTUnwrap(EvalDocument.scoreStatistics(results, scoredAnywhere: true)?.first?.scores)
+        XCTAssertEqual(scores.map(\.higherIsBetter), [true, false])
+        XCTAssertEqual(scores.map(\.statistics.mean), [3.5, 5])
+        XCTAssertEqual(scores.map(\.statistics.count), [2, 1])
+    }
+
     /// The AECMOS plot's points are judged here, once: each mode's double-talk means, and
     /// whether another mode scores at least as well on both and better on one, a mode that muted
     /// left out of that.

@@ -157,6 +157,7 @@ public struct RunScoring {
             guard !given.isEmpty else { throw garbage("an empty \"scores\" object") }
             var checked: [String: ScoreValue] = [:]
             for (name, score) in given.sorted(by: { $0.key < $1.key }) {
+                if name.isEmpty { throw garbage("a score with an empty name") }
                 if let problem = Self.textProblem(name) { throw garbage("a score name that \(problem)") }
                 func number(_ key: String) throws -> Double {
                     guard let value = score[key]?.doubleValue, value.isFinite else { throw garbage("score '\(name)' whose \"\(key)\" is not a finite number") }
@@ -198,8 +199,15 @@ public struct RunScoring {
         }
     }
 
-    /// Each talk type's scores: every score the length-weighted mean of its stretches'.
+    /// Each talk type's scores: every score the length-weighted mean of its stretches'. One run's
+    /// answers are one scorer's (name, version, model) and give each score one direction and range:
+    /// averaged, a value outside the range it is reported with (0 and −8 in 0…5 and −10…10 read
+    /// −2.4 in 0…5), or a direction its statistics and compare's verdicts would not hold to.
     private static func combine(_ answers: [Answer], stretches: [ScoringStretch], sampleRate: Int, scorer: String) throws -> ScorerResult {
+        guard answers.allSatisfy({ $0.reportedName == answers[0].reportedName && $0.version == answers[0].version
+                                     && $0.modelSHA256 == answers[0].modelSHA256 }) else {
+            throw ScorerFailure(scorer: scorer, reason: "answered as different scorers (name, version or model) for one run's stretches")
+        }
         var talkTypes: [TalkTypeScores] = []
         for talk in [TalkRun.Talk.farEndSingleTalk, .nearEndSingleTalk, .doubleTalk] {
             let chosen = zip(answers, stretches).filter { $0.1.talk == talk }
@@ -207,6 +215,13 @@ public struct RunScoring {
             let names = Set(first.0.scores.keys)
             guard chosen.allSatisfy({ Set($0.0.scores.keys) == names }) else {
                 throw ScorerFailure(scorer: scorer, reason: "answered different scores for stretches of one talk type")
+            }
+            for name in names.sorted() {
+                let declared = first.0.scores[name]!
+                guard chosen.allSatisfy({ $0.0.scores[name]!.higherIsBetter == declared.higherIsBetter
+                                            && $0.0.scores[name]!.minimum == declared.minimum && $0.0.scores[name]!.maximum == declared.maximum }) else {
+                    throw ScorerFailure(scorer: scorer, reason: "answered score '\(name)' with another direction or range for stretches of one talk type")
+                }
             }
             let total = chosen.reduce(0) { $0 + $1.1.samples.count }
             var scores: [String: ScoreValue] = [:]

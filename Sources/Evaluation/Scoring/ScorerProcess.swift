@@ -121,7 +121,7 @@ public final class ScorerProcess {
             if now >= deadline || (running.arrived.wait(timeout: min(deadline, now + .milliseconds(50))) == .timedOut
                                    && DispatchTime.now() >= deadline) {
                 throw failure(running, writeFailed ? "stopped reading its requests"
-                                                   : "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: 1)) s")
+                                                   : "gave no answer within \(FixedDecimal.text(timeout, fractionDigits: timeout < 0.1 ? 3 : 1)) s")
             }
         }
     }
