@@ -674,7 +674,7 @@ public struct EvalComparison: Sendable {
                         continue
                     }
                     // Declared with another direction or range, it is not the same score: said, not judged.
-                    guard a.higherIsBetter == b.higherIsBetter, a.minimum == b.minimum, a.maximum == b.maximum else {
+                    guard a.isDeclared(like: b) else {
                         func declared(_ score: ScoreValue) -> String {
                             "\(FixedDecimal.text(score.value, fractionDigits: 2)) (\(score.higherIsBetter ? "higher" : "lower") is better, "
                                 + "\(FixedDecimal.text(score.minimum, fractionDigits: 2))…\(FixedDecimal.text(score.maximum, fractionDigits: 2)))"

@@ -104,13 +104,16 @@ final class JSONObjectReader {
         guard let number = try number(key) else { return nil }
         guard number == number.rounded() else { throw fail(key, "expected a whole number") }
         // A JSON number is a Double here: whole numbers beyond 2^53 are not exact any more.
-        guard abs(number) < 9e15 else { throw fail(key, "\(number) is too large (whole numbers up to 9e15 are read exactly)") }
+        guard abs(number) < Self.exactWholeNumbers else { throw fail(key, "\(number) is too large (whole numbers up to 9e15 are read exactly)") }
         let value = Int64(number)
         if let range, !range.contains(value) {
             throw fail(key, "\(value) is out of range \(range.lowerBound)…\(range.upperBound)")
         }
         return value
     }
+
+    /// Whole numbers under this are read exactly from a JSON number (a double; 2^53 ≈ 9.007e15).
+    static let exactWholeNumbers = 9e15
 
     /// A seed: any UInt64, as a whole number below 9e15 (from there on a JSON number is not exact in a
     /// double, and the parser says to give it as a string) or as a string of decimal digits.
@@ -123,7 +126,7 @@ final class JSONObjectReader {
             return seed
         }
         guard case .number(let number) = value else { throw fail(key, "expected a whole number (or a string of digits), found \(value.typeName)") }
-        if number >= 9e15, number == number.rounded() {
+        if number >= Self.exactWholeNumbers, number == number.rounded() {
             throw fail(key, "\(Self.format(number)) is too large to be read exactly as a number: give a seed from 9e15 on as a string of digits")
         }
         guard number >= 0 else { throw fail(key, "\(Self.format(number)) is negative: a seed is a whole number 0…\(UInt64.max)") }

@@ -76,7 +76,7 @@ public enum ScenarioEncoder {
     /// A seed as `JSONObjectReader.seed` reads it back: a number where a double holds it exactly,
     /// else its digits as a string.
     static func seedJSON(_ seed: UInt64) -> JSONValue {
-        seed < 9_000_000_000_000_000 ? .number(Double(seed)) : .string(String(seed))
+        Double(seed) < JSONObjectReader.exactWholeNumbers ? .number(Double(seed)) : .string(String(seed))
     }
 
     /// A generator's fields, its kind under `key` ("generator" for a signal, "signal" for a mic).

@@ -218,8 +218,7 @@ public struct RunScoring {
             }
             for name in names.sorted() {
                 let declared = first.0.scores[name]!
-                guard chosen.allSatisfy({ $0.0.scores[name]!.higherIsBetter == declared.higherIsBetter
-                                            && $0.0.scores[name]!.minimum == declared.minimum && $0.0.scores[name]!.maximum == declared.maximum }) else {
+                guard chosen.allSatisfy({ $0.0.scores[name]!.isDeclared(like: declared) }) else {
                     throw ScorerFailure(scorer: scorer, reason: "answered score '\(name)' with another direction or range for stretches of one talk type")
                 }
             }

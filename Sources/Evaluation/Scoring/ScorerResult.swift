@@ -74,4 +74,10 @@ public struct ScoreValue: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case value, higherIsBetter = "higher_is_better", minimum = "min", maximum = "max"
     }
+
+    /// Whether `other` is declared as this score is (its direction and range): only then are the
+    /// two values one score's, to average or compare.
+    public func isDeclared(like other: ScoreValue) -> Bool {
+        higherIsBetter == other.higherIsBetter && minimum == other.minimum && maximum == other.maximum
+    }
 }
