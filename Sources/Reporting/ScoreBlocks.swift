@@ -101,10 +101,13 @@ enum ScoreBlocks {
                 let entry = entries.first { $0.identity == column.identity }
                 let statistics = entry?.scores.first { $0.talkType == column.talkType && $0.name == column.name }?.statistics
                 guard let statistics, let mean = statistics.mean else { return .init("—") }
-                return .init("\(F.number(mean)) / \(F.number(statistics.p10))", value: mean)
+                // Over fewer runs than the mode ran (no stretch of that talk type, or unscored
+                // runs), the cell says over how many, as the Modes table's means do.
+                return EvalReportDocument.counted(.init("\(F.number(mean)) / \(F.number(statistics.p10))", value: mean),
+                                                  count: statistics.count, runs: summary.ran)
             } + scorers.map { name in .init("\(entries.filter { $0.scorer == name }.map(\.unscoredRuns).reduce(0, +))") }
         }
-        var text = "Per mode, each score's mean and 10th percentile (the worse tenth) over the runs that have it; a run's score is the length-weighted mean of its stretches of one talk type: st far-end single talk, dt double talk, nst near-end single talk. Unscored runs: left without scores, the reason in each run's report."
+        var text = "Per mode, each score's mean and 10th percentile (the worse tenth) over the runs that have it, with how many where that is not all the mode's runs (\"3 of 5\"); a run's score is the length-weighted mean of its stretches of one talk type: st far-end single talk, dt double talk, nst near-end single talk. Unscored runs: left without scores, the reason in each run's report."
         if !identities.isEmpty { text += " Scored by " + identities.joined(separator: "; ") + "." }
         return [.heading("Scores", level: 2, id: "scores"), .paragraph([.text(text)]),
                 .table(.init(header: header, rows: rows, isSortable: isSortable))]

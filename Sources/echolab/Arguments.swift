@@ -5,6 +5,7 @@ import Evaluation
 import Foundation
 import Simulation
 import EchoLabJSON
+import Reporting
 
 // The option values and option groups the commands share.
 
@@ -300,13 +301,14 @@ struct ScorerOptions: ParsableArguments {
         try resolved.map { ScorerProcess(spec: $0, timeout: timeout) }
     }
 
-    /// One line per scorer and talk type: its scores, for a person.
+    /// One line per scorer and talk type: its scores, for a person, printed as report.md prints
+    /// them (from report.json's value: rounded from the raw one, 3.11496 read 3.11 beside 3.12).
     static func lines(_ results: [ScorerResult]) -> [String] {
         results.flatMap { result in
             (result.talkTypes ?? []).map { talk in
-                let scores = talk.scores.keys.sorted().map { "\($0) \(String(format: "%.2f", talk.scores[$0]!.value))" }
+                let scores = talk.scores.keys.sorted().map { "\($0) \(ReportFormatting.number(talk.scores[$0]!.value))" }
                 return "\(result.name) \(talk.talkType) (\(talk.stretches) stretch\(talk.stretches == 1 ? "" : "es"), "
-                    + "\(String(format: "%.1f", talk.seconds)) s): " + scores.joined(separator: ", ")
+                    + "\(ReportFormatting.number(talk.seconds, digits: 1)) s): " + scores.joined(separator: ", ")
             }
         }
     }

@@ -16,7 +16,7 @@ final class EvalScorerTests: XCTestCase {
     }()
 
     /// Keeps each request's files in the folder argv[1] names, under the request's number, and
-    /// answers a constant.
+    /// answers a constant (one that rounds to 3.11 from itself and to 3.12 from its four decimals).
     static let keeper = #"""
         import json, os, shutil, sys
         for line in sys.stdin:
@@ -27,7 +27,7 @@ final class EvalScorerTests: XCTestCase {
                     shutil.copy(request[key], os.path.join(sys.argv[1], f"{number}-{key}.wav"))
             with open(os.path.join(sys.argv[1], f"{number}.json"), "w") as kept:
                 json.dump(request, kept)
-            print(json.dumps({"id": request["id"], "scores": {"kept": {"value": 1, "higher_is_better": True, "min": 0, "max": 1}}}), flush=True)
+            print(json.dumps({"id": request["id"], "scores": {"kept": {"value": 3.11496, "higher_is_better": True, "min": 0, "max": 5}}}), flush=True)
         """#
 
     static let modes = "speex:intensityRecommended,webrtc:intensityRecommended"
@@ -139,6 +139,8 @@ final class EvalScorerTests: XCTestCase {
         XCTAssertTrue(markdown.contains("| mode | mic_over_output_db st: mean / p10 | mic_over_output_db dt: mean / p10 | mic_over_output_db nst: mean / p10 | unscored runs (level) | unscored runs (crash) |"), markdown)
         let row = try XCTUnwrap(markdown.split(separator: "\n").first { $0.hasPrefix("| `webrtc:intensityRecommended` |") && $0.contains(" / ") })
         XCTAssertTrue(row.hasSuffix("| 0 | 2 |"), String(row))
+        // Each talk type is in one of the mode's two calls: each mean says it is over 1 of 2 runs.
+        XCTAssertEqual(row.components(separatedBy: " (1 of 2) |").count - 1, 3, String(row))
         let report = try String(contentsOf: root.appendingPathComponent("two/nearend-only/webrtc-intensityRecommended/report.md"), encoding: .utf8)
         XCTAssertTrue(report.contains("| crash | — | — | none: exited with status 3"), report)
         XCTAssertTrue(report.contains("near-end single talk (1 stretch"), report)
@@ -245,6 +247,10 @@ final class EvalScorerTests: XCTestCase {
                                  in: root)
         XCTAssertEqual(run.status, 0, run.standardError)
         XCTAssertTrue(run.standardOutput.contains("\nkeep nst ("), run.standardOutput)
+        // The terminal prints a score as report.md does, from report.json's four decimals.
+        XCTAssertTrue(run.standardOutput.contains("): kept 3.12\n"), run.standardOutput)
+        let page = try String(contentsOf: root.appendingPathComponent("call/report.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("| `kept` | 3.12 (0–5, higher is better) |"), page)
         let requests = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("kept").path).filter { $0.hasSuffix(".json") }.sorted()
         XCTAssertFalse(requests.isEmpty, "the near end's stretches")
         let prefix = String(try XCTUnwrap(requests.first).dropLast(5))
