@@ -26,6 +26,9 @@ public enum CorpusManifest {
     public struct ManifestError: DescribedError {
         public let path: String
         public let problem: String
+        /// Whether the problem is the output folder's place (inside a folder the manifest names),
+        /// not the corpus: eval then leaves the folder's earlier reports alone.
+        public var isAboutOutputFolder = false
         public var description: String { "\(path): \(problem)" }
     }
 
@@ -106,6 +109,10 @@ public enum CorpusManifest {
                     throw ManifestError(path: path, problem: "\(key): \(relative): \(empty.problem)")
                 } catch let nested as ManifestError {
                     throw nested   // a nested manifest's own mistake names that manifest and entry
+                } catch let inside as Corpus.OutputInsideCorpus {
+                    var error = ManifestError(path: path, problem: "\(key): \(inside)")
+                    error.isAboutOutputFolder = true
+                    throw error
                 } catch {
                     // Whatever the entry is (an audio file, a file that is no JSON), say which entry.
                     throw ManifestError(path: path, problem: "\(key): \(error)")

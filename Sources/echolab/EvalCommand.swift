@@ -100,12 +100,14 @@ struct EvalCommand: ParsableCommand {
                 items = try Self.corpusItems(in: paths, excluding: out)
                 guard !items.isEmpty else { throw ScenarioDiscovery.Empty(paths: paths) }
             } catch {
-                // No corpus there (a path that does not exist, or none in it): nothing ran, and
-                // the exit status is a failed run's, so an earlier eval.json left in OUT would be
-                // merged or gated as this run's by a CI job that accepts exit 1. (Not where OUT
-                // lies in a corpus: that refusal is about the folder, which is not eval's.)
-                let noCorpus = error is ScenarioDiscovery.Empty || paths.contains { !FileManager.default.fileExists(atPath: $0) }
-                if noCorpus && !paths.contains(where: { InputFile.isSameOrInside(out, $0) }) {
+                // No corpus to run (a path that does not exist, none in it, a broken manifest):
+                // nothing ran, and the exit status is a failed run's, so an earlier eval.json left
+                // in OUT would be merged or gated as this run's by a CI job that accepts exit 1.
+                // (Not where OUT lies in a corpus: that refusal is about the folder, which is not
+                // eval's.)
+                let outInCorpus = error is Corpus.OutputInsideCorpus || (error as? CorpusManifest.ManifestError)?.isAboutOutputFolder == true
+                    || paths.contains { InputFile.isSameOrInside(out, $0) }
+                if !outInCorpus {
                     Self.removeStaleReportUnlessHeld(in: out)
                 }
                 throw error

@@ -208,12 +208,15 @@ final class EvalGateTests: XCTestCase {
         XCTAssertTrue((byName["0-backup"]?["error"] as? String)?.contains("echo_path.delay_msec: unknown key") == true, "\(byName)")
     }
 
-    /// An eval that cannot start (no such corpus, or none in it) exits 1 as a failed run does, so
-    /// an earlier eval.json in OUT goes: a CI job that accepts exit 1 would merge or gate it.
+    /// An eval that cannot start (no such corpus, none in it, a broken manifest) exits 1 as a
+    /// failed run does, so an earlier eval.json in OUT goes: a CI job that accepts exit 1 would
+    /// merge or gate it. (A broken manifest left it, and compare passed on the earlier results.)
     func testAnEvalThatCannotStartLeavesNoEarlierReport() throws {
         let whole = root.appendingPathComponent("whole")
         try FileManager.default.createDirectory(at: root.appendingPathComponent("empty"), withIntermediateDirectories: true)
-        for corpus in ["corpsu", "empty"] {
+        try Data(#"{"corpus": ["corpus", "nothere"]}"#.utf8).write(to: root.appendingPathComponent("missing.json"))
+        try Data(#"{"corpus": ["corpus""#.utf8).write(to: root.appendingPathComponent("cut.json"))
+        for corpus in ["corpsu", "empty", "missing.json", "cut.json"] {
             XCTAssertEqual(try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "whole", "--no-taps"], in: root).status, 0)
             let failed = try runEchoLab(["eval", corpus, "--modes", "disabled", "--out", "whole", "--no-taps"], in: root)
             XCTAssertEqual(failed.status, 1, corpus)
@@ -221,6 +224,17 @@ final class EvalGateTests: XCTestCase {
                 XCTAssertFalse(FileManager.default.fileExists(atPath: whole.appendingPathComponent(report).path), "\(corpus): \(report)")
             }
         }
+        // Refused for where OUT is (inside a folder a manifest names), not for the corpus: the
+        // folder's reports are not eval's to remove.
+        let reports = root.appendingPathComponent("corpus/reports")
+        try FileManager.default.createDirectory(at: reports, withIntermediateDirectories: true)
+        XCTAssertEqual(try runEchoLab(["eval", "corpus", "--modes", "disabled", "--out", "whole", "--no-taps"], in: root).status, 0)
+        try FileManager.default.copyItem(at: whole.appendingPathComponent("eval.json"), to: reports.appendingPathComponent("eval.json"))
+        try Data(#"{"corpus": ["corpus"]}"#.utf8).write(to: root.appendingPathComponent("outer.json"))
+        let inside = try runEchoLab(["eval", "outer.json", "--modes", "disabled", "--out", "corpus/reports", "--no-taps"], in: root)
+        XCTAssertNotEqual(inside.status, 0)
+        XCTAssertTrue(inside.standardError.contains("output folder is inside the corpus folder"), inside.standardError)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: reports.appendingPathComponent("eval.json").path), inside.standardError)
     }
 
     func testUnreadableInputsExitTwoNamingTheFile() throws {
