@@ -368,8 +368,27 @@ public struct EvalComparison: Sendable {
         // An item that could not be loaded has one run, in no mode ("as written"): without
         // --modes, its error is why each of the baseline's runs of it is gone.
         var explained = Set<RunKey>()
+        // And the other way round: an item the baseline could not load, loaded now, runs in
+        // modes. Its runs are what became of the baseline's failed one — fixed, an improvement
+        // (it read "failed → missing", a regression, beside a new run not judged).
+        var loadedNow = Set<RunKey>()
         for key in old.keys.sorted() {
             let before = old[key]!
+            if key.mode == Self.asWritten, new[key] == nil, before.error != nil {
+                let runsNow = new.keys.filter { $0.item == key.item && $0.mode != Self.asWritten }.sorted()
+                if !runsNow.isEmpty {
+                    explained.insert(key)
+                    for run in runsNow {
+                        loadedNow.insert(run)
+                        if let error = new[run]!.error {
+                            regressions.append(Change(run: run, subject: .run, baseline: .failed(error: nil), current: .failed(error: error), delta: nil))
+                        } else {
+                            improvements.append(Change(run: run, subject: .run, baseline: .failed(error: nil), current: .ran, delta: nil))
+                        }
+                    }
+                    continue
+                }
+            }
             guard let after = new[key] else {
                 // An interrupted run did not reach it: its interruption fails the gate, and the
                 // runs it holds are judged on what they are.
@@ -397,7 +416,7 @@ public struct EvalComparison: Sendable {
             let was: Value = old[key].map { $0.error == nil ? .ran : .failed(error: $0.error) } ?? .notInBaseline
             regressions.append(Change(run: key, subject: .run, baseline: was, current: .failed(error: error), delta: nil))
         }
-        let newRuns = new.keys.filter { old[$0] == nil && !explained.contains($0) }.sorted()
+        let newRuns = new.keys.filter { old[$0] == nil && !explained.contains($0) && !loadedNow.contains($0) }.sorted()
         // A run new to CURRENT is listed, not judged; one that failed is a broken item, which no
         // gate passes over.
         for key in newRuns {

@@ -72,6 +72,21 @@ final class ComparisonChangeValuesTests: XCTestCase {
                                                                       current: .failed(error: "a.json: far_end: gone.wav: no such file"), delta: nil)])
         XCTAssertEqual(unloadable.added, [], "the item's failure is said once, under its baseline run")
         XCTAssertEqual(unloadable.runs, [key], "not as a passing case of its own (JUnit lists `runs`)")
+
+        // The other way round: fixed, the item's runs in their modes are what became of the
+        // baseline's failed one — an improvement where it ran, failed in both where it did not
+        // (they read "failed → missing", a regression, beside new runs not judged).
+        let broken = document([("a", nil, "a.json: duration_s: expected a number")])
+        let fixed = EvalComparison(baseline: broken, current: document([("a", "speex:intensityMax", nil)]), maxRegressionDB: 0.5)
+        XCTAssertEqual(fixed.regressions, [])
+        XCTAssertEqual(fixed.improvements, [EvalComparison.Change(run: key, subject: .run, baseline: .failed(error: nil), current: .ran, delta: nil)])
+        XCTAssertEqual(fixed.added, [])
+        XCTAssertEqual(fixed.runs, [key])
+        XCTAssertFalse(fixed.hasRegression)
+        let stillBroken = EvalComparison(baseline: broken, current: document([("a", "speex:intensityMax", "a.json: far_end: gone.wav: no such file")]),
+                                         maxRegressionDB: 0.5)
+        XCTAssertEqual(stillBroken.regressions, [EvalComparison.Change(run: key, subject: .run, baseline: .failed(error: nil),
+                                                                       current: .failed(error: "a.json: far_end: gone.wav: no such file"), delta: nil)])
     }
 
     /// A run that failed in the baseline and fails again measured nothing in either: the corpus is
