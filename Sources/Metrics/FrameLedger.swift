@@ -345,12 +345,18 @@ struct FrameLedger: Sendable {
     /// frames, and a narrowband call's far-end speech filled none of them to 20.)
     /// None, too, where only the last counted window is within the tolerance: one window shows no
     /// settling, and a call whose ERLE swung 5–18 dB to its end "converged at 11.5 s" of 12.
+    /// A window that is a bound at the mic's floor under the band is passed over, neither settled
+    /// nor a departure: its ERLE is at least that, so it does not show the ERLE left the band
+    /// (one such window at a quiet stretch, "≥ 28 dB" beside a steady "≥ 38 dB", made a canceller
+    /// settled from 0.5 s converge at 9.5 s, and at 113.5 s of a two-minute call). A bound over
+    /// the band has left it, as a measurement has.
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
         guard let steady, steady > 2 * toleranceDB else { return nil }
         var earliest: Double?
         var settled = 0
         for point in ERLEPoint.convergenceWindows(series).reversed() {
             guard let value = point.erleDB else { continue }
+            if point.isLowerBound && value < steady - toleranceDB { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point.timeSeconds
             settled += 1

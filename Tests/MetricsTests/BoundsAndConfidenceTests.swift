@@ -248,6 +248,29 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertEqual(FrameLedger.convergence(settling, steady: 11.5, toleranceDB: 3), 3)
     }
 
+    /// A bound at the mic's floor under the band does not show the ERLE left it: the window is
+    /// passed over. A canceller at the floor from 0.5 s, "≥ 38 dB", with one quiet window at
+    /// 9 s reading "≥ 28 dB", converged "at 9.5 s" (at 113.5 s of a two-minute call).
+    func testABoundUnderTheBandIsNoDeparture() {
+        func point(_ time: Double, _ erle: Double, bound: Bool = true) -> ERLEPoint {
+            ERLEPoint(timeSeconds: time, erleDB: erle, isLowerBound: bound, frames: 40)
+        }
+        let floor = (1...24).map { point(0.5 * Double($0), $0 == 18 ? 28.05 : 38 + Double($0 % 3) / 2) }
+        XCTAssertEqual(FrameLedger.convergence(floor, steady: 38.3, toleranceDB: 3), 0.5)
+        // The same window measured, not a bound, is a departure: convergence after it.
+        var measured = floor
+        measured[17] = point(9, 28.05, bound: false)
+        XCTAssertEqual(FrameLedger.convergence(measured, steady: 38.3, toleranceDB: 3), 9.5)
+        // A bound over the band has left it (more removed than the steady figure: no settling to it).
+        var over = floor
+        over[17] = point(9, 45)
+        XCTAssertEqual(FrameLedger.convergence(over, steady: 38.3, toleranceDB: 3), 9.5)
+        // Passed over is not settled: a bound under the band and one window in it show no settling.
+        XCTAssertNil(FrameLedger.convergence([point(0.5, 20), point(1, 38, bound: false)], steady: 38, toleranceDB: 3))
+        XCTAssertEqual(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
+                                               steady: 38, toleranceDB: 3), 0.5)
+    }
+
     /// A steady state within twice the tolerance of 0 dB has no convergence: its ±3 dB band reaches
     /// down to "nothing removed", so speex on Bluetooth HFP after the speaker, steady at 4.2 dB
     /// and 1.7–2.2 dB from the start, "converged at 0.00 s". Past 6 dB the same rule holds as ever.
