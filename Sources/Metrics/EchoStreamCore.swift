@@ -104,8 +104,13 @@ struct EchoStreamCore {
     /// Without tracks: the tap-free gate's near talker per frame, and the output against it.
     private let talkerLevels: EchoPathGate.TalkerLevels?
     private var nearEndEstimateSums = NearEndEstimate.Sums()
-    /// Without tracks: the mic's power in the frames where nobody talks, for its noise floor.
+    /// Without tracks: the mic's power in the frames where nobody talks, for its noise floor —
+    /// but for frames of digital zeros, counted apart: they hold no noise, only a recording that
+    /// had not started or a muted mic, and 2 s of zeros before a call put the floor at digital
+    /// silence, so that an output at the room's −70 dBFS noise read 57 dB of measured ERLE where
+    /// 38 dB is measurable.
     private var quietFrames = NoiseFloorEstimate()
+    private var quietZeroFrames = 0
     /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
     private var micLessEcho: [Float]
 
@@ -480,7 +485,8 @@ struct EchoStreamCore {
                                     output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
         }
         if !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise), gate.lastTalk == .silence {
-            quietFrames.add(power: meter.wholeBandPower(mic.samples, offset: mic.local(start)))
+            let power = meter.wholeBandPower(mic.samples, offset: mic.local(start))
+            if power > 0 { quietFrames.add(power: power) } else { quietZeroFrames += 1 }
         }
         if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
             // The echo path's loss stands on these frames where there is no single talk.
@@ -571,10 +577,11 @@ struct EchoStreamCore {
     /// the mic's noise is in neither): the mic's between talkers; with too few quiet frames (a far end that never pauses) the floor of
     /// the tap-free gate's residual after the fitted echo, taken as white noise — without it such
     /// a recording's output at −90 dBFS read 63.7 dB of ERLE where 24 dB is measurable; 0
-    /// (digital silence only) without either.
+    /// (digital silence only) without either, or where under 20 quiet frames hold more than digital zeros.
     var sharedNoisePower: Double {
         guard !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise) else { return 0 }
         if let quiet = quietFrames.power { return quiet }
+        if quietFrames.frames + quietZeroFrames >= quietFrames.minimumFrames { return 0 }
         return talkerLevels?.floor.map { MeasurableFloor.framePower(meanSquare: $0, frameSize: frameSize) } ?? 0
     }
 

@@ -56,6 +56,21 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 10 * log10(pow(10, -2.6) + pow(10, -6.0)) + 60, accuracy: 0.4)
     }
 
+    /// Digital zeros before the recording started hold no noise: the floor is the mic's noise
+    /// between talkers still. 2 s of zeros in front of a call put it at digital silence, and an
+    /// output at the room's noise read as measured ERLE up to ~75 dB.
+    func testLeadingDigitalZerosAreNotTheRecordingsNoise() throws {
+        let (speech, _) = TestSignals.farEndScene(seconds: 12, erlDB: 6)
+        let reference = speech.enumerated().map { ($0.offset / rate) % 2 == 0 ? $0.element : 0 }
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let mic = TestSignals.sum(echo, TestSignals.noise(count: reference.count, dbfs: -60, seed: 7))
+        let zeros = [Float](repeating: 0, count: 2 * rate)
+        let metrics = EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: zeros + reference, mic: zeros + mic,
+                                                         processed: [Float](repeating: 0, count: zeros.count + mic.count))).whole
+        XCTAssertTrue(metrics.erleIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(metrics.erleDB), 10 * log10(pow(10, -2.6) + pow(10, -6.0)) + 60, accuracy: 0.4)
+    }
+
     /// A recording whose far end never pauses has no quiet frames: the floor is the tap-free
     /// gate's residual after the fitted echo (its low quantile, so within about a dB of the
     /// noise), not digital silence, which read an output at −90 dBFS as 63.7 dB of ERLE.
