@@ -146,6 +146,13 @@ public struct ProcessedLag: Sendable, Equatable {
             guard ratio >= outOfRangeMargin * peaks.runnerUp else {
                 return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
             }
+            // And only where the mic at that lag explains the output's power as a delay of it
+            // would: with --reference and --mic swapped, the output (a near talker) peaked by
+            // chance 673 ms before the far end given as the mic, and the error sent the user to
+            // re-align a file that was fine, before the swap could be seen.
+            guard LinearShare.isAnEcho(x: micSamples, y: processedSamples, lag: lag, sampleRate: rate) else {
+                return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+            }
             throw OutOfRange(path: processed, milliseconds: Double(lag) * 1000 / Double(rate))
         }
         return ProcessedLag(samples: lag, sampleRate: rate, source: .estimated)

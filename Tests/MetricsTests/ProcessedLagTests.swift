@@ -102,6 +102,37 @@ final class ProcessedLagTests: XCTestCase {
         }
     }
 
+    /// An output unrelated to the file given as the mic — `--reference` and `--mic` swapped, so
+    /// the "mic" is the far end and the output its near talker — peaked by chance at −673 ms, and
+    /// the error "leads the mic by 672.9 ms: align it" sent the user to re-align a file that was
+    /// fine. At that lag the far end explains what chance does of the talker: nothing is found
+    /// (metrics then names the swap).
+    func testAnUnrelatedOutputIsNotOutOfRange() throws {
+        let rate = 16_000, count = 16 * rate
+        func voice(_ text: String, _ name: String, _ voice: String, wordsPerMinute: Int, at seconds: Double, dbfs: Double,
+                   into samples: inout [Float]) throws -> Double {
+            try speak(text, voice: voice, wordsPerMinute: wordsPerMinute, to: name, in: directory)
+            let spoken = try AudioFileStream.readAll(path: file(name), targetRate: rate).samples
+            let active = spoken.filter { abs($0) > 1e-3 }
+            let gain = Float(pow(10, dbfs / 20) / (active.map { Double($0 * $0) }.reduce(0, +) / Double(active.count)).squareRoot())
+            let start = Int(seconds * Double(rate)), n = min(spoken.count, count - start)
+            for i in 0..<n { samples[start + i] += gain * spoken[i] }
+            return Double(start + n) / Double(rate)
+        }
+        var far = [Float](repeating: 0, count: count), near = far
+        let farEnd = try voice("The quarterly report shows that sales increased in every region. We should schedule a meeting next week to "
+                               + "discuss the budget for the new project. Please send me the slides before Friday so I can review them.",
+                               "far.wav", "en-us", wordsPerMinute: 150, at: 0.5, dbfs: -20, into: &far)
+        _ = try voice("Sorry, can I interrupt for a second? I think the numbers are wrong.", "near1.wav", "en-gb+f3", wordsPerMinute: 160,
+                      at: 5, dbfs: -29, into: &near)
+        _ = try voice("Okay, talk to you later. Bye.", "near2.wav", "en-gb+f3", wordsPerMinute: 160, at: farEnd + 1, dbfs: -29, into: &near)
+        let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -70), sampleRate: rate, count: count, seed: 3)
+        try SoundFileWriter.write(far, to: file("far-as-mic.wav"), sampleRate: rate, encoding: .pcm16)
+        try SoundFileWriter.write(zip(near, noise).map(+), to: file("talker-out.wav"), sampleRate: rate, encoding: .pcm16)
+        let estimate = try ProcessedLag.estimate(mic: file("far-as-mic.wav"), processed: file("talker-out.wav"))
+        XCTAssertEqual(estimate.source, .notFound)
+    }
+
     /// Past the search's reach (1 s) the true lag is not among the lags searched: what peaks is
     /// the voice's own rhythm, which must not pass for a lag in range or out of it.
     func testABandLimitedRecordingLateBeyondTheSearchIsNotFound() throws {
