@@ -103,7 +103,7 @@ public enum EvalReportDocument {
         }, isSortable: detail == .full)))
         blocks += modesTableNotes()
         if let silent = silentSendNote(modes: modes, results: outcome.results) { blocks.append(.paragraph([.text(silent)])) }
-        if let lint = lintFindingsNote(outcome.results) { blocks.append(.paragraph([.text(lint)])) }
+        if let lint = lintFindingsNote(outcome) { blocks.append(.paragraph([.text(lint)])) }
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
         if let outside = echoOutsideSearchNote(outcome.results) { blocks.append(.paragraph([.text(outside)])) }
         if let clipped = clippedRecordingsNote(outcome.results) { blocks.append(.paragraph([.text(clipped)])) }

@@ -144,7 +144,8 @@ public enum ScenarioDiscovery {
         schema(of: path)?.hasPrefix("echolab.eval/") ?? false
     }
 
-    private static func schema(of path: String) -> String? {
+    /// The top-level `schema` of a JSON file (nil: none, or no JSON object).
+    static func schema(of path: String) -> String? {
         guard let size = InputFile.size(at: path), size <= 1 << 30,
               let data = FileManager.default.contents(atPath: path),
               let object = try? JSONValue.parseMembers(["schema"], ofObjectIn: [UInt8](data), maximumBytes: 1 << 30) else { return nil }

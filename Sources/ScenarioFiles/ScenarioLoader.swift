@@ -29,7 +29,19 @@ public enum ScenarioLoader {
             throw ScenarioError(file: path, key: nil, problem: "an audio file, not a scenario; `echolab process --mic MIC --reference LOOPBACK` "
                                 + "runs a recording, or a scenario plays it (`far_end`, `near_end`)")
         }
-        return try parse(data: data, file: path)
+        do {
+            return try parse(data: data, file: path)
+        } catch {
+            // A manifest or one of EchoLab's own outputs given as the scenario: said as what it
+            // is, not as its first unknown key ("corpus: unknown key", "best_modes: unknown key").
+            if CorpusManifest.isManifest(path, limit: JSONValue.maximumBytes) {
+                throw ScenarioError(file: path, key: nil, problem: "a corpus manifest, not a scenario; `echolab eval \(path)` runs its items")
+            }
+            if let schema = ScenarioDiscovery.schema(of: path), schema.hasPrefix("echolab.") {
+                throw ScenarioError(file: path, key: nil, problem: "an EchoLab output (\(schema)), not a scenario")
+            }
+            throw error
+        }
     }
 
     /// How the audio formats a recording comes in begin (WAV, RF64, FLAC, Ogg, AIFF, Sun/NeXT).

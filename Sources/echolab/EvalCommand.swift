@@ -165,11 +165,18 @@ struct EvalCommand: ParsableCommand {
                           + "\(out)/eval.json says \"complete\": \(outcome.isComplete)")
             throw ExitCode(code)
         }
+        // A shard past the plan's size runs nothing, and "0 of 0 runs succeeded" alone read as a
+        // corpus that had nothing in it (its merge with the others is still whole).
+        if let shard = outcome.shard, outcome.plannedCount == 0, let entries = outcome.plan?.entries {
+            standardError("echolab eval: warning: shard \(shard) holds no run: the plan has \(entries) run\(entries == 1 ? "" : "s"), "
+                          + "fewer than \(shard.count) shards; merge the others as they are")
+        }
         for line in Self.unscoredLines(outcome.results) { standardError(line) }
         if let line = Self.replacedFilterLine(outcome.results) { standardError(line) }
         if let line = Self.replacedChangesLine(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
-        print(printable(Self.summaryLine(outcome.results, failed: failed, out: out)))
+        let strictRuns = strict ? LintTally(strictlyJudging: outcome).runsWithFindings : nil
+        print(printable(Self.summaryLine(outcome.results, failed: failed, strictRuns: strictRuns, out: out)))
         // The lint's line is said with failed runs too (their exit 1 comes first): a CI log
         // that stops at a failure still shows what else to fix.
         let lint = strict ? Self.strictLine(outcome, out: out) : nil
@@ -186,9 +193,15 @@ struct EvalCommand: ParsableCommand {
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an
     /// eval, the lint's share said where there is one (the pages name the rules).
     /// `incomplete`: what a merge of an interrupted shard says ("incomplete: 18 planned").
-    static func summaryLine(_ results: [CorpusRun.Result], failed: Int, incomplete: String? = nil, out: String) -> String {
+    /// `strictRuns`: under --strict, the runs it fails on, said where it leaves some out (7 with
+    /// findings beside stderr's "lint findings in 3 of 16 runs" read as two counts of one thing).
+    static func summaryLine(_ results: [CorpusRun.Result], failed: Int, strictRuns: Int? = nil, incomplete: String? = nil, out: String) -> String {
         let linted = LintTally(results).runsWithFindings
-        let notes = [linted > 0 ? "\(linted) with lint findings" : nil, incomplete].compactMap { $0 }
+        var lint = linted > 0 ? "\(linted) with lint findings" : nil
+        if let strictRuns, strictRuns != linted, lint != nil {
+            lint! += ", \(strictRuns) of them failing --strict"
+        }
+        let notes = [lint, incomplete].compactMap { $0 }
         let said = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
         return "\(results.count - failed) of \(results.count) runs succeeded\(said) → \(out)/eval.md"
     }

@@ -82,7 +82,9 @@ struct MergeCommand: ParsableCommand {
                               + "though each eval.json says it is complete (edited?)")
             }
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
-                            + EvalCommand.summaryLine(merged.outcome.results, failed: failed, incomplete: missing, out: out)))
+                            + EvalCommand.summaryLine(merged.outcome.results, failed: failed,
+                                                      strictRuns: strict ? LintTally(strictlyJudging: merged.outcome).runsWithFindings : nil,
+                                                      incomplete: missing, out: out)))
             let lint = strict ? EvalCommand.strictLine(merged.outcome, out: out) : nil
             if let lint { standardError(lint) }
             if failed > 0 || !merged.outcome.isComplete { throw ExitCode(1) }

@@ -130,7 +130,9 @@ final class HelpTextTests: XCTestCase {
                                   findings (echo-leak-after-route-change,
                                   echo-leak-after-mic-switch, clock-drift-not-followed)
                                   are reported as findings but are not the lint's: they
-                                  leave the exit code alone.
+                                  leave the exit code alone. So does
+                                  aec-disabled-with-real-devices where --aec turned the
+                                  canceller off (the reference run asked for).
           --aec <mode>            Run in this AEC mode instead of the scenario's own
                                   aec (without it, the scenario's); a --plugin's as
                                   NAME:INTENSITY. (values: disabled,

@@ -35,7 +35,30 @@ final class ScenarioChecksTests: XCTestCase {
         let path = try writeScenario(delayScenario(aec: "disabled", seconds: 1), in: folder)
         let strict = try runEchoLab(["run", path, "--out", folder.appendingPathComponent("out").path, "--strict", "--no-taps"])
         XCTAssertEqual(strict.status, 3)
+        XCTAssertTrue(strict.standardError.hasPrefix("echolab: 1 lint finding in "), strict.standardError)
         XCTAssertTrue(strict.standardError.contains("aec-disabled-with-real-devices"), strict.standardError)
+        // As eval --strict: the canceller turned off by --aec is the reference run asked for,
+        // not the app's choice; the report still lists the finding.
+        let enabled = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "on.json", in: folder)
+        let off = folder.appendingPathComponent("off")
+        let reference = try runEchoLab(["run", enabled, "--aec", "disabled", "--out", off.path, "--strict", "--no-taps"])
+        XCTAssertEqual(reference.status, 0, reference.standardError)
+        let report = try loadJSON(off.appendingPathComponent("report.json").path)
+        XCTAssertEqual((report["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }.contains("aec-disabled-with-real-devices"), true)
+    }
+
+    /// A manifest or an eval.json given to `run` is said as what it is, not as its first unknown
+    /// key ("corpus: unknown key (and 1 more: description)").
+    func testRunSaysAManifestOrAnOutputIsNoScenario() throws {
+        let manifest = folder.appendingPathComponent("corpus.json")
+        try Data(#"{"corpus": ["a.json"], "description": "mine"}"#.utf8).write(to: manifest)
+        let listed = try runEchoLab(["run", "corpus.json", "--out", "out"], in: folder)
+        XCTAssertEqual(listed.status, 1)
+        XCTAssertEqual(listed.standardError, "echolab: corpus.json: a corpus manifest, not a scenario; `echolab eval corpus.json` runs its items\n")
+        try Data(#"{"schema": "echolab.eval/4", "items": [], "best_modes": null}"#.utf8).write(to: folder.appendingPathComponent("eval.json"))
+        let output = try runEchoLab(["run", "eval.json", "--out", "out"], in: folder)
+        XCTAssertEqual(output.status, 1)
+        XCTAssertEqual(output.standardError, "echolab: eval.json: an EchoLab output (echolab.eval/4), not a scenario\n")
     }
 
     /// `eval --strict` fails (3) on the lint's findings in any run and names each rule with its
@@ -59,9 +82,14 @@ final class ScenarioChecksTests: XCTestCase {
                        + "aec-disabled-with-real-devices in delay40-disabled (disabled)\n")
         // `disabled` asked for by --modes is the eval's reference, not the app's choice: its
         // aec-disabled-with-real-devices is reported, and --strict passes over it.
-        let twoModes = try eval(["--strict", "--modes", "disabled,speex:intensityMin"])
+        let twoModes = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--strict", "--modes", "disabled,speex:intensityMin"], in: folder)
         XCTAssertEqual(twoModes.status, 0, twoModes.standardError)
         XCTAssertFalse(twoModes.standardError.contains("lint findings"), twoModes.standardError)
+        // Its summary and eval.md say what --strict left out, not that it fails on every finding.
+        XCTAssertEqual(twoModes.standardOutput, "4 of 4 runs succeeded (2 with lint findings, 0 of them failing --strict) → out/eval.md\n")
+        let page = try String(contentsOf: folder.appendingPathComponent("out/eval.md"), encoding: .utf8)
+        XCTAssertTrue(page.contains("eval --strict fails on them but for aec-disabled-with-real-devices in the runs --modes turned the "
+                                    + "canceller off in, the reference the eval asked for: 0 of the 2 runs)"), page)
         let reference = try loadJSON(folder.appendingPathComponent("out/delay40-disabled/disabled/report.json").path)
         XCTAssertEqual((reference["findings"] as? [[String: Any]])?.compactMap { $0["rule"] as? String }.contains("aec-disabled-with-real-devices"), true)
         // A sharded eval's merge judges the lint as eval --strict does, once every run is in.
@@ -74,6 +102,11 @@ final class ScenarioChecksTests: XCTestCase {
         XCTAssertEqual(merged.standardError, "echolab: lint findings in 1 of 2 runs (merged/eval.md): "
                        + "aec-disabled-with-real-devices in delay40-disabled (disabled)\n")
         XCTAssertEqual(try runEchoLab(["merge", "shard-1", "shard-2", "--out", "merged-plain"], in: folder).status, 0)
+        // A shard past the plan's two runs holds none, and says so.
+        let empty = try runEchoLab(["eval", "corpus", "--out", "shard-3", "--no-taps", "--shard", "3/3"], in: folder)
+        XCTAssertEqual(empty.status, 0, empty.standardError)
+        XCTAssertEqual(empty.standardError, "echolab eval: warning: shard 3/3 holds no run: the plan has 2 runs, fewer than 3 shards; "
+                       + "merge the others as they are\n")
         XCTAssertEqual(try eval(["--strict"], ["corpus/b-on.json"]).status, 0, "a requirement's finding is not the lint's")
         _ = try writeScenario(#"{"name": "gone", "far_end": "gone.wav", "duration_s": 1}"#, named: "c-gone.json", in: corpus)
         // A failed run's exit 1 comes first; the lint's line is said all the same.

@@ -171,10 +171,18 @@ final class ReportWordingTests: XCTestCase {
                            result("disabled", item: "clean", rules: ["echo-loss-below-ts26131"]), result("speex:intensityMin", item: "clean", rules: []),
                            result("disabled", item: "gen", rules: []), result("speex:intensityMin", item: "gen", rules: [file]),
                            result("webrtc:intensityMin", item: "gen", rules: [file]), result("disabled", item: "more", rules: [off])]
-        XCTAssertEqual(EvalReportDocument.lintFindingsNote(results),
-                       "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them): "
-                       + "\(file) in every mode: file-mic; in every mode but disabled: gen; \(off) in disabled: room, more.")
-        XCTAssertNil(EvalReportDocument.lintFindingsNote(Array(results[4...5])), "a requirement's finding is not the lint's")
+        func outcome(_ results: [CorpusRun.Result], modes: [String]?) throws -> CorpusRun.Outcome {
+            CorpusRun.Outcome(results: results, plannedCount: results.count, modes: try modes?.map { try EchoControlMode(parsing: $0) }, shard: nil)
+        }
+        let findings = "\(file) in every mode: file-mic; in every mode but disabled: gen; \(off) in disabled: room, more."
+        XCTAssertEqual(EvalReportDocument.lintFindingsNote(try outcome(results, modes: nil)),
+                       "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them): " + findings)
+        // --modes turned the canceller off in `disabled`: --strict leaves its aec-disabled out, and
+        // the note says so (it said "--strict fails on them" beside an eval --strict that passed).
+        XCTAssertEqual(EvalReportDocument.lintFindingsNote(try outcome(results, modes: ["disabled", "speex:intensityMin", "webrtc:intensityMin"])),
+                       "Lint findings (the app's audio setup against the guides' AEC rules; eval --strict fails on them but for \(off) in the "
+                       + "runs --modes turned the canceller off in, the reference the eval asked for: 4 of the 6 runs): " + findings)
+        XCTAssertNil(EvalReportDocument.lintFindingsNote(try outcome(Array(results[4...5]), modes: nil)), "a requirement's finding is not the lint's")
     }
 
     /// Items whose echo lies outside the delay search are named once each, from the runs'
