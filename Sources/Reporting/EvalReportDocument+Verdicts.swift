@@ -77,8 +77,11 @@ extension EvalReportDocument {
             : "and the wins count the verdicts of the \(RunReportDocument.count(itemsWithAVerdict, "item")) judged on their own (the near end alone)"
         let why: [ReportDocument.Span] = switch cancellers.count {
         case 0: [.text(" no canceller ran: ")] + reference + [.text(".")]
-        case 1: [.text(" one canceller ran, "), .code(cancellers[0]), .text(", and ")] + reference
-            + [.text(": there is no other to rank it against, so every mode's wins are 0.")]
+        // `disabled` named only where it ran: beside a lone canceller it read as a mode of the eval.
+        case 1 where modes.contains("disabled"):
+            [.text(" one canceller ran, "), .code(cancellers[0]), .text(", and ")] + reference
+                + [.text(": there is no other to rank it against, so every mode's wins are 0.")]
+        case 1: [.text(" one canceller ran, "), .code(cancellers[0]), .text(": there is no other to rank it against, so its wins are 0.")]
         default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure in double talk that counts to compare (or all but one removed no echo, or muted the send), \(wins).")]
         }
         return .paragraph([.strong("No best modes:")] + why)

@@ -78,6 +78,9 @@ final class BestModesParagraphTests: XCTestCase {
         XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled", "speex:intensityRecommended"])),
                        "**No best modes:** one canceller ran, `speex:intensityRecommended`, and `disabled` is the reference a canceller is "
                        + "judged against, never ranked: there is no other to rank it against, so every mode's wins are 0.")
+        // Alone, the canceller's page does not name a `disabled` that did not run.
+        XCTAssertEqual(text(EvalReportDocument.noBestModesParagraph(modes: ["aec3:intensityMax"])),
+                       "**No best modes:** one canceller ran, `aec3:intensityMax`: there is no other to rank it against, so its wins are 0.")
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["disabled"])).hasPrefix("**No best modes:** no canceller ran"))
         XCTAssertTrue(text(EvalReportDocument.noBestModesParagraph(modes: ["a", "b"])).contains("no item gave two cancellers"))
         XCTAssertNil(EvalReportDocument.noBestModesParagraph(modes: []), "no runs: no modes to rank")
