@@ -133,7 +133,9 @@ extension RecordingMetrics {
         case .estimated where lag.samples > 0:
             notify(Notice(isWarning: false, text: "\(files.processed) lags the mic by \(String(format: "%.1f", lag.milliseconds)) ms (\(lag.samples) samples): aligned before scoring"))
         case .notFound:
-            let why = lag.filesAreTooShort ? "the files are under a second" : "it shares too little with it"
+            let why = lag.filesAreTooShort ? "the files are under a second"
+                : lag.outputIsSilent ? "it is digital silence over its first minute, all the estimate reads"
+                : "it shares too little with it"
             notify(.warning("cannot tell how far \(files.processed) lags the mic (\(why)); scored unshifted (give --processed-lag-ms)"))
         default:
             break

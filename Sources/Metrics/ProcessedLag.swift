@@ -24,6 +24,9 @@ public struct ProcessedLag: Sendable, Equatable {
     /// Whether no lag was estimated because the files are under `minimumSamples` (a second):
     /// `notFound` for that reason, not for a correlation that found nothing.
     public var filesAreTooShort: Bool
+    /// Whether no lag was estimated because the output is digital silence over what the estimate
+    /// reads (its first minute): nothing to align, said so rather than "shares too little".
+    public var outputIsSilent = false
 
     /// Where the lag comes from.
     public enum Source: String, Sendable {
@@ -112,6 +115,11 @@ public struct ProcessedLag: Sendable, Equatable {
         let (rate, files) = try firstMinute(of: [mic, processed], channel: channel)
         let micSamples = files[0], processedSamples = files[1]
         let maximumLag = Int(maximumMilliseconds / 1000 * Double(rate))
+        if !processedSamples.isEmpty, !processedSamples.contains(where: { $0 != 0 }) {
+            var silent = ProcessedLag(samples: 0, sampleRate: rate, source: .notFound)
+            silent.outputIsSilent = true
+            return silent
+        }
         guard let peaks = correlationPeaks(micSamples, processedSamples, maximumLag: maximumLag) else {
             let short = min(micSamples.count, processedSamples.count) < minimumSamples(maximumLag: maximumLag)
             return ProcessedLag(samples: 0, sampleRate: rate, source: .notFound, filesAreTooShort: short)

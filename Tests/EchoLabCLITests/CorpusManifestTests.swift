@@ -151,9 +151,11 @@ final class CorpusManifestTests: XCTestCase {
                        "echolab: manifest.json: corpus[0]: name: 'eval.json' is a report eval writes in its output folder; choose another\n")
         // A recording's WAV given as the corpus says so (it read as a scenario: "not valid JSON").
         try SoundFileWriter.write([Float](repeating: 0.1, count: 480), to: root.appendingPathComponent("X_doubletalk_mic.wav").path, sampleRate: 48_000)
+        // (The eval before it wrote out/eval.json: an eval that cannot start removes it, and says so.)
         let audio = try runEchoLab(["eval", "X_doubletalk_mic.wav", "--out", "out"], in: root)
         XCTAssertEqual(audio.status, 1)
-        XCTAssertEqual(audio.standardError, "echolab: X_doubletalk_mic.wav: an audio file, not a corpus; give its AEC-Challenge folder, "
+        XCTAssertEqual(audio.standardError, "echolab: removed the earlier eval's eval.json, eval.md and eval.html from out: this eval ran nothing\n"
+                       + "echolab: X_doubletalk_mic.wav: an audio file, not a corpus; give its AEC-Challenge folder, "
                        + "or list it in a manifest as a recording ({\"name\", \"mic\", \"loopback\"}), or a scenario that plays it\n")
         // Listed by a manifest as a path, it is named by the manifest and the entry too.
         try write("{\"corpus\": [\"delay.json\", \"X_doubletalk_mic.wav\"]}", to: "manifest.json")

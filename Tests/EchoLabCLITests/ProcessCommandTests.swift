@@ -60,6 +60,25 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(clean.standardError.contains("DC offset"), clean.standardError)
     }
 
+    /// A loopback of digital silence gave the canceller nothing to cancel with; a mic of it held
+    /// nothing to process. `metrics` warned of each, and `process` printed its usual line alone.
+    func testAFileOfDigitalSilenceIsWarnedOf() throws {
+        var random = SeededRandom(seed: 8)
+        let sound = (0..<(2 * 16_000)).map { _ in random.nextSignedFloat() * 0.2 }
+        let zeros = [Float](repeating: 0, count: sound.count)
+        try SoundFileWriter.write(sound, to: root.appendingPathComponent("sound.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(zeros, to: root.appendingPathComponent("zeros.wav").path, sampleRate: 16_000)
+        let silentLoopback = try runEchoLab(["process", "--mic", "sound.wav", "--reference", "zeros.wav", "--out", "a.wav"], in: root)
+        XCTAssertEqual(silentLoopback.status, 0, silentLoopback.standardError)
+        XCTAssertEqual(silentLoopback.standardError,
+                       "echolab process: warning: zeros.wav is digital silence throughout: nothing was played, so there was no echo to cancel\n")
+        let silentMic = try runEchoLab(["process", "--mic", "zeros.wav", "--reference", "sound.wav", "--out", "b.wav"], in: root)
+        XCTAssertEqual(silentMic.status, 0, silentMic.standardError)
+        XCTAssertEqual(silentMic.standardError, "echolab process: warning: zeros.wav is digital silence throughout: nothing was recorded\n")
+        let heard = try runEchoLab(["process", "--mic", "sound.wav", "--reference", "sound.wav", "--out", "c.wav"], in: root)
+        XCTAssertFalse(heard.standardError.contains("digital silence"), heard.standardError)
+    }
+
     /// WebRTC's AEC (0.3) diverges to NaN on a 16 kHz mic that is its loopback's exact echo (white
     /// noise, half as loud, 20 ms late): `process` fails, naming the recording, the mode and the
     /// frame, and writes no output. It wrote a file of NaN and exited 0.
