@@ -54,7 +54,8 @@ struct ActivityGate {
     /// offline echo-path fit's decisions when given, else not at all.
     init(hasEcho: Bool, hasNearEnd: Bool, nearEndActivity: FrameBits? = nil, limitation: ActivityGateLimitation? = nil,
          fittedEcho: ResidualLevels? = nil, frameSize: Int, configuration: EchoMetricsConfiguration) {
-        method = hasNearEnd ? .nearEndTrack : hasEcho ? .micMinusEcho : nearEndActivity != nil ? .echoPathFit : .farEndOnly
+        method = hasNearEnd && !configuration.nearEndTrackIsMicLessEcho ? .nearEndTrack
+            : hasEcho ? .micMinusEcho : nearEndActivity != nil ? .echoPathFit : .farEndOnly
         self.nearEndActivity = nearEndActivity
         self.limitation = method == .echoPathFit ? limitation : nil
         self.fittedEcho = method == .echoPathFit ? fittedEcho : nil

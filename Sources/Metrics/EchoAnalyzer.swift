@@ -44,6 +44,12 @@ public struct EchoAnalyzer: Sendable {
     /// Analyses `signals`; `segments` are sample ranges (e.g. the parts of a timeline scenario)
     /// that get their own ERL/ERLE/steady/convergence, relative to each segment's start.
     public func analyze(_ signals: EchoSignals, segments: [Range<Int>] = []) -> EchoAnalysis {
+        var signals = signals, configuration = configuration
+        if let echo = signals.echo, signals.nearEnd == nil {
+            signals.nearEnd = zip(signals.mic, echo).map { $0 - $1 }
+            configuration.nearEndTrackHoldsTheNoise = true
+            configuration.nearEndTrackIsMicLessEcho = true
+        }
         let length = max(0, signals.commonLength)
         var activity: FrameBits?
         var limitation: ActivityGateLimitation?
@@ -245,8 +251,18 @@ public struct EchoAnalyzer: Sendable {
             talker = decisions.talkerLevels
             clockDrift = decisions.clockDriftPPM
         }
-        let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: configuration,
-                                        includesEcho: echo != nil, includesNearEnd: nearEnd != nil,
+        // With an echo track and no near-end track, mic − echo is the near end: the talker with
+        // the mic's noise, as a simulated call's near-end track is. Without it, a recording given
+        // its echo lost the near-end figures that the same recording without tracks estimates.
+        let derivesNearEnd = echo != nil && nearEnd == nil
+        var streamConfiguration = configuration
+        if derivesNearEnd {
+            streamConfiguration.nearEndTrackHoldsTheNoise = true
+            streamConfiguration.nearEndTrackIsMicLessEcho = true
+        }
+        var micLessEcho = [Float](repeating: 0, count: derivesNearEnd ? Self.blockSize : 0)
+        let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: streamConfiguration,
+                                        includesEcho: echo != nil, includesNearEnd: nearEnd != nil || derivesNearEnd,
                                         nearEndActivity: activity, gateLimitation: limitation, talkerLevels: talker)
         var census = InputCensus()
         while true {
@@ -268,9 +284,10 @@ public struct EchoAnalyzer: Sendable {
                 census.count(mic: blocks[1], echo: echoBlock, nearEnd: nearEndBlock, samples: count)
             } else if let echoBlock {
                 census.count(mic: blocks[1], echo: echoBlock, samples: count)
+                for i in 0..<count { micLessEcho[i] = blocks[1][i] - echoBlock[i] }
             }
             stream.append(reference: blocks[0], mic: blocks[1], processed: blocks[2], echo: echoBlock,
-                          nearEnd: nearEndBlock, count: count)
+                          nearEnd: derivesNearEnd ? micLessEcho : nearEndBlock, count: count)
             if count < Self.blockSize { break }
         }
         var analysis = stream.finish(segments: segments)

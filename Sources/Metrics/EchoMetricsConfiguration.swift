@@ -44,6 +44,9 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// where that holds clearly more than the track, and without an echo track against at least
     /// the mic's noise between talkers.
     public var nearEndTrackHoldsTheNoise = false
+    /// Whether the near-end track is mic − echo, made from the echo track where none was given:
+    /// the gate then says it judged the near end from mic − echo, as it did.
+    var nearEndTrackIsMicLessEcho = false
 
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,

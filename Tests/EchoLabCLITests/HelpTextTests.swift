@@ -291,28 +291,30 @@ final class HelpTextTests: XCTestCase {
         frames. Without --echo and --near-end (a recording: mic and loopback only)
         double talk is found by an offline fit of the echo path (gate.method
         echo_path_fit): a frame whose mic the fitted echo cannot explain is near-end
-        speech. With --near-end, near_end reports the near talker's attenuation and
-        distortion in double talk; a near end removed entirely reads as lost, its
-        attenuation the bound the output allows (attenuation_is_lower_bound); without
-        it, near_end_estimate compares the output with the near talker the tap-free
-        gate hears (frames where the output is 20 dB or more under it are lost). Where
-        the output falls under the mic's noise floor or digital silence, its residual
-        cannot be measured and ERLE is a lower bound at the mic's level over that floor
-        (erle_is_lower_bound, erle_steady_is_lower_bound). telephony holds the terminal
-        test labs' figures: TCLw (TS 26.132's weighted terminal coupling loss,
-        reference to processed in 1/3 octaves 315–6300 Hz over the steady far-end
-        single talk, against TS 26.131's 46 dB) and, with --near-end, the double-talk
-        report (the send attenuation range and its ITU-T P.340 category, the share and
-        level difference of double talk and of the far-end single talk around it).
-        Every figure carries its analysis frames; one on fewer than 20 is
-        low-confidence. clipped_samples counts the mic's and the reference's samples at
-        or over full scale (a warning on stderr names a file that clipped, a float file
-        that went over full scale, or one that is digital silence throughout). Where
-        ERL and ERLE are null, echo_unmeasured says why (no far-end single talk: the
-        files are shorter than an analysis frame, or, without --echo and --near-end,
-        than a fit of the echo path needs (a third to half a second of audio without a
-        talker or loud noise); the echo lies outside the 0–500 ms delay search, as when
-        the loopback was recorded late — also warned on stderr; the loopback is digital
+        speech. With --near-end, or --echo alone (mic − echo is then the near end: the
+        talker with the mic's noise, gate.method mic_minus_echo), near_end reports the
+        near talker's attenuation and distortion in double talk; a near end removed
+        entirely reads as lost, its attenuation the bound the output allows
+        (attenuation_is_lower_bound); without it, near_end_estimate compares the output
+        with the near talker the tap-free gate hears (frames where the output is 20 dB
+        or more under it are lost). Where the output falls under the mic's noise floor
+        or digital silence, its residual cannot be measured and ERLE is a lower bound
+        at the mic's level over that floor (erle_is_lower_bound,
+        erle_steady_is_lower_bound). telephony holds the terminal test labs' figures:
+        TCLw (TS 26.132's weighted terminal coupling loss, reference to processed in
+        1/3 octaves 315–6300 Hz over the steady far-end single talk, against TS
+        26.131's 46 dB) and, with --near-end or --echo, the double-talk report (the
+        send attenuation range and its ITU-T P.340 category, the share and level
+        difference of double talk and of the far-end single talk around it). Every
+        figure carries its analysis frames; one on fewer than 20 is low-confidence.
+        clipped_samples counts the mic's and the reference's samples at or over full
+        scale (a warning on stderr names a file that clipped, a float file that went
+        over full scale, or one that is digital silence throughout). Where ERL and ERLE
+        are null, echo_unmeasured says why (no far-end single talk: the files are
+        shorter than an analysis frame, or, without --echo and --near-end, than a fit
+        of the echo path needs (a third to half a second of audio without a talker or
+        loud noise); the echo lies outside the 0–500 ms delay search, as when the
+        loopback was recorded late — also warned on stderr; the loopback is digital
         silence; the far end never reached the mic above its noise; the echo path
         fitted does not explain the echo; no echo above the noise where the near end is
         silent, and the near end talks over the rest; or the near end talks over all of
