@@ -216,6 +216,9 @@ public struct EvalComparison: Sendable {
     /// Runs of the current file that the baseline does not have, and that ran (one that failed
     /// is a regression: a new item that cannot run is a broken corpus).
     public var added: [RunKey] = []
+    /// Segments of a run in both files that only CURRENT's call has (a device or route change at
+    /// a moment the baseline's has none): listed, not judged, as new runs are.
+    public var addedSegments: [(run: RunKey, segment: Segment)] = []
     /// A new run that may be a missing one under another name or mode, by its key: the missing
     /// run of the baseline whose item came from a file of the same name (a renamed item, a
     /// changed `aec`). Both still count as they are — the missing run fails the gate — but a reader sees
@@ -627,6 +630,12 @@ public struct EvalComparison: Sendable {
                 compare(key, .segmentLevel(segment, metric: keys.path), was.figures[keys.path] ?? .none, now.figures[keys.path] ?? .none,
                         higherIsBetter: true)
             }
+        }
+        // A timeline event moved (4.0 → 4.5 s): the baseline's segment is missing, and the new
+        // one was said nowhere.
+        for (index, now) in after.enumerated() {
+            guard let start = now.startSeconds, !before.contains(where: { $0.startSeconds == start }) else { continue }
+            addedSegments.append((key, Segment(number: index + 1, startSeconds: start, events: now.events)))
         }
     }
 

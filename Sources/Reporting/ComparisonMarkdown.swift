@@ -62,6 +62,10 @@ public enum ComparisonMarkdown {
             let count = comparison.added.count
             md += " \(RunReportDocument.count(count, "new run")) (not in the baseline) \(count == 1 ? "was" : "were") not judged (listed below)."
         }
+        if !comparison.addedSegments.isEmpty {
+            let count = comparison.addedSegments.count
+            md += " \(RunReportDocument.count(count, "new segment")) (not in the baseline's call) \(count == 1 ? "was" : "were") not judged (listed below)."
+        }
         md += "\n"
         if !comparison.modeMeans.isEmpty {
             let caption = comparison.judgesLibraryChanges
@@ -130,6 +134,12 @@ public enum ComparisonMarkdown {
         if !comparison.added.isEmpty {
             md += "\n## New runs (not in the baseline, not judged)\n\n"
             for run in comparison.added { md += listItem(run, former: comparison.formerRuns[run]) }
+        }
+        if !comparison.addedSegments.isEmpty {
+            md += "\n## New segments (not in the baseline's call, not judged)\n\n"
+            for (run, segment) in comparison.addedSegments {
+                md += "- \(MarkdownWriter.inlineText(run.item)) × \(MarkdownWriter.inlineText(run.mode)): \(MarkdownWriter.inlineText(words(segment)))\n"
+            }
         }
         if !comparison.notRun.isEmpty {
             md += "\n## Not run (the current run was interrupted)\n\n"

@@ -86,6 +86,31 @@ final class ComparisonMarkdownTests: XCTestCase {
         XCTAssertTrue(unchanged.contains("**1 regression.** 0 improvements beyond the threshold.\n"), unchanged)
     }
 
+    /// A timeline event moved (4.0 → 4.5 s): the baseline's segment is missing, a regression, and
+    /// the current one is listed as new and not judged (it was said nowhere).
+    func testAMovedSegmentIsMissingAndItsNewPlaceListed() {
+        func eval(segmentAt start: Double) -> JSONValue {
+            .object(["schema": .string(EvalDocument.schema), "complete": .bool(true), "items": .array([
+                .object(["index": .number(0), "name": .string("room"), "file": .string("room.json"), "results": .array([
+                    .object(["mode": .string("speex:intensityMax"), "folder": .string("room/speex"), "error": .null,
+                             "metrics": .object(["erle_steady_db": .number(30), "erle_steady_analysis_frames": .number(400)]),
+                             "segments": .array([.object(["start_s": .number(0), "events": .array([]), "erle_steady_db": .number(30),
+                                                          "erle_steady_analysis_frames": .number(150)]),
+                                                 .object(["start_s": .number(start), "events": .array([.string("set_aec intensityMax")]),
+                                                          "erle_steady_db": .number(30), "erle_steady_analysis_frames": .number(150)])]),
+                             "findings": .array([]), "duration_s": .number(8)]),
+                ])]),
+            ])])
+        }
+        let comparison = EvalComparison(baseline: eval(segmentAt: 4), current: eval(segmentAt: 4.5), maxRegressionDB: 0.5)
+        XCTAssertEqual(comparison.addedSegments.map(\.segment), [EvalComparison.Segment(number: 2, startSeconds: 4.5, events: ["set_aec intensityMax"])])
+        let page = ComparisonMarkdown.render(comparison, baselineName: "base.json", currentName: "cur.json")
+        XCTAssertTrue(page.contains("**1 regression.** 0 improvements beyond the threshold. 1 new segment (not in the baseline's call) was not judged (listed below).\n"), page)
+        XCTAssertTrue(page.contains("segment 2 at 4.00 s (set_aec intensityMax) | ran | missing"), page)
+        XCTAssertTrue(page.contains("## New segments (not in the baseline's call, not judged)\n\n- room × speex:intensityMax: segment 2 at 4.50 s (set\\_aec intensityMax)\n"), page)
+        XCTAssertTrue(EvalComparison(baseline: eval(segmentAt: 4), current: eval(segmentAt: 4), maxRegressionDB: 0.5).addedSegments.isEmpty)
+    }
+
     func testScoreNotesOfManyRunsAlikeAreOneLine() {
         var comparison = EvalComparison(baseline: Self.eval(complete: true), current: Self.eval(complete: true), maxRegressionDB: 0.5)
         func note(_ item: String, _ scorer: String) -> EvalComparison.Change {
