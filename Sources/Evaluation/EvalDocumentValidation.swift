@@ -1,4 +1,5 @@
 import EchoLabJSON
+import Simulation
 
 /// What `compare` and `merge` rely on in an `eval.json`, checked when it is read: a gate must not
 /// pass because a file lost its items, a run its metrics, or an ERLE became the string "NaN" —
@@ -55,6 +56,15 @@ extension EvalDocument {
         return nil
     }
 
+    /// Whether `text` is a mode as eval writes one: `disabled`, or a backend's name and an
+    /// intensity other than disabled.
+    static func isModeName(_ text: String) -> Bool {
+        if text == "disabled" { return true }
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, let intensity = EchoCancellerMode(rawValue: String(parts[1])) else { return false }
+        return intensity != .disabled
+    }
+
     /// A whole number from 0 that an `Int` holds exactly.
     static func isCount(_ value: Double) -> Bool { value >= 0 && value == value.rounded() && value < 1e15 }
 
@@ -63,6 +73,11 @@ extension EvalDocument {
         let mode = result["mode"]
         guard mode?.stringValue != nil || mode?.isNull == true else { return "\(key).mode: missing or not a string or null" }
         let modeKey = mode?.stringValue ?? ""
+        // A mode is `disabled` or BACKEND:INTENSITY (a plugin's backend is any name): one edited
+        // to `speex:intensityBogus` read as a new run, not a broken file.
+        if let text = mode?.stringValue, !isModeName(text) {
+            return "\(key).mode: '\(text)' is not disabled or BACKEND:INTENSITY"
+        }
         if modes.contains(modeKey) { return "\(key).mode: \(mode?.stringValue ?? "null") is listed twice for this item" }
         modes.insert(modeKey)
         guard let folder = result["folder"]?.stringValue else { return "\(key).folder: missing or not a string" }

@@ -327,6 +327,9 @@ final class EvalGateTests: XCTestCase {
             ("outside.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["folder"] = "../elsewhere/x" } },
              "items[0].results[0].folder: '../elsewhere/x' is not a folder inside the eval's output folder"),
             ("no-complete.json", { $0.removeValue(forKey: "complete") }, "complete: missing or not true/false"),
+            // A mode edited to one eval never writes read as a new run.
+            ("bogus-mode.json", { Self.editResult(&$0, item: 0, mode: 0) { $0["mode"] = "speex:intensityBogus" } },
+             "items[0].results[0].mode: 'speex:intensityBogus' is not disabled or BACKEND:INTENSITY"),
             // A baseline ERLE of 1e308 dB falling to 13 dB read as an improvement, its change overflowing.
             ("erle-1e308.json", { editMetrics(&$0) { $0["erle_steady_db"] = 1e308 } },
              "items[0].results[0].metrics.erle_steady_db: 1e+308 dB is not a level EchoLab writes (at most ±1000 dB)"),
