@@ -56,8 +56,9 @@ public struct RecordingProcessor {
         public var loopbackPeak: Float = 0
         /// The largest |x| the canceller wrote (the mic's, copied, in `disabled`).
         public var outputPeak: Float = 0
-        /// The mic's mean as the canceller received it: a DC offset where it is one.
-        public var micMean = 0.0
+        /// The mic's DC offset as the canceller received it, judged as `metrics` judges one
+        /// (`DCOffset`: 0 where there is none).
+        public var micOffset = 0.0
         /// `intensityAdaptive`'s decisions, as in a simulated call (the same controller); their
         /// `frame` counts samples at `processingRate`. Empty in every other mode.
         public var adaptiveDecisions: [AdaptiveDecision] = []
@@ -99,8 +100,8 @@ public struct RecordingProcessor {
         /// it (−30.6 dBFS took echolab's steady ERLE from 36.2 to 11.3 dB, WebRTC's AEC's from
         /// 36.0 to 13.8), which the metrics' own correction of the offset does not undo.
         public func dcOffsetWarning(mic: String, mode: EchoControlMode) -> String? {
-            guard micMean != 0, mode.intensity != .disabled else { return nil }
-            let level = 20 * log10(abs(micMean))
+            guard micOffset != 0, mode.intensity != .disabled else { return nil }
+            let level = 20 * log10(abs(micOffset))
             guard level >= Self.dcOffsetWarningDBFS else { return nil }
             return String(format: "%@ has a DC offset of %.1f dBFS: the canceller was given it as recorded, and those without a high-pass "
                           + "filter of their own (echolab, webrtc) remove far less echo over one; take it off first to measure them without it", mic, level)
@@ -206,7 +207,10 @@ public struct RecordingProcessor {
             var chunks = 0
             var clippedMic = 0, clippedLoopback = 0
             var micPeak: Float = 0, loopbackPeak: Float = 0, outputPeak: Float = 0
-            var micSum = 0.0
+            // The mic's offset judged as `metrics` judges it (blocks' median mean, where they agree):
+            // a plain mean read a clipped talker's lopsided waveform as a −38 dBFS offset that
+            // metrics, on the same file, did not find.
+            var micOffset = DCOffset(), micBlock = [Float](repeating: 0, count: DCOffset.blockSize), micBlockFill = 0
             while true {
                 chunks += 1
                 if chunks % 100 == 0 {
@@ -222,7 +226,14 @@ public struct RecordingProcessor {
                 let referenceGot = try referenceStream?.read(into: &render, frames: frame) ?? 0
                 for i in referenceGot..<frame { render[i] = 0 }
                 clippedMic += Self.fullScaleCount(capture, count: got, peak: &micPeak)
-                for i in 0..<got { micSum += Double(capture[i]) }
+                for i in 0..<got {
+                    micBlock[micBlockFill] = capture[i]
+                    micBlockFill += 1
+                    if micBlockFill == micBlock.count {
+                        micOffset.add(micBlock, count: micBlockFill)
+                        micBlockFill = 0
+                    }
+                }
                 clippedLoopback += Self.fullScaleCount(render, count: referenceGot, peak: &loopbackPeak)
                 if let control {
                     try control.analyzeRender(render)
@@ -258,7 +269,8 @@ public struct RecordingProcessor {
                                   divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
                                   referenceRate: referenceProbe?.sampleRate)
             outcome.clippedMicSamples = clippedMic
-            outcome.micMean = micFrames > 0 ? micSum / Double(micFrames) : 0
+            micOffset.add(micBlock, count: micBlockFill)
+            outcome.micOffset = Double(micOffset.removed)
             outcome.clippedLoopbackSamples = clippedLoopback
             outcome.micPeak = micPeak
             outcome.loopbackPeak = loopbackPeak

@@ -17,16 +17,22 @@ import Foundation
 /// abrupt stop of a gated signal (a 5 Hz notch kept 80 more frames of a gated far end "active").
 /// Simulated calls are measured as they run, without this step, and so are buffers
 /// (`EchoAnalyzer.analyze`).
-struct DCOffset {
+public struct DCOffset {
     private var blockMeans: [Double] = []
 
-    /// Adds one block of the file (`EchoAnalyzer.blockSize` samples; the last may be shorter).
-    mutating func add(_ block: [Float], count: Int) {
+    public init() {}
+
+    /// Adds one block of the file (`blockSize` samples; the last may be shorter).
+    public mutating func add(_ block: [Float], count: Int) {
         guard count > 0 else { return }
         var total = 0.0
         for i in 0..<count { total += Double(block[i]) }
         blockMeans.append(total / Double(count))
     }
+
+    /// The blocks the rule is made for: the analyzer's, so that `process` judges a mic's offset as
+    /// `metrics` does.
+    public static var blockSize: Int { EchoAnalyzer.blockSize }
 
     /// The offset taken off: at or above −60 dBFS.
     static let removedDBFS = -60.0
@@ -35,7 +41,7 @@ struct DCOffset {
     /// `removedDBFS`, over three blocks or more whose means agree (their interquartile range no
     /// wider than the median itself: low-frequency sound, rumble or handling, moves block means
     /// every way, an offset shifts them all) — else 0.
-    var removed: Float {
+    public var removed: Float {
         guard blockMeans.count >= 3 else { return 0 }
         let sorted = blockMeans.sorted()
         let middle = sorted.count / 2

@@ -58,6 +58,17 @@ final class ProcessCommandTests: XCTestCase {
                       offset.standardError)
         let clean = try runEchoLab(["process", "--mic", "clean.wav", "--reference", "lpb.wav", "--out", "clean-out.wav"], in: root)
         XCTAssertFalse(clean.standardError.contains("DC offset"), clean.standardError)
+        // A lopsided waveform is no offset: a talker clipped on one side (here every other quarter
+        // second) has a mean of −34 dBFS over the file, and none in its pauses. process read it as
+        // an offset that metrics, on the same file, did not find.
+        let lopsided = far.indices.map { ($0 / 4_000) % 2 == 0 ? min(far[$0], 0.02) : 0 }
+        try SoundFileWriter.write(lopsided, to: root.appendingPathComponent("lopsided.wav").path, sampleRate: 16_000)
+        XCTAssertEqual(20 * log10(abs(lopsided.map(Double.init).reduce(0, +) / Double(lopsided.count))), -34, accuracy: 1,
+                       "over the −40 dBFS a warning needs")
+        let clipped = try runEchoLab(["process", "--mic", "lopsided.wav", "--reference", "lpb.wav", "--out", "lopsided-out.wav"], in: root)
+        XCTAssertFalse(clipped.standardError.contains("DC offset"), clipped.standardError)
+        let measured = try runEchoLab(["metrics", "--mic", "lopsided.wav", "--reference", "lpb.wav", "--processed", "lopsided-out.wav"], in: root)
+        XCTAssertFalse(measured.standardError.contains("DC offset"), measured.standardError)
     }
 
     /// A loopback of digital silence gave the canceller nothing to cancel with; a mic of it held
