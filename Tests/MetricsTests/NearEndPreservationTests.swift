@@ -98,12 +98,18 @@ final class NearEndPreservationTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(preservation.attenuationDB), 20 * log10(2), accuracy: 0.3)
     }
 
+    /// Without a near-end track or an echo track there is no near end to measure: null. With the
+    /// echo track alone, mic − echo is the near end (here silent: no frame to measure, counted).
     func testNoNearEndTrackIsNull() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 3)
-        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo,
-                                                   echo: echo)).whole
+        let metrics = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo)).whole
         XCTAssertNil(metrics.nearEnd)
         XCTAssertEqual(try JSONValueEncoder().encode(metrics)["near_end"], .null)
+        let echoTrack = analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo, echo: echo)).whole
+        XCTAssertEqual(echoTrack.gate.method, .micMinusEcho)
+        let silent = try XCTUnwrap(echoTrack.nearEnd)
+        XCTAssertEqual(silent.doubleTalkFrames, 0)
+        XCTAssertNil(silent.attenuationDB)
     }
 
     /// Where the near-end track does not line up with sent (a custom mic sent its own audio), the

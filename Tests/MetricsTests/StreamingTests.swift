@@ -202,7 +202,9 @@ final class StreamingTests: XCTestCase {
         // 2.5 s: the warm-up never completes; finish estimates from the blocks collected.
         let (reference, echo) = TestSignals.farEndScene(seconds: 2.5, delaySamples: 700)
         let processed = TestSignals.scaled(echo, gainDB: -15)
-        let signals = EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: processed, echo: echo)
+        // The near-end track given as the batch would make it from the echo track (mic − echo).
+        let signals = EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: processed, echo: echo,
+                                  nearEnd: [Float](repeating: 0, count: echo.count))
         let stream = streamed(signals, blockSize: 480, segments: [0..<60_000])
         XCTAssertEqual(try XCTUnwrap(stream.whole.delayMilliseconds), 700.0 / 48, accuracy: 0.05)
         XCTAssertEqual(try XCTUnwrap(stream.whole.erleDB), 15, accuracy: 0.1)

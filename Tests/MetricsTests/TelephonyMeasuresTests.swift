@@ -295,8 +295,8 @@ final class TelephonyMeasuresTests: XCTestCase {
 
     func testWithoutANearEndTrackTheReportSaysWhy() throws {
         let (reference, echo) = TestSignals.farEndScene(seconds: 3)
-        let telephony = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo, processed: echo,
-                                                                   echo: echo)).whole.telephony)
+        let telephony = try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: echo,
+                                                                   processed: echo)).whole.telephony)
         XCTAssertNil(telephony.doubleTalk)
         XCTAssertEqual(telephony.doubleTalkUnmeasuredReason, "needs the clean near-end track (a simulation's, or a recording's --near-end)")
         let json = try JSONValueEncoder().encode(telephony)
