@@ -209,7 +209,10 @@ public struct RunEvaluator: Sendable {
                      otherwise: noSingleTalk)
         case .userReferenceNotFed:
             let silent = "the canceller's reference was silence for most of \(Self.format(Double(range.count) / rate)) s: the echo went to the peer uncancelled"
-            measured("erle_db", analysis.metrics(in: range).erleDB, { _ in silent },
+            // Against a silent reference no frame is single talk: what frames count straddle the
+            // reference's stop, and their 14 dB stood beside "uncancelled" as the consequence.
+            let m = analysis.metrics(in: range)
+            measured("erle_db", FigureConfidence.isLow(frames: m.singleTalkFrames) ? nil : m.erleDB, { _ in silent },
                      otherwise: silent + " (and no ERLE can be measured against a silent reference)")
         case .userReferenceNotStopped:
             let silent = "the canceller's reference was silence for \(Self.format(Double(range.count) / rate)) s after the custom speaker was reset: "

@@ -322,11 +322,13 @@ struct BandChartSVG {
             for (b, value) in series.values.enumerated() where b < chart.bands.count {
                 guard let value else { continue }
                 let bound = series.isLowerBound(b) ? "≥ " : ""
+                // As the tables print it (report.json's value, no "-0.0"): −0.0317 dB read "-0.0"
+                // on the bar beside report.md's "0.0 dB".
                 let bx = left + group * Double(b) + group * 0.1 + barWidth * Double(s)
                 let y0 = y(0), y1 = y(value)
-                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(bound)\(FixedDecimal.text(value, fractionDigits: 1)) dB</title></rect>"
+                svg += "<rect class=\"bar\" x=\"\(A.f(bx))\" y=\"\(A.f(min(y0, y1)))\" width=\"\(A.f(max(1, barWidth - 1)))\" height=\"\(A.f(max(0.5, abs(y1 - y0))))\" fill=\"\(colour)\"><title>\(HTMLWriter.escape(series.name)) \(Int(chart.bands[b].low))–\(Int(chart.bands[b].high)) Hz: \(bound)\(ReportFormatting.number(value, digits: 1)) dB</title></rect>"
                 if chart.series.count <= 2 {
-                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(bound)\(FixedDecimal.text(value, fractionDigits: 1))</text>"
+                    svg += "<text x=\"\(A.f(bx + barWidth / 2))\" y=\"\(A.f(value >= 0 ? y1 - 3 : y1 + 11))\" text-anchor=\"middle\">\(bound)\(ReportFormatting.number(value, digits: 1))</text>"
                 }
             }
             svg += "\n"

@@ -55,8 +55,10 @@ enum TelephonyBlocks {
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
                                + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss), value: loss.tclwDB)])
             if loss.missesRequirement {
+                // A bound under 46 dB misses only by its upper side: "≥ 39.1 dB" alone did not show it.
+                let atMost = loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
-                                 .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
+                                 .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound))\(atMost) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }
         } else {
             rows.append([.init("TCLw"), .init("not measured: \(telephony.echoLossUnmeasuredReason ?? "no far-end single talk")")])

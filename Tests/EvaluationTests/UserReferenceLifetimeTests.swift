@@ -59,6 +59,19 @@ final class UserReferenceLifetimeTests: XCTestCase {
         XCTAssertEqual(late.findings.first?.atSeconds, 5)
     }
 
+    /// A reference started and never fed: its consequence is no ERLE. The frames that straddled
+    /// the reference's stop (4, low confidence) read 14.1 dB beside "the echo went to the peer
+    /// uncancelled", in the finding and nowhere marked.
+    func testAReferenceNeverFedHasNoERLEForItsConsequence() throws {
+        let starved = try report(#"{"at_ms": 500, "action": "set_custom_speaker", "device": "passthrough"}, "#
+                                 + #"{"at_ms": 500, "action": "start_user_reference"}, {"at_ms": 2500, "action": "reset_custom_speaker"}"#)
+        let finding = try XCTUnwrap(starved.findings.first { $0.rule == "user-reference-not-fed" })
+        XCTAssertEqual(finding.consequenceMetric, "erle_db")
+        XCTAssertNil(finding.consequenceDB)
+        XCTAssertEqual(finding.consequence, "the canceller's reference was silence for most of 2.0 s: the echo went to the peer uncancelled "
+                       + "(and no ERLE can be measured against a silent reference)")
+    }
+
     /// The guide's disableCustomMixingSpeaker(): reset, then stop. No finding; and a device with
     /// `aec_reference` the app did not start the reference for stops it itself (the vectors'
     /// device-transitions and mixing-speaker-with-reference rely on it).

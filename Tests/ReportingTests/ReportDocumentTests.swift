@@ -94,6 +94,14 @@ final class ReportDocumentTests: XCTestCase {
         let html = HTMLWriter.render(document)
         XCTAssertTrue(html.contains("ERLE 2000–4000 Hz: ≥ 15.9 dB</title>") && html.contains("ERLE 1000–2000 Hz: 25.6 dB</title>"), html)
         XCTAssertTrue(html.contains(">≥ 15.9</text>"), html)
+        // A value that rounds to zero reads as the table reads it: "0.0", not "-0.0".
+        let zero = ReportDocument(title: "t", blocks: [
+            .bandChart(.init(title: "ERLE per octave band", yLabel: "dB", bands: [(4000, 8000)],
+                             series: [.init(name: "ERLE", values: [-0.0317])], emptyNote: "none")),
+        ])
+        XCTAssertTrue(MarkdownWriter.render(zero).contains("| 4000–8000 Hz | 0.0 dB |"), MarkdownWriter.render(zero))
+        let zeroHTML = HTMLWriter.render(zero)
+        XCTAssertTrue(zeroHTML.contains("ERLE 4000–8000 Hz: 0.0 dB</title>") && zeroHTML.contains(">0.0</text>"), zeroHTML)
     }
 
     /// A ")" ends a Markdown link target: parentheses in a path are percent-encoded there (an

@@ -57,6 +57,10 @@ final class ReportWordingTests: XCTestCase {
                                          analysisFrames: 300)
         XCTAssertEqual(TelephonyBlocks.boundText(allBounds), "; 4 of 4 bands are bounds, the far end standing 1.5–26.0 dB over the floor in them (1000–3150 Hz)")
         XCTAssertEqual(TelephonyBlocks.boundText(WeightedEchoLoss(tclwDB: 26, isLowerBound: false, bands: bands, analysisFrames: 300)), "")
+        // The finding says why a bound misses 46 dB: its ceiling ("≥ 5.1 dB" alone did not).
+        let page = MarkdownWriter.render(ReportDocument(title: "t", blocks: TelephonyBlocks.make(
+            TelephonyMeasures(echoLoss: bound, echoLossUnmeasuredReason: nil, doubleTalk: nil, doubleTalkUnmeasuredReason: "none"))))
+        XCTAssertTrue(page.contains("**Echo loss below TS 26.131's requirement:** TCLw ≥ 5.1 dB and at most \(ReportFormatting.db(most)) against 46.0 dB"), page)
     }
 
     /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
