@@ -4,8 +4,9 @@ import Metrics
 
 extension RecordingProcessor {
     /// What a finished run should warn of, in the order `echolab process` prints them: a loopback
-    /// at another rate or of another length than the mic, a file of digital silence, clipping, a DC offset fed to the
-    /// canceller, and an echo in the mic that comes before the loopback (no canceller removes it).
+    /// at another rate or of another length than the mic, a file of digital silence, clipping, a
+    /// DC offset fed to the canceller, and an echo in the mic that comes before the loopback (no
+    /// canceller removes it).
     /// Throws where the files cannot be read again for the last check.
     public func warnings(of outcome: Outcome, mic: String, reference: String) throws -> [String] {
         var warnings = [outcome.rateWarning(mic: mic, reference: reference), outcome.lengthWarning(mic: mic, reference: reference)].compactMap { $0 }
