@@ -109,8 +109,16 @@ public enum HardwareFindings {
                 consequence: "what was sent in the first second of audio on \(route) is \(RunEvaluator.format(added.louderDB)) dB louder than the mic held "
                     + "(too little far-end single talk there for an ERLE: \(first.singleTalkFrames) analysis frames)"))
         }
-        // An echo under the mic's noise (a wired headset) that nothing was added to: no leak.
-        if first.erlIsLowerBound { return .noLeak }
+        // An echo under the mic's noise (a wired headset) that nothing was added to: no leak —
+        // unless the near end talked there: what is sent beyond the mic cannot show a residual
+        // under a talker (the old speaker path's, 14 dB under one, passed as no leak).
+        if first.erlIsLowerBound {
+            let talked = analysis.talkActivity.nearEndFrames(startingIn: after)
+            guard talked >= FigureConfidence.minimumAnalysisFrames else { return .noLeak }
+            return .unjudged("the near end talked over the first \(RunEvaluator.format(Double(after.count) / rate)) s of audio on \(route)"
+                + (resumed.map { " " + $0.after } ?? "") + " (\(talked) analysis frames) while its echo stays under the mic's noise: "
+                + "a residual under the talker cannot be told from what was sent", from: resumed == nil ? 0 : flow.lowerBound)
+        }
         // Too little far-end single talk over the whole window: no verdict, said as such. (An
         // ERLE missing on enough frames is an echo under the output's floor: no leak.)
         if first.singleTalkFrames < FigureConfidence.minimumAnalysisFrames, !first.erleIsLowerBound {

@@ -53,6 +53,12 @@ public struct TalkActivity: Sendable, Equatable {
         }
     }
 
+    /// Frames where the near end talked (alone or over the far end), in the windows that start
+    /// within `samples`.
+    public func nearEndFrames(startingIn samples: Range<Int>) -> Int {
+        windows.lazy.filter { samples.contains($0.firstFrame * hop) }.map(\.nearEndFrames).reduce(0, +)
+    }
+
     /// Halves the resolution in place (nothing allocated): windows are aligned to the new
     /// length, so two old ones (or one, where a window had no frames) make each new one.
     private mutating func mergeNeighbours() {

@@ -208,4 +208,18 @@ final class RouteLeakTests: XCTestCase {
         let gained = try report(#""auto_gain_control": "software", "# + scene)
         XCTAssertTrue(leaks(gained).isEmpty, "\(leaks(gained))")
     }
+
+    /// The same change with the near end talking over it: what is sent beyond what the mic held
+    /// cannot show the old path's residual under the talker, so the leak is not judged, and said
+    /// so. It read as judged, no leak (echo_leak_unjudged null), the residual 14 dB under a talker.
+    func testAHeadsetChangeUnderATalkerIsNotJudged() throws {
+        let scene = #""duration_s": 9, "route": "speaker", "audio_session": {}, "timeline": [{"at_ms": 3000, "action": "route_change", "route": "wired_headset"}]"#
+        let talker = #""far_end": {"generator": "white_noise", "level_dbfs": -25, "seed": 3}, "near_end": {"generator": "speech", "level_dbfs": -20, "seed": 5}, "noise": {"level_dbfs": -70, "seed": 1}"#
+        let talked = try report(scene, signals: talker)
+        XCTAssertTrue(talked.segments[1].metrics.erlIsLowerBound, "the headset's echo stays under the noise")
+        XCTAssertTrue(leaks(talked).isEmpty)
+        let reason = try XCTUnwrap(talked.segments[1].echoLeakUnjudgedReason)
+        XCTAssertTrue(reason.hasPrefix("the near end talked over the first ") && reason.hasSuffix(
+            " while its echo stays under the mic's noise: a residual under the talker cannot be told from what was sent"), reason)
+    }
 }
