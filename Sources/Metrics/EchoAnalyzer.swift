@@ -47,8 +47,7 @@ public struct EchoAnalyzer: Sendable {
         var signals = signals, configuration = configuration
         if let echo = signals.echo, signals.nearEnd == nil {
             signals.nearEnd = zip(signals.mic, echo).map { $0 - $1 }
-            configuration.nearEndTrackHoldsTheNoise = true
-            configuration.nearEndTrackIsMicLessEcho = true
+            configuration = configuration.withNearEndFromEcho()
         }
         let length = max(0, signals.commonLength)
         var activity: FrameBits?
@@ -255,11 +254,7 @@ public struct EchoAnalyzer: Sendable {
         // the mic's noise, as a simulated call's near-end track is. Without it, a recording given
         // its echo lost the near-end figures that the same recording without tracks estimates.
         let derivesNearEnd = echo != nil && nearEnd == nil
-        var streamConfiguration = configuration
-        if derivesNearEnd {
-            streamConfiguration.nearEndTrackHoldsTheNoise = true
-            streamConfiguration.nearEndTrackIsMicLessEcho = true
-        }
+        let streamConfiguration = derivesNearEnd ? configuration.withNearEndFromEcho() : configuration
         var micLessEcho = [Float](repeating: 0, count: derivesNearEnd ? Self.blockSize : 0)
         let stream = EchoAnalysisStream(sampleRate: referenceRate, configuration: streamConfiguration,
                                         includesEcho: echo != nil, includesNearEnd: nearEnd != nil || derivesNearEnd,

@@ -48,6 +48,15 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     /// the gate then says it judged the near end from mic − echo, as it did.
     var nearEndTrackIsMicLessEcho = false
 
+    /// This configuration for a near-end track made as mic − echo: it holds the mic's noise, and
+    /// the gate says it judged the near end from mic − echo.
+    func withNearEndFromEcho() -> Self {
+        var configuration = self
+        configuration.nearEndTrackHoldsTheNoise = true
+        configuration.nearEndTrackIsMicLessEcho = true
+        return configuration
+    }
+
     public init(frameSize: Int? = nil,
                 farEndActiveDBFS: Double = -50,
                 nearEndSilentDBFS: Double = -55,

@@ -175,19 +175,14 @@ struct EvalCommand: ParsableCommand {
         if let line = Self.replacedFilterLine(outcome.results) { standardError(line) }
         if let line = Self.replacedChangesLine(outcome.results) { standardError(line) }
         let failed = outcome.failedCount
-        let strictRuns = strict ? LintTally(strictlyJudging: outcome).runsWithFindings : nil
-        print(printable(Self.summaryLine(outcome.results, failed: failed, strictRuns: strictRuns, out: out)))
+        let strictTally = strict ? LintTally(strictlyJudging: outcome) : nil
+        print(printable(Self.summaryLine(outcome.results, failed: failed, strictRuns: strictTally?.runsWithFindings, out: out)))
         // The lint's line is said with failed runs too (their exit 1 comes first): a CI log
         // that stops at a failure still shows what else to fix.
-        let lint = strict ? Self.strictLine(outcome, out: out) : nil
+        let lint = strictTally.flatMap { Self.lintLine($0, of: outcome.results.count, out: out) }
         if let lint { standardError(lint) }
         if failed > 0 { throw ExitCode(1) }
         if lint != nil { throw ExitCode(3) }
-    }
-
-    /// What `--strict` fails on, said (nil: nothing): `LintTally(strictlyJudging:)`.
-    static func strictLine(_ outcome: CorpusRun.Outcome, out: String) -> String? {
-        lintLine(LintTally(strictlyJudging: outcome), of: outcome.results.count, out: out)
     }
 
     /// "18 of 18 runs succeeded (7 with lint findings) → OUT/eval.md": what a CI log shows of an

@@ -81,11 +81,12 @@ struct MergeCommand: ParsableCommand {
                 standardError("echolab: incomplete: the shards hold \(merged.outcome.results.count) of the plan's \(merged.outcome.plannedCount) runs, "
                               + "though each eval.json says it is complete (edited?)")
             }
+            // What --strict fails on: `LintTally(strictlyJudging:)`, counted once for both lines.
+            let strictTally = strict ? LintTally(strictlyJudging: merged.outcome) : nil
             print(printable("merged \(loaded.count) shard\(loaded.count == 1 ? "" : "s"): "
-                            + EvalCommand.summaryLine(merged.outcome.results, failed: failed,
-                                                      strictRuns: strict ? LintTally(strictlyJudging: merged.outcome).runsWithFindings : nil,
+                            + EvalCommand.summaryLine(merged.outcome.results, failed: failed, strictRuns: strictTally?.runsWithFindings,
                                                       incomplete: missing, out: out)))
-            let lint = strict ? EvalCommand.strictLine(merged.outcome, out: out) : nil
+            let lint = strictTally.flatMap { EvalCommand.lintLine($0, of: merged.outcome.results.count, out: out) }
             if let lint { standardError(lint) }
             if failed > 0 || !merged.outcome.isComplete { throw ExitCode(1) }
             if lint != nil { throw ExitCode(3) }
