@@ -16,7 +16,7 @@ public enum RunReportDocument {
         let saidByLibrary: Set<String> = report.aecSettings["library"] == nil ? [] : ["plugin_name", "plugin_sha256", "plugin_options"]
         let settings = report.aecSettings.keys.sorted().filter { !saidByLibrary.contains($0) }.map { key -> String in
             switch report.aecSettings[key]! {
-            case .number(let value): "\(key) \(F.number(value, digits: 0))"
+            case .number(let value): "\(key) \(F.setting(value))"
             case .text(let value): "\(key) \(value)"
             case .flag(let value): "\(key) \(value ? "on" : "off")"
             }
