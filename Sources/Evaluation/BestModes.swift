@@ -1,5 +1,6 @@
 import AudioCore
 import EchoLabJSON
+import Metrics
 
 /// The modes no other mode beats on both axes of an echo canceller's trade-off: steady-state ERLE
 /// (higher removes more echo) and near-end attenuation in double talk (lower keeps more of the
@@ -66,6 +67,10 @@ public enum BestModes {
         /// (`EvalDocument.removesNoEchoInItsBand`): its steady ERLE is the band above half its
         /// rate, which it never sends. No canceller there, as one whose ERLE reads 0 dB.
         public var removesNoEchoInItsBand = false
+        /// Its measured steady ERLE is 6 dB or less: nothing converged, as its own report says
+        /// (`EchoMetricsConfiguration.nothingConverged`). No canceller there: beside a
+        /// pass-through's 0 dB, 5 dB removed with the near end whole stood best on both axes.
+        public var convergedNothing = false
 
         public init(mode: String, erleSteadyDB: Double?, erleSteadyIsLowerBound: Bool = false, nearEndAttenuationDB: Double?,
                     nearEndIsLowerBound: Bool = false, isNearEndLost: Bool = false, nearEndIsEstimate: Bool = false, doubleTalkFrames: Int = 0,
@@ -91,11 +96,13 @@ public enum BestModes {
                                estimate: BoundedValue?, estimateLost: Bool, doubleTalkFrames: Int, sendsSilence: Bool = false,
                                nearEndAlone: BoundedValue? = nil) -> Point {
             let nearEnd = nearEndAttenuation ?? estimate
-            return Point(mode: mode, erleSteadyDB: erleSteady?.value, erleSteadyIsLowerBound: erleSteady?.isLowerBound ?? false,
-                         nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
-                         isNearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
-                         nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames,
-                         sendsSilence: sendsSilence, nearEndAloneDB: nearEndAlone?.value, nearEndAloneIsLowerBound: nearEndAlone?.isLowerBound ?? false)
+            var point = Point(mode: mode, erleSteadyDB: erleSteady?.value, erleSteadyIsLowerBound: erleSteady?.isLowerBound ?? false,
+                              nearEndAttenuationDB: nearEnd?.value, nearEndIsLowerBound: nearEnd?.isLowerBound ?? false,
+                              isNearEndLost: nearEndAttenuation.map(\.isLowerBound) ?? (estimate != nil && estimateLost),
+                              nearEndIsEstimate: nearEndAttenuation == nil && estimate != nil, doubleTalkFrames: doubleTalkFrames,
+                              sendsSilence: sendsSilence, nearEndAloneDB: nearEndAlone?.value, nearEndAloneIsLowerBound: nearEndAlone?.isLowerBound ?? false)
+            point.convergedNothing = erleSteady.map { !$0.isLowerBound && EchoMetricsConfiguration.default.nothingConverged(steadyERLEDB: $0.value) } ?? false
+            return point
         }
 
         var erle: BoundedValue? { erleSteadyDB.map { BoundedValue($0, isLowerBound: erleSteadyIsLowerBound) } }
@@ -360,6 +367,7 @@ public enum BestModes {
             // Over the corpus as on an item: a canceller that removed nothing in its band on any
             // item compared on ERLE is none, whatever the band it never sent adds to its mean.
             point.removesNoEchoInItsBand = !own(erle).isEmpty && own(erle).allSatisfy(\.removesNoEchoInItsBand)
+            point.convergedNothing = !own(erle).isEmpty && own(erle).allSatisfy(\.convergedNothing)
             return point
         }
         return (points, erle, nearEnd)
@@ -377,7 +385,7 @@ public enum BestModes {
         let comparable = candidates.compactMap { point -> (mode: String, erle: BoundedValue, nearEnd: BoundedValue)? in
             guard !point.isNearEndLost, !point.sendsSilence, let e = axes.erle ? point.erle : BoundedValue(0),
                   let n = axes.nearEnd ? point.nearEndDeparture : BoundedValue(0) else { return nil }
-            if axes.erle, removesNoEcho(e) || point.removesNoEchoInItsBand { return nil }
+            if axes.erle, removesNoEcho(e) || point.removesNoEchoInItsBand || point.convergedNothing { return nil }
             return (point.mode, e, n)
         }
         // A mode that lost the near end was a canceller that lost: it counts towards the two a

@@ -559,7 +559,7 @@ public struct RunEvaluator: Sendable {
         let steadyText = (steadyIsLowerBound ? "≥ " : "") + FixedDecimal.text(steady, fractionDigits: 1) + " dB"
         let tolerance = FixedDecimal.text(toleranceDB, fractionDigits: 0)
         let floor = FixedDecimal.text(2 * toleranceDB, fractionDigits: 0)
-        if steady <= 2 * toleranceDB {
+        if EchoMetricsConfiguration(convergenceToleranceDB: toleranceDB).nothingConverged(steadyERLEDB: steady) {
             // A bound there may stand for more: the output is at the mic's floor, so its steady
             // state cannot be told from nothing removed.
             if steadyIsLowerBound {

@@ -82,7 +82,7 @@ extension EvalReportDocument {
             [.text(" one canceller ran, "), .code(cancellers[0]), .text(", and ")] + reference
                 + [.text(": there is no other to rank it against, so every mode's wins are 0.")]
         case 1: [.text(" one canceller ran, "), .code(cancellers[0]), .text(": there is no other to rank it against, so its wins are 0.")]
-        default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure in double talk that counts to compare (or all but one removed no echo, or muted the send), \(wins).")]
+        default: [.text(" no item gave two cancellers a steady ERLE or a near-end figure in double talk that counts to compare (or all but one removed 6 dB of echo or less, where nothing converged, or muted the send), \(wins).")]
         }
         return .paragraph([.strong("No best modes:")] + why)
     }

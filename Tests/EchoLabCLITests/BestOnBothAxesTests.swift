@@ -22,10 +22,12 @@ final class BestOnBothAxesTests: XCTestCase {
     private func printed(_ value: Double?) -> Double { Double(String(format: "%.1f", value ?? 0))! }
     private func counts(_ difference: Double) -> Bool { (abs(difference) * 10_000).rounded() >= 1_000 }
 
-    private func front(_ points: [(mode: String, erle: Double?, nearEnd: Double?)]) -> Set<String>? {
+    /// `nothingConverged`: a measured steady ERLE of 6 dB or less, which the run's own report
+    /// calls "nothing converged": no canceller there, off the front where ERLE counts.
+    private func front(_ points: [(mode: String, erle: Double?, nearEnd: Double?, nothingConverged: Bool)]) -> Set<String>? {
         let candidates = points.filter { $0.mode != "disabled" }
         let useERLE = candidates.contains { $0.erle != nil }, useNearEnd = candidates.contains { $0.nearEnd != nil }
-        let comparable = candidates.filter { (!useERLE || $0.erle != nil) && (!useNearEnd || $0.nearEnd != nil) }
+        let comparable = candidates.filter { (!useERLE || ($0.erle != nil && !$0.nothingConverged)) && (!useNearEnd || $0.nearEnd != nil) }
         guard comparable.count >= 2 else { return nil }
         func better(_ a: Double?, _ b: Double?) -> Bool { printed(a) > printed(b) }
         return Set(comparable.filter { p in
@@ -90,9 +92,10 @@ final class BestOnBothAxesTests: XCTestCase {
         var wins: [String: Int] = [:]
         var fronts: [String: Set<String>] = [:]
         for item in json["items"] as! [[String: Any]] {
-            let points = (item["results"] as! [[String: Any]]).map { result -> (String, Double?, Double?) in
+            let points = (item["results"] as! [[String: Any]]).map { result -> (String, Double?, Double?, Bool) in
                 let metrics = result["metrics"] as? [String: Any]
-                return (result["mode"] as! String, metrics?["erle_steady_db"] as? Double, keptNearEnd(metrics))
+                let steady = metrics?["erle_steady_db"] as? Double, isBound = metrics?["erle_steady_is_lower_bound"] as? Bool == true
+                return (result["mode"] as! String, steady, keptNearEnd(metrics), steady.map { $0 <= 6 && !isBound } ?? false)
             }
             let itemFront = try XCTUnwrap(front(points))
             fronts[item["name"] as! String] = itemFront

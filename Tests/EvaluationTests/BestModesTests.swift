@@ -139,6 +139,30 @@ final class BestModesTests: XCTestCase {
         XCTAssertEqual(corpus.modes, ["speex"])
     }
 
+    /// A measured steady ERLE of 6 dB or less is what the run's own report calls "nothing
+    /// converged": such a mode is no canceller there. On an A2DP route (its 220 ms beyond the
+    /// filters), EchoLab's 5.4 dB with the near end whole stood best on both axes beside AEC3's
+    /// ≥ 27.1 dB. A bound that low says only "at least": it stays. Over a corpus, a mode is off
+    /// only where nothing converged on every item compared on ERLE.
+    func testAModeWhoseReportSaysNothingConvergedIsNoCanceller() throws {
+        func run(_ mode: String, _ erle: Double, bound: Bool = false, _ nearEnd: Double) -> BestModes.Point {
+            .run(mode: mode, erleSteady: BoundedValue(erle, isLowerBound: bound), nearEndAttenuation: BoundedValue(nearEnd),
+                 estimate: nil, estimateLost: false, doubleTalkFrames: 40)
+        }
+        let a2dp = [run("disabled", 0, 0), run("speex", 6.3, 3.9), run("aec3", 27.1, bound: true, 7.6), run("echolab", 5.4, 0)]
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(of: a2dp)).modes, ["speex", "aec3"])
+        XCTAssertTrue(run("echolab", 6.0, 0).convergedNothing, "6 dB or less, as the convergence reason reads")
+        XCTAssertFalse(run("echolab", 6.04, 0).convergedNothing)
+        XCTAssertFalse(run("echolab", 5.4, bound: true, 0).convergedNothing, "a bound at the floor is not nothing")
+        // (Its truth may exceed 20 dB: tied on ERLE, it keeps the near end better.)
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(of: [run("speex", 20, 3), run("floor", 5.4, bound: true, 0)])).modes, ["floor"])
+        // Over a corpus: judged on its means where it converged on one item, off where on none.
+        let second = [run("disabled", 0, 0), run("speex", 20, 3), run("aec3", 30, 7), run("echolab", 25, 0)]
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(ofItems: [a2dp, second])).modes.sorted(), ["aec3", "echolab"])
+        let nowhere = [run("disabled", 0, 0), run("speex", 20, 3), run("aec3", 30, 7), run("echolab", 2, 0)]
+        XCTAssertEqual(try XCTUnwrap(BestModes.front(ofItems: [a2dp, nowhere])).modes.sorted(), ["aec3", "speex"])
+    }
+
     /// A canceller run below the call's rate never sends the band above half its rate, and that
     /// band reads as echo removed: a pass-through plugin at 8 kHz read 8.2 dB of ERLE on white
     /// noise, kept the near end whole, and was starred best on both axes beside speexdsp. Where it
