@@ -176,8 +176,9 @@ public struct RecordingRun {
         // at here, before anything of the run is put in place.
         if cancellation?.isCancelled == true { throw RunCancelled() }
         if keepsOutput { try AtomicFile.moveIntoPlace(scratch, to: path("sent.wav")) }
-        try AtomicFile.write(to: path("report.json")) { write in try json.writeCanonicalText(to: write) }
-        for (name, text) in pages { try AtomicFile.write(text, to: path(name)) }
+        // The report and its pages are one change (a full disk on one leaves all as they were).
+        try AtomicFile.write([(path("report.json"), { write in try json.writeCanonicalText(to: write) })]
+                             + pages.map { name, text in (path(name), { write in try write(text) }) })
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previous, written: keepsOutput ? ["sent.wav"] : [])
         return summary
     }

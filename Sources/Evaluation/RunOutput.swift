@@ -100,15 +100,17 @@ public struct RunOutput {
         var (report, outputs, scoringSeconds) = try callAndScore()
         // The scorers' time is theirs, not the simulation's: the real-time factor leaves it out.
         report.wallSeconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 - scoringSeconds
-        // The JSON goes before the pages are rendered: a long call's JSON value and its pages are
-        // never in memory together.
+        // The report and its pages are one change: all written to hidden names, then moved into
+        // place (a full disk on report.html left the new report.json beside the previous run's
+        // page). The JSON is written before the pages are rendered: a long call's JSON value and
+        // its pages are never in memory together.
         var summary: RunSummary?
-        do {
+        let pages = renderer?.pages(of: report) ?? []
+        try AtomicFile.write([(path("report.json"), { write in
             let json = report.json()
-            try AtomicFile.write(to: path("report.json")) { write in try json.writeCanonicalText(to: write) }
+            try json.writeCanonicalText(to: write)
             if summarising { summary = try RunSummary(reading: json) }
-        }
-        for page in renderer?.pages(of: report) ?? [] { try AtomicFile.write(page.render(), to: path(page.name)) }
+        })] + pages.map { page in (path(page.name), { write in try write(page.render()) }) })
         // Outputs of an earlier run into this folder that this run did not write would
         // contradict its report: remove them — only those that run's report listed as its own.
         OutputFolder.removeStaleOutputs(in: outputDirectory, previous: previousOutputs, written: Set(outputs.values))

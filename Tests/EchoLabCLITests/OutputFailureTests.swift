@@ -132,4 +132,42 @@ final class OutputFailureTests: XCTestCase {
             XCTAssertEqual(compare.standardOutput, "")
         }
     }
+
+    /// A run's report and its pages are one change: a full disk on report.html left the new run's
+    /// report.json and report.md beside the previous run's report.html. Here a file-size limit
+    /// (`ulimit -f`, SIGXFSZ ignored: a write past it fails with EFBIG, as on a full disk) lets
+    /// report.json and report.md be written and fails report.html.
+    func testAReportThatCannotBeWrittenWhollyLeavesThePreviousOneWhole() throws {
+        let first = try writeScenario(#"{"name": "s", "far_end": {"generator": "speech", "seed": 1}, "echo_path": {"delay_ms": 30, "gain_db": -8}, "duration_s": 2}"#,
+                                      named: "first.json", in: root)
+        let second = try writeScenario(#"{"name": "s", "far_end": {"generator": "speech", "seed": 2}, "echo_path": {"delay_ms": 30, "gain_db": -8}, "duration_s": 2}"#,
+                                       named: "second.json", in: root)
+        XCTAssertEqual(try run(["run", first, "--out", "out", "--no-taps"], output: FileHandle.nullDevice).status, 0)
+        let names = ["report.json", "report.md", "report.html"]
+        let before = try names.map { try Data(contentsOf: root.appendingPathComponent("out/\($0)")) }
+        let limitKiB = 16
+        // The limit must fall between the pages for the test to mean anything.
+        XCTAssertLessThan(before[0].count, limitKiB * 1024)
+        XCTAssertGreaterThan(before[2].count, limitKiB * 1024)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(limitKiB); exec \"$0\" \"$@\"", try echoLabBinary().path,
+                             "run", second, "--out", "out", "--no-taps"]
+        process.currentDirectoryURL = root
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit)
+        XCTAssertEqual(process.terminationStatus, 1, text)
+        XCTAssertTrue(text.contains("report.html"), text)
+        XCTAssertEqual(text.split(separator: "\n").count, 1, text)
+        for (name, bytes) in zip(names, before) {
+            XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent("out/\(name)")), bytes, "\(name): the previous run's, whole")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("out").path).filter { $0.hasPrefix(".") && $0 != ".echolab.lock" }, [],
+                       "no hidden partial files left")
+    }
 }
