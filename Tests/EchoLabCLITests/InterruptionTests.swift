@@ -57,6 +57,38 @@ final class InterruptionTests: XCTestCase {
         }
     }
 
+    /// GNU `timeout` sends its signal to the command and then to its process group: the command
+    /// gets it twice within microseconds. Taken as a second signal, it ended eval at once, before
+    /// it wrote eval.json (the earlier one already removed, partial files left). The same signal
+    /// again within a quarter of a second is that one signal.
+    func testOneSignalDeliveredTwiceIsOneSignal() throws {
+        let corpus = root.appendingPathComponent("twice")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        for index in 0..<4 {
+            _ = try writeScenario("""
+                {"name": "long\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
+                 "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": 60}
+                """, named: "long\(index).json", in: corpus)
+        }
+        let out = root.appendingPathComponent("out-twice")
+        let process = try startEchoLab(["eval", corpus.path, "--out", out.path, "--jobs", "1"])
+        let deadline = Date().addingTimeInterval(120)
+        while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
+            usleep(20_000)
+        }
+        usleep(100_000)
+        kill(process.processIdentifier, SIGINT)
+        usleep(2_000)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "ended by the signal itself")
+        XCTAssertEqual(process.terminationStatus, 130)
+        let eval = try loadJSON(out.appendingPathComponent("eval.json").path)
+        XCTAssertEqual(eval["complete"] as? Bool, false)
+        XCTAssertEqual((eval["items"] as! [[String: Any]]).first?["name"] as? String, "long0")
+        XCTAssertEqual(allFiles(under: out).filter { $0.contains(".partial") || $0.hasSuffix(".echolab.lock") }, [])
+    }
+
     /// A 10-minute call started into `out`, once `file` is in its folder (any file: nil).
     private func startLongRun(waitingFor file: String? = nil) throws -> (process: Process, out: URL) {
         let path = try writeScenario("""
