@@ -451,7 +451,15 @@ public enum EvalReportDocument {
         result.summary?.metrics?.nearEndEstimate?.outputDropDB
     }
 
-    static func anchor(_ name: String) -> String { "item-" + name.map { $0.isLetter || $0.isNumber || "-_.".contains($0) ? $0 : "-" } }
+    /// An item's id on the page: its name, each character other than a letter, a digit, "-" and
+    /// "." written as "_" and its UTF-8 bytes in hex, so that no two names share one ("a+b" and
+    /// "a-b" both read "item-a-b", and one item's link went to the other).
+    static func anchor(_ name: String) -> String {
+        "item-" + name.map { character -> String in
+            character.isLetter || character.isNumber || "-.".contains(character) ? String(character)
+                : "_" + String(character).utf8.map { String(format: "%02X", $0) }.joined()
+        }.joined()
+    }
 
     /// `target` relative to the folder `base`, for a link a browser follows: `base` as given (a
     /// browser climbs the page's own address as text, through any link in it), `target` as the

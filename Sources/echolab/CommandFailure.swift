@@ -52,4 +52,6 @@ struct StandardOutputError: Error, CustomStringConvertible {
 func printable(_ text: String) -> String { PrintableText.line(text) }
 
 /// Whether progress lines go to stderr: only on a terminal.
-var showsProgress: Bool { isatty(STDERR_FILENO) != 0 }
+/// A progress line redraws itself with ANSI's erase-line, which a terminal that says it has no
+/// such control (TERM=dumb: Emacs' shell, some CI consoles) prints as text: none there.
+var showsProgress: Bool { isatty(STDERR_FILENO) != 0 && ProcessInfo.processInfo.environment["TERM"] != "dumb" }

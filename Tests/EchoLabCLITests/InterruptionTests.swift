@@ -329,16 +329,22 @@ final class InterruptionTests: XCTestCase {
         XCTAssertEqual(process.status, 0)
         XCTAssertTrue(process.text.contains("\r\u{1B}[Kprocess "), process.text)
         XCTAssertTrue(process.text.contains("%  ETA"), process.text)
+        // A terminal without erase-line (TERM=dumb) printed the progress line's escapes as text.
+        let dumb = try onATerminal(["run", path, "--out", root.appendingPathComponent("dumb").path, "--no-taps"], term: "dumb")
+        XCTAssertEqual(dumb.status, 0)
+        XCTAssertFalse(dumb.text.contains("\u{1B}") || dumb.text.contains("ETA"), dumb.text)
     }
 
     /// `echolab ARGUMENTS` on a pseudo-terminal (util-linux `script`): its status, and what it
     /// wrote there, stdout and stderr together.
-    private func onATerminal(_ arguments: [String]) throws -> (status: Int32, text: String) {
+    /// `term`: the terminal's TERM (a dumb one gets no progress line).
+    private func onATerminal(_ arguments: [String], term: String = "xterm") throws -> (status: Int32, text: String) {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux `script` (Debian's bsdutils) is missing")
         let command = ([try echoLabBinary().path] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         process.arguments = ["-qec", command, "/dev/null"]
+        process.environment = ProcessInfo.processInfo.environment.merging(["TERM": term]) { $1 }
         let out = Pipe()
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out

@@ -1,5 +1,5 @@
 import Foundation
-import Reporting
+@testable import Reporting
 import XCTest
 
 /// The writers of the one report model: what a chart shows (negative values, events, empty
@@ -111,5 +111,14 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertEqual(MarkdownWriter.render(document).components(separatedBy: "\n").first { $0.hasPrefix("Listen: ") },
                        "Listen: [mic (recording)](../a%29b/%281%29%20mic.wav)")
         XCTAssertTrue(HTMLWriter.render(document).contains(#"src="../a)b/(1)%20mic.wav""#))
+    }
+
+    /// Each item's id on eval's pages is its own: "a+b" and "a-b" both read "item-a-b", and one
+    /// item's link went to the other.
+    func testNoTwoItemNamesShareAnAnchor() {
+        let names = ["a+b", "a-b", "a_b", "a b", "a_2Bb", "café", "room.1"]
+        XCTAssertEqual(Set(names.map(EvalReportDocument.anchor)).count, names.count, "\(names.map(EvalReportDocument.anchor))")
+        XCTAssertEqual(EvalReportDocument.anchor("hw-route-bluetooth-a2dp"), "item-hw-route-bluetooth-a2dp", "plain names as they were")
+        XCTAssertEqual(EvalReportDocument.anchor("a+b"), "item-a_2Bb")
     }
 }
