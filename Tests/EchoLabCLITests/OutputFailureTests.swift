@@ -149,19 +149,10 @@ final class OutputFailureTests: XCTestCase {
         // The limit must fall between the pages for the test to mean anything.
         XCTAssertLessThan(before[0].count, limitKiB * 1024)
         XCTAssertGreaterThan(before[2].count, limitKiB * 1024)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", "trap '' XFSZ; ulimit -f \(limitKiB); exec \"$0\" \"$@\"", try echoLabBinary().path,
-                             "run", second, "--out", "out", "--no-taps"]
-        process.currentDirectoryURL = root
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationReason, .exit)
-        XCTAssertEqual(process.terminationStatus, 1, text)
+        let (status, text) = try runCapturingErrors(URL(fileURLWithPath: "/bin/bash"),
+                                                    ["-c", "trap '' XFSZ; ulimit -f \(limitKiB); exec \"$0\" \"$@\"", try echoLabBinary().path,
+                                                     "run", second, "--out", "out", "--no-taps"], in: root)
+        XCTAssertEqual(status, 1, text)
         XCTAssertTrue(text.contains("report.html"), text)
         XCTAssertEqual(text.split(separator: "\n").count, 1, text)
         for (name, bytes) in zip(names, before) {
