@@ -36,7 +36,7 @@ struct EvalCommand: ParsableCommand {
         percentile, and eval.html AECMOS' echo score \
         against its other-degradation score in double talk. A broken item is reported in one line and the others still run. Exit codes: 0 all ran; 1 a run failed, \
         or the corpus holds no scenario; 3 lint findings with --strict (every run ran); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (eval.json then lists \
-        what finished and says "complete": false).
+        what finished and says "complete": false, or true where the signal came once every run had finished).
         """
     )
 

@@ -418,7 +418,7 @@ final class HelpTextTests: XCTestCase {
         a run failed, or the corpus holds no scenario; 3 lint findings with --strict
         (every run ran); 64 usage error; 129/130/143 interrupted by
         SIGHUP/SIGINT/SIGTERM (eval.json then lists what finished and says "complete":
-        false).
+        false, or true where the signal came once every run had finished).
 
         USAGE: echolab eval <paths> ... [--out <out>] [--modes <modes>] [--plugin <name=path> ...] [--plugin-options <name=json> ...] [--plugin-rate <name=hz> ...] [--scorer <name=program> ...] [--scorer-timeout <seconds>] [--shard <K/N>] [--jobs <jobs>] [--strict] [--no-taps]
 
