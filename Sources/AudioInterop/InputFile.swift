@@ -14,7 +14,7 @@ public enum InputFile {
         var info = stat()
         guard stat(path, &info) == 0 else {
             switch errno {
-            case ENOENT: return "no such file"
+            case ENOENT: return isLinkToNothing(path) ? "a symbolic link to nothing" : "no such file"
             case ENOTDIR: return "no such file (a part of the path is not a folder)"
             case ELOOP: return "symbolic link loop"
             default: return String(cString: strerror(errno))
@@ -29,6 +29,13 @@ public enum InputFile {
         return nil
     }
 
+    /// A link whose target is gone reads as missing to stat(2): said as what it is, since the
+    /// name is there (`ls` lists it).
+    private static func isLinkToNothing(_ path: String) -> Bool {
+        var link = stat()
+        return lstat(path, &link) == 0 && link.st_mode & S_IFMT == S_IFLNK
+    }
+
     /// Why nothing can be found at `path`, an argument that names a file or a folder (eval's
     /// corpus paths, merge's shards): "no such file or folder", as `problem(at:)` details it; nil
     /// where something is there.
@@ -36,7 +43,7 @@ public enum InputFile {
         var info = stat()
         guard !path.isEmpty, stat(path, &info) != 0 else { return nil }
         switch errno {
-        case ENOENT: return "no such file or folder"
+        case ENOENT: return isLinkToNothing(path) ? "a symbolic link to nothing" : "no such file or folder"
         case ENOTDIR: return "no such file or folder (a part of the path is not a folder)"
         default: return problem(at: path)
         }

@@ -155,6 +155,10 @@ final class BadInputMatrixTests: XCTestCase {
                 try FileManager.default.createSymbolicLink(atPath: inputs.appendingPathComponent("y.wav").path, withDestinationPath: "x.wav")
             },
             scenarioCase("missing", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "no such file"]),
+            // A link whose target is gone is there (`ls` lists it): said as what it is, not "no such file".
+            scenarioCase("dangling-link", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "a symbolic link to nothing"]) { inputs in
+                try FileManager.default.createSymbolicLink(atPath: inputs.appendingPathComponent("x.wav").path, withDestinationPath: "gone.wav")
+            },
             scenarioCase("stereo-without-channel", farEnd: "\"x.wav\"", status: 1, mentions: ["far_end", "x.wav", "channel"]) { inputs in
                 try SoundFileFixtures.write(Self.speech(rate: 48_000, channels: 2), channels: 2, to: inputs.appendingPathComponent("x.wav").path,
                                             format: SoundFileFixtures.formats[1])
