@@ -19,10 +19,6 @@ public struct EchoMetricsConfiguration: Sendable, Equatable {
     public var maximumSeriesPoints: Int
     /// Convergence means "stays within this many dB of the steady-state ERLE".
     public var convergenceToleranceDB: Double
-    /// A measured steady ERLE of twice the convergence tolerance or less: within it of nothing
-    /// removed, nothing converged (AEC disabled, a pass-through, a canceller that failed). The
-    /// reports' convergence reason and eval's best modes read it alike.
-    public func nothingConverged(steadyERLEDB: Double) -> Bool { steadyERLEDB <= 2 * convergenceToleranceDB }
     /// Largest reference→mic delay the GCC-PHAT search considers (lags 0…this).
     public var maxDelayMilliseconds: Double
     /// GCC-PHAT block length in samples; nil means the next power of two ≥ 341.3 ms
@@ -115,4 +111,11 @@ func nextPowerOfTwo(atLeast value: Int) -> Int {
     var size = 16
     while size < value { size *= 2 }
     return size
+}
+
+extension EchoMetricsConfiguration {
+    /// A measured steady ERLE of twice the convergence tolerance or less: within it of nothing
+    /// removed, nothing converged (AEC disabled, a pass-through, a canceller that failed). The
+    /// reports' convergence reason and eval's best modes read it alike.
+    public func nothingConverged(steadyERLEDB: Double) -> Bool { steadyERLEDB <= 2 * convergenceToleranceDB }
 }
