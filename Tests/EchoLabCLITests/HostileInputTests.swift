@@ -222,7 +222,7 @@ final class HostileInputTests: XCTestCase {
         let result = try runEchoLab(["eval", "scenarios", "--no-taps", "--out", "../out"], in: corpus, timeout: 60)
         XCTAssertEqual(result.status, 1, result.standardError)
         XCTAssertEqual(result.standardError, """
-            echolab: scenarios/gone.json: no such file
+            echolab: scenarios/gone.json: a symbolic link to nothing
             echolab: scenarios/pipe.json: is not a regular file (a device, pipe or socket)
 
             """)
