@@ -16,17 +16,10 @@ public enum ReportFormatting {
         return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
-    /// A canceller's setting as report.json holds it: whole numbers bare (72), fractions with the
-    /// digits they have (0.125) — AEC3's thresholds printed at a dB figure's 0 digits read "0" at
-    /// every intensity.
-    public static func setting(_ value: Double) -> String {
-        var text = FixedDecimal.text(ReportPrecision.printed(value) ?? value, fractionDigits: 4)
-        if text.contains(".") {
-            while text.hasSuffix("0") { text.removeLast() }
-            if text.hasSuffix(".") { text.removeLast() }
-        }
-        return text == "-0" ? "0" : text
-    }
+    /// A canceller's setting as report.json holds it (`ReportPrecision.text`): whole numbers bare
+    /// (72), fractions with the digits they have (0.125) — AEC3's thresholds printed at a dB
+    /// figure's 0 digits read "0" at every intensity.
+    public static func setting(_ value: Double) -> String { ReportPrecision.text(value) }
 
     /// A dB figure as the pages show it: "≥ 28.9 dB" where the signals only bound it, and
     /// "12.3 dB (low confidence: 6 analysis frames)" where it stands on fewer frames than a figure

@@ -193,10 +193,10 @@ public enum RecordingCorpus {
     /// otherwise.
     static func partnerProblem(_ path: String, role: String, of mic: String, whenMissing: String?) -> String? {
         guard let problem = InputFile.problem(at: path) else { return nil }
-        var entry = stat(), target = stat()
-        guard lstat(path, &entry) == 0 else { return errno == ENOENT ? whenMissing : "\(problem); \(role) of \(mic)" }
-        let dangling = entry.st_mode & S_IFMT == S_IFLNK && stat(path, &target) != 0 && errno == ENOENT
-        return "\(dangling ? "a symbolic link to nothing" : problem); \(role) of \(mic)"
+        // Nothing at the path, not even a link (`problem` names a link to nothing as such).
+        var entry = stat()
+        if lstat(path, &entry) != 0, errno == ENOENT { return whenMissing }
+        return "\(problem); \(role) of \(mic)"
     }
 
     enum Role { case mic, loopback }

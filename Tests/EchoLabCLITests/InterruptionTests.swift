@@ -26,21 +26,7 @@ final class InterruptionTests: XCTestCase {
 
     func testInterruptedEvalWritesAnIncompleteSummaryAndNoPartialFiles() throws {
         for (signalNumber, status) in [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))] {
-            let corpus = root.appendingPathComponent("long-\(signalNumber)")
-            try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
-            for index in 0..<6 {
-                _ = try writeScenario("""
-                    {"name": "long\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
-                     "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": 120}
-                    """, named: "long\(index).json", in: corpus)
-            }
-            let out = root.appendingPathComponent("out-\(signalNumber)")
-            let process = try startEchoLab(["eval", corpus.path, "--out", out.path, "--jobs", "1"])
-            // Interrupt once the first item has finished and the second is running.
-            let deadline = Date().addingTimeInterval(120)
-            while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
-                usleep(20_000)
-            }
+            let (process, out) = try startEvalOfLongItems(6, seconds: 120, named: "\(signalNumber)")
             usleep(200_000)
             kill(process.processIdentifier, signalNumber)
             process.waitUntilExit()
@@ -57,25 +43,32 @@ final class InterruptionTests: XCTestCase {
         }
     }
 
-    /// GNU `timeout` sends its signal to the command and then to its process group: the command
-    /// gets it twice within microseconds. Taken as a second signal, it ended eval at once, before
-    /// it wrote eval.json (the earlier one already removed, partial files left). The same signal
-    /// again within a quarter of a second is that one signal.
-    func testOneSignalDeliveredTwiceIsOneSignal() throws {
-        let corpus = root.appendingPathComponent("twice")
+    /// `eval --jobs 1` started over `count` AEC-disabled calls of `seconds` (long0, long1, …, in
+    /// `long-NAME`, into `out-NAME`), returned once the first has finished and the second runs.
+    private func startEvalOfLongItems(_ count: Int, seconds: Int, named name: String) throws -> (process: Process, out: URL) {
+        let corpus = root.appendingPathComponent("long-\(name)")
         try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
-        for index in 0..<4 {
+        for index in 0..<count {
             _ = try writeScenario("""
                 {"name": "long\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
-                 "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": 60}
+                 "echo_path": {"delay_ms": 20, "gain_db": -10}, "aec": {"mode": "disabled"}, "duration_s": \(seconds)}
                 """, named: "long\(index).json", in: corpus)
         }
-        let out = root.appendingPathComponent("out-twice")
+        let out = root.appendingPathComponent("out-\(name)")
         let process = try startEchoLab(["eval", corpus.path, "--out", out.path, "--jobs", "1"])
         let deadline = Date().addingTimeInterval(120)
         while !FileManager.default.fileExists(atPath: out.appendingPathComponent("long0/disabled/report.json").path), Date() < deadline {
             usleep(20_000)
         }
+        return (process, out)
+    }
+
+    /// GNU `timeout` sends its signal to the command and then to its process group: the command
+    /// gets it twice within microseconds. Taken as a second signal, it ended eval at once, before
+    /// it wrote eval.json (the earlier one already removed, partial files left). The same signal
+    /// again within a quarter of a second is that one signal.
+    func testOneSignalDeliveredTwiceIsOneSignal() throws {
+        let (process, out) = try startEvalOfLongItems(4, seconds: 60, named: "twice")
         usleep(100_000)
         kill(process.processIdentifier, SIGINT)
         usleep(2_000)
