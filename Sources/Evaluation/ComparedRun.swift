@@ -51,10 +51,12 @@ struct ComparedRun: Sendable {
         var frames: Int?
         var isLowerBound: Bool
         var meetsRequirement: Verdict
+        /// The bands it stands on of those the far end reaches (nil in a file written before).
+        var coverage: WeightedEchoLoss.BandCoverage?
 
         enum Verdict: Sendable {
             case meets(Bool)
-            /// null: a bound the measured bands do not settle.
+            /// null: a bound the measured bands do not settle, or too few bands.
             case unknown
             /// A file written before the key.
             case notWritten
@@ -94,8 +96,11 @@ struct ComparedRun: Sendable {
             case .null?: .unknown
             default: .notWritten
             }
+            let coverage = result.value(at: "metrics.telephony.echo_loss.band_coverage").flatMap {
+                try? JSONValueDecoder().decode(WeightedEchoLoss.BandCoverage.self, from: $0)
+            }
             echoLoss = EchoLoss(tclwDB: value, frames: result.value(at: tclw.frames)?.doubleValue.map(Int.init(saturating:)),
-                                isLowerBound: result.value(at: tclw.bound!)?.boolValue == true, meetsRequirement: meets)
+                                isLowerBound: result.value(at: tclw.bound!)?.boolValue == true, meetsRequirement: meets, coverage: coverage)
         }
         hasEchoDelay = result.value(at: "metrics.delay_ms")?.doubleValue != nil
     }

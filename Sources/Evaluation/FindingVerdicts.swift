@@ -23,6 +23,9 @@ public enum FindingVerdicts {
         case noEchoLoss
         /// The TCLw stands on too few analysis frames to judge (`FigureConfidence`).
         case echoLossOnFewFrames(frames: Int)
+        /// The TCLw stands on fewer than half of the third octaves the far end reaches
+        /// (`WeightedEchoLoss.BandCoverage`): the bands left out could move it past 46 dB either way.
+        case echoLossOnFewBands(WeightedEchoLoss.BandCoverage)
         /// The TCLw is a lower bound under 46 dB: it may meet the requirement or not (`tclw` as
         /// the file has it, with its bound flag).
         case echoLossBoundUnderRequirement(tclw: BoundedValue)
@@ -44,12 +47,13 @@ public enum FindingVerdicts {
     }
 
     /// TCLw against 46 dB, as `WeightedEchoLoss.meetsRequirement` and `missesRequirement` judge
-    /// it: not at all without a TCLw or on too few frames, and not for a bound under 46 dB its
+    /// it: not at all without a TCLw, on too few frames or on too few bands, and not for a bound under 46 dB its
     /// measured bands do not keep under it (`meets_ts26131_46db` null). A file written before
     /// that key judged a measured figure, and a bound at or over 46 dB.
     static func echoLossUnjudged(_ loss: ComparedRun.EchoLoss?) -> Unjudged? {
         guard let loss else { return .noEchoLoss }
         if let frames = loss.frames, FigureConfidence.isLow(frames: frames) { return .echoLossOnFewFrames(frames: frames) }
+        if let coverage = loss.coverage, coverage.isTooNarrowToJudge { return .echoLossOnFewBands(coverage) }
         let unknown: Bool
         switch loss.meetsRequirement {
         case .meets: unknown = false

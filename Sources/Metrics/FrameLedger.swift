@@ -309,10 +309,13 @@ struct FrameLedger: Sendable {
         rows.forEachRow(in: steadyRows) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
         let bins = Double(frames.frameSize / 2)
         var bands: [WeightedEchoLoss.BandLoss] = []
+        var reached = 0
         for band in 0..<count {
             let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
                             noiseFloor * Double(thirdOctaves[band].bins.count) / bins, noise[band])
-            guard reference[band] > floor, mic[band] >= (1 + Self.echoOverFloorForLoss) * floor else { continue }
+            guard reference[band] > floor else { continue }
+            reached += 1
+            guard mic[band] >= (1 + Self.echoOverFloorForLoss) * floor else { continue }
             let value = MeasurableFloor.bandERLE(mic: reference[band], processed: processed[band], floor: floor)
             guard let loss = value.value else { continue }
             bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))
@@ -320,7 +323,7 @@ struct FrameLedger: Sendable {
         guard let weighted = EchoLossWeighting.weightedLossDB(lossesDB: bands.map(\.lossDB), frequenciesHz: bands.map(\.centreHz))
         else { return nil }
         return WeightedEchoLoss(tclwDB: weighted, isLowerBound: bands.contains(where: \.isLowerBound), bands: bands,
-                                analysisFrames: steadyRows.count)
+                                analysisFrames: steadyRows.count, bandsReached: reached)
     }
 
     /// Where the frames `weightedEchoLoss(in:)` measures over start (the steady half of the

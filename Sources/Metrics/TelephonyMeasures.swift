@@ -61,7 +61,8 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// measured figure under it, and for a lower bound whose measured bands alone keep it under
     /// it (`lossAtMostDB(of:)`); nil for another lower bound under it (the loss may be higher), and for a
     /// figure on too few frames to judge (`isLowConfidence`: a mic without echo passed on the one
-    /// frame its tap-free gate took for far-end single talk). Judged at 0.1 dB, as the pages
+    /// frame its tap-free gate took for far-end single talk), and for one on too few of the bands
+    /// the far end reaches (`BandCoverage`). Judged at 0.1 dB, as the pages
     /// print it and the labs report it: an exact 46 dB terminal measured 45.9999 and failed
     /// beside "TCLw 46.0 dB".
     public var meetsRequirement: Bool?
@@ -73,13 +74,18 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
     public var analysisFrames: Int
+    /// How many of the third octaves the far end reaches hold echo enough to measure; nil in a
+    /// file written before it was kept.
+    public var coverage: BandCoverage?
 
-    public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int) {
+    public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int, bandsReached: Int? = nil) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
         let atMostDB = isLowerBound ? Self.lossAtMostDB(of: bands) : tclwDB
         self.atMostDB = atMostDB
-        self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) ? nil
+        let coverage = bandsReached.map { BandCoverage(measured: bands.count, reached: $0) }
+        self.coverage = coverage
+        self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) || coverage?.isTooNarrowToJudge == true ? nil
             : Self.atJudgedPrecision(tclwDB) >= Self.requirementDB ? true
             : !isLowerBound || atMostDB.map({ Self.atJudgedPrecision($0) < Self.requirementDB }) == true ? false : nil
         self.bands = bands
@@ -100,6 +106,27 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
         guard bands.contains(where: { !$0.isLowerBound }) else { return nil }
         return EchoLossWeighting.weightedLossDB(transmissions: bands.map { $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10) },
                                                 frequenciesHz: bands.map(\.centreHz))
+    }
+
+    /// The third octaves a TCLw stands on, of those the far end reaches (its reference over the
+    /// floor there). A band whose echo at the mic stands less than 10 dB over the noise is left
+    /// out of the figure (`FrameLedger.weightedEchoLoss(in:)`), and its loss is then unknown either
+    /// way: the echo under the noise may be lost or not. Where fewer than half of the reached
+    /// bands are measured, those left out carry more of the weighting than the measured ones and
+    /// could move the figure past 46 dB in either direction unseen, so the figure is not judged
+    /// against the requirement: a Bluetooth headset's 41 dB path left 2 of 14 bands, and a
+    /// canceller removing 5 dB "met" 46 dB on them while the pass-through "missed" it.
+    public struct BandCoverage: Codable, Equatable, Sendable {
+        public var measured: Int
+        public var reached: Int
+
+        public init(measured: Int, reached: Int) {
+            self.measured = measured
+            self.reached = reached
+        }
+
+        /// Fewer than half of the reached bands measured.
+        public var isTooNarrowToJudge: Bool { 2 * measured < reached }
     }
 
     /// The loss in one band.
@@ -136,7 +163,7 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case tclwDB = "tclw_db", isLowerBound = "is_lower_bound", meetsRequirement = "meets_ts26131_46db"
-        case atMostDB = "tclw_at_most_db", bands, analysisFrames = "analysis_frames"
+        case atMostDB = "tclw_at_most_db", bands, analysisFrames = "analysis_frames", coverage = "band_coverage"
     }
 }
 

@@ -48,7 +48,7 @@ public enum ComparisonMarkdown {
             : "**\(RunReportDocument.count(comparison.regressions.count, "regression"))\(among).**"
         md += " \(RunReportDocument.count(comparison.improvements.count, "improvement")) beyond the threshold."
         if !comparison.notJudged.isEmpty {
-            md += " \(RunReportDocument.count(comparison.notJudged.count, "change")) beyond it not judged: a lower bound leaves \(comparison.notJudged.count == 1 ? "its" : "their") direction unknown (listed below)."
+            md += " \(RunReportDocument.count(comparison.notJudged.count, "change")) beyond it not judged: a lower bound, or a figure that cannot be judged, leaves \(comparison.notJudged.count == 1 ? "its" : "their") direction unknown (listed below, with why)."
         }
         // Runs of another build are not judged by default: the verdict says how many it left out
         // (a plugin rebuilt for each CI run would otherwise pass unjudged under "No regression").
@@ -117,7 +117,7 @@ public enum ComparisonMarkdown {
         table("Regressions", comparison.regressions)
         table("Improvements", comparison.improvements)
         if !comparison.notJudged.isEmpty {
-            md += "\n## Not judged: a lower bound leaves the direction unknown\n\n"
+            md += "\n## Not judged: a lower bound, or a figure that cannot be judged, leaves the direction unknown\n\n"
             md += "A bound's true value may lie anywhere above it: ERLE or TCLw gets worse only where CURRENT is measured and under the baseline, "
                 + "attenuation only where the baseline is measured and CURRENT over it. A finding that judges a figure against a line "
                 + "(TCLw against TS 26.131's 46 dB, the echo delay against the canceller's reach) counts as gained only where the baseline's "
@@ -323,6 +323,8 @@ extension ComparisonMarkdown {
             case .noEchoLoss: return "\(side) measured no TCLw: it could not be judged against TS 26.131's 46 dB"
             case .echoLossOnFewFrames(let frames):
                 return "\(side)'s TCLw stands on \(ReportFormatting.analysisFrames(frames)), too few to judge against TS 26.131's 46 dB"
+            case .echoLossOnFewBands(let coverage):
+                return "\(side)'s TCLw stands on \(TelephonyBlocks.coverageText(coverage)), too few to judge against TS 26.131's 46 dB"
             case .echoLossBoundUnderRequirement(let tclw):
                 return "\(side)'s TCLw \(db(tclw)) is a lower bound under 46 dB: it could not be judged against TS 26.131"
             case .noEchoDelay: return "\(side) measured no echo delay: its delay against the canceller's reach could not be judged"

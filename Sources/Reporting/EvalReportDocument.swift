@@ -112,8 +112,9 @@ public enum EvalReportDocument {
         if let libraries = librariesNote(outcome.results) { blocks.append(.paragraph([.text(libraries)])) }
         blocks += telephonyTable(modes: modes, summaries: summaries) { mode in
             let runs = outcome.results.filter { $0.mode == mode }
-            // A bound that may meet 46 dB is neither below it nor over it: counted apart, or a
-            // mode whose 6 such runs all stand under 46 dB would read as if 6 had met it.
+            // A bound that may meet 46 dB, or a figure on too few bands, is neither below it nor
+            // over it: counted apart, or a mode whose 6 such runs all stand under 46 dB would
+            // read as if 6 had met it.
             let unjudged = runs.filter { result in
                 guard let loss = result.summary?.metrics?.telephony?.echoLoss else { return false }
                 return loss.meetsRequirement == nil && !loss.isLowConfidence
@@ -296,7 +297,7 @@ public enum EvalReportDocument {
             statisticCell(value, unit: " dB", isLowerBound: isLowerBound ?? false)
         }
         var header = ["mode"]
-        if hasTCLw { header += ["TCLw median", "TCLw p10", "runs below 46 dB", "runs not judged against 46 dB (a bound)"] }
+        if hasTCLw { header += ["TCLw median", "TCLw p10", "runs below 46 dB", "runs not judged against 46 dB (a bound, or too few bands)"] }
         if hasRange { header += ["double-talk attenuation range median", "P.340 category of the median"] }
         return [
             .paragraph([.text("In the telephony standards' terms (see docs/metrics.md): TCLw, the weighted terminal coupling loss "

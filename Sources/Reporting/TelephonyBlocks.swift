@@ -21,6 +21,11 @@ enum TelephonyBlocks {
             + "over the floor in them (\(span(bounds.map(\.centreHz), digits: 0)) Hz)" + (most ?? "")
     }
 
+    /// "2 of the 14 third octaves the far end reaches": the bands a TCLw stands on.
+    static func coverageText(_ coverage: WeightedEchoLoss.BandCoverage) -> String {
+        "\(coverage.measured) of the \(coverage.reached) third octaves the far end reaches"
+    }
+
     /// The send attenuation range where its P.340 category stands beside it: two decimals, the
     /// 0.01 dB the range is measured to (`DoubleTalkMeter`), so the page prints the value its
     /// category judges. One decimal rounds the binary value of x.x5 either way: 6.049999…
@@ -50,10 +55,19 @@ enum TelephonyBlocks {
         var findings: [[ReportDocument.Span]] = []
         if let loss = telephony.echoLoss {
             let bands = "\(F.number(loss.bands.first?.centreHz, digits: 0))–\(F.number(loss.bands.last?.centreHz, digits: 0)) Hz"
-            rows.append([.init("TCLw (TS 26.132 §8.7.1, \(loss.bands.count) third octaves \(bands), steady far-end single talk)"),
+            let counted = if let coverage = loss.coverage, coverage.measured < coverage.reached {
+                Self.coverageText(coverage) + ","
+            } else {
+                "\(loss.bands.count) third octaves"
+            }
+            // A figure on few of the bands is the loss of those bands alone: no verdict on 46 dB.
+            let unjudged = loss.coverage?.isTooNarrowToJudge == true
+                ? "; not judged against TS 26.131's 46 dB: the bands left out, their echo under the noise, could move it either way"
+                : ""
+            rows.append([.init("TCLw (TS 26.132 §8.7.1, \(counted) \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
-                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss), value: loss.tclwDB)])
+                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss) + unjudged, value: loss.tclwDB)])
             if loss.missesRequirement {
                 // A bound under 46 dB misses only by its upper side: "≥ 39.1 dB" alone did not show it.
                 let atMost = loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""

@@ -197,6 +197,18 @@ final class ComparisonChangeValuesTests: XCTestCase {
         XCTAssertEqual(change.delta, 1)
         XCTAssertTrue(change.subject.isCount)
         XCTAssertEqual(change.notJudgedReason, .finding(.echoLossBoundUnderRequirement(tclw: BoundedValue(25.23, isLowerBound: true)), on: .baseline))
+        // A finding lost where the figure stands on too few of the bands the far end reaches: no
+        // verdict, named by the bands (a measured 37.4 dB on 2 of 14 may be over 46 on all 14).
+        var few = loss(37.4, bound: false, meets: .null)
+        if case .object(var telephony)? = few["telephony"], case .object(var echoLoss)? = telephony["echo_loss"] {
+            echoLoss["band_coverage"] = .object(["measured": .number(2), "reached": .number(14)])
+            telephony["echo_loss"] = .object(echoLoss)
+            few["telephony"] = .object(telephony)
+        }
+        let lostOnFewBands = EvalComparison(baseline: Self.eval(loss(37.4, bound: false, meets: .bool(false)), findings: [rule]),
+                                            current: Self.eval(few), maxRegressionDB: 0.5)
+        let unjudged = try XCTUnwrap(lostOnFewBands.notJudged.first { $0.subject == .finding(rule: rule) })
+        XCTAssertEqual(unjudged.notJudgedReason, .finding(.echoLossOnFewBands(.init(measured: 2, reached: 14)), on: .current))
         // Without a measured echo delay the reach rule has no verdict on that side either.
         let delay = LintRule.echoDelayBeyondFilter.rawValue
         let lost = EvalComparison(baseline: Self.eval(["delay_ms": .number(300)], findings: [delay]), current: Self.eval([:]), maxRegressionDB: 0.5)

@@ -16,7 +16,7 @@ final class MetricsJSONTests: XCTestCase {
                                      singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0),
         telephony: TelephonyMeasures(
             echoLoss: WeightedEchoLoss(tclwDB: 47.5, isLowerBound: true, bands: [.init(centreHz: 1000, lossDB: 47.5, isLowerBound: true)],
-                                       analysisFrames: 30),
+                                       analysisFrames: 30, bandsReached: 2),
             echoLossUnmeasuredReason: nil,
             doubleTalk: DoubleTalkReport(doubleTalkFrames: 2, doubleTalkShare: 0.2, levelDifferenceDB: 1.5, levelDifferenceIsLowerBound: false,
                                          attenuationRangeDB: 7.25, attenuationRangeIsLowerBound: false, attenuationRangeFrames: 2,
@@ -43,7 +43,7 @@ final class MetricsJSONTests: XCTestCase {
             "near_end_estimate": .null,
             "telephony": .object([
                 "echo_loss": .object(["tclw_db": .number(47.5), "is_lower_bound": .bool(true), "tclw_at_most_db": .null, "meets_ts26131_46db": .bool(true),
-                                      "analysis_frames": .number(30),
+                                      "analysis_frames": .number(30), "band_coverage": .object(["measured": .number(1), "reached": .number(2)]),
                                       "bands": .array([.object(["centre_hz": .number(1000), "loss_db": .number(47.5), "is_lower_bound": .bool(true)])])]),
                 "echo_loss_unmeasured_reason": .null,
                 "double_talk": .object(["double_talk_analysis_frames": .number(2), "double_talk_share": .number(0.2),

@@ -164,6 +164,46 @@ final class TelephonyMeasuresTests: XCTestCase {
         XCTAssertEqual(worse.tclwDB, 26, accuracy: 1)
         XCTAssertTrue(perfect.isLowerBound)
         XCTAssertGreaterThan(perfect.tclwDB, worse.tclwDB + 8)
+        // The far end reaches all 14 bands; the figures stand on the 9 up to 2 kHz, enough to judge.
+        for measured in [passThrough, perfect, worse] {
+            XCTAssertEqual(measured.coverage, .init(measured: measured.bands.count, reached: 14))
+            XCTAssertEqual(measured.bands.count, 9)
+        }
+        XCTAssertEqual(passThrough.meetsRequirement, false)
+    }
+
+    /// A figure on fewer than half of the bands the far end reaches is the loss of those bands
+    /// alone: the bands left out, their echo under the noise, could move it past 46 dB either way.
+    /// On a Bluetooth headset's quiet path 2 of 14 bands held echo, and a canceller that removed
+    /// 5 dB "met" 46 dB there while the pass-through "missed" it. Neither is judged now.
+    func testAFigureOnFewOfTheBandsTheFarEndReachesIsNotJudged() throws {
+        let count = 6 * 48_000
+        let strong = TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 300, highHz: 390, seed: 7)
+        let weak = TestSignals.scaled(TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 390, highHz: 7000, seed: 8), gainDB: -36)
+        let reference = TestSignals.sum(strong, weak)
+        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        let noise = TestSignals.noise(count: count, dbfs: -60, seed: 3)
+        let mic = TestSignals.sum(echo, noise)
+        func loss(_ sent: [Float]) throws -> WeightedEchoLoss {
+            try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic,
+                                                       processed: sent, echo: echo, nearEnd: noise)).whole.telephony?.echoLoss)
+        }
+        let passThrough = try loss(mic), cancelled = try loss(TestSignals.sum(TestSignals.scaled(noise, gainDB: -20), TestSignals.scaled(echo, gainDB: -48)))
+        for measured in [passThrough, cancelled] {
+            XCTAssertEqual(measured.bands.map(\.centreHz), [315, 400])
+            XCTAssertEqual(measured.coverage, .init(measured: 2, reached: 14), "the far end reaches every band")
+            XCTAssertNil(measured.meetsRequirement)
+            XCTAssertFalse(measured.missesRequirement)
+        }
+        XCTAssertEqual(passThrough.tclwDB, 6, accuracy: 0.5)
+        XCTAssertGreaterThan(cancelled.tclwDB, passThrough.tclwDB + 25)
+        // The same figures on half of the bands are judged.
+        for (tclw, expected) in [(6.0, false), (51.0, true)] {
+            let bands = (0..<7).map { WeightedEchoLoss.BandLoss(centreHz: ThirdOctaveBands.nominalCentresHz[$0], lossDB: tclw, isLowerBound: false) }
+            XCTAssertEqual(WeightedEchoLoss(tclwDB: tclw, isLowerBound: false, bands: bands, analysisFrames: 300, bandsReached: 14).meetsRequirement, expected)
+            XCTAssertNil(WeightedEchoLoss(tclwDB: tclw, isLowerBound: false, bands: Array(bands.prefix(6)), analysisFrames: 300,
+                                          bandsReached: 14).meetsRequirement)
+        }
     }
 
     /// Only one band carries echo: the weighting is dominated by it, not the mean of the decibels.

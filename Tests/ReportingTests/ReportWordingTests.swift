@@ -63,6 +63,27 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertTrue(page.contains("**Echo loss below TS 26.131's requirement:** TCLw ≥ 5.1 dB and at most \(ReportFormatting.db(most)) against 46.0 dB"), page)
     }
 
+    /// A TCLw on few of the bands the far end reaches names them and says it is not judged: a
+    /// canceller removing 5 dB read 48.9 dB on 2 of 14 bands and "met" 46 dB.
+    func testATCLwOnFewBandsNamesThemAndIsNotJudged() {
+        let bands = [WeightedEchoLoss.BandLoss(centreHz: 315, lossDB: 48.1, isLowerBound: false),
+                     WeightedEchoLoss.BandLoss(centreHz: 400, lossDB: 49.7, isLowerBound: false)]
+        let few = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, bandsReached: 14)
+        XCTAssertNil(few.meetsRequirement)
+        func page(_ loss: WeightedEchoLoss) -> String {
+            MarkdownWriter.render(ReportDocument(title: "t", blocks: TelephonyBlocks.make(
+                TelephonyMeasures(echoLoss: loss, echoLossUnmeasuredReason: nil, doubleTalk: nil, doubleTalkUnmeasuredReason: "none"))))
+        }
+        XCTAssertTrue(page(few).contains("| TCLw (TS 26.132 §8.7.1, 2 of the 14 third octaves the far end reaches, 315–400 Hz, steady far-end single talk) "
+                                         + "| 48.9 dB (300 analysis frames); not judged against TS 26.131's 46 dB: the bands left out, "
+                                         + "their echo under the noise, could move it either way |"), page(few))
+        // Every band the far end reaches measured: the row reads as before.
+        let whole = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, bandsReached: 2)
+        XCTAssertEqual(whole.meetsRequirement, true)
+        XCTAssertTrue(page(whole).contains("| TCLw (TS 26.132 §8.7.1, 2 third octaves 315–400 Hz, steady far-end single talk) | 48.9 dB (300 analysis frames) |"),
+                      page(whole))
+    }
+
     /// The Modes table's means are each mode's over its own runs with a value, the trade-off plot's
     /// over the items every mode has: the table said only "runs", and the plot's order differed.
     func testModesTableMeansSayOverHowManyRunsAndThePlotWhatItAverages() throws {
