@@ -58,7 +58,8 @@ public enum HTMLWriter {
         for row in table.rows {
             out += "<tr>"
             for cell in row {
-                let value = cell.value.map { " data-value=\"\(FixedDecimal.text($0, fractionDigits: 4))\"" } ?? ""
+                // A sort key, not the text: a value that rounds to zero is "0.0000", not "-0.0000".
+                let value = cell.value.map { " data-value=\"\(FixedDecimal.text(FixedDecimal.scaled($0, fractionDigits: 4) == 0 ? 0 : $0, fractionDigits: 4))\"" } ?? ""
                 let detail = cell.detail.map { " title=\"\(escape($0))\"" } ?? ""
                 out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)\(detail)>\(inline(cell.spans))</td>"
             }

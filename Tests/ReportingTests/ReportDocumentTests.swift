@@ -42,6 +42,18 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertTrue(html.contains(">time (s)</text>") && html.contains(">ERLE (dB)</text>"))
     }
 
+    /// A cell's sort key is the value at four decimals, a value that rounds to zero without a
+    /// sign: "-0.0000" stood in report.html beside the text "0.0".
+    func testASortKeyThatRoundsToZeroHasNoSign() {
+        let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.table(.init(header: ["a"], rows: [
+            [.init("0.0", value: -0.00004)], [.init("-0.0", value: -0.00006)], [.init("-2.5", value: -2.5)],
+        ]))]))
+        XCTAssertTrue(html.contains("data-value=\"0.0000\""), html)
+        XCTAssertFalse(html.contains("data-value=\"-0.0000\""), html)
+        XCTAssertTrue(html.contains("data-value=\"-0.0001\""), html)
+        XCTAssertTrue(html.contains("data-value=\"-2.5000\""), html)
+    }
+
     func testAnEmptyChartSaysWhyInsteadOfDrawingZero() throws {
         let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.timeChart(chart([nil, nil]))]))
         XCTAssertTrue(html.contains("class=\"empty-note\""))
