@@ -89,7 +89,7 @@ public final class SoundFileReader {
         }
         let error = sf_error(handle)
         if error != 0 {
-            throw AudioIOError.cannotOpen(path: path, reason: String(cString: sf_strerror(handle)))
+            throw AudioIOError.cannotOpen(path: path, reason: SoundFileOpening.reason(sf_strerror(handle)))
         }
         let count = Int(got)
         if let (bad, fault) = Self.firstInvalidSample(buffer, in: offset..<(offset + count * channelCount)) {

@@ -72,7 +72,7 @@ public final class SoundFileWriter {
             sf_writef_float(handle, pointer.baseAddress! + offset, sf_count_t(frames))
         }
         guard written == frames else {
-            throw AudioIOError.cannotWrite(path: path, reason: String(cString: sf_strerror(handle)))
+            throw AudioIOError.cannotWrite(path: path, reason: SoundFileOpening.reason(sf_strerror(handle)))
         }
         framesWritten += Int64(frames)
     }

@@ -61,7 +61,17 @@ final class SoundFileReaderErrorTests: XCTestCase {
         done.wait()
         let all = reasons.withLock { $0 }
         XCTAssertEqual(all.count, 2000)
-        XCTAssertEqual(Set(all), ["\(bad): cannot open audio file: Format not recognised."])
+        XCTAssertEqual(Set(all), ["\(bad): cannot open audio file: Format not recognised"])
+    }
+
+    /// libsndfile's reasons read as EchoLab's other errors do: no "System error : " before the
+    /// system's own reason, no closing period.
+    func testLibsndfilesReasonsLoseTheirPrefixAndPeriod() {
+        XCTAssertEqual(SoundFileOpening.reason("System error : No space left on device."), "No space left on device")
+        XCTAssertEqual(SoundFileOpening.reason("Format not recognised."), "Format not recognised")
+        XCTAssertEqual(SoundFileOpening.reason("Unspecified internal error."), "Unspecified internal error")
+        XCTAssertEqual(SoundFileOpening.reason("."), "unknown error")
+        XCTAssertEqual(SoundFileOpening.reason(nil), "unknown error")
     }
 
     /// libsndfile's "Format not recognised" of a file of no bytes sent a reader looking for a

@@ -284,7 +284,7 @@ final class BadInputMatrixTests: XCTestCase {
             cases.append(Case(name: "out-disk-full", prepare: { inputs in
                 try self.goodScenario(inputs)
                 return ["run", "in/scenario.json", "--out", full.appendingPathComponent("out").path]
-            }, status: 1, mentions: ["No space left on device"]))
+            }, status: 1, mentions: ["cannot write: No space left on device"]))
         }
         if let readOnly = try mountTemporaryFileSystem(options: "size=64k,ro") {
             cases.append(Case(name: "out-read-only", prepare: { inputs in
