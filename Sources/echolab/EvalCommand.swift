@@ -303,14 +303,14 @@ struct EvalCommand: ParsableCommand {
     }
 
     /// `removeStaleReport`, where no other command holds the folder (an eval writing it now
-    /// keeps what it writes).
-    static func removeStaleReportUnlessHeld(in folder: String) {
+    /// keeps what it writes); `command` ("eval", "merge") names who did nothing.
+    static func removeStaleReportUnlessHeld(in folder: String, command: String = "eval", because nothing: String = "ran nothing") {
         guard FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent("eval.json")),
-              let lock = try? OutputLock(folder: folder, command: "eval") else { return }
+              let lock = try? OutputLock(folder: folder, command: command) else { return }
         withExtendedLifetime(lock) {
             // Said: a mistyped corpus path removes an earlier eval's reports from OUT.
             if removeStaleReport(in: folder) {
-                standardError("echolab: removed the earlier eval's eval.json, eval.md and eval.html from \(folder): this eval ran nothing")
+                standardError("echolab: removed the earlier eval's eval.json, eval.md and eval.html from \(folder): this \(command) \(nothing)")
             }
         }
     }

@@ -15,8 +15,10 @@ struct MergeCommand: ParsableCommand {
         build (each shard's eval.json names its whole plan; shards of another plan are refused). OUT gets each run's \
         folder (ITEM/MODE/, copied) and eval.json, eval.md and eval.html recomputed over all runs: byte-identical to an \
         unsharded run's but for timing. OUT is locked while it is written, as eval locks its own. The runs are copied \
-        into a hidden folder in OUT first: a merge that fails, or is interrupted before the runs move into place, leaves \
-        OUT as it was (a signal once they move lets the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
+        into a hidden folder in OUT first: a merge that fails leaves OUT's runs as they were and removes its earlier \
+        eval.json, eval.md and eval.html, as an eval that runs nothing does (its exit status, 1, is also a merge's with \
+        failed runs); one interrupted before the runs move into place leaves OUT as it was (a signal once they move lets \
+        the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
         `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with failed runs (as eval: their errors \
         are printed and eval.json lists them) or with an interrupted shard (named), or a shard cannot be read, does not fit the others, or OUT cannot be written; 3 lint findings with --strict (every run merged); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \
         before the runs moved (nothing merged). See deploy/ for a CI matrix and a Kubernetes Indexed Job.
@@ -93,7 +95,24 @@ struct MergeCommand: ParsableCommand {
         } catch let code as ExitCode {
             throw code
         } catch {
+            // Nothing merged, and the exit status is a merge's with failed runs: an earlier
+            // eval.json left in OUT would be gated as this merge's by a CI job that accepts 1
+            // (a missing shard's merge "passed" `compare` so). Removed as eval removes it, never
+            // from a shard (OUT one of them, or inside one), nor from an OUT whose earlier runs
+            // wait to be moved back by hand (its reports then describe them again), nor from a
+            // folder merge may not write.
+            let leavesOutToTheUser = error is MergeOutput.NotUndone || error is MergeOutput.EarlierRunsAside || error is MergeOutput.NotOurs
+            if !leavesOutToTheUser, !shards.contains(where: { Self.isShard($0, around: out) }) {
+                EvalCommand.removeStaleReportUnlessHeld(in: out, command: "merge", because: "merged nothing")
+            }
             throw CommandFailure.exit(error)
         }
+    }
+
+    /// Whether OUT is the shard `path` (a folder or its eval.json) or lies inside it.
+    static func isShard(_ path: String, around out: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        let isFolder = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return InputFile.isSameOrInside(out, isFolder ? path : InputFile.parent(of: path))
     }
 }

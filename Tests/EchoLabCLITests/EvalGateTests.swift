@@ -452,7 +452,10 @@ final class EvalGateTests: XCTestCase {
         XCTAssertEqual((document["items"] as? [[String: Any]])?.count, 2)
     }
 
-    func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutAsItWas() throws {
+    /// A refused merge leaves OUT's runs as they were and takes away its earlier eval.json, eval.md
+    /// and eval.html, as an eval that ran nothing does: its exit status is a merge's with failed
+    /// runs, and a CI job accepting that gated the earlier eval.json (a missing shard "passed").
+    func testMergeRefusesAnotherPlanAndAnythingOutsideOutAndLeavesOutsRunsAsTheyWere() throws {
         for index in 1...2 {
             let shard = try runEchoLab(["eval", "corpus", "--modes", Self.modes, "--out", "s\(index)", "--shard", "\(index)/2"], in: root)
             XCTAssertEqual(shard.status, 0, shard.standardError)
@@ -469,6 +472,21 @@ final class EvalGateTests: XCTestCase {
             return files
         }
         let earlier = try snapshot("merged")
+        let reports: Set = ["eval.json", "eval.md", "eval.html"]
+        let earlierRuns = earlier.filter { !reports.contains($0.key) }
+        // A missing shard: refused, the runs kept, the reports of the earlier merge gone and said.
+        let missing = try runEchoLab(["merge", "s1", "--out", "merged"], in: root, timeout: 60)
+        XCTAssertEqual(missing.status, 1, missing.standardError)
+        XCTAssertEqual(missing.standardError, "echolab: removed the earlier eval's eval.json, eval.md and eval.html from merged: this merge merged nothing\n"
+                       + "echolab: merge: shard 2/2 is missing (got 1/2)\n")
+        XCTAssertEqual(try snapshot("merged"), earlierRuns)
+        XCTAssertNotEqual(earlier, earlierRuns, "the earlier merge had its reports")
+        // Never from a shard: OUT the shard itself keeps its eval.json.
+        let shardOne = try snapshot("s1")
+        let intoShard = try runEchoLab(["merge", "s1", "--out", "s1"], in: root, timeout: 60)
+        XCTAssertEqual(intoShard.status, 1, intoShard.standardError)
+        XCTAssertEqual(intoShard.standardError, "echolab: merge: shard 2/2 is missing (got 1/2)\n")
+        XCTAssertEqual(try snapshot("s1"), shardOne)
         /// `merge s1 SHARD --out OUT`, which must fail (exit 1): its stderr.
         func refused(_ shard: String, out: String = "merged") throws -> String {
             let result = try runEchoLab(["merge", "s1", shard, "--out", out], in: root, timeout: 60)
@@ -586,14 +604,18 @@ final class EvalGateTests: XCTestCase {
                        "echolab: s1/merged: the output folder is one of the shards or inside one; choose another (e.g. merged/)\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("bad")))
         XCTAssertFalse(FileManager.default.fileExists(atPath: path("s1/merged")))
-        XCTAssertEqual(try snapshot("merged"), earlier, "the earlier merge is as it was")
+        XCTAssertEqual(try snapshot("merged"), earlierRuns, "the earlier merge's runs are as they were")
         // A report that cannot be written is found before any run is moved: OUT as it was.
         try FileManager.default.createDirectory(atPath: path("blocked/eval.html"), withIntermediateDirectories: true)
         let blocked = try refused("s2", out: "blocked")
         XCTAssertTrue(blocked.hasPrefix("echolab: blocked/eval.html: cannot write:"), blocked)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("blocked")), ["eval.html"])
-        // Interrupted while copying: OUT as it was (an earlier merge intact; no hidden folder), or,
-        // signalled before the handler was in place, killed before anything was written.
+        // Interrupted while copying: OUT as it was (an earlier merge intact, its reports too; no
+        // hidden folder), or, signalled before the handler was in place, killed before anything
+        // was written.
+        XCTAssertEqual(try runEchoLab(["merge", "s1", "s2", "--out", "merged"], in: root).status, 0)
+        let remerged = try snapshot("merged")
+        XCTAssertEqual(Set(remerged.keys), Set(earlier.keys))
         for delay in [0.0, 0.01, 0.02, 0.04] {
             let process = Process()
             process.executableURL = try echoLabBinary()
@@ -610,7 +632,7 @@ final class EvalGateTests: XCTestCase {
                 continue   // finished first: a whole merge, as before
             }
             XCTAssertTrue(process.terminationReason == .uncaughtSignal ? status == SIGTERM : status == 143, "delay \(delay): \(status)")
-            XCTAssertEqual(try snapshot("merged"), earlier, "delay \(delay)")
+            XCTAssertEqual(try snapshot("merged"), remerged, "delay \(delay)")
             XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: path("merged")).filter { $0.hasPrefix(".") }, [])
         }
     }
