@@ -89,6 +89,11 @@ public struct CorpusRun {
     /// The plugins `--plugin` registered: where the scenarios run as written, one naming a
     /// different canceller under a registered name (or under an earlier scenario's) is refused.
     public var plugins: [CancellerPlugin] = []
+    /// Told, while runs go, the share of the plan done: the finished entries and the share of each
+    /// running one's call simulated (or recording processed), once a second of its audio, from the
+    /// runs' threads. A progress line moves during a long run with it (an eval of one long item
+    /// showed nothing until the end). Keep it short: the run waits for it.
+    public var partialProgress: (@Sendable (_ fraction: Double) -> Void)?
 
     public init(items: [CorpusItem], outputDirectory: String, modes: [EchoControlMode]? = nil, shard: Shard? = nil,
                 jobs: Int = 1, taps: TapSelection = .standard, renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -109,7 +114,8 @@ public struct CorpusRun {
         let entries = plan
         let scenarios = (loaded ?? load()).items
         let results = Mutex<[Result?]>(Array(repeating: nil, count: entries.count))
-        let done = Mutex(0)
+        let done = PlanProgress()
+        let partialProgress = self.partialProgress
         let next = Mutex(0)
         let items = self.items, directory = outputDirectory, taps = self.taps, renderer = self.renderer, cancellation = self.cancellation
         let scorerSpecs = scorers, scorerTimeout = self.scorerTimeout
@@ -165,19 +171,19 @@ public struct CorpusRun {
                 let index: Int = next.withLock { value in defer { value += 1 }; return value }
                 guard index < entries.count, cancellation?.isCancelled != true else { return }
                 let entry = entries[index]
+                let runProgress = partialProgress.map { told in
+                    { (fraction: Double) in done.advance(entry: index, to: fraction) { told($0 / Double(entries.count)) } }
+                }
                 let result = Self.run(entry, scenarios[entry.item], item: items[entry.item], directory: directory, taps: taps,
                                       renderer: renderer, cancellation: cancellation, decodedAudio: decodedAudio, echoPaths: echoPaths,
                                       hardwareStreams: hardwareStreams, gateDecisions: gateDecisions, pluginDigests: pluginDigests,
-                                      latencies: latencies, scorers: scorers)
+                                      latencies: latencies, scorers: scorers, progress: runProgress)
                 // An entry stopped by the interruption did not finish: it is not part of the outcome.
                 if result.wasCancelled { return }
                 results.withLock { $0[index] = result }
                 // Told under the count's lock, so counts arrive in order: told after it, two runs
                 // finishing together can go out of order (a terminal's line showing 42/57, then 38/57).
-                done.withLock { value in
-                    value += 1
-                    progress(value, entries.count, result)
-                }
+                done.finish(entry: index) { value in progress(value, entries.count, result) }
             }
         }
         return Outcome(results: results.withLock { $0.compactMap { $0 } }, plannedCount: entries.count, modes: modes, shard: shard,
@@ -217,7 +223,7 @@ public struct CorpusRun {
                     taps: TapSelection, renderer: (any ReportRenderer)?, cancellation: RunCancellation?,
                     decodedAudio: DecodedAudioCache? = nil, echoPaths: EchoPathCache? = nil,
                     hardwareStreams: HardwareStreamRecords? = nil, gateDecisions: EchoPathGateCache? = nil, pluginDigests: PluginDigests? = nil,
-                    latencies: EchoControlLatencies? = nil, scorers: [ScorerProcess] = []) -> Result {
+                    latencies: EchoControlLatencies? = nil, scorers: [ScorerProcess] = [], progress: ((Double) -> Void)? = nil) -> Result {
         let file = item.file
         // What a run that fails to load is listed as: a broken recording runs in the recordings'
         // default mode, as its healthy self would; each mode has a folder of its own.
@@ -247,7 +253,7 @@ public struct CorpusRun {
                 result.folder = "\(scenario.name)/\(mode.folderName)"
                 let folder = (directory as NSString).appendingPathComponent(result.folder)
                 var output = RunOutput(scenario: scenario, outputDirectory: folder, taps: taps, renderer: renderer,
-                                       cancellation: cancellation)
+                                       cancellation: cancellation, progress: progress.map { told in { told($0.fraction) } })
                 // Each run's folder is locked inside the one eval holds: a `run` writing there
                 // meanwhile fails this run instead of the two splicing their files.
                 output.lockingFor = "eval"
@@ -273,6 +279,7 @@ public struct CorpusRun {
                     run.gateDecisions = gateDecisions
                     run.pluginDigests = pluginDigests
                     run.latencies = latencies
+                    run.progress = progress
                     result.summary = try run.run()
                 } catch let error where !(error is RunCancelled) {
                     // The error names a WAV; a manifest's entry also says where it is listed.
@@ -335,5 +342,30 @@ extension CorpusRun.Result {
         guard let runRate = summary?.sampleRate,
               let rate = [summary?.cancellerRateHz, mode?.backend.cancellerRate].compactMap({ $0 }).min(), rate < runRate else { return nil }
         return rate
+    }
+}
+
+/// How far a plan's runs have gone: the finished entries, and the share done of each running one.
+/// One lock for both, so a run that finishes leaves the running ones and joins the finished ones at
+/// once (the share told never counts it twice, nor drops it between the two).
+final class PlanProgress: Sendable {
+    private let state = Mutex<(finished: Int, running: [Int: Double])>((0, [:]))
+
+    /// Entry `entry` is `fraction` done: `body` is told, under the lock, the finished entries
+    /// plus the running ones' shares.
+    func advance(entry: Int, to fraction: Double, _ body: (Double) -> Void) {
+        state.withLock { state in
+            state.running[entry] = min(1, max(0, fraction))
+            body(Double(state.finished) + state.running.values.reduce(0, +))
+        }
+    }
+
+    /// Entry `entry` finished: `body` is told, under the lock, how many have (counting up by one).
+    func finish(entry: Int, _ body: (Int) -> Void) {
+        state.withLock { state in
+            state.running[entry] = nil
+            state.finished += 1
+            body(state.finished)
+        }
     }
 }

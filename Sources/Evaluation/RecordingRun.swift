@@ -37,6 +37,8 @@ public struct RecordingRun {
     public var pluginDigests: PluginDigests?
     /// The cancellers' latencies, measured once per eval; nil measures this run's.
     public var latencies: EchoControlLatencies?
+    /// Told the share of the mic processed, once a second of audio.
+    public var progress: ((Double) -> Void)?
 
     public init(item: RecordingItem, mode: EchoControlMode, outputDirectory: String, keepsOutput: Bool = true,
                 renderer: (any ReportRenderer)?, cancellation: RunCancellation? = nil) {
@@ -84,7 +86,7 @@ public struct RecordingRun {
         // The output is written and scored under the hidden name; kept, it takes its place only
         // once scored, so a run stopped before that leaves the earlier run's sent.wav and report.
         let outcome = try RecordingProcessor(mode: mode, channel: item.channel, latencies: latencies)
-            .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation)
+            .process(mic: item.mic, reference: item.loopback, output: scratch, cancellation: cancellation, progress: progress)
         // Only the file this run wrote goes (a failed `process` leaves none).
         defer { unlink(scratch) }
         try pluginFile?.verify(loaded: outcome.pluginFiles)

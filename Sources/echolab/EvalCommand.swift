@@ -90,7 +90,7 @@ struct EvalCommand: ParsableCommand {
         if let modes { for line in try plugins.unusedWarnings(modes: modes, command: "eval", option: "--modes") { standardError(line) } }
         // One renderer for the runs' pages and eval.md/eval.html.
         let renderer = ReportPages()
-        let corpus: CorpusRun
+        var corpus: CorpusRun
         let loaded: CorpusRun.LoadedItems
         let lock: OutputLock
         do {
@@ -136,14 +136,19 @@ struct EvalCommand: ParsableCommand {
         }
         let progress = ProgressLine(label: "eval")
         let tally = ProgressTally()
+        if progress.isEnabled {
+            // The line moves while runs go (a long recording's run took minutes with none), saying
+            // the runs finished as the last one to finish left it.
+            corpus.partialProgress = { fraction in progress.update(fraction: fraction, detail: tally.detail) }
+        }
         let outcome = corpus.run(loaded) { done, total, result in
             guard progress.isEnabled else { return }
             // An item that cannot load fails the same way in every mode: said once.
             if let error = result.error, tally.isNew(error) { progress.print("echolab: \(error)") }
             let seconds = tally.add(audioSeconds: result.summary?.durationSeconds ?? 0)
             let speed = seconds / max(progress.elapsedSeconds, 1e-9)
-            progress.update(fraction: Double(done) / Double(total),
-                            detail: "\(done)/\(total) runs, \(String(format: "%.0f", speed))× real time", force: true)
+            let detail = tally.finished("\(done)/\(total) runs, \(String(format: "%.0f", speed))× real time")
+            progress.update(fraction: Double(done) / Double(total), detail: detail, force: true)
         }
         progress.finish()
         // On a terminal the errors were printed as they came; elsewhere (CI logs) they come here.
@@ -331,9 +336,19 @@ struct EvalCommand: ParsableCommand {
 /// What the progress line keeps between results, which arrive from the jobs' threads: the
 /// error lines it printed, and the seconds of call audio finished (its speed).
 private final class ProgressTally: Sendable {
-    private let state = Mutex<(printed: Set<String>, audioSeconds: Double)>(([], 0))
+    private let state = Mutex<(printed: Set<String>, audioSeconds: Double, detail: String)>(([], 0, ""))
 
     func isNew(_ error: String) -> Bool { state.withLock { $0.printed.insert(error).inserted } }
+
+    /// What the line says of the finished runs: the last finished run's words, kept for the
+    /// updates that come while runs go.
+    var detail: String { state.withLock { $0.detail } }
+
+    /// Keeps `detail` as the line's words and returns it.
+    func finished(_ detail: String) -> String {
+        state.withLock { $0.detail = detail }
+        return detail
+    }
 
     func add(audioSeconds seconds: Double) -> Double {
         state.withLock { state in

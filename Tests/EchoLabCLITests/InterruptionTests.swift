@@ -310,6 +310,15 @@ final class InterruptionTests: XCTestCase {
         XCTAssertTrue(run.text.contains("% "), run.text)
         XCTAssertTrue(run.text.contains("× real time  ETA"), run.text)
         XCTAssertTrue(run.text.contains("of 30 s"), run.text)
+        // eval's line moves while its one run goes: it drew nothing until the run had finished.
+        let eval = try onATerminal(["eval", path, "--out", root.appendingPathComponent("tty-eval").path, "--no-taps"])
+        XCTAssertEqual(eval.status, 0, eval.text)
+        let shares = eval.text.components(separatedBy: "\r\u{1B}[Keval ").dropFirst().compactMap { line in
+            Int(line.prefix { $0 != "%" }.trimmingCharacters(in: .whitespaces))
+        }
+        XCTAssertTrue(shares.contains { $0 < 100 }, "no line before the run finished: \(eval.text)")
+        XCTAssertEqual(shares.last, 100, eval.text)
+        XCTAssertEqual(shares, shares.sorted(), "the share never goes back: \(eval.text)")
         // `process` of a long recording too (it printed nothing for a two-minute file), and
         // nothing through a pipe.
         let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 30 * 48_000, seed: 3)
