@@ -205,8 +205,8 @@ public enum EvalDocument {
         static let erle = Figure(path: "erle_db", frames: "gate.single_talk_analysis_frames", bound: "erle_is_lower_bound") {
             ($0.erleDB, $0.gate.singleTalkFrames, $0.erleIsLowerBound)
         }
-        static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: nil) {
-            ($0.convergenceSeconds, $0.gate.singleTalkFrames, false)
+        static let convergence = Figure(path: "convergence_s", frames: "gate.single_talk_analysis_frames", bound: "convergence_is_lower_bound") {
+            ($0.convergenceSeconds, $0.gate.singleTalkFrames, $0.convergenceIsLowerBound)
         }
         static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
                                                bound: "near_end.attenuation_is_lower_bound") {

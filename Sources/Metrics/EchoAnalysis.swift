@@ -97,12 +97,14 @@ public struct EchoAnalysis: Sendable {
                                      stepSamples: configuration.seriesStepSamples(forSampleRate: sampleRate),
                                      toleranceDB: configuration.convergenceToleranceDB)
         let lead = Double(measured.lowerBound - clipped.lowerBound) / Double(sampleRate)
-        return SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
-                              erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound,
-                              erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
-                              erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
-                              convergenceSeconds: summary.convergenceSeconds.map { $0 + lead },
-                              singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)
+        var segment = SegmentMetrics(startSample: clipped.lowerBound, endSample: clipped.upperBound,
+                                  erlDB: summary.erlDB, erlFrames: summary.erlFrames, erlIsLowerBound: summary.erlIsLowerBound,
+                                  erleDB: summary.erleDB, erleIsLowerBound: summary.erleIsLowerBound,
+                                  erleSteadyDB: summary.erleSteadyDB, erleSteadyIsLowerBound: summary.erleSteadyIsLowerBound,
+                                  convergenceSeconds: summary.convergenceSeconds.map { $0 + lead },
+                                  singleTalkFrames: summary.singleTalkFrames, erleSteadyFrames: summary.steadyFrames)
+        segment.convergenceIsLowerBound = summary.convergenceIsLowerBound
+        return segment
     }
 
     /// Where the frames the whole call's TCLw (`whole.telephony.echoLoss`) stands on start, the

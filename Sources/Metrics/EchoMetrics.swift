@@ -33,6 +33,9 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Earliest series time t such that the series value at t is non-nil and every later non-nil
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
+    /// Every window it settled in is a bound at the mic's floor: the output reached the floor at
+    /// `convergenceSeconds`, and it settled to its steady state then or later (a lower bound).
+    public var convergenceIsLowerBound = false
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
     /// the call (within the first `delayWarmupSeconds`), in milliseconds — in a call that changed its echo
     /// path (a route change), the first of its searches that found one (`SegmentMetrics.delayMilliseconds`
@@ -126,7 +129,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         case erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
         case erleSteadyFrames = "erle_steady_analysis_frames"
-        case convergenceSeconds = "convergence_s", delayMilliseconds = "delay_ms"
+        case convergenceSeconds = "convergence_s", convergenceIsLowerBound = "convergence_is_lower_bound", delayMilliseconds = "delay_ms"
         case erleSeries = "erle_series", erleBands = "erle_bands", gate, nearEnd = "near_end", nearEndEstimate = "near_end_estimate"
         case telephony
     }
@@ -146,6 +149,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
         erleSteadyIsLowerBound = try container.decode(Bool.self, forKey: .erleSteadyIsLowerBound)
         erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)
         convergenceSeconds = try container.decodeIfPresent(Double.self, forKey: .convergenceSeconds)
+        // A report written before the key judged every convergence measured.
+        convergenceIsLowerBound = try container.decodeIfPresent(Bool.self, forKey: .convergenceIsLowerBound) ?? false
         delayMilliseconds = try container.decodeIfPresent(Double.self, forKey: .delayMilliseconds)
         erleSeries = try container.decode([ERLEPoint].self, forKey: .erleSeries)
         erleBands = try container.decode([BandERLE].self, forKey: .erleBands)
@@ -378,6 +383,9 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var erleSteadyIsLowerBound: Bool
     /// Seconds after `startSample` at which ERLE settles within tolerance of the segment's steady state.
     public var convergenceSeconds: Double?
+    /// Settled only in windows that are bounds at the mic's floor: a lower bound
+    /// (`EchoMetrics.convergenceIsLowerBound`).
+    public var convergenceIsLowerBound = false
     /// Far-end single-talk frames inside the segment (ERL and ERLE are measured over them).
     public var singleTalkFrames: Int
     /// The last half of them, which the steady ERLE is measured over.
@@ -412,7 +420,8 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         case erlDB = "erl_db", erlFrames = "erl_analysis_frames", erlIsLowerBound = "erl_is_lower_bound"
         case erleDB = "erle_db", erleIsLowerBound = "erle_is_lower_bound"
         case erleSteadyDB = "erle_steady_db", erleSteadyIsLowerBound = "erle_steady_is_lower_bound"
-        case convergenceSeconds = "convergence_s", singleTalkFrames = "single_talk_analysis_frames"
+        case convergenceSeconds = "convergence_s", convergenceIsLowerBound = "convergence_is_lower_bound"
+        case singleTalkFrames = "single_talk_analysis_frames"
         case erleSteadyFrames = "erle_steady_analysis_frames"
         case delayMilliseconds = "delay_ms"
     }
@@ -429,6 +438,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         try container.encodeIfPresent(erleSteadyDB, forKey: .erleSteadyDB)
         try container.encode(erleSteadyIsLowerBound, forKey: .erleSteadyIsLowerBound)
         try container.encodeIfPresent(convergenceSeconds, forKey: .convergenceSeconds)
+        try container.encode(convergenceIsLowerBound, forKey: .convergenceIsLowerBound)
         try container.encode(singleTalkFrames, forKey: .singleTalkFrames)
         try container.encode(erleSteadyFrames, forKey: .erleSteadyFrames)
         if hasOwnDelay { try container.encode(delayMilliseconds, forKey: .delayMilliseconds) }
@@ -447,6 +457,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
         erleSteadyDB = try container.decodeIfPresent(Double.self, forKey: .erleSteadyDB)
         erleSteadyIsLowerBound = try container.decode(Bool.self, forKey: .erleSteadyIsLowerBound)
         convergenceSeconds = try container.decodeIfPresent(Double.self, forKey: .convergenceSeconds)
+        convergenceIsLowerBound = try container.decodeIfPresent(Bool.self, forKey: .convergenceIsLowerBound) ?? false
         singleTalkFrames = try container.decode(Int.self, forKey: .singleTalkFrames)
         self.erlFrames = erlFrames ?? singleTalkFrames
         erleSteadyFrames = try container.decode(Int.self, forKey: .erleSteadyFrames)

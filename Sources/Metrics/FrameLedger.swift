@@ -150,6 +150,7 @@ struct FrameLedger: Sendable {
         var erleSteadyDB: Double?
         var erleSteadyIsLowerBound: Bool
         var convergenceSeconds: Double?
+        var convergenceIsLowerBound: Bool
         var series: [ERLEPoint]
         var singleTalkFrames: Int
         /// Frames of the steady state (the last half).
@@ -232,10 +233,11 @@ struct FrameLedger: Sendable {
             return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,
                              isLowerBound: value.isLowerBound, frames: windowFrames[window])
         }
+        let convergence = Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB)
         return RangeSummary(erlDB: erl, erlFrames: erlFrames, erlIsLowerBound: erlIsLowerBound,
                             erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
-                            convergenceSeconds: Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB),
+                            convergenceSeconds: convergence.seconds, convergenceIsLowerBound: convergence.isLowerBound,
                             series: series, singleTalkFrames: selected.count, steadyFrames: steadyRows.count,
                             processedIsSilent: !selected.isEmpty && processedTotal == 0
                                 && micTotal >= Self.mutedMicOverSilence * digitalFramePower * Double(selected.count))
@@ -353,18 +355,24 @@ struct FrameLedger: Sendable {
     /// (one such window at a quiet stretch, "≥ 28 dB" beside a steady "≥ 38 dB", made a canceller
     /// settled from 0.5 s converge at 9.5 s, and at 113.5 s of a two-minute call). A bound over
     /// the band has left it, as a measurement has.
-    static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> Double? {
-        guard let steady, steady > 2 * toleranceDB else { return nil }
+    /// Where every settled window is such a bound, the time is a lower bound (`isLowerBound`): the
+    /// output reached the floor then, and the ERLE may have gone on rising under it, so it settled
+    /// to its steady state then or later — never seen settling, it read "converged at 0.00 s" for
+    /// a canceller whose every window was "≥", and at 7.5 s for one whose first window after a
+    /// route change's double talk was.
+    static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> (seconds: Double?, isLowerBound: Bool) {
+        guard let steady, steady > 2 * toleranceDB else { return (nil, false) }
         var earliest: Double?
-        var settled = 0
+        var settled = 0, measured = 0
         for point in ERLEPoint.convergenceWindows(series).reversed() {
             guard let value = point.erleDB else { continue }
             if point.isLowerBound && value < steady - toleranceDB { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point.timeSeconds
             settled += 1
+            if !point.isLowerBound { measured += 1 }
         }
-        return settled >= 2 ? earliest : nil
+        return settled >= 2 ? (earliest, measured == 0) : (nil, false)
     }
 
     /// Rows of `table` (the single-talk rows unless told) whose frame index, in its first

@@ -20,7 +20,8 @@ extension EvalReportDocument {
             + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
             + "leaves it unknown (each run's report says which, in "
         // A key is code: inside the text the writers would escape its backticks, and the page show them.
-        let closing = "); its median is over the runs that have one, and says over how many where that is not all of them. "
+        let closing = "); its median is over the runs that have one, and says over how many where that is not all of them; "
+            + "≥ marks one that settled only in windows at the mic's floor, which it may have reached before it settled (a lower bound). "
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better); a near-end attenuation under 0 dB is a "
             + "talker sent louder than it spoke (an automatic gain control's gain), not one kept better. Pipeline issues are "

@@ -207,7 +207,7 @@ public enum EvalReportDocument {
                                   value: m?.erleSteadyDB, detail: m?.erleSteadyDB == nil ? result.summary?.echoUnmeasuredReason : nil),
                             .init(F.figure(m?.erleDB, isLowerBound: m?.erleIsLowerBound ?? false, frames: frames), value: m?.erleDB),
                             .init(F.figure(m?.erlDB, isLowerBound: m?.erlIsLowerBound ?? false, frames: m?.erlFrames), value: m?.erlDB),
-                            .init(F.seconds(m?.convergenceSeconds), value: m?.convergenceSeconds)]
+                            .init(F.seconds(m?.convergenceSeconds, isLowerBound: m?.convergenceIsLowerBound ?? false), value: m?.convergenceSeconds)]
                     if hasNearEnd || hasTrackedNearEndAlone {
                         if let alone = result.summary?.nearEndAlone, !alone.isEstimate {
                             let text = F.figure(alone.value, isLowerBound: alone.isLowerBound, frames: alone.frames) + ", talking alone"
@@ -260,7 +260,8 @@ public enum EvalReportDocument {
     /// A mode's convergence median in the Modes table, over how many of its `runs` where fewer
     /// (ERLE never settled within ±3 dB, or removed under 3 dB: nothing converged), as a mean's.
     static func convergenceCell(_ summary: ModeSummary?, runs: Int) -> ReportDocument.Cell {
-        counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", isLowerBound: false), count: summary?.convergenceSeconds.count, runs: runs)
+        counted(statisticCell(summary?.convergenceSeconds.median, unit: " s", isLowerBound: summary?.convergenceSeconds.medianIsLowerBound ?? false),
+                count: summary?.convergenceSeconds.count, runs: runs)
     }
 
     /// The distortion median's cell, with how many runs lost the near end: those have no

@@ -78,7 +78,9 @@ public enum RecordingReportDocument {
                  .init(F.counted(metrics.erleDB, isLowerBound: metrics.erleIsLowerBound, frames: metrics.gate.singleTalkFrames))],
                 [.init("ERLE steady state"),
                  .init(F.counted(metrics.erleSteadyDB, isLowerBound: metrics.erleSteadyIsLowerBound, frames: metrics.erleSteadyFrames))],
-                [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
+                [.init("convergence"), .init(F.seconds(metrics.convergenceSeconds, isLowerBound: metrics.convergenceIsLowerBound)
+                                             + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? "")
+                                             + (metrics.convergenceSeconds != nil && metrics.convergenceIsLowerBound ? RunReportDocument.convergenceAtFloorNote : ""))],
                 [.init("bulk delay loopback→mic"), .init(F.number(metrics.delayMilliseconds, digits: 2, unit: " ms"))],
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames, "

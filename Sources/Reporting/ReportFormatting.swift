@@ -16,6 +16,11 @@ public enum ReportFormatting {
         return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
+    /// A time that may be only a lower bound: "≥ 7.50 s" (a convergence settled only at the
+    /// mic's floor, which it may have reached before it settled).
+    public static func seconds(_ value: Double?, isLowerBound: Bool) -> String {
+        (value != nil && isLowerBound ? "≥ " : "") + seconds(value)
+    }
     /// A canceller's setting as report.json holds it (`ReportPrecision.text`): whole numbers bare
     /// (72), fractions with the digits they have (0.125) — AEC3's thresholds printed at a dB
     /// figure's 0 digits read "0" at every intensity.

@@ -45,7 +45,9 @@ public enum RunReportDocument {
             // A switch of device, route or mode restarts a canceller's convergence: the call's, counted
             // from its start as sent, can read 8.5 s where its segments settle in 1 and 2 s.
             [.init(report.segments.count > 1 ? "convergence (the whole call's, from its start; each segment's under Segments)" : "convergence"),
-             .init(F.seconds(m.convergenceSeconds) + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? ""))],
+             .init(F.seconds(m.convergenceSeconds, isLowerBound: m.convergenceIsLowerBound)
+                   + (report.convergenceUnmeasuredReason.map { " (\($0))" } ?? "")
+                   + (m.convergenceSeconds != nil && m.convergenceIsLowerBound ? Self.convergenceAtFloorNote : ""))],
             [.init("bulk delay reference→mic" + delayCaveat),
              .init(F.number(m.delayMilliseconds, digits: 2, unit: " ms"))],
             [.init("activity gate"), .init("\(m.gate.method.rawValue): \(m.gate.singleTalkFrames) single-talk of \(m.gate.frames) analysis frames, \(m.gate.doubleTalkFrames) double-talk")],
@@ -92,7 +94,8 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erlDB, isLowerBound: s.metrics.erlIsLowerBound, frames: s.metrics.erlFrames)),
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
-                 .init(F.seconds(s.reconvergenceSeconds) + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
+                 .init(F.seconds(s.reconvergenceSeconds, isLowerBound: s.reconvergenceIsLowerBound)
+                       + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
                     + (delayPerSegment ? [.init(F.number(s.metrics.delayMilliseconds, digits: 2, unit: " ms"))] : [])
             })))
             // The call's own reason, said above, is not repeated for each of its segments.
@@ -151,6 +154,10 @@ public enum RunReportDocument {
     /// have one (with none, the chart's empty note says it): a "—" alone reads as a failure to
     /// measure, not as a band the far end never reaches.
     /// An octave band as the pages name it: "8000–16000 Hz".
+    /// Beside a convergence that is a lower bound: why it is one.
+    static let convergenceAtFloorNote = " (every ERLE window it settled in is a bound at the mic's floor: the output reached the floor then, "
+        + "and may have settled to its steady state later)"
+
     static func bandName(_ band: BandERLE) -> String {
         "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz"
     }

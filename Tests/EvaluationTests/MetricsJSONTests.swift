@@ -28,7 +28,7 @@ final class MetricsJSONTests: XCTestCase {
         XCTAssertEqual(Self.metrics.json, .object([
             "erl_db": .number(6.25), "erl_analysis_frames": .number(6), "erl_is_lower_bound": .bool(false), "erle_db": .null, "erle_is_lower_bound": .bool(false), "erle_steady_db": .number(-3.5),
             "erle_steady_is_lower_bound": .bool(true), "erle_steady_analysis_frames": .number(3),
-            "convergence_s": .number(1.5), "delay_ms": .number(40),
+            "convergence_s": .number(1.5), "convergence_is_lower_bound": .bool(false), "delay_ms": .number(40),
             "erle_series": .array([.object(["t_s": .number(0), "erle_db": .null, "is_lower_bound": .bool(false), "analysis_frames": .number(0)]),
                                    .object(["t_s": .number(0.5), "erle_db": .number(-2.25), "is_lower_bound": .bool(true), "analysis_frames": .number(4)])]),
             "erle_bands": .array([.object(["low_hz": .number(125), "high_hz": .number(250), "erle_db": .null, "is_lower_bound": .bool(false)]),
@@ -69,7 +69,7 @@ final class MetricsJSONTests: XCTestCase {
         XCTAssertEqual(segment.json, ["start_sample": .number(48_000), "end_sample": .number(96_000), "erl_db": .null,
                                       "erl_analysis_frames": .number(7), "erl_is_lower_bound": .bool(false),
                                       "erle_db": .number(3), "erle_is_lower_bound": .bool(true), "erle_steady_db": .number(4),
-                                      "erle_steady_is_lower_bound": .bool(false), "convergence_s": .null,
+                                      "erle_steady_is_lower_bound": .bool(false), "convergence_s": .null, "convergence_is_lower_bound": .bool(false),
                                       "single_talk_analysis_frames": .number(7), "erle_steady_analysis_frames": .number(4)])
         let mismatch = LengthMismatch(analysedSamples: 100, files: [.init(file: "a.wav", samples: 100), .init(file: "b.wav", samples: 120)])
         XCTAssertEqual(mismatch.json, .object(["analysed_samples": .number(100), "files": .array([

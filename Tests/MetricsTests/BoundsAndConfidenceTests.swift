@@ -1,5 +1,6 @@
 import AudioCore
 import Foundation
+import EchoLabJSON
 @testable import Metrics
 import XCTest
 
@@ -239,17 +240,17 @@ final class BoundsAndConfidenceTests: XCTestCase {
             ERLEPoint(timeSeconds: time, erleDB: erle, frames: frames)
         }
         let steady = [point(0, 40, 47), point(0.5, 39.5, 46), point(1, 40.2, 47)]
-        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 1), point(2, 40, 3)], steady: 40, toleranceDB: 3), 0)
+        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 1), point(2, 40, 3)], steady: 40, toleranceDB: 3).seconds, 0)
         // A window on enough frames still counts: 12 of 47 is a quarter.
-        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 11), point(2, 40, 12)], steady: 40, toleranceDB: 3), 0)
+        XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 11), point(2, 40, 12)], steady: 40, toleranceDB: 3).seconds, 0)
         // It counts against convergence as much as for it: 31 dB breaks the run, and the one
         // window after it shows no settling.
-        XCTAssertNil(FrameLedger.convergence(steady + [point(1.5, 31, 12), point(2, 40, 12)], steady: 40, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence(steady + [point(1.5, 31, 12), point(2, 40, 12)], steady: 40, toleranceDB: 3).seconds)
         XCTAssertEqual(FrameLedger.convergence(steady + [point(1.5, 31, 12), point(2, 40, 12), point(2.5, 41, 40)], steady: 40,
-                                               toleranceDB: 3), 2)
+                                               toleranceDB: 3).seconds, 2)
         // A series that never settles has no convergence, whatever its last few frames read.
         let swinging = [point(0, 1.5, 25), point(0.5, 19.9, 30), point(1, 10.2, 1), point(1.5, 10.5, 3)]
-        XCTAssertNil(FrameLedger.convergence(swinging, steady: 10.2, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence(swinging, steady: 10.2, toleranceDB: 3).seconds)
     }
 
     /// Only the last full window within the tolerance is no convergence: a speech call whose ERLE
@@ -258,9 +259,9 @@ final class BoundsAndConfidenceTests: XCTestCase {
     func testConvergenceNeedsTwoWindowsThatStaySettled() {
         let erle = [5.0, 18, 6, 17, 5.5, 16.5, 11]
         let swinging = erle.indices.map { ERLEPoint(timeSeconds: 0.5 * Double($0), erleDB: erle[$0], frames: 40) }
-        XCTAssertNil(FrameLedger.convergence(swinging, steady: 11.5, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence(swinging, steady: 11.5, toleranceDB: 3).seconds)
         let settling = swinging + [ERLEPoint(timeSeconds: 3.5, erleDB: 12, frames: 40)]
-        XCTAssertEqual(FrameLedger.convergence(settling, steady: 11.5, toleranceDB: 3), 3)
+        XCTAssertEqual(FrameLedger.convergence(settling, steady: 11.5, toleranceDB: 3).seconds, 3)
     }
 
     /// A bound at the mic's floor under the band does not show the ERLE left it: the window is
@@ -271,19 +272,54 @@ final class BoundsAndConfidenceTests: XCTestCase {
             ERLEPoint(timeSeconds: time, erleDB: erle, isLowerBound: bound, frames: 40)
         }
         let floor = (1...24).map { point(0.5 * Double($0), $0 == 18 ? 28.05 : 38 + Double($0 % 3) / 2) }
-        XCTAssertEqual(FrameLedger.convergence(floor, steady: 38.3, toleranceDB: 3), 0.5)
+        XCTAssertEqual(FrameLedger.convergence(floor, steady: 38.3, toleranceDB: 3).seconds, 0.5)
+        // Every window it settled in a bound: the floor was reached at 0.5 s, the steady state then
+        // or later (the ERLE may have gone on rising under the floor): a lower bound.
+        XCTAssertTrue(FrameLedger.convergence(floor, steady: 38.3, toleranceDB: 3).isLowerBound)
         // The same window measured, not a bound, is a departure: convergence after it.
         var measured = floor
         measured[17] = point(9, 28.05, bound: false)
-        XCTAssertEqual(FrameLedger.convergence(measured, steady: 38.3, toleranceDB: 3), 9.5)
+        XCTAssertEqual(FrameLedger.convergence(measured, steady: 38.3, toleranceDB: 3).seconds, 9.5)
         // A bound over the band has left it (more removed than the steady figure: no settling to it).
         var over = floor
         over[17] = point(9, 45)
-        XCTAssertEqual(FrameLedger.convergence(over, steady: 38.3, toleranceDB: 3), 9.5)
+        XCTAssertEqual(FrameLedger.convergence(over, steady: 38.3, toleranceDB: 3).seconds, 9.5)
         // Passed over is not settled: a bound under the band and one window in it show no settling.
-        XCTAssertNil(FrameLedger.convergence([point(0.5, 20), point(1, 38, bound: false)], steady: 38, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence([point(0.5, 20), point(1, 38, bound: false)], steady: 38, toleranceDB: 3).seconds)
         XCTAssertEqual(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
-                                               steady: 38, toleranceDB: 3), 0.5)
+                                               steady: 38, toleranceDB: 3).seconds, 0.5)
+        // A settled window measured: the settling was seen, the time is measured.
+        XCTAssertFalse(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
+                                               steady: 38, toleranceDB: 3).isLowerBound)
+        XCTAssertFalse(FrameLedger.convergence([point(0.5, 38), point(1, 38.5, bound: false), point(1.5, 37.5)],
+                                               steady: 38, toleranceDB: 3).isLowerBound)
+        XCTAssertEqual(FrameLedger.convergence([point(0.5, 38), point(1, 38.5, bound: false), point(1.5, 37.5)],
+                                               steady: 38, toleranceDB: 3).seconds, 0.5)
+    }
+
+    /// A canceller whose output sits at the mic's noise from the start is never seen settling:
+    /// its convergence is when the output reached the floor, a lower bound, in the call and in a
+    /// segment. It read "0.00 s", the fastest of all. One whose residual stands over the noise is
+    /// seen settling: measured.
+    func testAConvergenceSeenOnlyAtTheFloorIsALowerBound() throws {
+        let (reference, echo) = TestSignals.farEndScene(seconds: 8, erlDB: 6)
+        let noise = TestSignals.noise(count: echo.count, dbfs: -70, seed: 3)
+        let mic = TestSignals.sum(echo, noise)
+        func analysis(_ sent: [Float]) -> EchoAnalysis {
+            EchoAnalyzer().analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic, processed: sent, echo: echo, nearEnd: noise),
+                                   segments: [0..<(4 * 48_000), (4 * 48_000)..<echo.count])
+        }
+        let atFloor = analysis(noise)
+        XCTAssertTrue(atFloor.whole.erleSteadyIsLowerBound)
+        XCTAssertEqual(try XCTUnwrap(atFloor.whole.convergenceSeconds), 0, accuracy: 0.51)
+        XCTAssertTrue(atFloor.whole.convergenceIsLowerBound)
+        XCTAssertTrue(atFloor.segments[1].convergenceIsLowerBound)
+        XCTAssertEqual(JSONValue(encoding: atFloor.whole)["convergence_is_lower_bound"], .bool(true))
+        let measured = analysis(TestSignals.sum(noise, TestSignals.scaled(echo, gainDB: -25)))
+        XCTAssertFalse(measured.whole.erleSteadyIsLowerBound)
+        XCTAssertNotNil(measured.whole.convergenceSeconds)
+        XCTAssertFalse(measured.whole.convergenceIsLowerBound)
+        XCTAssertFalse(measured.segments[1].convergenceIsLowerBound)
     }
 
     /// A steady state within twice the tolerance of 0 dB has no convergence: its ±3 dB band reaches
@@ -291,10 +327,10 @@ final class BoundsAndConfidenceTests: XCTestCase {
     /// and 1.7–2.2 dB from the start, "converged at 0.00 s". Past 6 dB the same rule holds as ever.
     func testASteadyStateNearNothingRemovedHasNoConvergence() {
         let flat = [1.7, 2.2, 1.9, 4.0, 4.5, 4.2].enumerated().map { ERLEPoint(timeSeconds: 0.5 * Double($0.offset), erleDB: $0.element, frames: 40) }
-        XCTAssertNil(FrameLedger.convergence(flat, steady: 4.2, toleranceDB: 3))
-        XCTAssertNil(FrameLedger.convergence(flat, steady: 6.0, toleranceDB: 3))
+        XCTAssertNil(FrameLedger.convergence(flat, steady: 4.2, toleranceDB: 3).seconds)
+        XCTAssertNil(FrameLedger.convergence(flat, steady: 6.0, toleranceDB: 3).seconds)
         let rising = [1.0, 4.0, 6.5, 7.0, 7.2].enumerated().map { ERLEPoint(timeSeconds: 0.5 * Double($0.offset), erleDB: $0.element, frames: 40) }
-        XCTAssertEqual(FrameLedger.convergence(rising, steady: 7.1, toleranceDB: 3), 1.0, "4.0 is just outside 7.1 ± 3")
+        XCTAssertEqual(FrameLedger.convergence(rising, steady: 7.1, toleranceDB: 3).seconds, 1.0, "4.0 is just outside 7.1 ± 3")
     }
 }
 

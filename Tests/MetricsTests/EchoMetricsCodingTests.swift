@@ -15,7 +15,7 @@ final class EchoMetricsCodingTests: XCTestCase {
                                       singleTalkFrames: 8, doubleTalkFrames: 0))
         let json = try JSONValueEncoder().encode(metrics)
         XCTAssertEqual(json, try JSONValue.parse(Array("""
-            {"convergence_s":null,"delay_ms":40,"erl_analysis_frames":8,"erl_db":6,"erl_is_lower_bound":false,"erle_bands":[{"erle_db":null,"high_hz":250,"is_lower_bound":false,"low_hz":125}],\
+            {"convergence_is_lower_bound":false,"convergence_s":null,"delay_ms":40,"erl_analysis_frames":8,"erl_db":6,"erl_is_lower_bound":false,"erle_bands":[{"erle_db":null,"high_hz":250,"is_lower_bound":false,"low_hz":125}],\
             "erle_db":null,"erle_is_lower_bound":false,\
             "erle_series":[{"analysis_frames":0,"erle_db":null,"is_lower_bound":false,"t_s":0},{"analysis_frames":0,"erle_db":12,"is_lower_bound":false,"t_s":0.5}],\
             "erle_steady_analysis_frames":0,"erle_steady_db":30,"erle_steady_is_lower_bound":false,\
@@ -58,7 +58,7 @@ final class EchoMetricsCodingTests: XCTestCase {
         let segment = SegmentMetrics(startSample: 0, endSample: 100, erlDB: nil, erleDB: nil, erleSteadyDB: nil,
                                      convergenceSeconds: nil, singleTalkFrames: 0)
         XCTAssertEqual(try JSONValueEncoder().encode(segment), try JSONValue.parse(Array("""
-            {"convergence_s":null,"end_sample":100,"erl_analysis_frames":0,"erl_db":null,"erl_is_lower_bound":false,"erle_db":null,"erle_is_lower_bound":false,\
+            {"convergence_is_lower_bound":false,"convergence_s":null,"end_sample":100,"erl_analysis_frames":0,"erl_db":null,"erl_is_lower_bound":false,"erle_db":null,"erle_is_lower_bound":false,\
             "erle_steady_analysis_frames":0,"erle_steady_db":null,"erle_steady_is_lower_bound":false,\
             "single_talk_analysis_frames":0,"start_sample":0}
             """.utf8), maximumBytes: .max))

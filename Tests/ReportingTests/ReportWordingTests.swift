@@ -63,6 +63,13 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertTrue(page.contains("**Echo loss below TS 26.131's requirement:** TCLw ≥ 5.1 dB and at most \(ReportFormatting.db(most)) against 46.0 dB"), page)
     }
 
+    /// A convergence that settled only at the mic's floor prints as the bound it is.
+    func testAConvergenceAtTheFloorPrintsAsABound() {
+        XCTAssertEqual(ReportFormatting.seconds(7.5, isLowerBound: true), "≥ 7.50 s")
+        XCTAssertEqual(ReportFormatting.seconds(7.5, isLowerBound: false), "7.50 s")
+        XCTAssertEqual(ReportFormatting.seconds(nil, isLowerBound: true), "—")
+    }
+
     /// A TCLw on few of the bands the far end reaches names them and says it is not judged: a
     /// canceller removing 5 dB read 48.9 dB on 2 of 14 bands and "met" 46 dB.
     func testATCLwOnFewBandsNamesThemAndIsNotJudged() {

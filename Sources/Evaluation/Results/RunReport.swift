@@ -19,6 +19,8 @@ public struct RunReport: Sendable {
         public var metrics: SegmentMetrics
         /// Seconds until ERLE settled again after the segment's start (nil: never, or no far end).
         public var reconvergenceSeconds: Double?
+        /// It settled only in windows at the mic's floor: a lower bound (`SegmentMetrics.convergenceIsLowerBound`).
+        public var reconvergenceIsLowerBound: Bool { reconvergenceSeconds != nil && metrics.convergenceIsLowerBound }
         /// Clicks in `sent` around the segment's transition: from 10 ms before its start to 10 ms
         /// after the devices its event changed took over (`RunEvaluator.transitionWindow`).
         public var clicksAtStart: Int
@@ -230,6 +232,7 @@ public struct RunReport: Sendable {
                 var object: [String: JSONValue] = ["start_s": .number(segment.startSeconds), "end_s": .number(segment.endSeconds),
                                                    "events": .array(segment.events.map(JSONValue.string)),
                                                    "reconvergence_s": optional(segment.reconvergenceSeconds),
+                                                   "reconvergence_is_lower_bound": .bool(segment.reconvergenceIsLowerBound),
                                                    "clicks_at_start": .number(Double(segment.clicksAtStart)),
                                                    "echo_unmeasured": segment.echoUnmeasuredReason.map(JSONValue.string) ?? .null,
                                                    "reconvergence_unmeasured": segment.reconvergenceUnmeasuredReason.map(JSONValue.string) ?? .null]
