@@ -360,7 +360,9 @@ public enum BestModes {
         let points = modes.map { mode -> Point in
             func own(_ indices: [Int]) -> [Point] { indices.compactMap { index in items[index].first { $0.mode == mode } } }
             if own(compared).contains(where: \.isNearEndLost) { return Point(mode: mode, erleSteadyDB: nil, nearEndAttenuationDB: nil, isNearEndLost: true) }
-            let erleMean = BoundedValue.mean(own(erle).compactMap(\.erle)), nearEndMean = BoundedValue.mean(own(nearEnd).compactMap(\.nearEnd))
+            // The near end by its departure on each item: a boost on one item does not cancel a
+            // cut on another (the mean is then of departures, and ranks as one).
+            let erleMean = BoundedValue.mean(own(erle).compactMap(\.erle)), nearEndMean = BoundedValue.mean(own(nearEnd).compactMap(\.nearEndDeparture))
             var point = Point(mode: mode, erleSteadyDB: erleMean?.value, erleSteadyIsLowerBound: erleMean?.isLowerBound ?? false,
                               nearEndAttenuationDB: nearEndMean?.value, nearEndIsLowerBound: nearEndMean?.isLowerBound ?? false,
                               nearEndIsEstimate: own(nearEnd).contains(where: \.nearEndIsEstimate), sendsSilence: own(compared).contains(where: \.sendsSilence))

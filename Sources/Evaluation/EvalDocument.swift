@@ -262,6 +262,14 @@ public enum EvalDocument {
          (.tclw, \.tclwDB), (.doubleTalkRange, \.doubleTalkAttenuationRangeDB)]
     }
 
+    /// A near-end figure as the statistics count it: how far the talker's level moved, either way
+    /// (`BestModes.Point.nearEndDeparture`, as the fronts rank it). Signed, an automatic gain
+    /// control's 2.9 dB boost on one item cancelled a 5.7 dB cut on another in a mode's mean,
+    /// which read 0.2 dB where its runs moved the talker 0.65 dB on average. Other figures as they are.
+    static func departure(_ value: (value: Double, isLowerBound: Bool), of figure: Figure) -> (value: Double, isLowerBound: Bool) {
+        figure.keys == Figure.nearEndAttenuation.keys || figure.keys == Figure.nearEndEstimate.keys ? (abs(value.value), value.isLowerBound) : value
+    }
+
     /// One mode's statistics over the items' runs; `itemFronts`: the items' fronts
     /// (`BestModes.front(of:)` of `points`), judged once for every mode's wins (nil: judged here).
     public static func summary(for mode: String, items: [Item], itemFronts: [BestModes.Verdict?]? = nil) -> ModeSummary {
@@ -274,11 +282,11 @@ public enum EvalDocument {
                                   nearEndDistortionDB: none)
         let metrics = ran.compactMap { $0.summary?.metrics }
         for (figure, field) in summarisedMetrics {
-            let counted = metrics.compactMap { figure.value(in: $0) }
+            let counted = metrics.compactMap { figure.value(in: $0) }.map { Self.departure($0, of: figure) }
             summary[keyPath: field] = ModeSummary.Statistics(counted.map { ($0.value, $0.isLowerBound) },
                                                              lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
         }
-        let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }
+        let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }.map { Self.departure($0, of: .nearEndEstimate) }
         if !estimates.isEmpty || metrics.contains(where: { Figure.nearEndEstimate.isLowConfidence(in: $0) }) {
             summary.nearEndEstimateDropDB = ModeSummary.Statistics(estimates.map { ($0.value, $0.isLowerBound) },
                                                                    lowConfidence: metrics.filter { Figure.nearEndEstimate.isLowConfidence(in: $0) }.count)

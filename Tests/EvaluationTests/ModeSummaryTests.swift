@@ -96,6 +96,7 @@ final class ModeSummaryTests: XCTestCase {
         metrics.erleDB = 22.5
         metrics.erleIsLowerBound = true
         metrics.convergenceSeconds = 1.75
+        metrics.convergenceIsLowerBound = true
         metrics.telephony?.echoLoss = WeightedEchoLoss(tclwDB: 48.5, isLowerBound: true, bands: [], analysisFrames: 55)
         let json = JSONValue(encoding: metrics)
         let figures = EvalDocument.summarisedMetrics.map(\.figure) + [.nearEndEstimate]
@@ -109,6 +110,26 @@ final class ModeSummaryTests: XCTestCase {
             XCTAssertEqual(keys.bound.flatMap { json.value(at: $0)?.boolValue } ?? false, typed.isLowerBound, keys.path)
         }
         // Every bound this run holds is read as one somewhere: none of the paths misses its flag.
-        XCTAssertEqual(figures.filter { $0.read(metrics).isLowerBound }.count, 6)
+        XCTAssertEqual(figures.filter { $0.read(metrics).isLowerBound }.count, 7)
+    }
+
+    /// A mode's near-end statistics and its corpus mean count each run's departure, either way:
+    /// an automatic gain control's 2.93 dB boost on one item cancelled a 5.7 dB cut on another,
+    /// and the mode read 0.2 dB where its runs moved the talker 4.3 dB on average.
+    func testANearEndBoostDoesNotCancelACut() throws {
+        func run(_ mode: String, erle: Double, nearEnd: Double) -> EvalDocument.Run {
+            HandBuiltRuns.run(mode, metrics: HandBuiltRuns.metrics(erleSteady: erle, nearEnd: HandBuiltRuns.nearEnd(attenuation: nearEnd)))
+        }
+        let items = HandBuiltRuns.items([
+            [run("speex:intensityMax", erle: 20, nearEnd: 5.7), run("echolab:intensityMax", erle: 20, nearEnd: 1)],
+            [run("speex:intensityMax", erle: 20, nearEnd: -2.93), run("echolab:intensityMax", erle: 20, nearEnd: 1)],
+        ])
+        let summary = EvalDocument.summary(for: "speex:intensityMax", items: items)
+        XCTAssertEqual(try XCTUnwrap(summary.nearEndAttenuationDB.mean), (5.7 + 2.93) / 2, accuracy: 1e-12)
+        XCTAssertEqual(try XCTUnwrap(summary.nearEndAttenuationDB.median), (5.7 + 2.93) / 2, accuracy: 1e-12)
+        let means = try XCTUnwrap(BestModes.comparedMeans(items.map { EvalDocument.points($0) }))
+        let speex = try XCTUnwrap(means.points.first { $0.mode == "speex:intensityMax" })
+        // The trade-off plot's point: signed, 1.4 dB.
+        XCTAssertEqual(try XCTUnwrap(speex.nearEndAttenuationDB), (5.7 + 2.93) / 2, accuracy: 1e-12)
     }
 }
