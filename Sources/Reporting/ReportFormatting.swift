@@ -37,9 +37,10 @@ public enum ReportFormatting {
     }
 
     /// `figure` with its frame count always said, as the near-end rows say theirs: "27.5 dB (186
-    /// analysis frames)"; under 20 frames, "(low confidence: …)" as `figure` has it.
+    /// analysis frames)"; under 20 frames, "(low confidence: …)" as `figure` has it; a dash with
+    /// its count too, "— (0 analysis frames)", as the near-end rows beside it have it.
     public static func counted(_ value: Double?, isLowerBound: Bool = false, frames: Int) -> String {
-        guard value != nil else { return db(nil) }
+        guard value != nil else { return db(nil) + " (\(analysisFrames(frames)))" }
         let text = figure(value, isLowerBound: isLowerBound, frames: frames)
         return FigureConfidence.isLow(frames: frames) ? text : text + " (\(analysisFrames(frames)))"
     }

@@ -23,7 +23,9 @@ final class ReportWordingTests: XCTestCase {
     func testEchoFiguresSayTheirFrameCounts() {
         XCTAssertEqual(ReportFormatting.counted(27.52, frames: 186), "27.5 dB (186 analysis frames)")
         XCTAssertEqual(ReportFormatting.counted(40.1, isLowerBound: true, frames: 1), "≥ 40.1 dB (low confidence: 1 analysis frame)")
-        XCTAssertEqual(ReportFormatting.counted(nil, frames: 0), ReportFormatting.db(nil))
+        // A dash says its count too, as the near-end rows beside it do ("— (0 analysis frames)").
+        XCTAssertEqual(ReportFormatting.counted(nil, frames: 0), "— (0 analysis frames)")
+        XCTAssertEqual(ReportFormatting.counted(nil, frames: 312), "— (312 analysis frames)")
     }
 
     /// A page prints the value report.json holds, so a run's page and eval.md (which prints the
@@ -381,7 +383,8 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertTrue(markdown.contains("says which, in `convergence_unmeasured`); its median"), markdown)
         // And what its other columns are: a reader met p10, distortion and pipeline issues unexplained.
         for phrase in ["p10 is steady ERLE's 10th percentile", "Near-end distortion is the output's difference from the near end",
-                       "a near-end attenuation under 0 dB is a talker sent louder than it spoke", "Pipeline issues are underruns"] {
+                       "The near-end attenuation's mean and median are over each run's departure, either way",
+                       "≥ marks one that settled only in windows at the mic's floor", "Pipeline issues are underruns"] {
             XCTAssertTrue(text(spans).contains(phrase), phrase)
         }
     }
