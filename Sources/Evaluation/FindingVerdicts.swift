@@ -24,7 +24,7 @@ public enum FindingVerdicts {
         /// The TCLw stands on too few analysis frames to judge (`FigureConfidence`).
         case echoLossOnFewFrames(frames: Int)
         /// The TCLw stands on fewer than half of the third octaves the far end reaches
-        /// (`WeightedEchoLoss.BandCoverage`): the bands left out could move it past 46 dB either way.
+        /// (`WeightedEchoLoss.BandCoverage`), and the bands left out could lift it over 46 dB.
         case echoLossOnFewBands(WeightedEchoLoss.BandCoverage)
         /// The TCLw is a lower bound under 46 dB: it may meet the requirement or not (`tclw` as
         /// the file has it, with its bound flag).
@@ -53,7 +53,8 @@ public enum FindingVerdicts {
     static func echoLossUnjudged(_ loss: ComparedRun.EchoLoss?) -> Unjudged? {
         guard let loss else { return .noEchoLoss }
         if let frames = loss.frames, FigureConfidence.isLow(frames: frames) { return .echoLossOnFewFrames(frames: frames) }
-        if let coverage = loss.coverage, coverage.isTooNarrowToJudge { return .echoLossOnFewBands(coverage) }
+        // On too few bands a certain miss is judged (`meets_ts26131_46db` false); another is not.
+        if let coverage = loss.coverage, coverage.isTooNarrowToJudge, case .unknown = loss.meetsRequirement { return .echoLossOnFewBands(coverage) }
         let unknown: Bool
         switch loss.meetsRequirement {
         case .meets: unknown = false

@@ -33,7 +33,7 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Earliest series time t such that the series value at t is non-nil and every later non-nil
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
-    /// Every window it settled in is a bound at the mic's floor: the output reached the floor at
+    /// The window it is read at is a bound at the mic's floor: the output reached the floor at
     /// `convergenceSeconds`, and it settled to its steady state then or later (a lower bound).
     public var convergenceIsLowerBound = false
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
@@ -383,7 +383,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var erleSteadyIsLowerBound: Bool
     /// Seconds after `startSample` at which ERLE settles within tolerance of the segment's steady state.
     public var convergenceSeconds: Double?
-    /// Settled only in windows that are bounds at the mic's floor: a lower bound
+    /// Read at a window that is a bound at the mic's floor: a lower bound
     /// (`EchoMetrics.convergenceIsLowerBound`).
     public var convergenceIsLowerBound = false
     /// Far-end single-talk frames inside the segment (ERL and ERLE are measured over them).

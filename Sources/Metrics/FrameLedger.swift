@@ -311,21 +311,22 @@ struct FrameLedger: Sendable {
         rows.forEachRow(in: steadyRows) { row, at in noiseFloor += floor(noise: Double(Float(bitPattern: row[at + 5]))) }
         let bins = Double(frames.frameSize / 2)
         var bands: [WeightedEchoLoss.BandLoss] = []
-        var reached = 0
+        var leftOut: [Double] = []
         for band in 0..<count {
             let floor = max(digitalThirdOctavePowers[band] * Double(steadyRows.count),
                             noiseFloor * Double(thirdOctaves[band].bins.count) / bins, noise[band])
             guard reference[band] > floor else { continue }
-            reached += 1
-            guard mic[band] >= (1 + Self.echoOverFloorForLoss) * floor else { continue }
             let value = MeasurableFloor.bandERLE(mic: reference[band], processed: processed[band], floor: floor)
-            guard let loss = value.value else { continue }
+            guard mic[band] >= (1 + Self.echoOverFloorForLoss) * floor, let loss = value.value else {
+                leftOut.append(thirdOctaves[band].centreHz)
+                continue
+            }
             bands.append(.init(centreHz: thirdOctaves[band].centreHz, lossDB: loss, isLowerBound: value.isLowerBound))
         }
         guard let weighted = EchoLossWeighting.weightedLossDB(lossesDB: bands.map(\.lossDB), frequenciesHz: bands.map(\.centreHz))
         else { return nil }
         return WeightedEchoLoss(tclwDB: weighted, isLowerBound: bands.contains(where: \.isLowerBound), bands: bands,
-                                analysisFrames: steadyRows.count, bandsReached: reached)
+                                analysisFrames: steadyRows.count, leftOutHz: leftOut)
     }
 
     /// Where the frames `weightedEchoLoss(in:)` measures over start (the steady half of the
@@ -355,24 +356,24 @@ struct FrameLedger: Sendable {
     /// (one such window at a quiet stretch, "≥ 28 dB" beside a steady "≥ 38 dB", made a canceller
     /// settled from 0.5 s converge at 9.5 s, and at 113.5 s of a two-minute call). A bound over
     /// the band has left it, as a measurement has.
-    /// Where every settled window is such a bound, the time is a lower bound (`isLowerBound`): the
-    /// output reached the floor then, and the ERLE may have gone on rising under it, so it settled
-    /// to its steady state then or later — never seen settling, it read "converged at 0.00 s" for
-    /// a canceller whose every window was "≥", and at 7.5 s for one whose first window after a
-    /// route change's double talk was.
+    /// Where the window it is read at is such a bound, the time is a lower bound (`isLowerBound`):
+    /// the output reached the floor then, and the ERLE there may stand over the band, still
+    /// rising under the floor, so it settled to its steady state then or later. Read as a time,
+    /// a canceller whose every window was "≥" converged "at 0.00 s", the fastest of all, and one
+    /// whose first window after a route change's double talk was at the floor "at 7.5 s".
     static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> (seconds: Double?, isLowerBound: Bool) {
         guard let steady, steady > 2 * toleranceDB else { return (nil, false) }
-        var earliest: Double?
-        var settled = 0, measured = 0
+        var earliest: ERLEPoint?
+        var settled = 0
         for point in ERLEPoint.convergenceWindows(series).reversed() {
             guard let value = point.erleDB else { continue }
             if point.isLowerBound && value < steady - toleranceDB { continue }
             guard abs(value - steady) <= toleranceDB else { break }
-            earliest = point.timeSeconds
+            earliest = point
             settled += 1
-            if !point.isLowerBound { measured += 1 }
         }
-        return settled >= 2 ? (earliest, measured == 0) : (nil, false)
+        guard settled >= 2, let earliest else { return (nil, false) }
+        return (earliest.timeSeconds, earliest.isLowerBound)
     }
 
     /// Rows of `table` (the single-talk rows unless told) whose frame index, in its first

@@ -62,14 +62,14 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// it (`lossAtMostDB(of:)`); nil for another lower bound under it (the loss may be higher), and for a
     /// figure on too few frames to judge (`isLowConfidence`: a mic without echo passed on the one
     /// frame its tap-free gate took for far-end single talk), and for one on too few of the bands
-    /// the far end reaches (`BandCoverage`). Judged at 0.1 dB, as the pages
+    /// the far end reaches (`BandCoverage`) that the bands left out could lift over it. Judged at 0.1 dB, as the pages
     /// print it and the labs report it: an exact 46 dB terminal measured 45.9999 and failed
     /// beside "TCLw 46.0 dB".
     public var meetsRequirement: Bool?
     /// The most the loss can be: the figure itself where it was measured; where it is a lower
     /// bound, what its measured bands leak whatever the bounded ones do (`lossAtMostDB(of:)`: "≥ 33.8 dB, at
-    /// most 34.1"); nil where every band is a bound (no upper limit). A script reading the JSON
-    /// gets the bracket the pages print.
+    /// most 34.1"), and on too few bands, whatever the bands left out do too; nil where every
+    /// band is a bound (no upper limit). A script reading the JSON gets the bracket the pages print.
     public var atMostDB: Double?
     public var bands: [BandLoss]
     /// The far-end single-talk frames measured over.
@@ -78,16 +78,23 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// file written before it was kept.
     public var coverage: BandCoverage?
 
-    public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int, bandsReached: Int? = nil) {
+    /// `leftOutHz`: the centres of the third octaves the far end reaches that the figure leaves
+    /// out (nil: not known, a figure built by hand).
+    public init(tclwDB: Double, isLowerBound: Bool, bands: [BandLoss], analysisFrames: Int, leftOutHz: [Double]? = nil) {
         self.tclwDB = tclwDB
         self.isLowerBound = isLowerBound
-        let atMostDB = isLowerBound ? Self.lossAtMostDB(of: bands) : tclwDB
-        self.atMostDB = atMostDB
-        let coverage = bandsReached.map { BandCoverage(measured: bands.count, reached: $0) }
+        let coverage = leftOutHz.map { BandCoverage(measured: bands.count, reached: bands.count + $0.count) }
         self.coverage = coverage
-        self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) || coverage?.isTooNarrowToJudge == true ? nil
+        let isNarrow = coverage?.isTooNarrowToJudge == true
+        // On too few bands the ones left out may lose all their echo: the most the loss can be
+        // counts them so, beside the bounded bands.
+        let atMostDB = isNarrow ? Self.lossAtMostDB(of: bands, leftOutHz: leftOutHz ?? []) : isLowerBound ? Self.lossAtMostDB(of: bands) : tclwDB
+        self.atMostDB = atMostDB
+        let certainlyUnder = atMostDB.map({ Self.atJudgedPrecision($0) < Self.requirementDB }) == true
+        self.meetsRequirement = FigureConfidence.isLow(frames: analysisFrames) ? nil
+            : isNarrow ? (certainlyUnder ? false : nil)
             : Self.atJudgedPrecision(tclwDB) >= Self.requirementDB ? true
-            : !isLowerBound || atMostDB.map({ Self.atJudgedPrecision($0) < Self.requirementDB }) == true ? false : nil
+            : !isLowerBound || certainlyUnder ? false : nil
         self.bands = bands
         self.analysisFrames = analysisFrames
     }
@@ -98,14 +105,15 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
         Double(FixedDecimal.scaled(ReportPrecision.printed(lossDB) ?? lossDB, fractionDigits: 1)) / 10
     }
 
-    /// The most the weighted loss can be: each band that is a lower bound taken as losing all of
-    /// its echo, the measured bands as they are (they leak what they leak whatever the others
-    /// do). nil when every band is a bound (no limit). A bound of 33.8 dB whose 1 kHz band
-    /// measured 24.2 dB is at most 33.8 dB: certainly under 46.
-    public static func lossAtMostDB(of bands: [BandLoss]) -> Double? {
+    /// The most the weighted loss can be: each band that is a lower bound, and each band left out
+    /// at `leftOutHz`, taken as losing all of its echo, the measured bands as they are (they leak
+    /// what they leak whatever the others do). nil when no band is measured (no limit). A bound
+    /// of 33.8 dB whose 1 kHz band measured 24.2 dB is at most 33.8 dB: certainly under 46.
+    public static func lossAtMostDB(of bands: [BandLoss], leftOutHz: [Double] = []) -> Double? {
         guard bands.contains(where: { !$0.isLowerBound }) else { return nil }
-        return EchoLossWeighting.weightedLossDB(transmissions: bands.map { $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10) },
-                                                frequenciesHz: bands.map(\.centreHz))
+        let points = (bands.map { ($0.centreHz, $0.isLowerBound ? 0 : pow(10, -$0.lossDB / 10)) } + leftOutHz.map { ($0, 0.0) })
+            .sorted { $0.0 < $1.0 }
+        return EchoLossWeighting.weightedLossDB(transmissions: points.map(\.1), frequenciesHz: points.map(\.0))
     }
 
     /// The third octaves a TCLw stands on, of those the far end reaches (its reference over the
@@ -113,9 +121,10 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// out of the figure (`FrameLedger.weightedEchoLoss(in:)`), and its loss is then unknown either
     /// way: the echo under the noise may be lost or not. Where fewer than half of the reached
     /// bands are measured, those left out carry more of the weighting than the measured ones and
-    /// could move the figure past 46 dB in either direction unseen, so the figure is not judged
-    /// against the requirement: a Bluetooth headset's 41 dB path left 2 of 14 bands, and a
-    /// canceller removing 5 dB "met" 46 dB on them while the pass-through "missed" it.
+    /// could move the figure past 46 dB unseen: it never meets the requirement then, and misses it
+    /// only where it stays under 46 dB with every band left out losing all its echo
+    /// (`tclw_at_most_db`). A Bluetooth headset's 41 dB path left 2 of 14 bands, and a canceller
+    /// removing 5 dB "met" 46 dB on them.
     public struct BandCoverage: Codable, Equatable, Sendable {
         public var measured: Int
         public var reached: Int

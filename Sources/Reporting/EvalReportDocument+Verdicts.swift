@@ -155,23 +155,23 @@ extension EvalReportDocument {
             let items = { (count: Int) in "\(count) item\(count == 1 ? "" : "s")" }
             let all = means.erleComparedItems == means.items && means.nearEndComparedItems == means.items
             return [.paragraph([.text("Each point is a mode's mean steady ERLE over the \(items(means.erleComparedItems)) (of \(means.items)) "
-                               + "on which every mode plotted has one, and its mean near-end attenuation over the "
+                               + "on which every mode plotted has one, and its mean near-end departure (the attenuation either way: a talker "
+                               + "sent louder counts as far off as one cut as much) over the "
                                + "\(items(means.nearEndComparedItems)) on which every mode plotted has one"
                                + (all ? "" : ", while the Modes table's means are over each mode's own runs: "
                                   + "its order can differ from the table's")
                                + (points.contains { $0.xIsLowerBound || $0.yIsLowerBound }
                                   ? ". ≥ marks a mean over a lower bound (an arrow the way the truth may lie). " : ". ")
                                + "The rings follow the corpus front (★ in the Modes table), which compares modes pair by pair, item by item, "
-                               + "not these means, and reads the near end by how far it moved either way: a ringed point may sit below or right "
-                               + "of an unringed one, and one left of 0 is no better kept than one as far right of it.")])]
+                               + "not these means: a ringed point may sit below or right of an unringed one.")])]
         } ?? []
         var chart = ReportDocument.ScatterChart(title: "Echo removed against near end kept, one point per mode (\(over))",
-                                   xLabel: (estimated ? "near-end attenuation in double talk, or its estimate from mic and loopback without a near-end track (dB)"
-                                                      : "near-end attenuation in double talk (dB)") + ": 0 keeps the near talker whole, under 0 sent it louder",
+                                   xLabel: (estimated ? "near-end departure in double talk, or its estimate from mic and loopback without a near-end track (dB)"
+                                                      : "near-end departure in double talk (dB)") + ": 0 keeps the near talker whole, either way is off",
                                    yLabel: "steady ERLE (dB)", points: points, highlightLabel: "best on both axes",
                                    emptyNote: "No mode has both a steady ERLE and a near-end attenuation in double talk to plot")
         // A tooltip names its axes ("1.9, ≥ 15.4" left the reader to guess which was which).
-        chart.valueNames = (estimated ? "near-end attenuation or its estimate" : "near-end attenuation", "steady ERLE")
+        chart.valueNames = (estimated ? "near-end departure or its estimate" : "near-end departure", "steady ERLE")
         return caption + [.scatterChart(chart)]
     }
 }

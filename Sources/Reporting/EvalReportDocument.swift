@@ -285,7 +285,7 @@ public enum EvalReportDocument {
     /// the two axes rather than in their table.
     /// `belowRequirement`: how many of a mode's runs miss TS 26.131's echo loss (a simulated
     /// run's echo-loss finding; a recording, which has no findings, by the same rule), and how
-    /// many have a TCLw that cannot be judged against it (a bound under 46 dB that may meet it).
+    /// many have a TCLw that cannot be judged against it (a bound under 46 dB that may meet it, or one on too few bands).
     /// A median over fewer than the mode's runs says over how many, as the Modes table's means
     /// do: a TCLw stands on 20 frames of far-end single talk, and runs without them are left out.
     static func telephonyTable(modes: [EchoControlMode], summaries: [ModeSummary],
@@ -416,7 +416,7 @@ public enum EvalReportDocument {
     }
 
     /// An item's echo path as its runs measured it: "ERL 9.6 dB, 60 ms", "ERL 9.6 to 9.7 dB, 77 ms",
-    /// "—" where no run measured either. Figures on too few frames are left out, as from the means.
+    /// "ERL 13.7 dB (pooled over 2 routes), 41 ms", "—" where no run measured either. Figures on too few frames are left out, as from the means.
     static func echoPathText(_ results: [CorpusRun.Result]) -> String {
         func range(_ values: [Double], digits: Int, unit: String) -> String? {
             guard let low = values.min(), let high = values.max() else { return nil }
@@ -427,7 +427,10 @@ public enum EvalReportDocument {
         let erls = metrics.compactMap { $0.isERLLowConfidence ? nil : $0.erlDB }
         // ERL at least some figure (the echo under the noise, no echo track) says so.
         let bound = metrics.contains { !$0.isERLLowConfidence && $0.erlDB != nil && $0.erlIsLowerBound } ? "≥ " : ""
-        let parts = [range(erls, digits: 1, unit: " dB").map { "ERL " + bound + $0 },
+        // An item that changes route pools its routes' echo into one ratio (`RunReportDocument.erlLabel`).
+        let routes = Set(results.flatMap { $0.summary?.segments.compactMap(\.route) ?? [] })
+        let pooled = routes.count > 1 ? " (pooled over \(routes.count) routes)" : ""
+        let parts = [range(erls, digits: 1, unit: " dB").map { "ERL " + bound + $0 + pooled },
                      range(metrics.compactMap(\.delayMilliseconds), digits: 0, unit: " ms")].compactMap { $0 }
         return parts.isEmpty ? "—" : parts.joined(separator: ", ")
     }

@@ -59,7 +59,9 @@ public enum HTMLWriter {
             out += "<tr>"
             for cell in row {
                 // A sort key, not the text: a value that rounds to zero is "0.0000", not "-0.0000".
-                let value = cell.value.map { " data-value=\"\(FixedDecimal.text(FixedDecimal.scaled($0, fractionDigits: 4) == 0 ? 0 : $0, fractionDigits: 4))\"" } ?? ""
+                let value = cell.value.map { value in
+                    " data-value=\"\(FixedDecimal.text(value.isFinite && FixedDecimal.scaled(value, fractionDigits: 4) == 0 ? 0 : value, fractionDigits: 4))\""
+                } ?? ""
                 let detail = cell.detail.map { " title=\"\(escape($0))\"" } ?? ""
                 out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)\(detail)>\(inline(cell.spans))</td>"
             }

@@ -16,7 +16,7 @@ public enum ReportFormatting {
         return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
-    /// A time that may be only a lower bound: "≥ 7.50 s" (a convergence settled only at the
+    /// A time that may be only a lower bound: "≥ 7.50 s" (a convergence read at a window at the
     /// mic's floor, which it may have reached before it settled).
     public static func seconds(_ value: Double?, isLowerBound: Bool) -> String {
         (value != nil && isLowerBound ? "≥ " : "") + seconds(value)

@@ -39,7 +39,7 @@ public enum RunReportDocument {
         let delayCaveat = delayPerSegment ? " (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below)"
             : changesRoute ? " (estimated once: the first route's)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
-            [.init("ERL"), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
+            [.init(Self.erlLabel(routes: report.hardware?.segments.map(\.route) ?? [])), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             // A switch of device, route or mode restarts a canceller's convergence: the call's, counted
@@ -95,6 +95,7 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds, isLowerBound: s.reconvergenceIsLowerBound)
+                       + (s.reconvergenceIsLowerBound ? " (read at a window at the mic's floor)" : "")
                        + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
                     + (delayPerSegment ? [.init(F.number(s.metrics.delayMilliseconds, digits: 2, unit: " ms"))] : [])
             })))
@@ -148,20 +149,27 @@ public enum RunReportDocument {
         return ReportDocument(title: "EchoLab run: \(report.scenarioName)", blocks: blocks)
     }
 
-    /// Why an ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
-    /// `what`: what has nothing to measure ("ERLE", "band"); `place`: where (" in this item").
-    /// Why a band of the chart has no ERLE ("8000–16000 Hz: no far-end content …"), where others
-    /// have one (with none, the chart's empty note says it): a "—" alone reads as a failure to
-    /// measure, not as a band the far end never reaches.
-    /// An octave band as the pages name it: "8000–16000 Hz".
+    /// The ERL row's label: a call that changed route pools its routes' echo into one ratio, which
+    /// is neither route's (a receiver's 30.6 dB and a speaker's 9.7 read "ERL 13.7 dB"), and says so.
+    static func erlLabel(routes: [String]) -> String {
+        var distinct: [String] = []
+        for route in routes where !distinct.contains(route) { distinct.append(route) }
+        guard distinct.count > 1 else { return "ERL" }
+        return "ERL (pooled over the routes \(distinct.joined(separator: ", ")): each route's under Segments)"
+    }
+
     /// Beside a convergence that is a lower bound: why it is one.
-    static let convergenceAtFloorNote = " (every ERLE window it settled in is a bound at the mic's floor: the output reached the floor then, "
+    static let convergenceAtFloorNote = " (its ERLE window is a bound at the mic's floor: the output reached the floor then, "
         + "and may have settled to its steady state later)"
 
+    /// An octave band as the pages name it: "8000–16000 Hz".
     static func bandName(_ band: BandERLE) -> String {
         "\(ReportFormatting.number(band.lowHz, digits: 0))–\(ReportFormatting.number(band.highHz, digits: 0)) Hz"
     }
 
+    /// Why a band of the chart has no ERLE ("8000–16000 Hz: no far-end content …"), where others
+    /// have one (with none, the chart's empty note says it): a "—" alone reads as a failure to
+    /// measure, not as a band the far end never reaches.
     static func unmeasuredBandsNote(_ bands: [BandERLE]) -> String? {
         guard bands.contains(where: { $0.erleDB != nil }) else { return nil }
         let unmeasured = bands.compactMap { band in
@@ -170,6 +178,8 @@ public enum RunReportDocument {
         return unmeasured.isEmpty ? nil : "No ERLE in " + unmeasured.joined(separator: "; ") + "."
     }
 
+    /// Why an ERLE chart is empty: no far-end single talk, or an echo under the mic's floor in it.
+    /// `what`: what has nothing to measure ("ERLE", "band"); `place`: where (" in this item").
     static func noERLENote(singleTalkFrames: Int, what: String = "ERLE", place: String = "") -> String {
         singleTalkFrames > 0 ? "The echo at the mic stays under its floor\(place): no \(what) to measure"
             : "No far-end single talk\(place): no \(what) to measure"

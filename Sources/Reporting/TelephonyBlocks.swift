@@ -60,17 +60,19 @@ enum TelephonyBlocks {
             } else {
                 "\(loss.bands.count) third octaves"
             }
-            // A figure on few of the bands is the loss of those bands alone: no verdict on 46 dB.
-            let unjudged = loss.coverage?.isTooNarrowToJudge == true
-                ? "; not judged against TS 26.131's 46 dB: the bands left out, their echo under the noise, could move it either way"
-                : ""
+            // A figure on few of the bands is the loss of those bands alone: the ones left out bound
+            // it from above, and a verdict on 46 dB only where that bound is under it.
+            let isNarrow = loss.coverage?.isTooNarrowToJudge == true
+            let unjudged = !isNarrow ? "" : "; the bands left out hold echo under the noise, so it is "
+                + (loss.atMostDB.map { "at most \(F.db($0)) whatever they lose" } ?? "unbounded above")
+                + (loss.meetsRequirement == nil ? ": not judged against TS 26.131's 46 dB" : "")
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(counted) \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
                                + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss) + unjudged, value: loss.tclwDB)])
             if loss.missesRequirement {
                 // A bound under 46 dB misses only by its upper side: "≥ 39.1 dB" alone did not show it.
-                let atMost = loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
+                let atMost = loss.isLowerBound || isNarrow ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound))\(atMost) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }

@@ -9,7 +9,7 @@ final class ProgressLine: Sendable {
     private let started = DispatchTime.now()
     /// When the line was last drawn, and whether it is on the screen (updates come from the jobs'
     /// threads).
-    private let line = Mutex<(lastDraw: UInt64, drawn: Bool)>((0, false))
+    private let line = Mutex<(lastDraw: UInt64, drawn: Bool, fraction: Double)>((0, false, 0))
     let isEnabled: Bool
 
     init(label: String, enabled: Bool = showsProgress) {
@@ -17,15 +17,18 @@ final class ProgressLine: Sendable {
         isEnabled = enabled
     }
 
-    /// `fraction` of the work is done; `speed` says how fast (e.g. "312× real time").
+    /// `fraction` of the work is done; `speed` says how fast (e.g. "312× real time"). The line
+    /// never goes back: a fraction under one already drawn draws that one (eval's jobs tell
+    /// their shares from several threads, and a finished run's count alone left out the others').
     func update(fraction: Double, detail: String = "", force: Bool = false) {
         guard isEnabled else { return }
         line.withLock { line in
             let now = DispatchTime.now().uptimeNanoseconds
+            line.fraction = max(line.fraction, min(1, max(0, fraction)))
             guard force || now - line.lastDraw >= 200_000_000 else { return }
             line.lastDraw = now
             let elapsed = Double(now - started.uptimeNanoseconds) / 1e9
-            let clamped = min(1, max(0, fraction))
+            let clamped = line.fraction
             let eta = clamped > 0.001 ? elapsed * (1 - clamped) / clamped : nil
             var text = "\(label) \(String(format: "%3.0f%%", clamped * 100))"
             if !detail.isEmpty { text += "  \(detail)" }

@@ -477,8 +477,8 @@ final class EvalGateTests: XCTestCase {
         // A missing shard: refused, the runs kept, the reports of the earlier merge gone and said.
         let missing = try runEchoLab(["merge", "s1", "--out", "merged"], in: root, timeout: 60)
         XCTAssertEqual(missing.status, 1, missing.standardError)
-        XCTAssertEqual(missing.standardError, "echolab: removed the earlier eval's eval.json, eval.md and eval.html from merged: this merge merged nothing\n"
-                       + "echolab: merge: shard 2/2 is missing (got 1/2)\n")
+        XCTAssertEqual(missing.standardError, "echolab: merge: shard 2/2 is missing (got 1/2)\n"
+                       + "echolab: removed the earlier eval's eval.json, eval.md and eval.html from merged: this merge merged nothing\n")
         XCTAssertEqual(try snapshot("merged"), earlierRuns)
         XCTAssertNotEqual(earlier, earlierRuns, "the earlier merge had its reports")
         // Never from a shard: OUT the shard itself keeps its eval.json.

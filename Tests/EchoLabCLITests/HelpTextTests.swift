@@ -303,44 +303,46 @@ final class HelpTextTests: XCTestCase {
         erle_steady_is_lower_bound). telephony holds the terminal test labs' figures:
         TCLw (TS 26.132's weighted terminal coupling loss, reference to processed in
         1/3 octaves 315–6300 Hz over the steady far-end single talk, against TS
-        26.131's 46 dB) and, with --near-end or --echo, the double-talk report (the
-        send attenuation range and its ITU-T P.340 category, the share and level
-        difference of double talk and of the far-end single talk around it). Every
-        figure carries its analysis frames; one on fewer than 20 is low-confidence.
-        clipped_samples counts the mic's and the reference's samples at or over full
-        scale (a warning on stderr names a file that clipped, a float file that went
-        over full scale, or one that is digital silence throughout). Where ERL and ERLE
-        are null, echo_unmeasured says why (no far-end single talk: the files are
-        shorter than an analysis frame, or, without --echo and --near-end, than a fit
-        of the echo path needs (a third to half a second of audio without a talker or
-        loud noise); the echo lies outside the 0–500 ms delay search, as when the
-        loopback was recorded late — also warned on stderr; the loopback is digital
-        silence; the far end never reached the mic above its noise; the echo path
-        fitted does not explain the echo; no echo above the noise where the near end is
-        silent, and the near end talks over the rest; or the near end talks over all of
-        it); where ERLE alone is null, why (the echo at the mic under its floor; or
-        under the mic's noise wherever the far end plays alone, ERL then a bound). The
-        processed file is aligned with the mic before scoring: its lag behind the mic
-        (a canceller's latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT
-        over the first minute; where the mic explains under half as much of the output
-        at its peak as at the plain correlation's, the plain peak's lag), said on
-        stderr when it is not 0, and reported as processed_lag_ms
-        (processed_lag_source: estimated, given, or not_found when the output shares
-        too little with the mic to tell, or is under a second: scored unshifted, with a
-        warning); a clear lag outside 0–500 ms (the search reaches 1 s either way) is
-        an error. --processed-lag-ms gives it instead (a warning says where the files'
-        own estimate differs by more than 1 ms). Where delay_ms is null,
-        delay_unmeasured says why (the echo outside the search; a tonal far end — a
-        tone, a held chord — whose delay repeats at every period of its notes, also
-        warned on stderr; no echo above the mic's noise where the near end is silent,
-        so a lag that stands out cannot be told from the signals' likeness; or no lag
-        standing out). Where convergence_s is null beside a steady ERLE,
-        convergence_unmeasured says why (the steady ERLE is 6 dB or less, or the ERLE
-        had not settled when the files end). The echo and near-end tracks must hold the
-        mic's parts sample for sample: one that leads or lags the mic is warned of on
-        stderr (a run's echo.wav and near.wav through a pass-through custom mic lead
-        its mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success;
-        1 bad input, or the JSON could not be written to stdout (a full disk, a reader
+        26.131's 46 dB, never met on fewer than half of the bands the far end reaches:
+        band_coverage) and, with --near-end or --echo, the double-talk report (the send
+        attenuation range and its ITU-T P.340 category, the share and level difference
+        of double talk and of the far-end single talk around it). Every figure carries
+        its analysis frames; one on fewer than 20 is low-confidence. clipped_samples
+        counts the mic's and the reference's samples at or over full scale (a warning
+        on stderr names a file that clipped, a float file that went over full scale, or
+        one that is digital silence throughout). Where ERL and ERLE are null,
+        echo_unmeasured says why (no far-end single talk: the files are shorter than an
+        analysis frame, or, without --echo and --near-end, than a fit of the echo path
+        needs (a third to half a second of audio without a talker or loud noise); the
+        echo lies outside the 0–500 ms delay search, as when the loopback was recorded
+        late — also warned on stderr; the loopback is digital silence; the far end
+        never reached the mic above its noise; the echo path fitted does not explain
+        the echo; no echo above the noise where the near end is silent, and the near
+        end talks over the rest; or the near end talks over all of it); where ERLE
+        alone is null, why (the echo at the mic under its floor; or under the mic's
+        noise wherever the far end plays alone, ERL then a bound). The processed file
+        is aligned with the mic before scoring: its lag behind the mic (a canceller's
+        latency, 0 to 500 ms) is estimated from the two files (GCC-PHAT over the first
+        minute; where the mic explains under half as much of the output at its peak as
+        at the plain correlation's, the plain peak's lag), said on stderr when it is
+        not 0, and reported as processed_lag_ms (processed_lag_source: estimated,
+        given, or not_found when the output shares too little with the mic to tell, or
+        is under a second: scored unshifted, with a warning); a clear lag outside 0–500
+        ms (the search reaches 1 s either way) is an error. --processed-lag-ms gives it
+        instead (a warning says where the files' own estimate differs by more than 1
+        ms). Where delay_ms is null, delay_unmeasured says why (the echo outside the
+        search; a tonal far end — a tone, a held chord — whose delay repeats at every
+        period of its notes, also warned on stderr; no echo above the mic's noise where
+        the near end is silent, so a lag that stands out cannot be told from the
+        signals' likeness; or no lag standing out). Where convergence_s is null beside
+        a steady ERLE, convergence_unmeasured says why (the steady ERLE is 6 dB or
+        less, or the ERLE had not settled when the files end);
+        convergence_is_lower_bound marks one read at a window at the mic's floor (it
+        settled then or later). The echo and near-end tracks must hold the mic's parts
+        sample for sample: one that leads or lags the mic is warned of on stderr (a
+        run's echo.wav and near.wav through a pass-through custom mic lead its
+        mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success; 1
+        bad input, or the JSON could not be written to stdout (a full disk, a reader
         that went away; one line on stderr); 64 usage error; 129/130/143 interrupted by
         SIGHUP/SIGINT/SIGTERM (nothing printed).
 
@@ -512,16 +514,17 @@ final class HelpTextTests: XCTestCase {
         The runs are copied into a hidden folder in OUT first: a merge that fails
         leaves OUT's runs as they were and removes its earlier eval.json, eval.md and
         eval.html, as an eval that runs nothing does (its exit status, 1, is also a
-        merge's with failed runs); one interrupted before the runs move into place
-        leaves OUT as it was (a signal once they move lets the merge finish and says
-        so; the exit status is then the merge's). An interrupted shard makes the merge
-        incomplete ("complete": false), which `compare` fails. Exit codes: 0 merged,
-        every run succeeded; 1 merged with failed runs (as eval: their errors are
-        printed and eval.json lists them) or with an interrupted shard (named), or a
-        shard cannot be read, does not fit the others, or OUT cannot be written; 3 lint
-        findings with --strict (every run merged); 64 usage error; 129/130/143
-        interrupted by SIGHUP/SIGINT/SIGTERM before the runs moved (nothing merged).
-        See deploy/ for a CI matrix and a Kubernetes Indexed Job.
+        merge's with failed runs; never a shard's, nor where earlier runs wait to be
+        moved back); one interrupted before the runs move into place leaves OUT as it
+        was (a signal once they move lets the merge finish and says so; the exit status
+        is then the merge's). An interrupted shard makes the merge incomplete
+        ("complete": false), which `compare` fails. Exit codes: 0 merged, every run
+        succeeded; 1 merged with failed runs (as eval: their errors are printed and
+        eval.json lists them) or with an interrupted shard (named), or a shard cannot
+        be read, does not fit the others, or OUT cannot be written; 3 lint findings
+        with --strict (every run merged); 64 usage error; 129/130/143 interrupted by
+        SIGHUP/SIGINT/SIGTERM before the runs moved (nothing merged). See deploy/ for a
+        CI matrix and a Kubernetes Indexed Job.
 
         USAGE: echolab merge <shards> ... --out <out> [--strict]
 

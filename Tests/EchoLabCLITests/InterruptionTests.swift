@@ -319,6 +319,24 @@ final class InterruptionTests: XCTestCase {
         XCTAssertTrue(shares.contains { $0 < 100 }, "no line before the run finished: \(eval.text)")
         XCTAssertEqual(shares.last, 100, eval.text)
         XCTAssertEqual(shares, shares.sorted(), "the share never goes back: \(eval.text)")
+        // Nor with two jobs, each telling its run's share: a finished run's count alone, drawn
+        // after them, read 8 % → 6 %, 62 → 56.
+        let corpus = root.appendingPathComponent("corpus")
+        try FileManager.default.createDirectory(at: corpus, withIntermediateDirectories: true)
+        for index in 1...3 {
+            _ = try writeScenario("""
+                {"name": "progress\(index)", "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": \(index)},
+                 "aec": {"mode": "disabled"}, "duration_s": \(20 + 5 * index)}
+                """, named: "p\(index).json", in: corpus)
+        }
+        let jobs = try onATerminal(["eval", corpus.path, "--modes", "disabled,speex:intensityRecommended", "--jobs", "2",
+                                    "--out", root.appendingPathComponent("tty-jobs").path, "--no-taps"])
+        XCTAssertEqual(jobs.status, 0, jobs.text)
+        let jobShares = jobs.text.components(separatedBy: "\r\u{1B}[Keval ").dropFirst().compactMap { line in
+            Int(line.prefix { $0 != "%" }.trimmingCharacters(in: .whitespaces))
+        }
+        XCTAssertGreaterThan(jobShares.count, 6, jobs.text)
+        XCTAssertEqual(jobShares, jobShares.sorted(), "the share never goes back: \(jobs.text)")
         // `process` of a long recording too (it printed nothing for a two-minute file), and
         // nothing through a pipe.
         let noise = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: 48_000, count: 30 * 48_000, seed: 3)

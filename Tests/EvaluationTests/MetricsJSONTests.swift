@@ -16,7 +16,7 @@ final class MetricsJSONTests: XCTestCase {
                                      singleTalkAttenuationDB: nil, singleTalkDistortionDB: -20, singleTalkFrames: 0),
         telephony: TelephonyMeasures(
             echoLoss: WeightedEchoLoss(tclwDB: 47.5, isLowerBound: true, bands: [.init(centreHz: 1000, lossDB: 47.5, isLowerBound: true)],
-                                       analysisFrames: 30, bandsReached: 2),
+                                       analysisFrames: 30, leftOutHz: [2000]),
             echoLossUnmeasuredReason: nil,
             doubleTalk: DoubleTalkReport(doubleTalkFrames: 2, doubleTalkShare: 0.2, levelDifferenceDB: 1.5, levelDifferenceIsLowerBound: false,
                                          attenuationRangeDB: 7.25, attenuationRangeIsLowerBound: false, attenuationRangeFrames: 2,

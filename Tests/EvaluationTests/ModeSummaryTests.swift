@@ -115,7 +115,7 @@ final class ModeSummaryTests: XCTestCase {
 
     /// A mode's near-end statistics and its corpus mean count each run's departure, either way:
     /// an automatic gain control's 2.93 dB boost on one item cancelled a 5.7 dB cut on another,
-    /// and the mode read 0.2 dB where its runs moved the talker 4.3 dB on average.
+    /// and the mode read 1.4 dB where its runs moved the talker 4.3 dB on average.
     func testANearEndBoostDoesNotCancelACut() throws {
         func run(_ mode: String, erle: Double, nearEnd: Double) -> EvalDocument.Run {
             HandBuiltRuns.run(mode, metrics: HandBuiltRuns.metrics(erleSteady: erle, nearEnd: HandBuiltRuns.nearEnd(attenuation: nearEnd)))
@@ -129,7 +129,7 @@ final class ModeSummaryTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(summary.nearEndAttenuationDB.median), (5.7 + 2.93) / 2, accuracy: 1e-12)
         let means = try XCTUnwrap(BestModes.comparedMeans(items.map { EvalDocument.points($0) }))
         let speex = try XCTUnwrap(means.points.first { $0.mode == "speex:intensityMax" })
-        // The trade-off plot's point: signed, 1.4 dB.
+        // The trade-off plot's point too (signed, it read 1.4 dB).
         XCTAssertEqual(try XCTUnwrap(speex.nearEndAttenuationDB), (5.7 + 2.93) / 2, accuracy: 1e-12)
     }
 }

@@ -46,12 +46,14 @@ final class ReportDocumentTests: XCTestCase {
     /// sign: "-0.0000" stood in report.html beside the text "0.0".
     func testASortKeyThatRoundsToZeroHasNoSign() {
         let html = HTMLWriter.render(ReportDocument(title: "t", blocks: [.table(.init(header: ["a"], rows: [
-            [.init("0.0", value: -0.00004)], [.init("-0.0", value: -0.00006)], [.init("-2.5", value: -2.5)],
+            [.init("0.0", value: -0.00004)], [.init("-0.0", value: -0.00006)], [.init("-2.5", value: -2.5)], [.init("inf", value: -.infinity)],
         ]))]))
         XCTAssertTrue(html.contains("data-value=\"0.0000\""), html)
         XCTAssertFalse(html.contains("data-value=\"-0.0000\""), html)
         XCTAssertTrue(html.contains("data-value=\"-0.0001\""), html)
         XCTAssertTrue(html.contains("data-value=\"-2.5000\""), html)
+        // Not a number that rounds to zero: kept as it was written.
+        XCTAssertTrue(html.contains("data-value=\"-inf\""), html)
     }
 
     func testAnEmptyChartSaysWhyInsteadOfDrawingZero() throws {

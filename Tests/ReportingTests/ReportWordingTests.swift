@@ -65,7 +65,16 @@ final class ReportWordingTests: XCTestCase {
         XCTAssertTrue(page.contains("**Echo loss below TS 26.131's requirement:** TCLw ≥ 5.1 dB and at most \(ReportFormatting.db(most)) against 46.0 dB"), page)
     }
 
-    /// A convergence that settled only at the mic's floor prints as the bound it is.
+    /// A call that changed route pools its routes' echo into one ERL, which is neither route's (a
+    /// receiver's 30.6 dB and a speaker's 9.7 read "ERL 13.7 dB"): the label says so.
+    func testAnERLOverTwoRoutesSaysItIsPooled() {
+        XCTAssertEqual(RunReportDocument.erlLabel(routes: []), "ERL")
+        XCTAssertEqual(RunReportDocument.erlLabel(routes: ["speaker", "speaker"]), "ERL", "a format change on one route")
+        XCTAssertEqual(RunReportDocument.erlLabel(routes: ["receiver", "speaker", "receiver"]),
+                       "ERL (pooled over the routes receiver, speaker: each route's under Segments)")
+    }
+
+    /// A convergence read at a window at the mic's floor prints as the bound it is.
     func testAConvergenceAtTheFloorPrintsAsABound() {
         XCTAssertEqual(ReportFormatting.seconds(7.5, isLowerBound: true), "≥ 7.50 s")
         XCTAssertEqual(ReportFormatting.seconds(7.5, isLowerBound: false), "7.50 s")
@@ -74,20 +83,31 @@ final class ReportWordingTests: XCTestCase {
 
     /// A TCLw on few of the bands the far end reaches names them and says it is not judged: a
     /// canceller removing 5 dB read 48.9 dB on 2 of 14 bands and "met" 46 dB.
-    func testATCLwOnFewBandsNamesThemAndIsNotJudged() {
+    func testATCLwOnFewBandsNamesThemAndIsNotJudged() throws {
         let bands = [WeightedEchoLoss.BandLoss(centreHz: 315, lossDB: 48.1, isLowerBound: false),
                      WeightedEchoLoss.BandLoss(centreHz: 400, lossDB: 49.7, isLowerBound: false)]
-        let few = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, bandsReached: 14)
+        // The twelve third octaves over 400 Hz, to 6.3 kHz.
+        let leftOut: [Double] = [500, 630, 800, 1000, 1250, 1600, 2000, 2500, 3150, 4000, 5000, 6300]
+        let few = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, leftOutHz: leftOut)
         XCTAssertNil(few.meetsRequirement)
+        let most = ReportFormatting.db(try XCTUnwrap(few.atMostDB))
         func page(_ loss: WeightedEchoLoss) -> String {
             MarkdownWriter.render(ReportDocument(title: "t", blocks: TelephonyBlocks.make(
                 TelephonyMeasures(echoLoss: loss, echoLossUnmeasuredReason: nil, doubleTalk: nil, doubleTalkUnmeasuredReason: "none"))))
         }
         XCTAssertTrue(page(few).contains("| TCLw (TS 26.132 §8.7.1, 2 of the 14 third octaves the far end reaches, 315–400 Hz, steady far-end single talk) "
-                                         + "| 48.9 dB (300 analysis frames); not judged against TS 26.131's 46 dB: the bands left out, "
-                                         + "their echo under the noise, could move it either way |"), page(few))
+                                         + "| 48.9 dB (300 analysis frames); the bands left out hold echo under the noise, so it is "
+                                         + "at most \(most) whatever they lose: not judged against TS 26.131's 46 dB |"), page(few))
+        // Under 46 dB however much the others lose: a miss, said with its ceiling.
+        let low = [WeightedEchoLoss.BandLoss(centreHz: 315, lossDB: 6.1, isLowerBound: false),
+                   WeightedEchoLoss.BandLoss(centreHz: 400, lossDB: 5.9, isLowerBound: false)]
+        let miss = WeightedEchoLoss(tclwDB: 6, isLowerBound: false, bands: low, analysisFrames: 300, leftOutHz: leftOut)
+        XCTAssertEqual(miss.meetsRequirement, false)
+        let lowMost = ReportFormatting.db(try XCTUnwrap(miss.atMostDB))
+        XCTAssertTrue(page(miss).contains("so it is at most \(lowMost) whatever they lose |"), page(miss))
+        XCTAssertTrue(page(miss).contains("**Echo loss below TS 26.131's requirement:** TCLw 6.0 dB and at most \(lowMost) against 46.0 dB"), page(miss))
         // Every band the far end reaches measured: the row reads as before.
-        let whole = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, bandsReached: 2)
+        let whole = WeightedEchoLoss(tclwDB: 48.9, isLowerBound: false, bands: bands, analysisFrames: 300, leftOutHz: [])
         XCTAssertEqual(whole.meetsRequirement, true)
         XCTAssertTrue(page(whole).contains("| TCLw (TS 26.132 §8.7.1, 2 third octaves 315–400 Hz, steady far-end single talk) | 48.9 dB (300 analysis frames) |"),
                       page(whole))
@@ -110,12 +130,12 @@ final class ReportWordingTests: XCTestCase {
         let blocks = EvalReportDocument.tradeOffChart(BestModes.comparedMeans(items), front: BestModes.front(ofItems: items))
         guard case .paragraph(let caption)? = blocks.first, case .scatterChart(let chart)? = blocks.last else { return XCTFail("caption, then the plot") }
         XCTAssertEqual(text(caption), "Each point is a mode's mean steady ERLE over the 1 item (of 2) on which every mode plotted has one, "
-                       + "and its mean near-end attenuation over the 2 items on which every mode plotted has one, "
+                       + "and its mean near-end departure (the attenuation either way: a talker sent louder counts as far off as one cut "
+                       + "as much) over the 2 items on which every mode plotted has one, "
                        + "while the Modes table's means are over each mode's own runs: its order can differ from the table's. "
                        + "≥ marks a mean over a lower bound (an arrow the way the truth may lie). The rings follow the corpus front "
-                       + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means, and reads the "
-                       + "near end by how far it moved either way: a ringed point may sit below or right of an unringed one, and one "
-                       + "left of 0 is no better kept than one as far right of it.")
+                       + "(★ in the Modes table), which compares modes pair by pair, item by item, not these means: a ringed point "
+                       + "may sit below or right of an unringed one.")
         let b = try XCTUnwrap(chart.points.first { $0.name == "b" })
         XCTAssertTrue(b.yIsLowerBound && !b.xIsLowerBound, "the mean over a bound is one")
         XCTAssertEqual(b.yText, "≥ 15.4")
@@ -384,7 +404,7 @@ final class ReportWordingTests: XCTestCase {
         // And what its other columns are: a reader met p10, distortion and pipeline issues unexplained.
         for phrase in ["p10 is steady ERLE's 10th percentile", "Near-end distortion is the output's difference from the near end",
                        "The near-end attenuation's mean and median are over each run's departure, either way",
-                       "≥ marks one that settled only in windows at the mic's floor", "Pipeline issues are underruns"] {
+                       "≥ marks a lower bound: a run's convergence read at a window at the mic's floor", "Pipeline issues are underruns"] {
             XCTAssertTrue(text(spans).contains(phrase), phrase)
         }
     }
