@@ -143,17 +143,9 @@ final class TelephonyMeasuresTests: XCTestCase {
     /// TCLw is the path's loss with nothing cancelled, its 20 dB more for the worse canceller, and
     /// a bound over both for the perfect one.
     func testBandsWhoseEchoStaysUnderTheNoiseAreLeftOut() throws {
-        let count = 6 * 48_000
-        let strong = TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 250, highHz: 1800, seed: 7)
-        let weak = TestSignals.scaled(TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 1800, highHz: 7000, seed: 8), gainDB: -38)
-        let reference = TestSignals.sum(strong, weak)
-        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
-        let noise = TestSignals.noise(count: count, dbfs: -66, seed: 3)
-        let mic = TestSignals.sum(echo, noise)
-        func loss(_ sent: [Float]) throws -> WeightedEchoLoss {
-            try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic,
-                                                       processed: sent, echo: echo, nearEnd: noise)).whole.telephony?.echoLoss)
-        }
+        let scene = BandScene(strongHz: 250..<1800, weakDB: -38, noiseDBFS: -66)
+        let (mic, echo, noise) = (scene.mic, scene.echo, scene.noise)
+        func loss(_ sent: [Float]) throws -> WeightedEchoLoss { try scene.loss(sent, analyzer: analyzer) }
         let passThrough = try loss(mic), perfect = try loss(noise), worse = try loss(TestSignals.sum(noise, TestSignals.scaled(echo, gainDB: -20)))
         for measured in [passThrough, perfect, worse] {
             XCTAssertTrue(measured.bands.allSatisfy { $0.centreHz <= 2000 }, "only where the echo stands over the noise: \(measured.bands.map(\.centreHz))")
@@ -178,17 +170,9 @@ final class TelephonyMeasuresTests: XCTestCase {
     /// 5 dB "met" 46 dB there. It never meets the requirement so; it misses it only where it stays
     /// under 46 dB with every band left out losing all of its echo.
     func testAFigureOnFewOfTheBandsTheFarEndReachesIsNotJudged() throws {
-        let count = 6 * 48_000
-        let strong = TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 300, highHz: 390, seed: 7)
-        let weak = TestSignals.scaled(TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: 390, highHz: 7000, seed: 8), gainDB: -36)
-        let reference = TestSignals.sum(strong, weak)
-        let echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
-        let noise = TestSignals.noise(count: count, dbfs: -60, seed: 3)
-        let mic = TestSignals.sum(echo, noise)
-        func loss(_ sent: [Float]) throws -> WeightedEchoLoss {
-            try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic,
-                                                       processed: sent, echo: echo, nearEnd: noise)).whole.telephony?.echoLoss)
-        }
+        let scene = BandScene(strongHz: 300..<390, weakDB: -36, noiseDBFS: -60)
+        let (mic, echo, noise) = (scene.mic, scene.echo, scene.noise)
+        func loss(_ sent: [Float]) throws -> WeightedEchoLoss { try scene.loss(sent, analyzer: analyzer) }
         let passThrough = try loss(mic), cancelled = try loss(TestSignals.sum(TestSignals.scaled(noise, gainDB: -20), TestSignals.scaled(echo, gainDB: -48)))
         let leftOut = Array(ThirdOctaveBands.nominalCentresHz.dropFirst(2))
         for measured in [passThrough, cancelled] {
@@ -355,5 +339,29 @@ final class TelephonyMeasuresTests: XCTestCase {
         let json = try JSONValueEncoder().encode(telephony)
         XCTAssertEqual(json["double_talk"], .null)
         XCTAssertNotNil(json["echo_loss"]?["tclw_db"])
+    }
+}
+
+/// A far end strong in `strongHz` and `weakDB` under it from there to 7 kHz, through a 40 ms,
+/// −6 dB echo path, into a mic with white noise: the echo stands over the noise in the strong
+/// bands only, while the far end reaches every third octave to 6.3 kHz.
+private struct BandScene {
+    let reference: [Float], echo: [Float], noise: [Float], mic: [Float]
+
+    init(strongHz: Range<Double>, weakDB: Double, noiseDBFS: Double, seconds: Int = 6) {
+        let count = seconds * 48_000
+        let strong = TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: strongHz.lowerBound, highHz: strongHz.upperBound, seed: 7)
+        let weak = TestSignals.scaled(TestSignals.bandLimitedNoise(count: count, sampleRate: 48_000, lowHz: strongHz.upperBound, highHz: 7000, seed: 8),
+                                      gainDB: weakDB)
+        reference = TestSignals.sum(strong, weak)
+        echo = TestSignals.delayed(reference, by: 1920, gainDB: -6)
+        noise = TestSignals.noise(count: count, dbfs: noiseDBFS, seed: 3)
+        mic = TestSignals.sum(echo, noise)
+    }
+
+    /// The TCLw of `sent` as the output.
+    func loss(_ sent: [Float], analyzer: EchoAnalyzer) throws -> WeightedEchoLoss {
+        try XCTUnwrap(analyzer.analyze(EchoSignals(sampleRate: 48_000, reference: reference, mic: mic,
+                                                   processed: sent, echo: echo, nearEnd: noise)).whole.telephony?.echoLoss)
     }
 }
