@@ -33,8 +33,8 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// Earliest series time t such that the series value at t is non-nil and every later non-nil
     /// value is within ±tolerance (3 dB) of the steady-state ERLE; nil if none or no steady state.
     public var convergenceSeconds: Double?
-    /// The window it is read at is a bound at the mic's floor: the output reached the floor at
-    /// `convergenceSeconds`, and it settled to its steady state then or later (a lower bound).
+    /// The steady ERLE, or a window from `convergenceSeconds` on, is a bound at the mic's floor:
+    /// the truth may stand over the band there, so it settled then or later (a lower bound).
     public var convergenceIsLowerBound = false
     /// Bulk delay reference→mic estimated by GCC-PHAT from the first ~32 far-end-active blocks of
     /// the call (within the first `delayWarmupSeconds`), in milliseconds — in a call that changed its echo
@@ -383,8 +383,7 @@ public struct SegmentMetrics: Codable, Equatable, Sendable {
     public var erleSteadyIsLowerBound: Bool
     /// Seconds after `startSample` at which ERLE settles within tolerance of the segment's steady state.
     public var convergenceSeconds: Double?
-    /// Read at a window that is a bound at the mic's floor: a lower bound
-    /// (`EchoMetrics.convergenceIsLowerBound`).
+    /// A lower bound, a bound at the mic's floor from then on (`EchoMetrics.convergenceIsLowerBound`).
     public var convergenceIsLowerBound = false
     /// Far-end single-talk frames inside the segment (ERL and ERLE are measured over them).
     public var singleTalkFrames: Int

@@ -233,7 +233,7 @@ struct FrameLedger: Sendable {
             return ERLEPoint(timeSeconds: Double(window * stepSamples) / Double(sampleRate), erleDB: value.value,
                              isLowerBound: value.isLowerBound, frames: windowFrames[window])
         }
-        let convergence = Self.convergence(series, steady: steady.value, toleranceDB: toleranceDB)
+        let convergence = Self.convergence(series, steady: steady.value, steadyIsLowerBound: steady.isLowerBound, toleranceDB: toleranceDB)
         return RangeSummary(erlDB: erl, erlFrames: erlFrames, erlIsLowerBound: erlIsLowerBound,
                             erleDB: erle.value, erleIsLowerBound: erle.isLowerBound,
                             erleSteadyDB: steady.value, erleSteadyIsLowerBound: steady.isLowerBound,
@@ -356,24 +356,30 @@ struct FrameLedger: Sendable {
     /// (one such window at a quiet stretch, "≥ 28 dB" beside a steady "≥ 38 dB", made a canceller
     /// settled from 0.5 s converge at 9.5 s, and at 113.5 s of a two-minute call). A bound over
     /// the band has left it, as a measurement has.
-    /// Where the window it is read at is such a bound, the time is a lower bound (`isLowerBound`):
-    /// the output reached the floor then, and the ERLE there may stand over the band, still
-    /// rising under the floor, so it settled to its steady state then or later. Read as a time,
-    /// a canceller whose every window was "≥" converged "at 0.00 s", the fastest of all, and one
-    /// whose first window after a route change's double talk was at the floor "at 7.5 s".
-    static func convergence(_ series: [ERLEPoint], steady: Double?, toleranceDB: Double) -> (seconds: Double?, isLowerBound: Bool) {
+    /// Where the steady state is a bound at the mic's floor, or a window from the one it is read at
+    /// on is, the time is a lower bound (`isLowerBound`): the truth may stand over the band there
+    /// (the steady state higher, the ERLE still rising under the floor), so it settled then or
+    /// later. Read as a time, a canceller whose every window was "≥" converged "at 0.00 s", the
+    /// fastest of all, and one whose first window after a route change's double talk was at the
+    /// floor "at 7.5 s"; one read at a measured 25.5 dB beside a steady "≥ 28.0 dB", "at 7.5 s",
+    /// where its segment from 4 s settled after 8 s.
+    static func convergence(_ series: [ERLEPoint], steady: Double?, steadyIsLowerBound: Bool = false,
+                            toleranceDB: Double) -> (seconds: Double?, isLowerBound: Bool) {
         guard let steady, steady > 2 * toleranceDB else { return (nil, false) }
         var earliest: ERLEPoint?
         var settled = 0
+        var bounded = steadyIsLowerBound, boundSince = steadyIsLowerBound
         for point in ERLEPoint.convergenceWindows(series).reversed() {
             guard let value = point.erleDB else { continue }
+            bounded = bounded || point.isLowerBound
             if point.isLowerBound && value < steady - toleranceDB { continue }
             guard abs(value - steady) <= toleranceDB else { break }
             earliest = point
             settled += 1
+            boundSince = bounded
         }
         guard settled >= 2, let earliest else { return (nil, false) }
-        return (earliest.timeSeconds, earliest.isLowerBound)
+        return (earliest.timeSeconds, boundSince)
     }
 
     /// Rows of `table` (the single-talk rows unless told) whose frame index, in its first

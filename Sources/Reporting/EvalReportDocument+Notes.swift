@@ -21,8 +21,8 @@ extension EvalReportDocument {
             + "leaves it unknown (each run's report says which, in "
         // A key is code: inside the text the writers would escape its backticks, and the page show them.
         let closing = "); its median is over the runs that have one, and says over how many where that is not all of them; "
-            + "≥ marks a lower bound: a run's convergence read at a window at the mic's floor, which it may have reached before it "
-            + "settled, or a median such a run can move. "
+            + "≥ marks a lower bound: a run's convergence where its steady ERLE or a window from then on is a bound at the mic's floor "
+            + "(it may have settled later), or a median such a run can move. "
             + "p10 is steady ERLE's 10th percentile (the worst tenth of the runs). Near-end distortion is the output's difference "
             + "from the near end in double talk, residual echo included (lower is better). The near-end attenuation's mean and median "
             + "are over each run's departure, either way: a talker sent louder than it spoke (an automatic gain control's gain) is as "

@@ -59,8 +59,9 @@ public enum HTMLWriter {
             out += "<tr>"
             for cell in row {
                 // A sort key, not the text: a value that rounds to zero is "0.0000", not "-0.0000".
-                let value = cell.value.map { value in
-                    " data-value=\"\(FixedDecimal.text(value.isFinite && FixedDecimal.scaled(value, fractionDigits: 4) == 0 ? 0 : value, fractionDigits: 4))\""
+                // A sort key of a number only: "inf" or "nan" read as NaN and left the sort unstable.
+                let value = cell.value.flatMap { value in
+                    value.isFinite ? " data-value=\"\(FixedDecimal.text(FixedDecimal.scaled(value, fractionDigits: 4) == 0 ? 0 : value, fractionDigits: 4))\"" : nil
                 } ?? ""
                 let detail = cell.detail.map { " title=\"\(escape($0))\"" } ?? ""
                 out += "<td\(cell.isNumeric ? " class=\"num\"" : "")\(value)\(detail)>\(inline(cell.spans))</td>"

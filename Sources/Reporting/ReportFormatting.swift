@@ -16,8 +16,8 @@ public enum ReportFormatting {
         return text + unit
     }
     public static func seconds(_ value: Double?) -> String { number(value, digits: 2, unit: " s") }
-    /// A time that may be only a lower bound: "≥ 7.50 s" (a convergence read at a window at the
-    /// mic's floor, which it may have reached before it settled).
+    /// A time that may be only a lower bound: "≥ 7.50 s" (a convergence whose steady state or later
+    /// windows are bounds at the mic's floor: it may have settled later).
     public static func seconds(_ value: Double?, isLowerBound: Bool) -> String {
         (value != nil && isLowerBound ? "≥ " : "") + seconds(value)
     }

@@ -39,7 +39,7 @@ public enum RunReportDocument {
         let delayCaveat = delayPerSegment ? " (the first that has one; searched again after each change of route, input or formats and each switch to or from a pass-through mic: each segment's below)"
             : changesRoute ? " (estimated once: the first route's)" : ""
         blocks.append(.table(.init(header: ["metric", "value"], rows: [
-            [.init(Self.erlLabel(routes: report.hardware?.segments.map(\.route) ?? [])), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
+            [.init(Self.erlLabel(routes: m.erlDB == nil ? [] : report.hardware?.segments.map(\.route) ?? [])), .init(F.counted(m.erlDB, isLowerBound: m.erlIsLowerBound, frames: m.erlFrames))],
             [.init("ERLE (whole call)"), .init(F.counted(m.erleDB, isLowerBound: m.erleIsLowerBound, frames: m.gate.singleTalkFrames))],
             [.init("ERLE steady state"), .init(F.counted(m.erleSteadyDB, isLowerBound: m.erleSteadyIsLowerBound, frames: m.erleSteadyFrames))],
             // A switch of device, route or mode restarts a canceller's convergence: the call's, counted
@@ -95,7 +95,7 @@ public enum RunReportDocument {
                  .init(F.figure(s.metrics.erleDB, isLowerBound: s.metrics.erleIsLowerBound, frames: s.metrics.singleTalkFrames)),
                  .init(F.figure(s.metrics.erleSteadyDB, isLowerBound: s.metrics.erleSteadyIsLowerBound, frames: s.metrics.erleSteadyFrames)),
                  .init(F.seconds(s.reconvergenceSeconds, isLowerBound: s.reconvergenceIsLowerBound)
-                       + (s.reconvergenceIsLowerBound ? " (read at a window at the mic's floor)" : "")
+                       + (s.reconvergenceIsLowerBound ? " (a bound at the mic's floor from then on: it may have settled later)" : "")
                        + (s.reconvergenceUnmeasuredReason.map { " (\($0))" } ?? "")), .init("\(s.clicksAtStart)")]
                     + (delayPerSegment ? [.init(F.number(s.metrics.delayMilliseconds, digits: 2, unit: " ms"))] : [])
             })))
@@ -150,17 +150,18 @@ public enum RunReportDocument {
     }
 
     /// The ERL row's label: a call that changed route pools its routes' echo into one ratio, which
-    /// is neither route's (a receiver's 30.6 dB and a speaker's 9.7 read "ERL 13.7 dB"), and says so.
+    /// is neither route's (a receiver's 30.6 dB and a speaker's 9.7 read "ERL 13.7 dB"), and says so
+    /// (`routes`: the call's, empty where there is no ERL to say it of).
     static func erlLabel(routes: [String]) -> String {
         var distinct: [String] = []
         for route in routes where !distinct.contains(route) { distinct.append(route) }
         guard distinct.count > 1 else { return "ERL" }
-        return "ERL (pooled over the routes \(distinct.joined(separator: ", ")): each route's under Segments)"
+        return "ERL (pooled over the routes \(distinct.joined(separator: ", ")): each segment's under Segments)"
     }
 
     /// Beside a convergence that is a lower bound: why it is one.
-    static let convergenceAtFloorNote = " (its ERLE window is a bound at the mic's floor: the output reached the floor then, "
-        + "and may have settled to its steady state later)"
+    static let convergenceAtFloorNote = " (a lower bound: its steady ERLE, or a window from then on, is a bound at the mic's floor, "
+        + "so it may have settled later)"
 
     /// An octave band as the pages name it: "8000–16000 Hz".
     static func bandName(_ band: BandERLE) -> String {

@@ -16,9 +16,22 @@ enum TelephonyBlocks {
             let low = ReportFormatting.number(values.min(), digits: digits), high = ReportFormatting.number(values.max(), digits: digits)
             return low == high ? low : "\(low)–\(high)"
         }
-        let most = loss.atMostDB.map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
+        // On too few bands the most counts the bands left out too: said with them (`narrowText`).
+        let most = loss.coverage?.isTooNarrowToJudge == true ? nil
+            : loss.atMostDB.map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
         return "; \(bounds.count) of \(loss.bands.count) bands are bounds, the far end standing \(span(bounds.map(\.lossDB), digits: 1)) dB "
             + "over the floor in them (\(span(bounds.map(\.centreHz), digits: 0)) Hz)" + (most ?? "")
+    }
+
+    /// Beside a TCLw on too few of the bands the far end reaches: the loss of those bands alone,
+    /// and over all the reached ones at most what it is with the others losing all of their echo
+    /// (`tclw_at_most_db`), which can lie under the figure (the left-out bands widen its span);
+    /// a verdict on 46 dB only where that is under it. Empty for a figure on enough bands.
+    static func narrowText(_ loss: WeightedEchoLoss) -> String {
+        guard let coverage = loss.coverage, coverage.isTooNarrowToJudge else { return "" }
+        return "; the bands left out hold echo under the noise: over the \(coverage.reached) the far end reaches it is "
+            + (loss.atMostDB.map { "at most \(ReportFormatting.db($0)) whatever they lose" } ?? "unbounded above")
+            + (loss.meetsRequirement == nil ? ": not judged against TS 26.131's 46 dB" : "")
     }
 
     /// "2 of the 14 third octaves the far end reaches": the bands a TCLw stands on.
@@ -60,19 +73,16 @@ enum TelephonyBlocks {
             } else {
                 "\(loss.bands.count) third octaves"
             }
-            // A figure on few of the bands is the loss of those bands alone: the ones left out bound
-            // it from above, and a verdict on 46 dB only where that bound is under it.
             let isNarrow = loss.coverage?.isTooNarrowToJudge == true
-            let unjudged = !isNarrow ? "" : "; the bands left out hold echo under the noise, so it is "
-                + (loss.atMostDB.map { "at most \(F.db($0)) whatever they lose" } ?? "unbounded above")
-                + (loss.meetsRequirement == nil ? ": not judged against TS 26.131's 46 dB" : "")
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(counted) \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
-                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss) + unjudged, value: loss.tclwDB)])
+                               + "\(F.analysisFrames(loss.analysisFrames)))" + Self.boundText(loss) + Self.narrowText(loss), value: loss.tclwDB)])
             if loss.missesRequirement {
                 // A bound under 46 dB misses only by its upper side: "≥ 39.1 dB" alone did not show it.
-                let atMost = loss.isLowerBound || isNarrow ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
+                // On too few bands the most is over every band the far end reaches, not the figure's.
+                let atMost = isNarrow ? loss.atMostDB.map { " on its \(loss.bands.count) bands, at most \(F.db($0)) over the \(loss.coverage!.reached) the far end reaches," } ?? ""
+                    : loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound))\(atMost) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }

@@ -16,8 +16,9 @@ struct MergeCommand: ParsableCommand {
         folder (ITEM/MODE/, copied) and eval.json, eval.md and eval.html recomputed over all runs: byte-identical to an \
         unsharded run's but for timing. OUT is locked while it is written, as eval locks its own. The runs are copied \
         into a hidden folder in OUT first: a merge that fails leaves OUT's runs as they were and removes its earlier \
-        eval.json, eval.md and eval.html, as an eval that runs nothing does (its exit status, 1, is also a merge's with \
-        failed runs; never a shard's, nor where earlier runs wait to be moved back); one interrupted before the runs move into place leaves OUT as it was (a signal once they move lets \
+        eval.json, eval.md and eval.html, as an eval that runs nothing does, since its exit status, 1, is also a merge's \
+        with failed runs (not where OUT is or lies in a shard, holds earlier runs waiting to be moved back, or a run folder \
+        merge may not replace); one interrupted before the runs move into place leaves OUT as it was (a signal once they move lets \
         the merge finish and says so; the exit status is then the merge's). An interrupted shard makes the merge incomplete ("complete": false), which \
         `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with failed runs (as eval: their errors \
         are printed and eval.json lists them) or with an interrupted shard (named), or a shard cannot be read, does not fit the others, or OUT cannot be written; 3 lint findings with --strict (every run merged); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM \

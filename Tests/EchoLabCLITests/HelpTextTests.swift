@@ -337,14 +337,15 @@ final class HelpTextTests: XCTestCase {
         signals' likeness; or no lag standing out). Where convergence_s is null beside
         a steady ERLE, convergence_unmeasured says why (the steady ERLE is 6 dB or
         less, or the ERLE had not settled when the files end);
-        convergence_is_lower_bound marks one read at a window at the mic's floor (it
-        settled then or later). The echo and near-end tracks must hold the mic's parts
-        sample for sample: one that leads or lags the mic is warned of on stderr (a
-        run's echo.wav and near.wav through a pass-through custom mic lead its
-        mic.wav). See docs/metrics.md for every definition. Exit codes: 0 success; 1
-        bad input, or the JSON could not be written to stdout (a full disk, a reader
-        that went away; one line on stderr); 64 usage error; 129/130/143 interrupted by
-        SIGHUP/SIGINT/SIGTERM (nothing printed).
+        convergence_is_lower_bound marks one whose steady ERLE or a window from then on
+        is a bound at the mic's floor (it settled then or later). The echo and near-end
+        tracks must hold the mic's parts sample for sample: one that leads or lags the
+        mic is warned of on stderr (a run's echo.wav and near.wav through a
+        pass-through custom mic lead its mic.wav). See docs/metrics.md for every
+        definition. Exit codes: 0 success; 1 bad input, or the JSON could not be
+        written to stdout (a full disk, a reader that went away; one line on stderr);
+        64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM (nothing
+        printed).
 
         USAGE: echolab metrics --reference <reference> --mic <mic> --processed <processed> [--echo <echo>] [--near-end <near-end>] [--channel <N|downmix>] [--processed-lag-ms <ms>] [--scorer <name=program> ...] [--scorer-timeout <seconds>]
 
@@ -513,18 +514,19 @@ final class HelpTextTests: XCTestCase {
         run's but for timing. OUT is locked while it is written, as eval locks its own.
         The runs are copied into a hidden folder in OUT first: a merge that fails
         leaves OUT's runs as they were and removes its earlier eval.json, eval.md and
-        eval.html, as an eval that runs nothing does (its exit status, 1, is also a
-        merge's with failed runs; never a shard's, nor where earlier runs wait to be
-        moved back); one interrupted before the runs move into place leaves OUT as it
-        was (a signal once they move lets the merge finish and says so; the exit status
-        is then the merge's). An interrupted shard makes the merge incomplete
-        ("complete": false), which `compare` fails. Exit codes: 0 merged, every run
-        succeeded; 1 merged with failed runs (as eval: their errors are printed and
-        eval.json lists them) or with an interrupted shard (named), or a shard cannot
-        be read, does not fit the others, or OUT cannot be written; 3 lint findings
-        with --strict (every run merged); 64 usage error; 129/130/143 interrupted by
-        SIGHUP/SIGINT/SIGTERM before the runs moved (nothing merged). See deploy/ for a
-        CI matrix and a Kubernetes Indexed Job.
+        eval.html, as an eval that runs nothing does, since its exit status, 1, is also
+        a merge's with failed runs (not where OUT is or lies in a shard, holds earlier
+        runs waiting to be moved back, or a run folder merge may not replace); one
+        interrupted before the runs move into place leaves OUT as it was (a signal once
+        they move lets the merge finish and says so; the exit status is then the
+        merge's). An interrupted shard makes the merge incomplete ("complete": false),
+        which `compare` fails. Exit codes: 0 merged, every run succeeded; 1 merged with
+        failed runs (as eval: their errors are printed and eval.json lists them) or
+        with an interrupted shard (named), or a shard cannot be read, does not fit the
+        others, or OUT cannot be written; 3 lint findings with --strict (every run
+        merged); 64 usage error; 129/130/143 interrupted by SIGHUP/SIGINT/SIGTERM
+        before the runs moved (nothing merged). See deploy/ for a CI matrix and a
+        Kubernetes Indexed Job.
 
         USAGE: echolab merge <shards> ... --out <out> [--strict]
 

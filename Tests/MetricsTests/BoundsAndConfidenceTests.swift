@@ -288,12 +288,23 @@ final class BoundsAndConfidenceTests: XCTestCase {
         XCTAssertNil(FrameLedger.convergence([point(0.5, 20), point(1, 38, bound: false)], steady: 38, toleranceDB: 3).seconds)
         XCTAssertEqual(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
                                                steady: 38, toleranceDB: 3).seconds, 0.5)
-        // Read at a measured window: the settling was seen there, the time is measured.
-        XCTAssertFalse(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
-                                               steady: 38, toleranceDB: 3).isLowerBound)
-        // Read at a bound, measured windows after it or not: its ERLE may stand over the band.
-        XCTAssertTrue(FrameLedger.convergence([point(0.5, 38), point(1, 38.5, bound: false), point(1.5, 37.5)],
+        // Every window from it on measured, and the steady state: the settling was seen, the time
+        // is measured.
+        let seen = [point(0.5, 38, bound: false), point(1, 38.5, bound: false), point(1.5, 37.5, bound: false)]
+        XCTAssertEqual(FrameLedger.convergence(seen, steady: 38, toleranceDB: 3).seconds, 0.5)
+        XCTAssertFalse(FrameLedger.convergence(seen, steady: 38, toleranceDB: 3).isLowerBound)
+        // A steady state that is a bound may stand higher: the time is a lower bound.
+        XCTAssertTrue(FrameLedger.convergence(seen, steady: 38, steadyIsLowerBound: true, toleranceDB: 3).isLowerBound)
+        // A bound from it on, read at or after, settled or passed over: its truth may stand over
+        // the band, so the ERLE may have left it.
+        XCTAssertTrue(FrameLedger.convergence([point(0.5, 38, bound: false), point(1, 20), point(1.5, 38, bound: false)],
                                               steady: 38, toleranceDB: 3).isLowerBound)
+        XCTAssertTrue(FrameLedger.convergence([point(0.5, 38), point(1, 38.5, bound: false), point(1.5, 37.5, bound: false)],
+                                              steady: 38, toleranceDB: 3).isLowerBound)
+        // A bound before it does not: the time is after it, where the settling was seen.
+        let boundBefore = [point(0.5, 10), point(1, 30, bound: false), point(1.5, 38, bound: false), point(2, 38.5, bound: false)]
+        XCTAssertEqual(FrameLedger.convergence(boundBefore, steady: 38, toleranceDB: 3).seconds, 1.5)
+        XCTAssertFalse(FrameLedger.convergence(boundBefore, steady: 38, toleranceDB: 3).isLowerBound)
         XCTAssertEqual(FrameLedger.convergence([point(0.5, 38), point(1, 38.5, bound: false), point(1.5, 37.5)],
                                                steady: 38, toleranceDB: 3).seconds, 0.5)
     }

@@ -52,8 +52,8 @@ final class ReportDocumentTests: XCTestCase {
         XCTAssertFalse(html.contains("data-value=\"-0.0000\""), html)
         XCTAssertTrue(html.contains("data-value=\"-0.0001\""), html)
         XCTAssertTrue(html.contains("data-value=\"-2.5000\""), html)
-        // Not a number that rounds to zero: kept as it was written.
-        XCTAssertTrue(html.contains("data-value=\"-inf\""), html)
+        // Not a number: no sort key ("-inf" sorted as NaN).
+        XCTAssertFalse(html.contains("inf\""), html)
     }
 
     func testAnEmptyChartSaysWhyInsteadOfDrawingZero() throws {

@@ -19,7 +19,7 @@ public struct RunReport: Sendable {
         public var metrics: SegmentMetrics
         /// Seconds until ERLE settled again after the segment's start (nil: never, or no far end).
         public var reconvergenceSeconds: Double?
-        /// It settled only in windows at the mic's floor: a lower bound (`SegmentMetrics.convergenceIsLowerBound`).
+        /// A lower bound: a bound at the mic's floor from then on (`SegmentMetrics.convergenceIsLowerBound`).
         public var reconvergenceIsLowerBound: Bool { reconvergenceSeconds != nil && metrics.convergenceIsLowerBound }
         /// Clicks in `sent` around the segment's transition: from 10 ms before its start to 10 ms
         /// after the devices its event changed took over (`RunEvaluator.transitionWindow`).
