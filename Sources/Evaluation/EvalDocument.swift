@@ -192,10 +192,14 @@ public enum EvalDocument {
     /// `compare` reads the same figure of a file.
     struct Figure: Sendable {
         var keys: FigureKeys
+        /// A near-end level change, counted either way in the statistics (`departure(_:of:)`).
+        var countsDeparture: Bool
         var read: @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)
 
-        init(path: String, frames: String, bound: String?, read: @escaping @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)) {
+        init(path: String, frames: String, bound: String?, countsDeparture: Bool = false,
+             read: @escaping @Sendable (EchoMetrics) -> (value: Double?, frames: Int, isLowerBound: Bool)) {
             keys = FigureKeys(path: path, frames: frames, bound: bound)
+            self.countsDeparture = countsDeparture
             self.read = read
         }
 
@@ -209,7 +213,7 @@ public enum EvalDocument {
             ($0.convergenceSeconds, $0.gate.singleTalkFrames, $0.convergenceIsLowerBound)
         }
         static let nearEndAttenuation = Figure(path: "near_end.attenuation_db", frames: "near_end.double_talk_analysis_frames",
-                                               bound: "near_end.attenuation_is_lower_bound") {
+                                               bound: "near_end.attenuation_is_lower_bound", countsDeparture: true) {
             ($0.nearEnd?.attenuationDB, $0.nearEnd?.doubleTalkFrames ?? 0, $0.nearEnd?.attenuationIsLowerBound ?? false)
         }
         /// The near end while it talks alone (the far end silent): a canceller should leave it whole.
@@ -222,7 +226,7 @@ public enum EvalDocument {
         /// double talk: where the far end never played the talker talked alone, and the estimate
         /// is that (`nearEndAlone`), not a double-talk figure to average with the others.
         static let nearEndEstimate = Figure(path: "near_end_estimate.output_drop_db", frames: "near_end_estimate.analysis_frames",
-                                            bound: "near_end_estimate.output_drop_is_lower_bound") {
+                                            bound: "near_end_estimate.output_drop_is_lower_bound", countsDeparture: true) {
             $0.gate.farEndActiveFrames == 0 ? (nil, 0, false)
                 : ($0.nearEndEstimate?.outputDropDB, $0.nearEndEstimate?.frames ?? 0, $0.nearEndEstimate?.outputDropIsLowerBound ?? false)
         }
@@ -267,7 +271,7 @@ public enum EvalDocument {
     /// control's 2.9 dB boost on one item cancelled a 5.7 dB cut on another in a mode's mean,
     /// which read 0.2 dB where its runs moved the talker 0.65 dB on average. Other figures as they are.
     static func departure(_ value: (value: Double, isLowerBound: Bool), of figure: Figure) -> (value: Double, isLowerBound: Bool) {
-        figure.keys == Figure.nearEndAttenuation.keys || figure.keys == Figure.nearEndEstimate.keys ? (abs(value.value), value.isLowerBound) : value
+        figure.countsDeparture ? (abs(value.value), value.isLowerBound) : value
     }
 
     /// One mode's statistics over the items' runs; `itemFronts`: the items' fronts

@@ -77,6 +77,9 @@ public struct WeightedEchoLoss: Codable, Equatable, Sendable {
     /// How many of the third octaves the far end reaches hold echo enough to measure; nil in a
     /// file written before it was kept.
     public var coverage: BandCoverage?
+    /// `coverage` where the figure stands on too few bands to judge (`BandCoverage.isTooNarrowToJudge`);
+    /// nil on enough bands or where the coverage is not known.
+    public var narrowCoverage: BandCoverage? { coverage?.isTooNarrowToJudge == true ? coverage : nil }
 
     /// `leftOutHz`: the centres of the third octaves the far end reaches that the figure leaves
     /// out (nil: not known, a figure built by hand).

@@ -17,7 +17,7 @@ enum TelephonyBlocks {
             return low == high ? low : "\(low)–\(high)"
         }
         // On too few bands the most counts the bands left out too: said with them (`narrowText`).
-        let most = loss.coverage?.isTooNarrowToJudge == true ? nil
+        let most = loss.narrowCoverage != nil ? nil
             : loss.atMostDB.map { "; at most \(ReportFormatting.db($0)), what its measured bands leak whatever the others do" }
         return "; \(bounds.count) of \(loss.bands.count) bands are bounds, the far end standing \(span(bounds.map(\.lossDB), digits: 1)) dB "
             + "over the floor in them (\(span(bounds.map(\.centreHz), digits: 0)) Hz)" + (most ?? "")
@@ -28,7 +28,7 @@ enum TelephonyBlocks {
     /// (`tclw_at_most_db`), which can lie under the figure (the left-out bands widen its span);
     /// a verdict on 46 dB only where that is under it. Empty for a figure on enough bands.
     static func narrowText(_ loss: WeightedEchoLoss) -> String {
-        guard let coverage = loss.coverage, coverage.isTooNarrowToJudge else { return "" }
+        guard let coverage = loss.narrowCoverage else { return "" }
         return "; the bands left out hold echo under the noise: over the \(coverage.reached) the far end reaches it is "
             + (loss.atMostDB.map { "at most \(ReportFormatting.db($0)) whatever they lose" } ?? "unbounded above")
             + (loss.meetsRequirement == nil ? ": not judged against TS 26.131's 46 dB" : "")
@@ -73,7 +73,6 @@ enum TelephonyBlocks {
             } else {
                 "\(loss.bands.count) third octaves"
             }
-            let isNarrow = loss.coverage?.isTooNarrowToJudge == true
             rows.append([.init("TCLw (TS 26.132 §8.7.1, \(counted) \(bands), steady far-end single talk)"),
                          .init(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound)
                                + (FigureConfidence.isLow(frames: loss.analysisFrames) ? " (low confidence: " : " (")
@@ -81,8 +80,11 @@ enum TelephonyBlocks {
             if loss.missesRequirement {
                 // A bound under 46 dB misses only by its upper side: "≥ 39.1 dB" alone did not show it.
                 // On too few bands the most is over every band the far end reaches, not the figure's.
-                let atMost = isNarrow ? loss.atMostDB.map { " on its \(loss.bands.count) bands, at most \(F.db($0)) over the \(loss.coverage!.reached) the far end reaches," } ?? ""
-                    : loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
+                let atMost = if let narrow = loss.narrowCoverage {
+                    loss.atMostDB.map { " on its \(loss.bands.count) bands, at most \(F.db($0)) over the \(narrow.reached) the far end reaches," } ?? ""
+                } else {
+                    loss.isLowerBound ? loss.atMostDB.map { " and at most \(F.db($0))" } ?? "" : ""
+                }
                 findings.append([.strong("Echo loss below TS 26.131's requirement:"),
                                  .text(" TCLw \(F.figure(loss.tclwDB, isLowerBound: loss.isLowerBound))\(atMost) against \(F.db(WeightedEchoLoss.requirementDB)): the peer hears echo a certified terminal would not send.")])
             }
