@@ -15,6 +15,19 @@ public struct RunEvaluator: Sendable {
         self.configuration = configuration
     }
 
+    /// Where each capture restart's new input stream sent its first, empty buffers (samples of
+    /// `sent`): the restart dropped what the old stream held (`CaptureRestart.discarded`) and the
+    /// new one starts as empty. That silence is the restart's, reported under the hardware's
+    /// capture restarts in every mode; a sent gap meeting it is no pipeline issue of its own.
+    /// Counted as one, it was an issue only where the output is the mic (disabled, and AECM where it
+    /// zeroes): a canceller's output over those zeros is its echo estimate, not silence.
+    static func restartFills(_ run: CallRun, measurement: CallMeasurement, tick: Int) -> [Range<Int>] {
+        (run.hardware?.captureRestarts ?? []).filter { $0.cause != .audioStopped }.map { restart in
+            let start = Int(restart.frame) + measurement.sendLatency(at: Int(restart.frame))
+            return start..<(start + max(restart.discarded.count, tick))
+        }.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
     /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).
     /// `pluginDigest`: the plugin file's SHA-256 taken when the run started (else it is read now).
     /// `oneClock`: the same call with the mic on the loudspeaker's clock, for a drifting call
@@ -25,8 +38,9 @@ public struct RunEvaluator: Sendable {
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }
-        let (analysis, glitches) = measurement.finish(segments: ranges)
+        let (analysis, measuredGlitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
+        let glitches = measuredGlitches.leavingOut(gapsMeeting: Self.restartFills(run, measurement: measurement, tick: tick))
 
         // The AEC mode each segment starts in (the device timeline the lint reads): a segment
         // without a canceller re-converges to nothing. The timeline is noted per tick, and an

@@ -27,7 +27,7 @@ extension EvalReportDocument {
             + "from the near end in double talk, residual echo included (lower is better). The near-end attenuation's mean and median "
             + "are over each run's departure, either way: a talker sent louder than it spoke (an automatic gain control's gain) is as "
             + "far from kept as one cut by as much, and does not cancel another item's cut. Pipeline issues are "
-            + "underruns, overruns, clicks and gaps in the sent audio (not a mute's or a stopped audio unit's silence: sent on purpose, its run's events say when), canceller resets, buffers "
+            + "underruns, overruns, clicks and gaps in the sent audio (not a mute's or a stopped audio unit's silence: sent on purpose, its run's events say when; nor a new input stream's priming, listed with its restart), canceller resets, buffers "
             + "that lost audio, and near talkers cut where the hardware's input stream was made anew (a route change drops what it held); lint findings are the AEC rules' (a missed telephony requirement is counted in the table below)."
         return [.paragraph([.text(opening), .code("convergence_unmeasured"), .text(closing)])]
     }

@@ -107,7 +107,8 @@ final class CallMeterTests: XCTestCase {
     /// Hardware set on a call after its meter, before `start()`, is measured as set before it:
     /// the ticks say where the capture came through the device unbroken. Read when the meter was
     /// made, every tick was the room's, and the AEC-off route change's hole in what was sent (the
-    /// new input stream priming) was taken for the room's own silence: no gap.
+    /// new input stream priming) was taken for the room's own silence. The two reports agree to
+    /// the byte, the wall time aside.
     func testHardwareSetAfterTheMeterIsMeasuredAsBefore() throws {
         var session = HardwareConfiguration()
         session.route = .receiver
@@ -125,10 +126,10 @@ final class CallMeterTests: XCTestCase {
             try call.run(for: .seconds(2))
             return try meter.finish(name: "late-hardware")
         }
-        let before = try report(hardwareFirst: true), after = try report(hardwareFirst: false)
-        XCTAssertEqual(before.sentGaps, 1, "the new stream's priming, with AEC off")
-        XCTAssertEqual(after.sentGaps, before.sentGaps)
-        XCTAssertEqual(after.sentClickEvents.map(\.sampleIndex), before.sentClickEvents.map(\.sampleIndex))
-        XCTAssertEqual(after.captureRestarts, before.captureRestarts)
+        var before = try report(hardwareFirst: true), after = try report(hardwareFirst: false)
+        XCTAssertEqual(before.captureRestarts.count, 1, "the route change made the input stream anew")
+        before.wallSeconds = 0
+        after.wallSeconds = 0
+        XCTAssertEqual(after.json().canonicalText(), before.json().canonicalText())
     }
 }
