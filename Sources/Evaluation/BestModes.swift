@@ -16,9 +16,9 @@ import Metrics
 /// reference a canceller is judged against, never on the front; nor is a mode that is no
 /// canceller there: one that removed no echo (a measured steady ERLE of 0 dB or less, where ERLE
 /// counts: a pass-through, or worse; run below the call's rate, none in the band it runs in:
-/// `removesNoEchoInItsBand`), or one that sent digital silence whenever only the far end
-/// talked (`sendsSilence`: a mute, which ERLE alone would rank with a perfect canceller on an item
-/// without double talk). An axis counts where some mode
+/// `removesNoEchoInItsBand`), or one that muted (`sendsSilence`: digital silence whenever only
+/// the far end talked, or the room's own sound cut where neither side talked — a mute, which ERLE
+/// alone would rank with a perfect canceller on an item without double talk). An axis counts where some mode
 /// has a value on it, or lost the near end in double talk (an item without double talk is judged
 /// on ERLE alone, one without echo on the near end alone). A near end lost entirely is the worst
 /// case: that mode is off the front. A mode lacking a value on a counted axis is off it too. With
@@ -50,8 +50,9 @@ public enum BestModes {
         /// The double talk the run's gate heard (analysis frames): with no near-end value, whether
         /// there was double talk to judge the near end on.
         public var doubleTalkFrames: Int
-        /// The run sent digital silence whenever only the far end talked
-        /// (`RequirementFindings.silentSendRule`): it muted, and is off the front.
+        /// The run muted rather than cancelled (`RequirementFindings.mutingRules`: digital silence
+        /// whenever only the far end talked, or the room's own sound cut where neither side
+        /// talked), and is off the front.
         public var sendsSilence: Bool
         /// Where the far end never played: the near end's attenuation (it talked alone), and
         /// whether it is only a lower bound (nothing of the talker sent): the one axis of such an

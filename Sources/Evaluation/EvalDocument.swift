@@ -373,7 +373,7 @@ public enum EvalDocument {
             var point = BestModes.Point.run(mode: mode, erleSteady: bounded(.erleSteady), nearEndAttenuation: bounded(.nearEndAttenuation),
                                             estimate: bounded(.nearEndEstimate), estimateLost: metrics?.nearEndEstimate?.isLost ?? false,
                                             doubleTalkFrames: metrics?.gate.doubleTalkFrames ?? 0,
-                                            sendsSilence: result.summary?.findings.contains(RequirementFindings.silentSendRule) ?? false,
+                                            sendsSilence: result.summary?.findings.contains(where: RequirementFindings.mutingRules.contains) ?? false,
                                             nearEndAlone: alone.flatMap { alone in
                                                 FigureConfidence.isLow(frames: alone.frames) ? nil : BoundedValue(alone.value, isLowerBound: alone.isLowerBound)
                                             })

@@ -10,8 +10,14 @@ public enum RequirementFindings {
     public static let echoLossRule = "echo-loss-below-ts26131"
     /// The rule a send path of digital silence in every far-end single-talk frame is reported under.
     public static let silentSendRule = "silent-send-in-single-talk"
+    /// The rule a send path that cut the room's own sound where neither side talked is reported
+    /// under (`EchoMetrics.mutedQuietRoom`).
+    public static let mutedRoomRule = "send-mutes-the-room"
     /// Every rule of this kind (`RunReport.Finding.Kind`).
-    public static let rules: Set<String> = [echoLossRule, silentSendRule]
+    public static let rules: Set<String> = [echoLossRule, silentSendRule, mutedRoomRule]
+    /// The rules that say a run muted rather than cancelled: its ERLE is only the floor's bound, and
+    /// it is never best on an item (`BestModes.Point.sendsSilence`).
+    public static let mutingRules: Set<String> = [silentSendRule, mutedRoomRule]
 
     /// Whether the metrics' TCLw misses TS 26.131's 46 dB (the finding's condition; eval.md's
     /// telephony table counts recordings by it too, which have no findings).
@@ -32,6 +38,7 @@ public enum RequirementFindings {
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil,
                                 echoLossFromSeconds: Double? = nil) -> [RunReport.Finding] {
         silentSend(metrics, durationSeconds: durationSeconds)
+            + mutedRoom(metrics, durationSeconds: durationSeconds)
             + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn, fromSeconds: echoLossFromSeconds)
     }
 
@@ -74,6 +81,22 @@ public enum RequirementFindings {
             consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
             consequence: "nothing sent over \(frames) far-end single-talk analysis frames: the peer hears dead air, a near talker would be cut "
                 + "with the echo, and the ERLE is only the floor's bound (the mode is never best on an item)")]
+    }
+
+    /// A send path that cut the room's own sound where neither side talked (`EchoMetrics.mutedQuietRoom`):
+    /// a mute that let its first half-second through, or sent a faint floor instead of zeros, evades
+    /// `silentSend` and reads the floor's bound as its ERLE. A canceller sends the room's noise on
+    /// there, a noise suppressor takes 10–25 dB off it. Only where `silentSend` did not find the run's
+    /// silence already: one finding per mute.
+    static func mutedRoom(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
+        guard let muted = metrics.mutedQuietRoom, !metrics.isProcessedSilentInSingleTalk else { return [] }
+        return [RunReport.Finding(
+            rule: mutedRoomRule, atSeconds: 0, untilSeconds: durationSeconds,
+            message: "where neither side talked the send path stood 30 dB or more under the mic in \(muted.muted) of the last "
+                + "\(muted.frames) such analysis frames: it cut the room's own sound, which holds no echo, as a mute does",
+            consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
+            consequence: "the peer hears the line drop between words, a near talker would be cut with the echo, and the ERLE is only "
+                + "the floor's bound (the mode is never best on an item)")]
     }
 
     static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil, fromSeconds: Double? = nil) -> [RunReport.Finding] {

@@ -161,6 +161,7 @@ public final class EchoAnalysisStream {
                                 nearEndEstimate: core.nearEndEstimate,
                                 telephony: Self.telephony(ledger: ledger, core: core, length: length, echoIsBounded: summary.erlDB != nil))
         whole.isProcessedSilentInSingleTalk = summary.processedIsSilent
+        whole.mutedQuietRoom = core.quietRoomSend.mutedRoom(minimumFrames: FigureConfidence.minimumAnalysisFrames)
         whole.convergenceIsLowerBound = summary.convergenceIsLowerBound
         Self.markBandsAndEchoLossWithoutEcho(&whole)
         // No echo above the mic's noise wherever the far end played alone: a lag the search found

@@ -111,6 +111,10 @@ struct EchoStreamCore {
     /// 38 dB is measurable.
     private var quietFrames = NoiseFloorEstimate()
     private var quietZeroFrames = 0
+    /// What the send path did with the room's sound where neither side talked: a mute cuts it.
+    private(set) var quietRoomSend = QuietRoomSend()
+    /// The least mic power that holds the room's sound (`FrameLedger.mutedMicOverSilence` over digital silence).
+    private let roomSoundFloor: Double
     /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
     private var micLessEcho: [Float]
 
@@ -147,6 +151,7 @@ struct EchoStreamCore {
         talk = TalkRunRecorder(isEnabled: configuration.recordsTalkRuns)
         frameSize = configuration.frameSize(forSampleRate: self.sampleRate)
         micSilence = pow(10, configuration.nearEndSilentDBFS / 10) * Double(frameSize)
+        roomSoundFloor = FrameLedger.mutedMicOverSilence * MeasurableFloor.digitalFramePower(frameSize: frameSize)
         hop = frameSize / 2
         activity = TalkActivity(hop: hop, windowSamples: self.sampleRate / 2)
         self.hasEcho = hasEcho
@@ -487,6 +492,14 @@ struct EchoStreamCore {
         if !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise), gate.lastTalk == .silence {
             let power = meter.wholeBandPower(mic.samples, offset: mic.local(start))
             if power > 0 { quietFrames.add(power: power) } else { quietZeroFrames += 1 }
+        }
+        // Neither side talked: the room's own sound, which a canceller sends on and a mute does
+        // not (`QuietRoomSend`). Where no echo reached what was processed (a file as the mic) or
+        // nothing of the room was sent (a mute the app made), the output is not the room's.
+        if gate.lastTalk == .silence, echoReached, !notSent.touches(start, start + frameSize) {
+            quietRoomSend.add(micPower: meter.wholeBandPower(mic.samples, offset: mic.local(start)),
+                              sentPower: meter.wholeBandPower(processed.samples, offset: processed.local(start)),
+                              micFloor: roomSoundFloor)
         }
         if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
             // The echo path's loss stands on these frames where there is no single talk.

@@ -32,17 +32,19 @@ extension EvalReportDocument {
         return [.paragraph([.text(opening), .code("convergence_unmeasured"), .text(closing)])]
     }
 
-    /// The modes whose runs sent silence while the far end talked alone, with how many: such a run's
-    /// ERLE is a bound at the noise floor and its convergence tells only how that floor moved, so the table alone reads a muting
-    /// canceller as the best one, with no lint finding, and names nothing that it muted.
+    /// The modes whose runs muted rather than cancelled, with how many: silence sent while the far
+    /// end talked alone, or the room's own sound cut where neither side talked. Such a run's ERLE is
+    /// a bound at the noise floor and its convergence tells only how that floor moved, so the table
+    /// alone reads a muting canceller as the best one, with no lint finding, and names nothing that it muted.
     static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
         let counts = modes.compactMap { mode -> String? in
             let ran = results.filter { $0.mode == mode }.compactMap(\.summary)
-            let silent = ran.filter { $0.findings.contains(RequirementFindings.silentSendRule) }.count
+            let silent = ran.filter { $0.findings.contains(where: RequirementFindings.mutingRules.contains) }.count
             return silent > 0 ? "\(mode.description) in \(silent) of \(ran.count) run\(ran.count == 1 ? "" : "s")" : nil
         }
         guard !counts.isEmpty else { return nil }
-        return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)): " + counts.joined(separator: "; ")
+        return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)), or cut the room's own sound where "
+            + "neither side talked (\(RequirementFindings.mutedRoomRule)): " + counts.joined(separator: "; ")
             + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
             + "and wins no item where it did so."
     }

@@ -481,8 +481,13 @@ final class CancellerPluginTests: XCTestCase {
              "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8}
             """, named: "far.json", in: root.appendingPathComponent("corpus"))
         let passthrough = try Self.misbehaving("passthrough", in: root), mute = try Self.misbehaving("mute", in: root)
+        // Mutes that evade a test for digital silence in every far-end single-talk frame: one lets
+        // its first half-second through, one sends a −100 dBFS floor. Each won the far-end item.
+        let lateMute = try Self.misbehaving("late_mute", in: root), faintMute = try Self.misbehaving("faint_mute", in: root)
         let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--plugin", "through=\(passthrough)", "--plugin", "silent=\(mute)",
-                                   "--modes", "speex:intensityRecommended,through:intensityRecommended,silent:intensityRecommended"], in: root)
+                                   "--plugin", "late=\(lateMute)", "--plugin", "faint=\(faintMute)",
+                                   "--modes", "speex:intensityRecommended,through:intensityRecommended,silent:intensityRecommended,"
+                                       + "late:intensityRecommended,faint:intensityRecommended"], in: root)
         XCTAssertEqual(eval.status, 0, eval.standardError)
         let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
         let through = try XCTUnwrap(runs["room through:intensityRecommended"]?["metrics"] as? [String: Any])
@@ -493,6 +498,10 @@ final class CancellerPluginTests: XCTestCase {
         let summaries = document["mode_summary"] as! [[String: Any]]
         let silent = try XCTUnwrap(summaries.first { $0["mode"] as? String == "silent:intensityRecommended" })
         XCTAssertEqual(silent["wins"] as? Int, 0, "\(silent)")
+        for muting in ["late:intensityRecommended", "faint:intensityRecommended"] {
+            let summary = try XCTUnwrap(summaries.first { $0["mode"] as? String == muting })
+            XCTAssertEqual(summary["wins"] as? Int, 0, "\(summary)")
+        }
         let throughSummary = try XCTUnwrap(summaries.first { $0["mode"] as? String == "through:intensityRecommended" })
         XCTAssertEqual(throughSummary["wins"] as? Int, 0, "\(throughSummary)")
         XCTAssertEqual(best, ["speex:intensityRecommended"])
@@ -507,17 +516,26 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertFalse(throughRow.contains("★") || markdown.contains("| `silent:intensityRecommended` ★"), markdown)
         // Said of the runs that muted, not of the mode: a half-duplex gate wins an item with a
         // near talker alone (nothing to mute there), and "wins nothing" sat beside its one win.
-        XCTAssertTrue(markdown.contains("silent:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound at the noise floor and its "
+        XCTAssertTrue(markdown.contains("silent:intensityRecommended in 2 of 2 runs; late:intensityRecommended in 2 of 2 runs; "
+                                        + "faint:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound at the noise floor and its "
                                         + "convergence tells only how that floor moved: it cut the line instead of the echo, and wins no item where it did so."), markdown)
         // The mute's runs say what it did; the pass-through's and speex's do not.
         for item in ["room", "far"] {
             XCTAssertEqual(runs["\(item) silent:intensityRecommended"]?["findings"] as? [String], ["silent-send-in-single-talk"], item)
             XCTAssertFalse((runs["\(item) through:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
             XCTAssertFalse((runs["\(item) speex:intensityRecommended"]?["findings"] as? [String] ?? []).contains("silent-send-in-single-talk"))
+            // The room's own sound, cut where neither side talked; the canceller and the
+            // pass-through send it on.
+            for muting in ["late", "faint"] {
+                XCTAssertEqual(runs["\(item) \(muting):intensityRecommended"]?["findings"] as? [String], ["send-mutes-the-room"], "\(item) \(muting)")
+            }
+            for sending in ["through", "speex"] {
+                XCTAssertFalse((runs["\(item) \(sending):intensityRecommended"]?["findings"] as? [String] ?? []).contains("send-mutes-the-room"))
+            }
         }
         // …and the pages say it, under the table where the mute's bound ERLE reads as the best.
-        XCTAssertTrue(markdown.contains("Sent silence while the far end talked alone (silent-send-in-single-talk): "
-                                        + "silent:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound"), markdown)
+        XCTAssertTrue(markdown.contains("Sent silence while the far end talked alone (silent-send-in-single-talk), or cut the room's own sound "
+                                        + "where neither side talked (send-mutes-the-room): silent:intensityRecommended in 2 of 2 runs; "), markdown)
         let evalPage = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
         XCTAssertTrue(evalPage.contains("silent:intensityRecommended in 2 of 2 runs"))
         // The report names the plugin: its own name and the file's SHA-256.
@@ -530,7 +548,7 @@ final class CancellerPluginTests: XCTestCase {
         // eval.md says what each backend's runs were measured with, as eval.json does per run.
         let muteDigest = try runProgram(URL(fileURLWithPath: "/usr/bin/sha256sum"), [mute]).output.prefix(64)
         XCTAssertTrue(markdown.contains("Measured with: speex: speexdsp 1."), markdown)
-        XCTAssertTrue(markdown.contains("; through: plugin misbehaving, sha256 \(digest); silent: plugin misbehaving, sha256 \(muteDigest)."),
+        XCTAssertTrue(markdown.contains("; through: plugin misbehaving, sha256 \(digest); silent: plugin misbehaving, sha256 \(muteDigest); late: plugin misbehaving"),
                       markdown)
         XCTAssertEqual(aec["plugin_path"] as? String, passthrough)
         // The page's AEC line says the name and digest once, in the library's words.

@@ -33,6 +33,10 @@
  *   counts       a pass-through whose create appends a line to COUNT_TO
  *   shifted      sends the mic SHIFT samples late (at its own rate; under a frame) and says SAID:
  *                a latency_samples off by a few samples
+ *   late_mute    a pass-through for its first 50 frames (0.5 s), zeros after: a mute that lets the
+ *                first far-end single talk through
+ *   faint_mute   sends seeded noise at -100 dBFS instead of the mic: a mute that sends a faint
+ *                floor rather than digital silence
  */
 #include <math.h>
 #include <stdio.h>
@@ -74,6 +78,8 @@
 #define B_early_crash 30
 #define B_late_inverted 31
 #define B_shifted 32
+#define B_late_mute 33
+#define B_faint_mute 34
 
 struct echolab_canceller {
     int frame;
@@ -145,6 +151,16 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
 #elif BEHAVIOUR == B_late_inverted
     for (int i = 0; i < c->frame; i++) out[i] = -c->held[i];
     memcpy(c->held, mic, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_late_mute
+    if (at >= 50) memset(out, 0, (size_t)c->frame * sizeof(float));
+#elif BEHAVIOUR == B_faint_mute
+    {
+        static unsigned state = 12345u;   /* a linear congruential generator: the same floor every run */
+        for (int i = 0; i < c->frame; i++) {
+            state = state * 1103515245u + 12345u;
+            out[i] = 1e-5f * ((float)(state >> 8) / 16777216.0f - 0.5f) * 3.4641f;   /* uniform, RMS 1e-5: -100 dBFS */
+        }
+    }
 #elif BEHAVIOUR == B_drops
     if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
 #elif BEHAVIOUR == B_crash
