@@ -79,6 +79,12 @@ static int reply_text(int fd, char *line) {
     return reply_all(fd, line, length + 1);
 }
 
+// The host's first line, before it loads the plugin: a process that does not send it is not
+// EchoLab's plugin host ($ECHOLAB_PLUGIN_HOST naming another program), whatever it did instead.
+// Without it, a host that was a shared library crashed "while loading or creating" the plugin,
+// and /bin/true "exited … without answering": the plugin, which was fine, took the blame.
+#define HOST_GREETING "echolab-plugin-host 1"
+
 static int reply_line(int fd, const char *format, const char *a, long b, long c) {
     char line[768];
     snprintf(line, sizeof line, format, a, b, c);
@@ -129,6 +135,8 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
     int null = open("/dev/null", O_RDONLY);
     if (null >= 0) { dup2(null, 0); close(null); }
     dup2(2, 1);
+    char greeting[] = HOST_GREETING;
+    if (reply_text(channel, greeting) != 0) return 4;
 
     void *library = dlopen(plugin_path, RTLD_NOW | RTLD_LOCAL);
     if (!library) return reply_line(channel, "error cannot load it: %s", dlerror(), 0, 0), 2;
@@ -387,6 +395,20 @@ static int reap(pid_t pid, int grace_ms, int *killed, struct relay *relay) {
 }
 
 // Why the child ended without a reply.
+// One line from fd (without its newline, at most size - 1 bytes) by `deadline`: receive_until's
+// results.
+static int receive_line(int fd, char *line, size_t size, long long deadline, struct relay *relay) {
+    size_t length = 0;
+    int result = 0;
+    while (length < size - 1) {
+        result = receive_until(fd, line + length, 1, deadline, relay);
+        if (result != 0 || line[length] == '\n') break;
+        length++;
+    }
+    line[length] = 0;
+    return result;
+}
+
 static void describe_end(pid_t pid, const char *when, char *error, size_t error_size, struct relay *relay) {
     int status = reap(pid, 1000, NULL, relay);
     if (WIFSIGNALED(status))
@@ -477,15 +499,30 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
         return NULL;
     }
     char line[768];
-    size_t length = 0;
-    int result = 0;
     long long deadline = now_ms() + create_timeout_ms;
-    while (length < sizeof line - 1) {
-        result = receive_until(fds[0], line + length, 1, deadline, &relay);
-        if (result != 0 || line[length] == '\n') break;
-        length++;
+    // The host greets before it loads the plugin (HOST_GREETING): what goes wrong before that is the host's.
+    int result = receive_line(fds[0], line, sizeof line, deadline, &relay);
+    if (result != 0 || strcmp(line, HOST_GREETING) != 0) {
+        close(fds[0]);
+        char what[200];
+        if (result == 0) {
+            reap(pid, 0, NULL, &relay);
+            snprintf(what, sizeof what, "answered '%.60s'", line);
+        } else if (result == -4 || result == -2) {
+            reap(pid, 0, NULL, &relay);
+            if (result == -4) {
+                snprintf(error, error_size, "interrupted while it started");
+                return NULL;
+            }
+            snprintf(what, sizeof what, "did not answer within %d ms", create_timeout_ms);
+        } else {
+            describe_end(pid, "at start", what, sizeof what, &relay);
+        }
+        snprintf(error, error_size, "its host %.300s is not EchoLab's plugin host: it %s (set ECHOLAB_PLUGIN_HOST to the echolab binary)",
+                 executable, what);
+        return NULL;
     }
-    line[length] = 0;
+    result = receive_line(fds[0], line, sizeof line, deadline, &relay);
     if (result == -2 || result == -4) {
         close(fds[0]);
         reap(pid, 0, NULL, &relay);

@@ -1,4 +1,5 @@
 import AudioCore
+import Foundation
 
 /// The AEC modes of PlanetKit's `setAcousticEchoCanceller(mode:)`.
 public enum EchoCancellerMode: String, Hashable, Sendable, CaseIterable, CustomStringConvertible {
@@ -104,9 +105,19 @@ public struct CancellerPlugin: Hashable, Sendable {
             throw Invalid(description: "plugin \(name): sample rate \(sampleRate) Hz is not 8000, 16000, 32000 or 48000")
         }
         self.name = name
-        self.path = path
+        self.path = Self.absolute(path)
         self.options = options
         self.sampleRate = sampleRate
+    }
+
+    /// `path` against the current folder, where it is relative. As given, a name without a slash
+    /// reached `dlopen`, which then searches the system's library path: app code registering
+    /// "nlms.so" from the plugin's own folder was told it could not be opened (or could have
+    /// loaded another library of that name), where `--plugin mine=nlms.so` ran it.
+    private static func absolute(_ path: String) -> String {
+        guard !path.isEmpty, !path.hasPrefix("/") else { return path }
+        let folder = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+        return URL(fileURLWithPath: path, relativeTo: folder).standardizedFileURL.path
     }
 }
 

@@ -294,6 +294,32 @@ final class CancellerPluginTests: XCTestCase {
         XCTAssertEqual((report["aec"] as? [String: Any])?["backend"] as? String, "mine")
     }
 
+    /// A host that is not EchoLab's (`ECHOLAB_PLUGIN_HOST` naming another program) is named as
+    /// the trouble, not the plugin: it never sends the host's greeting. A new user's trial read
+    /// "crashed while loading or creating (signal 11)" for a host that was a shared library, and
+    /// "exited … (status 0) without answering" for /bin/true, of a plugin that was fine.
+    func testAHostThatIsNotEchoLabsIsNamed() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let plugin = try Self.misbehaving("passthrough", in: root)
+        _ = try writeScenario(delayScenario(aec: "intensityRecommended", seconds: 1), named: "delay.json", in: root)
+        // A program that writes a line of its own where the greeting goes (the socket is its stdin).
+        let other = root.appendingPathComponent("other-host.sh")
+        try "#!/bin/sh\necho \"hello from $1\" >&0\n".write(to: other, atomically: true, encoding: .utf8)
+        chmod(other.path, 0o755)
+        for (host, says) in [("/bin/true", "it exited at start (status 0) without answering"), (other.path, "it answered 'hello from plugin-host'")] {
+            let errors = Pipe()
+            let process = try startEchoLab(["run", "delay.json", "--out", "run", "--no-taps", "--plugin", "mine=passthrough.so", "--aec", "mine:intensityMax"],
+                                           in: root, standardError: errors, environment: ["ECHOLAB_PLUGIN_HOST": host])
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            XCTAssertEqual(process.terminationStatus, 1, text)
+            XCTAssertTrue(text.contains("plugin mine (\(plugin)): its host \(host) is not EchoLab's plugin host: \(says)"), text)
+            XCTAssertTrue(text.contains("(set ECHOLAB_PLUGIN_HOST to the echolab binary)"), text)
+            XCTAssertFalse(text.contains("loading or creating"), text)
+        }
+    }
+
     /// A plugin's library is one of a command's inputs: `process --out` naming it, and a `run` or
     /// `eval` output folder holding it (given with --plugin or a scenario's aec.plugin), are
     /// refused before anything is written, and the library is unchanged (a new user's trial:

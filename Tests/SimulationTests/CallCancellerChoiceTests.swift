@@ -22,5 +22,11 @@ final class CallCancellerChoiceTests: XCTestCase {
         // A plugin is checked by name and rate when registered; its file is opened when the call makes its canceller.
         let mine = try CancellerPlugin(name: "mine", path: "/path/to/mine.so")
         XCTAssertEqual(VoiceProcessingSettings(backend: EchoCancellerBackend(plugin: mine)).backend.plugin?.name, "mine")
+        XCTAssertEqual(mine.path, "/path/to/mine.so")
+        // A relative path is the current folder's, as the CLI reads `--plugin mine=nlms.so`: as
+        // given, dlopen searched the system's library path for it.
+        let folder = FileManager.default.currentDirectoryPath
+        XCTAssertEqual(try CancellerPlugin(name: "mine", path: "nlms.so").path, (folder as NSString).appendingPathComponent("nlms.so"))
+        XCTAssertEqual(try CancellerPlugin(name: "mine", path: "plugins/../nlms.so").path, (folder as NSString).appendingPathComponent("nlms.so"))
     }
 }
