@@ -37,8 +37,9 @@ public enum RequirementFindings {
     /// requirement there too.)
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil,
                                 echoLossFromSeconds: Double? = nil) -> [RunReport.Finding] {
-        silentSend(metrics, durationSeconds: durationSeconds)
-            + mutedRoom(metrics, durationSeconds: durationSeconds)
+        // One finding per mute: the room cut between talk only where the send path was not silent all through.
+        let silent = silentSend(metrics, durationSeconds: durationSeconds)
+        return silent + (silent.isEmpty ? mutedRoom(metrics, durationSeconds: durationSeconds) : [])
             + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn, fromSeconds: echoLossFromSeconds)
     }
 
@@ -73,30 +74,30 @@ public enum RequirementFindings {
     static func silentSend(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
         // As any figure: on fewer frames than a figure needs, it is no finding to fail a gate on.
         guard metrics.isProcessedSilentInSingleTalk, metrics.gate.singleTalkFrames >= FigureConfidence.minimumAnalysisFrames else { return [] }
-        let frames = metrics.gate.singleTalkFrames
-        return [RunReport.Finding(
-            rule: silentSendRule, atSeconds: 0, untilSeconds: durationSeconds,
-            message: "the send path was digital silence in every far-end single-talk analysis frame, the first ones included: "
-                + "the canceller muted rather than cancelled, where a terminal sends comfort noise",
-            consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
-            consequence: "nothing sent over \(frames) far-end single-talk analysis frames: the peer hears dead air, a near talker would be cut "
-                + "with the echo, and the ERLE is only the floor's bound (the mode is never best on an item)")]
+        return [muting(silentSendRule, metrics, durationSeconds: durationSeconds,
+                       message: "the send path was digital silence in every far-end single-talk analysis frame, the first ones included: "
+                           + "the canceller muted rather than cancelled, where a terminal sends comfort noise",
+                       heard: "nothing sent over \(metrics.gate.singleTalkFrames) far-end single-talk analysis frames: the peer hears dead air")]
+    }
+
+    /// A finding of a mute (`mutingRules`) over the whole call: its steady ERLE is only the floor's bound.
+    private static func muting(_ rule: String, _ metrics: EchoMetrics, durationSeconds: Double, message: String, heard: String) -> RunReport.Finding {
+        RunReport.Finding(rule: rule, atSeconds: 0, untilSeconds: durationSeconds, message: message,
+                          consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
+                          consequence: heard + ", a near talker would be cut with the echo, and the ERLE is only the floor's bound "
+                              + "(the mode is never best on an item)")
     }
 
     /// A send path that cut the room's own sound where neither side talked (`EchoMetrics.mutedQuietRoom`):
     /// a mute that let its first half-second through, or sent a faint floor instead of zeros, evades
     /// `silentSend` and reads the floor's bound as its ERLE. A canceller sends the room's noise on
-    /// there, a noise suppressor takes 10–25 dB off it. Only where `silentSend` did not find the run's
-    /// silence already: one finding per mute.
+    /// there, a noise suppressor takes 10–25 dB off it.
     static func mutedRoom(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
-        guard let muted = metrics.mutedQuietRoom, !metrics.isProcessedSilentInSingleTalk else { return [] }
-        return [RunReport.Finding(
-            rule: mutedRoomRule, atSeconds: 0, untilSeconds: durationSeconds,
-            message: "where neither side talked the send path stood 30 dB or more under the mic in \(muted.muted) of the last "
-                + "\(muted.frames) such analysis frames: it cut the room's own sound, which holds no echo, as a mute does",
-            consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
-            consequence: "the peer hears the line drop between words, a near talker would be cut with the echo, and the ERLE is only "
-                + "the floor's bound (the mode is never best on an item)")]
+        guard let muted = metrics.mutedQuietRoom else { return [] }
+        return [muting(mutedRoomRule, metrics, durationSeconds: durationSeconds,
+                       message: "where neither side talked the send path stood 30 dB or more under the mic in \(muted.muted) of the last "
+                           + "\(muted.frames) such analysis frames: it cut the room's own sound, which holds no echo, as a mute does",
+                       heard: "the peer hears the line drop between words")]
     }
 
     static func echoLoss(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil, fromSeconds: Double? = nil) -> [RunReport.Finding] {
