@@ -44,12 +44,13 @@ public struct RecordingProcessor {
         public var referenceExcessSeconds: Double?
         /// The loopback's own rate (nil without a loopback); resampled to `processingRate`.
         public var referenceRate: Int?
-        /// Samples at full scale (|x| ≥ 32767/32768) in the mic and in the loopback, as the
-        /// canceller received them (at `processingRate`): a recording that clipped has echo no
-        /// linear filter can model, and an ERLE scored from it is uncertain.
+        /// Samples at full scale (|x| ≥ 32767/32768) in the mic and in the loopback, as the files
+        /// hold them (at their own rates): a recording that clipped has echo no linear filter can
+        /// model, and an ERLE scored from it is uncertain. Resampled for the canceller, a 16-bit
+        /// file peaking at −0.01 dBFS overshoots to +0.1, and was said to be over full scale.
         public var clippedMicSamples = 0
         public var clippedLoopbackSamples = 0
-        /// The largest |x| in the mic and in the loopback as the canceller received them: over 1, a
+        /// The largest |x| in the mic and in the loopback as the files hold them: over 1, a
         /// float file louder than any converter records or plays (scaled after capture, or
         /// synthesised).
         public var micPeak: Float = 0
@@ -72,12 +73,13 @@ public struct RecordingProcessor {
         /// it: the built-in cancellers hold their output within full scale (as a converter would),
         /// so what the mic held over it is clipped there; a plugin's output may carry it on.
         public func clippingWarnings(mic: String, reference: String?, cancellerRan: Bool) -> [String] {
-            let samples = Double(frames) * Double(processingRate) / Double(sampleRate)
-            func share(_ count: Int) -> String { InputCensus.share(count, of: samples) }
+            // Each over its own samples: the mic's frames, the loopback's over the same time.
+            let loopbackSamples = Double(frames) * Double(referenceRate ?? sampleRate) / Double(sampleRate)
             var clipped: [String] = [], overFullScale: [String] = []
-            for (file, count, peak) in [(mic, clippedMicSamples, micPeak), (reference, clippedLoopbackSamples, loopbackPeak)] {
+            for (file, count, peak, samples) in [(mic, clippedMicSamples, micPeak, Double(frames)),
+                                                 (reference, clippedLoopbackSamples, loopbackPeak, loopbackSamples)] {
                 guard let file, count > 0 else { continue }
-                let part = InputCensus.clippingPart(file: file, count: count, peak: peak, share: share(count))
+                let part = InputCensus.clippingPart(file: file, count: count, peak: peak, share: InputCensus.share(count, of: samples))
                 if part.isOverFullScale { overFullScale.append(part.text) } else { clipped.append(part.text) }
             }
             var lines: [String] = []
@@ -268,12 +270,16 @@ public struct RecordingProcessor {
             var outcome = Outcome(processingRate: rate, sampleRate: micRate, frames: writer.framesWritten, latencySamples: latency,
                                   divergenceResets: control?.metrics.divergenceResets ?? 0, referenceExcessSeconds: referenceExcess,
                                   referenceRate: referenceProbe?.sampleRate)
-            outcome.clippedMicSamples = clippedMic
             micOffset.add(micBlock, count: micBlockFill)
             outcome.micOffset = Double(micOffset.removed)
-            outcome.clippedLoopbackSamples = clippedLoopback
-            outcome.micPeak = micPeak
-            outcome.loopbackPeak = loopbackPeak
+            // Counted above where the canceller got a file's own samples; a file resampled for it is
+            // counted again at its own rate (the resampler's overshoot is none of the file's).
+            (outcome.clippedMicSamples, outcome.micPeak) = micRate == rate ? (clippedMic, micPeak)
+                : try Self.fullScaleCount(file: mic, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
+            (outcome.clippedLoopbackSamples, outcome.loopbackPeak) = try reference.map { path in
+                referenceProbe?.sampleRate == rate ? (clippedLoopback, loopbackPeak)
+                    : try Self.fullScaleCount(file: path, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)
+            } ?? (0, 0)
             outcome.outputPeak = control == nil ? micPeak : outputPeak
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName
@@ -306,6 +312,19 @@ public struct RecordingProcessor {
             peak = max(peak, magnitude)
         }
         return clipped
+    }
+
+    /// `fullScaleCount` over a whole file at its own rate, and its peak.
+    static func fullScaleCount(file path: String, selection: ChannelSelection) throws -> (count: Int, peak: Float) {
+        let probe = try SoundFileReader(path: path)
+        let stream = try AudioFileStream(path: path, targetRate: probe.sampleRate, selection: selection)
+        var buffer = [Float](repeating: 0, count: 16_384)
+        var count = 0, peak: Float = 0
+        while true {
+            let got = try stream.read(into: &buffer, frames: buffer.count)
+            count += fullScaleCount(buffer, count: got, peak: &peak)
+            if got < buffer.count { return (count, peak) }
+        }
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

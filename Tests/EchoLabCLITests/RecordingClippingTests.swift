@@ -1,3 +1,4 @@
+import AudioCore
 import AudioInterop
 import EchoLabTestSupport
 import Foundation
@@ -6,6 +7,28 @@ import XCTest
 /// A recording that clipped is found and counted: `process` warns naming the file, and an eval's
 /// report of it says how many samples were at full scale (its echo metrics are uncertain).
 final class RecordingClippingTests: XCTestCase {
+    /// A file resampled for the canceller (a plugin at 48 kHz, a 16 kHz recording) is counted at
+    /// its own rate: its samples stay under full scale however far the resampler overshoots them.
+    /// A new user's trial read "lpb.wav … peaking at +0.1 dBFS … audio scaled after capture" of
+    /// a 16-bit file that peaked at −0.01 dBFS.
+    func testAFileResampledForTheCancellerIsCountedAsItIs() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        var random = SeededRandom(seed: 8)
+        let noise = (0..<(3 * 16_000)).map { _ in random.nextGaussian() }
+        let loudest = try XCTUnwrap(noise.map(abs).max())
+        let loopback = noise.map { $0 / loudest * 0.999 }
+        try SoundFileWriter.write(loopback, to: root.appendingPathComponent("lpb.wav").path, sampleRate: 16_000)
+        try SoundFileWriter.write(loopback.map { $0 * 0.1 }, to: root.appendingPathComponent("mic.wav").path, sampleRate: 16_000)
+        let resampled = try AudioFileStream.readAll(path: root.appendingPathComponent("lpb.wav").path, targetRate: 48_000).samples
+        XCTAssertGreaterThan(resampled.map(abs).max() ?? 0, 1, "the resampler overshoots full scale")
+        let passThrough = try CancellerPluginTests.misbehaving("passthrough", in: root)
+        let plugged = try runEchoLab(["process", "--mic", "mic.wav", "--reference", "lpb.wav", "--out", "out.wav",
+                                      "--plugin", "mine=\(passThrough)", "--aec", "mine:intensityRecommended"], in: root)
+        XCTAssertEqual(plugged.status, 0, plugged.standardError)
+        XCTAssertFalse(plugged.standardError.contains("full scale"), plugged.standardError)
+    }
+
     func testAClippedRecordingIsCountedAndSaidSo() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
