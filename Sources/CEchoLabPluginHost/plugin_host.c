@@ -394,7 +394,6 @@ static int reap(pid_t pid, int grace_ms, int *killed, struct relay *relay) {
     return status;
 }
 
-// Why the child ended without a reply.
 // One line from fd (without its newline, at most size - 1 bytes) by `deadline`: receive_until's
 // results.
 static int receive_line(int fd, char *line, size_t size, long long deadline, struct relay *relay) {
@@ -409,6 +408,7 @@ static int receive_line(int fd, char *line, size_t size, long long deadline, str
     return result;
 }
 
+// Why the child ended without a reply.
 static void describe_end(pid_t pid, const char *when, char *error, size_t error_size, struct relay *relay) {
     int status = reap(pid, 1000, NULL, relay);
     if (WIFSIGNALED(status))
@@ -510,15 +510,15 @@ echolab_plugin_client *echolab_plugin_client_start(const char *executable, const
             snprintf(what, sizeof what, "answered '%.60s'", line);
         } else if (result == -4 || result == -2) {
             reap(pid, 0, NULL, &relay);
-            if (result == -4) {
-                snprintf(error, error_size, "interrupted while it started");
-                return NULL;
-            }
-            snprintf(what, sizeof what, "did not answer within %d ms", create_timeout_ms);
+            if (result == -4) snprintf(error, error_size, "interrupted while it started");
+            // A host that is EchoLab's greets at once; one this slow may be a loaded machine's.
+            else snprintf(error, error_size, "its host %.200s did not greet within %d ms (is it this echolab binary?): stopped",
+                          executable, create_timeout_ms);
+            return NULL;
         } else {
             describe_end(pid, "at start", what, sizeof what, &relay);
         }
-        snprintf(error, error_size, "its host %.300s is not EchoLab's plugin host: it %s (set ECHOLAB_PLUGIN_HOST to the echolab binary)",
+        snprintf(error, error_size, "its host %.200s is not EchoLab's plugin host of this version: it %s (set ECHOLAB_PLUGIN_HOST to this echolab binary)",
                  executable, what);
         return NULL;
     }

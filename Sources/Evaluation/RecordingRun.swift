@@ -166,7 +166,7 @@ public struct RecordingRun {
         report.clippedLoopbackSamples = item.loopback == nil ? nil : outcome.clippedLoopbackSamples
         report.adaptiveDecisions = outcome.adaptiveDecisions
         report.activity = activity
-        report.findings = metrics.map { RequirementFindings.silentSend($0, durationSeconds: duration) } ?? []
+        report.findings = metrics.map { RequirementFindings.muting($0, durationSeconds: duration) } ?? []
         report.library = BackendLibrary.describe(mode, pluginName: outcome.pluginName, pluginDigest: pluginDigest)
         report.scores = scores
         // Everything is rendered before anything is put in place. The pages show the values as

@@ -37,9 +37,7 @@ public enum RequirementFindings {
     /// requirement there too.)
     public static func findings(_ metrics: EchoMetrics, durationSeconds: Double, measuredOn: String? = nil,
                                 echoLossFromSeconds: Double? = nil) -> [RunReport.Finding] {
-        // One finding per mute: the room cut between talk only where the send path was not silent all through.
-        let silent = silentSend(metrics, durationSeconds: durationSeconds)
-        return silent + (silent.isEmpty ? mutedRoom(metrics, durationSeconds: durationSeconds) : [])
+        muting(metrics, durationSeconds: durationSeconds)
             + echoLoss(metrics, durationSeconds: durationSeconds, measuredOn: measuredOn, fromSeconds: echoLossFromSeconds)
     }
 
@@ -66,6 +64,13 @@ public enum RequirementFindings {
         return "from \(RunEvaluator.format(Double(starts.lowerBound) / rate)) s, \(on)"
     }
 
+    /// A mute's finding, if the send path muted: one per mute, the room cut between talk only where
+    /// the send path was not silent all through. A recording's (with its tracks) as a call's.
+    public static func muting(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
+        let silent = silentSend(metrics, durationSeconds: durationSeconds)
+        return silent.isEmpty ? mutedRoom(metrics, durationSeconds: durationSeconds) : silent
+    }
+
     /// A send path of digital silence whenever only the far end talked, from the first frame on:
     /// no canceller removes the echo before it has converged, a mute does. A canceller is expected
     /// to send comfort noise rather than dead air (G.168 tests it: the peer must not hear the line
@@ -74,14 +79,14 @@ public enum RequirementFindings {
     static func silentSend(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
         // As any figure: on fewer frames than a figure needs, it is no finding to fail a gate on.
         guard metrics.isProcessedSilentInSingleTalk, metrics.gate.singleTalkFrames >= FigureConfidence.minimumAnalysisFrames else { return [] }
-        return [muting(silentSendRule, metrics, durationSeconds: durationSeconds,
+        return [mutingFinding(silentSendRule, metrics, durationSeconds: durationSeconds,
                        message: "the send path was digital silence in every far-end single-talk analysis frame, the first ones included: "
                            + "the canceller muted rather than cancelled, where a terminal sends comfort noise",
                        heard: "nothing sent over \(metrics.gate.singleTalkFrames) far-end single-talk analysis frames: the peer hears dead air")]
     }
 
     /// A finding of a mute (`mutingRules`) over the whole call: its steady ERLE is only the floor's bound.
-    private static func muting(_ rule: String, _ metrics: EchoMetrics, durationSeconds: Double, message: String, heard: String) -> RunReport.Finding {
+    private static func mutingFinding(_ rule: String, _ metrics: EchoMetrics, durationSeconds: Double, message: String, heard: String) -> RunReport.Finding {
         RunReport.Finding(rule: rule, atSeconds: 0, untilSeconds: durationSeconds, message: message,
                           consequenceMetric: "erle_steady_db", consequenceDB: metrics.erleSteadyDB,
                           consequence: heard + ", a near talker would be cut with the echo, and the ERLE is only the floor's bound "
@@ -94,9 +99,9 @@ public enum RequirementFindings {
     /// there, a noise suppressor takes 10–25 dB off it.
     static func mutedRoom(_ metrics: EchoMetrics, durationSeconds: Double) -> [RunReport.Finding] {
         guard let muted = metrics.mutedQuietRoom else { return [] }
-        return [muting(mutedRoomRule, metrics, durationSeconds: durationSeconds,
-                       message: "where neither side talked the send path stood 30 dB or more under the mic in \(muted.muted) of the last "
-                           + "\(muted.frames) such analysis frames: it cut the room's own sound, which holds no echo, as a mute does",
+        return [mutingFinding(mutedRoomRule, metrics, durationSeconds: durationSeconds,
+                       message: "where neither side talked the send path stood 30 dB or more under the room's own sound (its noise, "
+                           + "the echo aside) in \(muted.muted) of the last \(muted.frames) such analysis frames: it cut the room, as a mute does",
                        heard: "the peer hears the line drop between words")]
     }
 

@@ -17,15 +17,16 @@ public struct RunEvaluator: Sendable {
 
     /// Where each capture restart's new input stream sent its first, empty buffers (samples of
     /// `sent`): the restart dropped what the old stream held (`CaptureRestart.discarded`) and the
-    /// new one starts as empty. That silence is the restart's, reported under the hardware's
-    /// capture restarts in every mode; a sent gap meeting it is no pipeline issue of its own.
+    /// new one starts as empty, priming about as long (the route's buffers), to the tick. That
+    /// silence is the restart's, reported under the hardware's capture restarts in every mode; a
+    /// sent gap inside it is no pipeline issue of its own, one that runs on past it still is.
     /// Counted as one, it was an issue only where the output is the mic (disabled, and AECM where it
     /// zeroes): a canceller's output over those zeros is its echo estimate, not silence.
     static func restartFills(_ run: CallRun, measurement: CallMeasurement, tick: Int) -> [Range<Int>] {
         (run.hardware?.captureRestarts ?? []).filter { $0.cause != .audioStopped }.map { restart in
             let start = Int(restart.frame) + measurement.sendLatency(at: Int(restart.frame))
-            return start..<(start + max(restart.discarded.count, tick))
-        }.sorted { $0.lowerBound < $1.lowerBound }
+            return start..<(start + (restart.discarded.count + tick - 1) / tick * tick + tick)
+        }
     }
 
     /// Scores a call measured while it ran (`CallMeasurement` attached as a tap).
@@ -40,7 +41,9 @@ public struct RunEvaluator: Sendable {
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }
         let (analysis, measuredGlitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
-        let glitches = measuredGlitches.leavingOut(gapsMeeting: Self.restartFills(run, measurement: measurement, tick: tick))
+        let fills = Self.restartFills(run, measurement: measurement, tick: tick)
+        let glitches = GlitchReport(events: measuredGlitches.events,
+                                    gaps: measuredGlitches.gaps.filter { gap in !fills.contains { $0.lowerBound <= gap.lowerBound && gap.upperBound <= $0.upperBound } })
 
         // The AEC mode each segment starts in (the device timeline the lint reads): a segment
         // without a canceller re-converges to nothing. The timeline is noted per tick, and an

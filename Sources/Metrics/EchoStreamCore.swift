@@ -113,7 +113,7 @@ struct EchoStreamCore {
     private var quietZeroFrames = 0
     /// What the send path did with the room's sound where neither side talked: a mute cuts it.
     private(set) var quietRoomSend = QuietRoomSend()
-    /// The least mic power that holds the room's sound (`FrameLedger.mutedMicOverSilence` over digital silence).
+    /// The least power of the room's own sound that a mute can be told by (`FrameLedger.mutedMicOverSilence` over digital silence).
     private let roomSoundFloor: Double
     /// mic − echo of the frame being scored (with an echo track and no near-end track): its noise.
     private var micLessEcho: [Float]
@@ -493,13 +493,17 @@ struct EchoStreamCore {
             let power = meter.wholeBandPower(mic.samples, offset: mic.local(start))
             if power > 0 { quietFrames.add(power: power) } else { quietZeroFrames += 1 }
         }
-        // Neither side talked: the room's own sound, which a canceller sends on and a mute does
-        // not (`QuietRoomSend`). Where no echo reached what was processed (a file as the mic) or
-        // nothing of the room was sent (a mute the app made), the output is not the room's.
-        if gate.lastTalk == .silence, echoReached, !notSent.touches(start, start + frameSize) {
-            quietRoomSend.add(micPower: meter.wholeBandPower(mic.samples, offset: mic.local(start)),
-                              sentPower: meter.wholeBandPower(processed.samples, offset: processed.local(start)),
-                              micFloor: roomSoundFloor)
+        // Neither side talked, and no echo outweighs the room's own sound: that sound, which a
+        // canceller sends on and a mute does not (`QuietRoomSend`). Not where the far end played
+        // under the noise (a canceller may suppress there), nor in an echo's tail (the gate calls it
+        // silence; a canceller takes it down, and in a room without noise nothing else is there),
+        // nor where no echo reached what was processed (a file as the mic) or nothing of the room
+        // was sent (a mute the app made).
+        if gate.lastTalk == .silence, gate.echoUnderNoiseFrames == echoUnderNoiseBefore, echoReached,
+           !notSent.touches(start, start + frameSize), let room = roomSoundPower(start: start),
+           !hasEcho || meter.wholeBandPower(echo.samples, offset: echo.local(start)) <= room {
+            quietRoomSend.add(roomPower: room, sentPower: meter.wholeBandPower(processed.samples, offset: processed.local(start)),
+                              floor: roomSoundFloor)
         }
         if gate.echoUnderNoiseFrames > echoUnderNoiseBefore {
             // The echo path's loss stands on these frames where there is no single talk.
@@ -567,6 +571,15 @@ struct EchoStreamCore {
                           referenceThirdOctaves: referenceThirdOctaves, processedThirdOctaves: meter.thirdOctavePowers, micThirdOctaves: micThirdOctaves,
                           noiseBands: noiseBands, noiseThirdOctaves: noiseThirdOctaves)
         }
+    }
+
+    /// The room's own sound at the mic over the frame at absolute sample `start`, without the echo:
+    /// the near-end track where it holds the room's noise, else mic − echo; nil without tracks
+    /// (a recording's mic and loopback alone do not tell the room's sound from an echo's tail).
+    private mutating func roomSoundPower(start: Int) -> Double? {
+        if hasNearEnd && configuration.nearEndTrackHoldsTheNoise { return meter.wholeBandPower(nearEnd.samples, offset: nearEnd.local(start)) }
+        guard hasEcho, micLessEcho.count == frameSize else { return nil }
+        return micLessEchoPower(start: start)
     }
 
     /// The whole-band power of mic − echo over the frame at absolute sample `start`.

@@ -1,21 +1,23 @@
 /// What the send path did with the room's own sound where neither side talked: the gate's frames
-/// of silence (no far end at the mic, no near talker) whose mic holds 30 dB or more over digital
-/// silence. Nothing there is echo: a canceller sends the room's noise on, a noise suppressor
-/// takes 10–25 dB off it, and a mute sends silence, or a floor far under it.
+/// of silence (no far end at the mic, no near talker) whose room sound — the mic without its echo:
+/// the near-end track where it holds the noise, else mic − echo — stands 30 dB or more over
+/// digital silence and is not outweighed by an echo's tail. A canceller sends that sound on (a
+/// noise suppressor takes 10–25 dB off it); a mute sends silence, or a floor far under it.
 ///
 /// ERLE cannot tell a mute from a perfect canceller (both read the floor's bound), and
 /// `silent-send-in-single-talk` asks for digital silence in every far-end single-talk frame, the
 /// first ones included: a plugin that passed the mic for its first half-second and then sent zeros,
 /// or one that sent −100 dBFS of noise throughout, won every item without double talk. Here the
 /// send path mutes the room where, over the last half of such frames (20 at least), 90 % or more
-/// were sent 30 dB or more under the mic — the steady half, as steady ERLE is.
+/// were sent 30 dB or more under the room's sound — the steady half, as steady ERLE is. A room
+/// without noise, or a recording without tracks, has no such frames: nothing is judged.
 ///
 /// Which frames are muted is kept per bucket of consecutive frames, 64 buckets at most: when they
 /// fill, neighbours merge and buckets hold twice as many, so a day-long call takes no more memory
 /// than a minute's and a frame allocates nothing. The last half is read to the bucket.
 struct QuietRoomSend: Sendable {
-    /// An output this far under the mic (30 dB) cut the room rather than passed it.
-    static let mutedUnderMic = 1e-3
+    /// An output this far under the room's sound (30 dB) cut it rather than passed it.
+    static let mutedUnderRoom = 1e-3
     /// The share of the last half's frames that must be muted.
     static let mutedShare = 0.9
 
@@ -24,7 +26,7 @@ struct QuietRoomSend: Sendable {
     private var muted: [Int]
     private var bucketSize = 1
     private var filled = 0
-    /// Frames judged: the mic held the room's sound.
+    /// Frames judged: the room's sound stood over `floor`.
     private(set) var count = 0
 
     init() {
@@ -32,16 +34,17 @@ struct QuietRoomSend: Sendable {
         muted = frames
     }
 
-    /// A frame where neither side talked: `micPower` and `sentPower` over it (whole band), and
-    /// `micFloor`: the least mic power that holds the room's sound (30 dB over digital silence).
-    mutating func add(micPower: Double, sentPower: Double, micFloor: Double) {
-        guard micPower >= micFloor else { return }
+    /// A frame where neither side talked: the room's sound (`roomPower`) and the output
+    /// (`sentPower`) over it, whole band, and `floor`: the least room sound a mute can be told by
+    /// (30 dB over digital silence).
+    mutating func add(roomPower: Double, sentPower: Double, floor: Double) {
+        guard roomPower >= floor else { return }
         if frames[filled] == bucketSize {
             filled += 1
             if filled == Self.bucketCapacity { mergeNeighbours() }
         }
         frames[filled] += 1
-        if sentPower <= Self.mutedUnderMic * micPower { muted[filled] += 1 }
+        if sentPower <= Self.mutedUnderRoom * roomPower { muted[filled] += 1 }
         count += 1
     }
 

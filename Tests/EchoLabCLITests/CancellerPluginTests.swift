@@ -314,8 +314,8 @@ final class CancellerPluginTests: XCTestCase {
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             process.waitUntilExit()
             XCTAssertEqual(process.terminationStatus, 1, text)
-            XCTAssertTrue(text.contains("plugin mine (\(plugin)): its host \(host) is not EchoLab's plugin host: \(says)"), text)
-            XCTAssertTrue(text.contains("(set ECHOLAB_PLUGIN_HOST to the echolab binary)"), text)
+            XCTAssertTrue(text.contains("plugin mine (\(plugin)): its host \(host) is not EchoLab's plugin host of this version: \(says)"), text)
+            XCTAssertTrue(text.contains("(set ECHOLAB_PLUGIN_HOST to this echolab binary)"), text)
             XCTAssertFalse(text.contains("loading or creating"), text)
         }
     }
@@ -489,6 +489,32 @@ final class CancellerPluginTests: XCTestCase {
     /// A pass-through removes no echo (ERLE ≈ 0 dB); a plugin that sends nothing removes all of it
     /// and the near talker with it, and wins nothing — not even an item without double talk,
     /// which is judged on ERLE alone (a trial's mute won one so, and its pass-through was starred).
+    /// No built-in canceller at its strongest is taken for a mute, in a room without noise, a
+    /// quiet one or a noisy one: the room's own sound is judged without its echo (an echo's tail,
+    /// which the gate calls silence and a canceller takes down, is all a noiseless room holds).
+    func testNoCancellerMutesTheRoomOfAQuietCall() throws {
+        let root = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("corpus"), withIntermediateDirectories: true)
+        for (name, noise) in [("noiseless", ""), ("quiet", #", "noise": {"level_dbfs": -90, "seed": 2}"#),
+                              ("noisy", #", "noise": {"level_dbfs": -65, "seed": 2}"#)] {
+            _ = try writeScenario("""
+                {"name": "\(name)", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 5},
+                 "echo_path": {"delay_ms": 30, "gain_db": -8, "synthetic_room": {"rt60_ms": 200, "seed": 1}},
+                 "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 8\(noise)}
+                """, named: "\(name).json", in: root.appendingPathComponent("corpus"))
+        }
+        let modes = ["speex", "webrtc", "webrtc-mobile", "aec3", "echolab"].map { "\($0):intensityMax" }
+        let eval = try runEchoLab(["eval", "corpus", "--out", "out", "--no-taps", "--modes", modes.joined(separator: ",")], in: root)
+        XCTAssertEqual(eval.status, 0, eval.standardError)
+        let runs = try Self.results(root.appendingPathComponent("out/eval.json").path)
+        XCTAssertEqual(runs.count, 15)
+        for (run, result) in runs {
+            let findings = result["findings"] as? [String] ?? []
+            XCTAssertFalse(findings.contains("send-mutes-the-room") || findings.contains("silent-send-in-single-talk"), "\(run): \(findings)")
+        }
+    }
+
     func testAPassThroughReadsNoERLEAndAMutingPluginWinsNothing() throws {
         let root = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: root) }

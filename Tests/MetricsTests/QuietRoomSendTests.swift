@@ -6,9 +6,9 @@ import XCTest
 final class QuietRoomSendTests: XCTestCase {
     private let floor = 1.0
 
-    private func send(_ frames: [Bool], micPower: Double = 100) -> QuietRoomSend {
+    private func send(_ frames: [Bool], roomPower: Double = 100) -> QuietRoomSend {
         var send = QuietRoomSend()
-        for muted in frames { send.add(micPower: micPower, sentPower: muted ? micPower * 1e-4 : micPower * 0.1, micFloor: floor) }
+        for muted in frames { send.add(roomPower: roomPower, sentPower: muted ? roomPower * 1e-4 : roomPower * 0.1, floor: floor) }
         return send
     }
 
@@ -33,11 +33,11 @@ final class QuietRoomSendTests: XCTestCase {
         XCTAssertNotNil(send((0..<1000).map { $0 % 20 != 0 }).mutedRoom(minimumFrames: 20), "95 % of the frames muted")
     }
 
-    /// Too few frames tell nothing, and a mic under the floor (digital silence) holds no room to cut.
+    /// Too few frames tell nothing, and a room under the floor (digital silence) holds nothing to cut.
     func testTooFewFramesAndASilentMicTellNothing() {
         XCTAssertNil(send(Array(repeating: true, count: 30)).mutedRoom(minimumFrames: 20), "15 in the last half")
         XCTAssertNotNil(send(Array(repeating: true, count: 40)).mutedRoom(minimumFrames: 20))
-        let silentMic = send(Array(repeating: true, count: 1000), micPower: 0.5)
+        let silentMic = send(Array(repeating: true, count: 1000), roomPower: 0.5)
         XCTAssertEqual(silentMic.count, 0)
         XCTAssertNil(silentMic.mutedRoom(minimumFrames: 20))
     }

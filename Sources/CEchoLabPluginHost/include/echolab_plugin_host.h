@@ -6,6 +6,8 @@
 // The child is EchoLab's own binary run as `echolab plugin-host …` (`echolab_plugin_host_run`);
 // the parent drives it frame by frame (`echolab_plugin_client_*`). Messages, all native-endian:
 //   parent → child: int32 kind (1 render, 2 capture), then one frame of float32;
+//   child → parent, first, before it loads the plugin: the line "echolab-plugin-host 1" (a child
+//     that does not send it is another program, or another version's host: it is named, not the plugin);
 //   child → parent, once after loading: a text line, "ok LATENCY MAJOR:MINOR:INODE NAME" (the
 //     device and inode of the file the plugin was loaded from, 0:0:0 where unknown) or "error REASON";
 //   child → parent, per capture: int32 status (0 ok, 1 render failed, 2 capture failed),
@@ -25,8 +27,8 @@ int echolab_plugin_host_run(const char *plugin_path, int sample_rate, const char
 
 typedef struct echolab_plugin_client echolab_plugin_client;
 
-// Starts `executable` with `plugin-host PATH RATE INTENSITY [OPTIONS]`, waits for its first line
-// (`create_timeout_ms`); later frames must come back within `frame_timeout_ms`. NULL and a
+// Starts `executable` with `plugin-host PATH RATE INTENSITY [OPTIONS]`, waits for its greeting and
+// its loading line (`create_timeout_ms`); later frames must come back within `frame_timeout_ms`. NULL and a
 // one-line reason in `error` (naming no plugin: the caller does) on failure. What the plugin
 // prints goes to this process's stderr a whole line at a time, each line after `[label] `; as
 // the run ends, whatever the plugin started and left in the child's process group is killed.
