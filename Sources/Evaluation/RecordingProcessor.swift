@@ -275,11 +275,12 @@ public struct RecordingProcessor {
             // Counted above where the canceller got a file's own samples; a file resampled for it is
             // counted again at its own rate (the resampler's overshoot is none of the file's).
             (outcome.clippedMicSamples, outcome.micPeak) = micRate == rate ? (clippedMic, micPeak)
-                : try Self.fullScaleCount(file: mic, selection: micProbe.channelCount == 1 ? .monoOnly : channel)
-            (outcome.clippedLoopbackSamples, outcome.loopbackPeak) = try reference.map { path in
-                referenceProbe?.sampleRate == rate ? (clippedLoopback, loopbackPeak)
-                    : try Self.fullScaleCount(file: path, selection: referenceProbe?.channelCount == 1 ? .monoOnly : channel)
-            } ?? (0, 0)
+                : try Self.fullScaleCount(file: mic, probe: micProbe, channel: channel)
+            (outcome.clippedLoopbackSamples, outcome.loopbackPeak) = if let reference, let referenceProbe, referenceProbe.sampleRate != rate {
+                try Self.fullScaleCount(file: reference, probe: referenceProbe, channel: channel)
+            } else {
+                (clippedLoopback, loopbackPeak)
+            }
             outcome.outputPeak = control == nil ? micPeak : outputPeak
             outcome.adaptiveDecisions = adaptive?.decisions ?? []
             outcome.pluginName = (control as? PluginEchoControl)?.reportedName
@@ -314,10 +315,9 @@ public struct RecordingProcessor {
         return clipped
     }
 
-    /// `fullScaleCount` over a whole file at its own rate, and its peak.
-    static func fullScaleCount(file path: String, selection: ChannelSelection) throws -> (count: Int, peak: Float) {
-        let probe = try SoundFileReader(path: path)
-        let stream = try AudioFileStream(path: path, targetRate: probe.sampleRate, selection: selection)
+    /// `fullScaleCount` over a whole file at its own rate (`probe`'s, opened already), and its peak.
+    static func fullScaleCount(file path: String, probe: SoundFileReader, channel: ChannelSelection) throws -> (count: Int, peak: Float) {
+        let stream = try AudioFileStream(path: path, targetRate: probe.sampleRate, selection: probe.channelCount == 1 ? .monoOnly : channel)
         var buffer = [Float](repeating: 0, count: 16_384)
         var count = 0, peak: Float = 0
         while true {
