@@ -41,9 +41,7 @@ public struct RunEvaluator: Sendable {
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }
         let (analysis, measuredGlitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
-        let fills = Self.restartFills(run, measurement: measurement, tick: tick)
-        let glitches = GlitchReport(events: measuredGlitches.events,
-                                    gaps: measuredGlitches.gaps.filter { gap in !fills.contains { $0.lowerBound <= gap.lowerBound && gap.upperBound <= $0.upperBound } })
+        let glitches = measuredGlitches.leavingOut(gapsWithin: Self.restartFills(run, measurement: measurement, tick: tick))
 
         // The AEC mode each segment starts in (the device timeline the lint reads): a segment
         // without a canceller re-converges to nothing. The timeline is noted per tick, and an

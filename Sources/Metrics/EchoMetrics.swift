@@ -99,17 +99,22 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     /// the metrics object (read back, it is false); the finding it raises is
     /// (`RequirementFindings.silentSendRule`). Equality counts it.
     public var isProcessedSilentInSingleTalk = false
-    /// Where neither side talked, the output stood 30 dB or more under the mic in 90 % or more of
-    /// the last half of such frames: it cut the room's own sound, which no echo is (`QuietRoomSend`),
-    /// as a mute does; nil where it did not, or too few such frames tell. Not written to the
+    /// Where neither side talked, the output stood 30 dB or more under the room's own sound (the
+    /// near-end track, or mic − echo) in 90 % or more of the last half of such frames: it cut that
+    /// sound, which no echo is (`QuietRoomSend`), as a mute does; nil where it did not, or too few such frames tell. Not written to the
     /// metrics object (the finding it raises is: `RequirementFindings.mutedRoomRule`). Equality counts it.
     public var mutedQuietRoom: MutedQuietRoom?
 
     /// The frames of `mutedQuietRoom`: the last half of those where neither side talked and the
-    /// mic held the room's sound, and how many of them were sent 30 dB or more under the mic.
+    /// room's own sound outweighed any echo, and how many of them were sent 30 dB or more under it.
     public struct MutedQuietRoom: Equatable, Sendable {
         public var frames: Int
         public var muted: Int
+
+        public init(frames: Int, muted: Int) {
+            self.frames = frames
+            self.muted = muted
+        }
     }
 
     public init(erlDB: Double?, erlFrames: Int? = nil, erlIsLowerBound: Bool = false,

@@ -34,4 +34,13 @@ final class SilencedStretchGapTests: XCTestCase {
         XCTAssertEqual(report.leavingOut(gapsMeeting: []).gaps, report.gaps)
         XCTAssertEqual(report.leavingOut(gapsMeeting: [201..<999]).gaps, report.gaps, "a stretch between gaps meets none")
     }
+
+    /// A capture restart's priming owns only the silence inside it: a gap that starts before the
+    /// priming, runs on past it or spans it is a dropout of its own and stays.
+    func testOnlyAGapInsideAPrimingIsThePrimings() {
+        let priming = [2_000..<2_960]
+        let report = GlitchReport(events: [], gaps: [2_000..<2_960, 2_100..<2_400, 1_900..<2_300, 2_500..<3_000, 1_500..<4_000, 5_000..<5_100])
+        XCTAssertEqual(report.leavingOut(gapsWithin: priming).gaps, [1_900..<2_300, 2_500..<3_000, 1_500..<4_000, 5_000..<5_100])
+        XCTAssertEqual(report.leavingOut(gapsWithin: []).gaps, report.gaps)
+    }
 }

@@ -86,6 +86,7 @@ struct echolab_canceller {
     long captures;
     float held[480];   /* late, late_said: the mic frame before (a frame is 480 samples at most) */
     int filled;        /* shifted: how much of held is waiting */
+    unsigned noise;    /* faint_mute: a linear congruential generator's state, each instance its own */
 };
 
 static echolab_canceller *create(int sample_rate, const char *intensity, const char *options, char *reason, size_t size) {
@@ -119,6 +120,7 @@ static echolab_canceller *create(int sample_rate, const char *intensity, const c
 #endif
     echolab_canceller *c = calloc(1, sizeof *c);
     c->frame = sample_rate / 100;
+    c->noise = 12345u;   /* the same floor every run, and from every instance */
     return c;
 #endif
 }
@@ -154,12 +156,9 @@ static int capture(echolab_canceller *c, const float *mic, float *out) {
 #elif BEHAVIOUR == B_late_mute
     if (at >= 50) memset(out, 0, (size_t)c->frame * sizeof(float));
 #elif BEHAVIOUR == B_faint_mute
-    {
-        static unsigned state = 12345u;   /* a linear congruential generator: the same floor every run */
-        for (int i = 0; i < c->frame; i++) {
-            state = state * 1103515245u + 12345u;
-            out[i] = 1e-5f * ((float)(state >> 8) / 16777216.0f - 0.5f) * 3.4641f;   /* uniform, RMS 1e-5: -100 dBFS */
-        }
+    for (int i = 0; i < c->frame; i++) {
+        c->noise = c->noise * 1103515245u + 12345u;
+        out[i] = 1e-5f * ((float)(c->noise >> 8) / 16777216.0f - 0.5f) * 3.4641f;   /* uniform, RMS 1e-5: -100 dBFS */
     }
 #elif BEHAVIOUR == B_drops
     if (at >= 100 && at < 115) memset(out, 0, (size_t)c->frame * sizeof(float));   /* 150 ms of exact zeros from 1 s */
