@@ -274,10 +274,15 @@ public struct RecordingProcessor {
             outcome.micOffset = Double(micOffset.removed)
             // Counted above where the canceller got a file's own samples; a file resampled for it is
             // counted again at its own rate (the resampler's overshoot is none of the file's).
+            // Over the stretch the canceller received (`produced` samples at its rate): a loopback
+            // longer than the mic is counted as far as when it is not resampled.
             (outcome.clippedMicSamples, outcome.micPeak) = micRate == rate ? (clippedMic, micPeak)
-                : try Self.fullScaleCount(file: mic, probe: micProbe, channel: channel)
+                : try Self.fullScaleCount(file: mic, probe: micProbe, channel: channel,
+                                          frames: Self.ownRateFrames(produced, rate: rate, fileRate: micRate), cancellation: cancellation)
             (outcome.clippedLoopbackSamples, outcome.loopbackPeak) = if let reference, let referenceProbe, referenceProbe.sampleRate != rate {
-                try Self.fullScaleCount(file: reference, probe: referenceProbe, channel: channel)
+                try Self.fullScaleCount(file: reference, probe: referenceProbe, channel: channel,
+                                        frames: Self.ownRateFrames(produced, rate: rate, fileRate: referenceProbe.sampleRate),
+                                        cancellation: cancellation)
             } else {
                 (clippedLoopback, loopbackPeak)
             }
@@ -315,16 +320,28 @@ public struct RecordingProcessor {
         return clipped
     }
 
-    /// `fullScaleCount` over a whole file at its own rate (`probe`'s, opened already), and its peak.
-    static func fullScaleCount(file path: String, probe: SoundFileReader, channel: ChannelSelection) throws -> (count: Int, peak: Float) {
+    /// The samples at `fileRate` that span `frames` samples at `rate`, rounded up.
+    static func ownRateFrames(_ frames: Int, rate: Int, fileRate: Int) -> Int {
+        Int((Int64(frames) * Int64(fileRate) + Int64(rate) - 1) / Int64(rate))
+    }
+
+    /// `fullScaleCount` over a file's first `frames` samples at its own rate (`probe`'s, opened
+    /// already), and their peak. A `cancellation` is polled every 64 Ki samples: an hour-long
+    /// file is read again here, after the run's own polls.
+    static func fullScaleCount(file path: String, probe: SoundFileReader, channel: ChannelSelection, frames limit: Int,
+                               cancellation: RunCancellation?) throws -> (count: Int, peak: Float) {
         let stream = try AudioFileStream(path: path, targetRate: probe.sampleRate, selection: probe.channelCount == 1 ? .monoOnly : channel)
         var buffer = [Float](repeating: 0, count: 16_384)
-        var count = 0, peak: Float = 0
-        while true {
-            let got = try stream.read(into: &buffer, frames: buffer.count)
+        var count = 0, peak: Float = 0, read = 0, blocks = 0
+        while read < limit {
+            blocks += 1
+            if blocks % 4 == 0, cancellation?.isCancelled == true { throw RunCancelled() }
+            let got = try stream.read(into: &buffer, frames: min(buffer.count, limit - read))
             count += fullScaleCount(buffer, count: got, peak: &peak)
-            if got < buffer.count { return (count, peak) }
+            read += got
+            if got == 0 { break }
         }
+        return (count, peak)
     }
 
     /// Writes at most up to `limit` frames in all (the mic's length).

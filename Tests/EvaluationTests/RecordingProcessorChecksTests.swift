@@ -70,4 +70,22 @@ final class RecordingProcessorChecksTests: XCTestCase {
         XCTAssertTrue(reason.hasPrefix("the files cannot be scored together: "), reason)
         XCTAssertTrue(reason.contains("8000"), reason)
     }
+
+    /// A loopback longer than the mic is counted for full-scale samples over the stretch the
+    /// canceller received, whether it runs at the loopback's rate or the loopback is resampled
+    /// for it (and then counted again at its own rate): a sample at full scale a second after
+    /// the mic ended is none of the run's.
+    func testALoopbackIsCountedOverTheStretchTheCancellerReceived() throws {
+        let mic = try write(SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: rate, count: rate, seed: 3), "mic.wav")
+        let processor = RecordingProcessor(mode: EchoControlMode(backend: .speex, intensity: .intensityRecommended))
+        let output = folder.appendingPathComponent("out.wav").path
+        for loopbackRate in [rate, 8000] {
+            var loopback = SignalGenerator.render(.whiteNoise(levelDBFS: -30), sampleRate: loopbackRate, count: 2 * loopbackRate, seed: 4)
+            loopback[loopbackRate / 2] = 1
+            loopback[loopbackRate * 3 / 2] = -1
+            let reference = try write(loopback, "loopback-\(loopbackRate).wav", rate: loopbackRate)
+            let outcome = try processor.process(mic: mic, reference: reference, output: output)
+            XCTAssertEqual(outcome.clippedLoopbackSamples, 1, "loopback at \(loopbackRate) Hz")
+        }
+    }
 }
