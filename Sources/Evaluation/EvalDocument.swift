@@ -285,10 +285,13 @@ public enum EvalDocument {
                                   erleSteadyDB: none, erleDB: none, convergenceSeconds: none, nearEndAttenuationDB: none,
                                   nearEndDistortionDB: none)
         let metrics = ran.compactMap { $0.summary?.metrics }
+        // A run with no canceller there has no settling to time, as disabled has none.
+        let cancelling = ran.filter { !isNoCanceller($0) }.compactMap { $0.summary?.metrics }
         for (figure, field) in summarisedMetrics {
-            let counted = metrics.compactMap { figure.value(in: $0) }.map { Self.departure($0, of: figure) }
+            let runs = figure.keys == Figure.convergence.keys ? cancelling : metrics
+            let counted = runs.compactMap { figure.value(in: $0) }.map { Self.departure($0, of: figure) }
             summary[keyPath: field] = ModeSummary.Statistics(counted.map { ($0.value, $0.isLowerBound) },
-                                                             lowConfidence: metrics.filter { figure.isLowConfidence(in: $0) }.count)
+                                                             lowConfidence: runs.filter { figure.isLowConfidence(in: $0) }.count)
         }
         let estimates = metrics.compactMap { Figure.nearEndEstimate.value(in: $0) }.map { Self.departure($0, of: .nearEndEstimate) }
         if !estimates.isEmpty || metrics.contains(where: { Figure.nearEndEstimate.isLowConfidence(in: $0) }) {
@@ -351,6 +354,18 @@ public enum EvalDocument {
             entries.append(.init(scorer: name, unscoredRuns: unscored[name] ?? 0, scores: []))
         }
         return entries
+    }
+
+    /// A run in which the eval finds no canceller, though one ran: it muted (`RequirementFindings.mutingRules`),
+    /// or ran below the call's rate and removed no echo in the band it runs in
+    /// (`removesNoEchoInItsBand`). Its "convergence" is how fast the noise floor or the dropped
+    /// band settled (a mute's read ≥ 0.0 s, an 8 kHz pass-through's 0.0 s): it is left out of its
+    /// mode's convergence median, as disabled's has none.
+    static func isNoCanceller(_ run: Run) -> Bool {
+        guard run.error == nil, let summary = run.summary else { return false }
+        if summary.findings.contains(where: RequirementFindings.mutingRules.contains) { return true }
+        guard let rate = run.bandLimitedCancellerRate, let bands = summary.metrics?.erleBands else { return false }
+        return removesNoEchoInItsBand(bands, cancellerRate: rate)
     }
 
     /// Items where `mode` is on the front (see `BestModes`).

@@ -17,6 +17,8 @@ extension EvalReportDocument {
             + "so two modes' means may stand on different items. "
             + "Convergence is the first ERLE window from which ERLE stays within ±3 dB of its steady state, two windows at least (docs/metrics.md), "
             + "none where the steady ERLE is 6 dB or less (disabled, or a canceller that failed): nothing converged; "
+            + "none in the median for a run with no canceller there (one that muted, or ran below the call's rate and removed no echo in its band: "
+            + "notes below), whose figure is how fast a floor or a dropped band settled; "
             + "none either where the ERLE had not settled for two windows when the call ended, or where a bound at the mic's floor "
             + "leaves it unknown (each run's report says which, in "
         // A key is code: inside the text the writers would escape its backticks, and the page show them.
@@ -36,8 +38,9 @@ extension EvalReportDocument {
 
     /// The modes whose runs muted rather than cancelled, with how many: silence sent while the far
     /// end talked alone, or the room's own sound cut where neither side talked. Such a run's ERLE is
-    /// a bound at the noise floor and its convergence tells only how that floor moved, so the table
-    /// alone reads a muting canceller as the best one, with no lint finding, and names nothing that it muted.
+    /// a bound at the noise floor and its convergence tells only how that floor moved (left out of
+    /// the convergence median, `EvalDocument.isNoCanceller`), so the table alone reads a muting
+    /// canceller as the best one, with no lint finding, and names nothing that it muted.
     static func silentSendNote(modes: [EchoControlMode], results: [CorpusRun.Result]) -> String? {
         let counts = modes.compactMap { mode -> String? in
             let ran = results.filter { $0.mode == mode }.compactMap(\.summary)
@@ -47,8 +50,8 @@ extension EvalReportDocument {
         guard !counts.isEmpty else { return nil }
         return "Sent silence while the far end talked alone (\(RequirementFindings.silentSendRule)), or cut the room's own sound where "
             + "neither side talked (\(RequirementFindings.mutedRoomRule)): " + counts.joined(separator: "; ")
-            + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved: it cut the line instead of the echo, "
-            + "and wins no item where it did so."
+            + ". Such a run's ERLE is a bound at the noise floor and its convergence tells only how that floor moved (it is left out of the "
+            + "convergence median): it cut the line instead of the echo, and wins no item where it did so."
     }
 
     /// The lint's findings, rule by rule, with the items that have them grouped by the modes they
@@ -210,7 +213,7 @@ extension EvalReportDocument {
         }
         if !removedNone.isEmpty {
             note += " Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
-                + removedNone.joined(separator: ", ") + "; no canceller there, those runs stand on no front."
+                + removedNone.joined(separator: ", ") + "; no canceller there, those runs stand on no front and have no convergence in the median."
         }
         return note
     }

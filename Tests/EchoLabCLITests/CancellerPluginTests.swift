@@ -570,7 +570,13 @@ final class CancellerPluginTests: XCTestCase {
         // near talker alone (nothing to mute there), and "wins nothing" sat beside its one win.
         XCTAssertTrue(markdown.contains("silent:intensityRecommended in 2 of 2 runs; late:intensityRecommended in 2 of 2 runs; "
                                         + "faint:intensityRecommended in 2 of 2 runs. Such a run's ERLE is a bound at the noise floor and its "
-                                        + "convergence tells only how that floor moved: it cut the line instead of the echo, and wins no item where it did so."), markdown)
+                                        + "convergence tells only how that floor moved (it is left out of the convergence median): it cut the line "
+                                        + "instead of the echo, and wins no item where it did so."), markdown)
+        // A mute's runs have a "convergence" of their own (the floor, at once: ≥ 0.0 s); no median counts it.
+        for muting in ["silent:intensityRecommended", "late:intensityRecommended", "faint:intensityRecommended"] {
+            let row = try XCTUnwrap(lines.first { $0.hasPrefix("| `\(muting)`") })
+            XCTAssertEqual(cells(row)[column], "—", String(row))
+        }
         // The mute's runs say what it did; the pass-through's and speex's do not.
         for item in ["room", "far"] {
             XCTAssertEqual(runs["\(item) silent:intensityRecommended"]?["findings"] as? [String], ["silent-send-in-single-talk"], item)
@@ -635,12 +641,19 @@ final class CancellerPluginTests: XCTestCase {
         for band in bands where try XCTUnwrap(band["high_hz"] as? Double) <= 2000 {
             XCTAssertEqual(try XCTUnwrap(band["erle_db"] as? Double), 0, accuracy: 0.05, "\(band)")
         }
-        let best = try XCTUnwrap((try loadJSON(root.appendingPathComponent("out/eval.json").path)["best_modes"] as? [String: Any])?["modes"] as? [String])
+        let document = try loadJSON(root.appendingPathComponent("out/eval.json").path)
+        let best = try XCTUnwrap((document["best_modes"] as? [String: Any])?["modes"] as? [String])
         XCTAssertEqual(best, ["speex:intensityRecommended", "webrtc:intensityRecommended"])
+        // Its run's own "convergence" (the band settling at once) is no canceller's: none in its median.
+        XCTAssertNotNil(through["convergence_s"] as? Double, "the run's report keeps what it measured")
+        let summaries = try XCTUnwrap(document["mode_summary"] as? [[String: Any]])
+        let convergence = { (mode: String) in summaries.first { $0["mode"] as? String == mode }?["convergence_s"] as? [String: Any] }
+        XCTAssertEqual(try XCTUnwrap(convergence("p8:intensityMax"))["count"] as? Int, 0)
+        XCTAssertEqual(try XCTUnwrap(convergence("speex:intensityRecommended"))["count"] as? Int, 1)
         let markdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
         XCTAssertFalse(markdown.contains("| `p8:intensityMax` ★"), markdown)
         XCTAssertTrue(markdown.contains("Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
-                                        + "p8 (1 of 1 runs); no canceller there, those runs stand on no front."), markdown)
+                                        + "p8 (1 of 1 runs); no canceller there, those runs stand on no front and have no convergence in the median."), markdown)
         XCTAssertEqual(try snapshot(root).filter { !$0.key.hasPrefix("/out/") }, inputs)
     }
 

@@ -350,7 +350,7 @@ final class ReportWordingTests: XCTestCase {
         let named = try XCTUnwrap(EvalReportDocument.bandLimitedNote([try measured(narrow, inBand: 0), try measured(narrow, inBand: 6),
                                                                      try measured(mobile, inBand: 0.1)]))
         XCTAssertTrue(named.hasSuffix(" Removed no echo in the band it runs in (every octave band under a quarter of its rate reads 0.0 dB): "
-                                      + "p8 (1 of 2 runs); no canceller there, those runs stand on no front."), named)
+                                      + "p8 (1 of 2 runs); no canceller there, those runs stand on no front and have no convergence in the median."), named)
         // A recording's report names the rate it was processed at around AECM (48 kHz), not
         // AECM's: the verdict read that and kept such a run on the front while this note named it.
         let aecm = try measured(mobile, inBand: 0, below: 4000, processedAt: 48_000)
