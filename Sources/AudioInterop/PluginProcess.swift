@@ -22,6 +22,9 @@ package final class PluginProcess {
         /// The recording the plugin was running on, named first (`process`), as a built-in
         /// backend's failure names it; nil in a simulated call.
         package private(set) var input: String?
+        /// The name the plugin gave itself, where it got as far as saying it (nil where it failed
+        /// to start): a run's report names the plugin so, whether the run passed or failed.
+        package private(set) var reportedName: String?
         package var description: String { (input.map { "\($0): " } ?? "") + "plugin \(plugin) (\(path)): \(problem)" }
         /// Whether the plugin's `create` refused (returned NULL with a reason).
         package var isCreateRefusal: Bool { problem.hasPrefix("create failed") }
@@ -39,10 +42,11 @@ package final class PluginProcess {
             return named
         }
 
-        init(plugin: String, path: String, problem: String) {
+        init(plugin: String, path: String, problem: String, reportedName: String? = nil) {
             self.plugin = plugin
             self.path = path
             self.problem = problem
+            self.reportedName = reportedName
             isInterruption = echolab_plugin_client_stopped() != 0
         }
     }
@@ -92,7 +96,7 @@ package final class PluginProcess {
         let code = frame.withUnsafeBufferPointer { source in
             error.withUnsafeMutableBufferPointer { echolab_plugin_client_render(client, source.baseAddress, $0.baseAddress, $0.count) }
         }
-        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
+        guard code == 0 else { throw failure(Self.text(error)) }
     }
 
     /// One microphone frame in, the plugin's output out; an output sample that is NaN, infinite
@@ -105,14 +109,13 @@ package final class PluginProcess {
                 error.withUnsafeMutableBufferPointer { echolab_plugin_client_capture(client, source.baseAddress, out.baseAddress, $0.baseAddress, $0.count) }
             }
         }
-        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
+        guard code == 0 else { throw failure(Self.text(error)) }
         if let (index, fault) = SoundFileReader.firstInvalidSample(output, in: 0..<frameSize) {
             let what = fault == .tooLoud ? " (±2^20, +120 dBFS, or louder: not audio)" : ""
             // A frame is 10 ms at any rate; counted from the plugin's start, which a mode change
             // mid-call makes later than the call's.
             let time = String(format: "%.2f", Double(captures) / 100)
-            throw PluginFailure(plugin: name, path: path,
-                                problem: "wrote \(output[index]) at sample \(index) of frame \(captures), \(time) s after it started\(what)")
+            throw failure("wrote \(output[index]) at sample \(index) of frame \(captures), \(time) s after it started\(what)")
         }
         captures += 1
     }
@@ -124,12 +127,14 @@ package final class PluginProcess {
         guard !finished else { return }
         finished = true
         let code = error.withUnsafeMutableBufferPointer { echolab_plugin_client_finish(client, $0.baseAddress, $0.count) }
-        guard code == 0 else { throw PluginFailure(plugin: name, path: path, problem: Self.text(error)) }
+        guard code == 0 else { throw failure(Self.text(error)) }
     }
 
     /// A failure of this plugin that EchoLab found out itself (its latency, say), named as the
     /// child's own failures are.
-    package func failure(_ problem: String) -> PluginFailure { PluginFailure(plugin: name, path: path, problem: problem) }
+    package func failure(_ problem: String) -> PluginFailure {
+        PluginFailure(plugin: name, path: path, problem: problem, reportedName: reportedName)
+    }
 
     private static func text(_ buffer: [CChar]) -> String {
         String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -285,15 +285,18 @@ public struct CorpusRun {
                     // The error names a WAV; a manifest's entry also says where it is listed.
                     let text = Self.describe(error, pluginDigests: pluginDigests)
                     throw ItemError(description: recording.origin.map { "\($0) (\(recording.name)): \(text)" } ?? text,
-                                    isCancellerFailure: Self.isCancellerFailure(error))
+                                    isCancellerFailure: Self.isCancellerFailure(error),
+                                    pluginName: (error as? PluginProcess.PluginFailure)?.reportedName)
                 }
             }
         } catch is RunCancelled {
             result.wasCancelled = true
         } catch {
             result.error = Self.describe(error, pluginDigests: pluginDigests)
+            // A plugin that said its name before it failed is named so, as its passing runs are.
+            let pluginName = (error as? ItemError)?.pluginName ?? (error as? PluginProcess.PluginFailure)?.reportedName
             result.library = result.mode.flatMap { mode in
-                BackendLibrary.describe(mode, pluginDigest: mode.backend.plugin.flatMap { pluginDigests?.digest(of: $0) })
+                BackendLibrary.describe(mode, pluginName: pluginName, pluginDigest: mode.backend.plugin.flatMap { pluginDigests?.digest(of: $0) })
             }
             result.isCancellerFailure = (error as? ItemError)?.isCancellerFailure ?? Self.isCancellerFailure(error)
             // A canceller that failed (a plugin that crashed, or changed) in a folder where an
@@ -316,6 +319,8 @@ public struct CorpusRun {
         /// The backend the item names, where it loaded and was refused after for it (a plugin
         /// name given another canceller): it still names that backend.
         var backendAsWritten: String?
+        /// The name a failed plugin gave itself, where it said one (`PluginFailure.reportedName`).
+        var pluginName: String?
     }
 
     /// A run's error as eval reports it: a plugin's failure says where its file changed under it.
