@@ -21,6 +21,11 @@ public final class CallMeasurement: CallTap {
     /// its own clicks: `sent`'s gaps and clicks there are the input's, not the pipeline's. The
     /// room's only where the tracks are the room (the tick's `captureIsContinuous`); a file's always.
     private var inputSilence: InputSilence
+    /// The room's digital silence as the tracks hold it in every tick the room reaches `sent`,
+    /// broken capture or not: beside a capture restart's priming (the tracks prime with the mic)
+    /// it tells the room's own pause that follows from a dropout (`finish(segments:ownedSilence:)`).
+    private var trackSilence: InputSilence
+    private var notTracksUntil = 0
     private let inputGlitches: GlitchStream
     /// How near an input's click or the edge of its silence a sent click is the input's (the
     /// click finder's context, 5 ms).
@@ -95,6 +100,7 @@ public final class CallMeasurement: CallTap {
         let detector = GlitchDetector(sampleRate: sampleRate)
         glitches = GlitchStream(detector: detector)
         inputSilence = InputSilence(detector: detector)
+        trackSilence = InputSilence(detector: detector)
         sendInputSilence = InputSilence(detector: detector)
         talkerMeanSquare = Float(pow(10, configuration.nearEndSilentDBFS / 10))
         // One entry per stretch of talk or of no echo (a few a second of speech): reserved, so a
@@ -236,10 +242,18 @@ public final class CallMeasurement: CallTap {
         // A file or generator: the room does not reach what is sent (a passthrough's capture is
         // the device mic's, whose zeros may be the app's own dropout).
         if !(tick.micIsCustomMicAudio && !tick.echoReachesSent) { notSourceUntil = max(notSourceUntil, landsUntil) }
+        if !(tick.echoReachesSent && tick.nearEndInMic && !tick.sentIsSilenced) { notTracksUntil = max(notTracksUntil, landsUntil) }
         if Int(tick.frame) >= notSourceUntil {
             inputSilence.append(mic, count: tick.count)
+            trackSilence.appendSound(count: tick.count)
             inputGlitches.append(mic, count: tick.count)
             return
+        }
+        VectorMath.add(echo, nearEnd, into: &roomSound, count: tick.count)
+        if Int(tick.frame) >= notTracksUntil {
+            trackSilence.append(roomSound, count: tick.count)
+        } else {
+            trackSilence.appendSound(count: tick.count)
         }
         guard Int(tick.frame) >= notRoomUntil else {
             inputSilence.appendSound(count: tick.count)
@@ -248,7 +262,6 @@ public final class CallMeasurement: CallTap {
             inputGlitches.append(roomSound, count: tick.count)
             return
         }
-        VectorMath.add(echo, nearEnd, into: &roomSound, count: tick.count)
         inputSilence.append(roomSound, count: tick.count)
         inputGlitches.append(roomSound, count: tick.count)
     }
@@ -281,14 +294,24 @@ public final class CallMeasurement: CallTap {
     /// file or generator as the mic) was digitally silent or clicked are left out (the room
     /// only where the tracks are the room's): the input's, not the pipeline's.
     /// The silence a gap in sent that meets a silenced stretch belongs to is the stretch's, not a
-    /// dropout.
-    public func finish(segments: [Range<Int>]) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
+    /// dropout. `ownedSilence` (samples of `sent`, in time order): stretches whose silence another
+    /// part of the report owns (a capture restart's priming, `RunEvaluator.restartFills`): a gap
+    /// within one, or within one and the input's own silence beside it, is no dropout.
+    public func finish(segments: [Range<Int>], ownedSilence: [Range<Int>] = []) -> (analysis: EchoAnalysis, glitches: GlitchReport) {
         let finished = analysis.finish(segments: segments)
         talkRuns = finished.talkRuns
         analysisFrameSize = finished.frameSize
         let sent = leavingOutLiveEchoZeroed(glitches.finish().leavingOut(gapsMeeting: silencedSent), segments: segments)
         inputSilence.finish()
-        return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin))
+        trackSilence.finish()
+        // A priming, with the room's silence the tracks hold right around it (they prime with the
+        // mic, then the talker's pause goes on): the restart's and the room's, no dropout.
+        let margin = inputMargin
+        let owned = ownedSilence.isEmpty ? [] : GlitchReport.union([], ownedSilence + trackSilence.runs.filter { run in
+            ownedSilence.contains { $0.lowerBound <= run.upperBound + margin && run.lowerBound <= $0.upperBound + margin }
+        }, margin: margin)
+        return (finished, sent.discounting(inputSilence, inputClicks: inputGlitches.finish().events, margin: inputMargin,
+                                           alsoSilent: owned))
     }
 
     /// `report` without the gaps the send path made of live echo: the capture held sound all

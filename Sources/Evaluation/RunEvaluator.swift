@@ -19,7 +19,8 @@ public struct RunEvaluator: Sendable {
     /// `sent`): the restart dropped what the old stream held (`CaptureRestart.discarded`) and the
     /// new one starts as empty, priming about as long (the route's buffers), to the tick. That
     /// silence is the restart's, reported under the hardware's capture restarts in every mode; a
-    /// sent gap inside it is no pipeline issue of its own, one that runs on past it still is.
+    /// sent gap inside it, or inside it and the room's own silence after it (a talker's pause), is
+    /// no pipeline issue of its own; one that runs on into the room's sound still is.
     /// Counted as one, it was an issue only where the output is the mic (disabled, and AECM where it
     /// zeroes): a canceller's output over those zeros is its echo estimate, not silence.
     static func restartFills(_ run: CallRun, measurement: CallMeasurement, tick: Int) -> [Range<Int>] {
@@ -39,9 +40,8 @@ public struct RunEvaluator: Sendable {
         let rate = Double(run.sampleRate)
         let boundaries = Array(Set([0] + run.timelineFrames.map(Int.init).filter { $0 > 0 && $0 < length })).sorted()
         let ranges = run.timelineFrames.isEmpty ? [] : zip(boundaries, boundaries.dropFirst() + [length]).map { $0..<$1 }
-        let (analysis, measuredGlitches) = measurement.finish(segments: ranges)
         let tick = Int(rate / 100)
-        let glitches = measuredGlitches.leavingOut(gapsWithin: Self.restartFills(run, measurement: measurement, tick: tick))
+        let (analysis, glitches) = measurement.finish(segments: ranges, ownedSilence: Self.restartFills(run, measurement: measurement, tick: tick))
 
         // The AEC mode each segment starts in (the device timeline the lint reads): a segment
         // without a canceller re-converges to nothing. The timeline is noted per tick, and an

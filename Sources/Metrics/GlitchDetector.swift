@@ -42,15 +42,6 @@ public struct GlitchReport: Equatable, Sendable {
         return GlitchReport(events: events, gaps: kept)
     }
 
-    /// The report without the gaps that lie wholly inside one of `stretches`: silence another
-    /// part of the report owns (a capture restart's priming). A gap that starts before such a
-    /// stretch or runs on past it is more than that silence, and stays.
-    public func leavingOut(gapsWithin stretches: [Range<Int>]) -> GlitchReport {
-        GlitchReport(events: events, gaps: gaps.filter { gap in
-            !stretches.contains { $0.lowerBound <= gap.lowerBound && gap.upperBound <= $0.upperBound }
-        })
-    }
-
     /// Clicks whose sample lies in `range`, e.g. `count(in: t - 480 ..< t + 481)` for ±10 ms at 48 kHz.
     public func count(in range: Range<Int>) -> Int {
         events.reduce(0) { $0 + (range.contains($1.sampleIndex) ? 1 : 0) }

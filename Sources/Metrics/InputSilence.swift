@@ -74,8 +74,15 @@ extension GlitchReport {
     /// input's own clicks (`inputClicks`, in time order: a talker's plosive passed on) — but not
     /// one within `margin` of where the input starts or stops being what was sent: a click
     /// finder run over the input saw the switch there, not the input.
-    public func discounting(_ input: InputSilence, inputClicks allInputClicks: [GlitchEvent], margin: Int) -> GlitchReport {
+    ///
+    /// `alsoSilent` (in time order): stretches whose silence another part of the report owns (a
+    /// capture restart's priming), joined to the input's silence for the gaps alone: a gap
+    /// within them, or within one and the input's own silence that follows it (a talker's pause
+    /// after the priming), is no dropout; one that runs on into the input's sound still is.
+    public func discounting(_ input: InputSilence, inputClicks allInputClicks: [GlitchEvent], margin: Int,
+                            alsoSilent: [Range<Int>] = []) -> GlitchReport {
         let runs = input.runs
+        let silentRuns = alsoSilent.isEmpty ? runs : Self.union(runs, alsoSilent, margin: margin)
         var firstSwitch = 0
         let inputClicks = allInputClicks.filter { click in
             let switches = input.switches
@@ -85,12 +92,12 @@ extension GlitchReport {
         // Each list is in time order: one pass with a moving start.
         var first = 0
         let keptGaps = gaps.filter { gap in
-            while first < runs.count && runs[first].upperBound <= gap.lowerBound { first += 1 }
+            while first < silentRuns.count && silentRuns[first].upperBound <= gap.lowerBound { first += 1 }
             // Covered, within `margin` at either end (a canceller's output falls silent a few
             // samples off its input's): a dropout that merely meets a pause is still one.
             var index = first
-            while index < runs.count && runs[index].lowerBound < gap.upperBound {
-                if runs[index].lowerBound <= gap.lowerBound + margin && runs[index].upperBound + margin >= gap.upperBound { return false }
+            while index < silentRuns.count && silentRuns[index].lowerBound < gap.upperBound {
+                if silentRuns[index].lowerBound <= gap.lowerBound + margin && silentRuns[index].upperBound + margin >= gap.upperBound { return false }
                 index += 1
             }
             return true
@@ -116,5 +123,21 @@ extension GlitchReport {
             return !(firstClick < inputClicks.count && inputClicks[firstClick].sampleIndex - margin <= n)
         }
         return GlitchReport(events: keptEvents, gaps: keptGaps)
+    }
+
+    /// The input's silent runs with `owned` stretches joined in: a stretch and a run that overlap
+    /// or lie within `margin` of each other are one (the input's own runs are joined only where
+    /// they overlap, as they are measured).
+    package static func union(_ runs: [Range<Int>], _ owned: [Range<Int>], margin: Int) -> [Range<Int>] {
+        var joined: [(range: Range<Int>, isOwned: Bool)] = []
+        let tagged = runs.map { ($0, false) } + owned.map { ($0, true) }
+        for (stretch, isOwned) in tagged.sorted(by: { $0.0.lowerBound < $1.0.lowerBound }) {
+            if let last = joined.last, stretch.lowerBound <= last.range.upperBound + (isOwned || last.isOwned ? margin : 0) {
+                joined[joined.count - 1] = (last.range.lowerBound..<max(last.range.upperBound, stretch.upperBound), isOwned || last.isOwned)
+            } else {
+                joined.append((stretch, isOwned))
+            }
+        }
+        return joined.map(\.range)
     }
 }
