@@ -125,7 +125,8 @@ public struct RunEvaluator: Sendable {
             + (delaySearchedAgain ? segmentDelayFindings(run, ranges: ranges, segments: segments) : [])
         let findings = (deviceFindings + Linter.clippingFindings(run.counters.clippedSamples) + delayFindings)
             .sorted { ($0.frames.lowerBound, LintRule.allCases.firstIndex(of: $0.rule)!) < ($1.frames.lowerBound, LintRule.allCases.firstIndex(of: $1.rule)!) }
-            .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate) }
+            .map { consequence(of: $0, measurement: measurement, analysis: analysis, counters: run.counters, states: run.deviceStates, rate: rate,
+                               routes: run.hardware?.segments ?? []) }
             + hardwareFindings.findings
             + micSwitchLeaks.findings
             + RequirementFindings.findings(analysis.whole, durationSeconds: run.duration.seconds,
@@ -189,8 +190,12 @@ public struct RunEvaluator: Sendable {
         return report
     }
 
+    /// `routes`: the hardware model's route segments (empty without one): a finding that spans
+    /// route changes is measured on each route, since one ERL over a quiet earpiece and a
+    /// loudspeaker describes neither.
     private func consequence(of finding: LintFinding, measurement: CallMeasurement, analysis: EchoAnalysis,
-                             counters: PipelineCounters, states: [DeviceState], rate: Double) -> RunReport.Finding {
+                             counters: PipelineCounters, states: [DeviceState], rate: Double,
+                             routes: [RouteSegment] = []) -> RunReport.Finding {
         let range = finding.frames
         var report = RunReport.Finding(rule: finding.rule.rawValue, atSeconds: Double(range.lowerBound) / rate,
                                        untilSeconds: Double(range.upperBound) / rate, message: finding.message,
@@ -272,9 +277,20 @@ public struct RunEvaluator: Sendable {
             let e = erle(in: range)
             measured("erle_db", e.value, { _ in "\(e.change(true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
-            let m = analysis.metrics(in: range)
+            // On the route where the echo is loudest (the least ERL that counts), named where the
+            // finding spans route changes: pooled, a speaker's 6 dB and an earpiece's 30 dB read
+            // as one figure of neither.
+            let pieces = Self.routePieces(of: range, routes: routes)
+            let measuredPieces = pieces.map { (piece: $0, metrics: analysis.metrics(in: $0.range)) }
+            let counted = measuredPieces.filter { $0.metrics.erlDB != nil && !FigureConfidence.isLow(frames: $0.metrics.erlFrames) }
+            let worst = counted.min { $0.metrics.erlDB! < $1.metrics.erlDB! } ?? measuredPieces.first { $0.metrics.erlDB != nil }
+            let m = pieces.count > 1 ? worst?.metrics ?? analysis.metrics(in: range) : analysis.metrics(in: range)
+            let onRoute = pieces.count > 1 ? worst.map { worst in
+                (worst.piece.route == "echo_path" ? " on the scenario's echo path" : " on the \(worst.piece.route) route")
+                    + " (\(Self.format(Double(worst.piece.range.lowerBound) / rate))–\(Self.format(Double(worst.piece.range.upperBound) / rate)) s)"
+            } ?? "" : ""
             measured("erl_db", m.erlDB, { "nothing removes the echo: the peer hears itself \(m.erlIsLowerBound ? "at least " : "")\(Self.format($0)) dB down"
-                + Self.confidenceNote(frames: m.erlFrames) },
+                + onRoute + Self.confidenceNote(frames: m.erlFrames) },
                      otherwise: noSingleTalk)
         }
         return report
@@ -444,6 +460,19 @@ public struct RunEvaluator: Sendable {
     /// Whether a device state came from a switch of custom mic or speaker: the engine notes a
     /// state whenever the mic, the speaker, the AEC mode, the user reference or mute change, so
     /// one with the last three as before changed a device (two mics of one name included).
+    /// `range` cut where the route changes within it, each piece with its route's name; the
+    /// whole range, unnamed, without route segments.
+    static func routePieces(of range: Range<Int>, routes: [RouteSegment]) -> [(range: Range<Int>, route: String)] {
+        let starts = routes.map { (Int($0.startFrame), $0.route) }
+        var pieces: [(range: Range<Int>, route: String)] = []
+        for (index, (start, route)) in starts.enumerated() {
+            let end = index + 1 < starts.count ? starts[index + 1].0 : Int.max
+            let piece = max(start, range.lowerBound)..<min(end, range.upperBound)
+            if !piece.isEmpty { pieces.append((piece, route)) }
+        }
+        return pieces.isEmpty ? [(range, "")] : pieces
+    }
+
     private static func isDeviceChange(_ states: [DeviceState], at index: Int) -> Bool {
         guard index > 0 else { return false }
         let before = states[index - 1], state = states[index]
