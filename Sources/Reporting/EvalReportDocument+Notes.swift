@@ -167,6 +167,17 @@ extension EvalReportDocument {
     /// an echo none can fully remove, and without echo and near-end tracks the gate that finds
     /// double talk misreads it (6.86 % of a mic clipped reads 81 single-talk frames for 535, and
     /// turns which mode is best). Otherwise only a run's health cell says so; nil where none clipped.
+    /// Where the corpus holds recordings: what their runs' pipeline issues count. The Modes table's
+    /// note names clicks and gaps in the sent audio, which a recording's run does not measure, and
+    /// a canceller that dropped 30 ms every 2 s of a recording read "0 runs with pipeline issues".
+    static func recordingPipelineNote(_ results: [CorpusRun.Result]) -> String? {
+        let recordings = results.filter { $0.summary?.recordingHealth != nil }.count
+        guard recordings > 0 else { return nil }
+        return "Runs of recordings (\(recordings) of \(results.count) runs) count only canceller resets as pipeline issues: clicks and "
+            + "gaps in a recording's output are not measured (its report has no sent_clicks or sent_gaps), so a canceller that drops "
+            + "audio or clicks there reads as a healthy pipeline."
+    }
+
     static func clippedRecordingsNote(_ results: [CorpusRun.Result]) -> String? {
         var items: [String] = []
         var said = Set<String>()

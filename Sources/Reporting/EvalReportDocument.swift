@@ -106,6 +106,7 @@ public enum EvalReportDocument {
         if let lint = lintFindingsNote(outcome) { blocks.append(.paragraph([.text(lint)])) }
         if let canceller = cancellerFindingsNote(outcome.results) { blocks.append(.paragraph([.text(canceller)])) }
         if let outside = echoOutsideSearchNote(outcome.results) { blocks.append(.paragraph([.text(outside)])) }
+        if let recordings = recordingPipelineNote(outcome.results) { blocks.append(.paragraph([.text(recordings)])) }
         if let clipped = clippedRecordingsNote(outcome.results) { blocks.append(.paragraph([.text(clipped)])) }
         if let beyond = delayBeyondReachNote(outcome.results) { blocks.append(.paragraph([.text(beyond)])) }
         if let bandLimited = bandLimitedNote(outcome.results) { blocks.append(.paragraph([.text(bandLimited)])) }

@@ -78,6 +78,13 @@ final class RecordingEvalLongTests: RecordingEvalFixture {
         XCTAssertEqual((modeSummary["near_end_attenuation_db"] as! [String: Any])["count"] as? Int, 1)
         let evalMarkdown = try String(contentsOf: root.appendingPathComponent("out/eval.md"), encoding: .utf8)
         XCTAssertTrue(evalMarkdown.contains("near-end attenuation mean"), evalMarkdown)
+        // Its pipeline column counts what a recording's run measures: no clicks, no gaps.
+        XCTAssertTrue(evalMarkdown.contains("Runs of recordings (3 of 3 runs) count only canceller resets as pipeline issues: clicks and "
+                                            + "gaps in a recording's output are not measured"), evalMarkdown)
+        let simulatedEval = try runEchoLab(["eval", "scenario.json", "--modes", "disabled", "--no-taps", "--out", "sim-eval"], in: root)
+        XCTAssertEqual(simulatedEval.status, 0, simulatedEval.standardError)
+        let simulatedEvalMarkdown = try String(contentsOf: root.appendingPathComponent("sim-eval/eval.md"), encoding: .utf8)
+        XCTAssertFalse(simulatedEvalMarkdown.contains("Runs of recordings"), simulatedEvalMarkdown)
         // The synthetic layout's near-end track gives the near end's preservation.
         let nearEnd = try XCTUnwrap(synthetic["near_end"] as? [String: Any])
         XCTAssertGreaterThan(nearEnd["double_talk_analysis_frames"] as! Int, 0)
