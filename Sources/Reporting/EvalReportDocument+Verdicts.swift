@@ -8,6 +8,12 @@ import Simulation
 /// The verdict in words and in a plot: which modes no other beats on both axes, over which
 /// items, where a bound leaves their order unknown, and the trade-off chart of the modes' means.
 extension EvalReportDocument {
+    /// Where the tap-free estimate stands and which way it errs, after "the talker the gate
+    /// hears,": read as double talk alone, a canceller's 6.1 dB cut in double talk was estimated
+    /// at 1.4 dB, over that double talk and the lone talker it left almost whole.
+    static let estimateScope = " in double talk and where the near end talked alone, as one figure: it errs towards kept, "
+        + "the more the harder a canceller cut the talker in double talk (docs/metrics.md)."
+
     /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it
     /// says which items the modes were compared on, that the Modes table stars them, and where a
     /// lower bound left a front mode's order unknown (`itemNames`: the corpus's items, in order).
@@ -18,8 +24,10 @@ extension EvalReportDocument {
         // Where the near end is the tap-free estimate, on which items.
         let estimated = front.nearEndEstimatedItems == 0 ? ""
             : !isCorpus || front.nearEndEstimatedItems == front.nearEndComparedItems
-                ? " The near end is the estimate from mic and loopback (no near-end track): the output's drop under the talker the gate hears."
-                : " On \(front.nearEndEstimatedItems) of the \(front.nearEndComparedItems) items (no near-end track) the near end is the estimate from mic and loopback: the output's drop under the talker the gate hears."
+                ? " The near end is the estimate from mic and loopback (no near-end track): the output's drop under the talker the gate hears,"
+                    + Self.estimateScope
+                : " On \(front.nearEndEstimatedItems) of the \(front.nearEndComparedItems) items (no near-end track) the near end is the estimate from mic and loopback: "
+                    + "the output's drop under the talker the gate hears," + Self.estimateScope
         let lead: String, why: String
         switch front.axes {
         case .both:

@@ -133,7 +133,8 @@ public enum EvalReportDocument {
                                    level: 2, id: "matrix"))
             var marks: [String] = []
             if hasEstimate {
-                marks.append("\"est.\" marks a run without a near-end track, whose near end is the estimate from mic and loopback: the output's drop under the talker the gate hears")
+                marks.append("\"est.\" marks a run without a near-end track, whose near end is the estimate from mic and loopback: the output's drop under the talker the gate hears,"
+                             + String(Self.estimateScope.dropLast()))
             }
             if hasNearEndAlone {
                 marks.append("\"alone\" marks an item whose far end never played, whose near end is judged by what was taken off it while it talked alone")
