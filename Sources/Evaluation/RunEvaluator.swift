@@ -457,9 +457,6 @@ public struct RunEvaluator: Sendable {
         return range.lowerBound + Int(added)
     }
 
-    /// Whether a device state came from a switch of custom mic or speaker: the engine notes a
-    /// state whenever the mic, the speaker, the AEC mode, the user reference or mute change, so
-    /// one with the last three as before changed a device (two mics of one name included).
     /// `range` cut where the route changes within it, each piece with its route's name; the
     /// whole range, unnamed, without route segments.
     static func routePieces(of range: Range<Int>, routes: [RouteSegment]) -> [(range: Range<Int>, route: String)] {
@@ -467,12 +464,15 @@ public struct RunEvaluator: Sendable {
         var pieces: [(range: Range<Int>, route: String)] = []
         for (index, (start, route)) in starts.enumerated() {
             let end = index + 1 < starts.count ? starts[index + 1].0 : Int.max
-            let piece = max(start, range.lowerBound)..<min(end, range.upperBound)
-            if !piece.isEmpty { pieces.append((piece, route)) }
+            let lower = max(start, range.lowerBound), upper = min(end, range.upperBound)
+            if lower < upper { pieces.append((lower..<upper, route)) }
         }
         return pieces.isEmpty ? [(range, "")] : pieces
     }
 
+    /// Whether a device state came from a switch of custom mic or speaker: the engine notes a
+    /// state whenever the mic, the speaker, the AEC mode, the user reference or mute change, so
+    /// one with the last three as before changed a device (two mics of one name included).
     private static func isDeviceChange(_ states: [DeviceState], at index: Int) -> Bool {
         guard index > 0 else { return false }
         let before = states[index - 1], state = states[index]

@@ -101,8 +101,9 @@ public struct EchoMetrics: Codable, Equatable, Sendable {
     public var isProcessedSilentInSingleTalk = false
     /// Where neither side talked, the output stood 30 dB or more under the room's own sound (the
     /// near-end track, or mic − echo) in 90 % or more of the last half of such frames: it cut that
-    /// sound, which no echo is (`QuietRoomSend`), as a mute does; nil where it did not, or too few such frames tell. Not written to the
-    /// metrics object (the finding it raises is: `RequirementFindings.mutedRoomRule`). Equality counts it.
+    /// sound, which no echo is (`QuietRoomSend`), as a mute does; nil where it did not, or too few
+    /// such frames tell. Not written to the metrics object (the finding it raises is:
+    /// `RequirementFindings.mutedRoomRule`). Equality counts it.
     public var mutedQuietRoom: MutedQuietRoom?
 
     /// The frames of `mutedQuietRoom`: the last half of those where neither side talked and the

@@ -162,11 +162,6 @@ extension EvalReportDocument {
             + ". Those modes' figures there measure the reach, not the canceller."
     }
 
-    /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
-    /// echo is no longer the loopback's linear image, so every canceller's figures there stand on
-    /// an echo none can fully remove, and without echo and near-end tracks the gate that finds
-    /// double talk misreads it (6.86 % of a mic clipped reads 81 single-talk frames for 535, and
-    /// turns which mode is best). Otherwise only a run's health cell says so; nil where none clipped.
     /// Where the corpus holds recordings: what their runs' pipeline issues count. The Modes table's
     /// note names clicks and gaps in the sent audio, which a recording's run does not measure, and
     /// a canceller that dropped 30 ms every 2 s of a recording read "0 runs with pipeline issues".
@@ -178,6 +173,11 @@ extension EvalReportDocument {
             + "audio or clicks there reads as a healthy pipeline."
     }
 
+    /// The recordings whose mic or loopback reached full scale, with how many samples: a clipped
+    /// echo is no longer the loopback's linear image, so every canceller's figures there stand on
+    /// an echo none can fully remove, and without echo and near-end tracks the gate that finds
+    /// double talk misreads it (6.86 % of a mic clipped reads 81 single-talk frames for 535, and
+    /// turns which mode is best). Otherwise only a run's health cell says so; nil where none clipped.
     static func clippedRecordingsNote(_ results: [CorpusRun.Result]) -> String? {
         var items: [String] = []
         var said = Set<String>()

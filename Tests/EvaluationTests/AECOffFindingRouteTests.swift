@@ -28,4 +28,25 @@ final class AECOffFindingRouteTests: XCTestCase {
         XCTAssertEqual(finding.consequence, "nothing removes the echo: the peer hears itself \(FixedDecimal.text(speakerERL, fractionDigits: 1)) dB down "
                        + "on the speaker route (4.0–8.0 s)")
     }
+
+    /// A finding within one route's stretch, after a route change, is that route's figure, unnamed
+    /// (the routes before it are no part of it).
+    func testAFindingOnOneRouteIsMeasuredThere() throws {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = try writeScenario("""
+            {"name": "late", "far_end": {"generator": "speech", "level_dbfs": -20, "seed": 1}, "route": "receiver",
+             "noise": {"level_dbfs": -70, "seed": 3}, "aec": {"mode": "intensityRecommended", "backend": "speex"}, "duration_s": 10,
+             "timeline": [{"at_ms": 3000, "action": "route_change", "route": "speaker"},
+                          {"at_ms": 6000, "action": "set_aec", "mode": "disabled"}]}
+            """, in: folder)
+        let report = try RunOutput(scenario: ScenarioLoader.load(path: path), outputDirectory: folder.appendingPathComponent("out").path,
+                                   taps: .none, renderer: nil).run()
+        let finding = try XCTUnwrap(report.findings.first { $0.rule == "aec-disabled-with-real-devices" })
+        XCTAssertEqual(finding.atSeconds, 6)
+        let off = try XCTUnwrap(report.segments.last)
+        XCTAssertEqual(off.startSeconds, 6)
+        XCTAssertEqual(try XCTUnwrap(finding.consequenceDB), try XCTUnwrap(off.metrics.erlDB), accuracy: 1e-9)
+        XCTAssertFalse(finding.consequence.contains("route"), finding.consequence)
+    }
 }
