@@ -425,8 +425,8 @@ public enum EvalDocument {
             guard let value = nearEnd.singleTalkAttenuationDB else { return nil }
             return (value, nearEnd.singleTalkAttenuationIsLowerBound, nearEnd.singleTalkFrames, false)
         }
-        guard let estimate = metrics.nearEndEstimate, let value = estimate.outputDropDB else { return nil }
-        return (value, estimate.outputDropIsLowerBound || estimate.isLost, estimate.frames, true)
+        guard let estimate = metrics.nearEndEstimate, let value = estimate.singleTalkOutputDropDB else { return nil }
+        return (value, estimate.singleTalkOutputDropIsLowerBound || estimate.singleTalkIsLost, estimate.singleTalkFrames, true)
     }
 
     /// The corpus's front: `{"modes": [...], "judged_on": "both" | "erle_only" | "near_end_only",

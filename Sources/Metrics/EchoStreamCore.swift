@@ -101,9 +101,11 @@ struct EchoStreamCore {
     /// The same ranges as the delay estimate's warm-up asks after them (it reads ahead of the
     /// frames scored, and `ExcludedRanges` forgets what its reader has passed).
     private var delayExcluded = ExcludedRanges()
-    /// Without tracks: the tap-free gate's near talker per frame, and the output against it.
+    /// Without tracks: the tap-free gate's near talker per frame, and the output against it in
+    /// double talk and while the talker is alone.
     private let talkerLevels: EchoPathGate.TalkerLevels?
     private var nearEndEstimateSums = NearEndEstimate.Sums()
+    private var nearEndAloneEstimateSums = NearEndEstimate.Sums()
     /// Without tracks: the mic's power in the frames where nobody talks, for its noise floor —
     /// but for frames of digital zeros, counted apart: they hold no noise, only a recording that
     /// had not started or a muted mic, and 2 s of zeros before a call put the floor at digital
@@ -486,8 +488,12 @@ struct EchoStreamCore {
         if gate.lastTalk == .doubleTalk || gate.lastTalk == .nearEndSingleTalk, let estimate = talkerLevels?.meanSquare(frame),
            PowerSums.sumOfSquares(mic.samples, mic.local(start)..<(mic.local(start) + frameSize)) >= micSilence {
             let at = processed.local(start)
-            nearEndEstimateSums.add(estimate: estimate,
-                                    output: PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize))
+            let output = PowerSums.sumOfSquares(processed.samples, at..<(at + frameSize)) / Double(frameSize)
+            if gate.lastTalk == .doubleTalk {
+                nearEndEstimateSums.add(estimate: estimate, output: output)
+            } else {
+                nearEndAloneEstimateSums.add(estimate: estimate, output: output)
+            }
         }
         if !hasEcho, !(hasNearEnd && configuration.nearEndTrackHoldsTheNoise), gate.lastTalk == .silence {
             let power = meter.wholeBandPower(mic.samples, offset: mic.local(start))
@@ -612,7 +618,9 @@ struct EchoStreamCore {
     }
 
     /// The output against the tap-free gate's near talker; nil with tracks (or no gate).
-    var nearEndEstimate: NearEndEstimate? { talkerLevels == nil ? nil : NearEndEstimate(nearEndEstimateSums) }
+    var nearEndEstimate: NearEndEstimate? {
+        talkerLevels == nil ? nil : NearEndEstimate(doubleTalk: nearEndEstimateSums, singleTalk: nearEndAloneEstimateSums)
+    }
 
     /// Near-end preservation so far; nil without a near-end track.
     var nearEndPreservation: NearEndPreservation? {

@@ -9,10 +9,8 @@ import Simulation
 /// items, where a bound leaves their order unknown, and the trade-off chart of the modes' means.
 extension EvalReportDocument {
     /// Where the tap-free estimate stands and which way it errs, after "the talker the gate
-    /// hears,": read as double talk alone, a canceller's 6.1 dB cut in double talk was estimated
-    /// at 1.4 dB, over that double talk and the lone talker it left almost whole.
-    static let estimateScope = " in double talk and where the near end talked alone, as one figure: it errs towards kept, "
-        + "the more the harder a canceller cut the talker in double talk (docs/metrics.md)."
+    /// hears,": a user read it as exact, where a 6.1 dB cut in double talk reads 3.7 dB.
+    static let estimateScope = " in double talk: it errs towards kept, the more the harder a canceller cut the talker (docs/metrics.md)."
 
     /// "Best on both axes: …" for a verdict (nil without one); for the corpus (`isCorpus`) it
     /// says which items the modes were compared on, that the Modes table stars them, and where a

@@ -338,15 +338,24 @@ public enum RunReportDocument {
     public static func nearEndRows(_ nearEnd: NearEndPreservation?, estimate: NearEndEstimate? = nil) -> [[ReportDocument.Cell]] {
         typealias F = ReportFormatting
         if nearEnd == nil, let e = estimate {
-            // A recording: the near talker as the tap-free gate hears it.
-            // A negative drop is the output over the talker: "−1.2 dB under" read as a cut.
-            let over = (e.outputDropDB ?? 0) < 0 && !e.outputDropIsLowerBound && F.number(e.outputDropDB, digits: 1) != "0.0"
-            let drop = e.frames == 0 ? "the gate hears no near talker"
-                : "output \(F.figure(over ? e.outputDropDB.map { -$0 } : e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames)) "
-                  + "\(over ? "over" : "under") the talker the gate hears "
-                  + "(\(F.analysisFrames(e.frames)); \(e.lostFrames) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
-                  + (e.isLost ? ": near end lost" : "")
-            return [[.init("near end, from mic and loopback"), .init(drop, value: e.outputDropDB)]]
+            // A recording: the near talker as the tap-free gate hears it, in double talk and alone,
+            // as a near-end track's rows are.
+            func drop(_ value: Double?, isLowerBound: Bool, frames: Int, lost: Int, isLost: Bool, none: String) -> String {
+                // A negative drop is the output over the talker: "−1.2 dB under" read as a cut.
+                let over = (value ?? 0) < 0 && !isLowerBound && F.number(value, digits: 1) != "0.0"
+                return frames == 0 ? none
+                    : "output \(F.figure(over ? value.map { -$0 } : value, isLowerBound: isLowerBound, frames: frames)) "
+                      + "\(over ? "over" : "under") the talker the gate hears "
+                      + "(\(F.analysisFrames(frames)); \(lost) of them \(F.number(NearEndEstimate.lostDropDB, digits: 0)) dB or more under)"
+                      + (isLost ? ": near end lost" : "")
+            }
+            return [[.init("near end, from mic and loopback, double talk"),
+                     .init(drop(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames, lost: e.lostFrames, isLost: e.isLost,
+                                none: "the gate hears no near talker in double talk"), value: e.outputDropDB)],
+                    [.init("near end, from mic and loopback, near-end single talk"),
+                     .init(drop(e.singleTalkOutputDropDB, isLowerBound: e.singleTalkOutputDropIsLowerBound, frames: e.singleTalkFrames,
+                                lost: e.singleTalkLostFrames, isLost: e.singleTalkIsLost, none: "the gate hears no near talker alone"),
+                           value: e.singleTalkOutputDropDB)]]
         }
         guard let n = nearEnd else { return [[.init("near-end preservation"), .init("no near-end track: not measured")]] }
         return [

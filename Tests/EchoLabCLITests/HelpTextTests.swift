@@ -296,10 +296,11 @@ final class HelpTextTests: XCTestCase {
         near talker's attenuation and distortion in double talk; a near end removed
         entirely reads as lost, its attenuation the bound the output allows
         (attenuation_is_lower_bound); without it, near_end_estimate compares the output
-        with the near talker the tap-free gate hears (frames where the output is 20 dB
-        or more under it are lost). Where the output falls under the mic's noise floor
-        or digital silence, its residual cannot be measured and ERLE is a lower bound
-        at the mic's level over that floor (erle_is_lower_bound,
+        with the near talker the tap-free gate hears, in double talk and
+        (single_talk_…) while the talker is alone (frames where the output is 20 dB or
+        more under it are lost). Where the output falls under the mic's noise floor or
+        digital silence, its residual cannot be measured and ERLE is a lower bound at
+        the mic's level over that floor (erle_is_lower_bound,
         erle_steady_is_lower_bound). telephony holds the terminal test labs' figures:
         TCLw (TS 26.132's weighted terminal coupling loss, reference to processed in
         1/3 octaves 315–6300 Hz over the steady far-end single talk, against TS

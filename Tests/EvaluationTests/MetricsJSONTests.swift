@@ -24,7 +24,7 @@ final class MetricsJSONTests: XCTestCase {
                                          aroundLevelDifferenceIsLowerBound: true),
             doubleTalkUnmeasuredReason: nil))
 
-    func testTheReportKeysAreTheSchemas() {
+    func testTheReportKeysAreTheSchemas() throws {
         XCTAssertEqual(Self.metrics.json, .object([
             "erl_db": .number(6.25), "erl_analysis_frames": .number(6), "erl_is_lower_bound": .bool(false), "erle_db": .null, "erle_is_lower_bound": .bool(false), "erle_steady_db": .number(-3.5),
             "erle_steady_is_lower_bound": .bool(true), "erle_steady_analysis_frames": .number(3),
@@ -57,10 +57,20 @@ final class MetricsJSONTests: XCTestCase {
                 "double_talk_unmeasured_reason": .null,
             ]),
         ]))
-        let estimate = NearEndEstimate(outputDropDB: 24.5, outputDropIsLowerBound: false, frames: 40, lostFrames: 30, isLost: true)
+        let estimate = NearEndEstimate(outputDropDB: 24.5, outputDropIsLowerBound: false, frames: 40, lostFrames: 30, isLost: true,
+                                       singleTalkOutputDropDB: 0.5, singleTalkFrames: 60, singleTalkLostFrames: 1)
         XCTAssertEqual(JSONValue(encoding: estimate), .object(["output_drop_db": .number(24.5), "output_drop_is_lower_bound": .bool(false),
                                                               "analysis_frames": .number(40), "lost_analysis_frames": .number(30),
-                                                              "near_end_lost": .bool(true)]))
+                                                              "near_end_lost": .bool(true), "single_talk_output_drop_db": .number(0.5),
+                                                              "single_talk_output_drop_is_lower_bound": .bool(false),
+                                                              "single_talk_analysis_frames": .number(60),
+                                                              "single_talk_lost_analysis_frames": .number(1),
+                                                              "single_talk_near_end_lost": .bool(false)]))
+        // A report written before the lone talker was measured apart reads back without it.
+        let older: JSONValue = .object(["output_drop_db": .number(24.5), "output_drop_is_lower_bound": .bool(false),
+                                        "analysis_frames": .number(40), "lost_analysis_frames": .number(30), "near_end_lost": .bool(true)])
+        let read = try JSONDecoder().decode(NearEndEstimate.self, from: Data(older.canonicalText().utf8))
+        XCTAssertEqual(read, NearEndEstimate(outputDropDB: 24.5, outputDropIsLowerBound: false, frames: 40, lostFrames: 30, isLost: true))
         var withoutNearEnd = Self.metrics
         withoutNearEnd.nearEnd = nil
         XCTAssertEqual(withoutNearEnd.json["near_end"], .null, "a measure that does not apply keeps its key, as null")

@@ -76,16 +76,54 @@ final class EchoPathGateTests: XCTestCase {
         }
         let estimate = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: mic))
             .whole.nearEndEstimate)
-        XCTAssertGreaterThan(estimate.frames, 200, "the talker's frames are judged")
+        // Over the far end (double talk to the gate) and in its pauses (the talker alone).
+        XCTAssertGreaterThan(estimate.frames, 100, "the talker's frames in double talk are judged")
+        XCTAssertGreaterThan(estimate.frames + estimate.singleTalkFrames, 200, "the talker's frames are judged")
         XCTAssertEqual(estimate.lostFrames, 0)
+        XCTAssertEqual(estimate.singleTalkLostFrames, 0)
         XCTAssertFalse(estimate.isLost)
+        XCTAssertFalse(estimate.singleTalkIsLost)
         XCTAssertEqual(try XCTUnwrap(estimate.outputDropDB), 0, accuracy: 0.1)
+        if estimate.singleTalkFrames > 0 { XCTAssertEqual(try XCTUnwrap(estimate.singleTalkOutputDropDB), 0, accuracy: 0.1) }
         // Taken off entirely, the same talker is lost on every frame judged.
         let removed = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic,
                                                                        processed: [Float](repeating: 0, count: count))).whole.nearEndEstimate)
         XCTAssertEqual(removed.lostFrames, removed.frames)
+        XCTAssertEqual(removed.singleTalkLostFrames, removed.singleTalkFrames)
         XCTAssertTrue(removed.isLost)
         XCTAssertTrue(removed.outputDropIsLowerBound)
+    }
+
+    /// A canceller that cuts the talker by 10 dB in double talk and leaves it whole alone: the
+    /// double-talk figure reads the cut, the lone talker's none. Pooled, as the estimate was, the
+    /// lone talker's frames pulled the figure towards "kept" (a user's 11.9 dB cut read 2.2 dB).
+    func testACutInDoubleTalkAloneIsReadThereNotPooledWithTheLoneTalker() throws {
+        let rate = 16_000, count = 12 * rate
+        var far = SignalGenerator.render(.speechLike(levelDBFS: -20, pitchHz: 120), sampleRate: rate, count: count, seed: 3)
+        let pause = (7 * rate)..<(10 * rate)
+        for i in pause { far[i] = 0 }
+        let talker = SignalGenerator.render(.speechLike(levelDBFS: -22, pitchHz: 210), sampleRate: rate, count: count, seed: 4)
+        let echo = TestSignals.scaled(TestSignals.delayed(far, by: 640), gainDB: -10)
+        let nearEnd = talker.indices.map { (4 * rate..<10 * rate).contains($0) ? talker[$0] : 0 }
+        let noise = TestSignals.noise(count: count, dbfs: -70, seed: 5)
+        let mic = TestSignals.sum(TestSignals.sum(echo, nearEnd), noise)
+        // Echo removed by 30 dB; the talker cut while the far end plays, kept in its pause.
+        func estimate(cutDB: Double) throws -> NearEndEstimate {
+            let cut = Float(pow(10, -cutDB / 20))
+            let output = (0..<count).map { echo[$0] * 0.03 + nearEnd[$0] * (pause.contains($0) ? 1 : cut) + noise[$0] }
+            return try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: output))
+                .whole.nearEndEstimate)
+        }
+        let cut = try estimate(cutDB: 10)
+        XCTAssertGreaterThanOrEqual(cut.frames, 20, "double talk is judged")
+        XCTAssertGreaterThanOrEqual(cut.singleTalkFrames, 20, "the talker alone is judged")
+        XCTAssertGreaterThan(try XCTUnwrap(cut.outputDropDB), 6, "the cut, less the residual echo the output holds")
+        XCTAssertFalse(cut.isLost)
+        XCTAssertEqual(try XCTUnwrap(cut.singleTalkOutputDropDB), 0, accuracy: 0.5)
+        // Deleted in double talk: lost there, whole alone (pooled, it read a drop of a few dB, not lost).
+        let deleted = try estimate(cutDB: 60)
+        XCTAssertTrue(deleted.isLost, "\(deleted)")
+        XCTAssertFalse(deleted.singleTalkIsLost)
     }
 
     /// A talker who speaks only while the loopback is digital silence, and an output that is the
@@ -105,10 +143,12 @@ final class EchoPathGateTests: XCTestCase {
             let output = TestSignals.scaled(mic, gainDB: -drop)
             let estimate = try XCTUnwrap(EchoAnalyzer().analyze(EchoSignals(sampleRate: rate, reference: far, mic: mic, processed: output))
                 .whole.nearEndEstimate, "\(drop) dB")
-            XCTAssertGreaterThan(estimate.frames, 10, "\(drop) dB: the talker's frames are judged")
-            XCTAssertEqual(try XCTUnwrap(estimate.outputDropDB), drop, accuracy: 0.1, "\(drop) dB")
-            XCTAssertEqual(estimate.lostFrames, 0, "\(drop) dB")
-            XCTAssertFalse(estimate.isLost, "\(drop) dB")
+            // The talker alone: its own figure, no double talk.
+            XCTAssertEqual(estimate.frames, 0, "\(drop) dB: no double talk")
+            XCTAssertGreaterThan(estimate.singleTalkFrames, 10, "\(drop) dB: the talker's frames are judged")
+            XCTAssertEqual(try XCTUnwrap(estimate.singleTalkOutputDropDB), drop, accuracy: 0.1, "\(drop) dB")
+            XCTAssertEqual(estimate.singleTalkLostFrames, 0, "\(drop) dB")
+            XCTAssertFalse(estimate.singleTalkIsLost, "\(drop) dB")
         }
     }
 
