@@ -267,8 +267,14 @@ public enum HardwareFindings {
                                         consequenceMetric: "", consequenceDB: nil, consequence: "")
         switch issue.kind {
         case .audioBeforeActivation:
+            // The silence is not the mistake's own: an app that enables audio in didActivate is
+            // silent until then too (a new user's two orders gave byte-identical taps). What the
+            // early start risks on a device is what the model does not simulate.
             finding.consequenceMetric = "capture_silenced_samples"
-            finding.consequence = "\(issue.samples) samples (\(seconds) s) of capture were silence and the peer's audio was not played"
+            finding.consequence = "the engine ran \(seconds) s (\(issue.samples) samples) on a session not yet activated, capturing and playing "
+                + "silence, as the right order waits in silence for the activation; the risk is on a device, which this model does not "
+                + "simulate: an audio unit started before the activation can fail to start, or lose the session's route (the CallKit + "
+                + "WebRTC article's speaker reset)"
         case .preferencesChangedWhileActive:
             finding.consequenceMetric = "seconds_at_old_format"
             finding.consequence = "the device kept its old format for \(seconds) s: the new preferences wait for the next activation"

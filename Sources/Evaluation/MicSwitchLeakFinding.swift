@@ -19,8 +19,9 @@ public enum MicSwitchLeakFinding {
     /// that had no stretch on such a mic before (the canceller had no path to lose: its first
     /// convergence is no leak), and a switch with a route change since the switch away (the
     /// route leak's, `HardwareFindings`, which judges from when the device mic is back).
+    /// `sendLatency`: the send path's latency at a capture frame (`CallMeasurement.sendLatency(at:)`).
     static func findings(states: [DeviceState], hardware: HardwareReport?, analysis: EchoAnalysis, rate: Double,
-                         length: Int) -> (findings: [RunReport.Finding], unjudged: [(frame: Int64, reason: String)]) {
+                         length: Int, sendLatency: (Int) -> Int = { _ in 0 }) -> (findings: [RunReport.Finding], unjudged: [(frame: Int64, reason: String)]) {
         var findings: [RunReport.Finding] = []
         var unjudged: [(frame: Int64, reason: String)] = []
         let routeChanges = hardware?.routeChangeFrames ?? []
@@ -57,7 +58,9 @@ public enum MicSwitchLeakFinding {
             }
             // Decided by the second back alone: enough removed is no leak, echo added is one.
             guard erle < HardwareFindings.leakERLEThresholdDB else { continue }
-            let deviceMicStretch = deviceMicStretch(endingAt: first, states: states, routeChanges: routeChanges, rate: rate)
+            let deviceMicStretch = deviceMicStretch(endingAt: first, states: states, routeChanges: routeChanges, rate: rate) {
+                unsentTail(at: $0, sendLatency: sendLatency, frameSize: analysis.frameSize)
+            }
             let judgedBefore = deviceMicStretch.map { lastJudgeableSecond(within: $0, analysis: analysis, rate: rate) }
             guard let (beforeRange, before) = judgedBefore, !before.isLowConfidence,
                   let erlBefore = before.erlDB, let erleBefore = before.erleDB else {
@@ -108,14 +111,33 @@ public enum MicSwitchLeakFinding {
     /// The device mic's stretch before the switch away at `states[first]`: back from it while the
     /// device mic fed the call with the canceller on, from the last route change in it, less its
     /// first second (the canceller's convergence after the call's start, a switch back or a
-    /// change). nil where nothing is left.
-    private static func deviceMicStretch(endingAt first: Int, states: [DeviceState], routeChanges: [Int], rate: Double) -> Range<Int>? {
-        let end = Int(states[first].frame)
-        var opening = first - 1
+    /// change). It ends where the canceller stopped: at the switch away, or where the app turned
+    /// it off before (PlanetKit's guide turns it off for a file mic, which takes over a tick or
+    /// two later), less what of the device mic never went out as its output (`unsent`, at that
+    /// frame). nil where nothing is left.
+    private static func deviceMicStretch(endingAt first: Int, states: [DeviceState], routeChanges: [Int], rate: Double,
+                                         unsent: (Int) -> Int = { _ in 0 }) -> Range<Int>? {
+        var lastOn = first - 1
+        while lastOn > 0, !states[lastOn].cancelsTheRoomsEcho { lastOn -= 1 }
+        guard states[lastOn].cancelsTheRoomsEcho else { return nil }
+        let stoppedAt = Int(states[lastOn + 1].frame)
+        let end = stoppedAt - unsent(stoppedAt)
+        var opening = lastOn
         while opening > 0, states[opening - 1].cancelsTheRoomsEcho { opening -= 1 }
         let began = max(Int(states[opening].frame), routeChanges.last { $0 < end } ?? 0)
         let from = began + Int(rate)
         return from < end ? from..<end : nil
+    }
+
+    /// The capture before a switch away at `frame` that never went out as the canceller's output:
+    /// where the switch shortens the send path (AEC turned off with the file mic, as PlanetKit's
+    /// guide advises), the last `latency` samples of the device mic land in `sent` after the
+    /// switch, where the new path's audio stands instead, and an analysis frame that reaches into
+    /// them scores the raw echo as the canceller's (a trial's "before" read 21.7 dB for ≥ 30).
+    /// That latency and a frame; 0 where the latency holds across the switch.
+    private static func unsentTail(at frame: Int, sendLatency: (Int) -> Int, frameSize: Int) -> Int {
+        let before = sendLatency(frame - 1), after = sendLatency(frame)
+        return after < before ? before - after + frameSize : 0
     }
 
     /// The last second of `stretch` with enough far-end single talk to judge: its last second,

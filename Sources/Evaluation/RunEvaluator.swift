@@ -70,7 +70,7 @@ public struct RunEvaluator: Sendable {
                                                          oneClock: oneClock)
         let unjudgedLeaks = hardwareFindings.unjudgedLeaks
         let micSwitchLeaks = MicSwitchLeakFinding.findings(states: run.deviceStates, hardware: run.hardware, analysis: analysis,
-                                                           rate: rate, length: length)
+                                                           rate: rate, length: length, sendLatency: measurement.sendLatency(at:))
         let segments = zip(ranges, analysis.segments).map { range, measured -> RunReport.Segment in
             let states = Self.states(run.deviceStates, during: range, crossover: crossover)
             // The timeline's actions at the segment's start: the event that opened it.
@@ -182,7 +182,8 @@ public struct RunEvaluator: Sendable {
         if let reason = report.echoUnmeasuredReason { report.metrics.sayWhyNoSingleTalk(reason) }
         report.delayUnmeasuredReason = Self.delayUnmeasuredReason(whole, states: run.deviceStates, referenceNotFed: referenceNotFed,
                                                                   scenarioDelayMilliseconds: run.scenario.echoPath.delayMilliseconds,
-                                                                  customSpeakerBufferingMilliseconds: Self.customSpeakerBuffering(run))
+                                                                  customSpeakerBufferingMilliseconds: Self.customSpeakerBuffering(run),
+                                                                  clockDriftPPM: run.hardware?.clockDriftPPM)
         report.echoOutsideDelaySearchMilliseconds = Self.echoOutsideDelaySearch(whole, states: run.deviceStates, referenceNotFed: referenceNotFed)
         report.convergenceUnmeasuredReason = Self.convergenceUnmeasuredReason(whole)
         report.sentClickEvents = Array(glitches.events.prefix(RunReport.listedGlitches))
@@ -275,7 +276,21 @@ public struct RunEvaluator: Sendable {
                      otherwise: "\(samples) \(stage) samples clipped (\(share) % of the stretch); " + noSingleTalk)
         case .echoDelayBeyondFilter:
             let e = erle(in: range)
-            measured("erle_db", e.value, { _ in "\(e.change(true)): the filter ends before the echo begins" }, otherwise: noSingleTalk)
+            // A canceller that finds the echo past its nominal reach (WebRTC's AEC with its delay
+            // estimation) settles there after all: its steady state says so, and the stretch's
+            // ERLE holds the time it took (a trial's A2DP route: 8.9 dB over the stretch, steady
+            // ≥ 29.3 dB, read as "the filter ends before the echo begins").
+            let m = analysis.metrics(in: range)
+            let reached = m.erleSteadyDB.flatMap { steady in
+                steady >= Self.reachedSteadyERLEDB && !FigureConfidence.isLow(frames: m.erleSteadyFrames) ? steady : nil
+            }
+            measured("erle_db", e.value, { _ in
+                guard let reached else { return "\(e.change(true)): the filter ends before the echo begins" }
+                return "\(e.change(false)) over the stretch, but its steady state is \(m.erleSteadyIsLowerBound ? "at least " : "")\(Self.format(reached)) dB: "
+                    + "it found this echo after all, late"
+                    + (m.convergenceSeconds.map { " (settled \(m.convergenceIsLowerBound ? "at least " : "")\(Self.format($0)) s in)" } ?? "")
+                    + ", and the echo went to the peer until then"
+            }, otherwise: noSingleTalk)
         case .aecDisabledWithRealDevices:
             // On the route where the echo is loudest (the least ERL that counts), named where the
             // finding spans route changes: pooled, a speaker's 6 dB and an earpiece's 30 dB read
@@ -647,10 +662,13 @@ public struct RunEvaluator: Sendable {
     /// must not read "a loopback recorded late?"). `customSpeakerBufferingMilliseconds`: what an app's
     /// custom speaker added after the engine's reference on average (`customSpeakerBuffering`):
     /// where it puts the echo past the search, that is the reason, not "no lag stands out" (a
-    /// pass-through speaker pulling 450 ms at a time held the audio 910 ms).
+    /// pass-through speaker pulling 450 ms at a time held the audio 910 ms). `clockDriftPPM`: the
+    /// hardware model's drift, which smears the lag over the seconds the estimate sums: named where
+    /// no lag stands out (a white-noise A2DP call at 150 ppm read "too little far end there, or no
+    /// echo of it", both false).
     public static func delayUnmeasuredReason(_ metrics: EchoMetrics, states: [DeviceState] = [], referenceNotFed: Bool = false,
                                              scenarioDelayMilliseconds: Double? = nil,
-                                             customSpeakerBufferingMilliseconds: Double? = nil) -> String? {
+                                             customSpeakerBufferingMilliseconds: Double? = nil, clockDriftPPM: Double? = nil) -> String? {
         guard metrics.delayMilliseconds == nil else { return nil }
         if let reason = delayReasonBeforeTheSearch(metrics, states: states, referenceNotFed: referenceNotFed) { return reason }
         let search = EchoMetricsConfiguration.default.maxDelayMilliseconds
@@ -685,9 +703,11 @@ public struct RunEvaluator: Sendable {
         case nil:
             // The estimate reads the call's first seconds (and those after each route change):
             // a call whose echo came later, outside them, had it, but not there.
+            let drift = clockDriftPPM.flatMap { $0 == 0 ? nil : FixedDecimal.text(abs($0), fractionDigits: 0) }
             return "no lag of the reference stands out in the mic over the first "
                 + "\(String(format: "%g", EchoMetricsConfiguration.default.delayWarmupSeconds)) s at most, where the delay is estimated: "
                 + "too little far end there, or no echo of it at the mic there"
+                + (drift.map { ", or the call's \($0) ppm of clock drift smeared the echo's lag over the seconds the estimate sums" } ?? "")
         }
     }
 
@@ -767,6 +787,10 @@ public struct RunEvaluator: Sendable {
     /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder than at
     /// the mic", never "reduced by -17.7 dB" (nor a bare "louder", which read as louder than
     /// before a route change whose weaker path left the peer less echo).
+    /// A steady ERLE this high past a canceller's nominal reach: it found the echo after all
+    /// (`echo-delay-beyond-filter` says so instead of that its filter ends before the echo).
+    public static let reachedSteadyERLEDB = 20.0
+
     static func echoChange(_ erleDB: Double, only: Bool) -> String {
         if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder than at the mic" }
         return "echo reduced by \(only ? "only " : "")\(format(erleDB)) dB"

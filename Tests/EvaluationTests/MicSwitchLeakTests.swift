@@ -47,6 +47,35 @@ final class MicSwitchLeakTests: XCTestCase {
         XCTAssertLessThan(try XCTUnwrap(leaks(report).first?.consequenceDB), 3)
     }
 
+    /// The second before the switch away is the canceller's, whatever else the switch did: turned
+    /// off with the file mic (PlanetKit's advice), the canceller stops at 4.00 s while the file mic
+    /// takes over a tick or two later, and the device mic's frames between went out raw. Counted,
+    /// they read the second before 21.7 dB where the canceller left on read ≥ 30, and the leak
+    /// 8 dB smaller (a trial's white-noise call). Both runs send the same before 4.00 s, and read
+    /// the same "before".
+    func testTheSecondBeforeTheSwitchIsTheSameWhateverTheSwitchTurnsOff() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../vectors/inputs/file_mic_44k.wav")
+            .standardized.path
+        func before(_ actions: String) throws -> String {
+            let report = try runReport(ofScenario: """
+                {"name": "file-mic", "duration_s": 14, "aec": {"backend": "speex", "mode": "intensityRecommended"},
+                 "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 5}, "noise": {"level_dbfs": -60, "seed": 3},
+                 "echo_path": {"delay_ms": 30, "gain_db": -10, "synthetic_room": {"rt60_ms": 250, "seed": 1}},
+                 "timeline": [{"action": "set_custom_mic", "at_ms": 4000, "device": "file", "file": "\(file)", "loop": true},
+                              {"action": "reset_custom_mic", "at_ms": 8000}\(actions)]}
+                """)
+            let leak = try XCTUnwrap(leaks(report).first, "\(report.findings.map(\.rule))")
+            // "… against at least 30.0 dB over 3.0–4.0 s before the switch away; …"
+            let against = try XCTUnwrap(leak.consequence.range(of: ", against "))
+            let over = try XCTUnwrap(leak.consequence.range(of: " before the switch away"))
+            return String(leak.consequence[against.upperBound..<over.lowerBound])
+        }
+        let left = try before("")
+        XCTAssertTrue(left.hasPrefix("at least 30.0 dB over "), left)
+        XCTAssertEqual(try before(#", {"action": "set_aec", "at_ms": 4000, "mode": "disabled"}, {"action": "set_aec", "at_ms": 8000, "mode": "intensityRecommended"}"#),
+                       left)
+    }
+
     /// Muted when it switches back, the call is judged from the unmute: what the peer heard.
     func testAMutedSwitchIsJudgedFromTheUnmute() throws {
         let report = try report("""

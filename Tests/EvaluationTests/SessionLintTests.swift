@@ -53,7 +53,7 @@ final class SessionLintTests: XCTestCase {
         let finding = try XCTUnwrap(broken.findings.first { $0.rule == "audio-before-activation" })
         XCTAssertEqual(finding.atSeconds, 0)
         XCTAssertEqual(finding.untilSeconds, 2)
-        XCTAssertTrue(finding.consequence.hasPrefix("96000 samples (2.0 s)"), finding.consequence)
+        XCTAssertTrue(finding.consequence.hasPrefix("the engine ran 2.0 s (96000 samples) on a session not yet activated"), finding.consequence)
         XCTAssertEqual(broken.hardware?.session.captureSilenced[.inactive], 96_000)
         XCTAssertTrue(finding.message.hasSuffix(": use manual audio (useManualAudio = true) and set isAudioEnabled only in provider(_:didActivate:)"),
                       finding.message)
@@ -76,7 +76,12 @@ final class SessionLintTests: XCTestCase {
         XCTAssertEqual(finding.untilSeconds, 1)
         XCTAssertEqual(finding.message, "isAudioEnabled was set before the session was activated: the engine ran audio, and capture and playout "
                        + "were silence: set isAudioEnabled only in provider(_:didActivate:)")
-        XCTAssertEqual(finding.consequence, "48000 samples (1.0 s) of capture were silence and the peer's audio was not played")
+        // The silence is the right order's too: said as such, not as the mistake's measured cost.
+        XCTAssertEqual(finding.consequence, "the engine ran 1.0 s (48000 samples) on a session not yet activated, capturing and playing "
+                       + "silence, as the right order waits in silence for the activation; the risk is on a device, which this model does not "
+                       + "simulate: an audio unit started before the activation can fail to start, or lose the session's route (the CallKit + "
+                       + "WebRTC article's speaker reset)")
+        XCTAssertEqual(finding.consequenceMetric, "capture_silenced_samples")
     }
 
     /// The trial's s-manual-never-enabled: manual audio, the session activated, isAudioEnabled
