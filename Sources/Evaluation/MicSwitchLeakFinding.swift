@@ -1,3 +1,4 @@
+import AudioCore
 import Metrics
 import Simulation
 
@@ -58,10 +59,24 @@ public enum MicSwitchLeakFinding {
             }
             // Decided by the second back alone: enough removed is no leak, echo added is one.
             guard erle < HardwareFindings.leakERLEThresholdDB else { continue }
-            let deviceMicStretch = deviceMicStretch(endingAt: first, states: states, routeChanges: routeChanges, rate: rate) {
+            // The device mic's last state with the canceller on, before the switch away: none (it
+            // was off all the device mic's stretch) is no path to lose, and no leak to judge.
+            var lastOn = first - 1
+            while lastOn > 0, states[lastOn].realMicrophoneInUse, !states[lastOn].cancelsTheRoomsEcho { lastOn -= 1 }
+            guard states[lastOn].realMicrophoneInUse, states[lastOn].cancelsTheRoomsEcho else { continue }
+            // Nothing left once its first second (its convergence) is set aside: the canceller had
+            // hardly begun to learn a path (turned on with the file mic, the device mic fed it a
+            // tick or two first), and there is nothing to compare with — said as that, not as a
+            // stretch too quiet to judge.
+            guard let deviceMicStretch = deviceMicStretch(lastOn: lastOn, states: states, routeChanges: routeChanges, rate: rate, unsent: {
                 unsentTail(at: $0, sendLatency: sendLatency, frameSize: analysis.frameSize)
+            }) else {
+                let onFor = FixedDecimal.text(Double(Int(states[lastOn + 1].frame) - Int(states[lastOn].frame)) / rate, fractionDigits: 2)
+                unjudged.append((Int64(start), "back on the device mic, the canceller had been on for \(onFor) s of the device mic's stretch "
+                    + "before the switch away, under the second it takes to converge: no path learnt to lose, nothing to compare with"))
+                continue
             }
-            let judgedBefore = deviceMicStretch.map { lastJudgeableSecond(within: $0, analysis: analysis, rate: rate) }
+            let judgedBefore = Optional(lastJudgeableSecond(within: deviceMicStretch, analysis: analysis, rate: rate))
             guard let (beforeRange, before) = judgedBefore, !before.isLowConfidence,
                   let erlBefore = before.erlDB, let erleBefore = before.erleDB else {
                 if erle < 0 {
@@ -108,18 +123,15 @@ public enum MicSwitchLeakFinding {
             consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first \(seconds(after, rate)) back on the device mic\(unmuted), \(comparison)")
     }
 
-    /// The device mic's stretch before the switch away at `states[first]`: back from it while the
-    /// device mic fed the call with the canceller on, from the last route change in it, less its
-    /// first second (the canceller's convergence after the call's start, a switch back or a
-    /// change). It ends where the canceller stopped: at the switch away, or where the app turned
-    /// it off before (PlanetKit's guide turns it off for a file mic, which takes over a tick or
-    /// two later), less what of the device mic never went out as its output (`unsent`, at that
-    /// frame). nil where nothing is left.
-    private static func deviceMicStretch(endingAt first: Int, states: [DeviceState], routeChanges: [Int], rate: Double,
+    /// The device mic's stretch before the switch away, through `states[lastOn]` (its last state
+    /// with the canceller on): back from there while the device mic fed the call with the
+    /// canceller on, from the last route change in it, less its first second (the canceller's
+    /// convergence after the call's start, a switch back or a change). It ends where the canceller
+    /// stopped: at the switch away, or where the app turned it off before (PlanetKit's guide turns
+    /// it off for a file mic, which takes over a tick or two later), less what of the device mic
+    /// never went out as its output (`unsent`, at that frame). nil where nothing is left.
+    private static func deviceMicStretch(lastOn: Int, states: [DeviceState], routeChanges: [Int], rate: Double,
                                          unsent: (Int) -> Int = { _ in 0 }) -> Range<Int>? {
-        var lastOn = first - 1
-        while lastOn > 0, !states[lastOn].cancelsTheRoomsEcho { lastOn -= 1 }
-        guard states[lastOn].cancelsTheRoomsEcho else { return nil }
         let stoppedAt = Int(states[lastOn + 1].frame)
         let end = stoppedAt - unsent(stoppedAt)
         var opening = lastOn

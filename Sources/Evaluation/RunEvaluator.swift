@@ -286,8 +286,8 @@ public struct RunEvaluator: Sendable {
             }
             measured("erle_db", e.value, { _ in
                 guard let reached else { return "\(e.change(true)): the filter ends before the echo begins" }
-                return "\(e.change(false)) over the stretch, but its steady state is \(m.erleSteadyIsLowerBound ? "at least " : "")\(Self.format(reached)) dB: "
-                    + "it found this echo after all, late"
+                return "\(e.change(false)) over the stretch, but by \(m.erleSteadyIsLowerBound ? "at least " : "")\(Self.format(reached)) dB in its steady state: "
+                    + "it removed this echo after all, late"
                     + (m.convergenceSeconds.map { " (settled \(m.convergenceIsLowerBound ? "at least " : "")\(Self.format($0)) s in)" } ?? "")
                     + ", and the echo went to the peer until then"
             }, otherwise: noSingleTalk)
@@ -297,8 +297,12 @@ public struct RunEvaluator: Sendable {
             // as one figure of neither.
             let pieces = Self.routePieces(of: range, routes: routes)
             let measuredPieces = pieces.map { (piece: $0, metrics: analysis.metrics(in: $0.range)) }
+            // A bound ("≥ 59.6 dB": the echo under the noise) may stand for a quieter echo than it
+            // reads: measured figures first.
             let counted = measuredPieces.filter { $0.metrics.erlDB != nil && !FigureConfidence.isLow(frames: $0.metrics.erlFrames) }
-            let worst = counted.min { $0.metrics.erlDB! < $1.metrics.erlDB! } ?? measuredPieces.first { $0.metrics.erlDB != nil }
+            let exact = counted.filter { !$0.metrics.erlIsLowerBound }
+            let worst = (exact.isEmpty ? counted : exact).min { $0.metrics.erlDB! < $1.metrics.erlDB! }
+                ?? measuredPieces.first { $0.metrics.erlDB != nil }
             let m = pieces.count > 1 ? worst?.metrics ?? analysis.metrics(in: range) : analysis.metrics(in: range)
             let onRoute = pieces.count > 1 ? worst.map { worst in
                 (worst.piece.route == "echo_path" ? " on the scenario's echo path" : " on the \(worst.piece.route) route")
@@ -787,12 +791,15 @@ public struct RunEvaluator: Sendable {
     /// output holds more echo than the mic (ERLE below zero) — "echo made 17.7 dB louder than at
     /// the mic", never "reduced by -17.7 dB" (nor a bare "louder", which read as louder than
     /// before a route change whose weaker path left the peer less echo).
-    /// A steady ERLE this high past a canceller's nominal reach: it found the echo after all
+    /// A steady ERLE this high past a canceller's nominal reach: it removed the echo after all
     /// (`echo-delay-beyond-filter` says so instead of that its filter ends before the echo).
     public static let reachedSteadyERLEDB = 20.0
 
     static func echoChange(_ erleDB: Double, only: Bool) -> String {
-        if erleDB < 0, format(-erleDB) != format(0) { return "echo made \(format(-erleDB)) dB louder than at the mic" }
+        // A change that prints as zero either way is none: "reduced by only -0.0 dB" read as a
+        // reduction (a trial's).
+        if format(abs(erleDB)) == format(0) { return "echo not reduced (0.0 dB)" }
+        if erleDB < 0 { return "echo made \(format(-erleDB)) dB louder than at the mic" }
         return "echo reduced by \(only ? "only " : "")\(format(erleDB)) dB"
     }
 }

@@ -226,9 +226,15 @@ public enum EvalReportDocument {
                         }
                     }
                     if hasEstimate {
+                        // Where the far end never played there is no double talk: the lone
+                        // talker's figure, said as such (`nearEndEstimate(_:)`).
                         let e = m?.nearEndEstimate, value = nearEndEstimate(result)
-                        let alone = (m?.gate.farEndActiveFrames ?? 1) == 0 ? ", talking alone" : ""
-                        let text = e.map { F.figure($0.outputDropDB, isLowerBound: $0.outputDropIsLowerBound, frames: $0.frames) + ($0.isLost ? ": near end lost" : "") + alone } ?? F.db(nil)
+                        let isAlone = (m?.gate.farEndActiveFrames ?? 1) == 0
+                        let text = e.map { e in
+                            isAlone ? F.figure(e.singleTalkOutputDropDB, isLowerBound: e.singleTalkOutputDropIsLowerBound, frames: e.singleTalkFrames)
+                                + (e.singleTalkIsLost ? ": near end lost" : "") + ", talking alone"
+                                : F.figure(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames) + (e.isLost ? ": near end lost" : "")
+                        } ?? F.db(nil)
                         row.append(.init(text, value: value))
                     }
                     row.append(healthCell(result))
@@ -453,9 +459,11 @@ public enum EvalReportDocument {
         result.summary?.metrics?.nearEnd?.attenuationDB
     }
 
-    /// The tap-free near-end estimate's output drop (dB) of a run without a near-end track.
+    /// The tap-free near-end estimate's output drop (dB) of a run without a near-end track: in
+    /// double talk, or, where the far end never played, while the talker was alone.
     static func nearEndEstimate(_ result: CorpusRun.Result) -> Double? {
-        result.summary?.metrics?.nearEndEstimate?.outputDropDB
+        guard let metrics = result.summary?.metrics, let estimate = metrics.nearEndEstimate else { return nil }
+        return metrics.gate.farEndActiveFrames == 0 ? estimate.singleTalkOutputDropDB : estimate.outputDropDB
     }
 
     /// An item's id on the page: its name, each character other than a letter, a digit, "-" and

@@ -85,7 +85,8 @@ public enum RecordingReportDocument {
                 [.init("activity gate"), .init([.code(metrics.gate.method.rawValue),
                                                 .text(": \(metrics.gate.singleTalkFrames) single-talk of \(metrics.gate.frames) analysis frames, "
                                                       + "\(metrics.gate.doubleTalkFrames) double-talk" + Self.limitationNote(metrics.gate.limitation))])],
-            ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate))))
+            ] + RunReportDocument.nearEndRows(metrics.nearEnd, estimate: metrics.nearEndEstimate,
+                                                                farEndPlayed: metrics.gate.farEndActiveFrames > 0))))
             if let reason = report.echoUnmeasuredReason {
                 blocks.append(.note([.text("\(metrics.erlDB == nil ? "No ERL or ERLE" : "No ERLE"): \(reason).")]))
             } else if let reason = report.delayUnmeasuredReason {

@@ -335,7 +335,10 @@ public enum RunReportDocument {
         return [.text(" · echo path " + parts.joined(separator: ", "))]
     }
 
-    public static func nearEndRows(_ nearEnd: NearEndPreservation?, estimate: NearEndEstimate? = nil) -> [[ReportDocument.Cell]] {
+    /// `farEndPlayed`: whether the gate heard the far end at all; without it there is no double
+    /// talk, and its row says so rather than that the gate heard no talker there.
+    public static func nearEndRows(_ nearEnd: NearEndPreservation?, estimate: NearEndEstimate? = nil,
+                                   farEndPlayed: Bool = true) -> [[ReportDocument.Cell]] {
         typealias F = ReportFormatting
         if nearEnd == nil, let e = estimate {
             // A recording: the near talker as the tap-free gate hears it, in double talk and alone,
@@ -351,7 +354,8 @@ public enum RunReportDocument {
             }
             return [[.init("near end, from mic and loopback, double talk"),
                      .init(drop(e.outputDropDB, isLowerBound: e.outputDropIsLowerBound, frames: e.frames, lost: e.lostFrames, isLost: e.isLost,
-                                none: "the gate hears no near talker in double talk"), value: e.outputDropDB)],
+                                none: farEndPlayed ? "the gate hears no near talker in double talk" : "no double talk: the far end never played"),
+                           value: e.outputDropDB)],
                     [.init("near end, from mic and loopback, near-end single talk"),
                      .init(drop(e.singleTalkOutputDropDB, isLowerBound: e.singleTalkOutputDropIsLowerBound, frames: e.singleTalkFrames,
                                 lost: e.singleTalkLostFrames, isLost: e.singleTalkIsLost, none: "the gate hears no near talker alone"),

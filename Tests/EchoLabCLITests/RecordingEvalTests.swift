@@ -118,6 +118,10 @@ final class RecordingEvalLongTests: RecordingEvalFixture {
         XCTAssertGreaterThan(try XCTUnwrap(estimate["single_talk_analysis_frames"] as? Int), 200, "\(estimate)")
         XCTAssertLessThan(try XCTUnwrap(estimate["single_talk_output_drop_db"] as? Double), 3, "\(estimate)")
         XCTAssertLessThan(try XCTUnwrap(estimate["single_talk_lost_analysis_frames"] as? Int), 10, "\(estimate)")
+        // eval.html's every-run table gives that lone talker's figure, not the empty double-talk one.
+        let everyRun = try String(contentsOf: root.appendingPathComponent("out/eval.html"), encoding: .utf8)
+        XCTAssertTrue(everyRun.contains(", talking alone"), "the lone talker's row")
+        XCTAssertFalse(everyRun.contains("—, talking alone"), "a lone talker's estimate read as no figure")
         for folder in ["fileid_1", "AB_doubletalk", "CD_nearend_singletalk"] {
             let sent = try SoundFileReader(path: root.appendingPathComponent("out/\(folder)/speex-intensityRecommended/sent.wav").path)
             XCTAssertEqual(sent.frameCount, 48_000 * 8, folder)

@@ -36,9 +36,9 @@ final class EchoReachFindingTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(steady, RunEvaluator.reachedSteadyERLEDB, "it settles on the A2DP route")
         let erle = try XCTUnwrap(webrtc.finding.consequenceDB)
         XCTAssertLessThan(erle, steady - 10, "the stretch's ERLE holds the time it took")
-        XCTAssertTrue(webrtc.finding.consequence.hasPrefix("echo reduced by \(FixedDecimal.text(erle, fractionDigits: 1)) dB over the stretch, but its steady state is "),
+        XCTAssertTrue(webrtc.finding.consequence.hasPrefix("echo reduced by \(FixedDecimal.text(erle, fractionDigits: 1)) dB over the stretch, but by "),
                       webrtc.finding.consequence)
-        XCTAssertTrue(webrtc.finding.consequence.contains(": it found this echo after all, late (settled "), webrtc.finding.consequence)
+        XCTAssertTrue(webrtc.finding.consequence.contains(": it removed this echo after all, late (settled "), webrtc.finding.consequence)
         XCTAssertFalse(webrtc.finding.consequence.contains("the filter ends before the echo begins"), webrtc.finding.consequence)
         // speex never settles there: its filter ends before the echo.
         let speex = try run("speex")

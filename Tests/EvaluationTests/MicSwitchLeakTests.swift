@@ -76,6 +76,28 @@ final class MicSwitchLeakTests: XCTestCase {
                        left)
     }
 
+    /// A canceller turned on only with the file mic had no path to lose: back on the device mic it
+    /// converges for the first time, and the switch is not judged — no finding, and no "too little
+    /// far-end single talk" said of a device-mic stretch that had plenty, with the canceller off
+    /// (a review's): the device mic fed it a tick or two before the file mic took over, and that
+    /// is said.
+    func testACancellerOffAllTheDeviceMicsStretchIsNotJudged() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../vectors/inputs/file_mic_44k.wav")
+            .standardized.path
+        let report = try runReport(ofScenario: """
+            {"name": "off-before", "duration_s": 12, "aec": {"backend": "speex", "mode": "disabled"},
+             "far_end": {"generator": "white_noise", "level_dbfs": -20, "seed": 5}, "noise": {"level_dbfs": -60, "seed": 3},
+             "echo_path": {"delay_ms": 30, "gain_db": -10, "synthetic_room": {"rt60_ms": 250, "seed": 1}},
+             "timeline": [{"action": "set_custom_mic", "at_ms": 4000, "device": "file", "file": "\(file)", "loop": true},
+                          {"action": "set_aec", "at_ms": 4000, "mode": "intensityRecommended"}, {"action": "reset_custom_mic", "at_ms": 8000}]}
+            """)
+        XCTAssertEqual(leaks(report), [])
+        XCTAssertGreaterThan(try XCTUnwrap(report.segments.first?.metrics.singleTalkFrames), 300, "the device mic's stretch had far end to judge by")
+        XCTAssertEqual(report.segments.compactMap(\.echoLeakUnjudgedReason),
+                       ["back on the device mic, the canceller had been on for 0.02 s of the device mic's stretch before the switch away, "
+                        + "under the second it takes to converge: no path learnt to lose, nothing to compare with"])
+    }
+
     /// Muted when it switches back, the call is judged from the unmute: what the peer heard.
     func testAMutedSwitchIsJudgedFromTheUnmute() throws {
         let report = try report("""
