@@ -68,15 +68,17 @@ public enum MicSwitchLeakFinding {
             // hardly begun to learn a path (turned on with the file mic, the device mic fed it a
             // tick or two first), and there is nothing to compare with — said as that, not as a
             // stretch too quiet to judge.
-            guard let deviceMicStretch = deviceMicStretch(lastOn: lastOn, states: states, routeChanges: routeChanges, rate: rate, unsent: {
+            let span = deviceMicSpan(lastOn: lastOn, states: states, routeChanges: routeChanges) {
                 unsentTail(at: $0, sendLatency: sendLatency, frameSize: analysis.frameSize)
-            }) else {
-                let onFor = FixedDecimal.text(Double(Int(states[lastOn + 1].frame) - Int(states[lastOn].frame)) / rate, fractionDigits: 2)
-                unjudged.append((Int64(start), "back on the device mic, the canceller had been on for \(onFor) s of the device mic's stretch "
-                    + "before the switch away, under the second it takes to converge: no path learnt to lose, nothing to compare with"))
+            }
+            guard span.began + Int(rate) < span.end else {
+                let onFor = FixedDecimal.text(Double(max(0, span.end - span.began)) / rate, fractionDigits: 2)
+                unjudged.append((Int64(start), "back on the device mic, the canceller had been on it for \(onFor) s before the switch away"
+                    + (span.sinceRouteChange ? " (since a route change)" : "") + ", under the second it takes to converge: "
+                    + "no path learnt to lose, nothing to compare with"))
                 continue
             }
-            let judgedBefore = Optional(lastJudgeableSecond(within: deviceMicStretch, analysis: analysis, rate: rate))
+            let judgedBefore = Optional(lastJudgeableSecond(within: (span.began + Int(rate))..<span.end, analysis: analysis, rate: rate))
             guard let (beforeRange, before) = judgedBefore, !before.isLowConfidence,
                   let erlBefore = before.erlDB, let erleBefore = before.erleDB else {
                 if erle < 0 {
@@ -123,22 +125,22 @@ public enum MicSwitchLeakFinding {
             consequence: "\(RunEvaluator.echoChange(erle, only: true)) in the first \(seconds(after, rate)) back on the device mic\(unmuted), \(comparison)")
     }
 
-    /// The device mic's stretch before the switch away, through `states[lastOn]` (its last state
-    /// with the canceller on): back from there while the device mic fed the call with the
-    /// canceller on, from the last route change in it, less its first second (the canceller's
-    /// convergence after the call's start, a switch back or a change). It ends where the canceller
-    /// stopped: at the switch away, or where the app turned it off before (PlanetKit's guide turns
-    /// it off for a file mic, which takes over a tick or two later), less what of the device mic
-    /// never went out as its output (`unsent`, at that frame). nil where nothing is left.
-    private static func deviceMicStretch(lastOn: Int, states: [DeviceState], routeChanges: [Int], rate: Double,
-                                         unsent: (Int) -> Int = { _ in 0 }) -> Range<Int>? {
+    /// The device mic's stretch before the switch away with the canceller on, through
+    /// `states[lastOn]` (its last state with the canceller on): back from there while the device
+    /// mic fed the call with the canceller on, from the last route change in it (`sinceRouteChange`).
+    /// It ends where the canceller stopped: at the switch away, or where the app turned it off
+    /// before (PlanetKit's guide turns it off for a file mic, which takes over a tick or two
+    /// later), less what of the device mic never went out as its output (`unsent`, at that frame).
+    /// The leak is judged against it less its first second (the canceller's convergence after the
+    /// call's start, a switch back or a change).
+    private static func deviceMicSpan(lastOn: Int, states: [DeviceState], routeChanges: [Int],
+                                      unsent: (Int) -> Int) -> (began: Int, end: Int, sinceRouteChange: Bool) {
         let stoppedAt = Int(states[lastOn + 1].frame)
         let end = stoppedAt - unsent(stoppedAt)
         var opening = lastOn
         while opening > 0, states[opening - 1].cancelsTheRoomsEcho { opening -= 1 }
-        let began = max(Int(states[opening].frame), routeChanges.last { $0 < end } ?? 0)
-        let from = began + Int(rate)
-        return from < end ? from..<end : nil
+        let routeChange = routeChanges.last { $0 < end } ?? 0
+        return (max(Int(states[opening].frame), routeChange), end, routeChange > Int(states[opening].frame))
     }
 
     /// The capture before a switch away at `frame` that never went out as the canceller's output:

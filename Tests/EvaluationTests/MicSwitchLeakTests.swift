@@ -94,7 +94,7 @@ final class MicSwitchLeakTests: XCTestCase {
         XCTAssertEqual(leaks(report), [])
         XCTAssertGreaterThan(try XCTUnwrap(report.segments.first?.metrics.singleTalkFrames), 300, "the device mic's stretch had far end to judge by")
         XCTAssertEqual(report.segments.compactMap(\.echoLeakUnjudgedReason),
-                       ["back on the device mic, the canceller had been on for 0.02 s of the device mic's stretch before the switch away, "
+                       ["back on the device mic, the canceller had been on it for 0.02 s before the switch away, "
                         + "under the second it takes to converge: no path learnt to lose, nothing to compare with"])
     }
 
