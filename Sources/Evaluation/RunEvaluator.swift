@@ -96,7 +96,10 @@ public struct RunEvaluator: Sendable {
                                   range, states: run.deviceStates, switchesDevice: opening.contains(where: \.switchesCustomDevice),
                                   crossover: crossover, tick: tick, latency: measurement.sendLatency(at:),
                                   newStreamsAudioStart: Self.newStreamsAudioStart(after: range, hardware: run.hardware))),
-                              echoUnmeasuredReason: noEchoPath ?? Self.segmentEchoUnmeasuredReason(
+                              // Where no audio flowed at all, that is why, before what the devices
+                              // were (an interruption with a file mic read "no echo reached the sent
+                              // path: custom mic", where nothing was played or captured).
+                              echoUnmeasuredReason: (audioFlows ? noEchoPath : nil) ?? Self.segmentEchoUnmeasuredReason(
                                   metrics, states: states,
                                   audioFlows: audioFlows,
                                   referenceIsSilent: Self.isCovered(range, by: silentReference),

@@ -214,6 +214,13 @@ final class SessionLintTests: XCTestCase {
                        + "pause the custom mic's source when the interruption begins (AVAudioSession.interruptionNotification, .began) "
                        + "and resume it when it ends (.ended), so what it plays is not lost")
         XCTAssertFalse(rules(broken).contains("deactivated-with-custom-device"), "\(rules(broken))")
+        // The interrupted segment had no audio at all: that is its reason, not the mic it had (a
+        // trial read "no echo reached the sent path: custom mic" of a stretch where nothing flowed).
+        XCTAssertEqual(broken.segments.map(\.startSeconds), [0, 2, 3])
+        XCTAssertEqual(broken.segments[1].echoUnmeasuredReason,
+                       "no audio flowed in the segment (the session inactive or interrupted, or its audio disabled): nothing was played or captured")
+        XCTAssertTrue(broken.segments[2].echoUnmeasuredReason?.hasPrefix("no echo reached the sent path: custom mic") ?? false,
+                      "\(broken.segments[2].echoUnmeasuredReason ?? "nil")")
 
         let room = try report(#""mic": {"device": "passthrough"}, "timeline": [\#(interruption)]"#)
         XCTAssertGreaterThan(room.hardware?.session.customMicFramesDiscarded ?? 0, 0)
