@@ -78,8 +78,8 @@ public enum MicSwitchLeakFinding {
                     + "no path learnt to lose, nothing to compare with"))
                 continue
             }
-            let judgedBefore = Optional(lastJudgeableSecond(within: (span.began + Int(rate))..<span.end, analysis: analysis, rate: rate))
-            guard let (beforeRange, before) = judgedBefore, !before.isLowConfidence,
+            let (beforeRange, before) = lastJudgeableSecond(within: (span.began + Int(rate))..<span.end, analysis: analysis, rate: rate)
+            guard !before.isLowConfidence,
                   let erlBefore = before.erlDB, let erleBefore = before.erleDB else {
                 if erle < 0 {
                     findings.append(finding(erle: erle, after: afterRange, switchedAt: switchedAt, leftAt: leftAt, start: start, rate: rate,

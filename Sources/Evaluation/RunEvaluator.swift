@@ -298,19 +298,21 @@ public struct RunEvaluator: Sendable {
             // On the route where the echo is loudest (the least ERL that counts), named where the
             // finding spans route changes: pooled, a speaker's 6 dB and an earpiece's 30 dB read
             // as one figure of neither.
+            var m = analysis.metrics(in: range), onRoute = ""
             let pieces = Self.routePieces(of: range, routes: routes)
-            let measuredPieces = pieces.map { (piece: $0, metrics: analysis.metrics(in: $0.range)) }
-            // A bound ("≥ 59.6 dB": the echo under the noise) may stand for a quieter echo than it
-            // reads: measured figures first.
-            let counted = measuredPieces.filter { $0.metrics.erlDB != nil && !FigureConfidence.isLow(frames: $0.metrics.erlFrames) }
-            let exact = counted.filter { !$0.metrics.erlIsLowerBound }
-            let worst = (exact.isEmpty ? counted : exact).min { $0.metrics.erlDB! < $1.metrics.erlDB! }
-                ?? measuredPieces.first { $0.metrics.erlDB != nil }
-            let m = pieces.count > 1 ? worst?.metrics ?? analysis.metrics(in: range) : analysis.metrics(in: range)
-            let onRoute = pieces.count > 1 ? worst.map { worst in
-                (worst.piece.route == "echo_path" ? " on the scenario's echo path" : " on the \(worst.piece.route) route")
-                    + " (\(Self.format(Double(worst.piece.range.lowerBound) / rate))–\(Self.format(Double(worst.piece.range.upperBound) / rate)) s)"
-            } ?? "" : ""
+            if pieces.count > 1 {
+                let measuredPieces = pieces.map { (piece: $0, metrics: analysis.metrics(in: $0.range)) }
+                // A bound ("≥ 59.6 dB": the echo under the noise) may stand for a quieter echo than
+                // it reads: measured figures first.
+                let counted = measuredPieces.filter { $0.metrics.erlDB != nil && !FigureConfidence.isLow(frames: $0.metrics.erlFrames) }
+                let exact = counted.filter { !$0.metrics.erlIsLowerBound }
+                if let worst = (exact.isEmpty ? counted : exact).min(by: { $0.metrics.erlDB! < $1.metrics.erlDB! })
+                    ?? measuredPieces.first(where: { $0.metrics.erlDB != nil }) {
+                    m = worst.metrics
+                    onRoute = (worst.piece.route == "echo_path" ? " on the scenario's echo path" : " on the \(worst.piece.route) route")
+                        + " (\(Self.format(Double(worst.piece.range.lowerBound) / rate))–\(Self.format(Double(worst.piece.range.upperBound) / rate)) s)"
+                }
+            }
             measured("erl_db", m.erlDB, { "nothing removes the echo: the peer hears itself \(m.erlIsLowerBound ? "at least " : "")\(Self.format($0)) dB down"
                 + onRoute + Self.confidenceNote(frames: m.erlFrames) },
                      otherwise: noSingleTalk)
